@@ -1,0 +1,1 @@
+//! ptxcross SPIR-V backend

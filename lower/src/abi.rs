@@ -1,0 +1,58 @@
+//! The contract between translated kernels and the host runtime: bindings, the virtual address
+//! map, the parameter buffer layout and fault codes. Both backends and the host read these
+//! constants; nobody else hard-codes them.
+//!
+//! Address map (64-bit virtual addresses, as PTX generic / global pointers see them):
+//! ```text
+//! 0                          null; never valid
+//! SHARED_WINDOW_BASE ..+4G   generic window onto the CTA's shared memory (shared offset 0 = window base)
+//! LOCAL_WINDOW_BASE  ..+4G   generic window onto the thread's local memory
+//! HEAP_BASE ..               the heap: global memory; heap byte i is at HEAP_BASE + i
+//! ```
+//! Shared- and local-space addresses (what `ld.shared` / `ld.local` take) are byte offsets
+//! from 0 into the CTA's shared array / the thread's local array.
+
+/// Bind group of every kernel resource.
+pub const BIND_GROUP: u32 = 0;
+/// Storage buffer, read-write, `array<u32>`: the heap (global memory).
+pub const BINDING_HEAP: u32 = 0;
+/// Storage buffer, read-only, `array<u32>`: parameter header + kernel parameters.
+pub const BINDING_PARAMS: u32 = 1;
+
+pub const SHARED_WINDOW_BASE: u64 = 0x0000_0001_0000_0000;
+pub const LOCAL_WINDOW_BASE: u64 = 0x0000_0002_0000_0000;
+/// Size of the shared and local windows.
+pub const WINDOW_SIZE: u64 = 0x0000_0001_0000_0000;
+pub const HEAP_BASE: u64 = 0x0000_0010_0000_0000;
+
+/// Heap words `[0, HEAP_RESERVED_WORDS)` are the runtime's (fault word …); allocations start
+/// at heap byte `HEAP_RESERVED_WORDS * 4`. Kernel accesses there count as out of range.
+pub const HEAP_RESERVED_WORDS: u32 = 64;
+/// Heap word whose bits record faults (`FAULT_*`), OR-ed by the kernel, cleared by the host.
+pub const FAULT_WORD: u32 = 0;
+
+pub const FAULT_GLOBAL_OUT_OF_RANGE: u32 = 1 << 0;
+pub const FAULT_SHARED_OUT_OF_RANGE: u32 = 1 << 1;
+pub const FAULT_LOCAL_OUT_OF_RANGE: u32 = 1 << 2;
+pub const FAULT_PARAM_OUT_OF_RANGE: u32 = 1 << 3;
+pub const FAULT_MISALIGNED: u32 = 1 << 4;
+/// `trap` executed.
+pub const FAULT_TRAP: u32 = 1 << 5;
+
+/// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
+/// module's globals segment; `[2..4)` reserved (zero).
+pub const PARAM_HEADER_WORDS: u32 = 4;
+pub const PARAM_GLOBALS_BASE_WORD: u32 = 0;
+
+/// Human-readable names of the fault bits set in `bits`.
+pub fn describe_faults(bits: u32) -> Vec<&'static str> {
+    let names = [
+        (FAULT_GLOBAL_OUT_OF_RANGE, "global memory access out of range"),
+        (FAULT_SHARED_OUT_OF_RANGE, "shared memory access out of range"),
+        (FAULT_LOCAL_OUT_OF_RANGE, "local memory access out of range"),
+        (FAULT_PARAM_OUT_OF_RANGE, "parameter access out of range"),
+        (FAULT_MISALIGNED, "misaligned memory access"),
+        (FAULT_TRAP, "trap instruction executed"),
+    ];
+    names.iter().filter(|(b, _)| bits & b != 0).map(|&(_, n)| n).collect()
+}

@@ -1,0 +1,402 @@
+//! The structured, typed IR that both backends consume.
+//!
+//! Design:
+//! - **Word machine.** Every memory access is already lowered to 32-bit *word* operations on
+//!   one of four memories ([`Memory`]); address arithmetic, windows of generic addresses,
+//!   sub-word extraction and bounds rules are decided in `lower`, once. Backends only map words.
+//! - **Registers are variables.** PTX registers (and temporaries lowering introduces) are
+//!   mutable, function-local variables of a small set of types ([`Ty`]). No SSA, no phis: the
+//!   structurizer never has to repair SSA, and every Vulkan/WGSL compiler runs mem2reg.
+//! - **Total operations.** Every [`Expr`] is defined for *all* inputs that `lower` can feed it,
+//!   identically on SPIR-V and WGSL. Where a target leaves something undefined (shift by ≥ width,
+//!   division by zero, float→int overflow, NaN in min/max), the op's doc states a precondition and
+//!   `lower` guarantees it by construction. Backends must never "fix up" semantics on their own.
+//! - **Structured control flow.** [`Stmt::If`], [`Stmt::Loop`] with [`Stmt::Break`] /
+//!   [`Stmt::Continue`] that always refer to the *innermost* loop, and [`Stmt::Return`]. This maps
+//!   1:1 onto `OpSelectionMerge`/`OpLoopMerge` and WGSL `if`/`loop`.
+
+use std::fmt;
+
+/// Index of a variable in [`Kernel::vars`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VarId(pub u32);
+
+impl VarId {
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+}
+
+/// Value types. Integers are sign-less bit vectors: each operation says how it reads them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Ty {
+    Bool,
+    U32,
+    U64,
+    F32,
+    F64,
+}
+
+impl Ty {
+    pub fn bits(self) -> u32 {
+        match self {
+            Ty::Bool => 1,
+            Ty::U32 | Ty::F32 => 32,
+            Ty::U64 | Ty::F64 => 64,
+        }
+    }
+    pub fn is_float(self) -> bool {
+        matches!(self, Ty::F32 | Ty::F64)
+    }
+    pub fn is_int(self) -> bool {
+        matches!(self, Ty::U32 | Ty::U64)
+    }
+}
+
+/// A constant. Floats are given by their bits so NaN payloads and -0.0 survive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Const {
+    Bool(bool),
+    U32(u32),
+    U64(u64),
+    F32(u32),
+    F64(u64),
+}
+
+impl Const {
+    pub fn ty(self) -> Ty {
+        match self {
+            Const::Bool(_) => Ty::Bool,
+            Const::U32(_) => Ty::U32,
+            Const::U64(_) => Ty::U64,
+            Const::F32(_) => Ty::F32,
+            Const::F64(_) => Ty::F64,
+        }
+    }
+    /// The raw bits, zero-extended (bool → 0/1).
+    pub fn bits(self) -> u64 {
+        match self {
+            Const::Bool(b) => b as u64,
+            Const::U32(v) | Const::F32(v) => v as u64,
+            Const::U64(v) | Const::F64(v) => v,
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Operand {
+    Var(VarId),
+    Const(Const),
+}
+
+impl From<VarId> for Operand {
+    fn from(v: VarId) -> Operand {
+        Operand::Var(v)
+    }
+}
+impl From<Const> for Operand {
+    fn from(c: Const) -> Operand {
+        Operand::Const(c)
+    }
+}
+
+/// The memories a kernel sees, all as arrays of 32-bit words (see `abi`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Memory {
+    /// Global memory of the context: the heap storage buffer (binding `abi::BINDING_HEAP`),
+    /// holding all device allocations and module `.global`/`.const` variables.
+    /// Valid word indices: `abi::HEAP_RESERVED_WORDS .. arrayLength(heap)`.
+    Heap,
+    /// The CTA's shared memory: a workgroup array of [`Kernel::shared_words`] words.
+    Shared,
+    /// The thread's local memory: a private array of [`Kernel::local_words`] words.
+    Local,
+    /// Kernel parameters (read-only storage buffer, binding `abi::BINDING_PARAMS`):
+    /// `abi::PARAM_HEADER_WORDS` header words, then the parameters.
+    Param,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnaryOp {
+    /// Bitwise not on U32/U64; logical not on Bool.
+    Not,
+    /// Two's complement negation (U32/U64), wrapping.
+    Neg,
+    /// Float negation: flips the sign bit (also of NaN and zero).
+    FNeg,
+    /// Float absolute value: clears the sign bit.
+    FAbs,
+    /// Correctly rounded square root is NOT promised: this is the target's `sqrt`
+    /// (Vulkan: ≤ 3 ULP / inherited from 1/invsqrt). `lower` corrects it where PTX asks for `.rn`.
+    FSqrt,
+    /// Round toward −∞ / +∞ / 0 / nearest-even to an integral float (exact).
+    FFloor,
+    FCeil,
+    FTrunc,
+    FRoundEven,
+    /// Number of set bits of a U32/U64. Result type: always `U32`.
+    Popcount,
+    /// Number of leading zero bits; 32 (64) for zero. Result type: always `U32`.
+    CountLeadingZeros,
+    /// Bit reversal (U32/U64).
+    BitReverse,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinaryOp {
+    // Integer ops on U32 or U64; `lhs`, `rhs` and result have the op's `ty`, except shifts.
+    // `And`/`Or`/`Xor` also apply to `Bool` (logical).
+    /// Wrapping add / sub / multiply (low half).
+    Add,
+    Sub,
+    Mul,
+    /// High half of the full 2N-bit product, unsigned / signed.
+    MulHiU,
+    MulHiS,
+    /// Precondition (guaranteed by `lower`): `rhs != 0`, and for the signed forms not
+    /// `MIN / -1`. Signed division truncates toward zero; remainder has the sign of `lhs`.
+    DivU,
+    DivS,
+    RemU,
+    RemS,
+    And,
+    Or,
+    Xor,
+    /// Shifts: `rhs` is always a `U32` operand; precondition `rhs < bit width of ty`.
+    Shl,
+    ShrU,
+    ShrS,
+    MinU,
+    MinS,
+    MaxU,
+    MaxS,
+    // Float ops on F32 or F64. IEEE round-to-nearest-even where Vulkan/WebGPU promise it
+    // (add, sub, mul are correctly rounded on both).
+    FAdd,
+    FSub,
+    FMul,
+    /// The target's division (Vulkan: 2.5 ULP). `lower` corrects it for `div.rn`.
+    FDiv,
+    /// Precondition: neither operand is NaN, and not (+0, −0) in either order (both targets
+    /// leave those cases open); `lower` handles NaN and signed zeros around it.
+    FMin,
+    FMax,
+}
+
+/// Comparisons; result is `Bool`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    /// Integer comparisons, unsigned / signed.
+    LtU,
+    LeU,
+    GtU,
+    GeU,
+    LtS,
+    LeS,
+    GtS,
+    GeS,
+    /// Ordered float comparisons: false when either operand is NaN (`FNe` too: it is the
+    /// *ordered* not-equal, PTX `ne`). Unordered forms are built by `lower` from these.
+    FEq,
+    FNe,
+    FLt,
+    FLe,
+    FGt,
+    FGe,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ConvertOp {
+    /// U64 → U32: keep the low 32 bits.
+    Truncate,
+    /// U32 → U64 with zero / sign extension.
+    ZeroExtend,
+    SignExtend,
+    /// F32/F64 → U32/U64, truncating toward zero. Precondition: the operand is not NaN and its
+    /// truncation fits the destination (unsigned / signed); `lower` clamps before.
+    FloatToUint,
+    FloatToSint,
+    /// U32/U64 → F32/F64, reading the integer as unsigned / signed; rounds to nearest even.
+    UintToFloat,
+    SintToFloat,
+    /// F32 ↔ F64 (narrowing rounds to nearest even).
+    FloatToFloat,
+    /// Same bit width, reinterpret (U32↔F32, U64↔F64).
+    Bitcast,
+}
+
+/// Read-modify-write operations on one word. `Exchange` stores `value`; `CompareExchange`
+/// stores `value` if the old word equals `comparand`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AtomicOp {
+    Add,
+    Sub,
+    And,
+    Or,
+    Xor,
+    Exchange,
+    MinU,
+    MaxU,
+    MinS,
+    MaxS,
+    CompareExchange,
+}
+
+/// Built-in per-invocation values, all `U32`. (`%ntid` is folded into constants by `lower`:
+/// a kernel is translated for one block shape.)
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Builtin {
+    /// `%tid.{x,y,z}`: index of the thread in its CTA (= local invocation id).
+    ThreadId(u8),
+    /// `%ctaid.{x,y,z}`: index of the CTA in the grid (= workgroup id).
+    CtaId(u8),
+    /// `%nctaid.{x,y,z}`: grid size in CTAs (= number of workgroups).
+    NumCtas(u8),
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Expr {
+    /// Copy of an operand (any type).
+    Use(Operand),
+    Unary { op: UnaryOp, ty: Ty, arg: Operand },
+    Binary { op: BinaryOp, ty: Ty, lhs: Operand, rhs: Operand },
+    /// Fused multiply-add `a*b+c` with one rounding (F32/F64).
+    Fma { ty: Ty, a: Operand, b: Operand, c: Operand },
+    /// Result `Bool`; `ty` is the operands' type.
+    Compare { op: CmpOp, ty: Ty, lhs: Operand, rhs: Operand },
+    /// `cond ? a : b` (both of type `ty`), cond is `Bool`.
+    Select { ty: Ty, cond: Operand, a: Operand, b: Operand },
+    Convert { op: ConvertOp, from: Ty, to: Ty, arg: Operand },
+    Builtin(Builtin),
+    /// Loads word `index` (a `U32` operand) of `memory`. Out-of-range index: yields 0 and
+    /// records a fault (`abi::FAULT_*`); never touches memory outside the array.
+    LoadWord { memory: Memory, index: Operand },
+    /// Atomic read-modify-write on word `index` of `Heap` or `Shared`; yields the old word.
+    /// Out-of-range index: yields 0, records a fault, changes nothing.
+    AtomicWord { memory: Memory, op: AtomicOp, index: Operand, value: Operand, comparand: Option<Operand> },
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Block {
+    pub stmts: Vec<Stmt>,
+}
+
+impl Block {
+    pub fn new() -> Block {
+        Block { stmts: Vec::new() }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub enum Stmt {
+    Assign { dst: VarId, expr: Expr },
+    /// Stores a word. Out-of-range index: records a fault, stores nothing.
+    StoreWord { memory: Memory, index: Operand, value: Operand },
+    If { cond: Operand, then_body: Block, else_body: Block },
+    /// `loop { body }`: leaves only through `Break` (or `Return`).
+    Loop { body: Block },
+    /// Leaves the innermost enclosing `Loop`.
+    Break,
+    /// Starts the next iteration of the innermost enclosing `Loop`.
+    Continue,
+    /// The invocation finishes.
+    Return,
+    /// `bar.sync`/`__syncthreads`: workgroup execution barrier that also orders shared and
+    /// global (heap) memory among the CTA's threads. `lower` guarantees every invocation of
+    /// the workgroup reaches it (uniform control flow).
+    Barrier,
+    /// Records fault bits (`abi::FAULT_*`) in the heap's fault word; execution continues.
+    Fault { code: u32 },
+}
+
+/// A module-scope variable placed in the globals segment (see `abi::PARAM_GLOBALS_BASE_WORD`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalVar {
+    pub name: String,
+    /// Byte offset inside the segment.
+    pub offset: u64,
+    pub size: u64,
+}
+
+/// `.global`/`.const` module variables: one segment the host allocates in the heap and fills
+/// with `init` before a launch; its base address is passed in the parameter header.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct GlobalSegment {
+    pub vars: Vec<GlobalVar>,
+    /// Initial bytes (len = segment size; zero where no initializer).
+    pub init: Vec<u8>,
+}
+
+/// One kernel parameter's place in the parameter buffer.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ParamSlot {
+    pub name: String,
+    /// Byte offset from the start of the parameter area (after the header).
+    pub offset: u32,
+    pub size: u32,
+    pub align: u32,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct VarInfo {
+    pub ty: Ty,
+    /// For readers of dumps: the PTX register name, or a description of a temporary.
+    pub name: String,
+}
+
+/// What a kernel needs from the target; computed by `lower`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct Features {
+    pub int64: bool,
+    pub float64: bool,
+    /// Any `AtomicWord` on `Heap` (WGSL then declares the heap `array<atomic<u32>>`).
+    pub heap_atomics: bool,
+    pub shared_atomics: bool,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct Kernel {
+    /// The PTX entry name.
+    pub name: String,
+    /// An identifier valid as SPIR-V entry point name and WGSL function name (derived from
+    /// `name`, unique within the module).
+    pub entry_point: String,
+    pub workgroup_size: [u32; 3],
+    /// Indexed by [`VarId`].
+    pub vars: Vec<VarInfo>,
+    pub body: Block,
+    /// Shared memory (static + dynamic) in words; 0 = none.
+    pub shared_words: u32,
+    /// Local memory per invocation in words; 0 = none.
+    pub local_words: u32,
+    pub params: Vec<ParamSlot>,
+    /// Size of the parameter area in bytes (after the header).
+    pub param_bytes: u32,
+    pub features: Features,
+}
+
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Module {
+    pub kernels: Vec<Kernel>,
+    pub globals: GlobalSegment,
+}
+
+impl Kernel {
+    pub fn var_ty(&self, v: VarId) -> Ty {
+        self.vars[v.index()].ty
+    }
+    pub fn operand_ty(&self, o: Operand) -> Ty {
+        match o {
+            Operand::Var(v) => self.var_ty(v),
+            Operand::Const(c) => c.ty(),
+        }
+    }
+}
+
+impl fmt::Display for VarId {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "v{}", self.0)
+    }
+}

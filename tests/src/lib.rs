@@ -1,0 +1,1 @@
+//! ptxcross conformance tests
