@@ -1,0 +1,1129 @@
+//! The emitter: one pass over the structured IR, straight into an `rspirv` builder.
+//!
+//! Shape of the output (SPIR-V 1.3, `Logical`/`GLSL450`, Vulkan flavour):
+//! - module-wide: the heap and parameter storage buffers (`StorageBuffer` class, core in 1.3),
+//!   the builtin `Input` variables, types and constants (created lazily, so a 64-bit type exists
+//!   only when something uses it and the capability list follows from what was emitted);
+//! - per kernel: an entry function `void()` with one `Function` variable per IR variable
+//!   (zero-initialised, like WGSL, so both backends agree even on reads of unwritten registers),
+//!   a `Workgroup` array for shared memory and a `Private` array for local memory;
+//! - bounds-checked word accesses as small helper functions (`load`, `store`, one per atomic
+//!   op), emitted once per module for the heap and the parameters, once per kernel for shared
+//!   and local memory (their sizes are the kernel's). Drivers inline them.
+//!
+//! Structured control flow maps 1:1: `If` → `OpSelectionMerge` + `OpBranchConditional`,
+//! `Loop` → header (`OpLoopMerge`) / body / continue block (a plain back-edge) / merge.
+//! After a statement that cannot fall through (`Return`, `Break`, `Continue`, or a compound
+//! statement none of whose paths falls through) the rest of the block is dead and not emitted;
+//! a merge block nobody reaches gets `OpUnreachable`.
+
+use std::collections::{BTreeSet, HashMap};
+
+use ptxcross_lower::abi;
+use ptxcross_lower::ir::{
+    AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Kernel, Memory, Module, Operand, Stmt, Ty,
+    UnaryOp, VarId,
+};
+use rspirv::dr::{self, Builder, InsertPoint};
+use rspirv::spirv::{self, Op, StorageClass, Word};
+
+use crate::{EmitError, EmitErrorKind};
+
+/// GLSL.std.450 extended instruction numbers.
+mod glsl {
+    pub const ROUND_EVEN: u32 = 2;
+    pub const TRUNC: u32 = 3;
+    pub const FLOOR: u32 = 8;
+    pub const CEIL: u32 = 9;
+    pub const SQRT: u32 = 31;
+    pub const FMIN: u32 = 37;
+    pub const UMIN: u32 = 38;
+    pub const SMIN: u32 = 39;
+    pub const FMAX: u32 = 40;
+    pub const UMAX: u32 = 41;
+    pub const SMAX: u32 = 42;
+    pub const FMA: u32 = 50;
+    pub const FIND_UMSB: u32 = 75;
+}
+
+/// Scope values (`spirv::Scope`), passed as constant ids.
+const SCOPE_DEVICE: u32 = 1;
+const SCOPE_WORKGROUP: u32 = 2;
+/// Relaxed memory semantics for word atomics (PTX `atom` without `.sem` is relaxed).
+const SEMANTICS_RELAXED: u32 = 0;
+/// `bar.sync`: AcquireRelease | UniformMemory (storage buffers) | WorkgroupMemory.
+const SEMANTICS_BARRIER: u32 = 0x8 | 0x40 | 0x100;
+
+/// What a helper function does.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+enum Access {
+    Load,
+    Store,
+    Atomic(AtomicOp),
+}
+
+#[derive(Clone, Copy, Debug)]
+struct PendingHelper {
+    id: Word,
+    memory: Memory,
+    access: Access,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+enum BuiltinVar {
+    LocalInvocationId,
+    WorkgroupId,
+    NumWorkgroups,
+}
+
+struct LoopCtx {
+    merge: Word,
+    cont: Word,
+    has_break: bool,
+}
+
+/// Per-kernel state.
+struct KernelState {
+    name: String,
+    vars: Vec<Word>,
+    loops: Vec<LoopCtx>,
+    /// `None` when the kernel has no shared (local) words: every access faults.
+    shared_var: Option<Word>,
+    shared_len: u32,
+    local_var: Option<Word>,
+    local_len: u32,
+    /// Shared/local helpers of this kernel.
+    helpers: HashMap<(Memory, Access), Word>,
+    interface: BTreeSet<Word>,
+}
+
+pub(crate) struct Emitter {
+    b: Builder,
+    glsl: Option<Word>,
+    uses_int64: bool,
+    uses_float64: bool,
+    consts: HashMap<(Word, u64), Word>,
+    bools: [Option<Word>; 2],
+    nulls: HashMap<Word, Word>,
+    heap_var: Option<Word>,
+    param_var: Option<Word>,
+    builtin_vars: HashMap<BuiltinVar, Word>,
+    /// Heap/param helpers, shared by every kernel of the module.
+    global_helpers: HashMap<(Memory, Access), Word>,
+    pending: Vec<PendingHelper>,
+    /// Kernel being emitted.
+    k: Option<KernelState>,
+}
+
+fn invalid(msg: impl Into<String>) -> EmitErrorKind {
+    EmitErrorKind::InvalidIr(msg.into())
+}
+
+fn internal(e: impl std::fmt::Display) -> EmitErrorKind {
+    EmitErrorKind::Internal(format!("rspirv builder: {e}"))
+}
+
+fn mem_fault_bit(m: Memory) -> u32 {
+    match m {
+        Memory::Heap => abi::FAULT_GLOBAL_OUT_OF_RANGE,
+        Memory::Shared => abi::FAULT_SHARED_OUT_OF_RANGE,
+        Memory::Local => abi::FAULT_LOCAL_OUT_OF_RANGE,
+        Memory::Param => abi::FAULT_PARAM_OUT_OF_RANGE,
+    }
+}
+
+fn mem_name(m: Memory) -> &'static str {
+    match m {
+        Memory::Heap => "heap",
+        Memory::Shared => "shared",
+        Memory::Local => "local",
+        Memory::Param => "param",
+    }
+}
+
+fn atomic_name(op: AtomicOp) -> &'static str {
+    match op {
+        AtomicOp::Add => "add",
+        AtomicOp::Sub => "sub",
+        AtomicOp::And => "and",
+        AtomicOp::Or => "or",
+        AtomicOp::Xor => "xor",
+        AtomicOp::Exchange => "exchange",
+        AtomicOp::MinU => "min_u",
+        AtomicOp::MaxU => "max_u",
+        AtomicOp::MinS => "min_s",
+        AtomicOp::MaxS => "max_s",
+        AtomicOp::CompareExchange => "compare_exchange",
+    }
+}
+
+/// Emits a whole module. Errors name the kernel they arose in.
+pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, EmitError> {
+    use rspirv::binary::Assemble;
+
+    let mut e = Emitter {
+        b: Builder::new(),
+        glsl: None,
+        uses_int64: false,
+        uses_float64: false,
+        consts: HashMap::new(),
+        bools: [None, None],
+        nulls: HashMap::new(),
+        heap_var: None,
+        param_var: None,
+        builtin_vars: HashMap::new(),
+        global_helpers: HashMap::new(),
+        pending: Vec::new(),
+        k: None,
+    };
+    e.b.set_version(1, 3);
+    e.b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+
+    let mut names = BTreeSet::new();
+    for kernel in &module.kernels {
+        let wrap = |kind: EmitErrorKind| EmitError { kernel: Some(kernel.name.clone()), kind };
+        if !names.insert(kernel.entry_point.as_str()) {
+            return Err(wrap(invalid(format!("duplicate entry point name `{}`", kernel.entry_point))));
+        }
+        e.kernel(kernel).map_err(wrap)?;
+        if kernel.features.int64 {
+            e.uses_int64 = true;
+        }
+        if kernel.features.float64 {
+            e.uses_float64 = true;
+        }
+    }
+
+    e.b.capability(spirv::Capability::Shader);
+    if e.uses_int64 {
+        e.b.capability(spirv::Capability::Int64);
+    }
+    if e.uses_float64 {
+        e.b.capability(spirv::Capability::Float64);
+    }
+    Ok(e.b.module().assemble())
+}
+
+impl Emitter {
+    // ---------------------------------------------------------------- types and constants
+
+    fn t_void(&mut self) -> Word {
+        self.b.type_void()
+    }
+    fn t_bool(&mut self) -> Word {
+        self.b.type_bool()
+    }
+    fn t_u32(&mut self) -> Word {
+        self.b.type_int(32, 0)
+    }
+    fn t_uvec2(&mut self) -> Word {
+        let u = self.t_u32();
+        self.b.type_vector(u, 2)
+    }
+    fn t_uvec3(&mut self) -> Word {
+        let u = self.t_u32();
+        self.b.type_vector(u, 3)
+    }
+    fn ty(&mut self, t: Ty) -> Word {
+        match t {
+            Ty::Bool => self.t_bool(),
+            Ty::U32 => self.t_u32(),
+            Ty::U64 => {
+                self.uses_int64 = true;
+                self.b.type_int(64, 0)
+            }
+            Ty::F32 => self.b.type_float(32, None),
+            Ty::F64 => {
+                self.uses_float64 = true;
+                self.b.type_float(64, None)
+            }
+        }
+    }
+    /// A module-scope `OpVariable` (the builder would put it into the selected block).
+    fn global_var(&mut self, ptr_ty: Word, class: StorageClass, init: Option<Word>) -> Word {
+        let id = self.b.id();
+        let mut operands = vec![dr::Operand::StorageClass(class)];
+        operands.extend(init.map(dr::Operand::IdRef));
+        let inst = dr::Instruction::new(Op::Variable, Some(ptr_ty), Some(id), operands);
+        self.b.module_mut().types_global_values.push(inst);
+        id
+    }
+    fn ptr(&mut self, class: StorageClass, pointee: Word) -> Word {
+        self.b.type_pointer(None, class, pointee)
+    }
+
+    fn konst(&mut self, c: Const) -> Word {
+        if let Const::Bool(v) = c {
+            if let Some(id) = self.bools[v as usize] {
+                return id;
+            }
+            let t = self.t_bool();
+            let id = if v { self.b.constant_true(t) } else { self.b.constant_false(t) };
+            self.bools[v as usize] = Some(id);
+            return id;
+        }
+        let t = self.ty(c.ty());
+        let bits = c.bits();
+        if let Some(&id) = self.consts.get(&(t, bits)) {
+            return id;
+        }
+        let id = match c {
+            Const::U64(_) | Const::F64(_) => self.b.constant_bit64(t, bits),
+            _ => self.b.constant_bit32(t, bits as u32),
+        };
+        self.consts.insert((t, bits), id);
+        id
+    }
+    fn c_u32(&mut self, v: u32) -> Word {
+        self.konst(Const::U32(v))
+    }
+    fn null(&mut self, t: Word) -> Word {
+        if let Some(&id) = self.nulls.get(&t) {
+            return id;
+        }
+        let id = self.b.constant_null(t);
+        self.nulls.insert(t, id);
+        id
+    }
+    fn glsl(&mut self) -> Word {
+        match self.glsl {
+            Some(id) => id,
+            None => {
+                let id = self.b.ext_inst_import("GLSL.std.450");
+                self.glsl = Some(id);
+                id
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- raw instructions
+
+    /// An instruction with a result, all operands ids.
+    fn op(&mut self, op: Op, ty: Word, args: &[Word]) -> Result2<Word> {
+        let id = self.b.id();
+        let inst = dr::Instruction::new(op, Some(ty), Some(id), args.iter().map(|&a| dr::Operand::IdRef(a)).collect());
+        self.b.insert_into_block(InsertPoint::End, inst).map_err(internal)?;
+        Ok(id)
+    }
+    /// An instruction without a result.
+    fn op_void(&mut self, op: Op, args: &[Word]) -> Result2<()> {
+        let inst = dr::Instruction::new(op, None, None, args.iter().map(|&a| dr::Operand::IdRef(a)).collect());
+        self.b.insert_into_block(InsertPoint::End, inst).map_err(internal)
+    }
+    fn ext(&mut self, ty: Word, inst: u32, args: &[Word]) -> Result2<Word> {
+        let set = self.glsl();
+        self.b.ext_inst(ty, None, set, inst, args.iter().map(|&a| dr::Operand::IdRef(a))).map_err(internal)
+    }
+    fn extract(&mut self, ty: Word, composite: Word, index: u32) -> Result2<Word> {
+        self.b.composite_extract(ty, None, composite, [index]).map_err(internal)
+    }
+    fn no_contraction(&mut self, id: Word) {
+        self.b.decorate(id, spirv::Decoration::NoContraction, []);
+    }
+    fn begin_block(&mut self, label: Word) -> Result2<()> {
+        self.b.begin_block(Some(label)).map(|_| ()).map_err(internal)
+    }
+    fn branch(&mut self, target: Word) -> Result2<()> {
+        self.b.branch(target).map_err(internal)
+    }
+    fn fault(&mut self, bits: u32) -> Result2<()> {
+        let heap = self.heap_var();
+        let u = self.t_u32();
+        let p = self.ptr(StorageClass::StorageBuffer, u);
+        let zero = self.c_u32(0);
+        let word = self.c_u32(abi::FAULT_WORD);
+        let ptr = self.b.access_chain(p, None, heap, [zero, word]).map_err(internal)?;
+        let scope = self.c_u32(SCOPE_DEVICE);
+        let sem = self.c_u32(SEMANTICS_RELAXED);
+        let v = self.c_u32(bits);
+        self.op(Op::AtomicOr, u, &[ptr, scope, sem, v])?;
+        Ok(())
+    }
+
+    // ---------------------------------------------------------------- module-scope variables
+
+    /// The runtime-array storage-buffer block `struct { u32 words[]; }`; `read_only` marks the
+    /// member NonWritable (a distinct struct type, so decorations do not clash).
+    fn buffer_var(&mut self, binding: u32, read_only: bool, name: &str) -> Word {
+        let u = self.t_u32();
+        let arr = self.b.type_runtime_array(u);
+        // Decorate the runtime array once (both buffers share it).
+        if self.heap_var.is_none() && self.param_var.is_none() {
+            self.b.decorate(arr, spirv::Decoration::ArrayStride, [dr::Operand::LiteralBit32(4)]);
+        }
+        let st_id = self.b.id();
+        let st = self.b.type_struct_id(Some(st_id), [arr]);
+        self.b.decorate(st, spirv::Decoration::Block, []);
+        self.b.member_decorate(st, 0, spirv::Decoration::Offset, [dr::Operand::LiteralBit32(0)]);
+        if read_only {
+            self.b.member_decorate(st, 0, spirv::Decoration::NonWritable, []);
+        }
+        self.b.name(st, format!("{name}_block"));
+        self.b.member_name(st, 0, "words");
+        let p = self.ptr(StorageClass::StorageBuffer, st);
+        let var = self.global_var(p, StorageClass::StorageBuffer, None);
+        self.b.decorate(var, spirv::Decoration::DescriptorSet, [dr::Operand::LiteralBit32(abi::BIND_GROUP)]);
+        self.b.decorate(var, spirv::Decoration::Binding, [dr::Operand::LiteralBit32(binding)]);
+        self.b.name(var, name);
+        var
+    }
+    fn heap_var(&mut self) -> Word {
+        match self.heap_var {
+            Some(v) => v,
+            None => {
+                let v = self.buffer_var(abi::BINDING_HEAP, false, "heap");
+                self.heap_var = Some(v);
+                v
+            }
+        }
+    }
+    fn param_var(&mut self) -> Word {
+        match self.param_var {
+            Some(v) => v,
+            None => {
+                let v = self.buffer_var(abi::BINDING_PARAMS, true, "params");
+                self.param_var = Some(v);
+                v
+            }
+        }
+    }
+    fn builtin_var(&mut self, which: BuiltinVar) -> Word {
+        if let Some(&v) = self.builtin_vars.get(&which) {
+            return v;
+        }
+        let v3 = self.t_uvec3();
+        let p = self.ptr(StorageClass::Input, v3);
+        let var = self.global_var(p, StorageClass::Input, None);
+        let (bi, name) = match which {
+            BuiltinVar::LocalInvocationId => (spirv::BuiltIn::LocalInvocationId, "local_invocation_id"),
+            BuiltinVar::WorkgroupId => (spirv::BuiltIn::WorkgroupId, "workgroup_id"),
+            BuiltinVar::NumWorkgroups => (spirv::BuiltIn::NumWorkgroups, "num_workgroups"),
+        };
+        self.b.decorate(var, spirv::Decoration::BuiltIn, [dr::Operand::BuiltIn(bi)]);
+        self.b.name(var, name);
+        self.builtin_vars.insert(which, var);
+        var
+    }
+
+    fn ks(&mut self) -> Result2<&mut KernelState> {
+        self.k.as_mut().ok_or_else(|| EmitErrorKind::Internal("no kernel being emitted".into()))
+    }
+
+    // ---------------------------------------------------------------- kernels
+
+    fn kernel(&mut self, kernel: &Kernel) -> Result2<()> {
+        if kernel.workgroup_size.contains(&0) {
+            return Err(invalid(format!("workgroup size {:?} has a zero dimension", kernel.workgroup_size)));
+        }
+        let u = self.t_u32();
+        let shared_var = if kernel.shared_words > 0 {
+            let len = self.c_u32(kernel.shared_words);
+            let arr = self.b.type_array(u, len);
+            let p = self.ptr(StorageClass::Workgroup, arr);
+            let v = self.global_var(p, StorageClass::Workgroup, None);
+            self.b.name(v, format!("{}_shared", kernel.entry_point));
+            Some(v)
+        } else {
+            None
+        };
+        let local_var = if kernel.local_words > 0 {
+            let len = self.c_u32(kernel.local_words);
+            let arr = self.b.type_array(u, len);
+            let p = self.ptr(StorageClass::Private, arr);
+            // Zero-initialised like WGSL's private variables, so both targets agree.
+            let init = self.null(arr);
+            let v = self.global_var(p, StorageClass::Private, Some(init));
+            self.b.name(v, format!("{}_local", kernel.entry_point));
+            Some(v)
+        } else {
+            None
+        };
+        self.k = Some(KernelState {
+            name: kernel.name.clone(),
+            vars: Vec::with_capacity(kernel.vars.len()),
+            loops: Vec::new(),
+            shared_var,
+            shared_len: kernel.shared_words,
+            local_var,
+            local_len: kernel.local_words,
+            helpers: HashMap::new(),
+            interface: BTreeSet::new(),
+        });
+
+        let void = self.t_void();
+        let fty = self.b.type_function(void, []);
+        let fid = self.b.begin_function(void, None, spirv::FunctionControl::NONE, fty).map_err(internal)?;
+        self.b.name(fid, kernel.entry_point.clone());
+        self.b.begin_block(None).map_err(internal)?;
+        for info in &kernel.vars {
+            let t = self.ty(info.ty);
+            let p = self.ptr(StorageClass::Function, t);
+            let init = self.null(t);
+            let v = self.b.variable(p, None, StorageClass::Function, Some(init));
+            if !info.name.is_empty() {
+                self.b.name(v, info.name.clone());
+            }
+            self.ks()?.vars.push(v);
+        }
+        let terminated = self.block(kernel, &kernel.body)?;
+        if !terminated {
+            self.b.ret().map_err(internal)?;
+        }
+        self.b.end_function().map_err(internal)?;
+
+        let interface: Vec<Word> = self.ks()?.interface.iter().copied().collect();
+        self.b.entry_point(spirv::ExecutionModel::GLCompute, fid, kernel.entry_point.clone(), interface);
+        self.b.execution_mode(fid, spirv::ExecutionMode::LocalSize, kernel.workgroup_size);
+
+        // Helpers this kernel asked for (its own shared/local ones, and new heap/param ones).
+        let pending = std::mem::take(&mut self.pending);
+        for h in pending {
+            self.helper(h)?;
+        }
+        self.k = None;
+        Ok(())
+    }
+
+    /// Emits the statements of `block`; returns whether control cannot fall off its end.
+    fn block(&mut self, kernel: &Kernel, block: &Block) -> Result2<bool> {
+        for stmt in &block.stmts {
+            if self.stmt(kernel, stmt)? {
+                // Everything after a terminator is dead: not emitted.
+                return Ok(true);
+            }
+        }
+        Ok(false)
+    }
+
+    fn var(&mut self, kernel: &Kernel, v: VarId) -> Result2<(Word, Ty)> {
+        let ty = kernel
+            .vars
+            .get(v.index())
+            .map(|i| i.ty)
+            .ok_or_else(|| invalid(format!("variable {v} does not exist (kernel has {})", kernel.vars.len())))?;
+        let id = self.ks()?.vars[v.index()];
+        Ok((id, ty))
+    }
+
+    fn stmt(&mut self, kernel: &Kernel, stmt: &Stmt) -> Result2<bool> {
+        match stmt {
+            Stmt::Assign { dst, expr } => {
+                let (ptr, ty) = self.var(kernel, *dst)?;
+                let (val, vty) = self.expr(kernel, expr)?;
+                if vty != ty {
+                    return Err(invalid(format!("assignment of a {vty:?} value to {dst} of type {ty:?}")));
+                }
+                self.b.store(ptr, val, None, []).map_err(internal)?;
+                Ok(false)
+            }
+            Stmt::StoreWord { memory, index, value } => {
+                if *memory == Memory::Param {
+                    return Err(invalid("store to the read-only parameter memory"));
+                }
+                let idx = self.operand_of(kernel, *index, Ty::U32, "store index")?;
+                let val = self.operand_of(kernel, *value, Ty::U32, "stored word")?;
+                let f = self.helper_id(*memory, Access::Store)?;
+                let void = self.t_void();
+                self.op(Op::FunctionCall, void, &[f, idx, val])?;
+                Ok(false)
+            }
+            Stmt::If { cond, then_body, else_body } => {
+                let c = self.operand_of(kernel, *cond, Ty::Bool, "if condition")?;
+                let merge = self.b.id();
+                let then_l = self.b.id();
+                let else_l = if else_body.stmts.is_empty() { merge } else { self.b.id() };
+                self.b.selection_merge(merge, spirv::SelectionControl::NONE).map_err(internal)?;
+                self.b.branch_conditional(c, then_l, else_l, []).map_err(internal)?;
+                self.begin_block(then_l)?;
+                let then_term = self.block(kernel, then_body)?;
+                if !then_term {
+                    self.branch(merge)?;
+                }
+                let else_term = if else_body.stmts.is_empty() {
+                    false
+                } else {
+                    self.begin_block(else_l)?;
+                    let t = self.block(kernel, else_body)?;
+                    if !t {
+                        self.branch(merge)?;
+                    }
+                    t
+                };
+                self.begin_block(merge)?;
+                if then_term && else_term {
+                    self.b.unreachable().map_err(internal)?;
+                    return Ok(true);
+                }
+                Ok(false)
+            }
+            Stmt::Loop { body } => {
+                let header = self.b.id();
+                let body_l = self.b.id();
+                let cont = self.b.id();
+                let merge = self.b.id();
+                self.branch(header)?;
+                self.begin_block(header)?;
+                self.b.loop_merge(merge, cont, spirv::LoopControl::NONE, []).map_err(internal)?;
+                self.branch(body_l)?;
+                self.begin_block(body_l)?;
+                self.ks()?.loops.push(LoopCtx { merge, cont, has_break: false });
+                let term = self.block(kernel, body);
+                let ctx = self.ks()?.loops.pop();
+                if !term? {
+                    self.branch(cont)?;
+                }
+                self.begin_block(cont)?;
+                self.branch(header)?;
+                self.begin_block(merge)?;
+                if !ctx.is_some_and(|c| c.has_break) {
+                    // Left only through Return: code after the loop is dead.
+                    self.b.unreachable().map_err(internal)?;
+                    return Ok(true);
+                }
+                Ok(false)
+            }
+            Stmt::Break => {
+                let ks = self.ks()?;
+                let l = ks.loops.last_mut().ok_or_else(|| invalid("`Break` outside of a loop"))?;
+                l.has_break = true;
+                let merge = l.merge;
+                self.branch(merge)?;
+                Ok(true)
+            }
+            Stmt::Continue => {
+                let ks = self.ks()?;
+                let cont = ks.loops.last().ok_or_else(|| invalid("`Continue` outside of a loop"))?.cont;
+                self.branch(cont)?;
+                Ok(true)
+            }
+            Stmt::Return => {
+                self.b.ret().map_err(internal)?;
+                Ok(true)
+            }
+            Stmt::Barrier => {
+                let scope = self.c_u32(SCOPE_WORKGROUP);
+                let sem = self.c_u32(SEMANTICS_BARRIER);
+                self.op_void(Op::ControlBarrier, &[scope, scope, sem])?;
+                Ok(false)
+            }
+            Stmt::Fault { code } => {
+                self.fault(*code)?;
+                Ok(false)
+            }
+        }
+    }
+
+    // ---------------------------------------------------------------- expressions
+
+    fn operand(&mut self, kernel: &Kernel, o: Operand) -> Result2<(Word, Ty)> {
+        match o {
+            Operand::Const(c) => Ok((self.konst(c), c.ty())),
+            Operand::Var(v) => {
+                let (ptr, ty) = self.var(kernel, v)?;
+                let t = self.ty(ty);
+                let id = self.b.load(t, None, ptr, None, []).map_err(internal)?;
+                Ok((id, ty))
+            }
+        }
+    }
+
+    fn operand_of(&mut self, kernel: &Kernel, o: Operand, want: Ty, what: &str) -> Result2<Word> {
+        let (id, ty) = self.operand(kernel, o)?;
+        if ty != want {
+            return Err(invalid(format!("{what}: expected a {want:?} operand, found {ty:?} ({o:?})")));
+        }
+        Ok(id)
+    }
+
+    fn expr(&mut self, kernel: &Kernel, e: &Expr) -> Result2<(Word, Ty)> {
+        match *e {
+            Expr::Use(o) => self.operand(kernel, o),
+            Expr::Unary { op, ty, arg } => {
+                let a = self.operand_of(kernel, arg, ty, "unary operand")?;
+                self.unary(op, ty, a)
+            }
+            Expr::Binary { op, ty, lhs, rhs } => {
+                let l = self.operand_of(kernel, lhs, ty, "binary lhs")?;
+                let rty = if matches!(op, BinaryOp::Shl | BinaryOp::ShrU | BinaryOp::ShrS) { Ty::U32 } else { ty };
+                let r = self.operand_of(kernel, rhs, rty, "binary rhs")?;
+                Ok((self.binary(op, ty, l, r)?, ty))
+            }
+            Expr::Fma { ty, a, b, c } => {
+                if !ty.is_float() {
+                    return Err(invalid(format!("Fma on {ty:?}")));
+                }
+                let a = self.operand_of(kernel, a, ty, "fma a")?;
+                let b = self.operand_of(kernel, b, ty, "fma b")?;
+                let c = self.operand_of(kernel, c, ty, "fma c")?;
+                let t = self.ty(ty);
+                Ok((self.ext(t, glsl::FMA, &[a, b, c])?, ty))
+            }
+            Expr::Compare { op, ty, lhs, rhs } => {
+                let l = self.operand_of(kernel, lhs, ty, "compare lhs")?;
+                let r = self.operand_of(kernel, rhs, ty, "compare rhs")?;
+                Ok((self.compare(op, ty, l, r)?, Ty::Bool))
+            }
+            Expr::Select { ty, cond, a, b } => {
+                let c = self.operand_of(kernel, cond, Ty::Bool, "select condition")?;
+                let a = self.operand_of(kernel, a, ty, "select a")?;
+                let b = self.operand_of(kernel, b, ty, "select b")?;
+                let t = self.ty(ty);
+                Ok((self.op(Op::Select, t, &[c, a, b])?, ty))
+            }
+            Expr::Convert { op, from, to, arg } => {
+                let a = self.operand_of(kernel, arg, from, "convert operand")?;
+                Ok((self.convert(op, from, to, a)?, to))
+            }
+            Expr::Builtin(bi) => {
+                let (which, dim) = match bi {
+                    Builtin::ThreadId(d) => (BuiltinVar::LocalInvocationId, d),
+                    Builtin::CtaId(d) => (BuiltinVar::WorkgroupId, d),
+                    Builtin::NumCtas(d) => (BuiltinVar::NumWorkgroups, d),
+                };
+                if dim > 2 {
+                    return Err(invalid(format!("builtin {bi:?}: dimension {dim} is not x, y or z")));
+                }
+                let var = self.builtin_var(which);
+                self.ks()?.interface.insert(var);
+                let v3 = self.t_uvec3();
+                let u = self.t_u32();
+                let vec = self.b.load(v3, None, var, None, []).map_err(internal)?;
+                Ok((self.extract(u, vec, dim as u32)?, Ty::U32))
+            }
+            Expr::LoadWord { memory, index } => {
+                let idx = self.operand_of(kernel, index, Ty::U32, "load index")?;
+                let f = self.helper_id(memory, Access::Load)?;
+                let u = self.t_u32();
+                Ok((self.op(Op::FunctionCall, u, &[f, idx])?, Ty::U32))
+            }
+            Expr::AtomicWord { memory, op, index, value, comparand } => {
+                if !matches!(memory, Memory::Heap | Memory::Shared) {
+                    return Err(invalid(format!("atomic on {} memory (only heap and shared have atomics)", mem_name(memory))));
+                }
+                let idx = self.operand_of(kernel, index, Ty::U32, "atomic index")?;
+                let val = self.operand_of(kernel, value, Ty::U32, "atomic value")?;
+                let mut args = vec![0, idx, val];
+                match (op, comparand) {
+                    (AtomicOp::CompareExchange, Some(c)) => {
+                        args.push(self.operand_of(kernel, c, Ty::U32, "atomic comparand")?);
+                    }
+                    (AtomicOp::CompareExchange, None) => {
+                        return Err(invalid("CompareExchange without a comparand"));
+                    }
+                    (_, Some(_)) => return Err(invalid(format!("atomic {op:?} with a comparand"))),
+                    (_, None) => {}
+                }
+                args[0] = self.helper_id(memory, Access::Atomic(op))?;
+                let u = self.t_u32();
+                Ok((self.op(Op::FunctionCall, u, &args)?, Ty::U32))
+            }
+        }
+    }
+
+    /// Splits a U64 value into (lo, hi) U32 halves.
+    fn split64(&mut self, v: Word) -> Result2<(Word, Word)> {
+        let v2 = self.t_uvec2();
+        let u = self.t_u32();
+        let vec = self.op(Op::Bitcast, v2, &[v])?;
+        Ok((self.extract(u, vec, 0)?, self.extract(u, vec, 1)?))
+    }
+    fn join64(&mut self, lo: Word, hi: Word) -> Result2<Word> {
+        let v2 = self.t_uvec2();
+        let t = self.ty(Ty::U64);
+        let vec = self.op(Op::CompositeConstruct, v2, &[lo, hi])?;
+        self.op(Op::Bitcast, t, &[vec])
+    }
+    /// Leading zeros of a U32 value: `31 - FindUMsb(x)`, which is 32 for 0 (FindUMsb(0) = -1).
+    fn clz32(&mut self, x: Word) -> Result2<Word> {
+        let u = self.t_u32();
+        let msb = self.ext(u, glsl::FIND_UMSB, &[x])?;
+        let c31 = self.c_u32(31);
+        self.op(Op::ISub, u, &[c31, msb])
+    }
+
+    /// Applies `f` to the sign word of a float (the whole word for F32, the high word of F64):
+    /// sign-bit manipulations done on integers, so NaN payloads and zeros are exact.
+    fn float_sign_op(&mut self, ty: Ty, a: Word, op: Op, mask: u32) -> Result2<Word> {
+        let u = self.t_u32();
+        let m = self.c_u32(mask);
+        let t = self.ty(ty);
+        match ty {
+            Ty::F32 => {
+                let bits = self.op(Op::Bitcast, u, &[a])?;
+                let r = self.op(op, u, &[bits, m])?;
+                self.op(Op::Bitcast, t, &[r])
+            }
+            _ => {
+                // F64 through a uvec2 (no Int64 needed): component 1 holds the high word.
+                let v2 = self.t_uvec2();
+                let vec = self.op(Op::Bitcast, v2, &[a])?;
+                let hi = self.extract(u, vec, 1)?;
+                let hi2 = self.op(op, u, &[hi, m])?;
+                let ins = self
+                    .b
+                    .composite_insert(v2, None, hi2, vec, [1])
+                    .map_err(internal)?;
+                self.op(Op::Bitcast, t, &[ins])
+            }
+        }
+    }
+
+    fn unary(&mut self, op: UnaryOp, ty: Ty, a: Word) -> Result2<(Word, Ty)> {
+        let bad = || invalid(format!("unary {op:?} on {ty:?}"));
+        let t = self.ty(ty);
+        let u = self.t_u32();
+        let r = match op {
+            UnaryOp::Not => match ty {
+                Ty::Bool => self.op(Op::LogicalNot, t, &[a])?,
+                Ty::U32 | Ty::U64 => self.op(Op::Not, t, &[a])?,
+                _ => return Err(bad()),
+            },
+            UnaryOp::Neg if ty.is_int() => self.op(Op::SNegate, t, &[a])?,
+            UnaryOp::FNeg if ty.is_float() => self.float_sign_op(ty, a, Op::BitwiseXor, 0x8000_0000)?,
+            UnaryOp::FAbs if ty.is_float() => self.float_sign_op(ty, a, Op::BitwiseAnd, 0x7fff_ffff)?,
+            UnaryOp::FSqrt | UnaryOp::FFloor | UnaryOp::FCeil | UnaryOp::FTrunc | UnaryOp::FRoundEven if ty.is_float() => {
+                let inst = match op {
+                    UnaryOp::FSqrt => glsl::SQRT,
+                    UnaryOp::FFloor => glsl::FLOOR,
+                    UnaryOp::FCeil => glsl::CEIL,
+                    UnaryOp::FTrunc => glsl::TRUNC,
+                    _ => glsl::ROUND_EVEN,
+                };
+                self.ext(t, inst, &[a])?
+            }
+            UnaryOp::Popcount => match ty {
+                // Vulkan allows OpBitCount only on 32-bit integers.
+                Ty::U32 => return Ok((self.op(Op::BitCount, u, &[a])?, Ty::U32)),
+                Ty::U64 => {
+                    let (lo, hi) = self.split64(a)?;
+                    let l = self.op(Op::BitCount, u, &[lo])?;
+                    let h = self.op(Op::BitCount, u, &[hi])?;
+                    return Ok((self.op(Op::IAdd, u, &[l, h])?, Ty::U32));
+                }
+                _ => return Err(bad()),
+            },
+            UnaryOp::CountLeadingZeros => match ty {
+                Ty::U32 => return Ok((self.clz32(a)?, Ty::U32)),
+                Ty::U64 => {
+                    let (lo, hi) = self.split64(a)?;
+                    let zh = self.clz32(hi)?;
+                    let zl = self.clz32(lo)?;
+                    let c32 = self.c_u32(32);
+                    let zl32 = self.op(Op::IAdd, u, &[zl, c32])?;
+                    let zero = self.c_u32(0);
+                    let bt = self.t_bool();
+                    let hi_nz = self.op(Op::INotEqual, bt, &[hi, zero])?;
+                    return Ok((self.op(Op::Select, u, &[hi_nz, zh, zl32])?, Ty::U32));
+                }
+                _ => return Err(bad()),
+            },
+            UnaryOp::BitReverse => match ty {
+                Ty::U32 => self.op(Op::BitReverse, u, &[a])?,
+                Ty::U64 => {
+                    let (lo, hi) = self.split64(a)?;
+                    let rl = self.op(Op::BitReverse, u, &[lo])?;
+                    let rh = self.op(Op::BitReverse, u, &[hi])?;
+                    // Reversed: the old high word becomes the low word.
+                    self.join64(rh, rl)?
+                }
+                _ => return Err(bad()),
+            },
+            _ => return Err(bad()),
+        };
+        Ok((r, ty))
+    }
+
+    fn binary(&mut self, op: BinaryOp, ty: Ty, l: Word, r: Word) -> Result2<Word> {
+        use BinaryOp::*;
+        let bad = || invalid(format!("binary {op:?} on {ty:?}"));
+        let t = self.ty(ty);
+        let int = ty.is_int();
+        let float = ty.is_float();
+        let simple = |op: Op| Some(op);
+        let opc = match op {
+            Add if int => simple(Op::IAdd),
+            Sub if int => simple(Op::ISub),
+            Mul if int => simple(Op::IMul),
+            DivU if int => simple(Op::UDiv),
+            DivS if int => simple(Op::SDiv),
+            RemU if int => simple(Op::UMod),
+            RemS if int => simple(Op::SRem),
+            And if int => simple(Op::BitwiseAnd),
+            Or if int => simple(Op::BitwiseOr),
+            Xor if int => simple(Op::BitwiseXor),
+            And if ty == Ty::Bool => simple(Op::LogicalAnd),
+            Or if ty == Ty::Bool => simple(Op::LogicalOr),
+            Xor if ty == Ty::Bool => simple(Op::LogicalNotEqual),
+            FAdd | FSub | FMul | FDiv if float => {
+                let o = match op {
+                    FAdd => Op::FAdd,
+                    FSub => Op::FSub,
+                    FMul => Op::FMul,
+                    _ => Op::FDiv,
+                };
+                let id = self.op(o, t, &[l, r])?;
+                // Never fuse into an FMA: PTX add/sub/mul round each operation.
+                self.no_contraction(id);
+                return Ok(id);
+            }
+            _ => None,
+        };
+        if let Some(o) = opc {
+            return self.op(o, t, &[l, r]);
+        }
+        match op {
+            MulHiU | MulHiS if int => {
+                let st = self.b.type_struct([t, t]);
+                let o = if op == MulHiU { Op::UMulExtended } else { Op::SMulExtended };
+                let pair = self.op(o, st, &[l, r])?;
+                self.extract(t, pair, 1)
+            }
+            Shl | ShrU | ShrS if int => {
+                let o = match op {
+                    Shl => Op::ShiftLeftLogical,
+                    ShrU => Op::ShiftRightLogical,
+                    _ => Op::ShiftRightArithmetic,
+                };
+                // Same-width shift amount: valid either way, but not every driver has been
+                // robust with mixed widths.
+                let amount = if ty == Ty::U64 { self.op(Op::UConvert, t, &[r])? } else { r };
+                self.op(o, t, &[l, amount])
+            }
+            MinU | MinS | MaxU | MaxS if int => {
+                let inst = match op {
+                    MinU => glsl::UMIN,
+                    MinS => glsl::SMIN,
+                    MaxU => glsl::UMAX,
+                    _ => glsl::SMAX,
+                };
+                self.ext(t, inst, &[l, r])
+            }
+            FMin if float => self.ext(t, glsl::FMIN, &[l, r]),
+            FMax if float => self.ext(t, glsl::FMAX, &[l, r]),
+            _ => Err(bad()),
+        }
+    }
+
+    fn compare(&mut self, op: CmpOp, ty: Ty, l: Word, r: Word) -> Result2<Word> {
+        use CmpOp::*;
+        let bt = self.t_bool();
+        let int = ty.is_int();
+        let float = ty.is_float();
+        let o = match op {
+            Eq if int => Op::IEqual,
+            Ne if int => Op::INotEqual,
+            Eq if ty == Ty::Bool => Op::LogicalEqual,
+            Ne if ty == Ty::Bool => Op::LogicalNotEqual,
+            LtU if int => Op::ULessThan,
+            LeU if int => Op::ULessThanEqual,
+            GtU if int => Op::UGreaterThan,
+            GeU if int => Op::UGreaterThanEqual,
+            LtS if int => Op::SLessThan,
+            LeS if int => Op::SLessThanEqual,
+            GtS if int => Op::SGreaterThan,
+            GeS if int => Op::SGreaterThanEqual,
+            FEq if float => Op::FOrdEqual,
+            FNe if float => Op::FOrdNotEqual,
+            FLt if float => Op::FOrdLessThan,
+            FLe if float => Op::FOrdLessThanEqual,
+            FGt if float => Op::FOrdGreaterThan,
+            FGe if float => Op::FOrdGreaterThanEqual,
+            _ => return Err(invalid(format!("compare {op:?} on {ty:?}"))),
+        };
+        self.op(o, bt, &[l, r])
+    }
+
+    fn convert(&mut self, op: ConvertOp, from: Ty, to: Ty, a: Word) -> Result2<Word> {
+        use ConvertOp::*;
+        use Ty::*;
+        let t = self.ty(to);
+        let o = match (op, from, to) {
+            (Truncate, U64, U32) | (ZeroExtend, U32, U64) => Op::UConvert,
+            (SignExtend, U32, U64) => Op::SConvert,
+            (FloatToUint, F32 | F64, U32 | U64) => Op::ConvertFToU,
+            (FloatToSint, F32 | F64, U32 | U64) => Op::ConvertFToS,
+            (UintToFloat, U32 | U64, F32 | F64) => Op::ConvertUToF,
+            (SintToFloat, U32 | U64, F32 | F64) => Op::ConvertSToF,
+            (FloatToFloat, F32, F32) | (FloatToFloat, F64, F64) => return Ok(a),
+            (FloatToFloat, F32, F64) | (FloatToFloat, F64, F32) => Op::FConvert,
+            (Bitcast, _, _) if from == to && from != Bool => return Ok(a),
+            (Bitcast, U32, F32) | (Bitcast, F32, U32) | (Bitcast, U64, F64) | (Bitcast, F64, U64) => Op::Bitcast,
+            _ => return Err(invalid(format!("convert {op:?} from {from:?} to {to:?}"))),
+        };
+        self.op(o, t, &[a])
+    }
+
+    // ---------------------------------------------------------------- memory helpers
+
+    /// The function id of the helper for `access` on `memory`, scheduling its emission.
+    fn helper_id(&mut self, memory: Memory, access: Access) -> Result2<Word> {
+        let key = (memory, access);
+        let per_kernel = matches!(memory, Memory::Shared | Memory::Local);
+        let existing = if per_kernel { self.ks()?.helpers.get(&key).copied() } else { self.global_helpers.get(&key).copied() };
+        if let Some(id) = existing {
+            return Ok(id);
+        }
+        let id = self.b.id();
+        if per_kernel {
+            self.ks()?.helpers.insert(key, id);
+        } else {
+            self.global_helpers.insert(key, id);
+        }
+        self.pending.push(PendingHelper { id, memory, access });
+        Ok(id)
+    }
+
+    /// A pointer to word `idx` of `memory` (which must exist).
+    fn word_ptr(&mut self, memory: Memory, idx: Word) -> Result2<Word> {
+        let u = self.t_u32();
+        match memory {
+            Memory::Heap | Memory::Param => {
+                let var = if memory == Memory::Heap { self.heap_var() } else { self.param_var() };
+                let p = self.ptr(StorageClass::StorageBuffer, u);
+                let zero = self.c_u32(0);
+                self.b.access_chain(p, None, var, [zero, idx]).map_err(internal)
+            }
+            Memory::Shared | Memory::Local => {
+                let (var, class) = if memory == Memory::Shared {
+                    (self.ks()?.shared_var, StorageClass::Workgroup)
+                } else {
+                    (self.ks()?.local_var, StorageClass::Private)
+                };
+                let var = var.ok_or_else(|| EmitErrorKind::Internal("word_ptr on absent memory".into()))?;
+                let p = self.ptr(class, u);
+                self.b.access_chain(p, None, var, [idx]).map_err(internal)
+            }
+        }
+    }
+
+    /// `Some(in-bounds condition)` for word `idx` of `memory`, `None` if no index is valid.
+    fn in_bounds(&mut self, memory: Memory, idx: Word) -> Result2<Option<Word>> {
+        let u = self.t_u32();
+        let bt = self.t_bool();
+        let len = match memory {
+            Memory::Heap | Memory::Param => {
+                let var = if memory == Memory::Heap { self.heap_var() } else { self.param_var() };
+                self.b.array_length(u, None, var, 0).map_err(internal)?
+            }
+            Memory::Shared | Memory::Local => {
+                let ks = self.ks()?;
+                let (var, n) = if memory == Memory::Shared { (ks.shared_var, ks.shared_len) } else { (ks.local_var, ks.local_len) };
+                if var.is_none() {
+                    return Ok(None);
+                }
+                self.c_u32(n)
+            }
+        };
+        let below = self.op(Op::ULessThan, bt, &[idx, len])?;
+        if memory == Memory::Heap {
+            let lo = self.c_u32(abi::HEAP_RESERVED_WORDS);
+            let above = self.op(Op::UGreaterThanEqual, bt, &[idx, lo])?;
+            return Ok(Some(self.op(Op::LogicalAnd, bt, &[above, below])?));
+        }
+        Ok(Some(below))
+    }
+
+    /// Emits a helper function:
+    /// ```text
+    /// load(idx)            -> u32 : in bounds ? words[idx] : (fault; 0)
+    /// store(idx, v)               : in bounds ? words[idx] = v : fault
+    /// atomic_op(idx, v[, cmp]) -> u32 : in bounds ? atomic(words[idx]) : (fault; 0)
+    /// ```
+    fn helper(&mut self, h: PendingHelper) -> Result2<()> {
+        let u = self.t_u32();
+        let void = self.t_void();
+        let (ret, nparams, name) = match h.access {
+            Access::Load => (u, 1, format!("load_{}", mem_name(h.memory))),
+            Access::Store => (void, 2, format!("store_{}", mem_name(h.memory))),
+            Access::Atomic(op) => {
+                (u, if op == AtomicOp::CompareExchange { 3 } else { 2 }, format!("atomic_{}_{}", atomic_name(op), mem_name(h.memory)))
+            }
+        };
+        let params_t = vec![u; nparams];
+        let fty = self.b.type_function(ret, params_t);
+        self.b.begin_function(ret, Some(h.id), spirv::FunctionControl::NONE, fty).map_err(internal)?;
+        let name = match (&self.k, h.memory) {
+            (Some(k), Memory::Shared | Memory::Local) => format!("{name}_{}", k.name),
+            _ => name,
+        };
+        self.b.name(h.id, name);
+        let mut params = Vec::with_capacity(nparams);
+        for _ in 0..nparams {
+            params.push(self.b.function_parameter(u).map_err(internal)?);
+        }
+        let idx = params[0];
+        self.b.begin_block(None).map_err(internal)?;
+        let zero = self.c_u32(0);
+        let bit = mem_fault_bit(h.memory);
+        match self.in_bounds(h.memory, idx)? {
+            None => {
+                // Memory of size 0: every access is out of range.
+                self.fault(bit)?;
+                if ret == void {
+                    self.b.ret().map_err(internal)?;
+                } else {
+                    self.b.ret_value(zero).map_err(internal)?;
+                }
+            }
+            Some(ok) => {
+                let ok_l = self.b.id();
+                let bad_l = self.b.id();
+                let merge = self.b.id();
+                self.b.selection_merge(merge, spirv::SelectionControl::NONE).map_err(internal)?;
+                self.b.branch_conditional(ok, ok_l, bad_l, []).map_err(internal)?;
+                self.begin_block(ok_l)?;
+                let ptr = self.word_ptr(h.memory, idx)?;
+                let value = match h.access {
+                    Access::Load => Some(self.b.load(u, None, ptr, None, []).map_err(internal)?),
+                    Access::Store => {
+                        self.b.store(ptr, params[1], None, []).map_err(internal)?;
+                        None
+                    }
+                    Access::Atomic(op) => Some(self.atomic(h.memory, op, ptr, &params[1..])?),
+                };
+                self.branch(merge)?;
+                self.begin_block(bad_l)?;
+                self.fault(bit)?;
+                self.branch(merge)?;
+                self.begin_block(merge)?;
+                match value {
+                    Some(v) => {
+                        let r = self.b.phi(u, None, [(v, ok_l), (zero, bad_l)]).map_err(internal)?;
+                        self.b.ret_value(r).map_err(internal)?;
+                    }
+                    None => self.b.ret().map_err(internal)?,
+                }
+            }
+        }
+        self.b.end_function().map_err(internal)?;
+        Ok(())
+    }
+
+    fn atomic(&mut self, memory: Memory, op: AtomicOp, ptr: Word, args: &[Word]) -> Result2<Word> {
+        let u = self.t_u32();
+        let scope = self.c_u32(if memory == Memory::Heap { SCOPE_DEVICE } else { SCOPE_WORKGROUP });
+        let sem = self.c_u32(SEMANTICS_RELAXED);
+        let value = args[0];
+        let o = match op {
+            AtomicOp::Add => Op::AtomicIAdd,
+            AtomicOp::Sub => Op::AtomicISub,
+            AtomicOp::And => Op::AtomicAnd,
+            AtomicOp::Or => Op::AtomicOr,
+            AtomicOp::Xor => Op::AtomicXor,
+            AtomicOp::Exchange => Op::AtomicExchange,
+            AtomicOp::MinU => Op::AtomicUMin,
+            AtomicOp::MaxU => Op::AtomicUMax,
+            AtomicOp::MinS => Op::AtomicSMin,
+            AtomicOp::MaxS => Op::AtomicSMax,
+            AtomicOp::CompareExchange => {
+                let cmp = *args.get(1).ok_or_else(|| EmitErrorKind::Internal("cas without comparand".into()))?;
+                // Value = the new word, Comparator = the expected old word.
+                return self.op(Op::AtomicCompareExchange, u, &[ptr, scope, sem, sem, value, cmp]);
+            }
+        };
+        self.op(o, u, &[ptr, scope, sem, value])
+    }
+}
+
+/// Errors inside the emitter, before the kernel name is attached.
+type Result2<T> = std::result::Result<T, EmitErrorKind>;
