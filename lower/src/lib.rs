@@ -5,7 +5,17 @@
 //! (barrier uniformity) checks. Backends consume [`ir::Module`] and decide nothing semantic.
 
 pub mod abi;
+pub mod cfg;
+mod consts;
+mod features;
+mod function;
+mod inst;
+mod kernel;
+mod layout;
+mod ptx_types;
 pub mod ir;
+mod simt;
+pub mod structurize;
 
 use ptxcross_frontend::{ast, Diagnostic, SourceFile};
 
@@ -24,8 +34,50 @@ pub struct LowerOptions {
 /// Block shape used for translation when neither the caller nor `.reqntid` fixes one.
 pub const DEFAULT_BLOCK: [u32; 3] = [256, 1, 1];
 
-/// Lowers a parsed module to IR. Errors carry spans into `file` (e.g. "not supported yet: X").
+/// Lowers a parsed module to IR. Errors carry spans into the source (e.g. "not supported
+/// yet: X"); all kernels are lowered and every error is returned.
 pub fn lower(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
-    let _ = (module, file, options);
-    Err(vec![Diagnostic::new("not supported yet: lowering is being written", ast::Span::default())])
+    let _ = file;
+    let (globals, global_places) = layout::layout_globals(&module.items).map_err(|d| vec![d])?;
+    let entries: Vec<&ast::Function> = module
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            ast::Item::Function(f) if f.kind == ast::FunctionKind::Entry && f.body.is_some() => Some(f),
+            _ => None,
+        })
+        .collect();
+    let selected: Vec<&ast::Function> = match &options.kernel {
+        None => entries.clone(),
+        Some(name) => entries.iter().copied().filter(|f| &f.name.name == name).collect(),
+    };
+    if selected.is_empty() {
+        let names: Vec<&str> = entries.iter().map(|f| f.name.name.as_str()).collect();
+        let msg = match &options.kernel {
+            Some(k) => format!("no kernel named `{k}` (kernels: {})", if names.is_empty() { "none".into() } else { names.join(", ") }),
+            None => "the module has no kernel (`.entry` with a body)".to_string(),
+        };
+        return Err(vec![Diagnostic::new(msg, ast::Span::default())]);
+    }
+    let mut kernels = Vec::new();
+    let mut errors = Vec::new();
+    let mut used_names = std::collections::HashSet::new();
+    for f in selected {
+        match kernel::lower_kernel(module, f, &global_places, options) {
+            Ok(mut k) => {
+                let mut ep = kernel::entry_point_name(&k.name);
+                while !used_names.insert(ep.clone()) {
+                    ep.push('_');
+                }
+                k.entry_point = ep;
+                kernels.push(k)
+            }
+            Err(d) => errors.push(d),
+        }
+    }
+    if errors.is_empty() {
+        Ok(ir::Module { kernels, globals })
+    } else {
+        Err(errors)
+    }
 }

@@ -1,0 +1,533 @@
+//! Lowering of one kernel body: symbols and scopes, the CFG under construction, IR emission
+//! helpers, and the PTX operand rules (reading registers of one declared type as another).
+
+use crate::cfg::{BasicBlock, Cfg, NodeId, Terminator};
+use crate::consts::{eval, ConstValue};
+use crate::ir::*;
+use crate::ptx_types::{self, value_ty};
+use ptxcross_frontend::ast::{self, OperandKind, ScalarType, Span};
+use ptxcross_frontend::Diagnostic;
+use std::collections::HashMap;
+
+pub type LResult<T> = Result<T, Diagnostic>;
+
+pub fn unsupported(what: impl std::fmt::Display, span: Span) -> Diagnostic {
+    Diagnostic::new(format!("not supported yet: {what}"), span)
+}
+
+/// What a name in a kernel body refers to.
+#[derive(Clone, Debug)]
+pub enum Symbol {
+    Reg { var: VarId, ty: ScalarType },
+    /// Byte offset in the CTA's shared array.
+    Shared { offset: u32 },
+    /// Byte offset in the thread's local array.
+    Local { offset: u32 },
+    /// Byte offset in the parameter buffer (header included).
+    Param { offset: u32 },
+    /// Byte offset in the module's globals segment.
+    Global { offset: u64 },
+}
+
+/// Where an address points after the state space of the access is applied.
+#[derive(Clone, Copy, Debug)]
+pub enum Space {
+    Global,
+    Shared,
+    Local,
+    Param,
+    Const,
+    Generic,
+}
+
+pub struct FnLower {
+    pub address_size: u32,
+    pub block: [u32; 3],
+    pub vars: Vec<VarInfo>,
+    pub scopes: Vec<HashMap<String, Symbol>>,
+    pub blocks: Vec<BasicBlock>,
+    pub cur: NodeId,
+    /// Statement buffers: the bottom one is the current block's; predication pushes more.
+    pub emit_stack: Vec<Vec<Stmt>>,
+    pub labels: HashMap<String, NodeId>,
+    /// Barriers (block, span) for the SIMT check.
+    pub barriers: Vec<(NodeId, Span)>,
+    pub shared_bytes: u32,
+    pub local_bytes: u32,
+    pub has_shared: bool,
+    pub has_local: bool,
+    pub globals_base: Option<VarId>,
+}
+
+impl FnLower {
+    pub fn new(address_size: u32, block: [u32; 3]) -> FnLower {
+        FnLower {
+            address_size,
+            block,
+            vars: Vec::new(),
+            scopes: vec![HashMap::new()],
+            blocks: vec![BasicBlock { stmts: vec![], term: Terminator::Return }],
+            cur: 0,
+            emit_stack: vec![Vec::new()],
+            labels: HashMap::new(),
+            barriers: Vec::new(),
+            shared_bytes: 0,
+            local_bytes: 0,
+            has_shared: false,
+            has_local: false,
+            globals_base: None,
+        }
+    }
+}
+
+impl FnLower {
+    pub fn lookup(&self, name: &str) -> Option<&Symbol> {
+        self.scopes.iter().rev().find_map(|s| s.get(name))
+    }
+
+    pub fn declare(&mut self, name: String, sym: Symbol) {
+        self.scopes.last_mut().expect("scope").insert(name, sym);
+    }
+
+    pub fn new_var(&mut self, ty: Ty, name: &str) -> VarId {
+        self.vars.push(VarInfo { ty, name: name.to_string() });
+        VarId(self.vars.len() as u32 - 1)
+    }
+
+    // ---- CFG construction -------------------------------------------------------------
+
+    pub fn new_node(&mut self) -> NodeId {
+        self.blocks.push(BasicBlock { stmts: vec![], term: Terminator::Return });
+        self.blocks.len() - 1
+    }
+
+    pub fn label_node(&mut self, name: &str) -> NodeId {
+        if let Some(&n) = self.labels.get(name) {
+            return n;
+        }
+        let n = self.new_node();
+        self.labels.insert(name.to_string(), n);
+        n
+    }
+
+    /// Ends the current block with `term` and continues in `next`.
+    pub fn terminate(&mut self, term: Terminator, next: NodeId) {
+        debug_assert_eq!(self.emit_stack.len(), 1);
+        let stmts = std::mem::take(&mut self.emit_stack[0]);
+        self.blocks[self.cur].stmts = stmts;
+        self.blocks[self.cur].term = term;
+        self.cur = next;
+    }
+
+    pub fn into_cfg(mut self) -> (Cfg, Vec<VarInfo>, Vec<(NodeId, Span)>) {
+        let next = self.new_node();
+        self.terminate(Terminator::Return, next);
+        (Cfg { blocks: self.blocks, entry: 0 }, self.vars, self.barriers)
+    }
+
+    // ---- Emission ------------------------------------------------------------------------
+
+    pub fn push(&mut self, s: Stmt) {
+        self.emit_stack.last_mut().expect("emit stack").push(s);
+    }
+
+    /// Emits `expr` into a fresh temporary of type `ty` (constant-folding the simple cases).
+    pub fn value(&mut self, ty: Ty, expr: Expr) -> Operand {
+        if let Some(c) = fold(&expr) {
+            return Operand::Const(c);
+        }
+        if let Expr::Use(o) = expr {
+            return o;
+        }
+        let v = self.new_var(ty, "t");
+        self.push(Stmt::Assign { dst: v, expr });
+        Operand::Var(v)
+    }
+
+    pub fn bin(&mut self, op: BinaryOp, ty: Ty, lhs: Operand, rhs: Operand) -> Operand {
+        self.value(ty, Expr::Binary { op, ty, lhs, rhs })
+    }
+    pub fn un(&mut self, op: UnaryOp, ty: Ty, arg: Operand) -> Operand {
+        let rty = if matches!(op, UnaryOp::Popcount | UnaryOp::CountLeadingZeros) { Ty::U32 } else { ty };
+        self.value(rty, Expr::Unary { op, ty, arg })
+    }
+    pub fn cmp(&mut self, op: CmpOp, ty: Ty, lhs: Operand, rhs: Operand) -> Operand {
+        self.value(Ty::Bool, Expr::Compare { op, ty, lhs, rhs })
+    }
+    pub fn select(&mut self, ty: Ty, cond: Operand, a: Operand, b: Operand) -> Operand {
+        if a == b {
+            return a;
+        }
+        if let Operand::Const(Const::Bool(c)) = cond {
+            return if c { a } else { b };
+        }
+        self.value(ty, Expr::Select { ty, cond, a, b })
+    }
+    pub fn convert(&mut self, op: ConvertOp, from: Ty, to: Ty, arg: Operand) -> Operand {
+        if from == to && op == ConvertOp::Bitcast {
+            return arg;
+        }
+        self.value(to, Expr::Convert { op, from, to, arg })
+    }
+    pub fn u32c(v: u32) -> Operand {
+        Operand::Const(Const::U32(v))
+    }
+    pub fn u64c(v: u64) -> Operand {
+        Operand::Const(Const::U64(v))
+    }
+    pub fn int_const(ty: Ty, v: u64) -> Operand {
+        match ty {
+            Ty::U64 => Self::u64c(v),
+            _ => Self::u32c(v as u32),
+        }
+    }
+    pub fn assign(&mut self, dst: VarId, expr: Expr) {
+        self.push(Stmt::Assign { dst, expr });
+    }
+
+    /// Runs `f` with its statements collected into a block (for `If` bodies).
+    pub fn collect(&mut self, f: impl FnOnce(&mut Self) -> LResult<()>) -> LResult<Block> {
+        self.emit_stack.push(Vec::new());
+        let r = f(self);
+        let stmts = self.emit_stack.pop().expect("emit stack");
+        r.map(|_| Block { stmts })
+    }
+
+    pub fn emit_if(&mut self, cond: Operand, then_body: Block, else_body: Block) {
+        match cond {
+            Operand::Const(Const::Bool(true)) => self.emit_stack.last_mut().unwrap().extend(then_body.stmts),
+            Operand::Const(Const::Bool(false)) => self.emit_stack.last_mut().unwrap().extend(else_body.stmts),
+            _ => self.push(Stmt::If { cond, then_body, else_body }),
+        }
+    }
+
+    // ---- Integer helpers shared by many instructions ---------------------------------------
+
+    /// Canonical form of a sub-word integer value held in a `U32` (see `ptx_types::value_ty`).
+    pub fn canonicalize(&mut self, v: Operand, t: ScalarType) -> Operand {
+        let bits = ptx_types::bits(t);
+        if bits >= 32 || !ptx_types::is_int(t) {
+            return v;
+        }
+        if ptx_types::is_signed(t) {
+            let sh = Self::u32c(32 - bits);
+            let l = self.bin(BinaryOp::Shl, Ty::U32, v, sh);
+            self.bin(BinaryOp::ShrS, Ty::U32, l, sh)
+        } else {
+            self.bin(BinaryOp::And, Ty::U32, v, Self::u32c(((1u64 << bits) - 1) as u32))
+        }
+    }
+
+    /// U32 → U64 or U64 → U32, extending by `signed`.
+    pub fn resize(&mut self, v: Operand, from: Ty, to: Ty, signed: bool) -> Operand {
+        match (from, to) {
+            (a, b) if a == b => v,
+            (Ty::U32, Ty::U64) => {
+                let op = if signed { ConvertOp::SignExtend } else { ConvertOp::ZeroExtend };
+                self.convert(op, Ty::U32, Ty::U64, v)
+            }
+            (Ty::U64, Ty::U32) => self.convert(ConvertOp::Truncate, Ty::U64, Ty::U32, v),
+            _ => v,
+        }
+    }
+
+    // ---- Operands -------------------------------------------------------------------------
+
+    fn special_register(&mut self, name: &str, component: Option<&str>, span: Span) -> LResult<Option<Operand>> {
+        let dim = |c: Option<&str>| -> LResult<u8> {
+            match c {
+                Some("x") => Ok(0),
+                Some("y") => Ok(1),
+                Some("z") => Ok(2),
+                _ => Err(Diagnostic::new(format!("special register `{name}` needs a .x/.y/.z component"), span)),
+            }
+        };
+        Ok(Some(match name {
+            "%tid" => self.value(Ty::U32, Expr::Builtin(Builtin::ThreadId(dim(component)?))),
+            "%ctaid" => self.value(Ty::U32, Expr::Builtin(Builtin::CtaId(dim(component)?))),
+            "%nctaid" => self.value(Ty::U32, Expr::Builtin(Builtin::NumCtas(dim(component)?))),
+            "%ntid" => Self::u32c(self.block[dim(component)? as usize]),
+            "WARP_SZ" => Self::u32c(32),
+            "%laneid" => {
+                let t = self.linear_tid();
+                self.bin(BinaryOp::And, Ty::U32, t, Self::u32c(31))
+            }
+            "%warpid" => {
+                let t = self.linear_tid();
+                self.bin(BinaryOp::ShrU, Ty::U32, t, Self::u32c(5))
+            }
+            "%nwarpid" => Self::u32c(self.block.iter().product::<u32>().div_ceil(32)),
+            n if n.starts_with('%')
+                && [
+                    "%clock", "%clock64", "%globaltimer", "%smid", "%nsmid", "%gridid", "%lanemask_eq", "%lanemask_lt",
+                    "%lanemask_le", "%lanemask_gt", "%lanemask_ge", "%pm0", "%envreg", "%dynamic_smem_size",
+                    "%total_smem_size", "%clusterid", "%cluster_ctaid", "%globaltimer_lo", "%globaltimer_hi",
+                ]
+                .iter()
+                .any(|s| n.starts_with(s)) =>
+            {
+                return Err(unsupported(format!("special register `{n}`"), span))
+            }
+            _ => return Ok(None),
+        }))
+    }
+
+    /// Linear thread id in the CTA (x fastest), as PTX numbers warps.
+    pub fn linear_tid(&mut self) -> Operand {
+        let x = self.value(Ty::U32, Expr::Builtin(Builtin::ThreadId(0)));
+        if self.block[1] * self.block[2] == 1 {
+            return x;
+        }
+        let y = self.value(Ty::U32, Expr::Builtin(Builtin::ThreadId(1)));
+        let z = self.value(Ty::U32, Expr::Builtin(Builtin::ThreadId(2)));
+        let zy = self.bin(BinaryOp::Mul, Ty::U32, z, Self::u32c(self.block[1]));
+        let zy = self.bin(BinaryOp::Add, Ty::U32, zy, y);
+        let r = self.bin(BinaryOp::Mul, Ty::U32, zy, Self::u32c(self.block[0]));
+        self.bin(BinaryOp::Add, Ty::U32, r, x)
+    }
+
+    /// The globals segment base (u64), read once from the parameter header.
+    pub fn globals_base(&mut self) -> Operand {
+        if let Some(v) = self.globals_base {
+            return Operand::Var(v);
+        }
+        // Read in the entry block so every later use sees it.
+        let v = self.new_var(Ty::U64, "globals segment base");
+        let lo = self.new_var(Ty::U32, "t");
+        let hi = self.new_var(Ty::U32, "t");
+        let w = crate::abi::PARAM_GLOBALS_BASE_WORD;
+        let stmts = vec![
+            Stmt::Assign { dst: lo, expr: Expr::LoadWord { memory: Memory::Param, index: Self::u32c(w) } },
+            Stmt::Assign { dst: hi, expr: Expr::LoadWord { memory: Memory::Param, index: Self::u32c(w + 1) } },
+        ];
+        let combine = pack64_stmts(v, Operand::Var(lo), Operand::Var(hi), &mut self.vars);
+        let entry = if self.cur == 0 { &mut self.emit_stack[0] } else { &mut self.blocks[0].stmts };
+        let at = 0;
+        entry.splice(at..at, stmts.into_iter().chain(combine));
+        self.globals_base = Some(v);
+        Operand::Var(v)
+    }
+
+    /// Reads operand `op` as PTX type `t`, giving a value of `value_ty(t)`.
+    pub fn read(&mut self, op: &ast::Operand, t: ScalarType) -> LResult<Operand> {
+        let want = value_ty(t).ok_or_else(|| unsupported(format!("operands of type .{}", t.suffix()), op.span))?;
+        match &op.kind {
+            OperandKind::Symbol { name, component } => {
+                if let Some(v) = self.special_register(name, component.as_deref(), op.span)? {
+                    return Ok(self.fit(v, Ty::U32, want, t));
+                }
+                if component.is_some() {
+                    return Err(Diagnostic::new(format!("`{name}` has no components"), op.span));
+                }
+                match self.lookup(name).cloned() {
+                    Some(Symbol::Reg { var, ty: reg_ty }) => {
+                        let have = self.vars[var.index()].ty;
+                        if (have == Ty::Bool) != (want == Ty::Bool) {
+                            return Err(Diagnostic::new(
+                                format!("register `{name}` of type .{} used as .{}", reg_ty.suffix(), t.suffix()),
+                                op.span,
+                            ));
+                        }
+                        Ok(self.fit(Operand::Var(var), have, want, t))
+                    }
+                    Some(sym) => {
+                        let addr = self.symbol_address(&sym, 0, op.span)?;
+                        let aty = self.operand_ty(addr);
+                        Ok(self.fit(addr, aty, want, t))
+                    }
+                    None => Err(Diagnostic::new(format!("unknown identifier `{name}`"), op.span)),
+                }
+            }
+            OperandKind::Expr(e) => self.constant(e, t, op.span),
+            OperandKind::Not(inner) if want == Ty::Bool => {
+                let v = self.read(inner, t)?;
+                Ok(self.un(UnaryOp::Not, Ty::Bool, v))
+            }
+            OperandKind::Not(_) => Err(Diagnostic::new("`!` applies to predicates only", op.span)),
+            _ => Err(unsupported("this operand form here", op.span)),
+        }
+    }
+
+    pub fn operand_ty(&self, o: Operand) -> Ty {
+        match o {
+            Operand::Var(v) => self.vars[v.index()].ty,
+            Operand::Const(c) => c.ty(),
+        }
+    }
+
+    /// Converts a value held as `have` to `want` per PTX's relaxed operand rules: same-size
+    /// bit reinterpretation, truncation of wider registers, extension of narrower ones.
+    pub fn fit(&mut self, v: Operand, have: Ty, want: Ty, t: ScalarType) -> Operand {
+        if have == want {
+            return v;
+        }
+        match (have, want) {
+            (Ty::U32, Ty::F32) | (Ty::F32, Ty::U32) | (Ty::U64, Ty::F64) | (Ty::F64, Ty::U64) => {
+                self.convert(ConvertOp::Bitcast, have, want, v)
+            }
+            (Ty::U64, Ty::U32) => self.convert(ConvertOp::Truncate, Ty::U64, Ty::U32, v),
+            (Ty::U32, Ty::U64) => {
+                let op = if ptx_types::is_signed(t) { ConvertOp::SignExtend } else { ConvertOp::ZeroExtend };
+                self.convert(op, Ty::U32, Ty::U64, v)
+            }
+            (Ty::F64, Ty::U32) => {
+                let b = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, v);
+                self.convert(ConvertOp::Truncate, Ty::U64, Ty::U32, b)
+            }
+            (Ty::F32, Ty::U64) => {
+                let b = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, v);
+                self.convert(ConvertOp::ZeroExtend, Ty::U32, Ty::U64, b)
+            }
+            (Ty::U64, Ty::F32) => {
+                let b = self.convert(ConvertOp::Truncate, Ty::U64, Ty::U32, v);
+                self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, b)
+            }
+            (Ty::U32, Ty::F64) => {
+                let b = self.convert(ConvertOp::ZeroExtend, Ty::U32, Ty::U64, v);
+                self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, b)
+            }
+            _ => v,
+        }
+    }
+
+    /// A literal or constant expression as PTX type `t`.
+    pub fn constant(&mut self, e: &ast::Expr, t: ScalarType, span: Span) -> LResult<Operand> {
+        let want = value_ty(t).ok_or_else(|| unsupported(format!("constants of type .{}", t.suffix()), span))?;
+        let v = eval(e)?;
+        Ok(match (v, want) {
+            (ConstValue::Int(i), Ty::U32) => {
+                let c = Self::u32c(i as u32);
+                self.canonicalize(c, t)
+            }
+            (ConstValue::Int(i), Ty::U64) => Self::u64c(i),
+            (ConstValue::Int(i), Ty::Bool) => Operand::Const(Const::Bool(i != 0)),
+            (ConstValue::Int(i), Ty::F32) => Operand::Const(Const::F32((i as i64 as f32).to_bits())),
+            (ConstValue::Int(i), Ty::F64) => Operand::Const(Const::F64((i as i64 as f64).to_bits())),
+            (ConstValue::F32(b), Ty::F32) => Operand::Const(Const::F32(b)),
+            (ConstValue::F32(b), Ty::U32) => Self::u32c(b),
+            (ConstValue::F32(b), Ty::F64) => Operand::Const(Const::F64((f32::from_bits(b) as f64).to_bits())),
+            (ConstValue::F64(b), Ty::F64) => Operand::Const(Const::F64(b)),
+            (ConstValue::F64(b), Ty::U64) => Self::u64c(b),
+            // A decimal literal in an f32 instruction is rounded to f32 (nearest even).
+            (ConstValue::F64(b), Ty::F32) => Operand::Const(Const::F32((f64::from_bits(b) as f32).to_bits())),
+            (ConstValue::Symbol(name, off), _) => {
+                let sym = self
+                    .lookup(&name)
+                    .cloned()
+                    .ok_or_else(|| Diagnostic::new(format!("unknown identifier `{name}`"), span))?;
+                let a = self.symbol_address(&sym, off, span)?;
+                let aty = self.operand_ty(a);
+                self.fit(a, aty, want, t)
+            }
+            (v, _) => {
+                return Err(Diagnostic::new(format!("constant {v:?} does not fit type .{}", t.suffix()), span))
+            }
+        })
+    }
+
+    /// The address a variable name denotes when used as a value (`mov.u64 %rd, smem;`):
+    /// its address in its own state space (spec §6.4.1), offset by `off`.
+    pub fn symbol_address(&mut self, sym: &Symbol, off: i64, span: Span) -> LResult<Operand> {
+        let wide = self.address_size == 64;
+        let small = |x: u64| if wide { Self::u64c(x) } else { Self::u32c(x as u32) };
+        Ok(match sym {
+            Symbol::Shared { offset } => small((*offset as i64 + off) as u64),
+            Symbol::Local { offset } => small((*offset as i64 + off) as u64),
+            Symbol::Global { offset } => {
+                let base = self.globals_base();
+                let heap_rel = (*offset as i64 + off) as u64;
+                self.bin(BinaryOp::Add, Ty::U64, base, Self::u64c(heap_rel))
+            }
+            Symbol::Param { .. } => return Err(unsupported("taking the address of a kernel parameter", span)),
+            Symbol::Reg { .. } => return Err(Diagnostic::new("a register has no address", span)),
+        })
+    }
+
+    /// Writes `value` (of `value_ty(t)`) to destination operand `op`.
+    pub fn write(&mut self, op: &ast::Operand, t: ScalarType, value: Operand) -> LResult<()> {
+        match &op.kind {
+            OperandKind::Sink => Ok(()),
+            OperandKind::Symbol { name, component: None } => match self.lookup(name).cloned() {
+                Some(Symbol::Reg { var, ty: reg_ty }) => {
+                    let have = self.operand_ty(value);
+                    let reg = self.vars[var.index()].ty;
+                    if (have == Ty::Bool) != (reg == Ty::Bool) {
+                        return Err(Diagnostic::new(
+                            format!("cannot write .{} value to register `{name}` of type .{}", t.suffix(), reg_ty.suffix()),
+                            op.span,
+                        ));
+                    }
+                    let mut v = self.fit(value, have, reg, t);
+                    // Registers narrower than 32 bits keep their canonical form.
+                    if ptx_types::bits(reg_ty) < 32 && ptx_types::is_int(reg_ty) {
+                        v = self.canonicalize(v, reg_ty);
+                    }
+                    self.assign(var, Expr::Use(v));
+                    Ok(())
+                }
+                Some(_) => Err(Diagnostic::new(format!("`{name}` is not a register"), op.span)),
+                None => Err(Diagnostic::new(format!("unknown register `{name}`"), op.span)),
+            },
+            _ => Err(Diagnostic::new("destination must be a register", op.span)),
+        }
+    }
+}
+
+/// `dst = (hi << 32) | lo` as statements (used where the emit stack is not available).
+pub fn pack64_stmts(dst: VarId, lo: Operand, hi: Operand, vars: &mut Vec<VarInfo>) -> Vec<Stmt> {
+    let mut new = |name: &str| {
+        vars.push(VarInfo { ty: Ty::U64, name: name.into() });
+        VarId(vars.len() as u32 - 1)
+    };
+    let (l, h, hs) = (new("t"), new("t"), new("t"));
+    vec![
+        Stmt::Assign { dst: l, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: lo } },
+        Stmt::Assign { dst: h, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: hi } },
+        Stmt::Assign {
+            dst: hs,
+            expr: Expr::Binary { op: BinaryOp::Shl, ty: Ty::U64, lhs: Operand::Var(h), rhs: Operand::Const(Const::U32(32)) },
+        },
+        Stmt::Assign {
+            dst,
+            expr: Expr::Binary { op: BinaryOp::Or, ty: Ty::U64, lhs: Operand::Var(hs), rhs: Operand::Var(l) },
+        },
+    ]
+}
+
+/// Constant folding of the integer cases lowering creates most (address arithmetic).
+fn fold(e: &Expr) -> Option<Const> {
+    match e {
+        Expr::Use(Operand::Const(c)) => Some(*c),
+        Expr::Binary { op, ty, lhs: Operand::Const(a), rhs: Operand::Const(b) } if ty.is_int() => {
+            let (a, b) = (a.bits(), b.bits());
+            let mask = if *ty == Ty::U64 { u64::MAX } else { u32::MAX as u64 };
+            let w = ty.bits();
+            let r = match op {
+                BinaryOp::Add => a.wrapping_add(b),
+                BinaryOp::Sub => a.wrapping_sub(b),
+                BinaryOp::Mul => a.wrapping_mul(b),
+                BinaryOp::And => a & b,
+                BinaryOp::Or => a | b,
+                BinaryOp::Xor => a ^ b,
+                BinaryOp::Shl if (b as u32) < w => a << b,
+                BinaryOp::ShrU if (b as u32) < w => (a & mask) >> b,
+                _ => return None,
+            } & mask;
+            Some(if *ty == Ty::U64 { Const::U64(r) } else { Const::U32(r as u32) })
+        }
+        Expr::Convert { op: ConvertOp::ZeroExtend, arg: Operand::Const(Const::U32(v)), .. } => Some(Const::U64(*v as u64)),
+        Expr::Convert { op: ConvertOp::SignExtend, arg: Operand::Const(Const::U32(v)), .. } => {
+            Some(Const::U64(*v as i32 as i64 as u64))
+        }
+        Expr::Convert { op: ConvertOp::Truncate, arg: Operand::Const(Const::U64(v)), .. } => Some(Const::U32(*v as u32)),
+        Expr::Convert { op: ConvertOp::Bitcast, to, arg: Operand::Const(c), .. } => Some(match to {
+            Ty::F32 => Const::F32(c.bits() as u32),
+            Ty::U32 => Const::U32(c.bits() as u32),
+            Ty::F64 => Const::F64(c.bits()),
+            Ty::U64 => Const::U64(c.bits()),
+            Ty::Bool => return None,
+        }),
+        Expr::Unary { op: UnaryOp::Not, ty: Ty::Bool, arg: Operand::Const(Const::Bool(b)) } => Some(Const::Bool(!b)),
+        _ => None,
+    }
+}

@@ -1,0 +1,104 @@
+//! Control flow: `bra`, `ret`, `exit`, `trap`, and barriers (spec §9.7.12, §9.7.13.4).
+
+use super::{operands, Mods};
+use crate::abi;
+use crate::cfg::Terminator;
+use crate::function::{unsupported, FnLower, LResult};
+use crate::ir::{Operand, Stmt};
+use ptxcross_frontend::ast::{self, Instruction, OperandKind, ScalarType};
+use ptxcross_frontend::Diagnostic;
+
+impl FnLower {
+    fn guard(&mut self, inst: &Instruction) -> LResult<Option<Operand>> {
+        match &inst.guard {
+            None => Ok(None),
+            Some(g) => {
+                let p = self.read(
+                    &ast::Operand { kind: OperandKind::Symbol { name: g.pred.name.clone(), component: None }, span: g.span },
+                    ScalarType::Pred,
+                )?;
+                Ok(Some(if g.negated { self.un(crate::ir::UnaryOp::Not, crate::ir::Ty::Bool, p) } else { p }))
+            }
+        }
+    }
+
+    /// Ends the current block with `term` taken when `guard` holds (else falls through).
+    fn guarded_transfer(&mut self, guard: Option<Operand>, target: usize) {
+        let next = self.new_node();
+        match guard {
+            None => self.terminate(crate::cfg::Terminator::Jump(target), next),
+            Some(cond) => self.terminate(Terminator::Branch { cond, then_target: target, else_target: next }, next),
+        }
+    }
+
+    pub(super) fn control(&mut self, inst: &Instruction) -> LResult<()> {
+        let m = Mods { inst };
+        let guard = self.guard(inst)?;
+        match inst.opcode.name.as_str() {
+            "bra" => {
+                m.only(&["uni"])?;
+                let [target] = operands(inst, 1)? else { unreachable!() };
+                let OperandKind::Symbol { name, component: None } = &target.kind else {
+                    return Err(Diagnostic::new("`bra` takes a label", target.span));
+                };
+                if !self.labels.contains_key(name) {
+                    return Err(Diagnostic::new(format!("unknown label `{name}`"), target.span));
+                }
+                let t = self.label_node(name);
+                self.guarded_transfer(guard, t);
+                Ok(())
+            }
+            "ret" | "exit" => {
+                m.only(&["uni"])?;
+                operands(inst, 0)?;
+                let ret = self.new_node();
+                self.blocks[ret].term = Terminator::Return;
+                self.guarded_transfer(guard, ret);
+                Ok(())
+            }
+            "trap" => {
+                operands(inst, 0)?;
+                // The launch fails with a trap fault; the thread stops.
+                let ret = self.new_node();
+                self.blocks[ret].stmts.push(Stmt::Fault { code: abi::FAULT_TRAP });
+                self.blocks[ret].term = Terminator::Return;
+                self.guarded_transfer(guard, ret);
+                Ok(())
+            }
+            _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
+        }
+    }
+
+    /// `bar.sync a` / `bar.sync a, b` / `barrier.sync` / `bar.cta.sync` …: a CTA-wide barrier.
+    /// Only the full-CTA form is implemented (no thread count, or a count equal to the CTA).
+    pub(super) fn barrier(&mut self, inst: &Instruction) -> LResult<()> {
+        let m = Mods { inst };
+        m.only(&["sync", "aligned", "cta"])?;
+        if !m.has("sync") && !(inst.opcode.name == "bar" && inst.modifiers.is_empty()) {
+            return Err(unsupported(format!("`{}` (only the .sync form is implemented)", m.name()), inst.span));
+        }
+        match inst.operands.len() {
+            0 if inst.opcode.name == "barrier" => {}
+            1 => {}
+            2 => {
+                let total: u32 = self.block.iter().product();
+                let count = match &inst.operands[1].kind {
+                    OperandKind::Expr(e) => crate::consts::eval(e).ok(),
+                    _ => None,
+                };
+                if count != Some(crate::consts::ConstValue::Int(total as u64)) {
+                    return Err(unsupported("a barrier with a thread count other than the whole CTA", inst.operands[1].span));
+                }
+            }
+            n => return Err(Diagnostic::new(format!("`{}` takes 1 or 2 operands, found {n}", m.name()), inst.span)),
+        }
+        if let Some(id) = inst.operands.first() {
+            if !matches!(id.kind, OperandKind::Expr(_)) {
+                return Err(unsupported("a barrier id held in a register", id.span));
+            }
+        }
+        self.push(Stmt::Barrier);
+        self.barriers.push((self.cur, inst.span));
+        Ok(())
+    }
+}

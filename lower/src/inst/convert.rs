@@ -1,0 +1,145 @@
+//! `cvt` (spec §9.7.9.21): integer resizing, float ↔ integer with rounding and saturation,
+//! float ↔ float.
+
+use super::Mods;
+use crate::function::{unsupported, FnLower, LResult};
+use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Operand, Ty, UnaryOp};
+use crate::ptx_types::{self, value_ty};
+use ptxcross_frontend::ast::ScalarType;
+use ptxcross_frontend::Diagnostic;
+
+impl FnLower {
+    pub(super) fn cvt(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "ftz", "sat"])?;
+        let types = m.types();
+        let [dt, st] = types.as_slice() else {
+            return Err(Diagnostic::new("`cvt` takes a destination and a source type", m.inst.span));
+        };
+        let (dt, st) = (*dt, *st);
+        if ptx_types::is_half(dt) || ptx_types::is_half(st) {
+            return Err(unsupported(format!("`{}` (half precision)", m.name()), m.inst.span));
+        }
+        let [d, a] = super::operands(m.inst, 2)? else { unreachable!() };
+        let v = self.read(a, st)?;
+        let rounding = m.one_of(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"]);
+        let sat = m.has("sat");
+        let r = match (ptx_types::is_float(dt), ptx_types::is_float(st)) {
+            (false, false) => {
+                if rounding.is_some() {
+                    return Err(Diagnostic::new("integer-to-integer `cvt` takes no rounding modifier", m.inst.span));
+                }
+                if sat {
+                    return Err(unsupported(format!("`{}` (saturating integer conversion)", m.name()), m.inst.span));
+                }
+                let from = value_ty(st).unwrap_or(Ty::U32);
+                let to = value_ty(dt).unwrap_or(Ty::U32);
+                let r = self.resize(v, from, to, ptx_types::is_signed(st));
+                self.canonicalize(r, dt)
+            }
+            (false, true) => {
+                let round = match rounding {
+                    Some("rni") => UnaryOp::FRoundEven,
+                    Some("rzi") => UnaryOp::FTrunc,
+                    Some("rmi") => UnaryOp::FFloor,
+                    Some("rpi") => UnaryOp::FCeil,
+                    _ => return Err(Diagnostic::new("float-to-integer `cvt` needs .rni/.rzi/.rmi/.rpi", m.inst.span)),
+                };
+                let v = if m.has("ftz") { self.flush_denormal(v, st) } else { v };
+                self.float_to_int(v, st, dt, round)
+            }
+            (true, false) => {
+                match rounding {
+                    Some("rn") => {}
+                    Some(r @ ("rz" | "rm" | "rp")) => {
+                        return Err(unsupported(format!("integer-to-float `cvt` with .{r}"), m.inst.span))
+                    }
+                    _ => return Err(Diagnostic::new("integer-to-float `cvt` needs .rn/.rz/.rm/.rp", m.inst.span)),
+                }
+                let from = value_ty(st).unwrap_or(Ty::U32);
+                let to = value_ty(dt).unwrap_or(Ty::F32);
+                let op = if ptx_types::is_signed(st) { ConvertOp::SintToFloat } else { ConvertOp::UintToFloat };
+                let r = self.convert(op, from, to, v);
+                if sat {
+                    self.saturate(r, dt)
+                } else {
+                    r
+                }
+            }
+            (true, true) => {
+                let from = value_ty(st).unwrap_or(Ty::F32);
+                let to = value_ty(dt).unwrap_or(Ty::F32);
+                let v = if m.has("ftz") { self.flush_denormal(v, st) } else { v };
+                let r = if from == to {
+                    match rounding {
+                        None => v,
+                        Some("rni") => self.un(UnaryOp::FRoundEven, to, v),
+                        Some("rzi") => self.un(UnaryOp::FTrunc, to, v),
+                        Some("rmi") => self.un(UnaryOp::FFloor, to, v),
+                        Some("rpi") => self.un(UnaryOp::FCeil, to, v),
+                        Some(r) => return Err(Diagnostic::new(format!("`.{r}` is not valid here"), m.inst.span)),
+                    }
+                } else if to == Ty::F64 {
+                    // Widening is exact.
+                    self.convert(ConvertOp::FloatToFloat, from, to, v)
+                } else {
+                    match rounding {
+                        Some("rn") => self.convert(ConvertOp::FloatToFloat, from, to, v),
+                        Some(r @ ("rz" | "rm" | "rp")) => {
+                            return Err(unsupported(format!("f64-to-f32 `cvt` with .{r}"), m.inst.span))
+                        }
+                        _ => return Err(Diagnostic::new("narrowing `cvt` needs a rounding modifier", m.inst.span)),
+                    }
+                };
+                let r = if sat { self.saturate(r, dt) } else { r };
+                if m.has("ftz") {
+                    self.flush_denormal(r, dt)
+                } else {
+                    r
+                }
+            }
+        };
+        self.write(d, dt, r)
+    }
+
+    /// Float → integer: round to integral, then saturate to the destination's range; NaN → 0
+    /// (spec §9.7.9.21: float-to-integer conversions saturate).
+    fn float_to_int(&mut self, v: Operand, st: ScalarType, dt: ScalarType, round: UnaryOp) -> Operand {
+        let fty = value_ty(st).unwrap_or(Ty::F32);
+        let ity = value_ty(dt).unwrap_or(Ty::U32);
+        let bits = ptx_types::bits(dt);
+        let signed = ptx_types::is_signed(dt);
+        let (lo, hi): (f64, f64) = if signed {
+            (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1))
+        } else {
+            (0.0, 2f64.powi(bits as i32))
+        };
+        let fc = |x: f64| -> Operand {
+            if fty == Ty::F64 {
+                Operand::Const(Const::F64(x.to_bits()))
+            } else {
+                Operand::Const(Const::F32((x as f32).to_bits()))
+            }
+        };
+        let r = self.un(round, fty, v);
+        // In range: lo <= r < hi (both bounds are powers of two, exact in f32 and f64).
+        let below = self.cmp(CmpOp::FLt, fty, r, fc(lo));
+        let above = self.cmp(CmpOp::FGe, fty, r, fc(hi));
+        let nan = self.is_nan(v, st);
+        let out = self.bin(BinaryOp::Or, Ty::Bool, below, above);
+        let out = self.bin(BinaryOp::Or, Ty::Bool, out, nan);
+        let safe = self.select(fty, out, fc(0.0), r);
+        let (op, conv_to) = if signed {
+            (ConvertOp::FloatToSint, ity)
+        } else {
+            (ConvertOp::FloatToUint, ity)
+        };
+        let x = self.convert(op, fty, conv_to, safe);
+        let max = if signed { (1u64 << (bits - 1)) - 1 } else { u64::MAX >> (64 - bits) };
+        let min = if signed { (1u64 << (bits - 1)).wrapping_neg() } else { 0 };
+        // Canonical (sign-extended) forms of the bounds for sub-word destinations.
+        let min = if ity == Ty::U32 { min & 0xffff_ffff } else { min };
+        let x = self.select(ity, above, FnLower::int_const(ity, max), x);
+        let x = self.select(ity, below, FnLower::int_const(ity, min), x);
+        self.select(ity, nan, FnLower::int_const(ity, 0), x)
+    }
+}

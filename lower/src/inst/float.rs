@@ -1,0 +1,213 @@
+//! Floating-point arithmetic (spec §9.7.3). Only what can be made bit-exact (or within the
+//! documented error of `.approx`/`.full`) on every target is accepted; the rest is reported.
+
+use super::{operands, Mods};
+use crate::function::{unsupported, FnLower, LResult};
+use crate::ir::{BinaryOp, CmpOp, ConvertOp, Expr, Operand, Ty, UnaryOp};
+use crate::ptx_types::{self, value_ty};
+use ptxcross_frontend::ast::ScalarType;
+use ptxcross_frontend::Diagnostic;
+
+impl FnLower {
+    fn float_ty(&self, t: ScalarType, m: &Mods) -> LResult<Ty> {
+        if ptx_types::is_half(t) {
+            return Err(unsupported(format!("half-precision `{}`", m.name()), m.inst.span));
+        }
+        match value_ty(t) {
+            Some(ty @ (Ty::F32 | Ty::F64)) => Ok(ty),
+            _ => Err(Diagnostic::new(format!("`{}` needs .f32 or .f64", m.name()), m.inst.span)),
+        }
+    }
+
+    /// Rejects rounding modes other than round-to-nearest-even (the only one Vulkan and
+    /// WebGPU provide for arithmetic).
+    fn nearest_only(&self, m: &Mods) -> LResult<()> {
+        if let Some(r) = m.one_of(&["rz", "rm", "rp"]) {
+            return Err(unsupported(format!("rounding mode .{r} on `{}`", m.name()), m.inst.span));
+        }
+        Ok(())
+    }
+
+    pub(super) fn float_arith(&mut self, m: &Mods) -> LResult<()> {
+        let name = m.inst.opcode.name.as_str();
+        let t = m.ty()?;
+        let ty = self.float_ty(t, m)?;
+        let ftz = m.has("ftz");
+        if ftz && ty == Ty::F64 {
+            return Err(Diagnostic::new("`.ftz` applies to .f32 only", m.inst.span));
+        }
+        match name {
+            "add" | "sub" | "mul" => {
+                m.only(&["rn", "rz", "rm", "rp", "ftz", "sat"])?;
+                self.nearest_only(m)?;
+                let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                let a = self.read_float(a, t, ftz)?;
+                let b = self.read_float(b, t, ftz)?;
+                let op = match name {
+                    "add" => BinaryOp::FAdd,
+                    "sub" => BinaryOp::FSub,
+                    _ => BinaryOp::FMul,
+                };
+                let r = self.bin(op, ty, a, b);
+                self.write_float(d, t, r, ftz, m.has("sat"))
+            }
+            "fma" | "mad" => {
+                m.only(&["rn", "rz", "rm", "rp", "ftz", "sat"])?;
+                self.nearest_only(m)?;
+                if !m.has("rn") {
+                    // mad.f32 without rounding is the sm_1x truncating multiply-add.
+                    return Err(unsupported(format!("`{}` without a rounding modifier", m.name()), m.inst.span));
+                }
+                let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+                let a = self.read_float(a, t, ftz)?;
+                let b = self.read_float(b, t, ftz)?;
+                let c = self.read_float(c, t, ftz)?;
+                let r = self.value(ty, Expr::Fma { ty, a, b, c });
+                self.write_float(d, t, r, ftz, m.has("sat"))
+            }
+            "div" => {
+                m.only(&["approx", "full", "rn", "rz", "rm", "rp", "ftz"])?;
+                if m.has("rn") || m.one_of(&["rz", "rm", "rp"]).is_some() {
+                    return Err(unsupported(
+                        format!("`{}` (correctly rounded division needs a correction step)", m.name()),
+                        m.inst.span,
+                    ));
+                }
+                if ty == Ty::F64 || !(m.has("approx") || m.has("full")) {
+                    return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
+                }
+                let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                let a = self.read_float(a, t, ftz)?;
+                let b = self.read_float(b, t, ftz)?;
+                let r = self.bin(BinaryOp::FDiv, ty, a, b);
+                self.write_float(d, t, r, ftz, false)
+            }
+            "min" | "max" => {
+                m.only(&["ftz"])?;
+                let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                let a = self.read_float(a, t, ftz)?;
+                let b = self.read_float(b, t, ftz)?;
+                let r = self.float_min_max(name == "min", t, ty, a, b);
+                self.write_float(d, t, r, ftz, false)
+            }
+            "abs" | "neg" => {
+                m.only(&["ftz"])?;
+                let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+                let a = self.read_float(a, t, ftz)?;
+                let op = if name == "abs" { UnaryOp::FAbs } else { UnaryOp::FNeg };
+                let r = self.un(op, ty, a);
+                self.write_float(d, t, r, ftz, false)
+            }
+            _ => Err(unsupported(format!("`{}`", m.name()), m.inst.span)),
+        }
+    }
+
+    /// PTX min/max (spec §9.7.3.11/12): a NaN operand yields the other; two NaNs yield the
+    /// canonical NaN; `+0.0 > -0.0`.
+    fn float_min_max(&mut self, is_min: bool, t: ScalarType, ty: Ty, a: Operand, b: Operand) -> Operand {
+        let (ity, sign_free, canonical_nan) = if ty == Ty::F64 {
+            (Ty::U64, 0x7fff_ffff_ffff_ffffu64, 0x7fff_ffff_ffff_ffffu64)
+        } else {
+            (Ty::U32, 0x7fff_ffff, 0x7fff_ffff)
+        };
+        let na = self.is_nan(a, t);
+        let nb = self.is_nan(b, t);
+        let ai = self.convert(ConvertOp::Bitcast, ty, ity, a);
+        let bi = self.convert(ConvertOp::Bitcast, ty, ity, b);
+        // Both zero: min ORs the sign bits, max ANDs them.
+        let az = self.bin(BinaryOp::And, ity, ai, FnLower::int_const(ity, sign_free));
+        let bz = self.bin(BinaryOp::And, ity, bi, FnLower::int_const(ity, sign_free));
+        let either = self.bin(BinaryOp::Or, ity, az, bz);
+        let zeros = self.cmp(CmpOp::Eq, ity, either, FnLower::int_const(ity, 0));
+        let zr = self.bin(if is_min { BinaryOp::Or } else { BinaryOp::And }, ity, ai, bi);
+        let zr = self.convert(ConvertOp::Bitcast, ity, ty, zr);
+        // The IR op's precondition (no NaN, no ±0 pair) holds wherever its result is used;
+        // feed it safe operands elsewhere.
+        let any_nan = self.bin(BinaryOp::Or, Ty::Bool, na, nb);
+        let bad = self.bin(BinaryOp::Or, Ty::Bool, any_nan, zeros);
+        let one = if ty == Ty::F64 {
+            Operand::Const(crate::ir::Const::F64(1f64.to_bits()))
+        } else {
+            Operand::Const(crate::ir::Const::F32(1f32.to_bits()))
+        };
+        let sa = self.select(ty, bad, one, a);
+        let sb = self.select(ty, bad, one, b);
+        let r = self.bin(if is_min { BinaryOp::FMin } else { BinaryOp::FMax }, ty, sa, sb);
+        let r = self.select(ty, zeros, zr, r);
+        let nan = self.convert(ConvertOp::Bitcast, ity, ty, FnLower::int_const(ity, canonical_nan));
+        let both = self.bin(BinaryOp::And, Ty::Bool, na, nb);
+        let r = self.select(ty, nb, a, r);
+        let r = self.select(ty, na, b, r);
+        self.select(ty, both, nan, r)
+    }
+
+    pub(super) fn float_special(&mut self, m: &Mods) -> LResult<()> {
+        let name = m.inst.opcode.name.as_str();
+        let t = m.ty()?;
+        let ty = self.float_ty(t, m)?;
+        let ftz = m.has("ftz");
+        match name {
+            "sqrt" | "rcp" if m.has("approx") && ty == Ty::F32 => {
+                m.only(&["approx", "ftz"])?;
+                let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+                let a = self.read_float(a, t, ftz)?;
+                let r = if name == "sqrt" {
+                    self.un(UnaryOp::FSqrt, ty, a)
+                } else {
+                    let one = Operand::Const(crate::ir::Const::F32(1f32.to_bits()));
+                    self.bin(BinaryOp::FDiv, ty, one, a)
+                };
+                self.write_float(d, t, r, ftz, false)
+            }
+            _ => Err(unsupported(format!("`{}`", m.name()), m.inst.span)),
+        }
+    }
+
+    fn read_float(&mut self, op: &ptxcross_frontend::ast::Operand, t: ScalarType, ftz: bool) -> LResult<Operand> {
+        let v = self.read(op, t)?;
+        Ok(if ftz { self.flush_denormal(v, t) } else { v })
+    }
+
+    fn write_float(
+        &mut self,
+        d: &ptxcross_frontend::ast::Operand,
+        t: ScalarType,
+        r: Operand,
+        ftz: bool,
+        sat: bool,
+    ) -> LResult<()> {
+        let r = if sat { self.saturate(r, t) } else { r };
+        let r = if ftz { self.flush_denormal(r, t) } else { r };
+        self.write(d, t, r)
+    }
+
+    /// `.sat`: clamp to [0.0, 1.0], NaN → +0.0 (spec §9.7.3 "Saturation modifier").
+    pub fn saturate(&mut self, r: Operand, t: ScalarType) -> Operand {
+        let ty = value_ty(t).unwrap_or(Ty::F32);
+        let (zero, one) = if ty == Ty::F64 {
+            (crate::ir::Const::F64(0), crate::ir::Const::F64(1f64.to_bits()))
+        } else {
+            (crate::ir::Const::F32(0), crate::ir::Const::F32(1f32.to_bits()))
+        };
+        let (zero, one) = (Operand::Const(zero), Operand::Const(one));
+        let lt = self.cmp(CmpOp::FLt, ty, r, zero);
+        let r1 = self.select(ty, lt, zero, r);
+        let gt = self.cmp(CmpOp::FGt, ty, r1, one);
+        let r2 = self.select(ty, gt, one, r1);
+        let nan = self.is_nan(r, t);
+        self.select(ty, nan, zero, r2)
+    }
+
+    /// `.ftz`: a subnormal f32 becomes a zero of the same sign.
+    pub fn flush_denormal(&mut self, v: Operand, t: ScalarType) -> Operand {
+        if t != ScalarType::F32 {
+            return v;
+        }
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, v);
+        let exp = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x7f80_0000));
+        let den = self.cmp(CmpOp::Eq, Ty::U32, exp, FnLower::u32c(0));
+        let sign = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x8000_0000));
+        let r = self.select(Ty::U32, den, sign, bits);
+        self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, r)
+    }
+}

@@ -1,0 +1,295 @@
+//! Integer arithmetic and bit manipulation (spec §9.7.1, §9.7.7, §9.7.8).
+
+use super::{int_type, operands, Mods};
+use crate::function::{unsupported, FnLower, LResult};
+use crate::ir::{BinaryOp, CmpOp, Operand, Ty, UnaryOp};
+use crate::ptx_types::{self, value_ty};
+use ptxcross_frontend::ast::ScalarType;
+use ptxcross_frontend::Diagnostic;
+
+impl FnLower {
+    fn int_ty(&self, t: ScalarType, m: &Mods) -> LResult<Ty> {
+        int_type(t, m.inst.span, &m.name())?;
+        value_ty(t).ok_or_else(|| unsupported(format!("`{}`", m.name()), m.inst.span))
+    }
+
+    pub(super) fn int_arith(&mut self, m: &Mods) -> LResult<()> {
+        let name = m.inst.opcode.name.as_str();
+        match name {
+            "mul" | "mad" => m.only(&["lo", "hi", "wide"])?,
+            _ => m.only(&[])?,
+        }
+        let t = m.ty()?;
+        let ty = self.int_ty(t, m)?;
+        let signed = ptx_types::is_signed(t);
+        let ops = &m.inst.operands;
+        match name {
+            "add" | "sub" | "min" | "max" | "div" | "rem" => {
+                let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                let (a, b) = (self.read(a, t)?, self.read(b, t)?);
+                let r = match name {
+                    "add" => self.bin(BinaryOp::Add, ty, a, b),
+                    "sub" => self.bin(BinaryOp::Sub, ty, a, b),
+                    "min" => self.bin(if signed { BinaryOp::MinS } else { BinaryOp::MinU }, ty, a, b),
+                    "max" => self.bin(if signed { BinaryOp::MaxS } else { BinaryOp::MaxU }, ty, a, b),
+                    _ => self.int_div(name == "rem", signed, ty, a, b),
+                };
+                self.write(d, t, r)
+            }
+            "abs" | "neg" => {
+                let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+                let a = self.read(a, t)?;
+                let n = self.un(UnaryOp::Neg, ty, a);
+                let r = if name == "neg" {
+                    n
+                } else {
+                    if !signed {
+                        return Err(Diagnostic::new("`abs` needs a signed type", m.inst.span));
+                    }
+                    let neg = self.cmp(CmpOp::LtS, ty, a, FnLower::int_const(ty, 0));
+                    self.select(ty, neg, n, a)
+                };
+                self.write(d, t, r)
+            }
+            "mul" | "mad" => {
+                let n = if name == "mad" { 4 } else { 3 };
+                if ops.len() != n {
+                    return Err(Diagnostic::new(format!("`{}` takes {n} operands", m.name()), m.inst.span));
+                }
+                let (a, b) = (self.read(&ops[1], t)?, self.read(&ops[2], t)?);
+                let mode = m.one_of(&["lo", "hi", "wide"]).unwrap_or("lo");
+                let bits = ptx_types::bits(t);
+                let (r, rt) = match mode {
+                    "lo" => (self.bin(BinaryOp::Mul, ty, a, b), t),
+                    "hi" if bits == 16 => {
+                        let p = self.bin(BinaryOp::Mul, Ty::U32, a, b);
+                        let op = if signed { BinaryOp::ShrS } else { BinaryOp::ShrU };
+                        (self.bin(op, Ty::U32, p, FnLower::u32c(16)), t)
+                    }
+                    "hi" => (self.bin(if signed { BinaryOp::MulHiS } else { BinaryOp::MulHiU }, ty, a, b), t),
+                    _ => {
+                        // .wide: the full product in the doubled type.
+                        let wide_t = widen(t).ok_or_else(|| Diagnostic::new(format!("`{}` needs a 16- or 32-bit type", m.name()), m.inst.span))?;
+                        if bits == 16 {
+                            (self.bin(BinaryOp::Mul, Ty::U32, a, b), wide_t)
+                        } else {
+                            let a = self.resize(a, Ty::U32, Ty::U64, signed);
+                            let b = self.resize(b, Ty::U32, Ty::U64, signed);
+                            (self.bin(BinaryOp::Mul, Ty::U64, a, b), wide_t)
+                        }
+                    }
+                };
+                let r = if name == "mad" {
+                    let c = self.read(&ops[3], rt)?;
+                    let rty = value_ty(rt).unwrap_or(ty);
+                    self.bin(BinaryOp::Add, rty, r, c)
+                } else {
+                    r
+                };
+                self.write(&ops[0], rt, r)
+            }
+            _ => Err(unsupported(format!("`{}`", m.name()), m.inst.span)),
+        }
+    }
+
+    /// Division / remainder with PTX's undefined cases pinned down (spec §9.7.1.8 leaves
+    /// division by zero "unspecified"): `x / 0` gives all ones, `x % 0` gives `x`,
+    /// `MIN / -1` gives `MIN` and `MIN % -1` gives 0 — the wrap-around values.
+    fn int_div(&mut self, rem: bool, signed: bool, ty: Ty, a: Operand, b: Operand) -> Operand {
+        let zero = FnLower::int_const(ty, 0);
+        let one = FnLower::int_const(ty, 1);
+        let is_zero = self.cmp(CmpOp::Eq, ty, b, zero);
+        let mut safe_b = self.select(ty, is_zero, one, b);
+        if signed {
+            let min = FnLower::int_const(ty, if ty == Ty::U64 { 1 << 63 } else { 1 << 31 });
+            let all = FnLower::int_const(ty, u64::MAX);
+            let a_min = self.cmp(CmpOp::Eq, ty, a, min);
+            let b_m1 = self.cmp(CmpOp::Eq, ty, b, all);
+            let ovf = self.bin(BinaryOp::And, Ty::Bool, a_min, b_m1);
+            safe_b = self.select(ty, ovf, one, safe_b);
+        }
+        let op = match (rem, signed) {
+            (false, false) => BinaryOp::DivU,
+            (false, true) => BinaryOp::DivS,
+            (true, false) => BinaryOp::RemU,
+            (true, true) => BinaryOp::RemS,
+        };
+        let r = self.bin(op, ty, a, safe_b);
+        let on_zero = if rem { a } else { FnLower::int_const(ty, u64::MAX) };
+        self.select(ty, is_zero, on_zero, r)
+    }
+
+    /// A shift with PTX's clamping (spec §9.7.8.7/8: amounts above the width clamp to it).
+    pub fn shift(&mut self, op: BinaryOp, ty: Ty, width: u32, a: Operand, amount: Operand) -> Operand {
+        let ok = self.cmp(CmpOp::LtU, Ty::U32, amount, FnLower::u32c(width));
+        if op == BinaryOp::ShrS {
+            let amt = self.select(Ty::U32, ok, amount, FnLower::u32c(width - 1));
+            self.bin(op, ty, a, amt)
+        } else {
+            let amt = self.select(Ty::U32, ok, amount, FnLower::u32c(0));
+            let r = self.bin(op, ty, a, amt);
+            self.select(ty, ok, r, FnLower::int_const(ty, 0))
+        }
+    }
+
+    pub(super) fn bitwise(&mut self, m: &Mods) -> LResult<()> {
+        let name = m.inst.opcode.name.as_str();
+        match name {
+            "shf" => m.only(&["l", "r", "wrap", "clamp"])?,
+            _ => m.only(&[])?,
+        }
+        let t = m.ty()?;
+        let ty = value_ty(t).ok_or_else(|| unsupported(format!("`{}`", m.name()), m.inst.span))?;
+        match name {
+            "and" | "or" | "xor" => {
+                let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                let (a, b) = (self.read(a, t)?, self.read(b, t)?);
+                let op = match name {
+                    "and" => BinaryOp::And,
+                    "or" => BinaryOp::Or,
+                    _ => BinaryOp::Xor,
+                };
+                let r = self.bin(op, ty, a, b);
+                self.write(d, t, r)
+            }
+            "not" | "cnot" | "popc" | "clz" | "brev" => {
+                let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+                let a = self.read(a, t)?;
+                let (r, rt) = match name {
+                    "not" => (self.un(UnaryOp::Not, ty, a), t),
+                    "cnot" => {
+                        let z = self.cmp(CmpOp::Eq, ty, a, FnLower::int_const(ty, 0));
+                        (self.select(ty, z, FnLower::int_const(ty, 1), FnLower::int_const(ty, 0)), t)
+                    }
+                    "popc" => (self.un(UnaryOp::Popcount, ty, a), ScalarType::U32),
+                    "clz" => (self.un(UnaryOp::CountLeadingZeros, ty, a), ScalarType::U32),
+                    _ => (self.un(UnaryOp::BitReverse, ty, a), t),
+                };
+                self.write(d, rt, r)
+            }
+            "shl" | "shr" => {
+                let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                int_type(t, m.inst.span, &m.name())?;
+                let a = self.read(a, t)?;
+                let b = self.read(b, ScalarType::U32)?;
+                let op = match (name, ptx_types::is_signed(t)) {
+                    ("shl", _) => BinaryOp::Shl,
+                    (_, true) => BinaryOp::ShrS,
+                    _ => BinaryOp::ShrU,
+                };
+                let r = self.shift(op, ty, ptx_types::bits(t), a, b);
+                self.write(d, t, r)
+            }
+            "shf" => {
+                // shf.{l,r}.{wrap,clamp}.b32 d, a, b, c: funnel shift of the 64-bit b:a.
+                let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+                let (a, b, c) = (self.read(a, t)?, self.read(b, t)?, self.read(c, ScalarType::U32)?);
+                let n = if m.has("wrap") {
+                    self.bin(BinaryOp::And, Ty::U32, c, FnLower::u32c(31))
+                } else {
+                    self.bin(BinaryOp::MinU, Ty::U32, c, FnLower::u32c(32))
+                };
+                let lo = self.resize(a, Ty::U32, Ty::U64, false);
+                let hi = self.resize(b, Ty::U32, Ty::U64, false);
+                let hi = self.bin(BinaryOp::Shl, Ty::U64, hi, FnLower::u32c(32));
+                let x = self.bin(BinaryOp::Or, Ty::U64, hi, lo);
+                let r = if m.has("l") {
+                    let s = self.bin(BinaryOp::Shl, Ty::U64, x, n);
+                    self.bin(BinaryOp::ShrU, Ty::U64, s, FnLower::u32c(32))
+                } else {
+                    self.bin(BinaryOp::ShrU, Ty::U64, x, n)
+                };
+                let r = self.resize(r, Ty::U64, Ty::U32, false);
+                self.write(d, t, r)
+            }
+            "bfe" => self.bfe(m, t, ty),
+            "bfi" => self.bfi(m, t, ty),
+            "prmt" => self.prmt(m, t),
+            _ => Err(unsupported(format!("`{}`", m.name()), m.inst.span)),
+        }
+    }
+
+    /// `bfe.type d, a, pos, len` (spec §9.7.8.15).
+    fn bfe(&mut self, m: &Mods, t: ScalarType, ty: Ty) -> LResult<()> {
+        let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+        let (a, b, c) = (self.read(a, t)?, self.read(b, ScalarType::U32)?, self.read(c, ScalarType::U32)?);
+        let w = ptx_types::bits(t);
+        let signed = ptx_types::is_signed(t);
+        let pos = self.bin(BinaryOp::And, Ty::U32, b, FnLower::u32c(0xff));
+        let len = self.bin(BinaryOp::And, Ty::U32, c, FnLower::u32c(0xff));
+        let shr = if signed { BinaryOp::ShrS } else { BinaryOp::ShrU };
+        let shifted = self.shift(shr, ty, w, a, pos);
+        // Keep the low `len` bits, filling above with the sign bit (signed) or zeros.
+        let full = self.cmp(CmpOp::GeU, Ty::U32, len, FnLower::u32c(w));
+        let is0 = self.cmp(CmpOp::Eq, Ty::U32, len, FnLower::u32c(0));
+        let up = self.bin(BinaryOp::Sub, Ty::U32, FnLower::u32c(w), len);
+        let up = self.select(Ty::U32, full, FnLower::u32c(0), up);
+        let up = self.select(Ty::U32, is0, FnLower::u32c(0), up);
+        let l = self.bin(BinaryOp::Shl, ty, shifted, up);
+        let r = self.bin(shr, ty, l, up);
+        let r = self.select(ty, is0, FnLower::int_const(ty, 0), r);
+        self.write(d, t, r)
+    }
+
+    /// `bfi.type d, f, b, pos, len` (spec §9.7.8.16).
+    fn bfi(&mut self, m: &Mods, t: ScalarType, ty: Ty) -> LResult<()> {
+        let [d, f, b, c, l] = operands(m.inst, 5)? else { unreachable!() };
+        let (f, b) = (self.read(f, t)?, self.read(b, t)?);
+        let (c, l) = (self.read(c, ScalarType::U32)?, self.read(l, ScalarType::U32)?);
+        let w = ptx_types::bits(t);
+        let pos = self.bin(BinaryOp::And, Ty::U32, c, FnLower::u32c(0xff));
+        let len = self.bin(BinaryOp::And, Ty::U32, l, FnLower::u32c(0xff));
+        let ones = FnLower::int_const(ty, u64::MAX);
+        // mask = ((1 << len) - 1) << pos, clipped to the width.
+        let low = self.shift(BinaryOp::Shl, ty, w, ones, len);
+        let low = self.un(UnaryOp::Not, ty, low);
+        let mask = self.shift(BinaryOp::Shl, ty, w, low, pos);
+        let fs = self.shift(BinaryOp::Shl, ty, w, f, pos);
+        let fs = self.bin(BinaryOp::And, ty, fs, mask);
+        let nm = self.un(UnaryOp::Not, ty, mask);
+        let keep = self.bin(BinaryOp::And, ty, b, nm);
+        let r = self.bin(BinaryOp::Or, ty, keep, fs);
+        self.write(d, t, r)
+    }
+
+    /// `prmt.b32 d, a, b, c` in the default mode (spec §9.7.8.7 "prmt").
+    fn prmt(&mut self, m: &Mods, t: ScalarType) -> LResult<()> {
+        if t != ScalarType::B32 {
+            return Err(Diagnostic::new("`prmt` takes .b32", m.inst.span));
+        }
+        let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+        let (a, b, c) = (self.read(a, t)?, self.read(b, t)?, self.read(c, t)?);
+        let lo = self.resize(a, Ty::U32, Ty::U64, false);
+        let hi = self.resize(b, Ty::U32, Ty::U64, false);
+        let hi = self.bin(BinaryOp::Shl, Ty::U64, hi, FnLower::u32c(32));
+        let x = self.bin(BinaryOp::Or, Ty::U64, hi, lo);
+        let mut r = FnLower::u32c(0);
+        for i in 0..4u32 {
+            let sel = self.bin(BinaryOp::ShrU, Ty::U32, c, FnLower::u32c(4 * i));
+            let idx = self.bin(BinaryOp::And, Ty::U32, sel, FnLower::u32c(7));
+            let sh = self.bin(BinaryOp::Mul, Ty::U32, idx, FnLower::u32c(8));
+            let byte = self.bin(BinaryOp::ShrU, Ty::U64, x, sh);
+            let byte = self.resize(byte, Ty::U64, Ty::U32, false);
+            let byte = self.bin(BinaryOp::And, Ty::U32, byte, FnLower::u32c(0xff));
+            let msb = self.bin(BinaryOp::And, Ty::U32, sel, FnLower::u32c(8));
+            let rep = self.cmp(CmpOp::Ne, Ty::U32, msb, FnLower::u32c(0));
+            let sign = self.bin(BinaryOp::And, Ty::U32, byte, FnLower::u32c(0x80));
+            let neg = self.cmp(CmpOp::Ne, Ty::U32, sign, FnLower::u32c(0));
+            let fill = self.select(Ty::U32, neg, FnLower::u32c(0xff), FnLower::u32c(0));
+            let byte = self.select(Ty::U32, rep, fill, byte);
+            let placed = self.bin(BinaryOp::Shl, Ty::U32, byte, FnLower::u32c(8 * i));
+            r = self.bin(BinaryOp::Or, Ty::U32, r, placed);
+        }
+        self.write(d, t, r)
+    }
+}
+
+fn widen(t: ScalarType) -> Option<ScalarType> {
+    Some(match t {
+        ScalarType::U16 => ScalarType::U32,
+        ScalarType::S16 => ScalarType::S32,
+        ScalarType::U32 => ScalarType::U64,
+        ScalarType::S32 => ScalarType::S64,
+        _ => return None,
+    })
+}

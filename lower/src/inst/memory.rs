@@ -1,0 +1,397 @@
+//! `ld`, `st`, `atom`, `red` (spec §9.7.9.8–9, §9.7.13.5): addresses → words of the IR's
+//! memories, with the generic-address windows, sub-word extraction, alignment and bounds.
+
+use super::Mods;
+use crate::abi;
+use crate::function::{unsupported, FnLower, LResult, Space, Symbol};
+use crate::ir::{AtomicOp, BinaryOp, CmpOp, Expr, Memory, Operand, Stmt, Ty};
+use crate::ptx_types::{self, value_ty};
+use ptxcross_frontend::ast::{self, OperandKind, ScalarType, Span};
+use ptxcross_frontend::Diagnostic;
+
+/// Cache, eviction and ordering qualifiers that do not change single-thread results.
+const IGNORED: [&str; 14] =
+    ["ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "weak", "volatile", "L1::evict_normal", "L1::evict_last", "L1::no_allocate", "L2::evict_normal"];
+
+/// A resolved address: the memory, and a byte offset into it (U32) — or, for generic
+/// addresses, the 64-bit generic address to dispatch on at run time.
+enum Place {
+    Fixed(Memory, Operand),
+    Generic(Operand),
+}
+
+impl FnLower {
+    fn state_space(&self, m: &Mods) -> LResult<Space> {
+        Ok(match m.one_of(&["global", "shared", "shared::cta", "local", "param", "param::entry", "const"]) {
+            Some("global") => Space::Global,
+            Some("shared") | Some("shared::cta") => Space::Shared,
+            Some("local") => Space::Local,
+            Some("param") | Some("param::entry") => Space::Param,
+            Some("const") => Space::Const,
+            _ => {
+                if let Some(s) = m.one_of(&["shared::cluster", "param::func", "tex", "surf"]) {
+                    return Err(unsupported(format!("state space .{s} in `{}`", m.name()), m.inst.span));
+                }
+                Space::Generic
+            }
+        })
+    }
+
+    /// Resolves `[base+offset]` in state space `space`.
+    fn place(&mut self, op: &ast::Operand, space: Space) -> LResult<Place> {
+        let OperandKind::Address(parts) = &op.kind else {
+            return Err(Diagnostic::new("expected an address `[…]`", op.span));
+        };
+        let [part] = parts.as_slice() else {
+            return Err(unsupported("this address form", op.span));
+        };
+        // Split into a base (register or variable) and a constant byte offset.
+        let (base, offset): (Option<&str>, i64) = match &part.kind {
+            OperandKind::Symbol { name, component: None } => (Some(name.as_str()), 0),
+            OperandKind::Expr(e) => match crate::consts::eval(e)? {
+                crate::consts::ConstValue::Int(i) => (None, i as i64),
+                crate::consts::ConstValue::Symbol(s, o) => {
+                    // The symbol may be a register (`[%rd1+8]`) or a variable (`[smem+8]`).
+                    let name: &str = match e {
+                        ast::Expr::Binary { lhs, .. } => match &**lhs {
+                            ast::Expr::Symbol { name, .. } => name,
+                            _ => return Err(unsupported("this address expression", part.span)),
+                        },
+                        ast::Expr::Symbol { name, .. } => name,
+                        _ => return Err(unsupported("this address expression", part.span)),
+                    };
+                    debug_assert_eq!(name, s);
+                    (Some(name), o)
+                }
+                _ => return Err(Diagnostic::new("an address must be an integer", part.span)),
+            },
+            _ => return Err(unsupported("this address form", part.span)),
+        };
+        let sym = match base {
+            Some(name) => Some(
+                self.lookup(name)
+                    .cloned()
+                    .ok_or_else(|| Diagnostic::new(format!("unknown identifier `{name}`"), part.span))?,
+            ),
+            None => None,
+        };
+        let wide = self.address_size == 64;
+        match (space, sym) {
+            (Space::Param, Some(Symbol::Param { offset: p })) => {
+                Ok(Place::Fixed(Memory::Param, FnLower::u32c((p as i64 + offset) as u32)))
+            }
+            (Space::Param, _) => Err(unsupported("`ld.param` through a computed address", op.span)),
+            (_, Some(Symbol::Param { .. })) => Err(Diagnostic::new("a parameter is accessed with `ld.param`", op.span)),
+            (Space::Shared, Some(Symbol::Shared { offset: o })) => {
+                Ok(Place::Fixed(Memory::Shared, FnLower::u32c((o as i64 + offset) as u32)))
+            }
+            (Space::Local, Some(Symbol::Local { offset: o })) => {
+                Ok(Place::Fixed(Memory::Local, FnLower::u32c((o as i64 + offset) as u32)))
+            }
+            (Space::Shared | Space::Local, Some(Symbol::Reg { .. }) | None) => {
+                // Register (or absolute) shared/local address: a byte offset into the array.
+                let a = match base {
+                    Some(_) => {
+                        let t = if wide && self.reg_is_64(base.unwrap_or("")) { ScalarType::U64 } else { ScalarType::U32 };
+                        let v = self.read(&named(part, base.unwrap_or("")), t)?;
+                        let v = self.resize(v, value_ty(t).unwrap_or(Ty::U32), Ty::U32, false);
+                        self.bin(BinaryOp::Add, Ty::U32, v, FnLower::u32c(offset as u32))
+                    }
+                    None => FnLower::u32c(offset as u32),
+                };
+                let mem = if matches!(space, Space::Shared) { Memory::Shared } else { Memory::Local };
+                Ok(Place::Fixed(mem, a))
+            }
+            (Space::Global | Space::Const | Space::Generic, Some(Symbol::Global { offset: o })) => {
+                let base = self.globals_base();
+                let a = self.bin(BinaryOp::Add, Ty::U64, base, FnLower::u64c((o as i64 + offset) as u64));
+                let rel = self.heap_offset(a);
+                Ok(Place::Fixed(Memory::Heap, rel))
+            }
+            (Space::Generic, Some(Symbol::Shared { offset: o })) => {
+                Ok(Place::Fixed(Memory::Shared, FnLower::u32c((o as i64 + offset) as u32)))
+            }
+            (Space::Generic, Some(Symbol::Local { offset: o })) => {
+                Ok(Place::Fixed(Memory::Local, FnLower::u32c((o as i64 + offset) as u32)))
+            }
+            (Space::Global | Space::Const | Space::Generic, Some(Symbol::Reg { .. }) | None) => {
+                let a = match base {
+                    Some(name) => {
+                        let t = if wide { ScalarType::U64 } else { ScalarType::U32 };
+                        let v = self.read(&named(part, name), t)?;
+                        let v = self.resize(v, value_ty(t).unwrap_or(Ty::U64), Ty::U64, false);
+                        self.bin(BinaryOp::Add, Ty::U64, v, FnLower::u64c(offset as u64))
+                    }
+                    None => FnLower::u64c(offset as u64),
+                };
+                if matches!(space, Space::Generic) && (self.has_shared || self.has_local) {
+                    Ok(Place::Generic(a))
+                } else {
+                    let rel = self.heap_offset(a);
+                    Ok(Place::Fixed(Memory::Heap, rel))
+                }
+            }
+            (s, Some(sym)) => Err(Diagnostic::new(format!("{sym:?} cannot be accessed in state space {s:?}"), op.span)),
+        }
+    }
+
+    fn reg_is_64(&self, name: &str) -> bool {
+        matches!(self.lookup(name), Some(Symbol::Reg { var, .. }) if self.vars[var.index()].ty == Ty::U64)
+    }
+
+    /// Byte offset into the heap of a 64-bit global address, saturated so that any address
+    /// outside the heap window is out of range (never wraps into it).
+    fn heap_offset(&mut self, addr: Operand) -> Operand {
+        let rel = self.bin(BinaryOp::Sub, Ty::U64, addr, FnLower::u64c(abi::HEAP_BASE));
+        let big = self.cmp(CmpOp::GeU, Ty::U64, rel, FnLower::u64c(0xffff_fff0));
+        let lo = self.resize(rel, Ty::U64, Ty::U32, false);
+        self.select(Ty::U32, big, FnLower::u32c(0xffff_fff0), lo)
+    }
+
+    /// Runs `f` on the memory a generic address points into (shared window, local window, or
+    /// heap), with the byte offset into that memory.
+    fn on_place(&mut self, place: Place, mut f: impl FnMut(&mut Self, Memory, Operand) -> LResult<()>) -> LResult<()> {
+        match place {
+            Place::Fixed(mem, off) => f(self, mem, off),
+            Place::Generic(a) => {
+                let heap = self.collect(|s| {
+                    let rel = s.heap_offset(a);
+                    f(s, Memory::Heap, rel)
+                })?;
+                let mut otherwise = heap;
+                for (mem, base, present) in [
+                    (Memory::Local, abi::LOCAL_WINDOW_BASE, self.has_local),
+                    (Memory::Shared, abi::SHARED_WINDOW_BASE, self.has_shared),
+                ] {
+                    if !present {
+                        continue;
+                    }
+                    let rel = self.bin(BinaryOp::Sub, Ty::U64, a, FnLower::u64c(base));
+                    let inside = self.cmp(CmpOp::LtU, Ty::U64, rel, FnLower::u64c(abi::WINDOW_SIZE));
+                    let body = self.collect(|s| {
+                        let off = s.resize(rel, Ty::U64, Ty::U32, false);
+                        f(s, mem, off)
+                    })?;
+                    otherwise = crate::ir::Block { stmts: vec![Stmt::If { cond: inside, then_body: body, else_body: otherwise }] };
+                }
+                self.emit_stack.last_mut().expect("emit stack").extend(otherwise.stmts);
+                Ok(())
+            }
+        }
+    }
+
+    fn check_alignment(&mut self, off: Operand, size: u32) {
+        if size <= 1 {
+            return;
+        }
+        let low = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(size.min(8) - 1));
+        let mis = self.cmp(CmpOp::Ne, Ty::U32, low, FnLower::u32c(0));
+        if mis != Operand::Const(crate::ir::Const::Bool(false)) {
+            let body = crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] };
+            self.emit_if(mis, body, crate::ir::Block::new());
+        }
+    }
+
+    /// Loads `size` bytes (1, 2, 4, 8) at byte `off` of `mem`: U32 (zero-extended) or U64.
+    fn load_bytes(&mut self, mem: Memory, off: Operand, size: u32) -> Operand {
+        self.check_alignment(off, size);
+        let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
+        let w = self.value(Ty::U32, Expr::LoadWord { memory: mem, index: idx });
+        match size {
+            4 => w,
+            8 => {
+                let idx1 = self.bin(BinaryOp::Add, Ty::U32, idx, FnLower::u32c(1));
+                let hi = self.value(Ty::U32, Expr::LoadWord { memory: mem, index: idx1 });
+                let lo = self.resize(w, Ty::U32, Ty::U64, false);
+                let hi = self.resize(hi, Ty::U32, Ty::U64, false);
+                let hi = self.bin(BinaryOp::Shl, Ty::U64, hi, FnLower::u32c(32));
+                self.bin(BinaryOp::Or, Ty::U64, hi, lo)
+            }
+            _ => {
+                let byte = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(3));
+                let sh = self.bin(BinaryOp::Mul, Ty::U32, byte, FnLower::u32c(8));
+                let v = self.bin(BinaryOp::ShrU, Ty::U32, w, sh);
+                self.bin(BinaryOp::And, Ty::U32, v, FnLower::u32c(((1u64 << (size * 8)) - 1) as u32))
+            }
+        }
+    }
+
+    /// Stores the low `size` bytes of `v` (U32, or U64 for 8) at byte `off` of `mem`.
+    /// Sub-word stores to shared/global memory are atomic AND/OR on the word so that
+    /// neighbouring bytes written by other threads are never lost.
+    fn store_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
+        self.check_alignment(off, size);
+        let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
+        match size {
+            4 => self.push(Stmt::StoreWord { memory: mem, index: idx, value: v }),
+            8 => {
+                let lo = self.resize(v, Ty::U64, Ty::U32, false);
+                let hi = self.bin(BinaryOp::ShrU, Ty::U64, v, FnLower::u32c(32));
+                let hi = self.resize(hi, Ty::U64, Ty::U32, false);
+                let idx1 = self.bin(BinaryOp::Add, Ty::U32, idx, FnLower::u32c(1));
+                self.push(Stmt::StoreWord { memory: mem, index: idx, value: lo });
+                self.push(Stmt::StoreWord { memory: mem, index: idx1, value: hi });
+            }
+            _ => {
+                let mask = ((1u64 << (size * 8)) - 1) as u32;
+                let byte = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(3));
+                let sh = self.bin(BinaryOp::Mul, Ty::U32, byte, FnLower::u32c(8));
+                let bits = self.bin(BinaryOp::And, Ty::U32, v, FnLower::u32c(mask));
+                let bits = self.bin(BinaryOp::Shl, Ty::U32, bits, sh);
+                let m = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(mask), sh);
+                let keep = self.un(crate::ir::UnaryOp::Not, Ty::U32, m);
+                if mem == Memory::Local {
+                    let w = self.value(Ty::U32, Expr::LoadWord { memory: mem, index: idx });
+                    let w = self.bin(BinaryOp::And, Ty::U32, w, keep);
+                    let w = self.bin(BinaryOp::Or, Ty::U32, w, bits);
+                    self.push(Stmt::StoreWord { memory: mem, index: idx, value: w });
+                } else {
+                    for (op, val) in [(AtomicOp::And, keep), (AtomicOp::Or, bits)] {
+                        let t = self.new_var(Ty::U32, "t");
+                        self.assign(
+                            t,
+                            Expr::AtomicWord { memory: mem, op, index: idx, value: val, comparand: None },
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    /// `ld{.ss}{.cop}{.vec}.type d, [a]`.
+    pub(super) fn ld(&mut self, m: &Mods) -> LResult<()> {
+        let mut allowed: Vec<&str> = IGNORED.to_vec();
+        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::entry", "const", "v2", "v4"]);
+        m.only(&allowed)?;
+        let t = m.ty()?;
+        let space = self.state_space(m)?;
+        let [d, a] = super::operands(m.inst, 2)? else { unreachable!() };
+        let size = t.size_bytes();
+        if !matches!(size, 1 | 2 | 4 | 8) || t == ScalarType::Pred {
+            return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
+        }
+        let dests: Vec<&ast::Operand> = match &d.kind {
+            OperandKind::Vector(v) => v.iter().collect(),
+            _ => vec![d],
+        };
+        let place = self.place(a, space)?;
+        let ty = value_ty(t).unwrap_or(Ty::U32);
+        let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
+        // One result variable per element, filled in whichever window the address is in.
+        let results: Vec<_> = dests.iter().map(|_| self.new_var(raw_ty, "loaded")).collect();
+        self.on_place(place, |s, mem, off| {
+            for (i, r) in results.iter().enumerate() {
+                let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
+                let v = s.load_bytes(mem, o, size);
+                s.assign(*r, Expr::Use(v));
+            }
+            Ok(())
+        })?;
+        for (dst, r) in dests.iter().zip(results) {
+            let v = Operand::Var(r);
+            let v = if size < 4 { self.canonicalize(v, t) } else { v };
+            let v = self.fit(v, raw_ty, ty, t);
+            self.write(dst, t, v)?;
+        }
+        Ok(())
+    }
+
+    /// `st{.ss}{.cop}{.vec}.type [a], b`.
+    pub(super) fn st(&mut self, m: &Mods) -> LResult<()> {
+        let mut allowed: Vec<&str> = IGNORED.to_vec();
+        allowed.extend(["global", "shared", "shared::cta", "local", "param", "v2", "v4"]);
+        m.only(&allowed)?;
+        let t = m.ty()?;
+        let space = self.state_space(m)?;
+        if matches!(space, Space::Param | Space::Const) {
+            return Err(unsupported(format!("`{}` (stores to parameter/constant space)", m.name()), m.inst.span));
+        }
+        let [a, b] = super::operands(m.inst, 2)? else { unreachable!() };
+        let size = t.size_bytes();
+        if !matches!(size, 1 | 2 | 4 | 8) || t == ScalarType::Pred {
+            return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
+        }
+        let srcs: Vec<&ast::Operand> = match &b.kind {
+            OperandKind::Vector(v) => v.iter().collect(),
+            _ => vec![b],
+        };
+        let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
+        let mut values = Vec::new();
+        for s in &srcs {
+            let v = self.read(s, t)?;
+            let vt = self.operand_ty(v);
+            values.push(self.fit(v, vt, raw_ty, t));
+        }
+        let place = self.place(a, space)?;
+        self.on_place(place, |s, mem, off| {
+            for (i, v) in values.iter().enumerate() {
+                let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
+                s.store_bytes(mem, o, size, *v);
+            }
+            Ok(())
+        })
+    }
+
+    /// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and `red` (no result), 32-bit.
+    pub(super) fn atom(&mut self, m: &Mods) -> LResult<()> {
+        let is_red = m.inst.opcode.name == "red";
+        m.only(&[
+            "global", "shared", "shared::cta", "relaxed", "gpu", "cta", "add", "and", "or", "xor", "exch", "min", "max",
+            "cas", "inc", "dec",
+        ])?;
+        let t = m.ty()?;
+        if !matches!(t, ScalarType::U32 | ScalarType::S32 | ScalarType::B32) {
+            return Err(unsupported(format!("`{}` (only 32-bit integer atomics are implemented)", m.name()), m.inst.span));
+        }
+        let op_name = m
+            .one_of(&["add", "and", "or", "xor", "exch", "min", "max", "cas", "inc", "dec"])
+            .ok_or_else(|| Diagnostic::new(format!("`{}` needs an operation", m.name()), m.inst.span))?;
+        let signed = ptx_types::is_signed(t);
+        let op = match op_name {
+            "add" => AtomicOp::Add,
+            "and" => AtomicOp::And,
+            "or" => AtomicOp::Or,
+            "xor" => AtomicOp::Xor,
+            "exch" => AtomicOp::Exchange,
+            "min" if signed => AtomicOp::MinS,
+            "max" if signed => AtomicOp::MaxS,
+            "min" => AtomicOp::MinU,
+            "max" => AtomicOp::MaxU,
+            "cas" => AtomicOp::CompareExchange,
+            o => return Err(unsupported(format!("atomic .{o}"), m.inst.span)),
+        };
+        let ops = &m.inst.operands;
+        let (dst, rest) = if is_red { (None, &ops[..]) } else { (ops.first(), ops.get(1..).unwrap_or(&[])) };
+        let want = if op == AtomicOp::CompareExchange { 3 } else { 2 };
+        if rest.len() != want {
+            return Err(Diagnostic::new(format!("`{}` takes {} operands", m.name(), want + dst.is_some() as usize), m.inst.span));
+        }
+        let space = self.state_space(m)?;
+        let (value, comparand) = if op == AtomicOp::CompareExchange {
+            (self.read(&rest[2], t)?, Some(self.read(&rest[1], t)?))
+        } else {
+            (self.read(&rest[1], t)?, None)
+        };
+        let place = self.place(&rest[0], space)?;
+        let result = self.new_var(Ty::U32, "atomic old");
+        let span: Span = m.inst.span;
+        self.on_place(place, |s, mem, off| {
+            if mem == Memory::Local {
+                return Err(unsupported("atomics on local memory", span));
+            }
+            s.check_alignment(off, 4);
+            let idx = s.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
+            s.assign(result, Expr::AtomicWord { memory: mem, op, index: idx, value, comparand });
+            Ok(())
+        })?;
+        if let Some(d) = dst {
+            self.write(d, t, Operand::Var(result))?;
+        }
+        Ok(())
+    }
+}
+
+/// A symbol operand naming register `name` (inside `[%rd1+8]` it is part of an expression).
+fn named(part: &ast::Operand, name: &str) -> ast::Operand {
+    ast::Operand { kind: OperandKind::Symbol { name: name.to_string(), component: None }, span: part.span }
+}

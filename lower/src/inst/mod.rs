@@ -1,0 +1,141 @@
+//! Instruction lowering (spec chapter 9), one module per instruction family. Each lowering
+//! accepts exactly the modifiers it implements: anything else is "not supported yet", never
+//! a guess.
+
+mod control;
+mod convert;
+mod float;
+mod int;
+mod memory;
+mod moves;
+
+use crate::function::{unsupported, FnLower, LResult};
+use crate::ptx_types;
+use ptxcross_frontend::ast::{self, Instruction, ScalarType, Span};
+use ptxcross_frontend::Diagnostic;
+
+/// An instruction's modifiers with helpers to query and check them.
+pub struct Mods<'i> {
+    pub inst: &'i Instruction,
+}
+
+impl<'i> Mods<'i> {
+    pub fn has(&self, m: &str) -> bool {
+        self.inst.modifiers.iter().any(|x| x.text == m)
+    }
+    /// Type modifiers in order of appearance.
+    pub fn types(&self) -> Vec<ScalarType> {
+        self.inst.modifiers.iter().filter_map(|m| ScalarType::from_suffix(&m.text)).collect()
+    }
+    /// The single type of a one-type instruction.
+    pub fn ty(&self) -> LResult<ScalarType> {
+        match self.types().as_slice() {
+            [t] => Ok(*t),
+            [] => Err(Diagnostic::new(format!("`{}` needs a type modifier", self.name()), self.inst.span)),
+            _ => Err(Diagnostic::new(format!("`{}` takes one type modifier", self.name()), self.inst.span)),
+        }
+    }
+    pub fn name(&self) -> String {
+        let mut s = self.inst.opcode.name.clone();
+        for m in &self.inst.modifiers {
+            s.push('.');
+            s.push_str(&m.text);
+        }
+        s
+    }
+    /// Errors on the first modifier that is neither a type nor in `allowed`.
+    pub fn only(&self, allowed: &[&str]) -> LResult<()> {
+        for m in &self.inst.modifiers {
+            if ScalarType::from_suffix(&m.text).is_none() && !allowed.contains(&m.text.as_str()) {
+                return Err(unsupported(format!("`.{}` on `{}`", m.text, self.name()), m.span));
+            }
+        }
+        Ok(())
+    }
+    /// The first of `options` present.
+    pub fn one_of(&self, options: &[&'static str]) -> Option<&'static str> {
+        options.iter().copied().find(|o| self.has(o))
+    }
+}
+
+/// Checks the operand count.
+pub fn operands(inst: &Instruction, n: usize) -> LResult<&[ast::Operand]> {
+    if inst.operands.len() != n {
+        return Err(Diagnostic::new(
+            format!("`{}` takes {} operands, found {}", inst.opcode.name, n, inst.operands.len()),
+            inst.span,
+        ));
+    }
+    Ok(&inst.operands)
+}
+
+pub fn int_type(t: ScalarType, span: Span, what: &str) -> LResult<()> {
+    if ptx_types::is_int(t) {
+        Ok(())
+    } else {
+        Err(Diagnostic::new(format!("`{what}` needs an integer type, found .{}", t.suffix()), span))
+    }
+}
+
+impl FnLower {
+    /// Lowers one instruction (its guard included) into the CFG under construction.
+    pub fn instruction(&mut self, inst: &Instruction) -> LResult<()> {
+        let op = inst.opcode.name.as_str();
+        // Control transfers shape the CFG themselves, guard included.
+        match op {
+            "bra" | "ret" | "exit" | "brx" | "trap" => return self.control(inst),
+            "bar" | "barrier" => {
+                if inst.guard.is_some() {
+                    return Err(unsupported("a predicated barrier", inst.span));
+                }
+                return self.barrier(inst);
+            }
+            _ => {}
+        }
+        match &inst.guard {
+            None => self.plain(inst),
+            Some(g) => {
+                let p = self.read(
+                    &ast::Operand { kind: ast::OperandKind::Symbol { name: g.pred.name.clone(), component: None }, span: g.span },
+                    ScalarType::Pred,
+                )?;
+                let body = self.collect(|s| s.plain(inst))?;
+                let (t, e) = if g.negated { (ir_block(), body) } else { (body, ir_block()) };
+                self.emit_if(p, t, e);
+                Ok(())
+            }
+        }
+    }
+
+    fn plain(&mut self, inst: &Instruction) -> LResult<()> {
+        let m = Mods { inst };
+        match inst.opcode.name.as_str() {
+            "mov" => self.mov(&m),
+            "cvta" => self.cvta(&m),
+            "setp" => self.setp(&m),
+            "selp" => self.selp(&m),
+            "add" | "sub" | "mul" | "mad" | "fma" | "div" | "rem" | "min" | "max" | "abs" | "neg" => {
+                let types = m.types();
+                if types.iter().any(|t| ptx_types::is_float(*t) || ptx_types::is_half(*t)) {
+                    self.float_arith(&m)
+                } else {
+                    self.int_arith(&m)
+                }
+            }
+            "and" | "or" | "xor" | "not" | "cnot" | "shl" | "shr" | "popc" | "clz" | "brev" | "bfe" | "bfi" | "prmt"
+            | "shf" => self.bitwise(&m),
+            "sqrt" | "rcp" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh" | "copysign" | "testp" => {
+                self.float_special(&m)
+            }
+            "cvt" => self.cvt(&m),
+            "ld" | "ldu" => self.ld(&m),
+            "st" => self.st(&m),
+            "atom" | "red" => self.atom(&m),
+            _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
+        }
+    }
+}
+
+fn ir_block() -> crate::ir::Block {
+    crate::ir::Block::new()
+}

@@ -1,0 +1,254 @@
+//! `mov`, `cvta`, `setp`, `selp` (spec §9.7.9.x, §9.7.3).
+
+use super::{operands, Mods};
+use crate::abi;
+use crate::function::{unsupported, FnLower, LResult};
+use crate::ir::{BinaryOp, CmpOp, ConvertOp, Operand, Ty, UnaryOp};
+use crate::ptx_types::{self, value_ty};
+use ptxcross_frontend::ast::{OperandKind, ScalarType};
+use ptxcross_frontend::Diagnostic;
+
+impl FnLower {
+    pub(super) fn mov(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&[])?;
+        let t = m.ty()?;
+        let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+        match (&d.kind, &a.kind) {
+            // mov.b64 %rd, {lo, hi} / mov.b32 %r, {h0, h1}: pack.
+            (_, OperandKind::Vector(parts)) => {
+                let (pt, n) = split_type(t, parts.len(), m)?;
+                let mut acc = FnLower::int_const(value_ty(t).unwrap_or(Ty::U32), 0);
+                let wide = value_ty(t) == Some(Ty::U64);
+                let ty = if wide { Ty::U64 } else { Ty::U32 };
+                for (i, p) in parts.iter().enumerate() {
+                    let v = self.read(p, pt)?;
+                    let v = self.resize(v, Ty::U32, ty, false);
+                    let v = if ptx_types::bits(pt) < 32 {
+                        let mask = FnLower::int_const(ty, (1u64 << ptx_types::bits(pt)) - 1);
+                        self.bin(BinaryOp::And, ty, v, mask)
+                    } else {
+                        v
+                    };
+                    let sh = self.bin(BinaryOp::Shl, ty, v, FnLower::u32c((i as u32) * n));
+                    acc = self.bin(BinaryOp::Or, ty, acc, sh);
+                }
+                self.write(d, t, acc)
+            }
+            // mov.b64 {lo, hi}, %rd: unpack.
+            (OperandKind::Vector(parts), _) => {
+                let (pt, n) = split_type(t, parts.len(), m)?;
+                let wide = value_ty(t) == Some(Ty::U64);
+                let ty = if wide { Ty::U64 } else { Ty::U32 };
+                let v = self.read(a, bits_type(t))?;
+                for (i, p) in parts.iter().enumerate() {
+                    let sh = self.bin(BinaryOp::ShrU, ty, v, FnLower::u32c(i as u32 * n));
+                    let part = self.resize(sh, ty, Ty::U32, false);
+                    let part = if n < 32 { self.bin(BinaryOp::And, Ty::U32, part, FnLower::u32c(((1u64 << n) - 1) as u32)) } else { part };
+                    self.write(p, pt, part)?;
+                }
+                Ok(())
+            }
+            _ => {
+                let v = self.read(a, t)?;
+                self.write(d, t, v)
+            }
+        }
+    }
+
+    /// `cvta.space.size d, a` (to generic) / `cvta.to.space.size d, a` (from generic).
+    pub(super) fn cvta(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["to", "global", "shared", "local", "const", "param", "shared::cta"])?;
+        let t = m.ty()?;
+        if !matches!(t, ScalarType::U32 | ScalarType::U64) {
+            return Err(Diagnostic::new("`cvta` takes .u32 or .u64", m.inst.span));
+        }
+        let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+        let v = self.read(a, t)?;
+        let v = self.resize(v, value_ty(t).unwrap_or(Ty::U64), Ty::U64, false);
+        let base = match m.one_of(&["global", "shared", "shared::cta", "local", "const", "param"]) {
+            // Global (and const/param, which live in the heap) addresses are generic addresses.
+            Some("global") | Some("const") => 0,
+            Some("shared") | Some("shared::cta") => abi::SHARED_WINDOW_BASE,
+            Some("local") => abi::LOCAL_WINDOW_BASE,
+            Some(s) => return Err(unsupported(format!("`cvta` with .{s}"), m.inst.span)),
+            None => return Err(Diagnostic::new("`cvta` needs a state space", m.inst.span)),
+        };
+        let r = if base == 0 {
+            v
+        } else if m.has("to") {
+            self.bin(BinaryOp::Sub, Ty::U64, v, FnLower::u64c(base))
+        } else {
+            self.bin(BinaryOp::Add, Ty::U64, v, FnLower::u64c(base))
+        };
+        let r = self.resize(r, Ty::U64, value_ty(t).unwrap_or(Ty::U64), false);
+        self.write(d, t, r)
+    }
+
+    /// `setp.cmp[.bool].type p[|q], a, b[, {!}c]`.
+    pub(super) fn setp(&mut self, m: &Mods) -> LResult<()> {
+        const CMPS: [&str; 20] = [
+            "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num",
+            "nan", "", "",
+        ];
+        let mut allowed: Vec<&str> = CMPS.iter().copied().filter(|s| !s.is_empty()).collect();
+        allowed.extend(["and", "or", "xor", "ftz"]);
+        m.only(&allowed)?;
+        let t = m.ty()?;
+        let cmp = m
+            .one_of(&CMPS[..18])
+            .ok_or_else(|| Diagnostic::new("`setp` needs a comparison (.eq, .lt, …)", m.inst.span))?;
+        let bool_op = m.one_of(&["and", "or", "xor"]);
+        let ops = &m.inst.operands;
+        let expected = if bool_op.is_some() { 4 } else { 3 };
+        if ops.len() != expected {
+            return Err(Diagnostic::new(format!("`{}` takes {expected} operands", m.name()), m.inst.span));
+        }
+        let a = self.read(&ops[1], t)?;
+        let b = self.read(&ops[2], t)?;
+        let a = if m.has("ftz") { self.flush_denormal(a, t) } else { a };
+        let b = if m.has("ftz") { self.flush_denormal(b, t) } else { b };
+        let r = self.compare(cmp, t, a, b, m)?;
+        let (r, nr) = match bool_op {
+            None => {
+                let nr = self.un(UnaryOp::Not, Ty::Bool, r);
+                (r, nr)
+            }
+            Some(bop) => {
+                let c = self.read(&ops[3], ScalarType::Pred)?;
+                let op = match bop {
+                    "and" => BinaryOp::And,
+                    "or" => BinaryOp::Or,
+                    _ => BinaryOp::Xor,
+                };
+                let nr0 = self.un(UnaryOp::Not, Ty::Bool, r);
+                (self.bin(op, Ty::Bool, r, c), self.bin(op, Ty::Bool, nr0, c))
+            }
+        };
+        match &ops[0].kind {
+            OperandKind::Pair(p, q) => {
+                self.write(p, ScalarType::Pred, r)?;
+                self.write(q, ScalarType::Pred, nr)
+            }
+            _ => self.write(&ops[0], ScalarType::Pred, r),
+        }
+    }
+
+    /// One comparison `a cmp b` of PTX type `t` (spec §9.7.1 Table "Operators for signed/
+    /// unsigned integer, bit-size and floating-point comparisons").
+    pub fn compare(&mut self, cmp: &str, t: ScalarType, a: Operand, b: Operand, m: &Mods) -> LResult<Operand> {
+        let ty = value_ty(t).ok_or_else(|| unsupported(format!("comparisons of .{}", t.suffix()), m.inst.span))?;
+        if ptx_types::is_half(t) {
+            return Err(unsupported(format!("`{}` on half-precision values", m.name()), m.inst.span));
+        }
+        if ptx_types::is_float(t) {
+            let ordered = |s: &mut FnLower, op: CmpOp| s.cmp(op, ty, a, b);
+            let unordered = |s: &mut FnLower, op: CmpOp| {
+                // x u-op y = !(x inverse-ordered-op y): true when either is NaN.
+                let r = s.cmp(op, ty, a, b);
+                s.un(UnaryOp::Not, Ty::Bool, r)
+            };
+            return Ok(match cmp {
+                "eq" => ordered(self, CmpOp::FEq),
+                "ne" => ordered(self, CmpOp::FNe),
+                "lt" => ordered(self, CmpOp::FLt),
+                "le" => ordered(self, CmpOp::FLe),
+                "gt" => ordered(self, CmpOp::FGt),
+                "ge" => ordered(self, CmpOp::FGe),
+                "equ" => {
+                    // equ = !(a ne b) where ne is ordered: true if equal or unordered.
+                    unordered(self, CmpOp::FNe)
+                }
+                "neu" => unordered(self, CmpOp::FEq),
+                "ltu" => unordered(self, CmpOp::FGe),
+                "leu" => unordered(self, CmpOp::FGt),
+                "gtu" => unordered(self, CmpOp::FLe),
+                "geu" => unordered(self, CmpOp::FLt),
+                "num" => {
+                    let na = self.is_nan(a, t);
+                    let nb = self.is_nan(b, t);
+                    let any = self.bin(BinaryOp::Or, Ty::Bool, na, nb);
+                    self.un(UnaryOp::Not, Ty::Bool, any)
+                }
+                "nan" => {
+                    let na = self.is_nan(a, t);
+                    let nb = self.is_nan(b, t);
+                    self.bin(BinaryOp::Or, Ty::Bool, na, nb)
+                }
+                _ => return Err(Diagnostic::new(format!("`.{cmp}` does not apply to floats"), m.inst.span)),
+            });
+        }
+        if ty == Ty::Bool {
+            return Ok(match cmp {
+                "eq" => {
+                    let x = self.bin(BinaryOp::Xor, Ty::Bool, a, b);
+                    self.un(UnaryOp::Not, Ty::Bool, x)
+                }
+                "ne" => self.bin(BinaryOp::Xor, Ty::Bool, a, b),
+                _ => return Err(Diagnostic::new(format!("`.{cmp}` does not apply to predicates"), m.inst.span)),
+            });
+        }
+        let signed = ptx_types::is_signed(t);
+        let bitsize = matches!(t, ScalarType::B8 | ScalarType::B16 | ScalarType::B32 | ScalarType::B64);
+        let op = match cmp {
+            "eq" => CmpOp::Eq,
+            "ne" => CmpOp::Ne,
+            _ if bitsize => {
+                return Err(Diagnostic::new(format!("`.{cmp}` does not apply to bit-size types"), m.inst.span))
+            }
+            "lt" if signed => CmpOp::LtS,
+            "le" if signed => CmpOp::LeS,
+            "gt" if signed => CmpOp::GtS,
+            "ge" if signed => CmpOp::GeS,
+            "lt" | "lo" => CmpOp::LtU,
+            "le" | "ls" => CmpOp::LeU,
+            "gt" | "hi" => CmpOp::GtU,
+            "ge" | "hs" => CmpOp::GeU,
+            _ => return Err(Diagnostic::new(format!("`.{cmp}` does not apply to .{}", t.suffix()), m.inst.span)),
+        };
+        Ok(self.cmp(op, ty, a, b))
+    }
+
+    /// NaN test on the bits (robust where a target's float compare is not).
+    pub fn is_nan(&mut self, v: Operand, t: ScalarType) -> Operand {
+        if t == ScalarType::F64 {
+            let b = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, v);
+            let a = self.bin(BinaryOp::And, Ty::U64, b, FnLower::u64c(0x7fff_ffff_ffff_ffff));
+            self.cmp(CmpOp::GtU, Ty::U64, a, FnLower::u64c(0x7ff0_0000_0000_0000))
+        } else {
+            let b = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, v);
+            let a = self.bin(BinaryOp::And, Ty::U32, b, FnLower::u32c(0x7fff_ffff));
+            self.cmp(CmpOp::GtU, Ty::U32, a, FnLower::u32c(0x7f80_0000))
+        }
+    }
+
+    /// `selp.type d, a, b, c`: d = c ? a : b.
+    pub(super) fn selp(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&[])?;
+        let t = m.ty()?;
+        let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+        let ty = value_ty(t).ok_or_else(|| unsupported(format!("`selp.{}`", t.suffix()), m.inst.span))?;
+        let (a, b, c) = (self.read(a, t)?, self.read(b, t)?, self.read(c, ScalarType::Pred)?);
+        let r = self.select(ty, c, a, b);
+        self.write(d, t, r)
+    }
+}
+
+/// For `mov` packing: the element type and bit width of each of `n` parts of `t`.
+fn split_type(t: ScalarType, n: usize, m: &Mods) -> LResult<(ScalarType, u32)> {
+    let total = ptx_types::bits(t);
+    let part = match (total, n) {
+        (64, 2) => ScalarType::B32,
+        (64, 4) | (32, 2) => ScalarType::B16,
+        (32, 4) | (16, 2) => ScalarType::B8,
+        _ => return Err(Diagnostic::new(format!("`{}` cannot split into {n} parts", m.name()), m.inst.span)),
+    };
+    Ok((part, total / n as u32))
+}
+
+fn bits_type(t: ScalarType) -> ScalarType {
+    match ptx_types::bits(t) {
+        64 => ScalarType::B64,
+        16 => ScalarType::B16,
+        _ => ScalarType::B32,
+    }
+}
