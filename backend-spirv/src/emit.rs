@@ -645,7 +645,18 @@ impl Emitter {
             Expr::Binary { op, ty, lhs, rhs } => {
                 let l = self.operand_of(kernel, lhs, ty, "binary lhs")?;
                 let rty = if matches!(op, BinaryOp::Shl | BinaryOp::ShrU | BinaryOp::ShrS) { Ty::U32 } else { ty };
-                let r = self.operand_of(kernel, rhs, rty, "binary rhs")?;
+                let mut r = self.operand_of(kernel, rhs, rty, "binary rhs")?;
+                if rty != ty && ty == Ty::U64 {
+                    // 64-bit shift: give the amount the base's width. SPIR-V allows mixed
+                    // widths, but not every driver has been robust with them.
+                    r = match rhs {
+                        Operand::Const(Const::U32(c)) => self.konst(Const::U64(c as u64)),
+                        _ => {
+                            let t = self.ty(Ty::U64);
+                            self.op(Op::UConvert, t, &[r])?
+                        }
+                    };
+                }
                 Ok((self.binary(op, ty, l, r)?, ty))
             }
             Expr::Fma { ty, a, b, c } => {
@@ -884,10 +895,8 @@ impl Emitter {
                     ShrU => Op::ShiftRightLogical,
                     _ => Op::ShiftRightArithmetic,
                 };
-                // Same-width shift amount: valid either way, but not every driver has been
-                // robust with mixed widths.
-                let amount = if ty == Ty::U64 { self.op(Op::UConvert, t, &[r])? } else { r };
-                self.op(o, t, &[l, amount])
+                // (64-bit shift amounts were widened by the caller.)
+                self.op(o, t, &[l, r])
             }
             MinU | MinS | MaxU | MaxS if int => {
                 let inst = match op {

@@ -10,3 +10,9 @@ fn vecadd_validates() {
     assert!(text.contains("OpEntryPoint GLCompute"), "{text}");
     eprintln!("{text}");
 }
+
+#[test]
+fn vecadd_naga() {
+    let words = check(&module(vec![vecadd()]));
+    naga_check(&words).unwrap();
+}

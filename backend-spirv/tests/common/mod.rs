@@ -184,3 +184,42 @@ pub fn naga_check(words: &[u32]) -> Result<(), String> {
         .map_err(|e| format!("naga validation: {e:?}"))?;
     Ok(())
 }
+
+/// The module's `OpCapability` operands, e.g. `["Shader", "Int64"]`.
+pub fn capabilities(words: &[u32]) -> Vec<String> {
+    let m = rspirv::dr::load_words(words).expect("emitted words parse");
+    m.capabilities.iter().map(|i| format!("{}", i.operands[0])).collect()
+}
+
+/// Emits and expects an `InvalidIr` error (never a panic, never an `Ok`).
+pub fn expect_invalid(m: &Module, needle: &str) {
+    match ptxcross_spirv::emit(m) {
+        Ok(_) => panic!("emit accepted invalid IR (expected an error containing {needle:?})"),
+        Err(e) => {
+            assert!(matches!(e.kind, ptxcross_spirv::EmitErrorKind::InvalidIr(_)), "{e}");
+            let msg = e.to_string();
+            assert!(msg.contains(needle), "error {msg:?} does not mention {needle:?}");
+        }
+    }
+}
+
+/// naga's verdict, printed, never asserted (naga's SPIR-V reader rejects some valid modules).
+pub fn naga_report(what: &str, words: &[u32]) {
+    match naga_check(words) {
+        Ok(()) => eprintln!("naga: {what}: ok"),
+        Err(e) => eprintln!("naga: {what}: {}", e.lines().next().unwrap_or("")),
+    }
+}
+
+pub const ALL_TYS: [Ty; 5] = [Ty::Bool, Ty::U32, Ty::U64, Ty::F32, Ty::F64];
+
+/// A constant of type `ty` (nonzero where that matters, e.g. divisors).
+pub fn const_of(ty: Ty) -> Operand {
+    match ty {
+        Ty::Bool => cb(true),
+        Ty::U32 => c32(7),
+        Ty::U64 => c64(0x1_0000_0007),
+        Ty::F32 => cf32(1.5),
+        Ty::F64 => cf64(-2.25),
+    }
+}

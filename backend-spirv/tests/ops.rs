@@ -1,0 +1,317 @@
+//! Every unary / binary / compare / convert / fma / select op on every type: each combination
+//! the IR accepts emits and validates (all in one kernel per category); each other
+//! combination is refused with an `InvalidIr` error.
+
+mod common;
+
+use common::*;
+use ptxcross_lower::ir::*;
+
+const UNARY: [UnaryOp; 12] = [
+    UnaryOp::Not,
+    UnaryOp::Neg,
+    UnaryOp::FNeg,
+    UnaryOp::FAbs,
+    UnaryOp::FSqrt,
+    UnaryOp::FFloor,
+    UnaryOp::FCeil,
+    UnaryOp::FTrunc,
+    UnaryOp::FRoundEven,
+    UnaryOp::Popcount,
+    UnaryOp::CountLeadingZeros,
+    UnaryOp::BitReverse,
+];
+
+const BINARY: [BinaryOp; 25] = [
+    BinaryOp::Add,
+    BinaryOp::Sub,
+    BinaryOp::Mul,
+    BinaryOp::MulHiU,
+    BinaryOp::MulHiS,
+    BinaryOp::DivU,
+    BinaryOp::DivS,
+    BinaryOp::RemU,
+    BinaryOp::RemS,
+    BinaryOp::And,
+    BinaryOp::Or,
+    BinaryOp::Xor,
+    BinaryOp::Shl,
+    BinaryOp::ShrU,
+    BinaryOp::ShrS,
+    BinaryOp::MinU,
+    BinaryOp::MinS,
+    BinaryOp::MaxU,
+    BinaryOp::MaxS,
+    BinaryOp::FAdd,
+    BinaryOp::FSub,
+    BinaryOp::FMul,
+    BinaryOp::FDiv,
+    BinaryOp::FMin,
+    BinaryOp::FMax,
+];
+
+const CMP: [CmpOp; 16] = [
+    CmpOp::Eq,
+    CmpOp::Ne,
+    CmpOp::LtU,
+    CmpOp::LeU,
+    CmpOp::GtU,
+    CmpOp::GeU,
+    CmpOp::LtS,
+    CmpOp::LeS,
+    CmpOp::GtS,
+    CmpOp::GeS,
+    CmpOp::FEq,
+    CmpOp::FNe,
+    CmpOp::FLt,
+    CmpOp::FLe,
+    CmpOp::FGt,
+    CmpOp::FGe,
+];
+
+const CONVERT: [ConvertOp; 9] = [
+    ConvertOp::Truncate,
+    ConvertOp::ZeroExtend,
+    ConvertOp::SignExtend,
+    ConvertOp::FloatToUint,
+    ConvertOp::FloatToSint,
+    ConvertOp::UintToFloat,
+    ConvertOp::SintToFloat,
+    ConvertOp::FloatToFloat,
+    ConvertOp::Bitcast,
+];
+
+fn unary_ok(op: UnaryOp, ty: Ty) -> bool {
+    use UnaryOp::*;
+    match op {
+        Not => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
+        Neg | Popcount | CountLeadingZeros | BitReverse => ty.is_int(),
+        FNeg | FAbs | FSqrt | FFloor | FCeil | FTrunc | FRoundEven => ty.is_float(),
+    }
+}
+fn unary_result(op: UnaryOp, ty: Ty) -> Ty {
+    match op {
+        UnaryOp::Popcount | UnaryOp::CountLeadingZeros => Ty::U32,
+        _ => ty,
+    }
+}
+
+fn binary_ok(op: BinaryOp, ty: Ty) -> bool {
+    use BinaryOp::*;
+    match op {
+        And | Or | Xor => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
+        FAdd | FSub | FMul | FDiv | FMin | FMax => ty.is_float(),
+        _ => ty.is_int(),
+    }
+}
+fn is_shift(op: BinaryOp) -> bool {
+    matches!(op, BinaryOp::Shl | BinaryOp::ShrU | BinaryOp::ShrS)
+}
+
+fn cmp_ok(op: CmpOp, ty: Ty) -> bool {
+    use CmpOp::*;
+    match op {
+        Eq | Ne => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
+        FEq | FNe | FLt | FLe | FGt | FGe => ty.is_float(),
+        _ => ty.is_int(),
+    }
+}
+
+fn convert_ok(op: ConvertOp, from: Ty, to: Ty) -> bool {
+    use ConvertOp::*;
+    use Ty::*;
+    match op {
+        Truncate => (from, to) == (U64, U32),
+        ZeroExtend | SignExtend => (from, to) == (U32, U64),
+        FloatToUint | FloatToSint => from.is_float() && to.is_int(),
+        UintToFloat | SintToFloat => from.is_int() && to.is_float(),
+        FloatToFloat => from.is_float() && to.is_float(),
+        Bitcast => from != Bool && from.bits() == to.bits() && to != Bool,
+    }
+}
+
+/// One variable per type; `x[ty]` sources, `y[ty]` destinations.
+struct Vars {
+    x: Vec<VarId>,
+    y: Vec<VarId>,
+}
+fn vars(k: &mut KernelBuilder) -> Vars {
+    let x = ALL_TYS.iter().map(|&t| k.var(t)).collect();
+    let y = ALL_TYS.iter().map(|&t| k.var(t)).collect();
+    Vars { x, y }
+}
+fn ti(ty: Ty) -> usize {
+    ALL_TYS.iter().position(|&t| t == ty).unwrap()
+}
+
+/// Emits every combination alone: accepted ones must emit, the rest must be refused. Then
+/// emits all accepted ones together in one kernel and validates it.
+fn sweep(name: &str, combos: Vec<(String, bool, Vec<Stmt>)>) {
+    let mut k = KernelBuilder::new(name);
+    vars(&mut k);
+    let mut all = Vec::new();
+    let mut accepted = 0;
+    for (what, ok, stmts) in combos {
+        let mut kb = KernelBuilder::new(&format!("{name}_single"));
+        vars(&mut kb);
+        let m = module(vec![kb.finish(stmts.clone())]);
+        match ptxcross_spirv::emit(&m) {
+            Ok(_) if ok => {
+                accepted += 1;
+                all.extend(stmts);
+            }
+            Ok(_) => panic!("{what}: accepted, expected a refusal"),
+            Err(e) if !ok => {
+                assert!(matches!(e.kind, ptxcross_spirv::EmitErrorKind::InvalidIr(_)), "{what}: {e}")
+            }
+            Err(e) => panic!("{what}: refused: {e}"),
+        }
+    }
+    assert!(accepted > 0);
+    let words = check(&module(vec![k.finish(all)]));
+    naga_report(name, &words);
+}
+
+#[test]
+fn unary_ops() {
+    let mut kb = KernelBuilder::new("x");
+    let vs = vars(&mut kb);
+    let mut combos = Vec::new();
+    for op in UNARY {
+        for ty in ALL_TYS {
+            let ok = unary_ok(op, ty);
+            let dst = vs.y[ti(unary_result(op, ty))];
+            // once from a variable, once from a constant
+            let stmts = vec![
+                assign(dst, un(op, ty, v(vs.x[ti(ty)]))),
+                assign(dst, un(op, ty, const_of(ty))),
+            ];
+            combos.push((format!("{op:?} {ty:?}"), ok, stmts));
+        }
+    }
+    sweep("unary", combos);
+}
+
+#[test]
+fn binary_ops() {
+    let mut kb = KernelBuilder::new("x");
+    let vs = vars(&mut kb);
+    let mut combos = Vec::new();
+    for op in BINARY {
+        for ty in ALL_TYS {
+            let ok = binary_ok(op, ty);
+            let rty = if is_shift(op) { Ty::U32 } else { ty };
+            let rhs_const = if is_shift(op) { c32(3) } else { const_of(ty) };
+            let stmts = vec![
+                assign(vs.y[ti(ty)], bin(op, ty, v(vs.x[ti(ty)]), v(vs.x[ti(rty)]))),
+                assign(vs.y[ti(ty)], bin(op, ty, v(vs.x[ti(ty)]), rhs_const)),
+            ];
+            combos.push((format!("{op:?} {ty:?}"), ok, stmts));
+        }
+    }
+    sweep("binary", combos);
+}
+
+#[test]
+fn shift_amount_must_be_u32() {
+    let mut kb = KernelBuilder::new("k");
+    let a = kb.var(Ty::U64);
+    let m = module(vec![kb.finish(vec![assign(a, bin(BinaryOp::Shl, Ty::U64, v(a), c64(3)))])]);
+    expect_invalid(&m, "U32");
+}
+
+#[test]
+fn compare_ops() {
+    let mut kb = KernelBuilder::new("x");
+    let vs = vars(&mut kb);
+    let mut combos = Vec::new();
+    for op in CMP {
+        for ty in ALL_TYS {
+            let stmts = vec![
+                assign(vs.y[ti(Ty::Bool)], cmp(op, ty, v(vs.x[ti(ty)]), v(vs.y[ti(ty)]))),
+                assign(vs.y[ti(Ty::Bool)], cmp(op, ty, const_of(ty), v(vs.y[ti(ty)]))),
+            ];
+            combos.push((format!("{op:?} {ty:?}"), cmp_ok(op, ty), stmts));
+        }
+    }
+    sweep("compare", combos);
+}
+
+#[test]
+fn convert_ops() {
+    let mut kb = KernelBuilder::new("x");
+    let vs = vars(&mut kb);
+    let mut combos = Vec::new();
+    for op in CONVERT {
+        for from in ALL_TYS {
+            for to in ALL_TYS {
+                let stmts = vec![
+                    assign(vs.y[ti(to)], Expr::Convert { op, from, to, arg: v(vs.x[ti(from)]) }),
+                    assign(vs.y[ti(to)], Expr::Convert { op, from, to, arg: const_of(from) }),
+                ];
+                combos.push((format!("{op:?} {from:?}->{to:?}"), convert_ok(op, from, to), stmts));
+            }
+        }
+    }
+    sweep("convert", combos);
+}
+
+#[test]
+fn fma_select_use() {
+    let mut kb = KernelBuilder::new("x");
+    let vs = vars(&mut kb);
+    let mut combos = Vec::new();
+    for ty in ALL_TYS {
+        let x = v(vs.x[ti(ty)]);
+        let stmts = vec![assign(vs.y[ti(ty)], Expr::Fma { ty, a: x, b: const_of(ty), c: x })];
+        combos.push((format!("Fma {ty:?}"), ty.is_float(), stmts));
+        let stmts = vec![
+            assign(vs.y[ti(ty)], Expr::Select { ty, cond: v(vs.x[0]), a: x, b: const_of(ty) }),
+            assign(vs.y[ti(ty)], Expr::Use(x)),
+            assign(vs.y[ti(ty)], Expr::Use(const_of(ty))),
+        ];
+        combos.push((format!("Select/Use {ty:?}"), true, stmts));
+    }
+    // Select with a non-bool condition, Use into a variable of another type: refused.
+    combos.push((
+        "Select u32 cond".into(),
+        false,
+        vec![assign(vs.y[1], Expr::Select { ty: Ty::U32, cond: v(vs.x[1]), a: c32(1), b: c32(2) })],
+    ));
+    combos.push(("Use type mismatch".into(), false, vec![assign(vs.y[1], Expr::Use(cf32(1.0)))]));
+    sweep("fma_select", combos);
+}
+
+/// Special constants survive bit-exactly (NaN payloads, -0.0, u64 extremes).
+#[test]
+fn constants_are_bit_exact() {
+    let mut kb = KernelBuilder::new("consts");
+    let f = kb.var(Ty::F32);
+    let d = kb.var(Ty::F64);
+    let q = kb.var(Ty::U64);
+    let m = module(vec![kb.finish(vec![
+        copy(f, Operand::Const(Const::F32(0x7fc0_1234))),
+        copy(f, Operand::Const(Const::F32(0x8000_0000))),
+        copy(d, Operand::Const(Const::F64(0x7ff8_0000_dead_beef))),
+        copy(q, c64(u64::MAX)),
+        copy(q, c64(0x8000_0000_0000_0000)),
+    ])]);
+    let words = check(&m);
+    let module = rspirv::dr::load_words(&words).unwrap();
+    let consts: Vec<String> = module
+        .types_global_values
+        .iter()
+        .filter(|i| i.class.opcode == rspirv::spirv::Op::Constant)
+        .map(|i| format!("{}", i.operands[0]))
+        .collect();
+    let wants = [
+        0x7fc0_1234u64,
+        0x8000_0000,
+        0x7ff8_0000_dead_beef,
+        u64::MAX,
+        0x8000_0000_0000_0000,
+    ];
+    for want in wants.map(|w| w.to_string()) {
+        assert!(consts.iter().any(|c| c == want), "constant {want} missing from {consts:?}");
+    }
+}
