@@ -1,0 +1,982 @@
+//! The WGSL writer. One pass per kernel: statements and expressions are written while their
+//! types are checked against the IR's rules; memory accesses and multi-instruction operations
+//! call helper functions, collected (once each, sorted by name) in [`ModuleCx::helpers`].
+
+use crate::{EmitError, Profile};
+use ptxcross_lower::abi;
+use ptxcross_lower::ir::{
+    AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Kernel, Memory, Module,
+    Operand, Stmt, Ty, UnaryOp,
+};
+use std::collections::{BTreeMap, HashSet};
+use std::fmt::Write as _;
+
+type R<T> = Result<T, String>;
+
+/// What the WGSL of one kernel needs from the device (wgpu features).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Requirements {
+    /// `u64`/`i64` (wgpu `Features::SHADER_INT64`). Also set for kernels with `F64` values:
+    /// the bit-level `f64` operations (sign, NaN tests, constants) go through `u64`.
+    pub int64: bool,
+    /// `f64` (wgpu `Features::SHADER_F64`).
+    pub float64: bool,
+}
+
+/// What a kernel uses, from one walk over its IR (before any text is written).
+#[derive(Default)]
+struct Usage {
+    int64: bool,
+    float64: bool,
+    heap_atomics: bool,
+    shared_atomics: bool,
+}
+
+fn ty_usage(u: &mut Usage, ty: Ty) {
+    match ty {
+        Ty::U64 => u.int64 = true,
+        Ty::F64 => u.float64 = true,
+        _ => {}
+    }
+}
+
+fn operand_usage(u: &mut Usage, o: &Operand) {
+    if let Operand::Const(c) = o {
+        ty_usage(u, c.ty());
+    }
+}
+
+fn expr_usage(u: &mut Usage, e: &Expr) {
+    match e {
+        Expr::Use(a) => operand_usage(u, a),
+        Expr::Unary { ty, arg, .. } => {
+            ty_usage(u, *ty);
+            operand_usage(u, arg);
+        }
+        Expr::Binary { ty, lhs, rhs, .. } | Expr::Compare { ty, lhs, rhs, .. } => {
+            ty_usage(u, *ty);
+            operand_usage(u, lhs);
+            operand_usage(u, rhs);
+        }
+        Expr::Fma { ty, a, b, c } => {
+            ty_usage(u, *ty);
+            for o in [a, b, c] {
+                operand_usage(u, o);
+            }
+        }
+        Expr::Select { ty, cond, a, b } => {
+            ty_usage(u, *ty);
+            for o in [cond, a, b] {
+                operand_usage(u, o);
+            }
+        }
+        Expr::Convert { from, to, arg, .. } => {
+            ty_usage(u, *from);
+            ty_usage(u, *to);
+            operand_usage(u, arg);
+        }
+        Expr::Builtin(_) => {}
+        Expr::LoadWord { index, .. } => operand_usage(u, index),
+        Expr::AtomicWord { memory, index, value, comparand, .. } => {
+            match memory {
+                Memory::Heap => u.heap_atomics = true,
+                Memory::Shared => u.shared_atomics = true,
+                _ => {}
+            }
+            for o in [index, value].into_iter().chain(comparand) {
+                operand_usage(u, o);
+            }
+        }
+    }
+}
+
+fn block_usage(u: &mut Usage, b: &Block) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Assign { expr, .. } => expr_usage(u, expr),
+            Stmt::StoreWord { index, value, .. } => {
+                operand_usage(u, index);
+                operand_usage(u, value);
+            }
+            Stmt::If { cond, then_body, else_body } => {
+                operand_usage(u, cond);
+                block_usage(u, then_body);
+                block_usage(u, else_body);
+            }
+            Stmt::Loop { body } => block_usage(u, body),
+            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier | Stmt::Fault { .. } => {}
+        }
+    }
+}
+
+fn kernel_usage(k: &Kernel) -> Usage {
+    let mut u = Usage {
+        int64: k.features.int64,
+        float64: k.features.float64,
+        heap_atomics: k.features.heap_atomics,
+        shared_atomics: k.features.shared_atomics,
+    };
+    for v in &k.vars {
+        ty_usage(&mut u, v.ty);
+    }
+    block_usage(&mut u, &k.body);
+    u
+}
+
+/// What the WGSL that [`crate::emit`] writes for `kernel` needs from the device.
+pub fn requirements(kernel: &Kernel) -> Requirements {
+    let u = kernel_usage(kernel);
+    Requirements { int64: u.int64 || u.float64, float64: u.float64 }
+}
+
+/// Module-wide state: the name prefix and the helper functions needed so far.
+struct ModuleCx {
+    profile: Profile,
+    /// Prefix of every module-scope name the backend invents (`px_`).
+    p: String,
+    heap_atomic: bool,
+    /// Helper functions by name (BTreeMap: deterministic output order).
+    helpers: BTreeMap<String, String>,
+}
+
+/// A memory as the helpers see it.
+struct Mem {
+    /// `heap`, `params`, `shared`, `local`: part of the helpers' names.
+    kind: &'static str,
+    /// Prefix of the helpers' names (the module's, or the kernel's for per-kernel memories).
+    prefix: String,
+    /// The WGSL array; `None` when the memory has no words (every access faults).
+    array: Option<String>,
+    /// The in-range test of word index `i`.
+    in_range: String,
+    fault: u32,
+    atomic: bool,
+}
+
+impl ModuleCx {
+    fn helper(&mut self, name: &str, text: impl FnOnce() -> String) {
+        if !self.helpers.contains_key(name) {
+            let t = text();
+            self.helpers.insert(name.to_string(), t);
+        }
+    }
+
+    /// `px_fault(bits)`: ORs `bits` into the heap's fault word.
+    fn fault_fn(&mut self) -> String {
+        let name = format!("{}fault", self.p);
+        let (heap, atomic, w) = (format!("{}heap", self.p), self.heap_atomic, abi::FAULT_WORD);
+        self.helper(&name, || {
+            if atomic {
+                format!(
+                    "// Records fault bits (abi::FAULT_*) in the heap's fault word.\n\
+                     fn {name}(bits: u32) {{\n    atomicOr(&{heap}[{w}u], bits);\n}}\n"
+                )
+            } else {
+                format!(
+                    "// Records fault bits (abi::FAULT_*) in the heap's fault word. Not atomic (the heap is\n\
+                     // a plain array<u32>): racing writers may drop each other's bits, but every writer\n\
+                     // stores a non-zero word, so the fault itself is never lost.\n\
+                     fn {name}(bits: u32) {{\n    let w = {heap}[{w}u];\n    if ((w & bits) != bits) {{\n        {heap}[{w}u] = w | bits;\n    }}\n}}\n"
+                )
+            }
+        });
+        name
+    }
+
+    fn f32_const(&mut self, bits: u32) -> String {
+        let x = f32::from_bits(bits);
+        if bits == 0 {
+            return "0f".into();
+        }
+        if x.is_normal() && (1e-30..=1e30).contains(&x.abs()) {
+            let s = format!("{:?}", x.abs());
+            // Decimal only where both a direct parse (naga) and a parse through f64 (Tint
+            // reads literals as double first) give back exactly these bits.
+            let direct = s.parse::<f32>().map(f32::to_bits).ok();
+            let via64 = s.parse::<f64>().map(|d| (d as f32).to_bits()).ok();
+            let want = x.abs().to_bits();
+            if direct == Some(want) && via64 == Some(want) {
+                return if x.is_sign_negative() { format!("(-{s}f)") } else { format!("{s}f") };
+            }
+        }
+        // NaN, infinities, -0, subnormals, extreme magnitudes: a runtime bitcast. (A
+        // const-expression bitcast yielding NaN or infinity is a WGSL shader-creation error.)
+        let name = format!("{}f32_from_bits", self.p);
+        self.helper(&name, || {
+            format!(
+                "// A float constant by its bits (NaN, infinity, -0, subnormal): a runtime bitcast,\n\
+                 // since a const-expression must not produce NaN or infinity.\n\
+                 fn {name}(bits: u32) -> f32 {{\n    return bitcast<f32>(bits);\n}}\n"
+            )
+        });
+        format!("{name}({bits:#010x}u)")
+    }
+
+    fn f64_const(&mut self, bits: u64) -> String {
+        let x = f64::from_bits(bits);
+        if bits == 0 {
+            return "0.0lf".into();
+        }
+        if x.is_normal() && (1e-300..=1e300).contains(&x.abs()) {
+            let s = format!("{:?}", x.abs());
+            if s.parse::<f64>().map(f64::to_bits).ok() == Some(x.abs().to_bits()) {
+                return if x.is_sign_negative() { format!("(-{s}lf)") } else { format!("{s}lf") };
+            }
+        }
+        let name = format!("{}f64_from_bits", self.p);
+        self.helper(&name, || {
+            format!(
+                "// A double constant by its bits (NaN, infinity, -0, subnormal).\n\
+                 fn {name}(bits: u64) -> f64 {{\n    return bitcast<f64>(bits);\n}}\n"
+            )
+        });
+        format!("{name}({bits:#018x}lu)")
+    }
+
+    /// `px_ordered_f32(a, b)`: neither operand is NaN (tested on the bits: WGSL compilers may
+    /// assume floats are never NaN).
+    fn ordered_fn(&mut self, ty: Ty) -> String {
+        let (t, u, mask, inf, lit) = match ty {
+            Ty::F64 => ("f64", "u64", "0x7fffffffffffffff", "0x7ff0000000000000", "lu"),
+            _ => ("f32", "u32", "0x7fffffff", "0x7f800000", "u"),
+        };
+        let name = format!("{}ordered_{t}", self.p);
+        self.helper(&name, || {
+            format!(
+                "// Neither operand is NaN (tested on the bits).\n\
+                 fn {name}(a: {t}, b: {t}) -> bool {{\n    \
+                 return (bitcast<{u}>(a) & {mask}{lit}) <= {inf}{lit} && (bitcast<{u}>(b) & {mask}{lit}) <= {inf}{lit};\n}}\n"
+            )
+        });
+        name
+    }
+
+    fn mulhi_fn(&mut self, ty: Ty, signed: bool) -> String {
+        let p = self.p.clone();
+        let (bits, t) = if ty == Ty::U64 { (64, "u64") } else { (32, "u32") };
+        let unsigned_name = format!("{p}mul_hi_u{bits}");
+        {
+            let name = unsigned_name.clone();
+            // Schoolbook product of half-width limbs; every partial product and the middle sum
+            // fit the type.
+            let (half, mask) =
+                if bits == 64 { ("32u", "0xfffffffflu") } else { ("16u", "0xffffu") };
+            self.helper(&unsigned_name, || {
+                format!(
+                    "// High {bits} bits of the unsigned {}-bit product, from half-width limbs.\n\
+                     fn {name}(a: {t}, b: {t}) -> {t} {{\n    \
+                     let a0 = a & {mask};\n    let a1 = a >> {half};\n    \
+                     let b0 = b & {mask};\n    let b1 = b >> {half};\n    \
+                     let p00 = a0 * b0;\n    let p01 = a0 * b1;\n    let p10 = a1 * b0;\n    let p11 = a1 * b1;\n    \
+                     let mid = (p00 >> {half}) + (p01 & {mask}) + (p10 & {mask});\n    \
+                     return p11 + (p01 >> {half}) + (p10 >> {half}) + (mid >> {half});\n}}\n",
+                    2 * bits
+                )
+            });
+        }
+        if !signed {
+            return unsigned_name;
+        }
+        let name = format!("{p}mul_hi_s{bits}");
+        let (top, zero) = if bits == 64 { ("63u", "0lu") } else { ("31u", "0u") };
+        self.helper(&name, || {
+            format!(
+                "// High {bits} bits of the signed product: the unsigned one, minus b if a < 0, minus a if b < 0.\n\
+                 fn {name}(a: {t}, b: {t}) -> {t} {{\n    \
+                 return {unsigned_name}(a, b) - select({zero}, b, (a >> {top}) != {zero}) - select({zero}, a, (b >> {top}) != {zero});\n}}\n"
+            )
+        });
+        name
+    }
+
+    fn mem_load(&mut self, m: &Mem) -> String {
+        let name = format!("{}{}_load", m.prefix, m.kind);
+        let fault = self.fault_fn();
+        self.helper(&name, || {
+            let mut s = format!("fn {name}(i: u32) -> u32 {{\n");
+            if let Some(a) = &m.array {
+                let read = if m.atomic { format!("atomicLoad(&{a}[i])") } else { format!("{a}[i]") };
+                let _ = write!(s, "    if ({}) {{\n        return {read};\n    }}\n", m.in_range);
+            }
+            let _ = write!(s, "    {fault}({}u);\n    return 0u;\n}}\n", m.fault);
+            s
+        });
+        name
+    }
+
+    fn mem_store(&mut self, m: &Mem) -> String {
+        let name = format!("{}{}_store", m.prefix, m.kind);
+        let fault = self.fault_fn();
+        self.helper(&name, || {
+            let mut s = format!("fn {name}(i: u32, v: u32) {{\n");
+            match &m.array {
+                Some(a) => {
+                    let write = if m.atomic {
+                        format!("atomicStore(&{a}[i], v);")
+                    } else {
+                        format!("{a}[i] = v;")
+                    };
+                    let _ = write!(
+                        s,
+                        "    if ({}) {{\n        {write}\n    }} else {{\n        {fault}({}u);\n    }}\n}}\n",
+                        m.in_range, m.fault
+                    );
+                }
+                None => {
+                    let _ = write!(s, "    {fault}({}u);\n}}\n", m.fault);
+                }
+            }
+            s
+        });
+        name
+    }
+
+    fn mem_atomic(&mut self, m: &Mem, op: AtomicOp) -> String {
+        let (suffix, builtin) = match op {
+            AtomicOp::Add => ("add", Some("atomicAdd")),
+            AtomicOp::Sub => ("sub", Some("atomicSub")),
+            AtomicOp::And => ("and", Some("atomicAnd")),
+            AtomicOp::Or => ("or", Some("atomicOr")),
+            AtomicOp::Xor => ("xor", Some("atomicXor")),
+            AtomicOp::Exchange => ("exchange", Some("atomicExchange")),
+            AtomicOp::MinU => ("min_u", Some("atomicMin")),
+            AtomicOp::MaxU => ("max_u", Some("atomicMax")),
+            AtomicOp::MinS => ("min_s", None),
+            AtomicOp::MaxS => ("max_s", None),
+            AtomicOp::CompareExchange => ("cmpxchg", None),
+        };
+        let name = format!("{}{}_atomic_{suffix}", m.prefix, m.kind);
+        let fault = self.fault_fn();
+        self.helper(&name, || {
+            let cas = op == AtomicOp::CompareExchange;
+            let mut s = if cas {
+                format!(
+                    "// Strong compare-exchange (WGSL's is weak: retried while it fails spuriously).\n\
+                     fn {name}(i: u32, cmp: u32, v: u32) -> u32 {{\n"
+                )
+            } else {
+                format!("fn {name}(i: u32, v: u32) -> u32 {{\n")
+            };
+            if let Some(a) = &m.array {
+                let body = match (builtin, op) {
+                    (Some(f), _) => format!("        return {f}(&{a}[i], v);\n"),
+                    (None, AtomicOp::CompareExchange) => format!(
+                        "        loop {{\n            let r = atomicCompareExchangeWeak(&{a}[i], cmp, v);\n            \
+                         if (r.exchanged || r.old_value != cmp) {{\n                return r.old_value;\n            }}\n        }}\n"
+                    ),
+                    (None, _) => {
+                        let f = if op == AtomicOp::MinS { "min" } else { "max" };
+                        format!(
+                            "        // Signed {f}: a compare-exchange loop (atomicMin/Max on atomic<u32> are unsigned).\n        \
+                             var w_old = atomicLoad(&{a}[i]);\n        loop {{\n            \
+                             let w_new = bitcast<u32>({f}(bitcast<i32>(w_old), bitcast<i32>(v)));\n            \
+                             if (w_new == w_old) {{\n                return w_old;\n            }}\n            \
+                             let r = atomicCompareExchangeWeak(&{a}[i], w_old, w_new);\n            \
+                             if (r.exchanged) {{\n                return w_old;\n            }}\n            \
+                             w_old = r.old_value;\n        }}\n"
+                        )
+                    }
+                };
+                let _ = write!(s, "    if ({}) {{\n{body}    }}\n", m.in_range);
+            }
+            let _ = write!(s, "    {fault}({}u);\n    return 0u;\n}}\n", m.fault);
+            s
+        });
+        name
+    }
+}
+
+/// Per-kernel state while its entry point is written.
+struct KernelCx<'a> {
+    m: &'a mut ModuleCx,
+    k: &'a Kernel,
+    /// Prefix of this kernel's module-scope names (`px_`, or `px_k1_` in multi-kernel modules).
+    kp: String,
+    int64: bool,
+    shared_atomic: bool,
+    /// local_invocation_id, workgroup_id, num_workgroups used.
+    builtins: [bool; 3],
+    out: String,
+    loop_depth: u32,
+}
+
+fn wgsl_ty(ty: Ty) -> &'static str {
+    match ty {
+        Ty::Bool => "bool",
+        Ty::U32 => "u32",
+        Ty::U64 => "u64",
+        Ty::F32 => "f32",
+        Ty::F64 => "f64",
+    }
+}
+
+fn ty_name(ty: Ty) -> &'static str {
+    match ty {
+        Ty::Bool => "Bool",
+        Ty::U32 => "U32",
+        Ty::U64 => "U64",
+        Ty::F32 => "F32",
+        Ty::F64 => "F64",
+    }
+}
+
+/// `(signed WGSL type, unsigned WGSL type)` of an integer type of that width.
+fn signed_of(ty: Ty) -> (&'static str, &'static str) {
+    if ty == Ty::U64 {
+        ("i64", "u64")
+    } else {
+        ("i32", "u32")
+    }
+}
+
+impl KernelCx<'_> {
+    fn operand(&mut self, o: Operand) -> R<(String, Ty)> {
+        match o {
+            Operand::Var(v) => match self.k.vars.get(v.index()) {
+                Some(info) => Ok((format!("v{}", v.0), info.ty)),
+                None => Err(format!("variable {v} is not declared (the kernel has {} variables)", self.k.vars.len())),
+            },
+            Operand::Const(c) => {
+                let s = match c {
+                    Const::Bool(b) => b.to_string(),
+                    Const::U32(v) => format!("{v}u"),
+                    Const::U64(v) => format!("{v}lu"),
+                    Const::F32(b) => self.m.f32_const(b),
+                    Const::F64(b) => self.m.f64_const(b),
+                };
+                Ok((s, c.ty()))
+            }
+        }
+    }
+
+    /// An operand that must have type `ty`.
+    fn typed(&mut self, o: Operand, ty: Ty, what: &str) -> R<String> {
+        let (s, t) = self.operand(o)?;
+        if t != ty {
+            return Err(format!("{what}: operand {s} has type {} where {} is required", ty_name(t), ty_name(ty)));
+        }
+        Ok(s)
+    }
+
+    fn mem(&self, memory: Memory) -> Mem {
+        let p = &self.m.p;
+        match memory {
+            Memory::Heap => Mem {
+                kind: "heap",
+                prefix: p.clone(),
+                array: Some(format!("{p}heap")),
+                in_range: format!("i >= {}u && i < arrayLength(&{p}heap)", abi::HEAP_RESERVED_WORDS),
+                fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
+                atomic: self.m.heap_atomic,
+            },
+            Memory::Param => Mem {
+                kind: "params",
+                prefix: p.clone(),
+                array: Some(format!("{p}params")),
+                in_range: format!("i < arrayLength(&{p}params)"),
+                fault: abi::FAULT_PARAM_OUT_OF_RANGE,
+                atomic: false,
+            },
+            Memory::Shared => Mem {
+                kind: "shared",
+                prefix: self.kp.clone(),
+                array: (self.k.shared_words > 0).then(|| format!("{}shared", self.kp)),
+                in_range: format!("i < {}u", self.k.shared_words),
+                fault: abi::FAULT_SHARED_OUT_OF_RANGE,
+                atomic: self.shared_atomic,
+            },
+            Memory::Local => Mem {
+                kind: "local",
+                prefix: self.kp.clone(),
+                array: (self.k.local_words > 0).then(|| format!("{}local", self.kp)),
+                in_range: format!("i < {}u", self.k.local_words),
+                fault: abi::FAULT_LOCAL_OUT_OF_RANGE,
+                atomic: false,
+            },
+        }
+    }
+
+    fn unary(&mut self, op: UnaryOp, ty: Ty, arg: Operand) -> R<(String, Ty)> {
+        let what = format!("{op:?}.{}", ty_name(ty));
+        let a = self.typed(arg, ty, &what)?;
+        let bad = || Err(format!("{op:?} is not defined on {}", ty_name(ty)));
+        let s = match op {
+            UnaryOp::Not => match ty {
+                Ty::Bool => format!("!{a}"),
+                Ty::U32 | Ty::U64 => format!("~{a}"),
+                _ => return bad(),
+            },
+            UnaryOp::Neg => match ty {
+                Ty::U32 => format!("0u - {a}"),
+                Ty::U64 => format!("0lu - {a}"),
+                _ => return bad(),
+            },
+            UnaryOp::FNeg | UnaryOp::FAbs => {
+                let (t, u, sign, rest) = match ty {
+                    Ty::F32 => ("f32", "u32", "0x80000000u", "0x7fffffffu"),
+                    Ty::F64 => ("f64", "u64", "0x8000000000000000lu", "0x7ffffffffffffffflu"),
+                    _ => return bad(),
+                };
+                if op == UnaryOp::FNeg {
+                    format!("bitcast<{t}>(bitcast<{u}>({a}) ^ {sign})")
+                } else {
+                    format!("bitcast<{t}>(bitcast<{u}>({a}) & {rest})")
+                }
+            }
+            UnaryOp::FSqrt | UnaryOp::FFloor | UnaryOp::FCeil | UnaryOp::FTrunc | UnaryOp::FRoundEven => {
+                if !ty.is_float() {
+                    return bad();
+                }
+                let f = match op {
+                    UnaryOp::FSqrt => "sqrt",
+                    UnaryOp::FFloor => "floor",
+                    UnaryOp::FCeil => "ceil",
+                    UnaryOp::FTrunc => "trunc",
+                    _ => "round", // WGSL round: ties to even
+                };
+                format!("{f}({a})")
+            }
+            UnaryOp::Popcount => match ty {
+                Ty::U32 => format!("countOneBits({a})"),
+                Ty::U64 => format!("countOneBits(u32({a})) + countOneBits(u32({a} >> 32u))"),
+                _ => return bad(),
+            },
+            UnaryOp::CountLeadingZeros => match ty {
+                Ty::U32 => format!("countLeadingZeros({a})"),
+                Ty::U64 => format!(
+                    "select(countLeadingZeros(u32({a} >> 32u)), 32u + countLeadingZeros(u32({a})), u32({a} >> 32u) == 0u)"
+                ),
+                _ => return bad(),
+            },
+            UnaryOp::BitReverse => match ty {
+                Ty::U32 => format!("reverseBits({a})"),
+                Ty::U64 => format!("(u64(reverseBits(u32({a}))) << 32u) | u64(reverseBits(u32({a} >> 32u)))"),
+                _ => return bad(),
+            },
+        };
+        let rty = match op {
+            UnaryOp::Popcount | UnaryOp::CountLeadingZeros => Ty::U32,
+            _ => ty,
+        };
+        Ok((s, rty))
+    }
+
+    fn binary(&mut self, op: BinaryOp, ty: Ty, lhs: Operand, rhs: Operand) -> R<(String, Ty)> {
+        use BinaryOp::*;
+        let what = format!("{op:?}.{}", ty_name(ty));
+        let a = self.typed(lhs, ty, &what)?;
+        let shift = matches!(op, Shl | ShrU | ShrS);
+        let b = self.typed(rhs, if shift { Ty::U32 } else { ty }, &what)?;
+        let bad = || Err(format!("{op:?} is not defined on {}", ty_name(ty)));
+        let int = ty.is_int();
+        let (i, u) = signed_of(ty);
+        let s = match op {
+            And | Or | Xor if ty == Ty::Bool => {
+                let o = match op {
+                    And => "&&",
+                    Or => "||",
+                    _ => "!=",
+                };
+                format!("{a} {o} {b}")
+            }
+            Add | Sub | Mul | DivU | RemU | And | Or | Xor | Shl | ShrU if int => {
+                let o = match op {
+                    Add => "+",
+                    Sub => "-",
+                    Mul => "*",
+                    DivU => "/",
+                    RemU => "%",
+                    And => "&",
+                    Or => "|",
+                    Xor => "^",
+                    Shl => "<<",
+                    _ => ">>",
+                };
+                format!("{a} {o} {b}")
+            }
+            DivS | RemS if int => {
+                let o = if op == DivS { "/" } else { "%" };
+                format!("bitcast<{u}>(bitcast<{i}>({a}) {o} bitcast<{i}>({b}))")
+            }
+            ShrS if int => format!("bitcast<{u}>(bitcast<{i}>({a}) >> {b})"),
+            MinU | MaxU if int => {
+                let f = if op == MinU { "min" } else { "max" };
+                format!("{f}({a}, {b})")
+            }
+            MinS | MaxS if int => {
+                let f = if op == MinS { "min" } else { "max" };
+                format!("bitcast<{u}>({f}(bitcast<{i}>({a}), bitcast<{i}>({b})))")
+            }
+            MulHiU | MulHiS if int => {
+                let signed = op == MulHiS;
+                if ty == Ty::U32 && self.int64 {
+                    if signed {
+                        format!("u32(bitcast<u64>(i64(bitcast<i32>({a})) * i64(bitcast<i32>({b}))) >> 32u)")
+                    } else {
+                        format!("u32((u64({a}) * u64({b})) >> 32u)")
+                    }
+                } else {
+                    let f = self.m.mulhi_fn(ty, signed);
+                    format!("{f}({a}, {b})")
+                }
+            }
+            FAdd | FSub | FMul | FDiv if ty.is_float() => {
+                let o = match op {
+                    FAdd => "+",
+                    FSub => "-",
+                    FMul => "*",
+                    _ => "/",
+                };
+                format!("{a} {o} {b}")
+            }
+            FMin | FMax if ty.is_float() => {
+                let f = if op == FMin { "min" } else { "max" };
+                format!("{f}({a}, {b})")
+            }
+            _ => return bad(),
+        };
+        Ok((s, ty))
+    }
+
+    fn compare(&mut self, op: CmpOp, ty: Ty, lhs: Operand, rhs: Operand) -> R<(String, Ty)> {
+        use CmpOp::*;
+        let what = format!("{op:?}.{}", ty_name(ty));
+        let a = self.typed(lhs, ty, &what)?;
+        let b = self.typed(rhs, ty, &what)?;
+        let sym = match op {
+            Eq | FEq => "==",
+            Ne | FNe => "!=",
+            LtU | LtS | FLt => "<",
+            LeU | LeS | FLe => "<=",
+            GtU | GtS | FGt => ">",
+            GeU | GeS | FGe => ">=",
+        };
+        let s = match op {
+            Eq | Ne if !ty.is_float() => format!("{a} {sym} {b}"),
+            LtU | LeU | GtU | GeU if ty.is_int() => format!("{a} {sym} {b}"),
+            LtS | LeS | GtS | GeS if ty.is_int() => {
+                let (i, _) = signed_of(ty);
+                format!("bitcast<{i}>({a}) {sym} bitcast<{i}>({b})")
+            }
+            FEq | FNe | FLt | FLe | FGt | FGe if ty.is_float() => {
+                let ord = self.m.ordered_fn(ty);
+                format!("{ord}({a}, {b}) && ({a} {sym} {b})")
+            }
+            _ => return Err(format!("{op:?} is not defined on {}", ty_name(ty))),
+        };
+        Ok((s, Ty::Bool))
+    }
+
+    fn convert(&mut self, op: ConvertOp, from: Ty, to: Ty, arg: Operand) -> R<(String, Ty)> {
+        use ConvertOp::*;
+        let what = format!("{op:?} {} -> {}", ty_name(from), ty_name(to));
+        let a = self.typed(arg, from, &what)?;
+        let t = wgsl_ty(to);
+        let s = match (op, from, to) {
+            (Truncate, Ty::U64, Ty::U32) => format!("u32({a})"),
+            (ZeroExtend, Ty::U32, Ty::U64) => format!("u64({a})"),
+            (SignExtend, Ty::U32, Ty::U64) => format!("bitcast<u64>(i64(bitcast<i32>({a})))"),
+            (FloatToUint, Ty::F32 | Ty::F64, Ty::U32 | Ty::U64) => format!("{t}({a})"),
+            (FloatToSint, Ty::F32 | Ty::F64, Ty::U32 | Ty::U64) => {
+                let (i, u) = signed_of(to);
+                format!("bitcast<{u}>({i}({a}))")
+            }
+            (UintToFloat, Ty::U32 | Ty::U64, Ty::F32 | Ty::F64) => format!("{t}({a})"),
+            (SintToFloat, Ty::U32 | Ty::U64, Ty::F32 | Ty::F64) => {
+                let (i, _) = signed_of(from);
+                format!("{t}(bitcast<{i}>({a}))")
+            }
+            (FloatToFloat, Ty::F32, Ty::F64) | (FloatToFloat, Ty::F64, Ty::F32) => format!("{t}({a})"),
+            (Bitcast, Ty::U32, Ty::F32)
+            | (Bitcast, Ty::F32, Ty::U32)
+            | (Bitcast, Ty::U64, Ty::F64)
+            | (Bitcast, Ty::F64, Ty::U64) => format!("bitcast<{t}>({a})"),
+            _ => return Err(format!("conversion {what} is not defined")),
+        };
+        Ok((s, to))
+    }
+
+    fn expr(&mut self, e: &Expr) -> R<(String, Ty)> {
+        match *e {
+            Expr::Use(o) => self.operand(o),
+            Expr::Unary { op, ty, arg } => self.unary(op, ty, arg),
+            Expr::Binary { op, ty, lhs, rhs } => self.binary(op, ty, lhs, rhs),
+            Expr::Fma { ty, a, b, c } => {
+                if !ty.is_float() {
+                    return Err(format!("Fma is not defined on {}", ty_name(ty)));
+                }
+                let a = self.typed(a, ty, "Fma")?;
+                let b = self.typed(b, ty, "Fma")?;
+                let c = self.typed(c, ty, "Fma")?;
+                Ok((format!("fma({a}, {b}, {c})"), ty))
+            }
+            Expr::Compare { op, ty, lhs, rhs } => self.compare(op, ty, lhs, rhs),
+            Expr::Select { ty, cond, a, b } => {
+                let c = self.typed(cond, Ty::Bool, "Select condition")?;
+                let a = self.typed(a, ty, "Select")?;
+                let b = self.typed(b, ty, "Select")?;
+                Ok((format!("select({b}, {a}, {c})"), ty))
+            }
+            Expr::Convert { op, from, to, arg } => self.convert(op, from, to, arg),
+            Expr::Builtin(b) => {
+                let (slot, name, d) = match b {
+                    Builtin::ThreadId(d) => (0, "lid", d),
+                    Builtin::CtaId(d) => (1, "wid", d),
+                    Builtin::NumCtas(d) => (2, "nwg", d),
+                };
+                let comp = match d {
+                    0 => "x",
+                    1 => "y",
+                    2 => "z",
+                    _ => return Err(format!("builtin {b:?}: dimension {d} is not 0, 1 or 2")),
+                };
+                self.builtins[slot] = true;
+                Ok((format!("{}{name}.{comp}", self.m.p), Ty::U32))
+            }
+            Expr::LoadWord { memory, index } => {
+                let i = self.typed(index, Ty::U32, "LoadWord index")?;
+                let m = self.mem(memory);
+                let f = self.m.mem_load(&m);
+                Ok((format!("{f}({i})"), Ty::U32))
+            }
+            Expr::AtomicWord { memory, op, index, value, comparand } => {
+                if !matches!(memory, Memory::Heap | Memory::Shared) {
+                    return Err(format!("AtomicWord on {memory:?} memory (only Heap and Shared)"));
+                }
+                let i = self.typed(index, Ty::U32, "AtomicWord index")?;
+                let v = self.typed(value, Ty::U32, "AtomicWord value")?;
+                let m = self.mem(memory);
+                let f = self.m.mem_atomic(&m, op);
+                match (op, comparand) {
+                    (AtomicOp::CompareExchange, Some(c)) => {
+                        let c = self.typed(c, Ty::U32, "AtomicWord comparand")?;
+                        Ok((format!("{f}({i}, {c}, {v})"), Ty::U32))
+                    }
+                    (AtomicOp::CompareExchange, None) => Err("CompareExchange without a comparand".into()),
+                    (_, Some(_)) => Err(format!("atomic {op:?} with a comparand (only CompareExchange has one)")),
+                    (_, None) => Ok((format!("{f}({i}, {v})"), Ty::U32)),
+                }
+            }
+        }
+    }
+
+    fn line(&mut self, depth: usize, text: &str) {
+        for _ in 0..depth {
+            self.out.push_str("    ");
+        }
+        self.out.push_str(text);
+        self.out.push('\n');
+    }
+
+    fn block(&mut self, b: &Block, depth: usize) -> R<()> {
+        for s in &b.stmts {
+            match s {
+                Stmt::Assign { dst, expr } => {
+                    let dty = match self.k.vars.get(dst.index()) {
+                        Some(v) => v.ty,
+                        None => return Err(format!("assignment to undeclared variable {dst}")),
+                    };
+                    let (e, ety) = self.expr(expr)?;
+                    if ety != dty {
+                        return Err(format!(
+                            "{dst} has type {} but is assigned a {} ({expr:?})",
+                            ty_name(dty),
+                            ty_name(ety)
+                        ));
+                    }
+                    self.line(depth, &format!("{dst} = {e};"));
+                }
+                Stmt::StoreWord { memory, index, value } => {
+                    if *memory == Memory::Param {
+                        return Err("StoreWord on Param memory (read-only)".into());
+                    }
+                    let i = self.typed(*index, Ty::U32, "StoreWord index")?;
+                    let v = self.typed(*value, Ty::U32, "StoreWord value")?;
+                    let m = self.mem(*memory);
+                    let f = self.m.mem_store(&m);
+                    self.line(depth, &format!("{f}({i}, {v});"));
+                }
+                Stmt::If { cond, then_body, else_body } => {
+                    let c = self.typed(*cond, Ty::Bool, "If condition")?;
+                    self.line(depth, &format!("if ({c}) {{"));
+                    self.block(then_body, depth + 1)?;
+                    if !else_body.stmts.is_empty() {
+                        self.line(depth, "} else {");
+                        self.block(else_body, depth + 1)?;
+                    }
+                    self.line(depth, "}");
+                }
+                Stmt::Loop { body } => {
+                    self.line(depth, "loop {");
+                    self.loop_depth += 1;
+                    self.block(body, depth + 1)?;
+                    self.loop_depth -= 1;
+                    self.line(depth, "}");
+                }
+                Stmt::Break | Stmt::Continue => {
+                    if self.loop_depth == 0 {
+                        return Err(format!("{s:?} outside of a loop"));
+                    }
+                    self.line(depth, if matches!(s, Stmt::Break) { "break;" } else { "continue;" });
+                    return Ok(()); // the rest of the block is unreachable
+                }
+                Stmt::Return => {
+                    self.line(depth, "return;");
+                    return Ok(());
+                }
+                Stmt::Barrier => {
+                    // Orders heap (storage) and shared (workgroup) memory; both are
+                    // workgroup-scope control barriers, reached uniformly (lower's guarantee).
+                    self.line(depth, "storageBarrier();");
+                    self.line(depth, "workgroupBarrier();");
+                }
+                Stmt::Fault { code } => {
+                    let f = self.m.fault_fn();
+                    self.line(depth, &format!("{f}({code}u);"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A line comment's text: printable ASCII only (a WGSL line comment ends at any line break).
+fn comment_text(s: &str) -> String {
+    s.chars().map(|c| if c == ' ' || c.is_ascii_graphic() { c } else { '?' }).collect()
+}
+
+fn check_entry_point(name: &str) -> R<()> {
+    let mut chars = name.chars();
+    let ok_start = matches!(chars.next(), Some(c) if c.is_ascii_alphabetic() || c == '_');
+    if !ok_start || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') || name == "_" || name.starts_with("__")
+    {
+        return Err(format!("entry point name {name:?} is not a WGSL identifier"));
+    }
+    let kw = naga::keywords::wgsl::RESERVED.contains(&name);
+    let builtin = naga::keywords::wgsl::BUILTIN_IDENTIFIERS.contains(&name);
+    if kw || builtin {
+        return Err(format!(
+            "entry point name {name:?} is a WGSL {} (it would shadow or clash with it)",
+            if kw { "keyword or reserved word" } else { "predeclared identifier" }
+        ));
+    }
+    Ok(())
+}
+
+/// Writes the module (not yet validated).
+pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitError> {
+    let invalid = |k: &Kernel, message: String| EmitError::InvalidIr { kernel: k.name.clone(), message };
+
+    // Checks that need no text: names, shapes, profile.
+    let mut seen = HashSet::new();
+    let usages: Vec<Usage> = module.kernels.iter().map(kernel_usage).collect();
+    for (k, u) in module.kernels.iter().zip(&usages) {
+        check_entry_point(&k.entry_point).map_err(|m| invalid(k, m))?;
+        if !seen.insert(k.entry_point.as_str()) {
+            return Err(invalid(k, format!("entry point name {:?} is used twice", k.entry_point)));
+        }
+        if k.workgroup_size.contains(&0) {
+            return Err(invalid(k, format!("workgroup size {:?} has a zero dimension", k.workgroup_size)));
+        }
+        if profile == Profile::WebGpu {
+            let what = if u.int64 {
+                Some("64-bit integers")
+            } else if u.float64 {
+                Some("64-bit floats (f64)")
+            } else {
+                None
+            };
+            if let Some(what) = what {
+                return Err(EmitError::Unsupported {
+                    kernel: k.name.clone(),
+                    message: format!("the webgpu profile does not support {what} yet (kernel {})", k.name),
+                });
+            }
+        }
+    }
+
+    // A prefix no entry point starts with, so invented names never collide with them.
+    let mut p = "px_".to_string();
+    let mut n = 0;
+    while module.kernels.iter().any(|k| k.entry_point.starts_with(&p)) {
+        n += 1;
+        p = format!("px{n}_");
+    }
+    let heap_atomic = usages.iter().any(|u| u.heap_atomics);
+    let mut m = ModuleCx { profile, p: p.clone(), heap_atomic, helpers: BTreeMap::new() };
+
+    let mut decls = String::new();
+    let mut entries = String::new();
+    let multi = module.kernels.len() > 1;
+    for (ki, (k, u)) in module.kernels.iter().zip(&usages).enumerate() {
+        let kp = if multi { format!("{p}k{ki}_") } else { p.clone() };
+        let mut cx = KernelCx {
+            m: &mut m,
+            k,
+            kp: kp.clone(),
+            int64: u.int64 || u.float64,
+            shared_atomic: u.shared_atomics,
+            builtins: [false; 3],
+            out: String::new(),
+            loop_depth: 0,
+        };
+        cx.block(&k.body, 1).map_err(|msg| invalid(k, msg))?;
+        let body = std::mem::take(&mut cx.out);
+        let builtins = cx.builtins;
+
+        if k.shared_words > 0 || k.local_words > 0 {
+            let _ = writeln!(decls, "// kernel {}", comment_text(&k.name));
+        }
+        if k.shared_words > 0 {
+            let t = if u.shared_atomics { "atomic<u32>" } else { "u32" };
+            let _ = writeln!(decls, "var<workgroup> {kp}shared: array<{t}, {}>;", k.shared_words);
+        }
+        if k.local_words > 0 {
+            let _ = writeln!(decls, "var<private> {kp}local: array<u32, {}>;", k.local_words);
+        }
+
+        let mut params = Vec::new();
+        for (slot, (attr, name)) in
+            [("local_invocation_id", "lid"), ("workgroup_id", "wid"), ("num_workgroups", "nwg")].iter().enumerate()
+        {
+            if builtins[slot] {
+                params.push(format!("@builtin({attr}) {p}{name}: vec3<u32>"));
+            }
+        }
+        let [x, y, z] = k.workgroup_size;
+        let _ = writeln!(entries, "\n// kernel {}", comment_text(&k.name));
+        let _ = writeln!(entries, "@compute @workgroup_size({x}, {y}, {z})");
+        let _ = writeln!(entries, "fn {}({}) {{", k.entry_point, params.join(", "));
+        for (i, v) in k.vars.iter().enumerate() {
+            let _ = writeln!(entries, "    var v{i}: {}; // {}", wgsl_ty(v.ty), comment_text(&v.name));
+        }
+        entries.push_str(&body);
+        entries.push_str("}\n");
+    }
+
+    let mut out = String::new();
+    let _ = writeln!(out, "// Generated by ptxcross-wgsl (profile {}).", m.profile);
+    let heap_elem = if m.heap_atomic { "atomic<u32>" } else { "u32" };
+    let _ = writeln!(
+        out,
+        "@group({}) @binding({}) var<storage, read_write> {p}heap: array<{heap_elem}>;",
+        abi::BIND_GROUP,
+        abi::BINDING_HEAP
+    );
+    let _ = writeln!(
+        out,
+        "@group({}) @binding({}) var<storage, read> {p}params: array<u32>;",
+        abi::BIND_GROUP,
+        abi::BINDING_PARAMS
+    );
+    if !decls.is_empty() {
+        out.push('\n');
+        out.push_str(&decls);
+    }
+    for text in m.helpers.values() {
+        out.push('\n');
+        out.push_str(text);
+    }
+    out.push_str(&entries);
+    Ok(out)
+}
