@@ -2,7 +2,7 @@
 
 use crate::abi;
 use crate::function::{unsupported, FnLower, LResult, Symbol};
-use crate::ir::{self, Ty, VarInfo};
+use crate::ir::{self, Ty};
 use crate::layout::{self, align_up, GlobalPlace};
 use crate::ptx_types::value_ty;
 use crate::{features, simt, structurize, LowerOptions, DEFAULT_BLOCK};

@@ -9,6 +9,7 @@ pub mod cfg;
 mod consts;
 mod features;
 mod function;
+pub mod interp;
 mod inst;
 mod kernel;
 mod layout;

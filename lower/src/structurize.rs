@@ -26,7 +26,7 @@ use crate::cfg::{BasicBlock, Cfg, NodeId, Terminator};
 use crate::ir::{Block, CmpOp, Const, Expr, Operand, Stmt, Ty, VarId, VarInfo};
 use std::collections::{HashMap, HashSet};
 
-/// A region may emit at most `2 × blocks + DUPLICATION_BUDGET` blocks through duplication.
+/// A region may emit at most `2 × its size + DUPLICATION_BUDGET` statements through duplication.
 pub const DUPLICATION_BUDGET: usize = 16;
 
 /// Structures `cfg` into a block. New variables are appended to `vars`.
@@ -278,11 +278,27 @@ impl<'a> Structurizer<'a> {
         let order = self.topological_order(region, entry);
         let ipdom = self.post_dominators(region, &order);
         let mut out = Vec::new();
-        let mut budget = 2 * order.len() + DUPLICATION_BUDGET;
+        let size: usize = order.iter().map(|&n| self.cost(n)).sum();
+        let mut budget = 2 * size + DUPLICATION_BUDGET;
         match self.emit_path(entry, None, &ipdom, region, &mut budget, &mut out) {
             Ok(_) => out,
             Err(TooBig) => self.emit_state_machine(&order),
         }
+    }
+
+    /// Size of a node's code (statements, nested ones included), for the duplication budget.
+    fn cost(&self, n: NodeId) -> usize {
+        fn count(stmts: &[Stmt]) -> usize {
+            stmts
+                .iter()
+                .map(|s| match s {
+                    Stmt::If { then_body, else_body, .. } => 1 + count(&then_body.stmts) + count(&else_body.stmts),
+                    Stmt::Loop { body } => 1 + count(&body.stmts),
+                    _ => 1,
+                })
+                .sum()
+        }
+        1 + count(&self.nodes[n].stmts)
     }
 
     /// Topological order (reverse postorder) of the region's nodes reachable from `entry`.
@@ -356,10 +372,11 @@ impl<'a> Structurizer<'a> {
             if Some(n) == stop {
                 return Ok(Emit::Reached);
             }
-            if *budget == 0 {
+            let cost = self.cost(n);
+            if *budget < cost {
                 return Err(TooBig);
             }
-            *budget -= 1;
+            *budget -= cost;
             out.extend(self.nodes[n].stmts.iter().cloned());
             match self.nodes[n].term.clone() {
                 Terminator::Return => {

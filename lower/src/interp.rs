@@ -1,0 +1,370 @@
+//! A single-thread reference interpreter of the IR, for tests: it runs a CFG (before
+//! structurization) or a structured block (after) with the IR's documented semantics, so
+//! passes can be checked by running both and comparing memory.
+//!
+//! Barriers are no-ops (one thread); faults are recorded like the targets do.
+
+use crate::abi;
+use crate::cfg::{Cfg, Terminator};
+use crate::ir::*;
+
+/// Machine state: variables as raw bits, and the word memories.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Machine {
+    pub vars: Vec<u64>,
+    pub heap: Vec<u32>,
+    pub shared: Vec<u32>,
+    pub local: Vec<u32>,
+    pub params: Vec<u32>,
+    pub faults: u32,
+    pub thread_id: [u32; 3],
+    pub cta_id: [u32; 3],
+    pub num_ctas: [u32; 3],
+    /// Remaining statement budget; execution stops (with `Flow::OutOfFuel`) at zero.
+    pub fuel: u64,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Flow {
+    Normal,
+    Break,
+    Continue,
+    Return,
+    OutOfFuel,
+}
+
+impl Machine {
+    pub fn new(nvars: usize) -> Machine {
+        Machine {
+            vars: vec![0; nvars],
+            heap: vec![0; abi::HEAP_RESERVED_WORDS as usize],
+            shared: Vec::new(),
+            local: Vec::new(),
+            params: vec![0; abi::PARAM_HEADER_WORDS as usize],
+            faults: 0,
+            thread_id: [0; 3],
+            cta_id: [0; 3],
+            num_ctas: [1; 3],
+            fuel: 1_000_000,
+        }
+    }
+
+    fn get(&self, o: Operand) -> u64 {
+        match o {
+            Operand::Var(v) => self.vars[v.index()],
+            Operand::Const(c) => c.bits(),
+        }
+    }
+
+    fn memory(&mut self, m: Memory) -> (&mut Vec<u32>, u32, usize) {
+        match m {
+            Memory::Heap => (&mut self.heap, abi::FAULT_GLOBAL_OUT_OF_RANGE, abi::HEAP_RESERVED_WORDS as usize),
+            Memory::Shared => (&mut self.shared, abi::FAULT_SHARED_OUT_OF_RANGE, 0),
+            Memory::Local => (&mut self.local, abi::FAULT_LOCAL_OUT_OF_RANGE, 0),
+            Memory::Param => (&mut self.params, abi::FAULT_PARAM_OUT_OF_RANGE, 0),
+        }
+    }
+
+    fn load(&mut self, m: Memory, index: u64) -> u64 {
+        let (mem, fault, first) = self.memory(m);
+        let i = index as usize;
+        if i >= first && i < mem.len() {
+            mem[i] as u64
+        } else {
+            self.faults |= fault;
+            0
+        }
+    }
+
+    fn store(&mut self, m: Memory, index: u64, value: u64) {
+        let (mem, fault, first) = self.memory(m);
+        let i = index as usize;
+        if i >= first && i < mem.len() {
+            mem[i] = value as u32;
+        } else {
+            self.faults |= fault;
+        }
+    }
+
+    pub fn run_cfg(&mut self, cfg: &Cfg) -> Flow {
+        let mut b = cfg.entry;
+        loop {
+            match self.run_stmts(&cfg.blocks[b].stmts) {
+                Flow::Normal => {}
+                f => return f,
+            }
+            b = match &cfg.blocks[b].term {
+                Terminator::Jump(t) => *t,
+                Terminator::Branch { cond, then_target, else_target } => {
+                    if self.get(*cond) != 0 {
+                        *then_target
+                    } else {
+                        *else_target
+                    }
+                }
+                Terminator::Switch { selector, targets } => {
+                    let s = self.get(*selector) as usize;
+                    targets[s.min(targets.len() - 1)]
+                }
+                Terminator::Return => return Flow::Return,
+                Terminator::Break => return Flow::Break,
+                Terminator::Continue => return Flow::Continue,
+            };
+        }
+    }
+
+    pub fn run_block(&mut self, block: &Block) -> Flow {
+        self.run_stmts(&block.stmts)
+    }
+
+    fn run_stmts(&mut self, stmts: &[Stmt]) -> Flow {
+        for s in stmts {
+            if self.fuel == 0 {
+                return Flow::OutOfFuel;
+            }
+            self.fuel -= 1;
+            match s {
+                Stmt::Assign { dst, expr } => {
+                    let v = self.eval(expr);
+                    self.vars[dst.index()] = v;
+                }
+                Stmt::StoreWord { memory, index, value } => {
+                    let (i, v) = (self.get(*index), self.get(*value));
+                    self.store(*memory, i, v)
+                }
+                Stmt::If { cond, then_body, else_body } => {
+                    let f = if self.get(*cond) != 0 { self.run_block(then_body) } else { self.run_block(else_body) };
+                    if f != Flow::Normal {
+                        return f;
+                    }
+                }
+                Stmt::Loop { body } => loop {
+                    match self.run_block(body) {
+                        Flow::Normal | Flow::Continue => {}
+                        Flow::Break => break,
+                        f => return f,
+                    }
+                },
+                Stmt::Break => return Flow::Break,
+                Stmt::Continue => return Flow::Continue,
+                Stmt::Return => return Flow::Return,
+                Stmt::Barrier => {}
+                Stmt::Fault { code } => self.faults |= code,
+            }
+        }
+        Flow::Normal
+    }
+
+    fn eval(&mut self, e: &Expr) -> u64 {
+        match *e {
+            Expr::Use(o) => self.get(o),
+            Expr::Unary { op, ty, arg } => unary(op, ty, self.get(arg)),
+            Expr::Binary { op, ty, lhs, rhs } => binary(op, ty, self.get(lhs), self.get(rhs)),
+            Expr::Fma { ty, a, b, c } => {
+                let (a, b, c) = (self.get(a), self.get(b), self.get(c));
+                match ty {
+                    Ty::F32 => f32::from_bits(a as u32).mul_add(f32::from_bits(b as u32), f32::from_bits(c as u32)).to_bits() as u64,
+                    _ => f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c)).to_bits(),
+                }
+            }
+            Expr::Compare { op, ty, lhs, rhs } => compare(op, ty, self.get(lhs), self.get(rhs)) as u64,
+            Expr::Select { cond, a, b, .. } => {
+                if self.get(cond) != 0 {
+                    self.get(a)
+                } else {
+                    self.get(b)
+                }
+            }
+            Expr::Convert { op, from, to, arg } => convert(op, from, to, self.get(arg)),
+            Expr::Builtin(b) => match b {
+                Builtin::ThreadId(d) => self.thread_id[d as usize] as u64,
+                Builtin::CtaId(d) => self.cta_id[d as usize] as u64,
+                Builtin::NumCtas(d) => self.num_ctas[d as usize] as u64,
+            },
+            Expr::LoadWord { memory, index } => {
+                let i = self.get(index);
+                self.load(memory, i)
+            }
+            Expr::AtomicWord { memory, op, index, value, comparand } => {
+                let i = self.get(index);
+                let (mem, fault, first) = self.memory(memory);
+                let iu = i as usize;
+                if iu < first || iu >= mem.len() {
+                    self.faults |= fault;
+                    return 0;
+                }
+                let old = mem[iu];
+                let v = self.get(value) as u32;
+                let new = match op {
+                    AtomicOp::Add => old.wrapping_add(v),
+                    AtomicOp::Sub => old.wrapping_sub(v),
+                    AtomicOp::And => old & v,
+                    AtomicOp::Or => old | v,
+                    AtomicOp::Xor => old ^ v,
+                    AtomicOp::Exchange => v,
+                    AtomicOp::MinU => old.min(v),
+                    AtomicOp::MaxU => old.max(v),
+                    AtomicOp::MinS => (old as i32).min(v as i32) as u32,
+                    AtomicOp::MaxS => (old as i32).max(v as i32) as u32,
+                    AtomicOp::CompareExchange => {
+                        let c = comparand.map(|c| self.get(c) as u32).unwrap_or(0);
+                        if old == c {
+                            v
+                        } else {
+                            old
+                        }
+                    }
+                };
+                let (mem, _, _) = self.memory(memory);
+                mem[iu] = new;
+                old as u64
+            }
+        }
+    }
+}
+
+fn mask(ty: Ty, v: u64) -> u64 {
+    match ty {
+        Ty::U32 | Ty::F32 => v & 0xffff_ffff,
+        Ty::Bool => v & 1,
+        _ => v,
+    }
+}
+
+fn sext(ty: Ty, v: u64) -> i64 {
+    match ty {
+        Ty::U32 => v as u32 as i32 as i64,
+        _ => v as i64,
+    }
+}
+
+fn f(ty: Ty, v: u64) -> f64 {
+    match ty {
+        Ty::F32 => f32::from_bits(v as u32) as f64,
+        _ => f64::from_bits(v),
+    }
+}
+
+fn unf(ty: Ty, x: f64) -> u64 {
+    match ty {
+        Ty::F32 => (x as f32).to_bits() as u64,
+        _ => x.to_bits(),
+    }
+}
+
+pub fn unary(op: UnaryOp, ty: Ty, a: u64) -> u64 {
+    let bits = ty.bits();
+    let r = match op {
+        UnaryOp::Not => !a,
+        UnaryOp::Neg => a.wrapping_neg(),
+        UnaryOp::FNeg => a ^ (1 << (bits - 1)),
+        UnaryOp::FAbs => a & !(1 << (bits - 1)),
+        UnaryOp::FSqrt => unf(ty, f(ty, a).sqrt()),
+        UnaryOp::FFloor => unf(ty, f(ty, a).floor()),
+        UnaryOp::FCeil => unf(ty, f(ty, a).ceil()),
+        UnaryOp::FTrunc => unf(ty, f(ty, a).trunc()),
+        UnaryOp::FRoundEven => unf(ty, f(ty, a).round_ties_even()),
+        UnaryOp::Popcount => return mask(ty, a).count_ones() as u64,
+        UnaryOp::CountLeadingZeros => {
+            return if ty == Ty::U32 { (a as u32).leading_zeros() as u64 } else { a.leading_zeros() as u64 }
+        }
+        UnaryOp::BitReverse => {
+            if ty == Ty::U32 {
+                (a as u32).reverse_bits() as u64
+            } else {
+                a.reverse_bits()
+            }
+        }
+    };
+    mask(ty, r)
+}
+
+pub fn binary(op: BinaryOp, ty: Ty, a: u64, b: u64) -> u64 {
+    let (sa, sb) = (sext(ty, a), sext(ty, b));
+    let w = ty.bits();
+    let r = match op {
+        BinaryOp::Add => a.wrapping_add(b),
+        BinaryOp::Sub => a.wrapping_sub(b),
+        BinaryOp::Mul => a.wrapping_mul(b),
+        BinaryOp::MulHiU => ((mask(ty, a) as u128 * mask(ty, b) as u128) >> w) as u64,
+        BinaryOp::MulHiS => ((sa as i128 * sb as i128) >> w) as u64,
+        BinaryOp::DivU => mask(ty, a).checked_div(mask(ty, b)).unwrap_or(u64::MAX),
+        BinaryOp::RemU => mask(ty, a).checked_rem(mask(ty, b)).unwrap_or(a),
+        BinaryOp::DivS => sa.checked_div(sb).unwrap_or(-1) as u64,
+        BinaryOp::RemS => sa.checked_rem(sb).unwrap_or(sa) as u64,
+        BinaryOp::And => a & b,
+        BinaryOp::Or => a | b,
+        BinaryOp::Xor => a ^ b,
+        BinaryOp::Shl => a.checked_shl(b as u32).unwrap_or(0),
+        BinaryOp::ShrU => mask(ty, a).checked_shr(b as u32).unwrap_or(0),
+        BinaryOp::ShrS => sa.checked_shr(b as u32).unwrap_or(sa >> 63) as u64,
+        BinaryOp::MinU => mask(ty, a).min(mask(ty, b)),
+        BinaryOp::MaxU => mask(ty, a).max(mask(ty, b)),
+        BinaryOp::MinS => sa.min(sb) as u64,
+        BinaryOp::MaxS => sa.max(sb) as u64,
+        BinaryOp::FAdd => fop(ty, a, b, |x, y| x + y, |x, y| x + y),
+        BinaryOp::FSub => fop(ty, a, b, |x, y| x - y, |x, y| x - y),
+        BinaryOp::FMul => fop(ty, a, b, |x, y| x * y, |x, y| x * y),
+        BinaryOp::FDiv => fop(ty, a, b, |x, y| x / y, |x, y| x / y),
+        BinaryOp::FMin => fop(ty, a, b, f32::min, f64::min),
+        BinaryOp::FMax => fop(ty, a, b, f32::max, f64::max),
+    };
+    mask(ty, r)
+}
+
+/// Float ops evaluated in the type itself (f32 arithmetic is correctly rounded in f32).
+fn fop(ty: Ty, a: u64, b: u64, f32op: fn(f32, f32) -> f32, f64op: fn(f64, f64) -> f64) -> u64 {
+    match ty {
+        Ty::F32 => f32op(f32::from_bits(a as u32), f32::from_bits(b as u32)).to_bits() as u64,
+        _ => f64op(f64::from_bits(a), f64::from_bits(b)).to_bits(),
+    }
+}
+
+pub fn compare(op: CmpOp, ty: Ty, a: u64, b: u64) -> bool {
+    let (ua, ub) = (mask(ty, a), mask(ty, b));
+    let (sa, sb) = (sext(ty, a), sext(ty, b));
+    let (fa, fb) = (f(ty, a), f(ty, b));
+    match op {
+        CmpOp::Eq => ua == ub,
+        CmpOp::Ne => ua != ub,
+        CmpOp::LtU => ua < ub,
+        CmpOp::LeU => ua <= ub,
+        CmpOp::GtU => ua > ub,
+        CmpOp::GeU => ua >= ub,
+        CmpOp::LtS => sa < sb,
+        CmpOp::LeS => sa <= sb,
+        CmpOp::GtS => sa > sb,
+        CmpOp::GeS => sa >= sb,
+        CmpOp::FEq => fa == fb,
+        CmpOp::FNe => fa != fb && !fa.is_nan() && !fb.is_nan(),
+        CmpOp::FLt => fa < fb,
+        CmpOp::FLe => fa <= fb,
+        CmpOp::FGt => fa > fb,
+        CmpOp::FGe => fa >= fb,
+    }
+}
+
+pub fn convert(op: ConvertOp, from: Ty, to: Ty, a: u64) -> u64 {
+    let r = match op {
+        ConvertOp::Truncate => a & 0xffff_ffff,
+        ConvertOp::ZeroExtend => a & 0xffff_ffff,
+        ConvertOp::SignExtend => a as u32 as i32 as i64 as u64,
+        ConvertOp::FloatToUint => f(from, a) as u64,
+        ConvertOp::FloatToSint => f(from, a) as i64 as u64,
+        ConvertOp::UintToFloat => match (from, to) {
+            (Ty::U32, Ty::F32) => (a as u32 as f32).to_bits() as u64,
+            (Ty::U64, Ty::F32) => (a as f32).to_bits() as u64,
+            (Ty::U32, _) => (a as u32 as f64).to_bits(),
+            _ => (a as f64).to_bits(),
+        },
+        ConvertOp::SintToFloat => match (from, to) {
+            (Ty::U32, Ty::F32) => (a as u32 as i32 as f32).to_bits() as u64,
+            (Ty::U64, Ty::F32) => (a as i64 as f32).to_bits() as u64,
+            (Ty::U32, _) => (a as u32 as i32 as f64).to_bits(),
+            _ => (a as i64 as f64).to_bits(),
+        },
+        ConvertOp::FloatToFloat => unf(to, f(from, a)),
+        ConvertOp::Bitcast => a,
+    };
+    mask(to, r)
+}
