@@ -161,6 +161,14 @@ fn atomic_name(op: AtomicOp) -> &'static str {
 pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, EmitError> {
     use rspirv::binary::Assemble;
 
+    if module.kernels.is_empty() {
+        return Err(EmitError {
+            kernel: None,
+            kind: EmitErrorKind::Unsupported(
+                "the module has no kernels, and a Vulkan SPIR-V module needs an entry point".into(),
+            ),
+        });
+    }
     let mut e = Emitter {
         b: Builder::new(),
         glsl: None,
