@@ -1,0 +1,7 @@
+// vecadd: c[i] = a[i] + b[i] for i < n (one rounding per element, add.rn.f32).
+extern "C" __global__ void vecadd(const float *a, const float *b, float *c, int n)
+{
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n)
+        c[i] = a[i] + b[i];
+}
