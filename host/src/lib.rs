@@ -1,1 +1,14 @@
-//! ptxcross runtime
+//! ptxcross host: the runtime over wgpu (a CUDA-driver-like API: contexts, device memory,
+//! kernel launches) and the `ptxcross` command line.
+//!
+//! - [`runtime`]: [`runtime::Gpu`], [`runtime::Context`], [`runtime::Program`].
+//! - [`translate`]: the one place that drives frontend → lower → backends.
+//! - [`spec`]: launch specs (JSON) that `ptxcross run` and `ptxcross verify` execute.
+//! - [`cli`]: the command line.
+
+pub mod cli;
+pub mod runtime;
+pub mod spec;
+pub mod translate;
+
+pub use runtime::{Backend, Context, ContextOptions, DevicePtr, Error, Gpu, Program};

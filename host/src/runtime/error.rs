@@ -1,0 +1,93 @@
+//! The runtime's one error type.
+
+use std::fmt;
+
+use super::Backend;
+
+/// Everything the runtime can fail with. Every variant names its cause; none is a panic.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Error {
+    /// No GPU adapter could be opened (no driver, no Vulkan loader, filtered away …).
+    NoAdapter { reason: String },
+    /// The adapter was found but refused to give a device.
+    RequestDevice { adapter: String, reason: String },
+    /// The requested heap cannot be one storage-buffer binding on this adapter.
+    HeapTooLarge { requested: u64, max: u64 },
+    /// The heap has no free range of this size.
+    OutOfMemory { requested: u64, free: u64 },
+    /// A pointer (and length) that is not inside one live allocation.
+    InvalidPointer { ptr: u64, len: u64, reason: String },
+    /// The program has no kernel of this name.
+    KernelNotFound { name: String, available: Vec<String> },
+    /// The program was built without code for this backend.
+    MissingCode { backend: Backend },
+    /// The kernel needs an adapter feature that is absent.
+    MissingFeature { kernel: String, what: String, feature: &'static str },
+    /// A launch exceeds one of the adapter's limits (or is degenerate, e.g. a zero grid).
+    LimitExceeded { kernel: String, what: String, value: u64, limit: u64, limit_name: &'static str },
+    /// Kernel arguments do not match the kernel's parameters.
+    BadArguments { kernel: String, message: String },
+    /// wgpu refused the shader module or the pipeline (validation, driver compile error).
+    Pipeline { kernel: String, backend: Backend, message: String },
+    /// Any other wgpu failure (validation, out of memory, lost device, map failure).
+    Gpu { during: &'static str, message: String },
+    /// The device did not finish in time.
+    Timeout { during: &'static str, seconds: u64 },
+    /// The kernel ran and recorded faults in the fault word (see `abi::describe_faults`).
+    KernelFault { kernel: String, bits: u32, faults: Vec<&'static str> },
+}
+
+pub const NO_ADAPTER_HINT: &str = "for a CPU Vulkan driver install mesa-vulkan-drivers (lavapipe): \
+     apt-get install -y mesa-vulkan-drivers libvulkan1";
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Error::NoAdapter { reason } => {
+                write!(f, "no GPU adapter found ({reason}); {NO_ADAPTER_HINT}")
+            }
+            Error::RequestDevice { adapter, reason } => {
+                write!(f, "cannot open a device on adapter `{adapter}`: {reason}")
+            }
+            Error::HeapTooLarge { requested, max } => write!(
+                f,
+                "heap of {requested} bytes exceeds the adapter's max_storage_buffer_binding_size / max_buffer_size ({max} bytes)"
+            ),
+            Error::OutOfMemory { requested, free } => {
+                write!(f, "out of device memory: cannot allocate {requested} bytes ({free} bytes free in the heap)")
+            }
+            Error::InvalidPointer { ptr, len, reason } => {
+                write!(f, "invalid device pointer {ptr:#x} (length {len}): {reason}")
+            }
+            Error::KernelNotFound { name, available } => {
+                write!(f, "no kernel `{name}` in the module")?;
+                if available.is_empty() {
+                    write!(f, " (it has no kernels)")
+                } else {
+                    write!(f, " (kernels: {})", available.join(", "))
+                }
+            }
+            Error::MissingCode { backend } => write!(f, "the program was translated without {backend} code"),
+            Error::MissingFeature { kernel, what, feature } => {
+                write!(f, "kernel `{kernel}` uses {what} but the adapter lacks {feature}")
+            }
+            Error::LimitExceeded { kernel, what, value, limit, limit_name } => write!(
+                f,
+                "kernel `{kernel}`: {what} is {value}, but the adapter allows at most {limit} ({limit_name})"
+            ),
+            Error::BadArguments { kernel, message } => write!(f, "kernel `{kernel}`: bad arguments: {message}"),
+            Error::Pipeline { kernel, backend, message } => {
+                write!(f, "kernel `{kernel}`: the device rejected the {backend} shader: {message}")
+            }
+            Error::Gpu { during, message } => write!(f, "GPU error during {during}: {message}"),
+            Error::Timeout { during, seconds } => {
+                write!(f, "the device did not finish {during} within {seconds} s")
+            }
+            Error::KernelFault { kernel, bits, faults } => {
+                write!(f, "kernel `{kernel}` faulted (fault word {bits:#x}): {}", faults.join(", "))
+            }
+        }
+    }
+}
+
+impl std::error::Error for Error {}

@@ -1,0 +1,213 @@
+//! One opened adapter + device, shared by every [`super::Context`] of the process.
+//!
+//! Opening an adapter is slow (lavapipe: hundreds of ms) and a test binary runs many contexts, so
+//! [`Gpu::shared`] opens it once (`OnceLock`) and hands out `Arc`s. Shader modules and pipelines
+//! depend only on the device, so they are cached here too.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use ptxcross_lower::abi;
+
+use super::error::Error;
+use super::Backend;
+
+/// Features requested from the adapter when it offers them (the device gets exactly these).
+pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SHADER_INT64
+    .union(wgpu::Features::SHADER_F64)
+    .union(wgpu::Features::SHADER_F16)
+    .union(wgpu::Features::SUBGROUP)
+    .union(wgpu::Features::SUBGROUP_BARRIER)
+    .union(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX)
+    .union(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS)
+    .union(wgpu::Features::SHADER_FLOAT32_ATOMIC)
+    .union(wgpu::Features::PASSTHROUGH_SHADERS);
+
+/// How to pick the adapter.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]
+pub struct GpuOptions {
+    /// Backends to try; `None`: `WGPU_BACKEND` from the environment, else all.
+    pub backends: Option<wgpu::Backends>,
+    /// Only adapters whose name contains this (case-insensitive); `None`: `PTXCROSS_ADAPTER`
+    /// from the environment, else the best one (discrete > integrated > virtual > CPU).
+    pub adapter_name: Option<String>,
+}
+
+pub(crate) type PipelineKey = (u64, Backend, String);
+
+/// An opened device and what the runtime needs to know about it.
+pub struct Gpu {
+    pub(crate) device: wgpu::Device,
+    pub(crate) queue: wgpu::Queue,
+    info: wgpu::AdapterInfo,
+    limits: wgpu::Limits,
+    features: wgpu::Features,
+    pub(crate) bind_group_layout: wgpu::BindGroupLayout,
+    pub(crate) pipeline_layout: wgpu::PipelineLayout,
+    pub(crate) modules: Mutex<HashMap<(u64, Backend), wgpu::ShaderModule>>,
+    pub(crate) pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu").field("adapter", &self.info.name).field("backend", &self.info.backend).finish()
+    }
+}
+
+static SHARED: OnceLock<Result<Arc<Gpu>, Error>> = OnceLock::new();
+
+pub(crate) fn block_on<F: Future>(f: F) -> F::Output {
+    pollster::block_on(f)
+}
+
+impl Gpu {
+    /// The process-wide device (default [`GpuOptions`]), opened on first use. A failure is
+    /// remembered: later calls return the same error without retrying.
+    pub fn shared() -> Result<Arc<Gpu>, Error> {
+        SHARED.get_or_init(|| Gpu::open(&GpuOptions::default()).map(Arc::new)).clone()
+    }
+
+    /// Opens a new device (prefer [`Gpu::shared`]).
+    pub fn open(options: &GpuOptions) -> Result<Gpu, Error> {
+        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+        desc.backends = options.backends.or_else(wgpu::Backends::from_env).unwrap_or(wgpu::Backends::all());
+        let instance = wgpu::Instance::new(desc);
+        let adapters = block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+        let wanted_name = options
+            .adapter_name
+            .clone()
+            .or_else(|| std::env::var("PTXCROSS_ADAPTER").ok())
+            .filter(|s| !s.is_empty());
+        let found: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
+        let mut candidates: Vec<wgpu::Adapter> = adapters
+            .into_iter()
+            .filter(|a| match &wanted_name {
+                Some(n) => a.get_info().name.to_lowercase().contains(&n.to_lowercase()),
+                None => true,
+            })
+            .collect();
+        candidates.sort_by_key(|a| match a.get_info().device_type {
+            wgpu::DeviceType::DiscreteGpu => 0,
+            wgpu::DeviceType::IntegratedGpu => 1,
+            wgpu::DeviceType::VirtualGpu => 2,
+            wgpu::DeviceType::Other => 3,
+            wgpu::DeviceType::Cpu => 4,
+        });
+        let Some(adapter) = candidates.into_iter().next() else {
+            let reason = match (&wanted_name, found.is_empty()) {
+                (_, true) => "no Vulkan/Metal/DX12 adapter is visible to wgpu".to_string(),
+                (Some(n), false) => {
+                    format!("no adapter name contains `{n}` (PTXCROSS_ADAPTER); found: {}", found.join(", "))
+                }
+                (None, false) => "no usable adapter".to_string(),
+            };
+            return Err(Error::NoAdapter { reason });
+        };
+        let info = adapter.get_info();
+        let features = adapter.features() & WANTED_FEATURES;
+        let limits = adapter.limits();
+        let (device, queue) = block_on(adapter.request_device(&wgpu::DeviceDescriptor {
+            label: Some("ptxcross"),
+            required_features: features,
+            required_limits: limits.clone(),
+            experimental_features: wgpu::ExperimentalFeatures::disabled(),
+            memory_hints: wgpu::MemoryHints::Performance,
+            trace: wgpu::Trace::Off,
+        }))
+        .map_err(|e| Error::RequestDevice { adapter: info.name.clone(), reason: e.to_string() })?;
+        // The default handler panics; every operation that can fail runs inside error scopes,
+        // so anything reaching here is reported and otherwise ignored.
+        device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
+            eprintln!("ptxcross: uncaptured wgpu error: {e}");
+        }));
+
+        let storage = |binding: u32, read_only: bool| wgpu::BindGroupLayoutEntry {
+            binding,
+            visibility: wgpu::ShaderStages::COMPUTE,
+            ty: wgpu::BindingType::Buffer {
+                ty: wgpu::BufferBindingType::Storage { read_only },
+                has_dynamic_offset: false,
+                min_binding_size: None,
+            },
+            count: None,
+        };
+        let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+            label: Some("ptxcross kernel resources"),
+            entries: &[storage(abi::BINDING_HEAP, false), storage(abi::BINDING_PARAMS, true)],
+        });
+        let mut layouts: Vec<Option<&wgpu::BindGroupLayout>> = vec![None; abi::BIND_GROUP as usize + 1];
+        layouts[abi::BIND_GROUP as usize] = Some(&bind_group_layout);
+        let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+            label: Some("ptxcross kernel layout"),
+            bind_group_layouts: &layouts,
+            immediate_size: 0,
+        });
+        Ok(Gpu {
+            device,
+            queue,
+            info,
+            limits,
+            features,
+            bind_group_layout,
+            pipeline_layout,
+            modules: Mutex::new(HashMap::new()),
+            pipelines: Mutex::new(HashMap::new()),
+        })
+    }
+
+    pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
+        &self.info
+    }
+    /// The device's limits (= the adapter's: they are requested in full).
+    pub fn limits(&self) -> &wgpu::Limits {
+        &self.limits
+    }
+    /// The features the device was opened with (what we want ∩ what the adapter offers).
+    pub fn features(&self) -> wgpu::Features {
+        self.features
+    }
+    /// One line for reports: `llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)`.
+    pub fn describe(&self) -> String {
+        format!("{} ({:?}, {:?})", self.info.name, self.info.backend, self.info.device_type)
+    }
+    /// Largest heap a context can have: one storage binding of one buffer.
+    pub fn max_heap_bytes(&self) -> u64 {
+        self.limits.max_storage_buffer_binding_size.min(self.limits.max_buffer_size) & !3
+    }
+
+    /// Drops cached shader modules and pipelines of a program (e.g. after a long-running tool
+    /// is done with it).
+    pub fn forget_program(&self, program_id: u64) {
+        if let Ok(mut m) = self.modules.lock() {
+            m.retain(|k, _| k.0 != program_id);
+        }
+        if let Ok(mut p) = self.pipelines.lock() {
+            p.retain(|k, _| k.0 != program_id);
+        }
+    }
+
+    /// Runs `f` inside validation + out-of-memory + internal error scopes and turns the first
+    /// error into `Err`.
+    pub(crate) fn scoped<T>(&self, f: impl FnOnce() -> T) -> (T, Option<wgpu::Error>) {
+        let oom = self.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let internal = self.device.push_error_scope(wgpu::ErrorFilter::Internal);
+        let validation = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
+        let out = f();
+        let e1 = block_on(validation.pop());
+        let e2 = block_on(internal.pop());
+        let e3 = block_on(oom.pop());
+        (out, e1.or(e2).or(e3))
+    }
+
+    /// Blocks until the queue is idle.
+    pub(crate) fn wait(&self, during: &'static str, timeout: Option<std::time::Duration>) -> Result<(), Error> {
+        match self.device.poll(wgpu::PollType::Wait { submission_index: None, timeout }) {
+            Ok(_) => Ok(()),
+            Err(wgpu::PollError::Timeout) => {
+                Err(Error::Timeout { during, seconds: timeout.map(|t| t.as_secs()).unwrap_or(0) })
+            }
+            Err(e) => Err(Error::Gpu { during, message: e.to_string() }),
+        }
+    }
+}

@@ -1,0 +1,585 @@
+//! A CUDA-driver-like runtime over wgpu.
+//!
+//! - [`Gpu`]: one adapter + device, opened once per process ([`Gpu::shared`]) and shared by
+//!   every context; it caches shader modules and pipelines per (program, backend, kernel).
+//! - [`Context`]: one heap (the global memory of `ptxcross_lower::abi`: a storage buffer viewed
+//!   as words, heap byte `i` at virtual address `abi::HEAP_BASE + i`), device allocations carved
+//!   out of it, module globals, and kernel launches.
+//! - [`Program`]: a translated module (IR facts + SPIR-V and/or WGSL).
+//!
+//! A launch checks the kernel against the adapter's limits and features first, builds the
+//! parameter buffer (`abi::PARAM_HEADER_WORDS` header words: globals segment base; then the
+//! parameters at their `ParamSlot::offset`), dispatches, waits, and reads the fault word: a
+//! non-zero fault word is returned as [`Error::KernelFault`] and cleared.
+
+mod error;
+mod gpu;
+mod memory;
+mod program;
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Duration;
+
+use ptxcross_lower::{abi, ir};
+
+pub use error::{Error, NO_ADAPTER_HINT};
+pub use gpu::{Gpu, GpuOptions, WANTED_FEATURES};
+pub use memory::DevicePtr;
+pub use program::Program;
+
+use memory::Allocator;
+
+/// Which code of a [`Program`] runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Backend {
+    /// The SPIR-V module, handed to the driver as-is (`Features::PASSTHROUGH_SHADERS`).
+    Spirv,
+    /// The WGSL module, compiled by wgpu (naga) for the adapter's API.
+    Wgsl,
+}
+
+impl Backend {
+    pub const ALL: [Backend; 2] = [Backend::Spirv, Backend::Wgsl];
+    pub fn name(self) -> &'static str {
+        match self {
+            Backend::Spirv => "spirv",
+            Backend::Wgsl => "wgsl",
+        }
+    }
+    pub fn parse(s: &str) -> Option<Backend> {
+        match s.to_ascii_lowercase().as_str() {
+            "spirv" | "spir-v" | "spv" => Some(Backend::Spirv),
+            "wgsl" => Some(Backend::Wgsl),
+            _ => None,
+        }
+    }
+}
+
+impl std::fmt::Display for Backend {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            Backend::Spirv => "SPIR-V",
+            Backend::Wgsl => "WGSL",
+        })
+    }
+}
+
+/// Options of a [`Context`].
+#[derive(Clone, Debug)]
+pub struct ContextOptions {
+    /// Size of the heap (global memory) in bytes, reserved words included; rounded up to a
+    /// multiple of 256. Must fit one storage binding ([`Gpu::max_heap_bytes`]).
+    pub heap_bytes: u64,
+    /// How long to wait for a launch or a copy; `None`: forever.
+    pub timeout: Option<Duration>,
+    /// The device to use; `None`: [`Gpu::shared`].
+    pub gpu: Option<Arc<Gpu>>,
+}
+
+impl Default for ContextOptions {
+    fn default() -> Self {
+        ContextOptions { heap_bytes: 64 << 20, timeout: None, gpu: None }
+    }
+}
+
+/// Global memory plus launches on one device. Contexts are independent (their own heap and fault
+/// word) but share the device and its pipeline cache.
+pub struct Context {
+    gpu: Arc<Gpu>,
+    heap: wgpu::Buffer,
+    heap_bytes: u64,
+    alloc: Allocator,
+    /// Globals segment base address per program id (allocated at the program's first launch).
+    globals: HashMap<u64, u64>,
+    timeout: Option<Duration>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context").field("gpu", &self.gpu).field("heap_bytes", &self.heap_bytes).finish()
+    }
+}
+
+/// Bytes of the heap reserved for the runtime (fault word …).
+pub const HEAP_RESERVED_BYTES: u64 = abi::HEAP_RESERVED_WORDS as u64 * 4;
+/// Alignment of every allocation (CUDA guarantees ≥ 256).
+pub const ALLOC_ALIGN: u64 = 256;
+
+impl Context {
+    pub fn new(options: ContextOptions) -> Result<Context, Error> {
+        let gpu = match options.gpu {
+            Some(g) => g,
+            None => Gpu::shared()?,
+        };
+        let heap_bytes = options.heap_bytes.max(HEAP_RESERVED_BYTES + ALLOC_ALIGN).div_ceil(ALLOC_ALIGN) * ALLOC_ALIGN;
+        let max = gpu.max_heap_bytes();
+        if heap_bytes > max {
+            return Err(Error::HeapTooLarge { requested: heap_bytes, max });
+        }
+        let (heap, err) = gpu.scoped(|| {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ptxcross heap"),
+                size: heap_bytes,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            })
+        });
+        if let Some(e) = err {
+            return Err(Error::Gpu { during: "heap creation", message: e.to_string() });
+        }
+        Ok(Context {
+            gpu,
+            heap,
+            heap_bytes,
+            alloc: Allocator::new(HEAP_RESERVED_BYTES, heap_bytes, ALLOC_ALIGN),
+            globals: HashMap::new(),
+            timeout: options.timeout,
+        })
+    }
+
+    /// A context on the shared device with a heap of `heap_bytes`.
+    pub fn with_heap(heap_bytes: u64) -> Result<Context, Error> {
+        Context::new(ContextOptions { heap_bytes, ..ContextOptions::default() })
+    }
+
+    pub fn gpu(&self) -> &Arc<Gpu> {
+        &self.gpu
+    }
+    pub fn heap_bytes(&self) -> u64 {
+        self.heap_bytes
+    }
+    /// Bytes not allocated (possibly fragmented).
+    pub fn free_bytes(&self) -> u64 {
+        self.alloc.free_bytes()
+    }
+
+    /// Allocates `bytes` (≥ 1; 0 is treated as 1) of global memory, 256-byte aligned, zeroed.
+    pub fn alloc(&mut self, bytes: u64) -> Result<DevicePtr, Error> {
+        let offset = self.alloc.alloc(bytes)?;
+        let size = self.alloc.size_of(offset).unwrap_or(bytes).div_ceil(4) * 4;
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&self.heap, offset, Some(size.max(4)));
+        let (_, err) = self.gpu.scoped(|| self.gpu.queue.submit([enc.finish()]));
+        if let Some(e) = err {
+            let _ = self.alloc.free(offset);
+            return Err(Error::Gpu { during: "alloc", message: e.to_string() });
+        }
+        Ok(DevicePtr(abi::HEAP_BASE + offset))
+    }
+
+    /// Frees an allocation made by [`Context::alloc`] (its start address).
+    pub fn free(&mut self, ptr: DevicePtr) -> Result<(), Error> {
+        let offset = self.heap_offset(ptr, 0)?;
+        self.alloc.free(offset).map_err(|reason| Error::InvalidPointer { ptr: ptr.0, len: 0, reason })
+    }
+
+    /// Heap byte offset of `ptr` after checking `[ptr, ptr+len)` lies in one live allocation.
+    fn heap_offset(&self, ptr: DevicePtr, len: u64) -> Result<u64, Error> {
+        let bad = |reason: &str| Error::InvalidPointer { ptr: ptr.0, len, reason: reason.to_string() };
+        if ptr.0 < abi::HEAP_BASE {
+            return Err(bad("not a global-memory (heap) address"));
+        }
+        let offset = ptr.0 - abi::HEAP_BASE;
+        match self.alloc.containing(offset) {
+            Some((start, size)) if offset + len <= start + size => Ok(offset),
+            Some((start, size)) => Err(Error::InvalidPointer {
+                ptr: ptr.0,
+                len,
+                reason: format!(
+                    "runs past the end of its allocation ({:#x}, {size} bytes)",
+                    abi::HEAP_BASE + start
+                ),
+            }),
+            None => Err(bad("not inside a live allocation")),
+        }
+    }
+
+    /// Copies host bytes to global memory at `ptr` (any alignment).
+    pub fn write(&mut self, ptr: DevicePtr, data: &[u8]) -> Result<(), Error> {
+        let offset = self.heap_offset(ptr, data.len() as u64)?;
+        self.write_heap(offset, data)
+    }
+
+    fn write_heap(&mut self, offset: u64, data: &[u8]) -> Result<(), Error> {
+        if data.is_empty() {
+            return Ok(());
+        }
+        let start = offset & !3;
+        let end = (offset + data.len() as u64).div_ceil(4) * 4;
+        let owned;
+        let words: &[u8] = if start == offset && end == offset + data.len() as u64 {
+            data
+        } else {
+            // Read-modify-write the partial words at the edges (the allocation always covers
+            // whole words, so this never touches another allocation's bytes).
+            let mut buf = self.read_heap(start, end - start)?;
+            let at = (offset - start) as usize;
+            buf[at..at + data.len()].copy_from_slice(data);
+            owned = buf;
+            &owned
+        };
+        let (_, err) = self.gpu.scoped(|| {
+            self.gpu.queue.write_buffer(&self.heap, start, words);
+            self.gpu.queue.submit([]);
+        });
+        match err {
+            Some(e) => Err(Error::Gpu { during: "write", message: e.to_string() }),
+            None => Ok(()),
+        }
+    }
+
+    /// Copies `len` bytes of global memory at `ptr` to the host.
+    pub fn read(&self, ptr: DevicePtr, len: u64) -> Result<Vec<u8>, Error> {
+        let offset = self.heap_offset(ptr, len)?;
+        self.read_heap(offset, len)
+    }
+
+    fn read_heap(&self, offset: u64, len: u64) -> Result<Vec<u8>, Error> {
+        if len == 0 {
+            return Ok(Vec::new());
+        }
+        let start = offset & !3;
+        let end = (offset + len).div_ceil(4) * 4;
+        let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("ptxcross readback"),
+            size: end - start,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&self.heap, start, &staging, 0, end - start);
+        let (_, err) = self.gpu.scoped(|| self.gpu.queue.submit([enc.finish()]));
+        if let Some(e) = err {
+            return Err(Error::Gpu { during: "read", message: e.to_string() });
+        }
+        let bytes = self.map_read(&staging, "read")?;
+        let at = (offset - start) as usize;
+        Ok(bytes[at..at + len as usize].to_vec())
+    }
+
+    /// Maps a MAP_READ buffer after the queue finishes and copies it out.
+    fn map_read(&self, staging: &wgpu::Buffer, during: &'static str) -> Result<Vec<u8>, Error> {
+        let (tx, rx) = std::sync::mpsc::channel();
+        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+            let _ = tx.send(r);
+        });
+        self.gpu.wait(during, self.timeout)?;
+        match rx.recv() {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(Error::Gpu { during, message: e.to_string() }),
+            Err(_) => return Err(Error::Gpu { during, message: "the map callback never ran".into() }),
+        }
+        let out = match staging.slice(..).get_mapped_range() {
+            Ok(view) => view.to_vec(),
+            Err(e) => return Err(Error::Gpu { during, message: e.to_string() }),
+        };
+        staging.unmap();
+        Ok(out)
+    }
+
+    /// The fault word of this context's heap (normally 0: launches clear it).
+    pub fn fault_word(&self) -> Result<u32, Error> {
+        let b = self.read_heap(abi::FAULT_WORD as u64 * 4, 4)?;
+        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+    }
+
+    /// Base address of `program`'s globals segment in this context (0 if it has none);
+    /// allocates and initializes it on first use.
+    pub fn globals_base(&mut self, program: &Program) -> Result<u64, Error> {
+        if let Some(&b) = self.globals.get(&program.id()) {
+            return Ok(b);
+        }
+        let g = &program.module().globals;
+        let size = g.vars.iter().map(|v| v.offset + v.size).max().unwrap_or(0).max(g.init.len() as u64);
+        let base = if size == 0 {
+            0
+        } else {
+            let ptr = self.alloc(size)?;
+            self.write(ptr, &g.init)?;
+            ptr.0
+        };
+        self.globals.insert(program.id(), base);
+        Ok(base)
+    }
+
+    /// Checks that `kernel` can run on this device with this grid (block size, shared memory,
+    /// features, code present), without running it.
+    pub fn check_launch(&self, program: &Program, kernel: &ir::Kernel, grid: [u32; 3], backend: Backend) -> Result<(), Error> {
+        let lim = self.gpu.limits();
+        let name = &kernel.name;
+        let exceeded = |what: String, value: u64, limit: u64, limit_name: &'static str| Error::LimitExceeded {
+            kernel: name.clone(),
+            what,
+            value,
+            limit,
+            limit_name,
+        };
+        if !program.has_code(backend) {
+            return Err(Error::MissingCode { backend });
+        }
+        let [bx, by, bz] = kernel.workgroup_size;
+        let threads = bx as u64 * by as u64 * bz as u64;
+        let dims = [
+            (bx, lim.max_compute_workgroup_size_x, "max_compute_workgroup_size_x", 'x'),
+            (by, lim.max_compute_workgroup_size_y, "max_compute_workgroup_size_y", 'y'),
+            (bz, lim.max_compute_workgroup_size_z, "max_compute_workgroup_size_z", 'z'),
+        ];
+        for (v, l, ln, axis) in dims {
+            if v > l {
+                return Err(exceeded(format!("block size in {axis}"), v as u64, l as u64, ln));
+            }
+        }
+        if threads == 0 {
+            return Err(exceeded("the block's thread count".into(), 0, 0, "block must be non-empty"));
+        }
+        if threads > lim.max_compute_invocations_per_workgroup as u64 {
+            return Err(exceeded(
+                format!("the block's thread count ({bx}x{by}x{bz})"),
+                threads,
+                lim.max_compute_invocations_per_workgroup as u64,
+                "max_compute_invocations_per_workgroup",
+            ));
+        }
+        for (i, &g) in grid.iter().enumerate() {
+            let axis = ["x", "y", "z"][i];
+            if g == 0 {
+                return Err(exceeded(format!("grid size in {axis}"), 0, 0, "grid dimensions must be ≥ 1"));
+            }
+            if g > lim.max_compute_workgroups_per_dimension {
+                return Err(exceeded(
+                    format!("grid size in {axis}"),
+                    g as u64,
+                    lim.max_compute_workgroups_per_dimension as u64,
+                    "max_compute_workgroups_per_dimension",
+                ));
+            }
+        }
+        let shared = kernel.shared_words as u64 * 4;
+        if shared > lim.max_compute_workgroup_storage_size as u64 {
+            return Err(exceeded(
+                "shared memory per block (static + dynamic, bytes)".into(),
+                shared,
+                lim.max_compute_workgroup_storage_size as u64,
+                "max_compute_workgroup_storage_size",
+            ));
+        }
+        let features = self.gpu.features();
+        let need = |cond: bool, what: &str, f: wgpu::Features, fname: &'static str| {
+            if cond && !features.contains(f) {
+                Err(Error::MissingFeature { kernel: name.clone(), what: what.into(), feature: fname })
+            } else {
+                Ok(())
+            }
+        };
+        need(kernel.features.int64, "64-bit integers", wgpu::Features::SHADER_INT64, "SHADER_INT64")?;
+        need(kernel.features.float64, "64-bit floats", wgpu::Features::SHADER_F64, "SHADER_F64")?;
+        need(
+            backend == Backend::Spirv,
+            "SPIR-V passthrough (the spirv backend)",
+            wgpu::Features::PASSTHROUGH_SHADERS,
+            "PASSTHROUGH_SHADERS",
+        )?;
+        Ok(())
+    }
+
+    /// Places one argument per parameter (each exactly the parameter's size) at the parameters'
+    /// offsets; returns the parameter area (`kernel.param_bytes` bytes).
+    pub fn pack_args(kernel: &ir::Kernel, args: &[&[u8]]) -> Result<Vec<u8>, Error> {
+        let bad = |message: String| Error::BadArguments { kernel: kernel.name.clone(), message };
+        if args.len() != kernel.params.len() {
+            return Err(bad(format!(
+                "{} argument(s) given, the kernel has {} parameter(s){}",
+                args.len(),
+                kernel.params.len(),
+                describe_params(kernel)
+            )));
+        }
+        let mut area = vec![0u8; kernel.param_bytes as usize];
+        for (i, (slot, arg)) in kernel.params.iter().zip(args).enumerate() {
+            if arg.len() as u64 != slot.size as u64 {
+                return Err(bad(format!(
+                    "argument {i} has {} byte(s), parameter `{}` has {} byte(s)",
+                    arg.len(),
+                    slot.name,
+                    slot.size
+                )));
+            }
+            let at = slot.offset as usize;
+            let Some(dst) = area.get_mut(at..at + arg.len()) else {
+                return Err(bad(format!("parameter `{}` lies outside the parameter area", slot.name)));
+            };
+            dst.copy_from_slice(arg);
+        }
+        Ok(area)
+    }
+
+    /// Runs `kernel` of `program` on a `grid` of blocks (the block shape is the one the kernel
+    /// was translated for) with one byte string per parameter; waits for it to finish.
+    pub fn launch(&mut self, program: &Program, kernel: &str, grid: [u32; 3], args: &[&[u8]], backend: Backend) -> Result<(), Error> {
+        let k = find_kernel(program, kernel)?;
+        let area = Context::pack_args(k, args)?;
+        self.launch_packed(program, kernel, grid, &area, backend)
+    }
+
+    /// Like [`Context::launch`], with the parameter area already laid out
+    /// (`kernel.param_bytes` bytes; shorter is zero-padded).
+    pub fn launch_packed(&mut self, program: &Program, kernel: &str, grid: [u32; 3], params: &[u8], backend: Backend) -> Result<(), Error> {
+        let k = find_kernel(program, kernel)?;
+        self.check_launch(program, k, grid, backend)?;
+        if params.len() > k.param_bytes as usize {
+            return Err(Error::BadArguments {
+                kernel: k.name.clone(),
+                message: format!("{} parameter bytes given, the kernel takes {}", params.len(), k.param_bytes),
+            });
+        }
+        let globals = self.globals_base(program)?;
+        let pipeline = self.pipeline(program, k, backend)?;
+
+        // Parameter buffer: header + area, whole words.
+        let header = abi::PARAM_HEADER_WORDS as usize * 4;
+        let mut bytes = vec![0u8; (header + k.param_bytes as usize).div_ceil(4) * 4];
+        let g = abi::PARAM_GLOBALS_BASE_WORD as usize * 4;
+        bytes[g..g + 8].copy_from_slice(&globals.to_le_bytes());
+        bytes[header..header + params.len()].copy_from_slice(params);
+
+        let gpu = self.gpu.clone();
+        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some("ptxcross fault word"),
+            size: 4,
+            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        });
+        let ((), err) = gpu.scoped(|| {
+            let param_buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ptxcross params"),
+                size: bytes.len() as u64,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            gpu.queue.write_buffer(&param_buf, 0, &bytes);
+            let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                label: Some("ptxcross kernel resources"),
+                layout: &gpu.bind_group_layout,
+                entries: &[
+                    wgpu::BindGroupEntry { binding: abi::BINDING_HEAP, resource: self.heap.as_entire_binding() },
+                    wgpu::BindGroupEntry { binding: abi::BINDING_PARAMS, resource: param_buf.as_entire_binding() },
+                ],
+            });
+            let mut enc = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("ptxcross launch") });
+            {
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&k.name), timestamp_writes: None });
+                pass.set_pipeline(&pipeline);
+                pass.set_bind_group(abi::BIND_GROUP, &bind_group, &[]);
+                pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+            }
+            enc.copy_buffer_to_buffer(&self.heap, abi::FAULT_WORD as u64 * 4, &staging, 0, 4);
+            gpu.queue.submit([enc.finish()]);
+        });
+        if let Some(e) = err {
+            return Err(Error::Gpu { during: "launch", message: e.to_string() });
+        }
+        let fault = self.map_read(&staging, "the kernel launch")?;
+        let bits = u32::from_le_bytes([fault[0], fault[1], fault[2], fault[3]]);
+        if bits != 0 {
+            self.write_heap(abi::FAULT_WORD as u64 * 4, &0u32.to_le_bytes())?;
+            return Err(Error::KernelFault { kernel: k.name.clone(), bits, faults: abi::describe_faults(bits) });
+        }
+        Ok(())
+    }
+
+    /// The cached pipeline of (program, kernel, backend), created on first use.
+    fn pipeline(&self, program: &Program, k: &ir::Kernel, backend: Backend) -> Result<wgpu::ComputePipeline, Error> {
+        let gpu = &self.gpu;
+        let key = (program.id(), backend, k.entry_point.clone());
+        if let Some(p) = gpu.pipelines.lock().ok().and_then(|m| m.get(&key).cloned()) {
+            return Ok(p);
+        }
+        let perr = |message: String| Error::Pipeline { kernel: k.name.clone(), backend, message };
+        let module = {
+            let cached = gpu.modules.lock().ok().and_then(|m| m.get(&(program.id(), backend)).cloned());
+            match cached {
+                Some(m) => m,
+                None => {
+                    let (m, err) = gpu.scoped(|| create_module(gpu, program, backend));
+                    let m = m?;
+                    if let Some(e) = err {
+                        return Err(perr(e.to_string()));
+                    }
+                    if let Ok(mut map) = gpu.modules.lock() {
+                        map.insert((program.id(), backend), m.clone());
+                    }
+                    m
+                }
+            }
+        };
+        let (pipeline, err) = gpu.scoped(|| {
+            gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                label: Some(&k.name),
+                layout: Some(&gpu.pipeline_layout),
+                module: &module,
+                entry_point: Some(&k.entry_point),
+                compilation_options: Default::default(),
+                cache: None,
+            })
+        });
+        if let Some(e) = err {
+            return Err(perr(e.to_string()));
+        }
+        if let Ok(mut map) = gpu.pipelines.lock() {
+            map.insert(key, pipeline.clone());
+        }
+        Ok(pipeline)
+    }
+}
+
+fn create_module(gpu: &Gpu, program: &Program, backend: Backend) -> Result<wgpu::ShaderModule, Error> {
+    let label = Some(program.name());
+    match backend {
+        Backend::Spirv => {
+            let words = program.spirv().ok_or(Error::MissingCode { backend })?;
+            let entry_points: Vec<wgpu::PassthroughShaderEntryPoint> = program
+                .module()
+                .kernels
+                .iter()
+                .map(|k| wgpu::PassthroughShaderEntryPoint {
+                    name: k.entry_point.as_str().into(),
+                    workgroup_size: (k.workgroup_size[0], k.workgroup_size[1], k.workgroup_size[2]),
+                })
+                .collect();
+            let desc = wgpu::ShaderModuleDescriptorPassthrough {
+                label,
+                entry_points: entry_points.into(),
+                spirv: Some(words.into()),
+                ..Default::default()
+            };
+            // SAFETY: the SPIR-V comes from our backend, which emits Vulkan-valid modules that
+            // are bounds-safe by construction (every heap/shared/local/param access is checked
+            // against the array length, see `ptxcross_lower::ir::Expr::LoadWord`), and uses only
+            // the bindings of the pipeline layout. Callers handing in their own code promise the
+            // same (see `Program::new`).
+            Ok(unsafe { gpu.device.create_shader_module_passthrough(desc) })
+        }
+        Backend::Wgsl => {
+            let text = program.wgsl().ok_or(Error::MissingCode { backend })?;
+            Ok(gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                label,
+                source: wgpu::ShaderSource::Wgsl(text.into()),
+            }))
+        }
+    }
+}
+
+fn find_kernel<'p>(program: &'p Program, name: &str) -> Result<&'p ir::Kernel, Error> {
+    program
+        .kernel(name)
+        .ok_or_else(|| Error::KernelNotFound { name: name.to_string(), available: program.kernel_names() })
+}
+
+fn describe_params(kernel: &ir::Kernel) -> String {
+    if kernel.params.is_empty() {
+        return String::new();
+    }
+    let list: Vec<String> = kernel.params.iter().map(|p| format!("{} ({} bytes)", p.name, p.size)).collect();
+    format!(": {}", list.join(", "))
+}

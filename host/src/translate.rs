@@ -1,0 +1,321 @@
+//! The one place that drives frontend → lower → backends (and the validators).
+//!
+//! Every stage returns a [`TranslateError`] that names the stage and, for PTX problems, the
+//! `file:line:col`. A panic inside a stage (a compiler bug) is caught and reported as an
+//! internal error of that stage, so the CLI never dies on an input.
+
+use std::fmt;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::Path;
+
+use ptxcross_frontend::{ast, Diagnostic, SourceFile};
+use ptxcross_lower::{ir, LowerOptions};
+
+use crate::runtime::{Backend, Program};
+
+pub use backends::Profile;
+
+/// Which stage failed, and why.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TranslateError {
+    /// The PTX file could not be read.
+    Io { path: String, message: String },
+    /// Parse or lower diagnostics: `short` lines (`file:line:col: msg`) and the rustc-style
+    /// rendering.
+    Diagnostics { stage: Stage, short: Vec<String>, rendered: String },
+    /// A backend could not emit, or its output failed validation.
+    Backend { stage: Stage, message: String },
+    /// A stage panicked (a ptxcross bug).
+    Internal { stage: Stage, message: String },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Stage {
+    Parse,
+    Lower,
+    EmitSpirv,
+    ValidateSpirv,
+    EmitWgsl,
+    ValidateWgsl,
+}
+
+impl Stage {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stage::Parse => "parse",
+            Stage::Lower => "lower",
+            Stage::EmitSpirv => "SPIR-V emission",
+            Stage::ValidateSpirv => "SPIR-V validation (spirv-val --target-env vulkan1.1)",
+            Stage::EmitWgsl => "WGSL emission",
+            Stage::ValidateWgsl => "WGSL validation (naga)",
+        }
+    }
+}
+
+impl TranslateError {
+    pub fn stage(&self) -> Option<Stage> {
+        match self {
+            TranslateError::Io { .. } => None,
+            TranslateError::Diagnostics { stage, .. }
+            | TranslateError::Backend { stage, .. }
+            | TranslateError::Internal { stage, .. } => Some(*stage),
+        }
+    }
+    /// Multi-line human form (diagnostics rendered rustc-style).
+    pub fn render(&self) -> String {
+        match self {
+            TranslateError::Diagnostics { rendered, .. } => rendered.clone(),
+            other => format!("error: {other}\n"),
+        }
+    }
+    fn diagnostics(stage: Stage, diags: &[Diagnostic], file: &SourceFile) -> TranslateError {
+        let mut diags = diags.to_vec();
+        if diags.is_empty() {
+            diags.push(Diagnostic::new(format!("{} failed without a message", stage.name()), ast::Span::default()));
+        }
+        TranslateError::Diagnostics {
+            stage,
+            short: diags.iter().map(|d| d.short(file)).collect(),
+            rendered: diags.iter().map(|d| d.render(file)).collect::<Vec<_>>().join("\n"),
+        }
+    }
+}
+
+impl fmt::Display for TranslateError {
+    /// One line (several diagnostics are joined with `; `).
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TranslateError::Io { path, message } => write!(f, "cannot read {path}: {message}"),
+            TranslateError::Diagnostics { short, .. } => f.write_str(&short.join("; ")),
+            TranslateError::Backend { stage, message } => write!(f, "{} failed: {message}", stage.name()),
+            TranslateError::Internal { stage, message } => {
+                write!(f, "internal compiler error in {}: {message} (please report this)", stage.name())
+            }
+        }
+    }
+}
+
+impl std::error::Error for TranslateError {}
+
+/// Runs `f`, turning a panic into [`TranslateError::Internal`].
+fn guarded<T>(stage: Stage, f: impl FnOnce() -> Result<T, TranslateError>) -> Result<T, TranslateError> {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(r) => r,
+        Err(payload) => {
+            let message = if let Some(s) = payload.downcast_ref::<&str>() {
+                s.to_string()
+            } else if let Some(s) = payload.downcast_ref::<String>() {
+                s.clone()
+            } else {
+                "panic".to_string()
+            };
+            Err(TranslateError::Internal { stage, message })
+        }
+    }
+}
+
+/// Reads a PTX file; its name in diagnostics is the path as given.
+pub fn load(path: &Path) -> Result<SourceFile, TranslateError> {
+    let bytes = std::fs::read(path)
+        .map_err(|e| TranslateError::Io { path: path.display().to_string(), message: e.to_string() })?;
+    let text = String::from_utf8(bytes).map_err(|e| TranslateError::Io {
+        path: path.display().to_string(),
+        message: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
+    })?;
+    Ok(SourceFile::new(path.display().to_string(), text))
+}
+
+pub fn parse(file: &SourceFile) -> Result<ast::Module, TranslateError> {
+    guarded(Stage::Parse, || ptxcross_frontend::parse(file).map_err(|d| TranslateError::diagnostics(Stage::Parse, &d, file)))
+}
+
+pub fn lower(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, TranslateError> {
+    guarded(Stage::Lower, || {
+        ptxcross_lower::lower(module, file, options).map_err(|d| TranslateError::diagnostics(Stage::Lower, &d, file))
+    })
+}
+
+/// Parse + lower.
+pub fn frontend(file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, TranslateError> {
+    let ast = parse(file)?;
+    lower(&ast, file, options)
+}
+
+pub fn emit_spirv(module: &ir::Module) -> Result<Vec<u32>, TranslateError> {
+    guarded(Stage::EmitSpirv, || {
+        backends::spirv_emit(module).map_err(|message| TranslateError::Backend { stage: Stage::EmitSpirv, message })
+    })
+}
+
+/// `spirv-val --target-env vulkan1.1`.
+pub fn validate_spirv(words: &[u32]) -> Result<(), TranslateError> {
+    guarded(Stage::ValidateSpirv, || {
+        backends::spirv_validate(words).map_err(|message| TranslateError::Backend { stage: Stage::ValidateSpirv, message })
+    })
+}
+
+/// SPIR-V assembly text.
+pub fn disassemble_spirv(words: &[u32]) -> String {
+    guarded(Stage::EmitSpirv, || Ok(backends::spirv_disassemble(words)))
+        .unwrap_or_else(|e| format!("; cannot disassemble: {e}\n"))
+}
+
+pub fn emit_wgsl(module: &ir::Module, profile: Profile) -> Result<String, TranslateError> {
+    guarded(Stage::EmitWgsl, || {
+        backends::wgsl_emit(module, profile).map_err(|message| TranslateError::Backend { stage: Stage::EmitWgsl, message })
+    })
+}
+
+/// naga's validator for the profile.
+pub fn validate_wgsl(text: &str, profile: Profile) -> Result<(), TranslateError> {
+    guarded(Stage::ValidateWgsl, || {
+        backends::wgsl_validate(text, profile).map_err(|message| TranslateError::Backend { stage: Stage::ValidateWgsl, message })
+    })
+}
+
+/// Translates `file` for the runtime: parse, lower with `options`, emit the code of each of
+/// `backends` (WGSL: the wgpu profile) and, when `validate`, validate it (SPIR-V only when
+/// `spirv-val` is on the PATH: the runtime must not need it).
+pub fn build_program(file: &SourceFile, options: &LowerOptions, backends: &[Backend], validate: bool) -> Result<Program, TranslateError> {
+    let module = frontend(file, options)?;
+    build_program_from_ir(&file.name, module, backends, validate)
+}
+
+pub fn build_program_from_ir(name: &str, module: ir::Module, backends: &[Backend], validate: bool) -> Result<Program, TranslateError> {
+    let mut spirv = None;
+    let mut wgsl = None;
+    for &b in backends {
+        match b {
+            Backend::Spirv if spirv.is_none() => {
+                let words = emit_spirv(&module)?;
+                if validate && spirv_val_available() {
+                    validate_spirv(&words)?;
+                }
+                spirv = Some(words);
+            }
+            Backend::Wgsl if wgsl.is_none() => {
+                let text = emit_wgsl(&module, Profile::Wgpu)?;
+                if validate {
+                    validate_wgsl(&text, Profile::Wgpu)?;
+                }
+                wgsl = Some(text);
+            }
+            _ => {}
+        }
+    }
+    Ok(Program::new(name, module, spirv, wgsl))
+}
+
+/// Whether `spirv-val` can be run.
+pub fn spirv_val_available() -> bool {
+    std::process::Command::new("spirv-val")
+        .arg("--version")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .map(|s| s.success())
+        .unwrap_or(false)
+}
+
+/// Thin adapters over the backend crates, so their exact signatures live in one place.
+///
+/// TODO(backends): `ptxcross_spirv::{emit, disassemble, validate_with_spirv_val}` and
+/// `ptxcross_wgsl::{emit, validate, Profile}` do not exist yet; until they do, emission
+/// reports "not supported yet", and validation/disassembly use spirv-tools and naga directly.
+/// Switch each function to the backend crate as soon as it lands.
+mod backends {
+    use ptxcross_lower::ir;
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+
+    /// WGSL flavour. TODO(backends): re-export `ptxcross_wgsl::Profile` instead.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub enum Profile {
+        /// wgpu's WGSL with its native extensions (SHADER_INT64, SHADER_F64, f16).
+        Wgpu,
+        /// Standard WGSL that browsers accept.
+        WebGpu,
+    }
+
+    impl Profile {
+        pub fn parse(s: &str) -> Option<Profile> {
+            match s.to_ascii_lowercase().as_str() {
+                "wgpu" => Some(Profile::Wgpu),
+                "webgpu" => Some(Profile::WebGpu),
+                _ => None,
+            }
+        }
+    }
+
+    pub fn spirv_emit(module: &ir::Module) -> Result<Vec<u32>, String> {
+        let _ = module;
+        Err("not supported yet: the SPIR-V backend is being written".into())
+    }
+
+    pub fn wgsl_emit(module: &ir::Module, profile: Profile) -> Result<String, String> {
+        let _ = (module, profile);
+        Err("not supported yet: the WGSL backend is being written".into())
+    }
+
+    fn run_tool(tool: &str, args: &[&str], input: &[u8]) -> Result<(bool, String, String), String> {
+        let mut child = Command::new(tool)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| format!("cannot run {tool} ({e}); install spirv-tools (apt-get install -y spirv-tools)"))?;
+        if let Some(mut stdin) = child.stdin.take() {
+            stdin.write_all(input).map_err(|e| format!("{tool}: {e}"))?;
+        }
+        let out = child.wait_with_output().map_err(|e| format!("{tool}: {e}"))?;
+        Ok((
+            out.status.success(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        ))
+    }
+
+    fn words_to_bytes(words: &[u32]) -> Vec<u8> {
+        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+    }
+
+    pub fn spirv_validate(words: &[u32]) -> Result<(), String> {
+        let (ok, out, err) = run_tool("spirv-val", &["--target-env", "vulkan1.1", "-"], &words_to_bytes(words))?;
+        if ok {
+            Ok(())
+        } else {
+            Err(format!("{}{}", out, err).trim().to_string())
+        }
+    }
+
+    pub fn spirv_disassemble(words: &[u32]) -> String {
+        match run_tool("spirv-dis", &["-"], &words_to_bytes(words)) {
+            Ok((true, out, _)) => out,
+            Ok((false, out, err)) => format!("; spirv-dis failed: {}{}\n", out, err),
+            Err(e) => format!("; {e}\n"),
+        }
+    }
+
+    pub fn wgsl_validate(text: &str, profile: Profile) -> Result<(), String> {
+        use wgpu::naga;
+        let module = naga::front::wgsl::parse_str(text).map_err(|e| e.emit_to_string(text))?;
+        let caps = match profile {
+            Profile::Wgpu => {
+                naga::valid::Capabilities::SHADER_INT64
+                    | naga::valid::Capabilities::FLOAT64
+                    | naga::valid::Capabilities::SHADER_FLOAT16
+                    | naga::valid::Capabilities::SUBGROUP
+                    | naga::valid::Capabilities::SUBGROUP_BARRIER
+                    | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS
+                    | naga::valid::Capabilities::SHADER_INT64_ATOMIC_MIN_MAX
+                    | naga::valid::Capabilities::SHADER_FLOAT32_ATOMIC
+            }
+            Profile::WebGpu => naga::valid::Capabilities::empty(),
+        };
+        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
+            .validate(&module)
+            .map(|_| ())
+            .map_err(|e| e.emit_to_string(text))
+    }
+}
