@@ -183,6 +183,21 @@ impl ModuleCx {
         name
     }
 
+    /// `px_opaque_T(x)`: the identity, as a function call so that the shader compiler does not
+    /// treat the operation around it as a const-expression.
+    fn opaque_fn(&mut self, ty: Ty) -> String {
+        let t = wgsl_ty(ty);
+        let name = format!("{}opaque_{t}", self.p);
+        self.helper(&name, || {
+            format!(
+                "// Identity. Keeps an operation on constants only from being a const-expression (where\n\
+                 // overflow, NaN or infinity would be a shader-creation error): IR ops are run-time ops.\n\
+                 fn {name}(x: {t}) -> {t} {{\n    return x;\n}}\n"
+            )
+        });
+        name
+    }
+
     fn f32_const(&mut self, bits: u32) -> String {
         let x = f32::from_bits(bits);
         if bits == 0 {
@@ -398,6 +413,8 @@ struct KernelCx<'a> {
     builtins: [bool; 3],
     out: String,
     loop_depth: u32,
+    /// The next constant operand is wrapped in `px_opaque_T(…)` (see [`KernelCx::expr`]).
+    opaque_next: bool,
 }
 
 fn wgsl_ty(ty: Ty) -> &'static str {
@@ -437,6 +454,7 @@ impl KernelCx<'_> {
                 None => Err(format!("variable {v} is not declared (the kernel has {} variables)", self.k.vars.len())),
             },
             Operand::Const(c) => {
+                let opaque = std::mem::take(&mut self.opaque_next);
                 let s = match c {
                     Const::Bool(b) => b.to_string(),
                     Const::U32(v) => format!("{v}u"),
@@ -444,6 +462,10 @@ impl KernelCx<'_> {
                     Const::F32(b) => self.m.f32_const(b),
                     Const::F64(b) => self.m.f64_const(b),
                 };
+                if opaque {
+                    let f = self.m.opaque_fn(c.ty());
+                    return Ok((format!("{f}({s})"), c.ty()));
+                }
                 Ok((s, c.ty()))
             }
         }
@@ -569,6 +591,15 @@ impl KernelCx<'_> {
         let b = self.typed(rhs, if shift { Ty::U32 } else { ty }, &what)?;
         let bad = || Err(format!("{op:?} is not defined on {}", ty_name(ty)));
         let int = ty.is_int();
+        // Preconditions that are visible statically (a WGSL compiler rejects these outright).
+        if let Operand::Const(c) = rhs {
+            if shift && int && c.bits() >= ty.bits() as u64 {
+                return Err(format!("{op:?}.{}: shift amount {} is not below the width", ty_name(ty), c.bits()));
+            }
+            if matches!(op, DivU | DivS | RemU | RemS) && int && c.bits() == 0 {
+                return Err(format!("{op:?}.{}: division by the constant 0", ty_name(ty)));
+            }
+        }
         let (i, u) = signed_of(ty);
         let s = match op {
             And | Or | Xor if ty == Ty::Bool => {
@@ -697,6 +728,26 @@ impl KernelCx<'_> {
     }
 
     fn expr(&mut self, e: &Expr) -> R<(String, Ty)> {
+        // An operation whose operands are all constants would be a WGSL const-expression,
+        // evaluated by the shader compiler, where overflow, NaN and infinity are creation
+        // errors (`3u << 31u`, `sqrt(-1f)`, `3e38f * 10f`), unlike at run time. One operand is
+        // passed through an identity function to keep the operation a runtime one.
+        let operands: Vec<Operand> = match e {
+            Expr::Use(_) | Expr::Builtin(_) => Vec::new(),
+            Expr::Unary { arg, .. } | Expr::Convert { arg, .. } => vec![*arg],
+            Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => vec![*lhs, *rhs],
+            Expr::Fma { a, b, c, .. } => vec![*a, *b, *c],
+            Expr::Select { cond, a, b, .. } => vec![*cond, *a, *b],
+            // Calls of helper functions: never constant-evaluated.
+            Expr::LoadWord { .. } | Expr::AtomicWord { .. } => Vec::new(),
+        };
+        self.opaque_next = !operands.is_empty() && operands.iter().all(|o| matches!(o, Operand::Const(_)));
+        let r = self.expr_inner(e);
+        self.opaque_next = false;
+        r
+    }
+
+    fn expr_inner(&mut self, e: &Expr) -> R<(String, Ty)> {
         match *e {
             Expr::Use(o) => self.operand(o),
             Expr::Unary { op, ty, arg } => self.unary(op, ty, arg),
@@ -919,6 +970,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             builtins: [false; 3],
             out: String::new(),
             loop_depth: 0,
+            opaque_next: false,
         };
         cx.block(&k.body, 1).map_err(|msg| invalid(k, msg))?;
         let body = std::mem::take(&mut cx.out);
