@@ -328,7 +328,10 @@ impl FnLower {
                                 op.span,
                             ));
                         }
-                        Ok(self.fit(Operand::Var(var), have, want, t))
+                        let v = self.fit(Operand::Var(var), have, want, t);
+                        // A sub-word read of a register of another type (e.g. `cvt.s64.s16`
+                        // from a `.b32` register) sees only the low bits, extended per `t`.
+                        Ok(if reg_ty != t && ptx_types::bits(t) < 32 { self.canonicalize(v, t) } else { v })
                     }
                     Some(sym) => {
                         let addr = self.symbol_address(&sym, 0, op.span)?;
