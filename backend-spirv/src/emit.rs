@@ -787,6 +787,49 @@ impl Emitter {
         }
     }
 
+    /// F64 truncation as `x < 0 ? ceil(x) : floor(x)`: exact on every IEEE implementation of
+    /// Floor/Ceil, sign of zero included. (GLSL.std.450 Trunc on f64 is not used: lavapipe's
+    /// lowering of it returns +0 for -0.5 and -0, and 2^52-1 for 2^52-0.5 — measured.)
+    fn trunc_f64(&mut self, x: Word) -> Result2<Word> {
+        let t = self.ty(Ty::F64);
+        let bt = self.t_bool();
+        let zero = self.konst(Const::F64(0));
+        let neg = self.op(Op::FOrdLessThan, bt, &[x, zero])?;
+        let c = self.ext(t, glsl::CEIL, &[x])?;
+        let f = self.ext(t, glsl::FLOOR, &[x])?;
+        self.op(Op::Select, t, &[neg, c, f])
+    }
+
+    /// F64 round-half-even without GLSL.std.450 RoundEven (lavapipe's f64 lowering of it rounds
+    /// 1.5 to 1 and loses the sign of zero — measured): for |x| < 2^52,
+    /// `(|x| + 2^52) - 2^52` rounds |x| to an integer under the IEEE default rounding (both
+    /// operations NoContraction, so nothing reassociates them), then x's sign bit is put back;
+    /// larger magnitudes, infinities and NaN are already integral/unchanged and pass through.
+    fn round_even_f64(&mut self, x: Word) -> Result2<Word> {
+        let t = self.ty(Ty::F64);
+        let bt = self.t_bool();
+        let u = self.t_u32();
+        let v2 = self.t_uvec2();
+        let two52 = self.konst(Const::F64(0x4330_0000_0000_0000));
+        let ax = self.float_sign_op(Ty::F64, x, Op::BitwiseAnd, 0x7fff_ffff)?;
+        let small = self.op(Op::FOrdLessThan, bt, &[ax, two52])?;
+        let big = self.op(Op::FAdd, t, &[ax, two52])?;
+        self.no_contraction(big);
+        let r = self.op(Op::FSub, t, &[big, two52])?;
+        self.no_contraction(r);
+        // copysign(r, x): r >= 0, so OR x's sign bit into r's high word.
+        let xv = self.op(Op::Bitcast, v2, &[x])?;
+        let xhi = self.extract(u, xv, 1)?;
+        let mask = self.c_u32(0x8000_0000);
+        let sign = self.op(Op::BitwiseAnd, u, &[xhi, mask])?;
+        let rv = self.op(Op::Bitcast, v2, &[r])?;
+        let rhi = self.extract(u, rv, 1)?;
+        let rhi = self.op(Op::BitwiseOr, u, &[rhi, sign])?;
+        let rv = self.b.composite_insert(v2, None, rhi, rv, [1]).map_err(internal)?;
+        let signed = self.op(Op::Bitcast, t, &[rv])?;
+        self.op(Op::Select, t, &[small, signed, x])
+    }
+
     fn unary(&mut self, op: UnaryOp, ty: Ty, a: Word) -> Result2<(Word, Ty)> {
         let bad = || invalid(format!("unary {op:?} on {ty:?}"));
         let t = self.ty(ty);
@@ -800,6 +843,8 @@ impl Emitter {
             UnaryOp::Neg if ty.is_int() => self.op(Op::SNegate, t, &[a])?,
             UnaryOp::FNeg if ty.is_float() => self.float_sign_op(ty, a, Op::BitwiseXor, 0x8000_0000)?,
             UnaryOp::FAbs if ty.is_float() => self.float_sign_op(ty, a, Op::BitwiseAnd, 0x7fff_ffff)?,
+            UnaryOp::FTrunc if ty == Ty::F64 => self.trunc_f64(a)?,
+            UnaryOp::FRoundEven if ty == Ty::F64 => self.round_even_f64(a)?,
             UnaryOp::FSqrt | UnaryOp::FFloor | UnaryOp::FCeil | UnaryOp::FTrunc | UnaryOp::FRoundEven if ty.is_float() => {
                 let inst = match op {
                     UnaryOp::FSqrt => glsl::SQRT,
