@@ -447,8 +447,11 @@ pub struct ExpectSpec {
     pub buffer: String,
     /// Expected leading bytes of the buffer after the launch (compared bit-exactly).
     pub bytes: Vec<u8>,
-    /// For messages: the expectation's type, else the buffer's.
+    /// For messages: the expectation's type, else `any_nan`'s, else the buffer's.
     pub ty: Option<ElemType>,
+    /// `"any_nan": "f32"`: an element that is a NaN of this type in both the expectation and
+    /// the result matches whatever its payload and sign (PTX leaves the NaN unspecified).
+    pub any_nan: Option<ElemType>,
 }
 
 /// A spec that cannot be used; the message names the file and the JSON path.
@@ -563,11 +566,11 @@ impl Ctx<'_> {
     }
 
     /// `{"type","values"}` | `{"file"}` | `{"zeros": N}` → bytes and type.
-    fn data(&mut self, raw: &RawValue, at: &str, allow_type_with_file: bool) -> R<(Vec<u8>, Option<ElemType>)> {
+    fn data(&mut self, raw: &RawValue, at: &str, extra_keys: &[&str]) -> R<(Vec<u8>, Option<ElemType>)> {
         let obj = object(raw, at)?;
         let get = |k: &str| obj.0.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_ref());
         for (k, _) in &obj.0 {
-            if !["type", "values", "file", "zeros"].contains(&k.as_str()) {
+            if !["type", "values", "file", "zeros"].contains(&k.as_str()) && !extra_keys.contains(&k.as_str()) {
                 self.warnings.push(format!("{at}: unknown key `{k}` ignored"));
             }
         }
@@ -584,9 +587,6 @@ impl Ctx<'_> {
                 Ok((bytes, Some(ty)))
             }
             (None, Some(file), None) => {
-                if ty.is_some() && !allow_type_with_file {
-                    self.warnings.push(format!("{at}: `type` only names the element type of `file`"));
-                }
                 let bytes = self.file(file, &format!("{at}.file"))?;
                 if let Some(t) = ty {
                     if bytes.len() % t.size() != 0 {
@@ -648,7 +648,7 @@ impl Spec {
                 if buffers.iter().any(|x| x.name == name) {
                     return Err(format!("buffers: `{name}` defined twice"));
                 }
-                let (bytes, ty) = cx.data(&raw, &format!("buffers.{name}"), true)?;
+                let (bytes, ty) = cx.data(&raw, &format!("buffers.{name}"), &[])?;
                 buffers.push(BufferSpec { name, bytes, ty });
             }
         }
@@ -698,12 +698,33 @@ impl Spec {
             for (name, raw) in object(e, "expect")?.0 {
                 let at = format!("expect.{name}");
                 let buf = find(&name, &at)?;
-                let (bytes, ty) = cx.data(&raw, &at, true)?;
+                let (bytes, ty) = cx.data(&raw, &at, &["any_nan"])?;
                 if bytes.len() > buf.bytes.len() {
                     return Err(format!("{at}: {} expected bytes but buffer `{name}` has only {}", bytes.len(), buf.bytes.len()));
                 }
-                let ty = ty.or(buf.ty);
-                expect.push(ExpectSpec { buffer: name, bytes, ty });
+                let obj = object(&raw, &at)?;
+                let any_nan = match obj.0.iter().find(|(k, _)| k == "any_nan") {
+                    None => None,
+                    Some((_, v)) => {
+                        let t = elem_type(v, &format!("{at}.any_nan"))?;
+                        if !t.is_float() {
+                            return Err(format!("{at}.any_nan: `{t}` is not a float type"));
+                        }
+                        Some(t)
+                    }
+                };
+                let ty = ty.or(any_nan).or(buf.ty);
+                if let (Some(t), Some(n)) = (ty, any_nan) {
+                    if t.size() != n.size() {
+                        return Err(format!("{at}: `any_nan` ({n}) and the element type ({t}) differ in size"));
+                    }
+                }
+                if let Some(t) = ty {
+                    if bytes.len() % t.size() != 0 {
+                        return Err(format!("{at}: {} bytes is not a whole number of {t} elements", bytes.len()));
+                    }
+                }
+                expect.push(ExpectSpec { buffer: name, bytes, ty, any_nan });
             }
         }
         Ok(Spec {
@@ -745,7 +766,8 @@ pub fn compare(expect: &ExpectSpec, actual: &[u8], limit: usize) -> (usize, Vec<
         let end = (i + size).min(n);
         let e = &expect.bytes[i..end];
         let a = actual.get(i..end.min(actual.len())).unwrap_or(&[]);
-        if e != a {
+        let both_nan = expect.any_nan.is_some_and(|t| e.len() == t.size() && is_nan(t, e) && a.len() == e.len() && is_nan(t, a));
+        if e != a && !both_nan {
             count += 1;
             if first.len() < limit {
                 let fmt = |b: &[u8]| match expect.ty {
@@ -759,6 +781,23 @@ pub fn compare(expect: &ExpectSpec, actual: &[u8], limit: usize) -> (usize, Vec<
         i = end;
     }
     (count, first)
+}
+
+/// Whether `bytes` (little-endian, `t.size()` long) is a NaN of float type `t`.
+pub fn is_nan(t: ElemType, bytes: &[u8]) -> bool {
+    let mut b = [0u8; 8];
+    let n = bytes.len().min(8);
+    b[..n].copy_from_slice(&bytes[..n]);
+    let v = u64::from_le_bytes(b);
+    let (e, m) = match t {
+        ElemType::F16 => (5, 10),
+        ElemType::BF16 => (8, 7),
+        ElemType::F32 => (8, 23),
+        ElemType::F64 => (11, 52),
+        _ => return false,
+    };
+    let exp = (v >> m) & ((1u64 << e) - 1);
+    exp == (1u64 << e) - 1 && v & ((1u64 << m) - 1) != 0
 }
 
 #[cfg(test)]
@@ -967,6 +1006,25 @@ mod tests {
         assert_eq!(first, [Mismatch { index: 1, expected: "2".into(), actual: "9".into() }]);
         let (n, _) = compare(&s.expect[1], &[1, 2, 3, 4, 5, 6, 7, 8, 99], 10);
         assert_eq!(n, 0);
+
+        // any_nan: NaN matches NaN of any payload; nothing else changes.
+        let text = r#"{ "ptx": "k.ptx", "kernel": "k", "grid": 1, "buffers": {"c": {"zeros": 12}},
+            "expect": {"c": {"type": "f32", "values": ["nan", 1.0, "nan"], "any_nan": "f32"}} }"#;
+        let s2 = Spec::parse(text, &dir.join("t.json"), &dir).unwrap();
+        assert!(s2.warnings.is_empty(), "{:?}", s2.warnings);
+        let mut actual = Vec::new();
+        actual.extend(0xffff_ffffu32.to_le_bytes());
+        actual.extend(1.0f32.to_le_bytes());
+        actual.extend(1.5f32.to_le_bytes());
+        let (n, first) = compare(&s2.expect[0], &actual, 10);
+        assert_eq!(n, 1);
+        assert_eq!(first[0].index, 2);
+        assert_eq!(first[0].expected, "NaN (0x7fc00000)");
+        let mut strict = s2.expect[0].clone();
+        strict.any_nan = None;
+        assert_eq!(compare(&strict, &actual, 10).0, 2);
+        assert!(is_nan(ElemType::F16, &[0x01, 0x7c]) && !is_nan(ElemType::F16, &[0x00, 0x7c]));
+        assert!(is_nan(ElemType::BF16, &[0xc0, 0xff]) && is_nan(ElemType::F64, &u64::MAX.to_le_bytes()));
         std::fs::remove_dir_all(&dir).ok();
     }
 

@@ -87,6 +87,8 @@ impl fmt::Display for TranslateError {
         match self {
             TranslateError::Io { path, message } => write!(f, "cannot read {path}: {message}"),
             TranslateError::Diagnostics { short, .. } => f.write_str(&short.join("; ")),
+            TranslateError::Backend { stage: Stage::EmitSpirv, message } => f.write_str(message),
+            TranslateError::Backend { stage: Stage::EmitWgsl, message } => write!(f, "WGSL backend: {message}"),
             TranslateError::Backend { stage, message } => write!(f, "{} failed: {message}", stage.name()),
             TranslateError::Internal { stage, message } => {
                 write!(f, "internal compiler error in {}: {message} (please report this)", stage.name())
@@ -218,104 +220,37 @@ pub fn spirv_val_available() -> bool {
 }
 
 /// Thin adapters over the backend crates, so their exact signatures live in one place.
-///
-/// TODO(backends): `ptxcross_spirv::{emit, disassemble, validate_with_spirv_val}` and
-/// `ptxcross_wgsl::{emit, validate, Profile}` do not exist yet; until they do, emission
-/// reports "not supported yet", and validation/disassembly use spirv-tools and naga directly.
-/// Switch each function to the backend crate as soon as it lands.
 mod backends {
     use ptxcross_lower::ir;
-    use std::io::Write;
-    use std::process::{Command, Stdio};
 
-    /// WGSL flavour. TODO(backends): re-export `ptxcross_wgsl::Profile` instead.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-    pub enum Profile {
-        /// wgpu's WGSL with its native extensions (SHADER_INT64, SHADER_F64, f16).
-        Wgpu,
-        /// Standard WGSL that browsers accept.
-        WebGpu,
-    }
-
-    impl Profile {
-        pub fn parse(s: &str) -> Option<Profile> {
-            match s.to_ascii_lowercase().as_str() {
-                "wgpu" => Some(Profile::Wgpu),
-                "webgpu" => Some(Profile::WebGpu),
-                _ => None,
-            }
-        }
-    }
+    pub use ptxcross_wgsl::Profile;
 
     pub fn spirv_emit(module: &ir::Module) -> Result<Vec<u32>, String> {
-        let _ = module;
-        Err("not supported yet: the SPIR-V backend is being written".into())
-    }
-
-    pub fn wgsl_emit(module: &ir::Module, profile: Profile) -> Result<String, String> {
-        let _ = (module, profile);
-        Err("not supported yet: the WGSL backend is being written".into())
-    }
-
-    fn run_tool(tool: &str, args: &[&str], input: &[u8]) -> Result<(bool, String, String), String> {
-        let mut child = Command::new(tool)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .map_err(|e| format!("cannot run {tool} ({e}); install spirv-tools (apt-get install -y spirv-tools)"))?;
-        if let Some(mut stdin) = child.stdin.take() {
-            stdin.write_all(input).map_err(|e| format!("{tool}: {e}"))?;
-        }
-        let out = child.wait_with_output().map_err(|e| format!("{tool}: {e}"))?;
-        Ok((
-            out.status.success(),
-            String::from_utf8_lossy(&out.stdout).into_owned(),
-            String::from_utf8_lossy(&out.stderr).into_owned(),
-        ))
-    }
-
-    fn words_to_bytes(words: &[u32]) -> Vec<u8> {
-        words.iter().flat_map(|w| w.to_le_bytes()).collect()
+        ptxcross_spirv::emit(module).map_err(|e| e.to_string())
     }
 
     pub fn spirv_validate(words: &[u32]) -> Result<(), String> {
-        let (ok, out, err) = run_tool("spirv-val", &["--target-env", "vulkan1.1", "-"], &words_to_bytes(words))?;
-        if ok {
-            Ok(())
-        } else {
-            Err(format!("{}{}", out, err).trim().to_string())
-        }
+        ptxcross_spirv::validate_with_spirv_val(words)
     }
 
     pub fn spirv_disassemble(words: &[u32]) -> String {
-        match run_tool("spirv-dis", &["-"], &words_to_bytes(words)) {
-            Ok((true, out, _)) => out,
-            Ok((false, out, err)) => format!("; spirv-dis failed: {}{}\n", out, err),
-            Err(e) => format!("; {e}\n"),
-        }
+        ptxcross_spirv::disassemble(words)
+    }
+
+    pub fn wgsl_emit(module: &ir::Module, profile: Profile) -> Result<String, String> {
+        ptxcross_wgsl::emit(module, profile).map_err(|e| e.to_string())
     }
 
     pub fn wgsl_validate(text: &str, profile: Profile) -> Result<(), String> {
-        use wgpu::naga;
-        let module = naga::front::wgsl::parse_str(text).map_err(|e| e.emit_to_string(text))?;
-        let caps = match profile {
-            Profile::Wgpu => {
-                naga::valid::Capabilities::SHADER_INT64
-                    | naga::valid::Capabilities::FLOAT64
-                    | naga::valid::Capabilities::SHADER_FLOAT16
-                    | naga::valid::Capabilities::SUBGROUP
-                    | naga::valid::Capabilities::SUBGROUP_BARRIER
-                    | naga::valid::Capabilities::SHADER_INT64_ATOMIC_ALL_OPS
-                    | naga::valid::Capabilities::SHADER_INT64_ATOMIC_MIN_MAX
-                    | naga::valid::Capabilities::SHADER_FLOAT32_ATOMIC
-            }
-            Profile::WebGpu => naga::valid::Capabilities::empty(),
-        };
-        naga::valid::Validator::new(naga::valid::ValidationFlags::all(), caps)
-            .validate(&module)
-            .map(|_| ())
-            .map_err(|e| e.emit_to_string(text))
+        ptxcross_wgsl::validate(text, profile)
+    }
+}
+
+/// `wgpu` / `webgpu`.
+pub fn parse_profile(s: &str) -> Option<Profile> {
+    match s.to_ascii_lowercase().as_str() {
+        "wgpu" => Some(Profile::Wgpu),
+        "webgpu" => Some(Profile::WebGpu),
+        _ => None,
     }
 }

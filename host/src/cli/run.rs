@@ -1,0 +1,431 @@
+//! `ptxcross run --spec FILE.json …` and `ptxcross verify DIR_OR_SPEC…`.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use ptxcross_lower::{ir, LowerOptions};
+
+use super::{parse_backend, Args, EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
+use crate::runtime::{Backend, Context, ContextOptions, DevicePtr, Error, Gpu, ALLOC_ALIGN, HEAP_RESERVED_BYTES};
+use crate::spec::{compare, ArgSpec, Spec};
+use crate::translate::{self, TranslateError};
+
+/// What happened to one (spec, backend).
+#[derive(Debug)]
+pub enum Outcome {
+    Pass,
+    /// Mismatch report lines.
+    Mismatch(Vec<String>),
+    /// The first line is the cause; more lines may follow (rendered diagnostics …).
+    Error(Vec<String>),
+    /// Translated and validated, but not run (no device).
+    Translated,
+}
+
+impl Outcome {
+    fn exit_code(&self) -> i32 {
+        match self {
+            Outcome::Pass | Outcome::Translated => EXIT_OK,
+            Outcome::Mismatch(_) => EXIT_MISMATCH,
+            Outcome::Error(_) => EXIT_ERROR,
+        }
+    }
+    fn word(&self) -> &'static str {
+        match self {
+            Outcome::Pass => "pass",
+            Outcome::Mismatch(_) => "FAIL",
+            Outcome::Error(_) => "ERROR",
+            Outcome::Translated => "not run",
+        }
+    }
+    fn details(&self) -> &[String] {
+        match self {
+            Outcome::Mismatch(l) | Outcome::Error(l) => l,
+            _ => &[],
+        }
+    }
+}
+
+fn translate_error(e: &TranslateError) -> Outcome {
+    let mut lines = vec![e.to_string()];
+    if let TranslateError::Diagnostics { rendered, .. } = e {
+        lines.extend(rendered.lines().map(str::to_string));
+    }
+    Outcome::Error(lines)
+}
+
+fn device_error(e: &Error) -> Outcome {
+    Outcome::Error(vec![e.to_string()])
+}
+
+/// Heap bytes a spec needs: reserved words, every buffer and the globals segment, each
+/// rounded to the allocation alignment, plus slack for the runtime.
+fn heap_bytes_for(spec: &Spec, module: &ir::Module) -> u64 {
+    let fp = |n: u64| n.max(1).div_ceil(ALLOC_ALIGN) * ALLOC_ALIGN;
+    let buffers: u64 = spec.buffers.iter().map(|b| fp(b.bytes.len() as u64)).sum();
+    HEAP_RESERVED_BYTES + buffers + fp(module.globals.init.len() as u64) + (64 << 10)
+}
+
+fn file_name_for(buffer: &str) -> String {
+    buffer.chars().map(|c| if c.is_ascii_alphanumeric() || "_-.".contains(c) { c } else { '_' }).collect()
+}
+
+/// Runs one spec on one backend (the IR is shared by both backends of a spec).
+fn run_backend(spec: &Spec, module: &ir::Module, backend: Backend, gpu: &std::sync::Arc<Gpu>, timeout: Option<Duration>, dump: &[PathBuf]) -> Outcome {
+    let program = match translate::build_program_from_ir(&spec.ptx.display().to_string(), module.clone(), &[backend], true) {
+        Ok(p) => p,
+        Err(e) => return translate_error(&e),
+    };
+    let Some(kernel) = program.kernel(&spec.kernel) else {
+        return Outcome::Error(vec![format!("the PTX has no kernel `{}` (kernels: {})", spec.kernel, program.kernel_names().join(", "))]);
+    };
+    let heap_bytes = heap_bytes_for(spec, module).min(gpu.max_heap_bytes().max(1 << 20));
+    let mut ctx = match Context::new(ContextOptions { heap_bytes, timeout, gpu: Some(gpu.clone()) }) {
+        Ok(c) => c,
+        Err(e) => return device_error(&e),
+    };
+    let mut ptrs: Vec<(String, DevicePtr, usize)> = Vec::new();
+    for b in &spec.buffers {
+        let r = ctx.alloc(b.bytes.len() as u64).and_then(|p| ctx.write(p, &b.bytes).map(|_| p));
+        match r {
+            Ok(p) => ptrs.push((b.name.clone(), p, b.bytes.len())),
+            Err(e) => return Outcome::Error(vec![format!("buffer `{}`: {e}", b.name)]),
+        }
+    }
+    // Arguments, checked against the kernel's parameters.
+    if spec.args.len() != kernel.params.len() {
+        let params: Vec<String> = kernel.params.iter().map(|p| format!("{} ({} bytes)", p.name, p.size)).collect();
+        return Outcome::Error(vec![format!(
+            "{}: {} argument(s) given, kernel `{}` has {} parameter(s){}{}",
+            spec.path.display(),
+            spec.args.len(),
+            kernel.name,
+            kernel.params.len(),
+            if params.is_empty() { "" } else { ": " },
+            params.join(", ")
+        )]);
+    }
+    let mut args: Vec<Vec<u8>> = Vec::new();
+    for (i, (a, p)) in spec.args.iter().zip(&kernel.params).enumerate() {
+        let bytes = match a {
+            ArgSpec::Buffer { name, offset } => {
+                let Some((_, ptr, _)) = ptrs.iter().find(|(n, _, _)| n == name) else {
+                    return Outcome::Error(vec![format!("args[{i}]: no buffer `{name}`")]);
+                };
+                ptr.offset(*offset).to_le_bytes().to_vec()
+            }
+            ArgSpec::Scalar { bytes, .. } => bytes.clone(),
+        };
+        if bytes.len() != p.size as usize {
+            let what = match a {
+                ArgSpec::Buffer { .. } => "a pointer (8 bytes)".to_string(),
+                ArgSpec::Scalar { ty, .. } => format!("a {ty} ({} bytes)", ty.size()),
+            };
+            return Outcome::Error(vec![format!(
+                "{}: args[{i}] is {what}, but parameter `{}` of kernel `{}` has {} bytes",
+                spec.path.display(),
+                p.name,
+                kernel.name,
+                p.size
+            )]);
+        }
+        args.push(bytes);
+    }
+    let arg_refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+    let launched = ctx.launch(&program, &spec.kernel, spec.grid, &arg_refs, backend);
+    gpu.forget_program(program.id());
+
+    // Read every buffer back (also after a fault: useful in dumps).
+    let mut contents: Vec<(String, Result<Vec<u8>, Error>)> = Vec::new();
+    for (name, ptr, len) in &ptrs {
+        contents.push((name.clone(), ctx.read(*ptr, *len as u64)));
+    }
+    let mut dump_errors = Vec::new();
+    for dir in dump {
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            dump_errors.push(format!("--dump: cannot create {}: {e}", dir.display()));
+            continue;
+        }
+        for (name, data) in &contents {
+            if let Ok(bytes) = data {
+                let path = dir.join(format!("{}.bin", file_name_for(name)));
+                if let Err(e) = std::fs::write(&path, bytes) {
+                    dump_errors.push(format!("--dump: cannot write {}: {e}", path.display()));
+                }
+            }
+        }
+    }
+    if let Err(e) = launched {
+        let mut lines = vec![e.to_string()];
+        lines.extend(dump_errors);
+        return Outcome::Error(lines);
+    }
+    if !dump_errors.is_empty() {
+        return Outcome::Error(dump_errors);
+    }
+    let mut report = Vec::new();
+    for ex in &spec.expect {
+        let actual = match contents.iter().find(|(n, _)| n == &ex.buffer) {
+            Some((_, Ok(bytes))) => bytes,
+            Some((_, Err(e))) => return Outcome::Error(vec![format!("reading buffer `{}`: {e}", ex.buffer)]),
+            None => return Outcome::Error(vec![format!("no buffer `{}`", ex.buffer)]),
+        };
+        let (count, first) = compare(ex, actual, 10);
+        if count > 0 {
+            let unit = ex.ty.map(|t| format!("{t} elements")).unwrap_or_else(|| "bytes".into());
+            let total = ex.bytes.len() / ex.ty.map(|t| t.size()).unwrap_or(1);
+            report.push(format!("buffer `{}`: {count} of {total} {unit} differ", ex.buffer));
+            for m in first {
+                report.push(format!("  [{}] expected {}, actual {}", m.index, m.expected, m.actual));
+            }
+        }
+    }
+    if report.is_empty() {
+        Outcome::Pass
+    } else {
+        Outcome::Mismatch(report)
+    }
+}
+
+/// Parse + lower a spec's PTX once (for every backend).
+fn frontend(spec: &Spec) -> Result<ir::Module, TranslateError> {
+    let source = translate::load(&spec.ptx)?;
+    let options = LowerOptions {
+        kernel: Some(spec.kernel.clone()),
+        block: spec.block,
+        dynamic_shared_bytes: spec.dynamic_shared_bytes,
+    };
+    translate::frontend(&source, &options)
+}
+
+/// Translate + validate only (no device).
+fn translate_only(module: &ir::Module, spec: &Spec, backend: Backend) -> Outcome {
+    match translate::build_program_from_ir(&spec.ptx.display().to_string(), module.clone(), &[backend], true) {
+        Ok(p) if p.kernel(&spec.kernel).is_some() => Outcome::Translated,
+        Ok(p) => Outcome::Error(vec![format!("the PTX has no kernel `{}` (kernels: {})", spec.kernel, p.kernel_names().join(", "))]),
+        Err(e) => translate_error(&e),
+    }
+}
+
+fn guarded(f: impl FnOnce() -> Outcome) -> Outcome {
+    catch_unwind(AssertUnwindSafe(f)).unwrap_or_else(|p| {
+        let msg = p
+            .downcast_ref::<&str>()
+            .map(|s| s.to_string())
+            .or_else(|| p.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "panic".into());
+        Outcome::Error(vec![format!("internal error (please report this): {msg}")])
+    })
+}
+
+fn parse_timeout(a: &Args) -> Result<Option<Duration>, String> {
+    match a.value("--timeout") {
+        None => Ok(Some(Duration::from_secs(300))),
+        Some("0") | Some("none") => Ok(None),
+        Some(s) => s
+            .parse::<f64>()
+            .ok()
+            .filter(|v| v.is_finite() && *v > 0.0)
+            .map(|v| Some(Duration::from_secs_f64(v)))
+            .ok_or_else(|| format!("--timeout: `{s}` is not a number of seconds")),
+    }
+}
+
+fn print_warnings(spec: &Spec) {
+    for w in &spec.warnings {
+        eprintln!("warning: {}: {w}", spec.path.display());
+    }
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1e3)
+}
+
+pub fn run_main(args: &[String]) -> Result<i32, String> {
+    let a = Args::parse(args, &["--spec", "--backend", "--dump", "--timeout"], &[])?;
+    let spec_path = match (a.value("--spec"), a.positional.as_slice()) {
+        (Some(s), []) => s.to_string(),
+        (None, [s]) => s.clone(),
+        (Some(_), _) => return Err(format!("run: unexpected argument `{}`", a.positional[0])),
+        (None, _) => return Err("run: --spec FILE.json is required".into()),
+    };
+    let backends = parse_backend(a.value("--backend"))?;
+    let timeout = parse_timeout(&a)?;
+    let dump = a.value("--dump").map(PathBuf::from);
+
+    let spec = match Spec::load(Path::new(&spec_path)) {
+        Ok(s) => s,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(EXIT_ERROR);
+        }
+    };
+    print_warnings(&spec);
+    let label = format!("{}: {}", spec.path.display(), spec.kernel);
+    let module = match guarded_frontend(&spec) {
+        Ok(m) => m,
+        Err(outcome) => {
+            report_run(&label, None, &outcome, None);
+            return Ok(outcome.exit_code());
+        }
+    };
+    let gpu = match Gpu::shared() {
+        Ok(g) => g,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(EXIT_ERROR);
+        }
+    };
+    let mut worst = EXIT_OK;
+    for (i, &b) in backends.iter().enumerate() {
+        // One backend: DIR/<buffer>.bin. Both: DIR/<backend>/<buffer>.bin, and DIR/<buffer>.bin
+        // from the first (SPIR-V).
+        let dirs: Vec<PathBuf> = match &dump {
+            None => vec![],
+            Some(d) if backends.len() == 1 => vec![d.clone()],
+            Some(d) if i == 0 => vec![d.clone(), d.join(b.name())],
+            Some(d) => vec![d.join(b.name())],
+        };
+        let t = Instant::now();
+        let outcome = guarded(|| run_backend(&spec, &module, b, &gpu, timeout, &dirs));
+        report_run(&label, Some(b), &outcome, Some(t.elapsed()));
+        worst = worst.max(outcome.exit_code());
+    }
+    Ok(worst)
+}
+
+fn guarded_frontend(spec: &Spec) -> Result<ir::Module, Outcome> {
+    let mut module = None;
+    let outcome = guarded(|| match frontend(spec) {
+        Ok(m) => {
+            module = Some(m);
+            Outcome::Pass
+        }
+        Err(e) => translate_error(&e),
+    });
+    module.ok_or(outcome)
+}
+
+fn report_run(label: &str, backend: Option<Backend>, outcome: &Outcome, time: Option<Duration>) {
+    let b = backend.map(|b| format!(" [{b}]")).unwrap_or_default();
+    let t = time.map(|t| format!(" ({})", ms(t))).unwrap_or_default();
+    match outcome {
+        Outcome::Error(lines) => {
+            eprintln!("{label}{b}: ERROR: {}", lines.first().map(String::as_str).unwrap_or(""));
+            for l in lines.iter().skip(1) {
+                eprintln!("{l}");
+            }
+        }
+        other => {
+            println!("{label}{b}: {}{t}", other.word());
+            for l in other.details() {
+                println!("{l}");
+            }
+        }
+    }
+}
+
+/// `*.json` in each folder (sorted, non-recursive) or the files themselves.
+fn collect_specs(inputs: &[String]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for i in inputs {
+        let p = PathBuf::from(i);
+        if p.is_dir() {
+            let mut found: Vec<PathBuf> = std::fs::read_dir(&p)
+                .map_err(|e| format!("cannot list {}: {e}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.is_file() && f.extension().is_some_and(|x| x == "json"))
+                .collect();
+            found.sort();
+            out.extend(found);
+        } else if p.is_file() {
+            out.push(p);
+        } else {
+            return Err(format!("{i}: no such file or folder"));
+        }
+    }
+    Ok(out)
+}
+
+pub fn verify_main(args: &[String]) -> Result<i32, String> {
+    let a = Args::parse(args, &["--backend", "--timeout"], &[])?;
+    if a.positional.is_empty() {
+        return Err("verify: give spec files or folders of specs".into());
+    }
+    let backends = parse_backend(a.value("--backend"))?;
+    let timeout = parse_timeout(&a)?;
+    let paths = collect_specs(&a.positional)?;
+    if paths.is_empty() {
+        println!("no *.json specs found");
+        println!("0 passed, 0 failed");
+        return Ok(EXIT_OK);
+    }
+    let specs: Vec<(PathBuf, Result<Spec, String>)> =
+        paths.iter().map(|p| (p.clone(), Spec::load(p).map_err(|e| e.to_string()))).collect();
+
+    let gpu = Gpu::shared();
+    match &gpu {
+        Ok(g) => println!("device: {}", g.describe()),
+        Err(e) => {
+            println!("could not run the kernels: {e}");
+            println!("(translating and validating every spec instead)");
+        }
+    }
+    let w_spec = paths.iter().map(|p| p.display().to_string().chars().count()).max().unwrap_or(4).max(4);
+    let w_kernel = specs
+        .iter()
+        .map(|(_, s)| s.as_ref().map(|s| s.kernel.chars().count()).unwrap_or(1))
+        .max()
+        .unwrap_or(6)
+        .max(6);
+    println!("{:<w_spec$}  {:<w_kernel$}  {:<7}  {:<7}  {:>10}", "spec", "kernel", "backend", "result", "time");
+    println!("{}", "-".repeat(w_spec + w_kernel + 7 + 7 + 10 + 8));
+
+    let (mut passed, mut failed, mut not_run) = (0usize, 0usize, 0usize);
+    for (path, spec) in &specs {
+        let name = path.display().to_string();
+        let spec = match spec {
+            Ok(s) => s,
+            Err(e) => {
+                for &b in &backends {
+                    row(&name, "-", b, &Outcome::Error(vec![e.clone()]), None, w_spec, w_kernel);
+                    failed += 1;
+                }
+                continue;
+            }
+        };
+        print_warnings(spec);
+        let t0 = Instant::now();
+        let module = guarded_frontend(spec);
+        let front_time = t0.elapsed();
+        for &b in &backends {
+            let t = Instant::now();
+            let outcome = match (&module, &gpu) {
+                (Err(o), _) => Outcome::Error(o.details().to_vec()),
+                (Ok(m), Ok(g)) => guarded(|| run_backend(spec, m, b, g, timeout, &[])),
+                (Ok(m), Err(_)) => guarded(|| translate_only(m, spec, b)),
+            };
+            match outcome {
+                Outcome::Pass => passed += 1,
+                Outcome::Translated => not_run += 1,
+                _ => failed += 1,
+            }
+            row(&name, &spec.kernel, b, &outcome, Some(t.elapsed() + front_time), w_spec, w_kernel);
+        }
+    }
+    if gpu.is_err() || not_run > 0 {
+        println!("{passed} passed, {failed} failed, {not_run} not run");
+    } else {
+        println!("{passed} passed, {failed} failed");
+    }
+    Ok(if failed == 0 { EXIT_OK } else { EXIT_MISMATCH })
+}
+
+fn row(spec: &str, kernel: &str, b: Backend, outcome: &Outcome, time: Option<Duration>, w_spec: usize, w_kernel: usize) {
+    let t = time.map(ms).unwrap_or_else(|| "-".into());
+    println!("{spec:<w_spec$}  {kernel:<w_kernel$}  {:<7}  {:<7}  {t:>10}", b.name(), outcome.word());
+    for l in outcome.details().iter().take(12) {
+        println!("    {l}");
+    }
+}

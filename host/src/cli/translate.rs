@@ -1,0 +1,83 @@
+//! `ptxcross translate FILE.ptx --to spirv|spvasm|wgsl [-o OUT] …`
+
+use std::io::Write;
+use std::path::Path;
+
+use ptxcross_lower::LowerOptions;
+
+use super::{parse_dim3, Args, EXIT_ERROR, EXIT_OK};
+use crate::translate::{self, Profile};
+
+pub fn main(args: &[String]) -> Result<i32, String> {
+    let a = Args::parse(
+        args,
+        &["--to", "-o", "--output", "--kernel", "--block", "--dynamic-shared", "--profile"],
+        &["--no-validate"],
+    )?;
+    let [file] = a.positional.as_slice() else {
+        return Err(format!("translate: expected one PTX file, got {}", a.positional.len()));
+    };
+    let to = a.value("--to").ok_or("translate: --to spirv|spvasm|wgsl is required")?;
+    if !["spirv", "spvasm", "wgsl"].contains(&to) {
+        return Err(format!("--to: expected spirv, spvasm or wgsl, got `{to}`"));
+    }
+    let out = a.value("-o").or(a.value("--output"));
+    let profile = match a.value("--profile") {
+        None => Profile::Wgpu,
+        Some(p) => translate::parse_profile(p).ok_or_else(|| format!("--profile: expected wgpu or webgpu, got `{p}`"))?,
+    };
+    if a.value("--profile").is_some() && to != "wgsl" {
+        return Err("--profile applies only to --to wgsl".into());
+    }
+    let options = LowerOptions {
+        kernel: a.value("--kernel").map(str::to_string),
+        block: a.value("--block").map(|b| parse_dim3(b, "--block")).transpose()?,
+        dynamic_shared_bytes: match a.value("--dynamic-shared") {
+            None => 0,
+            Some(s) => s.parse().map_err(|_| format!("--dynamic-shared: `{s}` is not a byte count"))?,
+        },
+    };
+    let validate = !a.flag("--no-validate");
+
+    let result = (|| -> Result<Vec<u8>, translate::TranslateError> {
+        let source = translate::load(Path::new(file))?;
+        let module = translate::frontend(&source, &options)?;
+        let bytes: Vec<u8> = match to {
+            "wgsl" => {
+                let text = translate::emit_wgsl(&module, profile)?;
+                if validate {
+                    translate::validate_wgsl(&text, profile)?;
+                }
+                text.into_bytes()
+            }
+            _ => {
+                let words = translate::emit_spirv(&module)?;
+                if validate && translate::spirv_val_available() {
+                    translate::validate_spirv(&words)?;
+                }
+                if to == "spvasm" {
+                    translate::disassemble_spirv(&words).into_bytes()
+                } else {
+                    words.iter().flat_map(|w| w.to_le_bytes()).collect()
+                }
+            }
+        };
+        Ok(bytes)
+    })();
+    let bytes = match result {
+        Ok(b) => b,
+        Err(e) => {
+            eprint!("{}", e.render());
+            return Ok(EXIT_ERROR);
+        }
+    };
+    let written = match out {
+        Some(path) if path != "-" => std::fs::write(path, &bytes).map_err(|e| format!("cannot write {path}: {e}")),
+        _ => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(&bytes).and_then(|_| stdout.flush()).map_err(|e| format!("cannot write to stdout: {e}"))
+        }
+    };
+    written?;
+    Ok(EXIT_OK)
+}
