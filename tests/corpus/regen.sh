@@ -54,7 +54,7 @@ for k in $KERNELS; do
     "$PTXAS12" -arch=sm_52 "ptx/$k.sm52.ptx" -o /dev/null
     "$PTXAS" -arch=sm_80 "ptx/$k.sm52.ptx" -o /dev/null
 done
-echo "ptxas: all PTX files assemble ($("$PTXAS" --version | tail -n 1); $("$PTXAS12" --version | tail -n 1))"
+echo "ptxas: all PTX files assemble ($("$PTXAS" --version | grep -o "V[0-9][0-9.]*"), $("$PTXAS12" --version | grep -o "V[0-9][0-9.]*"))"
 
 "$PY" reference/gen.py
 
