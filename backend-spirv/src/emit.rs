@@ -190,6 +190,9 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
     let mut names = BTreeSet::new();
     for kernel in &module.kernels {
         let wrap = |kind: EmitErrorKind| EmitError { kernel: Some(kernel.name.clone()), kind };
+        if kernel.entry_point.is_empty() || kernel.entry_point.contains('\0') {
+            return Err(wrap(invalid(format!("entry point name {:?} is empty or contains NUL", kernel.entry_point))));
+        }
         if !names.insert(kernel.entry_point.as_str()) {
             return Err(wrap(invalid(format!("duplicate entry point name `{}`", kernel.entry_point))));
         }

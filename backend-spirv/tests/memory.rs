@@ -259,6 +259,9 @@ fn module_level_errors() {
     let a = KernelBuilder::new("same").finish(vec![]);
     let b = KernelBuilder::new("same").finish(vec![]);
     expect_invalid(&module(vec![a, b]), "duplicate entry point");
+    let mut k = KernelBuilder::new("x").finish(vec![]);
+    k.entry_point = String::new();
+    expect_invalid(&module(vec![k]), "entry point name");
     let k = KernelBuilder::new("vars").finish(vec![copy(VarId(7), c32(1))]);
     expect_invalid(&module(vec![k]), "v7");
     let k = KernelBuilder::new("vars").finish(vec![store(Memory::Heap, v(VarId(3)), c32(1))]);
