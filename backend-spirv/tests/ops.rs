@@ -312,6 +312,6 @@ fn constants_are_bit_exact() {
         0x8000_0000_0000_0000,
     ];
     for want in wants.map(|w| w.to_string()) {
-        assert!(consts.iter().any(|c| *c == want), "constant {want} missing from {consts:?}");
+        assert!(consts.contains(&want), "constant {want} missing from {consts:?}");
     }
 }
