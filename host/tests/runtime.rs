@@ -229,3 +229,21 @@ fn launch_checks_limits_arguments_and_names() {
     let e = Context::with_heap(gpu.max_heap_bytes() + 1024).unwrap_err();
     assert!(matches!(e, Error::HeapTooLarge { .. }), "{e}");
 }
+
+#[test]
+fn missing_features_are_named() {
+    let Some(_) = gpu() else { return };
+    let options = ptxcross::runtime::GpuOptions { feature_mask: Some(wgpu::Features::empty()), ..Default::default() };
+    let limited = Arc::new(Gpu::open(&options).unwrap());
+    assert!(limited.features().is_empty());
+    let mut ctx = Context::new(ptxcross::ContextOptions { heap_bytes: 1 << 20, gpu: Some(limited), ..Default::default() }).unwrap();
+    let mut k = fill_kernel();
+    k.features.int64 = true;
+    let module = Module { kernels: vec![k], globals: GlobalSegment::default() };
+    let p = Program::new("x", module, Some(vec![0x0723_0203]), Some(FILL_WGSL.into()));
+    let args: [&[u8]; 3] = [&[0; 8], &[0; 4], &[0; 4]];
+    let e = ctx.launch(&p, "fill", [1, 1, 1], &args, Backend::Wgsl).unwrap_err();
+    assert_eq!(e.to_string(), "kernel `fill` uses 64-bit integers but the adapter lacks SHADER_INT64");
+    let e = ctx.launch(&p, "fill", [1, 1, 1], &args, Backend::Spirv).unwrap_err();
+    assert!(e.to_string().contains("lacks PASSTHROUGH_SHADERS"), "{e}");
+}

@@ -32,6 +32,9 @@ pub struct GpuOptions {
     /// Only adapters whose name contains this (case-insensitive); `None`: `PTXCROSS_ADAPTER`
     /// from the environment, else the best one (discrete > integrated > virtual > CPU).
     pub adapter_name: Option<String>,
+    /// Request only these of [`WANTED_FEATURES`] (e.g. to behave like a device without 64-bit
+    /// integers); `None`: all the adapter offers.
+    pub feature_mask: Option<wgpu::Features>,
 }
 
 pub(crate) type PipelineKey = (u64, Backend, String);
@@ -105,7 +108,7 @@ impl Gpu {
             return Err(Error::NoAdapter { reason });
         };
         let info = adapter.get_info();
-        let features = adapter.features() & WANTED_FEATURES;
+        let features = adapter.features() & WANTED_FEATURES & options.feature_mask.unwrap_or(WANTED_FEATURES);
         let limits = adapter.limits();
         let (device, queue) = block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("ptxcross"),

@@ -365,21 +365,35 @@ impl Context {
             ));
         }
         let features = self.gpu.features();
-        let need = |cond: bool, what: &str, f: wgpu::Features, fname: &'static str| {
+        let need = |kernel: &str, cond: bool, what: &str, f: wgpu::Features, fname: &'static str| {
             if cond && !features.contains(f) {
-                Err(Error::MissingFeature { kernel: name.clone(), what: what.into(), feature: fname })
+                Err(Error::MissingFeature { kernel: kernel.to_string(), what: what.into(), feature: fname })
             } else {
                 Ok(())
             }
         };
-        need(kernel.features.int64, "64-bit integers", wgpu::Features::SHADER_INT64, "SHADER_INT64")?;
-        need(kernel.features.float64, "64-bit floats", wgpu::Features::SHADER_F64, "SHADER_F64")?;
         need(
+            name,
             backend == Backend::Spirv,
             "SPIR-V passthrough (the spirv backend)",
             wgpu::Features::PASSTHROUGH_SHADERS,
             "PASSTHROUGH_SHADERS",
         )?;
+        // The shader module holds every kernel of the program, so the device must accept what
+        // any of them needs; the launched kernel is checked first so the message names it.
+        let others = program.module().kernels.iter().filter(|o| o.name != kernel.name);
+        for k in std::iter::once(kernel).chain(others) {
+            let (int64, float64) = match backend {
+                Backend::Spirv => (k.features.int64, k.features.float64),
+                Backend::Wgsl => {
+                    // The WGSL backend also spells f64 bit operations with u64.
+                    let r = ptxcross_wgsl::requirements(k);
+                    (r.int64 || k.features.int64, r.float64 || k.features.float64)
+                }
+            };
+            need(&k.name, int64, "64-bit integers", wgpu::Features::SHADER_INT64, "SHADER_INT64")?;
+            need(&k.name, float64, "64-bit floats", wgpu::Features::SHADER_F64, "SHADER_F64")?;
+        }
         Ok(())
     }
 
