@@ -195,6 +195,7 @@ fn frontend(spec: &Spec) -> Result<ir::Module, TranslateError> {
         kernel: Some(spec.kernel.clone()),
         block: spec.block,
         dynamic_shared_bytes: spec.dynamic_shared_bytes,
+        ..LowerOptions::default()
     };
     translate::frontend(&source, &options)
 }

@@ -36,6 +36,7 @@ pub fn main(args: &[String]) -> Result<i32, String> {
             None => 0,
             Some(s) => s.parse().map_err(|_| format!("--dynamic-shared: `{s}` is not a byte count"))?,
         },
+        ..LowerOptions::default()
     };
     let validate = !a.flag("--no-validate");
 
