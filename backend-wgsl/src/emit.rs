@@ -266,6 +266,72 @@ impl ModuleCx {
         name
     }
 
+    /// `px_trunc_f32(x)` etc.: rounding to an integral float, computed exactly on the bits.
+    /// WGSL's builtins are not reliable enough: lavapipe's f64 `trunc` leaves fractions on
+    /// values above 2^31, its f64 `round` rounds 1.5 to 1, and drivers differ on the sign of
+    /// zero results (IEEE: the sign of x, e.g. trunc(-0.5) = -0).
+    fn round_fn(&mut self, op: UnaryOp, ty: Ty) -> String {
+        let f = match op {
+            UnaryOp::FFloor => "floor",
+            UnaryOp::FCeil => "ceil",
+            UnaryOp::FTrunc => "trunc",
+            _ => "round_even",
+        };
+        // (float, uint, literal suffix, mantissa bits, exponent bias, 1.0, 0.5)
+        let (t, u, l, man, bias, one, half) = match ty {
+            Ty::F64 => ("f64", "u64", "lu", 52, 1023, "0x3ff0000000000000", "0x3fe0000000000000"),
+            _ => ("f32", "u32", "u", 23, 127, "0x3f800000", "0x3f000000"),
+        };
+        let (sign, rest) = match ty {
+            Ty::F64 => ("0x8000000000000000lu", "0x7ffffffffffffffflu"),
+            _ => ("0x80000000u", "0x7fffffffu"),
+        };
+        let name = format!("{}{f}_{t}", self.p);
+        // Whether the magnitude goes up to the next integer: for |x| < 1, then for |x| >= 1
+        // with a non-zero fraction `frac` (`half`: the fraction's half point, `mag >> k`: the
+        // integer part).
+        let (up_small, up_big) = match op {
+            UnaryOp::FTrunc => (None, None),
+            UnaryOp::FFloor => (Some("neg".to_string()), Some("neg".to_string())),
+            UnaryOp::FCeil => (Some("!neg".to_string()), Some("!neg".to_string())),
+            _ => (
+                Some(format!("mag > {half}{l}")),
+                Some(format!("frac > (1{l} << (k - 1u)) || (frac == (1{l} << (k - 1u)) && ((mag >> k) & 1{l}) != 0{l})")),
+            ),
+        };
+        self.helper(&name, || {
+            let mut s = format!(
+                "// {f}(x), exact, on the bits (drivers' builtins differ on f64 and on the sign of zero).\n\
+                 fn {name}(x: {t}) -> {t} {{\n    \
+                 let b = bitcast<{u}>(x);\n    \
+                 let mag = b & {rest};\n    \
+                 let e = i32(u32(mag >> {man}u)) - {bias}i;\n    \
+                 if (e >= {man}i || mag == 0{l}) {{\n        return x; // integral, infinite or NaN\n    }}\n    \
+                 let neg = (b >> {top}u) != 0{l};\n    \
+                 var r = 0{l};\n    \
+                 if (e < 0i) {{\n",
+                top = ty.bits() - 1
+            );
+            if let Some(up) = &up_small {
+                let _ = write!(s, "        if ({up}) {{\n            r = {one}{l};\n        }}\n");
+            }
+            let _ = write!(
+                s,
+                "    }} else {{\n        \
+                 let k = u32({man}i - e);\n        \
+                 let fm = (1{l} << k) - 1{l};\n        \
+                 let frac = mag & fm;\n        \
+                 r = mag & ~fm;\n"
+            );
+            if let Some(up) = &up_big {
+                let _ = write!(s, "        if (frac != 0{l} && ({up})) {{\n            r = r + (1{l} << k);\n        }}\n");
+            }
+            let _ = write!(s, "    }}\n    return bitcast<{t}>(r | (b & {sign}));\n}}\n");
+            s
+        });
+        name
+    }
+
     fn mulhi_fn(&mut self, ty: Ty, signed: bool) -> String {
         let p = self.p.clone();
         let (bits, t) = if ty == Ty::U64 { (64, "u64") } else { (32, "u32") };
@@ -545,17 +611,17 @@ impl KernelCx<'_> {
                     format!("bitcast<{t}>(bitcast<{u}>({a}) & {rest})")
                 }
             }
-            UnaryOp::FSqrt | UnaryOp::FFloor | UnaryOp::FCeil | UnaryOp::FTrunc | UnaryOp::FRoundEven => {
+            UnaryOp::FSqrt => {
                 if !ty.is_float() {
                     return bad();
                 }
-                let f = match op {
-                    UnaryOp::FSqrt => "sqrt",
-                    UnaryOp::FFloor => "floor",
-                    UnaryOp::FCeil => "ceil",
-                    UnaryOp::FTrunc => "trunc",
-                    _ => "round", // WGSL round: ties to even
-                };
+                format!("sqrt({a})")
+            }
+            UnaryOp::FFloor | UnaryOp::FCeil | UnaryOp::FTrunc | UnaryOp::FRoundEven => {
+                if !ty.is_float() {
+                    return bad();
+                }
+                let f = self.m.round_fn(op, ty);
                 format!("{f}({a})")
             }
             UnaryOp::Popcount => match ty {
