@@ -301,7 +301,7 @@ impl ModuleCx {
         };
         self.helper(&name, || {
             let mut s = format!(
-                "// {f}(x), exact, on the bits (drivers' builtins differ on f64 and on the sign of zero).\n\
+                "// {f}(x), exact, computed on the bits: drivers' builtins differ (sign of zero, doubles).\n\
                  fn {name}(x: {t}) -> {t} {{\n    \
                  let b = bitcast<{u}>(x);\n    \
                  let mag = b & {rest};\n    \
