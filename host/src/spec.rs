@@ -85,11 +85,17 @@ impl ElemType {
     }
 
     pub fn is_float(self) -> bool {
-        matches!(self, ElemType::F16 | ElemType::BF16 | ElemType::F32 | ElemType::F64)
+        matches!(
+            self,
+            ElemType::F16 | ElemType::BF16 | ElemType::F32 | ElemType::F64
+        )
     }
 
     pub fn is_signed_int(self) -> bool {
-        matches!(self, ElemType::S8 | ElemType::S16 | ElemType::S32 | ElemType::S64)
+        matches!(
+            self,
+            ElemType::S8 | ElemType::S16 | ElemType::S32 | ElemType::S64
+        )
     }
 
     fn bits(self) -> u32 {
@@ -108,7 +114,10 @@ impl ElemType {
         if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
             let v = u64::from_str_radix(&hex.replace('_', ""), 16).map_err(|_| bad(""))?;
             if self.bits() < 64 && v >> self.bits() != 0 {
-                return Err(bad(&format!(" (bit pattern wider than {} bits)", self.bits())));
+                return Err(bad(&format!(
+                    " (bit pattern wider than {} bits)",
+                    self.bits()
+                )));
             }
             return Ok(v);
         }
@@ -127,8 +136,11 @@ impl ElemType {
             }
         };
         let n = self.bits();
-        let (lo, hi): (i128, i128) =
-            if self.is_signed_int() { (-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1) } else { (0, (1i128 << n) - 1) };
+        let (lo, hi): (i128, i128) = if self.is_signed_int() {
+            (-(1i128 << (n - 1)), (1i128 << (n - 1)) - 1)
+        } else {
+            (0, (1i128 << n) - 1)
+        };
         if v < lo || v > hi {
             return Err(format!(
                 "{v} is out of range for {} ({lo}..={hi}; use a \"0x…\" string for a bit pattern)",
@@ -148,7 +160,9 @@ impl ElemType {
         let sext = |bits: u32| ((raw << (64 - bits)) as i64) >> (64 - bits);
         match self {
             ElemType::U8 | ElemType::U16 | ElemType::U32 | ElemType::U64 => raw.to_string(),
-            ElemType::S8 | ElemType::S16 | ElemType::S32 | ElemType::S64 => sext(self.bits()).to_string(),
+            ElemType::S8 | ElemType::S16 | ElemType::S32 | ElemType::S64 => {
+                sext(self.bits()).to_string()
+            }
             ElemType::F16 => format!("{:?} (0x{raw:04x})", decode_small_float(raw, 5, 10)),
             ElemType::BF16 => format!("{:?} (0x{raw:04x})", f32::from_bits((raw as u32) << 16)),
             ElemType::F32 => format!("{:?} (0x{raw:08x})", f32::from_bits(raw as u32)),
@@ -187,7 +201,11 @@ fn float_bits(ty: ElemType, t: &str) -> Option<u64> {
         _ => {}
     }
     // Rust's float parsing accepts "inf"/"nan" spellings we have handled; refuse the rest.
-    if !body.bytes().next().is_some_and(|c| c.is_ascii_digit() || c == b'.') {
+    if !body
+        .bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_digit() || c == b'.')
+    {
         return None;
     }
     match ty {
@@ -213,7 +231,12 @@ pub fn decimal_to_float_bits(text: &str, exp_bits: u32, man_bits: u32) -> Option
 
 /// Rounds `x` to the format (nearest, ties to even). On an exact tie, `tie(x)` may say how
 /// the true value compares with `|x|` (`Less`: round down, `Greater`: up, `Equal`/`None`: even).
-pub fn round_f64_to_format(x: f64, exp_bits: u32, man_bits: u32, tie: impl Fn(f64) -> Option<Ordering>) -> u64 {
+pub fn round_f64_to_format(
+    x: f64,
+    exp_bits: u32,
+    man_bits: u32,
+    tie: impl Fn(f64) -> Option<Ordering>,
+) -> u64 {
     let bits = x.to_bits();
     let sign = (bits >> 63) << (exp_bits + man_bits);
     let exp_all_ones = (1u64 << exp_bits) - 1;
@@ -229,7 +252,11 @@ pub fn round_f64_to_format(x: f64, exp_bits: u32, man_bits: u32, tie: impl Fn(f6
     let fexp = ((bits >> 52) & 0x7ff) as i32;
     let frac = bits & ((1u64 << 52) - 1);
     // |x| = mant · 2^e2
-    let (mant, e2) = if fexp == 0 { (frac, -1074) } else { (frac | (1u64 << 52), fexp - 1075) };
+    let (mant, e2) = if fexp == 0 {
+        (frac, -1074)
+    } else {
+        (frac | (1u64 << 52), fexp - 1075)
+    };
     let log2 = 63 - mant.leading_zeros() as i32 + e2;
     let bias = (1i32 << (exp_bits - 1)) - 1;
     let emin = 1 - bias;
@@ -271,14 +298,26 @@ pub fn round_f64_to_format(x: f64, exp_bits: u32, man_bits: u32, tie: impl Fn(f6
 
 /// Value of a binary float with the given format, as f64 (exact for f16/bf16/f32).
 pub fn decode_small_float(bits: u64, exp_bits: u32, man_bits: u32) -> f64 {
-    let sign = if (bits >> (exp_bits + man_bits)) & 1 == 1 { -1.0 } else { 1.0 };
+    let sign = if (bits >> (exp_bits + man_bits)) & 1 == 1 {
+        -1.0
+    } else {
+        1.0
+    };
     let e = ((bits >> man_bits) & ((1u64 << exp_bits) - 1)) as i32;
     let f = bits & ((1u64 << man_bits) - 1);
     let bias = (1i32 << (exp_bits - 1)) - 1;
     if e == (1i32 << exp_bits) - 1 {
-        return if f == 0 { sign * f64::INFINITY } else { f64::NAN };
+        return if f == 0 {
+            sign * f64::INFINITY
+        } else {
+            f64::NAN
+        };
     }
-    let (m, ex) = if e == 0 { (f as f64, 1 - bias) } else { ((f | (1u64 << man_bits)) as f64, e - bias) };
+    let (m, ex) = if e == 0 {
+        (f as f64, 1 - bias)
+    } else {
+        ((f | (1u64 << man_bits)) as f64, e - bias)
+    };
     sign * m * 2f64.powi(ex - man_bits as i32)
 }
 
@@ -304,7 +343,11 @@ fn cmp_decimal_abs(text: &str, y: f64) -> Option<Ordering> {
     let bits = y.to_bits();
     let fexp = ((bits >> 52) & 0x7ff) as i64;
     let frac_bits = bits & ((1u64 << 52) - 1);
-    let (m, e2) = if fexp == 0 { (frac_bits, -1074) } else { (frac_bits | (1u64 << 52), fexp - 1075) };
+    let (m, e2) = if fexp == 0 {
+        (frac_bits, -1074)
+    } else {
+        (frac_bits | (1u64 << 52), fexp - 1075)
+    };
     let mut rhs = Big::from_u64(m);
     // digits · 10^e10  vs  m · 2^e2   ⇔   digits · 5^e10 · 2^(e10 - e2)  vs  m
     if e10 >= 0 {
@@ -389,7 +432,10 @@ impl PartialOrd for Big {
 }
 impl Ord for Big {
     fn cmp(&self, other: &Big) -> Ordering {
-        self.0.len().cmp(&other.0.len()).then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
+        self.0
+            .len()
+            .cmp(&other.0.len())
+            .then_with(|| self.0.iter().rev().cmp(other.0.iter().rev()))
     }
 }
 
@@ -497,7 +543,8 @@ struct Ctx<'a> {
 type R<T> = Result<T, String>;
 
 fn object(raw: &RawValue, at: &str) -> R<Object> {
-    serde_json::from_str::<Object>(raw.get()).map_err(|_| format!("{at}: expected a JSON object, found `{}`", short(raw)))
+    serde_json::from_str::<Object>(raw.get())
+        .map_err(|_| format!("{at}: expected a JSON object, found `{}`", short(raw)))
 }
 
 fn short(raw: &RawValue) -> String {
@@ -510,7 +557,8 @@ fn short(raw: &RawValue) -> String {
 }
 
 fn string(raw: &RawValue, at: &str) -> R<String> {
-    serde_json::from_str::<String>(raw.get()).map_err(|_| format!("{at}: expected a string, found `{}`", short(raw)))
+    serde_json::from_str::<String>(raw.get())
+        .map_err(|_| format!("{at}: expected a string, found `{}`", short(raw)))
 }
 
 fn array(raw: &RawValue, at: &str) -> R<Vec<Box<RawValue>>> {
@@ -520,8 +568,17 @@ fn array(raw: &RawValue, at: &str) -> R<Vec<Box<RawValue>>> {
 
 fn uint(raw: &RawValue, at: &str, max: u64) -> R<u64> {
     let t = raw.get().trim();
-    let text = if t.starts_with('"') { string(raw, at)? } else { t.to_string() };
-    let v = ElemType::U64.value_bits(text.trim()).map_err(|_| format!("{at}: expected a non-negative integer, found `{}`", short(raw)))?;
+    let text = if t.starts_with('"') {
+        string(raw, at)?
+    } else {
+        t.to_string()
+    };
+    let v = ElemType::U64.value_bits(text.trim()).map_err(|_| {
+        format!(
+            "{at}: expected a non-negative integer, found `{}`",
+            short(raw)
+        )
+    })?;
     if v > max {
         return Err(format!("{at}: {v} is too large (at most {max})"));
     }
@@ -534,7 +591,10 @@ fn value_text(raw: &RawValue, at: &str) -> R<String> {
     match t.as_bytes().first() {
         Some(b'"') => string(raw, at),
         Some(c) if c.is_ascii_digit() || *c == b'-' => Ok(t.to_string()),
-        _ => Err(format!("{at}: expected a number or a string, found `{}`", short(raw))),
+        _ => Err(format!(
+            "{at}: expected a number or a string, found `{}`",
+            short(raw)
+        )),
     }
 }
 
@@ -547,9 +607,16 @@ fn elem_type(raw: &RawValue, at: &str) -> R<ElemType> {
 
 fn dim3(raw: &RawValue, at: &str) -> R<[u32; 3]> {
     let t = raw.get().trim();
-    let items = if t.starts_with('[') { array(raw, at)? } else { vec![raw.to_owned()] };
+    let items = if t.starts_with('[') {
+        array(raw, at)?
+    } else {
+        vec![raw.to_owned()]
+    };
     if items.is_empty() || items.len() > 3 {
-        return Err(format!("{at}: expected 1 to 3 dimensions, found {}", items.len()));
+        return Err(format!(
+            "{at}: expected 1 to 3 dimensions, found {}",
+            items.len()
+        ));
     }
     let mut out = [1u32; 3];
     for (i, item) in items.iter().enumerate() {
@@ -566,15 +633,30 @@ impl Ctx<'_> {
     }
 
     /// `{"type","values"}` | `{"file"}` | `{"zeros": N}` → bytes and type.
-    fn data(&mut self, raw: &RawValue, at: &str, extra_keys: &[&str]) -> R<(Vec<u8>, Option<ElemType>)> {
+    fn data(
+        &mut self,
+        raw: &RawValue,
+        at: &str,
+        extra_keys: &[&str],
+    ) -> R<(Vec<u8>, Option<ElemType>)> {
         let obj = object(raw, at)?;
-        let get = |k: &str| obj.0.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_ref());
+        let get = |k: &str| {
+            obj.0
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_ref())
+        };
         for (k, _) in &obj.0 {
-            if !["type", "values", "file", "zeros"].contains(&k.as_str()) && !extra_keys.contains(&k.as_str()) {
-                self.warnings.push(format!("{at}: unknown key `{k}` ignored"));
+            if !["type", "values", "file", "zeros"].contains(&k.as_str())
+                && !extra_keys.contains(&k.as_str())
+            {
+                self.warnings
+                    .push(format!("{at}: unknown key `{k}` ignored"));
             }
         }
-        let ty = get("type").map(|t| elem_type(t, &format!("{at}.type"))).transpose()?;
+        let ty = get("type")
+            .map(|t| elem_type(t, &format!("{at}.type")))
+            .transpose()?;
         match (get("values"), get("file"), get("zeros")) {
             (Some(values), None, None) => {
                 let ty = ty.ok_or_else(|| format!("{at}: `values` needs a `type`"))?;
@@ -590,7 +672,10 @@ impl Ctx<'_> {
                 let bytes = self.file(file, &format!("{at}.file"))?;
                 if let Some(t) = ty {
                     if bytes.len() % t.size() != 0 {
-                        return Err(format!("{at}.file: {} bytes is not a whole number of {t} elements", bytes.len()));
+                        return Err(format!(
+                            "{at}.file: {} bytes is not a whole number of {t} elements",
+                            bytes.len()
+                        ));
                     }
                 }
                 Ok((bytes, ty))
@@ -599,7 +684,9 @@ impl Ctx<'_> {
                 let n = uint(n, &format!("{at}.zeros"), 1 << 40)?;
                 Ok((vec![0u8; n as usize], ty))
             }
-            (None, None, None) => Err(format!("{at}: expected one of `values` (with `type`), `file`, `zeros`")),
+            (None, None, None) => Err(format!(
+                "{at}: expected one of `values` (with `type`), `file`, `zeros`"
+            )),
             _ => Err(format!("{at}: give only one of `values`, `file`, `zeros`")),
         }
     }
@@ -608,27 +695,47 @@ impl Ctx<'_> {
 impl Spec {
     /// Reads and parses a spec file; relative paths resolve against its folder.
     pub fn load(path: &Path) -> Result<Spec, SpecError> {
-        let text = std::fs::read_to_string(path).map_err(|e| SpecError(format!("{}: cannot read: {e}", path.display())))?;
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| SpecError(format!("{}: cannot read: {e}", path.display())))?;
         let base = path.parent().unwrap_or(Path::new("."));
         Spec::parse(&text, path, base)
     }
 
     /// Parses spec text. `path` is used in messages; files are read relative to `base`.
     pub fn parse(text: &str, path: &Path, base: &Path) -> Result<Spec, SpecError> {
-        Spec::parse_inner(text, path, base).map_err(|e| SpecError(format!("{}: {e}", path.display())))
+        Spec::parse_inner(text, path, base)
+            .map_err(|e| SpecError(format!("{}: {e}", path.display())))
     }
 
     fn parse_inner(text: &str, path: &Path, base: &Path) -> R<Spec> {
-        let top: Object = serde_json::from_str(text).map_err(|e| format!("not a JSON object: {e}"))?;
-        let mut cx = Ctx { base, warnings: Vec::new() };
+        let top: Object =
+            serde_json::from_str(text).map_err(|e| format!("not a JSON object: {e}"))?;
+        let mut cx = Ctx {
+            base,
+            warnings: Vec::new(),
+        };
         let mut seen = std::collections::HashSet::new();
         for (k, _) in &top.0 {
             if !seen.insert(k.as_str()) {
                 return Err(format!("key `{k}` appears twice"));
             }
         }
-        let get = |k: &str| top.0.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_ref());
-        let known = ["ptx", "kernel", "grid", "block", "dynamic_shared_bytes", "buffers", "args", "expect"];
+        let get = |k: &str| {
+            top.0
+                .iter()
+                .find(|(key, _)| key == k)
+                .map(|(_, v)| v.as_ref())
+        };
+        let known = [
+            "ptx",
+            "kernel",
+            "grid",
+            "block",
+            "dynamic_shared_bytes",
+            "buffers",
+            "args",
+            "expect",
+        ];
         for (k, _) in &top.0 {
             if !known.contains(&k.as_str()) {
                 cx.warnings.push(format!("unknown key `{k}` ignored"));
@@ -639,8 +746,10 @@ impl Spec {
         let kernel = string(need("kernel")?, "kernel")?;
         let grid = dim3(need("grid")?, "grid")?;
         let block = get("block").map(|b| dim3(b, "block")).transpose()?;
-        let dynamic_shared_bytes =
-            get("dynamic_shared_bytes").map(|v| uint(v, "dynamic_shared_bytes", u32::MAX as u64)).transpose()?.unwrap_or(0) as u32;
+        let dynamic_shared_bytes = get("dynamic_shared_bytes")
+            .map(|v| uint(v, "dynamic_shared_bytes", u32::MAX as u64))
+            .transpose()?
+            .unwrap_or(0) as u32;
 
         let mut buffers: Vec<BufferSpec> = Vec::new();
         if let Some(b) = get("buffers") {
@@ -655,7 +764,14 @@ impl Spec {
         let find = |name: &str, at: &str| {
             buffers.iter().find(|b| b.name == name).ok_or_else(|| {
                 let names: Vec<&str> = buffers.iter().map(|b| b.name.as_str()).collect();
-                format!("{at}: no buffer `{name}` (buffers: {})", if names.is_empty() { "none".into() } else { names.join(", ") })
+                format!(
+                    "{at}: no buffer `{name}` (buffers: {})",
+                    if names.is_empty() {
+                        "none".into()
+                    } else {
+                        names.join(", ")
+                    }
+                )
             })
         };
 
@@ -664,13 +780,24 @@ impl Spec {
             for (i, raw) in array(a, "args")?.iter().enumerate() {
                 let at = format!("args[{i}]");
                 let obj = object(raw, &at)?;
-                let get = |k: &str| obj.0.iter().find(|(key, _)| key == k).map(|(_, v)| v.as_ref());
+                let get = |k: &str| {
+                    obj.0
+                        .iter()
+                        .find(|(key, _)| key == k)
+                        .map(|(_, v)| v.as_ref())
+                };
                 if let Some(name) = get("buffer") {
                     let name = string(name, &format!("{at}.buffer"))?;
                     let buf = find(&name, &at)?;
-                    let offset = get("offset").map(|o| uint(o, &format!("{at}.offset"), u64::MAX)).transpose()?.unwrap_or(0);
+                    let offset = get("offset")
+                        .map(|o| uint(o, &format!("{at}.offset"), u64::MAX))
+                        .transpose()?
+                        .unwrap_or(0);
                     if offset > buf.bytes.len() as u64 {
-                        return Err(format!("{at}: offset {offset} is past the end of buffer `{name}` ({} bytes)", buf.bytes.len()));
+                        return Err(format!(
+                            "{at}: offset {offset} is past the end of buffer `{name}` ({} bytes)",
+                            buf.bytes.len()
+                        ));
                     }
                     for (k, _) in &obj.0 {
                         if !["buffer", "offset", "type"].contains(&k.as_str()) {
@@ -679,7 +806,12 @@ impl Spec {
                     }
                     args.push(ArgSpec::Buffer { name, offset });
                 } else {
-                    let ty = elem_type(get("type").ok_or_else(|| format!("{at}: expected `buffer` or `type` + `value`"))?, &format!("{at}.type"))?;
+                    let ty = elem_type(
+                        get("type").ok_or_else(|| {
+                            format!("{at}: expected `buffer` or `type` + `value`")
+                        })?,
+                        &format!("{at}.type"),
+                    )?;
                     let v = get("value").ok_or_else(|| format!("{at}: missing `value`"))?;
                     let text = value_text(v, &format!("{at}.value"))?;
                     let bytes = ty.encode(&text).map_err(|e| format!("{at}.value: {e}"))?;
@@ -700,7 +832,11 @@ impl Spec {
                 let buf = find(&name, &at)?;
                 let (bytes, ty) = cx.data(&raw, &at, &["any_nan"])?;
                 if bytes.len() > buf.bytes.len() {
-                    return Err(format!("{at}: {} expected bytes but buffer `{name}` has only {}", bytes.len(), buf.bytes.len()));
+                    return Err(format!(
+                        "{at}: {} expected bytes but buffer `{name}` has only {}",
+                        bytes.len(),
+                        buf.bytes.len()
+                    ));
                 }
                 let obj = object(&raw, &at)?;
                 let any_nan = match obj.0.iter().find(|(k, _)| k == "any_nan") {
@@ -716,15 +852,25 @@ impl Spec {
                 let ty = ty.or(any_nan).or(buf.ty);
                 if let (Some(t), Some(n)) = (ty, any_nan) {
                     if t.size() != n.size() {
-                        return Err(format!("{at}: `any_nan` ({n}) and the element type ({t}) differ in size"));
+                        return Err(format!(
+                            "{at}: `any_nan` ({n}) and the element type ({t}) differ in size"
+                        ));
                     }
                 }
                 if let Some(t) = ty {
                     if bytes.len() % t.size() != 0 {
-                        return Err(format!("{at}: {} bytes is not a whole number of {t} elements", bytes.len()));
+                        return Err(format!(
+                            "{at}: {} bytes is not a whole number of {t} elements",
+                            bytes.len()
+                        ));
                     }
                 }
-                expect.push(ExpectSpec { buffer: name, bytes, ty, any_nan });
+                expect.push(ExpectSpec {
+                    buffer: name,
+                    bytes,
+                    ty,
+                    any_nan,
+                });
             }
         }
         Ok(Spec {
@@ -766,16 +912,26 @@ pub fn compare(expect: &ExpectSpec, actual: &[u8], limit: usize) -> (usize, Vec<
         let end = (i + size).min(n);
         let e = &expect.bytes[i..end];
         let a = actual.get(i..end.min(actual.len())).unwrap_or(&[]);
-        let both_nan = expect.any_nan.is_some_and(|t| e.len() == t.size() && is_nan(t, e) && a.len() == e.len() && is_nan(t, a));
+        let both_nan = expect.any_nan.is_some_and(|t| {
+            e.len() == t.size() && is_nan(t, e) && a.len() == e.len() && is_nan(t, a)
+        });
         if e != a && !both_nan {
             count += 1;
             if first.len() < limit {
                 let fmt = |b: &[u8]| match expect.ty {
                     Some(t) if b.len() == t.size() => t.format(b),
                     _ if b.is_empty() => "(missing)".to_string(),
-                    _ => b.iter().map(|x| format!("{x:02x}")).collect::<Vec<_>>().join(" "),
+                    _ => b
+                        .iter()
+                        .map(|x| format!("{x:02x}"))
+                        .collect::<Vec<_>>()
+                        .join(" "),
                 };
-                first.push(Mismatch { index: i / size, expected: fmt(e), actual: fmt(a) });
+                first.push(Mismatch {
+                    index: i / size,
+                    expected: fmt(e),
+                    actual: fmt(a),
+                });
             }
         }
         i = end;
@@ -885,7 +1041,10 @@ mod tests {
         // Exact ties appear with short mantissas.
         for m in 0..5000u64 {
             let x = f64::from_bits((1023u64 << 52) | (m << 28) | (1 << 28));
-            assert_eq!(round_f64_to_format(x, 8, 23, |_| None), (x as f32).to_bits() as u64);
+            assert_eq!(
+                round_f64_to_format(x, 8, 23, |_| None),
+                (x as f32).to_bits() as u64
+            );
         }
     }
 
@@ -899,9 +1058,17 @@ mod tests {
             let mid = (v + next) / 2.0; // exact in f64
             let even = if bits & 1 == 0 { bits } else { bits + 1 };
             // `{:.60e}` prints the exact decimal expansion of the midpoint (≤ 25 digits).
-            assert_eq!(f16(&format!("{mid:.60e}")), even, "midpoint after {bits:#x}");
+            assert_eq!(
+                f16(&format!("{mid:.60e}")),
+                even,
+                "midpoint after {bits:#x}"
+            );
             // A hair above / below the exact midpoint.
-            assert_eq!(f16(&format!("{mid:.60e}").replace("e", "1e")), bits + 1, "above {bits:#x}");
+            assert_eq!(
+                f16(&format!("{mid:.60e}").replace("e", "1e")),
+                bits + 1,
+                "above {bits:#x}"
+            );
             if bits > 0 {
                 let below = format!("{:.60e}", mid);
                 let (m, e) = below.split_once('e').unwrap();
@@ -933,14 +1100,32 @@ mod tests {
 
     #[test]
     fn values_and_types() {
-        assert_eq!(ElemType::F32.encode("nan").unwrap(), 0x7fc0_0000u32.to_le_bytes());
-        assert_eq!(ElemType::F32.encode("-inf").unwrap(), 0xff80_0000u32.to_le_bytes());
-        assert_eq!(ElemType::F32.encode("Infinity").unwrap(), 0x7f80_0000u32.to_le_bytes());
-        assert_eq!(ElemType::F32.encode("0x7fc00001").unwrap(), 0x7fc0_0001u32.to_le_bytes());
+        assert_eq!(
+            ElemType::F32.encode("nan").unwrap(),
+            0x7fc0_0000u32.to_le_bytes()
+        );
+        assert_eq!(
+            ElemType::F32.encode("-inf").unwrap(),
+            0xff80_0000u32.to_le_bytes()
+        );
+        assert_eq!(
+            ElemType::F32.encode("Infinity").unwrap(),
+            0x7f80_0000u32.to_le_bytes()
+        );
+        assert_eq!(
+            ElemType::F32.encode("0x7fc00001").unwrap(),
+            0x7fc0_0001u32.to_le_bytes()
+        );
         assert_eq!(ElemType::F32.encode("0.1").unwrap(), 0.1f32.to_le_bytes());
         assert_eq!(ElemType::F32.encode("-0").unwrap(), (-0.0f32).to_le_bytes());
-        assert_eq!(ElemType::F64.encode("-nan").unwrap(), 0xfff8_0000_0000_0000u64.to_le_bytes());
-        assert_eq!(ElemType::F64.encode("1e-320").unwrap(), 1e-320f64.to_le_bytes());
+        assert_eq!(
+            ElemType::F64.encode("-nan").unwrap(),
+            0xfff8_0000_0000_0000u64.to_le_bytes()
+        );
+        assert_eq!(
+            ElemType::F64.encode("1e-320").unwrap(),
+            1e-320f64.to_le_bytes()
+        );
         assert_eq!(ElemType::F16.encode("0x3c00").unwrap(), vec![0x00, 0x3c]);
         assert!(ElemType::F16.encode("0x13c00").is_err());
         assert!(ElemType::F32.encode("banana").is_err());
@@ -951,8 +1136,14 @@ mod tests {
         assert!(ElemType::U32.encode("-1").is_err());
         assert!(ElemType::S8.encode("128").is_err());
         assert_eq!(ElemType::S8.encode("-128").unwrap(), vec![0x80]);
-        assert_eq!(ElemType::U64.encode("18446744073709551615").unwrap(), vec![0xff; 8]);
-        assert_eq!(ElemType::S64.encode("-9223372036854775808").unwrap(), i64::MIN.to_le_bytes());
+        assert_eq!(
+            ElemType::U64.encode("18446744073709551615").unwrap(),
+            vec![0xff; 8]
+        );
+        assert_eq!(
+            ElemType::S64.encode("-9223372036854775808").unwrap(),
+            i64::MIN.to_le_bytes()
+        );
         assert_eq!(ElemType::U32.encode("1e3").unwrap(), 1000u32.to_le_bytes());
         assert!(ElemType::U32.encode("1.5").is_err());
         assert!(ElemType::U32.encode("nan").is_err());
@@ -960,7 +1151,10 @@ mod tests {
         assert_eq!(ElemType::parse("b32"), Some(ElemType::U32));
         assert_eq!(ElemType::parse("f8"), None);
         assert_eq!(ElemType::S16.format(&[0xfe, 0xff]), "-2");
-        assert_eq!(ElemType::F32.format(&1.5f32.to_le_bytes()), "1.5 (0x3fc00000)");
+        assert_eq!(
+            ElemType::F32.format(&1.5f32.to_le_bytes()),
+            "1.5 (0x3fc00000)"
+        );
         assert_eq!(ElemType::F16.format(&[0x00, 0x3c]), "1.0 (0x3c00)");
     }
 
@@ -986,7 +1180,13 @@ mod tests {
         assert_eq!(s.ptx, dir.join("k.ptx"));
         assert_eq!(s.grid, [4, 1, 1]);
         assert_eq!(s.block, Some([256, 1, 1]));
-        assert_eq!(s.buffers.iter().map(|b| b.name.as_str()).collect::<Vec<_>>(), ["a", "b", "c", "h"]);
+        assert_eq!(
+            s.buffers
+                .iter()
+                .map(|b| b.name.as_str())
+                .collect::<Vec<_>>(),
+            ["a", "b", "c", "h"]
+        );
         let a = &s.buffer("a").unwrap().bytes;
         assert_eq!(a.len(), 24);
         assert_eq!(&a[8..12], &0x7fc0_0000u32.to_le_bytes());
@@ -994,8 +1194,20 @@ mod tests {
         assert_eq!(s.buffer("b").unwrap().bytes, [1, 2, 3, 4, 5, 6, 7, 8]);
         assert_eq!(s.buffer("c").unwrap().bytes, [0; 12]);
         assert_eq!(s.buffer("h").unwrap().bytes, [0x01, 0x3c, 0x00, 0x7c]);
-        assert_eq!(s.args[1], ArgSpec::Buffer { name: "b".into(), offset: 4 });
-        assert_eq!(s.args[3], ArgSpec::Scalar { ty: ElemType::S32, bytes: 1000i32.to_le_bytes().to_vec() });
+        assert_eq!(
+            s.args[1],
+            ArgSpec::Buffer {
+                name: "b".into(),
+                offset: 4
+            }
+        );
+        assert_eq!(
+            s.args[3],
+            ArgSpec::Scalar {
+                ty: ElemType::S32,
+                bytes: 1000i32.to_le_bytes().to_vec()
+            }
+        );
         assert_eq!(s.args[4].size(), 8);
         assert_eq!(s.expect.len(), 2);
         assert_eq!(s.expect[0].ty, Some(ElemType::U32));
@@ -1003,7 +1215,14 @@ mod tests {
 
         let (n, first) = compare(&s.expect[0], &[1, 0, 0, 0, 9, 0, 0, 0, 3, 0, 0, 0], 10);
         assert_eq!(n, 1);
-        assert_eq!(first, [Mismatch { index: 1, expected: "2".into(), actual: "9".into() }]);
+        assert_eq!(
+            first,
+            [Mismatch {
+                index: 1,
+                expected: "2".into(),
+                actual: "9".into()
+            }]
+        );
         let (n, _) = compare(&s.expect[1], &[1, 2, 3, 4, 5, 6, 7, 8, 99], 10);
         assert_eq!(n, 0);
 
@@ -1024,7 +1243,9 @@ mod tests {
         strict.any_nan = None;
         assert_eq!(compare(&strict, &actual, 10).0, 2);
         assert!(is_nan(ElemType::F16, &[0x01, 0x7c]) && !is_nan(ElemType::F16, &[0x00, 0x7c]));
-        assert!(is_nan(ElemType::BF16, &[0xc0, 0xff]) && is_nan(ElemType::F64, &u64::MAX.to_le_bytes()));
+        assert!(
+            is_nan(ElemType::BF16, &[0xc0, 0xff]) && is_nan(ElemType::F64, &u64::MAX.to_le_bytes())
+        );
         std::fs::remove_dir_all(&dir).ok();
     }
 
@@ -1032,25 +1253,56 @@ mod tests {
     fn spec_errors_name_the_place() {
         let base = r#""ptx": "k.ptx", "kernel": "k", "grid": [1]"#;
         let err = |body: &str| parse(&format!("{{ {base}, {body} }}")).unwrap_err().0;
-        assert!(err(r#""buffers": {"a": {"type": "f32", "values": [1, "x"]}}"#).contains("buffers.a.values[1]"));
-        assert!(err(r#""buffers": {"a": {"type": "f33", "values": [1]}}"#).contains("unknown type `f33`"));
+        assert!(
+            err(r#""buffers": {"a": {"type": "f32", "values": [1, "x"]}}"#)
+                .contains("buffers.a.values[1]")
+        );
+        assert!(err(r#""buffers": {"a": {"type": "f33", "values": [1]}}"#)
+            .contains("unknown type `f33`"));
         assert!(err(r#""buffers": {"a": {"values": [1]}}"#).contains("needs a `type`"));
         assert!(err(r#""buffers": {"a": {"zeros": 4, "file": "x"}}"#).contains("only one of"));
         assert!(err(r#""buffers": {"a": {"file": "missing.bin"}}"#).contains("cannot read"));
         assert!(err(r#""args": [{"buffer": "nope"}]"#).contains("no buffer `nope`"));
-        assert!(err(r#""buffers": {"a": {"zeros": 8}}, "args": [{"buffer": "a", "offset": 9}]"#).contains("past the end"));
+        assert!(
+            err(r#""buffers": {"a": {"zeros": 8}}, "args": [{"buffer": "a", "offset": 9}]"#)
+                .contains("past the end")
+        );
         assert!(err(r#""args": [{"type": "u8", "value": 300}]"#).contains("out of range"));
         assert!(err(r#""args": [{"type": "u8"}]"#).contains("missing `value`"));
-        assert!(err(r#""buffers": {"a": {"zeros": 4}}, "expect": {"a": {"type": "u32", "values": [1, 2]}}"#).contains("has only 4"));
+        assert!(err(
+            r#""buffers": {"a": {"zeros": 4}}, "expect": {"a": {"type": "u32", "values": [1, 2]}}"#
+        )
+        .contains("has only 4"));
         assert!(err(r#""expect": {"q": {"zeros": 1}}"#).contains("no buffer `q`"));
-        assert!(parse(r#"{"kernel": "k", "grid": [1]}"#).unwrap_err().0.contains("missing `ptx`"));
-        assert!(parse(r#"{"ptx": "a", "kernel": "k", "grid": [1,2,3,4]}"#).unwrap_err().0.contains("1 to 3"));
-        assert!(parse(r#"{"ptx": "a", "kernel": "k", "grid": [-1]}"#).unwrap_err().0.contains("grid[0]"));
-        assert!(parse(r#"{"ptx": "a", "ptx": "b", "kernel": "k", "grid": 1}"#).unwrap_err().0.contains("twice"));
-        assert!(parse("[1]").unwrap_err().0.starts_with("t.json: not a JSON object"));
+        assert!(parse(r#"{"kernel": "k", "grid": [1]}"#)
+            .unwrap_err()
+            .0
+            .contains("missing `ptx`"));
+        assert!(parse(r#"{"ptx": "a", "kernel": "k", "grid": [1,2,3,4]}"#)
+            .unwrap_err()
+            .0
+            .contains("1 to 3"));
+        assert!(parse(r#"{"ptx": "a", "kernel": "k", "grid": [-1]}"#)
+            .unwrap_err()
+            .0
+            .contains("grid[0]"));
+        assert!(
+            parse(r#"{"ptx": "a", "ptx": "b", "kernel": "k", "grid": 1}"#)
+                .unwrap_err()
+                .0
+                .contains("twice")
+        );
+        assert!(parse("[1]")
+            .unwrap_err()
+            .0
+            .starts_with("t.json: not a JSON object"));
         let ok = parse(&format!("{{ {base}, \"grid\": 7 }}"));
         assert!(ok.unwrap_err().0.contains("twice"));
-        let s = parse(r#"{"ptx": "a", "kernel": "k", "grid": 7, "dynamic_shared_bytes": 64}"#).unwrap();
-        assert_eq!((s.grid, s.block, s.dynamic_shared_bytes), ([7, 1, 1], None, 64));
+        let s =
+            parse(r#"{"ptx": "a", "kernel": "k", "grid": 7, "dynamic_shared_bytes": 64}"#).unwrap();
+        assert_eq!(
+            (s.grid, s.block, s.dynamic_shared_bytes),
+            ([7, 1, 1], None, 64)
+        );
     }
 }

@@ -22,7 +22,11 @@ pub enum TranslateError {
     Io { path: String, message: String },
     /// Parse or lower diagnostics: `short` lines (`file:line:col: msg`) and the rustc-style
     /// rendering.
-    Diagnostics { stage: Stage, short: Vec<String>, rendered: String },
+    Diagnostics {
+        stage: Stage,
+        short: Vec<String>,
+        rendered: String,
+    },
     /// A backend could not emit, or its output failed validation.
     Backend { stage: Stage, message: String },
     /// A stage panicked (a ptxcross bug).
@@ -71,12 +75,19 @@ impl TranslateError {
     fn diagnostics(stage: Stage, diags: &[Diagnostic], file: &SourceFile) -> TranslateError {
         let mut diags = diags.to_vec();
         if diags.is_empty() {
-            diags.push(Diagnostic::new(format!("{} failed without a message", stage.name()), ast::Span::default()));
+            diags.push(Diagnostic::new(
+                format!("{} failed without a message", stage.name()),
+                ast::Span::default(),
+            ));
         }
         TranslateError::Diagnostics {
             stage,
             short: diags.iter().map(|d| d.short(file)).collect(),
-            rendered: diags.iter().map(|d| d.render(file)).collect::<Vec<_>>().join("\n"),
+            rendered: diags
+                .iter()
+                .map(|d| d.render(file))
+                .collect::<Vec<_>>()
+                .join("\n"),
         }
     }
 }
@@ -87,11 +98,23 @@ impl fmt::Display for TranslateError {
         match self {
             TranslateError::Io { path, message } => write!(f, "cannot read {path}: {message}"),
             TranslateError::Diagnostics { short, .. } => f.write_str(&short.join("; ")),
-            TranslateError::Backend { stage: Stage::EmitSpirv, message } => f.write_str(message),
-            TranslateError::Backend { stage: Stage::EmitWgsl, message } => write!(f, "WGSL backend: {message}"),
-            TranslateError::Backend { stage, message } => write!(f, "{} failed: {message}", stage.name()),
+            TranslateError::Backend {
+                stage: Stage::EmitSpirv,
+                message,
+            } => f.write_str(message),
+            TranslateError::Backend {
+                stage: Stage::EmitWgsl,
+                message,
+            } => write!(f, "WGSL backend: {message}"),
+            TranslateError::Backend { stage, message } => {
+                write!(f, "{} failed: {message}", stage.name())
+            }
             TranslateError::Internal { stage, message } => {
-                write!(f, "internal compiler error in {}: {message} (please report this)", stage.name())
+                write!(
+                    f,
+                    "internal compiler error in {}: {message} (please report this)",
+                    stage.name()
+                )
             }
         }
     }
@@ -100,7 +123,10 @@ impl fmt::Display for TranslateError {
 impl std::error::Error for TranslateError {}
 
 /// Runs `f`, turning a panic into [`TranslateError::Internal`].
-fn guarded<T>(stage: Stage, f: impl FnOnce() -> Result<T, TranslateError>) -> Result<T, TranslateError> {
+fn guarded<T>(
+    stage: Stage,
+    f: impl FnOnce() -> Result<T, TranslateError>,
+) -> Result<T, TranslateError> {
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(r) => r,
         Err(payload) => {
@@ -118,8 +144,10 @@ fn guarded<T>(stage: Stage, f: impl FnOnce() -> Result<T, TranslateError>) -> Re
 
 /// Reads a PTX file; its name in diagnostics is the path as given.
 pub fn load(path: &Path) -> Result<SourceFile, TranslateError> {
-    let bytes = std::fs::read(path)
-        .map_err(|e| TranslateError::Io { path: path.display().to_string(), message: e.to_string() })?;
+    let bytes = std::fs::read(path).map_err(|e| TranslateError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    })?;
     let text = String::from_utf8(bytes).map_err(|e| TranslateError::Io {
         path: path.display().to_string(),
         message: format!("not UTF-8 text (byte {})", e.utf8_error().valid_up_to()),
@@ -128,12 +156,20 @@ pub fn load(path: &Path) -> Result<SourceFile, TranslateError> {
 }
 
 pub fn parse(file: &SourceFile) -> Result<ast::Module, TranslateError> {
-    guarded(Stage::Parse, || ptxcross_frontend::parse(file).map_err(|d| TranslateError::diagnostics(Stage::Parse, &d, file)))
+    guarded(Stage::Parse, || {
+        ptxcross_frontend::parse(file)
+            .map_err(|d| TranslateError::diagnostics(Stage::Parse, &d, file))
+    })
 }
 
-pub fn lower(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, TranslateError> {
+pub fn lower(
+    module: &ast::Module,
+    file: &SourceFile,
+    options: &LowerOptions,
+) -> Result<ir::Module, TranslateError> {
     guarded(Stage::Lower, || {
-        ptxcross_lower::lower(module, file, options).map_err(|d| TranslateError::diagnostics(Stage::Lower, &d, file))
+        ptxcross_lower::lower(module, file, options)
+            .map_err(|d| TranslateError::diagnostics(Stage::Lower, &d, file))
     })
 }
 
@@ -145,14 +181,20 @@ pub fn frontend(file: &SourceFile, options: &LowerOptions) -> Result<ir::Module,
 
 pub fn emit_spirv(module: &ir::Module) -> Result<Vec<u32>, TranslateError> {
     guarded(Stage::EmitSpirv, || {
-        backends::spirv_emit(module).map_err(|message| TranslateError::Backend { stage: Stage::EmitSpirv, message })
+        backends::spirv_emit(module).map_err(|message| TranslateError::Backend {
+            stage: Stage::EmitSpirv,
+            message,
+        })
     })
 }
 
 /// `spirv-val --target-env vulkan1.1`.
 pub fn validate_spirv(words: &[u32]) -> Result<(), TranslateError> {
     guarded(Stage::ValidateSpirv, || {
-        backends::spirv_validate(words).map_err(|message| TranslateError::Backend { stage: Stage::ValidateSpirv, message })
+        backends::spirv_validate(words).map_err(|message| TranslateError::Backend {
+            stage: Stage::ValidateSpirv,
+            message,
+        })
     })
 }
 
@@ -164,26 +206,42 @@ pub fn disassemble_spirv(words: &[u32]) -> String {
 
 pub fn emit_wgsl(module: &ir::Module, profile: Profile) -> Result<String, TranslateError> {
     guarded(Stage::EmitWgsl, || {
-        backends::wgsl_emit(module, profile).map_err(|message| TranslateError::Backend { stage: Stage::EmitWgsl, message })
+        backends::wgsl_emit(module, profile).map_err(|message| TranslateError::Backend {
+            stage: Stage::EmitWgsl,
+            message,
+        })
     })
 }
 
 /// naga's validator for the profile.
 pub fn validate_wgsl(text: &str, profile: Profile) -> Result<(), TranslateError> {
     guarded(Stage::ValidateWgsl, || {
-        backends::wgsl_validate(text, profile).map_err(|message| TranslateError::Backend { stage: Stage::ValidateWgsl, message })
+        backends::wgsl_validate(text, profile).map_err(|message| TranslateError::Backend {
+            stage: Stage::ValidateWgsl,
+            message,
+        })
     })
 }
 
 /// Translates `file` for the runtime: parse, lower with `options`, emit the code of each of
 /// `backends` (WGSL: the wgpu profile) and, when `validate`, validate it (SPIR-V only when
 /// `spirv-val` is on the PATH: the runtime must not need it).
-pub fn build_program(file: &SourceFile, options: &LowerOptions, backends: &[Backend], validate: bool) -> Result<Program, TranslateError> {
+pub fn build_program(
+    file: &SourceFile,
+    options: &LowerOptions,
+    backends: &[Backend],
+    validate: bool,
+) -> Result<Program, TranslateError> {
     let module = frontend(file, options)?;
     build_program_from_ir(&file.name, module, backends, validate)
 }
 
-pub fn build_program_from_ir(name: &str, module: ir::Module, backends: &[Backend], validate: bool) -> Result<Program, TranslateError> {
+pub fn build_program_from_ir(
+    name: &str,
+    module: ir::Module,
+    backends: &[Backend],
+    validate: bool,
+) -> Result<Program, TranslateError> {
     let mut spirv = None;
     let mut wgsl = None;
     for &b in backends {

@@ -21,7 +21,9 @@ fn stderr(o: &Output) -> String {
 }
 
 fn data(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/data")
+        .join(name)
 }
 
 /// A fresh folder with vecadd.ptx and a spec whose expectation is right (or off by one element).
@@ -32,7 +34,9 @@ fn vecadd_dir(tag: &str, wrong: bool) -> PathBuf {
     let n = 300usize;
     let a: Vec<String> = (0..n).map(|i| format!("{}", i as f32 * 0.5)).collect();
     let b: Vec<String> = (0..n).map(|i| format!("{}", 1000.0 - i as f32)).collect();
-    let mut c: Vec<String> = (0..n).map(|i| format!("{}", i as f32 * 0.5 + (1000.0 - i as f32))).collect();
+    let mut c: Vec<String> = (0..n)
+        .map(|i| format!("{}", i as f32 * 0.5 + (1000.0 - i as f32)))
+        .collect();
     if wrong {
         c[7] = "1.25".into();
     }
@@ -64,11 +68,20 @@ fn check_json_reports_each_stage() {
     assert_eq!(o.status.code(), Some(2));
     let line: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     assert_eq!(line["file"], "/nonexistent/k.ptx");
-    assert!(line["parse"].as_str().unwrap().contains("cannot read /nonexistent/k.ptx"), "{line}");
+    assert!(
+        line["parse"]
+            .as_str()
+            .unwrap()
+            .contains("cannot read /nonexistent/k.ptx"),
+        "{line}"
+    );
     assert_eq!(line["spirv"], "skipped");
     assert_eq!(line["wgsl"], "skipped");
 
-    let o = ptxcross(&["check", "--json", data("vecadd.ptx").to_str().unwrap()], &[]);
+    let o = ptxcross(
+        &["check", "--json", data("vecadd.ptx").to_str().unwrap()],
+        &[],
+    );
     let line: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     let stages = ["parse", "spirv", "wgsl"].map(|k| line[k].as_str().unwrap().to_string());
     let ok = stages.iter().all(|s| s == "ok");
@@ -80,12 +93,23 @@ fn check_json_reports_each_stage() {
 
 #[test]
 fn usage_errors_exit_2() {
-    for args in [&["frobnicate"][..], &["translate"], &["translate", "x.ptx"], &["run"], &["verify"], &[]] {
+    for args in [
+        &["frobnicate"][..],
+        &["translate"],
+        &["translate", "x.ptx"],
+        &["run"],
+        &["verify"],
+        &[],
+    ] {
         let o = ptxcross(args, &[]);
         assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
     }
     let o = ptxcross(&["translate", "x.ptx", "--to", "dxil"], &[]);
-    assert!(stderr(&o).contains("--to: expected spirv, spvasm or wgsl"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("--to: expected spirv, spvasm or wgsl"),
+        "{}",
+        stderr(&o)
+    );
     assert_eq!(ptxcross(&["help"], &[]).status.code(), Some(0));
 }
 
@@ -93,20 +117,37 @@ fn usage_errors_exit_2() {
 fn run_reports_spec_errors_with_the_place() {
     let dir = vecadd_dir("badspec", false);
     let spec = dir.join("bad.json");
-    std::fs::write(&spec, r#"{"ptx": "vecadd.ptx", "kernel": "vecadd", "grid": [1], "args": [{"buffer": "zz"}]}"#).unwrap();
+    std::fs::write(
+        &spec,
+        r#"{"ptx": "vecadd.ptx", "kernel": "vecadd", "grid": [1], "args": [{"buffer": "zz"}]}"#,
+    )
+    .unwrap();
     let o = ptxcross(&["run", "--spec", spec.to_str().unwrap()], &[]);
     assert_eq!(o.status.code(), Some(2));
-    assert!(stderr(&o).contains("bad.json: args[0]: no buffer `zz`"), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains("bad.json: args[0]: no buffer `zz`"),
+        "{}",
+        stderr(&o)
+    );
     std::fs::remove_dir_all(&dir).ok();
 }
 
 #[test]
 fn verify_without_adapter_translates_and_says_why() {
     let dir = vecadd_dir("noadapter", false);
-    let o = ptxcross(&["verify", dir.to_str().unwrap()], &[("PTXCROSS_ADAPTER", "no-such-adapter-xyz")]);
+    let o = ptxcross(
+        &["verify", dir.to_str().unwrap()],
+        &[("PTXCROSS_ADAPTER", "no-such-adapter-xyz")],
+    );
     let out = stdout(&o);
-    assert!(out.contains("could not run the kernels: no GPU adapter found"), "{out}");
-    assert!(out.contains("apt-get install -y mesa-vulkan-drivers libvulkan1"), "{out}");
+    assert!(
+        out.contains("could not run the kernels: no GPU adapter found"),
+        "{out}"
+    );
+    assert!(
+        out.contains("apt-get install -y mesa-vulkan-drivers libvulkan1"),
+        "{out}"
+    );
     if translator_missing(&o) {
         assert!(out.contains("0 passed, 2 failed, 0 not run"), "{out}");
         assert_eq!(o.status.code(), Some(1));
@@ -120,7 +161,16 @@ fn verify_without_adapter_translates_and_says_why() {
 #[test]
 fn run_and_verify_vecadd_end_to_end() {
     let good = vecadd_dir("good", false);
-    let o = ptxcross(&["run", "--spec", good.join("vecadd.json").to_str().unwrap(), "--dump", good.join("dump").to_str().unwrap()], &[]);
+    let o = ptxcross(
+        &[
+            "run",
+            "--spec",
+            good.join("vecadd.json").to_str().unwrap(),
+            "--dump",
+            good.join("dump").to_str().unwrap(),
+        ],
+        &[],
+    );
     if translator_missing(&o) {
         eprintln!("translator not there yet: {}", stderr(&o));
         assert_eq!(o.status.code(), Some(2));
@@ -131,20 +181,52 @@ fn run_and_verify_vecadd_end_to_end() {
         return;
     }
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
-    assert!(stdout(&o).contains("[SPIR-V]: pass") && stdout(&o).contains("[WGSL]: pass"), "{}", stdout(&o));
-    for f in ["dump/a.bin", "dump/b.bin", "dump/c.bin", "dump/spirv/c.bin", "dump/wgsl/c.bin"] {
+    assert!(
+        stdout(&o).contains("[SPIR-V]: pass") && stdout(&o).contains("[WGSL]: pass"),
+        "{}",
+        stdout(&o)
+    );
+    for f in [
+        "dump/a.bin",
+        "dump/b.bin",
+        "dump/c.bin",
+        "dump/spirv/c.bin",
+        "dump/wgsl/c.bin",
+    ] {
         assert!(good.join(f).is_file(), "{f}");
     }
     assert_eq!(std::fs::read(good.join("dump/c.bin")).unwrap().len(), 1200);
 
     let bad = vecadd_dir("bad", true);
-    let o = ptxcross(&["run", "--spec", bad.join("vecadd.json").to_str().unwrap(), "--backend", "wgsl"], &[]);
+    let o = ptxcross(
+        &[
+            "run",
+            "--spec",
+            bad.join("vecadd.json").to_str().unwrap(),
+            "--backend",
+            "wgsl",
+        ],
+        &[],
+    );
     assert_eq!(o.status.code(), Some(1), "{}{}", stdout(&o), stderr(&o));
     let out = stdout(&o);
-    assert!(out.contains("buffer `c`: 1 of 300 f32 elements differ"), "{out}");
-    assert!(out.contains("[7] expected 1.25 (0x3fa00000), actual 996.5 (0x44791000)"), "{out}");
+    assert!(
+        out.contains("buffer `c`: 1 of 300 f32 elements differ"),
+        "{out}"
+    );
+    assert!(
+        out.contains("[7] expected 1.25 (0x3fa00000), actual 996.5 (0x44792000)"),
+        "{out}"
+    );
 
-    let o = ptxcross(&["verify", good.to_str().unwrap(), bad.join("vecadd.json").to_str().unwrap()], &[]);
+    let o = ptxcross(
+        &[
+            "verify",
+            good.to_str().unwrap(),
+            bad.join("vecadd.json").to_str().unwrap(),
+        ],
+        &[],
+    );
     let out = stdout(&o);
     assert!(out.contains("2 passed, 2 failed"), "{out}");
     assert_eq!(o.status.code(), Some(1));

@@ -20,12 +20,20 @@ struct FileReport {
 
 impl FileReport {
     fn ok(&self) -> bool {
-        [&self.parse, &self.spirv, &self.wgsl].iter().all(|s| matches!(s, Some(Ok(()))))
+        [&self.parse, &self.spirv, &self.wgsl]
+            .iter()
+            .all(|s| matches!(s, Some(Ok(()))))
     }
 }
 
 fn check_file(path: &str) -> FileReport {
-    let mut r = FileReport { file: path.to_string(), parse: None, spirv: None, wgsl: None, kernels: Vec::new() };
+    let mut r = FileReport {
+        file: path.to_string(),
+        parse: None,
+        spirv: None,
+        wgsl: None,
+        kernels: Vec::new(),
+    };
     let file = match translate::load(Path::new(path)) {
         Ok(f) => f,
         Err(e) => {
@@ -52,7 +60,10 @@ fn check_file(path: &str) -> FileReport {
     };
     r.kernels = module.kernels.iter().map(|k| k.name.clone()).collect();
     r.spirv = Some(translate::emit_spirv(&module).and_then(|w| translate::validate_spirv(&w)));
-    r.wgsl = Some(translate::emit_wgsl(&module, Profile::Wgpu).and_then(|t| translate::validate_wgsl(&t, Profile::Wgpu)));
+    r.wgsl = Some(
+        translate::emit_wgsl(&module, Profile::Wgpu)
+            .and_then(|t| translate::validate_wgsl(&t, Profile::Wgpu)),
+    );
     r
 }
 
@@ -95,8 +106,18 @@ fn print_human(r: &FileReport) {
         Some(Ok(())) => "ok",
         Some(Err(_)) => "FAILED",
     };
-    let kernels = if r.kernels.is_empty() { String::new() } else { format!(" [{}]", r.kernels.join(", ")) };
-    println!("{}: parse {}, spirv {}, wgsl {}{kernels}", r.file, word(&r.parse), word(&r.spirv), word(&r.wgsl));
+    let kernels = if r.kernels.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", r.kernels.join(", "))
+    };
+    println!(
+        "{}: parse {}, spirv {}, wgsl {}{kernels}",
+        r.file,
+        word(&r.parse),
+        word(&r.spirv),
+        word(&r.wgsl)
+    );
     let mut shown: Vec<&TranslateError> = Vec::new();
     for (label, s) in [("parse", &r.parse), ("spirv", &r.spirv), ("wgsl", &r.wgsl)] {
         if let Some(Err(e)) = s {

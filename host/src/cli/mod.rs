@@ -33,7 +33,9 @@ exit status: 0 ok, 1 result mismatch, 2 error
 pub fn main(args: &[String]) -> i32 {
     // Stages run under `catch_unwind` and report a panic as an internal error of the stage;
     // keep the panic itself to one line on stderr (no backtrace dump in tool output).
-    std::panic::set_hook(Box::new(|info| eprintln!("ptxcross: internal error: {info}")));
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("ptxcross: internal error: {info}")
+    }));
     let Some((cmd, rest)) = args.split_first() else {
         eprint!("{USAGE}");
         return EXIT_ERROR;
@@ -75,7 +77,11 @@ impl Args {
     /// `with_value`: options that take a value; `flags`: options that do not. Short aliases
     /// are given as separate names (e.g. "-o").
     pub fn parse(args: &[String], with_value: &[&str], flags: &[&str]) -> Result<Args, String> {
-        let mut out = Args { positional: Vec::new(), values: HashMap::new(), flags: Vec::new() };
+        let mut out = Args {
+            positional: Vec::new(),
+            values: HashMap::new(),
+            flags: Vec::new(),
+        };
         let mut it = args.iter();
         let mut only_positional = false;
         while let Some(a) = it.next() {
@@ -94,7 +100,10 @@ impl Args {
             if with_value.contains(&name) {
                 let v = match inline {
                     Some(v) => v,
-                    None => it.next().cloned().ok_or_else(|| format!("option {name} needs a value"))?,
+                    None => it
+                        .next()
+                        .cloned()
+                        .ok_or_else(|| format!("option {name} needs a value"))?,
                 };
                 if out.values.insert(name.to_string(), v).is_some() {
                     return Err(format!("option {name} given twice"));
@@ -124,7 +133,9 @@ pub(crate) fn parse_dim3(s: &str, what: &str) -> Result<[u32; 3], String> {
     }
     let mut d = [1u32; 3];
     for (i, p) in parts.iter().enumerate() {
-        d[i] = p.parse().map_err(|_| format!("{what}: `{p}` is not a non-negative integer"))?;
+        d[i] = p
+            .parse()
+            .map_err(|_| format!("{what}: `{p}` is not a non-negative integer"))?;
     }
     Ok(d)
 }
@@ -148,15 +159,35 @@ mod tests {
 
     #[test]
     fn args_parse_values_flags_and_positionals() {
-        let a = Args::parse(&s(&["a.ptx", "--to", "wgsl", "-o", "x", "--block=32,2", "--json", "b.ptx"]), &["--to", "-o", "--block"], &["--json"]).unwrap();
+        let a = Args::parse(
+            &s(&[
+                "a.ptx",
+                "--to",
+                "wgsl",
+                "-o",
+                "x",
+                "--block=32,2",
+                "--json",
+                "b.ptx",
+            ]),
+            &["--to", "-o", "--block"],
+            &["--json"],
+        )
+        .unwrap();
         assert_eq!(a.positional, ["a.ptx", "b.ptx"]);
         assert_eq!(a.value("--to"), Some("wgsl"));
         assert_eq!(a.value("-o"), Some("x"));
         assert_eq!(a.value("--block"), Some("32,2"));
         assert!(a.flag("--json"));
-        assert!(Args::parse(&s(&["--to"]), &["--to"], &[]).unwrap_err().contains("needs a value"));
-        assert!(Args::parse(&s(&["--nope"]), &[], &[]).unwrap_err().contains("unknown option"));
-        assert!(Args::parse(&s(&["--to", "a", "--to", "b"]), &["--to"], &[]).unwrap_err().contains("twice"));
+        assert!(Args::parse(&s(&["--to"]), &["--to"], &[])
+            .unwrap_err()
+            .contains("needs a value"));
+        assert!(Args::parse(&s(&["--nope"]), &[], &[])
+            .unwrap_err()
+            .contains("unknown option"));
+        assert!(Args::parse(&s(&["--to", "a", "--to", "b"]), &["--to"], &[])
+            .unwrap_err()
+            .contains("twice"));
         assert_eq!(parse_dim3("32,2", "b").unwrap(), [32, 2, 1]);
         assert_eq!(parse_dim3("8x8x4", "b").unwrap(), [8, 8, 4]);
         assert!(parse_dim3("1,2,3,4", "b").is_err());

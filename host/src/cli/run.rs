@@ -7,7 +7,10 @@ use std::time::{Duration, Instant};
 use ptxcross_lower::{ir, LowerOptions};
 
 use super::{parse_backend, Args, EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
-use crate::runtime::{Backend, Context, ContextOptions, DevicePtr, Error, Gpu, ALLOC_ALIGN, HEAP_RESERVED_BYTES};
+use crate::runtime::{
+    Backend, Context, ContextOptions, DevicePtr, Error, Gpu, Program, ALLOC_ALIGN,
+    HEAP_RESERVED_BYTES,
+};
 use crate::spec::{compare, ArgSpec, Spec};
 use crate::translate::{self, TranslateError};
 
@@ -68,26 +71,73 @@ fn heap_bytes_for(spec: &Spec, module: &ir::Module) -> u64 {
 }
 
 fn file_name_for(buffer: &str) -> String {
-    buffer.chars().map(|c| if c.is_ascii_alphanumeric() || "_-.".contains(c) { c } else { '_' }).collect()
+    buffer
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || "_-.".contains(c) {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
 }
 
 /// Runs one spec on one backend (the IR is shared by both backends of a spec).
-fn run_backend(spec: &Spec, module: &ir::Module, backend: Backend, gpu: &std::sync::Arc<Gpu>, timeout: Option<Duration>, dump: &[PathBuf]) -> Outcome {
-    let program = match translate::build_program_from_ir(&spec.ptx.display().to_string(), module.clone(), &[backend], true) {
+fn run_backend(
+    spec: &Spec,
+    module: &ir::Module,
+    backend: Backend,
+    gpu: &std::sync::Arc<Gpu>,
+    timeout: Option<Duration>,
+    dump: &[PathBuf],
+) -> Outcome {
+    let program = match translate::build_program_from_ir(
+        &spec.ptx.display().to_string(),
+        module.clone(),
+        &[backend],
+        true,
+    ) {
         Ok(p) => p,
         Err(e) => return translate_error(&e),
     };
+    let outcome = run_program(spec, &program, backend, gpu, timeout, dump);
+    gpu.forget_program(program.id());
+    outcome
+}
+
+/// Runs a translated program as the spec says: buffers, arguments, launch, dumps, comparison.
+fn run_program(
+    spec: &Spec,
+    program: &Program,
+    backend: Backend,
+    gpu: &std::sync::Arc<Gpu>,
+    timeout: Option<Duration>,
+    dump: &[PathBuf],
+) -> Outcome {
+    let module = program.module();
     let Some(kernel) = program.kernel(&spec.kernel) else {
-        return Outcome::Error(vec![format!("the PTX has no kernel `{}` (kernels: {})", spec.kernel, program.kernel_names().join(", "))]);
+        return Outcome::Error(vec![format!(
+            "the PTX has no kernel `{}` (kernels: {})",
+            spec.kernel,
+            program.kernel_names().join(", ")
+        )]);
     };
-    let heap_bytes = heap_bytes_for(spec, module).min(gpu.max_heap_bytes().max(1 << 20));
-    let mut ctx = match Context::new(ContextOptions { heap_bytes, timeout, gpu: Some(gpu.clone()) }) {
+    // Not clamped: a spec too large for one storage binding gets `HeapTooLarge`, which says so.
+    let heap_bytes = heap_bytes_for(spec, module);
+    let mut ctx = match Context::new(ContextOptions {
+        heap_bytes,
+        timeout,
+        gpu: Some(gpu.clone()),
+    }) {
         Ok(c) => c,
         Err(e) => return device_error(&e),
     };
     let mut ptrs: Vec<(String, DevicePtr, usize)> = Vec::new();
     for b in &spec.buffers {
-        let r = ctx.alloc(b.bytes.len() as u64).and_then(|p| ctx.write(p, &b.bytes).map(|_| p));
+        let r = ctx
+            .alloc(b.bytes.len() as u64)
+            .and_then(|p| ctx.write(p, &b.bytes).map(|_| p));
         match r {
             Ok(p) => ptrs.push((b.name.clone(), p, b.bytes.len())),
             Err(e) => return Outcome::Error(vec![format!("buffer `{}`: {e}", b.name)]),
@@ -95,7 +145,11 @@ fn run_backend(spec: &Spec, module: &ir::Module, backend: Backend, gpu: &std::sy
     }
     // Arguments, checked against the kernel's parameters.
     if spec.args.len() != kernel.params.len() {
-        let params: Vec<String> = kernel.params.iter().map(|p| format!("{} ({} bytes)", p.name, p.size)).collect();
+        let params: Vec<String> = kernel
+            .params
+            .iter()
+            .map(|p| format!("{} ({} bytes)", p.name, p.size))
+            .collect();
         return Outcome::Error(vec![format!(
             "{}: {} argument(s) given, kernel `{}` has {} parameter(s){}{}",
             spec.path.display(),
@@ -133,8 +187,7 @@ fn run_backend(spec: &Spec, module: &ir::Module, backend: Backend, gpu: &std::sy
         args.push(bytes);
     }
     let arg_refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
-    let launched = ctx.launch(&program, &spec.kernel, spec.grid, &arg_refs, backend);
-    gpu.forget_program(program.id());
+    let launched = ctx.launch(program, &spec.kernel, spec.grid, &arg_refs, backend);
 
     // Read every buffer back (also after a fault: useful in dumps).
     let mut contents: Vec<(String, Result<Vec<u8>, Error>)> = Vec::new();
@@ -168,16 +221,27 @@ fn run_backend(spec: &Spec, module: &ir::Module, backend: Backend, gpu: &std::sy
     for ex in &spec.expect {
         let actual = match contents.iter().find(|(n, _)| n == &ex.buffer) {
             Some((_, Ok(bytes))) => bytes,
-            Some((_, Err(e))) => return Outcome::Error(vec![format!("reading buffer `{}`: {e}", ex.buffer)]),
+            Some((_, Err(e))) => {
+                return Outcome::Error(vec![format!("reading buffer `{}`: {e}", ex.buffer)])
+            }
             None => return Outcome::Error(vec![format!("no buffer `{}`", ex.buffer)]),
         };
         let (count, first) = compare(ex, actual, 10);
         if count > 0 {
-            let unit = ex.ty.map(|t| format!("{t} elements")).unwrap_or_else(|| "bytes".into());
+            let unit = ex
+                .ty
+                .map(|t| format!("{t} elements"))
+                .unwrap_or_else(|| "bytes".into());
             let total = ex.bytes.len() / ex.ty.map(|t| t.size()).unwrap_or(1);
-            report.push(format!("buffer `{}`: {count} of {total} {unit} differ", ex.buffer));
+            report.push(format!(
+                "buffer `{}`: {count} of {total} {unit} differ",
+                ex.buffer
+            ));
             for m in first {
-                report.push(format!("  [{}] expected {}, actual {}", m.index, m.expected, m.actual));
+                report.push(format!(
+                    "  [{}] expected {}, actual {}",
+                    m.index, m.expected, m.actual
+                ));
             }
         }
     }
@@ -202,9 +266,18 @@ fn frontend(spec: &Spec) -> Result<ir::Module, TranslateError> {
 
 /// Translate + validate only (no device).
 fn translate_only(module: &ir::Module, spec: &Spec, backend: Backend) -> Outcome {
-    match translate::build_program_from_ir(&spec.ptx.display().to_string(), module.clone(), &[backend], true) {
+    match translate::build_program_from_ir(
+        &spec.ptx.display().to_string(),
+        module.clone(),
+        &[backend],
+        true,
+    ) {
         Ok(p) if p.kernel(&spec.kernel).is_some() => Outcome::Translated,
-        Ok(p) => Outcome::Error(vec![format!("the PTX has no kernel `{}` (kernels: {})", spec.kernel, p.kernel_names().join(", "))]),
+        Ok(p) => Outcome::Error(vec![format!(
+            "the PTX has no kernel `{}` (kernels: {})",
+            spec.kernel,
+            p.kernel_names().join(", ")
+        )]),
         Err(e) => translate_error(&e),
     }
 }
@@ -313,7 +386,10 @@ fn report_run(label: &str, backend: Option<Backend>, outcome: &Outcome, time: Op
     let t = time.map(|t| format!(" ({})", ms(t))).unwrap_or_default();
     match outcome {
         Outcome::Error(lines) => {
-            eprintln!("{label}{b}: ERROR: {}", lines.first().map(String::as_str).unwrap_or(""));
+            eprintln!(
+                "{label}{b}: ERROR: {}",
+                lines.first().map(String::as_str).unwrap_or("")
+            );
             for l in lines.iter().skip(1) {
                 eprintln!("{l}");
             }
@@ -362,8 +438,10 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
         println!("0 passed, 0 failed");
         return Ok(EXIT_OK);
     }
-    let specs: Vec<(PathBuf, Result<Spec, String>)> =
-        paths.iter().map(|p| (p.clone(), Spec::load(p).map_err(|e| e.to_string()))).collect();
+    let specs: Vec<(PathBuf, Result<Spec, String>)> = paths
+        .iter()
+        .map(|p| (p.clone(), Spec::load(p).map_err(|e| e.to_string())))
+        .collect();
 
     let gpu = Gpu::shared();
     match &gpu {
@@ -373,14 +451,22 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
             println!("(translating and validating every spec instead)");
         }
     }
-    let w_spec = paths.iter().map(|p| p.display().to_string().chars().count()).max().unwrap_or(4).max(4);
+    let w_spec = paths
+        .iter()
+        .map(|p| p.display().to_string().chars().count())
+        .max()
+        .unwrap_or(4)
+        .max(4);
     let w_kernel = specs
         .iter()
         .map(|(_, s)| s.as_ref().map(|s| s.kernel.chars().count()).unwrap_or(1))
         .max()
         .unwrap_or(6)
         .max(6);
-    println!("{:<w_spec$}  {:<w_kernel$}  {:<7}  {:<7}  {:>10}", "spec", "kernel", "backend", "result", "time");
+    println!(
+        "{:<w_spec$}  {:<w_kernel$}  {:<7}  {:<7}  {:>10}",
+        "spec", "kernel", "backend", "result", "time"
+    );
     println!("{}", "-".repeat(w_spec + w_kernel + 7 + 7 + 10 + 8));
 
     let (mut passed, mut failed, mut not_run) = (0usize, 0usize, 0usize);
@@ -390,7 +476,15 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
             Ok(s) => s,
             Err(e) => {
                 for &b in &backends {
-                    row(&name, "-", b, &Outcome::Error(vec![e.clone()]), None, w_spec, w_kernel);
+                    row(
+                        &name,
+                        "-",
+                        b,
+                        &Outcome::Error(vec![e.clone()]),
+                        None,
+                        w_spec,
+                        w_kernel,
+                    );
                     failed += 1;
                 }
                 continue;
@@ -412,7 +506,15 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
                 Outcome::Translated => not_run += 1,
                 _ => failed += 1,
             }
-            row(&name, &spec.kernel, b, &outcome, Some(t.elapsed() + front_time), w_spec, w_kernel);
+            row(
+                &name,
+                &spec.kernel,
+                b,
+                &outcome,
+                Some(t.elapsed() + front_time),
+                w_spec,
+                w_kernel,
+            );
         }
     }
     if gpu.is_err() || not_run > 0 {
@@ -423,10 +525,145 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
     Ok(if failed == 0 { EXIT_OK } else { EXIT_MISMATCH })
 }
 
-fn row(spec: &str, kernel: &str, b: Backend, outcome: &Outcome, time: Option<Duration>, w_spec: usize, w_kernel: usize) {
+fn row(
+    spec: &str,
+    kernel: &str,
+    b: Backend,
+    outcome: &Outcome,
+    time: Option<Duration>,
+    w_spec: usize,
+    w_kernel: usize,
+) {
     let t = time.map(ms).unwrap_or_else(|| "-".into());
-    println!("{spec:<w_spec$}  {kernel:<w_kernel$}  {:<7}  {:<7}  {t:>10}", b.name(), outcome.word());
+    println!(
+        "{spec:<w_spec$}  {kernel:<w_kernel$}  {:<7}  {:<7}  {t:>10}",
+        b.name(),
+        outcome.word()
+    );
     for l in outcome.details().iter().take(12) {
         println!("    {l}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use ptxcross_lower::ir::{Block, Features, Kernel, Module, ParamSlot};
+
+    /// The hand-written ABI kernel of the runtime tests: out[i] = value + i for i < n.
+    fn fill_program() -> Program {
+        let slot = |name: &str, offset, size| ParamSlot {
+            name: name.into(),
+            offset,
+            size,
+            align: size,
+        };
+        let kernel = Kernel {
+            name: "fill".into(),
+            entry_point: "fill".into(),
+            workgroup_size: [64, 1, 1],
+            vars: vec![],
+            body: Block::new(),
+            shared_words: 0,
+            local_words: 0,
+            params: vec![slot("out", 0, 8), slot("n", 8, 4), slot("value", 12, 4)],
+            param_bytes: 16,
+            features: Features::default(),
+        };
+        let module = Module {
+            kernels: vec![kernel],
+            globals: Default::default(),
+        };
+        Program::new(
+            "fill.wgsl",
+            module,
+            None,
+            Some(include_str!("../../tests/data/fill.wgsl").into()),
+        )
+    }
+
+    fn spec(expect: &str, args: &str) -> Spec {
+        let text = format!(
+            r#"{{"ptx": "none.ptx", "kernel": "fill", "grid": [2], "block": [64],
+                "buffers": {{"pad": {{"zeros": 3}}, "out": {{"type": "u32", "values": [9, 9, 9, 9, 9, 9]}}}},
+                "args": {args}, "expect": {expect} }}"#
+        );
+        Spec::parse(&text, Path::new("t.json"), Path::new(".")).unwrap()
+    }
+
+    #[test]
+    fn spec_runs_compare_and_dump_through_the_runtime() {
+        let gpu = match Gpu::shared() {
+            Ok(g) => g,
+            Err(e) => return eprintln!("skipping: {e}"),
+        };
+        let p = fill_program();
+        let args = r#"[{"buffer": "out", "offset": 8}, {"type": "u32", "value": 3}, {"type": "u32", "value": 100}]"#;
+        let good = spec(
+            r#"{"out": {"type": "u32", "values": [9, 9, 100, 101, 102, 9]}}"#,
+            args,
+        );
+        let dir = std::env::temp_dir().join(format!("ptxcross-run-test-{}", std::process::id()));
+        let o = run_program(
+            &good,
+            &p,
+            Backend::Wgsl,
+            &gpu,
+            None,
+            std::slice::from_ref(&dir),
+        );
+        assert!(matches!(o, Outcome::Pass), "{o:?}");
+        assert_eq!(std::fs::read(dir.join("pad.bin")).unwrap(), [0, 0, 0]);
+        assert_eq!(std::fs::read(dir.join("out.bin")).unwrap().len(), 24);
+        std::fs::remove_dir_all(&dir).ok();
+
+        let bad = spec(
+            r#"{"out": {"type": "u32", "values": [9, 9, 100, 7, 102, 8]}}"#,
+            args,
+        );
+        match run_program(&bad, &p, Backend::Wgsl, &gpu, None, &[]) {
+            Outcome::Mismatch(lines) => assert_eq!(
+                lines,
+                [
+                    "buffer `out`: 2 of 6 u32 elements differ",
+                    "  [3] expected 7, actual 101",
+                    "  [5] expected 8, actual 9",
+                ]
+            ),
+            o => panic!("{o:?}"),
+        }
+
+        let short = spec("{}", r#"[{"buffer": "out"}, {"type": "u32", "value": 3}]"#);
+        match run_program(&short, &p, Backend::Wgsl, &gpu, None, &[]) {
+            Outcome::Error(l) => assert!(l[0].contains("2 argument(s) given, kernel `fill` has 3 parameter(s): out (8 bytes), n (4 bytes), value (4 bytes)"), "{l:?}"),
+            o => panic!("{o:?}"),
+        }
+        let wrong = spec(
+            "{}",
+            r#"[{"buffer": "out"}, {"type": "u64", "value": 3}, {"type": "u32", "value": 1}]"#,
+        );
+        match run_program(&wrong, &p, Backend::Wgsl, &gpu, None, &[]) {
+            Outcome::Error(l) => assert!(
+                l[0].contains(
+                    "args[1] is a u64 (8 bytes), but parameter `n` of kernel `fill` has 4 bytes"
+                ),
+                "{l:?}"
+            ),
+            o => panic!("{o:?}"),
+        }
+        // 1000 threads from `out` run off the end of the spec-sized heap: a kernel fault.
+        let fault = spec(
+            "{}",
+            r#"[{"buffer": "out"}, {"type": "u32", "value": 100000}, {"type": "u32", "value": 1}]"#,
+        );
+        let mut big = fault.clone();
+        big.grid = [2000, 1, 1];
+        match run_program(&big, &p, Backend::Wgsl, &gpu, None, &[]) {
+            Outcome::Error(l) => assert!(
+                l[0].contains("faulted") && l[0].contains("global memory access out of range"),
+                "{l:?}"
+            ),
+            o => panic!("{o:?}"),
+        }
     }
 }

@@ -11,30 +11,49 @@ use crate::translate::{self, Profile};
 pub fn main(args: &[String]) -> Result<i32, String> {
     let a = Args::parse(
         args,
-        &["--to", "-o", "--output", "--kernel", "--block", "--dynamic-shared", "--profile"],
+        &[
+            "--to",
+            "-o",
+            "--output",
+            "--kernel",
+            "--block",
+            "--dynamic-shared",
+            "--profile",
+        ],
         &["--no-validate"],
     )?;
     let [file] = a.positional.as_slice() else {
-        return Err(format!("translate: expected one PTX file, got {}", a.positional.len()));
+        return Err(format!(
+            "translate: expected one PTX file, got {}",
+            a.positional.len()
+        ));
     };
-    let to = a.value("--to").ok_or("translate: --to spirv|spvasm|wgsl is required")?;
+    let to = a
+        .value("--to")
+        .ok_or("translate: --to spirv|spvasm|wgsl is required")?;
     if !["spirv", "spvasm", "wgsl"].contains(&to) {
         return Err(format!("--to: expected spirv, spvasm or wgsl, got `{to}`"));
     }
     let out = a.value("-o").or(a.value("--output"));
     let profile = match a.value("--profile") {
         None => Profile::Wgpu,
-        Some(p) => translate::parse_profile(p).ok_or_else(|| format!("--profile: expected wgpu or webgpu, got `{p}`"))?,
+        Some(p) => translate::parse_profile(p)
+            .ok_or_else(|| format!("--profile: expected wgpu or webgpu, got `{p}`"))?,
     };
     if a.value("--profile").is_some() && to != "wgsl" {
         return Err("--profile applies only to --to wgsl".into());
     }
     let options = LowerOptions {
         kernel: a.value("--kernel").map(str::to_string),
-        block: a.value("--block").map(|b| parse_dim3(b, "--block")).transpose()?,
+        block: a
+            .value("--block")
+            .map(|b| parse_dim3(b, "--block"))
+            .transpose()?,
         dynamic_shared_bytes: match a.value("--dynamic-shared") {
             None => 0,
-            Some(s) => s.parse().map_err(|_| format!("--dynamic-shared: `{s}` is not a byte count"))?,
+            Some(s) => s
+                .parse()
+                .map_err(|_| format!("--dynamic-shared: `{s}` is not a byte count"))?,
         },
         ..LowerOptions::default()
     };
@@ -73,10 +92,15 @@ pub fn main(args: &[String]) -> Result<i32, String> {
         }
     };
     let written = match out {
-        Some(path) if path != "-" => std::fs::write(path, &bytes).map_err(|e| format!("cannot write {path}: {e}")),
+        Some(path) if path != "-" => {
+            std::fs::write(path, &bytes).map_err(|e| format!("cannot write {path}: {e}"))
+        }
         _ => {
             let mut stdout = std::io::stdout().lock();
-            stdout.write_all(&bytes).and_then(|_| stdout.flush()).map_err(|e| format!("cannot write to stdout: {e}"))
+            stdout
+                .write_all(&bytes)
+                .and_then(|_| stdout.flush())
+                .map_err(|e| format!("cannot write to stdout: {e}"))
         }
     };
     written?;

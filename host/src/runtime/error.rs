@@ -18,26 +18,51 @@ pub enum Error {
     /// A pointer (and length) that is not inside one live allocation.
     InvalidPointer { ptr: u64, len: u64, reason: String },
     /// The program has no kernel of this name.
-    KernelNotFound { name: String, available: Vec<String> },
+    KernelNotFound {
+        name: String,
+        available: Vec<String>,
+    },
     /// The program was built without code for this backend.
     MissingCode { backend: Backend },
     /// The kernel needs an adapter feature that is absent.
-    MissingFeature { kernel: String, what: String, feature: &'static str },
+    MissingFeature {
+        kernel: String,
+        what: String,
+        feature: &'static str,
+    },
     /// A launch exceeds one of the adapter's limits (or is degenerate, e.g. a zero grid).
-    LimitExceeded { kernel: String, what: String, value: u64, limit: u64, limit_name: &'static str },
+    LimitExceeded {
+        kernel: String,
+        what: String,
+        value: u64,
+        limit: u64,
+        limit_name: &'static str,
+    },
     /// Kernel arguments do not match the kernel's parameters.
     BadArguments { kernel: String, message: String },
     /// wgpu refused the shader module or the pipeline (validation, driver compile error).
-    Pipeline { kernel: String, backend: Backend, message: String },
+    Pipeline {
+        kernel: String,
+        backend: Backend,
+        message: String,
+    },
     /// Any other wgpu failure (validation, out of memory, lost device, map failure).
-    Gpu { during: &'static str, message: String },
+    Gpu {
+        during: &'static str,
+        message: String,
+    },
     /// The device did not finish in time.
     Timeout { during: &'static str, seconds: u64 },
     /// The kernel ran and recorded faults in the fault word (see `abi::describe_faults`).
-    KernelFault { kernel: String, bits: u32, faults: Vec<&'static str> },
+    KernelFault {
+        kernel: String,
+        bits: u32,
+        faults: Vec<&'static str>,
+    },
 }
 
-pub const NO_ADAPTER_HINT: &str = "for a CPU Vulkan driver install mesa-vulkan-drivers (lavapipe): \
+pub const NO_ADAPTER_HINT: &str =
+    "for a CPU Vulkan driver install mesa-vulkan-drivers (lavapipe): \
      apt-get install -y mesa-vulkan-drivers libvulkan1";
 
 impl fmt::Display for Error {

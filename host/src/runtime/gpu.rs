@@ -54,7 +54,10 @@ pub struct Gpu {
 
 impl std::fmt::Debug for Gpu {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gpu").field("adapter", &self.info.name).field("backend", &self.info.backend).finish()
+        f.debug_struct("Gpu")
+            .field("adapter", &self.info.name)
+            .field("backend", &self.info.backend)
+            .finish()
     }
 }
 
@@ -68,13 +71,18 @@ impl Gpu {
     /// The process-wide device (default [`GpuOptions`]), opened on first use. A failure is
     /// remembered: later calls return the same error without retrying.
     pub fn shared() -> Result<Arc<Gpu>, Error> {
-        SHARED.get_or_init(|| Gpu::open(&GpuOptions::default()).map(Arc::new)).clone()
+        SHARED
+            .get_or_init(|| Gpu::open(&GpuOptions::default()).map(Arc::new))
+            .clone()
     }
 
     /// Opens a new device (prefer [`Gpu::shared`]).
     pub fn open(options: &GpuOptions) -> Result<Gpu, Error> {
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-        desc.backends = options.backends.or_else(wgpu::Backends::from_env).unwrap_or(wgpu::Backends::all());
+        desc.backends = options
+            .backends
+            .or_else(wgpu::Backends::from_env)
+            .unwrap_or(wgpu::Backends::all());
         let instance = wgpu::Instance::new(desc);
         let adapters = block_on(instance.enumerate_adapters(wgpu::Backends::all()));
         let wanted_name = options
@@ -101,14 +109,18 @@ impl Gpu {
             let reason = match (&wanted_name, found.is_empty()) {
                 (_, true) => "no Vulkan/Metal/DX12 adapter is visible to wgpu".to_string(),
                 (Some(n), false) => {
-                    format!("no adapter name contains `{n}` (PTXCROSS_ADAPTER); found: {}", found.join(", "))
+                    format!(
+                        "no adapter name contains `{n}` (PTXCROSS_ADAPTER); found: {}",
+                        found.join(", ")
+                    )
                 }
                 (None, false) => "no usable adapter".to_string(),
             };
             return Err(Error::NoAdapter { reason });
         };
         let info = adapter.get_info();
-        let features = adapter.features() & WANTED_FEATURES & options.feature_mask.unwrap_or(WANTED_FEATURES);
+        let features =
+            adapter.features() & WANTED_FEATURES & options.feature_mask.unwrap_or(WANTED_FEATURES);
         let limits = adapter.limits();
         let (device, queue) = block_on(adapter.request_device(&wgpu::DeviceDescriptor {
             label: Some("ptxcross"),
@@ -118,7 +130,10 @@ impl Gpu {
             memory_hints: wgpu::MemoryHints::Performance,
             trace: wgpu::Trace::Off,
         }))
-        .map_err(|e| Error::RequestDevice { adapter: info.name.clone(), reason: e.to_string() })?;
+        .map_err(|e| Error::RequestDevice {
+            adapter: info.name.clone(),
+            reason: e.to_string(),
+        })?;
         // The default handler panics; every operation that can fail runs inside error scopes,
         // so anything reaching here is reported and otherwise ignored.
         device.on_uncaptured_error(Arc::new(|e: wgpu::Error| {
@@ -137,9 +152,13 @@ impl Gpu {
         };
         let bind_group_layout = device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
             label: Some("ptxcross kernel resources"),
-            entries: &[storage(abi::BINDING_HEAP, false), storage(abi::BINDING_PARAMS, true)],
+            entries: &[
+                storage(abi::BINDING_HEAP, false),
+                storage(abi::BINDING_PARAMS, true),
+            ],
         });
-        let mut layouts: Vec<Option<&wgpu::BindGroupLayout>> = vec![None; abi::BIND_GROUP as usize + 1];
+        let mut layouts: Vec<Option<&wgpu::BindGroupLayout>> =
+            vec![None; abi::BIND_GROUP as usize + 1];
         layouts[abi::BIND_GROUP as usize] = Some(&bind_group_layout);
         let pipeline_layout = device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
             label: Some("ptxcross kernel layout"),
@@ -172,11 +191,17 @@ impl Gpu {
     }
     /// One line for reports: `llvmpipe (LLVM 15.0.6, 256 bits) (Vulkan, Cpu)`.
     pub fn describe(&self) -> String {
-        format!("{} ({:?}, {:?})", self.info.name, self.info.backend, self.info.device_type)
+        format!(
+            "{} ({:?}, {:?})",
+            self.info.name, self.info.backend, self.info.device_type
+        )
     }
     /// Largest heap a context can have: one storage binding of one buffer.
     pub fn max_heap_bytes(&self) -> u64 {
-        self.limits.max_storage_buffer_binding_size.min(self.limits.max_buffer_size) & !3
+        self.limits
+            .max_storage_buffer_binding_size
+            .min(self.limits.max_buffer_size)
+            & !3
     }
 
     /// Drops cached shader modules and pipelines of a program (e.g. after a long-running tool
@@ -204,13 +229,24 @@ impl Gpu {
     }
 
     /// Blocks until the queue is idle.
-    pub(crate) fn wait(&self, during: &'static str, timeout: Option<std::time::Duration>) -> Result<(), Error> {
-        match self.device.poll(wgpu::PollType::Wait { submission_index: None, timeout }) {
+    pub(crate) fn wait(
+        &self,
+        during: &'static str,
+        timeout: Option<std::time::Duration>,
+    ) -> Result<(), Error> {
+        match self.device.poll(wgpu::PollType::Wait {
+            submission_index: None,
+            timeout,
+        }) {
             Ok(_) => Ok(()),
-            Err(wgpu::PollError::Timeout) => {
-                Err(Error::Timeout { during, seconds: timeout.map(|t| t.as_secs()).unwrap_or(0) })
-            }
-            Err(e) => Err(Error::Gpu { during, message: e.to_string() }),
+            Err(wgpu::PollError::Timeout) => Err(Error::Timeout {
+                during,
+                seconds: timeout.map(|t| t.as_secs()).unwrap_or(0),
+            }),
+            Err(e) => Err(Error::Gpu {
+                during,
+                message: e.to_string(),
+            }),
         }
     }
 }

@@ -38,7 +38,12 @@ pub(crate) struct Allocator {
 
 impl Allocator {
     pub fn new(start: u64, end: u64, align: u64) -> Allocator {
-        Allocator { start: start.div_ceil(align) * align, end, align, live: BTreeMap::new() }
+        Allocator {
+            start: start.div_ceil(align) * align,
+            end,
+            align,
+            live: BTreeMap::new(),
+        }
     }
 
     fn footprint(&self, size: u64) -> u64 {
@@ -55,7 +60,10 @@ impl Allocator {
             cursor = cursor.max(off + self.footprint(sz));
         }
         if cursor.checked_add(need).is_none_or(|e| e > self.end) {
-            return Err(Error::OutOfMemory { requested: size, free: self.free_bytes() });
+            return Err(Error::OutOfMemory {
+                requested: size,
+                free: self.free_bytes(),
+            });
         }
         self.live.insert(cursor, size.max(1));
         Ok(cursor)
@@ -100,7 +108,11 @@ mod tests {
         a.free(y).unwrap();
         assert!(a.free(y).is_err());
         assert_eq!(a.alloc(512).unwrap(), 512);
-        assert_eq!(a.alloc(4096).map_err(|e| matches!(e, Error::OutOfMemory { .. })), Err(true));
+        assert_eq!(
+            a.alloc(4096)
+                .map_err(|e| matches!(e, Error::OutOfMemory { .. })),
+            Err(true)
+        );
         assert_eq!(a.free_bytes(), 4096 - 256 - 256 * 4);
     }
 }

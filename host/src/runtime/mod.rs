@@ -79,7 +79,11 @@ pub struct ContextOptions {
 
 impl Default for ContextOptions {
     fn default() -> Self {
-        ContextOptions { heap_bytes: 64 << 20, timeout: None, gpu: None }
+        ContextOptions {
+            heap_bytes: 64 << 20,
+            timeout: None,
+            gpu: None,
+        }
     }
 }
 
@@ -97,7 +101,10 @@ pub struct Context {
 
 impl std::fmt::Debug for Context {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Context").field("gpu", &self.gpu).field("heap_bytes", &self.heap_bytes).finish()
+        f.debug_struct("Context")
+            .field("gpu", &self.gpu)
+            .field("heap_bytes", &self.heap_bytes)
+            .finish()
     }
 }
 
@@ -112,21 +119,33 @@ impl Context {
             Some(g) => g,
             None => Gpu::shared()?,
         };
-        let heap_bytes = options.heap_bytes.max(HEAP_RESERVED_BYTES + ALLOC_ALIGN).div_ceil(ALLOC_ALIGN) * ALLOC_ALIGN;
+        let heap_bytes = options
+            .heap_bytes
+            .max(HEAP_RESERVED_BYTES + ALLOC_ALIGN)
+            .div_ceil(ALLOC_ALIGN)
+            * ALLOC_ALIGN;
         let max = gpu.max_heap_bytes();
         if heap_bytes > max {
-            return Err(Error::HeapTooLarge { requested: heap_bytes, max });
+            return Err(Error::HeapTooLarge {
+                requested: heap_bytes,
+                max,
+            });
         }
         let (heap, err) = gpu.scoped(|| {
             gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("ptxcross heap"),
                 size: heap_bytes,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+                usage: wgpu::BufferUsages::STORAGE
+                    | wgpu::BufferUsages::COPY_SRC
+                    | wgpu::BufferUsages::COPY_DST,
                 mapped_at_creation: false,
             })
         });
         if let Some(e) = err {
-            return Err(Error::Gpu { during: "heap creation", message: e.to_string() });
+            return Err(Error::Gpu {
+                during: "heap creation",
+                message: e.to_string(),
+            });
         }
         Ok(Context {
             gpu,
@@ -140,7 +159,10 @@ impl Context {
 
     /// A context on the shared device with a heap of `heap_bytes`.
     pub fn with_heap(heap_bytes: u64) -> Result<Context, Error> {
-        Context::new(ContextOptions { heap_bytes, ..ContextOptions::default() })
+        Context::new(ContextOptions {
+            heap_bytes,
+            ..ContextOptions::default()
+        })
     }
 
     pub fn gpu(&self) -> &Arc<Gpu> {
@@ -163,7 +185,10 @@ impl Context {
         let (_, err) = self.gpu.scoped(|| self.gpu.queue.submit([enc.finish()]));
         if let Some(e) = err {
             let _ = self.alloc.free(offset);
-            return Err(Error::Gpu { during: "alloc", message: e.to_string() });
+            return Err(Error::Gpu {
+                during: "alloc",
+                message: e.to_string(),
+            });
         }
         Ok(DevicePtr(abi::HEAP_BASE + offset))
     }
@@ -171,12 +196,22 @@ impl Context {
     /// Frees an allocation made by [`Context::alloc`] (its start address).
     pub fn free(&mut self, ptr: DevicePtr) -> Result<(), Error> {
         let offset = self.heap_offset(ptr, 0)?;
-        self.alloc.free(offset).map_err(|reason| Error::InvalidPointer { ptr: ptr.0, len: 0, reason })
+        self.alloc
+            .free(offset)
+            .map_err(|reason| Error::InvalidPointer {
+                ptr: ptr.0,
+                len: 0,
+                reason,
+            })
     }
 
     /// Heap byte offset of `ptr` after checking `[ptr, ptr+len)` lies in one live allocation.
     fn heap_offset(&self, ptr: DevicePtr, len: u64) -> Result<u64, Error> {
-        let bad = |reason: &str| Error::InvalidPointer { ptr: ptr.0, len, reason: reason.to_string() };
+        let bad = |reason: &str| Error::InvalidPointer {
+            ptr: ptr.0,
+            len,
+            reason: reason.to_string(),
+        };
         if ptr.0 < abi::HEAP_BASE {
             return Err(bad("not a global-memory (heap) address"));
         }
@@ -224,7 +259,10 @@ impl Context {
             self.gpu.queue.submit([]);
         });
         match err {
-            Some(e) => Err(Error::Gpu { during: "write", message: e.to_string() }),
+            Some(e) => Err(Error::Gpu {
+                during: "write",
+                message: e.to_string(),
+            }),
             None => Ok(()),
         }
     }
@@ -251,7 +289,10 @@ impl Context {
         enc.copy_buffer_to_buffer(&self.heap, start, &staging, 0, end - start);
         let (_, err) = self.gpu.scoped(|| self.gpu.queue.submit([enc.finish()]));
         if let Some(e) = err {
-            return Err(Error::Gpu { during: "read", message: e.to_string() });
+            return Err(Error::Gpu {
+                during: "read",
+                message: e.to_string(),
+            });
         }
         let bytes = self.map_read(&staging, "read")?;
         let at = (offset - start) as usize;
@@ -267,12 +308,27 @@ impl Context {
         self.gpu.wait(during, self.timeout)?;
         match rx.recv() {
             Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(Error::Gpu { during, message: e.to_string() }),
-            Err(_) => return Err(Error::Gpu { during, message: "the map callback never ran".into() }),
+            Ok(Err(e)) => {
+                return Err(Error::Gpu {
+                    during,
+                    message: e.to_string(),
+                })
+            }
+            Err(_) => {
+                return Err(Error::Gpu {
+                    during,
+                    message: "the map callback never ran".into(),
+                })
+            }
         }
         let out = match staging.slice(..).get_mapped_range() {
             Ok(view) => view.to_vec(),
-            Err(e) => return Err(Error::Gpu { during, message: e.to_string() }),
+            Err(e) => {
+                return Err(Error::Gpu {
+                    during,
+                    message: e.to_string(),
+                })
+            }
         };
         staging.unmap();
         Ok(out)
@@ -291,7 +347,13 @@ impl Context {
             return Ok(b);
         }
         let g = &program.module().globals;
-        let size = g.vars.iter().map(|v| v.offset + v.size).max().unwrap_or(0).max(g.init.len() as u64);
+        let size = g
+            .vars
+            .iter()
+            .map(|v| v.offset + v.size)
+            .max()
+            .unwrap_or(0)
+            .max(g.init.len() as u64);
         let base = if size == 0 {
             0
         } else {
@@ -305,33 +367,65 @@ impl Context {
 
     /// Checks that `kernel` can run on this device with this grid (block size, shared memory,
     /// features, code present), without running it.
-    pub fn check_launch(&self, program: &Program, kernel: &ir::Kernel, grid: [u32; 3], backend: Backend) -> Result<(), Error> {
+    pub fn check_launch(
+        &self,
+        program: &Program,
+        kernel: &ir::Kernel,
+        grid: [u32; 3],
+        backend: Backend,
+    ) -> Result<(), Error> {
         let lim = self.gpu.limits();
         let name = &kernel.name;
-        let exceeded = |what: String, value: u64, limit: u64, limit_name: &'static str| Error::LimitExceeded {
-            kernel: name.clone(),
-            what,
-            value,
-            limit,
-            limit_name,
-        };
+        let exceeded =
+            |what: String, value: u64, limit: u64, limit_name: &'static str| Error::LimitExceeded {
+                kernel: name.clone(),
+                what,
+                value,
+                limit,
+                limit_name,
+            };
         if !program.has_code(backend) {
             return Err(Error::MissingCode { backend });
         }
         let [bx, by, bz] = kernel.workgroup_size;
         let threads = bx as u64 * by as u64 * bz as u64;
         let dims = [
-            (bx, lim.max_compute_workgroup_size_x, "max_compute_workgroup_size_x", 'x'),
-            (by, lim.max_compute_workgroup_size_y, "max_compute_workgroup_size_y", 'y'),
-            (bz, lim.max_compute_workgroup_size_z, "max_compute_workgroup_size_z", 'z'),
+            (
+                bx,
+                lim.max_compute_workgroup_size_x,
+                "max_compute_workgroup_size_x",
+                'x',
+            ),
+            (
+                by,
+                lim.max_compute_workgroup_size_y,
+                "max_compute_workgroup_size_y",
+                'y',
+            ),
+            (
+                bz,
+                lim.max_compute_workgroup_size_z,
+                "max_compute_workgroup_size_z",
+                'z',
+            ),
         ];
         for (v, l, ln, axis) in dims {
             if v > l {
-                return Err(exceeded(format!("block size in {axis}"), v as u64, l as u64, ln));
+                return Err(exceeded(
+                    format!("block size in {axis}"),
+                    v as u64,
+                    l as u64,
+                    ln,
+                ));
             }
         }
         if threads == 0 {
-            return Err(exceeded("the block's thread count".into(), 0, 0, "block must be non-empty"));
+            return Err(exceeded(
+                "the block's thread count".into(),
+                0,
+                0,
+                "block must be non-empty",
+            ));
         }
         if threads > lim.max_compute_invocations_per_workgroup as u64 {
             return Err(exceeded(
@@ -344,7 +438,12 @@ impl Context {
         for (i, &g) in grid.iter().enumerate() {
             let axis = ["x", "y", "z"][i];
             if g == 0 {
-                return Err(exceeded(format!("grid size in {axis}"), 0, 0, "grid dimensions must be ≥ 1"));
+                return Err(exceeded(
+                    format!("grid size in {axis}"),
+                    0,
+                    0,
+                    "grid dimensions must be ≥ 1",
+                ));
             }
             if g > lim.max_compute_workgroups_per_dimension {
                 return Err(exceeded(
@@ -365,13 +464,18 @@ impl Context {
             ));
         }
         let features = self.gpu.features();
-        let need = |kernel: &str, cond: bool, what: &str, f: wgpu::Features, fname: &'static str| {
-            if cond && !features.contains(f) {
-                Err(Error::MissingFeature { kernel: kernel.to_string(), what: what.into(), feature: fname })
-            } else {
-                Ok(())
-            }
-        };
+        let need =
+            |kernel: &str, cond: bool, what: &str, f: wgpu::Features, fname: &'static str| {
+                if cond && !features.contains(f) {
+                    Err(Error::MissingFeature {
+                        kernel: kernel.to_string(),
+                        what: what.into(),
+                        feature: fname,
+                    })
+                } else {
+                    Ok(())
+                }
+            };
         need(
             name,
             backend == Backend::Spirv,
@@ -381,7 +485,11 @@ impl Context {
         )?;
         // The shader module holds every kernel of the program, so the device must accept what
         // any of them needs; the launched kernel is checked first so the message names it.
-        let others = program.module().kernels.iter().filter(|o| o.name != kernel.name);
+        let others = program
+            .module()
+            .kernels
+            .iter()
+            .filter(|o| o.name != kernel.name);
         for k in std::iter::once(kernel).chain(others) {
             let (int64, float64) = match backend {
                 Backend::Spirv => (k.features.int64, k.features.float64),
@@ -391,8 +499,20 @@ impl Context {
                     (r.int64 || k.features.int64, r.float64 || k.features.float64)
                 }
             };
-            need(&k.name, int64, "64-bit integers", wgpu::Features::SHADER_INT64, "SHADER_INT64")?;
-            need(&k.name, float64, "64-bit floats", wgpu::Features::SHADER_F64, "SHADER_F64")?;
+            need(
+                &k.name,
+                int64,
+                "64-bit integers",
+                wgpu::Features::SHADER_INT64,
+                "SHADER_INT64",
+            )?;
+            need(
+                &k.name,
+                float64,
+                "64-bit floats",
+                wgpu::Features::SHADER_F64,
+                "SHADER_F64",
+            )?;
         }
         Ok(())
     }
@@ -400,7 +520,10 @@ impl Context {
     /// Places one argument per parameter (each exactly the parameter's size) at the parameters'
     /// offsets; returns the parameter area (`kernel.param_bytes` bytes).
     pub fn pack_args(kernel: &ir::Kernel, args: &[&[u8]]) -> Result<Vec<u8>, Error> {
-        let bad = |message: String| Error::BadArguments { kernel: kernel.name.clone(), message };
+        let bad = |message: String| Error::BadArguments {
+            kernel: kernel.name.clone(),
+            message,
+        };
         if args.len() != kernel.params.len() {
             return Err(bad(format!(
                 "{} argument(s) given, the kernel has {} parameter(s){}",
@@ -421,7 +544,10 @@ impl Context {
             }
             let at = slot.offset as usize;
             let Some(dst) = area.get_mut(at..at + arg.len()) else {
-                return Err(bad(format!("parameter `{}` lies outside the parameter area", slot.name)));
+                return Err(bad(format!(
+                    "parameter `{}` lies outside the parameter area",
+                    slot.name
+                )));
             };
             dst.copy_from_slice(arg);
         }
@@ -430,7 +556,14 @@ impl Context {
 
     /// Runs `kernel` of `program` on a `grid` of blocks (the block shape is the one the kernel
     /// was translated for) with one byte string per parameter; waits for it to finish.
-    pub fn launch(&mut self, program: &Program, kernel: &str, grid: [u32; 3], args: &[&[u8]], backend: Backend) -> Result<(), Error> {
+    pub fn launch(
+        &mut self,
+        program: &Program,
+        kernel: &str,
+        grid: [u32; 3],
+        args: &[&[u8]],
+        backend: Backend,
+    ) -> Result<(), Error> {
         let k = find_kernel(program, kernel)?;
         let area = Context::pack_args(k, args)?;
         self.launch_packed(program, kernel, grid, &area, backend)
@@ -438,13 +571,24 @@ impl Context {
 
     /// Like [`Context::launch`], with the parameter area already laid out
     /// (`kernel.param_bytes` bytes; shorter is zero-padded).
-    pub fn launch_packed(&mut self, program: &Program, kernel: &str, grid: [u32; 3], params: &[u8], backend: Backend) -> Result<(), Error> {
+    pub fn launch_packed(
+        &mut self,
+        program: &Program,
+        kernel: &str,
+        grid: [u32; 3],
+        params: &[u8],
+        backend: Backend,
+    ) -> Result<(), Error> {
         let k = find_kernel(program, kernel)?;
         self.check_launch(program, k, grid, backend)?;
         if params.len() > k.param_bytes as usize {
             return Err(Error::BadArguments {
                 kernel: k.name.clone(),
-                message: format!("{} parameter bytes given, the kernel takes {}", params.len(), k.param_bytes),
+                message: format!(
+                    "{} parameter bytes given, the kernel takes {}",
+                    params.len(),
+                    k.param_bytes
+                ),
             });
         }
         let globals = self.globals_base(program)?;
@@ -476,13 +620,26 @@ impl Context {
                 label: Some("ptxcross kernel resources"),
                 layout: &gpu.bind_group_layout,
                 entries: &[
-                    wgpu::BindGroupEntry { binding: abi::BINDING_HEAP, resource: self.heap.as_entire_binding() },
-                    wgpu::BindGroupEntry { binding: abi::BINDING_PARAMS, resource: param_buf.as_entire_binding() },
+                    wgpu::BindGroupEntry {
+                        binding: abi::BINDING_HEAP,
+                        resource: self.heap.as_entire_binding(),
+                    },
+                    wgpu::BindGroupEntry {
+                        binding: abi::BINDING_PARAMS,
+                        resource: param_buf.as_entire_binding(),
+                    },
                 ],
             });
-            let mut enc = gpu.device.create_command_encoder(&wgpu::CommandEncoderDescriptor { label: Some("ptxcross launch") });
+            let mut enc = gpu
+                .device
+                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                    label: Some("ptxcross launch"),
+                });
             {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor { label: Some(&k.name), timestamp_writes: None });
+                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                    label: Some(&k.name),
+                    timestamp_writes: None,
+                });
                 pass.set_pipeline(&pipeline);
                 pass.set_bind_group(abi::BIND_GROUP, &bind_group, &[]);
                 pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
@@ -491,27 +648,47 @@ impl Context {
             gpu.queue.submit([enc.finish()]);
         });
         if let Some(e) = err {
-            return Err(Error::Gpu { during: "launch", message: e.to_string() });
+            return Err(Error::Gpu {
+                during: "launch",
+                message: e.to_string(),
+            });
         }
         let fault = self.map_read(&staging, "the kernel launch")?;
         let bits = u32::from_le_bytes([fault[0], fault[1], fault[2], fault[3]]);
         if bits != 0 {
             self.write_heap(abi::FAULT_WORD as u64 * 4, &0u32.to_le_bytes())?;
-            return Err(Error::KernelFault { kernel: k.name.clone(), bits, faults: abi::describe_faults(bits) });
+            return Err(Error::KernelFault {
+                kernel: k.name.clone(),
+                bits,
+                faults: abi::describe_faults(bits),
+            });
         }
         Ok(())
     }
 
     /// The cached pipeline of (program, kernel, backend), created on first use.
-    fn pipeline(&self, program: &Program, k: &ir::Kernel, backend: Backend) -> Result<wgpu::ComputePipeline, Error> {
+    fn pipeline(
+        &self,
+        program: &Program,
+        k: &ir::Kernel,
+        backend: Backend,
+    ) -> Result<wgpu::ComputePipeline, Error> {
         let gpu = &self.gpu;
         let key = (program.id(), backend, k.entry_point.clone());
         if let Some(p) = gpu.pipelines.lock().ok().and_then(|m| m.get(&key).cloned()) {
             return Ok(p);
         }
-        let perr = |message: String| Error::Pipeline { kernel: k.name.clone(), backend, message };
+        let perr = |message: String| Error::Pipeline {
+            kernel: k.name.clone(),
+            backend,
+            message,
+        };
         let module = {
-            let cached = gpu.modules.lock().ok().and_then(|m| m.get(&(program.id(), backend)).cloned());
+            let cached = gpu
+                .modules
+                .lock()
+                .ok()
+                .and_then(|m| m.get(&(program.id(), backend)).cloned());
             match cached {
                 Some(m) => m,
                 None => {
@@ -528,14 +705,15 @@ impl Context {
             }
         };
         let (pipeline, err) = gpu.scoped(|| {
-            gpu.device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                label: Some(&k.name),
-                layout: Some(&gpu.pipeline_layout),
-                module: &module,
-                entry_point: Some(&k.entry_point),
-                compilation_options: Default::default(),
-                cache: None,
-            })
+            gpu.device
+                .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(&k.name),
+                    layout: Some(&gpu.pipeline_layout),
+                    module: &module,
+                    entry_point: Some(&k.entry_point),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
         });
         if let Some(e) = err {
             return Err(perr(e.to_string()));
@@ -547,7 +725,11 @@ impl Context {
     }
 }
 
-fn create_module(gpu: &Gpu, program: &Program, backend: Backend) -> Result<wgpu::ShaderModule, Error> {
+fn create_module(
+    gpu: &Gpu,
+    program: &Program,
+    backend: Backend,
+) -> Result<wgpu::ShaderModule, Error> {
     let label = Some(program.name());
     match backend {
         Backend::Spirv => {
@@ -558,7 +740,11 @@ fn create_module(gpu: &Gpu, program: &Program, backend: Backend) -> Result<wgpu:
                 .iter()
                 .map(|k| wgpu::PassthroughShaderEntryPoint {
                     name: k.entry_point.as_str().into(),
-                    workgroup_size: (k.workgroup_size[0], k.workgroup_size[1], k.workgroup_size[2]),
+                    workgroup_size: (
+                        k.workgroup_size[0],
+                        k.workgroup_size[1],
+                        k.workgroup_size[2],
+                    ),
                 })
                 .collect();
             let desc = wgpu::ShaderModuleDescriptorPassthrough {
@@ -576,24 +762,31 @@ fn create_module(gpu: &Gpu, program: &Program, backend: Backend) -> Result<wgpu:
         }
         Backend::Wgsl => {
             let text = program.wgsl().ok_or(Error::MissingCode { backend })?;
-            Ok(gpu.device.create_shader_module(wgpu::ShaderModuleDescriptor {
-                label,
-                source: wgpu::ShaderSource::Wgsl(text.into()),
-            }))
+            Ok(gpu
+                .device
+                .create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label,
+                    source: wgpu::ShaderSource::Wgsl(text.into()),
+                }))
         }
     }
 }
 
 fn find_kernel<'p>(program: &'p Program, name: &str) -> Result<&'p ir::Kernel, Error> {
-    program
-        .kernel(name)
-        .ok_or_else(|| Error::KernelNotFound { name: name.to_string(), available: program.kernel_names() })
+    program.kernel(name).ok_or_else(|| Error::KernelNotFound {
+        name: name.to_string(),
+        available: program.kernel_names(),
+    })
 }
 
 fn describe_params(kernel: &ir::Kernel) -> String {
     if kernel.params.is_empty() {
         return String::new();
     }
-    let list: Vec<String> = kernel.params.iter().map(|p| format!("{} ({} bytes)", p.name, p.size)).collect();
+    let list: Vec<String> = kernel
+        .params
+        .iter()
+        .map(|p| format!("{} ({} bytes)", p.name, p.size))
+        .collect();
     format!(": {}", list.join(", "))
 }

@@ -25,8 +25,19 @@ impl Program {
     /// `name` is for messages (usually the PTX file). `module` supplies the kernels' entry
     /// points, workgroup sizes, parameter layout, shared memory size, features and the globals
     /// segment; the code must follow `ptxcross_lower::abi`.
-    pub fn new(name: impl Into<String>, module: ir::Module, spirv: Option<Vec<u32>>, wgsl: Option<String>) -> Program {
-        Program { id: NEXT_ID.fetch_add(1, Ordering::Relaxed), name: name.into(), module, spirv, wgsl }
+    pub fn new(
+        name: impl Into<String>,
+        module: ir::Module,
+        spirv: Option<Vec<u32>>,
+        wgsl: Option<String>,
+    ) -> Program {
+        Program {
+            id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
+            name: name.into(),
+            module,
+            spirv,
+            wgsl,
+        }
     }
     pub fn id(&self) -> u64 {
         self.id
@@ -52,7 +63,9 @@ impl Program {
     /// The kernel with this PTX name (or, failing that, this entry-point name).
     pub fn kernel(&self, name: &str) -> Option<&ir::Kernel> {
         let ks = &self.module.kernels;
-        ks.iter().find(|k| k.name == name).or_else(|| ks.iter().find(|k| k.entry_point == name))
+        ks.iter()
+            .find(|k| k.name == name)
+            .or_else(|| ks.iter().find(|k| k.entry_point == name))
     }
     pub fn kernel_names(&self) -> Vec<String> {
         self.module.kernels.iter().map(|k| k.name.clone()).collect()
