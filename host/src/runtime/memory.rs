@@ -46,24 +46,25 @@ impl Allocator {
         }
     }
 
-    fn footprint(&self, size: u64) -> u64 {
-        size.max(1).div_ceil(self.align) * self.align
+    fn footprint(&self, size: u64) -> Option<u64> {
+        size.max(1).checked_next_multiple_of(self.align)
     }
 
     pub fn alloc(&mut self, size: u64) -> Result<u64, Error> {
-        let need = self.footprint(size);
+        let oom = || Error::OutOfMemory {
+            requested: size,
+            free: self.free_bytes(),
+        };
+        let need = self.footprint(size).ok_or_else(oom)?;
         let mut cursor = self.start;
         for (&off, &sz) in &self.live {
             if off >= cursor && off - cursor >= need {
                 break;
             }
-            cursor = cursor.max(off + self.footprint(sz));
+            cursor = cursor.max(off + self.footprint(sz).unwrap_or(sz));
         }
         if cursor.checked_add(need).is_none_or(|e| e > self.end) {
-            return Err(Error::OutOfMemory {
-                requested: size,
-                free: self.free_bytes(),
-            });
+            return Err(oom());
         }
         self.live.insert(cursor, size.max(1));
         Ok(cursor)
@@ -87,7 +88,11 @@ impl Allocator {
     }
 
     pub fn free_bytes(&self) -> u64 {
-        let used: u64 = self.live.values().map(|&s| self.footprint(s)).sum();
+        let used: u64 = self
+            .live
+            .values()
+            .map(|&s| self.footprint(s).unwrap_or(s))
+            .sum();
         (self.end - self.start).saturating_sub(used)
     }
 }
@@ -114,5 +119,6 @@ mod tests {
             Err(true)
         );
         assert_eq!(a.free_bytes(), 4096 - 256 - 256 * 4);
+        assert!(matches!(a.alloc(u64::MAX), Err(Error::OutOfMemory { .. })));
     }
 }

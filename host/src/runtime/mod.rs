@@ -122,8 +122,8 @@ impl Context {
         let heap_bytes = options
             .heap_bytes
             .max(HEAP_RESERVED_BYTES + ALLOC_ALIGN)
-            .div_ceil(ALLOC_ALIGN)
-            * ALLOC_ALIGN;
+            .checked_next_multiple_of(ALLOC_ALIGN)
+            .unwrap_or(u64::MAX);
         let max = gpu.max_heap_bytes();
         if heap_bytes > max {
             return Err(Error::HeapTooLarge {
@@ -217,7 +217,13 @@ impl Context {
         }
         let offset = ptr.0 - abi::HEAP_BASE;
         match self.alloc.containing(offset) {
-            Some((start, size)) if offset + len <= start + size => Ok(offset),
+            Some((start, size))
+                if offset
+                    .checked_add(len)
+                    .is_some_and(|end| end <= start + size) =>
+            {
+                Ok(offset)
+            }
             Some((start, size)) => Err(Error::InvalidPointer {
                 ptr: ptr.0,
                 len,
