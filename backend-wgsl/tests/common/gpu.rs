@@ -1,5 +1,6 @@
 //! A minimal wgpu harness for execution tests: one device per test binary, the ABI's two
 //! bindings, one dispatch, the heap read back.
+#![allow(dead_code)]
 
 use ptxcross_lower::abi;
 use std::sync::OnceLock;
