@@ -4,4 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
+# End-to-end tests must not skip silently: the deps above give every machine an adapter.
+export PTXCROSS_REQUIRE_GPU=${PTXCROSS_REQUIRE_GPU:-1}
 cargo test --workspace --no-fail-fast "$@"

@@ -57,6 +57,8 @@ pub struct FnLower {
     pub has_shared: bool,
     pub has_local: bool,
     pub globals_base: Option<VarId>,
+    /// See `LowerOptions::native_fma`.
+    pub native_fma: bool,
 }
 
 impl FnLower {
@@ -76,6 +78,7 @@ impl FnLower {
             has_shared: false,
             has_local: false,
             globals_base: None,
+            native_fma: false,
         }
     }
 }

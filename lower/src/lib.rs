@@ -30,6 +30,10 @@ pub struct LowerOptions {
     pub block: Option<[u32; 3]>,
     /// Bytes of dynamic shared memory (`.extern .shared` arrays) the launch provides.
     pub dynamic_shared_bytes: u32,
+    /// The target's `fma` is known to be fused (one rounding). Vulkan and WebGPU allow an
+    /// unfused multiply-add (lavapipe does that), so by default `fma.rn.f32` is emulated
+    /// exactly; a host that has probed its device may set this to use the native op.
+    pub native_fma: bool,
 }
 
 /// Block shape used for translation when neither the caller nor `.reqntid` fixes one.

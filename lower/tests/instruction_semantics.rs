@@ -429,3 +429,33 @@ $L_done:
     let ast = parse(&file).expect("parses");
     lower(&ast, &file, &LowerOptions::default()).expect("uniform branch around a barrier");
 }
+
+#[test]
+fn fma_rounds_once() {
+    // fma.rn.f32 must equal the correctly rounded a*b+c (Rust's mul_add), including the cases
+    // an unfused multiply-add gets wrong and double rounding through f64 would get wrong.
+    let ptx = kernel("f32", "f32", "fma.rn.f32 %d, %a, %b, %c;");
+    let mut rng = Rng(2024);
+    let mut cases: Vec<(u32, u32, u32)> = Vec::new();
+    for _ in 0..3000 {
+        let a = f32_values(&mut rng);
+        let b = f32_values(&mut rng);
+        // c near -(a*b) exposes the low bits of the product.
+        let c = if rng.next() % 2 == 0 { (-(f32::from_bits(a) * f32::from_bits(b))).to_bits() ^ (rng.next() as u32 & 3) } else { f32_values(&mut rng) };
+        cases.push((a, b, c));
+    }
+    let x = 1.0f32 + f32::EPSILON;
+    cases.push((x.to_bits(), x.to_bits(), (-(x * x)).to_bits()));
+    // A double-rounding case: the exact sum lies just beside an f32 midpoint.
+    cases.push((0x3f80_0001, 0x3f80_0001, 0x3380_0000));
+    for (a, b, c) in cases {
+        let (fa, fb, fc) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
+        let want = fa.mul_add(fb, fc);
+        let got = f32::from_bits(run(&ptx, a as u64, b as u64, c as u64).0[0]);
+        if want.is_nan() {
+            assert!(got.is_nan(), "fma({a:#x}, {b:#x}, {c:#x})");
+        } else {
+            assert_eq!(got.to_bits(), want.to_bits(), "fma({a:#x}, {b:#x}, {c:#x})");
+        }
+    }
+}

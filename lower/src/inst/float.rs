@@ -62,7 +62,7 @@ impl FnLower {
                 let a = self.read_float(a, t, ftz)?;
                 let b = self.read_float(b, t, ftz)?;
                 let c = self.read_float(c, t, ftz)?;
-                let r = self.value(ty, Expr::Fma { ty, a, b, c });
+                let r = self.fma(ty, a, b, c, m)?;
                 self.write_float(d, t, r, ftz, m.has("sat"))
             }
             "div" => {
@@ -100,6 +100,53 @@ impl FnLower {
             }
             _ => Err(unsupported(format!("`{}`", m.name()), m.inst.span)),
         }
+    }
+
+    /// `a*b+c` with a single rounding (spec §9.7.3.5 `fma.rn`).
+    ///
+    /// Unless the target's fma is known to be fused, f32 is computed exactly in f64: the
+    /// product of two f32 is exact in f64; the sum is rounded to f64 *to odd* (TwoSum gives the
+    /// exact error; an inexact result with an even last bit moves one ulp towards the error),
+    /// and rounding that to f32 is then the correctly rounded result (Boldo & Melquiond,
+    /// "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
+    /// IEEE TC 2008: round-to-odd with ≥ 2 extra bits makes the second rounding innocuous).
+    fn fma(&mut self, ty: Ty, a: Operand, b: Operand, c: Operand, m: &Mods) -> LResult<Operand> {
+        if self.native_fma {
+            return Ok(self.value(ty, Expr::Fma { ty, a, b, c }));
+        }
+        if ty == Ty::F64 {
+            return Err(unsupported(
+                format!("`{}` on a target whose fma may not be fused (exact f64 fma emulation)", m.name()),
+                m.inst.span,
+            ));
+        }
+        let wide = |s: &mut Self, x: Operand| s.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, x);
+        let (pa, pb, pc) = (wide(self, a), wide(self, b), wide(self, c));
+        let p = self.bin(BinaryOp::FMul, Ty::F64, pa, pb);
+        let s = self.bin(BinaryOp::FAdd, Ty::F64, p, pc);
+        // TwoSum (Knuth): s + e == p + c exactly.
+        let bb = self.bin(BinaryOp::FSub, Ty::F64, s, p);
+        let t1 = self.bin(BinaryOp::FSub, Ty::F64, s, bb);
+        let t2 = self.bin(BinaryOp::FSub, Ty::F64, p, t1);
+        let t3 = self.bin(BinaryOp::FSub, Ty::F64, pc, bb);
+        let e = self.bin(BinaryOp::FAdd, Ty::F64, t2, t3);
+        let zero = Operand::Const(crate::ir::Const::F64(0));
+        // `FNe` is ordered: a NaN error (infinite operands) never adjusts.
+        let inexact = self.cmp(CmpOp::FNe, Ty::F64, e, zero);
+        let sb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, s);
+        let lsb = self.bin(BinaryOp::And, Ty::U64, sb, FnLower::u64c(1));
+        let even = self.cmp(CmpOp::Eq, Ty::U64, lsb, FnLower::u64c(0));
+        let adjust = self.bin(BinaryOp::And, Ty::Bool, inexact, even);
+        let eb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, e);
+        let signs = self.bin(BinaryOp::Xor, Ty::U64, eb, sb);
+        let differ = self.bin(BinaryOp::ShrU, Ty::U64, signs, FnLower::u32c(63));
+        let same = self.cmp(CmpOp::Eq, Ty::U64, differ, FnLower::u64c(0));
+        let up = self.bin(BinaryOp::Add, Ty::U64, sb, FnLower::u64c(1));
+        let down = self.bin(BinaryOp::Sub, Ty::U64, sb, FnLower::u64c(1));
+        let moved = self.select(Ty::U64, same, up, down);
+        let odd = self.select(Ty::U64, adjust, moved, sb);
+        let odd = self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, odd);
+        Ok(self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd))
     }
 
     /// PTX min/max (spec §9.7.3.11/12): a NaN operand yields the other; two NaNs yield the
