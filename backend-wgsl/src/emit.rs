@@ -925,6 +925,12 @@ impl KernelCx<'_> {
                 }
                 Stmt::Loop { body } => {
                     self.line(depth, "loop {");
+                    if !loop_can_exit(body) {
+                        // WGSL rejects a loop without a `break` or `return` ("loop does not
+                        // exit", Tint); this one never ends, as the IR says. A never-taken exit
+                        // satisfies the rule without changing that.
+                        self.line(depth + 1, "if (false) { break; } // the IR loop has no exit");
+                    }
                     self.loop_depth += 1;
                     self.block(body, depth + 1)?;
                     self.loop_depth -= 1;
@@ -955,6 +961,49 @@ impl KernelCx<'_> {
         }
         Ok(())
     }
+}
+
+/// WGSL's statement behaviors (spec: "behavior analysis"), on the IR: which of `Next`,
+/// `Break`, `Continue`, `Return` a statement can end with. Statements after one that cannot
+/// end with `Next` are ignored, as WGSL does.
+#[derive(Clone, Copy, Default, PartialEq, Eq)]
+struct Behaviors {
+    next: bool,
+    brk: bool,
+    cont: bool,
+    ret: bool,
+}
+
+fn block_behaviors(b: &Block) -> Behaviors {
+    let mut acc = Behaviors { next: true, ..Default::default() };
+    for s in &b.stmts {
+        if !acc.next {
+            break;
+        }
+        let sb = match s {
+            Stmt::Break => Behaviors { brk: true, ..Default::default() },
+            Stmt::Continue => Behaviors { cont: true, ..Default::default() },
+            Stmt::Return => Behaviors { ret: true, ..Default::default() },
+            Stmt::If { then_body, else_body, .. } => {
+                let (t, e) = (block_behaviors(then_body), block_behaviors(else_body));
+                Behaviors { next: t.next || e.next, brk: t.brk || e.brk, cont: t.cont || e.cont, ret: t.ret || e.ret }
+            }
+            Stmt::Loop { body } => {
+                let lb = block_behaviors(body);
+                // A loop without an exit gets one (see `KernelCx::block`), hence `next` then too.
+                Behaviors { next: lb.brk || !loop_can_exit(body), ret: lb.ret, ..Default::default() }
+            }
+            _ => Behaviors { next: true, ..Default::default() },
+        };
+        acc = Behaviors { next: sb.next, brk: acc.brk || sb.brk, cont: acc.cont || sb.cont, ret: acc.ret || sb.ret };
+    }
+    acc
+}
+
+/// Whether WGSL sees a way out of a loop with this body (a reachable `break` or `return`).
+fn loop_can_exit(body: &Block) -> bool {
+    let b = block_behaviors(body);
+    b.brk || b.ret
 }
 
 /// A line comment's text: printable ASCII only (a WGSL line comment ends at any line break).

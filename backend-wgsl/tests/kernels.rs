@@ -8,7 +8,9 @@ use ptxcross_lower::ir::*;
 use ptxcross_wgsl::{emit, requirements, validate, EmitError, Profile};
 
 fn ok(k: Kernel, profile: Profile) -> String {
-    emit(&module(vec![k]), profile).unwrap_or_else(|e| panic!("{e}\n{e:?}"))
+    let w = emit(&module(vec![k]), profile).unwrap_or_else(|e| panic!("{e}\n{e:?}"));
+    dump(&w);
+    w
 }
 
 fn invalid(k: Kernel) -> String {
@@ -138,6 +140,23 @@ fn nothing_after_a_terminator() {
     b.push(loop_(vec![Stmt::Continue, Stmt::Break]));
     let wgsl = ok(b.build(), Profile::WebGpu);
     assert!(!wgsl.contains("111u") && !wgsl.contains("222u"), "{wgsl}");
+}
+
+#[test]
+fn loops_without_exit_get_one_wgsl_accepts() {
+    // `loop { continue; }` never ends; WGSL (Tint) rejects a loop with no break or return.
+    let mut b = Kb::new("spin", [1, 1, 1]);
+    b.push(loop_(vec![loop_(vec![Stmt::Break]), if_(cbool(true), vec![Stmt::Continue], vec![])]));
+    b.push(loop_(vec![loop_(vec![Stmt::Return])]));
+    b.push(loop_(vec![if_(cbool(true), vec![], vec![Stmt::Break])]));
+    // Unreachable exits do not count: after `continue`, and after an if whose branches both
+    // leave (WGSL's behavior analysis ignores what follows).
+    b.push(loop_(vec![Stmt::Continue, Stmt::Break]));
+    b.push(loop_(vec![if_(cbool(true), vec![Stmt::Continue], vec![Stmt::Continue]), Stmt::Break]));
+    let wgsl = ok(b.build(), Profile::WebGpu);
+    // The first loop lacks an exit of its own (the inner break leaves the inner loop).
+    assert_eq!(wgsl.matches("if (false) { break; }").count(), 3, "{wgsl}");
+    assert!(wgsl.contains("    loop {\n        if (false) { break; } // the IR loop has no exit\n        loop {\n            break;"), "{wgsl}");
 }
 
 trait IntoExpr {

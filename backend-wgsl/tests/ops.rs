@@ -104,7 +104,12 @@ fn one_op(arg: Ty, dst_ty: Ty, make: impl FnOnce(VarId, VarId, VarId) -> Expr) -
 fn check(k: Kernel, ok: bool, profile: Profile, what: &str) {
     let uses64 = k.vars.iter().any(|v| is64(v.ty));
     match emit(&module(vec![k]), profile) {
-        Ok(_) => assert!(ok && !(profile == Profile::WebGpu && uses64), "{what}: accepted but should not be"),
+        Ok(w) => {
+            assert!(ok && !(profile == Profile::WebGpu && uses64), "{what}: accepted but should not be");
+            if profile == Profile::WebGpu {
+                dump(&w);
+            }
+        }
         Err(EmitError::InvalidIr { message, .. }) => assert!(!ok, "{what}: refused as invalid: {message}"),
         Err(EmitError::Unsupported { message, .. }) => {
             assert!(profile == Profile::WebGpu && uses64, "{what}: unsupported: {message}")
@@ -272,6 +277,7 @@ fn all_32_bit_ops_in_one_webgpu_kernel() {
     }
     b.extend(stmts);
     let wgsl = emit(&module(vec![b.build()]), Profile::WebGpu).unwrap_or_else(|e| panic!("{e}\n{e:?}"));
+    dump(&wgsl);
     assert!(!wgsl.contains("u64") && !wgsl.contains("i64") && !wgsl.contains("f64"), "{wgsl}");
     // The 32-bit high multiply goes through 16-bit limbs here.
     assert!(wgsl.contains("fn px_mul_hi_u32("), "{wgsl}");

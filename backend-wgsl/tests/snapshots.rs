@@ -9,6 +9,7 @@ use ptxcross_wgsl::{emit, Profile};
 
 fn snapshot(name: &str, module: &Module, profile: Profile) {
     let wgsl = emit(module, profile).unwrap_or_else(|e| panic!("{e}\n{e:?}"));
+    dump(&wgsl);
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/snapshots").join(format!("{name}.wgsl"));
     if std::env::var_os("UPDATE_SNAPSHOTS").is_some() {
         std::fs::write(&path, &wgsl).unwrap();

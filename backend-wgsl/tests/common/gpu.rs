@@ -87,6 +87,7 @@ impl Gpu {
     /// receives the heap's final contents.
     pub fn run(&self, wgsl: &str, entry: &str, heap: &mut [u32], params: &[u32], groups: [u32; 3]) -> Result<(), String> {
         use wgpu::util::DeviceExt;
+        super::common::dump(wgsl);
         let scope = self.device.push_error_scope(wgpu::ErrorFilter::Validation);
         let module = self.device.create_shader_module(wgpu::ShaderModuleDescriptor {
             label: Some(entry),

@@ -210,3 +210,15 @@ pub fn vecadd32() -> Kernel {
     ]);
     b.build()
 }
+
+/// With `PTXCROSS_WGSL_DUMP=<dir>`, writes `wgsl` there (named by its hash) for outside
+/// checkers, e.g. `tools/tint-check` (the browser's WGSL compiler, stricter than naga).
+pub fn dump(wgsl: &str) {
+    let Some(dir) = std::env::var_os("PTXCROSS_WGSL_DUMP") else { return };
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    wgsl.hash(&mut h);
+    let dir = std::path::PathBuf::from(dir);
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(dir.join(format!("{:016x}.wgsl", h.finish())), wgsl);
+}
