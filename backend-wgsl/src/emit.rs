@@ -991,7 +991,10 @@ fn block_behaviors(b: &Block) -> Behaviors {
             Stmt::Loop { body } => {
                 let lb = block_behaviors(body);
                 // A loop without an exit gets one (see `KernelCx::block`), hence `next` then too.
-                Behaviors { next: lb.brk || !loop_can_exit(body), ret: lb.ret, ..Default::default() }
+                // (`lb` is computed once per loop: recomputing it for the exit test would be
+                // exponential in the nesting of loops.)
+                let exits = lb.brk || lb.ret;
+                Behaviors { next: lb.brk || !exits, ret: lb.ret, ..Default::default() }
             }
             _ => Behaviors { next: true, ..Default::default() },
         };

@@ -520,3 +520,18 @@ fn nesting_limits() {
     let e = emit(&module(vec![nested_ifs(20_000)]), Profile::Wgpu).unwrap_err();
     assert!(e.to_string().contains("20000 levels"), "{e}");
 }
+
+#[test]
+fn deeply_nested_loops_are_fast() {
+    // 60 nested loops, each left by a break after its inner loop: linear work, not 2^60.
+    let mut b = Kb::new("loops", [1, 1, 1]);
+    let x = b.var(Ty::U32, "x");
+    let mut s = vec![assign(x, bin(BinaryOp::Add, Ty::U32, x, c32(1)))];
+    for _ in 0..60 {
+        s = vec![loop_(s.into_iter().chain([Stmt::Break]).collect())];
+    }
+    b.extend(s);
+    let t = std::time::Instant::now();
+    ok(b.build(), Profile::WebGpu);
+    assert!(t.elapsed().as_secs() < 5);
+}
