@@ -1,0 +1,411 @@
+//! A hand-written byte-level PTX lexer.
+//!
+//! Design: one pass over the bytes, no allocation per token. A [`Token`] is 12 bytes: a kind, two
+//! flags telling whether whitespace/comments (and whether a newline) come before it, and a byte
+//! range; the parser re-reads numbers and names from the source slice only when it needs them.
+//! The lexer never fails: bytes it does not understand become [`Tk::Error`] tokens (always
+//! covering whole UTF-8 characters, so every span lies on a char boundary), and unterminated
+//! strings and comments are reported through [`Lexed::errors`].
+
+use crate::ast::Span;
+use crate::source::Diagnostic;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
+pub enum Tk {
+    /// `foo`, `%r1`, `$L__BB0_2`, `_`
+    Ident,
+    /// `.u32`, `.shared::cta`, `.m16n8k16`, `.1d`, `.mbarrier::complete_tx::bytes`
+    DotWord,
+    /// Any numeric literal: `12`, `0x1FU`, `017`, `0b101`, `1.5e3`, `0f3F800000`, `0d…`.
+    /// Classified and converted by the parser.
+    Number,
+    /// `"…"` (span includes the quotes)
+    Str,
+    Semi,
+    Comma,
+    Colon,
+    LParen,
+    RParen,
+    LBracket,
+    RBracket,
+    LBrace,
+    RBrace,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    EqEq,
+    Ne,
+    Shl,
+    Shr,
+    AndAnd,
+    OrOr,
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    Percent,
+    Bang,
+    Tilde,
+    Amp,
+    Pipe,
+    Caret,
+    Question,
+    Assign,
+    At,
+    /// `@@` (as in `@@DWARF`)
+    AtAt,
+    /// A lone `.` not followed by a word character.
+    Dot,
+    /// A byte or character the lexer does not know.
+    Error,
+    Eof,
+}
+
+/// Whitespace or a comment precedes the token.
+pub const SPACE_BEFORE: u8 = 1;
+/// A newline (possibly inside a comment) precedes the token.
+pub const NEWLINE_BEFORE: u8 = 2;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Token {
+    pub kind: Tk,
+    pub flags: u8,
+    pub start: u32,
+    pub end: u32,
+}
+
+impl Token {
+    #[inline]
+    pub fn span(&self) -> Span {
+        Span::new(self.start, self.end)
+    }
+    #[inline]
+    pub fn spaced(&self) -> bool {
+        self.flags & SPACE_BEFORE != 0
+    }
+    #[inline]
+    pub fn at_line_start(&self) -> bool {
+        self.flags & NEWLINE_BEFORE != 0
+    }
+}
+
+pub struct Lexed {
+    /// All tokens, always ending with one [`Tk::Eof`].
+    pub tokens: Vec<Token>,
+    pub errors: Vec<Diagnostic>,
+}
+
+#[inline]
+fn is_word(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+}
+
+#[inline]
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_' || b == b'$'
+}
+
+/// Lexes a whole source text. Offsets are `u32`; text beyond 4 GiB is not supported (the caller
+/// is expected to refuse such files; here the excess is silently truncated to keep spans valid).
+pub fn lex(text: &str) -> Lexed {
+    let b = text.as_bytes();
+    let n = b.len().min(u32::MAX as usize - 1);
+    let mut tokens = Vec::with_capacity(n / 5 + 16);
+    let mut errors = Vec::new();
+    let mut i = 0usize;
+    let mut flags = 0u8;
+    while i < n {
+        let c = b[i];
+        // Whitespace and comments.
+        match c {
+            b'\n' => {
+                flags |= SPACE_BEFORE | NEWLINE_BEFORE;
+                i += 1;
+                continue;
+            }
+            b' ' | b'\t' | b'\r' | 0x0b | 0x0c => {
+                flags |= SPACE_BEFORE;
+                i += 1;
+                continue;
+            }
+            b'/' if i + 1 < n && b[i + 1] == b'/' => {
+                flags |= SPACE_BEFORE;
+                i += 2;
+                while i < n && b[i] != b'\n' {
+                    i += 1;
+                }
+                continue;
+            }
+            b'/' if i + 1 < n && b[i + 1] == b'*' => {
+                flags |= SPACE_BEFORE;
+                let start = i;
+                i += 2;
+                loop {
+                    if i + 1 >= n {
+                        i = n;
+                        errors.push(
+                            Diagnostic::new("unterminated block comment", Span::new(start as u32, (start + 2) as u32))
+                                .with_label("comment starts here"),
+                        );
+                        break;
+                    }
+                    if b[i] == b'*' && b[i + 1] == b'/' {
+                        i += 2;
+                        break;
+                    }
+                    if b[i] == b'\n' {
+                        flags |= NEWLINE_BEFORE;
+                    }
+                    i += 1;
+                }
+                continue;
+            }
+            _ => {}
+        }
+        let start = i;
+        let kind = match c {
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' => {
+                i += 1;
+                while i < n && is_word(b[i]) {
+                    i += 1;
+                }
+                Tk::Ident
+            }
+            b'%' if i + 1 < n && is_ident_start(b[i + 1]) => {
+                i += 2;
+                while i < n && is_word(b[i]) {
+                    i += 1;
+                }
+                Tk::Ident
+            }
+            b'.' if i + 1 < n && is_word(b[i + 1]) => {
+                i += 2;
+                while i < n && is_word(b[i]) {
+                    i += 1;
+                }
+                // `::word` continuations: `.shared::cta`, `.mbarrier::complete_tx::bytes`.
+                while i + 2 < n && b[i] == b':' && b[i + 1] == b':' && is_word(b[i + 2]) {
+                    i += 3;
+                    while i < n && is_word(b[i]) {
+                        i += 1;
+                    }
+                }
+                Tk::DotWord
+            }
+            b'0'..=b'9' => {
+                i = lex_number(b, n, i);
+                Tk::Number
+            }
+            b'"' => {
+                i += 1;
+                let mut closed = false;
+                while i < n {
+                    match b[i] {
+                        b'"' => {
+                            i += 1;
+                            closed = true;
+                            break;
+                        }
+                        b'\\' if i + 1 < n && b[i + 1] != b'\n' => i += 2,
+                        b'\n' => break,
+                        _ => i += 1,
+                    }
+                }
+                // `i` may sit inside a multi-byte char only if the escape skipped its lead byte.
+                while i < n && !text.is_char_boundary(i) {
+                    i += 1;
+                }
+                if !closed {
+                    errors.push(Diagnostic::new("unterminated string literal", Span::new(start as u32, i as u32)));
+                }
+                Tk::Str
+            }
+            _ => {
+                i += 1;
+                let two = if i < n { b[i] } else { 0 };
+                match c {
+                    b';' => Tk::Semi,
+                    b',' => Tk::Comma,
+                    b':' => Tk::Colon,
+                    b'(' => Tk::LParen,
+                    b')' => Tk::RParen,
+                    b'[' => Tk::LBracket,
+                    b']' => Tk::RBracket,
+                    b'{' => Tk::LBrace,
+                    b'}' => Tk::RBrace,
+                    b'+' => Tk::Plus,
+                    b'-' => Tk::Minus,
+                    b'*' => Tk::Star,
+                    b'/' => Tk::Slash,
+                    b'%' => Tk::Percent,
+                    b'~' => Tk::Tilde,
+                    b'^' => Tk::Caret,
+                    b'?' => Tk::Question,
+                    b'.' => Tk::Dot,
+                    b'<' => match two {
+                        b'<' => {
+                            i += 1;
+                            Tk::Shl
+                        }
+                        b'=' => {
+                            i += 1;
+                            Tk::Le
+                        }
+                        _ => Tk::Lt,
+                    },
+                    b'>' => match two {
+                        b'>' => {
+                            i += 1;
+                            Tk::Shr
+                        }
+                        b'=' => {
+                            i += 1;
+                            Tk::Ge
+                        }
+                        _ => Tk::Gt,
+                    },
+                    b'=' if two == b'=' => {
+                        i += 1;
+                        Tk::EqEq
+                    }
+                    b'=' => Tk::Assign,
+                    b'!' if two == b'=' => {
+                        i += 1;
+                        Tk::Ne
+                    }
+                    b'!' => Tk::Bang,
+                    b'&' if two == b'&' => {
+                        i += 1;
+                        Tk::AndAnd
+                    }
+                    b'&' => Tk::Amp,
+                    b'|' if two == b'|' => {
+                        i += 1;
+                        Tk::OrOr
+                    }
+                    b'|' => Tk::Pipe,
+                    b'@' if two == b'@' => {
+                        i += 1;
+                        Tk::AtAt
+                    }
+                    b'@' => Tk::At,
+                    _ => {
+                        // Unknown byte: swallow the whole UTF-8 character.
+                        while i < n && !text.is_char_boundary(i) {
+                            i += 1;
+                        }
+                        Tk::Error
+                    }
+                }
+            }
+        };
+        tokens.push(Token { kind, flags, start: start as u32, end: i as u32 });
+        flags = 0;
+    }
+    let end = n as u32;
+    tokens.push(Token { kind: Tk::Eof, flags: flags | SPACE_BEFORE | NEWLINE_BEFORE, start: end, end });
+    Lexed { tokens, errors }
+}
+
+/// Scans a numeric literal starting at `i` (a digit); returns its end. The scan is permissive
+/// (trailing word characters are included) so that `12abc` is one bad literal, not two tokens.
+fn lex_number(b: &[u8], n: usize, mut i: usize) -> usize {
+    let prefixed = b[i] == b'0' && i + 1 < n && matches!(b[i + 1], b'x' | b'X' | b'f' | b'F' | b'd' | b'D' | b'b' | b'B');
+    if prefixed {
+        i += 2;
+        while i < n && is_word(b[i]) {
+            i += 1;
+        }
+        return i;
+    }
+    while i < n && b[i].is_ascii_digit() {
+        i += 1;
+    }
+    if i + 1 < n && b[i] == b'.' && b[i + 1].is_ascii_digit() {
+        i += 1;
+        while i < n && b[i].is_ascii_digit() {
+            i += 1;
+        }
+    }
+    if i < n && (b[i] == b'e' || b[i] == b'E') {
+        let mut j = i + 1;
+        if j < n && (b[j] == b'+' || b[j] == b'-') {
+            j += 1;
+        }
+        if j < n && b[j].is_ascii_digit() {
+            i = j;
+            while i < n && b[i].is_ascii_digit() {
+                i += 1;
+            }
+        }
+    }
+    while i < n && is_word(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(s: &str) -> Vec<(Tk, &str)> {
+        lex(s).tokens.iter().map(|t| (t.kind, &s[t.start as usize..t.end as usize])).collect()
+    }
+
+    #[test]
+    fn basic_tokens() {
+        let k = kinds("@!%p1 bra.uni $L__BB0_2; // c\n ld.shared::cta.v4.b32 {%r1,_},[%rd1+-4];");
+        use Tk::*;
+        let want = vec![
+            (At, "@"),
+            (Bang, "!"),
+            (Ident, "%p1"),
+            (Ident, "bra"),
+            (DotWord, ".uni"),
+            (Ident, "$L__BB0_2"),
+            (Semi, ";"),
+            (Ident, "ld"),
+            (DotWord, ".shared::cta"),
+            (DotWord, ".v4"),
+            (DotWord, ".b32"),
+            (LBrace, "{"),
+            (Ident, "%r1"),
+            (Comma, ","),
+            (Ident, "_"),
+            (RBrace, "}"),
+            (Comma, ","),
+            (LBracket, "["),
+            (Ident, "%rd1"),
+            (Plus, "+"),
+            (Minus, "-"),
+            (Number, "4"),
+            (RBracket, "]"),
+            (Semi, ";"),
+            (Eof, ""),
+        ];
+        assert_eq!(k, want);
+    }
+
+    #[test]
+    fn numbers() {
+        let k = kinds("0f3F800000 0d3FF0000000000000 0x1FU 017 0b101 1.5e-3 8.5 1e5 12abc");
+        let texts: Vec<_> = k.iter().filter(|t| t.0 == Tk::Number).map(|t| t.1).collect();
+        assert_eq!(texts, ["0f3F800000", "0d3FF0000000000000", "0x1FU", "017", "0b101", "1.5e-3", "8.5", "1e5", "12abc"]);
+    }
+
+    #[test]
+    fn flags_and_errors() {
+        let l = lex("a /* x\n */ b\"s\" é \"open");
+        let t = &l.tokens;
+        assert!(!t[0].spaced());
+        assert!(t[1].at_line_start());
+        assert_eq!(t[2].kind, Tk::Str);
+        assert!(!t[2].spaced());
+        assert_eq!(t[3].kind, Tk::Error);
+        assert_eq!(t[3].end - t[3].start, 2);
+        assert_eq!(l.errors.len(), 1);
+    }
+}
