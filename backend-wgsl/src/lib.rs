@@ -25,6 +25,31 @@
 //! word never ends up zero (every writer stores a non-zero value and nobody else writes the
 //! reserved word), so a faulting launch is always reported. The host clears the word.
 //!
+//! # Exactness
+//! - Float constants are printed as decimal only where the text parses back to the same bits
+//!   (through f32 directly and through f64, as Tint reads literals); NaN, infinities, -0 and
+//!   subnormals go through a runtime `bitcast` helper (a const-expression must not yield NaN or
+//!   infinity).
+//! - An operation whose operands are all constants would be a WGSL const-expression, where
+//!   overflow, NaN and infinity are shader-creation errors (`3u << 31u`, `sqrt(-1f)`): one
+//!   operand is passed through an identity function (`px_opaque_T`) to keep it a run-time op.
+//! - `FNeg`/`FAbs` are sign-bit operations; ordered float comparisons test NaN on the bits
+//!   (compilers may assume no NaNs); `FFloor`/`FCeil`/`FTrunc`/`FRoundEven` are computed on the
+//!   bits (lavapipe's f64 `trunc`/`round` are wrong, drivers differ on the sign of zero).
+//! - `MulHiU`/`MulHiS` on `U32` use `u64` only in kernels that use 64-bit values anyway, else
+//!   16-bit limbs; on `U64`, 32-bit limbs. Signed atomic min/max and the (strong) IR
+//!   compare-exchange are compare-exchange loops over WGSL's weak `atomicCompareExchangeWeak`.
+//! - `Fma` is WGSL's `fma`, which Vulkan does not promise to fuse (lavapipe does not): see
+//!   README.md.
+//!
+//! # WGSL's structural rules
+//! - A loop without a reachable `break`/`return` is rejected by Tint ("loop does not exit"); such
+//!   IR loops (which never end) get a never-taken `if (false) { break; }`.
+//! - Control flow nested deeper than the profile's compilers accept (Tint: 62 `if`s, naga: 126)
+//!   is refused with [`EmitError::Unsupported`].
+//! - Barrier uniformity is `lower`'s guarantee; naga does not check it, Tint does
+//!   (`tools/tint-check` compiles the tests' WGSL in Chromium).
+//!
 //! # Profiles
 //! [`Profile::Wgpu`] may use wgpu's `SHADER_INT64` (`u64`/`i64`) and `SHADER_F64` (`f64`)
 //! extensions — only in kernels that use 64-bit values, so a 32-bit kernel needs neither device
