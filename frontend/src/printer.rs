@@ -64,8 +64,16 @@ impl Printer {
         if let Some(a) = m.address_size {
             let _ = writeln!(self.out, ".address_size {a}");
         }
-        for item in &m.items {
-            self.out.push('\n');
+        for (k, item) in m.items.iter().enumerate() {
+            // A blank line around functions and sections, none between consecutive one-liners.
+            let big = |i: &Item| match i {
+                Item::Function(f) => f.body.is_some(),
+                Item::Directive(d) => d.name == "section",
+                Item::Var(_) => false,
+            };
+            if k == 0 || big(item) || big(&m.items[k - 1]) {
+                self.out.push('\n');
+            }
             match item {
                 Item::Function(f) => self.function(f),
                 Item::Var(v) => {
@@ -87,8 +95,14 @@ impl Printer {
             FunctionKind::Func => ".func ",
         });
         if !f.returns.is_empty() {
-            self.params(&f.returns);
-            self.out.push(' ');
+            self.out.push('(');
+            for (i, p) in f.returns.iter().enumerate() {
+                if i > 0 {
+                    self.out.push_str(", ");
+                }
+                self.param(p);
+            }
+            self.out.push_str(") ");
         }
         self.out.push_str(&f.name.name);
         self.params(&f.params);
@@ -367,7 +381,12 @@ impl Printer {
         }
         match e {
             Expr::Int { value, unsigned_suffix, .. } => {
-                let _ = write!(self.out, "{value}");
+                // Large values (masks, bit patterns) read better in hexadecimal.
+                if *value > 0xFFFF {
+                    let _ = write!(self.out, "0x{value:X}");
+                } else {
+                    let _ = write!(self.out, "{value}");
+                }
                 if *unsigned_suffix {
                     self.out.push('U');
                 }
