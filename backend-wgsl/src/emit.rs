@@ -332,6 +332,28 @@ impl ModuleCx {
         name
     }
 
+    /// `px_u32_to_f32(x)`: correctly rounded (to nearest even). WGSL lets an inexact conversion
+    /// pick either neighbour, and SwiftShader (Chromium's WebGPU fallback) is off by one ulp for
+    /// values above 2^31; the rounding is done here on the integer, leaving exact conversions.
+    fn u32_to_f32_fn(&mut self) -> String {
+        let name = format!("{}u32_to_f32", self.p);
+        self.helper(&name, || {
+            format!(
+                "// u32 -> f32 rounded to nearest even on the integer: f32(m) for m <= 2^24 and the\n\
+                 // power-of-two scale are exact (WGSL lets inexact conversions pick either neighbour).\n\
+                 fn {name}(x: u32) -> f32 {{\n    \
+                 if (x < 0x1000000u) {{\n        return f32(x);\n    }}\n    \
+                 let s = 8u - countLeadingZeros(x);\n    \
+                 var m = x >> s;\n    \
+                 let rest = x & ((1u << s) - 1u);\n    \
+                 let half = 1u << (s - 1u);\n    \
+                 if (rest > half || (rest == half && (m & 1u) == 1u)) {{\n        m = m + 1u;\n    }}\n    \
+                 return f32(m) * f32(1u << s);\n}}\n"
+            )
+        });
+        name
+    }
+
     fn mulhi_fn(&mut self, ty: Ty, signed: bool) -> String {
         let p = self.p.clone();
         let (bits, t) = if ty == Ty::U64 { (64, "u64") } else { (32, "u32") };
@@ -777,6 +799,10 @@ impl KernelCx<'_> {
             (FloatToSint, Ty::F32 | Ty::F64, Ty::U32 | Ty::U64) => {
                 let (i, u) = signed_of(to);
                 format!("bitcast<{u}>({i}({a}))")
+            }
+            (UintToFloat, Ty::U32, Ty::F32) => {
+                let f = self.m.u32_to_f32_fn();
+                format!("{f}({a})")
             }
             (UintToFloat, Ty::U32 | Ty::U64, Ty::F32 | Ty::F64) => format!("{t}({a})"),
             (SintToFloat, Ty::U32 | Ty::U64, Ty::F32 | Ty::F64) => {

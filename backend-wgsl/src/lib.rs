@@ -36,6 +36,8 @@
 //! - `FNeg`/`FAbs` are sign-bit operations; ordered float comparisons test NaN on the bits
 //!   (compilers may assume no NaNs); `FFloor`/`FCeil`/`FTrunc`/`FRoundEven` are computed on the
 //!   bits (lavapipe's f64 `trunc`/`round` are wrong, drivers differ on the sign of zero).
+//! - `UintToFloat` U32→F32 rounds on the integer (WGSL lets an inexact conversion pick either
+//!   neighbour; SwiftShader is off by one ulp above 2^31).
 //! - `MulHiU`/`MulHiS` on `U32` use `u64` only in kernels that use 64-bit values anyway, else
 //!   16-bit limbs; on `U64`, 32-bit limbs. Signed atomic min/max and the (strong) IR
 //!   compare-exchange are compare-exchange loops over WGSL's weak `atomicCompareExchangeWeak`.

@@ -87,6 +87,22 @@ fn px_shared_store(i: u32, v: u32) {
     }
 }
 
+// u32 -> f32 rounded to nearest even on the integer: f32(m) for m <= 2^24 and the
+// power-of-two scale are exact (WGSL lets inexact conversions pick either neighbour).
+fn px_u32_to_f32(x: u32) -> f32 {
+    if (x < 0x1000000u) {
+        return f32(x);
+    }
+    let s = 8u - countLeadingZeros(x);
+    var m = x >> s;
+    let rest = x & ((1u << s) - 1u);
+    let half = 1u << (s - 1u);
+    if (rest > half || (rest == half && (m & 1u) == 1u)) {
+        m = m + 1u;
+    }
+    return f32(m) * f32(1u << s);
+}
+
 // kernel histogram
 @compute @workgroup_size(64, 1, 1)
 fn histogram(@builtin(local_invocation_id) px_lid: vec3<u32>) {
@@ -122,7 +138,7 @@ fn histogram(@builtin(local_invocation_id) px_lid: vec3<u32>) {
     v3 = v0 < 16u;
     if (v3) {
         v2 = px_shared_load(v0);
-        v4 = f32(v2);
+        v4 = px_u32_to_f32(v2);
         v4 = v4 * 0.0009765625f;
         v3 = px_ordered_f32(v4, px_f32_from_bits(0x7f800000u)) && (v4 > px_f32_from_bits(0x7f800000u));
         if (v3) {
