@@ -710,6 +710,9 @@ impl<'a> Parser<'a> {
             }
             Tk::DotWord => {
                 let n = self.dot_name(t);
+                if matches!(n, "entry" | "func" | "version" | "target" | "address_size") {
+                    return Err(self.expected("an instruction, label, declaration or directive"));
+                }
                 if space_from_name(n).is_some() || linkage_from_name(n).is_some() {
                     let mut linkage = Vec::new();
                     while self.kind() == Tk::DotWord {
@@ -906,9 +909,7 @@ impl<'a> Parser<'a> {
             DirForm::Block => {
                 // Name tokens up to `{` (possibly on the next line); without a block (PTX 1.x
                 // `.section .debug_info, "", @progbits`) it is a line directive.
-                while !matches!(self.kind(), Tk::LBrace | Tk::Semi | Tk::Eof | Tk::RBrace)
-                    && (self.pos == first || !self.peek().at_line_start())
-                {
+                while !matches!(self.kind(), Tk::LBrace | Tk::Semi | Tk::Eof | Tk::RBrace) && !self.peek().at_line_start() {
                     self.bump();
                 }
                 if self.kind() == Tk::LBrace {

@@ -242,7 +242,10 @@ impl Printer {
         match directive_form(&d.name, ctx) {
             DirForm::Line | DirForm::Values => {}
             DirForm::Block => {
-                if d.raw.contains('{') {
+                // Block or PTX 1.x line form: a `{` token (not one inside a comment).
+                let block = d.raw.contains('{')
+                    && crate::lexer::lex(&d.raw).tokens.iter().any(|t| t.kind == crate::lexer::Tk::LBrace);
+                if block {
                     self.out.push('\n');
                     self.indent(indent);
                     self.out.push('}');
