@@ -1119,6 +1119,19 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         if !seen.insert(k.entry_point.as_str()) {
             return Err(invalid(k, format!("entry point name {:?} is used twice", k.entry_point)));
         }
+        // Device limits (shared memory size, …) are the host's to check; this is what a WGSL
+        // type can be at all (naga: 2^31 - 1 bytes).
+        for (what, words) in [("shared", k.shared_words), ("local", k.local_words)] {
+            if words as u64 * 4 > i32::MAX as u64 {
+                return Err(EmitError::Unsupported {
+                    kernel: k.name.clone(),
+                    message: format!(
+                        "kernel {} needs {words} words of {what} memory, more than a WGSL array can hold",
+                        k.name
+                    ),
+                });
+            }
+        }
         if k.workgroup_size.contains(&0) {
             return Err(invalid(k, format!("workgroup size {:?} has a zero dimension", k.workgroup_size)));
         }

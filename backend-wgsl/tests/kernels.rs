@@ -535,3 +535,21 @@ fn deeply_nested_loops_are_fast() {
     ok(b.build(), Profile::WebGpu);
     assert!(t.elapsed().as_secs() < 5);
 }
+
+#[test]
+fn memories_larger_than_wgsl_arrays_are_refused() {
+    for (shared, local) in [(1u32 << 30, 0u32), (0, u32::MAX)] {
+        let mut b = Kb::new("big", [1, 1, 1]);
+        b.k.shared_words = shared;
+        b.k.local_words = local;
+        b.push(store(Memory::Shared, c32(1), c32(1)));
+        b.push(store(Memory::Local, c32(1), c32(1)));
+        let e = emit(&module(vec![b.build()]), Profile::Wgpu).unwrap_err();
+        assert!(matches!(e, EmitError::Unsupported { .. }) && e.to_string().contains("more than a WGSL array"), "{e}");
+    }
+    // 4 MiB of shared memory is no WGSL problem (the device limit is the host's).
+    let mut b = Kb::new("big", [1, 1, 1]);
+    b.k.shared_words = 1 << 20;
+    b.push(store(Memory::Shared, c32(1), c32(1)));
+    ok(b.build(), Profile::WebGpu);
+}
