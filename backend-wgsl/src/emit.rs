@@ -1047,15 +1047,39 @@ fn check_entry_point(name: &str) -> R<()> {
     {
         return Err(format!("entry point name {name:?} is not a WGSL identifier"));
     }
-    let kw = naga::keywords::wgsl::RESERVED.contains(&name);
-    let builtin = naga::keywords::wgsl::BUILTIN_IDENTIFIERS.contains(&name);
-    if kw || builtin {
-        return Err(format!(
-            "entry point name {name:?} is a WGSL {} (it would shadow or clash with it)",
-            if kw { "keyword or reserved word" } else { "predeclared identifier" }
-        ));
+    if naga::keywords::wgsl::RESERVED.contains(&name) {
+        return Err(format!("entry point name {name:?} is a WGSL keyword or reserved word"));
     }
+    // A predeclared name (`transpose`, `min`, …) may be shadowed by a function, as long as the
+    // module does not use the predeclared one: checked on the text (`shadowed_builtins`).
     Ok(())
+}
+
+/// Entry points named like a predeclared WGSL identifier that the text also uses (so the
+/// entry point would shadow it): the name occurs as a token outside comments other than in its
+/// own `fn NAME(`.
+fn shadowed_builtins<'m>(module: &'m Module, text: &str) -> Vec<&'m Kernel> {
+    let suspects: Vec<&Kernel> = module
+        .kernels
+        .iter()
+        .filter(|k| naga::keywords::wgsl::BUILTIN_IDENTIFIERS.contains(&k.entry_point.as_str()))
+        .collect();
+    if suspects.is_empty() {
+        return Vec::new();
+    }
+    let mut counts = std::collections::HashMap::new();
+    for line in text.lines() {
+        let code = line.split("//").next().unwrap_or("");
+        let mut token = String::new();
+        for c in code.chars().chain(std::iter::once(' ')) {
+            if c.is_ascii_alphanumeric() || c == '_' {
+                token.push(c);
+            } else if !token.is_empty() {
+                *counts.entry(std::mem::take(&mut token)).or_insert(0usize) += 1;
+            }
+        }
+    }
+    suspects.into_iter().filter(|k| counts.get(&k.entry_point).copied().unwrap_or(0) > 1).collect()
 }
 
 /// How deeply `if`/`loop` statements nest in `body`, computed without recursion (so that no IR
@@ -1236,5 +1260,11 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         out.push_str(text);
     }
     out.push_str(&entries);
+    if let Some(k) = shadowed_builtins(module, &out).first() {
+        return Err(invalid(
+            k,
+            format!("entry point name {:?} would shadow the WGSL built-in of that name, which the kernel's code uses", k.entry_point),
+        ));
+    }
     Ok(out)
 }

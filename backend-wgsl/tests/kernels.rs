@@ -408,12 +408,25 @@ fn entry_point_names() {
     k.entry_point = "px_heap_load".into();
     let wgsl = ok(k, Profile::WebGpu);
     assert!(wgsl.contains("fn px_heap_load(@builtin") && wgsl.contains("fn px1_heap_load(i: u32)"), "{wgsl}");
-    // Names WGSL reserves, or that would shadow a built-in the backend calls.
-    for name in ["loop", "min", "bitcast", "u32", "__x", "_", "1a", "a-b", ""] {
+    // Names WGSL reserves, or that are no identifiers.
+    for name in ["loop", "__x", "_", "1a", "a-b", "", "new", "while"] {
         let mut k = vecadd32();
         k.entry_point = name.into();
         let m = invalid(k);
         assert!(m.contains("entry point name"), "{name}: {m}");
+    }
+    // Predeclared names may be shadowed unless the kernel's code uses that built-in.
+    for name in ["transpose", "dot", "sin"] {
+        let mut k = vecadd32();
+        k.entry_point = name.into();
+        let wgsl = ok(k, Profile::WebGpu);
+        assert!(wgsl.contains(&format!("fn {name}(@builtin")), "{wgsl}");
+    }
+    for name in ["bitcast", "u32", "storage", "arrayLength"] {
+        let mut k = vecadd32();
+        k.entry_point = name.into();
+        let m = invalid(k);
+        assert!(m.contains("would shadow"), "{name}: {m}");
     }
     // Two kernels with one entry point.
     let err = emit(&module(vec![vecadd32(), vecadd32()]), Profile::WebGpu).unwrap_err();
