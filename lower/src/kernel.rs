@@ -227,16 +227,12 @@ fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResul
     }
 }
 
-/// An identifier valid as a SPIR-V entry point and WGSL function name.
+/// An identifier valid as a SPIR-V entry point and WGSL function name: `k_` + the PTX name
+/// with every character outside `[A-Za-z0-9_]` replaced by `_`. The prefix keeps clear of every
+/// WGSL keyword, reserved word and predeclared identifier (`transpose`, `min`, `f32` …), of
+/// identifiers WGSL reserves (`__…`), and of the backends' own helper names, whatever the PTX
+/// name is.
 pub fn entry_point_name(ptx_name: &str) -> String {
-    let mut s: String =
-        ptx_name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
-    const RESERVED: [&str; 24] = [
-        "fn", "let", "var", "loop", "if", "else", "return", "break", "continue", "struct", "const", "override", "while",
-        "for", "switch", "case", "default", "true", "false", "bitcast", "discard", "enable", "alias", "main",
-    ];
-    if s.is_empty() || s.starts_with("__") || s.starts_with(|c: char| c.is_ascii_digit()) || RESERVED.contains(&s.as_str()) || s.starts_with("ptx_") {
-        s = format!("k_{s}");
-    }
-    s
+    let s: String = ptx_name.chars().map(|c| if c.is_ascii_alphanumeric() || c == '_' { c } else { '_' }).collect();
+    format!("k_{s}")
 }

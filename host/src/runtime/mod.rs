@@ -605,6 +605,8 @@ impl Context {
         let mut bytes = vec![0u8; (header + k.param_bytes as usize).div_ceil(4) * 4];
         let g = abi::PARAM_GLOBALS_BASE_WORD as usize * 4;
         bytes[g..g + 8].copy_from_slice(&globals.to_le_bytes());
+        let one = abi::PARAM_ONE_F32_WORD as usize * 4;
+        bytes[one..one + 4].copy_from_slice(&abi::ONE_F32_BITS.to_le_bytes());
         bytes[header..header + params.len()].copy_from_slice(params);
 
         let gpu = self.gpu.clone();
