@@ -55,11 +55,14 @@ fn vecadd_dir(tag: &str, wrong: bool) -> PathBuf {
     dir
 }
 
-/// The translator is still being written in parts of the workspace; the end-to-end tests
-/// below say so and pass until it lands (they check the plumbing either way).
-fn translator_missing(o: &Output) -> bool {
-    let all = format!("{}{}", stdout(o), stderr(o));
-    all.contains("being written")
+/// A test that needs the GPU skips only when no adapter exists and CI did not require one.
+fn no_adapter(o: &Output) -> bool {
+    if !stderr(o).contains("no GPU adapter found") {
+        return false;
+    }
+    assert_ne!(std::env::var("PTXCROSS_REQUIRE_GPU").as_deref(), Ok("1"), "no GPU adapter: {}", stderr(o));
+    eprintln!("skipping: {}", stderr(o));
+    true
 }
 
 #[test]
@@ -85,10 +88,8 @@ fn check_json_reports_each_stage() {
     let line: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
     let stages = ["parse", "spirv", "wgsl"].map(|k| line[k].as_str().unwrap().to_string());
     let ok = stages.iter().all(|s| s == "ok");
-    assert_eq!(o.status.code(), Some(if ok { 0 } else { 2 }), "{line}");
-    if !translator_missing(&o) {
-        assert!(ok, "vecadd should translate: {line}");
-    }
+    assert!(ok, "vecadd should translate: {line}");
+    assert_eq!(o.status.code(), Some(0), "{line}");
 }
 
 #[test]
@@ -148,13 +149,8 @@ fn verify_without_adapter_translates_and_says_why() {
         out.contains("apt-get install -y mesa-vulkan-drivers libvulkan1"),
         "{out}"
     );
-    if translator_missing(&o) {
-        assert!(out.contains("0 passed, 2 failed, 0 not run"), "{out}");
-        assert_eq!(o.status.code(), Some(1));
-    } else {
-        assert!(out.contains("0 passed, 0 failed, 2 not run"), "{out}");
-        assert_eq!(o.status.code(), Some(0));
-    }
+    assert!(out.contains("0 passed, 0 failed, 2 not run"), "{out}");
+    assert_eq!(o.status.code(), Some(0));
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -171,13 +167,7 @@ fn run_and_verify_vecadd_end_to_end() {
         ],
         &[],
     );
-    if translator_missing(&o) {
-        eprintln!("translator not there yet: {}", stderr(&o));
-        assert_eq!(o.status.code(), Some(2));
-        return;
-    }
-    if stderr(&o).contains("no GPU adapter found") {
-        eprintln!("skipping: {}", stderr(&o));
+    if no_adapter(&o) {
         return;
     }
     assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
