@@ -54,3 +54,31 @@ fn every_corpus_kernel_runs_bit_exact_on_both_backends() {
     }
     assert!(failed.is_empty(), "specs that failed (details above): {failed:#?}");
 }
+
+/// PTX using something not implemented yet is refused with the feature and its place, and
+/// `check` exits 2 — never a panic or a guessed translation.
+#[test]
+fn unsupported_features_are_clear_errors() {
+    let dir = std::env::temp_dir().join(format!("ptxcross-unsupported-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let cases = [
+        ("shfl.ptx", "    shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;", "not supported yet: instruction `shfl.sync.bfly.b32`", 10),
+        ("divrn.ptx", "    div.rn.f32 %f1, %f1, %f1;", "not supported yet: `div.rn.f32`", 10),
+        ("sat.ptx", "    add.sat.s32 %r2, %r1, %r1;", "not supported yet: `.sat` on `add.sat.s32`", 10),
+    ];
+    for (name, line, want, line_no) in cases {
+        let ptx = format!(
+            ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n    .reg .b32 %r<4>;\n    .reg .f32 %f<2>;\n    mov.u32 %r1, %tid.x;\n    mov.f32 %f1, 0f3F800000;\n{line}\n    ret;\n}}\n"
+        );
+        let path = dir.join(name);
+        std::fs::write(&path, &ptx).unwrap();
+        let file = ptxcross_frontend::SourceFile::new(path.display().to_string(), ptx.clone());
+        let err = ptxcross::translate::frontend(&file, &ptxcross_lower::LowerOptions::default())
+            .expect_err("must be refused");
+        let text = err.render();
+        assert!(text.contains(want), "{name}: {text}");
+        assert!(text.contains(&format!("{}:{line_no}:", path.display())), "{name}: {text}");
+        assert_eq!(cli(&["check", path.to_str().unwrap()]), 2, "{name}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
