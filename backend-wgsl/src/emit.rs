@@ -1144,13 +1144,17 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             return Err(invalid(k, format!("entry point name {:?} is used twice", k.entry_point)));
         }
         // Device limits (shared memory size, …) are the host's to check; this is what a WGSL
-        // type can be at all (naga: 2^31 - 1 bytes).
+        // array type can be at all: naga, 2^31 - 1 bytes; Tint, fewer than 65536 elements.
+        let max_words = match profile {
+            Profile::Wgpu => i32::MAX as u64 / 4,
+            Profile::WebGpu => 65535,
+        };
         for (what, words) in [("shared", k.shared_words), ("local", k.local_words)] {
-            if words as u64 * 4 > i32::MAX as u64 {
+            if words as u64 > max_words {
                 return Err(EmitError::Unsupported {
                     kernel: k.name.clone(),
                     message: format!(
-                        "kernel {} needs {words} words of {what} memory, more than a WGSL array can hold",
+                        "kernel {} needs {words} words of {what} memory, more than a WGSL array can hold in the {profile} profile ({max_words})",
                         k.name
                     ),
                 });
