@@ -14,13 +14,31 @@ fn main() {
     });
     let file = SourceFile::new(path.clone(), String::from_utf8_lossy(&bytes).into_owned());
     if let Some(n) = args.iter().position(|a| a == "--bench").and_then(|i| args.get(i + 1)).and_then(|n| n.parse::<usize>().ok()) {
-        let t = std::time::Instant::now();
+        let mb = file.text.len() as f64 / 1e6;
+        let (mut lex_s, mut parse_s, mut drop_s) = (0.0, 0.0, 0.0);
         for _ in 0..n {
-            let _ = std::hint::black_box(parse(std::hint::black_box(&file)));
+            let t = std::time::Instant::now();
+            let l = ptxcross_frontend::lexer::lex(std::hint::black_box(&file.text));
+            lex_s += t.elapsed().as_secs_f64();
+            drop(std::hint::black_box(l));
+            let t = std::time::Instant::now();
+            let m = parse(std::hint::black_box(&file));
+            parse_s += t.elapsed().as_secs_f64();
+            let t = std::time::Instant::now();
+            if std::env::var_os("PTXFMT_LEAK").is_some() {
+                std::mem::forget(m); // profiling the parse alone
+                continue;
+            }
+            drop(std::hint::black_box(m));
+            drop_s += t.elapsed().as_secs_f64();
         }
-        let s = t.elapsed().as_secs_f64();
-        let mb = (file.text.len() * n) as f64 / 1e6;
-        println!("{:.1} MB in {:.3} s: {:.1} MB/s", mb, s, mb / s);
+        let n = n as f64;
+        println!(
+            "{mb:.1} MB: lex {:.0} MB/s; parse (lex+parse, AST built) {:.0} MB/s; dropping the AST {:.3} s",
+            mb * n / lex_s,
+            mb * n / parse_s,
+            drop_s / n
+        );
         return;
     }
     match parse(&file) {

@@ -281,6 +281,9 @@ pub struct VarName {
     pub span: Span,
 }
 
+/// In the initializer of an opaque variable (`.samplerref`, `.texref`, `.surfref`), the
+/// field entries `{ addr_mode_0 = clamp_to_border, filter_mode = nearest }` are
+/// `Expr::Binary { op: BinaryOp::Eq, lhs: Expr::Symbol(field), rhs: value }` items of a `List`.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Initializer {
     /// A scalar constant expression (possibly naming a symbol: `= foo + 4`,
@@ -374,10 +377,19 @@ pub enum OperandKind {
     Not(Box<Operand>),
     /// `-%r1` or `-a` where the grammar allows a negated operand (e.g. some mma/selp forms).
     Neg(Box<Operand>),
-    /// `%p|%q` (setp's two destinations).
+    /// `%p|%q` (setp's two destinations); also `{r1, r2, r3, r4}|p` (tex/tld4 with a
+    /// predicate destination).
     Pair(Box<Operand>, Box<Operand>),
     /// `_`
     Sink,
+    /// `a[1]`, `a[N-1]`, `a[%r1+4]`: an element of array variable `a` (spec §6.4.2 "Arrays as
+    /// Operands"); the index counts elements, not bytes. The address of the element as a `mov`
+    /// source, the element itself as a memory operand (`ld.global.u32 s, a[0];`).
+    /// (Added to the fixed interface: needed by spec-valid PTX.)
+    Index(Box<Operand>, Box<Operand>),
+    /// An operand with a qualifier suffix written right after it: `[a].unified` (`ld`, PTX 8.0)
+    /// is `Qualified(Address([a]), "unified")`. (Added to the fixed interface.)
+    Qualified(Box<Operand>, Modifier),
 }
 
 /// A constant expression (spec §4.6 "Constant Expressions").

@@ -97,74 +97,129 @@ pub struct Lexed {
     pub errors: Vec<Diagnostic>,
 }
 
-#[inline]
+const C_WORD: u8 = 1; // [A-Za-z0-9_$]
+const C_START: u8 = 2; // [A-Za-z_$]
+const C_SPACE: u8 = 4; // ' ' \t \r \v \f
+const C_DIGIT: u8 = 8;
+
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        let mut v = 0;
+        if c.is_ascii_alphanumeric() || c == b'_' || c == b'$' {
+            v |= C_WORD;
+        }
+        if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
+            v |= C_START;
+        }
+        if matches!(c, b' ' | b'\t' | b'\r' | 0x0b | 0x0c) {
+            v |= C_SPACE;
+        }
+        if c.is_ascii_digit() {
+            v |= C_DIGIT;
+        }
+        t[i] = v;
+        i += 1;
+    }
+    t
+};
+
+#[inline(always)]
 fn is_word(b: u8) -> bool {
-    b.is_ascii_alphanumeric() || b == b'_' || b == b'$'
+    CLASS[b as usize] & C_WORD != 0
 }
 
-#[inline]
+#[inline(always)]
 fn is_ident_start(b: u8) -> bool {
-    b.is_ascii_alphabetic() || b == b'_' || b == b'$'
+    CLASS[b as usize] & C_START != 0
 }
 
-/// Lexes a whole source text. Offsets are `u32`; text beyond 4 GiB is not supported (the caller
-/// is expected to refuse such files; here the excess is silently truncated to keep spans valid).
+/// Lexes a whole source text at once (the parser streams with [`Lexer`] instead).
 pub fn lex(text: &str) -> Lexed {
-    let b = text.as_bytes();
-    let n = b.len().min(u32::MAX as usize - 1);
-    let mut tokens = Vec::with_capacity(n / 5 + 16);
-    let mut errors = Vec::new();
-    let mut i = 0usize;
-    let mut flags = 0u8;
-    while i < n {
-        let c = b[i];
-        // Whitespace and comments.
-        match c {
-            b'\n' => {
-                flags |= SPACE_BEFORE | NEWLINE_BEFORE;
-                i += 1;
-                continue;
+    let mut lx = Lexer::new(text);
+    let mut tokens = Vec::with_capacity(text.len() / 5 + 16);
+    loop {
+        let t = lx.next_token();
+        tokens.push(t);
+        if t.kind == Tk::Eof {
+            break;
+        }
+    }
+    Lexed { tokens, errors: lx.errors }
+}
+
+/// An incremental lexer: [`Lexer::next_token`] returns one token at a time, then `Eof` forever.
+/// Offsets are `u32`; text beyond 4 GiB is not supported (the excess is ignored so that spans
+/// stay valid; the caller should refuse such files).
+pub struct Lexer<'a> {
+    text: &'a str,
+    b: &'a [u8],
+    i: usize,
+    /// Diagnostics for unterminated strings and comments.
+    pub errors: Vec<Diagnostic>,
+}
+
+impl<'a> Lexer<'a> {
+    pub fn new(text: &'a str) -> Lexer<'a> {
+        let mut n = text.len().min(u32::MAX as usize - 1);
+        while !text.is_char_boundary(n) {
+            n -= 1;
+        }
+        Lexer { text, b: &text.as_bytes()[..n], i: 0, errors: Vec::new() }
+    }
+
+    /// Fills `out` with up to `max` more tokens; returns false once `Eof` has been pushed.
+    pub fn fill(&mut self, out: &mut Vec<Token>, max: usize) -> bool {
+        for _ in 0..max {
+            let t = self.next_token();
+            out.push(t);
+            if t.kind == Tk::Eof {
+                return false;
             }
-            b' ' | b'\t' | b'\r' | 0x0b | 0x0c => {
+        }
+        true
+    }
+
+    #[inline(always)]
+    pub fn next_token(&mut self) -> Token {
+        let b = self.b;
+        let n = b.len();
+        let mut i = self.i;
+        let mut flags = 0u8;
+        // Whitespace and comments.
+        while i < n {
+            let c = b[i];
+            if CLASS[c as usize] & C_SPACE != 0 {
                 flags |= SPACE_BEFORE;
                 i += 1;
-                continue;
-            }
-            b'/' if i + 1 < n && b[i + 1] == b'/' => {
+            } else if c == b'\n' {
+                flags |= SPACE_BEFORE | NEWLINE_BEFORE;
+                i += 1;
+            } else if c == b'/' && i + 1 < n && b[i + 1] == b'/' {
                 flags |= SPACE_BEFORE;
                 i += 2;
                 while i < n && b[i] != b'\n' {
                     i += 1;
                 }
-                continue;
-            }
-            b'/' if i + 1 < n && b[i + 1] == b'*' => {
+            } else if c == b'/' && i + 1 < n && b[i + 1] == b'*' {
                 flags |= SPACE_BEFORE;
-                let start = i;
-                i += 2;
-                loop {
-                    if i + 1 >= n {
-                        i = n;
-                        errors.push(
-                            Diagnostic::new("unterminated block comment", Span::new(start as u32, (start + 2) as u32))
-                                .with_label("comment starts here"),
-                        );
-                        break;
-                    }
-                    if b[i] == b'*' && b[i + 1] == b'/' {
-                        i += 2;
-                        break;
-                    }
-                    if b[i] == b'\n' {
-                        flags |= NEWLINE_BEFORE;
-                    }
-                    i += 1;
+                let (j, nl) = self.block_comment(i);
+                i = j;
+                if nl {
+                    flags |= NEWLINE_BEFORE;
                 }
-                continue;
+            } else {
+                break;
             }
-            _ => {}
+        }
+        if i >= n {
+            self.i = n;
+            return Token { kind: Tk::Eof, flags: flags | SPACE_BEFORE | NEWLINE_BEFORE, start: n as u32, end: n as u32 };
         }
         let start = i;
+        let c = b[i];
         let kind = match c {
             b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' => {
                 i += 1;
@@ -179,6 +234,12 @@ pub fn lex(text: &str) -> Lexed {
                     i += 1;
                 }
                 Tk::Ident
+            }
+            // `.05`, `.5e-3`: a float (PTX 1.x initializers), not a `.word`; `.1d`, `.16x64b`
+            // stay words.
+            b'.' if i + 1 < n && b[i + 1].is_ascii_digit() && dot_float_end(b, i).is_some() => {
+                i = dot_float_end(b, i).unwrap_or(i + 1);
+                Tk::Number
             }
             b'.' if i + 1 < n && is_word(b[i + 1]) => {
                 i += 2;
@@ -199,27 +260,7 @@ pub fn lex(text: &str) -> Lexed {
                 Tk::Number
             }
             b'"' => {
-                i += 1;
-                let mut closed = false;
-                while i < n {
-                    match b[i] {
-                        b'"' => {
-                            i += 1;
-                            closed = true;
-                            break;
-                        }
-                        b'\\' if i + 1 < n && b[i + 1] != b'\n' => i += 2,
-                        b'\n' => break,
-                        _ => i += 1,
-                    }
-                }
-                // `i` may sit inside a multi-byte char only if the escape skipped its lead byte.
-                while i < n && !text.is_char_boundary(i) {
-                    i += 1;
-                }
-                if !closed {
-                    errors.push(Diagnostic::new("unterminated string literal", Span::new(start as u32, i as u32)));
-                }
+                i = self.string(i);
                 Tk::Str
             }
             _ => {
@@ -292,21 +333,106 @@ pub fn lex(text: &str) -> Lexed {
                     }
                     b'@' => Tk::At,
                     _ => {
-                        // Unknown byte: swallow the whole UTF-8 character.
-                        while i < n && !text.is_char_boundary(i) {
-                            i += 1;
-                        }
+                        i = self.unknown_char(i);
                         Tk::Error
                     }
                 }
             }
         };
-        tokens.push(Token { kind, flags, start: start as u32, end: i as u32 });
-        flags = 0;
+        self.i = i;
+        Token { kind, flags, start: start as u32, end: i as u32 }
     }
-    let end = n as u32;
-    tokens.push(Token { kind: Tk::Eof, flags: flags | SPACE_BEFORE | NEWLINE_BEFORE, start: end, end });
-    Lexed { tokens, errors }
+
+    /// `/* … */` starting at `start`; returns the end and whether it contained a newline.
+    #[cold]
+    #[inline(never)]
+    fn block_comment(&mut self, start: usize) -> (usize, bool) {
+        let b = self.b;
+        let n = b.len();
+        let mut nl = false;
+        let mut i = start + 2;
+        loop {
+            if i + 1 >= n {
+                self.errors.push(
+                    Diagnostic::new("unterminated block comment", Span::new(start as u32, (start + 2) as u32))
+                        .with_label("comment starts here"),
+                );
+                return (n, nl);
+            }
+            if b[i] == b'*' && b[i + 1] == b'/' {
+                return (i + 2, nl);
+            }
+            nl |= b[i] == b'\n';
+            i += 1;
+        }
+    }
+
+    /// A string literal starting at the `"` at `start`; returns its end.
+    #[cold]
+    #[inline(never)]
+    fn string(&mut self, start: usize) -> usize {
+        let b = self.b;
+        let n = b.len();
+        let mut i = start + 1;
+        let mut closed = false;
+        while i < n {
+            match b[i] {
+                b'"' => {
+                    i += 1;
+                    closed = true;
+                    break;
+                }
+                b'\\' if i + 1 < n && b[i + 1] != b'\n' => i += 2,
+                b'\n' => break,
+                _ => i += 1,
+            }
+        }
+        // `i` may sit inside a multi-byte char only if an escape skipped its lead byte.
+        while i < n && !self.text.is_char_boundary(i) {
+            i += 1;
+        }
+        if !closed {
+            self.errors.push(Diagnostic::new("unterminated string literal", Span::new(start as u32, i as u32)));
+        }
+        i
+    }
+
+    /// An unknown byte at `start - 1`..: swallows the rest of its UTF-8 character.
+    #[cold]
+    #[inline(never)]
+    fn unknown_char(&self, mut i: usize) -> usize {
+        while i < self.b.len() && !self.text.is_char_boundary(i) {
+            i += 1;
+        }
+        i
+    }
+}
+
+/// If `.` at `i` starts a float like `.05` or `.5e-3` (digits, optional exponent, then no word
+/// character), its end.
+fn dot_float_end(b: &[u8], i: usize) -> Option<usize> {
+    let n = b.len();
+    let mut j = i + 1;
+    while j < n && b[j].is_ascii_digit() {
+        j += 1;
+    }
+    if j < n && (b[j] == b'e' || b[j] == b'E') {
+        let mut k = j + 1;
+        if k < n && (b[k] == b'+' || b[k] == b'-') {
+            k += 1;
+        }
+        if k < n && b[k].is_ascii_digit() {
+            while k < n && b[k].is_ascii_digit() {
+                k += 1;
+            }
+            j = k;
+        }
+    }
+    if j < n && is_word(b[j]) {
+        None
+    } else {
+        Some(j)
+    }
 }
 
 /// Scans a numeric literal starting at `i` (a digit); returns its end. The scan is permissive
@@ -320,7 +446,7 @@ fn lex_number(b: &[u8], n: usize, mut i: usize) -> usize {
         }
         return i;
     }
-    while i < n && b[i].is_ascii_digit() {
+    while i < n && CLASS[b[i] as usize] & C_DIGIT != 0 {
         i += 1;
     }
     if i + 1 < n && b[i] == b'.' && b[i + 1].is_ascii_digit() {

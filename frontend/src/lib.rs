@@ -26,11 +26,9 @@ pub use source::{Diagnostic, SourceFile};
 /// Parses a whole file. On syntax errors, returns every error found (the parser recovers at the
 /// next `;` or `}` and keeps going), sorted by position.
 pub fn parse(file: &SourceFile) -> Result<ast::Module, Vec<Diagnostic>> {
-    let lexed = lexer::lex(&file.text);
-    let mut p = parser::Parser::new(&file.text, lexed.tokens);
+    let mut p = parser::Parser::new(&file.text);
     let module = p.parse_module();
-    let mut errors = lexed.errors;
-    errors.extend(p.errors);
+    let mut errors = p.finish();
     if errors.is_empty() {
         Ok(module)
     } else {

@@ -11,7 +11,7 @@
 //!   (`.section .debug_info { … }`). The printer uses the same classification.
 
 use crate::ast::*;
-use crate::lexer::{Tk, Token};
+use crate::lexer::{Lexer, Tk, Token};
 use crate::source::Diagnostic;
 
 /// Maximum nesting of blocks, braces, brackets, parentheses and unary operators.
@@ -105,9 +105,21 @@ fn linkage_from_name(s: &str) -> Option<Linkage> {
 pub struct PErr;
 type PResult<T> = Result<T, PErr>;
 
+/// Tokens lexed ahead of the current one; `peek_at(k)` is valid for `k < LOOKAHEAD`.
+const LOOKAHEAD: usize = 16;
+/// Tokens are lexed in chunks of this many into a window that is compacted at statement
+/// boundaries, so the parser never holds the whole file's tokens.
+const CHUNK: usize = 2048;
+
 pub struct Parser<'a> {
     src: &'a str,
+    lexer: Lexer<'a>,
+    /// The token window: `toks[0]` is token number `base` of the file.
     toks: Vec<Token>,
+    base: usize,
+    /// More tokens can be lexed (no `Eof` in the window yet).
+    more: bool,
+    /// Index (in the whole file) of the current token.
     pos: usize,
     pub errors: Vec<Diagnostic>,
     depth: u32,
@@ -116,35 +128,74 @@ pub struct Parser<'a> {
     /// Set by an error that already left the parser at a good restart point (a missing `;` at
     /// the end of a line): the next recovery skips nothing.
     resync: bool,
+    /// Scratch stacks so that AST vectors are allocated once, at their exact size.
+    op_stack: Vec<Operand>,
+    mod_scratch: Vec<Modifier>,
+    stmt_stack: Vec<Statement>,
 }
 
 impl<'a> Parser<'a> {
-    pub fn new(src: &'a str, toks: Vec<Token>) -> Parser<'a> {
-        Parser { src, toks, pos: 0, errors: Vec::new(), depth: 0, in_call: false, resync: false }
+    pub fn new(src: &'a str) -> Parser<'a> {
+        let mut lexer = Lexer::new(src);
+        let mut toks = Vec::with_capacity(CHUNK + LOOKAHEAD * 2);
+        let more = lexer.fill(&mut toks, CHUNK);
+        Parser {
+            lexer,
+            toks,
+            base: 0,
+            more, src, pos: 0, errors: Vec::new(), depth: 0, in_call: false, resync: false, op_stack: Vec::new(), mod_scratch: Vec::new(), stmt_stack: Vec::new() }
     }
 
     // ---------------------------------------------------------------- token helpers
 
+    /// All diagnostics: the lexer's and the parser's.
+    pub fn finish(self) -> Vec<Diagnostic> {
+        let mut e = self.lexer.errors;
+        e.extend(self.errors);
+        e
+    }
+
+    /// The token `i` (absolute index) if it is still in the window.
+    #[inline]
+    fn tok(&self, i: usize) -> Token {
+        let j = i.saturating_sub(self.base).min(self.toks.len() - 1);
+        self.toks[j]
+    }
     #[inline]
     fn peek(&self) -> Token {
-        self.toks[self.pos]
+        self.toks[self.pos - self.base]
     }
     #[inline]
     fn peek_at(&self, k: usize) -> Token {
-        let i = (self.pos + k).min(self.toks.len() - 1);
+        debug_assert!(k < LOOKAHEAD);
+        let i = (self.pos - self.base + k).min(self.toks.len() - 1);
         self.toks[i]
     }
     #[inline]
     fn kind(&self) -> Tk {
-        self.toks[self.pos].kind
+        self.toks[self.pos - self.base].kind
     }
     #[inline]
     fn bump(&mut self) -> Token {
-        let t = self.toks[self.pos];
+        let t = self.peek();
         if t.kind != Tk::Eof {
             self.pos += 1;
+            if self.more && self.pos - self.base + LOOKAHEAD >= self.toks.len() {
+                self.more = self.lexer.fill(&mut self.toks, CHUNK);
+            }
         }
         t
+    }
+    /// At a statement boundary: drops consumed tokens from the window (keeping a few behind
+    /// for `prev_end`).
+    #[inline]
+    fn compact(&mut self) {
+        let used = self.pos - self.base;
+        if used > CHUNK * 2 {
+            let cut = used - 4;
+            self.toks.drain(..cut);
+            self.base += cut;
+        }
     }
     #[inline]
     fn text(&self, t: Token) -> &'a str {
@@ -164,7 +215,7 @@ impl<'a> Parser<'a> {
         if self.pos == 0 {
             0
         } else {
-            self.toks[self.pos - 1].end
+            self.tok(self.pos - 1).end
         }
     }
     fn eat(&mut self, k: Tk) -> bool {
@@ -281,7 +332,8 @@ impl<'a> Parser<'a> {
             return;
         }
         let mut open: i64 = 0;
-        for t in &self.toks[stmt_start.min(self.pos)..self.pos] {
+        let from = stmt_start.min(self.pos).saturating_sub(self.base);
+        for t in &self.toks[from..self.pos - self.base] {
             match t.kind {
                 Tk::LBrace => open += 1,
                 Tk::RBrace => open -= 1,
@@ -356,6 +408,7 @@ impl<'a> Parser<'a> {
             if self.errors.len() >= MAX_ERRORS {
                 break;
             }
+            self.compact();
             let start = self.pos;
             let t = self.peek();
             match t.kind {
@@ -485,6 +538,11 @@ impl<'a> Parser<'a> {
 
     fn function(&mut self, kind: FunctionKind, linkage: Vec<Linkage>, start: u32) -> PResult<Function> {
         self.bump(); // .entry / .func
+        let mut directives = Vec::new();
+        // `.func .attribute(.unified(0xAB, 0xCD)) bar()`: kept with the other directives.
+        while self.at_dot("attribute") {
+            directives.push(self.directive(DirContext::FunctionHeader)?);
+        }
         let mut returns = Vec::new();
         if self.kind() == Tk::LParen {
             returns = self.param_list()?;
@@ -494,7 +552,6 @@ impl<'a> Parser<'a> {
         if self.kind() == Tk::LParen {
             params = self.param_list()?;
         }
-        let mut directives = Vec::new();
         loop {
             match self.kind() {
                 Tk::DotWord => {
@@ -637,7 +694,7 @@ impl<'a> Parser<'a> {
     fn block(&mut self) -> PResult<(Vec<Statement>, Span)> {
         let open = self.bump();
         self.enter()?;
-        let mut stmts = Vec::new();
+        let stack_base = self.stmt_stack.len();
         let end;
         loop {
             if self.errors.len() >= MAX_ERRORS {
@@ -668,8 +725,9 @@ impl<'a> Parser<'a> {
                 }
                 _ => {}
             }
+            self.compact();
             let start = self.pos;
-            if self.statement(&mut stmts).is_err() {
+            if self.statement().is_err() {
                 self.recover_statement(start);
             }
             if self.pos == start {
@@ -677,10 +735,12 @@ impl<'a> Parser<'a> {
             }
         }
         self.leave();
+        let stmts: Vec<Statement> = self.stmt_stack.drain(stack_base..).collect();
         Ok((stmts, Span::new(open.start, end)))
     }
 
-    fn statement(&mut self, out: &mut Vec<Statement>) -> PResult<()> {
+    /// Parses one statement onto `stmt_stack`.
+    fn statement(&mut self) -> PResult<()> {
         let t = self.peek();
         match t.kind {
             Tk::Semi => {
@@ -689,23 +749,23 @@ impl<'a> Parser<'a> {
             }
             Tk::LBrace => {
                 let (b, span) = self.block()?;
-                out.push(Statement::Block(b, span));
+                self.stmt_stack.push(Statement::Block(b, span));
                 Ok(())
             }
             Tk::Ident if self.peek_at(1).kind == Tk::Colon => {
                 self.bump();
                 self.bump();
-                out.push(Statement::Label(Ident { name: self.text(t).to_string(), span: t.span() }));
+                self.stmt_stack.push(Statement::Label(Ident { name: self.text(t).to_string(), span: t.span() }));
                 Ok(())
             }
             Tk::Ident | Tk::At => {
                 let i = self.instruction()?;
-                out.push(Statement::Instruction(i));
+                self.stmt_stack.push(Statement::Instruction(i));
                 Ok(())
             }
             Tk::AtAt => {
                 let d = self.dwarf_directive()?;
-                out.push(Statement::Directive(d));
+                self.stmt_stack.push(Statement::Directive(d));
                 Ok(())
             }
             Tk::DotWord => {
@@ -725,10 +785,10 @@ impl<'a> Parser<'a> {
                         }
                     }
                     let v = self.var_decl(linkage, t.start)?;
-                    out.push(Statement::Var(v));
+                    self.stmt_stack.push(Statement::Var(v));
                 } else {
                     let d = self.directive(DirContext::Body)?;
-                    out.push(Statement::Directive(d));
+                    self.stmt_stack.push(Statement::Directive(d));
                 }
                 Ok(())
             }
@@ -857,7 +917,22 @@ impl<'a> Parser<'a> {
             let mut items = Vec::new();
             if self.kind() != Tk::RBrace {
                 loop {
-                    items.push(self.initializer()?);
+                    if self.kind() == Tk::Ident && self.peek_at(1).kind == Tk::Assign {
+                        // `{ filter_mode = nearest }` (sampler/texture fields): see `Initializer`.
+                        let f = self.bump();
+                        self.bump();
+                        let value = self.expr()?;
+                        let span = Span::new(f.start, value.span().end);
+                        let lhs = Expr::Symbol { name: self.text(f).to_string(), span: f.span() };
+                        items.push(Initializer::Expr(Expr::Binary {
+                            op: BinaryOp::Eq,
+                            lhs: Box::new(lhs),
+                            rhs: Box::new(value),
+                            span,
+                        }));
+                    } else {
+                        items.push(self.initializer()?);
+                    }
                     if !self.eat(Tk::Comma) {
                         break;
                     }
@@ -948,6 +1023,14 @@ impl<'a> Parser<'a> {
                     collect_args = true;
                 }
             }
+            DirForm::Values if name == "attribute" => {
+                // `.attribute(.unified(1, 2))`: exactly one parenthesized group.
+                let open = self.expect(Tk::LParen, "`(`")?;
+                self.skip_balanced_parens(open)?;
+                last = self.pos;
+                end = self.prev_end();
+                collect_args = true;
+            }
             DirForm::Values => {
                 let mut prev_comma = true;
                 loop {
@@ -997,8 +1080,8 @@ impl<'a> Parser<'a> {
             }
         }
         let raw = if last > first {
-            let s = self.toks[first].start as usize;
-            let e = self.toks[last - 1].end as usize;
+            let s = self.tok(first).start as usize;
+            let e = self.tok(last - 1).end as usize;
             self.src.get(s..e).unwrap_or("").to_string()
         } else {
             String::new()
@@ -1007,7 +1090,7 @@ impl<'a> Parser<'a> {
         if collect_args {
             let mut neg = false;
             for i in first..last {
-                let t = self.toks[i];
+                let t = self.tok(i);
                 match t.kind {
                     Tk::Number => {
                         if let Ok(Expr::Int { value, .. }) = parse_number(self.text(t), t.span()) {
@@ -1042,7 +1125,8 @@ impl<'a> Parser<'a> {
             guard = Some(Guard { negated, span: Span::new(at.start, pred.span.end), pred });
         }
         let opcode = self.ident("an opcode")?;
-        let mut modifiers = Vec::new();
+        let mut modifiers = std::mem::take(&mut self.mod_scratch);
+        modifiers.clear();
         loop {
             let t = self.peek();
             if t.kind != Tk::DotWord || t.at_line_start() {
@@ -1065,46 +1149,50 @@ impl<'a> Parser<'a> {
             let text = self.src.get(t.start as usize + 1..end as usize).unwrap_or("").to_string();
             modifiers.push(Modifier { text, span: Span::new(t.start, end) });
         }
-        let mut operands = Vec::new();
-        self.in_call = opcode.name == "call";
-        let end;
+        // Exact-size vectors (the scratch buffer is reused): less memory, no regrowth.
+        let exact: Vec<Modifier> = modifiers.drain(..).collect();
+        self.mod_scratch = modifiers;
+        let modifiers = exact;
+        let base = self.op_stack.len();
+        let r = self.instruction_operands(&opcode.name);
+        self.in_call = false;
+        let end = match r {
+            Ok(end) => end,
+            Err(e) => {
+                self.op_stack.truncate(base);
+                return Err(e);
+            }
+        };
+        let operands: Vec<Operand> = self.op_stack.drain(base..).collect();
+        Ok(Instruction { guard, opcode, modifiers, operands, span: Span::new(start, end) })
+    }
+
+    /// Operands up to and including `;` (pushed on `op_stack`); returns the end offset.
+    fn instruction_operands(&mut self, opcode: &str) -> PResult<u32> {
+        self.in_call = opcode == "call";
         if self.kind() == Tk::Semi {
-            end = self.bump().end;
-        } else {
-            loop {
-                let op = self.operand();
-                let op = match op {
-                    Ok(o) => o,
-                    Err(e) => {
-                        self.in_call = false;
-                        return Err(e);
+            return Ok(self.bump().end);
+        }
+        loop {
+            let op = self.operand()?;
+            self.op_stack.push(op);
+            match self.kind() {
+                Tk::Comma => {
+                    self.bump();
+                }
+                Tk::Semi => return Ok(self.bump().end),
+                _ => {
+                    let t = self.peek();
+                    let e = self.expected_terminator("`,` or `;`");
+                    // A missing `;` at the end of a line: resume at the next line rather
+                    // than skipping the following statement.
+                    if t.at_line_start() {
+                        return Err(self.no_skip(e));
                     }
-                };
-                operands.push(op);
-                match self.kind() {
-                    Tk::Comma => {
-                        self.bump();
-                    }
-                    Tk::Semi => {
-                        end = self.bump().end;
-                        break;
-                    }
-                    _ => {
-                        self.in_call = false;
-                        let t = self.peek();
-                        let e = self.expected_terminator("`,` or `;`");
-                        // A missing `;` at the end of a line: resume at the next line rather
-                        // than skipping the following statement.
-                        if t.at_line_start() {
-                            return Err(self.no_skip(e));
-                        }
-                        return Err(e);
-                    }
+                    return Err(e);
                 }
             }
         }
-        self.in_call = false;
-        Ok(Instruction { guard, opcode, modifiers, operands, span: Span::new(start, end) })
     }
 
     /// The error left the parser at a good restart point: the next recovery skips nothing.
@@ -1117,23 +1205,56 @@ impl<'a> Parser<'a> {
 
     fn operand(&mut self) -> PResult<Operand> {
         self.enter()?;
-        let r = self.operand_inner();
+        let r = self.operand_postfix();
         self.leave();
         r
     }
 
+    /// An operand with its postfix forms: `[a].unified` (a qualifier written right after the
+    /// operand) and `{r1, r2}|p` (a predicate destination after a vector).
+    fn operand_postfix(&mut self) -> PResult<Operand> {
+        let mut op = self.operand_inner()?;
+        loop {
+            let t = self.peek();
+            if t.kind == Tk::DotWord && !t.spaced() && !matches!(op.kind, OperandKind::Expr(_)) {
+                self.bump();
+                let m = Modifier { text: self.dot_name(t).to_string(), span: t.span() };
+                let span = Span::new(op.span.start, t.end);
+                op = Operand { kind: OperandKind::Qualified(Box::new(op), m), span };
+            } else if t.kind == Tk::Pipe && matches!(op.kind, OperandKind::Vector(_) | OperandKind::Qualified(..)) {
+                self.bump();
+                let rhs = self.operand()?;
+                let span = Span::new(op.span.start, rhs.span.end);
+                return Ok(Operand { kind: OperandKind::Pair(Box::new(op), Box::new(rhs)), span });
+            } else {
+                return Ok(op);
+            }
+        }
+    }
+
     fn operand_list(&mut self, close: Tk, close_text: &str) -> PResult<(Vec<Operand>, u32)> {
-        let mut items = Vec::new();
+        let base = self.op_stack.len();
+        match self.operand_list_inner(close, close_text) {
+            Ok(end) => Ok((self.op_stack.drain(base..).collect(), end)),
+            Err(e) => {
+                self.op_stack.truncate(base);
+                Err(e)
+            }
+        }
+    }
+
+    fn operand_list_inner(&mut self, close: Tk, close_text: &str) -> PResult<u32> {
         if self.kind() == close {
-            return Ok((items, self.bump().end));
+            return Ok(self.bump().end);
         }
         loop {
-            items.push(self.operand()?);
+            let op = self.operand()?;
+            self.op_stack.push(op);
             match self.kind() {
                 Tk::Comma => {
                     self.bump();
                 }
-                k if k == close => return Ok((items, self.bump().end)),
+                k if k == close => return Ok(self.bump().end),
                 _ => return Err(self.expected(&format!("`,` or {close_text}"))),
             }
         }
@@ -1216,6 +1337,18 @@ impl<'a> Parser<'a> {
     fn symbol_operand(&mut self) -> PResult<Option<Operand>> {
         let Some(k) = self.symbol_len(0) else { return Ok(None) };
         let after = self.peek_at(k);
+        if k == 1 && after.kind == Tk::LBracket && !after.spaced() {
+            // `a[1]`: an array element.
+            let array = self.take_symbol(1);
+            self.bump(); // [
+            let in_call = std::mem::replace(&mut self.in_call, false);
+            let index = self.operand();
+            self.in_call = in_call;
+            let index = index?;
+            let close = self.expect(Tk::RBracket, "`]`")?;
+            let span = Span::new(array.span.start, close.end);
+            return Ok(Some(Operand { kind: OperandKind::Index(Box::new(array), Box::new(index)), span }));
+        }
         let mut pair = false;
         if after.kind == Tk::Pipe {
             // `%p|%q`: only when the right side is a plain symbol too; `a|1` is an expression.

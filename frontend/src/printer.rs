@@ -205,13 +205,16 @@ impl Printer {
             self.dims(&n.array);
             if let Some(init) = &n.init {
                 self.out.push_str(" = ");
-                self.initializer(init);
+                let opaque = matches!(v.ty, ScalarType::TexRef | ScalarType::SamplerRef | ScalarType::SurfRef);
+                self.initializer(init, opaque);
             }
         }
         self.out.push(';');
     }
 
-    fn initializer(&mut self, i: &Initializer) {
+    /// `opaque`: the variable is a `.samplerref`/`.texref`/`.surfref`, whose list entries
+    /// `field == value` are written `field = value`.
+    fn initializer(&mut self, i: &Initializer, opaque: bool) {
         match i {
             Initializer::Expr(e) => self.expr(e, 0),
             Initializer::List(items, _) => {
@@ -220,7 +223,16 @@ impl Printer {
                     if k > 0 {
                         self.out.push_str(", ");
                     }
-                    self.initializer(it);
+                    match it {
+                        Initializer::Expr(Expr::Binary { op: BinaryOp::Eq, lhs, rhs, .. })
+                            if opaque && matches!(**lhs, Expr::Symbol { .. }) =>
+                        {
+                            self.expr(lhs, 11);
+                            self.out.push_str(" = ");
+                            self.expr(rhs, 0);
+                        }
+                        _ => self.initializer(it, opaque),
+                    }
                 }
                 self.out.push('}');
             }
@@ -346,6 +358,17 @@ impl Printer {
                 self.operand(b);
             }
             OperandKind::Sink => self.out.push('_'),
+            OperandKind::Index(array, index) => {
+                self.operand(array);
+                self.out.push('[');
+                self.operand(index);
+                self.out.push(']');
+            }
+            OperandKind::Qualified(inner, m) => {
+                self.operand(inner);
+                self.out.push('.');
+                self.out.push_str(&m.text);
+            }
         }
     }
 

@@ -229,3 +229,52 @@ fn round_trip_syntax() {
 fn round_trip_vecadd() {
     assert_round_trip("vecadd.ptx", VECADD);
 }
+
+/// Spec forms that needed additions to the AST (`OperandKind::Index`, `OperandKind::Qualified`)
+/// or conventions (sampler fields, `.attribute` on functions, leading-dot floats).
+#[test]
+fn spec_corner_forms() {
+    let text = r#".version 8.5
+.target sm_90a, texmode_independent
+.address_size 64
+.global .f32 blur[3] = {.05, .1, 1.5e-2};
+.global .samplerref tsamp1 = { addr_mode_0 = clamp_to_border, filter_mode = nearest };
+.global .attribute(.unified(19,95)) .f32 ugbl;
+.func .attribute(.unified(0xAB, 0xCD)) bar() { ret; }
+.visible .entry k()
+{
+	.reg .b32 ptr, s;
+	.global .u32 A[8];
+	mov.u32 ptr, A[5];
+	ld.global.u32 s, A[N-1];
+	ld.global.f32 %f1, [ugbl].unified;
+	tex.3d.v4.s32.s32 {r1,r2,r3,r4}|p, [tex_a,{f1,f2,f3,f4}];
+	ret;
+}
+"#;
+    let m = assert_round_trip("corner.ptx", text);
+    let floats = find_var(&m, "blur");
+    let Some(Initializer::List(items, _)) = &floats.init else { panic!() };
+    assert!(matches!(items[0], Initializer::Expr(Expr::Float { value, .. }) if value == 0.05));
+    let Some(Initializer::List(fields, _)) = &find_var(&m, "tsamp1").init else { panic!() };
+    assert!(matches!(&fields[1], Initializer::Expr(Expr::Binary { op: BinaryOp::Eq, lhs, rhs, .. })
+        if matches!(&**lhs, Expr::Symbol { name, .. } if name == "filter_mode")
+        && matches!(&**rhs, Expr::Symbol { name, .. } if name == "nearest")));
+    let printed = ptxcross_frontend::print(&m);
+    assert!(printed.contains("{addr_mode_0 = clamp_to_border, filter_mode = nearest}"), "{printed}");
+    let bar = find_fn(&m, "bar");
+    assert_eq!((bar.directives[0].name.as_str(), bar.directives[0].raw.as_str()), ("attribute", "(.unified(0xAB, 0xCD))"));
+    let k = find_fn(&m, "k");
+    let mut is = Vec::new();
+    all_instrs(k.body.as_ref().unwrap(), &mut is);
+    let OperandKind::Index(a, i) = &is[0].operands[1].kind else { panic!("{:?}", is[0].operands[1]) };
+    assert!(matches!(&a.kind, OperandKind::Symbol { name, .. } if name == "A"));
+    assert!(matches!(i.kind, OperandKind::Expr(Expr::Int { value: 5, .. })));
+    let OperandKind::Index(_, i) = &is[1].operands[1].kind else { panic!() };
+    assert!(matches!(i.kind, OperandKind::Expr(Expr::Binary { op: BinaryOp::Sub, .. })));
+    let OperandKind::Qualified(addr, q) = &is[2].operands[1].kind else { panic!() };
+    assert!(matches!(addr.kind, OperandKind::Address(_)));
+    assert_eq!(q.text, "unified");
+    let OperandKind::Pair(v, p) = &is[3].operands[0].kind else { panic!() };
+    assert!(matches!(v.kind, OperandKind::Vector(_)) && matches!(p.kind, OperandKind::Symbol { .. }));
+}

@@ -92,9 +92,13 @@ fn operand(o: &mut Operand) {
         OperandKind::Expr(e) => expr(e),
         OperandKind::Address(v) | OperandKind::Vector(v) | OperandKind::List(v) => v.iter_mut().for_each(operand),
         OperandKind::Not(b) | OperandKind::Neg(b) => operand(b),
-        OperandKind::Pair(a, b) => {
+        OperandKind::Pair(a, b) | OperandKind::Index(a, b) => {
             operand(a);
             operand(b);
+        }
+        OperandKind::Qualified(a, m) => {
+            operand(a);
+            m.span = Span::default();
         }
     }
 }
