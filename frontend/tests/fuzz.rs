@@ -35,6 +35,7 @@ const SEEDS: &[&str] = &[
     include_str!("data/vecadd.ptx"),
     include_str!("data/syntax.ptx"),
     include_str!("data/legacy14.ptx"),
+    include_str!("data/corner.ptx"),
 ];
 
 const PIECES: &[&str] = &[

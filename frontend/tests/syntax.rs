@@ -234,25 +234,7 @@ fn round_trip_vecadd() {
 /// or conventions (sampler fields, `.attribute` on functions, leading-dot floats).
 #[test]
 fn spec_corner_forms() {
-    let text = r#".version 8.5
-.target sm_90a, texmode_independent
-.address_size 64
-.global .f32 blur[3] = {.05, .1, 1.5e-2};
-.global .samplerref tsamp1 = { addr_mode_0 = clamp_to_border, filter_mode = nearest };
-.global .attribute(.unified(19,95)) .f32 ugbl;
-.func .attribute(.unified(0xAB, 0xCD)) bar() { ret; }
-.visible .entry k()
-{
-	.reg .b32 ptr, s;
-	.global .u32 A[8];
-	mov.u32 ptr, A[5];
-	ld.global.u32 s, A[N-1];
-	ld.global.f32 %f1, [ugbl].unified;
-	tex.3d.v4.s32.s32 {r1,r2,r3,r4}|p, [tex_a,{f1,f2,f3,f4}];
-	ret;
-}
-"#;
-    let m = assert_round_trip("corner.ptx", text);
+    let text = include_str!("data/corner.ptx");    let m = assert_round_trip("corner.ptx", text);
     let floats = find_var(&m, "blur");
     let Some(Initializer::List(items, _)) = &floats.init else { panic!() };
     assert!(matches!(items[0], Initializer::Expr(Expr::Float { value, .. }) if value == 0.05));
