@@ -198,6 +198,21 @@ impl ModuleCx {
         name
     }
 
+    /// `px_hide_f32(x, z)`: `x` with its bits XOR-ed with `z` (a run-time zero), see
+    /// [`KernelCx::hide`].
+    fn hide_fn(&mut self, ty: Ty) -> String {
+        let (t, u, z) = if ty == Ty::F64 { ("f64", "u64", "u64(z)") } else { ("f32", "u32", "z") };
+        let name = format!("{}hide_{t}", self.p);
+        self.helper(&name, || {
+            format!(
+                "// x, through an XOR with a run-time zero: the driver's compiler cannot see which float\n\
+                 // op produced it, so it cannot fuse, factor or fold IR ops (WGSL has no NoContraction).\n\
+                 fn {name}(x: {t}, z: u32) -> {t} {{\n    return bitcast<{t}>(bitcast<{u}>(x) ^ {z});\n}}\n"
+            )
+        });
+        name
+    }
+
     fn f32_const(&mut self, bits: u32) -> String {
         let x = f32::from_bits(bits);
         if bits == 0 {
@@ -503,6 +518,8 @@ struct KernelCx<'a> {
     loop_depth: u32,
     /// The next constant operand is wrapped in `px_opaque_T(…)` (see [`KernelCx::expr`]).
     opaque_next: bool,
+    /// Which opaque zeros (`px_z0`, `px_z1`) the body uses (see [`KernelCx::hide`]).
+    zeros: [bool; 2],
 }
 
 fn wgsl_ty(ty: Ty) -> &'static str {
@@ -606,6 +623,19 @@ impl KernelCx<'_> {
         }
     }
 
+    /// An operand of a float arithmetic op or comparison, XOR-ed on its bits with a run-time
+    /// zero the compiler cannot see through (`px_z0`/`px_z1`, computed from the parameter
+    /// header's `abi::PARAM_ONE_F32_WORD`). WGSL cannot say SPIR-V's NoContraction, and drivers
+    /// rewrite float code inexactly where they may (Mesa/lavapipe changed mandelbrot's
+    /// iteration counts; multiplying products by an opaque 1.0 did not help). Hidden operands
+    /// leave each IR op one correctly rounded operation. `slot` 0/1: lhs/rhs get different
+    /// zeros, so that `x - x` cannot be folded either.
+    fn hide(&mut self, s: String, ty: Ty, slot: usize) -> String {
+        self.zeros[slot] = true;
+        let f = self.m.hide_fn(ty);
+        format!("{f}({s}, {}z{slot})", self.m.p)
+    }
+
     fn unary(&mut self, op: UnaryOp, ty: Ty, arg: Operand) -> R<(String, Ty)> {
         let what = format!("{op:?}.{}", ty_name(ty));
         let a = self.typed(arg, ty, &what)?;
@@ -637,6 +667,7 @@ impl KernelCx<'_> {
                 if !ty.is_float() {
                     return bad();
                 }
+                let a = self.hide(a, ty, 0);
                 format!("sqrt({a})")
             }
             UnaryOp::FFloor | UnaryOp::FCeil | UnaryOp::FTrunc | UnaryOp::FRoundEven => {
@@ -746,10 +777,12 @@ impl KernelCx<'_> {
                     FMul => "*",
                     _ => "/",
                 };
+                let (a, b) = (self.hide(a, ty, 0), self.hide(b, ty, 1));
                 format!("{a} {o} {b}")
             }
             FMin | FMax if ty.is_float() => {
                 let f = if op == FMin { "min" } else { "max" };
+                let (a, b) = (self.hide(a, ty, 0), self.hide(b, ty, 1));
                 format!("{f}({a}, {b})")
             }
             _ => return bad(),
@@ -779,7 +812,8 @@ impl KernelCx<'_> {
             }
             FEq | FNe | FLt | FLe | FGt | FGe if ty.is_float() => {
                 let ord = self.m.ordered_fn(ty);
-                format!("{ord}({a}, {b}) && ({a} {sym} {b})")
+                let (ha, hb) = (self.hide(a.clone(), ty, 0), self.hide(b.clone(), ty, 1));
+                format!("{ord}({a}, {b}) && ({ha} {sym} {hb})")
             }
             _ => return Err(format!("{op:?} is not defined on {}", ty_name(ty))),
         };
@@ -833,7 +867,20 @@ impl KernelCx<'_> {
             // Calls of helper functions: never constant-evaluated.
             Expr::LoadWord { .. } | Expr::AtomicWord { .. } => Vec::new(),
         };
-        self.opaque_next = !operands.is_empty() && operands.iter().all(|o| matches!(o, Operand::Const(_)));
+        // (Float arithmetic and comparisons hide their operands anyway, see `hide`.)
+        let hidden = match e {
+            Expr::Unary { op: UnaryOp::FSqrt, .. } | Expr::Fma { .. } => true,
+            Expr::Binary { op, .. } => matches!(
+                op,
+                BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FDiv | BinaryOp::FMin | BinaryOp::FMax
+            ),
+            Expr::Compare { op, .. } => {
+                matches!(op, CmpOp::FEq | CmpOp::FNe | CmpOp::FLt | CmpOp::FLe | CmpOp::FGt | CmpOp::FGe)
+            }
+            _ => false,
+        };
+        self.opaque_next =
+            !hidden && !operands.is_empty() && operands.iter().all(|o| matches!(o, Operand::Const(_)));
         let r = self.expr_inner(e);
         self.opaque_next = false;
         r
@@ -851,6 +898,7 @@ impl KernelCx<'_> {
                 let a = self.typed(a, ty, "Fma")?;
                 let b = self.typed(b, ty, "Fma")?;
                 let c = self.typed(c, ty, "Fma")?;
+                let (a, b, c) = (self.hide(a, ty, 0), self.hide(b, ty, 1), self.hide(c, ty, 0));
                 Ok((format!("fma({a}, {b}, {c})"), ty))
             }
             Expr::Compare { op, ty, lhs, rhs } => self.compare(op, ty, lhs, rhs),
@@ -1205,10 +1253,12 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             out: String::new(),
             loop_depth: 0,
             opaque_next: false,
+            zeros: [false; 2],
         };
         cx.block(&k.body, 1).map_err(|msg| invalid(k, msg))?;
         let body = std::mem::take(&mut cx.out);
         let builtins = cx.builtins;
+        let zeros = cx.zeros;
 
         if k.shared_words > 0 || k.local_words > 0 {
             let _ = writeln!(decls, "// kernel {}", comment_text(&k.name));
@@ -1235,6 +1285,21 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         let _ = writeln!(entries, "fn {}({}) {{", k.entry_point, params.join(", "));
         for (i, v) in k.vars.iter().enumerate() {
             let _ = writeln!(entries, "    var v{i}: {}; // {}", wgsl_ty(v.ty), comment_text(&v.name));
+        }
+        if zeros.iter().any(|&z| z) {
+            // The parameter header's f32 1.0 (abi::PARAM_ONE_F32_WORD), a value the compiler
+            // cannot know: two different expressions of it that are zero at run time.
+            let (w, one) = (abi::PARAM_ONE_F32_WORD, abi::ONE_F32_BITS);
+            let _ = writeln!(
+                entries,
+                "    let {p}one_bits = select({one:#010x}u, {p}params[{w}u], arrayLength(&{p}params) > {w}u);"
+            );
+            if zeros[0] {
+                let _ = writeln!(entries, "    let {p}z0 = {p}one_bits ^ {one:#010x}u; // run-time zero");
+            }
+            if zeros[1] {
+                let _ = writeln!(entries, "    let {p}z1 = ({p}one_bits >> 16u) ^ {:#06x}u; // run-time zero", one >> 16);
+            }
         }
         entries.push_str(&body);
         entries.push_str("}\n");

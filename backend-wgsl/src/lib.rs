@@ -33,6 +33,10 @@
 //! - An operation whose operands are all constants would be a WGSL const-expression, where
 //!   overflow, NaN and infinity are shader-creation errors (`3u << 31u`, `sqrt(-1f)`): one
 //!   operand is passed through an identity function (`px_opaque_T`) to keep it a run-time op.
+//! - Every operand of float arithmetic and comparisons is XOR-ed with a run-time zero derived
+//!   from `abi::PARAM_ONE_F32_WORD` (`px_hide_f32`): WGSL has no NoContraction, and drivers
+//!   otherwise fuse, factor and fold float code (lavapipe changed results of the corpus'
+//!   mandelbrot). Costs one integer XOR per float operand.
 //! - `FNeg`/`FAbs` are sign-bit operations; ordered float comparisons test NaN on the bits
 //!   (compilers may assume no NaNs); `FFloor`/`FCeil`/`FTrunc`/`FRoundEven` are computed on the
 //!   bits (lavapipe's f64 `trunc`/`round` are wrong, drivers differ on the sign of zero).

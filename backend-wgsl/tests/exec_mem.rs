@@ -474,3 +474,196 @@ fn exec_vecadd_64_bit_pointers() {
     }
     assert_eq!(heap[0], 0);
 }
+
+/// `mul.rn` then `add.rn` must round twice: WGSL compilers (naga → SPIR-V without
+/// NoContraction, then LLVM in lavapipe) may fuse them into one fma unless prevented.
+#[test]
+fn exec_mul_then_add_is_not_contracted() {
+    for ty in [Ty::F32, Ty::F64] {
+        let Some(gpu) = gpu::gpu() else { return };
+        if ty == Ty::F64 && !(gpu.int64() && gpu.float64()) {
+            continue;
+        }
+        let profile = if ty == Ty::F64 { Profile::Wgpu } else { Profile::WebGpu };
+        let mut b = Kb::new("muladd", [64, 1, 1]);
+        let g = gid(&mut b);
+        let at = b.var(Ty::U32, "at");
+        let w = b.var(Ty::U32, "w");
+        let w2 = b.var(Ty::U32, "w2");
+        let (x, y, z, p, s) = (b.var(ty, "x"), b.var(ty, "y"), b.var(ty, "z"), b.var(ty, "p"), b.var(ty, "s"));
+        let mut stmts = vec![assign(at, bin(Mul, Ty::U32, g, c32(6))), assign(at, bin(Add, Ty::U32, at, c32(B)))];
+        if ty == Ty::F32 {
+            for (v, k) in [(x, 0u32), (y, 1), (z, 2)] {
+                stmts.extend([
+                    assign(w, bin(Add, Ty::U32, at, c32(2 * k))),
+                    assign(w, load(Memory::Heap, w)),
+                    assign(v, conv(ConvertOp::Bitcast, Ty::U32, Ty::F32, w)),
+                ]);
+            }
+        } else {
+            let u = b.var(Ty::U64, "u");
+            let t = b.var(Ty::U64, "t");
+            for (v, k) in [(x, 0u32), (y, 1), (z, 2)] {
+                stmts.extend([
+                    assign(w, bin(Add, Ty::U32, at, c32(2 * k))),
+                    assign(w2, bin(Add, Ty::U32, w, c32(1))),
+                    assign(w, load(Memory::Heap, w)),
+                    assign(w2, load(Memory::Heap, w2)),
+                    assign(u, conv(ConvertOp::ZeroExtend, Ty::U32, Ty::U64, w2)),
+                    assign(u, bin(Shl, Ty::U64, u, c32(32))),
+                    assign(t, conv(ConvertOp::ZeroExtend, Ty::U32, Ty::U64, w)),
+                    assign(u, bin(Or, Ty::U64, u, t)),
+                    assign(v, conv(ConvertOp::Bitcast, Ty::U64, Ty::F64, u)),
+                ]);
+            }
+        }
+        stmts.extend([
+            assign(p, bin(FMul, ty, x, y)),
+            assign(s, bin(FAdd, ty, p, z)),
+            assign(p, bin(FMul, ty, x, x)),
+            assign(p, bin(FSub, ty, p, z)),
+        ]);
+        if ty == Ty::F32 {
+            stmts.extend([
+                assign(w, conv(ConvertOp::Bitcast, Ty::F32, Ty::U32, s)),
+                assign(w2, bin(Add, Ty::U32, at, c32(6 * 64))),
+                store(Memory::Heap, w2, w),
+                assign(w, conv(ConvertOp::Bitcast, Ty::F32, Ty::U32, p)),
+                assign(w2, bin(Add, Ty::U32, w2, c32(1))),
+                store(Memory::Heap, w2, w),
+            ]);
+        } else {
+            let u = b.var(Ty::U64, "u2");
+            let oat = b.var(Ty::U32, "oat");
+            stmts.push(assign(oat, bin(Add, Ty::U32, at, c32(6 * 64))));
+            for (v, k) in [(s, 0u32), (p, 2)] {
+                stmts.extend([
+                    assign(u, conv(ConvertOp::Bitcast, Ty::F64, Ty::U64, v)),
+                    assign(w, conv(ConvertOp::Truncate, Ty::U64, Ty::U32, u)),
+                    assign(w2, bin(Add, Ty::U32, oat, c32(k))),
+                    store(Memory::Heap, w2, w),
+                    assign(u, bin(ShrU, Ty::U64, u, c32(32))),
+                    assign(w, conv(ConvertOp::Truncate, Ty::U64, Ty::U32, u)),
+                    assign(w2, bin(Add, Ty::U32, w2, c32(1))),
+                    store(Memory::Heap, w2, w),
+                ]);
+            }
+        }
+        b.extend(stmts);
+        // Inputs where a fused result differs: x = 1 + 2^-k, y = 1 - 2^-k, z = -1 (x*y = 1 - 2^-2k).
+        let mut heap = vec![0u32; (B + 6 * 64 * 2 + 64) as usize];
+        let mut want = Vec::new();
+        for i in 0..64u32 {
+            let o = (B + 6 * i) as usize;
+            let k = 5 + (i % 40);
+            let vals: [u64; 3] = if ty == Ty::F32 {
+                let (x, y, z) = (1.0 + (2f32).powi(-(k as i32 % 20 + 2)), 1.0 - (2f32).powi(-(k as i32 % 20 + 2)), -1.0f32 - i as f32 * 1e-7);
+                want.push(((x * y + z).to_bits() as u64, (x * x - z).to_bits() as u64));
+                [x.to_bits() as u64, y.to_bits() as u64, z.to_bits() as u64]
+            } else {
+                let (x, y, z) = (1.0 + (2f64).powi(-(k as i32 + 10)), 1.0 - (2f64).powi(-(k as i32 + 10)), -1.0f64 - i as f64 * 1e-15);
+                want.push(((x * y + z).to_bits(), (x * x - z).to_bits()));
+                [x.to_bits(), y.to_bits(), z.to_bits()]
+            };
+            for (j, v) in vals.iter().enumerate() {
+                heap[o + 2 * j] = *v as u32;
+                heap[o + 2 * j + 1] = (*v >> 32) as u32;
+            }
+        }
+        if !run(b.build(), profile, &mut heap, &[0; 4], 1) {
+            return;
+        }
+        for (i, (s, p)) in want.iter().enumerate() {
+            let o = (B + 6 * i as u32 + 6 * 64) as usize;
+            let (gs, gp) = if ty == Ty::F32 {
+                (heap[o] as u64, heap[o + 1] as u64)
+            } else {
+                (heap[o] as u64 | (heap[o + 1] as u64) << 32, heap[o + 2] as u64 | (heap[o + 3] as u64) << 32)
+            };
+            assert_eq!((gs, gp), (*s, *p), "{ty:?} thread {i}: x*y+z and x*x-z rounded twice");
+        }
+    }
+}
+
+/// The corpus' mandelbrot loop (mul.rn / add.rn / sub.rn only), built by hand: lavapipe's
+/// compiler rewrote it inexactly (fusing, refactoring) and changed iteration counts until
+/// float operands were hidden behind run-time zeros. Reference: the same f32 ops on the CPU.
+#[test]
+fn exec_mandelbrot_float_chain_is_exact() {
+    let (w, h, maxit) = (67u32, 45u32, 256u32);
+    let (x0, y0, dx, dy) = (-2.25f32, -1.25f32, 0.044776119f32, 0.055555556f32);
+    let mut b = Kb::new("mandel", [16, 16, 1]);
+    let f = |b: &mut Kb, n: &str| b.var(Ty::F32, n);
+    let (px, py, n, t) = (b.var(Ty::U32, "px"), b.var(Ty::U32, "py"), b.var(Ty::U32, "n"), b.var(Ty::U32, "t"));
+    let p = b.var(Ty::Bool, "p");
+    let (cr, ci, zr, zi, a, bb, m, nr, tt) =
+        (f(&mut b, "cr"), f(&mut b, "ci"), f(&mut b, "zr"), f(&mut b, "zi"), f(&mut b, "a"), f(&mut b, "b"), f(&mut b, "m"), f(&mut b, "nr"), f(&mut b, "t"));
+    let c = cf32;
+    b.extend([
+        assign(px, Expr::Builtin(Builtin::CtaId(0))),
+        assign(px, bin(Mul, Ty::U32, px, c32(16))),
+        assign(t, Expr::Builtin(Builtin::ThreadId(0))),
+        assign(px, bin(Add, Ty::U32, px, t)),
+        assign(py, Expr::Builtin(Builtin::CtaId(1))),
+        assign(py, bin(Mul, Ty::U32, py, c32(16))),
+        assign(t, Expr::Builtin(Builtin::ThreadId(1))),
+        assign(py, bin(Add, Ty::U32, py, t)),
+        assign(p, cmp(CmpOp::GeU, Ty::U32, px, c32(w))),
+        if_(p, vec![Stmt::Return], vec![]),
+        assign(p, cmp(CmpOp::GeU, Ty::U32, py, c32(h))),
+        if_(p, vec![Stmt::Return], vec![]),
+        assign(ci, conv(ConvertOp::SintToFloat, Ty::U32, Ty::F32, py)),
+        assign(ci, bin(FMul, Ty::F32, ci, c(dy))),
+        assign(ci, bin(FAdd, Ty::F32, c(y0), ci)),
+        assign(cr, conv(ConvertOp::SintToFloat, Ty::U32, Ty::F32, px)),
+        assign(cr, bin(FMul, Ty::F32, cr, c(dx))),
+        assign(cr, bin(FAdd, Ty::F32, c(x0), cr)),
+        loop_(vec![
+            assign(p, cmp(CmpOp::GeU, Ty::U32, n, c32(maxit))),
+            if_(p, vec![Stmt::Break], vec![]),
+            assign(a, bin(FMul, Ty::F32, zi, zi)),
+            assign(bb, bin(FMul, Ty::F32, zr, zr)),
+            assign(m, bin(FAdd, Ty::F32, bb, a)),
+            assign(p, cmp(CmpOp::FGt, Ty::F32, m, c(4.0))),
+            if_(p, vec![Stmt::Break], vec![]),
+            assign(nr, bin(FSub, Ty::F32, bb, a)),
+            assign(nr, bin(FAdd, Ty::F32, nr, cr)),
+            assign(tt, bin(FMul, Ty::F32, c(2.0), zr)),
+            assign(tt, bin(FMul, Ty::F32, tt, zi)),
+            assign(zi, bin(FAdd, Ty::F32, tt, ci)),
+            assign(zr, Expr::Use(nr.into())),
+            assign(n, bin(Add, Ty::U32, n, c32(1))),
+        ]),
+        assign(t, bin(Mul, Ty::U32, py, c32(w))),
+        assign(t, bin(Add, Ty::U32, t, px)),
+        assign(t, bin(Add, Ty::U32, t, c32(B))),
+        store(Memory::Heap, t, n),
+    ]);
+    let mut heap = vec![0u32; (B + w * h) as usize];
+    let Some(gpu) = gpu::gpu() else { return };
+    let wgsl = emit(&module(vec![b.build()]), Profile::WebGpu).unwrap();
+    gpu.run(&wgsl, "mandel", &mut heap, &[0; 4], [w.div_ceil(16), h.div_ceil(16), 1]).unwrap();
+    let mut wrong = Vec::new();
+    for y in 0..h {
+        for x in 0..w {
+            let ci = y0 + (y as i32 as f32) * dy;
+            let cr = x0 + (x as i32 as f32) * dx;
+            let (mut zr, mut zi, mut n) = (0f32, 0f32, 0u32);
+            while n < maxit {
+                let (a, b) = (zi * zi, zr * zr);
+                if b + a > 4.0 {
+                    break;
+                }
+                let nr = (b - a) + cr;
+                zi = (2.0 * zr) * zi + ci;
+                zr = nr;
+                n += 1;
+            }
+            let got = heap[(B + y * w + x) as usize];
+            if got != n {
+                wrong.push(format!("({x},{y}): {got} != {n}"));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "{} pixels differ: {:?}", wrong.len(), &wrong[..wrong.len().min(10)]);
+}

@@ -139,6 +139,12 @@ impl Gpu {
     pub fn run(&self, wgsl: &str, entry: &str, heap: &mut [u32], params: &[u32], groups: [u32; 3]) -> Result<(), String> {
         use wgpu::util::DeviceExt;
         super::common::dump(wgsl);
+        // The header word the host fills with 1.0 (the float guards depend on it).
+        let mut params = params.to_vec();
+        if let Some(w) = params.get_mut(abi::PARAM_ONE_F32_WORD as usize) {
+            *w = abi::ONE_F32_BITS;
+        }
+        let params = &params[..];
         let (device, queue, layout, pipeline_layout) = match &self.imp {
             Imp::Wgpu { device, queue, layout, pipeline_layout } => (device, queue, layout, pipeline_layout),
             Imp::Browser(b) => {

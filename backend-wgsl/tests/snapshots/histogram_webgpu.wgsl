@@ -44,6 +44,12 @@ fn px_heap_load(i: u32) -> u32 {
     return 0u;
 }
 
+// x, through an XOR with a run-time zero: the driver's compiler cannot see which float
+// op produced it, so it cannot fuse, factor or fold IR ops (WGSL has no NoContraction).
+fn px_hide_f32(x: f32, z: u32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) ^ z);
+}
+
 // High 32 bits of the unsigned 64-bit product, from half-width limbs.
 fn px_mul_hi_u32(a: u32, b: u32) -> u32 {
     let a0 = a & 0xffffu;
@@ -111,6 +117,9 @@ fn histogram(@builtin(local_invocation_id) px_lid: vec3<u32>) {
     var v2: u32; // %r3
     var v3: bool; // %p1
     var v4: f32; // %f1
+    let px_one_bits = select(0x3f800000u, px_params[2u], arrayLength(&px_params) > 2u);
+    let px_z0 = px_one_bits ^ 0x3f800000u; // run-time zero
+    let px_z1 = (px_one_bits >> 16u) ^ 0x3f80u; // run-time zero
     v0 = px_lid.x;
     v3 = v0 < 16u;
     if (v3) {
@@ -139,8 +148,8 @@ fn histogram(@builtin(local_invocation_id) px_lid: vec3<u32>) {
     if (v3) {
         v2 = px_shared_load(v0);
         v4 = px_u32_to_f32(v2);
-        v4 = v4 * 0.0009765625f;
-        v3 = px_ordered_f32(v4, px_f32_from_bits(0x7f800000u)) && (v4 > px_f32_from_bits(0x7f800000u));
+        v4 = px_hide_f32(v4, px_z0) * px_hide_f32(0.0009765625f, px_z1);
+        v3 = px_ordered_f32(v4, px_f32_from_bits(0x7f800000u)) && (px_hide_f32(v4, px_z0) > px_hide_f32(px_f32_from_bits(0x7f800000u), px_z1));
         if (v3) {
             px_fault(32u);
         }

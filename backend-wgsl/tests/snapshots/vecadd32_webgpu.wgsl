@@ -28,6 +28,12 @@ fn px_heap_store(i: u32, v: u32) {
     }
 }
 
+// x, through an XOR with a run-time zero: the driver's compiler cannot see which float
+// op produced it, so it cannot fuse, factor or fold IR ops (WGSL has no NoContraction).
+fn px_hide_f32(x: f32, z: u32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) ^ z);
+}
+
 fn px_params_load(i: u32) -> u32 {
     if (i < arrayLength(&px_params)) {
         return px_params[i];
@@ -47,6 +53,9 @@ fn vecadd32(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_
     var v5: f32; // %f1
     var v6: f32; // %f2
     var v7: u32; // x
+    let px_one_bits = select(0x3f800000u, px_params[2u], arrayLength(&px_params) > 2u);
+    let px_z0 = px_one_bits ^ 0x3f800000u; // run-time zero
+    let px_z1 = (px_one_bits >> 16u) ^ 0x3f80u; // run-time zero
     v0 = px_lid.x;
     v1 = px_wid.x;
     v1 = v1 * 64u;
@@ -62,8 +71,8 @@ fn vecadd32(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_
         v4 = v4 + v1;
         v7 = px_heap_load(v4);
         v6 = bitcast<f32>(v7);
-        v5 = v5 + v6;
-        v5 = v5 * 0.5f;
+        v5 = px_hide_f32(v5, px_z0) + px_hide_f32(v6, px_z1);
+        v5 = px_hide_f32(v5, px_z0) * px_hide_f32(0.5f, px_z1);
         v7 = bitcast<u32>(v5);
         v4 = px_params_load(6u);
         v4 = v4 + v1;

@@ -28,6 +28,12 @@ fn px_heap_store(i: u32, v: u32) {
     }
 }
 
+// x, through an XOR with a run-time zero: the driver's compiler cannot see which float
+// op produced it, so it cannot fuse, factor or fold IR ops (WGSL has no NoContraction).
+fn px_hide_f32(x: f32, z: u32) -> f32 {
+    return bitcast<f32>(bitcast<u32>(x) ^ z);
+}
+
 fn px_params_load(i: u32) -> u32 {
     if (i < arrayLength(&px_params)) {
         return px_params[i];
@@ -57,6 +63,9 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     var v15: u32; // x
     var v16: f32; // %f1
     var v17: f32; // %f2
+    let px_one_bits = select(0x3f800000u, px_params[2u], arrayLength(&px_params) > 2u);
+    let px_z0 = px_one_bits ^ 0x3f800000u; // run-time zero
+    let px_z1 = (px_one_bits >> 16u) ^ 0x3f80u; // run-time zero
     v0 = px_lid.x;
     v1 = px_wid.x;
     v2 = v1 * 64u;
@@ -102,7 +111,7 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     v16 = bitcast<f32>(v15);
     v15 = px_heap_load(v13);
     v17 = bitcast<f32>(v15);
-    v16 = v16 + v17;
+    v16 = px_hide_f32(v16, px_z0) + px_hide_f32(v17, px_z1);
     v15 = bitcast<u32>(v16);
     px_heap_store(v14, v15);
 }
