@@ -252,13 +252,20 @@ fn run_program(
     }
 }
 
+/// Whether every backend in `backends` has a fused `fma` on `gpu` (then `fma.rn` maps to the
+/// native instruction instead of the exact emulation; see `runtime::probe`).
+fn native_fma(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> bool {
+    gpu.is_some_and(|g| backends.iter().all(|&b| g.fma_is_fused(b)))
+}
+
 /// Parse + lower a spec's PTX once (for every backend).
-fn frontend(spec: &Spec) -> Result<ir::Module, TranslateError> {
+fn frontend(spec: &Spec, native_fma: bool) -> Result<ir::Module, TranslateError> {
     let source = translate::load(&spec.ptx)?;
     let options = LowerOptions {
         kernel: Some(spec.kernel.clone()),
         block: spec.block,
         dynamic_shared_bytes: spec.dynamic_shared_bytes,
+        native_fma,
         ..LowerOptions::default()
     };
     translate::frontend(&source, &options)
@@ -337,7 +344,8 @@ pub fn run_main(args: &[String]) -> Result<i32, String> {
     };
     print_warnings(&spec);
     let label = format!("{}: {}", spec.path.display(), spec.kernel);
-    let module = match guarded_frontend(&spec) {
+    let fused = native_fma(Gpu::shared().ok().as_ref(), &backends);
+    let module = match guarded_frontend(&spec, fused) {
         Ok(m) => m,
         Err(outcome) => {
             report_run(&label, None, &outcome, None);
@@ -369,9 +377,9 @@ pub fn run_main(args: &[String]) -> Result<i32, String> {
     Ok(worst)
 }
 
-fn guarded_frontend(spec: &Spec) -> Result<ir::Module, Outcome> {
+fn guarded_frontend(spec: &Spec, native_fma: bool) -> Result<ir::Module, Outcome> {
     let mut module = None;
-    let outcome = guarded(|| match frontend(spec) {
+    let outcome = guarded(|| match frontend(spec, native_fma) {
         Ok(m) => {
             module = Some(m);
             Outcome::Pass
@@ -444,8 +452,9 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
         .collect();
 
     let gpu = Gpu::shared();
+    let fused = native_fma(gpu.as_ref().ok(), &backends);
     match &gpu {
-        Ok(g) => println!("device: {}", g.describe()),
+        Ok(g) => println!("device: {} (fma {})", g.describe(), if fused { "fused: native" } else { "not fused: exact emulation" }),
         Err(e) => {
             println!("could not run the kernels: {e}");
             println!("(translating and validating every spec instead)");
@@ -492,7 +501,7 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
         };
         print_warnings(spec);
         let t0 = Instant::now();
-        let module = guarded_frontend(spec);
+        let module = guarded_frontend(spec, fused);
         let front_time = t0.elapsed();
         for &b in &backends {
             let t = Instant::now();

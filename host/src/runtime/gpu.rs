@@ -50,6 +50,8 @@ pub struct Gpu {
     pub(crate) pipeline_layout: wgpu::PipelineLayout,
     pub(crate) modules: Mutex<HashMap<(u64, Backend), wgpu::ShaderModule>>,
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
+    /// Probe results: does `fma` round once on this backend (see `probe.rs`).
+    pub(crate) fma_fused: Mutex<HashMap<Backend, bool>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -175,6 +177,7 @@ impl Gpu {
             pipeline_layout,
             modules: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
+            fma_fused: Mutex::new(HashMap::new()),
         })
     }
 

@@ -15,6 +15,7 @@
 mod error;
 mod gpu;
 mod memory;
+mod probe;
 mod program;
 
 use std::collections::HashMap;
