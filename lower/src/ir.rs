@@ -171,7 +171,10 @@ pub enum BinaryOp {
     MaxU,
     MaxS,
     // Float ops on F32 or F64. IEEE round-to-nearest-even where Vulkan/WebGPU promise it
-    // (add, sub, mul are correctly rounded on both).
+    // (add, sub, mul are correctly rounded on both); each op rounds on its own: backends must
+    // keep targets from contracting a multiply into a later add. Subnormal inputs and results
+    // are preserved where the target preserves them (Vulkan 1.1 and WebGPU leave it to the
+    // device; SwiftShader flushes, lavapipe and NVIDIA preserve).
     FAdd,
     FSub,
     FMul,
@@ -186,6 +189,7 @@ pub enum BinaryOp {
 /// Comparisons; result is `Bool`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum CmpOp {
+    /// Bit equality of `Bool`, `U32`, `U64` operands (never floats: those use `FEq`/`FNe`).
     Eq,
     Ne,
     /// Integer comparisons, unsigned / signed.
@@ -262,7 +266,9 @@ pub enum Expr {
     Use(Operand),
     Unary { op: UnaryOp, ty: Ty, arg: Operand },
     Binary { op: BinaryOp, ty: Ty, lhs: Operand, rhs: Operand },
-    /// Fused multiply-add `a*b+c` with one rounding (F32/F64).
+    /// The target's multiply-add `a*b+c` (F32/F64). Vulkan and WebGPU allow it to round twice,
+    /// so `lower` emits it only when the host has established that the device rounds once
+    /// (`LowerOptions::native_fma`); otherwise it builds an exact fma from other ops.
     Fma { ty: Ty, a: Operand, b: Operand, c: Operand },
     /// Result `Bool`; `ty` is the operands' type.
     Compare { op: CmpOp, ty: Ty, lhs: Operand, rhs: Operand },
@@ -274,7 +280,9 @@ pub enum Expr {
     /// records a fault (`abi::FAULT_*`); never touches memory outside the array.
     LoadWord { memory: Memory, index: Operand },
     /// Atomic read-modify-write on word `index` of `Heap` or `Shared`; yields the old word.
-    /// Out-of-range index: yields 0, records a fault, changes nothing.
+    /// `value` and `comparand` are `U32`. Relaxed ordering, device scope on the heap and
+    /// workgroup scope on shared memory. Out-of-range index: yields 0, records a fault,
+    /// changes nothing.
     AtomicWord { memory: Memory, op: AtomicOp, index: Operand, value: Operand, comparand: Option<Operand> },
 }
 
