@@ -126,6 +126,58 @@ static CLASS: [u8; 256] = {
     t
 };
 
+/// First-byte dispatch codes (`FIRST`), so that `next_token` branches through a jump table.
+const F_OTHER: u8 = 0;
+const F_SPACE: u8 = 1;
+const F_NEWLINE: u8 = 2;
+const F_IDENT: u8 = 3;
+const F_DIGIT: u8 = 4;
+const F_PERCENT: u8 = 5;
+const F_DOT: u8 = 6;
+const F_SLASH: u8 = 7;
+const F_QUOTE: u8 = 8;
+
+static FIRST: [u8; 256] = {
+    let mut t = [F_OTHER; 256];
+    let mut i = 0;
+    while i < 256 {
+        let c = i as u8;
+        t[i] = if matches!(c, b' ' | b'\t' | b'\r' | 0x0b | 0x0c) {
+            F_SPACE
+        } else if c == b'\n' {
+            F_NEWLINE
+        } else if c.is_ascii_alphabetic() || c == b'_' || c == b'$' {
+            F_IDENT
+        } else if c.is_ascii_digit() {
+            F_DIGIT
+        } else if c == b'%' {
+            F_PERCENT
+        } else if c == b'.' {
+            F_DOT
+        } else if c == b'/' {
+            F_SLASH
+        } else if c == b'"' {
+            F_QUOTE
+        } else {
+            F_OTHER
+        };
+        i += 1;
+    }
+    t
+};
+
+/// End of the run of word characters starting at `i`.
+#[inline(always)]
+fn scan_word(b: &[u8], mut i: usize) -> usize {
+    while let Some(&c) = b.get(i) {
+        if CLASS[c as usize] & C_WORD == 0 {
+            break;
+        }
+        i += 1;
+    }
+    i
+}
+
 #[inline(always)]
 fn is_word(b: u8) -> bool {
     CLASS[b as usize] & C_WORD != 0
@@ -190,28 +242,31 @@ impl<'a> Lexer<'a> {
         let mut flags = 0u8;
         // Whitespace and comments.
         while i < n {
-            let c = b[i];
-            if CLASS[c as usize] & C_SPACE != 0 {
-                flags |= SPACE_BEFORE;
-                i += 1;
-            } else if c == b'\n' {
-                flags |= SPACE_BEFORE | NEWLINE_BEFORE;
-                i += 1;
-            } else if c == b'/' && i + 1 < n && b[i + 1] == b'/' {
-                flags |= SPACE_BEFORE;
-                i += 2;
-                while i < n && b[i] != b'\n' {
+            match FIRST[b[i] as usize] {
+                F_SPACE => {
+                    flags |= SPACE_BEFORE;
                     i += 1;
                 }
-            } else if c == b'/' && i + 1 < n && b[i + 1] == b'*' {
-                flags |= SPACE_BEFORE;
-                let (j, nl) = self.block_comment(i);
-                i = j;
-                if nl {
-                    flags |= NEWLINE_BEFORE;
+                F_NEWLINE => {
+                    flags |= SPACE_BEFORE | NEWLINE_BEFORE;
+                    i += 1;
                 }
-            } else {
-                break;
+                F_SLASH if i + 1 < n && b[i + 1] == b'/' => {
+                    flags |= SPACE_BEFORE;
+                    i += 2;
+                    while i < n && b[i] != b'\n' {
+                        i += 1;
+                    }
+                }
+                F_SLASH if i + 1 < n && b[i + 1] == b'*' => {
+                    flags |= SPACE_BEFORE;
+                    let (j, nl) = self.block_comment(i);
+                    i = j;
+                    if nl {
+                        flags |= NEWLINE_BEFORE;
+                    }
+                }
+                _ => break,
             }
         }
         if i >= n {
@@ -220,46 +275,34 @@ impl<'a> Lexer<'a> {
         }
         let start = i;
         let c = b[i];
-        let kind = match c {
-            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' => {
-                i += 1;
-                while i < n && is_word(b[i]) {
-                    i += 1;
-                }
+        let kind = match FIRST[c as usize] {
+            F_IDENT => {
+                i = scan_word(b, i + 1);
                 Tk::Ident
             }
-            b'%' if i + 1 < n && is_ident_start(b[i + 1]) => {
-                i += 2;
-                while i < n && is_word(b[i]) {
-                    i += 1;
-                }
+            F_PERCENT if i + 1 < n && is_ident_start(b[i + 1]) => {
+                i = scan_word(b, i + 2);
                 Tk::Ident
             }
             // `.05`, `.5e-3`: a float (PTX 1.x initializers), not a `.word`; `.1d`, `.16x64b`
             // stay words.
-            b'.' if i + 1 < n && b[i + 1].is_ascii_digit() && dot_float_end(b, i).is_some() => {
+            F_DOT if i + 1 < n && b[i + 1].is_ascii_digit() && dot_float_end(b, i).is_some() => {
                 i = dot_float_end(b, i).unwrap_or(i + 1);
                 Tk::Number
             }
-            b'.' if i + 1 < n && is_word(b[i + 1]) => {
-                i += 2;
-                while i < n && is_word(b[i]) {
-                    i += 1;
-                }
+            F_DOT if i + 1 < n && is_word(b[i + 1]) => {
+                i = scan_word(b, i + 2);
                 // `::word` continuations: `.shared::cta`, `.mbarrier::complete_tx::bytes`.
                 while i + 2 < n && b[i] == b':' && b[i + 1] == b':' && is_word(b[i + 2]) {
-                    i += 3;
-                    while i < n && is_word(b[i]) {
-                        i += 1;
-                    }
+                    i = scan_word(b, i + 3);
                 }
                 Tk::DotWord
             }
-            b'0'..=b'9' => {
+            F_DIGIT => {
                 i = lex_number(b, n, i);
                 Tk::Number
             }
-            b'"' => {
+            F_QUOTE => {
                 i = self.string(i);
                 Tk::Str
             }

@@ -278,17 +278,21 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline(always)]
     fn enter(&mut self) -> PResult<()> {
         if self.depth >= MAX_DEPTH {
-            let t = self.peek();
-            return Err(self.error(Diagnostic::new(
-                format!("nesting too deep (more than {MAX_DEPTH} levels)"),
-                t.span(),
-            )));
+            return Err(self.too_deep());
         }
         self.depth += 1;
         Ok(())
     }
+    #[cold]
+    #[inline(never)]
+    fn too_deep(&mut self) -> PErr {
+        let t = self.peek();
+        self.error(Diagnostic::new(format!("nesting too deep (more than {MAX_DEPTH} levels)"), t.span()))
+    }
+    #[inline(always)]
     fn leave(&mut self) {
         self.depth -= 1;
     }
@@ -1174,8 +1178,23 @@ impl<'a> Parser<'a> {
             return Ok(self.bump().end);
         }
         loop {
-            let op = self.operand()?;
-            self.op_stack.push(op);
+            // Fast path: a plain register/symbol operand followed by `,` or `;`.
+            let t = self.peek();
+            let next = self.peek_at(1);
+            if t.kind == Tk::Ident && matches!(next.kind, Tk::Comma | Tk::Semi) {
+                self.bump();
+                let span = t.span();
+                let name = self.text(t);
+                let kind = if name == "_" {
+                    OperandKind::Sink
+                } else {
+                    OperandKind::Symbol { name: name.to_string(), component: None }
+                };
+                self.op_stack.push(Operand { kind, span });
+            } else {
+                let op = self.operand()?;
+                self.op_stack.push(op);
+            }
             match self.kind() {
                 Tk::Comma => {
                     self.bump();
