@@ -1068,14 +1068,25 @@ impl<'a> Parser<'a> {
                 collect_args = true;
             }
             DirForm::Semi => {
+                // A token at the start of a line ends the directive (a missing `;`) unless it
+                // continues a list (`.branchtargets` NL `L1,` NL `L2;`) or sits in parentheses.
+                let mut depth = 0u32;
+                let mut prev = Tk::Comma;
                 loop {
-                    match self.kind() {
+                    let t = self.peek();
+                    match t.kind {
                         Tk::Semi => break,
                         Tk::Eof | Tk::LBrace | Tk::RBrace => return Err(self.expected_terminator("`;`")),
-                        _ => {
-                            self.bump();
+                        _ if t.at_line_start() && depth == 0 && prev != Tk::Comma => {
+                            let e = self.expected_terminator("`;`");
+                            return Err(self.no_skip(e));
                         }
+                        Tk::LParen => depth += 1,
+                        Tk::RParen => depth = depth.saturating_sub(1),
+                        _ => {}
                     }
+                    prev = t.kind;
+                    self.bump();
                 }
                 last = self.pos;
                 end = self.prev_end();
@@ -1154,6 +1165,7 @@ impl<'a> Parser<'a> {
             modifiers.push(Modifier { text, span: Span::new(t.start, end) });
         }
         // Exact-size vectors (the scratch buffer is reused): less memory, no regrowth.
+        #[allow(clippy::drain_collect)] // deliberately exact-capacity; the buffer is reused
         let exact: Vec<Modifier> = modifiers.drain(..).collect();
         self.mod_scratch = modifiers;
         let modifiers = exact;
@@ -1441,8 +1453,7 @@ impl<'a> Parser<'a> {
 
     fn binary(&mut self, min: u8) -> PResult<Expr> {
         let mut lhs = self.unary()?;
-        loop {
-            let Some((op, prec)) = binop(self.kind()) else { break };
+        while let Some((op, prec)) = binop(self.kind()) {
             if prec < min {
                 break;
             }

@@ -67,6 +67,7 @@ fn more_error_kinds() {
         (".entry k() { mov.f32 %f1, 0f3F80; }", "k.ptx:1:27: invalid f32 bit-pattern (0f + 8 hex digits) literal `0f3F80`"),
         (".global .u32 s = \"abc;\n", "k.ptx:1:18: unterminated string literal"),
         ("/* never closed\n.entry k() {}", "k.ptx:1:1: unterminated block comment"),
+        (".entry k() {\n\t.pragma \"nounroll\"\n\tret;\n}", "k.ptx:2:20: expected `;`, found `ret`"),
         ("garbage here;\n.entry k() { ret; }", "k.ptx:1:1: expected a directive (`.entry`, `.func`, `.global`, …), found `garbage`"),
     ];
     for (text, want) in cases {
@@ -88,4 +89,20 @@ fn nesting_depth_is_limited() {
     let init = format!(".global .u32 x[1] = {}1{};", "{".repeat(100_000), "}".repeat(100_000));
     let (_, es) = errors(&init);
     assert!(es.iter().any(|d| d.message.contains("nesting too deep")));
+}
+
+#[test]
+fn missing_semicolon_after_pragma_does_not_swallow_the_next_statement() {
+    let (file, es) = errors(".entry k() {\n\t.pragma \"nounroll\"\n\tbad token here;\n\tret;\n}");
+    let short: Vec<String> = es.iter().map(|d| d.short(&file)).collect();
+    assert_eq!(short, ["k.ptx:2:20: expected `;`, found `bad`", "k.ptx:3:12: expected `,` or `;`, found `here`"]);
+}
+
+#[test]
+fn multi_line_branch_targets_parse() {
+    let file = SourceFile::new("k.ptx", ".entry k() {\n$L_brx_0: .branchtargets\n\t$L1,\n\t$L2;\n$L1:\n$L2:\n\tret;\n}");
+    let m = parse(&file).unwrap();
+    let ptxcross_frontend::ast::Item::Function(f) = &m.items[0] else { panic!() };
+    let body = f.body.as_ref().unwrap();
+    assert!(matches!(&body[1], ptxcross_frontend::ast::Statement::Directive(d) if d.args.len() == 2));
 }
