@@ -209,9 +209,11 @@ pub struct Lexer<'a> {
     text: &'a str,
     b: &'a [u8],
     i: usize,
-    /// Diagnostics for unterminated strings and comments.
+    /// Diagnostics for unterminated strings and comments (at most `MAX_ERRORS`).
     pub errors: Vec<Diagnostic>,
 }
+
+const MAX_ERRORS: usize = crate::parser::MAX_ERRORS;
 
 impl<'a> Lexer<'a> {
     pub fn new(text: &'a str) -> Lexer<'a> {
@@ -396,6 +398,7 @@ impl<'a> Lexer<'a> {
         let mut i = start + 2;
         loop {
             if i + 1 >= n {
+                self.errors.truncate(MAX_ERRORS - 1);
                 self.errors.push(
                     Diagnostic::new("unterminated block comment", Span::new(start as u32, (start + 2) as u32))
                         .with_label("comment starts here"),
@@ -434,7 +437,7 @@ impl<'a> Lexer<'a> {
         while i < n && !self.text.is_char_boundary(i) {
             i += 1;
         }
-        if !closed {
+        if !closed && self.errors.len() < MAX_ERRORS {
             self.errors.push(Diagnostic::new("unterminated string literal", Span::new(start as u32, i as u32)));
         }
         i

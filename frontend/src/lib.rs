@@ -26,6 +26,10 @@ pub use source::{Diagnostic, SourceFile};
 /// Parses a whole file. On syntax errors, returns every error found (the parser recovers at the
 /// next `;` or `}` and keeps going), sorted by position.
 pub fn parse(file: &SourceFile) -> Result<ast::Module, Vec<Diagnostic>> {
+    if file.text.len() >= u32::MAX as usize {
+        // Spans are 32-bit byte offsets.
+        return Err(vec![Diagnostic::new("file too large: PTX files of 4 GiB or more are not supported", ast::Span::new(0, 0))]);
+    }
     let mut p = parser::Parser::new(&file.text);
     let module = p.parse_module();
     let mut errors = p.finish();
