@@ -111,7 +111,16 @@ impl Printer {
             self.directive(d, DirContext::FunctionHeader, 0);
         }
         match &f.body {
-            None => self.out.push_str(";\n"),
+            None => {
+                // `.func f(...);` / `.func f() .noreturn;`
+                let line_form = f.directives.last().is_some_and(|d| {
+                    directive_form(&d.name, DirContext::FunctionHeader) == DirForm::Line || d.name == "section"
+                });
+                if !line_form && self.out.ends_with('\n') {
+                    self.out.pop();
+                }
+                self.out.push_str(";\n");
+            }
             Some(body) => {
                 self.out.push_str("{\n");
                 self.statements(body, 1);
