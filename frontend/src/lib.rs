@@ -19,6 +19,7 @@ pub mod lexer;
 pub mod parser;
 pub mod printer;
 pub mod source;
+pub mod spans;
 
 pub use printer::print;
 pub use source::{Diagnostic, SourceFile};

@@ -18,6 +18,7 @@
 mod common;
 
 use ptxcross_frontend::ast::*;
+use ptxcross_frontend::spans::strip_spans;
 use ptxcross_frontend::{parse, print, SourceFile};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -59,151 +60,6 @@ impl Report {
 // ---------------------------------------------------------------------------------------------
 // Span stripping, so that ASTs of different texts compare structurally.
 
-const NO_SPAN: Span = Span { start: 0, end: 0 };
-
-fn strip_module(m: &Module) -> Module {
-    let mut m = m.clone();
-    for it in &mut m.items {
-        match it {
-            Item::Function(f) => {
-                f.span = NO_SPAN;
-                f.name.span = NO_SPAN;
-                for p in f.returns.iter_mut().chain(f.params.iter_mut()) {
-                    p.span = NO_SPAN;
-                    p.name.span = NO_SPAN;
-                }
-                for d in &mut f.directives {
-                    d.span = NO_SPAN;
-                }
-                if let Some(body) = &mut f.body {
-                    body.iter_mut().for_each(strip_stmt);
-                }
-            }
-            Item::Var(v) => strip_var(v),
-            Item::Directive(d) => d.span = NO_SPAN,
-        }
-    }
-    m
-}
-
-fn strip_var(v: &mut VarDecl) {
-    v.span = NO_SPAN;
-    for n in &mut v.names {
-        n.span = NO_SPAN;
-        n.name.span = NO_SPAN;
-        if let Some(i) = &mut n.init {
-            strip_init(i);
-        }
-    }
-}
-
-fn strip_init(i: &mut Initializer) {
-    match i {
-        Initializer::Expr(e) => strip_expr(e),
-        Initializer::List(items, s) => {
-            *s = NO_SPAN;
-            items.iter_mut().for_each(strip_init);
-        }
-    }
-}
-
-fn strip_stmt(s: &mut Statement) {
-    match s {
-        Statement::Label(l) => l.span = NO_SPAN,
-        Statement::Var(v) => strip_var(v),
-        Statement::Instruction(i) => {
-            i.span = NO_SPAN;
-            i.opcode.span = NO_SPAN;
-            if let Some(g) = &mut i.guard {
-                g.span = NO_SPAN;
-                g.pred.span = NO_SPAN;
-            }
-            for m in &mut i.modifiers {
-                m.span = NO_SPAN;
-            }
-            i.operands.iter_mut().for_each(strip_operand);
-        }
-        Statement::Block(b, s) => {
-            *s = NO_SPAN;
-            b.iter_mut().for_each(strip_stmt);
-        }
-        Statement::Directive(d) => d.span = NO_SPAN,
-    }
-}
-
-fn strip_operand(o: &mut Operand) {
-    o.span = NO_SPAN;
-    match &mut o.kind {
-        OperandKind::Symbol { .. } | OperandKind::Sink => {}
-        OperandKind::Expr(e) => strip_expr(e),
-        OperandKind::Address(v) | OperandKind::Vector(v) | OperandKind::List(v) => {
-            v.iter_mut().for_each(strip_operand)
-        }
-        OperandKind::Not(b) | OperandKind::Neg(b) => strip_operand(b),
-        OperandKind::Pair(a, b) | OperandKind::Index(a, b) => {
-            strip_operand(a);
-            strip_operand(b);
-        }
-        OperandKind::Qualified(a, m) => {
-            strip_operand(a);
-            m.span = NO_SPAN;
-        }
-        // A variant added to the AST later: its spans are left alone here, and
-        // `same_modulo_spans` settles any resulting difference through `Debug`.
-        #[allow(unreachable_patterns)]
-        _ => {}
-    }
-}
-
-/// `Debug` text without the spans (`Span { start: 1, end: 2 }` becomes `_`): a comparison that
-/// knows nothing of the AST's shape, used where the structural stripping finds a difference.
-fn debug_without_spans(x: &impl std::fmt::Debug) -> String {
-    let text = format!("{x:?}");
-    let mut out = String::with_capacity(text.len());
-    let mut rest = text.as_str();
-    while let Some(i) = rest.find("Span { start: ") {
-        out.push_str(&rest[..i]);
-        out.push('_');
-        rest = &rest[i..];
-        rest = &rest[rest.find('}').map_or(rest.len(), |j| j + 1)..];
-    }
-    out.push_str(rest);
-    out
-}
-
-fn same_modulo_spans<T: PartialEq + std::fmt::Debug>(a: &T, b: &T) -> bool {
-    a == b || debug_without_spans(a) == debug_without_spans(b)
-}
-
-fn strip_expr(e: &mut Expr) {
-    match e {
-        Expr::Int { span, .. }
-        | Expr::F32Bits { span, .. }
-        | Expr::F64Bits { span, .. }
-        | Expr::Float { span, .. }
-        | Expr::Symbol { span, .. } => *span = NO_SPAN,
-        Expr::Unary { arg, span, .. } | Expr::Cast { arg, span, .. } => {
-            *span = NO_SPAN;
-            strip_expr(arg);
-        }
-        Expr::Binary { lhs, rhs, span, .. } => {
-            *span = NO_SPAN;
-            strip_expr(lhs);
-            strip_expr(rhs);
-        }
-        Expr::Conditional { cond, then, otherwise, span } => {
-            *span = NO_SPAN;
-            strip_expr(cond);
-            strip_expr(then);
-            strip_expr(otherwise);
-        }
-        Expr::Call { args, span, .. } => {
-            *span = NO_SPAN;
-            args.iter_mut().for_each(strip_expr);
-        }
-    }
-}
-
 fn clip(s: String, n: usize) -> String {
     if s.len() <= n {
         return s;
@@ -227,13 +83,13 @@ fn check_round_trip(report: &mut Report, display: &str, m1: &Module) {
             return;
         }
     };
-    let (s1, s2) = (strip_module(m1), strip_module(&m2));
+    let (s1, s2) = (strip_spans(m1), strip_spans(&m2));
     let differs = s1 != s2
         && (s1.version != s2.version
             || s1.target != s2.target
             || s1.address_size != s2.address_size
             || s1.items.len() != s2.items.len()
-            || s1.items.iter().zip(&s2.items).any(|(a, b)| !same_modulo_spans(a, b)));
+            || s1.items.iter().zip(&s2.items).any(|(a, b)| a != b));
     if differs {
         let what = if s1.version != s2.version || s1.target != s2.target || s1.address_size != s2.address_size {
             format!(
@@ -244,7 +100,7 @@ fn check_round_trip(report: &mut Report, display: &str, m1: &Module) {
             format!("round trip: {} items become {}", s1.items.len(), s2.items.len())
         } else {
             let (i, (a, b)) =
-                s1.items.iter().zip(&s2.items).enumerate().find(|(_, (a, b))| !same_modulo_spans(*a, *b)).unwrap();
+                s1.items.iter().zip(&s2.items).enumerate().find(|(_, (a, b))| a != b).unwrap();
             first_difference(i, a, b)
         };
         report.fail(display, what);
@@ -270,7 +126,7 @@ fn first_difference(index: usize, a: &Item, b: &Item) -> String {
     if let (Item::Function(fa), Item::Function(fb)) = (a, b) {
         if let (Some(ba), Some(bb)) = (&fa.body, &fb.body) {
             if fa.params == fb.params && fa.returns == fb.returns && fa.directives == fb.directives {
-                if let Some((j, (x, y))) = ba.iter().zip(bb).enumerate().find(|(_, (x, y))| !same_modulo_spans(*x, *y)) {
+                if let Some((j, (x, y))) = ba.iter().zip(bb).enumerate().find(|(_, (x, y))| x != y) {
                     return format!(
                         "round trip: function {} statement {j} differs: {} vs {}",
                         fa.name.name,
