@@ -82,7 +82,8 @@ fi
 "$CLANG" --version | head -n 1
 
 cp real/src/* "$B/src/"
-cp real/nvrtc_ptx.py "$B/"
+# One NVRTC driver for both corpora.
+cp ../corpus/nvrtc_ptx.py "$B/"
 cd "$B/src"
 
 # --- nvcc 13.5 ---------------------------------------------------------------------------------
