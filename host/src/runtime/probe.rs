@@ -65,7 +65,7 @@ fn probe_module() -> Module {
 /// Runs the probe on `backend`.
 fn run_fma_probe(gpu: &Arc<Gpu>, backend: Backend) -> Result<bool, Error> {
     let module = probe_module();
-    let program = crate::translate::build_program_from_ir("fma probe", module, &[backend], false)
+    let program = crate::translate::build_program_from_ir("fma probe", module, &[backend], true)
         .map_err(|e| Error::Pipeline { kernel: "ptxcross_fma_probe".into(), backend, message: e.to_string() })?;
     let mut ctx = Context::new(ContextOptions { heap_bytes: 64 << 10, timeout: None, gpu: Some(gpu.clone()) })?;
     let out = ctx.alloc(4)?;
