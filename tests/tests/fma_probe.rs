@@ -1,0 +1,89 @@
+//! `fma.rn.f32` rounds once on every device: the exact emulation always, and the native op
+//! exactly where the host's probe says the device fuses. The probe itself is checked against
+//! reality on hard inputs (where an unfused multiply-add must differ), so the test holds on any
+//! GPU without knowing which kind it runs on.
+
+use ptxcross::translate;
+use ptxcross::{Backend, Context, Gpu};
+use ptxcross_frontend::SourceFile;
+use ptxcross_lower::LowerOptions;
+
+const N: usize = 256;
+
+const PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry fmak(.param .u64 out, .param .u64 in)
+{
+    .reg .b32 %r<3>;
+    .reg .f32 %f<5>;
+    .reg .b64 %rd<7>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u64 %rd2, [in];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 12;
+    add.s64 %rd4, %rd2, %rd3;
+    ld.global.f32 %f1, [%rd4];
+    ld.global.f32 %f2, [%rd4+4];
+    ld.global.f32 %f3, [%rd4+8];
+    fma.rn.f32 %f4, %f1, %f2, %f3;
+    mul.wide.u32 %rd5, %r1, 4;
+    add.s64 %rd6, %rd1, %rd5;
+    st.global.f32 [%rd6], %f4;
+    ret;
+}";
+
+fn inputs() -> Vec<[f32; 3]> {
+    let mut v = Vec::new();
+    let mut x = 0x2545_f491u32;
+    for i in 0..N as u32 {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        // a = 1 + k·2^-12 style values: their products need more than 24 bits.
+        let a = f32::from_bits(0x3f80_0000 | ((i + 1) << 11) | (x & 0x7ff));
+        let b = if i % 2 == 0 { a } else { f32::from_bits(0x3f80_0000 | (x >> 9)) };
+        let c = -(a * b);
+        v.push([a, b, c]);
+    }
+    v
+}
+
+fn run(gpu: &std::sync::Arc<Gpu>, backend: Backend, native: bool) -> Vec<u32> {
+    let file = SourceFile::new("fma.ptx", PTX);
+    let options = LowerOptions { block: Some([N as u32, 1, 1]), native_fma: native, ..Default::default() };
+    let module = translate::frontend(&file, &options).expect("translates");
+    let program = translate::build_program_from_ir("fma.ptx", module, &[backend], true).expect("emits and validates");
+    let mut ctx = Context::new(ptxcross::ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) })
+        .expect("context");
+    let input: Vec<u8> = inputs().iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+    let inp = ctx.alloc(input.len() as u64).unwrap();
+    ctx.write(inp, &input).unwrap();
+    let out = ctx.alloc(N as u64 * 4).unwrap();
+    ctx.launch(&program, "fmak", [1, 1, 1], &[&out.to_le_bytes(), &inp.to_le_bytes()], backend).expect("launch");
+    ctx.read(out, N as u64 * 4).unwrap().chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+#[test]
+fn fma_rounds_once_and_the_probe_tells_the_truth() {
+    let gpu = match Gpu::shared() {
+        Ok(g) => g,
+        Err(e) if std::env::var("PTXCROSS_REQUIRE_GPU").as_deref() != Ok("1") => {
+            eprintln!("skipped: {e}");
+            return;
+        }
+        Err(e) => panic!("no GPU adapter: {e}"),
+    };
+    let exact: Vec<u32> = inputs().iter().map(|[a, b, c]| a.mul_add(*b, *c).to_bits()).collect();
+    for backend in Backend::ALL {
+        assert_eq!(run(&gpu, backend, false), exact, "{backend}: emulated fma.rn.f32 is not exact");
+        let native = run(&gpu, backend, true);
+        if gpu.fma_is_fused(backend) {
+            assert_eq!(native, exact, "{backend}: the probe said fused, the native fma is not exact");
+        } else {
+            assert_ne!(native, exact, "{backend}: the probe said not fused, but the native fma is exact");
+        }
+        eprintln!("{backend}: fma fused: {}", gpu.fma_is_fused(backend));
+    }
+}
