@@ -24,11 +24,17 @@ impl Span {
     }
 }
 
+/// The string type of names in the tree (identifiers, opcodes, modifiers, symbols): a
+/// [`CompactString`](compact_str::CompactString), which stores strings of up to 24 bytes inline
+/// (no heap allocation; almost every register, opcode and modifier is that short) and derefs to
+/// `str`, so `&name[..]`, `name == "x"` and `name.as_str()` work as with `String`.
+pub type Name = compact_str::CompactString;
+
 /// An identifier with its place: registers (`%r1`), symbols (`_Z6vecaddPfS_S_i`), labels
 /// (`$L__BB0_2`), special registers (`%tid`).
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Ident {
-    pub name: String,
+    pub name: Name,
     pub span: Span,
 }
 
@@ -350,7 +356,7 @@ pub struct Guard {
 /// One `.xxx` modifier of an instruction, without the dot: `rn`, `f32`, `global`, `v4`, `shared::cta`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Modifier {
-    pub text: String,
+    pub text: Name,
     pub span: Span,
 }
 
@@ -364,7 +370,7 @@ pub struct Operand {
 pub enum OperandKind {
     /// A register, variable, label, function name, or special register, possibly with a
     /// component suffix: `%tid.x` is `{ name: "%tid", component: Some("x") }`.
-    Symbol { name: String, component: Option<String> },
+    Symbol { name: Name, component: Option<Name> },
     /// A constant expression (numbers, and arithmetic mixing numbers and symbols: `sym+4`).
     Expr(Expr),
     /// `[a]`, `[a+4]`, `[a+-4]`, `[100]`, `[tex, {x, y}]` (several comma-separated parts).
@@ -405,7 +411,7 @@ pub enum Expr {
     /// A decimal float literal like `1.5` or `1e-3` (PTX treats it as f64).
     Float { value: f64, span: Span },
     /// A symbol inside an expression (`foo` in `foo+4`).
-    Symbol { name: String, span: Span },
+    Symbol { name: Name, span: Span },
     Unary { op: UnaryOp, arg: Box<Expr>, span: Span },
     Binary { op: BinaryOp, lhs: Box<Expr>, rhs: Box<Expr>, span: Span },
     /// `c ? a : b`
@@ -413,7 +419,7 @@ pub enum Expr {
     /// `(.s64) x` casts.
     Cast { ty: ScalarType, arg: Box<Expr>, span: Span },
     /// `generic(sym)` / `mask(0xff, sym)` etc. in initializers: name and arguments.
-    Call { name: String, args: Vec<Expr>, span: Span },
+    Call { name: Name, args: Vec<Expr>, span: Span },
 }
 
 impl Expr {

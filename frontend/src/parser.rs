@@ -301,7 +301,7 @@ impl<'a> Parser<'a> {
         let t = self.peek();
         if t.kind == Tk::Ident {
             self.bump();
-            Ok(Ident { name: self.text(t).to_string(), span: t.span() })
+            Ok(Ident { name: Name::new(self.text(t)), span: t.span() })
         } else {
             Err(self.expected(what))
         }
@@ -759,7 +759,7 @@ impl<'a> Parser<'a> {
             Tk::Ident if self.peek_at(1).kind == Tk::Colon => {
                 self.bump();
                 self.bump();
-                self.stmt_stack.push(Statement::Label(Ident { name: self.text(t).to_string(), span: t.span() }));
+                self.stmt_stack.push(Statement::Label(Ident { name: Name::new(self.text(t)), span: t.span() }));
                 Ok(())
             }
             Tk::Ident | Tk::At => {
@@ -927,7 +927,7 @@ impl<'a> Parser<'a> {
                         self.bump();
                         let value = self.expr()?;
                         let span = Span::new(f.start, value.span().end);
-                        let lhs = Expr::Symbol { name: self.text(f).to_string(), span: f.span() };
+                        let lhs = Expr::Symbol { name: Name::new(self.text(f)), span: f.span() };
                         items.push(Initializer::Expr(Expr::Binary {
                             op: BinaryOp::Eq,
                             lhs: Box::new(lhs),
@@ -1161,7 +1161,7 @@ impl<'a> Parser<'a> {
                 self.bump();
                 end = self.bump().end;
             }
-            let text = self.src.get(t.start as usize + 1..end as usize).unwrap_or("").to_string();
+            let text = Name::new(self.src.get(t.start as usize + 1..end as usize).unwrap_or(""));
             modifiers.push(Modifier { text, span: Span::new(t.start, end) });
         }
         // Exact-size vectors (the scratch buffer is reused): less memory, no regrowth.
@@ -1200,7 +1200,7 @@ impl<'a> Parser<'a> {
                 let kind = if name == "_" {
                     OperandKind::Sink
                 } else {
-                    OperandKind::Symbol { name: name.to_string(), component: None }
+                    OperandKind::Symbol { name: Name::new(name), component: None }
                 };
                 self.op_stack.push(Operand { kind, span });
             } else {
@@ -1249,7 +1249,7 @@ impl<'a> Parser<'a> {
             let t = self.peek();
             if t.kind == Tk::DotWord && !t.spaced() && !matches!(op.kind, OperandKind::Expr(_)) {
                 self.bump();
-                let m = Modifier { text: self.dot_name(t).to_string(), span: t.span() };
+                let m = Modifier { text: Name::new(self.dot_name(t)), span: t.span() };
                 let span = Span::new(op.span.start, t.end);
                 op = Operand { kind: OperandKind::Qualified(Box::new(op), m), span };
             } else if t.kind == Tk::Pipe && matches!(op.kind, OperandKind::Vector(_) | OperandKind::Qualified(..)) {
@@ -1417,7 +1417,7 @@ impl<'a> Parser<'a> {
         let name = self.text(t);
         let (component, end) = if k == 2 {
             let c = self.bump();
-            (Some(self.dot_name(c).to_string()), c.end)
+            (Some(Name::new(self.dot_name(c))), c.end)
         } else {
             (None, t.end)
         };
@@ -1425,7 +1425,7 @@ impl<'a> Parser<'a> {
         if name == "_" && component.is_none() {
             Operand { kind: OperandKind::Sink, span }
         } else {
-            Operand { kind: OperandKind::Symbol { name: name.to_string(), component }, span }
+            Operand { kind: OperandKind::Symbol { name: Name::new(name), component }, span }
         }
     }
 
@@ -1525,9 +1525,9 @@ impl<'a> Parser<'a> {
                         }
                     }
                     let close = self.expect(Tk::RParen, "`,` or `)`")?;
-                    return Ok(Expr::Call { name: name.to_string(), args, span: Span::new(t.start, close.end) });
+                    return Ok(Expr::Call { name: Name::new(name), args, span: Span::new(t.start, close.end) });
                 }
-                Ok(Expr::Symbol { name: name.to_string(), span: t.span() })
+                Ok(Expr::Symbol { name: Name::new(name), span: t.span() })
             }
             _ => Err(self.expected("an operand or expression")),
         }

@@ -22,7 +22,7 @@ pub fn eval(e: &Expr) -> Result<ConstValue, Diagnostic> {
         Expr::F32Bits { bits, .. } => ConstValue::F32(*bits),
         Expr::F64Bits { bits, .. } => ConstValue::F64(*bits),
         Expr::Float { value, .. } => ConstValue::F64(value.to_bits()),
-        Expr::Symbol { name, .. } => ConstValue::Symbol(name.clone(), 0),
+        Expr::Symbol { name, .. } => ConstValue::Symbol(name.to_string(), 0),
         Expr::Unary { op, arg, span } => {
             let v = eval(arg)?;
             match (op, v) {

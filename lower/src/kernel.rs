@@ -34,7 +34,7 @@ pub fn lower_kernel(
     let (params, param_bytes) = layout::layout_params(&f.params)?;
     for (p, slot) in f.params.iter().zip(&params) {
         fl.declare(
-            p.name.name.clone(),
+            p.name.name.to_string(),
             Symbol::Param { offset: abi::PARAM_HEADER_WORDS * 4 + slot.offset },
         );
     }
@@ -99,7 +99,7 @@ pub fn lower_kernel(
     fl.has_local = local_end > 0;
     for d in shared_decls.iter().filter(|d| module.items.iter().any(|i| matches!(i, ast::Item::Var(v) if std::ptr::eq(v, **d)))) {
         for n in &d.names {
-            fl.declare(n.name.name.clone(), Symbol::Shared { offset: offsets[&n.span.start] });
+            fl.declare(n.name.name.to_string(), Symbol::Shared { offset: offsets[&n.span.start] });
         }
     }
 
@@ -114,7 +114,7 @@ pub fn lower_kernel(
     simt::check_barriers(&cfg, &vars, &barriers)?;
     let body = structurize::structurize(cfg, &mut vars);
     let mut kernel = ir::Kernel {
-        name: f.name.name.clone(),
+        name: f.name.name.to_string(),
         entry_point: String::new(),
         workgroup_size: block,
         vars,
@@ -205,20 +205,20 @@ fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResul
                             add(format!("{}{}", n.name.name, i), fl);
                         }
                     }
-                    None => add(n.name.name.clone(), fl),
+                    None => add(n.name.name.to_string(), fl),
                 }
             }
             Ok(())
         }
         StateSpace::Shared | StateSpace::SharedCta => {
             for n in &d.names {
-                fl.declare(n.name.name.clone(), Symbol::Shared { offset: offsets[&n.span.start] });
+                fl.declare(n.name.name.to_string(), Symbol::Shared { offset: offsets[&n.span.start] });
             }
             Ok(())
         }
         StateSpace::Local => {
             for n in &d.names {
-                fl.declare(n.name.name.clone(), Symbol::Local { offset: offsets[&n.span.start] });
+                fl.declare(n.name.name.to_string(), Symbol::Local { offset: offsets[&n.span.start] });
             }
             Ok(())
         }

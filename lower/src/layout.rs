@@ -37,7 +37,7 @@ pub fn layout_params(params: &[ast::Param]) -> Result<(Vec<ParamSlot>, u32), Dia
         let size = elem * count;
         let align = p.align.map(|a| a as u64).unwrap_or(elem).max(1);
         offset = align_up(offset, align);
-        slots.push(ParamSlot { name: p.name.name.clone(), offset: offset as u32, size: size as u32, align: align as u32 });
+        slots.push(ParamSlot { name: p.name.name.to_string(), offset: offset as u32, size: size as u32, align: align as u32 });
         offset += size;
         if offset > 64 * 1024 {
             return Err(Diagnostic::new("kernel parameters exceed 64 KiB", p.span));
@@ -84,8 +84,8 @@ pub fn layout_globals(items: &[ast::Item]) -> Result<(GlobalSegment, Vec<(String
                 }
             }
             seg.init.extend_from_slice(&bytes);
-            seg.vars.push(GlobalVar { name: name.name.name.clone(), offset, size });
-            places.push((name.name.name.clone(), GlobalPlace { offset }));
+            seg.vars.push(GlobalVar { name: name.name.name.to_string(), offset, size });
+            places.push((name.name.name.to_string(), GlobalPlace { offset }));
         }
     }
     let len = align_up(seg.init.len() as u64, 4) as usize;

@@ -41,7 +41,7 @@ impl FnLower {
                 let OperandKind::Symbol { name, component: None } = &target.kind else {
                     return Err(Diagnostic::new("`bra` takes a label", target.span));
                 };
-                if !self.labels.contains_key(name) {
+                if !self.labels.contains_key(name.as_str()) {
                     return Err(Diagnostic::new(format!("unknown label `{name}`"), target.span));
                 }
                 let t = self.label_node(name);

@@ -393,5 +393,5 @@ impl FnLower {
 
 /// A symbol operand naming register `name` (inside `[%rd1+8]` it is part of an expression).
 fn named(part: &ast::Operand, name: &str) -> ast::Operand {
-    ast::Operand { kind: OperandKind::Symbol { name: name.to_string(), component: None }, span: part.span }
+    ast::Operand { kind: OperandKind::Symbol { name: name.into(), component: None }, span: part.span }
 }

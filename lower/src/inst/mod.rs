@@ -36,7 +36,7 @@ impl<'i> Mods<'i> {
         }
     }
     pub fn name(&self) -> String {
-        let mut s = self.inst.opcode.name.clone();
+        let mut s = self.inst.opcode.name.to_string();
         for m in &self.inst.modifiers {
             s.push('.');
             s.push_str(&m.text);
