@@ -739,7 +739,7 @@ impl<'a> Parser<'a> {
             }
         }
         self.leave();
-        let stmts: Vec<Statement> = self.stmt_stack.drain(stack_base..).collect();
+        let stmts: Vec<Statement> = split_exact(&mut self.stmt_stack, stack_base);
         Ok((stmts, Span::new(open.start, end)))
     }
 
@@ -1165,8 +1165,7 @@ impl<'a> Parser<'a> {
             modifiers.push(Modifier { text, span: Span::new(t.start, end) });
         }
         // Exact-size vectors (the scratch buffer is reused): less memory, no regrowth.
-        #[allow(clippy::drain_collect)] // deliberately exact-capacity; the buffer is reused
-        let exact: Vec<Modifier> = modifiers.drain(..).collect();
+        let exact: Vec<Modifier> = split_exact(&mut modifiers, 0);
         self.mod_scratch = modifiers;
         let modifiers = exact;
         let base = self.op_stack.len();
@@ -1179,7 +1178,7 @@ impl<'a> Parser<'a> {
                 return Err(e);
             }
         };
-        let operands: Vec<Operand> = self.op_stack.drain(base..).collect();
+        let operands: Vec<Operand> = split_exact(&mut self.op_stack, base);
         Ok(Instruction { guard, opcode, modifiers, operands, span: Span::new(start, end) })
     }
 
@@ -1266,7 +1265,7 @@ impl<'a> Parser<'a> {
     fn operand_list(&mut self, close: Tk, close_text: &str) -> PResult<(Vec<Operand>, u32)> {
         let base = self.op_stack.len();
         match self.operand_list_inner(close, close_text) {
-            Ok(end) => Ok((self.op_stack.drain(base..).collect(), end)),
+            Ok(end) => Ok((split_exact(&mut self.op_stack, base), end)),
             Err(e) => {
                 self.op_stack.truncate(base);
                 Err(e)
@@ -1532,6 +1531,23 @@ impl<'a> Parser<'a> {
             _ => Err(self.expected("an operand or expression")),
         }
     }
+}
+
+/// Moves `v[base..]` out into a new vector of exactly that capacity (one allocation and one
+/// memcpy; none when empty), leaving `v[..base]` and `v`'s buffer for reuse.
+#[inline]
+fn split_exact<T>(v: &mut Vec<T>, base: usize) -> Vec<T> {
+    if base >= v.len() {
+        return Vec::new();
+    }
+    // `split_off` copies the tail into a fresh exact-capacity vector, except at 0 where it hands
+    // over the whole buffer; there the scratch keeps its buffer and the tail is copied instead.
+    if base > 0 {
+        return v.split_off(base);
+    }
+    let mut out = Vec::with_capacity(v.len());
+    out.append(v);
+    out
 }
 
 fn is_operand_end(k: Tk) -> bool {
