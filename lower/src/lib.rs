@@ -5,6 +5,7 @@
 //! (barrier uniformity) checks. Backends consume [`ir::Module`] and decide nothing semantic.
 
 pub mod abi;
+pub mod build;
 pub mod cfg;
 mod consts;
 mod features;

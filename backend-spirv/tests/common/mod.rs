@@ -3,6 +3,8 @@
 
 use ptxcross_lower::abi;
 use ptxcross_lower::ir::*;
+pub use ptxcross_lower::build::*;
+pub use ptxcross_lower::build::{cbool as cb, var as v};
 
 /// Builds one kernel: declare variables, then hand over the body.
 pub struct KernelBuilder {
@@ -50,58 +52,6 @@ impl KernelBuilder {
             features: self.features,
         }
     }
-}
-
-pub fn module(kernels: Vec<Kernel>) -> Module {
-    Module { kernels, globals: GlobalSegment::default() }
-}
-
-// ---- operand / expression / statement shorthands
-
-pub fn c32(v: u32) -> Operand {
-    Operand::Const(Const::U32(v))
-}
-pub fn c64(v: u64) -> Operand {
-    Operand::Const(Const::U64(v))
-}
-pub fn cf32(v: f32) -> Operand {
-    Operand::Const(Const::F32(v.to_bits()))
-}
-pub fn cf64(v: f64) -> Operand {
-    Operand::Const(Const::F64(v.to_bits()))
-}
-pub fn cb(v: bool) -> Operand {
-    Operand::Const(Const::Bool(v))
-}
-pub fn v(id: VarId) -> Operand {
-    Operand::Var(id)
-}
-pub fn assign(dst: VarId, expr: Expr) -> Stmt {
-    Stmt::Assign { dst, expr }
-}
-pub fn copy(dst: VarId, o: Operand) -> Stmt {
-    assign(dst, Expr::Use(o))
-}
-pub fn bin(op: BinaryOp, ty: Ty, lhs: Operand, rhs: Operand) -> Expr {
-    Expr::Binary { op, ty, lhs, rhs }
-}
-pub fn un(op: UnaryOp, ty: Ty, arg: Operand) -> Expr {
-    Expr::Unary { op, ty, arg }
-}
-pub fn cmp(op: CmpOp, ty: Ty, lhs: Operand, rhs: Operand) -> Expr {
-    Expr::Compare { op, ty, lhs, rhs }
-}
-pub fn load(memory: Memory, index: Operand) -> Expr {
-    Expr::LoadWord { memory, index }
-}
-pub fn store(memory: Memory, index: Operand, value: Operand) -> Stmt {
-    Stmt::StoreWord { memory, index, value }
-}
-pub fn if_(cond: Operand, then_body: Vec<Stmt>, else_body: Vec<Stmt>) -> Stmt {
-    Stmt::If { cond, then_body: Block { stmts: then_body }, else_body: Block { stmts: else_body } }
-}
-pub fn loop_(body: Vec<Stmt>) -> Stmt {
-    Stmt::Loop { body: Block { stmts: body } }
 }
 
 /// `out[i] = a[i] + b[i]` over the heap: params hold three u64 heap byte addresses and `n`.

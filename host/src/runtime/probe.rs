@@ -8,6 +8,7 @@
 
 use std::sync::Arc;
 
+use ptxcross_lower::build::*;
 use ptxcross_lower::{abi, ir::*};
 
 use super::{Backend, Context, ContextOptions, Error, Gpu};
@@ -17,32 +18,21 @@ const A_BITS: u32 = 0x3f80_0800;
 
 fn probe_module() -> Module {
     let v = |i: u32| VarId(i);
-    let p = |w: u32| Operand::Const(Const::U32(abi::PARAM_HEADER_WORDS + w));
+    let p = |w: u32| c32(abi::PARAM_HEADER_WORDS + w);
     let vars = [Ty::U32, Ty::U32, Ty::F32, Ty::F32, Ty::F32, Ty::F32, Ty::U32]
         .into_iter()
         .map(|ty| VarInfo { ty, name: "probe".into() })
         .collect();
+    let (a, sq, neg, r) = (var(v(2)), var(v(3)), var(v(4)), var(v(5)));
     let stmts = vec![
-        Stmt::Assign { dst: v(0), expr: Expr::LoadWord { memory: Memory::Param, index: p(0) } },
-        Stmt::Assign { dst: v(1), expr: Expr::LoadWord { memory: Memory::Param, index: p(1) } },
-        Stmt::Assign {
-            dst: v(2),
-            expr: Expr::Convert { op: ConvertOp::Bitcast, from: Ty::U32, to: Ty::F32, arg: Operand::Var(v(1)) },
-        },
-        Stmt::Assign {
-            dst: v(3),
-            expr: Expr::Binary { op: BinaryOp::FMul, ty: Ty::F32, lhs: Operand::Var(v(2)), rhs: Operand::Var(v(2)) },
-        },
-        Stmt::Assign { dst: v(4), expr: Expr::Unary { op: UnaryOp::FNeg, ty: Ty::F32, arg: Operand::Var(v(3)) } },
-        Stmt::Assign {
-            dst: v(5),
-            expr: Expr::Fma { ty: Ty::F32, a: Operand::Var(v(2)), b: Operand::Var(v(2)), c: Operand::Var(v(4)) },
-        },
-        Stmt::Assign {
-            dst: v(6),
-            expr: Expr::Convert { op: ConvertOp::Bitcast, from: Ty::F32, to: Ty::U32, arg: Operand::Var(v(5)) },
-        },
-        Stmt::StoreWord { memory: Memory::Heap, index: Operand::Var(v(0)), value: Operand::Var(v(6)) },
+        assign(v(0), load(Memory::Param, p(0))),
+        assign(v(1), load(Memory::Param, p(1))),
+        assign(v(2), conv(ConvertOp::Bitcast, Ty::U32, Ty::F32, v(1))),
+        assign(v(3), bin(BinaryOp::FMul, Ty::F32, a, a)),
+        assign(v(4), un(UnaryOp::FNeg, Ty::F32, sq)),
+        assign(v(5), Expr::Fma { ty: Ty::F32, a, b: a, c: neg }),
+        assign(v(6), conv(ConvertOp::Bitcast, Ty::F32, Ty::U32, r)),
+        store(Memory::Heap, v(0), v(6)),
     ];
     let kernel = Kernel {
         name: "ptxcross_fma_probe".into(),
@@ -59,7 +49,7 @@ fn probe_module() -> Module {
         param_bytes: 8,
         features: Features::default(),
     };
-    Module { kernels: vec![kernel], globals: GlobalSegment::default() }
+    module(vec![kernel])
 }
 
 /// Runs the probe on `backend`.
