@@ -43,10 +43,11 @@ pub const FAULT_TRAP: u32 = 1 << 5;
 /// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` reserved (zero).
 pub const PARAM_HEADER_WORDS: u32 = 4;
 pub const PARAM_GLOBALS_BASE_WORD: u32 = 0;
-/// Holds `1.0f32` (bits `0x3f800000`), written by the host. A value the shader compiler cannot
-/// know: a backend whose target may fuse `a*b + c` into one rounding (WGSL has no
-/// `NoContraction`) multiplies products by it, which makes any fusion harmless
-/// (`fma(round(a*b), 1, c)` rounds once, exactly like the unfused add).
+/// Holds `1.0f32` (bits `0x3f800000`), written by the host: a value no shader compiler can
+/// know. A backend whose target may contract `a*b + c` into one rounding (WGSL has no
+/// `NoContraction`) derives a run-time zero from it and XORs every float operand's bits with
+/// that zero, which keeps the compiler from fusing (multiplying by an opaque 1.0 was not
+/// enough on lavapipe).
 pub const PARAM_ONE_F32_WORD: u32 = 2;
 pub const ONE_F32_BITS: u32 = 0x3f80_0000;
 
