@@ -1009,9 +1009,7 @@ impl Emitter {
             (FloatToSint, F32 | F64, U32 | U64) => Op::ConvertFToS,
             (UintToFloat, U32 | U64, F32 | F64) => Op::ConvertUToF,
             (SintToFloat, U32 | U64, F32 | F64) => Op::ConvertSToF,
-            (FloatToFloat, F32, F32) | (FloatToFloat, F64, F64) => return Ok(a),
             (FloatToFloat, F32, F64) | (FloatToFloat, F64, F32) => Op::FConvert,
-            (Bitcast, _, _) if from == to && from != Bool => return Ok(a),
             (Bitcast, U32, F32) | (Bitcast, F32, U32) | (Bitcast, U64, F64) | (Bitcast, F64, U64) => Op::Bitcast,
             _ => return Err(invalid(format!("convert {op:?} from {from:?} to {to:?}"))),
         };

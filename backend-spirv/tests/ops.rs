@@ -7,141 +7,18 @@ mod common;
 use common::*;
 use ptxcross_lower::ir::*;
 
-const UNARY: [UnaryOp; 12] = [
-    UnaryOp::Not,
-    UnaryOp::Neg,
-    UnaryOp::FNeg,
-    UnaryOp::FAbs,
-    UnaryOp::FSqrt,
-    UnaryOp::FFloor,
-    UnaryOp::FCeil,
-    UnaryOp::FTrunc,
-    UnaryOp::FRoundEven,
-    UnaryOp::Popcount,
-    UnaryOp::CountLeadingZeros,
-    UnaryOp::BitReverse,
-];
-
-const BINARY: [BinaryOp; 25] = [
-    BinaryOp::Add,
-    BinaryOp::Sub,
-    BinaryOp::Mul,
-    BinaryOp::MulHiU,
-    BinaryOp::MulHiS,
-    BinaryOp::DivU,
-    BinaryOp::DivS,
-    BinaryOp::RemU,
-    BinaryOp::RemS,
-    BinaryOp::And,
-    BinaryOp::Or,
-    BinaryOp::Xor,
-    BinaryOp::Shl,
-    BinaryOp::ShrU,
-    BinaryOp::ShrS,
-    BinaryOp::MinU,
-    BinaryOp::MinS,
-    BinaryOp::MaxU,
-    BinaryOp::MaxS,
-    BinaryOp::FAdd,
-    BinaryOp::FSub,
-    BinaryOp::FMul,
-    BinaryOp::FDiv,
-    BinaryOp::FMin,
-    BinaryOp::FMax,
-];
-
-const CMP: [CmpOp; 16] = [
-    CmpOp::Eq,
-    CmpOp::Ne,
-    CmpOp::LtU,
-    CmpOp::LeU,
-    CmpOp::GtU,
-    CmpOp::GeU,
-    CmpOp::LtS,
-    CmpOp::LeS,
-    CmpOp::GtS,
-    CmpOp::GeS,
-    CmpOp::FEq,
-    CmpOp::FNe,
-    CmpOp::FLt,
-    CmpOp::FLe,
-    CmpOp::FGt,
-    CmpOp::FGe,
-];
-
-const CONVERT: [ConvertOp; 9] = [
-    ConvertOp::Truncate,
-    ConvertOp::ZeroExtend,
-    ConvertOp::SignExtend,
-    ConvertOp::FloatToUint,
-    ConvertOp::FloatToSint,
-    ConvertOp::UintToFloat,
-    ConvertOp::SintToFloat,
-    ConvertOp::FloatToFloat,
-    ConvertOp::Bitcast,
-];
-
-fn unary_ok(op: UnaryOp, ty: Ty) -> bool {
-    use UnaryOp::*;
-    match op {
-        Not => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
-        Neg | Popcount | CountLeadingZeros | BitReverse => ty.is_int(),
-        FNeg | FAbs | FSqrt | FFloor | FCeil | FTrunc | FRoundEven => ty.is_float(),
-    }
-}
-fn unary_result(op: UnaryOp, ty: Ty) -> Ty {
-    match op {
-        UnaryOp::Popcount | UnaryOp::CountLeadingZeros => Ty::U32,
-        _ => ty,
-    }
-}
-
-fn binary_ok(op: BinaryOp, ty: Ty) -> bool {
-    use BinaryOp::*;
-    match op {
-        And | Or | Xor => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
-        FAdd | FSub | FMul | FDiv | FMin | FMax => ty.is_float(),
-        _ => ty.is_int(),
-    }
-}
-fn is_shift(op: BinaryOp) -> bool {
-    matches!(op, BinaryOp::Shl | BinaryOp::ShrU | BinaryOp::ShrS)
-}
-
-fn cmp_ok(op: CmpOp, ty: Ty) -> bool {
-    use CmpOp::*;
-    match op {
-        Eq | Ne => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
-        FEq | FNe | FLt | FLe | FGt | FGe => ty.is_float(),
-        _ => ty.is_int(),
-    }
-}
-
-fn convert_ok(op: ConvertOp, from: Ty, to: Ty) -> bool {
-    use ConvertOp::*;
-    use Ty::*;
-    match op {
-        Truncate => (from, to) == (U64, U32),
-        ZeroExtend | SignExtend => (from, to) == (U32, U64),
-        FloatToUint | FloatToSint => from.is_float() && to.is_int(),
-        UintToFloat | SintToFloat => from.is_int() && to.is_float(),
-        FloatToFloat => from.is_float() && to.is_float(),
-        Bitcast => from != Bool && from.bits() == to.bits() && to != Bool,
-    }
-}
-
 /// One variable per type; `x[ty]` sources, `y[ty]` destinations.
 struct Vars {
     x: Vec<VarId>,
     y: Vec<VarId>,
 }
 fn vars(k: &mut KernelBuilder) -> Vars {
-    let x = ALL_TYS.iter().map(|&t| k.var(t)).collect();
-    let y = ALL_TYS.iter().map(|&t| k.var(t)).collect();
+    let x = Ty::ALL.iter().map(|&t| k.var(t)).collect();
+    let y = Ty::ALL.iter().map(|&t| k.var(t)).collect();
     Vars { x, y }
 }
 fn ti(ty: Ty) -> usize {
-    ALL_TYS.iter().position(|&t| t == ty).unwrap()
+    Ty::ALL.iter().position(|&t| t == ty).unwrap()
 }
 
 /// Emits every combination alone: accepted ones must emit, the rest must be refused. Then
@@ -177,10 +54,10 @@ fn unary_ops() {
     let mut kb = KernelBuilder::new("x");
     let vs = vars(&mut kb);
     let mut combos = Vec::new();
-    for op in UNARY {
-        for ty in ALL_TYS {
-            let ok = unary_ok(op, ty);
-            let dst = vs.y[ti(unary_result(op, ty))];
+    for op in UnaryOp::ALL {
+        for ty in Ty::ALL {
+            let ok = op.result_ty(ty).is_some();
+            let dst = vs.y[ti(op.result_ty(ty).unwrap_or(ty))];
             // once from a variable, once from a constant
             let stmts = vec![
                 assign(dst, un(op, ty, v(vs.x[ti(ty)]))),
@@ -197,11 +74,11 @@ fn binary_ops() {
     let mut kb = KernelBuilder::new("x");
     let vs = vars(&mut kb);
     let mut combos = Vec::new();
-    for op in BINARY {
-        for ty in ALL_TYS {
-            let ok = binary_ok(op, ty);
-            let rty = if is_shift(op) { Ty::U32 } else { ty };
-            let rhs_const = if is_shift(op) { c32(3) } else { const_of(ty) };
+    for op in BinaryOp::ALL {
+        for ty in Ty::ALL {
+            let ok = op.accepts(ty);
+            let rty = if op.is_shift() { Ty::U32 } else { ty };
+            let rhs_const = if op.is_shift() { c32(3) } else { const_of(ty) };
             let stmts = vec![
                 assign(vs.y[ti(ty)], bin(op, ty, v(vs.x[ti(ty)]), v(vs.x[ti(rty)]))),
                 assign(vs.y[ti(ty)], bin(op, ty, v(vs.x[ti(ty)]), rhs_const)),
@@ -225,13 +102,13 @@ fn compare_ops() {
     let mut kb = KernelBuilder::new("x");
     let vs = vars(&mut kb);
     let mut combos = Vec::new();
-    for op in CMP {
-        for ty in ALL_TYS {
+    for op in CmpOp::ALL {
+        for ty in Ty::ALL {
             let stmts = vec![
                 assign(vs.y[ti(Ty::Bool)], cmp(op, ty, v(vs.x[ti(ty)]), v(vs.y[ti(ty)]))),
                 assign(vs.y[ti(Ty::Bool)], cmp(op, ty, const_of(ty), v(vs.y[ti(ty)]))),
             ];
-            combos.push((format!("{op:?} {ty:?}"), cmp_ok(op, ty), stmts));
+            combos.push((format!("{op:?} {ty:?}"), op.accepts(ty), stmts));
         }
     }
     sweep("compare", combos);
@@ -242,14 +119,14 @@ fn convert_ops() {
     let mut kb = KernelBuilder::new("x");
     let vs = vars(&mut kb);
     let mut combos = Vec::new();
-    for op in CONVERT {
-        for from in ALL_TYS {
-            for to in ALL_TYS {
+    for op in ConvertOp::ALL {
+        for from in Ty::ALL {
+            for to in Ty::ALL {
                 let stmts = vec![
                     assign(vs.y[ti(to)], Expr::Convert { op, from, to, arg: v(vs.x[ti(from)]) }),
                     assign(vs.y[ti(to)], Expr::Convert { op, from, to, arg: const_of(from) }),
                 ];
-                combos.push((format!("{op:?} {from:?}->{to:?}"), convert_ok(op, from, to), stmts));
+                combos.push((format!("{op:?} {from:?}->{to:?}"), op.accepts(from, to), stmts));
             }
         }
     }
@@ -261,7 +138,7 @@ fn fma_select_use() {
     let mut kb = KernelBuilder::new("x");
     let vs = vars(&mut kb);
     let mut combos = Vec::new();
-    for ty in ALL_TYS {
+    for ty in Ty::ALL {
         let x = v(vs.x[ti(ty)]);
         let stmts = vec![assign(vs.y[ti(ty)], Expr::Fma { ty, a: x, b: const_of(ty), c: x })];
         combos.push((format!("Fma {ty:?}"), ty.is_float(), stmts));

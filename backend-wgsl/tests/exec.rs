@@ -11,7 +11,6 @@ use ptxcross_lower::abi;
 use ptxcross_lower::ir::*;
 use ptxcross_wgsl::{emit, Profile};
 
-const TYS: [Ty; 5] = [Ty::Bool, Ty::U32, Ty::U64, Ty::F32, Ty::F64];
 const WG: u32 = 64;
 const BASE: u32 = abi::HEAP_RESERVED_WORDS;
 
@@ -26,70 +25,26 @@ enum Case {
     Use,
 }
 
-fn unary_ok(op: UnaryOp, ty: Ty) -> Option<Ty> {
-    use UnaryOp::*;
-    let ok = match op {
-        Not => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
-        Neg | BitReverse | Popcount | CountLeadingZeros => ty.is_int(),
-        _ => ty.is_float(),
-    };
-    ok.then_some(if matches!(op, Popcount | CountLeadingZeros) { Ty::U32 } else { ty })
-}
-fn binary_ok(op: BinaryOp, ty: Ty) -> bool {
-    use BinaryOp::*;
-    match op {
-        And | Or | Xor => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
-        FAdd | FSub | FMul | FDiv | FMin | FMax => ty.is_float(),
-        _ => ty.is_int(),
-    }
-}
-fn cmp_ok(op: CmpOp, ty: Ty) -> bool {
-    use CmpOp::*;
-    match op {
-        Eq | Ne => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
-        FEq | FNe | FLt | FLe | FGt | FGe => ty.is_float(),
-        _ => ty.is_int(),
-    }
-}
-fn convert_ok(op: ConvertOp, from: Ty, to: Ty) -> bool {
-    use ConvertOp::*;
-    match op {
-        Truncate => from == Ty::U64 && to == Ty::U32,
-        ZeroExtend | SignExtend => from == Ty::U32 && to == Ty::U64,
-        FloatToUint | FloatToSint => from.is_float() && to.is_int(),
-        UintToFloat | SintToFloat => from.is_int() && to.is_float(),
-        FloatToFloat => from.is_float() && to.is_float() && from != to,
-        Bitcast => matches!((from, to), (Ty::U32, Ty::F32) | (Ty::F32, Ty::U32) | (Ty::U64, Ty::F64) | (Ty::F64, Ty::U64)),
-    }
-}
-
 fn cases(ty: Ty) -> Vec<(Case, Ty)> {
-    use BinaryOp::*;
-    use CmpOp::*;
-    use UnaryOp::*;
     let mut v = vec![(Case::Use, ty), (Case::Select, ty)];
-    for op in [Not, UnaryOp::Neg, FNeg, FAbs, FSqrt, FFloor, FCeil, FTrunc, FRoundEven, Popcount, CountLeadingZeros, BitReverse] {
-        if let Some(r) = unary_ok(op, ty) {
+    for op in UnaryOp::ALL {
+        if let Some(r) = op.result_ty(ty) {
             v.push((Case::Un(op), r));
         }
     }
-    for op in [
-        Add, Sub, Mul, MulHiU, MulHiS, DivU, DivS, RemU, RemS, And, Or, Xor, Shl, ShrU, ShrS, MinU, MinS, MaxU, MaxS, FAdd,
-        FSub, FMul, FDiv, FMin, FMax,
-    ] {
-        if binary_ok(op, ty) {
+    for op in BinaryOp::ALL {
+        if op.accepts(ty) {
             v.push((Case::Bin(op), ty));
         }
     }
-    for op in [Eq, Ne, LtU, LeU, GtU, GeU, LtS, LeS, GtS, GeS, FEq, FNe, FLt, FLe, FGt, FGe] {
-        if cmp_ok(op, ty) {
+    for op in CmpOp::ALL {
+        if op.accepts(ty) {
             v.push((Case::Cmp(op), Ty::Bool));
         }
     }
-    use ConvertOp::*;
-    for op in [Truncate, ZeroExtend, SignExtend, FloatToUint, FloatToSint, UintToFloat, SintToFloat, FloatToFloat, Bitcast] {
-        for to in TYS {
-            if convert_ok(op, ty, to) {
+    for op in ConvertOp::ALL {
+        for to in Ty::ALL {
+            if op.accepts(ty, to) {
                 v.push((Case::Conv(op, to), to));
             }
         }

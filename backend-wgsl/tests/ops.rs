@@ -7,82 +7,6 @@ use common::*;
 use ptxcross_lower::ir::*;
 use ptxcross_wgsl::{emit, EmitError, Profile};
 
-const TYS: [Ty; 5] = [Ty::Bool, Ty::U32, Ty::U64, Ty::F32, Ty::F64];
-
-const UNARY: [UnaryOp; 12] = [
-    UnaryOp::Not,
-    UnaryOp::Neg,
-    UnaryOp::FNeg,
-    UnaryOp::FAbs,
-    UnaryOp::FSqrt,
-    UnaryOp::FFloor,
-    UnaryOp::FCeil,
-    UnaryOp::FTrunc,
-    UnaryOp::FRoundEven,
-    UnaryOp::Popcount,
-    UnaryOp::CountLeadingZeros,
-    UnaryOp::BitReverse,
-];
-
-const BINARY: [BinaryOp; 25] = {
-    use BinaryOp::*;
-    [
-        Add, Sub, Mul, MulHiU, MulHiS, DivU, DivS, RemU, RemS, And, Or, Xor, Shl, ShrU, ShrS, MinU, MinS, MaxU,
-        MaxS, FAdd, FSub, FMul, FDiv, FMin, FMax,
-    ]
-};
-
-const CMP: [CmpOp; 16] = {
-    use CmpOp::*;
-    [Eq, Ne, LtU, LeU, GtU, GeU, LtS, LeS, GtS, GeS, FEq, FNe, FLt, FLe, FGt, FGe]
-};
-
-const CONVERT: [ConvertOp; 9] = {
-    use ConvertOp::*;
-    [Truncate, ZeroExtend, SignExtend, FloatToUint, FloatToSint, UintToFloat, SintToFloat, FloatToFloat, Bitcast]
-};
-
-/// The IR's rules (ir.rs), written out independently of the emitter.
-fn unary_ok(op: UnaryOp, ty: Ty) -> Option<Ty> {
-    use UnaryOp::*;
-    let ok = match op {
-        Not => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
-        Neg | BitReverse | Popcount | CountLeadingZeros => ty.is_int(),
-        _ => ty.is_float(),
-    };
-    ok.then_some(if matches!(op, Popcount | CountLeadingZeros) { Ty::U32 } else { ty })
-}
-
-fn binary_ok(op: BinaryOp, ty: Ty) -> bool {
-    use BinaryOp::*;
-    match op {
-        And | Or | Xor => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
-        FAdd | FSub | FMul | FDiv | FMin | FMax => ty.is_float(),
-        _ => ty.is_int(),
-    }
-}
-
-fn cmp_ok(op: CmpOp, ty: Ty) -> bool {
-    use CmpOp::*;
-    match op {
-        Eq | Ne => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
-        FEq | FNe | FLt | FLe | FGt | FGe => ty.is_float(),
-        _ => ty.is_int(),
-    }
-}
-
-fn convert_ok(op: ConvertOp, from: Ty, to: Ty) -> bool {
-    use ConvertOp::*;
-    match op {
-        Truncate => from == Ty::U64 && to == Ty::U32,
-        ZeroExtend | SignExtend => from == Ty::U32 && to == Ty::U64,
-        FloatToUint | FloatToSint => from.is_float() && to.is_int(),
-        UintToFloat | SintToFloat => from.is_int() && to.is_float(),
-        FloatToFloat => from.is_float() && to.is_float() && from != to,
-        Bitcast => matches!((from, to), (Ty::U32, Ty::F32) | (Ty::F32, Ty::U32) | (Ty::U64, Ty::F64) | (Ty::F64, Ty::U64)),
-    }
-}
-
 fn is64(ty: Ty) -> bool {
     matches!(ty, Ty::U64 | Ty::F64)
 }
@@ -121,9 +45,9 @@ fn check(k: Kernel, ok: bool, profile: Profile, what: &str) {
 #[test]
 fn unary_ops() {
     for profile in [Profile::Wgpu, Profile::WebGpu] {
-        for op in UNARY {
-            for ty in TYS {
-                let rty = unary_ok(op, ty);
+        for op in UnaryOp::ALL {
+            for ty in Ty::ALL {
+                let rty = op.result_ty(ty);
                 let k = one_op(ty, rty.unwrap_or(ty), |a, _, _| un(op, ty, a));
                 check(k, rty.is_some(), profile, &format!("{op:?}.{ty:?} ({profile})"));
             }
@@ -134,9 +58,9 @@ fn unary_ops() {
 #[test]
 fn unary_ops_on_constants() {
     // Constant operands too (naga constant-folds some of these: the folding must accept them).
-    for op in UNARY {
-        for ty in TYS {
-            let Some(rty) = unary_ok(op, ty) else { continue };
+    for op in UnaryOp::ALL {
+        for ty in Ty::ALL {
+            let Some(rty) = op.result_ty(ty) else { continue };
             for c in [
                 Const::U32(0x8000_0001),
                 Const::U64(0x8000_0000_0000_0001),
@@ -161,8 +85,8 @@ fn unary_ops_on_constants() {
 #[test]
 fn binary_ops() {
     for profile in [Profile::Wgpu, Profile::WebGpu] {
-        for op in BINARY {
-            for ty in TYS {
+        for op in BinaryOp::ALL {
+            for ty in Ty::ALL {
                 let shift = matches!(op, BinaryOp::Shl | BinaryOp::ShrU | BinaryOp::ShrS);
                 let mut b = Kb::new("op", [32, 1, 1]);
                 let x = b.var(ty, "a");
@@ -170,7 +94,7 @@ fn binary_ops() {
                 let s = b.var(Ty::U32, "s");
                 let d = b.var(ty, "d");
                 b.push(assign(d, bin(op, ty, x, if shift { s } else { y })));
-                check(b.build(), binary_ok(op, ty), profile, &format!("{op:?}.{ty:?} ({profile})"));
+                check(b.build(), op.accepts(ty), profile, &format!("{op:?}.{ty:?} ({profile})"));
             }
         }
     }
@@ -188,10 +112,10 @@ fn shifts_take_a_u32_amount() {
 #[test]
 fn compare_ops() {
     for profile in [Profile::Wgpu, Profile::WebGpu] {
-        for op in CMP {
-            for ty in TYS {
+        for op in CmpOp::ALL {
+            for ty in Ty::ALL {
                 let k = one_op(ty, Ty::Bool, |a, b, _| cmp(op, ty, a, b));
-                check(k, cmp_ok(op, ty), profile, &format!("{op:?}.{ty:?} ({profile})"));
+                check(k, op.accepts(ty), profile, &format!("{op:?}.{ty:?} ({profile})"));
             }
         }
     }
@@ -200,14 +124,14 @@ fn compare_ops() {
 #[test]
 fn convert_ops() {
     for profile in [Profile::Wgpu, Profile::WebGpu] {
-        for op in CONVERT {
-            for from in TYS {
-                for to in TYS {
+        for op in ConvertOp::ALL {
+            for from in Ty::ALL {
+                for to in Ty::ALL {
                     let mut b = Kb::new("op", [32, 1, 1]);
                     let x = b.var(from, "a");
                     let d = b.var(to, "d");
                     b.push(assign(d, conv(op, from, to, x)));
-                    check(b.build(), convert_ok(op, from, to), profile, &format!("{op:?} {from:?}->{to:?} ({profile})"));
+                    check(b.build(), op.accepts(from, to), profile, &format!("{op:?} {from:?}->{to:?} ({profile})"));
                 }
             }
         }
@@ -217,7 +141,7 @@ fn convert_ops() {
 #[test]
 fn fma_and_select() {
     for profile in [Profile::Wgpu, Profile::WebGpu] {
-        for ty in TYS {
+        for ty in Ty::ALL {
             let k = one_op(ty, ty, |a, b, c| Expr::Fma { ty, a: a.into(), b: b.into(), c: c.into() });
             check(k, ty.is_float(), profile, &format!("Fma.{ty:?}"));
             let mut b = Kb::new("op", [32, 1, 1]);
@@ -246,29 +170,29 @@ fn all_32_bit_ops_in_one_webgpu_kernel() {
     let s = b.var(Ty::U32, "s");
     for ty in [Ty::Bool, Ty::U32, Ty::F32] {
         let (x, y) = vars[&format!("{ty:?}")];
-        for op in UNARY {
-            if let Some(r) = unary_ok(op, ty) {
+        for op in UnaryOp::ALL {
+            if let Some(r) = op.result_ty(ty) {
                 let d = b.var(r, "d");
                 stmts.push(assign(d, un(op, ty, x)));
             }
         }
-        for op in BINARY {
-            if binary_ok(op, ty) {
+        for op in BinaryOp::ALL {
+            if op.accepts(ty) {
                 let d = b.var(ty, "d");
                 let shift = matches!(op, BinaryOp::Shl | BinaryOp::ShrU | BinaryOp::ShrS);
                 stmts.push(assign(d, bin(op, ty, x, if shift { s } else { y })));
             }
         }
-        for op in CMP {
-            if cmp_ok(op, ty) {
+        for op in CmpOp::ALL {
+            if op.accepts(ty) {
                 let d = b.var(Ty::Bool, "d");
                 stmts.push(assign(d, cmp(op, ty, x, y)));
             }
         }
     }
-    for op in CONVERT {
+    for op in ConvertOp::ALL {
         for (from, to) in [(Ty::U32, Ty::F32), (Ty::F32, Ty::U32)] {
-            if convert_ok(op, from, to) {
+            if op.accepts(from, to) {
                 let d = b.var(to, "d");
                 let (x, _) = vars[&format!("{from:?}")];
                 stmts.push(assign(d, conv(op, from, to, x)));
@@ -321,19 +245,19 @@ fn nasty(ty: Ty) -> Vec<Const> {
 /// `3u << 31u`, `u32::MAX + 1`, `3e38f * 10f` or `sqrt(-1f)` are shader-creation errors.
 #[test]
 fn all_constant_operands() {
-    for ty in TYS {
+    for ty in Ty::ALL {
         for x in nasty(ty) {
-            for op in UNARY {
-                if let Some(r) = unary_ok(op, ty) {
+            for op in UnaryOp::ALL {
+                if let Some(r) = op.result_ty(ty) {
                     let mut b = Kb::new("op", [1, 1, 1]);
                     let d = b.var(r, "d");
                     b.push(assign(d, un(op, ty, x)));
                     check(b.build(), true, Profile::Wgpu, &format!("{op:?}.{ty:?} on {x:?}"));
                 }
             }
-            for op in CONVERT {
-                for to in TYS {
-                    if convert_ok(op, ty, to) {
+            for op in ConvertOp::ALL {
+                for to in Ty::ALL {
+                    if op.accepts(ty, to) {
                         let mut b = Kb::new("op", [1, 1, 1]);
                         let d = b.var(to, "d");
                         b.push(assign(d, conv(op, ty, to, x)));
@@ -342,10 +266,10 @@ fn all_constant_operands() {
                 }
             }
             for y in nasty(ty) {
-                for op in BINARY {
+                for op in BinaryOp::ALL {
                     let shift = matches!(op, BinaryOp::Shl | BinaryOp::ShrU | BinaryOp::ShrS);
                     let div = matches!(op, BinaryOp::DivU | BinaryOp::DivS | BinaryOp::RemU | BinaryOp::RemS);
-                    if !binary_ok(op, ty) || shift || (div && y.bits() == 0) {
+                    if !op.accepts(ty) || shift || (div && y.bits() == 0) {
                         continue;
                     }
                     let mut b = Kb::new("op", [1, 1, 1]);
@@ -353,8 +277,8 @@ fn all_constant_operands() {
                     b.push(assign(d, bin(op, ty, x, y)));
                     check(b.build(), true, Profile::Wgpu, &format!("{op:?}.{ty:?} on {x:?}, {y:?}"));
                 }
-                for op in CMP {
-                    if cmp_ok(op, ty) {
+                for op in CmpOp::ALL {
+                    if op.accepts(ty) {
                         let mut b = Kb::new("op", [1, 1, 1]);
                         let d = b.var(Ty::Bool, "d");
                         b.push(assign(d, cmp(op, ty, x, y)));

@@ -408,3 +408,85 @@ impl fmt::Display for VarId {
         write!(f, "v{}", self.0)
     }
 }
+
+// ---- The IR's typing rules: which operand types each operation accepts. Backends refuse
+// anything else as invalid IR; their tests sweep these lists against these rules.
+
+impl Ty {
+    pub const ALL: [Ty; 5] = [Ty::Bool, Ty::U32, Ty::U64, Ty::F32, Ty::F64];
+}
+
+impl UnaryOp {
+    pub const ALL: [UnaryOp; 12] = {
+        use UnaryOp::*;
+        [Not, Neg, FNeg, FAbs, FSqrt, FFloor, FCeil, FTrunc, FRoundEven, Popcount, CountLeadingZeros, BitReverse]
+    };
+    /// The result type of the op on an operand of `ty`, or `None` if it does not apply.
+    pub fn result_ty(self, ty: Ty) -> Option<Ty> {
+        use UnaryOp::*;
+        let ok = match self {
+            Not => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
+            Neg | BitReverse | Popcount | CountLeadingZeros => ty.is_int(),
+            FNeg | FAbs | FSqrt | FFloor | FCeil | FTrunc | FRoundEven => ty.is_float(),
+        };
+        ok.then_some(if matches!(self, Popcount | CountLeadingZeros) { Ty::U32 } else { ty })
+    }
+}
+
+impl BinaryOp {
+    pub const ALL: [BinaryOp; 25] = {
+        use BinaryOp::*;
+        [
+            Add, Sub, Mul, MulHiU, MulHiS, DivU, DivS, RemU, RemS, And, Or, Xor, Shl, ShrU, ShrS, MinU, MinS, MaxU,
+            MaxS, FAdd, FSub, FMul, FDiv, FMin, FMax,
+        ]
+    };
+    /// Whether the op applies to type `ty` (the type of `lhs` and the result; shifts take a
+    /// `U32` `rhs`, see [`BinaryOp::is_shift`]).
+    pub fn accepts(self, ty: Ty) -> bool {
+        use BinaryOp::*;
+        match self {
+            And | Or | Xor => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
+            FAdd | FSub | FMul | FDiv | FMin | FMax => ty.is_float(),
+            _ => ty.is_int(),
+        }
+    }
+    pub fn is_shift(self) -> bool {
+        matches!(self, BinaryOp::Shl | BinaryOp::ShrU | BinaryOp::ShrS)
+    }
+}
+
+impl CmpOp {
+    pub const ALL: [CmpOp; 16] = {
+        use CmpOp::*;
+        [Eq, Ne, LtU, LeU, GtU, GeU, LtS, LeS, GtS, GeS, FEq, FNe, FLt, FLe, FGt, FGe]
+    };
+    /// Whether the comparison applies to operands of type `ty`.
+    pub fn accepts(self, ty: Ty) -> bool {
+        use CmpOp::*;
+        match self {
+            Eq | Ne => matches!(ty, Ty::Bool | Ty::U32 | Ty::U64),
+            FEq | FNe | FLt | FLe | FGt | FGe => ty.is_float(),
+            _ => ty.is_int(),
+        }
+    }
+}
+
+impl ConvertOp {
+    pub const ALL: [ConvertOp; 9] = {
+        use ConvertOp::*;
+        [Truncate, ZeroExtend, SignExtend, FloatToUint, FloatToSint, UintToFloat, SintToFloat, FloatToFloat, Bitcast]
+    };
+    /// Whether the conversion applies from `from` to `to`.
+    pub fn accepts(self, from: Ty, to: Ty) -> bool {
+        use ConvertOp::*;
+        match self {
+            Truncate => (from, to) == (Ty::U64, Ty::U32),
+            ZeroExtend | SignExtend => (from, to) == (Ty::U32, Ty::U64),
+            FloatToUint | FloatToSint => from.is_float() && to.is_int(),
+            UintToFloat | SintToFloat => from.is_int() && to.is_float(),
+            FloatToFloat => from.is_float() && to.is_float() && from != to,
+            Bitcast => matches!((from, to), (Ty::U32, Ty::F32) | (Ty::F32, Ty::U32) | (Ty::U64, Ty::F64) | (Ty::F64, Ty::U64)),
+        }
+    }
+}

@@ -161,8 +161,6 @@ pub fn naga_report(what: &str, words: &[u32]) {
     }
 }
 
-pub const ALL_TYS: [Ty; 5] = [Ty::Bool, Ty::U32, Ty::U64, Ty::F32, Ty::F64];
-
 /// A constant of type `ty` (nonzero where that matters, e.g. divisors).
 pub fn const_of(ty: Ty) -> Operand {
     match ty {
