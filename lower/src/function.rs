@@ -534,24 +534,10 @@ fn fold(e: &Expr) -> Option<Const> {
             Ty::Bool => return None,
         }),
         Expr::Unary { op: UnaryOp::Not, ty: Ty::Bool, arg: Operand::Const(Const::Bool(b)) } => Some(Const::Bool(!b)),
-        Expr::Compare { op, ty, lhs: Operand::Const(a), rhs: Operand::Const(b) } if ty.is_int() || *ty == Ty::Bool => {
-            // Integer comparisons only: float ones keep their run-time NaN semantics.
-            let (ua, ub) = (a.bits(), b.bits());
-            let sext = |v: u64| if *ty == Ty::U32 { v as u32 as i32 as i64 } else { v as i64 };
-            let (sa, sb) = (sext(ua), sext(ub));
-            Some(Const::Bool(match op {
-                CmpOp::Eq => ua == ub,
-                CmpOp::Ne => ua != ub,
-                CmpOp::LtU => ua < ub,
-                CmpOp::LeU => ua <= ub,
-                CmpOp::GtU => ua > ub,
-                CmpOp::GeU => ua >= ub,
-                CmpOp::LtS => sa < sb,
-                CmpOp::LeS => sa <= sb,
-                CmpOp::GtS => sa > sb,
-                CmpOp::GeS => sa >= sb,
-                _ => return None,
-            }))
+        // Integer comparisons only: float ones keep their run-time NaN semantics. The reference
+        // interpreter defines the IR's semantics; folding is evaluating it early.
+        Expr::Compare { op, ty, lhs: Operand::Const(a), rhs: Operand::Const(b) } if !ty.is_float() && op.accepts(*ty) => {
+            Some(Const::Bool(crate::interp::compare(*op, *ty, a.bits(), b.bits())))
         }
         _ => None,
     }
