@@ -6,19 +6,6 @@ mod common;
 use common::*;
 use ptxcross_lower::ir::*;
 
-const ATOMICS: [AtomicOp; 11] = [
-    AtomicOp::Add,
-    AtomicOp::Sub,
-    AtomicOp::And,
-    AtomicOp::Or,
-    AtomicOp::Xor,
-    AtomicOp::Exchange,
-    AtomicOp::MinU,
-    AtomicOp::MaxU,
-    AtomicOp::MinS,
-    AtomicOp::MaxS,
-    AtomicOp::CompareExchange,
-];
 
 fn atomic(memory: Memory, op: AtomicOp, index: Operand, value: Operand) -> Expr {
     let comparand = (op == AtomicOp::CompareExchange).then_some(c32(5));
@@ -76,7 +63,7 @@ fn atomics_on_heap_and_shared() {
     let old = k.var(Ty::U32);
     let mut body = vec![assign(i, Expr::Builtin(Builtin::ThreadId(0)))];
     for m in [Memory::Heap, Memory::Shared] {
-        for op in ATOMICS {
+        for op in AtomicOp::ALL {
             body.push(assign(old, atomic(m, op, v(i), v(old))));
             body.push(assign(old, atomic(m, op, c32(70), c32(1))));
         }

@@ -178,20 +178,8 @@ fn break_or_continue_outside_a_loop_is_invalid() {
 }
 
 fn every_atomic(memory: Memory, index: Operand) -> Vec<Stmt> {
-    let ops = [
-        AtomicOp::Add,
-        AtomicOp::Sub,
-        AtomicOp::And,
-        AtomicOp::Or,
-        AtomicOp::Xor,
-        AtomicOp::Exchange,
-        AtomicOp::MinU,
-        AtomicOp::MaxU,
-        AtomicOp::MinS,
-        AtomicOp::MaxS,
-        AtomicOp::CompareExchange,
-    ];
-    ops.iter()
+    AtomicOp::ALL
+        .iter()
         .map(|&op| {
             let comparand = (op == AtomicOp::CompareExchange).then_some(c32(7));
             assign(VarId(0), Expr::AtomicWord { memory, op, index, value: c32(3), comparand })

@@ -490,3 +490,10 @@ impl ConvertOp {
         }
     }
 }
+
+impl AtomicOp {
+    pub const ALL: [AtomicOp; 11] = {
+        use AtomicOp::*;
+        [Add, Sub, And, Or, Xor, Exchange, MinU, MaxU, MinS, MaxS, CompareExchange]
+    };
+}
