@@ -14,6 +14,7 @@ pub mod interp;
 mod inst;
 mod kernel;
 mod layout;
+mod loop_exits;
 mod ptx_types;
 pub mod ir;
 mod simt;

@@ -1,1 +1,3 @@
-//! ptxcross conformance tests
+//! ptxcross conformance tests: shared helpers of the end-to-end tests.
+
+pub mod launch;
