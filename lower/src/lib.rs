@@ -12,6 +12,7 @@ mod features;
 mod function;
 pub mod interp;
 mod inst;
+mod isolation;
 mod kernel;
 mod layout;
 mod loop_exits;
