@@ -6,6 +6,7 @@
 
 pub mod abi;
 pub mod build;
+mod call;
 pub mod cfg;
 mod consts;
 mod features;
@@ -46,7 +47,10 @@ pub const DEFAULT_BLOCK: [u32; 3] = [256, 1, 1];
 /// yet: X"); all kernels are lowered and every error is returned.
 pub fn lower(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
     let _ = file;
-    let (globals, global_places) = layout::layout_globals(&module.items).map_err(|d| vec![d])?;
+    let functions = call::Functions::new(module).map_err(|d| vec![d])?;
+    let address_size = module.address_size.unwrap_or(32);
+    let (globals, global_places) =
+        layout::layout_globals(&module.items, &|name| functions.address(name, address_size)).map_err(|d| vec![d])?;
     let entries: Vec<&ast::Function> = module
         .items
         .iter()
@@ -71,7 +75,7 @@ pub fn lower(module: &ast::Module, file: &SourceFile, options: &LowerOptions) ->
     let mut errors = Vec::new();
     let mut used_names = std::collections::HashSet::new();
     for f in selected {
-        match kernel::lower_kernel(module, f, &global_places, options) {
+        match kernel::lower_kernel(module, f, &global_places, &functions, options) {
             Ok(mut k) => {
                 let mut ep = kernel::entry_point_name(&k.name);
                 while !used_names.insert(ep.clone()) {
