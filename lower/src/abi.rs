@@ -38,6 +38,9 @@ pub const FAULT_PARAM_OUT_OF_RANGE: u32 = 1 << 3;
 pub const FAULT_MISALIGNED: u32 = 1 << 4;
 /// `trap` executed.
 pub const FAULT_TRAP: u32 = 1 << 5;
+/// A loop ended without taking any of its exits: the driver cut it (lavapipe stops a shader's
+/// loops after 65,535 back-edges in total; see `lower/src/loop_cut.rs`).
+pub const FAULT_LOOP_CUT: u32 = 1 << 6;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
 /// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` reserved (zero).
@@ -60,6 +63,11 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
         (FAULT_PARAM_OUT_OF_RANGE, "parameter access out of range"),
         (FAULT_MISALIGNED, "misaligned memory access"),
         (FAULT_TRAP, "trap instruction executed"),
+        (
+            FAULT_LOOP_CUT,
+            "a loop was cut short by the driver's iteration limit (lavapipe stops all loops of a \
+             thread after 65,535 iterations in total), so the results are wrong",
+        ),
     ];
     names.iter().filter(|(b, _)| bits & b != 0).map(|&(_, n)| n).collect()
 }
