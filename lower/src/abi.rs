@@ -43,8 +43,10 @@ pub const FAULT_TRAP: u32 = 1 << 5;
 pub const FAULT_LOOP_CUT: u32 = 1 << 6;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
-/// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` reserved (zero).
-pub const PARAM_HEADER_WORDS: u32 = 4;
+/// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` reserved (zero);
+/// `[4..7)` the `%ctaid` of this dispatch's first workgroup (`PARAM_CTA_BASE_WORD`); `[7..10)`
+/// the whole grid's size, `%nctaid` (`PARAM_GRID_SIZE_WORD`); `[10..12)` reserved (zero).
+pub const PARAM_HEADER_WORDS: u32 = 12;
 pub const PARAM_GLOBALS_BASE_WORD: u32 = 0;
 /// Holds `1.0f32` (bits `0x3f800000`), written by the host: a value no shader compiler can
 /// know. A backend whose target may contract `a*b + c` into one rounding (WGSL has no
@@ -53,6 +55,12 @@ pub const PARAM_GLOBALS_BASE_WORD: u32 = 0;
 /// enough on lavapipe).
 pub const PARAM_ONE_F32_WORD: u32 = 2;
 pub const ONE_F32_BITS: u32 = 0x3f80_0000;
+/// Drivers cap a dispatch (wgpu: `max_compute_workgroups_per_dimension` per axis; lavapipe
+/// counts the workgroups of a dispatch in 32 bits), so the host runs a large grid as several
+/// dispatches. `lower` adds this base (x, y, z) to the dispatch's workgroup id for `%ctaid`.
+pub const PARAM_CTA_BASE_WORD: u32 = 4;
+/// `%nctaid` (x, y, z): the grid's size, not the dispatch's.
+pub const PARAM_GRID_SIZE_WORD: u32 = 7;
 
 /// Human-readable names of the fault bits set in `bits`.
 pub fn describe_faults(bits: u32) -> Vec<&'static str> {

@@ -10,6 +10,7 @@ pub mod cfg;
 mod consts;
 mod features;
 mod function;
+mod grid;
 pub mod interp;
 mod inst;
 mod isolation;
