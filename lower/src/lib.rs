@@ -11,11 +11,13 @@ pub mod cfg;
 mod consts;
 mod features;
 mod function;
+mod grid;
 pub mod interp;
 mod inst;
 mod isolation;
 mod kernel;
 mod layout;
+mod loop_cut;
 mod loop_exits;
 mod ptx_types;
 pub mod ir;
@@ -38,6 +40,10 @@ pub struct LowerOptions {
     /// unfused multiply-add (lavapipe does that), so by default `fma.rn.f32` is emulated
     /// exactly; a host that has probed its device may set this to use the native op.
     pub native_fma: bool,
+    /// The target may end loops early on its own (lavapipe's iteration limit): add the check
+    /// that turns such a cut into a kernel fault (`abi::FAULT_LOOP_CUT`, see `loop_cut`). The
+    /// host sets it from a probe of the device.
+    pub detect_cut_loops: bool,
 }
 
 /// Block shape used for translation when neither the caller nor `.reqntid` fixes one.
