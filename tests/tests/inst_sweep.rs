@@ -3,8 +3,9 @@
 //! payloads, subnormals, integer extremes, carries) and a sampled slice of random inputs.
 //!
 //! The exhaustive sweeps (every 32-bit input) are ignored by default:
-//!   cargo test --release -p ptxcross-tests --test inst_sweep -- --ignored --nocapture
-//! Each prints values checked per second per backend.
+//!   cargo test -p ptxcross-tests --test inst_sweep -- --ignored --nocapture
+//! Each prints values checked per second per backend. `PTXCROSS_SWEEP_VARIANT=cvt.rni.sat.f32.f32`
+//! restricts them to the variants whose name contains that text.
 
 use ptxcross_tests::ptx_ref::float::{self as fref, IntRound};
 use ptxcross_tests::ptx_ref::int as iref;
@@ -72,7 +73,8 @@ fn cvt_f32_f32_integer_rounding_ftz_sat() {
 #[ignore = "exhaustive: 2^32 inputs per variant (see the file's doc comment)"]
 fn exhaustive_cvt_f32_f32() {
     let Some(gpu) = sweep::gpu() else { return };
-    for (name, round, ftz, sat) in cvt_f32_f32_variants() {
+    let only = std::env::var("PTXCROSS_SWEEP_VARIANT").unwrap_or_default();
+    for (name, round, ftz, sat) in cvt_f32_f32_variants().into_iter().filter(|v| v.0.contains(&only)) {
         let s = Sweep::new(&gpu, Variant::inst(&name, "f32", &["f32"])).unwrap();
         let reference = |a: &[u64]| vec![fref::cvt_f32_f32(a[0] as u32, round, ftz, sat)];
         for b in ptxcross::Backend::ALL {

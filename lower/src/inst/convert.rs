@@ -10,15 +10,15 @@ use ptxcross_frontend::Diagnostic;
 
 impl FnLower {
     pub(super) fn cvt(&mut self, m: &Mods) -> LResult<()> {
-        m.only(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "ftz", "sat"])?;
         let types = m.types();
         let [dt, st] = types.as_slice() else {
             return Err(Diagnostic::new("`cvt` takes a destination and a source type", m.inst.span));
         };
         let (dt, st) = (*dt, *st);
         if ptx_types::is_half(dt) || ptx_types::is_half(st) {
-            return Err(unsupported(format!("`{}` (half precision)", m.name()), m.inst.span));
+            return self.cvt_half(m, dt, st);
         }
+        m.only(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "ftz", "sat"])?;
         let [d, a] = super::operands(m.inst, 2)? else { unreachable!() };
         let v = self.read(a, st)?;
         let rounding = m.one_of(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"]);
@@ -103,7 +103,7 @@ impl FnLower {
 
     /// Float → integer: round to integral, then saturate to the destination's range; NaN → 0
     /// (spec §9.7.9.21: float-to-integer conversions saturate).
-    fn float_to_int(&mut self, v: Operand, st: ScalarType, dt: ScalarType, round: UnaryOp) -> Operand {
+    pub(super) fn float_to_int(&mut self, v: Operand, st: ScalarType, dt: ScalarType, round: UnaryOp) -> Operand {
         let fty = value_ty(st).unwrap_or(Ty::F32);
         let ity = value_ty(dt).unwrap_or(Ty::U32);
         let bits = ptx_types::bits(dt);

@@ -31,6 +31,9 @@ impl FnLower {
     pub(super) fn float_arith(&mut self, m: &Mods) -> LResult<()> {
         let name = m.inst.opcode.name.as_str();
         let t = m.ty()?;
+        if ptx_types::is_half(t) {
+            return self.half_arith(m);
+        }
         let ty = self.float_ty(t, m)?;
         let ftz = m.has("ftz");
         if ftz && ty == Ty::F64 {
@@ -196,7 +199,7 @@ impl FnLower {
 
     /// PTX min/max (spec §9.7.3.11/12): a NaN operand yields the other; two NaNs yield the
     /// canonical NaN; `+0.0 > -0.0`.
-    fn float_min_max(&mut self, is_min: bool, t: ScalarType, ty: Ty, a: Operand, b: Operand) -> Operand {
+    pub(super) fn float_min_max(&mut self, is_min: bool, t: ScalarType, ty: Ty, a: Operand, b: Operand) -> Operand {
         let (ity, sign_free, canonical_nan) = if ty == Ty::F64 {
             (Ty::U64, 0x7fff_ffff_ffff_ffffu64, 0x7fff_ffff_ffff_ffffu64)
         } else {

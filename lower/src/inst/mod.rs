@@ -5,6 +5,7 @@
 mod control;
 mod convert;
 mod float;
+mod half;
 mod int;
 mod memory;
 mod moves;

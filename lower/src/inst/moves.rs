@@ -137,8 +137,13 @@ impl FnLower {
     /// unsigned integer, bit-size and floating-point comparisons").
     pub fn compare(&mut self, cmp: &str, t: ScalarType, a: Operand, b: Operand, m: &Mods) -> LResult<Operand> {
         let ty = value_ty(t).ok_or_else(|| unsupported(format!("comparisons of .{}", t.suffix()), m.inst.span))?;
+        if let Some(fmt) = super::half::half_format(t).filter(|_| matches!(t, ScalarType::F16 | ScalarType::Bf16)) {
+            // Scalar halves compare as their exact f32 widenings (§9.7.4.8).
+            let (a, b) = (self.half_to_f32(a, fmt), self.half_to_f32(b, fmt));
+            return self.compare(cmp, ScalarType::F32, a, b, m);
+        }
         if ptx_types::is_half(t) {
-            return Err(unsupported(format!("`{}` on half-precision values", m.name()), m.inst.span));
+            return Err(unsupported(format!("`{}` on packed half-precision values", m.name()), m.inst.span));
         }
         if ptx_types::is_float(t) {
             let ordered = |s: &mut FnLower, op: CmpOp| s.cmp(op, ty, a, b);
