@@ -227,3 +227,174 @@ fn bfe_bfi_immediate_positions() {
         }
     }
 }
+
+fn u32_rows(arity: usize, seed: u64) -> Vec<u64> {
+    let mut rng = Rng(seed);
+    let edges: Vec<u64> = U32_EDGES.iter().map(|&x| x as u64).collect();
+    rows(arity, &edges, 1 << 16, SAMPLES, &mut || rng.next() & 0xffff_ffff)
+}
+
+#[test]
+fn add_sub_sat_mul24_mad24_sad() {
+    let two = u32_rows(2, 21);
+    let three = u32_rows(3, 22);
+    for sub in [false, true] {
+        let name = if sub { "sub.sat.s32" } else { "add.sat.s32" };
+        sweep_one(Variant::inst(name, "s32", &["s32", "s32"]), &two, &move |a| vec![Expect::Bits(iref::add_sat_s32(a[0], a[1], sub))]);
+    }
+    for ty in ["u32", "s32"] {
+        let signed = ty == "s32";
+        for hi in [false, true] {
+            let mode = if hi { "hi" } else { "lo" };
+            sweep_one(Variant::inst(&format!("mul24.{mode}.{ty}"), ty, &[ty, ty]), &two, &move |a| {
+                vec![Expect::Bits(iref::mul24(signed, hi, a[0], a[1], None, false))]
+            });
+            sweep_one(Variant::inst(&format!("mad24.{mode}.{ty}"), ty, &[ty, ty, ty]), &three, &move |a| {
+                vec![Expect::Bits(iref::mul24(signed, hi, a[0], a[1], Some(a[2]), false))]
+            });
+        }
+    }
+    sweep_one(Variant::inst("mad24.hi.sat.s32", "s32", &["s32", "s32", "s32"]), &three, &|a| {
+        vec![Expect::Bits(iref::mul24(true, true, a[0], a[1], Some(a[2]), true))]
+    });
+    let mut rng = Rng(23);
+    let three64 = rows(3, U64_EDGES, 1 << 16, SAMPLES, &mut || rng.next());
+    for (ty, bits) in [("u16", 16u32), ("s16", 16), ("u32", 32), ("s32", 32), ("u64", 64), ("s64", 64)] {
+        let signed = ty.starts_with('s');
+        let inputs = if bits == 64 { &three64 } else { &three };
+        sweep_one(Variant::inst(&format!("sad.{ty}"), ty, &[ty, ty, ty]), inputs, &move |a| {
+            vec![Expect::Bits(iref::sad(bits, signed, a[0], a[1], a[2]))]
+        });
+    }
+}
+
+#[test]
+fn bfind_bmsk_szext_dp4a_dp2a() {
+    let mut rng = Rng(24);
+    let mut one: Vec<u64> = U64_EDGES.to_vec();
+    one.extend(U32_EDGES.iter().map(|&x| x as u64));
+    one.extend((0..64).map(|i| 1u64 << i).chain((0..64).map(|i| !(1u64 << i))).chain((0..64).map(|i| u64::MAX >> i)));
+    one.extend((0..SAMPLES).map(|_| rng.next() >> (rng.next() % 64)));
+    for (ty, bits) in [("u32", 32u32), ("s32", 32), ("u64", 64), ("s64", 64)] {
+        for shiftamt in [false, true] {
+            let name = format!("bfind{}.{ty}", if shiftamt { ".shiftamt" } else { "" });
+            let signed = ty.starts_with('s');
+            sweep_one(Variant::inst(&name, "u32", &[ty]), &one, &move |a| vec![Expect::Bits(iref::bfind(bits, signed, shiftamt, a[0]))]);
+        }
+    }
+    // Positions and widths over 0..70 and beyond (all cases of the clamp/wrap rules).
+    let small: Vec<u64> = (0..70).chain([127, 128, 255, 256, 0x8000_0000, 0xffff_ffff]).collect();
+    let mut pairs = Vec::new();
+    for &a in &small {
+        for &b in &small {
+            pairs.extend([a, b]);
+        }
+    }
+    for clamp in [true, false] {
+        let mode = if clamp { "clamp" } else { "wrap" };
+        sweep_one(Variant::inst(&format!("bmsk.{mode}.b32"), "b32", &["u32", "u32"]), &pairs, &move |a| {
+            vec![Expect::Bits(iref::bmsk(clamp, a[0], a[1]))]
+        });
+        let with_values: Vec<u64> = pairs.chunks(2).flat_map(|p| [rng.next() & 0xffff_ffff, p[1]]).collect();
+        for ty in ["u32", "s32"] {
+            let signed = ty == "s32";
+            sweep_one(Variant::inst(&format!("szext.{mode}.{ty}"), ty, &[ty, "u32"]), &with_values, &move |a| {
+                vec![Expect::Bits(iref::szext(clamp, signed, a[0], a[1]))]
+            });
+        }
+    }
+    let three = u32_rows(3, 25);
+    for at in ["u32", "s32"] {
+        for bt in ["u32", "s32"] {
+            let (asg, bsg) = (at == "s32", bt == "s32");
+            let ct = if asg || bsg { "s32" } else { "u32" };
+            sweep_one(Variant::inst(&format!("dp4a.{at}.{bt}"), ct, &["b32", "b32", ct]), &three, &move |a| {
+                vec![Expect::Bits(iref::dot(false, asg, bsg, 0, a[0], a[1], a[2]))]
+            });
+            for (mode, sel) in [("lo", 0), ("hi", 2)] {
+                sweep_one(Variant::inst(&format!("dp2a.{mode}.{at}.{bt}"), ct, &["b32", "b32", ct]), &three, &move |a| {
+                    vec![Expect::Bits(iref::dot(true, asg, bsg, sel, a[0], a[1], a[2]))]
+                });
+            }
+        }
+    }
+}
+
+/// copysign (§9.7.3.2: "Copy sign bit of a into value of b"), testp (§9.7.3.1), and `set`
+/// (§9.7.6.1: 0xffffffff or 1.0f for true, 0 for false) with the float comparisons.
+#[test]
+fn copysign_testp_set() {
+    let f2 = f32_rows(2, 26);
+    sweep_one(Variant::inst("copysign.f32", "f32", &["f32", "f32"]), &f2, &|a| {
+        vec![Expect::Bits((a[0] & 0x8000_0000) | (a[1] & 0x7fff_ffff))]
+    });
+    let mut rng = Rng(27);
+    let d2 = rows(2, ptxcross_tests::sweep::F64_EDGES, 1 << 12, SAMPLES, &mut || rng.next());
+    sweep_one(Variant::inst("copysign.f64", "f64", &["f64", "f64"]), &d2, &|a| {
+        vec![Expect::Bits((a[0] & (1 << 63)) | (a[1] & !(1 << 63)))]
+    });
+    let f1 = f32_rows(1, 28);
+    let d1: Vec<u64> = d2.iter().step_by(2).copied().collect();
+    for op in ["finite", "infinite", "number", "notanumber", "normal", "subnormal"] {
+        let class32 = move |a: &[u64]| {
+            let x = f32::from_bits(a[0] as u32);
+            let r = match op {
+                "finite" => x.is_finite(),
+                "infinite" => x.is_infinite(),
+                "number" => !x.is_nan(),
+                "notanumber" => x.is_nan(),
+                "normal" => x.is_normal(),
+                _ => x.is_subnormal(),
+            };
+            vec![Expect::Bits(r as u64)]
+        };
+        sweep_one(Variant::inst(&format!("testp.{op}.f32"), "pred", &["f32"]), &f1, &class32);
+        let class64 = move |a: &[u64]| {
+            let x = f64::from_bits(a[0]);
+            let r = match op {
+                "finite" => x.is_finite(),
+                "infinite" => x.is_infinite(),
+                "number" => !x.is_nan(),
+                "notanumber" => x.is_nan(),
+                "normal" => x.is_normal(),
+                _ => x.is_subnormal(),
+            };
+            vec![Expect::Bits(r as u64)]
+        };
+        sweep_one(Variant::inst(&format!("testp.{op}.f64"), "pred", &["f64"]), &d1, &class64);
+    }
+    for cmp in ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"] {
+        for dt in ["u32", "f32"] {
+            let truth = if dt == "u32" { 0xffff_ffffu64 } else { 0x3f80_0000 };
+            sweep_one(Variant::inst(&format!("set.{cmp}.{dt}.f32"), dt, &["f32", "f32"]), &f2, &move |a| {
+                let (x, y) = (f32::from_bits(a[0] as u32), f32::from_bits(a[1] as u32));
+                let un = x.is_nan() || y.is_nan();
+                // §9.7.6.1 Table "Floating-point comparison operators".
+                let r = match cmp {
+                    "eq" => x == y,
+                    "ne" => !un && x != y,
+                    "lt" => x < y,
+                    "le" => x <= y,
+                    "gt" => x > y,
+                    "ge" => x >= y,
+                    "equ" => un || x == y,
+                    "neu" => x != y,
+                    "ltu" => un || x < y,
+                    "leu" => un || x <= y,
+                    "gtu" => un || x > y,
+                    "geu" => un || x >= y,
+                    "num" => !un,
+                    _ => un,
+                };
+                vec![Expect::Bits(if r { truth } else { 0 })]
+            });
+        }
+    }
+    // set with an integer source and a BoolOp with a predicate.
+    let three = u32_rows(3, 29);
+    sweep_one(
+        Variant { body: "set.lt.and.u32.s32 %d0, %s0, %s1, %s2;".into(), srcs: vec!["s32", "s32", "pred"], dsts: vec!["u32"] },
+        &three,
+        &|a| vec![Expect::Bits(if ((a[0] as i32) < (a[1] as i32)) && a[2] as u32 != 0 { 0xffff_ffff } else { 0 })],
+    );
+}

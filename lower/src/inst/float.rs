@@ -238,6 +238,9 @@ impl FnLower {
 
     pub(super) fn float_special(&mut self, m: &Mods) -> LResult<()> {
         let name = m.inst.opcode.name.as_str();
+        if name == "testp" {
+            return self.testp(m);
+        }
         let t = m.ty()?;
         let ty = self.float_ty(t, m)?;
         let ftz = m.has("ftz");
@@ -254,8 +257,59 @@ impl FnLower {
                 };
                 self.write_float(d, t, r, ftz, false)
             }
+            "copysign" => {
+                // §9.7.3.2: "Copy sign bit of a into value of b" (NaN payloads of b kept).
+                m.only(&[])?;
+                let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                let (a, b) = (self.read(a, t)?, self.read(b, t)?);
+                let (ity, sign) = if ty == Ty::F64 { (Ty::U64, 1u64 << 63) } else { (Ty::U32, 1 << 31) };
+                let ab = self.convert(ConvertOp::Bitcast, ty, ity, a);
+                let bb = self.convert(ConvertOp::Bitcast, ty, ity, b);
+                let s = self.bin(BinaryOp::And, ity, ab, FnLower::int_const(ity, sign));
+                let mag = self.bin(BinaryOp::And, ity, bb, FnLower::int_const(ity, !sign));
+                let r = self.bin(BinaryOp::Or, ity, s, mag);
+                let r = self.convert(ConvertOp::Bitcast, ity, ty, r);
+                self.write(d, t, r)
+            }
             _ => Err(unsupported(format!("`{}`", m.name()), m.inst.span)),
         }
+    }
+
+    /// `testp.op.type p, a` (§9.7.3.1): classifies a float; `.subnormal` and `.normal`
+    /// exclude zero, `.number` excludes NaN, `.finite` excludes NaN and infinities.
+    pub(super) fn testp(&mut self, m: &Mods) -> LResult<()> {
+        const OPS: [&str; 6] = ["finite", "infinite", "number", "notanumber", "normal", "subnormal"];
+        m.only(&OPS)?;
+        let t = m.ty()?;
+        let ty = self.float_ty(t, m)?;
+        let op = m.one_of(&OPS).ok_or_else(|| Diagnostic::new("`testp` needs .finite/.infinite/…", m.inst.span))?;
+        let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+        let a = self.read(a, t)?;
+        let (ity, abs_mask, inf, min_normal) = if ty == Ty::F64 {
+            (Ty::U64, u64::MAX >> 1, 0x7ff0_0000_0000_0000u64, 1u64 << 52)
+        } else {
+            (Ty::U32, 0x7fff_ffff, 0x7f80_0000, 1 << 23)
+        };
+        let bits = self.convert(ConvertOp::Bitcast, ty, ity, a);
+        let mag = self.bin(BinaryOp::And, ity, bits, FnLower::int_const(ity, abs_mask));
+        let c = |v: u64| FnLower::int_const(ity, v);
+        let r = match op {
+            "finite" => self.cmp(CmpOp::LtU, ity, mag, c(inf)),
+            "infinite" => self.cmp(CmpOp::Eq, ity, mag, c(inf)),
+            "number" => self.cmp(CmpOp::LeU, ity, mag, c(inf)),
+            "notanumber" => self.cmp(CmpOp::GtU, ity, mag, c(inf)),
+            "normal" => {
+                let lo = self.cmp(CmpOp::GeU, ity, mag, c(min_normal));
+                let hi = self.cmp(CmpOp::LtU, ity, mag, c(inf));
+                self.bin(BinaryOp::And, Ty::Bool, lo, hi)
+            }
+            _ => {
+                let lo = self.cmp(CmpOp::Ne, ity, mag, c(0));
+                let hi = self.cmp(CmpOp::LtU, ity, mag, c(min_normal));
+                self.bin(BinaryOp::And, Ty::Bool, lo, hi)
+            }
+        };
+        self.write(d, ScalarType::Pred, r)
     }
 
     fn read_float(&mut self, op: &ptxcross_frontend::ast::Operand, t: ScalarType, ftz: bool) -> LResult<Operand> {
@@ -295,8 +349,11 @@ impl FnLower {
         self.select(ty, nan, zero, r2)
     }
 
-    /// `.ftz`: a subnormal f32 becomes a zero of the same sign.
+    /// `.ftz`: a subnormal f32 (or f16) becomes a zero of the same sign.
     pub fn flush_denormal(&mut self, v: Operand, t: ScalarType) -> Operand {
+        if t == ScalarType::F16 {
+            return self.half_ftz(v, super::half::F16);
+        }
         if t != ScalarType::F32 {
             return v;
         }

@@ -226,7 +226,7 @@ impl FnLower {
     }
 
     /// `.ftz` on a half value: a subnormal becomes the zero of its sign.
-    fn half_ftz(&mut self, bits: Operand, fmt: Format) -> Operand {
+    pub(super) fn half_ftz(&mut self, bits: Operand, fmt: Format) -> Operand {
         let u = FnLower::u32c;
         let exp = self.bin(BinaryOp::And, Ty::U32, bits, u((fmt.inf_bits()) as u32));
         let den = self.cmp(CmpOp::Eq, Ty::U32, exp, u(0));
