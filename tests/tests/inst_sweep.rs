@@ -398,3 +398,72 @@ fn copysign_testp_set() {
         &|a| vec![Expect::Bits(if ((a[0] as i32) < (a[1] as i32)) && a[2] as u32 != 0 { 0xffff_ffff } else { 0 })],
     );
 }
+
+fn dst(n: usize, t: &'static str) -> Vec<&'static str> {
+    vec![t; n]
+}
+
+/// The carry chain (§9.7.2): multi-word addition, subtraction and the spec's own 64×64→128
+/// multiplication example, checked against u128 arithmetic; 64-bit words too.
+#[test]
+fn carry_chains() {
+    let four = u32_rows(4, 31);
+    let add = Variant {
+        body: "add.cc.u32 %d0, %s0, %s2; addc.cc.u32 %d1, %s1, %s3; addc.u32 %d2, 0, 0;".into(),
+        srcs: vec!["u32"; 4],
+        dsts: dst(3, "u32"),
+    };
+    let w = |lo: u64, hi: u64| (hi << 32 | lo) as u128;
+    sweep_one(add, &four, &move |a| {
+        let s = w(a[0], a[1]) + w(a[2], a[3]);
+        vec![Expect::Bits(s as u64 & 0xffff_ffff), Expect::Bits((s >> 32) as u64 & 0xffff_ffff), Expect::Bits((s >> 64) as u64)]
+    });
+    let sub = Variant {
+        body: "sub.cc.u32 %d0, %s0, %s2; subc.cc.u32 %d1, %s1, %s3; subc.u32 %d2, 0, 0;".into(),
+        srcs: vec!["u32"; 4],
+        dsts: dst(3, "u32"),
+    };
+    sweep_one(sub, &four, &move |a| {
+        // The borrow-out of the 64-bit subtraction, subtracted from 0 by the last subc.
+        let (x, y) = (w(a[0], a[1]) as u64, w(a[2], a[3]) as u64);
+        let d = x.wrapping_sub(y);
+        let borrow = (x < y) as u64;
+        vec![Expect::Bits(d & 0xffff_ffff), Expect::Bits(d >> 32), Expect::Bits(0u64.wrapping_sub(borrow) & 0xffff_ffff)]
+    });
+    // [r3,r2,r1,r0] = [r5,r4] * [r7,r6] (the madc example of §9.7.2.6).
+    let mul = Variant {
+        body: "mul.lo.u32 %d0, %s0, %s2; mul.hi.u32 %d1, %s0, %s2; mad.lo.cc.u32 %d1, %s1, %s2, %d1; \
+               madc.hi.u32 %d2, %s1, %s2, 0; mad.lo.cc.u32 %d1, %s0, %s3, %d1; madc.hi.cc.u32 %d2, %s0, %s3, %d2; \
+               addc.u32 %d3, 0, 0; mad.lo.cc.u32 %d2, %s1, %s3, %d2; madc.hi.u32 %d3, %s1, %s3, %d3;"
+            .into(),
+        srcs: vec!["u32"; 4],
+        dsts: dst(4, "u32"),
+    };
+    sweep_one(mul, &four, &move |a| {
+        let p = w(a[0], a[1]) * w(a[2], a[3]);
+        (0..4).map(|i| Expect::Bits((p >> (32 * i)) as u64 & 0xffff_ffff)).collect()
+    });
+    let mut rng = Rng(32);
+    let four64 = rows(4, U64_EDGES, 1 << 16, SAMPLES, &mut || rng.next());
+    let add64 = Variant {
+        body: "add.cc.s64 %d0, %s0, %s2; addc.cc.s64 %d1, %s1, %s3; addc.u64 %d2, 0, 0;".into(),
+        srcs: vec!["u64"; 4],
+        dsts: dst(3, "u64"),
+    };
+    sweep_one(add64, &four64, &move |a| {
+        let lo = a[0] as u128 + a[2] as u128;
+        let hi = a[1] as u128 + a[3] as u128 + (lo >> 64);
+        vec![Expect::Bits(lo as u64), Expect::Bits(hi as u64), Expect::Bits((hi >> 64) as u64)]
+    });
+    let mad64 = Variant {
+        body: "mad.hi.cc.u64 %d0, %s0, %s1, %s2; madc.lo.u64 %d1, %s0, %s1, %s3;".into(),
+        srcs: vec!["u64"; 4],
+        dsts: dst(2, "u64"),
+    };
+    sweep_one(mad64, &four64, &move |a| {
+        let p = a[0] as u128 * a[1] as u128;
+        let s = (p >> 64) + a[2] as u128;
+        let d1 = (p as u64).wrapping_add(a[3]).wrapping_add((s >> 64) as u64);
+        vec![Expect::Bits(s as u64), Expect::Bits(d1)]
+    });
+}

@@ -16,6 +16,7 @@ impl FnLower {
     pub(super) fn int_arith(&mut self, m: &Mods) -> LResult<()> {
         let name = m.inst.opcode.name.as_str();
         match name {
+            "add" | "sub" | "mad" if m.has("cc") => return self.carry_arith(m),
             "mul" | "mad" => m.only(&["lo", "hi", "wide"])?,
             "add" | "sub" if m.has("sat") => return self.add_sat(m),
             _ => m.only(&[])?,
@@ -109,6 +110,83 @@ impl FnLower {
         let r = self.bin(op, Ty::U64, a, b);
         let r = self.clamp_s64_to_s32(r);
         self.write(d, t, r)
+    }
+
+    /// The extended-precision instructions (§9.7.2): add.cc, addc, sub.cc, subc, mad.cc,
+    /// madc. The condition code's carry flag CC.CF is a function-wide variable (0 or 1, of
+    /// the instruction's width) that `.cc` forms write and `c` forms read; for sub/subc it
+    /// holds the borrow, as the spec's semantics say (`d = a - (b + CC.CF)`).
+    pub(super) fn carry_arith(&mut self, m: &Mods) -> LResult<()> {
+        let name = m.inst.opcode.name.as_str();
+        let (base, carry_in) = match name {
+            "addc" => ("add", true),
+            "subc" => ("sub", true),
+            "madc" => ("mad", true),
+            other => (other, false),
+        };
+        m.only(if base == "mad" { &["cc", "lo", "hi"] } else { &["cc"] })?;
+        let carry_out = m.has("cc");
+        let t = m.ty()?;
+        if !matches!(t, ScalarType::U32 | ScalarType::S32 | ScalarType::U64 | ScalarType::S64) {
+            return Err(Diagnostic::new(format!("`{}` takes .u32/.s32/.u64/.s64", m.name()), m.inst.span));
+        }
+        let ty = self.int_ty(t, m)?;
+        let ops = operands(m.inst, if base == "mad" { 4 } else { 3 })?;
+        let x = self.read(&ops[1], t)?;
+        let y = self.read(&ops[2], t)?;
+        // The addend pair: (x, y) for add/sub; (the product's half, c) for mad.
+        let (x, y) = if base == "mad" {
+            let hi = match m.one_of(&["lo", "hi"]) {
+                Some(mode) => mode == "hi",
+                None => return Err(Diagnostic::new(format!("`{}` needs .lo or .hi", m.name()), m.inst.span)),
+            };
+            let p = if hi {
+                self.bin(if ptx_types::is_signed(t) { BinaryOp::MulHiS } else { BinaryOp::MulHiU }, ty, x, y)
+            } else {
+                self.bin(BinaryOp::Mul, ty, x, y)
+            };
+            (p, self.read(&ops[3], t)?)
+        } else {
+            (x, y)
+        };
+        let cf = self.carry_flag();
+        let zero = FnLower::int_const(ty, 0);
+        let cin = if carry_in {
+            let c = Operand::Var(cf);
+            self.resize(c, Ty::U32, ty, false)
+        } else {
+            zero
+        };
+        let lt = |s: &mut Self, a: Operand, b: Operand| s.cmp(CmpOp::LtU, ty, a, b);
+        let (r, out) = if base == "sub" {
+            let t1 = self.bin(BinaryOp::Sub, ty, x, y);
+            let b1 = lt(self, x, y);
+            let r = self.bin(BinaryOp::Sub, ty, t1, cin);
+            let b2 = lt(self, t1, cin);
+            (r, self.bin(BinaryOp::Or, Ty::Bool, b1, b2))
+        } else {
+            let t1 = self.bin(BinaryOp::Add, ty, x, y);
+            let c1 = lt(self, t1, x);
+            let r = self.bin(BinaryOp::Add, ty, t1, cin);
+            let c2 = lt(self, r, t1);
+            (r, self.bin(BinaryOp::Or, Ty::Bool, c1, c2))
+        };
+        if carry_out {
+            let v = self.select(Ty::U32, out, FnLower::u32c(1), FnLower::u32c(0));
+            self.assign(cf, crate::ir::Expr::Use(v));
+        }
+        self.write(&ops[0], t, r)
+    }
+
+    /// The variable holding CC.CF (created on first use in the function's outermost scope;
+    /// variables start at 0). `cc.cf` cannot clash with a PTX identifier.
+    fn carry_flag(&mut self) -> crate::ir::VarId {
+        if let Some(crate::function::Symbol::Reg { var, .. }) = self.scopes[0].get("cc.cf") {
+            return *var;
+        }
+        let var = self.new_var(Ty::U32, "CC.CF");
+        self.scopes[0].insert("cc.cf".into(), crate::function::Symbol::Reg { var, ty: ScalarType::U32 });
+        var
     }
 
     /// A signed 64-bit value clamped to the s32 range, as a U32.

@@ -131,6 +131,7 @@ impl FnLower {
             "cvt" => self.cvt(&m),
             "set" => self.set(&m),
             "mul24" | "mad24" => self.mul24(&m),
+            "addc" | "subc" | "madc" => self.carry_arith(&m),
             "sad" => self.sad(&m),
             "bfind" => self.bfind(&m),
             "bmsk" => self.bmsk(&m),
