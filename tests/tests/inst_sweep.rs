@@ -467,3 +467,40 @@ fn carry_chains() {
         vec![Expect::Bits(s as u64), Expect::Bits(d1)]
     });
 }
+
+/// `.rz/.rm/.rp` (and `.rn`) on f32 add/sub/mul/fma, with `.ftz`/`.sat`, and the directed
+/// conversions to f32 (from f64 and 32-bit integers), against rustc_apfloat.
+#[test]
+fn f32_directed_rounding() {
+    use ptxcross_tests::ptx_ref::half::round_of;
+    let inputs2 = f32_rows(2, 41);
+    let inputs3 = {
+        let mut rng = Rng(42);
+        rows(3, &f32_edges(), 1 << 14, SAMPLES, &mut || rng.next() & 0xffff_ffff)
+    };
+    for rnd in ["rn", "rz", "rm", "rp"] {
+        for op in ["add", "sub", "mul", "fma"] {
+            for (ftz, sat) in [(false, false), (true, true)] {
+                let name = format!("{op}.{rnd}{}{}.f32", if ftz { ".ftz" } else { "" }, if sat { ".sat" } else { "" });
+                let round = round_of(rnd);
+                let (srcs, inputs): (&[&str], _) =
+                    if op == "fma" { (&["f32", "f32", "f32"], &inputs3) } else { (&["f32", "f32"], &inputs2) };
+                sweep_one(Variant::inst(&name, "f32", srcs), inputs, &move |a| vec![fref::arith_f32(op, round, a, ftz, sat)]);
+            }
+        }
+        let round = round_of(rnd);
+        let mut rng = Rng(43);
+        let mut d: Vec<u64> = ptxcross_tests::sweep::F64_EDGES.to_vec();
+        d.extend((0..SAMPLES).map(|i| {
+            let r = rng.next();
+            if i % 2 == 0 { r } else { (r & (1 << 63)) | ((1023 - 160 + (r >> 32) % 300) << 52) | (r & 0xf_ffff_ffff_ffff) }
+        }));
+        sweep_one(Variant::inst(&format!("cvt.{rnd}.f32.f64"), "f32", &["f64"]), &d, &move |a| vec![fref::cvt_f32_from("f64", round, a[0])]);
+        let ints = u32_rows(1, 44);
+        for src in ["s32", "u32"] {
+            sweep_one(Variant::inst(&format!("cvt.{rnd}.f32.{src}"), "f32", &[src]), &ints, &move |a| {
+                vec![fref::cvt_f32_from(src, round, a[0])]
+            });
+        }
+    }
+}

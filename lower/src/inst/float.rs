@@ -4,6 +4,7 @@
 use super::{operands, Mods};
 use crate::function::{unsupported, FnLower, LResult};
 use crate::ir::{BinaryOp, CmpOp, ConvertOp, Expr, Operand, Ty, UnaryOp};
+use super::half::{Clamp, Rounding, F32, F64};
 use crate::ptx_types::{self, value_ty};
 use ptxcross_frontend::ast::ScalarType;
 use ptxcross_frontend::Diagnostic;
@@ -19,13 +20,52 @@ impl FnLower {
         }
     }
 
-    /// Rejects rounding modes other than round-to-nearest-even (the only one Vulkan and
-    /// WebGPU provide for arithmetic).
-    fn nearest_only(&self, m: &Mods) -> LResult<()> {
-        if let Some(r) = m.one_of(&["rz", "rm", "rp"]) {
-            return Err(unsupported(format!("rounding mode .{r} on `{}`", m.name()), m.inst.span));
+    /// The directed rounding mode (`.rz/.rm/.rp`) of an instruction, if any. Vulkan and WebGPU
+    /// round arithmetic to nearest only: f32 is emulated (see `f32_directed`); f64 would need
+    /// double-double arithmetic and is refused.
+    fn directed(&self, m: &Mods, ty: Ty) -> LResult<Option<Rounding>> {
+        match m.one_of(&["rz", "rm", "rp"]) {
+            None => Ok(None),
+            Some(r) if ty == Ty::F32 => Ok(Rounding::from_modifier(r)),
+            Some(r) => Err(unsupported(
+                format!("rounding mode .{r} on `{}` (f64 directed rounding needs double-double arithmetic)", m.name()),
+                m.inst.span,
+            )),
         }
-        Ok(())
+    }
+
+    /// add/sub/mul/fma of f32 operands rounded with a directed `mode`: the exact result (mul)
+    /// or the one rounded to odd in f64 (sums; Boldo & Melquiond) rounded once to f32. An
+    /// exact zero sum of operands of opposite signs is −0 when rounding down (IEEE 754 §6.3).
+    fn f32_directed(&mut self, op: &str, mode: Rounding, xs: &[Operand]) -> Operand {
+        let w: Vec<Operand> = xs.iter().map(|&x| self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, x)).collect();
+        let (r, addends) = match op {
+            "add" => (self.add_round_to_odd_f64(w[0], w[1]), Some((w[0], w[1]))),
+            "sub" => {
+                let nb = self.un(UnaryOp::FNeg, Ty::F64, w[1]);
+                (self.add_round_to_odd_f64(w[0], nb), Some((w[0], nb)))
+            }
+            "mul" => (self.bin(BinaryOp::FMul, Ty::F64, w[0], w[1]), None),
+            _ => {
+                let p = self.bin(BinaryOp::FMul, Ty::F64, w[0], w[1]);
+                (self.add_round_to_odd_f64(p, w[2]), Some((p, w[2])))
+            }
+        };
+        let r = match (mode, addends) {
+            (Rounding::Down, Some((x, y))) => {
+                let zero = self.cmp(CmpOp::FEq, Ty::F64, r, Operand::Const(crate::ir::Const::F64(0)));
+                let xb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, x);
+                let yb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, y);
+                let signs = self.bin(BinaryOp::Or, Ty::U64, xb, yb);
+                let sign = self.bin(BinaryOp::And, Ty::U64, signs, FnLower::u64c(1 << 63));
+                let z = self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, sign);
+                self.select(Ty::F64, zero, z, r)
+            }
+            _ => r,
+        };
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, r);
+        let f = self.round_to_format(bits, F64, F32, mode, Clamp::default());
+        self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, f)
     }
 
     pub(super) fn float_arith(&mut self, m: &Mods) -> LResult<()> {
@@ -42,7 +82,13 @@ impl FnLower {
         match name {
             "add" | "sub" | "mul" => {
                 m.only(&["rn", "rz", "rm", "rp", "ftz", "sat"])?;
-                self.nearest_only(m)?;
+                if let Some(mode) = self.directed(m, ty)? {
+                    let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                    let a = self.read_float(a, t, ftz)?;
+                    let b = self.read_float(b, t, ftz)?;
+                    let r = self.f32_directed(name, mode, &[a, b]);
+                    return self.write_float(d, t, r, ftz, m.has("sat"));
+                }
                 let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
                 let a = self.read_float(a, t, ftz)?;
                 let b = self.read_float(b, t, ftz)?;
@@ -56,7 +102,14 @@ impl FnLower {
             }
             "fma" | "mad" => {
                 m.only(&["rn", "rz", "rm", "rp", "ftz", "sat"])?;
-                self.nearest_only(m)?;
+                if let Some(mode) = self.directed(m, ty)? {
+                    let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+                    let a = self.read_float(a, t, ftz)?;
+                    let b = self.read_float(b, t, ftz)?;
+                    let c = self.read_float(c, t, ftz)?;
+                    let r = self.f32_directed("fma", mode, &[a, b, c]);
+                    return self.write_float(d, t, r, ftz, m.has("sat"));
+                }
                 if !m.has("rn") {
                     // mad.f32 without rounding is the sm_1x truncating multiply-add.
                     return Err(unsupported(format!("`{}` without a rounding modifier", m.name()), m.inst.span));
