@@ -1,5 +1,6 @@
 """cuda-python (cuda.bindings.driver) with NVRTC from PyPI: compile a kernel to PTX, load it
 through libcuda.so.1 = ptxcross, launch it, check the result with NumPy."""
+import ctypes
 import sys
 
 import numpy as np
@@ -64,13 +65,9 @@ def main():
     ok(cu.cuMemcpyHtoDAsync(dx, x.ctypes.data, nbytes, stream))
     ok(cu.cuMemcpyHtoDAsync(dy, y.ctypes.data, nbytes, stream))
     a, lo, hi = np.float32(1.75), np.float32(-1.0), np.float32(2.0)
-    args = (
-        (a, dx, dy, np.int32(n), lo, hi),
-        (None, None, None, __import__("ctypes").c_int, None, None),
-    )
-    args = ((a, int(dx), int(dy), n, lo, hi), (
-        __import__("ctypes").c_float, __import__("ctypes").c_void_p, __import__("ctypes").c_void_p,
-        __import__("ctypes").c_int, __import__("ctypes").c_float, __import__("ctypes").c_float))
+    # (values, ctypes types): cuda-python packs each argument as its C type.
+    args = ((a, int(dx), int(dy), n, lo, hi),
+            (ctypes.c_float, ctypes.c_void_p, ctypes.c_void_p, ctypes.c_int, ctypes.c_float, ctypes.c_float))
     ok(cu.cuLaunchKernel(kernel, (n + 255) // 256, 1, 1, 256, 1, 1, 0, stream, args, 0))
     out = np.empty_like(y)
     ok(cu.cuMemcpyDtoHAsync(out.ctypes.data, dy, nbytes, stream))
