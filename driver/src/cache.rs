@@ -9,6 +9,7 @@
 //! so concurrent processes never read half an entry; a missing or unreadable entry is a miss.
 
 use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::OnceLock;
 
 use ptxcross::runtime::{Backend, Program};
@@ -16,6 +17,33 @@ use ptxcross_lower::ir;
 
 use crate::module::ShapeKey;
 use crate::state::Device;
+
+/// Where the translations of this process came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Launches whose shape was already translated for the module.
+    pub memory_hits: u64,
+    /// Translations whose code came from the disk cache.
+    pub disk_hits: u64,
+    /// Translations emitted (and validated) now.
+    pub translations: u64,
+}
+
+static MEMORY_HITS: AtomicU64 = AtomicU64::new(0);
+static DISK_HITS: AtomicU64 = AtomicU64::new(0);
+static TRANSLATIONS: AtomicU64 = AtomicU64::new(0);
+
+pub fn stats() -> Stats {
+    Stats {
+        memory_hits: MEMORY_HITS.load(Ordering::Relaxed),
+        disk_hits: DISK_HITS.load(Ordering::Relaxed),
+        translations: TRANSLATIONS.load(Ordering::Relaxed),
+    }
+}
+
+pub(crate) fn count_memory_hit() {
+    MEMORY_HITS.fetch_add(1, Ordering::Relaxed);
+}
 
 pub fn dir() -> Option<PathBuf> {
     static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
@@ -123,6 +151,13 @@ impl Code {
 }
 
 pub fn load(key: &DiskKey, backend: Backend) -> Option<Code> {
+    let code = read(key, backend);
+    let counter = if code.is_some() { &DISK_HITS } else { &TRANSLATIONS };
+    counter.fetch_add(1, Ordering::Relaxed);
+    code
+}
+
+fn read(key: &DiskKey, backend: Backend) -> Option<Code> {
     let bytes = std::fs::read(key.path(backend)?).ok()?;
     match backend {
         Backend::Spirv => {

@@ -106,6 +106,7 @@ impl Module {
     /// cache, else translated (and validated) now.
     pub fn program(&mut self, device: &Device, key: &ShapeKey) -> Result<Arc<Program>, String> {
         if let Some(p) = self.programs.get(key) {
+            cache::count_memory_hit();
             return Ok(p.clone());
         }
         let (kernel, block, dynamic_shared) = key;
