@@ -40,7 +40,8 @@ pub const FAULT_MISALIGNED: u32 = 1 << 4;
 pub const FAULT_TRAP: u32 = 1 << 5;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
-/// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` reserved (zero).
+/// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` zero
+/// (`PARAM_ZERO_WORD`).
 pub const PARAM_HEADER_WORDS: u32 = 4;
 pub const PARAM_GLOBALS_BASE_WORD: u32 = 0;
 /// Holds `1.0f32` (bits `0x3f800000`), written by the host: a value no shader compiler can
@@ -50,6 +51,9 @@ pub const PARAM_GLOBALS_BASE_WORD: u32 = 0;
 /// enough on lavapipe).
 pub const PARAM_ONE_F32_WORD: u32 = 2;
 pub const ONE_F32_BITS: u32 = 0x3f80_0000;
+/// Always 0, written by the host: the condition of the never-taken loop exits that
+/// `loop_exits` adds (a compiler must not be able to prove them dead).
+pub const PARAM_ZERO_WORD: u32 = 3;
 
 /// Human-readable names of the fault bits set in `bits`.
 pub fn describe_faults(bits: u32) -> Vec<&'static str> {

@@ -8,7 +8,7 @@ use ptxcross_lower::{ir, LowerOptions};
 
 use super::{parse_backend, Args, EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
 use crate::runtime::{
-    Backend, Context, ContextOptions, DevicePtr, Error, Gpu, Program, ALLOC_ALIGN,
+    Backend, Context, ContextOptions, Deadline, DevicePtr, Error, Gpu, Program, ALLOC_ALIGN,
     HEAP_RESERVED_BYTES,
 };
 use crate::spec::{compare, ArgSpec, Spec};
@@ -300,17 +300,38 @@ fn guarded(f: impl FnOnce() -> Outcome) -> Outcome {
     })
 }
 
+/// Longest `--timeout` accepted (one week): anything longer is a typo, not a plan.
+const MAX_TIMEOUT_SECS: f64 = 7.0 * 24.0 * 3600.0;
+
 fn parse_timeout(a: &Args) -> Result<Option<Duration>, String> {
     match a.value("--timeout") {
         None => Ok(Some(Duration::from_secs(300))),
         Some("0") | Some("none") => Ok(None),
-        Some(s) => s
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite() && *v > 0.0)
-            .map(|v| Some(Duration::from_secs_f64(v)))
-            .ok_or_else(|| format!("--timeout: `{s}` is not a number of seconds")),
+        Some(s) => match s.parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 && v <= MAX_TIMEOUT_SECS => {
+                Ok(Some(Duration::from_secs_f64(v)))
+            }
+            Ok(v) if v.is_finite() && v > 0.0 => Err(format!(
+                "--timeout: {s} seconds is out of range (at most {MAX_TIMEOUT_SECS} s; 0 or `none` for no limit)"
+            )),
+            _ => Err(format!("--timeout: `{s}` is not a positive number of seconds")),
+        },
     }
+}
+
+/// Arms the `--timeout` watchdog around one piece of work: if it is still running when the
+/// limit expires (the driver cannot be interrupted), the process reports it and exits with 2.
+fn deadline(timeout: Option<Duration>, what: &str) -> Option<Deadline> {
+    timeout.map(|t| {
+        Deadline::arm(
+            t,
+            format!(
+                "{what}: ERROR: timeout: did not finish within {} s (--timeout); exiting",
+                t.as_secs_f64()
+            ),
+            EXIT_ERROR,
+        )
+    })
 }
 
 fn print_warnings(spec: &Spec) {
@@ -345,6 +366,7 @@ pub fn run_main(args: &[String]) -> Result<i32, String> {
     print_warnings(&spec);
     let label = format!("{}: {}", spec.path.display(), spec.kernel);
     let fused = native_fma(Gpu::shared().ok().as_ref(), &backends);
+    let guard = deadline(timeout, &label);
     let module = match guarded_frontend(&spec, fused) {
         Ok(m) => m,
         Err(outcome) => {
@@ -352,6 +374,7 @@ pub fn run_main(args: &[String]) -> Result<i32, String> {
             return Ok(outcome.exit_code());
         }
     };
+    drop(guard);
     let gpu = match Gpu::shared() {
         Ok(g) => g,
         Err(e) => {
@@ -370,7 +393,9 @@ pub fn run_main(args: &[String]) -> Result<i32, String> {
             Some(d) => vec![d.join(b.name())],
         };
         let t = Instant::now();
+        let guard = deadline(timeout, &format!("{label} [{b}]"));
         let outcome = guarded(|| run_backend(&spec, &module, b, &gpu, timeout, &dirs));
+        drop(guard);
         report_run(&label, Some(b), &outcome, Some(t.elapsed()));
         worst = worst.max(outcome.exit_code());
     }
@@ -501,10 +526,13 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
         };
         print_warnings(spec);
         let t0 = Instant::now();
+        let guard = deadline(timeout, &format!("{}: {}", path.display(), spec.kernel));
         let module = guarded_frontend(spec, fused);
+        drop(guard);
         let front_time = t0.elapsed();
         for &b in &backends {
             let t = Instant::now();
+            let _guard = deadline(timeout, &format!("{}: {} [{b}]", path.display(), spec.kernel));
             let outcome = match (&module, &gpu) {
                 (Err(o), _) => Outcome::Error(o.details().to_vec()),
                 (Ok(m), Ok(g)) => guarded(|| run_backend(spec, m, b, g, timeout, &[])),

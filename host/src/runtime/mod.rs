@@ -17,6 +17,7 @@ mod gpu;
 mod memory;
 mod probe;
 mod program;
+mod watchdog;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -28,6 +29,7 @@ pub use error::{Error, NO_ADAPTER_HINT};
 pub use gpu::{Gpu, GpuOptions, WANTED_FEATURES};
 pub use memory::DevicePtr;
 pub use program::Program;
+pub use watchdog::Deadline;
 
 use memory::Allocator;
 
@@ -98,6 +100,9 @@ pub struct Context {
     /// Globals segment base address per program id (allocated at the program's first launch).
     globals: HashMap<u64, u64>,
     timeout: Option<Duration>,
+    /// Set when a wait timed out: the device may still run that work and write the heap, so
+    /// nothing of this context can be trusted or reused any more.
+    timed_out: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Context {
@@ -155,6 +160,7 @@ impl Context {
             alloc: Allocator::new(HEAP_RESERVED_BYTES, heap_bytes, ALLOC_ALIGN),
             globals: HashMap::new(),
             timeout: options.timeout,
+            timed_out: Default::default(),
         })
     }
 
@@ -208,6 +214,7 @@ impl Context {
 
     /// Heap byte offset of `ptr` after checking `[ptr, ptr+len)` lies in one live allocation.
     fn heap_offset(&self, ptr: DevicePtr, len: u64) -> Result<u64, Error> {
+        self.usable()?;
         let bad = |reason: &str| Error::InvalidPointer {
             ptr: ptr.0,
             len,
@@ -306,13 +313,29 @@ impl Context {
         Ok(bytes[at..at + len as usize].to_vec())
     }
 
+    /// `Err` once a wait of this context has timed out (see `timed_out`).
+    fn usable(&self) -> Result<(), Error> {
+        if self.timed_out.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(Error::Timeout {
+                during: "an earlier operation of this context, which is unusable since",
+                seconds: self.timeout.map(|t| t.as_secs()).unwrap_or(0),
+            });
+        }
+        Ok(())
+    }
+
     /// Maps a MAP_READ buffer after the queue finishes and copies it out.
     fn map_read(&self, staging: &wgpu::Buffer, during: &'static str) -> Result<Vec<u8>, Error> {
         let (tx, rx) = std::sync::mpsc::channel();
         staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });
-        self.gpu.wait(during, self.timeout)?;
+        if let Err(e) = self.gpu.wait(during, self.timeout) {
+            if matches!(e, Error::Timeout { .. }) {
+                self.timed_out.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            return Err(e);
+        }
         match rx.recv() {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {
@@ -594,6 +617,7 @@ impl Context {
         backend: Backend,
     ) -> Result<(), Error> {
         let k = find_kernel(program, kernel)?;
+        self.usable()?;
         self.check_launch(program, k, grid, backend)?;
         if params.len() > k.param_bytes as usize {
             return Err(Error::BadArguments {
