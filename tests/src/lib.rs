@@ -3,5 +3,6 @@
 //! over many threads in one launch ([`sweep`]).
 
 pub mod launch;
+pub mod nvidia;
 pub mod ptx_ref;
 pub mod sweep;
