@@ -87,13 +87,20 @@ fn open_bugs() {
 fn the_model_agrees_with_hand_computed_results() {
     use difftest::program::*;
     let r = |i| Src::Reg(Reg::R(i));
-    // r0 = (r1 + 5) >> 40 (clamped: 0 for shr.u32), r2 = -7 >> 40 (shr.s32 clamps: all ones),
+    // r0 = (r1 + 5) >> 40 (clamped: 0 for shr.u32), rd0 = -7 >> 70 (shr.s64 clamps: all ones),
     // r3 = mul.hi.s32(-2, 3) = -1, do-while (trip (r4 & 3) + 1): r5 += 2.
     let body = vec![
         Stmt::Ins(None, Ins::Bin { op: Bin::Add, ty: IntTy::U32, d: Reg::R(0), a: r(1), b: Src::Imm(5) }),
         Stmt::Ins(None, Ins::Bin { op: Bin::Shr, ty: IntTy::U32, d: Reg::R(0), a: r(0), b: Src::Imm(40) }),
-        Stmt::Ins(None, Ins::Bin { op: Bin::Shr, ty: IntTy::S32, d: Reg::R(2), a: Src::Imm(-7i64 as u64), b: Src::Imm(40) }),
+        Stmt::Ins(None, Ins::Bin { op: Bin::Shr, ty: IntTy::S64, d: Reg::D(0), a: Src::Imm(-7i64 as u64), b: Src::Imm(70) }),
         Stmt::Ins(None, Ins::Bin { op: Bin::MulHi, ty: IntTy::S32, d: Reg::R(3), a: Src::Imm(-2i64 as u64), b: Src::Imm(3) }),
+        // bfe.s32(0xf0, 4, 4) = -1; bfi.b32(0b101, 0, 8, 3) = 0x500; prmt.b32(a, b, 0x3210) = a
+        // with a = 0x44332211 → r9; shf.l.wrap.b32(0x80000000, 1, 33) = 3 → r10.
+        Stmt::Ins(None, Ins::Bfe { ty: IntTy::S32, d: Reg::R(6), a: Src::Imm(0xf0), pos: Src::Imm(4), len: Src::Imm(4) }),
+        Stmt::Ins(None, Ins::Bfi { ty: IntTy::U32, d: Reg::R(7), a: Src::Imm(5), b: Src::Imm(0), pos: Src::Imm(8), len: Src::Imm(3) }),
+        Stmt::Ins(None, Ins::Prmt { d: Reg::R(1), a: Src::Imm(0x4433_2211), b: Src::Imm(0x8877_6655), c: Src::Imm(0x3210) }),
+        Stmt::Ins(None, Ins::Prmt { d: Reg::R(2), a: Src::Imm(0x4433_2211), b: Src::Imm(0x8877_6655), c: Src::Imm(0x0f47) }),
+        Stmt::Ins(None, Ins::Shf { left: true, clamp: false, d: Reg::R(4), a: Src::Imm(0x8000_0000), b: Src::Imm(1), c: Src::Imm(33) }),
         Stmt::Loop {
             do_while: true,
             trip: Trip { reg: 4, mask: 3, add: 1 },
@@ -101,6 +108,7 @@ fn the_model_agrees_with_hand_computed_results() {
         },
     ];
     let program = Program { body, grid: 1, block: 32 };
+    assert_eq!(NR, 8, "the checks below name registers by number");
     let input: Vec<u32> = (0..32 * NIN as u32).collect();
     let case = Case { program, input: input.clone(), scratch: vec![0; 32 * NG] };
     let e = case.expected().unwrap();
@@ -108,10 +116,15 @@ fn the_model_agrees_with_hand_computed_results() {
         let o = &e.out[t * NOUT..(t + 1) * NOUT];
         let inp = |i: usize| input[t * NIN + i];
         assert_eq!(o[0], 0);
-        assert_eq!(o[2], u32::MAX);
         assert_eq!(o[3], u32::MAX);
-        assert_eq!(o[5], inp(5) + 2 * ((inp(4) & 3) + 1));
-        assert_eq!(o[1], inp(1));
+        assert_eq!((o[NR], o[NR + 1]), (u32::MAX, u32::MAX));
+        assert_eq!(o[6], u32::MAX);
+        assert_eq!(o[7], 0x500);
+        assert_eq!(o[1], 0x4433_2211);
+        // bytes: c[3:0]=7 → b's byte 3 (0x88); 4 → 0x55; f → sign of byte 7 (0x88) → 0xff; 0 → 0x11.
+        assert_eq!(o[2], 0x11ff_5588);
+        assert_eq!(o[4], 3, "shf.l.wrap by 33 & 31 = 1");
+        assert_eq!(o[5], inp(5) + 2 * ((3 & 3) + 1), "the loop's trip count comes from r4 = 3");
         assert_eq!(o[NOUT - 1], 1, "exit id");
     }
     let _ = Verdict::Pass;

@@ -9,7 +9,7 @@ impl Rng {
     pub fn new(seed: u64) -> Rng {
         Rng(seed)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -18,7 +18,7 @@ impl Rng {
     }
     /// Uniform in `0..n` (n > 0).
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.next_u64() % n
     }
     pub fn chance(&mut self, percent: u64) -> bool {
         self.below(100) < percent
@@ -32,9 +32,9 @@ impl Rng {
             0 => self.pick(&[0, 1, 2, u64::MAX, u64::MAX - 1, 0x8000_0000, 0x7fff_ffff, 0xffff_ffff, 1 << 63, (1 << 63) - 1]),
             1 => self.below(64),
             2 => self.below(64).wrapping_neg(),
-            3 => self.next() & 0xffff_ffff,
-            4 => (self.next() as u32 as i32 as i64) as u64,
-            _ => self.next(),
+            3 => self.next_u64() & 0xffff_ffff,
+            4 => (self.next_u64() as u32 as i32 as i64) as u64,
+            _ => self.next_u64(),
         }
     }
 }
@@ -45,7 +45,7 @@ pub fn inputs(rng: &mut Rng, threads: usize) -> (Vec<u32>, Vec<u32>) {
     for _ in 0..threads * NIN {
         input.push(rng.value() as u32);
     }
-    let scratch = (0..threads * NG).map(|_| rng.next() as u32).collect();
+    let scratch = (0..threads * NG).map(|_| rng.next_u64() as u32).collect();
     (input, scratch)
 }
 
@@ -122,7 +122,28 @@ impl Gen<'_> {
     }
 
     fn ins(&mut self) -> Ins {
-        match self.rng.below(20) {
+        match self.rng.below(22) {
+            20 => {
+                let u = IntTy::U32;
+                let field = |g: &mut Self| if g.rng.chance(50) { Src::Imm(g.rng.below(70)) } else { g.src(u) };
+                let (pos, len) = (field(self), field(self));
+                if self.rng.chance(50) {
+                    let ty = self.ty();
+                    Ins::Bfe { ty, d: self.reg(ty), a: self.src(ty), pos, len }
+                } else {
+                    let ty = self.rng.pick(&[IntTy::U32, IntTy::U64]);
+                    Ins::Bfi { ty, d: self.reg(ty), a: self.src(ty), b: self.src(ty), pos, len }
+                }
+            }
+            21 => {
+                let u = IntTy::U32;
+                if self.rng.chance(50) {
+                    Ins::Prmt { d: Reg::R(self.r()), a: self.src(u), b: self.src(u), c: self.src(u) }
+                } else {
+                    let c = if self.rng.chance(50) { Src::Imm(self.rng.below(40)) } else { self.src(u) };
+                    Ins::Shf { left: self.rng.chance(50), clamp: self.rng.chance(50), d: Reg::R(self.r()), a: self.src(u), b: self.src(u), c }
+                }
+            }
             0..=7 => {
                 let ty = self.ty();
                 let op = self.rng.pick(&[

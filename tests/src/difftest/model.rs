@@ -327,6 +327,50 @@ impl Cta<'_> {
                 let v = t.get(a, ty);
                 t.set(d, v);
             }
+            Ins::Bfe { ty, d, a, pos, len } => {
+                // §9.7.5.11 bfe.
+                let (a, pos, len) = (t.get(a, ty), t.get(pos, IntTy::U32) & 0xff, t.get(len, IntTy::U32) & 0xff);
+                let msb = ty.bits() as u64 - 1;
+                let bit = |v: u64, i: u64| (v >> i) & 1;
+                let sbit = if !ty.signed() || len == 0 { 0 } else { bit(a, (pos + len - 1).min(msb)) };
+                let v = (0..=msb).fold(0, |v, i| v | (if i < len && pos + i <= msb { bit(a, pos + i) } else { sbit }) << i);
+                t.set(d, v);
+            }
+            Ins::Bfi { ty, d, a, b, pos, len } => {
+                // §9.7.5.12 bfi.
+                let (a, mut f) = (t.get(a, ty), t.get(b, ty));
+                let (pos, len) = (t.get(pos, IntTy::U32) & 0xff, t.get(len, IntTy::U32) & 0xff);
+                let msb = ty.bits() as u64 - 1;
+                let mut i = 0;
+                while i < len && pos + i <= msb {
+                    f = (f & !(1 << (pos + i))) | ((a >> i) & 1) << (pos + i);
+                    i += 1;
+                }
+                t.set(d, f);
+            }
+            Ins::Prmt { d, a, b, c } => {
+                // §9.7.10.7 prmt, generic form: bytes {b, a} numbered 0..7 from a's low byte;
+                // nibble k of c picks d's byte k, its msb replicates the byte's sign.
+                let u = IntTy::U32;
+                let src = t.get(a, u) | t.get(b, u) << 32;
+                let c = t.get(c, u);
+                let v = (0..4).fold(0u64, |v, k| {
+                    let sel = (c >> (4 * k)) & 0xf;
+                    let byte = (src >> (8 * (sel & 7))) & 0xff;
+                    let byte = if sel & 8 != 0 { if byte & 0x80 != 0 { 0xff } else { 0 } } else { byte };
+                    v | byte << (8 * k)
+                });
+                t.set(d, v);
+            }
+            Ins::Shf { left, clamp, d, a, b, c } => {
+                // §9.7.5.9 shf: shift the 64-bit {b, a}; .l keeps the high word, .r the low.
+                let u = IntTy::U32;
+                let c = t.get(c, u);
+                let n = if clamp { c.min(32) } else { c & 31 };
+                let v = t.get(a, u) | t.get(b, u) << 32;
+                let r = if left { (v << n) >> 32 } else { (v >> n) & 0xffff_ffff };
+                t.set(d, r);
+            }
             Ins::Ld { w, d, addr } => {
                 let v = self.load(t, addr, w)?;
                 t.set(d, v);

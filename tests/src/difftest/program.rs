@@ -238,6 +238,14 @@ pub enum Ins {
     Mov { ty: IntTy, d: Reg, a: Src },
     Ld { w: Width, d: Reg, addr: Addr },
     St { w: Width, addr: Addr, v: Reg },
+    /// `bfe.{ty} d, a, pos, len` (pos, len: u32).
+    Bfe { ty: IntTy, d: Reg, a: Src, pos: Src, len: Src },
+    /// `bfi.b{32,64} d, a, b, pos, len`: `a`'s low bits inserted into `b`.
+    Bfi { ty: IntTy, d: Reg, a: Src, b: Src, pos: Src, len: Src },
+    /// `prmt.b32 d, a, b, c` (the generic byte permute).
+    Prmt { d: Reg, a: Src, b: Src, c: Src },
+    /// `shf.{l,r}.{clamp,wrap}.b32 d, a, b, c`.
+    Shf { left: bool, clamp: bool, d: Reg, a: Src, b: Src, c: Src },
 }
 
 /// How many iterations a loop runs: `(%rN & mask) + add`, read when the loop starts.
@@ -705,6 +713,36 @@ fn print_ins(w: &mut String, g: Option<Guard>, ins: &Ins, block: u32) {
         }
         Ins::Cvt { to, from, d, a } => writeln!(w, "    {gs}cvt.{}.{} {}, {};", to.name(), from.name(), reg(d), reg(a)),
         Ins::Mov { ty, d, a } => writeln!(w, "    {gs}mov.{} {}, {};", bits_name(ty), reg(d), src(a, ty)),
+        Ins::Bfe { ty, d, a, pos, len } => {
+            writeln!(w, "    {gs}bfe.{} {}, {}, {}, {};", ty.name(), reg(d), src(a, ty), src(pos, IntTy::U32), src(len, IntTy::U32))
+        }
+        Ins::Bfi { ty, d, a, b, pos, len } => writeln!(
+            w,
+            "    {gs}bfi.{} {}, {}, {}, {}, {};",
+            bits_name(ty),
+            reg(d),
+            src(a, ty),
+            src(b, ty),
+            src(pos, IntTy::U32),
+            src(len, IntTy::U32)
+        ),
+        Ins::Prmt { d, a, b, c } => {
+            let u = IntTy::U32;
+            writeln!(w, "    {gs}prmt.b32 {}, {}, {}, {};", reg(d), src(a, u), src(b, u), src(c, u))
+        }
+        Ins::Shf { left, clamp, d, a, b, c } => {
+            let u = IntTy::U32;
+            writeln!(
+                w,
+                "    {gs}shf.{}.{}.b32 {}, {}, {}, {};",
+                if left { "l" } else { "r" },
+                if clamp { "clamp" } else { "wrap" },
+                reg(d),
+                src(a, u),
+                src(b, u),
+                src(c, u)
+            )
+        }
         Ins::Ld { w: wd, d, addr } => {
             let a = print_addr(w, &addr, wd, block);
             writeln!(w, "    {gs}ld{a}.{} {}, [{}];", wd.name(), reg(d), addr_operand(&addr))
