@@ -1,9 +1,11 @@
 //! Differential execution testing (issue 6 §2; see `tests/src/difftest`): random valid PTX
 //! kernels through both backends on the device, compared with an independent model of the PTX.
 //!
-//! - `random_programs_match_the_model`: a bounded slice (`PTXCROSS_DIFF_SECONDS`, default 60)
-//!   from seed `PTXCROSS_DIFF_SEED` (default fixed, so CI runs the same programs each time;
-//!   `random` picks one from the clock). A failure is minimized and saved under
+//! - `random_programs_match_the_model`: a bounded slice from seed `PTXCROSS_DIFF_SEED`
+//!   (default fixed; `random` picks one from the clock): by default the first 16 programs, or
+//!   fewer if 60 s pass first, so CI runs the same programs on every machine;
+//!   `PTXCROSS_DIFF_SECONDS` runs for that long instead (`PTXCROSS_DIFF_PROGRAMS` caps the
+//!   count). A failure is minimized and saved under
 //!   `tests/differential/regressions/` (or `PTXCROSS_DIFF_SAVE`), and the test fails.
 //! - `regressions_still_pass`: replays every saved case with `ptxcross run --spec`.
 //! - `open_bugs`: cases of known, not yet fixed bugs outside this test's area (ignored).
@@ -41,7 +43,10 @@ fn replay(dir: &Path) {
 #[test]
 fn random_programs_match_the_model() {
     let Some(gpu) = gpu_or_skip() else { return };
-    let seconds: f64 = std::env::var("PTXCROSS_DIFF_SECONDS").ok().and_then(|s| s.parse().ok()).unwrap_or(60.0);
+    let env = |k: &str| std::env::var(k).ok().and_then(|s| s.parse::<f64>().ok());
+    let seconds = env("PTXCROSS_DIFF_SECONDS");
+    let programs = env("PTXCROSS_DIFF_PROGRAMS").map_or(if seconds.is_some() { usize::MAX } else { 16 }, |n| n as usize);
+    let seconds = seconds.unwrap_or(60.0);
     let seed = match std::env::var("PTXCROSS_DIFF_SEED").as_deref() {
         Ok("random") => std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64,
         Ok(s) => s.strip_prefix("0x").map_or_else(|| s.parse(), |h| u64::from_str_radix(h, 16)).expect("PTXCROSS_DIFF_SEED: a number"),
@@ -49,7 +54,7 @@ fn random_programs_match_the_model() {
     };
     let save = std::env::var_os("PTXCROSS_DIFF_SAVE").map(PathBuf::from).unwrap_or_else(|| dir("regressions"));
     let mut runner = Runner::new(gpu);
-    let report = difftest::campaign(&mut runner, seed, seconds, Some(&save));
+    let report = difftest::campaign(&mut runner, seed, seconds, programs, Some(&save));
     eprintln!(
         "differential: {} programs ({} threads) from seed {seed:#x} in {seconds} s; {} invalid (skipped); {} failures",
         report.programs,

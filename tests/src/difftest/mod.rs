@@ -350,13 +350,19 @@ pub struct Report {
     pub failures: Vec<(u64, Failure, Option<PathBuf>)>,
 }
 
-/// Runs seeds `first_seed, first_seed + 1, …` for `seconds`; every failure is minimized and
-/// saved into `save_dir` (when given).
-pub fn campaign(runner: &mut Runner, first_seed: u64, seconds: f64, save_dir: Option<&Path>) -> Report {
+/// Runs seeds `first_seed, first_seed + 1, …` for `seconds` or `max_programs`, whichever ends
+/// first; every failure is minimized and saved into `save_dir` (when given).
+pub fn campaign(runner: &mut Runner, first_seed: u64, seconds: f64, max_programs: usize, save_dir: Option<&Path>) -> Report {
     let start = std::time::Instant::now();
     let mut report = Report::default();
     let mut seed = first_seed;
-    while start.elapsed().as_secs_f64() < seconds {
+    let mut last_note = 0.0;
+    while start.elapsed().as_secs_f64() < seconds && report.programs < max_programs {
+        let t = start.elapsed().as_secs_f64();
+        if t - last_note >= 60.0 {
+            eprintln!("differential: {} programs, {} failures after {t:.0} s", report.programs, report.failures.len());
+            last_note = t;
+        }
         let case = Case::from_seed(seed);
         match runner.check(&case) {
             Verdict::Pass => {}
