@@ -10,7 +10,8 @@
 //! first. A second exit gives the block after the loop two predecessors with different values
 //! on each (the header's value at the guard, the body's at the real exit), so a real phi — a
 //! masked register — carries the value out. naga's own SPIR-V escapes the bug the same way
-//! (its loop-bounding break).
+//! (its loop-bounding break). (This account of Mesa's internals is inferred from the issue's
+//! analysis and the experiments below, not traced in Mesa's source.)
 //!
 //! The guard is `if zero != 0 { break }` at the top of the body, where `zero` is the parameter
 //! header's [`abi::PARAM_ZERO_WORD`], read once at the kernel's start: the host always writes 0
