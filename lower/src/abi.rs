@@ -43,9 +43,10 @@ pub const FAULT_TRAP: u32 = 1 << 5;
 pub const FAULT_LOOP_CUT: u32 = 1 << 6;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
-/// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` reserved (zero);
-/// `[4..7)` the `%ctaid` of this dispatch's first workgroup (`PARAM_CTA_BASE_WORD`); `[7..10)`
-/// the whole grid's size, `%nctaid` (`PARAM_GRID_SIZE_WORD`); `[10..12)` reserved (zero).
+/// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` zero
+/// (`PARAM_ZERO_WORD`); `[4..7)` the `%ctaid` of this dispatch's first workgroup
+/// (`PARAM_CTA_BASE_WORD`); `[7..10)` the whole grid's size, `%nctaid` (`PARAM_GRID_SIZE_WORD`);
+/// `[10..12)` reserved (zero).
 pub const PARAM_HEADER_WORDS: u32 = 12;
 pub const PARAM_GLOBALS_BASE_WORD: u32 = 0;
 /// Holds `1.0f32` (bits `0x3f800000`), written by the host: a value no shader compiler can
@@ -55,6 +56,9 @@ pub const PARAM_GLOBALS_BASE_WORD: u32 = 0;
 /// enough on lavapipe).
 pub const PARAM_ONE_F32_WORD: u32 = 2;
 pub const ONE_F32_BITS: u32 = 0x3f80_0000;
+/// Always 0, written by the host: the condition of the never-taken loop exits that
+/// `loop_exits` adds (a compiler must not be able to prove them dead).
+pub const PARAM_ZERO_WORD: u32 = 3;
 /// Drivers cap a dispatch (wgpu: `max_compute_workgroups_per_dimension` per axis; lavapipe
 /// counts the workgroups of a dispatch in 32 bits), so the host runs a large grid as several
 /// dispatches. `lower` adds this base (x, y, z) to the dispatch's workgroup id for `%ctaid`.

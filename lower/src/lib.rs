@@ -17,6 +17,7 @@ mod isolation;
 mod kernel;
 mod layout;
 mod loop_cut;
+mod loop_exits;
 mod ptx_types;
 pub mod ir;
 mod simt;

@@ -77,10 +77,12 @@ impl FnLower {
                     return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
                 }
                 let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
-                let a = self.read_float(a, t, ftz)?;
-                let b = self.read_float(b, t, ftz)?;
-                let r = self.bin(BinaryOp::FDiv, ty, a, b);
-                self.write_float(d, t, r, ftz, false)
+                // Spec §9.7.3.8: the fast divides flush subnormal inputs and results to
+                // sign-preserving zero with or without `.ftz`.
+                let a = self.read_float(a, t, true)?;
+                let b = self.read_float(b, t, true)?;
+                let r = if m.has("approx") { self.div_approx(a, b) } else { self.div_full(a, b) };
+                self.write_float(d, t, r, true, false)
             }
             "min" | "max" => {
                 m.only(&["ftz"])?;
@@ -147,6 +149,49 @@ impl FnLower {
         let odd = self.select(Ty::U64, adjust, moved, sb);
         let odd = self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, odd);
         Ok(self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd))
+    }
+
+    /// `div.approx.f32` is "computed as d = a * (1/b)" (spec §9.7.3.8); the reciprocal of a
+    /// divisor with 2^126 < |b| < 2^128 is subnormal and flushed, so the quotient is 0 (NaN
+    /// for an infinite `a`), as the spec states.
+    /// "Division by zero creates a value of infinity (with same sign as a)": a zero divisor
+    /// counts as +0. The targets' division is only specified for |b| ≤ 2^126 and for zero, so
+    /// the reciprocal of a larger (or infinite) divisor is the zero it flushes to, directly.
+    fn div_approx(&mut self, a: Operand, b: Operand) -> Operand {
+        let f = |x: f32| Operand::Const(crate::ir::Const::F32(x.to_bits()));
+        let zero = self.cmp(CmpOp::FEq, Ty::F32, b, f(0.0));
+        let b = self.select(Ty::F32, zero, f(0.0), b);
+        let mag = self.un(UnaryOp::FAbs, Ty::F32, b);
+        let huge = self.cmp(CmpOp::FGt, Ty::F32, mag, f(2f32.powi(126)));
+        let safe = self.select(Ty::F32, huge, f(1.0), b);
+        let r = self.bin(BinaryOp::FDiv, Ty::F32, f(1.0), safe);
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
+        let sign = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x8000_0000));
+        let signed_zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);
+        let r = self.select(Ty::F32, huge, signed_zero, r);
+        self.bin(BinaryOp::FMul, Ty::F32, a, r)
+    }
+
+    /// `div.full.f32`: full range (spec §9.7.3.8). The target's division is only specified
+    /// for |b| ≤ 2^126, so a larger divisor is scaled by 1/4 first and the quotient after
+    /// (both exact: a quotient that the second scaling makes subnormal is flushed anyway).
+    fn div_full(&mut self, a: Operand, b: Operand) -> Operand {
+        let f = |x: f32| Operand::Const(crate::ir::Const::F32(x.to_bits()));
+        let mag = self.un(UnaryOp::FAbs, Ty::F32, b);
+        let huge = self.cmp(CmpOp::FGt, Ty::F32, mag, f(2f32.powi(126)));
+        let scale = self.select(Ty::F32, huge, f(0.25), f(1.0));
+        let bs = self.bin(BinaryOp::FMul, Ty::F32, b, scale);
+        // A zero divisor: a · (±∞), IEEE's quotient (the targets leave x/0 open).
+        let zero = self.cmp(CmpOp::FEq, Ty::F32, b, f(0.0));
+        let safe = self.select(Ty::F32, zero, f(1.0), bs);
+        let q = self.bin(BinaryOp::FDiv, Ty::F32, a, safe);
+        let q = self.bin(BinaryOp::FMul, Ty::F32, q, scale);
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
+        let sign = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x8000_0000));
+        let inf = self.bin(BinaryOp::Or, Ty::U32, sign, FnLower::u32c(0x7f80_0000));
+        let inf = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, inf);
+        let by_zero = self.bin(BinaryOp::FMul, Ty::F32, a, inf);
+        self.select(Ty::F32, zero, by_zero, q)
     }
 
     /// PTX min/max (spec §9.7.3.11/12): a NaN operand yields the other; two NaNs yield the
@@ -228,7 +273,8 @@ impl FnLower {
         self.write(d, t, r)
     }
 
-    /// `.sat`: clamp to [0.0, 1.0], NaN → +0.0 (spec §9.7.3 "Saturation modifier").
+    /// `.sat`: clamp to [+0.0, 1.0], NaN → +0.0 (spec §9.7.3 "Saturation modifier": the
+    /// result is clamped to [0.0, 1.0]; −0.0 lies outside that range, so it becomes +0.0).
     pub fn saturate(&mut self, r: Operand, t: ScalarType) -> Operand {
         let ty = value_ty(t).unwrap_or(Ty::F32);
         let (zero, one) = if ty == Ty::F64 {
@@ -237,7 +283,8 @@ impl FnLower {
             (crate::ir::Const::F32(0), crate::ir::Const::F32(1f32.to_bits()))
         };
         let (zero, one) = (Operand::Const(zero), Operand::Const(one));
-        let lt = self.cmp(CmpOp::FLt, ty, r, zero);
+        // `<=`, not `<`: −0.0 compares equal to +0.0 and must leave as +0.0.
+        let lt = self.cmp(CmpOp::FLe, ty, r, zero);
         let r1 = self.select(ty, lt, zero, r);
         let gt = self.cmp(CmpOp::FGt, ty, r1, one);
         let r2 = self.select(ty, gt, one, r1);
