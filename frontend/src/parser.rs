@@ -1452,15 +1452,31 @@ impl<'a> Parser<'a> {
 
     fn binary(&mut self, min: u8) -> PResult<Expr> {
         let mut lhs = self.unary()?;
+        // Each operator of a chain (`1+1+…`) adds a level to the left-deep tree, which later
+        // passes walk recursively: count it against the nesting limit like a parenthesis.
+        let entered = self.depth;
         while let Some((op, prec)) = binop(self.kind()) {
             if prec < min {
                 break;
             }
-            self.bump();
-            let rhs = self.binary(prec + 1)?;
+            let rhs = match self.enter() {
+                Ok(()) => {
+                    self.bump();
+                    self.binary(prec + 1)
+                }
+                Err(e) => Err(e),
+            };
+            let rhs = match rhs {
+                Ok(r) => r,
+                Err(e) => {
+                    self.depth = entered;
+                    return Err(e);
+                }
+            };
             let span = lhs.span().to(rhs.span());
             lhs = Expr::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs), span };
         }
+        self.depth = entered;
         Ok(lhs)
     }
 

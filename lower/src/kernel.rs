@@ -10,6 +10,31 @@ use ptxcross_frontend::ast::{self, Statement, StateSpace, VarDecl};
 use ptxcross_frontend::Diagnostic;
 use std::collections::HashMap;
 
+/// Deepest nesting of structured control flow (`if`/`loop`) accepted. The later passes and the
+/// emitters recurse over it; at this depth they stay far inside a 2 MiB thread stack (debug
+/// builds overflowed one beyond 2,000 levels). WGSL compilers stop at 127 anyway.
+const MAX_CONTROL_DEPTH: usize = 512;
+
+/// Nesting depth of `if`/`loop` in `body`, computed without recursion.
+fn control_depth(body: &ir::Block) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(body, 0usize)];
+    while let Some((block, depth)) = stack.pop() {
+        max = max.max(depth);
+        for s in &block.stmts {
+            match s {
+                ir::Stmt::If { then_body, else_body, .. } => {
+                    stack.push((then_body, depth + 1));
+                    stack.push((else_body, depth + 1));
+                }
+                ir::Stmt::Loop { body } => stack.push((body, depth + 1)),
+                _ => {}
+            }
+        }
+    }
+    max
+}
+
 /// Largest CTA shape any target could run (CUDA's limit); the host checks the device's own.
 const MAX_BLOCK_THREADS: u64 = 1024;
 
@@ -113,6 +138,14 @@ pub fn lower_kernel(
     let (cfg, mut vars, barriers) = fl.into_cfg();
     simt::check_barriers(&cfg, &vars, &barriers)?;
     let mut body = structurize::structurize(cfg, &mut vars);
+    let depth = control_depth(&body);
+    if depth > MAX_CONTROL_DEPTH {
+        // The passes after this point and both emitters walk the tree recursively.
+        return Err(unsupported(
+            format!("control flow that nests {depth} levels deep once structured (at most {MAX_CONTROL_DEPTH})"),
+            f.name.span,
+        ));
+    }
     loop_exits::guard_loop_exits(&mut body, &mut vars);
     let mut kernel = ir::Kernel {
         name: f.name.name.to_string(),

@@ -51,6 +51,27 @@ pub const DEFAULT_BLOCK: [u32; 3] = [256, 1, 1];
 /// Lowers a parsed module to IR. Errors carry spans into the source (e.g. "not supported
 /// yet: X"); all kernels are lowered and every error is returned.
 pub fn lower(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
+    // CFG construction, the structurizer and the IR passes recurse as deep as the program's
+    // control flow nests (thousands of levels in generated or hostile PTX; the result is then
+    // refused above `kernel::MAX_CONTROL_DEPTH`), so they run on a thread with a large stack,
+    // whatever thread the caller has (test threads get 2 MiB). Pages are committed only when
+    // touched. A panic is passed on to the caller unchanged.
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("ptxcross lower".into())
+            .stack_size(LOWER_STACK_BYTES)
+            .spawn_scoped(scope, || lower_here(module, file, options));
+        match worker {
+            Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => lower_here(module, file, options),
+        }
+    })
+}
+
+/// Stack of the lowering thread.
+const LOWER_STACK_BYTES: usize = 512 << 20;
+
+fn lower_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
     let _ = file;
     let (globals, global_places) = layout::layout_globals(&module.items).map_err(|d| vec![d])?;
     let entries: Vec<&ast::Function> = module
