@@ -1624,6 +1624,18 @@ pub(crate) fn vector_width(n: &str) -> Option<u32> {
 
 /// Converts the text of a [`Tk::Number`] token into an expression leaf.
 pub(crate) fn parse_number(s: &str, span: Span) -> Result<Expr, String> {
+    // Diagnostics quote the literal: a long one (megabytes in hostile input) is clipped.
+    const MAX_QUOTED: usize = 48;
+    parse_number_quoting(s, span).map_err(|message| {
+        if s.len() <= MAX_QUOTED {
+            return message;
+        }
+        let head: String = s.chars().take(MAX_QUOTED / 2).collect();
+        message.replacen(&s.escape_debug().to_string(), &format!("{head}… ({} characters)", s.chars().count()), 1)
+    })
+}
+
+fn parse_number_quoting(s: &str, span: Span) -> Result<Expr, String> {
     let b = s.as_bytes();
     let bad = |what: &str| format!("invalid {what} literal `{}`", s.escape_debug());
     if b.len() >= 2 && b[0] == b'0' {

@@ -35,6 +35,10 @@ fn control_depth(body: &ir::Block) -> usize {
     max
 }
 
+/// Most registers one `%r<N>` declaration may create (each becomes a variable of the IR and of
+/// the SPIR-V function, which Vulkan caps at 524,287).
+const MAX_REGISTER_RANGE: u32 = 1 << 16;
+
 /// Largest CTA shape any target could run (CUDA's limit); the host checks the device's own.
 const MAX_BLOCK_THREADS: u64 = 1024;
 
@@ -84,12 +88,12 @@ pub fn lower_kernel(
     let mut dynamic: Vec<(&ast::VarName, u64)> = Vec::new();
     for d in &shared_decls {
         for n in &d.names {
-            let (size, align) = layout::var_size_align(d, &n.array);
+            let (size, align) = layout::var_size_align(d, &n.array)?;
             match size {
                 Some(size) => {
                     let off = align_up(shared_end, align);
                     offsets.insert(n.span.start, off as u32);
-                    shared_end = off + size;
+                    shared_end = off.saturating_add(size);
                 }
                 None => dynamic.push((n, align)),
             }
@@ -101,18 +105,18 @@ pub fn lower_kernel(
         offsets.insert(n.span.start, dyn_start as u32);
     }
     let shared_total =
-        if dynamic.is_empty() { shared_end } else { dyn_start + options.dynamic_shared_bytes as u64 }.max(shared_end);
+        if dynamic.is_empty() { shared_end } else { dyn_start.saturating_add(options.dynamic_shared_bytes as u64) }.max(shared_end);
     if shared_total > 48 * 1024 * 4 {
         return Err(Diagnostic::new(format!("kernel needs {shared_total} bytes of shared memory"), f.name.span));
     }
     let mut local_end = 0u64;
     for d in &local_decls {
         for n in &d.names {
-            let (size, align) = layout::var_size_align(d, &n.array);
+            let (size, align) = layout::var_size_align(d, &n.array)?;
             let size = size.ok_or_else(|| Diagnostic::new("local array without a size", n.span))?;
             let off = align_up(local_end, align);
             offsets.insert(n.span.start, off as u32);
-            local_end = off + size;
+            local_end = off.saturating_add(size);
         }
     }
     if local_end > 64 * 1024 {
@@ -239,6 +243,12 @@ fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResul
                     fl.declare(name, Symbol::Reg { var, ty: d.ty });
                 };
                 match n.range {
+                    Some(count) if count > MAX_REGISTER_RANGE => {
+                        return Err(unsupported(
+                            format!("a register range of {count} registers (at most {MAX_REGISTER_RANGE})"),
+                            n.span,
+                        ));
+                    }
                     Some(count) => {
                         for i in 0..count {
                             add(format!("{}{}", n.name.name, i), fl);

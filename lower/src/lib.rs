@@ -43,7 +43,14 @@ pub struct LowerOptions {
     /// that turns such a cut into a kernel fault (`abi::FAULT_LOOP_CUT`, see `loop_cut`). The
     /// host sets it from a probe of the device.
     pub detect_cut_loops: bool,
+    /// Largest globals segment (module `.global`/`.const` variables) in bytes; `None`:
+    /// [`DEFAULT_MAX_GLOBAL_BYTES`]. The host passes what the device's heap can hold, so a
+    /// segment too large is refused before its image is built in host memory.
+    pub max_global_bytes: Option<u64>,
 }
+
+/// Globals segment limit when the device is not known (`check`, `translate`).
+pub const DEFAULT_MAX_GLOBAL_BYTES: u64 = 256 << 20;
 
 /// Block shape used for translation when neither the caller nor `.reqntid` fixes one.
 pub const DEFAULT_BLOCK: [u32; 3] = [256, 1, 1];
@@ -68,12 +75,16 @@ pub fn lower(module: &ast::Module, file: &SourceFile, options: &LowerOptions) ->
     })
 }
 
+/// Longest kernel name accepted.
+const MAX_KERNEL_NAME_BYTES: usize = 4096;
+
 /// Stack of the lowering thread.
 const LOWER_STACK_BYTES: usize = 512 << 20;
 
 fn lower_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
     let _ = file;
-    let (globals, global_places) = layout::layout_globals(&module.items).map_err(|d| vec![d])?;
+    let max_globals = options.max_global_bytes.unwrap_or(DEFAULT_MAX_GLOBAL_BYTES);
+    let (globals, global_places) = layout::layout_globals(&module.items, max_globals).map_err(|d| vec![d])?;
     let entries: Vec<&ast::Function> = module
         .items
         .iter()
@@ -98,6 +109,14 @@ fn lower_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -
     let mut errors = Vec::new();
     let mut used_names = std::collections::HashSet::new();
     for f in selected {
+        if f.name.name.len() > MAX_KERNEL_NAME_BYTES {
+            // SPIR-V caps a literal string at 65,535 words; names this long are never real.
+            errors.push(Diagnostic::new(
+                format!("not supported yet: a kernel name of {} bytes (at most {MAX_KERNEL_NAME_BYTES})", f.name.name.len()),
+                f.name.span,
+            ));
+            continue;
+        }
         match kernel::lower_kernel(module, f, &global_places, options) {
             Ok(mut k) => {
                 let mut ep = kernel::entry_point_name(&k.name);

@@ -263,6 +263,8 @@ fn native_fma(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> bool {
 struct DeviceFacts {
     native_fma: bool,
     detect_cut_loops: bool,
+    /// What one heap can hold, less the runtime's reserved words: the largest globals segment.
+    max_global_bytes: Option<u64>,
 }
 
 fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> DeviceFacts {
@@ -270,6 +272,7 @@ fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> Devi
         native_fma: native_fma(gpu, backends),
         // Without a device nothing runs; the check is harmless, so translate with it.
         detect_cut_loops: gpu.is_none_or(|g| backends.iter().any(|&b| g.cuts_long_loops(b))),
+        max_global_bytes: gpu.map(|g| g.max_heap_bytes().saturating_sub(HEAP_RESERVED_BYTES + ALLOC_ALIGN)),
     }
 }
 
@@ -282,6 +285,7 @@ fn frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, TranslateErro
         dynamic_shared_bytes: spec.dynamic_shared_bytes,
         native_fma: facts.native_fma,
         detect_cut_loops: facts.detect_cut_loops,
+        max_global_bytes: facts.max_global_bytes,
         ..LowerOptions::default()
     };
     translate::frontend(&source, &options)
