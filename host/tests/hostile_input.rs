@@ -35,7 +35,7 @@ fn check(name: &str, ptx: &str) -> String {
     // 2 MiB stack and 4 GiB of address space (a 1 TiB allocation would fail, not swap).
     let o = Command::new("sh")
         .arg("-c")
-        .arg(format!("ulimit -s 2048; ulimit -v 4194304; exec \"$0\" check --json \"$1\""))
+        .arg("ulimit -s 2048; ulimit -v 4194304; exec \"$0\" check --json \"$1\"")
         .arg(env!("CARGO_BIN_EXE_ptxcross"))
         .arg(&path)
         .output()
