@@ -69,13 +69,7 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
 
 #[test]
 fn mutated_corpus_never_panics_and_emits_only_valid_modules() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/ptx");
-    let mut sources: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
-        .filter_map(|e| e.ok())
-        .map(|e| std::fs::read_to_string(e.path()).unwrap())
-        .collect();
-    sources.sort();
+    let sources = corpus_sources();
     let mut rng = Rng(0x5eed);
     let (mut lowered, mut refused) = (0, 0);
     for round in 0..600 {
