@@ -504,3 +504,40 @@ fn f32_directed_rounding() {
         }
     }
 }
+
+/// Correctly rounded div / rcp / sqrt in every rounding mode (§9.7.3.8/9/11), and the
+/// `.approx` forms of rcp and sqrt within their bounds (here: exact, which is within them).
+#[test]
+fn f32_div_rcp_sqrt_correctly_rounded() {
+    use ptxcross_tests::ptx_ref::half::round_of;
+    let mut inputs2 = f32_rows(2, 51);
+    // Quotients that are exact, ties-free hard cases and subnormal results.
+    let mut rng = Rng(52);
+    for _ in 0..SAMPLES {
+        let b = (rng.next() & 0x007f_ffff) | 0x3f80_0000;
+        let q = (rng.next() & 0x007f_ffff) | ((rng.next() % 254 + 1) << 23);
+        let p = f32::from_bits(q as u32) * f32::from_bits(b as u32);
+        inputs2.extend([p.to_bits() as u64, b]);
+    }
+    let inputs1 = f32_rows(1, 53);
+    let mut squares = inputs1.clone();
+    squares.extend((0..SAMPLES).map(|_| {
+        let x = f32::from_bits(((rng.next() & 0x007f_ffff) | ((rng.next() % 200 + 27) << 23)) as u32);
+        (x * x).to_bits() as u64
+    }));
+    for rnd in ["rn", "rz", "rm", "rp"] {
+        for ftz in [false, true] {
+            let f = if ftz { ".ftz" } else { "" };
+            let round = round_of(rnd);
+            sweep_one(Variant::inst(&format!("div.{rnd}{f}.f32"), "f32", &["f32", "f32"]), &inputs2, &move |a| {
+                vec![fref::div_rounded_f32(a[0], a[1], round, ftz)]
+            });
+            sweep_one(Variant::inst(&format!("rcp.{rnd}{f}.f32"), "f32", &["f32"]), &inputs1, &move |a| {
+                vec![fref::div_rounded_f32(1f32.to_bits() as u64, a[0], round, ftz)]
+            });
+            sweep_one(Variant::inst(&format!("sqrt.{rnd}{f}.f32"), "f32", &["f32"]), &squares, &move |a| {
+                vec![fref::sqrt_rounded_f32(a[0], round, ftz)]
+            });
+        }
+    }
+}

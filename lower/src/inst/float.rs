@@ -123,11 +123,19 @@ impl FnLower {
             }
             "div" => {
                 m.only(&["approx", "full", "rn", "rz", "rm", "rp", "ftz"])?;
-                if m.has("rn") || m.one_of(&["rz", "rm", "rp"]).is_some() {
-                    return Err(unsupported(
-                        format!("`{}` (correctly rounded division needs a correction step)", m.name()),
-                        m.inst.span,
-                    ));
+                if let Some(r) = m.one_of(&["rn", "rz", "rm", "rp"]) {
+                    if ty == Ty::F64 {
+                        return Err(unsupported(
+                            format!("`{}` (correctly rounded f64 division needs double-double arithmetic)", m.name()),
+                            m.inst.span,
+                        ));
+                    }
+                    let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
+                    let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                    let a = self.read_float(a, t, ftz)?;
+                    let b = self.read_float(b, t, ftz)?;
+                    let r = self.f32_div_rounded(a, b, mode);
+                    return self.write_float(d, t, r, ftz, false);
                 }
                 if ty == Ty::F64 || !(m.has("approx") || m.has("full")) {
                     return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
@@ -219,8 +227,9 @@ impl FnLower {
         let b = self.select(Ty::F32, zero, f(0.0), b);
         let mag = self.un(UnaryOp::FAbs, Ty::F32, b);
         let huge = self.cmp(CmpOp::FGt, Ty::F32, mag, f(2f32.powi(126)));
-        let safe = self.select(Ty::F32, huge, f(1.0), b);
-        let r = self.bin(BinaryOp::FDiv, Ty::F32, f(1.0), safe);
+        // A correctly rounded reciprocal keeps a·(1/b) within the 2-ulp bound (the targets'
+        // 2.5-ulp division would not).
+        let r = self.f32_div_rounded(f(1.0), b, Rounding::Nearest);
         let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
         let sign = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x8000_0000));
         let signed_zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);
@@ -228,26 +237,10 @@ impl FnLower {
         self.bin(BinaryOp::FMul, Ty::F32, a, r)
     }
 
-    /// `div.full.f32`: full range (spec §9.7.3.8). The target's division is only specified
-    /// for |b| ≤ 2^126, so a larger divisor is scaled by 1/4 first and the quotient after
-    /// (both exact: a quotient that the second scaling makes subnormal is flushed anyway).
+    /// `div.full.f32`: at most 2 ulp over the full range (spec §9.7.3.8): the correctly
+    /// rounded quotient.
     fn div_full(&mut self, a: Operand, b: Operand) -> Operand {
-        let f = |x: f32| Operand::Const(crate::ir::Const::F32(x.to_bits()));
-        let mag = self.un(UnaryOp::FAbs, Ty::F32, b);
-        let huge = self.cmp(CmpOp::FGt, Ty::F32, mag, f(2f32.powi(126)));
-        let scale = self.select(Ty::F32, huge, f(0.25), f(1.0));
-        let bs = self.bin(BinaryOp::FMul, Ty::F32, b, scale);
-        // A zero divisor: a · (±∞), IEEE's quotient (the targets leave x/0 open).
-        let zero = self.cmp(CmpOp::FEq, Ty::F32, b, f(0.0));
-        let safe = self.select(Ty::F32, zero, f(1.0), bs);
-        let q = self.bin(BinaryOp::FDiv, Ty::F32, a, safe);
-        let q = self.bin(BinaryOp::FMul, Ty::F32, q, scale);
-        let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
-        let sign = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x8000_0000));
-        let inf = self.bin(BinaryOp::Or, Ty::U32, sign, FnLower::u32c(0x7f80_0000));
-        let inf = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, inf);
-        let by_zero = self.bin(BinaryOp::FMul, Ty::F32, a, inf);
-        self.select(Ty::F32, zero, by_zero, q)
+        self.f32_div_rounded(a, b, Rounding::Nearest)
     }
 
     /// PTX min/max (spec §9.7.3.11/12): a NaN operand yields the other; two NaNs yield the
@@ -298,18 +291,30 @@ impl FnLower {
         let ty = self.float_ty(t, m)?;
         let ftz = m.has("ftz");
         match name {
-            "sqrt" | "rcp" if m.has("approx") && ty == Ty::F32 => {
-                m.only(&["approx", "ftz"])?;
+            "sqrt" | "rcp" if ty == Ty::F32 => {
+                // §9.7.3.9/11: `.rnd` forms are correctly rounded; `.approx` allows 1 ulp
+                // (rcp) / 2^-23 relative (sqrt), which the correctly rounded result meets
+                // (the targets' own sqrt and division do not promise it).
+                m.only(&["approx", "rn", "rz", "rm", "rp", "ftz"])?;
+                let mode = match m.one_of(&["rn", "rz", "rm", "rp"]) {
+                    Some(r) => Rounding::from_modifier(r).unwrap_or(Rounding::Nearest),
+                    None if m.has("approx") => Rounding::Nearest,
+                    None => return Err(Diagnostic::new(format!("`{}` needs .approx or a rounding modifier", m.name()), m.inst.span)),
+                };
                 let [d, a] = operands(m.inst, 2)? else { unreachable!() };
                 let a = self.read_float(a, t, ftz)?;
                 let r = if name == "sqrt" {
-                    self.un(UnaryOp::FSqrt, ty, a)
+                    self.f32_sqrt_rounded(a, mode)
                 } else {
                     let one = Operand::Const(crate::ir::Const::F32(1f32.to_bits()));
-                    self.bin(BinaryOp::FDiv, ty, one, a)
+                    self.f32_div_rounded(one, a, mode)
                 };
                 self.write_float(d, t, r, ftz, false)
             }
+            "sqrt" | "rcp" => Err(unsupported(
+                format!("`{}` (correctly rounded f64 {name} needs double-double arithmetic)", m.name()),
+                m.inst.span,
+            )),
             "copysign" => {
                 // §9.7.3.2: "Copy sign bit of a into value of b" (NaN payloads of b kept).
                 m.only(&[])?;

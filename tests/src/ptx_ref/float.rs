@@ -224,3 +224,31 @@ pub fn cvt_f32_from(src: &str, round: rustc_apfloat::Round, a: u64) -> Expect {
     };
     exact_f32(f32::from_bits(s.to_bits() as u32))
 }
+
+/// `div.rnd{.ftz}.f32` / `rcp.rnd{.ftz}.f32` (§9.7.3.8/9): IEEE division, correctly rounded in
+/// the given direction (rustc_apfloat); `.ftz` flushes inputs and result.
+pub fn div_rounded_f32(a: u64, b: u64, round: rustc_apfloat::Round, ftz_: bool) -> Expect {
+    use rustc_apfloat::ieee::Single;
+    use rustc_apfloat::Float;
+    let f = |x: u64| {
+        let v = f32::from_bits(x as u32);
+        Single::from_bits((if ftz_ { ftz(v) } else { v }).to_bits() as u128)
+    };
+    let r = f32::from_bits(f(a).div_r(f(b), round).value.to_bits() as u32);
+    exact_f32(if ftz_ { ftz(r) } else { r })
+}
+
+/// `sqrt.rnd{.ftz}.f32` (§9.7.3.11): the f64 square root (correctly rounded by IEEE 754) is
+/// never on an f32 rounding boundary unless the root is exact (53 ≥ 2·24 + 2 bits), so
+/// rounding it to f32 in the given direction is the correctly rounded f32 root.
+pub fn sqrt_rounded_f32(a: u64, round: rustc_apfloat::Round, ftz_: bool) -> Expect {
+    use rustc_apfloat::ieee::{Double, Single};
+    use rustc_apfloat::{Float, FloatConvert};
+    let v = f32::from_bits(a as u32);
+    let v = if ftz_ { ftz(v) } else { v };
+    let s = (v as f64).sqrt();
+    let mut lose = false;
+    let r: Single = FloatConvert::<Single>::convert_r(Double::from_bits(s.to_bits() as u128), round, &mut lose).value;
+    let r = f32::from_bits(r.to_bits() as u32);
+    exact_f32(if ftz_ { ftz(r) } else { r })
+}
