@@ -541,3 +541,50 @@ fn f32_div_rcp_sqrt_correctly_rounded() {
         }
     }
 }
+
+/// `cvt.sat` between integer types (§9.7.9.21: "limits the result to MININT..MAXINT for the
+/// size of the operation", the destination's range).
+#[test]
+fn cvt_integer_saturation() {
+    let mut rng = Rng(61);
+    let mut inputs: Vec<u64> = U64_EDGES.to_vec();
+    inputs.extend(U32_EDGES.iter().map(|&x| x as u64));
+    inputs.extend([0x7f, 0x80, 0xff, 0x100, 0xffff_ff80, 0xffff_ff7f, 0x7fff, 0x8000, 0xffff_8000, 0xffff_7fff]);
+    inputs.extend((0..SAMPLES).map(|_| rng.next() >> (rng.next() % 64)));
+    let range = |t: &str| -> (i128, i128) {
+        let bits: u32 = t[1..].parse().unwrap();
+        if t.starts_with('s') { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) }
+    };
+    for st in ["s32", "u32", "s64", "u64", "s16"] {
+        for dt in ["u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64"] {
+            if st == dt {
+                continue;
+            }
+            let (slo, shi) = range(st);
+            let (dlo, dhi) = range(dt);
+            if dlo <= slo && shi <= dhi {
+                continue; // .sat is illegal where it cannot saturate
+            }
+            let sbits: u32 = st[1..].parse().unwrap();
+            sweep_one(Variant::inst(&format!("cvt.sat.{dt}.{st}"), dt, &[st]), &inputs, &move |a| {
+                let raw = a[0] & if sbits == 64 { u64::MAX } else { (1u64 << sbits) - 1 };
+                let v: i128 = if st.starts_with('s') { ((raw << (64 - sbits)) as i64 >> (64 - sbits)) as i128 } else { raw as i128 };
+                vec![Expect::Bits(v.clamp(dlo, dhi) as u64)]
+            });
+        }
+    }
+}
+
+/// ld/st `.v8` (256-bit accesses): eight words stored and loaded back.
+#[test]
+fn ld_st_v8() {
+    let mut rng = Rng(62);
+    let inputs: Vec<u64> = (0..8 * 1024).map(|_| rng.next() & 0xffff_ffff).collect();
+    let regs = |p: &str| (0..8).map(|i| format!("%{p}{i}")).collect::<Vec<_>>().join(", ");
+    let v = Variant {
+        body: format!("st.global.v8.b32 [%rdin], {{{}}}; ld.global.v8.b32 {{{}}}, [%rdin];", regs("s"), regs("d")),
+        srcs: vec!["b32"; 8],
+        dsts: vec!["b32"; 8],
+    };
+    sweep_one(v, &inputs, &|a| a.iter().map(|&x| Expect::Bits(x)).collect());
+}

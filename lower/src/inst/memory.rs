@@ -261,7 +261,7 @@ impl FnLower {
     /// `ld{.ss}{.cop}{.vec}.type d, [a]`.
     pub(super) fn ld(&mut self, m: &Mods) -> LResult<()> {
         let mut allowed: Vec<&str> = IGNORED.to_vec();
-        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::entry", "const", "v2", "v4"]);
+        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::entry", "const", "v2", "v4", "v8"]);
         m.only(&allowed)?;
         let t = m.ty()?;
         let space = self.state_space(m)?;
@@ -274,6 +274,7 @@ impl FnLower {
             OperandKind::Vector(v) => v.iter().collect(),
             _ => vec![d],
         };
+        vector_count(m, dests.len())?;
         let place = self.place(a, space)?;
         let ty = value_ty(t).unwrap_or(Ty::U32);
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
@@ -299,7 +300,7 @@ impl FnLower {
     /// `st{.ss}{.cop}{.vec}.type [a], b`.
     pub(super) fn st(&mut self, m: &Mods) -> LResult<()> {
         let mut allowed: Vec<&str> = IGNORED.to_vec();
-        allowed.extend(["global", "shared", "shared::cta", "local", "param", "v2", "v4"]);
+        allowed.extend(["global", "shared", "shared::cta", "local", "param", "v2", "v4", "v8"]);
         m.only(&allowed)?;
         let t = m.ty()?;
         let space = self.state_space(m)?;
@@ -315,6 +316,7 @@ impl FnLower {
             OperandKind::Vector(v) => v.iter().collect(),
             _ => vec![b],
         };
+        vector_count(m, srcs.len())?;
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
         let mut values = Vec::new();
         for s in &srcs {
@@ -394,4 +396,18 @@ impl FnLower {
 /// A symbol operand naming register `name` (inside `[%rd1+8]` it is part of an expression).
 fn named(part: &ast::Operand, name: &str) -> ast::Operand {
     ast::Operand { kind: OperandKind::Symbol { name: name.into(), component: None }, span: part.span }
+}
+
+/// The number of elements a `.v2/.v4/.v8` access moves must match its vector operand.
+fn vector_count(m: &Mods, n: usize) -> LResult<()> {
+    let want = match m.one_of(&["v2", "v4", "v8"]) {
+        Some("v2") => 2,
+        Some("v4") => 4,
+        Some(_) => 8,
+        None => 1,
+    };
+    if n != want {
+        return Err(Diagnostic::new(format!("`{}` moves {want} elements, the operand has {n}", m.name()), m.inst.span));
+    }
+    Ok(())
 }
