@@ -588,3 +588,27 @@ fn ld_st_v8() {
     };
     sweep_one(v, &inputs, &|a| a.iter().map(|&x| Expect::Bits(x)).collect());
 }
+
+/// Vector registers (`.reg .v4 .b32 %v;`, §5.4.2): elements by `.x/.y/.z/.w` and `.r/.g/.b/.a`,
+/// whole-register ld/st.
+#[test]
+fn vector_registers() {
+    let mut rng = Rng(63);
+    let inputs: Vec<u64> = (0..2 * 4096).map(|_| rng.next()).collect();
+    let v = Variant {
+        body: "{ .reg .v4 .b32 %v; .reg .v2 .f32 %w;\n\
+               ld.global.v4.b32 %v, [%rdin];\n\
+               mov.b32 %w.x, %v.y; mov.b32 %w.y, %v.b;\n\
+               add.f32 %d0, %w.x, %w.y;\n\
+               st.global.v4.b32 [%rdin], %v;\n\
+               ld.global.b32 %d1, [%rdin+12];\n\
+               mov.b32 %d2, %v.a; }"
+            .into(),
+        srcs: vec!["b64", "b64"],
+        dsts: vec!["f32", "b32", "b32"],
+    };
+    sweep_one(v, &inputs, &|a| {
+        let sum = f32::from_bits((a[0] >> 32) as u32) + f32::from_bits(a[1] as u32);
+        vec![fref::exact_f32(sum), Expect::Bits(a[1] >> 32), Expect::Bits(a[1] >> 32)]
+    });
+}

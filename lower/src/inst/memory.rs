@@ -135,6 +135,25 @@ impl FnLower {
         }
     }
 
+    /// A whole vector register (`ld.v4.f32 %v, [a]`) as its element operands.
+    fn vector_register_elements(&self, op: &ast::Operand) -> Option<Vec<ast::Operand>> {
+        let OperandKind::Symbol { name, component: None } = &op.kind else { return None };
+        if self.lookup(name).is_some() || self.lookup(&crate::function::vector_element_name(name, "x")).is_none() {
+            return None;
+        }
+        let comps = ["x", "y", "z", "w"];
+        let n = comps.iter().take_while(|c| self.lookup(&crate::function::vector_element_name(name, c)).is_some()).count();
+        Some(
+            comps[..n]
+                .iter()
+                .map(|c| ast::Operand {
+                    kind: OperandKind::Symbol { name: name.clone(), component: Some((*c).into()) },
+                    span: op.span,
+                })
+                .collect(),
+        )
+    }
+
     fn reg_is_64(&self, name: &str) -> bool {
         matches!(self.lookup(name), Some(Symbol::Reg { var, .. }) if self.vars[var.index()].ty == Ty::U64)
     }
@@ -270,8 +289,10 @@ impl FnLower {
         if !matches!(size, 1 | 2 | 4 | 8) || t == ScalarType::Pred {
             return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
         }
-        let dests: Vec<&ast::Operand> = match &d.kind {
-            OperandKind::Vector(v) => v.iter().collect(),
+        let expanded = self.vector_register_elements(d);
+        let dests: Vec<&ast::Operand> = match (&d.kind, &expanded) {
+            (OperandKind::Vector(v), _) => v.iter().collect(),
+            (_, Some(e)) => e.iter().collect(),
             _ => vec![d],
         };
         vector_count(m, dests.len())?;
@@ -312,8 +333,10 @@ impl FnLower {
         if !matches!(size, 1 | 2 | 4 | 8) || t == ScalarType::Pred {
             return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
         }
-        let srcs: Vec<&ast::Operand> = match &b.kind {
-            OperandKind::Vector(v) => v.iter().collect(),
+        let expanded = self.vector_register_elements(b);
+        let srcs: Vec<&ast::Operand> = match (&b.kind, &expanded) {
+            (OperandKind::Vector(v), _) => v.iter().collect(),
+            (_, Some(e)) => e.iter().collect(),
             _ => vec![b],
         };
         vector_count(m, srcs.len())?;
