@@ -2,12 +2,12 @@
 //! (spec §9.7.3.8 `div.rnd`, §9.7.3.9 `rcp.rnd`, §9.7.3.11 `sqrt.rnd`). Vulkan's and WGSL's
 //! f32 division is only 2.5 ulp and their sqrt is not correctly rounded either, so:
 //!
-//! 1. an approximation q of the result comes from the target's f64 division / sqrt (a few f64
-//!    ulps are far below one f32 ulp);
-//! 2. c = q truncated to f32 is then off by at most one f32 ulp from the true truncation;
+//! 1. an approximation q of the result comes from the target's f64 division / sqrt;
+//! 2. c = q truncated to f32 is then off by a few f32 ulps at most from the true truncation
+//!    (see `CORRECTION_STEPS`);
 //! 3. the exact residual (a − c·b for division, a − c² for sqrt: products of two 24-bit
 //!    significands are exact in f64, and so is the small difference) tells which way to move
-//!    c by one ulp, and then — against the residual of the rounding boundary — whether the
+//!    c by one ulp (repeated), and then — against the residual of the rounding boundary — whether the
 //!    chosen mode rounds up.
 //!
 //! All f32 → f64 widenings are done on the bits, so nothing depends on how the device treats
@@ -17,6 +17,11 @@ use super::half::{Rounding, F32, F64};
 use crate::function::FnLower;
 use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Operand, Ty, UnaryOp};
 use super::half::Clamp;
+
+/// Correction steps of one ulp each. Vulkan only promises double-precision division and
+/// square root "at least as precise as single precision" (2.5 ulp of f32 for division), so
+/// the truncated estimate may be up to three f32 ulps off; each step moves it one ulp closer.
+const CORRECTION_STEPS: usize = 3;
 
 impl FnLower {
     /// The exact f64 of the f32 whose bits are `b` (a `U32`), built from the bits.
@@ -126,15 +131,19 @@ impl FnLower {
             let p = s.bin(BinaryOp::FMul, Ty::F64, cw, bw);
             s.bin(BinaryOp::FSub, Ty::F64, aw, p)
         };
-        let r = residual(self, c);
-        let ulp = self.f32_ulp(c);
-        let ub = self.bin(BinaryOp::FMul, Ty::F64, ulp, bw);
-        let too_big = self.cmp(CmpOp::FLt, Ty::F64, r, Self::f64c(0.0));
-        let too_small = self.cmp(CmpOp::FGe, Ty::F64, r, ub);
-        let down = self.bin(BinaryOp::Sub, Ty::U32, c, u(1));
-        let upc = self.bin(BinaryOp::Add, Ty::U32, c, u(1));
-        let c = self.select(Ty::U32, too_small, upc, c);
-        let c = self.select(Ty::U32, too_big, down, c);
+        let mut c = c;
+        for _ in 0..CORRECTION_STEPS {
+            let r = residual(self, c);
+            let ulp = self.f32_ulp(c);
+            let ub = self.bin(BinaryOp::FMul, Ty::F64, ulp, bw);
+            let too_big = self.cmp(CmpOp::FLt, Ty::F64, r, Self::f64c(0.0));
+            let too_small = self.cmp(CmpOp::FGe, Ty::F64, r, ub);
+            let down = self.bin(BinaryOp::Sub, Ty::U32, c, u(1));
+            let upc = self.bin(BinaryOp::Add, Ty::U32, c, u(1));
+            let upc = self.bin(BinaryOp::MinU, Ty::U32, upc, inf);
+            let next = self.select(Ty::U32, too_small, upc, c);
+            c = self.select(Ty::U32, too_big, down, next);
+        }
         let overflow = self.cmp(CmpOp::GeU, Ty::U32, c, inf);
         let safe_c = self.select(Ty::U32, overflow, u(0x7f7f_ffff), c);
         let r = residual(self, safe_c);
@@ -192,14 +201,17 @@ impl FnLower {
             let p = s.bin(BinaryOp::FMul, Ty::F64, cw, cw);
             s.bin(BinaryOp::FSub, Ty::F64, aw, p)
         };
-        let r = residual(self, c);
-        let upc = self.bin(BinaryOp::Add, Ty::U32, c, u(1));
-        let r_next = residual(self, upc);
-        let too_big = self.cmp(CmpOp::FLt, Ty::F64, r, Self::f64c(0.0));
-        let too_small = self.cmp(CmpOp::FGe, Ty::F64, r_next, Self::f64c(0.0));
-        let down = self.bin(BinaryOp::Sub, Ty::U32, c, u(1));
-        let c = self.select(Ty::U32, too_small, upc, c);
-        let c = self.select(Ty::U32, too_big, down, c);
+        let mut c = c;
+        for _ in 0..CORRECTION_STEPS {
+            let r = residual(self, c);
+            let upc = self.bin(BinaryOp::Add, Ty::U32, c, u(1));
+            let r_next = residual(self, upc);
+            let too_big = self.cmp(CmpOp::FLt, Ty::F64, r, Self::f64c(0.0));
+            let too_small = self.cmp(CmpOp::FGe, Ty::F64, r_next, Self::f64c(0.0));
+            let down = self.bin(BinaryOp::Sub, Ty::U32, c, u(1));
+            let next = self.select(Ty::U32, too_small, upc, c);
+            c = self.select(Ty::U32, too_big, down, next);
+        }
         let up = match mode {
             Rounding::Nearest => {
                 // Above the midpoint c + ulp/2 (never exactly on it: a square root of an f32
