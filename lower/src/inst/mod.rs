@@ -141,6 +141,8 @@ impl FnLower {
             "ld" | "ldu" => self.ld(&m),
             "st" => self.st(&m),
             "atom" | "red" => self.atom(&m),
+            // A breakpoint only matters under a debugger.
+            "brkpt" => m.only(&[]),
             _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
         }
     }
