@@ -63,8 +63,8 @@ fn unsupported_features_are_clear_errors() {
     std::fs::create_dir_all(&dir).unwrap();
     let cases = [
         ("shfl.ptx", "    shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;", "not supported yet: instruction `shfl.sync.bfly.b32`", 10),
-        ("divrn.ptx", "    div.rn.f32 %f1, %f1, %f1;", "not supported yet: `div.rn.f32`", 10),
-        ("sat.ptx", "    add.sat.s32 %r2, %r1, %r1;", "not supported yet: `.sat` on `add.sat.s32`", 10),
+        ("sin.ptx", "    sin.approx.f32 %f1, %f1;", "not supported yet: `sin.approx.f32`", 10),
+        ("nanosleep.ptx", "    nanosleep.u32 %r1;", "not supported yet: instruction `nanosleep.u32`", 10),
     ];
     for (name, line, want, line_no) in cases {
         let ptx = format!(
