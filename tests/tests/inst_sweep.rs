@@ -612,3 +612,37 @@ fn vector_registers() {
         vec![fref::exact_f32(sum), Expect::Bits(a[1] >> 32), Expect::Bits(a[1] >> 32)]
     });
 }
+
+/// Audit of f32/f64 min/max (with `.ftz`, `.NaN`, `.xorsign.abs`), abs/neg, and f16 min/max
+/// with `.xorsign.abs`.
+#[test]
+fn min_max_abs_neg() {
+    let f2 = f32_rows(2, 71);
+    let mut rng = Rng(72);
+    let d2 = rows(2, ptxcross_tests::sweep::F64_EDGES, 1 << 12, SAMPLES, &mut || rng.next());
+    for op in ["min", "max"] {
+        for (mods, ftz, nan, xs) in [("", false, false, false), (".ftz", true, false, false), (".NaN", false, true, false), (".xorsign.abs", false, false, true), (".ftz.NaN.xorsign.abs", true, true, true)] {
+            let is_min = op == "min";
+            sweep_one(Variant::inst(&format!("{op}{mods}.f32"), "f32", &["f32", "f32"]), &f2, &move |a| {
+                vec![fref::min_max(is_min, 32, a[0], a[1], nan, xs, ftz)]
+            });
+        }
+        let is_min = op == "min";
+        sweep_one(Variant::inst(&format!("{op}.f64"), "f64", &["f64", "f64"]), &d2, &move |a| {
+            vec![fref::min_max(is_min, 64, a[0], a[1], false, false, false)]
+        });
+        // f16 (§9.7.4.7/8): the same rules.
+        let h2: Vec<u64> = f2.iter().map(|&x| x & 0xffff).collect();
+        sweep_one(Variant::inst(&format!("{op}.xorsign.abs.f16"), "b16", &["b16", "b16"]), &h2, &move |a| {
+            vec![fref::min_max(is_min, 16, a[0], a[1], false, true, false)]
+        });
+    }
+    let f1 = f32_rows(1, 73);
+    for (op, ftz) in [("abs", false), ("abs.ftz", true), ("neg", false), ("neg.ftz", true)] {
+        sweep_one(Variant::inst(&format!("{op}.f32"), "f32", &["f32"]), &f1, &move |a| {
+            let x = a[0] as u32;
+            let x = if ftz && x & 0x7f80_0000 == 0 { x & 0x8000_0000 } else { x };
+            vec![Expect::Bits(if op.starts_with("abs") { x & 0x7fff_ffff } else { x ^ 0x8000_0000 } as u64)]
+        });
+    }
+}

@@ -149,11 +149,14 @@ impl FnLower {
                 self.write_float(d, t, r, true, false)
             }
             "min" | "max" => {
-                m.only(&["ftz"])?;
+                m.only(&["ftz", "NaN", "xorsign", "abs"])?;
+                if m.has("xorsign") != m.has("abs") {
+                    return Err(Diagnostic::new("`.xorsign` and `.abs` go together", m.inst.span));
+                }
                 let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
                 let a = self.read_float(a, t, ftz)?;
                 let b = self.read_float(b, t, ftz)?;
-                let r = self.float_min_max(name == "min", t, ty, a, b);
+                let r = self.min_max_modifiers(name == "min", t, ty, a, b, m.has("NaN"), m.has("xorsign"));
                 self.write_float(d, t, r, ftz, false)
             }
             "abs" | "neg" => {
@@ -241,6 +244,47 @@ impl FnLower {
     /// rounded quotient.
     fn div_full(&mut self, a: Operand, b: Operand) -> Operand {
         self.f32_div_rounded(a, b, Rounding::Nearest)
+    }
+
+    /// min/max with `.NaN` (any NaN operand gives the canonical NaN) and `.xorsign.abs` (the
+    /// minimum of the magnitudes, with the XOR of the operands' signs unless it is NaN), as
+    /// the semantics of §9.7.3.11/12 (and §9.7.4.7/8 for halves) spell out.
+    pub(super) fn min_max_modifiers(
+        &mut self,
+        is_min: bool,
+        t: ScalarType,
+        ty: Ty,
+        a: Operand,
+        b: Operand,
+        nan_mode: bool,
+        xorsign: bool,
+    ) -> Operand {
+        let (ity, sign_bit, canonical) =
+            if ty == Ty::F64 { (Ty::U64, 1u64 << 63, 0x7fff_ffff_ffff_ffffu64) } else { (Ty::U32, 1 << 31, 0x7fff_ffff) };
+        let ab = self.convert(ConvertOp::Bitcast, ty, ity, a);
+        let bb = self.convert(ConvertOp::Bitcast, ty, ity, b);
+        let xs = self.bin(BinaryOp::Xor, ity, ab, bb);
+        let xs = self.bin(BinaryOp::And, ity, xs, FnLower::int_const(ity, sign_bit));
+        let (a, b) = if xorsign { (self.un(UnaryOp::FAbs, ty, a), self.un(UnaryOp::FAbs, ty, b)) } else { (a, b) };
+        let r = self.float_min_max(is_min, t, ty, a, b);
+        let nan = self.is_nan(r, t);
+        let r = if xorsign {
+            let rb = self.convert(ConvertOp::Bitcast, ty, ity, r);
+            let signed = self.bin(BinaryOp::Or, ity, rb, xs);
+            let signed = self.convert(ConvertOp::Bitcast, ity, ty, signed);
+            self.select(ty, nan, r, signed)
+        } else {
+            r
+        };
+        if nan_mode {
+            let na = self.is_nan(a, t);
+            let nb = self.is_nan(b, t);
+            let any = self.bin(BinaryOp::Or, Ty::Bool, na, nb);
+            let c = self.convert(ConvertOp::Bitcast, ity, ty, FnLower::int_const(ity, canonical));
+            self.select(ty, any, c, r)
+        } else {
+            r
+        }
     }
 
     /// PTX min/max (spec §9.7.3.11/12): a NaN operand yields the other; two NaNs yield the
