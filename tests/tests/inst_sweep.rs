@@ -646,3 +646,229 @@ fn min_max_abs_neg() {
         });
     }
 }
+
+/// Audit of float → integer `cvt` (§9.7.9.21: integer rounding, saturation to the
+/// destination's range, NaN → 0; `.ftz` flushes the f32 input).
+#[test]
+fn cvt_float_to_int() {
+    let f1 = f32_rows(1, 81);
+    let mut rng = Rng(82);
+    let mut d1: Vec<u64> = ptxcross_tests::sweep::F64_EDGES.to_vec();
+    d1.extend(F32_EDGES.iter().map(|&x| (f32::from_bits(x) as f64).to_bits()));
+    d1.extend([0x41df_ffff_ffc0_0000, 0x41e0_0000_0000_0000, 0xc1e0_0000_0000_0000, 0xc1e0_0000_0020_0000, 0x43e0_0000_0000_0000, 0x43f0_0000_0000_0000]);
+    d1.extend((0..SAMPLES).map(|i| {
+        let r = rng.next();
+        if i % 2 == 0 { r } else { (r & (1 << 63)) | ((1023 - 4 + (r >> 40) % 70) << 52) | (r & 0xf_ffff_ffff_ffff) }
+    }));
+    for round in IntRound::ALL {
+        for dt in ["s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64"] {
+            let bits: u32 = dt[1..].parse().unwrap();
+            let (lo, hi): (i128, i128) =
+                if dt.starts_with('s') { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+            let expect = move |x: f64| -> Expect {
+                if x.is_nan() {
+                    return Expect::Bits(0);
+                }
+                // Rounded, then clamped to the destination's range (f64 → i128 saturates
+                // beyond ±2^127, far outside every range here).
+                let r = (round.f64(x) as i128).clamp(lo, hi) as u64;
+                Expect::Bits(if bits == 64 { r } else { r & ((1u64 << bits) - 1) })
+            };
+            for ftz in [false, true] {
+                let name = format!("cvt.{}{}.{dt}.f32", round.suffix(), if ftz { ".ftz" } else { "" });
+                sweep_one(Variant::inst(&name, dt, &["f32"]), &f1, &move |a| {
+                    let x = f32::from_bits(a[0] as u32);
+                    vec![expect(if ftz { fref::ftz(x) } else { x } as f64)]
+                });
+            }
+            let name = format!("cvt.{}.{dt}.f64", round.suffix());
+            sweep_one(Variant::inst(&name, dt, &["f64"]), &d1, &move |a| vec![expect(f64::from_bits(a[0]))]);
+        }
+    }
+}
+
+/// Audit of shifts, funnel shifts, bit counts, byte permute, multiplies, division, integer
+/// min/max/abs/neg (§9.7.1, §9.7.8) against the spec's formulas.
+#[test]
+fn integer_and_bit_audit() {
+    let two = u32_rows(2, 91);
+    let three = u32_rows(3, 92);
+    let mut rng = Rng(93);
+    let two64 = rows(2, U64_EDGES, 1 << 12, SAMPLES, &mut || rng.next());
+    let sh: Vec<u64> = two.chunks(2).flat_map(|p| [p[0], p[1] % 80]).collect();
+    let sh64: Vec<u64> = two64.chunks(2).flat_map(|p| [p[0], p[1] % 140]).collect();
+    // §9.7.8.7/8: shift amounts greater than the width clamp to the width.
+    for (t, bits) in [("b32", 32u32), ("s32", 32), ("u32", 32), ("b64", 64), ("s64", 64), ("u16", 16), ("s16", 16)] {
+        let inputs = if bits == 64 { &sh64 } else { &sh };
+        let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        sweep_one(Variant::inst(&format!("shl.{t}"), t, &[t, "u32"]), inputs, &move |a| {
+            let n = (a[1] as u32).min(bits);
+            vec![Expect::Bits(if n >= bits { 0 } else { (a[0] << n) & mask })]
+        });
+        if t != "b64" || bits == 64 {
+            sweep_one(Variant::inst(&format!("shr.{t}"), t, &[t, "u32"]), inputs, &move |a| {
+                let n = (a[1] as u32).min(bits);
+                let x = a[0] & mask;
+                let r = if t.starts_with('s') {
+                    let v = ((x << (64 - bits)) as i64) >> (64 - bits);
+                    (v >> n.min(63)) as u64 & mask
+                } else if n >= bits {
+                    0
+                } else {
+                    x >> n
+                };
+                vec![Expect::Bits(r)]
+            });
+        }
+    }
+    // §9.7.8.9 shf: n = clamp ? min(c, 32) : c & 31, on the 64-bit b:a.
+    let funnel: Vec<u64> = three.chunks(3).flat_map(|p| [p[0], p[1], p[2] % 70]).collect();
+    for dir in ["l", "r"] {
+        for mode in ["wrap", "clamp"] {
+            sweep_one(Variant::inst(&format!("shf.{dir}.{mode}.b32"), "b32", &["b32", "b32", "u32"]), &funnel, &move |a| {
+                let n = if mode == "clamp" { a[2].min(32) } else { a[2] & 31 };
+                let x = (a[1] << 32) | a[0];
+                let r = if dir == "l" { ((x << n) >> 32) & 0xffff_ffff } else { (x >> n) & 0xffff_ffff };
+                vec![Expect::Bits(r)]
+            });
+        }
+    }
+    // §9.7.8.6 prmt (default mode): byte i of d is byte (c >> 4i) & 7 of b:a, replaced by
+    // its sign when bit 3 of the selector is set.
+    sweep_one(Variant::inst("prmt.b32", "b32", &["b32", "b32", "b32"]), &three, &|a| {
+        let x = (a[1] << 32) | a[0];
+        let mut d = 0u64;
+        for i in 0..4 {
+            let sel = (a[2] >> (4 * i)) & 0xf;
+            let byte = (x >> (8 * (sel & 7))) & 0xff;
+            let byte = if sel & 8 != 0 { if byte & 0x80 != 0 { 0xff } else { 0 } } else { byte };
+            d |= byte << (8 * i);
+        }
+        vec![Expect::Bits(d)]
+    });
+    let one32: Vec<u64> = two.iter().copied().step_by(2).collect();
+    let one64: Vec<u64> = two64.iter().copied().step_by(2).collect();
+    for (t, inputs, bits) in [("b32", &one32, 32u32), ("b64", &one64, 64)] {
+        sweep_one(Variant::inst(&format!("popc.{t}"), "u32", &[t]), inputs, &|a| vec![Expect::Bits(a[0].count_ones() as u64)]);
+        sweep_one(Variant::inst(&format!("clz.{t}"), "u32", &[t]), inputs, &move |a| {
+            vec![Expect::Bits(if bits == 32 { (a[0] as u32).leading_zeros() } else { a[0].leading_zeros() } as u64)]
+        });
+        sweep_one(Variant::inst(&format!("brev.{t}"), t, &[t]), inputs, &move |a| {
+            vec![Expect::Bits(if bits == 32 { (a[0] as u32).reverse_bits() as u64 } else { a[0].reverse_bits() })]
+        });
+    }
+    // Multiplies, division and remainder (nonzero divisors; §9.7.1.8 leaves x/0 unspecified).
+    for (t, signed) in [("u32", false), ("s32", true)] {
+        let v = move |x: u64| if signed { x as u32 as i32 as i64 } else { x as u32 as i64 };
+        sweep_one(Variant::inst(&format!("mul.hi.{t}"), t, &[t, t]), &two, &move |a| {
+            vec![Expect::Bits(((v(a[0]) as i128 * v(a[1]) as i128) >> 32) as u64 & 0xffff_ffff)]
+        });
+        let wt = if signed { "s64" } else { "u64" };
+        sweep_one(Variant::inst(&format!("mul.wide.{t}"), wt, &[t, t]), &two, &move |a| vec![Expect::Bits((v(a[0]) as i128 * v(a[1]) as i128) as u64)]);
+        let nz: Vec<u64> = two.chunks(2).filter(|p| p[1] as u32 != 0).flatten().copied().collect();
+        sweep_one(Variant::inst(&format!("div.{t}"), t, &[t, t]), &nz, &move |a| {
+            let (x, y) = (v(a[0]), v(a[1]));
+            let q = if signed { (x as i32).wrapping_div(y as i32) as u32 as u64 } else { (x / y) as u64 };
+            vec![Expect::Bits(q & 0xffff_ffff)]
+        });
+        sweep_one(Variant::inst(&format!("rem.{t}"), t, &[t, t]), &nz, &move |a| {
+            let (x, y) = (v(a[0]), v(a[1]));
+            let r = if signed { (x as i32).wrapping_rem(y as i32) as u32 as u64 } else { (x % y) as u64 };
+            vec![Expect::Bits(r & 0xffff_ffff)]
+        });
+        for op in ["min", "max"] {
+            sweep_one(Variant::inst(&format!("{op}.{t}"), t, &[t, t]), &two, &move |a| {
+                let (x, y) = (v(a[0]), v(a[1]));
+                vec![Expect::Bits((if op == "min" { x.min(y) } else { x.max(y) }) as u64 & 0xffff_ffff)]
+            });
+        }
+    }
+    for (t, bits) in [("u64", 64u32), ("s64", 64)] {
+        let signed = t == "s64";
+        let _ = bits;
+        sweep_one(Variant::inst(&format!("mul.hi.{t}"), t, &[t, t]), &two64, &move |a| {
+            let p = if signed { (a[0] as i64 as i128 * a[1] as i64 as i128) as u128 } else { a[0] as u128 * a[1] as u128 };
+            vec![Expect::Bits((p >> 64) as u64)]
+        });
+        let nz: Vec<u64> = two64.chunks(2).filter(|p| p[1] != 0).flatten().copied().collect();
+        sweep_one(Variant::inst(&format!("div.{t}"), t, &[t, t]), &nz, &move |a| {
+            vec![Expect::Bits(if signed { (a[0] as i64).wrapping_div(a[1] as i64) as u64 } else { a[0] / a[1] })]
+        });
+        sweep_one(Variant::inst(&format!("rem.{t}"), t, &[t, t]), &nz, &move |a| {
+            vec![Expect::Bits(if signed { (a[0] as i64).wrapping_rem(a[1] as i64) as u64 } else { a[0] % a[1] })]
+        });
+    }
+    for t in ["s32", "s64"] {
+        let inputs = if t == "s32" { &one32 } else { &one64 };
+        let wide = t == "s64";
+        sweep_one(Variant::inst(&format!("abs.{t}"), t, &[t]), inputs, &move |a| {
+            vec![Expect::Bits(if wide { (a[0] as i64).wrapping_abs() as u64 } else { (a[0] as i32).wrapping_abs() as u32 as u64 })]
+        });
+        sweep_one(Variant::inst(&format!("neg.{t}"), t, &[t]), inputs, &move |a| {
+            vec![Expect::Bits(if wide { a[0].wrapping_neg() } else { (a[0] as u32).wrapping_neg() as u64 })]
+        });
+    }
+}
+
+/// Audit of setp on integers and floats, every comparison (§9.7.6.2) and the `p|q` form.
+#[test]
+fn setp_all_comparisons() {
+    let two = u32_rows(2, 95);
+    for (cmp, f) in [
+        ("eq", (|x: i64, y: i64| x == y) as fn(i64, i64) -> bool),
+        ("ne", |x, y| x != y),
+        ("lt", |x, y| x < y),
+        ("le", |x, y| x <= y),
+        ("gt", |x, y| x > y),
+        ("ge", |x, y| x >= y),
+    ] {
+        for t in ["s32", "u32"] {
+            let signed = t == "s32";
+            let v = Variant { body: format!("setp.{cmp}.{t} %d0|%d1, %s0, %s1;"), srcs: vec![t, t], dsts: vec!["pred", "pred"] };
+            sweep_one(v, &two, &move |a| {
+                let c = |x: u64| if signed { x as u32 as i32 as i64 } else { x as u32 as i64 };
+                let r = f(c(a[0]), c(a[1]));
+                vec![Expect::Bits(r as u64), Expect::Bits(!r as u64)]
+            });
+        }
+    }
+    let f2 = f32_rows(2, 96);
+    for cmp in ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"] {
+        for ftz in [false, true] {
+            let name = format!("setp.{cmp}{}.f32", if ftz { ".ftz" } else { "" });
+            sweep_one(Variant::inst(&name, "pred", &["f32", "f32"]), &f2, &move |a| {
+                let g = |x: u64| {
+                    let v = f32::from_bits(x as u32);
+                    if ftz { fref::ftz(v) } else { v }
+                };
+                let (x, y) = (g(a[0]), g(a[1]));
+                let un = x.is_nan() || y.is_nan();
+                let r = match cmp {
+                    "eq" => x == y,
+                    "ne" => !un && x != y,
+                    "lt" => x < y,
+                    "le" => x <= y,
+                    "gt" => x > y,
+                    "ge" => x >= y,
+                    "equ" => un || x == y,
+                    "neu" => x != y,
+                    "ltu" => un || x < y,
+                    "leu" => un || x <= y,
+                    "gtu" => un || x > y,
+                    "geu" => un || x >= y,
+                    "num" => !un,
+                    _ => un,
+                };
+                vec![Expect::Bits(r as u64)]
+            });
+        }
+    }
+    // Halves compare by value (f16 and bf16).
+    let h2: Vec<u64> = f2.iter().map(|&x| x & 0xffff).collect();
+    for (fmt, t) in [(ptxcross_tests::ptx_ref::half::Fmt::F16, "f16"), (ptxcross_tests::ptx_ref::half::Fmt::Bf16, "bf16")] {
+        sweep_one(Variant::inst(&format!("setp.ltu.{t}"), "pred", &["b16", "b16"]), &h2, &move |a| {
+            let (x, y) = (fmt.to_f64(a[0] as u16), fmt.to_f64(a[1] as u16));
+            vec![Expect::Bits((x.is_nan() || y.is_nan() || x < y) as u64)]
+        });
+    }
+}
