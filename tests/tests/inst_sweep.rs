@@ -30,7 +30,7 @@ fn sweep_one(variant: Variant, inputs: &[u64], reference: Reference) {
 
 fn f32_rows(arity: usize, seed: u64) -> Vec<u64> {
     let mut rng = Rng(seed);
-    rows(arity, &f32_edges(), 1 << 16, SAMPLES, &mut || rng.next() & 0xffff_ffff)
+    rows(arity, &f32_edges(), 1 << 16, SAMPLES, &mut || rng.next_u64() & 0xffff_ffff)
 }
 
 fn cvt_f32_f32_variants() -> Vec<(String, Option<IntRound>, bool, bool)> {
@@ -98,7 +98,7 @@ fn f32_add_sub_mul_fma_ftz_sat() {
     let inputs2 = f32_rows(2, 2);
     let inputs3 = {
         let mut rng = Rng(3);
-        rows(3, &f32_edges(), 1 << 15, SAMPLES, &mut || rng.next() & 0xffff_ffff)
+        rows(3, &f32_edges(), 1 << 15, SAMPLES, &mut || rng.next_u64() & 0xffff_ffff)
     };
     for op in ["add", "sub", "mul", "fma"] {
         for ftz in [false, true] {
@@ -187,7 +187,7 @@ fn bfe_bfi_all_widths_and_positions() {
             }
         }
         for _ in 0..SAMPLES {
-            inputs.extend([rng.next(), rng.next() & 0x1ff, rng.next() & 0x1ff]);
+            inputs.extend([rng.next_u64(), rng.next_u64() & 0x1ff, rng.next_u64() & 0x1ff]);
         }
         let signed = ty.starts_with('s');
         sweep_one(Variant::inst(&format!("bfe.{ty}"), ty, &[ty, "u32", "u32"]), &inputs, &move |a| {
@@ -198,11 +198,11 @@ fn bfe_bfi_all_widths_and_positions() {
         let mut inputs = Vec::new();
         for &p in &small {
             for &l in &small {
-                inputs.extend([rng.next(), rng.next(), p, l]);
+                inputs.extend([rng.next_u64(), rng.next_u64(), p, l]);
             }
         }
         for _ in 0..SAMPLES {
-            inputs.extend([rng.next(), rng.next(), rng.next() & 0x1ff, rng.next() & 0x1ff]);
+            inputs.extend([rng.next_u64(), rng.next_u64(), rng.next_u64() & 0x1ff, rng.next_u64() & 0x1ff]);
         }
         sweep_one(Variant::inst(&format!("bfi.{ty}"), ty, &[ty, ty, "u32", "u32"]), &inputs, &move |a| {
             vec![Expect::Bits(iref::bfi(bits, a[0], a[1], a[2] & 0xffff_ffff, a[3] & 0xffff_ffff))]
@@ -215,7 +215,7 @@ fn bfe_bfi_all_widths_and_positions() {
 #[test]
 fn bfe_bfi_immediate_positions() {
     let mut rng = Rng(7);
-    let inputs: Vec<u64> = (0..64).flat_map(|_| [rng.next(), rng.next()]).chain(U64_EDGES.iter().flat_map(|&x| [x, !x])).collect();
+    let inputs: Vec<u64> = (0..64).flat_map(|_| [rng.next_u64(), rng.next_u64()]).chain(U64_EDGES.iter().flat_map(|&x| [x, !x])).collect();
     for (ty, bits) in [("u64", 64u32), ("s64", 64), ("u32", 32), ("s32", 32)] {
         for (p, l) in [(303u64, 291u64), (47, 35), (60, 10), (0, 300), (64, 1), (255, 255), (31, 2), (5, 0)] {
             let signed = ty.starts_with('s');
@@ -231,7 +231,7 @@ fn bfe_bfi_immediate_positions() {
 fn u32_rows(arity: usize, seed: u64) -> Vec<u64> {
     let mut rng = Rng(seed);
     let edges: Vec<u64> = U32_EDGES.iter().map(|&x| x as u64).collect();
-    rows(arity, &edges, 1 << 16, SAMPLES, &mut || rng.next() & 0xffff_ffff)
+    rows(arity, &edges, 1 << 16, SAMPLES, &mut || rng.next_u64() & 0xffff_ffff)
 }
 
 #[test]
@@ -258,7 +258,7 @@ fn add_sub_sat_mul24_mad24_sad() {
         vec![Expect::Bits(iref::mul24(true, true, a[0], a[1], Some(a[2]), true))]
     });
     let mut rng = Rng(23);
-    let three64 = rows(3, U64_EDGES, 1 << 16, SAMPLES, &mut || rng.next());
+    let three64 = rows(3, U64_EDGES, 1 << 16, SAMPLES, &mut || rng.next_u64());
     for (ty, bits) in [("u16", 16u32), ("s16", 16), ("u32", 32), ("s32", 32), ("u64", 64), ("s64", 64)] {
         let signed = ty.starts_with('s');
         let inputs = if bits == 64 { &three64 } else { &three };
@@ -274,7 +274,7 @@ fn bfind_bmsk_szext_dp4a_dp2a() {
     let mut one: Vec<u64> = U64_EDGES.to_vec();
     one.extend(U32_EDGES.iter().map(|&x| x as u64));
     one.extend((0..64).map(|i| 1u64 << i).chain((0..64).map(|i| !(1u64 << i))).chain((0..64).map(|i| u64::MAX >> i)));
-    one.extend((0..SAMPLES).map(|_| rng.next() >> (rng.next() % 64)));
+    one.extend((0..SAMPLES).map(|_| rng.next_u64() >> (rng.next_u64() % 64)));
     for (ty, bits) in [("u32", 32u32), ("s32", 32), ("u64", 64), ("s64", 64)] {
         for shiftamt in [false, true] {
             let name = format!("bfind{}.{ty}", if shiftamt { ".shiftamt" } else { "" });
@@ -295,7 +295,7 @@ fn bfind_bmsk_szext_dp4a_dp2a() {
         sweep_one(Variant::inst(&format!("bmsk.{mode}.b32"), "b32", &["u32", "u32"]), &pairs, &move |a| {
             vec![Expect::Bits(iref::bmsk(clamp, a[0], a[1]))]
         });
-        let with_values: Vec<u64> = pairs.chunks(2).flat_map(|p| [rng.next() & 0xffff_ffff, p[1]]).collect();
+        let with_values: Vec<u64> = pairs.chunks(2).flat_map(|p| [rng.next_u64() & 0xffff_ffff, p[1]]).collect();
         for ty in ["u32", "s32"] {
             let signed = ty == "s32";
             sweep_one(Variant::inst(&format!("szext.{mode}.{ty}"), ty, &[ty, "u32"]), &with_values, &move |a| {
@@ -329,7 +329,7 @@ fn copysign_testp_set() {
         vec![Expect::Bits((a[0] & 0x8000_0000) | (a[1] & 0x7fff_ffff))]
     });
     let mut rng = Rng(27);
-    let d2 = rows(2, ptxcross_tests::sweep::F64_EDGES, 1 << 12, SAMPLES, &mut || rng.next());
+    let d2 = rows(2, ptxcross_tests::sweep::F64_EDGES, 1 << 12, SAMPLES, &mut || rng.next_u64());
     sweep_one(Variant::inst("copysign.f64", "f64", &["f64", "f64"]), &d2, &|a| {
         vec![Expect::Bits((a[0] & (1 << 63)) | (a[1] & !(1 << 63)))]
     });
@@ -444,7 +444,7 @@ fn carry_chains() {
         (0..4).map(|i| Expect::Bits((p >> (32 * i)) as u64 & 0xffff_ffff)).collect()
     });
     let mut rng = Rng(32);
-    let four64 = rows(4, U64_EDGES, 1 << 16, SAMPLES, &mut || rng.next());
+    let four64 = rows(4, U64_EDGES, 1 << 16, SAMPLES, &mut || rng.next_u64());
     let add64 = Variant {
         body: "add.cc.s64 %d0, %s0, %s2; addc.cc.s64 %d1, %s1, %s3; addc.u64 %d2, 0, 0;".into(),
         srcs: vec!["u64"; 4],
@@ -476,7 +476,7 @@ fn f32_directed_rounding() {
     let inputs2 = f32_rows(2, 41);
     let inputs3 = {
         let mut rng = Rng(42);
-        rows(3, &f32_edges(), 1 << 14, SAMPLES, &mut || rng.next() & 0xffff_ffff)
+        rows(3, &f32_edges(), 1 << 14, SAMPLES, &mut || rng.next_u64() & 0xffff_ffff)
     };
     for rnd in ["rn", "rz", "rm", "rp"] {
         for op in ["add", "sub", "mul", "fma"] {
@@ -492,7 +492,7 @@ fn f32_directed_rounding() {
         let mut rng = Rng(43);
         let mut d: Vec<u64> = ptxcross_tests::sweep::F64_EDGES.to_vec();
         d.extend((0..SAMPLES).map(|i| {
-            let r = rng.next();
+            let r = rng.next_u64();
             if i % 2 == 0 { r } else { (r & (1 << 63)) | ((1023 - 160 + (r >> 32) % 300) << 52) | (r & 0xf_ffff_ffff_ffff) }
         }));
         sweep_one(Variant::inst(&format!("cvt.{rnd}.f32.f64"), "f32", &["f64"]), &d, &move |a| vec![fref::cvt_f32_from("f64", round, a[0])]);
@@ -514,15 +514,15 @@ fn f32_div_rcp_sqrt_correctly_rounded() {
     // Quotients that are exact, ties-free hard cases and subnormal results.
     let mut rng = Rng(52);
     for _ in 0..SAMPLES {
-        let b = (rng.next() & 0x007f_ffff) | 0x3f80_0000;
-        let q = (rng.next() & 0x007f_ffff) | ((rng.next() % 254 + 1) << 23);
+        let b = (rng.next_u64() & 0x007f_ffff) | 0x3f80_0000;
+        let q = (rng.next_u64() & 0x007f_ffff) | ((rng.next_u64() % 254 + 1) << 23);
         let p = f32::from_bits(q as u32) * f32::from_bits(b as u32);
         inputs2.extend([p.to_bits() as u64, b]);
     }
     let inputs1 = f32_rows(1, 53);
     let mut squares = inputs1.clone();
     squares.extend((0..SAMPLES).map(|_| {
-        let x = f32::from_bits(((rng.next() & 0x007f_ffff) | ((rng.next() % 200 + 27) << 23)) as u32);
+        let x = f32::from_bits(((rng.next_u64() & 0x007f_ffff) | ((rng.next_u64() % 200 + 27) << 23)) as u32);
         (x * x).to_bits() as u64
     }));
     for rnd in ["rn", "rz", "rm", "rp"] {
@@ -550,7 +550,7 @@ fn cvt_integer_saturation() {
     let mut inputs: Vec<u64> = U64_EDGES.to_vec();
     inputs.extend(U32_EDGES.iter().map(|&x| x as u64));
     inputs.extend([0x7f, 0x80, 0xff, 0x100, 0xffff_ff80, 0xffff_ff7f, 0x7fff, 0x8000, 0xffff_8000, 0xffff_7fff]);
-    inputs.extend((0..SAMPLES).map(|_| rng.next() >> (rng.next() % 64)));
+    inputs.extend((0..SAMPLES).map(|_| rng.next_u64() >> (rng.next_u64() % 64)));
     let range = |t: &str| -> (i128, i128) {
         let bits: u32 = t[1..].parse().unwrap();
         if t.starts_with('s') { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) }
@@ -579,7 +579,7 @@ fn cvt_integer_saturation() {
 #[test]
 fn ld_st_v8() {
     let mut rng = Rng(62);
-    let inputs: Vec<u64> = (0..8 * 1024).map(|_| rng.next() & 0xffff_ffff).collect();
+    let inputs: Vec<u64> = (0..8 * 1024).map(|_| rng.next_u64() & 0xffff_ffff).collect();
     let regs = |p: &str| (0..8).map(|i| format!("%{p}{i}")).collect::<Vec<_>>().join(", ");
     let v = Variant {
         body: format!("st.global.v8.b32 [%rdin], {{{}}}; ld.global.v8.b32 {{{}}}, [%rdin];", regs("s"), regs("d")),
@@ -594,7 +594,7 @@ fn ld_st_v8() {
 #[test]
 fn vector_registers() {
     let mut rng = Rng(63);
-    let inputs: Vec<u64> = (0..2 * 4096).map(|_| rng.next()).collect();
+    let inputs: Vec<u64> = (0..2 * 4096).map(|_| rng.next_u64()).collect();
     let v = Variant {
         body: "{ .reg .v4 .b32 %v; .reg .v2 .f32 %w;\n\
                ld.global.v4.b32 %v, [%rdin];\n\
@@ -619,7 +619,7 @@ fn vector_registers() {
 fn min_max_abs_neg() {
     let f2 = f32_rows(2, 71);
     let mut rng = Rng(72);
-    let d2 = rows(2, ptxcross_tests::sweep::F64_EDGES, 1 << 12, SAMPLES, &mut || rng.next());
+    let d2 = rows(2, ptxcross_tests::sweep::F64_EDGES, 1 << 12, SAMPLES, &mut || rng.next_u64());
     for op in ["min", "max"] {
         for (mods, ftz, nan, xs) in [("", false, false, false), (".ftz", true, false, false), (".NaN", false, true, false), (".xorsign.abs", false, false, true), (".ftz.NaN.xorsign.abs", true, true, true)] {
             let is_min = op == "min";
@@ -657,7 +657,7 @@ fn cvt_float_to_int() {
     d1.extend(F32_EDGES.iter().map(|&x| (f32::from_bits(x) as f64).to_bits()));
     d1.extend([0x41df_ffff_ffc0_0000, 0x41e0_0000_0000_0000, 0xc1e0_0000_0000_0000, 0xc1e0_0000_0020_0000, 0x43e0_0000_0000_0000, 0x43f0_0000_0000_0000]);
     d1.extend((0..SAMPLES).map(|i| {
-        let r = rng.next();
+        let r = rng.next_u64();
         if i % 2 == 0 { r } else { (r & (1 << 63)) | ((1023 - 4 + (r >> 40) % 70) << 52) | (r & 0xf_ffff_ffff_ffff) }
     }));
     for round in IntRound::ALL {
@@ -694,7 +694,7 @@ fn integer_and_bit_audit() {
     let two = u32_rows(2, 91);
     let three = u32_rows(3, 92);
     let mut rng = Rng(93);
-    let two64 = rows(2, U64_EDGES, 1 << 12, SAMPLES, &mut || rng.next());
+    let two64 = rows(2, U64_EDGES, 1 << 12, SAMPLES, &mut || rng.next_u64());
     let sh: Vec<u64> = two.chunks(2).flat_map(|p| [p[0], p[1] % 80]).collect();
     let sh64: Vec<u64> = two64.chunks(2).flat_map(|p| [p[0], p[1] % 140]).collect();
     // §9.7.8.7/8: shift amounts greater than the width clamp to the width.

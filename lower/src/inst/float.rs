@@ -156,7 +156,7 @@ impl FnLower {
                 let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
                 let a = self.read_float(a, t, ftz)?;
                 let b = self.read_float(b, t, ftz)?;
-                let r = self.min_max_modifiers(name == "min", t, ty, a, b, m.has("NaN"), m.has("xorsign"));
+                let r = self.min_max_modifiers(name == "min", t, a, b, m.has("NaN"), m.has("xorsign"));
                 self.write_float(d, t, r, ftz, false)
             }
             "abs" | "neg" => {
@@ -253,12 +253,12 @@ impl FnLower {
         &mut self,
         is_min: bool,
         t: ScalarType,
-        ty: Ty,
         a: Operand,
         b: Operand,
         nan_mode: bool,
         xorsign: bool,
     ) -> Operand {
+        let ty = value_ty(t).unwrap_or(Ty::F32);
         let (ity, sign_bit, canonical) =
             if ty == Ty::F64 { (Ty::U64, 1u64 << 63, 0x7fff_ffff_ffff_ffffu64) } else { (Ty::U32, 1 << 31, 0x7fff_ffff) };
         let ab = self.convert(ConvertOp::Bitcast, ty, ity, a);

@@ -436,7 +436,7 @@ impl FnLower {
                     // the canonical NaN), so narrowing it back is exact.
                     let a = self.half_to_f32(xs[0], fmt);
                     let b = self.half_to_f32(xs[1], fmt);
-                    let r = self.min_max_modifiers(name == "min", ScalarType::F32, Ty::F32, a, b, nan_mode, m.has("xorsign"));
+                    let r = self.min_max_modifiers(name == "min", ScalarType::F32, a, b, nan_mode, m.has("xorsign"));
                     let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, r);
                     self.round_to_format(bits, F32, fmt, Rounding::Nearest, Clamp::default())
                 }
