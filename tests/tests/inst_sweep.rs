@@ -368,24 +368,7 @@ fn copysign_testp_set() {
             let truth = if dt == "u32" { 0xffff_ffffu64 } else { 0x3f80_0000 };
             sweep_one(Variant::inst(&format!("set.{cmp}.{dt}.f32"), dt, &["f32", "f32"]), &f2, &move |a| {
                 let (x, y) = (f32::from_bits(a[0] as u32), f32::from_bits(a[1] as u32));
-                let un = x.is_nan() || y.is_nan();
-                // §9.7.6.1 Table "Floating-point comparison operators".
-                let r = match cmp {
-                    "eq" => x == y,
-                    "ne" => !un && x != y,
-                    "lt" => x < y,
-                    "le" => x <= y,
-                    "gt" => x > y,
-                    "ge" => x >= y,
-                    "equ" => un || x == y,
-                    "neu" => x != y,
-                    "ltu" => un || x < y,
-                    "leu" => un || x <= y,
-                    "gtu" => un || x > y,
-                    "geu" => un || x >= y,
-                    "num" => !un,
-                    _ => un,
-                };
+                let r = fref::compare(cmp, x as f64, y as f64);
                 vec![Expect::Bits(if r { truth } else { 0 })]
             });
         }
@@ -841,24 +824,7 @@ fn setp_all_comparisons() {
                     let v = f32::from_bits(x as u32);
                     if ftz { fref::ftz(v) } else { v }
                 };
-                let (x, y) = (g(a[0]), g(a[1]));
-                let un = x.is_nan() || y.is_nan();
-                let r = match cmp {
-                    "eq" => x == y,
-                    "ne" => !un && x != y,
-                    "lt" => x < y,
-                    "le" => x <= y,
-                    "gt" => x > y,
-                    "ge" => x >= y,
-                    "equ" => un || x == y,
-                    "neu" => x != y,
-                    "ltu" => un || x < y,
-                    "leu" => un || x <= y,
-                    "gtu" => un || x > y,
-                    "geu" => un || x >= y,
-                    "num" => !un,
-                    _ => un,
-                };
+                let r = fref::compare(cmp, g(a[0]) as f64, g(a[1]) as f64);
                 vec![Expect::Bits(r as u64)]
             });
         }

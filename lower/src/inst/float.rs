@@ -192,29 +192,7 @@ impl FnLower {
         let wide = |s: &mut Self, x: Operand| s.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, x);
         let (pa, pb, pc) = (wide(self, a), wide(self, b), wide(self, c));
         let p = self.bin(BinaryOp::FMul, Ty::F64, pa, pb);
-        let s = self.bin(BinaryOp::FAdd, Ty::F64, p, pc);
-        // TwoSum (Knuth): s + e == p + c exactly.
-        let bb = self.bin(BinaryOp::FSub, Ty::F64, s, p);
-        let t1 = self.bin(BinaryOp::FSub, Ty::F64, s, bb);
-        let t2 = self.bin(BinaryOp::FSub, Ty::F64, p, t1);
-        let t3 = self.bin(BinaryOp::FSub, Ty::F64, pc, bb);
-        let e = self.bin(BinaryOp::FAdd, Ty::F64, t2, t3);
-        let zero = Operand::Const(crate::ir::Const::F64(0));
-        // `FNe` is ordered: a NaN error (infinite operands) never adjusts.
-        let inexact = self.cmp(CmpOp::FNe, Ty::F64, e, zero);
-        let sb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, s);
-        let lsb = self.bin(BinaryOp::And, Ty::U64, sb, FnLower::u64c(1));
-        let even = self.cmp(CmpOp::Eq, Ty::U64, lsb, FnLower::u64c(0));
-        let adjust = self.bin(BinaryOp::And, Ty::Bool, inexact, even);
-        let eb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, e);
-        let signs = self.bin(BinaryOp::Xor, Ty::U64, eb, sb);
-        let differ = self.bin(BinaryOp::ShrU, Ty::U64, signs, FnLower::u32c(63));
-        let same = self.cmp(CmpOp::Eq, Ty::U64, differ, FnLower::u64c(0));
-        let up = self.bin(BinaryOp::Add, Ty::U64, sb, FnLower::u64c(1));
-        let down = self.bin(BinaryOp::Sub, Ty::U64, sb, FnLower::u64c(1));
-        let moved = self.select(Ty::U64, same, up, down);
-        let odd = self.select(Ty::U64, adjust, moved, sb);
-        let odd = self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, odd);
+        let odd = self.add_round_to_odd_f64(p, pc);
         Ok(self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd))
     }
 

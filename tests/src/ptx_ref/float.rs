@@ -294,3 +294,25 @@ pub fn min_max(is_min: bool, bits: u32, a: u64, b: u64, nan_mode: bool, xorsign:
     };
     Expect::Bits(if xorsign { (d & (sign - 1)) | xs } else { d })
 }
+
+/// A floating-point comparison of `setp`/`set` (§9.7.6.1 Table "Floating-point comparison
+/// operators"): ordered ones are false on NaN, the `u` forms true; `num`/`nan` test for NaN.
+pub fn compare(cmp: &str, x: f64, y: f64) -> bool {
+    let un = x.is_nan() || y.is_nan();
+    match cmp {
+        "eq" => x == y,
+        "ne" => !un && x != y,
+        "lt" => x < y,
+        "le" => x <= y,
+        "gt" => x > y,
+        "ge" => x >= y,
+        "equ" => un || x == y,
+        "neu" => x != y,
+        "ltu" => un || x < y,
+        "leu" => un || x <= y,
+        "gtu" => un || x > y,
+        "geu" => un || x >= y,
+        "num" => !un,
+        _ => un,
+    }
+}
