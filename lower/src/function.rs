@@ -336,10 +336,17 @@ impl FnLower {
                 if let Some(v) = self.special_register(name, component.as_deref(), op.span)? {
                     return Ok(self.fit(v, Ty::U32, want, t));
                 }
-                if component.is_some() {
-                    return Err(Diagnostic::new(format!("`{name}` has no components"), op.span));
-                }
-                match self.lookup(name).cloned() {
+                let key = match component {
+                    Some(c) => {
+                        let key = vector_element_name(name, c);
+                        if self.lookup(&key).is_none() {
+                            return Err(Diagnostic::new(format!("`{name}` has no component `.{c}`"), op.span));
+                        }
+                        key
+                    }
+                    None => name.to_string(),
+                };
+                match self.lookup(&key).cloned() {
                     Some(Symbol::Reg { var, ty: reg_ty }) => {
                         let have = self.vars[var.index()].ty;
                         if (have == Ty::Bool) != (want == Ty::Bool) {
@@ -492,7 +499,10 @@ impl FnLower {
     pub fn write(&mut self, op: &ast::Operand, t: ScalarType, value: Operand) -> LResult<()> {
         match &op.kind {
             OperandKind::Sink => Ok(()),
-            OperandKind::Symbol { name, component: None } => match self.lookup(name).cloned() {
+            OperandKind::Symbol { name, component } => match self
+                .lookup(&component.as_deref().map_or_else(|| name.to_string(), |c| vector_element_name(name, c)))
+                .cloned()
+            {
                 Some(Symbol::Reg { var, ty: reg_ty }) => {
                     let have = self.operand_ty(value);
                     let reg = self.vars[var.index()].ty;
@@ -516,6 +526,19 @@ impl FnLower {
             _ => Err(Diagnostic::new("destination must be a register", op.span)),
         }
     }
+}
+
+/// The register holding element `c` (`x`/`y`/`z`/`w`, or `r`/`g`/`b`/`a`) of the vector
+/// register `name` (`.reg .v4 .f32 %v;` declares `%v.x` … `%v.w`, §5.4.2).
+pub fn vector_element_name(name: &str, c: &str) -> String {
+    let c = match c {
+        "r" => "x",
+        "g" => "y",
+        "b" => "z",
+        "a" => "w",
+        c => c,
+    };
+    format!("{name}.{c}")
 }
 
 /// A `.extern` function without a definition in the module: ptxcross does not link modules.

@@ -237,17 +237,25 @@ pub(crate) fn lower_statements(
 fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResult<()> {
     match d.space {
         StateSpace::Reg => {
-            if d.vector.is_some() {
-                return Err(unsupported("vector registers (`.reg .v2 …`)", d.span));
-            }
+            // A vector register is one register per element, named `%v.x` … (see
+            // `function::vector_element_name`).
+            let elements: &[&str] = match d.vector {
+                None => &[""],
+                Some(2) => &["x", "y"],
+                Some(4) => &["x", "y", "z", "w"],
+                Some(n) => return Err(unsupported(format!("vector registers of {n} elements"), d.span)),
+            };
             let ty: Ty = value_ty(d.ty).ok_or_else(|| unsupported(format!("registers of type .{}", d.ty.suffix()), d.span))?;
             for n in &d.names {
                 if !n.array.is_empty() {
                     return Err(unsupported("register arrays", n.span));
                 }
                 let add = |name: String, fl: &mut FnLower| {
-                    let var = fl.new_var(ty, &name);
-                    fl.declare(name, Symbol::Reg { var, ty: d.ty });
+                    for e in elements {
+                        let name = if e.is_empty() { name.clone() } else { crate::function::vector_element_name(&name, e) };
+                        let var = fl.new_var(ty, &name);
+                        fl.declare(name, Symbol::Reg { var, ty: d.ty });
+                    }
                 };
                 match n.range {
                     Some(count) if count > MAX_REGISTER_RANGE => {
