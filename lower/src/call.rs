@@ -33,7 +33,8 @@ use ptxcross_frontend::ast::{self, OperandKind, ScalarType, Statement, StateSpac
 use ptxcross_frontend::Diagnostic;
 use std::collections::{HashMap, HashSet};
 
-/// Instructions a kernel may gain through inlining; calls beyond it go through the stack.
+/// Instructions a kernel may gain through inlining (unless `LowerOptions::inline_budget`
+/// says otherwise); calls beyond it go through the stack.
 pub const INLINE_BUDGET: usize = 20_000;
 /// Bytes of call stack per thread (in local memory) when a kernel makes stack calls. Kept
 /// small: drivers compile large private arrays slowly (design.md: lavapipe, 4 KiB: 66 s).
@@ -453,6 +454,7 @@ pub struct Calls<'a> {
     /// Names visible in every function: globals, module `.shared` variables, functions.
     module_scope: HashMap<String, Symbol>,
     inlined: usize,
+    budget: usize,
     stack: Option<StackRegs>,
     stack_fns: HashMap<usize, StackFn>,
     pending: Vec<usize>,
@@ -501,7 +503,7 @@ impl Context {
 impl<'a> Calls<'a> {
     /// Declares the module's functions in `fl`'s outermost scope (which must already hold the
     /// globals) and takes that scope, kernel parameters left out, as every function's.
-    pub fn new(funcs: &'a Functions<'a>, fl: &mut FnLower) -> Calls<'a> {
+    pub fn new(funcs: &'a Functions<'a>, fl: &mut FnLower, budget: usize) -> Calls<'a> {
         for (&name, &index) in &funcs.names {
             fl.scopes[0].insert(name.to_string(), Symbol::Function { index, name: name.to_string() });
         }
@@ -511,6 +513,7 @@ impl<'a> Calls<'a> {
             funcs,
             module_scope,
             inlined: 0,
+            budget,
             stack: None,
             stack_fns: HashMap::new(),
             pending: Vec::new(),
@@ -574,7 +577,7 @@ fn direct_call(fl: &mut FnLower, calls: &mut Calls, parts: &CallParts, id: usize
         ));
     }
     let f = calls.funcs;
-    if !f.recursive[id] && calls.inlined + f.size[id] <= INLINE_BUDGET && !calls.inline_stack.contains(&id) {
+    if !f.recursive[id] && calls.inlined + f.size[id] <= calls.budget && !calls.inline_stack.contains(&id) {
         inline_call(fl, calls, parts, id)
     } else {
         stack_call(fl, calls, parts, id)
@@ -1000,9 +1003,13 @@ impl Calls<'_> {
 
     fn write_site(&self, fl: &mut FnLower, regs: StackRegs, site: &StackSite, saved: &[VarId], limit: u32) {
         let sp = Operand::Var(regs.sp);
-        let words: u32 = saved.iter().map(|v| words_of(fl.vars[v.index()].ty)).sum::<u32>()
+        // Saved registers, a padding word if needed, the caller's frame base, the return id:
+        // an even number of words keeps frames 8-byte aligned (for 8-byte `ld.param`s).
+        let unpadded: u32 = saved.iter().map(|v| words_of(fl.vars[v.index()].ty)).sum::<u32>()
             + site.frame.is_some() as u32
             + 1;
+        let pad = unpadded % 2 == 1;
+        let words = unpadded + pad as u32;
         let need = words * 4 + self.stack_fns[&site.callee].frame_bytes;
         let check = fl
             .collect(|fl| {
@@ -1026,6 +1033,9 @@ impl Calls<'_> {
                     for w in to_words(fl, v) {
                         put(fl, w);
                     }
+                }
+                if pad {
+                    put(fl, FnLower::u32c(0));
                 }
                 if site.frame.is_some() {
                     put(fl, Operand::Var(regs.fb));
@@ -1053,6 +1063,9 @@ impl Calls<'_> {
                 for &v in saved {
                     let ws: Vec<Operand> = (0..words_of(fl.vars[v.index()].ty)).map(|_| get(fl)).collect();
                     from_words(fl, v, &ws);
+                }
+                if pad {
+                    get(fl);
                 }
                 if site.frame.is_some() {
                     let fb = get(fl);

@@ -35,18 +35,20 @@ fn gpu() -> Option<std::sync::Arc<Gpu>> {
 
 /// Translates `ptx` (both backends, validated) and runs `kernel` on `backend` with the
 /// buffers `inputs`, then zeroed buffers of `out_bytes`, then the `.s32` element count `n`.
+#[allow(clippy::too_many_arguments)]
 fn launch(
     gpu: &std::sync::Arc<Gpu>,
     name: &str,
     ptx: &str,
     kernel: &str,
     backend: Backend,
+    inline_budget: Option<usize>,
     inputs: &[Vec<u8>],
     out_bytes: &[usize],
     n: i32,
 ) -> Result<Vec<Vec<u8>>, Error> {
     let file = SourceFile::new(name.to_string(), ptx.to_string());
-    let options = LowerOptions { block: Some([BLOCK, 1, 1]), ..Default::default() };
+    let options = LowerOptions { block: Some([BLOCK, 1, 1]), inline_budget, ..Default::default() };
     let program = translate::build_program(&file, &options, &Backend::ALL, true)
         .unwrap_or_else(|e| panic!("{name}: translation failed:\n{}", e.render()));
     let mut ctx =
@@ -87,17 +89,18 @@ fn random(n: usize, seed: u32) -> Vec<u32> {
         .collect()
 }
 
-/// Runs `kernel` from `tests/calls/ptx/<shape>.{nvcc,clang}.ptx` on both backends and compares
-/// every output buffer with `expected` bit for bit.
+/// Runs `kernel` from `tests/calls/ptx/<shape>.{nvcc,clang}.ptx` on both backends, with calls
+/// inlined and with every call through the call stack (inlining budget 0), and compares every
+/// output buffer with `expected` bit for bit.
 fn check_shape(shape: &str, kernel: &str, inputs: &[Vec<u8>], expected: &[Vec<u8>]) {
     let Some(gpu) = gpu() else { return };
     let out_bytes: Vec<usize> = expected.iter().map(Vec::len).collect();
-    for compiler in ["nvcc", "clang"] {
-        let name = format!("{shape}.{compiler}.ptx");
-        let path = dir().join("ptx").join(&name);
+    for (compiler, budget) in [("nvcc", None), ("clang", None), ("nvcc", Some(0)), ("clang", Some(0))] {
+        let name = format!("{shape}.{compiler}.ptx (inline budget {budget:?})");
+        let path = dir().join("ptx").join(format!("{shape}.{compiler}.ptx"));
         let ptx = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for backend in Backend::ALL {
-            let got = launch(&gpu, &path.display().to_string(), &ptx, kernel, backend, inputs, &out_bytes, N as i32)
+            let got = launch(&gpu, &path.display().to_string(), &ptx, kernel, backend, budget, inputs, &out_bytes, N as i32)
                 .unwrap_or_else(|e| panic!("{name} on {backend}: {e}"));
             for (k, (g, want)) in got.iter().zip(expected).enumerate() {
                 if g != want {
@@ -229,11 +232,11 @@ fn trap_in_a_function() {
     let Some(gpu) = gpu() else { return };
     let mut poisoned = input.clone();
     poisoned[37] = 0xdead;
-    for compiler in ["nvcc", "clang"] {
+    for (compiler, budget) in [("nvcc", None), ("clang", Some(0))] {
         let path = dir().join("ptx").join(format!("trap.{compiler}.ptx"));
         let ptx = std::fs::read_to_string(&path).unwrap();
         for backend in Backend::ALL {
-            let r = launch(&gpu, "trap.ptx", &ptx, "trap_kernel", backend, &[u32s(&poisoned)], &[4 * THREADS], N as i32);
+            let r = launch(&gpu, "trap.ptx", &ptx, "trap_kernel", backend, budget, &[u32s(&poisoned)], &[4 * THREADS], N as i32);
             match r {
                 Err(e @ Error::KernelFault { .. }) => {
                     let Error::KernelFault { ref kernel, bits, .. } = e else { unreachable!() };
@@ -245,4 +248,375 @@ fn trap_in_a_function() {
             }
         }
     }
+}
+
+// ---- Hand-written PTX: the edges ------------------------------------------------------------
+
+/// A module with `funcs` before a kernel `k(in, out, n)` that runs `body` for each `i < n`
+/// with `%r1 = in[i]` and stores `%r6` to `out[i]`.
+fn module(funcs: &str, body: &str) -> String {
+    format!(
+        ".version 8.5
+.target sm_80
+.address_size 64
+{funcs}
+.visible .entry k(.param .u64 pin, .param .u64 pout, .param .u32 pn)
+{{
+    .reg .b32 %r<20>;
+    .reg .b64 %rd<12>;
+    .reg .pred %p<4>;
+    ld.param.u64 %rd1, [pin];
+    ld.param.u64 %rd2, [pout];
+    ld.param.u32 %r9, [pn];
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mov.u32 %r4, %tid.x;
+    mad.lo.s32 %r5, %r2, %r3, %r4;
+    setp.ge.s32 %p1, %r5, %r9;
+    @%p1 bra DONE;
+    mul.wide.s32 %rd3, %r5, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    add.s64 %rd5, %rd2, %rd3;
+    ld.global.u32 %r1, [%rd4];
+{body}
+    st.global.u32 [%rd5], %r6;
+DONE:
+    ret;
+}}
+"
+    )
+}
+
+/// Runs kernel `k` of `ptx` on both backends, inlined and through the stack; `Ok` holds the
+/// output words when every run agrees with `expected`, `Err` the fault bits of a faulting run.
+fn run_k(name: &str, ptx: &str, input: &[u32]) -> Option<Vec<Result<Vec<u32>, u32>>> {
+    let gpu = gpu()?;
+    let mut results = Vec::new();
+    for budget in [None, Some(0)] {
+        for backend in Backend::ALL {
+            let r = launch(&gpu, name, ptx, "k", backend, budget, &[u32s(input)], &[4 * THREADS], N as i32);
+            results.push(match r {
+                Ok(out) => Ok(out[0].chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()),
+                Err(Error::KernelFault { bits, .. }) => Err(bits),
+                Err(e) => panic!("{name} on {backend} (inline budget {budget:?}): {e}"),
+            });
+        }
+    }
+    Some(results)
+}
+
+fn expect_words(name: &str, ptx: &str, input: &[u32], f: impl Fn(u32) -> Option<u32>) {
+    let want: Vec<u32> = (0..THREADS).map(|i| if i < N { f(input[i]).unwrap_or(0) } else { 0 }).collect();
+    for (k, r) in run_k(name, ptx, input).into_iter().flatten().enumerate() {
+        assert_eq!(r, Ok(want.clone()), "{name}: run {k} (backends × inline budgets)");
+    }
+}
+
+fn expect_fault(name: &str, ptx: &str, input: &[u32], bits: u32) {
+    for (k, r) in run_k(name, ptx, input).into_iter().flatten().enumerate() {
+        assert_eq!(r.err(), Some(bits), "{name}: run {k} should fault with {bits:#x}");
+    }
+}
+
+const SUM_TO: &str = "
+.func (.param .b32 r) sum_to(.param .b32 n)
+{
+    .reg .b32 %a<4>;
+    .reg .pred %q;
+    ld.param.u32 %a1, [n];
+    setp.eq.u32 %q, %a1, 0;
+    @%q bra BASE;
+    sub.u32 %a2, %a1, 1;
+    {
+        .param .b32 p0;
+        .param .b32 r0;
+        st.param.b32 [p0], %a2;
+        call.uni (r0), sum_to, (p0);
+        ld.param.b32 %a3, [r0];
+    }
+    add.u32 %a1, %a1, %a3;
+BASE:
+    st.param.b32 [r], %a1;
+    ret;
+}";
+
+const CALL_SUM_TO: &str = "
+    {
+        .param .b32 p0;
+        .param .b32 r0;
+        st.param.b32 [p0], %r1;
+        call.uni (r0), sum_to, (p0);
+        ld.param.b32 %r6, [r0];
+    }";
+
+#[test]
+fn recursion_depth_and_stack_overflow() {
+    let ptx = module(SUM_TO, CALL_SUM_TO);
+    let input: Vec<u32> = (0..THREADS as u32).map(|i| i % 20).collect();
+    expect_words("sum_to.ptx", &ptx, &input, |n| Some(n * (n + 1) / 2));
+    // One thread recursing a million deep overflows the call stack: a fault, not a hang.
+    let mut deep = input.clone();
+    deep[5] = 1_000_000;
+    expect_fault("sum_to_deep.ptx", &ptx, &deep, abi::FAULT_CALL_STACK_OVERFLOW);
+}
+
+#[test]
+fn weak_functions_yield_to_strong_definitions() {
+    let funcs = "
+.func (.param .b32 r) pick(.param .b32 x);
+.weak .func (.param .b32 r) pick(.param .b32 x)
+{
+    .reg .b32 %w;
+    ld.param.u32 %w, [x];
+    add.u32 %w, %w, 1;
+    st.param.b32 [r], %w;
+    ret;
+}
+.weak .func (.param .b32 r) only_weak(.param .b32 x)
+{
+    .reg .b32 %w;
+    ld.param.u32 %w, [x];
+    xor.b32 %w, %w, 85;
+    st.param.b32 [r], %w;
+    ret;
+}
+.visible .func (.param .b32 r) pick(.param .b32 x)
+{
+    .reg .b32 %w;
+    ld.param.u32 %w, [x];
+    mul.lo.u32 %w, %w, 3;
+    st.param.b32 [r], %w;
+    ret;
+}";
+    let body = "
+    {
+        .param .b32 p0;
+        .param .b32 r0;
+        st.param.b32 [p0], %r1;
+        call.uni (r0), pick, (p0);
+        ld.param.b32 %r7, [r0];
+    }
+    {
+        .param .b32 p0;
+        .param .b32 r0;
+        st.param.b32 [p0], %r7;
+        call.uni (r0), only_weak, (p0);
+        ld.param.b32 %r6, [r0];
+    }";
+    let input = random(THREADS, 41);
+    expect_words("weak.ptx", &module(funcs, body), &input, |x| Some(x.wrapping_mul(3) ^ 85));
+}
+
+#[test]
+fn unresolved_extern_function_is_a_clear_error() {
+    let funcs = ".extern .func (.param .b32 r) missing(.param .b32 x);";
+    let body = "
+    {
+        .param .b32 p0;
+        .param .b32 r0;
+        st.param.b32 [p0], %r1;
+        call.uni (r0), missing, (p0);
+        ld.param.b32 %r6, [r0];
+    }";
+    let ptx = module(funcs, body);
+    let (line, col) = ptx
+        .lines()
+        .enumerate()
+        .find_map(|(i, l)| l.find("missing, (p0)").map(|c| (i + 1, c + 1)))
+        .expect("call line");
+    let file = SourceFile::new("extern.ptx".to_string(), ptx.clone());
+    let err = translate::frontend(&file, &LowerOptions::default()).expect_err("must be refused");
+    let text = err.render();
+    assert!(text.contains("unresolved `.extern` function `missing`"), "{text}");
+    assert!(text.contains(&format!("extern.ptx:{line}:{col}")), "want extern.ptx:{line}:{col} in {text}");
+}
+
+#[test]
+fn indirect_call_through_a_bad_pointer_faults() {
+    let funcs = "
+.func (.param .b32 r) twice(.param .b32 x)
+{
+    .reg .b32 %w;
+    ld.param.u32 %w, [x];
+    shl.b32 %w, %w, 1;
+    st.param.b32 [r], %w;
+    ret;
+}";
+    // Odd inputs move the pointer 1000 functions past `twice`.
+    let body = "
+    mov.u64 %rd6, twice;
+    cvt.u64.u32 %rd7, %r1;
+    and.b64 %rd7, %rd7, 1;
+    mul.lo.u64 %rd7, %rd7, 1000;
+    add.u64 %rd6, %rd6, %rd7;
+    {
+        .param .b32 p0;
+        .param .b32 r0;
+        st.param.b32 [p0], %r1;
+        proto : .callprototype (.param .b32 _) _ (.param .b32 _);
+        call (r0), %rd6, (p0), proto;
+        ld.param.b32 %r6, [r0];
+    }";
+    let ptx = module(funcs, body);
+    let even: Vec<u32> = random(THREADS, 43).iter().map(|x| x & !1).collect();
+    expect_words("fnptr_ok.ptx", &ptx, &even, |x| Some(x << 1));
+    let mut odd = even.clone();
+    odd[9] |= 1;
+    expect_fault("fnptr_bad.ptx", &ptx, &odd, abi::FAULT_BAD_FUNCTION_POINTER);
+}
+
+#[test]
+fn reg_parameters_and_parameter_addresses() {
+    // Old-ABI `.reg` formals, and a `.param` byte array read through its address, which the
+    // spec puts in the `.local` space (`mov` gives a local address; `cvta.local` a generic one).
+    let funcs = "
+.func (.reg .b32 rr) addone(.reg .b32 x)
+{
+    add.u32 rr, x, 1;
+    ret;
+}
+.func (.param .b32 r) sum4(.param .align 4 .b8 buf[16])
+{
+    .reg .b64 %d<3>;
+    .reg .b32 %s<6>;
+    mov.u64 %d1, buf;
+    ld.local.u32 %s1, [%d1];
+    ld.local.u32 %s2, [%d1+4];
+    cvta.local.u64 %d2, %d1;
+    ld.u32 %s3, [%d2+8];
+    ld.u32 %s4, [%d2+12];
+    add.u32 %s1, %s1, %s2;
+    add.u32 %s1, %s1, %s3;
+    add.u32 %s1, %s1, %s4;
+    st.param.b32 [r], %s1;
+    ret;
+}";
+    let body = "
+    call (%r7), addone, (%r1);
+    {
+        .param .align 4 .b8 b[16];
+        .param .b32 r0;
+        st.param.b32 [b], %r1;
+        st.param.b32 [b+4], %r7;
+        st.param.v2.b32 [b+8], {%r7, %r1};
+        call.uni (r0), sum4, (b);
+        ld.param.b32 %r6, [r0];
+    }";
+    let input = random(THREADS, 47);
+    expect_words("regparams.ptx", &module(funcs, body), &input, |x| Some(x.wrapping_mul(4).wrapping_add(2)));
+}
+
+#[test]
+fn exit_inside_a_function_and_guarded_calls() {
+    let funcs = "
+.func (.param .b32 r) half_or_exit(.param .b32 x)
+{
+    .reg .b32 %h<3>;
+    .reg .pred %e;
+    ld.param.u32 %h1, [x];
+    and.b32 %h2, %h1, 1;
+    setp.ne.u32 %e, %h2, 0;
+    @%e exit;
+    brkpt;
+    shr.u32 %h1, %h1, 1;
+    st.param.b32 [r], %h1;
+    ret;
+}";
+    // Calls guarded by a predicate: the call runs for x % 3 != 0 only.
+    let body = "
+    mov.u32 %r6, 7;
+    and.b32 %r8, %r1, 3;
+    setp.ne.u32 %p2, %r8, 3;
+    {
+        .param .b32 p0;
+        .param .b32 r0;
+        st.param.b32 [p0], %r1;
+        @%p2 call.uni (r0), half_or_exit, (p0);
+        @%p2 ld.param.b32 %r6, [r0];
+    }";
+    let input = random(THREADS, 53);
+    expect_words("exit.ptx", &module(funcs, body), &input, |x| match (x & 3 == 3, x & 1 == 1) {
+        (true, _) => Some(7),
+        (false, true) => None,
+        (false, false) => Some(x >> 1),
+    });
+}
+
+const ROTATE: &str = "
+.shared .align 4 .b32 tile[64];
+.func (.param .b32 r) rotate(.param .b32 x)
+{
+    .reg .b32 %t<6>;
+    ld.param.u32 %t1, [x];
+    mov.u32 %t2, %tid.x;
+    shl.b32 %t3, %t2, 2;
+    mov.u32 %t4, tile;
+    add.u32 %t4, %t4, %t3;
+    st.shared.u32 [%t4], %t1;
+    bar.sync 0;
+    add.u32 %t2, %t2, 1;
+    and.b32 %t2, %t2, 63;
+    shl.b32 %t3, %t2, 2;
+    mov.u32 %t4, tile;
+    add.u32 %t4, %t4, %t3;
+    ld.shared.u32 %t5, [%t4];
+    st.param.b32 [r], %t5;
+    ret;
+}";
+
+/// Every thread of the CTA calls `rotate` (no early exit), which exchanges values through
+/// shared memory around a barrier.
+fn rotate_kernel(funcs: &str) -> String {
+    format!(
+        ".version 8.5
+.target sm_80
+.address_size 64
+{funcs}
+.visible .entry k(.param .u64 pin, .param .u64 pout, .param .u32 pn)
+{{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [pin];
+    ld.param.u64 %rd2, [pout];
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mov.u32 %r4, %tid.x;
+    mad.lo.s32 %r5, %r2, %r3, %r4;
+    mul.wide.s32 %rd3, %r5, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    add.s64 %rd5, %rd2, %rd3;
+    ld.global.u32 %r1, [%rd4];
+    {{
+        .param .b32 p0;
+        .param .b32 r0;
+        st.param.b32 [p0], %r1;
+        call.uni (r0), rotate, (p0);
+        ld.param.b32 %r6, [r0];
+    }}
+    st.global.u32 [%rd5], %r6;
+    ret;
+}}
+"
+    )
+}
+
+#[test]
+fn barriers_in_inlined_functions_and_refused_in_stack_called_ones() {
+    let ptx = rotate_kernel(ROTATE);
+    let input = random(THREADS, 59);
+    if let Some(gpu) = gpu() {
+        let want: Vec<u32> = (0..THREADS).map(|i| input[(i & !63) | ((i + 1) & 63)]).collect();
+        for backend in Backend::ALL {
+            let out = launch(&gpu, "rotate.ptx", &ptx, "k", backend, None, &[u32s(&input)], &[4 * THREADS], THREADS as i32)
+                .unwrap_or_else(|e| panic!("{backend}: {e}"));
+            assert_eq!(out[0], u32s(&want), "{backend}");
+        }
+    }
+    // Through the call stack (budget 0, or a recursive function) a barrier is refused.
+    let file = SourceFile::new("rotate.ptx".to_string(), ptx.clone());
+    let options = LowerOptions { inline_budget: Some(0), ..Default::default() };
+    let text = translate::frontend(&file, &options).expect_err("must be refused").render();
+    assert!(text.contains("barrier in device function `rotate`"), "{text}");
+    let line = ptx.lines().position(|l| l.contains("bar.sync")).unwrap() + 1;
+    assert!(text.contains(&format!("rotate.ptx:{line}:")), "{text}");
 }
