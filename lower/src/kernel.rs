@@ -5,7 +5,7 @@ use crate::function::{unsupported, FnLower, LResult, Symbol};
 use crate::ir::{self, Ty};
 use crate::layout::{self, align_up, GlobalPlace};
 use crate::ptx_types::value_ty;
-use crate::{call, features, simt, structurize, LowerOptions, DEFAULT_BLOCK};
+use crate::{call, features, grid, isolation, loop_cut, loop_exits, simt, structurize, LowerOptions, DEFAULT_BLOCK};
 use ptxcross_frontend::ast::{self, Statement, StateSpace, VarDecl};
 use ptxcross_frontend::Diagnostic;
 use std::collections::HashMap;
@@ -111,7 +111,8 @@ pub fn lower_kernel(
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
     let (cfg, mut vars, barriers) = fl.into_cfg();
     simt::check_barriers(&cfg, &vars, &barriers)?;
-    let body = structurize::structurize(cfg, &mut vars);
+    let mut body = structurize::structurize(cfg, &mut vars);
+    loop_exits::guard_loop_exits(&mut body, &mut vars);
     let mut kernel = ir::Kernel {
         name: f.name.name.to_string(),
         entry_point: String::new(),
@@ -124,6 +125,11 @@ pub fn lower_kernel(
         param_bytes,
         features: ir::Features::default(),
     };
+    grid::resolve_grid_builtins(&mut kernel);
+    if options.detect_cut_loops {
+        loop_cut::check_cut_loops(&mut kernel);
+    }
+    isolation::zero_shared_memory(&mut kernel);
     kernel.features = features::compute(&kernel);
     Ok(kernel)
 }

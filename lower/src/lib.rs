@@ -11,10 +11,14 @@ pub mod cfg;
 mod consts;
 mod features;
 mod function;
+mod grid;
 pub mod interp;
 mod inst;
+mod isolation;
 mod kernel;
 mod layout;
+mod loop_cut;
+mod loop_exits;
 mod ptx_types;
 pub mod ir;
 mod simt;
@@ -40,6 +44,10 @@ pub struct LowerOptions {
     /// through the call stack; `None`: the default (`call::INLINE_BUDGET`). `Some(0)` sends
     /// every call through the stack (tests use it to cover that path with real PTX).
     pub inline_budget: Option<usize>,
+    /// The target may end loops early on its own (lavapipe's iteration limit): add the check
+    /// that turns such a cut into a kernel fault (`abi::FAULT_LOOP_CUT`, see `loop_cut`). The
+    /// host sets it from a probe of the device.
+    pub detect_cut_loops: bool,
 }
 
 /// Block shape used for translation when neither the caller nor `.reqntid` fixes one.
