@@ -36,7 +36,10 @@ use std::collections::{HashMap, HashSet};
 /// Instructions a kernel may gain through inlining (unless `LowerOptions::inline_budget`
 /// says otherwise); calls beyond it go through the stack.
 pub const INLINE_BUDGET: usize = 20_000;
-/// Bytes of call stack per thread (in local memory) when a kernel makes stack calls. Kept
+/// Inlined calls nest at most this deep (lowering recurses per level); deeper calls go
+/// through the stack, whose bodies are lowered one after another.
+pub const MAX_INLINE_DEPTH: usize = 64;
+/// Bytes of call stack per thread (CUDA's default stack size is 1 KiB too) (in local memory) when a kernel makes stack calls. Kept
 /// small: drivers compile large private arrays slowly (design.md: lavapipe, 4 KiB: 66 s).
 pub const CALL_STACK_BYTES: u32 = 1024;
 
@@ -465,7 +468,7 @@ pub struct Calls<'a> {
     current: Option<usize>,
     /// Variables of the call machinery itself, never saved across calls.
     machinery: HashSet<VarId>,
-    /// Functions being inlined (outermost first), for the error of a cycle that slipped past.
+    /// Functions being inlined (outermost first).
     inline_stack: Vec<usize>,
 }
 
@@ -577,7 +580,7 @@ fn direct_call(fl: &mut FnLower, calls: &mut Calls, parts: &CallParts, id: usize
         ));
     }
     let f = calls.funcs;
-    if !f.recursive[id] && calls.inlined + f.size[id] <= calls.budget && !calls.inline_stack.contains(&id) {
+    if !f.recursive[id] && calls.inlined + f.size[id] <= calls.budget && calls.inline_stack.len() < MAX_INLINE_DEPTH {
         inline_call(fl, calls, parts, id)
     } else {
         stack_call(fl, calls, parts, id)
@@ -974,7 +977,9 @@ impl Calls<'_> {
     }
 
     /// For each stack call site: the caller's registers the callee can clobber and that are
-    /// live at the return site.
+    /// live at the return site. Liveness runs before the epilogues' dispatch edges exist: a
+    /// value live after an epilogue belongs to the activation that resumes there, whose own
+    /// call site restores it, so the current activation's registers are dead at its `ret`.
     fn saved_registers(&self, fl: &FnLower) -> Vec<Vec<VarId>> {
         let comp = &self.funcs.component;
         let needs = |s: &StackSite| s.frame.is_some_and(|f| comp[f] == comp[s.callee]);

@@ -522,10 +522,21 @@ fn exit_inside_a_function_and_guarded_calls() {
     st.param.b32 [r], %h1;
     ret;
 }";
-    // Calls guarded by a predicate: the call runs for x % 3 != 0 only.
+    let funcs = format!(
+        "{funcs}
+.func stop()
+.noreturn
+{{
+    exit;
+}}"
+    );
+    // Calls guarded by a predicate: x & 3 == 2 stops in a `.noreturn` function, x & 3 == 3
+    // skips the call.
     let body = "
     mov.u32 %r6, 7;
     and.b32 %r8, %r1, 3;
+    setp.eq.u32 %p3, %r8, 2;
+    @%p3 call.uni stop;
     setp.ne.u32 %p2, %r8, 3;
     {
         .param .b32 p0;
@@ -535,10 +546,10 @@ fn exit_inside_a_function_and_guarded_calls() {
         @%p2 ld.param.b32 %r6, [r0];
     }";
     let input = random(THREADS, 53);
-    expect_words("exit.ptx", &module(funcs, body), &input, |x| match (x & 3 == 3, x & 1 == 1) {
-        (true, _) => Some(7),
-        (false, true) => None,
-        (false, false) => Some(x >> 1),
+    expect_words("exit.ptx", &module(&funcs, body), &input, |x| match x & 3 {
+        3 => Some(7),
+        0 => Some(x >> 1),
+        _ => None,
     });
 }
 
