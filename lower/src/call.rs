@@ -652,7 +652,7 @@ fn local_symbol(fl: &mut FnLower, op: &ast::Operand) -> Option<Operand> {
 }
 
 fn copy_local(fl: &mut FnLower, src: Operand, dst: Operand, size: u32, align: u32) {
-    let step = if align % 4 == 0 && size % 4 == 0 { 4 } else { 1 };
+    let step = if align.is_multiple_of(4) && size.is_multiple_of(4) { 4 } else { 1 };
     for i in (0..size).step_by(step as usize) {
         let s = fl.bin(BinaryOp::Add, Ty::U32, src, FnLower::u32c(i));
         let d = fl.bin(BinaryOp::Add, Ty::U32, dst, FnLower::u32c(i));
@@ -1013,7 +1013,7 @@ impl Calls<'_> {
         let unpadded: u32 = saved.iter().map(|v| words_of(fl.vars[v.index()].ty)).sum::<u32>()
             + site.frame.is_some() as u32
             + 1;
-        let pad = unpadded % 2 == 1;
+        let pad = !unpadded.is_multiple_of(2);
         let words = unpadded + pad as u32;
         let need = words * 4 + self.stack_fns[&site.callee].frame_bytes;
         let check = fl

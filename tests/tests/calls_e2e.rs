@@ -255,6 +255,12 @@ fn trap_in_a_function() {
 /// A module with `funcs` before a kernel `k(in, out, n)` that runs `body` for each `i < n`
 /// with `%r1 = in[i]` and stores `%r6` to `out[i]`.
 fn module(funcs: &str, body: &str) -> String {
+    kernel_module(funcs, true, body)
+}
+
+/// Like [`module`]; without `bounds_check` every thread runs `body` (no early exit).
+fn kernel_module(funcs: &str, bounds_check: bool, body: &str) -> String {
+    let check = if bounds_check { "setp.ge.s32 %p1, %r5, %r9;\n    @%p1 bra DONE;" } else { "" };
     format!(
         ".version 8.5
 .target sm_80
@@ -272,8 +278,7 @@ fn module(funcs: &str, body: &str) -> String {
     mov.u32 %r3, %ntid.x;
     mov.u32 %r4, %tid.x;
     mad.lo.s32 %r5, %r2, %r3, %r4;
-    setp.ge.s32 %p1, %r5, %r9;
-    @%p1 bra DONE;
+    {check}
     mul.wide.s32 %rd3, %r5, 4;
     add.s64 %rd4, %rd1, %rd3;
     add.s64 %rd5, %rd2, %rd3;
@@ -318,6 +323,40 @@ fn expect_fault(name: &str, ptx: &str, input: &[u32], bits: u32) {
     }
 }
 
+/// `{head} .func (.param .b32 r) {name}(.param .b32 x)`: `%w = x`, then `{op} %w, %w, …`.
+fn unary_func(head: &str, name: &str, op: &str) -> String {
+    format!(
+        "{head} .func (.param .b32 r) {name}(.param .b32 x)
+{{
+    .reg .b32 %w;
+    ld.param.u32 %w, [x];
+    {op};
+    st.param.b32 [r], %w;
+    ret;
+}}"
+    )
+}
+
+/// A call site as nvcc writes one: `{dst} = {target}({arg})` through `.param` variables
+/// (`proto`: an indirect call's prototype).
+fn call1(target: &str, arg: &str, dst: &str, proto: Option<&str>) -> String {
+    let (decl, call) = match proto {
+        None => (String::new(), format!("call.uni (r0), {target}, (p0);")),
+        Some(p) => (format!("proto : .callprototype {p};"), format!("call (r0), {target}, (p0), proto;")),
+    };
+    format!(
+        "
+    {{
+        .param .b32 p0;
+        .param .b32 r0;
+        st.param.b32 [p0], {arg};
+        {decl}
+        {call}
+        ld.param.b32 {dst}, [r0];
+    }}"
+    )
+}
+
 const SUM_TO: &str = "
 .func (.param .b32 r) sum_to(.param .b32 n)
 {
@@ -340,18 +379,9 @@ BASE:
     ret;
 }";
 
-const CALL_SUM_TO: &str = "
-    {
-        .param .b32 p0;
-        .param .b32 r0;
-        st.param.b32 [p0], %r1;
-        call.uni (r0), sum_to, (p0);
-        ld.param.b32 %r6, [r0];
-    }";
-
 #[test]
 fn recursion_depth_and_stack_overflow() {
-    let ptx = module(SUM_TO, CALL_SUM_TO);
+    let ptx = module(SUM_TO, &call1("sum_to", "%r1", "%r6", None));
     let input: Vec<u32> = (0..THREADS as u32).map(|i| i % 20).collect();
     expect_words("sum_to.ptx", &ptx, &input, |n| Some(n * (n + 1) / 2));
     // One thread recursing a million deep overflows the call stack: a fault, not a hang.
@@ -362,63 +392,23 @@ fn recursion_depth_and_stack_overflow() {
 
 #[test]
 fn weak_functions_yield_to_strong_definitions() {
-    let funcs = "
-.func (.param .b32 r) pick(.param .b32 x);
-.weak .func (.param .b32 r) pick(.param .b32 x)
-{
-    .reg .b32 %w;
-    ld.param.u32 %w, [x];
-    add.u32 %w, %w, 1;
-    st.param.b32 [r], %w;
-    ret;
-}
-.weak .func (.param .b32 r) only_weak(.param .b32 x)
-{
-    .reg .b32 %w;
-    ld.param.u32 %w, [x];
-    xor.b32 %w, %w, 85;
-    st.param.b32 [r], %w;
-    ret;
-}
-.visible .func (.param .b32 r) pick(.param .b32 x)
-{
-    .reg .b32 %w;
-    ld.param.u32 %w, [x];
-    mul.lo.u32 %w, %w, 3;
-    st.param.b32 [r], %w;
-    ret;
-}";
-    let body = "
-    {
-        .param .b32 p0;
-        .param .b32 r0;
-        st.param.b32 [p0], %r1;
-        call.uni (r0), pick, (p0);
-        ld.param.b32 %r7, [r0];
-    }
-    {
-        .param .b32 p0;
-        .param .b32 r0;
-        st.param.b32 [p0], %r7;
-        call.uni (r0), only_weak, (p0);
-        ld.param.b32 %r6, [r0];
-    }";
+    let funcs = [
+        ".func (.param .b32 r) pick(.param .b32 x);".to_string(),
+        unary_func(".weak", "pick", "add.u32 %w, %w, 1"),
+        unary_func(".weak", "only_weak", "xor.b32 %w, %w, 85"),
+        unary_func(".visible", "pick", "mul.lo.u32 %w, %w, 3"),
+    ]
+    .join("\n");
+    let body = call1("pick", "%r1", "%r7", None) + &call1("only_weak", "%r7", "%r6", None);
     let input = random(THREADS, 41);
-    expect_words("weak.ptx", &module(funcs, body), &input, |x| Some(x.wrapping_mul(3) ^ 85));
+    expect_words("weak.ptx", &module(&funcs, &body), &input, |x| Some(x.wrapping_mul(3) ^ 85));
 }
 
 #[test]
 fn unresolved_extern_function_is_a_clear_error() {
     let funcs = ".extern .func (.param .b32 r) missing(.param .b32 x);";
-    let body = "
-    {
-        .param .b32 p0;
-        .param .b32 r0;
-        st.param.b32 [p0], %r1;
-        call.uni (r0), missing, (p0);
-        ld.param.b32 %r6, [r0];
-    }";
-    let ptx = module(funcs, body);
+    let body = call1("missing", "%r1", "%r6", None);
+    let ptx = module(funcs, &body);
     let (line, col) = ptx
         .lines()
         .enumerate()
@@ -433,31 +423,17 @@ fn unresolved_extern_function_is_a_clear_error() {
 
 #[test]
 fn indirect_call_through_a_bad_pointer_faults() {
-    let funcs = "
-.func (.param .b32 r) twice(.param .b32 x)
-{
-    .reg .b32 %w;
-    ld.param.u32 %w, [x];
-    shl.b32 %w, %w, 1;
-    st.param.b32 [r], %w;
-    ret;
-}";
+    let funcs = unary_func("", "twice", "shl.b32 %w, %w, 1");
     // Odd inputs move the pointer 1000 functions past `twice`.
     let body = "
     mov.u64 %rd6, twice;
     cvt.u64.u32 %rd7, %r1;
     and.b64 %rd7, %rd7, 1;
     mul.lo.u64 %rd7, %rd7, 1000;
-    add.u64 %rd6, %rd6, %rd7;
-    {
-        .param .b32 p0;
-        .param .b32 r0;
-        st.param.b32 [p0], %r1;
-        proto : .callprototype (.param .b32 _) _ (.param .b32 _);
-        call (r0), %rd6, (p0), proto;
-        ld.param.b32 %r6, [r0];
-    }";
-    let ptx = module(funcs, body);
+    add.u64 %rd6, %rd6, %rd7;"
+        .to_string()
+        + &call1("%rd6", "%r1", "%r6", Some("(.param .b32 _) _ (.param .b32 _)"));
+    let ptx = module(&funcs, &body);
     let even: Vec<u32> = random(THREADS, 43).iter().map(|x| x & !1).collect();
     expect_words("fnptr_ok.ptx", &ptx, &even, |x| Some(x << 1));
     let mut odd = even.clone();
@@ -575,45 +551,11 @@ const ROTATE: &str = "
     ret;
 }";
 
-/// Every thread of the CTA calls `rotate` (no early exit), which exchanges values through
-/// shared memory around a barrier.
-fn rotate_kernel(funcs: &str) -> String {
-    format!(
-        ".version 8.5
-.target sm_80
-.address_size 64
-{funcs}
-.visible .entry k(.param .u64 pin, .param .u64 pout, .param .u32 pn)
-{{
-    .reg .b32 %r<8>;
-    .reg .b64 %rd<6>;
-    ld.param.u64 %rd1, [pin];
-    ld.param.u64 %rd2, [pout];
-    mov.u32 %r2, %ctaid.x;
-    mov.u32 %r3, %ntid.x;
-    mov.u32 %r4, %tid.x;
-    mad.lo.s32 %r5, %r2, %r3, %r4;
-    mul.wide.s32 %rd3, %r5, 4;
-    add.s64 %rd4, %rd1, %rd3;
-    add.s64 %rd5, %rd2, %rd3;
-    ld.global.u32 %r1, [%rd4];
-    {{
-        .param .b32 p0;
-        .param .b32 r0;
-        st.param.b32 [p0], %r1;
-        call.uni (r0), rotate, (p0);
-        ld.param.b32 %r6, [r0];
-    }}
-    st.global.u32 [%rd5], %r6;
-    ret;
-}}
-"
-    )
-}
-
 #[test]
 fn barriers_in_inlined_functions_and_refused_in_stack_called_ones() {
-    let ptx = rotate_kernel(ROTATE);
+    // Every thread of the CTA calls `rotate`, which exchanges values through shared memory
+    // around a barrier.
+    let ptx = kernel_module(ROTATE, false, &call1("rotate", "%r1", "%r6", None));
     let input = random(THREADS, 59);
     if let Some(gpu) = gpu() {
         let want: Vec<u32> = (0..THREADS).map(|i| input[(i & !63) | ((i + 1) & 63)]).collect();
