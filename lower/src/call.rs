@@ -35,7 +35,7 @@ use std::collections::{HashMap, HashSet};
 
 /// Instructions a kernel may gain through inlining (unless `LowerOptions::inline_budget`
 /// says otherwise); calls beyond it go through the stack.
-pub const INLINE_BUDGET: usize = 20_000;
+pub const INLINE_BUDGET: usize = 5_000;
 /// Inlined calls nest at most this deep (lowering recurses per level); deeper calls go
 /// through the stack, whose bodies are lowered one after another.
 pub const MAX_INLINE_DEPTH: usize = 64;

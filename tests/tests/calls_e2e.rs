@@ -580,3 +580,75 @@ fn barriers_in_inlined_functions_and_refused_in_stack_called_ones() {
     let line = ptx.lines().position(|l| l.contains("bar.sync")).unwrap() + 1;
     assert!(text.contains(&format!("rotate.ptx:{line}:")), "{text}");
 }
+
+/// `f0(x) = 3x + 1`, `fk(x) = f(k-1)(x) + f(k-1)(x ^ k)`: full inlining of `f{depth}` would
+/// copy `f0` 2^depth times.
+fn doubling_chain(depth: u32) -> String {
+    let mut funcs = unary_func("", "f0", "mad.lo.u32 %w, %w, 3, 1");
+    for k in 1..=depth {
+        let prev = format!("f{}", k - 1);
+        funcs += &format!(
+            "
+.func (.param .b32 r) f{k}(.param .b32 x)
+{{
+    .reg .b32 %a<6>;
+    ld.param.u32 %a1, [x];{c1}
+    xor.b32 %a3, %a1, {k};{c2}
+    add.u32 %a5, %a2, %a4;
+    st.param.b32 [r], %a5;
+    ret;
+}}",
+            c1 = call1(&prev, "%a1", "%a2", None),
+            c2 = call1(&prev, "%a3", "%a4", None),
+        );
+    }
+    module(&funcs, &call1(&format!("f{depth}"), "%r1", "%r6", None))
+}
+
+fn chain_reference(k: u32, x: u32) -> u32 {
+    if k == 0 {
+        x.wrapping_mul(3).wrapping_add(1)
+    } else {
+        chain_reference(k - 1, x).wrapping_add(chain_reference(k - 1, x ^ k))
+    }
+}
+
+fn count_stmts(stmts: &[ptxcross_lower::ir::Stmt]) -> usize {
+    use ptxcross_lower::ir::Stmt;
+    stmts
+        .iter()
+        .map(|s| match s {
+            Stmt::If { then_body, else_body, .. } => 1 + count_stmts(&then_body.stmts) + count_stmts(&else_body.stmts),
+            Stmt::Loop { body } => 1 + count_stmts(&body.stmts),
+            _ => 1,
+        })
+        .sum()
+}
+
+#[test]
+fn inlining_is_bounded_and_the_rest_goes_through_the_stack() {
+    // 2^24 copies if everything were inlined: the budget keeps the kernel small.
+    let ptx = doubling_chain(24);
+    let file = SourceFile::new("chain24.ptx".to_string(), ptx);
+    let start = std::time::Instant::now();
+    let module = translate::frontend(&file, &LowerOptions::default()).expect("translates");
+    let stmts = count_stmts(&module.kernels[0].body.stmts);
+    eprintln!("chain of 24: {stmts} IR statements, lowered in {:?}", start.elapsed());
+    assert!(stmts < 60_000, "{stmts} IR statements");
+    // A small budget: some calls inlined, the rest through the stack, same results.
+    let Some(gpu) = gpu() else { return };
+    let depth = 5;
+    let ptx = doubling_chain(depth);
+    let input = random(THREADS, 61);
+    let want: Vec<u8> =
+        u32s(&(0..THREADS).map(|i| if i < N { chain_reference(depth, input[i]) } else { 0 }).collect::<Vec<_>>());
+    for budget in [Some(40)] {
+        for backend in Backend::ALL {
+            let t = std::time::Instant::now();
+            let out = launch(&gpu, "chain.ptx", &ptx, "k", backend, budget, &[u32s(&input)], &[4 * THREADS], N as i32)
+                .unwrap_or_else(|e| panic!("{backend} budget {budget:?}: {e}"));
+            eprintln!("chain of {depth}, budget {budget:?}, {backend}: {:?}", t.elapsed());
+            assert_eq!(out[0], want, "{backend} budget {budget:?}");
+        }
+    }
+}
