@@ -642,13 +642,36 @@ fn inlining_is_bounded_and_the_rest_goes_through_the_stack() {
     let input = random(THREADS, 61);
     let want: Vec<u8> =
         u32s(&(0..THREADS).map(|i| if i < N { chain_reference(depth, input[i]) } else { 0 }).collect::<Vec<_>>());
-    for budget in [Some(40)] {
-        for backend in Backend::ALL {
-            let t = std::time::Instant::now();
-            let out = launch(&gpu, "chain.ptx", &ptx, "k", backend, budget, &[u32s(&input)], &[4 * THREADS], N as i32)
-                .unwrap_or_else(|e| panic!("{backend} budget {budget:?}: {e}"));
-            eprintln!("chain of {depth}, budget {budget:?}, {backend}: {:?}", t.elapsed());
-            assert_eq!(out[0], want, "{backend} budget {budget:?}");
-        }
+    for backend in Backend::ALL {
+        let t = std::time::Instant::now();
+        let out = launch(&gpu, "chain.ptx", &ptx, "k", backend, Some(40), &[u32s(&input)], &[4 * THREADS], N as i32)
+            .unwrap_or_else(|e| panic!("{backend}: {e}"));
+        eprintln!("chain of {depth}, inline budget 40, {backend}: {:?}", t.elapsed());
+        assert_eq!(out[0], want, "{backend}");
+    }
+}
+
+#[test]
+fn call_errors_name_their_place() {
+    let cases = [
+        (
+            // Two strong definitions of one function.
+            module(&(unary_func("", "twice", "shl.b32 %w, %w, 1") + &unary_func(".visible", "twice", "add.u32 %w, %w, %w")), &call1("twice", "%r1", "%r6", None)),
+            "function `twice` is defined twice",
+            ".visible .func (.param .b32 r) twice",
+        ),
+        (
+            // A call passing two arguments to a one-parameter function.
+            module(&unary_func("", "twice", "shl.b32 %w, %w, 1"), &call1("twice", "%r1", "%r6", None).replace("(p0);", "(p0, p0);")),
+            "call to `twice` passes 2 argument(s) and 1 return value(s); it takes 1 and returns 1",
+            "call.uni (r0), twice",
+        ),
+    ];
+    for (ptx, want, at) in cases {
+        let line = ptx.lines().position(|l| l.contains(at)).expect("marker") + 1;
+        let file = SourceFile::new("errors.ptx".to_string(), ptx.clone());
+        let text = translate::frontend(&file, &LowerOptions::default()).expect_err("must be refused").render();
+        assert!(text.contains(want), "{text}");
+        assert!(text.contains(&format!("errors.ptx:{line}:")), "want line {line}: {text}");
     }
 }
