@@ -69,9 +69,10 @@ fn mutate(text: &str, rng: &mut Rng) -> String {
 
 #[test]
 fn mutated_corpus_never_panics_and_emits_only_valid_modules() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/ptx");
-    let mut sources: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
+    // The end-to-end corpus and the device-function corpus (calls, recursion, function pointers).
+    let mut sources: Vec<String> = ["corpus/ptx", "calls/ptx"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(d)).unwrap())
         .filter_map(|e| e.ok())
         .map(|e| std::fs::read_to_string(e.path()).unwrap())
         .collect();
