@@ -543,6 +543,16 @@ pub fn vector_element_name(name: &str, c: &str) -> String {
 
 /// A `.extern` function without a definition in the module: ptxcross does not link modules.
 pub fn unresolved_function(name: &str, span: Span) -> Diagnostic {
+    // The CUDA device runtime's own functions, which nvcc declares `.extern`.
+    let runtime = match name {
+        "vprintf" => Some("device-side `printf`"),
+        "malloc" | "free" => Some("device-side `malloc`/`free`"),
+        "__assertfail" | "__assert_fail" => Some("device-side `assert`"),
+        _ => None,
+    };
+    if let Some(what) = runtime {
+        return unsupported(format!("{what} (a call to the CUDA runtime's `{name}`)"), span);
+    }
     Diagnostic::new(
         format!("unresolved `.extern` function `{name}`: it has no definition in this module (ptxcross does not link modules)"),
         span,

@@ -125,7 +125,7 @@ pub fn lower_kernel(
         }
     }
 
-    let mut calls = call::Calls::new(functions, &mut fl);
+    let mut calls = call::Calls::new(functions, &mut fl, options.inline_budget.unwrap_or(call::INLINE_BUDGET));
 
     // Labels may be targets before they appear.
     collect_labels(body, &mut fl);
