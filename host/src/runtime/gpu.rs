@@ -71,7 +71,7 @@ static SHARED: OnceLock<Result<Arc<Gpu>, Error>> = OnceLock::new();
 /// layer only reorders devices for presentation, which wgpu does not use (it enumerates every
 /// adapter itself), so without a session it is switched off through its documented
 /// `NODEVICE_SELECT` variable, once, before the first Vulkan instance. A user's own setting wins.
-fn quiet_device_select_layer() {
+pub(crate) fn quiet_device_select_layer() {
     static ONCE: std::sync::Once = std::sync::Once::new();
     ONCE.call_once(|| {
         let session = std::env::var_os("XDG_RUNTIME_DIR")
