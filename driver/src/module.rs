@@ -115,7 +115,6 @@ impl Module {
             block: Some(*block),
             dynamic_shared_bytes: *dynamic_shared,
             native_fma: device.native_fma,
-            ..LowerOptions::default()
         };
         let ir = translate::lower(&self.ast, &self.file, &options).map_err(|e| e.render())?;
         let disk = DiskKey::new(&self.hash, key, device);
