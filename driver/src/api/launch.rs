@@ -124,7 +124,7 @@ fn launch(func: Handle, grid: [u32; 3], block: [u32; 3], shared: u32, stream: Ha
         let kernel = module.kernel(&name).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
         let area = pack_params(kernel, params, extra)?;
         let t0 = Instant::now();
-        let cached = module.programs.len();
+        let before = crate::cache::stats();
         let program = module.program(device, &(name.clone(), block, shared)).map_err(|message| {
             crate::log::error(format_args!("cannot translate kernel `{name}` for block {block:?}:\n{}", message.trim_end()));
             CUDA_ERROR_INVALID_PTX
@@ -138,7 +138,16 @@ fn launch(func: Handle, grid: [u32; 3], block: [u32; 3], shared: u32, stream: Ha
         crate::log::trace(format_args!(
             "launch `{name}` grid {grid:?} block {block:?}: translation {:.3} ms{}, launch {:.3} ms",
             translated.as_secs_f64() * 1e3,
-            if module.programs.len() > cached { " (new)" } else { " (cached)" },
+            {
+                let after = crate::cache::stats();
+                if after.translations > before.translations {
+                    " (translated)"
+                } else if after.disk_hits > before.disk_hits {
+                    " (from the disk cache)"
+                } else {
+                    " (in memory)"
+                }
+            },
             (t0.elapsed() - translated).as_secs_f64() * 1e3
         ));
         match r {

@@ -3,30 +3,12 @@
 use std::io::Write;
 
 use super::EXIT_OK;
-use crate::runtime::{Backend, Gpu, GpuOptions, WANTED_FEATURES};
-
-/// The adapters of the backends ptxcross uses (`WGPU_BACKEND` restricts them), in the order
-/// `Gpu::open` prefers them.
-fn adapters() -> Vec<wgpu::Adapter> {
-    crate::runtime::quiet_device_select_layer();
-    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-    desc.backends = wgpu::Backends::from_env().unwrap_or(wgpu::Backends::all());
-    let instance = wgpu::Instance::new(desc);
-    let mut list = pollster::block_on(instance.enumerate_adapters(wgpu::Backends::all()));
-    list.sort_by_key(|a| match a.get_info().device_type {
-        wgpu::DeviceType::DiscreteGpu => 0,
-        wgpu::DeviceType::IntegratedGpu => 1,
-        wgpu::DeviceType::VirtualGpu => 2,
-        wgpu::DeviceType::Other => 3,
-        wgpu::DeviceType::Cpu => 4,
-    });
-    list
-}
+use crate::runtime::{adapters, Backend, Gpu, GpuOptions, WANTED_FEATURES};
 
 /// `--device N|NAME`: makes the chosen adapter the one every command opens (through
 /// `PTXCROSS_ADAPTER`, which `Gpu::open` reads). Runs before any device is opened.
 pub fn select(device: &str) -> Result<(), String> {
-    let list = adapters();
+    let list = adapters(None);
     let names: Vec<String> = list.iter().map(|a| a.get_info().name).collect();
     let name = match device.parse::<usize>() {
         Ok(i) => names.get(i).cloned().ok_or_else(|| {
@@ -51,7 +33,7 @@ fn yes_no(b: bool) -> &'static str {
 }
 
 pub fn main() -> Result<i32, String> {
-    let list = adapters();
+    let list = adapters(None);
     let mut out = std::io::stdout().lock();
     if list.is_empty() {
         let _ = writeln!(out, "no adapters found; {}", crate::runtime::NO_ADAPTER_HINT);
