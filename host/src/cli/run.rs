@@ -258,14 +258,30 @@ fn native_fma(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> bool {
     gpu.is_some_and(|g| backends.iter().all(|&b| g.fma_is_fused(b)))
 }
 
+/// What the device's probes tell lowering (see `runtime::probe`).
+#[derive(Clone, Copy)]
+struct DeviceFacts {
+    native_fma: bool,
+    detect_cut_loops: bool,
+}
+
+fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> DeviceFacts {
+    DeviceFacts {
+        native_fma: native_fma(gpu, backends),
+        // Without a device nothing runs; the check is harmless, so translate with it.
+        detect_cut_loops: gpu.is_none_or(|g| backends.iter().any(|&b| g.cuts_long_loops(b))),
+    }
+}
+
 /// Parse + lower a spec's PTX once (for every backend).
-fn frontend(spec: &Spec, native_fma: bool) -> Result<ir::Module, TranslateError> {
+fn frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, TranslateError> {
     let source = translate::load(&spec.ptx)?;
     let options = LowerOptions {
         kernel: Some(spec.kernel.clone()),
         block: spec.block,
         dynamic_shared_bytes: spec.dynamic_shared_bytes,
-        native_fma,
+        native_fma: facts.native_fma,
+        detect_cut_loops: facts.detect_cut_loops,
         ..LowerOptions::default()
     };
     translate::frontend(&source, &options)
@@ -364,9 +380,9 @@ pub fn run_main(a: &Args) -> Result<i32, String> {
     };
     print_warnings(&spec);
     let label = format!("{}: {}", spec.path.display(), spec.kernel);
-    let fused = native_fma(Gpu::shared().ok().as_ref(), &backends);
+    let facts = device_facts(Gpu::shared().ok().as_ref(), &backends);
     let guard = deadline(timeout, &label);
-    let module = match guarded_frontend(&spec, fused) {
+    let module = match guarded_frontend(&spec, facts) {
         Ok(m) => m,
         Err(outcome) => {
             report_run(&label, None, &outcome, None);
@@ -401,9 +417,9 @@ pub fn run_main(a: &Args) -> Result<i32, String> {
     Ok(worst)
 }
 
-fn guarded_frontend(spec: &Spec, native_fma: bool) -> Result<ir::Module, Outcome> {
+fn guarded_frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, Outcome> {
     let mut module = None;
-    let outcome = guarded(|| match frontend(spec, native_fma) {
+    let outcome = guarded(|| match frontend(spec, facts) {
         Ok(m) => {
             module = Some(m);
             Outcome::Pass
@@ -475,9 +491,14 @@ pub fn verify_main(a: &Args) -> Result<i32, String> {
         .collect();
 
     let gpu = Gpu::shared();
-    let fused = native_fma(gpu.as_ref().ok(), &backends);
+    let facts = device_facts(gpu.as_ref().ok(), &backends);
     match &gpu {
-        Ok(g) => println!("device: {} (fma {})", g.describe(), if fused { "fused: native" } else { "not fused: exact emulation" }),
+        Ok(g) => println!(
+            "device: {} (fma {}{})",
+            g.describe(),
+            if facts.native_fma { "fused: native" } else { "not fused: exact emulation" },
+            if facts.detect_cut_loops { "; cuts long loops: checked" } else { "" }
+        ),
         Err(e) => {
             println!("could not run the kernels: {e}");
             println!("(translating and validating every spec instead)");
@@ -526,7 +547,7 @@ pub fn verify_main(a: &Args) -> Result<i32, String> {
         print_warnings(spec);
         let t0 = Instant::now();
         let guard = deadline(timeout, &format!("{}: {}", path.display(), spec.kernel));
-        let module = guarded_frontend(spec, fused);
+        let module = guarded_frontend(spec, facts);
         drop(guard);
         let front_time = t0.elapsed();
         for &b in &backends {

@@ -52,6 +52,8 @@ pub struct Gpu {
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
     /// Probe results: does `fma` round once on this backend (see `probe.rs`).
     pub(crate) fma_fused: Mutex<HashMap<Backend, bool>>,
+    /// Probe results: does the driver end long loops on its own (see `probe.rs`).
+    pub(crate) loops_cut: Mutex<HashMap<Backend, bool>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -202,6 +204,7 @@ impl Gpu {
             modules: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
             fma_fused: Mutex::new(HashMap::new()),
+            loops_cut: Mutex::new(HashMap::new()),
         })
     }
 

@@ -103,6 +103,8 @@ pub struct Context {
     /// Set when a wait timed out: the device may still run that work and write the heap, so
     /// nothing of this context can be trusted or reused any more.
     timed_out: std::sync::atomic::AtomicBool,
+    /// Caps of one dispatch (workgroups per axis, in total); see `limit_dispatch_size`.
+    dispatch_cap: (u32, u64),
 }
 
 impl std::fmt::Debug for Context {
@@ -118,6 +120,12 @@ impl std::fmt::Debug for Context {
 pub const HEAP_RESERVED_BYTES: u64 = abi::HEAP_RESERVED_WORDS as u64 * 4;
 /// Alignment of every allocation (CUDA guarantees ≥ 256).
 pub const ALLOC_ALIGN: u64 = 256;
+/// Most workgroups in one dispatch: lavapipe computes a dispatch's total in 32 bits.
+pub const MAX_DISPATCH_WORKGROUPS: u64 = 1 << 31;
+/// Dispatches recorded per queue submission when a grid is split.
+const DISPATCHES_PER_SUBMIT: usize = 4096;
+/// CUDA's grid limits (x, y, z): larger grids are refused before anything runs.
+pub const MAX_GRID: [u32; 3] = [(1 << 31) - 1, 65_535, 65_535];
 
 impl Context {
     pub fn new(options: ContextOptions) -> Result<Context, Error> {
@@ -161,6 +169,7 @@ impl Context {
             globals: HashMap::new(),
             timeout: options.timeout,
             timed_out: Default::default(),
+            dispatch_cap: (u32::MAX, u64::MAX),
         })
     }
 
@@ -482,12 +491,13 @@ impl Context {
                     "grid dimensions must be ≥ 1",
                 ));
             }
-            if g > lim.max_compute_workgroups_per_dimension {
+            // Larger than one dispatch is fine: the launch splits it (see `dispatch_chunks`).
+            if g > MAX_GRID[i] {
                 return Err(exceeded(
                     format!("grid size in {axis}"),
                     g as u64,
-                    lim.max_compute_workgroups_per_dimension as u64,
-                    "max_compute_workgroups_per_dimension",
+                    MAX_GRID[i] as u64,
+                    "CUDA's grid limit (x < 2^31, y and z ≤ 65535)",
                 ));
             }
         }
@@ -641,6 +651,12 @@ impl Context {
         bytes[one..one + 4].copy_from_slice(&abi::ONE_F32_BITS.to_le_bytes());
         bytes[header..header + params.len()].copy_from_slice(params);
 
+        let grid_at = abi::PARAM_GRID_SIZE_WORD as usize * 4;
+        for (i, g) in grid.iter().enumerate() {
+            bytes[grid_at + 4 * i..][..4].copy_from_slice(&g.to_le_bytes());
+        }
+        let chunks = self.dispatch_chunks(grid);
+
         let gpu = self.gpu.clone();
         let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ptxcross fault word"),
@@ -648,44 +664,60 @@ impl Context {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        let base_at = abi::PARAM_CTA_BASE_WORD as usize * 4;
+        let last_batch = chunks.len().div_ceil(DISPATCHES_PER_SUBMIT);
         let ((), err) = gpu.scoped(|| {
-            let param_buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("ptxcross params"),
-                size: bytes.len() as u64,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            gpu.queue.write_buffer(&param_buf, 0, &bytes);
-            let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("ptxcross kernel resources"),
-                layout: &gpu.bind_group_layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: abi::BINDING_HEAP,
-                        resource: self.heap.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: abi::BINDING_PARAMS,
-                        resource: param_buf.as_entire_binding(),
-                    },
-                ],
-            });
-            let mut enc = gpu
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("ptxcross launch"),
-                });
-            {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(&k.name),
-                    timestamp_writes: None,
-                });
-                pass.set_pipeline(&pipeline);
-                pass.set_bind_group(abi::BIND_GROUP, &bind_group, &[]);
-                pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+            for (b, batch) in chunks.chunks(DISPATCHES_PER_SUBMIT).enumerate() {
+                let bind_groups: Vec<wgpu::BindGroup> = batch
+                    .iter()
+                    .map(|(base, _)| {
+                        for (i, v) in base.iter().enumerate() {
+                            bytes[base_at + 4 * i..][..4].copy_from_slice(&v.to_le_bytes());
+                        }
+                        let param_buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                            label: Some("ptxcross params"),
+                            size: bytes.len() as u64,
+                            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                            mapped_at_creation: false,
+                        });
+                        gpu.queue.write_buffer(&param_buf, 0, &bytes);
+                        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: Some("ptxcross kernel resources"),
+                            layout: &gpu.bind_group_layout,
+                            entries: &[
+                                wgpu::BindGroupEntry {
+                                    binding: abi::BINDING_HEAP,
+                                    resource: self.heap.as_entire_binding(),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: abi::BINDING_PARAMS,
+                                    resource: param_buf.as_entire_binding(),
+                                },
+                            ],
+                        })
+                    })
+                    .collect();
+                let mut enc = gpu
+                    .device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("ptxcross launch"),
+                    });
+                {
+                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some(&k.name),
+                        timestamp_writes: None,
+                    });
+                    pass.set_pipeline(&pipeline);
+                    for ((_, size), bind_group) in batch.iter().zip(&bind_groups) {
+                        pass.set_bind_group(abi::BIND_GROUP, bind_group, &[]);
+                        pass.dispatch_workgroups(size[0], size[1], size[2]);
+                    }
+                }
+                if b + 1 == last_batch {
+                    enc.copy_buffer_to_buffer(&self.heap, abi::FAULT_WORD as u64 * 4, &staging, 0, 4);
+                }
+                gpu.queue.submit([enc.finish()]);
             }
-            enc.copy_buffer_to_buffer(&self.heap, abi::FAULT_WORD as u64 * 4, &staging, 0, 4);
-            gpu.queue.submit([enc.finish()]);
         });
         if let Some(e) = err {
             return Err(Error::Gpu {
@@ -704,6 +736,35 @@ impl Context {
             });
         }
         Ok(())
+    }
+
+    /// Caps each dispatch of a launch at `per_dimension` workgroups per axis and `total`
+    /// workgroups (they also stay within the device's limits): tests use small caps to run the
+    /// splitting of large grids on small ones.
+    pub fn limit_dispatch_size(&mut self, per_dimension: u32, total: u64) {
+        self.dispatch_cap = (per_dimension.max(1), total.max(1));
+    }
+
+    /// A grid as dispatches: (`%ctaid` of the first workgroup, workgroups per axis), each within
+    /// `max_compute_workgroups_per_dimension` per axis and [`MAX_DISPATCH_WORKGROUPS`] in total
+    /// (lavapipe counts a dispatch's workgroups in 32 bits), covering every block once.
+    fn dispatch_chunks(&self, grid: [u32; 3]) -> Vec<([u32; 3], [u32; 3])> {
+        let (per_dim, total) = self.dispatch_cap;
+        let max_dim = self.gpu.limits().max_compute_workgroups_per_dimension.clamp(1, per_dim) as u64;
+        let total = total.min(MAX_DISPATCH_WORKGROUPS);
+        let cx = (grid[0] as u64).min(max_dim).min(total).max(1);
+        let cy = (grid[1] as u64).min(max_dim).min(total / cx).max(1);
+        let cz = (grid[2] as u64).min(max_dim).min(total / (cx * cy)).max(1);
+        let mut out = Vec::new();
+        for z in (0..grid[2] as u64).step_by(cz as usize) {
+            for y in (0..grid[1] as u64).step_by(cy as usize) {
+                for x in (0..grid[0] as u64).step_by(cx as usize) {
+                    let size = [cx.min(grid[0] as u64 - x), cy.min(grid[1] as u64 - y), cz.min(grid[2] as u64 - z)];
+                    out.push(([x as u32, y as u32, z as u32], size.map(|v| v as u32)));
+                }
+            }
+        }
+        out
     }
 
     /// The cached pipeline of (program, kernel, backend), created on first use.
