@@ -76,11 +76,14 @@ pub fn main() -> Result<i32, String> {
                         continue;
                     }
                     let fused = gpu.fma_is_fused(b);
+                    let cut = gpu.cuts_long_loops(b);
                     let _ = writeln!(
                         out,
-                        "    {b}: fma fused {} ({}); denormals: not probed yet",
+                        "    {b}: fma fused {} ({}); cuts long loops {} ({}); denormals: not probed yet",
                         yes_no(fused),
-                        if fused { "native fma.rn.f32" } else { "fma.rn.f32 emulated exactly" }
+                        if fused { "native fma.rn.f32" } else { "fma.rn.f32 emulated exactly" },
+                        yes_no(cut),
+                        if cut { "loops check for it and fault" } else { "no check" }
                     );
                 }
             }
