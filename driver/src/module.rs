@@ -115,7 +115,7 @@ impl Module {
             block: Some(*block),
             dynamic_shared_bytes: *dynamic_shared,
             native_fma: device.native_fma,
-            ..LowerOptions::default()
+            detect_cut_loops: device.detect_cut_loops,
         };
         let ir = translate::lower(&self.ast, &self.file, &options).map_err(|e| e.render())?;
         let disk = DiskKey::new(&self.hash, key, device);
