@@ -112,7 +112,8 @@ pub fn lower_kernel(
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
     let (cfg, mut vars, barriers) = fl.into_cfg();
     simt::check_barriers(&cfg, &vars, &barriers)?;
-    let body = structurize::structurize(cfg, &mut vars);
+    let body = structurize::structurize(cfg, &mut vars)
+        .map_err(|m| Diagnostic::new(format!("kernel `{}`: {m}", f.name.name), f.name.span))?;
     let mut kernel = ir::Kernel {
         name: f.name.name.to_string(),
         entry_point: String::new(),
