@@ -153,10 +153,24 @@ fn collect_decls<'a>(stmts: &'a [Statement], shared: &mut Vec<&'a VarDecl>, loca
 }
 
 fn collect_labels(stmts: &[Statement], fl: &mut FnLower) {
-    for s in stmts {
+    for (i, s) in stmts.iter().enumerate() {
         match s {
             Statement::Label(l) => {
                 fl.label_node(&l.name);
+                // `ts: .branchtargets L1, L2, …;` names a label list for `brx.idx`.
+                if let Some(Statement::Directive(d)) = stmts.get(i + 1) {
+                    if d.name == "branchtargets" {
+                        let names = d
+                            .args
+                            .iter()
+                            .filter_map(|a| match a {
+                                ast::DirectiveArg::Ident(n) => Some(n.clone()),
+                                _ => None,
+                            })
+                            .collect();
+                        fl.branch_targets.insert(l.name.to_string(), names);
+                    }
+                }
             }
             Statement::Block(inner, _) => collect_labels(inner, fl),
             _ => {}

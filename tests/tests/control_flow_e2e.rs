@@ -231,3 +231,41 @@ fn probe_driver_limits() {
         eprintln!("{line}");
     }
 }
+
+/// `brx.idx` over a `.branchtargets` list of `len` entries naming `distinct` labels (shared
+/// targets: entry i names label i % distinct). Out-of-range indices may take any target.
+fn brx_ptx(name: &str, len: u32, distinct: u32) -> String {
+    let list: Vec<String> = (0..len).map(|i| format!("$T{}", i % distinct)).collect();
+    let mut body = format!("$TS: .branchtargets {};\n\tbrx.idx %r2, $TS;\n", list.join(", "));
+    for k in 0..distinct {
+        body += &format!("$T{k}:\n\tmad.lo.u32 %r3, %r2, {}, {};\n\tbra.uni $DONE;\n", k + 1, k * k);
+    }
+    kernel(name, &body)
+}
+
+#[test]
+fn brx_idx_with_shared_targets_and_out_of_range_indices() {
+    for (len, distinct) in [(5u32, 3u32), (100, 37)] {
+        let name = format!("brx_{len}");
+        let target_value = |x: u32, k: u32| x.wrapping_mul(k + 1).wrapping_add(k * k);
+        let input = inputs(len + 30); // indices up to len + 29: some out of range
+        let file = SourceFile::new(format!("{name}.ptx"), brx_ptx(&name, len, distinct));
+        let options = LowerOptions { block: Some([THREADS, 1, 1]), ..Default::default() };
+        let program = ptxcross::translate::build_program(&file, &options, &[Backend::Spirv, Backend::Wgsl], true)
+            .unwrap_or_else(|e| panic!("{name}: {e}"));
+        assert!(program.module().kernels[0].body.nesting().total <= FLAT_ENOUGH);
+        if !gpu_available() {
+            return;
+        }
+        for backend in [Backend::Spirv, Backend::Wgsl] {
+            let got = launch(&program, &name, backend, &input);
+            for (t, (&x, &g)) in input.iter().zip(&got).enumerate() {
+                if x < len {
+                    assert_eq!(g, target_value(x, x % distinct), "{name} on {backend}: thread {t}, index {x}");
+                } else {
+                    assert!((0..distinct).any(|k| g == target_value(x, k)), "{name} on {backend}: thread {t}, out-of-range index {x} gave {g}, no target's value");
+                }
+            }
+        }
+    }
+}
