@@ -6,14 +6,19 @@
 
 pub mod abi;
 pub mod build;
+mod call;
 pub mod cfg;
 mod consts;
 mod features;
 mod function;
+mod grid;
 pub mod interp;
 mod inst;
+mod isolation;
 mod kernel;
 mod layout;
+mod loop_cut;
+mod loop_exits;
 mod ptx_types;
 pub mod ir;
 mod simt;
@@ -35,6 +40,10 @@ pub struct LowerOptions {
     /// unfused multiply-add (lavapipe does that), so by default `fma.rn.f32` is emulated
     /// exactly; a host that has probed its device may set this to use the native op.
     pub native_fma: bool,
+    /// The target may end loops early on its own (lavapipe's iteration limit): add the check
+    /// that turns such a cut into a kernel fault (`abi::FAULT_LOOP_CUT`, see `loop_cut`). The
+    /// host sets it from a probe of the device.
+    pub detect_cut_loops: bool,
 }
 
 /// Block shape used for translation when neither the caller nor `.reqntid` fixes one.
@@ -44,7 +53,10 @@ pub const DEFAULT_BLOCK: [u32; 3] = [256, 1, 1];
 /// yet: X"); all kernels are lowered and every error is returned.
 pub fn lower(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
     let _ = file;
-    let (globals, global_places) = layout::layout_globals(&module.items).map_err(|d| vec![d])?;
+    let functions = call::Functions::new(module).map_err(|d| vec![d])?;
+    let address_size = module.address_size.unwrap_or(32);
+    let (globals, global_places) =
+        layout::layout_globals(&module.items, &|name| functions.address(name, address_size)).map_err(|d| vec![d])?;
     let entries: Vec<&ast::Function> = module
         .items
         .iter()
@@ -69,7 +81,7 @@ pub fn lower(module: &ast::Module, file: &SourceFile, options: &LowerOptions) ->
     let mut errors = Vec::new();
     let mut used_names = std::collections::HashSet::new();
     for f in selected {
-        match kernel::lower_kernel(module, f, &global_places, options) {
+        match kernel::lower_kernel(module, f, &global_places, &functions, options) {
             Ok(mut k) => {
                 let mut ep = kernel::entry_point_name(&k.name);
                 while !used_names.insert(ep.clone()) {

@@ -8,7 +8,7 @@ use ptxcross_lower::{ir, LowerOptions};
 
 use super::{parse_backend, Args, EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
 use crate::runtime::{
-    Backend, Context, ContextOptions, DevicePtr, Error, Gpu, Program, ALLOC_ALIGN,
+    Backend, Context, ContextOptions, Deadline, DevicePtr, Error, Gpu, Program, ALLOC_ALIGN,
     HEAP_RESERVED_BYTES,
 };
 use crate::spec::{compare, ArgSpec, Spec};
@@ -258,14 +258,30 @@ fn native_fma(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> bool {
     gpu.is_some_and(|g| backends.iter().all(|&b| g.fma_is_fused(b)))
 }
 
+/// What the device's probes tell lowering (see `runtime::probe`).
+#[derive(Clone, Copy)]
+struct DeviceFacts {
+    native_fma: bool,
+    detect_cut_loops: bool,
+}
+
+fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> DeviceFacts {
+    DeviceFacts {
+        native_fma: native_fma(gpu, backends),
+        // Without a device nothing runs; the check is harmless, so translate with it.
+        detect_cut_loops: gpu.is_none_or(|g| backends.iter().any(|&b| g.cuts_long_loops(b))),
+    }
+}
+
 /// Parse + lower a spec's PTX once (for every backend).
-fn frontend(spec: &Spec, native_fma: bool) -> Result<ir::Module, TranslateError> {
+fn frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, TranslateError> {
     let source = translate::load(&spec.ptx)?;
     let options = LowerOptions {
         kernel: Some(spec.kernel.clone()),
         block: spec.block,
         dynamic_shared_bytes: spec.dynamic_shared_bytes,
-        native_fma,
+        native_fma: facts.native_fma,
+        detect_cut_loops: facts.detect_cut_loops,
         ..LowerOptions::default()
     };
     translate::frontend(&source, &options)
@@ -300,17 +316,38 @@ fn guarded(f: impl FnOnce() -> Outcome) -> Outcome {
     })
 }
 
+/// Longest `--timeout` accepted (one week): anything longer is a typo, not a plan.
+const MAX_TIMEOUT_SECS: f64 = 7.0 * 24.0 * 3600.0;
+
 fn parse_timeout(a: &Args) -> Result<Option<Duration>, String> {
     match a.value("--timeout") {
         None => Ok(Some(Duration::from_secs(300))),
         Some("0") | Some("none") => Ok(None),
-        Some(s) => s
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite() && *v > 0.0)
-            .map(|v| Some(Duration::from_secs_f64(v)))
-            .ok_or_else(|| format!("--timeout: `{s}` is not a number of seconds")),
+        Some(s) => match s.parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 && v <= MAX_TIMEOUT_SECS => {
+                Ok(Some(Duration::from_secs_f64(v)))
+            }
+            Ok(v) if v.is_finite() && v > 0.0 => Err(format!(
+                "--timeout: {s} seconds is out of range (at most {MAX_TIMEOUT_SECS} s; 0 or `none` for no limit)"
+            )),
+            _ => Err(format!("--timeout: `{s}` is not a positive number of seconds")),
+        },
     }
+}
+
+/// Arms the `--timeout` watchdog around one piece of work: if it is still running when the
+/// limit expires (the driver cannot be interrupted), the process reports it and exits with 2.
+fn deadline(timeout: Option<Duration>, what: &str) -> Option<Deadline> {
+    timeout.map(|t| {
+        Deadline::arm(
+            t,
+            format!(
+                "{what}: ERROR: timeout: did not finish within {} s (--timeout); exiting",
+                t.as_secs_f64()
+            ),
+            EXIT_ERROR,
+        )
+    })
 }
 
 fn print_warnings(spec: &Spec) {
@@ -344,14 +381,16 @@ pub fn run_main(args: &[String]) -> Result<i32, String> {
     };
     print_warnings(&spec);
     let label = format!("{}: {}", spec.path.display(), spec.kernel);
-    let fused = native_fma(Gpu::shared().ok().as_ref(), &backends);
-    let module = match guarded_frontend(&spec, fused) {
+    let facts = device_facts(Gpu::shared().ok().as_ref(), &backends);
+    let guard = deadline(timeout, &label);
+    let module = match guarded_frontend(&spec, facts) {
         Ok(m) => m,
         Err(outcome) => {
             report_run(&label, None, &outcome, None);
             return Ok(outcome.exit_code());
         }
     };
+    drop(guard);
     let gpu = match Gpu::shared() {
         Ok(g) => g,
         Err(e) => {
@@ -370,16 +409,18 @@ pub fn run_main(args: &[String]) -> Result<i32, String> {
             Some(d) => vec![d.join(b.name())],
         };
         let t = Instant::now();
+        let guard = deadline(timeout, &format!("{label} [{b}]"));
         let outcome = guarded(|| run_backend(&spec, &module, b, &gpu, timeout, &dirs));
+        drop(guard);
         report_run(&label, Some(b), &outcome, Some(t.elapsed()));
         worst = worst.max(outcome.exit_code());
     }
     Ok(worst)
 }
 
-fn guarded_frontend(spec: &Spec, native_fma: bool) -> Result<ir::Module, Outcome> {
+fn guarded_frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, Outcome> {
     let mut module = None;
-    let outcome = guarded(|| match frontend(spec, native_fma) {
+    let outcome = guarded(|| match frontend(spec, facts) {
         Ok(m) => {
             module = Some(m);
             Outcome::Pass
@@ -452,9 +493,14 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
         .collect();
 
     let gpu = Gpu::shared();
-    let fused = native_fma(gpu.as_ref().ok(), &backends);
+    let facts = device_facts(gpu.as_ref().ok(), &backends);
     match &gpu {
-        Ok(g) => println!("device: {} (fma {})", g.describe(), if fused { "fused: native" } else { "not fused: exact emulation" }),
+        Ok(g) => println!(
+            "device: {} (fma {}{})",
+            g.describe(),
+            if facts.native_fma { "fused: native" } else { "not fused: exact emulation" },
+            if facts.detect_cut_loops { "; cuts long loops: checked" } else { "" }
+        ),
         Err(e) => {
             println!("could not run the kernels: {e}");
             println!("(translating and validating every spec instead)");
@@ -501,10 +547,13 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
         };
         print_warnings(spec);
         let t0 = Instant::now();
-        let module = guarded_frontend(spec, fused);
+        let guard = deadline(timeout, &format!("{}: {}", path.display(), spec.kernel));
+        let module = guarded_frontend(spec, facts);
+        drop(guard);
         let front_time = t0.elapsed();
         for &b in &backends {
             let t = Instant::now();
+            let _guard = deadline(timeout, &format!("{}: {} [{b}]", path.display(), spec.kernel));
             let outcome = match (&module, &gpu) {
                 (Err(o), _) => Outcome::Error(o.details().to_vec()),
                 (Ok(m), Ok(g)) => guarded(|| run_backend(spec, m, b, g, timeout, &[])),
