@@ -59,6 +59,8 @@ pub struct FnLower {
     pub globals_base: Option<VarId>,
     /// See `LowerOptions::native_fma`.
     pub native_fma: bool,
+    /// Names of the registers some instruction of the kernel reads (to find dead results).
+    pub read_regs: std::collections::HashSet<String>,
 }
 
 impl FnLower {
@@ -79,6 +81,7 @@ impl FnLower {
             has_local: false,
             globals_base: None,
             native_fma: false,
+            read_regs: Default::default(),
         }
     }
 }

@@ -105,6 +105,7 @@ pub fn lower_kernel(
 
     // Labels may be targets before they appear.
     collect_labels(body, &mut fl);
+    crate::inst::collect_read_regs(body, &mut fl.read_regs);
 
     fl.scopes.push(HashMap::new());
     lower_statements(body, &mut fl, &offsets)?;

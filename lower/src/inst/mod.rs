@@ -2,6 +2,7 @@
 //! accepts exactly the modifiers it implements: anything else is "not supported yet", never
 //! a guess.
 
+mod atomic;
 mod control;
 mod convert;
 mod float;
@@ -9,6 +10,7 @@ mod int;
 mod memory;
 mod moves;
 
+pub use atomic::collect_read_regs;
 use crate::function::{unsupported, FnLower, LResult};
 use crate::ptx_types;
 use ptxcross_frontend::ast::{self, Instruction, ScalarType, Span};

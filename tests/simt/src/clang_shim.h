@@ -1,0 +1,17 @@
+// Minimal CUDA environment for `clang-16 --cuda-device-only -nocudainc -nocudalib`: no CUDA SDK
+// headers, only clang's builtin variables and NVVM builtins (what the SIMT kernels use).
+#pragma once
+#include <__clang_cuda_builtin_vars.h>
+
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+
+// __syncthreads is a clang builtin.
+static __device__ __forceinline__ unsigned atomicAdd(unsigned *p, unsigned v) {
+    return (unsigned)__nvvm_atom_add_gen_i((int *)p, (int)v);
+}
+static __device__ __forceinline__ unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) {
+    return (unsigned long long)__nvvm_atom_add_gen_ll((long long *)p, (long long)v);
+}
