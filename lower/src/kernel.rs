@@ -112,15 +112,20 @@ pub fn lower_kernel(
 
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
     let (cfg, mut vars, barriers) = fl.into_cfg();
-    simt::check_barriers(&cfg, &vars, &barriers)?;
-    let body = structurize::structurize(cfg, &mut vars);
+    let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
+    let mut body = structurize::structurize(cfg, &mut vars);
+    let mut shared_words = shared_bytes.div_ceil(4);
+    if let Err(refusal) = barrier_check {
+        // Some thread could skip a barrier: make every barrier uniform, or refuse.
+        body = simt::uniformize(&body, &mut vars, &mut shared_words).map_err(|()| refusal)?;
+    }
     let mut kernel = ir::Kernel {
         name: f.name.name.to_string(),
         entry_point: String::new(),
         workgroup_size: block,
         vars,
         body,
-        shared_words: shared_bytes.div_ceil(4),
+        shared_words,
         local_words: local_bytes.div_ceil(4),
         params,
         param_bytes,

@@ -56,3 +56,74 @@ fn histogram_with_shared_then_global_atomics_and_a_64_bit_total() {
         }
     }
 }
+
+fn ints(n: usize, seed: u32) -> Vec<i32> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x % 2001) as i32 - 1000
+        })
+        .collect()
+}
+
+fn i32s(v: &[i32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn block_reduction_with_an_early_exit_guard_and_barriers_in_a_loop() {
+    let Some(gpu) = gpu() else { return };
+    for file in ["reduce_guard.sm80.ptx", "reduce_guard.clang.ptx"] {
+        for (block, n) in [(256usize, 1000usize), (100, 1000), (48, 47), (64, 64 * 3 + 1)] {
+            let program = program(file, &ptx(file), [block as u32, 1, 1]);
+            let data = ints(n, 0xbeef + n as u32);
+            let grid = n.div_ceil(block);
+            let want: Vec<i32> = data.chunks(block).map(|c| c.iter().sum()).collect();
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let d = run.buffer(&i32s(&data));
+                let out = run.zeros(grid * 4);
+                run.launch(&program, "reduce_guard", [grid as u32, 1, 1], &[&d.to_le_bytes(), &out.to_le_bytes(), &(n as u32).to_le_bytes()], backend);
+                let got: Vec<i32> = run.read_u32(out, grid).iter().map(|&x| x as i32).collect();
+                assert_eq!(got, want, "{file} block {block} n {n} {backend}");
+            }
+        }
+    }
+}
+
+#[test]
+fn barriers_in_a_loop_whose_trip_count_is_loaded_from_memory() {
+    let Some(gpu) = gpu() else { return };
+    for file in ["tiled_sum.sm80.ptx", "tiled_sum.clang.ptx"] {
+        for (block, grid, ntiles) in [(64usize, 3usize, 5u32), (100, 2, 3), (32, 1, 0)] {
+            let program = program(file, &ptx(file), [block as u32, 1, 1]);
+            let data = ints(grid * ntiles as usize * block, 7 + block as u32);
+            let limits: Vec<u32> = (0..grid * block).map(|i| (i as u32 * 7) % (ntiles + 2)).collect();
+            let mut want = vec![0i32; grid * block];
+            for c in 0..grid {
+                for tid in 0..block {
+                    for t in 0..ntiles as usize {
+                        if (t as u32) < limits[c * block + tid] {
+                            want[c * block + tid] += data[(c * ntiles as usize + t) * block + (tid + 1) % block] * (t as i32 + 1);
+                        }
+                    }
+                }
+            }
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let d = run.buffer(&i32s(&data));
+                let nt = run.buffer(&ntiles.to_le_bytes());
+                let lim = run.buffer(&u32s(&limits));
+                let out = run.zeros(grid * block * 4);
+                let args = [d.to_le_bytes(), nt.to_le_bytes(), lim.to_le_bytes(), out.to_le_bytes()];
+                let args: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
+                run.launch(&program, "tiled_sum", [grid as u32, 1, 1], &args, backend);
+                let got: Vec<i32> = run.read_u32(out, grid * block).iter().map(|&x| x as i32).collect();
+                assert_eq!(got, want, "{file} block {block} grid {grid} tiles {ntiles} {backend}");
+            }
+        }
+    }
+}
