@@ -61,6 +61,8 @@ pub struct FnLower {
     pub native_fma: bool,
     /// Names of the registers some instruction of the kernel reads (to find dead results).
     pub read_regs: std::collections::HashSet<String>,
+    /// First shared word of the warp-collective scratch (see `inst::warp`), once created.
+    pub warp_scratch: Option<u32>,
 }
 
 impl FnLower {
@@ -82,6 +84,7 @@ impl FnLower {
             globals_base: None,
             native_fma: false,
             read_regs: Default::default(),
+            warp_scratch: None,
         }
     }
 }
@@ -263,6 +266,9 @@ impl FnLower {
                 self.bin(BinaryOp::ShrU, Ty::U32, t, Self::u32c(5))
             }
             "%nwarpid" => Self::u32c(self.block.iter().product::<u32>().div_ceil(32)),
+            "%lanemask_eq" | "%lanemask_lt" | "%lanemask_le" | "%lanemask_gt" | "%lanemask_ge" => {
+                return Ok(self.lanemask(name))
+            }
             n if n.starts_with('%')
                 && [
                     "%clock", "%clock64", "%globaltimer", "%smid", "%nsmid", "%gridid", "%lanemask_eq", "%lanemask_lt",

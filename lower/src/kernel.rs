@@ -115,6 +115,9 @@ pub fn lower_kernel(
     let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
     let mut body = structurize::structurize(cfg, &mut vars);
     let mut shared_words = shared_bytes.div_ceil(4);
+    // A barrier inside an instruction's own `if` (a predicated warp collective) is invisible
+    // to the CFG check: the structured body is checked too.
+    let barrier_check = barrier_check.and_then(|()| simt::check_structured(&body, vars.len(), f.name.span));
     if let Err(refusal) = barrier_check {
         // Some thread could skip a barrier: make every barrier uniform, or refuse.
         body = simt::uniformize(&body, &mut vars, &mut shared_words).map_err(|()| refusal)?;

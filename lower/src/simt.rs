@@ -169,6 +169,15 @@ pub fn uniformize(body: &Block, vars: &mut Vec<VarInfo>, shared_words: &mut u32)
 
 const VOTE_WORDS: u32 = 3;
 
+/// Refuses a structured body with a barrier under divergent control (`span`: the kernel).
+pub fn check_structured(body: &Block, nvars: usize, span: Span) -> Result<(), Diagnostic> {
+    if output_divergence(body, nvars, &HashSet::new()).barrier_divergent {
+        Err(unsupported("a barrier (or warp collective) under thread-dependent control flow", span))
+    } else {
+        Ok(())
+    }
+}
+
 #[derive(Clone, Copy)]
 enum LoopKind {
     /// A barrier loop whose exits all threads take together: kept as it is.

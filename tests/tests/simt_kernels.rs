@@ -127,3 +127,106 @@ fn barriers_in_a_loop_whose_trip_count_is_loaded_from_memory() {
         }
     }
 }
+
+/// Runs `kernel` of both warp.*.ptx files on both backends with `(grid, block)`, buffers
+/// `bufs` (initial bytes), extra scalar args appended after the buffers per `arg_order`, and
+/// returns the final contents of every buffer per (file, backend).
+fn run_warp(kernel: &str, block: usize, grid: usize, bufs: &[Vec<u8>], args: &dyn Fn(&[ptxcross::DevicePtr]) -> Vec<Vec<u8>>, check: &dyn Fn(&str, &[Vec<u8>])) {
+    let Some(gpu) = gpu() else { return };
+    for file in ["warp.sm80.ptx", "warp.clang.ptx"] {
+        let program = program(file, &ptx(file), [block as u32, 1, 1]);
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let ptrs: Vec<_> = bufs.iter().map(|b| run.buffer(b)).collect();
+            let a = args(&ptrs);
+            let a: Vec<&[u8]> = a.iter().map(|x| &x[..]).collect();
+            run.launch(&program, kernel, [grid as u32, 1, 1], &a, backend);
+            let out: Vec<Vec<u8>> = ptrs.iter().zip(bufs).map(|(p, b)| run.read(*p, b.len())).collect();
+            check(&format!("{file} {kernel} block {block} {backend}"), &out);
+        }
+    }
+}
+
+fn as_i32(b: &[u8]) -> Vec<i32> {
+    b.chunks(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+#[test]
+fn warp_shuffle_reduction_on_full_and_partial_warps() {
+    for (block, grid) in [(64usize, 2usize), (48, 3), (100, 2)] {
+        let data = ints(block * grid, 99 + block as u32);
+        let warps = block.div_ceil(32);
+        let mut want = Vec::new();
+        for c in 0..grid {
+            for w in 0..warps {
+                let lo = c * block + w * 32;
+                let hi = (lo + 32).min(c * block + block);
+                want.push(data[lo..hi].iter().sum::<i32>());
+            }
+        }
+        run_warp(
+            "warp_reduce",
+            block,
+            grid,
+            &[i32s(&data), vec![0; want.len() * 4]],
+            &|p| vec![p[0].to_le_bytes().to_vec(), p[1].to_le_bytes().to_vec()],
+            &|what, out| assert_eq!(as_i32(&out[1]), want, "{what}"),
+        );
+    }
+}
+
+#[test]
+fn warp_and_block_inclusive_scans() {
+    for (block, grid) in [(64usize, 2usize), (256, 1)] {
+        let data = ints(block * grid, 5 + block as u32);
+        let mut warp_want = Vec::new();
+        let mut block_want = Vec::new();
+        for c in data.chunks(block) {
+            let mut acc = 0;
+            for (i, &x) in c.iter().enumerate() {
+                acc += x;
+                block_want.push(acc);
+                let w = i / 32 * 32;
+                warp_want.push(c[w..=i].iter().sum::<i32>());
+            }
+        }
+        let args = |p: &[ptxcross::DevicePtr]| vec![p[0].to_le_bytes().to_vec(), p[1].to_le_bytes().to_vec()];
+        run_warp("warp_scan", block, grid, &[i32s(&data), vec![0; data.len() * 4]], &args, &|what, out| {
+            assert_eq!(as_i32(&out[1]), warp_want, "{what}")
+        });
+        run_warp("block_scan", block, grid, &[i32s(&data), vec![0; data.len() * 4]], &args, &|what, out| {
+            assert_eq!(as_i32(&out[1]), block_want, "{what}")
+        });
+    }
+}
+
+#[test]
+fn stream_compaction_with_ballot_and_popc_after_an_early_exit() {
+    for (block, grid, n) in [(64usize, 2usize, 100usize), (96, 2, 150)] {
+        let data = ints(block * grid, 3 + n as u32);
+        let warps = block * grid / 32;
+        let mut want_out = vec![0i32; warps * 32];
+        let mut want_counts = vec![0u32; warps];
+        for w in 0..warps {
+            let mut k = 0;
+            for i in w * 32..(w * 32 + 32).min(n) {
+                if data[i] > 0 {
+                    want_out[w * 32 + k] = data[i];
+                    k += 1;
+                }
+            }
+            want_counts[w] = if w * 32 < n { k as u32 } else { 0 };
+        }
+        run_warp(
+            "compact",
+            block,
+            grid,
+            &[i32s(&data), vec![0; warps * 32 * 4], vec![0; warps * 4]],
+            &|p| vec![p[0].to_le_bytes().to_vec(), (n as u32).to_le_bytes().to_vec(), p[1].to_le_bytes().to_vec(), p[2].to_le_bytes().to_vec()],
+            &|what, out| {
+                assert_eq!(as_i32(&out[1]), want_out, "{what}: compacted values");
+                assert_eq!(out[2].chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>(), want_counts, "{what}: counts");
+            },
+        );
+    }
+}

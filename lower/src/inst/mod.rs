@@ -9,6 +9,7 @@ mod float;
 mod int;
 mod memory;
 mod moves;
+mod warp;
 
 pub use atomic::collect_read_regs;
 use crate::function::{unsupported, FnLower, LResult};
@@ -90,6 +91,9 @@ impl FnLower {
                 if inst.guard.is_some() {
                     return Err(unsupported("a predicated barrier", inst.span));
                 }
+                if inst.modifiers.iter().any(|m| m.text == "warp") {
+                    return self.bar_warp_sync(inst);
+                }
                 return self.barrier(inst);
             }
             _ => {}
@@ -133,6 +137,12 @@ impl FnLower {
             "ld" | "ldu" => self.ld(&m),
             "st" => self.st(&m),
             "atom" | "red" => self.atom(&m),
+            "shfl" => self.shfl(&m),
+            "vote" => self.vote(&m),
+            "activemask" => self.activemask(&m),
+            "redux" => self.redux(&m),
+            "match" => self.match_sync(&m),
+            "elect" => self.elect(&m),
             _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
         }
     }

@@ -15,3 +15,12 @@ static __device__ __forceinline__ unsigned atomicAdd(unsigned *p, unsigned v) {
 static __device__ __forceinline__ unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) {
     return (unsigned long long)__nvvm_atom_add_gen_ll((long long *)p, (long long)v);
 }
+static __device__ __forceinline__ int __shfl_down_sync(unsigned m, int v, int d) {
+    return __nvvm_shfl_sync_down_i32(m, v, d, 0x1f);
+}
+static __device__ __forceinline__ int __shfl_up_sync(unsigned m, int v, int d) {
+    return __nvvm_shfl_sync_up_i32(m, v, d, 0);
+}
+static __device__ __forceinline__ unsigned __ballot_sync(unsigned m, int p) { return __nvvm_vote_ballot_sync(m, p); }
+static __device__ __forceinline__ unsigned __activemask() { unsigned m; asm volatile("activemask.b32 %0;" : "=r"(m)); return m; }
+static __device__ __forceinline__ int __popc(unsigned a) { return __builtin_popcount(a); }
