@@ -62,7 +62,7 @@ fn unsupported_features_are_clear_errors() {
     let dir = std::env::temp_dir().join(format!("ptxcross-unsupported-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let cases = [
-        ("shfl.ptx", "    shfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;", "not supported yet: instruction `shfl.sync.bfly.b32`", 10),
+        ("sleep.ptx", "    nanosleep.u32 %r1;", "not supported yet: instruction `nanosleep.u32`", 10),
         ("divrn.ptx", "    div.rn.f32 %f1, %f1, %f1;", "not supported yet: `div.rn.f32`", 10),
         ("sat.ptx", "    add.sat.s32 %r2, %r1, %r1;", "not supported yet: `.sat` on `add.sat.s32`", 10),
     ];
