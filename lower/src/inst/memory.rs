@@ -10,8 +10,14 @@ use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
 /// Cache, eviction and ordering qualifiers that do not change single-thread results.
-const IGNORED: [&str; 14] =
-    ["ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "weak", "volatile", "L1::evict_normal", "L1::evict_last", "L1::no_allocate", "L2::evict_normal"];
+/// `.relaxed` with a scope (spec §9.7.9.8, memory consistency model §8): a strong access that
+/// is coherent per location; every ld/st word access of the IR is one indivisible word access,
+/// which is what relaxed asks (a vector access is not atomic as a whole on NVIDIA either).
+/// `.acquire`/`.release` need fences and are refused.
+const IGNORED: [&str; 19] = [
+    "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "weak", "volatile", "L1::evict_normal", "L1::evict_last",
+    "L1::no_allocate", "L2::evict_normal", "relaxed", "cta", "gpu", "sys", "cluster",
+];
 
 /// A resolved address: the memory, and a byte offset into it (U32) — or, for generic
 /// addresses, the 64-bit generic address to dispatch on at run time.

@@ -94,6 +94,9 @@ impl FnLower {
                 if inst.modifiers.iter().any(|m| m.text == "warp") {
                     return self.bar_warp_sync(inst);
                 }
+                if inst.modifiers.iter().any(|m| m.text == "red") {
+                    return self.bar_red(inst);
+                }
                 return self.barrier(inst);
             }
             _ => {}

@@ -40,7 +40,8 @@ impl FnLower {
         let threads: u32 = self.block.iter().product();
         let padded = threads.div_ceil(32) * 32;
         let base = self.shared_bytes.div_ceil(4);
-        self.shared_bytes = (base + 2 * padded) * 4;
+        // values, flags, then the two `bar.red` counters.
+        self.shared_bytes = (base + 2 * padded + 2) * 4;
         self.has_shared = true;
         self.warp_scratch = Some(base);
         // Prologue in the entry block: clear every flag word, then a barrier.
@@ -54,6 +55,15 @@ impl FnLower {
                     let body = Block { stmts: vec![Stmt::StoreWord { memory: Memory::Shared, index: idx, value: FnLower::u32c(0) }] };
                     s.emit_if(inside, body, Block::new());
                 }
+                let first = s.cmp(CmpOp::Eq, Ty::U32, t, FnLower::u32c(0));
+                let clear = (0..2)
+                    .map(|i| Stmt::StoreWord {
+                        memory: Memory::Shared,
+                        index: FnLower::u32c(base + 2 * padded + i),
+                        value: FnLower::u32c(0),
+                    })
+                    .collect();
+                s.emit_if(first, Block { stmts: clear }, Block::new());
                 s.push(Stmt::Barrier);
                 Ok(())
             })
@@ -354,6 +364,65 @@ impl FnLower {
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, inst.span));
         Ok(())
+    }
+
+    /// `bar.red.popc.u32 d, a{, b}, {!}c` / `bar.red.{and,or}.pred p, a{, b}, {!}c` (and the
+    /// `barrier{.cta}.red` spellings): a CTA barrier that also reduces `c` over the threads
+    /// that execute it. Two shared counters (participants, true predicates): every thread adds
+    /// its share, barrier, reads, barrier, subtracts its share — so they are zero again for the
+    /// next use, whichever threads take part.
+    pub(super) fn bar_red(&mut self, inst: &Instruction) -> LResult<()> {
+        let m = Mods { inst };
+        m.only(&["red", "popc", "and", "or", "sync", "aligned", "cta"])?;
+        let op = m
+            .one_of(&["popc", "and", "or"])
+            .ok_or_else(|| Diagnostic::new("`bar.red` needs .popc, .and or .or", inst.span))?;
+        let (d, rest) = inst.operands.split_first().ok_or_else(|| Diagnostic::new("`bar.red` needs operands", inst.span))?;
+        let (id, count, c) = match rest {
+            [id, c] => (id, None, c),
+            [id, count, c] => (id, Some(count), c),
+            _ => return Err(Diagnostic::new(format!("`{}` takes 3 or 4 operands", m.name()), inst.span)),
+        };
+        if !matches!(id.kind, OperandKind::Expr(_)) {
+            return Err(unsupported("a barrier id held in a register", id.span));
+        }
+        if let Some(count) = count {
+            let total: u32 = self.block.iter().product();
+            let ok = matches!(&count.kind, OperandKind::Expr(e) if crate::consts::eval(e).ok() == Some(crate::consts::ConstValue::Int(total as u64)));
+            if !ok {
+                return Err(unsupported("a barrier with a thread count other than the whole CTA", count.span));
+            }
+        }
+        let c = self.pred_operand(c)?;
+        let threads: u32 = self.block.iter().product();
+        let base = self.warp_scratch(inst.span) + 2 * threads.div_ceil(32) * 32;
+        let (pw, cw) = (FnLower::u32c(base), FnLower::u32c(base + 1));
+        let mine = self.select(Ty::U32, c, FnLower::u32c(1), FnLower::u32c(0));
+        let add = |s: &mut Self, op: crate::ir::AtomicOp, w: Operand, v: Operand| {
+            let t = s.new_var(Ty::U32, "t");
+            s.assign(t, Expr::AtomicWord { memory: Memory::Shared, op, index: w, value: v, comparand: None });
+        };
+        add(self, crate::ir::AtomicOp::Add, pw, FnLower::u32c(1));
+        add(self, crate::ir::AtomicOp::Add, cw, mine);
+        self.push(Stmt::Barrier);
+        self.barriers.push((self.cur, inst.span));
+        let parts = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: pw });
+        let trues = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: cw });
+        self.push(Stmt::Barrier);
+        self.barriers.push((self.cur, inst.span));
+        add(self, crate::ir::AtomicOp::Sub, pw, FnLower::u32c(1));
+        add(self, crate::ir::AtomicOp::Sub, cw, mine);
+        match op {
+            "popc" => self.write(d, ScalarType::U32, trues),
+            "and" => {
+                let r = self.cmp(CmpOp::Eq, Ty::U32, trues, parts);
+                self.write(d, ScalarType::Pred, r)
+            }
+            _ => {
+                let r = self.cmp(CmpOp::Ne, Ty::U32, trues, FnLower::u32c(0));
+                self.write(d, ScalarType::Pred, r)
+            }
+        }
     }
 
     /// `%lanemask_{eq,lt,le,gt,ge}` from the lane id.

@@ -24,3 +24,6 @@ static __device__ __forceinline__ int __shfl_up_sync(unsigned m, int v, int d) {
 static __device__ __forceinline__ unsigned __ballot_sync(unsigned m, int p) { return __nvvm_vote_ballot_sync(m, p); }
 static __device__ __forceinline__ unsigned __activemask() { unsigned m; asm volatile("activemask.b32 %0;" : "=r"(m)); return m; }
 static __device__ __forceinline__ int __popc(unsigned a) { return __builtin_popcount(a); }
+static __device__ __forceinline__ int __syncthreads_count(int p) { return __nvvm_bar0_popc(p); }
+static __device__ __forceinline__ int __syncthreads_and(int p) { return __nvvm_bar0_and(p); }
+static __device__ __forceinline__ int __syncthreads_or(int p) { return __nvvm_bar0_or(p); }
