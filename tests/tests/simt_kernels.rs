@@ -309,3 +309,28 @@ fn barrier_reductions_count_only_non_exited_threads() {
         }
     }
 }
+
+#[test]
+fn a_cta_fence_in_a_divergent_branch() {
+    let Some(gpu) = gpu() else { return };
+    for file in ["bar_red.sm80.ptx", "bar_red.clang.ptx"] {
+        let (block, grid) = (64usize, 2usize);
+        let program = program(file, &ptx(file), [block as u32, 1, 1]);
+        let data = ints(block * grid, 77);
+        let mut want = vec![0i32; block * grid];
+        for c in 0..grid {
+            let s: Vec<i32> = (0..block).map(|t| if t % 2 == 0 { data[c * block + t] * 3 } else { 7 }).collect();
+            for t in 0..block {
+                want[c * block + t] = s[t] + s[(t + 2) % block];
+            }
+        }
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let d = run.buffer(&i32s(&data));
+            let out = run.zeros(block * grid * 4);
+            run.launch(&program, "fence_block", [grid as u32, 1, 1], &[&d.to_le_bytes(), &out.to_le_bytes()], backend);
+            let got: Vec<i32> = run.read_u32(out, block * grid).iter().map(|&x| x as i32).collect();
+            assert_eq!(got, want, "{file} {backend}");
+        }
+    }
+}

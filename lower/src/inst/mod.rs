@@ -146,6 +146,7 @@ impl FnLower {
             "redux" => self.redux(&m),
             "match" => self.match_sync(&m),
             "elect" => self.elect(&m),
+            "membar" | "fence" => self.fence(&m),
             _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
         }
     }

@@ -425,6 +425,31 @@ impl FnLower {
         }
     }
 
+    /// `membar.cta` / `fence{.sc,.acq_rel}.cta`: a CTA barrier. WGSL has no fence outside a
+    /// workgroup barrier, so the fence becomes one (the SIMT pass makes every thread reach it);
+    /// a barrier that all threads reach orders memory among the CTA's threads at least as the
+    /// fence does. Wider scopes (`.gl`, `.gpu`, `.sys`) need device-scope ordering, which the
+    /// IR cannot express yet: refused.
+    pub(super) fn fence(&mut self, m: &Mods) -> LResult<()> {
+        operands(m.inst, 0)?;
+        let cta = match m.inst.opcode.name.as_str() {
+            "membar" => {
+                m.only(&["cta", "gl", "sys"])?;
+                m.has("cta")
+            }
+            _ => {
+                m.only(&["sc", "acq_rel", "cta", "gpu", "sys", "cluster"])?;
+                m.has("cta")
+            }
+        };
+        if !cta {
+            return Err(unsupported(format!("`{}` (only CTA-scope fences so far)", m.name()), m.inst.span));
+        }
+        self.push(Stmt::Barrier);
+        self.barriers.push((self.cur, m.inst.span));
+        Ok(())
+    }
+
     /// `%lanemask_{eq,lt,le,gt,ge}` from the lane id.
     pub fn lanemask(&mut self, which: &str) -> Option<Operand> {
         let t = self.linear_tid();

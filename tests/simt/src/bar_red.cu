@@ -11,3 +11,18 @@ extern "C" __global__ void bar_red(const int *in, unsigned n, int *out) {
     out[3 * gid + 1] = all;
     out[3 * gid + 2] = any;
 }
+
+// __threadfence_block (membar.cta) in a branch only even threads take, then a barrier.
+extern "C" __global__ void fence_block(const int *in, int *out) {
+    __shared__ int s[1024];
+    unsigned t = threadIdx.x;
+    s[t] = 0;
+    __syncthreads();
+    if (t % 2 == 0) {
+        s[t] = in[blockIdx.x * blockDim.x + t] * 3;
+        __threadfence_block();
+        s[t + 1] = 7;
+    }
+    __syncthreads();
+    out[blockIdx.x * blockDim.x + t] = s[t] + s[(t + 2) % blockDim.x];
+}

@@ -27,3 +27,4 @@ static __device__ __forceinline__ int __popc(unsigned a) { return __builtin_popc
 static __device__ __forceinline__ int __syncthreads_count(int p) { return __nvvm_bar0_popc(p); }
 static __device__ __forceinline__ int __syncthreads_and(int p) { return __nvvm_bar0_and(p); }
 static __device__ __forceinline__ int __syncthreads_or(int p) { return __nvvm_bar0_or(p); }
+static __device__ __forceinline__ void __threadfence_block() { __nvvm_membar_cta(); }
