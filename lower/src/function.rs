@@ -74,6 +74,10 @@ pub struct FnLower {
     pub local_cursor: u32,
     /// High-water mark of the current frame's local area.
     pub frame_bytes: u32,
+    /// Names of the registers some instruction of the kernel reads (to find dead results).
+    pub read_regs: std::collections::HashSet<String>,
+    /// First shared word of the warp-collective scratch (see `inst::warp`), once created.
+    pub warp_scratch: Option<u32>,
 }
 
 impl FnLower {
@@ -99,6 +103,8 @@ impl FnLower {
             frame_base: None,
             local_cursor: 0,
             frame_bytes: 0,
+            read_regs: Default::default(),
+            warp_scratch: None,
         }
     }
 }
@@ -280,6 +286,9 @@ impl FnLower {
                 self.bin(BinaryOp::ShrU, Ty::U32, t, Self::u32c(5))
             }
             "%nwarpid" => Self::u32c(self.block.iter().product::<u32>().div_ceil(32)),
+            "%lanemask_eq" | "%lanemask_lt" | "%lanemask_le" | "%lanemask_gt" | "%lanemask_ge" => {
+                return Ok(self.lanemask(name))
+            }
             n if n.starts_with('%')
                 && [
                     "%clock", "%clock64", "%globaltimer", "%smid", "%nsmid", "%gridid", "%lanemask_eq", "%lanemask_lt",

@@ -129,6 +129,7 @@ pub fn lower_kernel(
 
     // Labels may be targets before they appear.
     collect_labels(body, &mut fl);
+    crate::inst::collect_read_regs(body, &mut fl.read_regs);
 
     fl.scopes.push(HashMap::new());
     lower_statements(body, &mut fl, &offsets, &mut calls)?;
@@ -139,9 +140,17 @@ pub fn lower_kernel(
 
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
     let (cfg, mut vars, barriers) = fl.into_cfg();
-    simt::check_barriers(&cfg, &vars, &barriers)?;
+    let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
     let mut body = structurize::structurize(cfg, &mut vars)
         .map_err(|m| Diagnostic::new(format!("kernel `{}`: {m}", f.name.name), f.name.span))?;
+    let mut shared_words = shared_bytes.div_ceil(4);
+    // A barrier inside an instruction's own `if` (a predicated warp collective) is invisible
+    // to the CFG check: the structured body is checked too.
+    let barrier_check = barrier_check.and_then(|()| simt::check_structured(&body, vars.len(), f.name.span));
+    if let Err(refusal) = barrier_check {
+        // Some thread could skip a barrier: make every barrier uniform, or refuse.
+        body = simt::uniformize(&body, &mut vars, &mut shared_words).map_err(|()| refusal)?;
+    }
     let depth = control_depth(&body);
     if depth > MAX_CONTROL_DEPTH {
         // The passes after this point and both emitters walk the tree recursively.
@@ -157,7 +166,7 @@ pub fn lower_kernel(
         workgroup_size: block,
         vars,
         body,
-        shared_words: shared_bytes.div_ceil(4),
+        shared_words,
         local_words: local_bytes.div_ceil(4),
         params,
         param_bytes,

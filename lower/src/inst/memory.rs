@@ -1,27 +1,33 @@
-//! `ld`, `st`, `atom`, `red` (spec §9.7.9.8–9, §9.7.13.5): addresses → words of the IR's
-//! memories, with the generic-address windows, sub-word extraction, alignment and bounds.
+//! `ld`, `st` (spec §9.7.9.8–9): addresses → words of the IR's memories, with the
+//! generic-address windows, sub-word extraction, alignment and bounds (also used by `atomic`).
 
 use super::Mods;
 use crate::abi;
 use crate::function::{unsupported, FnLower, LResult, Space, Symbol};
 use crate::ir::{AtomicOp, BinaryOp, CmpOp, Expr, Memory, Operand, Stmt, Ty};
-use crate::ptx_types::{self, value_ty};
-use ptxcross_frontend::ast::{self, OperandKind, ScalarType, Span};
+use crate::ptx_types::value_ty;
+use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
 /// Cache, eviction and ordering qualifiers that do not change single-thread results.
-const IGNORED: [&str; 14] =
-    ["ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "weak", "volatile", "L1::evict_normal", "L1::evict_last", "L1::no_allocate", "L2::evict_normal"];
+/// `.relaxed` with a scope (spec §9.7.9.8, memory consistency model §8): a strong access that
+/// is coherent per location; every ld/st word access of the IR is one indivisible word access,
+/// which is what relaxed asks (a vector access is not atomic as a whole on NVIDIA either).
+/// `.acquire`/`.release` need fences and are refused.
+const IGNORED: [&str; 19] = [
+    "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "weak", "volatile", "L1::evict_normal", "L1::evict_last",
+    "L1::no_allocate", "L2::evict_normal", "relaxed", "cta", "gpu", "sys", "cluster",
+];
 
 /// A resolved address: the memory, and a byte offset into it (U32) — or, for generic
 /// addresses, the 64-bit generic address to dispatch on at run time.
-enum Place {
+pub(super) enum Place {
     Fixed(Memory, Operand),
     Generic(Operand),
 }
 
 impl FnLower {
-    fn state_space(&self, m: &Mods) -> LResult<Space> {
+    pub(super) fn state_space(&self, m: &Mods) -> LResult<Space> {
         Ok(match m.one_of(&["global", "shared", "shared::cta", "local", "param", "param::entry", "param::func", "const"]) {
             Some("global") => Space::Global,
             Some("shared") | Some("shared::cta") => Space::Shared,
@@ -38,7 +44,7 @@ impl FnLower {
     }
 
     /// Resolves `[base+offset]` in state space `space`.
-    fn place(&mut self, op: &ast::Operand, space: Space) -> LResult<Place> {
+    pub(super) fn place(&mut self, op: &ast::Operand, space: Space) -> LResult<Place> {
         let OperandKind::Address(parts) = &op.kind else {
             return Err(Diagnostic::new("expected an address `[…]`", op.span));
         };
@@ -158,7 +164,7 @@ impl FnLower {
 
     /// Byte offset into the heap of a 64-bit global address, saturated so that any address
     /// outside the heap window is out of range (never wraps into it).
-    fn heap_offset(&mut self, addr: Operand) -> Operand {
+    pub(super) fn heap_offset(&mut self, addr: Operand) -> Operand {
         let rel = self.bin(BinaryOp::Sub, Ty::U64, addr, FnLower::u64c(abi::HEAP_BASE));
         let big = self.cmp(CmpOp::GeU, Ty::U64, rel, FnLower::u64c(0xffff_fff0));
         let lo = self.resize(rel, Ty::U64, Ty::U32, false);
@@ -167,7 +173,7 @@ impl FnLower {
 
     /// Runs `f` on the memory a generic address points into (shared window, local window, or
     /// heap), with the byte offset into that memory.
-    fn on_place(&mut self, place: Place, mut f: impl FnMut(&mut Self, Memory, Operand) -> LResult<()>) -> LResult<()> {
+    pub(super) fn on_place(&mut self, place: Place, mut f: impl FnMut(&mut Self, Memory, Operand) -> LResult<()>) -> LResult<()> {
         match place {
             Place::Fixed(mem, off) => f(self, mem, off),
             Place::Generic(a) => {
@@ -211,7 +217,7 @@ impl FnLower {
         crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] }
     }
 
-    fn check_alignment(&mut self, off: Operand, size: u32) {
+    pub(super) fn check_alignment(&mut self, off: Operand, size: u32) {
         let mis = self.misaligned(off, size);
         self.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
     }
@@ -375,64 +381,6 @@ impl FnLower {
             }
             Ok(())
         })
-    }
-
-    /// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and `red` (no result), 32-bit.
-    pub(super) fn atom(&mut self, m: &Mods) -> LResult<()> {
-        let is_red = m.inst.opcode.name == "red";
-        m.only(&[
-            "global", "shared", "shared::cta", "relaxed", "gpu", "cta", "add", "and", "or", "xor", "exch", "min", "max",
-            "cas", "inc", "dec",
-        ])?;
-        let t = m.ty()?;
-        if !matches!(t, ScalarType::U32 | ScalarType::S32 | ScalarType::B32) {
-            return Err(unsupported(format!("`{}` (only 32-bit integer atomics are implemented)", m.name()), m.inst.span));
-        }
-        let op_name = m
-            .one_of(&["add", "and", "or", "xor", "exch", "min", "max", "cas", "inc", "dec"])
-            .ok_or_else(|| Diagnostic::new(format!("`{}` needs an operation", m.name()), m.inst.span))?;
-        let signed = ptx_types::is_signed(t);
-        let op = match op_name {
-            "add" => AtomicOp::Add,
-            "and" => AtomicOp::And,
-            "or" => AtomicOp::Or,
-            "xor" => AtomicOp::Xor,
-            "exch" => AtomicOp::Exchange,
-            "min" if signed => AtomicOp::MinS,
-            "max" if signed => AtomicOp::MaxS,
-            "min" => AtomicOp::MinU,
-            "max" => AtomicOp::MaxU,
-            "cas" => AtomicOp::CompareExchange,
-            o => return Err(unsupported(format!("atomic .{o}"), m.inst.span)),
-        };
-        let ops = &m.inst.operands;
-        let (dst, rest) = if is_red { (None, &ops[..]) } else { (ops.first(), ops.get(1..).unwrap_or(&[])) };
-        let want = if op == AtomicOp::CompareExchange { 3 } else { 2 };
-        if rest.len() != want {
-            return Err(Diagnostic::new(format!("`{}` takes {} operands", m.name(), want + dst.is_some() as usize), m.inst.span));
-        }
-        let space = self.state_space(m)?;
-        let (value, comparand) = if op == AtomicOp::CompareExchange {
-            (self.read(&rest[2], t)?, Some(self.read(&rest[1], t)?))
-        } else {
-            (self.read(&rest[1], t)?, None)
-        };
-        let place = self.place(&rest[0], space)?;
-        let result = self.new_var(Ty::U32, "atomic old");
-        let span: Span = m.inst.span;
-        self.on_place(place, |s, mem, off| {
-            if mem == Memory::Local {
-                return Err(unsupported("atomics on local memory", span));
-            }
-            s.check_alignment(off, 4);
-            let idx = s.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
-            s.assign(result, Expr::AtomicWord { memory: mem, op, index: idx, value, comparand });
-            Ok(())
-        })?;
-        if let Some(d) = dst {
-            self.write(d, t, Operand::Var(result))?;
-        }
-        Ok(())
     }
 }
 
