@@ -133,6 +133,25 @@ impl FnLower {
         }
     }
 
+    /// A whole vector register (`ld.v4.f32 %v, [a]`) as its element operands.
+    fn vector_register_elements(&self, op: &ast::Operand) -> Option<Vec<ast::Operand>> {
+        let OperandKind::Symbol { name, component: None } = &op.kind else { return None };
+        if self.lookup(name).is_some() || self.lookup(&crate::function::vector_element_name(name, "x")).is_none() {
+            return None;
+        }
+        let comps = ["x", "y", "z", "w"];
+        let n = comps.iter().take_while(|c| self.lookup(&crate::function::vector_element_name(name, c)).is_some()).count();
+        Some(
+            comps[..n]
+                .iter()
+                .map(|c| ast::Operand {
+                    kind: OperandKind::Symbol { name: name.clone(), component: Some((*c).into()) },
+                    span: op.span,
+                })
+                .collect(),
+        )
+    }
+
     fn reg_is_64(&self, name: &str) -> bool {
         matches!(self.lookup(name), Some(Symbol::Reg { var, .. }) if self.vars[var.index()].ty == Ty::U64)
     }
@@ -178,16 +197,23 @@ impl FnLower {
         }
     }
 
-    fn check_alignment(&mut self, off: Operand, size: u32) {
+    /// Whether byte offset `off` is misaligned for an access of `size` bytes (a Bool operand,
+    /// constant false where it cannot be).
+    fn misaligned(&mut self, off: Operand, size: u32) -> Operand {
         if size <= 1 {
-            return;
+            return Operand::Const(crate::ir::Const::Bool(false));
         }
         let low = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(size.min(8) - 1));
-        let mis = self.cmp(CmpOp::Ne, Ty::U32, low, FnLower::u32c(0));
-        if mis != Operand::Const(crate::ir::Const::Bool(false)) {
-            let body = crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] };
-            self.emit_if(mis, body, crate::ir::Block::new());
-        }
+        self.cmp(CmpOp::Ne, Ty::U32, low, FnLower::u32c(0))
+    }
+
+    fn misaligned_fault() -> crate::ir::Block {
+        crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] }
+    }
+
+    fn check_alignment(&mut self, off: Operand, size: u32) {
+        let mis = self.misaligned(off, size);
+        self.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
     }
 
     /// Loads `size` bytes (1, 2, 4, 8) at byte `off` of `mem`: U32 (zero-extended) or U64.
@@ -217,8 +243,20 @@ impl FnLower {
     /// Stores the low `size` bytes of `v` (U32, or U64 for 8) at byte `off` of `mem`.
     /// Sub-word stores to shared/global memory are atomic AND/OR on the word so that
     /// neighbouring bytes written by other threads are never lost.
+    /// A misaligned store faults and stores nothing (rounding the address down would overwrite
+    /// the bytes before it).
     pub(crate) fn store_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
-        self.check_alignment(off, size);
+        let mis = self.misaligned(off, size);
+        let store = self
+            .collect(|s| {
+                s.store_aligned_bytes(mem, off, size, v);
+                Ok(())
+            })
+            .unwrap_or_default();
+        self.emit_if(mis, Self::misaligned_fault(), store);
+    }
+
+    fn store_aligned_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
         let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
         match size {
             4 => self.push(Stmt::StoreWord { memory: mem, index: idx, value: v }),
@@ -259,7 +297,7 @@ impl FnLower {
     /// `ld{.ss}{.cop}{.vec}.type d, [a]`.
     pub(super) fn ld(&mut self, m: &Mods) -> LResult<()> {
         let mut allowed: Vec<&str> = IGNORED.to_vec();
-        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::entry", "param::func", "const", "v2", "v4"]);
+        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::entry", "param::func", "const", "v2", "v4", "v8"]);
         m.only(&allowed)?;
         let t = m.ty()?;
         let space = self.state_space(m)?;
@@ -268,10 +306,13 @@ impl FnLower {
         if !matches!(size, 1 | 2 | 4 | 8) || t == ScalarType::Pred {
             return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
         }
-        let dests: Vec<&ast::Operand> = match &d.kind {
-            OperandKind::Vector(v) => v.iter().collect(),
+        let expanded = self.vector_register_elements(d);
+        let dests: Vec<&ast::Operand> = match (&d.kind, &expanded) {
+            (OperandKind::Vector(v), _) => v.iter().collect(),
+            (_, Some(e)) => e.iter().collect(),
             _ => vec![d],
         };
+        vector_count(m, dests.len())?;
         let place = self.place(a, space)?;
         let ty = value_ty(t).unwrap_or(Ty::U32);
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
@@ -297,7 +338,7 @@ impl FnLower {
     /// `st{.ss}{.cop}{.vec}.type [a], b`.
     pub(super) fn st(&mut self, m: &Mods) -> LResult<()> {
         let mut allowed: Vec<&str> = IGNORED.to_vec();
-        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::func", "v2", "v4"]);
+        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::func", "v2", "v4", "v8"]);
         m.only(&allowed)?;
         let t = m.ty()?;
         let space = self.state_space(m)?;
@@ -309,10 +350,13 @@ impl FnLower {
         if !matches!(size, 1 | 2 | 4 | 8) || t == ScalarType::Pred {
             return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
         }
-        let srcs: Vec<&ast::Operand> = match &b.kind {
-            OperandKind::Vector(v) => v.iter().collect(),
+        let expanded = self.vector_register_elements(b);
+        let srcs: Vec<&ast::Operand> = match (&b.kind, &expanded) {
+            (OperandKind::Vector(v), _) => v.iter().collect(),
+            (_, Some(e)) => e.iter().collect(),
             _ => vec![b],
         };
+        vector_count(m, srcs.len())?;
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
         let mut values = Vec::new();
         for s in &srcs {
@@ -395,4 +439,18 @@ impl FnLower {
 /// A symbol operand naming register `name` (inside `[%rd1+8]` it is part of an expression).
 fn named(part: &ast::Operand, name: &str) -> ast::Operand {
     ast::Operand { kind: OperandKind::Symbol { name: name.into(), component: None }, span: part.span }
+}
+
+/// The number of elements a `.v2/.v4/.v8` access moves must match its vector operand.
+fn vector_count(m: &Mods, n: usize) -> LResult<()> {
+    let want = match m.one_of(&["v2", "v4", "v8"]) {
+        Some("v2") => 2,
+        Some("v4") => 4,
+        Some(_) => 8,
+        None => 1,
+    };
+    if n != want {
+        return Err(Diagnostic::new(format!("`{}` moves {want} elements, the operand has {n}", m.name()), m.inst.span));
+    }
+    Ok(())
 }
