@@ -22,7 +22,13 @@ const AFTER_HELP: &str = "exit status: 0 ok, 1 result mismatch (run, verify), 2 
                           details: host/CLI.md";
 
 fn value(name: &'static str, value_name: &'static str, help: &'static str) -> Arg {
-    Arg::new(name).long(name).value_name(value_name).help(help).action(ArgAction::Set)
+    // Negative numbers are values (`--timeout -1` is then refused by the command, in its words).
+    Arg::new(name)
+        .long(name)
+        .value_name(value_name)
+        .help(help)
+        .action(ArgAction::Set)
+        .allow_negative_numbers(true)
 }
 
 fn flag(name: &'static str, help: &'static str) -> Arg {
