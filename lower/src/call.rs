@@ -348,11 +348,11 @@ pub fn layout_locals(decls: &[&VarDecl], start: u64) -> LResult<(HashMap<u32, u3
     let mut end = start;
     for d in decls {
         for n in &d.names {
-            let (size, align) = var_size_align(d, &n.array);
+            let (size, align) = var_size_align(d, &n.array)?;
             let size = size.ok_or_else(|| Diagnostic::new("local or parameter array without a size", n.span))?;
             let off = align_up(end, align);
             offsets.insert(n.span.start, off as u32);
-            end = off + size;
+            end = off.saturating_add(size);
             if end > 64 * 1024 {
                 return Err(unsupported(format!("{end} bytes of local memory per thread (at most 64 KiB)"), n.span));
             }

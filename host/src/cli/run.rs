@@ -160,11 +160,14 @@ fn run_program(
             params.join(", ")
         )]);
     }
+    // Name → index (specs may have tens of thousands of buffers: no quadratic lookups).
+    let ptr_of: std::collections::HashMap<&str, usize> =
+        ptrs.iter().enumerate().map(|(i, (n, _, _))| (n.as_str(), i)).collect();
     let mut args: Vec<Vec<u8>> = Vec::new();
     for (i, (a, p)) in spec.args.iter().zip(&kernel.params).enumerate() {
         let bytes = match a {
             ArgSpec::Buffer { name, offset } => {
-                let Some((_, ptr, _)) = ptrs.iter().find(|(n, _, _)| n == name) else {
+                let Some((_, ptr, _)) = ptr_of.get(name.as_str()).map(|&i| &ptrs[i]) else {
                     return Outcome::Error(vec![format!("args[{i}]: no buffer `{name}`")]);
                 };
                 ptr.offset(*offset).to_le_bytes().to_vec()
@@ -190,10 +193,11 @@ fn run_program(
     let launched = ctx.launch(program, &spec.kernel, spec.grid, &arg_refs, backend);
 
     // Read every buffer back (also after a fault: useful in dumps).
-    let mut contents: Vec<(String, Result<Vec<u8>, Error>)> = Vec::new();
-    for (name, ptr, len) in &ptrs {
-        contents.push((name.clone(), ctx.read(*ptr, *len as u64)));
-    }
+    let ranges: Vec<(DevicePtr, u64)> = ptrs.iter().map(|&(_, p, len)| (p, len as u64)).collect();
+    let contents: Vec<(String, Result<Vec<u8>, Error>)> = match ctx.read_many(&ranges) {
+        Ok(all) => ptrs.iter().zip(all).map(|((name, _, _), bytes)| (name.clone(), Ok(bytes))).collect(),
+        Err(e) => ptrs.iter().map(|(name, _, _)| (name.clone(), Err(e.clone()))).collect(),
+    };
     let mut dump_errors = Vec::new();
     for dir in dump {
         if let Err(e) = std::fs::create_dir_all(dir) {
@@ -219,7 +223,7 @@ fn run_program(
     }
     let mut report = Vec::new();
     for ex in &spec.expect {
-        let actual = match contents.iter().find(|(n, _)| n == &ex.buffer) {
+        let actual = match ptr_of.get(ex.buffer.as_str()).map(|&i| &contents[i]) {
             Some((_, Ok(bytes))) => bytes,
             Some((_, Err(e))) => {
                 return Outcome::Error(vec![format!("reading buffer `{}`: {e}", ex.buffer)])
@@ -263,6 +267,8 @@ fn native_fma(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> bool {
 struct DeviceFacts {
     native_fma: bool,
     detect_cut_loops: bool,
+    /// What one heap can hold, less the runtime's reserved words: the largest globals segment.
+    max_global_bytes: Option<u64>,
 }
 
 fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> DeviceFacts {
@@ -270,6 +276,7 @@ fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> Devi
         native_fma: native_fma(gpu, backends),
         // Without a device nothing runs; the check is harmless, so translate with it.
         detect_cut_loops: gpu.is_none_or(|g| backends.iter().any(|&b| g.cuts_long_loops(b))),
+        max_global_bytes: gpu.map(|g| g.max_heap_bytes().saturating_sub(HEAP_RESERVED_BYTES + ALLOC_ALIGN)),
     }
 }
 
@@ -282,7 +289,7 @@ fn frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, TranslateErro
         dynamic_shared_bytes: spec.dynamic_shared_bytes,
         native_fma: facts.native_fma,
         detect_cut_loops: facts.detect_cut_loops,
-        ..LowerOptions::default()
+        max_global_bytes: facts.max_global_bytes,
     };
     translate::frontend(&source, &options)
 }

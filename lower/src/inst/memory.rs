@@ -197,16 +197,23 @@ impl FnLower {
         }
     }
 
-    fn check_alignment(&mut self, off: Operand, size: u32) {
+    /// Whether byte offset `off` is misaligned for an access of `size` bytes (a Bool operand,
+    /// constant false where it cannot be).
+    fn misaligned(&mut self, off: Operand, size: u32) -> Operand {
         if size <= 1 {
-            return;
+            return Operand::Const(crate::ir::Const::Bool(false));
         }
         let low = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(size.min(8) - 1));
-        let mis = self.cmp(CmpOp::Ne, Ty::U32, low, FnLower::u32c(0));
-        if mis != Operand::Const(crate::ir::Const::Bool(false)) {
-            let body = crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] };
-            self.emit_if(mis, body, crate::ir::Block::new());
-        }
+        self.cmp(CmpOp::Ne, Ty::U32, low, FnLower::u32c(0))
+    }
+
+    fn misaligned_fault() -> crate::ir::Block {
+        crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] }
+    }
+
+    fn check_alignment(&mut self, off: Operand, size: u32) {
+        let mis = self.misaligned(off, size);
+        self.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
     }
 
     /// Loads `size` bytes (1, 2, 4, 8) at byte `off` of `mem`: U32 (zero-extended) or U64.
@@ -236,8 +243,20 @@ impl FnLower {
     /// Stores the low `size` bytes of `v` (U32, or U64 for 8) at byte `off` of `mem`.
     /// Sub-word stores to shared/global memory are atomic AND/OR on the word so that
     /// neighbouring bytes written by other threads are never lost.
+    /// A misaligned store faults and stores nothing (rounding the address down would overwrite
+    /// the bytes before it).
     pub(crate) fn store_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
-        self.check_alignment(off, size);
+        let mis = self.misaligned(off, size);
+        let store = self
+            .collect(|s| {
+                s.store_aligned_bytes(mem, off, size, v);
+                Ok(())
+            })
+            .unwrap_or_default();
+        self.emit_if(mis, Self::misaligned_fault(), store);
+    }
+
+    fn store_aligned_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
         let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
         match size {
             4 => self.push(Stmt::StoreWord { memory: mem, index: idx, value: v }),
