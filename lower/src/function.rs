@@ -53,6 +53,8 @@ pub struct FnLower {
     /// Statement buffers: the bottom one is the current block's; predication pushes more.
     pub emit_stack: Vec<Vec<Stmt>>,
     pub labels: HashMap<String, NodeId>,
+    /// `.branchtargets` lists by their label (`ts: .branchtargets L1, L2;`), for `brx.idx`.
+    pub branch_targets: HashMap<String, Vec<String>>,
     /// Barriers (block, span) for the SIMT check.
     pub barriers: Vec<(NodeId, Span)>,
     pub shared_bytes: u32,
@@ -85,6 +87,7 @@ impl FnLower {
             cur: 0,
             emit_stack: vec![Vec::new()],
             labels: HashMap::new(),
+            branch_targets: HashMap::new(),
             barriers: Vec::new(),
             shared_bytes: 0,
             local_bytes: 0,
@@ -543,6 +546,16 @@ pub fn vector_element_name(name: &str, c: &str) -> String {
 
 /// A `.extern` function without a definition in the module: ptxcross does not link modules.
 pub fn unresolved_function(name: &str, span: Span) -> Diagnostic {
+    // The CUDA device runtime's own functions, which nvcc declares `.extern`.
+    let runtime = match name {
+        "vprintf" => Some("device-side `printf`"),
+        "malloc" | "free" => Some("device-side `malloc`/`free`"),
+        "__assertfail" | "__assert_fail" => Some("device-side `assert`"),
+        _ => None,
+    };
+    if let Some(what) = runtime {
+        return unsupported(format!("{what} (a call to the CUDA runtime's `{name}`)"), span);
+    }
     Diagnostic::new(
         format!("unresolved `.extern` function `{name}`: it has no definition in this module (ptxcross does not link modules)"),
         span,

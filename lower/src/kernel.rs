@@ -125,7 +125,7 @@ pub fn lower_kernel(
         }
     }
 
-    let mut calls = call::Calls::new(functions, &mut fl);
+    let mut calls = call::Calls::new(functions, &mut fl, options.inline_budget.unwrap_or(call::INLINE_BUDGET));
 
     // Labels may be targets before they appear.
     collect_labels(body, &mut fl);
@@ -140,7 +140,8 @@ pub fn lower_kernel(
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
     let (cfg, mut vars, barriers) = fl.into_cfg();
     simt::check_barriers(&cfg, &vars, &barriers)?;
-    let mut body = structurize::structurize(cfg, &mut vars);
+    let mut body = structurize::structurize(cfg, &mut vars)
+        .map_err(|m| Diagnostic::new(format!("kernel `{}`: {m}", f.name.name), f.name.span))?;
     let depth = control_depth(&body);
     if depth > MAX_CONTROL_DEPTH {
         // The passes after this point and both emitters walk the tree recursively.
@@ -196,10 +197,24 @@ pub(crate) fn collect_decls<'a>(stmts: &'a [Statement], shared: &mut Vec<&'a Var
 }
 
 pub(crate) fn collect_labels(stmts: &[Statement], fl: &mut FnLower) {
-    for s in stmts {
+    for (i, s) in stmts.iter().enumerate() {
         match s {
             Statement::Label(l) => {
                 fl.label_node(&l.name);
+                // `ts: .branchtargets L1, L2, …;` names a label list for `brx.idx`.
+                if let Some(Statement::Directive(d)) = stmts.get(i + 1) {
+                    if d.name == "branchtargets" {
+                        let names = d
+                            .args
+                            .iter()
+                            .filter_map(|a| match a {
+                                ast::DirectiveArg::Ident(n) => Some(n.clone()),
+                                _ => None,
+                            })
+                            .collect();
+                        fl.branch_targets.insert(l.name.to_string(), names);
+                    }
+                }
             }
             Statement::Block(inner, _) => collect_labels(inner, fl),
             _ => {}
