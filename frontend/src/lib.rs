@@ -15,6 +15,7 @@
 //! overflow the stack, and no input panics.
 
 pub mod ast;
+mod cuobjdump;
 pub mod lexer;
 pub mod parser;
 pub mod printer;
@@ -31,7 +32,9 @@ pub fn parse(file: &SourceFile) -> Result<ast::Module, Vec<Diagnostic>> {
         // Spans are 32-bit byte offsets.
         return Err(vec![Diagnostic::new("file too large: PTX files of 4 GiB or more are not supported", ast::Span::new(0, 0))]);
     }
-    let mut p = parser::Parser::new(&file.text);
+    // `cuobjdump -ptx` output parses as the PTX it contains.
+    let blanked = cuobjdump::blank_header_lines(&file.text);
+    let mut p = parser::Parser::new(blanked.as_deref().unwrap_or(&file.text));
     let module = p.parse_module();
     let mut errors = p.finish();
     if errors.is_empty() {
