@@ -27,6 +27,9 @@ pub enum Symbol {
     Param { offset: u32 },
     /// Byte offset in the module's globals segment.
     Global { offset: u64 },
+    /// A device function (`mov.u64 %rd, f;` takes its address): its index in the module's
+    /// function table, `None` for a `.extern` declaration without a definition.
+    Function { index: Option<usize>, name: String },
 }
 
 /// Where an address points after the state space of the access is applied.
@@ -59,6 +62,16 @@ pub struct FnLower {
     pub globals_base: Option<VarId>,
     /// See `LowerOptions::native_fma`.
     pub native_fma: bool,
+    /// Where `ret` goes: `None` in a kernel (the thread finishes); inside a device function,
+    /// the call site's continuation (inlined) or the function's epilogue (stack-called).
+    pub ret_target: Option<NodeId>,
+    /// Frame base (byte offset in local memory) of the stack-called function being lowered:
+    /// `Symbol::Local` offsets are relative to it. `None`: they are absolute.
+    pub frame_base: Option<VarId>,
+    /// Next free byte of the current frame's local area (inlined callees allocate there).
+    pub local_cursor: u32,
+    /// High-water mark of the current frame's local area.
+    pub frame_bytes: u32,
 }
 
 impl FnLower {
@@ -79,6 +92,10 @@ impl FnLower {
             has_local: false,
             globals_base: None,
             native_fma: false,
+            ret_target: None,
+            frame_base: None,
+            local_cursor: 0,
+            frame_bytes: 0,
         }
     }
 }
@@ -438,7 +455,19 @@ impl FnLower {
         let small = |x: u64| if wide { Self::u64c(x) } else { Self::u32c(x as u32) };
         Ok(match sym {
             Symbol::Shared { offset } => small((*offset as i64 + off) as u64),
-            Symbol::Local { offset } => small((*offset as i64 + off) as u64),
+            Symbol::Local { offset } => {
+                let a = self.local_offset(*offset, off);
+                if wide {
+                    self.resize(a, Ty::U32, Ty::U64, false)
+                } else {
+                    a
+                }
+            }
+            Symbol::Function { index, name } => {
+                let i = index.ok_or_else(|| unresolved_function(name, span))?;
+                let a = crate::abi::FUNCTION_ADDRESS_BASE + i as u64;
+                small(a)
+            }
             Symbol::Global { offset } => {
                 let base = self.globals_base();
                 let heap_rel = (*offset as i64 + off) as u64;
@@ -447,6 +476,16 @@ impl FnLower {
             Symbol::Param { .. } => return Err(unsupported("taking the address of a kernel parameter", span)),
             Symbol::Reg { .. } => return Err(Diagnostic::new("a register has no address", span)),
         })
+    }
+
+    /// Byte offset in local memory of local symbol byte `offset + off`: relative to the frame
+    /// base inside a stack-called function, absolute elsewhere.
+    pub fn local_offset(&mut self, offset: u32, off: i64) -> Operand {
+        let rel = Self::u32c((offset as i64 + off) as u32);
+        match self.frame_base {
+            Some(fb) => self.bin(BinaryOp::Add, Ty::U32, Operand::Var(fb), rel),
+            None => rel,
+        }
     }
 
     /// Writes `value` (of `value_ty(t)`) to destination operand `op`.
@@ -477,6 +516,14 @@ impl FnLower {
             _ => Err(Diagnostic::new("destination must be a register", op.span)),
         }
     }
+}
+
+/// A `.extern` function without a definition in the module: ptxcross does not link modules.
+pub fn unresolved_function(name: &str, span: Span) -> Diagnostic {
+    Diagnostic::new(
+        format!("unresolved `.extern` function `{name}`: it has no definition in this module (ptxcross does not link modules)"),
+        span,
+    )
 }
 
 /// `dst = (hi << 32) | lo` as statements (used where the emit stack is not available).

@@ -5,7 +5,7 @@ use crate::function::{unsupported, FnLower, LResult, Symbol};
 use crate::ir::{self, Ty};
 use crate::layout::{self, align_up, GlobalPlace};
 use crate::ptx_types::value_ty;
-use crate::{features, grid, isolation, loop_cut, loop_exits, simt, structurize, LowerOptions, DEFAULT_BLOCK};
+use crate::{call, features, grid, isolation, loop_cut, loop_exits, simt, structurize, LowerOptions, DEFAULT_BLOCK};
 use ptxcross_frontend::ast::{self, Statement, StateSpace, VarDecl};
 use ptxcross_frontend::Diagnostic;
 use std::collections::HashMap;
@@ -46,6 +46,7 @@ pub fn lower_kernel(
     module: &ast::Module,
     f: &ast::Function,
     globals: &[(String, GlobalPlace)],
+    functions: &call::Functions,
     options: &LowerOptions,
 ) -> LResult<ir::Kernel> {
     let block = options.block.or_else(|| reqntid(f)).unwrap_or(DEFAULT_BLOCK);
@@ -109,21 +110,13 @@ pub fn lower_kernel(
     if shared_total > 48 * 1024 * 4 {
         return Err(Diagnostic::new(format!("kernel needs {shared_total} bytes of shared memory"), f.name.span));
     }
-    let mut local_end = 0u64;
-    for d in &local_decls {
-        for n in &d.names {
-            let (size, align) = layout::var_size_align(d, &n.array)?;
-            let size = size.ok_or_else(|| Diagnostic::new("local array without a size", n.span))?;
-            let off = align_up(local_end, align);
-            offsets.insert(n.span.start, off as u32);
-            local_end = off.saturating_add(size);
-        }
-    }
-    if local_end > 64 * 1024 {
-        return Err(unsupported(format!("{local_end} bytes of local memory per thread (at most 64 KiB)"), f.name.span));
-    }
+    // `.local` variables and call-site `.param` variables (local memory, see `call`).
+    let (local_offsets, local_end) = call::layout_locals(&local_decls, 0)?;
+    offsets.extend(local_offsets);
     fl.shared_bytes = shared_total as u32;
     fl.local_bytes = local_end as u32;
+    fl.local_cursor = local_end as u32;
+    fl.frame_bytes = local_end as u32;
     fl.has_shared = shared_total > 0;
     fl.has_local = local_end > 0;
     for d in shared_decls.iter().filter(|d| module.items.iter().any(|i| matches!(i, ast::Item::Var(v) if std::ptr::eq(v, **d)))) {
@@ -132,11 +125,17 @@ pub fn lower_kernel(
         }
     }
 
+    let mut calls = call::Calls::new(functions, &mut fl);
+
     // Labels may be targets before they appear.
     collect_labels(body, &mut fl);
 
     fl.scopes.push(HashMap::new());
-    lower_statements(body, &mut fl, &offsets)?;
+    lower_statements(body, &mut fl, &offsets, &mut calls)?;
+    fl.local_bytes = calls.finish(&mut fl)?;
+    if fl.local_bytes > 64 * 1024 {
+        return Err(unsupported(format!("{} bytes of local memory per thread (at most 64 KiB)", fl.local_bytes), f.name.span));
+    }
 
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
     let (cfg, mut vars, barriers) = fl.into_cfg();
@@ -183,18 +182,20 @@ fn reqntid(f: &ast::Function) -> Option<[u32; 3]> {
     Some(dims)
 }
 
-fn collect_decls<'a>(stmts: &'a [Statement], shared: &mut Vec<&'a VarDecl>, local: &mut Vec<&'a VarDecl>) {
+/// A body's `.shared` declarations, and its local-memory ones (`.local`, and `.param`
+/// variables of call sites).
+pub(crate) fn collect_decls<'a>(stmts: &'a [Statement], shared: &mut Vec<&'a VarDecl>, local: &mut Vec<&'a VarDecl>) {
     for s in stmts {
         match s {
             Statement::Var(d) if matches!(d.space, StateSpace::Shared | StateSpace::SharedCta) => shared.push(d),
-            Statement::Var(d) if d.space == StateSpace::Local => local.push(d),
+            Statement::Var(d) if matches!(d.space, StateSpace::Local | StateSpace::Param) => local.push(d),
             Statement::Block(inner, _) => collect_decls(inner, shared, local),
             _ => {}
         }
     }
 }
 
-fn collect_labels(stmts: &[Statement], fl: &mut FnLower) {
+pub(crate) fn collect_labels(stmts: &[Statement], fl: &mut FnLower) {
     for s in stmts {
         match s {
             Statement::Label(l) => {
@@ -206,7 +207,12 @@ fn collect_labels(stmts: &[Statement], fl: &mut FnLower) {
     }
 }
 
-fn lower_statements(stmts: &[Statement], fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResult<()> {
+pub(crate) fn lower_statements(
+    stmts: &[Statement],
+    fl: &mut FnLower,
+    offsets: &HashMap<u32, u32>,
+    calls: &mut call::Calls,
+) -> LResult<()> {
     for s in stmts {
         match s {
             Statement::Label(l) => {
@@ -214,10 +220,11 @@ fn lower_statements(stmts: &[Statement], fl: &mut FnLower, offsets: &HashMap<u32
                 fl.terminate(crate::cfg::Terminator::Jump(n), n);
             }
             Statement::Var(d) => declare(d, fl, offsets)?,
+            Statement::Instruction(i) if i.opcode.name == "call" => call::lower_call(i, fl, calls)?,
             Statement::Instruction(i) => fl.instruction(i)?,
             Statement::Block(inner, _) => {
                 fl.scopes.push(HashMap::new());
-                let r = lower_statements(inner, fl, offsets);
+                let r = lower_statements(inner, fl, offsets, calls);
                 fl.scopes.pop();
                 r?
             }
@@ -265,13 +272,12 @@ fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResul
             }
             Ok(())
         }
-        StateSpace::Local => {
+        StateSpace::Local | StateSpace::Param => {
             for n in &d.names {
                 fl.declare(n.name.name.to_string(), Symbol::Local { offset: offsets[&n.span.start] });
             }
             Ok(())
         }
-        StateSpace::Param => Err(unsupported("`.param` declarations in a kernel body (device function calls)", d.span)),
         other => Err(unsupported(format!("{other:?} variables inside a kernel"), d.span)),
     }
 }

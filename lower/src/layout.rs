@@ -69,8 +69,12 @@ pub struct GlobalPlace {
 /// Builds the globals segment from module-scope `.global`/`.const` declarations, refusing one
 /// larger than `max_bytes` before any of it is built (it is a host-memory image of the whole
 /// segment). Initializers may be numbers (and lists of them); symbolic initializers are
-/// reported.
-pub fn layout_globals(items: &[ast::Item], max_bytes: u64) -> Result<(GlobalSegment, Vec<(String, GlobalPlace)>), Diagnostic> {
+/// reported. `function_address` gives the address of a device function named in an initializer.
+pub fn layout_globals(
+    items: &[ast::Item],
+    max_bytes: u64,
+    function_address: &dyn Fn(&str) -> Option<u64>,
+) -> Result<(GlobalSegment, Vec<(String, GlobalPlace)>), Diagnostic> {
     let mut seg = GlobalSegment::default();
     let mut places = Vec::new();
     for item in items {
@@ -111,7 +115,7 @@ pub fn layout_globals(items: &[ast::Item], max_bytes: u64) -> Result<(GlobalSegm
                     return Err(Diagnostic::new("initializer has more elements than the variable", name.span));
                 }
                 for (i, e) in flat.iter().enumerate() {
-                    let v = const_bits(e, decl.ty)?;
+                    let v = const_bits(e, decl.ty, function_address)?;
                     bytes[i * esize..(i + 1) * esize].copy_from_slice(&v.to_le_bytes()[..esize]);
                 }
             }
@@ -133,7 +137,7 @@ fn flatten<'a>(init: &'a Initializer, out: &mut Vec<&'a ast::Expr>) {
 }
 
 /// Bits of a numeric initializer for a variable of type `ty`.
-fn const_bits(e: &ast::Expr, ty: ScalarType) -> Result<u64, Diagnostic> {
+fn const_bits(e: &ast::Expr, ty: ScalarType, function_address: &dyn Fn(&str) -> Option<u64>) -> Result<u64, Diagnostic> {
     use crate::consts::{eval, ConstValue};
     let v = eval(e)?;
     Ok(match (v, ty) {
@@ -144,6 +148,10 @@ fn const_bits(e: &ast::Expr, ty: ScalarType) -> Result<u64, Diagnostic> {
         (ConstValue::F32(b), ScalarType::F64) => (f32::from_bits(b) as f64).to_bits(),
         (ConstValue::F64(b), ScalarType::F32) => (f64::from_bits(b) as f32).to_bits() as u64,
         (ConstValue::F64(b), _) if ty == ScalarType::F64 => b,
+        // A table of device-function pointers.
+        (ConstValue::Symbol(name, off), _) if function_address(&name).is_some() => {
+            function_address(&name).unwrap_or(0).wrapping_add(off as u64)
+        }
         (ConstValue::Symbol(..), _) => {
             return Err(Diagnostic::new("not supported yet: symbolic initializer (address of a variable)", e.span()))
         }

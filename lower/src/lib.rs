@@ -6,6 +6,7 @@
 
 pub mod abi;
 pub mod build;
+mod call;
 pub mod cfg;
 mod consts;
 mod features;
@@ -83,8 +84,12 @@ const LOWER_STACK_BYTES: usize = 512 << 20;
 
 fn lower_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
     let _ = file;
+    let functions = call::Functions::new(module).map_err(|d| vec![d])?;
+    let address_size = module.address_size.unwrap_or(32);
     let max_globals = options.max_global_bytes.unwrap_or(DEFAULT_MAX_GLOBAL_BYTES);
-    let (globals, global_places) = layout::layout_globals(&module.items, max_globals).map_err(|d| vec![d])?;
+    let (globals, global_places) =
+        layout::layout_globals(&module.items, max_globals, &|name| functions.address(name, address_size))
+            .map_err(|d| vec![d])?;
     let entries: Vec<&ast::Function> = module
         .items
         .iter()
@@ -117,7 +122,7 @@ fn lower_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -
             ));
             continue;
         }
-        match kernel::lower_kernel(module, f, &global_places, options) {
+        match kernel::lower_kernel(module, f, &global_places, &functions, options) {
             Ok(mut k) => {
                 let mut ep = kernel::entry_point_name(&k.name);
                 while !used_names.insert(ep.clone()) {

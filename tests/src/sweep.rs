@@ -170,6 +170,10 @@ pub enum Expect {
     /// Any f32 NaN (the spec's "unspecified NaN").
     AnyNanF32,
     AnyNanF64,
+    /// Two 16-bit lanes (high, low) of a packed result.
+    Pair16(Half16, Half16),
+    /// Any NaN of a 16-bit format with this exponent mask (0x7c00: f16, 0x7f80: bf16).
+    AnyNanHalf(u16),
     /// An f32 within `ulps` units in the last place of the exact value `exact` (an f64 close
     /// enough to it); an infinity counts as 2^128, the next binade's first value.
     F32Within { exact: f64, ulps: f64 },
@@ -197,10 +201,31 @@ impl Expect {
             Expect::Either(a, b) => a & mask == got || b & mask == got,
             Expect::AnyNanF32 => f32::from_bits(got as u32).is_nan(),
             Expect::AnyNanF64 => f64::from_bits(got).is_nan(),
+            Expect::AnyNanHalf(e) => (got as u16) & 0x7fff > e && got >> 16 == 0,
+            Expect::Pair16(hi, lo) => got >> 32 == 0 && hi.holds((got >> 16) as u16) && lo.holds(got as u16),
             Expect::F32Within { exact, ulps } => within(exact, ulps),
             Expect::F32WithinOrZero { exact, ulps } => {
                 within(exact, ulps) || got == if exact.is_sign_negative() { 0x8000_0000 } else { 0 }
             }
+        }
+    }
+}
+
+/// The expectation of one 16-bit lane of a packed result.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Half16 {
+    Bits(u16),
+    Either(u16, u16),
+    /// Any NaN of the format with this exponent mask.
+    AnyNan(u16),
+}
+
+impl Half16 {
+    pub fn holds(self, got: u16) -> bool {
+        match self {
+            Half16::Bits(b) => b == got,
+            Half16::Either(a, b) => a == got || b == got,
+            Half16::AnyNan(e) => got & 0x7fff > e,
         }
     }
 }

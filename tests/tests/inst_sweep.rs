@@ -3,8 +3,9 @@
 //! payloads, subnormals, integer extremes, carries) and a sampled slice of random inputs.
 //!
 //! The exhaustive sweeps (every 32-bit input) are ignored by default:
-//!   cargo test --release -p ptxcross-tests --test inst_sweep -- --ignored --nocapture
-//! Each prints values checked per second per backend.
+//!   cargo test -p ptxcross-tests --test inst_sweep -- --ignored --nocapture
+//! Each prints values checked per second per backend. `PTXCROSS_SWEEP_VARIANT=cvt.rni.sat.f32.f32`
+//! restricts them to the variants whose name contains that text.
 
 use ptxcross_tests::ptx_ref::float::{self as fref, IntRound};
 use ptxcross_tests::ptx_ref::int as iref;
@@ -72,7 +73,8 @@ fn cvt_f32_f32_integer_rounding_ftz_sat() {
 #[ignore = "exhaustive: 2^32 inputs per variant (see the file's doc comment)"]
 fn exhaustive_cvt_f32_f32() {
     let Some(gpu) = sweep::gpu() else { return };
-    for (name, round, ftz, sat) in cvt_f32_f32_variants() {
+    let only = std::env::var("PTXCROSS_SWEEP_VARIANT").unwrap_or_default();
+    for (name, round, ftz, sat) in cvt_f32_f32_variants().into_iter().filter(|v| v.0.contains(&only)) {
         let s = Sweep::new(&gpu, Variant::inst(&name, "f32", &["f32"])).unwrap();
         let reference = |a: &[u64]| vec![fref::cvt_f32_f32(a[0] as u32, round, ftz, sat)];
         for b in ptxcross::Backend::ALL {
@@ -222,6 +224,283 @@ fn bfe_bfi_immediate_positions() {
             let bty = if bits == 32 { "b32" } else { "b64" };
             let v = Variant { body: format!("bfi.{bty} %d0, %s0, %s1, {p}, {l};"), srcs: vec![bty, bty], dsts: vec![bty] };
             sweep_one(v, &inputs, &move |a| vec![Expect::Bits(iref::bfi(bits, a[0], a[1], p, l))]);
+        }
+    }
+}
+
+fn u32_rows(arity: usize, seed: u64) -> Vec<u64> {
+    let mut rng = Rng(seed);
+    let edges: Vec<u64> = U32_EDGES.iter().map(|&x| x as u64).collect();
+    rows(arity, &edges, 1 << 16, SAMPLES, &mut || rng.next() & 0xffff_ffff)
+}
+
+#[test]
+fn add_sub_sat_mul24_mad24_sad() {
+    let two = u32_rows(2, 21);
+    let three = u32_rows(3, 22);
+    for sub in [false, true] {
+        let name = if sub { "sub.sat.s32" } else { "add.sat.s32" };
+        sweep_one(Variant::inst(name, "s32", &["s32", "s32"]), &two, &move |a| vec![Expect::Bits(iref::add_sat_s32(a[0], a[1], sub))]);
+    }
+    for ty in ["u32", "s32"] {
+        let signed = ty == "s32";
+        for hi in [false, true] {
+            let mode = if hi { "hi" } else { "lo" };
+            sweep_one(Variant::inst(&format!("mul24.{mode}.{ty}"), ty, &[ty, ty]), &two, &move |a| {
+                vec![Expect::Bits(iref::mul24(signed, hi, a[0], a[1], None, false))]
+            });
+            sweep_one(Variant::inst(&format!("mad24.{mode}.{ty}"), ty, &[ty, ty, ty]), &three, &move |a| {
+                vec![Expect::Bits(iref::mul24(signed, hi, a[0], a[1], Some(a[2]), false))]
+            });
+        }
+    }
+    sweep_one(Variant::inst("mad24.hi.sat.s32", "s32", &["s32", "s32", "s32"]), &three, &|a| {
+        vec![Expect::Bits(iref::mul24(true, true, a[0], a[1], Some(a[2]), true))]
+    });
+    let mut rng = Rng(23);
+    let three64 = rows(3, U64_EDGES, 1 << 16, SAMPLES, &mut || rng.next());
+    for (ty, bits) in [("u16", 16u32), ("s16", 16), ("u32", 32), ("s32", 32), ("u64", 64), ("s64", 64)] {
+        let signed = ty.starts_with('s');
+        let inputs = if bits == 64 { &three64 } else { &three };
+        sweep_one(Variant::inst(&format!("sad.{ty}"), ty, &[ty, ty, ty]), inputs, &move |a| {
+            vec![Expect::Bits(iref::sad(bits, signed, a[0], a[1], a[2]))]
+        });
+    }
+}
+
+#[test]
+fn bfind_bmsk_szext_dp4a_dp2a() {
+    let mut rng = Rng(24);
+    let mut one: Vec<u64> = U64_EDGES.to_vec();
+    one.extend(U32_EDGES.iter().map(|&x| x as u64));
+    one.extend((0..64).map(|i| 1u64 << i).chain((0..64).map(|i| !(1u64 << i))).chain((0..64).map(|i| u64::MAX >> i)));
+    one.extend((0..SAMPLES).map(|_| rng.next() >> (rng.next() % 64)));
+    for (ty, bits) in [("u32", 32u32), ("s32", 32), ("u64", 64), ("s64", 64)] {
+        for shiftamt in [false, true] {
+            let name = format!("bfind{}.{ty}", if shiftamt { ".shiftamt" } else { "" });
+            let signed = ty.starts_with('s');
+            sweep_one(Variant::inst(&name, "u32", &[ty]), &one, &move |a| vec![Expect::Bits(iref::bfind(bits, signed, shiftamt, a[0]))]);
+        }
+    }
+    // Positions and widths over 0..70 and beyond (all cases of the clamp/wrap rules).
+    let small: Vec<u64> = (0..70).chain([127, 128, 255, 256, 0x8000_0000, 0xffff_ffff]).collect();
+    let mut pairs = Vec::new();
+    for &a in &small {
+        for &b in &small {
+            pairs.extend([a, b]);
+        }
+    }
+    for clamp in [true, false] {
+        let mode = if clamp { "clamp" } else { "wrap" };
+        sweep_one(Variant::inst(&format!("bmsk.{mode}.b32"), "b32", &["u32", "u32"]), &pairs, &move |a| {
+            vec![Expect::Bits(iref::bmsk(clamp, a[0], a[1]))]
+        });
+        let with_values: Vec<u64> = pairs.chunks(2).flat_map(|p| [rng.next() & 0xffff_ffff, p[1]]).collect();
+        for ty in ["u32", "s32"] {
+            let signed = ty == "s32";
+            sweep_one(Variant::inst(&format!("szext.{mode}.{ty}"), ty, &[ty, "u32"]), &with_values, &move |a| {
+                vec![Expect::Bits(iref::szext(clamp, signed, a[0], a[1]))]
+            });
+        }
+    }
+    let three = u32_rows(3, 25);
+    for at in ["u32", "s32"] {
+        for bt in ["u32", "s32"] {
+            let (asg, bsg) = (at == "s32", bt == "s32");
+            let ct = if asg || bsg { "s32" } else { "u32" };
+            sweep_one(Variant::inst(&format!("dp4a.{at}.{bt}"), ct, &["b32", "b32", ct]), &three, &move |a| {
+                vec![Expect::Bits(iref::dot(false, asg, bsg, 0, a[0], a[1], a[2]))]
+            });
+            for (mode, sel) in [("lo", 0), ("hi", 2)] {
+                sweep_one(Variant::inst(&format!("dp2a.{mode}.{at}.{bt}"), ct, &["b32", "b32", ct]), &three, &move |a| {
+                    vec![Expect::Bits(iref::dot(true, asg, bsg, sel, a[0], a[1], a[2]))]
+                });
+            }
+        }
+    }
+}
+
+/// copysign (§9.7.3.2: "Copy sign bit of a into value of b"), testp (§9.7.3.1), and `set`
+/// (§9.7.6.1: 0xffffffff or 1.0f for true, 0 for false) with the float comparisons.
+#[test]
+fn copysign_testp_set() {
+    let f2 = f32_rows(2, 26);
+    sweep_one(Variant::inst("copysign.f32", "f32", &["f32", "f32"]), &f2, &|a| {
+        vec![Expect::Bits((a[0] & 0x8000_0000) | (a[1] & 0x7fff_ffff))]
+    });
+    let mut rng = Rng(27);
+    let d2 = rows(2, ptxcross_tests::sweep::F64_EDGES, 1 << 12, SAMPLES, &mut || rng.next());
+    sweep_one(Variant::inst("copysign.f64", "f64", &["f64", "f64"]), &d2, &|a| {
+        vec![Expect::Bits((a[0] & (1 << 63)) | (a[1] & !(1 << 63)))]
+    });
+    let f1 = f32_rows(1, 28);
+    let d1: Vec<u64> = d2.iter().step_by(2).copied().collect();
+    for op in ["finite", "infinite", "number", "notanumber", "normal", "subnormal"] {
+        let class32 = move |a: &[u64]| {
+            let x = f32::from_bits(a[0] as u32);
+            let r = match op {
+                "finite" => x.is_finite(),
+                "infinite" => x.is_infinite(),
+                "number" => !x.is_nan(),
+                "notanumber" => x.is_nan(),
+                "normal" => x.is_normal(),
+                _ => x.is_subnormal(),
+            };
+            vec![Expect::Bits(r as u64)]
+        };
+        sweep_one(Variant::inst(&format!("testp.{op}.f32"), "pred", &["f32"]), &f1, &class32);
+        let class64 = move |a: &[u64]| {
+            let x = f64::from_bits(a[0]);
+            let r = match op {
+                "finite" => x.is_finite(),
+                "infinite" => x.is_infinite(),
+                "number" => !x.is_nan(),
+                "notanumber" => x.is_nan(),
+                "normal" => x.is_normal(),
+                _ => x.is_subnormal(),
+            };
+            vec![Expect::Bits(r as u64)]
+        };
+        sweep_one(Variant::inst(&format!("testp.{op}.f64"), "pred", &["f64"]), &d1, &class64);
+    }
+    for cmp in ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"] {
+        for dt in ["u32", "f32"] {
+            let truth = if dt == "u32" { 0xffff_ffffu64 } else { 0x3f80_0000 };
+            sweep_one(Variant::inst(&format!("set.{cmp}.{dt}.f32"), dt, &["f32", "f32"]), &f2, &move |a| {
+                let (x, y) = (f32::from_bits(a[0] as u32), f32::from_bits(a[1] as u32));
+                let un = x.is_nan() || y.is_nan();
+                // §9.7.6.1 Table "Floating-point comparison operators".
+                let r = match cmp {
+                    "eq" => x == y,
+                    "ne" => !un && x != y,
+                    "lt" => x < y,
+                    "le" => x <= y,
+                    "gt" => x > y,
+                    "ge" => x >= y,
+                    "equ" => un || x == y,
+                    "neu" => x != y,
+                    "ltu" => un || x < y,
+                    "leu" => un || x <= y,
+                    "gtu" => un || x > y,
+                    "geu" => un || x >= y,
+                    "num" => !un,
+                    _ => un,
+                };
+                vec![Expect::Bits(if r { truth } else { 0 })]
+            });
+        }
+    }
+    // set with an integer source and a BoolOp with a predicate.
+    let three = u32_rows(3, 29);
+    sweep_one(
+        Variant { body: "set.lt.and.u32.s32 %d0, %s0, %s1, %s2;".into(), srcs: vec!["s32", "s32", "pred"], dsts: vec!["u32"] },
+        &three,
+        &|a| vec![Expect::Bits(if ((a[0] as i32) < (a[1] as i32)) && a[2] as u32 != 0 { 0xffff_ffff } else { 0 })],
+    );
+}
+
+fn dst(n: usize, t: &'static str) -> Vec<&'static str> {
+    vec![t; n]
+}
+
+/// The carry chain (§9.7.2): multi-word addition, subtraction and the spec's own 64×64→128
+/// multiplication example, checked against u128 arithmetic; 64-bit words too.
+#[test]
+fn carry_chains() {
+    let four = u32_rows(4, 31);
+    let add = Variant {
+        body: "add.cc.u32 %d0, %s0, %s2; addc.cc.u32 %d1, %s1, %s3; addc.u32 %d2, 0, 0;".into(),
+        srcs: vec!["u32"; 4],
+        dsts: dst(3, "u32"),
+    };
+    let w = |lo: u64, hi: u64| (hi << 32 | lo) as u128;
+    sweep_one(add, &four, &move |a| {
+        let s = w(a[0], a[1]) + w(a[2], a[3]);
+        vec![Expect::Bits(s as u64 & 0xffff_ffff), Expect::Bits((s >> 32) as u64 & 0xffff_ffff), Expect::Bits((s >> 64) as u64)]
+    });
+    let sub = Variant {
+        body: "sub.cc.u32 %d0, %s0, %s2; subc.cc.u32 %d1, %s1, %s3; subc.u32 %d2, 0, 0;".into(),
+        srcs: vec!["u32"; 4],
+        dsts: dst(3, "u32"),
+    };
+    sweep_one(sub, &four, &move |a| {
+        // The borrow-out of the 64-bit subtraction, subtracted from 0 by the last subc.
+        let (x, y) = (w(a[0], a[1]) as u64, w(a[2], a[3]) as u64);
+        let d = x.wrapping_sub(y);
+        let borrow = (x < y) as u64;
+        vec![Expect::Bits(d & 0xffff_ffff), Expect::Bits(d >> 32), Expect::Bits(0u64.wrapping_sub(borrow) & 0xffff_ffff)]
+    });
+    // [r3,r2,r1,r0] = [r5,r4] * [r7,r6] (the madc example of §9.7.2.6).
+    let mul = Variant {
+        body: "mul.lo.u32 %d0, %s0, %s2; mul.hi.u32 %d1, %s0, %s2; mad.lo.cc.u32 %d1, %s1, %s2, %d1; \
+               madc.hi.u32 %d2, %s1, %s2, 0; mad.lo.cc.u32 %d1, %s0, %s3, %d1; madc.hi.cc.u32 %d2, %s0, %s3, %d2; \
+               addc.u32 %d3, 0, 0; mad.lo.cc.u32 %d2, %s1, %s3, %d2; madc.hi.u32 %d3, %s1, %s3, %d3;"
+            .into(),
+        srcs: vec!["u32"; 4],
+        dsts: dst(4, "u32"),
+    };
+    sweep_one(mul, &four, &move |a| {
+        let p = w(a[0], a[1]) * w(a[2], a[3]);
+        (0..4).map(|i| Expect::Bits((p >> (32 * i)) as u64 & 0xffff_ffff)).collect()
+    });
+    let mut rng = Rng(32);
+    let four64 = rows(4, U64_EDGES, 1 << 16, SAMPLES, &mut || rng.next());
+    let add64 = Variant {
+        body: "add.cc.s64 %d0, %s0, %s2; addc.cc.s64 %d1, %s1, %s3; addc.u64 %d2, 0, 0;".into(),
+        srcs: vec!["u64"; 4],
+        dsts: dst(3, "u64"),
+    };
+    sweep_one(add64, &four64, &move |a| {
+        let lo = a[0] as u128 + a[2] as u128;
+        let hi = a[1] as u128 + a[3] as u128 + (lo >> 64);
+        vec![Expect::Bits(lo as u64), Expect::Bits(hi as u64), Expect::Bits((hi >> 64) as u64)]
+    });
+    let mad64 = Variant {
+        body: "mad.hi.cc.u64 %d0, %s0, %s1, %s2; madc.lo.u64 %d1, %s0, %s1, %s3;".into(),
+        srcs: vec!["u64"; 4],
+        dsts: dst(2, "u64"),
+    };
+    sweep_one(mad64, &four64, &move |a| {
+        let p = a[0] as u128 * a[1] as u128;
+        let s = (p >> 64) + a[2] as u128;
+        let d1 = (p as u64).wrapping_add(a[3]).wrapping_add((s >> 64) as u64);
+        vec![Expect::Bits(s as u64), Expect::Bits(d1)]
+    });
+}
+
+/// `.rz/.rm/.rp` (and `.rn`) on f32 add/sub/mul/fma, with `.ftz`/`.sat`, and the directed
+/// conversions to f32 (from f64 and 32-bit integers), against rustc_apfloat.
+#[test]
+fn f32_directed_rounding() {
+    use ptxcross_tests::ptx_ref::half::round_of;
+    let inputs2 = f32_rows(2, 41);
+    let inputs3 = {
+        let mut rng = Rng(42);
+        rows(3, &f32_edges(), 1 << 14, SAMPLES, &mut || rng.next() & 0xffff_ffff)
+    };
+    for rnd in ["rn", "rz", "rm", "rp"] {
+        for op in ["add", "sub", "mul", "fma"] {
+            for (ftz, sat) in [(false, false), (true, true)] {
+                let name = format!("{op}.{rnd}{}{}.f32", if ftz { ".ftz" } else { "" }, if sat { ".sat" } else { "" });
+                let round = round_of(rnd);
+                let (srcs, inputs): (&[&str], _) =
+                    if op == "fma" { (&["f32", "f32", "f32"], &inputs3) } else { (&["f32", "f32"], &inputs2) };
+                sweep_one(Variant::inst(&name, "f32", srcs), inputs, &move |a| vec![fref::arith_f32(op, round, a, ftz, sat)]);
+            }
+        }
+        let round = round_of(rnd);
+        let mut rng = Rng(43);
+        let mut d: Vec<u64> = ptxcross_tests::sweep::F64_EDGES.to_vec();
+        d.extend((0..SAMPLES).map(|i| {
+            let r = rng.next();
+            if i % 2 == 0 { r } else { (r & (1 << 63)) | ((1023 - 160 + (r >> 32) % 300) << 52) | (r & 0xf_ffff_ffff_ffff) }
+        }));
+        sweep_one(Variant::inst(&format!("cvt.{rnd}.f32.f64"), "f32", &["f64"]), &d, &move |a| vec![fref::cvt_f32_from("f64", round, a[0])]);
+        let ints = u32_rows(1, 44);
+        for src in ["s32", "u32"] {
+            sweep_one(Variant::inst(&format!("cvt.{rnd}.f32.{src}"), "f32", &[src]), &ints, &move |a| {
+                vec![fref::cvt_f32_from(src, round, a[0])]
+            });
         }
     }
 }

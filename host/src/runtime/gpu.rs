@@ -67,6 +67,23 @@ impl std::fmt::Debug for Gpu {
 
 static SHARED: OnceLock<Result<Arc<Gpu>, Error>> = OnceLock::new();
 
+/// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select` connects to a Wayland display while
+/// enumerating physical devices, and libwayland prints `error: XDG_RUNTIME_DIR is invalid or
+/// not set in the environment.` where there is no display session (CI, containers, ssh). The
+/// layer only reorders devices for presentation, which wgpu does not use (it enumerates every
+/// adapter itself), so without a session it is switched off through its documented
+/// `NODEVICE_SELECT` variable, once, before the first Vulkan instance. A user's own setting wins.
+fn quiet_device_select_layer() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let session = std::env::var_os("XDG_RUNTIME_DIR")
+            .is_some_and(|d| std::path::Path::new(&d).is_dir());
+        if !session && std::env::var_os("NODEVICE_SELECT").is_none() {
+            std::env::set_var("NODEVICE_SELECT", "1");
+        }
+    });
+}
+
 pub(crate) fn block_on<F: Future>(f: F) -> F::Output {
     pollster::block_on(f)
 }
@@ -82,6 +99,7 @@ impl Gpu {
 
     /// Opens a new device (prefer [`Gpu::shared`]).
     pub fn open(options: &GpuOptions) -> Result<Gpu, Error> {
+        quiet_device_select_layer();
         let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
         desc.backends = options
             .backends

@@ -427,6 +427,13 @@ impl Context {
         Ok(base)
     }
 
+    /// Makes `program` use the globals segment at `base` (allocated by the caller, laid out as
+    /// `program.module().globals`) instead of one of its own: translations of one PTX module for
+    /// several block shapes are several programs that must share the module's globals.
+    pub fn set_globals_base(&mut self, program: &Program, base: u64) {
+        self.globals.insert(program.id(), base);
+    }
+
     /// Checks that `kernel` can run on this device with this grid (block size, shared memory,
     /// features, code present), without running it.
     pub fn check_launch(

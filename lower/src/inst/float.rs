@@ -4,6 +4,7 @@
 use super::{operands, Mods};
 use crate::function::{unsupported, FnLower, LResult};
 use crate::ir::{BinaryOp, CmpOp, ConvertOp, Expr, Operand, Ty, UnaryOp};
+use super::half::{Clamp, Rounding, F32, F64};
 use crate::ptx_types::{self, value_ty};
 use ptxcross_frontend::ast::ScalarType;
 use ptxcross_frontend::Diagnostic;
@@ -19,18 +20,60 @@ impl FnLower {
         }
     }
 
-    /// Rejects rounding modes other than round-to-nearest-even (the only one Vulkan and
-    /// WebGPU provide for arithmetic).
-    fn nearest_only(&self, m: &Mods) -> LResult<()> {
-        if let Some(r) = m.one_of(&["rz", "rm", "rp"]) {
-            return Err(unsupported(format!("rounding mode .{r} on `{}`", m.name()), m.inst.span));
+    /// The directed rounding mode (`.rz/.rm/.rp`) of an instruction, if any. Vulkan and WebGPU
+    /// round arithmetic to nearest only: f32 is emulated (see `f32_directed`); f64 would need
+    /// double-double arithmetic and is refused.
+    fn directed(&self, m: &Mods, ty: Ty) -> LResult<Option<Rounding>> {
+        match m.one_of(&["rz", "rm", "rp"]) {
+            None => Ok(None),
+            Some(r) if ty == Ty::F32 => Ok(Rounding::from_modifier(r)),
+            Some(r) => Err(unsupported(
+                format!("rounding mode .{r} on `{}` (f64 directed rounding needs double-double arithmetic)", m.name()),
+                m.inst.span,
+            )),
         }
-        Ok(())
+    }
+
+    /// add/sub/mul/fma of f32 operands rounded with a directed `mode`: the exact result (mul)
+    /// or the one rounded to odd in f64 (sums; Boldo & Melquiond) rounded once to f32. An
+    /// exact zero sum of operands of opposite signs is −0 when rounding down (IEEE 754 §6.3).
+    fn f32_directed(&mut self, op: &str, mode: Rounding, xs: &[Operand]) -> Operand {
+        let w: Vec<Operand> = xs.iter().map(|&x| self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, x)).collect();
+        let (r, addends) = match op {
+            "add" => (self.add_round_to_odd_f64(w[0], w[1]), Some((w[0], w[1]))),
+            "sub" => {
+                let nb = self.un(UnaryOp::FNeg, Ty::F64, w[1]);
+                (self.add_round_to_odd_f64(w[0], nb), Some((w[0], nb)))
+            }
+            "mul" => (self.bin(BinaryOp::FMul, Ty::F64, w[0], w[1]), None),
+            _ => {
+                let p = self.bin(BinaryOp::FMul, Ty::F64, w[0], w[1]);
+                (self.add_round_to_odd_f64(p, w[2]), Some((p, w[2])))
+            }
+        };
+        let r = match (mode, addends) {
+            (Rounding::Down, Some((x, y))) => {
+                let zero = self.cmp(CmpOp::FEq, Ty::F64, r, Operand::Const(crate::ir::Const::F64(0)));
+                let xb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, x);
+                let yb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, y);
+                let signs = self.bin(BinaryOp::Or, Ty::U64, xb, yb);
+                let sign = self.bin(BinaryOp::And, Ty::U64, signs, FnLower::u64c(1 << 63));
+                let z = self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, sign);
+                self.select(Ty::F64, zero, z, r)
+            }
+            _ => r,
+        };
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, r);
+        let f = self.round_to_format(bits, F64, F32, mode, Clamp::default());
+        self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, f)
     }
 
     pub(super) fn float_arith(&mut self, m: &Mods) -> LResult<()> {
         let name = m.inst.opcode.name.as_str();
         let t = m.ty()?;
+        if ptx_types::is_half(t) {
+            return self.half_arith(m);
+        }
         let ty = self.float_ty(t, m)?;
         let ftz = m.has("ftz");
         if ftz && ty == Ty::F64 {
@@ -39,7 +82,13 @@ impl FnLower {
         match name {
             "add" | "sub" | "mul" => {
                 m.only(&["rn", "rz", "rm", "rp", "ftz", "sat"])?;
-                self.nearest_only(m)?;
+                if let Some(mode) = self.directed(m, ty)? {
+                    let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                    let a = self.read_float(a, t, ftz)?;
+                    let b = self.read_float(b, t, ftz)?;
+                    let r = self.f32_directed(name, mode, &[a, b]);
+                    return self.write_float(d, t, r, ftz, m.has("sat"));
+                }
                 let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
                 let a = self.read_float(a, t, ftz)?;
                 let b = self.read_float(b, t, ftz)?;
@@ -53,7 +102,14 @@ impl FnLower {
             }
             "fma" | "mad" => {
                 m.only(&["rn", "rz", "rm", "rp", "ftz", "sat"])?;
-                self.nearest_only(m)?;
+                if let Some(mode) = self.directed(m, ty)? {
+                    let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+                    let a = self.read_float(a, t, ftz)?;
+                    let b = self.read_float(b, t, ftz)?;
+                    let c = self.read_float(c, t, ftz)?;
+                    let r = self.f32_directed("fma", mode, &[a, b, c]);
+                    return self.write_float(d, t, r, ftz, m.has("sat"));
+                }
                 if !m.has("rn") {
                     // mad.f32 without rounding is the sm_1x truncating multiply-add.
                     return Err(unsupported(format!("`{}` without a rounding modifier", m.name()), m.inst.span));
@@ -196,7 +252,7 @@ impl FnLower {
 
     /// PTX min/max (spec §9.7.3.11/12): a NaN operand yields the other; two NaNs yield the
     /// canonical NaN; `+0.0 > -0.0`.
-    fn float_min_max(&mut self, is_min: bool, t: ScalarType, ty: Ty, a: Operand, b: Operand) -> Operand {
+    pub(super) fn float_min_max(&mut self, is_min: bool, t: ScalarType, ty: Ty, a: Operand, b: Operand) -> Operand {
         let (ity, sign_free, canonical_nan) = if ty == Ty::F64 {
             (Ty::U64, 0x7fff_ffff_ffff_ffffu64, 0x7fff_ffff_ffff_ffffu64)
         } else {
@@ -235,6 +291,9 @@ impl FnLower {
 
     pub(super) fn float_special(&mut self, m: &Mods) -> LResult<()> {
         let name = m.inst.opcode.name.as_str();
+        if name == "testp" {
+            return self.testp(m);
+        }
         let t = m.ty()?;
         let ty = self.float_ty(t, m)?;
         let ftz = m.has("ftz");
@@ -251,8 +310,59 @@ impl FnLower {
                 };
                 self.write_float(d, t, r, ftz, false)
             }
+            "copysign" => {
+                // §9.7.3.2: "Copy sign bit of a into value of b" (NaN payloads of b kept).
+                m.only(&[])?;
+                let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                let (a, b) = (self.read(a, t)?, self.read(b, t)?);
+                let (ity, sign) = if ty == Ty::F64 { (Ty::U64, 1u64 << 63) } else { (Ty::U32, 1 << 31) };
+                let ab = self.convert(ConvertOp::Bitcast, ty, ity, a);
+                let bb = self.convert(ConvertOp::Bitcast, ty, ity, b);
+                let s = self.bin(BinaryOp::And, ity, ab, FnLower::int_const(ity, sign));
+                let mag = self.bin(BinaryOp::And, ity, bb, FnLower::int_const(ity, !sign));
+                let r = self.bin(BinaryOp::Or, ity, s, mag);
+                let r = self.convert(ConvertOp::Bitcast, ity, ty, r);
+                self.write(d, t, r)
+            }
             _ => Err(unsupported(format!("`{}`", m.name()), m.inst.span)),
         }
+    }
+
+    /// `testp.op.type p, a` (§9.7.3.1): classifies a float; `.subnormal` and `.normal`
+    /// exclude zero, `.number` excludes NaN, `.finite` excludes NaN and infinities.
+    pub(super) fn testp(&mut self, m: &Mods) -> LResult<()> {
+        const OPS: [&str; 6] = ["finite", "infinite", "number", "notanumber", "normal", "subnormal"];
+        m.only(&OPS)?;
+        let t = m.ty()?;
+        let ty = self.float_ty(t, m)?;
+        let op = m.one_of(&OPS).ok_or_else(|| Diagnostic::new("`testp` needs .finite/.infinite/…", m.inst.span))?;
+        let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+        let a = self.read(a, t)?;
+        let (ity, abs_mask, inf, min_normal) = if ty == Ty::F64 {
+            (Ty::U64, u64::MAX >> 1, 0x7ff0_0000_0000_0000u64, 1u64 << 52)
+        } else {
+            (Ty::U32, 0x7fff_ffff, 0x7f80_0000, 1 << 23)
+        };
+        let bits = self.convert(ConvertOp::Bitcast, ty, ity, a);
+        let mag = self.bin(BinaryOp::And, ity, bits, FnLower::int_const(ity, abs_mask));
+        let c = |v: u64| FnLower::int_const(ity, v);
+        let r = match op {
+            "finite" => self.cmp(CmpOp::LtU, ity, mag, c(inf)),
+            "infinite" => self.cmp(CmpOp::Eq, ity, mag, c(inf)),
+            "number" => self.cmp(CmpOp::LeU, ity, mag, c(inf)),
+            "notanumber" => self.cmp(CmpOp::GtU, ity, mag, c(inf)),
+            "normal" => {
+                let lo = self.cmp(CmpOp::GeU, ity, mag, c(min_normal));
+                let hi = self.cmp(CmpOp::LtU, ity, mag, c(inf));
+                self.bin(BinaryOp::And, Ty::Bool, lo, hi)
+            }
+            _ => {
+                let lo = self.cmp(CmpOp::Ne, ity, mag, c(0));
+                let hi = self.cmp(CmpOp::LtU, ity, mag, c(min_normal));
+                self.bin(BinaryOp::And, Ty::Bool, lo, hi)
+            }
+        };
+        self.write(d, ScalarType::Pred, r)
     }
 
     fn read_float(&mut self, op: &ptxcross_frontend::ast::Operand, t: ScalarType, ftz: bool) -> LResult<Operand> {
@@ -292,8 +402,11 @@ impl FnLower {
         self.select(ty, nan, zero, r2)
     }
 
-    /// `.ftz`: a subnormal f32 becomes a zero of the same sign.
+    /// `.ftz`: a subnormal f32 (or f16) becomes a zero of the same sign.
     pub fn flush_denormal(&mut self, v: Operand, t: ScalarType) -> Operand {
+        if t == ScalarType::F16 {
+            return self.half_ftz(v, super::half::F16);
+        }
         if t != ScalarType::F32 {
             return v;
         }

@@ -22,14 +22,14 @@ enum Place {
 
 impl FnLower {
     fn state_space(&self, m: &Mods) -> LResult<Space> {
-        Ok(match m.one_of(&["global", "shared", "shared::cta", "local", "param", "param::entry", "const"]) {
+        Ok(match m.one_of(&["global", "shared", "shared::cta", "local", "param", "param::entry", "param::func", "const"]) {
             Some("global") => Space::Global,
             Some("shared") | Some("shared::cta") => Space::Shared,
             Some("local") => Space::Local,
-            Some("param") | Some("param::entry") => Space::Param,
+            Some("param") | Some("param::entry") | Some("param::func") => Space::Param,
             Some("const") => Space::Const,
             _ => {
-                if let Some(s) = m.one_of(&["shared::cluster", "param::func", "tex", "surf"]) {
+                if let Some(s) = m.one_of(&["shared::cluster", "tex", "surf"]) {
                     return Err(unsupported(format!("state space .{s} in `{}`", m.name()), m.inst.span));
                 }
                 Space::Generic
@@ -80,14 +80,14 @@ impl FnLower {
             (Space::Param, Some(Symbol::Param { offset: p })) => {
                 Ok(Place::Fixed(Memory::Param, FnLower::u32c((p as i64 + offset) as u32)))
             }
+            // Device-function parameters and call-site `.param` variables live in local memory.
+            (Space::Param, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             (Space::Param, _) => Err(unsupported("`ld.param` through a computed address", op.span)),
             (_, Some(Symbol::Param { .. })) => Err(Diagnostic::new("a parameter is accessed with `ld.param`", op.span)),
             (Space::Shared, Some(Symbol::Shared { offset: o })) => {
                 Ok(Place::Fixed(Memory::Shared, FnLower::u32c((o as i64 + offset) as u32)))
             }
-            (Space::Local, Some(Symbol::Local { offset: o })) => {
-                Ok(Place::Fixed(Memory::Local, FnLower::u32c((o as i64 + offset) as u32)))
-            }
+            (Space::Local, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             (Space::Shared | Space::Local, Some(Symbol::Reg { .. }) | None) => {
                 // Register (or absolute) shared/local address: a byte offset into the array.
                 let a = match base {
@@ -111,9 +111,7 @@ impl FnLower {
             (Space::Generic, Some(Symbol::Shared { offset: o })) => {
                 Ok(Place::Fixed(Memory::Shared, FnLower::u32c((o as i64 + offset) as u32)))
             }
-            (Space::Generic, Some(Symbol::Local { offset: o })) => {
-                Ok(Place::Fixed(Memory::Local, FnLower::u32c((o as i64 + offset) as u32)))
-            }
+            (Space::Generic, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             (Space::Global | Space::Const | Space::Generic, Some(Symbol::Reg { .. }) | None) => {
                 let a = match base {
                     Some(name) => {
@@ -200,7 +198,7 @@ impl FnLower {
     }
 
     /// Loads `size` bytes (1, 2, 4, 8) at byte `off` of `mem`: U32 (zero-extended) or U64.
-    fn load_bytes(&mut self, mem: Memory, off: Operand, size: u32) -> Operand {
+    pub(crate) fn load_bytes(&mut self, mem: Memory, off: Operand, size: u32) -> Operand {
         self.check_alignment(off, size);
         let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
         let w = self.value(Ty::U32, Expr::LoadWord { memory: mem, index: idx });
@@ -228,7 +226,7 @@ impl FnLower {
     /// neighbouring bytes written by other threads are never lost.
     /// A misaligned store faults and stores nothing (rounding the address down would overwrite
     /// the bytes before it).
-    fn store_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
+    pub(crate) fn store_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
         let mis = self.misaligned(off, size);
         let store = self
             .collect(|s| {
@@ -280,7 +278,7 @@ impl FnLower {
     /// `ld{.ss}{.cop}{.vec}.type d, [a]`.
     pub(super) fn ld(&mut self, m: &Mods) -> LResult<()> {
         let mut allowed: Vec<&str> = IGNORED.to_vec();
-        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::entry", "const", "v2", "v4"]);
+        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::entry", "param::func", "const", "v2", "v4"]);
         m.only(&allowed)?;
         let t = m.ty()?;
         let space = self.state_space(m)?;
@@ -318,12 +316,12 @@ impl FnLower {
     /// `st{.ss}{.cop}{.vec}.type [a], b`.
     pub(super) fn st(&mut self, m: &Mods) -> LResult<()> {
         let mut allowed: Vec<&str> = IGNORED.to_vec();
-        allowed.extend(["global", "shared", "shared::cta", "local", "param", "v2", "v4"]);
+        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::func", "v2", "v4"]);
         m.only(&allowed)?;
         let t = m.ty()?;
         let space = self.state_space(m)?;
-        if matches!(space, Space::Param | Space::Const) {
-            return Err(unsupported(format!("`{}` (stores to parameter/constant space)", m.name()), m.inst.span));
+        if matches!(space, Space::Const) {
+            return Err(unsupported(format!("`{}` (stores to constant space)", m.name()), m.inst.span));
         }
         let [a, b] = super::operands(m.inst, 2)? else { unreachable!() };
         let size = t.size_bytes();
@@ -342,6 +340,9 @@ impl FnLower {
             values.push(self.fit(v, vt, raw_ty, t));
         }
         let place = self.place(a, space)?;
+        if matches!(place, Place::Fixed(Memory::Param, _)) {
+            return Err(Diagnostic::new("kernel parameters are read-only (`st.param` writes device-function parameters)", a.span));
+        }
         self.on_place(place, |s, mem, off| {
             for (i, v) in values.iter().enumerate() {
                 let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));

@@ -180,3 +180,47 @@ fn div_within_2ulp(x: f32, y: f32) -> Vec<Expect> {
     }
     vec![Expect::F32Within { exact: q, ulps: 2.0 }]
 }
+
+/// add/sub/mul/fma of f32 with any rounding direction (§9.7.3.3–6: `.rn/.rz/.rm/.rp`
+/// round the exact result once), by rustc_apfloat, with `.ftz` and `.sat` applied as the spec
+/// says (flush inputs and result; clamp to [+0.0, 1.0], NaN → +0.0).
+pub fn arith_f32(op: &str, round: rustc_apfloat::Round, xs: &[u64], ftz_: bool, sat: bool) -> Expect {
+    use rustc_apfloat::ieee::Single;
+    use rustc_apfloat::Float;
+    let v: Vec<Single> = xs
+        .iter()
+        .map(|&x| {
+            let f = f32::from_bits(x as u32);
+            Single::from_bits((if ftz_ { ftz(f) } else { f }).to_bits() as u128)
+        })
+        .collect();
+    let r = match op {
+        "add" => v[0].add_r(v[1], round).value,
+        "sub" => v[0].sub_r(v[1], round).value,
+        "mul" => v[0].mul_r(v[1], round).value,
+        _ => v[0].mul_add_r(v[1], v[2], round).value,
+    };
+    let mut f = f32::from_bits(r.to_bits() as u32);
+    if ftz_ {
+        f = ftz(f);
+    }
+    if sat {
+        f = sat_f32(f);
+    }
+    exact_f32(f)
+}
+
+/// `cvt.frnd.f32.f64` and `cvt.frnd.f32.{s32,u32}` (§9.7.9.21), by rustc_apfloat.
+pub fn cvt_f32_from(src: &str, round: rustc_apfloat::Round, a: u64) -> Expect {
+    use rustc_apfloat::ieee::{Double, Single};
+    use rustc_apfloat::{Float, FloatConvert};
+    let s: Single = match src {
+        "f64" => {
+            let mut lose = false;
+            FloatConvert::<Single>::convert_r(Double::from_bits(a as u128), round, &mut lose).value
+        }
+        "s32" => Single::from_i128_r(a as u32 as i32 as i128, round).value,
+        _ => Single::from_u128_r(a as u32 as u128, round).value,
+    };
+    exact_f32(f32::from_bits(s.to_bits() as u32))
+}

@@ -5,4 +5,5 @@
 //! compare the translated kernels against these functions.
 
 pub mod float;
+pub mod half;
 pub mod int;
