@@ -53,6 +53,8 @@ pub struct FnLower {
     /// Statement buffers: the bottom one is the current block's; predication pushes more.
     pub emit_stack: Vec<Vec<Stmt>>,
     pub labels: HashMap<String, NodeId>,
+    /// `.branchtargets` lists by their label (`ts: .branchtargets L1, L2;`), for `brx.idx`.
+    pub branch_targets: HashMap<String, Vec<String>>,
     /// Barriers (block, span) for the SIMT check.
     pub barriers: Vec<(NodeId, Span)>,
     pub shared_bytes: u32,
@@ -85,6 +87,7 @@ impl FnLower {
             cur: 0,
             emit_stack: vec![Vec::new()],
             labels: HashMap::new(),
+            branch_targets: HashMap::new(),
             barriers: Vec::new(),
             shared_bytes: 0,
             local_bytes: 0,
@@ -336,10 +339,17 @@ impl FnLower {
                 if let Some(v) = self.special_register(name, component.as_deref(), op.span)? {
                     return Ok(self.fit(v, Ty::U32, want, t));
                 }
-                if component.is_some() {
-                    return Err(Diagnostic::new(format!("`{name}` has no components"), op.span));
-                }
-                match self.lookup(name).cloned() {
+                let key = match component {
+                    Some(c) => {
+                        let key = vector_element_name(name, c);
+                        if self.lookup(&key).is_none() {
+                            return Err(Diagnostic::new(format!("`{name}` has no component `.{c}`"), op.span));
+                        }
+                        key
+                    }
+                    None => name.to_string(),
+                };
+                match self.lookup(&key).cloned() {
                     Some(Symbol::Reg { var, ty: reg_ty }) => {
                         let have = self.vars[var.index()].ty;
                         if (have == Ty::Bool) != (want == Ty::Bool) {
@@ -492,7 +502,10 @@ impl FnLower {
     pub fn write(&mut self, op: &ast::Operand, t: ScalarType, value: Operand) -> LResult<()> {
         match &op.kind {
             OperandKind::Sink => Ok(()),
-            OperandKind::Symbol { name, component: None } => match self.lookup(name).cloned() {
+            OperandKind::Symbol { name, component } => match self
+                .lookup(&component.as_deref().map_or_else(|| name.to_string(), |c| vector_element_name(name, c)))
+                .cloned()
+            {
                 Some(Symbol::Reg { var, ty: reg_ty }) => {
                     let have = self.operand_ty(value);
                     let reg = self.vars[var.index()].ty;
@@ -518,8 +531,31 @@ impl FnLower {
     }
 }
 
+/// The register holding element `c` (`x`/`y`/`z`/`w`, or `r`/`g`/`b`/`a`) of the vector
+/// register `name` (`.reg .v4 .f32 %v;` declares `%v.x` … `%v.w`, §5.4.2).
+pub fn vector_element_name(name: &str, c: &str) -> String {
+    let c = match c {
+        "r" => "x",
+        "g" => "y",
+        "b" => "z",
+        "a" => "w",
+        c => c,
+    };
+    format!("{name}.{c}")
+}
+
 /// A `.extern` function without a definition in the module: ptxcross does not link modules.
 pub fn unresolved_function(name: &str, span: Span) -> Diagnostic {
+    // The CUDA device runtime's own functions, which nvcc declares `.extern`.
+    let runtime = match name {
+        "vprintf" => Some("device-side `printf`"),
+        "malloc" | "free" => Some("device-side `malloc`/`free`"),
+        "__assertfail" | "__assert_fail" => Some("device-side `assert`"),
+        _ => None,
+    };
+    if let Some(what) = runtime {
+        return unsupported(format!("{what} (a call to the CUDA runtime's `{name}`)"), span);
+    }
     Diagnostic::new(
         format!("unresolved `.extern` function `{name}`: it has no definition in this module (ptxcross does not link modules)"),
         span,

@@ -125,7 +125,7 @@ pub fn lower_kernel(
         }
     }
 
-    let mut calls = call::Calls::new(functions, &mut fl);
+    let mut calls = call::Calls::new(functions, &mut fl, options.inline_budget.unwrap_or(call::INLINE_BUDGET));
 
     // Labels may be targets before they appear.
     collect_labels(body, &mut fl);
@@ -140,7 +140,8 @@ pub fn lower_kernel(
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
     let (cfg, mut vars, barriers) = fl.into_cfg();
     simt::check_barriers(&cfg, &vars, &barriers)?;
-    let mut body = structurize::structurize(cfg, &mut vars);
+    let mut body = structurize::structurize(cfg, &mut vars)
+        .map_err(|m| Diagnostic::new(format!("kernel `{}`: {m}", f.name.name), f.name.span))?;
     let depth = control_depth(&body);
     if depth > MAX_CONTROL_DEPTH {
         // The passes after this point and both emitters walk the tree recursively.
@@ -196,10 +197,24 @@ pub(crate) fn collect_decls<'a>(stmts: &'a [Statement], shared: &mut Vec<&'a Var
 }
 
 pub(crate) fn collect_labels(stmts: &[Statement], fl: &mut FnLower) {
-    for s in stmts {
+    for (i, s) in stmts.iter().enumerate() {
         match s {
             Statement::Label(l) => {
                 fl.label_node(&l.name);
+                // `ts: .branchtargets L1, L2, …;` names a label list for `brx.idx`.
+                if let Some(Statement::Directive(d)) = stmts.get(i + 1) {
+                    if d.name == "branchtargets" {
+                        let names = d
+                            .args
+                            .iter()
+                            .filter_map(|a| match a {
+                                ast::DirectiveArg::Ident(n) => Some(n.clone()),
+                                _ => None,
+                            })
+                            .collect();
+                        fl.branch_targets.insert(l.name.to_string(), names);
+                    }
+                }
             }
             Statement::Block(inner, _) => collect_labels(inner, fl),
             _ => {}
@@ -237,17 +252,25 @@ pub(crate) fn lower_statements(
 fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResult<()> {
     match d.space {
         StateSpace::Reg => {
-            if d.vector.is_some() {
-                return Err(unsupported("vector registers (`.reg .v2 …`)", d.span));
-            }
+            // A vector register is one register per element, named `%v.x` … (see
+            // `function::vector_element_name`).
+            let elements: &[&str] = match d.vector {
+                None => &[""],
+                Some(2) => &["x", "y"],
+                Some(4) => &["x", "y", "z", "w"],
+                Some(n) => return Err(unsupported(format!("vector registers of {n} elements"), d.span)),
+            };
             let ty: Ty = value_ty(d.ty).ok_or_else(|| unsupported(format!("registers of type .{}", d.ty.suffix()), d.span))?;
             for n in &d.names {
                 if !n.array.is_empty() {
                     return Err(unsupported("register arrays", n.span));
                 }
                 let add = |name: String, fl: &mut FnLower| {
-                    let var = fl.new_var(ty, &name);
-                    fl.declare(name, Symbol::Reg { var, ty: d.ty });
+                    for e in elements {
+                        let name = if e.is_empty() { name.clone() } else { crate::function::vector_element_name(&name, e) };
+                        let var = fl.new_var(ty, &name);
+                        fl.declare(name, Symbol::Reg { var, ty: d.ty });
+                    }
                 };
                 match n.range {
                     Some(count) if count > MAX_REGISTER_RANGE => {

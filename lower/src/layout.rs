@@ -72,8 +72,8 @@ pub struct GlobalPlace {
 /// reported. `function_address` gives the address of a device function named in an initializer.
 pub fn layout_globals(
     items: &[ast::Item],
-    max_bytes: u64,
     function_address: &dyn Fn(&str) -> Option<u64>,
+    max_bytes: u64,
 ) -> Result<(GlobalSegment, Vec<(String, GlobalPlace)>), Diagnostic> {
     let mut seg = GlobalSegment::default();
     let mut places = Vec::new();

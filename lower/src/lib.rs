@@ -40,6 +40,10 @@ pub struct LowerOptions {
     /// unfused multiply-add (lavapipe does that), so by default `fma.rn.f32` is emulated
     /// exactly; a host that has probed its device may set this to use the native op.
     pub native_fma: bool,
+    /// Instructions a kernel may gain by inlining device functions before further calls go
+    /// through the call stack; `None`: the default (`call::INLINE_BUDGET`). `Some(0)` sends
+    /// every call through the stack (tests use it to cover that path with real PTX).
+    pub inline_budget: Option<usize>,
     /// The target may end loops early on its own (lavapipe's iteration limit): add the check
     /// that turns such a cut into a kernel fault (`abi::FAULT_LOOP_CUT`, see `loop_cut`). The
     /// host sets it from a probe of the device.
@@ -88,7 +92,7 @@ fn lower_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -
     let address_size = module.address_size.unwrap_or(32);
     let max_globals = options.max_global_bytes.unwrap_or(DEFAULT_MAX_GLOBAL_BYTES);
     let (globals, global_places) =
-        layout::layout_globals(&module.items, max_globals, &|name| functions.address(name, address_size))
+        layout::layout_globals(&module.items, &|name| functions.address(name, address_size), max_globals)
             .map_err(|d| vec![d])?;
     let entries: Vec<&ast::Function> = module
         .items

@@ -229,10 +229,11 @@ fn fuzz_input(sources: &[String], seed: u64) -> String {
     text
 }
 
+/// The end-to-end corpus and the device-function corpus (calls, recursion, function pointers).
 fn corpus_sources() -> Vec<String> {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("corpus/ptx");
-    let mut sources: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap()
+    let mut sources: Vec<String> = ["corpus/ptx", "calls/ptx"]
+        .iter()
+        .flat_map(|d| std::fs::read_dir(Path::new(env!("CARGO_MANIFEST_DIR")).join(d)).unwrap())
         .filter_map(|e| e.ok())
         .map(|e| std::fs::read_to_string(e.path()).unwrap())
         .collect();

@@ -292,6 +292,7 @@ fn frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, TranslateErro
         native_fma: facts.native_fma,
         detect_cut_loops: facts.detect_cut_loops,
         max_global_bytes: facts.max_global_bytes,
+        ..LowerOptions::default()
     };
     translate::frontend(&source, &options)
 }
@@ -369,8 +370,7 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
 }
 
-pub fn run_main(args: &[String]) -> Result<i32, String> {
-    let a = Args::parse(args, &["--spec", "--backend", "--dump", "--timeout"], &[])?;
+pub fn run_main(a: &Args) -> Result<i32, String> {
     let spec_path = match (a.value("--spec"), a.positional.as_slice()) {
         (Some(s), []) => s.to_string(),
         (None, [s]) => s.clone(),
@@ -378,7 +378,7 @@ pub fn run_main(args: &[String]) -> Result<i32, String> {
         (None, _) => return Err("run: --spec FILE.json is required".into()),
     };
     let backends = parse_backend(a.value("--backend"))?;
-    let timeout = parse_timeout(&a)?;
+    let timeout = parse_timeout(a)?;
     let dump = a.value("--dump").map(PathBuf::from);
 
     let spec = match Spec::load(Path::new(&spec_path)) {
@@ -483,13 +483,12 @@ fn collect_specs(inputs: &[String]) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-pub fn verify_main(args: &[String]) -> Result<i32, String> {
-    let a = Args::parse(args, &["--backend", "--timeout"], &[])?;
+pub fn verify_main(a: &Args) -> Result<i32, String> {
     if a.positional.is_empty() {
         return Err("verify: give spec files or folders of specs".into());
     }
     let backends = parse_backend(a.value("--backend"))?;
-    let timeout = parse_timeout(&a)?;
+    let timeout = parse_timeout(a)?;
     let paths = collect_specs(&a.positional)?;
     if paths.is_empty() {
         println!("no *.json specs found");
@@ -534,7 +533,8 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
     println!("{}", "-".repeat(w_spec + w_kernel + 7 + 7 + 10 + 8));
 
     let (mut passed, mut failed, mut not_run) = (0usize, 0usize, 0usize);
-    for (path, spec) in &specs {
+    let progress = Progress::new(specs.len());
+    for (index, (path, spec)) in specs.iter().enumerate() {
         let name = path.display().to_string();
         let spec = match spec {
             Ok(s) => s,
@@ -561,6 +561,7 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
         drop(guard);
         let front_time = t0.elapsed();
         for &b in &backends {
+            progress.show(index, &format!("{} [{b}]", path.display()));
             let t = Instant::now();
             let _guard = deadline(timeout, &format!("{}: {} [{b}]", path.display(), spec.kernel));
             let outcome = match (&module, &gpu) {
@@ -568,6 +569,7 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
                 (Ok(m), Ok(g)) => guarded(|| run_backend(spec, m, b, g, timeout, &[])),
                 (Ok(m), Err(_)) => guarded(|| translate_only(m, spec, b)),
             };
+            progress.clear();
             match outcome {
                 Outcome::Pass => passed += 1,
                 Outcome::Translated => not_run += 1,
@@ -590,6 +592,32 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
         println!("{passed} passed, {failed} failed");
     }
     Ok(if failed == 0 { EXIT_OK } else { EXIT_MISMATCH })
+}
+
+/// A transient `[i/n] spec [backend]` line while a spec runs, when stdout is a terminal (never in
+/// pipes or files, whose output stays the plain table).
+struct Progress {
+    total: usize,
+    on: bool,
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        use std::io::IsTerminal;
+        Progress { total, on: std::io::stdout().is_terminal() }
+    }
+    fn show(&self, index: usize, what: &str) {
+        if self.on {
+            use std::io::Write;
+            print!("\r\x1b[K[{}/{}] {what}", index + 1, self.total);
+            let _ = std::io::stdout().flush();
+        }
+    }
+    fn clear(&self) {
+        if self.on {
+            print!("\r\x1b[K");
+        }
+    }
 }
 
 fn row(

@@ -26,7 +26,7 @@ use std::time::Duration;
 use ptxcross_lower::{abi, ir};
 
 pub use error::{Error, NO_ADAPTER_HINT};
-pub use gpu::{Gpu, GpuOptions, WANTED_FEATURES};
+pub use gpu::{adapters, Gpu, GpuOptions, WANTED_FEATURES};
 pub use memory::DevicePtr;
 pub use program::Program;
 pub use watchdog::Deadline;

@@ -133,6 +133,25 @@ impl FnLower {
         }
     }
 
+    /// A whole vector register (`ld.v4.f32 %v, [a]`) as its element operands.
+    fn vector_register_elements(&self, op: &ast::Operand) -> Option<Vec<ast::Operand>> {
+        let OperandKind::Symbol { name, component: None } = &op.kind else { return None };
+        if self.lookup(name).is_some() || self.lookup(&crate::function::vector_element_name(name, "x")).is_none() {
+            return None;
+        }
+        let comps = ["x", "y", "z", "w"];
+        let n = comps.iter().take_while(|c| self.lookup(&crate::function::vector_element_name(name, c)).is_some()).count();
+        Some(
+            comps[..n]
+                .iter()
+                .map(|c| ast::Operand {
+                    kind: OperandKind::Symbol { name: name.clone(), component: Some((*c).into()) },
+                    span: op.span,
+                })
+                .collect(),
+        )
+    }
+
     fn reg_is_64(&self, name: &str) -> bool {
         matches!(self.lookup(name), Some(Symbol::Reg { var, .. }) if self.vars[var.index()].ty == Ty::U64)
     }
@@ -278,7 +297,7 @@ impl FnLower {
     /// `ld{.ss}{.cop}{.vec}.type d, [a]`.
     pub(super) fn ld(&mut self, m: &Mods) -> LResult<()> {
         let mut allowed: Vec<&str> = IGNORED.to_vec();
-        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::entry", "param::func", "const", "v2", "v4"]);
+        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::entry", "param::func", "const", "v2", "v4", "v8"]);
         m.only(&allowed)?;
         let t = m.ty()?;
         let space = self.state_space(m)?;
@@ -287,10 +306,13 @@ impl FnLower {
         if !matches!(size, 1 | 2 | 4 | 8) || t == ScalarType::Pred {
             return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
         }
-        let dests: Vec<&ast::Operand> = match &d.kind {
-            OperandKind::Vector(v) => v.iter().collect(),
+        let expanded = self.vector_register_elements(d);
+        let dests: Vec<&ast::Operand> = match (&d.kind, &expanded) {
+            (OperandKind::Vector(v), _) => v.iter().collect(),
+            (_, Some(e)) => e.iter().collect(),
             _ => vec![d],
         };
+        vector_count(m, dests.len())?;
         let place = self.place(a, space)?;
         let ty = value_ty(t).unwrap_or(Ty::U32);
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
@@ -316,7 +338,7 @@ impl FnLower {
     /// `st{.ss}{.cop}{.vec}.type [a], b`.
     pub(super) fn st(&mut self, m: &Mods) -> LResult<()> {
         let mut allowed: Vec<&str> = IGNORED.to_vec();
-        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::func", "v2", "v4"]);
+        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::func", "v2", "v4", "v8"]);
         m.only(&allowed)?;
         let t = m.ty()?;
         let space = self.state_space(m)?;
@@ -328,10 +350,13 @@ impl FnLower {
         if !matches!(size, 1 | 2 | 4 | 8) || t == ScalarType::Pred {
             return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
         }
-        let srcs: Vec<&ast::Operand> = match &b.kind {
-            OperandKind::Vector(v) => v.iter().collect(),
+        let expanded = self.vector_register_elements(b);
+        let srcs: Vec<&ast::Operand> = match (&b.kind, &expanded) {
+            (OperandKind::Vector(v), _) => v.iter().collect(),
+            (_, Some(e)) => e.iter().collect(),
             _ => vec![b],
         };
+        vector_count(m, srcs.len())?;
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
         let mut values = Vec::new();
         for s in &srcs {
@@ -414,4 +439,18 @@ impl FnLower {
 /// A symbol operand naming register `name` (inside `[%rd1+8]` it is part of an expression).
 fn named(part: &ast::Operand, name: &str) -> ast::Operand {
     ast::Operand { kind: OperandKind::Symbol { name: name.into(), component: None }, span: part.span }
+}
+
+/// The number of elements a `.v2/.v4/.v8` access moves must match its vector operand.
+fn vector_count(m: &Mods, n: usize) -> LResult<()> {
+    let want = match m.one_of(&["v2", "v4", "v8"]) {
+        Some("v2") => 2,
+        Some("v4") => 4,
+        Some(_) => 8,
+        None => 1,
+    };
+    if n != want {
+        return Err(Diagnostic::new(format!("`{}` moves {want} elements, the operand has {n}", m.name()), m.inst.span));
+    }
+    Ok(())
 }

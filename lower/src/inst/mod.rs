@@ -4,6 +4,7 @@
 
 mod control;
 mod convert;
+mod divsqrt;
 mod float;
 mod half;
 mod int;
