@@ -110,3 +110,39 @@ fn scaling_benchmark() {
         }
     }
 }
+
+/// Prints the deepest nesting of every kernel of the corpora (issue 12's "report the maximum
+/// nesting depth on the corpora"):
+/// `cargo test -p ptxcross-tests --test translate_scaling -- --ignored --nocapture corpus_nesting`
+#[test]
+#[ignore]
+fn corpus_nesting() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    for dir in ["corpus/ptx", "parse-corpus/real"] {
+        let mut stack = vec![root.join(dir)];
+        while let Some(d) = stack.pop() {
+            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if p.extension().is_some_and(|x| x == "ptx") {
+                    files.push(p);
+                }
+            }
+        }
+    }
+    files.sort();
+    let (mut max, mut lowered) = (0, 0);
+    for f in &files {
+        let Ok(file) = translate::load(f) else { continue };
+        let Ok(module) = translate::frontend(&file, &LowerOptions::default()) else { continue };
+        lowered += 1;
+        for k in &module.kernels {
+            let n = k.body.nesting();
+            max = max.max(n.total);
+            println!("{:>4} {:>4} {:>4}  {} {}", n.total, n.ifs, n.loops, f.display(), k.name);
+        }
+    }
+    println!("{} files, {lowered} lowered; deepest nesting {max}", files.len());
+}
