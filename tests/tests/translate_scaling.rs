@@ -7,6 +7,9 @@
 
 use std::time::{Duration, Instant};
 
+#[path = "../benches/common/mod.rs"]
+mod common;
+
 use ptxcross::translate::{self, Profile};
 use ptxcross_frontend::SourceFile;
 use ptxcross_lower::LowerOptions;
@@ -118,21 +121,8 @@ fn scaling_benchmark() {
 #[ignore]
 fn corpus_nesting() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
-    let mut files = Vec::new();
-    for dir in ["corpus/ptx", "parse-corpus/real"] {
-        let mut stack = vec![root.join(dir)];
-        while let Some(d) = stack.pop() {
-            for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
-                let p = e.path();
-                if p.is_dir() {
-                    stack.push(p);
-                } else if p.extension().is_some_and(|x| x == "ptx") {
-                    files.push(p);
-                }
-            }
-        }
-    }
-    files.sort();
+    let mut files = common::ptx_files(&root.join("corpus/ptx"));
+    files.extend(common::ptx_files(&root.join("parse-corpus/real")));
     let (mut max, mut lowered) = (0, 0);
     for f in &files {
         let Ok(file) = translate::load(f) else { continue };
