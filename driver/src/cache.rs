@@ -115,10 +115,11 @@ impl DiskKey {
         let info = device.gpu.adapter_info();
         let (kernel, block, dynamic_shared) = shape;
         let text = format!(
-            "ptx {ptx}\nkernel {kernel}\nblock {block:?}\nshared {dynamic_shared}\nbackend {}\nfma {}\n\
+            "ptx {ptx}\nkernel {kernel}\nblock {block:?}\nshared {dynamic_shared}\nbackend {}\nfma {}\ncut loops {}\n\
              device {} {:?} {} {} {:x} {:x}\nbuild {}\n",
             device.backend.name(),
             device.native_fma,
+            device.detect_cut_loops,
             info.name,
             info.backend,
             info.driver,

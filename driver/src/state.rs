@@ -85,6 +85,8 @@ pub struct Device {
     pub heap: Context,
     pub backend: Backend,
     pub native_fma: bool,
+    /// The device stops long loops on its own (lavapipe): translations check for it.
+    pub detect_cut_loops: bool,
 }
 
 pub struct Driver {
@@ -193,8 +195,9 @@ fn open() -> Result<Driver, CUresult> {
     })?;
     let backend = choose_backend(&gpu);
     let native_fma = gpu.fma_is_fused(backend);
+    let detect_cut_loops = gpu.cuts_long_loops(backend);
     let mut d = Driver {
-        device: Device { gpu, heap, backend, native_fma },
+        device: Device { gpu, heap, backend, native_fma, detect_cut_loops },
         next_id: 1,
         contexts: HashMap::new(),
         primary: 0,

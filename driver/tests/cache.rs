@@ -58,8 +58,8 @@ fn launch(f: Handle, v: &Vecadd) -> f64 {
     let ms = t.elapsed().as_secs_f64() * 1e3;
     let mut c = vec![0f32; N];
     ok(cuMemcpyDtoH_v2(c.as_mut_ptr() as *mut c_void, v.dc, N * 4));
-    for i in 0..N {
-        assert_eq!(c[i].to_bits(), (v.a[i] + v.b[i]).to_bits(), "c[{i}]");
+    for (i, (c, (a, b))) in c.iter().zip(v.a.iter().zip(&v.b)).enumerate() {
+        assert_eq!(c.to_bits(), (a + b).to_bits(), "c[{i}]");
     }
     ms
 }

@@ -3,6 +3,9 @@
 //! Each block's thread 0 counts itself (atomically) at its linear index and records `%nctaid`;
 //! the expectation is computed here: every count 1, every record the grid's size.
 
+mod common;
+use common::gpu;
+
 use std::sync::Arc;
 
 use ptxcross::runtime::{Backend, Context, ContextOptions, Error, Gpu, Program};
@@ -10,18 +13,6 @@ use ptxcross::translate;
 use ptxcross_frontend::SourceFile;
 use ptxcross_lower::LowerOptions;
 
-fn gpu() -> Option<Arc<Gpu>> {
-    match Gpu::shared() {
-        Ok(g) => Some(g),
-        Err(e) => {
-            if std::env::var("PTXCROSS_REQUIRE_GPU").is_ok_and(|v| v == "1") {
-                panic!("PTXCROSS_REQUIRE_GPU=1 but: {e}");
-            }
-            eprintln!("skipping GPU test: {e}");
-            None
-        }
-    }
-}
 
 const CENSUS: &str = r#"
 .version 7.0

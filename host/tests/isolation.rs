@@ -6,27 +6,17 @@
 //! Needs a GPU adapter (lavapipe is enough); without one it prints why and passes unless
 //! `PTXCROSS_REQUIRE_GPU=1`.
 
+mod common;
+use common::gpu;
+
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::Arc;
 
-use ptxcross::runtime::{Backend, Context, Gpu};
+use ptxcross::runtime::{Backend, Context};
 use ptxcross::translate;
 use ptxcross_frontend::SourceFile;
 use ptxcross_lower::LowerOptions;
 
-fn gpu() -> Option<Arc<Gpu>> {
-    match Gpu::shared() {
-        Ok(g) => Some(g),
-        Err(e) => {
-            if std::env::var("PTXCROSS_REQUIRE_GPU").is_ok_and(|v| v == "1") {
-                panic!("PTXCROSS_REQUIRE_GPU=1 but: {e}");
-            }
-            eprintln!("skipping GPU test: {e}");
-            None
-        }
-    }
-}
 
 /// `writer` fills all 1024 shared words with `0xCAFE0000 | i` and its 64 local words with
 /// `0xBEEF0000 | j`; `reader` copies the 1024 shared words to `out[0..1024]` and stores the OR

@@ -3,6 +3,9 @@
 //! fails with a clear error, on any other it gives the right count; an endless loop faults or
 //! times out, never passes. Loops below the limit still pass (no false alarm).
 
+mod common;
+use common::no_adapter;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 
@@ -17,14 +20,6 @@ fn stdout(o: &Output) -> String {
     String::from_utf8_lossy(&o.stdout).into_owned()
 }
 
-fn no_adapter(o: &Output) -> bool {
-    if !stderr(o).contains("no GPU adapter found") {
-        return false;
-    }
-    assert!(std::env::var("PTXCROSS_REQUIRE_GPU").map_or(true, |v| v != "1"), "{}", stderr(o));
-    eprintln!("skipping: no GPU adapter");
-    true
-}
 
 /// `out[tid] = outer * inner` counted one by one in a loop nest (trip counts from parameters).
 const COUNT: &str = r#"

@@ -3,6 +3,9 @@
 //! the process with a timeout report shortly after the limit. Out-of-range limits are usage
 //! errors.
 
+mod common;
+use common::no_adapter;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 use std::time::{Duration, Instant};
@@ -17,15 +20,6 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-/// A test that needs the GPU skips only when no adapter exists and CI did not require one.
-fn no_adapter(o: &Output) -> bool {
-    if !stderr(o).contains("no GPU adapter found") {
-        return false;
-    }
-    assert!(std::env::var("PTXCROSS_REQUIRE_GPU").map_or(true, |v| v != "1"), "{}", stderr(o));
-    eprintln!("skipping: no GPU adapter");
-    true
-}
 
 /// `n` iterations per thread, `out[0] = ` a hash of the trip. (One loop of fewer than 65,535
 /// iterations: lavapipe cuts longer ones, see issue 7 §3; the time comes from the grid.)

@@ -33,9 +33,13 @@ use ptxcross_frontend::ast::{self, OperandKind, ScalarType, Statement, StateSpac
 use ptxcross_frontend::Diagnostic;
 use std::collections::{HashMap, HashSet};
 
-/// Instructions a kernel may gain through inlining; calls beyond it go through the stack.
-pub const INLINE_BUDGET: usize = 20_000;
-/// Bytes of call stack per thread (in local memory) when a kernel makes stack calls. Kept
+/// Instructions a kernel may gain through inlining (unless `LowerOptions::inline_budget`
+/// says otherwise); calls beyond it go through the stack.
+pub const INLINE_BUDGET: usize = 5_000;
+/// Inlined calls nest at most this deep (lowering recurses per level); deeper calls go
+/// through the stack, whose bodies are lowered one after another.
+pub const MAX_INLINE_DEPTH: usize = 64;
+/// Bytes of call stack per thread (CUDA's default stack size is 1 KiB too) (in local memory) when a kernel makes stack calls. Kept
 /// small: drivers compile large private arrays slowly (design.md: lavapipe, 4 KiB: 66 s).
 pub const CALL_STACK_BYTES: u32 = 1024;
 
@@ -348,11 +352,11 @@ pub fn layout_locals(decls: &[&VarDecl], start: u64) -> LResult<(HashMap<u32, u3
     let mut end = start;
     for d in decls {
         for n in &d.names {
-            let (size, align) = var_size_align(d, &n.array);
+            let (size, align) = var_size_align(d, &n.array)?;
             let size = size.ok_or_else(|| Diagnostic::new("local or parameter array without a size", n.span))?;
             let off = align_up(end, align);
             offsets.insert(n.span.start, off as u32);
-            end = off + size;
+            end = off.saturating_add(size);
             if end > 64 * 1024 {
                 return Err(unsupported(format!("{end} bytes of local memory per thread (at most 64 KiB)"), n.span));
             }
@@ -453,6 +457,7 @@ pub struct Calls<'a> {
     /// Names visible in every function: globals, module `.shared` variables, functions.
     module_scope: HashMap<String, Symbol>,
     inlined: usize,
+    budget: usize,
     stack: Option<StackRegs>,
     stack_fns: HashMap<usize, StackFn>,
     pending: Vec<usize>,
@@ -463,7 +468,7 @@ pub struct Calls<'a> {
     current: Option<usize>,
     /// Variables of the call machinery itself, never saved across calls.
     machinery: HashSet<VarId>,
-    /// Functions being inlined (outermost first), for the error of a cycle that slipped past.
+    /// Functions being inlined (outermost first).
     inline_stack: Vec<usize>,
 }
 
@@ -501,7 +506,7 @@ impl Context {
 impl<'a> Calls<'a> {
     /// Declares the module's functions in `fl`'s outermost scope (which must already hold the
     /// globals) and takes that scope, kernel parameters left out, as every function's.
-    pub fn new(funcs: &'a Functions<'a>, fl: &mut FnLower) -> Calls<'a> {
+    pub fn new(funcs: &'a Functions<'a>, fl: &mut FnLower, budget: usize) -> Calls<'a> {
         for (&name, &index) in &funcs.names {
             fl.scopes[0].insert(name.to_string(), Symbol::Function { index, name: name.to_string() });
         }
@@ -511,6 +516,7 @@ impl<'a> Calls<'a> {
             funcs,
             module_scope,
             inlined: 0,
+            budget,
             stack: None,
             stack_fns: HashMap::new(),
             pending: Vec::new(),
@@ -574,7 +580,7 @@ fn direct_call(fl: &mut FnLower, calls: &mut Calls, parts: &CallParts, id: usize
         ));
     }
     let f = calls.funcs;
-    if !f.recursive[id] && calls.inlined + f.size[id] <= INLINE_BUDGET && !calls.inline_stack.contains(&id) {
+    if !f.recursive[id] && calls.inlined + f.size[id] <= calls.budget && calls.inline_stack.len() < MAX_INLINE_DEPTH {
         inline_call(fl, calls, parts, id)
     } else {
         stack_call(fl, calls, parts, id)
@@ -646,7 +652,7 @@ fn local_symbol(fl: &mut FnLower, op: &ast::Operand) -> Option<Operand> {
 }
 
 fn copy_local(fl: &mut FnLower, src: Operand, dst: Operand, size: u32, align: u32) {
-    let step = if align % 4 == 0 && size % 4 == 0 { 4 } else { 1 };
+    let step = if align.is_multiple_of(4) && size.is_multiple_of(4) { 4 } else { 1 };
     for i in (0..size).step_by(step as usize) {
         let s = fl.bin(BinaryOp::Add, Ty::U32, src, FnLower::u32c(i));
         let d = fl.bin(BinaryOp::Add, Ty::U32, dst, FnLower::u32c(i));
@@ -971,7 +977,9 @@ impl Calls<'_> {
     }
 
     /// For each stack call site: the caller's registers the callee can clobber and that are
-    /// live at the return site.
+    /// live at the return site. Liveness runs before the epilogues' dispatch edges exist: a
+    /// value live after an epilogue belongs to the activation that resumes there, whose own
+    /// call site restores it, so the current activation's registers are dead at its `ret`.
     fn saved_registers(&self, fl: &FnLower) -> Vec<Vec<VarId>> {
         let comp = &self.funcs.component;
         let needs = |s: &StackSite| s.frame.is_some_and(|f| comp[f] == comp[s.callee]);
@@ -1000,9 +1008,13 @@ impl Calls<'_> {
 
     fn write_site(&self, fl: &mut FnLower, regs: StackRegs, site: &StackSite, saved: &[VarId], limit: u32) {
         let sp = Operand::Var(regs.sp);
-        let words: u32 = saved.iter().map(|v| words_of(fl.vars[v.index()].ty)).sum::<u32>()
+        // Saved registers, a padding word if needed, the caller's frame base, the return id:
+        // an even number of words keeps frames 8-byte aligned (for 8-byte `ld.param`s).
+        let unpadded: u32 = saved.iter().map(|v| words_of(fl.vars[v.index()].ty)).sum::<u32>()
             + site.frame.is_some() as u32
             + 1;
+        let pad = !unpadded.is_multiple_of(2);
+        let words = unpadded + pad as u32;
         let need = words * 4 + self.stack_fns[&site.callee].frame_bytes;
         let check = fl
             .collect(|fl| {
@@ -1026,6 +1038,9 @@ impl Calls<'_> {
                     for w in to_words(fl, v) {
                         put(fl, w);
                     }
+                }
+                if pad {
+                    put(fl, FnLower::u32c(0));
                 }
                 if site.frame.is_some() {
                     put(fl, Operand::Var(regs.fb));
@@ -1053,6 +1068,9 @@ impl Calls<'_> {
                 for &v in saved {
                     let ws: Vec<Operand> = (0..words_of(fl.vars[v.index()].ty)).map(|_| get(fl)).collect();
                     from_words(fl, v, &ws);
+                }
+                if pad {
+                    get(fl);
                 }
                 if site.frame.is_some() {
                     let fb = get(fl);

@@ -74,6 +74,10 @@ pub struct FnLower {
     pub local_cursor: u32,
     /// High-water mark of the current frame's local area.
     pub frame_bytes: u32,
+    /// Names of the registers some instruction of the kernel reads (to find dead results).
+    pub read_regs: std::collections::HashSet<String>,
+    /// First shared word of the warp-collective scratch (see `inst::warp`), once created.
+    pub warp_scratch: Option<u32>,
 }
 
 impl FnLower {
@@ -99,6 +103,8 @@ impl FnLower {
             frame_base: None,
             local_cursor: 0,
             frame_bytes: 0,
+            read_regs: Default::default(),
+            warp_scratch: None,
         }
     }
 }
@@ -280,6 +286,9 @@ impl FnLower {
                 self.bin(BinaryOp::ShrU, Ty::U32, t, Self::u32c(5))
             }
             "%nwarpid" => Self::u32c(self.block.iter().product::<u32>().div_ceil(32)),
+            "%lanemask_eq" | "%lanemask_lt" | "%lanemask_le" | "%lanemask_gt" | "%lanemask_ge" => {
+                return Ok(self.lanemask(name))
+            }
             n if n.starts_with('%')
                 && [
                     "%clock", "%clock64", "%globaltimer", "%smid", "%nsmid", "%gridid", "%lanemask_eq", "%lanemask_lt",
@@ -339,10 +348,17 @@ impl FnLower {
                 if let Some(v) = self.special_register(name, component.as_deref(), op.span)? {
                     return Ok(self.fit(v, Ty::U32, want, t));
                 }
-                if component.is_some() {
-                    return Err(Diagnostic::new(format!("`{name}` has no components"), op.span));
-                }
-                match self.lookup(name).cloned() {
+                let key = match component {
+                    Some(c) => {
+                        let key = vector_element_name(name, c);
+                        if self.lookup(&key).is_none() {
+                            return Err(Diagnostic::new(format!("`{name}` has no component `.{c}`"), op.span));
+                        }
+                        key
+                    }
+                    None => name.to_string(),
+                };
+                match self.lookup(&key).cloned() {
                     Some(Symbol::Reg { var, ty: reg_ty }) => {
                         let have = self.vars[var.index()].ty;
                         if (have == Ty::Bool) != (want == Ty::Bool) {
@@ -495,7 +511,10 @@ impl FnLower {
     pub fn write(&mut self, op: &ast::Operand, t: ScalarType, value: Operand) -> LResult<()> {
         match &op.kind {
             OperandKind::Sink => Ok(()),
-            OperandKind::Symbol { name, component: None } => match self.lookup(name).cloned() {
+            OperandKind::Symbol { name, component } => match self
+                .lookup(&component.as_deref().map_or_else(|| name.to_string(), |c| vector_element_name(name, c)))
+                .cloned()
+            {
                 Some(Symbol::Reg { var, ty: reg_ty }) => {
                     let have = self.operand_ty(value);
                     let reg = self.vars[var.index()].ty;
@@ -521,8 +540,31 @@ impl FnLower {
     }
 }
 
+/// The register holding element `c` (`x`/`y`/`z`/`w`, or `r`/`g`/`b`/`a`) of the vector
+/// register `name` (`.reg .v4 .f32 %v;` declares `%v.x` … `%v.w`, §5.4.2).
+pub fn vector_element_name(name: &str, c: &str) -> String {
+    let c = match c {
+        "r" => "x",
+        "g" => "y",
+        "b" => "z",
+        "a" => "w",
+        c => c,
+    };
+    format!("{name}.{c}")
+}
+
 /// A `.extern` function without a definition in the module: ptxcross does not link modules.
 pub fn unresolved_function(name: &str, span: Span) -> Diagnostic {
+    // The CUDA device runtime's own functions, which nvcc declares `.extern`.
+    let runtime = match name {
+        "vprintf" => Some("device-side `printf`"),
+        "malloc" | "free" => Some("device-side `malloc`/`free`"),
+        "__assertfail" | "__assert_fail" => Some("device-side `assert`"),
+        _ => None,
+    };
+    if let Some(what) = runtime {
+        return unsupported(format!("{what} (a call to the CUDA runtime's `{name}`)"), span);
+    }
     Diagnostic::new(
         format!("unresolved `.extern` function `{name}`: it has no definition in this module (ptxcross does not link modules)"),
         span,

@@ -10,6 +10,35 @@ use ptxcross_frontend::ast::{self, Statement, StateSpace, VarDecl};
 use ptxcross_frontend::Diagnostic;
 use std::collections::HashMap;
 
+/// Deepest nesting of structured control flow (`if`/`loop`) accepted. The later passes and the
+/// emitters recurse over it; at this depth they stay far inside a 2 MiB thread stack (debug
+/// builds overflowed one beyond 2,000 levels). WGSL compilers stop at 127 anyway.
+const MAX_CONTROL_DEPTH: usize = 512;
+
+/// Nesting depth of `if`/`loop` in `body`, computed without recursion.
+fn control_depth(body: &ir::Block) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(body, 0usize)];
+    while let Some((block, depth)) = stack.pop() {
+        max = max.max(depth);
+        for s in &block.stmts {
+            match s {
+                ir::Stmt::If { then_body, else_body, .. } => {
+                    stack.push((then_body, depth + 1));
+                    stack.push((else_body, depth + 1));
+                }
+                ir::Stmt::Loop { body } => stack.push((body, depth + 1)),
+                _ => {}
+            }
+        }
+    }
+    max
+}
+
+/// Most registers one `%r<N>` declaration may create (each becomes a variable of the IR and of
+/// the SPIR-V function, which Vulkan caps at 524,287).
+const MAX_REGISTER_RANGE: u32 = 1 << 16;
+
 /// Largest CTA shape any target could run (CUDA's limit); the host checks the device's own.
 const MAX_BLOCK_THREADS: u64 = 1024;
 
@@ -60,12 +89,12 @@ pub fn lower_kernel(
     let mut dynamic: Vec<(&ast::VarName, u64)> = Vec::new();
     for d in &shared_decls {
         for n in &d.names {
-            let (size, align) = layout::var_size_align(d, &n.array);
+            let (size, align) = layout::var_size_align(d, &n.array)?;
             match size {
                 Some(size) => {
                     let off = align_up(shared_end, align);
                     offsets.insert(n.span.start, off as u32);
-                    shared_end = off + size;
+                    shared_end = off.saturating_add(size);
                 }
                 None => dynamic.push((n, align)),
             }
@@ -77,7 +106,7 @@ pub fn lower_kernel(
         offsets.insert(n.span.start, dyn_start as u32);
     }
     let shared_total =
-        if dynamic.is_empty() { shared_end } else { dyn_start + options.dynamic_shared_bytes as u64 }.max(shared_end);
+        if dynamic.is_empty() { shared_end } else { dyn_start.saturating_add(options.dynamic_shared_bytes as u64) }.max(shared_end);
     if shared_total > 48 * 1024 * 4 {
         return Err(Diagnostic::new(format!("kernel needs {shared_total} bytes of shared memory"), f.name.span));
     }
@@ -96,10 +125,11 @@ pub fn lower_kernel(
         }
     }
 
-    let mut calls = call::Calls::new(functions, &mut fl);
+    let mut calls = call::Calls::new(functions, &mut fl, options.inline_budget.unwrap_or(call::INLINE_BUDGET));
 
     // Labels may be targets before they appear.
     collect_labels(body, &mut fl);
+    crate::inst::collect_read_regs(body, &mut fl.read_regs);
 
     fl.scopes.push(HashMap::new());
     lower_statements(body, &mut fl, &offsets, &mut calls)?;
@@ -110,9 +140,25 @@ pub fn lower_kernel(
 
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
     let (cfg, mut vars, barriers) = fl.into_cfg();
-    simt::check_barriers(&cfg, &vars, &barriers)?;
+    let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
     let mut body = structurize::structurize(cfg, &mut vars)
         .map_err(|m| Diagnostic::new(format!("kernel `{}`: {m}", f.name.name), f.name.span))?;
+    let mut shared_words = shared_bytes.div_ceil(4);
+    // A barrier inside an instruction's own `if` (a predicated warp collective) is invisible
+    // to the CFG check: the structured body is checked too.
+    let barrier_check = barrier_check.and_then(|()| simt::check_structured(&body, vars.len(), f.name.span));
+    if let Err(refusal) = barrier_check {
+        // Some thread could skip a barrier: make every barrier uniform, or refuse.
+        body = simt::uniformize(&body, &mut vars, &mut shared_words).map_err(|()| refusal)?;
+    }
+    let depth = control_depth(&body);
+    if depth > MAX_CONTROL_DEPTH {
+        // The passes after this point and both emitters walk the tree recursively.
+        return Err(unsupported(
+            format!("control flow that nests {depth} levels deep once structured (at most {MAX_CONTROL_DEPTH})"),
+            f.name.span,
+        ));
+    }
     loop_exits::guard_loop_exits(&mut body, &mut vars);
     let mut kernel = ir::Kernel {
         name: f.name.name.to_string(),
@@ -120,7 +166,7 @@ pub fn lower_kernel(
         workgroup_size: block,
         vars,
         body,
-        shared_words: shared_bytes.div_ceil(4),
+        shared_words,
         local_words: local_bytes.div_ceil(4),
         params,
         param_bytes,
@@ -215,19 +261,33 @@ pub(crate) fn lower_statements(
 fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResult<()> {
     match d.space {
         StateSpace::Reg => {
-            if d.vector.is_some() {
-                return Err(unsupported("vector registers (`.reg .v2 …`)", d.span));
-            }
+            // A vector register is one register per element, named `%v.x` … (see
+            // `function::vector_element_name`).
+            let elements: &[&str] = match d.vector {
+                None => &[""],
+                Some(2) => &["x", "y"],
+                Some(4) => &["x", "y", "z", "w"],
+                Some(n) => return Err(unsupported(format!("vector registers of {n} elements"), d.span)),
+            };
             let ty: Ty = value_ty(d.ty).ok_or_else(|| unsupported(format!("registers of type .{}", d.ty.suffix()), d.span))?;
             for n in &d.names {
                 if !n.array.is_empty() {
                     return Err(unsupported("register arrays", n.span));
                 }
                 let add = |name: String, fl: &mut FnLower| {
-                    let var = fl.new_var(ty, &name);
-                    fl.declare(name, Symbol::Reg { var, ty: d.ty });
+                    for e in elements {
+                        let name = if e.is_empty() { name.clone() } else { crate::function::vector_element_name(&name, e) };
+                        let var = fl.new_var(ty, &name);
+                        fl.declare(name, Symbol::Reg { var, ty: d.ty });
+                    }
                 };
                 match n.range {
+                    Some(count) if count > MAX_REGISTER_RANGE => {
+                        return Err(unsupported(
+                            format!("a register range of {count} registers (at most {MAX_REGISTER_RANGE})"),
+                            n.span,
+                        ));
+                    }
                     Some(count) => {
                         for i in 0..count {
                             add(format!("{}{}", n.name.name, i), fl);

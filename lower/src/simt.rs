@@ -112,3 +112,549 @@ fn expr_divergent(e: &Expr, var_div: &[bool]) -> bool {
         Expr::LoadWord { .. } | Expr::AtomicWord { .. } => true,
     }
 }
+
+// ---- Making barriers uniform ------------------------------------------------------------------
+//
+// When `check_barriers` finds a barrier some threads could skip, the structured body is
+// rewritten so that every thread of the CTA executes every barrier (spec §9.7.13.4: `bar.sync`
+// waits for the CTA's non-exited threads), with each thread's own effects predicated:
+//
+// - `Return` clears a thread-private `active` flag instead of leaving; the thread keeps running
+//   (with every side effect masked off) to reach the remaining barriers.
+// - An `If` on a divergent condition that contains a barrier runs both arms for every thread,
+//   each statement under the thread's mask (`mask && cond`, `mask && !cond`).
+// - A `Loop` containing a barrier whose exits depend on divergent values runs until no thread of
+//   the CTA wants another iteration: `Break`/`Continue` clear per-thread `live`/`cont` flags,
+//   and at the end of each iteration the CTA votes (one workgroup OR through shared scratch
+//   words, one barrier) whether to go on.
+// - Statements without barriers stay as they are, under `if mask { … }`, with their `Return`s
+//   (and exits of the rewritten loop) turned into flag updates.
+//
+// Whether a condition is uniform is decided on the *output*: the rewrite is repeated with the
+// divergence found in its own result until nothing changes, and a last check confirms that
+// every emitted barrier is in uniform control flow (or the kernel is refused).
+
+use crate::ir::{AtomicOp, BinaryOp, Block, CmpOp, Const, Ty, UnaryOp, VarId};
+use std::collections::HashSet;
+
+const TRUE: Operand = Operand::Const(Const::Bool(true));
+
+/// Rewrites `body` so that every barrier is reached by all threads of the CTA. Adds three
+/// shared words (the vote scratch) to `shared_words` when a loop needs a vote. `Err(())` if the
+/// rewrite could not make every barrier uniform.
+pub fn uniformize(body: &Block, vars: &mut Vec<VarInfo>, shared_words: &mut u32) -> Result<Block, ()> {
+    let original = vars.len();
+    let mut div = vec![false; original];
+    for _ in 0..16 {
+        let mut v = vars[..original].to_vec();
+        let mut tx = Tx::new(&div, &mut v, *shared_words);
+        let out = tx.run(body);
+        let (uniform_vars, used_vote) = (tx.uniform_vars.clone(), tx.used_vote);
+        let out_div = output_divergence(&out, v.len(), &uniform_vars);
+        let grown: Vec<bool> = (0..original).map(|i| div[i] || out_div.vars[i]).collect();
+        if grown == div {
+            if out_div.barrier_divergent {
+                return Err(());
+            }
+            *vars = v;
+            if used_vote {
+                *shared_words += VOTE_WORDS;
+            }
+            return Ok(out);
+        }
+        div = grown;
+    }
+    Err(())
+}
+
+const VOTE_WORDS: u32 = 3;
+
+/// Refuses a structured body with a barrier under divergent control (`span`: the kernel).
+pub fn check_structured(body: &Block, nvars: usize, span: Span) -> Result<(), Diagnostic> {
+    if output_divergence(body, nvars, &HashSet::new()).barrier_divergent {
+        Err(unsupported("a barrier (or warp collective) under thread-dependent control flow", span))
+    } else {
+        Ok(())
+    }
+}
+
+#[derive(Clone, Copy)]
+enum LoopKind {
+    /// A barrier loop whose exits all threads take together: kept as it is.
+    Uniform,
+    /// A barrier loop with divergent exits: run until the CTA votes to stop.
+    Divergent { live: VarId, cont: VarId },
+}
+
+#[derive(Clone, Copy)]
+struct Cx {
+    /// The thread's mask: does it logically execute here.
+    mask: Operand,
+    /// The mask without `active`: guards pure assignments, which returned threads may execute
+    /// harmlessly (so values all threads compute stay uniform).
+    pmask: Operand,
+    /// The innermost enclosing barrier loop.
+    lp: Option<LoopKind>,
+}
+
+struct Tx<'a> {
+    div: &'a [bool],
+    vars: &'a mut Vec<VarInfo>,
+    active: Option<VarId>,
+    /// Rotating index (0, 1, 2) of the vote word; uniform.
+    vote_par: Option<VarId>,
+    vote_base: u32,
+    used_vote: bool,
+    uniform_vars: HashSet<VarId>,
+    prologue: Vec<Stmt>,
+}
+
+impl<'a> Tx<'a> {
+    fn new(div: &'a [bool], vars: &'a mut Vec<VarInfo>, vote_base: u32) -> Tx<'a> {
+        Tx { div, vars, active: None, vote_par: None, vote_base, used_vote: false, uniform_vars: HashSet::new(), prologue: Vec::new() }
+    }
+
+    fn run(&mut self, body: &Block) -> Block {
+        if contains_return(&body.stmts) {
+            let a = self.var(Ty::Bool, "active (not returned)");
+            self.prologue.push(assign(a, Expr::Use(TRUE)));
+            self.active = Some(a);
+        }
+        let stmts = self.u_block(&body.stmts, Cx { mask: TRUE, pmask: TRUE, lp: None });
+        let mut all = std::mem::take(&mut self.prologue);
+        all.extend(stmts);
+        Block { stmts: all }
+    }
+
+    fn var(&mut self, ty: Ty, name: &str) -> VarId {
+        self.vars.push(VarInfo { ty, name: name.into() });
+        VarId(self.vars.len() as u32 - 1)
+    }
+
+    fn is_div(&self, o: Operand) -> bool {
+        matches!(o, Operand::Var(v) if self.div.get(v.index()).copied().unwrap_or(true))
+    }
+
+    /// `a && b` into a fresh variable (constant-folding `true`).
+    fn and(&mut self, out: &mut Vec<Stmt>, a: Operand, b: Operand) -> Operand {
+        match (a, b) {
+            (TRUE, x) | (x, TRUE) => x,
+            _ => {
+                let v = self.var(Ty::Bool, "mask");
+                out.push(assign(v, Expr::Binary { op: BinaryOp::And, ty: Ty::Bool, lhs: a, rhs: b }));
+                Operand::Var(v)
+            }
+        }
+    }
+
+    fn not(&mut self, out: &mut Vec<Stmt>, a: Operand) -> Operand {
+        let v = self.var(Ty::Bool, "mask");
+        out.push(assign(v, Expr::Unary { op: UnaryOp::Not, ty: Ty::Bool, arg: a }));
+        Operand::Var(v)
+    }
+
+    /// The flags a thread's exits clear, as one condition ("still executing").
+    fn flags(&mut self, out: &mut Vec<Stmt>, lp: Option<LoopKind>) -> Operand {
+        let mut ok = self.active.map(Operand::Var).unwrap_or(TRUE);
+        if let Some(LoopKind::Divergent { live, cont }) = lp {
+            ok = self.and(out, ok, Operand::Var(live));
+            ok = self.and(out, ok, Operand::Var(cont));
+        }
+        ok
+    }
+
+    fn u_block(&mut self, stmts: &[Stmt], cx: Cx) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        let (mut mask, mut pmask) = (cx.mask, cx.pmask);
+        // The last statement pushed is an `if mask { … }` that later guarded statements may join.
+        let mut last_guarded = false;
+        for s in stmts {
+            let here = Cx { mask, pmask, lp: cx.lp };
+            let clears = may_clear(s, cx.lp);
+            if structural(s, cx.lp) {
+                last_guarded = false;
+            }
+            if !structural(s, cx.lp) {
+                let converted = self.n_stmts(std::slice::from_ref(s), 0, cx.lp);
+                let pure = matches!(s, Stmt::Assign { expr, .. } if is_pure(expr));
+                let guard = if pure { pmask } else { mask };
+                if guard == TRUE {
+                    out.extend(converted);
+                } else if let (Some(Stmt::If { cond, then_body, else_body }), true) = (out.last_mut(), last_guarded) {
+                    // Consecutive statements under the same mask share one `if`.
+                    if *cond == guard && else_body.stmts.is_empty() {
+                        then_body.stmts.extend(converted);
+                    } else {
+                        out.push(Stmt::If { cond: guard, then_body: Block { stmts: converted }, else_body: Block::new() });
+                    }
+                } else {
+                    out.push(Stmt::If { cond: guard, then_body: Block { stmts: converted }, else_body: Block::new() });
+                }
+                last_guarded = guard != TRUE && !clears;
+            } else {
+                match s {
+                    Stmt::Barrier => out.push(Stmt::Barrier),
+                    Stmt::Break | Stmt::Continue => {
+                        out.push(s.clone());
+                        return out;
+                    }
+                    Stmt::If { cond, then_body, else_body } => {
+                        if !self.is_div(*cond) {
+                            let t = self.u_block(&then_body.stmts, here);
+                            let e = self.u_block(&else_body.stmts, here);
+                            out.push(Stmt::If { cond: *cond, then_body: Block { stmts: t }, else_body: Block { stmts: e } });
+                        } else {
+                            let c = self.var(Ty::Bool, "branch condition");
+                            out.push(assign(c, Expr::Use(*cond)));
+                            let nc = self.not(&mut out, Operand::Var(c));
+                            let (m1, p1) = (self.and(&mut out, mask, Operand::Var(c)), self.and(&mut out, pmask, Operand::Var(c)));
+                            let (m2, p2) = (self.and(&mut out, mask, nc), self.and(&mut out, pmask, nc));
+                            let t = self.u_block(&then_body.stmts, Cx { mask: m1, pmask: p1, lp: cx.lp });
+                            out.extend(t);
+                            let e = self.u_block(&else_body.stmts, Cx { mask: m2, pmask: p2, lp: cx.lp });
+                            out.extend(e);
+                        }
+                    }
+                    Stmt::Loop { body } => {
+                        if loop_exits_uniform(&body.stmts, self.div) {
+                            let b = self.u_block(&body.stmts, Cx { mask, pmask, lp: Some(LoopKind::Uniform) });
+                            out.push(Stmt::Loop { body: Block { stmts: b } });
+                        } else {
+                            out.extend(self.divergent_loop(&body.stmts, mask));
+                        }
+                    }
+                    _ => unreachable!("only barriers, exits, ifs and loops are structural"),
+                }
+            }
+            if clears {
+                let ok = self.flags(&mut out, cx.lp);
+                mask = self.and(&mut out, mask, ok);
+                let pok = match cx.lp {
+                    Some(LoopKind::Divergent { live, cont }) => {
+                        let x = self.and(&mut out, Operand::Var(live), Operand::Var(cont));
+                        x
+                    }
+                    _ => TRUE,
+                };
+                pmask = self.and(&mut out, pmask, pok);
+            }
+        }
+        out
+    }
+
+    /// A barrier loop with divergent exits, entered by the threads in `mask`.
+    fn divergent_loop(&mut self, body: &[Stmt], mask: Operand) -> Vec<Stmt> {
+        let live = self.var(Ty::Bool, "loop live");
+        let cont = self.var(Ty::Bool, "loop cont");
+        let mut out = vec![assign(live, Expr::Use(mask))];
+        let lp = Some(LoopKind::Divergent { live, cont });
+        let mut b = vec![assign(cont, Expr::Use(TRUE))];
+        let mut m = Operand::Var(live);
+        if let Some(a) = self.active {
+            m = self.and(&mut b, m, Operand::Var(a));
+        }
+        let pm = Operand::Var(live);
+        let inner = self.u_block(body, Cx { mask: m, pmask: pm, lp });
+        b.extend(inner);
+        // Another iteration while any thread is live (and not returned).
+        let mut want = Operand::Var(live);
+        if let Some(a) = self.active {
+            want = self.and(&mut b, want, Operand::Var(a));
+        }
+        let any = self.vote_any(&mut b, want);
+        let stop = self.not(&mut b, any);
+        b.push(Stmt::If { cond: stop, then_body: Block { stmts: vec![Stmt::Break] }, else_body: Block::new() });
+        out.push(Stmt::Loop { body: Block { stmts: b } });
+        out
+    }
+
+    /// Workgroup-wide OR of `x`: three shared words used in rotation, one barrier per vote.
+    /// Vote k: thread 0 clears word k+1, threads with `x` set word k, barrier, all read word k.
+    /// Word k+1 was last read in vote k-2 (before the barrier of vote k-1), and is next set in
+    /// vote k+1 (after this barrier), so no access races.
+    fn vote_any(&mut self, out: &mut Vec<Stmt>, x: Operand) -> Operand {
+        let par = match self.vote_par {
+            Some(p) => p,
+            None => {
+                let p = self.var(Ty::U32, "vote word");
+                self.uniform_vars.insert(p);
+                self.prologue.push(assign(p, Expr::Use(Operand::Const(Const::U32(0)))));
+                // Word 0 must start cleared (lavapipe does not zero workgroup memory).
+                let mut pre = Vec::new();
+                let first = self.thread_zero(&mut pre);
+                self.prologue.extend(pre);
+                self.prologue.push(Stmt::If {
+                    cond: Operand::Var(first),
+                    then_body: Block {
+                        stmts: vec![Stmt::StoreWord {
+                            memory: Memory::Shared,
+                            index: Operand::Const(Const::U32(self.vote_base)),
+                            value: Operand::Const(Const::U32(0)),
+                        }],
+                    },
+                    else_body: Block::new(),
+                });
+                self.prologue.push(Stmt::Barrier);
+                self.vote_par = Some(p);
+                self.used_vote = true;
+                p
+            }
+        };
+        let u32c = |v: u32| Operand::Const(Const::U32(v));
+        let word = self.var(Ty::U32, "vote word index");
+        self.uniform_vars.insert(word);
+        out.push(assign(word, Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs: Operand::Var(par), rhs: u32c(self.vote_base) }));
+        // next = (par + 1) % 3
+        let inc = self.var(Ty::U32, "vote word");
+        let wrap = self.var(Ty::Bool, "vote wrap");
+        let next = self.var(Ty::U32, "vote word");
+        let next_word = self.var(Ty::U32, "vote word index");
+        for v in [inc, wrap, next, next_word] {
+            self.uniform_vars.insert(v);
+        }
+        out.push(assign(inc, Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs: Operand::Var(par), rhs: u32c(1) }));
+        out.push(assign(wrap, Expr::Compare { op: CmpOp::Eq, ty: Ty::U32, lhs: Operand::Var(inc), rhs: u32c(VOTE_WORDS) }));
+        out.push(assign(next, Expr::Select { ty: Ty::U32, cond: Operand::Var(wrap), a: u32c(0), b: Operand::Var(inc) }));
+        out.push(assign(next_word, Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs: Operand::Var(next), rhs: u32c(self.vote_base) }));
+        let first = self.thread_zero(out);
+        out.push(Stmt::If {
+            cond: Operand::Var(first),
+            then_body: Block { stmts: vec![Stmt::StoreWord { memory: Memory::Shared, index: Operand::Var(next_word), value: u32c(0) }] },
+            else_body: Block::new(),
+        });
+        let t = self.var(Ty::U32, "t");
+        out.push(Stmt::If {
+            cond: x,
+            then_body: Block {
+                stmts: vec![assign(
+                    t,
+                    Expr::AtomicWord { memory: Memory::Shared, op: AtomicOp::Or, index: Operand::Var(word), value: u32c(1), comparand: None },
+                )],
+            },
+            else_body: Block::new(),
+        });
+        out.push(Stmt::Barrier);
+        let got = self.var(Ty::U32, "vote");
+        let any = self.var(Ty::Bool, "vote any");
+        self.uniform_vars.insert(got);
+        self.uniform_vars.insert(any);
+        out.push(assign(got, Expr::LoadWord { memory: Memory::Shared, index: Operand::Var(word) }));
+        out.push(assign(any, Expr::Compare { op: CmpOp::Ne, ty: Ty::U32, lhs: Operand::Var(got), rhs: u32c(0) }));
+        out.push(assign(par, Expr::Use(Operand::Var(next))));
+        Operand::Var(any)
+    }
+
+    /// A fresh Bool: is this thread (0, 0, 0) of the CTA.
+    fn thread_zero(&mut self, out: &mut Vec<Stmt>) -> VarId {
+        let v = self.var(Ty::Bool, "thread zero");
+        out.extend(self.thread_zero_stmts(v));
+        v
+    }
+
+    fn thread_zero_stmts(&mut self, dst: VarId) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        let mut acc = TRUE;
+        for d in 0..3 {
+            let t = self.var(Ty::U32, "tid");
+            out.push(assign(t, Expr::Builtin(Builtin::ThreadId(d))));
+            let z = self.var(Ty::Bool, "tid zero");
+            out.push(assign(z, Expr::Compare { op: CmpOp::Eq, ty: Ty::U32, lhs: Operand::Var(t), rhs: Operand::Const(Const::U32(0)) }));
+            acc = self.and(&mut out, acc, Operand::Var(z));
+        }
+        out.push(assign(dst, Expr::Use(acc)));
+        out
+    }
+
+    /// Barrier-free statements with their exits turned into flag updates. `depth`: native
+    /// loops entered inside these statements (their own `Break`/`Continue` stay).
+    fn n_stmts(&mut self, stmts: &[Stmt], depth: u32, lp: Option<LoopKind>) -> Vec<Stmt> {
+        let mut out = Vec::new();
+        for (i, s) in stmts.iter().enumerate() {
+            match s {
+                Stmt::Return => {
+                    if let Some(a) = self.active {
+                        out.push(assign(a, Expr::Use(Operand::Const(Const::Bool(false)))));
+                    }
+                    if depth > 0 {
+                        out.push(Stmt::Break);
+                    }
+                    return out;
+                }
+                Stmt::Break | Stmt::Continue if depth == 0 => {
+                    if let Some(LoopKind::Divergent { live, cont }) = lp {
+                        let flag = if matches!(s, Stmt::Break) { live } else { cont };
+                        out.push(assign(flag, Expr::Use(Operand::Const(Const::Bool(false)))));
+                    } else {
+                        out.push(s.clone());
+                    }
+                    return out;
+                }
+                Stmt::If { cond, then_body, else_body } => {
+                    let t = self.n_stmts(&then_body.stmts, depth, lp);
+                    let e = self.n_stmts(&else_body.stmts, depth, lp);
+                    out.push(Stmt::If { cond: *cond, then_body: Block { stmts: t }, else_body: Block { stmts: e } });
+                    if depth == 0 && may_clear(s, lp) {
+                        let rest = self.n_stmts(&stmts[i + 1..], depth, lp);
+                        let ok = self.flags(&mut out, lp);
+                        out.push(Stmt::If { cond: ok, then_body: Block { stmts: rest }, else_body: Block::new() });
+                        return out;
+                    }
+                }
+                Stmt::Loop { body } => {
+                    let b = self.n_stmts(&body.stmts, depth + 1, lp);
+                    out.push(Stmt::Loop { body: Block { stmts: b } });
+                    if contains_return(&body.stmts) {
+                        if depth > 0 {
+                            let a = self.active.map(Operand::Var).unwrap_or(TRUE);
+                            let na = self.not(&mut out, a);
+                            out.push(Stmt::If { cond: na, then_body: Block { stmts: vec![Stmt::Break] }, else_body: Block::new() });
+                        } else {
+                            let rest = self.n_stmts(&stmts[i + 1..], depth, lp);
+                            let ok = self.flags(&mut out, lp);
+                            out.push(Stmt::If { cond: ok, then_body: Block { stmts: rest }, else_body: Block::new() });
+                            return out;
+                        }
+                    }
+                }
+                _ => out.push(s.clone()),
+            }
+        }
+        out
+    }
+}
+
+fn assign(dst: VarId, expr: Expr) -> Stmt {
+    Stmt::Assign { dst, expr }
+}
+
+/// No memory access and no fault: safe to execute in a thread that logically does not.
+fn is_pure(e: &Expr) -> bool {
+    match e {
+        Expr::LoadWord { memory: Memory::Param, index: Operand::Const(_) } => true,
+        Expr::LoadWord { .. } | Expr::AtomicWord { .. } => false,
+        _ => true,
+    }
+}
+
+fn contains_barrier(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Barrier => true,
+        Stmt::If { then_body, else_body, .. } => contains_barrier(&then_body.stmts) || contains_barrier(&else_body.stmts),
+        Stmt::Loop { body } => contains_barrier(&body.stmts),
+        _ => false,
+    })
+}
+
+fn contains_return(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Return => true,
+        Stmt::If { then_body, else_body, .. } => contains_return(&then_body.stmts) || contains_return(&else_body.stmts),
+        Stmt::Loop { body } => contains_return(&body.stmts),
+        _ => false,
+    })
+}
+
+/// A `Break`/`Continue` of the enclosing loop (not inside a nested loop).
+fn contains_exit(stmts: &[Stmt]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Break | Stmt::Continue => true,
+        Stmt::If { then_body, else_body, .. } => contains_exit(&then_body.stmts) || contains_exit(&else_body.stmts),
+        _ => false,
+    })
+}
+
+/// Must be rewritten piece by piece (not run under one `if mask`).
+fn structural(s: &Stmt, lp: Option<LoopKind>) -> bool {
+    let stmts = std::slice::from_ref(s);
+    contains_barrier(stmts) || (matches!(lp, Some(LoopKind::Uniform)) && contains_exit(stmts))
+}
+
+/// May clear a flag the following statements depend on.
+fn may_clear(s: &Stmt, lp: Option<LoopKind>) -> bool {
+    let stmts = std::slice::from_ref(s);
+    contains_return(stmts) || (matches!(lp, Some(LoopKind::Divergent { .. })) && contains_exit(stmts))
+}
+
+/// Every exit of the loop (its own `Break`/`Continue`) is under uniform conditions only.
+fn loop_exits_uniform(stmts: &[Stmt], div: &[bool]) -> bool {
+    stmts.iter().all(|s| match s {
+        Stmt::If { cond, then_body, else_body } => {
+            let d = matches!(cond, Operand::Var(v) if div.get(v.index()).copied().unwrap_or(true));
+            if d && (contains_exit(&then_body.stmts) || contains_exit(&else_body.stmts)) {
+                return false;
+            }
+            loop_exits_uniform(&then_body.stmts, div) && loop_exits_uniform(&else_body.stmts, div)
+        }
+        _ => true,
+    })
+}
+
+struct OutputDivergence {
+    vars: Vec<bool>,
+    barrier_divergent: bool,
+}
+
+/// Divergence of a structured body: variables computed from thread-dependent values or
+/// assigned under divergent control, and whether some barrier sits under divergent control.
+/// `uniform`: variables known to hold the same value in every thread (the vote's).
+fn output_divergence(body: &Block, nvars: usize, uniform: &HashSet<VarId>) -> OutputDivergence {
+    let mut d = OutputDivergence { vars: vec![false; nvars], barrier_divergent: false };
+    loop {
+        let before = d.vars.clone();
+        d.barrier_divergent = false;
+        walk_divergence(&body.stmts, false, &mut d, uniform);
+        if d.vars == before {
+            return d;
+        }
+    }
+}
+
+fn walk_divergence(stmts: &[Stmt], ctx: bool, d: &mut OutputDivergence, uniform: &HashSet<VarId>) {
+    for s in stmts {
+        match s {
+            Stmt::Assign { dst, expr } => {
+                if !uniform.contains(dst) && (ctx || expr_divergent(expr, &d.vars)) {
+                    d.vars[dst.index()] = true;
+                }
+            }
+            Stmt::If { cond, then_body, else_body } => {
+                let c = ctx || matches!(cond, Operand::Var(v) if d.vars[v.index()]);
+                walk_divergence(&then_body.stmts, c, d, uniform);
+                walk_divergence(&else_body.stmts, c, d, uniform);
+            }
+            Stmt::Loop { body } => {
+                // The body is divergent if some thread can leave (or skip the rest) while others
+                // go on: an exit under a divergent condition, or a divergent return.
+                let c = ctx || has_divergent_exit(&body.stmts, false, &d.vars);
+                walk_divergence(&body.stmts, c, d, uniform);
+            }
+            Stmt::Barrier if ctx => d.barrier_divergent = true,
+            _ => {}
+        }
+    }
+}
+
+fn has_divergent_exit(stmts: &[Stmt], ctx: bool, div: &[bool]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Break | Stmt::Continue | Stmt::Return => ctx,
+        Stmt::If { cond, then_body, else_body } => {
+            let c = ctx || matches!(cond, Operand::Var(v) if div[v.index()]);
+            has_divergent_exit(&then_body.stmts, c, div) || has_divergent_exit(&else_body.stmts, c, div)
+        }
+        Stmt::Loop { body } => ctx && contains_return(&body.stmts) || has_returns_divergent(&body.stmts, ctx, div),
+        _ => false,
+    })
+}
+
+/// A `Return` inside a nested loop under divergent control also leaves the outer loop.
+fn has_returns_divergent(stmts: &[Stmt], ctx: bool, div: &[bool]) -> bool {
+    stmts.iter().any(|s| match s {
+        Stmt::Return => ctx,
+        Stmt::If { cond, then_body, else_body } => {
+            let c = ctx || matches!(cond, Operand::Var(v) if div[v.index()]);
+            has_returns_divergent(&then_body.stmts, c, div) || has_returns_divergent(&else_body.stmts, c, div)
+        }
+        Stmt::Loop { body } => has_returns_divergent(&body.stmts, ctx, div),
+        _ => false,
+    })
+}

@@ -274,9 +274,19 @@ pub type Reference<'r> = &'r (dyn Fn(&[u64]) -> Vec<Expect> + Sync);
 /// every destination with the reference. Keeps the first 10 failures.
 pub fn check(sweep: &Sweep, backend: Backend, inputs: &[u64], reference: Reference) -> Report {
     let start = Instant::now();
-    let got = sweep.run(backend, inputs);
     let ns = sweep.variant.srcs.len().max(1);
     let nd = sweep.variant.dsts.len();
+    let ptx = sweep.variant.ptx();
+    crate::nvidia::dump_case(&ptx, inputs, ns, nd);
+    // With PTXCROSS_SWEEP_NVIDIA, NVIDIA's outputs are judged instead (see `crate::nvidia`).
+    let (got, backend) = match crate::nvidia::nvidia_outputs(&ptx, inputs) {
+        Some(Ok(out)) => (out, "nvidia".to_string()),
+        Some(Err(why)) => {
+            let body = &sweep.variant.body;
+            return Report { checked: 1, mismatches: 1, failures: vec![format!("nvidia: `{body}`: {why}")], seconds: 0.0 };
+        }
+        None => (sweep.run(backend, inputs), backend.to_string()),
+    };
     let mut report = Report::default();
     for (row, g) in inputs.chunks(ns).zip(got.chunks(nd)) {
         let want = reference(&row[..sweep.variant.srcs.len()]);
@@ -318,7 +328,7 @@ pub fn assert_ok(reports: &[Report]) {
 pub struct Rng(pub u64);
 
 impl Rng {
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;

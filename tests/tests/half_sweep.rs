@@ -36,7 +36,7 @@ fn f32_inputs(seed: u64) -> Vec<u64> {
     ]);
     let mut rng = Rng(seed);
     for i in 0..SAMPLES as u64 {
-        let r = rng.next();
+        let r = rng.next_u64();
         v.push(if i % 2 == 0 {
             r & 0xffff_ffff
         } else {
@@ -75,7 +75,7 @@ fn cvt_half_from_f32_every_rounding_relu_satfinite() {
 fn cvt_packed_halves_from_two_f32() {
     let one = f32_inputs(12);
     let mut rng = Rng(13);
-    let inputs: Vec<u64> = one.iter().flat_map(|&a| [a, one[(rng.next() % one.len() as u64) as usize]]).collect();
+    let inputs: Vec<u64> = one.iter().flat_map(|&a| [a, one[(rng.next_u64() % one.len() as u64) as usize]]).collect();
     for fmt in FMTS {
         for rnd in ["rn", "rz"] {
             for relu in [false, true] {
@@ -118,7 +118,7 @@ fn cvt_half_from_f64() {
         inputs.push((f32::from_bits(x) as f64).to_bits());
     }
     for i in 0..SAMPLES as u64 {
-        let r = rng.next();
+        let r = rng.next_u64();
         inputs.push(if i % 2 == 0 { r } else { (r & (1 << 63)) | ((1023 - 140 + (r >> 32) % 290) << 52) | (r & 0xf_ffff_ffff_ffff) });
     }
     for fmt in FMTS {
@@ -147,7 +147,7 @@ fn cvt_widen_half_exhaustive() {
 
 fn half_rows(arity: usize, seed: u64, samples: usize) -> Vec<u64> {
     let mut rng = Rng(seed);
-    rows(arity, HALF_EDGES, 1 << 16, samples, &mut || rng.next() & 0xffff)
+    rows(arity, HALF_EDGES, 1 << 16, samples, &mut || rng.next_u64() & 0xffff)
 }
 
 fn arith_variants() -> Vec<(String, &'static str, Fmt, bool, bool, bool, usize)> {
@@ -193,7 +193,7 @@ fn half_add_sub_mul_fma() {
         // The packed form applies the same operation to each half.
         let name2 = name.replace(".f16", ".f16x2").replace(".bf16", ".bf16x2");
         let mut rng = Rng(16);
-        let packed: Vec<u64> = (0..SAMPLES * arity).map(|_| rng.next() & 0xffff_ffff).collect();
+        let packed: Vec<u64> = (0..SAMPLES * arity).map(|_| rng.next_u64() & 0xffff_ffff).collect();
         let srcs = vec!["b32"; arity];
         sweep_one(Variant::inst(&name2, "b32", &srcs), &packed, &move |a| {
             let lane = |sh: u32| {

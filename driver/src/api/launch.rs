@@ -71,10 +71,24 @@ fn pack_params(k: &ptxcross_lower::ir::Kernel, params: *mut *mut c_void, extra: 
     }
 }
 
+/// The CUDA error of a kernel fault: an out-of-range access is an illegal address; the other
+/// faults (misalignment, trap, a loop the device cut short) have their own codes.
+fn fault_code(bits: u32) -> CUresult {
+    use ptxcross_lower::abi::*;
+    let out_of_range = FAULT_GLOBAL_OUT_OF_RANGE | FAULT_SHARED_OUT_OF_RANGE | FAULT_LOCAL_OUT_OF_RANGE | FAULT_PARAM_OUT_OF_RANGE;
+    if bits & out_of_range != 0 {
+        CUDA_ERROR_ILLEGAL_ADDRESS
+    } else if bits & FAULT_MISALIGNED != 0 {
+        CUDA_ERROR_MISALIGNED_ADDRESS
+    } else {
+        CUDA_ERROR_LAUNCH_FAILED
+    }
+}
+
 fn launch_error(d: &mut Driver, ctx: u64, kernel: &str, e: ptxcross::Error) -> CUresult {
     use ptxcross::Error as E;
     let (code, sticky) = match &e {
-        E::KernelFault { .. } => (CUDA_ERROR_ILLEGAL_ADDRESS, true),
+        E::KernelFault { bits, .. } => (fault_code(*bits), true),
         E::Timeout { .. } => (CUDA_ERROR_LAUNCH_TIMEOUT, true),
         E::LimitExceeded { .. } | E::BadArguments { .. } => (CUDA_ERROR_INVALID_VALUE, false),
         E::MissingFeature { .. } => (CUDA_ERROR_NOT_SUPPORTED, false),
@@ -124,7 +138,7 @@ fn launch(func: Handle, grid: [u32; 3], block: [u32; 3], shared: u32, stream: Ha
         let kernel = module.kernel(&name).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
         let area = pack_params(kernel, params, extra)?;
         let t0 = Instant::now();
-        let cached = module.programs.len();
+        let before = crate::cache::stats();
         let program = module.program(device, &(name.clone(), block, shared)).map_err(|message| {
             crate::log::error(format_args!("cannot translate kernel `{name}` for block {block:?}:\n{}", message.trim_end()));
             CUDA_ERROR_INVALID_PTX
@@ -138,7 +152,16 @@ fn launch(func: Handle, grid: [u32; 3], block: [u32; 3], shared: u32, stream: Ha
         crate::log::trace(format_args!(
             "launch `{name}` grid {grid:?} block {block:?}: translation {:.3} ms{}, launch {:.3} ms",
             translated.as_secs_f64() * 1e3,
-            if module.programs.len() > cached { " (new)" } else { " (cached)" },
+            {
+                let after = crate::cache::stats();
+                if after.translations > before.translations {
+                    " (translated)"
+                } else if after.disk_hits > before.disk_hits {
+                    " (from the disk cache)"
+                } else {
+                    " (in memory)"
+                }
+            },
             (t0.elapsed() - translated).as_secs_f64() * 1e3
         ));
         match r {

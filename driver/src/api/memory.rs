@@ -270,7 +270,7 @@ fn memset(dst: CUdeviceptr, elem: &[u8], count: usize, stream: Handle) -> Result
     state::with(|d| {
         d.current_ctx()?;
         d.check_stream(stream)?;
-        if dst % elem.len() as u64 != 0 {
+        if !dst.is_multiple_of(elem.len() as u64) {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         let bytes = count.checked_mul(elem.len()).ok_or(CUDA_ERROR_INVALID_VALUE)?;

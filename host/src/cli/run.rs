@@ -160,11 +160,14 @@ fn run_program(
             params.join(", ")
         )]);
     }
+    // Name → index (specs may have tens of thousands of buffers: no quadratic lookups).
+    let ptr_of: std::collections::HashMap<&str, usize> =
+        ptrs.iter().enumerate().map(|(i, (n, _, _))| (n.as_str(), i)).collect();
     let mut args: Vec<Vec<u8>> = Vec::new();
     for (i, (a, p)) in spec.args.iter().zip(&kernel.params).enumerate() {
         let bytes = match a {
             ArgSpec::Buffer { name, offset } => {
-                let Some((_, ptr, _)) = ptrs.iter().find(|(n, _, _)| n == name) else {
+                let Some((_, ptr, _)) = ptr_of.get(name.as_str()).map(|&i| &ptrs[i]) else {
                     return Outcome::Error(vec![format!("args[{i}]: no buffer `{name}`")]);
                 };
                 ptr.offset(*offset).to_le_bytes().to_vec()
@@ -190,10 +193,11 @@ fn run_program(
     let launched = ctx.launch(program, &spec.kernel, spec.grid, &arg_refs, backend);
 
     // Read every buffer back (also after a fault: useful in dumps).
-    let mut contents: Vec<(String, Result<Vec<u8>, Error>)> = Vec::new();
-    for (name, ptr, len) in &ptrs {
-        contents.push((name.clone(), ctx.read(*ptr, *len as u64)));
-    }
+    let ranges: Vec<(DevicePtr, u64)> = ptrs.iter().map(|&(_, p, len)| (p, len as u64)).collect();
+    let contents: Vec<(String, Result<Vec<u8>, Error>)> = match ctx.read_many(&ranges) {
+        Ok(all) => ptrs.iter().zip(all).map(|((name, _, _), bytes)| (name.clone(), Ok(bytes))).collect(),
+        Err(e) => ptrs.iter().map(|(name, _, _)| (name.clone(), Err(e.clone()))).collect(),
+    };
     let mut dump_errors = Vec::new();
     for dir in dump {
         if let Err(e) = std::fs::create_dir_all(dir) {
@@ -219,7 +223,7 @@ fn run_program(
     }
     let mut report = Vec::new();
     for ex in &spec.expect {
-        let actual = match contents.iter().find(|(n, _)| n == &ex.buffer) {
+        let actual = match ptr_of.get(ex.buffer.as_str()).map(|&i| &contents[i]) {
             Some((_, Ok(bytes))) => bytes,
             Some((_, Err(e))) => {
                 return Outcome::Error(vec![format!("reading buffer `{}`: {e}", ex.buffer)])
@@ -263,6 +267,8 @@ fn native_fma(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> bool {
 struct DeviceFacts {
     native_fma: bool,
     detect_cut_loops: bool,
+    /// What one heap can hold, less the runtime's reserved words: the largest globals segment.
+    max_global_bytes: Option<u64>,
 }
 
 fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> DeviceFacts {
@@ -270,6 +276,7 @@ fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> Devi
         native_fma: native_fma(gpu, backends),
         // Without a device nothing runs; the check is harmless, so translate with it.
         detect_cut_loops: gpu.is_none_or(|g| backends.iter().any(|&b| g.cuts_long_loops(b))),
+        max_global_bytes: gpu.map(|g| g.max_heap_bytes().saturating_sub(HEAP_RESERVED_BYTES + ALLOC_ALIGN)),
     }
 }
 
@@ -282,6 +289,7 @@ fn frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, TranslateErro
         dynamic_shared_bytes: spec.dynamic_shared_bytes,
         native_fma: facts.native_fma,
         detect_cut_loops: facts.detect_cut_loops,
+        max_global_bytes: facts.max_global_bytes,
         ..LowerOptions::default()
     };
     translate::frontend(&source, &options)
@@ -360,8 +368,7 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
 }
 
-pub fn run_main(args: &[String]) -> Result<i32, String> {
-    let a = Args::parse(args, &["--spec", "--backend", "--dump", "--timeout"], &[])?;
+pub fn run_main(a: &Args) -> Result<i32, String> {
     let spec_path = match (a.value("--spec"), a.positional.as_slice()) {
         (Some(s), []) => s.to_string(),
         (None, [s]) => s.clone(),
@@ -369,7 +376,7 @@ pub fn run_main(args: &[String]) -> Result<i32, String> {
         (None, _) => return Err("run: --spec FILE.json is required".into()),
     };
     let backends = parse_backend(a.value("--backend"))?;
-    let timeout = parse_timeout(&a)?;
+    let timeout = parse_timeout(a)?;
     let dump = a.value("--dump").map(PathBuf::from);
 
     let spec = match Spec::load(Path::new(&spec_path)) {
@@ -474,13 +481,12 @@ fn collect_specs(inputs: &[String]) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-pub fn verify_main(args: &[String]) -> Result<i32, String> {
-    let a = Args::parse(args, &["--backend", "--timeout"], &[])?;
+pub fn verify_main(a: &Args) -> Result<i32, String> {
     if a.positional.is_empty() {
         return Err("verify: give spec files or folders of specs".into());
     }
     let backends = parse_backend(a.value("--backend"))?;
-    let timeout = parse_timeout(&a)?;
+    let timeout = parse_timeout(a)?;
     let paths = collect_specs(&a.positional)?;
     if paths.is_empty() {
         println!("no *.json specs found");
@@ -525,7 +531,8 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
     println!("{}", "-".repeat(w_spec + w_kernel + 7 + 7 + 10 + 8));
 
     let (mut passed, mut failed, mut not_run) = (0usize, 0usize, 0usize);
-    for (path, spec) in &specs {
+    let progress = Progress::new(specs.len());
+    for (index, (path, spec)) in specs.iter().enumerate() {
         let name = path.display().to_string();
         let spec = match spec {
             Ok(s) => s,
@@ -552,6 +559,7 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
         drop(guard);
         let front_time = t0.elapsed();
         for &b in &backends {
+            progress.show(index, &format!("{} [{b}]", path.display()));
             let t = Instant::now();
             let _guard = deadline(timeout, &format!("{}: {} [{b}]", path.display(), spec.kernel));
             let outcome = match (&module, &gpu) {
@@ -559,6 +567,7 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
                 (Ok(m), Ok(g)) => guarded(|| run_backend(spec, m, b, g, timeout, &[])),
                 (Ok(m), Err(_)) => guarded(|| translate_only(m, spec, b)),
             };
+            progress.clear();
             match outcome {
                 Outcome::Pass => passed += 1,
                 Outcome::Translated => not_run += 1,
@@ -581,6 +590,32 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
         println!("{passed} passed, {failed} failed");
     }
     Ok(if failed == 0 { EXIT_OK } else { EXIT_MISMATCH })
+}
+
+/// A transient `[i/n] spec [backend]` line while a spec runs, when stdout is a terminal (never in
+/// pipes or files, whose output stays the plain table).
+struct Progress {
+    total: usize,
+    on: bool,
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        use std::io::IsTerminal;
+        Progress { total, on: std::io::stdout().is_terminal() }
+    }
+    fn show(&self, index: usize, what: &str) {
+        if self.on {
+            use std::io::Write;
+            print!("\r\x1b[K[{}/{}] {what}", index + 1, self.total);
+            let _ = std::io::stdout().flush();
+        }
+    }
+    fn clear(&self) {
+        if self.on {
+            print!("\r\x1b[K");
+        }
+    }
 }
 
 fn row(

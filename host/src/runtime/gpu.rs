@@ -84,6 +84,26 @@ fn quiet_device_select_layer() {
     });
 }
 
+/// Every adapter wgpu finds on `backends` (`None`: `WGPU_BACKEND` from the environment, else
+/// all), the most preferred first: discrete > integrated > virtual > other > CPU.
+pub fn adapters(backends: Option<wgpu::Backends>) -> Vec<wgpu::Adapter> {
+    quiet_device_select_layer();
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    desc.backends = backends
+        .or_else(wgpu::Backends::from_env)
+        .unwrap_or(wgpu::Backends::all());
+    let instance = wgpu::Instance::new(desc);
+    let mut list = block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+    list.sort_by_key(|a| match a.get_info().device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    });
+    list
+}
+
 pub(crate) fn block_on<F: Future>(f: F) -> F::Output {
     pollster::block_on(f)
 }
@@ -99,34 +119,20 @@ impl Gpu {
 
     /// Opens a new device (prefer [`Gpu::shared`]).
     pub fn open(options: &GpuOptions) -> Result<Gpu, Error> {
-        quiet_device_select_layer();
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-        desc.backends = options
-            .backends
-            .or_else(wgpu::Backends::from_env)
-            .unwrap_or(wgpu::Backends::all());
-        let instance = wgpu::Instance::new(desc);
-        let adapters = block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+        let adapters = adapters(options.backends);
         let wanted_name = options
             .adapter_name
             .clone()
             .or_else(|| std::env::var("PTXCROSS_ADAPTER").ok())
             .filter(|s| !s.is_empty());
         let found: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-        let mut candidates: Vec<wgpu::Adapter> = adapters
+        let candidates: Vec<wgpu::Adapter> = adapters
             .into_iter()
             .filter(|a| match &wanted_name {
                 Some(n) => a.get_info().name.to_lowercase().contains(&n.to_lowercase()),
                 None => true,
             })
             .collect();
-        candidates.sort_by_key(|a| match a.get_info().device_type {
-            wgpu::DeviceType::DiscreteGpu => 0,
-            wgpu::DeviceType::IntegratedGpu => 1,
-            wgpu::DeviceType::VirtualGpu => 2,
-            wgpu::DeviceType::Other => 3,
-            wgpu::DeviceType::Cpu => 4,
-        });
         let Some(adapter) = candidates.into_iter().next() else {
             let reason = match (&wanted_name, found.is_empty()) {
                 (_, true) => "no Vulkan/Metal/DX12 adapter is visible to wgpu".to_string(),

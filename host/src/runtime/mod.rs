@@ -26,7 +26,7 @@ use std::time::Duration;
 use ptxcross_lower::{abi, ir};
 
 pub use error::{Error, NO_ADAPTER_HINT};
-pub use gpu::{Gpu, GpuOptions, WANTED_FEATURES};
+pub use gpu::{adapters, Gpu, GpuOptions, WANTED_FEATURES};
 pub use memory::DevicePtr;
 pub use program::Program;
 pub use watchdog::Deadline;
@@ -105,6 +105,10 @@ pub struct Context {
     timed_out: std::sync::atomic::AtomicBool,
     /// Caps of one dispatch (workgroups per axis, in total); see `limit_dispatch_size`.
     dispatch_cap: (u32, u64),
+    /// Heap bytes from here on were never allocated nor reachable by a kernel, so they are
+    /// still zero as wgpu created them; a launch (which may write anywhere in the heap) resets
+    /// it to the end. Lets a spec's thousands of allocations skip a clear each.
+    untouched_from: u64,
 }
 
 impl std::fmt::Debug for Context {
@@ -170,6 +174,7 @@ impl Context {
             timeout: options.timeout,
             timed_out: Default::default(),
             dispatch_cap: (u32::MAX, u64::MAX),
+            untouched_from: HEAP_RESERVED_BYTES,
         })
     }
 
@@ -196,6 +201,12 @@ impl Context {
     pub fn alloc(&mut self, bytes: u64) -> Result<DevicePtr, Error> {
         let offset = self.alloc.alloc(bytes)?;
         let size = self.alloc.size_of(offset).unwrap_or(bytes).div_ceil(4) * 4;
+        let untouched = offset >= self.untouched_from;
+        self.untouched_from = self.untouched_from.max(offset + size.max(4));
+        if untouched {
+            // Still as wgpu created it (zeroed): no clear, no submission.
+            return Ok(DevicePtr(abi::HEAP_BASE + offset));
+        }
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&self.heap, offset, Some(size.max(4)));
         let (_, err) = self.gpu.scoped(|| self.gpu.queue.submit([enc.finish()]));
@@ -277,10 +288,8 @@ impl Context {
             owned = buf;
             &owned
         };
-        let (_, err) = self.gpu.scoped(|| {
-            self.gpu.queue.write_buffer(&self.heap, start, words);
-            self.gpu.queue.submit([]);
-        });
+        // Staged; wgpu applies it before the next submission's commands (a launch or a read).
+        let (_, err) = self.gpu.scoped(|| self.gpu.queue.write_buffer(&self.heap, start, words));
         match err {
             Some(e) => Err(Error::Gpu {
                 during: "write",
@@ -294,6 +303,20 @@ impl Context {
     pub fn read(&self, ptr: DevicePtr, len: u64) -> Result<Vec<u8>, Error> {
         let offset = self.heap_offset(ptr, len)?;
         self.read_heap(offset, len)
+    }
+
+    /// Copies several ranges of global memory (each inside one live allocation) to the host in
+    /// one transfer: reading thousands of buffers back costs one round trip, not thousands.
+    pub fn read_many(&self, ranges: &[(DevicePtr, u64)]) -> Result<Vec<Vec<u8>>, Error> {
+        let offsets: Vec<u64> = ranges.iter().map(|&(p, len)| self.heap_offset(p, len)).collect::<Result<_, _>>()?;
+        let (Some(lo), Some(hi)) = (
+            offsets.iter().min().copied(),
+            offsets.iter().zip(ranges).map(|(o, r)| o + r.1).max(),
+        ) else {
+            return Ok(Vec::new());
+        };
+        let all = self.read_heap(lo, hi - lo)?;
+        Ok(offsets.iter().zip(ranges).map(|(&o, r)| all[(o - lo) as usize..][..r.1 as usize].to_vec()).collect())
     }
 
     fn read_heap(&self, offset: u64, len: u64) -> Result<Vec<u8>, Error> {
@@ -641,6 +664,8 @@ impl Context {
         }
         let globals = self.globals_base(program)?;
         let pipeline = self.pipeline(program, k, backend)?;
+        // From here the kernel may write anywhere in the heap.
+        self.untouched_from = self.heap_bytes;
 
         // Parameter buffer: header + area, whole words.
         let header = abi::PARAM_HEADER_WORDS as usize * 4;

@@ -29,11 +29,9 @@ impl FnLower {
                 if rounding.is_some() {
                     return Err(Diagnostic::new("integer-to-integer `cvt` takes no rounding modifier", m.inst.span));
                 }
-                if sat {
-                    return Err(unsupported(format!("`{}` (saturating integer conversion)", m.name()), m.inst.span));
-                }
                 let from = value_ty(st).unwrap_or(Ty::U32);
                 let to = value_ty(dt).unwrap_or(Ty::U32);
+                let v = if sat { self.saturate_int(v, from, st, dt) } else { v };
                 let r = self.resize(v, from, to, ptx_types::is_signed(st));
                 self.canonicalize(r, dt)
             }
@@ -116,6 +114,27 @@ impl FnLower {
             }
         };
         self.write(d, dt, r)
+    }
+
+    /// `.sat` of an integer conversion (§9.7.9.21): the source value (of type `st`, held in
+    /// `from`) clamped to the destination type's range, computed in 64 bits.
+    fn saturate_int(&mut self, v: Operand, from: Ty, st: ScalarType, dt: ScalarType) -> Operand {
+        let s_signed = ptx_types::is_signed(st);
+        let d_signed = ptx_types::is_signed(dt);
+        let bits = ptx_types::bits(dt);
+        let (lo, hi): (i128, i128) =
+            if d_signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+        let w = self.resize(v, from, Ty::U64, s_signed);
+        let w = if s_signed {
+            // The source is an i64: clamp with signed comparisons (a bound beyond i64 cannot bind).
+            let w = if lo > i64::MIN as i128 { self.bin(BinaryOp::MaxS, Ty::U64, w, FnLower::u64c(lo as i64 as u64)) } else { w };
+            if hi < i64::MAX as i128 { self.bin(BinaryOp::MinS, Ty::U64, w, FnLower::u64c(hi as u64)) } else { w }
+        } else if hi < u64::MAX as i128 {
+            self.bin(BinaryOp::MinU, Ty::U64, w, FnLower::u64c(hi as u64))
+        } else {
+            w
+        };
+        self.resize(w, Ty::U64, from, false)
     }
 
     /// Float → integer: round to integral, then saturate to the destination's range; NaN → 0

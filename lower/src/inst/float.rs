@@ -123,11 +123,19 @@ impl FnLower {
             }
             "div" => {
                 m.only(&["approx", "full", "rn", "rz", "rm", "rp", "ftz"])?;
-                if m.has("rn") || m.one_of(&["rz", "rm", "rp"]).is_some() {
-                    return Err(unsupported(
-                        format!("`{}` (correctly rounded division needs a correction step)", m.name()),
-                        m.inst.span,
-                    ));
+                if let Some(r) = m.one_of(&["rn", "rz", "rm", "rp"]) {
+                    if ty == Ty::F64 {
+                        return Err(unsupported(
+                            format!("`{}` (correctly rounded f64 division needs double-double arithmetic)", m.name()),
+                            m.inst.span,
+                        ));
+                    }
+                    let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
+                    let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                    let a = self.read_float(a, t, ftz)?;
+                    let b = self.read_float(b, t, ftz)?;
+                    let r = self.f32_div_rounded(a, b, mode);
+                    return self.write_float(d, t, r, ftz, false);
                 }
                 if ty == Ty::F64 || !(m.has("approx") || m.has("full")) {
                     return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
@@ -141,11 +149,14 @@ impl FnLower {
                 self.write_float(d, t, r, true, false)
             }
             "min" | "max" => {
-                m.only(&["ftz"])?;
+                m.only(&["ftz", "NaN", "xorsign", "abs"])?;
+                if m.has("xorsign") != m.has("abs") {
+                    return Err(Diagnostic::new("`.xorsign` and `.abs` go together", m.inst.span));
+                }
                 let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
                 let a = self.read_float(a, t, ftz)?;
                 let b = self.read_float(b, t, ftz)?;
-                let r = self.float_min_max(name == "min", t, ty, a, b);
+                let r = self.min_max_modifiers(name == "min", t, a, b, m.has("NaN"), m.has("xorsign"));
                 self.write_float(d, t, r, ftz, false)
             }
             "abs" | "neg" => {
@@ -181,29 +192,7 @@ impl FnLower {
         let wide = |s: &mut Self, x: Operand| s.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, x);
         let (pa, pb, pc) = (wide(self, a), wide(self, b), wide(self, c));
         let p = self.bin(BinaryOp::FMul, Ty::F64, pa, pb);
-        let s = self.bin(BinaryOp::FAdd, Ty::F64, p, pc);
-        // TwoSum (Knuth): s + e == p + c exactly.
-        let bb = self.bin(BinaryOp::FSub, Ty::F64, s, p);
-        let t1 = self.bin(BinaryOp::FSub, Ty::F64, s, bb);
-        let t2 = self.bin(BinaryOp::FSub, Ty::F64, p, t1);
-        let t3 = self.bin(BinaryOp::FSub, Ty::F64, pc, bb);
-        let e = self.bin(BinaryOp::FAdd, Ty::F64, t2, t3);
-        let zero = Operand::Const(crate::ir::Const::F64(0));
-        // `FNe` is ordered: a NaN error (infinite operands) never adjusts.
-        let inexact = self.cmp(CmpOp::FNe, Ty::F64, e, zero);
-        let sb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, s);
-        let lsb = self.bin(BinaryOp::And, Ty::U64, sb, FnLower::u64c(1));
-        let even = self.cmp(CmpOp::Eq, Ty::U64, lsb, FnLower::u64c(0));
-        let adjust = self.bin(BinaryOp::And, Ty::Bool, inexact, even);
-        let eb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, e);
-        let signs = self.bin(BinaryOp::Xor, Ty::U64, eb, sb);
-        let differ = self.bin(BinaryOp::ShrU, Ty::U64, signs, FnLower::u32c(63));
-        let same = self.cmp(CmpOp::Eq, Ty::U64, differ, FnLower::u64c(0));
-        let up = self.bin(BinaryOp::Add, Ty::U64, sb, FnLower::u64c(1));
-        let down = self.bin(BinaryOp::Sub, Ty::U64, sb, FnLower::u64c(1));
-        let moved = self.select(Ty::U64, same, up, down);
-        let odd = self.select(Ty::U64, adjust, moved, sb);
-        let odd = self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, odd);
+        let odd = self.add_round_to_odd_f64(p, pc);
         Ok(self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd))
     }
 
@@ -219,8 +208,9 @@ impl FnLower {
         let b = self.select(Ty::F32, zero, f(0.0), b);
         let mag = self.un(UnaryOp::FAbs, Ty::F32, b);
         let huge = self.cmp(CmpOp::FGt, Ty::F32, mag, f(2f32.powi(126)));
-        let safe = self.select(Ty::F32, huge, f(1.0), b);
-        let r = self.bin(BinaryOp::FDiv, Ty::F32, f(1.0), safe);
+        // A correctly rounded reciprocal keeps a·(1/b) within the 2-ulp bound (the targets'
+        // 2.5-ulp division would not).
+        let r = self.f32_div_rounded(f(1.0), b, Rounding::Nearest);
         let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
         let sign = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x8000_0000));
         let signed_zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);
@@ -228,26 +218,51 @@ impl FnLower {
         self.bin(BinaryOp::FMul, Ty::F32, a, r)
     }
 
-    /// `div.full.f32`: full range (spec §9.7.3.8). The target's division is only specified
-    /// for |b| ≤ 2^126, so a larger divisor is scaled by 1/4 first and the quotient after
-    /// (both exact: a quotient that the second scaling makes subnormal is flushed anyway).
+    /// `div.full.f32`: at most 2 ulp over the full range (spec §9.7.3.8): the correctly
+    /// rounded quotient.
     fn div_full(&mut self, a: Operand, b: Operand) -> Operand {
-        let f = |x: f32| Operand::Const(crate::ir::Const::F32(x.to_bits()));
-        let mag = self.un(UnaryOp::FAbs, Ty::F32, b);
-        let huge = self.cmp(CmpOp::FGt, Ty::F32, mag, f(2f32.powi(126)));
-        let scale = self.select(Ty::F32, huge, f(0.25), f(1.0));
-        let bs = self.bin(BinaryOp::FMul, Ty::F32, b, scale);
-        // A zero divisor: a · (±∞), IEEE's quotient (the targets leave x/0 open).
-        let zero = self.cmp(CmpOp::FEq, Ty::F32, b, f(0.0));
-        let safe = self.select(Ty::F32, zero, f(1.0), bs);
-        let q = self.bin(BinaryOp::FDiv, Ty::F32, a, safe);
-        let q = self.bin(BinaryOp::FMul, Ty::F32, q, scale);
-        let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
-        let sign = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x8000_0000));
-        let inf = self.bin(BinaryOp::Or, Ty::U32, sign, FnLower::u32c(0x7f80_0000));
-        let inf = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, inf);
-        let by_zero = self.bin(BinaryOp::FMul, Ty::F32, a, inf);
-        self.select(Ty::F32, zero, by_zero, q)
+        self.f32_div_rounded(a, b, Rounding::Nearest)
+    }
+
+    /// min/max with `.NaN` (any NaN operand gives the canonical NaN) and `.xorsign.abs` (the
+    /// minimum of the magnitudes, with the XOR of the operands' signs unless it is NaN), as
+    /// the semantics of §9.7.3.11/12 (and §9.7.4.7/8 for halves) spell out.
+    pub(super) fn min_max_modifiers(
+        &mut self,
+        is_min: bool,
+        t: ScalarType,
+        a: Operand,
+        b: Operand,
+        nan_mode: bool,
+        xorsign: bool,
+    ) -> Operand {
+        let ty = value_ty(t).unwrap_or(Ty::F32);
+        let (ity, sign_bit, canonical) =
+            if ty == Ty::F64 { (Ty::U64, 1u64 << 63, 0x7fff_ffff_ffff_ffffu64) } else { (Ty::U32, 1 << 31, 0x7fff_ffff) };
+        let ab = self.convert(ConvertOp::Bitcast, ty, ity, a);
+        let bb = self.convert(ConvertOp::Bitcast, ty, ity, b);
+        let xs = self.bin(BinaryOp::Xor, ity, ab, bb);
+        let xs = self.bin(BinaryOp::And, ity, xs, FnLower::int_const(ity, sign_bit));
+        let (a, b) = if xorsign { (self.un(UnaryOp::FAbs, ty, a), self.un(UnaryOp::FAbs, ty, b)) } else { (a, b) };
+        let r = self.float_min_max(is_min, t, ty, a, b);
+        let nan = self.is_nan(r, t);
+        let r = if xorsign {
+            let rb = self.convert(ConvertOp::Bitcast, ty, ity, r);
+            let signed = self.bin(BinaryOp::Or, ity, rb, xs);
+            let signed = self.convert(ConvertOp::Bitcast, ity, ty, signed);
+            self.select(ty, nan, r, signed)
+        } else {
+            r
+        };
+        if nan_mode {
+            let na = self.is_nan(a, t);
+            let nb = self.is_nan(b, t);
+            let any = self.bin(BinaryOp::Or, Ty::Bool, na, nb);
+            let c = self.convert(ConvertOp::Bitcast, ity, ty, FnLower::int_const(ity, canonical));
+            self.select(ty, any, c, r)
+        } else {
+            r
+        }
     }
 
     /// PTX min/max (spec §9.7.3.11/12): a NaN operand yields the other; two NaNs yield the
@@ -298,18 +313,30 @@ impl FnLower {
         let ty = self.float_ty(t, m)?;
         let ftz = m.has("ftz");
         match name {
-            "sqrt" | "rcp" if m.has("approx") && ty == Ty::F32 => {
-                m.only(&["approx", "ftz"])?;
+            "sqrt" | "rcp" if ty == Ty::F32 => {
+                // §9.7.3.9/11: `.rnd` forms are correctly rounded; `.approx` allows 1 ulp
+                // (rcp) / 2^-23 relative (sqrt), which the correctly rounded result meets
+                // (the targets' own sqrt and division do not promise it).
+                m.only(&["approx", "rn", "rz", "rm", "rp", "ftz"])?;
+                let mode = match m.one_of(&["rn", "rz", "rm", "rp"]) {
+                    Some(r) => Rounding::from_modifier(r).unwrap_or(Rounding::Nearest),
+                    None if m.has("approx") => Rounding::Nearest,
+                    None => return Err(Diagnostic::new(format!("`{}` needs .approx or a rounding modifier", m.name()), m.inst.span)),
+                };
                 let [d, a] = operands(m.inst, 2)? else { unreachable!() };
                 let a = self.read_float(a, t, ftz)?;
                 let r = if name == "sqrt" {
-                    self.un(UnaryOp::FSqrt, ty, a)
+                    self.f32_sqrt_rounded(a, mode)
                 } else {
                     let one = Operand::Const(crate::ir::Const::F32(1f32.to_bits()));
-                    self.bin(BinaryOp::FDiv, ty, one, a)
+                    self.f32_div_rounded(one, a, mode)
                 };
                 self.write_float(d, t, r, ftz, false)
             }
+            "sqrt" | "rcp" => Err(unsupported(
+                format!("`{}` (correctly rounded f64 {name} needs double-double arithmetic)", m.name()),
+                m.inst.span,
+            )),
             "copysign" => {
                 // §9.7.3.2: "Copy sign bit of a into value of b" (NaN payloads of b kept).
                 m.only(&[])?;

@@ -395,7 +395,10 @@ impl FnLower {
                 3
             }
             "min" | "max" => {
-                m.only(&["ftz", "NaN"])?;
+                m.only(&["ftz", "NaN", "xorsign", "abs"])?;
+                if m.has("xorsign") != m.has("abs") {
+                    return Err(Diagnostic::new("`.xorsign` and `.abs` go together", m.inst.span));
+                }
                 2
             }
             "neg" | "abs" => {
@@ -433,16 +436,7 @@ impl FnLower {
                     // the canonical NaN), so narrowing it back is exact.
                     let a = self.half_to_f32(xs[0], fmt);
                     let b = self.half_to_f32(xs[1], fmt);
-                    let r = self.float_min_max(name == "min", ScalarType::F32, Ty::F32, a, b);
-                    let r = if nan_mode {
-                        let na = self.is_nan(a, ScalarType::F32);
-                        let nb = self.is_nan(b, ScalarType::F32);
-                        let any = self.bin(BinaryOp::Or, Ty::Bool, na, nb);
-                        let nan = Operand::Const(Const::F32(0x7fff_ffff));
-                        self.select(Ty::F32, any, nan, r)
-                    } else {
-                        r
-                    };
+                    let r = self.min_max_modifiers(name == "min", ScalarType::F32, a, b, nan_mode, m.has("xorsign"));
                     let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, r);
                     self.round_to_format(bits, F32, fmt, Rounding::Nearest, Clamp::default())
                 }

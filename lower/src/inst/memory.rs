@@ -1,27 +1,33 @@
-//! `ld`, `st`, `atom`, `red` (spec §9.7.9.8–9, §9.7.13.5): addresses → words of the IR's
-//! memories, with the generic-address windows, sub-word extraction, alignment and bounds.
+//! `ld`, `st` (spec §9.7.9.8–9): addresses → words of the IR's memories, with the
+//! generic-address windows, sub-word extraction, alignment and bounds (also used by `atomic`).
 
 use super::Mods;
 use crate::abi;
 use crate::function::{unsupported, FnLower, LResult, Space, Symbol};
 use crate::ir::{AtomicOp, BinaryOp, CmpOp, Expr, Memory, Operand, Stmt, Ty};
-use crate::ptx_types::{self, value_ty};
-use ptxcross_frontend::ast::{self, OperandKind, ScalarType, Span};
+use crate::ptx_types::value_ty;
+use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
 /// Cache, eviction and ordering qualifiers that do not change single-thread results.
-const IGNORED: [&str; 14] =
-    ["ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "weak", "volatile", "L1::evict_normal", "L1::evict_last", "L1::no_allocate", "L2::evict_normal"];
+/// `.relaxed` with a scope (spec §9.7.9.8, memory consistency model §8): a strong access that
+/// is coherent per location; every ld/st word access of the IR is one indivisible word access,
+/// which is what relaxed asks (a vector access is not atomic as a whole on NVIDIA either).
+/// `.acquire`/`.release` need fences and are refused.
+const IGNORED: [&str; 19] = [
+    "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "weak", "volatile", "L1::evict_normal", "L1::evict_last",
+    "L1::no_allocate", "L2::evict_normal", "relaxed", "cta", "gpu", "sys", "cluster",
+];
 
 /// A resolved address: the memory, and a byte offset into it (U32) — or, for generic
 /// addresses, the 64-bit generic address to dispatch on at run time.
-enum Place {
+pub(super) enum Place {
     Fixed(Memory, Operand),
     Generic(Operand),
 }
 
 impl FnLower {
-    fn state_space(&self, m: &Mods) -> LResult<Space> {
+    pub(super) fn state_space(&self, m: &Mods) -> LResult<Space> {
         Ok(match m.one_of(&["global", "shared", "shared::cta", "local", "param", "param::entry", "param::func", "const"]) {
             Some("global") => Space::Global,
             Some("shared") | Some("shared::cta") => Space::Shared,
@@ -38,7 +44,7 @@ impl FnLower {
     }
 
     /// Resolves `[base+offset]` in state space `space`.
-    fn place(&mut self, op: &ast::Operand, space: Space) -> LResult<Place> {
+    pub(super) fn place(&mut self, op: &ast::Operand, space: Space) -> LResult<Place> {
         let OperandKind::Address(parts) = &op.kind else {
             return Err(Diagnostic::new("expected an address `[…]`", op.span));
         };
@@ -133,13 +139,32 @@ impl FnLower {
         }
     }
 
+    /// A whole vector register (`ld.v4.f32 %v, [a]`) as its element operands.
+    fn vector_register_elements(&self, op: &ast::Operand) -> Option<Vec<ast::Operand>> {
+        let OperandKind::Symbol { name, component: None } = &op.kind else { return None };
+        if self.lookup(name).is_some() || self.lookup(&crate::function::vector_element_name(name, "x")).is_none() {
+            return None;
+        }
+        let comps = ["x", "y", "z", "w"];
+        let n = comps.iter().take_while(|c| self.lookup(&crate::function::vector_element_name(name, c)).is_some()).count();
+        Some(
+            comps[..n]
+                .iter()
+                .map(|c| ast::Operand {
+                    kind: OperandKind::Symbol { name: name.clone(), component: Some((*c).into()) },
+                    span: op.span,
+                })
+                .collect(),
+        )
+    }
+
     fn reg_is_64(&self, name: &str) -> bool {
         matches!(self.lookup(name), Some(Symbol::Reg { var, .. }) if self.vars[var.index()].ty == Ty::U64)
     }
 
     /// Byte offset into the heap of a 64-bit global address, saturated so that any address
     /// outside the heap window is out of range (never wraps into it).
-    fn heap_offset(&mut self, addr: Operand) -> Operand {
+    pub(super) fn heap_offset(&mut self, addr: Operand) -> Operand {
         let rel = self.bin(BinaryOp::Sub, Ty::U64, addr, FnLower::u64c(abi::HEAP_BASE));
         let big = self.cmp(CmpOp::GeU, Ty::U64, rel, FnLower::u64c(0xffff_fff0));
         let lo = self.resize(rel, Ty::U64, Ty::U32, false);
@@ -148,7 +173,7 @@ impl FnLower {
 
     /// Runs `f` on the memory a generic address points into (shared window, local window, or
     /// heap), with the byte offset into that memory.
-    fn on_place(&mut self, place: Place, mut f: impl FnMut(&mut Self, Memory, Operand) -> LResult<()>) -> LResult<()> {
+    pub(super) fn on_place(&mut self, place: Place, mut f: impl FnMut(&mut Self, Memory, Operand) -> LResult<()>) -> LResult<()> {
         match place {
             Place::Fixed(mem, off) => f(self, mem, off),
             Place::Generic(a) => {
@@ -178,16 +203,23 @@ impl FnLower {
         }
     }
 
-    fn check_alignment(&mut self, off: Operand, size: u32) {
+    /// Whether byte offset `off` is misaligned for an access of `size` bytes (a Bool operand,
+    /// constant false where it cannot be).
+    fn misaligned(&mut self, off: Operand, size: u32) -> Operand {
         if size <= 1 {
-            return;
+            return Operand::Const(crate::ir::Const::Bool(false));
         }
         let low = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(size.min(8) - 1));
-        let mis = self.cmp(CmpOp::Ne, Ty::U32, low, FnLower::u32c(0));
-        if mis != Operand::Const(crate::ir::Const::Bool(false)) {
-            let body = crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] };
-            self.emit_if(mis, body, crate::ir::Block::new());
-        }
+        self.cmp(CmpOp::Ne, Ty::U32, low, FnLower::u32c(0))
+    }
+
+    fn misaligned_fault() -> crate::ir::Block {
+        crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] }
+    }
+
+    pub(super) fn check_alignment(&mut self, off: Operand, size: u32) {
+        let mis = self.misaligned(off, size);
+        self.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
     }
 
     /// Loads `size` bytes (1, 2, 4, 8) at byte `off` of `mem`: U32 (zero-extended) or U64.
@@ -217,8 +249,20 @@ impl FnLower {
     /// Stores the low `size` bytes of `v` (U32, or U64 for 8) at byte `off` of `mem`.
     /// Sub-word stores to shared/global memory are atomic AND/OR on the word so that
     /// neighbouring bytes written by other threads are never lost.
+    /// A misaligned store faults and stores nothing (rounding the address down would overwrite
+    /// the bytes before it).
     pub(crate) fn store_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
-        self.check_alignment(off, size);
+        let mis = self.misaligned(off, size);
+        let store = self
+            .collect(|s| {
+                s.store_aligned_bytes(mem, off, size, v);
+                Ok(())
+            })
+            .unwrap_or_default();
+        self.emit_if(mis, Self::misaligned_fault(), store);
+    }
+
+    fn store_aligned_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
         let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
         match size {
             4 => self.push(Stmt::StoreWord { memory: mem, index: idx, value: v }),
@@ -259,7 +303,7 @@ impl FnLower {
     /// `ld{.ss}{.cop}{.vec}.type d, [a]`.
     pub(super) fn ld(&mut self, m: &Mods) -> LResult<()> {
         let mut allowed: Vec<&str> = IGNORED.to_vec();
-        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::entry", "param::func", "const", "v2", "v4"]);
+        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::entry", "param::func", "const", "v2", "v4", "v8"]);
         m.only(&allowed)?;
         let t = m.ty()?;
         let space = self.state_space(m)?;
@@ -268,10 +312,13 @@ impl FnLower {
         if !matches!(size, 1 | 2 | 4 | 8) || t == ScalarType::Pred {
             return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
         }
-        let dests: Vec<&ast::Operand> = match &d.kind {
-            OperandKind::Vector(v) => v.iter().collect(),
+        let expanded = self.vector_register_elements(d);
+        let dests: Vec<&ast::Operand> = match (&d.kind, &expanded) {
+            (OperandKind::Vector(v), _) => v.iter().collect(),
+            (_, Some(e)) => e.iter().collect(),
             _ => vec![d],
         };
+        vector_count(m, dests.len())?;
         let place = self.place(a, space)?;
         let ty = value_ty(t).unwrap_or(Ty::U32);
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
@@ -297,7 +344,7 @@ impl FnLower {
     /// `st{.ss}{.cop}{.vec}.type [a], b`.
     pub(super) fn st(&mut self, m: &Mods) -> LResult<()> {
         let mut allowed: Vec<&str> = IGNORED.to_vec();
-        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::func", "v2", "v4"]);
+        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::func", "v2", "v4", "v8"]);
         m.only(&allowed)?;
         let t = m.ty()?;
         let space = self.state_space(m)?;
@@ -309,10 +356,13 @@ impl FnLower {
         if !matches!(size, 1 | 2 | 4 | 8) || t == ScalarType::Pred {
             return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
         }
-        let srcs: Vec<&ast::Operand> = match &b.kind {
-            OperandKind::Vector(v) => v.iter().collect(),
+        let expanded = self.vector_register_elements(b);
+        let srcs: Vec<&ast::Operand> = match (&b.kind, &expanded) {
+            (OperandKind::Vector(v), _) => v.iter().collect(),
+            (_, Some(e)) => e.iter().collect(),
             _ => vec![b],
         };
+        vector_count(m, srcs.len())?;
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
         let mut values = Vec::new();
         for s in &srcs {
@@ -332,67 +382,23 @@ impl FnLower {
             Ok(())
         })
     }
-
-    /// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and `red` (no result), 32-bit.
-    pub(super) fn atom(&mut self, m: &Mods) -> LResult<()> {
-        let is_red = m.inst.opcode.name == "red";
-        m.only(&[
-            "global", "shared", "shared::cta", "relaxed", "gpu", "cta", "add", "and", "or", "xor", "exch", "min", "max",
-            "cas", "inc", "dec",
-        ])?;
-        let t = m.ty()?;
-        if !matches!(t, ScalarType::U32 | ScalarType::S32 | ScalarType::B32) {
-            return Err(unsupported(format!("`{}` (only 32-bit integer atomics are implemented)", m.name()), m.inst.span));
-        }
-        let op_name = m
-            .one_of(&["add", "and", "or", "xor", "exch", "min", "max", "cas", "inc", "dec"])
-            .ok_or_else(|| Diagnostic::new(format!("`{}` needs an operation", m.name()), m.inst.span))?;
-        let signed = ptx_types::is_signed(t);
-        let op = match op_name {
-            "add" => AtomicOp::Add,
-            "and" => AtomicOp::And,
-            "or" => AtomicOp::Or,
-            "xor" => AtomicOp::Xor,
-            "exch" => AtomicOp::Exchange,
-            "min" if signed => AtomicOp::MinS,
-            "max" if signed => AtomicOp::MaxS,
-            "min" => AtomicOp::MinU,
-            "max" => AtomicOp::MaxU,
-            "cas" => AtomicOp::CompareExchange,
-            o => return Err(unsupported(format!("atomic .{o}"), m.inst.span)),
-        };
-        let ops = &m.inst.operands;
-        let (dst, rest) = if is_red { (None, &ops[..]) } else { (ops.first(), ops.get(1..).unwrap_or(&[])) };
-        let want = if op == AtomicOp::CompareExchange { 3 } else { 2 };
-        if rest.len() != want {
-            return Err(Diagnostic::new(format!("`{}` takes {} operands", m.name(), want + dst.is_some() as usize), m.inst.span));
-        }
-        let space = self.state_space(m)?;
-        let (value, comparand) = if op == AtomicOp::CompareExchange {
-            (self.read(&rest[2], t)?, Some(self.read(&rest[1], t)?))
-        } else {
-            (self.read(&rest[1], t)?, None)
-        };
-        let place = self.place(&rest[0], space)?;
-        let result = self.new_var(Ty::U32, "atomic old");
-        let span: Span = m.inst.span;
-        self.on_place(place, |s, mem, off| {
-            if mem == Memory::Local {
-                return Err(unsupported("atomics on local memory", span));
-            }
-            s.check_alignment(off, 4);
-            let idx = s.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
-            s.assign(result, Expr::AtomicWord { memory: mem, op, index: idx, value, comparand });
-            Ok(())
-        })?;
-        if let Some(d) = dst {
-            self.write(d, t, Operand::Var(result))?;
-        }
-        Ok(())
-    }
 }
 
 /// A symbol operand naming register `name` (inside `[%rd1+8]` it is part of an expression).
 fn named(part: &ast::Operand, name: &str) -> ast::Operand {
     ast::Operand { kind: OperandKind::Symbol { name: name.into(), component: None }, span: part.span }
+}
+
+/// The number of elements a `.v2/.v4/.v8` access moves must match its vector operand.
+fn vector_count(m: &Mods, n: usize) -> LResult<()> {
+    let want = match m.one_of(&["v2", "v4", "v8"]) {
+        Some("v2") => 2,
+        Some("v4") => 4,
+        Some(_) => 8,
+        None => 1,
+    };
+    if n != want {
+        return Err(Diagnostic::new(format!("`{}` moves {want} elements, the operand has {n}", m.name()), m.inst.span));
+    }
+    Ok(())
 }

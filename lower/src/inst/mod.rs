@@ -2,14 +2,18 @@
 //! accepts exactly the modifiers it implements: anything else is "not supported yet", never
 //! a guess.
 
+mod atomic;
 mod control;
 mod convert;
+mod divsqrt;
 mod float;
 mod half;
 mod int;
 mod memory;
 mod moves;
+mod warp;
 
+pub use atomic::collect_read_regs;
 use crate::function::{unsupported, FnLower, LResult};
 use crate::ptx_types;
 use ptxcross_frontend::ast::{self, Instruction, ScalarType, Span};
@@ -89,6 +93,12 @@ impl FnLower {
                 if inst.guard.is_some() {
                     return Err(unsupported("a predicated barrier", inst.span));
                 }
+                if inst.modifiers.iter().any(|m| m.text == "warp") {
+                    return self.bar_warp_sync(inst);
+                }
+                if inst.modifiers.iter().any(|m| m.text == "red") {
+                    return self.bar_red(inst);
+                }
                 return self.barrier(inst);
             }
             _ => {}
@@ -142,6 +152,13 @@ impl FnLower {
             "atom" | "red" => self.atom(&m),
             // A breakpoint only matters under a debugger.
             "brkpt" => m.only(&[]),
+            "shfl" => self.shfl(&m),
+            "vote" => self.vote(&m),
+            "activemask" => self.activemask(&m),
+            "redux" => self.redux(&m),
+            "match" => self.match_sync(&m),
+            "elect" => self.elect(&m),
+            "membar" | "fence" => self.fence(&m),
             _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
         }
     }

@@ -224,3 +224,95 @@ pub fn cvt_f32_from(src: &str, round: rustc_apfloat::Round, a: u64) -> Expect {
     };
     exact_f32(f32::from_bits(s.to_bits() as u32))
 }
+
+/// `div.rnd{.ftz}.f32` / `rcp.rnd{.ftz}.f32` (§9.7.3.8/9): IEEE division, correctly rounded in
+/// the given direction (rustc_apfloat); `.ftz` flushes inputs and result.
+pub fn div_rounded_f32(a: u64, b: u64, round: rustc_apfloat::Round, ftz_: bool) -> Expect {
+    use rustc_apfloat::ieee::Single;
+    use rustc_apfloat::Float;
+    let f = |x: u64| {
+        let v = f32::from_bits(x as u32);
+        Single::from_bits((if ftz_ { ftz(v) } else { v }).to_bits() as u128)
+    };
+    let r = f32::from_bits(f(a).div_r(f(b), round).value.to_bits() as u32);
+    exact_f32(if ftz_ { ftz(r) } else { r })
+}
+
+/// `sqrt.rnd{.ftz}.f32` (§9.7.3.11): the f64 square root (correctly rounded by IEEE 754) is
+/// never on an f32 rounding boundary unless the root is exact (53 ≥ 2·24 + 2 bits), so
+/// rounding it to f32 in the given direction is the correctly rounded f32 root.
+pub fn sqrt_rounded_f32(a: u64, round: rustc_apfloat::Round, ftz_: bool) -> Expect {
+    use rustc_apfloat::ieee::{Double, Single};
+    use rustc_apfloat::{Float, FloatConvert};
+    let v = f32::from_bits(a as u32);
+    let v = if ftz_ { ftz(v) } else { v };
+    let s = (v as f64).sqrt();
+    let mut lose = false;
+    let r: Single = FloatConvert::<Single>::convert_r(Double::from_bits(s.to_bits() as u128), round, &mut lose).value;
+    let r = f32::from_bits(r.to_bits() as u32);
+    exact_f32(if ftz_ { ftz(r) } else { r })
+}
+
+/// min/max{.ftz}{.NaN}{.xorsign.abs} on f16/f32/f64 bits (`bits` 16, 32 or 64), the semantics of
+/// §9.7.3.11/12 step by step ("If values of both inputs are 0.0, then +0.0 > -0.0"; two NaNs,
+/// or any NaN with `.NaN`, give the canonical NaN).
+pub fn min_max(is_min: bool, bits: u32, a: u64, b: u64, nan_mode: bool, xorsign: bool, ftz_: bool) -> Expect {
+    let sign = 1u64 << (bits - 1);
+    let (canonical, exp_mask) = match bits {
+        64 => (0x7fff_ffff_ffff_ffffu64, 0x7ff0_0000_0000_0000u64),
+        32 => (0x7fff_ffff, 0x7f80_0000),
+        _ => (0x7fff, 0x7c00),
+    };
+    let flush = |x: u64| if ftz_ && bits < 64 && x & exp_mask == 0 { x & sign } else { x };
+    let (mut a, mut b) = (flush(a), flush(b));
+    let is_nan = |x: u64| x & (sign - 1) > exp_mask;
+    let as_f64 = |x: u64| match bits {
+        64 => f64::from_bits(x),
+        32 => f32::from_bits(x as u32) as f64,
+        _ => crate::ptx_ref::half::Fmt::F16.to_f64(x as u16),
+    };
+    let xs = (a ^ b) & sign;
+    if xorsign {
+        a &= sign - 1;
+        b &= sign - 1;
+    }
+    let d = if is_nan(a) && is_nan(b) || (nan_mode && (is_nan(a) || is_nan(b))) {
+        return Expect::Bits(canonical);
+    } else if is_nan(a) {
+        b
+    } else if is_nan(b) {
+        a
+    } else {
+        let (x, y) = (as_f64(a), as_f64(b));
+        // a < b with −0 below +0.
+        let a_less = x < y || (x == y && a & sign != 0 && b & sign == 0);
+        if a_less == is_min {
+            a
+        } else {
+            b
+        }
+    };
+    Expect::Bits(if xorsign { (d & (sign - 1)) | xs } else { d })
+}
+
+/// A floating-point comparison of `setp`/`set` (§9.7.6.1 Table "Floating-point comparison
+/// operators"): ordered ones are false on NaN, the `u` forms true; `num`/`nan` test for NaN.
+pub fn compare(cmp: &str, x: f64, y: f64) -> bool {
+    let un = x.is_nan() || y.is_nan();
+    match cmp {
+        "eq" => x == y,
+        "ne" => !un && x != y,
+        "lt" => x < y,
+        "le" => x <= y,
+        "gt" => x > y,
+        "ge" => x >= y,
+        "equ" => un || x == y,
+        "neu" => x != y,
+        "ltu" => un || x < y,
+        "leu" => un || x <= y,
+        "gtu" => un || x > y,
+        "geu" => un || x >= y,
+        "num" => !un,
+        _ => un,
+    }
+}

@@ -1,0 +1,325 @@
+//! `atom` and `red` (spec §9.7.14.5 "atom", §9.7.14.6 "red"): every operation on the IR's one
+//! primitive, the 32-bit word atomic ([`Expr::AtomicWord`]).
+//!
+//! - `.b32/.u32/.s32` add/and/or/xor/exch/min/max/cas map onto the word atomic directly.
+//! - `inc`/`dec` (wrap rules of the spec's Semantics) and `add.f32` are compare-and-swap loops
+//!   on the word: read, compute, CAS, retry with the value the CAS saw.
+//! - `cas.b16` is a CAS loop on the containing word.
+//! - 64-bit add/and/or/xor whose result nobody reads (`red`, or what nvcc writes for an unused
+//!   `atomicAdd`) are two word atomics, exact in memory (see `atomic64_split`). Other 64-bit
+//!   atomics need a 64-bit read-modify-write: they are refused until the IR has 64-bit atomics
+//!   (a spin lock over relaxed 32-bit atomics was tried and lost updates across CTAs).
+//!
+//! Ordering: the IR's word atomics are relaxed; that is `.relaxed`, PTX's default. `.acquire`,
+//! `.release` and `.acq_rel` are refused until the IR has fences. Scopes: `.cta`, `.cluster`,
+//! `.gpu` and `.sys` all run at device scope on the heap (at least the scope asked for;
+//! ptxcross has no host-mapped memory, so system scope observes nothing more), workgroup scope
+//! on shared memory (the only threads that can see it).
+
+use super::Mods;
+use crate::function::{unsupported, FnLower, LResult};
+use crate::ir::{AtomicOp, BinaryOp, Block, CmpOp, ConvertOp, Expr, Memory, Operand, Stmt, Ty, UnaryOp};
+use crate::ptx_types;
+use ptxcross_frontend::ast::{self, ScalarType, Span};
+use ptxcross_frontend::Diagnostic;
+
+const OPS: [&str; 10] = ["add", "and", "or", "xor", "exch", "min", "max", "cas", "inc", "dec"];
+
+/// Collects into `out` every register name that occurs in the kernel more than once (as any
+/// operand or guard): a name occurring once is written by one instruction and never read.
+pub fn collect_read_regs(stmts: &[ast::Statement], out: &mut std::collections::HashSet<String>) {
+    fn expr(e: &ast::Expr, seen: &mut std::collections::HashMap<String, u32>) {
+        match e {
+            ast::Expr::Symbol { name, .. } => *seen.entry(name.to_string()).or_default() += 1,
+            ast::Expr::Unary { arg, .. } | ast::Expr::Cast { arg, .. } => expr(arg, seen),
+            ast::Expr::Binary { lhs, rhs, .. } => {
+                expr(lhs, seen);
+                expr(rhs, seen)
+            }
+            ast::Expr::Conditional { cond, then, otherwise, .. } => {
+                [cond, then, otherwise].into_iter().for_each(|e| expr(e, seen))
+            }
+            ast::Expr::Call { args, .. } => args.iter().for_each(|e| expr(e, seen)),
+            _ => {}
+        }
+    }
+    fn operand(o: &ast::Operand, seen: &mut std::collections::HashMap<String, u32>) {
+        use ast::OperandKind as K;
+        match &o.kind {
+            K::Symbol { name, .. } => *seen.entry(name.to_string()).or_default() += 1,
+            K::Expr(e) => expr(e, seen),
+            K::Address(v) | K::Vector(v) | K::List(v) => v.iter().for_each(|o| operand(o, seen)),
+            K::Not(a) | K::Neg(a) | K::Qualified(a, _) => operand(a, seen),
+            K::Pair(a, b) | K::Index(a, b) => {
+                operand(a, seen);
+                operand(b, seen)
+            }
+            K::Sink => {}
+        }
+    }
+    fn walk(stmts: &[ast::Statement], seen: &mut std::collections::HashMap<String, u32>) {
+        for s in stmts {
+            match s {
+                ast::Statement::Instruction(i) => {
+                    if let Some(g) = &i.guard {
+                        *seen.entry(g.pred.name.to_string()).or_default() += 1;
+                    }
+                    i.operands.iter().for_each(|o| operand(o, seen));
+                }
+                ast::Statement::Block(inner, _) => walk(inner, seen),
+                _ => {}
+            }
+        }
+    }
+    let mut seen = std::collections::HashMap::new();
+    walk(stmts, &mut seen);
+    out.extend(seen.into_iter().filter(|&(_, n)| n > 1).map(|(k, _)| k));
+}
+
+/// What one `atom`/`red` computes from the old value (`old` has the operation's IR type).
+#[derive(Clone, Copy, PartialEq)]
+enum Op {
+    Native(AtomicOp),
+    Inc,
+    Dec,
+    FAdd,
+}
+
+impl FnLower {
+    /// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and `red…` (no `d`).
+    pub(super) fn atom(&mut self, m: &Mods) -> LResult<()> {
+        let is_red = m.inst.opcode.name == "red";
+        let mut allowed = vec!["global", "shared", "shared::cta", "relaxed", "cta", "cluster", "gpu", "sys"];
+        allowed.extend(OPS);
+        allowed.extend(["noftz", "L2::cache_hint"]);
+        m.only(&allowed)?;
+        if let Some(s) = ["acquire", "release", "acq_rel"].into_iter().find(|s| m.has(s)) {
+            return Err(unsupported(format!("`.{s}` on `{}` (atomics are relaxed only so far)", m.name()), m.inst.span));
+        }
+        let t = m.ty()?;
+        let op_name = m
+            .one_of(&OPS)
+            .ok_or_else(|| Diagnostic::new(format!("`{}` needs an operation", m.name()), m.inst.span))?;
+        let refuse = || unsupported(format!("`{}`", m.name()), m.inst.span);
+        use ScalarType::*;
+        let signed = ptx_types::is_signed(t);
+        let op = match (op_name, t) {
+            ("add", B32 | U32 | S32 | B64 | U64 | S64) => Op::Native(AtomicOp::Add),
+            ("add", F32 | F64) => Op::FAdd,
+            ("and", _) => Op::Native(AtomicOp::And),
+            ("or", _) => Op::Native(AtomicOp::Or),
+            ("xor", _) => Op::Native(AtomicOp::Xor),
+            ("exch", _) => Op::Native(AtomicOp::Exchange),
+            ("cas", _) => Op::Native(AtomicOp::CompareExchange),
+            ("min", U32 | S32 | U64 | S64) => Op::Native(if signed { AtomicOp::MinS } else { AtomicOp::MinU }),
+            ("max", U32 | S32 | U64 | S64) => Op::Native(if signed { AtomicOp::MaxS } else { AtomicOp::MaxU }),
+            ("inc", U32) => Op::Inc,
+            ("dec", U32) => Op::Dec,
+            _ => return Err(refuse()),
+        };
+        // cas on a half-word is the one 16-bit form (besides the f16/bf16 adds, not implemented).
+        if t == B16 && (op_name != "cas" || is_red) {
+            return Err(refuse());
+        }
+        if !matches!(t, B16 | B32 | U32 | S32 | B64 | U64 | S64 | F32 | F64)
+            || (ptx_types::is_float(t) && op != Op::FAdd)
+            || (is_red && matches!(op_name, "cas" | "exch"))
+            || m.has("noftz")
+        {
+            return Err(refuse());
+        }
+        let width = ptx_types::bits(t);
+
+        // Operands: d (atom only), [a], b, c (cas), cache-policy (with .L2::cache_hint).
+        let ops = &m.inst.operands;
+        let mut rest: &[ast::Operand] = ops;
+        let dst = if is_red {
+            None
+        } else {
+            let (d, r) = rest.split_first().ok_or_else(|| Diagnostic::new(format!("`{}` needs operands", m.name()), m.inst.span))?;
+            rest = r;
+            Some(d)
+        };
+        let want = 2 + (op_name == "cas") as usize + m.has("L2::cache_hint") as usize;
+        if rest.len() != want {
+            return Err(Diagnostic::new(
+                format!("`{}` takes {} operands, found {}", m.name(), want + dst.is_some() as usize, ops.len()),
+                m.inst.span,
+            ));
+        }
+        let space = self.state_space(m)?;
+        if !matches!(space, crate::function::Space::Global | crate::function::Space::Shared | crate::function::Space::Generic) {
+            return Err(Diagnostic::new(format!("`{}`: atomics apply to global and shared memory", m.name()), m.inst.span));
+        }
+        // `b`: the operand (for cas the value stored on a match); `c`: cas's comparand
+        // (`atom.cas d, [a], b, c` stores c where the old value equals b).
+        let (b, c) = if op_name == "cas" {
+            (self.read(&rest[2], t)?, Some(self.read(&rest[1], t)?))
+        } else {
+            (self.read(&rest[1], t)?, None)
+        };
+        let place = self.place(&rest[0], space)?;
+        let ty = ptx_types::value_ty(t).unwrap_or(Ty::U32);
+        let result = self.new_var(ty, "atomic old");
+        // Nobody reads the result (`red`, `_`, or a register named nowhere else, as nvcc writes
+        // an unused `atomicAdd`): 64-bit add/and/or/xor then need no lock (see atomic64_split).
+        let result_dead = match dst.map(|d| &d.kind) {
+            None | Some(ast::OperandKind::Sink) => true,
+            Some(ast::OperandKind::Symbol { name, component: None }) => !self.read_regs.contains(name.as_str()),
+            Some(_) => false,
+        };
+        let span: Span = m.inst.span;
+        self.on_place(place, |s, mem, off| {
+            if mem == Memory::Local {
+                return Err(unsupported("atomics on local memory", span));
+            }
+            let bytes = width / 8;
+            s.check_alignment(off, bytes);
+            let old = match width {
+                16 => s.cas16(mem, off, b, c.unwrap_or(FnLower::u32c(0))),
+                32 => s.atomic32(mem, off, op, ty, b, c),
+                _ if result_dead && matches!(op, Op::Native(AtomicOp::Add | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor)) => {
+                    s.atomic64_split(mem, off, op, b)
+                }
+                _ => {
+                    // Needs a 64-bit read-modify-write: a lock built from relaxed 32-bit
+                    // atomics lost updates under cross-CTA contention on lavapipe (nothing
+                    // orders the data accesses after the lock's CAS), and the IR has no
+                    // 64-bit atomics yet.
+                    return Err(unsupported(
+                        "a 64-bit atomic other than add/and/or/xor with an unused result",
+                        span,
+                    ));
+                }
+            };
+            s.assign(result, Expr::Use(old));
+            Ok(())
+        })?;
+        if let Some(d) = dst {
+            self.write(d, t, Operand::Var(result))?;
+        }
+        Ok(())
+    }
+
+    /// One 32-bit atomic at byte `off` of `mem`; `b`, `c` and the result have type `ty`
+    /// (`U32`, or `F32` for `add.f32`/`exch.f32`).
+    fn atomic32(&mut self, mem: Memory, off: Operand, op: Op, ty: Ty, b: Operand, c: Option<Operand>) -> Operand {
+        let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
+        let bw = self.fit(b, ty, Ty::U32, ScalarType::B32);
+        match op {
+            Op::Native(aop) => {
+                let r = self.value(Ty::U32, Expr::AtomicWord { memory: mem, op: aop, index: idx, value: bw, comparand: c });
+                self.fit(r, Ty::U32, ty, ScalarType::B32)
+            }
+            Op::Inc => self.cas_loop(mem, idx, |s, old| {
+                // inc(r, s) = (r >= s) ? 0 : r+1
+                let ge = s.cmp(CmpOp::GeU, Ty::U32, old, bw);
+                let next = s.bin(BinaryOp::Add, Ty::U32, old, FnLower::u32c(1));
+                s.select(Ty::U32, ge, FnLower::u32c(0), next)
+            }),
+            Op::Dec => self.cas_loop(mem, idx, |s, old| {
+                // dec(r, s) = (r == 0 || r > s) ? s : r-1
+                let zero = s.cmp(CmpOp::Eq, Ty::U32, old, FnLower::u32c(0));
+                let gt = s.cmp(CmpOp::GtU, Ty::U32, old, bw);
+                let wrap = s.bin(BinaryOp::Or, Ty::Bool, zero, gt);
+                let prev = s.bin(BinaryOp::Sub, Ty::U32, old, FnLower::u32c(1));
+                s.select(Ty::U32, wrap, bw, prev)
+            }),
+            Op::FAdd => {
+                // Global-memory `atom.add.f32` flushes subnormal inputs and results to
+                // sign-preserving zero; on shared memory it does not (spec §9.7.14.5).
+                let ftz = mem == Memory::Heap;
+                let old = self.cas_loop(mem, idx, |s, old| {
+                    let x = s.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, old);
+                    let (x, y) = if ftz {
+                        (s.flush_denormal(x, ScalarType::F32), s.flush_denormal(b, ScalarType::F32))
+                    } else {
+                        (x, b)
+                    };
+                    let sum = s.bin(BinaryOp::FAdd, Ty::F32, x, y);
+                    let sum = if ftz { s.flush_denormal(sum, ScalarType::F32) } else { sum };
+                    s.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, sum)
+                });
+                self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, old)
+            }
+        }
+    }
+
+    /// `atom.cas.b16`: a CAS loop on the word holding the half-word at byte `off`.
+    fn cas16(&mut self, mem: Memory, off: Operand, b: Operand, c: Operand) -> Operand {
+        let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
+        let byte = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(2));
+        let sh = self.bin(BinaryOp::Shl, Ty::U32, byte, FnLower::u32c(3));
+        let mask = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(0xffff), sh);
+        let keep = self.un(UnaryOp::Not, Ty::U32, mask);
+        let cmp = self.bin(BinaryOp::And, Ty::U32, c, FnLower::u32c(0xffff));
+        let new = self.bin(BinaryOp::And, Ty::U32, b, FnLower::u32c(0xffff));
+        let new = self.bin(BinaryOp::Shl, Ty::U32, new, sh);
+        let old = self.cas_loop(mem, idx, |s, old| {
+            let h = s.bin(BinaryOp::ShrU, Ty::U32, old, sh);
+            let h = s.bin(BinaryOp::And, Ty::U32, h, FnLower::u32c(0xffff));
+            let eq = s.cmp(CmpOp::Eq, Ty::U32, h, cmp);
+            let cleared = s.bin(BinaryOp::And, Ty::U32, old, keep);
+            let replaced = s.bin(BinaryOp::Or, Ty::U32, cleared, new);
+            s.select(Ty::U32, eq, replaced, old)
+        });
+        let h = self.bin(BinaryOp::ShrU, Ty::U32, old, sh);
+        self.bin(BinaryOp::And, Ty::U32, h, FnLower::u32c(0xffff))
+    }
+
+    /// Atomically replaces word `idx` of `mem` by `f(old)`; yields the old word.
+    /// `old = atomic read; loop { seen = CAS(idx, old → f(old)); if seen == old break; old = seen }`.
+    fn cas_loop(&mut self, mem: Memory, idx: Operand, f: impl FnOnce(&mut Self, Operand) -> Operand) -> Operand {
+        let old = self.new_var(Ty::U32, "cas old");
+        let read = Expr::AtomicWord { memory: mem, op: AtomicOp::Or, index: idx, value: FnLower::u32c(0), comparand: None };
+        self.assign(old, read);
+        let body = self
+            .collect(|s| {
+                let new = f(s, Operand::Var(old));
+                let seen = s.value(
+                    Ty::U32,
+                    Expr::AtomicWord {
+                        memory: mem,
+                        op: AtomicOp::CompareExchange,
+                        index: idx,
+                        value: new,
+                        comparand: Some(Operand::Var(old)),
+                    },
+                );
+                let done = s.cmp(CmpOp::Eq, Ty::U32, seen, Operand::Var(old));
+                s.push(Stmt::If { cond: done, then_body: Block { stmts: vec![Stmt::Break] }, else_body: Block::new() });
+                s.assign(old, Expr::Use(seen));
+                Ok(())
+            })
+            .expect("closure cannot fail");
+        self.push(Stmt::Loop { body });
+        Operand::Var(old)
+    }
+
+    /// A 64-bit add/and/or/xor whose result nobody reads, as two word atomics: the low word,
+    /// then the high word (plus the carry out of the low word for add). Every interleaving of
+    /// such operations leaves the exact 64-bit result in memory; only the old value, which is
+    /// not needed, would not be a snapshot.
+    fn atomic64_split(&mut self, mem: Memory, off: Operand, op: Op, b: Operand) -> Operand {
+        let Op::Native(aop) = op else { return FnLower::u64c(0) };
+        let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
+        let idx1 = self.bin(BinaryOp::Add, Ty::U32, idx, FnLower::u32c(1));
+        let bits = self.fit(b, self.operand_ty(b), Ty::U64, ScalarType::B64);
+        let lo = self.resize(bits, Ty::U64, Ty::U32, false);
+        let hi = self.bin(BinaryOp::ShrU, Ty::U64, bits, FnLower::u32c(32));
+        let hi = self.resize(hi, Ty::U64, Ty::U32, false);
+        let old_lo = self.value(Ty::U32, Expr::AtomicWord { memory: mem, op: aop, index: idx, value: lo, comparand: None });
+        let hi = if aop == AtomicOp::Add {
+            // Carry out of the low word: old + lo wrapped below old.
+            let sum = self.bin(BinaryOp::Add, Ty::U32, old_lo, lo);
+            let carry = self.cmp(CmpOp::LtU, Ty::U32, sum, old_lo);
+            let c = self.select(Ty::U32, carry, FnLower::u32c(1), FnLower::u32c(0));
+            self.bin(BinaryOp::Add, Ty::U32, hi, c)
+        } else {
+            hi
+        };
+        let t = self.new_var(Ty::U32, "t");
+        self.assign(t, Expr::AtomicWord { memory: mem, op: aop, index: idx1, value: hi, comparand: None });
+        FnLower::u64c(0)
+    }
+}

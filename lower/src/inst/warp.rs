@@ -1,0 +1,469 @@
+//! Warp collectives (spec §9.7.8.x `shfl.sync`, `vote.sync`, `activemask`, `match.sync`,
+//! `redux.sync`, `elect.sync`, `bar.warp.sync`), emulated through shared memory and CTA
+//! barriers so that they give NVIDIA's results on any subgroup size (lavapipe 8, browsers 4,
+//! AMD 64): a logical warp is 32 consecutive linear thread ids.
+//!
+//! Every thread owns two scratch words (appended to the CTA's shared memory, padded to whole
+//! warps): a value and a flag (bit 0: active, bit 1: predicate). A collective is
+//! `store value, flag; barrier; read the warp's words; barrier; clear own flag`. A thread that
+//! does not logically execute the collective (inactive: another branch, returned) never sets
+//! its flag, so it reads as inactive — the barriers themselves are reached by every thread: the
+//! SIMT pass (`simt::uniformize`) predicates the thread's own statements around them. Flags
+//! start cleared (a prologue zeroes them: lavapipe does not zero workgroup memory) and every
+//! thread that sets its flag clears it in the same collective.
+//!
+//! `membermask` selects lanes as the spec says; a lane outside it reads as not participating.
+//! Results the spec leaves undefined (a `shfl` source lane that is inactive) read whatever that
+//! lane's scratch word holds.
+
+use super::{operands, Mods};
+use crate::function::{unsupported, FnLower, LResult};
+use crate::ir::{BinaryOp, Block, CmpOp, Expr, Memory, Operand, Stmt, Ty, UnaryOp};
+use ptxcross_frontend::ast::{self, Instruction, OperandKind, ScalarType};
+use ptxcross_frontend::Diagnostic;
+
+/// The words one collective reads: for lane k of the thread's warp, `value[k]` and `flag[k]`
+/// (bit 0 set: the lane executes this collective and is in `membermask`; bit 1: its predicate).
+/// Without reads, `values[0]` is the linear id of the warp's lane 0.
+struct WarpView {
+    lane: Operand,
+    values: Vec<Operand>,
+    flags: Vec<Operand>,
+}
+
+impl FnLower {
+    /// Word index of the scratch (values, then flags), creating it on first use.
+    fn warp_scratch(&mut self, span: ast::Span) -> u32 {
+        if let Some(b) = self.warp_scratch {
+            return b;
+        }
+        let threads: u32 = self.block.iter().product();
+        let padded = threads.div_ceil(32) * 32;
+        let base = self.shared_bytes.div_ceil(4);
+        // values, flags, then the two `bar.red` counters.
+        self.shared_bytes = (base + 2 * padded + 2) * 4;
+        self.has_shared = true;
+        self.warp_scratch = Some(base);
+        // Prologue in the entry block: clear every flag word, then a barrier.
+        let prologue = self
+            .collect(|s| {
+                let t = s.linear_tid();
+                for i in 0..padded.div_ceil(threads) {
+                    let k = s.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(i * threads));
+                    let inside = s.cmp(CmpOp::LtU, Ty::U32, k, FnLower::u32c(padded));
+                    let idx = s.bin(BinaryOp::Add, Ty::U32, k, FnLower::u32c(base + padded));
+                    let body = Block { stmts: vec![Stmt::StoreWord { memory: Memory::Shared, index: idx, value: FnLower::u32c(0) }] };
+                    s.emit_if(inside, body, Block::new());
+                }
+                let first = s.cmp(CmpOp::Eq, Ty::U32, t, FnLower::u32c(0));
+                let clear = (0..2)
+                    .map(|i| Stmt::StoreWord {
+                        memory: Memory::Shared,
+                        index: FnLower::u32c(base + 2 * padded + i),
+                        value: FnLower::u32c(0),
+                    })
+                    .collect();
+                s.emit_if(first, Block { stmts: clear }, Block::new());
+                s.push(Stmt::Barrier);
+                Ok(())
+            })
+            .expect("cannot fail");
+        let entry = if self.cur == 0 { &mut self.emit_stack[0] } else { &mut self.blocks[0].stmts };
+        entry.splice(0..0, prologue.stmts);
+        self.barriers.push((0, span));
+        base
+    }
+
+    /// Publishes (`value`, `pred`) of this thread, waits for the CTA, and gives the warp's words;
+    /// the caller reads them, then calls [`FnLower::warp_finish`].
+    fn warp_publish(&mut self, value: Operand, pred: Operand, member: Operand, span: ast::Span) -> WarpView {
+        self.warp_publish_reading(value, pred, member, span, true)
+    }
+
+    /// As [`FnLower::warp_publish`]; `read_all`: false reads no lane (the caller loads what it
+    /// needs itself, see `shfl`).
+    fn warp_publish_reading(&mut self, value: Operand, pred: Operand, member: Operand, span: ast::Span, read_all: bool) -> WarpView {
+        let base = self.warp_scratch(span);
+        let threads: u32 = self.block.iter().product();
+        let padded = threads.div_ceil(32) * 32;
+        let t = self.linear_tid();
+        let lane = self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(31));
+        let vidx = self.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(base));
+        let fidx = self.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(base + padded));
+        let p = self.select(Ty::U32, pred, FnLower::u32c(3), FnLower::u32c(1));
+        self.push(Stmt::StoreWord { memory: Memory::Shared, index: vidx, value });
+        self.push(Stmt::StoreWord { memory: Memory::Shared, index: fidx, value: p });
+        self.push(Stmt::Barrier);
+        self.barriers.push((self.cur, span));
+        let wbase = self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(!31));
+        let mut values = vec![wbase];
+        let mut flags = Vec::new();
+        for k in 0..if read_all { 32 } else { 0 } {
+            let i = self.bin(BinaryOp::Add, Ty::U32, wbase, FnLower::u32c(base + k));
+            if k == 0 {
+                values.clear();
+            }
+            values.push(self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: i }));
+            let fi = self.bin(BinaryOp::Add, Ty::U32, i, FnLower::u32c(padded));
+            let f = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: fi });
+            // Lanes outside membermask do not take part.
+            let bit = self.bin(BinaryOp::ShrU, Ty::U32, member, FnLower::u32c(k));
+            let bit = self.bin(BinaryOp::And, Ty::U32, bit, FnLower::u32c(1));
+            let keep = self.bin(BinaryOp::Sub, Ty::U32, FnLower::u32c(0), bit);
+            flags.push(self.bin(BinaryOp::And, Ty::U32, f, keep));
+        }
+        let _ = fidx;
+        WarpView { lane, values, flags }
+    }
+
+    fn warp_finish(&mut self, span: ast::Span) {
+        let base = self.warp_scratch(span);
+        let threads: u32 = self.block.iter().product();
+        let padded = threads.div_ceil(32) * 32;
+        self.push(Stmt::Barrier);
+        self.barriers.push((self.cur, span));
+        let t = self.linear_tid();
+        let fidx = self.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(base + padded));
+        self.push(Stmt::StoreWord { memory: Memory::Shared, index: fidx, value: FnLower::u32c(0) });
+    }
+
+    /// The mask of lanes whose flag has `bit` set.
+    fn lanes_with(&mut self, view: &WarpView, bit: u32) -> Operand {
+        let mut acc = FnLower::u32c(0);
+        for (k, f) in view.flags.iter().enumerate() {
+            let b = self.bin(BinaryOp::ShrU, Ty::U32, *f, FnLower::u32c(bit));
+            let b = self.bin(BinaryOp::And, Ty::U32, b, FnLower::u32c(1));
+            let b = self.bin(BinaryOp::Shl, Ty::U32, b, FnLower::u32c(k as u32));
+            acc = self.bin(BinaryOp::Or, Ty::U32, acc, b);
+        }
+        acc
+    }
+
+    fn pred_operand(&mut self, op: &ast::Operand) -> LResult<Operand> {
+        self.read(op, ScalarType::Pred)
+    }
+
+    /// `shfl.sync.mode.b32 d[|p], a, b, c, membermask`.
+    pub(super) fn shfl(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["sync", "up", "down", "bfly", "idx"])?;
+        if !m.has("sync") {
+            return Err(unsupported("`shfl` without `.sync` (sm_6x and older)", m.inst.span));
+        }
+        if m.ty()? != ScalarType::B32 {
+            return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
+        }
+        let mode = m
+            .one_of(&["up", "down", "bfly", "idx"])
+            .ok_or_else(|| Diagnostic::new("`shfl.sync` needs a mode (.up/.down/.bfly/.idx)", m.inst.span))?;
+        let [d, a, b, c, mask] = operands(m.inst, 5)? else { unreachable!() };
+        let a = self.read(a, ScalarType::B32)?;
+        let b = self.read(b, ScalarType::B32)?;
+        let c = self.read(c, ScalarType::B32)?;
+        let member = self.read(mask, ScalarType::B32)?;
+        let view = self.warp_publish_reading(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span, false);
+        let (lane, wbase) = (view.lane, view.values[0]);
+        let u = FnLower::u32c;
+        let bval = self.bin(BinaryOp::And, Ty::U32, b, u(31));
+        let cval = self.bin(BinaryOp::And, Ty::U32, c, u(31));
+        let seg = self.bin(BinaryOp::ShrU, Ty::U32, c, u(8));
+        let seg = self.bin(BinaryOp::And, Ty::U32, seg, u(31));
+        let nseg = self.un(UnaryOp::Not, Ty::U32, seg);
+        let min_lane = self.bin(BinaryOp::And, Ty::U32, lane, seg);
+        let cpart = self.bin(BinaryOp::And, Ty::U32, cval, nseg);
+        let max_lane = self.bin(BinaryOp::Or, Ty::U32, min_lane, cpart);
+        let (j, pval) = match mode {
+            // j = lane - bval may be negative: a signed comparison.
+            "up" => {
+                let j = self.bin(BinaryOp::Sub, Ty::U32, lane, bval);
+                (j, self.cmp(CmpOp::GeS, Ty::U32, j, max_lane))
+            }
+            "down" => {
+                let j = self.bin(BinaryOp::Add, Ty::U32, lane, bval);
+                (j, self.cmp(CmpOp::LeU, Ty::U32, j, max_lane))
+            }
+            "bfly" => {
+                let j = self.bin(BinaryOp::Xor, Ty::U32, lane, bval);
+                (j, self.cmp(CmpOp::LeU, Ty::U32, j, max_lane))
+            }
+            _ => {
+                let bpart = self.bin(BinaryOp::And, Ty::U32, bval, nseg);
+                let j = self.bin(BinaryOp::Or, Ty::U32, min_lane, bpart);
+                (j, self.cmp(CmpOp::LeU, Ty::U32, j, max_lane))
+            }
+        };
+        let j = self.select(Ty::U32, pval, j, lane);
+        // d = value of lane j of this warp (j is in 0..32 here).
+        let base = self.warp_scratch(m.inst.span);
+        let i = self.bin(BinaryOp::Add, Ty::U32, wbase, j);
+        let i = self.bin(BinaryOp::Add, Ty::U32, i, u(base));
+        let r = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: i });
+        self.warp_finish(m.inst.span);
+        match &d.kind {
+            OperandKind::Pair(dv, p) => {
+                self.write(dv, ScalarType::B32, r)?;
+                self.write(p, ScalarType::Pred, pval)
+            }
+            _ => self.write(d, ScalarType::B32, r),
+        }
+    }
+
+    /// `vote.sync.{all,any,uni}.pred d, a, membermask` / `vote.sync.ballot.b32 d, a, membermask`.
+    pub(super) fn vote(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["sync", "all", "any", "uni", "ballot"])?;
+        if !m.has("sync") {
+            return Err(unsupported("`vote` without `.sync` (sm_6x and older)", m.inst.span));
+        }
+        let kind = m
+            .one_of(&["all", "any", "uni", "ballot"])
+            .ok_or_else(|| Diagnostic::new("`vote.sync` needs .all/.any/.uni/.ballot", m.inst.span))?;
+        let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
+        let p = self.pred_operand(a)?;
+        let member = self.read(mask, ScalarType::B32)?;
+        let view = self.warp_publish(FnLower::u32c(0), p, member, m.inst.span);
+        let active = self.lanes_with(&view, 0);
+        let ballot = self.lanes_with(&view, 1);
+        self.warp_finish(m.inst.span);
+        let u = FnLower::u32c;
+        match kind {
+            "ballot" => self.write(d, ScalarType::B32, ballot),
+            "all" => {
+                let r = self.cmp(CmpOp::Eq, Ty::U32, ballot, active);
+                self.write(d, ScalarType::Pred, r)
+            }
+            "any" => {
+                let r = self.cmp(CmpOp::Ne, Ty::U32, ballot, u(0));
+                self.write(d, ScalarType::Pred, r)
+            }
+            _ => {
+                let none = self.cmp(CmpOp::Eq, Ty::U32, ballot, u(0));
+                let all = self.cmp(CmpOp::Eq, Ty::U32, ballot, active);
+                let r = self.bin(BinaryOp::Or, Ty::Bool, none, all);
+                self.write(d, ScalarType::Pred, r)
+            }
+        }
+    }
+
+    /// `activemask.b32 d`.
+    pub(super) fn activemask(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&[])?;
+        let [d] = operands(m.inst, 1)? else { unreachable!() };
+        let view = self.warp_publish(FnLower::u32c(0), Operand::Const(crate::ir::Const::Bool(false)), FnLower::u32c(!0), m.inst.span);
+        let active = self.lanes_with(&view, 0);
+        self.warp_finish(m.inst.span);
+        self.write(d, ScalarType::B32, active)
+    }
+
+    /// `redux.sync.op.type d, a, membermask` (integer forms).
+    pub(super) fn redux(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["sync", "add", "min", "max", "and", "or", "xor"])?;
+        let t = m.ty()?;
+        if !matches!(t, ScalarType::U32 | ScalarType::S32 | ScalarType::B32) {
+            return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
+        }
+        let op = m
+            .one_of(&["add", "min", "max", "and", "or", "xor"])
+            .ok_or_else(|| Diagnostic::new("`redux.sync` needs an operation", m.inst.span))?;
+        let signed = t == ScalarType::S32;
+        let (bop, identity) = match op {
+            "add" => (BinaryOp::Add, 0),
+            "and" => (BinaryOp::And, !0),
+            "or" => (BinaryOp::Or, 0),
+            "xor" => (BinaryOp::Xor, 0),
+            "min" if signed => (BinaryOp::MinS, i32::MAX as u32),
+            "max" if signed => (BinaryOp::MaxS, i32::MIN as u32),
+            "min" => (BinaryOp::MinU, u32::MAX),
+            _ => (BinaryOp::MaxU, 0),
+        };
+        if matches!(op, "and" | "or" | "xor") != (t == ScalarType::B32) {
+            return Err(Diagnostic::new(format!("`{}`: bitwise forms take .b32, arithmetic .u32/.s32", m.name()), m.inst.span));
+        }
+        let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
+        let a = self.read(a, t)?;
+        let member = self.read(mask, ScalarType::B32)?;
+        let view = self.warp_publish(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span);
+        let mut acc = FnLower::u32c(identity);
+        for k in 0..32 {
+            let on = self.bin(BinaryOp::And, Ty::U32, view.flags[k], FnLower::u32c(1));
+            let on = self.cmp(CmpOp::Ne, Ty::U32, on, FnLower::u32c(0));
+            let v = self.select(Ty::U32, on, view.values[k], FnLower::u32c(identity));
+            acc = self.bin(bop, Ty::U32, acc, v);
+        }
+        let acc = self.value(Ty::U32, Expr::Use(acc));
+        self.warp_finish(m.inst.span);
+        self.write(d, t, acc)
+    }
+
+    /// `match.{any,all}.sync.b32 d[|p], a, membermask`.
+    pub(super) fn match_sync(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["any", "all", "sync"])?;
+        if m.ty()? != ScalarType::B32 {
+            return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
+        }
+        let all = m.has("all");
+        let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
+        let a = self.read(a, ScalarType::B32)?;
+        let member = self.read(mask, ScalarType::B32)?;
+        let view = self.warp_publish(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span);
+        let active = self.lanes_with(&view, 0);
+        let mut same = FnLower::u32c(0);
+        for k in 0..32 {
+            let eq = self.cmp(CmpOp::Eq, Ty::U32, view.values[k], a);
+            let bit = self.select(Ty::U32, eq, FnLower::u32c(1 << k), FnLower::u32c(0));
+            same = self.bin(BinaryOp::Or, Ty::U32, same, bit);
+        }
+        let same = self.bin(BinaryOp::And, Ty::U32, same, active);
+        let same = self.value(Ty::U32, Expr::Use(same));
+        self.warp_finish(m.inst.span);
+        let (r, p) = if all {
+            let every = self.cmp(CmpOp::Eq, Ty::U32, same, active);
+            (self.select(Ty::U32, every, active, FnLower::u32c(0)), every)
+        } else {
+            (same, Operand::Const(crate::ir::Const::Bool(true)))
+        };
+        match &d.kind {
+            OperandKind::Pair(dv, pd) => {
+                self.write(dv, ScalarType::B32, r)?;
+                self.write(pd, ScalarType::Pred, p)
+            }
+            _ => self.write(d, ScalarType::B32, r),
+        }
+    }
+
+    /// `elect.sync d|p, membermask`: the lowest active lane of membermask is the leader.
+    pub(super) fn elect(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["sync"])?;
+        let [d, mask] = operands(m.inst, 2)? else { unreachable!() };
+        let member = self.read(mask, ScalarType::B32)?;
+        let view = self.warp_publish(FnLower::u32c(0), Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span);
+        let active = self.lanes_with(&view, 0);
+        let lane = view.lane;
+        self.warp_finish(m.inst.span);
+        let neg = self.un(UnaryOp::Neg, Ty::U32, active);
+        let lowest = self.bin(BinaryOp::And, Ty::U32, active, neg);
+        let me = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(1), lane);
+        let is = self.cmp(CmpOp::Eq, Ty::U32, lowest, me);
+        // d: the leader's lane id (31 - clz(lowest)).
+        let clz = self.un(UnaryOp::CountLeadingZeros, Ty::U32, lowest);
+        let leader = self.bin(BinaryOp::Sub, Ty::U32, FnLower::u32c(31), clz);
+        match &d.kind {
+            OperandKind::Pair(dv, p) => {
+                self.write(dv, ScalarType::B32, leader)?;
+                self.write(p, ScalarType::Pred, is)
+            }
+            _ => Err(Diagnostic::new("`elect.sync` writes `d|p`", m.inst.span)),
+        }
+    }
+
+    /// `bar.warp.sync membermask`: a CTA barrier (at least as strong; every thread reaches it
+    /// through the SIMT pass).
+    pub(super) fn bar_warp_sync(&mut self, inst: &Instruction) -> LResult<()> {
+        let m = Mods { inst };
+        m.only(&["warp", "sync"])?;
+        let [mask] = operands(inst, 1)? else { unreachable!() };
+        self.read(mask, ScalarType::B32)?;
+        self.push(Stmt::Barrier);
+        self.barriers.push((self.cur, inst.span));
+        Ok(())
+    }
+
+    /// `bar.red.popc.u32 d, a{, b}, {!}c` / `bar.red.{and,or}.pred p, a{, b}, {!}c` (and the
+    /// `barrier{.cta}.red` spellings): a CTA barrier that also reduces `c` over the threads
+    /// that execute it. Two shared counters (participants, true predicates): every thread adds
+    /// its share, barrier, reads, barrier, subtracts its share — so they are zero again for the
+    /// next use, whichever threads take part.
+    pub(super) fn bar_red(&mut self, inst: &Instruction) -> LResult<()> {
+        let m = Mods { inst };
+        m.only(&["red", "popc", "and", "or", "sync", "aligned", "cta"])?;
+        let op = m
+            .one_of(&["popc", "and", "or"])
+            .ok_or_else(|| Diagnostic::new("`bar.red` needs .popc, .and or .or", inst.span))?;
+        let (d, rest) = inst.operands.split_first().ok_or_else(|| Diagnostic::new("`bar.red` needs operands", inst.span))?;
+        let (id, count, c) = match rest {
+            [id, c] => (id, None, c),
+            [id, count, c] => (id, Some(count), c),
+            _ => return Err(Diagnostic::new(format!("`{}` takes 3 or 4 operands", m.name()), inst.span)),
+        };
+        if !matches!(id.kind, OperandKind::Expr(_)) {
+            return Err(unsupported("a barrier id held in a register", id.span));
+        }
+        if let Some(count) = count {
+            let total: u32 = self.block.iter().product();
+            let ok = matches!(&count.kind, OperandKind::Expr(e) if crate::consts::eval(e).ok() == Some(crate::consts::ConstValue::Int(total as u64)));
+            if !ok {
+                return Err(unsupported("a barrier with a thread count other than the whole CTA", count.span));
+            }
+        }
+        let c = self.pred_operand(c)?;
+        let threads: u32 = self.block.iter().product();
+        let base = self.warp_scratch(inst.span) + 2 * threads.div_ceil(32) * 32;
+        let (pw, cw) = (FnLower::u32c(base), FnLower::u32c(base + 1));
+        let mine = self.select(Ty::U32, c, FnLower::u32c(1), FnLower::u32c(0));
+        let add = |s: &mut Self, op: crate::ir::AtomicOp, w: Operand, v: Operand| {
+            let t = s.new_var(Ty::U32, "t");
+            s.assign(t, Expr::AtomicWord { memory: Memory::Shared, op, index: w, value: v, comparand: None });
+        };
+        add(self, crate::ir::AtomicOp::Add, pw, FnLower::u32c(1));
+        add(self, crate::ir::AtomicOp::Add, cw, mine);
+        self.push(Stmt::Barrier);
+        self.barriers.push((self.cur, inst.span));
+        let parts = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: pw });
+        let trues = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: cw });
+        self.push(Stmt::Barrier);
+        self.barriers.push((self.cur, inst.span));
+        add(self, crate::ir::AtomicOp::Sub, pw, FnLower::u32c(1));
+        add(self, crate::ir::AtomicOp::Sub, cw, mine);
+        match op {
+            "popc" => self.write(d, ScalarType::U32, trues),
+            "and" => {
+                let r = self.cmp(CmpOp::Eq, Ty::U32, trues, parts);
+                self.write(d, ScalarType::Pred, r)
+            }
+            _ => {
+                let r = self.cmp(CmpOp::Ne, Ty::U32, trues, FnLower::u32c(0));
+                self.write(d, ScalarType::Pred, r)
+            }
+        }
+    }
+
+    /// `membar.cta` / `fence{.sc,.acq_rel}.cta`: a CTA barrier. WGSL has no fence outside a
+    /// workgroup barrier, so the fence becomes one (the SIMT pass makes every thread reach it);
+    /// a barrier that all threads reach orders memory among the CTA's threads at least as the
+    /// fence does. Wider scopes (`.gl`, `.gpu`, `.sys`) need device-scope ordering, which the
+    /// IR cannot express yet: refused.
+    pub(super) fn fence(&mut self, m: &Mods) -> LResult<()> {
+        operands(m.inst, 0)?;
+        let cta = match m.inst.opcode.name.as_str() {
+            "membar" => {
+                m.only(&["cta", "gl", "sys"])?;
+                m.has("cta")
+            }
+            _ => {
+                m.only(&["sc", "acq_rel", "cta", "gpu", "sys", "cluster"])?;
+                m.has("cta")
+            }
+        };
+        if !cta {
+            return Err(unsupported(format!("`{}` (only CTA-scope fences so far)", m.name()), m.inst.span));
+        }
+        self.push(Stmt::Barrier);
+        self.barriers.push((self.cur, m.inst.span));
+        Ok(())
+    }
+
+    /// `%lanemask_{eq,lt,le,gt,ge}` from the lane id.
+    pub fn lanemask(&mut self, which: &str) -> Option<Operand> {
+        let t = self.linear_tid();
+        let lane = self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(31));
+        let eq = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(1), lane);
+        let lt = self.bin(BinaryOp::Sub, Ty::U32, eq, FnLower::u32c(1));
+        let le = self.bin(BinaryOp::Or, Ty::U32, lt, eq);
+        Some(match which {
+            "%lanemask_eq" => eq,
+            "%lanemask_lt" => lt,
+            "%lanemask_le" => le,
+            "%lanemask_gt" => self.un(UnaryOp::Not, Ty::U32, le),
+            "%lanemask_ge" => self.un(UnaryOp::Not, Ty::U32, lt),
+            _ => return None,
+        })
+    }
+}

@@ -1,0 +1,30 @@
+// Minimal CUDA environment for `clang-16 --cuda-device-only -nocudainc -nocudalib`: no CUDA SDK
+// headers, only clang's builtin variables and NVVM builtins (what the SIMT kernels use).
+#pragma once
+#include <__clang_cuda_builtin_vars.h>
+
+#define __global__ __attribute__((global))
+#define __device__ __attribute__((device))
+#define __shared__ __attribute__((shared))
+#define __forceinline__ __inline__ __attribute__((always_inline))
+
+// __syncthreads is a clang builtin.
+static __device__ __forceinline__ unsigned atomicAdd(unsigned *p, unsigned v) {
+    return (unsigned)__nvvm_atom_add_gen_i((int *)p, (int)v);
+}
+static __device__ __forceinline__ unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) {
+    return (unsigned long long)__nvvm_atom_add_gen_ll((long long *)p, (long long)v);
+}
+static __device__ __forceinline__ int __shfl_down_sync(unsigned m, int v, int d) {
+    return __nvvm_shfl_sync_down_i32(m, v, d, 0x1f);
+}
+static __device__ __forceinline__ int __shfl_up_sync(unsigned m, int v, int d) {
+    return __nvvm_shfl_sync_up_i32(m, v, d, 0);
+}
+static __device__ __forceinline__ unsigned __ballot_sync(unsigned m, int p) { return __nvvm_vote_ballot_sync(m, p); }
+static __device__ __forceinline__ unsigned __activemask() { unsigned m; asm volatile("activemask.b32 %0;" : "=r"(m)); return m; }
+static __device__ __forceinline__ int __popc(unsigned a) { return __builtin_popcount(a); }
+static __device__ __forceinline__ int __syncthreads_count(int p) { return __nvvm_bar0_popc(p); }
+static __device__ __forceinline__ int __syncthreads_and(int p) { return __nvvm_bar0_and(p); }
+static __device__ __forceinline__ int __syncthreads_or(int p) { return __nvvm_bar0_or(p); }
+static __device__ __forceinline__ void __threadfence_block() { __nvvm_membar_cta(); }

@@ -1,0 +1,378 @@
+//! `atom`/`red` end to end on both backends (spec §9.7.14.5–6): every operation and type on
+//! global, shared and generic addresses against a CPU reference written from the spec's
+//! Semantics (inc/dec wrap, cas, float add of NaN, ±0, subnormals), and a stress test with
+//! many CTAs contending on the same counters, checked exactly.
+
+mod simt_util;
+use ptxcross::Backend;
+use simt_util::*;
+
+const N: usize = 32;
+
+#[derive(Clone, Copy, Debug)]
+enum Space {
+    Global,
+    Shared,
+    GenericGlobal,
+    GenericShared,
+}
+
+/// One kernel per (instruction, space): thread i stores a[i] in its own slot, runs
+/// `atom.<op>` with b[i] (and c[i]), and writes out[2i] = final slot value, out[2i+1] = d.
+fn kernel(name: &str, inst: &str, w: u32, space: Space) -> String {
+    let (bits, reg) = (w * 8, if w == 8 { "%rd" } else if w == 2 { "%h" } else { "%r" });
+    let cas = inst.starts_with("cas.");
+    let c_operand = if cas { format!(", {reg}12") } else { String::new() };
+    let (addr, atom_space, ld_space) = match space {
+        Space::Global => ("%rd6", ".global", ".global"),
+        Space::GenericGlobal => ("%rd6", "", ".global"),
+        Space::Shared => ("%rd9", ".shared", ".shared"),
+        Space::GenericShared => ("%rd15", "", ".shared"),
+    };
+    let slot_init = match space {
+        Space::Global | Space::GenericGlobal => format!("    st.global.b{bits} [%rd6], {reg}10;\n"),
+        _ => format!("    st.shared.b{bits} [%rd9], {reg}10;\n"),
+    };
+    let (op, ty) = inst.rsplit_once('.').unwrap();
+    format!(
+        "
+.visible .entry {name}(.param .u64 inp, .param .u64 out)
+{{
+    .reg .b16 %h<16>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .shared .align 8 .b8 sm[{smem}];
+    ld.param.u64 %rd1, [inp];
+    ld.param.u64 %rd2, [out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, {w3};
+    add.s64 %rd4, %rd1, %rd3;
+    ld.global.b{bits} {reg}10, [%rd4];
+    ld.global.b{bits} {reg}11, [%rd4+{w}];
+    ld.global.b{bits} {reg}12, [%rd4+{w2}];
+    mul.wide.u32 %rd5, %r1, {w2};
+    add.s64 %rd6, %rd2, %rd5;
+    mul.wide.u32 %rd7, %r1, {w};
+    mov.u64 %rd8, sm;
+    add.s64 %rd9, %rd8, %rd7;
+    cvta.shared.u64 %rd15, %rd9;
+{slot_init}    {atom}
+    ld{ld_space}.b{bits} {reg}14, [{ld_addr}];
+    st.global.b{bits} [%rd6], {reg}14;
+    st.global.b{bits} [%rd6+{w}], {reg}13;
+    ret;
+}}
+",
+        smem = w as usize * N,
+        w2 = 2 * w,
+        w3 = 3 * w,
+        // 64-bit: only the unused-result forms are implemented; d is then a copy of a.
+        atom = if w == 8 {
+            format!("red{atom_space}.{op}.{ty} [{addr}], {reg}11;\n    mov.b64 {reg}13, {reg}10;")
+        } else {
+            format!("atom{atom_space}.{op}.{ty} {reg}13, [{addr}], {reg}11{c_operand};")
+        },
+        ld_addr = if matches!(space, Space::Global | Space::GenericGlobal) { "%rd6" } else { "%rd9" },
+    )
+}
+
+fn f32_nan(x: u32) -> bool {
+    f32::from_bits(x).is_nan()
+}
+fn f64_nan(x: u64) -> bool {
+    f64::from_bits(x).is_nan()
+}
+/// Sign-preserving flush of an f32 subnormal.
+fn ftz(x: u32) -> u32 {
+    if x & 0x7f80_0000 == 0 {
+        x & 0x8000_0000
+    } else {
+        x
+    }
+}
+
+/// The new memory value per the spec's Semantics, `None`: result is NaN (any NaN is fine).
+fn reference(inst: &str, space: Space, a: u64, b: u64, c: u64) -> Option<u64> {
+    let global = matches!(space, Space::Global | Space::GenericGlobal);
+    let (a32, b32) = (a as u32, b as u32);
+    Some(match inst {
+        "add.u32" => a32.wrapping_add(b32) as u64,
+        "and.b32" => (a32 & b32) as u64,
+        "or.b32" => (a32 | b32) as u64,
+        "xor.b32" => (a32 ^ b32) as u64,
+        "exch.b32" => b32 as u64,
+        "min.u32" => a32.min(b32) as u64,
+        "max.u32" => a32.max(b32) as u64,
+        "min.s32" => (a32 as i32).min(b32 as i32) as u32 as u64,
+        "max.s32" => (a32 as i32).max(b32 as i32) as u32 as u64,
+        "cas.b32" => (if a32 == b32 { c as u32 } else { a32 }) as u64,
+        // inc(r, s) = (r >= s) ? 0 : r+1;  dec(r, s) = (r==0 || r > s) ? s : r-1
+        "inc.u32" => (if a32 >= b32 { 0 } else { a32 + 1 }) as u64,
+        "dec.u32" => (if a32 == 0 || a32 > b32 { b32 } else { a32 - 1 }) as u64,
+        "add.f32" => {
+            let (x, y) = if global { (ftz(a32), ftz(b32)) } else { (a32, b32) };
+            let r = (f32::from_bits(x) + f32::from_bits(y)).to_bits();
+            if f32_nan(r) {
+                return None;
+            }
+            (if global { ftz(r) } else { r }) as u64
+        }
+        "cas.b16" => (if a as u16 == b as u16 { c as u16 } else { a as u16 }) as u64,
+        "add.u64" => a.wrapping_add(b),
+        "and.b64" => a & b,
+        "or.b64" => a | b,
+        "xor.b64" => a ^ b,
+        "exch.b64" => b,
+        "min.u64" => a.min(b),
+        "max.u64" => a.max(b),
+        "min.s64" => (a as i64).min(b as i64) as u64,
+        "max.s64" => (a as i64).max(b as i64) as u64,
+        "cas.b64" => {
+            if a == b {
+                c
+            } else {
+                a
+            }
+        }
+        "add.f64" => {
+            let r = f64::from_bits(a) + f64::from_bits(b);
+            if r.is_nan() {
+                return None;
+            }
+            r.to_bits()
+        }
+        _ => unreachable!("{inst}"),
+    })
+}
+
+/// Deterministic edge-case inputs (a, b, c) for thread i.
+fn inputs(inst: &str, i: usize) -> (u64, u64, u64) {
+    let mut x = 0x9e37_79b9_7f4a_7c15u64.wrapping_mul(i as u64 + 1);
+    x ^= x >> 29;
+    let e32: [u32; 12] = [0, 1, 2, 5, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff, 6, 4, 100, 3];
+    let e64: [u64; 8] = [0, 1, 0xffff_ffff, 0x1_0000_0000, u64::MAX, 1 << 63, (1 << 63) - 1, 0x1234_5678_9abc_def0];
+    let f32s: [u32; 16] = [
+        0x7fc0_0000, 0xffc0_0001, 0x8000_0000, 0x0000_0000, 0x7f80_0000, 0xff80_0000, 0x0000_0001, 0x807f_ffff,
+        0x3f80_0000, 0x3380_0000, 0x7f7f_ffff, 0x0040_0000, 0xbf80_0000, 0x4b80_0000, 0x3f80_0001, 0x0080_0000,
+    ];
+    let f64s: [u64; 10] = [
+        0x7ff8_0000_0000_0000, 0x8000_0000_0000_0000, 0, 0x7ff0_0000_0000_0000, 0xfff0_0000_0000_0000, 1,
+        0x800f_ffff_ffff_ffff, 0x3ff0_0000_0000_0000, 0x3ca0_0000_0000_0000, 0x7fef_ffff_ffff_ffff,
+    ];
+    let pick32 = |k: usize| e32[k % e32.len()] as u64;
+    let pick64 = |k: usize| e64[k % e64.len()];
+    let (a, b) = match inst {
+        "add.f32" => (f32s[i % 16] as u64, f32s[(i / 16 + i * 7) % 16] as u64),
+        "add.f64" => (f64s[i % 10], f64s[(i / 10 + i * 3) % 10]),
+        "cas.b16" => ((i % 3) as u64 * 0x8001, if i % 2 == 0 { (i % 3) as u64 * 0x8001 } else { 0xffff }),
+        _ if inst.ends_with("64") => (pick64(i), pick64(i / 8 + i * 5)),
+        _ => (pick32(i), pick32(i / 12 + i * 5)),
+    };
+    // cas: compare equal for even threads.
+    let b = if inst.starts_with("cas") && i % 2 == 0 { a } else { b };
+    let c = if inst == "cas.b16" { x & 0xffff } else if inst.ends_with("64") { x } else { x & 0xffff_ffff };
+    (a, b, c)
+}
+
+fn check(inst: &str, space: Space, w: u32, out: &[u8], backend: Backend) -> Result<(), String> {
+    let mask = if w == 8 { u64::MAX } else { (1u64 << (w * 8)) - 1 };
+    for i in 0..N {
+        let (a, b, c) = inputs(inst, i);
+        let get = |k: usize| {
+            let mut v = [0u8; 8];
+            v[..w as usize].copy_from_slice(&out[(2 * i + k) * w as usize..][..w as usize]);
+            u64::from_le_bytes(v)
+        };
+        let (fin, old) = (get(0), get(1));
+        let ctx = format!("{inst} {space:?} {backend} thread {i}: a={a:#x} b={b:#x} c={c:#x}");
+        if old != a & mask {
+            return Err(format!("{ctx}: returned {old:#x}, expected {:#x}", a & mask));
+        }
+        let ok = match reference(inst, space, a, b, c) {
+            Some(want) => fin == want & mask,
+            None if w == 4 => f32_nan(fin as u32),
+            None => f64_nan(fin),
+        };
+        if !ok {
+            return Err(format!("{ctx}: new value {fin:#x}, expected {:?}", reference(inst, space, a, b, c)));
+        }
+    }
+    Ok(())
+}
+
+const INSTS: [(&str, u32); 18] = [
+    ("add.u32", 4),
+    ("and.b32", 4),
+    ("or.b32", 4),
+    ("xor.b32", 4),
+    ("exch.b32", 4),
+    ("min.u32", 4),
+    ("max.u32", 4),
+    ("min.s32", 4),
+    ("max.s32", 4),
+    ("cas.b32", 4),
+    ("inc.u32", 4),
+    ("dec.u32", 4),
+    ("add.f32", 4),
+    ("cas.b16", 2),
+    ("add.u64", 8),
+    ("and.b64", 8),
+    ("or.b64", 8),
+    ("xor.b64", 8),
+];
+
+#[test]
+fn every_atomic_operation_matches_the_spec_semantics() {
+    let Some(gpu) = gpu() else { return };
+    let spaces = [Space::Global, Space::Shared, Space::GenericGlobal, Space::GenericShared];
+    let mut ptx = String::from(".version 8.5\n.target sm_80\n.address_size 64\n");
+    let mut cases = Vec::new();
+    for (k, &(inst, w)) in INSTS.iter().enumerate() {
+        for (s, &space) in spaces.iter().enumerate() {
+            // Generic addresses share the dispatch code: a few operations of each kind suffice.
+            let generic = matches!(space, Space::GenericGlobal | Space::GenericShared);
+            if generic && !["add.u32", "add.f32", "cas.b16", "add.u64"].contains(&inst) {
+                continue;
+            }
+            let name = format!("atom_{k}_{s}");
+            ptx.push_str(&kernel(&name, inst, w, space));
+            cases.push((name, inst, w, space));
+        }
+    }
+    let program = program("atomics.ptx", &ptx, [N as u32, 1, 1]);
+    let mut failures = Vec::new();
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        for (name, inst, w, space) in &cases {
+            let mut inp = Vec::new();
+            for i in 0..N {
+                let (a, b, c) = inputs(inst, i);
+                for v in [a, b, c] {
+                    inp.extend_from_slice(&v.to_le_bytes()[..*w as usize]);
+                }
+            }
+            let inp = run.buffer(&inp);
+            let out = run.zeros(2 * N * *w as usize);
+            run.launch(&program, name, [1, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+            if let Err(e) = check(inst, *space, *w, &run.read(out, 2 * N * *w as usize), backend) {
+                failures.push(e);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+const STRESS_PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry stress(.param .u64 counters, .param .u64 tickets32, .param .u64 tickets64, .param .u64 per_cta)
+{
+    .reg .pred %p;
+    .reg .b32 %r<16>;
+    .reg .f32 %f<2>;
+    .reg .b64 %rd<24>;
+    .shared .align 8 .b8 sm[16];
+    ld.param.u64 %rd1, [counters];
+    ld.param.u64 %rd2, [tickets32];
+    ld.param.u64 %rd3, [tickets64];
+    ld.param.u64 %rd4, [per_cta];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.s32 %r4, %r2, %r3, %r1;
+    setp.ne.s32 %p, %r1, 0;
+    @%p bra SKIP_INIT;
+    mov.u64 %rd20, 0;
+    st.shared.u64 [sm], %rd20;
+    st.shared.u32 [sm+8], 0;
+SKIP_INIT:
+    bar.sync 0;
+    // 32-bit tickets: every value 0..N-1 exactly once.
+    atom.global.add.u32 %r5, [%rd1], 1;
+    mul.wide.u32 %rd5, %r4, 4;
+    add.s64 %rd6, %rd2, %rd5;
+    st.global.u32 [%rd6], %r5;
+    // A 64-bit add whose result is unused (nvcc's unused atomicAdd), carrying out of the low
+    // word on every step.
+    atom.global.add.u64 %rd7, [%rd1+8], 4294967297;
+    // Wrapping increment and decrement.
+    atom.global.inc.u32 %r6, [%rd1+16], 99;
+    red.global.dec.u32 [%rd1+20], 6;
+    // Float add of exact integers (order-independent) and a 64-bit signed max.
+    mov.f32 %f1, 0f3F800000;
+    red.global.add.f32 [%rd1+24], %f1;
+    sub.s32 %r9, %r4, 8000;
+    red.global.max.s32 [%rd1+32], %r9;
+    red.global.min.s32 [%rd1+40], %r9;
+    // Shared-memory counters of this CTA, 64- and 32-bit.
+    atom.shared.add.u64 %rd12, [sm], 3;
+    atom.shared.inc.u32 %r7, [sm+8], 1000000;
+    bar.sync 0;
+    @%p bra DONE;
+    ld.shared.u64 %rd13, [sm];
+    ld.shared.u32 %r8, [sm+8];
+    mul.wide.u32 %rd14, %r2, 16;
+    add.s64 %rd15, %rd4, %rd14;
+    st.global.u64 [%rd15], %rd13;
+    st.global.u32 [%rd15+8], %r8;
+DONE:
+    ret;
+}
+";
+
+#[test]
+fn many_ctas_contending_on_the_same_counters_count_exactly() {
+    let Some(gpu) = gpu() else { return };
+    const CTAS: usize = 64;
+    const BLOCK: usize = 256;
+    const T: usize = CTAS * BLOCK;
+    let program = program("stress.ptx", STRESS_PTX, [BLOCK as u32, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        // [0] u32 tickets, [1] u64 tickets, [2] inc | dec (both from 0), [3] f32 sum,
+        // [4] s32 max (from MIN), [5] s32 min (from MAX).
+        let mut init = vec![0u64; 6];
+        init[4] = i32::MIN as u32 as u64;
+        init[5] = i32::MAX as u64;
+        let counters = run.buffer(&u64s(&init));
+        let t32 = run.zeros(T * 4);
+        let t64 = run.zeros(8);
+        let per_cta = run.zeros(CTAS * 16);
+        let args = [counters.to_le_bytes(), t32.to_le_bytes(), t64.to_le_bytes(), per_cta.to_le_bytes()];
+        let args: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
+        run.launch(&program, "stress", [CTAS as u32, 1, 1], &args, backend);
+        let c = run.read_u32(counters, 12);
+        assert_eq!(c[0] as usize, T, "{backend}: 32-bit counter");
+        assert_eq!(c[2] as u64 | (c[3] as u64) << 32, T as u64 * 0x1_0000_0001, "{backend}: 64-bit counter");
+        // T increments of inc(r, 99) from 0: T mod 100; T decrements of dec(r, 6) from 0: the
+        // sequence 0 → 6 → 5 … → 0 has period 7.
+        assert_eq!(c[4] as usize, T % 100, "{backend}: inc wrap");
+        assert_eq!(c[5] as usize, (7 - T % 7) % 7, "{backend}: dec wrap");
+        assert_eq!(f32::from_bits(c[6]), T as f32, "{backend}: float add");
+        assert_eq!(c[8] as i32, T as i32 - 1 - 8000, "{backend}: signed max");
+        assert_eq!(c[10] as i32, -8000, "{backend}: signed min");
+        let mut tickets = run.read_u32(t32, T);
+        tickets.sort_unstable();
+        assert!(tickets.iter().enumerate().all(|(i, &t)| t as usize == i), "{backend}: 32-bit tickets not a permutation");
+        let per = run.read_u32(per_cta, CTAS * 4);
+        for k in 0..CTAS {
+            assert_eq!(per[4 * k] as u64 | (per[4 * k + 1] as u64) << 32, 3 * BLOCK as u64, "{backend}: CTA {k} shared u64");
+            assert_eq!(per[4 * k + 2] as usize, BLOCK, "{backend}: CTA {k} shared inc");
+        }
+    }
+}
+
+/// 64-bit atomics that need a 64-bit read-modify-write are refused, with the place.
+#[test]
+fn atomics_without_a_sound_translation_are_refused() {
+    for inst in ["atom.global.min.s64 %rd3, [%rd1], %rd2;", "atom.global.add.f64 %fd1, [%rd1], %fd1;", "atom.global.add.u64 %rd3, [%rd1], %rd2;"] {
+        let ptx = format!(
+            ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n    .reg .b64 %rd<5>;\n    .reg .f64 %fd<2>;\n    ld.param.u64 %rd1, [p];\n    mov.u64 %rd2, 7;\n    {inst}\n    st.global.u64 [%rd1], %rd3;\n    st.global.f64 [%rd1], %fd1;\n    ret;\n}}\n"
+        );
+        let file = ptxcross_frontend::SourceFile::new("atom64.ptx", ptx);
+        let err = ptxcross::translate::frontend(&file, &ptxcross_lower::LowerOptions::default()).expect_err(inst);
+        let text = err.render();
+        assert!(text.contains("not supported yet: a 64-bit atomic") && text.contains("atom64.ptx:10:"), "{inst}: {text}");
+    }
+}

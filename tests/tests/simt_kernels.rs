@@ -1,0 +1,336 @@
+//! Real CUDA kernels (tests/simt/src, compiled by nvcc 13.5 and clang-16 with tests/simt/regen.sh)
+//! run on both backends, checked against the algorithm's definition computed on the CPU.
+
+mod simt_util;
+use ptxcross::Backend;
+use simt_util::*;
+
+fn ptx(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simt/ptx").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Deterministic pseudo-random bytes.
+fn bytes(n: usize, seed: u32) -> Vec<u8> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            // Skewed: many hits on a few bins, so atomics contend.
+            (if x % 3 == 0 { x % 7 } else { x >> 24 }) as u8
+        })
+        .collect()
+}
+
+#[test]
+fn histogram_with_shared_then_global_atomics_and_a_64_bit_total() {
+    let Some(gpu) = gpu() else { return };
+    for file in ["histogram.sm80.ptx", "histogram.clang.ptx"] {
+        // Block 100 (partial warps), 7 CTAs: the grid-stride loop's last round is partial.
+        let block = 100usize;
+        let program = program(file, &ptx(file), [block as u32, 1, 1]);
+        let n = 10_007usize;
+        let data = bytes(n, 0x1234_5678);
+        let mut bins = [0u32; 256];
+        let mut total = 0u64;
+        for &b in &data {
+            bins[b as usize] += 1;
+            total = total.wrapping_add(b as u64 * 0x1_0000_0001);
+        }
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let d = run.buffer(&data);
+            let out_bins = run.zeros(256 * 4);
+            let out_total = run.zeros(8);
+            run.launch(
+                &program,
+                "histogram",
+                [7, 1, 1],
+                &[&d.to_le_bytes(), &(n as u32).to_le_bytes(), &out_bins.to_le_bytes(), &out_total.to_le_bytes()],
+                backend,
+            );
+            assert_eq!(run.read_u32(out_bins, 256), bins.to_vec(), "{file} {backend}: bins");
+            assert_eq!(run.read_u64(out_total, 1)[0], total, "{file} {backend}: 64-bit total");
+        }
+    }
+}
+
+fn ints(n: usize, seed: u32) -> Vec<i32> {
+    let mut x = seed;
+    (0..n)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            (x % 2001) as i32 - 1000
+        })
+        .collect()
+}
+
+fn i32s(v: &[i32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+#[test]
+fn block_reduction_with_an_early_exit_guard_and_barriers_in_a_loop() {
+    let Some(gpu) = gpu() else { return };
+    for file in ["reduce_guard.sm80.ptx", "reduce_guard.clang.ptx"] {
+        for (block, n) in [(256usize, 1000usize), (100, 1000), (48, 47), (64, 64 * 3 + 1)] {
+            let program = program(file, &ptx(file), [block as u32, 1, 1]);
+            let data = ints(n, 0xbeef + n as u32);
+            let grid = n.div_ceil(block);
+            let want: Vec<i32> = data.chunks(block).map(|c| c.iter().sum()).collect();
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let d = run.buffer(&i32s(&data));
+                let out = run.zeros(grid * 4);
+                run.launch(&program, "reduce_guard", [grid as u32, 1, 1], &[&d.to_le_bytes(), &out.to_le_bytes(), &(n as u32).to_le_bytes()], backend);
+                let got: Vec<i32> = run.read_u32(out, grid).iter().map(|&x| x as i32).collect();
+                assert_eq!(got, want, "{file} block {block} n {n} {backend}");
+            }
+        }
+    }
+}
+
+#[test]
+fn barriers_in_a_loop_whose_trip_count_is_loaded_from_memory() {
+    let Some(gpu) = gpu() else { return };
+    for file in ["tiled_sum.sm80.ptx", "tiled_sum.clang.ptx"] {
+        for (block, grid, ntiles) in [(64usize, 3usize, 5u32), (100, 2, 3), (32, 1, 0)] {
+            let program = program(file, &ptx(file), [block as u32, 1, 1]);
+            let data = ints(grid * ntiles as usize * block, 7 + block as u32);
+            let limits: Vec<u32> = (0..grid * block).map(|i| (i as u32 * 7) % (ntiles + 2)).collect();
+            let mut want = vec![0i32; grid * block];
+            for c in 0..grid {
+                for tid in 0..block {
+                    for t in 0..ntiles as usize {
+                        if (t as u32) < limits[c * block + tid] {
+                            want[c * block + tid] += data[(c * ntiles as usize + t) * block + (tid + 1) % block] * (t as i32 + 1);
+                        }
+                    }
+                }
+            }
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let d = run.buffer(&i32s(&data));
+                let nt = run.buffer(&ntiles.to_le_bytes());
+                let lim = run.buffer(&u32s(&limits));
+                let out = run.zeros(grid * block * 4);
+                let args = [d.to_le_bytes(), nt.to_le_bytes(), lim.to_le_bytes(), out.to_le_bytes()];
+                let args: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
+                run.launch(&program, "tiled_sum", [grid as u32, 1, 1], &args, backend);
+                let got: Vec<i32> = run.read_u32(out, grid * block).iter().map(|&x| x as i32).collect();
+                assert_eq!(got, want, "{file} block {block} grid {grid} tiles {ntiles} {backend}");
+            }
+        }
+    }
+}
+
+/// Runs `kernel` of both warp.*.ptx files on both backends with `(grid, block)`, buffers
+/// `bufs` (initial bytes), extra scalar args appended after the buffers per `arg_order`, and
+/// returns the final contents of every buffer per (file, backend).
+fn run_warp(kernel: &str, block: usize, grid: usize, bufs: &[Vec<u8>], args: &dyn Fn(&[ptxcross::DevicePtr]) -> Vec<Vec<u8>>, check: &dyn Fn(&str, &[Vec<u8>])) {
+    let Some(gpu) = gpu() else { return };
+    for file in ["warp.sm80.ptx", "warp.clang.ptx"] {
+        let program = program(file, &ptx(file), [block as u32, 1, 1]);
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let ptrs: Vec<_> = bufs.iter().map(|b| run.buffer(b)).collect();
+            let a = args(&ptrs);
+            let a: Vec<&[u8]> = a.iter().map(|x| &x[..]).collect();
+            run.launch(&program, kernel, [grid as u32, 1, 1], &a, backend);
+            let out: Vec<Vec<u8>> = ptrs.iter().zip(bufs).map(|(p, b)| run.read(*p, b.len())).collect();
+            check(&format!("{file} {kernel} block {block} {backend}"), &out);
+        }
+    }
+}
+
+fn as_i32(b: &[u8]) -> Vec<i32> {
+    b.chunks(4).map(|c| i32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+#[test]
+fn warp_shuffle_reduction_on_full_and_partial_warps() {
+    for (block, grid) in [(64usize, 2usize), (48, 3), (100, 2)] {
+        let data = ints(block * grid, 99 + block as u32);
+        let warps = block.div_ceil(32);
+        let mut want = Vec::new();
+        for c in 0..grid {
+            for w in 0..warps {
+                let lo = c * block + w * 32;
+                let hi = (lo + 32).min(c * block + block);
+                want.push(data[lo..hi].iter().sum::<i32>());
+            }
+        }
+        run_warp(
+            "warp_reduce",
+            block,
+            grid,
+            &[i32s(&data), vec![0; want.len() * 4]],
+            &|p| vec![p[0].to_le_bytes().to_vec(), p[1].to_le_bytes().to_vec()],
+            &|what, out| assert_eq!(as_i32(&out[1]), want, "{what}"),
+        );
+    }
+}
+
+#[test]
+fn warp_and_block_inclusive_scans() {
+    for (block, grid) in [(64usize, 2usize), (256, 1)] {
+        let data = ints(block * grid, 5 + block as u32);
+        let mut warp_want = Vec::new();
+        let mut block_want = Vec::new();
+        for c in data.chunks(block) {
+            let mut acc = 0;
+            for (i, &x) in c.iter().enumerate() {
+                acc += x;
+                block_want.push(acc);
+                let w = i / 32 * 32;
+                warp_want.push(c[w..=i].iter().sum::<i32>());
+            }
+        }
+        let args = |p: &[ptxcross::DevicePtr]| vec![p[0].to_le_bytes().to_vec(), p[1].to_le_bytes().to_vec()];
+        run_warp("warp_scan", block, grid, &[i32s(&data), vec![0; data.len() * 4]], &args, &|what, out| {
+            assert_eq!(as_i32(&out[1]), warp_want, "{what}")
+        });
+        run_warp("block_scan", block, grid, &[i32s(&data), vec![0; data.len() * 4]], &args, &|what, out| {
+            assert_eq!(as_i32(&out[1]), block_want, "{what}")
+        });
+    }
+}
+
+#[test]
+fn stream_compaction_with_ballot_and_popc_after_an_early_exit() {
+    for (block, grid, n) in [(64usize, 2usize, 100usize), (96, 2, 150)] {
+        let data = ints(block * grid, 3 + n as u32);
+        let warps = block * grid / 32;
+        let mut want_out = vec![0i32; warps * 32];
+        let mut want_counts = vec![0u32; warps];
+        for w in 0..warps {
+            let mut k = 0;
+            for i in w * 32..(w * 32 + 32).min(n) {
+                if data[i] > 0 {
+                    want_out[w * 32 + k] = data[i];
+                    k += 1;
+                }
+            }
+            want_counts[w] = if w * 32 < n { k as u32 } else { 0 };
+        }
+        run_warp(
+            "compact",
+            block,
+            grid,
+            &[i32s(&data), vec![0; warps * 32 * 4], vec![0; warps * 4]],
+            &|p| vec![p[0].to_le_bytes().to_vec(), (n as u32).to_le_bytes().to_vec(), p[1].to_le_bytes().to_vec(), p[2].to_le_bytes().to_vec()],
+            &|what, out| {
+                assert_eq!(as_i32(&out[1]), want_out, "{what}: compacted values");
+                assert_eq!(out[2].chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect::<Vec<_>>(), want_counts, "{what}: counts");
+            },
+        );
+    }
+}
+
+/// How many kernels of the CUB file (tests/parse-corpus/large, regenerated by its regen.sh
+/// --large) lower and emit on both backends; prints the first error of each refused kernel by
+/// kind. `cargo test -p ptxcross-tests --test simt_kernels cub -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn cub_file_kernels_translate() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("parse-corpus/large/cub_zoo.sm_80.ptx");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        eprintln!("skipped: {} missing (tests/parse-corpus/regen.sh --large)", path.display());
+        return;
+    };
+    let start = std::time::Instant::now();
+    let file = ptxcross_frontend::SourceFile::new("cub_zoo.sm_80.ptx", text);
+    let ast = ptxcross_frontend::parse(&file).expect("parses");
+    let names: Vec<String> = ast
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            ptxcross_frontend::ast::Item::Function(f)
+                if f.kind == ptxcross_frontend::ast::FunctionKind::Entry && f.body.is_some() =>
+            {
+                Some(f.name.name.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    let mut ok = 0;
+    let mut kinds: std::collections::BTreeMap<String, usize> = Default::default();
+    for name in &names {
+        let options = ptxcross_lower::LowerOptions { kernel: Some(name.clone()), ..Default::default() };
+        match ptxcross_lower::lower(&ast, &file, &options) {
+            Ok(module) => match (ptxcross::translate::emit_spirv(&module), ptxcross::translate::emit_wgsl(&module, ptxcross::translate::Profile::Wgpu)) {
+                (Ok(_), Ok(_)) => ok += 1,
+                (a, b) => *kinds.entry(format!("backend: {:?} {:?}", a.err().map(|e| e.to_string()), b.err().map(|e| e.to_string()))).or_default() += 1,
+            },
+            Err(e) => {
+                let msg = e[0].message.clone();
+                let key = msg.split(" at ").next().unwrap_or(&msg).chars().take(90).collect::<String>();
+                *kinds.entry(key).or_default() += 1;
+            }
+        }
+    }
+    eprintln!("{ok} of {} kernels translate ({:.1} s)", names.len(), start.elapsed().as_secs_f64());
+    for (k, n) in &kinds {
+        eprintln!("{n:4}  {k}");
+    }
+}
+
+#[test]
+fn barrier_reductions_count_only_non_exited_threads() {
+    let Some(gpu) = gpu() else { return };
+    for file in ["bar_red.sm80.ptx", "bar_red.clang.ptx"] {
+        for (block, grid, n) in [(64usize, 3usize, 150usize), (100, 2, 200), (48, 2, 60)] {
+            let program = program(file, &ptx(file), [block as u32, 1, 1]);
+            let mut data = ints(block * grid, 11 + n as u32);
+            data[0] = 995; // some CTA has an `or` that is true
+            let mut want = vec![0i32; 3 * block * grid];
+            for c in 0..grid {
+                let live = &data[c * block..(c * block + block).min(n).max(c * block)];
+                let count = live.iter().filter(|&&v| v > 0).count() as i32;
+                let all = live.iter().all(|&v| v > -900) as i32;
+                let any = live.iter().any(|&v| v > 990) as i32;
+                for i in 0..live.len() {
+                    let g = c * block + i;
+                    want[3 * g..3 * g + 3].copy_from_slice(&[count, all, any]);
+                }
+            }
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let d = run.buffer(&i32s(&data));
+                let out = run.zeros(want.len() * 4);
+                run.launch(&program, "bar_red", [grid as u32, 1, 1], &[&d.to_le_bytes(), &(n as u32).to_le_bytes(), &out.to_le_bytes()], backend);
+                let got: Vec<i32> = run.read_u32(out, want.len()).iter().map(|&x| x as i32).collect();
+                assert_eq!(got, want, "{file} block {block} n {n} {backend}");
+            }
+        }
+    }
+}
+
+#[test]
+fn a_cta_fence_in_a_divergent_branch() {
+    let Some(gpu) = gpu() else { return };
+    for file in ["bar_red.sm80.ptx", "bar_red.clang.ptx"] {
+        let (block, grid) = (64usize, 2usize);
+        let program = program(file, &ptx(file), [block as u32, 1, 1]);
+        let data = ints(block * grid, 77);
+        let mut want = vec![0i32; block * grid];
+        for c in 0..grid {
+            let s: Vec<i32> = (0..block).map(|t| if t % 2 == 0 { data[c * block + t] * 3 } else { 7 }).collect();
+            for t in 0..block {
+                want[c * block + t] = s[t] + s[(t + 2) % block];
+            }
+        }
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let d = run.buffer(&i32s(&data));
+            let out = run.zeros(block * grid * 4);
+            run.launch(&program, "fence_block", [grid as u32, 1, 1], &[&d.to_le_bytes(), &out.to_le_bytes()], backend);
+            let got: Vec<i32> = run.read_u32(out, block * grid).iter().map(|&x| x as i32).collect();
+            assert_eq!(got, want, "{file} {backend}");
+        }
+    }
+}

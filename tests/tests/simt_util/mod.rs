@@ -1,0 +1,74 @@
+//! Shared by the SIMT tests (atomics, barriers): translate PTX (both backends validated with
+//! spirv-val and naga), run one launch on the shared GPU, read buffers back.
+#![allow(dead_code)]
+
+use ptxcross::translate;
+use ptxcross::{Backend, Context, DevicePtr, Gpu, Program};
+use ptxcross_frontend::SourceFile;
+use ptxcross_lower::LowerOptions;
+use std::sync::Arc;
+
+/// The shared GPU, or `None` (test skipped) when there is none and `PTXCROSS_REQUIRE_GPU` is
+/// not `1`.
+pub fn gpu() -> Option<Arc<Gpu>> {
+    match Gpu::shared() {
+        Ok(g) => Some(g),
+        Err(e) if std::env::var("PTXCROSS_REQUIRE_GPU").as_deref() != Ok("1") => {
+            eprintln!("skipped: {e}");
+            None
+        }
+        Err(e) => panic!("no GPU adapter: {e}"),
+    }
+}
+
+/// Translates `ptx` for `block` to both backends, validating each module.
+pub fn program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
+    assert!(translate::spirv_val_available(), "spirv-val is needed (apt-get install spirv-tools)");
+    let file = SourceFile::new(name, ptx);
+    let options = LowerOptions { block: Some(block), ..Default::default() };
+    let module = match translate::frontend(&file, &options) {
+        Ok(m) => m,
+        Err(e) => panic!("{name}: {}", e.render()),
+    };
+    translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+pub struct Run {
+    pub ctx: Context,
+}
+
+impl Run {
+    pub fn new(gpu: &Arc<Gpu>) -> Run {
+        let ctx = Context::new(ptxcross::ContextOptions { heap_bytes: 16 << 20, timeout: None, gpu: Some(gpu.clone()) })
+            .expect("context");
+        Run { ctx }
+    }
+    pub fn buffer(&mut self, bytes: &[u8]) -> DevicePtr {
+        let p = self.ctx.alloc(bytes.len().max(4) as u64).expect("alloc");
+        self.ctx.write(p, bytes).expect("write");
+        p
+    }
+    pub fn zeros(&mut self, len: usize) -> DevicePtr {
+        self.buffer(&vec![0u8; len])
+    }
+    pub fn read(&self, p: DevicePtr, len: usize) -> Vec<u8> {
+        self.ctx.read(p, len as u64).expect("read")
+    }
+    pub fn read_u32(&self, p: DevicePtr, n: usize) -> Vec<u32> {
+        self.read(p, n * 4).chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+    }
+    pub fn read_u64(&self, p: DevicePtr, n: usize) -> Vec<u64> {
+        self.read(p, n * 8).chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()
+    }
+    /// Launches and checks that no fault was recorded.
+    pub fn launch(&mut self, program: &Program, kernel: &str, grid: [u32; 3], args: &[&[u8]], backend: Backend) {
+        self.ctx.launch(program, kernel, grid, args, backend).unwrap_or_else(|e| panic!("{kernel} on {backend}: {e}"));
+    }
+}
+
+pub fn u32s(v: &[u32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+pub fn u64s(v: &[u64]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
