@@ -1,16 +1,57 @@
 #!/usr/bin/env bash
 # Installs what ptxcross needs beyond Rust, when missing, on Debian/Ubuntu:
 #   - a Vulkan loader and lavapipe (Mesa's CPU Vulkan driver), so kernels run without a GPU;
-#   - spirv-tools (spirv-val validates every SPIR-V module we emit).
+#   - spirv-tools (spirv-val validates every SPIR-V module we emit);
+#   - for the driver library's client tests (driver/tests/clients.rs): a C compiler and a Python
+#     venv at target/pyenv ($PTXCROSS_PYENV) with numba-cuda, cuda-python's bindings, NVIDIA's
+#     NVVM and NVRTC and cuda.h from PyPI (pinned; ~60 s and ~700 MB on a fresh machine).
+#     PTXCROSS_SKIP_PYENV=1 skips it.
 # On a machine with a GPU driver, lavapipe is harmless: wgpu prefers the real adapter.
 set -euo pipefail
+cd "$(dirname "$0")/.."
+
+# The driver's client tests. numba-cuda is installed without its [cu13] extra on purpose: that
+# extra brings nvJitLink, and with nvJitLink present numba links to a cubin (machine code),
+# while ptxcross needs the PTX that numba hands to the driver's cuLink* calls otherwise.
+PYENV_PACKAGES=(
+    numba-cuda==0.30.4 numba==0.68.1 numpy==2.4.6
+    cuda-bindings==13.4.4 cuda-core==1.2.2
+    nvidia-nvvm==13.5.37 nvidia-cuda-nvrtc==13.5.37 nvidia-cuda-runtime==13.5.37
+)
+install_pyenv() {
+    local env="${PTXCROSS_PYENV:-$PWD/target/pyenv}" stamp
+    stamp="$env/.ptxcross-packages"
+    if [ -x "$env/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "${PYENV_PACKAGES[*]}" ]; then
+        return 0
+    fi
+    echo "ptxcross: creating $env (numba-cuda, cuda-python, NVVM, NVRTC, cuda.h from PyPI)" >&2
+    local t0=$SECONDS
+    python3 -m venv "$env"
+    "$env/bin/pip" install -q --disable-pip-version-check "${PYENV_PACKAGES[@]}"
+    echo "${PYENV_PACKAGES[*]}" > "$stamp"
+    echo "ptxcross: $env ready in $((SECONDS - t0)) s" >&2
+}
+
+main() {
 need=()
 command -v spirv-val >/dev/null 2>&1 || need+=(spirv-tools)
 ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1' || need+=(libvulkan1)
 ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
-if [ ${#need[@]} -eq 0 ]; then
-    exit 0
+command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)
+if [ "${PTXCROSS_SKIP_PYENV:-0}" != 1 ]; then
+    command -v python3 >/dev/null 2>&1 || need+=(python3)
+    python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 fi
+if [ ${#need[@]} -ne 0 ]; then
+    install_apt "${need[@]}"
+fi
+if [ "${PTXCROSS_SKIP_PYENV:-0}" != 1 ]; then
+    install_pyenv
+fi
+exit 0
+}
+
+install_apt() {
 echo "ptxcross: installing ${need[*]}" >&2
 if ! command -v apt-get >/dev/null 2>&1; then
     echo "ptxcross: please install: ${need[*]} (a Vulkan loader, lavapipe or a GPU driver, and spirv-tools)" >&2
@@ -22,3 +63,6 @@ if [ "$(id -u)" != 0 ]; then
 fi
 $sudo apt-get update -qq
 DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+}
+
+main

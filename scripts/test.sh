@@ -6,4 +6,6 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 # End-to-end tests must not skip silently: the deps above give every machine an adapter.
 export PTXCROSS_REQUIRE_GPU=${PTXCROSS_REQUIRE_GPU:-1}
+# The driver library's real clients (numba-cuda, cuda-python, a C program) must run, not skip.
+export PTXCROSS_REQUIRE_CLIENTS=${PTXCROSS_REQUIRE_CLIENTS:-1}
 cargo test --workspace --no-fail-fast "$@"

@@ -472,7 +472,8 @@ impl Emitter {
             let init = self.null(t);
             let v = self.b.variable(p, None, StorageClass::Function, Some(init));
             if !info.name.is_empty() {
-                self.b.name(v, info.name.clone());
+                // Debug names only: clipped, since SPIR-V caps a literal string at 65,535 words.
+                self.b.name(v, info.name.chars().take(256).collect::<String>());
             }
             self.ks()?.vars.push(v);
         }

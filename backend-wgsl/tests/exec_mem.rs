@@ -461,7 +461,7 @@ fn exec_vecadd_64_bit_pointers() {
         heap[(bb + i) as usize] = (i as f32 * 0.25 - 3.0).to_bits();
     }
     let ptr = |w: u32| abi::HEAP_BASE + 4 * w as u64;
-    let mut params = vec![0u32; 4];
+    let mut params = vec![0u32; abi::PARAM_HEADER_WORDS as usize];
     for p in [ptr(a), ptr(bb), ptr(c)] {
         params.extend([p as u32, (p >> 32) as u32]);
     }

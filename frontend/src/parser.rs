@@ -1452,15 +1452,31 @@ impl<'a> Parser<'a> {
 
     fn binary(&mut self, min: u8) -> PResult<Expr> {
         let mut lhs = self.unary()?;
+        // Each operator of a chain (`1+1+…`) adds a level to the left-deep tree, which later
+        // passes walk recursively: count it against the nesting limit like a parenthesis.
+        let entered = self.depth;
         while let Some((op, prec)) = binop(self.kind()) {
             if prec < min {
                 break;
             }
-            self.bump();
-            let rhs = self.binary(prec + 1)?;
+            let rhs = match self.enter() {
+                Ok(()) => {
+                    self.bump();
+                    self.binary(prec + 1)
+                }
+                Err(e) => Err(e),
+            };
+            let rhs = match rhs {
+                Ok(r) => r,
+                Err(e) => {
+                    self.depth = entered;
+                    return Err(e);
+                }
+            };
             let span = lhs.span().to(rhs.span());
             lhs = Expr::Binary { op, lhs: Box::new(lhs), rhs: Box::new(rhs), span };
         }
+        self.depth = entered;
         Ok(lhs)
     }
 
@@ -1608,6 +1624,18 @@ pub(crate) fn vector_width(n: &str) -> Option<u32> {
 
 /// Converts the text of a [`Tk::Number`] token into an expression leaf.
 pub(crate) fn parse_number(s: &str, span: Span) -> Result<Expr, String> {
+    // Diagnostics quote the literal: a long one (megabytes in hostile input) is clipped.
+    const MAX_QUOTED: usize = 48;
+    parse_number_quoting(s, span).map_err(|message| {
+        if s.len() <= MAX_QUOTED {
+            return message;
+        }
+        let head: String = s.chars().take(MAX_QUOTED / 2).collect();
+        message.replacen(&s.escape_debug().to_string(), &format!("{head}… ({} characters)", s.chars().count()), 1)
+    })
+}
+
+fn parse_number_quoting(s: &str, span: Span) -> Result<Expr, String> {
     let b = s.as_bytes();
     let bad = |what: &str| format!("invalid {what} literal `{}`", s.escape_debug());
     if b.len() >= 2 && b[0] == b'0' {

@@ -7,6 +7,7 @@
 //! - [`cli`]: the command line.
 
 pub mod cli;
+pub mod files;
 pub mod runtime;
 pub mod spec;
 pub mod translate;

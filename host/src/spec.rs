@@ -538,7 +538,16 @@ impl<'de> Deserialize<'de> for Object {
 struct Ctx<'a> {
     base: &'a Path,
     warnings: Vec<String>,
+    /// Bytes the spec's data (buffers and expectations) may still take.
+    data_left: u64,
 }
+
+/// Largest spec file.
+pub const MAX_SPEC_TEXT_BYTES: u64 = 1 << 30;
+/// All buffers and expectations of a spec together, checked before anything is allocated or
+/// read: every buffer lives in one storage binding of the device, which no device makes larger
+/// than 4 GiB, so more could never run.
+pub const MAX_SPEC_DATA_BYTES: u64 = 4 << 30;
 
 type R<T> = Result<T, String>;
 
@@ -626,10 +635,26 @@ fn dim3(raw: &RawValue, at: &str) -> R<[u32; 3]> {
 }
 
 impl Ctx<'_> {
-    fn file(&self, raw: &RawValue, at: &str) -> R<Vec<u8>> {
+    fn file(&mut self, raw: &RawValue, at: &str) -> R<Vec<u8>> {
         let rel = string(raw, at)?;
         let path = self.base.join(&rel);
-        std::fs::read(&path).map_err(|e| format!("{at}: cannot read {}: {e}", path.display()))
+        let bytes = crate::files::read_regular(&path, self.data_left)
+            .map_err(|e| format!("{at}: cannot read {}: {e}", path.display()))?;
+        self.data_left -= bytes.len() as u64;
+        Ok(bytes)
+    }
+
+    /// Takes `n` bytes of the spec's data budget (before they are allocated).
+    fn take_budget(&mut self, n: u64, at: &str) -> R<()> {
+        if n > self.data_left {
+            return Err(format!("{at}: {n} bytes is more than the spec's data may still total{}", self.budget_note()));
+        }
+        self.data_left -= n;
+        Ok(())
+    }
+
+    fn budget_note(&self) -> String {
+        format!(" (all buffers and expectations of a spec together: at most {MAX_SPEC_DATA_BYTES} bytes)")
     }
 
     /// `{"type","values"}` | `{"file"}` | `{"zeros": N}` → bytes and type.
@@ -661,7 +686,9 @@ impl Ctx<'_> {
             (Some(values), None, None) => {
                 let ty = ty.ok_or_else(|| format!("{at}: `values` needs a `type`"))?;
                 let mut bytes = Vec::new();
-                for (i, v) in array(values, &format!("{at}.values"))?.iter().enumerate() {
+                let values = array(values, &format!("{at}.values"))?;
+                self.take_budget(values.len() as u64 * ty.size() as u64, &format!("{at}.values"))?;
+                for (i, v) in values.iter().enumerate() {
                     let here = format!("{at}.values[{i}]");
                     let text = value_text(v, &here)?;
                     bytes.extend(ty.encode(&text).map_err(|e| format!("{here}: {e}"))?);
@@ -681,7 +708,9 @@ impl Ctx<'_> {
                 Ok((bytes, ty))
             }
             (None, None, Some(n)) => {
-                let n = uint(n, &format!("{at}.zeros"), 1 << 40)?;
+                let here = format!("{at}.zeros");
+                let n = uint(n, &here, MAX_SPEC_DATA_BYTES)?;
+                self.take_budget(n, &here)?;
                 Ok((vec![0u8; n as usize], ty))
             }
             (None, None, None) => Err(format!(
@@ -695,8 +724,10 @@ impl Ctx<'_> {
 impl Spec {
     /// Reads and parses a spec file; relative paths resolve against its folder.
     pub fn load(path: &Path) -> Result<Spec, SpecError> {
-        let text = std::fs::read_to_string(path)
+        let bytes = crate::files::read_regular(path, MAX_SPEC_TEXT_BYTES)
             .map_err(|e| SpecError(format!("{}: cannot read: {e}", path.display())))?;
+        let text = String::from_utf8(bytes)
+            .map_err(|e| SpecError(format!("{}: not UTF-8 text (byte {})", path.display(), e.utf8_error().valid_up_to())))?;
         let base = path.parent().unwrap_or(Path::new("."));
         Spec::parse(&text, path, base)
     }
@@ -713,6 +744,7 @@ impl Spec {
         let mut cx = Ctx {
             base,
             warnings: Vec::new(),
+            data_left: MAX_SPEC_DATA_BYTES,
         };
         let mut seen = std::collections::HashSet::new();
         for (k, _) in &top.0 {
@@ -752,18 +784,24 @@ impl Spec {
             .unwrap_or(0) as u32;
 
         let mut buffers: Vec<BufferSpec> = Vec::new();
+        // Name → index: specs with tens of thousands of buffers stay linear.
+        let mut by_name: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
         if let Some(b) = get("buffers") {
             for (name, raw) in object(b, "buffers")?.0 {
-                if buffers.iter().any(|x| x.name == name) {
+                if by_name.contains_key(&name) {
                     return Err(format!("buffers: `{name}` defined twice"));
                 }
                 let (bytes, ty) = cx.data(&raw, &format!("buffers.{name}"), &[])?;
+                by_name.insert(name.clone(), buffers.len());
                 buffers.push(BufferSpec { name, bytes, ty });
             }
         }
         let find = |name: &str, at: &str| {
-            buffers.iter().find(|b| b.name == name).ok_or_else(|| {
-                let names: Vec<&str> = buffers.iter().map(|b| b.name.as_str()).collect();
+            by_name.get(name).map(|&i| &buffers[i]).ok_or_else(|| {
+                let mut names: Vec<&str> = buffers.iter().take(20).map(|b| b.name.as_str()).collect();
+                if buffers.len() > 20 {
+                    names.push("…");
+                }
                 format!(
                     "{at}: no buffer `{name}` (buffers: {})",
                     if names.is_empty() {

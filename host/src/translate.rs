@@ -144,9 +144,10 @@ fn guarded<T>(
 
 /// Reads a PTX file; its name in diagnostics is the path as given.
 pub fn load(path: &Path) -> Result<SourceFile, TranslateError> {
-    let bytes = std::fs::read(path).map_err(|e| TranslateError::Io {
+    // Only regular files, at most 1 GiB: a FIFO or `/dev/zero` must not block or eat memory.
+    let bytes = crate::files::read_regular(path, 1 << 30).map_err(|message| TranslateError::Io {
         path: path.display().to_string(),
-        message: e.to_string(),
+        message,
     })?;
     let text = String::from_utf8(bytes).map_err(|e| TranslateError::Io {
         path: path.display().to_string(),

@@ -223,3 +223,48 @@ fn run_and_verify_vecadd_end_to_end() {
     std::fs::remove_dir_all(&good).ok();
     std::fs::remove_dir_all(&bad).ok();
 }
+
+#[test]
+fn help_version_and_spelling_suggestions() {
+    for cmd in ["check", "translate", "run", "verify", "devices"] {
+        let o = ptxcross(&[cmd, "--help"], &[]);
+        assert_eq!(o.status.code(), Some(0), "{cmd} --help: {}", stderr(&o));
+        assert!(stdout(&o).contains("Usage: ptxcross"), "{cmd} --help: {}", stdout(&o));
+    }
+    let o = ptxcross(&["--version"], &[]);
+    assert_eq!(o.status.code(), Some(0));
+    assert_eq!(stdout(&o).trim(), format!("ptxcross {}", env!("CARGO_PKG_VERSION")));
+    let o = ptxcross(&["verfy", "x"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("a similar subcommand exists: 'verify'"), "{}", stderr(&o));
+    let o = ptxcross(&["translate", "k.ptx", "--to", "wgsl", "--blok", "32"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("a similar argument exists: '--block'"), "{}", stderr(&o));
+    let o = ptxcross(&[], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("Usage: ptxcross"), "{}", stderr(&o));
+}
+
+#[test]
+fn devices_lists_adapters_and_device_selects_one() {
+    let o = ptxcross(&["devices"], &[("XDG_RUNTIME_DIR", "")]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let out = stdout(&o);
+    // Nothing that is not an error says "error" (Mesa's display probing used to).
+    assert!(!stderr(&o).contains("error"), "{}", stderr(&o));
+    if out.starts_with("no adapters found") {
+        assert_ne!(std::env::var("PTXCROSS_REQUIRE_GPU").as_deref(), Ok("1"), "{out}");
+        return;
+    }
+    for what in ["[0] ", "subgroup sizes: ", "invocations per workgroup", "features ptxcross uses:", "fma fused"] {
+        assert!(out.contains(what), "`{what}` missing:\n{out}");
+    }
+    let dir = vecadd_dir("device", false);
+    let spec = dir.join("vecadd.json");
+    let o = ptxcross(&["run", "--device", "0", "--spec", spec.to_str().unwrap()], &[("XDG_RUNTIME_DIR", "")]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(!stderr(&o).contains("error"), "{}", stderr(&o));
+    let o = ptxcross(&["verify", "--device", "no such adapter", dir.to_str().unwrap()], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("no adapter name contains `no such adapter`"), "{}", stderr(&o));
+}

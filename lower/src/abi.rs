@@ -7,6 +7,8 @@
 //! 0                          null; never valid
 //! SHARED_WINDOW_BASE ..+4G   generic window onto the CTA's shared memory (shared offset 0 = window base)
 //! LOCAL_WINDOW_BASE  ..+4G   generic window onto the thread's local memory
+//! FUNCTION_ADDRESS_BASE + i  the address of device function i (`mov.u64 %rd, f`); never
+//!                            dereferenceable, only a target of indirect calls
 //! HEAP_BASE ..               the heap: global memory; heap byte i is at HEAP_BASE + i
 //! ```
 //! Shared- and local-space addresses (what `ld.shared` / `ld.local` take) are byte offsets
@@ -24,6 +26,9 @@ pub const LOCAL_WINDOW_BASE: u64 = 0x0000_0002_0000_0000;
 /// Size of the shared and local windows.
 pub const WINDOW_SIZE: u64 = 0x0000_0001_0000_0000;
 pub const HEAP_BASE: u64 = 0x0000_0010_0000_0000;
+/// Device function `i` of a module (its index in the module's function table) has address
+/// `FUNCTION_ADDRESS_BASE + i`. With `.address_size 32` the low 32 bits (`0xf000_0000 + i`).
+pub const FUNCTION_ADDRESS_BASE: u64 = 0x0000_0004_f000_0000;
 
 /// Heap words `[0, HEAP_RESERVED_WORDS)` are the runtime's (fault word …); allocations start
 /// at heap byte `HEAP_RESERVED_WORDS * 4`. Kernel accesses there count as out of range.
@@ -38,10 +43,20 @@ pub const FAULT_PARAM_OUT_OF_RANGE: u32 = 1 << 3;
 pub const FAULT_MISALIGNED: u32 = 1 << 4;
 /// `trap` executed.
 pub const FAULT_TRAP: u32 = 1 << 5;
+/// A call needed more than the call stack in local memory (deep or unbounded recursion).
+pub const FAULT_CALL_STACK_OVERFLOW: u32 = 1 << 6;
+/// An indirect call through a pointer that is no device function of the module.
+pub const FAULT_BAD_FUNCTION_POINTER: u32 = 1 << 7;
+/// A loop ended without taking any of its exits: the driver cut it (lavapipe stops a shader's
+/// loops after 65,535 back-edges in total; see `lower/src/loop_cut.rs`).
+pub const FAULT_LOOP_CUT: u32 = 1 << 8;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
-/// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` reserved (zero).
-pub const PARAM_HEADER_WORDS: u32 = 4;
+/// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` zero
+/// (`PARAM_ZERO_WORD`); `[4..7)` the `%ctaid` of this dispatch's first workgroup
+/// (`PARAM_CTA_BASE_WORD`); `[7..10)` the whole grid's size, `%nctaid` (`PARAM_GRID_SIZE_WORD`);
+/// `[10..12)` reserved (zero).
+pub const PARAM_HEADER_WORDS: u32 = 12;
 pub const PARAM_GLOBALS_BASE_WORD: u32 = 0;
 /// Holds `1.0f32` (bits `0x3f800000`), written by the host: a value no shader compiler can
 /// know. A backend whose target may contract `a*b + c` into one rounding (WGSL has no
@@ -50,6 +65,15 @@ pub const PARAM_GLOBALS_BASE_WORD: u32 = 0;
 /// enough on lavapipe).
 pub const PARAM_ONE_F32_WORD: u32 = 2;
 pub const ONE_F32_BITS: u32 = 0x3f80_0000;
+/// Always 0, written by the host: the condition of the never-taken loop exits that
+/// `loop_exits` adds (a compiler must not be able to prove them dead).
+pub const PARAM_ZERO_WORD: u32 = 3;
+/// Drivers cap a dispatch (wgpu: `max_compute_workgroups_per_dimension` per axis; lavapipe
+/// counts the workgroups of a dispatch in 32 bits), so the host runs a large grid as several
+/// dispatches. `lower` adds this base (x, y, z) to the dispatch's workgroup id for `%ctaid`.
+pub const PARAM_CTA_BASE_WORD: u32 = 4;
+/// `%nctaid` (x, y, z): the grid's size, not the dispatch's.
+pub const PARAM_GRID_SIZE_WORD: u32 = 7;
 
 /// Human-readable names of the fault bits set in `bits`.
 pub fn describe_faults(bits: u32) -> Vec<&'static str> {
@@ -60,6 +84,13 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
         (FAULT_PARAM_OUT_OF_RANGE, "parameter access out of range"),
         (FAULT_MISALIGNED, "misaligned memory access"),
         (FAULT_TRAP, "trap instruction executed"),
+        (FAULT_CALL_STACK_OVERFLOW, "call stack overflow (recursion deeper than the call stack in local memory)"),
+        (FAULT_BAD_FUNCTION_POINTER, "indirect call through a pointer that is not a device function of the module"),
+        (
+            FAULT_LOOP_CUT,
+            "a loop was cut short by the driver's iteration limit (lavapipe stops all loops of a \
+             thread after 65,535 iterations in total), so the results are wrong",
+        ),
     ];
     names.iter().filter(|(b, _)| bits & b != 0).map(|&(_, n)| n).collect()
 }

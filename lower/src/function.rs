@@ -27,6 +27,9 @@ pub enum Symbol {
     Param { offset: u32 },
     /// Byte offset in the module's globals segment.
     Global { offset: u64 },
+    /// A device function (`mov.u64 %rd, f;` takes its address): its index in the module's
+    /// function table, `None` for a `.extern` declaration without a definition.
+    Function { index: Option<usize>, name: String },
 }
 
 /// Where an address points after the state space of the access is applied.
@@ -63,6 +66,16 @@ pub struct FnLower {
     pub read_regs: std::collections::HashSet<String>,
     /// First shared word of the warp-collective scratch (see `inst::warp`), once created.
     pub warp_scratch: Option<u32>,
+    /// Where `ret` goes: `None` in a kernel (the thread finishes); inside a device function,
+    /// the call site's continuation (inlined) or the function's epilogue (stack-called).
+    pub ret_target: Option<NodeId>,
+    /// Frame base (byte offset in local memory) of the stack-called function being lowered:
+    /// `Symbol::Local` offsets are relative to it. `None`: they are absolute.
+    pub frame_base: Option<VarId>,
+    /// Next free byte of the current frame's local area (inlined callees allocate there).
+    pub local_cursor: u32,
+    /// High-water mark of the current frame's local area.
+    pub frame_bytes: u32,
 }
 
 impl FnLower {
@@ -85,6 +98,10 @@ impl FnLower {
             native_fma: false,
             read_regs: Default::default(),
             warp_scratch: None,
+            ret_target: None,
+            frame_base: None,
+            local_cursor: 0,
+            frame_bytes: 0,
         }
     }
 }
@@ -328,10 +345,17 @@ impl FnLower {
                 if let Some(v) = self.special_register(name, component.as_deref(), op.span)? {
                     return Ok(self.fit(v, Ty::U32, want, t));
                 }
-                if component.is_some() {
-                    return Err(Diagnostic::new(format!("`{name}` has no components"), op.span));
-                }
-                match self.lookup(name).cloned() {
+                let key = match component {
+                    Some(c) => {
+                        let key = vector_element_name(name, c);
+                        if self.lookup(&key).is_none() {
+                            return Err(Diagnostic::new(format!("`{name}` has no component `.{c}`"), op.span));
+                        }
+                        key
+                    }
+                    None => name.to_string(),
+                };
+                match self.lookup(&key).cloned() {
                     Some(Symbol::Reg { var, ty: reg_ty }) => {
                         let have = self.vars[var.index()].ty;
                         if (have == Ty::Bool) != (want == Ty::Bool) {
@@ -447,7 +471,19 @@ impl FnLower {
         let small = |x: u64| if wide { Self::u64c(x) } else { Self::u32c(x as u32) };
         Ok(match sym {
             Symbol::Shared { offset } => small((*offset as i64 + off) as u64),
-            Symbol::Local { offset } => small((*offset as i64 + off) as u64),
+            Symbol::Local { offset } => {
+                let a = self.local_offset(*offset, off);
+                if wide {
+                    self.resize(a, Ty::U32, Ty::U64, false)
+                } else {
+                    a
+                }
+            }
+            Symbol::Function { index, name } => {
+                let i = index.ok_or_else(|| unresolved_function(name, span))?;
+                let a = crate::abi::FUNCTION_ADDRESS_BASE + i as u64;
+                small(a)
+            }
             Symbol::Global { offset } => {
                 let base = self.globals_base();
                 let heap_rel = (*offset as i64 + off) as u64;
@@ -458,11 +494,24 @@ impl FnLower {
         })
     }
 
+    /// Byte offset in local memory of local symbol byte `offset + off`: relative to the frame
+    /// base inside a stack-called function, absolute elsewhere.
+    pub fn local_offset(&mut self, offset: u32, off: i64) -> Operand {
+        let rel = Self::u32c((offset as i64 + off) as u32);
+        match self.frame_base {
+            Some(fb) => self.bin(BinaryOp::Add, Ty::U32, Operand::Var(fb), rel),
+            None => rel,
+        }
+    }
+
     /// Writes `value` (of `value_ty(t)`) to destination operand `op`.
     pub fn write(&mut self, op: &ast::Operand, t: ScalarType, value: Operand) -> LResult<()> {
         match &op.kind {
             OperandKind::Sink => Ok(()),
-            OperandKind::Symbol { name, component: None } => match self.lookup(name).cloned() {
+            OperandKind::Symbol { name, component } => match self
+                .lookup(&component.as_deref().map_or_else(|| name.to_string(), |c| vector_element_name(name, c)))
+                .cloned()
+            {
                 Some(Symbol::Reg { var, ty: reg_ty }) => {
                     let have = self.operand_ty(value);
                     let reg = self.vars[var.index()].ty;
@@ -486,6 +535,37 @@ impl FnLower {
             _ => Err(Diagnostic::new("destination must be a register", op.span)),
         }
     }
+}
+
+/// The register holding element `c` (`x`/`y`/`z`/`w`, or `r`/`g`/`b`/`a`) of the vector
+/// register `name` (`.reg .v4 .f32 %v;` declares `%v.x` … `%v.w`, §5.4.2).
+pub fn vector_element_name(name: &str, c: &str) -> String {
+    let c = match c {
+        "r" => "x",
+        "g" => "y",
+        "b" => "z",
+        "a" => "w",
+        c => c,
+    };
+    format!("{name}.{c}")
+}
+
+/// A `.extern` function without a definition in the module: ptxcross does not link modules.
+pub fn unresolved_function(name: &str, span: Span) -> Diagnostic {
+    // The CUDA device runtime's own functions, which nvcc declares `.extern`.
+    let runtime = match name {
+        "vprintf" => Some("device-side `printf`"),
+        "malloc" | "free" => Some("device-side `malloc`/`free`"),
+        "__assertfail" | "__assert_fail" => Some("device-side `assert`"),
+        _ => None,
+    };
+    if let Some(what) = runtime {
+        return unsupported(format!("{what} (a call to the CUDA runtime's `{name}`)"), span);
+    }
+    Diagnostic::new(
+        format!("unresolved `.extern` function `{name}`: it has no definition in this module (ptxcross does not link modules)"),
+        span,
+    )
 }
 
 /// `dst = (hi << 32) | lo` as statements (used where the emit stack is not available).

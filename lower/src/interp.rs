@@ -40,7 +40,13 @@ impl Machine {
             heap: vec![0; abi::HEAP_RESERVED_WORDS as usize],
             shared: Vec::new(),
             local: Vec::new(),
-            params: { let mut p = vec![0; abi::PARAM_HEADER_WORDS as usize]; p[abi::PARAM_ONE_F32_WORD as usize] = abi::ONE_F32_BITS; p },
+            params: {
+                let mut p = vec![0; abi::PARAM_HEADER_WORDS as usize];
+                p[abi::PARAM_ONE_F32_WORD as usize] = abi::ONE_F32_BITS;
+                // A grid of one CTA, run as one dispatch (see `abi::PARAM_GRID_SIZE_WORD`).
+                p[abi::PARAM_GRID_SIZE_WORD as usize..][..3].fill(1);
+                p
+            },
             faults: 0,
             thread_id: [0; 3],
             cta_id: [0; 3],

@@ -254,9 +254,11 @@ pub enum AtomicOp {
 pub enum Builtin {
     /// `%tid.{x,y,z}`: index of the thread in its CTA (= local invocation id).
     ThreadId(u8),
-    /// `%ctaid.{x,y,z}`: index of the CTA in the grid (= workgroup id).
+    /// The workgroup id in *this dispatch*. `lower` adds the dispatch's base from the parameter
+    /// header to give `%ctaid` (a grid may run as several dispatches, see `grid.rs`).
     CtaId(u8),
-    /// `%nctaid.{x,y,z}`: grid size in CTAs (= number of workgroups).
+    /// The number of workgroups of *this dispatch*. `lower` reads `%nctaid` from the parameter
+    /// header instead; backends still implement it (hand-written IR uses it).
     NumCtas(u8),
 }
 

@@ -5,10 +5,39 @@ use crate::function::{unsupported, FnLower, LResult, Symbol};
 use crate::ir::{self, Ty};
 use crate::layout::{self, align_up, GlobalPlace};
 use crate::ptx_types::value_ty;
-use crate::{features, simt, structurize, LowerOptions, DEFAULT_BLOCK};
+use crate::{call, features, grid, isolation, loop_cut, loop_exits, simt, structurize, LowerOptions, DEFAULT_BLOCK};
 use ptxcross_frontend::ast::{self, Statement, StateSpace, VarDecl};
 use ptxcross_frontend::Diagnostic;
 use std::collections::HashMap;
+
+/// Deepest nesting of structured control flow (`if`/`loop`) accepted. The later passes and the
+/// emitters recurse over it; at this depth they stay far inside a 2 MiB thread stack (debug
+/// builds overflowed one beyond 2,000 levels). WGSL compilers stop at 127 anyway.
+const MAX_CONTROL_DEPTH: usize = 512;
+
+/// Nesting depth of `if`/`loop` in `body`, computed without recursion.
+fn control_depth(body: &ir::Block) -> usize {
+    let mut max = 0;
+    let mut stack = vec![(body, 0usize)];
+    while let Some((block, depth)) = stack.pop() {
+        max = max.max(depth);
+        for s in &block.stmts {
+            match s {
+                ir::Stmt::If { then_body, else_body, .. } => {
+                    stack.push((then_body, depth + 1));
+                    stack.push((else_body, depth + 1));
+                }
+                ir::Stmt::Loop { body } => stack.push((body, depth + 1)),
+                _ => {}
+            }
+        }
+    }
+    max
+}
+
+/// Most registers one `%r<N>` declaration may create (each becomes a variable of the IR and of
+/// the SPIR-V function, which Vulkan caps at 524,287).
+const MAX_REGISTER_RANGE: u32 = 1 << 16;
 
 /// Largest CTA shape any target could run (CUDA's limit); the host checks the device's own.
 const MAX_BLOCK_THREADS: u64 = 1024;
@@ -17,6 +46,7 @@ pub fn lower_kernel(
     module: &ast::Module,
     f: &ast::Function,
     globals: &[(String, GlobalPlace)],
+    functions: &call::Functions,
     options: &LowerOptions,
 ) -> LResult<ir::Kernel> {
     let block = options.block.or_else(|| reqntid(f)).unwrap_or(DEFAULT_BLOCK);
@@ -59,12 +89,12 @@ pub fn lower_kernel(
     let mut dynamic: Vec<(&ast::VarName, u64)> = Vec::new();
     for d in &shared_decls {
         for n in &d.names {
-            let (size, align) = layout::var_size_align(d, &n.array);
+            let (size, align) = layout::var_size_align(d, &n.array)?;
             match size {
                 Some(size) => {
                     let off = align_up(shared_end, align);
                     offsets.insert(n.span.start, off as u32);
-                    shared_end = off + size;
+                    shared_end = off.saturating_add(size);
                 }
                 None => dynamic.push((n, align)),
             }
@@ -76,25 +106,17 @@ pub fn lower_kernel(
         offsets.insert(n.span.start, dyn_start as u32);
     }
     let shared_total =
-        if dynamic.is_empty() { shared_end } else { dyn_start + options.dynamic_shared_bytes as u64 }.max(shared_end);
+        if dynamic.is_empty() { shared_end } else { dyn_start.saturating_add(options.dynamic_shared_bytes as u64) }.max(shared_end);
     if shared_total > 48 * 1024 * 4 {
         return Err(Diagnostic::new(format!("kernel needs {shared_total} bytes of shared memory"), f.name.span));
     }
-    let mut local_end = 0u64;
-    for d in &local_decls {
-        for n in &d.names {
-            let (size, align) = layout::var_size_align(d, &n.array);
-            let size = size.ok_or_else(|| Diagnostic::new("local array without a size", n.span))?;
-            let off = align_up(local_end, align);
-            offsets.insert(n.span.start, off as u32);
-            local_end = off + size;
-        }
-    }
-    if local_end > 64 * 1024 {
-        return Err(unsupported(format!("{local_end} bytes of local memory per thread (at most 64 KiB)"), f.name.span));
-    }
+    // `.local` variables and call-site `.param` variables (local memory, see `call`).
+    let (local_offsets, local_end) = call::layout_locals(&local_decls, 0)?;
+    offsets.extend(local_offsets);
     fl.shared_bytes = shared_total as u32;
     fl.local_bytes = local_end as u32;
+    fl.local_cursor = local_end as u32;
+    fl.frame_bytes = local_end as u32;
     fl.has_shared = shared_total > 0;
     fl.has_local = local_end > 0;
     for d in shared_decls.iter().filter(|d| module.items.iter().any(|i| matches!(i, ast::Item::Var(v) if std::ptr::eq(v, **d)))) {
@@ -103,12 +125,18 @@ pub fn lower_kernel(
         }
     }
 
+    let mut calls = call::Calls::new(functions, &mut fl, options.inline_budget.unwrap_or(call::INLINE_BUDGET));
+
     // Labels may be targets before they appear.
     collect_labels(body, &mut fl);
     crate::inst::collect_read_regs(body, &mut fl.read_regs);
 
     fl.scopes.push(HashMap::new());
-    lower_statements(body, &mut fl, &offsets)?;
+    lower_statements(body, &mut fl, &offsets, &mut calls)?;
+    fl.local_bytes = calls.finish(&mut fl)?;
+    if fl.local_bytes > 64 * 1024 {
+        return Err(unsupported(format!("{} bytes of local memory per thread (at most 64 KiB)", fl.local_bytes), f.name.span));
+    }
 
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
     let (cfg, mut vars, barriers) = fl.into_cfg();
@@ -122,6 +150,15 @@ pub fn lower_kernel(
         // Some thread could skip a barrier: make every barrier uniform, or refuse.
         body = simt::uniformize(&body, &mut vars, &mut shared_words).map_err(|()| refusal)?;
     }
+    let depth = control_depth(&body);
+    if depth > MAX_CONTROL_DEPTH {
+        // The passes after this point and both emitters walk the tree recursively.
+        return Err(unsupported(
+            format!("control flow that nests {depth} levels deep once structured (at most {MAX_CONTROL_DEPTH})"),
+            f.name.span,
+        ));
+    }
+    loop_exits::guard_loop_exits(&mut body, &mut vars);
     let mut kernel = ir::Kernel {
         name: f.name.name.to_string(),
         entry_point: String::new(),
@@ -134,6 +171,11 @@ pub fn lower_kernel(
         param_bytes,
         features: ir::Features::default(),
     };
+    grid::resolve_grid_builtins(&mut kernel);
+    if options.detect_cut_loops {
+        loop_cut::check_cut_loops(&mut kernel);
+    }
+    isolation::zero_shared_memory(&mut kernel);
     kernel.features = features::compute(&kernel);
     Ok(kernel)
 }
@@ -149,18 +191,20 @@ fn reqntid(f: &ast::Function) -> Option<[u32; 3]> {
     Some(dims)
 }
 
-fn collect_decls<'a>(stmts: &'a [Statement], shared: &mut Vec<&'a VarDecl>, local: &mut Vec<&'a VarDecl>) {
+/// A body's `.shared` declarations, and its local-memory ones (`.local`, and `.param`
+/// variables of call sites).
+pub(crate) fn collect_decls<'a>(stmts: &'a [Statement], shared: &mut Vec<&'a VarDecl>, local: &mut Vec<&'a VarDecl>) {
     for s in stmts {
         match s {
             Statement::Var(d) if matches!(d.space, StateSpace::Shared | StateSpace::SharedCta) => shared.push(d),
-            Statement::Var(d) if d.space == StateSpace::Local => local.push(d),
+            Statement::Var(d) if matches!(d.space, StateSpace::Local | StateSpace::Param) => local.push(d),
             Statement::Block(inner, _) => collect_decls(inner, shared, local),
             _ => {}
         }
     }
 }
 
-fn collect_labels(stmts: &[Statement], fl: &mut FnLower) {
+pub(crate) fn collect_labels(stmts: &[Statement], fl: &mut FnLower) {
     for s in stmts {
         match s {
             Statement::Label(l) => {
@@ -172,7 +216,12 @@ fn collect_labels(stmts: &[Statement], fl: &mut FnLower) {
     }
 }
 
-fn lower_statements(stmts: &[Statement], fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResult<()> {
+pub(crate) fn lower_statements(
+    stmts: &[Statement],
+    fl: &mut FnLower,
+    offsets: &HashMap<u32, u32>,
+    calls: &mut call::Calls,
+) -> LResult<()> {
     for s in stmts {
         match s {
             Statement::Label(l) => {
@@ -180,10 +229,11 @@ fn lower_statements(stmts: &[Statement], fl: &mut FnLower, offsets: &HashMap<u32
                 fl.terminate(crate::cfg::Terminator::Jump(n), n);
             }
             Statement::Var(d) => declare(d, fl, offsets)?,
+            Statement::Instruction(i) if i.opcode.name == "call" => call::lower_call(i, fl, calls)?,
             Statement::Instruction(i) => fl.instruction(i)?,
             Statement::Block(inner, _) => {
                 fl.scopes.push(HashMap::new());
-                let r = lower_statements(inner, fl, offsets);
+                let r = lower_statements(inner, fl, offsets, calls);
                 fl.scopes.pop();
                 r?
             }
@@ -196,19 +246,33 @@ fn lower_statements(stmts: &[Statement], fl: &mut FnLower, offsets: &HashMap<u32
 fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResult<()> {
     match d.space {
         StateSpace::Reg => {
-            if d.vector.is_some() {
-                return Err(unsupported("vector registers (`.reg .v2 …`)", d.span));
-            }
+            // A vector register is one register per element, named `%v.x` … (see
+            // `function::vector_element_name`).
+            let elements: &[&str] = match d.vector {
+                None => &[""],
+                Some(2) => &["x", "y"],
+                Some(4) => &["x", "y", "z", "w"],
+                Some(n) => return Err(unsupported(format!("vector registers of {n} elements"), d.span)),
+            };
             let ty: Ty = value_ty(d.ty).ok_or_else(|| unsupported(format!("registers of type .{}", d.ty.suffix()), d.span))?;
             for n in &d.names {
                 if !n.array.is_empty() {
                     return Err(unsupported("register arrays", n.span));
                 }
                 let add = |name: String, fl: &mut FnLower| {
-                    let var = fl.new_var(ty, &name);
-                    fl.declare(name, Symbol::Reg { var, ty: d.ty });
+                    for e in elements {
+                        let name = if e.is_empty() { name.clone() } else { crate::function::vector_element_name(&name, e) };
+                        let var = fl.new_var(ty, &name);
+                        fl.declare(name, Symbol::Reg { var, ty: d.ty });
+                    }
                 };
                 match n.range {
+                    Some(count) if count > MAX_REGISTER_RANGE => {
+                        return Err(unsupported(
+                            format!("a register range of {count} registers (at most {MAX_REGISTER_RANGE})"),
+                            n.span,
+                        ));
+                    }
                     Some(count) => {
                         for i in 0..count {
                             add(format!("{}{}", n.name.name, i), fl);
@@ -225,13 +289,12 @@ fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResul
             }
             Ok(())
         }
-        StateSpace::Local => {
+        StateSpace::Local | StateSpace::Param => {
             for n in &d.names {
                 fl.declare(n.name.name.to_string(), Symbol::Local { offset: offsets[&n.span.start] });
             }
             Ok(())
         }
-        StateSpace::Param => Err(unsupported("`.param` declarations in a kernel body (device function calls)", d.span)),
         other => Err(unsupported(format!("{other:?} variables inside a kernel"), d.span)),
     }
 }

@@ -6,14 +6,19 @@
 
 pub mod abi;
 pub mod build;
+mod call;
 pub mod cfg;
 mod consts;
 mod features;
 mod function;
+mod grid;
 pub mod interp;
 mod inst;
+mod isolation;
 mod kernel;
 mod layout;
+mod loop_cut;
+mod loop_exits;
 mod ptx_types;
 pub mod ir;
 mod simt;
@@ -35,7 +40,22 @@ pub struct LowerOptions {
     /// unfused multiply-add (lavapipe does that), so by default `fma.rn.f32` is emulated
     /// exactly; a host that has probed its device may set this to use the native op.
     pub native_fma: bool,
+    /// Instructions a kernel may gain by inlining device functions before further calls go
+    /// through the call stack; `None`: the default (`call::INLINE_BUDGET`). `Some(0)` sends
+    /// every call through the stack (tests use it to cover that path with real PTX).
+    pub inline_budget: Option<usize>,
+    /// The target may end loops early on its own (lavapipe's iteration limit): add the check
+    /// that turns such a cut into a kernel fault (`abi::FAULT_LOOP_CUT`, see `loop_cut`). The
+    /// host sets it from a probe of the device.
+    pub detect_cut_loops: bool,
+    /// Largest globals segment (module `.global`/`.const` variables) in bytes; `None`:
+    /// [`DEFAULT_MAX_GLOBAL_BYTES`]. The host passes what the device's heap can hold, so a
+    /// segment too large is refused before its image is built in host memory.
+    pub max_global_bytes: Option<u64>,
 }
+
+/// Globals segment limit when the device is not known (`check`, `translate`).
+pub const DEFAULT_MAX_GLOBAL_BYTES: u64 = 256 << 20;
 
 /// Block shape used for translation when neither the caller nor `.reqntid` fixes one.
 pub const DEFAULT_BLOCK: [u32; 3] = [256, 1, 1];
@@ -43,8 +63,37 @@ pub const DEFAULT_BLOCK: [u32; 3] = [256, 1, 1];
 /// Lowers a parsed module to IR. Errors carry spans into the source (e.g. "not supported
 /// yet: X"); all kernels are lowered and every error is returned.
 pub fn lower(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
+    // CFG construction, the structurizer and the IR passes recurse as deep as the program's
+    // control flow nests (thousands of levels in generated or hostile PTX; the result is then
+    // refused above `kernel::MAX_CONTROL_DEPTH`), so they run on a thread with a large stack,
+    // whatever thread the caller has (test threads get 2 MiB). Pages are committed only when
+    // touched. A panic is passed on to the caller unchanged.
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new()
+            .name("ptxcross lower".into())
+            .stack_size(LOWER_STACK_BYTES)
+            .spawn_scoped(scope, || lower_here(module, file, options));
+        match worker {
+            Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => lower_here(module, file, options),
+        }
+    })
+}
+
+/// Longest kernel name accepted.
+const MAX_KERNEL_NAME_BYTES: usize = 4096;
+
+/// Stack of the lowering thread.
+const LOWER_STACK_BYTES: usize = 512 << 20;
+
+fn lower_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
     let _ = file;
-    let (globals, global_places) = layout::layout_globals(&module.items).map_err(|d| vec![d])?;
+    let functions = call::Functions::new(module).map_err(|d| vec![d])?;
+    let address_size = module.address_size.unwrap_or(32);
+    let max_globals = options.max_global_bytes.unwrap_or(DEFAULT_MAX_GLOBAL_BYTES);
+    let (globals, global_places) =
+        layout::layout_globals(&module.items, &|name| functions.address(name, address_size), max_globals)
+            .map_err(|d| vec![d])?;
     let entries: Vec<&ast::Function> = module
         .items
         .iter()
@@ -69,7 +118,15 @@ pub fn lower(module: &ast::Module, file: &SourceFile, options: &LowerOptions) ->
     let mut errors = Vec::new();
     let mut used_names = std::collections::HashSet::new();
     for f in selected {
-        match kernel::lower_kernel(module, f, &global_places, options) {
+        if f.name.name.len() > MAX_KERNEL_NAME_BYTES {
+            // SPIR-V caps a literal string at 65,535 words; names this long are never real.
+            errors.push(Diagnostic::new(
+                format!("not supported yet: a kernel name of {} bytes (at most {MAX_KERNEL_NAME_BYTES})", f.name.name.len()),
+                f.name.span,
+            ));
+            continue;
+        }
+        match kernel::lower_kernel(module, f, &global_places, &functions, options) {
             Ok(mut k) => {
                 let mut ep = kernel::entry_point_name(&k.name);
                 while !used_names.insert(ep.clone()) {

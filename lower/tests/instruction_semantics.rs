@@ -391,14 +391,14 @@ fn out_of_range_and_misaligned_accesses_fault() {
 
 #[test]
 fn unsupported_features_name_the_place() {
-    let ptx = kernel("f32", "f32", "div.rn.f32 %d, %a, %b;");
+    let ptx = kernel("f64", "f64", "div.rn.f64 %d, %a, %b;");
     let file = SourceFile::new("case.ptx", ptx.as_str());
     let ast = parse(&file).expect("parses");
-    let err = lower(&ast, &file, &LowerOptions::default()).expect_err("div.rn is not implemented");
+    let err = lower(&ast, &file, &LowerOptions::default()).expect_err("div.rn.f64 is not implemented");
     let msg = err[0].short(&file);
     assert!(msg.starts_with("case.ptx:"), "{msg}");
     assert!(msg.contains("not supported yet"), "{msg}");
-    assert!(msg.contains("div.rn.f32"), "{msg}");
+    assert!(msg.contains("div.rn.f64"), "{msg}");
 }
 
 /// Threads past 5 leave before the barrier (`bar.sync` then waits for the others only, spec

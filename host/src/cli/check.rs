@@ -75,8 +75,7 @@ fn json_stage(s: &StageResult) -> String {
     }
 }
 
-pub fn main(args: &[String]) -> Result<i32, String> {
-    let a = Args::parse(args, &[], &["--json"])?;
+pub fn main(a: &Args) -> Result<i32, String> {
     if a.positional.is_empty() {
         return Err("check: no PTX files given".into());
     }

@@ -1,33 +1,96 @@
-//! The `ptxcross` command line: `check`, `translate`, `run`, `verify` (see `host/CLI.md`).
+//! The `ptxcross` command line: `check`, `translate`, `run`, `verify`, `devices` (see
+//! `host/CLI.md`), parsed by clap.
 //!
 //! Exit codes: 0 success; 1 a kernel ran but a result did not match (run / verify); 2 any error
 //! (bad usage, bad spec, PTX error, translation failure, device error, kernel fault).
 
 mod check;
+mod devices;
 mod run;
 mod translate;
 
 use std::collections::HashMap;
 
+use clap::{Arg, ArgAction, ArgMatches, Command};
+
 pub const EXIT_OK: i32 = 0;
 pub const EXIT_MISMATCH: i32 = 1;
 pub const EXIT_ERROR: i32 = 2;
 
-const USAGE: &str = "\
-ptxcross: translate NVIDIA PTX to SPIR-V and WGSL and run it on any GPU through wgpu
+const ABOUT: &str = "translate NVIDIA PTX to SPIR-V and WGSL and run it on any GPU through wgpu";
+const AFTER_HELP: &str = "exit status: 0 ok, 1 result mismatch (run, verify), 2 error\n\
+                          details: host/CLI.md";
 
-usage:
-  ptxcross check [--json] FILE.ptx...
-      parse, lower, translate every kernel to SPIR-V and WGSL, validate both
-  ptxcross translate FILE.ptx --to spirv|spvasm|wgsl [-o OUT] [--kernel NAME]
-                     [--block X,Y,Z] [--dynamic-shared BYTES] [--profile wgpu|webgpu] [--no-validate]
-  ptxcross run --spec FILE.json [--backend spirv|wgsl] [--dump DIR] [--timeout SECS]
-      run one launch spec (both backends unless --backend)
-  ptxcross verify [--backend spirv|wgsl] [--timeout SECS] DIR_OR_SPEC...
-      run every *.json spec (per folder, sorted) and print a verification table
+fn value(name: &'static str, value_name: &'static str, help: &'static str) -> Arg {
+    Arg::new(name).long(name).value_name(value_name).help(help).action(ArgAction::Set)
+}
 
-exit status: 0 ok, 1 result mismatch, 2 error
-";
+fn flag(name: &'static str, help: &'static str) -> Arg {
+    Arg::new(name).long(name).help(help).action(ArgAction::SetTrue)
+}
+
+fn backend_arg() -> Arg {
+    value("backend", "spirv|wgsl", "run only this backend (default: both)")
+}
+
+fn timeout_arg() -> Arg {
+    value("timeout", "SECS", "limit per spec and backend (default 300; 0 or `none`: no limit)")
+}
+
+fn device_arg() -> Arg {
+    value("device", "N|NAME", "the adapter to use: its number in `ptxcross devices` or part of its name")
+}
+
+/// The command line's grammar. Values stay strings here: each command checks its own values
+/// and reports them in the documented words (host/CLI.md).
+pub fn command() -> Command {
+    Command::new("ptxcross")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about(ABOUT)
+        .after_help(AFTER_HELP)
+        .subcommand_required(true)
+        .arg_required_else_help(true)
+        .subcommand(
+            Command::new("check")
+                .about("parse, lower, translate every kernel to SPIR-V and WGSL, validate both")
+                .arg(flag("json", "one JSON line per file"))
+                .arg(Arg::new("files").value_name("FILE.ptx").num_args(1..).required(true).action(ArgAction::Append)),
+        )
+        .subcommand(
+            Command::new("translate")
+                .about("write the translation of one PTX file")
+                .arg(Arg::new("file").value_name("FILE.ptx").required(true))
+                .arg(value("to", "spirv|spvasm|wgsl", "output format").required(true))
+                .arg(value("output", "OUT", "output file (default: stdout)").short('o'))
+                .arg(value("kernel", "NAME", "only this kernel"))
+                .arg(value("block", "X,Y,Z", "block shape %ntid is fixed to (default: .reqntid, else 256)"))
+                .arg(value("dynamic-shared", "BYTES", "bytes of dynamic shared memory"))
+                .arg(value("profile", "wgpu|webgpu", "WGSL profile (default wgpu)"))
+                .arg(flag("no-validate", "skip spirv-val / naga validation")),
+        )
+        .subcommand(
+            Command::new("run")
+                .about("run one launch spec (both backends unless --backend)")
+                .arg(value("spec", "FILE.json", "the launch spec"))
+                .arg(Arg::new("spec-file").value_name("FILE.json").hide(true))
+                .arg(backend_arg())
+                .arg(value("dump", "DIR", "write every buffer to DIR/<buffer>.bin after the run"))
+                .arg(timeout_arg())
+                .arg(device_arg()),
+        )
+        .subcommand(
+            Command::new("verify")
+                .about("run every *.json spec (per folder, sorted) and print a verification table")
+                .arg(backend_arg())
+                .arg(timeout_arg())
+                .arg(device_arg())
+                .arg(Arg::new("paths").value_name("DIR_OR_SPEC").num_args(1..).required(true).action(ArgAction::Append)),
+        )
+        .subcommand(
+            Command::new("devices")
+                .about("list every adapter wgpu finds: backend, subgroup sizes, limits, features, probe results"),
+        )
+}
 
 /// Runs the CLI; returns the exit code.
 pub fn main(args: &[String]) -> i32 {
@@ -36,23 +99,32 @@ pub fn main(args: &[String]) -> i32 {
     std::panic::set_hook(Box::new(|info| {
         eprintln!("ptxcross: internal error: {info}")
     }));
-    let Some((cmd, rest)) = args.split_first() else {
-        eprint!("{USAGE}");
+    let argv = std::iter::once("ptxcross".to_string()).chain(args.iter().cloned());
+    let matches = match command().try_get_matches_from(argv) {
+        Ok(m) => m,
+        Err(e) => {
+            // --help and --version print and succeed; usage errors exit 2 with clap's message
+            // (which suggests the right spelling).
+            let _ = e.print();
+            return if e.use_stderr() { EXIT_ERROR } else { EXIT_OK };
+        }
+    };
+    let Some((cmd, sub)) = matches.subcommand() else {
         return EXIT_ERROR;
     };
-    let result = match cmd.as_str() {
-        "check" => check::main(rest),
-        "translate" => translate::main(rest),
-        "run" => run::run_main(rest),
-        "verify" => run::verify_main(rest),
-        "help" | "--help" | "-h" => {
-            print!("{USAGE}");
-            Ok(EXIT_OK)
+    let a = Args::from_matches(sub);
+    if let Some(device) = a.value("--device") {
+        if let Err(e) = devices::select(device) {
+            eprintln!("error: {e}");
+            return EXIT_ERROR;
         }
-        "--version" | "-V" | "version" => {
-            println!("ptxcross {}", env!("CARGO_PKG_VERSION"));
-            Ok(EXIT_OK)
-        }
+    }
+    let result = match cmd {
+        "check" => check::main(&a),
+        "translate" => translate::main(&a),
+        "run" => run::run_main(&a),
+        "verify" => run::verify_main(&a),
+        "devices" => devices::main(),
         other => Err(format!("unknown command `{other}`")),
     };
     match result {
@@ -65,8 +137,8 @@ pub fn main(args: &[String]) -> i32 {
     }
 }
 
-/// Parsed options of one command: `--name VALUE`, `--name=VALUE`, flags, positionals.
-#[derive(Debug)]
+/// A command's parsed options by their spelling (`--to`, `-o`), and its positional arguments.
+#[derive(Debug, Default)]
 pub(crate) struct Args {
     pub positional: Vec<String>,
     values: HashMap<String, String>,
@@ -74,47 +146,28 @@ pub(crate) struct Args {
 }
 
 impl Args {
-    /// `with_value`: options that take a value; `flags`: options that do not. Short aliases
-    /// are given as separate names (e.g. "-o").
-    pub fn parse(args: &[String], with_value: &[&str], flags: &[&str]) -> Result<Args, String> {
-        let mut out = Args {
-            positional: Vec::new(),
-            values: HashMap::new(),
-            flags: Vec::new(),
-        };
-        let mut it = args.iter();
-        let mut only_positional = false;
-        while let Some(a) = it.next() {
-            if only_positional || !a.starts_with('-') || a == "-" {
-                out.positional.push(a.clone());
-                continue;
-            }
-            if a == "--" {
-                only_positional = true;
-                continue;
-            }
-            let (name, inline) = match a.split_once('=') {
-                Some((n, v)) if n.starts_with("--") => (n, Some(v.to_string())),
-                _ => (a.as_str(), None),
+    fn from_matches(m: &ArgMatches) -> Args {
+        let mut out = Args::default();
+        for id in m.ids() {
+            let id = id.as_str();
+            let key = match id {
+                "output" => "-o".to_string(),
+                _ => format!("--{id}"),
             };
-            if with_value.contains(&name) {
-                let v = match inline {
-                    Some(v) => v,
-                    None => it
-                        .next()
-                        .cloned()
-                        .ok_or_else(|| format!("option {name} needs a value"))?,
-                };
-                if out.values.insert(name.to_string(), v).is_some() {
-                    return Err(format!("option {name} given twice"));
+            match id {
+                "files" | "paths" | "file" | "spec-file" => {
+                    out.positional.extend(m.get_many::<String>(id).into_iter().flatten().cloned())
                 }
-            } else if flags.contains(&name) && inline.is_none() {
-                out.flags.push(name.to_string());
-            } else {
-                return Err(format!("unknown option {a}"));
+                _ => {
+                    if let Ok(Some(v)) = m.try_get_one::<String>(id) {
+                        out.values.insert(key, v.clone());
+                    } else if m.try_get_one::<bool>(id).ok().flatten() == Some(&true) {
+                        out.flags.push(key);
+                    }
+                }
             }
         }
-        Ok(out)
+        out
     }
 
     pub fn value(&self, name: &str) -> Option<&str> {
@@ -153,41 +206,35 @@ pub(crate) fn parse_backend(s: Option<&str>) -> Result<Vec<crate::Backend>, Stri
 mod tests {
     use super::*;
 
-    fn s(v: &[&str]) -> Vec<String> {
-        v.iter().map(|x| x.to_string()).collect()
+    fn parse(v: &[&str]) -> Result<Args, clap::Error> {
+        let argv = std::iter::once("ptxcross").chain(v.iter().copied());
+        command().try_get_matches_from(argv).map(|m| Args::from_matches(m.subcommand().unwrap().1))
     }
 
     #[test]
-    fn args_parse_values_flags_and_positionals() {
-        let a = Args::parse(
-            &s(&[
-                "a.ptx",
-                "--to",
-                "wgsl",
-                "-o",
-                "x",
-                "--block=32,2",
-                "--json",
-                "b.ptx",
-            ]),
-            &["--to", "-o", "--block"],
-            &["--json"],
-        )
-        .unwrap();
-        assert_eq!(a.positional, ["a.ptx", "b.ptx"]);
+    fn options_reach_the_commands_by_their_spelling() {
+        let a = parse(&["translate", "a.ptx", "--to", "wgsl", "-o", "x", "--block=32,2", "--no-validate"]).unwrap();
+        assert_eq!(a.positional, ["a.ptx"]);
         assert_eq!(a.value("--to"), Some("wgsl"));
         assert_eq!(a.value("-o"), Some("x"));
         assert_eq!(a.value("--block"), Some("32,2"));
+        assert!(a.flag("--no-validate"));
+        let a = parse(&["check", "--json", "a.ptx", "b.ptx"]).unwrap();
+        assert_eq!(a.positional, ["a.ptx", "b.ptx"]);
         assert!(a.flag("--json"));
-        assert!(Args::parse(&s(&["--to"]), &["--to"], &[])
-            .unwrap_err()
-            .contains("needs a value"));
-        assert!(Args::parse(&s(&["--nope"]), &[], &[])
-            .unwrap_err()
-            .contains("unknown option"));
-        assert!(Args::parse(&s(&["--to", "a", "--to", "b"]), &["--to"], &[])
-            .unwrap_err()
-            .contains("twice"));
+        assert!(!a.flag("--nope"));
+        let e = parse(&["translate", "a.ptx", "--to"]).unwrap_err();
+        assert_eq!(e.kind(), clap::error::ErrorKind::InvalidValue);
+        let e = parse(&["check", "--jsn", "a.ptx"]).unwrap_err();
+        assert!(e.to_string().contains("--json"), "suggests the spelling: {e}");
+        let e = parse(&["chek", "a.ptx"]).unwrap_err();
+        assert!(e.to_string().contains("check"), "suggests the command: {e}");
+        assert!(parse(&["run", "--timeout", "1", "--timeout", "2"]).is_err());
+        command().debug_assert();
+    }
+
+    #[test]
+    fn dim3() {
         assert_eq!(parse_dim3("32,2", "b").unwrap(), [32, 2, 1]);
         assert_eq!(parse_dim3("8x8x4", "b").unwrap(), [8, 8, 4]);
         assert!(parse_dim3("1,2,3,4", "b").is_err());

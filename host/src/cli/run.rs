@@ -8,7 +8,7 @@ use ptxcross_lower::{ir, LowerOptions};
 
 use super::{parse_backend, Args, EXIT_ERROR, EXIT_MISMATCH, EXIT_OK};
 use crate::runtime::{
-    Backend, Context, ContextOptions, DevicePtr, Error, Gpu, Program, ALLOC_ALIGN,
+    Backend, Context, ContextOptions, Deadline, DevicePtr, Error, Gpu, Program, ALLOC_ALIGN,
     HEAP_RESERVED_BYTES,
 };
 use crate::spec::{compare, ArgSpec, Spec};
@@ -160,11 +160,14 @@ fn run_program(
             params.join(", ")
         )]);
     }
+    // Name → index (specs may have tens of thousands of buffers: no quadratic lookups).
+    let ptr_of: std::collections::HashMap<&str, usize> =
+        ptrs.iter().enumerate().map(|(i, (n, _, _))| (n.as_str(), i)).collect();
     let mut args: Vec<Vec<u8>> = Vec::new();
     for (i, (a, p)) in spec.args.iter().zip(&kernel.params).enumerate() {
         let bytes = match a {
             ArgSpec::Buffer { name, offset } => {
-                let Some((_, ptr, _)) = ptrs.iter().find(|(n, _, _)| n == name) else {
+                let Some((_, ptr, _)) = ptr_of.get(name.as_str()).map(|&i| &ptrs[i]) else {
                     return Outcome::Error(vec![format!("args[{i}]: no buffer `{name}`")]);
                 };
                 ptr.offset(*offset).to_le_bytes().to_vec()
@@ -190,10 +193,11 @@ fn run_program(
     let launched = ctx.launch(program, &spec.kernel, spec.grid, &arg_refs, backend);
 
     // Read every buffer back (also after a fault: useful in dumps).
-    let mut contents: Vec<(String, Result<Vec<u8>, Error>)> = Vec::new();
-    for (name, ptr, len) in &ptrs {
-        contents.push((name.clone(), ctx.read(*ptr, *len as u64)));
-    }
+    let ranges: Vec<(DevicePtr, u64)> = ptrs.iter().map(|&(_, p, len)| (p, len as u64)).collect();
+    let contents: Vec<(String, Result<Vec<u8>, Error>)> = match ctx.read_many(&ranges) {
+        Ok(all) => ptrs.iter().zip(all).map(|((name, _, _), bytes)| (name.clone(), Ok(bytes))).collect(),
+        Err(e) => ptrs.iter().map(|(name, _, _)| (name.clone(), Err(e.clone()))).collect(),
+    };
     let mut dump_errors = Vec::new();
     for dir in dump {
         if let Err(e) = std::fs::create_dir_all(dir) {
@@ -219,7 +223,7 @@ fn run_program(
     }
     let mut report = Vec::new();
     for ex in &spec.expect {
-        let actual = match contents.iter().find(|(n, _)| n == &ex.buffer) {
+        let actual = match ptr_of.get(ex.buffer.as_str()).map(|&i| &contents[i]) {
             Some((_, Ok(bytes))) => bytes,
             Some((_, Err(e))) => {
                 return Outcome::Error(vec![format!("reading buffer `{}`: {e}", ex.buffer)])
@@ -258,15 +262,34 @@ fn native_fma(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> bool {
     gpu.is_some_and(|g| backends.iter().all(|&b| g.fma_is_fused(b)))
 }
 
+/// What the device's probes tell lowering (see `runtime::probe`).
+#[derive(Clone, Copy)]
+struct DeviceFacts {
+    native_fma: bool,
+    detect_cut_loops: bool,
+    /// What one heap can hold, less the runtime's reserved words: the largest globals segment.
+    max_global_bytes: Option<u64>,
+}
+
+fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> DeviceFacts {
+    DeviceFacts {
+        native_fma: native_fma(gpu, backends),
+        // Without a device nothing runs; the check is harmless, so translate with it.
+        detect_cut_loops: gpu.is_none_or(|g| backends.iter().any(|&b| g.cuts_long_loops(b))),
+        max_global_bytes: gpu.map(|g| g.max_heap_bytes().saturating_sub(HEAP_RESERVED_BYTES + ALLOC_ALIGN)),
+    }
+}
+
 /// Parse + lower a spec's PTX once (for every backend).
-fn frontend(spec: &Spec, native_fma: bool) -> Result<ir::Module, TranslateError> {
+fn frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, TranslateError> {
     let source = translate::load(&spec.ptx)?;
     let options = LowerOptions {
         kernel: Some(spec.kernel.clone()),
         block: spec.block,
         dynamic_shared_bytes: spec.dynamic_shared_bytes,
-        native_fma,
-        ..LowerOptions::default()
+        native_fma: facts.native_fma,
+        detect_cut_loops: facts.detect_cut_loops,
+        max_global_bytes: facts.max_global_bytes,
     };
     translate::frontend(&source, &options)
 }
@@ -300,17 +323,38 @@ fn guarded(f: impl FnOnce() -> Outcome) -> Outcome {
     })
 }
 
+/// Longest `--timeout` accepted (one week): anything longer is a typo, not a plan.
+const MAX_TIMEOUT_SECS: f64 = 7.0 * 24.0 * 3600.0;
+
 fn parse_timeout(a: &Args) -> Result<Option<Duration>, String> {
     match a.value("--timeout") {
         None => Ok(Some(Duration::from_secs(300))),
         Some("0") | Some("none") => Ok(None),
-        Some(s) => s
-            .parse::<f64>()
-            .ok()
-            .filter(|v| v.is_finite() && *v > 0.0)
-            .map(|v| Some(Duration::from_secs_f64(v)))
-            .ok_or_else(|| format!("--timeout: `{s}` is not a number of seconds")),
+        Some(s) => match s.parse::<f64>() {
+            Ok(v) if v.is_finite() && v > 0.0 && v <= MAX_TIMEOUT_SECS => {
+                Ok(Some(Duration::from_secs_f64(v)))
+            }
+            Ok(v) if v.is_finite() && v > 0.0 => Err(format!(
+                "--timeout: {s} seconds is out of range (at most {MAX_TIMEOUT_SECS} s; 0 or `none` for no limit)"
+            )),
+            _ => Err(format!("--timeout: `{s}` is not a positive number of seconds")),
+        },
     }
+}
+
+/// Arms the `--timeout` watchdog around one piece of work: if it is still running when the
+/// limit expires (the driver cannot be interrupted), the process reports it and exits with 2.
+fn deadline(timeout: Option<Duration>, what: &str) -> Option<Deadline> {
+    timeout.map(|t| {
+        Deadline::arm(
+            t,
+            format!(
+                "{what}: ERROR: timeout: did not finish within {} s (--timeout); exiting",
+                t.as_secs_f64()
+            ),
+            EXIT_ERROR,
+        )
+    })
 }
 
 fn print_warnings(spec: &Spec) {
@@ -323,8 +367,7 @@ fn ms(d: Duration) -> String {
     format!("{:.1} ms", d.as_secs_f64() * 1e3)
 }
 
-pub fn run_main(args: &[String]) -> Result<i32, String> {
-    let a = Args::parse(args, &["--spec", "--backend", "--dump", "--timeout"], &[])?;
+pub fn run_main(a: &Args) -> Result<i32, String> {
     let spec_path = match (a.value("--spec"), a.positional.as_slice()) {
         (Some(s), []) => s.to_string(),
         (None, [s]) => s.clone(),
@@ -332,7 +375,7 @@ pub fn run_main(args: &[String]) -> Result<i32, String> {
         (None, _) => return Err("run: --spec FILE.json is required".into()),
     };
     let backends = parse_backend(a.value("--backend"))?;
-    let timeout = parse_timeout(&a)?;
+    let timeout = parse_timeout(a)?;
     let dump = a.value("--dump").map(PathBuf::from);
 
     let spec = match Spec::load(Path::new(&spec_path)) {
@@ -344,14 +387,16 @@ pub fn run_main(args: &[String]) -> Result<i32, String> {
     };
     print_warnings(&spec);
     let label = format!("{}: {}", spec.path.display(), spec.kernel);
-    let fused = native_fma(Gpu::shared().ok().as_ref(), &backends);
-    let module = match guarded_frontend(&spec, fused) {
+    let facts = device_facts(Gpu::shared().ok().as_ref(), &backends);
+    let guard = deadline(timeout, &label);
+    let module = match guarded_frontend(&spec, facts) {
         Ok(m) => m,
         Err(outcome) => {
             report_run(&label, None, &outcome, None);
             return Ok(outcome.exit_code());
         }
     };
+    drop(guard);
     let gpu = match Gpu::shared() {
         Ok(g) => g,
         Err(e) => {
@@ -370,16 +415,18 @@ pub fn run_main(args: &[String]) -> Result<i32, String> {
             Some(d) => vec![d.join(b.name())],
         };
         let t = Instant::now();
+        let guard = deadline(timeout, &format!("{label} [{b}]"));
         let outcome = guarded(|| run_backend(&spec, &module, b, &gpu, timeout, &dirs));
+        drop(guard);
         report_run(&label, Some(b), &outcome, Some(t.elapsed()));
         worst = worst.max(outcome.exit_code());
     }
     Ok(worst)
 }
 
-fn guarded_frontend(spec: &Spec, native_fma: bool) -> Result<ir::Module, Outcome> {
+fn guarded_frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, Outcome> {
     let mut module = None;
-    let outcome = guarded(|| match frontend(spec, native_fma) {
+    let outcome = guarded(|| match frontend(spec, facts) {
         Ok(m) => {
             module = Some(m);
             Outcome::Pass
@@ -433,13 +480,12 @@ fn collect_specs(inputs: &[String]) -> Result<Vec<PathBuf>, String> {
     Ok(out)
 }
 
-pub fn verify_main(args: &[String]) -> Result<i32, String> {
-    let a = Args::parse(args, &["--backend", "--timeout"], &[])?;
+pub fn verify_main(a: &Args) -> Result<i32, String> {
     if a.positional.is_empty() {
         return Err("verify: give spec files or folders of specs".into());
     }
     let backends = parse_backend(a.value("--backend"))?;
-    let timeout = parse_timeout(&a)?;
+    let timeout = parse_timeout(a)?;
     let paths = collect_specs(&a.positional)?;
     if paths.is_empty() {
         println!("no *.json specs found");
@@ -452,9 +498,14 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
         .collect();
 
     let gpu = Gpu::shared();
-    let fused = native_fma(gpu.as_ref().ok(), &backends);
+    let facts = device_facts(gpu.as_ref().ok(), &backends);
     match &gpu {
-        Ok(g) => println!("device: {} (fma {})", g.describe(), if fused { "fused: native" } else { "not fused: exact emulation" }),
+        Ok(g) => println!(
+            "device: {} (fma {}{})",
+            g.describe(),
+            if facts.native_fma { "fused: native" } else { "not fused: exact emulation" },
+            if facts.detect_cut_loops { "; cuts long loops: checked" } else { "" }
+        ),
         Err(e) => {
             println!("could not run the kernels: {e}");
             println!("(translating and validating every spec instead)");
@@ -479,7 +530,8 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
     println!("{}", "-".repeat(w_spec + w_kernel + 7 + 7 + 10 + 8));
 
     let (mut passed, mut failed, mut not_run) = (0usize, 0usize, 0usize);
-    for (path, spec) in &specs {
+    let progress = Progress::new(specs.len());
+    for (index, (path, spec)) in specs.iter().enumerate() {
         let name = path.display().to_string();
         let spec = match spec {
             Ok(s) => s,
@@ -501,15 +553,20 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
         };
         print_warnings(spec);
         let t0 = Instant::now();
-        let module = guarded_frontend(spec, fused);
+        let guard = deadline(timeout, &format!("{}: {}", path.display(), spec.kernel));
+        let module = guarded_frontend(spec, facts);
+        drop(guard);
         let front_time = t0.elapsed();
         for &b in &backends {
+            progress.show(index, &format!("{} [{b}]", path.display()));
             let t = Instant::now();
+            let _guard = deadline(timeout, &format!("{}: {} [{b}]", path.display(), spec.kernel));
             let outcome = match (&module, &gpu) {
                 (Err(o), _) => Outcome::Error(o.details().to_vec()),
                 (Ok(m), Ok(g)) => guarded(|| run_backend(spec, m, b, g, timeout, &[])),
                 (Ok(m), Err(_)) => guarded(|| translate_only(m, spec, b)),
             };
+            progress.clear();
             match outcome {
                 Outcome::Pass => passed += 1,
                 Outcome::Translated => not_run += 1,
@@ -532,6 +589,32 @@ pub fn verify_main(args: &[String]) -> Result<i32, String> {
         println!("{passed} passed, {failed} failed");
     }
     Ok(if failed == 0 { EXIT_OK } else { EXIT_MISMATCH })
+}
+
+/// A transient `[i/n] spec [backend]` line while a spec runs, when stdout is a terminal (never in
+/// pipes or files, whose output stays the plain table).
+struct Progress {
+    total: usize,
+    on: bool,
+}
+
+impl Progress {
+    fn new(total: usize) -> Progress {
+        use std::io::IsTerminal;
+        Progress { total, on: std::io::stdout().is_terminal() }
+    }
+    fn show(&self, index: usize, what: &str) {
+        if self.on {
+            use std::io::Write;
+            print!("\r\x1b[K[{}/{}] {what}", index + 1, self.total);
+            let _ = std::io::stdout().flush();
+        }
+    }
+    fn clear(&self) {
+        if self.on {
+            print!("\r\x1b[K");
+        }
+    }
 }
 
 fn row(

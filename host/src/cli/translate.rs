@@ -8,20 +8,7 @@ use ptxcross_lower::LowerOptions;
 use super::{parse_dim3, Args, EXIT_ERROR, EXIT_OK};
 use crate::translate::{self, Profile};
 
-pub fn main(args: &[String]) -> Result<i32, String> {
-    let a = Args::parse(
-        args,
-        &[
-            "--to",
-            "-o",
-            "--output",
-            "--kernel",
-            "--block",
-            "--dynamic-shared",
-            "--profile",
-        ],
-        &["--no-validate"],
-    )?;
+pub fn main(a: &Args) -> Result<i32, String> {
     let [file] = a.positional.as_slice() else {
         return Err(format!(
             "translate: expected one PTX file, got {}",

@@ -52,6 +52,8 @@ pub struct Gpu {
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
     /// Probe results: does `fma` round once on this backend (see `probe.rs`).
     pub(crate) fma_fused: Mutex<HashMap<Backend, bool>>,
+    /// Probe results: does the driver end long loops on its own (see `probe.rs`).
+    pub(crate) loops_cut: Mutex<HashMap<Backend, bool>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -64,6 +66,43 @@ impl std::fmt::Debug for Gpu {
 }
 
 static SHARED: OnceLock<Result<Arc<Gpu>, Error>> = OnceLock::new();
+
+/// Mesa's implicit Vulkan layer `VK_LAYER_MESA_device_select` connects to a Wayland display while
+/// enumerating physical devices, and libwayland prints `error: XDG_RUNTIME_DIR is invalid or
+/// not set in the environment.` where there is no display session (CI, containers, ssh). The
+/// layer only reorders devices for presentation, which wgpu does not use (it enumerates every
+/// adapter itself), so without a session it is switched off through its documented
+/// `NODEVICE_SELECT` variable, once, before the first Vulkan instance. A user's own setting wins.
+fn quiet_device_select_layer() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let session = std::env::var_os("XDG_RUNTIME_DIR")
+            .is_some_and(|d| std::path::Path::new(&d).is_dir());
+        if !session && std::env::var_os("NODEVICE_SELECT").is_none() {
+            std::env::set_var("NODEVICE_SELECT", "1");
+        }
+    });
+}
+
+/// Every adapter wgpu finds on `backends` (`None`: `WGPU_BACKEND` from the environment, else
+/// all), the most preferred first: discrete > integrated > virtual > other > CPU.
+pub fn adapters(backends: Option<wgpu::Backends>) -> Vec<wgpu::Adapter> {
+    quiet_device_select_layer();
+    let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
+    desc.backends = backends
+        .or_else(wgpu::Backends::from_env)
+        .unwrap_or(wgpu::Backends::all());
+    let instance = wgpu::Instance::new(desc);
+    let mut list = block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+    list.sort_by_key(|a| match a.get_info().device_type {
+        wgpu::DeviceType::DiscreteGpu => 0,
+        wgpu::DeviceType::IntegratedGpu => 1,
+        wgpu::DeviceType::VirtualGpu => 2,
+        wgpu::DeviceType::Other => 3,
+        wgpu::DeviceType::Cpu => 4,
+    });
+    list
+}
 
 pub(crate) fn block_on<F: Future>(f: F) -> F::Output {
     pollster::block_on(f)
@@ -80,33 +119,20 @@ impl Gpu {
 
     /// Opens a new device (prefer [`Gpu::shared`]).
     pub fn open(options: &GpuOptions) -> Result<Gpu, Error> {
-        let mut desc = wgpu::InstanceDescriptor::new_without_display_handle_from_env();
-        desc.backends = options
-            .backends
-            .or_else(wgpu::Backends::from_env)
-            .unwrap_or(wgpu::Backends::all());
-        let instance = wgpu::Instance::new(desc);
-        let adapters = block_on(instance.enumerate_adapters(wgpu::Backends::all()));
+        let adapters = adapters(options.backends);
         let wanted_name = options
             .adapter_name
             .clone()
             .or_else(|| std::env::var("PTXCROSS_ADAPTER").ok())
             .filter(|s| !s.is_empty());
         let found: Vec<String> = adapters.iter().map(|a| a.get_info().name).collect();
-        let mut candidates: Vec<wgpu::Adapter> = adapters
+        let candidates: Vec<wgpu::Adapter> = adapters
             .into_iter()
             .filter(|a| match &wanted_name {
                 Some(n) => a.get_info().name.to_lowercase().contains(&n.to_lowercase()),
                 None => true,
             })
             .collect();
-        candidates.sort_by_key(|a| match a.get_info().device_type {
-            wgpu::DeviceType::DiscreteGpu => 0,
-            wgpu::DeviceType::IntegratedGpu => 1,
-            wgpu::DeviceType::VirtualGpu => 2,
-            wgpu::DeviceType::Other => 3,
-            wgpu::DeviceType::Cpu => 4,
-        });
         let Some(adapter) = candidates.into_iter().next() else {
             let reason = match (&wanted_name, found.is_empty()) {
                 (_, true) => "no Vulkan/Metal/DX12 adapter is visible to wgpu".to_string(),
@@ -178,6 +204,7 @@ impl Gpu {
             modules: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
             fma_fused: Mutex::new(HashMap::new()),
+            loops_cut: Mutex::new(HashMap::new()),
         })
     }
 

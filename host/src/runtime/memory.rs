@@ -34,15 +34,20 @@ pub(crate) struct Allocator {
     align: u64,
     /// Live allocations: offset → size requested.
     live: BTreeMap<u64, u64>,
+    /// `[start, packed_to)` is covered by live allocations without a gap, so first-fit starts
+    /// looking there: allocating many buffers in a row stays O(log n) each, not O(n).
+    packed_to: u64,
 }
 
 impl Allocator {
     pub fn new(start: u64, end: u64, align: u64) -> Allocator {
+        let start = start.div_ceil(align) * align;
         Allocator {
-            start: start.div_ceil(align) * align,
+            start,
             end,
             align,
             live: BTreeMap::new(),
+            packed_to: start,
         }
     }
 
@@ -56,8 +61,8 @@ impl Allocator {
             free: self.free_bytes(),
         };
         let need = self.footprint(size).ok_or_else(oom)?;
-        let mut cursor = self.start;
-        for (&off, &sz) in &self.live {
+        let mut cursor = self.packed_to;
+        for (&off, &sz) in self.live.range(self.packed_to..) {
             if off >= cursor && off - cursor >= need {
                 break;
             }
@@ -67,12 +72,18 @@ impl Allocator {
             return Err(oom());
         }
         self.live.insert(cursor, size.max(1));
+        if cursor == self.packed_to {
+            self.packed_to = cursor + need;
+        }
         Ok(cursor)
     }
 
     pub fn free(&mut self, offset: u64) -> Result<(), String> {
         match self.live.remove(&offset) {
-            Some(_) => Ok(()),
+            Some(_) => {
+                self.packed_to = self.packed_to.min(offset);
+                Ok(())
+            }
             None => Err("not the start of a live allocation".into()),
         }
     }

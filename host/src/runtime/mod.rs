@@ -17,6 +17,7 @@ mod gpu;
 mod memory;
 mod probe;
 mod program;
+mod watchdog;
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -25,9 +26,10 @@ use std::time::Duration;
 use ptxcross_lower::{abi, ir};
 
 pub use error::{Error, NO_ADAPTER_HINT};
-pub use gpu::{Gpu, GpuOptions, WANTED_FEATURES};
+pub use gpu::{adapters, Gpu, GpuOptions, WANTED_FEATURES};
 pub use memory::DevicePtr;
 pub use program::Program;
+pub use watchdog::Deadline;
 
 use memory::Allocator;
 
@@ -98,6 +100,15 @@ pub struct Context {
     /// Globals segment base address per program id (allocated at the program's first launch).
     globals: HashMap<u64, u64>,
     timeout: Option<Duration>,
+    /// Set when a wait timed out: the device may still run that work and write the heap, so
+    /// nothing of this context can be trusted or reused any more.
+    timed_out: std::sync::atomic::AtomicBool,
+    /// Caps of one dispatch (workgroups per axis, in total); see `limit_dispatch_size`.
+    dispatch_cap: (u32, u64),
+    /// Heap bytes from here on were never allocated nor reachable by a kernel, so they are
+    /// still zero as wgpu created them; a launch (which may write anywhere in the heap) resets
+    /// it to the end. Lets a spec's thousands of allocations skip a clear each.
+    untouched_from: u64,
 }
 
 impl std::fmt::Debug for Context {
@@ -113,6 +124,12 @@ impl std::fmt::Debug for Context {
 pub const HEAP_RESERVED_BYTES: u64 = abi::HEAP_RESERVED_WORDS as u64 * 4;
 /// Alignment of every allocation (CUDA guarantees ≥ 256).
 pub const ALLOC_ALIGN: u64 = 256;
+/// Most workgroups in one dispatch: lavapipe computes a dispatch's total in 32 bits.
+pub const MAX_DISPATCH_WORKGROUPS: u64 = 1 << 31;
+/// Dispatches recorded per queue submission when a grid is split.
+const DISPATCHES_PER_SUBMIT: usize = 4096;
+/// CUDA's grid limits (x, y, z): larger grids are refused before anything runs.
+pub const MAX_GRID: [u32; 3] = [(1 << 31) - 1, 65_535, 65_535];
 
 impl Context {
     pub fn new(options: ContextOptions) -> Result<Context, Error> {
@@ -155,6 +172,9 @@ impl Context {
             alloc: Allocator::new(HEAP_RESERVED_BYTES, heap_bytes, ALLOC_ALIGN),
             globals: HashMap::new(),
             timeout: options.timeout,
+            timed_out: Default::default(),
+            dispatch_cap: (u32::MAX, u64::MAX),
+            untouched_from: HEAP_RESERVED_BYTES,
         })
     }
 
@@ -181,6 +201,12 @@ impl Context {
     pub fn alloc(&mut self, bytes: u64) -> Result<DevicePtr, Error> {
         let offset = self.alloc.alloc(bytes)?;
         let size = self.alloc.size_of(offset).unwrap_or(bytes).div_ceil(4) * 4;
+        let untouched = offset >= self.untouched_from;
+        self.untouched_from = self.untouched_from.max(offset + size.max(4));
+        if untouched {
+            // Still as wgpu created it (zeroed): no clear, no submission.
+            return Ok(DevicePtr(abi::HEAP_BASE + offset));
+        }
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&self.heap, offset, Some(size.max(4)));
         let (_, err) = self.gpu.scoped(|| self.gpu.queue.submit([enc.finish()]));
@@ -208,6 +234,7 @@ impl Context {
 
     /// Heap byte offset of `ptr` after checking `[ptr, ptr+len)` lies in one live allocation.
     fn heap_offset(&self, ptr: DevicePtr, len: u64) -> Result<u64, Error> {
+        self.usable()?;
         let bad = |reason: &str| Error::InvalidPointer {
             ptr: ptr.0,
             len,
@@ -261,10 +288,8 @@ impl Context {
             owned = buf;
             &owned
         };
-        let (_, err) = self.gpu.scoped(|| {
-            self.gpu.queue.write_buffer(&self.heap, start, words);
-            self.gpu.queue.submit([]);
-        });
+        // Staged; wgpu applies it before the next submission's commands (a launch or a read).
+        let (_, err) = self.gpu.scoped(|| self.gpu.queue.write_buffer(&self.heap, start, words));
         match err {
             Some(e) => Err(Error::Gpu {
                 during: "write",
@@ -278,6 +303,20 @@ impl Context {
     pub fn read(&self, ptr: DevicePtr, len: u64) -> Result<Vec<u8>, Error> {
         let offset = self.heap_offset(ptr, len)?;
         self.read_heap(offset, len)
+    }
+
+    /// Copies several ranges of global memory (each inside one live allocation) to the host in
+    /// one transfer: reading thousands of buffers back costs one round trip, not thousands.
+    pub fn read_many(&self, ranges: &[(DevicePtr, u64)]) -> Result<Vec<Vec<u8>>, Error> {
+        let offsets: Vec<u64> = ranges.iter().map(|&(p, len)| self.heap_offset(p, len)).collect::<Result<_, _>>()?;
+        let (Some(lo), Some(hi)) = (
+            offsets.iter().min().copied(),
+            offsets.iter().zip(ranges).map(|(o, r)| o + r.1).max(),
+        ) else {
+            return Ok(Vec::new());
+        };
+        let all = self.read_heap(lo, hi - lo)?;
+        Ok(offsets.iter().zip(ranges).map(|(&o, r)| all[(o - lo) as usize..][..r.1 as usize].to_vec()).collect())
     }
 
     fn read_heap(&self, offset: u64, len: u64) -> Result<Vec<u8>, Error> {
@@ -306,13 +345,29 @@ impl Context {
         Ok(bytes[at..at + len as usize].to_vec())
     }
 
+    /// `Err` once a wait of this context has timed out (see `timed_out`).
+    fn usable(&self) -> Result<(), Error> {
+        if self.timed_out.load(std::sync::atomic::Ordering::Relaxed) {
+            return Err(Error::Timeout {
+                during: "an earlier operation of this context, which is unusable since",
+                seconds: self.timeout.map(|t| t.as_secs()).unwrap_or(0),
+            });
+        }
+        Ok(())
+    }
+
     /// Maps a MAP_READ buffer after the queue finishes and copies it out.
     fn map_read(&self, staging: &wgpu::Buffer, during: &'static str) -> Result<Vec<u8>, Error> {
         let (tx, rx) = std::sync::mpsc::channel();
         staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
             let _ = tx.send(r);
         });
-        self.gpu.wait(during, self.timeout)?;
+        if let Err(e) = self.gpu.wait(during, self.timeout) {
+            if matches!(e, Error::Timeout { .. }) {
+                self.timed_out.store(true, std::sync::atomic::Ordering::Relaxed);
+            }
+            return Err(e);
+        }
         match rx.recv() {
             Ok(Ok(())) => {}
             Ok(Err(e)) => {
@@ -370,6 +425,13 @@ impl Context {
         };
         self.globals.insert(program.id(), base);
         Ok(base)
+    }
+
+    /// Makes `program` use the globals segment at `base` (allocated by the caller, laid out as
+    /// `program.module().globals`) instead of one of its own: translations of one PTX module for
+    /// several block shapes are several programs that must share the module's globals.
+    pub fn set_globals_base(&mut self, program: &Program, base: u64) {
+        self.globals.insert(program.id(), base);
     }
 
     /// Checks that `kernel` can run on this device with this grid (block size, shared memory,
@@ -452,12 +514,13 @@ impl Context {
                     "grid dimensions must be ≥ 1",
                 ));
             }
-            if g > lim.max_compute_workgroups_per_dimension {
+            // Larger than one dispatch is fine: the launch splits it (see `dispatch_chunks`).
+            if g > MAX_GRID[i] {
                 return Err(exceeded(
                     format!("grid size in {axis}"),
                     g as u64,
-                    lim.max_compute_workgroups_per_dimension as u64,
-                    "max_compute_workgroups_per_dimension",
+                    MAX_GRID[i] as u64,
+                    "CUDA's grid limit (x < 2^31, y and z ≤ 65535)",
                 ));
             }
         }
@@ -587,6 +650,7 @@ impl Context {
         backend: Backend,
     ) -> Result<(), Error> {
         let k = find_kernel(program, kernel)?;
+        self.usable()?;
         self.check_launch(program, k, grid, backend)?;
         if params.len() > k.param_bytes as usize {
             return Err(Error::BadArguments {
@@ -600,6 +664,8 @@ impl Context {
         }
         let globals = self.globals_base(program)?;
         let pipeline = self.pipeline(program, k, backend)?;
+        // From here the kernel may write anywhere in the heap.
+        self.untouched_from = self.heap_bytes;
 
         // Parameter buffer: header + area, whole words.
         let header = abi::PARAM_HEADER_WORDS as usize * 4;
@@ -610,6 +676,12 @@ impl Context {
         bytes[one..one + 4].copy_from_slice(&abi::ONE_F32_BITS.to_le_bytes());
         bytes[header..header + params.len()].copy_from_slice(params);
 
+        let grid_at = abi::PARAM_GRID_SIZE_WORD as usize * 4;
+        for (i, g) in grid.iter().enumerate() {
+            bytes[grid_at + 4 * i..][..4].copy_from_slice(&g.to_le_bytes());
+        }
+        let chunks = self.dispatch_chunks(grid);
+
         let gpu = self.gpu.clone();
         let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ptxcross fault word"),
@@ -617,44 +689,60 @@ impl Context {
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
+        let base_at = abi::PARAM_CTA_BASE_WORD as usize * 4;
+        let last_batch = chunks.len().div_ceil(DISPATCHES_PER_SUBMIT);
         let ((), err) = gpu.scoped(|| {
-            let param_buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("ptxcross params"),
-                size: bytes.len() as u64,
-                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            });
-            gpu.queue.write_buffer(&param_buf, 0, &bytes);
-            let bind_group = gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some("ptxcross kernel resources"),
-                layout: &gpu.bind_group_layout,
-                entries: &[
-                    wgpu::BindGroupEntry {
-                        binding: abi::BINDING_HEAP,
-                        resource: self.heap.as_entire_binding(),
-                    },
-                    wgpu::BindGroupEntry {
-                        binding: abi::BINDING_PARAMS,
-                        resource: param_buf.as_entire_binding(),
-                    },
-                ],
-            });
-            let mut enc = gpu
-                .device
-                .create_command_encoder(&wgpu::CommandEncoderDescriptor {
-                    label: Some("ptxcross launch"),
-                });
-            {
-                let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
-                    label: Some(&k.name),
-                    timestamp_writes: None,
-                });
-                pass.set_pipeline(&pipeline);
-                pass.set_bind_group(abi::BIND_GROUP, &bind_group, &[]);
-                pass.dispatch_workgroups(grid[0], grid[1], grid[2]);
+            for (b, batch) in chunks.chunks(DISPATCHES_PER_SUBMIT).enumerate() {
+                let bind_groups: Vec<wgpu::BindGroup> = batch
+                    .iter()
+                    .map(|(base, _)| {
+                        for (i, v) in base.iter().enumerate() {
+                            bytes[base_at + 4 * i..][..4].copy_from_slice(&v.to_le_bytes());
+                        }
+                        let param_buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                            label: Some("ptxcross params"),
+                            size: bytes.len() as u64,
+                            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                            mapped_at_creation: false,
+                        });
+                        gpu.queue.write_buffer(&param_buf, 0, &bytes);
+                        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+                            label: Some("ptxcross kernel resources"),
+                            layout: &gpu.bind_group_layout,
+                            entries: &[
+                                wgpu::BindGroupEntry {
+                                    binding: abi::BINDING_HEAP,
+                                    resource: self.heap.as_entire_binding(),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: abi::BINDING_PARAMS,
+                                    resource: param_buf.as_entire_binding(),
+                                },
+                            ],
+                        })
+                    })
+                    .collect();
+                let mut enc = gpu
+                    .device
+                    .create_command_encoder(&wgpu::CommandEncoderDescriptor {
+                        label: Some("ptxcross launch"),
+                    });
+                {
+                    let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
+                        label: Some(&k.name),
+                        timestamp_writes: None,
+                    });
+                    pass.set_pipeline(&pipeline);
+                    for ((_, size), bind_group) in batch.iter().zip(&bind_groups) {
+                        pass.set_bind_group(abi::BIND_GROUP, bind_group, &[]);
+                        pass.dispatch_workgroups(size[0], size[1], size[2]);
+                    }
+                }
+                if b + 1 == last_batch {
+                    enc.copy_buffer_to_buffer(&self.heap, abi::FAULT_WORD as u64 * 4, &staging, 0, 4);
+                }
+                gpu.queue.submit([enc.finish()]);
             }
-            enc.copy_buffer_to_buffer(&self.heap, abi::FAULT_WORD as u64 * 4, &staging, 0, 4);
-            gpu.queue.submit([enc.finish()]);
         });
         if let Some(e) = err {
             return Err(Error::Gpu {
@@ -673,6 +761,35 @@ impl Context {
             });
         }
         Ok(())
+    }
+
+    /// Caps each dispatch of a launch at `per_dimension` workgroups per axis and `total`
+    /// workgroups (they also stay within the device's limits): tests use small caps to run the
+    /// splitting of large grids on small ones.
+    pub fn limit_dispatch_size(&mut self, per_dimension: u32, total: u64) {
+        self.dispatch_cap = (per_dimension.max(1), total.max(1));
+    }
+
+    /// A grid as dispatches: (`%ctaid` of the first workgroup, workgroups per axis), each within
+    /// `max_compute_workgroups_per_dimension` per axis and [`MAX_DISPATCH_WORKGROUPS`] in total
+    /// (lavapipe counts a dispatch's workgroups in 32 bits), covering every block once.
+    fn dispatch_chunks(&self, grid: [u32; 3]) -> Vec<([u32; 3], [u32; 3])> {
+        let (per_dim, total) = self.dispatch_cap;
+        let max_dim = self.gpu.limits().max_compute_workgroups_per_dimension.clamp(1, per_dim) as u64;
+        let total = total.min(MAX_DISPATCH_WORKGROUPS);
+        let cx = (grid[0] as u64).min(max_dim).min(total).max(1);
+        let cy = (grid[1] as u64).min(max_dim).min(total / cx).max(1);
+        let cz = (grid[2] as u64).min(max_dim).min(total / (cx * cy)).max(1);
+        let mut out = Vec::new();
+        for z in (0..grid[2] as u64).step_by(cz as usize) {
+            for y in (0..grid[1] as u64).step_by(cy as usize) {
+                for x in (0..grid[0] as u64).step_by(cx as usize) {
+                    let size = [cx.min(grid[0] as u64 - x), cy.min(grid[1] as u64 - y), cz.min(grid[2] as u64 - z)];
+                    out.push(([x as u32, y as u32, z as u32], size.map(|v| v as u32)));
+                }
+            }
+        }
+        out
     }
 
     /// The cached pipeline of (program, kernel, backend), created on first use.

@@ -9,7 +9,7 @@ use ptxcross_frontend::ast::{self, Instruction, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
 impl FnLower {
-    fn guard(&mut self, inst: &Instruction) -> LResult<Option<Operand>> {
+    pub(crate) fn guard(&mut self, inst: &Instruction) -> LResult<Option<Operand>> {
         match &inst.guard {
             None => Ok(None),
             Some(g) => {
@@ -51,9 +51,17 @@ impl FnLower {
             "ret" | "exit" => {
                 m.only(&["uni"])?;
                 operands(inst, 0)?;
-                let ret = self.new_node();
-                self.blocks[ret].term = Terminator::Return;
-                self.guarded_transfer(guard, ret);
+                // `ret` in a device function goes back to its caller; `exit` (and `ret` in a
+                // kernel) ends the thread.
+                let target = match (inst.opcode.name.as_str(), self.ret_target) {
+                    ("ret", Some(t)) => t,
+                    _ => {
+                        let end = self.new_node();
+                        self.blocks[end].term = Terminator::Return;
+                        end
+                    }
+                };
+                self.guarded_transfer(guard, target);
                 Ok(())
             }
             "trap" => {

@@ -4,21 +4,22 @@
 use super::Mods;
 use crate::function::{unsupported, FnLower, LResult};
 use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Operand, Ty, UnaryOp};
+use super::half::{Clamp, Rounding, F32, F64};
 use crate::ptx_types::{self, value_ty};
 use ptxcross_frontend::ast::ScalarType;
 use ptxcross_frontend::Diagnostic;
 
 impl FnLower {
     pub(super) fn cvt(&mut self, m: &Mods) -> LResult<()> {
-        m.only(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "ftz", "sat"])?;
         let types = m.types();
         let [dt, st] = types.as_slice() else {
             return Err(Diagnostic::new("`cvt` takes a destination and a source type", m.inst.span));
         };
         let (dt, st) = (*dt, *st);
         if ptx_types::is_half(dt) || ptx_types::is_half(st) {
-            return Err(unsupported(format!("`{}` (half precision)", m.name()), m.inst.span));
+            return self.cvt_half(m, dt, st);
         }
+        m.only(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "ftz", "sat"])?;
         let [d, a] = super::operands(m.inst, 2)? else { unreachable!() };
         let v = self.read(a, st)?;
         let rounding = m.one_of(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"]);
@@ -28,11 +29,9 @@ impl FnLower {
                 if rounding.is_some() {
                     return Err(Diagnostic::new("integer-to-integer `cvt` takes no rounding modifier", m.inst.span));
                 }
-                if sat {
-                    return Err(unsupported(format!("`{}` (saturating integer conversion)", m.name()), m.inst.span));
-                }
                 let from = value_ty(st).unwrap_or(Ty::U32);
                 let to = value_ty(dt).unwrap_or(Ty::U32);
+                let v = if sat { self.saturate_int(v, from, st, dt) } else { v };
                 let r = self.resize(v, from, to, ptx_types::is_signed(st));
                 self.canonicalize(r, dt)
             }
@@ -48,17 +47,30 @@ impl FnLower {
                 self.float_to_int(v, st, dt, round)
             }
             (true, false) => {
-                match rounding {
-                    Some("rn") => {}
-                    Some(r @ ("rz" | "rm" | "rp")) => {
-                        return Err(unsupported(format!("integer-to-float `cvt` with .{r}"), m.inst.span))
-                    }
-                    _ => return Err(Diagnostic::new("integer-to-float `cvt` needs .rn/.rz/.rm/.rp", m.inst.span)),
-                }
                 let from = value_ty(st).unwrap_or(Ty::U32);
                 let to = value_ty(dt).unwrap_or(Ty::F32);
                 let op = if ptx_types::is_signed(st) { ConvertOp::SintToFloat } else { ConvertOp::UintToFloat };
-                let r = self.convert(op, from, to, v);
+                let r = match rounding {
+                    Some("rn") => self.convert(op, from, to, v),
+                    // A 32-bit integer is exact in f64, so f32 rounds once from there.
+                    Some(r @ ("rz" | "rm" | "rp")) if from == Ty::U32 || to == Ty::F64 => {
+                        let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
+                        if to == Ty::F64 && from == Ty::U32 {
+                            self.convert(op, from, to, v)
+                        } else if to == Ty::F64 {
+                            return Err(unsupported(format!("`{}` (64-bit integer to f64 with .{r})", m.name()), m.inst.span));
+                        } else {
+                            let x = self.convert(op, from, Ty::F64, v);
+                            let b = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, x);
+                            let f = self.round_to_format(b, F64, F32, mode, Clamp::default());
+                            self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, f)
+                        }
+                    }
+                    Some(r @ ("rz" | "rm" | "rp")) => {
+                        return Err(unsupported(format!("`{}` (64-bit integer to f32 with .{r})", m.name()), m.inst.span))
+                    }
+                    _ => return Err(Diagnostic::new("integer-to-float `cvt` needs .rn/.rz/.rm/.rp", m.inst.span)),
+                };
                 if sat {
                     self.saturate(r, dt)
                 } else {
@@ -85,7 +97,10 @@ impl FnLower {
                     match rounding {
                         Some("rn") => self.convert(ConvertOp::FloatToFloat, from, to, v),
                         Some(r @ ("rz" | "rm" | "rp")) => {
-                            return Err(unsupported(format!("f64-to-f32 `cvt` with .{r}"), m.inst.span))
+                            let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
+                            let b = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, v);
+                            let f = self.round_to_format(b, F64, F32, mode, Clamp::default());
+                            self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, f)
                         }
                         _ => return Err(Diagnostic::new("narrowing `cvt` needs a rounding modifier", m.inst.span)),
                     }
@@ -101,9 +116,30 @@ impl FnLower {
         self.write(d, dt, r)
     }
 
+    /// `.sat` of an integer conversion (§9.7.9.21): the source value (of type `st`, held in
+    /// `from`) clamped to the destination type's range, computed in 64 bits.
+    fn saturate_int(&mut self, v: Operand, from: Ty, st: ScalarType, dt: ScalarType) -> Operand {
+        let s_signed = ptx_types::is_signed(st);
+        let d_signed = ptx_types::is_signed(dt);
+        let bits = ptx_types::bits(dt);
+        let (lo, hi): (i128, i128) =
+            if d_signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+        let w = self.resize(v, from, Ty::U64, s_signed);
+        let w = if s_signed {
+            // The source is an i64: clamp with signed comparisons (a bound beyond i64 cannot bind).
+            let w = if lo > i64::MIN as i128 { self.bin(BinaryOp::MaxS, Ty::U64, w, FnLower::u64c(lo as i64 as u64)) } else { w };
+            if hi < i64::MAX as i128 { self.bin(BinaryOp::MinS, Ty::U64, w, FnLower::u64c(hi as u64)) } else { w }
+        } else if hi < u64::MAX as i128 {
+            self.bin(BinaryOp::MinU, Ty::U64, w, FnLower::u64c(hi as u64))
+        } else {
+            w
+        };
+        self.resize(w, Ty::U64, from, false)
+    }
+
     /// Float → integer: round to integral, then saturate to the destination's range; NaN → 0
     /// (spec §9.7.9.21: float-to-integer conversions saturate).
-    fn float_to_int(&mut self, v: Operand, st: ScalarType, dt: ScalarType, round: UnaryOp) -> Operand {
+    pub(super) fn float_to_int(&mut self, v: Operand, st: ScalarType, dt: ScalarType, round: UnaryOp) -> Operand {
         let fty = value_ty(st).unwrap_or(Ty::F32);
         let ity = value_ty(dt).unwrap_or(Ty::U32);
         let bits = ptx_types::bits(dt);

@@ -4,6 +4,7 @@
 use super::{operands, Mods};
 use crate::function::{unsupported, FnLower, LResult};
 use crate::ir::{BinaryOp, CmpOp, ConvertOp, Expr, Operand, Ty, UnaryOp};
+use super::half::{Clamp, Rounding, F32, F64};
 use crate::ptx_types::{self, value_ty};
 use ptxcross_frontend::ast::ScalarType;
 use ptxcross_frontend::Diagnostic;
@@ -19,18 +20,60 @@ impl FnLower {
         }
     }
 
-    /// Rejects rounding modes other than round-to-nearest-even (the only one Vulkan and
-    /// WebGPU provide for arithmetic).
-    fn nearest_only(&self, m: &Mods) -> LResult<()> {
-        if let Some(r) = m.one_of(&["rz", "rm", "rp"]) {
-            return Err(unsupported(format!("rounding mode .{r} on `{}`", m.name()), m.inst.span));
+    /// The directed rounding mode (`.rz/.rm/.rp`) of an instruction, if any. Vulkan and WebGPU
+    /// round arithmetic to nearest only: f32 is emulated (see `f32_directed`); f64 would need
+    /// double-double arithmetic and is refused.
+    fn directed(&self, m: &Mods, ty: Ty) -> LResult<Option<Rounding>> {
+        match m.one_of(&["rz", "rm", "rp"]) {
+            None => Ok(None),
+            Some(r) if ty == Ty::F32 => Ok(Rounding::from_modifier(r)),
+            Some(r) => Err(unsupported(
+                format!("rounding mode .{r} on `{}` (f64 directed rounding needs double-double arithmetic)", m.name()),
+                m.inst.span,
+            )),
         }
-        Ok(())
+    }
+
+    /// add/sub/mul/fma of f32 operands rounded with a directed `mode`: the exact result (mul)
+    /// or the one rounded to odd in f64 (sums; Boldo & Melquiond) rounded once to f32. An
+    /// exact zero sum of operands of opposite signs is −0 when rounding down (IEEE 754 §6.3).
+    fn f32_directed(&mut self, op: &str, mode: Rounding, xs: &[Operand]) -> Operand {
+        let w: Vec<Operand> = xs.iter().map(|&x| self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, x)).collect();
+        let (r, addends) = match op {
+            "add" => (self.add_round_to_odd_f64(w[0], w[1]), Some((w[0], w[1]))),
+            "sub" => {
+                let nb = self.un(UnaryOp::FNeg, Ty::F64, w[1]);
+                (self.add_round_to_odd_f64(w[0], nb), Some((w[0], nb)))
+            }
+            "mul" => (self.bin(BinaryOp::FMul, Ty::F64, w[0], w[1]), None),
+            _ => {
+                let p = self.bin(BinaryOp::FMul, Ty::F64, w[0], w[1]);
+                (self.add_round_to_odd_f64(p, w[2]), Some((p, w[2])))
+            }
+        };
+        let r = match (mode, addends) {
+            (Rounding::Down, Some((x, y))) => {
+                let zero = self.cmp(CmpOp::FEq, Ty::F64, r, Operand::Const(crate::ir::Const::F64(0)));
+                let xb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, x);
+                let yb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, y);
+                let signs = self.bin(BinaryOp::Or, Ty::U64, xb, yb);
+                let sign = self.bin(BinaryOp::And, Ty::U64, signs, FnLower::u64c(1 << 63));
+                let z = self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, sign);
+                self.select(Ty::F64, zero, z, r)
+            }
+            _ => r,
+        };
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, r);
+        let f = self.round_to_format(bits, F64, F32, mode, Clamp::default());
+        self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, f)
     }
 
     pub(super) fn float_arith(&mut self, m: &Mods) -> LResult<()> {
         let name = m.inst.opcode.name.as_str();
         let t = m.ty()?;
+        if ptx_types::is_half(t) {
+            return self.half_arith(m);
+        }
         let ty = self.float_ty(t, m)?;
         let ftz = m.has("ftz");
         if ftz && ty == Ty::F64 {
@@ -39,7 +82,13 @@ impl FnLower {
         match name {
             "add" | "sub" | "mul" => {
                 m.only(&["rn", "rz", "rm", "rp", "ftz", "sat"])?;
-                self.nearest_only(m)?;
+                if let Some(mode) = self.directed(m, ty)? {
+                    let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                    let a = self.read_float(a, t, ftz)?;
+                    let b = self.read_float(b, t, ftz)?;
+                    let r = self.f32_directed(name, mode, &[a, b]);
+                    return self.write_float(d, t, r, ftz, m.has("sat"));
+                }
                 let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
                 let a = self.read_float(a, t, ftz)?;
                 let b = self.read_float(b, t, ftz)?;
@@ -53,7 +102,14 @@ impl FnLower {
             }
             "fma" | "mad" => {
                 m.only(&["rn", "rz", "rm", "rp", "ftz", "sat"])?;
-                self.nearest_only(m)?;
+                if let Some(mode) = self.directed(m, ty)? {
+                    let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+                    let a = self.read_float(a, t, ftz)?;
+                    let b = self.read_float(b, t, ftz)?;
+                    let c = self.read_float(c, t, ftz)?;
+                    let r = self.f32_directed("fma", mode, &[a, b, c]);
+                    return self.write_float(d, t, r, ftz, m.has("sat"));
+                }
                 if !m.has("rn") {
                     // mad.f32 without rounding is the sm_1x truncating multiply-add.
                     return Err(unsupported(format!("`{}` without a rounding modifier", m.name()), m.inst.span));
@@ -67,27 +123,40 @@ impl FnLower {
             }
             "div" => {
                 m.only(&["approx", "full", "rn", "rz", "rm", "rp", "ftz"])?;
-                if m.has("rn") || m.one_of(&["rz", "rm", "rp"]).is_some() {
-                    return Err(unsupported(
-                        format!("`{}` (correctly rounded division needs a correction step)", m.name()),
-                        m.inst.span,
-                    ));
+                if let Some(r) = m.one_of(&["rn", "rz", "rm", "rp"]) {
+                    if ty == Ty::F64 {
+                        return Err(unsupported(
+                            format!("`{}` (correctly rounded f64 division needs double-double arithmetic)", m.name()),
+                            m.inst.span,
+                        ));
+                    }
+                    let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
+                    let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                    let a = self.read_float(a, t, ftz)?;
+                    let b = self.read_float(b, t, ftz)?;
+                    let r = self.f32_div_rounded(a, b, mode);
+                    return self.write_float(d, t, r, ftz, false);
                 }
                 if ty == Ty::F64 || !(m.has("approx") || m.has("full")) {
                     return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
                 }
                 let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
-                let a = self.read_float(a, t, ftz)?;
-                let b = self.read_float(b, t, ftz)?;
-                let r = self.bin(BinaryOp::FDiv, ty, a, b);
-                self.write_float(d, t, r, ftz, false)
+                // Spec §9.7.3.8: the fast divides flush subnormal inputs and results to
+                // sign-preserving zero with or without `.ftz`.
+                let a = self.read_float(a, t, true)?;
+                let b = self.read_float(b, t, true)?;
+                let r = if m.has("approx") { self.div_approx(a, b) } else { self.div_full(a, b) };
+                self.write_float(d, t, r, true, false)
             }
             "min" | "max" => {
-                m.only(&["ftz"])?;
+                m.only(&["ftz", "NaN", "xorsign", "abs"])?;
+                if m.has("xorsign") != m.has("abs") {
+                    return Err(Diagnostic::new("`.xorsign` and `.abs` go together", m.inst.span));
+                }
                 let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
                 let a = self.read_float(a, t, ftz)?;
                 let b = self.read_float(b, t, ftz)?;
-                let r = self.float_min_max(name == "min", t, ty, a, b);
+                let r = self.min_max_modifiers(name == "min", t, a, b, m.has("NaN"), m.has("xorsign"));
                 self.write_float(d, t, r, ftz, false)
             }
             "abs" | "neg" => {
@@ -123,35 +192,82 @@ impl FnLower {
         let wide = |s: &mut Self, x: Operand| s.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, x);
         let (pa, pb, pc) = (wide(self, a), wide(self, b), wide(self, c));
         let p = self.bin(BinaryOp::FMul, Ty::F64, pa, pb);
-        let s = self.bin(BinaryOp::FAdd, Ty::F64, p, pc);
-        // TwoSum (Knuth): s + e == p + c exactly.
-        let bb = self.bin(BinaryOp::FSub, Ty::F64, s, p);
-        let t1 = self.bin(BinaryOp::FSub, Ty::F64, s, bb);
-        let t2 = self.bin(BinaryOp::FSub, Ty::F64, p, t1);
-        let t3 = self.bin(BinaryOp::FSub, Ty::F64, pc, bb);
-        let e = self.bin(BinaryOp::FAdd, Ty::F64, t2, t3);
-        let zero = Operand::Const(crate::ir::Const::F64(0));
-        // `FNe` is ordered: a NaN error (infinite operands) never adjusts.
-        let inexact = self.cmp(CmpOp::FNe, Ty::F64, e, zero);
-        let sb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, s);
-        let lsb = self.bin(BinaryOp::And, Ty::U64, sb, FnLower::u64c(1));
-        let even = self.cmp(CmpOp::Eq, Ty::U64, lsb, FnLower::u64c(0));
-        let adjust = self.bin(BinaryOp::And, Ty::Bool, inexact, even);
-        let eb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, e);
-        let signs = self.bin(BinaryOp::Xor, Ty::U64, eb, sb);
-        let differ = self.bin(BinaryOp::ShrU, Ty::U64, signs, FnLower::u32c(63));
-        let same = self.cmp(CmpOp::Eq, Ty::U64, differ, FnLower::u64c(0));
-        let up = self.bin(BinaryOp::Add, Ty::U64, sb, FnLower::u64c(1));
-        let down = self.bin(BinaryOp::Sub, Ty::U64, sb, FnLower::u64c(1));
-        let moved = self.select(Ty::U64, same, up, down);
-        let odd = self.select(Ty::U64, adjust, moved, sb);
-        let odd = self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, odd);
+        let odd = self.add_round_to_odd_f64(p, pc);
         Ok(self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd))
+    }
+
+    /// `div.approx.f32` is "computed as d = a * (1/b)" (spec §9.7.3.8); the reciprocal of a
+    /// divisor with 2^126 < |b| < 2^128 is subnormal and flushed, so the quotient is 0 (NaN
+    /// for an infinite `a`), as the spec states.
+    /// "Division by zero creates a value of infinity (with same sign as a)": a zero divisor
+    /// counts as +0. The targets' division is only specified for |b| ≤ 2^126 and for zero, so
+    /// the reciprocal of a larger (or infinite) divisor is the zero it flushes to, directly.
+    fn div_approx(&mut self, a: Operand, b: Operand) -> Operand {
+        let f = |x: f32| Operand::Const(crate::ir::Const::F32(x.to_bits()));
+        let zero = self.cmp(CmpOp::FEq, Ty::F32, b, f(0.0));
+        let b = self.select(Ty::F32, zero, f(0.0), b);
+        let mag = self.un(UnaryOp::FAbs, Ty::F32, b);
+        let huge = self.cmp(CmpOp::FGt, Ty::F32, mag, f(2f32.powi(126)));
+        // A correctly rounded reciprocal keeps a·(1/b) within the 2-ulp bound (the targets'
+        // 2.5-ulp division would not).
+        let r = self.f32_div_rounded(f(1.0), b, Rounding::Nearest);
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
+        let sign = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x8000_0000));
+        let signed_zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);
+        let r = self.select(Ty::F32, huge, signed_zero, r);
+        self.bin(BinaryOp::FMul, Ty::F32, a, r)
+    }
+
+    /// `div.full.f32`: at most 2 ulp over the full range (spec §9.7.3.8): the correctly
+    /// rounded quotient.
+    fn div_full(&mut self, a: Operand, b: Operand) -> Operand {
+        self.f32_div_rounded(a, b, Rounding::Nearest)
+    }
+
+    /// min/max with `.NaN` (any NaN operand gives the canonical NaN) and `.xorsign.abs` (the
+    /// minimum of the magnitudes, with the XOR of the operands' signs unless it is NaN), as
+    /// the semantics of §9.7.3.11/12 (and §9.7.4.7/8 for halves) spell out.
+    pub(super) fn min_max_modifiers(
+        &mut self,
+        is_min: bool,
+        t: ScalarType,
+        a: Operand,
+        b: Operand,
+        nan_mode: bool,
+        xorsign: bool,
+    ) -> Operand {
+        let ty = value_ty(t).unwrap_or(Ty::F32);
+        let (ity, sign_bit, canonical) =
+            if ty == Ty::F64 { (Ty::U64, 1u64 << 63, 0x7fff_ffff_ffff_ffffu64) } else { (Ty::U32, 1 << 31, 0x7fff_ffff) };
+        let ab = self.convert(ConvertOp::Bitcast, ty, ity, a);
+        let bb = self.convert(ConvertOp::Bitcast, ty, ity, b);
+        let xs = self.bin(BinaryOp::Xor, ity, ab, bb);
+        let xs = self.bin(BinaryOp::And, ity, xs, FnLower::int_const(ity, sign_bit));
+        let (a, b) = if xorsign { (self.un(UnaryOp::FAbs, ty, a), self.un(UnaryOp::FAbs, ty, b)) } else { (a, b) };
+        let r = self.float_min_max(is_min, t, ty, a, b);
+        let nan = self.is_nan(r, t);
+        let r = if xorsign {
+            let rb = self.convert(ConvertOp::Bitcast, ty, ity, r);
+            let signed = self.bin(BinaryOp::Or, ity, rb, xs);
+            let signed = self.convert(ConvertOp::Bitcast, ity, ty, signed);
+            self.select(ty, nan, r, signed)
+        } else {
+            r
+        };
+        if nan_mode {
+            let na = self.is_nan(a, t);
+            let nb = self.is_nan(b, t);
+            let any = self.bin(BinaryOp::Or, Ty::Bool, na, nb);
+            let c = self.convert(ConvertOp::Bitcast, ity, ty, FnLower::int_const(ity, canonical));
+            self.select(ty, any, c, r)
+        } else {
+            r
+        }
     }
 
     /// PTX min/max (spec §9.7.3.11/12): a NaN operand yields the other; two NaNs yield the
     /// canonical NaN; `+0.0 > -0.0`.
-    fn float_min_max(&mut self, is_min: bool, t: ScalarType, ty: Ty, a: Operand, b: Operand) -> Operand {
+    pub(super) fn float_min_max(&mut self, is_min: bool, t: ScalarType, ty: Ty, a: Operand, b: Operand) -> Operand {
         let (ity, sign_free, canonical_nan) = if ty == Ty::F64 {
             (Ty::U64, 0x7fff_ffff_ffff_ffffu64, 0x7fff_ffff_ffff_ffffu64)
         } else {
@@ -190,24 +306,90 @@ impl FnLower {
 
     pub(super) fn float_special(&mut self, m: &Mods) -> LResult<()> {
         let name = m.inst.opcode.name.as_str();
+        if name == "testp" {
+            return self.testp(m);
+        }
         let t = m.ty()?;
         let ty = self.float_ty(t, m)?;
         let ftz = m.has("ftz");
         match name {
-            "sqrt" | "rcp" if m.has("approx") && ty == Ty::F32 => {
-                m.only(&["approx", "ftz"])?;
+            "sqrt" | "rcp" if ty == Ty::F32 => {
+                // §9.7.3.9/11: `.rnd` forms are correctly rounded; `.approx` allows 1 ulp
+                // (rcp) / 2^-23 relative (sqrt), which the correctly rounded result meets
+                // (the targets' own sqrt and division do not promise it).
+                m.only(&["approx", "rn", "rz", "rm", "rp", "ftz"])?;
+                let mode = match m.one_of(&["rn", "rz", "rm", "rp"]) {
+                    Some(r) => Rounding::from_modifier(r).unwrap_or(Rounding::Nearest),
+                    None if m.has("approx") => Rounding::Nearest,
+                    None => return Err(Diagnostic::new(format!("`{}` needs .approx or a rounding modifier", m.name()), m.inst.span)),
+                };
                 let [d, a] = operands(m.inst, 2)? else { unreachable!() };
                 let a = self.read_float(a, t, ftz)?;
                 let r = if name == "sqrt" {
-                    self.un(UnaryOp::FSqrt, ty, a)
+                    self.f32_sqrt_rounded(a, mode)
                 } else {
                     let one = Operand::Const(crate::ir::Const::F32(1f32.to_bits()));
-                    self.bin(BinaryOp::FDiv, ty, one, a)
+                    self.f32_div_rounded(one, a, mode)
                 };
                 self.write_float(d, t, r, ftz, false)
             }
+            "sqrt" | "rcp" => Err(unsupported(
+                format!("`{}` (correctly rounded f64 {name} needs double-double arithmetic)", m.name()),
+                m.inst.span,
+            )),
+            "copysign" => {
+                // §9.7.3.2: "Copy sign bit of a into value of b" (NaN payloads of b kept).
+                m.only(&[])?;
+                let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+                let (a, b) = (self.read(a, t)?, self.read(b, t)?);
+                let (ity, sign) = if ty == Ty::F64 { (Ty::U64, 1u64 << 63) } else { (Ty::U32, 1 << 31) };
+                let ab = self.convert(ConvertOp::Bitcast, ty, ity, a);
+                let bb = self.convert(ConvertOp::Bitcast, ty, ity, b);
+                let s = self.bin(BinaryOp::And, ity, ab, FnLower::int_const(ity, sign));
+                let mag = self.bin(BinaryOp::And, ity, bb, FnLower::int_const(ity, !sign));
+                let r = self.bin(BinaryOp::Or, ity, s, mag);
+                let r = self.convert(ConvertOp::Bitcast, ity, ty, r);
+                self.write(d, t, r)
+            }
             _ => Err(unsupported(format!("`{}`", m.name()), m.inst.span)),
         }
+    }
+
+    /// `testp.op.type p, a` (§9.7.3.1): classifies a float; `.subnormal` and `.normal`
+    /// exclude zero, `.number` excludes NaN, `.finite` excludes NaN and infinities.
+    pub(super) fn testp(&mut self, m: &Mods) -> LResult<()> {
+        const OPS: [&str; 6] = ["finite", "infinite", "number", "notanumber", "normal", "subnormal"];
+        m.only(&OPS)?;
+        let t = m.ty()?;
+        let ty = self.float_ty(t, m)?;
+        let op = m.one_of(&OPS).ok_or_else(|| Diagnostic::new("`testp` needs .finite/.infinite/…", m.inst.span))?;
+        let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+        let a = self.read(a, t)?;
+        let (ity, abs_mask, inf, min_normal) = if ty == Ty::F64 {
+            (Ty::U64, u64::MAX >> 1, 0x7ff0_0000_0000_0000u64, 1u64 << 52)
+        } else {
+            (Ty::U32, 0x7fff_ffff, 0x7f80_0000, 1 << 23)
+        };
+        let bits = self.convert(ConvertOp::Bitcast, ty, ity, a);
+        let mag = self.bin(BinaryOp::And, ity, bits, FnLower::int_const(ity, abs_mask));
+        let c = |v: u64| FnLower::int_const(ity, v);
+        let r = match op {
+            "finite" => self.cmp(CmpOp::LtU, ity, mag, c(inf)),
+            "infinite" => self.cmp(CmpOp::Eq, ity, mag, c(inf)),
+            "number" => self.cmp(CmpOp::LeU, ity, mag, c(inf)),
+            "notanumber" => self.cmp(CmpOp::GtU, ity, mag, c(inf)),
+            "normal" => {
+                let lo = self.cmp(CmpOp::GeU, ity, mag, c(min_normal));
+                let hi = self.cmp(CmpOp::LtU, ity, mag, c(inf));
+                self.bin(BinaryOp::And, Ty::Bool, lo, hi)
+            }
+            _ => {
+                let lo = self.cmp(CmpOp::Ne, ity, mag, c(0));
+                let hi = self.cmp(CmpOp::LtU, ity, mag, c(min_normal));
+                self.bin(BinaryOp::And, Ty::Bool, lo, hi)
+            }
+        };
+        self.write(d, ScalarType::Pred, r)
     }
 
     fn read_float(&mut self, op: &ptxcross_frontend::ast::Operand, t: ScalarType, ftz: bool) -> LResult<Operand> {
@@ -228,7 +410,8 @@ impl FnLower {
         self.write(d, t, r)
     }
 
-    /// `.sat`: clamp to [0.0, 1.0], NaN → +0.0 (spec §9.7.3 "Saturation modifier").
+    /// `.sat`: clamp to [+0.0, 1.0], NaN → +0.0 (spec §9.7.3 "Saturation modifier": the
+    /// result is clamped to [0.0, 1.0]; −0.0 lies outside that range, so it becomes +0.0).
     pub fn saturate(&mut self, r: Operand, t: ScalarType) -> Operand {
         let ty = value_ty(t).unwrap_or(Ty::F32);
         let (zero, one) = if ty == Ty::F64 {
@@ -237,7 +420,8 @@ impl FnLower {
             (crate::ir::Const::F32(0), crate::ir::Const::F32(1f32.to_bits()))
         };
         let (zero, one) = (Operand::Const(zero), Operand::Const(one));
-        let lt = self.cmp(CmpOp::FLt, ty, r, zero);
+        // `<=`, not `<`: −0.0 compares equal to +0.0 and must leave as +0.0.
+        let lt = self.cmp(CmpOp::FLe, ty, r, zero);
         let r1 = self.select(ty, lt, zero, r);
         let gt = self.cmp(CmpOp::FGt, ty, r1, one);
         let r2 = self.select(ty, gt, one, r1);
@@ -245,8 +429,11 @@ impl FnLower {
         self.select(ty, nan, zero, r2)
     }
 
-    /// `.ftz`: a subnormal f32 becomes a zero of the same sign.
+    /// `.ftz`: a subnormal f32 (or f16) becomes a zero of the same sign.
     pub fn flush_denormal(&mut self, v: Operand, t: ScalarType) -> Operand {
+        if t == ScalarType::F16 {
+            return self.half_ftz(v, super::half::F16);
+        }
         if t != ScalarType::F32 {
             return v;
         }

@@ -16,7 +16,9 @@ impl FnLower {
     pub(super) fn int_arith(&mut self, m: &Mods) -> LResult<()> {
         let name = m.inst.opcode.name.as_str();
         match name {
+            "add" | "sub" | "mad" if m.has("cc") => return self.carry_arith(m),
             "mul" | "mad" => m.only(&["lo", "hi", "wide"])?,
+            "add" | "sub" if m.has("sat") => return self.add_sat(m),
             _ => m.only(&[])?,
         }
         let t = m.ty()?;
@@ -90,6 +92,312 @@ impl FnLower {
             }
             _ => Err(unsupported(format!("`{}`", m.name()), m.inst.span)),
         }
+    }
+
+    /// `add.sat.s32` / `sub.sat.s32` (§9.7.1.1/2): the exact result clamped to
+    /// MININT..MAXINT.
+    fn add_sat(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["sat"])?;
+        let t = m.ty()?;
+        if t != ScalarType::S32 {
+            return Err(Diagnostic::new("`.sat` applies to .s32 only", m.inst.span));
+        }
+        let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+        let (a, b) = (self.read(a, t)?, self.read(b, t)?);
+        let a = self.resize(a, Ty::U32, Ty::U64, true);
+        let b = self.resize(b, Ty::U32, Ty::U64, true);
+        let op = if m.inst.opcode.name.as_str() == "add" { BinaryOp::Add } else { BinaryOp::Sub };
+        let r = self.bin(op, Ty::U64, a, b);
+        let r = self.clamp_s64_to_s32(r);
+        self.write(d, t, r)
+    }
+
+    /// The extended-precision instructions (§9.7.2): add.cc, addc, sub.cc, subc, mad.cc,
+    /// madc. The condition code's carry flag CC.CF is a function-wide variable (0 or 1, of
+    /// the instruction's width) that `.cc` forms write and `c` forms read; for sub/subc it
+    /// holds the borrow, as the spec's semantics say (`d = a - (b + CC.CF)`).
+    pub(super) fn carry_arith(&mut self, m: &Mods) -> LResult<()> {
+        let name = m.inst.opcode.name.as_str();
+        let (base, carry_in) = match name {
+            "addc" => ("add", true),
+            "subc" => ("sub", true),
+            "madc" => ("mad", true),
+            other => (other, false),
+        };
+        m.only(if base == "mad" { &["cc", "lo", "hi"] } else { &["cc"] })?;
+        let carry_out = m.has("cc");
+        let t = m.ty()?;
+        if !matches!(t, ScalarType::U32 | ScalarType::S32 | ScalarType::U64 | ScalarType::S64) {
+            return Err(Diagnostic::new(format!("`{}` takes .u32/.s32/.u64/.s64", m.name()), m.inst.span));
+        }
+        let ty = self.int_ty(t, m)?;
+        let ops = operands(m.inst, if base == "mad" { 4 } else { 3 })?;
+        let x = self.read(&ops[1], t)?;
+        let y = self.read(&ops[2], t)?;
+        // The addend pair: (x, y) for add/sub; (the product's half, c) for mad.
+        let (x, y) = if base == "mad" {
+            let hi = match m.one_of(&["lo", "hi"]) {
+                Some(mode) => mode == "hi",
+                None => return Err(Diagnostic::new(format!("`{}` needs .lo or .hi", m.name()), m.inst.span)),
+            };
+            let p = if hi {
+                self.bin(if ptx_types::is_signed(t) { BinaryOp::MulHiS } else { BinaryOp::MulHiU }, ty, x, y)
+            } else {
+                self.bin(BinaryOp::Mul, ty, x, y)
+            };
+            (p, self.read(&ops[3], t)?)
+        } else {
+            (x, y)
+        };
+        let cf = self.carry_flag();
+        let zero = FnLower::int_const(ty, 0);
+        let cin = if carry_in {
+            let c = Operand::Var(cf);
+            self.resize(c, Ty::U32, ty, false)
+        } else {
+            zero
+        };
+        let lt = |s: &mut Self, a: Operand, b: Operand| s.cmp(CmpOp::LtU, ty, a, b);
+        let (r, out) = if base == "sub" {
+            let t1 = self.bin(BinaryOp::Sub, ty, x, y);
+            let b1 = lt(self, x, y);
+            let r = self.bin(BinaryOp::Sub, ty, t1, cin);
+            let b2 = lt(self, t1, cin);
+            (r, self.bin(BinaryOp::Or, Ty::Bool, b1, b2))
+        } else {
+            let t1 = self.bin(BinaryOp::Add, ty, x, y);
+            let c1 = lt(self, t1, x);
+            let r = self.bin(BinaryOp::Add, ty, t1, cin);
+            let c2 = lt(self, r, t1);
+            (r, self.bin(BinaryOp::Or, Ty::Bool, c1, c2))
+        };
+        if carry_out {
+            let v = self.select(Ty::U32, out, FnLower::u32c(1), FnLower::u32c(0));
+            self.assign(cf, crate::ir::Expr::Use(v));
+        }
+        self.write(&ops[0], t, r)
+    }
+
+    /// The variable holding CC.CF (created on first use in the function's outermost scope;
+    /// variables start at 0). `cc.cf` cannot clash with a PTX identifier.
+    fn carry_flag(&mut self) -> crate::ir::VarId {
+        if let Some(crate::function::Symbol::Reg { var, .. }) = self.scopes[0].get("cc.cf") {
+            return *var;
+        }
+        let var = self.new_var(Ty::U32, "CC.CF");
+        self.scopes[0].insert("cc.cf".into(), crate::function::Symbol::Reg { var, ty: ScalarType::U32 });
+        var
+    }
+
+    /// A signed 64-bit value clamped to the s32 range, as a U32.
+    fn clamp_s64_to_s32(&mut self, r: Operand) -> Operand {
+        let r = self.bin(BinaryOp::MinS, Ty::U64, r, FnLower::u64c(i32::MAX as u64));
+        let r = self.bin(BinaryOp::MaxS, Ty::U64, r, FnLower::u64c(i32::MIN as i64 as u64));
+        self.resize(r, Ty::U64, Ty::U32, false)
+    }
+
+    /// mul24 / mad24 (§9.7.1.5/6): the 48-bit product of the operands' low 24 bits (sign-
+    /// extended for .s32); `.lo` takes bits 31..0, `.hi` bits 47..16; mad24 adds `c` (with
+    /// `.sat`, only in `.hi.s32`, the addition saturates).
+    pub(super) fn mul24(&mut self, m: &Mods) -> LResult<()> {
+        let mad = m.inst.opcode.name.as_str() == "mad24";
+        m.only(if mad { &["lo", "hi", "sat"] } else { &["lo", "hi"] })?;
+        let t = m.ty()?;
+        if !matches!(t, ScalarType::U32 | ScalarType::S32) {
+            return Err(Diagnostic::new(format!("`{}` takes .u32 or .s32", m.name()), m.inst.span));
+        }
+        let hi = match m.one_of(&["lo", "hi"]) {
+            Some(mode) => mode == "hi",
+            None => return Err(Diagnostic::new(format!("`{}` needs .lo or .hi", m.name()), m.inst.span)),
+        };
+        let sat = m.has("sat");
+        if sat && !(hi && t == ScalarType::S32) {
+            return Err(Diagnostic::new("`.sat` applies to mad24.hi.s32 only", m.inst.span));
+        }
+        let ops = operands(m.inst, if mad { 4 } else { 3 })?;
+        let signed = t == ScalarType::S32;
+        let mut xs = Vec::new();
+        for op in &ops[1..3] {
+            let v = self.read(op, t)?;
+            let v = self.bin(BinaryOp::Shl, Ty::U32, v, FnLower::u32c(8));
+            let v = self.bin(if signed { BinaryOp::ShrS } else { BinaryOp::ShrU }, Ty::U32, v, FnLower::u32c(8));
+            xs.push(self.resize(v, Ty::U32, Ty::U64, signed));
+        }
+        let p = self.bin(BinaryOp::Mul, Ty::U64, xs[0], xs[1]);
+        let p = if hi { self.bin(BinaryOp::ShrU, Ty::U64, p, FnLower::u32c(16)) } else { p };
+        let part = self.resize(p, Ty::U64, Ty::U32, false);
+        let r = if !mad {
+            part
+        } else {
+            let c = self.read(&ops[3], t)?;
+            if sat {
+                let pw = self.resize(part, Ty::U32, Ty::U64, true);
+                let cw = self.resize(c, Ty::U32, Ty::U64, true);
+                let s = self.bin(BinaryOp::Add, Ty::U64, pw, cw);
+                self.clamp_s64_to_s32(s)
+            } else {
+                self.bin(BinaryOp::Add, Ty::U32, part, c)
+            }
+        };
+        self.write(&ops[0], t, r)
+    }
+
+    /// `sad.type d, a, b, c` (§9.7.1.7): d = c + ((a<b) ? b-a : a-b), wrapping.
+    pub(super) fn sad(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&[])?;
+        let t = m.ty()?;
+        let ty = self.int_ty(t, m)?;
+        let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+        let (a, b, c) = (self.read(a, t)?, self.read(b, t)?, self.read(c, t)?);
+        let lt = self.cmp(if ptx_types::is_signed(t) { CmpOp::LtS } else { CmpOp::LtU }, ty, a, b);
+        let ba = self.bin(BinaryOp::Sub, ty, b, a);
+        let ab = self.bin(BinaryOp::Sub, ty, a, b);
+        let diff = self.select(ty, lt, ba, ab);
+        let r = self.bin(BinaryOp::Add, ty, c, diff);
+        let r = self.canonicalize(r, t);
+        self.write(d, t, r)
+    }
+
+    /// `bfind{.shiftamt}.type d, a` (§9.7.1.16): position of the most significant non-sign
+    /// bit, 0xffffffff if none; `.shiftamt` gives msb − position instead.
+    pub(super) fn bfind(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["shiftamt"])?;
+        let t = m.ty()?;
+        let ty = self.int_ty(t, m)?;
+        let w = ptx_types::bits(t);
+        if w < 32 {
+            return Err(Diagnostic::new("`bfind` takes 32- or 64-bit types", m.inst.span));
+        }
+        let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+        let a = self.read(a, t)?;
+        let a = if ptx_types::is_signed(t) {
+            let neg = self.cmp(CmpOp::LtS, ty, a, FnLower::int_const(ty, 0));
+            let na = self.un(UnaryOp::Not, ty, a);
+            self.select(ty, neg, na, a)
+        } else {
+            a
+        };
+        let lz = self.un(UnaryOp::CountLeadingZeros, ty, a);
+        let none = self.cmp(CmpOp::Eq, Ty::U32, lz, FnLower::u32c(w));
+        let r = if m.has("shiftamt") { lz } else { self.bin(BinaryOp::Sub, Ty::U32, FnLower::u32c(w - 1), lz) };
+        let r = self.select(Ty::U32, none, FnLower::u32c(u32::MAX), r);
+        self.write(d, ScalarType::U32, r)
+    }
+
+    /// `bmsk.mode.b32 d, a, b` (§9.7.1.22), the spec's semantics step by step.
+    pub(super) fn bmsk(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["clamp", "wrap"])?;
+        let clamp = match m.one_of(&["clamp", "wrap"]) {
+            Some(mode) => mode == "clamp",
+            None => return Err(Diagnostic::new("`bmsk` needs .clamp or .wrap", m.inst.span)),
+        };
+        let t = m.ty()?;
+        let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+        let (a, b) = (self.read(a, ScalarType::U32)?, self.read(b, ScalarType::U32)?);
+        let u = FnLower::u32c;
+        let a1 = self.bin(BinaryOp::And, Ty::U32, a, u(31));
+        let b1 = self.bin(BinaryOp::And, Ty::U32, b, u(31));
+        let mask0 = self.bin(BinaryOp::Shl, Ty::U32, u(u32::MAX), a1);
+        let sum = self.bin(BinaryOp::Add, Ty::U32, a1, b1);
+        let sum_ovf = self.cmp(CmpOp::GeU, Ty::U32, sum, u(32));
+        let sum_safe = self.bin(BinaryOp::And, Ty::U32, sum, u(31));
+        let mask1 = self.bin(BinaryOp::Shl, Ty::U32, u(u32::MAX), sum_safe);
+        let (mask0, zero1) = if clamp {
+            let pos_ovf = self.cmp(CmpOp::GeU, Ty::U32, a, u(32));
+            let width_ovf = self.cmp(CmpOp::GeU, Ty::U32, b, u(32));
+            let mask0 = self.select(Ty::U32, pos_ovf, u(0), mask0);
+            let any = self.bin(BinaryOp::Or, Ty::Bool, sum_ovf, pos_ovf);
+            (mask0, self.bin(BinaryOp::Or, Ty::Bool, any, width_ovf))
+        } else {
+            (mask0, sum_ovf)
+        };
+        let b_zero = self.cmp(CmpOp::Eq, Ty::U32, b1, u(0));
+        let mask1 = self.select(Ty::U32, b_zero, u(u32::MAX), mask1);
+        let mask1 = self.select(Ty::U32, zero1, u(0), mask1);
+        let nm1 = self.un(UnaryOp::Not, Ty::U32, mask1);
+        let r = self.bin(BinaryOp::And, Ty::U32, mask0, nm1);
+        self.write(d, t, r)
+    }
+
+    /// `szext.mode.type d, a, b` (§9.7.1.21), the spec's semantics step by step.
+    pub(super) fn szext(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["clamp", "wrap"])?;
+        let clamp = match m.one_of(&["clamp", "wrap"]) {
+            Some(mode) => mode == "clamp",
+            None => return Err(Diagnostic::new("`szext` needs .clamp or .wrap", m.inst.span)),
+        };
+        let t = m.ty()?;
+        if !matches!(t, ScalarType::U32 | ScalarType::S32) {
+            return Err(Diagnostic::new("`szext` takes .u32 or .s32", m.inst.span));
+        }
+        let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+        let (a, b) = (self.read(a, t)?, self.read(b, ScalarType::U32)?);
+        let u = FnLower::u32c;
+        let b1 = self.bin(BinaryOp::And, Ty::U32, b, u(31));
+        let too_large = if clamp { self.cmp(CmpOp::GeU, Ty::U32, b, u(32)) } else { Operand::Const(crate::ir::Const::Bool(false)) };
+        let shifted = self.bin(BinaryOp::Shl, Ty::U32, u(u32::MAX), b1);
+        let mask = self.select(Ty::U32, too_large, u(0), shifted);
+        let r = if t == ScalarType::S32 {
+            let sp = self.bin(BinaryOp::Sub, Ty::U32, b1, u(1));
+            let sp = self.bin(BinaryOp::And, Ty::U32, sp, u(31));
+            let sb = self.bin(BinaryOp::ShrU, Ty::U32, a, sp);
+            let sb = self.bin(BinaryOp::And, Ty::U32, sb, u(1));
+            let b1z = self.cmp(CmpOp::Eq, Ty::U32, b1, u(0));
+            let off = self.bin(BinaryOp::Or, Ty::Bool, b1z, too_large);
+            let sb = self.select(Ty::U32, off, u(0), sb);
+            let set = self.cmp(CmpOp::Ne, Ty::U32, sb, u(0));
+            let nmask = self.un(UnaryOp::Not, Ty::U32, mask);
+            let low = self.bin(BinaryOp::And, Ty::U32, a, nmask);
+            let ext = self.bin(BinaryOp::Or, Ty::U32, low, mask);
+            self.select(Ty::U32, set, ext, low)
+        } else {
+            let nmask = self.un(UnaryOp::Not, Ty::U32, mask);
+            self.bin(BinaryOp::And, Ty::U32, a, nmask)
+        };
+        self.write(d, t, r)
+    }
+
+    /// dp4a / dp2a (§9.7.1.23/24): byte (and half-word) dot products accumulated into c,
+    /// wrapping in 32 bits.
+    pub(super) fn dot(&mut self, m: &Mods) -> LResult<()> {
+        let dp2 = m.inst.opcode.name.as_str() == "dp2a";
+        m.only(if dp2 { &["lo", "hi"] } else { &[] })?;
+        let types = m.types();
+        let [at, bt] = types.as_slice() else {
+            return Err(Diagnostic::new(format!("`{}` takes two types", m.name()), m.inst.span));
+        };
+        let (at, bt) = (*at, *bt);
+        for x in [at, bt] {
+            if !matches!(x, ScalarType::U32 | ScalarType::S32) {
+                return Err(Diagnostic::new(format!("`{}` takes .u32/.s32 types", m.name()), m.inst.span));
+            }
+        }
+        let b_select = if dp2 {
+            match m.one_of(&["lo", "hi"]) {
+                Some("hi") => 2,
+                Some(_) => 0,
+                None => return Err(Diagnostic::new("`dp2a` needs .lo or .hi", m.inst.span)),
+            }
+        } else {
+            0
+        };
+        let ct = if at == ScalarType::U32 && bt == ScalarType::U32 { ScalarType::U32 } else { ScalarType::S32 };
+        let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+        let (a, b, c) = (self.read(a, ScalarType::U32)?, self.read(b, ScalarType::U32)?, self.read(c, ct)?);
+        // Element i of width w of x, sign- or zero-extended to 32 bits.
+        let elem = |s: &mut Self, x: Operand, i: u32, w: u32, signed: bool| {
+            let l = s.bin(BinaryOp::Shl, Ty::U32, x, FnLower::u32c(32 - w * (i + 1)));
+            s.bin(if signed { BinaryOp::ShrS } else { BinaryOp::ShrU }, Ty::U32, l, FnLower::u32c(32 - w))
+        };
+        let (n, aw) = if dp2 { (2, 16) } else { (4, 8) };
+        let mut acc = c;
+        for i in 0..n {
+            let va = elem(self, a, i, aw, at == ScalarType::S32);
+            let vb = elem(self, b, b_select + i, 8, bt == ScalarType::S32);
+            let p = self.bin(BinaryOp::Mul, Ty::U32, va, vb);
+            acc = self.bin(BinaryOp::Add, Ty::U32, acc, p);
+        }
+        self.write(d, ct, acc)
     }
 
     /// Division / remainder with PTX's undefined cases pinned down (spec §9.7.1.8 leaves

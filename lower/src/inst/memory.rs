@@ -28,14 +28,14 @@ pub(super) enum Place {
 
 impl FnLower {
     pub(super) fn state_space(&self, m: &Mods) -> LResult<Space> {
-        Ok(match m.one_of(&["global", "shared", "shared::cta", "local", "param", "param::entry", "const"]) {
+        Ok(match m.one_of(&["global", "shared", "shared::cta", "local", "param", "param::entry", "param::func", "const"]) {
             Some("global") => Space::Global,
             Some("shared") | Some("shared::cta") => Space::Shared,
             Some("local") => Space::Local,
-            Some("param") | Some("param::entry") => Space::Param,
+            Some("param") | Some("param::entry") | Some("param::func") => Space::Param,
             Some("const") => Space::Const,
             _ => {
-                if let Some(s) = m.one_of(&["shared::cluster", "param::func", "tex", "surf"]) {
+                if let Some(s) = m.one_of(&["shared::cluster", "tex", "surf"]) {
                     return Err(unsupported(format!("state space .{s} in `{}`", m.name()), m.inst.span));
                 }
                 Space::Generic
@@ -86,14 +86,14 @@ impl FnLower {
             (Space::Param, Some(Symbol::Param { offset: p })) => {
                 Ok(Place::Fixed(Memory::Param, FnLower::u32c((p as i64 + offset) as u32)))
             }
+            // Device-function parameters and call-site `.param` variables live in local memory.
+            (Space::Param, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             (Space::Param, _) => Err(unsupported("`ld.param` through a computed address", op.span)),
             (_, Some(Symbol::Param { .. })) => Err(Diagnostic::new("a parameter is accessed with `ld.param`", op.span)),
             (Space::Shared, Some(Symbol::Shared { offset: o })) => {
                 Ok(Place::Fixed(Memory::Shared, FnLower::u32c((o as i64 + offset) as u32)))
             }
-            (Space::Local, Some(Symbol::Local { offset: o })) => {
-                Ok(Place::Fixed(Memory::Local, FnLower::u32c((o as i64 + offset) as u32)))
-            }
+            (Space::Local, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             (Space::Shared | Space::Local, Some(Symbol::Reg { .. }) | None) => {
                 // Register (or absolute) shared/local address: a byte offset into the array.
                 let a = match base {
@@ -117,9 +117,7 @@ impl FnLower {
             (Space::Generic, Some(Symbol::Shared { offset: o })) => {
                 Ok(Place::Fixed(Memory::Shared, FnLower::u32c((o as i64 + offset) as u32)))
             }
-            (Space::Generic, Some(Symbol::Local { offset: o })) => {
-                Ok(Place::Fixed(Memory::Local, FnLower::u32c((o as i64 + offset) as u32)))
-            }
+            (Space::Generic, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             (Space::Global | Space::Const | Space::Generic, Some(Symbol::Reg { .. }) | None) => {
                 let a = match base {
                     Some(name) => {
@@ -139,6 +137,25 @@ impl FnLower {
             }
             (s, Some(sym)) => Err(Diagnostic::new(format!("{sym:?} cannot be accessed in state space {s:?}"), op.span)),
         }
+    }
+
+    /// A whole vector register (`ld.v4.f32 %v, [a]`) as its element operands.
+    fn vector_register_elements(&self, op: &ast::Operand) -> Option<Vec<ast::Operand>> {
+        let OperandKind::Symbol { name, component: None } = &op.kind else { return None };
+        if self.lookup(name).is_some() || self.lookup(&crate::function::vector_element_name(name, "x")).is_none() {
+            return None;
+        }
+        let comps = ["x", "y", "z", "w"];
+        let n = comps.iter().take_while(|c| self.lookup(&crate::function::vector_element_name(name, c)).is_some()).count();
+        Some(
+            comps[..n]
+                .iter()
+                .map(|c| ast::Operand {
+                    kind: OperandKind::Symbol { name: name.clone(), component: Some((*c).into()) },
+                    span: op.span,
+                })
+                .collect(),
+        )
     }
 
     fn reg_is_64(&self, name: &str) -> bool {
@@ -186,20 +203,27 @@ impl FnLower {
         }
     }
 
-    pub(super) fn check_alignment(&mut self, off: Operand, size: u32) {
+    /// Whether byte offset `off` is misaligned for an access of `size` bytes (a Bool operand,
+    /// constant false where it cannot be).
+    fn misaligned(&mut self, off: Operand, size: u32) -> Operand {
         if size <= 1 {
-            return;
+            return Operand::Const(crate::ir::Const::Bool(false));
         }
         let low = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(size.min(8) - 1));
-        let mis = self.cmp(CmpOp::Ne, Ty::U32, low, FnLower::u32c(0));
-        if mis != Operand::Const(crate::ir::Const::Bool(false)) {
-            let body = crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] };
-            self.emit_if(mis, body, crate::ir::Block::new());
-        }
+        self.cmp(CmpOp::Ne, Ty::U32, low, FnLower::u32c(0))
+    }
+
+    fn misaligned_fault() -> crate::ir::Block {
+        crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] }
+    }
+
+    pub(super) fn check_alignment(&mut self, off: Operand, size: u32) {
+        let mis = self.misaligned(off, size);
+        self.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
     }
 
     /// Loads `size` bytes (1, 2, 4, 8) at byte `off` of `mem`: U32 (zero-extended) or U64.
-    fn load_bytes(&mut self, mem: Memory, off: Operand, size: u32) -> Operand {
+    pub(crate) fn load_bytes(&mut self, mem: Memory, off: Operand, size: u32) -> Operand {
         self.check_alignment(off, size);
         let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
         let w = self.value(Ty::U32, Expr::LoadWord { memory: mem, index: idx });
@@ -225,8 +249,20 @@ impl FnLower {
     /// Stores the low `size` bytes of `v` (U32, or U64 for 8) at byte `off` of `mem`.
     /// Sub-word stores to shared/global memory are atomic AND/OR on the word so that
     /// neighbouring bytes written by other threads are never lost.
-    fn store_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
-        self.check_alignment(off, size);
+    /// A misaligned store faults and stores nothing (rounding the address down would overwrite
+    /// the bytes before it).
+    pub(crate) fn store_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
+        let mis = self.misaligned(off, size);
+        let store = self
+            .collect(|s| {
+                s.store_aligned_bytes(mem, off, size, v);
+                Ok(())
+            })
+            .unwrap_or_default();
+        self.emit_if(mis, Self::misaligned_fault(), store);
+    }
+
+    fn store_aligned_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
         let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
         match size {
             4 => self.push(Stmt::StoreWord { memory: mem, index: idx, value: v }),
@@ -267,7 +303,7 @@ impl FnLower {
     /// `ld{.ss}{.cop}{.vec}.type d, [a]`.
     pub(super) fn ld(&mut self, m: &Mods) -> LResult<()> {
         let mut allowed: Vec<&str> = IGNORED.to_vec();
-        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::entry", "const", "v2", "v4"]);
+        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::entry", "param::func", "const", "v2", "v4", "v8"]);
         m.only(&allowed)?;
         let t = m.ty()?;
         let space = self.state_space(m)?;
@@ -276,10 +312,13 @@ impl FnLower {
         if !matches!(size, 1 | 2 | 4 | 8) || t == ScalarType::Pred {
             return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
         }
-        let dests: Vec<&ast::Operand> = match &d.kind {
-            OperandKind::Vector(v) => v.iter().collect(),
+        let expanded = self.vector_register_elements(d);
+        let dests: Vec<&ast::Operand> = match (&d.kind, &expanded) {
+            (OperandKind::Vector(v), _) => v.iter().collect(),
+            (_, Some(e)) => e.iter().collect(),
             _ => vec![d],
         };
+        vector_count(m, dests.len())?;
         let place = self.place(a, space)?;
         let ty = value_ty(t).unwrap_or(Ty::U32);
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
@@ -305,22 +344,25 @@ impl FnLower {
     /// `st{.ss}{.cop}{.vec}.type [a], b`.
     pub(super) fn st(&mut self, m: &Mods) -> LResult<()> {
         let mut allowed: Vec<&str> = IGNORED.to_vec();
-        allowed.extend(["global", "shared", "shared::cta", "local", "param", "v2", "v4"]);
+        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::func", "v2", "v4", "v8"]);
         m.only(&allowed)?;
         let t = m.ty()?;
         let space = self.state_space(m)?;
-        if matches!(space, Space::Param | Space::Const) {
-            return Err(unsupported(format!("`{}` (stores to parameter/constant space)", m.name()), m.inst.span));
+        if matches!(space, Space::Const) {
+            return Err(unsupported(format!("`{}` (stores to constant space)", m.name()), m.inst.span));
         }
         let [a, b] = super::operands(m.inst, 2)? else { unreachable!() };
         let size = t.size_bytes();
         if !matches!(size, 1 | 2 | 4 | 8) || t == ScalarType::Pred {
             return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
         }
-        let srcs: Vec<&ast::Operand> = match &b.kind {
-            OperandKind::Vector(v) => v.iter().collect(),
+        let expanded = self.vector_register_elements(b);
+        let srcs: Vec<&ast::Operand> = match (&b.kind, &expanded) {
+            (OperandKind::Vector(v), _) => v.iter().collect(),
+            (_, Some(e)) => e.iter().collect(),
             _ => vec![b],
         };
+        vector_count(m, srcs.len())?;
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
         let mut values = Vec::new();
         for s in &srcs {
@@ -329,6 +371,9 @@ impl FnLower {
             values.push(self.fit(v, vt, raw_ty, t));
         }
         let place = self.place(a, space)?;
+        if matches!(place, Place::Fixed(Memory::Param, _)) {
+            return Err(Diagnostic::new("kernel parameters are read-only (`st.param` writes device-function parameters)", a.span));
+        }
         self.on_place(place, |s, mem, off| {
             for (i, v) in values.iter().enumerate() {
                 let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
@@ -342,4 +387,18 @@ impl FnLower {
 /// A symbol operand naming register `name` (inside `[%rd1+8]` it is part of an expression).
 fn named(part: &ast::Operand, name: &str) -> ast::Operand {
     ast::Operand { kind: OperandKind::Symbol { name: name.into(), component: None }, span: part.span }
+}
+
+/// The number of elements a `.v2/.v4/.v8` access moves must match its vector operand.
+fn vector_count(m: &Mods, n: usize) -> LResult<()> {
+    let want = match m.one_of(&["v2", "v4", "v8"]) {
+        Some("v2") => 2,
+        Some("v4") => 4,
+        Some(_) => 8,
+        None => 1,
+    };
+    if n != want {
+        return Err(Diagnostic::new(format!("`{}` moves {want} elements, the operand has {n}", m.name()), m.inst.span));
+    }
+    Ok(())
 }

@@ -5,7 +5,9 @@
 mod atomic;
 mod control;
 mod convert;
+mod divsqrt;
 mod float;
+mod half;
 mod int;
 mod memory;
 mod moves;
@@ -137,6 +139,14 @@ impl FnLower {
                 self.float_special(&m)
             }
             "cvt" => self.cvt(&m),
+            "set" => self.set(&m),
+            "mul24" | "mad24" => self.mul24(&m),
+            "addc" | "subc" | "madc" => self.carry_arith(&m),
+            "sad" => self.sad(&m),
+            "bfind" => self.bfind(&m),
+            "bmsk" => self.bmsk(&m),
+            "szext" => self.szext(&m),
+            "dp4a" | "dp2a" => self.dot(&m),
             "ld" | "ldu" => self.ld(&m),
             "st" => self.st(&m),
             "atom" | "red" => self.atom(&m),
@@ -147,6 +157,8 @@ impl FnLower {
             "match" => self.match_sync(&m),
             "elect" => self.elect(&m),
             "membar" | "fence" => self.fence(&m),
+            // A breakpoint only matters under a debugger.
+            "brkpt" => m.only(&[]),
             _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
         }
     }

@@ -103,6 +103,53 @@ impl FnLower {
         if ops.len() != expected {
             return Err(Diagnostic::new(format!("`{}` takes {expected} operands", m.name()), m.inst.span));
         }
+        let (r, nr) = self.compare_combine(m, t, cmp, bool_op)?;
+        match &ops[0].kind {
+            OperandKind::Pair(p, q) => {
+                self.write(p, ScalarType::Pred, r)?;
+                self.write(q, ScalarType::Pred, nr)
+            }
+            _ => self.write(&ops[0], ScalarType::Pred, r),
+        }
+    }
+
+    /// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c}` (§9.7.6.1): like `setp`, with the
+    /// result written as 0xffffffff (integer `dtype`) or 1.0f (`.f32`) for true, 0 for false.
+    pub(super) fn set(&mut self, m: &Mods) -> LResult<()> {
+        const CMPS: [&str; 18] = [
+            "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num",
+            "nan",
+        ];
+        let mut allowed: Vec<&str> = CMPS.to_vec();
+        allowed.extend(["and", "or", "xor", "ftz"]);
+        m.only(&allowed)?;
+        let types = m.types();
+        let [dt, st] = types.as_slice() else {
+            return Err(Diagnostic::new("`set` takes a destination and a source type", m.inst.span));
+        };
+        let (dt, st) = (*dt, *st);
+        let truth = match dt {
+            ScalarType::U32 | ScalarType::S32 | ScalarType::B32 => FnLower::u32c(u32::MAX),
+            ScalarType::F32 => Operand::Const(crate::ir::Const::F32(1f32.to_bits())),
+            _ => return Err(unsupported(format!("`{}` (destination .{})", m.name(), dt.suffix()), m.inst.span)),
+        };
+        let cmp = m.one_of(&CMPS).ok_or_else(|| Diagnostic::new("`set` needs a comparison (.eq, .lt, …)", m.inst.span))?;
+        let bool_op = m.one_of(&["and", "or", "xor"]);
+        let expected = if bool_op.is_some() { 4 } else { 3 };
+        if m.inst.operands.len() != expected {
+            return Err(Diagnostic::new(format!("`{}` takes {expected} operands", m.name()), m.inst.span));
+        }
+        let (r, _) = self.compare_combine(m, st, cmp, bool_op)?;
+        let ty = value_ty(dt).unwrap_or(Ty::U32);
+        let zero = if ty == Ty::F32 { Operand::Const(crate::ir::Const::F32(0)) } else { FnLower::u32c(0) };
+        let d = self.select(ty, r, truth, zero);
+        self.write(&m.inst.operands[0], dt, d)
+    }
+
+    /// The comparison of operands 1 and 2 as `t`, combined with predicate operand 3 by
+    /// `bool_op`; gives the result and the result of the negated comparison (for `p|q`).
+    fn compare_combine(&mut self, m: &Mods, t: ScalarType, cmp: &str, bool_op: Option<&str>) -> LResult<(Operand, Operand)> {
+        let ops = &m.inst.operands;
         let a = self.read(&ops[1], t)?;
         let b = self.read(&ops[2], t)?;
         let a = if m.has("ftz") { self.flush_denormal(a, t) } else { a };
@@ -124,21 +171,20 @@ impl FnLower {
                 (self.bin(op, Ty::Bool, r, c), self.bin(op, Ty::Bool, nr0, c))
             }
         };
-        match &ops[0].kind {
-            OperandKind::Pair(p, q) => {
-                self.write(p, ScalarType::Pred, r)?;
-                self.write(q, ScalarType::Pred, nr)
-            }
-            _ => self.write(&ops[0], ScalarType::Pred, r),
-        }
+        Ok((r, nr))
     }
 
     /// One comparison `a cmp b` of PTX type `t` (spec §9.7.1 Table "Operators for signed/
     /// unsigned integer, bit-size and floating-point comparisons").
     pub fn compare(&mut self, cmp: &str, t: ScalarType, a: Operand, b: Operand, m: &Mods) -> LResult<Operand> {
         let ty = value_ty(t).ok_or_else(|| unsupported(format!("comparisons of .{}", t.suffix()), m.inst.span))?;
+        if let Some(fmt) = super::half::half_format(t).filter(|_| matches!(t, ScalarType::F16 | ScalarType::Bf16)) {
+            // Scalar halves compare as their exact f32 widenings (§9.7.4.8).
+            let (a, b) = (self.half_to_f32(a, fmt), self.half_to_f32(b, fmt));
+            return self.compare(cmp, ScalarType::F32, a, b, m);
+        }
         if ptx_types::is_half(t) {
-            return Err(unsupported(format!("`{}` on half-precision values", m.name()), m.inst.span));
+            return Err(unsupported(format!("`{}` on packed half-precision values", m.name()), m.inst.span));
         }
         if ptx_types::is_float(t) {
             let ordered = |s: &mut FnLower, op: CmpOp| s.cmp(op, ty, a, b);

@@ -1,0 +1,373 @@
+//! Device memory (carved out of the device heap), page-locked host memory (ordinary host
+//! memory here), copies and memsets. Copies are synchronous, their `Async` forms too.
+
+use std::alloc::Layout;
+use std::ffi::{c_int, c_uint, c_void};
+
+use ptxcross::DevicePtr;
+
+use super::entry;
+use crate::generated::CUpointer_attribute as P;
+use crate::state::{self, handle, out, put, Driver, Kind};
+use crate::types::*;
+
+fn runtime_error(what: &str, e: ptxcross::Error) -> CUresult {
+    crate::log::error(format_args!("{what}: {e}"));
+    match e {
+        ptxcross::Error::OutOfMemory { .. } => CUDA_ERROR_OUT_OF_MEMORY,
+        ptxcross::Error::InvalidPointer { .. } => CUDA_ERROR_INVALID_VALUE,
+        ptxcross::Error::Timeout { .. } => CUDA_ERROR_LAUNCH_TIMEOUT,
+        _ => CUDA_ERROR_UNKNOWN,
+    }
+}
+
+pub(crate) fn alloc(d: &mut Driver, ctx: u64, bytes: u64) -> Result<u64, CUresult> {
+    let p = d.device.heap.alloc(bytes).map_err(|e| runtime_error("cuMemAlloc", e))?;
+    d.allocations.insert(p.0, (bytes, ctx));
+    Ok(p.0)
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytes: usize) -> CUresult {
+    entry("cuMemAlloc_v2", || {
+        state::with(|d| {
+            let ctx = d.current_ctx()?;
+            out(dptr)?;
+            if bytes == 0 {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            let p = alloc(d, ctx, bytes as u64)?;
+            put(dptr, p)
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
+    entry("cuMemFree_v2", || {
+        state::with(|d| {
+            d.current_ctx()?;
+            if dptr == 0 {
+                return Ok(());
+            }
+            if d.allocations.remove(&dptr).is_none() {
+                crate::log::error(format_args!("cuMemFree: {dptr:#x} is not the start of a live allocation"));
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            d.device.heap.free(DevicePtr(dptr)).map_err(|e| runtime_error("cuMemFree", e))
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemGetInfo_v2(free: *mut usize, total: *mut usize) -> CUresult {
+    entry("cuMemGetInfo_v2", || {
+        state::with(|d| {
+            d.current_ctx()?;
+            put(free, d.device.heap.free_bytes() as usize)?;
+            put(total, d.device.heap.heap_bytes() as usize)
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemGetAddressRange_v2(base: *mut CUdeviceptr, size: *mut usize, dptr: CUdeviceptr) -> CUresult {
+    entry("cuMemGetAddressRange_v2", || {
+        state::with(|d| {
+            d.current_ctx()?;
+            let (start, len) = d.allocation_of(dptr).ok_or(CUDA_ERROR_NOT_FOUND)?;
+            if !base.is_null() {
+                put(base, start)?;
+            }
+            if !size.is_null() {
+                put(size, len as usize)?;
+            }
+            Ok(())
+        })
+    })
+}
+
+const HOST_ALIGN: usize = 4096;
+
+fn host_alloc(pp: *mut *mut c_void, bytes: usize) -> Result<(), CUresult> {
+    state::with(|d| {
+        d.current_ctx()?;
+        out(pp)?;
+        let layout = Layout::from_size_align(bytes.max(1), HOST_ALIGN).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+        // SAFETY: the layout has a non-zero size.
+        let p = unsafe { std::alloc::alloc_zeroed(layout) };
+        if p.is_null() {
+            return Err(CUDA_ERROR_OUT_OF_MEMORY);
+        }
+        d.host_allocations.insert(p as usize, bytes.max(1));
+        put(pp, p as *mut c_void)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemAllocHost_v2(pp: *mut *mut c_void, bytes: usize) -> CUresult {
+    entry("cuMemAllocHost_v2", || host_alloc(pp, bytes))
+}
+
+/// Flags (portable, mapped, write-combined) change nothing: the device never reads host memory
+/// directly, copies do.
+#[no_mangle]
+pub extern "C" fn cuMemHostAlloc(pp: *mut *mut c_void, bytes: usize, _flags: c_uint) -> CUresult {
+    entry("cuMemHostAlloc", || host_alloc(pp, bytes))
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
+    entry("cuMemFreeHost", || {
+        state::with(|d| {
+            let size = d.host_allocations.remove(&(p as usize)).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+            let layout = Layout::from_size_align(size, HOST_ALIGN).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+            // SAFETY: allocated by host_alloc with this layout, removed from the table above.
+            unsafe { std::alloc::dealloc(p as *mut u8, layout) };
+            Ok(())
+        })
+    })
+}
+
+/// Host memory registration: nothing to pin, the copies read host memory directly.
+#[no_mangle]
+pub extern "C" fn cuMemHostRegister_v2(p: *mut c_void, bytes: usize, _flags: c_uint) -> CUresult {
+    entry("cuMemHostRegister_v2", || {
+        state::with(|d| {
+            d.current_ctx()?;
+            if p.is_null() || bytes == 0 {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            Ok(())
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
+    entry("cuMemHostUnregister", || {
+        state::with(|d| {
+            d.current_ctx()?;
+            if p.is_null() {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            Ok(())
+        })
+    })
+}
+
+fn read(d: &Driver, src: u64, bytes: usize) -> Result<Vec<u8>, CUresult> {
+    d.device.heap.read(DevicePtr(src), bytes as u64).map_err(|e| runtime_error("copy from the device", e))
+}
+
+fn write(d: &mut Driver, dst: u64, data: &[u8]) -> Result<(), CUresult> {
+    d.device.heap.write(DevicePtr(dst), data).map_err(|e| runtime_error("copy to the device", e))
+}
+
+/// # Safety: `src` holds `bytes` readable bytes (the caller's promise to the API).
+fn host_slice<'a>(src: *const c_void, bytes: usize) -> Result<&'a [u8], CUresult> {
+    if bytes == 0 {
+        return Ok(&[]);
+    }
+    if src.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    // SAFETY: see above.
+    Ok(unsafe { std::slice::from_raw_parts(src as *const u8, bytes) })
+}
+
+fn htod(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) -> Result<(), CUresult> {
+    state::with(|d| {
+        d.current_ctx()?;
+        d.check_stream(stream)?;
+        let data = host_slice(src, bytes)?;
+        write(d, dst, data)
+    })
+}
+
+fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) -> Result<(), CUresult> {
+    state::with(|d| {
+        d.current_ctx()?;
+        d.check_stream(stream)?;
+        if bytes == 0 {
+            return Ok(());
+        }
+        if dst.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let data = read(d, src, bytes)?;
+        // SAFETY: the caller's buffer holds `bytes` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst as *mut u8, bytes) };
+        Ok(())
+    })
+}
+
+fn dtod(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) -> Result<(), CUresult> {
+    state::with(|d| {
+        d.current_ctx()?;
+        d.check_stream(stream)?;
+        let data = read(d, src, bytes)?;
+        write(d, dst, &data)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemcpyHtoD_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize) -> CUresult {
+    entry("cuMemcpyHtoD_v2", || htod(dst, src, bytes, state::null()))
+}
+#[no_mangle]
+pub extern "C" fn cuMemcpyHtoDAsync_v2(dst: CUdeviceptr, src: *const c_void, bytes: usize, stream: Handle) -> CUresult {
+    entry("cuMemcpyHtoDAsync_v2", || htod(dst, src, bytes, stream))
+}
+#[no_mangle]
+pub extern "C" fn cuMemcpyDtoH_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize) -> CUresult {
+    entry("cuMemcpyDtoH_v2", || dtoh(dst, src, bytes, state::null()))
+}
+#[no_mangle]
+pub extern "C" fn cuMemcpyDtoHAsync_v2(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    entry("cuMemcpyDtoHAsync_v2", || dtoh(dst, src, bytes, stream))
+}
+#[no_mangle]
+pub extern "C" fn cuMemcpyDtoD_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) -> CUresult {
+    entry("cuMemcpyDtoD_v2", || dtod(dst, src, bytes, state::null()))
+}
+#[no_mangle]
+pub extern "C" fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    entry("cuMemcpyDtoDAsync_v2", || dtod(dst, src, bytes, stream))
+}
+
+/// cuMemcpy with unified addressing: each side is device memory if it lies in an allocation.
+fn copy_unified(dst: u64, src: u64, bytes: usize, stream: Handle) -> Result<(), CUresult> {
+    let (dst_dev, src_dev) = state::with(|d| Ok((d.allocation_of(dst).is_some(), d.allocation_of(src).is_some())))?;
+    match (dst_dev, src_dev) {
+        (true, true) => dtod(dst, src, bytes, stream),
+        (true, false) => htod(dst, src as usize as *const c_void, bytes, stream),
+        (false, true) => dtoh(dst as usize as *mut c_void, src, bytes, stream),
+        (false, false) => {
+            if bytes > 0 {
+                if dst == 0 || src == 0 {
+                    return Err(CUDA_ERROR_INVALID_VALUE);
+                }
+                // SAFETY: two host buffers of `bytes` bytes, as the caller promises.
+                unsafe { std::ptr::copy(src as usize as *const u8, dst as usize as *mut u8, bytes) };
+            }
+            Ok(())
+        }
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize) -> CUresult {
+    entry("cuMemcpy", || copy_unified(dst, src, bytes, state::null()))
+}
+#[no_mangle]
+pub extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    entry("cuMemcpyAsync", || copy_unified(dst, src, bytes, stream))
+}
+
+/// Fills `count` elements of `elem.len()` bytes at `dst` with `elem`.
+fn memset(dst: CUdeviceptr, elem: &[u8], count: usize, stream: Handle) -> Result<(), CUresult> {
+    state::with(|d| {
+        d.current_ctx()?;
+        d.check_stream(stream)?;
+        if !dst.is_multiple_of(elem.len() as u64) {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let bytes = count.checked_mul(elem.len()).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        let data: Vec<u8> = elem.iter().copied().cycle().take(bytes).collect();
+        write(d, dst, &data)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemsetD8_v2(dst: CUdeviceptr, v: u8, n: usize) -> CUresult {
+    entry("cuMemsetD8_v2", || memset(dst, &[v], n, state::null()))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD16_v2(dst: CUdeviceptr, v: u16, n: usize) -> CUresult {
+    entry("cuMemsetD16_v2", || memset(dst, &v.to_le_bytes(), n, state::null()))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD32_v2(dst: CUdeviceptr, v: u32, n: usize) -> CUresult {
+    entry("cuMemsetD32_v2", || memset(dst, &v.to_le_bytes(), n, state::null()))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD8Async(dst: CUdeviceptr, v: u8, n: usize, stream: Handle) -> CUresult {
+    entry("cuMemsetD8Async", || memset(dst, &[v], n, stream))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD16Async(dst: CUdeviceptr, v: u16, n: usize, stream: Handle) -> CUresult {
+    entry("cuMemsetD16Async", || memset(dst, &v.to_le_bytes(), n, stream))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD32Async(dst: CUdeviceptr, v: u32, n: usize, stream: Handle) -> CUresult {
+    entry("cuMemsetD32Async", || memset(dst, &v.to_le_bytes(), n, stream))
+}
+
+/// `CU_MEMORYTYPE_HOST` / `CU_MEMORYTYPE_DEVICE`.
+const MEMORYTYPE_HOST: c_uint = 1;
+const MEMORYTYPE_DEVICE: c_uint = 2;
+
+/// Writes one pointer attribute; `None`: the attribute does not apply to this pointer.
+fn pointer_attribute(d: &Driver, attr: i64, ptr: u64, data: *mut c_void) -> Result<(), CUresult> {
+    let dev = d.allocation_of(ptr);
+    let host = d.host_allocations.range(..=(ptr as usize)).next_back().filter(|(&s, &n)| (ptr as usize) < s + n);
+    if dev.is_none() && host.is_none() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let ctx_of = |start: u64| d.allocations.get(&start).map(|&(_, c)| c).unwrap_or(d.primary);
+    match (attr, dev) {
+        (P::CU_POINTER_ATTRIBUTE_CONTEXT, Some((s, _))) => put(data as *mut Handle, handle(Kind::Context, ctx_of(s))),
+        (P::CU_POINTER_ATTRIBUTE_CONTEXT, None) => put(data as *mut Handle, handle(Kind::Context, d.primary)),
+        (P::CU_POINTER_ATTRIBUTE_MEMORY_TYPE, _) => {
+            put(data as *mut c_uint, if dev.is_some() { MEMORYTYPE_DEVICE } else { MEMORYTYPE_HOST })
+        }
+        (P::CU_POINTER_ATTRIBUTE_DEVICE_POINTER, Some(_)) => put(data as *mut u64, ptr),
+        (P::CU_POINTER_ATTRIBUTE_HOST_POINTER, None) => put(data as *mut u64, ptr),
+        (P::CU_POINTER_ATTRIBUTE_DEVICE_POINTER, None) | (P::CU_POINTER_ATTRIBUTE_HOST_POINTER, Some(_)) => {
+            Err(CUDA_ERROR_INVALID_VALUE)
+        }
+        (P::CU_POINTER_ATTRIBUTE_IS_MANAGED, _) => put(data as *mut c_uint, 0),
+        (P::CU_POINTER_ATTRIBUTE_MAPPED, _) => put(data as *mut c_uint, 1),
+        (P::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, _) => put(data as *mut c_int, 0),
+        (P::CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, _) => put(data as *mut c_uint, 1),
+        (P::CU_POINTER_ATTRIBUTE_BUFFER_ID, Some((s, _))) => put(data as *mut u64, s),
+        (P::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, Some((s, _))) => put(data as *mut u64, s),
+        (P::CU_POINTER_ATTRIBUTE_RANGE_SIZE, Some((_, n))) => put(data as *mut usize, n as usize),
+        (P::CU_POINTER_ATTRIBUTE_RANGE_START_ADDR, None) => put(data as *mut u64, *host.map(|(s, _)| s).unwrap_or(&0) as u64),
+        (P::CU_POINTER_ATTRIBUTE_RANGE_SIZE, None) => put(data as *mut usize, *host.map(|(_, n)| n).unwrap_or(&0)),
+        _ => Err(CUDA_ERROR_INVALID_VALUE),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn cuPointerGetAttribute(data: *mut c_void, attribute: c_int, ptr: CUdeviceptr) -> CUresult {
+    entry("cuPointerGetAttribute", || {
+        state::with(|d| {
+            if data.is_null() {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            pointer_attribute(d, attribute as i64, ptr, data)
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuPointerGetAttributes(n: c_uint, attributes: *const c_int, data: *mut *mut c_void, ptr: CUdeviceptr) -> CUresult {
+    entry("cuPointerGetAttributes", || {
+        state::with(|d| {
+            if attributes.is_null() || data.is_null() {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            for i in 0..n as usize {
+                // SAFETY: both arrays hold `n` entries, as the API requires.
+                let (a, p) = unsafe { (*attributes.add(i), *data.add(i)) };
+                // An attribute that does not apply leaves its slot alone (as documented).
+                if !p.is_null() {
+                    let _ = pointer_attribute(d, a as i64, ptr, p);
+                }
+            }
+            Ok(())
+        })
+    })
+}

@@ -1,0 +1,491 @@
+//! Modules, libraries, functions/kernels and the PTX linker. A library is a module and a
+//! kernel a function (the same handles), which is what lets numba pass a `CUkernel` where a
+//! `CUfunction` is expected.
+
+use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
+
+use super::entry;
+use crate::generated::{CUfunction_attribute as F, CUjitInputType as J, CUjit_option as O};
+use crate::module::{image_text, LoadError, Module};
+use crate::state::{self, handle, id_of, out, put, Driver, Function, Kind, Link};
+use crate::types::*;
+
+/// The error-log buffer among JIT options (`CU_JIT_ERROR_LOG_BUFFER` + its size).
+fn error_log(n: c_uint, options: *const c_int, values: *mut *mut c_void) -> Option<(*mut u8, usize)> {
+    if n == 0 || options.is_null() || values.is_null() {
+        return None;
+    }
+    let (mut buf, mut size) = (None, None);
+    for i in 0..n as usize {
+        // SAFETY: both arrays hold `n` entries, as the API requires.
+        let (o, v) = unsafe { (*options.add(i), *values.add(i)) };
+        match o as i64 {
+            O::CU_JIT_ERROR_LOG_BUFFER => buf = Some(v as *mut u8),
+            O::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES => size = Some(v as usize),
+            _ => {}
+        }
+    }
+    match (buf, size) {
+        (Some(b), Some(s)) if !b.is_null() && s > 0 => Some((b, s)),
+        _ => None,
+    }
+}
+
+fn write_log(log: Option<(*mut u8, usize)>, message: &str) {
+    if let Some((buf, size)) = log {
+        let n = message.len().min(size - 1);
+        // SAFETY: the program's buffer holds `size` bytes.
+        unsafe {
+            std::ptr::copy_nonoverlapping(message.as_ptr(), buf, n);
+            *buf.add(n) = 0;
+        }
+    }
+}
+
+/// Loads PTX text as a module of the current context; logs and returns the cause on failure.
+fn load_text(d: &mut Driver, name: &str, text: Result<String, LoadError>, log: Option<(*mut u8, usize)>) -> Result<Handle, CUresult> {
+    let ctx = d.current_ctx()?;
+    let module = text.and_then(|t| Module::load(name, t, ctx));
+    let mut module = match module {
+        Ok(m) => m,
+        Err(e) => {
+            crate::log::error(format_args!("cannot load module {name}:\n{}", e.message.trim_end()));
+            write_log(log, &e.message);
+            return Err(e.code);
+        }
+    };
+    let size = module.globals_size();
+    if size > 0 {
+        let base = super::memory::alloc(d, ctx, size)?;
+        d.device.heap.write(ptxcross::DevicePtr(base), &module.ir.globals.init).map_err(|e| {
+            crate::log::error(format_args!("cannot initialize the globals of {name}: {e}"));
+            CUDA_ERROR_OUT_OF_MEMORY
+        })?;
+        module.globals_base = base;
+    }
+    let id = d.new_id();
+    d.modules.insert(id, module);
+    Ok(handle(Kind::Module, id))
+}
+
+fn load_image(pmod: *mut Handle, image: *const c_void, log: Option<(*mut u8, usize)>) -> Result<(), CUresult> {
+    state::with(|d| {
+        out(pmod)?;
+        d.current_ctx()?;
+        // SAFETY: the program passes an image, as the API requires.
+        let text = unsafe { image_text(image) };
+        let h = load_text(d, "<module image>", text, log)?;
+        put(pmod, h)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuModuleLoadData(pmod: *mut Handle, image: *const c_void) -> CUresult {
+    entry("cuModuleLoadData", || load_image(pmod, image, None))
+}
+
+#[no_mangle]
+pub extern "C" fn cuModuleLoadDataEx(pmod: *mut Handle, image: *const c_void, n: c_uint, options: *const c_int, values: *mut *mut c_void) -> CUresult {
+    entry("cuModuleLoadDataEx", || load_image(pmod, image, error_log(n, options, values)))
+}
+
+fn c_str<'a>(p: *const c_char) -> Result<&'a str, CUresult> {
+    if p.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    // SAFETY: a NUL-terminated string, as the API requires.
+    unsafe { CStr::from_ptr(p) }.to_str().map_err(|_| CUDA_ERROR_INVALID_VALUE)
+}
+
+fn read_file(path: &str) -> Result<String, LoadError> {
+    let bytes = std::fs::read(path).map_err(|e| LoadError {
+        code: CUDA_ERROR_FILE_NOT_FOUND,
+        message: format!("cannot read {path}: {e}"),
+    })?;
+    let mut bytes = bytes;
+    bytes.push(0);
+    // SAFETY: NUL-terminated above.
+    unsafe { image_text(bytes.as_ptr() as *const c_void) }
+}
+
+#[no_mangle]
+pub extern "C" fn cuModuleLoad(pmod: *mut Handle, fname: *const c_char) -> CUresult {
+    entry("cuModuleLoad", || {
+        let path = c_str(fname)?;
+        state::with(|d| {
+            out(pmod)?;
+            let h = load_text(d, path, read_file(path), None)?;
+            put(pmod, h)
+        })
+    })
+}
+
+fn module_id(d: &Driver, h: Handle) -> Result<u64, CUresult> {
+    let id = id_of(h, Kind::Module).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+    d.modules.contains_key(&id).then_some(id).ok_or(CUDA_ERROR_INVALID_HANDLE)
+}
+
+fn unload(h: Handle) -> Result<(), CUresult> {
+    state::with(|d| {
+        let id = module_id(d, h)?;
+        d.unload_module(id);
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuModuleUnload(h: Handle) -> CUresult {
+    entry("cuModuleUnload", || unload(h))
+}
+
+fn get_function(pfunc: *mut Handle, h: Handle, name: *const c_char) -> Result<(), CUresult> {
+    let name = c_str(name)?;
+    state::with(|d| {
+        out(pfunc)?;
+        let mid = module_id(d, h)?;
+        if let Some(&f) = d.modules[&mid].functions.get(name) {
+            return put(pfunc, handle(Kind::Function, f));
+        }
+        if d.modules[&mid].kernel(name).is_none() {
+            return Err(CUDA_ERROR_NOT_FOUND);
+        }
+        let fid = d.new_id();
+        d.functions.insert(fid, Function { module: mid, kernel: name.to_string(), max_dynamic_shared: None });
+        if let Some(m) = d.modules.get_mut(&mid) {
+            m.functions.insert(name.to_string(), fid);
+        }
+        put(pfunc, handle(Kind::Function, fid))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuModuleGetFunction(pfunc: *mut Handle, h: Handle, name: *const c_char) -> CUresult {
+    entry("cuModuleGetFunction", || get_function(pfunc, h, name))
+}
+
+fn get_global(dptr: *mut CUdeviceptr, bytes: *mut usize, h: Handle, name: *const c_char) -> Result<(), CUresult> {
+    let name = c_str(name)?;
+    state::with(|d| {
+        let m = &d.modules[&module_id(d, h)?];
+        let var = m.ir.globals.vars.iter().find(|v| v.name == name).ok_or(CUDA_ERROR_NOT_FOUND)?;
+        if !dptr.is_null() {
+            put(dptr, m.globals_base + var.offset)?;
+        }
+        if !bytes.is_null() {
+            put(bytes, var.size as usize)?;
+        }
+        Ok(())
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mut usize, h: Handle, name: *const c_char) -> CUresult {
+    entry("cuModuleGetGlobal_v2", || get_global(dptr, bytes, h, name))
+}
+
+// ---- libraries and kernels
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn cuLibraryLoadData(
+    plib: *mut Handle,
+    code: *const c_void,
+    n_jit: c_uint,
+    jit_options: *const c_int,
+    jit_values: *mut *mut c_void,
+    _n_lib: c_uint,
+    _lib_options: *const c_int,
+    _lib_values: *mut *mut c_void,
+) -> CUresult {
+    entry("cuLibraryLoadData", || load_image(plib, code, error_log(n_jit, jit_options, jit_values)))
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn cuLibraryLoadFromFile(
+    plib: *mut Handle,
+    fname: *const c_char,
+    _n_jit: c_uint,
+    _jit_options: *const c_int,
+    _jit_values: *mut *mut c_void,
+    _n_lib: c_uint,
+    _lib_options: *const c_int,
+    _lib_values: *mut *mut c_void,
+) -> CUresult {
+    cuModuleLoad(plib, fname)
+}
+
+#[no_mangle]
+pub extern "C" fn cuLibraryUnload(h: Handle) -> CUresult {
+    entry("cuLibraryUnload", || unload(h))
+}
+
+#[no_mangle]
+pub extern "C" fn cuLibraryGetKernel(pkernel: *mut Handle, h: Handle, name: *const c_char) -> CUresult {
+    entry("cuLibraryGetKernel", || get_function(pkernel, h, name))
+}
+
+#[no_mangle]
+pub extern "C" fn cuLibraryGetModule(pmod: *mut Handle, h: Handle) -> CUresult {
+    entry("cuLibraryGetModule", || state::with(|d| module_id(d, h).and_then(|_| put(pmod, h))))
+}
+
+#[no_mangle]
+pub extern "C" fn cuLibraryGetGlobal(dptr: *mut CUdeviceptr, bytes: *mut usize, h: Handle, name: *const c_char) -> CUresult {
+    entry("cuLibraryGetGlobal", || get_global(dptr, bytes, h, name))
+}
+
+pub(crate) fn function_id(d: &Driver, h: Handle) -> Result<u64, CUresult> {
+    let id = id_of(h, Kind::Function).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+    d.functions.contains_key(&id).then_some(id).ok_or(CUDA_ERROR_INVALID_HANDLE)
+}
+
+#[no_mangle]
+pub extern "C" fn cuKernelGetFunction(pfunc: *mut Handle, kernel: Handle) -> CUresult {
+    entry("cuKernelGetFunction", || state::with(|d| function_id(d, kernel).and_then(|_| put(pfunc, kernel))))
+}
+
+#[no_mangle]
+pub extern "C" fn cuFuncGetModule(pmod: *mut Handle, func: Handle) -> CUresult {
+    entry("cuFuncGetModule", || {
+        state::with(|d| {
+            let f = &d.functions[&function_id(d, func)?];
+            put(pmod, handle(Kind::Module, f.module))
+        })
+    })
+}
+
+fn name_of(pname: *mut *const c_char, func: Handle) -> Result<(), CUresult> {
+    static NAMES: std::sync::Mutex<Vec<(u64, usize)>> = std::sync::Mutex::new(Vec::new());
+    state::with(|d| {
+        let id = function_id(d, func)?;
+        let mut names = NAMES.lock().unwrap_or_else(|p| p.into_inner());
+        let p = match names.iter().find(|(i, _)| *i == id) {
+            Some(&(_, p)) => p,
+            None => {
+                let s = Box::leak(format!("{}\0", d.functions[&id].kernel).into_boxed_str()).as_ptr() as usize;
+                names.push((id, s));
+                s
+            }
+        };
+        put(pname, p as *const c_char)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuFuncGetName(pname: *mut *const c_char, func: Handle) -> CUresult {
+    entry("cuFuncGetName", || name_of(pname, func))
+}
+
+#[no_mangle]
+pub extern "C" fn cuKernelGetName(pname: *mut *const c_char, kernel: Handle) -> CUresult {
+    entry("cuKernelGetName", || name_of(pname, kernel))
+}
+
+/// Function attributes: the kernel's facts from its lowering at load time.
+fn function_attribute(d: &Driver, func: Handle, attr: i64) -> Result<c_int, CUresult> {
+    let f = &d.functions[&function_id(d, func)?];
+    let m = &d.modules[&f.module];
+    let k = m.kernel(&f.kernel).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+    let lim = d.device.gpu.limits();
+    let shared_limit = lim.max_compute_workgroup_storage_size as c_int;
+    let static_shared = (k.shared_words * 4) as c_int;
+    Ok(match attr {
+        F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => lim.max_compute_invocations_per_workgroup as c_int,
+        F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES => static_shared,
+        F::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES => 0,
+        F::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES => (k.local_words * 4) as c_int,
+        // Registers are the target compiler's business; a typical count keeps occupancy
+        // calculators sensible.
+        F::CU_FUNC_ATTRIBUTE_NUM_REGS => 32,
+        F::CU_FUNC_ATTRIBUTE_PTX_VERSION | F::CU_FUNC_ATTRIBUTE_BINARY_VERSION => {
+            super::device::COMPUTE_CAPABILITY.0 * 10 + super::device::COMPUTE_CAPABILITY.1
+        }
+        F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
+            f.max_dynamic_shared.map(|v| v as c_int).unwrap_or(shared_limit - static_shared)
+        }
+        F::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => -1,
+        a if (0..F::CU_FUNC_ATTRIBUTE_MAX).contains(&a) => 0,
+        _ => return Err(CUDA_ERROR_INVALID_VALUE),
+    })
+}
+
+fn set_function_attribute(d: &mut Driver, func: Handle, attr: i64, value: c_int) -> Result<(), CUresult> {
+    let id = function_id(d, func)?;
+    let limit = d.device.gpu.limits().max_compute_workgroup_storage_size as c_int;
+    match attr {
+        F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
+            if !(0..=limit).contains(&value) {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            if let Some(f) = d.functions.get_mut(&id) {
+                f.max_dynamic_shared = Some(value as u32);
+            }
+            Ok(())
+        }
+        a if (0..F::CU_FUNC_ATTRIBUTE_MAX).contains(&a) => Ok(()),
+        _ => Err(CUDA_ERROR_INVALID_VALUE),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn cuFuncGetAttribute(value: *mut c_int, attrib: c_int, func: Handle) -> CUresult {
+    entry("cuFuncGetAttribute", || state::with(|d| put(value, function_attribute(d, func, attrib as i64)?)))
+}
+
+#[no_mangle]
+pub extern "C" fn cuFuncSetAttribute(func: Handle, attrib: c_int, value: c_int) -> CUresult {
+    entry("cuFuncSetAttribute", || state::with(|d| set_function_attribute(d, func, attrib as i64, value)))
+}
+
+#[no_mangle]
+pub extern "C" fn cuKernelGetAttribute(value: *mut c_int, attrib: c_int, kernel: Handle, dev: CUdevice) -> CUresult {
+    entry("cuKernelGetAttribute", || {
+        if dev != 0 {
+            return Err(CUDA_ERROR_INVALID_DEVICE);
+        }
+        state::with(|d| put(value, function_attribute(d, kernel, attrib as i64)?))
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuKernelSetAttribute(attrib: c_int, value: c_int, kernel: Handle, dev: CUdevice) -> CUresult {
+    entry("cuKernelSetAttribute", || {
+        if dev != 0 {
+            return Err(CUDA_ERROR_INVALID_DEVICE);
+        }
+        state::with(|d| set_function_attribute(d, kernel, attrib as i64, value))
+    })
+}
+
+/// Cache configuration is a hint; accepted and ignored.
+#[no_mangle]
+pub extern "C" fn cuFuncSetCacheConfig(func: Handle, _config: c_int) -> CUresult {
+    entry("cuFuncSetCacheConfig", || state::with(|d| function_id(d, func).map(drop)))
+}
+
+#[no_mangle]
+pub extern "C" fn cuKernelSetCacheConfig(kernel: Handle, _config: c_int, dev: CUdevice) -> CUresult {
+    entry("cuKernelSetCacheConfig", || {
+        if dev != 0 {
+            return Err(CUDA_ERROR_INVALID_DEVICE);
+        }
+        state::with(|d| function_id(d, kernel).map(drop))
+    })
+}
+
+// ---- the linker: PTX inputs only
+
+fn link_id(d: &Driver, h: Handle) -> Result<u64, CUresult> {
+    let id = id_of(h, Kind::Link).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+    d.links.contains_key(&id).then_some(id).ok_or(CUDA_ERROR_INVALID_HANDLE)
+}
+
+#[no_mangle]
+pub extern "C" fn cuLinkCreate_v2(n: c_uint, options: *mut c_int, values: *mut *mut c_void, pstate: *mut Handle) -> CUresult {
+    entry("cuLinkCreate_v2", || {
+        state::with(|d| {
+            d.current_ctx()?;
+            out(pstate)?;
+            let id = d.new_id();
+            d.links.insert(id, Link { inputs: Vec::new(), output: None, error_log: error_log(n, options, values) });
+            put(pstate, handle(Kind::Link, id))
+        })
+    })
+}
+
+fn add_input(link: Handle, kind: c_int, data: Vec<u8>, name: &str) -> Result<(), CUresult> {
+    state::with(|d| {
+        let id = link_id(d, link)?;
+        let l = d.links.get_mut(&id).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        if kind as i64 != J::CU_JIT_INPUT_PTX {
+            let message = format!("cuLinkAdd: input `{name}` is not PTX (input type {kind}); ptxcross links PTX only");
+            crate::log::error(&message);
+            write_log(l.error_log, &message);
+            return Err(CUDA_ERROR_NOT_SUPPORTED);
+        }
+        l.inputs.push((name.to_string(), data));
+        Ok(())
+    })
+}
+
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn cuLinkAddData_v2(
+    link: Handle,
+    kind: c_int,
+    data: *mut c_void,
+    size: usize,
+    name: *const c_char,
+    _n: c_uint,
+    _options: *mut c_int,
+    _values: *mut *mut c_void,
+) -> CUresult {
+    entry("cuLinkAddData_v2", || {
+        if data.is_null() || size == 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let name = if name.is_null() { "<input>" } else { c_str(name)? };
+        // SAFETY: `data` holds `size` bytes.
+        let mut bytes = unsafe { std::slice::from_raw_parts(data as *const u8, size) }.to_vec();
+        while bytes.last() == Some(&0) {
+            bytes.pop();
+        }
+        add_input(link, kind, bytes, name)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuLinkAddFile_v2(link: Handle, kind: c_int, path: *const c_char, _n: c_uint, _options: *mut c_int, _values: *mut *mut c_void) -> CUresult {
+    entry("cuLinkAddFile_v2", || {
+        let path = c_str(path)?;
+        let bytes = std::fs::read(path).map_err(|e| {
+            crate::log::error(format_args!("cuLinkAddFile: cannot read {path}: {e}"));
+            CUDA_ERROR_FILE_NOT_FOUND
+        })?;
+        add_input(link, kind, bytes, path)
+    })
+}
+
+/// The linked image is the PTX itself (loaded later by cuModuleLoadData). Several PTX inputs
+/// would need a PTX-level linker, which ptxcross does not have yet.
+#[no_mangle]
+pub extern "C" fn cuLinkComplete(link: Handle, cubin: *mut *mut c_void, size: *mut usize) -> CUresult {
+    entry("cuLinkComplete", || {
+        state::with(|d| {
+            let id = link_id(d, link)?;
+            let l = d.links.get_mut(&id).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+            let text = match l.inputs.as_slice() {
+                [(_, text)] => text.clone(),
+                [] => return Err(CUDA_ERROR_INVALID_VALUE),
+                more => {
+                    let names: Vec<&str> = more.iter().map(|(n, _)| n.as_str()).collect();
+                    let message = format!("cuLinkComplete: linking several PTX inputs ({}) is not supported yet", names.join(", "));
+                    crate::log::error(&message);
+                    write_log(l.error_log, &message);
+                    return Err(CUDA_ERROR_NOT_SUPPORTED);
+                }
+            };
+            let mut image = text;
+            image.push(0);
+            let len = image.len();
+            let output = l.output.insert(image);
+            put(cubin, output.as_mut_ptr() as *mut c_void)?;
+            if !size.is_null() {
+                put(size, len)?;
+            }
+            Ok(())
+        })
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuLinkDestroy(link: Handle) -> CUresult {
+    entry("cuLinkDestroy", || {
+        state::with(|d| {
+            let id = link_id(d, link)?;
+            d.links.remove(&id);
+            Ok(())
+        })
+    })
+}

@@ -1,0 +1,198 @@
+//! The on-disk translation cache: the emitted (and validated) SPIR-V or WGSL of one kernel for
+//! one launch shape, keyed by a BLAKE3 hash of everything the code depends on: the module's PTX
+//! (its hash), the kernel, the block shape, the dynamic shared bytes, the backend and fma mode,
+//! the device (adapter name, API, driver), and this build of ptxcross (the driver library's
+//! path, size and modification time, so a rebuilt ptxcross never reuses old code).
+//!
+//! Directory: `PTXCROSS_CACHE_DIR`, else `$XDG_CACHE_HOME/ptxcross`, else `~/.cache/ptxcross`;
+//! `PTXCROSS_CACHE_DIR=off` disables it. Entries are written to a temporary file and renamed,
+//! so concurrent processes never read half an entry; a missing or unreadable entry is a miss.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::OnceLock;
+
+use ptxcross::runtime::{Backend, Program};
+use ptxcross_lower::ir;
+
+use crate::module::ShapeKey;
+use crate::state::Device;
+
+/// Where the translations of this process came from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stats {
+    /// Launches whose shape was already translated for the module.
+    pub memory_hits: u64,
+    /// Translations whose code came from the disk cache.
+    pub disk_hits: u64,
+    /// Translations emitted (and validated) now.
+    pub translations: u64,
+}
+
+static MEMORY_HITS: AtomicU64 = AtomicU64::new(0);
+static DISK_HITS: AtomicU64 = AtomicU64::new(0);
+static TRANSLATIONS: AtomicU64 = AtomicU64::new(0);
+
+pub fn stats() -> Stats {
+    Stats {
+        memory_hits: MEMORY_HITS.load(Ordering::Relaxed),
+        disk_hits: DISK_HITS.load(Ordering::Relaxed),
+        translations: TRANSLATIONS.load(Ordering::Relaxed),
+    }
+}
+
+pub(crate) fn count_memory_hit() {
+    MEMORY_HITS.fetch_add(1, Ordering::Relaxed);
+}
+
+pub fn dir() -> Option<PathBuf> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let env = |n: &str| std::env::var_os(n).filter(|v| !v.is_empty());
+        if let Some(d) = env("PTXCROSS_CACHE_DIR") {
+            return (d != "off").then(|| PathBuf::from(d));
+        }
+        env("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".cache")))
+            .map(|d| d.join("ptxcross"))
+    })
+    .clone()
+}
+
+/// Identity of this build of ptxcross: the file holding this code, its size and mtime.
+fn build_id() -> &'static str {
+    static ID: OnceLock<String> = OnceLock::new();
+    ID.get_or_init(|| {
+        let path = self_path().unwrap_or_default();
+        let meta = std::fs::metadata(&path).ok();
+        let size = meta.as_ref().map(|m| m.len()).unwrap_or(0);
+        let mtime = meta
+            .and_then(|m| m.modified().ok())
+            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+            .map(|d| d.as_nanos())
+            .unwrap_or(0);
+        format!("{} {} {path} {size} {mtime}", env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
+    })
+}
+
+#[repr(C)]
+struct DlInfo {
+    dli_fname: *const std::ffi::c_char,
+    dli_fbase: *mut std::ffi::c_void,
+    dli_sname: *const std::ffi::c_char,
+    dli_saddr: *mut std::ffi::c_void,
+}
+
+extern "C" {
+    fn dladdr(addr: *const std::ffi::c_void, info: *mut DlInfo) -> i32;
+}
+
+/// The shared object (or executable) this function was loaded from.
+fn self_path() -> Option<String> {
+    let mut info = DlInfo {
+        dli_fname: std::ptr::null(),
+        dli_fbase: std::ptr::null_mut(),
+        dli_sname: std::ptr::null(),
+        dli_saddr: std::ptr::null_mut(),
+    };
+    // SAFETY: dladdr only reads the address and fills `info`.
+    let ok = unsafe { dladdr(self_path as *const std::ffi::c_void, &mut info) };
+    if ok == 0 || info.dli_fname.is_null() {
+        return None;
+    }
+    // SAFETY: dli_fname is a NUL-terminated path owned by the dynamic linker.
+    let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
+    let name = name.to_string_lossy().into_owned();
+    // The main executable may be named by argv[0]; make it a real path.
+    std::fs::canonicalize(&name).ok().map(|p| p.display().to_string()).or(Some(name))
+}
+
+pub struct DiskKey(String);
+
+impl DiskKey {
+    pub fn new(ptx: &blake3::Hash, shape: &ShapeKey, device: &Device) -> DiskKey {
+        let info = device.gpu.adapter_info();
+        let (kernel, block, dynamic_shared) = shape;
+        let text = format!(
+            "ptx {ptx}\nkernel {kernel}\nblock {block:?}\nshared {dynamic_shared}\nbackend {}\nfma {}\ncut loops {}\n\
+             device {} {:?} {} {} {:x} {:x}\nbuild {}\n",
+            device.backend.name(),
+            device.native_fma,
+            device.detect_cut_loops,
+            info.name,
+            info.backend,
+            info.driver,
+            info.driver_info,
+            info.vendor,
+            info.device,
+            build_id()
+        );
+        DiskKey(blake3::hash(text.as_bytes()).to_hex().to_string())
+    }
+
+    fn path(&self, backend: Backend) -> Option<PathBuf> {
+        Some(dir()?.join(format!("{}.{}", self.0, backend.name())))
+    }
+}
+
+/// Cached code of one backend.
+pub enum Code {
+    Spirv(Vec<u32>),
+    Wgsl(String),
+}
+
+impl Code {
+    pub fn into_program(self, name: String, ir: ir::Module) -> Program {
+        match self {
+            Code::Spirv(words) => Program::new(name, ir, Some(words), None),
+            Code::Wgsl(text) => Program::new(name, ir, None, Some(text)),
+        }
+    }
+}
+
+pub fn load(key: &DiskKey, backend: Backend) -> Option<Code> {
+    let code = read(key, backend);
+    let counter = if code.is_some() { &DISK_HITS } else { &TRANSLATIONS };
+    counter.fetch_add(1, Ordering::Relaxed);
+    code
+}
+
+fn read(key: &DiskKey, backend: Backend) -> Option<Code> {
+    let bytes = std::fs::read(key.path(backend)?).ok()?;
+    match backend {
+        Backend::Spirv => {
+            if bytes.len() % 4 != 0 || bytes.is_empty() {
+                return None;
+            }
+            let words: Vec<u32> =
+                bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+            // A SPIR-V module starts with its magic number; anything else is a damaged entry.
+            (words[0] == 0x0723_0203).then_some(Code::Spirv(words))
+        }
+        Backend::Wgsl => String::from_utf8(bytes).ok().map(Code::Wgsl),
+    }
+}
+
+/// Writes the program's code for `backend`; failures only cost a later re-translation.
+pub fn store(key: &DiskKey, program: &Program, backend: Backend) {
+    let Some(path) = key.path(backend) else { return };
+    let bytes: Vec<u8> = match backend {
+        Backend::Spirv => match program.spirv() {
+            Some(w) => w.iter().flat_map(|w| w.to_le_bytes()).collect(),
+            None => return,
+        },
+        Backend::Wgsl => match program.wgsl() {
+            Some(t) => t.as_bytes().to_vec(),
+            None => return,
+        },
+    };
+    let Some(dir) = path.parent() else { return };
+    if std::fs::create_dir_all(dir).is_err() {
+        return;
+    }
+    let tmp = dir.join(format!(".{}.{}.tmp", std::process::id(), key.0));
+    if std::fs::write(&tmp, &bytes).is_ok() && std::fs::rename(&tmp, &path).is_err() {
+        let _ = std::fs::remove_file(&tmp);
+    }
+}

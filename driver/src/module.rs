@@ -1,0 +1,135 @@
+//! Loaded modules: the PTX, its parse, the kernels' host-visible facts, and the translations
+//! made for each launch shape.
+//!
+//! A module is parsed and lowered when it is loaded, so invalid or unsupported PTX is refused
+//! by cuModuleLoadData (with the diagnostics on stderr and in the JIT error log), not at the
+//! first launch. A kernel is translated for one block shape (`%ntid` is a constant in the
+//! generated code), so each (kernel, block, dynamic shared bytes) is translated on its first
+//! launch, and kept: in memory per module, on disk in [`crate::cache`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use ptxcross::runtime::Program;
+use ptxcross::translate::{self, TranslateError};
+use ptxcross_frontend::{ast, SourceFile};
+use ptxcross_lower::{ir, LowerOptions};
+
+use crate::cache::{self, DiskKey};
+use crate::state::Device;
+use crate::types::*;
+
+/// Per-launch-shape translation key: kernel, block, dynamic shared bytes.
+pub type ShapeKey = (String, [u32; 3], u32);
+
+pub struct Module {
+    pub ctx: u64,
+    pub file: SourceFile,
+    pub ast: ast::Module,
+    /// Lowered with the default options: parameter layout, globals, static shared size.
+    pub ir: ir::Module,
+    pub hash: blake3::Hash,
+    /// Base address of the module's globals segment in the heap (0: none).
+    pub globals_base: u64,
+    pub programs: HashMap<ShapeKey, Arc<Program>>,
+    /// Function handle per kernel name (cuModuleGetFunction returns the same one each time).
+    pub functions: HashMap<String, u64>,
+}
+
+/// Why an image cannot be loaded, with the message for the log.
+pub struct LoadError {
+    pub code: CUresult,
+    pub message: String,
+}
+
+const ELF_MAGIC: &[u8] = b"\x7fELF";
+/// `__fatBinC_Wrapper_t` magic (the struct nvcc embeds) and the fatbin header magic.
+const FATBIN_WRAPPER_MAGIC: u32 = 0x466243b1;
+const FATBIN_MAGIC: u32 = 0xba55ed50;
+
+/// Reads the image a program passes to cuModuleLoadData: NUL-terminated PTX text. cubins and
+/// fatbins are recognized and refused (ptxcross runs PTX only).
+///
+/// # Safety
+/// `image` is null or points at a NUL-terminated string or an ELF/fatbin image, as the API
+/// requires.
+pub unsafe fn image_text(image: *const std::ffi::c_void) -> Result<String, LoadError> {
+    if image.is_null() {
+        return Err(LoadError { code: CUDA_ERROR_INVALID_VALUE, message: "the image is a null pointer".into() });
+    }
+    let head = std::slice::from_raw_parts(image as *const u8, 4);
+    let magic = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
+    if head == ELF_MAGIC || magic == FATBIN_WRAPPER_MAGIC || magic == FATBIN_MAGIC {
+        return Err(LoadError {
+            code: CUDA_ERROR_NO_BINARY_FOR_GPU,
+            message: "the image is a cubin or fatbin without PTX text: ptxcross runs PTX only \
+                      (compile to PTX, e.g. nvcc --ptx, or keep PTX in the fatbin)"
+                .into(),
+        });
+    }
+    let text = std::ffi::CStr::from_ptr(image as *const std::ffi::c_char);
+    text.to_str().map(str::to_string).map_err(|e| LoadError {
+        code: CUDA_ERROR_INVALID_PTX,
+        message: format!("the PTX is not UTF-8 text (byte {})", e.valid_up_to()),
+    })
+}
+
+fn translate_error(e: TranslateError) -> LoadError {
+    let code = match e.stage() {
+        Some(translate::Stage::Parse) | Some(translate::Stage::Lower) => CUDA_ERROR_INVALID_PTX,
+        _ => CUDA_ERROR_INVALID_IMAGE,
+    };
+    LoadError { code, message: e.render() }
+}
+
+impl Module {
+    /// Parses and lowers `text`; `name` appears in diagnostics.
+    pub fn load(name: &str, text: String, ctx: u64) -> Result<Module, LoadError> {
+        let hash = blake3::hash(text.as_bytes());
+        let file = SourceFile::new(name.to_string(), text);
+        let ast = translate::parse(&file).map_err(translate_error)?;
+        let ir = translate::lower(&ast, &file, &LowerOptions::default()).map_err(translate_error)?;
+        Ok(Module { ctx, file, ast, ir, hash, globals_base: 0, programs: HashMap::new(), functions: HashMap::new() })
+    }
+
+    pub fn kernel(&self, name: &str) -> Option<&ir::Kernel> {
+        self.ir.kernels.iter().find(|k| k.name == name)
+    }
+
+    /// Size of the globals segment.
+    pub fn globals_size(&self) -> u64 {
+        let g = &self.ir.globals;
+        g.vars.iter().map(|v| v.offset + v.size).max().unwrap_or(0).max(g.init.len() as u64)
+    }
+
+    /// The translation of `kernel` for this launch shape: from memory, else from the disk
+    /// cache, else translated (and validated) now.
+    pub fn program(&mut self, device: &Device, key: &ShapeKey) -> Result<Arc<Program>, String> {
+        if let Some(p) = self.programs.get(key) {
+            cache::count_memory_hit();
+            return Ok(p.clone());
+        }
+        let (kernel, block, dynamic_shared) = key;
+        let options = LowerOptions {
+            kernel: Some(kernel.clone()),
+            block: Some(*block),
+            dynamic_shared_bytes: *dynamic_shared,
+            native_fma: device.native_fma,
+            detect_cut_loops: device.detect_cut_loops,
+        };
+        let ir = translate::lower(&self.ast, &self.file, &options).map_err(|e| e.render())?;
+        let disk = DiskKey::new(&self.hash, key, device);
+        let program = match cache::load(&disk, device.backend) {
+            Some(code) => code.into_program(self.file.name.clone(), ir),
+            None => {
+                let p = translate::build_program_from_ir(&self.file.name, ir, &[device.backend], true)
+                    .map_err(|e| e.render())?;
+                cache::store(&disk, &p, device.backend);
+                p
+            }
+        };
+        let program = Arc::new(program);
+        self.programs.insert(key.clone(), program.clone());
+        Ok(program)
+    }
+}

@@ -1,0 +1,322 @@
+//! The driver's process-wide state: one device (the adapter `ptxcross::Gpu::shared` opens), one
+//! heap shared by every context of it (so device pointers form one address space, as CUDA's
+//! unified addressing promises), and the tables behind every handle.
+//!
+//! Every entry point locks [`DRIVER`] for its whole duration: launches and copies are
+//! synchronous (a call returns when the device is done), so streams and events need no queues.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::ffi::c_void;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Instant;
+
+use ptxcross::runtime::{Backend, Context, ContextOptions, Gpu};
+
+use crate::module::Module;
+use crate::types::*;
+
+/// What a handle points at; the kind lives in the handle's top bits, so a handle of one kind
+/// passed where another is expected is refused (`CUDA_ERROR_INVALID_HANDLE`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u64)]
+pub enum Kind {
+    Context = 1,
+    /// Modules and libraries (`CUmodule`, `CUlibrary`) are one thing here.
+    Module = 2,
+    /// Functions and kernels (`CUfunction`, `CUkernel`): numba passes a `CUkernel` where a
+    /// `CUfunction` is expected, which is then simply right.
+    Function = 3,
+    Stream = 4,
+    Event = 5,
+    Link = 6,
+}
+
+const KIND_SHIFT: u32 = 48;
+
+pub fn handle(kind: Kind, id: u64) -> Handle {
+    (((kind as u64) << KIND_SHIFT) | id) as usize as Handle
+}
+
+/// The id of `h` if it is a handle of `kind` (null is never one).
+pub fn id_of(h: Handle, kind: Kind) -> Option<u64> {
+    let v = h as usize as u64;
+    (v >> KIND_SHIFT == kind as u64 && v & ((1 << KIND_SHIFT) - 1) != 0).then_some(v & ((1 << KIND_SHIFT) - 1))
+}
+
+pub struct Ctx {
+    pub primary: bool,
+    pub flags: u32,
+    /// A kernel fault: every later call on the context returns it (CUDA's sticky errors),
+    /// until the context is destroyed or the primary context reset.
+    pub sticky: Option<CUresult>,
+    pub limits: HashMap<i64, usize>,
+}
+
+pub struct Function {
+    pub module: u64,
+    pub kernel: String,
+    /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` as set by the program.
+    pub max_dynamic_shared: Option<u32>,
+}
+
+pub struct Stream {
+    pub ctx: u64,
+    pub flags: u32,
+}
+
+pub struct Event {
+    pub flags: u32,
+    /// When it was recorded: work is synchronous, so this is when everything before it ended.
+    pub recorded: Option<Instant>,
+}
+
+/// Inputs of a `cuLink*` session.
+pub struct Link {
+    pub inputs: Vec<(String, Vec<u8>)>,
+    /// The linked image handed out by cuLinkComplete (valid until cuLinkDestroy).
+    pub output: Option<Vec<u8>>,
+    pub error_log: Option<(*mut u8, usize)>,
+}
+
+pub struct Device {
+    pub gpu: Arc<Gpu>,
+    /// The heap every context allocates from.
+    pub heap: Context,
+    pub backend: Backend,
+    pub native_fma: bool,
+    /// The device stops long loops on its own (lavapipe): translations check for it.
+    pub detect_cut_loops: bool,
+}
+
+pub struct Driver {
+    pub device: Device,
+    next_id: u64,
+    pub contexts: HashMap<u64, Ctx>,
+    /// The primary context's id, retain count and flags.
+    pub primary: u64,
+    pub primary_refs: u32,
+    pub primary_flags: u32,
+    pub modules: HashMap<u64, Module>,
+    pub functions: HashMap<u64, Function>,
+    pub streams: HashMap<u64, Stream>,
+    pub events: HashMap<u64, Event>,
+    pub links: HashMap<u64, Link>,
+    /// Device allocations: address → (size, owning context).
+    pub allocations: BTreeMap<u64, (u64, u64)>,
+    /// Page-locked host allocations (`cuMemAllocHost`): address → size.
+    pub host_allocations: BTreeMap<usize, usize>,
+}
+
+// SAFETY: the raw pointers held (link error-log buffers) belong to the program, which owns
+// their synchronization; the driver only writes them inside API calls, under the lock.
+unsafe impl Send for Driver {}
+
+/// The state, once cuInit succeeded; `Err(code)`: cuInit failed (remembered).
+static DRIVER: Mutex<Option<Result<Driver, CUresult>>> = Mutex::new(None);
+
+thread_local! {
+    /// This thread's context stack; the last entry is the current context.
+    static CURRENT: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+pub fn current() -> Option<u64> {
+    CURRENT.with(|c| c.borrow().last().copied())
+}
+
+pub fn set_current(ctx: Option<u64>) {
+    CURRENT.with(|c| {
+        let mut s = c.borrow_mut();
+        s.pop();
+        if let Some(id) = ctx {
+            s.push(id);
+        }
+    })
+}
+
+pub fn push_current(ctx: u64) {
+    CURRENT.with(|c| c.borrow_mut().push(ctx))
+}
+
+pub fn pop_current() -> Option<u64> {
+    CURRENT.with(|c| c.borrow_mut().pop())
+}
+
+/// Heap size: `PTXCROSS_HEAP_MB`, else 1 GiB, capped by what one storage binding can hold.
+fn heap_bytes(gpu: &Gpu) -> u64 {
+    let wanted = std::env::var("PTXCROSS_HEAP_MB")
+        .ok()
+        .and_then(|v| v.parse::<u64>().ok())
+        .map(|mb| mb << 20)
+        .unwrap_or(1 << 30);
+    wanted.min(gpu.max_heap_bytes())
+}
+
+fn choose_backend(gpu: &Gpu) -> Backend {
+    if let Some(b) = std::env::var("PTXCROSS_BACKEND").ok().and_then(|v| Backend::parse(&v)) {
+        return b;
+    }
+    // SPIR-V goes to the driver as emitted; WGSL only where passthrough is unavailable.
+    if gpu.features().contains(wgpu::Features::PASSTHROUGH_SHADERS) {
+        Backend::Spirv
+    } else {
+        Backend::Wgsl
+    }
+}
+
+/// cuInit: opens the device once.
+pub fn init() -> CUresult {
+    let mut guard = match DRIVER.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    };
+    if let Some(r) = guard.as_ref() {
+        return r.as_ref().err().copied().unwrap_or(CUDA_SUCCESS);
+    }
+    let r = open();
+    let code = r.as_ref().err().copied().unwrap_or(CUDA_SUCCESS);
+    *guard = Some(r);
+    code
+}
+
+fn open() -> Result<Driver, CUresult> {
+    let gpu = Gpu::shared().map_err(|e| {
+        crate::log::error(format_args!("cuInit: {e}"));
+        CUDA_ERROR_NO_DEVICE
+    })?;
+    let heap = Context::new(ContextOptions {
+        heap_bytes: heap_bytes(&gpu),
+        timeout: None,
+        gpu: Some(gpu.clone()),
+    })
+    .map_err(|e| {
+        crate::log::error(format_args!("cuInit: cannot create the device heap: {e}"));
+        CUDA_ERROR_OUT_OF_MEMORY
+    })?;
+    let backend = choose_backend(&gpu);
+    let native_fma = gpu.fma_is_fused(backend);
+    let detect_cut_loops = gpu.cuts_long_loops(backend);
+    let mut d = Driver {
+        device: Device { gpu, heap, backend, native_fma, detect_cut_loops },
+        next_id: 1,
+        contexts: HashMap::new(),
+        primary: 0,
+        primary_refs: 0,
+        primary_flags: 0,
+        modules: HashMap::new(),
+        functions: HashMap::new(),
+        streams: HashMap::new(),
+        events: HashMap::new(),
+        links: HashMap::new(),
+        allocations: BTreeMap::new(),
+        host_allocations: BTreeMap::new(),
+    };
+    d.primary = d.new_id();
+    d.contexts.insert(d.primary, Ctx { primary: true, flags: 0, sticky: None, limits: HashMap::new() });
+    Ok(d)
+}
+
+/// Runs `f` on the initialized driver (`CUDA_ERROR_NOT_INITIALIZED` before cuInit).
+pub fn with<R>(f: impl FnOnce(&mut Driver) -> Result<R, CUresult>) -> Result<R, CUresult> {
+    let mut guard: MutexGuard<'_, _> = match DRIVER.lock() {
+        Ok(g) => g,
+        Err(p) => p.into_inner(),
+    };
+    match guard.as_mut() {
+        Some(Ok(d)) => f(d),
+        Some(Err(_)) | None => Err(CUDA_ERROR_NOT_INITIALIZED),
+    }
+}
+
+impl Driver {
+    pub fn new_id(&mut self) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        id
+    }
+
+    /// The current context, checked: it exists and carries no sticky error.
+    pub fn current_ctx(&self) -> Result<u64, CUresult> {
+        let id = current().ok_or(CUDA_ERROR_INVALID_CONTEXT)?;
+        let ctx = self.contexts.get(&id).ok_or(CUDA_ERROR_CONTEXT_IS_DESTROYED)?;
+        match ctx.sticky {
+            Some(code) => Err(code),
+            None => Ok(id),
+        }
+    }
+
+    pub fn ctx_of(&self, h: Handle) -> Result<u64, CUresult> {
+        let id = id_of(h, Kind::Context).ok_or(CUDA_ERROR_INVALID_CONTEXT)?;
+        if self.contexts.contains_key(&id) {
+            Ok(id)
+        } else {
+            Err(CUDA_ERROR_INVALID_CONTEXT)
+        }
+    }
+
+    /// A stream handle: null and the special legacy/per-thread handles are the default stream.
+    pub fn check_stream(&self, h: Handle) -> Result<(), CUresult> {
+        let v = h as usize;
+        if v <= 2 {
+            return Ok(());
+        }
+        let id = id_of(h, Kind::Stream).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        if self.streams.contains_key(&id) {
+            Ok(())
+        } else {
+            Err(CUDA_ERROR_INVALID_HANDLE)
+        }
+    }
+
+    /// Frees everything a context owns (allocations, modules, streams) and clears its error.
+    pub fn release_ctx_resources(&mut self, ctx: u64) {
+        let owned: Vec<u64> = self.allocations.iter().filter(|(_, &(_, c))| c == ctx).map(|(&p, _)| p).collect();
+        for p in owned {
+            self.allocations.remove(&p);
+            let _ = self.device.heap.free(ptxcross::DevicePtr(p));
+        }
+        let modules: Vec<u64> = self.modules.iter().filter(|(_, m)| m.ctx == ctx).map(|(&id, _)| id).collect();
+        for m in modules {
+            self.unload_module(m);
+        }
+        self.streams.retain(|_, s| s.ctx != ctx);
+        if let Some(c) = self.contexts.get_mut(&ctx) {
+            c.sticky = None;
+        }
+    }
+
+    pub fn unload_module(&mut self, id: u64) {
+        if let Some(m) = self.modules.remove(&id) {
+            for p in m.programs.values() {
+                self.device.gpu.forget_program(p.id());
+            }
+            if m.globals_base != 0 {
+                self.allocations.remove(&m.globals_base);
+                let _ = self.device.heap.free(ptxcross::DevicePtr(m.globals_base));
+            }
+            self.functions.retain(|_, f| f.module != id);
+        }
+    }
+
+    /// The live device allocation holding `ptr`: (start, size).
+    pub fn allocation_of(&self, ptr: u64) -> Option<(u64, u64)> {
+        let (&start, &(size, _)) = self.allocations.range(..=ptr).next_back()?;
+        (ptr < start + size.max(1)).then_some((start, size))
+    }
+}
+
+/// A host pointer argument that must not be null.
+pub fn out<'a, T>(p: *mut T) -> Result<&'a mut T, CUresult> {
+    // SAFETY: the caller (a C program) passes a valid pointer or null, as the API requires.
+    unsafe { p.as_mut() }.ok_or(CUDA_ERROR_INVALID_VALUE)
+}
+
+/// Writes `v` through an out-pointer.
+pub fn put<T>(p: *mut T, v: T) -> Result<(), CUresult> {
+    *out(p)? = v;
+    Ok(())
+}
+
+pub fn null() -> Handle {
+    std::ptr::null_mut::<c_void>()
+}

@@ -1,0 +1,87 @@
+//! Entry-point lookup, error names, the per-thread current context and bad handles, through
+//! the exported C functions (the values are CUDA's documented ones).
+
+use std::ffi::{c_char, c_void, CStr, CString};
+
+use cuda::api::*;
+use cuda::types::*;
+
+fn lookup(name: &str, version: i32) -> (CUresult, usize, i32) {
+    let name = CString::new(name).unwrap();
+    let mut p: *mut c_void = std::ptr::null_mut();
+    let mut status = -1;
+    let r = cuGetProcAddress_v2(name.as_ptr(), &mut p, version, 0, &mut status);
+    (r, p as usize, status)
+}
+
+#[test]
+fn get_proc_address_resolves_versions_like_the_driver() {
+    // `cuMemAlloc` is `cuMemAlloc_v2` for any CUDA ≥ 3.2 caller (cuda.h's #define).
+    assert_eq!(lookup("cuMemAlloc", 3020), (CUDA_SUCCESS, cuMemAlloc_v2 as *const () as usize, 0));
+    // Two ABIs under one name: the caller's version picks one.
+    assert_eq!(lookup("cuCtxGetDevice", 2000).1, cuCtxGetDevice as *const () as usize);
+    assert_eq!(lookup("cuCtxGetDevice", 13000).1, cuCtxGetDevice_v2 as *const () as usize);
+    assert_eq!(lookup("cuEventElapsedTime", 2000).1, cuEventElapsedTime as *const () as usize);
+    // Unimplemented functions resolve (to a refusing stub); unknown names do not.
+    let (r, p, s) = lookup("cuGraphCreate", 10000);
+    assert_eq!((r, s), (CUDA_SUCCESS, 0));
+    assert_ne!(p, 0);
+    assert_eq!(lookup("cuNoSuchFunction", 12000), (CUDA_ERROR_NOT_FOUND, 0, 1));
+}
+
+#[test]
+fn error_names_and_strings() {
+    let mut s: *const c_char = std::ptr::null();
+    assert_eq!(cuGetErrorName(700, &mut s), CUDA_SUCCESS);
+    assert_eq!(unsafe { CStr::from_ptr(s) }.to_str().unwrap(), "CUDA_ERROR_ILLEGAL_ADDRESS");
+    assert_eq!(cuGetErrorString(2, &mut s), CUDA_SUCCESS);
+    assert_eq!(unsafe { CStr::from_ptr(s) }.to_str().unwrap(), "out of memory");
+    assert_eq!(cuGetErrorName(123_456, &mut s), CUDA_ERROR_INVALID_VALUE);
+}
+
+#[test]
+fn current_context_is_per_thread_and_bad_handles_are_refused() {
+    if cuInit(0) != CUDA_SUCCESS {
+        assert_ne!(std::env::var("PTXCROSS_REQUIRE_GPU").as_deref(), Ok("1"), "no device");
+        return;
+    }
+    let mut ctx = std::ptr::null_mut();
+    assert_eq!(cuDevicePrimaryCtxRetain(&mut ctx, 0), CUDA_SUCCESS);
+    assert_eq!(cuCtxPushCurrent_v2(ctx), CUDA_SUCCESS);
+    let mut p = 0u64;
+    assert_eq!(cuMemAlloc_v2(&mut p, 64), CUDA_SUCCESS);
+    // Another thread has no current context until it sets one.
+    std::thread::spawn(move || {
+        let mut q = 0u64;
+        assert_eq!(cuMemAlloc_v2(&mut q, 64), CUDA_ERROR_INVALID_CONTEXT);
+        let mut free = 0usize;
+        let mut total = 0usize;
+        assert_eq!(cuMemGetInfo_v2(&mut free, &mut total), CUDA_ERROR_INVALID_CONTEXT);
+    })
+    .join()
+    .unwrap();
+    let ctx_addr = ctx as usize;
+    std::thread::spawn(move || {
+        assert_eq!(cuCtxSetCurrent(ctx_addr as Handle), CUDA_SUCCESS);
+        let (mut free, mut total) = (0usize, 0usize);
+        assert_eq!(cuMemGetInfo_v2(&mut free, &mut total), CUDA_SUCCESS);
+        assert!(total > 0 && free > 0 && free <= total);
+    })
+    .join()
+    .unwrap();
+    // Handles of the wrong kind, or made up, are refused.
+    let mut f = std::ptr::null_mut();
+    let name = CString::new("k").unwrap();
+    assert_eq!(cuModuleGetFunction(&mut f, ctx, name.as_ptr()), CUDA_ERROR_INVALID_HANDLE);
+    assert_eq!(cuStreamSynchronize(0x1234_5678 as Handle), CUDA_ERROR_INVALID_HANDLE);
+    assert_eq!(cuCtxSetCurrent(0x42 as Handle), CUDA_ERROR_INVALID_CONTEXT);
+    assert_eq!(cuDeviceGet(&mut 0, 7), CUDA_ERROR_INVALID_DEVICE);
+    // Over the device's memory: out of memory, not a crash.
+    let mut big = 0u64;
+    assert_eq!(cuMemAlloc_v2(&mut big, 1 << 50), CUDA_ERROR_OUT_OF_MEMORY);
+    assert_eq!(cuMemFree_v2(p), CUDA_SUCCESS);
+    assert_eq!(cuMemFree_v2(p), CUDA_ERROR_INVALID_VALUE);
+    let mut popped = std::ptr::null_mut();
+    assert_eq!(cuCtxPopCurrent_v2(&mut popped), CUDA_SUCCESS);
+    assert_eq!(popped, ctx);
+}

@@ -1,0 +1,122 @@
+//! Real driver-API clients run against the library built from this crate (libcuda.so.1):
+//! a C program linked with -lcuda against NVIDIA's cuda.h, cuda-python + NVRTC, and numba-cuda.
+//! The Python packages and cuda.h come from PyPI into the venv scripts/install-deps.sh creates
+//! (target/pyenv, or $PTXCROSS_PYENV). Without it these tests say so and pass, unless
+//! PTXCROSS_REQUIRE_CLIENTS=1 (scripts/test.sh sets it), where a missing client fails.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::Mutex;
+
+/// One client at a time: each opens the device, and the machine may have few cores.
+static SERIAL: Mutex<()> = Mutex::new(());
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
+}
+
+fn required() -> bool {
+    std::env::var("PTXCROSS_REQUIRE_CLIENTS").is_ok_and(|v| v == "1")
+}
+
+fn skip(why: &str) {
+    assert!(!required(), "PTXCROSS_REQUIRE_CLIENTS=1 but {why} (run scripts/install-deps.sh)");
+    eprintln!("skipped: {why} (run scripts/install-deps.sh)");
+}
+
+fn pyenv() -> Option<PathBuf> {
+    let p = std::env::var_os("PTXCROSS_PYENV").map(PathBuf::from).unwrap_or_else(|| repo().join("target/pyenv"));
+    p.join("bin/python").exists().then_some(p)
+}
+
+/// The cuda.h directory of the venv's nvidia-cuda-runtime wheel.
+fn cuda_include(pyenv: &Path) -> Option<PathBuf> {
+    let lib = std::fs::read_dir(pyenv.join("lib")).ok()?;
+    lib.flatten()
+        .map(|e| e.path().join("site-packages/nvidia/cu13/include"))
+        .find(|p| p.join("cuda.h").exists())
+}
+
+/// A folder holding libcuda.so.1 (and libcuda.so) = the cdylib cargo built for this test.
+fn library_dir() -> PathBuf {
+    let exe = std::env::current_exe().unwrap();
+    let deps = exe.parent().unwrap();
+    let so = [deps.join("libcuda.so"), deps.parent().unwrap().join("libcuda.so")]
+        .into_iter()
+        .find(|p| p.exists())
+        .expect("the driver cdylib (libcuda.so) next to the test binary");
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("libcuda");
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in ["libcuda.so.1", "libcuda.so"] {
+        let link = dir.join(name);
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&so, &link).unwrap();
+    }
+    dir
+}
+
+/// Runs a client with the library first on the search path and a fresh translation cache;
+/// returns its stdout, panicking with its output when it fails.
+fn run(mut cmd: Command, what: &str) -> String {
+    let cache = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cache-{}", what.replace(' ', "-")));
+    let _ = std::fs::remove_dir_all(&cache);
+    let out = cmd
+        .env("LD_LIBRARY_PATH", library_dir())
+        .env("PTXCROSS_CACHE_DIR", &cache)
+        .env("PTXCROSS_DRIVER_LOG", "1")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let trace: String = stderr.lines().filter(|l| !l.contains("cuGetProcAddress")).map(|l| format!("{l}\n")).collect();
+    eprintln!("--- {what}: stdout\n{stdout}--- stderr (entry-point lookups omitted)\n{trace}");
+    assert!(out.status.success(), "{what} failed ({})", out.status);
+    assert!(!stderr.contains("XDG_RUNTIME_DIR"), "spurious display-server noise on stderr");
+    // The translations went to the disk cache.
+    assert!(std::fs::read_dir(&cache).map(|d| d.count()).unwrap_or(0) > 0, "{what}: nothing in the translation cache");
+    stdout
+}
+
+#[test]
+fn c_program_linked_with_lcuda() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(env) = pyenv() else { return skip("no Python venv with the CUDA headers") };
+    let Some(include) = cuda_include(&env) else { return skip("no cuda.h in the venv") };
+    let lib = library_dir();
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("driver_api");
+    let status = Command::new("cc")
+        .args(["-O1", "-Wall", "-Wno-deprecated-declarations", "-I"])
+        .arg(&include)
+        .arg(repo().join("driver/tests/clients/driver_api.c"))
+        .arg("-L")
+        .arg(&lib)
+        .args(["-lcuda", "-o"])
+        .arg(&exe)
+        .status()
+        .expect("a C compiler (cc)");
+    assert!(status.success(), "compiling driver_api.c failed");
+    let mut cmd = Command::new(&exe);
+    cmd.arg(repo().join("tests/corpus/ptx/vecadd.sm52.ptx"));
+    let out = run(cmd, "C program");
+    assert!(out.contains("all driver API checks passed"), "{out}");
+}
+
+#[test]
+fn cuda_python_with_nvrtc() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(env) = pyenv() else { return skip("no Python venv with cuda-python") };
+    let mut cmd = Command::new(env.join("bin/python"));
+    cmd.arg(repo().join("driver/tests/clients/cuda_python_nvrtc.py"));
+    let out = run(cmd, "cuda-python");
+    assert!(out.contains("saxpy_clamp: ok"), "{out}");
+}
+
+#[test]
+fn numba_cuda_kernels() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(env) = pyenv() else { return skip("no Python venv with numba-cuda") };
+    let mut cmd = Command::new(env.join("bin/python"));
+    cmd.arg(repo().join("driver/tests/clients/numba_kernels.py"));
+    let out = run(cmd, "numba-cuda");
+    assert!(out.contains("all numba kernels passed"), "{out}");
+}

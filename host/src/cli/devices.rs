@@ -1,0 +1,96 @@
+//! `ptxcross devices` and `--device`: the adapters wgpu finds, and choosing one.
+
+use std::io::Write;
+
+use super::EXIT_OK;
+use crate::runtime::{adapters, Backend, Gpu, GpuOptions, WANTED_FEATURES};
+
+/// `--device N|NAME`: makes the chosen adapter the one every command opens (through
+/// `PTXCROSS_ADAPTER`, which `Gpu::open` reads). Runs before any device is opened.
+pub fn select(device: &str) -> Result<(), String> {
+    let list = adapters(None);
+    let names: Vec<String> = list.iter().map(|a| a.get_info().name).collect();
+    let name = match device.parse::<usize>() {
+        Ok(i) => names.get(i).cloned().ok_or_else(|| {
+            format!("--device {i}: there are {} adapter(s) (see `ptxcross devices`)", names.len())
+        })?,
+        Err(_) => names
+            .iter()
+            .find(|n| n.to_lowercase().contains(&device.to_lowercase()))
+            .cloned()
+            .ok_or_else(|| format!("--device: no adapter name contains `{device}` (found: {})", names.join(", ")))?,
+    };
+    std::env::set_var("PTXCROSS_ADAPTER", name);
+    Ok(())
+}
+
+fn yes_no(b: bool) -> &'static str {
+    if b {
+        "yes"
+    } else {
+        "no"
+    }
+}
+
+pub fn main() -> Result<i32, String> {
+    let list = adapters(None);
+    let mut out = std::io::stdout().lock();
+    if list.is_empty() {
+        let _ = writeln!(out, "no adapters found; {}", crate::runtime::NO_ADAPTER_HINT);
+        return Ok(EXIT_OK);
+    }
+    for (i, adapter) in list.iter().enumerate() {
+        let info = adapter.get_info();
+        let lim = adapter.limits();
+        let features = adapter.features();
+        let _ = writeln!(out, "[{i}] {} ({:?}, {:?})", info.name, info.backend, info.device_type);
+        let _ = writeln!(out, "    driver: {} {}", info.driver, info.driver_info);
+        let _ = writeln!(out, "    vendor {:#06x}, device {:#06x}", info.vendor, info.device);
+        let _ = writeln!(out, "    subgroup sizes: {}..={}", info.subgroup_min_size, info.subgroup_max_size);
+        let _ = writeln!(
+            out,
+            "    limits: {} invocations per workgroup ({}x{}x{}), {} workgroups per dimension, \
+             {} bytes of workgroup memory, {} bytes per storage binding, {} bytes per buffer",
+            lim.max_compute_invocations_per_workgroup,
+            lim.max_compute_workgroup_size_x,
+            lim.max_compute_workgroup_size_y,
+            lim.max_compute_workgroup_size_z,
+            lim.max_compute_workgroups_per_dimension,
+            lim.max_compute_workgroup_storage_size,
+            lim.max_storage_buffer_binding_size,
+            lim.max_buffer_size
+        );
+        let used: Vec<String> = WANTED_FEATURES
+            .iter_names()
+            .map(|(name, f)| format!("{}{name}", if features.contains(f) { "+" } else { "-" }))
+            .collect();
+        let _ = writeln!(out, "    features ptxcross uses: {}", used.join(" "));
+        // Probes need a device on this adapter; they decide how kernels are translated for it.
+        match Gpu::open(&GpuOptions { adapter_name: Some(info.name.clone()), ..Default::default() }) {
+            Ok(gpu) => {
+                let gpu = std::sync::Arc::new(gpu);
+                for b in Backend::ALL {
+                    let ok = b != Backend::Spirv || gpu.features().contains(wgpu::Features::PASSTHROUGH_SHADERS);
+                    if !ok {
+                        let _ = writeln!(out, "    {b}: not available (no SPIR-V passthrough)");
+                        continue;
+                    }
+                    let fused = gpu.fma_is_fused(b);
+                    let cut = gpu.cuts_long_loops(b);
+                    let _ = writeln!(
+                        out,
+                        "    {b}: fma fused {} ({}); cuts long loops {} ({}); denormals: not probed yet",
+                        yes_no(fused),
+                        if fused { "native fma.rn.f32" } else { "fma.rn.f32 emulated exactly" },
+                        yes_no(cut),
+                        if cut { "loops check for it and fault" } else { "no check" }
+                    );
+                }
+            }
+            Err(e) => {
+                let _ = writeln!(out, "    cannot open a device: {e}");
+            }
+        }
+    }
+    Ok(EXIT_OK)
+}

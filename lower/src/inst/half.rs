@@ -1,0 +1,487 @@
+//! Half precision (spec §9.7.4 "Half Precision Floating-Point Instructions", §9.7.9.21 `cvt`):
+//! `.f16`, `.bf16` and their packed `x2` forms, emulated bit-exactly with integer and
+//! f32/f64 operations, so nothing depends on the target's f16 support (SHADER_F16) or its
+//! rounding of narrow types.
+//!
+//! The core is [`FnLower::round_to_format`]: an f32 or f64 (as bits) rounded to a narrower
+//! binary format with any of the four IEEE rounding modes, subnormals and overflow included.
+//! Arithmetic computes the exact result (or one rounded to odd, which a later rounding to a
+//! format at least two bits narrower cannot tell from the exact one) in f64 and rounds once.
+
+use super::{operands, Mods};
+use crate::function::{unsupported, FnLower, LResult};
+use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Operand, Ty, UnaryOp};
+use ptxcross_frontend::ast::ScalarType;
+use ptxcross_frontend::Diagnostic;
+
+/// A binary floating-point format: exponent and stored-mantissa widths.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Format {
+    pub exp_bits: u32,
+    pub mant_bits: u32,
+}
+
+pub const F16: Format = Format { exp_bits: 5, mant_bits: 10 };
+pub const BF16: Format = Format { exp_bits: 8, mant_bits: 7 };
+pub const F32: Format = Format { exp_bits: 8, mant_bits: 23 };
+pub const F64: Format = Format { exp_bits: 11, mant_bits: 52 };
+
+impl Format {
+    pub fn bias(self) -> i64 {
+        (1 << (self.exp_bits - 1)) - 1
+    }
+    /// Unbiased exponent of the smallest normal.
+    pub fn emin(self) -> i64 {
+        1 - self.bias()
+    }
+    pub fn width(self) -> u32 {
+        1 + self.exp_bits + self.mant_bits
+    }
+    pub fn inf_bits(self) -> u64 {
+        ((1u64 << self.exp_bits) - 1) << self.mant_bits
+    }
+    pub fn max_bits(self) -> u64 {
+        self.inf_bits() - 1
+    }
+    /// The canonical NaN (all exponent and mantissa bits set, sign clear), as PTX's
+    /// half-precision instructions produce it.
+    pub fn nan_bits(self) -> u64 {
+        (1u64 << (self.width() - 1)) - 1
+    }
+    pub fn sign_bit(self) -> u64 {
+        1u64 << (self.width() - 1)
+    }
+}
+
+/// IEEE rounding direction (`.rn`, `.rz`, `.rm`, `.rp`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounding {
+    Nearest,
+    Zero,
+    Down,
+    Up,
+}
+
+impl Rounding {
+    pub fn from_modifier(m: &str) -> Option<Rounding> {
+        Some(match m {
+            "rn" => Rounding::Nearest,
+            "rz" => Rounding::Zero,
+            "rm" => Rounding::Down,
+            "rp" => Rounding::Up,
+            _ => return None,
+        })
+    }
+}
+
+/// What happens around the rounding of a conversion to a narrow format.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Clamp {
+    /// `.satfinite`: NaN stays NaN, magnitudes beyond the largest finite (infinities too)
+    /// become the largest finite of the same sign.
+    pub satfinite: bool,
+    /// `.relu`: negative results (and −0) become +0; NaN becomes the canonical NaN.
+    pub relu: bool,
+}
+
+/// The element format of a half type.
+pub fn half_format(t: ScalarType) -> Option<Format> {
+    match t {
+        ScalarType::F16 | ScalarType::F16x2 => Some(F16),
+        ScalarType::Bf16 | ScalarType::Bf16x2 => Some(BF16),
+        _ => None,
+    }
+}
+
+impl FnLower {
+    fn ic(ty: Ty, v: u64) -> Operand {
+        FnLower::int_const(ty, v)
+    }
+
+    /// Rounds the float whose bits are `bits` (format `src`: F32 in a `U32` or F64 in a `U64`)
+    /// to format `dst` (narrower) with `mode`; the result's bits in a `U32`.
+    ///
+    /// With s = the significand including its leading bit and `shift` the number of its low
+    /// bits that do not fit (more for results in `dst`'s subnormal range), the truncated
+    /// result is `base + (s >> shift)`, where `base` holds the exponent minus one: the leading
+    /// bit of `s` adds the missing one, and an increment that carries out of the mantissa
+    /// moves to the next binade (or from the largest subnormal to the smallest normal) by
+    /// itself.
+    pub fn round_to_format(&mut self, bits: Operand, src: Format, dst: Format, mode: Rounding, clamp: Clamp) -> Operand {
+        let ity = if src == F64 { Ty::U64 } else { Ty::U32 };
+        let w = src.width();
+        let c = |v: u64| FnLower::ic(ity, v);
+        let abs_mask = (1u64 << (w - 1)) - 1;
+        let a = self.bin(BinaryOp::And, ity, bits, c(abs_mask));
+        let sign = self.bin(BinaryOp::ShrU, ity, bits, FnLower::u32c(w - 1));
+        let sign = self.resize(sign, ity, Ty::U32, false);
+        let negative = self.cmp(CmpOp::Ne, Ty::U32, sign, FnLower::u32c(0));
+        let is_nan = self.cmp(CmpOp::GtU, ity, a, c(src.inf_bits()));
+        let is_inf = self.cmp(CmpOp::Eq, ity, a, c(src.inf_bits()));
+        let e = self.bin(BinaryOp::ShrU, ity, a, FnLower::u32c(src.mant_bits));
+        let e = self.resize(e, ity, Ty::U32, false);
+        let mant = self.bin(BinaryOp::And, ity, a, c((1u64 << src.mant_bits) - 1));
+        let sub = self.cmp(CmpOp::Eq, Ty::U32, e, FnLower::u32c(0));
+        let lead = self.bin(BinaryOp::Or, ity, mant, c(1u64 << src.mant_bits));
+        let s = self.select(ity, sub, mant, lead);
+        // Unbiased exponent (two's complement in a U32); a subnormal source has emin.
+        let e1 = self.select(Ty::U32, sub, FnLower::u32c(1), e);
+        let ue = self.bin(BinaryOp::Sub, Ty::U32, e1, FnLower::u32c(src.bias() as u32));
+        let normal = self.cmp(CmpOp::GeS, Ty::U32, ue, FnLower::u32c(dst.emin() as i32 as u32));
+        let drop = src.mant_bits - dst.mant_bits;
+        // Below dst's normal range: drop (emin - ue) more bits, at most all of s and one more
+        // (then everything is sticky and the half-way bit lies above s).
+        let extra = self.bin(BinaryOp::Sub, Ty::U32, FnLower::u32c((drop as i64 + dst.emin()) as u32), ue);
+        let extra = self.bin(BinaryOp::MinU, Ty::U32, extra, FnLower::u32c(src.mant_bits + 2));
+        let shift = self.select(Ty::U32, normal, FnLower::u32c(drop), extra);
+        let q = self.bin(BinaryOp::ShrU, ity, s, shift);
+        let back = self.bin(BinaryOp::Shl, ity, q, shift);
+        let rem = self.bin(BinaryOp::Sub, ity, s, back);
+        let sm1 = self.bin(BinaryOp::Sub, Ty::U32, shift, FnLower::u32c(1));
+        let half = self.bin(BinaryOp::Shl, ity, c(1), sm1);
+        // base = (ue + bias - 1) << mant_bits for normal results, 0 otherwise.
+        let be = self.bin(BinaryOp::Add, Ty::U32, ue, FnLower::u32c((dst.bias() - 1) as u32));
+        let be = self.resize(be, Ty::U32, ity, false);
+        let base = self.bin(BinaryOp::Shl, ity, be, FnLower::u32c(dst.mant_bits));
+        let base = self.select(ity, normal, base, c(0));
+        let r = self.bin(BinaryOp::Add, ity, base, q);
+        let inexact = self.cmp(CmpOp::Ne, ity, rem, c(0));
+        let inc = match mode {
+            Rounding::Nearest => {
+                let above = self.cmp(CmpOp::GtU, ity, rem, half);
+                let tie = self.cmp(CmpOp::Eq, ity, rem, half);
+                let lsb = self.bin(BinaryOp::And, ity, q, c(1));
+                let odd = self.cmp(CmpOp::Ne, ity, lsb, c(0));
+                let tie_odd = self.bin(BinaryOp::And, Ty::Bool, tie, odd);
+                self.bin(BinaryOp::Or, Ty::Bool, above, tie_odd)
+            }
+            Rounding::Zero => Operand::Const(Const::Bool(false)),
+            Rounding::Up => {
+                let pos = self.un(UnaryOp::Not, Ty::Bool, negative);
+                self.bin(BinaryOp::And, Ty::Bool, inexact, pos)
+            }
+            Rounding::Down => self.bin(BinaryOp::And, Ty::Bool, inexact, negative),
+        };
+        let r1 = self.bin(BinaryOp::Add, ity, r, c(1));
+        let r = self.select(ity, inc, r1, r);
+        let r = self.resize(r, ity, Ty::U64, false);
+        let overflow = self.cmp(CmpOp::GeU, Ty::U64, r, FnLower::u64c(dst.inf_bits()));
+        let u = |v: u64| FnLower::u32c(v as u32);
+        // Overflow goes to infinity when rounding away from zero, else to the largest finite.
+        let away = match mode {
+            Rounding::Nearest => Operand::Const(Const::Bool(true)),
+            Rounding::Zero => Operand::Const(Const::Bool(false)),
+            Rounding::Up => self.un(UnaryOp::Not, Ty::Bool, negative),
+            Rounding::Down => negative,
+        };
+        let big = if clamp.satfinite { u(dst.max_bits()) } else { self.select(Ty::U32, away, u(dst.inf_bits()), u(dst.max_bits())) };
+        let r = self.resize(r, Ty::U64, Ty::U32, false);
+        let r = self.select(Ty::U32, overflow, big, r);
+        let inf = if clamp.satfinite { u(dst.max_bits()) } else { u(dst.inf_bits()) };
+        let r = self.select(Ty::U32, is_inf, inf, r);
+        let sb = self.bin(BinaryOp::Shl, Ty::U32, sign, FnLower::u32c(dst.width() - 1));
+        let r = self.bin(BinaryOp::Or, Ty::U32, r, sb);
+        let r = if clamp.relu { self.select(Ty::U32, negative, u(0), r) } else { r };
+        self.select(Ty::U32, is_nan, u(dst.nan_bits()), r)
+    }
+
+    /// The exact f32 of a half value (`bits` in the low 16 bits of a `U32`), by integer
+    /// operations: f16 subnormals are normalized, NaN payloads kept.
+    pub fn half_to_f32(&mut self, bits: Operand, fmt: Format) -> Operand {
+        let u = FnLower::u32c;
+        let bits = self.bin(BinaryOp::And, Ty::U32, bits, u(0xffff));
+        if fmt == BF16 {
+            let r = self.bin(BinaryOp::Shl, Ty::U32, bits, u(16));
+            return self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, r);
+        }
+        let sign = self.bin(BinaryOp::And, Ty::U32, bits, u(0x8000));
+        let sign = self.bin(BinaryOp::Shl, Ty::U32, sign, u(16));
+        let e = self.bin(BinaryOp::ShrU, Ty::U32, bits, u(10));
+        let e = self.bin(BinaryOp::And, Ty::U32, e, u(0x1f));
+        let mant = self.bin(BinaryOp::And, Ty::U32, bits, u(0x3ff));
+        // Normal: rebias the exponent; inf/NaN: all-ones exponent.
+        let ne = self.bin(BinaryOp::Add, Ty::U32, e, u(127 - 15));
+        let special = self.cmp(CmpOp::Eq, Ty::U32, e, u(0x1f));
+        let ne = self.select(Ty::U32, special, u(0xff), ne);
+        let ne = self.bin(BinaryOp::Shl, Ty::U32, ne, u(23));
+        let nm = self.bin(BinaryOp::Shl, Ty::U32, mant, u(13));
+        let normal = self.bin(BinaryOp::Or, Ty::U32, ne, nm);
+        // Subnormal: mant · 2^-24 with its top bit at p = 31 - clz(mant) becomes the f32
+        // 2^(p-24) · 1.xxx: exponent field p - 24 + 127, mantissa shifted up by 23 - p.
+        let lz = self.un(UnaryOp::CountLeadingZeros, Ty::U32, mant);
+        let p = self.bin(BinaryOp::Sub, Ty::U32, u(31), lz);
+        let se = self.bin(BinaryOp::Add, Ty::U32, p, u(127 - 24));
+        let se = self.bin(BinaryOp::Shl, Ty::U32, se, u(23));
+        let up = self.bin(BinaryOp::Sub, Ty::U32, u(23), p);
+        let up = self.bin(BinaryOp::And, Ty::U32, up, u(31));
+        let sm = self.bin(BinaryOp::Shl, Ty::U32, mant, up);
+        let sm = self.bin(BinaryOp::And, Ty::U32, sm, u(0x7f_ffff));
+        let subn = self.bin(BinaryOp::Or, Ty::U32, se, sm);
+        let zero = self.cmp(CmpOp::Eq, Ty::U32, mant, u(0));
+        let subn = self.select(Ty::U32, zero, u(0), subn);
+        let is_sub = self.cmp(CmpOp::Eq, Ty::U32, e, u(0));
+        let r = self.select(Ty::U32, is_sub, subn, normal);
+        let r = self.bin(BinaryOp::Or, Ty::U32, r, sign);
+        self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, r)
+    }
+
+    /// `.ftz` on a half value: a subnormal becomes the zero of its sign.
+    pub(super) fn half_ftz(&mut self, bits: Operand, fmt: Format) -> Operand {
+        let u = FnLower::u32c;
+        let exp = self.bin(BinaryOp::And, Ty::U32, bits, u((fmt.inf_bits()) as u32));
+        let den = self.cmp(CmpOp::Eq, Ty::U32, exp, u(0));
+        let sign = self.bin(BinaryOp::And, Ty::U32, bits, u(fmt.sign_bit() as u32));
+        self.select(Ty::U32, den, sign, bits)
+    }
+
+    /// An f64 rounded to `fmt`.
+    fn f64_to_format(&mut self, x: Operand, fmt: Format, mode: Rounding, clamp: Clamp) -> Operand {
+        let b = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, x);
+        self.round_to_format(b, F64, fmt, mode, clamp)
+    }
+
+    /// `x + y` in f64 rounded to odd (Boldo & Melquiond; see `fma`): exact enough that one
+    /// more rounding to a format of at most 51 mantissa bits is the correct rounding of the
+    /// exact sum.
+    pub fn add_round_to_odd_f64(&mut self, p: Operand, c: Operand) -> Operand {
+        let s = self.bin(BinaryOp::FAdd, Ty::F64, p, c);
+        // TwoSum (Knuth): s + e == p + c exactly.
+        let bb = self.bin(BinaryOp::FSub, Ty::F64, s, p);
+        let t1 = self.bin(BinaryOp::FSub, Ty::F64, s, bb);
+        let t2 = self.bin(BinaryOp::FSub, Ty::F64, p, t1);
+        let t3 = self.bin(BinaryOp::FSub, Ty::F64, c, bb);
+        let e = self.bin(BinaryOp::FAdd, Ty::F64, t2, t3);
+        let zero = Operand::Const(Const::F64(0));
+        // `FNe` is ordered: a NaN error (infinite operands) never adjusts.
+        let inexact = self.cmp(CmpOp::FNe, Ty::F64, e, zero);
+        let sb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, s);
+        let lsb = self.bin(BinaryOp::And, Ty::U64, sb, FnLower::u64c(1));
+        let even = self.cmp(CmpOp::Eq, Ty::U64, lsb, FnLower::u64c(0));
+        let adjust = self.bin(BinaryOp::And, Ty::Bool, inexact, even);
+        let eb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, e);
+        let signs = self.bin(BinaryOp::Xor, Ty::U64, eb, sb);
+        let differ = self.bin(BinaryOp::ShrU, Ty::U64, signs, FnLower::u32c(63));
+        let same = self.cmp(CmpOp::Eq, Ty::U64, differ, FnLower::u64c(0));
+        let up = self.bin(BinaryOp::Add, Ty::U64, sb, FnLower::u64c(1));
+        let down = self.bin(BinaryOp::Sub, Ty::U64, sb, FnLower::u64c(1));
+        let moved = self.select(Ty::U64, same, up, down);
+        let odd = self.select(Ty::U64, adjust, moved, sb);
+        self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, odd)
+    }
+
+    /// `cvt` where a side is a half type (called from `cvt`; `rounding` is the modifier).
+    pub(super) fn cvt_half(&mut self, m: &Mods, dt: ScalarType, st: ScalarType) -> LResult<()> {
+        m.only(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "ftz", "sat", "relu", "satfinite"])?;
+        let span = m.inst.span;
+        let rounding = m.one_of(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"]);
+        let clamp = Clamp { satfinite: m.has("satfinite"), relu: m.has("relu") };
+        if (clamp.satfinite || clamp.relu) && half_format(dt).is_none() {
+            return Err(Diagnostic::new("`.relu`/`.satfinite` need a half-precision destination", span));
+        }
+        let packed = matches!(dt, ScalarType::F16x2 | ScalarType::Bf16x2);
+        if packed || matches!(st, ScalarType::F16x2 | ScalarType::Bf16x2) {
+            if !packed || st != ScalarType::F32 {
+                return Err(unsupported(format!("`{}`", m.name()), span));
+            }
+            let mode = rounding.and_then(Rounding::from_modifier).ok_or_else(|| {
+                Diagnostic::new("conversions to packed halves need .rn/.rz/.rm/.rp", span)
+            })?;
+            let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
+            let fmt = half_format(dt).unwrap_or(F16);
+            let mut halves = [Operand::Const(Const::U32(0)); 2];
+            for (h, op) in halves.iter_mut().zip([a, b]) {
+                let v = self.read(op, ScalarType::F32)?;
+                let v = if m.has("ftz") { self.flush_denormal(v, ScalarType::F32) } else { v };
+                let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, v);
+                *h = self.round_to_format(bits, F32, fmt, mode, clamp);
+            }
+            let hi = self.bin(BinaryOp::Shl, Ty::U32, halves[0], FnLower::u32c(16));
+            let r = self.bin(BinaryOp::Or, Ty::U32, hi, halves[1]);
+            return self.write(d, dt, r);
+        }
+        let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+        if m.has("sat") && !matches!(dt, ScalarType::F16 | ScalarType::F32 | ScalarType::F64) {
+            return Err(unsupported(format!("`.sat` on `{}`", m.name()), span));
+        }
+        // The source as an exact f64 (halves and f32 widen exactly; 32-bit integers too).
+        let v = self.read(a, st)?;
+        let wide = if let Some(fmt) = half_format(st) {
+            let f = self.half_to_f32(v, fmt);
+            self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f)
+        } else if st == ScalarType::F32 {
+            let v = if m.has("ftz") { self.flush_denormal(v, st) } else { v };
+            self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, v)
+        } else if st == ScalarType::F64 {
+            v
+        } else if crate::ptx_types::is_int(st) {
+            let bits = crate::ptx_types::bits(st);
+            let signed = crate::ptx_types::is_signed(st);
+            if bits == 64 && dt != ScalarType::F16 {
+                // f64 cannot hold every 64-bit integer, and only f16's range makes the double
+                // rounding through f64 harmless (every integer ≥ 2^24 overflows it anyway).
+                return Err(unsupported(format!("`{}` (64-bit integer to bf16)", m.name()), span));
+            }
+            let from = if bits == 64 { Ty::U64 } else { Ty::U32 };
+            let op = if signed { ConvertOp::SintToFloat } else { ConvertOp::UintToFloat };
+            self.convert(op, from, Ty::F64, v)
+        } else {
+            return Err(unsupported(format!("`{}`", m.name()), span));
+        };
+        let r = if let Some(fmt) = half_format(dt) {
+            let x = match rounding {
+                Some(r @ ("rni" | "rzi" | "rmi" | "rpi")) => {
+                    if st != dt {
+                        return Err(Diagnostic::new("integer rounding needs the same source and destination type", span));
+                    }
+                    let op = int_rounding(r);
+                    self.un(op, Ty::F64, wide)
+                }
+                _ => wide,
+            };
+            let x = if m.has("sat") { self.saturate(x, ScalarType::F64) } else { x };
+            let mode = match rounding {
+                Some(r) => Rounding::from_modifier(r).unwrap_or(Rounding::Nearest),
+                // Same type (`.ftz`/`.sat` only): exact.
+                None if st == dt => Rounding::Nearest,
+                None => return Err(Diagnostic::new(format!("`{}` needs a rounding modifier", m.name()), span)),
+            };
+            self.f64_to_format(x, fmt, mode, clamp)
+        } else if crate::ptx_types::is_float(dt) {
+            // Half → f32/f64: exact.
+            if rounding.is_some_and(|r| r.ends_with('i')) {
+                return Err(Diagnostic::new("integer rounding needs the same source and destination type", span));
+            }
+            let x = if m.has("sat") { self.saturate(wide, ScalarType::F64) } else { wide };
+            if dt == ScalarType::F32 {
+                self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, x)
+            } else {
+                x
+            }
+        } else {
+            // Half → integer: through the exact f32, with cvt's integer rounding.
+            let op = match rounding {
+                Some(r @ ("rni" | "rzi" | "rmi" | "rpi")) => int_rounding(r),
+                _ => return Err(Diagnostic::new("float-to-integer `cvt` needs .rni/.rzi/.rmi/.rpi", span)),
+            };
+            let f = self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, wide);
+            self.float_to_int(f, ScalarType::F32, dt, op)
+        };
+        self.write(d, dt, r)
+    }
+
+    /// add/sub/mul/fma/min/max/neg/abs on `.f16`, `.bf16` and the packed forms (§9.7.4).
+    pub(super) fn half_arith(&mut self, m: &Mods) -> LResult<()> {
+        let name = m.inst.opcode.name.as_str();
+        let t = m.ty()?;
+        let fmt = half_format(t).ok_or_else(|| Diagnostic::new(format!("`{}` needs a half type", m.name()), m.inst.span))?;
+        let packed = matches!(t, ScalarType::F16x2 | ScalarType::Bf16x2);
+        let ftz = m.has("ftz");
+        let sat = m.has("sat");
+        let relu = m.has("relu");
+        let nan_mode = m.has("NaN");
+        if fmt == BF16 && (ftz || sat) {
+            return Err(Diagnostic::new(format!("`{}`: .ftz/.sat apply to f16 only", m.name()), m.inst.span));
+        }
+        let arity = match name {
+            "add" | "sub" | "mul" => {
+                m.only(&["rn", "ftz", "sat"])?;
+                2
+            }
+            "fma" => {
+                m.only(&["rn", "ftz", "sat", "relu"])?;
+                if !m.has("rn") {
+                    return Err(Diagnostic::new("half-precision `fma` needs .rn", m.inst.span));
+                }
+                3
+            }
+            "min" | "max" => {
+                m.only(&["ftz", "NaN", "xorsign", "abs"])?;
+                if m.has("xorsign") != m.has("abs") {
+                    return Err(Diagnostic::new("`.xorsign` and `.abs` go together", m.inst.span));
+                }
+                2
+            }
+            "neg" | "abs" => {
+                m.only(&["ftz"])?;
+                1
+            }
+            _ => return Err(unsupported(format!("`{}`", m.name()), m.inst.span)),
+        };
+        let ops = operands(m.inst, arity + 1)?;
+        let mut srcs = Vec::new();
+        for op in &ops[1..] {
+            srcs.push(self.read(op, t)?);
+        }
+        let lanes: &[u32] = if packed { &[0, 16] } else { &[0] };
+        let mut result = FnLower::u32c(0);
+        for &lane in lanes {
+            let mut xs = Vec::new();
+            for &s in &srcs {
+                let h = self.bin(BinaryOp::ShrU, Ty::U32, s, FnLower::u32c(lane));
+                let h = self.bin(BinaryOp::And, Ty::U32, h, FnLower::u32c(0xffff));
+                xs.push(if ftz { self.half_ftz(h, fmt) } else { h });
+            }
+            let r = match name {
+                "neg" | "abs" => {
+                    let sb = fmt.sign_bit() as u32;
+                    if name == "neg" {
+                        self.bin(BinaryOp::Xor, Ty::U32, xs[0], FnLower::u32c(sb))
+                    } else {
+                        self.bin(BinaryOp::And, Ty::U32, xs[0], FnLower::u32c(!sb & 0xffff))
+                    }
+                }
+                "min" | "max" => {
+                    // The f32 rules of min/max (NaN → the other operand, two NaNs → canonical
+                    // NaN, −0 < +0) on exact widenings; the result is one of the operands (or
+                    // the canonical NaN), so narrowing it back is exact.
+                    let a = self.half_to_f32(xs[0], fmt);
+                    let b = self.half_to_f32(xs[1], fmt);
+                    let r = self.min_max_modifiers(name == "min", ScalarType::F32, a, b, nan_mode, m.has("xorsign"));
+                    let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, r);
+                    self.round_to_format(bits, F32, fmt, Rounding::Nearest, Clamp::default())
+                }
+                _ => {
+                    let w: Vec<Operand> = xs
+                        .iter()
+                        .map(|&x| {
+                            let f = self.half_to_f32(x, fmt);
+                            self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f)
+                        })
+                        .collect();
+                    // Products of halves are exact in f64; sums are rounded to odd.
+                    let x = match name {
+                        "add" => self.add_round_to_odd_f64(w[0], w[1]),
+                        "sub" => {
+                            let nb = self.un(UnaryOp::FNeg, Ty::F64, w[1]);
+                            self.add_round_to_odd_f64(w[0], nb)
+                        }
+                        "mul" => self.bin(BinaryOp::FMul, Ty::F64, w[0], w[1]),
+                        _ => {
+                            let p = self.bin(BinaryOp::FMul, Ty::F64, w[0], w[1]);
+                            self.add_round_to_odd_f64(p, w[2])
+                        }
+                    };
+                    let x = if sat { self.saturate(x, ScalarType::F64) } else { x };
+                    let r = self.f64_to_format(x, fmt, Rounding::Nearest, Clamp { satfinite: false, relu });
+                    if ftz {
+                        self.half_ftz(r, fmt)
+                    } else {
+                        r
+                    }
+                }
+            };
+            let r = self.bin(BinaryOp::Shl, Ty::U32, r, FnLower::u32c(lane));
+            result = self.bin(BinaryOp::Or, Ty::U32, result, r);
+        }
+        self.write(&ops[0], t, result)
+    }
+}
+
+fn int_rounding(r: &str) -> UnaryOp {
+    match r {
+        "rni" => UnaryOp::FRoundEven,
+        "rzi" => UnaryOp::FTrunc,
+        "rmi" => UnaryOp::FFloor,
+        _ => UnaryOp::FCeil,
+    }
+}

@@ -1,0 +1,127 @@
+//! Detects loops that the driver cut short.
+//!
+//! llvmpipe (lavapipe) guards against endless shaders with one counter per shader invocation,
+//! set to 65,535 at entry and decremented on every loop back-edge of *any* loop; at zero, the
+//! loop it is in exits as if every lane broke out, silently, and so does every later loop
+//! after its first iteration. Measured on Mesa 22.3: a 1,000 × 1,000 loop nest counts to
+//! 65,470 (65,535 minus the 65 outer back-edges), a flat loop of 100,000 to 65,535. Because
+//! the counter is shared by all loops and never reset, no restructuring of the loops
+//! (splitting, nesting) raises the total, so the kernel cannot compute the right result there;
+//! what we guarantee instead is that a cut loop never passes as a successful launch.
+//!
+//! The check: before every `Return` and at the end of the kernel, a tiny loop that must run
+//! eight times (the trip count comes from the parameter header's 1.0 word, which no compiler
+//! can know, so it cannot unroll the loop). Once the driver's counter is spent, that loop
+//! stops after its first back-edge (NIR may peel one more iteration off the front), and the
+//! kernel records `abi::FAULT_LOOP_CUT`. (A thread that comes within 8 back-edges of the limit
+//! without a cut is reported too: a false alarm in that narrow case, never a false pass.)
+//!
+//! A loop without any `break` (an endless loop) gets one that is never taken but that no
+//! compiler can prove dead (a test of the header's 1.0 word against zero): otherwise the code
+//! after the loop, the check included, is unreachable and deleted, and the cut passes unseen.
+//!
+//! A flag set at each `break` of each loop does not work: NIR, which optimizes before llvmpipe
+//! adds its limiter, knows the loop ends only through its breaks and folds the flag away.
+//!
+//! The host enables the check only on devices where its probe (`host/src/runtime/probe.rs`)
+//! saw a loop cut.
+
+use crate::abi;
+use crate::build::*;
+use crate::ir::{BinaryOp, Block, CmpOp, Kernel, Memory, Stmt, Ty, VarId, VarInfo};
+
+/// Adds the check before every `Return` of `k` and at its end.
+pub fn check_cut_loops(k: &mut Kernel) {
+    let mut new_var = |ty: Ty, name: &str| {
+        k.vars.push(VarInfo { ty, name: name.into() });
+        VarId(k.vars.len() as u32 - 1)
+    };
+    let (trips, n, done) = (new_var(Ty::U32, "loop_cut.trips"), new_var(Ty::U32, "loop_cut.n"), new_var(Ty::Bool, "loop_cut.done"));
+    let far = new_var(Ty::U32, "loop_cut.far");
+    // (0x3f800000 >> 23) - 119 = 8. No masking: a compiler that can bound the trip count
+    // unrolls the loop (NIR does, on the SPIR-V path), and an unrolled loop never sees the
+    // driver's counter.
+    let check = vec![
+        assign(trips, load(Memory::Param, c32(abi::PARAM_ONE_F32_WORD))),
+        assign(trips, bin(BinaryOp::ShrU, Ty::U32, trips, c32(23))),
+        assign(trips, bin(BinaryOp::Sub, Ty::U32, trips, c32(119))),
+        assign(far, bin(BinaryOp::Shl, Ty::U32, trips, c32(8))),
+        copy(n, c32(0)),
+        loop_(vec![
+            assign(n, bin(BinaryOp::Add, Ty::U32, n, c32(1))),
+            assign(done, cmp(CmpOp::GeU, Ty::U32, n, trips)),
+            if_(done, vec![Stmt::Break], vec![]),
+            // Never taken; a second exit keeps lavapipe's SPIR-V path from miscompiling the
+            // read of `n` after a single-exit loop (design.md).
+            assign(done, cmp(CmpOp::GtU, Ty::U32, n, far)),
+            if_(done, vec![Stmt::Break], vec![]),
+        ]),
+        assign(done, cmp(CmpOp::LtU, Ty::U32, n, trips)),
+        if_(done, vec![Stmt::Fault { code: abi::FAULT_LOOP_CUT }], vec![]),
+    ];
+    let (word, never) = (new_var(Ty::U32, "loop_cut.one"), new_var(Ty::Bool, "loop_cut.never"));
+    let escape = vec![
+        assign(word, load(Memory::Param, c32(abi::PARAM_ONE_F32_WORD))),
+        assign(never, cmp(CmpOp::Eq, Ty::U32, word, c32(0))),
+        if_(never, vec![Stmt::Break], vec![]),
+    ];
+    let mut body = std::mem::take(&mut k.body);
+    insert_before_returns(&mut body, &check);
+    give_endless_loops_an_exit(&mut body, &escape);
+    body.stmts.extend(check);
+    k.body = body;
+}
+
+fn insert_before_returns(block: &mut Block, check: &[Stmt]) {
+    let stmts = std::mem::take(&mut block.stmts);
+    let mut out = Vec::with_capacity(stmts.len());
+    for s in stmts {
+        match s {
+            Stmt::Return => {
+                out.extend_from_slice(check);
+                out.push(Stmt::Return);
+            }
+            Stmt::If { cond, mut then_body, mut else_body } => {
+                insert_before_returns(&mut then_body, check);
+                insert_before_returns(&mut else_body, check);
+                out.push(Stmt::If { cond, then_body, else_body });
+            }
+            Stmt::Loop { mut body } => {
+                insert_before_returns(&mut body, check);
+                out.push(Stmt::Loop { body });
+            }
+            other => out.push(other),
+        }
+    }
+    block.stmts = out;
+}
+
+/// Prepends `escape` (a break never taken) to the body of every loop without a `Break` of its own.
+fn give_endless_loops_an_exit(block: &mut Block, escape: &[Stmt]) {
+    for s in &mut block.stmts {
+        match s {
+            Stmt::If { then_body, else_body, .. } => {
+                give_endless_loops_an_exit(then_body, escape);
+                give_endless_loops_an_exit(else_body, escape);
+            }
+            Stmt::Loop { body } => {
+                give_endless_loops_an_exit(body, escape);
+                if !breaks_out(body) {
+                    let mut stmts = escape.to_vec();
+                    stmts.append(&mut body.stmts);
+                    body.stmts = stmts;
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Whether `block` (a loop body) has a `Break` of that loop (not of a nested one).
+fn breaks_out(block: &Block) -> bool {
+    block.stmts.iter().any(|s| match s {
+        Stmt::Break => true,
+        Stmt::If { then_body, else_body, .. } => breaks_out(then_body) || breaks_out(else_body),
+        _ => false,
+    })
+}

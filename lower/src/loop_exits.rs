@@ -1,0 +1,341 @@
+//! Loops whose values are read after they end get a second, never-taken exit that no shader
+//! compiler can see through.
+//!
+//! Why: Mesa 22's lavapipe (llvmpipe's NIR → LLVM path; Debian 12) runs a loop for all lanes of
+//! its SIMD group until the slowest one leaves, masking only writes to NIR *registers* — what
+//! phis at loop exits become. A value defined in the body and read after a loop that has one
+//! exit (after mem2reg, an SSA value with no exit phi: the phi of a single-predecessor block is
+//! trivial) is recomputed, unmasked, in the extra iterations, so an invocation that left early
+//! reads its value from the slower ones' iterations (issue 6 §1). Newer Mesa converts to LCSSA
+//! first. A second exit gives the block after the loop two predecessors with different values
+//! on each (the header's value at the guard, the body's at the real exit), so a real phi — a
+//! masked register — carries the value out. naga's own SPIR-V escapes the bug the same way
+//! (its loop-bounding break). (This account of Mesa's internals is inferred from the issue's
+//! analysis and the experiments below, not traced in Mesa's source.)
+//!
+//! The guard is `if zero != 0 { break }` at the top of the body, where `zero` is the parameter
+//! header's [`abi::PARAM_ZERO_WORD`], read once at the kernel's start: the host always writes 0
+//! there, and no compiler can know it. It is added only to loops that assign a variable which
+//! is live after the loop (backward liveness over the structured IR), so most inner loops of
+//! numeric kernels that only update memory stay as they are.
+//!
+//! Alternatives measured on lavapipe (`tests/tests/loop_exits.rs`):
+//! - an LCSSA-like copy of every live-out variable into a fresh variable at each `break` (read
+//!   back after the loop) does *not* fix the bug: with one exit the copy folds away again in
+//!   NIR (same SSA value, trivial phi); three of the four regression kernels still failed on
+//!   SPIR-V with it;
+//! - this guard costs nothing measurable: on `guard_cost` (nested loops with live-out values,
+//!   64–127 iterations each, 32,768 threads; `cargo test -p ptxcross-tests --test loop_exits
+//!   guard_cost -- --ignored --nocapture`, best of 5 launches, 2 shared cores) SPIR-V ran in
+//!   81.7 ms with the guard and 81.4 ms without (wrong results), WGSL 115.9 / 113.6 ms; the
+//!   emitted code grows by 78 SPIR-V words (2,553 → 2,631) and 246 WGSL bytes (6,262 → 6,508).
+
+use crate::abi;
+use crate::ir::{Block, CmpOp, Const, Expr, Memory, Operand, Stmt, Ty, VarId, VarInfo};
+use std::collections::BTreeSet;
+
+type Live = BTreeSet<VarId>;
+
+/// Adds the guard to every loop of `body` that needs it; new variables go to `vars`.
+pub fn guard_loop_exits(body: &mut Block, vars: &mut Vec<VarInfo>) {
+    let mut needs = Vec::new();
+    number_loops(&body.stmts, &mut needs);
+    let mut facts = Facts { at_continue: vec![Live::new(); needs.len()], needs };
+    let ctx = Ctx { at_break: Live::new(), at_continue: Live::new() };
+    live_before(&body.stmts, Live::new(), &ctx, 0, &mut facts);
+    let needs = facts.needs;
+    if !needs.iter().any(|&n| n) {
+        return;
+    }
+    let mut new_var = |ty: Ty, name: &str| {
+        vars.push(VarInfo { ty, name: name.to_string() });
+        VarId(vars.len() as u32 - 1)
+    };
+    let word = new_var(Ty::U32, "loop exit guard word");
+    let guard = new_var(Ty::Bool, "loop exit guard");
+    let mut next = 0;
+    insert_guards(&mut body.stmts, guard, &needs, &mut next);
+    body.stmts.splice(
+        0..0,
+        [
+            Stmt::Assign {
+                dst: word,
+                expr: Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(abi::PARAM_ZERO_WORD)) },
+            },
+            Stmt::Assign {
+                dst: guard,
+                expr: Expr::Compare {
+                    op: CmpOp::Ne,
+                    ty: Ty::U32,
+                    lhs: Operand::Var(word),
+                    rhs: Operand::Const(Const::U32(0)),
+                },
+            },
+        ],
+    );
+}
+
+/// One `false` per loop, in preorder.
+fn number_loops(stmts: &[Stmt], needs: &mut Vec<bool>) {
+    for s in stmts {
+        match s {
+            Stmt::Loop { body } => {
+                needs.push(false);
+                number_loops(&body.stmts, needs);
+            }
+            Stmt::If { then_body, else_body, .. } => {
+                number_loops(&then_body.stmts, needs);
+                number_loops(&else_body.stmts, needs);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn loops_in(stmts: &[Stmt]) -> usize {
+    let mut v = Vec::new();
+    number_loops(stmts, &mut v);
+    v.len()
+}
+
+/// What the liveness analysis learns per loop (indexed by preorder number).
+struct Facts {
+    /// A variable assigned in the body is live after the loop.
+    needs: Vec<bool>,
+    /// The loop's last fixed point at its `Continue`s. An enclosing loop's next round starts
+    /// the inner iteration from it: live sets only grow from round to round, so this stays
+    /// below the new fixed point and nested loops cost no more than flat ones.
+    at_continue: Vec<Live>,
+}
+
+/// Where `Break` and `Continue` of the innermost loop lead, as live sets.
+struct Ctx {
+    at_break: Live,
+    at_continue: Live,
+}
+
+/// Variables live before `stmts`, given those live after them (`out`). `first_loop` is the
+/// preorder number of the first loop in `stmts`; each loop with a variable assigned in its body
+/// and live after it is marked in `facts.needs`.
+fn live_before(stmts: &[Stmt], out: Live, ctx: &Ctx, first_loop: usize, facts: &mut Facts) -> Live {
+    let mut starts = Vec::with_capacity(stmts.len());
+    let mut id = first_loop;
+    for s in stmts {
+        starts.push(id);
+        id += loops_in(std::slice::from_ref(s));
+    }
+    let mut live = out;
+    for (s, &id) in stmts.iter().zip(&starts).rev() {
+        live = match s {
+            Stmt::Assign { dst, expr } => {
+                live.remove(dst);
+                add_expr_uses(expr, &mut live);
+                live
+            }
+            Stmt::StoreWord { index, value, .. } => {
+                add_use(*index, &mut live);
+                add_use(*value, &mut live);
+                live
+            }
+            Stmt::If { cond, then_body, else_body } => {
+                let mut l = live_before(&then_body.stmts, live.clone(), ctx, id, facts);
+                let e = live_before(&else_body.stmts, live, ctx, id + loops_in(&then_body.stmts), facts);
+                l.extend(e);
+                add_use(*cond, &mut l);
+                l
+            }
+            Stmt::Loop { body } => {
+                // The end of the body continues, like `Continue`. Iterate to the fixed point.
+                let mut inner = Ctx { at_break: live.clone(), at_continue: std::mem::take(&mut facts.at_continue[id]) };
+                loop {
+                    let mut l = live_before(&body.stmts, inner.at_continue.clone(), &inner, id + 1, facts);
+                    l.extend(inner.at_continue.iter().copied());
+                    if l == inner.at_continue {
+                        break;
+                    }
+                    inner.at_continue = l;
+                }
+                facts.at_continue[id] = inner.at_continue.clone();
+                let mut assigned = Live::new();
+                assigned_in(&body.stmts, &mut assigned);
+                if assigned.iter().any(|v| live.contains(v)) {
+                    facts.needs[id] = true;
+                }
+                inner.at_continue
+            }
+            Stmt::Break => ctx.at_break.clone(),
+            Stmt::Continue => ctx.at_continue.clone(),
+            Stmt::Return => Live::new(),
+            Stmt::Barrier | Stmt::Fault { .. } => live,
+        };
+    }
+    live
+}
+
+fn add_use(o: Operand, live: &mut Live) {
+    if let Operand::Var(v) = o {
+        live.insert(v);
+    }
+}
+
+fn add_expr_uses(e: &Expr, live: &mut Live) {
+    match e {
+        Expr::Use(a) | Expr::Unary { arg: a, .. } | Expr::Convert { arg: a, .. } => add_use(*a, live),
+        Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
+            add_use(*lhs, live);
+            add_use(*rhs, live);
+        }
+        Expr::Fma { a, b, c, .. } => [a, b, c].into_iter().for_each(|o| add_use(*o, live)),
+        Expr::Select { cond, a, b, .. } => [cond, a, b].into_iter().for_each(|o| add_use(*o, live)),
+        Expr::Builtin(_) => {}
+        Expr::LoadWord { index, .. } => add_use(*index, live),
+        Expr::AtomicWord { index, value, comparand, .. } => {
+            add_use(*index, live);
+            add_use(*value, live);
+            if let Some(c) = comparand {
+                add_use(*c, live);
+            }
+        }
+    }
+}
+
+fn assigned_in(stmts: &[Stmt], out: &mut Live) {
+    for s in stmts {
+        match s {
+            Stmt::Assign { dst, .. } => {
+                out.insert(*dst);
+            }
+            Stmt::If { then_body, else_body, .. } => {
+                assigned_in(&then_body.stmts, out);
+                assigned_in(&else_body.stmts, out);
+            }
+            Stmt::Loop { body } => assigned_in(&body.stmts, out),
+            _ => {}
+        }
+    }
+}
+
+fn insert_guards(stmts: &mut [Stmt], guard: VarId, needs: &[bool], next: &mut usize) {
+    for s in stmts {
+        match s {
+            Stmt::Loop { body } => {
+                let id = *next;
+                *next += 1;
+                insert_guards(&mut body.stmts, guard, needs, next);
+                if needs[id] {
+                    body.stmts.insert(
+                        0,
+                        Stmt::If {
+                            cond: Operand::Var(guard),
+                            then_body: Block { stmts: vec![Stmt::Break] },
+                            else_body: Block::new(),
+                        },
+                    );
+                }
+            }
+            Stmt::If { then_body, else_body, .. } => {
+                insert_guards(&mut then_body.stmts, guard, needs, next);
+                insert_guards(&mut else_body.stmts, guard, needs, next);
+            }
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::build::*;
+    use crate::ir::BinaryOp;
+
+    fn vars(n: usize) -> Vec<VarInfo> {
+        (0..n).map(|i| VarInfo { ty: Ty::U32, name: format!("r{i}") }).collect()
+    }
+
+    fn guarded(stmts: &[Stmt], guard: VarId) -> usize {
+        stmts
+            .iter()
+            .map(|s| match s {
+                Stmt::Loop { body } => {
+                    let g = matches!(body.stmts.first(), Some(Stmt::If { cond, then_body, .. })
+                        if *cond == Operand::Var(guard) && then_body.stmts == [Stmt::Break]);
+                    g as usize + guarded(&body.stmts, guard)
+                }
+                Stmt::If { then_body, else_body, .. } => guarded(&then_body.stmts, guard) + guarded(&else_body.stmts, guard),
+                _ => 0,
+            })
+            .sum()
+    }
+
+    /// `loop { v1 = v0 + 1; v0 = v0 - 1; if v0 != 0 { continue }; break }`, then `tail`.
+    fn do_while(tail: Vec<Stmt>) -> Block {
+        let (v0, v1, p) = (VarId(0), VarId(1), VarId(2));
+        let mut stmts = vec![loop_(vec![
+            assign(v1, bin(BinaryOp::Add, Ty::U32, v0, c32(1))),
+            assign(v0, bin(BinaryOp::Sub, Ty::U32, v0, c32(1))),
+            assign(p, cmp(CmpOp::Ne, Ty::U32, v0, c32(0))),
+            if_(p, vec![Stmt::Continue], vec![]),
+            Stmt::Break,
+        ])];
+        stmts.extend(tail);
+        Block { stmts }
+    }
+
+    #[test]
+    fn only_loops_with_live_out_values_are_guarded() {
+        // v1 stored after the loop: guarded; the guard word is read first.
+        let mut v = vars(3);
+        let mut b = do_while(vec![store(Memory::Heap, c32(64), VarId(1))]);
+        guard_loop_exits(&mut b, &mut v);
+        assert_eq!(v.len(), 5);
+        assert_eq!(guarded(&b.stmts, VarId(4)), 1);
+        assert!(matches!(&b.stmts[0], Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Param, .. }, .. }));
+
+        // Nothing read after the loop (v1 overwritten first): unchanged.
+        let mut v = vars(3);
+        let mut b = do_while(vec![copy(VarId(1), c32(5)), store(Memory::Heap, c32(64), VarId(1))]);
+        let before = b.clone();
+        guard_loop_exits(&mut b, &mut v);
+        assert_eq!(b, before);
+        assert_eq!(v.len(), 3);
+    }
+
+    #[test]
+    fn a_value_read_in_the_next_iteration_of_an_outer_loop_is_live() {
+        // outer { store v1; inner do-while } — v1 of the inner loop is read at the top of the
+        // outer loop's next iteration, so the inner loop is guarded; the outer loop has
+        // nothing live after it.
+        let mut v = vars(3);
+        let inner = do_while(vec![]).stmts;
+        let mut outer_body = vec![store(Memory::Heap, c32(64), VarId(1))];
+        outer_body.extend(inner);
+        let mut b = Block { stmts: vec![loop_(outer_body)] };
+        guard_loop_exits(&mut b, &mut v);
+        let Stmt::Loop { body } = &b.stmts[2] else { panic!("{b:?}") };
+        assert!(!matches!(body.stmts[0], Stmt::If { .. }), "outer loop needs no guard");
+        assert_eq!(guarded(&b.stmts, VarId(4)), 1);
+    }
+
+    #[test]
+    fn deep_nests_are_analysed_quickly() {
+        // 40 nested loops, each reading the variable the next one assigns after it ends: a
+        // fixed point recomputed from scratch in every round of every enclosing loop would take
+        // 2^40 rounds.
+        let n = 40;
+        let mut v = vars(n + 2);
+        let mut body = vec![Stmt::Break];
+        for i in 0..n {
+            body = vec![
+                loop_(body),
+                store(Memory::Heap, c32(64), VarId(i as u32)),
+                copy(VarId(i as u32 + 1), c32(1)),
+                if_(VarId(n as u32 + 1), vec![Stmt::Break], vec![]),
+            ];
+        }
+        let mut b = Block { stmts: body };
+        let t = std::time::Instant::now();
+        guard_loop_exits(&mut b, &mut v);
+        assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
+        assert_eq!(guarded(&b.stmts, VarId(v.len() as u32 - 1)), n - 1);
+    }
+}

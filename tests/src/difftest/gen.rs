@@ -1,0 +1,278 @@
+//! Random programs from a seed. Own small RNG (SplitMix64) so that a seed names the same
+//! program on every machine and with every version of the dependencies.
+
+use super::program::*;
+
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Rng {
+        Rng(seed)
+    }
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+    /// Uniform in `0..n` (n > 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n
+    }
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.below(100) < percent
+    }
+    pub fn pick<T: Copy>(&mut self, xs: &[T]) -> T {
+        xs[self.below(xs.len() as u64) as usize]
+    }
+    /// A value that often sits at an edge (0, ±1, sign bit, all ones, small).
+    pub fn value(&mut self) -> u64 {
+        match self.below(8) {
+            0 => self.pick(&[0, 1, 2, u64::MAX, u64::MAX - 1, 0x8000_0000, 0x7fff_ffff, 0xffff_ffff, 1 << 63, (1 << 63) - 1]),
+            1 => self.below(64),
+            2 => self.below(64).wrapping_neg(),
+            3 => self.next_u64() & 0xffff_ffff,
+            4 => (self.next_u64() as u32 as i32 as i64) as u64,
+            _ => self.next_u64(),
+        }
+    }
+}
+
+/// Inputs of a launch: NIN words per thread, and the scratch buffer's initial words.
+pub fn inputs(rng: &mut Rng, threads: usize) -> (Vec<u32>, Vec<u32>) {
+    let mut input = Vec::with_capacity(threads * NIN);
+    for _ in 0..threads * NIN {
+        input.push(rng.value() as u32);
+    }
+    let scratch = (0..threads * NG).map(|_| rng.next_u64() as u32).collect();
+    (input, scratch)
+}
+
+/// Limits of one program.
+const MAX_STMTS: usize = 45;
+const MAX_RETS: usize = 1;
+
+struct Gen<'a> {
+    rng: &'a mut Rng,
+    stmts: usize,
+    rets: usize,
+    published: usize,
+    block: u32,
+}
+
+/// A random program for a launch of `grid` × `block` threads.
+pub fn program(rng: &mut Rng, grid: u32, block: u32) -> Program {
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block };
+    let body = g.block(0, 0, true);
+    Program { body, grid, block }
+}
+
+impl Gen<'_> {
+    fn guard(&mut self) -> Guard {
+        Guard { p: self.rng.below(NP as u64) as u8, neg: self.rng.chance(30) }
+    }
+    fn opt_guard(&mut self) -> Option<Guard> {
+        self.rng.chance(15).then(|| self.guard())
+    }
+    fn r(&mut self) -> u8 {
+        self.rng.below(NR as u64) as u8
+    }
+    fn d(&mut self) -> u8 {
+        self.rng.below(ND as u64) as u8
+    }
+    fn reg(&mut self, ty: IntTy) -> Reg {
+        if ty.bits() == 32 {
+            Reg::R(self.r())
+        } else {
+            Reg::D(self.d())
+        }
+    }
+    fn src(&mut self, ty: IntTy) -> Src {
+        if self.rng.chance(25) {
+            Src::Imm(self.rng.value() & ty.mask())
+        } else {
+            Src::Reg(self.reg(ty))
+        }
+    }
+    fn ty(&mut self) -> IntTy {
+        self.rng.pick(&[IntTy::U32, IntTy::S32, IntTy::U32, IntTy::S32, IntTy::U64, IntTy::S64])
+    }
+    fn trip(&mut self) -> Trip {
+        Trip { reg: self.r(), mask: self.rng.pick(&[1, 3, 7]), add: self.rng.below(3) as u32 }
+    }
+
+    fn addr(&mut self, w: Width, write: bool) -> Addr {
+        let mems: &[Mem] = if write {
+            &[Mem::Scratch, Mem::SharedRw, Mem::Local]
+        } else if self.published > 0 {
+            &[Mem::Scratch, Mem::SharedRw, Mem::Local, Mem::Table, Mem::SharedRo(0), Mem::SharedRo(1)]
+        } else {
+            &[Mem::Scratch, Mem::SharedRw, Mem::Local, Mem::Table]
+        };
+        let mut mem = self.rng.pick(mems);
+        if let Mem::SharedRo(k) = mem {
+            mem = Mem::SharedRo(k.min(self.published as u8 - 1));
+        }
+        let size = mem.bytes(self.block);
+        let wb = w.bytes();
+        let index = self.rng.chance(50).then(|| self.r());
+        let off = self.rng.below((size / wb) as u64) as u32 * wb;
+        Addr { mem, index, off, generic: self.rng.chance(20) }
+    }
+
+    fn ins(&mut self) -> Ins {
+        match self.rng.below(22) {
+            20 => {
+                let u = IntTy::U32;
+                let field = |g: &mut Self| if g.rng.chance(50) { Src::Imm(g.rng.below(70)) } else { g.src(u) };
+                let (pos, len) = (field(self), field(self));
+                if self.rng.chance(50) {
+                    let ty = self.ty();
+                    Ins::Bfe { ty, d: self.reg(ty), a: self.src(ty), pos, len }
+                } else {
+                    let ty = self.rng.pick(&[IntTy::U32, IntTy::U64]);
+                    Ins::Bfi { ty, d: self.reg(ty), a: self.src(ty), b: self.src(ty), pos, len }
+                }
+            }
+            21 => {
+                let u = IntTy::U32;
+                if self.rng.chance(50) {
+                    Ins::Prmt { d: Reg::R(self.r()), a: self.src(u), b: self.src(u), c: self.src(u) }
+                } else {
+                    let c = if self.rng.chance(50) { Src::Imm(self.rng.below(40)) } else { self.src(u) };
+                    Ins::Shf { left: self.rng.chance(50), clamp: self.rng.chance(50), d: Reg::R(self.r()), a: self.src(u), b: self.src(u), c }
+                }
+            }
+            0..=7 => {
+                let ty = self.ty();
+                let op = self.rng.pick(&[
+                    Bin::Add,
+                    Bin::Sub,
+                    Bin::MulLo,
+                    Bin::MulHi,
+                    Bin::Min,
+                    Bin::Max,
+                    Bin::And,
+                    Bin::Or,
+                    Bin::Xor,
+                    Bin::Shl,
+                    Bin::Shr,
+                    Bin::Div,
+                    Bin::Rem,
+                ]);
+                let b = if matches!(op, Bin::Shl | Bin::Shr) {
+                    if self.rng.chance(50) {
+                        Src::Imm(self.rng.below(70))
+                    } else {
+                        Src::Reg(Reg::R(self.r()))
+                    }
+                } else {
+                    self.src(ty)
+                };
+                Ins::Bin { op, ty, d: self.reg(ty), a: self.src(ty), b }
+            }
+            8 => {
+                let ty = self.ty();
+                let op = self.rng.pick(&[Un::Not, Un::Neg, Un::Abs, Un::Popc, Un::Clz, Un::Brev]);
+                let ty = match (op, ty) {
+                    (Un::Neg | Un::Abs, IntTy::U32) => IntTy::S32,
+                    (Un::Neg | Un::Abs, IntTy::U64) => IntTy::S64,
+                    _ => ty,
+                };
+                let d = if matches!(op, Un::Popc | Un::Clz) { Reg::R(self.r()) } else { self.reg(ty) };
+                Ins::Un { op, ty, d, a: Src::Reg(self.reg(ty)) }
+            }
+            9 => {
+                let ty = self.ty();
+                Ins::Mad { hi: self.rng.chance(30), ty, d: self.reg(ty), a: self.src(ty), b: self.src(ty), c: self.src(ty) }
+            }
+            10 => {
+                let signed = self.rng.chance(50);
+                let t = if signed { IntTy::S32 } else { IntTy::U32 };
+                let c = self.rng.chance(50).then(|| self.src(IntTy::U64));
+                Ins::Wide { signed, d: Reg::D(self.d()), a: self.src(t), b: self.src(t), c }
+            }
+            11 | 12 => {
+                let ty = self.ty();
+                let cmp = self.rng.pick(&[Cmp::Eq, Cmp::Ne, Cmp::Lt, Cmp::Le, Cmp::Gt, Cmp::Ge]);
+                let combine = self.rng.chance(30).then(|| (self.rng.pick(&[BoolOp::And, BoolOp::Or, BoolOp::Xor]), self.guard()));
+                Ins::Setp { cmp, ty, p: self.rng.below(NP as u64) as u8, a: self.src(ty), b: self.src(ty), combine }
+            }
+            13 => {
+                let ty = self.ty();
+                Ins::Selp { ty, d: self.reg(ty), a: self.src(ty), b: self.src(ty), p: self.rng.below(NP as u64) as u8 }
+            }
+            14 => {
+                let (to, from) = if self.rng.chance(50) {
+                    (self.rng.pick(&[IntTy::U64, IntTy::S64]), self.rng.pick(&[IntTy::U32, IntTy::S32]))
+                } else {
+                    (self.rng.pick(&[IntTy::U32, IntTy::S32]), self.rng.pick(&[IntTy::U64, IntTy::S64]))
+                };
+                Ins::Cvt { to, from, d: self.reg(to), a: self.reg(from) }
+            }
+            15 => {
+                let ty = self.ty();
+                Ins::Mov { ty, d: self.reg(ty), a: self.src(ty) }
+            }
+            16..=17 => {
+                let w = self.rng.pick(&[Width::U8, Width::S8, Width::U16, Width::S16, Width::B32, Width::B32, Width::B64]);
+                let d = if w == Width::B64 { Reg::D(self.d()) } else { Reg::R(self.r()) };
+                Ins::Ld { w, d, addr: self.addr(w, false) }
+            }
+            _ => {
+                let w = self.rng.pick(&[Width::U8, Width::U16, Width::B32, Width::B32, Width::B64]);
+                let v = if w == Width::B64 { Reg::D(self.d()) } else { Reg::R(self.r()) };
+                Ins::St { w, addr: self.addr(w, true), v }
+            }
+        }
+    }
+
+    /// A block at loop nesting `loops`, control nesting `depth`; `top`: the program's top level.
+    fn block(&mut self, loops: usize, depth: usize, top: bool) -> Vec<Stmt> {
+        let len = if top { 6 + self.rng.below(12) } else { 1 + self.rng.below(6) };
+        let mut out = Vec::new();
+        for _ in 0..len {
+            if self.stmts >= MAX_STMTS {
+                break;
+            }
+            self.stmts += 1;
+            let compound = depth < 3;
+            let s = match self.rng.below(100) {
+                0..=9 if compound => {
+                    let g = self.guard();
+                    let then_ = self.block(loops, depth + 1, false);
+                    let else_ = if self.rng.chance(40) { self.block(loops, depth + 1, false) } else { vec![] };
+                    Stmt::If { g, then_, else_ }
+                }
+                10..=19 if compound && loops < MAX_DEPTH - 1 => {
+                    let trip = self.trip();
+                    let body = self.block(loops + 1, depth + 1, false);
+                    Stmt::Loop { do_while: self.rng.chance(70), trip, body }
+                }
+                20..=23 if compound && loops < MAX_DEPTH - 1 => {
+                    let (g, trip) = (self.guard(), self.trip());
+                    let a = self.block(loops + 1, depth + 1, false);
+                    let b = self.block(loops + 1, depth + 1, false);
+                    Stmt::Irreducible { g, trip, a, b }
+                }
+                24..=29 if loops > 0 => Stmt::Break { g: self.guard(), up: self.rng.below(loops as u64) as u8 },
+                30..=31 if loops > 0 => Stmt::Continue { g: self.guard() },
+                32..=33 if self.rets < MAX_RETS => {
+                    self.rets += 1;
+                    Stmt::Ret { g: self.guard() }
+                }
+                34..=36 if top && self.rets == 0 && self.published < NRO => {
+                    self.published += 1;
+                    Stmt::Publish { region: self.published as u8 - 1, v: self.r() }
+                }
+                _ => {
+                    let g = self.opt_guard();
+                    Stmt::Ins(g, self.ins())
+                }
+            };
+            out.push(s);
+        }
+        out
+    }
+}

@@ -1,0 +1,402 @@
+//! Differential execution testing (issue 6 §2): random valid PTX kernels run through both
+//! backends on the device and compared with an independent model of the PTX.
+//!
+//! - [`gen`] builds a random program from a seed: integer arithmetic on many registers
+//!   (u32/s32/u64/s64), predicated instructions, `setp` with predicate combination, forward
+//!   branches, counted loops (do-while: a backward predicated branch; while), breaks out of
+//!   nested loops, `continue`, irreducible two-entry loops, early `ret`, loads and stores of
+//!   every width to global, shared and local memory (own slots, or read-only shared data
+//!   published before a barrier at the top level), direct and generic addresses. Every loop is
+//!   counted by a per-thread trip count of at most 9, so every program terminates (far below
+//!   lavapipe's 65,535-iteration loop cut).
+//! - [`model`] executes the program with semantics written from the PTX ISA.
+//! - [`Runner::check`] translates (validating the SPIR-V with spirv-val and the WGSL with naga),
+//!   launches 2–4 CTAs of 64–256 threads with per-thread inputs through each backend, and
+//!   compares every output word and every scratch word with the model.
+//! - [`minimize`] shrinks a failing case (statements, blocks, loops, guards, launch size) while
+//!   the same failure persists; [`save_regression`] writes it as a `ptxcross run` launch spec
+//!   (PTX + inputs + the model's expected outputs) that `tests/tests/differential.rs` replays.
+
+pub mod gen;
+pub mod model;
+pub mod program;
+
+use program::{flatten, print, Program, Stmt, NG, NIN, NOUT};
+use ptxcross::{translate, Backend, Context, ContextOptions, Gpu};
+use ptxcross_frontend::SourceFile;
+use ptxcross_lower::LowerOptions;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// A program with its launch inputs.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Case {
+    pub program: Program,
+    /// NIN words per thread.
+    pub input: Vec<u32>,
+    /// NG words per thread: the scratch buffer before the launch.
+    pub scratch: Vec<u32>,
+}
+
+impl Case {
+    /// The case of `seed`: 2–4 CTAs of 64, 128 or 256 threads.
+    pub fn from_seed(seed: u64) -> Case {
+        let mut rng = gen::Rng::new(seed);
+        let grid = 2 + rng.below(3) as u32;
+        let block = rng.pick(&[64, 128, 256]);
+        let program = gen::program(&mut rng, grid, block);
+        let (input, scratch) = gen::inputs(&mut rng, (grid * block) as usize);
+        Case { program, input, scratch }
+    }
+    pub fn threads(&self) -> usize {
+        (self.program.grid * self.program.block) as usize
+    }
+    pub fn ptx(&self) -> String {
+        print(&self.program, &flatten(&self.program), "difftest")
+    }
+    pub fn expected(&self) -> Result<model::Expected, String> {
+        model::run(&self.program, &flatten(&self.program), &self.input, &self.scratch)
+    }
+}
+
+/// How a case went.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    /// Not valid PTX to compare on (the model says why); never counted, never kept.
+    Invalid(String),
+    Fail(Failure),
+}
+
+/// What went wrong: `kind` groups failures for the minimizer (it keeps a reduction only while
+/// the kind stays the same).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Failure {
+    pub backend: Option<Backend>,
+    pub kind: FailureKind,
+    pub detail: String,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FailureKind {
+    /// ptxcross refused or failed to translate/validate a valid program.
+    Translate,
+    /// The launch failed or recorded a fault.
+    Launch,
+    /// Outputs differ from the model.
+    Mismatch,
+}
+
+/// Runs cases on one device, reusing one context.
+pub struct Runner {
+    gpu: Arc<Gpu>,
+    ctx: Context,
+}
+
+impl Runner {
+    pub fn new(gpu: Arc<Gpu>) -> Runner {
+        let ctx = Context::new(ContextOptions { heap_bytes: 4 << 20, timeout: None, gpu: Some(gpu.clone()) })
+            .expect("a context with a 4 MiB heap");
+        Runner { gpu, ctx }
+    }
+
+    pub fn check(&mut self, case: &Case) -> Verdict {
+        let expected = match case.expected() {
+            Ok(e) => e,
+            Err(why) => return Verdict::Invalid(why),
+        };
+        let ptx = case.ptx();
+        let file = SourceFile::new("difftest.ptx", ptx);
+        let block = [case.program.block, 1, 1];
+        let options = LowerOptions { block: Some(block), ..Default::default() };
+        let program = match translate::build_program(&file, &options, &Backend::ALL, true) {
+            Ok(p) => p,
+            Err(e) => {
+                return Verdict::Fail(Failure { backend: None, kind: FailureKind::Translate, detail: e.render() });
+            }
+        };
+        let mut verdict = Verdict::Pass;
+        for backend in Backend::ALL {
+            if let Err(f) = self.launch(case, &program, backend, &expected) {
+                verdict = Verdict::Fail(f);
+                break;
+            }
+        }
+        self.gpu.forget_program(program.id());
+        verdict
+    }
+
+    fn launch(&mut self, case: &Case, program: &ptxcross::Program, backend: Backend, expected: &model::Expected) -> Result<(), Failure> {
+        let fail = |kind, detail: String| Failure { backend: Some(backend), kind, detail };
+        let n = case.threads();
+        let bufs = [vec![0u32; n * NOUT], case.scratch.clone(), case.input.clone()];
+        let mut ptrs = Vec::new();
+        for b in &bufs {
+            let p = self.ctx.alloc(b.len() as u64 * 4).map_err(|e| fail(FailureKind::Launch, format!("alloc: {e}")))?;
+            self.ctx.write(p, &crate::launch::bytes(b)).map_err(|e| fail(FailureKind::Launch, format!("write: {e}")))?;
+            ptrs.push(p);
+        }
+        let args: Vec<[u8; 8]> = ptrs.iter().map(|p| p.to_le_bytes()).collect();
+        let arg_refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+        let launched = self.ctx.launch(program, "difftest", [case.program.grid, 1, 1], &arg_refs, backend);
+        let read = |ctx: &Context, i: usize| ctx.read(ptrs[i], bufs[i].len() as u64 * 4).map(|b| crate::launch::words(&b));
+        let result = launched
+            .map_err(|e| fail(FailureKind::Launch, e.to_string()))
+            .and_then(|()| {
+                let out = read(&self.ctx, 0).map_err(|e| fail(FailureKind::Launch, format!("read: {e}")))?;
+                let scratch = read(&self.ctx, 1).map_err(|e| fail(FailureKind::Launch, format!("read: {e}")))?;
+                compare(&out, &expected.out, NOUT, "out")
+                    .or_else(|| compare(&scratch, &expected.scratch, NG, "scratch"))
+                    .map_or(Ok(()), |d| Err(fail(FailureKind::Mismatch, d)))
+            });
+        for p in ptrs {
+            let _ = self.ctx.free(p);
+        }
+        result
+    }
+}
+
+/// The first difference between `got` and `want` (per-thread records of `per` words), described.
+fn compare(got: &[u32], want: &[u32], per: usize, what: &str) -> Option<String> {
+    let bad: Vec<usize> = (0..want.len()).filter(|&i| got.get(i) != Some(&want[i])).collect();
+    let &i = bad.first()?;
+    let field = if what == "out" {
+        let mut k = i % per;
+        let mut name = String::new();
+        for (f, len) in program::epilogue_layout() {
+            if k < len {
+                name = format!("{f}[{k}]");
+                break;
+            }
+            k -= len;
+        }
+        name
+    } else {
+        format!("word {}", i % per)
+    };
+    Some(format!(
+        "{} of {} {what} words differ; first: thread {} {field}: expected {:#x}, got {:#x}",
+        bad.len(),
+        want.len(),
+        i / per,
+        want[i],
+        got.get(i).copied().unwrap_or(0)
+    ))
+}
+
+/// Shrinks `case` while `runner` still fails it the same way as `failure` (same backend and
+/// kind); gives up after `max_runs` device runs. Returns the smallest failing case found.
+pub fn minimize(runner: &mut Runner, case: &Case, failure: &Failure, max_runs: usize) -> Case {
+    let same = |v: &Verdict| matches!(v, Verdict::Fail(f) if f.backend == failure.backend && f.kind == failure.kind);
+    let mut cur = case.clone();
+    let mut runs = 0;
+    'outer: loop {
+        for cand in reductions(&cur) {
+            if runs >= max_runs {
+                break 'outer;
+            }
+            runs += 1;
+            if same(&runner.check(&cand)) {
+                cur = cand;
+                continue 'outer;
+            }
+        }
+        break;
+    }
+    cur
+}
+
+/// One-step reductions of a case, larger ones first.
+fn reductions(case: &Case) -> Vec<Case> {
+    let mut out = Vec::new();
+    let with_launch = |grid: u32, block: u32| {
+        let n = (grid * block) as usize;
+        let mut c = case.clone();
+        c.program.grid = grid;
+        c.program.block = block;
+        c.input.truncate(n * NIN);
+        c.scratch.truncate(n * NG);
+        c
+    };
+    if case.program.grid > 1 {
+        out.push(with_launch(1, case.program.block));
+    }
+    if case.program.block > 32 {
+        out.push(with_launch(case.program.grid, case.program.block / 2));
+    }
+    for body in block_reductions(&case.program.body) {
+        let mut c = case.clone();
+        c.program.body = body;
+        out.push(c);
+    }
+    out
+}
+
+/// Reductions of a statement list: chunks deleted (halves first), then each statement deleted,
+/// replaced by its inner statements, or reduced inside.
+fn block_reductions(stmts: &[Stmt]) -> Vec<Vec<Stmt>> {
+    let mut out = Vec::new();
+    let n = stmts.len();
+    let mut chunk = n / 2;
+    while chunk > 1 {
+        let mut start = 0;
+        while start < n {
+            let mut v = stmts.to_vec();
+            v.drain(start..(start + chunk).min(n));
+            out.push(v);
+            start += chunk;
+        }
+        chunk /= 2;
+    }
+    for i in 0..n {
+        let replace = |with: Vec<Stmt>| {
+            let mut v = stmts[..i].to_vec();
+            v.extend(with);
+            v.extend_from_slice(&stmts[i + 1..]);
+            v
+        };
+        out.push(replace(vec![]));
+        match &stmts[i] {
+            Stmt::If { g, then_, else_ } => {
+                out.push(replace(then_.iter().chain(else_).cloned().collect()));
+                if !else_.is_empty() {
+                    out.push(replace(vec![Stmt::If { g: *g, then_: then_.clone(), else_: vec![] }]));
+                }
+                for t in block_reductions(then_) {
+                    out.push(replace(vec![Stmt::If { g: *g, then_: t, else_: else_.clone() }]));
+                }
+                for e in block_reductions(else_) {
+                    out.push(replace(vec![Stmt::If { g: *g, then_: then_.clone(), else_: e }]));
+                }
+            }
+            Stmt::Loop { do_while, trip, body } => {
+                out.push(replace(body.clone()));
+                for b in block_reductions(body) {
+                    out.push(replace(vec![Stmt::Loop { do_while: *do_while, trip: *trip, body: b }]));
+                }
+            }
+            Stmt::Irreducible { g, trip, a, b } => {
+                out.push(replace(a.iter().chain(b).cloned().collect()));
+                out.push(replace(vec![Stmt::Loop { do_while: true, trip: *trip, body: a.iter().chain(b).cloned().collect() }]));
+                for x in block_reductions(a) {
+                    out.push(replace(vec![Stmt::Irreducible { g: *g, trip: *trip, a: x, b: b.clone() }]));
+                }
+                for x in block_reductions(b) {
+                    out.push(replace(vec![Stmt::Irreducible { g: *g, trip: *trip, a: a.clone(), b: x }]));
+                }
+            }
+            Stmt::Ins(Some(_), ins) => out.push(replace(vec![Stmt::Ins(None, *ins)])),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Statements in a program, nested ones included.
+pub fn size(stmts: &[Stmt]) -> usize {
+    stmts
+        .iter()
+        .map(|s| {
+            1 + match s {
+                Stmt::If { then_, else_, .. } => size(then_) + size(else_),
+                Stmt::Loop { body, .. } => size(body),
+                Stmt::Irreducible { a, b, .. } => size(a) + size(b),
+                _ => 0,
+            }
+        })
+        .sum()
+}
+
+/// Writes `case` as `dir/<name>.ptx` and the launch spec `dir/<name>.json` (expected outputs
+/// from the model) that `ptxcross run --spec` checks on both backends. `note` goes into the
+/// PTX as a comment.
+pub fn save_regression(case: &Case, dir: &Path, name: &str, note: &str) -> std::io::Result<PathBuf> {
+    let expected = case.expected().map_err(std::io::Error::other)?;
+    std::fs::create_dir_all(dir)?;
+    let mut ptx = String::new();
+    for line in note.lines() {
+        ptx.push_str("// ");
+        ptx.push_str(line);
+        ptx.push('\n');
+    }
+    ptx.push_str(&case.ptx());
+    std::fs::write(dir.join(format!("{name}.ptx")), ptx)?;
+    let values = |w: &[u32]| serde_json::json!({"type": "u32", "values": w});
+    let spec = serde_json::json!({
+        "ptx": format!("{name}.ptx"),
+        "kernel": "difftest",
+        "grid": [case.program.grid, 1, 1],
+        "block": [case.program.block, 1, 1],
+        "buffers": {
+            "out": {"zeros": case.threads() * NOUT * 4},
+            "scratch": values(&case.scratch),
+            "inp": values(&case.input),
+        },
+        "args": [{"buffer": "out"}, {"buffer": "scratch"}, {"buffer": "inp"}],
+        "expect": {"out": values(&expected.out), "scratch": values(&expected.scratch)},
+    });
+    let path = dir.join(format!("{name}.json"));
+    std::fs::write(&path, serde_json::to_string(&spec).map_err(std::io::Error::other)? + "\n")?;
+    Ok(path)
+}
+
+/// What a campaign did.
+#[derive(Debug, Default)]
+pub struct Report {
+    pub programs: usize,
+    pub invalid: usize,
+    pub threads: usize,
+    /// (seed, minimized failure, where it was saved)
+    pub failures: Vec<(u64, Failure, Option<PathBuf>)>,
+}
+
+/// Runs seeds `first_seed, first_seed + 1, …` for `seconds` or `max_programs`, whichever ends
+/// first; every failure is minimized and saved into `save_dir` (when given).
+pub fn campaign(runner: &mut Runner, first_seed: u64, seconds: f64, max_programs: usize, save_dir: Option<&Path>) -> Report {
+    let start = std::time::Instant::now();
+    let mut report = Report::default();
+    let mut seed = first_seed;
+    let mut last_note = 0.0;
+    while start.elapsed().as_secs_f64() < seconds && report.programs < max_programs {
+        let t = start.elapsed().as_secs_f64();
+        if t - last_note >= 60.0 {
+            eprintln!("differential: {} programs, {} failures after {t:.0} s", report.programs, report.failures.len());
+            last_note = t;
+        }
+        let case = Case::from_seed(seed);
+        match runner.check(&case) {
+            Verdict::Pass => {}
+            Verdict::Invalid(_) => report.invalid += 1,
+            Verdict::Fail(f) => {
+                eprintln!("seed {seed:#x}: {:?} {:?}: {}", f.backend, f.kind, f.detail);
+                let small = minimize(runner, &case, &f, 3000);
+                let f2 = match runner.check(&small) {
+                    Verdict::Fail(f2) => f2,
+                    _ => f.clone(),
+                };
+                eprintln!(
+                    "seed {seed:#x}: minimized from {} to {} statements, {}×{} threads: {}",
+                    size(&case.program.body),
+                    size(&small.program.body),
+                    small.program.grid,
+                    small.program.block,
+                    f2.detail
+                );
+                let saved = save_dir.and_then(|d| {
+                    let note = format!(
+                        "Found by the differential tester (tests/src/difftest), seed {seed:#x}, minimized.\n{} {:?}: {}",
+                        f2.backend.map_or("translation".to_string(), |b| b.to_string()),
+                        f2.kind,
+                        f2.detail.lines().next().unwrap_or("")
+                    );
+                    save_regression(&small, d, &format!("seed-{seed:016x}"), &note).ok()
+                });
+                report.failures.push((seed, f2, saved));
+            }
+        }
+        report.programs += 1;
+        report.threads += case.threads();
+        seed += 1;
+    }
+    report
+}

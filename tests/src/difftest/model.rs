@@ -1,0 +1,434 @@
+//! An independent model of the generated PTX: executes the flat program ([`Flat`]) thread by
+//! thread with the semantics written from the PTX ISA (§9.7.1 integer arithmetic, §9.7.3
+//! comparison and selection, §9.7.5 logic and shift, §9.7.8 data movement, §9.7.9 conversion),
+//! never from ptxcross's lowering or its IR interpreter.
+//!
+//! Threads run one at a time up to a barrier (`Publish`) or their exit; a CTA's threads are
+//! released from a barrier together. A program that would be undefined PTX — a thread exits
+//! before a barrier others wait at, a read-only shared region read before it is published or
+//! published twice, a runaway loop — is reported as invalid (`Err`), so the minimizer never
+//! keeps such a program.
+
+use super::program::*;
+
+/// What one launch leaves in the output and scratch buffers.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Expected {
+    pub out: Vec<u32>,
+    pub scratch: Vec<u32>,
+}
+
+/// Steps one thread may take before the model calls the program runaway.
+const STEP_LIMIT: u64 = 2_000_000;
+
+struct Thread {
+    tid: u32,
+    gt: u32,
+    r: [u32; NR],
+    d: [u64; ND],
+    p: [bool; NP + 1],
+    c: [u32; MAX_DEPTH],
+    local: [u8; NL * 4],
+    shrw: [u8; NS * 4],
+    pc: usize,
+    steps: u64,
+    exited: bool,
+}
+
+enum Stop {
+    Barrier,
+    Exited,
+}
+
+struct Cta<'a> {
+    block: u32,
+    table: &'a [u8],
+    scratch: &'a mut [u8],
+    out: &'a mut [u32],
+    ro: [Vec<u32>; NRO],
+    published: [bool; NRO],
+}
+
+fn sext(v: u64, bits: u32) -> i128 {
+    if bits == 32 {
+        v as u32 as i32 as i128
+    } else {
+        v as i64 as i128
+    }
+}
+
+/// The thread's state after the prologue of `program::print`.
+fn new_thread(tid: u32, gt: u32, input: &[u32]) -> Thread {
+    let w = |i: usize| input[gt as usize * NIN + i];
+    let mut t = Thread {
+        tid,
+        gt,
+        r: [0; NR],
+        d: [0; ND],
+        p: [false; NP + 1],
+        c: [0; MAX_DEPTH],
+        local: [0; NL * 4],
+        shrw: [0; NS * 4],
+        pc: 0,
+        steps: 0,
+        exited: false,
+    };
+    for i in 0..NR {
+        t.r[i] = w(i);
+    }
+    for i in 0..ND {
+        t.d[i] = w(NR + 2 * i) as u64 | (w(NR + 2 * i + 1) as u64) << 32;
+    }
+    let bits = w(NR + 2 * ND);
+    for i in 0..NP {
+        t.p[i] = bits & (1 << i) != 0;
+    }
+    for k in 0..NL {
+        t.local[k * 4..k * 4 + 4].copy_from_slice(&t.r[init_local_reg(k)].to_le_bytes());
+    }
+    for k in 0..NS {
+        t.shrw[k * 4..k * 4 + 4].copy_from_slice(&t.r[init_shared_reg(k)].to_le_bytes());
+    }
+    t
+}
+
+impl Thread {
+    fn get(&self, s: Src, ty: IntTy) -> u64 {
+        let v = match s {
+            Src::Reg(Reg::R(i)) => self.r[i as usize] as u64,
+            Src::Reg(Reg::D(i)) => self.d[i as usize],
+            Src::Reg(Reg::C(i)) => self.c[i as usize] as u64,
+            Src::Imm(v) => v,
+        };
+        v & ty.mask()
+    }
+    fn set(&mut self, d: Reg, v: u64) {
+        match d {
+            Reg::R(i) => self.r[i as usize] = v as u32,
+            Reg::D(i) => self.d[i as usize] = v,
+            Reg::C(i) => self.c[i as usize] = v as u32,
+        }
+    }
+    fn guard(&self, g: Option<Guard>) -> bool {
+        g.is_none_or(|g| self.p[g.p as usize] != g.neg)
+    }
+}
+
+fn bin(op: Bin, ty: IntTy, a: u64, b: u64) -> u64 {
+    let n = ty.bits();
+    let m = ty.mask();
+    let s = ty.signed();
+    let r = match op {
+        Bin::Add => a.wrapping_add(b),
+        Bin::Sub => a.wrapping_sub(b),
+        Bin::MulLo => a.wrapping_mul(b),
+        Bin::MulHi if s => ((sext(a, n) * sext(b, n)) >> n) as u64,
+        Bin::MulHi => ((a as u128 * b as u128) >> n) as u64,
+        Bin::Min if s => if sext(a, n) <= sext(b, n) { a } else { b },
+        Bin::Min => a.min(b),
+        Bin::Max if s => if sext(a, n) >= sext(b, n) { a } else { b },
+        Bin::Max => a.max(b),
+        Bin::And => a & b,
+        Bin::Or => a | b,
+        Bin::Xor => a ^ b,
+        // §9.7.5.7/8: shift amounts greater than the width are clamped to the width.
+        Bin::Shl => if (b as u32 as u64) >= n as u64 { 0 } else { a << b },
+        Bin::Shr if s => (sext(a, n) >> (b as u32 as u64).min(n as u64 - 1)) as u64,
+        Bin::Shr => if (b as u32 as u64) >= n as u64 { 0 } else { a >> b },
+        Bin::Div | Bin::Rem => {
+            let d = (b | 1) & (m >> 1);
+            match (op, s) {
+                (Bin::Div, false) => a / d,
+                (Bin::Rem, false) => a % d,
+                (Bin::Div, true) => (sext(a, n) / d as i128) as u64,
+                _ => (sext(a, n) % d as i128) as u64,
+            }
+        }
+    };
+    r & m
+}
+
+fn un(op: Un, ty: IntTy, a: u64) -> u64 {
+    let n = ty.bits();
+    let m = ty.mask();
+    let r = match op {
+        Un::Not => !a,
+        Un::Neg => a.wrapping_neg(),
+        Un::Abs => if sext(a, n) < 0 { a.wrapping_neg() } else { a },
+        Un::Popc => a.count_ones() as u64,
+        Un::Clz => (a.leading_zeros() - (64 - n)) as u64,
+        Un::Brev => a.reverse_bits() >> (64 - n),
+    };
+    r & m
+}
+
+fn compare(c: Cmp, ty: IntTy, a: u64, b: u64) -> bool {
+    let (a, b) = if ty.signed() { (sext(a, ty.bits()), sext(b, ty.bits())) } else { (a as i128, b as i128) };
+    match c {
+        Cmp::Eq => a == b,
+        Cmp::Ne => a != b,
+        Cmp::Lt => a < b,
+        Cmp::Le => a <= b,
+        Cmp::Gt => a > b,
+        Cmp::Ge => a >= b,
+    }
+}
+
+impl Cta<'_> {
+    fn mem<'m>(&'m mut self, t: &'m mut Thread, m: Mem) -> Result<&'m mut [u8], String> {
+        Ok(match m {
+            Mem::Scratch => {
+                let o = t.gt as usize * NG * 4;
+                &mut self.scratch[o..o + NG * 4]
+            }
+            Mem::Local => &mut t.local,
+            Mem::SharedRw => &mut t.shrw,
+            Mem::Table | Mem::SharedRo(_) => unreachable!("read-only memory is read through `load`"),
+        })
+    }
+
+    fn load(&mut self, t: &mut Thread, addr: Addr, w: Width) -> Result<u64, String> {
+        let idx = addr.index.map_or(0, |r| t.r[r as usize]);
+        let off = addr.offset(idx, w, self.block) as usize;
+        let n = w.bytes() as usize;
+        let mut bytes = [0u8; 8];
+        match addr.mem {
+            Mem::Table => bytes[..n].copy_from_slice(&self.table[off..off + n]),
+            Mem::SharedRo(k) => {
+                if !self.published[k as usize] {
+                    return Err(format!("shared region {k} read before it is published"));
+                }
+                for (i, b) in bytes[..n].iter_mut().enumerate() {
+                    *b = self.ro[k as usize][(off + i) / 4].to_le_bytes()[(off + i) % 4];
+                }
+            }
+            m => bytes[..n].copy_from_slice(&self.mem(t, m)?[off..off + n]),
+        }
+        let v = u64::from_le_bytes(bytes);
+        Ok(match w {
+            Width::S8 => v as u8 as i8 as u32 as u64,
+            Width::S16 => v as u16 as i16 as u32 as u64,
+            _ => v,
+        })
+    }
+
+    fn store(&mut self, t: &mut Thread, addr: Addr, w: Width, v: u64) -> Result<(), String> {
+        let idx = addr.index.map_or(0, |r| t.r[r as usize]);
+        let off = addr.offset(idx, w, self.block) as usize;
+        let n = w.bytes() as usize;
+        self.mem(t, addr.mem)?[off..off + n].copy_from_slice(&v.to_le_bytes()[..n]);
+        Ok(())
+    }
+
+    fn exit(&mut self, t: &Thread, id: u32) {
+        let o = &mut self.out[t.gt as usize * NOUT..(t.gt as usize + 1) * NOUT];
+        let mut i = 0;
+        let mut put = |v: u32| {
+            o[i] = v;
+            i += 1;
+        };
+        t.r.iter().for_each(|&v| put(v));
+        t.d.iter().for_each(|&v| {
+            put(v as u32);
+            put((v >> 32) as u32)
+        });
+        t.p[..NP].iter().for_each(|&b| put(b as u32));
+        t.local.chunks(4).for_each(|c| put(u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+        t.shrw.chunks(4).for_each(|c| put(u32::from_le_bytes([c[0], c[1], c[2], c[3]])));
+        (0..4).for_each(|_| put(id));
+    }
+
+    /// Runs `t` until it waits at a barrier or exits.
+    fn run(&mut self, t: &mut Thread, flat: &[Flat], labels: &[usize]) -> Result<Stop, String> {
+        loop {
+            t.steps += 1;
+            if t.steps > STEP_LIMIT {
+                return Err("runaway thread".into());
+            }
+            let f = flat.get(t.pc).ok_or("fell off the program")?;
+            t.pc += 1;
+            match *f {
+                Flat::Label(_) => {}
+                Flat::Bra { g, target } => {
+                    if t.guard(g) {
+                        t.pc = labels[target as usize];
+                    }
+                }
+                Flat::Exit { id } => {
+                    self.exit(t, id);
+                    t.exited = true;
+                    return Ok(Stop::Exited);
+                }
+                Flat::Publish { region, v } => {
+                    if self.published[region as usize] {
+                        return Err(format!("shared region {region} published twice"));
+                    }
+                    self.ro[region as usize][t.tid as usize] = t.r[v as usize];
+                    return Ok(Stop::Barrier);
+                }
+                Flat::Op { g, ins } => {
+                    if t.guard(g) {
+                        self.exec(t, ins)?;
+                    }
+                }
+            }
+        }
+    }
+
+    fn exec(&mut self, t: &mut Thread, ins: Ins) -> Result<(), String> {
+        match ins {
+            Ins::Bin { op, ty, d, a, b } => {
+                let bty = if matches!(op, Bin::Shl | Bin::Shr) { IntTy::U32 } else { ty };
+                let v = bin(op, ty, t.get(a, ty), t.get(b, bty));
+                t.set(d, v);
+            }
+            Ins::Un { op, ty, d, a } => {
+                let v = un(op, ty, t.get(a, ty));
+                t.set(d, v);
+            }
+            Ins::Mad { hi, ty, d, a, b, c } => {
+                let p = bin(if hi { Bin::MulHi } else { Bin::MulLo }, ty, t.get(a, ty), t.get(b, ty));
+                t.set(d, p.wrapping_add(t.get(c, ty)) & ty.mask());
+            }
+            Ins::Wide { signed, d, a, b, c } => {
+                let t32 = if signed { IntTy::S32 } else { IntTy::U32 };
+                let (a, b) = (t.get(a, t32), t.get(b, t32));
+                let p = if signed { (sext(a, 32) * sext(b, 32)) as u64 } else { a * b };
+                let c = c.map_or(0, |c| t.get(c, IntTy::U64));
+                t.set(d, p.wrapping_add(c));
+            }
+            Ins::Setp { cmp, ty, p, a, b, combine } => {
+                let r = compare(cmp, ty, t.get(a, ty), t.get(b, ty));
+                let r = match combine {
+                    None => r,
+                    Some((op, q)) => {
+                        let q = t.p[q.p as usize] != q.neg;
+                        match op {
+                            BoolOp::And => r && q,
+                            BoolOp::Or => r || q,
+                            BoolOp::Xor => r != q,
+                        }
+                    }
+                };
+                t.p[p as usize] = r;
+            }
+            Ins::Selp { ty, d, a, b, p } => {
+                let v = if t.p[p as usize] { t.get(a, ty) } else { t.get(b, ty) };
+                t.set(d, v);
+            }
+            Ins::Cvt { to, from, d, a } => {
+                let v = t.get(Src::Reg(a), from);
+                // §9.7.9.21: integer widening sign-extends a signed source, zero-extends an
+                // unsigned one; narrowing keeps the low bits.
+                let v = if from.signed() { sext(v, from.bits()) as u64 } else { v };
+                t.set(d, v & to.mask());
+            }
+            Ins::Mov { ty, d, a } => {
+                let v = t.get(a, ty);
+                t.set(d, v);
+            }
+            Ins::Bfe { ty, d, a, pos, len } => {
+                // §9.7.5.11 bfe.
+                let (a, pos, len) = (t.get(a, ty), t.get(pos, IntTy::U32) & 0xff, t.get(len, IntTy::U32) & 0xff);
+                let msb = ty.bits() as u64 - 1;
+                let bit = |v: u64, i: u64| (v >> i) & 1;
+                let sbit = if !ty.signed() || len == 0 { 0 } else { bit(a, (pos + len - 1).min(msb)) };
+                let v = (0..=msb).fold(0, |v, i| v | (if i < len && pos + i <= msb { bit(a, pos + i) } else { sbit }) << i);
+                t.set(d, v);
+            }
+            Ins::Bfi { ty, d, a, b, pos, len } => {
+                // §9.7.5.12 bfi.
+                let (a, mut f) = (t.get(a, ty), t.get(b, ty));
+                let (pos, len) = (t.get(pos, IntTy::U32) & 0xff, t.get(len, IntTy::U32) & 0xff);
+                let msb = ty.bits() as u64 - 1;
+                let mut i = 0;
+                while i < len && pos + i <= msb {
+                    f = (f & !(1 << (pos + i))) | ((a >> i) & 1) << (pos + i);
+                    i += 1;
+                }
+                t.set(d, f);
+            }
+            Ins::Prmt { d, a, b, c } => {
+                // §9.7.10.7 prmt, generic form: bytes {b, a} numbered 0..7 from a's low byte;
+                // nibble k of c picks d's byte k, its msb replicates the byte's sign.
+                let u = IntTy::U32;
+                let src = t.get(a, u) | t.get(b, u) << 32;
+                let c = t.get(c, u);
+                let v = (0..4).fold(0u64, |v, k| {
+                    let sel = (c >> (4 * k)) & 0xf;
+                    let byte = (src >> (8 * (sel & 7))) & 0xff;
+                    let byte = if sel & 8 != 0 { if byte & 0x80 != 0 { 0xff } else { 0 } } else { byte };
+                    v | byte << (8 * k)
+                });
+                t.set(d, v);
+            }
+            Ins::Shf { left, clamp, d, a, b, c } => {
+                // §9.7.5.9 shf: shift the 64-bit {b, a}; .l keeps the high word, .r the low.
+                let u = IntTy::U32;
+                let c = t.get(c, u);
+                let n = if clamp { c.min(32) } else { c & 31 };
+                let v = t.get(a, u) | t.get(b, u) << 32;
+                let r = if left { (v << n) >> 32 } else { (v >> n) & 0xffff_ffff };
+                t.set(d, r);
+            }
+            Ins::Ld { w, d, addr } => {
+                let v = self.load(t, addr, w)?;
+                t.set(d, v);
+            }
+            Ins::St { w, addr, v } => {
+                let ty = if w == Width::B64 { IntTy::U64 } else { IntTy::U32 };
+                let val = t.get(Src::Reg(v), ty);
+                self.store(t, addr, w, val)?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Runs `program` (`flat` = its flattening) on `input` (NIN words per thread) and the initial
+/// scratch words; returns both buffers after the launch, or why the program is not valid PTX
+/// to compare on.
+pub fn run(program: &Program, flat: &[Flat], input: &[u32], scratch: &[u32]) -> Result<Expected, String> {
+    let mut labels = vec![usize::MAX; flat.len()];
+    for (i, f) in flat.iter().enumerate() {
+        if let Flat::Label(l) = f {
+            labels[*l as usize] = i;
+        }
+    }
+    let n = (program.grid * program.block) as usize;
+    let table: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let mut scratch_bytes: Vec<u8> = scratch.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let mut out = vec![0u32; n * NOUT];
+    for cta in 0..program.grid {
+        let mut c = Cta {
+            block: program.block,
+            table: &table,
+            scratch: &mut scratch_bytes,
+            out: &mut out,
+            ro: std::array::from_fn(|_| vec![0; program.block as usize]),
+            published: [false; NRO],
+        };
+        let mut threads: Vec<Thread> =
+            (0..program.block).map(|tid| new_thread(tid, cta * program.block + tid, input)).collect();
+        loop {
+            let mut at_barrier = Vec::new();
+            for t in threads.iter_mut().filter(|t| !t.exited) {
+                if let Stop::Barrier = c.run(t, flat, &labels)? {
+                    at_barrier.push(t.pc);
+                }
+            }
+            if at_barrier.is_empty() {
+                break;
+            }
+            if at_barrier.len() != threads.len() || at_barrier.iter().any(|&pc| pc != at_barrier[0]) {
+                return Err("a barrier that not every thread of the CTA reaches".into());
+            }
+            match flat[at_barrier[0] - 1] {
+                Flat::Publish { region, .. } => c.published[region as usize] = true,
+                _ => unreachable!("threads stop only at `Publish`"),
+            }
+        }
+    }
+    let scratch = scratch_bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    Ok(Expected { out, scratch })
+}

@@ -1,0 +1,318 @@
+//! Single/double-precision rules (spec §9.7.3, §9.7.9.21 `cvt`), on raw bits. Rust's `f32`
+//! and `f64` arithmetic is IEEE 754 round-to-nearest-even, which is what `.rn` means.
+
+use crate::sweep::Expect;
+
+pub const F32_MIN_NORMAL: f32 = f32::MIN_POSITIVE;
+
+/// Subnormal (nonzero with a zero exponent field).
+pub fn is_subnormal(x: f32) -> bool {
+    x != 0.0 && x.abs() < F32_MIN_NORMAL
+}
+
+/// `.ftz`: "flush subnormal inputs and results to sign-preserving zero" (§9.7.3).
+pub fn ftz(x: f32) -> f32 {
+    if is_subnormal(x) {
+        f32::from_bits(x.to_bits() & 0x8000_0000)
+    } else {
+        x
+    }
+}
+
+/// `.sat` on f32: "clamps the result to [0.0, 1.0]. NaN results are flushed to +0.0f"
+/// (§9.7.3.1). −0.0 is not in [+0.0, 1.0]: it becomes +0.0.
+pub fn sat_f32(x: f32) -> f32 {
+    if x.is_nan() || x <= 0.0 {
+        0.0
+    } else if x > 1.0 {
+        1.0
+    } else {
+        x
+    }
+}
+
+pub fn sat_f64(x: f64) -> f64 {
+    if x.is_nan() || x <= 0.0 {
+        0.0
+    } else if x > 1.0 {
+        1.0
+    } else {
+        x
+    }
+}
+
+/// The expectation for an f32 result: single-precision instructions "return an unspecified
+/// NaN" (§9.7.3), so any NaN matches a NaN.
+pub fn exact_f32(x: f32) -> Expect {
+    if x.is_nan() {
+        Expect::AnyNanF32
+    } else {
+        Expect::Bits(x.to_bits() as u64)
+    }
+}
+
+pub fn exact_f64(x: f64) -> Expect {
+    if x.is_nan() {
+        Expect::AnyNanF64
+    } else {
+        Expect::Bits(x.to_bits())
+    }
+}
+
+/// The size of one unit in the last place of an f32 of magnitude `x` (subnormal spacing below
+/// the smallest normal).
+pub fn ulp_f32_at(x: f64) -> f64 {
+    let a = x.abs();
+    if a < F32_MIN_NORMAL as f64 {
+        return 2f64.powi(-149);
+    }
+    let e = a.log2().floor() as i32;
+    // log2 can be off by one right at a power of two: fix it up.
+    let e = if 2f64.powi(e) > a { e - 1 } else if 2f64.powi(e + 1) <= a { e + 1 } else { e };
+    2f64.powi(e.min(127) - 23)
+}
+
+/// The integer rounding modifiers of `cvt` (§9.7.9.21 "Integer Notes").
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntRound {
+    /// `.rni`: nearest, ties to even.
+    Rni,
+    /// `.rzi`: toward zero.
+    Rzi,
+    /// `.rmi`: toward −∞.
+    Rmi,
+    /// `.rpi`: toward +∞.
+    Rpi,
+}
+
+impl IntRound {
+    pub const ALL: [IntRound; 4] = [IntRound::Rni, IntRound::Rzi, IntRound::Rmi, IntRound::Rpi];
+    pub fn suffix(self) -> &'static str {
+        match self {
+            IntRound::Rni => "rni",
+            IntRound::Rzi => "rzi",
+            IntRound::Rmi => "rmi",
+            IntRound::Rpi => "rpi",
+        }
+    }
+    pub fn f32(self, x: f32) -> f32 {
+        match self {
+            IntRound::Rni => x.round_ties_even(),
+            IntRound::Rzi => x.trunc(),
+            IntRound::Rmi => x.floor(),
+            IntRound::Rpi => x.ceil(),
+        }
+    }
+    pub fn f64(self, x: f64) -> f64 {
+        match self {
+            IntRound::Rni => x.round_ties_even(),
+            IntRound::Rzi => x.trunc(),
+            IntRound::Rmi => x.floor(),
+            IntRound::Rpi => x.ceil(),
+        }
+    }
+}
+
+/// `cvt{.irnd}{.ftz}{.sat}.f32.f32` (§9.7.9.21): `.ftz` flushes the input and the result,
+/// `.sat` clamps to [+0.0, 1.0] with NaN → +0.0.
+pub fn cvt_f32_f32(a: u32, round: Option<IntRound>, ftz_: bool, sat: bool) -> Expect {
+    let mut x = f32::from_bits(a);
+    if ftz_ {
+        x = ftz(x);
+    }
+    if let Some(r) = round {
+        x = r.f32(x);
+    }
+    if sat {
+        x = sat_f32(x);
+    }
+    if ftz_ {
+        x = ftz(x);
+    }
+    exact_f32(x)
+}
+
+/// `div.approx{.ftz}.f32` (§9.7.3.8): "computed as d = a * (1/b)", at most 2 ulp from a/b
+/// for |b| in [2^-126, 2^126]; for 2^126 < |b| < 2^128, NaN if a is infinite, else 0;
+/// subnormal inputs and results flushed to sign-preserving zero; "division by zero creates a
+/// value of infinity (with same sign as a)".
+pub fn div_approx_f32(a: u32, b: u32) -> Vec<Expect> {
+    let (x, y) = (ftz(f32::from_bits(a)), ftz(f32::from_bits(b)));
+    let huge = (y.abs() as f64) > 2f64.powi(126);
+    if x.is_nan() || y.is_nan() {
+        return vec![Expect::AnyNanF32];
+    }
+    if y == 0.0 {
+        // inf · sign(a); 0 · inf has no value: NaN.
+        return vec![if x == 0.0 { Expect::AnyNanF32 } else { Expect::Bits(f32::INFINITY.copysign(x).to_bits() as u64) }];
+    }
+    if huge && y.is_finite() {
+        if x.is_infinite() {
+            return vec![Expect::AnyNanF32];
+        }
+        // "returns 0": the sign of that zero is not stated, both are accepted.
+        return vec![Expect::Either(0, 0x8000_0000)];
+    }
+    div_within_2ulp(x, y)
+}
+
+/// `div.full{.ftz}.f32` (§9.7.3.8): at most 2 ulp "across the full range of inputs";
+/// subnormal inputs and results flushed.
+pub fn div_full_f32(a: u32, b: u32) -> Vec<Expect> {
+    let (x, y) = (ftz(f32::from_bits(a)), ftz(f32::from_bits(b)));
+    if x.is_nan() || y.is_nan() || (x == 0.0 && y == 0.0) || (x.is_infinite() && y.is_infinite()) {
+        return vec![Expect::AnyNanF32];
+    }
+    div_within_2ulp(x, y)
+}
+
+fn div_within_2ulp(x: f32, y: f32) -> Vec<Expect> {
+    // a/b in f64 is within 2^-53 relative of the true quotient: far below the bound's slack.
+    let q = x as f64 / y as f64;
+    if q.abs() >= 2f64.powi(128) || q == 0.0 || x.is_infinite() || y.is_infinite() {
+        // Overflow (beyond the last binade, so no error bound reaches back) and exact cases.
+        return vec![exact_f32(q as f32)];
+    }
+    if q.abs() < F32_MIN_NORMAL as f64 * (1.0 + 2f64.powi(-21)) {
+        // A result at or near the subnormal range: flushed (sign-preserving zero) or, just above
+        // the boundary, within the bound.
+        return vec![Expect::F32WithinOrZero { exact: q, ulps: 2.0 }];
+    }
+    vec![Expect::F32Within { exact: q, ulps: 2.0 }]
+}
+
+/// add/sub/mul/fma of f32 with any rounding direction (§9.7.3.3–6: `.rn/.rz/.rm/.rp`
+/// round the exact result once), by rustc_apfloat, with `.ftz` and `.sat` applied as the spec
+/// says (flush inputs and result; clamp to [+0.0, 1.0], NaN → +0.0).
+pub fn arith_f32(op: &str, round: rustc_apfloat::Round, xs: &[u64], ftz_: bool, sat: bool) -> Expect {
+    use rustc_apfloat::ieee::Single;
+    use rustc_apfloat::Float;
+    let v: Vec<Single> = xs
+        .iter()
+        .map(|&x| {
+            let f = f32::from_bits(x as u32);
+            Single::from_bits((if ftz_ { ftz(f) } else { f }).to_bits() as u128)
+        })
+        .collect();
+    let r = match op {
+        "add" => v[0].add_r(v[1], round).value,
+        "sub" => v[0].sub_r(v[1], round).value,
+        "mul" => v[0].mul_r(v[1], round).value,
+        _ => v[0].mul_add_r(v[1], v[2], round).value,
+    };
+    let mut f = f32::from_bits(r.to_bits() as u32);
+    if ftz_ {
+        f = ftz(f);
+    }
+    if sat {
+        f = sat_f32(f);
+    }
+    exact_f32(f)
+}
+
+/// `cvt.frnd.f32.f64` and `cvt.frnd.f32.{s32,u32}` (§9.7.9.21), by rustc_apfloat.
+pub fn cvt_f32_from(src: &str, round: rustc_apfloat::Round, a: u64) -> Expect {
+    use rustc_apfloat::ieee::{Double, Single};
+    use rustc_apfloat::{Float, FloatConvert};
+    let s: Single = match src {
+        "f64" => {
+            let mut lose = false;
+            FloatConvert::<Single>::convert_r(Double::from_bits(a as u128), round, &mut lose).value
+        }
+        "s32" => Single::from_i128_r(a as u32 as i32 as i128, round).value,
+        _ => Single::from_u128_r(a as u32 as u128, round).value,
+    };
+    exact_f32(f32::from_bits(s.to_bits() as u32))
+}
+
+/// `div.rnd{.ftz}.f32` / `rcp.rnd{.ftz}.f32` (§9.7.3.8/9): IEEE division, correctly rounded in
+/// the given direction (rustc_apfloat); `.ftz` flushes inputs and result.
+pub fn div_rounded_f32(a: u64, b: u64, round: rustc_apfloat::Round, ftz_: bool) -> Expect {
+    use rustc_apfloat::ieee::Single;
+    use rustc_apfloat::Float;
+    let f = |x: u64| {
+        let v = f32::from_bits(x as u32);
+        Single::from_bits((if ftz_ { ftz(v) } else { v }).to_bits() as u128)
+    };
+    let r = f32::from_bits(f(a).div_r(f(b), round).value.to_bits() as u32);
+    exact_f32(if ftz_ { ftz(r) } else { r })
+}
+
+/// `sqrt.rnd{.ftz}.f32` (§9.7.3.11): the f64 square root (correctly rounded by IEEE 754) is
+/// never on an f32 rounding boundary unless the root is exact (53 ≥ 2·24 + 2 bits), so
+/// rounding it to f32 in the given direction is the correctly rounded f32 root.
+pub fn sqrt_rounded_f32(a: u64, round: rustc_apfloat::Round, ftz_: bool) -> Expect {
+    use rustc_apfloat::ieee::{Double, Single};
+    use rustc_apfloat::{Float, FloatConvert};
+    let v = f32::from_bits(a as u32);
+    let v = if ftz_ { ftz(v) } else { v };
+    let s = (v as f64).sqrt();
+    let mut lose = false;
+    let r: Single = FloatConvert::<Single>::convert_r(Double::from_bits(s.to_bits() as u128), round, &mut lose).value;
+    let r = f32::from_bits(r.to_bits() as u32);
+    exact_f32(if ftz_ { ftz(r) } else { r })
+}
+
+/// min/max{.ftz}{.NaN}{.xorsign.abs} on f16/f32/f64 bits (`bits` 16, 32 or 64), the semantics of
+/// §9.7.3.11/12 step by step ("If values of both inputs are 0.0, then +0.0 > -0.0"; two NaNs,
+/// or any NaN with `.NaN`, give the canonical NaN).
+pub fn min_max(is_min: bool, bits: u32, a: u64, b: u64, nan_mode: bool, xorsign: bool, ftz_: bool) -> Expect {
+    let sign = 1u64 << (bits - 1);
+    let (canonical, exp_mask) = match bits {
+        64 => (0x7fff_ffff_ffff_ffffu64, 0x7ff0_0000_0000_0000u64),
+        32 => (0x7fff_ffff, 0x7f80_0000),
+        _ => (0x7fff, 0x7c00),
+    };
+    let flush = |x: u64| if ftz_ && bits < 64 && x & exp_mask == 0 { x & sign } else { x };
+    let (mut a, mut b) = (flush(a), flush(b));
+    let is_nan = |x: u64| x & (sign - 1) > exp_mask;
+    let as_f64 = |x: u64| match bits {
+        64 => f64::from_bits(x),
+        32 => f32::from_bits(x as u32) as f64,
+        _ => crate::ptx_ref::half::Fmt::F16.to_f64(x as u16),
+    };
+    let xs = (a ^ b) & sign;
+    if xorsign {
+        a &= sign - 1;
+        b &= sign - 1;
+    }
+    let d = if is_nan(a) && is_nan(b) || (nan_mode && (is_nan(a) || is_nan(b))) {
+        return Expect::Bits(canonical);
+    } else if is_nan(a) {
+        b
+    } else if is_nan(b) {
+        a
+    } else {
+        let (x, y) = (as_f64(a), as_f64(b));
+        // a < b with −0 below +0.
+        let a_less = x < y || (x == y && a & sign != 0 && b & sign == 0);
+        if a_less == is_min {
+            a
+        } else {
+            b
+        }
+    };
+    Expect::Bits(if xorsign { (d & (sign - 1)) | xs } else { d })
+}
+
+/// A floating-point comparison of `setp`/`set` (§9.7.6.1 Table "Floating-point comparison
+/// operators"): ordered ones are false on NaN, the `u` forms true; `num`/`nan` test for NaN.
+pub fn compare(cmp: &str, x: f64, y: f64) -> bool {
+    let un = x.is_nan() || y.is_nan();
+    match cmp {
+        "eq" => x == y,
+        "ne" => !un && x != y,
+        "lt" => x < y,
+        "le" => x <= y,
+        "gt" => x > y,
+        "ge" => x >= y,
+        "equ" => un || x == y,
+        "neu" => x != y,
+        "ltu" => un || x < y,
+        "leu" => un || x <= y,
+        "gtu" => un || x > y,
+        "geu" => un || x >= y,
+        "num" => !un,
+        _ => un,
+    }
+}

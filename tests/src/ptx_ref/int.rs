@@ -1,0 +1,150 @@
+//! Integer instructions (spec §9.7.1, §9.7.8). `bits` is the type's width; operands are the
+//! low `bits` of the `u64`s, results are zero-extended.
+
+fn mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+fn bit(x: u64, i: u32) -> u64 {
+    (x >> i) & 1
+}
+
+/// §9.7.1.19 `bfe`: the spec's bit loop, literally.
+pub fn bfe(bits: u32, signed: bool, a: u64, b: u64, c: u64) -> u64 {
+    let msb = bits - 1;
+    let pos = (b & 0xff) as u32;
+    let len = (c & 0xff) as u32;
+    let sbit = if !signed || len == 0 { 0 } else { bit(a, (pos + len - 1).min(msb)) };
+    let mut d = 0u64;
+    for i in 0..=msb {
+        let v = if i < len && pos + i <= msb { bit(a, pos + i) } else { sbit };
+        d |= v << i;
+    }
+    d
+}
+
+/// §9.7.1.20 `bfi`: the spec's bit loop, literally.
+pub fn bfi(bits: u32, a: u64, b: u64, c: u64, d: u64) -> u64 {
+    let msb = bits - 1;
+    let pos = (c & 0xff) as u32;
+    let len = (d & 0xff) as u32;
+    let mut f = b & mask(bits);
+    let mut i = 0;
+    while i < len && pos + i <= msb {
+        f = (f & !(1u64 << (pos + i))) | (bit(a, i) << (pos + i));
+        i += 1;
+    }
+    f
+}
+
+fn sext(x: u64, bits: u32) -> i64 {
+    ((x << (64 - bits)) as i64) >> (64 - bits)
+}
+
+/// §9.7.1.1/2 `add.sat.s32` / `sub.sat.s32`: "limits result to MININT..MAXINT".
+pub fn add_sat_s32(a: u64, b: u64, sub: bool) -> u64 {
+    let (a, b) = (sext(a, 32), sext(b, 32));
+    let r = if sub { a - b } else { a + b };
+    r.clamp(i32::MIN as i64, i32::MAX as i64) as u32 as u64
+}
+
+/// §9.7.1.5/6 mul24/mad24: "t = a * b" of the 24-bit values; .hi: t<47..16>, .lo: t<31..0>;
+/// mad24 adds c; `.sat` (mad24.hi.s32) limits the 32-bit signed addition.
+pub fn mul24(signed: bool, hi: bool, a: u64, b: u64, c: Option<u64>, sat: bool) -> u64 {
+    let v = |x: u64| if signed { sext(x & 0xff_ffff, 24) as i128 } else { (x & 0xff_ffff) as i128 };
+    let t = v(a) * v(b);
+    let part = if hi { (t >> 16) as u64 & 0xffff_ffff } else { t as u64 & 0xffff_ffff };
+    match c {
+        None => part,
+        Some(c) if sat => (sext(part, 32) + sext(c, 32)).clamp(i32::MIN as i64, i32::MAX as i64) as u32 as u64,
+        Some(c) => (part + c) & 0xffff_ffff,
+    }
+}
+
+/// §9.7.1.7 sad: d = c + ((a<b) ? b-a : a-b).
+pub fn sad(bits: u32, signed: bool, a: u64, b: u64, c: u64) -> u64 {
+    let lt = if signed { sext(a, bits) < sext(b, bits) } else { a & mask(bits) < b & mask(bits) };
+    let d = if lt { b.wrapping_sub(a) } else { a.wrapping_sub(b) };
+    c.wrapping_add(d) & mask(bits)
+}
+
+/// §9.7.1.16 bfind: the spec's loop.
+pub fn bfind(bits: u32, signed: bool, shiftamt: bool, a: u64) -> u64 {
+    let msb = bits - 1;
+    let mut a = a & mask(bits);
+    if signed && bit(a, msb) == 1 {
+        a = !a & mask(bits);
+    }
+    let mut d = 0xffff_ffffu64;
+    for i in (0..=msb).rev() {
+        if bit(a, i) == 1 {
+            d = i as u64;
+            break;
+        }
+    }
+    if shiftamt && d != 0xffff_ffff {
+        d = msb as u64 - d;
+    }
+    d
+}
+
+/// §9.7.1.22 bmsk: the spec's semantics.
+pub fn bmsk(clamp: bool, a: u64, b: u64) -> u64 {
+    let (a, b) = (a as u32, b as u32);
+    let a1 = a & 0x1f;
+    let mut mask0 = !0u32 << a1;
+    let b1 = b & 0x1f;
+    let sum = a1 + b1;
+    let mut mask1 = if sum >= 32 { 0 } else { !0u32 << sum };
+    let sum_overflow = sum >= 32;
+    let mut pos_overflow = false;
+    let mut width_overflow = false;
+    if clamp {
+        if a >= 32 {
+            pos_overflow = true;
+            mask0 = 0;
+        }
+        if b >= 32 {
+            width_overflow = true;
+        }
+    }
+    if sum_overflow || pos_overflow || width_overflow {
+        mask1 = 0;
+    } else if b1 == 0 {
+        mask1 = !0;
+    }
+    (mask0 & !mask1) as u64
+}
+
+/// §9.7.1.21 szext: the spec's semantics.
+pub fn szext(clamp: bool, signed: bool, a: u64, b: u64) -> u64 {
+    let (a, b) = (a as u32, b as u32);
+    let b1 = b & 0x1f;
+    let too_large = b >= 32 && clamp;
+    let mask = if too_large { 0 } else { !0u32 << b1 };
+    let sign_pos = b1.wrapping_sub(1) & 0x1f;
+    let sign_bit = if b1 == 0 || too_large || !signed { false } else { (a >> sign_pos) & 1 == 1 };
+    ((a & !mask) | if sign_bit { mask } else { 0 }) as u64
+}
+
+/// §9.7.1.23/24 dp4a / dp2a (`b_select` 0 for dp4a and dp2a.lo, 2 for dp2a.hi).
+pub fn dot(dp2: bool, a_signed: bool, b_signed: bool, b_select: u32, a: u64, b: u64, c: u64) -> u64 {
+    let ext = |x: u64, i: u32, w: u32, s: bool| {
+        let v = (x >> (i * w)) & mask(w);
+        if s {
+            sext(v, w)
+        } else {
+            v as i64
+        }
+    };
+    let mut d = c as i64;
+    let (n, aw) = if dp2 { (2, 16) } else { (4, 8) };
+    for i in 0..n {
+        d = d.wrapping_add(ext(a, i, aw, a_signed).wrapping_mul(ext(b, b_select + i, 8, b_signed)));
+    }
+    d as u64 & 0xffff_ffff
+}

@@ -1,0 +1,840 @@
+//! Instruction sweeps against the spec reference (`ptxcross_tests::ptx_ref`): each variant runs
+//! as ONE launch over many threads on both backends, with an edge-case table (±0, ±inf, NaN
+//! payloads, subnormals, integer extremes, carries) and a sampled slice of random inputs.
+//!
+//! The exhaustive sweeps (every 32-bit input) are ignored by default:
+//!   cargo test -p ptxcross-tests --test inst_sweep -- --ignored --nocapture
+//! Each prints values checked per second per backend. `PTXCROSS_SWEEP_VARIANT=cvt.rni.sat.f32.f32`
+//! restricts them to the variants whose name contains that text.
+
+use ptxcross_tests::ptx_ref::float::{self as fref, IntRound};
+use ptxcross_tests::ptx_ref::int as iref;
+use ptxcross_tests::sweep::{self, check_both, rows, Expect, Reference, Rng, Sweep, Variant, F32_EDGES, U32_EDGES, U64_EDGES};
+
+/// Random operands per variant in CI (on top of the edge table).
+const SAMPLES: usize = 1 << 12;
+
+fn f32_edges() -> Vec<u64> {
+    F32_EDGES.iter().map(|&x| x as u64).collect()
+}
+
+/// Runs `variant` over `inputs` on both backends against `reference`; prints throughput.
+fn sweep_one(variant: Variant, inputs: &[u64], reference: Reference) {
+    let Some(gpu) = sweep::gpu() else { return };
+    let body = variant.body.clone();
+    let s = Sweep::new(&gpu, variant).unwrap_or_else(|e| panic!("`{body}` does not translate: {e}"));
+    for (b, r) in ptxcross::Backend::ALL.iter().zip(check_both(&s, inputs, reference)) {
+        eprintln!("{b:>5} {body:<48} {:>8} values {:>10.0}/s", r.checked, r.per_second());
+    }
+}
+
+fn f32_rows(arity: usize, seed: u64) -> Vec<u64> {
+    let mut rng = Rng(seed);
+    rows(arity, &f32_edges(), 1 << 16, SAMPLES, &mut || rng.next_u64() & 0xffff_ffff)
+}
+
+fn cvt_f32_f32_variants() -> Vec<(String, Option<IntRound>, bool, bool)> {
+    let mut v = Vec::new();
+    for round in [None, Some(IntRound::Rni), Some(IntRound::Rzi), Some(IntRound::Rmi), Some(IntRound::Rpi)] {
+        for ftz in [false, true] {
+            for sat in [false, true] {
+                if round.is_none() && !ftz && !sat {
+                    continue;
+                }
+                let mut name = "cvt".to_string();
+                if let Some(r) = round {
+                    name += &format!(".{}", r.suffix());
+                }
+                if ftz {
+                    name += ".ftz";
+                }
+                if sat {
+                    name += ".sat";
+                }
+                name += ".f32.f32";
+                v.push((name, round, ftz, sat));
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn cvt_f32_f32_integer_rounding_ftz_sat() {
+    let inputs = f32_rows(1, 1);
+    for (name, round, ftz, sat) in cvt_f32_f32_variants() {
+        sweep_one(Variant::inst(&name, "f32", &["f32"]), &inputs, &|a| {
+            vec![fref::cvt_f32_f32(a[0] as u32, round, ftz, sat)]
+        });
+    }
+}
+
+#[test]
+#[ignore = "exhaustive: 2^32 inputs per variant (see the file's doc comment)"]
+fn exhaustive_cvt_f32_f32() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let only = std::env::var("PTXCROSS_SWEEP_VARIANT").unwrap_or_default();
+    for (name, round, ftz, sat) in cvt_f32_f32_variants().into_iter().filter(|v| v.0.contains(&only)) {
+        let s = Sweep::new(&gpu, Variant::inst(&name, "f32", &["f32"])).unwrap();
+        let reference = |a: &[u64]| vec![fref::cvt_f32_f32(a[0] as u32, round, ftz, sat)];
+        for b in ptxcross::Backend::ALL {
+            let mut total = sweep::Report::default();
+            let step = 1u64 << 22;
+            let mut start = 0u64;
+            while start < 1 << 32 {
+                let inputs: Vec<u64> = (start..start + step).collect();
+                total.add(sweep::check(&s, b, &inputs, &reference));
+                start += step;
+            }
+            sweep::assert_ok(std::slice::from_ref(&total));
+            eprintln!("{b:>5} {name:<32} {} values in {:.1} s: {:.0}/s", total.checked, total.seconds, total.per_second());
+        }
+    }
+}
+
+/// add/sub/mul with `.rn`, `.ftz`, `.sat` (§9.7.3.1–3) and fma.rn (§9.7.3.5).
+#[test]
+fn f32_add_sub_mul_fma_ftz_sat() {
+    let inputs2 = f32_rows(2, 2);
+    let inputs3 = {
+        let mut rng = Rng(3);
+        rows(3, &f32_edges(), 1 << 15, SAMPLES, &mut || rng.next_u64() & 0xffff_ffff)
+    };
+    for op in ["add", "sub", "mul", "fma"] {
+        for ftz in [false, true] {
+            for sat in [false, true] {
+                let name = format!("{op}.rn{}{}.f32", if ftz { ".ftz" } else { "" }, if sat { ".sat" } else { "" });
+                let reference = move |a: &[u64]| {
+                    let f = |i: usize| {
+                        let x = f32::from_bits(a[i] as u32);
+                        if ftz {
+                            fref::ftz(x)
+                        } else {
+                            x
+                        }
+                    };
+                    let mut r = match op {
+                        "add" => f(0) + f(1),
+                        "sub" => f(0) - f(1),
+                        "mul" => f(0) * f(1),
+                        _ => f(0).mul_add(f(1), f(2)),
+                    };
+                    if ftz {
+                        r = fref::ftz(r);
+                    }
+                    if sat {
+                        r = fref::sat_f32(r);
+                    }
+                    vec![fref::exact_f32(r)]
+                };
+                let (srcs, inputs): (&[&str], _) =
+                    if op == "fma" { (&["f32", "f32", "f32"], &inputs3) } else { (&["f32", "f32"], &inputs2) };
+                sweep_one(Variant::inst(&name, "f32", srcs), inputs, &reference);
+            }
+        }
+    }
+}
+
+/// cvt.f64.f32 with `.ftz`/`.sat` (§9.7.9.21: `.ftz` applies to the f32 input, `.sat` clamps
+/// the f64 result to [+0.0, 1.0]).
+#[test]
+fn cvt_f64_f32_ftz_sat() {
+    let inputs = f32_rows(1, 4);
+    for ftz in [false, true] {
+        for sat in [false, true] {
+            let name = format!("cvt{}{}.f64.f32", if ftz { ".ftz" } else { "" }, if sat { ".sat" } else { "" });
+            sweep_one(Variant::inst(&name, "f64", &["f32"]), &inputs, &move |a| {
+                let x = f32::from_bits(a[0] as u32);
+                let x = if ftz { fref::ftz(x) } else { x } as f64;
+                vec![fref::exact_f64(if sat { fref::sat_f64(x) } else { x })]
+            });
+        }
+    }
+}
+
+/// div.approx / div.full (§9.7.3.8), with and without `.ftz`.
+#[test]
+fn f32_div_approx_full() {
+    let inputs = f32_rows(2, 5);
+    for mode in ["approx", "full"] {
+        for ftz in ["", ".ftz"] {
+            let name = format!("div.{mode}{ftz}.f32");
+            sweep_one(Variant::inst(&name, "f32", &["f32", "f32"]), &inputs, &move |a| {
+                if mode == "approx" {
+                    fref::div_approx_f32(a[0] as u32, a[1] as u32)
+                } else {
+                    fref::div_full_f32(a[0] as u32, a[1] as u32)
+                }
+            });
+        }
+    }
+}
+
+/// bfe / bfi for every type, positions and lengths across 0..512 (§9.7.1.19/20: only their
+/// low 8 bits count; bits past the width read as the sign bit or 0).
+#[test]
+fn bfe_bfi_all_widths_and_positions() {
+    let mut rng = Rng(6);
+    let small: Vec<u64> = (0..70).chain([127, 128, 200, 255, 256, 257, 291, 303, 319, 320, 511]).collect();
+    for (ty, bits) in [("u32", 32u32), ("s32", 32), ("u64", 64), ("s64", 64)] {
+        let edges: Vec<u64> = if bits == 32 { U32_EDGES.iter().map(|&x| x as u64).collect() } else { U64_EDGES.to_vec() };
+        let mut inputs = Vec::new();
+        for (i, &a) in edges.iter().enumerate() {
+            for &p in &small {
+                for &l in small.iter().skip(i % 3).step_by(3) {
+                    inputs.extend([a, p, l]);
+                }
+            }
+        }
+        for _ in 0..SAMPLES {
+            inputs.extend([rng.next_u64(), rng.next_u64() & 0x1ff, rng.next_u64() & 0x1ff]);
+        }
+        let signed = ty.starts_with('s');
+        sweep_one(Variant::inst(&format!("bfe.{ty}"), ty, &[ty, "u32", "u32"]), &inputs, &move |a| {
+            vec![Expect::Bits(iref::bfe(bits, signed, a[0], a[1] & 0xffff_ffff, a[2] & 0xffff_ffff))]
+        });
+    }
+    for (ty, bits) in [("b32", 32u32), ("b64", 64)] {
+        let mut inputs = Vec::new();
+        for &p in &small {
+            for &l in &small {
+                inputs.extend([rng.next_u64(), rng.next_u64(), p, l]);
+            }
+        }
+        for _ in 0..SAMPLES {
+            inputs.extend([rng.next_u64(), rng.next_u64(), rng.next_u64() & 0x1ff, rng.next_u64() & 0x1ff]);
+        }
+        sweep_one(Variant::inst(&format!("bfi.{ty}"), ty, &[ty, ty, "u32", "u32"]), &inputs, &move |a| {
+            vec![Expect::Bits(iref::bfi(bits, a[0], a[1], a[2] & 0xffff_ffff, a[3] & 0xffff_ffff))]
+        });
+    }
+}
+
+/// bfe/bfi with immediate positions and lengths beyond the width (constant operands take the
+/// lowering's folding path).
+#[test]
+fn bfe_bfi_immediate_positions() {
+    let mut rng = Rng(7);
+    let inputs: Vec<u64> = (0..64).flat_map(|_| [rng.next_u64(), rng.next_u64()]).chain(U64_EDGES.iter().flat_map(|&x| [x, !x])).collect();
+    for (ty, bits) in [("u64", 64u32), ("s64", 64), ("u32", 32), ("s32", 32)] {
+        for (p, l) in [(303u64, 291u64), (47, 35), (60, 10), (0, 300), (64, 1), (255, 255), (31, 2), (5, 0)] {
+            let signed = ty.starts_with('s');
+            let v = Variant { body: format!("bfe.{ty} %d0, %s0, {p}, {l};"), srcs: vec![ty, ty], dsts: vec![ty] };
+            sweep_one(v, &inputs, &move |a| vec![Expect::Bits(iref::bfe(bits, signed, a[0], p, l))]);
+            let bty = if bits == 32 { "b32" } else { "b64" };
+            let v = Variant { body: format!("bfi.{bty} %d0, %s0, %s1, {p}, {l};"), srcs: vec![bty, bty], dsts: vec![bty] };
+            sweep_one(v, &inputs, &move |a| vec![Expect::Bits(iref::bfi(bits, a[0], a[1], p, l))]);
+        }
+    }
+}
+
+fn u32_rows(arity: usize, seed: u64) -> Vec<u64> {
+    let mut rng = Rng(seed);
+    let edges: Vec<u64> = U32_EDGES.iter().map(|&x| x as u64).collect();
+    rows(arity, &edges, 1 << 16, SAMPLES, &mut || rng.next_u64() & 0xffff_ffff)
+}
+
+#[test]
+fn add_sub_sat_mul24_mad24_sad() {
+    let two = u32_rows(2, 21);
+    let three = u32_rows(3, 22);
+    for sub in [false, true] {
+        let name = if sub { "sub.sat.s32" } else { "add.sat.s32" };
+        sweep_one(Variant::inst(name, "s32", &["s32", "s32"]), &two, &move |a| vec![Expect::Bits(iref::add_sat_s32(a[0], a[1], sub))]);
+    }
+    for ty in ["u32", "s32"] {
+        let signed = ty == "s32";
+        for hi in [false, true] {
+            let mode = if hi { "hi" } else { "lo" };
+            sweep_one(Variant::inst(&format!("mul24.{mode}.{ty}"), ty, &[ty, ty]), &two, &move |a| {
+                vec![Expect::Bits(iref::mul24(signed, hi, a[0], a[1], None, false))]
+            });
+            sweep_one(Variant::inst(&format!("mad24.{mode}.{ty}"), ty, &[ty, ty, ty]), &three, &move |a| {
+                vec![Expect::Bits(iref::mul24(signed, hi, a[0], a[1], Some(a[2]), false))]
+            });
+        }
+    }
+    sweep_one(Variant::inst("mad24.hi.sat.s32", "s32", &["s32", "s32", "s32"]), &three, &|a| {
+        vec![Expect::Bits(iref::mul24(true, true, a[0], a[1], Some(a[2]), true))]
+    });
+    let mut rng = Rng(23);
+    let three64 = rows(3, U64_EDGES, 1 << 16, SAMPLES, &mut || rng.next_u64());
+    for (ty, bits) in [("u16", 16u32), ("s16", 16), ("u32", 32), ("s32", 32), ("u64", 64), ("s64", 64)] {
+        let signed = ty.starts_with('s');
+        let inputs = if bits == 64 { &three64 } else { &three };
+        sweep_one(Variant::inst(&format!("sad.{ty}"), ty, &[ty, ty, ty]), inputs, &move |a| {
+            vec![Expect::Bits(iref::sad(bits, signed, a[0], a[1], a[2]))]
+        });
+    }
+}
+
+#[test]
+fn bfind_bmsk_szext_dp4a_dp2a() {
+    let mut rng = Rng(24);
+    let mut one: Vec<u64> = U64_EDGES.to_vec();
+    one.extend(U32_EDGES.iter().map(|&x| x as u64));
+    one.extend((0..64).map(|i| 1u64 << i).chain((0..64).map(|i| !(1u64 << i))).chain((0..64).map(|i| u64::MAX >> i)));
+    one.extend((0..SAMPLES).map(|_| rng.next_u64() >> (rng.next_u64() % 64)));
+    for (ty, bits) in [("u32", 32u32), ("s32", 32), ("u64", 64), ("s64", 64)] {
+        for shiftamt in [false, true] {
+            let name = format!("bfind{}.{ty}", if shiftamt { ".shiftamt" } else { "" });
+            let signed = ty.starts_with('s');
+            sweep_one(Variant::inst(&name, "u32", &[ty]), &one, &move |a| vec![Expect::Bits(iref::bfind(bits, signed, shiftamt, a[0]))]);
+        }
+    }
+    // Positions and widths over 0..70 and beyond (all cases of the clamp/wrap rules).
+    let small: Vec<u64> = (0..70).chain([127, 128, 255, 256, 0x8000_0000, 0xffff_ffff]).collect();
+    let mut pairs = Vec::new();
+    for &a in &small {
+        for &b in &small {
+            pairs.extend([a, b]);
+        }
+    }
+    for clamp in [true, false] {
+        let mode = if clamp { "clamp" } else { "wrap" };
+        sweep_one(Variant::inst(&format!("bmsk.{mode}.b32"), "b32", &["u32", "u32"]), &pairs, &move |a| {
+            vec![Expect::Bits(iref::bmsk(clamp, a[0], a[1]))]
+        });
+        let with_values: Vec<u64> = pairs.chunks(2).flat_map(|p| [rng.next_u64() & 0xffff_ffff, p[1]]).collect();
+        for ty in ["u32", "s32"] {
+            let signed = ty == "s32";
+            sweep_one(Variant::inst(&format!("szext.{mode}.{ty}"), ty, &[ty, "u32"]), &with_values, &move |a| {
+                vec![Expect::Bits(iref::szext(clamp, signed, a[0], a[1]))]
+            });
+        }
+    }
+    let three = u32_rows(3, 25);
+    for at in ["u32", "s32"] {
+        for bt in ["u32", "s32"] {
+            let (asg, bsg) = (at == "s32", bt == "s32");
+            let ct = if asg || bsg { "s32" } else { "u32" };
+            sweep_one(Variant::inst(&format!("dp4a.{at}.{bt}"), ct, &["b32", "b32", ct]), &three, &move |a| {
+                vec![Expect::Bits(iref::dot(false, asg, bsg, 0, a[0], a[1], a[2]))]
+            });
+            for (mode, sel) in [("lo", 0), ("hi", 2)] {
+                sweep_one(Variant::inst(&format!("dp2a.{mode}.{at}.{bt}"), ct, &["b32", "b32", ct]), &three, &move |a| {
+                    vec![Expect::Bits(iref::dot(true, asg, bsg, sel, a[0], a[1], a[2]))]
+                });
+            }
+        }
+    }
+}
+
+/// copysign (§9.7.3.2: "Copy sign bit of a into value of b"), testp (§9.7.3.1), and `set`
+/// (§9.7.6.1: 0xffffffff or 1.0f for true, 0 for false) with the float comparisons.
+#[test]
+fn copysign_testp_set() {
+    let f2 = f32_rows(2, 26);
+    sweep_one(Variant::inst("copysign.f32", "f32", &["f32", "f32"]), &f2, &|a| {
+        vec![Expect::Bits((a[0] & 0x8000_0000) | (a[1] & 0x7fff_ffff))]
+    });
+    let mut rng = Rng(27);
+    let d2 = rows(2, ptxcross_tests::sweep::F64_EDGES, 1 << 12, SAMPLES, &mut || rng.next_u64());
+    sweep_one(Variant::inst("copysign.f64", "f64", &["f64", "f64"]), &d2, &|a| {
+        vec![Expect::Bits((a[0] & (1 << 63)) | (a[1] & !(1 << 63)))]
+    });
+    let f1 = f32_rows(1, 28);
+    let d1: Vec<u64> = d2.iter().step_by(2).copied().collect();
+    for op in ["finite", "infinite", "number", "notanumber", "normal", "subnormal"] {
+        let class32 = move |a: &[u64]| {
+            let x = f32::from_bits(a[0] as u32);
+            let r = match op {
+                "finite" => x.is_finite(),
+                "infinite" => x.is_infinite(),
+                "number" => !x.is_nan(),
+                "notanumber" => x.is_nan(),
+                "normal" => x.is_normal(),
+                _ => x.is_subnormal(),
+            };
+            vec![Expect::Bits(r as u64)]
+        };
+        sweep_one(Variant::inst(&format!("testp.{op}.f32"), "pred", &["f32"]), &f1, &class32);
+        let class64 = move |a: &[u64]| {
+            let x = f64::from_bits(a[0]);
+            let r = match op {
+                "finite" => x.is_finite(),
+                "infinite" => x.is_infinite(),
+                "number" => !x.is_nan(),
+                "notanumber" => x.is_nan(),
+                "normal" => x.is_normal(),
+                _ => x.is_subnormal(),
+            };
+            vec![Expect::Bits(r as u64)]
+        };
+        sweep_one(Variant::inst(&format!("testp.{op}.f64"), "pred", &["f64"]), &d1, &class64);
+    }
+    for cmp in ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"] {
+        for dt in ["u32", "f32"] {
+            let truth = if dt == "u32" { 0xffff_ffffu64 } else { 0x3f80_0000 };
+            sweep_one(Variant::inst(&format!("set.{cmp}.{dt}.f32"), dt, &["f32", "f32"]), &f2, &move |a| {
+                let (x, y) = (f32::from_bits(a[0] as u32), f32::from_bits(a[1] as u32));
+                let r = fref::compare(cmp, x as f64, y as f64);
+                vec![Expect::Bits(if r { truth } else { 0 })]
+            });
+        }
+    }
+    // set with an integer source and a BoolOp with a predicate.
+    let three = u32_rows(3, 29);
+    sweep_one(
+        Variant { body: "set.lt.and.u32.s32 %d0, %s0, %s1, %s2;".into(), srcs: vec!["s32", "s32", "pred"], dsts: vec!["u32"] },
+        &three,
+        &|a| vec![Expect::Bits(if ((a[0] as i32) < (a[1] as i32)) && a[2] as u32 != 0 { 0xffff_ffff } else { 0 })],
+    );
+}
+
+fn dst(n: usize, t: &'static str) -> Vec<&'static str> {
+    vec![t; n]
+}
+
+/// The carry chain (§9.7.2): multi-word addition, subtraction and the spec's own 64×64→128
+/// multiplication example, checked against u128 arithmetic; 64-bit words too.
+#[test]
+fn carry_chains() {
+    let four = u32_rows(4, 31);
+    let add = Variant {
+        body: "add.cc.u32 %d0, %s0, %s2; addc.cc.u32 %d1, %s1, %s3; addc.u32 %d2, 0, 0;".into(),
+        srcs: vec!["u32"; 4],
+        dsts: dst(3, "u32"),
+    };
+    let w = |lo: u64, hi: u64| (hi << 32 | lo) as u128;
+    sweep_one(add, &four, &move |a| {
+        let s = w(a[0], a[1]) + w(a[2], a[3]);
+        vec![Expect::Bits(s as u64 & 0xffff_ffff), Expect::Bits((s >> 32) as u64 & 0xffff_ffff), Expect::Bits((s >> 64) as u64)]
+    });
+    let sub = Variant {
+        body: "sub.cc.u32 %d0, %s0, %s2; subc.cc.u32 %d1, %s1, %s3; subc.u32 %d2, 0, 0;".into(),
+        srcs: vec!["u32"; 4],
+        dsts: dst(3, "u32"),
+    };
+    sweep_one(sub, &four, &move |a| {
+        // The borrow-out of the 64-bit subtraction, subtracted from 0 by the last subc.
+        let (x, y) = (w(a[0], a[1]) as u64, w(a[2], a[3]) as u64);
+        let d = x.wrapping_sub(y);
+        let borrow = (x < y) as u64;
+        vec![Expect::Bits(d & 0xffff_ffff), Expect::Bits(d >> 32), Expect::Bits(0u64.wrapping_sub(borrow) & 0xffff_ffff)]
+    });
+    // [r3,r2,r1,r0] = [r5,r4] * [r7,r6] (the madc example of §9.7.2.6).
+    let mul = Variant {
+        body: "mul.lo.u32 %d0, %s0, %s2; mul.hi.u32 %d1, %s0, %s2; mad.lo.cc.u32 %d1, %s1, %s2, %d1; \
+               madc.hi.u32 %d2, %s1, %s2, 0; mad.lo.cc.u32 %d1, %s0, %s3, %d1; madc.hi.cc.u32 %d2, %s0, %s3, %d2; \
+               addc.u32 %d3, 0, 0; mad.lo.cc.u32 %d2, %s1, %s3, %d2; madc.hi.u32 %d3, %s1, %s3, %d3;"
+            .into(),
+        srcs: vec!["u32"; 4],
+        dsts: dst(4, "u32"),
+    };
+    sweep_one(mul, &four, &move |a| {
+        let p = w(a[0], a[1]) * w(a[2], a[3]);
+        (0..4).map(|i| Expect::Bits((p >> (32 * i)) as u64 & 0xffff_ffff)).collect()
+    });
+    let mut rng = Rng(32);
+    let four64 = rows(4, U64_EDGES, 1 << 16, SAMPLES, &mut || rng.next_u64());
+    let add64 = Variant {
+        body: "add.cc.s64 %d0, %s0, %s2; addc.cc.s64 %d1, %s1, %s3; addc.u64 %d2, 0, 0;".into(),
+        srcs: vec!["u64"; 4],
+        dsts: dst(3, "u64"),
+    };
+    sweep_one(add64, &four64, &move |a| {
+        let lo = a[0] as u128 + a[2] as u128;
+        let hi = a[1] as u128 + a[3] as u128 + (lo >> 64);
+        vec![Expect::Bits(lo as u64), Expect::Bits(hi as u64), Expect::Bits((hi >> 64) as u64)]
+    });
+    let mad64 = Variant {
+        body: "mad.hi.cc.u64 %d0, %s0, %s1, %s2; madc.lo.u64 %d1, %s0, %s1, %s3;".into(),
+        srcs: vec!["u64"; 4],
+        dsts: dst(2, "u64"),
+    };
+    sweep_one(mad64, &four64, &move |a| {
+        let p = a[0] as u128 * a[1] as u128;
+        let s = (p >> 64) + a[2] as u128;
+        let d1 = (p as u64).wrapping_add(a[3]).wrapping_add((s >> 64) as u64);
+        vec![Expect::Bits(s as u64), Expect::Bits(d1)]
+    });
+}
+
+/// `.rz/.rm/.rp` (and `.rn`) on f32 add/sub/mul/fma, with `.ftz`/`.sat`, and the directed
+/// conversions to f32 (from f64 and 32-bit integers), against rustc_apfloat.
+#[test]
+fn f32_directed_rounding() {
+    use ptxcross_tests::ptx_ref::half::round_of;
+    let inputs2 = f32_rows(2, 41);
+    let inputs3 = {
+        let mut rng = Rng(42);
+        rows(3, &f32_edges(), 1 << 14, SAMPLES, &mut || rng.next_u64() & 0xffff_ffff)
+    };
+    for rnd in ["rn", "rz", "rm", "rp"] {
+        for op in ["add", "sub", "mul", "fma"] {
+            for (ftz, sat) in [(false, false), (true, true)] {
+                let name = format!("{op}.{rnd}{}{}.f32", if ftz { ".ftz" } else { "" }, if sat { ".sat" } else { "" });
+                let round = round_of(rnd);
+                let (srcs, inputs): (&[&str], _) =
+                    if op == "fma" { (&["f32", "f32", "f32"], &inputs3) } else { (&["f32", "f32"], &inputs2) };
+                sweep_one(Variant::inst(&name, "f32", srcs), inputs, &move |a| vec![fref::arith_f32(op, round, a, ftz, sat)]);
+            }
+        }
+        let round = round_of(rnd);
+        let mut rng = Rng(43);
+        let mut d: Vec<u64> = ptxcross_tests::sweep::F64_EDGES.to_vec();
+        d.extend((0..SAMPLES).map(|i| {
+            let r = rng.next_u64();
+            if i % 2 == 0 { r } else { (r & (1 << 63)) | ((1023 - 160 + (r >> 32) % 300) << 52) | (r & 0xf_ffff_ffff_ffff) }
+        }));
+        sweep_one(Variant::inst(&format!("cvt.{rnd}.f32.f64"), "f32", &["f64"]), &d, &move |a| vec![fref::cvt_f32_from("f64", round, a[0])]);
+        let ints = u32_rows(1, 44);
+        for src in ["s32", "u32"] {
+            sweep_one(Variant::inst(&format!("cvt.{rnd}.f32.{src}"), "f32", &[src]), &ints, &move |a| {
+                vec![fref::cvt_f32_from(src, round, a[0])]
+            });
+        }
+    }
+}
+
+/// Correctly rounded div / rcp / sqrt in every rounding mode (§9.7.3.8/9/11), and the
+/// `.approx` forms of rcp and sqrt within their bounds (here: exact, which is within them).
+#[test]
+fn f32_div_rcp_sqrt_correctly_rounded() {
+    use ptxcross_tests::ptx_ref::half::round_of;
+    let mut inputs2 = f32_rows(2, 51);
+    // Quotients that are exact, ties-free hard cases and subnormal results.
+    let mut rng = Rng(52);
+    for _ in 0..SAMPLES {
+        let b = (rng.next_u64() & 0x007f_ffff) | 0x3f80_0000;
+        let q = (rng.next_u64() & 0x007f_ffff) | ((rng.next_u64() % 254 + 1) << 23);
+        let p = f32::from_bits(q as u32) * f32::from_bits(b as u32);
+        inputs2.extend([p.to_bits() as u64, b]);
+    }
+    let inputs1 = f32_rows(1, 53);
+    let mut squares = inputs1.clone();
+    squares.extend((0..SAMPLES).map(|_| {
+        let x = f32::from_bits(((rng.next_u64() & 0x007f_ffff) | ((rng.next_u64() % 200 + 27) << 23)) as u32);
+        (x * x).to_bits() as u64
+    }));
+    for rnd in ["rn", "rz", "rm", "rp"] {
+        for ftz in [false, true] {
+            let f = if ftz { ".ftz" } else { "" };
+            let round = round_of(rnd);
+            sweep_one(Variant::inst(&format!("div.{rnd}{f}.f32"), "f32", &["f32", "f32"]), &inputs2, &move |a| {
+                vec![fref::div_rounded_f32(a[0], a[1], round, ftz)]
+            });
+            sweep_one(Variant::inst(&format!("rcp.{rnd}{f}.f32"), "f32", &["f32"]), &inputs1, &move |a| {
+                vec![fref::div_rounded_f32(1f32.to_bits() as u64, a[0], round, ftz)]
+            });
+            sweep_one(Variant::inst(&format!("sqrt.{rnd}{f}.f32"), "f32", &["f32"]), &squares, &move |a| {
+                vec![fref::sqrt_rounded_f32(a[0], round, ftz)]
+            });
+        }
+    }
+}
+
+/// `cvt.sat` between integer types (§9.7.9.21: "limits the result to MININT..MAXINT for the
+/// size of the operation", the destination's range).
+#[test]
+fn cvt_integer_saturation() {
+    let mut rng = Rng(61);
+    let mut inputs: Vec<u64> = U64_EDGES.to_vec();
+    inputs.extend(U32_EDGES.iter().map(|&x| x as u64));
+    inputs.extend([0x7f, 0x80, 0xff, 0x100, 0xffff_ff80, 0xffff_ff7f, 0x7fff, 0x8000, 0xffff_8000, 0xffff_7fff]);
+    inputs.extend((0..SAMPLES).map(|_| rng.next_u64() >> (rng.next_u64() % 64)));
+    let range = |t: &str| -> (i128, i128) {
+        let bits: u32 = t[1..].parse().unwrap();
+        if t.starts_with('s') { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) }
+    };
+    for st in ["s32", "u32", "s64", "u64", "s16"] {
+        for dt in ["u8", "s8", "u16", "s16", "u32", "s32", "u64", "s64"] {
+            if st == dt {
+                continue;
+            }
+            let (slo, shi) = range(st);
+            let (dlo, dhi) = range(dt);
+            if dlo <= slo && shi <= dhi {
+                continue; // .sat is illegal where it cannot saturate
+            }
+            let sbits: u32 = st[1..].parse().unwrap();
+            sweep_one(Variant::inst(&format!("cvt.sat.{dt}.{st}"), dt, &[st]), &inputs, &move |a| {
+                let raw = a[0] & if sbits == 64 { u64::MAX } else { (1u64 << sbits) - 1 };
+                let v: i128 = if st.starts_with('s') { ((raw << (64 - sbits)) as i64 >> (64 - sbits)) as i128 } else { raw as i128 };
+                vec![Expect::Bits(v.clamp(dlo, dhi) as u64)]
+            });
+        }
+    }
+}
+
+/// ld/st `.v8` (256-bit accesses): eight words stored and loaded back.
+#[test]
+fn ld_st_v8() {
+    let mut rng = Rng(62);
+    let inputs: Vec<u64> = (0..8 * 1024).map(|_| rng.next_u64() & 0xffff_ffff).collect();
+    let regs = |p: &str| (0..8).map(|i| format!("%{p}{i}")).collect::<Vec<_>>().join(", ");
+    let v = Variant {
+        body: format!("st.global.v8.b32 [%rdin], {{{}}}; ld.global.v8.b32 {{{}}}, [%rdin];", regs("s"), regs("d")),
+        srcs: vec!["b32"; 8],
+        dsts: vec!["b32"; 8],
+    };
+    sweep_one(v, &inputs, &|a| a.iter().map(|&x| Expect::Bits(x)).collect());
+}
+
+/// Vector registers (`.reg .v4 .b32 %v;`, §5.4.2): elements by `.x/.y/.z/.w` and `.r/.g/.b/.a`,
+/// whole-register ld/st.
+#[test]
+fn vector_registers() {
+    let mut rng = Rng(63);
+    let inputs: Vec<u64> = (0..2 * 4096).map(|_| rng.next_u64()).collect();
+    let v = Variant {
+        body: "{ .reg .v4 .b32 %v; .reg .v2 .f32 %w;\n\
+               ld.global.v4.b32 %v, [%rdin];\n\
+               mov.b32 %w.x, %v.y; mov.b32 %w.y, %v.b;\n\
+               add.f32 %d0, %w.x, %w.y;\n\
+               st.global.v4.b32 [%rdin], %v;\n\
+               ld.global.b32 %d1, [%rdin+12];\n\
+               mov.b32 %d2, %v.a; }"
+            .into(),
+        srcs: vec!["b64", "b64"],
+        dsts: vec!["f32", "b32", "b32"],
+    };
+    sweep_one(v, &inputs, &|a| {
+        let sum = f32::from_bits((a[0] >> 32) as u32) + f32::from_bits(a[1] as u32);
+        vec![fref::exact_f32(sum), Expect::Bits(a[1] >> 32), Expect::Bits(a[1] >> 32)]
+    });
+}
+
+/// Audit of f32/f64 min/max (with `.ftz`, `.NaN`, `.xorsign.abs`), abs/neg, and f16 min/max
+/// with `.xorsign.abs`.
+#[test]
+fn min_max_abs_neg() {
+    let f2 = f32_rows(2, 71);
+    let mut rng = Rng(72);
+    let d2 = rows(2, ptxcross_tests::sweep::F64_EDGES, 1 << 12, SAMPLES, &mut || rng.next_u64());
+    for op in ["min", "max"] {
+        for (mods, ftz, nan, xs) in [("", false, false, false), (".ftz", true, false, false), (".NaN", false, true, false), (".xorsign.abs", false, false, true), (".ftz.NaN.xorsign.abs", true, true, true)] {
+            let is_min = op == "min";
+            sweep_one(Variant::inst(&format!("{op}{mods}.f32"), "f32", &["f32", "f32"]), &f2, &move |a| {
+                vec![fref::min_max(is_min, 32, a[0], a[1], nan, xs, ftz)]
+            });
+        }
+        let is_min = op == "min";
+        sweep_one(Variant::inst(&format!("{op}.f64"), "f64", &["f64", "f64"]), &d2, &move |a| {
+            vec![fref::min_max(is_min, 64, a[0], a[1], false, false, false)]
+        });
+        // f16 (§9.7.4.7/8): the same rules.
+        let h2: Vec<u64> = f2.iter().map(|&x| x & 0xffff).collect();
+        sweep_one(Variant::inst(&format!("{op}.xorsign.abs.f16"), "b16", &["b16", "b16"]), &h2, &move |a| {
+            vec![fref::min_max(is_min, 16, a[0], a[1], false, true, false)]
+        });
+    }
+    let f1 = f32_rows(1, 73);
+    for (op, ftz) in [("abs", false), ("abs.ftz", true), ("neg", false), ("neg.ftz", true)] {
+        sweep_one(Variant::inst(&format!("{op}.f32"), "f32", &["f32"]), &f1, &move |a| {
+            let x = a[0] as u32;
+            let x = if ftz && x & 0x7f80_0000 == 0 { x & 0x8000_0000 } else { x };
+            vec![Expect::Bits(if op.starts_with("abs") { x & 0x7fff_ffff } else { x ^ 0x8000_0000 } as u64)]
+        });
+    }
+}
+
+/// Audit of float → integer `cvt` (§9.7.9.21: integer rounding, saturation to the
+/// destination's range, NaN → 0; `.ftz` flushes the f32 input).
+#[test]
+fn cvt_float_to_int() {
+    let f1 = f32_rows(1, 81);
+    let mut rng = Rng(82);
+    let mut d1: Vec<u64> = ptxcross_tests::sweep::F64_EDGES.to_vec();
+    d1.extend(F32_EDGES.iter().map(|&x| (f32::from_bits(x) as f64).to_bits()));
+    d1.extend([0x41df_ffff_ffc0_0000, 0x41e0_0000_0000_0000, 0xc1e0_0000_0000_0000, 0xc1e0_0000_0020_0000, 0x43e0_0000_0000_0000, 0x43f0_0000_0000_0000]);
+    d1.extend((0..SAMPLES).map(|i| {
+        let r = rng.next_u64();
+        if i % 2 == 0 { r } else { (r & (1 << 63)) | ((1023 - 4 + (r >> 40) % 70) << 52) | (r & 0xf_ffff_ffff_ffff) }
+    }));
+    for round in IntRound::ALL {
+        for dt in ["s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64"] {
+            let bits: u32 = dt[1..].parse().unwrap();
+            let (lo, hi): (i128, i128) =
+                if dt.starts_with('s') { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+            let expect = move |x: f64| -> Expect {
+                if x.is_nan() {
+                    return Expect::Bits(0);
+                }
+                // Rounded, then clamped to the destination's range (f64 → i128 saturates
+                // beyond ±2^127, far outside every range here).
+                let r = (round.f64(x) as i128).clamp(lo, hi) as u64;
+                Expect::Bits(if bits == 64 { r } else { r & ((1u64 << bits) - 1) })
+            };
+            for ftz in [false, true] {
+                let name = format!("cvt.{}{}.{dt}.f32", round.suffix(), if ftz { ".ftz" } else { "" });
+                sweep_one(Variant::inst(&name, dt, &["f32"]), &f1, &move |a| {
+                    let x = f32::from_bits(a[0] as u32);
+                    vec![expect(if ftz { fref::ftz(x) } else { x } as f64)]
+                });
+            }
+            let name = format!("cvt.{}.{dt}.f64", round.suffix());
+            sweep_one(Variant::inst(&name, dt, &["f64"]), &d1, &move |a| vec![expect(f64::from_bits(a[0]))]);
+        }
+    }
+}
+
+/// Audit of shifts, funnel shifts, bit counts, byte permute, multiplies, division, integer
+/// min/max/abs/neg (§9.7.1, §9.7.8) against the spec's formulas.
+#[test]
+fn integer_and_bit_audit() {
+    let two = u32_rows(2, 91);
+    let three = u32_rows(3, 92);
+    let mut rng = Rng(93);
+    let two64 = rows(2, U64_EDGES, 1 << 12, SAMPLES, &mut || rng.next_u64());
+    let sh: Vec<u64> = two.chunks(2).flat_map(|p| [p[0], p[1] % 80]).collect();
+    let sh64: Vec<u64> = two64.chunks(2).flat_map(|p| [p[0], p[1] % 140]).collect();
+    // §9.7.8.7/8: shift amounts greater than the width clamp to the width.
+    for (t, bits) in [("b32", 32u32), ("s32", 32), ("u32", 32), ("b64", 64), ("s64", 64), ("u16", 16), ("s16", 16)] {
+        let inputs = if bits == 64 { &sh64 } else { &sh };
+        let mask = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        sweep_one(Variant::inst(&format!("shl.{t}"), t, &[t, "u32"]), inputs, &move |a| {
+            let n = (a[1] as u32).min(bits);
+            vec![Expect::Bits(if n >= bits { 0 } else { (a[0] << n) & mask })]
+        });
+        if t != "b64" || bits == 64 {
+            sweep_one(Variant::inst(&format!("shr.{t}"), t, &[t, "u32"]), inputs, &move |a| {
+                let n = (a[1] as u32).min(bits);
+                let x = a[0] & mask;
+                let r = if t.starts_with('s') {
+                    let v = ((x << (64 - bits)) as i64) >> (64 - bits);
+                    (v >> n.min(63)) as u64 & mask
+                } else if n >= bits {
+                    0
+                } else {
+                    x >> n
+                };
+                vec![Expect::Bits(r)]
+            });
+        }
+    }
+    // §9.7.8.9 shf: n = clamp ? min(c, 32) : c & 31, on the 64-bit b:a.
+    let funnel: Vec<u64> = three.chunks(3).flat_map(|p| [p[0], p[1], p[2] % 70]).collect();
+    for dir in ["l", "r"] {
+        for mode in ["wrap", "clamp"] {
+            sweep_one(Variant::inst(&format!("shf.{dir}.{mode}.b32"), "b32", &["b32", "b32", "u32"]), &funnel, &move |a| {
+                let n = if mode == "clamp" { a[2].min(32) } else { a[2] & 31 };
+                let x = (a[1] << 32) | a[0];
+                let r = if dir == "l" { ((x << n) >> 32) & 0xffff_ffff } else { (x >> n) & 0xffff_ffff };
+                vec![Expect::Bits(r)]
+            });
+        }
+    }
+    // §9.7.8.6 prmt (default mode): byte i of d is byte (c >> 4i) & 7 of b:a, replaced by
+    // its sign when bit 3 of the selector is set.
+    sweep_one(Variant::inst("prmt.b32", "b32", &["b32", "b32", "b32"]), &three, &|a| {
+        let x = (a[1] << 32) | a[0];
+        let mut d = 0u64;
+        for i in 0..4 {
+            let sel = (a[2] >> (4 * i)) & 0xf;
+            let byte = (x >> (8 * (sel & 7))) & 0xff;
+            let byte = if sel & 8 != 0 { if byte & 0x80 != 0 { 0xff } else { 0 } } else { byte };
+            d |= byte << (8 * i);
+        }
+        vec![Expect::Bits(d)]
+    });
+    let one32: Vec<u64> = two.iter().copied().step_by(2).collect();
+    let one64: Vec<u64> = two64.iter().copied().step_by(2).collect();
+    for (t, inputs, bits) in [("b32", &one32, 32u32), ("b64", &one64, 64)] {
+        sweep_one(Variant::inst(&format!("popc.{t}"), "u32", &[t]), inputs, &|a| vec![Expect::Bits(a[0].count_ones() as u64)]);
+        sweep_one(Variant::inst(&format!("clz.{t}"), "u32", &[t]), inputs, &move |a| {
+            vec![Expect::Bits(if bits == 32 { (a[0] as u32).leading_zeros() } else { a[0].leading_zeros() } as u64)]
+        });
+        sweep_one(Variant::inst(&format!("brev.{t}"), t, &[t]), inputs, &move |a| {
+            vec![Expect::Bits(if bits == 32 { (a[0] as u32).reverse_bits() as u64 } else { a[0].reverse_bits() })]
+        });
+    }
+    // Multiplies, division and remainder (nonzero divisors; §9.7.1.8 leaves x/0 unspecified).
+    for (t, signed) in [("u32", false), ("s32", true)] {
+        let v = move |x: u64| if signed { x as u32 as i32 as i64 } else { x as u32 as i64 };
+        sweep_one(Variant::inst(&format!("mul.hi.{t}"), t, &[t, t]), &two, &move |a| {
+            vec![Expect::Bits(((v(a[0]) as i128 * v(a[1]) as i128) >> 32) as u64 & 0xffff_ffff)]
+        });
+        let wt = if signed { "s64" } else { "u64" };
+        sweep_one(Variant::inst(&format!("mul.wide.{t}"), wt, &[t, t]), &two, &move |a| vec![Expect::Bits((v(a[0]) as i128 * v(a[1]) as i128) as u64)]);
+        let nz: Vec<u64> = two.chunks(2).filter(|p| p[1] as u32 != 0).flatten().copied().collect();
+        sweep_one(Variant::inst(&format!("div.{t}"), t, &[t, t]), &nz, &move |a| {
+            let (x, y) = (v(a[0]), v(a[1]));
+            let q = if signed { (x as i32).wrapping_div(y as i32) as u32 as u64 } else { (x / y) as u64 };
+            vec![Expect::Bits(q & 0xffff_ffff)]
+        });
+        sweep_one(Variant::inst(&format!("rem.{t}"), t, &[t, t]), &nz, &move |a| {
+            let (x, y) = (v(a[0]), v(a[1]));
+            let r = if signed { (x as i32).wrapping_rem(y as i32) as u32 as u64 } else { (x % y) as u64 };
+            vec![Expect::Bits(r & 0xffff_ffff)]
+        });
+        for op in ["min", "max"] {
+            sweep_one(Variant::inst(&format!("{op}.{t}"), t, &[t, t]), &two, &move |a| {
+                let (x, y) = (v(a[0]), v(a[1]));
+                vec![Expect::Bits((if op == "min" { x.min(y) } else { x.max(y) }) as u64 & 0xffff_ffff)]
+            });
+        }
+    }
+    for (t, bits) in [("u64", 64u32), ("s64", 64)] {
+        let signed = t == "s64";
+        let _ = bits;
+        sweep_one(Variant::inst(&format!("mul.hi.{t}"), t, &[t, t]), &two64, &move |a| {
+            let p = if signed { (a[0] as i64 as i128 * a[1] as i64 as i128) as u128 } else { a[0] as u128 * a[1] as u128 };
+            vec![Expect::Bits((p >> 64) as u64)]
+        });
+        let nz: Vec<u64> = two64.chunks(2).filter(|p| p[1] != 0).flatten().copied().collect();
+        sweep_one(Variant::inst(&format!("div.{t}"), t, &[t, t]), &nz, &move |a| {
+            vec![Expect::Bits(if signed { (a[0] as i64).wrapping_div(a[1] as i64) as u64 } else { a[0] / a[1] })]
+        });
+        sweep_one(Variant::inst(&format!("rem.{t}"), t, &[t, t]), &nz, &move |a| {
+            vec![Expect::Bits(if signed { (a[0] as i64).wrapping_rem(a[1] as i64) as u64 } else { a[0] % a[1] })]
+        });
+    }
+    for t in ["s32", "s64"] {
+        let inputs = if t == "s32" { &one32 } else { &one64 };
+        let wide = t == "s64";
+        sweep_one(Variant::inst(&format!("abs.{t}"), t, &[t]), inputs, &move |a| {
+            vec![Expect::Bits(if wide { (a[0] as i64).wrapping_abs() as u64 } else { (a[0] as i32).wrapping_abs() as u32 as u64 })]
+        });
+        sweep_one(Variant::inst(&format!("neg.{t}"), t, &[t]), inputs, &move |a| {
+            vec![Expect::Bits(if wide { a[0].wrapping_neg() } else { (a[0] as u32).wrapping_neg() as u64 })]
+        });
+    }
+}
+
+/// Audit of setp on integers and floats, every comparison (§9.7.6.2) and the `p|q` form.
+#[test]
+fn setp_all_comparisons() {
+    let two = u32_rows(2, 95);
+    for (cmp, f) in [
+        ("eq", (|x: i64, y: i64| x == y) as fn(i64, i64) -> bool),
+        ("ne", |x, y| x != y),
+        ("lt", |x, y| x < y),
+        ("le", |x, y| x <= y),
+        ("gt", |x, y| x > y),
+        ("ge", |x, y| x >= y),
+    ] {
+        for t in ["s32", "u32"] {
+            let signed = t == "s32";
+            let v = Variant { body: format!("setp.{cmp}.{t} %d0|%d1, %s0, %s1;"), srcs: vec![t, t], dsts: vec!["pred", "pred"] };
+            sweep_one(v, &two, &move |a| {
+                let c = |x: u64| if signed { x as u32 as i32 as i64 } else { x as u32 as i64 };
+                let r = f(c(a[0]), c(a[1]));
+                vec![Expect::Bits(r as u64), Expect::Bits(!r as u64)]
+            });
+        }
+    }
+    let f2 = f32_rows(2, 96);
+    for cmp in ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"] {
+        for ftz in [false, true] {
+            let name = format!("setp.{cmp}{}.f32", if ftz { ".ftz" } else { "" });
+            sweep_one(Variant::inst(&name, "pred", &["f32", "f32"]), &f2, &move |a| {
+                let g = |x: u64| {
+                    let v = f32::from_bits(x as u32);
+                    if ftz { fref::ftz(v) } else { v }
+                };
+                let r = fref::compare(cmp, g(a[0]) as f64, g(a[1]) as f64);
+                vec![Expect::Bits(r as u64)]
+            });
+        }
+    }
+    // Halves compare by value (f16 and bf16).
+    let h2: Vec<u64> = f2.iter().map(|&x| x & 0xffff).collect();
+    for (fmt, t) in [(ptxcross_tests::ptx_ref::half::Fmt::F16, "f16"), (ptxcross_tests::ptx_ref::half::Fmt::Bf16, "bf16")] {
+        sweep_one(Variant::inst(&format!("setp.ltu.{t}"), "pred", &["b16", "b16"]), &h2, &move |a| {
+            let (x, y) = (fmt.to_f64(a[0] as u16), fmt.to_f64(a[1] as u16));
+            vec![Expect::Bits((x.is_nan() || y.is_nan() || x < y) as u64)]
+        });
+    }
+}
