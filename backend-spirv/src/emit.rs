@@ -80,6 +80,32 @@ struct LoopCtx {
     merge: Word,
     cont: Word,
     has_break: bool,
+    /// Switches open inside this loop: `Break`/`Continue` there is invalid IR (see `ir::Stmt::Switch`).
+    open_switches: u32,
+}
+
+/// SPIR-V's universal limits (spec §2.17) that the emitter could exceed; checked while
+/// emitting, so no module over a limit reaches a validator or a driver.
+pub(crate) mod limits {
+    /// Control-flow nesting depth (structured loops and selections).
+    pub const NESTING: usize = 1023;
+    /// `Function`-storage variables per function.
+    pub const FUNCTION_VARIABLES: usize = 524_287;
+    /// (literal, label) pairs of one `OpSwitch`.
+    pub const SWITCH_PAIRS: usize = 16_383;
+    /// Characters of a literal string (`OpName`, `OpEntryPoint` names), NUL included.
+    pub const STRING_CHARS: usize = 65_535;
+    /// Result-id bound.
+    pub const ID_BOUND: u32 = 4_194_303;
+}
+
+/// A debug name shortened to SPIR-V's string limit (on a character boundary).
+fn debug_name(s: &str) -> String {
+    let mut end = s.len().min(limits::STRING_CHARS - 1);
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    s[..end].to_string()
 }
 
 /// Per-kernel state.
@@ -205,6 +231,17 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         }
     }
 
+    // The next id to hand out is the module's id bound.
+    let bound = e.b.id();
+    if bound > limits::ID_BOUND {
+        return Err(EmitError {
+            kernel: None,
+            kind: EmitErrorKind::Unsupported(format!(
+                "the module needs {bound} SPIR-V ids; Vulkan allows at most {} (split the kernels into several modules)",
+                limits::ID_BOUND
+            )),
+        });
+    }
     e.b.capability(spirv::Capability::Shader);
     if e.uses_int64 {
         e.b.capability(spirv::Capability::Int64);
@@ -426,13 +463,37 @@ impl Emitter {
         if kernel.workgroup_size.contains(&0) {
             return Err(invalid(format!("workgroup size {:?} has a zero dimension", kernel.workgroup_size)));
         }
+        // Limits first (the nesting check also keeps the recursive emission's stack bounded).
+        let depth = kernel.body.nesting().total;
+        if depth > limits::NESTING {
+            return Err(EmitErrorKind::Unsupported(format!(
+                "kernel {}'s control flow nests {depth} levels deep; Vulkan allows at most {}",
+                kernel.name,
+                limits::NESTING
+            )));
+        }
+        if kernel.vars.len() > limits::FUNCTION_VARIABLES {
+            return Err(EmitErrorKind::Unsupported(format!(
+                "kernel {} needs {} variables; Vulkan allows at most {} per function",
+                kernel.name,
+                kernel.vars.len(),
+                limits::FUNCTION_VARIABLES
+            )));
+        }
+        if kernel.entry_point.len() >= limits::STRING_CHARS {
+            return Err(invalid(format!(
+                "entry point name of {} bytes (SPIR-V strings hold at most {})",
+                kernel.entry_point.len(),
+                limits::STRING_CHARS - 1
+            )));
+        }
         let u = self.t_u32();
         let shared_var = if kernel.shared_words > 0 {
             let len = self.c_u32(kernel.shared_words);
             let arr = self.b.type_array(u, len);
             let p = self.ptr(StorageClass::Workgroup, arr);
             let v = self.global_var(p, StorageClass::Workgroup, None);
-            self.b.name(v, format!("{}_shared", kernel.entry_point));
+            self.b.name(v, debug_name(&format!("{}_shared", kernel.entry_point)));
             Some(v)
         } else {
             None
@@ -444,7 +505,7 @@ impl Emitter {
             // Zero-initialised like WGSL's private variables, so both targets agree.
             let init = self.null(arr);
             let v = self.global_var(p, StorageClass::Private, Some(init));
-            self.b.name(v, format!("{}_local", kernel.entry_point));
+            self.b.name(v, debug_name(&format!("{}_local", kernel.entry_point)));
             Some(v)
         } else {
             None
@@ -472,8 +533,7 @@ impl Emitter {
             let init = self.null(t);
             let v = self.b.variable(p, None, StorageClass::Function, Some(init));
             if !info.name.is_empty() {
-                // Debug names only: clipped, since SPIR-V caps a literal string at 65,535 words.
-                self.b.name(v, info.name.chars().take(256).collect::<String>());
+                self.b.name(v, debug_name(&info.name));
             }
             self.ks()?.vars.push(v);
         }
@@ -578,7 +638,7 @@ impl Emitter {
                 self.b.loop_merge(merge, cont, spirv::LoopControl::NONE, []).map_err(internal)?;
                 self.branch(body_l)?;
                 self.begin_block(body_l)?;
-                self.ks()?.loops.push(LoopCtx { merge, cont, has_break: false });
+                self.ks()?.loops.push(LoopCtx { merge, cont, has_break: false, open_switches: 0 });
                 let term = self.block(kernel, body);
                 let ctx = self.ks()?.loops.pop();
                 if !term? {
@@ -594,9 +654,66 @@ impl Emitter {
                 }
                 Ok(false)
             }
+            Stmt::Switch { selector, cases, default } => {
+                let sel = self.operand_of(kernel, *selector, Ty::U32, "switch selector")?;
+                let pairs: usize = cases.iter().map(|c| c.values.len()).sum();
+                if pairs > limits::SWITCH_PAIRS {
+                    return Err(EmitErrorKind::Unsupported(format!(
+                        "a switch with {pairs} cases; Vulkan allows at most {} per switch",
+                        limits::SWITCH_PAIRS
+                    )));
+                }
+                let merge = self.b.id();
+                let default_l = self.b.id();
+                let labels: Vec<Word> = cases.iter().map(|_| self.b.id()).collect();
+                let mut seen = std::collections::HashSet::new();
+                let mut targets = Vec::with_capacity(pairs);
+                for (c, &l) in cases.iter().zip(&labels) {
+                    for &v in &c.values {
+                        if !seen.insert(v) {
+                            return Err(invalid(format!("switch case value {v} appears twice")));
+                        }
+                        targets.push((dr::Operand::LiteralBit32(v), l));
+                    }
+                }
+                self.b.selection_merge(merge, spirv::SelectionControl::NONE).map_err(internal)?;
+                self.b.switch(sel, default_l, targets).map_err(internal)?;
+                if let Some(l) = self.ks()?.loops.last_mut() {
+                    l.open_switches += 1;
+                }
+                let mut all_terminated = true;
+                let bodies = cases.iter().map(|c| &c.body).zip(labels).chain(std::iter::once((default, default_l)));
+                let mut result = Ok(());
+                for (body, label) in bodies {
+                    result = self.begin_block(label).and_then(|()| self.block(kernel, body)).and_then(|t| {
+                        all_terminated &= t;
+                        if t {
+                            Ok(())
+                        } else {
+                            self.branch(merge)
+                        }
+                    });
+                    if result.is_err() {
+                        break;
+                    }
+                }
+                if let Some(l) = self.ks()?.loops.last_mut() {
+                    l.open_switches -= 1;
+                }
+                result?;
+                self.begin_block(merge)?;
+                if all_terminated {
+                    self.b.unreachable().map_err(internal)?;
+                    return Ok(true);
+                }
+                Ok(false)
+            }
             Stmt::Break => {
                 let ks = self.ks()?;
                 let l = ks.loops.last_mut().ok_or_else(|| invalid("`Break` outside of a loop"))?;
+                if l.open_switches > 0 {
+                    return Err(invalid("`Break` directly inside a switch case"));
+                }
                 l.has_break = true;
                 let merge = l.merge;
                 self.branch(merge)?;
@@ -604,7 +721,11 @@ impl Emitter {
             }
             Stmt::Continue => {
                 let ks = self.ks()?;
-                let cont = ks.loops.last().ok_or_else(|| invalid("`Continue` outside of a loop"))?.cont;
+                let l = ks.loops.last().ok_or_else(|| invalid("`Continue` outside of a loop"))?;
+                if l.open_switches > 0 {
+                    return Err(invalid("`Continue` directly inside a switch case"));
+                }
+                let cont = l.cont;
                 self.branch(cont)?;
                 Ok(true)
             }
@@ -1110,7 +1231,7 @@ impl Emitter {
             (Some(k), Memory::Shared | Memory::Local) => format!("{name}_{}", k.name),
             _ => name,
         };
-        self.b.name(h.id, name);
+        self.b.name(h.id, debug_name(&name));
         let mut params = Vec::with_capacity(nparams);
         for _ in 0..nparams {
             params.push(self.b.function_parameter(u).map_err(internal)?);

@@ -93,7 +93,7 @@ pub fn validate_with_spirv_val(words: &[u32]) -> Result<(), String> {
     let _ = std::fs::remove_file(&path);
     match out {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err("spirv-val not found; install spirv-tools (apt-get install spirv-tools)".to_string())
+            Err("spirv-val not found, and SPIR-V is never handed to the driver unvalidated: install spirv-tools (apt-get install spirv-tools), or use the WGSL backend".to_string())
         }
         Err(e) => Err(format!("cannot run spirv-val: {e}")),
         Ok(o) if o.status.success() => Ok(()),

@@ -103,6 +103,15 @@ fn block_usage(u: &mut Usage, b: &Block) {
                 block_usage(u, then_body);
                 block_usage(u, else_body);
             }
+            Stmt::Switch {
+                selector,
+                cases,
+                default,
+            } => {
+                operand_usage(u, selector);
+                cases.iter().for_each(|c| block_usage(u, &c.body));
+                block_usage(u, default);
+            }
             Stmt::Loop { body } => block_usage(u, body),
             Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier | Stmt::Fault { .. } => {}
         }
@@ -515,7 +524,8 @@ struct KernelCx<'a> {
     /// local_invocation_id, workgroup_id, num_workgroups used.
     builtins: [bool; 3],
     out: String,
-    loop_depth: u32,
+    /// Enclosing `loop`s (`true`) and `switch`es (`false`), innermost last.
+    breakable: Vec<bool>,
     /// The next constant operand is wrapped in `px_opaque_T(…)` (see [`KernelCx::expr`]).
     opaque_next: bool,
     /// Which opaque zeros (`px_z0`, `px_z1`) the body uses (see [`KernelCx::hide`]).
@@ -1005,14 +1015,44 @@ impl KernelCx<'_> {
                         // satisfies the rule without changing that.
                         self.line(depth + 1, "if (false) { break; } // the IR loop has no exit");
                     }
-                    self.loop_depth += 1;
+                    self.breakable.push(true);
                     self.block(body, depth + 1)?;
-                    self.loop_depth -= 1;
+                    self.breakable.pop();
+                    self.line(depth, "}");
+                }
+                Stmt::Switch {
+                    selector,
+                    cases,
+                    default,
+                } => {
+                    let sel = self.typed(*selector, Ty::U32, "Switch selector")?;
+                    self.line(depth, &format!("switch ({sel}) {{"));
+                    self.breakable.push(false);
+                    let mut seen = HashSet::new();
+                    for c in cases {
+                        if c.values.is_empty() {
+                            return Err("a switch case without values".into());
+                        }
+                        if let Some(v) = c.values.iter().find(|&&v| !seen.insert(v)) {
+                            return Err(format!("switch case value {v} appears twice"));
+                        }
+                        let values: Vec<String> =
+                            c.values.iter().map(|v| format!("{v}u")).collect();
+                        self.line(depth + 1, &format!("case {}: {{", values.join(", ")));
+                        self.block(&c.body, depth + 2)?;
+                        self.line(depth + 1, "}");
+                    }
+                    self.line(depth + 1, "default: {");
+                    self.block(default, depth + 2)?;
+                    self.line(depth + 1, "}");
+                    self.breakable.pop();
                     self.line(depth, "}");
                 }
                 Stmt::Break | Stmt::Continue => {
-                    if self.loop_depth == 0 {
-                        return Err(format!("{s:?} outside of a loop"));
+                    match self.breakable.last() {
+                        None => return Err(format!("{s:?} outside of a loop")),
+                        Some(false) => return Err(format!("{s:?} directly inside a switch case")),
+                        Some(true) => {}
                     }
                     self.line(depth, if matches!(s, Stmt::Break) { "break;" } else { "continue;" });
                     return Ok(()); // the rest of the block is unreachable
@@ -1062,6 +1102,19 @@ fn block_behaviors(b: &Block) -> Behaviors {
                 let (t, e) = (block_behaviors(then_body), block_behaviors(else_body));
                 Behaviors { next: t.next || e.next, brk: t.brk || e.brk, cont: t.cont || e.cont, ret: t.ret || e.ret }
             }
+            Stmt::Switch { cases, default, .. } => cases
+                .iter()
+                .map(|c| &c.body)
+                .chain([default])
+                .fold(Behaviors::default(), |acc, b| {
+                    let x = block_behaviors(b);
+                    Behaviors {
+                        next: acc.next || x.next,
+                        brk: acc.brk || x.brk,
+                        cont: acc.cont || x.cont,
+                        ret: acc.ret || x.ret,
+                    }
+                }),
             Stmt::Loop { body } => {
                 let lb = block_behaviors(body);
                 // A loop without an exit gets one (see `KernelCx::block`), hence `next` then too.
@@ -1130,9 +1183,10 @@ fn shadowed_builtins<'m>(module: &'m Module, text: &str) -> Vec<&'m Kernel> {
     suspects.into_iter().filter(|k| counts.get(&k.entry_point).copied().unwrap_or(0) > 1).collect()
 }
 
-/// How deeply `if`/`loop` statements nest in `body`, computed without recursion (so that no IR
-/// can overflow the stack here; the emitter recurses only after this check). A loop counts one
-/// more level if it needs the never-taken exit (conservatively: loops always do here).
+/// How deeply `if`/`loop`/`switch` statements nest in `body`, computed without recursion (so
+/// that no IR can overflow the stack here; the emitter recurses only after this check). A loop
+/// counts one more level if it needs the never-taken exit (conservatively: loops always do
+/// here); a switch counts two (the switch and its case braces).
 fn nesting_depth(body: &Block) -> usize {
     let mut max = 0;
     let mut stack: Vec<(&Block, usize)> = vec![(body, 0)];
@@ -1147,6 +1201,11 @@ fn nesting_depth(body: &Block) -> usize {
                 Stmt::Loop { body } => {
                     max = max.max(d + 2);
                     stack.push((body, d + 1));
+                }
+                Stmt::Switch { cases, default, .. } => {
+                    max = max.max(d + 2);
+                    stack.extend(cases.iter().map(|c| (&c.body, d + 2)));
+                    stack.push((default, d + 2));
                 }
                 _ => {}
             }
@@ -1251,7 +1310,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             shared_atomic: u.shared_atomics,
             builtins: [false; 3],
             out: String::new(),
-            loop_depth: 0,
+            breakable: Vec::new(),
             opaque_next: false,
             zeros: [false; 2],
         };

@@ -138,6 +138,13 @@ pub fn emit(module: &ir::Module, profile: Profile) -> Result<String, EmitError> 
     }
 }
 
+/// Writes `module` as WGSL for `profile` without validating it: for callers that validate
+/// separately or not at all (`--no-validate`; wgpu parses and validates WGSL with naga anyway
+/// when it creates the shader module, so nothing unvalidated reaches a driver).
+pub fn emit_unvalidated(module: &ir::Module, profile: Profile) -> Result<String, EmitError> {
+    emit::write_module(module, profile)
+}
+
 /// Parses `wgsl` with naga's WGSL front end and validates it with the capabilities of
 /// `profile`. The error is naga's report, with source excerpts.
 pub fn validate(wgsl: &str, profile: Profile) -> Result<(), String> {

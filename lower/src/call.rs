@@ -870,7 +870,7 @@ fn indirect_call(fl: &mut FnLower, calls: &mut Calls, parts: &CallParts) -> LRes
         targets[c] = node;
     }
     let first = nodes.first().copied().unwrap_or(join);
-    fl.terminate(Terminator::Switch { selector, targets }, first);
+    fl.terminate(Terminator::indexed(selector, &targets), first);
     for (k, &c) in candidates.iter().enumerate() {
         direct_call(fl, calls, parts, c)?;
         let next = nodes.get(k + 1).copied().unwrap_or(join);
@@ -902,7 +902,7 @@ impl Calls<'_> {
         for sf in self.stack_fns.values() {
             let term = match (sf.returns.as_slice(), sf.return_id) {
                 ([only], _) => Terminator::Jump(*only),
-                (_, Some(id)) => Terminator::Switch { selector: Operand::Var(id), targets: sf.returns.clone() },
+                (_, Some(id)) => Terminator::indexed(Operand::Var(id), &sf.returns),
                 _ => Terminator::Return,
             };
             fl.blocks[sf.exit].term = term;
@@ -1233,6 +1233,18 @@ mod liveness {
                     transfer(&else_body.stmts, s, bit);
                     union(s, &t);
                     use_op(s, *cond, bit);
+                }
+                Stmt::Switch { selector, cases, default } => {
+                    // Not built before structurization; like `If` over every case.
+                    let mut acc = s.clone();
+                    transfer(&default.stmts, &mut acc, bit);
+                    for c in cases {
+                        let mut t = s.clone();
+                        transfer(&c.body.stmts, &mut t, bit);
+                        union(&mut acc, &t);
+                    }
+                    *s = acc;
+                    use_op(s, *selector, bit);
                 }
                 Stmt::Loop { body } => {
                     // Not built before structurization; conservatively: uses, no kills.

@@ -10,9 +10,9 @@ pub type NodeId = usize;
 pub enum Terminator {
     Jump(NodeId),
     Branch { cond: Operand, then_target: NodeId, else_target: NodeId },
-    /// Multi-way branch on a `U32` selector: `targets[selector]`, or the last target when the
-    /// selector is out of range (PTX leaves that case undefined; `brx.idx`).
-    Switch { selector: Operand, targets: Vec<NodeId> },
+    /// Multi-way branch on a `U32` selector: the target of the case whose value equals the
+    /// selector, else `default`. Case values are distinct.
+    Switch { selector: Operand, cases: Vec<(u32, NodeId)>, default: NodeId },
     Return,
     /// Only inside the structurizer: leave / restart the innermost loop being built.
     Break,
@@ -20,11 +20,30 @@ pub enum Terminator {
 }
 
 impl Terminator {
+    /// `targets[selector]`, or the last target when the selector is out of range (`brx.idx`
+    /// leaves that case undefined: any target will do, never a hang or a fault).
+    pub fn indexed(selector: Operand, targets: &[NodeId]) -> Terminator {
+        let (&default, cases) = targets.split_last().expect("an indexed switch has targets");
+        Terminator::Switch {
+            selector,
+            cases: cases
+                .iter()
+                .enumerate()
+                .map(|(k, &t)| (k as u32, t))
+                .collect(),
+            default,
+        }
+    }
+
     pub fn successors(&self) -> Vec<NodeId> {
         match self {
             Terminator::Jump(t) => vec![*t],
             Terminator::Branch { then_target, else_target, .. } => vec![*then_target, *else_target],
-            Terminator::Switch { targets, .. } => targets.clone(),
+            Terminator::Switch { cases, default, .. } => cases
+                .iter()
+                .map(|&(_, t)| t)
+                .chain(std::iter::once(*default))
+                .collect(),
             Terminator::Return | Terminator::Break | Terminator::Continue => vec![],
         }
     }
@@ -42,7 +61,10 @@ impl Terminator {
                 fix(then_target);
                 fix(else_target)
             }
-            Terminator::Switch { targets, .. } => targets.iter_mut().for_each(fix),
+            Terminator::Switch { cases, default, .. } => {
+                cases.iter_mut().for_each(|(_, t)| fix(t));
+                fix(default)
+            }
             Terminator::Return | Terminator::Break | Terminator::Continue => {}
         }
     }

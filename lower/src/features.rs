@@ -77,6 +77,15 @@ fn walk(b: &Block, f: &mut Features) {
                 walk(then_body, f);
                 walk(else_body, f)
             }
+            Stmt::Switch {
+                selector,
+                cases,
+                default,
+            } => {
+                operand(selector, f);
+                cases.iter().for_each(|c| walk(&c.body, f));
+                walk(default, f)
+            }
             Stmt::Loop { body } => walk(body, f),
             _ => {}
         }

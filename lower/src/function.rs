@@ -53,6 +53,8 @@ pub struct FnLower {
     /// Statement buffers: the bottom one is the current block's; predication pushes more.
     pub emit_stack: Vec<Vec<Stmt>>,
     pub labels: HashMap<String, NodeId>,
+    /// `.branchtargets` lists by their label (`ts: .branchtargets L1, L2;`), for `brx.idx`.
+    pub branch_targets: HashMap<String, Vec<String>>,
     /// Barriers (block, span) for the SIMT check.
     pub barriers: Vec<(NodeId, Span)>,
     pub shared_bytes: u32,
@@ -89,6 +91,7 @@ impl FnLower {
             cur: 0,
             emit_stack: vec![Vec::new()],
             labels: HashMap::new(),
+            branch_targets: HashMap::new(),
             barriers: Vec::new(),
             shared_bytes: 0,
             local_bytes: 0,

@@ -45,6 +45,11 @@ fn rewrite(block: &mut Block, vars: &mut Vec<VarInfo>, base: &mut Option<VarId>)
                 rewrite(&mut body, vars, base);
                 out.push(Stmt::Loop { body });
             }
+            Stmt::Switch { selector, mut cases, mut default } => {
+                cases.iter_mut().for_each(|c| rewrite(&mut c.body, vars, base));
+                rewrite(&mut default, vars, base);
+                out.push(Stmt::Switch { selector, cases, default });
+            }
             other => out.push(other),
         }
     }

@@ -108,9 +108,16 @@ impl Machine {
                         *else_target
                     }
                 }
-                Terminator::Switch { selector, targets } => {
-                    let s = self.get(*selector) as usize;
-                    targets[s.min(targets.len() - 1)]
+                Terminator::Switch {
+                    selector,
+                    cases,
+                    default,
+                } => {
+                    let s = self.get(*selector) as u32;
+                    cases
+                        .iter()
+                        .find(|&&(v, _)| v == s)
+                        .map_or(*default, |&(_, t)| t)
                 }
                 Terminator::Return => return Flow::Return,
                 Terminator::Break => return Flow::Break,
@@ -140,6 +147,21 @@ impl Machine {
                 }
                 Stmt::If { cond, then_body, else_body } => {
                     let f = if self.get(*cond) != 0 { self.run_block(then_body) } else { self.run_block(else_body) };
+                    if f != Flow::Normal {
+                        return f;
+                    }
+                }
+                Stmt::Switch {
+                    selector,
+                    cases,
+                    default,
+                } => {
+                    let s = self.get(*selector) as u32;
+                    let body = cases
+                        .iter()
+                        .find(|c| c.values.contains(&s))
+                        .map_or(default, |c| &c.body);
+                    let f = self.run_block(body);
                     if f != Flow::Normal {
                         return f;
                     }

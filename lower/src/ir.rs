@@ -11,9 +11,10 @@
 //!   identically on SPIR-V and WGSL. Where a target leaves something undefined (shift by ≥ width,
 //!   division by zero, float→int overflow, NaN in min/max), the op's doc states a precondition and
 //!   `lower` guarantees it by construction. Backends must never "fix up" semantics on their own.
-//! - **Structured control flow.** [`Stmt::If`], [`Stmt::Loop`] with [`Stmt::Break`] /
-//!   [`Stmt::Continue`] that always refer to the *innermost* loop, and [`Stmt::Return`]. This maps
-//!   1:1 onto `OpSelectionMerge`/`OpLoopMerge` and WGSL `if`/`loop`.
+//! - **Structured control flow.** [`Stmt::If`], [`Stmt::Switch`], [`Stmt::Loop`] with
+//!   [`Stmt::Break`] / [`Stmt::Continue`] that always refer to the *innermost* loop, and
+//!   [`Stmt::Return`]. This maps 1:1 onto `OpSelectionMerge`/`OpLoopMerge`/`OpSwitch` and WGSL
+//!   `if`/`switch`/`loop`.
 
 use std::fmt;
 
@@ -305,6 +306,13 @@ pub enum Stmt {
     /// Stores a word. Out-of-range index: records a fault, stores nothing.
     StoreWord { memory: Memory, index: Operand, value: Operand },
     If { cond: Operand, then_body: Block, else_body: Block },
+    /// Multi-way selection on a `U32` selector: runs the body of the case listing the
+    /// selector's value, or `default` when none does; then continues after the switch (no
+    /// fall-through between cases). Case values are distinct across all cases.
+    /// A `Break` or `Continue` directly inside a case body (not inside a `Loop` nested in it) is
+    /// invalid IR: WGSL's `break` would leave the switch rather than the loop. `lower` leaves a
+    /// loop from inside a switch through a flag tested after the switch.
+    Switch { selector: Operand, cases: Vec<SwitchCase>, default: Block },
     /// `loop { body }`: leaves only through `Break` (or `Return`).
     Loop { body: Block },
     /// Leaves the innermost enclosing `Loop`.
@@ -319,6 +327,52 @@ pub enum Stmt {
     Barrier,
     /// Records fault bits (`abi::FAULT_*`) in the heap's fault word; execution continues.
     Fault { code: u32 },
+}
+
+/// One arm of a [`Stmt::Switch`]: taken when the selector equals one of `values`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchCase {
+    pub values: Vec<u32>,
+    pub body: Block,
+}
+
+/// Nesting of structured statements in a block: `ifs` counts `If`/`Switch` levels, `loops`
+/// `Loop` levels, `total` both (the depth drivers limit, e.g. Vulkan's 1,023 control-flow
+/// nesting levels). Computed without recursion, so any IR can be measured.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Nesting {
+    pub total: usize,
+    pub ifs: usize,
+    pub loops: usize,
+}
+
+impl Block {
+    pub fn nesting(&self) -> Nesting {
+        let mut max = Nesting::default();
+        let mut stack: Vec<(&Block, Nesting)> = vec![(self, Nesting::default())];
+        while let Some((b, d)) = stack.pop() {
+            for s in &b.stmts {
+                let (inner, bodies): (Nesting, Vec<&Block>) = match s {
+                    Stmt::If { then_body, else_body, .. } => {
+                        (Nesting { total: d.total + 1, ifs: d.ifs + 1, ..d }, vec![then_body, else_body])
+                    }
+                    Stmt::Switch { cases, default, .. } => (
+                        Nesting { total: d.total + 1, ifs: d.ifs + 1, ..d },
+                        cases.iter().map(|c| &c.body).chain(std::iter::once(default)).collect(),
+                    ),
+                    Stmt::Loop { body } => (Nesting { total: d.total + 1, loops: d.loops + 1, ..d }, vec![body]),
+                    _ => continue,
+                };
+                max = Nesting {
+                    total: max.total.max(inner.total),
+                    ifs: max.ifs.max(inner.ifs),
+                    loops: max.loops.max(inner.loops),
+                };
+                stack.extend(bodies.into_iter().map(|b| (b, inner)));
+            }
+        }
+        max
+    }
 }
 
 /// A module-scope variable placed in the globals segment (see `abi::PARAM_GLOBALS_BASE_WORD`).

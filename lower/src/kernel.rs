@@ -141,7 +141,8 @@ pub fn lower_kernel(
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
     let (cfg, mut vars, barriers) = fl.into_cfg();
     let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
-    let mut body = structurize::structurize(cfg, &mut vars);
+    let mut body = structurize::structurize(cfg, &mut vars)
+        .map_err(|m| Diagnostic::new(format!("kernel `{}`: {m}", f.name.name), f.name.span))?;
     let mut shared_words = shared_bytes.div_ceil(4);
     // A barrier inside an instruction's own `if` (a predicated warp collective) is invisible
     // to the CFG check: the structured body is checked too.
@@ -205,10 +206,24 @@ pub(crate) fn collect_decls<'a>(stmts: &'a [Statement], shared: &mut Vec<&'a Var
 }
 
 pub(crate) fn collect_labels(stmts: &[Statement], fl: &mut FnLower) {
-    for s in stmts {
+    for (i, s) in stmts.iter().enumerate() {
         match s {
             Statement::Label(l) => {
                 fl.label_node(&l.name);
+                // `ts: .branchtargets L1, L2, …;` names a label list for `brx.idx`.
+                if let Some(Statement::Directive(d)) = stmts.get(i + 1) {
+                    if d.name == "branchtargets" {
+                        let names = d
+                            .args
+                            .iter()
+                            .filter_map(|a| match a {
+                                ast::DirectiveArg::Ident(n) => Some(n.clone()),
+                                _ => None,
+                            })
+                            .collect();
+                        fl.branch_targets.insert(l.name.to_string(), names);
+                    }
+                }
             }
             Statement::Block(inner, _) => collect_labels(inner, fl),
             _ => {}

@@ -90,6 +90,11 @@ fn insert_before_returns(block: &mut Block, check: &[Stmt]) {
                 insert_before_returns(&mut body, check);
                 out.push(Stmt::Loop { body });
             }
+            Stmt::Switch { selector, mut cases, mut default } => {
+                cases.iter_mut().for_each(|c| insert_before_returns(&mut c.body, check));
+                insert_before_returns(&mut default, check);
+                out.push(Stmt::Switch { selector, cases, default });
+            }
             other => out.push(other),
         }
     }
@@ -103,6 +108,10 @@ fn give_endless_loops_an_exit(block: &mut Block, escape: &[Stmt]) {
             Stmt::If { then_body, else_body, .. } => {
                 give_endless_loops_an_exit(then_body, escape);
                 give_endless_loops_an_exit(else_body, escape);
+            }
+            Stmt::Switch { cases, default, .. } => {
+                cases.iter_mut().for_each(|c| give_endless_loops_an_exit(&mut c.body, escape));
+                give_endless_loops_an_exit(default, escape);
             }
             Stmt::Loop { body } => {
                 give_endless_loops_an_exit(body, escape);

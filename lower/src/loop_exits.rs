@@ -87,6 +87,10 @@ fn number_loops(stmts: &[Stmt], needs: &mut Vec<bool>) {
                 number_loops(&then_body.stmts, needs);
                 number_loops(&else_body.stmts, needs);
             }
+            Stmt::Switch { cases, default, .. } => {
+                cases.iter().for_each(|c| number_loops(&c.body.stmts, needs));
+                number_loops(&default.stmts, needs);
+            }
             _ => {}
         }
     }
@@ -163,6 +167,17 @@ fn live_before(stmts: &[Stmt], out: Live, ctx: &Ctx, first_loop: usize, facts: &
                 }
                 inner.at_continue
             }
+            Stmt::Switch { selector, cases, default } => {
+                // Cases in order, then the default: the loops' preorder (`number_loops`).
+                let mut first = id;
+                let mut l = Live::new();
+                for body in cases.iter().map(|c| &c.body).chain(std::iter::once(default)) {
+                    l.extend(live_before(&body.stmts, live.clone(), ctx, first, facts));
+                    first += loops_in(&body.stmts);
+                }
+                add_use(*selector, &mut l);
+                l
+            }
             Stmt::Break => ctx.at_break.clone(),
             Stmt::Continue => ctx.at_continue.clone(),
             Stmt::Return => Live::new(),
@@ -210,6 +225,10 @@ fn assigned_in(stmts: &[Stmt], out: &mut Live) {
                 assigned_in(&else_body.stmts, out);
             }
             Stmt::Loop { body } => assigned_in(&body.stmts, out),
+            Stmt::Switch { cases, default, .. } => {
+                cases.iter().for_each(|c| assigned_in(&c.body.stmts, out));
+                assigned_in(&default.stmts, out);
+            }
             _ => {}
         }
     }
@@ -236,6 +255,12 @@ fn insert_guards(stmts: &mut [Stmt], guard: VarId, needs: &[bool], next: &mut us
             Stmt::If { then_body, else_body, .. } => {
                 insert_guards(&mut then_body.stmts, guard, needs, next);
                 insert_guards(&mut else_body.stmts, guard, needs, next);
+            }
+            Stmt::Switch { cases, default, .. } => {
+                for c in cases.iter_mut() {
+                    insert_guards(&mut c.body.stmts, guard, needs, next);
+                }
+                insert_guards(&mut default.stmts, guard, needs, next);
             }
             _ => {}
         }

@@ -64,7 +64,7 @@ fn random_cfg(rng: &mut Rng, vars: &mut Vec<VarInfo>) -> Cfg {
                 stmts.push(Stmt::Assign { dst: s, expr: Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U32, lhs: Operand::Var(LCG), rhs: c32(16) } });
                 stmts.push(Stmt::Assign { dst: sel, expr: Expr::Binary { op: BinaryOp::RemU, ty: Ty::U32, lhs: Operand::Var(s), rhs: c32(4) } });
                 let k = 2 + rng.below(3) as usize;
-                Terminator::Switch { selector: Operand::Var(sel), targets: (0..k).map(|_| target(rng)).collect() }
+                Terminator::indexed(Operand::Var(sel), &(0..k).map(|_| target(rng)).collect::<Vec<_>>())
             }
             _ => {
                 let (s, bit, c) = (new(Ty::U32), new(Ty::U32), new(Ty::Bool));
@@ -85,15 +85,21 @@ fn count(b: &Block) -> usize {
         .map(|s| match s {
             Stmt::If { then_body, else_body, .. } => 1 + count(then_body) + count(else_body),
             Stmt::Loop { body } => 1 + count(body),
+            Stmt::Switch { cases, default, .. } => {
+                1 + cases.iter().map(|c| count(&c.body)).sum::<usize>() + count(default)
+            }
             _ => 1,
         })
         .sum()
 }
 
-/// Break/Continue appear only inside loops.
+/// Break/Continue appear only inside loops, never directly inside a switch case.
 fn well_formed(b: &Block, in_loop: bool) -> bool {
     b.stmts.iter().all(|s| match s {
         Stmt::Break | Stmt::Continue => in_loop,
+        Stmt::Switch { cases, default, .. } => {
+            cases.iter().all(|c| well_formed(&c.body, false)) && well_formed(default, false)
+        }
         Stmt::If { then_body, else_body, .. } => well_formed(then_body, in_loop) && well_formed(else_body, in_loop),
         Stmt::Loop { body } => well_formed(body, true),
         _ => true,
@@ -112,7 +118,7 @@ fn run(seed: u64, lcg_seed: u32) {
     let flow_before = before.run_cfg(&cfg);
 
     let mut vars_after = vars.clone();
-    let body = structurize(cfg.clone(), &mut vars_after);
+    let body = structurize(cfg.clone(), &mut vars_after).expect("structurizes");
     assert!(well_formed(&body, false), "seed {seed}: break/continue outside a loop");
     let mut after = Machine::new(vars_after.len());
     after.heap.resize(before.heap.len(), 0);
@@ -169,7 +175,7 @@ fn irreducible_two_entry_loop() {
         before.vars[LCG.index()] = lcg.wrapping_mul(2654435761) as u64;
         before.run_cfg(&cfg);
         let mut va = vars.clone();
-        let body = structurize(cfg.clone(), &mut va);
+        let body = structurize(cfg.clone(), &mut va).expect("structurizes");
         let mut after = Machine::new(va.len());
         after.heap.resize(before.heap.len(), 0);
         after.vars[LCG.index()] = lcg.wrapping_mul(2654435761) as u64;

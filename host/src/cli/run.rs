@@ -290,6 +290,7 @@ fn frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, TranslateErro
         native_fma: facts.native_fma,
         detect_cut_loops: facts.detect_cut_loops,
         max_global_bytes: facts.max_global_bytes,
+        ..LowerOptions::default()
     };
     translate::frontend(&source, &options)
 }

@@ -59,7 +59,7 @@ pub fn main(a: &Args) -> Result<i32, String> {
             }
             _ => {
                 let words = translate::emit_spirv(&module)?;
-                if validate && translate::spirv_val_available() {
+                if validate {
                     translate::validate_spirv(&words)?;
                 }
                 if to == "spvasm" {

@@ -48,6 +48,36 @@ impl FnLower {
                 self.guarded_transfer(guard, t);
                 Ok(())
             }
+            "brx" => {
+                // brx.idx{.uni} index, tlist (§9.7.13.4): `tlist[index]`. An out-of-range index
+                // is undefined in PTX; it takes the last target here (never a hang or a fault).
+                m.only(&["idx", "uni"])?;
+                if !m.has("idx") {
+                    return Err(unsupported(format!("`{}` (only brx.idx exists)", m.name()), inst.span));
+                }
+                let [index, list] = operands(inst, 2)? else { unreachable!() };
+                let OperandKind::Symbol { name, component: None } = &list.kind else {
+                    return Err(Diagnostic::new("`brx.idx` takes a `.branchtargets` label", list.span));
+                };
+                let Some(names) = self.branch_targets.get(name.as_str()).cloned() else {
+                    return Err(Diagnostic::new(format!("`{name}` is not a `.branchtargets` list"), list.span));
+                };
+                let mut targets = Vec::with_capacity(names.len());
+                for n in &names {
+                    if !self.labels.contains_key(n.as_str()) {
+                        return Err(Diagnostic::new(format!("unknown label `{n}` in `.branchtargets` `{name}`"), list.span));
+                    }
+                    targets.push(self.label_node(n));
+                }
+                if targets.is_empty() {
+                    return Err(Diagnostic::new(format!("`.branchtargets` `{name}` is empty"), list.span));
+                }
+                let idx = self.read(index, ScalarType::U32)?;
+                let dispatch = self.new_node();
+                self.blocks[dispatch].term = Terminator::indexed(idx, &targets);
+                self.guarded_transfer(guard, dispatch);
+                Ok(())
+            }
             "ret" | "exit" => {
                 m.only(&["uni"])?;
                 operands(inst, 0)?;
