@@ -363,10 +363,7 @@ impl<'a> Tx<'a> {
                 let ok = self.flags(&mut out, cx.lp);
                 mask = self.and(&mut out, mask, ok);
                 let pok = match cx.lp {
-                    Some(LoopKind::Divergent { live, cont }) => {
-                        let x = self.and(&mut out, Operand::Var(live), Operand::Var(cont));
-                        x
-                    }
+                    Some(LoopKind::Divergent { live, cont }) => self.and(&mut out, Operand::Var(live), Operand::Var(cont)),
                     _ => TRUE,
                 };
                 pmask = self.and(&mut out, pmask, pok);
@@ -543,14 +540,7 @@ impl<'a> Tx<'a> {
                     let default = Block { stmts: self.n_stmts(&default.stmts, 0, lp) };
                     out.push(Stmt::Switch { selector: *selector, cases, default });
                     if may_clear(s, lp) {
-                        if depth > 0 {
-                            let a = self.active.map(Operand::Var).unwrap_or(TRUE);
-                            let na = self.not(&mut out, a);
-                            out.push(Stmt::If { cond: na, then_body: Block { stmts: vec![Stmt::Break] }, else_body: Block::new() });
-                        } else {
-                            let rest = self.n_stmts(&stmts[i + 1..], depth, lp);
-                            let ok = self.flags(&mut out, lp);
-                            out.push(Stmt::If { cond: ok, then_body: Block { stmts: rest }, else_body: Block::new() });
+                        if self.after_clear(&mut out, &stmts[i + 1..], depth, lp) {
                             return out;
                         }
                     }
@@ -559,14 +549,7 @@ impl<'a> Tx<'a> {
                     let b = self.n_stmts(&body.stmts, depth + 1, lp);
                     out.push(Stmt::Loop { body: Block { stmts: b } });
                     if contains_return(&body.stmts) {
-                        if depth > 0 {
-                            let a = self.active.map(Operand::Var).unwrap_or(TRUE);
-                            let na = self.not(&mut out, a);
-                            out.push(Stmt::If { cond: na, then_body: Block { stmts: vec![Stmt::Break] }, else_body: Block::new() });
-                        } else {
-                            let rest = self.n_stmts(&stmts[i + 1..], depth, lp);
-                            let ok = self.flags(&mut out, lp);
-                            out.push(Stmt::If { cond: ok, then_body: Block { stmts: rest }, else_body: Block::new() });
+                        if self.after_clear(&mut out, &stmts[i + 1..], depth, lp) {
                             return out;
                         }
                     }
@@ -581,6 +564,25 @@ impl<'a> Tx<'a> {
 /// The blocks directly inside a `Switch`: every case body, then the default.
 fn switch_blocks<'b>(cases: &'b [crate::ir::SwitchCase], default: &'b Block) -> impl Iterator<Item = &'b Block> {
     cases.iter().map(|c| &c.body).chain(std::iter::once(default))
+}
+
+impl Tx<'_> {
+    /// After a native statement that may have cleared a flag (a `Return` inside): leave the
+    /// enclosing native loop (`depth > 0`), or run `rest` only while the flags hold. True when
+    /// `rest` has been emitted.
+    fn after_clear(&mut self, out: &mut Vec<Stmt>, rest: &[Stmt], depth: u32, lp: Option<LoopKind>) -> bool {
+        if depth > 0 {
+            let a = self.active.map(Operand::Var).unwrap_or(TRUE);
+            let na = self.not(out, a);
+            out.push(Stmt::If { cond: na, then_body: Block { stmts: vec![Stmt::Break] }, else_body: Block::new() });
+            false
+        } else {
+            let rest = self.n_stmts(rest, depth, lp);
+            let ok = self.flags(out, lp);
+            out.push(Stmt::If { cond: ok, then_body: Block { stmts: rest }, else_body: Block::new() });
+            true
+        }
+    }
 }
 
 fn assign(dst: VarId, expr: Expr) -> Stmt {
@@ -679,10 +681,8 @@ fn output_divergence(body: &Block, nvars: usize, uniform: &HashSet<VarId>) -> Ou
 fn walk_divergence(stmts: &[Stmt], ctx: bool, d: &mut OutputDivergence, uniform: &HashSet<VarId>) {
     for s in stmts {
         match s {
-            Stmt::Assign { dst, expr } => {
-                if !uniform.contains(dst) && (ctx || expr_divergent(expr, &d.vars)) {
-                    d.vars[dst.index()] = true;
-                }
+            Stmt::Assign { dst, expr } if !uniform.contains(dst) && (ctx || expr_divergent(expr, &d.vars)) => {
+                d.vars[dst.index()] = true;
             }
             Stmt::If { cond, then_body, else_body } => {
                 let c = ctx || matches!(cond, Operand::Var(v) if d.vars[v.index()]);
