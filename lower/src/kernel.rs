@@ -123,10 +123,6 @@ pub fn lower_kernel(
     let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
     let mut body = structurize::structurize(cfg, &mut vars)
         .map_err(|m| Diagnostic::new(format!("kernel `{}`: {m}", f.name.name), f.name.span))?;
-    if !barriers.is_empty() {
-        // The SIMT passes below reason about `If`/`Loop` only.
-        structurize::switches_to_ifs(&mut body, &mut vars);
-    }
     let mut shared_words = shared_bytes.div_ceil(4);
     // A barrier inside an instruction's own `if` (a predicated warp collective) is invisible
     // to the CFG check: the structured body is checked too.
