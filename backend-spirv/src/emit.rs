@@ -1027,6 +1027,30 @@ impl Emitter {
         Ok((r, ty))
     }
 
+    /// Signed division (truncating) or remainder (sign of the dividend) through unsigned
+    /// operations on the magnitudes. Vulkan leaves `OpSRem`/`OpSMod` undefined when an operand
+    /// is negative, and NVIDIA's driver does return other values there (`rem.s32 1, -1` gave 1,
+    /// seen on an H200 with driver 580); `OpSDiv` is avoided for the same reason. The IR's
+    /// preconditions (divisor not 0, not MIN / -1) hold; |MIN| is exact as an unsigned value.
+    fn signed_div_rem(&mut self, rem: bool, ty: Ty, l: Word, r: Word) -> Result2<Word> {
+        let t = self.ty(ty);
+        let bt = self.t_bool();
+        let zero = self.konst(if ty == Ty::U64 { Const::U64(0) } else { Const::U32(0) });
+        let l_neg = self.op(Op::SLessThan, bt, &[l, zero])?;
+        let r_neg = self.op(Op::SLessThan, bt, &[r, zero])?;
+        let l_flip = self.op(Op::SNegate, t, &[l])?;
+        let r_flip = self.op(Op::SNegate, t, &[r])?;
+        let l_abs = self.op(Op::Select, t, &[l_neg, l_flip, l])?;
+        let r_abs = self.op(Op::Select, t, &[r_neg, r_flip, r])?;
+        let (magnitude, negative) = if rem {
+            (self.op(Op::UMod, t, &[l_abs, r_abs])?, l_neg)
+        } else {
+            (self.op(Op::UDiv, t, &[l_abs, r_abs])?, self.op(Op::LogicalNotEqual, bt, &[l_neg, r_neg])?)
+        };
+        let flipped = self.op(Op::SNegate, t, &[magnitude])?;
+        self.op(Op::Select, t, &[negative, flipped, magnitude])
+    }
+
     fn binary(&mut self, op: BinaryOp, ty: Ty, l: Word, r: Word) -> Result2<Word> {
         use BinaryOp::*;
         let bad = || invalid(format!("binary {op:?} on {ty:?}"));
@@ -1039,9 +1063,8 @@ impl Emitter {
             Sub if int => simple(Op::ISub),
             Mul if int => simple(Op::IMul),
             DivU if int => simple(Op::UDiv),
-            DivS if int => simple(Op::SDiv),
+            DivS | RemS if int => return self.signed_div_rem(op == RemS, ty, l, r),
             RemU if int => simple(Op::UMod),
-            RemS if int => simple(Op::SRem),
             And if int => simple(Op::BitwiseAnd),
             Or if int => simple(Op::BitwiseOr),
             Xor if int => simple(Op::BitwiseXor),
