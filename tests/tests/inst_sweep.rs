@@ -125,10 +125,8 @@ fn f32_add_sub_mul_fma_ftz_sat() {
                     if ftz && op == "mul" && fref::mul_ftz_tiny(f(0) as f64 * f(1) as f64, fref::F32_MIN_NORMAL as f64) {
                         r = f32::from_bits(r.to_bits() & 0x8000_0000);
                     }
-                    if ftz && op == "fma" {
-                        if fref::fma_ftz_tiny(&[f(0), f(1), f(2)]) {
-                            r = f32::from_bits(r.to_bits() & 0x8000_0000);
-                        }
+                    if ftz && op == "fma" && fref::fma_ftz_tiny(&[f(0), f(1), f(2)]) {
+                        r = f32::from_bits(r.to_bits() & 0x8000_0000);
                     }
                     if sat {
                         r = fref::sat_f32(r);
