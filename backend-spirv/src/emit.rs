@@ -527,13 +527,18 @@ impl Emitter {
         let fid = self.b.begin_function(void, None, spirv::FunctionControl::NONE, fty).map_err(internal)?;
         self.b.name(fid, kernel.entry_point.clone());
         self.b.begin_block(None).map_err(internal)?;
-        for info in &kernel.vars {
+        // Debug names are made unique (`t`, `t_17`, …): spirv-val's name mapper is quadratic in
+        // the number of equal names (5,000 temporaries named `t`: 3.3 s of CPU instead of 0.07 s).
+        let mut names = std::collections::HashSet::new();
+        for (i, info) in kernel.vars.iter().enumerate() {
             let t = self.ty(info.ty);
             let p = self.ptr(StorageClass::Function, t);
             let init = self.null(t);
             let v = self.b.variable(p, None, StorageClass::Function, Some(init));
             if !info.name.is_empty() {
-                self.b.name(v, debug_name(&info.name));
+                let name = debug_name(&info.name);
+                let name = if names.insert(name.clone()) { name } else { format!("{name}_{i}") };
+                self.b.name(v, name);
             }
             self.ks()?.vars.push(v);
         }

@@ -135,12 +135,13 @@ fn timeout_covers_pipeline_creation() {
 #[test]
 fn out_of_range_timeouts_are_usage_errors() {
     for bad in ["1e300", "inf", "nan", "-1", "1e-400x", "604801"] {
-        let (o, _) = ptxcross(&["run", "--timeout", bad, "--spec", "none.json"]);
+        let flag = format!("--timeout={bad}");
+        let (o, _) = ptxcross(&["run", &flag, "--spec", "none.json"]);
         let err = stderr(&o);
         assert_eq!(o.status.code(), Some(2), "{bad}: {err}");
         assert!(err.contains("--timeout"), "{bad}: {err}");
         assert!(!err.contains("internal error") && !err.contains("panicked"), "{bad}: {err}");
-        let (o, _) = ptxcross(&["verify", "--timeout", bad, "none.json"]);
+        let (o, _) = ptxcross(&["verify", &flag, "none.json"]);
         assert_eq!(o.status.code(), Some(2), "{bad}: {}", stderr(&o));
         assert!(stderr(&o).contains("--timeout"), "{bad}: {}", stderr(&o));
     }

@@ -181,7 +181,34 @@ impl FnLower {
         self.value(rty, Expr::Unary { op, ty, arg })
     }
     pub fn cmp(&mut self, op: CmpOp, ty: Ty, lhs: Operand, rhs: Operand) -> Operand {
+        let (lhs, rhs) = self.hide_wide_compare_constant(op, ty, lhs, rhs);
         self.value(Ty::Bool, Expr::Compare { op, ty, lhs, rhs })
+    }
+
+    /// lavapipe (Mesa 22.3.6, Debian 12) miscompiles a 64-bit ordering comparison of a
+    /// sign-extended 32-bit value with a constant, on both backends: `cvt.s64.s32 %rd, %r;
+    /// setp.lt.s64 %p, %rd, 0` is false for negative `%r` (and `< 5` for every value), while the
+    /// same comparison with a run-time zero is right. Found by the differential tester
+    /// (tests/differential/open/cvt-s64-compare-1000001). So the constant of a 64-bit ordering
+    /// comparison is XOR-ed with the parameter header's zero word (`abi::PARAM_ZERO_WORD`),
+    /// which no compiler can know: the driver never sees the pattern it folds wrongly.
+    fn hide_wide_compare_constant(&mut self, op: CmpOp, ty: Ty, lhs: Operand, rhs: Operand) -> (Operand, Operand) {
+        use CmpOp::*;
+        let ordering = matches!(op, LtU | LeU | GtU | GeU | LtS | LeS | GtS | GeS);
+        let is_const = |o: Operand| matches!(o, Operand::Const(_));
+        if ty != Ty::U64 || !ordering || is_const(lhs) == is_const(rhs) {
+            return (lhs, rhs);
+        }
+        let zero = self.value(
+            Ty::U32,
+            Expr::LoadWord { memory: crate::ir::Memory::Param, index: Operand::Const(Const::U32(crate::abi::PARAM_ZERO_WORD)) },
+        );
+        let zero = self.convert(ConvertOp::ZeroExtend, Ty::U32, Ty::U64, zero);
+        if is_const(lhs) {
+            (self.bin(BinaryOp::Xor, Ty::U64, lhs, zero), rhs)
+        } else {
+            (lhs, self.bin(BinaryOp::Xor, Ty::U64, rhs, zero))
+        }
     }
     pub fn select(&mut self, ty: Ty, cond: Operand, a: Operand, b: Operand) -> Operand {
         if a == b {

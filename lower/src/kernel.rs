@@ -15,26 +15,6 @@ use std::collections::HashMap;
 /// builds overflowed one beyond 2,000 levels). WGSL compilers stop at 127 anyway.
 const MAX_CONTROL_DEPTH: usize = 512;
 
-/// Nesting depth of `if`/`loop` in `body`, computed without recursion.
-fn control_depth(body: &ir::Block) -> usize {
-    let mut max = 0;
-    let mut stack = vec![(body, 0usize)];
-    while let Some((block, depth)) = stack.pop() {
-        max = max.max(depth);
-        for s in &block.stmts {
-            match s {
-                ir::Stmt::If { then_body, else_body, .. } => {
-                    stack.push((then_body, depth + 1));
-                    stack.push((else_body, depth + 1));
-                }
-                ir::Stmt::Loop { body } => stack.push((body, depth + 1)),
-                _ => {}
-            }
-        }
-    }
-    max
-}
-
 /// Most registers one `%r<N>` declaration may create (each becomes a variable of the IR and of
 /// the SPIR-V function, which Vulkan caps at 524,287).
 const MAX_REGISTER_RANGE: u32 = 1 << 16;
@@ -151,7 +131,7 @@ pub fn lower_kernel(
         // Some thread could skip a barrier: make every barrier uniform, or refuse.
         body = simt::uniformize(&body, &mut vars, &mut shared_words).map_err(|()| refusal)?;
     }
-    let depth = control_depth(&body);
+    let depth = body.nesting().total;
     if depth > MAX_CONTROL_DEPTH {
         // The passes after this point and both emitters walk the tree recursively.
         return Err(unsupported(

@@ -323,17 +323,47 @@ impl<'a> Tx<'a> {
                             out.extend(self.divergent_loop(&body.stmts, mask));
                         }
                     }
-                    _ => unreachable!("only barriers, exits, ifs and loops are structural"),
+                    Stmt::Switch { selector, cases, default } => {
+                        if !self.is_div(*selector) {
+                            let cases = cases
+                                .iter()
+                                .map(|c| crate::ir::SwitchCase { values: c.values.clone(), body: Block { stmts: self.u_block(&c.body.stmts, here) } })
+                                .collect();
+                            let default = Block { stmts: self.u_block(&default.stmts, here) };
+                            out.push(Stmt::Switch { selector: *selector, cases, default });
+                        } else {
+                            // Each case in turn, predicated on the selector matching it.
+                            let sel = self.var(Ty::U32, "switch selector");
+                            out.push(assign(sel, Expr::Use(*selector)));
+                            let mut none = TRUE;
+                            for case in cases {
+                                let mut hit = Operand::Const(Const::Bool(false));
+                                for &v in &case.values {
+                                    let eq = self.var(Ty::Bool, "case");
+                                    out.push(assign(eq, Expr::Compare { op: CmpOp::Eq, ty: Ty::U32, lhs: Operand::Var(sel), rhs: Operand::Const(Const::U32(v)) }));
+                                    let h = self.var(Ty::Bool, "case");
+                                    out.push(assign(h, Expr::Binary { op: BinaryOp::Or, ty: Ty::Bool, lhs: hit, rhs: Operand::Var(eq) }));
+                                    hit = Operand::Var(h);
+                                }
+                                let miss = self.not(&mut out, hit);
+                                none = self.and(&mut out, none, miss);
+                                let (m1, p1) = (self.and(&mut out, mask, hit), self.and(&mut out, pmask, hit));
+                                let b = self.u_block(&case.body.stmts, Cx { mask: m1, pmask: p1, lp: cx.lp });
+                                out.extend(b);
+                            }
+                            let (m2, p2) = (self.and(&mut out, mask, none), self.and(&mut out, pmask, none));
+                            let b = self.u_block(&default.stmts, Cx { mask: m2, pmask: p2, lp: cx.lp });
+                            out.extend(b);
+                        }
+                    }
+                    _ => unreachable!("only barriers, exits, ifs, switches and loops are structural"),
                 }
             }
             if clears {
                 let ok = self.flags(&mut out, cx.lp);
                 mask = self.and(&mut out, mask, ok);
                 let pok = match cx.lp {
-                    Some(LoopKind::Divergent { live, cont }) => {
-                        let x = self.and(&mut out, Operand::Var(live), Operand::Var(cont));
-                        x
-                    }
+                    Some(LoopKind::Divergent { live, cont }) => self.and(&mut out, Operand::Var(live), Operand::Var(cont)),
                     _ => TRUE,
                 };
                 pmask = self.and(&mut out, pmask, pok);
@@ -500,18 +530,26 @@ impl<'a> Tx<'a> {
                         return out;
                     }
                 }
+                Stmt::Switch { selector, cases, default } => {
+                    // No `Break` may sit directly in a case: a `Return` inside only clears the
+                    // flag (depth 0 here), and the loop is left after the switch.
+                    let cases = cases
+                        .iter()
+                        .map(|c| crate::ir::SwitchCase { values: c.values.clone(), body: Block { stmts: self.n_stmts(&c.body.stmts, 0, lp) } })
+                        .collect();
+                    let default = Block { stmts: self.n_stmts(&default.stmts, 0, lp) };
+                    out.push(Stmt::Switch { selector: *selector, cases, default });
+                    if may_clear(s, lp) {
+                        if self.after_clear(&mut out, &stmts[i + 1..], depth, lp) {
+                            return out;
+                        }
+                    }
+                }
                 Stmt::Loop { body } => {
                     let b = self.n_stmts(&body.stmts, depth + 1, lp);
                     out.push(Stmt::Loop { body: Block { stmts: b } });
                     if contains_return(&body.stmts) {
-                        if depth > 0 {
-                            let a = self.active.map(Operand::Var).unwrap_or(TRUE);
-                            let na = self.not(&mut out, a);
-                            out.push(Stmt::If { cond: na, then_body: Block { stmts: vec![Stmt::Break] }, else_body: Block::new() });
-                        } else {
-                            let rest = self.n_stmts(&stmts[i + 1..], depth, lp);
-                            let ok = self.flags(&mut out, lp);
-                            out.push(Stmt::If { cond: ok, then_body: Block { stmts: rest }, else_body: Block::new() });
+                        if self.after_clear(&mut out, &stmts[i + 1..], depth, lp) {
                             return out;
                         }
                     }
@@ -520,6 +558,30 @@ impl<'a> Tx<'a> {
             }
         }
         out
+    }
+}
+
+/// The blocks directly inside a `Switch`: every case body, then the default.
+fn switch_blocks<'b>(cases: &'b [crate::ir::SwitchCase], default: &'b Block) -> impl Iterator<Item = &'b Block> {
+    cases.iter().map(|c| &c.body).chain(std::iter::once(default))
+}
+
+impl Tx<'_> {
+    /// After a native statement that may have cleared a flag (a `Return` inside): leave the
+    /// enclosing native loop (`depth > 0`), or run `rest` only while the flags hold. True when
+    /// `rest` has been emitted.
+    fn after_clear(&mut self, out: &mut Vec<Stmt>, rest: &[Stmt], depth: u32, lp: Option<LoopKind>) -> bool {
+        if depth > 0 {
+            let a = self.active.map(Operand::Var).unwrap_or(TRUE);
+            let na = self.not(out, a);
+            out.push(Stmt::If { cond: na, then_body: Block { stmts: vec![Stmt::Break] }, else_body: Block::new() });
+            false
+        } else {
+            let rest = self.n_stmts(rest, depth, lp);
+            let ok = self.flags(out, lp);
+            out.push(Stmt::If { cond: ok, then_body: Block { stmts: rest }, else_body: Block::new() });
+            true
+        }
     }
 }
 
@@ -541,6 +603,7 @@ fn contains_barrier(stmts: &[Stmt]) -> bool {
         Stmt::Barrier => true,
         Stmt::If { then_body, else_body, .. } => contains_barrier(&then_body.stmts) || contains_barrier(&else_body.stmts),
         Stmt::Loop { body } => contains_barrier(&body.stmts),
+        Stmt::Switch { cases, default, .. } => switch_blocks(cases, default).any(|b| contains_barrier(&b.stmts)),
         _ => false,
     })
 }
@@ -550,6 +613,7 @@ fn contains_return(stmts: &[Stmt]) -> bool {
         Stmt::Return => true,
         Stmt::If { then_body, else_body, .. } => contains_return(&then_body.stmts) || contains_return(&else_body.stmts),
         Stmt::Loop { body } => contains_return(&body.stmts),
+        Stmt::Switch { cases, default, .. } => switch_blocks(cases, default).any(|b| contains_return(&b.stmts)),
         _ => false,
     })
 }
@@ -559,6 +623,7 @@ fn contains_exit(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {
         Stmt::Break | Stmt::Continue => true,
         Stmt::If { then_body, else_body, .. } => contains_exit(&then_body.stmts) || contains_exit(&else_body.stmts),
+        Stmt::Switch { cases, default, .. } => switch_blocks(cases, default).any(|b| contains_exit(&b.stmts)),
         _ => false,
     })
 }
@@ -584,6 +649,10 @@ fn loop_exits_uniform(stmts: &[Stmt], div: &[bool]) -> bool {
                 return false;
             }
             loop_exits_uniform(&then_body.stmts, div) && loop_exits_uniform(&else_body.stmts, div)
+        }
+        Stmt::Switch { selector, cases, default } => {
+            let d = matches!(selector, Operand::Var(v) if div.get(v.index()).copied().unwrap_or(true));
+            switch_blocks(cases, default).all(|b| !(d && contains_exit(&b.stmts)) && loop_exits_uniform(&b.stmts, div))
         }
         _ => true,
     })
@@ -612,15 +681,19 @@ fn output_divergence(body: &Block, nvars: usize, uniform: &HashSet<VarId>) -> Ou
 fn walk_divergence(stmts: &[Stmt], ctx: bool, d: &mut OutputDivergence, uniform: &HashSet<VarId>) {
     for s in stmts {
         match s {
-            Stmt::Assign { dst, expr } => {
-                if !uniform.contains(dst) && (ctx || expr_divergent(expr, &d.vars)) {
-                    d.vars[dst.index()] = true;
-                }
+            Stmt::Assign { dst, expr } if !uniform.contains(dst) && (ctx || expr_divergent(expr, &d.vars)) => {
+                d.vars[dst.index()] = true;
             }
             Stmt::If { cond, then_body, else_body } => {
                 let c = ctx || matches!(cond, Operand::Var(v) if d.vars[v.index()]);
                 walk_divergence(&then_body.stmts, c, d, uniform);
                 walk_divergence(&else_body.stmts, c, d, uniform);
+            }
+            Stmt::Switch { selector, cases, default } => {
+                let c = ctx || matches!(selector, Operand::Var(v) if d.vars[v.index()]);
+                for b in switch_blocks(cases, default) {
+                    walk_divergence(&b.stmts, c, d, uniform);
+                }
             }
             Stmt::Loop { body } => {
                 // The body is divergent if some thread can leave (or skip the rest) while others
@@ -642,6 +715,10 @@ fn has_divergent_exit(stmts: &[Stmt], ctx: bool, div: &[bool]) -> bool {
             has_divergent_exit(&then_body.stmts, c, div) || has_divergent_exit(&else_body.stmts, c, div)
         }
         Stmt::Loop { body } => ctx && contains_return(&body.stmts) || has_returns_divergent(&body.stmts, ctx, div),
+        Stmt::Switch { selector, cases, default } => {
+            let c = ctx || matches!(selector, Operand::Var(v) if div[v.index()]);
+            switch_blocks(cases, default).any(|b| has_divergent_exit(&b.stmts, c, div))
+        }
         _ => false,
     })
 }
@@ -655,6 +732,10 @@ fn has_returns_divergent(stmts: &[Stmt], ctx: bool, div: &[bool]) -> bool {
             has_returns_divergent(&then_body.stmts, c, div) || has_returns_divergent(&else_body.stmts, c, div)
         }
         Stmt::Loop { body } => has_returns_divergent(&body.stmts, ctx, div),
+        Stmt::Switch { selector, cases, default } => {
+            let c = ctx || matches!(selector, Operand::Var(v) if div[v.index()]);
+            switch_blocks(cases, default).any(|b| has_returns_divergent(&b.stmts, c, div))
+        }
         _ => false,
     })
 }

@@ -1052,3 +1052,61 @@ impl<'a> Structurizer<'a> {
         out
     }
 }
+
+/// Rewrites every `Switch` in `block` as an equivalent `if … else if …` ladder (for passes that
+/// know only `If`/`Loop`; it nests one level per case, so it is used only where those passes
+/// run: kernels with barriers or warp collectives).
+pub fn switches_to_ifs(block: &mut Block, vars: &mut Vec<VarInfo>) {
+    let mut stack: Vec<&mut Block> = vec![block];
+    while let Some(b) = stack.pop() {
+        let stmts = std::mem::take(&mut b.stmts);
+        for s in stmts {
+            let s = match s {
+                Stmt::Switch { selector, cases, default } => {
+                    let mut ladder = default.stmts;
+                    for case in cases.into_iter().rev() {
+                        let mut tests = Vec::new();
+                        let mut cond: Option<Operand> = None;
+                        for v in case.values {
+                            let t = VarId(vars.len() as u32);
+                            vars.push(VarInfo { ty: Ty::Bool, name: "switch case".into() });
+                            tests.push(Stmt::Assign {
+                                dst: t,
+                                expr: Expr::Compare { op: CmpOp::Eq, ty: Ty::U32, lhs: selector, rhs: Operand::Const(Const::U32(v)) },
+                            });
+                            cond = Some(match cond {
+                                None => Operand::Var(t),
+                                Some(c) => {
+                                    let o = VarId(vars.len() as u32);
+                                    vars.push(VarInfo { ty: Ty::Bool, name: "switch case".into() });
+                                    tests.push(Stmt::Assign {
+                                        dst: o,
+                                        expr: Expr::Binary { op: crate::ir::BinaryOp::Or, ty: Ty::Bool, lhs: c, rhs: Operand::Var(t) },
+                                    });
+                                    Operand::Var(o)
+                                }
+                            });
+                        }
+                        let cond = cond.unwrap_or(Operand::Const(Const::Bool(false)));
+                        tests.push(Stmt::If { cond, then_body: case.body, else_body: Block { stmts: ladder } });
+                        ladder = tests;
+                    }
+                    b.stmts.extend(ladder);
+                    continue;
+                }
+                s => s,
+            };
+            b.stmts.push(s);
+        }
+        for s in b.stmts.iter_mut() {
+            match s {
+                Stmt::If { then_body, else_body, .. } => {
+                    stack.push(then_body);
+                    stack.push(else_body);
+                }
+                Stmt::Loop { body } => stack.push(body),
+                _ => {}
+            }
+        }
+    }
+}

@@ -128,6 +128,14 @@ fn run(seed: u64, lcg_seed: u32) {
     assert_ne!(flow_before, Flow::OutOfFuel, "seed {seed}");
     assert_ne!(flow_after, Flow::OutOfFuel, "seed {seed}");
     assert_eq!(before.heap, after.heap, "seed {seed}: traces differ\ncfg: {cfg:#?}\nstructured: {body:#?}");
+    // The same program with its switches as `if` ladders (for the SIMT passes).
+    let mut laddered = body.clone();
+    ptxcross_lower::structurize::switches_to_ifs(&mut laddered, &mut vars_after);
+    let mut ladder_run = Machine::new(vars_after.len());
+    ladder_run.heap.resize(before.heap.len(), 0);
+    ladder_run.vars[LCG.index()] = lcg_seed as u64;
+    ladder_run.run_block(&laddered);
+    assert_eq!(before.heap, ladder_run.heap, "seed {seed}: switches_to_ifs changed the trace");
     assert_eq!(before.faults, after.faults);
     // Code growth stays linear.
     assert!(count(&body) <= 8 * input_size + 64, "seed {seed}: {} stmts from {input_size}", count(&body));

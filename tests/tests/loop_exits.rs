@@ -8,56 +8,8 @@
 //! its PTX written here.
 
 use ptxcross::Backend;
-use ptxcross_tests::launch::{bytes, gpu_or_skip, run, words, Launch};
+use ptxcross_tests::launch::{bytes, check_per_thread as check, gpu_or_skip, PER_THREAD_HEADER as HEADER};
 use ptxcross::translate::Profile;
-
-const HEADER: &str = ".version 8.5\n.target sm_80\n.address_size 64\n";
-
-/// Runs `body` as kernel `k(out, in)` on one `u32` input per thread (`%r6`, address `%rd7` of
-/// the thread's output word is ready) and checks every output word against `model(input)`.
-fn check(name: &str, regs: &str, body: &str, grid: u32, block: u32, model: impl Fn(u32) -> u32) {
-    let Some(gpu) = gpu_or_skip() else { return };
-    let ptx = format!(
-        "{HEADER}.visible .entry k(.param .u64 out, .param .u64 inp)\n{{\n\
-         .reg .pred %p<8>;\n.reg .b32 %r<40>;\n.reg .b64 %rd<12>;\n{regs}\n\
-         ld.param.u64 %rd1, [out];\n ld.param.u64 %rd2, [inp];\n\
-         mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n mov.u32 %r3, %ntid.x;\n mad.lo.s32 %r4, %r2, %r3, %r1;\n\
-         mul.wide.u32 %rd5, %r4, 4;\n add.s64 %rd6, %rd2, %rd5;\n add.s64 %rd7, %rd1, %rd5;\n\
-         ld.global.u32 %r6, [%rd6];\n{body}\n ret;\n}}\n"
-    );
-    let n = (grid * block) as usize;
-    let mut x = 0x9e37_79b9u32;
-    let input: Vec<u32> = (0..n)
-        .map(|i| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            x.wrapping_add(i as u32)
-        })
-        .collect();
-    let expected: Vec<u32> = input.iter().map(|&v| model(v)).collect();
-    for backend in Backend::ALL {
-        let launch = Launch {
-            ptx: &ptx,
-            kernel: "k",
-            block: [block, 1, 1],
-            grid: [grid, 1, 1],
-            buffers: vec![vec![0; n * 4], bytes(&input)],
-        };
-        let out = run(&gpu, &launch, backend).unwrap_or_else(|e| panic!("{name} on {backend}: {e}"));
-        let got = words(&out[0]);
-        let bad: Vec<usize> = (0..n).filter(|&i| got[i] != expected[i]).collect();
-        assert!(
-            bad.is_empty(),
-            "{name} on {backend}: {} of {n} words wrong, first at {}: input {:#x}, expected {}, got {}",
-            bad.len(),
-            bad[0],
-            input[bad[0]],
-            expected[bad[0]],
-            got[bad[0]]
-        );
-    }
-}
 
 /// The kernel of the issue: a rotated do-while whose trip count (1..=8) differs per thread;
 /// `%r20` is written before it is read in each iteration and read after the loop.

@@ -127,7 +127,9 @@ fn run_program(
     let heap_bytes = heap_bytes_for(spec, module);
     let mut ctx = match Context::new(ContextOptions {
         heap_bytes,
-        timeout,
+        // The `--timeout` watchdog (see `deadline`) ends the process first; the context's own
+        // wait is only a backstop, so it never reports the timeout in its stead.
+        timeout: timeout.map(|t| t.saturating_mul(2) + Duration::from_secs(1)),
         gpu: Some(gpu.clone()),
     }) {
         Ok(c) => c,

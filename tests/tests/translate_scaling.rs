@@ -1,0 +1,138 @@
+//! Translation time grows (near) linearly with kernel size (issue 12): generated straight-line
+//! kernels and random forward-branch DAGs. The tests pin that 100,000 instructions and 5,000
+//! blocks translate to both targets in seconds; the benchmark prints each stage's time at
+//! sizes N, 2N, 4N and the growth ratios:
+//!
+//! `cargo test --release -p ptxcross-tests --test translate_scaling -- --ignored --nocapture`
+
+use std::time::{Duration, Instant};
+
+#[path = "../benches/common/mod.rs"]
+mod common;
+
+use ptxcross::translate::{self, Profile};
+use ptxcross_frontend::SourceFile;
+use ptxcross_lower::LowerOptions;
+
+fn wrap(body: &str) -> String {
+    format!(
+        ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry gen(.param .u64 out_p)\n{{\n\
+         \t.reg .b32 %r<64>;\n\t.reg .b64 %rd<4>;\n\t.reg .pred %p<4>;\n\
+         \tld.param.u64 %rd1, [out_p];\n\tmov.u32 %r0, %tid.x;\n{body}\
+         $END:\n\tst.global.u32 [%rd1], %r7;\n\tret;\n}}\n"
+    )
+}
+
+/// `n` integer instructions on 50 registers, no branches.
+fn straight_line(n: usize) -> String {
+    let ops = ["add.u32", "xor.b32", "mul.lo.u32", "sub.u32"];
+    let body: String = (0..n)
+        .map(|i| format!("\t{} %r{}, %r{}, %r{};\n", ops[i % 4], (i * 13 + 1) % 50, i % 50, (i * 7 + 3) % 50))
+        .collect();
+    wrap(&body)
+}
+
+/// `n` blocks, each a little arithmetic and a predicated forward branch to a pseudo-random
+/// later block (a DAG with many joins).
+fn random_dag(n: usize) -> String {
+    let mut seed = 0x9E37_79B9_7F4A_7C15u64;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut body = String::new();
+    for i in 0..n {
+        let target = i + 1 + (next() % 16) as usize;
+        let target = if target >= n { "$END".to_string() } else { format!("$B{target}") };
+        body += &format!(
+            "$B{i}:\n\tadd.u32 %r{a}, %r{a}, {i};\n\tsetp.lt.u32 %p1, %r{a}, %r0;\n\t@%p1 bra {target};\n",
+            a = i % 40 + 1
+        );
+    }
+    wrap(&body)
+}
+
+/// Seconds per stage: lower, SPIR-V emission, spirv-val, WGSL emission, naga validation.
+fn stages(ptx: &str, validate: bool) -> [Duration; 5] {
+    let file = SourceFile::new("gen.ptx", ptx);
+    let t = Instant::now();
+    let module = translate::frontend(&file, &LowerOptions::default()).expect("lowers");
+    let lower = t.elapsed();
+    let t = Instant::now();
+    let words = translate::emit_spirv(&module).expect("SPIR-V");
+    let spirv = t.elapsed();
+    let t = Instant::now();
+    if validate {
+        translate::validate_spirv(&words).expect("spirv-val");
+    }
+    let spirv_val = t.elapsed();
+    let t = Instant::now();
+    let wgsl = translate::emit_wgsl(&module, Profile::Wgpu).expect("WGSL");
+    let wgsl_t = t.elapsed();
+    let t = Instant::now();
+    if validate {
+        translate::validate_wgsl(&wgsl, Profile::Wgpu).expect("naga");
+    }
+    [lower, spirv, spirv_val, wgsl_t, t.elapsed()]
+}
+
+#[test]
+fn hundred_thousand_instructions_and_five_thousand_blocks_translate_in_seconds() {
+    // Generous bounds for a loaded 2-core CI machine (a dev build runs each in ~1-3 s).
+    for (name, ptx) in [("100,000 instructions", straight_line(100_000)), ("5,000 blocks", random_dag(5_000))] {
+        let t = Instant::now();
+        let [lower, spirv, _, wgsl, _] = stages(&ptx, false);
+        let total = t.elapsed();
+        eprintln!("{name}: lower {lower:?}, SPIR-V {spirv:?}, WGSL {wgsl:?}");
+        assert!(total < Duration::from_secs(60), "{name}: translation took {total:?}");
+    }
+}
+
+#[test]
+#[ignore]
+fn scaling_benchmark() {
+    let n: usize = std::env::var("PX_BENCH_N").ok().and_then(|v| v.parse().ok()).unwrap_or(10_000);
+    let validate = std::env::var("PX_BENCH_VALIDATE").as_deref() != Ok("0");
+    for (shape, make) in [("straight-line", straight_line as fn(usize) -> String), ("random DAG", |n| random_dag(n / 5))] {
+        let mut prev: Option<[Duration; 5]> = None;
+        for k in [1, 2, 4] {
+            let size = n * k;
+            let s = stages(&make(size), validate);
+            let names = ["lower", "SPIR-V emit", "spirv-val", "WGSL emit", "naga validate"];
+            let mut line = format!("{shape} N={size}:");
+            for (i, name) in names.iter().enumerate() {
+                line += &format!(" {name} {:.3}s", s[i].as_secs_f64());
+                if let Some(p) = prev {
+                    line += &format!(" (x{:.2})", s[i].as_secs_f64() / p[i].as_secs_f64().max(1e-6));
+                }
+            }
+            println!("{line}");
+            prev = Some(s);
+        }
+    }
+}
+
+/// Prints the deepest nesting of every kernel of the corpora (issue 12's "report the maximum
+/// nesting depth on the corpora"):
+/// `cargo test -p ptxcross-tests --test translate_scaling -- --ignored --nocapture corpus_nesting`
+#[test]
+#[ignore]
+fn corpus_nesting() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = common::ptx_files(&root.join("corpus/ptx"));
+    files.extend(common::ptx_files(&root.join("parse-corpus/real")));
+    let (mut max, mut lowered) = (0, 0);
+    for f in &files {
+        let Ok(file) = translate::load(f) else { continue };
+        let Ok(module) = translate::frontend(&file, &LowerOptions::default()) else { continue };
+        lowered += 1;
+        for k in &module.kernels {
+            let n = k.body.nesting();
+            max = max.max(n.total);
+            println!("{:>4} {:>4} {:>4}  {} {}", n.total, n.ifs, n.loops, f.display(), k.name);
+        }
+    }
+    println!("{} files, {lowered} lowered; deepest nesting {max}", files.len());
+}
