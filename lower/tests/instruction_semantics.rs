@@ -401,6 +401,23 @@ fn unsupported_features_name_the_place() {
     assert!(msg.contains("div.rn.f64"), "{msg}");
 }
 
+/// bfe/bfi immediates above 255 are refused, as NVIDIA's PTX JIT refuses them (H200, driver 580:
+/// CUDA_ERROR_INVALID_PTX for `bfe.u64 %d, %a, 303, 291;`); 255 itself is accepted.
+#[test]
+fn bit_field_immediates_above_255_are_refused() {
+    for body in ["bfe.u64 %d, %a, 303, 1;", "bfe.s32 %d, %a, 0, 300;", "bfi.b64 %d, %a, %b, 1, 256;"] {
+        let ty = if body.contains("32") { "u32" } else { "u64" };
+        let ptx = kernel(ty, ty, body);
+        let file = SourceFile::new("case.ptx", ptx.as_str());
+        let ast = parse(&file).expect("parses");
+        let err = lower(&ast, &file, &LowerOptions::default()).expect_err(body);
+        let msg = err[0].short(&file);
+        assert!(msg.starts_with("case.ptx:") && msg.contains("immediate out of range"), "{body}: {msg}");
+    }
+    let (out, _) = run(&kernel("u64", "u64", "bfe.u64 %d, %a, 255, 255;"), u64::MAX, 0, 0);
+    assert_eq!(out64(&out), 0, "position 255 is past the width");
+}
+
 /// Threads past 5 leave before the barrier (`bar.sync` then waits for the others only, spec
 /// §9.7.13.4): the barrier is made uniform (every invocation reaches it, the exit becomes a
 /// flag), never emitted under the thread-dependent branch.

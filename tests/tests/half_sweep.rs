@@ -243,8 +243,7 @@ fn half_min_max_neg_abs() {
         for op in ["neg", "abs"] {
             let name = format!("{op}.{}", fmt.suffix());
             sweep_one(Variant::inst(&name, "b16", &["b16"]), &all, &move |a| {
-                let h = a[0] as u16;
-                vec![sweep::Expect::Bits(if op == "neg" { h ^ 0x8000 } else { h & 0x7fff } as u64)]
+                vec![sweep::Expect::Bits(href::neg_abs(op == "neg", fmt, a[0] as u16) as u64)]
             });
         }
     }

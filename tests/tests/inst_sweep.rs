@@ -122,6 +122,12 @@ fn f32_add_sub_mul_fma_ftz_sat() {
                     if ftz {
                         r = fref::ftz(r);
                     }
+                    if ftz && op == "mul" && fref::mul_ftz_tiny(f(0) as f64 * f(1) as f64, fref::F32_MIN_NORMAL as f64) {
+                        r = f32::from_bits(r.to_bits() & 0x8000_0000);
+                    }
+                    if ftz && op == "fma" && fref::fma_ftz_tiny(&[f(0), f(1), f(2)]) {
+                        r = f32::from_bits(r.to_bits() & 0x8000_0000);
+                    }
                     if sat {
                         r = fref::sat_f32(r);
                     }
@@ -161,9 +167,9 @@ fn f32_div_approx_full() {
             let name = format!("div.{mode}{ftz}.f32");
             sweep_one(Variant::inst(&name, "f32", &["f32", "f32"]), &inputs, &move |a| {
                 if mode == "approx" {
-                    fref::div_approx_f32(a[0] as u32, a[1] as u32)
+                    fref::div_approx_f32(a[0] as u32, a[1] as u32, !ftz.is_empty())
                 } else {
-                    fref::div_full_f32(a[0] as u32, a[1] as u32)
+                    fref::div_full_f32(a[0] as u32, a[1] as u32, !ftz.is_empty())
                 }
             });
         }
@@ -217,10 +223,10 @@ fn bfe_bfi_immediate_positions() {
     let mut rng = Rng(7);
     let inputs: Vec<u64> = (0..64).flat_map(|_| [rng.next_u64(), rng.next_u64()]).chain(U64_EDGES.iter().flat_map(|&x| [x, !x])).collect();
     for (ty, bits) in [("u64", 64u32), ("s64", 64), ("u32", 32), ("s32", 32)] {
-        for (p, l) in [(303u64, 291u64), (47, 35), (60, 10), (0, 300), (64, 1), (255, 255), (31, 2), (5, 0)] {
+        for (p, l) in [(47u64, 35u64), (60, 10), (64, 1), (255, 255), (31, 2), (5, 0)] {
             let signed = ty.starts_with('s');
             let v = Variant { body: format!("bfe.{ty} %d0, %s0, {p}, {l};"), srcs: vec![ty, ty], dsts: vec![ty] };
-            sweep_one(v, &inputs, &move |a| vec![Expect::Bits(iref::bfe(bits, signed, a[0], p, l))]);
+            sweep_one(v, &inputs, &move |a| vec![Expect::Bits(iref::bfe_immediate(bits, signed, a[0], p, l))]);
             let bty = if bits == 32 { "b32" } else { "b64" };
             let v = Variant { body: format!("bfi.{bty} %d0, %s0, %s1, {p}, {l};"), srcs: vec![bty, bty], dsts: vec![bty] };
             sweep_one(v, &inputs, &move |a| vec![Expect::Bits(iref::bfi(bits, a[0], a[1], p, l))]);
@@ -335,6 +341,8 @@ fn copysign_testp_set() {
     });
     let f1 = f32_rows(1, 28);
     let d1: Vec<u64> = d2.iter().step_by(2).copied().collect();
+    // testp.normal: "As a special case, positive and negative zero are considered normal numbers"
+    // (§9.7.3.1); observed the same on an NVIDIA H200, driver 580.
     for op in ["finite", "infinite", "number", "notanumber", "normal", "subnormal"] {
         let class32 = move |a: &[u64]| {
             let x = f32::from_bits(a[0] as u32);
@@ -343,7 +351,7 @@ fn copysign_testp_set() {
                 "infinite" => x.is_infinite(),
                 "number" => !x.is_nan(),
                 "notanumber" => x.is_nan(),
-                "normal" => x.is_normal(),
+                "normal" => x.is_normal() || x == 0.0,
                 _ => x.is_subnormal(),
             };
             vec![Expect::Bits(r as u64)]
@@ -356,7 +364,7 @@ fn copysign_testp_set() {
                 "infinite" => x.is_infinite(),
                 "number" => !x.is_nan(),
                 "notanumber" => x.is_nan(),
-                "normal" => x.is_normal(),
+                "normal" => x.is_normal() || x == 0.0,
                 _ => x.is_subnormal(),
             };
             vec![Expect::Bits(r as u64)]

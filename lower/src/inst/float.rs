@@ -87,6 +87,7 @@ impl FnLower {
                     let a = self.read_float(a, t, ftz)?;
                     let b = self.read_float(b, t, ftz)?;
                     let r = self.f32_directed(name, mode, &[a, b]);
+                    let r = if ftz && name == "mul" { self.flush_tiny_f32_product(a, b, r) } else { r };
                     return self.write_float(d, t, r, ftz, m.has("sat"));
                 }
                 let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
@@ -98,6 +99,7 @@ impl FnLower {
                     _ => BinaryOp::FMul,
                 };
                 let r = self.bin(op, ty, a, b);
+                let r = if ftz && name == "mul" { self.flush_tiny_f32_product(a, b, r) } else { r };
                 self.write_float(d, t, r, ftz, m.has("sat"))
             }
             "fma" | "mad" => {
@@ -118,7 +120,16 @@ impl FnLower {
                 let a = self.read_float(a, t, ftz)?;
                 let b = self.read_float(b, t, ftz)?;
                 let c = self.read_float(c, t, ftz)?;
-                let r = self.fma(ty, a, b, c, m)?;
+                let r = if ftz {
+                    // `.ftz`: a result tiny after rounding with an unbounded exponent is flushed
+                    // (observed on an NVIDIA H200, driver 580: 0x00800000 × 0x3f7fffff + 0 gives
+                    // +0); the rounded-to-odd f64 sum decides that exactly.
+                    let odd = self.f32_fma_to_odd(a, b, c);
+                    let odd = self.flush_tiny_product(odd, F32, true);
+                    self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd)
+                } else {
+                    self.fma(ty, a, b, c, m)?
+                };
                 self.write_float(d, t, r, ftz, m.has("sat"))
             }
             "div" => {
@@ -141,12 +152,16 @@ impl FnLower {
                     return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
                 }
                 let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
-                // Spec §9.7.3.8: the fast divides flush subnormal inputs and results to
-                // sign-preserving zero with or without `.ftz`.
-                let a = self.read_float(a, t, true)?;
-                let b = self.read_float(b, t, true)?;
-                let r = if m.has("approx") { self.div_approx(a, b) } else { self.div_full(a, b) };
-                self.write_float(d, t, r, true, false)
+                // Spec §9.7.3.8 "sm_20+: By default, subnormal numbers are supported"; `.ftz`
+                // flushes them (observed the same on an NVIDIA H200, driver 580).
+                let a = self.read_float(a, t, ftz)?;
+                let b = self.read_float(b, t, ftz)?;
+                let r = match (m.has("approx"), ftz) {
+                    (true, true) => self.div_approx(a, b),
+                    (true, false) => self.div_approx_subnormal(a, b),
+                    (false, _) => self.div_full(a, b),
+                };
+                self.write_float(d, t, r, ftz, false)
             }
             "min" | "max" => {
                 m.only(&["ftz", "NaN", "xorsign", "abs"])?;
@@ -189,11 +204,16 @@ impl FnLower {
                 m.inst.span,
             ));
         }
+        let odd = self.f32_fma_to_odd(a, b, c);
+        Ok(self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd))
+    }
+
+    /// a·b + c of f32 operands in f64, rounded to odd (see `fma`).
+    fn f32_fma_to_odd(&mut self, a: Operand, b: Operand, c: Operand) -> Operand {
         let wide = |s: &mut Self, x: Operand| s.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, x);
         let (pa, pb, pc) = (wide(self, a), wide(self, b), wide(self, c));
         let p = self.bin(BinaryOp::FMul, Ty::F64, pa, pb);
-        let odd = self.add_round_to_odd_f64(p, pc);
-        Ok(self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd))
+        self.add_round_to_odd_f64(p, pc)
     }
 
     /// `div.approx.f32` is "computed as d = a * (1/b)" (spec §9.7.3.8); the reciprocal of a
@@ -204,8 +224,6 @@ impl FnLower {
     /// the reciprocal of a larger (or infinite) divisor is the zero it flushes to, directly.
     fn div_approx(&mut self, a: Operand, b: Operand) -> Operand {
         let f = |x: f32| Operand::Const(crate::ir::Const::F32(x.to_bits()));
-        let zero = self.cmp(CmpOp::FEq, Ty::F32, b, f(0.0));
-        let b = self.select(Ty::F32, zero, f(0.0), b);
         let mag = self.un(UnaryOp::FAbs, Ty::F32, b);
         let huge = self.cmp(CmpOp::FGt, Ty::F32, mag, f(2f32.powi(126)));
         // A correctly rounded reciprocal keeps a·(1/b) within the 2-ulp bound (the targets'
@@ -216,6 +234,22 @@ impl FnLower {
         let signed_zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);
         let r = self.select(Ty::F32, huge, signed_zero, r);
         self.bin(BinaryOp::FMul, Ty::F32, a, r)
+    }
+
+    /// `div.approx.f32` without `.ftz`: subnormal operands and results are kept, so 1/b may
+    /// overflow where a/b does not; the correctly rounded quotient is within the 2-ulp bound.
+    /// A divisor with 2^126 < |b| still gives a·0 (0, or NaN for an infinite a), as the spec
+    /// states and an NVIDIA H200 (driver 580) does.
+    fn div_approx_subnormal(&mut self, a: Operand, b: Operand) -> Operand {
+        let f = |x: f32| Operand::Const(crate::ir::Const::F32(x.to_bits()));
+        let mag = self.un(UnaryOp::FAbs, Ty::F32, b);
+        let huge = self.cmp(CmpOp::FGt, Ty::F32, mag, f(2f32.powi(126)));
+        let q = self.f32_div_rounded(a, b, Rounding::Nearest);
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
+        let sign = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x8000_0000));
+        let signed_zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);
+        let z = self.bin(BinaryOp::FMul, Ty::F32, a, signed_zero);
+        self.select(Ty::F32, huge, z, q)
     }
 
     /// `div.full.f32`: at most 2 ulp over the full range (spec §9.7.3.8): the correctly
@@ -379,7 +413,11 @@ impl FnLower {
             "number" => self.cmp(CmpOp::LeU, ity, mag, c(inf)),
             "notanumber" => self.cmp(CmpOp::GtU, ity, mag, c(inf)),
             "normal" => {
+                // "As a special case, positive and negative zero are considered normal numbers"
+                // (§9.7.3.1; confirmed on an NVIDIA H200, driver 580).
                 let lo = self.cmp(CmpOp::GeU, ity, mag, c(min_normal));
+                let zero = self.cmp(CmpOp::Eq, ity, mag, c(0));
+                let lo = self.bin(BinaryOp::Or, Ty::Bool, lo, zero);
                 let hi = self.cmp(CmpOp::LtU, ity, mag, c(inf));
                 self.bin(BinaryOp::And, Ty::Bool, lo, hi)
             }
@@ -427,6 +465,41 @@ impl FnLower {
         let r2 = self.select(ty, gt, one, r1);
         let nan = self.is_nan(r, t);
         self.select(ty, nan, zero, r2)
+    }
+
+    /// `mul.ftz.f32`: §9.7.3 says ".ftz flushes subnormal inputs and results to sign-preserving
+    /// zero" without saying when a result counts as subnormal. Observed on an NVIDIA H200, driver
+    /// 580: `mul` decides before rounding (0x00800000 × 0x3f7fffff, whose exact product is just
+    /// below 2^-126, gives +0 in every rounding mode), while add/sub/fma decide after rounding.
+    /// The f32 product is exact in f64, so `r` (the rounded product) becomes a signed zero when
+    /// |a·b| < 2^-126 there.
+    fn flush_tiny_f32_product(&mut self, a: Operand, b: Operand, r: Operand) -> Operand {
+        let wa = self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, a);
+        let wb = self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, b);
+        let p = self.bin(BinaryOp::FMul, Ty::F64, wa, wb);
+        let p = self.flush_tiny_product(p, F32, false);
+        let tiny = self.cmp(CmpOp::FEq, Ty::F64, p, Operand::Const(crate::ir::Const::F64(0)));
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, r);
+        let sign = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x8000_0000));
+        let zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);
+        self.select(Ty::F32, tiny, zero, r)
+    }
+
+    /// An exact (or rounded-to-odd) f64 result `p` whose magnitude is below the smallest normal
+    /// of `fmt` becomes a zero of its sign; with `unbounded_rn`, below the smallest normal after
+    /// rounding to nearest at `fmt`'s precision with an unbounded exponent, that is below
+    /// min_normal·(1 − 2^-(p+1)) (the tie rounds up to min_normal, which is even).
+    pub(super) fn flush_tiny_product(&mut self, p: Operand, fmt: super::half::Format, unbounded_rn: bool) -> Operand {
+        let mut min_normal = 2f64.powi(fmt.emin() as i32);
+        if unbounded_rn {
+            min_normal *= 1.0 - 2f64.powi(-(fmt.mant_bits as i32 + 2));
+        }
+        let mag = self.un(UnaryOp::FAbs, Ty::F64, p);
+        let tiny = self.cmp(CmpOp::FLt, Ty::F64, mag, Operand::Const(crate::ir::Const::F64(min_normal.to_bits())));
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, p);
+        let sign = self.bin(BinaryOp::And, Ty::U64, bits, FnLower::u64c(1 << 63));
+        let zero = self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, sign);
+        self.select(Ty::F64, tiny, zero, p)
     }
 
     /// `.ftz`: a subnormal f32 (or f16) becomes a zero of the same sign.

@@ -423,12 +423,18 @@ impl FnLower {
             }
             let r = match name {
                 "neg" | "abs" => {
+                    // "NaN inputs yield an unspecified NaN" (§9.7.4.5/6); observed on an NVIDIA
+                    // H200, driver 580: every NaN input of neg/abs .f16/.bf16 gives the
+                    // canonical NaN 0x7fff (the sign flip applies to numbers only).
                     let sb = fmt.sign_bit() as u32;
-                    if name == "neg" {
+                    let r = if name == "neg" {
                         self.bin(BinaryOp::Xor, Ty::U32, xs[0], FnLower::u32c(sb))
                     } else {
                         self.bin(BinaryOp::And, Ty::U32, xs[0], FnLower::u32c(!sb & 0xffff))
-                    }
+                    };
+                    let mag = self.bin(BinaryOp::And, Ty::U32, xs[0], FnLower::u32c(!sb & 0xffff));
+                    let nan = self.cmp(CmpOp::GtU, Ty::U32, mag, FnLower::u32c(fmt.inf_bits() as u32));
+                    self.select(Ty::U32, nan, FnLower::u32c(0x7fff), r)
                 }
                 "min" | "max" => {
                     // The f32 rules of min/max (NaN → the other operand, two NaNs → canonical
@@ -462,6 +468,12 @@ impl FnLower {
                         }
                     };
                     let x = if sat { self.saturate(x, ScalarType::F64) } else { x };
+                    // `.ftz` on halves (observed on an NVIDIA H200, driver 580): the result is
+                    // flushed when the exact one, rounded to the format's precision with an
+                    // unbounded exponent, is below the smallest normal (IEEE 754 tininess after
+                    // rounding); `x` is exact or rounded to odd, so the comparison is exact.
+                    // Sums of halves that land there are exact, so only mul/fma differ.
+                    let x = if ftz { self.flush_tiny_product(x, fmt, true) } else { x };
                     let r = self.f64_to_format(x, fmt, Rounding::Nearest, Clamp { satfinite: false, relu });
                     if ftz {
                         self.half_ftz(r, fmt)

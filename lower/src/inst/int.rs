@@ -517,14 +517,34 @@ impl FnLower {
         }
     }
 
+    /// The position and length operands of `bfe`/`bfi` (the last two operands of `m`) as the
+    /// hardware reads them. Spec §9.7.1.19/20: "Operands b and c [...] are restricted to the range
+    /// 0..255"; the low 8 bits are used. Observed on an NVIDIA H200, driver 580: the 32-bit forms
+    /// use the low 8 bits, the 64-bit forms use the whole 32-bit value (position 256 is past the
+    /// width; measured up to 511), and the PTX JIT refuses immediates above 255, so we do too.
+    fn bit_field(&mut self, m: &Mods, w: u32, pos: Operand, len: Operand) -> LResult<(Operand, Operand)> {
+        let n = m.inst.operands.len();
+        for (op, what) in m.inst.operands[n - 2..].iter().zip(["position", "length"]) {
+            if let Some(v) = super::imm_u64(op).filter(|&v| v > 255) {
+                let msg = format!("`{}`: {what} immediate out of range: {v} (the PTX JIT accepts 0..255; use a register)", m.name());
+                return Err(Diagnostic::new(msg, op.span));
+            }
+        }
+        if w == 64 {
+            return Ok((pos, len));
+        }
+        let pos = self.bin(BinaryOp::And, Ty::U32, pos, FnLower::u32c(0xff));
+        let len = self.bin(BinaryOp::And, Ty::U32, len, FnLower::u32c(0xff));
+        Ok((pos, len))
+    }
+
     /// `bfe.type d, a, pos, len` (spec §9.7.8.15).
     fn bfe(&mut self, m: &Mods, t: ScalarType, ty: Ty) -> LResult<()> {
         let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
         let (a, b, c) = (self.read(a, t)?, self.read(b, ScalarType::U32)?, self.read(c, ScalarType::U32)?);
         let w = ptx_types::bits(t);
         let signed = ptx_types::is_signed(t);
-        let pos = self.bin(BinaryOp::And, Ty::U32, b, FnLower::u32c(0xff));
-        let len = self.bin(BinaryOp::And, Ty::U32, c, FnLower::u32c(0xff));
+        let (pos, len) = self.bit_field(m, w, b, c)?;
         let shr = if signed { BinaryOp::ShrS } else { BinaryOp::ShrU };
         let shifted = self.shift(shr, ty, w, a, pos);
         // Keep the low `len` bits, filling above with the sign bit (signed) or zeros.
@@ -536,6 +556,16 @@ impl FnLower {
         let l = self.bin(BinaryOp::Shl, ty, shifted, up);
         let r = self.bin(shr, ty, l, up);
         let r = self.select(ty, is0, FnLower::int_const(ty, 0), r);
+        // Observed on an NVIDIA H200, driver 580: the PTX JIT folds `bfe.s32` with an immediate
+        // position ≥ 32 and a nonzero immediate length to all ones, whatever `a` holds (the
+        // register form gives the sign bit of `a`, as the spec says). Match the bits.
+        let n = m.inst.operands.len();
+        let (ip, il) = (super::imm_u64(&m.inst.operands[n - 2]), super::imm_u64(&m.inst.operands[n - 1]));
+        if let (true, 32, Some(p), Some(l)) = (signed, w, ip, il) {
+            if p >= 32 && l != 0 {
+                return self.write(d, t, FnLower::int_const(ty, u64::MAX));
+            }
+        }
         self.write(d, t, r)
     }
 
@@ -545,8 +575,7 @@ impl FnLower {
         let (f, b) = (self.read(f, t)?, self.read(b, t)?);
         let (c, l) = (self.read(c, ScalarType::U32)?, self.read(l, ScalarType::U32)?);
         let w = ptx_types::bits(t);
-        let pos = self.bin(BinaryOp::And, Ty::U32, c, FnLower::u32c(0xff));
-        let len = self.bin(BinaryOp::And, Ty::U32, l, FnLower::u32c(0xff));
+        let (pos, len) = self.bit_field(m, w, c, l)?;
         let ones = FnLower::int_const(ty, u64::MAX);
         // mask = ((1 << len) - 1) << pos, clipped to the width.
         let low = self.shift(BinaryOp::Shl, ty, w, ones, len);

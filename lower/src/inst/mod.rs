@@ -74,6 +74,14 @@ pub fn operands(inst: &Instruction, n: usize) -> LResult<&[ast::Operand]> {
     Ok(&inst.operands)
 }
 
+/// The value of an operand written as a plain integer literal.
+pub fn imm_u64(op: &ast::Operand) -> Option<u64> {
+    match &op.kind {
+        ast::OperandKind::Expr(ast::Expr::Int { value, .. }) => Some(*value),
+        _ => None,
+    }
+}
+
 pub fn int_type(t: ScalarType, span: Span, what: &str) -> LResult<()> {
     if ptx_types::is_int(t) {
         Ok(())

@@ -4,7 +4,7 @@
 //! written here.
 
 use crate::sweep::Expect;
-use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
+use rustc_apfloat::ieee::{BFloat, Double, Half, Quad, Single};
 use rustc_apfloat::{Float, FloatConvert, Round};
 
 /// The two 16-bit formats.
@@ -145,6 +145,24 @@ pub fn arith(op: &str, fmt: Fmt, xs: &[u16], ftz: bool, sat: bool, relu: bool) -
     if ftz {
         h = fmt.ftz(h);
     }
+    // `.ftz` flushes a result that is tiny after rounding with an unbounded exponent (IEEE 754's
+    // "after rounding" tininess; §9.7.4 only says subnormal results are flushed). Observed on an
+    // NVIDIA H200, driver 580: mul.rn.ftz.f16 0x0400 × 0x3bff (exactly 0x0400·(1 − 2^-11))
+    // gives +0, fma.rn.ftz.f16 0x0400 × 0x0400 + 0x8400 gives 0x8400. Rounded to nearest at
+    // precision p, that is |exact| < min_normal·(1 − 2^-(p+1)). The exact result is computed in
+    // quad precision (exact for f16; for bf16 far closer than that band needs).
+    if ftz && (op == "mul" || op == "fma") {
+        let quad = |x: f64| -> Quad { FloatConvert::<Quad>::convert_r(Double::from_bits(x.to_bits() as u128), Round::NearestTiesToEven, &mut false).value };
+        let q: Vec<Quad> = xs.iter().map(|&h| quad(fmt.to_f64(h))).collect();
+        let rn = Round::NearestTiesToEven;
+        let exact = if op == "mul" { q[0].mul_r(q[1], rn).value } else { q[0].mul_add_r(q[1], q[2], rn).value };
+        let min_normal = fmt.to_f64(fmt.exp_mask() & fmt.exp_mask().wrapping_neg());
+        let precision = if fmt == Fmt::F16 { 11 } else { 8 };
+        let band = quad(min_normal * (1.0 - 2f64.powi(-(precision + 1))));
+        if exact.is_finite() && exact.abs() < band {
+            h &= 0x8000;
+        }
+    }
     if fmt.is_nan(h) {
         return if sat {
             Expect::Bits(0)
@@ -162,6 +180,19 @@ pub fn arith(op: &str, fmt: Fmt, xs: &[u16], ftz: bool, sat: bool, relu: bool) -
         return if h == 0x8000 { Expect::Either(0, 0x8000) } else { Expect::Bits(0) };
     }
     Expect::Bits(h as u64)
+}
+
+/// neg/abs on one half lane (§9.7.4.5/6): the sign bit flipped or cleared; "NaN inputs yield
+/// an unspecified NaN", and observed on an NVIDIA H200, driver 580, that NaN is always the
+/// canonical 0x7fff (for f16 and bf16).
+pub fn neg_abs(neg: bool, fmt: Fmt, h: u16) -> u16 {
+    if fmt.is_nan(h) {
+        0x7fff
+    } else if neg {
+        h ^ 0x8000
+    } else {
+        h & 0x7fff
+    }
 }
 
 /// min/max{.NaN} on one half lane (§9.7.4.9/10): a NaN operand yields the other, two NaNs

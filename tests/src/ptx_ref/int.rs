@@ -13,29 +13,48 @@ fn bit(x: u64, i: u32) -> u64 {
     (x >> i) & 1
 }
 
-/// §9.7.1.19 `bfe`: the spec's bit loop, literally.
+/// Position and length as the hardware reads them. The spec (§9.7.1.19/20) says "`b` and `c`
+/// are restricted to the range 0..255" and takes their low 8 bits. Observed on an NVIDIA H200,
+/// driver 580: that holds for the 32-bit forms, but the 64-bit forms use the whole 32-bit value
+/// (position 256, length 1 extracts nothing; measured for values up to 511, so larger values are
+/// assumed to behave the same).
+fn pos_len(bits: u32, b: u64, c: u64) -> (u64, u64) {
+    let m = if bits == 64 { 0xffff_ffff } else { 0xff };
+    (b & m, c & m)
+}
+
+/// §9.7.1.19 `bfe`: the spec's bit loop, literally (with `pos_len`).
 pub fn bfe(bits: u32, signed: bool, a: u64, b: u64, c: u64) -> u64 {
-    let msb = bits - 1;
-    let pos = (b & 0xff) as u32;
-    let len = (c & 0xff) as u32;
-    let sbit = if !signed || len == 0 { 0 } else { bit(a, (pos + len - 1).min(msb)) };
+    let msb = u64::from(bits - 1);
+    let (pos, len) = pos_len(bits, b, c);
+    let sbit = if !signed || len == 0 { 0 } else { bit(a, (pos + len - 1).min(msb) as u32) };
     let mut d = 0u64;
     for i in 0..=msb {
-        let v = if i < len && pos + i <= msb { bit(a, pos + i) } else { sbit };
+        let v = if i < len && pos + i <= msb { bit(a, (pos + i) as u32) } else { sbit };
         d |= v << i;
     }
     d
 }
 
-/// §9.7.1.20 `bfi`: the spec's bit loop, literally.
+/// `bfe` with immediate position and length. Observed on an NVIDIA H200, driver 580: the PTX
+/// JIT folds `bfe.s32` with an immediate position of 32 or more (and a nonzero immediate length)
+/// to all ones whatever `a` is (the register form follows the spec: the sign bit of `a`). Every
+/// other immediate form matches `bfe`.
+pub fn bfe_immediate(bits: u32, signed: bool, a: u64, pos: u64, len: u64) -> u64 {
+    if signed && bits == 32 && pos >= 32 && len != 0 {
+        return 0xffff_ffff;
+    }
+    bfe(bits, signed, a, pos, len)
+}
+
+/// §9.7.1.20 `bfi`: the spec's bit loop, literally (with `pos_len`).
 pub fn bfi(bits: u32, a: u64, b: u64, c: u64, d: u64) -> u64 {
-    let msb = bits - 1;
-    let pos = (c & 0xff) as u32;
-    let len = (d & 0xff) as u32;
+    let msb = u64::from(bits - 1);
+    let (pos, len) = pos_len(bits, c, d);
     let mut f = b & mask(bits);
     let mut i = 0;
     while i < len && pos + i <= msb {
-        f = (f & !(1u64 << (pos + i))) | (bit(a, i) << (pos + i));
+        f = (f & !(1u64 << (pos + i))) | (bit(a, i as u32) << (pos + i));
         i += 1;
     }
     f
