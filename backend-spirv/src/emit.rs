@@ -128,6 +128,8 @@ pub(crate) struct Emitter {
     glsl: Option<Word>,
     uses_int64: bool,
     uses_float64: bool,
+    /// Some kernel asked for `DenormPreserve` (SPV_KHR_float_controls).
+    uses_denorm_preserve: bool,
     consts: HashMap<(Word, u64), Word>,
     bools: [Option<Word>; 2],
     nulls: HashMap<Word, Word>,
@@ -200,6 +202,7 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         glsl: None,
         uses_int64: false,
         uses_float64: false,
+        uses_denorm_preserve: false,
         consts: HashMap::new(),
         bools: [None, None],
         nulls: HashMap::new(),
@@ -248,6 +251,10 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
     }
     if e.uses_float64 {
         e.b.capability(spirv::Capability::Float64);
+    }
+    if e.uses_denorm_preserve {
+        e.b.capability(spirv::Capability::DenormPreserve);
+        e.b.extension("SPV_KHR_float_controls");
     }
     Ok(e.b.module().assemble())
 }
@@ -551,6 +558,15 @@ impl Emitter {
         let interface: Vec<Word> = self.ks()?.interface.iter().copied().collect();
         self.b.entry_point(spirv::ExecutionModel::GLCompute, fid, kernel.entry_point.clone(), interface);
         self.b.execution_mode(fid, spirv::ExecutionMode::LocalSize, kernel.workgroup_size);
+        // PTX keeps subnormals unless an instruction says `.ftz`, and `lower` flushes those
+        // itself; Vulkan lets a driver flush by default, and NVIDIA's does (f32 subnormals read
+        // as zero on an H200, driver 580). `DenormPreserve` asks for IEEE behaviour.
+        for (ty, width) in [(Ty::F32, 32u32), (Ty::F64, 64)] {
+            if kernel.vars.iter().any(|v| v.ty == ty) {
+                self.b.execution_mode(fid, spirv::ExecutionMode::DenormPreserve, [width]);
+                self.uses_denorm_preserve = true;
+            }
+        }
 
         // Helpers this kernel asked for (its own shared/local ones, and new heap/param ones).
         let pending = std::mem::take(&mut self.pending);

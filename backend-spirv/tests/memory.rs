@@ -210,14 +210,15 @@ fn capabilities_follow_use() {
             assign(f, un(UnaryOp::FNeg, Ty::F32, v(f))),
         ])
     }]));
-    assert_eq!(capabilities(&words), ["Shader"]);
+    // Kernels with float variables ask the driver to keep subnormals (PTX semantics).
+    assert_eq!(capabilities(&words), ["Shader", "DenormPreserve"]);
     // f64 sign manipulation needs no Int64
     let words = check(&module(vec![{
         let mut k = KernelBuilder::new("kf64");
         let d = k.var(Ty::F64);
         k.finish(vec![assign(d, un(UnaryOp::FNeg, Ty::F64, v(d))), assign(d, un(UnaryOp::FAbs, Ty::F64, v(d)))])
     }]));
-    assert_eq!(capabilities(&words), ["Shader", "Float64"]);
+    assert_eq!(capabilities(&words), ["Shader", "Float64", "DenormPreserve"]);
     // a U64 constant alone turns Int64 on, even when features forgot it
     let words = check(&module(vec![{
         let mut k = KernelBuilder::new("ku64");
@@ -232,9 +233,12 @@ fn capabilities_follow_use() {
     // never anything wgpu-hal does not enable
     let words = check(&module(vec![vecadd()]));
     let text = ptxcross_spirv::disassemble(&words);
-    for bad in ["8BitAccess", "16BitAccess", "PhysicalStorageBuffer", "Int64Atomics", "OpExtension", "VariablePointers"] {
+    for bad in ["8BitAccess", "16BitAccess", "PhysicalStorageBuffer", "Int64Atomics", "VariablePointers"] {
         assert!(!text.contains(bad), "{bad} in:\n{text}");
     }
+    // The one extension: float controls, core in Vulkan 1.2 (VK_KHR_shader_float_controls).
+    let extensions: Vec<&str> = text.lines().filter(|l| l.contains("OpExtension ")).collect();
+    assert!(extensions.iter().all(|l| l.contains("SPV_KHR_float_controls")), "{extensions:?}");
     assert_eq!(words[1], 0x0001_0300, "SPIR-V 1.3");
 }
 
