@@ -125,7 +125,8 @@ impl Gen<'_> {
         match self.rng.below(22) {
             20 => {
                 let u = IntTy::U32;
-                let field = |g: &mut Self| if g.rng.chance(50) { Src::Imm(g.rng.below(70)) } else { g.src(u) };
+                // Immediates stay within 0..255: NVIDIA's PTX JIT refuses larger ones.
+                let field = |g: &mut Self| if g.rng.chance(50) { Src::Imm(g.rng.below(70)) } else { Src::Reg(g.reg(u)) };
                 let (pos, len) = (field(self), field(self));
                 if self.rng.chance(50) {
                     let ty = self.ty();

@@ -328,8 +328,17 @@ impl Cta<'_> {
                 t.set(d, v);
             }
             Ins::Bfe { ty, d, a, pos, len } => {
-                // §9.7.5.11 bfe.
-                let (a, pos, len) = (t.get(a, ty), t.get(pos, IntTy::U32) & 0xff, t.get(len, IntTy::U32) & 0xff);
+                // §9.7.5.11 bfe, as NVIDIA's hardware reads it (H200, driver 580): position and
+                // length are their low 8 bits on 32-bit types, the whole u32 on 64-bit ones; an
+                // immediate position ≥ 32 with a nonzero immediate length gives all ones on s32.
+                if let (IntTy::S32, Src::Imm(p), Src::Imm(l)) = (ty, pos, len) {
+                    if p >= 32 && l != 0 {
+                        t.set(d, u32::MAX as u64);
+                        return Ok(());
+                    }
+                }
+                let field = |v: u64| if ty.bits() == 64 { v } else { v & 0xff };
+                let (a, pos, len) = (t.get(a, ty), field(t.get(pos, IntTy::U32)), field(t.get(len, IntTy::U32)));
                 let msb = ty.bits() as u64 - 1;
                 let bit = |v: u64, i: u64| (v >> i) & 1;
                 let sbit = if !ty.signed() || len == 0 { 0 } else { bit(a, (pos + len - 1).min(msb)) };
@@ -339,7 +348,8 @@ impl Cta<'_> {
             Ins::Bfi { ty, d, a, b, pos, len } => {
                 // §9.7.5.12 bfi.
                 let (a, mut f) = (t.get(a, ty), t.get(b, ty));
-                let (pos, len) = (t.get(pos, IntTy::U32) & 0xff, t.get(len, IntTy::U32) & 0xff);
+                let field = |v: u64| if ty.bits() == 64 { v } else { v & 0xff };
+                let (pos, len) = (field(t.get(pos, IntTy::U32)), field(t.get(len, IntTy::U32)));
                 let msb = ty.bits() as u64 - 1;
                 let mut i = 0;
                 while i < len && pos + i <= msb {
