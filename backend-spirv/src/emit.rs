@@ -36,10 +36,8 @@ mod glsl {
     pub const FLOOR: u32 = 8;
     pub const CEIL: u32 = 9;
     pub const SQRT: u32 = 31;
-    pub const FMIN: u32 = 37;
     pub const UMIN: u32 = 38;
     pub const SMIN: u32 = 39;
-    pub const FMAX: u32 = 40;
     pub const UMAX: u32 = 41;
     pub const SMAX: u32 = 42;
     pub const FMA: u32 = 50;
@@ -1129,8 +1127,16 @@ impl Emitter {
                 };
                 self.ext(t, inst, &[l, r])
             }
-            FMin if float => self.ext(t, glsl::FMIN, &[l, r]),
-            FMax if float => self.ext(t, glsl::FMAX, &[l, r]),
+            // A comparison and a select, not GLSL's FMin/FMax: NVIDIA's driver flushed subnormal
+            // operands of FMin even under `DenormPreserve` (min(0, -subnormal) gave -0 on an
+            // H200, driver 580), while its comparisons keep them. The IR's preconditions (no
+            // NaN, no ±0 pair) make the two forms equal.
+            FMin | FMax if float => {
+                let bt = self.t_bool();
+                let o = if op == FMin { Op::FOrdLessThan } else { Op::FOrdGreaterThan };
+                let l_wins = self.op(o, bt, &[l, r])?;
+                self.op(Op::Select, t, &[l_wins, l, r])
+            }
             _ => Err(bad()),
         }
     }
