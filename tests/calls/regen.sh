@@ -13,7 +13,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE"
 
-KERNELS="noinline recursion mutual byval fnptr trap"
+KERNELS="noinline recursion mutual byval fnptr trap switch"
 VENV="${PTXCROSS_CUDA_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ptxcross/cuda-venv}"
 PY="${PYTHON:-python3}"
 CLANG="${CLANG:-clang-16}"

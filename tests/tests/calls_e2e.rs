@@ -224,6 +224,39 @@ fn indirect_calls_through_function_pointers() {
     check_shape("fnptr", "fnptr_kernel", &[u32s(&a), u32s(&b), u32s(&sel)], &[u32s(&out)]);
 }
 
+/// A dense 16-way switch (issue 6 §3) as nvcc and clang compile it (compare trees; neither emits
+/// `brx.idx` for it), in a `__noinline__` function.
+#[test]
+fn dense_switch() {
+    fn pick(x: u32) -> u32 {
+        match x & 15 {
+            0 => x.wrapping_add(1),
+            1 => x.wrapping_mul(3),
+            2 => x ^ 0x5a5a_5a5a,
+            3 => x >> 3,
+            4 => x << 2,
+            5 => !x,
+            6 => x.wrapping_sub(7),
+            7 => x.wrapping_mul(x),
+            8 => x | 0x100,
+            9 => x & 0xff,
+            10 => x.wrapping_add(1000),
+            11 => x.rotate_left(16),
+            12 => x.wrapping_mul(7).wrapping_add(1),
+            13 => x / 3,
+            14 => x % 11,
+            _ => 42,
+        }
+    }
+    // Every case, several times over, then random values.
+    let mut input = random(THREADS, 11);
+    for (i, v) in input.iter_mut().enumerate().take(64) {
+        *v = (*v & !15) | (i as u32 & 15);
+    }
+    let out: Vec<u32> = (0..THREADS).map(|i| if i < N { pick(input[i]) } else { 0 }).collect();
+    check_shape("switch", "switch_kernel", &[u32s(&input)], &[u32s(&out)]);
+}
+
 #[test]
 fn trap_in_a_function() {
     let input: Vec<u32> = (0..THREADS as u32).map(|i| i * 7).collect();
