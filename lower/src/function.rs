@@ -62,6 +62,8 @@ pub struct FnLower {
     pub has_shared: bool,
     pub has_local: bool,
     pub globals_base: Option<VarId>,
+    /// See [`FnLower::opaque_zero_u64`].
+    opaque_zero: Option<VarId>,
     /// See `LowerOptions::native_fma`.
     pub native_fma: bool,
     /// Where `ret` goes: `None` in a kernel (the thread finishes); inside a device function,
@@ -98,6 +100,7 @@ impl FnLower {
             has_shared: false,
             has_local: false,
             globals_base: None,
+            opaque_zero: None,
             native_fma: false,
             ret_target: None,
             frame_base: None,
@@ -199,11 +202,7 @@ impl FnLower {
         if ty != Ty::U64 || !ordering || is_const(lhs) == is_const(rhs) {
             return (lhs, rhs);
         }
-        let zero = self.value(
-            Ty::U32,
-            Expr::LoadWord { memory: crate::ir::Memory::Param, index: Operand::Const(Const::U32(crate::abi::PARAM_ZERO_WORD)) },
-        );
-        let zero = self.convert(ConvertOp::ZeroExtend, Ty::U32, Ty::U64, zero);
+        let zero = self.opaque_zero_u64();
         if is_const(lhs) {
             (self.bin(BinaryOp::Xor, Ty::U64, lhs, zero), rhs)
         } else {
@@ -360,11 +359,31 @@ impl FnLower {
             Stmt::Assign { dst: hi, expr: Expr::LoadWord { memory: Memory::Param, index: Self::u32c(w + 1) } },
         ];
         let combine = pack64_stmts(v, Operand::Var(lo), Operand::Var(hi), &mut self.vars);
-        let entry = if self.cur == 0 { &mut self.emit_stack[0] } else { &mut self.blocks[0].stmts };
-        let at = 0;
-        entry.splice(at..at, stmts.into_iter().chain(combine));
+        self.prepend_to_entry(stmts.into_iter().chain(combine).collect());
         self.globals_base = Some(v);
         Operand::Var(v)
+    }
+
+    /// The header's zero word (`abi::PARAM_ZERO_WORD`) as a u64 no compiler can know, read once.
+    fn opaque_zero_u64(&mut self) -> Operand {
+        if let Some(v) = self.opaque_zero {
+            return Operand::Var(v);
+        }
+        let v = self.new_var(Ty::U64, "opaque zero");
+        let w = self.new_var(Ty::U32, "t");
+        let index = Self::u32c(crate::abi::PARAM_ZERO_WORD);
+        self.prepend_to_entry(vec![
+            Stmt::Assign { dst: w, expr: Expr::LoadWord { memory: Memory::Param, index } },
+            Stmt::Assign { dst: v, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: w.into() } },
+        ]);
+        self.opaque_zero = Some(v);
+        Operand::Var(v)
+    }
+
+    /// Puts `stmts` at the start of the entry block, so every later use sees their results.
+    fn prepend_to_entry(&mut self, stmts: Vec<Stmt>) {
+        let entry = if self.cur == 0 { &mut self.emit_stack[0] } else { &mut self.blocks[0].stmts };
+        entry.splice(0..0, stmts);
     }
 
     /// Reads operand `op` as PTX type `t`, giving a value of `value_ty(t)`.
