@@ -5,7 +5,7 @@
 use crate::{EmitError, Profile};
 use ptxcross_lower::abi;
 use ptxcross_lower::ir::{
-    AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Kernel, Memory, Module,
+    AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Kernel, LocalPlacement, Memory, Module,
     Operand, Stmt, Ty, UnaryOp,
 };
 use std::collections::{BTreeMap, HashSet};
@@ -14,6 +14,12 @@ use std::fmt::Write as _;
 type R<T> = Result<T, String>;
 
 /// What the WGSL of one kernel needs from the device (wgpu features).
+/// The size of `k`'s private local-memory array, if it has one (not when its local memory
+/// lives in the scratch buffer).
+fn private_local_words(k: &Kernel) -> Option<u32> {
+    (k.local_words > 0 && k.local_placement == LocalPlacement::Private).then_some(k.local_words)
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Requirements {
     /// `u64`/`i64` (wgpu `Features::SHADER_INT64`). Also set for kernels with `F64` values:
@@ -625,8 +631,16 @@ impl KernelCx<'_> {
             Memory::Local => Mem {
                 kind: "local",
                 prefix: self.kp.clone(),
-                array: (self.k.local_words > 0).then(|| format!("{}local", self.kp)),
+                array: private_local_words(self.k).map(|_| format!("{}local", self.kp)),
                 in_range: format!("i < {}u", self.k.local_words),
+                fault: abi::FAULT_LOCAL_OUT_OF_RANGE,
+                atomic: false,
+            },
+            Memory::Scratch => Mem {
+                kind: "scratch",
+                prefix: p.clone(),
+                array: Some(format!("{p}scratch")),
+                in_range: format!("i < arrayLength(&{p}scratch)"),
                 fault: abi::FAULT_LOCAL_OUT_OF_RANGE,
                 atomic: false,
             },
@@ -1256,7 +1270,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             Profile::Wgpu => i32::MAX as u64 / 4,
             Profile::WebGpu => 65535,
         };
-        for (what, words) in [("shared", k.shared_words), ("local", k.local_words)] {
+        for (what, words) in [("shared", k.shared_words), ("local", private_local_words(k).unwrap_or(0))] {
             if words as u64 > max_words {
                 return Err(EmitError::Unsupported {
                     kernel: k.name.clone(),
@@ -1319,15 +1333,15 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         let builtins = cx.builtins;
         let zeros = cx.zeros;
 
-        if k.shared_words > 0 || k.local_words > 0 {
+        if k.shared_words > 0 || private_local_words(k).is_some() {
             let _ = writeln!(decls, "// kernel {}", comment_text(&k.name));
         }
         if k.shared_words > 0 {
             let t = if u.shared_atomics { "atomic<u32>" } else { "u32" };
             let _ = writeln!(decls, "var<workgroup> {kp}shared: array<{t}, {}>;", k.shared_words);
         }
-        if k.local_words > 0 {
-            let _ = writeln!(decls, "var<private> {kp}local: array<u32, {}>;", k.local_words);
+        if let Some(words) = private_local_words(k) {
+            let _ = writeln!(decls, "var<private> {kp}local: array<u32, {words}>;");
         }
 
         let mut params = Vec::new();
@@ -1379,6 +1393,14 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         abi::BIND_GROUP,
         abi::BINDING_PARAMS
     );
+    if module.kernels.iter().any(|k| k.local_placement == LocalPlacement::Scratch) {
+        let _ = writeln!(
+            out,
+            "@group({}) @binding({}) var<storage, read_write> {p}scratch: array<u32>;",
+            abi::BIND_GROUP,
+            abi::BINDING_SCRATCH
+        );
+    }
     if !decls.is_empty() {
         out.push('\n');
         out.push_str(&decls);

@@ -37,6 +37,7 @@ fn kernel(name: &str, workgroup_size: [u32; 3], params: &[(&str, u32, u32)]) -> 
         body: Block::new(),
         shared_words: 0,
         local_words: 0,
+        local_placement: Default::default(),
         params: slots,
         param_bytes,
         features: Features::default(),

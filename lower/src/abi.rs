@@ -20,6 +20,13 @@ pub const BIND_GROUP: u32 = 0;
 pub const BINDING_HEAP: u32 = 0;
 /// Storage buffer, read-only, `array<u32>`: parameter header + kernel parameters.
 pub const BINDING_PARAMS: u32 = 1;
+/// Storage buffer, read-write, `array<u32>`: the scratch buffer holding the local memory of
+/// kernels whose local memory is not a private array (`ir::LocalPlacement::Scratch`). Thread
+/// `t` (linear index in its block) of the block with linear index `b` *within its dispatch*
+/// owns words `[(b * T + t) * L, (b * T + t + 1) * L)` for `T` threads per block and `L` local
+/// words per thread; the host sizes the buffer and caps the blocks of a dispatch to fit.
+/// Declared only by kernels that use it; the host binds one to every launch.
+pub const BINDING_SCRATCH: u32 = 2;
 
 pub const SHARED_WINDOW_BASE: u64 = 0x0000_0001_0000_0000;
 pub const LOCAL_WINDOW_BASE: u64 = 0x0000_0002_0000_0000;

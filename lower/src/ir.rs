@@ -110,11 +110,30 @@ pub enum Memory {
     Heap,
     /// The CTA's shared memory: a workgroup array of [`Kernel::shared_words`] words.
     Shared,
-    /// The thread's local memory: a private array of [`Kernel::local_words`] words.
+    /// The thread's local memory: a private array of [`Kernel::local_words`] words (only in
+    /// kernels whose [`Kernel::local_placement`] is [`LocalPlacement::Private`]).
     Local,
     /// Kernel parameters (read-only storage buffer, binding `abi::BINDING_PARAMS`):
     /// `abi::PARAM_HEADER_WORDS` header words, then the parameters.
     Param,
+    /// The context's scratch buffer (read-write storage buffer, binding `abi::BINDING_SCRATCH`)
+    /// holding every thread's local memory in kernels whose [`Kernel::local_placement`] is
+    /// [`LocalPlacement::Scratch`]. `lower` addresses the thread's own slice and checks the
+    /// thread's bounds (`local_scratch.rs`); valid word indices: `0 .. arrayLength(scratch)`.
+    /// Out-of-range accesses record `abi::FAULT_LOCAL_OUT_OF_RANGE`. Never atomic.
+    Scratch,
+}
+
+/// Where a kernel's local memory (`.local`, call-site `.param`, the call stack) lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum LocalPlacement {
+    /// A per-invocation private array of [`Kernel::local_words`] words, zero-initialised,
+    /// accessed as [`Memory::Local`].
+    #[default]
+    Private,
+    /// A per-thread slice of the scratch buffer ([`Memory::Scratch`]); the kernel has no
+    /// [`Memory::Local`] accesses and backends declare no private array.
+    Scratch,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -435,6 +454,8 @@ pub struct Kernel {
     pub shared_words: u32,
     /// Local memory per invocation in words; 0 = none.
     pub local_words: u32,
+    /// Where that local memory lives (see `local_scratch.rs`).
+    pub local_placement: LocalPlacement,
     pub params: Vec<ParamSlot>,
     /// Size of the parameter area in bytes (after the header).
     pub param_bytes: u32,

@@ -5,7 +5,7 @@ use crate::function::{unsupported, FnLower, LResult, Symbol};
 use crate::ir::{self, Ty};
 use crate::layout::{self, align_up, GlobalPlace};
 use crate::ptx_types::value_ty;
-use crate::{call, features, grid, isolation, loop_cut, loop_exits, simt, structurize, LowerOptions, DEFAULT_BLOCK};
+use crate::{call, features, grid, isolation, local_scratch, loop_cut, loop_exits, simt, structurize, LowerOptions, DEFAULT_BLOCK};
 use ptxcross_frontend::ast::{self, Statement, StateSpace, VarDecl};
 use ptxcross_frontend::Diagnostic;
 use std::collections::HashMap;
@@ -148,11 +148,17 @@ pub fn lower_kernel(
         body,
         shared_words,
         local_words: local_bytes.div_ceil(4),
+        local_placement: ir::LocalPlacement::Private,
         params,
         param_bytes,
         features: ir::Features::default(),
     };
     grid::resolve_grid_builtins(&mut kernel);
+    // After `grid`: the scratch slot uses the raw (per-dispatch) workgroup id.
+    local_scratch::place_local_memory(
+        &mut kernel,
+        options.local_scratch_bytes.unwrap_or(local_scratch::DEFAULT_LOCAL_SCRATCH_BYTES),
+    );
     if options.detect_cut_loops {
         loop_cut::check_cut_loops(&mut kernel);
     }

@@ -17,6 +17,7 @@ mod inst;
 mod isolation;
 mod kernel;
 mod layout;
+pub mod local_scratch;
 mod loop_cut;
 mod loop_exits;
 mod ptx_types;
@@ -52,6 +53,11 @@ pub struct LowerOptions {
     /// [`DEFAULT_MAX_GLOBAL_BYTES`]. The host passes what the device's heap can hold, so a
     /// segment too large is refused before its image is built in host memory.
     pub max_global_bytes: Option<u64>,
+    /// Local memory per thread (bytes) from which a kernel keeps it in a per-thread slice of
+    /// the scratch buffer instead of a private array (see `local_scratch`); `None`:
+    /// [`local_scratch::DEFAULT_LOCAL_SCRATCH_BYTES`]. `Some(0)` moves all of it (tests cover
+    /// the scratch path with small kernels that way), `Some(u32::MAX)` none.
+    pub local_scratch_bytes: Option<u32>,
 }
 
 /// Globals segment limit when the device is not known (`check`, `translate`).

@@ -47,6 +47,7 @@ impl KernelBuilder {
             body: Block { stmts: body },
             shared_words: self.shared_words,
             local_words: self.local_words,
+            local_placement: Default::default(),
             params: Vec::new(),
             param_bytes: 0,
             features: self.features,

@@ -21,6 +21,7 @@ impl Kb {
                 body: Block::new(),
                 shared_words: 0,
                 local_words: 0,
+                local_placement: Default::default(),
                 params: Vec::new(),
                 param_bytes: 0,
                 features: Features::default(),

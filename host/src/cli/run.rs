@@ -661,6 +661,7 @@ mod tests {
             body: Block::new(),
             shared_words: 0,
             local_words: 0,
+            local_placement: Default::default(),
             params: vec![slot("out", 0, 8), slot("n", 8, 4), slot("value", 12, 4)],
             param_bytes: 16,
             features: Features::default(),
