@@ -135,6 +135,9 @@ pub(crate) struct Emitter {
     heap_var: Option<Word>,
     param_var: Option<Word>,
     scratch_var: Option<Word>,
+    /// The module's `Private` u32 holding the running instruction's fault site id (every
+    /// kernel's `Kernel::fault_site_var` maps to it); `None`: no kernel tracks sites.
+    site_var: Option<Word>,
     builtin_vars: HashMap<BuiltinVar, Word>,
     /// Heap/param helpers, shared by every kernel of the module.
     global_helpers: HashMap<(Memory, Access), Word>,
@@ -211,6 +214,7 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         heap_var: None,
         param_var: None,
         scratch_var: None,
+        site_var: None,
         builtin_vars: HashMap::new(),
         global_helpers: HashMap::new(),
         pending: Vec::new(),
@@ -218,6 +222,15 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
     };
     e.b.set_version(1, 3);
     e.b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+    if module.kernels.iter().any(|k| k.fault_site_var.is_some()) {
+        // Before any kernel: the module-wide helpers read it in their fault paths.
+        let u = e.t_u32();
+        let p = e.ptr(StorageClass::Private, u);
+        let init = e.null(u);
+        let v = e.global_var(p, StorageClass::Private, Some(init));
+        e.b.name(v, "fault_site");
+        e.site_var = Some(v);
+    }
 
     let mut names = BTreeSet::new();
     for kernel in &module.kernels {
@@ -395,6 +408,13 @@ impl Emitter {
         let sem = self.c_u32(SEMANTICS_RELAXED);
         let v = self.c_u32(bits);
         self.op(Op::AtomicOr, u, &[ptr, scope, sem, v])?;
+        if let Some(site_var) = self.site_var {
+            // First fault wins: the site word takes the running instruction's id if still 0.
+            let site = self.b.load(u, None, site_var, None, []).map_err(internal)?;
+            let word = self.c_u32(abi::FAULT_SITE_WORD);
+            let ptr = self.b.access_chain(p, None, heap, [zero, word]).map_err(internal)?;
+            self.op(Op::AtomicCompareExchange, u, &[ptr, scope, sem, sem, site, zero])?;
+        }
         Ok(())
     }
 
@@ -559,6 +579,12 @@ impl Emitter {
         // the number of equal names (5,000 temporaries named `t`: 3.3 s of CPU instead of 0.07 s).
         let mut names = std::collections::HashSet::new();
         for (i, info) in kernel.vars.iter().enumerate() {
+            if kernel.fault_site_var.is_some_and(|v| v.index() == i) && info.ty == Ty::U32 {
+                if let Some(site) = self.site_var {
+                    self.ks()?.vars.push(site);
+                    continue;
+                }
+            }
             let t = self.ty(info.ty);
             let p = self.ptr(StorageClass::Function, t);
             let init = self.null(t);

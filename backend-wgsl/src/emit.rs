@@ -150,6 +150,10 @@ struct ModuleCx {
     /// Prefix of every module-scope name the backend invents (`px_`).
     p: String,
     heap_atomic: bool,
+    /// Some kernel tracks fault sites (`Kernel::fault_site_var`): the module has a private
+    /// `px_site` that those kernels assign instead of their site variable, and the fault
+    /// function copies it to heap word `abi::FAULT_SITE_WORD` while that word is 0.
+    site: bool,
     /// Helper functions by name (BTreeMap: deterministic output order).
     helpers: BTreeMap<String, String>,
 }
@@ -176,24 +180,39 @@ impl ModuleCx {
         }
     }
 
-    /// `px_fault(bits)`: ORs `bits` into the heap's fault word.
+    /// `px_fault(bits)`: ORs `bits` into the heap's fault word (and records the fault site).
     fn fault_fn(&mut self) -> String {
         let name = format!("{}fault", self.p);
         let (heap, atomic, w) = (format!("{}heap", self.p), self.heap_atomic, abi::FAULT_WORD);
+        let (site, sw) = (format!("{}site", self.p), abi::FAULT_SITE_WORD);
+        let record_site = self.site;
         self.helper(&name, || {
-            if atomic {
+            let mut text = if atomic {
                 format!(
                     "// Records fault bits (abi::FAULT_*) in the heap's fault word.\n\
-                     fn {name}(bits: u32) {{\n    atomicOr(&{heap}[{w}u], bits);\n}}\n"
+                     fn {name}(bits: u32) {{\n    atomicOr(&{heap}[{w}u], bits);\n"
                 )
             } else {
                 format!(
                     "// Records fault bits (abi::FAULT_*) in the heap's fault word. Not atomic (the heap is\n\
                      // a plain array<u32>): racing writers may drop each other's bits, but every writer\n\
                      // stores a non-zero word, so the fault itself is never lost.\n\
-                     fn {name}(bits: u32) {{\n    let w = {heap}[{w}u];\n    if ((w & bits) != bits) {{\n        {heap}[{w}u] = w | bits;\n    }}\n}}\n"
+                     fn {name}(bits: u32) {{\n    let w = {heap}[{w}u];\n    if ((w & bits) != bits) {{\n        {heap}[{w}u] = w | bits;\n    }}\n"
                 )
+            };
+            if record_site && atomic {
+                text += &format!(
+                    "    // The first fault names its instruction (retried while the weak exchange fails spuriously).\n    \
+                     loop {{\n        let r = atomicCompareExchangeWeak(&{heap}[{sw}u], 0u, {site});\n        \
+                     if (r.exchanged || r.old_value != 0u) {{\n            break;\n        }}\n    }}\n"
+                );
+            } else if record_site {
+                text += &format!(
+                    "    // A faulting instruction's site, if none is recorded yet (racy: one of them).\n    \
+                     if ({heap}[{sw}u] == 0u) {{\n        {heap}[{sw}u] = {site};\n    }}\n"
+                );
             }
+            text + "}\n"
         });
         name
     }
@@ -999,7 +1018,12 @@ impl KernelCx<'_> {
                             ty_name(ety)
                         ));
                     }
-                    self.line(depth, &format!("{dst} = {e};"));
+                    if self.k.fault_site_var == Some(*dst) && self.m.site {
+                        // The running instruction's fault site (see `ModuleCx::site`).
+                        self.line(depth, &format!("{}site = {e};", self.m.p));
+                    } else {
+                        self.line(depth, &format!("{dst} = {e};"));
+                    }
                 }
                 Stmt::StoreWord { memory, index, value } => {
                     if *memory == Memory::Param {
@@ -1309,7 +1333,8 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         p = format!("px{n}_");
     }
     let heap_atomic = usages.iter().any(|u| u.heap_atomics);
-    let mut m = ModuleCx { profile, p: p.clone(), heap_atomic, helpers: BTreeMap::new() };
+    let site = module.kernels.iter().any(|k| k.fault_site_var.is_some());
+    let mut m = ModuleCx { profile, p: p.clone(), heap_atomic, site, helpers: BTreeMap::new() };
 
     let mut decls = String::new();
     let mut entries = String::new();
@@ -1400,6 +1425,10 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             abi::BIND_GROUP,
             abi::BINDING_SCRATCH
         );
+    }
+    if m.site {
+        let _ = writeln!(out, "// The running PTX instruction's fault site (ptxcross_lower::ir::Kernel::fault_sites).");
+        let _ = writeln!(out, "var<private> {p}site: u32;");
     }
     if !decls.is_empty() {
         out.push('\n');

@@ -42,6 +42,11 @@ pub const FUNCTION_ADDRESS_BASE: u64 = 0x0000_0004_f000_0000;
 pub const HEAP_RESERVED_WORDS: u32 = 64;
 /// Heap word whose bits record faults (`FAULT_*`), OR-ed by the kernel, cleared by the host.
 pub const FAULT_WORD: u32 = 0;
+/// Heap word holding the site id (`ir::Kernel::fault_sites`, 1-based) of a faulting
+/// instruction, 0 if none: a fault writes it only while it is 0, so it names the first fault
+/// (with SPIR-V, and WGSL with heap atomics; with a plain WGSL heap, racing faults may leave
+/// any one of theirs). Cleared by the host with the fault word.
+pub const FAULT_SITE_WORD: u32 = 1;
 
 pub const FAULT_GLOBAL_OUT_OF_RANGE: u32 = 1 << 0;
 pub const FAULT_SHARED_OUT_OF_RANGE: u32 = 1 << 1;

@@ -412,6 +412,16 @@ pub struct GlobalSegment {
     pub init: Vec<u8>,
 }
 
+/// A PTX instruction that may fault (see [`Kernel::fault_site_var`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaultSite {
+    /// 1-based line and column in the PTX source.
+    pub line: u32,
+    pub col: u32,
+    /// Opcode and modifiers (`st.global.u32`).
+    pub instruction: String,
+}
+
 /// One kernel parameter's place in the parameter buffer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamSlot {
@@ -457,6 +467,15 @@ pub struct Kernel {
     /// Where that local memory lives (see `local_scratch.rs`).
     pub local_placement: LocalPlacement,
     pub params: Vec<ParamSlot>,
+    /// The variable naming the PTX instruction that runs: `lower` assigns it a constant site id
+    /// (1-based index into [`Kernel::fault_sites`]) before each instruction that may fault, and
+    /// nothing in the IR reads it. When a backend records a fault it also writes the variable's
+    /// value to heap word `abi::FAULT_SITE_WORD` (if that word is still 0), so the host can name
+    /// the faulting instruction. Compilers see a constant at every fault path: no run-time cost
+    /// outside it. `None`: no sites (hand-written IR).
+    pub fault_site_var: Option<VarId>,
+    /// Site id `i` is `fault_sites[i - 1]`.
+    pub fault_sites: Vec<FaultSite>,
     /// Size of the parameter area in bytes (after the header).
     pub param_bytes: u32,
     pub features: Features,

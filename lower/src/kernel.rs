@@ -5,7 +5,7 @@ use crate::function::{unsupported, FnLower, LResult, Symbol};
 use crate::ir::{self, Ty};
 use crate::layout::{self, align_up, GlobalPlace};
 use crate::ptx_types::value_ty;
-use crate::{call, features, grid, isolation, local_scratch, loop_cut, loop_exits, simt, structurize, LowerOptions, DEFAULT_BLOCK};
+use crate::{call, fault_site, features, grid, isolation, local_scratch, loop_cut, loop_exits, simt, structurize, LowerOptions, DEFAULT_BLOCK};
 use ptxcross_frontend::ast::{self, Statement, StateSpace, VarDecl};
 use ptxcross_frontend::Diagnostic;
 use std::collections::HashMap;
@@ -23,6 +23,7 @@ const MAX_REGISTER_RANGE: u32 = 1 << 16;
 const MAX_BLOCK_THREADS: u64 = 1024;
 
 pub fn lower_kernel(
+    file: &ptxcross_frontend::SourceFile,
     module: &ast::Module,
     f: &ast::Function,
     globals: &[(String, GlobalPlace)],
@@ -119,6 +120,8 @@ pub fn lower_kernel(
     }
 
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
+    let fault_site_var = fl.fault_site_var;
+    let fault_sites = fault_site::resolve(std::mem::take(&mut fl.fault_sites), file);
     let (cfg, mut vars, barriers) = fl.into_cfg();
     let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
     let mut body = structurize::structurize(cfg, &mut vars)
@@ -149,6 +152,8 @@ pub fn lower_kernel(
         shared_words,
         local_words: local_bytes.div_ceil(4),
         local_placement: ir::LocalPlacement::Private,
+        fault_site_var,
+        fault_sites,
         params,
         param_bytes,
         features: ir::Features::default(),
@@ -230,8 +235,8 @@ pub(crate) fn lower_statements(
                 fl.terminate(crate::cfg::Terminator::Jump(n), n);
             }
             Statement::Var(d) => declare(d, fl, offsets)?,
-            Statement::Instruction(i) if i.opcode.name == "call" => call::lower_call(i, fl, calls)?,
-            Statement::Instruction(i) => fl.instruction(i)?,
+            Statement::Instruction(i) if i.opcode.name == "call" => fl.with_fault_site(i, |fl| call::lower_call(i, fl, calls))?,
+            Statement::Instruction(i) => fl.with_fault_site(i, |fl| fl.instruction(i))?,
             Statement::Block(inner, _) => {
                 fl.scopes.push(HashMap::new());
                 let r = lower_statements(inner, fl, offsets, calls);

@@ -9,6 +9,7 @@ pub mod build;
 mod call;
 pub mod cfg;
 mod consts;
+mod fault_site;
 mod features;
 mod function;
 mod grid;
@@ -93,7 +94,6 @@ const MAX_KERNEL_NAME_BYTES: usize = 4096;
 const LOWER_STACK_BYTES: usize = 512 << 20;
 
 fn lower_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
-    let _ = file;
     let functions = call::Functions::new(module).map_err(|d| vec![d])?;
     let address_size = module.address_size.unwrap_or(32);
     let max_globals = options.max_global_bytes.unwrap_or(DEFAULT_MAX_GLOBAL_BYTES);
@@ -132,7 +132,7 @@ fn lower_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -
             ));
             continue;
         }
-        match kernel::lower_kernel(module, f, &global_places, &functions, options) {
+        match kernel::lower_kernel(file, module, f, &global_places, &functions, options) {
             Ok(mut k) => {
                 let mut ep = kernel::entry_point_name(&k.name);
                 while !used_names.insert(ep.clone()) {

@@ -48,6 +48,8 @@ impl KernelBuilder {
             shared_words: self.shared_words,
             local_words: self.local_words,
             local_placement: Default::default(),
+            fault_site_var: None,
+            fault_sites: Vec::new(),
             params: Vec::new(),
             param_bytes: 0,
             features: self.features,

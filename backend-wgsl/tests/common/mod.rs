@@ -22,6 +22,8 @@ impl Kb {
                 shared_words: 0,
                 local_words: 0,
                 local_placement: Default::default(),
+                fault_site_var: None,
+                fault_sites: Vec::new(),
                 params: Vec::new(),
                 param_bytes: 0,
                 features: Features::default(),

@@ -662,6 +662,8 @@ mod tests {
             shared_words: 0,
             local_words: 0,
             local_placement: Default::default(),
+            fault_site_var: None,
+            fault_sites: Vec::new(),
             params: vec![slot("out", 0, 8), slot("n", 8, 4), slot("value", 12, 4)],
             param_bytes: 16,
             features: Features::default(),

@@ -697,7 +697,7 @@ impl Context {
         let gpu = self.gpu.clone();
         let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ptxcross fault word"),
-            size: 4,
+            size: 8,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -755,7 +755,8 @@ impl Context {
                     }
                 }
                 if b + 1 == last_batch {
-                    enc.copy_buffer_to_buffer(&self.heap, abi::FAULT_WORD as u64 * 4, &staging, 0, 4);
+                    // The fault word and the fault site word (adjacent; see `abi`).
+                    enc.copy_buffer_to_buffer(&self.heap, abi::FAULT_WORD as u64 * 4, &staging, 0, 8);
                 }
                 gpu.queue.submit([enc.finish()]);
             }
@@ -768,12 +769,16 @@ impl Context {
         }
         let fault = self.map_read(&staging, "the kernel launch")?;
         let bits = u32::from_le_bytes([fault[0], fault[1], fault[2], fault[3]]);
+        let site = u32::from_le_bytes([fault[4], fault[5], fault[6], fault[7]]);
+        if bits != 0 || site != 0 {
+            self.write_heap(abi::FAULT_WORD as u64 * 4, &[0u8; 8])?;
+        }
         if bits != 0 {
-            self.write_heap(abi::FAULT_WORD as u64 * 4, &0u32.to_le_bytes())?;
             return Err(Error::KernelFault {
                 kernel: k.name.clone(),
                 bits,
                 faults: abi::describe_faults(bits),
+                site: program::fault_site(program, k, bits, site),
             });
         }
         Ok(())
