@@ -9,7 +9,9 @@
 //! against a CPU implementation of the CUDA source written here.
 //!
 //! Pipeline creation times, private arrays against scratch (minutes on lavapipe, ignored):
-//! `cargo test -p ptxcross-tests --test local_memory pipeline_build_times -- --ignored --nocapture`
+//! `MESA_SHADER_CACHE_DISABLE=true cargo test -p ptxcross-tests --test local_memory pipeline_build_times -- --ignored --nocapture`
+//! (`PTXCROSS_LOCAL_KERNELS=local_1k,local_4k` and `PTXCROSS_LOCAL_PLACEMENT=private|scratch` pick
+//! a subset).
 
 use ptxcross::runtime::Error;
 use ptxcross::{translate, Backend, Context, ContextOptions, Gpu, Program};
@@ -383,11 +385,19 @@ fn pipeline_build_times() {
     let ptx = nvcc_ptx();
     let input = inputs(64, 3);
     let only: Option<String> = std::env::var("PTXCROSS_LOCAL_KERNELS").ok();
+    // Warm-up: the first launch of a process also probes the device.
+    for backend in Backend::ALL {
+        let prog = program("secret.ptx", SECRET, Some("write_secret"), [1, 1, 1], None);
+        context(&gpu).launch(&prog, "write_secret", [1, 1, 1], &[], backend).expect("warm-up");
+    }
     for (kernel, words) in KERNELS {
         if only.as_deref().is_some_and(|o| !o.split(',').any(|k| k == kernel)) {
             continue;
         }
         for (bytes, placement) in [(Some(u32::MAX), "private"), (Some(0), "scratch")] {
+            if std::env::var("PTXCROSS_LOCAL_PLACEMENT").is_ok_and(|p| p != placement) {
+                continue;
+            }
             for backend in Backend::ALL {
                 // A fresh program each time: nothing cached.
                 let prog = program("local_array.nvcc.ptx", &ptx, Some(kernel), [BLOCK, 1, 1], bytes);
