@@ -80,6 +80,9 @@ pub struct FnLower {
     pub read_regs: std::collections::HashSet<String>,
     /// First shared word of the warp-collective scratch (see `inst::warp`), once created.
     pub warp_scratch: Option<u32>,
+    /// See `fault_site`.
+    pub fault_site_var: Option<VarId>,
+    pub fault_sites: Vec<crate::fault_site::PendingSite>,
 }
 
 impl FnLower {
@@ -108,6 +111,8 @@ impl FnLower {
             frame_bytes: 0,
             read_regs: Default::default(),
             warp_scratch: None,
+            fault_site_var: None,
+            fault_sites: Vec::new(),
         }
     }
 }

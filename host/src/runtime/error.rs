@@ -58,6 +58,9 @@ pub enum Error {
         kernel: String,
         bits: u32,
         faults: Vec<&'static str>,
+        /// The faulting PTX instruction, `file:line:col (`opcode`)`, when the kernel recorded it
+        /// (`abi::FAULT_SITE_WORD`).
+        site: Option<String>,
     },
 }
 
@@ -108,8 +111,12 @@ impl fmt::Display for Error {
             Error::Timeout { during, seconds } => {
                 write!(f, "the device did not finish {during} within {seconds} s")
             }
-            Error::KernelFault { kernel, bits, faults } => {
-                write!(f, "kernel `{kernel}` faulted (fault word {bits:#x}): {}", faults.join(", "))
+            Error::KernelFault { kernel, bits, faults, site } => {
+                write!(f, "kernel `{kernel}` faulted")?;
+                if let Some(site) = site {
+                    write!(f, " at {site}")?;
+                }
+                write!(f, " (fault word {bits:#x}): {}", faults.join(", "))
             }
         }
     }

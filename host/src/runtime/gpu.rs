@@ -183,6 +183,7 @@ impl Gpu {
             entries: &[
                 storage(abi::BINDING_HEAP, false),
                 storage(abi::BINDING_PARAMS, true),
+                storage(abi::BINDING_SCRATCH, false),
             ],
         });
         let mut layouts: Vec<Option<&wgpu::BindGroupLayout>> =

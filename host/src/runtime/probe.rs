@@ -31,6 +31,9 @@ fn probe_kernel(name: &str, vars: &[Ty], stmts: Vec<Stmt>) -> Kernel {
         body: Block { stmts },
         shared_words: 0,
         local_words: 0,
+        local_placement: Default::default(),
+        fault_site_var: None,
+        fault_sites: Vec::new(),
         params: vec![
             ParamSlot { name: "out_word".into(), offset: 0, size: 4, align: 4 },
             ParamSlot { name: "input".into(), offset: 4, size: 4, align: 4 },
