@@ -119,6 +119,7 @@ pub fn lower_kernel(
     }
 
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
+    let subnormals = fl.subnormals;
     let (cfg, mut vars, barriers) = fl.into_cfg();
     let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
     let mut body = structurize::structurize(cfg, &mut vars)
@@ -158,6 +159,8 @@ pub fn lower_kernel(
     }
     isolation::zero_shared_memory(&mut kernel);
     kernel.features = features::compute(&kernel);
+    kernel.features.f32_subnormals = subnormals.f32;
+    kernel.features.f64_subnormals = subnormals.f64;
     Ok(kernel)
 }
 

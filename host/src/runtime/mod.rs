@@ -27,6 +27,7 @@ use ptxcross_lower::{abi, ir};
 
 pub use error::{Error, NO_ADAPTER_HINT};
 pub use gpu::{adapters, Gpu, GpuOptions, WANTED_FEATURES};
+pub use probe::{Subnormals, SUBNORMAL_CHECKS};
 pub use memory::DevicePtr;
 pub use program::Program;
 pub use watchdog::Deadline;
@@ -583,6 +584,27 @@ impl Context {
                 wgpu::Features::SHADER_F64,
                 "SHADER_F64",
             )?;
+        }
+        // Where the device flushes subnormals, a kernel whose results depend on them would be
+        // silently wrong: refuse it (only the launched kernel runs, so only it is checked).
+        let f = &kernel.features;
+        if f.f32_subnormals || f.f64_subnormals {
+            let s = self.gpu.subnormals(backend);
+            let lost = if f.f32_subnormals && !s.f32_kept {
+                Some("f32")
+            } else if f.f64_subnormals && s.f64_kept == Some(false) {
+                Some("f64")
+            } else {
+                None
+            };
+            if let Some(format) = lost {
+                return Err(Error::SubnormalsFlushed {
+                    kernel: kernel.name.clone(),
+                    device: self.gpu.adapter_info().name.clone(),
+                    backend,
+                    format,
+                });
+            }
         }
         Ok(())
     }

@@ -95,8 +95,10 @@ impl FnLower {
                     self.convert(ConvertOp::FloatToFloat, from, to, v)
                 } else {
                     match rounding {
-                        Some("rn") => self.convert(ConvertOp::FloatToFloat, from, to, v),
-                        Some(r @ ("rz" | "rm" | "rp")) => {
+                        // Under `.ftz` the rounding is done on the bits, so that a result
+                        // that rounds up to the least normal is never the device's to flush.
+                        Some("rn") if !m.has("ftz") => self.convert(ConvertOp::FloatToFloat, from, to, v),
+                        Some(r @ ("rn" | "rz" | "rm" | "rp")) => {
                             let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
                             let b = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, v);
                             let f = self.round_to_format(b, F64, F32, mode, Clamp::default());

@@ -479,7 +479,11 @@ impl FnLower {
         let p = self.bin(BinaryOp::FMul, Ty::F64, wa, wb);
         let p = self.flush_tiny_product(p, F32, false);
         let tiny = self.cmp(CmpOp::FEq, Ty::F64, p, Operand::Const(crate::ir::Const::F64(0)));
-        let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, r);
+        // The sign from the operands' bits, not from `r`, which a flushing device may have
+        // made a zero of either sign.
+        let ab = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
+        let bb = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
+        let bits = self.bin(BinaryOp::Xor, Ty::U32, ab, bb);
         let sign = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x8000_0000));
         let zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);
         self.select(Ty::F32, tiny, zero, r)
