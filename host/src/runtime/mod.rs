@@ -587,25 +587,7 @@ impl Context {
         }
         // Where the device flushes subnormals, a kernel whose results depend on them would be
         // silently wrong: refuse it (only the launched kernel runs, so only it is checked).
-        let f = &kernel.features;
-        if f.f32_subnormals || f.f64_subnormals {
-            let s = self.gpu.subnormals(backend);
-            let lost = if f.f32_subnormals && !s.f32_kept {
-                Some("f32")
-            } else if f.f64_subnormals && s.f64_kept == Some(false) {
-                Some("f64")
-            } else {
-                None
-            };
-            if let Some(format) = lost {
-                return Err(Error::SubnormalsFlushed {
-                    kernel: kernel.name.clone(),
-                    device: self.gpu.adapter_info().name.clone(),
-                    backend,
-                    format,
-                });
-            }
-        }
+        self.gpu.check_subnormals(kernel, backend)?;
         Ok(())
     }
 

@@ -287,6 +287,29 @@ impl Gpu {
         found
     }
 
+    /// `Err(SubnormalsFlushed)` when `kernel`'s results depend on subnormals that this device
+    /// flushes on `backend` (the launch would be silently wrong).
+    pub fn check_subnormals(self: &Arc<Self>, kernel: &Kernel, backend: Backend) -> Result<(), Error> {
+        let f = &kernel.features;
+        if !(f.f32_subnormals || f.f64_subnormals) {
+            return Ok(());
+        }
+        let s = self.subnormals(backend);
+        let lost = if f.f32_subnormals && !s.f32_kept {
+            "f32"
+        } else if f.f64_subnormals && s.f64_kept == Some(false) {
+            "f64"
+        } else {
+            return Ok(());
+        };
+        Err(Error::SubnormalsFlushed {
+            kernel: kernel.name.clone(),
+            device: self.adapter_info().name.clone(),
+            backend,
+            format: lost,
+        })
+    }
+
     /// Sets what [`Gpu::subnormals`] answers for `backend` instead of probing: for tests of
     /// the refusal on devices that keep subnormals, and for drivers known better than the probe.
     pub fn assume_subnormals(&self, backend: Backend, s: Subnormals) {
