@@ -25,7 +25,7 @@ const CORRECTION_STEPS: usize = 3;
 
 impl FnLower {
     /// The exact f64 of the f32 whose bits are `b` (a `U32`), built from the bits.
-    fn f32_bits_to_f64(&mut self, b: Operand) -> Operand {
+    pub(super) fn f32_bits_to_f64(&mut self, b: Operand) -> Operand {
         let u = FnLower::u32c;
         let sign = self.bin(BinaryOp::And, Ty::U32, b, u(0x8000_0000));
         let sign = self.resize(sign, Ty::U32, Ty::U64, false);

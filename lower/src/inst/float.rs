@@ -146,6 +146,7 @@ impl FnLower {
                     let a = self.read_float(a, t, ftz)?;
                     let b = self.read_float(b, t, ftz)?;
                     let r = self.f32_div_rounded(a, b, mode);
+                    let r = if ftz { self.flush_tiny_f32_quotient(a, b, r) } else { r };
                     return self.write_float(d, t, r, ftz, false);
                 }
                 if ty == Ty::F64 || !(m.has("approx") || m.has("full")) {
@@ -331,7 +332,17 @@ impl FnLower {
         let sb = self.select(ty, bad, one, b);
         let r = self.bin(if is_min { BinaryOp::FMin } else { BinaryOp::FMax }, ty, sa, sb);
         let r = self.select(ty, zeros, zr, r);
-        let nan = self.convert(ConvertOp::Bitcast, ity, ty, FnLower::int_const(ity, canonical_nan));
+        let nan = if ty == Ty::F64 {
+            // Observed on an NVIDIA H200, driver 580 (/work/wt/nvidia-findings-2.log, all nine
+            // pairs of 0x7ff8000000000000, 0xfff8000000000001, 0x7ff0000000000001): `min.f64`
+            // of two NaNs is the second operand, quieted (§9.7.3.11 says canonical NaN; f32
+            // and the halves do give it). `max.f64` runs on the same instruction (DMNMX) and
+            // was not reached by that run: it follows here.
+            let q = self.bin(BinaryOp::Or, ity, bi, FnLower::int_const(ity, 1 << 51));
+            self.convert(ConvertOp::Bitcast, ity, ty, q)
+        } else {
+            self.convert(ConvertOp::Bitcast, ity, ty, FnLower::int_const(ity, canonical_nan))
+        };
         let both = self.bin(BinaryOp::And, Ty::Bool, na, nb);
         let r = self.select(ty, nb, a, r);
         let r = self.select(ty, na, b, r);
@@ -363,7 +374,12 @@ impl FnLower {
                     self.f32_sqrt_rounded(a, mode)
                 } else {
                     let one = Operand::Const(crate::ir::Const::F32(1f32.to_bits()));
-                    self.f32_div_rounded(one, a, mode)
+                    let r = self.f32_div_rounded(one, a, mode);
+                    if ftz {
+                        self.flush_tiny_f32_quotient(one, a, r)
+                    } else {
+                        r
+                    }
                 };
                 self.write_float(d, t, r, ftz, false)
             }
@@ -485,6 +501,28 @@ impl FnLower {
         let bb = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
         let bits = self.bin(BinaryOp::Xor, Ty::U32, ab, bb);
         let sign = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x8000_0000));
+        let zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);
+        self.select(Ty::F32, tiny, zero, r)
+    }
+
+    /// `div.rnd.ftz.f32` (and `rcp.rnd.ftz.f32`, division of 1): like `mul`, the flush is
+    /// decided before rounding. Observed on an NVIDIA H200, driver 580
+    /// (/work/wt/nvidia-findings-2.log): 0x3f7fffff / 0x7e800000, whose exact quotient
+    /// (1 − 2^-24)·2^-126 rounds to the least normal 0x00800000, gives +0. (`rcp` was not
+    /// reached by that run; NVIDIA's JIT treats it as a division, so it follows here.)
+    /// |a/b| < 2^-126 ⇔ |a| < 2^-126·|b|, both sides exact in f64; a NaN never compares, and
+    /// an infinite divisor gives the zero the quotient is anyway.
+    fn flush_tiny_f32_quotient(&mut self, a: Operand, b: Operand, r: Operand) -> Operand {
+        let ab = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
+        let bb = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
+        let am = self.bin(BinaryOp::And, Ty::U32, ab, FnLower::u32c(0x7fff_ffff));
+        let bm = self.bin(BinaryOp::And, Ty::U32, bb, FnLower::u32c(0x7fff_ffff));
+        let aw = self.f32_bits_to_f64(am);
+        let bw = self.f32_bits_to_f64(bm);
+        let bound = self.bin(BinaryOp::FMul, Ty::F64, bw, Operand::Const(crate::ir::Const::F64(2f64.powi(-126).to_bits())));
+        let tiny = self.cmp(CmpOp::FLt, Ty::F64, aw, bound);
+        let x = self.bin(BinaryOp::Xor, Ty::U32, ab, bb);
+        let sign = self.bin(BinaryOp::And, Ty::U32, x, FnLower::u32c(0x8000_0000));
         let zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);
         self.select(Ty::F32, tiny, zero, r)
     }
