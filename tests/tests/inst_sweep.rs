@@ -536,6 +536,54 @@ fn f32_div_rcp_sqrt_correctly_rounded() {
     });
 }
 
+/// `div/rcp/sqrt.{rn,rz,rm,rp}.f64` (§9.7.3.8/9/11), correctly rounded: edge pairs (zeros,
+/// subnormals, extremes, infinities, NaNs), random bit patterns, and hard cases: exact quotients
+/// and roots, quotients that land in the subnormal range or overflow, and near-ties (products
+/// of a random significand with 1 ± 2^-53·k).
+#[test]
+fn f64_div_rcp_sqrt_correctly_rounded() {
+    use ptxcross_tests::ptx_ref::half::round_of;
+    let mut rng = Rng(54);
+    let mut two = rows(2, ptxcross_tests::sweep::F64_EDGES, 1 << 12, SAMPLES, &mut || rng.next_u64());
+    let mut one: Vec<u64> = ptxcross_tests::sweep::F64_EDGES.to_vec();
+    one.extend((0..SAMPLES).map(|_| rng.next_u64()));
+    for i in 0..SAMPLES as u64 {
+        let r = rng.next_u64();
+        let b = f64::from_bits((r & 0x000f_ffff_ffff_ffff) | (0x3ff0_0000_0000_0000 + ((r >> 52) % 64) * (1 << 52)));
+        let q = f64::from_bits(rng.next_u64() & 0x000f_ffff_ffff_ffff | (rng.next_u64() % 2046 + 1) << 52);
+        let a = match i % 4 {
+            0 => q * b,                                 // exact or nearly exact quotients
+            1 => f64::from_bits(rng.next_u64() >> 12), // subnormal dividends
+            2 => f64::from_bits((rng.next_u64() >> 2) | 1 << 62), // huge: overflow
+            _ => f64::from_bits(q.to_bits() ^ (rng.next_u64() & 7)),
+        };
+        let b = if i % 8 == 1 { f64::from_bits(rng.next_u64() | 0x7fe0_0000_0000_0000 & !(1 << 63)) } else { b };
+        two.extend([a.to_bits(), b.to_bits()]);
+        // Roots: exact squares, their neighbours, subnormals.
+        let s = f64::from_bits(rng.next_u64() & 0x000f_ffff_ffff_ffff | (rng.next_u64() % 1000 + 500) << 52);
+        let sq = s * s;
+        one.push(match i % 3 {
+            0 => sq.to_bits(),
+            1 => sq.to_bits() ^ 1,
+            _ => rng.next_u64() >> 12,
+        });
+    }
+    sweep::all_variants(|| {
+        for rnd in ["rn", "rz", "rm", "rp"] {
+            let round = round_of(rnd);
+            sweep_one(Variant::inst(&format!("div.{rnd}.f64"), "f64", &["f64", "f64"]), &two, &move |a| {
+                vec![fref::div_rounded_f64(a[0], a[1], round)]
+            });
+            sweep_one(Variant::inst(&format!("rcp.{rnd}.f64"), "f64", &["f64"]), &one, &move |a| {
+                vec![fref::div_rounded_f64(1f64.to_bits(), a[0], round)]
+            });
+            sweep_one(Variant::inst(&format!("sqrt.{rnd}.f64"), "f64", &["f64"]), &one, &move |a| {
+                vec![fref::sqrt_rounded_f64(a[0], round)]
+            });
+        }
+    });
+}
+
 /// `cvt.sat` between integer types (§9.7.9.21: "limits the result to MININT..MAXINT for the
 /// size of the operation", the destination's range).
 #[test]

@@ -135,16 +135,14 @@ impl FnLower {
             "div" => {
                 m.only(&["approx", "full", "rn", "rz", "rm", "rp", "ftz"])?;
                 if let Some(r) = m.one_of(&["rn", "rz", "rm", "rp"]) {
-                    if ty == Ty::F64 {
-                        return Err(unsupported(
-                            format!("`{}` (correctly rounded f64 division needs double-double arithmetic)", m.name()),
-                            m.inst.span,
-                        ));
-                    }
                     let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
                     let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
                     let a = self.read_float(a, t, ftz)?;
                     let b = self.read_float(b, t, ftz)?;
+                    if ty == Ty::F64 {
+                        let r = self.f64_div_rounded(a, b, mode);
+                        return self.write_float(d, t, r, false, false);
+                    }
                     let r = self.f32_div_rounded(a, b, mode);
                     let r = if ftz { self.flush_tiny_f32_quotient(a, b, r) } else { r };
                     return self.write_float(d, t, r, ftz, false);
@@ -383,10 +381,24 @@ impl FnLower {
                 };
                 self.write_float(d, t, r, ftz, false)
             }
-            "sqrt" | "rcp" => Err(unsupported(
-                format!("`{}` (correctly rounded f64 {name} needs double-double arithmetic)", m.name()),
-                m.inst.span,
-            )),
+            "sqrt" | "rcp" => {
+                // §9.7.3.9/11: `.rnd` forms of f64 are correctly rounded (`.approx.ftz.f64`
+                // forms have their own reduced-precision semantics and are not done).
+                m.only(&["rn", "rz", "rm", "rp"])?;
+                let mode = m
+                    .one_of(&["rn", "rz", "rm", "rp"])
+                    .and_then(Rounding::from_modifier)
+                    .ok_or_else(|| Diagnostic::new(format!("`{}` needs a rounding modifier", m.name()), m.inst.span))?;
+                let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+                let a = self.read(a, t)?;
+                let r = if name == "sqrt" {
+                    self.f64_sqrt_rounded(a, mode)
+                } else {
+                    let one = Operand::Const(crate::ir::Const::F64(1f64.to_bits()));
+                    self.f64_div_rounded(one, a, mode)
+                };
+                self.write(d, t, r)
+            }
             "copysign" => {
                 // §9.7.3.2: "Copy sign bit of a into value of b" (NaN payloads of b kept).
                 m.only(&[])?;

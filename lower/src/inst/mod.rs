@@ -6,6 +6,7 @@ mod atomic;
 mod control;
 mod convert;
 mod divsqrt;
+mod divsqrt_f64;
 mod float;
 mod half;
 mod int;

@@ -300,6 +300,38 @@ pub fn sqrt_rounded_f32(a: u64, round: rustc_apfloat::Round, ftz_: bool) -> Expe
     exact_f32(if ftz_ { ftz(r) } else { r })
 }
 
+/// `div.rnd.f64` / `rcp.rnd.f64` (§9.7.3.8/9): IEEE division correctly rounded in the given
+/// direction (rustc_apfloat's soft float, exact in every mode); NaN results are "unspecified".
+pub fn div_rounded_f64(a: u64, b: u64, round: rustc_apfloat::Round) -> Expect {
+    use rustc_apfloat::ieee::Double;
+    use rustc_apfloat::Float;
+    let r = Double::from_bits(a as u128).div_r(Double::from_bits(b as u128), round).value;
+    exact_f64(f64::from_bits(r.to_bits() as u64))
+}
+
+/// `sqrt.rnd.f64` (§9.7.3.11): Rust's `sqrt` is IEEE's correctly rounded root to nearest; the
+/// directed modes step from it by the sign of r² − a, computed exactly in quad precision (a
+/// 53-bit square needs 106 bits).
+pub fn sqrt_rounded_f64(a: u64, round: rustc_apfloat::Round) -> Expect {
+    use rustc_apfloat::ieee::{Double, Quad};
+    use rustc_apfloat::{Float, FloatConvert, Round};
+    let x = f64::from_bits(a);
+    let r = x.sqrt();
+    if !r.is_finite() || r == 0.0 || round == Round::NearestTiesToEven {
+        return exact_f64(r);
+    }
+    let quad = |v: f64| -> Quad { Double::from_bits(v.to_bits() as u128).convert_r(Round::NearestTiesToEven, &mut false).value };
+    let sq = quad(r).mul_r(quad(r), Round::NearestTiesToEven).value;
+    let (rb, xq) = (r.to_bits(), quad(x));
+    let below = sq < xq; // r < √a
+    let above = sq > xq;
+    exact_f64(f64::from_bits(match round {
+        Round::TowardPositive if below => rb + 1,
+        Round::TowardZero | Round::TowardNegative if above => rb - 1,
+        _ => rb,
+    }))
+}
+
 /// min/max{.ftz}{.NaN}{.xorsign.abs} on f16/f32/f64 bits (`bits` 16, 32 or 64), the semantics of
 /// §9.7.3.11/12 step by step ("If values of both inputs are 0.0, then +0.0 > -0.0"; two NaNs,
 /// or any NaN with `.NaN`, give the canonical NaN).
