@@ -8,7 +8,7 @@
 //! - `forced_flush_refuses_only_what_depends_on_subnormals`: with the verdict forced to "f32
 //!   flushed" (`Gpu::assume_subnormals`), the same kernel is refused with an error naming the
 //!   device, backend, reason and the other backend, while kernels that are exact anyway (`.ftz`
-//!   everywhere, f16, f64, integers) run and match their CPU references.
+//!   everywhere, f16 and bf16 arithmetic, f64, integers) run and match their CPU references.
 
 use std::sync::Arc;
 
@@ -46,7 +46,10 @@ fn lower_marks_what_depends_on_subnormals() {
         (&format!("{ld2}setp.lt.f32 %p1, %f1, %f2;\nselp.u32 %r1, 1, 0, %p1;\nst.global.u32 [%rd1], %r1;"), (true, false)),
         ("ld.global.f32 %f1, [%rd2];\ncvt.rmi.s32.f32 %r1, %f1;\nst.global.u32 [%rd1], %r1;", (true, false)),
         ("ld.global.f32 %f1, [%rd2];\ncvt.f64.f32 %fd1, %f1;\nst.global.f64 [%rd1], %fd1;", (true, false)),
-        ("ld.global.u16 %h1, [%rd2];\nadd.rn.bf16 %h2, %h1, %h1;\nst.global.u16 [%rd1], %h2;", (true, false)),
+        // bf16 min/max compare in f32 (a bf16 subnormal is an f32 subnormal) …
+        ("ld.global.u16 %h1, [%rd2];\nmin.bf16 %h2, %h1, %h1;\nst.global.u16 [%rd1], %h2;", (true, false)),
+        // … while bf16 arithmetic widens to f64 on the bits.
+        ("ld.global.u16 %h1, [%rd2];\nadd.rn.bf16 %h2, %h1, %h1;\nfma.rn.bf16 %h3, %h2, %h1, %h1;\nst.global.u16 [%rd1], %h3;", (false, false)),
         // .ftz everywhere: operands and results are flushed by the rules themselves.
         (
             &format!(
@@ -152,6 +155,10 @@ fn forced_flush_refuses_only_what_depends_on_subnormals() {
         let f16 = kernel("ld.global.u16 %h1, [%rd2];\nld.global.u16 %h2, [%rd2+2];\nadd.rn.f16 %h3, %h1, %h2;\nst.global.u16 [%rd1], %h3;");
         let out = launch::run(&gpu, &one_thread(&f16, bytes(&[0x0001_0003]), 4), backend).expect("f16 kernel runs");
         assert_eq!(words(&out[0])[0] & 0xffff, 4, "{backend}: f16 3·2^-24 + 2^-24");
+        // bf16 arithmetic widens on the bits: its subnormals (f32 subnormals) stay exact too.
+        let bf16 = kernel("ld.global.u16 %h1, [%rd2];\nld.global.u16 %h2, [%rd2+2];\nadd.rn.bf16 %h3, %h1, %h2;\nst.global.u16 [%rd1], %h3;");
+        let out = launch::run(&gpu, &one_thread(&bf16, bytes(&[0x0001_0003]), 4), backend).expect("bf16 kernel runs");
+        assert_eq!(words(&out[0])[0] & 0xffff, 4, "{backend}: bf16 3·2^-133 + 2^-133");
 
         // f64 subnormals are kept by this forced verdict, and refused once they are not.
         let f64k = kernel("ld.global.f64 %fd1, [%rd2];\nld.global.f64 %fd2, [%rd2+8];\nadd.rn.f64 %fd3, %fd1, %fd2;\nst.global.f64 [%rd1], %fd3;");
