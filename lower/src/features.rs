@@ -106,14 +106,8 @@ pub fn subnormal_use(expr: &Expr) -> (bool, bool) {
     use crate::ir::{BinaryOp as B, ConvertOp as C, UnaryOp as U};
     let by_ty = |t: Ty| (t == Ty::F32, t == Ty::F64);
     match expr {
-        Expr::Binary { op, ty, .. }
-            if matches!(op, B::FAdd | B::FSub | B::FMul | B::FDiv | B::FMin | B::FMax) =>
-        {
-            by_ty(*ty)
-        }
-        Expr::Unary { op, ty, .. }
-            if matches!(op, U::FNeg | U::FAbs | U::FSqrt | U::FFloor | U::FCeil | U::FTrunc | U::FRoundEven) =>
-        {
+        Expr::Binary { op: B::FAdd | B::FSub | B::FMul | B::FDiv | B::FMin | B::FMax, ty, .. } => by_ty(*ty),
+        Expr::Unary { op: U::FNeg | U::FAbs | U::FSqrt | U::FFloor | U::FCeil | U::FTrunc | U::FRoundEven, ty, .. } => {
             by_ty(*ty)
         }
         Expr::Compare { ty, .. } => by_ty(*ty),

@@ -128,15 +128,14 @@ impl FnLower {
     }
 
     fn plain(&mut self, inst: &Instruction) -> LResult<()> {
-        let m = Mods { inst };
-        let outer = std::mem::replace(&mut self.subnormal_exempt, subnormal_exemption(&m));
-        let lowered = self.dispatch(&m);
+        let outer = std::mem::replace(&mut self.subnormal_exempt, subnormal_exemption(&Mods { inst }));
+        let lowered = self.dispatch(inst);
         self.subnormal_exempt = outer;
         lowered
     }
 
-    fn dispatch(&mut self, m: &Mods) -> LResult<()> {
-        let (m, inst) = (m, m.inst);
+    fn dispatch(&mut self, inst: &Instruction) -> LResult<()> {
+        let m = Mods { inst };
         match inst.opcode.name.as_str() {
             "mov" => self.mov(&m),
             "cvta" => self.cvta(&m),
