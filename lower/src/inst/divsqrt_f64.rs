@@ -126,26 +126,7 @@ impl FnLower {
         let bb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, b);
         let x = self.bin(BinaryOp::Xor, Ty::U64, ab, bb);
         let sign = self.and64(x, SIGN);
-        let am = self.and64(ab, !SIGN);
-        let bm = self.and64(bb, !SIGN);
-        let test = |s: &mut Self, op: CmpOp, v: Operand, k: u64| s.cmp(op, Ty::U64, v, FnLower::u64c(k));
-        let a_nan = test(self, CmpOp::GtU, am, EXP_MASK);
-        let b_nan = test(self, CmpOp::GtU, bm, EXP_MASK);
-        let a_inf = test(self, CmpOp::Eq, am, EXP_MASK);
-        let b_inf = test(self, CmpOp::Eq, bm, EXP_MASK);
-        let a_zero = test(self, CmpOp::Eq, am, 0);
-        let b_zero = test(self, CmpOp::Eq, bm, 0);
-        let or = |s: &mut Self, p: Operand, q: Operand| s.bin(BinaryOp::Or, Ty::Bool, p, q);
-        let and = |s: &mut Self, p: Operand, q: Operand| s.bin(BinaryOp::And, Ty::Bool, p, q);
-        let zz = and(self, a_zero, b_zero);
-        let ii = and(self, a_inf, b_inf);
-        let nan = or(self, a_nan, b_nan);
-        let nan = or(self, nan, zz);
-        let nan = or(self, nan, ii);
-        let inf_case = or(self, a_inf, b_zero);
-        let zero_case = or(self, a_zero, b_inf);
-        let special = or(self, inf_case, zero_case);
-        let special = or(self, special, nan);
+        let super::divsqrt::DivCases { am, bm, nan, inf_case, zero_case, special } = self.div_cases(ab, bb, Ty::U64);
         // Finite nonzero operands from here (1.0 stands in for the special cases).
         let am = self.select(Ty::U64, special, c(1f64.to_bits()), am);
         let bm = self.select(Ty::U64, special, c(1f64.to_bits()), bm);
