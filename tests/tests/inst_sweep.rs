@@ -536,12 +536,13 @@ fn f32_div_rcp_sqrt_correctly_rounded() {
     });
 }
 
-/// `div/rcp/sqrt.{rn,rz,rm,rp}.f64` (§9.7.3.8/9/11), correctly rounded: edge pairs (zeros,
+/// `fma/div/rcp/sqrt.{rn,rz,rm,rp}.f64` and `add/sub/mul.{rz,rm,rp}.f64` (§9.7.3), correctly
+/// rounded: edge tuples (zeros,
 /// subnormals, extremes, infinities, NaNs), random bit patterns, and hard cases: exact quotients
 /// and roots, quotients that land in the subnormal range or overflow, and near-ties (products
 /// of a random significand with 1 ± 2^-53·k).
 #[test]
-fn f64_div_rcp_sqrt_correctly_rounded() {
+fn f64_correctly_rounded() {
     use ptxcross_tests::ptx_ref::half::round_of;
     let mut rng = Rng(54);
     let mut two = rows(2, ptxcross_tests::sweep::F64_EDGES, 1 << 12, SAMPLES, &mut || rng.next_u64());
@@ -568,9 +569,38 @@ fn f64_div_rcp_sqrt_correctly_rounded() {
             _ => rng.next_u64() >> 12,
         });
     }
+    // fma: edge triples, random bits, and hard cases: cancellation against the rounded product
+    // (c = −RN(a·b), the exact error term remains), tiny products (subnormal results), huge ones.
+    let mut three = rows(3, ptxcross_tests::sweep::F64_EDGES, 1 << 12, SAMPLES, &mut || rng.next_u64());
+    for i in 0..SAMPLES as u64 {
+        let f = |r: u64, lo: u64, span: u64| f64::from_bits(r & 0x800f_ffff_ffff_ffff | ((r >> 52) % span + lo) << 52);
+        let (x, y) = match i % 3 {
+            0 => (f(rng.next_u64(), 900, 250), f(rng.next_u64(), 900, 250)),
+            1 => (f(rng.next_u64(), 400, 200), f(rng.next_u64(), 400, 200)),
+            _ => (f(rng.next_u64(), 1500, 300), f(rng.next_u64(), 1200, 100)),
+        };
+        let z = match i % 4 {
+            0 => -(x * y),
+            1 => f64::from_bits((x * y).to_bits() ^ (1 << 63) ^ (rng.next_u64() & 3)),
+            2 => f64::from_bits(rng.next_u64() >> 12),
+            _ => f(rng.next_u64(), 1, 2045),
+        };
+        three.extend([x.to_bits(), y.to_bits(), z.to_bits()]);
+    }
     sweep::all_variants(|| {
         for rnd in ["rn", "rz", "rm", "rp"] {
             let round = round_of(rnd);
+            sweep_one(Variant::inst(&format!("fma.{rnd}.f64"), "f64", &["f64", "f64", "f64"]), &three, &move |a| {
+                vec![fref::fma_rounded_f64(a[0], a[1], a[2], round)]
+            });
+            if rnd != "rn" {
+                // The .rn forms are the targets' own (correctly rounded) f64 add/sub/mul.
+                for op in ["add", "sub", "mul"] {
+                    sweep_one(Variant::inst(&format!("{op}.{rnd}.f64"), "f64", &["f64", "f64"]), &two, &move |a| {
+                        vec![fref::arith_rounded_f64(op, a[0], a[1], round)]
+                    });
+                }
+            }
             sweep_one(Variant::inst(&format!("div.{rnd}.f64"), "f64", &["f64", "f64"]), &two, &move |a| {
                 vec![fref::div_rounded_f64(a[0], a[1], round)]
             });

@@ -21,16 +21,34 @@ impl FnLower {
     }
 
     /// The directed rounding mode (`.rz/.rm/.rp`) of an instruction, if any. Vulkan and WebGPU
-    /// round arithmetic to nearest only: f32 is emulated (see `f32_directed`); f64 would need
-    /// double-double arithmetic and is refused.
-    fn directed(&self, m: &Mods, ty: Ty) -> LResult<Option<Rounding>> {
-        match m.one_of(&["rz", "rm", "rp"]) {
-            None => Ok(None),
-            Some(r) if ty == Ty::F32 => Ok(Rounding::from_modifier(r)),
-            Some(r) => Err(unsupported(
-                format!("rounding mode .{r} on `{}` (f64 directed rounding needs double-double arithmetic)", m.name()),
-                m.inst.span,
-            )),
+    /// round arithmetic to nearest only: f32 is emulated through f64 (see `f32_directed`), f64
+    /// on the integer significands (see `f64_directed`).
+    fn directed(&self, m: &Mods) -> Option<Rounding> {
+        m.one_of(&["rz", "rm", "rp"]).and_then(Rounding::from_modifier)
+    }
+
+    /// add/sub/mul/fma of f64 operands rounded with a directed `mode`, as one exact fused
+    /// multiply-add: a + b = a·1 + b, a − b = a·1 + (−b), a·b = a·b + z with z the zero of the
+    /// product's sign (so that a zero product keeps its sign in every mode).
+    fn f64_directed(&mut self, op: &str, mode: Rounding, xs: &[Operand]) -> Operand {
+        let one = Operand::Const(crate::ir::Const::F64(1f64.to_bits()));
+        match op {
+            "add" => self.f64_fma_rounded(xs[0], one, xs[1], mode),
+            "sub" => {
+                let bb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, xs[1]);
+                let nb = self.bin(BinaryOp::Xor, Ty::U64, bb, FnLower::u64c(1 << 63));
+                let nb = self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, nb);
+                self.f64_fma_rounded(xs[0], one, nb, mode)
+            }
+            "mul" => {
+                let ab = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, xs[0]);
+                let bb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, xs[1]);
+                let x = self.bin(BinaryOp::Xor, Ty::U64, ab, bb);
+                let sign = self.bin(BinaryOp::And, Ty::U64, x, FnLower::u64c(1 << 63));
+                let z = self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, sign);
+                self.f64_fma_rounded(xs[0], xs[1], z, mode)
+            }
+            _ => self.f64_fma_rounded(xs[0], xs[1], xs[2], mode),
         }
     }
 
@@ -82,10 +100,14 @@ impl FnLower {
         match name {
             "add" | "sub" | "mul" => {
                 m.only(&["rn", "rz", "rm", "rp", "ftz", "sat"])?;
-                if let Some(mode) = self.directed(m, ty)? {
+                if let Some(mode) = self.directed(m) {
                     let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
                     let a = self.read_float(a, t, ftz)?;
                     let b = self.read_float(b, t, ftz)?;
+                    if ty == Ty::F64 {
+                        let r = self.f64_directed(name, mode, &[a, b]);
+                        return self.write_float(d, t, r, false, m.has("sat"));
+                    }
                     let r = self.f32_directed(name, mode, &[a, b]);
                     let r = if ftz && name == "mul" { self.flush_tiny_f32_product(a, b, r) } else { r };
                     return self.write_float(d, t, r, ftz, m.has("sat"));
@@ -104,12 +126,12 @@ impl FnLower {
             }
             "fma" | "mad" => {
                 m.only(&["rn", "rz", "rm", "rp", "ftz", "sat"])?;
-                if let Some(mode) = self.directed(m, ty)? {
+                if let Some(mode) = self.directed(m) {
                     let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
                     let a = self.read_float(a, t, ftz)?;
                     let b = self.read_float(b, t, ftz)?;
                     let c = self.read_float(c, t, ftz)?;
-                    let r = self.f32_directed("fma", mode, &[a, b, c]);
+                    let r = if ty == Ty::F64 { self.f64_directed("fma", mode, &[a, b, c]) } else { self.f32_directed("fma", mode, &[a, b, c]) };
                     return self.write_float(d, t, r, ftz, m.has("sat"));
                 }
                 if !m.has("rn") {
@@ -128,7 +150,7 @@ impl FnLower {
                     let odd = self.flush_tiny_product(odd, F32, true);
                     self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd)
                 } else {
-                    self.fma(ty, a, b, c, m)?
+                    self.fma(ty, a, b, c)
                 };
                 self.write_float(d, t, r, ftz, m.has("sat"))
             }
@@ -193,18 +215,16 @@ impl FnLower {
     /// and rounding that to f32 is then the correctly rounded result (Boldo & Melquiond,
     /// "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
     /// IEEE TC 2008: round-to-odd with ≥ 2 extra bits makes the second rounding innocuous).
-    fn fma(&mut self, ty: Ty, a: Operand, b: Operand, c: Operand, m: &Mods) -> LResult<Operand> {
+    /// f64 is computed on the integer significands (`f64_fma_rounded`).
+    fn fma(&mut self, ty: Ty, a: Operand, b: Operand, c: Operand) -> Operand {
         if self.native_fma {
-            return Ok(self.value(ty, Expr::Fma { ty, a, b, c }));
+            return self.value(ty, Expr::Fma { ty, a, b, c });
         }
         if ty == Ty::F64 {
-            return Err(unsupported(
-                format!("`{}` on a target whose fma may not be fused (exact f64 fma emulation)", m.name()),
-                m.inst.span,
-            ));
+            return self.f64_fma_rounded(a, b, c, Rounding::Nearest);
         }
         let odd = self.f32_fma_to_odd(a, b, c);
-        Ok(self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd))
+        self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd)
     }
 
     /// a·b + c of f32 operands in f64, rounded to odd (see `fma`).

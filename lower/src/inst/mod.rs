@@ -6,7 +6,7 @@ mod atomic;
 mod control;
 mod convert;
 mod divsqrt;
-mod divsqrt_f64;
+mod f64_exact;
 mod float;
 mod half;
 mod int;

@@ -309,6 +309,31 @@ pub fn div_rounded_f64(a: u64, b: u64, round: rustc_apfloat::Round) -> Expect {
     exact_f64(f64::from_bits(r.to_bits() as u64))
 }
 
+/// `add/sub/mul.rnd.f64` (§9.7.3.1–3): IEEE arithmetic rounded in the given direction
+/// (rustc_apfloat, exact in every mode).
+pub fn arith_rounded_f64(op: &str, a: u64, b: u64, round: rustc_apfloat::Round) -> Expect {
+    use rustc_apfloat::ieee::Double;
+    use rustc_apfloat::Float;
+    let (x, y) = (Double::from_bits(a as u128), Double::from_bits(b as u128));
+    let r = match op {
+        "add" => x.add_r(y, round),
+        "sub" => x.sub_r(y, round),
+        _ => x.mul_r(y, round),
+    }
+    .value;
+    exact_f64(f64::from_bits(r.to_bits() as u64))
+}
+
+/// `fma.rnd.f64` (§9.7.3.5): a·b + c with one rounding in the given direction (rustc_apfloat's
+/// fused multiply-add, exact in every mode).
+pub fn fma_rounded_f64(a: u64, b: u64, c: u64, round: rustc_apfloat::Round) -> Expect {
+    use rustc_apfloat::ieee::Double;
+    use rustc_apfloat::Float;
+    let d = |x: u64| Double::from_bits(x as u128);
+    let r = d(a).mul_add_r(d(b), d(c), round).value;
+    exact_f64(f64::from_bits(r.to_bits() as u64))
+}
+
 /// `sqrt.rnd.f64` (§9.7.3.11): Rust's `sqrt` is IEEE's correctly rounded root to nearest; the
 /// directed modes step from it by the sign of r² − a, computed exactly in quad precision (a
 /// 53-bit square needs 106 bits).
