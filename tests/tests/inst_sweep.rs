@@ -745,8 +745,9 @@ fn cvt_float_to_int() {
                 let expect = move |x: f64, from_f64: bool| -> Expect {
                     if x.is_nan() {
                         // §9.7.9.21: "NaN inputs are converted to 0"; observed on an NVIDIA H200,
-                        // driver 580 (/work/wt/nvidia-findings-2.log): cvt.rni.s8.f64 gives 0x80
-                        // for NaN (f32 → s8 gives 0); NaN is not rounded, so every mode alike.
+                        // driver 580 (these cases through the CUDA driver's PTX JIT):
+                        // cvt.rni.s8.f64 gives 0x80 for NaN (f32 → s8 gives 0); NaN is not
+                        // rounded, so every mode alike.
                         return Expect::Bits(if from_f64 && dt == "s8" { 0x80 } else { 0 });
                     }
                     // Rounded, then clamped to the destination's range (f64 → i128 saturates

@@ -179,7 +179,7 @@ impl FnLower {
         let x = self.select(ity, above, FnLower::int_const(ity, max), x);
         let x = self.select(ity, below, FnLower::int_const(ity, min), x);
         // §9.7.9.21: "NaN inputs are converted to 0". Observed on an NVIDIA H200, driver 580
-        // (inst_sweep through the CUDA driver's PTX JIT, /work/wt/nvidia-findings-2.log):
+        // (inst_sweep through the CUDA driver's PTX JIT, tests/src/nvidia.rs):
         // `cvt.rni.s8.f64` gives 0x80 for every NaN (quiet, signalling, either sign), while
         // the f32 → s8 forms give 0. NaN is not rounded, so the other rounding modes of
         // s8.f64 follow; the other f64 → integer forms were not reached by that run.

@@ -351,9 +351,9 @@ impl FnLower {
         let r = self.bin(if is_min { BinaryOp::FMin } else { BinaryOp::FMax }, ty, sa, sb);
         let r = self.select(ty, zeros, zr, r);
         let nan = if ty == Ty::F64 {
-            // Observed on an NVIDIA H200, driver 580 (/work/wt/nvidia-findings-2.log, all nine
-            // pairs of 0x7ff8000000000000, 0xfff8000000000001, 0x7ff0000000000001): `min.f64`
-            // of two NaNs is the second operand, quieted (§9.7.3.11 says canonical NaN; f32
+            // Observed on an NVIDIA H200, driver 580 (inst_sweep through the CUDA driver's PTX
+            // JIT, all nine pairs of 0x7ff8000000000000, 0xfff8000000000001, 0x7ff0000000000001):
+            // `min.f64` of two NaNs is the second operand, quieted (§9.7.3.11 says canonical NaN; f32
             // and the halves do give it). `max.f64` runs on the same instruction (DMNMX) and
             // was not reached by that run: it follows here.
             let q = self.bin(BinaryOp::Or, ity, bi, FnLower::int_const(ity, 1 << 51));
@@ -539,9 +539,9 @@ impl FnLower {
 
     /// `div.rnd.ftz.f32` (and `rcp.rnd.ftz.f32`, division of 1): like `mul`, the flush is
     /// decided before rounding. Observed on an NVIDIA H200, driver 580
-    /// (/work/wt/nvidia-findings-2.log): 0x3f7fffff / 0x7e800000, whose exact quotient
-    /// (1 − 2^-24)·2^-126 rounds to the least normal 0x00800000, gives +0. (`rcp` was not
-    /// reached by that run; NVIDIA's JIT treats it as a division, so it follows here.)
+    /// (inst_sweep through the CUDA driver's PTX JIT): 0x3f7fffff / 0x7e800000, whose exact
+    /// quotient (1 − 2^-24)·2^-126 rounds to the least normal 0x00800000, gives +0. (`rcp` was
+    /// not reached by that run; as a division of 1 it is taken to follow until a replay says.)
     /// |a/b| < 2^-126 ⇔ |a| < 2^-126·|b|, both sides exact in f64; a NaN never compares, and
     /// an infinite divisor gives the zero the quotient is anyway.
     fn flush_tiny_f32_quotient(&mut self, a: Operand, b: Operand, r: Operand) -> Operand {

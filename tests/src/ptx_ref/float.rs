@@ -275,8 +275,8 @@ pub fn div_rounded_f32(a: u64, b: u64, round: rustc_apfloat::Round, ftz_: bool) 
         Single::from_bits((if ftz_ { ftz(v) } else { v }).to_bits() as u128)
     };
     let r = f32::from_bits(f(a).div_r(f(b), round).value.to_bits() as u32);
-    // Observed on an NVIDIA H200, driver 580 (/work/wt/nvidia-findings-2.log): `div.rn.ftz`
-    // flushes when the exact quotient is below 2^-126, before rounding, as `mul.ftz` does
+    // Observed on an NVIDIA H200, driver 580 (inst_sweep through the CUDA driver's PTX JIT):
+    // `div.rn.ftz` flushes when the exact quotient is below 2^-126, before rounding, as `mul.ftz` does
     // (0x3f7fffff / 0x7e800000 gives +0, not 0x00800000); rcp is taken to follow.
     let (x, y) = (f32::from_bits(f(a).to_bits() as u32) as f64, f32::from_bits(f(b).to_bits() as u32) as f64);
     if ftz_ && x.abs() < 2f64.powi(-126) * y.abs() {
@@ -381,8 +381,8 @@ pub fn min_max(is_min: bool, bits: u32, a: u64, b: u64, nan_mode: bool, xorsign:
         b &= sign - 1;
     }
     let d = if bits == 64 && !nan_mode && is_nan(a) && is_nan(b) {
-        // Observed on an NVIDIA H200, driver 580 (/work/wt/nvidia-findings-2.log): min.f64 of
-        // two NaNs gives the second operand, quieted (0x7ff8000000000000, 0x7ff0000000000001
+        // Observed on an NVIDIA H200, driver 580 (inst_sweep through the CUDA driver's PTX JIT):
+        // min.f64 of two NaNs gives the second operand, quieted (0x7ff8000000000000, 0x7ff0000000000001
         // → 0x7ff8000000000001), not the canonical NaN of the spec text; max.f64 is taken to
         // behave alike (the same instruction; that run stopped before it).
         return Expect::Bits(b | 1 << 51);
