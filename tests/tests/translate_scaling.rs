@@ -54,7 +54,7 @@ fn random_dag(n: usize) -> String {
     wrap(&body)
 }
 
-/// Seconds per stage: lower, SPIR-V emission, spirv-val, WGSL emission, naga validation.
+/// Seconds per stage: lower, SPIR-V emission, SPIR-V validation, WGSL emission, naga validation.
 fn stages(ptx: &str, validate: bool) -> [Duration; 5] {
     let file = SourceFile::new("gen.ptx", ptx);
     let t = Instant::now();
@@ -65,7 +65,7 @@ fn stages(ptx: &str, validate: bool) -> [Duration; 5] {
     let spirv = t.elapsed();
     let t = Instant::now();
     if validate {
-        translate::validate_spirv(&words).expect("spirv-val");
+        translate::validate_spirv(&words).expect("SPIR-V validation");
     }
     let spirv_val = t.elapsed();
     let t = Instant::now();
@@ -100,7 +100,7 @@ fn scaling_benchmark() {
         for k in [1, 2, 4] {
             let size = n * k;
             let s = stages(&make(size), validate);
-            let names = ["lower", "SPIR-V emit", "spirv-val", "WGSL emit", "naga validate"];
+            let names = ["lower", "SPIR-V emit", "SPIR-V validate", "WGSL emit", "naga validate"];
             let mut line = format!("{shape} N={size}:");
             for (i, name) in names.iter().enumerate() {
                 line += &format!(" {name} {:.3}s", s[i].as_secs_f64());
