@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what ptxcross needs beyond Rust, when missing, on Debian/Ubuntu:
 #   - a Vulkan loader and lavapipe (Mesa's CPU Vulkan driver), so kernels run without a GPU;
-#   - spirv-tools (spirv-val validates every SPIR-V module we emit);
+#   - spirv-tools (Khronos' SPIR-V validator: backend-spirv links its static library through
+#     pkg-config and the C++ runtime (g++'s libstdc++.so), and validates every module in-process);
 #   - for the driver library's client tests (driver/tests/clients.rs): a C compiler and a Python
 #     venv at target/pyenv ($PTXCROSS_PYENV) with numba-cuda, cuda-python's bindings, NVIDIA's
 #     NVVM and NVRTC and cuda.h from PyPI (pinned; ~60 s and ~700 MB on a fresh machine).
@@ -48,7 +49,14 @@ install_tint_check() {
 
 main() {
 need=()
-command -v spirv-val >/dev/null 2>&1 || need+=(spirv-tools)
+command -v spirv-val >/dev/null 2>&1 && [ -f /usr/include/spirv-tools/libspirv.h ] || need+=(spirv-tools)
+command -v pkg-config >/dev/null 2>&1 || need+=(pkg-config)
+# The link file of the C++ runtime that the static libSPIRV-Tools.a needs (libstdc++6 alone has
+# only the versioned .so); g++ brings it.
+case "$(c++ -print-file-name=libstdc++.so 2>/dev/null)" in
+    /*) ;;
+    *) need+=(g++) ;;
+esac
 ldconfig -p 2>/dev/null | grep -q 'libvulkan\.so\.1' || need+=(libvulkan1)
 ls /usr/share/vulkan/icd.d/lvp_icd*.json >/dev/null 2>&1 || need+=(mesa-vulkan-drivers)
 command -v cc >/dev/null 2>&1 || need+=(gcc libc6-dev)

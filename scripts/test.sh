@@ -8,6 +8,9 @@ bash scripts/install-deps.sh
 export PTXCROSS_REQUIRE_GPU=${PTXCROSS_REQUIRE_GPU:-1}
 # The driver library's real clients (numba-cuda, cuda-python, a C program) must run, not skip.
 export PTXCROSS_REQUIRE_CLIENTS=${PTXCROSS_REQUIRE_CLIENTS:-1}
+# SPIR-V is validated in-process: a build that could not link SPIRV-Tools must fail, not fall
+# back to running spirv-val.
+export PTXCROSS_REQUIRE_SPIRV_TOOLS=${PTXCROSS_REQUIRE_SPIRV_TOOLS:-1}
 # Every corpus kernel must compile in Chromium's WebGPU (tests/tests/browser_tint.rs), not skip.
 export PTXCROSS_REQUIRE_BROWSER=${PTXCROSS_REQUIRE_BROWSER:-1}
 cargo test --workspace --no-fail-fast "$@"

@@ -9,12 +9,16 @@
 //!   (or the kernel's features ask for it). Nothing else: no 8/16-bit storage, no buffer device
 //!   address, no 64-bit atomics (every atomic is a 32-bit word atomic), so the output runs
 //!   through wgpu-hal's Vulkan device as it is configured.
-//! - [`disassemble`] gives readable text (`ptxcross translate --to spvasm`), and
-//!   [`validate_with_spirv_val`] runs Khronos' `spirv-val --target-env vulkan1.1`.
+//! - [`disassemble`] gives readable text (`ptxcross translate --to spvasm`), and [`validate`]
+//!   runs Khronos' validator as `spirv-val --target-env vulkan1.1` does: in-process through the
+//!   system's SPIRV-Tools library when the build found it, else the `spirv-val` program.
 //!
 //! See `src/emit.rs` for the mapping of every IR construct.
 
 mod emit;
+mod validate;
+
+pub use validate::{linked_version, validate, validate_with_spirv_val, validator, Validator, TARGET_ENV};
 
 use std::fmt;
 
@@ -68,40 +72,5 @@ pub fn disassemble(words: &[u32]) -> String {
     match rspirv::dr::load_words(words) {
         Ok(module) => module.disassemble(),
         Err(e) => format!("; not a valid SPIR-V binary: {e}\n"),
-    }
-}
-
-/// Runs `spirv-val --target-env vulkan1.1` on `words`. `Err` carries the validator's message.
-pub fn validate_with_spirv_val(words: &[u32]) -> Result<(), String> {
-    use std::io::Write;
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-
-    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0);
-    let path = std::env::temp_dir().join(format!(
-        "ptxcross-spirv-{}-{}-{}.spv",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed),
-        nanos
-    ));
-    let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
-    let write = std::fs::File::create(&path).and_then(|mut f| f.write_all(&bytes));
-    if let Err(e) = write {
-        return Err(format!("cannot write temporary file {}: {e}", path.display()));
-    }
-    let out = std::process::Command::new("spirv-val").arg("--target-env").arg("vulkan1.1").arg(&path).output();
-    let _ = std::fs::remove_file(&path);
-    match out {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-            Err("spirv-val not found, and SPIR-V is never handed to the driver unvalidated: install spirv-tools (apt-get install spirv-tools), or use the WGSL backend".to_string())
-        }
-        Err(e) => Err(format!("cannot run spirv-val: {e}")),
-        Ok(o) if o.status.success() => Ok(()),
-        Ok(o) => {
-            let mut msg = String::from_utf8_lossy(&o.stderr).into_owned();
-            msg.push_str(&String::from_utf8_lossy(&o.stdout));
-            let msg = msg.trim().to_string();
-            Err(if msg.is_empty() { format!("spirv-val failed ({})", o.status) } else { msg })
-        }
     }
 }

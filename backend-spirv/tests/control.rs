@@ -287,7 +287,7 @@ fn random_structured_programs_validate() {
             Ok(w) => w,
             Err(e) => panic!("module {module_no}: {e}\n{m:#?}"),
         };
-        if let Err(msg) = ptxcross_spirv::validate_with_spirv_val(&words) {
+        if let Err(msg) = ptxcross_spirv::validate(&words) {
             panic!("module {module_no}: spirv-val: {msg}\n{m:#?}\n{}", ptxcross_spirv::disassemble(&words));
         }
         loops += ptxcross_spirv::disassemble(&words).matches("OpLoopMerge").count();

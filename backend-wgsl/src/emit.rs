@@ -6,7 +6,7 @@ use crate::{EmitError, Profile};
 use ptxcross_lower::abi;
 use ptxcross_lower::ir::{
     AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Kernel, LocalPlacement, Memory, Module,
-    Operand, Stmt, Ty, UnaryOp,
+    Operand, Stmt, Ty, UnaryOp, VarId,
 };
 use std::collections::{BTreeMap, HashSet};
 use std::fmt::Write as _;
@@ -36,6 +36,8 @@ struct Usage {
     float64: bool,
     heap_atomics: bool,
     shared_atomics: bool,
+    /// A `Barrier` statement somewhere.
+    barriers: bool,
 }
 
 fn ty_usage(u: &mut Usage, ty: Ty) {
@@ -119,9 +121,57 @@ fn block_usage(u: &mut Usage, b: &Block) {
                 block_usage(u, default);
             }
             Stmt::Loop { body } => block_usage(u, body),
-            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier | Stmt::Fault { .. } => {}
+            Stmt::Barrier => u.barriers = true,
+            Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Fault { .. } => {}
         }
     }
+}
+
+/// Statements in `stmts`, nested ones included.
+fn statement_count(stmts: &[Stmt]) -> usize {
+    stmts
+        .iter()
+        .map(|s| {
+            1 + match s {
+                Stmt::If { then_body, else_body, .. } => statement_count(&then_body.stmts) + statement_count(&else_body.stmts),
+                Stmt::Loop { body } => statement_count(&body.stmts),
+                Stmt::Switch { cases, default, .. } => {
+                    cases.iter().map(|c| statement_count(&c.body.stmts)).sum::<usize>() + statement_count(&default.stmts)
+                }
+                _ => 0,
+            }
+        })
+        .sum()
+}
+
+/// Statements per part of a kernel split into several functions (see [`split_into_parts`]).
+const PART_STATEMENTS: usize = 1_000;
+
+/// The kernel's top-level statements in parts of about [`PART_STATEMENTS`] statements, or one
+/// part. Why: naga's WGSL front end (which wgpu runs on every WGSL module) types a function's
+/// expressions in time quadratic in their number (naga 30 `Typifier::grow` skips through the
+/// whole expression arena on every call), so one function of 100,000 statements takes minutes;
+/// in parts of bounded size it is linear. Each part becomes a function over module-scope
+/// `var<private>` copies of the kernel's variables (same zero-initialised, per-invocation
+/// semantics as function variables). Kernels with barriers stay whole: browsers' uniformity
+/// analysis could not see that the early return between parts is uniform.
+fn split_into_parts<'a>(stmts: &'a [Stmt], usage: &Usage) -> Vec<&'a [Stmt]> {
+    if usage.barriers || statement_count(stmts) <= 2 * PART_STATEMENTS {
+        return vec![stmts];
+    }
+    let mut parts = Vec::new();
+    let (mut start, mut size) = (0, 0);
+    for (i, s) in stmts.iter().enumerate() {
+        size += statement_count(std::slice::from_ref(s));
+        if size >= PART_STATEMENTS {
+            parts.push(&stmts[start..=i]);
+            (start, size) = (i + 1, 0);
+        }
+    }
+    if start < stmts.len() {
+        parts.push(&stmts[start..]);
+    }
+    parts
 }
 
 fn kernel_usage(k: &Kernel) -> Usage {
@@ -130,6 +180,7 @@ fn kernel_usage(k: &Kernel) -> Usage {
         float64: k.features.float64,
         heap_atomics: k.features.heap_atomics,
         shared_atomics: k.features.shared_atomics,
+        barriers: false,
     };
     for v in &k.vars {
         ty_usage(&mut u, v.ty);
@@ -555,6 +606,9 @@ struct KernelCx<'a> {
     opaque_next: bool,
     /// Which opaque zeros (`px_z0`, `px_z1`) the body uses (see [`KernelCx::hide`]).
     zeros: [bool; 2],
+    /// The kernel is split into functions ([`split_into_parts`]): variables are module-scope
+    /// (`{kp}v3`) and `Return` is `return true;` (the entry point then returns).
+    parts: bool,
 }
 
 fn wgsl_ty(ty: Ty) -> &'static str {
@@ -590,7 +644,7 @@ impl KernelCx<'_> {
     fn operand(&mut self, o: Operand) -> R<(String, Ty)> {
         match o {
             Operand::Var(v) => match self.k.vars.get(v.index()) {
-                Some(info) => Ok((format!("v{}", v.0), info.ty)),
+                Some(info) => Ok((self.var_name(v), info.ty)),
                 None => Err(format!("variable {v} is not declared (the kernel has {} variables)", self.k.vars.len())),
             },
             Operand::Const(c) => {
@@ -1010,8 +1064,20 @@ impl KernelCx<'_> {
         self.out.push('\n');
     }
 
+    fn var_name(&self, v: VarId) -> String {
+        if self.parts {
+            format!("{}v{}", self.kp, v.0)
+        } else {
+            format!("v{}", v.0)
+        }
+    }
+
     fn block(&mut self, b: &Block, depth: usize) -> R<()> {
-        for s in &b.stmts {
+        self.stmts(&b.stmts, depth)
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt], depth: usize) -> R<()> {
+        for s in stmts {
             match s {
                 Stmt::Assign { dst, expr } => {
                     let dty = match self.k.vars.get(dst.index()) {
@@ -1030,7 +1096,8 @@ impl KernelCx<'_> {
                         // The running instruction's fault site (see `ModuleCx::site`).
                         self.line(depth, &format!("{}site = {e};", self.m.p));
                     } else {
-                        self.line(depth, &format!("{dst} = {e};"));
+                        let name = self.var_name(*dst);
+                        self.line(depth, &format!("{name} = {e};"));
                     }
                 }
                 Stmt::StoreWord { memory, index, value } => {
@@ -1104,7 +1171,7 @@ impl KernelCx<'_> {
                     return Ok(()); // the rest of the block is unreachable
                 }
                 Stmt::Return => {
-                    self.line(depth, "return;");
+                    self.line(depth, if self.parts { "return true;" } else { "return;" });
                     return Ok(());
                 }
                 Stmt::Barrier => {
@@ -1135,8 +1202,12 @@ struct Behaviors {
 }
 
 fn block_behaviors(b: &Block) -> Behaviors {
+    stmts_behaviors(&b.stmts)
+}
+
+fn stmts_behaviors(stmts: &[Stmt]) -> Behaviors {
     let mut acc = Behaviors { next: true, ..Default::default() };
-    for s in &b.stmts {
+    for s in stmts {
         if !acc.next {
             break;
         }
@@ -1360,9 +1431,15 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             breakable: Vec::new(),
             opaque_next: false,
             zeros: [false; 2],
+            parts: false,
         };
-        cx.block(&k.body, 1).map_err(|msg| invalid(k, msg))?;
-        let body = std::mem::take(&mut cx.out);
+        let parts = split_into_parts(&k.body.stmts, u);
+        cx.parts = parts.len() > 1;
+        let mut part_bodies = Vec::new();
+        for part in &parts {
+            cx.stmts(part, 1).map_err(|msg| invalid(k, msg))?;
+            part_bodies.push(std::mem::take(&mut cx.out));
+        }
         let builtins = cx.builtins;
         let zeros = cx.zeros;
 
@@ -1377,37 +1454,70 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             let _ = writeln!(decls, "var<private> {kp}local: array<u32, {words}>;");
         }
 
-        let mut params = Vec::new();
+        // The built-ins used: entry-point parameters, passed on to the parts of a split kernel.
+        let (mut params, mut part_params, mut args) = (Vec::new(), Vec::new(), Vec::new());
         for (slot, (attr, name)) in
             [("local_invocation_id", "lid"), ("workgroup_id", "wid"), ("num_workgroups", "nwg")].iter().enumerate()
         {
             if builtins[slot] {
                 params.push(format!("@builtin({attr}) {p}{name}: vec3<u32>"));
+                part_params.push(format!("{p}{name}: vec3<u32>"));
+                args.push(format!("{p}{name}"));
             }
         }
-        let [x, y, z] = k.workgroup_size;
-        let _ = writeln!(entries, "\n// kernel {}", comment_text(&k.name));
-        let _ = writeln!(entries, "@compute @workgroup_size({x}, {y}, {z})");
-        let _ = writeln!(entries, "fn {}({}) {{", k.entry_point, params.join(", "));
-        for (i, v) in k.vars.iter().enumerate() {
-            let _ = writeln!(entries, "    var v{i}: {}; // {}", wgsl_ty(v.ty), comment_text(&v.name));
-        }
+        // The run-time zeros, at the top of every function that holds kernel code.
+        let mut zero_lets = String::new();
         if zeros.iter().any(|&z| z) {
             // The parameter header's f32 1.0 (abi::PARAM_ONE_F32_WORD), a value the compiler
             // cannot know: two different expressions of it that are zero at run time.
             let (w, one) = (abi::PARAM_ONE_F32_WORD, abi::ONE_F32_BITS);
             let _ = writeln!(
-                entries,
+                zero_lets,
                 "    let {p}one_bits = select({one:#010x}u, {p}params[{w}u], arrayLength(&{p}params) > {w}u);"
             );
             if zeros[0] {
-                let _ = writeln!(entries, "    let {p}z0 = {p}one_bits ^ {one:#010x}u; // run-time zero");
+                let _ = writeln!(zero_lets, "    let {p}z0 = {p}one_bits ^ {one:#010x}u; // run-time zero");
             }
             if zeros[1] {
-                let _ = writeln!(entries, "    let {p}z1 = ({p}one_bits >> 16u) ^ {:#06x}u; // run-time zero", one >> 16);
+                let _ = writeln!(zero_lets, "    let {p}z1 = ({p}one_bits >> 16u) ^ {:#06x}u; // run-time zero", one >> 16);
             }
         }
-        entries.push_str(&body);
+        let [x, y, z] = k.workgroup_size;
+        if parts.len() == 1 {
+            let _ = writeln!(entries, "\n// kernel {}", comment_text(&k.name));
+            let _ = writeln!(entries, "@compute @workgroup_size({x}, {y}, {z})");
+            let _ = writeln!(entries, "fn {}({}) {{", k.entry_point, params.join(", "));
+            for (i, v) in k.vars.iter().enumerate() {
+                let _ = writeln!(entries, "    var v{i}: {}; // {}", wgsl_ty(v.ty), comment_text(&v.name));
+            }
+            entries.push_str(&zero_lets);
+            entries.push_str(&part_bodies[0]);
+            entries.push_str("}\n");
+            continue;
+        }
+        // Split (see `split_into_parts`): the variables at module scope, one function per
+        // part (the built-ins passed on under the same names), called in order by the entry
+        // point, which returns as soon as a part has returned.
+        let _ = writeln!(decls, "// kernel {}: variables of its {} parts", comment_text(&k.name), parts.len());
+        for (i, v) in k.vars.iter().enumerate() {
+            let _ = writeln!(decls, "var<private> {kp}v{i}: {}; // {}", wgsl_ty(v.ty), comment_text(&v.name));
+        }
+        for (i, (part, body)) in parts.iter().zip(&part_bodies).enumerate() {
+            let _ = writeln!(entries, "\n// kernel {}, part {i}: true when it returned", comment_text(&k.name));
+            let _ = writeln!(entries, "fn {kp}part{i}({}) -> bool {{", part_params.join(", "));
+            entries.push_str(&zero_lets);
+            entries.push_str(body);
+            if stmts_behaviors(part).next {
+                entries.push_str("    return false;\n");
+            }
+            entries.push_str("}\n");
+        }
+        let _ = writeln!(entries, "\n// kernel {}", comment_text(&k.name));
+        let _ = writeln!(entries, "@compute @workgroup_size({x}, {y}, {z})");
+        let _ = writeln!(entries, "fn {}({}) {{", k.entry_point, params.join(", "));
+        for i in 0..parts.len() {
+            let _ = writeln!(entries, "    if ({kp}part{i}({})) {{ return; }}", args.join(", "));
+        }
         entries.push_str("}\n");
     }
 

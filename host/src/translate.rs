@@ -49,7 +49,7 @@ impl Stage {
             Stage::Parse => "parse",
             Stage::Lower => "lower",
             Stage::EmitSpirv => "SPIR-V emission",
-            Stage::ValidateSpirv => "SPIR-V validation (spirv-val --target-env vulkan1.1)",
+            Stage::ValidateSpirv => "SPIR-V validation (SPIRV-Tools, vulkan1.1)",
             Stage::EmitWgsl => "WGSL emission",
             Stage::ValidateWgsl => "WGSL validation (naga)",
         }
@@ -189,7 +189,8 @@ pub fn emit_spirv(module: &ir::Module) -> Result<Vec<u32>, TranslateError> {
     })
 }
 
-/// `spirv-val --target-env vulkan1.1`.
+/// Khronos' validator for Vulkan 1.1, as `spirv-val --target-env vulkan1.1` (in-process when
+/// SPIRV-Tools was linked, see `ptxcross_spirv::validate`).
 pub fn validate_spirv(words: &[u32]) -> Result<(), TranslateError> {
     guarded(Stage::ValidateSpirv, || {
         backends::spirv_validate(words).map_err(|message| TranslateError::Backend {
@@ -229,13 +230,13 @@ pub fn validate_wgsl(text: &str, profile: Profile) -> Result<(), TranslateError>
 ///
 /// SPIR-V goes to the driver through wgpu's unchecked passthrough, so it must be proven valid
 /// here: the emitter refuses what breaks Vulkan's limits (nesting, variables, switch size,
-/// strings, ids), and validation fails closed: without `spirv-val` the SPIR-V backend is
-/// refused with an error naming the fix, never run unvalidated. (In-process validation was
-/// weighed: the `spirv-tools` crate builds SPIRV-Tools from C++ source, many minutes on this
-/// project's 2-core machines and CI; naga's SPIR-V front end restructures the module and does
-/// not check Vulkan's structured-control-flow rules or limits, so it proves nothing for the
-/// driver.) WGSL needs no such guard: wgpu validates it with naga when it creates the module,
-/// so `validate = false` skips the second, redundant naga pass.
+/// strings, ids), and validation fails closed: Khronos' validator runs in-process (the system's
+/// SPIRV-Tools library, linked at build time), or, in a build without it, as the `spirv-val`
+/// program; with neither the SPIR-V backend is refused with an error naming the fix, never run
+/// unvalidated. (naga's SPIR-V front end restructures the module and does not check Vulkan's
+/// structured-control-flow rules or limits, so it proves nothing for the driver.) WGSL needs no
+/// such guard: wgpu validates it with naga when it creates the module, so `validate = false`
+/// skips the second, redundant naga pass.
 pub fn build_program(
     file: &SourceFile,
     options: &LowerOptions,
@@ -276,8 +277,11 @@ pub fn build_program_from_ir(
     Ok(Program::new(name, module, spirv, wgsl))
 }
 
-/// Whether `spirv-val` can be run.
-pub fn spirv_val_available() -> bool {
+/// Whether SPIR-V can be validated: SPIRV-Tools is linked in, or the `spirv-val` program runs.
+pub fn spirv_validator_available() -> bool {
+    if ptxcross_spirv::validator() == ptxcross_spirv::Validator::InProcess {
+        return true;
+    }
     std::process::Command::new("spirv-val")
         .arg("--version")
         .stdout(std::process::Stdio::null())
@@ -298,7 +302,7 @@ mod backends {
     }
 
     pub fn spirv_validate(words: &[u32]) -> Result<(), String> {
-        ptxcross_spirv::validate_with_spirv_val(words)
+        ptxcross_spirv::validate(words)
     }
 
     pub fn spirv_disassemble(words: &[u32]) -> String {

@@ -132,6 +132,43 @@ fn timeout_covers_pipeline_creation() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
+/// `d` nested loops (each runs once): translating is quick, but Khronos' validator needs many
+/// seconds for a SPIR-V nest this deep (its time grows with the cube of the depth: 250 levels
+/// about 5 s, 500 about 45 s on this project's CI machines).
+fn nested_loops(d: usize) -> String {
+    let mut body = String::new();
+    for i in 0..d {
+        body += &format!("H{i}:\n\tadd.u32 %r2, %r2, 1;\n");
+    }
+    for i in (0..d).rev() {
+        body += &format!("\tsetp.gt.u32 %p1, %r1, {};\n\t@%p1 bra H{i};\n", i + 1_000_000);
+    }
+    format!(
+        ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry nest(.param .u64 out, .param .u32 n)\n{{\n\
+         \t.reg .pred %p<2>;\n\t.reg .b32 %r<4>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [out];\n\
+         \tcvta.to.global.u64 %rd1, %rd1;\n\tld.param.u32 %r1, [n];\n\tmov.u32 %r2, 0;\n{body}\
+         \tst.global.u32 [%rd1], %r2;\n\tret;\n}}\n"
+    )
+}
+
+#[test]
+fn timeout_covers_spirv_validation() {
+    // Issue 13 §3: validation runs inside the backend's deadline, like pipeline creation.
+    let dir = spec_dir("validation", &nested_loops(400), "nest", 1, 1, 0);
+    let spec = dir.join("k.json");
+    let spec = spec.to_str().unwrap();
+    let (o, wall) = ptxcross(&["run", "--timeout", "2", "--backend", "spirv", "--spec", spec]);
+    if !no_adapter(&o) {
+        let err = stderr(&o);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        // The SPIR-V backend's deadline (translation, validation, pipeline) fired, not the
+        // frontend's, which is quick here; and on time, so validation did not run past it.
+        assert!(err.contains("nest [SPIR-V]: ERROR: timeout: did not finish within"), "{err}");
+        assert!(wall.as_secs_f64() < 2.0 + 6.0, "took {wall:?} with --timeout 2");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn out_of_range_timeouts_are_usage_errors() {
     for bad in ["1e300", "inf", "nan", "-1", "1e-400x", "604801"] {

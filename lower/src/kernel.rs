@@ -13,7 +13,7 @@ use std::collections::HashMap;
 /// Deepest nesting of structured control flow (`if`/`loop`) accepted. The later passes and the
 /// emitters recurse over it; at this depth they stay far inside a 2 MiB thread stack (debug
 /// builds overflowed one beyond 2,000 levels). WGSL compilers stop at 127 anyway.
-const MAX_CONTROL_DEPTH: usize = 512;
+pub(crate) const MAX_CONTROL_DEPTH: usize = 512;
 
 /// Most registers one `%r<N>` declaration may create (each becomes a variable of the IR and of
 /// the SPIR-V function, which Vulkan caps at 524,287).

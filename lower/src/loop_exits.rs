@@ -32,15 +32,16 @@
 
 use crate::abi;
 use crate::ir::{Block, CmpOp, Const, Expr, Memory, Operand, Stmt, Ty, VarId, VarInfo};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 type Live = BTreeSet<VarId>;
 
 /// Adds the guard to every loop of `body` that needs it; new variables go to `vars`.
 pub fn guard_loop_exits(body: &mut Block, vars: &mut Vec<VarInfo>) {
-    let mut needs = Vec::new();
-    number_loops(&body.stmts, &mut needs);
-    let mut facts = Facts { at_continue: vec![Live::new(); needs.len()], needs };
+    let mut shape = Shape { loops: HashMap::new(), assigned: Vec::new() };
+    survey(&body.stmts, &mut shape, &mut Live::new());
+    let n = shape.assigned.len();
+    let mut facts = Facts { needs: vec![false; n], at_continue: vec![Live::new(); n], shape };
     let ctx = Ctx { at_break: Live::new(), at_continue: Live::new() };
     live_before(&body.stmts, Live::new(), &ctx, 0, &mut facts);
     let needs = facts.needs;
@@ -75,31 +76,56 @@ pub fn guard_loop_exits(body: &mut Block, vars: &mut Vec<VarInfo>) {
     );
 }
 
-/// One `false` per loop, in preorder.
-fn number_loops(stmts: &[Stmt], needs: &mut Vec<bool>) {
-    for s in stmts {
-        match s {
-            Stmt::Loop { body } => {
-                needs.push(false);
-                number_loops(&body.stmts, needs);
-            }
-            Stmt::If { then_body, else_body, .. } => {
-                number_loops(&then_body.stmts, needs);
-                number_loops(&else_body.stmts, needs);
-            }
-            Stmt::Switch { cases, default, .. } => {
-                cases.iter().for_each(|c| number_loops(&c.body.stmts, needs));
-                number_loops(&default.stmts, needs);
-            }
-            _ => {}
-        }
+/// Facts about the tree gathered in one pass before the analysis, so that the analysis, which
+/// revisits nested bodies, never re-walks a subtree to count its loops or its assignments
+/// (that made deep nests cubic).
+struct Shape {
+    /// Loops inside each compound statement, by address (the tree does not change meanwhile).
+    loops: HashMap<*const Stmt, usize>,
+    /// Per loop, in preorder: the variables assigned in its body.
+    assigned: Vec<Live>,
+}
+
+impl Shape {
+    fn loops_in(&self, stmts: &[Stmt]) -> usize {
+        stmts.iter().map(|s| self.loops.get(&(s as *const Stmt)).copied().unwrap_or(0)).sum()
     }
 }
 
-fn loops_in(stmts: &[Stmt]) -> usize {
-    let mut v = Vec::new();
-    number_loops(stmts, &mut v);
-    v.len()
+/// Fills `shape` for `stmts` (loops numbered in preorder); adds their assignments to `assigned`
+/// and returns how many loops they hold.
+fn survey(stmts: &[Stmt], shape: &mut Shape, assigned: &mut Live) -> usize {
+    let mut total = 0;
+    for s in stmts {
+        let n = match s {
+            Stmt::Assign { dst, .. } => {
+                assigned.insert(*dst);
+                0
+            }
+            Stmt::Loop { body } => {
+                let id = shape.assigned.len();
+                shape.assigned.push(Live::new());
+                let mut inner = Live::new();
+                let n = 1 + survey(&body.stmts, shape, &mut inner);
+                assigned.extend(inner.iter().copied());
+                shape.assigned[id] = inner;
+                n
+            }
+            Stmt::If { then_body, else_body, .. } => {
+                survey(&then_body.stmts, shape, assigned) + survey(&else_body.stmts, shape, assigned)
+            }
+            Stmt::Switch { cases, default, .. } => {
+                let n: usize = cases.iter().map(|c| survey(&c.body.stmts, shape, assigned)).sum();
+                n + survey(&default.stmts, shape, assigned)
+            }
+            _ => 0,
+        };
+        if n > 0 {
+            shape.loops.insert(s as *const Stmt, n);
+        }
+        total += n;
+    }
+    total
 }
 
 /// What the liveness analysis learns per loop (indexed by preorder number).
@@ -110,6 +136,7 @@ struct Facts {
     /// the inner iteration from it: live sets only grow from round to round, so this stays
     /// below the new fixed point and nested loops cost no more than flat ones.
     at_continue: Vec<Live>,
+    shape: Shape,
 }
 
 /// Where `Break` and `Continue` of the innermost loop lead, as live sets.
@@ -126,7 +153,7 @@ fn live_before(stmts: &[Stmt], out: Live, ctx: &Ctx, first_loop: usize, facts: &
     let mut id = first_loop;
     for s in stmts {
         starts.push(id);
-        id += loops_in(std::slice::from_ref(s));
+        id += facts.shape.loops_in(std::slice::from_ref(s));
     }
     let mut live = out;
     for (s, &id) in stmts.iter().zip(&starts).rev() {
@@ -143,7 +170,7 @@ fn live_before(stmts: &[Stmt], out: Live, ctx: &Ctx, first_loop: usize, facts: &
             }
             Stmt::If { cond, then_body, else_body } => {
                 let mut l = live_before(&then_body.stmts, live.clone(), ctx, id, facts);
-                let e = live_before(&else_body.stmts, live, ctx, id + loops_in(&then_body.stmts), facts);
+                let e = live_before(&else_body.stmts, live, ctx, id + facts.shape.loops_in(&then_body.stmts), facts);
                 l.extend(e);
                 add_use(*cond, &mut l);
                 l
@@ -160,20 +187,18 @@ fn live_before(stmts: &[Stmt], out: Live, ctx: &Ctx, first_loop: usize, facts: &
                     inner.at_continue = l;
                 }
                 facts.at_continue[id] = inner.at_continue.clone();
-                let mut assigned = Live::new();
-                assigned_in(&body.stmts, &mut assigned);
-                if assigned.iter().any(|v| live.contains(v)) {
+                if facts.shape.assigned[id].iter().any(|v| live.contains(v)) {
                     facts.needs[id] = true;
                 }
                 inner.at_continue
             }
             Stmt::Switch { selector, cases, default } => {
-                // Cases in order, then the default: the loops' preorder (`number_loops`).
+                // Cases in order, then the default: the loops' preorder (`survey`).
                 let mut first = id;
                 let mut l = Live::new();
                 for body in cases.iter().map(|c| &c.body).chain(std::iter::once(default)) {
                     l.extend(live_before(&body.stmts, live.clone(), ctx, first, facts));
-                    first += loops_in(&body.stmts);
+                    first += facts.shape.loops_in(&body.stmts);
                 }
                 add_use(*selector, &mut l);
                 l
@@ -210,26 +235,6 @@ fn add_expr_uses(e: &Expr, live: &mut Live) {
             if let Some(c) = comparand {
                 add_use(*c, live);
             }
-        }
-    }
-}
-
-fn assigned_in(stmts: &[Stmt], out: &mut Live) {
-    for s in stmts {
-        match s {
-            Stmt::Assign { dst, .. } => {
-                out.insert(*dst);
-            }
-            Stmt::If { then_body, else_body, .. } => {
-                assigned_in(&then_body.stmts, out);
-                assigned_in(&else_body.stmts, out);
-            }
-            Stmt::Loop { body } => assigned_in(&body.stmts, out),
-            Stmt::Switch { cases, default, .. } => {
-                cases.iter().for_each(|c| assigned_in(&c.body.stmts, out));
-                assigned_in(&default.stmts, out);
-            }
-            _ => {}
         }
     }
 }

@@ -39,7 +39,8 @@
 
 use crate::cfg::{BasicBlock, Cfg, NodeId, Terminator};
 use crate::ir::{Block, CmpOp, Const, Expr, Operand, Stmt, SwitchCase, Ty, VarId, VarInfo};
-use std::collections::{HashMap, HashSet};
+// Node sets and maps are hashed with FxHash: SipHash dominated the time of deep loop nests.
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 /// A region may emit at most `2 × its size + DUPLICATION_BUDGET` statements through duplication.
 pub const DUPLICATION_BUDGET: usize = 16;
@@ -57,9 +58,11 @@ pub const BLOCK_MIN_IN_EDGES: usize = 3;
 /// tests/tests/control_flow_e2e.rs); the state machine has no such limit.
 pub const MAX_BLOCK_EXITS: usize = 64;
 
-/// Loops nested deeper than this are refused: no target accepts the result (Vulkan's
-/// control-flow nesting limit is 1,023 levels; `spirv-val` checks it).
-pub const MAX_LOOP_NESTING: usize = 1023;
+/// Loops nested deeper than this are refused as soon as the structurizer gets there: the kernel
+/// refuses structured control flow deeper than this anyway (`kernel::MAX_CONTROL_DEPTH`), and
+/// each loop level re-scans the rest of the nest, so stopping early bounds the work on deeper
+/// nests to `MAX_LOOP_NESTING × size`.
+pub const MAX_LOOP_NESTING: usize = crate::kernel::MAX_CONTROL_DEPTH;
 
 /// Structures `cfg` into a block. New variables are appended to `vars`. Fails only when the
 /// program's own loops nest deeper than [`MAX_LOOP_NESTING`].
@@ -234,7 +237,7 @@ impl<'a> Structurizer<'a> {
 
     /// Nodes reachable from `entry`, staying inside `within` when given.
     fn reachable(&self, entry: NodeId, within: Option<&HashSet<NodeId>>) -> HashSet<NodeId> {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let mut stack = vec![entry];
         seen.insert(entry);
         while let Some(n) = stack.pop() {
@@ -254,7 +257,7 @@ impl<'a> Structurizer<'a> {
         loops: usize,
     ) -> Result<Emitted, String> {
         for scc in self.loops_in(&region, entry) {
-            let (collapsed, new_entry) = self.collapse_loop(&mut region, &scc, entry, loops)?;
+            let (collapsed, new_entry) = self.collapse_loop(&mut region, scc, entry, loops)?;
             region.insert(collapsed);
             entry = new_entry;
         }
@@ -263,9 +266,9 @@ impl<'a> Structurizer<'a> {
 
     /// Non-trivial strongly connected components of the region (iterative Tarjan).
     fn loops_in(&self, region: &HashSet<NodeId>, entry: NodeId) -> Vec<Vec<NodeId>> {
-        let mut index: HashMap<NodeId, usize> = HashMap::new();
-        let mut low: HashMap<NodeId, usize> = HashMap::new();
-        let mut on_stack: HashSet<NodeId> = HashSet::new();
+        let mut index: HashMap<NodeId, usize> = HashMap::default();
+        let mut low: HashMap<NodeId, usize> = HashMap::default();
+        let mut on_stack: HashSet<NodeId> = HashSet::default();
         let mut stack: Vec<NodeId> = Vec::new();
         let mut sccs = Vec::new();
         let mut counter = 0usize;
@@ -342,16 +345,18 @@ impl<'a> Structurizer<'a> {
     fn collapse_loop(
         &mut self,
         region: &mut HashSet<NodeId>,
-        scc: &[NodeId],
+        scc: Vec<NodeId>,
         entry: NodeId,
         loops: usize,
     ) -> Result<(NodeId, NodeId), String> {
         if loops >= MAX_LOOP_NESTING {
             return Err(format!(
-                "loops nest more than {MAX_LOOP_NESTING} levels deep; no target accepts that (Vulkan's control-flow nesting limit is 1,023)"
+                "loops nest more than {MAX_LOOP_NESTING} levels deep; structured control flow may nest at most {MAX_LOOP_NESTING} levels"
             ));
         }
-        let mut members: HashSet<NodeId> = scc.iter().copied().collect();
+        // `scc` is dropped here, not held while the body is structured: in a deep nest every
+        // level's component holds the rest of the nest (memory would grow with depth × size).
+        let mut members: HashSet<NodeId> = scc.into_iter().collect();
         let outside: Vec<NodeId> = {
             let mut v: Vec<NodeId> = region
                 .iter()
@@ -453,6 +458,9 @@ impl<'a> Structurizer<'a> {
             self.nodes[u].term.redirect(header, collapsed);
         }
         region.retain(|n| !members.contains(n));
+        // Give the capacity back too: this set stays alive while the body (most of it, in a
+        // deep nest) is structured one level down.
+        region.shrink_to_fit();
         if region_entry == header || members.contains(&region_entry) {
             region_entry = collapsed;
         }
@@ -496,7 +504,7 @@ impl<'a> Structurizer<'a> {
     fn emit_acyclic(&mut self, region: &HashSet<NodeId>, entry: NodeId) -> Emitted {
         let order = self.topological_order(region, entry);
         let ipdom = self.post_dominators(region, &order);
-        let mut in_edges: HashMap<NodeId, usize> = HashMap::new();
+        let mut in_edges: HashMap<NodeId, usize> = HashMap::default();
         for &n in &order {
             for s in self.nodes[n].term.successors() {
                 if region.contains(&s) {
@@ -521,7 +529,7 @@ impl<'a> Structurizer<'a> {
         };
 
         let vars_before = self.vars.len();
-        let mut plan = new_cx(true, HashMap::new());
+        let mut plan = new_cx(true, HashMap::default());
         let planned = self.emit_path(entry, None, 0, &mut plan, &mut Vec::new());
         self.vars.truncate(vars_before);
         let structured = planned.is_ok()
@@ -831,7 +839,7 @@ impl<'a> Structurizer<'a> {
     ) -> Result<Flow, TooBig> {
         cx.note_depth(depth + 1);
         let mut groups: Vec<(NodeId, Vec<u32>)> = Vec::new();
-        let mut group_of: HashMap<NodeId, usize> = HashMap::new();
+        let mut group_of: HashMap<NodeId, usize> = HashMap::default();
         for &(v, t) in cases {
             if t == default {
                 continue;
@@ -894,7 +902,7 @@ impl<'a> Structurizer<'a> {
 
     /// Whether a `Break`/`Continue` of the region's loop is reachable from `from` before `join`.
     fn leaves_before(&self, from: NodeId, join: NodeId, region: &HashSet<NodeId>) -> bool {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let mut stack = vec![from];
         while let Some(n) = stack.pop() {
             if n == join || !seen.insert(n) {
@@ -910,7 +918,7 @@ impl<'a> Structurizer<'a> {
 
     /// Topological order (reverse postorder) of the region's nodes reachable from `entry`.
     fn topological_order(&self, region: &HashSet<NodeId>, entry: NodeId) -> Vec<NodeId> {
-        let mut seen = HashSet::new();
+        let mut seen = HashSet::default();
         let mut post = Vec::new();
         let mut stack: Vec<(NodeId, usize)> = vec![(entry, 0)];
         seen.insert(entry);
@@ -942,8 +950,8 @@ impl<'a> Structurizer<'a> {
         region: &HashSet<NodeId>,
         order: &[NodeId],
     ) -> HashMap<NodeId, Option<NodeId>> {
-        let mut ipdom: HashMap<NodeId, Option<NodeId>> = HashMap::new();
-        let mut depth: HashMap<NodeId, usize> = HashMap::new();
+        let mut ipdom: HashMap<NodeId, Option<NodeId>> = HashMap::default();
+        let mut depth: HashMap<NodeId, usize> = HashMap::default();
         let d = |n: Option<NodeId>, depth: &HashMap<NodeId, usize>| n.map_or(0, |n| depth[&n]);
         for &n in order.iter().rev() {
             let succs: Vec<NodeId> = self.nodes[n]

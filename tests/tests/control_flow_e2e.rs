@@ -48,7 +48,7 @@ fn kernel(name: &str, body: &str) -> String {
 
 /// Translates (validating both modules), checks nesting, runs on both backends, compares.
 fn check(name: &str, ptx: &str, input: &[u32], expect: impl Fn(u32) -> u32) {
-    assert!(ptxcross::translate::spirv_val_available(), "spirv-val is needed (apt-get install spirv-tools)");
+    assert!(ptxcross::translate::spirv_validator_available(), "a SPIR-V validator is needed (scripts/install-deps.sh)");
     let file = SourceFile::new(format!("{name}.ptx"), ptx);
     let options = LowerOptions { block: Some([THREADS, 1, 1]), ..Default::default() };
     let program = ptxcross::translate::build_program(&file, &options, &[Backend::Spirv, Backend::Wgsl], true)

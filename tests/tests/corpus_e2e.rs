@@ -29,7 +29,7 @@ fn cli(args: &[&str]) -> i32 {
 fn every_corpus_module_validates() {
     let ptx = files(&corpus().join("ptx"), "ptx");
     assert!(ptx.len() >= 12, "corpus has {} PTX files", ptx.len());
-    assert!(ptxcross::translate::spirv_val_available(), "spirv-val is needed (apt-get install spirv-tools)");
+    assert!(ptxcross::translate::spirv_validator_available(), "a SPIR-V validator is needed (scripts/install-deps.sh)");
     let mut args = vec!["check"];
     args.extend(ptx.iter().map(String::as_str));
     assert_eq!(cli(&args), 0, "ptxcross check failed on the corpus (output above)");

@@ -89,7 +89,7 @@ fn mutated_corpus_never_panics_and_emits_only_valid_modules() {
                 }
             };
             if let Ok(words) = ptxcross_spirv::emit(&module) {
-                ptxcross_spirv::validate_with_spirv_val(&words).unwrap_or_else(|e| panic!("spirv-val: {e}"));
+                ptxcross_spirv::validate(&words).unwrap_or_else(|e| panic!("spirv-val: {e}"));
             }
             // `emit` validates with naga before returning; an error is a refusal, not a panic.
             let _ = ptxcross_wgsl::emit(&module, ptxcross_wgsl::Profile::Wgpu);
@@ -253,7 +253,7 @@ fn pipeline(name: &str, text: &str) -> bool {
         }
     };
     if let Ok(words) = ptxcross_spirv::emit(&module) {
-        ptxcross_spirv::validate_with_spirv_val(&words).unwrap_or_else(|e| panic!("spirv-val: {e}"));
+        ptxcross_spirv::validate(&words).unwrap_or_else(|e| panic!("spirv-val: {e}"));
     }
     let _ = ptxcross_wgsl::emit(&module, ptxcross_wgsl::Profile::Wgpu);
     true

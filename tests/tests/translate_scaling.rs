@@ -54,7 +54,7 @@ fn random_dag(n: usize) -> String {
     wrap(&body)
 }
 
-/// Seconds per stage: lower, SPIR-V emission, spirv-val, WGSL emission, naga validation.
+/// Seconds per stage: lower, SPIR-V emission, SPIR-V validation, WGSL emission, naga validation.
 fn stages(ptx: &str, validate: bool) -> [Duration; 5] {
     let file = SourceFile::new("gen.ptx", ptx);
     let t = Instant::now();
@@ -65,7 +65,7 @@ fn stages(ptx: &str, validate: bool) -> [Duration; 5] {
     let spirv = t.elapsed();
     let t = Instant::now();
     if validate {
-        translate::validate_spirv(&words).expect("spirv-val");
+        translate::validate_spirv(&words).expect("SPIR-V validation");
     }
     let spirv_val = t.elapsed();
     let t = Instant::now();
@@ -100,7 +100,7 @@ fn scaling_benchmark() {
         for k in [1, 2, 4] {
             let size = n * k;
             let s = stages(&make(size), validate);
-            let names = ["lower", "SPIR-V emit", "spirv-val", "WGSL emit", "naga validate"];
+            let names = ["lower", "SPIR-V emit", "SPIR-V validate", "WGSL emit", "naga validate"];
             let mut line = format!("{shape} N={size}:");
             for (i, name) in names.iter().enumerate() {
                 line += &format!(" {name} {:.3}s", s[i].as_secs_f64());
@@ -135,4 +135,47 @@ fn corpus_nesting() {
         }
     }
     println!("{} files, {lowered} lowered; deepest nesting {max}", files.len());
+}
+
+/// A kernel long enough for the WGSL backend to split it into functions (naga's front end is
+/// quadratic in the expressions of one function) runs right on both backends against a CPU
+/// model: the register values flow through the parts' module-scope variables. (The early
+/// return in the middle ends up, with the rest of the kernel, in an if/else inside the last
+/// part: the structurizer nests the rest when both arms return.)
+#[test]
+fn a_long_kernel_split_into_parts_runs_right() {
+    let n = 3_000u32;
+    let mut body = String::from("mov.u32 %r10, %r6;\n");
+    for i in 0..n {
+        body += &match i % 3 {
+            0 => format!("mul.lo.u32 %r10, %r10, {};\n", 2 * i + 0x9E37_79B1),
+            1 => format!("xor.b32 %r10, %r10, {i};\n"),
+            _ => "shr.u32 %r11, %r10, 7;\nadd.u32 %r10, %r10, %r11;\n".to_string(),
+        };
+        if i == n / 2 {
+            // Threads with an odd value stop here, inside an early part.
+            body += "and.b32 %r12, %r10, 1;\nsetp.eq.u32 %p1, %r12, 1;\n@%p1 st.global.u32 [%rd7], %r10;\n@%p1 ret;\n";
+        }
+    }
+    body += "st.global.u32 [%rd7], %r10;\n";
+    let model = move |x: u32| {
+        let mut r = x;
+        for i in 0..n {
+            r = match i % 3 {
+                0 => r.wrapping_mul(2 * i + 0x9E37_79B1),
+                1 => r ^ i,
+                _ => r.wrapping_add(r >> 7),
+            };
+            if i == n / 2 && r & 1 == 1 {
+                return r;
+            }
+        }
+        r
+    };
+    // The WGSL really is split (more than one function holds the kernel's code).
+    let file = SourceFile::new("long.ptx", format!("{}.visible .entry k(.param .u64 out, .param .u64 inp)\n{{\n.reg .pred %p<8>;\n.reg .b32 %r<40>;\n.reg .b64 %rd<12>;\nld.param.u64 %rd1, [out];\nmov.u32 %r6, %tid.x;\nmul.wide.u32 %rd5, %r6, 4;\nadd.s64 %rd7, %rd1, %rd5;\n{body}ret;\n}}\n", ptxcross_tests::launch::PER_THREAD_HEADER));
+    let module = translate::frontend(&file, &LowerOptions::default()).expect("lowers");
+    let wgsl = translate::emit_wgsl(&module, Profile::Wgpu).expect("WGSL");
+    assert!(wgsl.contains("fn px_part1("), "not split");
+    ptxcross_tests::launch::check_per_thread("long kernel", "", &body, 4, 64, model);
 }

@@ -121,7 +121,7 @@ pub fn check(m: &Module) -> Vec<u32> {
         Ok(w) => w,
         Err(e) => panic!("emit failed: {e}"),
     };
-    if let Err(msg) = ptxcross_spirv::validate_with_spirv_val(&words) {
+    if let Err(msg) = ptxcross_spirv::validate(&words) {
         panic!("spirv-val rejected the module:\n{msg}\n{}", ptxcross_spirv::disassemble(&words));
     }
     words

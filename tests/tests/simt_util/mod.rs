@@ -23,7 +23,7 @@ pub fn gpu() -> Option<Arc<Gpu>> {
 
 /// Translates `ptx` for `block` to both backends, validating each module.
 pub fn program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
-    assert!(translate::spirv_val_available(), "spirv-val is needed (apt-get install spirv-tools)");
+    assert!(translate::spirv_validator_available(), "a SPIR-V validator is needed (scripts/install-deps.sh)");
     let file = SourceFile::new(name, ptx);
     let options = LowerOptions { block: Some(block), ..Default::default() };
     let module = match translate::frontend(&file, &options) {
