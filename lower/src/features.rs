@@ -66,7 +66,7 @@ fn walk(b: &Block, f: &mut Features) {
                     [cond, a, b].into_iter().for_each(|o| operand(o, f))
                 }
                 Expr::Builtin(_) => {}
-                Expr::LoadWord { index, .. } => operand(index, f),
+                Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } => operand(index, f),
             },
             Stmt::StoreWord { index, value, .. } => {
                 operand(index, f);

@@ -15,6 +15,7 @@ mod function;
 mod grid;
 pub mod interp;
 mod inst;
+mod int64;
 mod isolation;
 mod kernel;
 mod layout;
@@ -59,6 +60,10 @@ pub struct LowerOptions {
     /// [`local_scratch::DEFAULT_LOCAL_SCRATCH_BYTES`]. `Some(0)` moves all of it (tests cover
     /// the scratch path with small kernels that way), `Some(u32::MAX)` none.
     pub local_scratch_bytes: Option<u32>,
+    /// The target has no 64-bit integers (WebGPU in browsers; Vulkan devices without
+    /// `shaderInt64`): every 64-bit integer becomes two 32-bit halves (see `int64`), and the
+    /// kernel's `Features::int64` is false. Kernels with 64-bit floats are refused then.
+    pub split_int64: bool,
 }
 
 /// Globals segment limit when the device is not known (`check`, `translate`).

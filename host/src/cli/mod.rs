@@ -1,4 +1,4 @@
-//! The `ptxcross` command line: `check`, `translate`, `run`, `verify`, `devices` (see
+//! The `ptxcross` command line: `check`, `translate`, `link`, `run`, `verify`, `devices` (see
 //! `host/CLI.md`), parsed by clap.
 //!
 //! Exit codes: 0 success; 1 a kernel ran but a result did not match (run / verify); 2 any error
@@ -6,6 +6,7 @@
 
 mod check;
 mod devices;
+mod link;
 mod run;
 mod translate;
 
@@ -43,6 +44,10 @@ fn timeout_arg() -> Arg {
     value("timeout", "SECS", "limit per spec and backend (default 300; 0 or `none`: no limit)")
 }
 
+fn split_int64_arg() -> Arg {
+    flag("split-int64", "translate as for a device without 64-bit integers (WebGPU): 32-bit halves")
+}
+
 fn device_arg() -> Arg {
     value("device", "N|NAME", "the adapter to use: its number in `ptxcross devices` or part of its name")
 }
@@ -75,6 +80,12 @@ pub fn command() -> Command {
                 .arg(flag("no-validate", "skip spirv-val / naga validation")),
         )
         .subcommand(
+            Command::new("link")
+                .about("link separately compiled PTX modules (nvcc -rdc=true) into one PTX module")
+                .arg(value("output", "OUT", "output file (default: stdout)").short('o'))
+                .arg(Arg::new("files").value_name("FILE.ptx").num_args(1..).required(true).action(ArgAction::Append)),
+        )
+        .subcommand(
             Command::new("run")
                 .about("run one launch spec (both backends unless --backend)")
                 .arg(value("spec", "FILE.json", "the launch spec"))
@@ -82,7 +93,8 @@ pub fn command() -> Command {
                 .arg(backend_arg())
                 .arg(value("dump", "DIR", "write every buffer to DIR/<buffer>.bin after the run"))
                 .arg(timeout_arg())
-                .arg(device_arg()),
+                .arg(device_arg())
+                .arg(split_int64_arg()),
         )
         .subcommand(
             Command::new("verify")
@@ -90,6 +102,7 @@ pub fn command() -> Command {
                 .arg(backend_arg())
                 .arg(timeout_arg())
                 .arg(device_arg())
+                .arg(split_int64_arg())
                 .arg(Arg::new("paths").value_name("DIR_OR_SPEC").num_args(1..).required(true).action(ArgAction::Append)),
         )
         .subcommand(
@@ -128,6 +141,7 @@ pub fn main(args: &[String]) -> i32 {
     let result = match cmd {
         "check" => check::main(&a),
         "translate" => translate::main(&a),
+        "link" => link::main(&a),
         "run" => run::run_main(&a),
         "verify" => run::verify_main(&a),
         "devices" => devices::main(),
@@ -139,6 +153,18 @@ pub fn main(args: &[String]) -> i32 {
             eprintln!("error: {msg}");
             eprintln!("(run `ptxcross help` for usage)");
             EXIT_ERROR
+        }
+    }
+}
+
+/// Writes a command's result to `path` (`-` or none: stdout).
+pub(crate) fn write_output(path: Option<&str>, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    match path {
+        Some(path) if path != "-" => std::fs::write(path, bytes).map_err(|e| format!("cannot write {path}: {e}")),
+        _ => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(bytes).and_then(|_| stdout.flush()).map_err(|e| format!("cannot write to stdout: {e}"))
         }
     }
 }

@@ -1,6 +1,5 @@
 //! `ptxcross translate FILE.ptx --to spirv|spvasm|wgsl [-o OUT] …`
 
-use std::io::Write;
 use std::path::Path;
 
 use ptxcross_lower::LowerOptions;
@@ -42,6 +41,8 @@ pub fn main(a: &Args) -> Result<i32, String> {
                 .parse()
                 .map_err(|_| format!("--dynamic-shared: `{s}` is not a byte count"))?,
         },
+        // WebGPU has no 64-bit integers: they are split into 32-bit halves in lowering.
+        split_int64: profile == Profile::WebGpu,
         ..LowerOptions::default()
     };
     let validate = !a.flag("--no-validate");
@@ -78,18 +79,6 @@ pub fn main(a: &Args) -> Result<i32, String> {
             return Ok(EXIT_ERROR);
         }
     };
-    let written = match out {
-        Some(path) if path != "-" => {
-            std::fs::write(path, &bytes).map_err(|e| format!("cannot write {path}: {e}"))
-        }
-        _ => {
-            let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(&bytes)
-                .and_then(|_| stdout.flush())
-                .map_err(|e| format!("cannot write to stdout: {e}"))
-        }
-    };
-    written?;
+    super::write_output(out, &bytes)?;
     Ok(EXIT_OK)
 }
