@@ -454,6 +454,11 @@ pub struct Features {
     /// Any `AtomicWord` on `Heap` (WGSL then declares the heap `array<atomic<u32>>`).
     pub heap_atomics: bool,
     pub shared_atomics: bool,
+    /// The kernel's results may depend on the target keeping f32 (f64) subnormal operands and
+    /// results: set by `lower`'s instruction rules (see `features::subnormal_use`); the host
+    /// refuses such a kernel on a device and backend that flush them.
+    pub f32_subnormals: bool,
+    pub f64_subnormals: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -122,6 +122,7 @@ pub fn lower_kernel(
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
     let fault_site_var = fl.fault_site_var;
     let fault_sites = fault_site::resolve(std::mem::take(&mut fl.fault_sites), file);
+    let subnormals = fl.subnormals;
     let (cfg, mut vars, barriers) = fl.into_cfg();
     let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
     let mut body = structurize::structurize(cfg, &mut vars)
@@ -174,6 +175,8 @@ pub fn lower_kernel(
         })?;
     }
     kernel.features = features::compute(&kernel);
+    kernel.features.f32_subnormals = subnormals.f32;
+    kernel.features.f64_subnormals = subnormals.f64;
     Ok(kernel)
 }
 

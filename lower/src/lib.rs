@@ -55,15 +55,15 @@ pub struct LowerOptions {
     /// [`DEFAULT_MAX_GLOBAL_BYTES`]. The host passes what the device's heap can hold, so a
     /// segment too large is refused before its image is built in host memory.
     pub max_global_bytes: Option<u64>,
+    /// The target has no 64-bit integers (WebGPU in browsers; Vulkan devices without
+    /// `shaderInt64`): every 64-bit integer becomes two 32-bit halves (see `int64`), and the
+    /// kernel's `Features::int64` is false. Kernels with 64-bit floats are refused then.
+    pub split_int64: bool,
     /// Local memory per thread (bytes) from which a kernel keeps it in a per-thread slice of
     /// the scratch buffer instead of a private array (see `local_scratch`); `None`:
     /// [`local_scratch::DEFAULT_LOCAL_SCRATCH_BYTES`]. `Some(0)` moves all of it (tests cover
     /// the scratch path with small kernels that way), `Some(u32::MAX)` none.
     pub local_scratch_bytes: Option<u32>,
-    /// The target has no 64-bit integers (WebGPU in browsers; Vulkan devices without
-    /// `shaderInt64`): every 64-bit integer becomes two 32-bit halves (see `int64`), and the
-    /// kernel's `Features::int64` is false. Kernels with 64-bit floats are refused then.
-    pub split_int64: bool,
 }
 
 /// Globals segment limit when the device is not known (`check`, `translate`).

@@ -54,6 +54,8 @@ pub struct Gpu {
     pub(crate) fma_fused: Mutex<HashMap<Backend, bool>>,
     /// Probe results: does the driver end long loops on its own (see `probe.rs`).
     pub(crate) loops_cut: Mutex<HashMap<Backend, bool>>,
+    /// Probe results: which subnormals the device keeps (see `probe.rs`).
+    pub(crate) subnormals: Mutex<HashMap<Backend, super::probe::Subnormals>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -206,6 +208,7 @@ impl Gpu {
             pipelines: Mutex::new(HashMap::new()),
             fma_fused: Mutex::new(HashMap::new()),
             loops_cut: Mutex::new(HashMap::new()),
+            subnormals: Mutex::new(HashMap::new()),
         })
     }
 

@@ -28,6 +28,7 @@ use ptxcross_lower::{abi, ir};
 
 pub use error::{Error, NO_ADAPTER_HINT};
 pub use gpu::{adapters, Gpu, GpuOptions, WANTED_FEATURES};
+pub use probe::{Subnormals, SUBNORMAL_CHECKS};
 pub use memory::DevicePtr;
 pub use program::Program;
 pub use scratch::SCRATCH_BUDGET_BYTES;
@@ -591,6 +592,9 @@ impl Context {
                 "SHADER_F64",
             )?;
         }
+        // Where the device flushes subnormals, a kernel whose results depend on them would be
+        // silently wrong: refuse it (only the launched kernel runs, so only it is checked).
+        self.gpu.check_subnormals(kernel, backend)?;
         Ok(())
     }
 
