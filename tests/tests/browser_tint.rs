@@ -42,7 +42,7 @@ fn browser() -> Result<(PathBuf, PathBuf), String> {
 
 fn ptx_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for dir in ["tests/corpus/ptx", "tests/simt/ptx", "tests/calls/ptx"] {
+    for dir in ["tests/corpus/ptx", "tests/simt/ptx", "tests/calls/ptx", "tests/localmem/ptx"] {
         for e in std::fs::read_dir(repo().join(dir)).unwrap().flatten() {
             if e.path().extension().is_some_and(|x| x == "ptx") {
                 files.push(e.path());

@@ -64,6 +64,7 @@ fn context(gpu: &Arc<Gpu>) -> Context {
 }
 
 /// Runs `kernel(in, out, n)` of `program` on `grid` blocks; returns `out` (`out_words` words).
+#[allow(clippy::too_many_arguments)]
 fn run_in_out(
     ctx: &mut Context,
     program: &Program,

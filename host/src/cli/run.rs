@@ -298,6 +298,9 @@ fn frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, TranslateErro
         detect_cut_loops: facts.detect_cut_loops,
         max_global_bytes: facts.max_global_bytes,
         split_int64: facts.split_int64,
+        // `PTXCROSS_LOCAL_SCRATCH_BYTES=N`: local memory of N bytes per thread or more goes to
+        // the scratch buffer (default 512; 4294967295 keeps it private, e.g. to compare).
+        local_scratch_bytes: std::env::var("PTXCROSS_LOCAL_SCRATCH_BYTES").ok().and_then(|v| v.trim().parse().ok()),
         ..LowerOptions::default()
     };
     translate::frontend(&source, &options)
