@@ -20,6 +20,10 @@ pub const BIND_GROUP: u32 = 0;
 pub const BINDING_HEAP: u32 = 0;
 /// Storage buffer, read-only, `array<u32>`: parameter header + kernel parameters.
 pub const BINDING_PARAMS: u32 = 1;
+/// The heap's buffer once more, read-write, viewed as `array<u64>`: the 64-bit atomics
+/// (`ir::Expr::AtomicDword`; WGSL has no other way to reach the same memory with `atomic<u64>`).
+/// The host binds the heap buffer at both bindings.
+pub const BINDING_HEAP64: u32 = 2;
 
 pub const SHARED_WINDOW_BASE: u64 = 0x0000_0001_0000_0000;
 pub const LOCAL_WINDOW_BASE: u64 = 0x0000_0002_0000_0000;

@@ -287,6 +287,23 @@ pub enum Expr {
     /// workgroup scope on shared memory. Out-of-range index: yields 0, records a fault,
     /// changes nothing.
     AtomicWord { memory: Memory, op: AtomicOp, index: Operand, value: Operand, comparand: Option<Operand> },
+    /// Atomic read-modify-write on the 64-bit doubleword `index` (a `U32` operand: byte offset
+    /// / 8, i.e. words `2*index` and `2*index + 1`, little-endian) of the `Heap` only; yields
+    /// the old doubleword. `value` and `comparand` are `U64`. Relaxed, device scope. Needs the
+    /// target's 64-bit atomics (SPIR-V `Int64Atomics`, WGSL `atomic<u64>`: wgpu's
+    /// `SHADER_INT64_ATOMIC_ALL_OPS`; see [`Features::heap_atomics64`]). Out-of-range index
+    /// (either word outside `abi::HEAP_RESERVED_WORDS .. arrayLength(heap)`): yields 0,
+    /// records a fault, changes nothing.
+    AtomicDword { op: AtomicOp, index: Operand, value: Operand, comparand: Option<Operand> },
+}
+
+/// The set of invocations a [`Stmt::Fence`] orders memory among.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// The invocations of one workgroup (PTX `.cta`).
+    Workgroup,
+    /// All invocations of the dispatch (PTX `.gpu`, `.sys`, `.cluster`).
+    Device,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -327,6 +344,13 @@ pub enum Stmt {
     Barrier,
     /// Records fault bits (`abi::FAULT_*`) in the heap's fault word; execution continues.
     Fault { code: u32 },
+    /// A memory fence (PTX `fence.sc`/`fence.acq_rel`, and the fences `lower` puts around
+    /// `.acquire`/`.release` accesses): sequentially consistent ordering of this invocation's
+    /// heap and shared memory accesses before and after it, as seen by the invocations of
+    /// `scope`. Not a control barrier: it may sit in divergent control flow. Heap accesses of
+    /// a kernel with a `Device` fence are coherent at device scope (SPIR-V: the heap is
+    /// `Coherent`). WGSL cannot express a standalone fence: that backend refuses it.
+    Fence { scope: Scope },
 }
 
 /// One arm of a [`Stmt::Switch`]: taken when the selector equals one of `values`.
@@ -418,6 +442,8 @@ pub struct Features {
     /// Any `AtomicWord` on `Heap` (WGSL then declares the heap `array<atomic<u32>>`).
     pub heap_atomics: bool,
     pub shared_atomics: bool,
+    /// Any `AtomicDword` (the target needs 64-bit atomics on storage buffers).
+    pub heap_atomics64: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -183,6 +183,8 @@ impl Gpu {
             entries: &[
                 storage(abi::BINDING_HEAP, false),
                 storage(abi::BINDING_PARAMS, true),
+                // The heap again, for kernels' 64-bit atomics (`abi::BINDING_HEAP64`).
+                storage(abi::BINDING_HEAP64, false),
             ],
         });
         let mut layouts: Vec<Option<&wgpu::BindGroupLayout>> =
