@@ -2,19 +2,21 @@
 # Regenerates the SIMT test kernels exactly as committed:
 #   ptx/<k>.sm80.ptx   nvcc 13.5.37 (PyPI), -arch=sm_80 -ptx, default optimisation (-O3)
 #   ptx/<k>.clang.ptx  Debian clang-16, --cuda-device-only -nocudainc -nocudalib, sm_80, PTX 7.5, -O2
+#   ptx/histogram64.nvrtc.ptx  NVRTC 12.9.86 (PyPI nvidia-cuda-nvrtc-cu12), compute_60 (through
+#                      tests/corpus/nvrtc_ptx.py), checked with ptxas 13.5.37 -arch=sm_80
 # and checks every file with ptxas 13.5.37. The compilers live in the same virtual environment
 # as tests/corpus/regen.sh ($PTXCROSS_CUDA_VENV, default ~/.cache/ptxcross/cuda-venv).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE"
-KERNELS="histogram reduce_guard tiled_sum warp bar_red"
+KERNELS="histogram histogram64 reduce_guard tiled_sum warp bar_red"
 VENV="${PTXCROSS_CUDA_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ptxcross/cuda-venv}"
 if [ ! -x "$VENV/bin/python" ]; then
     python3 -m venv "$VENV"
 fi
 "$VENV/bin/pip" install --quiet --disable-pip-version-check \
     nvidia-cuda-nvcc==13.5.37 nvidia-nvvm==13.5.37 nvidia-cuda-crt==13.5.37 \
-    nvidia-cuda-runtime==13.5.37 nvidia-cuda-cccl==13.3.5.0.6
+    nvidia-cuda-runtime==13.5.37 nvidia-cuda-cccl==13.3.5.0.6 nvidia-cuda-nvrtc-cu12==12.9.86
 SITE="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
 NVCC="$SITE/nvidia/cu13/bin/nvcc"
 PTXAS="$SITE/nvidia/cu13/bin/ptxas"
@@ -28,3 +30,7 @@ for k in $KERNELS; do
     "$PTXAS" -arch=sm_80 "ptx/$k.clang.ptx" -o /dev/null
     echo "  $k: nvcc and clang-16 PTX assemble"
 done
+"$VENV/bin/python" ../corpus/nvrtc_ptx.py "$SITE/nvidia/cuda_nvrtc/lib/libnvrtc.so.12" \
+    src/histogram64.cu ptx/histogram64.nvrtc.ptx --gpu-architecture=compute_60
+"$PTXAS" -arch=sm_80 ptx/histogram64.nvrtc.ptx -o /dev/null
+echo "  histogram64: NVRTC PTX assembles"
