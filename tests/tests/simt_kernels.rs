@@ -127,6 +127,57 @@ fn histogram_with_64_bit_atomics_whose_results_are_used() {
     }
 }
 
+/// Memory ordering (tests/simt/src/fence.cu, nvcc and clang): the threadFenceReduction
+/// hand-off through `__threadfence()` (membar.gl), and the same hand-off through release/acquire
+/// operations at .gpu scope plus a .cta-scope message through shared memory read by spinning
+/// acquire loads. Device-scope fences exist in SPIR-V only: the WGSL backend must refuse them
+/// clearly. (On lavapipe, a CPU with coherent caches, these results hold even without fences:
+/// the tests check the translation's results and the refusal, not that the fences are needed.)
+#[test]
+fn fences_and_release_acquire_hand_off_results_across_ctas() {
+    let Some(gpu) = gpu() else { return };
+    for file in ["fence.sm80.ptx", "fence.clang.ptx"] {
+        const BLOCK: usize = 128;
+        let (program, wgsl_error) = spirv_program(file, &ptx(file), [BLOCK as u32, 1, 1]);
+        assert!(
+            wgsl_error.contains("memory fence outside a barrier") && wgsl_error.contains("WGSL cannot express"),
+            "{file}: {wgsl_error}"
+        );
+        let backend = Backend::Spirv;
+        // fence_sum over a partial last round: 9 CTAs, n not a multiple of the grid.
+        let n = 9 * BLOCK * 3 + 17;
+        let input = ints(n, 0x5eed);
+        let want: i32 = input.iter().sum();
+        let mut run = Run::new(&gpu);
+        let inp = run.buffer(&i32s(&input));
+        let partial = run.zeros(9 * 4);
+        let count = run.zeros(4);
+        let result = run.zeros(4);
+        let a = [inp.to_le_bytes(), partial.to_le_bytes(), count.to_le_bytes(), result.to_le_bytes()];
+        run.launch(&program, "fence_sum", [9, 1, 1], &[&a[0], &(n as u32).to_le_bytes(), &a[1], &a[2], &a[3]], backend);
+        assert_eq!(run.read_u32(result, 1)[0] as i32, want, "{file}: fence_sum");
+        // inc(r, 9) from 0, nine times: 9 (it would wrap on the tenth).
+        assert_eq!(run.read_u32(count, 1)[0], 9, "{file}: ticket counter");
+
+        let ctas = 11usize;
+        let input = ints(ctas * BLOCK, 0xacce55);
+        let want: i32 = input.iter().map(|v| v * 3).sum();
+        let inp = run.buffer(&i32s(&input));
+        let data = run.zeros(ctas * BLOCK * 4);
+        let flags = run.zeros(ctas * 4);
+        let count = run.zeros(4);
+        let result = run.zeros(4);
+        let seen = run.zeros(ctas * 4);
+        let a = [inp, data, flags, count, result, seen].map(|p| p.to_le_bytes());
+        let args: Vec<&[u8]> = a.iter().map(|x| &x[..]).collect();
+        run.launch(&program, "release_acquire", [ctas as u32, 1, 1], &args, backend);
+        assert_eq!(run.read_u32(result, 1)[0] as i32, want, "{file}: release/acquire hand-off across CTAs");
+        assert_eq!(run.read_u32(count, 1)[0] as usize, ctas, "{file}: acq_rel tickets");
+        assert_eq!(run.read_u32(flags, ctas), vec![1; ctas], "{file}: release flags");
+        assert_eq!(run.read_u32(seen, ctas), vec![0; ctas], "{file}: threads that read the CTA message before it was published");
+    }
+}
+
 fn ints(n: usize, seed: u32) -> Vec<i32> {
     let mut x = seed;
     (0..n)

@@ -107,7 +107,7 @@ enum Op {
 /// `.release` orders what came before, `.acquire` what comes after, `.acq_rel` both (the
 /// spec's fence-based equivalents, §8 "Memory Consistency Model"); the scope is the operation's
 /// (`.gpu` when absent: §9.7.14.5 "If the .scope qualifier is absent, .gpu scope is assumed").
-pub(super) fn sem_fences(m: &Mods) -> (Option<Scope>, Option<Scope>) {
+pub(crate) fn sem_fences(m: &Mods) -> (Option<Scope>, Option<Scope>) {
     let scope = if m.has("cta") { Scope::Workgroup } else { Scope::Device };
     let before = (m.has("release") || m.has("acq_rel")).then_some(scope);
     let after = (m.has("acquire") || m.has("acq_rel")).then_some(scope);

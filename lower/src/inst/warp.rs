@@ -428,8 +428,10 @@ impl FnLower {
     /// `membar.cta` / `fence{.sc,.acq_rel}.cta`: a CTA barrier. WGSL has no fence outside a
     /// workgroup barrier, so the fence becomes one (the SIMT pass makes every thread reach it);
     /// a barrier that all threads reach orders memory among the CTA's threads at least as the
-    /// fence does. Wider scopes (`.gl`, `.gpu`, `.sys`) need device-scope ordering, which the
-    /// IR cannot express yet: refused.
+    /// fence does. Wider scopes (`membar.gl`/`.sys`, `fence.{gpu,sys,cluster}`) become a
+    /// device-scope [`Stmt::Fence`] (a `.cluster` is part of the GPU): SPIR-V has it, WGSL
+    /// cannot express it (no device-scope fence; its atomics are relaxed) and refuses the
+    /// kernel. `.sc` and `.acq_rel` both get a sequentially consistent fence.
     pub(super) fn fence(&mut self, m: &Mods) -> LResult<()> {
         operands(m.inst, 0)?;
         let cta = match m.inst.opcode.name.as_str() {
@@ -443,7 +445,8 @@ impl FnLower {
             }
         };
         if !cta {
-            return Err(unsupported(format!("`{}` (only CTA-scope fences so far)", m.name()), m.inst.span));
+            self.push(Stmt::Fence { scope: crate::ir::Scope::Device });
+            return Ok(());
         }
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, m.inst.span));

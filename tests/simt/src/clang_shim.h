@@ -38,3 +38,5 @@ static __device__ __forceinline__ unsigned long long atomicMax(unsigned long lon
 static __device__ __forceinline__ double atomicAdd(double *p, double v) { return __nvvm_atom_add_gen_d(p, v); }
 static __device__ __forceinline__ double __longlong_as_double(unsigned long long v) { return __nvvm_bitcast_ll2d((long long)v); }
 static __device__ __forceinline__ long long __double_as_longlong(double v) { return __nvvm_bitcast_d2ll(v); }
+static __device__ __forceinline__ unsigned atomicInc(unsigned *p, unsigned v) { return __nvvm_atom_inc_gen_ui(p, v); }
+static __device__ __forceinline__ void __threadfence() { __nvvm_membar_gl(); }

@@ -33,6 +33,24 @@ pub fn program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
     translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// Translates `ptx` for `block` to the SPIR-V backend only (validated with spirv-val), and
+/// returns the WGSL backend's error (for kernels WGSL cannot express).
+pub fn spirv_program(name: &str, ptx: &str, block: [u32; 3]) -> (Program, String) {
+    assert!(translate::spirv_val_available(), "spirv-val is needed (apt-get install spirv-tools)");
+    let file = SourceFile::new(name, ptx);
+    let options = LowerOptions { block: Some(block), ..Default::default() };
+    let module = match translate::frontend(&file, &options) {
+        Ok(m) => m,
+        Err(e) => panic!("{name}: {}", e.render()),
+    };
+    let wgsl = match translate::emit_wgsl(&module, ptxcross_wgsl::Profile::Wgpu) {
+        Ok(_) => panic!("{name}: the WGSL backend accepted a kernel it cannot express"),
+        Err(e) => e.to_string(),
+    };
+    let program = translate::build_program_from_ir(name, module, &[Backend::Spirv], true).unwrap_or_else(|e| panic!("{name}: {e}"));
+    (program, wgsl)
+}
+
 pub struct Run {
     pub ctx: Context,
 }
