@@ -8,7 +8,7 @@
 // release_acquire: the same hand-off with release/acquire operations at .gpu scope (a release
 // store of a per-CTA flag, an acq_rel ticket, acquire loads of the flags in a spin loop), and
 // inside each CTA a message through shared memory at .cta scope: thread 0 writes, then a
-// release store of a flag; the other threads spin on acquire loads of the flag, then read.
+// release store of a flag; every thread spins on acquire loads of the flag, then reads.
 static __device__ __forceinline__ void st_release_gpu(unsigned *p, unsigned v) {
     asm volatile("st.release.gpu.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory");
 }
@@ -78,16 +78,17 @@ extern "C" __global__ void release_acquire(const int *in, int *data, unsigned *f
     unsigned t = threadIdx.x, b = blockIdx.x;
     if (t == 0) ready = 0;
     __syncthreads();
-    // Inside the CTA: thread 0 publishes four words, the others wait for the flag.
+    // Inside the CTA: thread 0 publishes four words, then every thread waits for the flag
+    // (thread 0 finds it set: its branch comes first, so no lane of its warp waits for a lane
+    // that has not run, whatever the hardware's forward-progress rules).
     if (t == 0) {
         for (int j = 0; j < 4; j++) message[j] = (int)(b * 4 + j) * 7;
         st_release_cta(&ready, 1);
-    } else {
-        while (ld_acquire_cta(&ready) == 0) {
-        }
-        int m = message[0] + message[1] + message[2] + message[3];
-        if (m != (int)(b * 16 + 6) * 7) atomicAdd((unsigned *)&cta_seen[b], 1u);
     }
+    while (ld_acquire_cta(&ready) == 0) {
+    }
+    int m = message[0] + message[1] + message[2] + message[3];
+    if (m != (int)(b * 16 + 6) * 7) atomicAdd((unsigned *)&cta_seen[b], 1u);
     // Across CTAs: data, then a release flag, then an acq_rel ticket.
     data[b * BLOCK + t] = in[b * BLOCK + t] * 3;
     __syncthreads();
