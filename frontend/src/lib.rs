@@ -17,6 +17,7 @@
 pub mod ast;
 mod cuobjdump;
 pub mod lexer;
+pub mod link;
 pub mod parser;
 pub mod printer;
 pub mod source;

@@ -268,3 +268,25 @@ fn devices_lists_adapters_and_device_selects_one() {
     assert_eq!(o.status.code(), Some(2));
     assert!(stderr(&o).contains("no adapter name contains `no such adapter`"), "{}", stderr(&o));
 }
+
+#[test]
+fn link_writes_one_module_that_check_accepts_and_names_link_errors() {
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/link/ptx");
+    let (kernel, helper) = (corpus.join("kernel.clang.ptx"), corpus.join("helper.clang.ptx"));
+    let out = std::env::temp_dir().join(format!("ptxcross-cli-link-{}.ptx", std::process::id()));
+    let o = ptxcross(&["link", kernel.to_str().unwrap(), helper.to_str().unwrap(), "-o", out.to_str().unwrap()], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}", stderr(&o));
+    let text = std::fs::read_to_string(&out).unwrap();
+    // Both units' private `mix` survive, the second one renamed.
+    assert!(text.contains("_ZL3mixi(") && text.contains("_ZL3mixi$link2("), "{text}");
+    let o = ptxcross(&["check", out.to_str().unwrap()], &[]);
+    assert_eq!(o.status.code(), Some(0), "linked module: {}{}", stdout(&o), stderr(&o));
+    // Alone, the kernel's unit names what is missing; twice, the duplicate kernel.
+    let o = ptxcross(&["check", kernel.to_str().unwrap()], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(format!("{}{}", stdout(&o), stderr(&o)).contains("unresolved `.extern`"), "{}{}", stdout(&o), stderr(&o));
+    let o = ptxcross(&["link", kernel.to_str().unwrap(), kernel.to_str().unwrap()], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("`linked` is defined in two inputs") && stderr(&o).contains("kernel.clang.ptx:23:17"), "{}", stderr(&o));
+    let _ = std::fs::remove_file(out);
+}

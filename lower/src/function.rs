@@ -599,7 +599,8 @@ pub fn vector_element_name(name: &str, c: &str) -> String {
     format!("{name}.{c}")
 }
 
-/// A `.extern` function without a definition in the module: ptxcross does not link modules.
+/// A `.extern` function without a definition in the module: the module needs linking with the
+/// one that defines it.
 pub fn unresolved_function(name: &str, span: Span) -> Diagnostic {
     // The CUDA device runtime's own functions, which nvcc declares `.extern`.
     let runtime = match name {
@@ -612,7 +613,10 @@ pub fn unresolved_function(name: &str, span: Span) -> Diagnostic {
         return unsupported(format!("{what} (a call to the CUDA runtime's `{name}`)"), span);
     }
     Diagnostic::new(
-        format!("unresolved `.extern` function `{name}`: it has no definition in this module (ptxcross does not link modules)"),
+        format!(
+            "unresolved `.extern` function `{name}`: it has no definition in this module; link it with the module \
+             that defines it (`ptxcross link`, or several `cuLinkAddData` inputs)"
+        ),
         span,
     )
 }

@@ -83,7 +83,15 @@ pub fn layout_globals(
             continue;
         }
         if decl.linkage.contains(&ast::Linkage::Extern) {
-            return Err(Diagnostic::new("not supported yet: `.extern` global variables (linking)", decl.span));
+            let names: Vec<&str> = decl.names.iter().map(|n| n.name.name.as_str()).collect();
+            return Err(Diagnostic::new(
+                format!(
+                    "unresolved `.extern` variable `{}`: it has no definition in this module; link it with the module \
+                     that defines it (`ptxcross link`, or several `cuLinkAddData` inputs)",
+                    names.join("`, `")
+                ),
+                decl.span,
+            ));
         }
         for name in &decl.names {
             let (size, align) = var_size_align(decl, &name.array)?;

@@ -6,33 +6,20 @@
 # Every file is checked by ptxas 13.5.37 -arch=sm_80. The expected outputs are computed in the
 # end-to-end test (tests/tests/calls_e2e.rs) by CPU implementations of the kernels, not here.
 #
-# Compilers: the virtual environment of tests/corpus/regen.sh ($PTXCROSS_CUDA_VENV, default
+# Compilers: the pinned compilers of tests/cuda-env.sh (a venv in $PTXCROSS_CUDA_VENV, default
 # ~/.cache/ptxcross/cuda-venv; this script installs the nvcc wheels there when missing) and
-# clang-16 (apt-get install -y clang-16). Afterwards `git status tests/calls` shows no change.
+# clang-16 (apt-get install -y clang-16). Afterwards `git status tests/calls` shows no change,
+# except in the -G files when run from another checkout: their DWARF holds the absolute source
+# path (they were generated in /work/wt/calls).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE"
 
 KERNELS="noinline recursion mutual byval fnptr trap switch"
-VENV="${PTXCROSS_CUDA_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ptxcross/cuda-venv}"
-PY="${PYTHON:-python3}"
-CLANG="${CLANG:-clang-16}"
-
-if [ ! -x "$VENV/bin/python" ]; then
-    "$PY" -m venv "$VENV"
-fi
-"$VENV/bin/pip" install --quiet --disable-pip-version-check \
-    nvidia-cuda-nvcc==13.5.37 nvidia-nvvm==13.5.37 nvidia-cuda-crt==13.5.37 \
-    nvidia-cuda-runtime==13.5.37 nvidia-cuda-cccl==13.3.5.0.6
-SITE="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-CUDA_BIN="$SITE/nvidia/cu13/bin"
+. ../cuda-env.sh
 export PATH="$CUDA_BIN:$PATH"
-if ! command -v "$CLANG" >/dev/null 2>&1; then
-    echo "regen.sh: $CLANG not found (apt-get install -y clang-16)" >&2
-    exit 1
-fi
+need_clang
 nvcc --version | tail -n 1
-"$CLANG" --version | head -n 1
 
 mkdir -p ptx
 for k in $KERNELS; do

@@ -17,19 +17,9 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE"
 
 KERNELS="saxpy vecadd transpose reduce mandelbrot hash"
-VENV="${PTXCROSS_CUDA_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ptxcross/cuda-venv}"
 PY="${PYTHON:-python3}"
-
-if [ ! -x "$VENV/bin/python" ]; then
-    "$PY" -m venv "$VENV"
-fi
-"$VENV/bin/pip" install --quiet --disable-pip-version-check \
-    nvidia-cuda-nvcc==13.5.37 nvidia-nvvm==13.5.37 nvidia-cuda-crt==13.5.37 \
-    nvidia-cuda-runtime==13.5.37 nvidia-cuda-cccl==13.3.5.0.6 \
-    nvidia-cuda-nvrtc-cu12==12.9.86 nvidia-cuda-nvcc-cu12==12.9.86
-
-SITE="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-CUDA_BIN="$SITE/nvidia/cu13/bin"
+. ../cuda-env.sh nvidia-cuda-nvrtc-cu12==12.9.86 nvidia-cuda-nvcc-cu12==12.9.86
+export PATH="$CUDA_BIN:$PATH"
 NVCC="$CUDA_BIN/nvcc"
 PTXAS="$CUDA_BIN/ptxas"
 # ptxas 13.x no longer knows sm_52 (CUDA 13 dropped Maxwell); the cu12 nvcc wheel ships ptxas 12.9.

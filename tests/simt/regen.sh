@@ -4,22 +4,15 @@
 #   ptx/<k>.clang.ptx  Debian clang-16, --cuda-device-only -nocudainc -nocudalib, sm_80, PTX 7.5, -O2
 #   ptx/histogram64.nvrtc.ptx  NVRTC 12.9.86 (PyPI nvidia-cuda-nvrtc-cu12), compute_60 (through
 #                      tests/corpus/nvrtc_ptx.py), checked with ptxas 13.5.37 -arch=sm_80
-# and checks every file with ptxas 13.5.37. The compilers live in the same virtual environment
+# and checks every file with ptxas 13.5.37. The compilers are the pinned ones of tests/cuda-env.sh, in the same virtual environment
 # as tests/corpus/regen.sh ($PTXCROSS_CUDA_VENV, default ~/.cache/ptxcross/cuda-venv).
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE"
 KERNELS="histogram histogram64 fence reduce_guard tiled_sum warp bar_red"
-VENV="${PTXCROSS_CUDA_VENV:-${XDG_CACHE_HOME:-$HOME/.cache}/ptxcross/cuda-venv}"
-if [ ! -x "$VENV/bin/python" ]; then
-    python3 -m venv "$VENV"
-fi
-"$VENV/bin/pip" install --quiet --disable-pip-version-check \
-    nvidia-cuda-nvcc==13.5.37 nvidia-nvvm==13.5.37 nvidia-cuda-crt==13.5.37 \
-    nvidia-cuda-runtime==13.5.37 nvidia-cuda-cccl==13.3.5.0.6 nvidia-cuda-nvrtc-cu12==12.9.86
-SITE="$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')"
-NVCC="$SITE/nvidia/cu13/bin/nvcc"
-PTXAS="$SITE/nvidia/cu13/bin/ptxas"
+. ../cuda-env.sh nvidia-cuda-nvrtc-cu12==12.9.86
+NVCC="$CUDA_BIN/nvcc"
+PTXAS="$CUDA_BIN/ptxas"
 mkdir -p ptx
 for k in $KERNELS; do
     "$NVCC" -arch=sm_80 -ptx "src/$k.cu" -o "ptx/$k.sm80.ptx"

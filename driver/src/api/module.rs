@@ -7,6 +7,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use super::entry;
 use crate::generated::{CUfunction_attribute as F, CUjitInputType as J, CUjit_option as O};
 use crate::module::{image_text, LoadError, Module};
+use ptxcross_frontend::SourceFile;
 use crate::state::{self, handle, id_of, out, put, Driver, Function, Kind, Link};
 use crate::types::*;
 
@@ -447,8 +448,9 @@ pub extern "C" fn cuLinkAddFile_v2(link: Handle, kind: c_int, path: *const c_cha
     })
 }
 
-/// The linked image is the PTX itself (loaded later by cuModuleLoadData). Several PTX inputs
-/// would need a PTX-level linker, which ptxcross does not have yet.
+/// The linked image is PTX text (loaded later by cuModuleLoadData): the one input itself, or
+/// several inputs linked by `ptxcross_frontend::link` (unresolved, duplicate or mismatched
+/// symbols are reported with their input's file:line:col in the error log).
 #[no_mangle]
 pub extern "C" fn cuLinkComplete(link: Handle, cubin: *mut *mut c_void, size: *mut usize) -> CUresult {
     entry("cuLinkComplete", || {
@@ -459,11 +461,24 @@ pub extern "C" fn cuLinkComplete(link: Handle, cubin: *mut *mut c_void, size: *m
                 [(_, text)] => text.clone(),
                 [] => return Err(CUDA_ERROR_INVALID_VALUE),
                 more => {
-                    let names: Vec<&str> = more.iter().map(|(n, _)| n.as_str()).collect();
-                    let message = format!("cuLinkComplete: linking several PTX inputs ({}) is not supported yet", names.join(", "));
-                    crate::log::error(&message);
-                    write_log(l.error_log, &message);
-                    return Err(CUDA_ERROR_NOT_SUPPORTED);
+                    let linked = more
+                        .iter()
+                        .map(|(name, bytes)| {
+                            String::from_utf8(bytes.clone())
+                                .map(|t| SourceFile::new(name.clone(), t))
+                                .map_err(|_| vec![format!("cuLinkComplete: input `{name}` is not UTF-8 text, so not PTX")])
+                        })
+                        .collect::<Result<Vec<_>, _>>()
+                        .and_then(|files| ptxcross_frontend::link::link_sources(&files));
+                    match linked {
+                        Ok(text) => text.into_bytes(),
+                        Err(errors) => {
+                            let message = format!("cuLinkComplete: linking failed:\n{}", errors.join("\n"));
+                            crate::log::error(&message);
+                            write_log(l.error_log, &message);
+                            return Err(CUDA_ERROR_INVALID_PTX);
+                        }
+                    }
                 }
             };
             let mut image = text;

@@ -1,6 +1,7 @@
 """Ordinary numba-cuda kernels run through libcuda.so.1 = ptxcross; every result is checked
 against NumPy. numba compiles with NVIDIA's NVVM from PyPI (no GPU needed) and reaches the
 driver through cuda-python. Run with LD_LIBRARY_PATH pointing at the library (see README)."""
+import os
 import sys
 
 import numpy as np
@@ -71,6 +72,18 @@ def transpose_scale(out, m, k):
         out[c, r] = m[r, c] * k
 
 
+clamp_mix = cuda.declare_device("clamp_mix", "int32(int32, int32)")
+HELPER = os.path.join(os.path.dirname(os.path.abspath(__file__)), "numba_link_helper.cu")
+
+
+@cuda.jit(link=[HELPER])
+def linked_call(out, x, hi):
+    # Two PTX modules (numba's and NVRTC's from the .cu file) linked by cuLinkComplete.
+    i = cuda.grid(1)
+    if i < x.size:
+        out[i] = clamp_mix(x[i], hi)
+
+
 def main():
     rng = np.random.default_rng(8)
     dev = cuda.get_current_device()
@@ -107,6 +120,11 @@ def main():
     t_out = cuda.device_array((53, 37), dtype=np.int32)
     transpose_scale[(3, 4), (16, 16)](t_out, cuda.to_device(m), np.int32(3))
     check("2-D grid transpose", t_out.copy_to_host(), (m * 3).T)
+
+    xs = rng.integers(-3000, 3000, size=4000).astype(np.int32)
+    l_out = cuda.device_array_like(xs)
+    linked_call[(xs.size + 127) // 128, 128](l_out, cuda.to_device(xs), np.int32(2000))
+    check("link= a CUDA C device function", l_out.copy_to_host(), np.minimum((xs ^ 0x5A) * 3, 2000).astype(np.int32))
 
     if failures:
         print(f"FAILED: {', '.join(failures)}")

@@ -1,4 +1,4 @@
-//! The `ptxcross` command line: `check`, `translate`, `run`, `verify`, `devices` (see
+//! The `ptxcross` command line: `check`, `translate`, `link`, `run`, `verify`, `devices` (see
 //! `host/CLI.md`), parsed by clap.
 //!
 //! Exit codes: 0 success; 1 a kernel ran but a result did not match (run / verify); 2 any error
@@ -6,6 +6,7 @@
 
 mod check;
 mod devices;
+mod link;
 mod run;
 mod translate;
 
@@ -75,6 +76,12 @@ pub fn command() -> Command {
                 .arg(flag("no-validate", "skip spirv-val / naga validation")),
         )
         .subcommand(
+            Command::new("link")
+                .about("link separately compiled PTX modules (nvcc -rdc=true) into one PTX module")
+                .arg(value("output", "OUT", "output file (default: stdout)").short('o'))
+                .arg(Arg::new("files").value_name("FILE.ptx").num_args(1..).required(true).action(ArgAction::Append)),
+        )
+        .subcommand(
             Command::new("run")
                 .about("run one launch spec (both backends unless --backend)")
                 .arg(value("spec", "FILE.json", "the launch spec"))
@@ -128,6 +135,7 @@ pub fn main(args: &[String]) -> i32 {
     let result = match cmd {
         "check" => check::main(&a),
         "translate" => translate::main(&a),
+        "link" => link::main(&a),
         "run" => run::run_main(&a),
         "verify" => run::verify_main(&a),
         "devices" => devices::main(),
@@ -139,6 +147,18 @@ pub fn main(args: &[String]) -> i32 {
             eprintln!("error: {msg}");
             eprintln!("(run `ptxcross help` for usage)");
             EXIT_ERROR
+        }
+    }
+}
+
+/// Writes a command's result to `path` (`-` or none: stdout).
+pub(crate) fn write_output(path: Option<&str>, bytes: &[u8]) -> Result<(), String> {
+    use std::io::Write;
+    match path {
+        Some(path) if path != "-" => std::fs::write(path, bytes).map_err(|e| format!("cannot write {path}: {e}")),
+        _ => {
+            let mut stdout = std::io::stdout().lock();
+            stdout.write_all(bytes).and_then(|_| stdout.flush()).map_err(|e| format!("cannot write to stdout: {e}"))
         }
     }
 }

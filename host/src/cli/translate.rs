@@ -1,6 +1,5 @@
 //! `ptxcross translate FILE.ptx --to spirv|spvasm|wgsl [-o OUT] …`
 
-use std::io::Write;
 use std::path::Path;
 
 use ptxcross_lower::LowerOptions;
@@ -78,18 +77,6 @@ pub fn main(a: &Args) -> Result<i32, String> {
             return Ok(EXIT_ERROR);
         }
     };
-    let written = match out {
-        Some(path) if path != "-" => {
-            std::fs::write(path, &bytes).map_err(|e| format!("cannot write {path}: {e}"))
-        }
-        _ => {
-            let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(&bytes)
-                .and_then(|_| stdout.flush())
-                .map_err(|e| format!("cannot write to stdout: {e}"))
-        }
-    };
-    written?;
+    super::write_output(out, &bytes)?;
     Ok(EXIT_OK)
 }
