@@ -1,5 +1,5 @@
 //! Where the lowering puts memory-ordering operations (spec §8 "Memory Consistency Model",
-//! §9.7.9.8–9 ld/st, §9.7.14.5 atom, §9.7.13.4 membar/fence): fences at the operation's scope
+//! §9.7.10.8 ld, §9.7.10.11 st, §9.7.14.5 atom, §9.7.14.4 membar/fence): fences at the operation's scope
 //! before a release and after an acquire, strong (atomic) word accesses for `.volatile` and
 //! `.relaxed`, and plain accesses otherwise. The values these give are checked end to end in
 //! tests/tests/simt_kernels.rs (fences) and simt_atomics.rs.

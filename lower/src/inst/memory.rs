@@ -46,6 +46,20 @@ impl FnLower {
         })
     }
 
+    /// The byte offset `base + offset` of a register (or absolute) address into a word array
+    /// of at most 4 GiB (shared, local, parameters): a U32.
+    fn register_offset(&mut self, part: &ast::Operand, base: Option<&str>, offset: i64) -> LResult<Operand> {
+        Ok(match base {
+            Some(name) => {
+                let t = if self.address_size == 64 && self.reg_is_64(name) { ScalarType::U64 } else { ScalarType::U32 };
+                let v = self.read(&named(part, name), t)?;
+                let v = self.resize(v, value_ty(t).unwrap_or(Ty::U32), Ty::U32, false);
+                self.bin(BinaryOp::Add, Ty::U32, v, FnLower::u32c(offset as u32))
+            }
+            None => FnLower::u32c(offset as u32),
+        })
+    }
+
     /// Resolves `[base+offset]` in state space `space`.
     pub(super) fn place(&mut self, op: &ast::Operand, space: Space) -> LResult<Place> {
         let OperandKind::Address(parts) = &op.kind else {
@@ -91,7 +105,13 @@ impl FnLower {
             }
             // Device-function parameters and call-site `.param` variables live in local memory.
             (Space::Param, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
-            (Space::Param, _) => Err(unsupported("`ld.param` through a computed address", op.span)),
+            // A register holding a kernel parameter's address (`mov.b64 %rd, param`, see
+            // `FnLower::symbol_address`): a byte offset into the parameter buffer.
+            (Space::Param, Some(Symbol::Reg { .. }) | None) if self.in_kernel_body() => {
+                let a = self.register_offset(part, base, offset)?;
+                Ok(Place::Fixed(Memory::Param, a))
+            }
+            (Space::Param, _) => Err(unsupported("`ld.param` through a computed address in a device function", op.span)),
             (_, Some(Symbol::Param { .. })) => Err(Diagnostic::new("a parameter is accessed with `ld.param`", op.span)),
             (Space::Shared, Some(Symbol::Shared { offset: o })) => {
                 Ok(Place::Fixed(Memory::Shared, FnLower::u32c((o as i64 + offset) as u32)))
@@ -99,15 +119,7 @@ impl FnLower {
             (Space::Local, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             (Space::Shared | Space::Local, Some(Symbol::Reg { .. }) | None) => {
                 // Register (or absolute) shared/local address: a byte offset into the array.
-                let a = match base {
-                    Some(_) => {
-                        let t = if wide && self.reg_is_64(base.unwrap_or("")) { ScalarType::U64 } else { ScalarType::U32 };
-                        let v = self.read(&named(part, base.unwrap_or("")), t)?;
-                        let v = self.resize(v, value_ty(t).unwrap_or(Ty::U32), Ty::U32, false);
-                        self.bin(BinaryOp::Add, Ty::U32, v, FnLower::u32c(offset as u32))
-                    }
-                    None => FnLower::u32c(offset as u32),
-                };
+                let a = self.register_offset(part, base, offset)?;
                 let mem = if matches!(space, Space::Shared) { Memory::Shared } else { Memory::Local };
                 Ok(Place::Fixed(mem, a))
             }

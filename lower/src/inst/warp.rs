@@ -453,6 +453,28 @@ impl FnLower {
         Ok(())
     }
 
+    /// `nanosleep.u32 t` (§9.7.19.2): "suspends the thread for a sleep duration approximately
+    /// close to the delay t … guaranteed to be in the interval [0, 2*t]": zero is in it, so
+    /// nothing is emitted (CUB's look-back spin loops back off with it). The operand is read so
+    /// a bad one is still an error.
+    pub(super) fn nanosleep(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&[])?;
+        let [t] = operands(m.inst, 1)? else { unreachable!() };
+        self.read(t, ptxcross_frontend::ast::ScalarType::U32)?;
+        Ok(())
+    }
+
+    /// `prefetch{.space}.level [a]`, `prefetchu.L1 [a]` (§9.7.10.14): a cache hint with no
+    /// effect on results (a bad address does not fault on NVIDIA either): nothing is emitted.
+    pub(super) fn prefetch(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["global", "local", "L1", "L2", "L2::evict_last", "L2::evict_normal", "global::evict_last", "global::evict_normal"])?;
+        let [a] = operands(m.inst, 1)? else { unreachable!() };
+        if !matches!(a.kind, ptxcross_frontend::ast::OperandKind::Address(_)) {
+            return Err(Diagnostic::new("expected an address `[…]`", a.span));
+        }
+        Ok(())
+    }
+
     /// `%lanemask_{eq,lt,le,gt,ge}` from the lane id.
     pub fn lanemask(&mut self, which: &str) -> Option<Operand> {
         let t = self.linear_tid();
