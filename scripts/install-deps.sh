@@ -6,6 +6,9 @@
 #     venv at target/pyenv ($PTXCROSS_PYENV) with numba-cuda, cuda-python's bindings, NVIDIA's
 #     NVVM and NVRTC and cuda.h from PyPI (pinned; ~60 s and ~700 MB on a fresh machine).
 #     PTXCROSS_SKIP_PYENV=1 skips it.
+#   - for the browser check (tests/tests/browser_tint.rs): Chromium, Node.js and npm, and
+#     playwright-core (pinned) in target/tint-check, to compile the webgpu-profile WGSL of every
+#     corpus kernel with Chromium's WebGPU (Tint). PTXCROSS_SKIP_BROWSER=1 skips it.
 # On a machine with a GPU driver, lavapipe is harmless: wgpu prefers the real adapter.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -32,6 +35,17 @@ install_pyenv() {
     echo "ptxcross: $env ready in $((SECONDS - t0)) s" >&2
 }
 
+PLAYWRIGHT=playwright-core@1.65.1
+install_tint_check() {
+    local dir="$PWD/target/tint-check"
+    if [ "$(cat "$dir/.ptxcross-packages" 2>/dev/null)" = "$PLAYWRIGHT" ] && [ -d "$dir/node_modules/playwright-core" ]; then
+        return 0
+    fi
+    mkdir -p "$dir"
+    npm install --prefix "$dir" --silent --no-audit --no-fund --no-save "$PLAYWRIGHT" >/dev/null
+    echo "$PLAYWRIGHT" > "$dir/.ptxcross-packages"
+}
+
 main() {
 need=()
 command -v spirv-val >/dev/null 2>&1 || need+=(spirv-tools)
@@ -42,8 +56,16 @@ if [ "${PTXCROSS_SKIP_PYENV:-0}" != 1 ]; then
     command -v python3 >/dev/null 2>&1 || need+=(python3)
     python3 -c 'import venv, ensurepip' >/dev/null 2>&1 || need+=(python3-venv)
 fi
+if [ "${PTXCROSS_SKIP_BROWSER:-0}" != 1 ]; then
+    [ -x /usr/lib/chromium/chromium ] || need+=(chromium)
+    command -v node >/dev/null 2>&1 || need+=(nodejs)
+    command -v npm >/dev/null 2>&1 || need+=(npm)
+fi
 if [ ${#need[@]} -ne 0 ]; then
     install_apt "${need[@]}"
+fi
+if [ "${PTXCROSS_SKIP_BROWSER:-0}" != 1 ]; then
+    install_tint_check
 fi
 if [ "${PTXCROSS_SKIP_PYENV:-0}" != 1 ]; then
     install_pyenv

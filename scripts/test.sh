@@ -8,4 +8,6 @@ bash scripts/install-deps.sh
 export PTXCROSS_REQUIRE_GPU=${PTXCROSS_REQUIRE_GPU:-1}
 # The driver library's real clients (numba-cuda, cuda-python, a C program) must run, not skip.
 export PTXCROSS_REQUIRE_CLIENTS=${PTXCROSS_REQUIRE_CLIENTS:-1}
+# Every corpus kernel must compile in Chromium's WebGPU (tests/tests/browser_tint.rs), not skip.
+export PTXCROSS_REQUIRE_BROWSER=${PTXCROSS_REQUIRE_BROWSER:-1}
 cargo test --workspace --no-fail-fast "$@"

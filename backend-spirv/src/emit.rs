@@ -392,6 +392,13 @@ impl Emitter {
         let inst = dr::Instruction::new(op, None, None, args.iter().map(|&a| dr::Operand::IdRef(a)).collect());
         self.b.insert_into_block(InsertPoint::End, inst).map_err(internal)
     }
+    /// `Stmt::Barrier` (and the barrier of `Expr::SharedUniformLoad`): workgroup execution
+    /// barrier ordering shared and heap memory.
+    fn workgroup_barrier(&mut self) -> Result2<()> {
+        let scope = self.c_u32(SCOPE_WORKGROUP);
+        let sem = self.c_u32(SEMANTICS_BARRIER);
+        self.op_void(Op::ControlBarrier, &[scope, scope, sem])
+    }
     fn ext(&mut self, ty: Word, inst: u32, args: &[Word]) -> Result2<Word> {
         let set = self.glsl();
         self.b.ext_inst(ty, None, set, inst, args.iter().map(|&a| dr::Operand::IdRef(a))).map_err(internal)
@@ -804,9 +811,7 @@ impl Emitter {
                 Ok(true)
             }
             Stmt::Barrier => {
-                let scope = self.c_u32(SCOPE_WORKGROUP);
-                let sem = self.c_u32(SEMANTICS_BARRIER);
-                self.op_void(Op::ControlBarrier, &[scope, scope, sem])?;
+                self.workgroup_barrier()?;
                 Ok(false)
             }
             Stmt::Fault { code } => {
@@ -920,6 +925,14 @@ impl Emitter {
             Expr::LoadWord { memory, index } => {
                 let idx = self.operand_of(kernel, index, Ty::U32, "load index")?;
                 let f = self.helper_id(memory, Access::Load)?;
+                let u = self.t_u32();
+                Ok((self.op(Op::FunctionCall, u, &[f, idx])?, Ty::U32))
+            }
+            Expr::SharedUniformLoad { index } => {
+                // SPIR-V has no uniformity analysis to satisfy: the barrier, then the load.
+                self.workgroup_barrier()?;
+                let idx = self.operand_of(kernel, index, Ty::U32, "uniform load index")?;
+                let f = self.helper_id(Memory::Shared, Access::Load)?;
                 let u = self.t_u32();
                 Ok((self.op(Op::FunctionCall, u, &[f, idx])?, Ty::U32))
             }

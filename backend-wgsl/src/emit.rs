@@ -81,7 +81,7 @@ fn expr_usage(u: &mut Usage, e: &Expr) {
             operand_usage(u, arg);
         }
         Expr::Builtin(_) => {}
-        Expr::LoadWord { index, .. } => operand_usage(u, index),
+        Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } => operand_usage(u, index),
         Expr::AtomicWord { memory, index, value, comparand, .. } => {
             match memory {
                 Memory::Heap => u.heap_atomics = true,
@@ -897,7 +897,9 @@ impl KernelCx<'_> {
             Expr::Fma { a, b, c, .. } => vec![*a, *b, *c],
             Expr::Select { cond, a, b, .. } => vec![*cond, *a, *b],
             // Calls of helper functions: never constant-evaluated.
-            Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } => Vec::new(),
+            Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => {
+                Vec::new()
+            }
         };
         // (Float arithmetic and comparisons hide their operands anyway, see `hide`.)
         let hidden = match e {
@@ -961,6 +963,14 @@ impl KernelCx<'_> {
                 let m = self.mem(memory);
                 let f = self.m.mem_load(&m);
                 Ok((format!("{f}({i})"), Ty::U32))
+            }
+            Expr::SharedUniformLoad { index } => {
+                // Inline, not through the bounds-checked helper: `workgroupUniformLoad` must be
+                // reached in uniform control flow, and the index is in range (precondition).
+                let i = self.typed(index, Ty::U32, "SharedUniformLoad index")?;
+                let m = self.mem(Memory::Shared);
+                let a = m.array.ok_or("SharedUniformLoad in a kernel without shared memory")?;
+                Ok((format!("workgroupUniformLoad(&{a}[{i}])"), Ty::U32))
             }
             Expr::AtomicWord { memory, op, index, value, comparand } => {
                 if !matches!(memory, Memory::Heap | Memory::Shared) {

@@ -87,6 +87,8 @@ pub struct Device {
     pub native_fma: bool,
     /// The device stops long loops on its own (lavapipe): translations check for it.
     pub detect_cut_loops: bool,
+    /// The device has no 64-bit integers: translations split them into 32-bit halves.
+    pub split_int64: bool,
 }
 
 pub struct Driver {
@@ -196,8 +198,9 @@ fn open() -> Result<Driver, CUresult> {
     let backend = choose_backend(&gpu);
     let native_fma = gpu.fma_is_fused(backend);
     let detect_cut_loops = gpu.cuts_long_loops(backend);
+    let split_int64 = !gpu.features().contains(wgpu::Features::SHADER_INT64);
     let mut d = Driver {
-        device: Device { gpu, heap, backend, native_fma, detect_cut_loops },
+        device: Device { gpu, heap, backend, native_fma, detect_cut_loops, split_int64 },
         next_id: 1,
         contexts: HashMap::new(),
         primary: 0,

@@ -75,7 +75,7 @@ fn walk(b: &Block, f: &mut Features) {
                     }
                 }
                 Expr::Builtin(_) => {}
-                Expr::LoadWord { index, .. } => operand(index, f),
+                Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } => operand(index, f),
             },
             Stmt::StoreWord { index, value, .. } => {
                 operand(index, f);

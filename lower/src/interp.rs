@@ -213,6 +213,11 @@ impl Machine {
                 let i = self.get(index);
                 self.load(memory, i)
             }
+            // One thread: the barrier is a no-op.
+            Expr::SharedUniformLoad { index } => {
+                let i = self.get(index);
+                self.load(Memory::Shared, i)
+            }
             Expr::AtomicWord { memory, op, index, value, comparand } => {
                 let i = self.get(index);
                 let (mem, fault, first) = self.memory(memory);

@@ -295,6 +295,13 @@ pub enum Expr {
     /// (either word outside `abi::HEAP_RESERVED_WORDS .. arrayLength(heap)`): yields 0,
     /// records a fault, changes nothing.
     AtomicDword { op: AtomicOp, index: Operand, value: Operand, comparand: Option<Operand> },
+    /// A workgroup barrier over shared memory, then word `index` of `Shared`: the same value in
+    /// every invocation, and known to be so by the targets (WGSL's `workgroupUniformLoad`, whose
+    /// result browsers' uniformity analysis lets a barrier depend on; a plain load after a
+    /// barrier is "non-uniform" to them). Preconditions (`lower` guarantees them): every
+    /// invocation of the workgroup reaches it in uniform control flow, like `Stmt::Barrier`,
+    /// with the same `index`, and `index < shared_words`.
+    SharedUniformLoad { index: Operand },
 }
 
 /// The set of invocations a [`Stmt::Fence`] orders memory among.

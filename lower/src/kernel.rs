@@ -5,7 +5,7 @@ use crate::function::{unsupported, FnLower, LResult, Symbol};
 use crate::ir::{self, Ty};
 use crate::layout::{self, align_up, GlobalPlace};
 use crate::ptx_types::value_ty;
-use crate::{call, features, grid, isolation, loop_cut, loop_exits, simt, structurize, LowerOptions, DEFAULT_BLOCK};
+use crate::{call, features, grid, int64, isolation, loop_cut, loop_exits, simt, structurize, LowerOptions, DEFAULT_BLOCK};
 use ptxcross_frontend::ast::{self, Statement, StateSpace, VarDecl};
 use ptxcross_frontend::Diagnostic;
 use std::collections::HashMap;
@@ -157,6 +157,11 @@ pub fn lower_kernel(
         loop_cut::check_cut_loops(&mut kernel);
     }
     isolation::zero_shared_memory(&mut kernel);
+    if options.split_int64 {
+        int64::split_int64(&mut kernel).map_err(|what| {
+            unsupported(format!("{what}, on a target without 64-bit integers (kernel `{}`)", f.name.name), f.name.span)
+        })?;
+    }
     kernel.features = features::compute(&kernel);
     Ok(kernel)
 }

@@ -14,6 +14,7 @@ mod function;
 mod grid;
 pub mod interp;
 mod inst;
+mod int64;
 mod isolation;
 mod kernel;
 mod layout;
@@ -52,6 +53,10 @@ pub struct LowerOptions {
     /// [`DEFAULT_MAX_GLOBAL_BYTES`]. The host passes what the device's heap can hold, so a
     /// segment too large is refused before its image is built in host memory.
     pub max_global_bytes: Option<u64>,
+    /// The target has no 64-bit integers (WebGPU in browsers; Vulkan devices without
+    /// `shaderInt64`): every 64-bit integer becomes two 32-bit halves (see `int64`), and the
+    /// kernel's `Features::int64` is false. Kernels with 64-bit floats are refused then.
+    pub split_int64: bool,
 }
 
 /// Globals segment limit when the device is not known (`check`, `translate`).

@@ -110,6 +110,8 @@ fn expr_divergent(e: &Expr, var_div: &[bool]) -> bool {
         Expr::Builtin(_) => false,
         Expr::LoadWord { memory: Memory::Param, index } => op(index),
         Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } => true,
+        // The same value in every thread (its precondition: a uniform index).
+        Expr::SharedUniformLoad { index } => op(index),
     }
 }
 
@@ -399,7 +401,8 @@ impl<'a> Tx<'a> {
     }
 
     /// Workgroup-wide OR of `x`: three shared words used in rotation, one barrier per vote.
-    /// Vote k: thread 0 clears word k+1, threads with `x` set word k, barrier, all read word k.
+    /// Vote k: thread 0 clears word k+1, threads with `x` set word k, barrier, all read word k
+    /// (barrier and read are one `SharedUniformLoad`).
     /// Word k+1 was last read in vote k-2 (before the barrier of vote k-1), and is next set in
     /// vote k+1 (after this barrier), so no access races.
     fn vote_any(&mut self, out: &mut Vec<Stmt>, x: Operand) -> Operand {
@@ -463,12 +466,12 @@ impl<'a> Tx<'a> {
             },
             else_body: Block::new(),
         });
-        out.push(Stmt::Barrier);
         let got = self.var(Ty::U32, "vote");
         let any = self.var(Ty::Bool, "vote any");
         self.uniform_vars.insert(got);
         self.uniform_vars.insert(any);
-        out.push(assign(got, Expr::LoadWord { memory: Memory::Shared, index: Operand::Var(word) }));
+        // Barrier and read in one: browsers accept the loop's exit on the result as uniform.
+        out.push(assign(got, Expr::SharedUniformLoad { index: Operand::Var(word) }));
         out.push(assign(any, Expr::Compare { op: CmpOp::Ne, ty: Ty::U32, lhs: Operand::Var(got), rhs: u32c(0) }));
         out.push(assign(par, Expr::Use(Operand::Var(next))));
         Operand::Var(any)
@@ -593,7 +596,7 @@ fn assign(dst: VarId, expr: Expr) -> Stmt {
 fn is_pure(e: &Expr) -> bool {
     match e {
         Expr::LoadWord { memory: Memory::Param, index: Operand::Const(_) } => true,
-        Expr::LoadWord { .. } | Expr::AtomicWord { .. } => false,
+        Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::SharedUniformLoad { .. } => false,
         _ => true,
     }
 }
@@ -681,8 +684,14 @@ fn output_divergence(body: &Block, nvars: usize, uniform: &HashSet<VarId>) -> Ou
 fn walk_divergence(stmts: &[Stmt], ctx: bool, d: &mut OutputDivergence, uniform: &HashSet<VarId>) {
     for s in stmts {
         match s {
-            Stmt::Assign { dst, expr } if !uniform.contains(dst) && (ctx || expr_divergent(expr, &d.vars)) => {
-                d.vars[dst.index()] = true;
+            Stmt::Assign { dst, expr } => {
+                // A uniform load is a barrier too.
+                if ctx && matches!(expr, Expr::SharedUniformLoad { .. }) {
+                    d.barrier_divergent = true;
+                }
+                if !uniform.contains(dst) && (ctx || expr_divergent(expr, &d.vars)) {
+                    d.vars[dst.index()] = true;
+                }
             }
             Stmt::If { cond, then_body, else_body } => {
                 let c = ctx || matches!(cond, Operand::Var(v) if d.vars[v.index()]);

@@ -44,6 +44,10 @@ fn timeout_arg() -> Arg {
     value("timeout", "SECS", "limit per spec and backend (default 300; 0 or `none`: no limit)")
 }
 
+fn split_int64_arg() -> Arg {
+    flag("split-int64", "translate as for a device without 64-bit integers (WebGPU): 32-bit halves")
+}
+
 fn device_arg() -> Arg {
     value("device", "N|NAME", "the adapter to use: its number in `ptxcross devices` or part of its name")
 }
@@ -89,7 +93,8 @@ pub fn command() -> Command {
                 .arg(backend_arg())
                 .arg(value("dump", "DIR", "write every buffer to DIR/<buffer>.bin after the run"))
                 .arg(timeout_arg())
-                .arg(device_arg()),
+                .arg(device_arg())
+                .arg(split_int64_arg()),
         )
         .subcommand(
             Command::new("verify")
@@ -97,6 +102,7 @@ pub fn command() -> Command {
                 .arg(backend_arg())
                 .arg(timeout_arg())
                 .arg(device_arg())
+                .arg(split_int64_arg())
                 .arg(Arg::new("paths").value_name("DIR_OR_SPEC").num_args(1..).required(true).action(ArgAction::Append)),
         )
         .subcommand(

@@ -271,14 +271,19 @@ struct DeviceFacts {
     detect_cut_loops: bool,
     /// What one heap can hold, less the runtime's reserved words: the largest globals segment.
     max_global_bytes: Option<u64>,
+    /// The device has no 64-bit integers: lowering splits them into 32-bit halves.
+    split_int64: bool,
 }
 
-fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> DeviceFacts {
+/// `split_int64`: translate as for a device without 64-bit integers even if this one has them
+/// (`--split-int64`: what a browser or such a device would run, checked here).
+fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend], split_int64: bool) -> DeviceFacts {
     DeviceFacts {
         native_fma: native_fma(gpu, backends),
         // Without a device nothing runs; the check is harmless, so translate with it.
         detect_cut_loops: gpu.is_none_or(|g| backends.iter().any(|&b| g.cuts_long_loops(b))),
         max_global_bytes: gpu.map(|g| g.max_heap_bytes().saturating_sub(HEAP_RESERVED_BYTES + ALLOC_ALIGN)),
+        split_int64: split_int64 || gpu.is_some_and(|g| !g.features().contains(wgpu::Features::SHADER_INT64)),
     }
 }
 
@@ -292,6 +297,7 @@ fn frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, TranslateErro
         native_fma: facts.native_fma,
         detect_cut_loops: facts.detect_cut_loops,
         max_global_bytes: facts.max_global_bytes,
+        split_int64: facts.split_int64,
         ..LowerOptions::default()
     };
     translate::frontend(&source, &options)
@@ -390,7 +396,7 @@ pub fn run_main(a: &Args) -> Result<i32, String> {
     };
     print_warnings(&spec);
     let label = format!("{}: {}", spec.path.display(), spec.kernel);
-    let facts = device_facts(Gpu::shared().ok().as_ref(), &backends);
+    let facts = device_facts(Gpu::shared().ok().as_ref(), &backends, a.flag("--split-int64"));
     let guard = deadline(timeout, &label);
     let module = match guarded_frontend(&spec, facts) {
         Ok(m) => m,
@@ -501,7 +507,7 @@ pub fn verify_main(a: &Args) -> Result<i32, String> {
         .collect();
 
     let gpu = Gpu::shared();
-    let facts = device_facts(gpu.as_ref().ok(), &backends);
+    let facts = device_facts(gpu.as_ref().ok(), &backends, a.flag("--split-int64"));
     match &gpu {
         Ok(g) => println!(
             "device: {} (fma {}{})",

@@ -41,6 +41,8 @@ pub fn main(a: &Args) -> Result<i32, String> {
                 .parse()
                 .map_err(|_| format!("--dynamic-shared: `{s}` is not a byte count"))?,
         },
+        // WebGPU has no 64-bit integers: they are split into 32-bit halves in lowering.
+        split_int64: profile == Profile::WebGpu,
         ..LowerOptions::default()
     };
     let validate = !a.flag("--no-validate");

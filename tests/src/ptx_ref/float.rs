@@ -250,7 +250,7 @@ pub fn arith_f32(op: &str, round: rustc_apfloat::Round, xs: &[u64], ftz_: bool, 
     exact_f32(f)
 }
 
-/// `cvt.frnd.f32.f64` and `cvt.frnd.f32.{s32,u32}` (§9.7.9.21), by rustc_apfloat.
+/// `cvt.frnd.f32.f64` and `cvt.frnd.f32.{s32,u32,s64,u64}` (§9.7.9.21), by rustc_apfloat.
 pub fn cvt_f32_from(src: &str, round: rustc_apfloat::Round, a: u64) -> Expect {
     use rustc_apfloat::ieee::{Double, Single};
     use rustc_apfloat::{Float, FloatConvert};
@@ -260,6 +260,8 @@ pub fn cvt_f32_from(src: &str, round: rustc_apfloat::Round, a: u64) -> Expect {
             FloatConvert::<Single>::convert_r(Double::from_bits(a as u128), round, &mut lose).value
         }
         "s32" => Single::from_i128_r(a as u32 as i32 as i128, round).value,
+        "s64" => Single::from_i128_r(a as i64 as i128, round).value,
+        "u64" => Single::from_u128_r(a as u128, round).value,
         _ => Single::from_u128_r(a as u32 as u128, round).value,
     };
     exact_f32(f32::from_bits(s.to_bits() as u32))
