@@ -378,45 +378,31 @@ impl FnLower {
     /// Atomically replaces word `idx` of `mem` by `f(old)`; yields the old word.
     /// `old = atomic read; loop { seen = CAS(idx, old → f(old)); if seen == old break; old = seen }`.
     fn cas_loop(&mut self, mem: Memory, idx: Operand, f: impl FnOnce(&mut Self, Operand) -> Operand) -> Operand {
-        let old = self.new_var(Ty::U32, "cas old");
-        let read = Expr::AtomicWord { memory: mem, op: AtomicOp::Or, index: idx, value: FnLower::u32c(0), comparand: None };
-        self.assign(old, read);
-        let body = self
-            .collect(|s| {
-                let new = f(s, Operand::Var(old));
-                let seen = s.value(
-                    Ty::U32,
-                    Expr::AtomicWord {
-                        memory: mem,
-                        op: AtomicOp::CompareExchange,
-                        index: idx,
-                        value: new,
-                        comparand: Some(Operand::Var(old)),
-                    },
-                );
-                let done = s.cmp(CmpOp::Eq, Ty::U32, seen, Operand::Var(old));
-                s.push(Stmt::If { cond: done, then_body: Block { stmts: vec![Stmt::Break] }, else_body: Block::new() });
-                s.assign(old, Expr::Use(seen));
-                Ok(())
-            })
-            .expect("closure cannot fail");
-        self.push(Stmt::Loop { body });
-        Operand::Var(old)
+        let atomic = |op, value, comparand| Expr::AtomicWord { memory: mem, op, index: idx, value, comparand };
+        self.cas_loop_on(Ty::U32, atomic, f)
     }
 
     /// [`FnLower::cas_loop`] on heap doubleword `idx` with the IR's 64-bit atomics.
     fn cas_loop_dword(&mut self, idx: Operand, f: impl FnOnce(&mut Self, Operand) -> Operand) -> Operand {
-        let old = self.new_var(Ty::U64, "cas old");
-        let read = Expr::AtomicDword { op: AtomicOp::Or, index: idx, value: FnLower::u64c(0), comparand: None };
-        self.assign(old, read);
+        let atomic = |op, value, comparand| Expr::AtomicDword { op, index: idx, value, comparand };
+        self.cas_loop_on(Ty::U64, atomic, f)
+    }
+
+    /// The CAS loop on the location `atomic(op, value, comparand)` accesses, of type `ty`.
+    fn cas_loop_on(
+        &mut self,
+        ty: Ty,
+        atomic: impl Fn(AtomicOp, Operand, Option<Operand>) -> Expr,
+        f: impl FnOnce(&mut Self, Operand) -> Operand,
+    ) -> Operand {
+        let old = self.new_var(ty, "cas old");
+        let zero = if ty == Ty::U64 { FnLower::u64c(0) } else { FnLower::u32c(0) };
+        self.assign(old, atomic(AtomicOp::Or, zero, None));
         let body = self
             .collect(|s| {
                 let new = f(s, Operand::Var(old));
-                let seen = s.value(
-                    Ty::U64,
-                    Expr::AtomicDword { op: AtomicOp::CompareExchange, index: idx, value: new, comparand: Some(Operand::Var(old)) },
-                );
-                let done = s.cmp(CmpOp::Eq, Ty::U64, seen, Operand::Var(old));
+                let seen = s.value(ty, atomic(AtomicOp::CompareExchange, new, Some(Operand::Var(old))));
+                let done = s.cmp(CmpOp::Eq, ty, seen, Operand::Var(old));
                 s.push(Stmt::If { cond: done, then_body: Block { stmts: vec![Stmt::Break] }, else_body: Block::new() });
                 s.assign(old, Expr::Use(seen));
                 Ok(())

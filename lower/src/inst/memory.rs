@@ -337,7 +337,7 @@ impl FnLower {
 
     /// Rewrites heap and shared `LoadWord`/`StoreWord` in `stmts` as relaxed word atomics
     /// (`Or 0` / `Exchange`), which have the same out-of-range behaviour.
-    fn strong_accesses(&mut self, stmts: &mut Vec<Stmt>) {
+    fn strong_accesses(&mut self, stmts: &mut [Stmt]) {
         let strong = |m: Memory| matches!(m, Memory::Heap | Memory::Shared);
         for s in stmts.iter_mut() {
             match s {

@@ -21,28 +21,24 @@ pub fn gpu() -> Option<Arc<Gpu>> {
     }
 }
 
-/// Translates `ptx` for `block` to both backends, validating each module.
-pub fn program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
+/// Lowers `ptx` for `block` (panics with the diagnostic).
+fn lower_ptx(name: &str, ptx: &str, block: [u32; 3]) -> ptxcross_lower::ir::Module {
     assert!(translate::spirv_val_available(), "spirv-val is needed (apt-get install spirv-tools)");
     let file = SourceFile::new(name, ptx);
     let options = LowerOptions { block: Some(block), ..Default::default() };
-    let module = match translate::frontend(&file, &options) {
-        Ok(m) => m,
-        Err(e) => panic!("{name}: {}", e.render()),
-    };
+    translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()))
+}
+
+/// Translates `ptx` for `block` to both backends, validating each module.
+pub fn program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
+    let module = lower_ptx(name, ptx, block);
     translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// Translates `ptx` for `block` to the SPIR-V backend only (validated with spirv-val), and
 /// returns the WGSL backend's error (for kernels WGSL cannot express).
 pub fn spirv_program(name: &str, ptx: &str, block: [u32; 3]) -> (Program, String) {
-    assert!(translate::spirv_val_available(), "spirv-val is needed (apt-get install spirv-tools)");
-    let file = SourceFile::new(name, ptx);
-    let options = LowerOptions { block: Some(block), ..Default::default() };
-    let module = match translate::frontend(&file, &options) {
-        Ok(m) => m,
-        Err(e) => panic!("{name}: {}", e.render()),
-    };
+    let module = lower_ptx(name, ptx, block);
     let wgsl = match translate::emit_wgsl(&module, ptxcross_wgsl::Profile::Wgpu) {
         Ok(_) => panic!("{name}: the WGSL backend accepted a kernel it cannot express"),
         Err(e) => e.to_string(),
