@@ -6,9 +6,10 @@
 //!   only when something uses it and the capability list follows from what was emitted);
 //! - per kernel: an entry function `void()` with one `Function` variable per IR variable
 //!   (zero-initialised, like WGSL, so both backends agree even on reads of unwritten registers),
-//!   a `Workgroup` array for shared memory and a `Private` array for local memory;
+//!   a `Workgroup` array for shared memory and a `Private` array for local memory (or, for
+//!   kernels that keep local memory in the scratch buffer, that storage buffer);
 //! - bounds-checked word accesses as small helper functions (`load`, `store`, one per atomic
-//!   op), emitted once per module for the heap and the parameters, once per kernel for shared
+//!   op), emitted once per module for the heap, the parameters and the scratch buffer, once per kernel for shared
 //!   and local memory (their sizes are the kernel's). Drivers inline them.
 //!
 //! Structured control flow maps 1:1: `If` → `OpSelectionMerge` + `OpBranchConditional`,
@@ -21,8 +22,8 @@ use std::collections::{BTreeSet, HashMap};
 
 use ptxcross_lower::abi;
 use ptxcross_lower::ir::{
-    AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Kernel, Memory, Module, Operand, Scope, Stmt,
-    Ty, UnaryOp, VarId,
+    AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Kernel, LocalPlacement, Memory, Module, Operand,
+    Scope, Stmt, Ty, UnaryOp, VarId,
 };
 use rspirv::dr::{self, Builder, InsertPoint};
 use rspirv::spirv::{self, Op, StorageClass, Word};
@@ -142,6 +143,10 @@ pub(crate) struct Emitter {
     /// Some kernel has a device-scope `Fence`: the heap is declared `Coherent`.
     device_fence: bool,
     param_var: Option<Word>,
+    scratch_var: Option<Word>,
+    /// The module's `Private` u32 holding the running instruction's fault site id (every
+    /// kernel's `Kernel::fault_site_var` maps to it); `None`: no kernel tracks sites.
+    site_var: Option<Word>,
     builtin_vars: HashMap<BuiltinVar, Word>,
     /// Heap/param helpers, shared by every kernel of the module.
     global_helpers: HashMap<(Memory, Access), Word>,
@@ -164,6 +169,7 @@ fn mem_fault_bit(m: Memory) -> u32 {
         Memory::Shared => abi::FAULT_SHARED_OUT_OF_RANGE,
         Memory::Local => abi::FAULT_LOCAL_OUT_OF_RANGE,
         Memory::Param => abi::FAULT_PARAM_OUT_OF_RANGE,
+        Memory::Scratch => abi::FAULT_LOCAL_OUT_OF_RANGE,
     }
 }
 
@@ -173,6 +179,7 @@ fn mem_name(m: Memory) -> &'static str {
         Memory::Shared => "shared",
         Memory::Local => "local",
         Memory::Param => "param",
+        Memory::Scratch => "scratch",
     }
 }
 
@@ -217,6 +224,8 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         heap64_var: None,
         device_fence: false,
         param_var: None,
+        scratch_var: None,
+        site_var: None,
         builtin_vars: HashMap::new(),
         global_helpers: HashMap::new(),
         pending: Vec::new(),
@@ -224,6 +233,15 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
     };
     e.b.set_version(1, 3);
     e.b.memory_model(spirv::AddressingModel::Logical, spirv::MemoryModel::GLSL450);
+    if module.kernels.iter().any(|k| k.fault_site_var.is_some()) {
+        // Before any kernel: the module-wide helpers read it in their fault paths.
+        let u = e.t_u32();
+        let p = e.ptr(StorageClass::Private, u);
+        let init = e.null(u);
+        let v = e.global_var(p, StorageClass::Private, Some(init));
+        e.b.name(v, "fault_site");
+        e.site_var = Some(v);
+    }
 
     let mut names = BTreeSet::new();
     for kernel in &module.kernels {
@@ -426,6 +444,13 @@ impl Emitter {
         let sem = self.c_u32(SEMANTICS_RELAXED);
         let v = self.c_u32(bits);
         self.op(Op::AtomicOr, u, &[ptr, scope, sem, v])?;
+        if let Some(site_var) = self.site_var {
+            // First fault wins: the site word takes the running instruction's id if still 0.
+            let site = self.b.load(u, None, site_var, None, []).map_err(internal)?;
+            let word = self.c_u32(abi::FAULT_SITE_WORD);
+            let ptr = self.b.access_chain(p, None, heap, [zero, word]).map_err(internal)?;
+            self.op(Op::AtomicCompareExchange, u, &[ptr, scope, sem, sem, site, zero])?;
+        }
         Ok(())
     }
 
@@ -437,7 +462,7 @@ impl Emitter {
         let u = self.t_u32();
         let arr = self.b.type_runtime_array(u);
         // Decorate the runtime array once (both buffers share it).
-        if self.heap_var.is_none() && self.param_var.is_none() {
+        if self.heap_var.is_none() && self.param_var.is_none() && self.scratch_var.is_none() {
             self.b.decorate(arr, spirv::Decoration::ArrayStride, [dr::Operand::LiteralBit32(4)]);
         }
         let st_id = self.b.id();
@@ -496,6 +521,24 @@ impl Emitter {
                 self.param_var = Some(v);
                 v
             }
+        }
+    }
+    fn scratch_var(&mut self) -> Word {
+        match self.scratch_var {
+            Some(v) => v,
+            None => {
+                let v = self.buffer_var(abi::BINDING_SCRATCH, false, "scratch");
+                self.scratch_var = Some(v);
+                v
+            }
+        }
+    }
+    /// The storage buffer of `memory` (heap, params or scratch).
+    fn storage_buffer_var(&mut self, memory: Memory) -> Word {
+        match memory {
+            Memory::Heap => self.heap_var(),
+            Memory::Param => self.param_var(),
+            _ => self.scratch_var(),
         }
     }
     fn builtin_var(&mut self, which: BuiltinVar) -> Word {
@@ -561,7 +604,7 @@ impl Emitter {
         } else {
             None
         };
-        let local_var = if kernel.local_words > 0 {
+        let local_var = if kernel.local_words > 0 && kernel.local_placement == LocalPlacement::Private {
             let len = self.c_u32(kernel.local_words);
             let arr = self.b.type_array(u, len);
             let p = self.ptr(StorageClass::Private, arr);
@@ -594,6 +637,12 @@ impl Emitter {
         // the number of equal names (5,000 temporaries named `t`: 3.3 s of CPU instead of 0.07 s).
         let mut names = std::collections::HashSet::new();
         for (i, info) in kernel.vars.iter().enumerate() {
+            if kernel.fault_site_var.is_some_and(|v| v.index() == i) && info.ty == Ty::U32 {
+                if let Some(site) = self.site_var {
+                    self.ks()?.vars.push(site);
+                    continue;
+                }
+            }
             let t = self.ty(info.ty);
             let p = self.ptr(StorageClass::Function, t);
             let init = self.null(t);
@@ -1307,8 +1356,8 @@ impl Emitter {
     fn word_ptr(&mut self, memory: Memory, idx: Word) -> Result2<Word> {
         let u = self.t_u32();
         match memory {
-            Memory::Heap | Memory::Param => {
-                let var = if memory == Memory::Heap { self.heap_var() } else { self.param_var() };
+            Memory::Heap | Memory::Param | Memory::Scratch => {
+                let var = self.storage_buffer_var(memory);
                 let p = self.ptr(StorageClass::StorageBuffer, u);
                 let zero = self.c_u32(0);
                 self.b.access_chain(p, None, var, [zero, idx]).map_err(internal)
@@ -1331,8 +1380,8 @@ impl Emitter {
         let u = self.t_u32();
         let bt = self.t_bool();
         let len = match memory {
-            Memory::Heap | Memory::Param => {
-                let var = if memory == Memory::Heap { self.heap_var() } else { self.param_var() };
+            Memory::Heap | Memory::Param | Memory::Scratch => {
+                let var = self.storage_buffer_var(memory);
                 self.b.array_length(u, None, var, 0).map_err(internal)?
             }
             Memory::Shared | Memory::Local => {

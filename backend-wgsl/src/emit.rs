@@ -5,7 +5,7 @@
 use crate::{EmitError, Profile};
 use ptxcross_lower::abi;
 use ptxcross_lower::ir::{
-    AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Kernel, Memory, Module,
+    AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Kernel, LocalPlacement, Memory, Module,
     Operand, Stmt, Ty, UnaryOp,
 };
 use std::collections::{BTreeMap, HashSet};
@@ -14,6 +14,12 @@ use std::fmt::Write as _;
 type R<T> = Result<T, String>;
 
 /// What the WGSL of one kernel needs from the device (wgpu features).
+/// The size of `k`'s private local-memory array, if it has one (not when its local memory
+/// lives in the scratch buffer).
+fn private_local_words(k: &Kernel) -> Option<u32> {
+    (k.local_words > 0 && k.local_placement == LocalPlacement::Private).then_some(k.local_words)
+}
+
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Requirements {
     /// `u64`/`i64` (wgpu `Features::SHADER_INT64`). Also set for kernels with `F64` values:
@@ -159,6 +165,10 @@ struct ModuleCx {
     /// Prefix of every module-scope name the backend invents (`px_`).
     p: String,
     heap_atomic: bool,
+    /// Some kernel tracks fault sites (`Kernel::fault_site_var`): the module has a private
+    /// `px_site` that those kernels assign instead of their site variable, and the fault
+    /// function copies it to heap word `abi::FAULT_SITE_WORD` while that word is 0.
+    site: bool,
     /// Helper functions by name (BTreeMap: deterministic output order).
     helpers: BTreeMap<String, String>,
 }
@@ -187,24 +197,39 @@ impl ModuleCx {
         }
     }
 
-    /// `px_fault(bits)`: ORs `bits` into the heap's fault word.
+    /// `px_fault(bits)`: ORs `bits` into the heap's fault word (and records the fault site).
     fn fault_fn(&mut self) -> String {
         let name = format!("{}fault", self.p);
         let (heap, atomic, w) = (format!("{}heap", self.p), self.heap_atomic, abi::FAULT_WORD);
+        let (site, sw) = (format!("{}site", self.p), abi::FAULT_SITE_WORD);
+        let record_site = self.site;
         self.helper(&name, || {
-            if atomic {
+            let mut text = if atomic {
                 format!(
                     "// Records fault bits (abi::FAULT_*) in the heap's fault word.\n\
-                     fn {name}(bits: u32) {{\n    atomicOr(&{heap}[{w}u], bits);\n}}\n"
+                     fn {name}(bits: u32) {{\n    atomicOr(&{heap}[{w}u], bits);\n"
                 )
             } else {
                 format!(
                     "// Records fault bits (abi::FAULT_*) in the heap's fault word. Not atomic (the heap is\n\
                      // a plain array<u32>): racing writers may drop each other's bits, but every writer\n\
                      // stores a non-zero word, so the fault itself is never lost.\n\
-                     fn {name}(bits: u32) {{\n    let w = {heap}[{w}u];\n    if ((w & bits) != bits) {{\n        {heap}[{w}u] = w | bits;\n    }}\n}}\n"
+                     fn {name}(bits: u32) {{\n    let w = {heap}[{w}u];\n    if ((w & bits) != bits) {{\n        {heap}[{w}u] = w | bits;\n    }}\n"
                 )
+            };
+            if record_site && atomic {
+                text += &format!(
+                    "    // The first fault names its instruction (retried while the weak exchange fails spuriously).\n    \
+                     loop {{\n        let r = atomicCompareExchangeWeak(&{heap}[{sw}u], 0u, {site});\n        \
+                     if (r.exchanged || r.old_value != 0u) {{\n            break;\n        }}\n    }}\n"
+                );
+            } else if record_site {
+                text += &format!(
+                    "    // A faulting instruction's site, if none is recorded yet (racy: one of them).\n    \
+                     if ({heap}[{sw}u] == 0u) {{\n        {heap}[{sw}u] = {site};\n    }}\n"
+                );
             }
+            text + "}\n"
         });
         name
     }
@@ -646,8 +671,17 @@ impl KernelCx<'_> {
             Memory::Local => Mem {
                 kind: "local",
                 prefix: self.kp.clone(),
-                array: (self.k.local_words > 0).then(|| format!("{}local", self.kp)),
+                array: private_local_words(self.k).map(|_| format!("{}local", self.kp)),
                 in_range: format!("i < {}u", self.k.local_words),
+                fault: abi::FAULT_LOCAL_OUT_OF_RANGE,
+                atomic: false,
+                wide: false,
+            },
+            Memory::Scratch => Mem {
+                kind: "scratch",
+                prefix: p.clone(),
+                array: Some(format!("{p}scratch")),
+                in_range: format!("i < arrayLength(&{p}scratch)"),
                 fault: abi::FAULT_LOCAL_OUT_OF_RANGE,
                 atomic: false,
                 wide: false,
@@ -1042,7 +1076,12 @@ impl KernelCx<'_> {
                             ty_name(ety)
                         ));
                     }
-                    self.line(depth, &format!("{dst} = {e};"));
+                    if self.k.fault_site_var == Some(*dst) && self.m.site {
+                        // The running instruction's fault site (see `ModuleCx::site`).
+                        self.line(depth, &format!("{}site = {e};", self.m.p));
+                    } else {
+                        self.line(depth, &format!("{dst} = {e};"));
+                    }
                 }
                 Stmt::StoreWord { memory, index, value } => {
                     if *memory == Memory::Param {
@@ -1314,7 +1353,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             Profile::Wgpu => i32::MAX as u64 / 4,
             Profile::WebGpu => 65535,
         };
-        for (what, words) in [("shared", k.shared_words), ("local", k.local_words)] {
+        for (what, words) in [("shared", k.shared_words), ("local", private_local_words(k).unwrap_or(0))] {
             if words as u64 > max_words {
                 return Err(EmitError::Unsupported {
                     kernel: k.name.clone(),
@@ -1364,7 +1403,8 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
     }
     let heap_atomic = usages.iter().any(|u| u.heap_atomics);
     let heap_atomic64 = usages.iter().any(|u| u.heap_atomics64);
-    let mut m = ModuleCx { profile, p: p.clone(), heap_atomic, helpers: BTreeMap::new() };
+    let site = module.kernels.iter().any(|k| k.fault_site_var.is_some());
+    let mut m = ModuleCx { profile, p: p.clone(), heap_atomic, site, helpers: BTreeMap::new() };
 
     let mut decls = String::new();
     let mut entries = String::new();
@@ -1388,15 +1428,15 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         let builtins = cx.builtins;
         let zeros = cx.zeros;
 
-        if k.shared_words > 0 || k.local_words > 0 {
+        if k.shared_words > 0 || private_local_words(k).is_some() {
             let _ = writeln!(decls, "// kernel {}", comment_text(&k.name));
         }
         if k.shared_words > 0 {
             let t = if u.shared_atomics { "atomic<u32>" } else { "u32" };
             let _ = writeln!(decls, "var<workgroup> {kp}shared: array<{t}, {}>;", k.shared_words);
         }
-        if k.local_words > 0 {
-            let _ = writeln!(decls, "var<private> {kp}local: array<u32, {}>;", k.local_words);
+        if let Some(words) = private_local_words(k) {
+            let _ = writeln!(decls, "var<private> {kp}local: array<u32, {words}>;");
         }
 
         let mut params = Vec::new();
@@ -1456,6 +1496,18 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             abi::BIND_GROUP,
             abi::BINDING_HEAP64
         );
+    }
+    if module.kernels.iter().any(|k| k.local_placement == LocalPlacement::Scratch) {
+        let _ = writeln!(
+            out,
+            "@group({}) @binding({}) var<storage, read_write> {p}scratch: array<u32>;",
+            abi::BIND_GROUP,
+            abi::BINDING_SCRATCH
+        );
+    }
+    if m.site {
+        let _ = writeln!(out, "// The running PTX instruction's fault site (ptxcross_lower::ir::Kernel::fault_sites).");
+        let _ = writeln!(out, "var<private> {p}site: u32;");
     }
     if !decls.is_empty() {
         out.push('\n');

@@ -12,7 +12,11 @@
 //!   `features.heap_atomics`: a module has one heap declaration, so every kernel then accesses
 //!   it through `atomicLoad`/`atomicStore`).
 //! - `@group(BIND_GROUP) @binding(BINDING_PARAMS) var<storage, read> px_params: array<u32>`.
-//! - Per kernel: `var<workgroup>` shared words and `var<private>` local words.
+//! - `@group(BIND_GROUP) @binding(BINDING_SCRATCH) var<storage, read_write> px_scratch:
+//!   array<u32>` when some kernel keeps its local memory in the scratch buffer
+//!   (`LocalPlacement::Scratch`, see `ptxcross_lower::local_scratch`).
+//! - Per kernel: `var<workgroup>` shared words and `var<private>` local words (unless those
+//!   live in the scratch buffer).
 //!
 //! All names the backend invents start with a prefix (`px_` unless an entry point starts with
 //! it) so they never collide with entry-point names; IR variables become function-scope `vN`.

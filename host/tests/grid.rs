@@ -124,3 +124,77 @@ fn grids_beyond_cudas_limits_are_refused() {
         }
     }
 }
+
+/// Per block: counts itself and adds `ctaid.x * (ctaid.y + 1)` in the counters of its row
+/// `(ctaid.z, ctaid.y)`, so the expectation per row is 65,535-ish counts and a closed-form sum.
+const ROWS: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry rows(.param .u64 count, .param .u64 sum)
+{
+	.reg .b32 %r<10>;
+	.reg .b64 %rd<8>;
+	mov.u32 %r1, %ctaid.x;
+	mov.u32 %r2, %ctaid.y;
+	mov.u32 %r3, %ctaid.z;
+	mov.u32 %r4, %nctaid.y;
+	mad.lo.u32 %r5, %r3, %r4, %r2;
+	mul.wide.u32 %rd1, %r5, 4;
+	ld.param.u64 %rd2, [count];
+	add.u64 %rd3, %rd2, %rd1;
+	atom.global.add.u32 %r6, [%rd3], 1;
+	mad.lo.u32 %r7, %r1, %r2, %r1;
+	ld.param.u64 %rd4, [sum];
+	add.u64 %rd5, %rd4, %rd1;
+	atom.global.add.u32 %r8, [%rd5], %r7;
+	ret;
+}
+"#;
+
+/// A real grid of more than 2^32 blocks (65,535 × 65,535 × 2 = 8,589,672,450 one-thread
+/// blocks), split only by the device's own limits: every block runs exactly once. Long on
+/// lavapipe (see the README for the measured time), so ignored:
+/// `cargo test -p ptxcross --test grid huge_grid -- --ignored --nocapture`
+/// (`PTXCROSS_HUGE_GRID=x,y,z` runs another grid, `PTXCROSS_HUGE_GRID_BACKEND=spirv|wgsl` one backend).
+#[test]
+#[ignore]
+fn huge_grid_of_more_than_2_32_blocks_runs_every_block_once() {
+    let Some(gpu) = gpu() else { return };
+    let grid: [u32; 3] = match std::env::var("PTXCROSS_HUGE_GRID") {
+        Ok(s) => {
+            let v: Vec<u32> = s.split(',').map(|d| d.trim().parse().expect("PTXCROSS_HUGE_GRID=x,y,z")).collect();
+            [v[0], v[1], v[2]]
+        }
+        Err(_) => [65_535, 65_535, 2],
+    };
+    let backends: Vec<Backend> = match std::env::var("PTXCROSS_HUGE_GRID_BACKEND") {
+        Ok(b) => vec![Backend::parse(&b).expect("spirv or wgsl")],
+        Err(_) => Backend::ALL.to_vec(),
+    };
+    let file = SourceFile::new("rows.ptx", ROWS);
+    let options = LowerOptions { block: Some([1, 1, 1]), ..LowerOptions::default() };
+    let program = translate::build_program(&file, &options, &Backend::ALL, true).unwrap();
+    let rows = grid[1] as u64 * grid[2] as u64;
+    let sum_x: u64 = (0..grid[0] as u64).sum();
+    for backend in backends {
+        let mut ctx = Context::new(ContextOptions { heap_bytes: rows * 8 + (1 << 20), gpu: Some(gpu.clone()), ..ContextOptions::default() })
+            .unwrap();
+        let count = ctx.alloc(rows * 4).unwrap();
+        let sum = ctx.alloc(rows * 4).unwrap();
+        let t = std::time::Instant::now();
+        ctx.launch(&program, "rows", grid, &[&count.0.to_le_bytes(), &sum.0.to_le_bytes()], backend).unwrap();
+        let secs = t.elapsed().as_secs_f64();
+        let blocks = grid.iter().map(|&g| g as u64).product::<u64>();
+        println!("{backend}: grid {grid:?} ({blocks} blocks) in {secs:.1} s ({:.1} ns per block)", secs * 1e9 / blocks as f64);
+        let counts = words(&ctx.read(count, rows * 4).unwrap());
+        let sums = words(&ctx.read(sum, rows * 4).unwrap());
+        for (row, (&c, &s)) in counts.iter().zip(&sums).enumerate() {
+            let y = (row as u64 % grid[1] as u64) as u32;
+            assert_eq!(c, grid[0], "{backend}: row {row}: blocks run");
+            // Σ_x x * (y + 1), modulo 2^32.
+            let want = (sum_x as u32).wrapping_mul(y.wrapping_add(1));
+            assert_eq!(s, want, "{backend}: row {row}: checksum");
+        }
+    }
+}

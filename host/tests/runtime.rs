@@ -37,6 +37,9 @@ fn kernel(name: &str, workgroup_size: [u32; 3], params: &[(&str, u32, u32)]) -> 
         body: Block::new(),
         shared_words: 0,
         local_words: 0,
+        local_placement: Default::default(),
+        fault_site_var: None,
+        fault_sites: Vec::new(),
         params: slots,
         param_bytes,
         features: Features::default(),
@@ -181,6 +184,7 @@ fn out_of_range_write_is_a_kernel_fault_and_is_cleared() {
                 kernel,
                 bits,
                 faults,
+                ..
             } => {
                 assert_eq!(kernel, "fill");
                 assert_eq!(*bits, abi::FAULT_GLOBAL_OUT_OF_RANGE);

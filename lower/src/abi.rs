@@ -20,10 +20,17 @@ pub const BIND_GROUP: u32 = 0;
 pub const BINDING_HEAP: u32 = 0;
 /// Storage buffer, read-only, `array<u32>`: parameter header + kernel parameters.
 pub const BINDING_PARAMS: u32 = 1;
+/// Storage buffer, read-write, `array<u32>`: the scratch buffer holding the local memory of
+/// kernels whose local memory is not a private array (`ir::LocalPlacement::Scratch`). Thread
+/// `t` (linear index in its block) of the block with linear index `b` *within its dispatch*
+/// owns words `[(b * T + t) * L, (b * T + t + 1) * L)` for `T` threads per block and `L` local
+/// words per thread; the host sizes the buffer and caps the blocks of a dispatch to fit.
+/// Declared only by kernels that use it; the host binds one to every launch.
+pub const BINDING_SCRATCH: u32 = 2;
 /// The heap's buffer once more, read-write, viewed as `array<u64>`: the 64-bit atomics
 /// (`ir::Expr::AtomicDword`; WGSL has no other way to reach the same memory with `atomic<u64>`).
 /// The host binds the heap buffer at both bindings.
-pub const BINDING_HEAP64: u32 = 2;
+pub const BINDING_HEAP64: u32 = 3;
 
 pub const SHARED_WINDOW_BASE: u64 = 0x0000_0001_0000_0000;
 pub const LOCAL_WINDOW_BASE: u64 = 0x0000_0002_0000_0000;
@@ -39,6 +46,11 @@ pub const FUNCTION_ADDRESS_BASE: u64 = 0x0000_0004_f000_0000;
 pub const HEAP_RESERVED_WORDS: u32 = 64;
 /// Heap word whose bits record faults (`FAULT_*`), OR-ed by the kernel, cleared by the host.
 pub const FAULT_WORD: u32 = 0;
+/// Heap word holding the site id (`ir::Kernel::fault_sites`, 1-based) of a faulting
+/// instruction, 0 if none: a fault writes it only while it is 0, so it names the first fault
+/// (with SPIR-V, and WGSL with heap atomics; with a plain WGSL heap, racing faults may leave
+/// any one of theirs). Cleared by the host with the fault word.
+pub const FAULT_SITE_WORD: u32 = 1;
 
 pub const FAULT_GLOBAL_OUT_OF_RANGE: u32 = 1 << 0;
 pub const FAULT_SHARED_OUT_OF_RANGE: u32 = 1 << 1;

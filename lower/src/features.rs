@@ -100,3 +100,28 @@ fn walk(b: &Block, f: &mut Features) {
         }
     }
 }
+
+/// Which float formats' subnormals an IR expression's result can depend on, `(f32, f64)`,
+/// were the target to flush them (Vulkan and WebGPU let a device do so: NVIDIA's driver flushes
+/// f32 unless SPIR-V asks for `DenormPreserve`, which WGSL cannot).
+///
+/// Arithmetic, comparisons, min/max, neg/abs and rounding to integral all may see or make a
+/// subnormal. Conversions between floats are counted on their f32 side only: widening f32
+/// gives a normal f64, and an f64 subnormal narrows to a zero of f32 either way. Float ↔
+/// integer conversions cannot tell: truncating a subnormal gives 0 whether it was flushed or
+/// not (the rounding before it is a `Unary` and counted), and an integer never converts to a
+/// subnormal. Bit casts, selects and copies move bits.
+pub fn subnormal_use(expr: &Expr) -> (bool, bool) {
+    use crate::ir::{BinaryOp as B, ConvertOp as C, UnaryOp as U};
+    let by_ty = |t: Ty| (t == Ty::F32, t == Ty::F64);
+    match expr {
+        Expr::Binary { op: B::FAdd | B::FSub | B::FMul | B::FDiv | B::FMin | B::FMax, ty, .. } => by_ty(*ty),
+        Expr::Unary { op: U::FNeg | U::FAbs | U::FSqrt | U::FFloor | U::FCeil | U::FTrunc | U::FRoundEven, ty, .. } => {
+            by_ty(*ty)
+        }
+        Expr::Compare { ty, .. } => by_ty(*ty),
+        Expr::Fma { ty, .. } => by_ty(*ty),
+        Expr::Convert { op: C::FloatToFloat, .. } => (true, false),
+        _ => (false, false),
+    }
+}

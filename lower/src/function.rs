@@ -80,6 +80,22 @@ pub struct FnLower {
     pub read_regs: std::collections::HashSet<String>,
     /// First shared word of the warp-collective scratch (see `inst::warp`), once created.
     pub warp_scratch: Option<u32>,
+    /// See `fault_site`.
+    pub fault_site_var: Option<VarId>,
+    pub fault_sites: Vec<crate::fault_site::PendingSite>,
+    /// Whether some emitted operation's result depends on the target keeping f32 / f64
+    /// subnormals (becomes `Features::f32_subnormals` / `f64_subnormals`).
+    pub subnormals: SubnormalUse,
+    /// Formats whose subnormals cannot matter to the instruction being lowered (see
+    /// `inst::subnormal_exemption`); nothing is exempt outside instructions.
+    pub subnormal_exempt: SubnormalUse,
+}
+
+/// A pair of flags, one per float format that a device may flush.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SubnormalUse {
+    pub f32: bool,
+    pub f64: bool,
 }
 
 impl FnLower {
@@ -108,6 +124,10 @@ impl FnLower {
             frame_bytes: 0,
             read_regs: Default::default(),
             warp_scratch: None,
+            fault_site_var: None,
+            fault_sites: Vec::new(),
+            subnormals: SubnormalUse::default(),
+            subnormal_exempt: SubnormalUse::default(),
         }
     }
 }
@@ -171,6 +191,9 @@ impl FnLower {
         if let Expr::Use(o) = expr {
             return o;
         }
+        let (f32_use, f64_use) = crate::features::subnormal_use(&expr);
+        self.subnormals.f32 |= f32_use && !self.subnormal_exempt.f32;
+        self.subnormals.f64 |= f64_use && !self.subnormal_exempt.f64;
         let v = self.new_var(ty, "t");
         self.push(Stmt::Assign { dst: v, expr });
         Operand::Var(v)

@@ -15,6 +15,9 @@ pub struct Machine {
     pub heap: Vec<u32>,
     pub shared: Vec<u32>,
     pub local: Vec<u32>,
+    /// The scratch buffer (`Memory::Scratch`): this thread's slice of local memory when the
+    /// kernel keeps it there.
+    pub scratch: Vec<u32>,
     pub params: Vec<u32>,
     pub faults: u32,
     pub thread_id: [u32; 3],
@@ -40,6 +43,7 @@ impl Machine {
             heap: vec![0; abi::HEAP_RESERVED_WORDS as usize],
             shared: Vec::new(),
             local: Vec::new(),
+            scratch: Vec::new(),
             params: {
                 let mut p = vec![0; abi::PARAM_HEADER_WORDS as usize];
                 p[abi::PARAM_ONE_F32_WORD as usize] = abi::ONE_F32_BITS;
@@ -68,6 +72,7 @@ impl Machine {
             Memory::Shared => (&mut self.shared, abi::FAULT_SHARED_OUT_OF_RANGE, 0),
             Memory::Local => (&mut self.local, abi::FAULT_LOCAL_OUT_OF_RANGE, 0),
             Memory::Param => (&mut self.params, abi::FAULT_PARAM_OUT_OF_RANGE, 0),
+            Memory::Scratch => (&mut self.scratch, abi::FAULT_LOCAL_OUT_OF_RANGE, 0),
         }
     }
 

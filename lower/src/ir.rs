@@ -110,11 +110,30 @@ pub enum Memory {
     Heap,
     /// The CTA's shared memory: a workgroup array of [`Kernel::shared_words`] words.
     Shared,
-    /// The thread's local memory: a private array of [`Kernel::local_words`] words.
+    /// The thread's local memory: a private array of [`Kernel::local_words`] words (only in
+    /// kernels whose [`Kernel::local_placement`] is [`LocalPlacement::Private`]).
     Local,
     /// Kernel parameters (read-only storage buffer, binding `abi::BINDING_PARAMS`):
     /// `abi::PARAM_HEADER_WORDS` header words, then the parameters.
     Param,
+    /// The context's scratch buffer (read-write storage buffer, binding `abi::BINDING_SCRATCH`)
+    /// holding every thread's local memory in kernels whose [`Kernel::local_placement`] is
+    /// [`LocalPlacement::Scratch`]. `lower` addresses the thread's own slice and checks the
+    /// thread's bounds (`local_scratch.rs`); valid word indices: `0 .. arrayLength(scratch)`.
+    /// Out-of-range accesses record `abi::FAULT_LOCAL_OUT_OF_RANGE`. Never atomic.
+    Scratch,
+}
+
+/// Where a kernel's local memory (`.local`, call-site `.param`, the call stack) lives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum LocalPlacement {
+    /// A per-invocation private array of [`Kernel::local_words`] words, zero-initialised,
+    /// accessed as [`Memory::Local`].
+    #[default]
+    Private,
+    /// A per-thread slice of the scratch buffer ([`Memory::Scratch`]); the kernel has no
+    /// [`Memory::Local`] accesses and backends declare no private array.
+    Scratch,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -424,6 +443,16 @@ pub struct GlobalSegment {
     pub init: Vec<u8>,
 }
 
+/// A PTX instruction that may fault (see [`Kernel::fault_site_var`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaultSite {
+    /// 1-based line and column in the PTX source.
+    pub line: u32,
+    pub col: u32,
+    /// Opcode and modifiers (`st.global.u32`).
+    pub instruction: String,
+}
+
 /// One kernel parameter's place in the parameter buffer.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ParamSlot {
@@ -451,6 +480,11 @@ pub struct Features {
     pub shared_atomics: bool,
     /// Any `AtomicDword` (the target needs 64-bit atomics on storage buffers).
     pub heap_atomics64: bool,
+    /// The kernel's results may depend on the target keeping f32 (f64) subnormal operands and
+    /// results: set by `lower`'s instruction rules (see `features::subnormal_use`); the host
+    /// refuses such a kernel on a device and backend that flush them.
+    pub f32_subnormals: bool,
+    pub f64_subnormals: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -468,7 +502,18 @@ pub struct Kernel {
     pub shared_words: u32,
     /// Local memory per invocation in words; 0 = none.
     pub local_words: u32,
+    /// Where that local memory lives (see `local_scratch.rs`).
+    pub local_placement: LocalPlacement,
     pub params: Vec<ParamSlot>,
+    /// The variable naming the PTX instruction that runs: `lower` assigns it a constant site id
+    /// (1-based index into [`Kernel::fault_sites`]) before each instruction that may fault, and
+    /// nothing in the IR reads it. When a backend records a fault it also writes the variable's
+    /// value to heap word `abi::FAULT_SITE_WORD` (if that word is still 0), so the host can name
+    /// the faulting instruction. Compilers see a constant at every fault path: no run-time cost
+    /// outside it. `None`: no sites (hand-written IR).
+    pub fault_site_var: Option<VarId>,
+    /// Site id `i` is `fault_sites[i - 1]`.
+    pub fault_sites: Vec<FaultSite>,
     /// Size of the parameter area in bytes (after the header).
     pub param_bytes: u32,
     pub features: Features,

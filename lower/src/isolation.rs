@@ -10,7 +10,9 @@
 //!   the barrier is reached by every thread (the rule `simt` enforces for PTX barriers).
 //!   CUDA leaves shared memory undefined, so zero is as good a value as any.
 //! - **Local memory** needs nothing here: both backends declare the per-invocation array with a
-//!   zero initializer (SPIR-V `OpConstantNull`, WGSL's zero-initialised `var<private>`).
+//!   zero initializer (SPIR-V `OpConstantNull`, WGSL's zero-initialised `var<private>`); local
+//!   memory in the scratch buffer (`local_scratch`) lives in a buffer each context owns, which
+//!   wgpu creates zeroed (the host's `runtime/scratch.rs`).
 
 use crate::build::*;
 use crate::ir::{BinaryOp, Builtin, CmpOp, Expr, Kernel, Memory, Stmt, Ty, VarId, VarInfo};

@@ -5,7 +5,7 @@ use crate::function::{unsupported, FnLower, LResult, Symbol};
 use crate::ir::{self, Ty};
 use crate::layout::{self, align_up, GlobalPlace};
 use crate::ptx_types::value_ty;
-use crate::{call, features, grid, int64, isolation, loop_cut, loop_exits, simt, structurize, LowerOptions, DEFAULT_BLOCK};
+use crate::{call, fault_site, features, grid, int64, isolation, local_scratch, loop_cut, loop_exits, simt, structurize, LowerOptions, DEFAULT_BLOCK};
 use ptxcross_frontend::ast::{self, Statement, StateSpace, VarDecl};
 use ptxcross_frontend::Diagnostic;
 use std::collections::HashMap;
@@ -23,6 +23,7 @@ const MAX_REGISTER_RANGE: u32 = 1 << 16;
 const MAX_BLOCK_THREADS: u64 = 1024;
 
 pub fn lower_kernel(
+    file: &ptxcross_frontend::SourceFile,
     module: &ast::Module,
     f: &ast::Function,
     globals: &[(String, GlobalPlace)],
@@ -119,6 +120,9 @@ pub fn lower_kernel(
     }
 
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
+    let fault_site_var = fl.fault_site_var;
+    let fault_sites = fault_site::resolve(std::mem::take(&mut fl.fault_sites), file);
+    let subnormals = fl.subnormals;
     let (cfg, mut vars, barriers) = fl.into_cfg();
     let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
     let mut body = structurize::structurize(cfg, &mut vars)
@@ -148,11 +152,19 @@ pub fn lower_kernel(
         body,
         shared_words,
         local_words: local_bytes.div_ceil(4),
+        local_placement: ir::LocalPlacement::Private,
+        fault_site_var,
+        fault_sites,
         params,
         param_bytes,
         features: ir::Features::default(),
     };
     grid::resolve_grid_builtins(&mut kernel);
+    // After `grid`: the scratch slot uses the raw (per-dispatch) workgroup id.
+    local_scratch::place_local_memory(
+        &mut kernel,
+        options.local_scratch_bytes.unwrap_or(local_scratch::DEFAULT_LOCAL_SCRATCH_BYTES),
+    );
     if options.detect_cut_loops {
         loop_cut::check_cut_loops(&mut kernel);
     }
@@ -163,6 +175,8 @@ pub fn lower_kernel(
         })?;
     }
     kernel.features = features::compute(&kernel);
+    kernel.features.f32_subnormals = subnormals.f32;
+    kernel.features.f64_subnormals = subnormals.f64;
     Ok(kernel)
 }
 
@@ -229,8 +243,8 @@ pub(crate) fn lower_statements(
                 fl.terminate(crate::cfg::Terminator::Jump(n), n);
             }
             Statement::Var(d) => declare(d, fl, offsets)?,
-            Statement::Instruction(i) if i.opcode.name == "call" => call::lower_call(i, fl, calls)?,
-            Statement::Instruction(i) => fl.instruction(i)?,
+            Statement::Instruction(i) if i.opcode.name == "call" => fl.with_fault_site(i, |fl| call::lower_call(i, fl, calls))?,
+            Statement::Instruction(i) => fl.with_fault_site(i, |fl| fl.instruction(i))?,
             Statement::Block(inner, _) => {
                 fl.scopes.push(HashMap::new());
                 let r = lower_statements(inner, fl, offsets, calls);

@@ -9,6 +9,7 @@ pub mod build;
 mod call;
 pub mod cfg;
 mod consts;
+mod fault_site;
 mod features;
 mod function;
 mod grid;
@@ -18,6 +19,7 @@ mod int64;
 mod isolation;
 mod kernel;
 mod layout;
+pub mod local_scratch;
 mod loop_cut;
 mod loop_exits;
 mod ptx_types;
@@ -57,6 +59,11 @@ pub struct LowerOptions {
     /// `shaderInt64`): every 64-bit integer becomes two 32-bit halves (see `int64`), and the
     /// kernel's `Features::int64` is false. Kernels with 64-bit floats are refused then.
     pub split_int64: bool,
+    /// Local memory per thread (bytes) from which a kernel keeps it in a per-thread slice of
+    /// the scratch buffer instead of a private array (see `local_scratch`); `None`:
+    /// [`local_scratch::DEFAULT_LOCAL_SCRATCH_BYTES`]. `Some(0)` moves all of it (tests cover
+    /// the scratch path with small kernels that way), `Some(u32::MAX)` none.
+    pub local_scratch_bytes: Option<u32>,
 }
 
 /// Globals segment limit when the device is not known (`check`, `translate`).
@@ -92,7 +99,6 @@ const MAX_KERNEL_NAME_BYTES: usize = 4096;
 const LOWER_STACK_BYTES: usize = 512 << 20;
 
 fn lower_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
-    let _ = file;
     let functions = call::Functions::new(module).map_err(|d| vec![d])?;
     let address_size = module.address_size.unwrap_or(32);
     let max_globals = options.max_global_bytes.unwrap_or(DEFAULT_MAX_GLOBAL_BYTES);
@@ -131,7 +137,7 @@ fn lower_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -
             ));
             continue;
         }
-        match kernel::lower_kernel(module, f, &global_places, &functions, options) {
+        match kernel::lower_kernel(file, module, f, &global_places, &functions, options) {
             Ok(mut k) => {
                 let mut ep = kernel::entry_point_name(&k.name);
                 while !used_names.insert(ep.clone()) {

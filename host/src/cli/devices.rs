@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use super::EXIT_OK;
-use crate::runtime::{adapters, Backend, Gpu, GpuOptions, WANTED_FEATURES};
+use crate::runtime::{adapters, Backend, Gpu, GpuOptions, Subnormals, WANTED_FEATURES};
 
 /// `--device N|NAME`: makes the chosen adapter the one every command opens (through
 /// `PTXCROSS_ADAPTER`, which `Gpu::open` reads). Runs before any device is opened.
@@ -30,6 +30,27 @@ fn yes_no(b: bool) -> &'static str {
     } else {
         "no"
     }
+}
+
+/// What the subnormal probe found, and what it means for kernels.
+fn subnormals_line(s: &Subnormals) -> String {
+    let f64 = match s.f64_kept {
+        None => "",
+        Some(true) => ", f64 kept",
+        Some(false) => ", f64 FLUSHED (kernels with f64 arithmetic are refused)",
+    };
+    if s.failed == u32::MAX {
+        return "subnormals: the probe could not run (kernels that need them are refused)".into();
+    }
+    let f32 = if s.f32_kept {
+        "f32 kept".to_string()
+    } else {
+        format!(
+            "f32 FLUSHED ({}; kernels with f32 arithmetic without .ftz are refused)",
+            s.failed_checks().into_iter().filter(|c| c.starts_with("f32") || c.contains("to an f32")).collect::<Vec<_>>().join(", ")
+        )
+    };
+    format!("subnormals: {f32}{f64}")
 }
 
 pub fn main() -> Result<i32, String> {
@@ -79,11 +100,12 @@ pub fn main() -> Result<i32, String> {
                     let cut = gpu.cuts_long_loops(b);
                     let _ = writeln!(
                         out,
-                        "    {b}: fma fused {} ({}); cuts long loops {} ({}); denormals: not probed yet",
+                        "    {b}: fma fused {} ({}); cuts long loops {} ({}); {}",
                         yes_no(fused),
                         if fused { "native fma.rn.f32" } else { "fma.rn.f32 emulated exactly" },
                         yes_no(cut),
-                        if cut { "loops check for it and fault" } else { "no check" }
+                        if cut { "loops check for it and fault" } else { "no check" },
+                        subnormals_line(&gpu.subnormals(b))
                     );
                 }
             }

@@ -30,6 +30,15 @@ pub enum Error {
         what: String,
         feature: &'static str,
     },
+    /// The kernel's results depend on subnormals of `format` ("f32" or "f64": arithmetic
+    /// without `.ftz`), which this device flushes to zero on `backend` (measured by the
+    /// subnormal probe, `probe.rs`).
+    SubnormalsFlushed {
+        kernel: String,
+        device: String,
+        backend: Backend,
+        format: &'static str,
+    },
     /// A launch exceeds one of the adapter's limits (or is degenerate, e.g. a zero grid).
     LimitExceeded {
         kernel: String,
@@ -58,6 +67,9 @@ pub enum Error {
         kernel: String,
         bits: u32,
         faults: Vec<&'static str>,
+        /// The faulting PTX instruction, `file:line:col (`opcode`)`, when the kernel recorded it
+        /// (`abi::FAULT_SITE_WORD`).
+        site: Option<String>,
     },
 }
 
@@ -96,6 +108,23 @@ impl fmt::Display for Error {
             Error::MissingFeature { kernel, what, feature } => {
                 write!(f, "kernel `{kernel}` uses {what} but the adapter lacks {feature}")
             }
+            Error::SubnormalsFlushed { kernel, device, backend, format } => {
+                let (other, flag) = match backend {
+                    Backend::Spirv => (Backend::Wgsl, "wgsl"),
+                    Backend::Wgsl => (Backend::Spirv, "spirv"),
+                };
+                write!(
+                    f,
+                    "kernel `{kernel}`: {device} flushes {format} subnormals to zero on the {backend} backend \
+                     (measured by ptxcross's subnormal probe; see `ptxcross devices`), and this kernel's results \
+                     depend on them ({format} arithmetic without .ftz), so it would compute wrong values; \
+                     run it on the {other} backend (`--backend {flag}`)"
+                )?;
+                if *format == "f32" {
+                    write!(f, ", or compile it with flush-to-zero (nvcc -ftz=true) so that every f32 instruction carries .ftz")?;
+                }
+                Ok(())
+            }
             Error::LimitExceeded { kernel, what, value, limit, limit_name } => write!(
                 f,
                 "kernel `{kernel}`: {what} is {value}, but the adapter allows at most {limit} ({limit_name})"
@@ -108,8 +137,12 @@ impl fmt::Display for Error {
             Error::Timeout { during, seconds } => {
                 write!(f, "the device did not finish {during} within {seconds} s")
             }
-            Error::KernelFault { kernel, bits, faults } => {
-                write!(f, "kernel `{kernel}` faulted (fault word {bits:#x}): {}", faults.join(", "))
+            Error::KernelFault { kernel, bits, faults, site } => {
+                write!(f, "kernel `{kernel}` faulted")?;
+                if let Some(site) = site {
+                    write!(f, " at {site}")?;
+                }
+                write!(f, " (fault word {bits:#x}): {}", faults.join(", "))
             }
         }
     }

@@ -54,6 +54,8 @@ pub struct Gpu {
     pub(crate) fma_fused: Mutex<HashMap<Backend, bool>>,
     /// Probe results: does the driver end long loops on its own (see `probe.rs`).
     pub(crate) loops_cut: Mutex<HashMap<Backend, bool>>,
+    /// Probe results: which subnormals the device keeps (see `probe.rs`).
+    pub(crate) subnormals: Mutex<HashMap<Backend, super::probe::Subnormals>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -183,6 +185,7 @@ impl Gpu {
             entries: &[
                 storage(abi::BINDING_HEAP, false),
                 storage(abi::BINDING_PARAMS, true),
+                storage(abi::BINDING_SCRATCH, false),
                 // The heap again, for kernels' 64-bit atomics (`abi::BINDING_HEAP64`).
                 storage(abi::BINDING_HEAP64, false),
             ],
@@ -207,6 +210,7 @@ impl Gpu {
             pipelines: Mutex::new(HashMap::new()),
             fma_fused: Mutex::new(HashMap::new()),
             loops_cut: Mutex::new(HashMap::new()),
+            subnormals: Mutex::new(HashMap::new()),
         })
     }
 

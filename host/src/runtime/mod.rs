@@ -17,6 +17,7 @@ mod gpu;
 mod memory;
 mod probe;
 mod program;
+mod scratch;
 mod watchdog;
 
 use std::collections::HashMap;
@@ -27,8 +28,10 @@ use ptxcross_lower::{abi, ir};
 
 pub use error::{Error, NO_ADAPTER_HINT};
 pub use gpu::{adapters, Gpu, GpuOptions, WANTED_FEATURES};
+pub use probe::{Subnormals, SUBNORMAL_CHECKS};
 pub use memory::DevicePtr;
 pub use program::Program;
+pub use scratch::SCRATCH_BUDGET_BYTES;
 pub use watchdog::Deadline;
 
 use memory::Allocator;
@@ -109,6 +112,8 @@ pub struct Context {
     /// still zero as wgpu created them; a launch (which may write anywhere in the heap) resets
     /// it to the end. Lets a spec's thousands of allocations skip a clear each.
     untouched_from: u64,
+    /// Local memory of kernels that keep it in device memory (see `scratch.rs`).
+    scratch: scratch::Scratch,
 }
 
 impl std::fmt::Debug for Context {
@@ -165,8 +170,10 @@ impl Context {
                 message: e.to_string(),
             });
         }
+        let scratch = scratch::Scratch::new(&gpu)?;
         Ok(Context {
             gpu,
+            scratch,
             heap,
             heap_bytes,
             alloc: Allocator::new(HEAP_RESERVED_BYTES, heap_bytes, ALLOC_ALIGN),
@@ -524,6 +531,7 @@ impl Context {
                 ));
             }
         }
+        scratch::blocks_per_dispatch(&self.gpu, kernel)?;
         let shared = kernel.shared_words as u64 * 4;
         if shared > lim.max_compute_workgroup_storage_size as u64 {
             return Err(exceeded(
@@ -591,6 +599,9 @@ impl Context {
                 "SHADER_F64",
             )?;
         }
+        // Where the device flushes subnormals, a kernel whose results depend on them would be
+        // silently wrong: refuse it (only the launched kernel runs, so only it is checked).
+        self.gpu.check_subnormals(kernel, backend)?;
         Ok(())
     }
 
@@ -687,12 +698,17 @@ impl Context {
         for (i, g) in grid.iter().enumerate() {
             bytes[grid_at + 4 * i..][..4].copy_from_slice(&g.to_le_bytes());
         }
-        let chunks = self.dispatch_chunks(grid);
+        // Kernels with local memory in the scratch buffer: as many blocks per dispatch as
+        // their slices fit (see `scratch.rs`).
+        let scratch_blocks = scratch::blocks_per_dispatch(&self.gpu, k)?.unwrap_or(u64::MAX);
+        let chunks = self.dispatch_chunks(grid, scratch_blocks);
+        let largest = chunks.iter().map(|(_, s)| s.iter().map(|&d| d as u64).product::<u64>()).max().unwrap_or(0);
+        let scratch_buf = self.scratch.at_least(&self.gpu, largest * scratch::bytes_per_block(k))?.clone();
 
         let gpu = self.gpu.clone();
         let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ptxcross fault word"),
-            size: 4,
+            size: 8,
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
@@ -726,6 +742,10 @@ impl Context {
                                     resource: param_buf.as_entire_binding(),
                                 },
                                 wgpu::BindGroupEntry {
+                                    binding: abi::BINDING_SCRATCH,
+                                    resource: scratch_buf.as_entire_binding(),
+                                },
+                                wgpu::BindGroupEntry {
                                     binding: abi::BINDING_HEAP64,
                                     resource: self.heap.as_entire_binding(),
                                 },
@@ -750,7 +770,8 @@ impl Context {
                     }
                 }
                 if b + 1 == last_batch {
-                    enc.copy_buffer_to_buffer(&self.heap, abi::FAULT_WORD as u64 * 4, &staging, 0, 4);
+                    // The fault word and the fault site word (adjacent; see `abi`).
+                    enc.copy_buffer_to_buffer(&self.heap, abi::FAULT_WORD as u64 * 4, &staging, 0, 8);
                 }
                 gpu.queue.submit([enc.finish()]);
             }
@@ -763,12 +784,16 @@ impl Context {
         }
         let fault = self.map_read(&staging, "the kernel launch")?;
         let bits = u32::from_le_bytes([fault[0], fault[1], fault[2], fault[3]]);
+        let site = u32::from_le_bytes([fault[4], fault[5], fault[6], fault[7]]);
+        if bits != 0 || site != 0 {
+            self.write_heap(abi::FAULT_WORD as u64 * 4, &[0u8; 8])?;
+        }
         if bits != 0 {
-            self.write_heap(abi::FAULT_WORD as u64 * 4, &0u32.to_le_bytes())?;
             return Err(Error::KernelFault {
                 kernel: k.name.clone(),
                 bits,
                 faults: abi::describe_faults(bits),
+                site: program::fault_site(program, k, bits, site),
             });
         }
         Ok(())
@@ -782,12 +807,13 @@ impl Context {
     }
 
     /// A grid as dispatches: (`%ctaid` of the first workgroup, workgroups per axis), each within
-    /// `max_compute_workgroups_per_dimension` per axis and [`MAX_DISPATCH_WORKGROUPS`] in total
-    /// (lavapipe counts a dispatch's workgroups in 32 bits), covering every block once.
-    fn dispatch_chunks(&self, grid: [u32; 3]) -> Vec<([u32; 3], [u32; 3])> {
+    /// `max_compute_workgroups_per_dimension` per axis, [`MAX_DISPATCH_WORKGROUPS`] in total
+    /// (lavapipe counts a dispatch's workgroups in 32 bits) and `max_blocks` (what the scratch
+    /// buffer holds), covering every block once.
+    fn dispatch_chunks(&self, grid: [u32; 3], max_blocks: u64) -> Vec<([u32; 3], [u32; 3])> {
         let (per_dim, total) = self.dispatch_cap;
         let max_dim = self.gpu.limits().max_compute_workgroups_per_dimension.clamp(1, per_dim) as u64;
-        let total = total.min(MAX_DISPATCH_WORKGROUPS);
+        let total = total.min(MAX_DISPATCH_WORKGROUPS).min(max_blocks).max(1);
         let cx = (grid[0] as u64).min(max_dim).min(total).max(1);
         let cy = (grid[1] as u64).min(max_dim).min(total / cx).max(1);
         let cz = (grid[2] as u64).min(max_dim).min(total / (cx * cy)).max(1);

@@ -10,6 +10,14 @@
 //!   (the trip count comes from the parameters); a smaller count means the driver cuts loops,
 //!   and kernels for it get the check that reports such a cut as a fault
 //!   (`LowerOptions::detect_cut_loops`).
+//! - **Subnormals kept.** Vulkan and WebGPU let a device flush subnormal floats to zero, and
+//!   some do: NVIDIA's Vulkan driver flushes f32 unless the SPIR-V module declares
+//!   `DenormPreserve` (our SPIR-V backend does; WGSL, through naga, cannot). The probe
+//!   computes results that are subnormal, and results from subnormal operands, for add, sub,
+//!   mul, fma, comparisons, min/max, neg, floor and f32 ↔ f64 conversion (and add, mul and a
+//!   comparison in f64 where the device has f64), every operand derived from a parameter word.
+//!   A kernel whose results depend on a flushed format (`Features::f32_subnormals`, decided
+//!   by `lower`) is refused on that device and backend (`Error::SubnormalsFlushed`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -31,6 +39,9 @@ fn probe_kernel(name: &str, vars: &[Ty], stmts: Vec<Stmt>) -> Kernel {
         body: Block { stmts },
         shared_words: 0,
         local_words: 0,
+        local_placement: Default::default(),
+        fault_site_var: None,
+        fault_sites: Vec::new(),
         params: vec![
             ParamSlot { name: "out_word".into(), offset: 0, size: 4, align: 4 },
             ParamSlot { name: "input".into(), offset: 4, size: 4, align: 4 },
@@ -82,6 +93,157 @@ fn loop_probe() -> Kernel {
     probe_kernel("ptxcross_loop_probe", &[Ty::U32, Ty::U32, Ty::U32, Ty::Bool], stmts)
 }
 
+/// What the subnormal probe found on one device and backend.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Subnormals {
+    /// Every f32 check gave the exact IEEE result.
+    pub f32_kept: bool,
+    /// The same for f64; `None` where the device has no f64.
+    pub f64_kept: Option<bool>,
+    /// The checks that failed, one bit each (see [`SUBNORMAL_CHECKS`]); all ones when the
+    /// probe could not run (which counts as flushing: kernels that need subnormals are then
+    /// refused rather than risked).
+    pub failed: u32,
+}
+
+impl Subnormals {
+    /// A device that keeps every subnormal (the IEEE 754 default), e.g. for tests.
+    pub const KEPT: Subnormals = Subnormals { f32_kept: true, f64_kept: Some(true), failed: 0 };
+    /// A device that flushes f32 subnormals (as NVIDIA's Vulkan driver does for WGSL) and keeps
+    /// f64 ones, e.g. to test the refusal on a device that keeps them.
+    pub const F32_FLUSHED: Subnormals = Subnormals { f32_kept: false, f64_kept: Some(true), failed: F32_CHECKS };
+
+    fn from_failed(failed: u32, has_f64: bool) -> Subnormals {
+        Subnormals { f32_kept: failed & F32_CHECKS == 0, f64_kept: has_f64.then_some(failed & !F32_CHECKS == 0), failed }
+    }
+
+    /// The names of the failed checks.
+    pub fn failed_checks(&self) -> Vec<&'static str> {
+        SUBNORMAL_CHECKS.iter().enumerate().filter(|(i, _)| self.failed >> i & 1 != 0).map(|(_, n)| *n).collect()
+    }
+}
+
+/// The subnormal probe's checks, by bit: f32 ones in the low half, f64 ones from bit 16.
+pub const SUBNORMAL_CHECKS: [&str; 20] = [
+    "f32 add of subnormals",
+    "f32 sub to a subnormal",
+    "f32 mul to a subnormal",
+    "f32 fma to a subnormal",
+    "f32 compare of a subnormal",
+    "f32 min of subnormals",
+    "f32 max of subnormals",
+    "f32 neg of a subnormal",
+    "f32 floor of a negative subnormal",
+    "f32 subnormal widened to f64",
+    "f64 narrowed to an f32 subnormal",
+    "", "", "", "", "",
+    "f64 add of subnormals",
+    "f64 mul to a subnormal",
+    "f64 compare of a subnormal",
+    "",
+];
+const F32_CHECKS: u32 = 0xffff;
+
+/// Builds a probe body: fresh variables, and a mask of failed checks.
+struct ProbeBody {
+    vars: Vec<Ty>,
+    stmts: Vec<Stmt>,
+    failed: Operand,
+}
+
+impl ProbeBody {
+    fn new() -> ProbeBody {
+        ProbeBody { vars: Vec::new(), stmts: Vec::new(), failed: c32(0) }
+    }
+    fn let_(&mut self, ty: Ty, e: Expr) -> Operand {
+        let v = VarId(self.vars.len() as u32);
+        self.vars.push(ty);
+        self.stmts.push(assign(v, e));
+        var(v)
+    }
+    /// `one · bits` as a value of `ty` (U32 → F32, U64 → F64 by bits): no compiler knows `one`.
+    fn float(&mut self, one: Operand, ty: Ty, bits: u64) -> Operand {
+        if ty == Ty::F64 {
+            let w = self.let_(Ty::U64, conv(ConvertOp::ZeroExtend, Ty::U32, Ty::U64, one));
+            let x = self.let_(Ty::U64, bin(BinaryOp::Mul, Ty::U64, w, c64(bits)));
+            self.let_(Ty::F64, conv(ConvertOp::Bitcast, Ty::U64, Ty::F64, x))
+        } else {
+            let x = self.let_(Ty::U32, bin(BinaryOp::Mul, Ty::U32, one, c32(bits as u32)));
+            self.let_(Ty::F32, conv(ConvertOp::Bitcast, Ty::U32, Ty::F32, x))
+        }
+    }
+    /// Check number `bit` holds when `ok` is true.
+    fn check(&mut self, bit: u32, ok: Operand) {
+        let miss = self.let_(Ty::U32, Expr::Select { ty: Ty::U32, cond: ok, a: c32(0), b: c32(1 << bit) });
+        let failed = self.failed;
+        self.failed = self.let_(Ty::U32, bin(BinaryOp::Or, Ty::U32, failed, miss));
+    }
+    /// Check `bit`: the float `x` has the bits `one · expected`.
+    fn check_bits(&mut self, bit: u32, one: Operand, x: Operand, ty: Ty, expected: u64) {
+        let (ity, want) = if ty == Ty::F64 { (Ty::U64, self.float(one, Ty::F64, expected)) } else { (Ty::U32, self.float(one, Ty::F32, expected)) };
+        let got = self.let_(ity, conv(ConvertOp::Bitcast, ty, ity, x));
+        let want = self.let_(ity, conv(ConvertOp::Bitcast, ty, ity, want));
+        let ok = self.let_(Ty::Bool, cmp(CmpOp::Eq, ity, got, want));
+        self.check(bit, ok);
+    }
+}
+
+/// The subnormal probe: `out = failed checks` (see [`SUBNORMAL_CHECKS`]) for `input = 1`.
+fn subnormal_probe(with_f64: bool) -> Kernel {
+    let mut k = ProbeBody::new();
+    let out = k.let_(Ty::U32, load(Memory::Param, p(0)));
+    let one = k.let_(Ty::U32, load(Memory::Param, p(1)));
+    let f = |k: &mut ProbeBody, bits: u32| k.float(one, Ty::F32, bits as u64);
+    let (s1, s3) = (f(&mut k, 1), f(&mut k, 3)); // 2^-149, 3·2^-149
+    let x = f(&mut k, 27 << 23); // 2^-100
+    let y = f(&mut k, 97 << 23); // 2^-30
+    let (n1, n0) = (f(&mut k, 0x0080_0001), f(&mut k, 0x0080_0000)); // least normal (+ 1 ulp)
+    let r = k.let_(Ty::F32, bin(BinaryOp::FAdd, Ty::F32, s3, s1));
+    k.check_bits(0, one, r, Ty::F32, 4);
+    let r = k.let_(Ty::F32, bin(BinaryOp::FSub, Ty::F32, n1, n0));
+    k.check_bits(1, one, r, Ty::F32, 1);
+    let r = k.let_(Ty::F32, bin(BinaryOp::FMul, Ty::F32, x, y));
+    k.check_bits(2, one, r, Ty::F32, 0x0008_0000); // 2^-130
+    let r = k.let_(Ty::F32, Expr::Fma { ty: Ty::F32, a: x, b: y, c: s1 });
+    k.check_bits(3, one, r, Ty::F32, 0x0008_0001);
+    let lt = k.let_(Ty::Bool, cmp(CmpOp::FLt, Ty::F32, s1, s3));
+    let gt = k.let_(Ty::Bool, cmp(CmpOp::FGt, Ty::F32, s1, cf32(0.0)));
+    let both = k.let_(Ty::Bool, bin(BinaryOp::And, Ty::Bool, lt, gt));
+    k.check(4, both);
+    let r = k.let_(Ty::F32, bin(BinaryOp::FMin, Ty::F32, s3, s1));
+    k.check_bits(5, one, r, Ty::F32, 1);
+    let r = k.let_(Ty::F32, bin(BinaryOp::FMax, Ty::F32, s1, s3));
+    k.check_bits(6, one, r, Ty::F32, 3);
+    let r = k.let_(Ty::F32, un(UnaryOp::FNeg, Ty::F32, s3));
+    k.check_bits(7, one, r, Ty::F32, 0x8000_0003);
+    let ns = k.let_(Ty::F32, un(UnaryOp::FNeg, Ty::F32, s1));
+    let r = k.let_(Ty::F32, un(UnaryOp::FFloor, Ty::F32, ns));
+    k.check_bits(8, one, r, Ty::F32, (-1f32).to_bits() as u64);
+    if with_f64 {
+        let r = k.let_(Ty::F64, conv(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, s3));
+        k.check_bits(9, one, r, Ty::F64, (3.0 * 2f64.powi(-149)).to_bits());
+        let d = k.float(one, Ty::F64, (3.0 * 2f64.powi(-149)).to_bits());
+        let r = k.let_(Ty::F32, conv(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, d));
+        k.check_bits(10, one, r, Ty::F32, 3);
+        let (d1, d3) = (k.float(one, Ty::F64, 1), k.float(one, Ty::F64, 3));
+        let r = k.let_(Ty::F64, bin(BinaryOp::FAdd, Ty::F64, d3, d1));
+        k.check_bits(16, one, r, Ty::F64, 4);
+        let dx = k.float(one, Ty::F64, 2f64.powi(-1000).to_bits());
+        let dy = k.float(one, Ty::F64, 2f64.powi(-30).to_bits());
+        let r = k.let_(Ty::F64, bin(BinaryOp::FMul, Ty::F64, dx, dy));
+        k.check_bits(17, one, r, Ty::F64, 1 << 44); // 2^-1030
+        let gt = k.let_(Ty::Bool, cmp(CmpOp::FGt, Ty::F64, d1, cf64(0.0)));
+        k.check(18, gt);
+    }
+    let failed = k.failed;
+    k.stmts.push(store(Memory::Heap, out, failed));
+    let name = if with_f64 { "ptxcross_subnormal_probe_f64" } else { "ptxcross_subnormal_probe" };
+    let mut kernel = probe_kernel(name, &k.vars, k.stmts);
+    kernel.features.int64 = with_f64;
+    kernel.features.float64 = with_f64;
+    kernel
+}
+
 /// Runs a probe kernel on `backend` with `input` and returns the word it wrote.
 fn run_probe(gpu: &Arc<Gpu>, backend: Backend, kernel: Kernel, input: u32) -> Result<u32, Error> {
     let name = kernel.name.clone();
@@ -113,6 +275,50 @@ impl Gpu {
         self.probed(&self.loops_cut, backend, || {
             run_probe(self, backend, loop_probe(), LOOP_PROBE_TRIPS).map(|n| n != LOOP_PROBE_TRIPS).unwrap_or(true)
         })
+    }
+
+    /// Whether this device keeps subnormals on `backend` (measured on first use, unless
+    /// [`Gpu::assume_subnormals`] said it first).
+    pub fn subnormals(self: &Arc<Self>, backend: Backend) -> Subnormals {
+        if let Some(known) = self.subnormals.lock().ok().and_then(|m| m.get(&backend).copied()) {
+            return known;
+        }
+        let has_f64 = self.features().contains(wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64);
+        let failed = run_probe(self, backend, subnormal_probe(has_f64), 1).unwrap_or(u32::MAX);
+        let found = Subnormals::from_failed(failed, has_f64);
+        self.assume_subnormals(backend, found);
+        found
+    }
+
+    /// `Err(SubnormalsFlushed)` when `kernel`'s results depend on subnormals that this device
+    /// flushes on `backend` (the launch would be silently wrong).
+    pub fn check_subnormals(self: &Arc<Self>, kernel: &Kernel, backend: Backend) -> Result<(), Error> {
+        let f = &kernel.features;
+        if !(f.f32_subnormals || f.f64_subnormals) {
+            return Ok(());
+        }
+        let s = self.subnormals(backend);
+        let lost = if f.f32_subnormals && !s.f32_kept {
+            "f32"
+        } else if f.f64_subnormals && s.f64_kept == Some(false) {
+            "f64"
+        } else {
+            return Ok(());
+        };
+        Err(Error::SubnormalsFlushed {
+            kernel: kernel.name.clone(),
+            device: self.adapter_info().name.clone(),
+            backend,
+            format: lost,
+        })
+    }
+
+    /// Sets what [`Gpu::subnormals`] answers for `backend` instead of probing: for tests of
+    /// the refusal on devices that keep subnormals, and for drivers known better than the probe.
+    pub fn assume_subnormals(&self, backend: Backend, s: Subnormals) {
+        if let Ok(mut m) = self.subnormals.lock() {
+            m.insert(backend, s);
+        }
     }
 
     fn probed(&self, cache: &Mutex<HashMap<Backend, bool>>, backend: Backend, measure: impl FnOnce() -> bool) -> bool {

@@ -71,3 +71,15 @@ impl Program {
         self.module.kernels.iter().map(|k| k.name.clone()).collect()
     }
 }
+
+/// The faulting instruction of a launch of `k` that recorded fault `bits` and site id `site`
+/// (`abi::FAULT_SITE_WORD`): `file:line:col (`opcode`)`. `None` without a site, or when the only
+/// fault is a loop the driver cut (not an instruction's fault; the site word may hold the last
+/// instruction that ran).
+pub(crate) fn fault_site(program: &Program, k: &ir::Kernel, bits: u32, site: u32) -> Option<String> {
+    if bits == ptxcross_lower::abi::FAULT_LOOP_CUT {
+        return None;
+    }
+    let s = k.fault_sites.get((site as usize).checked_sub(1)?)?;
+    Some(format!("{}:{}:{} (`{}`)", program.name(), s.line, s.col, s.instruction))
+}

@@ -18,6 +18,18 @@ use crate::function::FnLower;
 use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Operand, Ty, UnaryOp};
 use super::half::Clamp;
 
+/// What a division's operands say before any arithmetic: the magnitudes' bits, and whether
+/// the result is NaN (NaN operand, 0/0, ∞/∞), infinite (∞/x, x/0) or zero (0/x, x/∞).
+pub(super) struct DivCases {
+    pub am: Operand,
+    pub bm: Operand,
+    pub nan: Operand,
+    pub inf_case: Operand,
+    pub zero_case: Operand,
+    /// Any of the three.
+    pub special: Operand,
+}
+
 /// Correction steps of one ulp each. Vulkan only promises double-precision division and
 /// square root "at least as precise as single precision" (2.5 ulp of f32 for division), so
 /// the truncated estimate may be up to three f32 ulps off; each step moves it one ulp closer.
@@ -25,7 +37,7 @@ const CORRECTION_STEPS: usize = 3;
 
 impl FnLower {
     /// The exact f64 of the f32 whose bits are `b` (a `U32`), built from the bits.
-    fn f32_bits_to_f64(&mut self, b: Operand) -> Operand {
+    pub(super) fn f32_bits_to_f64(&mut self, b: Operand) -> Operand {
         let u = FnLower::u32c;
         let sign = self.bin(BinaryOp::And, Ty::U32, b, u(0x8000_0000));
         let sign = self.resize(sign, Ty::U32, Ty::U64, false);
@@ -90,24 +102,19 @@ impl FnLower {
         }
     }
 
-    /// Correctly rounded `a / b` of two f32 (IEEE 754 special cases included; NaN results are
-    /// the canonical NaN, single precision's "unspecified NaN").
-    pub fn f32_div_rounded(&mut self, a: Operand, b: Operand, mode: Rounding) -> Operand {
-        let u = FnLower::u32c;
-        let ab = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
-        let bb = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
-        let x = self.bin(BinaryOp::Xor, Ty::U32, ab, bb);
-        let sign = self.bin(BinaryOp::And, Ty::U32, x, u(0x8000_0000));
-        let negative = self.cmp(CmpOp::Ne, Ty::U32, sign, u(0));
-        let am = self.bin(BinaryOp::And, Ty::U32, ab, u(0x7fff_ffff));
-        let bm = self.bin(BinaryOp::And, Ty::U32, bb, u(0x7fff_ffff));
-        let inf = u(0x7f80_0000);
-        let a_nan = self.cmp(CmpOp::GtU, Ty::U32, am, inf);
-        let b_nan = self.cmp(CmpOp::GtU, Ty::U32, bm, inf);
-        let a_inf = self.cmp(CmpOp::Eq, Ty::U32, am, inf);
-        let b_inf = self.cmp(CmpOp::Eq, Ty::U32, bm, inf);
-        let a_zero = self.cmp(CmpOp::Eq, Ty::U32, am, u(0));
-        let b_zero = self.cmp(CmpOp::Eq, Ty::U32, bm, u(0));
+    /// The IEEE 754 special cases of a division of the float bits `ab` / `bb` (`ity`: U32 for
+    /// f32, U64 for f64), and the operands' magnitudes.
+    pub(super) fn div_cases(&mut self, ab: Operand, bb: Operand, ity: Ty) -> DivCases {
+        let (abs_mask, inf) = if ity == Ty::U64 { (u64::MAX >> 1, 0x7ff0_0000_0000_0000) } else { (0x7fff_ffff, 0x7f80_0000) };
+        let k = |v: u64| FnLower::int_const(ity, v);
+        let am = self.bin(BinaryOp::And, ity, ab, k(abs_mask));
+        let bm = self.bin(BinaryOp::And, ity, bb, k(abs_mask));
+        let a_nan = self.cmp(CmpOp::GtU, ity, am, k(inf));
+        let b_nan = self.cmp(CmpOp::GtU, ity, bm, k(inf));
+        let a_inf = self.cmp(CmpOp::Eq, ity, am, k(inf));
+        let b_inf = self.cmp(CmpOp::Eq, ity, bm, k(inf));
+        let a_zero = self.cmp(CmpOp::Eq, ity, am, k(0));
+        let b_zero = self.cmp(CmpOp::Eq, ity, bm, k(0));
         let or = |s: &mut Self, p: Operand, q: Operand| s.bin(BinaryOp::Or, Ty::Bool, p, q);
         let and = |s: &mut Self, p: Operand, q: Operand| s.bin(BinaryOp::And, Ty::Bool, p, q);
         let nan_in = or(self, a_nan, b_nan);
@@ -119,6 +126,22 @@ impl FnLower {
         let zero_case = or(self, a_zero, b_inf);
         let special = or(self, inf_case, zero_case);
         let special = or(self, special, nan);
+        DivCases { am, bm, nan, inf_case, zero_case, special }
+    }
+
+    /// Correctly rounded `a / b` of two f32 (IEEE 754 special cases included; NaN results are
+    /// the canonical NaN, single precision's "unspecified NaN").
+    pub fn f32_div_rounded(&mut self, a: Operand, b: Operand, mode: Rounding) -> Operand {
+        let u = FnLower::u32c;
+        let ab = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
+        let bb = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
+        let x = self.bin(BinaryOp::Xor, Ty::U32, ab, bb);
+        let sign = self.bin(BinaryOp::And, Ty::U32, x, u(0x8000_0000));
+        let negative = self.cmp(CmpOp::Ne, Ty::U32, sign, u(0));
+        let inf = u(0x7f80_0000);
+        let DivCases { am, bm, nan, inf_case, zero_case, special } = self.div_cases(ab, bb, Ty::U32);
+        let or = |s: &mut Self, p: Operand, q: Operand| s.bin(BinaryOp::Or, Ty::Bool, p, q);
+        let and = |s: &mut Self, p: Operand, q: Operand| s.bin(BinaryOp::And, Ty::Bool, p, q);
         let am = self.select(Ty::U32, special, u(0x3f80_0000), am);
         let bm = self.select(Ty::U32, special, u(0x3f80_0000), bm);
         let aw = self.f32_bits_to_f64(am);

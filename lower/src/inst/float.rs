@@ -21,16 +21,34 @@ impl FnLower {
     }
 
     /// The directed rounding mode (`.rz/.rm/.rp`) of an instruction, if any. Vulkan and WebGPU
-    /// round arithmetic to nearest only: f32 is emulated (see `f32_directed`); f64 would need
-    /// double-double arithmetic and is refused.
-    fn directed(&self, m: &Mods, ty: Ty) -> LResult<Option<Rounding>> {
-        match m.one_of(&["rz", "rm", "rp"]) {
-            None => Ok(None),
-            Some(r) if ty == Ty::F32 => Ok(Rounding::from_modifier(r)),
-            Some(r) => Err(unsupported(
-                format!("rounding mode .{r} on `{}` (f64 directed rounding needs double-double arithmetic)", m.name()),
-                m.inst.span,
-            )),
+    /// round arithmetic to nearest only: f32 is emulated through f64 (see `f32_directed`), f64
+    /// on the integer significands (see `f64_directed`).
+    fn directed(&self, m: &Mods) -> Option<Rounding> {
+        m.one_of(&["rz", "rm", "rp"]).and_then(Rounding::from_modifier)
+    }
+
+    /// add/sub/mul/fma of f64 operands rounded with a directed `mode`, as one exact fused
+    /// multiply-add: a + b = a·1 + b, a − b = a·1 + (−b), a·b = a·b + z with z the zero of the
+    /// product's sign (so that a zero product keeps its sign in every mode).
+    fn f64_directed(&mut self, op: &str, mode: Rounding, xs: &[Operand]) -> Operand {
+        let one = Operand::Const(crate::ir::Const::F64(1f64.to_bits()));
+        match op {
+            "add" => self.f64_fma_rounded(xs[0], one, xs[1], mode),
+            "sub" => {
+                let bb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, xs[1]);
+                let nb = self.bin(BinaryOp::Xor, Ty::U64, bb, FnLower::u64c(1 << 63));
+                let nb = self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, nb);
+                self.f64_fma_rounded(xs[0], one, nb, mode)
+            }
+            "mul" => {
+                let ab = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, xs[0]);
+                let bb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, xs[1]);
+                let x = self.bin(BinaryOp::Xor, Ty::U64, ab, bb);
+                let sign = self.bin(BinaryOp::And, Ty::U64, x, FnLower::u64c(1 << 63));
+                let z = self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, sign);
+                self.f64_fma_rounded(xs[0], xs[1], z, mode)
+            }
+            _ => self.f64_fma_rounded(xs[0], xs[1], xs[2], mode),
         }
     }
 
@@ -82,10 +100,14 @@ impl FnLower {
         match name {
             "add" | "sub" | "mul" => {
                 m.only(&["rn", "rz", "rm", "rp", "ftz", "sat"])?;
-                if let Some(mode) = self.directed(m, ty)? {
+                if let Some(mode) = self.directed(m) {
                     let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
                     let a = self.read_float(a, t, ftz)?;
                     let b = self.read_float(b, t, ftz)?;
+                    if ty == Ty::F64 {
+                        let r = self.f64_directed(name, mode, &[a, b]);
+                        return self.write_float(d, t, r, false, m.has("sat"));
+                    }
                     let r = self.f32_directed(name, mode, &[a, b]);
                     let r = if ftz && name == "mul" { self.flush_tiny_f32_product(a, b, r) } else { r };
                     return self.write_float(d, t, r, ftz, m.has("sat"));
@@ -104,12 +126,12 @@ impl FnLower {
             }
             "fma" | "mad" => {
                 m.only(&["rn", "rz", "rm", "rp", "ftz", "sat"])?;
-                if let Some(mode) = self.directed(m, ty)? {
+                if let Some(mode) = self.directed(m) {
                     let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
                     let a = self.read_float(a, t, ftz)?;
                     let b = self.read_float(b, t, ftz)?;
                     let c = self.read_float(c, t, ftz)?;
-                    let r = self.f32_directed("fma", mode, &[a, b, c]);
+                    let r = if ty == Ty::F64 { self.f64_directed("fma", mode, &[a, b, c]) } else { self.f32_directed("fma", mode, &[a, b, c]) };
                     return self.write_float(d, t, r, ftz, m.has("sat"));
                 }
                 if !m.has("rn") {
@@ -128,24 +150,23 @@ impl FnLower {
                     let odd = self.flush_tiny_product(odd, F32, true);
                     self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd)
                 } else {
-                    self.fma(ty, a, b, c, m)?
+                    self.fma(ty, a, b, c)
                 };
                 self.write_float(d, t, r, ftz, m.has("sat"))
             }
             "div" => {
                 m.only(&["approx", "full", "rn", "rz", "rm", "rp", "ftz"])?;
                 if let Some(r) = m.one_of(&["rn", "rz", "rm", "rp"]) {
-                    if ty == Ty::F64 {
-                        return Err(unsupported(
-                            format!("`{}` (correctly rounded f64 division needs double-double arithmetic)", m.name()),
-                            m.inst.span,
-                        ));
-                    }
                     let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
                     let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
                     let a = self.read_float(a, t, ftz)?;
                     let b = self.read_float(b, t, ftz)?;
+                    if ty == Ty::F64 {
+                        let r = self.f64_div_rounded(a, b, mode);
+                        return self.write_float(d, t, r, false, false);
+                    }
                     let r = self.f32_div_rounded(a, b, mode);
+                    let r = if ftz { self.flush_tiny_f32_quotient(a, b, r) } else { r };
                     return self.write_float(d, t, r, ftz, false);
                 }
                 if ty == Ty::F64 || !(m.has("approx") || m.has("full")) {
@@ -194,18 +215,16 @@ impl FnLower {
     /// and rounding that to f32 is then the correctly rounded result (Boldo & Melquiond,
     /// "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
     /// IEEE TC 2008: round-to-odd with ≥ 2 extra bits makes the second rounding innocuous).
-    fn fma(&mut self, ty: Ty, a: Operand, b: Operand, c: Operand, m: &Mods) -> LResult<Operand> {
+    /// f64 is computed on the integer significands (`f64_fma_rounded`).
+    fn fma(&mut self, ty: Ty, a: Operand, b: Operand, c: Operand) -> Operand {
         if self.native_fma {
-            return Ok(self.value(ty, Expr::Fma { ty, a, b, c }));
+            return self.value(ty, Expr::Fma { ty, a, b, c });
         }
         if ty == Ty::F64 {
-            return Err(unsupported(
-                format!("`{}` on a target whose fma may not be fused (exact f64 fma emulation)", m.name()),
-                m.inst.span,
-            ));
+            return self.f64_fma_rounded(a, b, c, Rounding::Nearest);
         }
         let odd = self.f32_fma_to_odd(a, b, c);
-        Ok(self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd))
+        self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd)
     }
 
     /// a·b + c of f32 operands in f64, rounded to odd (see `fma`).
@@ -331,7 +350,17 @@ impl FnLower {
         let sb = self.select(ty, bad, one, b);
         let r = self.bin(if is_min { BinaryOp::FMin } else { BinaryOp::FMax }, ty, sa, sb);
         let r = self.select(ty, zeros, zr, r);
-        let nan = self.convert(ConvertOp::Bitcast, ity, ty, FnLower::int_const(ity, canonical_nan));
+        let nan = if ty == Ty::F64 {
+            // Observed on an NVIDIA H200, driver 580 (inst_sweep through the CUDA driver's PTX
+            // JIT, all nine pairs of 0x7ff8000000000000, 0xfff8000000000001, 0x7ff0000000000001):
+            // `min.f64` of two NaNs is the second operand, quieted (§9.7.3.11 says canonical NaN; f32
+            // and the halves do give it). `max.f64` runs on the same instruction (DMNMX) and
+            // was not reached by that run: it follows here.
+            let q = self.bin(BinaryOp::Or, ity, bi, FnLower::int_const(ity, 1 << 51));
+            self.convert(ConvertOp::Bitcast, ity, ty, q)
+        } else {
+            self.convert(ConvertOp::Bitcast, ity, ty, FnLower::int_const(ity, canonical_nan))
+        };
         let both = self.bin(BinaryOp::And, Ty::Bool, na, nb);
         let r = self.select(ty, nb, a, r);
         let r = self.select(ty, na, b, r);
@@ -363,14 +392,33 @@ impl FnLower {
                     self.f32_sqrt_rounded(a, mode)
                 } else {
                     let one = Operand::Const(crate::ir::Const::F32(1f32.to_bits()));
-                    self.f32_div_rounded(one, a, mode)
+                    let r = self.f32_div_rounded(one, a, mode);
+                    if ftz {
+                        self.flush_tiny_f32_quotient(one, a, r)
+                    } else {
+                        r
+                    }
                 };
                 self.write_float(d, t, r, ftz, false)
             }
-            "sqrt" | "rcp" => Err(unsupported(
-                format!("`{}` (correctly rounded f64 {name} needs double-double arithmetic)", m.name()),
-                m.inst.span,
-            )),
+            "sqrt" | "rcp" => {
+                // §9.7.3.9/11: `.rnd` forms of f64 are correctly rounded (`.approx.ftz.f64`
+                // forms have their own reduced-precision semantics and are not done).
+                m.only(&["rn", "rz", "rm", "rp"])?;
+                let mode = m
+                    .one_of(&["rn", "rz", "rm", "rp"])
+                    .and_then(Rounding::from_modifier)
+                    .ok_or_else(|| Diagnostic::new(format!("`{}` needs a rounding modifier", m.name()), m.inst.span))?;
+                let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+                let a = self.read(a, t)?;
+                let r = if name == "sqrt" {
+                    self.f64_sqrt_rounded(a, mode)
+                } else {
+                    let one = Operand::Const(crate::ir::Const::F64(1f64.to_bits()));
+                    self.f64_div_rounded(one, a, mode)
+                };
+                self.write(d, t, r)
+            }
             "copysign" => {
                 // §9.7.3.2: "Copy sign bit of a into value of b" (NaN payloads of b kept).
                 m.only(&[])?;
@@ -479,8 +527,34 @@ impl FnLower {
         let p = self.bin(BinaryOp::FMul, Ty::F64, wa, wb);
         let p = self.flush_tiny_product(p, F32, false);
         let tiny = self.cmp(CmpOp::FEq, Ty::F64, p, Operand::Const(crate::ir::Const::F64(0)));
-        let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, r);
+        // The sign from the operands' bits, not from `r`, which a flushing device may have
+        // made a zero of either sign.
+        let ab = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
+        let bb = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
+        let bits = self.bin(BinaryOp::Xor, Ty::U32, ab, bb);
         let sign = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x8000_0000));
+        let zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);
+        self.select(Ty::F32, tiny, zero, r)
+    }
+
+    /// `div.rnd.ftz.f32` (and `rcp.rnd.ftz.f32`, division of 1): like `mul`, the flush is
+    /// decided before rounding. Observed on an NVIDIA H200, driver 580
+    /// (inst_sweep through the CUDA driver's PTX JIT): 0x3f7fffff / 0x7e800000, whose exact
+    /// quotient (1 − 2^-24)·2^-126 rounds to the least normal 0x00800000, gives +0. (`rcp` was
+    /// not reached by that run; as a division of 1 it is taken to follow until a replay says.)
+    /// |a/b| < 2^-126 ⇔ |a| < 2^-126·|b|, both sides exact in f64; a NaN never compares, and
+    /// an infinite divisor gives the zero the quotient is anyway.
+    fn flush_tiny_f32_quotient(&mut self, a: Operand, b: Operand, r: Operand) -> Operand {
+        let ab = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
+        let bb = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
+        let am = self.bin(BinaryOp::And, Ty::U32, ab, FnLower::u32c(0x7fff_ffff));
+        let bm = self.bin(BinaryOp::And, Ty::U32, bb, FnLower::u32c(0x7fff_ffff));
+        let aw = self.f32_bits_to_f64(am);
+        let bw = self.f32_bits_to_f64(bm);
+        let bound = self.bin(BinaryOp::FMul, Ty::F64, bw, Operand::Const(crate::ir::Const::F64(2f64.powi(-126).to_bits())));
+        let tiny = self.cmp(CmpOp::FLt, Ty::F64, aw, bound);
+        let x = self.bin(BinaryOp::Xor, Ty::U32, ab, bb);
+        let sign = self.bin(BinaryOp::And, Ty::U32, x, FnLower::u32c(0x8000_0000));
         let zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);
         self.select(Ty::F32, tiny, zero, r)
     }

@@ -451,7 +451,14 @@ impl FnLower {
                         .iter()
                         .map(|&x| {
                             let f = self.half_to_f32(x, fmt);
-                            self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f)
+                            if fmt == BF16 {
+                                // A bf16 subnormal is an f32 subnormal: widened on the bits, so
+                                // that a device flushing f32 subnormals cannot change it.
+                                let b = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, f);
+                                self.f32_bits_to_f64(b)
+                            } else {
+                                self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f)
+                            }
                         })
                         .collect();
                     // Products of halves are exact in f64; sums are rounded to odd.

@@ -6,6 +6,7 @@ mod atomic;
 mod control;
 mod convert;
 mod divsqrt;
+mod f64_exact;
 mod float;
 mod half;
 mod int;
@@ -127,6 +128,13 @@ impl FnLower {
     }
 
     fn plain(&mut self, inst: &Instruction) -> LResult<()> {
+        let outer = std::mem::replace(&mut self.subnormal_exempt, subnormal_exemption(&Mods { inst }));
+        let lowered = self.dispatch(inst);
+        self.subnormal_exempt = outer;
+        lowered
+    }
+
+    fn dispatch(&mut self, inst: &Instruction) -> LResult<()> {
         let m = Mods { inst };
         match inst.opcode.name.as_str() {
             "mov" => self.mov(&m),
@@ -171,6 +179,27 @@ impl FnLower {
             "prefetch" | "prefetchu" => self.prefetch(&m),
             _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
         }
+    }
+}
+
+/// The float formats whose subnormals cannot change what instruction `m` computes, even where
+/// its IR does float arithmetic in that format:
+/// - f32 under `.ftz`: the rules flush every f32 operand (to normal or zero) and every f32
+///   result (a subnormal result becomes the zero of its sign, which is what a flushing device
+///   gives too; add/sub results that are subnormal are exact, and `mul.ftz`'s tininess is
+///   decided on the exact f64 product, `fma.ftz`/`div`/`sqrt`/`rcp` on bits and in f64).
+/// - f32 in an instruction with no f32-valued type (f32, bf16, bf16x2, tf32): its f32 values
+///   are exact widenings of f16 (normal in f32: f16's least subnormal is 2^-24) or integers.
+/// - f64 in an instruction with no f64 type: its f64 values are exact widenings of narrower
+///   formats, their products and rounded-to-odd sums and exact residuals, all of magnitude
+///   zero or at least 2^-149·2^-149·2^-53, far above f64's least normal 2^-1022.
+fn subnormal_exemption(m: &Mods) -> crate::function::SubnormalUse {
+    let types = m.types();
+    let f32_valued =
+        types.iter().any(|t| matches!(t, ScalarType::F32 | ScalarType::Bf16 | ScalarType::Bf16x2 | ScalarType::Tf32));
+    crate::function::SubnormalUse {
+        f32: m.has("ftz") || !f32_valued,
+        f64: !types.contains(&ScalarType::F64),
     }
 }
 
