@@ -23,7 +23,7 @@ use std::collections::{BTreeSet, HashMap};
 use ptxcross_lower::abi;
 use ptxcross_lower::ir::{
     AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Kernel, LocalPlacement, Memory, Module, Operand,
-    Stmt, Ty, UnaryOp, VarId,
+    Scope, Stmt, Ty, UnaryOp, VarId,
 };
 use rspirv::dr::{self, Builder, InsertPoint};
 use rspirv::spirv::{self, Op, StorageClass, Word};
@@ -52,6 +52,9 @@ const SCOPE_WORKGROUP: u32 = 2;
 const SEMANTICS_RELAXED: u32 = 0;
 /// `bar.sync`: AcquireRelease | UniformMemory (storage buffers) | WorkgroupMemory.
 const SEMANTICS_BARRIER: u32 = 0x8 | 0x40 | 0x100;
+/// `Stmt::Fence`: SequentiallyConsistent (PTX `fence.sc`; at least `fence.acq_rel`) |
+/// UniformMemory | WorkgroupMemory.
+const SEMANTICS_FENCE: u32 = 0x10 | 0x40 | 0x100;
 
 /// What a helper function does.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -59,6 +62,8 @@ enum Access {
     Load,
     Store,
     Atomic(AtomicOp),
+    /// A 64-bit atomic on heap doubleword `idx` (`Expr::AtomicDword`).
+    Atomic64(AtomicOp),
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -133,6 +138,10 @@ pub(crate) struct Emitter {
     bools: [Option<Word>; 2],
     nulls: HashMap<Word, Word>,
     heap_var: Option<Word>,
+    /// The heap as `u64` doublewords (binding `abi::BINDING_HEAP64`), for `AtomicDword`.
+    heap64_var: Option<Word>,
+    /// Some kernel has a device-scope `Fence`: the heap is declared `Coherent`.
+    device_fence: bool,
     param_var: Option<Word>,
     scratch_var: Option<Word>,
     /// The module's `Private` u32 holding the running instruction's fault site id (every
@@ -212,6 +221,8 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         bools: [None, None],
         nulls: HashMap::new(),
         heap_var: None,
+        heap64_var: None,
+        device_fence: false,
         param_var: None,
         scratch_var: None,
         site_var: None,
@@ -264,6 +275,24 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
     e.b.capability(spirv::Capability::Shader);
     if e.uses_int64 {
         e.b.capability(spirv::Capability::Int64);
+    }
+    if let Some(h64) = e.heap64_var {
+        e.b.capability(spirv::Capability::Int64Atomics);
+        // Two views of one buffer: neither may be assumed distinct from the other.
+        let h = e.heap_var();
+        for v in [h, h64] {
+            e.b.decorate(v, spirv::Decoration::Aliased, []);
+        }
+    }
+    if e.device_fence {
+        // A device-scope fence orders plain heap accesses too (PTX's message passing: data
+        // stored plainly, then a fence and a flag): under the GLSL450 memory model they must
+        // then bypass non-coherent caches.
+        let h = e.heap_var();
+        e.b.decorate(h, spirv::Decoration::Coherent, []);
+        if let Some(h64) = e.heap64_var {
+            e.b.decorate(h64, spirv::Decoration::Coherent, []);
+        }
     }
     if e.uses_float64 {
         e.b.capability(spirv::Capability::Float64);
@@ -461,6 +490,28 @@ impl Emitter {
                 v
             }
         }
+    }
+    /// `struct { u64 dwords[]; }` at binding `abi::BINDING_HEAP64`.
+    fn heap64_var(&mut self) -> Word {
+        if let Some(v) = self.heap64_var {
+            return v;
+        }
+        let t = self.ty(Ty::U64);
+        let arr = self.b.type_runtime_array(t);
+        self.b.decorate(arr, spirv::Decoration::ArrayStride, [dr::Operand::LiteralBit32(8)]);
+        let st_id = self.b.id();
+        let st = self.b.type_struct_id(Some(st_id), [arr]);
+        self.b.decorate(st, spirv::Decoration::Block, []);
+        self.b.member_decorate(st, 0, spirv::Decoration::Offset, [dr::Operand::LiteralBit32(0)]);
+        self.b.name(st, "heap64_block");
+        self.b.member_name(st, 0, "dwords");
+        let p = self.ptr(StorageClass::StorageBuffer, st);
+        let var = self.global_var(p, StorageClass::StorageBuffer, None);
+        self.b.decorate(var, spirv::Decoration::DescriptorSet, [dr::Operand::LiteralBit32(abi::BIND_GROUP)]);
+        self.b.decorate(var, spirv::Decoration::Binding, [dr::Operand::LiteralBit32(abi::BINDING_HEAP64)]);
+        self.b.name(var, "heap64");
+        self.heap64_var = Some(var);
+        var
     }
     fn param_var(&mut self) -> Word {
         match self.param_var {
@@ -816,6 +867,19 @@ impl Emitter {
                 self.fault(*code)?;
                 Ok(false)
             }
+            Stmt::Fence { scope } => {
+                let s = match scope {
+                    Scope::Workgroup => SCOPE_WORKGROUP,
+                    Scope::Device => {
+                        self.device_fence = true;
+                        SCOPE_DEVICE
+                    }
+                };
+                let s = self.c_u32(s);
+                let sem = self.c_u32(SEMANTICS_FENCE);
+                self.op_void(Op::MemoryBarrier, &[s, sem])?;
+                Ok(false)
+            }
         }
     }
 
@@ -941,6 +1005,24 @@ impl Emitter {
                 args[0] = self.helper_id(memory, Access::Atomic(op))?;
                 let u = self.t_u32();
                 Ok((self.op(Op::FunctionCall, u, &args)?, Ty::U32))
+            }
+            Expr::AtomicDword { op, index, value, comparand } => {
+                let idx = self.operand_of(kernel, index, Ty::U32, "atomic index")?;
+                let val = self.operand_of(kernel, value, Ty::U64, "atomic value")?;
+                let mut args = vec![0, idx, val];
+                match (op, comparand) {
+                    (AtomicOp::CompareExchange, Some(c)) => {
+                        args.push(self.operand_of(kernel, c, Ty::U64, "atomic comparand")?);
+                    }
+                    (AtomicOp::CompareExchange, None) => {
+                        return Err(invalid("CompareExchange without a comparand"));
+                    }
+                    (_, Some(_)) => return Err(invalid(format!("atomic {op:?} with a comparand"))),
+                    (_, None) => {}
+                }
+                args[0] = self.helper_id(Memory::Heap, Access::Atomic64(op))?;
+                let t = self.ty(Ty::U64);
+                Ok((self.op(Op::FunctionCall, t, &args)?, Ty::U64))
             }
         }
     }
@@ -1335,9 +1417,14 @@ impl Emitter {
             Access::Atomic(op) => {
                 (u, if op == AtomicOp::CompareExchange { 3 } else { 2 }, format!("atomic_{}_{}", atomic_name(op), mem_name(h.memory)))
             }
+            Access::Atomic64(op) => {
+                let t = self.ty(Ty::U64);
+                (t, if op == AtomicOp::CompareExchange { 3 } else { 2 }, format!("atomic64_{}_heap", atomic_name(op)))
+            }
         };
-        let params_t = vec![u; nparams];
-        let fty = self.b.type_function(ret, params_t);
+        // The index is a u32; values have the result's type (u64 for `Atomic64`).
+        let params_t: Vec<Word> = (0..nparams).map(|i| if i == 0 || ret == void { u } else { ret }).collect();
+        let fty = self.b.type_function(ret, params_t.clone());
         self.b.begin_function(ret, Some(h.id), spirv::FunctionControl::NONE, fty).map_err(internal)?;
         let name = match (&self.k, h.memory) {
             (Some(k), Memory::Shared | Memory::Local) => format!("{name}_{}", k.name),
@@ -1345,14 +1432,18 @@ impl Emitter {
         };
         self.b.name(h.id, debug_name(&name));
         let mut params = Vec::with_capacity(nparams);
-        for _ in 0..nparams {
-            params.push(self.b.function_parameter(u).map_err(internal)?);
+        for &t in &params_t {
+            params.push(self.b.function_parameter(t).map_err(internal)?);
         }
         let idx = params[0];
         self.b.begin_block(None).map_err(internal)?;
-        let zero = self.c_u32(0);
+        let zero = if let Access::Atomic64(_) = h.access { self.konst(Const::U64(0)) } else { self.c_u32(0) };
         let bit = mem_fault_bit(h.memory);
-        match self.in_bounds(h.memory, idx)? {
+        let in_bounds = match h.access {
+            Access::Atomic64(_) => Some(self.in_bounds64(idx)?),
+            _ => self.in_bounds(h.memory, idx)?,
+        };
+        match in_bounds {
             None => {
                 // Memory of size 0: every access is out of range.
                 self.fault(bit)?;
@@ -1369,14 +1460,23 @@ impl Emitter {
                 self.b.selection_merge(merge, spirv::SelectionControl::NONE).map_err(internal)?;
                 self.b.branch_conditional(ok, ok_l, bad_l, []).map_err(internal)?;
                 self.begin_block(ok_l)?;
-                let ptr = self.word_ptr(h.memory, idx)?;
+                let ptr = match h.access {
+                    Access::Atomic64(_) => {
+                        let var = self.heap64_var();
+                        let p = self.ptr(StorageClass::StorageBuffer, ret);
+                        let zero = self.c_u32(0);
+                        self.b.access_chain(p, None, var, [zero, idx]).map_err(internal)?
+                    }
+                    _ => self.word_ptr(h.memory, idx)?,
+                };
                 let value = match h.access {
                     Access::Load => Some(self.b.load(u, None, ptr, None, []).map_err(internal)?),
                     Access::Store => {
                         self.b.store(ptr, params[1], None, []).map_err(internal)?;
                         None
                     }
-                    Access::Atomic(op) => Some(self.atomic(h.memory, op, ptr, &params[1..])?),
+                    Access::Atomic(op) => Some(self.atomic(h.memory, op, ret, ptr, &params[1..])?),
+                    Access::Atomic64(op) => Some(self.atomic(Memory::Heap, op, ret, ptr, &params[1..])?),
                 };
                 self.branch(merge)?;
                 self.begin_block(bad_l)?;
@@ -1385,7 +1485,7 @@ impl Emitter {
                 self.begin_block(merge)?;
                 match value {
                     Some(v) => {
-                        let r = self.b.phi(u, None, [(v, ok_l), (zero, bad_l)]).map_err(internal)?;
+                        let r = self.b.phi(ret, None, [(v, ok_l), (zero, bad_l)]).map_err(internal)?;
                         self.b.ret_value(r).map_err(internal)?;
                     }
                     None => self.b.ret().map_err(internal)?,
@@ -1396,8 +1496,21 @@ impl Emitter {
         Ok(())
     }
 
-    fn atomic(&mut self, memory: Memory, op: AtomicOp, ptr: Word, args: &[Word]) -> Result2<Word> {
+    /// Whether doubleword `idx` lies in the heap: both its words are allocatable
+    /// (`2*idx >= HEAP_RESERVED_WORDS`) and it is below the u64 view's length.
+    fn in_bounds64(&mut self, idx: Word) -> Result2<Word> {
         let u = self.t_u32();
+        let bt = self.t_bool();
+        let var = self.heap64_var();
+        let len = self.b.array_length(u, None, var, 0).map_err(internal)?;
+        let below = self.op(Op::ULessThan, bt, &[idx, len])?;
+        let lo = self.c_u32(abi::HEAP_RESERVED_WORDS.div_ceil(2));
+        let above = self.op(Op::UGreaterThanEqual, bt, &[idx, lo])?;
+        self.op(Op::LogicalAnd, bt, &[above, below])
+    }
+
+    /// An atomic on `ptr` (a pointer to `u`, u32 or u64) in `memory`.
+    fn atomic(&mut self, memory: Memory, op: AtomicOp, u: Word, ptr: Word, args: &[Word]) -> Result2<Word> {
         let scope = self.c_u32(if memory == Memory::Heap { SCOPE_DEVICE } else { SCOPE_WORKGROUP });
         let sem = self.c_u32(SEMANTICS_RELAXED);
         let value = args[0];

@@ -27,6 +27,8 @@ pub struct Requirements {
     pub int64: bool,
     /// `f64` (wgpu `Features::SHADER_F64`).
     pub float64: bool,
+    /// `atomic<u64>` with every operation (wgpu `Features::SHADER_INT64_ATOMIC_ALL_OPS`).
+    pub int64_atomics: bool,
 }
 
 /// What a kernel uses, from one walk over its IR (before any text is written).
@@ -38,6 +40,9 @@ struct Usage {
     shared_atomics: bool,
     /// A `Barrier` statement somewhere.
     barriers: bool,
+    heap_atomics64: bool,
+    /// A `Stmt::Fence` (WGSL has no standalone memory fence).
+    fence: bool,
 }
 
 fn ty_usage(u: &mut Usage, ty: Ty) {
@@ -84,13 +89,25 @@ fn expr_usage(u: &mut Usage, e: &Expr) {
             operand_usage(u, arg);
         }
         Expr::Builtin(_) => {}
-        Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } => operand_usage(u, index),
+        Expr::LoadWord { index, .. } => operand_usage(u, index),
+        // A barrier too: keeps the kernel whole (the splitting into functions skips barriers).
+        Expr::SharedUniformLoad { index } => {
+            u.barriers = true;
+            operand_usage(u, index)
+        }
         Expr::AtomicWord { memory, index, value, comparand, .. } => {
             match memory {
                 Memory::Heap => u.heap_atomics = true,
                 Memory::Shared => u.shared_atomics = true,
                 _ => {}
             }
+            for o in [index, value].into_iter().chain(comparand) {
+                operand_usage(u, o);
+            }
+        }
+        Expr::AtomicDword { index, value, comparand, .. } => {
+            u.heap_atomics64 = true;
+            u.int64 = true;
             for o in [index, value].into_iter().chain(comparand) {
                 operand_usage(u, o);
             }
@@ -122,6 +139,7 @@ fn block_usage(u: &mut Usage, b: &Block) {
             }
             Stmt::Loop { body } => block_usage(u, body),
             Stmt::Barrier => u.barriers = true,
+            Stmt::Fence { .. } => u.fence = true,
             Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Fault { .. } => {}
         }
     }
@@ -181,6 +199,8 @@ fn kernel_usage(k: &Kernel) -> Usage {
         heap_atomics: k.features.heap_atomics,
         shared_atomics: k.features.shared_atomics,
         barriers: false,
+        heap_atomics64: k.features.heap_atomics64,
+        fence: false,
     };
     for v in &k.vars {
         ty_usage(&mut u, v.ty);
@@ -192,7 +212,7 @@ fn kernel_usage(k: &Kernel) -> Usage {
 /// What the WGSL that [`crate::emit`] writes for `kernel` needs from the device.
 pub fn requirements(kernel: &Kernel) -> Requirements {
     let u = kernel_usage(kernel);
-    Requirements { int64: u.int64 || u.float64, float64: u.float64 }
+    Requirements { int64: u.int64 || u.float64, float64: u.float64, int64_atomics: u.heap_atomics64 }
 }
 
 /// Module-wide state: the name prefix and the helper functions needed so far.
@@ -221,6 +241,8 @@ struct Mem {
     in_range: String,
     fault: u32,
     atomic: bool,
+    /// Elements are `atomic<u64>` (the heap's 64-bit view) instead of 32-bit words.
+    wide: bool,
 }
 
 impl ModuleCx {
@@ -550,15 +572,16 @@ impl ModuleCx {
         };
         let name = format!("{}{}_atomic_{suffix}", m.prefix, m.kind);
         let fault = self.fault_fn();
+        let (t, it, zero) = if m.wide { ("u64", "i64", "0lu") } else { ("u32", "i32", "0u") };
         self.helper(&name, || {
             let cas = op == AtomicOp::CompareExchange;
             let mut s = if cas {
                 format!(
                     "// Strong compare-exchange (WGSL's is weak: retried while it fails spuriously).\n\
-                     fn {name}(i: u32, cmp: u32, v: u32) -> u32 {{\n"
+                     fn {name}(i: u32, cmp: {t}, v: {t}) -> {t} {{\n"
                 )
             } else {
-                format!("fn {name}(i: u32, v: u32) -> u32 {{\n")
+                format!("fn {name}(i: u32, v: {t}) -> {t} {{\n")
             };
             if let Some(a) = &m.array {
                 let body = match (builtin, op) {
@@ -570,9 +593,9 @@ impl ModuleCx {
                     (None, _) => {
                         let f = if op == AtomicOp::MinS { "min" } else { "max" };
                         format!(
-                            "        // Signed {f}: a compare-exchange loop (atomicMin/Max on atomic<u32> are unsigned).\n        \
+                            "        // Signed {f}: a compare-exchange loop (atomicMin/Max on atomic<{t}> are unsigned).\n        \
                              var w_old = atomicLoad(&{a}[i]);\n        loop {{\n            \
-                             let w_new = bitcast<u32>({f}(bitcast<i32>(w_old), bitcast<i32>(v)));\n            \
+                             let w_new = bitcast<{t}>({f}(bitcast<{it}>(w_old), bitcast<{it}>(v)));\n            \
                              if (w_new == w_old) {{\n                return w_old;\n            }}\n            \
                              let r = atomicCompareExchangeWeak(&{a}[i], w_old, w_new);\n            \
                              if (r.exchanged) {{\n                return w_old;\n            }}\n            \
@@ -582,7 +605,7 @@ impl ModuleCx {
                 };
                 let _ = write!(s, "    if ({}) {{\n{body}    }}\n", m.in_range);
             }
-            let _ = write!(s, "    {fault}({}u);\n    return 0u;\n}}\n", m.fault);
+            let _ = write!(s, "    {fault}({}u);\n    return {zero};\n}}\n", m.fault);
             s
         });
         name
@@ -684,6 +707,7 @@ impl KernelCx<'_> {
                 in_range: format!("i >= {}u && i < arrayLength(&{p}heap)", abi::HEAP_RESERVED_WORDS),
                 fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
                 atomic: self.m.heap_atomic,
+                wide: false,
             },
             Memory::Param => Mem {
                 kind: "params",
@@ -692,6 +716,7 @@ impl KernelCx<'_> {
                 in_range: format!("i < arrayLength(&{p}params)"),
                 fault: abi::FAULT_PARAM_OUT_OF_RANGE,
                 atomic: false,
+                wide: false,
             },
             Memory::Shared => Mem {
                 kind: "shared",
@@ -700,6 +725,7 @@ impl KernelCx<'_> {
                 in_range: format!("i < {}u", self.k.shared_words),
                 fault: abi::FAULT_SHARED_OUT_OF_RANGE,
                 atomic: self.shared_atomic,
+                wide: false,
             },
             Memory::Local => Mem {
                 kind: "local",
@@ -708,6 +734,7 @@ impl KernelCx<'_> {
                 in_range: format!("i < {}u", self.k.local_words),
                 fault: abi::FAULT_LOCAL_OUT_OF_RANGE,
                 atomic: false,
+                wide: false,
             },
             Memory::Scratch => Mem {
                 kind: "scratch",
@@ -716,6 +743,7 @@ impl KernelCx<'_> {
                 in_range: format!("i < arrayLength(&{p}scratch)"),
                 fault: abi::FAULT_LOCAL_OUT_OF_RANGE,
                 atomic: false,
+                wide: false,
             },
         }
     }
@@ -962,7 +990,9 @@ impl KernelCx<'_> {
             Expr::Fma { a, b, c, .. } => vec![*a, *b, *c],
             Expr::Select { cond, a, b, .. } => vec![*cond, *a, *b],
             // Calls of helper functions: never constant-evaluated.
-            Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::SharedUniformLoad { .. } => Vec::new(),
+            Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => {
+                Vec::new()
+            }
         };
         // (Float arithmetic and comparisons hide their operands anyway, see `hide`.)
         let hidden = match e {
@@ -1051,6 +1081,31 @@ impl KernelCx<'_> {
                     (AtomicOp::CompareExchange, None) => Err("CompareExchange without a comparand".into()),
                     (_, Some(_)) => Err(format!("atomic {op:?} with a comparand (only CompareExchange has one)")),
                     (_, None) => Ok((format!("{f}({i}, {v})"), Ty::U32)),
+                }
+            }
+            Expr::AtomicDword { op, index, value, comparand } => {
+                let i = self.typed(index, Ty::U32, "AtomicDword index")?;
+                let v = self.typed(value, Ty::U64, "AtomicDword value")?;
+                let p = &self.m.p;
+                // Doubleword i holds heap words 2i and 2i+1; both must be allocatable.
+                let m = Mem {
+                    kind: "heap64",
+                    prefix: p.clone(),
+                    array: Some(format!("{p}heap64")),
+                    in_range: format!("i >= {}u && i < arrayLength(&{p}heap64)", abi::HEAP_RESERVED_WORDS.div_ceil(2)),
+                    fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
+                    atomic: true,
+                    wide: true,
+                };
+                let f = self.m.mem_atomic(&m, op);
+                match (op, comparand) {
+                    (AtomicOp::CompareExchange, Some(c)) => {
+                        let c = self.typed(c, Ty::U64, "AtomicDword comparand")?;
+                        Ok((format!("{f}({i}, {c}, {v})"), Ty::U64))
+                    }
+                    (AtomicOp::CompareExchange, None) => Err("CompareExchange without a comparand".into()),
+                    (_, Some(_)) => Err(format!("atomic {op:?} with a comparand (only CompareExchange has one)")),
+                    (_, None) => Ok((format!("{f}({i}, {v})"), Ty::U64)),
                 }
             }
         }
@@ -1184,6 +1239,7 @@ impl KernelCx<'_> {
                     let f = self.m.fault_fn();
                     self.line(depth, &format!("{f}({code}u);"));
                 }
+                Stmt::Fence { .. } => return Err("Fence reached the writer (write_module refuses it)".into()),
             }
         }
         Ok(())
@@ -1387,6 +1443,16 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         if k.workgroup_size.contains(&0) {
             return Err(invalid(k, format!("workgroup size {:?} has a zero dimension", k.workgroup_size)));
         }
+        if u.fence {
+            return Err(EmitError::Unsupported {
+                kernel: k.name.clone(),
+                message: format!(
+                    "kernel {} needs a memory fence outside a barrier (PTX `fence`/`membar` wider than .cta, or an \
+                     .acquire/.release access), which WGSL cannot express: use the spirv backend",
+                    k.name
+                ),
+            });
+        }
         if profile == Profile::WebGpu {
             let what = if u.int64 {
                 Some("64-bit integers")
@@ -1412,6 +1478,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         p = format!("px{n}_");
     }
     let heap_atomic = usages.iter().any(|u| u.heap_atomics);
+    let heap_atomic64 = usages.iter().any(|u| u.heap_atomics64);
     let site = module.kernels.iter().any(|k| k.fault_site_var.is_some());
     let mut m = ModuleCx { profile, p: p.clone(), heap_atomic, site, helpers: BTreeMap::new() };
 
@@ -1536,6 +1603,15 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         abi::BIND_GROUP,
         abi::BINDING_PARAMS
     );
+    if heap_atomic64 {
+        // The heap buffer bound once more, as doublewords: its 64-bit atomics.
+        let _ = writeln!(
+            out,
+            "@group({}) @binding({}) var<storage, read_write> {p}heap64: array<atomic<u64>>;",
+            abi::BIND_GROUP,
+            abi::BINDING_HEAP64
+        );
+    }
     if module.kernels.iter().any(|k| k.local_placement == LocalPlacement::Scratch) {
         let _ = writeln!(
             out,

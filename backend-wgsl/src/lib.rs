@@ -93,7 +93,7 @@ impl Profile {
     pub fn capabilities(self) -> naga::valid::Capabilities {
         use naga::valid::Capabilities as C;
         match self {
-            Profile::Wgpu => C::SHADER_INT64 | C::FLOAT64,
+            Profile::Wgpu => C::SHADER_INT64 | C::FLOAT64 | C::SHADER_INT64_ATOMIC_ALL_OPS,
             Profile::WebGpu => C::empty(),
         }
     }

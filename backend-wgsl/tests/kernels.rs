@@ -66,14 +66,14 @@ fn vecadd32_webgpu() {
 
 #[test]
 fn requirements_follow_the_ir() {
-    assert_eq!(requirements(&vecadd32()), ptxcross_wgsl::Requirements { int64: false, float64: false });
-    assert_eq!(requirements(&vecadd()), ptxcross_wgsl::Requirements { int64: true, float64: false });
+    assert_eq!(requirements(&vecadd32()), ptxcross_wgsl::Requirements { int64: false, float64: false, int64_atomics: false });
+    assert_eq!(requirements(&vecadd()), ptxcross_wgsl::Requirements { int64: true, float64: false, int64_atomics: false });
     let mut b = Kb::new("dbl", [1, 1, 1]);
     let x = b.var(Ty::F64, "%fd1");
     b.push(assign(x, un(UnaryOp::FNeg, Ty::F64, x)));
     let k = b.build();
     // f64 sign/NaN/constant bit tricks go through u64.
-    assert_eq!(requirements(&k), ptxcross_wgsl::Requirements { int64: true, float64: true });
+    assert_eq!(requirements(&k), ptxcross_wgsl::Requirements { int64: true, float64: true, int64_atomics: false });
     let wgsl = ok(k, Profile::Wgpu);
     assert!(wgsl.contains("bitcast<f64>(bitcast<u64>(v0) ^ 0x8000000000000000lu)"), "{wgsl}");
 }

@@ -27,6 +27,10 @@ pub const BINDING_PARAMS: u32 = 1;
 /// words per thread; the host sizes the buffer and caps the blocks of a dispatch to fit.
 /// Declared only by kernels that use it; the host binds one to every launch.
 pub const BINDING_SCRATCH: u32 = 2;
+/// The heap's buffer once more, read-write, viewed as `array<u64>`: the 64-bit atomics
+/// (`ir::Expr::AtomicDword`; WGSL has no other way to reach the same memory with `atomic<u64>`).
+/// The host binds the heap buffer at both bindings.
+pub const BINDING_HEAP64: u32 = 3;
 
 pub const SHARED_WINDOW_BASE: u64 = 0x0000_0001_0000_0000;
 pub const LOCAL_WINDOW_BASE: u64 = 0x0000_0002_0000_0000;

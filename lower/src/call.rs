@@ -1205,7 +1205,7 @@ mod liveness {
             }
             Expr::Builtin(_) => {}
             Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } => u(index),
-            Expr::AtomicWord { index, value, comparand, .. } => {
+            Expr::AtomicWord { index, value, comparand, .. } | Expr::AtomicDword { index, value, comparand, .. } => {
                 u(index);
                 u(value);
                 if let Some(c) = comparand {
@@ -1252,7 +1252,7 @@ mod liveness {
                     transfer(&body.stmts, &mut t, bit);
                     union(s, &t);
                 }
-                Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier | Stmt::Fault { .. } => {}
+                Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier | Stmt::Fault { .. } | Stmt::Fence { .. } => {}
             }
         }
     }

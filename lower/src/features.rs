@@ -65,6 +65,15 @@ fn walk(b: &Block, f: &mut Features) {
                     note_ty(*ty, f);
                     [cond, a, b].into_iter().for_each(|o| operand(o, f))
                 }
+                Expr::AtomicDword { index, value, comparand, .. } => {
+                    f.heap_atomics64 = true;
+                    f.int64 = true;
+                    operand(index, f);
+                    operand(value, f);
+                    if let Some(c) = comparand {
+                        operand(c, f);
+                    }
+                }
                 Expr::Builtin(_) => {}
                 Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } => operand(index, f),
             },

@@ -561,9 +561,22 @@ impl FnLower {
                 let heap_rel = (*offset as i64 + off) as u64;
                 self.bin(BinaryOp::Add, Ty::U64, base, Self::u64c(heap_rel))
             }
-            Symbol::Param { .. } => return Err(unsupported("taking the address of a kernel parameter", span)),
+            // A kernel parameter's address in the param state space: its byte offset in the
+            // parameter buffer (header included), which `ld.param [%rd+k]` reads back (see
+            // `inst::memory`). Only in the kernel's own body: a device function's `ld.param`
+            // through a register reads its own parameters, which live in local memory.
+            Symbol::Param { offset } if self.in_kernel_body() => small((*offset as i64 + off) as u64),
+            Symbol::Param { .. } => {
+                return Err(unsupported("taking the address of a kernel parameter inside a device function", span))
+            }
             Symbol::Reg { .. } => return Err(Diagnostic::new("a register has no address", span)),
         })
+    }
+
+    /// Whether the code being lowered is the kernel's own (not an inlined or stack-called
+    /// device function).
+    pub fn in_kernel_body(&self) -> bool {
+        self.ret_target.is_none() && self.frame_base.is_none()
     }
 
     /// Byte offset in local memory of local symbol byte `offset + off`: relative to the frame

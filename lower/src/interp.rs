@@ -2,7 +2,7 @@
 //! structurization) or a structured block (after) with the IR's documented semantics, so
 //! passes can be checked by running both and comparing memory.
 //!
-//! Barriers are no-ops (one thread); faults are recorded like the targets do.
+//! Barriers and fences are no-ops (one thread); faults are recorded like the targets do.
 
 use crate::abi;
 use crate::cfg::{Cfg, Terminator};
@@ -181,7 +181,7 @@ impl Machine {
                 Stmt::Break => return Flow::Break,
                 Stmt::Continue => return Flow::Continue,
                 Stmt::Return => return Flow::Return,
-                Stmt::Barrier => {}
+                Stmt::Barrier | Stmt::Fence { .. } => {}
                 Stmt::Fault { code } => self.faults |= code,
             }
         }
@@ -233,32 +233,52 @@ impl Machine {
                 }
                 let old = mem[iu];
                 let v = self.get(value) as u32;
-                let new = match op {
-                    AtomicOp::Add => old.wrapping_add(v),
-                    AtomicOp::Sub => old.wrapping_sub(v),
-                    AtomicOp::And => old & v,
-                    AtomicOp::Or => old | v,
-                    AtomicOp::Xor => old ^ v,
-                    AtomicOp::Exchange => v,
-                    AtomicOp::MinU => old.min(v),
-                    AtomicOp::MaxU => old.max(v),
-                    AtomicOp::MinS => (old as i32).min(v as i32) as u32,
-                    AtomicOp::MaxS => (old as i32).max(v as i32) as u32,
-                    AtomicOp::CompareExchange => {
-                        let c = comparand.map(|c| self.get(c) as u32).unwrap_or(0);
-                        if old == c {
-                            v
-                        } else {
-                            old
-                        }
-                    }
-                };
+                let c = comparand.map(|c| self.get(c) as u32).unwrap_or(0);
+                let new = atomic(op, Ty::U32, old as u64, v as u64, c as u64) as u32;
                 let (mem, _, _) = self.memory(memory);
                 mem[iu] = new;
                 old as u64
             }
+            Expr::AtomicDword { op, index, value, comparand } => {
+                let i = self.get(index) as usize;
+                let (lo, hi) = (i.wrapping_mul(2), i.wrapping_mul(2).wrapping_add(1));
+                if i > usize::MAX / 4 || lo < abi::HEAP_RESERVED_WORDS as usize || hi >= self.heap.len() {
+                    self.faults |= abi::FAULT_GLOBAL_OUT_OF_RANGE;
+                    return 0;
+                }
+                let old = self.heap[lo] as u64 | (self.heap[hi] as u64) << 32;
+                let c = comparand.map(|c| self.get(c)).unwrap_or(0);
+                let new = atomic(op, Ty::U64, old, self.get(value), c);
+                self.heap[lo] = new as u32;
+                self.heap[hi] = (new >> 32) as u32;
+                old
+            }
         }
     }
+}
+
+/// The new value of an atomic `op` on `old` (type `U32` or `U64`) with `v` and comparand `c`.
+fn atomic(op: AtomicOp, ty: Ty, old: u64, v: u64, c: u64) -> u64 {
+    let r = match op {
+        AtomicOp::Add => old.wrapping_add(v),
+        AtomicOp::Sub => old.wrapping_sub(v),
+        AtomicOp::And => old & v,
+        AtomicOp::Or => old | v,
+        AtomicOp::Xor => old ^ v,
+        AtomicOp::Exchange => v,
+        AtomicOp::MinU => old.min(v),
+        AtomicOp::MaxU => old.max(v),
+        AtomicOp::MinS => sext(ty, old).min(sext(ty, v)) as u64,
+        AtomicOp::MaxS => sext(ty, old).max(sext(ty, v)) as u64,
+        AtomicOp::CompareExchange => {
+            if old == c {
+                v
+            } else {
+                old
+            }
+        }
+    };
+    mask(ty, r)
 }
 
 fn mask(ty: Ty, v: u64) -> u64 {

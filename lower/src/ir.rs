@@ -306,6 +306,14 @@ pub enum Expr {
     /// workgroup scope on shared memory. Out-of-range index: yields 0, records a fault,
     /// changes nothing.
     AtomicWord { memory: Memory, op: AtomicOp, index: Operand, value: Operand, comparand: Option<Operand> },
+    /// Atomic read-modify-write on the 64-bit doubleword `index` (a `U32` operand: byte offset
+    /// / 8, i.e. words `2*index` and `2*index + 1`, little-endian) of the `Heap` only; yields
+    /// the old doubleword. `value` and `comparand` are `U64`. Relaxed, device scope. Needs the
+    /// target's 64-bit atomics (SPIR-V `Int64Atomics`, WGSL `atomic<u64>`: wgpu's
+    /// `SHADER_INT64_ATOMIC_ALL_OPS`; see [`Features::heap_atomics64`]). Out-of-range index
+    /// (either word outside `abi::HEAP_RESERVED_WORDS .. arrayLength(heap)`): yields 0,
+    /// records a fault, changes nothing.
+    AtomicDword { op: AtomicOp, index: Operand, value: Operand, comparand: Option<Operand> },
     /// A workgroup barrier over shared memory, then word `index` of `Shared`: the same value in
     /// every invocation, and known to be so by the targets (WGSL's `workgroupUniformLoad`, whose
     /// result browsers' uniformity analysis lets a barrier depend on; a plain load after a
@@ -313,6 +321,15 @@ pub enum Expr {
     /// invocation of the workgroup reaches it in uniform control flow, like `Stmt::Barrier`,
     /// with the same `index`, and `index < shared_words`.
     SharedUniformLoad { index: Operand },
+}
+
+/// The set of invocations a [`Stmt::Fence`] orders memory among.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Scope {
+    /// The invocations of one workgroup (PTX `.cta`).
+    Workgroup,
+    /// All invocations of the dispatch (PTX `.gpu`, `.sys`, `.cluster`).
+    Device,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -353,6 +370,13 @@ pub enum Stmt {
     Barrier,
     /// Records fault bits (`abi::FAULT_*`) in the heap's fault word; execution continues.
     Fault { code: u32 },
+    /// A memory fence (PTX `fence.sc`/`fence.acq_rel`, and the fences `lower` puts around
+    /// `.acquire`/`.release` accesses): sequentially consistent ordering of this invocation's
+    /// heap and shared memory accesses before and after it, as seen by the invocations of
+    /// `scope`. Not a control barrier: it may sit in divergent control flow. Heap accesses of
+    /// a kernel with a `Device` fence are coherent at device scope (SPIR-V: the heap is
+    /// `Coherent`). WGSL cannot express a standalone fence: that backend refuses it.
+    Fence { scope: Scope },
 }
 
 /// One arm of a [`Stmt::Switch`]: taken when the selector equals one of `values`.
@@ -454,6 +478,8 @@ pub struct Features {
     /// Any `AtomicWord` on `Heap` (WGSL then declares the heap `array<atomic<u32>>`).
     pub heap_atomics: bool,
     pub shared_atomics: bool,
+    /// Any `AtomicDword` (the target needs 64-bit atomics on storage buffers).
+    pub heap_atomics64: bool,
     /// The kernel's results may depend on the target keeping f32 (f64) subnormal operands and
     /// results: set by `lower`'s instruction rules (see `features::subnormal_use`); the host
     /// refuses such a kernel on a device and backend that flush them.

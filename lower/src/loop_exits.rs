@@ -206,7 +206,7 @@ fn live_before(stmts: &[Stmt], out: Live, ctx: &Ctx, first_loop: usize, facts: &
             Stmt::Break => ctx.at_break.clone(),
             Stmt::Continue => ctx.at_continue.clone(),
             Stmt::Return => Live::new(),
-            Stmt::Barrier | Stmt::Fault { .. } => live,
+            Stmt::Barrier | Stmt::Fault { .. } | Stmt::Fence { .. } => live,
         };
     }
     live
@@ -229,7 +229,7 @@ fn add_expr_uses(e: &Expr, live: &mut Live) {
         Expr::Select { cond, a, b, .. } => [cond, a, b].into_iter().for_each(|o| add_use(*o, live)),
         Expr::Builtin(_) => {}
         Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } => add_use(*index, live),
-        Expr::AtomicWord { index, value, comparand, .. } => {
+        Expr::AtomicWord { index, value, comparand, .. } | Expr::AtomicDword { index, value, comparand, .. } => {
             add_use(*index, live);
             add_use(*value, live);
             if let Some(c) = comparand {

@@ -109,7 +109,7 @@ fn expr_divergent(e: &Expr, var_div: &[bool]) -> bool {
         Expr::Builtin(Builtin::ThreadId(_)) => true,
         Expr::Builtin(_) => false,
         Expr::LoadWord { memory: Memory::Param, index } => op(index),
-        Expr::LoadWord { .. } | Expr::AtomicWord { .. } => true,
+        Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } => true,
         // The same value in every thread (its precondition: a uniform index).
         Expr::SharedUniformLoad { index } => op(index),
     }

@@ -9,7 +9,7 @@ use simt_util::*;
 
 const N: usize = 32;
 
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Space {
     Global,
     Shared,
@@ -66,9 +66,9 @@ fn kernel(name: &str, inst: &str, w: u32, space: Space) -> String {
         smem = w as usize * N,
         w2 = 2 * w,
         w3 = 3 * w,
-        // 64-bit: only the unused-result forms are implemented; d is then a copy of a.
-        atom = if w == 8 {
-            format!("red{atom_space}.{op}.{ty} [{addr}], {reg}11;\n    mov.b64 {reg}13, {reg}10;")
+        // `red.*` (kernels named `red_*`): no result; d is then a copy of a.
+        atom = if name.starts_with("red") {
+            format!("red{atom_space}.{op}.{ty} [{addr}], {reg}11;\n    mov.b{bits} {reg}13, {reg}10;")
         } else {
             format!("atom{atom_space}.{op}.{ty} {reg}13, [{addr}], {reg}11{c_operand};")
         },
@@ -81,6 +81,82 @@ fn f32_nan(x: u32) -> bool {
 }
 fn f64_nan(x: u64) -> bool {
     f64::from_bits(x).is_nan()
+}
+
+/// A half format: (exponent bits, mantissa bits).
+type Half = (u32, u32);
+const F16: Half = (5, 10);
+const BF16: Half = (8, 7);
+
+/// The exact value of half `h` (NaN for NaNs).
+fn half_value(h: u64, (eb, mb): Half) -> f64 {
+    let (sign, e, m) = ((h >> (eb + mb)) & 1, (h >> mb) & ((1 << eb) - 1), h & ((1 << mb) - 1));
+    let bias = (1i32 << (eb - 1)) - 1;
+    let mag = if e == (1 << eb) - 1 {
+        if m == 0 {
+            f64::INFINITY
+        } else {
+            f64::NAN
+        }
+    } else if e == 0 {
+        m as f64 * 2f64.powi(1 - bias - mb as i32)
+    } else {
+        (m as f64 / (1u64 << mb) as f64 + 1.0) * 2f64.powi(e as i32 - bias)
+    };
+    if sign == 1 {
+        -mag
+    } else {
+        mag
+    }
+}
+
+/// `x` rounded to nearest even in the half format (IEEE 754: overflow to infinity, subnormals
+/// kept); NaN gives a NaN.
+fn half_round(x: f64, (eb, mb): Half) -> u64 {
+    let sign = if x.is_sign_negative() { 1u64 << (eb + mb) } else { 0 };
+    let inf = ((1u64 << eb) - 1) << mb;
+    if x.is_nan() {
+        return inf | 1 << (mb - 1);
+    }
+    let a = x.abs();
+    if a.is_infinite() {
+        return sign | inf;
+    }
+    let bias = (1i32 << (eb - 1)) - 1;
+    let emin = 1 - bias;
+    // The exponent of the ulp at a's binade (subnormals: the smallest normal's).
+    let e = if a == 0.0 { emin } else { (a.log2().floor() as i32).max(emin) };
+    // log2 may be off by one near powers of two: fix so that 2^e <= a < 2^(e+1) (or subnormal).
+    let e = if a >= 2f64.powi(e + 1) { e + 1 } else if e > emin && a < 2f64.powi(e) { e - 1 } else { e };
+    let ulp = 2f64.powi(e - mb as i32);
+    let q = (a / ulp).round_ties_even(); // exact: a is a dyadic rational of few bits
+    let v = q * ulp;
+    if v >= 2f64.powi(bias + 1) {
+        return sign | inf;
+    }
+    // Re-encode v (q may have carried into the next binade).
+    let bits = if v < 2f64.powi(emin) {
+        (v / 2f64.powi(emin - mb as i32)) as u64
+    } else {
+        let e2 = if v >= 2f64.powi(e + 1) { e + 1 } else { e };
+        let m = (v / 2f64.powi(e2 - mb as i32)) as u64 - (1 << mb);
+        ((e2 + bias) as u64) << mb | m
+    };
+    sign | bits
+}
+
+/// `add.noftz` of halves: each 16-bit lane of `a` plus the same lane of `b`, rounded once.
+fn half_add(a: u64, b: u64, fmt: Half, lanes: u32) -> u64 {
+    (0..lanes)
+        .map(|l| {
+            let (x, y) = ((a >> (16 * l)) & 0xffff, (b >> (16 * l)) & 0xffff);
+            half_round(half_value(x, fmt) + half_value(y, fmt), fmt) << (16 * l)
+        })
+        .fold(0, |acc, v| acc | v)
+}
+
+fn half_is_nan(h: u64, (eb, mb): Half) -> bool {
+    (h >> mb) & ((1 << eb) - 1) == (1 << eb) - 1 && h & ((1 << mb) - 1) != 0
 }
 /// Sign-preserving flush of an f32 subnormal.
 fn ftz(x: u32) -> u32 {
@@ -134,6 +210,10 @@ fn reference(inst: &str, space: Space, a: u64, b: u64, c: u64) -> Option<u64> {
                 a
             }
         }
+        "add.noftz.f16" => half_add(a, b, F16, 1),
+        "add.noftz.bf16" => half_add(a, b, BF16, 1),
+        "add.noftz.f16x2" => half_add(a, b, F16, 2),
+        "add.noftz.bf16x2" => half_add(a, b, BF16, 2),
         "add.f64" => {
             let r = f64::from_bits(a) + f64::from_bits(b);
             if r.is_nan() {
@@ -159,11 +239,23 @@ fn inputs(inst: &str, i: usize) -> (u64, u64, u64) {
         0x7ff8_0000_0000_0000, 0x8000_0000_0000_0000, 0, 0x7ff0_0000_0000_0000, 0xfff0_0000_0000_0000, 1,
         0x800f_ffff_ffff_ffff, 0x3ff0_0000_0000_0000, 0x3ca0_0000_0000_0000, 0x7fef_ffff_ffff_ffff,
     ];
+    let f16s: [u64; 16] = [
+        0x0000, 0x8000, 0x3c00, 0x0001, 0x03ff, 0x7bff, 0x7c00, 0xfc00, 0x7e00, 0x3c01, 0x1400, 0xbc00, 0x0400,
+        0x8001, 0x7bfe, 0x0200,
+    ];
+    let bf16s: [u64; 16] = [
+        0x0000, 0x8000, 0x3f80, 0x0001, 0x007f, 0x7f7f, 0x7f80, 0xff80, 0x7fc0, 0x3f81, 0x3b80, 0xbf80, 0x0080,
+        0x8001, 0x7f7e, 0x4f80,
+    ];
     let pick32 = |k: usize| e32[k % e32.len()] as u64;
     let pick64 = |k: usize| e64[k % e64.len()];
     let (a, b) = match inst {
         "add.f32" => (f32s[i % 16] as u64, f32s[(i / 16 + i * 7) % 16] as u64),
         "add.f64" => (f64s[i % 10], f64s[(i / 10 + i * 3) % 10]),
+        "add.noftz.f16" => (f16s[i % 16], f16s[(i / 16 + i * 7) % 16]),
+        "add.noftz.bf16" => (bf16s[i % 16], bf16s[(i / 16 + i * 7) % 16]),
+        "add.noftz.f16x2" => (f16s[i % 16] | f16s[(i + 5) % 16] << 16, f16s[(i * 7) % 16] | f16s[(i * 3 + 1) % 16] << 16),
+        "add.noftz.bf16x2" => (bf16s[i % 16] | bf16s[(i + 5) % 16] << 16, bf16s[(i * 7) % 16] | bf16s[(i * 3 + 1) % 16] << 16),
         "cas.b16" => ((i % 3) as u64 * 0x8001, if i % 2 == 0 { (i % 3) as u64 * 0x8001 } else { 0xffff }),
         _ if inst.ends_with("64") => (pick64(i), pick64(i / 8 + i * 5)),
         _ => (pick32(i), pick32(i / 12 + i * 5)),
@@ -188,10 +280,20 @@ fn check(inst: &str, space: Space, w: u32, out: &[u8], backend: Backend) -> Resu
         if old != a & mask {
             return Err(format!("{ctx}: returned {old:#x}, expected {:#x}", a & mask));
         }
-        let ok = match reference(inst, space, a, b, c) {
-            Some(want) => fin == want & mask,
-            None if w == 4 => f32_nan(fin as u32),
-            None => f64_nan(fin),
+        let half = match inst {
+            "add.noftz.f16" | "add.noftz.f16x2" => Some(F16),
+            "add.noftz.bf16" | "add.noftz.bf16x2" => Some(BF16),
+            _ => None,
+        };
+        let ok = match (reference(inst, space, a, b, c), half) {
+            // Halves: lane by lane, any NaN where the sum is NaN.
+            (Some(want), Some(fmt)) => (0..w / 2).all(|l| {
+                let (g, r) = ((fin >> (16 * l)) & 0xffff, (want >> (16 * l)) & 0xffff);
+                g == r || (half_is_nan(g, fmt) && half_is_nan(r, fmt))
+            }),
+            (Some(want), None) => fin == want & mask,
+            (None, _) if w == 4 => f32_nan(fin as u32),
+            (None, _) => f64_nan(fin),
         };
         if !ok {
             return Err(format!("{ctx}: new value {fin:#x}, expected {:?}", reference(inst, space, a, b, c)));
@@ -200,7 +302,7 @@ fn check(inst: &str, space: Space, w: u32, out: &[u8], backend: Backend) -> Resu
     Ok(())
 }
 
-const INSTS: [(&str, u32); 18] = [
+const INSTS: [(&str, u32); 31] = [
     ("add.u32", 4),
     ("and.b32", 4),
     ("or.b32", 4),
@@ -219,6 +321,20 @@ const INSTS: [(&str, u32); 18] = [
     ("and.b64", 8),
     ("or.b64", 8),
     ("xor.b64", 8),
+    ("exch.b64", 8),
+    ("min.u64", 8),
+    ("max.u64", 8),
+    ("min.s64", 8),
+    ("max.s64", 8),
+    ("cas.b64", 8),
+    ("add.f64", 8),
+    ("add.noftz.f16", 2),
+    ("add.noftz.bf16", 2),
+    ("add.noftz.f16x2", 4),
+    ("add.noftz.bf16x2", 4),
+    // Without a result: the split word pairs (every device), `red` and `atom … _`.
+    ("red.add.u64", 8),
+    ("red.xor.b64", 8),
 ];
 
 #[test]
@@ -228,13 +344,22 @@ fn every_atomic_operation_matches_the_spec_semantics() {
     let mut ptx = String::from(".version 8.5\n.target sm_80\n.address_size 64\n");
     let mut cases = Vec::new();
     for (k, &(inst, w)) in INSTS.iter().enumerate() {
+        let (red, inst) = match inst.strip_prefix("red.") {
+            Some(i) => (true, i),
+            None => (false, inst),
+        };
         for (s, &space) in spaces.iter().enumerate() {
             // Generic addresses share the dispatch code: a few operations of each kind suffice.
             let generic = matches!(space, Space::GenericGlobal | Space::GenericShared);
-            if generic && !["add.u32", "add.f32", "cas.b16", "add.u64"].contains(&inst) {
+            if generic && !["add.u32", "add.f32", "cas.b16", "add.u64", "add.noftz.f16"].contains(&inst) {
                 continue;
             }
-            let name = format!("atom_{k}_{s}");
+            // 64-bit atomics whose result is used run on the heap only (see `refused` below;
+            // a generic address may point to shared memory in these kernels).
+            if w == 8 && !red && space != Space::Global {
+                continue;
+            }
+            let name = format!("{}_{k}_{s}", if red { "red" } else { "atom" });
             ptx.push_str(&kernel(&name, inst, w, space));
             cases.push((name, inst, w, space));
         }
@@ -363,16 +488,24 @@ fn many_ctas_contending_on_the_same_counters_count_exactly() {
     }
 }
 
-/// 64-bit atomics that need a 64-bit read-modify-write are refused, with the place.
+/// 64-bit atomics on shared memory whose result is used (and `add.f64` there), and half
+/// adds without `.noftz`, are refused, with the place.
 #[test]
 fn atomics_without_a_sound_translation_are_refused() {
-    for inst in ["atom.global.min.s64 %rd3, [%rd1], %rd2;", "atom.global.add.f64 %fd1, [%rd1], %fd1;", "atom.global.add.u64 %rd3, [%rd1], %rd2;"] {
+    let cases = [
+        ("atom.shared.min.s64 %rd3, [%rd1], %rd2;", "not supported yet: a 64-bit atomic on shared memory"),
+        ("atom.shared.add.f64 %fd1, [%rd1], %fd1;", "not supported yet: a 64-bit atomic on shared memory"),
+        ("atom.shared.add.u64 %rd3, [%rd1], %rd2;", "not supported yet: a 64-bit atomic on shared memory"),
+        ("atom.add.u64 %rd3, [%rd1], %rd2;", "not supported yet: a 64-bit atomic on shared memory"),
+        ("atom.global.add.f16 %h1, [%rd1], %h1;", "not supported yet: `atom.global.add.f16`"),
+    ];
+    for (inst, want) in cases {
         let ptx = format!(
-            ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n    .reg .b64 %rd<5>;\n    .reg .f64 %fd<2>;\n    ld.param.u64 %rd1, [p];\n    mov.u64 %rd2, 7;\n    {inst}\n    st.global.u64 [%rd1], %rd3;\n    st.global.f64 [%rd1], %fd1;\n    ret;\n}}\n"
+            ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n    .reg .b64 %rd<5>;\n    .reg .f64 %fd<2>;\n    .reg .b16 %h<2>;\n    .shared .align 8 .b8 sm[16];\n    mov.u64 %rd1, sm;\n    mov.u64 %rd2, 7;\n    {inst}\n    ld.param.u64 %rd1, [p];\n    st.global.u64 [%rd1], %rd3;\n    st.global.f64 [%rd1], %fd1;\n    st.global.b16 [%rd1], %h1;\n    ret;\n}}\n"
         );
         let file = ptxcross_frontend::SourceFile::new("atom64.ptx", ptx);
         let err = ptxcross::translate::frontend(&file, &ptxcross_lower::LowerOptions::default()).expect_err(inst);
         let text = err.render();
-        assert!(text.contains("not supported yet: a 64-bit atomic") && text.contains("atom64.ptx:10:"), "{inst}: {text}");
+        assert!(text.contains(want) && text.contains("atom64.ptx:12:"), "{inst}: {text}");
     }
 }

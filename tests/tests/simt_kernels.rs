@@ -1,4 +1,5 @@
-//! Real CUDA kernels (tests/simt/src, compiled by nvcc 13.5 and clang-16 with tests/simt/regen.sh)
+//! Real CUDA kernels (tests/simt/src, compiled by nvcc 13.5 and clang-16, one also by NVRTC 12.9,
+//! with tests/simt/regen.sh)
 //! run on both backends, checked against the algorithm's definition computed on the CPU.
 
 mod simt_util;
@@ -54,6 +55,126 @@ fn histogram_with_shared_then_global_atomics_and_a_64_bit_total() {
             assert_eq!(run.read_u32(out_bins, 256), bins.to_vec(), "{file} {backend}: bins");
             assert_eq!(run.read_u64(out_total, 1)[0], total, "{file} {backend}: 64-bit total");
         }
+    }
+}
+
+/// 64-bit atomics whose old values are used, from nvcc, clang and NVRTC: tickets from 64-bit
+/// counters must be exactly 0..count-1 per bin (a lost or duplicated update shows), the old
+/// values of a counter stepping by 2^32 - 1 exactly {k (2^32 - 1)}, plus a 64-bit max, a
+/// double sum (atomicAdd(double)) and a double max through an atomicCAS loop.
+#[test]
+fn histogram_with_64_bit_atomics_whose_results_are_used() {
+    let Some(gpu) = gpu() else { return };
+    for file in ["histogram64.sm80.ptx", "histogram64.clang.ptx", "histogram64.nvrtc.ptx"] {
+        let block = 96usize;
+        let program = program(file, &ptx(file), [block as u32, 1, 1]);
+        let n = 20_011usize;
+        let data = bytes(n, 0x9e37_79b9);
+        // The CPU reference, from the kernel's definition.
+        let mut count = [0u64; 16];
+        let mut fsum = 0f64;
+        let mut fmax = 0f64;
+        let mut max64 = 0u64;
+        for (i, &d) in data.iter().enumerate() {
+            count[(d & 15) as usize] += 1;
+            fsum += d as f64;
+            fmax = fmax.max((d as u32 * 1024 + (i as u32 & 1023)) as f64);
+            max64 = max64.max((d as u64) << 40 | i as u64);
+        }
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let d = run.buffer(&data);
+            let counters = run.zeros(33 * 8);
+            let tickets = run.zeros(n * 8);
+            let steps = run.zeros(n * 8);
+            let sum = run.zeros(8);
+            let max = run.zeros(8);
+            let args = [d.to_le_bytes(), counters.to_le_bytes(), tickets.to_le_bytes(), steps.to_le_bytes()];
+            let (s, m) = (sum.to_le_bytes(), max.to_le_bytes());
+            run.launch(
+                &program,
+                "histogram64",
+                [13, 1, 1],
+                &[&args[0], &(n as u32).to_le_bytes(), &args[1], &args[2], &args[3], &s, &m],
+                backend,
+            );
+            let c = run.read_u64(counters, 33);
+            let ctx = format!("{file} {backend}");
+            for b in 0..16 {
+                assert_eq!(c[b], count[b], "{ctx}: counter {b}");
+                assert_eq!(c[16 + b], count[b] * 0xffff_ffff, "{ctx}: stepping counter {b}");
+            }
+            assert_eq!(c[32], max64, "{ctx}: 64-bit max");
+            let (t, st) = (run.read_u64(tickets, n), run.read_u64(steps, n));
+            // Per bin, the tickets and (separately: the two counters interleave differently)
+            // the stepping counter's old values.
+            let mut per_bin: Vec<(Vec<u64>, Vec<u64>)> = vec![(Vec::new(), Vec::new()); 16];
+            for (i, &d) in data.iter().enumerate() {
+                per_bin[(d & 15) as usize].0.push(t[i]);
+                per_bin[(d & 15) as usize].1.push(st[i]);
+            }
+            for (b, (tk, stp)) in per_bin.iter_mut().enumerate() {
+                tk.sort_unstable();
+                stp.sort_unstable();
+                let want: Vec<u64> = (0..count[b]).collect();
+                assert!(*tk == want, "{ctx}: bin {b}: tickets are not 0..{}", count[b]);
+                let want: Vec<u64> = (0..count[b]).map(|k| k * 0xffff_ffff).collect();
+                assert!(*stp == want, "{ctx}: bin {b}: old values of the stepping counter");
+            }
+            assert_eq!(f64::from_bits(run.read_u64(sum, 1)[0]), fsum, "{ctx}: double sum");
+            assert_eq!(f64::from_bits(run.read_u64(max, 1)[0]), fmax, "{ctx}: double max (atomicCAS loop)");
+        }
+    }
+}
+
+/// Memory ordering (tests/simt/src/fence.cu, nvcc and clang): the threadFenceReduction
+/// hand-off through `__threadfence()` (membar.gl), and the same hand-off through release/acquire
+/// operations at .gpu scope plus a .cta-scope message through shared memory read by spinning
+/// acquire loads. Device-scope fences exist in SPIR-V only: the WGSL backend must refuse them
+/// clearly. (On lavapipe, a CPU with coherent caches, these results hold even without fences:
+/// the tests check the translation's results and the refusal, not that the fences are needed.)
+#[test]
+fn fences_and_release_acquire_hand_off_results_across_ctas() {
+    let Some(gpu) = gpu() else { return };
+    for file in ["fence.sm80.ptx", "fence.clang.ptx"] {
+        const BLOCK: usize = 128;
+        let (program, wgsl_error) = spirv_program(file, &ptx(file), [BLOCK as u32, 1, 1]);
+        assert!(
+            wgsl_error.contains("memory fence outside a barrier") && wgsl_error.contains("WGSL cannot express"),
+            "{file}: {wgsl_error}"
+        );
+        let backend = Backend::Spirv;
+        // fence_sum over a partial last round: 9 CTAs, n not a multiple of the grid.
+        let n = 9 * BLOCK * 3 + 17;
+        let input = ints(n, 0x5eed);
+        let want: i32 = input.iter().sum();
+        let mut run = Run::new(&gpu);
+        let inp = run.buffer(&i32s(&input));
+        let partial = run.zeros(9 * 4);
+        let count = run.zeros(4);
+        let result = run.zeros(4);
+        let a = [inp.to_le_bytes(), partial.to_le_bytes(), count.to_le_bytes(), result.to_le_bytes()];
+        run.launch(&program, "fence_sum", [9, 1, 1], &[&a[0], &(n as u32).to_le_bytes(), &a[1], &a[2], &a[3]], backend);
+        assert_eq!(run.read_u32(result, 1)[0] as i32, want, "{file}: fence_sum");
+        // inc(r, 9) from 0, nine times: 9 (it would wrap on the tenth).
+        assert_eq!(run.read_u32(count, 1)[0], 9, "{file}: ticket counter");
+
+        let ctas = 11usize;
+        let input = ints(ctas * BLOCK, 0xacce55);
+        let want: i32 = input.iter().map(|v| v * 3).sum();
+        let inp = run.buffer(&i32s(&input));
+        let data = run.zeros(ctas * BLOCK * 4);
+        let flags = run.zeros(ctas * 4);
+        let count = run.zeros(4);
+        let result = run.zeros(4);
+        let seen = run.zeros(ctas * 4);
+        let a = [inp, data, flags, count, result, seen].map(|p| p.to_le_bytes());
+        let args: Vec<&[u8]> = a.iter().map(|x| &x[..]).collect();
+        run.launch(&program, "release_acquire", [ctas as u32, 1, 1], &args, backend);
+        assert_eq!(run.read_u32(result, 1)[0] as i32, want, "{file}: release/acquire hand-off across CTAs");
+        assert_eq!(run.read_u32(count, 1)[0] as usize, ctas, "{file}: acq_rel tickets");
+        assert_eq!(run.read_u32(flags, ctas), vec![1; ctas], "{file}: release flags");
+        assert_eq!(run.read_u32(seen, ctas), vec![0; ctas], "{file}: threads that read the CTA message before it was published");
     }
 }
 

@@ -186,6 +186,8 @@ impl Gpu {
                 storage(abi::BINDING_HEAP, false),
                 storage(abi::BINDING_PARAMS, true),
                 storage(abi::BINDING_SCRATCH, false),
+                // The heap again, for kernels' 64-bit atomics (`abi::BINDING_HEAP64`).
+                storage(abi::BINDING_HEAP64, false),
             ],
         });
         let mut layouts: Vec<Option<&wgpu::BindGroupLayout>> =

@@ -579,6 +579,13 @@ impl Context {
             };
             need(
                 &k.name,
+                k.features.heap_atomics64,
+                "64-bit atomics whose old value is used (or f64 atomic add)",
+                wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS,
+                "SHADER_INT64_ATOMIC_ALL_OPS",
+            )?;
+            need(
+                &k.name,
                 int64,
                 "64-bit integers",
                 wgpu::Features::SHADER_INT64,
@@ -737,6 +744,10 @@ impl Context {
                                 wgpu::BindGroupEntry {
                                     binding: abi::BINDING_SCRATCH,
                                     resource: scratch_buf.as_entire_binding(),
+                                },
+                                wgpu::BindGroupEntry {
+                                    binding: abi::BINDING_HEAP64,
+                                    resource: self.heap.as_entire_binding(),
                                 },
                             ],
                         })

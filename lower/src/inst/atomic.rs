@@ -1,24 +1,40 @@
-//! `atom` and `red` (spec §9.7.14.5 "atom", §9.7.14.6 "red"): every operation on the IR's one
-//! primitive, the 32-bit word atomic ([`Expr::AtomicWord`]).
+//! `atom` and `red` (spec §9.7.14.5 "atom", §9.7.14.6 "red") on the IR's word atomic
+//! ([`Expr::AtomicWord`]) and, for 64-bit read-modify-writes, its doubleword atomic
+//! ([`Expr::AtomicDword`], heap only).
 //!
 //! - `.b32/.u32/.s32` add/and/or/xor/exch/min/max/cas map onto the word atomic directly.
 //! - `inc`/`dec` (wrap rules of the spec's Semantics) and `add.f32` are compare-and-swap loops
 //!   on the word: read, compute, CAS, retry with the value the CAS saw.
-//! - `cas.b16` is a CAS loop on the containing word.
+//! - `cas.b16` and `add.noftz.{f16,bf16}` are CAS loops on the containing word;
+//!   `add.noftz.{f16x2,bf16x2}` one on the word.
 //! - 64-bit add/and/or/xor whose result nobody reads (`red`, or what nvcc writes for an unused
-//!   `atomicAdd`) are two word atomics, exact in memory (see `atomic64_split`). Other 64-bit
-//!   atomics need a 64-bit read-modify-write: they are refused until the IR has 64-bit atomics
-//!   (a spin lock over relaxed 32-bit atomics was tried and lost updates across CTAs).
+//!   `atomicAdd`) are two word atomics, exact in memory on every device (see `atomic64_split`).
+//! - Every other 64-bit atomic on global memory is the doubleword atomic (`add.f64`: a CAS loop
+//!   on it); the device needs 64-bit atomics (wgpu `SHADER_INT64_ATOMIC_ALL_OPS`, which
+//!   lavapipe, NVIDIA, AMD and Intel Vulkan drivers have; the host refuses the launch
+//!   otherwise). On shared memory they are refused: see `atom`.
 //!
-//! Ordering: the IR's word atomics are relaxed; that is `.relaxed`, PTX's default. `.acquire`,
-//! `.release` and `.acq_rel` are refused until the IR has fences. Scopes: `.cta`, `.cluster`,
-//! `.gpu` and `.sys` all run at device scope on the heap (at least the scope asked for;
-//! ptxcross has no host-mapped memory, so system scope observes nothing more), workgroup scope
-//! on shared memory (the only threads that can see it).
+//! Why not a lock: a spin lock built from the 32-bit atomics (tried last session) lost updates
+//! across CTAs. Its lock operations were relaxed, so nothing ordered the data accesses inside
+//! the critical section after the acquiring CAS or before the releasing store (the compiler and
+//! the hardware may move them, and plain heap loads may be served from a non-coherent cache),
+//! and the word-pair split forms did not take the lock at all. A correct lock needs
+//! acquire/release (which WGSL cannot express: its atomics are relaxed only) and a loop shaped
+//! so that the lane holding the lock finishes in the same iteration (lanes of one subgroup
+//! spinning on a lock another lane of it holds deadlock on SIMT hardware without independent
+//! forward progress). Native 64-bit atomics need neither.
+//!
+//! Ordering: the IR's atomics are relaxed; that is `.relaxed`, PTX's default. `.release`
+//! puts a [`Stmt::Fence`] before the operation, `.acquire` one after, `.acq_rel` both, at the
+//! operation's scope (`.cta`: workgroup, else device). The atomics themselves run at device
+//! scope on the heap (at least the scope asked for; ptxcross has no host-mapped memory, so
+//! system scope observes nothing more) and workgroup scope on shared memory (the only threads
+//! that can see it).
 
+use super::half::{self, half_format, Clamp, Format, Rounding};
 use super::Mods;
 use crate::function::{unsupported, FnLower, LResult};
-use crate::ir::{AtomicOp, BinaryOp, Block, CmpOp, ConvertOp, Expr, Memory, Operand, Stmt, Ty, UnaryOp};
+use crate::ir::{AtomicOp, BinaryOp, Block, CmpOp, ConvertOp, Expr, Memory, Operand, Scope, Stmt, Ty, UnaryOp};
 use crate::ptx_types;
 use ptxcross_frontend::ast::{self, ScalarType, Span};
 use ptxcross_frontend::Diagnostic;
@@ -83,19 +99,30 @@ enum Op {
     Inc,
     Dec,
     FAdd,
+    /// `add.noftz` of `.f16`/`.bf16` (one half of a word) or `.f16x2`/`.bf16x2` (both halves).
+    HalfAdd(Format, bool),
+}
+
+/// The fences an `atom`/`red`/`ld`/`st` with `.sem` needs around it: (before, after).
+/// `.release` orders what came before, `.acquire` what comes after, `.acq_rel` both (the
+/// spec's fence-based equivalents, §8 "Memory Consistency Model"); the scope is the operation's
+/// (`.gpu` when absent: §9.7.14.5 "If the .scope qualifier is absent, .gpu scope is assumed").
+pub(crate) fn sem_fences(m: &Mods) -> (Option<Scope>, Option<Scope>) {
+    let scope = if m.has("cta") { Scope::Workgroup } else { Scope::Device };
+    let before = (m.has("release") || m.has("acq_rel")).then_some(scope);
+    let after = (m.has("acquire") || m.has("acq_rel")).then_some(scope);
+    (before, after)
 }
 
 impl FnLower {
     /// `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}` and `red…` (no `d`).
     pub(super) fn atom(&mut self, m: &Mods) -> LResult<()> {
         let is_red = m.inst.opcode.name == "red";
-        let mut allowed = vec!["global", "shared", "shared::cta", "relaxed", "cta", "cluster", "gpu", "sys"];
+        let mut allowed = vec!["global", "shared", "shared::cta", "relaxed", "acquire", "release", "acq_rel"];
+        allowed.extend(["cta", "cluster", "gpu", "sys"]);
         allowed.extend(OPS);
         allowed.extend(["noftz", "L2::cache_hint"]);
         m.only(&allowed)?;
-        if let Some(s) = ["acquire", "release", "acq_rel"].into_iter().find(|s| m.has(s)) {
-            return Err(unsupported(format!("`.{s}` on `{}` (atomics are relaxed only so far)", m.name()), m.inst.span));
-        }
         let t = m.ty()?;
         let op_name = m
             .one_of(&OPS)
@@ -106,6 +133,10 @@ impl FnLower {
         let op = match (op_name, t) {
             ("add", B32 | U32 | S32 | B64 | U64 | S64) => Op::Native(AtomicOp::Add),
             ("add", F32 | F64) => Op::FAdd,
+            // §9.7.14.5: the half adds require `.noftz` (they keep subnormals).
+            ("add", F16 | Bf16 | F16x2 | Bf16x2) if m.has("noftz") => {
+                Op::HalfAdd(half_format(t).ok_or_else(refuse)?, matches!(t, F16x2 | Bf16x2))
+            }
             ("and", _) => Op::Native(AtomicOp::And),
             ("or", _) => Op::Native(AtomicOp::Or),
             ("xor", _) => Op::Native(AtomicOp::Xor),
@@ -117,14 +148,15 @@ impl FnLower {
             ("dec", U32) => Op::Dec,
             _ => return Err(refuse()),
         };
-        // cas on a half-word is the one 16-bit form (besides the f16/bf16 adds, not implemented).
+        // cas on a half-word is the one 16-bit bit-size form.
         if t == B16 && (op_name != "cas" || is_red) {
             return Err(refuse());
         }
-        if !matches!(t, B16 | B32 | U32 | S32 | B64 | U64 | S64 | F32 | F64)
-            || (ptx_types::is_float(t) && op != Op::FAdd)
+        let half = matches!(op, Op::HalfAdd(..));
+        if !(half || matches!(t, B16 | B32 | U32 | S32 | B64 | U64 | S64 | F32 | F64))
+            || (ptx_types::is_float(t) && !matches!(op, Op::FAdd | Op::HalfAdd(..)))
             || (is_red && matches!(op_name, "cas" | "exch"))
-            || m.has("noftz")
+            || (m.has("noftz") && !half)
         {
             return Err(refuse());
         }
@@ -162,43 +194,118 @@ impl FnLower {
         let ty = ptx_types::value_ty(t).unwrap_or(Ty::U32);
         let result = self.new_var(ty, "atomic old");
         // Nobody reads the result (`red`, `_`, or a register named nowhere else, as nvcc writes
-        // an unused `atomicAdd`): 64-bit add/and/or/xor then need no lock (see atomic64_split).
+        // an unused `atomicAdd`): 64-bit add/and/or/xor then need no 64-bit atomics (see
+        // atomic64_split), which every device has.
         let result_dead = match dst.map(|d| &d.kind) {
             None | Some(ast::OperandKind::Sink) => true,
             Some(ast::OperandKind::Symbol { name, component: None }) => !self.read_regs.contains(name.as_str()),
             Some(_) => false,
         };
         let span: Span = m.inst.span;
+        let (before, after) = sem_fences(m);
+        if let Some(scope) = before {
+            self.push(Stmt::Fence { scope });
+        }
         self.on_place(place, |s, mem, off| {
             if mem == Memory::Local {
                 return Err(unsupported("atomics on local memory", span));
             }
-            let bytes = width / 8;
+            let bytes = if half { width.min(32) / 8 } else { width / 8 };
             s.check_alignment(off, bytes);
-            let old = match width {
-                16 => s.cas16(mem, off, b, c.unwrap_or(FnLower::u32c(0))),
-                32 => s.atomic32(mem, off, op, ty, b, c),
-                _ if result_dead && matches!(op, Op::Native(AtomicOp::Add | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor)) => {
+            let old = match (width, op) {
+                (_, Op::HalfAdd(fmt, packed)) => s.half_add(mem, off, fmt, packed, b),
+                (16, _) => s.cas16(mem, off, b, c.unwrap_or(FnLower::u32c(0))),
+                (32, _) => s.atomic32(mem, off, op, ty, b, c),
+                (_, Op::Native(AtomicOp::Add | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor)) if result_dead => {
                     s.atomic64_split(mem, off, op, b)
                 }
-                _ => {
-                    // Needs a 64-bit read-modify-write: a lock built from relaxed 32-bit
-                    // atomics lost updates under cross-CTA contention on lavapipe (nothing
-                    // orders the data accesses after the lock's CAS), and the IR has no
-                    // 64-bit atomics yet.
+                _ if mem == Memory::Shared => {
+                    // Workgroup memory is one u32 array; a second, 64-bit view of it would need
+                    // WorkgroupMemoryExplicitLayout (SPIR-V), which wgpu does not enable, and
+                    // WGSL has no aliasing at all.
                     return Err(unsupported(
-                        "a 64-bit atomic other than add/and/or/xor with an unused result",
+                        "a 64-bit atomic on shared memory other than add/and/or/xor with an unused result",
                         span,
                     ));
                 }
+                _ => s.atomic64(off, op, ty, b, c),
             };
             s.assign(result, Expr::Use(old));
             Ok(())
         })?;
+        if let Some(scope) = after {
+            self.push(Stmt::Fence { scope });
+        }
         if let Some(d) = dst {
             self.write(d, t, Operand::Var(result))?;
         }
         Ok(())
+    }
+
+    /// One 64-bit atomic on the heap doubleword at byte `off` (8-aligned: checked before):
+    /// the IR's native 64-bit atomic, or a compare-and-swap loop on it for `add.f64`.
+    fn atomic64(&mut self, off: Operand, op: Op, ty: Ty, b: Operand, c: Option<Operand>) -> Operand {
+        let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(3));
+        let bw = self.fit(b, ty, Ty::U64, ScalarType::B64);
+        match op {
+            Op::Native(aop) => {
+                let r = self.value(Ty::U64, Expr::AtomicDword { op: aop, index: idx, value: bw, comparand: c });
+                self.fit(r, Ty::U64, ty, ScalarType::B64)
+            }
+            _ => {
+                // add.f64: no flushing (§9.7.14.5 flushes only atom.add.f32 on global memory).
+                let old = self.cas_loop_dword(idx, |s, old| {
+                    let x = s.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, old);
+                    let sum = s.bin(BinaryOp::FAdd, Ty::F64, x, b);
+                    s.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, sum)
+                });
+                self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, old)
+            }
+        }
+    }
+
+    /// `atom.add.noftz.{f16,bf16}` (the half at byte `off` of its word) and `.{f16,bf16}x2`
+    /// (both halves, each added on its own: §9.7.14.5 "atomicity is guaranteed separately for
+    /// each of the individual scalar elements", which one word CAS more than meets): a CAS
+    /// loop on the word. Each sum is the exact sum rounded once to nearest even (as `add.rn`
+    /// on halves), subnormals kept. Yields the old half (or pair) in the low bits.
+    fn half_add(&mut self, mem: Memory, off: Operand, fmt: Format, packed: bool, b: Operand) -> Operand {
+        let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
+        let byte = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(2));
+        let sh = if packed { FnLower::u32c(0) } else { self.bin(BinaryOp::Shl, Ty::U32, byte, FnLower::u32c(3)) };
+        let old = self.cas_loop(mem, idx, |s, old| {
+            let lanes: &[u32] = if packed { &[0, 16] } else { &[0] };
+            let mut new = if packed {
+                FnLower::u32c(0)
+            } else {
+                // The other half of the word stays.
+                let mask = s.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(0xffff), sh);
+                let keep = s.un(UnaryOp::Not, Ty::U32, mask);
+                s.bin(BinaryOp::And, Ty::U32, old, keep)
+            };
+            for &lane in lanes {
+                let at = if packed { FnLower::u32c(lane) } else { sh };
+                let x = s.bin(BinaryOp::ShrU, Ty::U32, old, at);
+                let y = s.bin(BinaryOp::ShrU, Ty::U32, b, FnLower::u32c(lane));
+                let [x, y] = [x, y].map(|h| {
+                    let h = s.bin(BinaryOp::And, Ty::U32, h, FnLower::u32c(0xffff));
+                    let f = s.half_to_f32(h, fmt);
+                    s.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f)
+                });
+                // Exact halves, their sum rounded to odd in f64, then once to the format.
+                let sum = s.add_round_to_odd_f64(x, y);
+                let bits = s.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, sum);
+                let r = s.round_to_format(bits, half::F64, fmt, Rounding::Nearest, Clamp::default());
+                let r = s.bin(BinaryOp::Shl, Ty::U32, r, at);
+                new = s.bin(BinaryOp::Or, Ty::U32, new, r);
+            }
+            new
+        });
+        if packed {
+            return old;
+        }
+        let h = self.bin(BinaryOp::ShrU, Ty::U32, old, sh);
+        self.bin(BinaryOp::And, Ty::U32, h, FnLower::u32c(0xffff))
     }
 
     /// One 32-bit atomic at byte `off` of `mem`; `b`, `c` and the result have type `ty`
@@ -211,6 +318,7 @@ impl FnLower {
                 let r = self.value(Ty::U32, Expr::AtomicWord { memory: mem, op: aop, index: idx, value: bw, comparand: c });
                 self.fit(r, Ty::U32, ty, ScalarType::B32)
             }
+            Op::HalfAdd(fmt, packed) => self.half_add(mem, off, fmt, packed, b),
             Op::Inc => self.cas_loop(mem, idx, |s, old| {
                 // inc(r, s) = (r >= s) ? 0 : r+1
                 let ge = s.cmp(CmpOp::GeU, Ty::U32, old, bw);
@@ -270,23 +378,31 @@ impl FnLower {
     /// Atomically replaces word `idx` of `mem` by `f(old)`; yields the old word.
     /// `old = atomic read; loop { seen = CAS(idx, old → f(old)); if seen == old break; old = seen }`.
     fn cas_loop(&mut self, mem: Memory, idx: Operand, f: impl FnOnce(&mut Self, Operand) -> Operand) -> Operand {
-        let old = self.new_var(Ty::U32, "cas old");
-        let read = Expr::AtomicWord { memory: mem, op: AtomicOp::Or, index: idx, value: FnLower::u32c(0), comparand: None };
-        self.assign(old, read);
+        let atomic = |op, value, comparand| Expr::AtomicWord { memory: mem, op, index: idx, value, comparand };
+        self.cas_loop_on(Ty::U32, atomic, f)
+    }
+
+    /// [`FnLower::cas_loop`] on heap doubleword `idx` with the IR's 64-bit atomics.
+    fn cas_loop_dword(&mut self, idx: Operand, f: impl FnOnce(&mut Self, Operand) -> Operand) -> Operand {
+        let atomic = |op, value, comparand| Expr::AtomicDword { op, index: idx, value, comparand };
+        self.cas_loop_on(Ty::U64, atomic, f)
+    }
+
+    /// The CAS loop on the location `atomic(op, value, comparand)` accesses, of type `ty`.
+    fn cas_loop_on(
+        &mut self,
+        ty: Ty,
+        atomic: impl Fn(AtomicOp, Operand, Option<Operand>) -> Expr,
+        f: impl FnOnce(&mut Self, Operand) -> Operand,
+    ) -> Operand {
+        let old = self.new_var(ty, "cas old");
+        let zero = if ty == Ty::U64 { FnLower::u64c(0) } else { FnLower::u32c(0) };
+        self.assign(old, atomic(AtomicOp::Or, zero, None));
         let body = self
             .collect(|s| {
                 let new = f(s, Operand::Var(old));
-                let seen = s.value(
-                    Ty::U32,
-                    Expr::AtomicWord {
-                        memory: mem,
-                        op: AtomicOp::CompareExchange,
-                        index: idx,
-                        value: new,
-                        comparand: Some(Operand::Var(old)),
-                    },
-                );
-                let done = s.cmp(CmpOp::Eq, Ty::U32, seen, Operand::Var(old));
+                let seen = s.value(ty, atomic(AtomicOp::CompareExchange, new, Some(Operand::Var(old))));
+                let done = s.cmp(CmpOp::Eq, ty, seen, Operand::Var(old));
                 s.push(Stmt::If { cond: done, then_body: Block { stmts: vec![Stmt::Break] }, else_body: Block::new() });
                 s.assign(old, Expr::Use(seen));
                 Ok(())

@@ -10,10 +10,13 @@ use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
 /// Cache, eviction and ordering qualifiers that do not change single-thread results.
-/// `.relaxed` with a scope (spec §9.7.9.8, memory consistency model §8): a strong access that
-/// is coherent per location; every ld/st word access of the IR is one indivisible word access,
-/// which is what relaxed asks (a vector access is not atomic as a whole on NVIDIA either).
-/// `.acquire`/`.release` need fences and are refused.
+/// `.relaxed` with a scope and `.volatile` (spec §9.7.9.8, memory consistency model §8:
+/// volatile is relaxed at system scope) are *strong* accesses: on global and shared memory each
+/// word becomes a relaxed word atomic (see `strong_accesses`), so it is coherent per location
+/// and a compiler can neither hoist it out of a spin loop nor merge it with another access
+/// (a vector or 64-bit access is several word accesses: not atomic as a whole, which NVIDIA
+/// does not promise for vectors either). `.acquire`/`.release` (ld/st) add a fence after /
+/// before the strong access, at the access's scope (see `atomic::sem_fences`).
 const IGNORED: [&str; 19] = [
     "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "weak", "volatile", "L1::evict_normal", "L1::evict_last",
     "L1::no_allocate", "L2::evict_normal", "relaxed", "cta", "gpu", "sys", "cluster",
@@ -40,6 +43,20 @@ impl FnLower {
                 }
                 Space::Generic
             }
+        })
+    }
+
+    /// The byte offset `base + offset` of a register (or absolute) address into a word array
+    /// of at most 4 GiB (shared, local, parameters): a U32.
+    fn register_offset(&mut self, part: &ast::Operand, base: Option<&str>, offset: i64) -> LResult<Operand> {
+        Ok(match base {
+            Some(name) => {
+                let t = if self.address_size == 64 && self.reg_is_64(name) { ScalarType::U64 } else { ScalarType::U32 };
+                let v = self.read(&named(part, name), t)?;
+                let v = self.resize(v, value_ty(t).unwrap_or(Ty::U32), Ty::U32, false);
+                self.bin(BinaryOp::Add, Ty::U32, v, FnLower::u32c(offset as u32))
+            }
+            None => FnLower::u32c(offset as u32),
         })
     }
 
@@ -88,7 +105,13 @@ impl FnLower {
             }
             // Device-function parameters and call-site `.param` variables live in local memory.
             (Space::Param, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
-            (Space::Param, _) => Err(unsupported("`ld.param` through a computed address", op.span)),
+            // A register holding a kernel parameter's address (`mov.b64 %rd, param`, see
+            // `FnLower::symbol_address`): a byte offset into the parameter buffer.
+            (Space::Param, Some(Symbol::Reg { .. }) | None) if self.in_kernel_body() => {
+                let a = self.register_offset(part, base, offset)?;
+                Ok(Place::Fixed(Memory::Param, a))
+            }
+            (Space::Param, _) => Err(unsupported("`ld.param` through a computed address in a device function", op.span)),
             (_, Some(Symbol::Param { .. })) => Err(Diagnostic::new("a parameter is accessed with `ld.param`", op.span)),
             (Space::Shared, Some(Symbol::Shared { offset: o })) => {
                 Ok(Place::Fixed(Memory::Shared, FnLower::u32c((o as i64 + offset) as u32)))
@@ -96,15 +119,7 @@ impl FnLower {
             (Space::Local, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             (Space::Shared | Space::Local, Some(Symbol::Reg { .. }) | None) => {
                 // Register (or absolute) shared/local address: a byte offset into the array.
-                let a = match base {
-                    Some(_) => {
-                        let t = if wide && self.reg_is_64(base.unwrap_or("")) { ScalarType::U64 } else { ScalarType::U32 };
-                        let v = self.read(&named(part, base.unwrap_or("")), t)?;
-                        let v = self.resize(v, value_ty(t).unwrap_or(Ty::U32), Ty::U32, false);
-                        self.bin(BinaryOp::Add, Ty::U32, v, FnLower::u32c(offset as u32))
-                    }
-                    None => FnLower::u32c(offset as u32),
-                };
+                let a = self.register_offset(part, base, offset)?;
                 let mem = if matches!(space, Space::Shared) { Memory::Shared } else { Memory::Local };
                 Ok(Place::Fixed(mem, a))
             }
@@ -300,10 +315,62 @@ impl FnLower {
         }
     }
 
+    /// Runs `f` (which emits ld/st word accesses); for a strong access (`.volatile`,
+    /// `.relaxed`, `.acquire`, `.release`) its heap and shared words become relaxed word
+    /// atomics, with the fences `.acquire`/`.release` ask for around them.
+    fn with_ordering(&mut self, m: &Mods, f: impl FnOnce(&mut Self) -> LResult<()>) -> LResult<()> {
+        if !["volatile", "relaxed", "acquire", "release"].iter().any(|q| m.has(q)) {
+            return f(self);
+        }
+        let (before, after) = super::atomic::sem_fences(m);
+        let mut body = self.collect(f)?;
+        self.strong_accesses(&mut body.stmts);
+        if let Some(scope) = before {
+            self.push(Stmt::Fence { scope });
+        }
+        self.emit_stack.last_mut().expect("emit stack").extend(body.stmts);
+        if let Some(scope) = after {
+            self.push(Stmt::Fence { scope });
+        }
+        Ok(())
+    }
+
+    /// Rewrites heap and shared `LoadWord`/`StoreWord` in `stmts` as relaxed word atomics
+    /// (`Or 0` / `Exchange`), which have the same out-of-range behaviour.
+    fn strong_accesses(&mut self, stmts: &mut [Stmt]) {
+        let strong = |m: Memory| matches!(m, Memory::Heap | Memory::Shared);
+        for s in stmts.iter_mut() {
+            match s {
+                Stmt::Assign { expr: Expr::LoadWord { memory, index }, .. } if strong(*memory) => {
+                    let (memory, index) = (*memory, *index);
+                    if let Stmt::Assign { expr, .. } = s {
+                        *expr = Expr::AtomicWord { memory, op: AtomicOp::Or, index, value: FnLower::u32c(0), comparand: None };
+                    }
+                }
+                Stmt::StoreWord { memory, index, value } if strong(*memory) => {
+                    let expr = Expr::AtomicWord { memory: *memory, op: AtomicOp::Exchange, index: *index, value: *value, comparand: None };
+                    *s = Stmt::Assign { dst: self.new_var(Ty::U32, "stored"), expr };
+                }
+                Stmt::If { then_body, else_body, .. } => {
+                    self.strong_accesses(&mut then_body.stmts);
+                    self.strong_accesses(&mut else_body.stmts);
+                }
+                Stmt::Loop { body } => self.strong_accesses(&mut body.stmts),
+                Stmt::Switch { cases, default, .. } => {
+                    for c in cases {
+                        self.strong_accesses(&mut c.body.stmts);
+                    }
+                    self.strong_accesses(&mut default.stmts);
+                }
+                _ => {}
+            }
+        }
+    }
+
     /// `ld{.ss}{.cop}{.vec}.type d, [a]`.
     pub(super) fn ld(&mut self, m: &Mods) -> LResult<()> {
         let mut allowed: Vec<&str> = IGNORED.to_vec();
-        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::entry", "param::func", "const", "v2", "v4", "v8"]);
+        allowed.extend(["acquire", "global", "shared", "shared::cta", "local", "param", "param::entry", "param::func", "const", "v2", "v4", "v8"]);
         m.only(&allowed)?;
         let t = m.ty()?;
         let space = self.state_space(m)?;
@@ -324,13 +391,15 @@ impl FnLower {
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
         // One result variable per element, filled in whichever window the address is in.
         let results: Vec<_> = dests.iter().map(|_| self.new_var(raw_ty, "loaded")).collect();
-        self.on_place(place, |s, mem, off| {
-            for (i, r) in results.iter().enumerate() {
-                let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
-                let v = s.load_bytes(mem, o, size);
-                s.assign(*r, Expr::Use(v));
-            }
-            Ok(())
+        self.with_ordering(m, |s| {
+            s.on_place(place, |s, mem, off| {
+                for (i, r) in results.iter().enumerate() {
+                    let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
+                    let v = s.load_bytes(mem, o, size);
+                    s.assign(*r, Expr::Use(v));
+                }
+                Ok(())
+            })
         })?;
         for (dst, r) in dests.iter().zip(results) {
             let v = Operand::Var(r);
@@ -344,7 +413,7 @@ impl FnLower {
     /// `st{.ss}{.cop}{.vec}.type [a], b`.
     pub(super) fn st(&mut self, m: &Mods) -> LResult<()> {
         let mut allowed: Vec<&str> = IGNORED.to_vec();
-        allowed.extend(["global", "shared", "shared::cta", "local", "param", "param::func", "v2", "v4", "v8"]);
+        allowed.extend(["release", "global", "shared", "shared::cta", "local", "param", "param::func", "v2", "v4", "v8"]);
         m.only(&allowed)?;
         let t = m.ty()?;
         let space = self.state_space(m)?;
@@ -374,12 +443,14 @@ impl FnLower {
         if matches!(place, Place::Fixed(Memory::Param, _)) {
             return Err(Diagnostic::new("kernel parameters are read-only (`st.param` writes device-function parameters)", a.span));
         }
-        self.on_place(place, |s, mem, off| {
-            for (i, v) in values.iter().enumerate() {
-                let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
-                s.store_bytes(mem, o, size, *v);
-            }
-            Ok(())
+        self.with_ordering(m, |s| {
+            s.on_place(place, |s, mem, off| {
+                for (i, v) in values.iter().enumerate() {
+                    let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
+                    s.store_bytes(mem, o, size, *v);
+                }
+                Ok(())
+            })
         })
     }
 }

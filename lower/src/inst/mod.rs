@@ -175,6 +175,8 @@ impl FnLower {
             "match" => self.match_sync(&m),
             "elect" => self.elect(&m),
             "membar" | "fence" => self.fence(&m),
+            "nanosleep" => self.nanosleep(&m),
+            "prefetch" | "prefetchu" => self.prefetch(&m),
             _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
         }
     }

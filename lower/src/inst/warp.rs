@@ -428,8 +428,10 @@ impl FnLower {
     /// `membar.cta` / `fence{.sc,.acq_rel}.cta`: a CTA barrier. WGSL has no fence outside a
     /// workgroup barrier, so the fence becomes one (the SIMT pass makes every thread reach it);
     /// a barrier that all threads reach orders memory among the CTA's threads at least as the
-    /// fence does. Wider scopes (`.gl`, `.gpu`, `.sys`) need device-scope ordering, which the
-    /// IR cannot express yet: refused.
+    /// fence does. Wider scopes (`membar.gl`/`.sys`, `fence.{gpu,sys,cluster}`) become a
+    /// device-scope [`Stmt::Fence`] (a `.cluster` is part of the GPU): SPIR-V has it, WGSL
+    /// cannot express it (no device-scope fence; its atomics are relaxed) and refuses the
+    /// kernel. `.sc` and `.acq_rel` both get a sequentially consistent fence.
     pub(super) fn fence(&mut self, m: &Mods) -> LResult<()> {
         operands(m.inst, 0)?;
         let cta = match m.inst.opcode.name.as_str() {
@@ -443,10 +445,33 @@ impl FnLower {
             }
         };
         if !cta {
-            return Err(unsupported(format!("`{}` (only CTA-scope fences so far)", m.name()), m.inst.span));
+            self.push(Stmt::Fence { scope: crate::ir::Scope::Device });
+            return Ok(());
         }
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, m.inst.span));
+        Ok(())
+    }
+
+    /// `nanosleep.u32 t` (§9.7.19.2): "suspends the thread for a sleep duration approximately
+    /// close to the delay t … guaranteed to be in the interval [0, 2*t]": zero is in it, so
+    /// nothing is emitted (CUB's look-back spin loops back off with it). The operand is read so
+    /// a bad one is still an error.
+    pub(super) fn nanosleep(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&[])?;
+        let [t] = operands(m.inst, 1)? else { unreachable!() };
+        self.read(t, ptxcross_frontend::ast::ScalarType::U32)?;
+        Ok(())
+    }
+
+    /// `prefetch{.space}.level [a]`, `prefetchu.L1 [a]` (§9.7.10.14): a cache hint with no
+    /// effect on results (a bad address does not fault on NVIDIA either): nothing is emitted.
+    pub(super) fn prefetch(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["global", "local", "L1", "L2", "L2::evict_last", "L2::evict_normal", "global::evict_last", "global::evict_normal"])?;
+        let [a] = operands(m.inst, 1)? else { unreachable!() };
+        if !matches!(a.kind, ptxcross_frontend::ast::OperandKind::Address(_)) {
+            return Err(Diagnostic::new("expected an address `[…]`", a.span));
+        }
         Ok(())
     }
 

@@ -28,3 +28,15 @@ static __device__ __forceinline__ int __syncthreads_count(int p) { return __nvvm
 static __device__ __forceinline__ int __syncthreads_and(int p) { return __nvvm_bar0_and(p); }
 static __device__ __forceinline__ int __syncthreads_or(int p) { return __nvvm_bar0_or(p); }
 static __device__ __forceinline__ void __threadfence_block() { __nvvm_membar_cta(); }
+static __device__ __forceinline__ unsigned long long atomicCAS(unsigned long long *p, unsigned long long cmp,
+                                                               unsigned long long v) {
+    return (unsigned long long)__nvvm_atom_cas_gen_ll((long long *)p, (long long)cmp, (long long)v);
+}
+static __device__ __forceinline__ unsigned long long atomicMax(unsigned long long *p, unsigned long long v) {
+    return __nvvm_atom_max_gen_ull(p, v);
+}
+static __device__ __forceinline__ double atomicAdd(double *p, double v) { return __nvvm_atom_add_gen_d(p, v); }
+static __device__ __forceinline__ double __longlong_as_double(unsigned long long v) { return __nvvm_bitcast_ll2d((long long)v); }
+static __device__ __forceinline__ long long __double_as_longlong(double v) { return __nvvm_bitcast_d2ll(v); }
+static __device__ __forceinline__ unsigned atomicInc(unsigned *p, unsigned v) { return __nvvm_atom_inc_gen_ui(p, v); }
+static __device__ __forceinline__ void __threadfence() { __nvvm_membar_gl(); }

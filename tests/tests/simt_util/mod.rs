@@ -21,16 +21,30 @@ pub fn gpu() -> Option<Arc<Gpu>> {
     }
 }
 
-/// Translates `ptx` for `block` to both backends, validating each module.
-pub fn program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
+/// Lowers `ptx` for `block` (panics with the diagnostic).
+fn lower_ptx(name: &str, ptx: &str, block: [u32; 3]) -> ptxcross_lower::ir::Module {
     assert!(translate::spirv_validator_available(), "a SPIR-V validator is needed (scripts/install-deps.sh)");
     let file = SourceFile::new(name, ptx);
     let options = LowerOptions { block: Some(block), ..Default::default() };
-    let module = match translate::frontend(&file, &options) {
-        Ok(m) => m,
-        Err(e) => panic!("{name}: {}", e.render()),
-    };
+    translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()))
+}
+
+/// Translates `ptx` for `block` to both backends, validating each module.
+pub fn program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
+    let module = lower_ptx(name, ptx, block);
     translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Translates `ptx` for `block` to the SPIR-V backend only (validated with spirv-val), and
+/// returns the WGSL backend's error (for kernels WGSL cannot express).
+pub fn spirv_program(name: &str, ptx: &str, block: [u32; 3]) -> (Program, String) {
+    let module = lower_ptx(name, ptx, block);
+    let wgsl = match translate::emit_wgsl(&module, ptxcross_wgsl::Profile::Wgpu) {
+        Ok(_) => panic!("{name}: the WGSL backend accepted a kernel it cannot express"),
+        Err(e) => e.to_string(),
+    };
+    let program = translate::build_program_from_ir(name, module, &[Backend::Spirv], true).unwrap_or_else(|e| panic!("{name}: {e}"));
+    (program, wgsl)
 }
 
 pub struct Run {
