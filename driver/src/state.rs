@@ -69,6 +69,8 @@ pub struct Event {
     pub flags: u32,
     /// When it was recorded: work is synchronous, so this is when everything before it ended.
     pub recorded: Option<Instant>,
+    /// [`Driver::gpu_time`] when it was recorded.
+    pub gpu_time: Option<std::time::Duration>,
 }
 
 /// Inputs of a `cuLink*` session.
@@ -103,6 +105,9 @@ pub struct Driver {
     pub functions: HashMap<u64, Function>,
     pub streams: HashMap<u64, Stream>,
     pub events: HashMap<u64, Event>,
+    /// GPU execution time of every kernel launched so far, from timestamps around each launch
+    /// (`None` once a launch could not be timed: the device has no timestamp queries).
+    pub gpu_time: Option<std::time::Duration>,
     pub links: HashMap<u64, Link>,
     /// Device allocations: address → (size, owning context).
     pub allocations: BTreeMap<u64, (u64, u64)>,
@@ -210,6 +215,7 @@ fn open() -> Result<Driver, CUresult> {
         functions: HashMap::new(),
         streams: HashMap::new(),
         events: HashMap::new(),
+        gpu_time: Some(std::time::Duration::ZERO),
         links: HashMap::new(),
         allocations: BTreeMap::new(),
         host_allocations: BTreeMap::new(),

@@ -90,7 +90,21 @@ fn translations_are_cached_in_memory_and_on_disk() {
 
     let s0 = cache::stats();
     let (module, f) = load(&ptx);
+    let (mut start, mut stop) = (std::ptr::null_mut(), std::ptr::null_mut());
+    ok(cuEventCreate(&mut start, 0));
+    ok(cuEventCreate(&mut stop, 0));
+    ok(cuEventRecord(start, std::ptr::null_mut()));
     let first = launch(f, &v);
+    ok(cuEventRecord(stop, std::ptr::null_mut()));
+    let mut event_ms = 0f32;
+    ok(cuEventElapsedTime(&mut event_ms, start, stop));
+    // Between the events: the kernel's GPU time (timestamps), not the translation and
+    // read-back around it that the host's clock also counts.
+    let timestamps = ptxcross::Gpu::shared().is_ok_and(|g| g.features().contains(wgpu::Features::TIMESTAMP_QUERY));
+    assert!(event_ms > 0.0 && (event_ms as f64) <= first, "event time {event_ms} ms, launch {first} ms");
+    if timestamps {
+        assert!((event_ms as f64) < first / 2.0, "GPU time {event_ms} ms against a first launch (translation included) of {first} ms");
+    }
     let repeated: Vec<f64> = (0..5).map(|_| launch(f, &v)).collect();
     let s1 = cache::stats();
     assert_eq!(s1.translations - s0.translations, 1, "{s1:?}");
@@ -117,6 +131,6 @@ fn translations_are_cached_in_memory_and_on_disk() {
     let best = repeated.iter().cloned().fold(f64::INFINITY, f64::min);
     eprintln!(
         "cuLaunchKernel + cuCtxSynchronize of vecadd ({N} threads): first {first:.2} ms, repeated {best:.2} ms (best of 5), \
-         new module with the translation on disk {from_disk:.2} ms"
+         new module with the translation on disk {from_disk:.2} ms; cuEventElapsedTime around the first: {event_ms:.3} ms"
     );
 }

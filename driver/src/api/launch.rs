@@ -149,6 +149,9 @@ fn launch(func: Handle, grid: [u32; 3], block: [u32; 3], shared: u32, stream: Ha
         }
         let backend = device.backend;
         let r = device.heap.launch_packed(&program, &name, grid, &area, backend);
+        if r.is_ok() {
+            d.gpu_time = d.gpu_time.zip(device.heap.last_kernel_time()).map(|(total, t)| total + t);
+        }
         crate::log::trace(format_args!(
             "launch `{name}` grid {grid:?} block {block:?}: translation {:.3} ms{}, launch {:.3} ms",
             translated.as_secs_f64() * 1e3,

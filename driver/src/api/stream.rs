@@ -1,6 +1,9 @@
-//! Streams and events. Work is synchronous, so a stream is only a handle, stream queries are
-//! always complete, and an event's time is the host clock when it was recorded (everything
-//! issued before it had finished by then).
+//! Streams and events. Work is synchronous, so a stream is only a handle and stream queries
+//! are always complete. An event records the GPU execution time of all kernels so far, from
+//! timestamps around each launch, so the time between two events is the GPU time of the
+//! kernels launched between them (copies are synchronous host work and not counted); on a
+//! device without timestamp queries it is the host clock when recorded (everything issued
+//! before it had finished by then).
 
 use std::ffi::{c_int, c_uint};
 use std::time::Instant;
@@ -96,7 +99,7 @@ pub extern "C" fn cuEventCreate(pevent: *mut Handle, flags: c_uint) -> CUresult 
             d.current_ctx()?;
             out(pevent)?;
             let id = d.new_id();
-            d.events.insert(id, Event { flags, recorded: None });
+            d.events.insert(id, Event { flags, recorded: None, gpu_time: None });
             put(pevent, handle(Kind::Event, id))
         })
     })
@@ -109,8 +112,10 @@ pub extern "C" fn cuEventRecord(event: Handle, stream: Handle) -> CUresult {
             d.current_ctx()?;
             stream_id(d, stream)?;
             let id = event_id(d, event)?;
+            let gpu_time = d.gpu_time;
             if let Some(e) = d.events.get_mut(&id) {
                 e.recorded = Some(Instant::now());
+                e.gpu_time = gpu_time;
             }
             Ok(())
         })
@@ -153,7 +158,23 @@ pub extern "C" fn cuEventElapsedTime_v2(ms: *mut f32, start: Handle, end: Handle
             let (Some(t0), Some(t1)) = (s.recorded, e.recorded) else {
                 return Err(CUDA_ERROR_INVALID_HANDLE);
             };
-            let dt = if t1 >= t0 { (t1 - t0).as_secs_f64() } else { -(t0 - t1).as_secs_f64() };
+            let signed = |a: std::time::Duration, b: std::time::Duration| {
+                if b >= a {
+                    (b - a).as_secs_f64()
+                } else {
+                    -(a - b).as_secs_f64()
+                }
+            };
+            let dt = match (s.gpu_time, e.gpu_time) {
+                (Some(g0), Some(g1)) => signed(g0, g1),
+                _ => {
+                    if t1 >= t0 {
+                        (t1 - t0).as_secs_f64()
+                    } else {
+                        -(t0 - t1).as_secs_f64()
+                    }
+                }
+            };
             put(ms, (dt * 1e3) as f32)
         })
     })

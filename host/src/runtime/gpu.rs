@@ -22,7 +22,9 @@ pub const WANTED_FEATURES: wgpu::Features = wgpu::Features::SHADER_INT64
     .union(wgpu::Features::SHADER_INT64_ATOMIC_MIN_MAX)
     .union(wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS)
     .union(wgpu::Features::SHADER_FLOAT32_ATOMIC)
-    .union(wgpu::Features::PASSTHROUGH_SHADERS);
+    .union(wgpu::Features::PASSTHROUGH_SHADERS)
+    // GPU time of each launch (`Context::last_kernel_time`, the driver's events).
+    .union(wgpu::Features::TIMESTAMP_QUERY);
 
 /// How to pick the adapter.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Hash)]

@@ -108,6 +108,8 @@ pub struct Context {
     timed_out: std::sync::atomic::AtomicBool,
     /// Caps of one dispatch (workgroups per axis, in total); see `limit_dispatch_size`.
     dispatch_cap: (u32, u64),
+    /// GPU execution time of the last launch, from timestamps (devices with TIMESTAMP_QUERY).
+    last_kernel_time: Option<std::time::Duration>,
     /// Heap bytes from here on were never allocated nor reachable by a kernel, so they are
     /// still zero as wgpu created them; a launch (which may write anywhere in the heap) resets
     /// it to the end. Lets a spec's thousands of allocations skip a clear each.
@@ -181,6 +183,7 @@ impl Context {
             timeout: options.timeout,
             timed_out: Default::default(),
             dispatch_cap: (u32::MAX, u64::MAX),
+            last_kernel_time: None,
             untouched_from: HEAP_RESERVED_BYTES,
         })
     }
@@ -668,6 +671,7 @@ impl Context {
         backend: Backend,
     ) -> Result<(), Error> {
         let k = find_kernel(program, kernel)?;
+        self.last_kernel_time = None;
         self.usable()?;
         self.check_launch(program, k, grid, backend)?;
         if params.len() > k.param_bytes as usize {
@@ -706,14 +710,31 @@ impl Context {
         let scratch_buf = self.scratch.at_least(&self.gpu, largest * scratch::bytes_per_block(k))?.clone();
 
         let gpu = self.gpu.clone();
+        let base_at = abi::PARAM_CTA_BASE_WORD as usize * 4;
+        let last_batch = chunks.len().div_ceil(DISPATCHES_PER_SUBMIT);
+        // Timestamps at the start and end of each batch's compute pass, read back with the
+        // fault word (staging: fault word, fault site word, then the timestamps).
+        let timing = gpu.features().contains(wgpu::Features::TIMESTAMP_QUERY).then(|| {
+            let count = 2 * last_batch as u32;
+            let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("ptxcross launch time"),
+                ty: wgpu::QueryType::Timestamp,
+                count,
+            });
+            let resolved = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ptxcross launch time"),
+                size: 8 * count as u64,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            (set, resolved, count)
+        });
         let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ptxcross fault word"),
-            size: 8,
+            size: 8 + timing.as_ref().map_or(0, |t| 8 * t.2 as u64),
             usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
             mapped_at_creation: false,
         });
-        let base_at = abi::PARAM_CTA_BASE_WORD as usize * 4;
-        let last_batch = chunks.len().div_ceil(DISPATCHES_PER_SUBMIT);
         let ((), err) = gpu.scoped(|| {
             for (b, batch) in chunks.chunks(DISPATCHES_PER_SUBMIT).enumerate() {
                 let bind_groups: Vec<wgpu::BindGroup> = batch
@@ -761,7 +782,11 @@ impl Context {
                 {
                     let mut pass = enc.begin_compute_pass(&wgpu::ComputePassDescriptor {
                         label: Some(&k.name),
-                        timestamp_writes: None,
+                        timestamp_writes: timing.as_ref().map(|(set, _, _)| wgpu::ComputePassTimestampWrites {
+                            query_set: set,
+                            beginning_of_pass_write_index: Some(2 * b as u32),
+                            end_of_pass_write_index: Some(2 * b as u32 + 1),
+                        }),
                     });
                     pass.set_pipeline(&pipeline);
                     for ((_, size), bind_group) in batch.iter().zip(&bind_groups) {
@@ -772,6 +797,10 @@ impl Context {
                 if b + 1 == last_batch {
                     // The fault word and the fault site word (adjacent; see `abi`).
                     enc.copy_buffer_to_buffer(&self.heap, abi::FAULT_WORD as u64 * 4, &staging, 0, 8);
+                    if let Some((set, resolved, count)) = &timing {
+                        enc.resolve_query_set(set, 0..*count, resolved, 0);
+                        enc.copy_buffer_to_buffer(resolved, 0, &staging, 8, 8 * *count as u64);
+                    }
                 }
                 gpu.queue.submit([enc.finish()]);
             }
@@ -785,6 +814,18 @@ impl Context {
         let fault = self.map_read(&staging, "the kernel launch")?;
         let bits = u32::from_le_bytes([fault[0], fault[1], fault[2], fault[3]]);
         let site = u32::from_le_bytes([fault[4], fault[5], fault[6], fault[7]]);
+        // Sum of the passes' durations (the time between batches is the host's, not the GPU's).
+        self.last_kernel_time = timing.map(|_| {
+            let ticks: u64 = fault[8..]
+                .chunks_exact(16)
+                .map(|t| {
+                    let begin = u64::from_le_bytes(t[..8].try_into().unwrap());
+                    let end = u64::from_le_bytes(t[8..].try_into().unwrap());
+                    end.saturating_sub(begin)
+                })
+                .sum();
+            std::time::Duration::from_nanos((ticks as f64 * gpu.queue.get_timestamp_period() as f64) as u64)
+        });
         if bits != 0 || site != 0 {
             self.write_heap(abi::FAULT_WORD as u64 * 4, &[0u8; 8])?;
         }
@@ -797,6 +838,12 @@ impl Context {
             });
         }
         Ok(())
+    }
+
+    /// GPU execution time of the last launch that ran, measured with timestamps around its
+    /// compute passes; `None` where the device has no timestamp queries.
+    pub fn last_kernel_time(&self) -> Option<std::time::Duration> {
+        self.last_kernel_time
     }
 
     /// Caps each dispatch of a launch at `per_dimension` workgroups per axis and `total`
