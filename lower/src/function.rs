@@ -66,6 +66,9 @@ pub struct FnLower {
     opaque_zero: Option<VarId>,
     /// See `LowerOptions::native_fma`.
     pub native_fma: bool,
+    /// The target has no 64-bit floats (`LowerOptions::split_int64`): emulations that would
+    /// compute in f64 use integers instead.
+    pub no_float64: bool,
     /// Where `ret` goes: `None` in a kernel (the thread finishes); inside a device function,
     /// the call site's continuation (inlined) or the function's epilogue (stack-called).
     pub ret_target: Option<NodeId>,
@@ -118,6 +121,7 @@ impl FnLower {
             globals_base: None,
             opaque_zero: None,
             native_fma: false,
+            no_float64: false,
             ret_target: None,
             frame_base: None,
             local_cursor: 0,

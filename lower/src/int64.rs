@@ -535,10 +535,7 @@ impl Splitter<'_> {
                     R::Pair(self.abs(&mut out, u, n))
                 }
                 (op, from, to) if from == Ty::U64 || to == Ty::U64 => {
-                    return Err(format!(
-                        "64-bit floats (here a {op:?} from {from:?} to {to:?}; the exact emulation of `fma.rn.f32` \
-                         uses them too)"
-                    ))
+                    return Err(format!("64-bit floats (here a {op:?} from {from:?} to {to:?})"))
                 }
                 (op, from, to) => {
                     // Not 64-bit itself; reached because an operand was a 64-bit constant.

@@ -40,6 +40,7 @@ pub fn lower_kernel(
     let body = f.body.as_deref().unwrap_or(&[]);
     let mut fl = FnLower::new(module.address_size.unwrap_or(32), block);
     fl.native_fma = options.native_fma;
+    fl.no_float64 = options.split_int64;
 
     // Parameters.
     let (params, param_bytes) = layout::layout_params(&f.params)?;

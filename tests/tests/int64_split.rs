@@ -155,3 +155,35 @@ fn conversions() {
         });
     }
 }
+
+/// `fma.rn.f32` where the device's fma is not fused and it has no 64-bit floats either (WebGPU):
+/// the exact emulation runs on integers only (`f32_fma_on_integers`), against rustc_apfloat's
+/// fused multiply-add, over the f32 edge table (subnormals, infinities, NaNs, signed zeros,
+/// cancellation) and random operands.
+#[test]
+fn fma_without_64_bit_floats() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let variant = Variant::inst("fma.rn.f32", "f32", &["f32", "f32", "f32"]);
+    let module = translate::frontend(&SourceFile::new("sweep.ptx", variant.ptx()), &split()).unwrap_or_else(|e| panic!("{}", e.render()));
+    assert!(module.kernels.iter().all(|k| !k.features.float64 && !k.features.int64), "64-bit values left");
+    let mut rng = Rng(9);
+    let edges: Vec<u64> = F32_EDGES.iter().map(|&x| x as u64).collect();
+    let mut inputs = rows(3, &edges, 1 << 14, SAMPLES, &mut || rng.next_u64() & 0xffff_ffff);
+    // a·b nearly cancelling c: c = −(a·b rounded), the exact remainder decides.
+    inputs.extend((0..SAMPLES).flat_map(|_| {
+        let (a, b) = (f32::from_bits(rng.next_u64() as u32 & 0x7fff_ffff) % 1e10, f32::from_bits(rng.next_u64() as u32 & 0x7fff_ffff) % 1e10);
+        [a.to_bits() as u64, b.to_bits() as u64, (-(a * b)).to_bits() as u64]
+    }));
+    // Exact results just past a tie of f32 whose 53-bit truncation IS the tie: a·b = 1 − 2^-46
+    // and c = −(2^24 + 2) give −(2^24 + 1) − 2^-46, which rounds to −(2^24 + 2); rounding to
+    // f64 without the odd bit, then to f32, gives −2^24. Scaled over many binades.
+    for k in -100..100 {
+        let scale = 2f32.powi(k);
+        let (a, b, c) = (f32::from_bits(0x3f80_0001) * scale, f32::from_bits(0x3f7f_fffe), -16777218.0f32 * scale);
+        inputs.extend([a.to_bits() as u64, b.to_bits() as u64, c.to_bits() as u64]);
+    }
+    let s = Sweep::with_options(&gpu, variant, split()).unwrap();
+    sweep::assert_ok(&check_both(&s, &inputs, &|a| {
+        vec![fref::arith_f32("fma", rustc_apfloat::Round::NearestTiesToEven, a, false, false)]
+    }));
+}

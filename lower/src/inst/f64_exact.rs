@@ -311,10 +311,17 @@ impl FnLower {
     /// 128 bits; both addends, 20 bits above their lowest, are aligned by shifting the one of
     /// lower weight right with jamming, added or subtracted, normalized and rounded once.
     pub fn f64_fma_rounded(&mut self, a: Operand, b: Operand, c: Operand, mode: Rounding) -> Operand {
-        let u = FnLower::u32c;
-        let k = FnLower::u64c;
         let bits = |s: &mut Self, x: Operand| s.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, x);
         let (ab, bb, cb) = (bits(self, a), bits(self, b), bits(self, c));
+        let res = self.f64_fma_bits(ab, bb, cb, mode);
+        self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, res)
+    }
+
+    /// [`FnLower::f64_fma_rounded`] on the operands' bits (`U64`), giving the result's bits:
+    /// integer operations only.
+    fn f64_fma_bits(&mut self, ab: Operand, bb: Operand, cb: Operand, mode: Rounding) -> Operand {
+        let u = FnLower::u32c;
+        let k = FnLower::u64c;
         let (am, bm, cm) = (self.and64(ab, !SIGN), self.and64(bb, !SIGN), self.and64(cb, !SIGN));
         let test = |s: &mut Self, op: CmpOp, v: Operand, x: u64| s.cmp(op, Ty::U64, v, FnLower::u64c(x));
         let or = |s: &mut Self, p: Operand, q: Operand| s.bin(BinaryOp::Or, Ty::Bool, p, q);
@@ -409,7 +416,126 @@ impl FnLower {
         let inf_p = self.bin(BinaryOp::Or, Ty::U64, sp, k(EXP_MASK));
         let res = self.select(Ty::U64, c_inf, cb, res);
         let res = self.select(Ty::U64, p_inf, inf_p, res);
-        let res = self.select(Ty::U64, nan, k(NAN), res);
-        self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, res)
+        self.select(Ty::U64, nan, k(NAN), res)
+    }
+
+    /// `fma.rn.f32` with integer operations only, for targets without 64-bit floats (WebGPU):
+    /// the operands widened exactly to f64 bits, the f64 fma rounded to odd (toward zero, then
+    /// the last bit set if that was inexact: the fma rounded away from zero differs), then
+    /// narrowed to f32 to nearest even. Round-to-odd at 53 bits makes the second rounding to 24
+    /// bits innocuous (Boldo & Melquiond, see `fma`). Slow, but exact on any device.
+    pub fn f32_fma_on_integers(&mut self, a: Operand, b: Operand, c: Operand) -> Operand {
+        let widen = |s: &mut Self, x: Operand| {
+            let bits = s.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, x);
+            s.f32_bits_to_f64_bits(bits)
+        };
+        let (ab, bb, cb) = (widen(self, a), widen(self, b), widen(self, c));
+        let rz = self.f64_fma_bits(ab, bb, cb, Rounding::Zero);
+        // The same sum with the sign of rz flipped into a and c, rounded up: the magnitude
+        // rounded away from zero (f32 operands never overflow or underflow f64 here).
+        let s = self.and64(rz, SIGN);
+        let an = self.bin(BinaryOp::Xor, Ty::U64, ab, s);
+        let cn = self.bin(BinaryOp::Xor, Ty::U64, cb, s);
+        let away = self.f64_fma_bits(an, bb, cn, Rounding::Up);
+        let mag_rz = self.and64(rz, !SIGN);
+        let mag_away = self.and64(away, !SIGN);
+        let inexact = self.cmp(CmpOp::Ne, Ty::U64, mag_rz, mag_away);
+        let odd = self.bin(BinaryOp::Or, Ty::U64, rz, FnLower::u64c(1));
+        let rz_nan = self.cmp(CmpOp::GtU, Ty::U64, mag_rz, FnLower::u64c(EXP_MASK));
+        let not_nan = self.un(UnaryOp::Not, Ty::Bool, rz_nan);
+        let set_odd = self.bin(BinaryOp::And, Ty::Bool, inexact, not_nan);
+        let to_odd = self.select(Ty::U64, set_odd, odd, rz);
+        let bits = self.f64_bits_to_f32_bits_rn(to_odd);
+        self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, bits)
+    }
+
+    /// f32 bits → the f64 bits of the same value (exact; subnormals normalized, NaN payloads
+    /// kept in the high fraction bits).
+    fn f32_bits_to_f64_bits(&mut self, x: Operand) -> Operand {
+        let u = FnLower::u32c;
+        let wide = |s: &mut Self, v: Operand| s.resize(v, Ty::U32, Ty::U64, false);
+        let sign = self.bin(BinaryOp::And, Ty::U32, x, u(0x8000_0000));
+        let sign = wide(self, sign);
+        let sign = self.bin(BinaryOp::Shl, Ty::U64, sign, u(32));
+        let e = self.bin(BinaryOp::ShrU, Ty::U32, x, u(23));
+        let e = self.bin(BinaryOp::And, Ty::U32, e, u(0xff));
+        let m = self.bin(BinaryOp::And, Ty::U32, x, u(0x7f_ffff));
+        // Normal: exponent + 896, fraction << 29. Inf/NaN: exponent 2047.
+        let e_normal = self.bin(BinaryOp::Add, Ty::U32, e, u(896));
+        let special = self.cmp(CmpOp::Eq, Ty::U32, e, u(0xff));
+        let e_normal = self.select(Ty::U32, special, u(2047), e_normal);
+        // Subnormal: shift the leading one to bit 23 (shift = clz − 8); exponent 897 − shift.
+        let lz = self.un(UnaryOp::CountLeadingZeros, Ty::U32, m);
+        let shift = self.bin(BinaryOp::Sub, Ty::U32, lz, u(8));
+        let shift = self.bin(BinaryOp::And, Ty::U32, shift, u(31));
+        let m_sub = self.bin(BinaryOp::Shl, Ty::U32, m, shift);
+        let m_sub = self.bin(BinaryOp::And, Ty::U32, m_sub, u(0x7f_ffff));
+        let e_sub = self.bin(BinaryOp::Sub, Ty::U32, u(897), shift);
+        let is_sub = self.cmp(CmpOp::Eq, Ty::U32, e, u(0));
+        let m_zero = self.cmp(CmpOp::Eq, Ty::U32, m, u(0));
+        let zero = self.bin(BinaryOp::And, Ty::Bool, is_sub, m_zero);
+        let frac = self.select(Ty::U32, is_sub, m_sub, m);
+        let exp = self.select(Ty::U32, is_sub, e_sub, e_normal);
+        let exp = self.select(Ty::U32, zero, u(0), exp);
+        let exp = wide(self, exp);
+        let exp = self.bin(BinaryOp::Shl, Ty::U64, exp, u(52));
+        let frac = wide(self, frac);
+        let frac = self.bin(BinaryOp::Shl, Ty::U64, frac, u(29));
+        let mag = self.bin(BinaryOp::Or, Ty::U64, exp, frac);
+        self.bin(BinaryOp::Or, Ty::U64, sign, mag)
+    }
+
+    /// f64 bits → f32 bits rounded to nearest even (subnormal results denormalized before the
+    /// one rounding, overflow to infinity); a NaN gives PTX's canonical f32 NaN.
+    fn f64_bits_to_f32_bits_rn(&mut self, x: Operand) -> Operand {
+        let u = FnLower::u32c;
+        let k = FnLower::u64c;
+        let sign = self.bin(BinaryOp::ShrU, Ty::U64, x, u(32));
+        let sign = self.resize(sign, Ty::U64, Ty::U32, false);
+        let sign = self.bin(BinaryOp::And, Ty::U32, sign, u(0x8000_0000));
+        let mag = self.and64(x, !SIGN);
+        let e = self.bin(BinaryOp::ShrU, Ty::U64, mag, u(52));
+        let e = self.resize(e, Ty::U64, Ty::U32, false);
+        let frac = self.and64(mag, FRAC_MASK);
+        let sig = self.bin(BinaryOp::Or, Ty::U64, frac, k(HIDDEN));
+        // f32 biased exponent of a normal result; below 1: subnormal (drop more bits).
+        let e32 = self.bin(BinaryOp::Sub, Ty::U32, e, u(896));
+        let below = self.bin(BinaryOp::Sub, Ty::U32, u(1), e32);
+        let below = self.bin(BinaryOp::MaxS, Ty::U32, below, u(0));
+        let drop = self.bin(BinaryOp::Add, Ty::U32, below, u(29));
+        let drop = self.bin(BinaryOp::MinU, Ty::U32, drop, u(63));
+        let kept = self.bin(BinaryOp::ShrU, Ty::U64, sig, drop);
+        let back = self.bin(BinaryOp::Shl, Ty::U64, kept, drop);
+        let lost = self.bin(BinaryOp::Sub, Ty::U64, sig, back);
+        let h = self.bin(BinaryOp::Sub, Ty::U32, drop, u(1));
+        let half = self.bin(BinaryOp::Shl, Ty::U64, k(1), h);
+        let above = self.cmp(CmpOp::GtU, Ty::U64, lost, half);
+        let at = self.cmp(CmpOp::Eq, Ty::U64, lost, half);
+        let odd = self.and64(kept, 1);
+        let odd = self.cmp(CmpOp::Ne, Ty::U64, odd, k(0));
+        let tie_up = self.bin(BinaryOp::And, Ty::Bool, at, odd);
+        let up = self.bin(BinaryOp::Or, Ty::Bool, above, tie_up);
+        let one = self.select(Ty::U64, up, k(1), k(0));
+        let kept = self.bin(BinaryOp::Add, Ty::U64, kept, one);
+        let kept = self.resize(kept, Ty::U64, Ty::U32, false);
+        // Normal: field e32 − 1 plus the hidden bit (a carry moves into the exponent);
+        // subnormal: the kept bits alone (a carry makes the least normal).
+        let field = self.bin(BinaryOp::MaxS, Ty::U32, e32, u(1));
+        let field = self.bin(BinaryOp::Sub, Ty::U32, field, u(1));
+        let field = self.bin(BinaryOp::MinU, Ty::U32, field, u(255));
+        let base = self.bin(BinaryOp::Shl, Ty::U32, field, u(23));
+        let bits = self.bin(BinaryOp::Add, Ty::U32, base, kept);
+        let huge = self.cmp(CmpOp::GtS, Ty::U32, e32, u(254));
+        let carried = self.cmp(CmpOp::GeU, Ty::U32, bits, u(0x7f80_0000));
+        let overflow = self.bin(BinaryOp::Or, Ty::Bool, huge, carried);
+        let bits = self.select(Ty::U32, overflow, u(0x7f80_0000), bits);
+        // Zero, infinity, NaN.
+        let is_zero = self.cmp(CmpOp::Eq, Ty::U64, mag, k(0));
+        let bits = self.select(Ty::U32, is_zero, u(0), bits);
+        let is_inf = self.cmp(CmpOp::Eq, Ty::U64, mag, k(EXP_MASK));
+        let bits = self.select(Ty::U32, is_inf, u(0x7f80_0000), bits);
+        let bits = self.bin(BinaryOp::Or, Ty::U32, bits, sign);
+        let is_nan = self.cmp(CmpOp::GtU, Ty::U64, mag, k(EXP_MASK));
+        self.select(Ty::U32, is_nan, u(0x7fff_ffff), bits)
     }
 }

@@ -223,6 +223,9 @@ impl FnLower {
         if ty == Ty::F64 {
             return self.f64_fma_rounded(a, b, c, Rounding::Nearest);
         }
+        if self.no_float64 {
+            return self.f32_fma_on_integers(a, b, c);
+        }
         let odd = self.f32_fma_to_odd(a, b, c);
         self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd)
     }
