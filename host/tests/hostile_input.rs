@@ -24,15 +24,15 @@ fn nested_branches(n: usize) -> String {
     kernel("", &body)
 }
 
-/// Runs `check --json` on `ptx`; returns the JSON line after checking the process ended on its
-/// own, quickly, with status 2 and no internal error.
-fn check(name: &str, ptx: &str) -> String {
+/// Runs `check --json` on `ptx` (written to a temporary file) under a 2 MiB stack and 4 GiB of
+/// address space (a 1 TiB allocation would fail, not swap); returns the exit code, stdout,
+/// stderr and the wall time.
+fn check_limited(name: &str, ptx: &str) -> (Option<i32>, String, String, Duration) {
     let dir = std::env::temp_dir().join(format!("ptxcross-hostile-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(format!("{name}.ptx"));
     std::fs::write(&path, ptx).unwrap();
     let t = Instant::now();
-    // 2 MiB stack and 4 GiB of address space (a 1 TiB allocation would fail, not swap).
     let o = Command::new("sh")
         .arg("-c")
         .arg("ulimit -s 2048; ulimit -v 4194304; exec \"$0\" check --json \"$1\"")
@@ -42,8 +42,14 @@ fn check(name: &str, ptx: &str) -> String {
         .unwrap();
     let wall = t.elapsed();
     std::fs::remove_file(&path).ok();
-    let (out, err) = (String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned());
-    assert_eq!(o.status.code(), Some(2), "{name}: status {:?}\n{out}\n{}", o.status, &err[..err.len().min(2000)]);
+    (o.status.code(), String::from_utf8_lossy(&o.stdout).into_owned(), String::from_utf8_lossy(&o.stderr).into_owned(), wall)
+}
+
+/// Runs `check --json` on `ptx`; returns the JSON line after checking the process ended on its
+/// own, quickly, with status 2 and no internal error.
+fn check(name: &str, ptx: &str) -> String {
+    let (code, out, err, wall) = check_limited(name, ptx);
+    assert_eq!(code, Some(2), "{name}: status {code:?}\n{out}\n{}", &err[..err.len().min(2000)]);
     assert!(!out.contains("internal") && !err.contains("panicked"), "{name}: {out}\n{err}");
     assert!(wall < Duration::from_secs(30), "{name}: took {wall:?}");
     assert!(out.len() < 4096, "{name}: a {}-byte report", out.len());
@@ -52,23 +58,10 @@ fn check(name: &str, ptx: &str) -> String {
 
 /// Translated or refused with a diagnostic, without a crash, within the time limit.
 fn survives(name: &str, ptx: &str) {
-    let dir = std::env::temp_dir().join(format!("ptxcross-hostile-s-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let path = dir.join(format!("{name}.ptx"));
-    std::fs::write(&path, ptx).unwrap();
-    let t = Instant::now();
-    let o = Command::new("sh")
-        .arg("-c")
-        .arg("ulimit -s 2048; ulimit -v 4194304; exec \"$0\" check --json \"$1\"")
-        .arg(env!("CARGO_BIN_EXE_ptxcross"))
-        .arg(&path)
-        .output()
-        .unwrap();
-    let out = String::from_utf8_lossy(&o.stdout).into_owned();
-    assert!(matches!(o.status.code(), Some(0 | 2)), "{name}: {:?} {out}", o.status);
+    let (code, out, _, wall) = check_limited(name, ptx);
+    assert!(matches!(code, Some(0 | 2)), "{name}: {code:?} {out}");
     assert!(!out.contains("internal"), "{name}: {out}");
-    assert!(t.elapsed() < Duration::from_secs(60), "{name}: took {:?}", t.elapsed());
-    std::fs::remove_dir_all(&dir).ok();
+    assert!(wall < Duration::from_secs(60), "{name}: took {wall:?}");
 }
 
 fn expect(name: &str, ptx: &str, message: &str) {

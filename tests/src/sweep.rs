@@ -94,14 +94,7 @@ pub struct Sweep {
 /// The shared GPU, or `None` (test skipped) when there is none and `PTXCROSS_REQUIRE_GPU` is
 /// not `1`.
 pub fn gpu() -> Option<Arc<Gpu>> {
-    match Gpu::shared() {
-        Ok(g) => Some(g),
-        Err(e) if std::env::var("PTXCROSS_REQUIRE_GPU").as_deref() != Ok("1") => {
-            eprintln!("skipped: {e}");
-            None
-        }
-        Err(e) => panic!("no GPU adapter: {e}"),
-    }
+    crate::launch::gpu_or_skip()
 }
 
 impl Sweep {

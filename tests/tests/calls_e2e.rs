@@ -11,6 +11,7 @@ use ptxcross::translate;
 use ptxcross::{Backend, Context, Gpu};
 use ptxcross_frontend::SourceFile;
 use ptxcross_lower::{abi, LowerOptions};
+use ptxcross_tests::launch::gpu_or_skip;
 use std::path::{Path, PathBuf};
 
 const BLOCK: u32 = 64;
@@ -20,17 +21,6 @@ const N: usize = 100;
 
 fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("calls")
-}
-
-fn gpu() -> Option<std::sync::Arc<Gpu>> {
-    match Gpu::shared() {
-        Ok(g) => Some(g),
-        Err(e) if std::env::var("PTXCROSS_REQUIRE_GPU").as_deref() != Ok("1") => {
-            eprintln!("skipped: no GPU adapter ({e})");
-            None
-        }
-        Err(e) => panic!("no GPU adapter: {e}"),
-    }
 }
 
 /// Translates `ptx` (both backends, validated) and runs `kernel` on `backend` with the
@@ -93,7 +83,7 @@ fn random(n: usize, seed: u32) -> Vec<u32> {
 /// inlined and with every call through the call stack (inlining budget 0), and compares every
 /// output buffer with `expected` bit for bit.
 fn check_shape(shape: &str, kernel: &str, inputs: &[Vec<u8>], expected: &[Vec<u8>]) {
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let out_bytes: Vec<usize> = expected.iter().map(Vec::len).collect();
     let variants = [("nvcc", None), ("nvcc-G", None), ("clang", None), ("nvcc", Some(0)), ("nvcc-G", Some(0)), ("clang", Some(0))];
     for (compiler, budget) in variants {
@@ -263,7 +253,7 @@ fn trap_in_a_function() {
     let out: Vec<u32> = (0..THREADS).map(|i| if i < N { input[i] + 1 } else { 0 }).collect();
     check_shape("trap", "trap_kernel", &[u32s(&input)], &[u32s(&out)]);
     // One poisoned element: the launch fails with a trap fault that names the kernel.
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let mut poisoned = input.clone();
     poisoned[37] = 0xdead;
     for (compiler, budget) in [("nvcc", None), ("clang", Some(0))] {
@@ -329,7 +319,7 @@ DONE:
 /// Runs kernel `k` of `ptx` on both backends, inlined and through the stack; `Ok` holds the
 /// output words when every run agrees with `expected`, `Err` the fault bits of a faulting run.
 fn run_k(name: &str, ptx: &str, input: &[u32]) -> Option<Vec<Result<Vec<u32>, u32>>> {
-    let gpu = gpu()?;
+    let gpu = gpu_or_skip()?;
     let mut results = Vec::new();
     for budget in [None, Some(0)] {
         for backend in Backend::ALL {
@@ -597,7 +587,7 @@ fn barriers_in_inlined_functions_and_refused_in_stack_called_ones() {
     // around a barrier.
     let ptx = kernel_module(ROTATE, false, &call1("rotate", "%r1", "%r6", None));
     let input = random(THREADS, 59);
-    if let Some(gpu) = gpu() {
+    if let Some(gpu) = gpu_or_skip() {
         let want: Vec<u32> = (0..THREADS).map(|i| input[(i & !63) | ((i + 1) & 63)]).collect();
         for backend in Backend::ALL {
             let out = launch(&gpu, "rotate.ptx", &ptx, "k", backend, None, &[u32s(&input)], &[4 * THREADS], THREADS as i32)
@@ -669,7 +659,7 @@ fn inlining_is_bounded_and_the_rest_goes_through_the_stack() {
     eprintln!("chain of 24: {stmts} IR statements, lowered in {:?}", start.elapsed());
     assert!(stmts < 60_000, "{stmts} IR statements");
     // A small budget: some calls inlined, the rest through the stack, same results.
-    let Some(gpu) = gpu() else { return };
+    let Some(gpu) = gpu_or_skip() else { return };
     let depth = 5;
     let ptx = doubling_chain(depth);
     let input = random(THREADS, 61);

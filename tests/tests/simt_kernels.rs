@@ -11,18 +11,20 @@ fn ptx(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
+/// Deterministic pseudo-random words (xorshift32).
+fn words(seed: u32) -> impl Iterator<Item = u32> {
+    std::iter::successors(Some(seed), |&x| {
+        let x = x ^ (x << 13);
+        let x = x ^ (x >> 17);
+        Some(x ^ (x << 5))
+    })
+    .skip(1)
+}
+
 /// Deterministic pseudo-random bytes.
 fn bytes(n: usize, seed: u32) -> Vec<u8> {
-    let mut x = seed;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            // Skewed: many hits on a few bins, so atomics contend.
-            (if x % 3 == 0 { x % 7 } else { x >> 24 }) as u8
-        })
-        .collect()
+    // Skewed: many hits on a few bins, so atomics contend.
+    words(seed).take(n).map(|x| (if x % 3 == 0 { x % 7 } else { x >> 24 }) as u8).collect()
 }
 
 #[test]
@@ -179,15 +181,7 @@ fn fences_and_release_acquire_hand_off_results_across_ctas() {
 }
 
 fn ints(n: usize, seed: u32) -> Vec<i32> {
-    let mut x = seed;
-    (0..n)
-        .map(|_| {
-            x ^= x << 13;
-            x ^= x >> 17;
-            x ^= x << 5;
-            (x % 2001) as i32 - 1000
-        })
-        .collect()
+    words(seed).take(n).map(|x| (x % 2001) as i32 - 1000).collect()
 }
 
 fn i32s(v: &[i32]) -> Vec<u8> {
