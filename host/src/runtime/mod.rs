@@ -110,6 +110,9 @@ pub struct Context {
     dispatch_cap: (u32, u64),
     /// GPU execution time of the last launch, from timestamps (devices with TIMESTAMP_QUERY).
     last_kernel_time: Option<std::time::Duration>,
+    /// The timestamp queries of launches and the buffer they resolve into, kept between
+    /// launches (grown when a launch has more batches than they hold).
+    launch_timer: Option<(wgpu::QuerySet, wgpu::Buffer)>,
     /// Heap bytes from here on were never allocated nor reachable by a kernel, so they are
     /// still zero as wgpu created them; a launch (which may write anywhere in the heap) resets
     /// it to the end. Lets a spec's thousands of allocations skip a clear each.
@@ -184,6 +187,7 @@ impl Context {
             timed_out: Default::default(),
             dispatch_cap: (u32::MAX, u64::MAX),
             last_kernel_time: None,
+            launch_timer: None,
             untouched_from: HEAP_RESERVED_BYTES,
         })
     }
@@ -714,21 +718,7 @@ impl Context {
         let last_batch = chunks.len().div_ceil(DISPATCHES_PER_SUBMIT);
         // Timestamps at the start and end of each batch's compute pass, read back with the
         // fault word (staging: fault word, fault site word, then the timestamps).
-        let timing = gpu.features().contains(wgpu::Features::TIMESTAMP_QUERY).then(|| {
-            let count = 2 * last_batch as u32;
-            let set = gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
-                label: Some("ptxcross launch time"),
-                ty: wgpu::QueryType::Timestamp,
-                count,
-            });
-            let resolved = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("ptxcross launch time"),
-                size: 8 * count as u64,
-                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
-                mapped_at_creation: false,
-            });
-            (set, resolved, count)
-        });
+        let timing = self.launch_timer(2 * last_batch as u32);
         let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
             label: Some("ptxcross fault word"),
             size: 8 + timing.as_ref().map_or(0, |t| 8 * t.2 as u64),
@@ -838,6 +828,29 @@ impl Context {
             });
         }
         Ok(())
+    }
+
+    /// `count` timestamp queries and their resolve buffer (the context's, grown if needed), or
+    /// `None` on a device without timestamp queries.
+    fn launch_timer(&mut self, count: u32) -> Option<(wgpu::QuerySet, wgpu::Buffer, u32)> {
+        if !self.gpu.features().contains(wgpu::Features::TIMESTAMP_QUERY) {
+            return None;
+        }
+        if self.launch_timer.as_ref().is_none_or(|(set, _)| set.count() < count) {
+            let set = self.gpu.device.create_query_set(&wgpu::QuerySetDescriptor {
+                label: Some("ptxcross launch time"),
+                ty: wgpu::QueryType::Timestamp,
+                count,
+            });
+            let resolved = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ptxcross launch time"),
+                size: 8 * count as u64,
+                usage: wgpu::BufferUsages::QUERY_RESOLVE | wgpu::BufferUsages::COPY_SRC,
+                mapped_at_creation: false,
+            });
+            self.launch_timer = Some((set, resolved));
+        }
+        self.launch_timer.as_ref().map(|(set, resolved)| (set.clone(), resolved.clone(), count))
     }
 
     /// GPU execution time of the last launch that ran, measured with timestamps around its
