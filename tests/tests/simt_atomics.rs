@@ -509,3 +509,201 @@ fn atomics_without_a_sound_translation_are_refused() {
         assert!(text.contains(want) && text.contains("atom64.ptx:12:"), "{inst}: {text}");
     }
 }
+
+/// The vector forms (§9.7.14.5 "Atomic operation with vector type", sm_90): thread i's slot
+/// holds the vector a[i], `atom.<op>.vN.<type>` adds/mins/maxes b[i] element by element; out
+/// holds the slot afterwards and the old vector. Each element must equal the scalar form's
+/// semantics (f32 add: global flushing; halves: one rounding; min/max: §9.7.4 min/max).
+const VECTOR_INSTS: [(&str, &str, usize); 12] = [
+    ("add", "f32", 2),
+    ("add", "f32", 4),
+    ("add.noftz", "f16", 8),
+    ("min.noftz", "f16", 2),
+    ("max.noftz", "f16", 4),
+    ("add.noftz", "bf16", 4),
+    ("min.noftz", "bf16", 8),
+    ("max.noftz", "bf16", 2),
+    ("add.noftz", "f16x2", 2),
+    ("min.noftz", "f16x2", 4),
+    ("max.noftz", "bf16x2", 2),
+    ("add.noftz", "bf16x2", 4),
+];
+
+fn vector_kernel(name: &str, op: &str, ty: &str, n: usize, generic: bool, red: bool) -> String {
+    let w = if ty == "f16" || ty == "bf16" { 2 } else { 4 };
+    let bits = w * 8;
+    let reg = if w == 2 { "%h" } else { "%r" };
+    let list = |base: usize| (0..n).map(|i| format!("{reg}{}", base + i)).collect::<Vec<_>>().join(", ");
+    let mut body = String::new();
+    for i in 0..n {
+        body.push_str(&format!("    ld.global.b{bits} {reg}{}, [%rd4+{}];\n", i, i * w));
+        body.push_str(&format!("    ld.global.b{bits} {reg}{}, [%rd4+{}];\n", 8 + i, (n + i) * w));
+        body.push_str(&format!("    st.global.b{bits} [%rd6+{}], {reg}{};\n", i * w, i));
+    }
+    let space = if generic { "" } else { ".global" };
+    if red {
+        body.push_str(&format!("    red{space}.{op}.v{n}.{ty} [%rd6], {{{}}};\n", list(8)));
+    } else {
+        body.push_str(&format!("    atom{space}.{op}.v{n}.{ty} {{{}}}, [%rd6], {{{}}};\n", list(16), list(8)));
+    }
+    for i in 0..n {
+        body.push_str(&format!("    ld.global.b{bits} {reg}{}, [%rd6+{}];\n", 24 + i, i * w));
+        body.push_str(&format!("    st.global.b{bits} [%rd6+{}], {reg}{};\n", i * w, 24 + i));
+        if !red {
+            body.push_str(&format!("    st.global.b{bits} [%rd6+{}], {reg}{};\n", (n + i) * w, 16 + i));
+        }
+    }
+    format!(
+        "
+.visible .entry {name}(.param .u64 inp, .param .u64 out)
+{{
+    .reg .b16 %h<32>;
+    .reg .b32 %r<32>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [inp];
+    ld.param.u64 %rd2, [out];
+    mov.u32 %r31, %tid.x;
+    mul.wide.u32 %rd3, %r31, {two_s};
+    add.s64 %rd4, %rd1, %rd3;
+    add.s64 %rd6, %rd2, %rd3;
+{body}    ret;
+}}
+",
+        two_s = 2 * n * w
+    )
+}
+
+/// Element `e` (16 or 32 bits) of thread `i`'s a or b vector: edge values of the type.
+fn vector_input(ty: &str, i: usize, e: usize, second: bool) -> u64 {
+    let k = i * 13 + e * 5 + if second { 7 + i / 3 } else { 0 };
+    match ty {
+        "f32" => inputs("add.f32", k).0,
+        "f16" => inputs("add.noftz.f16", k).0,
+        "bf16" => inputs("add.noftz.bf16", k).0,
+        "f16x2" => inputs("add.noftz.f16x2", k).0,
+        _ => inputs("add.noftz.bf16x2", k).0,
+    }
+}
+
+#[test]
+fn vector_atomics_act_element_by_element() {
+    use ptxcross_tests::ptx_ref::half::{min_max, Fmt};
+    use ptxcross_tests::sweep::Expect;
+    let Some(gpu) = gpu() else { return };
+    let mut ptx = String::from(".version 8.5\n.target sm_90\n.address_size 64\n");
+    let mut cases = Vec::new();
+    for (k, &(op, ty, n)) in VECTOR_INSTS.iter().enumerate() {
+        for (variant, (generic, red)) in [(false, false), (true, false), (false, true)].into_iter().enumerate() {
+            if variant > 0 && k % 3 != 0 {
+                continue;
+            }
+            let name = format!("vec_{k}_{variant}");
+            ptx.push_str(&vector_kernel(&name, op, ty, n, generic, red));
+            cases.push((name, op, ty, n, red));
+        }
+    }
+    let program = program("vector_atomics.ptx", &ptx, [N as u32, 1, 1]);
+    let mut failures = Vec::new();
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        for (name, op, ty, n, red) in &cases {
+            let w = if *ty == "f16" || *ty == "bf16" { 2 } else { 4 };
+            let mut inp = Vec::new();
+            for i in 0..N {
+                for second in [false, true] {
+                    for e in 0..*n {
+                        inp.extend_from_slice(&vector_input(ty, i, e, second).to_le_bytes()[..w]);
+                    }
+                }
+            }
+            let inp = run.buffer(&inp);
+            let out = run.zeros(2 * N * n * w);
+            run.launch(&program, name, [1, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+            let got = run.read(out, 2 * N * n * w);
+            let word = |i: usize, k: usize| {
+                let mut v = [0u8; 8];
+                v[..w].copy_from_slice(&got[(i * 2 * n + k) * w..][..w]);
+                u64::from_le_bytes(v)
+            };
+            for i in 0..N {
+                for e in 0..*n {
+                    let (a, b) = (vector_input(ty, i, e, false), vector_input(ty, i, e, true));
+                    let (fin, old) = (word(i, e), word(i, n + e));
+                    let ctx = format!("{op}.v{n}.{ty} {backend} thread {i} element {e}: a={a:#x} b={b:#x}");
+                    if !red && old != a {
+                        failures.push(format!("{ctx}: old {old:#x}"));
+                    }
+                    let lanes = if ty.ends_with("x2") { 2 } else { 1 };
+                    let ok = match (op.split('.').next().unwrap(), ty.starts_with("bf") as usize) {
+                        ("add", _) if *ty == "f32" => match reference("add.f32", Space::Global, a, b, 0) {
+                            Some(want) => fin == want,
+                            None => f32_nan(fin as u32),
+                        },
+                        ("add", bf) => {
+                            let fmt = [F16, BF16][bf];
+                            let want = half_add(a, b, fmt, lanes);
+                            (0..lanes).all(|l| {
+                                let (g, r) = ((fin >> (16 * l)) & 0xffff, (want >> (16 * l)) & 0xffff);
+                                g == r || (half_is_nan(g, fmt) && half_is_nan(r, fmt))
+                            })
+                        }
+                        (mm, bf) => (0..lanes).all(|l| {
+                            let (x, y, g) = ((a >> (16 * l)) as u16, (b >> (16 * l)) as u16, (fin >> (16 * l)) as u16);
+                            match min_max(mm == "min", [Fmt::F16, Fmt::Bf16][bf], x, y, false) {
+                                Expect::Bits(r) => g as u64 == r,
+                                other => panic!("min/max reference gave {other:?}"),
+                            }
+                        }),
+                    };
+                    if !ok {
+                        failures.push(format!("{ctx}: new value {fin:#x}"));
+                    }
+                }
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Many threads on the same vector: each element is its own atomic, so every update lands.
+#[test]
+fn contended_vector_atomics_lose_no_update() {
+    let Some(gpu) = gpu() else { return };
+    let ptx = "
+.version 8.5
+.target sm_90
+.address_size 64
+.visible .entry contend(.param .u64 out)
+{
+    .reg .b16 %h<8>;
+    .reg .b32 %r<4>;
+    .reg .f32 %f<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mad.lo.s32 %r3, %r2, 64, %r1;
+    mov.f32 %f1, 0f3F800000;
+    mov.f32 %f2, 0f40000000;
+    red.global.add.v2.f32 [%rd1], {%f1, %f2};
+    // A descending key per thread: the minimum is thread 0 of CTA 0's.
+    cvt.rn.f16.u32 %h1, %r3;
+    neg.f16 %h2, %h1;
+    atom.global.min.noftz.v2.f16 {%h3, %h4}, [%rd1+8], {%h1, %h2};
+    ret;
+}
+";
+    let program = program("contend.ptx", ptx, [64, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        // out: two f32 sums from 0, then two f16 minima from +inf (0x7c00).
+        let init: Vec<u8> = [0u32.to_le_bytes(), 0u32.to_le_bytes(), 0x7c00_7c00u32.to_le_bytes()].concat();
+        let out = run.buffer(&init);
+        run.launch(&program, "contend", [16, 1, 1], &[&out.to_le_bytes()], backend);
+        let v = run.read_u32(out, 3);
+        assert_eq!(f32::from_bits(v[0]), 1024.0, "{backend}: element 0 of the f32 sum");
+        assert_eq!(f32::from_bits(v[1]), 2048.0, "{backend}: element 1 of the f32 sum");
+        // min(0..1023 as f16) = +0 (0x0000); min(-k) = -1023 → f16 0xe3fe.
+        assert_eq!(v[2], 0xe3fe_0000, "{backend}: f16 minima");
+    }
+}

@@ -7,6 +7,7 @@
 //!   on the word: read, compute, CAS, retry with the value the CAS saw.
 //! - `cas.b16` and `add.noftz.{f16,bf16}` are CAS loops on the containing word;
 //!   `add.noftz.{f16x2,bf16x2}` one on the word.
+//! - The vector forms (`.v2/.v4/.v8`, sm_90) are one element atomic each (`atom_vector`).
 //! - 64-bit add/and/or/xor whose result nobody reads (`red`, or what nvcc writes for an unused
 //!   `atomicAdd`) are two word atomics, exact in memory on every device (see `atomic64_split`).
 //! - Every other 64-bit atomic on global memory is the doubleword atomic (`add.f64`: a CAS loop
@@ -103,6 +104,15 @@ enum Op {
     HalfAdd(Format, bool),
 }
 
+/// What a half-precision CAS loop computes per half: `add.noftz`, or `min`/`max` (the vector
+/// forms only, §9.7.14.5 "Atomic operation with vector type").
+#[derive(Clone, Copy, PartialEq)]
+enum HalfOp {
+    Add,
+    Min,
+    Max,
+}
+
 /// The fences an `atom`/`red`/`ld`/`st` with `.sem` needs around it: (before, after).
 /// `.release` orders what came before, `.acquire` what comes after, `.acq_rel` both (the
 /// spec's fence-based equivalents, §8 "Memory Consistency Model"); the scope is the operation's
@@ -121,9 +131,12 @@ impl FnLower {
         let mut allowed = vec!["global", "shared", "shared::cta", "relaxed", "acquire", "release", "acq_rel"];
         allowed.extend(["cta", "cluster", "gpu", "sys"]);
         allowed.extend(OPS);
-        allowed.extend(["noftz", "L2::cache_hint"]);
+        allowed.extend(["noftz", "L2::cache_hint", "v2", "v4", "v8"]);
         m.only(&allowed)?;
         let t = m.ty()?;
+        if let Some(v) = m.one_of(&["v2", "v4", "v8"]) {
+            return self.atom_vector(m, t, v);
+        }
         let op_name = m
             .one_of(&OPS)
             .ok_or_else(|| Diagnostic::new(format!("`{}` needs an operation", m.name()), m.inst.span))?;
@@ -213,7 +226,7 @@ impl FnLower {
             let bytes = if half { width.min(32) / 8 } else { width / 8 };
             s.check_alignment(off, bytes);
             let old = match (width, op) {
-                (_, Op::HalfAdd(fmt, packed)) => s.half_add(mem, off, fmt, packed, b),
+                (_, Op::HalfAdd(fmt, packed)) => s.half_rmw(mem, off, fmt, packed, HalfOp::Add, b),
                 (16, _) => s.cas16(mem, off, b, c.unwrap_or(FnLower::u32c(0))),
                 (32, _) => s.atomic32(mem, off, op, ty, b, c),
                 (_, Op::Native(AtomicOp::Add | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor)) if result_dead => {
@@ -238,6 +251,100 @@ impl FnLower {
         }
         if let Some(d) = dst {
             self.write(d, t, Operand::Var(result))?;
+        }
+        Ok(())
+    }
+
+    /// `atom{.sem}{.scope}{.global}.op.noftz.vN.type d, [a], b` and `red…` (§9.7.14.5 "Atomic
+    /// operation with vector type"; sm_90): `.v2/.v4 .f32` add, `.v2/.v4/.v8 .f16/.bf16` and
+    /// `.v2/.v4 .f16x2/.bf16x2` add/min/max. "The atomicity is guaranteed separately for each
+    /// of the individual scalar elements": one element atomic each, in element order, with
+    /// the scalar forms' arithmetic (`add.f32` on global memory flushes like the scalar form).
+    fn atom_vector(&mut self, m: &Mods, t: ScalarType, v: &str) -> LResult<()> {
+        use ScalarType::*;
+        let is_red = m.inst.opcode.name == "red";
+        let n: usize = match v {
+            "v2" => 2,
+            "v4" => 4,
+            _ => 8,
+        };
+        let refuse = || unsupported(format!("`{}`", m.name()), m.inst.span);
+        let op_name = m.one_of(&OPS).ok_or_else(refuse)?;
+        let half_op = match op_name {
+            "add" => HalfOp::Add,
+            "min" => HalfOp::Min,
+            "max" => HalfOp::Max,
+            _ => return Err(Diagnostic::new(format!("`{}`: vector atomics are add, min or max", m.name()), m.inst.span)),
+        };
+        let valid = match t {
+            F32 => op_name == "add" && n <= 4 && !m.has("noftz"),
+            F16 | Bf16 => m.has("noftz"),
+            F16x2 | Bf16x2 => m.has("noftz") && n <= 4,
+            _ => false,
+        };
+        if !valid {
+            return Err(Diagnostic::new(
+                format!("`{}`: not a vector atomic of the spec (f32 .v2/.v4 add; .noftz f16/bf16 .v2/.v4/.v8 and f16x2/bf16x2 .v2/.v4 add/min/max)", m.name()),
+                m.inst.span,
+            ));
+        }
+        let space = self.state_space(m)?;
+        if !matches!(space, crate::function::Space::Global | crate::function::Space::Generic) {
+            return Err(Diagnostic::new(format!("`{}`: vector atomics apply to global memory", m.name()), m.inst.span));
+        }
+        let ops = &m.inst.operands;
+        let want = 2 + !is_red as usize + m.has("L2::cache_hint") as usize;
+        if ops.len() != want {
+            return Err(Diagnostic::new(format!("`{}` takes {want} operands, found {}", m.name(), ops.len()), m.inst.span));
+        }
+        let (dst, rest) = if is_red { (None, &ops[..]) } else { (Some(&ops[0]), &ops[1..]) };
+        let elements = |s: &Self, op: &ast::Operand| -> LResult<Vec<ast::Operand>> {
+            let els = match &op.kind {
+                ast::OperandKind::Vector(v) => v.clone(),
+                _ => s.vector_register_elements(op).unwrap_or_default(),
+            };
+            if els.len() != n {
+                return Err(Diagnostic::new(format!("`{}` needs a vector of {n} elements here", m.name()), op.span));
+            }
+            Ok(els)
+        };
+        let b_ops = elements(self, &rest[1])?;
+        let d_ops = dst.map(|d| elements(self, d)).transpose()?;
+        let mut bs = Vec::new();
+        for b in &b_ops {
+            bs.push(self.read(b, t)?);
+        }
+        let place = self.place(&rest[0], space)?;
+        let elem_bytes = ptx_types::bits(t) / 8;
+        let ty = ptx_types::value_ty(t).unwrap_or(Ty::U32);
+        let results: Vec<_> = (0..n).map(|_| self.new_var(ty, "atomic old")).collect();
+        let span: Span = m.inst.span;
+        let (before, after) = sem_fences(m);
+        if let Some(scope) = before {
+            self.push(Stmt::Fence { scope });
+        }
+        self.on_place(place, |s, mem, off| {
+            if mem == Memory::Local {
+                return Err(unsupported("atomics on local memory", span));
+            }
+            s.check_alignment(off, elem_bytes * n as u32);
+            for (i, (&b, &r)) in bs.iter().zip(&results).enumerate() {
+                let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * elem_bytes));
+                let old = match t {
+                    F32 => s.atomic32(mem, o, Op::FAdd, ty, b, None),
+                    _ => s.half_rmw(mem, o, half_format(t).ok_or_else(refuse)?, matches!(t, F16x2 | Bf16x2), half_op, b),
+                };
+                s.assign(r, Expr::Use(old));
+            }
+            Ok(())
+        })?;
+        if let Some(scope) = after {
+            self.push(Stmt::Fence { scope });
+        }
+        for (d, r) in d_ops.iter().flatten().zip(results) {
+            if !matches!(d.kind, ast::OperandKind::Sink) {
+                self.write(d, t, Operand::Var(r))?;
+            }
         }
         Ok(())
     }
@@ -268,8 +375,10 @@ impl FnLower {
     /// (both halves, each added on its own: §9.7.14.5 "atomicity is guaranteed separately for
     /// each of the individual scalar elements", which one word CAS more than meets): a CAS
     /// loop on the word. Each sum is the exact sum rounded once to nearest even (as `add.rn`
-    /// on halves), subnormals kept. Yields the old half (or pair) in the low bits.
-    fn half_add(&mut self, mem: Memory, off: Operand, fmt: Format, packed: bool, b: Operand) -> Operand {
+    /// on halves), subnormals kept; `min`/`max` follow `min`/`max` on halves (§9.7.4: a NaN
+    /// operand yields the other, two NaNs the canonical NaN, −0 < +0). Yields the old half
+    /// (or pair) in the low bits.
+    fn half_rmw(&mut self, mem: Memory, off: Operand, fmt: Format, packed: bool, op: HalfOp, b: Operand) -> Operand {
         let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
         let byte = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(2));
         let sh = if packed { FnLower::u32c(0) } else { self.bin(BinaryOp::Shl, Ty::U32, byte, FnLower::u32c(3)) };
@@ -289,13 +398,21 @@ impl FnLower {
                 let y = s.bin(BinaryOp::ShrU, Ty::U32, b, FnLower::u32c(lane));
                 let [x, y] = [x, y].map(|h| {
                     let h = s.bin(BinaryOp::And, Ty::U32, h, FnLower::u32c(0xffff));
-                    let f = s.half_to_f32(h, fmt);
-                    s.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f)
+                    s.half_to_f32(h, fmt)
                 });
-                // Exact halves, their sum rounded to odd in f64, then once to the format.
-                let sum = s.add_round_to_odd_f64(x, y);
-                let bits = s.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, sum);
-                let r = s.round_to_format(bits, half::F64, fmt, Rounding::Nearest, Clamp::default());
+                let r = if op == HalfOp::Add {
+                    // Exact halves, their sum rounded to odd in f64, then once to the format.
+                    let [x, y] = [x, y].map(|f| s.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f));
+                    let sum = s.add_round_to_odd_f64(x, y);
+                    let bits = s.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, sum);
+                    s.round_to_format(bits, half::F64, fmt, Rounding::Nearest, Clamp::default())
+                } else {
+                    // The result is one of the exact widenings (or the canonical NaN), so
+                    // narrowing it back is exact.
+                    let r = s.min_max_modifiers(op == HalfOp::Min, ScalarType::F32, x, y, false, false);
+                    let bits = s.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, r);
+                    s.round_to_format(bits, half::F32, fmt, Rounding::Nearest, Clamp::default())
+                };
                 let r = s.bin(BinaryOp::Shl, Ty::U32, r, at);
                 new = s.bin(BinaryOp::Or, Ty::U32, new, r);
             }
@@ -318,7 +435,7 @@ impl FnLower {
                 let r = self.value(Ty::U32, Expr::AtomicWord { memory: mem, op: aop, index: idx, value: bw, comparand: c });
                 self.fit(r, Ty::U32, ty, ScalarType::B32)
             }
-            Op::HalfAdd(fmt, packed) => self.half_add(mem, off, fmt, packed, b),
+            Op::HalfAdd(fmt, packed) => self.half_rmw(mem, off, fmt, packed, HalfOp::Add, b),
             Op::Inc => self.cas_loop(mem, idx, |s, old| {
                 // inc(r, s) = (r >= s) ? 0 : r+1
                 let ge = s.cmp(CmpOp::GeU, Ty::U32, old, bw);

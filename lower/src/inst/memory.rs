@@ -155,7 +155,7 @@ impl FnLower {
     }
 
     /// A whole vector register (`ld.v4.f32 %v, [a]`) as its element operands.
-    fn vector_register_elements(&self, op: &ast::Operand) -> Option<Vec<ast::Operand>> {
+    pub(super) fn vector_register_elements(&self, op: &ast::Operand) -> Option<Vec<ast::Operand>> {
         let OperandKind::Symbol { name, component: None } = &op.kind else { return None };
         if self.lookup(name).is_some() || self.lookup(&crate::function::vector_element_name(name, "x")).is_none() {
             return None;
