@@ -546,3 +546,74 @@ fn href_cmp(cmp: &str, fmt: Fmt, a: u16, b: u16, ftz: bool) -> sweep::Expect {
 fn hbool(v: bool) -> sweep::Expect {
     sweep::Expect::Bits(v as u64)
 }
+
+/// nvcc's FP8 quantization (cuda_fp8.h's inline PTX: `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32`,
+/// `cvt.rn.f16x2.{e4m3x2,e5m2x2}`, `cvt.rna.tf32.f32`, `set.lt.f16x2.f16x2`,
+/// `set.le.u32.f16x2`) as one kernel, `tests/fp8/src/fp8_roundtrip.cu` (regenerate with
+/// `tests/fp8/regen.sh`), on both backends against the CUDA source's meaning computed with
+/// `ptx_ref::fp8`. A partial last block; outputs start with a sentinel that must survive
+/// past the end.
+#[test]
+fn nvcc_fp8_kernel() {
+    use ptxcross_tests::launch::{self, Launch};
+    let Some(gpu) = sweep::gpu() else { return };
+    let ptx = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fp8/ptx/fp8_roundtrip.sm90.ptx")).unwrap();
+    let singles = fp8_f32_inputs(29);
+    let n = singles.len() / 2;
+    let input: Vec<u8> = singles[..2 * n].iter().flat_map(|&x| (x as u32).to_le_bytes()).collect();
+    let sentinel = |elems: usize, size: usize| vec![0xde; (elems + 2) * size];
+    let buffers = vec![
+        input,
+        sentinel(n, 2),
+        sentinel(n, 2),
+        sentinel(n, 4),
+        sentinel(n, 4),
+        sentinel(n, 4),
+        sentinel(n, 4),
+        (n as u32).to_le_bytes().to_vec(),
+    ];
+    let block = 256;
+    let grid = (n as u32).div_ceil(block);
+    assert!(n as u32 % block != 0, "the last block is partial");
+    let l = Launch { ptx: &ptx, kernel: "fp8_roundtrip", block: [block, 1, 1], grid: [grid, 1, 1], buffers };
+    for backend in ptxcross::Backend::ALL {
+        let out = launch::run(&gpu, &l, backend).unwrap_or_else(|e| panic!("{e}"));
+        let h16 = |b: &[u8], i: usize| u16::from_le_bytes([b[2 * i], b[2 * i + 1]]) as u64;
+        let w32 = |b: &[u8], i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap()) as u64;
+        let mut bad = Vec::new();
+        let mut check = |what: &str, i: usize, want: sweep::Expect, got: u64, bits: u32| {
+            if !want.holds(got, bits) && bad.len() < 10 {
+                bad.push(format!("{backend} {what}[{i}] (x {:#x}, y {:#x}): {got:#x}, expected {want:x?}", singles[2 * i], singles[2 * i + 1]));
+            }
+        };
+        for i in 0..n {
+            let (x, y) = (singles[2 * i] as u32, singles[2 * i + 1] as u32);
+            let f16x2 = |q: u64, f: Fp8| {
+                let (hi, lo) = (fp8::fp8_to_f16((q >> 8) as u8, f, false), fp8::fp8_to_f16(q as u8, f, false));
+                match (hi, lo) {
+                    (sweep::Half16::Bits(h), sweep::Half16::Bits(l)) => sweep::Expect::Bits((h as u64) << 16 | l as u64),
+                    (h, l) => sweep::Expect::Pair16(h, l),
+                }
+            };
+            for (k, f) in [(1, Fp8::E4m3), (2, Fp8::E5m2)] {
+                // x to the low byte, y to the high one (cuda_fp8.h).
+                let q = h16(&out[k], i);
+                check("q", i, fp8::pack8(fp8::f32_to_fp8(y, f, false), fp8::f32_to_fp8(x, f, false)), q, 16);
+                // The round trip from the 8 bits the device gave (checked just above).
+                check("back", i, f16x2(q, f), w32(&out[k + 2], i), 32);
+            }
+            check("tf", i, fp8::cvt_tf32(x, Tf32Round::Rna, false, false), w32(&out[5], i), 32);
+            let (b4, b5) = (w32(&out[3], i), w32(&out[4], i));
+            let lane = |v: u64, l: u32| (v >> (16 * l)) as u16;
+            let lt = |l| fp8::half_compare("lt", Fmt::F16, lane(b4, l), lane(b5, l), false);
+            let le = |l| fp8::half_compare("le", Fmt::F16, lane(b4, l), lane(b5, l), false);
+            let want = (if lt(1) { 0x3c00u64 << 16 } else { 0 } | if lt(0) { 0x3c00 } else { 0 }) ^ if le(0) && le(1) { 1 << 31 } else { 0 };
+            check("cmp", i, sweep::Expect::Bits(want), w32(&out[6], i), 32);
+        }
+        for (k, size) in [(1, 2), (2, 2), (3, 4), (4, 4), (5, 4), (6, 4)] {
+            assert!(out[k][n * size..].iter().all(|&b| b == 0xde), "{backend}: buffer {k} written past the end");
+        }
+        assert!(bad.is_empty(), "{} mismatches:\n{}", bad.len(), bad.join("\n"));
+        eprintln!("{backend:>5} fp8_roundtrip: {n} threads, 6 outputs each match");
+    }
+}
