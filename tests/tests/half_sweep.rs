@@ -574,7 +574,7 @@ fn nvcc_fp8_kernel() {
     ];
     let block = 256;
     let grid = (n as u32).div_ceil(block);
-    assert!(n as u32 % block != 0, "the last block is partial");
+    assert!(!(n as u32).is_multiple_of(block), "the last block is partial");
     let l = Launch { ptx: &ptx, kernel: "fp8_roundtrip", block: [block, 1, 1], grid: [grid, 1, 1], buffers };
     for backend in ptxcross::Backend::ALL {
         let out = launch::run(&gpu, &l, backend).unwrap_or_else(|e| panic!("{e}"));
