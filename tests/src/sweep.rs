@@ -167,6 +167,8 @@ pub enum Expect {
     Pair16(Half16, Half16),
     /// Any NaN of a 16-bit format with this exponent mask (0x7c00: f16, 0x7f80: bf16).
     AnyNanHalf(u16),
+    /// Two 8-bit lanes (high, low) of a packed 16-bit result.
+    Pair8(Half8, Half8),
     /// An f32 within `ulps` units in the last place of the exact value `exact` (an f64 close
     /// enough to it); an infinity counts as 2^128, the next binade's first value.
     F32Within { exact: f64, ulps: f64 },
@@ -196,6 +198,7 @@ impl Expect {
             Expect::AnyNanF64 => f64::from_bits(got).is_nan(),
             Expect::AnyNanHalf(e) => (got as u16) & 0x7fff > e && got >> 16 == 0,
             Expect::Pair16(hi, lo) => got >> 32 == 0 && hi.holds((got >> 16) as u16) && lo.holds(got as u16),
+            Expect::Pair8(hi, lo) => got >> 16 == 0 && hi.holds((got >> 8) as u8) && lo.holds(got as u8),
             Expect::F32Within { exact, ulps } => within(exact, ulps),
             Expect::F32WithinOrZero { exact, ulps } => {
                 within(exact, ulps) || got == if exact.is_sign_negative() { 0x8000_0000 } else { 0 }
@@ -219,6 +222,25 @@ impl Half16 {
             Half16::Bits(b) => b == got,
             Half16::Either(a, b) => a == got || b == got,
             Half16::AnyNan(e) => got & 0x7fff > e,
+        }
+    }
+}
+
+/// The expectation of one 8-bit lane of a packed result.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Half8 {
+    Bits(u8),
+    Either(u8, u8),
+    /// Any byte whose magnitude (low 7 bits) is above this (the format's NaNs).
+    AnyNan(u8),
+}
+
+impl Half8 {
+    pub fn holds(self, got: u8) -> bool {
+        match self {
+            Half8::Bits(b) => b == got,
+            Half8::Either(a, b) => a == got || b == got,
+            Half8::AnyNan(m) => got & 0x7f > m,
         }
     }
 }

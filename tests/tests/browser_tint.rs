@@ -1,7 +1,8 @@
 //! Real kernels in browsers: every PTX file of the end-to-end corpora (the conformance corpus,
 //! the SIMT kernels with barriers under divergence and warp collectives, device functions,
-//! separately compiled units once linked) translated with the `webgpu` WGSL profile (64-bit
-//! integers split into halves, as WebGPU has none) and compiled by headless Chromium's WebGPU,
+//! separately compiled units once linked, the FP8 conversions of `tests/fp8`) translated with
+//! the `webgpu` WGSL profile (64-bit integers split into halves, as WebGPU has none) and
+//! compiled by headless Chromium's WebGPU,
 //! whose WGSL compiler (Tint) enforces what naga does not: barriers only in uniform control
 //! flow (the uniformity analysis), loops that exit, its own limits. Every compute pipeline must
 //! be created (`backend-wgsl/tools/tint-check/check.mjs`).
@@ -43,7 +44,7 @@ fn browser() -> Result<(PathBuf, PathBuf), String> {
 
 fn ptx_files() -> Vec<PathBuf> {
     let mut files = Vec::new();
-    for dir in ["tests/corpus/ptx", "tests/simt/ptx", "tests/calls/ptx", "tests/localmem/ptx"] {
+    for dir in ["tests/corpus/ptx", "tests/simt/ptx", "tests/calls/ptx", "tests/localmem/ptx", "tests/fp8/ptx"] {
         for e in std::fs::read_dir(repo().join(dir)).unwrap().flatten() {
             if e.path().extension().is_some_and(|x| x == "ptx") {
                 files.push(e.path());

@@ -1,8 +1,12 @@
 //! Half-precision sweeps (f16, bf16, packed x2) against `ptx_ref::half` on both backends, one
-//! launch per variant. One-operand 16-bit variants run all 65,536 inputs in CI; wider inputs
-//! run an edge table plus a sampled slice. Exhaustive two-operand sweeps (2^32 inputs):
+//! launch per variant; also the 8-bit float and tf32 conversions and half comparisons
+//! (`ptx_ref::fp8`). One-operand 16-bit variants run all 65,536 inputs in CI; wider inputs
+//! run an edge table plus a sampled slice. Exhaustive sweeps (2^32 inputs: two-operand half
+//! add/mul, every f32 through the tf32 conversions):
 //!   cargo test -p ptxcross-tests --test half_sweep -- --ignored --nocapture
+//! (`PTXCROSS_SWEEP_VARIANT=cvt.rna.tf32` restricts the tf32 one).
 
+use ptxcross_tests::ptx_ref::fp8::{self, Fp8, Tf32Round};
 use ptxcross_tests::ptx_ref::half::{self as href, Fmt};
 use ptxcross_tests::sweep::{self, check_both, rows, Reference, Rng, Sweep, Variant, F32_EDGES, F64_EDGES};
 
@@ -246,5 +250,370 @@ fn half_min_max_neg_abs() {
                 vec![sweep::Expect::Bits(href::neg_abs(op == "neg", fmt, a[0] as u16) as u64)]
             });
         }
+    }
+}
+
+/// f32 operands around every 8-bit value of both formats and every midpoint between
+/// neighbours (the rounding ties; above MAX_NORM the overflow threshold), ±0 and one f32 ulp
+/// around each, both signs; the f32 edge table; random values in and around the 8-bit range.
+fn fp8_f32_inputs(seed: u64) -> Vec<u64> {
+    let mut points = Vec::new();
+    for f in [Fp8::E4m3, Fp8::E5m2] {
+        for b in 0..=f.max_norm() {
+            let v = f.to_f64(b);
+            // Within a binade the spacing is constant: MAX_NORM's would-be successor is
+            // 2·MAX_NORM − its predecessor.
+            let next = if b == f.max_norm() { 2.0 * v - f.to_f64(b - 1) } else { f.to_f64(b + 1) };
+            points.extend([v, (v + next) / 2.0]);
+        }
+    }
+    let mut v: Vec<u64> = F32_EDGES.iter().map(|&x| x as u64).collect();
+    for p in points {
+        let bits = (p as f32).to_bits();
+        assert_eq!((p as f32) as f64, p, "8-bit values and their midpoints are exact in f32");
+        for b in [bits, bits.wrapping_sub(1), bits + 1] {
+            if b <= 0x7f80_0000 {
+                v.extend([b as u64, (b | 0x8000_0000) as u64]);
+            }
+        }
+    }
+    let mut rng = Rng(seed);
+    for i in 0..SAMPLES as u64 {
+        let r = rng.next_u64();
+        v.push(if i % 2 == 0 {
+            r & 0xffff_ffff
+        } else {
+            let e = 127 - 20 + (r >> 40) % 40;
+            (r & 0x8000_0000) | (e << 23) | ((r >> 8) & 0x7f_ffff)
+        });
+    }
+    v
+}
+
+#[test]
+fn cvt_fp8_from_f32_and_f16x2() {
+    let one = fp8_f32_inputs(21);
+    let mut rng = Rng(22);
+    let pairs: Vec<u64> = one.iter().flat_map(|&a| [a, one[(rng.next_u64() % one.len() as u64) as usize]]).collect();
+    // Every f16 in each lane: the high lane counts up, the low one runs through a permutation.
+    let f16x2: Vec<u64> = (0..1u64 << 16).map(|i| i << 16 | (i * 0x9e37 + 0x1234) & 0xffff).collect();
+    sweep::all_variants(|| {
+        for f in [Fp8::E4m3, Fp8::E5m2] {
+            for relu in [false, true] {
+                let r = if relu { ".relu" } else { "" };
+                let name = format!("cvt.rn.satfinite{r}.{}.f32", f.suffix());
+                // d[15:8] = convert(a), d[7:0] = convert(b).
+                sweep_one(Variant::inst(&name, "b16", &["f32", "f32"]), &pairs, &move |a| {
+                    vec![fp8::pack8(fp8::f32_to_fp8(a[0] as u32, f, relu), fp8::f32_to_fp8(a[1] as u32, f, relu))]
+                });
+                let name = format!("cvt.rn.satfinite{r}.{}.f16x2", f.suffix());
+                sweep_one(Variant::inst(&name, "b16", &["b32"]), &f16x2, &move |a| {
+                    let (hi, lo) = ((a[0] >> 16) as u16, a[0] as u16);
+                    vec![fp8::pack8(fp8::f16_to_fp8(hi, f, relu), fp8::f16_to_fp8(lo, f, relu))]
+                });
+            }
+        }
+    });
+}
+
+/// Every 16-bit input (every pair of 8-bit values).
+#[test]
+fn cvt_f16x2_from_fp8_exhaustive() {
+    let inputs: Vec<u64> = (0..1 << 16).collect();
+    for f in [Fp8::E4m3, Fp8::E5m2] {
+        for relu in [false, true] {
+            let name = format!("cvt.rn{}.f16x2.{}", if relu { ".relu" } else { "" }, f.suffix());
+            sweep_one(Variant::inst(&name, "b32", &["b16"]), &inputs, &move |a| {
+                // d[31:16] from a[15:8], d[15:0] from a[7:0].
+                let (hi, lo) = (fp8::fp8_to_f16((a[0] >> 8) as u8, f, relu), fp8::fp8_to_f16(a[0] as u8, f, relu));
+                vec![match (hi, lo) {
+                    (sweep::Half16::Bits(h), sweep::Half16::Bits(l)) => sweep::Expect::Bits((h as u64) << 16 | l as u64),
+                    (h, l) => sweep::Expect::Pair16(h, l),
+                }]
+            });
+        }
+    }
+}
+
+const TF32_VARIANTS: [(&str, Tf32Round, bool, bool); 8] = [
+    ("cvt.rna.tf32.f32", Tf32Round::Rna, false, false),
+    ("cvt.rna.satfinite.tf32.f32", Tf32Round::Rna, false, true),
+    ("cvt.rn.tf32.f32", Tf32Round::Rn, false, false),
+    ("cvt.rn.relu.tf32.f32", Tf32Round::Rn, true, false),
+    ("cvt.rz.tf32.f32", Tf32Round::Rz, false, false),
+    ("cvt.rz.relu.tf32.f32", Tf32Round::Rz, true, false),
+    // .satfinite with .rn/.rz comes with later ISAs; its meaning is the same.
+    ("cvt.rn.satfinite.tf32.f32", Tf32Round::Rn, false, true),
+    ("cvt.rz.relu.satfinite.tf32.f32", Tf32Round::Rz, true, true),
+];
+
+#[test]
+fn cvt_tf32_from_f32() {
+    let mut inputs: Vec<u64> = F32_EDGES.iter().map(|&x| x as u64).collect();
+    let mut rng = Rng(23);
+    // Every exponent (subnormals and the top binade included) with the 13 dropped bits at
+    // zero, just below/at/above the tie, and all ones.
+    for e in 0..255u64 {
+        for low in [0u64, 1, 0xfff, 0x1000, 0x1001, 0x1fff] {
+            let hi = rng.next_u64() & 0x7f_e000;
+            let hi = if e % 3 == 0 { 0x7f_e000 } else { hi };
+            let s = (rng.next_u64() & 1) << 31;
+            inputs.push(s | e << 23 | hi | low);
+        }
+    }
+    for _ in 0..SAMPLES {
+        inputs.push(rng.next_u64() & 0xffff_ffff);
+    }
+    sweep::all_variants(|| {
+        for (name, mode, relu, satfinite) in TF32_VARIANTS {
+            sweep_one(Variant::inst(name, "b32", &["f32"]), &inputs, &move |a| {
+                vec![fp8::cvt_tf32(a[0] as u32, mode, relu, satfinite)]
+            });
+        }
+    });
+}
+
+#[test]
+#[ignore = "exhaustive: 2^32 inputs per variant"]
+fn exhaustive_cvt_tf32() {
+    let Some(gpu) = sweep::gpu() else { return };
+    for (name, mode, relu, satfinite) in TF32_VARIANTS {
+        if let Ok(only) = std::env::var("PTXCROSS_SWEEP_VARIANT") {
+            if !name.contains(&only) {
+                continue;
+            }
+        }
+        let s = Sweep::new(&gpu, Variant::inst(name, "b32", &["f32"])).unwrap();
+        let reference = move |a: &[u64]| vec![fp8::cvt_tf32(a[0] as u32, mode, relu, satfinite)];
+        for b in ptxcross::Backend::ALL {
+            let mut total = sweep::Report::default();
+            for start in (0..1u64 << 32).step_by(1 << 22) {
+                let inputs: Vec<u64> = (start..start + (1 << 22)).collect();
+                total.add(sweep::check(&s, b, &inputs, &reference));
+            }
+            sweep::assert_ok(std::slice::from_ref(&total));
+            eprintln!("{b:>5} {name:<32} {} values in {:.1} s: {:.0}/s", total.checked, total.seconds, total.per_second());
+        }
+    }
+}
+
+const CMPS: [&str; 14] = ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"];
+
+/// Packed operand pairs whose lanes run through every pair of the half edge table (in the
+/// low lanes of some rows and the high lanes of others), then random bits.
+fn packed_pairs(seed: u64) -> Vec<u64> {
+    let h = half_rows(2, seed, SAMPLES);
+    let n = h.len() / 2;
+    let mut v = Vec::new();
+    for i in 0..n {
+        let j = (i + 1) % n;
+        v.extend([h[2 * i] | h[2 * j] << 16, h[2 * i + 1] | h[2 * j + 1] << 16]);
+    }
+    v
+}
+
+/// Rows of two packed operands and a predicate (0 or 1).
+fn with_pred(pairs: &[u64], seed: u64) -> Vec<u64> {
+    let mut rng = Rng(seed);
+    pairs.chunks(2).flat_map(|p| [p[0], p[1], rng.next_u64() & 1]).collect()
+}
+
+fn lane(x: u64, i: u32) -> u16 {
+    (x >> (16 * i)) as u16
+}
+
+#[test]
+fn setp_set_packed_halves() {
+    let pairs = packed_pairs(24);
+    let triples = with_pred(&pairs, 25);
+    sweep::all_variants(|| {
+        for (fmt, t) in [(Fmt::F16, "f16x2"), (Fmt::Bf16, "bf16x2")] {
+            let ftzs: &[bool] = if fmt == Fmt::F16 { &[false, true] } else { &[false] };
+            for &ftz in ftzs {
+                // Every comparison in one launch: p|q = (low lanes', high lanes') results.
+                let f = if ftz { ".ftz" } else { "" };
+                let body: String =
+                    CMPS.iter().enumerate().map(|(i, c)| format!("setp.{c}{f}.{t} %d{}|%d{}, %s0, %s1;\n", 2 * i, 2 * i + 1)).collect();
+                let v = Variant { body, srcs: vec!["b32", "b32"], dsts: vec!["pred"; 28] };
+                sweep_one(v, &pairs, &move |a| {
+                    CMPS.iter()
+                        .flat_map(|c| (0..2).map(move |l| href_cmp(c, fmt, lane(a[0], l), lane(a[1], l), ftz)))
+                        .collect()
+                });
+            }
+            // BoolOp with c and !c: each lane's result combined with the same predicate.
+            let f = if fmt == Fmt::F16 { ".ftz" } else { "" };
+            let body = format!(
+                "setp.lt.and.{t} %d0|%d1, %s0, %s1, %s2;\nsetp.gtu.or{f}.{t} %d2|%d3, %s0, %s1, !%s2;\n\
+                 setp.nan.xor.{t} %d4|%d5, %s0, %s1, %s2;\n"
+            );
+            let ftz = fmt == Fmt::F16;
+            sweep_one(Variant { body, srcs: vec!["b32", "b32", "pred"], dsts: vec!["pred"; 6] }, &triples, &move |a| {
+                let c = a[2] != 0;
+                let mut out = Vec::new();
+                for l in 0..2 {
+                    out.push(hbool(fref_cmp("lt", fmt, lane(a[0], l), lane(a[1], l), false) && c));
+                }
+                for l in 0..2 {
+                    out.push(hbool(fref_cmp("gtu", fmt, lane(a[0], l), lane(a[1], l), ftz) || !c));
+                }
+                for l in 0..2 {
+                    out.push(hbool(fref_cmp("nan", fmt, lane(a[0], l), lane(a[1], l), false) ^ c));
+                }
+                out
+            });
+            // set: 0xffff lanes for .u32/.s32, 1.0 lanes for the packed dtype.
+            let one = if fmt == Fmt::F16 { 0x3c00u64 } else { 0x3f80 };
+            for (dt, truth) in [("u32", 0xffffu64), ("s32", 0xffff), (t, one)] {
+                let body: String = CMPS.iter().enumerate().map(|(i, c)| format!("set.{c}.{dt}.{t} %d{i}, %s0, %s1;\n")).collect();
+                sweep_one(Variant { body, srcs: vec!["b32", "b32"], dsts: vec!["b32"; 14] }, &pairs, &move |a| {
+                    CMPS.iter()
+                        .map(|c| {
+                            let r = |l| if fref_cmp(c, fmt, lane(a[0], l), lane(a[1], l), false) { truth } else { 0 };
+                            sweep::Expect::Bits(r(1) << 16 | r(0))
+                        })
+                        .collect()
+                });
+            }
+            let body = format!("set.le.or.{t}.{t} %d0, %s0, %s1, !%s2;\nset.neu.xor.u32.{t} %d1, %s0, %s1, %s2;\n");
+            sweep_one(Variant { body, srcs: vec!["b32", "b32", "pred"], dsts: vec!["b32"; 2] }, &triples, &move |a| {
+                let c = a[2] != 0;
+                let d = |cmp: &str, truth: u64, comb: &dyn Fn(bool) -> bool| {
+                    let r = |l| if comb(fref_cmp(cmp, fmt, lane(a[0], l), lane(a[1], l), false)) { truth } else { 0 };
+                    sweep::Expect::Bits(r(1) << 16 | r(0))
+                };
+                vec![d("le", one, &|x| x || !c), d("neu", 0xffff, &|x| x ^ c)]
+            });
+        }
+    });
+}
+
+/// Scalar half comparisons (on integers since packed comparisons came): every comparison of
+/// `setp` on f16 (± .ftz) and bf16, and `set` with half, 16-bit and 32-bit destinations.
+#[test]
+fn setp_set_scalar_halves() {
+    let pairs = half_rows(2, 26, SAMPLES);
+    let triples = with_pred(&pairs, 27);
+    sweep::all_variants(|| {
+        for (fmt, ftz) in [(Fmt::F16, false), (Fmt::F16, true), (Fmt::Bf16, false)] {
+            let (t, f) = (fmt.suffix(), if ftz { ".ftz" } else { "" });
+            let body: String = CMPS.iter().enumerate().map(|(i, c)| format!("setp.{c}{f}.{t} %d{i}, %s0, %s1;\n")).collect();
+            sweep_one(Variant { body, srcs: vec!["b16", "b16"], dsts: vec!["pred"; 14] }, &pairs, &move |a| {
+                CMPS.iter().map(|c| href_cmp(c, fmt, a[0] as u16, a[1] as u16, ftz)).collect()
+            });
+        }
+        // §9.7.8.1's examples and their destinations: 1.0 in f16/bf16, 0xffff, 0xffffffff.
+        let body = "set.lt.and.f16.f16 %d0, %s0, %s1, %s2;\nset.ltu.or.bf16.f16 %d1, %s0, %s1, %s2;\n\
+                    set.lt.and.u16.f16 %d2, %s0, %s1, %s2;\nset.num.xor.s32.bf16 %d3, %s0, %s1, %s2;\n\
+                    set.ge.ftz.u32.f16 %d4, %s0, %s1;\nset.neu.bf16.bf16 %d5, %s0, %s1;\n"
+            .to_string();
+        let v = Variant { body, srcs: vec!["b16", "b16", "pred"], dsts: vec!["b16", "b16", "b16", "b32", "b32", "b16"] };
+        sweep_one(v, &triples, &move |a| {
+            let c = a[2] != 0;
+            let (x, y) = (a[0] as u16, a[1] as u16);
+            let f16 = |cmp, ftz| fref_cmp(cmp, Fmt::F16, x, y, ftz);
+            let bf = |cmp| fref_cmp(cmp, Fmt::Bf16, x, y, false);
+            let b = |v: bool, t: u64| sweep::Expect::Bits(if v { t } else { 0 });
+            vec![
+                b(f16("lt", false) && c, 0x3c00),
+                b(f16("ltu", false) || c, 0x3f80),
+                b(f16("lt", false) && c, 0xffff),
+                b(bf("num") ^ c, 0xffff_ffff),
+                b(f16("ge", true), 0xffff_ffff),
+                b(bf("neu"), 0x3f80),
+            ]
+        });
+        // A half destination from an f32 comparison.
+        let f2: Vec<u64> = {
+            let mut rng = Rng(28);
+            rows(2, &F32_EDGES.iter().map(|&x| x as u64).collect::<Vec<_>>(), 1 << 12, SAMPLES, &mut || rng.next_u64() & 0xffff_ffff)
+        };
+        sweep_one(Variant::inst("set.gtu.f16.f32", "b16", &["f32", "f32"]), &f2, &move |a| {
+            let (x, y) = (f32::from_bits(a[0] as u32) as f64, f32::from_bits(a[1] as u32) as f64);
+            vec![sweep::Expect::Bits(if ptxcross_tests::ptx_ref::float::compare("gtu", x, y) { 0x3c00 } else { 0 })]
+        });
+    });
+}
+
+fn fref_cmp(cmp: &str, fmt: Fmt, a: u16, b: u16, ftz: bool) -> bool {
+    fp8::half_compare(cmp, fmt, a, b, ftz)
+}
+
+fn href_cmp(cmp: &str, fmt: Fmt, a: u16, b: u16, ftz: bool) -> sweep::Expect {
+    hbool(fref_cmp(cmp, fmt, a, b, ftz))
+}
+
+fn hbool(v: bool) -> sweep::Expect {
+    sweep::Expect::Bits(v as u64)
+}
+
+/// nvcc's FP8 quantization (cuda_fp8.h's inline PTX: `cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32`,
+/// `cvt.rn.f16x2.{e4m3x2,e5m2x2}`, `cvt.rna.tf32.f32`, `set.lt.f16x2.f16x2`,
+/// `set.le.u32.f16x2`) as one kernel, `tests/fp8/src/fp8_roundtrip.cu` (regenerate with
+/// `tests/fp8/regen.sh`), on both backends against the CUDA source's meaning computed with
+/// `ptx_ref::fp8`. A partial last block; outputs start with a sentinel that must survive
+/// past the end.
+#[test]
+fn nvcc_fp8_kernel() {
+    use ptxcross_tests::launch::{self, Launch};
+    let Some(gpu) = sweep::gpu() else { return };
+    let ptx = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fp8/ptx/fp8_roundtrip.sm90.ptx")).unwrap();
+    let singles = fp8_f32_inputs(29);
+    let n = singles.len() / 2;
+    let input: Vec<u8> = singles[..2 * n].iter().flat_map(|&x| (x as u32).to_le_bytes()).collect();
+    let sentinel = |elems: usize, size: usize| vec![0xde; (elems + 2) * size];
+    let buffers = vec![
+        input,
+        sentinel(n, 2),
+        sentinel(n, 2),
+        sentinel(n, 4),
+        sentinel(n, 4),
+        sentinel(n, 4),
+        sentinel(n, 4),
+        (n as u32).to_le_bytes().to_vec(),
+    ];
+    let block = 256;
+    let grid = (n as u32).div_ceil(block);
+    assert!(!(n as u32).is_multiple_of(block), "the last block is partial");
+    let l = Launch { ptx: &ptx, kernel: "fp8_roundtrip", block: [block, 1, 1], grid: [grid, 1, 1], buffers };
+    for backend in ptxcross::Backend::ALL {
+        let out = launch::run(&gpu, &l, backend).unwrap_or_else(|e| panic!("{e}"));
+        let h16 = |b: &[u8], i: usize| u16::from_le_bytes([b[2 * i], b[2 * i + 1]]) as u64;
+        let w32 = |b: &[u8], i: usize| u32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap()) as u64;
+        let mut bad = Vec::new();
+        let mut check = |what: &str, i: usize, want: sweep::Expect, got: u64, bits: u32| {
+            if !want.holds(got, bits) && bad.len() < 10 {
+                bad.push(format!("{backend} {what}[{i}] (x {:#x}, y {:#x}): {got:#x}, expected {want:x?}", singles[2 * i], singles[2 * i + 1]));
+            }
+        };
+        for i in 0..n {
+            let (x, y) = (singles[2 * i] as u32, singles[2 * i + 1] as u32);
+            let f16x2 = |q: u64, f: Fp8| {
+                let (hi, lo) = (fp8::fp8_to_f16((q >> 8) as u8, f, false), fp8::fp8_to_f16(q as u8, f, false));
+                match (hi, lo) {
+                    (sweep::Half16::Bits(h), sweep::Half16::Bits(l)) => sweep::Expect::Bits((h as u64) << 16 | l as u64),
+                    (h, l) => sweep::Expect::Pair16(h, l),
+                }
+            };
+            for (k, f) in [(1, Fp8::E4m3), (2, Fp8::E5m2)] {
+                // x to the low byte, y to the high one (cuda_fp8.h).
+                let q = h16(&out[k], i);
+                check("q", i, fp8::pack8(fp8::f32_to_fp8(y, f, false), fp8::f32_to_fp8(x, f, false)), q, 16);
+                // The round trip from the 8 bits the device gave (checked just above).
+                check("back", i, f16x2(q, f), w32(&out[k + 2], i), 32);
+            }
+            check("tf", i, fp8::cvt_tf32(x, Tf32Round::Rna, false, false), w32(&out[5], i), 32);
+            let (b4, b5) = (w32(&out[3], i), w32(&out[4], i));
+            let lane = |v: u64, l: u32| (v >> (16 * l)) as u16;
+            let lt = |l| fp8::half_compare("lt", Fmt::F16, lane(b4, l), lane(b5, l), false);
+            let le = |l| fp8::half_compare("le", Fmt::F16, lane(b4, l), lane(b5, l), false);
+            let want = (if lt(1) { 0x3c00u64 << 16 } else { 0 } | if lt(0) { 0x3c00 } else { 0 }) ^ if le(0) && le(1) { 1 << 31 } else { 0 };
+            check("cmp", i, sweep::Expect::Bits(want), w32(&out[6], i), 32);
+        }
+        for (k, size) in [(1, 2), (2, 2), (3, 4), (4, 4), (5, 4), (6, 4)] {
+            assert!(out[k][n * size..].iter().all(|&b| b == 0xde), "{backend}: buffer {k} written past the end");
+        }
+        assert!(bad.is_empty(), "{} mismatches:\n{}", bad.len(), bad.join("\n"));
+        eprintln!("{backend:>5} fp8_roundtrip: {n} threads, 6 outputs each match");
     }
 }

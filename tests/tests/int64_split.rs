@@ -187,3 +187,35 @@ fn fma_without_64_bit_floats() {
         vec![fref::arith_f32("fma", rustc_apfloat::Round::NearestTiesToEven, a, false, false)]
     }));
 }
+
+/// The 8-bit float and tf32 conversions and packed-half comparisons compute on 32-bit
+/// integers only, so they run split unchanged (against `ptx_ref::fp8`).
+#[test]
+fn fp8_tf32_half_compares_split() {
+    use ptxcross_tests::ptx_ref::fp8::{self, Fp8, Tf32Round};
+    use ptxcross_tests::ptx_ref::half::Fmt;
+    let mut rng = Rng(40);
+    let f2 = rows(2, &F32_EDGES.iter().map(|&x| x as u64).collect::<Vec<_>>(), 1 << 12, SAMPLES, &mut || {
+        let r = rng.next_u64();
+        // Half the samples inside e4m3's and e5m2's exponent ranges.
+        if r & 1 == 0 { r >> 32 } else { (r & 0x8000_0000) | ((107 + (r >> 40) % 40) << 23) | (r & 0x7f_ffff) }
+    });
+    sweep_split(Variant::inst("cvt.rn.satfinite.relu.e4m3x2.f32", "b16", &["f32", "f32"]), &f2, &|a| {
+        vec![fp8::pack8(fp8::f32_to_fp8(a[0] as u32, Fp8::E4m3, true), fp8::f32_to_fp8(a[1] as u32, Fp8::E4m3, true))]
+    });
+    let all16: Vec<u64> = (0..1 << 16).collect();
+    sweep_split(Variant::inst("cvt.rn.f16x2.e5m2x2", "b32", &["b16"]), &all16, &|a| {
+        match (fp8::fp8_to_f16((a[0] >> 8) as u8, Fp8::E5m2, false), fp8::fp8_to_f16(a[0] as u8, Fp8::E5m2, false)) {
+            (sweep::Half16::Bits(h), sweep::Half16::Bits(l)) => vec![Expect::Bits((h as u64) << 16 | l as u64)],
+            (h, l) => vec![Expect::Pair16(h, l)],
+        }
+    });
+    let one: Vec<u64> = f2.iter().step_by(2).copied().collect();
+    sweep_split(Variant::inst("cvt.rna.satfinite.tf32.f32", "b32", &["f32"]), &one, &|a| {
+        vec![fp8::cvt_tf32(a[0] as u32, Tf32Round::Rna, false, true)]
+    });
+    let v = Variant { body: "setp.ltu.f16x2 %d0|%d1, %s0, %s1;".into(), srcs: vec!["b32", "b32"], dsts: vec!["pred", "pred"] };
+    sweep_split(v, &f2, &|a| {
+        (0..2).map(|l| Expect::Bits(fp8::half_compare("ltu", Fmt::F16, (a[0] >> (16 * l)) as u16, (a[1] >> (16 * l)) as u16, false) as u64)).collect()
+    });
+}

@@ -64,6 +64,15 @@ fn lower_marks_what_depends_on_subnormals() {
         ("ld.global.u16 %h1, [%rd2];\nmul.rn.f16 %h2, %h1, %h1;\nfma.rn.f16 %h3, %h2, %h1, %h1;\nst.global.u16 [%rd1], %h3;", (false, false)),
         ("ld.global.f64 %fd1, [%rd2];\nadd.rn.f64 %fd2, %fd1, %fd1;\nst.global.f64 [%rd1], %fd2;", (false, true)),
         ("ld.global.u32 %r1, [%rd2];\nadd.u32 %r2, %r1, 7;\nst.global.u32 [%rd1], %r2;", (false, false)),
+        // Half comparisons, 8-bit float and tf32 conversions work on the bits.
+        (
+            &format!(
+                "{ld2}ld.global.u32 %r1, [%rd2+8];\nsetp.lt.bf16 %p1, %h1, %h2;\nsetp.gtu.bf16x2 %p2|%p3, %r1, %r1;\n\
+                 cvt.rn.satfinite.e4m3x2.f32 %h3, %f1, %f2;\ncvt.rn.f16x2.e5m2x2 %r2, %h3;\ncvt.rna.tf32.f32 %r3, %f1;\n\
+                 selp.u32 %r4, 1, 0, %p1;\nst.global.u32 [%rd1], %r4;\nst.global.u32 [%rd1+4], %r2;\nst.global.u32 [%rd1+8], %r3;"
+            ),
+            (false, false),
+        ),
         // Moves, selects and bit operations on floats do not compute.
         (&format!("{ld2}mov.f32 %f3, %f1;\nabs.ftz.f32 %f4, %f2;\nst.global.f32 [%rd1], %f3;\nst.global.f32 [%rd1+4], %f4;"), (false, false)),
     ];

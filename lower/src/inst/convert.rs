@@ -13,9 +13,15 @@ impl FnLower {
     pub(super) fn cvt(&mut self, m: &Mods) -> LResult<()> {
         let types = m.types();
         let [dt, st] = types.as_slice() else {
+            // A type this lowering does not know (`.e2m1x2`, `.ue8m0x2`, …) is not supported
+            // yet rather than missing.
+            m.only(&["rn", "rz", "rm", "rp", "rna", "rni", "rzi", "rmi", "rpi", "ftz", "sat", "relu", "satfinite"])?;
             return Err(Diagnostic::new("`cvt` takes a destination and a source type", m.inst.span));
         };
         let (dt, st) = (*dt, *st);
+        if super::fp8::is_alternate(dt) || super::fp8::is_alternate(st) {
+            return self.cvt_alternate(m, dt, st);
+        }
         if ptx_types::is_half(dt) || ptx_types::is_half(st) {
             return self.cvt_half(m, dt, st);
         }

@@ -11,7 +11,7 @@
 use super::{operands, Mods};
 use crate::function::{unsupported, FnLower, LResult};
 use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Operand, Ty, UnaryOp};
-use ptxcross_frontend::ast::ScalarType;
+use ptxcross_frontend::ast::{ScalarType, Span};
 use ptxcross_frontend::Diagnostic;
 
 /// A binary floating-point format: exponent and stored-mantissa widths.
@@ -19,12 +19,15 @@ use ptxcross_frontend::Diagnostic;
 pub struct Format {
     pub exp_bits: u32,
     pub mant_bits: u32,
+    /// No infinities: the all-ones exponent holds normal numbers, and only the all-ones
+    /// pattern (either sign) is NaN (`e4m3`, §5.2.3).
+    pub no_inf: bool,
 }
 
-pub const F16: Format = Format { exp_bits: 5, mant_bits: 10 };
-pub const BF16: Format = Format { exp_bits: 8, mant_bits: 7 };
-pub const F32: Format = Format { exp_bits: 8, mant_bits: 23 };
-pub const F64: Format = Format { exp_bits: 11, mant_bits: 52 };
+pub const F16: Format = Format { exp_bits: 5, mant_bits: 10, no_inf: false };
+pub const BF16: Format = Format { exp_bits: 8, mant_bits: 7, no_inf: false };
+pub const F32: Format = Format { exp_bits: 8, mant_bits: 23, no_inf: false };
+pub const F64: Format = Format { exp_bits: 11, mant_bits: 52, no_inf: false };
 
 impl Format {
     pub fn bias(self) -> i64 {
@@ -37,11 +40,17 @@ impl Format {
     pub fn width(self) -> u32 {
         1 + self.exp_bits + self.mant_bits
     }
+    /// The all-ones exponent field (infinity's bits where the format has infinities).
     pub fn inf_bits(self) -> u64 {
         ((1u64 << self.exp_bits) - 1) << self.mant_bits
     }
+    /// The largest finite magnitude (MAX_NORM).
     pub fn max_bits(self) -> u64 {
-        self.inf_bits() - 1
+        if self.no_inf {
+            self.nan_bits() - 1
+        } else {
+            self.inf_bits() - 1
+        }
     }
     /// The canonical NaN (all exponent and mantissa bits set, sign clear), as PTX's
     /// half-precision instructions produce it.
@@ -165,19 +174,21 @@ impl FnLower {
         let r1 = self.bin(BinaryOp::Add, ity, r, c(1));
         let r = self.select(ity, inc, r1, r);
         let r = self.resize(r, ity, Ty::U64, false);
-        let overflow = self.cmp(CmpOp::GeU, Ty::U64, r, FnLower::u64c(dst.inf_bits()));
+        let overflow = self.cmp(CmpOp::GtU, Ty::U64, r, FnLower::u64c(dst.max_bits()));
         let u = |v: u64| FnLower::u32c(v as u32);
-        // Overflow goes to infinity when rounding away from zero, else to the largest finite.
+        // Overflow goes to infinity (NaN without infinities) when rounding away from zero, else
+        // to the largest finite.
+        let huge = if dst.no_inf { dst.nan_bits() } else { dst.inf_bits() };
         let away = match mode {
             Rounding::Nearest => Operand::Const(Const::Bool(true)),
             Rounding::Zero => Operand::Const(Const::Bool(false)),
             Rounding::Up => self.un(UnaryOp::Not, Ty::Bool, negative),
             Rounding::Down => negative,
         };
-        let big = if clamp.satfinite { u(dst.max_bits()) } else { self.select(Ty::U32, away, u(dst.inf_bits()), u(dst.max_bits())) };
+        let big = if clamp.satfinite { u(dst.max_bits()) } else { self.select(Ty::U32, away, u(huge), u(dst.max_bits())) };
         let r = self.resize(r, Ty::U64, Ty::U32, false);
         let r = self.select(Ty::U32, overflow, big, r);
-        let inf = if clamp.satfinite { u(dst.max_bits()) } else { u(dst.inf_bits()) };
+        let inf = if clamp.satfinite { u(dst.max_bits()) } else { u(huge) };
         let r = self.select(Ty::U32, is_inf, inf, r);
         let sb = self.bin(BinaryOp::Shl, Ty::U32, sign, FnLower::u32c(dst.width() - 1));
         let r = self.bin(BinaryOp::Or, Ty::U32, r, sb);
@@ -188,29 +199,42 @@ impl FnLower {
     /// The exact f32 of a half value (`bits` in the low 16 bits of a `U32`), by integer
     /// operations: f16 subnormals are normalized, NaN payloads kept.
     pub fn half_to_f32(&mut self, bits: Operand, fmt: Format) -> Operand {
+        let r = self.small_float_to_f32_bits(bits, fmt);
+        self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, r)
+    }
+
+    /// The bits (in a `U32`) of the exact f32 of a value of a format narrower than f32 (in the
+    /// low bits of a `U32`; higher bits ignored), by integer operations: subnormals are
+    /// normalized, NaN payloads kept (a format without infinities gives 0x7fffffff for NaN).
+    pub fn small_float_to_f32_bits(&mut self, bits: Operand, fmt: Format) -> Operand {
         let u = FnLower::u32c;
-        let bits = self.bin(BinaryOp::And, Ty::U32, bits, u(0xffff));
+        let w = fmt.width();
+        let bits = self.bin(BinaryOp::And, Ty::U32, bits, u((1u32 << w) - 1));
         if fmt == BF16 {
-            let r = self.bin(BinaryOp::Shl, Ty::U32, bits, u(16));
-            return self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, r);
+            return self.bin(BinaryOp::Shl, Ty::U32, bits, u(16));
         }
-        let sign = self.bin(BinaryOp::And, Ty::U32, bits, u(0x8000));
-        let sign = self.bin(BinaryOp::Shl, Ty::U32, sign, u(16));
-        let e = self.bin(BinaryOp::ShrU, Ty::U32, bits, u(10));
-        let e = self.bin(BinaryOp::And, Ty::U32, e, u(0x1f));
-        let mant = self.bin(BinaryOp::And, Ty::U32, bits, u(0x3ff));
+        let m = fmt.mant_bits;
+        let sign = self.bin(BinaryOp::And, Ty::U32, bits, u(fmt.sign_bit() as u32));
+        let sign = self.bin(BinaryOp::Shl, Ty::U32, sign, u(32 - w));
+        let e = self.bin(BinaryOp::ShrU, Ty::U32, bits, u(m));
+        let e = self.bin(BinaryOp::And, Ty::U32, e, u((1 << fmt.exp_bits) - 1));
+        let mant = self.bin(BinaryOp::And, Ty::U32, bits, u((1 << m) - 1));
         // Normal: rebias the exponent; inf/NaN: all-ones exponent.
-        let ne = self.bin(BinaryOp::Add, Ty::U32, e, u(127 - 15));
-        let special = self.cmp(CmpOp::Eq, Ty::U32, e, u(0x1f));
-        let ne = self.select(Ty::U32, special, u(0xff), ne);
+        let ne = self.bin(BinaryOp::Add, Ty::U32, e, u((127 - fmt.bias()) as u32));
+        let ne = if fmt.no_inf {
+            ne
+        } else {
+            let special = self.cmp(CmpOp::Eq, Ty::U32, e, u((1 << fmt.exp_bits) - 1));
+            self.select(Ty::U32, special, u(0xff), ne)
+        };
         let ne = self.bin(BinaryOp::Shl, Ty::U32, ne, u(23));
-        let nm = self.bin(BinaryOp::Shl, Ty::U32, mant, u(13));
+        let nm = self.bin(BinaryOp::Shl, Ty::U32, mant, u(23 - m));
         let normal = self.bin(BinaryOp::Or, Ty::U32, ne, nm);
-        // Subnormal: mant · 2^-24 with its top bit at p = 31 - clz(mant) becomes the f32
-        // 2^(p-24) · 1.xxx: exponent field p - 24 + 127, mantissa shifted up by 23 - p.
+        // Subnormal: mant · 2^(emin-m) with its top bit at p = 31 - clz(mant) becomes the f32
+        // 2^(p+emin-m) · 1.xxx: exponent field p + emin - m + 127, mantissa shifted up by 23 - p.
         let lz = self.un(UnaryOp::CountLeadingZeros, Ty::U32, mant);
         let p = self.bin(BinaryOp::Sub, Ty::U32, u(31), lz);
-        let se = self.bin(BinaryOp::Add, Ty::U32, p, u(127 - 24));
+        let se = self.bin(BinaryOp::Add, Ty::U32, p, u((127 + fmt.emin() - m as i64) as u32));
         let se = self.bin(BinaryOp::Shl, Ty::U32, se, u(23));
         let up = self.bin(BinaryOp::Sub, Ty::U32, u(23), p);
         let up = self.bin(BinaryOp::And, Ty::U32, up, u(31));
@@ -222,7 +246,13 @@ impl FnLower {
         let is_sub = self.cmp(CmpOp::Eq, Ty::U32, e, u(0));
         let r = self.select(Ty::U32, is_sub, subn, normal);
         let r = self.bin(BinaryOp::Or, Ty::U32, r, sign);
-        self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, r)
+        if fmt.no_inf {
+            let mag = self.bin(BinaryOp::And, Ty::U32, bits, u(fmt.nan_bits() as u32));
+            let nan = self.cmp(CmpOp::Eq, Ty::U32, mag, u(fmt.nan_bits() as u32));
+            self.select(Ty::U32, nan, u(0x7fff_ffff), r)
+        } else {
+            r
+        }
     }
 
     /// `.ftz` on a half value: a subnormal becomes the zero of its sign.
@@ -493,6 +523,64 @@ impl FnLower {
             result = self.bin(BinaryOp::Or, Ty::U32, result, r);
         }
         self.write(&ops[0], t, result)
+    }
+}
+
+impl FnLower {
+    /// `a cmp b` on two half values (`fmt`, in the low 16 bits of `U32`s) by their value
+    /// (§9.7.8: ordered comparisons are false with a NaN operand, the unordered ones true,
+    /// −0 equals +0), on integers: a magnitude above the exponent mask is NaN, and the
+    /// sign-magnitude bits map to a signed integer (−mag for negative values) ordered like
+    /// the values. Exact on any device, subnormals included.
+    pub(super) fn half_compare(&mut self, cmp: &str, fmt: Format, a: Operand, b: Operand, span: Span) -> LResult<Operand> {
+        let u = FnLower::u32c;
+        let mut keys = Vec::new();
+        let mut nans = Vec::new();
+        for x in [a, b] {
+            let mag = self.bin(BinaryOp::And, Ty::U32, x, u(0x7fff));
+            nans.push(self.cmp(CmpOp::GtU, Ty::U32, mag, u(fmt.inf_bits() as u32)));
+            let s = self.bin(BinaryOp::And, Ty::U32, x, u(0x8000));
+            let neg = self.cmp(CmpOp::Ne, Ty::U32, s, u(0));
+            let minus = self.bin(BinaryOp::Sub, Ty::U32, u(0), mag);
+            keys.push(self.select(Ty::U32, neg, minus, mag));
+        }
+        let unordered = self.bin(BinaryOp::Or, Ty::Bool, nans[0], nans[1]);
+        let base = cmp.strip_suffix('u').filter(|b| b.len() == 2).unwrap_or(cmp);
+        let op = match base {
+            "eq" => CmpOp::Eq,
+            "ne" => CmpOp::Ne,
+            "lt" => CmpOp::LtS,
+            "le" => CmpOp::LeS,
+            "gt" => CmpOp::GtS,
+            "ge" => CmpOp::GeS,
+            "num" => return Ok(self.un(UnaryOp::Not, Ty::Bool, unordered)),
+            "nan" => return Ok(unordered),
+            _ => return Err(Diagnostic::new(format!("`.{cmp}` does not apply to half-precision values"), span)),
+        };
+        let r = self.cmp(op, Ty::U32, keys[0], keys[1]);
+        Ok(if base != cmp {
+            self.bin(BinaryOp::Or, Ty::Bool, r, unordered)
+        } else {
+            let ordered = self.un(UnaryOp::Not, Ty::Bool, unordered);
+            self.bin(BinaryOp::And, Ty::Bool, r, ordered)
+        })
+    }
+
+    /// The comparisons of the two lanes of packed halves `a` and `b` (type `t`, §9.7.8): low
+    /// lane first; `.ftz` (f16x2 only) flushes subnormal inputs.
+    pub(super) fn packed_half_compare(&mut self, cmp: &str, t: ScalarType, a: Operand, b: Operand, m: &Mods) -> LResult<[Operand; 2]> {
+        let fmt = half_format(t).unwrap_or(F16);
+        let mut out = [Operand::Const(Const::Bool(false)); 2];
+        for (lane, o) in [0, 16].into_iter().zip(out.iter_mut()) {
+            let mut xs = [a, b];
+            for x in xs.iter_mut() {
+                let h = self.bin(BinaryOp::ShrU, Ty::U32, *x, FnLower::u32c(lane));
+                let h = self.bin(BinaryOp::And, Ty::U32, h, FnLower::u32c(0xffff));
+                *x = if m.has("ftz") { self.half_ftz(h, fmt) } else { h };
+            }
+            *o = self.half_compare(cmp, fmt, xs[0], xs[1], m.inst.span)?;
+        }
+        Ok(out)
     }
 }
 

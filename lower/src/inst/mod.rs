@@ -8,6 +8,7 @@ mod convert;
 mod divsqrt;
 mod f64_exact;
 mod float;
+mod fp8;
 mod half;
 mod int;
 mod memory;

@@ -103,6 +103,15 @@ impl FnLower {
         if ops.len() != expected {
             return Err(Diagnostic::new(format!("`{}` takes {expected} operands", m.name()), m.inst.span));
         }
+        if matches!(t, ScalarType::F16x2 | ScalarType::Bf16x2) {
+            // §9.7.8.2: p = BoolOp(low lanes' comparison, c), q = BoolOp(high lanes', c).
+            let [lo, hi] = self.compare_combine_lanes(m, t, cmp, bool_op)?;
+            let OperandKind::Pair(p, q) = &ops[0].kind else {
+                return Err(Diagnostic::new(format!("`{}` writes two predicates `p|q`", m.name()), m.inst.span));
+            };
+            self.write(p, ScalarType::Pred, lo)?;
+            return self.write(q, ScalarType::Pred, hi);
+        }
         let (r, nr) = self.compare_combine(m, t, cmp, bool_op)?;
         match &ops[0].kind {
             OperandKind::Pair(p, q) => {
@@ -113,8 +122,9 @@ impl FnLower {
         }
     }
 
-    /// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c}` (§9.7.6.1): like `setp`, with the
-    /// result written as 0xffffffff (integer `dtype`) or 1.0f (`.f32`) for true, 0 for false.
+    /// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c}` (§9.7.6.1, §9.7.8.1): like `setp`,
+    /// with the result written as all ones (integer `dtype`) or 1.0 (float `dtype`) for true,
+    /// 0 for false; packed-half sources give one such 16-bit result per lane.
     pub(super) fn set(&mut self, m: &Mods) -> LResult<()> {
         const CMPS: [&str; 18] = [
             "eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs", "equ", "neu", "ltu", "leu", "gtu", "geu", "num",
@@ -128,17 +138,38 @@ impl FnLower {
             return Err(Diagnostic::new("`set` takes a destination and a source type", m.inst.span));
         };
         let (dt, st) = (*dt, *st);
-        let truth = match dt {
-            ScalarType::U32 | ScalarType::S32 | ScalarType::B32 => FnLower::u32c(u32::MAX),
-            ScalarType::F32 => Operand::Const(crate::ir::Const::F32(1f32.to_bits())),
-            _ => return Err(unsupported(format!("`{}` (destination .{})", m.name(), dt.suffix()), m.inst.span)),
-        };
         let cmp = m.one_of(&CMPS).ok_or_else(|| Diagnostic::new("`set` needs a comparison (.eq, .lt, …)", m.inst.span))?;
         let bool_op = m.one_of(&["and", "or", "xor"]);
         let expected = if bool_op.is_some() { 4 } else { 3 };
         if m.inst.operands.len() != expected {
             return Err(Diagnostic::new(format!("`{}` takes {expected} operands", m.name()), m.inst.span));
         }
+        if matches!(st, ScalarType::F16x2 | ScalarType::Bf16x2) {
+            // §9.7.8.1's semantics reads "dtype == .f16x2 || stype == .bf16x2" for 1.0 lanes;
+            // its syntax (dtype .bf16x2, .u32 or .s32 for bf16x2) shows the second is the
+            // dtype too: 1.0 lanes for a packed-half dtype, 0xffff lanes for u32/s32.
+            let lane_truth = match dt {
+                ScalarType::U32 | ScalarType::S32 | ScalarType::B32 => 0xffff,
+                _ if dt == st => if st == ScalarType::F16x2 { 0x3c00 } else { 0x3f80 },
+                _ => return Err(Diagnostic::new(format!("`{}`: packed-half `set` writes .{} or .u32/.s32", m.name(), st.suffix()), m.inst.span)),
+            };
+            let lanes = self.compare_combine_lanes(m, st, cmp, bool_op)?;
+            let mut d = FnLower::u32c(0);
+            for (r, shift) in lanes.into_iter().zip([0, 16]) {
+                let v = self.select(Ty::U32, r, FnLower::u32c(lane_truth << shift), FnLower::u32c(0));
+                d = self.bin(BinaryOp::Or, Ty::U32, d, v);
+            }
+            return self.write(&m.inst.operands[0], dt, d);
+        }
+        let truth = match dt {
+            ScalarType::U32 | ScalarType::S32 | ScalarType::B32 => FnLower::u32c(u32::MAX),
+            ScalarType::U16 | ScalarType::S16 | ScalarType::B16 => FnLower::u32c(0xffff),
+            ScalarType::F32 => Operand::Const(crate::ir::Const::F32(1f32.to_bits())),
+            // 1.0 in f16 and bf16 (§9.7.8.1).
+            ScalarType::F16 => FnLower::u32c(0x3c00),
+            ScalarType::Bf16 => FnLower::u32c(0x3f80),
+            _ => return Err(unsupported(format!("`{}` (destination .{})", m.name(), dt.suffix()), m.inst.span)),
+        };
         let (r, _) = self.compare_combine(m, st, cmp, bool_op)?;
         let ty = value_ty(dt).unwrap_or(Ty::U32);
         let zero = if ty == Ty::F32 { Operand::Const(crate::ir::Const::F32(0)) } else { FnLower::u32c(0) };
@@ -174,14 +205,39 @@ impl FnLower {
         Ok((r, nr))
     }
 
+    /// The comparisons of both lanes of packed halves (operands 1 and 2 as `t`), each combined
+    /// with predicate operand 3 by `bool_op`; low lane first.
+    fn compare_combine_lanes(&mut self, m: &Mods, t: ScalarType, cmp: &str, bool_op: Option<&str>) -> LResult<[Operand; 2]> {
+        if t == ScalarType::Bf16x2 && m.has("ftz") {
+            return Err(Diagnostic::new(format!("`{}`: .ftz applies to f16 only", m.name()), m.inst.span));
+        }
+        let ops = &m.inst.operands;
+        let a = self.read(&ops[1], t)?;
+        let b = self.read(&ops[2], t)?;
+        let mut lanes = self.packed_half_compare(cmp, t, a, b, m)?;
+        if let Some(bop) = bool_op {
+            let c = self.read(&ops[3], ScalarType::Pred)?;
+            let op = match bop {
+                "and" => BinaryOp::And,
+                "or" => BinaryOp::Or,
+                _ => BinaryOp::Xor,
+            };
+            for r in lanes.iter_mut() {
+                *r = self.bin(op, Ty::Bool, *r, c);
+            }
+        }
+        Ok(lanes)
+    }
+
     /// One comparison `a cmp b` of PTX type `t` (spec §9.7.1 Table "Operators for signed/
     /// unsigned integer, bit-size and floating-point comparisons").
     pub fn compare(&mut self, cmp: &str, t: ScalarType, a: Operand, b: Operand, m: &Mods) -> LResult<Operand> {
         let ty = value_ty(t).ok_or_else(|| unsupported(format!("comparisons of .{}", t.suffix()), m.inst.span))?;
         if let Some(fmt) = super::half::half_format(t).filter(|_| matches!(t, ScalarType::F16 | ScalarType::Bf16)) {
-            // Scalar halves compare as their exact f32 widenings (§9.7.4.8).
-            let (a, b) = (self.half_to_f32(a, fmt), self.half_to_f32(b, fmt));
-            return self.compare(cmp, ScalarType::F32, a, b, m);
+            if t == ScalarType::Bf16 && m.has("ftz") {
+                return Err(Diagnostic::new(format!("`{}`: .ftz applies to f16 only", m.name()), m.inst.span));
+            }
+            return self.half_compare(cmp, fmt, a, b, m.inst.span);
         }
         if ptx_types::is_half(t) {
             return Err(unsupported(format!("`{}` on packed half-precision values", m.name()), m.inst.span));

@@ -5,5 +5,6 @@
 //! compare the translated kernels against these functions.
 
 pub mod float;
+pub mod fp8;
 pub mod half;
 pub mod int;
