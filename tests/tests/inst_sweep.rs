@@ -937,3 +937,137 @@ fn setp_all_comparisons() {
         });
     }
 }
+
+/// `lop3` (§9.7.9.6): all 256 truth tables (32 per launch), each against the spec's table
+/// rule, plus the `.and`/`.or` predicate forms (with the `_` sink).
+#[test]
+fn lop3_every_table() {
+    let three = u32_rows(3, 101);
+    for chunk in 0..8u32 {
+        let luts: Vec<u8> = (0..32).map(|i| (chunk * 32 + i) as u8).collect();
+        let body: String = luts.iter().enumerate().map(|(k, l)| format!("lop3.b32 %d{k}, %s0, %s1, %s2, {l:#x};\n    ")).collect();
+        let v = Variant { body, srcs: vec!["b32", "b32", "b32"], dsts: dst(32, "b32") };
+        sweep_one(v, &three, &move |a| luts.iter().map(|&l| Expect::Bits(iref::lop3(l, a[0], a[1], a[2]))).collect());
+    }
+    // Sparse operands so that d == 0 happens often.
+    let mut rng = Rng(102);
+    let mut sparse = Vec::new();
+    for _ in 0..SAMPLES {
+        let x = rng.next_u64();
+        sparse.extend([x & (1 << (x % 32)), (x >> 32) & (1 << ((x >> 8) % 32)), rng.next_u64() & 0xffff_ffff & (1 << (x % 7)), x >> 63]);
+    }
+    for op in ["and", "or"] {
+        for lut in [0x80u8, 0xfe, 0x3f, 0x96, 0x00, 0xff] {
+            let v = Variant {
+                body: format!("lop3.{op}.b32 %d0|%d1, %s0, %s1, %s2, {lut:#x}, %s3;\n    lop3.{op}.b32 _|%d2, %s0, %s1, %s2, {lut:#x}, !%s3;"),
+                srcs: vec!["b32", "b32", "b32", "pred"],
+                dsts: vec!["b32", "pred", "pred"],
+            };
+            sweep_one(v, &sparse, &move |a| {
+                let d = iref::lop3(lut, a[0], a[1], a[2]);
+                let q = a[3] & 1 != 0;
+                let f = |q: bool| if op == "and" { d != 0 && q } else { d != 0 || q };
+                vec![Expect::Bits(d), Expect::Bits(f(q) as u64), Expect::Bits(f(!q) as u64)]
+            });
+        }
+    }
+}
+
+/// `prmt` (§9.7.10.7) in the generic form (every 16-bit selector, i.e. every nibble
+/// combination including the sign-replicate bits) and in the six modes (every c[1:0], random
+/// upper bits of c, which the modes ignore).
+#[test]
+fn prmt_all_modes() {
+    let mut rng = Rng(103);
+    let mut generic = Vec::new();
+    for sel in 0..1u64 << 16 {
+        let r = rng.next_u64();
+        generic.extend([r & 0xffff_ffff, r >> 32, sel | (rng.next_u64() & 0xffff_0000)]);
+    }
+    sweep_one(Variant::inst("prmt.b32", "b32", &["b32", "b32", "b32"]), &generic, &|a| vec![Expect::Bits(iref::prmt("", a[0], a[1], a[2]))]);
+    let three = u32_rows(3, 104);
+    for mode in ["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"] {
+        sweep_one(Variant::inst(&format!("prmt.b32.{mode}"), "b32", &["b32", "b32", "b32"]), &three, &move |a| {
+            vec![Expect::Bits(iref::prmt(mode, a[0], a[1], a[2]))]
+        });
+    }
+}
+
+/// `fns` (§9.7.1.17): every base 0..31 (and beyond) with offsets −34..34 and the extremes,
+/// over edge and random masks.
+#[test]
+fn fns_find_nth_set_bit() {
+    let mut rng = Rng(105);
+    let masks: Vec<u64> = [0u64, 0xffff_ffff, 0xaaaa_aaaa, 0x5555_5555, 1, 0x8000_0000, 0x8000_0001]
+        .into_iter()
+        .chain((0..8).map(|_| rng.next_u64() & 0xffff_ffff))
+        .collect();
+    let bases: Vec<u64> = (0..34).chain([63, 0xffff_ffff]).collect();
+    let offsets: Vec<u64> = (-34i64..=34).chain([i32::MIN as i64, i32::MAX as i64]).map(|o| o as u32 as u64).collect();
+    let mut rows = Vec::new();
+    for &m in &masks {
+        for &b in &bases {
+            for &o in &offsets {
+                rows.extend([m, b, o]);
+            }
+        }
+    }
+    sweep_one(Variant::inst("fns.b32", "b32", &["b32", "u32", "s32"]), &rows, &|a| vec![Expect::Bits(iref::fns(a[0], a[1], a[2]))]);
+    // The spec's examples, with immediates.
+    let v = Variant {
+        body: "fns.b32 %d0, 0xaaaaaaaa, 3, 1;\n    fns.b32 %d1, 0xaaaaaaaa, 3, -1;\n    fns.b32 %d2, 0xaaaaaaaa, 2, 1;\n    fns.b32 %d3, 0xaaaaaaaa, 2, -1;".into(),
+        srcs: vec!["b32"],
+        dsts: dst(4, "b32"),
+    };
+    sweep_one(v, &[0], &|_| vec![Expect::Bits(3), Expect::Bits(3), Expect::Bits(3), Expect::Bits(1)]);
+}
+
+/// Packed `.u16x2`/`.s16x2` `add`/`min`/`max` (± `.relu`), `min/max.relu.s32`,
+/// `mad.hi.sat.s32` (§9.7.1.1/4/12/13), and `slct` (§9.7.7.4) with every destination width.
+#[test]
+fn packed_int_relu_mad_sat_slct() {
+    let two = u32_rows(2, 106);
+    let three = u32_rows(3, 107);
+    for op in ["add", "min", "max"] {
+        for (t, signed) in [("u16x2", false), ("s16x2", true)] {
+            let reluable = op != "add" && signed;
+            for relu in [false, true] {
+                if relu && !reluable {
+                    continue;
+                }
+                let name = format!("{op}{}.{t}", if relu { ".relu" } else { "" });
+                sweep_one(Variant::inst(&name, "b32", &["b32", "b32"]), &two, &move |a| {
+                    vec![Expect::Bits(iref::packed16(op, signed, relu, a[0], a[1]))]
+                });
+            }
+        }
+    }
+    for max in [false, true] {
+        let name = if max { "max.relu.s32" } else { "min.relu.s32" };
+        sweep_one(Variant::inst(name, "s32", &["s32", "s32"]), &two, &move |a| vec![Expect::Bits(iref::min_max_relu_s32(max, a[0], a[1]))]);
+    }
+    sweep_one(Variant::inst("mad.hi.sat.s32", "s32", &["s32", "s32", "s32"]), &three, &|a| {
+        vec![Expect::Bits(iref::mad_hi_sat_s32(a[0], a[1], a[2]))]
+    });
+    let mut rng = Rng(108);
+    let f = f32_edges();
+    let mut slct_rows = Vec::new();
+    for &c in f.iter().chain(U32_EDGES.iter().map(|&x| x as u64).collect::<Vec<_>>().iter()) {
+        slct_rows.extend([rng.next_u64(), rng.next_u64(), c]);
+    }
+    for _ in 0..SAMPLES {
+        slct_rows.extend([rng.next_u64(), rng.next_u64(), rng.next_u64() & 0xffff_ffff]);
+    }
+    for (t, bits) in [("b16", 16u32), ("u32", 32), ("s64", 64), ("f32", 32), ("f64", 64)] {
+        let m = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        sweep_one(Variant::inst(&format!("slct.{t}.s32"), t, &[t, t, "s32"]), &slct_rows, &move |a| {
+            vec![Expect::Bits(if (a[2] as u32 as i32) >= 0 { a[0] & m } else { a[1] & m })]
+        });
+        for ftz in [false, true] {
+            let name = format!("slct{}.{t}.f32", if ftz { ".ftz" } else { "" });
+            sweep_one(Variant::inst(&name, t, &[t, t, "f32"]), &slct_rows, &move |a| {
+                vec![Expect::Bits(iref::slct_f32(ftz, a[0], a[1], a[2]) & m)]
+            });
+        }
+    }
+}

@@ -3,6 +3,7 @@
 //! a guess.
 
 mod atomic;
+mod bitops;
 mod control;
 mod convert;
 mod divsqrt;
@@ -149,8 +150,14 @@ impl FnLower {
                     self.int_arith(&m)
                 }
             }
-            "and" | "or" | "xor" | "not" | "cnot" | "shl" | "shr" | "popc" | "clz" | "brev" | "bfe" | "bfi" | "prmt"
-            | "shf" => self.bitwise(&m),
+            "and" | "or" | "xor" | "not" | "cnot" | "shl" | "shr" | "popc" | "clz" | "brev" | "bfe" | "bfi" | "shf" => {
+                self.bitwise(&m)
+            }
+            "prmt" => self.prmt(&m),
+            "lop3" => self.lop3(&m),
+            "fns" => self.fns(&m),
+            "slct" => self.slct(&m),
+            "isspacep" => self.isspacep(&m),
             "sqrt" | "rcp" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh" | "copysign" | "testp" => {
                 self.float_special(&m)
             }
