@@ -1071,3 +1071,49 @@ fn packed_int_relu_mad_sat_slct() {
         }
     }
 }
+
+/// `cvt.{rn,rz,rm,rp}.{f32,f64,bf16}.{u64,s64}` (§9.7.10.20), one launch per destination and
+/// source with all four roundings, against rustc_apfloat: powers of two and their
+/// neighbours, exact ties and near-ties at each format's rounding position, random widths.
+#[test]
+fn cvt_int64_to_float_every_rounding() {
+    use ptxcross_tests::ptx_ref::half::round_of;
+    let mut rng = Rng(109);
+    let mut one: Vec<u64> = U64_EDGES.to_vec();
+    for k in 0..64 {
+        let p = 1u64 << k;
+        one.extend([p, p.wrapping_sub(1), p.wrapping_add(1), p.wrapping_neg(), p.wrapping_neg().wrapping_sub(1)]);
+    }
+    // Ties and their neighbours where 53, 24 and 8 significant bits are kept.
+    for keep in [53u32, 24, 8] {
+        for top in [63u32, 62, 40, keep + 1, keep + 3].into_iter().filter(|&t| t >= keep && t < 64) {
+            let shift = top + 1 - keep;
+            for _ in 0..8 {
+                let sig = (rng.next_u64() | (1 << 63)) >> (64 - keep);
+                let half = 1u64 << (shift - 1);
+                let x = sig << shift;
+                one.extend([x | half, (x | half) - 1, (x | half) + 1, (x | half).wrapping_neg(), ((x | half) + 1).wrapping_neg()]);
+            }
+        }
+    }
+    one.extend((0..SAMPLES).map(|_| {
+        let r = rng.next_u64();
+        let s = rng.next_u64();
+        if s & 1 == 0 { r >> (s % 64) } else { (r >> (s % 64)).wrapping_neg() }
+    }));
+    let modes = ["rn", "rz", "rm", "rp"];
+    for to in ["f32", "f64", "bf16"] {
+        for src in ["u64", "s64"] {
+            let body = modes.iter().enumerate().map(|(k, r)| format!("cvt.{r}.{to}.{src} %d{k}, %s0;")).collect::<Vec<_>>().join("\n    ");
+            let v = Variant { body, srcs: vec![src], dsts: dst(4, to) };
+            sweep_one(v, &one, &move |a| {
+                modes.iter().map(|r| Expect::Bits(fref::cvt_from_int64(to, src == "s64", round_of(r), a[0]))).collect()
+            });
+        }
+    }
+    let relu = Variant { body: "cvt.rz.relu.bf16.s64 %d0, %s0;".into(), srcs: vec!["s64"], dsts: vec!["bf16"] };
+    sweep_one(relu, &one, &|a| {
+        let r = fref::cvt_from_int64("bf16", true, rustc_apfloat::Round::TowardZero, a[0]);
+        vec![Expect::Bits(if (a[0] as i64) < 0 { 0 } else { r })]
+    });
+}

@@ -2,9 +2,9 @@
 //! float ↔ float.
 
 use super::Mods;
-use crate::function::{unsupported, FnLower, LResult};
+use crate::function::{FnLower, LResult};
 use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Operand, Ty, UnaryOp};
-use super::half::{Clamp, Rounding, F32, F64};
+use super::half::{Clamp, Format, Rounding, F32, F64};
 use crate::ptx_types::{self, value_ty};
 use ptxcross_frontend::ast::ScalarType;
 use ptxcross_frontend::Diagnostic;
@@ -52,22 +52,24 @@ impl FnLower {
                 let op = if ptx_types::is_signed(st) { ConvertOp::SintToFloat } else { ConvertOp::UintToFloat };
                 let r = match rounding {
                     Some("rn") => self.convert(op, from, to, v),
-                    // A 32-bit integer is exact in f64, so f32 rounds once from there.
-                    Some(r @ ("rz" | "rm" | "rp")) if from == Ty::U32 || to == Ty::F64 => {
+                    // A 32-bit integer is exact in f64: widening is exact, narrowing rounds once.
+                    Some(r @ ("rz" | "rm" | "rp")) if from == Ty::U32 => {
                         let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
-                        if to == Ty::F64 && from == Ty::U32 {
-                            self.convert(op, from, to, v)
-                        } else if to == Ty::F64 {
-                            return Err(unsupported(format!("`{}` (64-bit integer to f64 with .{r})", m.name()), m.inst.span));
+                        let x = self.convert(op, from, Ty::F64, v);
+                        if to == Ty::F64 {
+                            x
                         } else {
-                            let x = self.convert(op, from, Ty::F64, v);
                             let b = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, x);
                             let f = self.round_to_format(b, F64, F32, mode, Clamp::default());
                             self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, f)
                         }
                     }
+                    // 64-bit integers: rounded on the integer itself.
                     Some(r @ ("rz" | "rm" | "rp")) => {
-                        return Err(unsupported(format!("`{}` (64-bit integer to f32 with .{r})", m.name()), m.inst.span))
+                        let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
+                        let (fmt, bty) = if to == Ty::F64 { (F64, Ty::U64) } else { (F32, Ty::U32) };
+                        let bits = self.int64_to_float_bits(v, ptx_types::is_signed(st), fmt, mode);
+                        self.convert(ConvertOp::Bitcast, bty, to, bits)
                     }
                     _ => return Err(Diagnostic::new("integer-to-float `cvt` needs .rn/.rz/.rm/.rp", m.inst.span)),
                 };
@@ -116,6 +118,66 @@ impl FnLower {
             }
         };
         self.write(d, dt, r)
+    }
+
+    /// A 64-bit integer (`v`, a U64; two's complement if `signed`) rounded to float format
+    /// `fmt` (f32, f64 or bf16: formats whose range holds every 64-bit integer, so nothing
+    /// overflows and nothing is subnormal) with `mode`, computed on the integer: normalize by
+    /// the leading zeros, keep the significand's bits, round on the dropped ones. The bits of
+    /// the result: a U64 for f64, else a U32. Only integer operations, so it also runs where
+    /// 64-bit integers are split (`int64`).
+    pub(super) fn int64_to_float_bits(&mut self, v: Operand, signed: bool, fmt: Format, mode: Rounding) -> Operand {
+        debug_assert!(fmt.bias() >= 127, "the format's range holds every 64-bit integer");
+        let u = FnLower::u32c;
+        let c = FnLower::u64c;
+        let sign = if signed {
+            let s = self.bin(BinaryOp::ShrU, Ty::U64, v, u(63));
+            self.resize(s, Ty::U64, Ty::U32, false)
+        } else {
+            u(0)
+        };
+        let negative = self.cmp(CmpOp::Ne, Ty::U32, sign, u(0));
+        let neg = self.un(UnaryOp::Neg, Ty::U64, v);
+        // |i64::MIN| = 2^63 is right as an unsigned magnitude.
+        let mag = self.select(Ty::U64, negative, neg, v);
+        let lz = self.un(UnaryOp::CountLeadingZeros, Ty::U64, mag);
+        let zero = self.cmp(CmpOp::Eq, Ty::U32, lz, u(64));
+        let sh = self.bin(BinaryOp::And, Ty::U32, lz, u(63));
+        let n = self.bin(BinaryOp::Shl, Ty::U64, mag, sh);
+        let drop = 63 - fmt.mant_bits;
+        let q = self.bin(BinaryOp::ShrU, Ty::U64, n, u(drop));
+        let rem = self.bin(BinaryOp::And, Ty::U64, n, c((1u64 << drop) - 1));
+        let half = c(1u64 << (drop - 1));
+        // q carries the leading bit at 2^mant_bits, so the exponent field is (e + bias - 1):
+        // an increment that carries out of the significand moves to the next binade.
+        let e = self.bin(BinaryOp::Sub, Ty::U32, u(63 + fmt.bias() as u32 - 1), lz);
+        let e = self.resize(e, Ty::U32, Ty::U64, false);
+        let base = self.bin(BinaryOp::Shl, Ty::U64, e, u(fmt.mant_bits));
+        let r = self.bin(BinaryOp::Add, Ty::U64, base, q);
+        let inexact = self.cmp(CmpOp::Ne, Ty::U64, rem, c(0));
+        let inc = match mode {
+            Rounding::Nearest => {
+                let above = self.cmp(CmpOp::GtU, Ty::U64, rem, half);
+                let tie = self.cmp(CmpOp::Eq, Ty::U64, rem, half);
+                let lsb = self.bin(BinaryOp::And, Ty::U64, q, c(1));
+                let odd = self.cmp(CmpOp::Ne, Ty::U64, lsb, c(0));
+                let tie_odd = self.bin(BinaryOp::And, Ty::Bool, tie, odd);
+                self.bin(BinaryOp::Or, Ty::Bool, above, tie_odd)
+            }
+            Rounding::Zero => Operand::Const(Const::Bool(false)),
+            Rounding::Up => {
+                let pos = self.un(UnaryOp::Not, Ty::Bool, negative);
+                self.bin(BinaryOp::And, Ty::Bool, inexact, pos)
+            }
+            Rounding::Down => self.bin(BinaryOp::And, Ty::Bool, inexact, negative),
+        };
+        let r1 = self.bin(BinaryOp::Add, Ty::U64, r, c(1));
+        let r = self.select(Ty::U64, inc, r1, r);
+        let (ty, r) = if fmt == F64 { (Ty::U64, r) } else { (Ty::U32, self.resize(r, Ty::U64, Ty::U32, false)) };
+        let sb = self.resize(sign, Ty::U32, ty, false);
+        let sb = self.bin(BinaryOp::Shl, ty, sb, u(fmt.width() - 1));
+        let r = self.bin(BinaryOp::Or, ty, r, sb);
+        self.select(ty, zero, FnLower::int_const(ty, 0), r)
     }
 
     /// `.sat` of an integer conversion (§9.7.9.21): the source value (of type `st`, held in
