@@ -1117,3 +1117,48 @@ fn cvt_int64_to_float_every_rounding() {
         vec![Expect::Bits(if (a[0] as i64) < 0 { 0 } else { r })]
     });
 }
+
+/// `cvt.pack.sat` (§9.7.10.21), every destination type, and `.sat` on half → integer `cvt`
+/// (redundant: float-to-integer conversions clamp anyway), every f16/bf16 input.
+#[test]
+fn cvt_pack_sat_and_half_to_int_sat() {
+    let mut rng = Rng(110);
+    let mut small: Vec<u64> = U32_EDGES.iter().map(|&x| x as u64).collect();
+    small.extend((-300i64..300).map(|x| x as u32 as u64));
+    let mut three = Vec::new();
+    for _ in 0..SAMPLES {
+        let pick = |r: &mut Rng| small[(r.next_u64() % small.len() as u64) as usize];
+        three.extend([pick(&mut rng), pick(&mut rng), rng.next_u64() & 0xffff_ffff]);
+    }
+    for (ct, bits) in [("u16", 16u32), ("s16", 16), ("u8", 8), ("s8", 8), ("u4", 4), ("s4", 4), ("u2", 2), ("s2", 2)] {
+        let signed = ct.starts_with('s');
+        if bits == 16 {
+            sweep_one(Variant::inst(&format!("cvt.pack.sat.{ct}.s32"), "b32", &["s32", "s32"]), &three.chunks(3).flat_map(|r| [r[0], r[1]]).collect::<Vec<_>>(), &move |a| {
+                vec![Expect::Bits(iref::cvt_pack(bits, signed, a[0], a[1], None))]
+            });
+        } else {
+            sweep_one(Variant::inst(&format!("cvt.pack.sat.{ct}.s32.b32"), "b32", &["s32", "s32", "b32"]), &three, &move |a| {
+                vec![Expect::Bits(iref::cvt_pack(bits, signed, a[0], a[1], Some(a[2])))]
+            });
+        }
+    }
+    use ptxcross_tests::ptx_ref::half::Fmt;
+    let halves: Vec<u64> = (0..1u64 << 16).collect();
+    for (fmt, ft) in [(Fmt::F16, "f16"), (Fmt::Bf16, "bf16")] {
+        for (it, bits, signed) in [("s8", 8u32, true), ("u16", 16, false), ("s32", 32, true), ("u64", 64, false)] {
+            let v = Variant {
+                body: format!("cvt.rzi.{it}.{ft} %d0, %s0;\n    cvt.rzi.sat.{it}.{ft} %d1, %s0;"),
+                srcs: vec!["b16"],
+                dsts: dst(2, it),
+            };
+            sweep_one(v, &halves, &move |a| {
+                let x = fmt.to_f64(a[0] as u16).trunc();
+                let (lo, hi) = if signed { (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1) - 1.0) } else { (0.0, 2f64.powi(bits as i32) - 1.0) };
+                // `as` saturates: 2^64 − 1 is not an f64, its neighbour 2^64 becomes u64::MAX.
+                let r = if x.is_nan() { 0 } else if signed { x.clamp(lo, hi) as i64 as u64 } else { x.clamp(lo, hi) as u64 };
+                let r = if bits == 64 { r } else { r & ((1u64 << bits) - 1) };
+                vec![Expect::Bits(r), Expect::Bits(r)]
+            });
+        }
+    }
+}

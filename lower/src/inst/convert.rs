@@ -11,6 +11,9 @@ use ptxcross_frontend::Diagnostic;
 
 impl FnLower {
     pub(super) fn cvt(&mut self, m: &Mods) -> LResult<()> {
+        if m.has("pack") {
+            return self.cvt_pack(m);
+        }
         let types = m.types();
         let [dt, st] = types.as_slice() else {
             return Err(Diagnostic::new("`cvt` takes a destination and a source type", m.inst.span));
@@ -118,6 +121,59 @@ impl FnLower {
             }
         };
         self.write(d, dt, r)
+    }
+
+    /// `cvt.pack.sat.convertType.s32{.b32} d, a, b{, c}` (§9.7.10.21): a and b clamped to
+    /// convertType's range, packed as d's low bits (a above b); with c (the 2-, 4- and 8-bit
+    /// types) the remaining high bits of d are c's low bits.
+    fn cvt_pack(&mut self, m: &Mods) -> LResult<()> {
+        const NARROW: [(&str, u32, bool); 8] = [
+            ("u16", 16, false),
+            ("s16", 16, true),
+            ("u8", 8, false),
+            ("s8", 8, true),
+            ("u4", 4, false),
+            ("s4", 4, true),
+            ("u2", 2, false),
+            ("s2", 2, true),
+        ];
+        let span = m.inst.span;
+        let mods: Vec<&str> = m.inst.modifiers.iter().map(|x| x.text.as_str()).collect();
+        let shape = |mods: &[&str]| -> Option<(u32, bool, bool)> {
+            let (head, rest) = mods.split_at(2.min(mods.len()));
+            if head != ["pack", "sat"] {
+                return None;
+            }
+            let (&ct, rest) = rest.split_first()?;
+            let &(_, bits, signed) = NARROW.iter().find(|n| n.0 == ct)?;
+            let with_c = bits < 16;
+            let want: &[&str] = if with_c { &["s32", "b32"] } else { &["s32"] };
+            (rest == want).then_some((bits, signed, with_c))
+        };
+        let Some((bits, signed, with_c)) = shape(&mods) else {
+            return Err(Diagnostic::new(
+                format!("`{}`: expected cvt.pack.sat.{{u16,s16}}.s32 or cvt.pack.sat.{{u2,s2,u4,s4,u8,s8}}.s32.b32", m.name()),
+                span,
+            ));
+        };
+        let ops = super::operands(m.inst, if with_c { 4 } else { 3 })?;
+        let (lo, hi): (i32, i32) = if signed { (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) } else { (0, (1 << bits) - 1) };
+        let u = FnLower::u32c;
+        let mut fields = Vec::new();
+        for op in &ops[1..3] {
+            let v = self.read(op, ScalarType::S32)?;
+            let v = self.bin(BinaryOp::MaxS, Ty::U32, v, u(lo as u32));
+            let v = self.bin(BinaryOp::MinS, Ty::U32, v, u(hi as u32));
+            fields.push(self.bin(BinaryOp::And, Ty::U32, v, u((1u32 << bits) - 1)));
+        }
+        let ta = self.bin(BinaryOp::Shl, Ty::U32, fields[0], u(bits));
+        let mut r = self.bin(BinaryOp::Or, Ty::U32, ta, fields[1]);
+        if with_c {
+            let c = self.read(&ops[3], ScalarType::B32)?;
+            let c = self.bin(BinaryOp::Shl, Ty::U32, c, u(2 * bits));
+            r = self.bin(BinaryOp::Or, Ty::U32, r, c);
+        }
+        self.write(&ops[0], ScalarType::U32, r)
     }
 
     /// A 64-bit integer (`v`, a U64; two's complement if `signed`) rounded to float format

@@ -300,8 +300,12 @@ impl FnLower {
             return self.write(d, dt, r);
         }
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
-        if m.has("sat") && !matches!(dt, ScalarType::F16 | ScalarType::F32 | ScalarType::F64) {
-            return Err(unsupported(format!("`.sat` on `{}`", m.name()), span));
+        // `.sat` limits float results to [0, 1] (f16/f32/f64 destinations); on an integer
+        // destination of a float source it is redundant (§9.7.10.20: float-to-integer
+        // conversions clamp by default). bf16 destinations have no `.sat`.
+        let sat_float = m.has("sat") && matches!(dt, ScalarType::F16 | ScalarType::F32 | ScalarType::F64);
+        if m.has("sat") && !sat_float && !(crate::ptx_types::is_int(dt) && half_format(st).is_some()) {
+            return Err(Diagnostic::new(format!("`.sat` does not apply to `{}`", m.name()), span));
         }
         // The source as an exact f64 (halves and f32 widen exactly; 32-bit integers too).
         let v = self.read(a, st)?;

@@ -302,3 +302,15 @@ pub fn slct_f32(ftz: bool, a: u64, b: u64, c: u64) -> u64 {
         b
     }
 }
+
+/// §9.7.10.21 cvt.pack.sat: a and b (s32) clamped to the `bits`-wide type's range, packed
+/// as d's low 2·bits bits (a above b); with c, d's remaining bits are c's low bits.
+pub fn cvt_pack(bits: u32, signed: bool, a: u64, b: u64, c: Option<u64>) -> u64 {
+    let (lo, hi) = if signed { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) } else { (0, (1i64 << bits) - 1) };
+    let t = |x: u64| (sext(x, 32).clamp(lo, hi) as u64) & mask(bits);
+    let td = t(b) | (t(a) << bits);
+    match c {
+        None => td,
+        Some(c) => (td | (c << (2 * bits))) & 0xffff_ffff,
+    }
+}
