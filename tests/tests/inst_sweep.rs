@@ -1162,3 +1162,48 @@ fn cvt_pack_sat_and_half_to_int_sat() {
         }
     }
 }
+
+/// `isspacep` (§9.7.10.18) on generic addresses of a shared variable, a local variable and
+/// global memory (at offsets inside them): each is in its own window only; no generic address
+/// is a kernel parameter's. And `.L2::cache_hint` loads with a `createpolicy` policy
+/// (§9.7.10.17): hints, the loaded value is the memory's.
+#[test]
+fn isspacep_windows_and_cache_hints() {
+    let body = "{
+    .shared .align 4 .b8 xs[16];
+    .local .align 4 .b8 xl[16];
+    .reg .b64 %a<5>;
+    mov.u64 %a0, xs;
+    cvta.shared.u64 %a0, %a0;
+    mov.u64 %a1, xl;
+    cvta.local.u64 %a1, %a1;
+    cvt.u64.u32 %a3, %s0;
+    and.b64 %a3, %a3, 15;
+    add.u64 %a0, %a0, %a3;
+    add.u64 %a1, %a1, %a3;
+    add.u64 %a2, %rdin, %a3;
+    isspacep.shared %d0, %a0;
+    isspacep.global %d1, %a0;
+    isspacep.local %d2, %a0;
+    isspacep.shared::cluster %d3, %a0;
+    isspacep.shared %d4, %a1;
+    isspacep.global %d5, %a1;
+    isspacep.local %d6, %a1;
+    isspacep.shared::cta %d7, %a2;
+    isspacep.global %d8, %a2;
+    isspacep.local %d9, %a2;
+    isspacep.param %d10, %a2;
+    createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %a4, 0.5;
+    ld.global.L2::cache_hint.L2::128B.u32 %d11, [%rdin], %a4;
+    }";
+    let mut dsts = dst(11, "pred");
+    dsts.push("u32");
+    let v = Variant { body: body.into(), srcs: vec!["u32"], dsts };
+    let mut rng = Rng(111);
+    let inputs: Vec<u64> = (0..256).map(|_| rng.next_u64() & 0xffff_ffff).collect();
+    sweep_one(v, &inputs, &|a| {
+        let mut e: Vec<Expect> = [1, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0].iter().map(|&b| Expect::Bits(b)).collect();
+        e.push(Expect::Bits(a[0]));
+        e
+    });
+}

@@ -351,6 +351,16 @@ impl FnLower {
         self.write(p, ScalarType::Pred, r)
     }
 
+    /// `createpolicy.* .b64 policy, …` (§9.7.10.17): a cache policy is an opaque hint that
+    /// every instruction here ignores (`.L2::cache_hint`), so any value will do: 0.
+    pub(super) fn createpolicy(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["fractional", "range", "cvt", "global", "L2", "L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged"])?;
+        if m.ty()? != ScalarType::B64 || m.inst.operands.is_empty() {
+            return Err(Diagnostic::new(format!("`{}`: expected `.b64 policy, …`", m.name()), m.inst.span));
+        }
+        self.write(&m.inst.operands[0], ScalarType::B64, FnLower::u64c(0))
+    }
+
     /// `selp.type d, a, b, c`: d = c ? a : b.
     pub(super) fn selp(&mut self, m: &Mods) -> LResult<()> {
         m.only(&[])?;
