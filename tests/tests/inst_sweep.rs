@@ -1207,3 +1207,76 @@ fn isspacep_windows_and_cache_hints() {
         e
     });
 }
+
+/// Every width of the plain integer arithmetic (§9.7.1.1–4, 8–13) and comparisons
+/// (§9.7.7.2): one launch per type computing add, sub, mul/mad .lo/.hi/.wide, min, max, div,
+/// rem, abs, neg and the six orderings, against i128 arithmetic on the spec's formulas.
+/// Divisors are nonzero (§9.7.1.8 leaves x/0 unspecified).
+#[test]
+fn integer_every_width() {
+    let mut rng = Rng(112);
+    let edges: Vec<u64> = U64_EDGES.iter().copied().chain(U32_EDGES.iter().map(|&x| x as u64)).chain([0x7fff, 0x8000, 0xffff, 0x8001, 0xfffe]).collect();
+    let three = rows(3, &edges, 1 << 15, SAMPLES, &mut || {
+        let r = rng.next_u64();
+        r >> (r % 64)
+    });
+    for (t, bits, signed) in [("u16", 16u32, false), ("s16", 16, true), ("u32", 32, false), ("s32", 32, true), ("u64", 64, false), ("s64", 64, true)] {
+        let m = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let val = move |x: u64| -> i128 { if signed { (((x & m) << (64 - bits)) as i64 >> (64 - bits)) as i128 } else { (x & m) as i128 } };
+        let inputs: Vec<u64> = three.chunks(3).filter(|r| r[1] & m != 0).flatten().copied().collect();
+        let mut body = vec![
+            format!("add.{t} %d0, %s0, %s1;"),
+            format!("sub.{t} %d1, %s0, %s1;"),
+            format!("mul.lo.{t} %d2, %s0, %s1;"),
+            format!("mul.hi.{t} %d3, %s0, %s1;"),
+            format!("mad.lo.{t} %d4, %s0, %s1, %s2;"),
+            format!("mad.hi.{t} %d5, %s0, %s1, %s2;"),
+            format!("min.{t} %d6, %s0, %s1;"),
+            format!("max.{t} %d7, %s0, %s1;"),
+            format!("div.{t} %d8, %s0, %s1;"),
+            format!("rem.{t} %d9, %s0, %s1;"),
+        ];
+        let mut dsts = dst(10, t);
+        for (k, c) in ["lt", "le", "gt", "ge", "eq", "ne"].iter().enumerate() {
+            body.push(format!("setp.{c}.{t} %d{}, %s0, %s1;", 10 + k));
+            dsts.push("pred");
+        }
+        if signed {
+            body.push(format!("abs.{t} %d16, %s0;"));
+            body.push(format!("neg.{t} %d17, %s0;"));
+            dsts.extend([t, t]);
+        }
+        let wide = match t {
+            "u16" => Some("u32"),
+            "s16" => Some("s32"),
+            "u32" => Some("u64"),
+            "s32" => Some("s64"),
+            _ => None,
+        };
+        if let Some(w) = wide {
+            let n = dsts.len();
+            body.push(format!("mul.wide.{t} %d{n}, %s0, %s1;"));
+            body.push(format!("{{ .reg .{w} %wc; cvt.{w}.{t} %wc, %s2; mad.wide.{t} %d{}, %s0, %s1, %wc; }}", n + 1));
+            dsts.extend([w, w]);
+        }
+        let v = Variant { body: body.join("\n    "), srcs: vec![t, t, t], dsts };
+        sweep_one(v, &inputs, &move |a| {
+            let (x, y, z) = (val(a[0]), val(a[1]), val(a[2]));
+            let wrap = |v: i128| Expect::Bits(v as u64 & m);
+            let p = x * y;
+            let hi = p >> bits;
+            let (q, r) = if signed && x == val(1u64 << (bits - 1)) && y == -1 { (x, 0) } else { (x / y, x % y) };
+            let mut e = vec![wrap(x + y), wrap(x - y), wrap(p), wrap(hi), wrap(p + z), wrap(hi + z), wrap(x.min(y)), wrap(x.max(y)), wrap(q), wrap(r)];
+            e.extend([x < y, x <= y, x > y, x >= y, x == y, x != y].map(|b| Expect::Bits(b as u64)));
+            if signed {
+                e.extend([wrap(x.abs()), wrap(-x)]);
+            }
+            if bits < 64 {
+                let wm = if bits == 32 { u64::MAX } else { 0xffff_ffff };
+                let wz = if signed { z } else { z & m as i128 };
+                e.extend([Expect::Bits(p as u64 & wm), Expect::Bits((p + wz) as u64 & wm)]);
+            }
+            e
+        });
+    }
+}
