@@ -1280,3 +1280,31 @@ fn integer_every_width() {
         });
     }
 }
+
+/// Logic at every width (§9.7.9.1–5): and/or/xor/not/cnot on .b16/.b32/.b64 and on
+/// predicates, one launch per width.
+#[test]
+fn logic_every_width() {
+    let mut rng = Rng(113);
+    let edges: Vec<u64> = U64_EDGES.to_vec();
+    let two = rows(2, &edges, 1 << 12, SAMPLES, &mut || {
+        let r = rng.next_u64();
+        if r & 3 == 0 { 0 } else { r >> (r % 64) }
+    });
+    for (t, bits) in [("b16", 16u32), ("b32", 32), ("b64", 64)] {
+        let m = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let body = format!(
+            "and.{t} %d0, %s0, %s1;\n    or.{t} %d1, %s0, %s1;\n    xor.{t} %d2, %s0, %s1;\n    not.{t} %d3, %s0;\n    cnot.{t} %d4, %s0;"
+        );
+        sweep_one(Variant { body, srcs: vec![t, t], dsts: dst(5, t) }, &two, &move |a| {
+            let (x, y) = (a[0] & m, a[1] & m);
+            [x & y, x | y, x ^ y, !x & m, (x == 0) as u64].map(Expect::Bits).to_vec()
+        });
+    }
+    let preds: Vec<u64> = (0..4).flat_map(|k| [k & 1, k >> 1]).collect();
+    let body = "and.pred %d0, %s0, %s1;\n    or.pred %d1, %s0, %s1;\n    xor.pred %d2, %s0, %s1;\n    not.pred %d3, %s0;\n    and.pred %d4, %s0, !%s1;";
+    sweep_one(Variant { body: body.into(), srcs: vec!["pred", "pred"], dsts: dst(5, "pred") }, &preds, &|a| {
+        let (x, y) = (a[0] != 0, a[1] != 0);
+        [x & y, x | y, x ^ y, !x, x & !y].map(|b| Expect::Bits(b as u64)).to_vec()
+    });
+}

@@ -3,7 +3,7 @@
 //! forms of `add`/`min`/`max` with `.relu` (§9.7.1.1, §9.7.1.12/13).
 
 use super::{imm_u64, operands, Mods};
-use crate::function::{unsupported, FnLower, LResult};
+use crate::function::{FnLower, LResult};
 use crate::ir::{BinaryOp, CmpOp, Operand, Ty, UnaryOp};
 use ptxcross_frontend::ast::{OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
@@ -270,7 +270,7 @@ impl FnLower {
         }
         m.only(&allowed)?;
         if !matches!(name, "add" | "min" | "max") {
-            return Err(unsupported(format!("`{}`", m.name()), span));
+            return Err(Diagnostic::new(format!("`{}`: only add/min/max have packed integer forms", m.name()), span));
         }
         let u = FnLower::u32c;
         let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };

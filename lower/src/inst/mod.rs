@@ -194,6 +194,9 @@ impl FnLower {
                 operands(inst, 2).map(|_| ())
             }
             "createpolicy" => self.createpolicy(&m),
+            "mapa" | "getctarank" => {
+                Err(unsupported(format!("instruction `{}` (cluster launches are not supported)", m.name()), inst.span))
+            }
             _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
         }
     }
