@@ -1308,3 +1308,26 @@ fn logic_every_width() {
         [x & y, x | y, x ^ y, !x, x & !y].map(|b| Expect::Bits(b as u64)).to_vec()
     });
 }
+
+/// `mov` pack/unpack (§9.7.10.4): d = a.x | a.y << n …, the unpack's inverse, with `_` sinks.
+#[test]
+fn mov_pack_unpack() {
+    let mut rng = Rng(114);
+    let inputs: Vec<u64> = U64_EDGES.iter().copied().chain((0..SAMPLES).map(|_| rng.next_u64())).collect();
+    let body = "mov.b64 {%d0, %d1, _, %d2}, %s0;\n    mov.b64 {_, %d3}, %s0;\n    mov.b32 {%d4, _}, %d3;\n    mov.b64 %d5, {%d2, %d0, %d1, %d0};\n    { .reg .b8 %q<4>; mov.b32 {%q0, %q1, %q2, %q3}, %d3; mov.b32 %d6, {%q3, %q2, %q1, %q0}; }";
+    let v = Variant { body: body.into(), srcs: vec!["b64"], dsts: vec!["b16", "b16", "b16", "b32", "b16", "b64", "b32"] };
+    sweep_one(v, &inputs, &|a| {
+        let x = a[0];
+        let h = |i: u32| (x >> (16 * i)) & 0xffff;
+        let hi = x >> 32;
+        vec![
+            Expect::Bits(h(0)),
+            Expect::Bits(h(1)),
+            Expect::Bits(h(3)),
+            Expect::Bits(hi),
+            Expect::Bits(hi & 0xffff),
+            Expect::Bits(h(3) | (h(0) << 16) | (h(1) << 32) | (h(0) << 48)),
+            Expect::Bits((hi as u32).swap_bytes() as u64),
+        ]
+    });
+}
