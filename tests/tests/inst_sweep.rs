@@ -1111,6 +1111,21 @@ fn cvt_int64_to_float_every_rounding() {
             });
         }
     }
+    // 32-bit sources to f32: ties and near-ties above 2^24.
+    let mut ints: Vec<u64> = U32_EDGES.iter().map(|&x| x as u64).collect();
+    for k in 24..32 {
+        for d in [0u64, 1, 2, 3, 5] {
+            let x = (1u64 << k) + (d << (k - 24));
+            ints.extend([x & 0xffff_ffff, (x + 1) & 0xffff_ffff, (x - 1) & 0xffff_ffff, x.wrapping_neg() & 0xffff_ffff]);
+        }
+    }
+    ints.extend((0..SAMPLES).map(|_| rng.next_u64() & 0xffff_ffff));
+    for src in ["u32", "s32"] {
+        let body = modes.iter().enumerate().map(|(k, r)| format!("cvt.{r}.f32.{src} %d{k}, %s0;")).collect::<Vec<_>>().join("\n    ");
+        sweep_one(Variant { body, srcs: vec![src], dsts: dst(4, "f32") }, &ints, &move |a| {
+            modes.iter().map(|r| fref::cvt_f32_from(src, round_of(r), a[0])).collect()
+        });
+    }
     let relu = Variant { body: "cvt.rz.relu.bf16.s64 %d0, %s0;".into(), srcs: vec!["s64"], dsts: vec!["bf16"] };
     sweep_one(relu, &one, &|a| {
         let r = fref::cvt_from_int64("bf16", true, rustc_apfloat::Round::TowardZero, a[0]);

@@ -54,7 +54,17 @@ impl FnLower {
                 let to = value_ty(dt).unwrap_or(Ty::F32);
                 let op = if ptx_types::is_signed(st) { ConvertOp::SintToFloat } else { ConvertOp::UintToFloat };
                 let r = match rounding {
-                    Some("rn") => self.convert(op, from, to, v),
+                    // Exact: every 32-bit integer is an f64.
+                    Some("rn") if from == Ty::U32 && to == Ty::F64 => self.convert(op, from, to, v),
+                    // WGSL and Vulkan leave the rounding direction of an inexact conversion open
+                    // (either neighbour), while f32 addition is trusted to round to nearest even:
+                    // x = hi + lo with both halves exact in f32, and the one rounding is the add's.
+                    Some("rn") if from == Ty::U32 => self.int32_to_f32_rn(v, ptx_types::is_signed(st)),
+                    Some("rn") => {
+                        let (fmt, bty) = if to == Ty::F64 { (F64, Ty::U64) } else { (F32, Ty::U32) };
+                        let bits = self.int64_to_float_bits(v, ptx_types::is_signed(st), fmt, Rounding::Nearest);
+                        self.convert(ConvertOp::Bitcast, bty, to, bits)
+                    }
                     // A 32-bit integer is exact in f64: widening is exact, narrowing rounds once.
                     Some(r @ ("rz" | "rm" | "rp")) if from == Ty::U32 => {
                         let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
@@ -174,6 +184,23 @@ impl FnLower {
             r = self.bin(BinaryOp::Or, Ty::U32, r, c);
         }
         self.write(&ops[0], ScalarType::U32, r)
+    }
+
+    /// A 32-bit integer (two's complement if `signed`) rounded to the nearest f32, ties to
+    /// even: its high 16 bits (a multiple of 2^16, sign included) and low 16 bits (0..65535)
+    /// convert exactly, and their f32 sum rounds once. The operands are integers, never
+    /// subnormal, so the add does not make the kernel depend on subnormal support.
+    fn int32_to_f32_rn(&mut self, v: Operand, signed: bool) -> Operand {
+        let op = if signed { ConvertOp::SintToFloat } else { ConvertOp::UintToFloat };
+        let hi = self.bin(BinaryOp::And, Ty::U32, v, FnLower::u32c(0xffff_0000));
+        let lo = self.bin(BinaryOp::And, Ty::U32, v, FnLower::u32c(0xffff));
+        let hi = self.convert(op, Ty::U32, Ty::F32, hi);
+        let lo = self.convert(ConvertOp::UintToFloat, Ty::U32, Ty::F32, lo);
+        let outer = self.subnormal_exempt;
+        self.subnormal_exempt.f32 = true;
+        let r = self.bin(BinaryOp::FAdd, Ty::F32, hi, lo);
+        self.subnormal_exempt = outer;
+        r
     }
 
     /// A 64-bit integer (`v`, a U64; two's complement if `signed`) rounded to float format
