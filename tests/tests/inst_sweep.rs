@@ -937,3 +937,412 @@ fn setp_all_comparisons() {
         });
     }
 }
+
+/// `lop3` (§9.7.9.6): all 256 truth tables (32 per launch), each against the spec's table
+/// rule, plus the `.and`/`.or` predicate forms (with the `_` sink).
+#[test]
+fn lop3_every_table() {
+    let three = u32_rows(3, 101);
+    for chunk in 0..8u32 {
+        let luts: Vec<u8> = (0..32).map(|i| (chunk * 32 + i) as u8).collect();
+        let body: String = luts.iter().enumerate().map(|(k, l)| format!("lop3.b32 %d{k}, %s0, %s1, %s2, {l:#x};\n    ")).collect();
+        let v = Variant { body, srcs: vec!["b32", "b32", "b32"], dsts: dst(32, "b32") };
+        sweep_one(v, &three, &move |a| luts.iter().map(|&l| Expect::Bits(iref::lop3(l, a[0], a[1], a[2]))).collect());
+    }
+    // Sparse operands so that d == 0 happens often.
+    let mut rng = Rng(102);
+    let mut sparse = Vec::new();
+    for _ in 0..SAMPLES {
+        let x = rng.next_u64();
+        sparse.extend([x & (1 << (x % 32)), (x >> 32) & (1 << ((x >> 8) % 32)), rng.next_u64() & 0xffff_ffff & (1 << (x % 7)), x >> 63]);
+    }
+    for op in ["and", "or"] {
+        for lut in [0x80u8, 0xfe, 0x3f, 0x96, 0x00, 0xff] {
+            let v = Variant {
+                body: format!("lop3.{op}.b32 %d0|%d1, %s0, %s1, %s2, {lut:#x}, %s3;\n    lop3.{op}.b32 _|%d2, %s0, %s1, %s2, {lut:#x}, !%s3;"),
+                srcs: vec!["b32", "b32", "b32", "pred"],
+                dsts: vec!["b32", "pred", "pred"],
+            };
+            sweep_one(v, &sparse, &move |a| {
+                let d = iref::lop3(lut, a[0], a[1], a[2]);
+                let q = a[3] & 1 != 0;
+                let f = |q: bool| if op == "and" { d != 0 && q } else { d != 0 || q };
+                vec![Expect::Bits(d), Expect::Bits(f(q) as u64), Expect::Bits(f(!q) as u64)]
+            });
+        }
+    }
+}
+
+/// `prmt` (§9.7.10.7) in the generic form (every 16-bit selector, i.e. every nibble
+/// combination including the sign-replicate bits) and in the six modes (every c[1:0], random
+/// upper bits of c, which the modes ignore).
+#[test]
+fn prmt_all_modes() {
+    let mut rng = Rng(103);
+    let mut generic = Vec::new();
+    for sel in 0..1u64 << 16 {
+        let r = rng.next_u64();
+        generic.extend([r & 0xffff_ffff, r >> 32, sel | (rng.next_u64() & 0xffff_0000)]);
+    }
+    sweep_one(Variant::inst("prmt.b32", "b32", &["b32", "b32", "b32"]), &generic, &|a| vec![Expect::Bits(iref::prmt("", a[0], a[1], a[2]))]);
+    let three = u32_rows(3, 104);
+    for mode in ["f4e", "b4e", "rc8", "ecl", "ecr", "rc16"] {
+        sweep_one(Variant::inst(&format!("prmt.b32.{mode}"), "b32", &["b32", "b32", "b32"]), &three, &move |a| {
+            vec![Expect::Bits(iref::prmt(mode, a[0], a[1], a[2]))]
+        });
+    }
+}
+
+/// `fns` (§9.7.1.17): every base 0..31 (and beyond) with offsets −34..34 and the extremes,
+/// over edge and random masks.
+#[test]
+fn fns_find_nth_set_bit() {
+    let mut rng = Rng(105);
+    let masks: Vec<u64> = [0u64, 0xffff_ffff, 0xaaaa_aaaa, 0x5555_5555, 1, 0x8000_0000, 0x8000_0001]
+        .into_iter()
+        .chain((0..8).map(|_| rng.next_u64() & 0xffff_ffff))
+        .collect();
+    let bases: Vec<u64> = (0..34).chain([63, 0xffff_ffff]).collect();
+    let offsets: Vec<u64> = (-34i64..=34).chain([i32::MIN as i64, i32::MAX as i64]).map(|o| o as u32 as u64).collect();
+    let mut rows = Vec::new();
+    for &m in &masks {
+        for &b in &bases {
+            for &o in &offsets {
+                rows.extend([m, b, o]);
+            }
+        }
+    }
+    sweep_one(Variant::inst("fns.b32", "b32", &["b32", "u32", "s32"]), &rows, &|a| vec![Expect::Bits(iref::fns(a[0], a[1], a[2]))]);
+    // The spec's examples, with immediates.
+    let v = Variant {
+        body: "fns.b32 %d0, 0xaaaaaaaa, 3, 1;\n    fns.b32 %d1, 0xaaaaaaaa, 3, -1;\n    fns.b32 %d2, 0xaaaaaaaa, 2, 1;\n    fns.b32 %d3, 0xaaaaaaaa, 2, -1;".into(),
+        srcs: vec!["b32"],
+        dsts: dst(4, "b32"),
+    };
+    sweep_one(v, &[0], &|_| vec![Expect::Bits(3), Expect::Bits(3), Expect::Bits(3), Expect::Bits(1)]);
+}
+
+/// Packed `.u16x2`/`.s16x2` `add`/`min`/`max` (± `.relu`), `min/max.relu.s32`,
+/// `mad.hi.sat.s32` (§9.7.1.1/4/12/13), and `slct` (§9.7.7.4) with every destination width.
+#[test]
+fn packed_int_relu_mad_sat_slct() {
+    let two = u32_rows(2, 106);
+    let three = u32_rows(3, 107);
+    for op in ["add", "min", "max"] {
+        for (t, signed) in [("u16x2", false), ("s16x2", true)] {
+            let reluable = op != "add" && signed;
+            for relu in [false, true] {
+                if relu && !reluable {
+                    continue;
+                }
+                let name = format!("{op}{}.{t}", if relu { ".relu" } else { "" });
+                sweep_one(Variant::inst(&name, "b32", &["b32", "b32"]), &two, &move |a| {
+                    vec![Expect::Bits(iref::packed16(op, signed, relu, a[0], a[1]))]
+                });
+            }
+        }
+    }
+    for max in [false, true] {
+        let name = if max { "max.relu.s32" } else { "min.relu.s32" };
+        sweep_one(Variant::inst(name, "s32", &["s32", "s32"]), &two, &move |a| vec![Expect::Bits(iref::min_max_relu_s32(max, a[0], a[1]))]);
+    }
+    sweep_one(Variant::inst("mad.hi.sat.s32", "s32", &["s32", "s32", "s32"]), &three, &|a| {
+        vec![Expect::Bits(iref::mad_hi_sat_s32(a[0], a[1], a[2]))]
+    });
+    let mut rng = Rng(108);
+    let f = f32_edges();
+    let mut slct_rows = Vec::new();
+    for &c in f.iter().chain(U32_EDGES.iter().map(|&x| x as u64).collect::<Vec<_>>().iter()) {
+        slct_rows.extend([rng.next_u64(), rng.next_u64(), c]);
+    }
+    for _ in 0..SAMPLES {
+        slct_rows.extend([rng.next_u64(), rng.next_u64(), rng.next_u64() & 0xffff_ffff]);
+    }
+    for (t, bits) in [("b16", 16u32), ("u32", 32), ("s64", 64), ("f32", 32), ("f64", 64)] {
+        let m = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        sweep_one(Variant::inst(&format!("slct.{t}.s32"), t, &[t, t, "s32"]), &slct_rows, &move |a| {
+            vec![Expect::Bits(if (a[2] as u32 as i32) >= 0 { a[0] & m } else { a[1] & m })]
+        });
+        for ftz in [false, true] {
+            let name = format!("slct{}.{t}.f32", if ftz { ".ftz" } else { "" });
+            sweep_one(Variant::inst(&name, t, &[t, t, "f32"]), &slct_rows, &move |a| {
+                vec![Expect::Bits(iref::slct_f32(ftz, a[0], a[1], a[2]) & m)]
+            });
+        }
+    }
+}
+
+/// `cvt.{rn,rz,rm,rp}.{f32,f64,bf16}.{u64,s64}` (§9.7.10.20), one launch per destination and
+/// source with all four roundings, against rustc_apfloat: powers of two and their
+/// neighbours, exact ties and near-ties at each format's rounding position, random widths.
+#[test]
+fn cvt_int64_to_float_every_rounding() {
+    use ptxcross_tests::ptx_ref::half::round_of;
+    let mut rng = Rng(109);
+    let mut one: Vec<u64> = U64_EDGES.to_vec();
+    for k in 0..64 {
+        let p = 1u64 << k;
+        one.extend([p, p.wrapping_sub(1), p.wrapping_add(1), p.wrapping_neg(), p.wrapping_neg().wrapping_sub(1)]);
+    }
+    // Ties and their neighbours where 53, 24 and 8 significant bits are kept.
+    for keep in [53u32, 24, 8] {
+        for top in [63u32, 62, 40, keep + 1, keep + 3].into_iter().filter(|&t| t >= keep && t < 64) {
+            let shift = top + 1 - keep;
+            for _ in 0..8 {
+                let sig = (rng.next_u64() | (1 << 63)) >> (64 - keep);
+                let half = 1u64 << (shift - 1);
+                let x = sig << shift;
+                one.extend([x | half, (x | half) - 1, (x | half) + 1, (x | half).wrapping_neg(), ((x | half) + 1).wrapping_neg()]);
+            }
+        }
+    }
+    one.extend((0..SAMPLES).map(|_| {
+        let r = rng.next_u64();
+        let s = rng.next_u64();
+        if s & 1 == 0 { r >> (s % 64) } else { (r >> (s % 64)).wrapping_neg() }
+    }));
+    let modes = ["rn", "rz", "rm", "rp"];
+    for to in ["f32", "f64", "bf16"] {
+        for src in ["u64", "s64"] {
+            let body = modes.iter().enumerate().map(|(k, r)| format!("cvt.{r}.{to}.{src} %d{k}, %s0;")).collect::<Vec<_>>().join("\n    ");
+            let v = Variant { body, srcs: vec![src], dsts: dst(4, to) };
+            sweep_one(v, &one, &move |a| {
+                modes.iter().map(|r| Expect::Bits(fref::cvt_from_int64(to, src == "s64", round_of(r), a[0]))).collect()
+            });
+        }
+    }
+    // 32-bit sources to f32: ties and near-ties above 2^24.
+    let mut ints: Vec<u64> = U32_EDGES.iter().map(|&x| x as u64).collect();
+    for k in 24..32 {
+        for d in [0u64, 1, 2, 3, 5] {
+            let x = (1u64 << k) + (d << (k - 24));
+            ints.extend([x & 0xffff_ffff, (x + 1) & 0xffff_ffff, (x - 1) & 0xffff_ffff, x.wrapping_neg() & 0xffff_ffff]);
+        }
+    }
+    ints.extend((0..SAMPLES).map(|_| rng.next_u64() & 0xffff_ffff));
+    for src in ["u32", "s32"] {
+        let body = modes.iter().enumerate().map(|(k, r)| format!("cvt.{r}.f32.{src} %d{k}, %s0;")).collect::<Vec<_>>().join("\n    ");
+        sweep_one(Variant { body, srcs: vec![src], dsts: dst(4, "f32") }, &ints, &move |a| {
+            modes.iter().map(|r| fref::cvt_f32_from(src, round_of(r), a[0])).collect()
+        });
+    }
+    let relu = Variant { body: "cvt.rz.relu.bf16.s64 %d0, %s0;".into(), srcs: vec!["s64"], dsts: vec!["bf16"] };
+    sweep_one(relu, &one, &|a| {
+        let r = fref::cvt_from_int64("bf16", true, rustc_apfloat::Round::TowardZero, a[0]);
+        vec![Expect::Bits(if (a[0] as i64) < 0 { 0 } else { r })]
+    });
+}
+
+/// `cvt.pack.sat` (§9.7.10.21), every destination type, and `.sat` on half → integer `cvt`
+/// (redundant: float-to-integer conversions clamp anyway), every f16/bf16 input.
+#[test]
+fn cvt_pack_sat_and_half_to_int_sat() {
+    let mut rng = Rng(110);
+    let mut small: Vec<u64> = U32_EDGES.iter().map(|&x| x as u64).collect();
+    small.extend((-300i64..300).map(|x| x as u32 as u64));
+    let mut three = Vec::new();
+    for _ in 0..SAMPLES {
+        let pick = |r: &mut Rng| small[(r.next_u64() % small.len() as u64) as usize];
+        three.extend([pick(&mut rng), pick(&mut rng), rng.next_u64() & 0xffff_ffff]);
+    }
+    for (ct, bits) in [("u16", 16u32), ("s16", 16), ("u8", 8), ("s8", 8), ("u4", 4), ("s4", 4), ("u2", 2), ("s2", 2)] {
+        let signed = ct.starts_with('s');
+        if bits == 16 {
+            sweep_one(Variant::inst(&format!("cvt.pack.sat.{ct}.s32"), "b32", &["s32", "s32"]), &three.chunks(3).flat_map(|r| [r[0], r[1]]).collect::<Vec<_>>(), &move |a| {
+                vec![Expect::Bits(iref::cvt_pack(bits, signed, a[0], a[1], None))]
+            });
+        } else {
+            sweep_one(Variant::inst(&format!("cvt.pack.sat.{ct}.s32.b32"), "b32", &["s32", "s32", "b32"]), &three, &move |a| {
+                vec![Expect::Bits(iref::cvt_pack(bits, signed, a[0], a[1], Some(a[2])))]
+            });
+        }
+    }
+    use ptxcross_tests::ptx_ref::half::Fmt;
+    let halves: Vec<u64> = (0..1u64 << 16).collect();
+    for (fmt, ft) in [(Fmt::F16, "f16"), (Fmt::Bf16, "bf16")] {
+        for (it, bits, signed) in [("s8", 8u32, true), ("u16", 16, false), ("s32", 32, true), ("u64", 64, false)] {
+            let v = Variant {
+                body: format!("cvt.rzi.{it}.{ft} %d0, %s0;\n    cvt.rzi.sat.{it}.{ft} %d1, %s0;"),
+                srcs: vec!["b16"],
+                dsts: dst(2, it),
+            };
+            sweep_one(v, &halves, &move |a| {
+                let x = fmt.to_f64(a[0] as u16).trunc();
+                let (lo, hi) = if signed { (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1) - 1.0) } else { (0.0, 2f64.powi(bits as i32) - 1.0) };
+                // `as` saturates: 2^64 − 1 is not an f64, its neighbour 2^64 becomes u64::MAX.
+                let r = if x.is_nan() { 0 } else if signed { x.clamp(lo, hi) as i64 as u64 } else { x.clamp(lo, hi) as u64 };
+                let r = if bits == 64 { r } else { r & ((1u64 << bits) - 1) };
+                vec![Expect::Bits(r), Expect::Bits(r)]
+            });
+        }
+    }
+}
+
+/// `isspacep` (§9.7.10.18) on generic addresses of a shared variable, a local variable and
+/// global memory (at offsets inside them): each is in its own window only; no generic address
+/// is a kernel parameter's. And `.L2::cache_hint` loads with a `createpolicy` policy
+/// (§9.7.10.17): hints, the loaded value is the memory's.
+#[test]
+fn isspacep_windows_and_cache_hints() {
+    let body = "{
+    .shared .align 4 .b8 xs[16];
+    .local .align 4 .b8 xl[16];
+    .reg .b64 %a<5>;
+    mov.u64 %a0, xs;
+    cvta.shared.u64 %a0, %a0;
+    mov.u64 %a1, xl;
+    cvta.local.u64 %a1, %a1;
+    cvt.u64.u32 %a3, %s0;
+    and.b64 %a3, %a3, 15;
+    add.u64 %a0, %a0, %a3;
+    add.u64 %a1, %a1, %a3;
+    add.u64 %a2, %rdin, %a3;
+    isspacep.shared %d0, %a0;
+    isspacep.global %d1, %a0;
+    isspacep.local %d2, %a0;
+    isspacep.shared::cluster %d3, %a0;
+    isspacep.shared %d4, %a1;
+    isspacep.global %d5, %a1;
+    isspacep.local %d6, %a1;
+    isspacep.shared::cta %d7, %a2;
+    isspacep.global %d8, %a2;
+    isspacep.local %d9, %a2;
+    isspacep.param %d10, %a2;
+    createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %a4, 0.5;
+    ld.global.L2::cache_hint.L2::128B.u32 %d11, [%rdin], %a4;
+    }";
+    let mut dsts = dst(11, "pred");
+    dsts.push("u32");
+    let v = Variant { body: body.into(), srcs: vec!["u32"], dsts };
+    let mut rng = Rng(111);
+    let inputs: Vec<u64> = (0..256).map(|_| rng.next_u64() & 0xffff_ffff).collect();
+    sweep_one(v, &inputs, &|a| {
+        let mut e: Vec<Expect> = [1, 0, 0, 1, 0, 0, 1, 0, 1, 0, 0].iter().map(|&b| Expect::Bits(b)).collect();
+        e.push(Expect::Bits(a[0]));
+        e
+    });
+}
+
+/// Every width of the plain integer arithmetic (§9.7.1.1–4, 8–13) and comparisons
+/// (§9.7.7.2): one launch per type computing add, sub, mul/mad .lo/.hi/.wide, min, max, div,
+/// rem, abs, neg and the six orderings, against i128 arithmetic on the spec's formulas.
+/// Divisors are nonzero (§9.7.1.8 leaves x/0 unspecified).
+#[test]
+fn integer_every_width() {
+    let mut rng = Rng(112);
+    let edges: Vec<u64> = U64_EDGES.iter().copied().chain(U32_EDGES.iter().map(|&x| x as u64)).chain([0x7fff, 0x8000, 0xffff, 0x8001, 0xfffe]).collect();
+    let three = rows(3, &edges, 1 << 15, SAMPLES, &mut || {
+        let r = rng.next_u64();
+        r >> (r % 64)
+    });
+    for (t, bits, signed) in [("u16", 16u32, false), ("s16", 16, true), ("u32", 32, false), ("s32", 32, true), ("u64", 64, false), ("s64", 64, true)] {
+        let m = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let val = move |x: u64| -> i128 { if signed { (((x & m) << (64 - bits)) as i64 >> (64 - bits)) as i128 } else { (x & m) as i128 } };
+        let inputs: Vec<u64> = three.chunks(3).filter(|r| r[1] & m != 0).flatten().copied().collect();
+        let mut body = vec![
+            format!("add.{t} %d0, %s0, %s1;"),
+            format!("sub.{t} %d1, %s0, %s1;"),
+            format!("mul.lo.{t} %d2, %s0, %s1;"),
+            format!("mul.hi.{t} %d3, %s0, %s1;"),
+            format!("mad.lo.{t} %d4, %s0, %s1, %s2;"),
+            format!("mad.hi.{t} %d5, %s0, %s1, %s2;"),
+            format!("min.{t} %d6, %s0, %s1;"),
+            format!("max.{t} %d7, %s0, %s1;"),
+            format!("div.{t} %d8, %s0, %s1;"),
+            format!("rem.{t} %d9, %s0, %s1;"),
+        ];
+        let mut dsts = dst(10, t);
+        for (k, c) in ["lt", "le", "gt", "ge", "eq", "ne"].iter().enumerate() {
+            body.push(format!("setp.{c}.{t} %d{}, %s0, %s1;", 10 + k));
+            dsts.push("pred");
+        }
+        if signed {
+            body.push(format!("abs.{t} %d16, %s0;"));
+            body.push(format!("neg.{t} %d17, %s0;"));
+            dsts.extend([t, t]);
+        }
+        let wide = match t {
+            "u16" => Some("u32"),
+            "s16" => Some("s32"),
+            "u32" => Some("u64"),
+            "s32" => Some("s64"),
+            _ => None,
+        };
+        if let Some(w) = wide {
+            let n = dsts.len();
+            body.push(format!("mul.wide.{t} %d{n}, %s0, %s1;"));
+            body.push(format!("{{ .reg .{w} %wc; cvt.{w}.{t} %wc, %s2; mad.wide.{t} %d{}, %s0, %s1, %wc; }}", n + 1));
+            dsts.extend([w, w]);
+        }
+        let v = Variant { body: body.join("\n    "), srcs: vec![t, t, t], dsts };
+        sweep_one(v, &inputs, &move |a| {
+            let (x, y, z) = (val(a[0]), val(a[1]), val(a[2]));
+            let wrap = |v: i128| Expect::Bits(v as u64 & m);
+            let p = x * y;
+            let hi = p >> bits;
+            let (q, r) = if signed && x == val(1u64 << (bits - 1)) && y == -1 { (x, 0) } else { (x / y, x % y) };
+            let mut e = vec![wrap(x + y), wrap(x - y), wrap(p), wrap(hi), wrap(p + z), wrap(hi + z), wrap(x.min(y)), wrap(x.max(y)), wrap(q), wrap(r)];
+            e.extend([x < y, x <= y, x > y, x >= y, x == y, x != y].map(|b| Expect::Bits(b as u64)));
+            if signed {
+                e.extend([wrap(x.abs()), wrap(-x)]);
+            }
+            if bits < 64 {
+                let wm = if bits == 32 { u64::MAX } else { 0xffff_ffff };
+                let wz = if signed { z } else { z & m as i128 };
+                e.extend([Expect::Bits(p as u64 & wm), Expect::Bits((p + wz) as u64 & wm)]);
+            }
+            e
+        });
+    }
+}
+
+/// Logic at every width (§9.7.9.1–5): and/or/xor/not/cnot on .b16/.b32/.b64 and on
+/// predicates, one launch per width.
+#[test]
+fn logic_every_width() {
+    let mut rng = Rng(113);
+    let edges: Vec<u64> = U64_EDGES.to_vec();
+    let two = rows(2, &edges, 1 << 12, SAMPLES, &mut || {
+        let r = rng.next_u64();
+        if r & 3 == 0 { 0 } else { r >> (r % 64) }
+    });
+    for (t, bits) in [("b16", 16u32), ("b32", 32), ("b64", 64)] {
+        let m = if bits == 64 { u64::MAX } else { (1u64 << bits) - 1 };
+        let body = format!(
+            "and.{t} %d0, %s0, %s1;\n    or.{t} %d1, %s0, %s1;\n    xor.{t} %d2, %s0, %s1;\n    not.{t} %d3, %s0;\n    cnot.{t} %d4, %s0;"
+        );
+        sweep_one(Variant { body, srcs: vec![t, t], dsts: dst(5, t) }, &two, &move |a| {
+            let (x, y) = (a[0] & m, a[1] & m);
+            [x & y, x | y, x ^ y, !x & m, (x == 0) as u64].map(Expect::Bits).to_vec()
+        });
+    }
+    let preds: Vec<u64> = (0..4).flat_map(|k| [k & 1, k >> 1]).collect();
+    let body = "and.pred %d0, %s0, %s1;\n    or.pred %d1, %s0, %s1;\n    xor.pred %d2, %s0, %s1;\n    not.pred %d3, %s0;\n    and.pred %d4, %s0, !%s1;";
+    sweep_one(Variant { body: body.into(), srcs: vec!["pred", "pred"], dsts: dst(5, "pred") }, &preds, &|a| {
+        let (x, y) = (a[0] != 0, a[1] != 0);
+        [x & y, x | y, x ^ y, !x, x & !y].map(|b| Expect::Bits(b as u64)).to_vec()
+    });
+}
+
+/// `mov` pack/unpack (§9.7.10.4): d = a.x | a.y << n …, the unpack's inverse, with `_` sinks.
+#[test]
+fn mov_pack_unpack() {
+    let mut rng = Rng(114);
+    let inputs: Vec<u64> = U64_EDGES.iter().copied().chain((0..SAMPLES).map(|_| rng.next_u64())).collect();
+    let body = "mov.b64 {%d0, %d1, _, %d2}, %s0;\n    mov.b64 {_, %d3}, %s0;\n    mov.b32 {%d4, _}, %d3;\n    mov.b64 %d5, {%d2, %d0, %d1, %d0};\n    { .reg .b8 %q<4>; mov.b32 {%q0, %q1, %q2, %q3}, %d3; mov.b32 %d6, {%q3, %q2, %q1, %q0}; }";
+    let v = Variant { body: body.into(), srcs: vec!["b64"], dsts: vec!["b16", "b16", "b16", "b32", "b16", "b64", "b32"] };
+    sweep_one(v, &inputs, &|a| {
+        let x = a[0];
+        let h = |i: u32| (x >> (16 * i)) & 0xffff;
+        let hi = x >> 32;
+        vec![
+            Expect::Bits(h(0)),
+            Expect::Bits(h(1)),
+            Expect::Bits(h(3)),
+            Expect::Bits(hi),
+            Expect::Bits(hi & 0xffff),
+            Expect::Bits(h(3) | (h(0) << 16) | (h(1) << 32) | (h(0) << 48)),
+            Expect::Bits((hi as u32).swap_bytes() as u64),
+        ]
+    });
+}

@@ -140,6 +140,17 @@ fn conversions() {
         sweep_split(Variant::inst(&format!("cvt.rn.f32.{src}"), "f32", &[src]), &one, &move |a| {
             vec![fref::cvt_f32_from(src, rustc_apfloat::Round::NearestTiesToEven, a[0])]
         });
+        // The directed roundings (and bf16) round on the split integer itself.
+        let modes = ["rz", "rm", "rp"];
+        let body = modes.iter().enumerate().map(|(k, r)| format!("cvt.{r}.f32.{src} %d{k}, %s0;")).collect::<Vec<_>>().join("\n    ");
+        let body = format!("{body}\n    cvt.rn.bf16.{src} %d3, %s0;");
+        let v = Variant { body, srcs: vec![src], dsts: vec!["f32", "f32", "f32", "bf16"] };
+        sweep_split(v, &one, &move |a| {
+            let r = |m: &str| ptxcross_tests::ptx_ref::half::round_of(m);
+            let mut e: Vec<Expect> = modes.iter().map(|m| Expect::Bits(fref::cvt_from_int64("f32", src == "s64", r(m), a[0]))).collect();
+            e.push(Expect::Bits(fref::cvt_from_int64("bf16", src == "s64", r("rn"), a[0])));
+            e
+        });
     }
     // f32 → 64-bit integer, truncating: NaN gives 0, out-of-range values saturate (§9.7.9.21).
     let mut f1: Vec<u64> = F32_EDGES.iter().map(|&x| x as u64).collect();

@@ -2,15 +2,18 @@
 //! float ↔ float.
 
 use super::Mods;
-use crate::function::{unsupported, FnLower, LResult};
+use crate::function::{FnLower, LResult};
 use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Operand, Ty, UnaryOp};
-use super::half::{Clamp, Rounding, F32, F64};
+use super::half::{Clamp, Format, Rounding, F32, F64};
 use crate::ptx_types::{self, value_ty};
 use ptxcross_frontend::ast::ScalarType;
 use ptxcross_frontend::Diagnostic;
 
 impl FnLower {
     pub(super) fn cvt(&mut self, m: &Mods) -> LResult<()> {
+        if m.has("pack") {
+            return self.cvt_pack(m);
+        }
         let types = m.types();
         let [dt, st] = types.as_slice() else {
             // A type this lowering does not know (`.e2m1x2`, `.ue8m0x2`, …) is not supported
@@ -57,23 +60,35 @@ impl FnLower {
                 let to = value_ty(dt).unwrap_or(Ty::F32);
                 let op = if ptx_types::is_signed(st) { ConvertOp::SintToFloat } else { ConvertOp::UintToFloat };
                 let r = match rounding {
-                    Some("rn") => self.convert(op, from, to, v),
-                    // A 32-bit integer is exact in f64, so f32 rounds once from there.
-                    Some(r @ ("rz" | "rm" | "rp")) if from == Ty::U32 || to == Ty::F64 => {
+                    // Exact: every 32-bit integer is an f64.
+                    Some("rn") if from == Ty::U32 && to == Ty::F64 => self.convert(op, from, to, v),
+                    // WGSL and Vulkan leave the rounding direction of an inexact conversion open
+                    // (either neighbour), while f32 addition is trusted to round to nearest even:
+                    // x = hi + lo with both halves exact in f32, and the one rounding is the add's.
+                    Some("rn") if from == Ty::U32 => self.int32_to_f32_rn(v, ptx_types::is_signed(st)),
+                    Some("rn") => {
+                        let (fmt, bty) = if to == Ty::F64 { (F64, Ty::U64) } else { (F32, Ty::U32) };
+                        let bits = self.int64_to_float_bits(v, ptx_types::is_signed(st), fmt, Rounding::Nearest);
+                        self.convert(ConvertOp::Bitcast, bty, to, bits)
+                    }
+                    // A 32-bit integer is exact in f64: widening is exact, narrowing rounds once.
+                    Some(r @ ("rz" | "rm" | "rp")) if from == Ty::U32 => {
                         let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
-                        if to == Ty::F64 && from == Ty::U32 {
-                            self.convert(op, from, to, v)
-                        } else if to == Ty::F64 {
-                            return Err(unsupported(format!("`{}` (64-bit integer to f64 with .{r})", m.name()), m.inst.span));
+                        let x = self.convert(op, from, Ty::F64, v);
+                        if to == Ty::F64 {
+                            x
                         } else {
-                            let x = self.convert(op, from, Ty::F64, v);
                             let b = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, x);
                             let f = self.round_to_format(b, F64, F32, mode, Clamp::default());
                             self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, f)
                         }
                     }
+                    // 64-bit integers: rounded on the integer itself.
                     Some(r @ ("rz" | "rm" | "rp")) => {
-                        return Err(unsupported(format!("`{}` (64-bit integer to f32 with .{r})", m.name()), m.inst.span))
+                        let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
+                        let (fmt, bty) = if to == Ty::F64 { (F64, Ty::U64) } else { (F32, Ty::U32) };
+                        let bits = self.int64_to_float_bits(v, ptx_types::is_signed(st), fmt, mode);
+                        self.convert(ConvertOp::Bitcast, bty, to, bits)
                     }
                     _ => return Err(Diagnostic::new("integer-to-float `cvt` needs .rn/.rz/.rm/.rp", m.inst.span)),
                 };
@@ -122,6 +137,136 @@ impl FnLower {
             }
         };
         self.write(d, dt, r)
+    }
+
+    /// `cvt.pack.sat.convertType.s32{.b32} d, a, b{, c}` (§9.7.10.21): a and b clamped to
+    /// convertType's range, packed as d's low bits (a above b); with c (the 2-, 4- and 8-bit
+    /// types) the remaining high bits of d are c's low bits.
+    fn cvt_pack(&mut self, m: &Mods) -> LResult<()> {
+        const NARROW: [(&str, u32, bool); 8] = [
+            ("u16", 16, false),
+            ("s16", 16, true),
+            ("u8", 8, false),
+            ("s8", 8, true),
+            ("u4", 4, false),
+            ("s4", 4, true),
+            ("u2", 2, false),
+            ("s2", 2, true),
+        ];
+        let span = m.inst.span;
+        let mods: Vec<&str> = m.inst.modifiers.iter().map(|x| x.text.as_str()).collect();
+        let shape = |mods: &[&str]| -> Option<(u32, bool, bool)> {
+            let (head, rest) = mods.split_at(2.min(mods.len()));
+            if head != ["pack", "sat"] {
+                return None;
+            }
+            let (&ct, rest) = rest.split_first()?;
+            let &(_, bits, signed) = NARROW.iter().find(|n| n.0 == ct)?;
+            let with_c = bits < 16;
+            let want: &[&str] = if with_c { &["s32", "b32"] } else { &["s32"] };
+            (rest == want).then_some((bits, signed, with_c))
+        };
+        let Some((bits, signed, with_c)) = shape(&mods) else {
+            return Err(Diagnostic::new(
+                format!("`{}`: expected cvt.pack.sat.{{u16,s16}}.s32 or cvt.pack.sat.{{u2,s2,u4,s4,u8,s8}}.s32.b32", m.name()),
+                span,
+            ));
+        };
+        let ops = super::operands(m.inst, if with_c { 4 } else { 3 })?;
+        let (lo, hi): (i32, i32) = if signed { (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) } else { (0, (1 << bits) - 1) };
+        let u = FnLower::u32c;
+        let mut fields = Vec::new();
+        for op in &ops[1..3] {
+            let v = self.read(op, ScalarType::S32)?;
+            let v = self.bin(BinaryOp::MaxS, Ty::U32, v, u(lo as u32));
+            let v = self.bin(BinaryOp::MinS, Ty::U32, v, u(hi as u32));
+            fields.push(self.bin(BinaryOp::And, Ty::U32, v, u((1u32 << bits) - 1)));
+        }
+        let ta = self.bin(BinaryOp::Shl, Ty::U32, fields[0], u(bits));
+        let mut r = self.bin(BinaryOp::Or, Ty::U32, ta, fields[1]);
+        if with_c {
+            let c = self.read(&ops[3], ScalarType::B32)?;
+            let c = self.bin(BinaryOp::Shl, Ty::U32, c, u(2 * bits));
+            r = self.bin(BinaryOp::Or, Ty::U32, r, c);
+        }
+        self.write(&ops[0], ScalarType::U32, r)
+    }
+
+    /// A 32-bit integer (two's complement if `signed`) rounded to the nearest f32, ties to
+    /// even: its high 16 bits (a multiple of 2^16, sign included) and low 16 bits (0..65535)
+    /// convert exactly, and their f32 sum rounds once. The operands are integers, never
+    /// subnormal, so the add does not make the kernel depend on subnormal support.
+    fn int32_to_f32_rn(&mut self, v: Operand, signed: bool) -> Operand {
+        let op = if signed { ConvertOp::SintToFloat } else { ConvertOp::UintToFloat };
+        let hi = self.bin(BinaryOp::And, Ty::U32, v, FnLower::u32c(0xffff_0000));
+        let lo = self.bin(BinaryOp::And, Ty::U32, v, FnLower::u32c(0xffff));
+        let hi = self.convert(op, Ty::U32, Ty::F32, hi);
+        let lo = self.convert(ConvertOp::UintToFloat, Ty::U32, Ty::F32, lo);
+        let outer = self.subnormal_exempt;
+        self.subnormal_exempt.f32 = true;
+        let r = self.bin(BinaryOp::FAdd, Ty::F32, hi, lo);
+        self.subnormal_exempt = outer;
+        r
+    }
+
+    /// A 64-bit integer (`v`, a U64; two's complement if `signed`) rounded to float format
+    /// `fmt` (f32, f64 or bf16: formats whose range holds every 64-bit integer, so nothing
+    /// overflows and nothing is subnormal) with `mode`, computed on the integer: normalize by
+    /// the leading zeros, keep the significand's bits, round on the dropped ones. The bits of
+    /// the result: a U64 for f64, else a U32. Only integer operations, so it also runs where
+    /// 64-bit integers are split (`int64`).
+    pub(super) fn int64_to_float_bits(&mut self, v: Operand, signed: bool, fmt: Format, mode: Rounding) -> Operand {
+        debug_assert!(fmt.bias() >= 127, "the format's range holds every 64-bit integer");
+        let u = FnLower::u32c;
+        let c = FnLower::u64c;
+        let sign = if signed {
+            let s = self.bin(BinaryOp::ShrU, Ty::U64, v, u(63));
+            self.resize(s, Ty::U64, Ty::U32, false)
+        } else {
+            u(0)
+        };
+        let negative = self.cmp(CmpOp::Ne, Ty::U32, sign, u(0));
+        let neg = self.un(UnaryOp::Neg, Ty::U64, v);
+        // |i64::MIN| = 2^63 is right as an unsigned magnitude.
+        let mag = self.select(Ty::U64, negative, neg, v);
+        let lz = self.un(UnaryOp::CountLeadingZeros, Ty::U64, mag);
+        let zero = self.cmp(CmpOp::Eq, Ty::U32, lz, u(64));
+        let sh = self.bin(BinaryOp::And, Ty::U32, lz, u(63));
+        let n = self.bin(BinaryOp::Shl, Ty::U64, mag, sh);
+        let drop = 63 - fmt.mant_bits;
+        let q = self.bin(BinaryOp::ShrU, Ty::U64, n, u(drop));
+        let rem = self.bin(BinaryOp::And, Ty::U64, n, c((1u64 << drop) - 1));
+        let half = c(1u64 << (drop - 1));
+        // q carries the leading bit at 2^mant_bits, so the exponent field is (e + bias - 1):
+        // an increment that carries out of the significand moves to the next binade.
+        let e = self.bin(BinaryOp::Sub, Ty::U32, u(63 + fmt.bias() as u32 - 1), lz);
+        let e = self.resize(e, Ty::U32, Ty::U64, false);
+        let base = self.bin(BinaryOp::Shl, Ty::U64, e, u(fmt.mant_bits));
+        let r = self.bin(BinaryOp::Add, Ty::U64, base, q);
+        let inexact = self.cmp(CmpOp::Ne, Ty::U64, rem, c(0));
+        let inc = match mode {
+            Rounding::Nearest => {
+                let above = self.cmp(CmpOp::GtU, Ty::U64, rem, half);
+                let tie = self.cmp(CmpOp::Eq, Ty::U64, rem, half);
+                let lsb = self.bin(BinaryOp::And, Ty::U64, q, c(1));
+                let odd = self.cmp(CmpOp::Ne, Ty::U64, lsb, c(0));
+                let tie_odd = self.bin(BinaryOp::And, Ty::Bool, tie, odd);
+                self.bin(BinaryOp::Or, Ty::Bool, above, tie_odd)
+            }
+            Rounding::Zero => Operand::Const(Const::Bool(false)),
+            Rounding::Up => {
+                let pos = self.un(UnaryOp::Not, Ty::Bool, negative);
+                self.bin(BinaryOp::And, Ty::Bool, inexact, pos)
+            }
+            Rounding::Down => self.bin(BinaryOp::And, Ty::Bool, inexact, negative),
+        };
+        let r1 = self.bin(BinaryOp::Add, Ty::U64, r, c(1));
+        let r = self.select(Ty::U64, inc, r1, r);
+        let (ty, r) = if fmt == F64 { (Ty::U64, r) } else { (Ty::U32, self.resize(r, Ty::U64, Ty::U32, false)) };
+        let sb = self.resize(sign, Ty::U32, ty, false);
+        let sb = self.bin(BinaryOp::Shl, ty, sb, u(fmt.width() - 1));
+        let r = self.bin(BinaryOp::Or, ty, r, sb);
+        self.select(ty, zero, FnLower::int_const(ty, 0), r)
     }
 
     /// `.sat` of an integer conversion (§9.7.9.21): the source value (of type `st`, held in

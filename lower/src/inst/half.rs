@@ -330,8 +330,12 @@ impl FnLower {
             return self.write(d, dt, r);
         }
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
-        if m.has("sat") && !matches!(dt, ScalarType::F16 | ScalarType::F32 | ScalarType::F64) {
-            return Err(unsupported(format!("`.sat` on `{}`", m.name()), span));
+        // `.sat` limits float results to [0, 1] (f16/f32/f64 destinations); on an integer
+        // destination of a float source it is redundant (§9.7.10.20: float-to-integer
+        // conversions clamp by default). bf16 destinations have no `.sat`.
+        let sat_float = m.has("sat") && matches!(dt, ScalarType::F16 | ScalarType::F32 | ScalarType::F64);
+        if m.has("sat") && !sat_float && !(crate::ptx_types::is_int(dt) && half_format(st).is_some()) {
+            return Err(Diagnostic::new(format!("`.sat` does not apply to `{}`", m.name()), span));
         }
         // The source as an exact f64 (halves and f32 widen exactly; 32-bit integers too).
         let v = self.read(a, st)?;
@@ -346,10 +350,26 @@ impl FnLower {
         } else if crate::ptx_types::is_int(st) {
             let bits = crate::ptx_types::bits(st);
             let signed = crate::ptx_types::is_signed(st);
+            if bits == 64 && dt == ScalarType::Bf16 {
+                // f64 cannot hold every 64-bit integer: round the integer itself (f16's range
+                // makes the double rounding through f64 harmless: every integer ≥ 2^24
+                // overflows it anyway).
+                let mode = match rounding.and_then(Rounding::from_modifier) {
+                    Some(mode) => mode,
+                    None => return Err(Diagnostic::new(format!("`{}` needs .rn/.rz/.rm/.rp", m.name()), span)),
+                };
+                let r = self.int64_to_float_bits(v, signed, BF16, mode);
+                let r = if clamp.relu {
+                    // `.relu`: a negative result (never NaN or −0 here) becomes +0.
+                    let neg = self.cmp(CmpOp::GeU, Ty::U32, r, FnLower::u32c(0x8000));
+                    self.select(Ty::U32, neg, FnLower::u32c(0), r)
+                } else {
+                    r
+                };
+                return self.write(d, dt, r);
+            }
             if bits == 64 && dt != ScalarType::F16 {
-                // f64 cannot hold every 64-bit integer, and only f16's range makes the double
-                // rounding through f64 harmless (every integer ≥ 2^24 overflows it anyway).
-                return Err(unsupported(format!("`{}` (64-bit integer to bf16)", m.name()), span));
+                return Err(unsupported(format!("`{}`", m.name()), span));
             }
             let from = if bits == 64 { Ty::U64 } else { Ty::U32 };
             let op = if signed { ConvertOp::SintToFloat } else { ConvertOp::UintToFloat };

@@ -15,8 +15,12 @@ impl FnLower {
 
     pub(super) fn int_arith(&mut self, m: &Mods) -> LResult<()> {
         let name = m.inst.opcode.name.as_str();
+        if let Some(r) = self.packed_int(m) {
+            return r;
+        }
         match name {
             "add" | "sub" | "mad" if m.has("cc") => return self.carry_arith(m),
+            "mad" if m.has("sat") => return self.mad_hi_sat(m),
             "mul" | "mad" => m.only(&["lo", "hi", "wide"])?,
             "add" | "sub" if m.has("sat") => return self.add_sat(m),
             _ => m.only(&[])?,
@@ -108,6 +112,24 @@ impl FnLower {
         let b = self.resize(b, Ty::U32, Ty::U64, true);
         let op = if m.inst.opcode.name.as_str() == "add" { BinaryOp::Add } else { BinaryOp::Sub };
         let r = self.bin(op, Ty::U64, a, b);
+        let r = self.clamp_s64_to_s32(r);
+        self.write(d, t, r)
+    }
+
+    /// `mad.hi.sat.s32` (§9.7.1.4): the high half of the product plus c, limited to
+    /// MININT..MAXINT.
+    fn mad_hi_sat(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["hi", "sat"])?;
+        let t = m.ty()?;
+        if t != ScalarType::S32 || !m.has("hi") {
+            return Err(Diagnostic::new("`.sat` applies to mad.hi.s32 only", m.inst.span));
+        }
+        let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+        let (a, b, c) = (self.read(a, t)?, self.read(b, t)?, self.read(c, t)?);
+        let hi = self.bin(BinaryOp::MulHiS, Ty::U32, a, b);
+        let hi = self.resize(hi, Ty::U32, Ty::U64, true);
+        let c = self.resize(c, Ty::U32, Ty::U64, true);
+        let r = self.bin(BinaryOp::Add, Ty::U64, hi, c);
         let r = self.clamp_s64_to_s32(r);
         self.write(d, t, r)
     }
@@ -512,7 +534,6 @@ impl FnLower {
             }
             "bfe" => self.bfe(m, t, ty),
             "bfi" => self.bfi(m, t, ty),
-            "prmt" => self.prmt(m, t),
             _ => Err(unsupported(format!("`{}`", m.name()), m.inst.span)),
         }
     }
@@ -589,36 +610,6 @@ impl FnLower {
         self.write(d, t, r)
     }
 
-    /// `prmt.b32 d, a, b, c` in the default mode (spec §9.7.8.7 "prmt").
-    fn prmt(&mut self, m: &Mods, t: ScalarType) -> LResult<()> {
-        if t != ScalarType::B32 {
-            return Err(Diagnostic::new("`prmt` takes .b32", m.inst.span));
-        }
-        let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
-        let (a, b, c) = (self.read(a, t)?, self.read(b, t)?, self.read(c, t)?);
-        let lo = self.resize(a, Ty::U32, Ty::U64, false);
-        let hi = self.resize(b, Ty::U32, Ty::U64, false);
-        let hi = self.bin(BinaryOp::Shl, Ty::U64, hi, FnLower::u32c(32));
-        let x = self.bin(BinaryOp::Or, Ty::U64, hi, lo);
-        let mut r = FnLower::u32c(0);
-        for i in 0..4u32 {
-            let sel = self.bin(BinaryOp::ShrU, Ty::U32, c, FnLower::u32c(4 * i));
-            let idx = self.bin(BinaryOp::And, Ty::U32, sel, FnLower::u32c(7));
-            let sh = self.bin(BinaryOp::Mul, Ty::U32, idx, FnLower::u32c(8));
-            let byte = self.bin(BinaryOp::ShrU, Ty::U64, x, sh);
-            let byte = self.resize(byte, Ty::U64, Ty::U32, false);
-            let byte = self.bin(BinaryOp::And, Ty::U32, byte, FnLower::u32c(0xff));
-            let msb = self.bin(BinaryOp::And, Ty::U32, sel, FnLower::u32c(8));
-            let rep = self.cmp(CmpOp::Ne, Ty::U32, msb, FnLower::u32c(0));
-            let sign = self.bin(BinaryOp::And, Ty::U32, byte, FnLower::u32c(0x80));
-            let neg = self.cmp(CmpOp::Ne, Ty::U32, sign, FnLower::u32c(0));
-            let fill = self.select(Ty::U32, neg, FnLower::u32c(0xff), FnLower::u32c(0));
-            let byte = self.select(Ty::U32, rep, fill, byte);
-            let placed = self.bin(BinaryOp::Shl, Ty::U32, byte, FnLower::u32c(8 * i));
-            r = self.bin(BinaryOp::Or, Ty::U32, r, placed);
-        }
-        self.write(d, t, r)
-    }
 }
 
 fn widen(t: ScalarType) -> Option<ScalarType> {

@@ -17,9 +17,11 @@ use ptxcross_frontend::Diagnostic;
 /// (a vector or 64-bit access is several word accesses: not atomic as a whole, which NVIDIA
 /// does not promise for vectors either). `.acquire`/`.release` (ld/st) add a fence after /
 /// before the strong access, at the access's scope (see `atomic::sem_fences`).
-const IGNORED: [&str; 19] = [
+/// Eviction priorities and prefetch sizes (§9.7.10.1/2) are hints too.
+const IGNORED: [&str; 26] = [
     "ca", "cg", "cs", "lu", "cv", "wb", "wt", "nc", "weak", "volatile", "L1::evict_normal", "L1::evict_last",
-    "L1::no_allocate", "L2::evict_normal", "relaxed", "cta", "gpu", "sys", "cluster",
+    "L1::no_allocate", "L2::evict_normal", "relaxed", "cta", "gpu", "sys", "cluster", "L1::evict_first",
+    "L1::evict_unchanged", "L2::evict_first", "L2::evict_last", "L2::64B", "L2::128B", "L2::256B",
 ];
 
 /// A resolved address: the memory, and a byte offset into it (U32) — or, for generic

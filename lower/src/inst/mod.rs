@@ -3,6 +3,7 @@
 //! a guess.
 
 mod atomic;
+mod bitops;
 mod control;
 mod convert;
 mod divsqrt;
@@ -136,6 +137,9 @@ impl FnLower {
     }
 
     fn dispatch(&mut self, inst: &Instruction) -> LResult<()> {
+        if let Some(stripped) = without_cache_hint(inst)? {
+            return self.dispatch(&stripped);
+        }
         let m = Mods { inst };
         match inst.opcode.name.as_str() {
             "mov" => self.mov(&m),
@@ -150,8 +154,14 @@ impl FnLower {
                     self.int_arith(&m)
                 }
             }
-            "and" | "or" | "xor" | "not" | "cnot" | "shl" | "shr" | "popc" | "clz" | "brev" | "bfe" | "bfi" | "prmt"
-            | "shf" => self.bitwise(&m),
+            "and" | "or" | "xor" | "not" | "cnot" | "shl" | "shr" | "popc" | "clz" | "brev" | "bfe" | "bfi" | "shf" => {
+                self.bitwise(&m)
+            }
+            "prmt" => self.prmt(&m),
+            "lop3" => self.lop3(&m),
+            "fns" => self.fns(&m),
+            "slct" => self.slct(&m),
+            "isspacep" => self.isspacep(&m),
             "sqrt" | "rcp" | "rsqrt" | "ex2" | "lg2" | "sin" | "cos" | "tanh" | "copysign" | "testp" => {
                 self.float_special(&m)
             }
@@ -178,6 +188,16 @@ impl FnLower {
             "membar" | "fence" => self.fence(&m),
             "nanosleep" => self.nanosleep(&m),
             "prefetch" | "prefetchu" => self.prefetch(&m),
+            // Cache-residency hints (§9.7.10.15/16): no single-thread effect. `discard` leaves
+            // the data unspecified, so leaving it as it is is one allowed outcome.
+            "applypriority" | "discard" => {
+                m.only(&["global", "L2", "L2::evict_normal"])?;
+                operands(inst, 2).map(|_| ())
+            }
+            "createpolicy" => self.createpolicy(&m),
+            "mapa" | "getctarank" => {
+                Err(unsupported(format!("instruction `{}` (cluster launches are not supported)", m.name()), inst.span))
+            }
             _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
         }
     }
@@ -201,6 +221,24 @@ fn subnormal_exemption(m: &Mods) -> crate::function::SubnormalUse {
     crate::function::SubnormalUse {
         f32: m.has("ftz") || !f32_valued,
         f64: !types.contains(&ScalarType::F64),
+    }
+}
+
+/// `inst` without its `.L2::cache_hint` qualifier and the cache-policy operand that comes with
+/// it (the last one), or `None` when it has none: a cache policy is a hint (§9.7.10.2), read
+/// nowhere else. The policy operand must still be a register or an immediate.
+fn without_cache_hint(inst: &Instruction) -> LResult<Option<Instruction>> {
+    if !inst.modifiers.iter().any(|m| m.text == "L2::cache_hint") {
+        return Ok(None);
+    }
+    if !matches!(inst.opcode.name.as_str(), "ld" | "st" | "ldu" | "prefetch" | "atom" | "red") {
+        return Err(unsupported(format!("`.L2::cache_hint` on `{}`", inst.opcode.name), inst.span));
+    }
+    let mut s = inst.clone();
+    s.modifiers.retain(|m| m.text != "L2::cache_hint");
+    match s.operands.pop() {
+        Some(ast::Operand { kind: ast::OperandKind::Symbol { .. } | ast::OperandKind::Expr(_), .. }) => Ok(Some(s)),
+        _ => Err(Diagnostic::new("`.L2::cache_hint` needs a cache-policy operand", inst.span)),
     }
 }
 

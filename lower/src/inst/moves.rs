@@ -57,7 +57,7 @@ impl FnLower {
 
     /// `cvta.space.size d, a` (to generic) / `cvta.to.space.size d, a` (from generic).
     pub(super) fn cvta(&mut self, m: &Mods) -> LResult<()> {
-        m.only(&["to", "global", "shared", "local", "const", "param", "shared::cta"])?;
+        m.only(&["to", "global", "shared", "local", "const", "param", "shared::cta", "shared::cluster", "param::entry"])?;
         let t = m.ty()?;
         if !matches!(t, ScalarType::U32 | ScalarType::U64) {
             return Err(Diagnostic::new("`cvta` takes .u32 or .u64", m.inst.span));
@@ -65,12 +65,17 @@ impl FnLower {
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
         let v = self.read(a, t)?;
         let v = self.resize(v, value_ty(t).unwrap_or(Ty::U64), Ty::U64, false);
-        let base = match m.one_of(&["global", "shared", "shared::cta", "local", "const", "param"]) {
+        let base = match m.one_of(&["global", "shared", "shared::cta", "shared::cluster", "local", "const", "param", "param::entry"]) {
             // Global (and const/param, which live in the heap) addresses are generic addresses.
             Some("global") | Some("const") => 0,
-            Some("shared") | Some("shared::cta") => abi::SHARED_WINDOW_BASE,
+            // Without cluster launches a CTA is its own cluster: its shared::cluster addresses
+            // are its shared::cta ones.
+            Some("shared") | Some("shared::cta") | Some("shared::cluster") => abi::SHARED_WINDOW_BASE,
             Some("local") => abi::LOCAL_WINDOW_BASE,
-            Some(s) => return Err(unsupported(format!("`cvta` with .{s}"), m.inst.span)),
+            // Kernel parameters live in their own buffer, outside the generic address space.
+            Some(s) => {
+                return Err(unsupported(format!("`cvta` with .{s} (kernel parameters have no generic address here)"), m.inst.span))
+            }
             None => return Err(Diagnostic::new("`cvta` needs a state space", m.inst.span)),
         };
         let r = if base == 0 {
@@ -321,6 +326,95 @@ impl FnLower {
             let a = self.bin(BinaryOp::And, Ty::U32, b, FnLower::u32c(0x7fff_ffff));
             self.cmp(CmpOp::GtU, Ty::U32, a, FnLower::u32c(0x7f80_0000))
         }
+    }
+
+    /// `slct.dtype.ctype d, a, b, c` (§9.7.7.4): d = (c >= 0) ? a : b, decided on c's bits:
+    /// −0 counts as zero, NaN selects b, and with `.ftz` a subnormal c selects a (it is a
+    /// signed zero); no float comparison, so the device's subnormal handling cannot matter.
+    pub(super) fn slct(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["ftz"])?;
+        let types = m.types();
+        let [dt, ct] = types.as_slice() else {
+            return Err(Diagnostic::new("`slct` takes a destination and a comparison type", m.inst.span));
+        };
+        let (dt, ct) = (*dt, *ct);
+        if m.has("ftz") && ct != ScalarType::F32 {
+            return Err(Diagnostic::new("`.ftz` applies to slct with an .f32 comparison", m.inst.span));
+        }
+        let u = FnLower::u32c;
+        let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+        let ty = value_ty(dt).ok_or_else(|| unsupported(format!("`{}`", m.name()), m.inst.span))?;
+        if ty == Ty::Bool || ptx_types::is_half(dt) {
+            return Err(Diagnostic::new(format!("`{}`: invalid destination type", m.name()), m.inst.span));
+        }
+        let (a, b) = (self.read(a, dt)?, self.read(b, dt)?);
+        let take_a = match ct {
+            ScalarType::S32 => {
+                let c = self.read(c, ct)?;
+                self.cmp(CmpOp::GeS, Ty::U32, c, u(0))
+            }
+            ScalarType::F32 => {
+                let c = self.read(c, ScalarType::B32)?;
+                let mag = self.bin(BinaryOp::And, Ty::U32, c, u(0x7fff_ffff));
+                let positive = self.cmp(CmpOp::LtU, Ty::U32, c, u(0x8000_0000));
+                let not_nan = self.cmp(CmpOp::LeU, Ty::U32, mag, u(0x7f80_0000));
+                let non_negative = self.bin(BinaryOp::And, Ty::Bool, positive, not_nan);
+                let zero_max = if m.has("ftz") { 0x007f_ffff } else { 0 };
+                let zero = self.cmp(CmpOp::LeU, Ty::U32, mag, u(zero_max));
+                self.bin(BinaryOp::Or, Ty::Bool, non_negative, zero)
+            }
+            _ => return Err(Diagnostic::new("`slct` compares an .s32 or .f32 operand", m.inst.span)),
+        };
+        let r = self.select(ty, take_a, a, b);
+        self.write(d, dt, r)
+    }
+
+    /// `isspacep.space p, a` (§9.7.10.18): whether generic address a lies in the space's
+    /// window. Generic addresses resolve as `ld`/`st` resolve them (see `abi`): the shared and
+    /// local windows, everything else global. Without cluster launches a CTA is its own
+    /// cluster, so `.shared::cluster` is `.shared::cta`. No generic address of a kernel
+    /// parameter exists here (`cvta.param` is refused), so `.param` is false.
+    pub(super) fn isspacep(&mut self, m: &Mods) -> LResult<()> {
+        const SPACES: [&str; 8] = ["global", "shared", "shared::cta", "shared::cluster", "local", "param", "param::entry", "const"];
+        m.only(&SPACES)?;
+        let [p, a] = operands(m.inst, 2)? else { unreachable!() };
+        let space = m.one_of(&SPACES).ok_or_else(|| Diagnostic::new("`isspacep` needs a state space", m.inst.span))?;
+        if space == "const" {
+            return Err(unsupported(
+                "`isspacep.const` (.const data lives in the global heap: no window tells it apart from .global)",
+                m.inst.span,
+            ));
+        }
+        if !m.types().is_empty() {
+            return Err(Diagnostic::new("`isspacep` takes no type", m.inst.span));
+        }
+        let a = self.read(a, ScalarType::U64)?;
+        let in_window = |s: &mut Self, base: u64| {
+            let rel = s.bin(BinaryOp::Sub, Ty::U64, a, FnLower::u64c(base));
+            s.cmp(CmpOp::LtU, Ty::U64, rel, FnLower::u64c(abi::WINDOW_SIZE))
+        };
+        let r = match space {
+            "shared" | "shared::cta" | "shared::cluster" => in_window(self, abi::SHARED_WINDOW_BASE),
+            "local" => in_window(self, abi::LOCAL_WINDOW_BASE),
+            "global" => {
+                let sh = in_window(self, abi::SHARED_WINDOW_BASE);
+                let lo = in_window(self, abi::LOCAL_WINDOW_BASE);
+                let either = self.bin(BinaryOp::Or, Ty::Bool, sh, lo);
+                self.un(UnaryOp::Not, Ty::Bool, either)
+            }
+            _ => Operand::Const(crate::ir::Const::Bool(false)),
+        };
+        self.write(p, ScalarType::Pred, r)
+    }
+
+    /// `createpolicy.* .b64 policy, …` (§9.7.10.17): a cache policy is an opaque hint that
+    /// every instruction here ignores (`.L2::cache_hint`), so any value will do: 0.
+    pub(super) fn createpolicy(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["fractional", "range", "cvt", "global", "L2", "L2::evict_last", "L2::evict_normal", "L2::evict_first", "L2::evict_unchanged"])?;
+        if m.ty()? != ScalarType::B64 || m.inst.operands.is_empty() {
+            return Err(Diagnostic::new(format!("`{}`: expected `.b64 policy, …`", m.name()), m.inst.span));
+        }
+        self.write(&m.inst.operands[0], ScalarType::B64, FnLower::u64c(0))
     }
 
     /// `selp.type d, a, b, c`: d = c ? a : b.

@@ -428,3 +428,22 @@ pub fn compare(cmp: &str, x: f64, y: f64) -> bool {
         _ => un,
     }
 }
+
+/// `cvt.frnd.{f32,f64,bf16}.{s64,u64}` (§9.7.10.20): the integer rounded once in the given
+/// direction (rustc_apfloat); the result's bits.
+pub fn cvt_from_int64(dst: &str, signed: bool, round: rustc_apfloat::Round, a: u64) -> u64 {
+    use rustc_apfloat::ieee::{BFloat, Double, Single};
+    use rustc_apfloat::Float;
+    fn conv<F: Float>(signed: bool, round: rustc_apfloat::Round, a: u64) -> u128 {
+        if signed {
+            F::from_i128_r(a as i64 as i128, round).value.to_bits()
+        } else {
+            F::from_u128_r(a as u128, round).value.to_bits()
+        }
+    }
+    (match dst {
+        "f32" => conv::<Single>(signed, round, a),
+        "f64" => conv::<Double>(signed, round, a),
+        _ => conv::<BFloat>(signed, round, a),
+    }) as u64
+}

@@ -167,3 +167,150 @@ pub fn dot(dp2: bool, a_signed: bool, b_signed: bool, b_select: u32, a: u64, b: 
     }
     d as u64 & 0xffff_ffff
 }
+
+/// §9.7.9.6 lop3: bit i of d is bit `(a_i << 2) | (b_i << 1) | c_i` of immLut (the table the
+/// spec builds from ta = 0xF0, tb = 0xCC, tc = 0xAA).
+pub fn lop3(lut: u8, a: u64, b: u64, c: u64) -> u64 {
+    let mut d = 0;
+    for i in 0..32 {
+        let idx = (bit(a, i) << 2) | (bit(b, i) << 1) | bit(c, i);
+        d |= u64::from((lut >> idx) & 1) << i;
+    }
+    d
+}
+
+/// §9.7.10.7 prmt's mode table, copied from the spec: for each mode (f4e, b4e, rc8, ecl, ecr,
+/// rc16) and selector c[1:0], the source bytes of d.b3, d.b2, d.b1, d.b0.
+const PRMT_TABLE: [(&str, [[u8; 4]; 4]); 6] = [
+    ("f4e", [[3, 2, 1, 0], [4, 3, 2, 1], [5, 4, 3, 2], [6, 5, 4, 3]]),
+    ("b4e", [[5, 6, 7, 0], [6, 7, 0, 1], [7, 0, 1, 2], [0, 1, 2, 3]]),
+    ("rc8", [[0, 0, 0, 0], [1, 1, 1, 1], [2, 2, 2, 2], [3, 3, 3, 3]]),
+    ("ecl", [[3, 2, 1, 0], [3, 2, 1, 1], [3, 2, 2, 2], [3, 3, 3, 3]]),
+    ("ecr", [[0, 0, 0, 0], [1, 1, 1, 0], [2, 2, 1, 0], [3, 2, 1, 0]]),
+    ("rc16", [[1, 0, 1, 0], [3, 2, 3, 2], [1, 0, 1, 0], [3, 2, 3, 2]]),
+];
+
+/// §9.7.10.7 prmt: `mode` is "" (generic form: four selector nibbles, bit 3 replicates the
+/// byte's sign) or one of the table's modes (selector c[1:0], no sign replication).
+pub fn prmt(mode: &str, a: u64, b: u64, c: u64) -> u64 {
+    let tmp64 = ((b & 0xffff_ffff) << 32) | (a & 0xffff_ffff);
+    let byte = |i: u64| (tmp64 >> (8 * i)) & 0xff;
+    let mut d = 0;
+    for i in 0..4 {
+        let v = if mode.is_empty() {
+            let ctl = (c >> (4 * i)) & 0xf;
+            let v = byte(ctl & 7);
+            if ctl & 8 != 0 {
+                if v & 0x80 != 0 {
+                    0xff
+                } else {
+                    0
+                }
+            } else {
+                v
+            }
+        } else {
+            let row = PRMT_TABLE.iter().find(|(m, _)| *m == mode).expect("prmt mode").1[(c & 3) as usize];
+            byte(u64::from(row[3 - i as usize]))
+        };
+        d |= v << (8 * i);
+    }
+    d
+}
+
+/// §9.7.1.17 fns: the spec's loop, literally. A base above 31 is undefined in the spec; the
+/// loop's `pos < 32` test gives 0xffffffff for it (what ptxcross pins).
+pub fn fns(mask: u64, base: u64, offset: u64) -> u64 {
+    let (mask, base, offset) = (mask as u32, base as u32 as i64, offset as u32 as i32 as i64);
+    let mut d = 0xffff_ffffu64;
+    if base > 31 {
+        return d;
+    }
+    if offset == 0 {
+        if (mask >> base) & 1 == 1 {
+            d = base as u64;
+        }
+    } else {
+        let mut pos = base;
+        let mut count = offset.abs() - 1;
+        let inc = if offset > 0 { 1 } else { -1 };
+        while (0..32).contains(&pos) {
+            if (mask >> pos) & 1 == 1 {
+                if count == 0 {
+                    d = pos as u64;
+                    break;
+                } else {
+                    count -= 1;
+                }
+            }
+            pos += inc;
+        }
+    }
+    d
+}
+
+/// §9.7.1.1/12/13 `add`/`min`/`max` on `.u16x2`/`.s16x2` (with `.relu`: negative lanes become
+/// 0): each half word on its own.
+pub fn packed16(op: &str, signed: bool, relu: bool, a: u64, b: u64) -> u64 {
+    let lane = |x: u64, i: u32| {
+        let v = (x >> (16 * i)) & 0xffff;
+        if signed {
+            sext(v, 16)
+        } else {
+            v as i64
+        }
+    };
+    let mut d = 0;
+    for i in 0..2 {
+        let (x, y) = (lane(a, i), lane(b, i));
+        let mut v = match op {
+            "add" => x + y,
+            "min" => x.min(y),
+            _ => x.max(y),
+        };
+        if relu && v < 0 {
+            v = 0;
+        }
+        d |= (v as u64 & 0xffff) << (16 * i);
+    }
+    d
+}
+
+/// §9.7.1.12/13 `min.relu.s32` / `max.relu.s32`.
+pub fn min_max_relu_s32(max: bool, a: u64, b: u64) -> u64 {
+    let (x, y) = (sext(a, 32), sext(b, 32));
+    (if max { x.max(y) } else { x.min(y) }).max(0) as u64 & 0xffff_ffff
+}
+
+/// §9.7.1.4 `mad.hi.sat.s32`: t<63..32> + c limited to MININT..MAXINT.
+pub fn mad_hi_sat_s32(a: u64, b: u64, c: u64) -> u64 {
+    let t = sext(a, 32) as i128 * sext(b, 32) as i128;
+    let hi = (t >> 32) as i64;
+    (hi + sext(c, 32)).clamp(i32::MIN as i64, i32::MAX as i64) as u32 as u64
+}
+
+/// §9.7.7.4 slct with an .f32 comparison operand: a if c ≥ 0 (−0 equals 0; with `.ftz` a
+/// subnormal c is a signed zero), b otherwise and for NaN.
+pub fn slct_f32(ftz: bool, a: u64, b: u64, c: u64) -> u64 {
+    let mut f = f32::from_bits(c as u32);
+    if ftz && f.is_subnormal() {
+        f = 0.0;
+    }
+    if f >= 0.0 {
+        a
+    } else {
+        b
+    }
+}
+
+/// §9.7.10.21 cvt.pack.sat: a and b (s32) clamped to the `bits`-wide type's range, packed
+/// as d's low 2·bits bits (a above b); with c, d's remaining bits are c's low bits.
+pub fn cvt_pack(bits: u32, signed: bool, a: u64, b: u64, c: Option<u64>) -> u64 {
+    let (lo, hi) = if signed { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) } else { (0, (1i64 << bits) - 1) };
+    let t = |x: u64| (sext(x, 32).clamp(lo, hi) as u64) & mask(bits);
+    let td = t(b) | (t(a) << bits);
+    match c {
+        None => td,
+        Some(c) => (td | (c << (2 * bits))) & 0xffff_ffff,
+    }
+}
