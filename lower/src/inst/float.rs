@@ -375,6 +375,9 @@ impl FnLower {
         if name == "testp" {
             return self.testp(m);
         }
+        if let Some(r) = self.approx_transcendental(m) {
+            return r;
+        }
         let t = m.ty()?;
         let ty = self.float_ty(t, m)?;
         let ftz = m.has("ftz");
