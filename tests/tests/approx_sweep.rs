@@ -302,3 +302,101 @@ fn approx_is_independent_of_subnormal_flushing() {
         assert!(!f.f32_subnormals && !f.f64_subnormals, "`{name}` is marked as depending on subnormals");
     }
 }
+
+/// nvcc's `-use_fast_math` kernels `tests/fastmath/src/fastmath.cu` (regenerate with
+/// `tests/fastmath/regen.sh`): `__expf`, `__logf`, `__sincosf`, `rsqrtf`, `tanhf`, `__powf`, a
+/// sigmoid and a row softmax, i.e. `ex2/lg2/sin/cos/rsqrt/tanh .approx` with `rcp.approx`,
+/// `div.approx` and `.ftz` arithmetic around them, on both backends against an f64 CPU
+/// reference. Each tolerance is derived from the spec's bounds (see `tol_*`), not measured.
+#[test]
+fn nvcc_fast_math_kernels() {
+    use ptxcross_tests::launch::{self, bytes, words, Launch};
+    let Some(gpu) = sweep::gpu() else { return };
+    let ptx = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/fastmath/ptx/fastmath.sm80.ptx")).unwrap();
+    let u = 2f64.powi(-24); // half an ulp of 1, relative rounding of one f32 operation
+    // ex2.approx.ftz(t) relative to 2^t: 2^-22.5·2^⌊t⌋/2^t ≤ 2^-22.5. __expf(a) = ex2(fl(a·log2e)):
+    // the product's rounding (u) and the constant's (u/2) move t by 1.5u|t|, 2^t by ln2 of that.
+    let rel_exp = |a: f64| 2f64.powf(-22.5) + 2.0 * u * a.abs();
+    // lg2.approx: 2^-22.6 absolute plus half an ulp of the result; times ln2 (rounded) for log.
+    let tol_log = |b: f64| std::f64::consts::LN_2 * (2f64.powf(-22.6) + u * b.log2().abs()) + 2.0 * u * b.ln().abs();
+    let mut rng = Rng(77);
+    let mut uni = |lo: f64, hi: f64| lo + (hi - lo) * ((rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64);
+    let n = 4096 + 37;
+    let xs: Vec<f32> = (0..n).map(|_| uni(-10.0, 10.0) as f32).collect();
+    let ys: Vec<f32> = (0..n).map(|_| uni(-10.0, 10.0).exp2() as f32).collect();
+    let ts: Vec<f32> = (0..n).map(|i| if i % 2 == 0 { uni(-4.0, 4.0) } else { uni(-3000.0, 3000.0) } as f32).collect();
+    let rows = 1024 + 5;
+    let vs: Vec<f32> = (0..8 * rows).map(|_| uni(-20.0, 20.0) as f32).collect();
+    let fw = |v: &[f32]| bytes(&v.iter().map(|x| x.to_bits()).collect::<Vec<_>>());
+    for backend in Backend::ALL {
+        let l = Launch {
+            ptx: &ptx,
+            kernel: "pointwise",
+            block: [256, 1, 1],
+            grid: [(n as u32).div_ceil(256), 1, 1],
+            buffers: vec![fw(&xs), fw(&ys), fw(&ts), vec![0; 32 * n], (n as u32).to_le_bytes().to_vec()],
+        };
+        let out = launch::run(&gpu, &l, backend).unwrap_or_else(|e| panic!("{e}"));
+        let out: Vec<f64> = words(&out[3]).into_iter().map(|w| f32::from_bits(w) as f64).collect();
+        let mut bad = Vec::new();
+        for i in 0..n {
+            let (a, b, t) = (xs[i] as f64, ys[i] as f64, ts[i] as f64);
+            let e = (-a).exp();
+            // sin/cos.approx: 2^-20.9 absolute (ptxcross: for |t| < 6433); products and sums round.
+            let d = 2f64.powf(-20.9);
+            let rot = (a.abs() + b.abs()) * (d + 3.0 * u);
+            let lg = b.log2();
+            let ulp = |v: f64| ulp_f32_at(v);
+            let want: [(f64, f64); 8] = [
+                (a.exp(), a.exp() * rel_exp(a)),
+                (b.ln(), tol_log(b)),
+                // 1/(1 + e): e's error scaled by e/(1+e), the add (u), rcp.approx (spec: 2^-23
+                // absolute on [1, 2), i.e. 2u relative).
+                (1.0 / (1.0 + e), (rel_exp(a) + 3.0 * u) / (1.0 + e)),
+                (a * t.cos() - b * t.sin(), rot),
+                (a * t.sin() + b * t.cos(), rot),
+                // rsqrt.approx: 2^-22.4·2^-j with 2^-j ≤ 2/√m·… ≤ 2·result.
+                (1.0 / b.sqrt(), 2f64.powf(-21.4) / b.sqrt()),
+                // tanh.approx.f32: the spec states no bound; ptxcross's own (2 ulp).
+                (a.tanh(), aref::TANH_F32_ULPS * ulp(a.tanh())),
+                // ex2(fl(0.75·lg2 b)): lg2's error (and the product's rounding) times 0.75, in the
+                // exponent; then ex2's own.
+                (b.powf(0.75), b.powf(0.75) * (std::f64::consts::LN_2 * (0.75 * (2f64.powf(-22.6) + u * lg.abs()) + u * 0.75 * lg.abs()) + rel_exp(0.0))),
+            ];
+            for (k, (w, tol)) in want.iter().enumerate() {
+                let g = out[8 * i + k];
+                if !((g - w).abs() <= *tol) && bad.len() < 10 {
+                    bad.push(format!("{backend} pointwise[{i}].{k} (x {a}, y {b}, θ {t}): {g}, expected {w} ± {tol:e}"));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+        let l = Launch {
+            ptx: &ptx,
+            kernel: "softmax8",
+            block: [128, 1, 1],
+            grid: [(rows as u32).div_ceil(128), 1, 1],
+            buffers: vec![fw(&vs), vec![0; 32 * rows], (rows as u32).to_le_bytes().to_vec()],
+        };
+        let out = launch::run(&gpu, &l, backend).unwrap_or_else(|e| panic!("{e}"));
+        let out: Vec<f64> = words(&out[1]).into_iter().map(|w| f32::from_bits(w) as f64).collect();
+        for r in 0..rows {
+            let v: Vec<f64> = vs[8 * r..8 * r + 8].iter().map(|&x| x as f64).collect();
+            let m = v.iter().cloned().fold(f64::MIN, f64::max);
+            let sum: f64 = v.iter().map(|x| (x - m).exp()).sum();
+            // e_k = __expf(fl(v_k − m)): the subtraction's rounding (u|d|) and rel_exp(d);
+            // the sum of 8 adds 7u, div.approx 2 ulp (4u).
+            let worst_e = v.iter().map(|x| u * (x - m).abs() + rel_exp(x - m)).fold(0.0, f64::max);
+            for k in 0..8 {
+                let w = (v[k] - m).exp() / sum;
+                let tol = w * (2.0 * worst_e + 7.0 * u + 4.0 * u);
+                let g = out[8 * r + k];
+                if !((g - w).abs() <= tol) && bad.len() < 10 {
+                    bad.push(format!("{backend} softmax8[{r}][{k}]: {g}, expected {w} ± {tol:e}"));
+                }
+            }
+        }
+        assert!(bad.is_empty(), "{}", bad.join("\n"));
+        eprintln!("{backend:>5} fastmath: pointwise ({n} threads × 8 results) and softmax8 ({rows} rows) within the spec-derived bounds");
+    }
+}
