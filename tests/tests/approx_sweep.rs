@@ -17,7 +17,7 @@
 use ptxcross::Backend;
 use ptxcross_tests::ptx_ref::approx::{self as aref, Fmt, Want};
 use ptxcross_tests::ptx_ref::float::ulp_f32_at;
-use ptxcross_tests::sweep::{self, Rng, Sweep, Variant, F32_EDGES};
+use ptxcross_tests::sweep::{self, Rng, Sweep, Variant, F32_EDGES, F64_EDGES};
 use std::time::Instant;
 
 /// Sampled inputs per f32 variant in CI.
@@ -292,9 +292,14 @@ fn approx_is_independent_of_subnormal_flushing() {
     use ptxcross_frontend::SourceFile;
     use ptxcross_lower::LowerOptions;
     let mut names: Vec<String> = f32_variants().into_iter().map(|v| v.0).collect();
-    names.extend(["ex2.approx.f16x2", "tanh.approx.bf16x2"].map(String::from));
+    names.extend(["ex2.approx.f16x2", "tanh.approx.bf16x2", "rcp.approx.ftz.f64", "rsqrt.approx.ftz.f64"].map(String::from));
     for name in names {
-        let ty = if name.ends_with("bf16x2") { "bf16x2" } else if name.ends_with("x2") { "f16x2" } else { "f32" };
+        let ty = match name.rsplit('.').next() {
+            Some("f64") => "f64",
+            Some("bf16x2") => "bf16x2",
+            Some("f16x2") => "f16x2",
+            _ => "f32",
+        };
         let v = Variant::inst(&name, ty, &[ty]);
         let file = SourceFile::new("k.ptx", v.ptx());
         let module = ptxcross::translate::frontend(&file, &LowerOptions::default()).map_err(|e| e.render()).expect("translates");
@@ -365,7 +370,7 @@ fn nvcc_fast_math_kernels() {
             ];
             for (k, (w, tol)) in want.iter().enumerate() {
                 let g = out[8 * i + k];
-                if !((g - w).abs() <= *tol) && bad.len() < 10 {
+                if ((g - w).abs() > *tol || g.is_nan()) && bad.len() < 10 {
                     bad.push(format!("{backend} pointwise[{i}].{k} (x {a}, y {b}, θ {t}): {g}, expected {w} ± {tol:e}"));
                 }
             }
@@ -391,12 +396,57 @@ fn nvcc_fast_math_kernels() {
                 let w = (v[k] - m).exp() / sum;
                 let tol = w * (2.0 * worst_e + 7.0 * u + 4.0 * u);
                 let g = out[8 * r + k];
-                if !((g - w).abs() <= tol) && bad.len() < 10 {
+                if ((g - w).abs() > tol || g.is_nan()) && bad.len() < 10 {
                     bad.push(format!("{backend} softmax8[{r}][{k}]: {g}, expected {w} ± {tol:e}"));
                 }
             }
         }
         assert!(bad.is_empty(), "{}", bad.join("\n"));
         eprintln!("{backend:>5} fastmath: pointwise ({n} threads × 8 results) and softmax8 ({rows} rows) within the spec-derived bounds");
+    }
+}
+
+/// `rcp.approx.ftz.f64` and `rsqrt.approx.ftz.f64` (§9.7.3.14/17): the upper word's function
+/// within ptxcross's bound (`ptx_ref::approx::F64_HI_REL`; the spec states none), the lower
+/// word zero, the special-value tables exact; both backends alike.
+#[test]
+fn approx_f64_hi_word() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let mut rng = Rng(64);
+    let mut inputs: Vec<u64> = F64_EDGES.to_vec();
+    // Every exponent with a few fractions, both signs; then random bits and random low words.
+    for e in 0..2048u64 {
+        for f in [0u64, 1, 0xf_ffff, 0x8_0000, 0x6_a09e] {
+            for s in [0u64, 1 << 63] {
+                inputs.push(s | e << 52 | f << 32 | (rng.next_u64() & 0xffff_ffff));
+            }
+        }
+    }
+    inputs.extend((0..1 << 16).map(|_| rng.next_u64()));
+    for name in ["rcp.approx.ftz.f64", "rsqrt.approx.ftz.f64"] {
+        let s = Sweep::new(&gpu, Variant::inst(name, "f64", &["f64"])).unwrap_or_else(|e| panic!("`{name}` does not translate: {e}"));
+        let mut outs = Vec::new();
+        for backend in Backend::ALL {
+            let got = s.run(backend, &inputs);
+            let mut bad = Vec::new();
+            let mut worst = 0f64;
+            for (&a, &g) in inputs.iter().zip(&got) {
+                let ok = match aref::hi_word_f64(a, name.starts_with("rsqrt")) {
+                    Ok(bits) => g == bits,
+                    Err((t, tol)) => {
+                        let r = (f64::from_bits(g) - t).abs();
+                        worst = worst.max(r / t.abs());
+                        g & 0xffff_ffff == 0 && r <= tol
+                    }
+                };
+                if !ok && bad.len() < 10 {
+                    bad.push(format!("{backend} `{name}` {a:#018x}: got {g:#018x}, expected {:?}", aref::hi_word_f64(a, name.starts_with("rsqrt"))));
+                }
+            }
+            assert!(bad.is_empty(), "{}", bad.join("\n"));
+            eprintln!("{backend:>5} {name:<24} {} values, worst relative error 2^{:.2}", inputs.len(), worst.log2());
+            outs.push(got);
+        }
+        assert!(outs[0] == outs[1], "`{name}`: the backends disagree");
     }
 }

@@ -64,10 +64,99 @@ impl FnLower {
     /// `rsqrt`/`rcp`. Returns `None` when `m` is not one of them.
     pub(super) fn approx_transcendental(&mut self, m: &Mods) -> Option<LResult<()>> {
         let name = m.inst.opcode.name.as_str();
+        if matches!(name, "rcp" | "rsqrt") && m.has("approx") && m.types() == [ScalarType::F64] {
+            return Some(self.approx_f64(m, name));
+        }
         if !matches!(name, "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh") {
             return None;
         }
         Some(self.approx_inst(m, name))
+    }
+
+    /// `rcp.approx.ftz.f64` (§9.7.3.14) and `rsqrt.approx.ftz.f64` (§9.7.3.17): the function of
+    /// the upper word of `a` read as a 1.11.20 float, placed in the upper word of `d` (1.11.20),
+    /// the lower word zero. Subnormal inputs and results are flushed; NaN inputs give
+    /// 0x7fffffff00000000. The spec gives no bound ("a fast, gross approximation"): ptxcross
+    /// computes 1/tmp correctly rounded and 1/√tmp within 2^-22.4 (`rsqrt_f32`) in f32 on the
+    /// 21-bit significand, then rounds to 20 fraction bits (nearest even): within 2^-20.9
+    /// (rcp: 2^-21 and the f32 rounding before it) and 2^-20.2 (rsqrt) relative. `rsqrt.approx.f64` (full precision, subnormals kept, "emulated in software")
+    /// is not done yet.
+    fn approx_f64(&mut self, m: &Mods, name: &str) -> LResult<()> {
+        if !m.has("ftz") {
+            return Err(unsupported(format!("`{}` (only the .ftz form is done)", m.name()), m.inst.span));
+        }
+        m.only(&["approx", "ftz"])?;
+        // Everything below works on the bits or on normal f32 values in [1/4, 4].
+        self.subnormal_exempt.f32 = true;
+        self.subnormal_exempt.f64 = true;
+        let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+        let a = self.read(a, ScalarType::F64)?;
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, a);
+        let hi = self.bin(BinaryOp::ShrU, Ty::U64, bits, u32c(32));
+        let hi = self.convert(ConvertOp::Truncate, Ty::U64, Ty::U32, hi);
+        let sign = self.bin(BinaryOp::And, Ty::U32, hi, u32c(0x8000_0000));
+        let e = self.bin(BinaryOp::ShrU, Ty::U32, hi, u32c(20));
+        let e = self.bin(BinaryOp::And, Ty::U32, e, u32c(0x7ff));
+        let frac = self.bin(BinaryOp::And, Ty::U32, hi, u32c(0xf_ffff));
+        let frac = self.bin(BinaryOp::Shl, Ty::U32, frac, u32c(3));
+        let rsqrt = name == "rsqrt";
+        // The significand as an f32 m ∈ [1, 2) (rcp), or m·2^(e odd) ∈ [1, 4) (rsqrt); the
+        // result's exponent offset `k` (result = f(m)·2^k).
+        let (mexp, k) = if rsqrt {
+            // e − 1023 = 2j + odd; 1/√(m·2^(2j+odd)) = 2^-j/√(m·2^odd).
+            let odd = self.bin(BinaryOp::And, Ty::U32, e, u32c(1));
+            let odd = self.bin(BinaryOp::Xor, Ty::U32, odd, u32c(1));
+            let mexp = self.bin(BinaryOp::Add, Ty::U32, odd, u32c(127));
+            let j2 = self.bin(BinaryOp::Sub, Ty::U32, e, u32c(1023));
+            let j2 = self.bin(BinaryOp::Sub, Ty::U32, j2, odd);
+            let j = self.bin(BinaryOp::ShrS, Ty::U32, j2, u32c(1));
+            (mexp, self.un(UnaryOp::Neg, Ty::U32, j))
+        } else {
+            (u32c(127), self.bin(BinaryOp::Sub, Ty::U32, u32c(1023), e))
+        };
+        let mexp = self.bin(BinaryOp::Shl, Ty::U32, mexp, u32c(23));
+        let mb = self.bin(BinaryOp::Or, Ty::U32, frac, mexp);
+        let mf = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, mb);
+        let r = if rsqrt { self.rsqrt_f32(mf) } else { self.f32_div_rounded(f32c(1.0), mf, Rounding::Nearest) };
+        // r ∈ (1/4, 1]: its 23 fraction bits rounded to 20 (nearest even; a carry moves to the
+        // exponent by itself), then the exponent rebiased to f64's and offset by k.
+        let rb = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, r);
+        let lsb = self.bin(BinaryOp::ShrU, Ty::U32, rb, u32c(3));
+        let lsb = self.bin(BinaryOp::And, Ty::U32, lsb, u32c(1));
+        let rr = self.bin(BinaryOp::Add, Ty::U32, rb, u32c(3));
+        let rr = self.bin(BinaryOp::Add, Ty::U32, rr, lsb);
+        let rr = self.bin(BinaryOp::ShrU, Ty::U32, rr, u32c(3));
+        let re = self.bin(BinaryOp::ShrU, Ty::U32, rr, u32c(20));
+        let e64 = self.bin(BinaryOp::Add, Ty::U32, re, u32c(1023 - 127));
+        let e64 = self.bin(BinaryOp::Add, Ty::U32, e64, k);
+        let rfrac = self.bin(BinaryOp::And, Ty::U32, rr, u32c(0xf_ffff));
+        let ehi = self.bin(BinaryOp::Shl, Ty::U32, e64, u32c(20));
+        let out = self.bin(BinaryOp::Or, Ty::U32, ehi, rfrac);
+        // A result below the least normal is flushed (rcp of |tmp| ≥ 2^1022 only).
+        let tiny = self.cmp(CmpOp::LeS, Ty::U32, e64, u32c(0));
+        let out = self.select(Ty::U32, tiny, u32c(0), out);
+        let out = if rsqrt { out } else { self.bin(BinaryOp::Or, Ty::U32, out, sign) };
+        // Special values: zero/subnormal tmp → ±inf; infinite → ±0 (rcp), +0 (rsqrt of +inf);
+        // NaN a → canonical NaN; rsqrt of a negative (non-zero, non-subnormal) value → NaN.
+        let inf = self.bin(BinaryOp::Or, Ty::U32, sign, u32c(0x7ff0_0000));
+        let zero_in = self.cmp(CmpOp::Eq, Ty::U32, e, u32c(0));
+        let top = self.cmp(CmpOp::Eq, Ty::U32, e, u32c(0x7ff));
+        let out = self.select(Ty::U32, top, if rsqrt { u32c(0) } else { sign }, out);
+        let nan_hi = u32c(0x7fff_ffff);
+        let out = if rsqrt {
+            let neg = self.cmp(CmpOp::Ne, Ty::U32, sign, u32c(0));
+            self.select(Ty::U32, neg, nan_hi, out)
+        } else {
+            out
+        };
+        let out = self.select(Ty::U32, zero_in, inf, out);
+        let mag = self.bin(BinaryOp::And, Ty::U64, bits, FnLower::u64c(u64::MAX >> 1));
+        let nan = self.cmp(CmpOp::GtU, Ty::U64, mag, FnLower::u64c(0x7ff0_0000_0000_0000));
+        let out = self.select(Ty::U32, nan, nan_hi, out);
+        let out = self.convert(ConvertOp::ZeroExtend, Ty::U32, Ty::U64, out);
+        let out = self.bin(BinaryOp::Shl, Ty::U64, out, u32c(32));
+        let out = self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, out);
+        self.write(d, ScalarType::F64, out)
     }
 
     fn approx_inst(&mut self, m: &Mods, name: &str) -> LResult<()> {
@@ -79,9 +168,6 @@ impl FnLower {
         }
         if !m.has("approx") {
             return Err(Diagnostic::new(format!("`{}` needs .approx", m.name()), m.inst.span));
-        }
-        if t == ScalarType::F64 {
-            return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
         }
         if t != ScalarType::F32 {
             return Err(Diagnostic::new(format!("`{}` needs .f32", m.name()), m.inst.span));

@@ -313,3 +313,38 @@ fn half_value(h: u16, fmt: Fmt) -> (f64, bool) {
         _ => (f32::from_bits((h as u32) << 16) as f64, h & 0x7f80 == 0 && h & 0x7f != 0),
     }
 }
+
+/// `rcp.approx.ftz.f64` (§9.7.3.14) / `rsqrt.approx.ftz.f64` (§9.7.3.17): the upper word of
+/// `a` (1.11.20) as the operand; the result's lower word zero; subnormals flushed; NaN →
+/// 0x7fffffff00000000. The spec states no bound ("gross approximation"): ptxcross's own,
+/// [`F64_HI_REL`] relative, is checked. Returns the exact expected bits or the value and
+/// tolerance (the result's low word must be zero either way).
+pub fn hi_word_f64(a: u64, rsqrt: bool) -> Result<u64, (f64, f64)> {
+    let x = f64::from_bits(a);
+    if x.is_nan() {
+        return Ok(0x7fff_ffff_0000_0000);
+    }
+    let hi = a >> 32;
+    let sign = hi & 0x8000_0000;
+    let e = (hi >> 20) & 0x7ff;
+    let tmp = f64::from_bits(hi << 32);
+    if e == 0 {
+        return Ok((sign | 0x7ff0_0000) << 32);
+    }
+    if rsqrt && sign != 0 {
+        return Ok(0x7fff_ffff_0000_0000);
+    }
+    if e == 0x7ff {
+        return Ok(sign << 32);
+    }
+    let t = if rsqrt { 1.0 / tmp.sqrt() } else { 1.0 / tmp };
+    if t.abs() < f64::MIN_POSITIVE {
+        return Ok(sign << 32);
+    }
+    Err((t, t.abs() * F64_HI_REL))
+}
+
+/// ptxcross's bound for the 1.11.20 results of `rcp/rsqrt.approx.ftz.f64`: half an ulp of
+/// the 20-bit fraction (2^-21) plus the f32 result's error before that rounding (2^-22.4 for
+/// rsqrt, relative to a result ≥ 1/2).
+pub const F64_HI_REL: f64 = 8.4e-7; // 2^-21 + 2^-21.4 ≈ 2^-20.2
