@@ -348,3 +348,27 @@ pub fn hi_word_f64(a: u64, rsqrt: bool) -> Result<u64, (f64, f64)> {
 /// the 20-bit fraction (2^-21) plus the f32 result's error before that rounding (2^-22.4 for
 /// rsqrt, relative to a result ≥ 1/2).
 pub const F64_HI_REL: f64 = 8.4e-7; // 2^-21 + 2^-21.4 ≈ 2^-20.2
+
+/// `rsqrt.approx.f64` (§9.7.3.16; subnormals supported, no bound stated): the f32 table's
+/// special values, else within [`RSQRT_F64_REL`] relative (ptxcross's own bound; the f64
+/// reference 1/√x itself is within 2^-52).
+pub fn rsqrt_f64(a: u64) -> Result<u64, (f64, f64)> {
+    let x = f64::from_bits(a);
+    if x.is_nan() {
+        return Ok(0x7fff_ffff_ffff_ffff);
+    }
+    if x == 0.0 {
+        return Ok((a & (1 << 63)) | 0x7ff0_0000_0000_0000);
+    }
+    if x < 0.0 {
+        return Ok(0x7fff_ffff_ffff_ffff);
+    }
+    if x == f64::INFINITY {
+        return Ok(0);
+    }
+    let t = 1.0 / x.sqrt();
+    Err((t, t * RSQRT_F64_REL))
+}
+
+/// ptxcross's bound for `rsqrt.approx.f64`: 2^-50 relative (a few f64 ulp).
+pub const RSQRT_F64_REL: f64 = 1.0 / (1u64 << 50) as f64;
