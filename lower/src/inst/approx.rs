@@ -176,6 +176,9 @@ impl FnLower {
             return Err(Diagnostic::new(format!("`{}` needs .f32", m.name()), m.inst.span));
         }
         if name == "tanh" {
+            if m.has("ftz") {
+                return Err(Diagnostic::new(format!("`{}`: tanh has no .ftz (§9.7.3.22)", m.name()), m.inst.span));
+            }
             m.only(&["approx"])?;
         } else {
             m.only(&["approx", "ftz"])?;
@@ -196,7 +199,7 @@ impl FnLower {
         self.write(d, t, r)
     }
 
-    /// `ex2.approx{.ftz}.{f16,f16x2}`, `ex2.approx.ftz.{bf16,bf16x2}`,
+    /// `ex2.approx.{f16,f16x2}`, `ex2.approx.ftz.{bf16,bf16x2}`,
     /// `tanh.approx.{f16,f16x2,bf16,bf16x2}`: the exact f32 of each half, the f32 function
     /// (ex2: 1.2 ulp of f32; tanh: see `tanh_f32`), rounded to nearest to the half format.
     /// The bounds (§9.7.4.9/10: ex2 2^-9.9 relative for f16, 2^-7 for bf16; tanh 2^-10.987 /
@@ -209,15 +212,25 @@ impl FnLower {
                     return Err(Diagnostic::new(format!("`{}` needs .ftz (§9.7.4.10)", m.name()), m.inst.span));
                 }
             }
-            "ex2" => m.only(&["approx", "ftz"])?,
-            "tanh" => m.only(&["approx"])?,
+            "ex2" => {
+                // §9.7.4.10: `ex2.approx.atype` (f16, f16x2) has no .ftz (ptxas 13.5 refuses it).
+                if m.has("ftz") {
+                    return Err(Diagnostic::new(format!("`{}`: .ftz applies to bf16 ex2 only (§9.7.4.10)", m.name()), m.inst.span));
+                }
+                m.only(&["approx"])?
+            }
+            "tanh" => {
+                if m.has("ftz") {
+                    return Err(Diagnostic::new(format!("`{}`: tanh has no .ftz (§9.7.4.9)", m.name()), m.inst.span));
+                }
+                m.only(&["approx"])?
+            }
             _ => return Err(unsupported(format!("half-precision `{}`", m.name()), m.inst.span)),
         }
         if !m.has("approx") {
             return Err(Diagnostic::new(format!("`{}` needs .approx", m.name()), m.inst.span));
         }
-        // f16 ex2 keeps subnormal inputs (§9.7.4.10; `.ftz` on f16 is accepted as on other f16
-        // instructions and flushes); bf16 ex2 is .ftz only.
+        // f16 ex2 keeps subnormal inputs (§9.7.4.10); bf16 ex2 is .ftz only.
         let ftz = m.has("ftz");
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
         let src = self.read(a, t)?;
