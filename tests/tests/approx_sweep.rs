@@ -62,7 +62,7 @@ fn f32_edges() -> Vec<u32> {
         }
     }
     // Multiples of π/2 (nearest f32 and neighbours), up to and past sin/cos's exact range.
-    for k in (1..64).chain([100, 1000, 2000, 4000, 4095, 4096, 4097, 8191, 8192, 1 << 16, 1 << 20]) {
+    for k in (1..64).chain([100, 1000, 2000, 4000, 4095, 4096, 4097, 8191, 8192, 16384, 20860, 20861, 1 << 16, 1 << 20]) {
         let x = (k as f64 * std::f64::consts::FRAC_PI_2) as f32;
         for d in [-2i32, -1, 0, 1, 2] {
             e.push((x.to_bits() as i32 + d) as u32);
@@ -89,8 +89,11 @@ fn f32_samples(n: usize, seed: u64) -> Vec<u32> {
             0 | 1 => r as u32,
             // |x| < 2^8: exponent field 0x60..0x86 (2^-31 … 2^7), either sign.
             2 => ((r as u32) & 0x807f_ffff) | ((0x60 + (r >> 40) as u32 % 40) << 23),
-            // [-160, 160] uniformly.
-            _ => ((((r >> 11) as f64) / (1u64 << 53) as f64 * 320.0 - 160.0) as f32).to_bits(),
+            // [-160, 160] uniformly, or (every 8th) [-32768, 32768] (sin/cos's range).
+            _ => {
+                let w = if i % 8 == 3 { 32768.0 } else { 160.0 };
+                ((((r >> 11) as f64) / (1u64 << 53) as f64 * 2.0 * w - w) as f32).to_bits()
+            }
         });
     }
     v
@@ -347,7 +350,7 @@ fn nvcc_fast_math_kernels() {
         for i in 0..n {
             let (a, b, t) = (xs[i] as f64, ys[i] as f64, ts[i] as f64);
             let e = (-a).exp();
-            // sin/cos.approx: 2^-20.9 absolute (ptxcross: for |t| < 6433); products and sums round.
+            // sin/cos.approx: 2^-20.9 absolute (ptxcross: for |t| < 32768); products and sums round.
             let d = 2f64.powf(-20.9);
             let rot = (a.abs() + b.abs()) * (d + 3.0 * u);
             let lg = b.log2();

@@ -118,9 +118,10 @@ impl Want {
     }
 }
 
-/// |x| up to which sin/cos keep the 2^-20.9 bound in ptxcross (2^12·π/2: its Cody–Waite
-/// reduction is exact while k = round(2x/π) < 2^12).
-pub const SIN_COS_RANGE: f64 = 6433.0;
+/// |x| below which sin/cos keep the 2^-20.9 bound in ptxcross (see `sin_cos_f32` in
+/// lower/src/inst/approx.rs: its Cody–Waite reduction is exact for |x| < 2^12·π/2 and loses
+/// about |x|·2^-36 beyond, until k·π/2's first part rounds near 10^5).
+pub const SIN_COS_RANGE: f64 = 32768.0;
 /// ptxcross's own bound for `tanh.approx.f32` (the spec states none), in ulp of the result.
 pub const TANH_F32_ULPS: f64 = 2.0;
 
