@@ -268,26 +268,24 @@ impl FnLower {
         r
     }
 
-    fn f32_is_nan(&mut self, x: Operand) -> Operand {
-        let b = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, x);
-        let mag = self.bin(BinaryOp::And, Ty::U32, b, u32c(0x7fff_ffff));
-        self.cmp(CmpOp::GtU, Ty::U32, mag, u32c(0x7f80_0000))
-    }
-
     /// `ex2.approx.f32` (§9.7.3.21: 2^-22.5 absolute "for fraction in the primary range",
     /// i.e. relative to the binade of the result; −inf → +0, ±0 → 1, +inf → +inf, NaN → NaN).
-    /// x = n + f with n = roundEven(x) and f ∈ [−1/2, 1/2] exact; 2^f ≈ p = 1 + f·Q(f) ∈
+    /// x = n + f with n = roundEven(x) and f ∈ [−1/2, 1/2] exact (x clamped to ±160 first); 2^f ≈ p = 1 + f·Q(f) ∈
     /// [0.70, 1.42]; the result is p with n added to its exponent field. Results below 2^-126
     /// are rounded to nearest on the integer significand (without `.ftz`; with it the caller
     /// flushes them), so no arithmetic ever sees a subnormal: a subnormal `x` gives f = x or
     /// (flushed) 0, and 1 + f·Q is 1 either way. Measured: ≤ 0.82 of the bound (1.15 ulp).
     pub(super) fn ex2_f32(&mut self, x: Operand, ftz: bool) -> Operand {
-        let nan = self.f32_is_nan(x);
-        // Clamp to [−152, 129] (NaN → −152; replaced at the end): 2^x is 0 below and +inf above.
-        let ge = self.cmp(CmpOp::FGe, Ty::F32, x, f32c(-152.0));
-        let xc = self.select(Ty::F32, ge, x, f32c(-152.0));
-        let gt = self.cmp(CmpOp::FGt, Ty::F32, xc, f32c(129.0));
-        let xc = self.select(Ty::F32, gt, f32c(129.0), xc);
+        // Clamp to [−160, 160] on the bits (±inf and NaN too; NaN is replaced at the end), so
+        // that no arithmetic sees an infinity or a NaN: 2^x is 0 below and +inf above.
+        let b = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, x);
+        let mag = self.bin(BinaryOp::And, Ty::U32, b, u32c(0x7fff_ffff));
+        let nan = self.cmp(CmpOp::GtU, Ty::U32, mag, u32c(0x7f80_0000));
+        let big = self.cmp(CmpOp::GtU, Ty::U32, mag, u32c(0x4320_0000)); // 160
+        let sign = self.bin(BinaryOp::And, Ty::U32, b, u32c(0x8000_0000));
+        let edge = self.bin(BinaryOp::Or, Ty::U32, sign, u32c(0x4320_0000));
+        let xc = self.select(Ty::U32, big, edge, b);
+        let xc = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, xc);
         let n = self.un(UnaryOp::FRoundEven, Ty::F32, xc);
         let f = self.bin(BinaryOp::FSub, Ty::F32, xc, n);
         let q = self.horner_f32(f, &EXP2_Q);
@@ -573,11 +571,12 @@ impl FnLower {
         let sign = self.bin(BinaryOp::And, Ty::U32, b, u32c(0x8000_0000));
         let nan = self.cmp(CmpOp::GtU, Ty::U32, mag, u32c(0x7f80_0000));
         let tiny = self.cmp(CmpOp::LtU, Ty::U32, mag, u32c(0x3980_0000)); // 2^-12
-        // a: |x| with NaN made 0 (replaced at the end), at most 9.1.
+        // a: |x| with NaN made 0 (replaced at the end), at most 9.1, on the bits (so that no
+        // arithmetic sees an infinity).
         let a = self.select(Ty::U32, nan, u32c(0), mag);
         let a = self.select(Ty::U32, tiny, u32c(0x3980_0000), a);
+        let a = self.bin(BinaryOp::MinU, Ty::U32, a, u32c(9.1f32.to_bits()));
         let a = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, a);
-        let a = self.bin(BinaryOp::FMin, Ty::F32, a, f32c(9.1));
         // Small: a + a³·T(a²).
         let z = self.bin(BinaryOp::FMul, Ty::F32, a, a);
         let t = self.horner_f32(z, &TANH_T);
