@@ -4,6 +4,7 @@
 
 mod atomic;
 mod bitops;
+mod cluster;
 mod control;
 mod convert;
 mod divsqrt;
@@ -199,9 +200,7 @@ impl FnLower {
             "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vmad" | "vset" | "vadd2" | "vsub2"
             | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2" | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4"
             | "vmin4" | "vmax4" | "vset4" => self.video(&m),
-            "mapa" | "getctarank" => {
-                Err(unsupported(format!("instruction `{}` (cluster launches are not supported)", m.name()), inst.span))
-            }
+            "mapa" | "getctarank" => self.cluster_address(&m),
             _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
         }
     }
