@@ -124,9 +124,9 @@ impl FnLower {
     }
 
     /// Clamps the exact U64 `v` (signed) into `[lo, hi]`. Compares and selects rather than
-    /// 64-bit min/max with a constant: `cmp` hides the constant from the driver, and lavapipe
-    /// miscompiled the min/max form here (WGSL path: `vmad.s32.s32.s32.po.sat.shr15` of
-    /// 1, -1, 0 gave 0x7fffffff; see `FnLower::cmp` for the comparison bug it works around).
+    /// 64-bit min/max with a constant, since `cmp` hides the constant from the driver (the
+    /// operands are often sign-extended 32-bit values: see `FnLower::cmp` for the lavapipe
+    /// bug that works around).
     fn clamp_s64(&mut self, v: Operand, lo: i64, hi: i64) -> Operand {
         let (lo, hi) = (Self::u64c(lo as u64), Self::u64c(hi as u64));
         let below = self.cmp(CmpOp::LtS, Ty::U64, v, lo);
@@ -329,9 +329,8 @@ impl FnLower {
         }
         let signed_final = asigned || bsigned || pneg || cneg;
         // The 128-bit product (hi:lo) of the 33-bit values, from their magnitudes (each below
-        // 2^32, so the magnitude of the product fits 64 bits) and sign. (Not `MulHiS` on
-        // sign-extended values: lavapipe miscompiles the WGSL backend's 64-bit signed mul-hi
-        // helper for such operands, as it does 64-bit comparisons of them.)
+        // 2^32, so the magnitude of the product fits 64 bits) and sign: one 64-bit multiply
+        // instead of a 64-bit high multiply (a helper function on WGSL and split int64).
         let mag_sign = |s: &mut Self, x: Operand, part: Part, signed: bool| {
             let v = match part {
                 Part::Word => x,
