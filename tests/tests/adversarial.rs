@@ -7,11 +7,16 @@
 //! upper half, `selp` with immediates, `.s16` arithmetic and shifts in 16-bit registers, min/max
 //! of signed zeros, and `bfind` of 0 and -1.
 
+use ptxcross_lower::LowerOptions;
 use ptxcross_tests::sweep::{self, check_both, Expect, Rng, Sweep, Variant};
 
 fn run(variant: Variant, inputs: &[u64], reference: &(dyn Fn(&[u64]) -> Vec<Expect> + Sync)) {
+    run_with(variant, inputs, reference, LowerOptions::default());
+}
+
+fn run_with(variant: Variant, inputs: &[u64], reference: &(dyn Fn(&[u64]) -> Vec<Expect> + Sync), options: LowerOptions) {
     let Some(gpu) = sweep::gpu() else { return };
-    let s = Sweep::new(&gpu, variant.clone()).unwrap_or_else(|e| panic!("`{}` does not translate: {e}", variant.body));
+    let s = Sweep::with_options(&gpu, variant.clone(), options).unwrap_or_else(|e| panic!("`{}` does not translate: {e}", variant.body));
     check_both(&s, inputs, reference);
 }
 
@@ -463,7 +468,7 @@ fn mul_hi_64_of_sign_extended_values() {
     }";
     let variant = Variant { body: body.into(), srcs: vec!["s32", "s32"], dsts: vec!["b64"; 5] };
     let inputs = rows(2, EDGES, 4096, 97);
-    run(variant, &inputs, &|a| {
+    let reference = |a: &[u64]| {
         let (x, y) = (a[0] as u32 as i32 as i128, a[1] as u32 as i32 as i128);
         let hi = |p: i128| (p >> 64) as u64;
         let ux = x as i64 as u64 as u128;
@@ -475,5 +480,79 @@ fn mul_hi_64_of_sign_extended_values() {
             Expect::Bits(hi(x * 3)),
             Expect::Bits(hi(-x)),
         ]
-    });
+    };
+    run(variant.clone(), &inputs, &reference);
+    run_with(variant, &inputs, &reference, LowerOptions { split_int64: true, ..LowerOptions::default() });
+}
+
+/// 64-bit signed operations on sign-extended 32-bit values (the operand shape that lavapipe
+/// mis-folds): division and remainder (§9.7.1.8/9, nonzero divisors), min/max, abs, shifts,
+/// comparisons, clz/popc, sad, and conversion to f64 (exact for these values).
+#[test]
+fn sign_extended_64_bit_operations() {
+    let body = "\
+{
+    .reg .b64 %x, %y;
+    .reg .pred %q;
+    .reg .f64 %f;
+    cvt.s64.s32 %x, %s0;
+    cvt.s64.s32 %y, %s1;
+    div.s64 %d0, %x, %y;
+    rem.s64 %d1, %x, %y;
+    min.s64 %d2, %x, %y;
+    max.u64 %d3, %x, %y;
+    abs.s64 %d4, %x;
+    shr.s64 %d5, %x, 40;
+    setp.lt.s64 %q, %x, %y;
+    selp.u64 %d6, 1, 0, %q;
+    setp.ge.s64 %q, %x, -5;
+    selp.u64 %d7, 1, 0, %q;
+    clz.b64 %r0, %x;
+    cvt.u64.u32 %d8, %r0;
+    popc.b64 %r0, %x;
+    cvt.u64.u32 %d9, %r0;
+    sad.s64 %d10, %x, %y, 7;
+    cvt.rn.f64.s64 %f, %x;
+    mov.b64 %d11, %f;
+    div.u64 %d12, %x, %y;
+    min.s64 %d13, %x, 3;
+    }";
+    let variant = Variant {
+        body: body.replace("%r0", "%xtid"),
+        srcs: vec!["s32", "s32"],
+        dsts: vec!["b64"; 14],
+    };
+    // Nonzero divisors, and not MIN / -1 (impossible here: 64-bit MIN is not a sign-extended
+    // 32-bit value).
+    let inputs: Vec<u64> = rows(2, EDGES, 4096, 98).chunks(2).filter(|r| r[1] as u32 != 0).flatten().copied().collect();
+    let reference = |a: &[u64]| {
+        let (x, y) = (a[0] as u32 as i32 as i64, a[1] as u32 as i32 as i64);
+        let b = |v: bool| v as u64;
+        vec![
+            Expect::Bits((x / y) as u64),
+            Expect::Bits((x % y) as u64),
+            Expect::Bits(x.min(y) as u64),
+            Expect::Bits((x as u64).max(y as u64)),
+            Expect::Bits(x.unsigned_abs()),
+            Expect::Bits((x >> 40) as u64),
+            Expect::Bits(b(x < y)),
+            Expect::Bits(b(x >= -5)),
+            Expect::Bits((x as u64).leading_zeros() as u64),
+            Expect::Bits((x as u64).count_ones() as u64),
+            Expect::Bits(((x - y).unsigned_abs()).wrapping_add(7)),
+            Expect::Bits((x as f64).to_bits()),
+            Expect::Bits((x as u64) / (y as u64)),
+            Expect::Bits(x.min(3) as u64),
+        ]
+    };
+    run(variant.clone(), &inputs, &reference);
+    // With 64-bit integers split into halves (no f64 then: the conversion is left out).
+    let body = variant.body.replace(".reg .f64 %f;", "").replace("cvt.rn.f64.s64 %f, %x;", "").replace("mov.b64 %d11, %f;", "mov.b64 %d11, 0;");
+    let split = Variant { body, ..variant };
+    let reference_split = |a: &[u64]| {
+        let mut v = reference(a);
+        v[11] = Expect::Bits(0);
+        v
+    };
+    run_with(split, &inputs, &reference_split, LowerOptions { split_int64: true, ..LowerOptions::default() });
 }
