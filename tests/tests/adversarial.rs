@@ -556,3 +556,62 @@ fn sign_extended_64_bit_operations() {
     };
     run_with(split, &inputs, &reference_split, LowerOptions { split_int64: true, ..LowerOptions::default() });
 }
+
+/// More 64-bit operations on sign-extended 32-bit values: conversions to f32 (§9.7.9.21:
+/// `.rn`, `.rz`), saturating narrowing (`.sat` clamps to the destination range), `bfe.s64`
+/// (§9.7.8.? bit-field extract, sign-extended), `slct` on the sign of c, `neg`, `cnot`,
+/// shifts by a register amount, `mad.lo`.
+#[test]
+fn sign_extended_64_bit_conversions() {
+    let body = "\
+{
+    .reg .b64 %x, %y;
+    .reg .f32 %f;
+    cvt.s64.s32 %x, %s0;
+    cvt.s64.s32 %y, %s1;
+    cvt.rn.f32.s64 %f, %x;
+    mov.b32 %d0, %f;
+    cvt.rz.f32.s64 %f, %x;
+    mov.b32 %d1, %f;
+    cvt.sat.s32.s64 %d2, %x;
+    cvt.sat.u32.s64 %d3, %x;
+    cvt.sat.s16.s64 %d4, %x;
+    bfe.s64 %d5, %x, 4, 40;
+    slct.s64.s32 %d6, %x, %y, %s1;
+    neg.s64 %d7, %x;
+    cnot.b64 %d8, %x;
+    and.b32 %xtid, %s1, 63;
+    shr.s64 %d9, %x, %xtid;
+    shl.b64 %d10, %x, %xtid;
+    mad.lo.s64 %d11, %x, %y, -7;
+    }";
+    let variant = Variant {
+        body: body.into(),
+        srcs: vec!["s32", "s32"],
+        dsts: vec!["b32", "b32", "b32", "b32", "b32", "b64", "b64", "b64", "b64", "b64", "b64", "b64"],
+    };
+    let inputs = rows(2, EDGES, 4096, 99);
+    let reference = |a: &[u64]| {
+        let (x, y) = (a[0] as u32 as i32 as i64, a[1] as u32 as i32 as i64);
+        let rn = x as f32;
+        let rz = if (rn as f64).abs() > (x as f64).abs() { f32::from_bits(rn.to_bits() - 1) } else { rn };
+        let n = (y & 63) as u32;
+        let bfe = ((x as u64) >> 4) & ((1u64 << 40) - 1);
+        vec![
+            Expect::Bits(rn.to_bits() as u64),
+            Expect::Bits(rz.to_bits() as u64),
+            Expect::Bits(x as u32 as u64),
+            Expect::Bits(x.max(0) as u64),
+            Expect::Bits(x.clamp(-32768, 32767) as u64 & 0xffff_ffff),
+            Expect::Bits(sext(bfe, 40)),
+            Expect::Bits(if y >= 0 { x as u64 } else { y as u64 }),
+            Expect::Bits(x.wrapping_neg() as u64),
+            Expect::Bits((x == 0) as u64),
+            Expect::Bits((x >> n) as u64),
+            Expect::Bits((x as u64) << n),
+            Expect::Bits((x.wrapping_mul(y) - 7) as u64),
+        ]
+    };
+    run(variant.clone(), &inputs, &reference);
+    run_with(variant, &inputs, &reference, LowerOptions { split_int64: true, ..LowerOptions::default() });
+}
