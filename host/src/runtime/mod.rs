@@ -119,6 +119,8 @@ pub struct Context {
     untouched_from: u64,
     /// Local memory of kernels that keep it in device memory (see `scratch.rs`).
     scratch: scratch::Scratch,
+    /// Launches so far: the next launch's `%gridid` (`abi::PARAM_GRID_ID_WORD`).
+    launches: u64,
 }
 
 impl std::fmt::Debug for Context {
@@ -189,6 +191,7 @@ impl Context {
             last_kernel_time: None,
             launch_timer: None,
             untouched_from: HEAP_RESERVED_BYTES,
+            launches: 0,
         })
     }
 
@@ -702,6 +705,10 @@ impl Context {
         bytes[one..one + 4].copy_from_slice(&abi::ONE_F32_BITS.to_le_bytes());
         bytes[header..header + params.len()].copy_from_slice(params);
 
+        // %gridid: this launch's number in the context (§10.10), from 1.
+        self.launches += 1;
+        let id_at = abi::PARAM_GRID_ID_WORD as usize * 4;
+        bytes[id_at..id_at + 8].copy_from_slice(&self.launches.to_le_bytes());
         let grid_at = abi::PARAM_GRID_SIZE_WORD as usize * 4;
         for (i, g) in grid.iter().enumerate() {
             bytes[grid_at + 4 * i..][..4].copy_from_slice(&g.to_le_bytes());

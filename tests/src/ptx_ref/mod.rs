@@ -9,3 +9,4 @@ pub mod float;
 pub mod fp8;
 pub mod half;
 pub mod int;
+pub mod video;
