@@ -299,6 +299,7 @@ impl Driver {
         if let Some(m) = self.modules.remove(&id) {
             for p in m.programs.values() {
                 self.device.gpu.forget_program(p.id());
+                self.device.heap.forget_program(p.id());
             }
             if m.globals_base != 0 {
                 self.allocations.remove(&m.globals_base);

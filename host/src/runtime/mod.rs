@@ -179,6 +179,11 @@ struct Inflight {
     last_kernel_time: Option<std::time::Duration>,
 }
 
+/// Most (program, kernel, backend) entries a context keeps (then it starts afresh).
+const MAX_CACHED_KERNELS: usize = 256;
+/// Most parameter buffers (one per size) a context keeps (then it starts afresh).
+const MAX_PARAM_SLOTS: usize = 32;
+
 /// Fault log entries per log buffer (8 bytes each).
 const FAULT_LOG_ENTRIES: usize = 512;
 
@@ -534,6 +539,12 @@ impl Context {
         Ok(base)
     }
 
+    /// Drops what this context keeps of `program`'s kernels (their checks and pipelines), e.g.
+    /// when it is unloaded (see also [`Gpu::forget_program`]).
+    pub fn forget_program(&mut self, program_id: u64) {
+        self.kernels.retain(|k, _| k.0 != program_id);
+    }
+
     /// Makes `program` use the globals segment at `base` (allocated by the caller, laid out as
     /// `program.module().globals`) instead of one of its own: translations of one PTX module for
     /// several block shapes are several programs that must share the module's globals.
@@ -852,6 +863,11 @@ impl Context {
             kernel: k.name.clone(),
             fault_sites: program::fault_site_texts(program, k),
         });
+        // Bounded: a long-lived context that runs many short-lived programs (the differential
+        // tester, the driver library) must not keep every pipeline alive.
+        if self.kernels.len() >= MAX_CACHED_KERNELS {
+            self.kernels.clear();
+        }
         self.kernels.insert(key, info.clone());
         Ok(info)
     }
@@ -1044,6 +1060,9 @@ impl Context {
     fn param_slot(&mut self, bytes: &[u8], scratch: &wgpu::Buffer) -> wgpu::BindGroup {
         let gpu = &self.gpu;
         let heap = &self.heap;
+        if self.param_slots.len() >= MAX_PARAM_SLOTS && !self.param_slots.contains_key(&(bytes.len() as u64)) {
+            self.param_slots.clear();
+        }
         let slot = self.param_slots.entry(bytes.len() as u64).or_insert_with(|| {
             let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some("ptxcross params"),
