@@ -7,7 +7,8 @@
 //! In-process, one stage at a time (wall and CPU time of this process, summed over kernels):
 //! parse the file once, then per entry kernel (as the runtime and the driver translate: one
 //! module holding all 247 kernels needs 9.8 M SPIR-V ids, more than Vulkan's 4 M) lower it
-//! (default options), emit SPIR-V, validate it (Khronos' validator, in-process), emit WGSL. "Translation" is what the runtime does before it hands code to wgpu: all of these
+//! (default options; `ptxcross_lower::lower_each`, one analysis of the file's functions and
+//! globals for all kernels), emit SPIR-V, validate it (Khronos' validator, in-process), emit WGSL. "Translation" is what the runtime does before it hands code to wgpu: all of these
 //! (SPIR-V goes to the driver unchecked, so it is validated here; WGSL is validated by wgpu's
 //! naga when the shader module is created, so the runtime skips a second pass). naga's own WGSL
 //! validation of the file is timed separately (`PTXCROSS_WGSL_VALIDATE=0` skips it;
@@ -99,10 +100,11 @@ fn main() {
     let validate_spirv = std::env::var("PTXCROSS_SPIRV_VALIDATE").map_or(true, |v| v != "0");
     let (mut spirv_words, mut wgsl_bytes) = (0usize, 0usize);
     let mut slowest: Vec<(Duration, String)> = Vec::new();
-    for name in &kernels {
+    // Lowered one module per kernel, sharing the analysis of the file's functions and globals.
+    let modules = timed(&mut rows[2], || ptxcross_lower::lower_each(&ast, &file, &LowerOptions::default(), &kernels));
+    for (name, module) in kernels.iter().zip(modules) {
         let t = Instant::now();
-        let options = LowerOptions { kernel: Some(name.clone()), ..LowerOptions::default() };
-        let module = timed(&mut rows[2], || translate::lower(&ast, &file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
+        let module = module.unwrap_or_else(|e| panic!("{name}: {:?}", e.first()));
         let words = timed(&mut rows[3], || translate::emit_spirv(&module).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
         if validate_spirv {
             timed(&mut rows[4], || translate::validate_spirv(&words).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
@@ -120,7 +122,7 @@ fn main() {
     }
     let translation: (Duration, Duration) = rows[..6].iter().fold((Duration::ZERO, Duration::ZERO), |a, r| (a.0 + r.1, a.1 + r.2));
     slowest.sort();
-    eprintln!("slowest kernels (lower + emit + validate SPIR-V + emit WGSL):");
+    eprintln!("slowest kernels (emit + validate SPIR-V + emit WGSL):");
     for (t, n) in slowest.iter().rev().take(5) {
         eprintln!("  {:.3} s  {n}", t.as_secs_f64());
     }
