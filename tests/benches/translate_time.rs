@@ -13,7 +13,8 @@
 //! naga when the shader module is created, so the runtime skips a second pass). naga's own WGSL
 //! validation of the file is timed separately (`PTXCROSS_WGSL_VALIDATE=0` skips it;
 //! `PTXCROSS_SPIRV_VALIDATE=0` skips the SPIR-V validation, see the README for why one may).
-//! `PTXCROSS_TRANSLATE_FILE=path.ptx` measures another file; `$PTXAS` picks ptxas (else the
+//! `PTXCROSS_TRANSLATE_FILE=path.ptx` measures another file, `PTXCROSS_TRANSLATE_KERNELS=n` its
+//! first n kernels only; `$PTXAS` picks ptxas (else the
 //! venvs of `tests/parse-corpus/README.md`).
 
 mod common;
@@ -96,6 +97,11 @@ fn main() {
             _ => None,
         })
         .collect();
+    // `PTXCROSS_TRANSLATE_KERNELS=<n>`: only the first n kernels.
+    let kernels: Vec<String> = match std::env::var("PTXCROSS_TRANSLATE_KERNELS").ok().and_then(|v| v.parse().ok()) {
+        Some(n) => kernels.into_iter().take(n).collect(),
+        None => kernels,
+    };
     let validate_wgsl = std::env::var("PTXCROSS_WGSL_VALIDATE").map_or(true, |v| v != "0");
     let validate_spirv = std::env::var("PTXCROSS_SPIRV_VALIDATE").map_or(true, |v| v != "0");
     let (mut spirv_words, mut wgsl_bytes) = (0usize, 0usize);
