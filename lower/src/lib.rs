@@ -98,13 +98,60 @@ const MAX_KERNEL_NAME_BYTES: usize = 4096;
 /// Stack of the lowering thread.
 const LOWER_STACK_BYTES: usize = 512 << 20;
 
+/// Lowers each kernel of `names` into a module of its own (as `lower` with
+/// `options.kernel = Some(name)` would), analysing the module's functions and laying out its
+/// globals once for all of them: per-kernel translation of a large file (the CUB file's 247
+/// kernels) spent a quarter of its time redoing that whole-file work for every kernel.
+pub fn lower_each(module: &ast::Module, file: &SourceFile, options: &LowerOptions, names: &[String]) -> Vec<Result<ir::Module, Vec<Diagnostic>>> {
+    let run = || {
+        let shared = match Shared::new(module, options) {
+            Ok(s) => s,
+            Err(d) => return names.iter().map(|_| Err(d.clone())).collect(),
+        };
+        names
+            .iter()
+            .map(|name| {
+                let options = LowerOptions { kernel: Some(name.clone()), ..options.clone() };
+                lower_with(module, file, &options, &shared)
+            })
+            .collect()
+    };
+    std::thread::scope(|scope| {
+        let worker = std::thread::Builder::new().name("ptxcross lower".into()).stack_size(LOWER_STACK_BYTES).spawn_scoped(scope, run);
+        match worker {
+            Ok(handle) => handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)),
+            Err(_) => run(),
+        }
+    })
+}
+
+/// What every kernel of a module shares: its functions and its globals' layout.
+struct Shared<'a> {
+    functions: call::Functions<'a>,
+    globals: ir::GlobalSegment,
+    global_places: Vec<(String, layout::GlobalPlace)>,
+}
+
+impl<'a> Shared<'a> {
+    fn new(module: &'a ast::Module, options: &LowerOptions) -> Result<Shared<'a>, Vec<Diagnostic>> {
+        let functions = call::Functions::new(module).map_err(|d| vec![d])?;
+        let address_size = module.address_size.unwrap_or(32);
+        let max_globals = options.max_global_bytes.unwrap_or(DEFAULT_MAX_GLOBAL_BYTES);
+        let (globals, global_places) =
+            layout::layout_globals(&module.items, &|name| functions.address(name, address_size), max_globals)
+                .map_err(|d| vec![d])?;
+        Ok(Shared { functions, globals, global_places })
+    }
+}
+
 fn lower_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
-    let functions = call::Functions::new(module).map_err(|d| vec![d])?;
-    let address_size = module.address_size.unwrap_or(32);
-    let max_globals = options.max_global_bytes.unwrap_or(DEFAULT_MAX_GLOBAL_BYTES);
-    let (globals, global_places) =
-        layout::layout_globals(&module.items, &|name| functions.address(name, address_size), max_globals)
-            .map_err(|d| vec![d])?;
+    let shared = Shared::new(module, options)?;
+    lower_with(module, file, options, &shared)
+}
+
+fn lower_with(module: &ast::Module, file: &SourceFile, options: &LowerOptions, shared: &Shared) -> Result<ir::Module, Vec<Diagnostic>> {
+    let (functions, global_places) = (&shared.functions, &shared.global_places);
+    let globals = shared.globals.clone();
     let entries: Vec<&ast::Function> = module
         .items
         .iter()
@@ -137,7 +184,7 @@ fn lower_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -
             ));
             continue;
         }
-        match kernel::lower_kernel(file, module, f, &global_places, &functions, options) {
+        match kernel::lower_kernel(file, module, f, global_places, functions, options) {
             Ok(mut k) => {
                 let mut ep = kernel::entry_point_name(&k.name);
                 while !used_names.insert(ep.clone()) {

@@ -1,0 +1,156 @@
+//! Translation time of the CUB/Thrust file (`tests/parse-corpus/large/cub_zoo.sm_80.ptx`, 247
+//! kernels) to both targets, against `ptxas -arch=sm_80 -O0` on the same file in the same run
+//! (issue 11: goal ≤ 10%).
+//!
+//!     cargo bench -p ptxcross-tests --bench translate_time
+//!
+//! In-process, one stage at a time (wall and CPU time of this process, summed over kernels):
+//! parse the file once, then per entry kernel (as the runtime and the driver translate: one
+//! module holding all 247 kernels needs 9.8 M SPIR-V ids, more than Vulkan's 4 M) lower it
+//! (default options; `ptxcross_lower::lower_each`, one analysis of the file's functions and
+//! globals for all kernels), emit SPIR-V, validate it (Khronos' validator, in-process), emit WGSL. "Translation" is what the runtime does before it hands code to wgpu: all of these
+//! (SPIR-V goes to the driver unchecked, so it is validated here; WGSL is validated by wgpu's
+//! naga when the shader module is created, so the runtime skips a second pass). naga's own WGSL
+//! validation of the file is timed separately (`PTXCROSS_WGSL_VALIDATE=0` skips it;
+//! `PTXCROSS_SPIRV_VALIDATE=0` skips the SPIR-V validation, see the README for why one may).
+//! `PTXCROSS_TRANSLATE_FILE=path.ptx` measures another file, `PTXCROSS_TRANSLATE_KERNELS=n` its
+//! first n kernels only; `$PTXAS` picks ptxas (else the
+//! venvs of `tests/parse-corpus/README.md`).
+
+mod common;
+
+use std::time::{Duration, Instant};
+
+use ptxcross::translate;
+use ptxcross_lower::LowerOptions;
+
+/// CPU time of this process (user + system).
+fn cpu_time() -> Duration {
+    let mut t = libc_timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: clock_gettime writes one timespec.
+    unsafe { clock_gettime(2 /* CLOCK_PROCESS_CPUTIME_ID */, &mut t) };
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+#[repr(C)]
+struct libc_timespec {
+    tv_sec: i64,
+    tv_nsec: i64,
+}
+
+extern "C" {
+    fn clock_gettime(clock: i32, t: *mut libc_timespec) -> i32;
+}
+
+/// Runs `f`, adding its wall and CPU time to `row`.
+fn timed<T>(row: &mut (String, Duration, Duration), f: impl FnOnce() -> T) -> T {
+    let (w, c) = (Instant::now(), cpu_time());
+    let out = f();
+    row.1 += w.elapsed();
+    row.2 += cpu_time() - c;
+    out
+}
+
+fn main() {
+    let path = match std::env::var_os("PTXCROSS_TRANSLATE_FILE") {
+        Some(p) => std::path::PathBuf::from(p),
+        None => match common::ensure_large_file() {
+            Ok(p) => p,
+            Err(e) => return eprintln!("skipped: {e}"),
+        },
+    };
+    // ptxas first (its wall time, in a child process).
+    let ptxas = common::find_cuda_tool("ptxas").map(|ptxas| {
+        let out = std::env::temp_dir().join(format!("ptxcross-translate-time-{}.cubin", std::process::id()));
+        let t = Instant::now();
+        let status = std::process::Command::new(&ptxas)
+            .args(["-arch=sm_80", "-O0"])
+            .arg(&path)
+            .arg("-o")
+            .arg(&out)
+            .status();
+        let wall = t.elapsed();
+        let _ = std::fs::remove_file(&out);
+        match status {
+            Ok(s) if s.success() => Some(wall),
+            other => {
+                eprintln!("ptxas failed: {other:?}");
+                None
+            }
+        }
+    });
+    let ptxas = ptxas.flatten();
+
+    let mut rows: Vec<(String, Duration, Duration)> = ["read", "parse", "lower", "emit SPIR-V", "validate SPIR-V", "emit WGSL", "(validate WGSL, naga)"]
+        .iter()
+        .map(|n| (n.to_string(), Duration::ZERO, Duration::ZERO))
+        .collect();
+    let file = timed(&mut rows[0], || translate::load(&path).expect("reads"));
+    let ast = timed(&mut rows[1], || translate::parse(&file).unwrap_or_else(|e| panic!("{}", e.render())));
+    let kernels: Vec<String> = ast
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            ptxcross_frontend::ast::Item::Function(f) if f.kind == ptxcross_frontend::ast::FunctionKind::Entry && f.body.is_some() => {
+                Some(f.name.name.to_string())
+            }
+            _ => None,
+        })
+        .collect();
+    // `PTXCROSS_TRANSLATE_KERNELS=<n>`: only the first n kernels.
+    let kernels: Vec<String> = match std::env::var("PTXCROSS_TRANSLATE_KERNELS").ok().and_then(|v| v.parse().ok()) {
+        Some(n) => kernels.into_iter().take(n).collect(),
+        None => kernels,
+    };
+    let validate_wgsl = std::env::var("PTXCROSS_WGSL_VALIDATE").map_or(true, |v| v != "0");
+    let validate_spirv = std::env::var("PTXCROSS_SPIRV_VALIDATE").map_or(true, |v| v != "0");
+    let (mut spirv_words, mut wgsl_bytes) = (0usize, 0usize);
+    let mut slowest: Vec<(Duration, String)> = Vec::new();
+    // Lowered one module per kernel, sharing the analysis of the file's functions and globals.
+    let modules = timed(&mut rows[2], || ptxcross_lower::lower_each(&ast, &file, &LowerOptions::default(), &kernels));
+    for (name, module) in kernels.iter().zip(modules) {
+        let t = Instant::now();
+        let module = module.unwrap_or_else(|e| panic!("{name}: {:?}", e.first()));
+        let words = timed(&mut rows[3], || translate::emit_spirv(&module).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
+        if validate_spirv {
+            timed(&mut rows[4], || translate::validate_spirv(&words).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
+        }
+        let wgsl = timed(&mut rows[5], || translate::emit_wgsl(&module, translate::Profile::Wgpu).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
+        slowest.push((t.elapsed(), name.clone()));
+        if validate_wgsl {
+            timed(&mut rows[6], || translate::validate_wgsl(&wgsl, translate::Profile::Wgpu).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
+        }
+        spirv_words += words.len();
+        wgsl_bytes += wgsl.len();
+    }
+    if !validate_wgsl {
+        rows.pop();
+    }
+    let translation: (Duration, Duration) = rows[..6].iter().fold((Duration::ZERO, Duration::ZERO), |a, r| (a.0 + r.1, a.1 + r.2));
+    slowest.sort();
+    eprintln!("slowest kernels (emit + validate SPIR-V + emit WGSL):");
+    for (t, n) in slowest.iter().rev().take(5) {
+        eprintln!("  {:.3} s  {n}", t.as_secs_f64());
+    }
+
+    println!(
+        "{}: {} bytes, {} kernels, each translated on its own (as the runtime does); SPIR-V {spirv_words} words, WGSL {wgsl_bytes} bytes in all",
+        path.display(),
+        file.text.len(),
+        kernels.len(),
+    );
+    println!("| stage | wall | CPU |");
+    println!("|---|---|---|");
+    for (name, w, c) in &rows {
+        println!("| {name} | {:.3} s | {:.3} s |", w.as_secs_f64(), c.as_secs_f64());
+    }
+    println!("| translation to both targets (read … emit WGSL) | {:.3} s | {:.3} s |", translation.0.as_secs_f64(), translation.1.as_secs_f64());
+    match ptxas {
+        Some(p) => println!(
+            "| ptxas -arch=sm_80 -O0 | {:.3} s | |\ntranslation / ptxas -O0 (wall): {:.1}%",
+            p.as_secs_f64(),
+            100.0 * translation.0.as_secs_f64() / p.as_secs_f64()
+        ),
+        None => println!("ptxas not found ($PTXAS, tests/parse-corpus/README.md): no comparison"),
+    }
+}
