@@ -239,6 +239,10 @@ struct Mem {
     array: Option<String>,
     /// The in-range test of word index `i`.
     in_range: String,
+    /// Plain loads and stores are branchless (see `ModuleCx::defer_fn`): an out-of-range
+    /// index is replaced by this one, which is always in range (`None`: such accesses branch
+    /// to the fault path instead).
+    safe: Option<u32>,
     fault: u32,
     atomic: bool,
     /// Elements are `atomic<u64>` (the heap's 64-bit view) instead of 32-bit words.
@@ -516,6 +520,18 @@ impl ModuleCx {
 
     fn mem_load(&mut self, m: &Mem) -> String {
         let name = format!("{}{}_load", m.prefix, m.kind);
+        if let (Some(a), Some(safe)) = (&m.array, m.safe) {
+            let defer = self.defer_fn();
+            self.helper(&name, || {
+                let read = if m.atomic { format!("atomicLoad(&{a}[j])") } else { format!("{a}[j]") };
+                format!(
+                    "fn {name}(i: u32) -> u32 {{\n    let ok = {};\n    {defer}(!ok, {}u);\n    \
+                     let j = select({safe}u, i, ok);\n    return select(0u, {read}, ok);\n}}\n",
+                    m.in_range, m.fault
+                )
+            });
+            return name;
+        }
         let fault = self.fault_fn();
         self.helper(&name, || {
             let mut s = format!("fn {name}(i: u32) -> u32 {{\n");
@@ -531,6 +547,23 @@ impl ModuleCx {
 
     fn mem_store(&mut self, m: &Mem) -> String {
         let name = format!("{}{}_store", m.prefix, m.kind);
+        if let (Some(a), Some(safe)) = (&m.array, m.safe) {
+            let defer = self.defer_fn();
+            self.helper(&name, || {
+                let write = match (m.atomic, m.kind) {
+                    (true, _) => format!("atomicStore(&{a}[j], v);"),
+                    // The thread's own private array: a bad store rewrites word 0 unchanged.
+                    (false, "local") => format!("{a}[j] = select({a}[j], v, ok);"),
+                    (false, _) => format!("{a}[j] = v;"),
+                };
+                format!(
+                    "fn {name}(i: u32, v: u32) {{\n    let ok = {};\n    {defer}(!ok, {}u);\n    \
+                     let j = select({safe}u, i, ok);\n    {write}\n}}\n",
+                    m.in_range, m.fault
+                )
+            });
+            return name;
+        }
         let fault = self.fault_fn();
         self.helper(&name, || {
             let mut s = format!("fn {name}(i: u32, v: u32) {{\n");
@@ -552,6 +585,43 @@ impl ModuleCx {
                 }
             }
             s
+        });
+        name
+    }
+
+    /// `px_defer(bad, bits)`: a fault recorded without a branch. The bits collect in the
+    /// private `px_bad` (with the site of the thread's first deferred fault in `px_bad_site`)
+    /// and reach the heap's fault word when the thread ends (`px_flush`, before every return
+    /// of the entry point). Out-of-range plain loads and stores use it: they go to a safe
+    /// index instead (see `ptxcross_lower::ir::Memory`), so a never-taken fault branch no
+    /// longer costs every access (SIMD drivers execute both sides of a divergent branch).
+    fn defer_fn(&mut self) -> String {
+        let name = format!("{}defer", self.p);
+        let p = self.p.clone();
+        let site = self.site;
+        self.helper(&name, || {
+            let mut s = format!("fn {name}(bad: bool, bits: u32) {{\n");
+            if site {
+                let _ = writeln!(s, "    {p}bad_site = select({p}bad_site, {p}site, bad && {p}bad == 0u);");
+            }
+            let _ = write!(s, "    {p}bad = {p}bad | select(0u, bits, bad);\n}}\n");
+            s
+        });
+        name
+    }
+
+    /// `px_flush()`: records the deferred faults (`px_defer`) in the heap's fault word.
+    fn flush_fn(&mut self) -> String {
+        let name = format!("{}flush", self.p);
+        let p = self.p.clone();
+        let fault = self.fault_fn();
+        let site = self.site;
+        self.helper(&name, || {
+            let set_site = if site { format!("        {p}site = {p}bad_site;\n") } else { String::new() };
+            format!(
+                "// Records the faults `{p}defer` collected (the thread is about to end).\n\
+                 fn {name}() {{\n    if ({p}bad != 0u) {{\n{set_site}        {fault}({p}bad);\n    }}\n}}\n"
+            )
         });
         name
     }
@@ -705,6 +775,7 @@ impl KernelCx<'_> {
                 prefix: p.clone(),
                 array: Some(format!("{p}heap")),
                 in_range: format!("i >= {}u && i < arrayLength(&{p}heap)", abi::HEAP_RESERVED_WORDS),
+                safe: Some(abi::HEAP_SINK_WORD),
                 fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
                 atomic: self.m.heap_atomic,
                 wide: false,
@@ -714,6 +785,7 @@ impl KernelCx<'_> {
                 prefix: p.clone(),
                 array: Some(format!("{p}params")),
                 in_range: format!("i < arrayLength(&{p}params)"),
+                safe: Some(0),
                 fault: abi::FAULT_PARAM_OUT_OF_RANGE,
                 atomic: false,
                 wide: false,
@@ -723,6 +795,7 @@ impl KernelCx<'_> {
                 prefix: self.kp.clone(),
                 array: (self.k.shared_words > 0).then(|| format!("{}shared", self.kp)),
                 in_range: format!("i < {}u", self.k.shared_words),
+                safe: Some(0),
                 fault: abi::FAULT_SHARED_OUT_OF_RANGE,
                 atomic: self.shared_atomic,
                 wide: false,
@@ -732,6 +805,7 @@ impl KernelCx<'_> {
                 prefix: self.kp.clone(),
                 array: private_local_words(self.k).map(|_| format!("{}local", self.kp)),
                 in_range: format!("i < {}u", self.k.local_words),
+                safe: Some(0),
                 fault: abi::FAULT_LOCAL_OUT_OF_RANGE,
                 atomic: false,
                 wide: false,
@@ -741,6 +815,9 @@ impl KernelCx<'_> {
                 prefix: p.clone(),
                 array: Some(format!("{p}scratch")),
                 in_range: format!("i < arrayLength(&{p}scratch)"),
+                // The thread's slice is checked by `lower` (an access outside it changes
+                // nothing); the buffer's own bound keeps its branch.
+                safe: None,
                 fault: abi::FAULT_LOCAL_OUT_OF_RANGE,
                 atomic: false,
                 wide: false,
@@ -1093,6 +1170,7 @@ impl KernelCx<'_> {
                     prefix: p.clone(),
                     array: Some(format!("{p}heap64")),
                     in_range: format!("i >= {}u && i < arrayLength(&{p}heap64)", abi::HEAP_RESERVED_WORDS.div_ceil(2)),
+                    safe: None,
                     fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
                     atomic: true,
                     wide: true,
@@ -1165,6 +1243,15 @@ impl KernelCx<'_> {
                     let f = self.m.mem_store(&m);
                     self.line(depth, &format!("{f}({i}, {v});"));
                 }
+                Stmt::If { cond, then_body, else_body }
+                    if else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]) =>
+                {
+                    // `if (c) { fault }` (lower's alignment checks): deferred, without a branch.
+                    let Stmt::Fault { code } = then_body.stmts[0] else { unreachable!() };
+                    let c = self.typed(*cond, Ty::Bool, "If condition")?;
+                    let f = self.m.defer_fn();
+                    self.line(depth, &format!("{f}({c}, {code}u);"));
+                }
                 Stmt::If { cond, then_body, else_body } => {
                     let c = self.typed(*cond, Ty::Bool, "If condition")?;
                     self.line(depth, &format!("if ({c}) {{"));
@@ -1226,7 +1313,13 @@ impl KernelCx<'_> {
                     return Ok(()); // the rest of the block is unreachable
                 }
                 Stmt::Return => {
-                    self.line(depth, if self.parts { "return true;" } else { "return;" });
+                    if self.parts {
+                        self.line(depth, "return true;");
+                    } else {
+                        let f = self.m.flush_fn();
+                        self.line(depth, &format!("{f}();"));
+                        self.line(depth, "return;");
+                    }
                     return Ok(());
                 }
                 Stmt::Barrier => {
@@ -1559,6 +1652,9 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             }
             entries.push_str(&zero_lets);
             entries.push_str(&part_bodies[0]);
+            if stmts_behaviors(&k.body.stmts).next {
+                let _ = writeln!(entries, "    {}();", m.flush_fn());
+            }
             entries.push_str("}\n");
             continue;
         }
@@ -1582,9 +1678,11 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         let _ = writeln!(entries, "\n// kernel {}", comment_text(&k.name));
         let _ = writeln!(entries, "@compute @workgroup_size({x}, {y}, {z})");
         let _ = writeln!(entries, "fn {}({}) {{", k.entry_point, params.join(", "));
+        let flush = m.flush_fn();
         for i in 0..parts.len() {
-            let _ = writeln!(entries, "    if ({kp}part{i}({})) {{ return; }}", args.join(", "));
+            let _ = writeln!(entries, "    if ({kp}part{i}({})) {{ {flush}(); return; }}", args.join(", "));
         }
+        let _ = writeln!(entries, "    {flush}();");
         entries.push_str("}\n");
     }
 
@@ -1623,6 +1721,13 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
     if m.site {
         let _ = writeln!(out, "// The running PTX instruction's fault site (ptxcross_lower::ir::Kernel::fault_sites).");
         let _ = writeln!(out, "var<private> {p}site: u32;");
+    }
+    if m.helpers.contains_key(&format!("{p}flush")) || m.helpers.contains_key(&format!("{p}defer")) {
+        let _ = writeln!(out, "// Faults recorded without a branch ({p}defer), flushed when the thread ends.");
+        let _ = writeln!(out, "var<private> {p}bad: u32;");
+        if m.site {
+            let _ = writeln!(out, "var<private> {p}bad_site: u32;");
+        }
     }
     if !decls.is_empty() {
         out.push('\n');

@@ -299,7 +299,9 @@ pub enum Expr {
     Convert { op: ConvertOp, from: Ty, to: Ty, arg: Operand },
     Builtin(Builtin),
     /// Loads word `index` (a `U32` operand) of `memory`. Out-of-range index: yields 0 and
-    /// records a fault (`abi::FAULT_*`); never touches memory outside the array.
+    /// records a fault (`abi::FAULT_*`); never touches memory outside the array. Faults of
+    /// plain loads and stores (and of an `If` whose only statement is a `Fault`) may be
+    /// recorded when the thread ends rather than at once; the thread goes on either way.
     LoadWord { memory: Memory, index: Operand },
     /// Atomic read-modify-write on word `index` of `Heap` or `Shared`; yields the old word.
     /// `value` and `comparand` are `U32`. Relaxed ordering, device scope on the heap and
@@ -346,7 +348,13 @@ impl Block {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     Assign { dst: VarId, expr: Expr },
-    /// Stores a word. Out-of-range index: records a fault, stores nothing.
+    /// Stores a word. Out-of-range index: records a fault and changes no memory outside the
+    /// one the store addresses. On the `Heap`, `Param` and `Scratch` it stores nothing any
+    /// kernel or the host can see (the backends redirect a bad heap store to
+    /// `abi::HEAP_SINK_WORD`, which belongs to no allocation), nor on `Local`; on `Shared`
+    /// (the CTA's own memory, which lives only as long as the faulting launch) it may write
+    /// word 0 instead: the backends check these bounds without a branch, by clamping the
+    /// index.
     StoreWord { memory: Memory, index: Operand, value: Operand },
     If { cond: Operand, then_body: Block, else_body: Block },
     /// Multi-way selection on a `U32` selector: runs the body of the case listing the
