@@ -249,7 +249,7 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         e.b.name(v, "fault_site");
         e.site_var = Some(v);
     }
-    if module.kernels.iter().any(|k| defers_faults(k, &k.body)) {
+    if module.kernels.iter().any(Kernel::defers_faults) {
         let u = e.t_u32();
         let p = e.ptr(StorageClass::Private, u);
         let init = e.null(u);
@@ -1540,7 +1540,13 @@ impl Emitter {
         };
         if let (Some(ok), Some(safe), Access::Load | Access::Store) = (in_bounds, safe, h.access) {
             let bt = self.t_bool();
-            let bad = self.op(Op::LogicalNot, bt, &[ok])?;
+            let mut bad = self.op(Op::LogicalNot, bt, &[ok])?;
+            if h.access == Access::Store && matches!(h.memory, Memory::Heap | Memory::Shared) {
+                // `abi::DISCARD_INDEX`: a store lower has faulted already.
+                let discard = self.c_u32(abi::DISCARD_INDEX);
+                let real = self.op(Op::INotEqual, bt, &[idx, discard])?;
+                bad = self.op(Op::LogicalAnd, bt, &[bad, real])?;
+            }
             let bits = self.c_u32(bit);
             self.defer(bad, bits)?;
             let safe = self.c_u32(safe);
@@ -1653,29 +1659,6 @@ impl Emitter {
         };
         self.op(o, u, &[ptr, scope, sem, value])
     }
-}
-
-/// Whether `block` of kernel `k` has an access or check whose fault `Emitter::defer` records:
-/// a plain load or store of an existing heap, parameter, shared or private local array, or
-/// an `If` whose only statement is a `Fault`.
-fn defers_faults(k: &Kernel, block: &Block) -> bool {
-    let present = |m: Memory| match m {
-        Memory::Heap | Memory::Param => true,
-        Memory::Shared => k.shared_words > 0,
-        Memory::Local => k.local_words > 0 && k.local_placement == LocalPlacement::Private,
-        Memory::Scratch => false,
-    };
-    block.stmts.iter().any(|s| match s {
-        Stmt::Assign { expr: Expr::LoadWord { memory, .. }, .. } | Stmt::StoreWord { memory, .. } => present(*memory),
-        Stmt::If { then_body, else_body, .. } => {
-            (else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]))
-                || defers_faults(k, then_body)
-                || defers_faults(k, else_body)
-        }
-        Stmt::Loop { body } => defers_faults(k, body),
-        Stmt::Switch { cases, default, .. } => cases.iter().any(|c| defers_faults(k, &c.body)) || defers_faults(k, default),
-        _ => false,
-    })
 }
 
 /// Errors inside the emitter, before the kernel name is attached.

@@ -556,8 +556,14 @@ impl ModuleCx {
                     (false, "local") => format!("{a}[j] = select({a}[j], v, ok);"),
                     (false, _) => format!("{a}[j] = v;"),
                 };
+                // `abi::DISCARD_INDEX` (heap, shared): a store lower has faulted already.
+                let bad = if matches!(m.kind, "heap" | "shared") {
+                    format!("!ok && i != {:#x}u", abi::DISCARD_INDEX)
+                } else {
+                    "!ok".to_string()
+                };
                 format!(
-                    "fn {name}(i: u32, v: u32) {{\n    let ok = {};\n    {defer}(!ok, {}u);\n    \
+                    "fn {name}(i: u32, v: u32) {{\n    let ok = {};\n    {defer}({bad}, {}u);\n    \
                      let j = select({safe}u, i, ok);\n    {write}\n}}\n",
                     m.in_range, m.fault
                 )
@@ -1315,9 +1321,11 @@ impl KernelCx<'_> {
                 Stmt::Return => {
                     if self.parts {
                         self.line(depth, "return true;");
-                    } else {
+                    } else if self.k.defers_faults() {
                         let f = self.m.flush_fn();
                         self.line(depth, &format!("{f}();"));
+                        self.line(depth, "return;");
+                    } else {
                         self.line(depth, "return;");
                     }
                     return Ok(());
@@ -1652,7 +1660,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             }
             entries.push_str(&zero_lets);
             entries.push_str(&part_bodies[0]);
-            if stmts_behaviors(&k.body.stmts).next {
+            if stmts_behaviors(&k.body.stmts).next && k.defers_faults() {
                 let _ = writeln!(entries, "    {}();", m.flush_fn());
             }
             entries.push_str("}\n");
@@ -1678,11 +1686,13 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         let _ = writeln!(entries, "\n// kernel {}", comment_text(&k.name));
         let _ = writeln!(entries, "@compute @workgroup_size({x}, {y}, {z})");
         let _ = writeln!(entries, "fn {}({}) {{", k.entry_point, params.join(", "));
-        let flush = m.flush_fn();
+        let flush = if k.defers_faults() { format!("{}(); ", m.flush_fn()) } else { String::new() };
         for i in 0..parts.len() {
-            let _ = writeln!(entries, "    if ({kp}part{i}({})) {{ {flush}(); return; }}", args.join(", "));
+            let _ = writeln!(entries, "    if ({kp}part{i}({})) {{ {flush}return; }}", args.join(", "));
         }
-        let _ = writeln!(entries, "    {flush}();");
+        if !flush.is_empty() {
+            let _ = writeln!(entries, "    {}", flush.trim_end());
+        }
         entries.push_str("}\n");
     }
 

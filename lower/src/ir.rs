@@ -354,7 +354,8 @@ pub enum Stmt {
     /// `abi::HEAP_SINK_WORD`, which belongs to no allocation), nor on `Local`; on `Shared`
     /// (the CTA's own memory, which lives only as long as the faulting launch) it may write
     /// word 0 instead: the backends check these bounds without a branch, by clamping the
-    /// index.
+    /// index. Index `abi::DISCARD_INDEX` on `Heap` or `Shared`: the same, without a fault
+    /// (`lower` recorded the store's fault already).
     StoreWord { memory: Memory, index: Operand, value: Operand },
     If { cond: Operand, then_body: Block, else_body: Block },
     /// Multi-way selection on a `U32` selector: runs the body of the case listing the
@@ -534,6 +535,33 @@ pub struct Module {
 }
 
 impl Kernel {
+    /// Whether the backends may record one of this kernel's faults late (when the thread
+    /// ends, see `Expr::LoadWord`): it has a plain load or store of an existing heap,
+    /// parameter, shared or private local array, or an `If` whose only statement is a
+    /// `Fault`. Kernels without such code need no deferred-fault state.
+    pub fn defers_faults(&self) -> bool {
+        fn block(k: &Kernel, b: &Block) -> bool {
+            let present = |m: Memory| match m {
+                Memory::Heap | Memory::Param => true,
+                Memory::Shared => k.shared_words > 0,
+                Memory::Local => k.local_words > 0 && k.local_placement == LocalPlacement::Private,
+                Memory::Scratch => false,
+            };
+            b.stmts.iter().any(|s| match s {
+                Stmt::Assign { expr: Expr::LoadWord { memory, .. }, .. } | Stmt::StoreWord { memory, .. } => present(*memory),
+                Stmt::If { then_body, else_body, .. } => {
+                    (else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]))
+                        || block(k, then_body)
+                        || block(k, else_body)
+                }
+                Stmt::Loop { body } => block(k, body),
+                Stmt::Switch { cases, default, .. } => cases.iter().any(|c| block(k, &c.body)) || block(k, default),
+                _ => false,
+            })
+        }
+        block(self, &self.body)
+    }
+
     pub fn var_ty(&self, v: VarId) -> Ty {
         self.vars[v.index()].ty
     }
