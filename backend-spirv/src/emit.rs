@@ -52,6 +52,8 @@ const SCOPE_WORKGROUP: u32 = 2;
 const SEMANTICS_RELAXED: u32 = 0;
 /// `bar.sync`: AcquireRelease | UniformMemory (storage buffers) | WorkgroupMemory.
 const SEMANTICS_BARRIER: u32 = 0x8 | 0x40 | 0x100;
+/// `Stmt::SharedBarrier`: AcquireRelease | WorkgroupMemory.
+const SEMANTICS_SHARED_BARRIER: u32 = 0x8 | 0x100;
 /// `Stmt::Fence`: SequentiallyConsistent (PTX `fence.sc`; at least `fence.acq_rel`) |
 /// UniformMemory | WorkgroupMemory.
 const SEMANTICS_FENCE: u32 = 0x10 | 0x40 | 0x100;
@@ -944,6 +946,12 @@ impl Emitter {
             }
             Stmt::Barrier => {
                 self.workgroup_barrier()?;
+                Ok(false)
+            }
+            Stmt::SharedBarrier => {
+                let scope = self.c_u32(SCOPE_WORKGROUP);
+                let sem = self.c_u32(SEMANTICS_SHARED_BARRIER);
+                self.op_void(Op::ControlBarrier, &[scope, scope, sem])?;
                 Ok(false)
             }
             Stmt::Fault { code } => {

@@ -138,7 +138,7 @@ fn block_usage(u: &mut Usage, b: &Block) {
                 block_usage(u, default);
             }
             Stmt::Loop { body } => block_usage(u, body),
-            Stmt::Barrier => u.barriers = true,
+            Stmt::Barrier | Stmt::SharedBarrier => u.barriers = true,
             Stmt::Fence { .. } => u.fence = true,
             Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Fault { .. } => {}
         }
@@ -1336,6 +1336,7 @@ impl KernelCx<'_> {
                     self.line(depth, "storageBarrier();");
                     self.line(depth, "workgroupBarrier();");
                 }
+                Stmt::SharedBarrier => self.line(depth, "workgroupBarrier();"),
                 Stmt::Fault { code } => {
                     let f = self.m.fault_fn();
                     self.line(depth, &format!("{f}({code}u);"));

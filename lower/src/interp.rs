@@ -184,7 +184,7 @@ impl Machine {
                 Stmt::Break => return Flow::Break,
                 Stmt::Continue => return Flow::Continue,
                 Stmt::Return => return Flow::Return,
-                Stmt::Barrier | Stmt::Fence { .. } => {}
+                Stmt::Barrier | Stmt::SharedBarrier | Stmt::Fence { .. } => {}
                 Stmt::Fault { code } => self.faults |= code,
             }
         }

@@ -377,6 +377,11 @@ pub enum Stmt {
     /// global (heap) memory among the CTA's threads. `lower` guarantees every invocation of
     /// the workgroup reaches it (uniform control flow).
     Barrier,
+    /// A `Barrier` that orders shared memory only (workgroup execution barrier with
+    /// workgroup-memory semantics): `lower`'s last pass (`barriers.rs`) turns a barrier into
+    /// one where no heap access can run between it and the previous barrier. The same
+    /// uniformity rule as `Barrier`.
+    SharedBarrier,
     /// Records fault bits (`abi::FAULT_*`) in the heap's fault word; execution continues.
     Fault { code: u32 },
     /// A memory fence (PTX `fence.sc`/`fence.acq_rel`, and the fences `lower` puts around
