@@ -170,6 +170,64 @@ const PART_STATEMENTS: usize = 1_000;
 /// expressions in time quadratic in their number (naga 30 `Typifier::grow` skips through the
 /// whole expression arena on every call), so one function of 100,000 statements takes minutes;
 /// in parts of bounded size it is linear. Each part becomes a function over module-scope
+/// Per variable of `k`: every assignment to it is a memory load, a built-in, or a copy or
+/// bitcast of such a variable (and there is at least one): the driver's compiler sees an
+/// opaque value there, never the result of an arithmetic op or a constant, so float ops
+/// reading it need no contraction guard for it (see `KernelCx::exposed`).
+fn opaque_vars(k: &Kernel) -> Vec<bool> {
+    fn assigns<'a>(b: &'a Block, out: &mut Vec<(VarId, &'a Expr)>) {
+        for s in &b.stmts {
+            match s {
+                Stmt::Assign { dst, expr } => out.push((*dst, expr)),
+                Stmt::If { then_body, else_body, .. } => {
+                    assigns(then_body, out);
+                    assigns(else_body, out);
+                }
+                Stmt::Loop { body } => assigns(body, out),
+                Stmt::Switch { cases, default, .. } => {
+                    cases.iter().for_each(|c| assigns(&c.body, out));
+                    assigns(default, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut list = Vec::new();
+    assigns(&k.body, &mut list);
+    let n = k.vars.len();
+    let mut assigned = vec![false; n];
+    for (d, _) in &list {
+        if let Some(a) = assigned.get_mut(d.index()) {
+            *a = true;
+        }
+    }
+    // Optimistic start, then remove every variable with a non-opaque assignment until stable.
+    let mut opaque = assigned;
+    loop {
+        let mut changed = false;
+        for (d, e) in &list {
+            if !opaque.get(d.index()).copied().unwrap_or(false) {
+                continue;
+            }
+            let var_opaque = |o: &Operand| matches!(o, Operand::Var(v) if opaque.get(v.index()).copied().unwrap_or(false));
+            let ok = match e {
+                Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => true,
+                Expr::Builtin(_) => true,
+                Expr::Use(o) => var_opaque(o),
+                Expr::Convert { op: ConvertOp::Bitcast, arg, .. } => var_opaque(arg),
+                _ => false,
+            };
+            if !ok {
+                opaque[d.index()] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            return opaque;
+        }
+    }
+}
+
 /// `var<private>` copies of the kernel's variables (same zero-initialised, per-invocation
 /// semantics as function variables). Kernels with barriers stay whole: browsers' uniformity
 /// analysis could not see that the early return between parts is uniform.
@@ -705,6 +763,9 @@ struct KernelCx<'a> {
     opaque_next: bool,
     /// Which opaque zeros (`px_z0`, `px_z1`) the body uses (see [`KernelCx::hide`]).
     zeros: [bool; 2],
+    /// Per variable: it only ever holds loaded words, built-ins or copies (bitcasts) of such
+    /// variables ([`opaque_vars`]).
+    opaque: Vec<bool>,
     /// The kernel is split into functions ([`split_into_parts`]): variables are module-scope
     /// (`{kp}v3`) and `Return` is `return true;` (the entry point then returns).
     parts: bool,
@@ -838,6 +899,18 @@ impl KernelCx<'_> {
     /// iteration counts; multiplying products by an opaque 1.0 did not help). Hidden operands
     /// leave each IR op one correctly rounded operation. `slot` 0/1: lhs/rhs get different
     /// zeros, so that `x - x` cannot be folded either.
+    /// Whether operand `o` of a float op must be hidden ([`KernelCx::hide`]): a constant, or a
+    /// variable that may hold the result of an operation (see [`opaque_vars`]). A variable
+    /// that only ever holds memory words, built-ins or copies of them is opaque to the
+    /// driver already: no rule can fuse, reassociate or fold through it. (The ops whose
+    /// rewrites need no producer, `a - a`, `a / a` and comparisons, hide every operand.)
+    fn exposed(&self, o: Operand) -> bool {
+        match o {
+            Operand::Const(_) => true,
+            Operand::Var(v) => !self.opaque.get(v.index()).copied().unwrap_or(false),
+        }
+    }
+
     fn hide(&mut self, s: String, ty: Ty, slot: usize) -> String {
         self.zeros[slot] = true;
         let f = self.m.hide_fn(ty);
@@ -985,12 +1058,16 @@ impl KernelCx<'_> {
                     FMul => "*",
                     _ => "/",
                 };
-                let (a, b) = (self.hide(a, ty, 0), self.hide(b, ty, 1));
+                // `a - a` and `a / a` fold inexactly whatever `a` is: always hidden.
+                let always = matches!(op, FSub | FDiv);
+                let a = if always || self.exposed(lhs) { self.hide(a, ty, 0) } else { a };
+                let b = if always || self.exposed(rhs) { self.hide(b, ty, 1) } else { b };
                 format!("{a} {o} {b}")
             }
             FMin | FMax if ty.is_float() => {
                 let f = if op == FMin { "min" } else { "max" };
-                let (a, b) = (self.hide(a, ty, 0), self.hide(b, ty, 1));
+                let a = if self.exposed(lhs) { self.hide(a, ty, 0) } else { a };
+                let b = if self.exposed(rhs) { self.hide(b, ty, 1) } else { b };
                 format!("{f}({a}, {b})")
             }
             _ => return bad(),
@@ -1108,7 +1185,13 @@ impl KernelCx<'_> {
                 let a = self.typed(a, ty, "Fma")?;
                 let b = self.typed(b, ty, "Fma")?;
                 let c = self.typed(c, ty, "Fma")?;
-                let (a, b, c) = (self.hide(a, ty, 0), self.hide(b, ty, 1), self.hide(c, ty, 0));
+                let (oa, ob, oc) = match *e {
+                    Expr::Fma { a, b, c, .. } => (a, b, c),
+                    _ => unreachable!(),
+                };
+                let a = if self.exposed(oa) { self.hide(a, ty, 0) } else { a };
+                let b = if self.exposed(ob) { self.hide(b, ty, 1) } else { b };
+                let c = if self.exposed(oc) { self.hide(c, ty, 0) } else { c };
                 Ok((format!("fma({a}, {b}, {c})"), ty))
             }
             Expr::Compare { op, ty, lhs, rhs } => self.compare(op, ty, lhs, rhs),
@@ -1599,6 +1682,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             out: String::new(),
             breakable: Vec::new(),
             opaque_next: false,
+            opaque: opaque_vars(k),
             zeros: [false; 2],
             parts: false,
         };
