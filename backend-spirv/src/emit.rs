@@ -1285,8 +1285,17 @@ impl Emitter {
         let t = self.ty(ty);
         let bt = self.t_bool();
         let zero = self.konst(if ty == Ty::U64 { Const::U64(0) } else { Const::U32(0) });
-        let l_neg = self.op(Op::SLessThan, bt, &[l, zero])?;
-        let r_neg = self.op(Op::SLessThan, bt, &[r, zero])?;
+        // The sign of a 64-bit operand is tested on its high word: lavapipe (Mesa 22.3.6)
+        // evaluates a 64-bit `x < 0` wrongly for sign-extended 32-bit values (`div.s64` of
+        // `cvt.s64.s32` -2^31 by 127 divided the unsigned value; tests/tests/adversarial.rs).
+        let (l_neg, r_neg) = if ty == Ty::U64 {
+            let z32 = self.c_u32(0);
+            let (_, lh) = self.split64(l)?;
+            let (_, rh) = self.split64(r)?;
+            (self.op(Op::SLessThan, bt, &[lh, z32])?, self.op(Op::SLessThan, bt, &[rh, z32])?)
+        } else {
+            (self.op(Op::SLessThan, bt, &[l, zero])?, self.op(Op::SLessThan, bt, &[r, zero])?)
+        };
         let l_flip = self.op(Op::SNegate, t, &[l])?;
         let r_flip = self.op(Op::SNegate, t, &[r])?;
         let l_abs = self.op(Op::Select, t, &[l_neg, l_flip, l])?;

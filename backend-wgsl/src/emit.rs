@@ -566,11 +566,14 @@ impl ModuleCx {
         }
         let name = format!("{p}mul_hi_s{bits}");
         let (top, zero) = if bits == 64 { ("63u", "0lu") } else { ("31u", "0u") };
+        // The corrections are masks, not `select`s on sign tests: lavapipe (Mesa 22.3.6)
+        // evaluated `(b >> 63u) != 0lu` as false for a sign-extended negative b (`mul.hi.s64`
+        // of `cvt.s64.s32` values gave 0 for -1; tests/tests/adversarial.rs).
         self.helper(&name, || {
             format!(
                 "// High {bits} bits of the signed product: the unsigned one, minus b if a < 0, minus a if b < 0.\n\
                  fn {name}(a: {t}, b: {t}) -> {t} {{\n    \
-                 return {unsigned_name}(a, b) - select({zero}, b, (a >> {top}) != {zero}) - select({zero}, a, (b >> {top}) != {zero});\n}}\n"
+                 return {unsigned_name}(a, b) - (b & ({zero} - (a >> {top}))) - (a & ({zero} - (b >> {top})));\n}}\n"
             )
         });
         name

@@ -76,12 +76,15 @@ pub const FAULT_BAD_FUNCTION_POINTER: u32 = 1 << 7;
 /// A loop ended without taking any of its exits: the driver cut it (lavapipe stops a shader's
 /// loops after 65,535 back-edges in total; see `lower/src/loop_cut.rs`).
 pub const FAULT_LOOP_CUT: u32 = 1 << 8;
+/// `mapa` to a CTA rank other than 0: launches here are 1-CTA clusters, so no other CTA
+/// exists in the cluster.
+pub const FAULT_CLUSTER_RANK: u32 = 1 << 9;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
 /// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` zero
 /// (`PARAM_ZERO_WORD`); `[4..7)` the `%ctaid` of this dispatch's first workgroup
 /// (`PARAM_CTA_BASE_WORD`); `[7..10)` the whole grid's size, `%nctaid` (`PARAM_GRID_SIZE_WORD`);
-/// `[10..12)` reserved (zero).
+/// `[10..12)` `%gridid` (u64, little-endian words: `PARAM_GRID_ID_WORD`).
 pub const PARAM_HEADER_WORDS: u32 = 12;
 pub const PARAM_GLOBALS_BASE_WORD: u32 = 0;
 /// Holds `1.0f32` (bits `0x3f800000`), written by the host: a value no shader compiler can
@@ -100,6 +103,9 @@ pub const PARAM_ZERO_WORD: u32 = 3;
 pub const PARAM_CTA_BASE_WORD: u32 = 4;
 /// `%nctaid` (x, y, z): the grid's size, not the dispatch's.
 pub const PARAM_GRID_SIZE_WORD: u32 = 7;
+/// `%gridid` (u64): the launch's number in its context (the host counts launches), the same
+/// for every dispatch of one launch.
+pub const PARAM_GRID_ID_WORD: u32 = 10;
 
 /// Human-readable names of the fault bits set in `bits`.
 pub fn describe_faults(bits: u32) -> Vec<&'static str> {
@@ -117,6 +123,7 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
             "a loop was cut short by the driver's iteration limit (lavapipe stops all loops of a \
              thread after 65,535 iterations in total), so the results are wrong",
         ),
+        (FAULT_CLUSTER_RANK, "`mapa` to a CTA rank outside the cluster (a launch here is 1-CTA clusters)"),
     ];
     names.iter().filter(|(b, _)| bits & b != 0).map(|&(_, n)| n).collect()
 }

@@ -92,6 +92,16 @@ pub struct FnLower {
     /// Formats whose subnormals cannot matter to the instruction being lowered (see
     /// `inst::subnormal_exemption`); nothing is exempt outside instructions.
     pub subnormal_exempt: SubnormalUse,
+    /// `%dynamic_smem_size` and `%total_smem_size` (see `kernel.rs`).
+    pub smem_sizes: (u32, u32),
+    /// The kernel directive that asks for a cluster launch (`.reqnctapercluster`,
+    /// `.explicitcluster`, `.maxclusterrank`): the cluster registers then refuse, since a
+    /// launch here is never a cluster launch.
+    pub cluster_directive: Option<String>,
+    /// The per-thread counter behind `%clock`, `%clock64` and `%globaltimer`, once created.
+    clock: Option<VarId>,
+    /// `%gridid`, read once from the parameter header.
+    grid_id: Option<VarId>,
 }
 
 /// A pair of flags, one per float format that a device may flush.
@@ -132,6 +142,10 @@ impl FnLower {
             fault_sites: Vec::new(),
             subnormals: SubnormalUse::default(),
             subnormal_exempt: SubnormalUse::default(),
+            smem_sizes: (0, 0),
+            cluster_directive: None,
+            clock: None,
+            grid_id: None,
         }
     }
 }
@@ -342,28 +356,61 @@ impl FnLower {
             "%lanemask_eq" | "%lanemask_lt" | "%lanemask_le" | "%lanemask_gt" | "%lanemask_ge" => {
                 return Ok(self.lanemask(name))
             }
+            "%dynamic_smem_size" => Self::u32c(self.smem_sizes.0),
+            "%total_smem_size" => Self::u32c(self.smem_sizes.1),
+            // §10.8/10.9: ids range over [0, %nsmid) and need not be contiguous; one SM here.
+            "%smid" => Self::u32c(0),
+            "%nsmid" => Self::u32c(1),
+            "%gridid" => self.grid_id(),
+            // §10.27: "initialized by the driver … defined in the driver documentation"; CUDA's
+            // driver leaves them 0 unless a tool asks for more.
+            n if n.strip_prefix("%envreg").and_then(|k| k.parse::<u32>().ok()).is_some_and(|k| k < 32) => Self::u32c(0),
+            "%clock" | "%clock_hi" | "%clock64" | "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi" => {
+                let t = self.tick();
+                match name {
+                    "%clock" | "%globaltimer_lo" => self.convert(ConvertOp::Truncate, Ty::U64, Ty::U32, t),
+                    "%clock_hi" | "%globaltimer_hi" => {
+                        let h = self.bin(BinaryOp::ShrU, Ty::U64, t, Self::u32c(32));
+                        self.convert(ConvertOp::Truncate, Ty::U64, Ty::U32, h)
+                    }
+                    _ => t,
+                }
+            }
+            // A launch without clusters: every CTA is a 1-CTA cluster (§10.11–10.17).
+            n @ ("%cluster_ctarank" | "%cluster_nctarank" | "%cluster_ctaid" | "%cluster_nctaid" | "%clusterid"
+            | "%nclusterid" | "%is_explicit_cluster") => {
+                if let Some(d) = &self.cluster_directive {
+                    return Err(unsupported(
+                        format!("special register `{n}` in a kernel with `.{d}` (cluster launches are not supported)"),
+                        span,
+                    ));
+                }
+                match n {
+                    "%cluster_ctarank" => Self::u32c(0),
+                    "%cluster_nctarank" => Self::u32c(1),
+                    "%cluster_ctaid" => {
+                        dim(component)?;
+                        Self::u32c(0)
+                    }
+                    "%cluster_nctaid" => {
+                        dim(component)?;
+                        Self::u32c(1)
+                    }
+                    "%clusterid" => self.value(Ty::U32, Expr::Builtin(Builtin::CtaId(dim(component)?))),
+                    "%nclusterid" => self.value(Ty::U32, Expr::Builtin(Builtin::NumCtas(dim(component)?))),
+                    _ => Operand::Const(crate::ir::Const::Bool(false)),
+                }
+            }
             n if n.starts_with('%')
-                && [
-                    "%clock", "%clock64", "%globaltimer", "%smid", "%nsmid", "%gridid", "%lanemask_eq", "%lanemask_lt",
-                    "%lanemask_le", "%lanemask_gt", "%lanemask_ge", "%pm0", "%envreg", "%dynamic_smem_size",
-                    "%total_smem_size", "%clusterid", "%cluster_ctaid", "%globaltimer_lo", "%globaltimer_hi",
-                    "%cluster_ctarank", "%cluster_nctaid", "%cluster_nctarank", "%is_explicit_cluster", "%nclusterid",
-                    "%aggr_smem_size", "%reserved_smem_offset", "%current_graph_exec",
-                ]
+                && ["%pm0", "%pm1", "%pm2", "%pm3", "%pm4", "%pm5", "%pm6", "%pm7", "%envreg", "%aggr_smem_size", "%reserved_smem_offset", "%current_graph_exec"]
                 .iter()
                 .any(|s| n.starts_with(s)) =>
             {
                 // Why each group has no translation (yet).
-                let why = if n.starts_with("%clock") || n.starts_with("%globaltimer") {
-                    " (WGSL and core Vulkan 1.1 shaders have no clock)"
-                } else if n.starts_with("%envreg") || n.starts_with("%pm") {
-                    " (driver-defined registers with no counterpart here)"
-                } else if n.contains("cluster") {
-                    " (cluster launches are not supported)"
-                } else if n.contains("smem") {
-                    " (shared memory sizes are not passed to the kernel yet)"
-                } else if matches!(n, "%smid" | "%nsmid" | "%gridid") {
-                    " (hardware identifiers with no counterpart here)"
+                let why = if n.starts_with("%pm") {
+                    " (performance counters: \"their behavior is currently undefined\", §10.25)"
+                } else if n.starts_with("%envreg") {
+                    " (there are 32, %envreg0..%envreg31)"
                 } else {
                     ""
                 };
@@ -385,6 +432,52 @@ impl FnLower {
         let zy = self.bin(BinaryOp::Add, Ty::U32, zy, y);
         let r = self.bin(BinaryOp::Mul, Ty::U32, zy, Self::u32c(self.block[0]));
         self.bin(BinaryOp::Add, Ty::U32, r, x)
+    }
+
+    /// `%gridid` (u64): the context's launch counter, written by the host into the parameter
+    /// header (`abi::PARAM_GRID_ID_WORD`), read once. §10.10: "the temporal grid launch
+    /// number for this context".
+    fn grid_id(&mut self) -> Operand {
+        if let Some(v) = self.grid_id {
+            return Operand::Var(v);
+        }
+        let v = self.new_var(Ty::U64, "%gridid");
+        let lo = self.new_var(Ty::U32, "t");
+        let hi = self.new_var(Ty::U32, "t");
+        let w = crate::abi::PARAM_GRID_ID_WORD;
+        let stmts = vec![
+            Stmt::Assign { dst: lo, expr: Expr::LoadWord { memory: Memory::Param, index: Self::u32c(w) } },
+            Stmt::Assign { dst: hi, expr: Expr::LoadWord { memory: Memory::Param, index: Self::u32c(w + 1) } },
+        ];
+        let combine = pack64_stmts(v, Operand::Var(lo), Operand::Var(hi), &mut self.vars);
+        self.prepend_to_entry(stmts.into_iter().chain(combine).collect());
+        self.grid_id = Some(v);
+        Operand::Var(v)
+    }
+
+    /// One read of `%clock`/`%clock64`/`%globaltimer`: a per-thread u64 counter that starts at
+    /// 0 and advances by one at every read, so each thread sees strictly increasing values.
+    ///
+    /// Why this is honest: §10.23/10.24 define `%clock`/`%clock64` only as "cycle counters
+    /// that wrap silently", with no rate, no origin and no relation between threads (on
+    /// NVIDIA GPUs they are per-SM counters), and §10.28 leaves `%globaltimer` "unspecified"
+    /// when JIT-compiled to other targets. A counter that moves at every read keeps what
+    /// programs can rely on: later reads in a thread give larger values (so `clock64() -
+    /// start` grows, spin-waits with a deadline end, and the low 32 bits are `%clock`).
+    /// Elapsed-time figures computed from it count reads, not cycles or nanoseconds.
+    fn tick(&mut self) -> Operand {
+        let v = match self.clock {
+            Some(v) => v,
+            None => {
+                let v = self.new_var(Ty::U64, "clock");
+                self.prepend_to_entry(vec![Stmt::Assign { dst: v, expr: Expr::Use(Self::u64c(0)) }]);
+                self.clock = Some(v);
+                v
+            }
+        };
+        let next = self.bin(BinaryOp::Add, Ty::U64, Operand::Var(v), Self::u64c(1));
+        self.assign(v, Expr::Use(next));
+        next
     }
 
     /// The globals segment base (u64), read once from the parameter header.
@@ -435,7 +528,8 @@ impl FnLower {
         match &op.kind {
             OperandKind::Symbol { name, component } => {
                 if let Some(v) = self.special_register(name, component.as_deref(), op.span)? {
-                    return Ok(self.fit(v, Ty::U32, want, t));
+                    let have = self.operand_ty(v);
+                    return Ok(self.fit(v, have, want, t));
                 }
                 let key = match component {
                     Some(c) => {

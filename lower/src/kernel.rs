@@ -96,6 +96,20 @@ pub fn lower_kernel(
     let (local_offsets, local_end) = call::layout_locals(&local_decls, 0)?;
     offsets.extend(local_offsets);
     fl.shared_bytes = shared_total as u32;
+    // §10.32: the launch's dynamic shared memory, declared or not; §10.30: static + dynamic,
+    // in the target's allocation unit (256 bytes on sm_3x–7x, 128 on sm_2x and sm_8x/9x; the
+    // 8.5 spec's table ends at sm_9x, later targets taken as 128).
+    let unit = match module.target.iter().find_map(|t| t.strip_prefix("sm_")).and_then(|v| v.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse::<u32>().ok()) {
+        Some(30..=79) => 256,
+        _ => 128,
+    };
+    let total = (shared_end + options.dynamic_shared_bytes as u64).div_ceil(unit) * unit;
+    fl.smem_sizes = (options.dynamic_shared_bytes, total.min(u32::MAX as u64) as u32);
+    fl.cluster_directive = f
+        .directives
+        .iter()
+        .find(|d| matches!(d.name.as_str(), "reqnctapercluster" | "explicitcluster" | "maxclusterrank"))
+        .map(|d| d.name.to_string());
     fl.local_bytes = local_end as u32;
     fl.local_cursor = local_end as u32;
     fl.frame_bytes = local_end as u32;

@@ -499,6 +499,7 @@ impl Ptx {
         let programs = Backend::ALL.iter().map(|&b| (b, translate_case(gpu, case, b))).collect();
         let heap: u64 = case.buffers.iter().map(|b| (b.len() as u64).next_multiple_of(256)).sum::<u64>() + (1 << 16);
         let mut ctx = Context::new(ContextOptions { heap_bytes: heap, timeout: None, gpu: Some(gpu.clone()) }).expect("context");
+        ctx.time_launches(true);
         let ptrs = case.buffers.iter().map(|b| ctx.alloc(b.len() as u64).expect("alloc")).collect();
         Ptx { programs, ctx, ptrs }
     }

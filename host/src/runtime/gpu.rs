@@ -216,6 +216,14 @@ impl Gpu {
         })
     }
 
+    /// The wgpu device (for work of the caller's own beside ptxcross's, e.g. benchmarks).
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+    /// The device's queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
     pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
         &self.info
     }
@@ -223,17 +231,6 @@ impl Gpu {
     pub fn limits(&self) -> &wgpu::Limits {
         &self.limits
     }
-    /// The wgpu device, for code that runs its own shaders beside ptxcross's on the same device
-    /// (the kernel-speed benchmark's hand-written WGSL).
-    pub fn device(&self) -> &wgpu::Device {
-        &self.device
-    }
-
-    /// The device's queue (see [`Gpu::device`]).
-    pub fn queue(&self) -> &wgpu::Queue {
-        &self.queue
-    }
-
     /// The features the device was opened with (what we want ∩ what the adapter offers).
     pub fn features(&self) -> wgpu::Features {
         self.features

@@ -2,8 +2,10 @@
 //! accepts exactly the modifiers it implements: anything else is "not supported yet", never
 //! a guess.
 
+mod approx;
 mod atomic;
 mod bitops;
+mod cluster;
 mod control;
 mod convert;
 mod divsqrt;
@@ -14,6 +16,7 @@ mod half;
 mod int;
 mod memory;
 mod moves;
+mod video;
 mod warp;
 
 pub use atomic::collect_read_regs;
@@ -195,9 +198,10 @@ impl FnLower {
                 operands(inst, 2).map(|_| ())
             }
             "createpolicy" => self.createpolicy(&m),
-            "mapa" | "getctarank" => {
-                Err(unsupported(format!("instruction `{}` (cluster launches are not supported)", m.name()), inst.span))
-            }
+            "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vmad" | "vset" | "vadd2" | "vsub2"
+            | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2" | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4"
+            | "vmin4" | "vmax4" | "vset4" => self.video(&m),
+            "mapa" | "getctarank" => self.cluster_address(&m),
             _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
         }
     }

@@ -1,0 +1,548 @@
+//! Video instructions (spec §9.7.18): the scalar `vadd vsub vabsdiff vmin vmax vshl vshr vmad
+//! vset` with operand selectors, `.sat`, a secondary operation or a sub-word merge, and the SIMD
+//! `vadd2/vsub2/vavrg2/vabsdiff2/vmin2/vmax2/vset2` and `…4` forms with masks and `.add`
+//! accumulation. All of it is ordinary integer IR.
+//!
+//! Where the spec's pseudo-code and its prose disagree or leave a case open, the choice is
+//! written where it is made (search "Ambiguous"); `tests/src/ptx_ref/video.rs` follows the same
+//! reading of the pseudo-code, written independently.
+//!
+//! The intermediate values (`.s33` operands, `.s34` results) are kept exact in 64 bits: the
+//! pseudo-code's CLAMP, MIN and MAX act on the mathematical values, and the low 32 bits are
+//! what is written.
+
+use super::{operands, Mods};
+use crate::function::{unsupported, FnLower, LResult};
+use crate::ir::{BinaryOp, CmpOp, Operand, Ty, UnaryOp};
+use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
+use ptxcross_frontend::Diagnostic;
+
+/// A scalar operand selector (`.b0..b3`, `.h0/.h1`), or the whole word.
+#[derive(Clone, Copy, PartialEq)]
+enum Part {
+    Word,
+    Byte(u32),
+    Half(u32),
+}
+
+impl Part {
+    fn parse(s: &str) -> Option<Part> {
+        Some(match s {
+            "b0" | "b1" | "b2" | "b3" => Part::Byte(s.as_bytes()[1] as u32 - b'0' as u32),
+            "h0" | "h1" => Part::Half(s.as_bytes()[1] as u32 - b'0' as u32),
+            _ => return None,
+        })
+    }
+}
+
+/// Whether a register component is a video selector or mask (`b…`/`h…` with digits), not a
+/// vector element (`x y z w r g b a`).
+fn is_selector(c: &str) -> bool {
+    c.len() >= 2 && (c.starts_with('b') || c.starts_with('h')) && c[1..].bytes().all(|b| b.is_ascii_digit())
+}
+
+/// A video source operand: its 32-bit value, its selector text, and whether it was negated.
+struct Src {
+    value: Operand,
+    sel: Option<String>,
+    neg: bool,
+}
+
+fn cmp_of(m: &Mods) -> LResult<&'static str> {
+    m.one_of(&["eq", "ne", "lt", "le", "gt", "ge"])
+        .ok_or_else(|| Diagnostic::new(format!("`{}` needs a comparison (.eq .ne .lt .le .gt .ge)", m.name()), m.inst.span))
+}
+
+fn signed_of(t: ScalarType, m: &Mods) -> LResult<bool> {
+    match t {
+        ScalarType::U32 => Ok(false),
+        ScalarType::S32 => Ok(true),
+        _ => Err(Diagnostic::new(format!("`{}` takes .u32/.s32 types, found .{}", m.name(), t.suffix()), m.inst.span)),
+    }
+}
+
+impl FnLower {
+    pub(super) fn video(&mut self, m: &Mods) -> LResult<()> {
+        let name = m.inst.opcode.name.as_str();
+        match name {
+            "vadd" | "vsub" | "vabsdiff" | "vmin" | "vmax" | "vshl" | "vshr" | "vset" => self.video_scalar(m),
+            "vmad" => self.vmad(m),
+            _ => self.video_simd(m),
+        }
+    }
+
+    /// Reads a source operand with its optional selector (`%r.b1`) and negation (`-%r`).
+    fn video_src(&mut self, op: &ast::Operand) -> LResult<Src> {
+        let (op, neg) = match &op.kind {
+            OperandKind::Neg(inner) => (&**inner, true),
+            _ => (op, false),
+        };
+        match &op.kind {
+            OperandKind::Symbol { name, component: Some(c) } if is_selector(c) => {
+                let base = ast::Operand { kind: OperandKind::Symbol { name: name.clone(), component: None }, span: op.span };
+                Ok(Src { value: self.read(&base, ScalarType::U32)?, sel: Some(c.to_string()), neg })
+            }
+            _ => Ok(Src { value: self.read(op, ScalarType::U32)?, sel: None, neg }),
+        }
+    }
+
+    /// The destination register and its selector/mask text.
+    fn video_dst(op: &ast::Operand) -> (ast::Operand, Option<String>) {
+        match &op.kind {
+            OperandKind::Symbol { name, component: Some(c) } if is_selector(c) => (
+                ast::Operand { kind: OperandKind::Symbol { name: name.clone(), component: None }, span: op.span },
+                Some(c.to_string()),
+            ),
+            _ => (op.clone(), None),
+        }
+    }
+
+    /// Field `[lo, lo + width)` of the U32 `x`, sign- or zero-extended to a U32.
+    fn video_field32(&mut self, x: Operand, lo: u32, width: u32, signed: bool) -> Operand {
+        if width == 32 {
+            return x;
+        }
+        let l = self.bin(BinaryOp::Shl, Ty::U32, x, Self::u32c(32 - lo - width));
+        self.bin(if signed { BinaryOp::ShrS } else { BinaryOp::ShrU }, Ty::U32, l, Self::u32c(32 - width))
+    }
+
+    /// `partSelectSignExtend(x, type, sel)` (§9.7.18.1) as an exact U64 (an `.s33` value).
+    fn video_part(&mut self, x: Operand, part: Part, signed: bool) -> Operand {
+        let v = match part {
+            Part::Word => x,
+            Part::Byte(i) => self.video_field32(x, 8 * i, 8, signed),
+            Part::Half(i) => self.video_field32(x, 16 * i, 16, signed),
+        };
+        self.resize(v, Ty::U32, Ty::U64, signed)
+    }
+
+    fn video_sel(&self, src: &Src, span: ast::Span) -> LResult<Part> {
+        match &src.sel {
+            None => Ok(Part::Word),
+            Some(s) => Part::parse(s).ok_or_else(|| Diagnostic::new(format!("`.{s}` is no operand selector (.b0..b3, .h0, .h1)"), span)),
+        }
+    }
+
+    /// Clamps the exact U64 `v` (signed) into `[lo, hi]`. Compares and selects rather than
+    /// 64-bit min/max with a constant, since `cmp` hides the constant from the driver (the
+    /// operands are often sign-extended 32-bit values: see `FnLower::cmp` for the lavapipe
+    /// bug that works around).
+    fn clamp_s64(&mut self, v: Operand, lo: i64, hi: i64) -> Operand {
+        let (lo, hi) = (Self::u64c(lo as u64), Self::u64c(hi as u64));
+        let below = self.cmp(CmpOp::LtS, Ty::U64, v, lo);
+        let v = self.select(Ty::U64, below, lo, v);
+        let above = self.cmp(CmpOp::GtS, Ty::U64, v, hi);
+        self.select(Ty::U64, above, hi, v)
+    }
+
+    /// `optSaturate`'s range for a signed/unsigned destination of `bits`.
+    fn video_range(signed: bool, bits: u32) -> (i64, i64) {
+        if signed {
+            (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1)
+        } else {
+            (0, (1i64 << bits) - 1)
+        }
+    }
+
+    fn video_scalar(&mut self, m: &Mods) -> LResult<()> {
+        let name = m.inst.opcode.name.as_str();
+        let shift = matches!(name, "vshl" | "vshr");
+        let set = name == "vset";
+        let mut allowed = vec!["add", "min", "max"];
+        if set {
+            allowed.extend(["eq", "ne", "lt", "le", "gt", "ge"]);
+        } else {
+            allowed.push("sat");
+        }
+        if shift {
+            allowed.extend(["clamp", "wrap"]);
+        }
+        m.only(&allowed)?;
+        let types = m.types();
+        // vset has no dtype: its result (and c) are unsigned (§9.7.18.1.4).
+        let (dsigned, at, bt) = match (set, types.as_slice()) {
+            (false, [d, a, b]) => (signed_of(*d, m)?, *a, *b),
+            (true, [a, b]) => (false, *a, *b),
+            _ => {
+                let n = if set { "two" } else { "three" };
+                return Err(Diagnostic::new(format!("`{}` takes {n} types (.u32/.s32)", m.name()), m.inst.span));
+            }
+        };
+        let (asigned, bsigned) = (signed_of(at, m)?, signed_of(bt, m)?);
+        if shift && bsigned {
+            return Err(Diagnostic::new(format!("`{}`: the shift amount's type must be .u32", m.name()), m.inst.span));
+        }
+        let secop = m.one_of(&["add", "min", "max"]);
+        if [m.has("add"), m.has("min"), m.has("max")].iter().filter(|x| **x).count() > 1 {
+            return Err(Diagnostic::new(format!("`{}` takes one secondary operation", m.name()), m.inst.span));
+        }
+        let mode = if shift {
+            Some(m.one_of(&["clamp", "wrap"]).ok_or_else(|| {
+                Diagnostic::new(format!("`{}` needs a shift mode (.clamp or .wrap)", m.name()), m.inst.span)
+            })?)
+        } else {
+            None
+        };
+        let ops = &m.inst.operands;
+        let (d, dsel) = Self::video_dst(&ops[0]);
+        let dpart = match &dsel {
+            None => Part::Word,
+            Some(s) => Part::parse(s).ok_or_else(|| Diagnostic::new(format!("`.{s}` is no destination selector"), ops[0].span))?,
+        };
+        let want = if secop.is_some() || dpart != Part::Word { 4 } else { 3 };
+        if secop.is_some() && dpart != Part::Word {
+            return Err(Diagnostic::new(
+                format!("`{}`: a secondary operation and a merge selector exclude each other", m.name()),
+                m.inst.span,
+            ));
+        }
+        operands(m.inst, want)?;
+        let a = self.video_src(&ops[1])?;
+        let b = self.video_src(&ops[2])?;
+        if a.neg || b.neg {
+            return Err(Diagnostic::new(format!("`{}` takes no negated operands", m.name()), m.inst.span));
+        }
+        let (apart, bpart) = (self.video_sel(&a, ops[1].span)?, self.video_sel(&b, ops[2].span)?);
+        let ta = self.video_part(a.value, apart, asigned);
+        let tb = self.video_part(b.value, bpart, bsigned);
+        let mut tmp = match name {
+            "vadd" => self.bin(BinaryOp::Add, Ty::U64, ta, tb),
+            "vsub" => self.bin(BinaryOp::Sub, Ty::U64, ta, tb),
+            "vabsdiff" => {
+                let d1 = self.bin(BinaryOp::Sub, Ty::U64, ta, tb);
+                let d2 = self.bin(BinaryOp::Sub, Ty::U64, tb, ta);
+                self.bin(BinaryOp::MaxS, Ty::U64, d1, d2)
+            }
+            "vmin" => self.bin(BinaryOp::MinS, Ty::U64, ta, tb),
+            "vmax" => self.bin(BinaryOp::MaxS, Ty::U64, ta, tb),
+            "vshl" | "vshr" => {
+                // tb is the zero-extended (u32) selected part: `.clamp` limits it to 32,
+                // `.wrap` keeps its low 5 bits (§9.7.18.1.2).
+                let n = self.convert(crate::ir::ConvertOp::Truncate, Ty::U64, Ty::U32, tb);
+                let n = if mode == Some("clamp") {
+                    self.bin(BinaryOp::MinU, Ty::U32, n, Self::u32c(32))
+                } else {
+                    self.bin(BinaryOp::And, Ty::U32, n, Self::u32c(31))
+                };
+                if name == "vshr" {
+                    // An arithmetic shift of the extended value: sign fill for signed a.
+                    self.bin(BinaryOp::ShrS, Ty::U64, ta, n)
+                } else {
+                    // `ta << 32` of a 33-bit value needs 65 bits. Ambiguous: the spec calls the
+                    // intermediate `.s34`; we keep the exact product's order against the
+                    // saturation range and c (what CLAMP/MIN/MAX read) and its low 32 bits:
+                    // shift by at most 31 (|ta| < 2^32 keeps that exact in 64 bits), and for
+                    // 32 double once more after limiting to ±2^40 (a nonzero result is then
+                    // ≥ 2^32 in magnitude, beyond every range and every c, low bits 0).
+                    let n31 = self.bin(BinaryOp::MinU, Ty::U32, n, Self::u32c(31));
+                    let s = self.bin(BinaryOp::Shl, Ty::U64, ta, n31);
+                    let lim = self.clamp_s64(s, -(1 << 40), 1 << 40);
+                    let twice = self.bin(BinaryOp::Shl, Ty::U64, lim, Self::u32c(1));
+                    let is32 = self.cmp(CmpOp::Eq, Ty::U32, n, Self::u32c(32));
+                    self.select(Ty::U64, is32, twice, s)
+                }
+            }
+            _ => {
+                let cmp = match cmp_of(m)? {
+                    "eq" => CmpOp::Eq,
+                    "ne" => CmpOp::Ne,
+                    "lt" => CmpOp::LtS,
+                    "le" => CmpOp::LeS,
+                    "gt" => CmpOp::GtS,
+                    _ => CmpOp::GeS,
+                };
+                let c = self.cmp(cmp, Ty::U64, ta, tb);
+                self.select(Ty::U64, c, Self::u64c(1), Self::u64c(0))
+            }
+        };
+        if m.has("sat") {
+            let bits = match dpart {
+                Part::Word => 32,
+                Part::Byte(_) => 8,
+                Part::Half(_) => 16,
+            };
+            let (lo, hi) = Self::video_range(dsigned, bits);
+            tmp = self.clamp_s64(tmp, lo, hi);
+        }
+        let result = if let Some(op2) = secop {
+            // optSecOp: c has dtype's sign (vset: unsigned); the exact values compare.
+            let c = self.read(&ops[3], ScalarType::U32)?;
+            let c = self.resize(c, Ty::U32, Ty::U64, dsigned);
+            let r = match op2 {
+                "add" => self.bin(BinaryOp::Add, Ty::U64, tmp, c),
+                "min" => self.bin(BinaryOp::MinS, Ty::U64, tmp, c),
+                _ => self.bin(BinaryOp::MaxS, Ty::U64, tmp, c),
+            };
+            self.convert(crate::ir::ConvertOp::Truncate, Ty::U64, Ty::U32, r)
+        } else {
+            let t32 = self.convert(crate::ir::ConvertOp::Truncate, Ty::U64, Ty::U32, tmp);
+            match dpart {
+                Part::Word => t32,
+                Part::Byte(i) | Part::Half(i) => {
+                    // optMerge: the low byte/half-word of tmp into its place in c.
+                    let w = if matches!(dpart, Part::Byte(_)) { 8 } else { 16 };
+                    let field = ((1u64 << w) - 1) as u32;
+                    let c = self.read(&ops[3], ScalarType::U32)?;
+                    let t = self.bin(BinaryOp::And, Ty::U32, t32, Self::u32c(field));
+                    let t = self.bin(BinaryOp::Shl, Ty::U32, t, Self::u32c(w * i));
+                    let keep = self.bin(BinaryOp::And, Ty::U32, c, Self::u32c(!(field << (w * i))));
+                    self.bin(BinaryOp::Or, Ty::U32, t, keep)
+                }
+            }
+        };
+        self.write(&d, if dsigned { ScalarType::S32 } else { ScalarType::U32 }, result)
+    }
+
+    /// `vmad` (§9.7.18.1.3), following the pseudo-code: a 128-bit `ta * tb`, complemented
+    /// (with a carry-in of 1) when exactly one of a, b is negated, else c complemented when c
+    /// is negated; plus c sign-extended when the final result is signed; `.shr7/.shr15`;
+    /// `.sat` to the 32-bit range of the final sign. The dtype does not enter the
+    /// pseudo-code (the final sign comes from atype, btype and the negations).
+    fn vmad(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["sat", "po", "shr7", "shr15"])?;
+        let types = m.types();
+        let [_, at, bt] = types.as_slice() else {
+            return Err(Diagnostic::new(format!("`{}` takes three types (.u32/.s32)", m.name()), m.inst.span));
+        };
+        signed_of(types[0], m)?;
+        let (asigned, bsigned) = (signed_of(*at, m)?, signed_of(*bt, m)?);
+        if m.has("shr7") && m.has("shr15") {
+            return Err(Diagnostic::new(format!("`{}` takes one scale", m.name()), m.inst.span));
+        }
+        let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+        let (a, b) = (self.video_src(a)?, self.video_src(b)?);
+        let (apart, bpart) = (self.video_sel(&a, m.inst.operands[1].span)?, self.video_sel(&b, m.inst.operands[2].span)?);
+        let (cop, cneg) = match &c.kind {
+            OperandKind::Neg(inner) => (&**inner, true),
+            _ => (c, false),
+        };
+        let cv = self.read(cop, ScalarType::U32)?;
+        let po = m.has("po");
+        let pneg = a.neg ^ b.neg;
+        if po && (a.neg || b.neg || cneg) {
+            return Err(Diagnostic::new("`vmad.po` takes no negated operands", m.inst.span));
+        }
+        if pneg && cneg {
+            // Not among the spec's operand combinations (§9.7.18.1.3), and its pseudo-code
+            // would silently ignore the negation of c.
+            return Err(unsupported("`vmad` with both the product and c negated", m.inst.span));
+        }
+        let signed_final = asigned || bsigned || pneg || cneg;
+        // The 128-bit product (hi:lo) of the 33-bit values, from their magnitudes (each below
+        // 2^32, so the magnitude of the product fits 64 bits) and sign: one 64-bit multiply
+        // instead of a 64-bit high multiply (a helper function on WGSL and split int64).
+        let mag_sign = |s: &mut Self, x: Operand, part: Part, signed: bool| {
+            let v = match part {
+                Part::Word => x,
+                Part::Byte(i) => s.video_field32(x, 8 * i, 8, signed),
+                Part::Half(i) => s.video_field32(x, 16 * i, 16, signed),
+            };
+            if !signed {
+                return (s.resize(v, Ty::U32, Ty::U64, false), Self::u32c(0));
+            }
+            let sign = s.bin(BinaryOp::ShrU, Ty::U32, v, Self::u32c(31));
+            let neg = s.cmp(CmpOp::Ne, Ty::U32, sign, Self::u32c(0));
+            let minus = s.un(UnaryOp::Neg, Ty::U32, v);
+            let mag = s.select(Ty::U32, neg, minus, v);
+            (s.resize(mag, Ty::U32, Ty::U64, false), sign)
+        };
+        let (ma, sa) = mag_sign(self, a.value, apart, asigned);
+        let (mb, sb) = mag_sign(self, b.value, bpart, bsigned);
+        let p = self.bin(BinaryOp::Mul, Ty::U64, ma, mb);
+        let s = self.bin(BinaryOp::Xor, Ty::U32, sa, sb);
+        let negative = self.cmp(CmpOp::Ne, Ty::U32, s, Self::u32c(0));
+        let minus = self.un(UnaryOp::Neg, Ty::U64, p);
+        let mut lo = self.select(Ty::U64, negative, minus, p);
+        let lo_zero = self.cmp(CmpOp::Eq, Ty::U64, lo, Self::u64c(0));
+        let ones = self.select(Ty::U64, lo_zero, Self::u64c(0), Self::u64c(u64::MAX));
+        let mut hi = self.select(Ty::U64, negative, ones, Self::u64c(0));
+        let mut cv = cv;
+        let lsb = po || pneg || cneg;
+        if pneg {
+            lo = self.un(UnaryOp::Not, Ty::U64, lo);
+            hi = self.un(UnaryOp::Not, Ty::U64, hi);
+        } else if cneg {
+            cv = self.un(UnaryOp::Not, Ty::U32, cv);
+        }
+        let clo = self.resize(cv, Ty::U32, Ty::U64, signed_final);
+        let chi = if signed_final { self.bin(BinaryOp::ShrS, Ty::U64, clo, Self::u32c(63)) } else { Self::u64c(0) };
+        let lo2 = self.bin(BinaryOp::Add, Ty::U64, lo, clo);
+        let carry = self.cmp(CmpOp::LtU, Ty::U64, lo2, lo);
+        let mut carry = self.select(Ty::U64, carry, Self::u64c(1), Self::u64c(0));
+        let mut lo3 = lo2;
+        if lsb {
+            lo3 = self.bin(BinaryOp::Add, Ty::U64, lo2, Self::u64c(1));
+            let c2 = self.cmp(CmpOp::Eq, Ty::U64, lo3, Self::u64c(0));
+            let c2 = self.select(Ty::U64, c2, Self::u64c(1), Self::u64c(0));
+            carry = self.bin(BinaryOp::Add, Ty::U64, carry, c2);
+        }
+        let hi2 = self.bin(BinaryOp::Add, Ty::U64, hi, chi);
+        let hi2 = self.bin(BinaryOp::Add, Ty::U64, hi2, carry);
+        let scale = if m.has("shr7") { 7 } else if m.has("shr15") { 15 } else { 0 };
+        let mut result = lo3;
+        if scale > 0 {
+            let l = self.bin(BinaryOp::ShrU, Ty::U64, lo3, Self::u32c(scale));
+            let h = self.bin(BinaryOp::Shl, Ty::U64, hi2, Self::u32c(64 - scale));
+            result = self.bin(BinaryOp::Or, Ty::U64, l, h);
+        }
+        if m.has("sat") {
+            // `result` is the low 64 bits, read as signed (signed final) or unsigned.
+            result = if signed_final {
+                self.clamp_s64(result, i32::MIN as i64, i32::MAX as i64)
+            } else {
+                let above = self.cmp(CmpOp::GtU, Ty::U64, result, Self::u64c(u32::MAX as u64));
+                self.select(Ty::U64, above, Self::u64c(u32::MAX as u64), result)
+            };
+        }
+        let r = self.convert(crate::ir::ConvertOp::Truncate, Ty::U64, Ty::U32, result);
+        let (d, dsel) = Self::video_dst(d);
+        if dsel.is_some() {
+            return Err(Diagnostic::new("`vmad` takes no destination selector", m.inst.span));
+        }
+        self.write(&d, if signed_final { ScalarType::S32 } else { ScalarType::U32 }, r)
+    }
+
+    /// The SIMD forms (§9.7.18.2): `vop2` on two half-words, `vop4` on four bytes.
+    fn video_simd(&mut self, m: &Mods) -> LResult<()> {
+        let name = m.inst.opcode.name.as_str();
+        let (op, n) = match name.strip_suffix('2') {
+            Some(op) => (op, 2u32),
+            None => (name.strip_suffix('4').unwrap_or(name), 4u32),
+        };
+        if !matches!(op, "vadd" | "vsub" | "vavrg" | "vabsdiff" | "vmin" | "vmax" | "vset") {
+            return Err(unsupported(format!("instruction `{}`", m.name()), m.inst.span));
+        }
+        let set = op == "vset";
+        let w = 32 / n;
+        if set {
+            m.only(&["add", "eq", "ne", "lt", "le", "gt", "ge"])?;
+        } else {
+            m.only(&["add", "sat"])?;
+        }
+        if m.has("sat") && m.has("add") {
+            return Err(Diagnostic::new(
+                format!("`{}`: saturation cannot be used with the accumulate operation", m.name()),
+                m.inst.span,
+            ));
+        }
+        let types = m.types();
+        let (dsigned, at, bt) = match (set, types.as_slice()) {
+            (false, [d, a, b]) => (signed_of(*d, m)?, *a, *b),
+            (true, [a, b]) => (false, *a, *b),
+            _ => {
+                let k = if set { "two" } else { "three" };
+                return Err(Diagnostic::new(format!("`{}` takes {k} types (.u32/.s32)", m.name()), m.inst.span));
+            }
+        };
+        let (asigned, bsigned) = (signed_of(at, m)?, signed_of(bt, m)?);
+        let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+        let (d, mask) = Self::video_dst(d);
+        let (aspan, bspan) = (a.span, b.span);
+        let (a, b) = (self.video_src(a)?, self.video_src(b)?);
+        if a.neg || b.neg {
+            return Err(Diagnostic::new(format!("`{}` takes no negated operands", m.name()), m.inst.span));
+        }
+        let c = self.read(c, ScalarType::U32)?;
+        let letter = if n == 2 { 'h' } else { 'b' };
+        // Selectors `.hxy` / `.bxyzw`: the first digit picks lane n-1's element (of the 2n
+        // elements of b:a), the last lane 0's. Defaults .h10/.h32, .b3210/.b7654.
+        let lanes_of = |sel: &Option<String>, default: &str, span| -> LResult<Vec<u32>> {
+            let s = sel.as_deref().unwrap_or(default);
+            let digits: Vec<u32> = s[1..].bytes().map(|x| (x - b'0') as u32).collect();
+            if !s.starts_with(letter) || digits.len() != n as usize || digits.iter().any(|&x| x >= 2 * n) {
+                return Err(Diagnostic::new(format!("`.{s}` is no selector of `{name}`"), span));
+            }
+            Ok(digits.into_iter().rev().collect())
+        };
+        let (asel, bsel) = if n == 2 { ("h10", "h32") } else { ("b3210", "b7654") };
+        let asel = lanes_of(&a.sel, asel, aspan)?;
+        let bsel = lanes_of(&b.sel, bsel, bspan)?;
+        // The mask: the lanes named, digits in descending order, each at most once.
+        let mask: Vec<bool> = match &mask {
+            None => vec![true; n as usize],
+            Some(s) => {
+                let digits: Vec<u32> = s[1..].bytes().map(|x| (x - b'0') as u32).collect();
+                let ok = s.starts_with(letter)
+                    && !digits.is_empty()
+                    && digits.iter().all(|&x| x < n)
+                    && digits.windows(2).all(|p| p[0] > p[1]);
+                if !ok {
+                    return Err(Diagnostic::new(format!("`.{s}` is no mask of `{name}`"), m.inst.operands[0].span));
+                }
+                (0..n).map(|i| digits.contains(&i)).collect()
+            }
+        };
+        let element = |s: &mut Self, k: u32, signed: bool| {
+            let word = if k < n { a.value } else { b.value };
+            s.video_field32(word, w * (k % n), w, signed)
+        };
+        let cmp = if set {
+            Some(match cmp_of(m)? {
+                "eq" => CmpOp::Eq,
+                "ne" => CmpOp::Ne,
+                "lt" => CmpOp::LtS,
+                "le" => CmpOp::LeS,
+                "gt" => CmpOp::GtS,
+                _ => CmpOp::GeS,
+            })
+        } else {
+            None
+        };
+        let mut acc = if m.has("add") { c } else { Self::u32c(0) };
+        for i in 0..n {
+            if !mask[i as usize] {
+                if !m.has("add") {
+                    // Merge: lane i of c. Ambiguous: §9.7.18.2.2/4 (vset2/vset4) say "from
+                    // source operand b" in the prose, but their pseudo-code (and every other
+                    // SIMD op's prose) takes c's lane (`Vc[i]`): we follow the pseudo-code.
+                    let keep = self.bin(BinaryOp::And, Ty::U32, c, Self::u32c((((1u64 << w) - 1) as u32) << (w * i)));
+                    acc = self.bin(BinaryOp::Or, Ty::U32, acc, keep);
+                }
+                continue;
+            }
+            // Lanes are at most 17-bit signed values: exact in 32 bits.
+            let va = element(self, asel[i as usize], asigned);
+            let vb = element(self, bsel[i as usize], bsigned);
+            let mut t = match (op, cmp) {
+                (_, Some(cmp)) => {
+                    let p = self.cmp(cmp, Ty::U32, va, vb);
+                    self.select(Ty::U32, p, Self::u32c(1), Self::u32c(0))
+                }
+                ("vadd", _) => self.bin(BinaryOp::Add, Ty::U32, va, vb),
+                ("vsub", _) => self.bin(BinaryOp::Sub, Ty::U32, va, vb),
+                ("vavrg", _) => {
+                    // (s + 1) >> 1 for s >= 0, s >> 1 below (arithmetic shifts).
+                    let s = self.bin(BinaryOp::Add, Ty::U32, va, vb);
+                    let neg = self.bin(BinaryOp::ShrU, Ty::U32, s, Self::u32c(31));
+                    let one = self.bin(BinaryOp::Xor, Ty::U32, neg, Self::u32c(1));
+                    let s1 = self.bin(BinaryOp::Add, Ty::U32, s, one);
+                    self.bin(BinaryOp::ShrS, Ty::U32, s1, Self::u32c(1))
+                }
+                ("vabsdiff", _) => {
+                    let d1 = self.bin(BinaryOp::Sub, Ty::U32, va, vb);
+                    let d2 = self.bin(BinaryOp::Sub, Ty::U32, vb, va);
+                    self.bin(BinaryOp::MaxS, Ty::U32, d1, d2)
+                }
+                ("vmin", _) => self.bin(BinaryOp::MinS, Ty::U32, va, vb),
+                _ => self.bin(BinaryOp::MaxS, Ty::U32, va, vb),
+            };
+            if m.has("sat") {
+                let (lo, hi) = Self::video_range(dsigned, w);
+                let x = self.bin(BinaryOp::MaxS, Ty::U32, t, Self::u32c(lo as i32 as u32));
+                t = self.bin(BinaryOp::MinS, Ty::U32, x, Self::u32c(hi as i32 as u32));
+            }
+            acc = if m.has("add") {
+                // Accumulate: the lane's exact (signed) result added to c.
+                self.bin(BinaryOp::Add, Ty::U32, acc, t)
+            } else {
+                // Merge: the lane's result, truncated to the lane, in its place. (The
+                // pseudo-code's `d |= t[i]` leaves the placement implicit.)
+                let t = self.bin(BinaryOp::And, Ty::U32, t, Self::u32c(((1u64 << w) - 1) as u32));
+                let t = self.bin(BinaryOp::Shl, Ty::U32, t, Self::u32c(w * i));
+                self.bin(BinaryOp::Or, Ty::U32, acc, t)
+            };
+        }
+        let dt = if dsigned { ScalarType::S32 } else { ScalarType::U32 };
+        self.write(&d, dt, acc)
+    }
+}

@@ -1,0 +1,276 @@
+//! Video instructions (spec §9.7.18), transcribed from the pseudo-code in i128 arithmetic.
+//! Operands are 32-bit values in the low bits of `u64`; results are the 32-bit destination.
+//!
+//! Readings where the spec is ambiguous (the same as `lower/src/inst/video.rs`, decided from the
+//! text, not from that code):
+//! - the `.s33`/`.s34` intermediates are taken as exact values: CLAMP, MIN and MAX act on the
+//!   mathematical value, the low 32 bits are written (`vshl` by 32 of a 33-bit value does not
+//!   fit the spec's `.s34`; its exact value is used);
+//! - `optSecOp`'s c has the sign of dtype ("The sign of the third operand is based on dtype");
+//!   `vset`'s c is unsigned;
+//! - SIMD merge: `d |= mask[i] ? t[i] : Vc[i]` places lane i's low bits at lane i (the
+//!   pseudo-code leaves the shift implicit), and unselected lanes come from c, also for
+//!   `vset2/4` whose prose says "from source operand b";
+//! - SIMD accumulate adds each selected lane's exact (signed) result to c;
+//! - `vmad` follows the pseudo-code literally: c is sign-extended whenever the final result is
+//!   signed (the prose's "(u32 * u32) - u32" would zero-extend it), the scaled result is the
+//!   low 64 bits of the 128-bit sum, read as signed for a signed final result when clamped.
+
+/// `.b0..b3`, `.h0/.h1` or the whole word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sel {
+    Word,
+    B(u32),
+    H(u32),
+}
+
+impl Sel {
+    pub const ALL: [Sel; 7] = [Sel::Word, Sel::B(0), Sel::B(1), Sel::B(2), Sel::B(3), Sel::H(0), Sel::H(1)];
+    /// The PTX suffix (`""` for the whole word).
+    pub fn suffix(self) -> String {
+        match self {
+            Sel::Word => String::new(),
+            Sel::B(i) => format!(".b{i}"),
+            Sel::H(i) => format!(".h{i}"),
+        }
+    }
+}
+
+/// `partSelectSignExtend(x, signed, sel)`: the selected field, sign- or zero-extended.
+pub fn part(x: u64, signed: bool, sel: Sel) -> i128 {
+    let x = x as u32;
+    let (v, bits) = match sel {
+        Sel::Word => (x, 32),
+        Sel::B(i) => ((x >> (8 * i)) & 0xff, 8),
+        Sel::H(i) => ((x >> (16 * i)) & 0xffff, 16),
+    };
+    if signed && v >> (bits - 1) & 1 == 1 {
+        v as i128 - (1i128 << bits)
+    } else {
+        v as i128
+    }
+}
+
+fn clamp(v: i128, signed: bool, bits: u32) -> i128 {
+    let (lo, hi) = if signed { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+    v.clamp(lo, hi)
+}
+
+/// The secondary operation of a scalar video instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Second {
+    None,
+    Add,
+    Min,
+    Max,
+    /// Merge into field `dsel` of c.
+    Merge(Sel),
+}
+
+/// Scalar `vadd vsub vabsdiff vmin vmax` (§9.7.18.1.1), `vshl vshr` (§9.7.18.1.2: `shift_mode`
+/// Some(clamp?)), `vset` (§9.7.18.1.4: `op` is "vset.<cmp>", dsigned false).
+#[allow(clippy::too_many_arguments)]
+pub fn scalar(
+    op: &str,
+    dsigned: bool,
+    asigned: bool,
+    bsigned: bool,
+    sat: bool,
+    clamp_mode: bool,
+    asel: Sel,
+    bsel: Sel,
+    second: Second,
+    a: u64,
+    b: u64,
+    c: u64,
+) -> u64 {
+    let ta = part(a, asigned, asel);
+    let tmp: i128 = match op {
+        "vadd" => ta + part(b, bsigned, bsel),
+        "vsub" => ta - part(b, bsigned, bsel),
+        "vabsdiff" => (ta - part(b, bsigned, bsel)).abs(),
+        "vmin" => ta.min(part(b, bsigned, bsel)),
+        "vmax" => ta.max(part(b, bsigned, bsel)),
+        "vshl" | "vshr" => {
+            let mut tb = part(b, false, bsel);
+            if clamp_mode && tb > 32 {
+                tb = 32;
+            }
+            if !clamp_mode {
+                tb &= 0x1f;
+            }
+            if op == "vshl" {
+                ta << tb
+            } else {
+                ta >> tb
+            }
+        }
+        cmp => {
+            let tb = part(b, bsigned, bsel);
+            let r = match cmp.strip_prefix("vset.").expect("vset.<cmp>") {
+                "eq" => ta == tb,
+                "ne" => ta != tb,
+                "lt" => ta < tb,
+                "le" => ta <= tb,
+                "gt" => ta > tb,
+                "ge" => ta >= tb,
+                other => panic!("comparison {other}"),
+            };
+            r as i128
+        }
+    };
+    // optSaturate (vset never saturates).
+    let tmp = if sat {
+        let bits = match second {
+            Second::Merge(Sel::B(_)) => 8,
+            Second::Merge(Sel::H(_)) => 16,
+            _ => 32,
+        };
+        clamp(tmp, dsigned, bits)
+    } else {
+        tmp
+    };
+    let cv = part(c, dsigned, Sel::Word);
+    let d: i128 = match second {
+        Second::None | Second::Merge(Sel::Word) => tmp,
+        Second::Add => tmp + cv,
+        Second::Min => tmp.min(cv),
+        Second::Max => tmp.max(cv),
+        Second::Merge(sel) => {
+            let (t, c) = (tmp as u64 as u32, c as u32);
+            (match sel {
+                Sel::H(0) => (t & 0xffff) | (0xffff_0000 & c),
+                Sel::H(_) => ((t & 0xffff) << 16) | (0x0000_ffff & c),
+                Sel::B(0) => (t & 0xff) | (0xffff_ff00 & c),
+                Sel::B(1) => ((t & 0xff) << 8) | (0xffff_00ff & c),
+                Sel::B(2) => ((t & 0xff) << 16) | (0xff00_ffff & c),
+                Sel::B(_) => ((t & 0xff) << 24) | (0x00ff_ffff & c),
+                Sel::Word => unreachable!(),
+            }) as i128
+        }
+    };
+    d as u64 & 0xffff_ffff
+}
+
+/// `vmad` (§9.7.18.1.3). `scale` is 0, 7 or 15.
+#[allow(clippy::too_many_arguments)]
+pub fn vmad(
+    asigned: bool,
+    bsigned: bool,
+    aneg: bool,
+    bneg: bool,
+    cneg: bool,
+    po: bool,
+    sat: bool,
+    scale: u32,
+    asel: Sel,
+    bsel: Sel,
+    a: u64,
+    b: u64,
+    c: u64,
+) -> u64 {
+    let ta = part(a, asigned, asel);
+    let tb = part(b, bsigned, bsel);
+    let signed_final = asigned || bsigned || (aneg ^ bneg) || cneg;
+    // tmp[127:0] = ta * tb, as 128-bit two's complement.
+    let mut tmp = (ta * tb) as u128;
+    let mut c = c as u32;
+    let lsb: u128 = if po {
+        1
+    } else if aneg ^ bneg {
+        tmp = !tmp;
+        1
+    } else if cneg {
+        c = !c;
+        1
+    } else {
+        0
+    };
+    let c128: u128 = if signed_final { c as i32 as i128 as u128 } else { c as u128 };
+    let tmp = tmp.wrapping_add(c128).wrapping_add(lsb);
+    let result = (tmp >> scale) as u64;
+    let result = if sat {
+        if signed_final {
+            (result as i64).clamp(i32::MIN as i64, i32::MAX as i64) as u64
+        } else {
+            result.min(u32::MAX as u64)
+        }
+    } else {
+        result
+    };
+    result & 0xffff_ffff
+}
+
+/// SIMD `vadd2/vsub2/vavrg2/vabsdiff2/vmin2/vmax2/vset2` (`lanes` 2) and the `4` forms
+/// (§9.7.18.2). `op` is the name without the lane count (`vset.<cmp>` for vset);
+/// `asel`/`bsel` name each lane's element of b:a (lane 0 first); `mask` the lanes written;
+/// `add` accumulates into c.
+#[allow(clippy::too_many_arguments)]
+pub fn simd(
+    op: &str,
+    lanes: u32,
+    dsigned: bool,
+    asigned: bool,
+    bsigned: bool,
+    sat: bool,
+    add: bool,
+    asel: &[u32],
+    bsel: &[u32],
+    mask: &[bool],
+    a: u64,
+    b: u64,
+    c: u64,
+) -> u64 {
+    let w = 32 / lanes;
+    let ab = (a & 0xffff_ffff) | (b << 32);
+    let elem = |k: u32, signed: bool| -> i64 {
+        let v = (ab >> (w * k)) & ((1 << w) - 1);
+        if signed && v >> (w - 1) & 1 == 1 {
+            v as i64 - (1 << w)
+        } else {
+            v as i64
+        }
+    };
+    let mut d: u32 = if add { c as u32 } else { 0 };
+    for i in 0..lanes as usize {
+        let (va, vb) = (elem(asel[i], asigned), elem(bsel[i], bsigned));
+        let mut t = match op {
+            "vadd" => va + vb,
+            "vsub" => va - vb,
+            "vavrg" => {
+                if va + vb >= 0 {
+                    (va + vb + 1) >> 1
+                } else {
+                    (va + vb) >> 1
+                }
+            }
+            "vabsdiff" => (va - vb).abs(),
+            "vmin" => va.min(vb),
+            "vmax" => va.max(vb),
+            cmp => (match cmp.strip_prefix("vset.").expect("vset.<cmp>") {
+                "eq" => va == vb,
+                "ne" => va != vb,
+                "lt" => va < vb,
+                "le" => va <= vb,
+                "gt" => va > vb,
+                "ge" => va >= vb,
+                other => panic!("comparison {other}"),
+            }) as i64,
+        };
+        if sat {
+            t = clamp(t as i128, dsigned, w) as i64;
+        }
+        let field = (1u32 << w).wrapping_sub(1);
+        let shift = w * i as u32;
+        if add {
+            if mask[i] {
+                d = d.wrapping_add(t as u32);
+            }
+        } else if mask[i] {
+            d |= ((t as u32) & field) << shift;
+        } else {
+            d |= (c as u32) & (field << shift);
+        }
+    }
+    d as u64
+}
