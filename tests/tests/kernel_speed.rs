@@ -847,10 +847,10 @@ fn kernel_speed() {
     let scale: f64 = std::env::var("PTXCROSS_SPEED_SCALE").ok().and_then(|s| s.parse().ok()).unwrap_or(1.0);
     let sz = |n: usize| ((n as f64 * scale) as usize).max(16);
     let cases = selected(vec![
-        saxpy(sz(8 << 20)),
+        saxpy(sz(12 << 20)),
         transpose(sz(2048), 2048),
         reduce(sz(2 << 20)),
-        mandelbrot(sz(1024), 768, 256),
+        mandelbrot(sz(1280), 1024, 256),
         matmul(sz(256) / 16 * 16),
     ]);
     run(&gpu, &cases, reps);
