@@ -52,6 +52,8 @@ const SCOPE_WORKGROUP: u32 = 2;
 const SEMANTICS_RELAXED: u32 = 0;
 /// `bar.sync`: AcquireRelease | UniformMemory (storage buffers) | WorkgroupMemory.
 const SEMANTICS_BARRIER: u32 = 0x8 | 0x40 | 0x100;
+/// `Stmt::SharedBarrier`: AcquireRelease | WorkgroupMemory.
+const SEMANTICS_SHARED_BARRIER: u32 = 0x8 | 0x100;
 /// `Stmt::Fence`: SequentiallyConsistent (PTX `fence.sc`; at least `fence.acq_rel`) |
 /// UniformMemory | WorkgroupMemory.
 const SEMANTICS_FENCE: u32 = 0x10 | 0x40 | 0x100;
@@ -147,6 +149,11 @@ pub(crate) struct Emitter {
     /// The module's `Private` u32 holding the running instruction's fault site id (every
     /// kernel's `Kernel::fault_site_var` maps to it); `None`: no kernel tracks sites.
     site_var: Option<Word>,
+    /// `Private` u32s: fault bits recorded without a branch (`Emitter::defer`), and the site
+    /// of the thread's first such fault; flushed to the heap's fault word when the thread
+    /// ends (`Emitter::flush`).
+    bad_var: Option<Word>,
+    bad_site_var: Option<Word>,
     builtin_vars: HashMap<BuiltinVar, Word>,
     /// Heap/param helpers, shared by every kernel of the module.
     global_helpers: HashMap<(Memory, Access), Word>,
@@ -226,6 +233,8 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         param_var: None,
         scratch_var: None,
         site_var: None,
+        bad_var: None,
+        bad_site_var: None,
         builtin_vars: HashMap::new(),
         global_helpers: HashMap::new(),
         pending: Vec::new(),
@@ -241,6 +250,19 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         let v = e.global_var(p, StorageClass::Private, Some(init));
         e.b.name(v, "fault_site");
         e.site_var = Some(v);
+    }
+    if module.kernels.iter().any(Kernel::defers_faults) {
+        let u = e.t_u32();
+        let p = e.ptr(StorageClass::Private, u);
+        let init = e.null(u);
+        let v = e.global_var(p, StorageClass::Private, Some(init));
+        e.b.name(v, "deferred_faults");
+        e.bad_var = Some(v);
+        if e.site_var.is_some() {
+            let v = e.global_var(p, StorageClass::Private, Some(init));
+            e.b.name(v, "deferred_fault_site");
+            e.bad_site_var = Some(v);
+        }
     }
 
     let mut names = BTreeSet::new();
@@ -434,6 +456,58 @@ impl Emitter {
         self.b.branch(target).map_err(internal)
     }
     fn fault(&mut self, bits: u32) -> Result2<()> {
+        let v = self.c_u32(bits);
+        self.fault_bits(v)
+    }
+
+    /// Records fault `bad ? bits : 0` without a branch: the bits collect in `bad_var` (the
+    /// running instruction's site in `bad_site_var` if it is the thread's first), which
+    /// `flush` records in the heap when the thread ends. Out-of-range plain loads and stores
+    /// use it (they go to a safe index instead, see `helper`), and `If { c, [Fault] }`: a
+    /// never-taken fault branch would otherwise cost every access on SIMD drivers, which run
+    /// both sides of a divergent branch.
+    fn defer(&mut self, bad: Word, bits: Word) -> Result2<()> {
+        let bad_var = self.bad_var.ok_or_else(|| EmitErrorKind::Internal("a deferred fault `defers_faults` missed".into()))?;
+        let u = self.t_u32();
+        let bt = self.t_bool();
+        let zero = self.c_u32(0);
+        let old = self.b.load(u, None, bad_var, None, []).map_err(internal)?;
+        if let (Some(site_var), Some(bad_site_var)) = (self.site_var, self.bad_site_var) {
+            let none_yet = self.op(Op::IEqual, bt, &[old, zero])?;
+            let first = self.op(Op::LogicalAnd, bt, &[bad, none_yet])?;
+            let site = self.b.load(u, None, site_var, None, []).map_err(internal)?;
+            let kept = self.b.load(u, None, bad_site_var, None, []).map_err(internal)?;
+            let new_site = self.op(Op::Select, u, &[first, site, kept])?;
+            self.b.store(bad_site_var, new_site, None, []).map_err(internal)?;
+        }
+        let add = self.op(Op::Select, u, &[bad, bits, zero])?;
+        let new = self.op(Op::BitwiseOr, u, &[old, add])?;
+        self.b.store(bad_var, new, None, []).map_err(internal)
+    }
+
+    /// Records the faults `defer` collected (before the entry point returns).
+    fn flush(&mut self) -> Result2<()> {
+        let Some(bad_var) = self.bad_var else { return Ok(()) };
+        let u = self.t_u32();
+        let bt = self.t_bool();
+        let zero = self.c_u32(0);
+        let bits = self.b.load(u, None, bad_var, None, []).map_err(internal)?;
+        let any = self.op(Op::INotEqual, bt, &[bits, zero])?;
+        let merge = self.b.id();
+        let then_l = self.b.id();
+        self.b.selection_merge(merge, spirv::SelectionControl::NONE).map_err(internal)?;
+        self.b.branch_conditional(any, then_l, merge, []).map_err(internal)?;
+        self.begin_block(then_l)?;
+        if let (Some(site_var), Some(bad_site_var)) = (self.site_var, self.bad_site_var) {
+            let site = self.b.load(u, None, bad_site_var, None, []).map_err(internal)?;
+            self.b.store(site_var, site, None, []).map_err(internal)?;
+        }
+        self.fault_bits(bits)?;
+        self.branch(merge)?;
+        self.begin_block(merge)
+    }
+
+    fn fault_bits(&mut self, v: Word) -> Result2<()> {
         let heap = self.heap_var();
         let u = self.t_u32();
         let p = self.ptr(StorageClass::StorageBuffer, u);
@@ -442,7 +516,6 @@ impl Emitter {
         let ptr = self.b.access_chain(p, None, heap, [zero, word]).map_err(internal)?;
         let scope = self.c_u32(SCOPE_DEVICE);
         let sem = self.c_u32(SEMANTICS_RELAXED);
-        let v = self.c_u32(bits);
         self.op(Op::AtomicOr, u, &[ptr, scope, sem, v])?;
         if let Some(site_var) = self.site_var {
             // First fault wins: the site word takes the running instruction's id if still 0.
@@ -656,6 +729,7 @@ impl Emitter {
         }
         let terminated = self.block(kernel, &kernel.body)?;
         if !terminated {
+            self.flush()?;
             self.b.ret().map_err(internal)?;
         }
         self.b.end_function().map_err(internal)?;
@@ -723,6 +797,16 @@ impl Emitter {
                 let f = self.helper_id(*memory, Access::Store)?;
                 let void = self.t_void();
                 self.op(Op::FunctionCall, void, &[f, idx, val])?;
+                Ok(false)
+            }
+            Stmt::If { cond, then_body, else_body }
+                if else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]) =>
+            {
+                // `if (c) { fault }` (lower's alignment checks): deferred, without a branch.
+                let Stmt::Fault { code } = then_body.stmts[0] else { unreachable!() };
+                let c = self.operand_of(kernel, *cond, Ty::Bool, "if condition")?;
+                let bits = self.c_u32(code);
+                self.defer(c, bits)?;
                 Ok(false)
             }
             Stmt::If { cond, then_body, else_body } => {
@@ -856,11 +940,18 @@ impl Emitter {
                 Ok(true)
             }
             Stmt::Return => {
+                self.flush()?;
                 self.b.ret().map_err(internal)?;
                 Ok(true)
             }
             Stmt::Barrier => {
                 self.workgroup_barrier()?;
+                Ok(false)
+            }
+            Stmt::SharedBarrier => {
+                let scope = self.c_u32(SCOPE_WORKGROUP);
+                let sem = self.c_u32(SEMANTICS_SHARED_BARRIER);
+                self.op_void(Op::ControlBarrier, &[scope, scope, sem])?;
                 Ok(false)
             }
             Stmt::Fault { code } => {
@@ -1452,6 +1543,49 @@ impl Emitter {
             Access::Atomic64(_) => Some(self.in_bounds64(idx)?),
             _ => self.in_bounds(h.memory, idx)?,
         };
+        // Plain loads and stores of every memory but the scratch buffer (whose thread slices
+        // `lower` checks, and whose bad accesses must change nothing) are branchless: an
+        // out-of-range index is replaced by a safe one (the heap's sink word, which belongs
+        // to no allocation; word 0 of the CTA's shared memory, which a bad store may change,
+        // see `ir::Stmt::StoreWord`; word 0 of the thread's local memory, rewritten with its
+        // own value; word 0 of the read-only parameters), a load's value by 0, and the fault
+        // is deferred.
+        let safe = match h.memory {
+            Memory::Heap => Some(abi::HEAP_SINK_WORD),
+            Memory::Param | Memory::Shared | Memory::Local => Some(0),
+            Memory::Scratch => None,
+        };
+        if let (Some(ok), Some(safe), Access::Load | Access::Store) = (in_bounds, safe, h.access) {
+            let bt = self.t_bool();
+            let mut bad = self.op(Op::LogicalNot, bt, &[ok])?;
+            if h.access == Access::Store && matches!(h.memory, Memory::Heap | Memory::Shared) {
+                // `abi::DISCARD_INDEX`: a store lower has faulted already.
+                let discard = self.c_u32(abi::DISCARD_INDEX);
+                let real = self.op(Op::INotEqual, bt, &[idx, discard])?;
+                bad = self.op(Op::LogicalAnd, bt, &[bad, real])?;
+            }
+            let bits = self.c_u32(bit);
+            self.defer(bad, bits)?;
+            let safe = self.c_u32(safe);
+            let j = self.op(Op::Select, u, &[ok, idx, safe])?;
+            let ptr = self.word_ptr(h.memory, j)?;
+            if h.access == Access::Load {
+                let v = self.b.load(u, None, ptr, None, []).map_err(internal)?;
+                let r = self.op(Op::Select, u, &[ok, v, zero])?;
+                self.b.ret_value(r).map_err(internal)?;
+            } else {
+                let mut v = params[1];
+                if h.memory == Memory::Local {
+                    // The thread's own private array: a bad store rewrites word 0 unchanged.
+                    let old = self.b.load(u, None, ptr, None, []).map_err(internal)?;
+                    v = self.op(Op::Select, u, &[ok, v, old])?;
+                }
+                self.b.store(ptr, v, None, []).map_err(internal)?;
+                self.b.ret().map_err(internal)?;
+            }
+            self.b.end_function().map_err(internal)?;
+            return Ok(());
+        }
         match in_bounds {
             None => {
                 // Memory of size 0: every access is out of range.

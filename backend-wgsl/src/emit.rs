@@ -138,7 +138,7 @@ fn block_usage(u: &mut Usage, b: &Block) {
                 block_usage(u, default);
             }
             Stmt::Loop { body } => block_usage(u, body),
-            Stmt::Barrier => u.barriers = true,
+            Stmt::Barrier | Stmt::SharedBarrier => u.barriers = true,
             Stmt::Fence { .. } => u.fence = true,
             Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Fault { .. } => {}
         }
@@ -170,6 +170,64 @@ const PART_STATEMENTS: usize = 1_000;
 /// expressions in time quadratic in their number (naga 30 `Typifier::grow` skips through the
 /// whole expression arena on every call), so one function of 100,000 statements takes minutes;
 /// in parts of bounded size it is linear. Each part becomes a function over module-scope
+/// Per variable of `k`: every assignment to it is a memory load, a built-in, or a copy or
+/// bitcast of such a variable (and there is at least one): the driver's compiler sees an
+/// opaque value there, never the result of an arithmetic op or a constant, so float ops
+/// reading it need no contraction guard for it (see `KernelCx::exposed`).
+fn opaque_vars(k: &Kernel) -> Vec<bool> {
+    fn assigns<'a>(b: &'a Block, out: &mut Vec<(VarId, &'a Expr)>) {
+        for s in &b.stmts {
+            match s {
+                Stmt::Assign { dst, expr } => out.push((*dst, expr)),
+                Stmt::If { then_body, else_body, .. } => {
+                    assigns(then_body, out);
+                    assigns(else_body, out);
+                }
+                Stmt::Loop { body } => assigns(body, out),
+                Stmt::Switch { cases, default, .. } => {
+                    cases.iter().for_each(|c| assigns(&c.body, out));
+                    assigns(default, out);
+                }
+                _ => {}
+            }
+        }
+    }
+    let mut list = Vec::new();
+    assigns(&k.body, &mut list);
+    let n = k.vars.len();
+    let mut assigned = vec![false; n];
+    for (d, _) in &list {
+        if let Some(a) = assigned.get_mut(d.index()) {
+            *a = true;
+        }
+    }
+    // Optimistic start, then remove every variable with a non-opaque assignment until stable.
+    let mut opaque = assigned;
+    loop {
+        let mut changed = false;
+        for (d, e) in &list {
+            if !opaque.get(d.index()).copied().unwrap_or(false) {
+                continue;
+            }
+            let var_opaque = |o: &Operand| matches!(o, Operand::Var(v) if opaque.get(v.index()).copied().unwrap_or(false));
+            let ok = match e {
+                Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => true,
+                Expr::Builtin(_) => true,
+                Expr::Use(o) => var_opaque(o),
+                Expr::Convert { op: ConvertOp::Bitcast, arg, .. } => var_opaque(arg),
+                _ => false,
+            };
+            if !ok {
+                opaque[d.index()] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            return opaque;
+        }
+    }
+}
+
 /// `var<private>` copies of the kernel's variables (same zero-initialised, per-invocation
 /// semantics as function variables). Kernels with barriers stay whole: browsers' uniformity
 /// analysis could not see that the early return between parts is uniform.
@@ -239,6 +297,10 @@ struct Mem {
     array: Option<String>,
     /// The in-range test of word index `i`.
     in_range: String,
+    /// Plain loads and stores are branchless (see `ModuleCx::defer_fn`): an out-of-range
+    /// index is replaced by this one, which is always in range (`None`: such accesses branch
+    /// to the fault path instead).
+    safe: Option<u32>,
     fault: u32,
     atomic: bool,
     /// Elements are `atomic<u64>` (the heap's 64-bit view) instead of 32-bit words.
@@ -519,6 +581,18 @@ impl ModuleCx {
 
     fn mem_load(&mut self, m: &Mem) -> String {
         let name = format!("{}{}_load", m.prefix, m.kind);
+        if let (Some(a), Some(safe)) = (&m.array, m.safe) {
+            let defer = self.defer_fn();
+            self.helper(&name, || {
+                let read = if m.atomic { format!("atomicLoad(&{a}[j])") } else { format!("{a}[j]") };
+                format!(
+                    "fn {name}(i: u32) -> u32 {{\n    let ok = {};\n    {defer}(!ok, {}u);\n    \
+                     let j = select({safe}u, i, ok);\n    return select(0u, {read}, ok);\n}}\n",
+                    m.in_range, m.fault
+                )
+            });
+            return name;
+        }
         let fault = self.fault_fn();
         self.helper(&name, || {
             let mut s = format!("fn {name}(i: u32) -> u32 {{\n");
@@ -534,6 +608,29 @@ impl ModuleCx {
 
     fn mem_store(&mut self, m: &Mem) -> String {
         let name = format!("{}{}_store", m.prefix, m.kind);
+        if let (Some(a), Some(safe)) = (&m.array, m.safe) {
+            let defer = self.defer_fn();
+            self.helper(&name, || {
+                let write = match (m.atomic, m.kind) {
+                    (true, _) => format!("atomicStore(&{a}[j], v);"),
+                    // The thread's own private array: a bad store rewrites word 0 unchanged.
+                    (false, "local") => format!("{a}[j] = select({a}[j], v, ok);"),
+                    (false, _) => format!("{a}[j] = v;"),
+                };
+                // `abi::DISCARD_INDEX` (heap, shared): a store lower has faulted already.
+                let bad = if matches!(m.kind, "heap" | "shared") {
+                    format!("!ok && i != {:#x}u", abi::DISCARD_INDEX)
+                } else {
+                    "!ok".to_string()
+                };
+                format!(
+                    "fn {name}(i: u32, v: u32) {{\n    let ok = {};\n    {defer}({bad}, {}u);\n    \
+                     let j = select({safe}u, i, ok);\n    {write}\n}}\n",
+                    m.in_range, m.fault
+                )
+            });
+            return name;
+        }
         let fault = self.fault_fn();
         self.helper(&name, || {
             let mut s = format!("fn {name}(i: u32, v: u32) {{\n");
@@ -555,6 +652,43 @@ impl ModuleCx {
                 }
             }
             s
+        });
+        name
+    }
+
+    /// `px_defer(bad, bits)`: a fault recorded without a branch. The bits collect in the
+    /// private `px_bad` (with the site of the thread's first deferred fault in `px_bad_site`)
+    /// and reach the heap's fault word when the thread ends (`px_flush`, before every return
+    /// of the entry point). Out-of-range plain loads and stores use it: they go to a safe
+    /// index instead (see `ptxcross_lower::ir::Memory`), so a never-taken fault branch no
+    /// longer costs every access (SIMD drivers execute both sides of a divergent branch).
+    fn defer_fn(&mut self) -> String {
+        let name = format!("{}defer", self.p);
+        let p = self.p.clone();
+        let site = self.site;
+        self.helper(&name, || {
+            let mut s = format!("fn {name}(bad: bool, bits: u32) {{\n");
+            if site {
+                let _ = writeln!(s, "    {p}bad_site = select({p}bad_site, {p}site, bad && {p}bad == 0u);");
+            }
+            let _ = write!(s, "    {p}bad = {p}bad | select(0u, bits, bad);\n}}\n");
+            s
+        });
+        name
+    }
+
+    /// `px_flush()`: records the deferred faults (`px_defer`) in the heap's fault word.
+    fn flush_fn(&mut self) -> String {
+        let name = format!("{}flush", self.p);
+        let p = self.p.clone();
+        let fault = self.fault_fn();
+        let site = self.site;
+        self.helper(&name, || {
+            let set_site = if site { format!("        {p}site = {p}bad_site;\n") } else { String::new() };
+            format!(
+                "// Records the faults `{p}defer` collected (the thread is about to end).\n\
+                 fn {name}() {{\n    if ({p}bad != 0u) {{\n{set_site}        {fault}({p}bad);\n    }}\n}}\n"
+            )
         });
         name
     }
@@ -632,6 +766,9 @@ struct KernelCx<'a> {
     opaque_next: bool,
     /// Which opaque zeros (`px_z0`, `px_z1`) the body uses (see [`KernelCx::hide`]).
     zeros: [bool; 2],
+    /// Per variable: it only ever holds loaded words, built-ins or copies (bitcasts) of such
+    /// variables ([`opaque_vars`]).
+    opaque: Vec<bool>,
     /// The kernel is split into functions ([`split_into_parts`]): variables are module-scope
     /// (`{kp}v3`) and `Return` is `return true;` (the entry point then returns).
     parts: bool,
@@ -708,6 +845,7 @@ impl KernelCx<'_> {
                 prefix: p.clone(),
                 array: Some(format!("{p}heap")),
                 in_range: format!("i >= {}u && i < arrayLength(&{p}heap)", abi::HEAP_RESERVED_WORDS),
+                safe: Some(abi::HEAP_SINK_WORD),
                 fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
                 atomic: self.m.heap_atomic,
                 wide: false,
@@ -717,6 +855,7 @@ impl KernelCx<'_> {
                 prefix: p.clone(),
                 array: Some(format!("{p}params")),
                 in_range: format!("i < arrayLength(&{p}params)"),
+                safe: Some(0),
                 fault: abi::FAULT_PARAM_OUT_OF_RANGE,
                 atomic: false,
                 wide: false,
@@ -726,6 +865,7 @@ impl KernelCx<'_> {
                 prefix: self.kp.clone(),
                 array: (self.k.shared_words > 0).then(|| format!("{}shared", self.kp)),
                 in_range: format!("i < {}u", self.k.shared_words),
+                safe: Some(0),
                 fault: abi::FAULT_SHARED_OUT_OF_RANGE,
                 atomic: self.shared_atomic,
                 wide: false,
@@ -735,6 +875,7 @@ impl KernelCx<'_> {
                 prefix: self.kp.clone(),
                 array: private_local_words(self.k).map(|_| format!("{}local", self.kp)),
                 in_range: format!("i < {}u", self.k.local_words),
+                safe: Some(0),
                 fault: abi::FAULT_LOCAL_OUT_OF_RANGE,
                 atomic: false,
                 wide: false,
@@ -744,6 +885,9 @@ impl KernelCx<'_> {
                 prefix: p.clone(),
                 array: Some(format!("{p}scratch")),
                 in_range: format!("i < arrayLength(&{p}scratch)"),
+                // The thread's slice is checked by `lower` (an access outside it changes
+                // nothing); the buffer's own bound keeps its branch.
+                safe: None,
                 fault: abi::FAULT_LOCAL_OUT_OF_RANGE,
                 atomic: false,
                 wide: false,
@@ -758,6 +902,18 @@ impl KernelCx<'_> {
     /// iteration counts; multiplying products by an opaque 1.0 did not help). Hidden operands
     /// leave each IR op one correctly rounded operation. `slot` 0/1: lhs/rhs get different
     /// zeros, so that `x - x` cannot be folded either.
+    /// Whether operand `o` of a float op must be hidden ([`KernelCx::hide`]): a constant, or a
+    /// variable that may hold the result of an operation (see [`opaque_vars`]). A variable
+    /// that only ever holds memory words, built-ins or copies of them is opaque to the
+    /// driver already: no rule can fuse, reassociate or fold through it. (The ops whose
+    /// rewrites need no producer, `a - a`, `a / a` and comparisons, hide every operand.)
+    fn exposed(&self, o: Operand) -> bool {
+        match o {
+            Operand::Const(_) => true,
+            Operand::Var(v) => !self.opaque.get(v.index()).copied().unwrap_or(false),
+        }
+    }
+
     fn hide(&mut self, s: String, ty: Ty, slot: usize) -> String {
         self.zeros[slot] = true;
         let f = self.m.hide_fn(ty);
@@ -905,12 +1061,16 @@ impl KernelCx<'_> {
                     FMul => "*",
                     _ => "/",
                 };
-                let (a, b) = (self.hide(a, ty, 0), self.hide(b, ty, 1));
+                // `a - a` and `a / a` fold inexactly whatever `a` is: always hidden.
+                let always = matches!(op, FSub | FDiv);
+                let a = if always || self.exposed(lhs) { self.hide(a, ty, 0) } else { a };
+                let b = if always || self.exposed(rhs) { self.hide(b, ty, 1) } else { b };
                 format!("{a} {o} {b}")
             }
             FMin | FMax if ty.is_float() => {
                 let f = if op == FMin { "min" } else { "max" };
-                let (a, b) = (self.hide(a, ty, 0), self.hide(b, ty, 1));
+                let a = if self.exposed(lhs) { self.hide(a, ty, 0) } else { a };
+                let b = if self.exposed(rhs) { self.hide(b, ty, 1) } else { b };
                 format!("{f}({a}, {b})")
             }
             _ => return bad(),
@@ -1028,7 +1188,13 @@ impl KernelCx<'_> {
                 let a = self.typed(a, ty, "Fma")?;
                 let b = self.typed(b, ty, "Fma")?;
                 let c = self.typed(c, ty, "Fma")?;
-                let (a, b, c) = (self.hide(a, ty, 0), self.hide(b, ty, 1), self.hide(c, ty, 0));
+                let (oa, ob, oc) = match *e {
+                    Expr::Fma { a, b, c, .. } => (a, b, c),
+                    _ => unreachable!(),
+                };
+                let a = if self.exposed(oa) { self.hide(a, ty, 0) } else { a };
+                let b = if self.exposed(ob) { self.hide(b, ty, 1) } else { b };
+                let c = if self.exposed(oc) { self.hide(c, ty, 0) } else { c };
                 Ok((format!("fma({a}, {b}, {c})"), ty))
             }
             Expr::Compare { op, ty, lhs, rhs } => self.compare(op, ty, lhs, rhs),
@@ -1096,6 +1262,7 @@ impl KernelCx<'_> {
                     prefix: p.clone(),
                     array: Some(format!("{p}heap64")),
                     in_range: format!("i >= {}u && i < arrayLength(&{p}heap64)", abi::HEAP_RESERVED_WORDS.div_ceil(2)),
+                    safe: None,
                     fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
                     atomic: true,
                     wide: true,
@@ -1168,6 +1335,15 @@ impl KernelCx<'_> {
                     let f = self.m.mem_store(&m);
                     self.line(depth, &format!("{f}({i}, {v});"));
                 }
+                Stmt::If { cond, then_body, else_body }
+                    if else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]) =>
+                {
+                    // `if (c) { fault }` (lower's alignment checks): deferred, without a branch.
+                    let Stmt::Fault { code } = then_body.stmts[0] else { unreachable!() };
+                    let c = self.typed(*cond, Ty::Bool, "If condition")?;
+                    let f = self.m.defer_fn();
+                    self.line(depth, &format!("{f}({c}, {code}u);"));
+                }
                 Stmt::If { cond, then_body, else_body } => {
                     let c = self.typed(*cond, Ty::Bool, "If condition")?;
                     self.line(depth, &format!("if ({c}) {{"));
@@ -1229,7 +1405,15 @@ impl KernelCx<'_> {
                     return Ok(()); // the rest of the block is unreachable
                 }
                 Stmt::Return => {
-                    self.line(depth, if self.parts { "return true;" } else { "return;" });
+                    if self.parts {
+                        self.line(depth, "return true;");
+                    } else if self.k.defers_faults() {
+                        let f = self.m.flush_fn();
+                        self.line(depth, &format!("{f}();"));
+                        self.line(depth, "return;");
+                    } else {
+                        self.line(depth, "return;");
+                    }
                     return Ok(());
                 }
                 Stmt::Barrier => {
@@ -1238,6 +1422,7 @@ impl KernelCx<'_> {
                     self.line(depth, "storageBarrier();");
                     self.line(depth, "workgroupBarrier();");
                 }
+                Stmt::SharedBarrier => self.line(depth, "workgroupBarrier();"),
                 Stmt::Fault { code } => {
                     let f = self.m.fault_fn();
                     self.line(depth, &format!("{f}({code}u);"));
@@ -1500,6 +1685,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             out: String::new(),
             breakable: Vec::new(),
             opaque_next: false,
+            opaque: opaque_vars(k),
             zeros: [false; 2],
             parts: false,
         };
@@ -1562,6 +1748,9 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             }
             entries.push_str(&zero_lets);
             entries.push_str(&part_bodies[0]);
+            if stmts_behaviors(&k.body.stmts).next && k.defers_faults() {
+                let _ = writeln!(entries, "    {}();", m.flush_fn());
+            }
             entries.push_str("}\n");
             continue;
         }
@@ -1585,8 +1774,12 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         let _ = writeln!(entries, "\n// kernel {}", comment_text(&k.name));
         let _ = writeln!(entries, "@compute @workgroup_size({x}, {y}, {z})");
         let _ = writeln!(entries, "fn {}({}) {{", k.entry_point, params.join(", "));
+        let flush = if k.defers_faults() { format!("{}(); ", m.flush_fn()) } else { String::new() };
         for i in 0..parts.len() {
-            let _ = writeln!(entries, "    if ({kp}part{i}({})) {{ return; }}", args.join(", "));
+            let _ = writeln!(entries, "    if ({kp}part{i}({})) {{ {flush}return; }}", args.join(", "));
+        }
+        if !flush.is_empty() {
+            let _ = writeln!(entries, "    {}", flush.trim_end());
         }
         entries.push_str("}\n");
     }
@@ -1626,6 +1819,13 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
     if m.site {
         let _ = writeln!(out, "// The running PTX instruction's fault site (ptxcross_lower::ir::Kernel::fault_sites).");
         let _ = writeln!(out, "var<private> {p}site: u32;");
+    }
+    if m.helpers.contains_key(&format!("{p}flush")) || m.helpers.contains_key(&format!("{p}defer")) {
+        let _ = writeln!(out, "// Faults recorded without a branch ({p}defer), flushed when the thread ends.");
+        let _ = writeln!(out, "var<private> {p}bad: u32;");
+        if m.site {
+            let _ = writeln!(out, "var<private> {p}bad_site: u32;");
+        }
     }
     if !decls.is_empty() {
         out.push('\n');

@@ -200,7 +200,9 @@ fn heap_atomics() {
     ]);
     let wgsl = ok(b.build(), Profile::WebGpu);
     assert!(wgsl.contains("var<storage, read_write> px_heap: array<atomic<u32>>;"), "{wgsl}");
-    assert!(wgsl.contains("atomicLoad(&px_heap[i])") && wgsl.contains("atomicStore(&px_heap[i], v)"), "{wgsl}");
+    // Plain accesses are branchless: index `j` is `i` or, out of range, the sink word.
+    assert!(wgsl.contains("atomicLoad(&px_heap[j])") && wgsl.contains("atomicStore(&px_heap[j], v)"), "{wgsl}");
+    assert!(wgsl.contains("let j = select(2u, i, ok);"), "{wgsl}");
     assert!(wgsl.contains("atomicOr(&px_heap[0u], bits);"), "{wgsl}");
     assert!(wgsl.contains("px_fault(32u);"), "{wgsl}");
     for f in ["add", "sub", "and", "or", "xor", "exchange", "min_u", "max_u", "min_s", "max_s", "cmpxchg"] {
@@ -259,7 +261,10 @@ fn plain_shared_and_local_memory() {
     let wgsl = ok(b.build(), Profile::WebGpu);
     assert!(wgsl.contains("var<workgroup> px_shared: array<u32, 33>;"), "{wgsl}");
     assert!(wgsl.contains("var<private> px_local: array<u32, 5>;"), "{wgsl}");
-    assert!(wgsl.contains("px_fault(4u);") && wgsl.contains("px_fault(8u);"), "{wgsl}");
+    // Branchless bounds checks: the fault bits are deferred to the thread's end.
+    assert!(wgsl.contains("px_defer(!ok, 4u);") && wgsl.contains("px_defer(!ok, 8u);"), "{wgsl}");
+    assert!(wgsl.contains("px_local[j] = select(px_local[j], v, ok);"), "{wgsl}");
+    assert!(wgsl.contains("    px_flush();\n}"), "{wgsl}");
 }
 
 #[test]

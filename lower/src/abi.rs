@@ -51,6 +51,16 @@ pub const FAULT_WORD: u32 = 0;
 /// (with SPIR-V, and WGSL with heap atomics; with a plain WGSL heap, racing faults may leave
 /// any one of theirs). Cleared by the host with the fault word.
 pub const FAULT_SITE_WORD: u32 = 1;
+/// Heap word that out-of-range plain stores write instead of their address, and that
+/// out-of-range plain loads read (their result is then replaced by 0): the backends check
+/// bounds without a branch (see `ir::Memory`). It belongs to no allocation and nobody reads
+/// it, so a bad store changes nothing any kernel or the host can see.
+pub const HEAP_SINK_WORD: u32 = 2;
+/// Word index of a `StoreWord` to `Heap` or `Shared` that stores nothing and records no fault:
+/// `lower` gives it to a misaligned store whose fault it has recorded already, so that the
+/// store needs no branch (it is out of range in every memory: a heap holds at most 2^30
+/// words, a workgroup array far fewer).
+pub const DISCARD_INDEX: u32 = u32::MAX;
 
 pub const FAULT_GLOBAL_OUT_OF_RANGE: u32 = 1 << 0;
 pub const FAULT_SHARED_OUT_OF_RANGE: u32 = 1 << 1;

@@ -1252,7 +1252,13 @@ mod liveness {
                     transfer(&body.stmts, &mut t, bit);
                     union(s, &t);
                 }
-                Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Barrier | Stmt::Fault { .. } | Stmt::Fence { .. } => {}
+                Stmt::Break
+                | Stmt::Continue
+                | Stmt::Return
+                | Stmt::Barrier
+                | Stmt::SharedBarrier
+                | Stmt::Fault { .. }
+                | Stmt::Fence { .. } => {}
             }
         }
     }

@@ -148,7 +148,10 @@ impl Machine {
                 }
                 Stmt::StoreWord { memory, index, value } => {
                     let (i, v) = (self.get(*index), self.get(*value));
-                    self.store(*memory, i, v)
+                    let discard = matches!(memory, Memory::Heap | Memory::Shared) && i == abi::DISCARD_INDEX as u64;
+                    if !discard {
+                        self.store(*memory, i, v)
+                    }
                 }
                 Stmt::If { cond, then_body, else_body } => {
                     let f = if self.get(*cond) != 0 { self.run_block(then_body) } else { self.run_block(else_body) };
@@ -181,7 +184,7 @@ impl Machine {
                 Stmt::Break => return Flow::Break,
                 Stmt::Continue => return Flow::Continue,
                 Stmt::Return => return Flow::Return,
-                Stmt::Barrier | Stmt::Fence { .. } => {}
+                Stmt::Barrier | Stmt::SharedBarrier | Stmt::Fence { .. } => {}
                 Stmt::Fault { code } => self.faults |= code,
             }
         }

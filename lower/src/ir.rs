@@ -299,7 +299,9 @@ pub enum Expr {
     Convert { op: ConvertOp, from: Ty, to: Ty, arg: Operand },
     Builtin(Builtin),
     /// Loads word `index` (a `U32` operand) of `memory`. Out-of-range index: yields 0 and
-    /// records a fault (`abi::FAULT_*`); never touches memory outside the array.
+    /// records a fault (`abi::FAULT_*`); never touches memory outside the array. Faults of
+    /// plain loads and stores (and of an `If` whose only statement is a `Fault`) may be
+    /// recorded when the thread ends rather than at once; the thread goes on either way.
     LoadWord { memory: Memory, index: Operand },
     /// Atomic read-modify-write on word `index` of `Heap` or `Shared`; yields the old word.
     /// `value` and `comparand` are `U32`. Relaxed ordering, device scope on the heap and
@@ -346,7 +348,14 @@ impl Block {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Stmt {
     Assign { dst: VarId, expr: Expr },
-    /// Stores a word. Out-of-range index: records a fault, stores nothing.
+    /// Stores a word. Out-of-range index: records a fault and changes no memory outside the
+    /// one the store addresses. On the `Heap`, `Param` and `Scratch` it stores nothing any
+    /// kernel or the host can see (the backends redirect a bad heap store to
+    /// `abi::HEAP_SINK_WORD`, which belongs to no allocation), nor on `Local`; on `Shared`
+    /// (the CTA's own memory, which lives only as long as the faulting launch) it may write
+    /// word 0 instead: the backends check these bounds without a branch, by clamping the
+    /// index. Index `abi::DISCARD_INDEX` on `Heap` or `Shared`: the same, without a fault
+    /// (`lower` recorded the store's fault already).
     StoreWord { memory: Memory, index: Operand, value: Operand },
     If { cond: Operand, then_body: Block, else_body: Block },
     /// Multi-way selection on a `U32` selector: runs the body of the case listing the
@@ -368,6 +377,11 @@ pub enum Stmt {
     /// global (heap) memory among the CTA's threads. `lower` guarantees every invocation of
     /// the workgroup reaches it (uniform control flow).
     Barrier,
+    /// A `Barrier` that orders shared memory only (workgroup execution barrier with
+    /// workgroup-memory semantics): `lower`'s last pass (`barriers.rs`) turns a barrier into
+    /// one where no heap access can run between it and the previous barrier. The same
+    /// uniformity rule as `Barrier`.
+    SharedBarrier,
     /// Records fault bits (`abi::FAULT_*`) in the heap's fault word; execution continues.
     Fault { code: u32 },
     /// A memory fence (PTX `fence.sc`/`fence.acq_rel`, and the fences `lower` puts around
@@ -526,6 +540,33 @@ pub struct Module {
 }
 
 impl Kernel {
+    /// Whether the backends may record one of this kernel's faults late (when the thread
+    /// ends, see `Expr::LoadWord`): it has a plain load or store of an existing heap,
+    /// parameter, shared or private local array, or an `If` whose only statement is a
+    /// `Fault`. Kernels without such code need no deferred-fault state.
+    pub fn defers_faults(&self) -> bool {
+        fn block(k: &Kernel, b: &Block) -> bool {
+            let present = |m: Memory| match m {
+                Memory::Heap | Memory::Param => true,
+                Memory::Shared => k.shared_words > 0,
+                Memory::Local => k.local_words > 0 && k.local_placement == LocalPlacement::Private,
+                Memory::Scratch => false,
+            };
+            b.stmts.iter().any(|s| match s {
+                Stmt::Assign { expr: Expr::LoadWord { memory, .. }, .. } | Stmt::StoreWord { memory, .. } => present(*memory),
+                Stmt::If { then_body, else_body, .. } => {
+                    (else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]))
+                        || block(k, then_body)
+                        || block(k, else_body)
+                }
+                Stmt::Loop { body } => block(k, body),
+                Stmt::Switch { cases, default, .. } => cases.iter().any(|c| block(k, &c.body)) || block(k, default),
+                _ => false,
+            })
+        }
+        block(self, &self.body)
+    }
+
     pub fn var_ty(&self, v: VarId) -> Ty {
         self.vars[v.index()].ty
     }

@@ -189,6 +189,8 @@ pub fn lower_kernel(
             unsupported(format!("{what}, on a target without 64-bit integers (kernel `{}`)", f.name.name), f.name.span)
         })?;
     }
+    // Last: no pass after it adds heap accesses or barriers.
+    crate::barriers::narrow_barriers(&mut kernel);
     kernel.features = features::compute(&kernel);
     kernel.features.f32_subnormals = subnormals.f32;
     kernel.features.f64_subnormals = subnormals.f64;

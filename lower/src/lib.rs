@@ -5,6 +5,7 @@
 //! (barrier uniformity) checks. Backends consume [`ir::Module`] and decide nothing semantic.
 
 pub mod abi;
+mod barriers;
 pub mod build;
 mod call;
 pub mod cfg;

@@ -247,7 +247,7 @@ fn live_before(stmts: &[Stmt], out: Live, ctx: &Ctx, first_loop: usize, facts: &
             Stmt::Break => ctx.at_break.clone(),
             Stmt::Continue => ctx.at_continue.clone(),
             Stmt::Return => facts.empty.clone(),
-            Stmt::Barrier | Stmt::Fault { .. } | Stmt::Fence { .. } => live,
+            Stmt::Barrier | Stmt::SharedBarrier | Stmt::Fault { .. } | Stmt::Fence { .. } => live,
         };
     }
     live

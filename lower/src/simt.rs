@@ -295,7 +295,7 @@ impl<'a> Tx<'a> {
                 last_guarded = guard != TRUE && !clears;
             } else {
                 match s {
-                    Stmt::Barrier => out.push(Stmt::Barrier),
+                    Stmt::Barrier | Stmt::SharedBarrier => out.push(s.clone()),
                     Stmt::Break | Stmt::Continue => {
                         out.push(s.clone());
                         return out;
@@ -603,7 +603,7 @@ fn is_pure(e: &Expr) -> bool {
 
 fn contains_barrier(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {
-        Stmt::Barrier => true,
+        Stmt::Barrier | Stmt::SharedBarrier => true,
         Stmt::If { then_body, else_body, .. } => contains_barrier(&then_body.stmts) || contains_barrier(&else_body.stmts),
         Stmt::Loop { body } => contains_barrier(&body.stmts),
         Stmt::Switch { cases, default, .. } => switch_blocks(cases, default).any(|b| contains_barrier(&b.stmts)),
@@ -710,7 +710,7 @@ fn walk_divergence(stmts: &[Stmt], ctx: bool, d: &mut OutputDivergence, uniform:
                 let c = ctx || has_divergent_exit(&body.stmts, false, &d.vars);
                 walk_divergence(&body.stmts, c, d, uniform);
             }
-            Stmt::Barrier if ctx => d.barrier_divergent = true,
+            Stmt::Barrier | Stmt::SharedBarrier if ctx => d.barrier_divergent = true,
             _ => {}
         }
     }

@@ -443,7 +443,10 @@ $L_done:
     let ast = parse(&file).expect("parses");
     let module = lower(&ast, &file, &LowerOptions::default()).expect("divergent exit before a barrier");
     let body = &module.kernels[0].body.stmts;
-    assert!(body.iter().any(|s| matches!(s, ptxcross_lower::ir::Stmt::Barrier)), "barrier not at top level: {body:?}");
+    assert!(
+        body.iter().any(|s| matches!(s, ptxcross_lower::ir::Stmt::Barrier | ptxcross_lower::ir::Stmt::SharedBarrier)),
+        "barrier not at top level: {body:?}"
+    );
     // The same shape with a uniform condition (block index) is accepted.
     let uniform = ptx.replace("%tid.x", "%ctaid.x");
     let file = SourceFile::new("uni.ptx", uniform.as_str());

@@ -14,7 +14,8 @@ fn trace(b: &Block, out: &mut Vec<String>) {
     for s in &b.stmts {
         match s {
             Stmt::Fence { scope } => out.push(format!("F{}", if *scope == Scope::Workgroup { "cta" } else { "gpu" })),
-            Stmt::Barrier => out.push("B".into()),
+            // A barrier with no heap access before it orders shared memory only (barriers.rs).
+            Stmt::Barrier | Stmt::SharedBarrier => out.push("B".into()),
             Stmt::StoreWord { memory: Memory::Heap | Memory::Shared, .. } => out.push("S".into()),
             Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Heap | Memory::Shared, .. }, .. } => out.push("L".into()),
             Stmt::Assign { expr: Expr::AtomicWord { op, .. }, .. } => out.push(format!("A{}", if *op == AtomicOp::Or { "or" } else { "x" })),

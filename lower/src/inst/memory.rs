@@ -270,6 +270,28 @@ impl FnLower {
     /// the bytes before it).
     pub(crate) fn store_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
         let mis = self.misaligned(off, size);
+        if matches!(mem, Memory::Heap | Memory::Shared) && size >= 4 {
+            // Without a branch (SIMD drivers pay a never-taken branch on every lane): the
+            // fault alone is conditional (`if mis { fault }`, which the backends record
+            // without branching), and a misaligned store goes to `abi::DISCARD_INDEX`, which
+            // stores nothing and records no second fault.
+            self.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
+            let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
+            let discard = FnLower::u32c(abi::DISCARD_INDEX);
+            let idx0 = self.select(Ty::U32, mis, discard, idx);
+            if size == 4 {
+                self.push(Stmt::StoreWord { memory: mem, index: idx0, value: v });
+            } else {
+                let lo = self.resize(v, Ty::U64, Ty::U32, false);
+                let hi = self.bin(BinaryOp::ShrU, Ty::U64, v, FnLower::u32c(32));
+                let hi = self.resize(hi, Ty::U64, Ty::U32, false);
+                let next = self.bin(BinaryOp::Add, Ty::U32, idx, FnLower::u32c(1));
+                let idx1 = self.select(Ty::U32, mis, discard, next);
+                self.push(Stmt::StoreWord { memory: mem, index: idx0, value: lo });
+                self.push(Stmt::StoreWord { memory: mem, index: idx1, value: hi });
+            }
+            return;
+        }
         let store = self
             .collect(|s| {
                 s.store_aligned_bytes(mem, off, size, v);
