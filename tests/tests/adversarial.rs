@@ -43,7 +43,7 @@ const EDGES: &[u64] = &[
     0xdead_beef_cafe_f00d, 0x0123_4567_89ab_cdef,
 ];
 
-/// §9.4.1 and §9.7.9.21 (cvt): a source register wider than the type is chopped to the type's
+/// §9.4.1 and §9.7.10.20 (cvt): a source register wider than the type is chopped to the type's
 /// width; a destination register wider than the type receives the result sign-extended for
 /// signed types, zero-extended otherwise. `.sat` clamps to the destination type's range.
 #[test]
@@ -95,7 +95,7 @@ fn cvt_with_operands_wider_than_the_type() {
 
 /// §9.4.1 (ld/st with wider registers: loads sign-extend for signed types, zero-extend
 /// otherwise; stores take the low bits), sub-word vector loads and stores at every byte
-/// offset their alignment allows (§9.7.9.8: a vector access is aligned to its whole size),
+/// offset their alignment allows (§6.4.1: an access is aligned to its whole size),
 /// and stores of bytes that must leave their neighbours alone.
 #[test]
 fn sub_word_loads_and_stores_at_odd_offsets() {
@@ -155,7 +155,7 @@ ld.global.s8 %d0, [%rdin+1];
     });
 }
 
-/// `mov` packing and unpacking sub-word vectors (§9.7.9.1: `{a, b}` lists elements from the
+/// `mov` packing and unpacking sub-word vectors (§9.7.10.3/4: `{a, b}` lists elements from the
 /// least significant), with the element registers narrower than 32 bits.
 #[test]
 fn mov_of_sub_word_vector_elements() {
@@ -188,7 +188,7 @@ fn mov_of_sub_word_vector_elements() {
     });
 }
 
-/// §9.7.8.7 shf: the shift amount is min(c, 32) with `.clamp`, c & 31 with `.wrap`; `.l`
+/// §9.7.9.7 shf: the shift amount is min(c, 32) with `.clamp`, c & 31 with `.wrap`; `.l`
 /// gives the 32 most significant bits of [b, a] << n, `.r` the 32 least of [b, a] >> n.
 #[test]
 fn shf_with_shift_amounts_of_32_and_more() {
@@ -229,7 +229,7 @@ fn shf_with_shift_amounts_of_32_and_more() {
     });
 }
 
-/// §9.7.8.9 prmt (default mode): only c's low 16 bits select, four 4-bit selectors, each the
+/// §9.7.10.7 prmt (default mode): only c's low 16 bits select, four 4-bit selectors, each the
 /// byte index (low 3 bits) of [b, a] and a sign-replicate flag (bit 3); c's upper half is
 /// ignored.
 #[test]
@@ -250,7 +250,7 @@ fn prmt_ignores_the_selector_upper_half() {
     });
 }
 
-/// §9.7.9.? selp with immediate operands of every width and float immediates.
+/// §9.7.7.3 selp with immediate operands of every width and float immediates.
 #[test]
 fn selp_with_immediates() {
     let body = "\
@@ -281,7 +281,7 @@ selp.s32 %d0, -1, 5, %s0;
 /// 16-bit signed arithmetic: wrap-around (§9.7.1), `.hi`/`.wide` of the 32-bit product,
 /// `abs`/`neg` of -32768 (wraps), `shr.s16` by 16 or more fills with the sign and `shl.b16`
 /// by 16 or more gives 0 ("shift amounts greater than the register width N are clamped to
-/// N", §9.7.8.8/9), comparisons as signed 16-bit values; the results read back through a
+/// N", §9.7.9.8/9), comparisons as signed 16-bit values; the results read back through a
 /// widening `cvt`.
 #[test]
 fn s16_arithmetic_and_shifts() {
@@ -417,7 +417,7 @@ min.f32 %d0, %s0, %s1;
     });
 }
 
-/// §9.7.1.? bfind: "If no non-sign bit is found, d is set to 0xffffffff" — for 0 (and -1 in
+/// §9.7.1.16 bfind: "If no non-sign bit is found, d is set to 0xffffffff" — for 0 (and -1 in
 /// the signed forms) with and without `.shiftamt`.
 #[test]
 fn bfind_of_zero_and_minus_one() {
@@ -557,9 +557,9 @@ fn sign_extended_64_bit_operations() {
     run_with(split, &inputs, &reference_split, LowerOptions { split_int64: true, ..LowerOptions::default() });
 }
 
-/// More 64-bit operations on sign-extended 32-bit values: conversions to f32 (§9.7.9.21:
+/// More 64-bit operations on sign-extended 32-bit values: conversions to f32 (§9.7.10.20:
 /// `.rn`, `.rz`), saturating narrowing (`.sat` clamps to the destination range), `bfe.s64`
-/// (§9.7.8.? bit-field extract, sign-extended), `slct` on the sign of c, `neg`, `cnot`,
+/// (§9.7.1.19 bit-field extract, sign-extended), `slct` on the sign of c, `neg`, `cnot`,
 /// shifts by a register amount, `mad.lo`.
 #[test]
 fn sign_extended_64_bit_conversions() {
@@ -614,4 +614,31 @@ fn sign_extended_64_bit_conversions() {
     };
     run(variant.clone(), &inputs, &reference);
     run_with(variant, &inputs, &reference, LowerOptions { split_int64: true, ..LowerOptions::default() });
+}
+
+/// Misaligned accesses (§6.4.1 "The address must be naturally aligned to a multiple of the
+/// access size. If an address is not properly aligned, the resulting behavior is undefined"):
+/// ptxcross faults the launch when an element of a vector access is misaligned, never reading
+/// or writing other bytes. (A vector whose elements are aligned but whose whole size is not,
+/// e.g. `ld.v4.b8` at 2 mod 4, proceeds element by element: one of the outcomes the spec
+/// allows; NVIDIA GPUs fault there.)
+#[test]
+fn misaligned_vector_elements_fault() {
+    use ptxcross_tests::launch::{self, Launch};
+    let Some(gpu) = sweep::gpu() else { return };
+    for (inst, off) in [
+        ("ld.global.v2.u16 {%h0, %h1}, [%rd2];", 1),
+        ("ld.global.v4.b16 {%h0, %h1, %h0, %h1}, [%rd2];", 3),
+        ("st.global.v2.b16 [%rd2], {%h0, %h1};", 5),
+        ("ld.global.v2.u32 {%r0, %r1}, [%rd2];", 2),
+    ] {
+        let ptx = format!(
+            ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n    .reg .b16 %h<2>;\n    .reg .b32 %r<2>;\n    .reg .b64 %rd<3>;\n    ld.param.u64 %rd1, [p];\n    add.s64 %rd2, %rd1, {off};\n    mov.b16 %h0, 1;\n    mov.b16 %h1, 2;\n    {inst}\n    ret;\n}}\n"
+        );
+        for backend in ptxcross::Backend::ALL {
+            let l = Launch { ptx: &ptx, kernel: "k", block: [1, 1, 1], grid: [1, 1, 1], buffers: vec![vec![0u8; 16]] };
+            let e = launch::run(&gpu, &l, backend).expect_err("a misaligned access must fault");
+            assert!(e.contains("misaligned"), "`{inst}` on {backend}: {e}");
+        }
+    }
 }
