@@ -642,3 +642,54 @@ fn misaligned_vector_elements_fault() {
         }
     }
 }
+
+/// Signed division and remainder (§9.7.1.8/9: truncating; the remainder has the dividend's
+/// sign) of narrow values widened by sign extension, and of `.s16`/`.s8`-typed registers:
+/// the sign tests of the magnitude-based division see sign-extended operands here too.
+#[test]
+fn signed_division_of_sign_extended_narrow_values() {
+    let body = "\
+{
+    .reg .b32 %x, %y, %u, %v;
+    cvt.s32.s16 %x, %s0;
+    cvt.s32.s16 %y, %s1;
+    div.s32 %d0, %x, %y;
+    rem.s32 %d1, %x, %y;
+    div.s16 %d2, %s0, %s1;
+    rem.s16 %d3, %s0, %s1;
+    cvt.s32.s8 %u, %s0;
+    cvt.s32.s8 %v, %s1;
+    div.s32 %d4, %u, %v;
+    rem.s32 %d5, %u, %v;
+    setp.lt.s32 %d6, %u, 0;
+    }";
+    let variant = Variant { body: body.into(), srcs: vec!["s16", "s16"], dsts: vec!["b32", "b32", "s16", "s16", "b32", "b32", "pred"] };
+    let e16: Vec<u64> = [1u64, 2, 3, 7, 0x7f, 0x80, 0x81, 0xff, 0xfe, 0x7fff, 0x8000, 0x8001, 0xffff, 0xfffe, 0xff80, 0x0180].to_vec();
+    let mut rng = Rng(100);
+    let mut inputs = Vec::new();
+    for &x in &e16 {
+        for &y in &e16 {
+            inputs.extend([x, y]);
+        }
+    }
+    for _ in 0..4096 {
+        inputs.extend([rng.next_u64() & 0xffff, rng.next_u64() & 0xffff]);
+    }
+    // Divisors that are 0 (as 16 or 8 bits) have no defined result: leave them out.
+    let inputs: Vec<u64> = inputs.chunks(2).filter(|r| r[1] & 0xff != 0).flatten().copied().collect();
+    run(variant, &inputs, &|a| {
+        let (x, y) = (a[0] as u16 as i16 as i32, a[1] as u16 as i16 as i32);
+        let (u, v) = (a[0] as u8 as i8 as i32, a[1] as u8 as i8 as i32);
+        let w32 = |r: i32| r as u32 as u64;
+        let w16 = |r: i32| r as u16 as u64;
+        vec![
+            Expect::Bits(w32(x / y)),
+            Expect::Bits(w32(x % y)),
+            Expect::Bits(w16(x.wrapping_div(y))),
+            Expect::Bits(w16(x.wrapping_rem(y))),
+            Expect::Bits(w32(u / v)),
+            Expect::Bits(w32(u % v)),
+            Expect::Bits((u < 0) as u64),
+        ]
+    });
+}
