@@ -693,3 +693,41 @@ fn signed_division_of_sign_extended_narrow_values() {
         ]
     });
 }
+
+/// Float-to-integer `cvt` into a register wider than the destination type (§9.7.10.20: the
+/// result "is sign-extended to the destination register width for signed integers, and is
+/// zero-extended … for unsigned"): the clamped value (float-to-integer conversions saturate;
+/// NaN gives 0) widened by the type's signedness.
+#[test]
+fn cvt_float_to_narrow_int_into_wide_registers() {
+    let body = "\
+cvt.rzi.s8.f32 %d0, %s0;
+    cvt.rni.u8.f32 %d1, %s0;
+    cvt.rmi.s16.f32 %d2, %s0;
+    cvt.rpi.sat.s8.f32 %d3, %s0;
+    cvt.rzi.u16.f32 %d4, %s0;
+    {
+    .reg .f64 %x;
+    cvt.f64.f32 %x, %s0;
+    cvt.rzi.s16.f64 %d5, %x;
+    }";
+    let variant = Variant { body: body.into(), srcs: vec!["f32"], dsts: vec!["b32", "b32", "b32", "b32", "b32", "b64"] };
+    let vals: Vec<f32> = vec![0.0, -0.0, 1.5, -1.5, -3.0, 127.4, 127.6, -128.4, -128.6, 200.0, -200.0, 255.5, 256.0, 32767.5, -32768.5, 40000.0, -40000.0, 65535.4, 70000.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e30, -1e30, 0.49, -0.51];
+    let inputs: Vec<u64> = vals.iter().flat_map(|v| [v.to_bits() as u64; 8]).collect();
+    run(variant, &inputs, &|a| {
+        let x = f32::from_bits(a[0] as u32) as f64;
+        let conv = |r: f64, lo: i64, hi: i64, bits: u32, signed: bool, wide: u32| -> Expect {
+            let v = if x.is_nan() { 0 } else { (r as i64).clamp(lo, hi) };
+            let v = if signed { v as u64 } else { v as u64 & ((1u64 << bits) - 1) };
+            Expect::Bits(if wide == 64 { v } else { v & 0xffff_ffff })
+        };
+        vec![
+            conv(x.trunc(), -128, 127, 8, true, 32),
+            conv(x.round_ties_even(), 0, 255, 8, false, 32),
+            conv(x.floor(), -32768, 32767, 16, true, 32),
+            conv(x.ceil(), -128, 127, 8, true, 32),
+            conv(x.trunc(), 0, 65535, 16, false, 32),
+            conv(x.trunc(), -32768, 32767, 16, true, 64),
+        ]
+    });
+}
