@@ -105,8 +105,9 @@ pub struct Driver {
     pub functions: HashMap<u64, Function>,
     pub streams: HashMap<u64, Stream>,
     pub events: HashMap<u64, Event>,
-    /// GPU execution time of every kernel launched so far, from timestamps around each launch
-    /// (`None` once a launch could not be timed: the device has no timestamp queries).
+    /// GPU execution time of every kernel launched since the first event was created, from
+    /// timestamps around each launch (`None` once a launch could not be timed: the device has
+    /// no timestamp queries).
     pub gpu_time: Option<std::time::Duration>,
     pub links: HashMap<u64, Link>,
     /// Device allocations: address → (size, owning context).
@@ -298,6 +299,7 @@ impl Driver {
         if let Some(m) = self.modules.remove(&id) {
             for p in m.programs.values() {
                 self.device.gpu.forget_program(p.id());
+                self.device.heap.forget_program(p.id());
             }
             if m.globals_base != 0 {
                 self.allocations.remove(&m.globals_base);

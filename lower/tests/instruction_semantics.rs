@@ -391,14 +391,15 @@ fn out_of_range_and_misaligned_accesses_fault() {
 
 #[test]
 fn unsupported_features_name_the_place() {
-    let ptx = kernel("f64", "f64", "rcp.approx.ftz.f64 %d, %a;");
+    // (The sm_1x truncating `mad` without a rounding modifier.)
+    let ptx = kernel("f64", "f64", "mad.f64 %d, %a, %a, %a;");
     let file = SourceFile::new("case.ptx", ptx.as_str());
     let ast = parse(&file).expect("parses");
-    let err = lower(&ast, &file, &LowerOptions::default()).expect_err("rcp.approx.ftz.f64 is not implemented");
+    let err = lower(&ast, &file, &LowerOptions::default()).expect_err("mad.f64 without rounding is not implemented");
     let msg = err[0].short(&file);
     assert!(msg.starts_with("case.ptx:"), "{msg}");
     assert!(msg.contains("not supported yet"), "{msg}");
-    assert!(msg.contains("rcp.approx.ftz.f64"), "{msg}");
+    assert!(msg.contains("mad.f64"), "{msg}");
 }
 
 /// bfe/bfi immediates above 255 are refused, as NVIDIA's PTX JIT refuses them (H200, driver 580:

@@ -49,6 +49,10 @@ fn launches_report_their_gpu_time() {
     let program = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
     let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 16, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
     let out = ctx.alloc(4).unwrap();
+    // Untimed by default (timing costs about as much as a small launch).
+    ctx.launch(&program, "spin", [1, 1, 1], &[&out.to_le_bytes(), &1u32.to_le_bytes()], Backend::Wgsl).unwrap();
+    assert_eq!(ctx.last_kernel_time(), None, "launches are untimed unless asked");
+    ctx.time_launches(true);
     for backend in Backend::ALL {
         let mut time = |blocks: u32, n: u32| {
             // Once untimed: the first launch creates the pipeline.

@@ -149,7 +149,8 @@ fn launch(func: Handle, grid: [u32; 3], block: [u32; 3], shared: u32, stream: Ha
         }
         let backend = device.backend;
         let r = device.heap.launch_packed(&program, &name, grid, &area, backend);
-        if r.is_ok() {
+        // Untimed launches (before the first event) count in no event's difference.
+        if r.is_ok() && device.heap.times_launches() {
             d.gpu_time = d.gpu_time.zip(device.heap.last_kernel_time()).map(|(total, t)| total + t);
         }
         crate::log::trace(format_args!(

@@ -1,6 +1,6 @@
 //! Streams and events. Work is synchronous, so a stream is only a handle and stream queries
 //! are always complete. An event records the GPU execution time of all kernels so far, from
-//! timestamps around each launch, so the time between two events is the GPU time of the
+//! timestamps around each launch (launches are timed once a timing event exists), so the time between two events is the GPU time of the
 //! kernels launched between them (copies are synchronous host work and not counted); on a
 //! device without timestamp queries it is the host clock when recorded (everything issued
 //! before it had finished by then).
@@ -99,6 +99,11 @@ pub extern "C" fn cuEventCreate(pevent: *mut Handle, flags: c_uint) -> CUresult 
             d.current_ctx()?;
             out(pevent)?;
             let id = d.new_id();
+            // Launches are timed from the first timing event on (timing costs about as much
+            // as a small launch): only differences of events' GPU times are ever reported.
+            if flags & EVENT_DISABLE_TIMING == 0 {
+                d.device.heap.time_launches(true);
+            }
             d.events.insert(id, Event { flags, recorded: None, gpu_time: None });
             put(pevent, handle(Kind::Event, id))
         })

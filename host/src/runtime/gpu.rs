@@ -216,6 +216,14 @@ impl Gpu {
         })
     }
 
+    /// The wgpu device (for work of the caller's own beside ptxcross's, e.g. benchmarks).
+    pub fn device(&self) -> &wgpu::Device {
+        &self.device
+    }
+    /// The device's queue.
+    pub fn queue(&self) -> &wgpu::Queue {
+        &self.queue
+    }
     pub fn adapter_info(&self) -> &wgpu::AdapterInfo {
         &self.info
     }

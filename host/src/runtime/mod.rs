@@ -7,10 +7,14 @@
 //!   out of it, module globals, and kernel launches.
 //! - [`Program`]: a translated module (IR facts + SPIR-V and/or WGSL).
 //!
-//! A launch checks the kernel against the adapter's limits and features first, builds the
-//! parameter buffer (`abi::PARAM_HEADER_WORDS` header words: globals segment base; then the
-//! parameters at their `ParamSlot::offset`), dispatches, waits, and reads the fault word: a
-//! non-zero fault word is returned as [`Error::KernelFault`] and cleared.
+//! A launch checks the kernel against the adapter's limits and features (once per kernel and
+//! context, then kept with its pipeline), writes the parameter buffer (`abi::PARAM_HEADER_WORDS`
+//! header words: globals segment base …; then the parameters at their `ParamSlot::offset`) into
+//! the context's buffer of that size (reused with its bind group), dispatches, and copies the
+//! fault word into a fault log. [`Context::launch`] then waits and reads the log: a non-zero
+//! fault word is returned as [`Error::KernelFault`] and cleared. [`Context::launch_async`]
+//! returns at once; [`Context::synchronize`] (or the next synchronous call) waits for every
+//! pending launch, reads their log entries in one transfer and reports the first that faulted.
 
 mod error;
 mod gpu;
@@ -108,8 +112,14 @@ pub struct Context {
     timed_out: std::sync::atomic::AtomicBool,
     /// Caps of one dispatch (workgroups per axis, in total); see `limit_dispatch_size`.
     dispatch_cap: (u32, u64),
-    /// GPU execution time of the last launch, from timestamps (devices with TIMESTAMP_QUERY).
-    last_kernel_time: Option<std::time::Duration>,
+    /// Whether synchronous launches are timed (`Context::time_launches`).
+    time_launches: bool,
+    /// Launches submitted and not yet synchronized, with their fault logs.
+    inflight: std::sync::Mutex<Inflight>,
+    /// Parameter buffers and bind groups by parameter-buffer size, reused by launches.
+    param_slots: HashMap<u64, ParamSlot>,
+    /// Per (program id, kernel index, backend): checked against the device, with its pipeline.
+    kernels: HashMap<(u64, usize, Backend), Arc<LaunchInfo>>,
     /// The timestamp queries of launches and the buffer they resolve into, kept between
     /// launches (grown when a launch has more batches than they hold).
     launch_timer: Option<(wgpu::QuerySet, wgpu::Buffer)>,
@@ -130,6 +140,79 @@ impl std::fmt::Debug for Context {
             .field("heap_bytes", &self.heap_bytes)
             .finish()
     }
+}
+
+/// What a launch needs of its kernel after the first launch in a context.
+struct LaunchInfo {
+    pipeline: wgpu::ComputePipeline,
+    kernel: String,
+    /// `program::fault_site_texts`.
+    fault_sites: Vec<String>,
+}
+
+/// A parameter buffer of one size and the bind group over it, the heap and the scratch buffer.
+struct ParamSlot {
+    buffer: wgpu::Buffer,
+    bind_group: wgpu::BindGroup,
+    scratch: wgpu::Buffer,
+    /// What the last launch wrote into `buffer`.
+    contents: Vec<u8>,
+}
+
+/// A launch submitted but not yet synchronized: its fault word is entry `i` of the fault logs
+/// (`i` its position in `Inflight::pending`).
+struct PendingLaunch {
+    info: Arc<LaunchInfo>,
+    /// The staging buffer its timestamps are copied to (timed launches).
+    timing: Option<wgpu::Buffer>,
+}
+
+/// Launches in flight (see [`Context::launch_async`]).
+#[derive(Default)]
+struct Inflight {
+    pending: Vec<PendingLaunch>,
+    /// MAP_READ buffers of `FAULT_LOG_ENTRIES` entries of 8 bytes (fault word, fault site word),
+    /// kept for reuse: pending launch `i` writes entry `i % FAULT_LOG_ENTRIES` of log
+    /// `i / FAULT_LOG_ENTRIES`.
+    logs: Vec<wgpu::Buffer>,
+    time_staging: Option<wgpu::Buffer>,
+    /// GPU execution time of the last timed launch, from timestamps (devices with
+    /// TIMESTAMP_QUERY).
+    last_kernel_time: Option<std::time::Duration>,
+}
+
+/// Most (program, kernel, backend) entries a context keeps (then it starts afresh).
+const MAX_CACHED_KERNELS: usize = 256;
+/// Most parameter buffers (one per size) a context keeps (then it starts afresh).
+const MAX_PARAM_SLOTS: usize = 32;
+
+/// Fault log entries per log buffer (8 bytes each).
+const FAULT_LOG_ENTRIES: usize = 512;
+
+/// The bind group of a launch (see `abi`'s bindings).
+fn bind_group(gpu: &Gpu, heap: &wgpu::Buffer, params: &wgpu::Buffer, scratch: &wgpu::Buffer) -> wgpu::BindGroup {
+    gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("ptxcross kernel resources"),
+        layout: &gpu.bind_group_layout,
+        entries: &[
+            wgpu::BindGroupEntry {
+                binding: abi::BINDING_HEAP,
+                resource: heap.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: abi::BINDING_PARAMS,
+                resource: params.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: abi::BINDING_SCRATCH,
+                resource: scratch.as_entire_binding(),
+            },
+            wgpu::BindGroupEntry {
+                binding: abi::BINDING_HEAP64,
+                resource: heap.as_entire_binding(),
+            },
+        ],
+    })
 }
 
 /// Bytes of the heap reserved for the runtime (fault word …).
@@ -188,7 +271,10 @@ impl Context {
             timeout: options.timeout,
             timed_out: Default::default(),
             dispatch_cap: (u32::MAX, u64::MAX),
-            last_kernel_time: None,
+            time_launches: false,
+            inflight: Default::default(),
+            param_slots: HashMap::new(),
+            kernels: HashMap::new(),
             launch_timer: None,
             untouched_from: HEAP_RESERVED_BYTES,
             launches: 0,
@@ -287,7 +373,7 @@ impl Context {
         self.write_heap(offset, data)
     }
 
-    fn write_heap(&mut self, offset: u64, data: &[u8]) -> Result<(), Error> {
+    fn write_heap(&self, offset: u64, data: &[u8]) -> Result<(), Error> {
         if data.is_empty() {
             return Ok(());
         }
@@ -318,6 +404,7 @@ impl Context {
 
     /// Copies `len` bytes of global memory at `ptr` to the host.
     pub fn read(&self, ptr: DevicePtr, len: u64) -> Result<Vec<u8>, Error> {
+        self.settle()?;
         let offset = self.heap_offset(ptr, len)?;
         self.read_heap(offset, len)
     }
@@ -325,6 +412,7 @@ impl Context {
     /// Copies several ranges of global memory (each inside one live allocation) to the host in
     /// one transfer: reading thousands of buffers back costs one round trip, not thousands.
     pub fn read_many(&self, ranges: &[(DevicePtr, u64)]) -> Result<Vec<Vec<u8>>, Error> {
+        self.settle()?;
         let offsets: Vec<u64> = ranges.iter().map(|&(p, len)| self.heap_offset(p, len)).collect::<Result<_, _>>()?;
         let (Some(lo), Some(hi)) = (
             offsets.iter().min().copied(),
@@ -375,42 +463,52 @@ impl Context {
 
     /// Maps a MAP_READ buffer after the queue finishes and copies it out.
     fn map_read(&self, staging: &wgpu::Buffer, during: &'static str) -> Result<Vec<u8>, Error> {
+        let mut out = self.map_read_many(&[(staging.clone(), staging.size())], during)?;
+        Ok(out.pop().unwrap_or_default())
+    }
+
+    /// Maps the first `len` bytes of each MAP_READ buffer after the queue finishes (one wait)
+    /// and copies them out.
+    fn map_read_many(&self, buffers: &[(wgpu::Buffer, u64)], during: &'static str) -> Result<Vec<Vec<u8>>, Error> {
         let (tx, rx) = std::sync::mpsc::channel();
-        staging.slice(..).map_async(wgpu::MapMode::Read, move |r| {
-            let _ = tx.send(r);
-        });
+        for (i, (b, len)) in buffers.iter().enumerate() {
+            let tx = tx.clone();
+            b.slice(..*len).map_async(wgpu::MapMode::Read, move |r| {
+                let _ = tx.send((i, r));
+            });
+        }
+        drop(tx);
         if let Err(e) = self.gpu.wait(during, self.timeout) {
             if matches!(e, Error::Timeout { .. }) {
                 self.timed_out.store(true, std::sync::atomic::Ordering::Relaxed);
             }
             return Err(e);
         }
-        match rx.recv() {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => {
-                return Err(Error::Gpu {
-                    during,
-                    message: e.to_string(),
-                })
-            }
-            Err(_) => {
-                return Err(Error::Gpu {
-                    during,
-                    message: "the map callback never ran".into(),
-                })
+        let mut failed = None;
+        let mut mapped = vec![false; buffers.len()];
+        for _ in buffers {
+            match rx.recv() {
+                Ok((i, Ok(()))) => mapped[i] = true,
+                Ok((_, Err(e))) => failed = failed.or(Some(e.to_string())),
+                Err(_) => failed = failed.or(Some("the map callback never ran".to_string())),
             }
         }
-        let out = match staging.slice(..).get_mapped_range() {
-            Ok(view) => view.to_vec(),
-            Err(e) => {
-                return Err(Error::Gpu {
-                    during,
-                    message: e.to_string(),
-                })
+        let mut out = Vec::with_capacity(buffers.len());
+        for ((b, len), mapped) in buffers.iter().zip(mapped) {
+            if failed.is_none() {
+                match b.slice(..*len).get_mapped_range() {
+                    Ok(view) => out.push(view.to_vec()),
+                    Err(e) => failed = Some(e.to_string()),
+                }
             }
-        };
-        staging.unmap();
-        Ok(out)
+            if mapped {
+                b.unmap();
+            }
+        }
+        match failed {
+            Some(message) => Err(Error::Gpu { during, message }),
+            None => Ok(out),
+        }
     }
 
     /// The fault word of this context's heap (normally 0: launches clear it).
@@ -444,6 +542,12 @@ impl Context {
         Ok(base)
     }
 
+    /// Drops what this context keeps of `program`'s kernels (their checks and pipelines), e.g.
+    /// when it is unloaded (see also [`Gpu::forget_program`]).
+    pub fn forget_program(&mut self, program_id: u64) {
+        self.kernels.retain(|k, _| k.0 != program_id);
+    }
+
     /// Makes `program` use the globals segment at `base` (allocated by the caller, laid out as
     /// `program.module().globals`) instead of one of its own: translations of one PTX module for
     /// several block shapes are several programs that must share the module's globals.
@@ -460,6 +564,52 @@ impl Context {
         grid: [u32; 3],
         backend: Backend,
     ) -> Result<(), Error> {
+        if !program.has_code(backend) {
+            return Err(Error::MissingCode { backend });
+        }
+        self.check_kernel(program, kernel, backend)?;
+        self.check_grid(kernel, grid)?;
+        // Where the device flushes subnormals, a kernel whose results depend on them would be
+        // silently wrong: refuse it (only the launched kernel runs, so only it is checked).
+        self.gpu.check_subnormals(kernel, backend)
+    }
+
+    /// The grid's part of [`Context::check_launch`].
+    fn check_grid(&self, kernel: &ir::Kernel, grid: [u32; 3]) -> Result<(), Error> {
+        let exceeded = |what: String, value: u64, limit: u64, limit_name: &'static str| Error::LimitExceeded {
+            kernel: kernel.name.clone(),
+            what,
+            value,
+            limit,
+            limit_name,
+        };
+        for (i, &g) in grid.iter().enumerate() {
+            let axis = ["x", "y", "z"][i];
+            if g == 0 {
+                return Err(exceeded(
+                    format!("grid size in {axis}"),
+                    0,
+                    0,
+                    "grid dimensions must be ≥ 1",
+                ));
+            }
+            // Larger than one dispatch is fine: the launch splits it (see `dispatch_chunks`).
+            if g > MAX_GRID[i] {
+                return Err(exceeded(
+                    format!("grid size in {axis}"),
+                    g as u64,
+                    MAX_GRID[i] as u64,
+                    "CUDA's grid limit (x < 2^31, y and z ≤ 65535)",
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The part of [`Context::check_launch`] that depends only on the kernel and the device
+    /// (block size, shared memory, local memory, features; not the subnormal verdict), checked
+    /// once per kernel and backend by launches.
+    fn check_kernel(&self, program: &Program, kernel: &ir::Kernel, backend: Backend) -> Result<(), Error> {
         let lim = self.gpu.limits();
         let name = &kernel.name;
         let exceeded =
@@ -470,9 +620,6 @@ impl Context {
                 limit,
                 limit_name,
             };
-        if !program.has_code(backend) {
-            return Err(Error::MissingCode { backend });
-        }
         let [bx, by, bz] = kernel.workgroup_size;
         let threads = bx as u64 * by as u64 * bz as u64;
         let dims = [
@@ -520,26 +667,6 @@ impl Context {
                 lim.max_compute_invocations_per_workgroup as u64,
                 "max_compute_invocations_per_workgroup",
             ));
-        }
-        for (i, &g) in grid.iter().enumerate() {
-            let axis = ["x", "y", "z"][i];
-            if g == 0 {
-                return Err(exceeded(
-                    format!("grid size in {axis}"),
-                    0,
-                    0,
-                    "grid dimensions must be ≥ 1",
-                ));
-            }
-            // Larger than one dispatch is fine: the launch splits it (see `dispatch_chunks`).
-            if g > MAX_GRID[i] {
-                return Err(exceeded(
-                    format!("grid size in {axis}"),
-                    g as u64,
-                    MAX_GRID[i] as u64,
-                    "CUDA's grid limit (x < 2^31, y and z ≤ 65535)",
-                ));
-            }
         }
         scratch::blocks_per_dispatch(&self.gpu, kernel)?;
         let shared = kernel.shared_words as u64 * 4;
@@ -609,9 +736,6 @@ impl Context {
                 "SHADER_F64",
             )?;
         }
-        // Where the device flushes subnormals, a kernel whose results depend on them would be
-        // silently wrong: refuse it (only the launched kernel runs, so only it is checked).
-        self.gpu.check_subnormals(kernel, backend)?;
         Ok(())
     }
 
@@ -654,6 +778,10 @@ impl Context {
 
     /// Runs `kernel` of `program` on a `grid` of blocks (the block shape is the one the kernel
     /// was translated for) with one byte string per parameter; waits for it to finish.
+    ///
+    /// A fault of this launch is returned as [`Error::KernelFault`] naming the kernel and the
+    /// faulting instruction. Launches made with [`Context::launch_async`] before it are
+    /// synchronized too, and the first of them that faulted is the one reported.
     pub fn launch(
         &mut self,
         program: &Program,
@@ -677,10 +805,105 @@ impl Context {
         params: &[u8],
         backend: Backend,
     ) -> Result<(), Error> {
+        self.set_last_kernel_time(None);
+        self.submit_launch(program, kernel, grid, params, backend, true)?;
+        self.synchronize()
+    }
+
+    /// Submits a launch like [`Context::launch`] and returns without waiting for it. Errors
+    /// found before the kernel runs (unknown kernel, bad arguments, limits, pipeline creation)
+    /// are returned here; a fault of the kernel is reported by the next call that synchronizes
+    /// ([`Context::synchronize`], [`Context::launch`], [`Context::read`], [`Context::read_many`]),
+    /// as [`Error::KernelFault`] naming the first launch that faulted
+    /// since the last synchronization and its instruction (CUDA reports its asynchronous
+    /// faults on the next call, too). Launches run in order; each one's fault word is copied
+    /// into a log on the device, so synchronizing reads every pending launch's fault word back
+    /// in one transfer. No GPU time is measured ([`Context::last_kernel_time`] is `None`
+    /// after a synchronization of only asynchronous launches).
+    pub fn launch_async(
+        &mut self,
+        program: &Program,
+        kernel: &str,
+        grid: [u32; 3],
+        args: &[&[u8]],
+        backend: Backend,
+    ) -> Result<(), Error> {
         let k = find_kernel(program, kernel)?;
-        self.last_kernel_time = None;
+        let area = Context::pack_args(k, args)?;
+        self.submit_launch(program, kernel, grid, &area, backend, false)
+    }
+
+    /// Like [`Context::launch_async`], with the parameter area already laid out.
+    pub fn launch_packed_async(
+        &mut self,
+        program: &Program,
+        kernel: &str,
+        grid: [u32; 3],
+        params: &[u8],
+        backend: Backend,
+    ) -> Result<(), Error> {
+        self.submit_launch(program, kernel, grid, params, backend, false)
+    }
+
+    /// Waits for every launch submitted so far and reports the first fault among those not yet
+    /// synchronized (see [`Context::launch_async`]); the fault word is cleared after a fault.
+    pub fn synchronize(&mut self) -> Result<(), Error> {
+        self.settle()
+    }
+
+    /// The per-kernel facts of launches of `k` (key: program id, kernel index, backend), kept
+    /// after its first launch in this context (`check_kernel` passed).
+    fn launch_info(
+        &mut self,
+        program: &Program,
+        k: &ir::Kernel,
+        key: (u64, usize, Backend),
+        backend: Backend,
+    ) -> Result<Arc<LaunchInfo>, Error> {
+        let pipeline = self.pipeline(program, k, backend)?;
+        let info = Arc::new(LaunchInfo {
+            pipeline,
+            kernel: k.name.clone(),
+            fault_sites: program::fault_site_texts(program, k),
+        });
+        // Bounded: a long-lived context that runs many short-lived programs (the differential
+        // tester, the driver library) must not keep every pipeline alive.
+        if self.kernels.len() >= MAX_CACHED_KERNELS {
+            self.kernels.clear();
+        }
+        self.kernels.insert(key, info.clone());
+        Ok(info)
+    }
+
+    /// Checks, builds and submits one launch; with `timed`, with timestamps around its passes
+    /// (the caller synchronizes right after).
+    fn submit_launch(
+        &mut self,
+        program: &Program,
+        kernel: &str,
+        grid: [u32; 3],
+        params: &[u8],
+        backend: Backend,
+        timed: bool,
+    ) -> Result<(), Error> {
+        let k = find_kernel(program, kernel)?;
+        let index = program.module().kernels.iter().position(|x| std::ptr::eq(x, k)).unwrap_or(0);
         self.usable()?;
-        self.check_launch(program, k, grid, backend)?;
+        if !program.has_code(backend) {
+            return Err(Error::MissingCode { backend });
+        }
+        let key = (program.id(), index, backend);
+        let cached = self.kernels.get(&key).cloned();
+        if cached.is_none() {
+            self.check_kernel(program, k, backend)?;
+        }
+        self.check_grid(k, grid)?;
+        // The device's subnormal verdict may change (`Gpu::assume_subnormals`): not cached.
+        self.gpu.check_subnormals(k, backend)?;
+        let info = match cached {
+            Some(info) => info,
+            None => self.launch_info(program, k, key, backend)?,
+        };
         if params.len() > k.param_bytes as usize {
             return Err(Error::BadArguments {
                 kernel: k.name.clone(),
@@ -692,7 +915,6 @@ impl Context {
             });
         }
         let globals = self.globals_base(program)?;
-        let pipeline = self.pipeline(program, k, backend)?;
         // From here the kernel may write anywhere in the heap.
         self.untouched_from = self.heap_bytes;
 
@@ -723,54 +945,46 @@ impl Context {
         let gpu = self.gpu.clone();
         let base_at = abi::PARAM_CTA_BASE_WORD as usize * 4;
         let last_batch = chunks.len().div_ceil(DISPATCHES_PER_SUBMIT);
-        // Timestamps at the start and end of each batch's compute pass, read back with the
-        // fault word (staging: fault word, fault site word, then the timestamps).
-        let timing = self.launch_timer(2 * last_batch as u32);
-        let staging = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("ptxcross fault word"),
-            size: 8 + timing.as_ref().map_or(0, |t| 8 * t.2 as u64),
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+        // Timestamps at the start and end of each batch's compute pass.
+        let timing = if timed && self.time_launches { self.launch_timer(2 * last_batch as u32) } else { None };
+        // Where this launch's fault word goes in the fault log; the staging buffer of the
+        // timestamps (read back by `settle`).
+        let (log, slot) = self.fault_log_slot();
+        let time_staging = timing.as_ref().map(|(_, _, count)| self.time_staging(*count));
+        // A grid of one dispatch (the usual case) reuses the context's parameter buffer and
+        // bind group of its size: the parameters are written with `queue.write_buffer`, which
+        // the queue orders after every earlier submission and before the next, so launches in
+        // flight keep theirs. A split grid has a parameter buffer per dispatch (their `%ctaid`
+        // bases differ) within one submission.
+        let reused = if chunks.len() == 1 {
+            for (i, v) in chunks[0].0.iter().enumerate() {
+                bytes[base_at + 4 * i..][..4].copy_from_slice(&v.to_le_bytes());
+            }
+            Some(self.param_slot(&bytes, &scratch_buf))
+        } else {
+            None
+        };
         let ((), err) = gpu.scoped(|| {
             for (b, batch) in chunks.chunks(DISPATCHES_PER_SUBMIT).enumerate() {
-                let bind_groups: Vec<wgpu::BindGroup> = batch
-                    .iter()
-                    .map(|(base, _)| {
-                        for (i, v) in base.iter().enumerate() {
-                            bytes[base_at + 4 * i..][..4].copy_from_slice(&v.to_le_bytes());
-                        }
-                        let param_buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                            label: Some("ptxcross params"),
-                            size: bytes.len() as u64,
-                            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
-                            mapped_at_creation: false,
-                        });
-                        gpu.queue.write_buffer(&param_buf, 0, &bytes);
-                        gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
-                            label: Some("ptxcross kernel resources"),
-                            layout: &gpu.bind_group_layout,
-                            entries: &[
-                                wgpu::BindGroupEntry {
-                                    binding: abi::BINDING_HEAP,
-                                    resource: self.heap.as_entire_binding(),
-                                },
-                                wgpu::BindGroupEntry {
-                                    binding: abi::BINDING_PARAMS,
-                                    resource: param_buf.as_entire_binding(),
-                                },
-                                wgpu::BindGroupEntry {
-                                    binding: abi::BINDING_SCRATCH,
-                                    resource: scratch_buf.as_entire_binding(),
-                                },
-                                wgpu::BindGroupEntry {
-                                    binding: abi::BINDING_HEAP64,
-                                    resource: self.heap.as_entire_binding(),
-                                },
-                            ],
+                let bind_groups: Vec<wgpu::BindGroup> = match &reused {
+                    Some(bg) => vec![bg.clone()],
+                    None => batch
+                        .iter()
+                        .map(|(base, _)| {
+                            for (i, v) in base.iter().enumerate() {
+                                bytes[base_at + 4 * i..][..4].copy_from_slice(&v.to_le_bytes());
+                            }
+                            let param_buf = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                                label: Some("ptxcross params"),
+                                size: bytes.len() as u64,
+                                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                                mapped_at_creation: false,
+                            });
+                            gpu.queue.write_buffer(&param_buf, 0, &bytes);
+                            bind_group(&gpu, &self.heap, &param_buf, &scratch_buf)
                         })
-                    })
-                    .collect();
+                        .collect(),
+                };
                 let mut enc = gpu
                     .device
                     .create_command_encoder(&wgpu::CommandEncoderDescriptor {
@@ -785,35 +999,135 @@ impl Context {
                             end_of_pass_write_index: Some(2 * b as u32 + 1),
                         }),
                     });
-                    pass.set_pipeline(&pipeline);
+                    pass.set_pipeline(&info.pipeline);
                     for ((_, size), bind_group) in batch.iter().zip(&bind_groups) {
                         pass.set_bind_group(abi::BIND_GROUP, bind_group, &[]);
                         pass.dispatch_workgroups(size[0], size[1], size[2]);
                     }
                 }
                 if b + 1 == last_batch {
-                    // The fault word and the fault site word (adjacent; see `abi`).
-                    enc.copy_buffer_to_buffer(&self.heap, abi::FAULT_WORD as u64 * 4, &staging, 0, 8);
-                    if let Some((set, resolved, count)) = &timing {
+                    // The fault word and the fault site word (adjacent; see `abi`), into this
+                    // launch's entry of the fault log.
+                    enc.copy_buffer_to_buffer(&self.heap, abi::FAULT_WORD as u64 * 4, &log, slot * 8, 8);
+                    if let (Some((set, resolved, count)), Some(staging)) = (&timing, &time_staging) {
                         enc.resolve_query_set(set, 0..*count, resolved, 0);
-                        enc.copy_buffer_to_buffer(resolved, 0, &staging, 8, 8 * *count as u64);
+                        enc.copy_buffer_to_buffer(resolved, 0, staging, 0, 8 * *count as u64);
                     }
                 }
                 gpu.queue.submit([enc.finish()]);
             }
         });
         if let Some(e) = err {
+            // Nothing of it is known to have run: the log entry stays unused.
             return Err(Error::Gpu {
                 during: "launch",
                 message: e.to_string(),
             });
         }
-        let fault = self.map_read(&staging, "the kernel launch")?;
-        let bits = u32::from_le_bytes([fault[0], fault[1], fault[2], fault[3]]);
-        let site = u32::from_le_bytes([fault[4], fault[5], fault[6], fault[7]]);
+        let mut inflight = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
+        inflight.pending.push(PendingLaunch { info, timing: time_staging });
+        Ok(())
+    }
+
+    /// The fault log buffer and entry of the next launch (a new log of `FAULT_LOG_ENTRIES`
+    /// entries when the current ones are full).
+    fn fault_log_slot(&mut self) -> (wgpu::Buffer, u64) {
+        let mut inflight = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
+        let n = inflight.pending.len();
+        let (log, entry) = (n / FAULT_LOG_ENTRIES, n % FAULT_LOG_ENTRIES);
+        while inflight.logs.len() <= log {
+            let buf = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ptxcross fault log"),
+                size: 8 * FAULT_LOG_ENTRIES as u64,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            inflight.logs.push(buf);
+        }
+        (inflight.logs[log].clone(), entry as u64)
+    }
+
+    /// A MAP_READ buffer of `count` timestamps (the context's, grown if needed).
+    fn time_staging(&mut self, count: u32) -> wgpu::Buffer {
+        let mut inflight = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
+        if inflight.time_staging.as_ref().is_none_or(|b| b.size() < 8 * count as u64) {
+            inflight.time_staging = Some(self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ptxcross launch time"),
+                size: 8 * count as u64,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            }));
+        }
+        inflight.time_staging.clone().expect("just set")
+    }
+
+    /// The bind group of a one-dispatch launch with parameter buffer `bytes`: the context's
+    /// buffer of that size (bound whole, so a kernel's parameter accesses are checked against
+    /// exactly its own parameter area, as before), written only when its contents change.
+    fn param_slot(&mut self, bytes: &[u8], scratch: &wgpu::Buffer) -> wgpu::BindGroup {
+        let gpu = &self.gpu;
+        let heap = &self.heap;
+        if self.param_slots.len() >= MAX_PARAM_SLOTS && !self.param_slots.contains_key(&(bytes.len() as u64)) {
+            self.param_slots.clear();
+        }
+        let slot = self.param_slots.entry(bytes.len() as u64).or_insert_with(|| {
+            let buffer = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ptxcross params"),
+                size: bytes.len() as u64,
+                usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            ParamSlot {
+                bind_group: bind_group(gpu, heap, &buffer, scratch),
+                buffer,
+                scratch: scratch.clone(),
+                contents: Vec::new(),
+            }
+        });
+        if slot.scratch != *scratch {
+            slot.bind_group = bind_group(gpu, heap, &slot.buffer, scratch);
+            slot.scratch = scratch.clone();
+        }
+        if slot.contents != bytes {
+            gpu.queue.write_buffer(&slot.buffer, 0, bytes);
+            slot.contents.clear();
+            slot.contents.extend_from_slice(bytes);
+        }
+        slot.bind_group.clone()
+    }
+
+    /// Waits for the pending launches and reads their fault log entries back (one transfer);
+    /// `Err` for the first that faulted (the fault word is cleared then).
+    fn settle(&self) -> Result<(), Error> {
+        let mut inflight = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
+        if inflight.pending.is_empty() {
+            return Ok(());
+        }
+        let pending = std::mem::take(&mut inflight.pending);
+        let n = pending.len();
+        let mut buffers: Vec<(wgpu::Buffer, u64)> = inflight
+            .logs
+            .iter()
+            .take(n.div_ceil(FAULT_LOG_ENTRIES))
+            .enumerate()
+            .map(|(i, b)| (b.clone(), 8 * (n - i * FAULT_LOG_ENTRIES).min(FAULT_LOG_ENTRIES) as u64))
+            .collect();
+        let timed = pending.last().and_then(|p| p.timing.clone());
+        if let Some(t) = &timed {
+            buffers.push((t.clone(), t.size()));
+        }
+        drop(inflight);
+        let mut data = self.map_read_many(&buffers, "the kernel launch")?;
+        let times = timed.map(|_| data.pop().unwrap_or_default());
+        let log: Vec<u8> = data.concat();
+        let entry = |i: usize| {
+            let w = |at: usize| u32::from_le_bytes(log[at..at + 4].try_into().expect("4 bytes"));
+            (w(8 * i), w(8 * i + 4))
+        };
         // Sum of the passes' durations (the time between batches is the host's, not the GPU's).
-        self.last_kernel_time = timing.map(|_| {
-            let ticks: u64 = fault[8..]
+        let gpu = &self.gpu;
+        self.set_last_kernel_time(times.map(|t| {
+            let ticks: u64 = t
                 .chunks_exact(16)
                 .map(|t| {
                     let begin = u64::from_le_bytes(t[..8].try_into().unwrap());
@@ -822,19 +1136,32 @@ impl Context {
                 })
                 .sum();
             std::time::Duration::from_nanos((ticks as f64 * gpu.queue.get_timestamp_period() as f64) as u64)
-        });
-        if bits != 0 || site != 0 {
+        }));
+        // The fault word accumulates (it is cleared only here), so the first launch whose entry
+        // is non-zero is the one that faulted first.
+        let (last_bits, last_site) = entry(n - 1);
+        if last_bits != 0 || last_site != 0 {
             self.write_heap(abi::FAULT_WORD as u64 * 4, &[0u8; 8])?;
         }
-        if bits != 0 {
+        if let Some((p, (bits, site))) = pending.iter().zip((0..n).map(entry)).find(|(_, (bits, _))| *bits != 0) {
+            let info = &p.info;
+            let site = if bits == abi::FAULT_LOOP_CUT {
+                None
+            } else {
+                (site as usize).checked_sub(1).and_then(|s| info.fault_sites.get(s)).cloned()
+            };
             return Err(Error::KernelFault {
-                kernel: k.name.clone(),
+                kernel: info.kernel.clone(),
                 bits,
                 faults: abi::describe_faults(bits),
-                site: program::fault_site(program, k, bits, site),
+                site,
             });
         }
         Ok(())
+    }
+
+    fn set_last_kernel_time(&self, t: Option<std::time::Duration>) {
+        self.inflight.lock().unwrap_or_else(|p| p.into_inner()).last_kernel_time = t;
     }
 
     /// `count` timestamp queries and their resolve buffer (the context's, grown if needed), or
@@ -860,10 +1187,25 @@ impl Context {
         self.launch_timer.as_ref().map(|(set, resolved)| (set.clone(), resolved.clone(), count))
     }
 
+    /// Times every synchronous launch ([`Context::launch`]) with timestamps around its compute
+    /// passes, for [`Context::last_kernel_time`]; off by default: resolving and reading the
+    /// timestamps back costs about as much as the launch of a small kernel (on lavapipe a
+    /// synchronous launch of an empty kernel took 2.3× as long timed as untimed).
+    pub fn time_launches(&mut self, on: bool) {
+        self.time_launches = on;
+    }
+
+    /// Whether launches are timed ([`Context::time_launches`]).
+    pub fn times_launches(&self) -> bool {
+        self.time_launches
+    }
+
     /// GPU execution time of the last launch that ran, measured with timestamps around its
-    /// compute passes; `None` where the device has no timestamp queries.
+    /// compute passes; `None` unless launches are timed ([`Context::time_launches`]) on a
+    /// device with timestamp queries, and after a synchronization of only
+    /// [`Context::launch_async`] launches.
     pub fn last_kernel_time(&self) -> Option<std::time::Duration> {
-        self.last_kernel_time
+        self.inflight.lock().unwrap_or_else(|p| p.into_inner()).last_kernel_time
     }
 
     /// Caps each dispatch of a launch at `per_dimension` workgroups per axis and `total`

@@ -72,14 +72,13 @@ impl Program {
     }
 }
 
-/// The faulting instruction of a launch of `k` that recorded fault `bits` and site id `site`
-/// (`abi::FAULT_SITE_WORD`): `file:line:col (`opcode`)`. `None` without a site, or when the only
-/// fault is a loop the driver cut (not an instruction's fault; the site word may hold the last
-/// instruction that ran).
-pub(crate) fn fault_site(program: &Program, k: &ir::Kernel, bits: u32, site: u32) -> Option<String> {
-    if bits == ptxcross_lower::abi::FAULT_LOOP_CUT {
-        return None;
-    }
-    let s = k.fault_sites.get((site as usize).checked_sub(1)?)?;
-    Some(format!("{}:{}:{} (`{}`)", program.name(), s.line, s.col, s.instruction))
+/// Each fault site of `k` as the host reports it: `file:line:col (`opcode`)`, indexed by site id
+/// − 1 (`abi::FAULT_SITE_WORD` holds the id of the faulting instruction; 0: none). The site of a
+/// fault that is only a loop the driver cut is not reported (it is no instruction's fault; the
+/// site word may hold the last instruction that ran): see `Context::settle`.
+pub(crate) fn fault_site_texts(program: &Program, k: &ir::Kernel) -> Vec<String> {
+    k.fault_sites
+        .iter()
+        .map(|s| format!("{}:{}:{} (`{}`)", program.name(), s.line, s.col, s.instruction))
+        .collect()
 }

@@ -375,6 +375,9 @@ impl FnLower {
         if name == "testp" {
             return self.testp(m);
         }
+        if let Some(r) = self.approx_transcendental(m) {
+            return r;
+        }
         let t = m.ty()?;
         let ty = self.float_ty(t, m)?;
         let ftz = m.has("ftz");
@@ -405,8 +408,8 @@ impl FnLower {
                 self.write_float(d, t, r, ftz, false)
             }
             "sqrt" | "rcp" => {
-                // §9.7.3.9/11: `.rnd` forms of f64 are correctly rounded (`.approx.ftz.f64`
-                // forms have their own reduced-precision semantics and are not done).
+                // §9.7.3.9/11: `.rnd` forms of f64 are correctly rounded (`rcp.approx.ftz.f64`
+                // is in approx.rs).
                 m.only(&["rn", "rz", "rm", "rp"])?;
                 let mode = m
                     .one_of(&["rn", "rz", "rm", "rp"])

@@ -2,6 +2,7 @@
 //! accepts exactly the modifiers it implements: anything else is "not supported yet", never
 //! a guess.
 
+mod approx;
 mod atomic;
 mod bitops;
 mod cluster;

@@ -4,6 +4,7 @@
 //! payloads and signed zeros are explicit. The sweep tests (`tests/tests/inst_sweep.rs`)
 //! compare the translated kernels against these functions.
 
+pub mod approx;
 pub mod float;
 pub mod fp8;
 pub mod half;
