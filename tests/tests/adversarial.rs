@@ -731,3 +731,48 @@ cvt.rzi.s8.f32 %d0, %s0;
         ]
     });
 }
+
+/// Half-precision min/max of signed zeros (§9.7.4.7/8: `d = (a < b) ? a : b` after the NaN
+/// cases, and the note "If values of both inputs are 0.0, then +0.0 > -0.0"), per lane of
+/// `.f16x2`/`.bf16x2`, both orders.
+#[test]
+fn half_min_max_of_signed_zeros() {
+    let body = "\
+min.f16x2 %d0, %s0, %s1;
+    max.f16x2 %d1, %s0, %s1;
+    min.bf16x2 %d2, %s0, %s1;
+    max.bf16x2 %d3, %s0, %s1;";
+    let variant = Variant { body: body.into(), srcs: vec!["b32", "b32"], dsts: vec!["b32"; 4] };
+    // Lane values: +0, -0, and ±1 of each format (f16 0x3c00, bf16 0x3f80).
+    let lanes: [u32; 6] = [0x0000, 0x8000, 0x3c00, 0xbc00, 0x3f80, 0xbf80];
+    let mut inputs = Vec::new();
+    for &a0 in &lanes {
+        for &a1 in &lanes {
+            for &b0 in &lanes {
+                inputs.extend([(a0 | (a1 << 16)) as u64, (b0 | (a0 << 16)) as u64]);
+            }
+        }
+    }
+    run(variant, &inputs, &|a| {
+        // Both formats order these lane values by sign, then magnitude (+1 > +0 > -0 > -1).
+        let key = |h: u32| -> i32 {
+            let mag = (h & 0x7fff) as i32 + 1;
+            if h & 0x8000 != 0 {
+                -mag
+            } else {
+                mag
+            }
+        };
+        let lane = |x: u64, i: u32| ((x >> (16 * i)) & 0xffff) as u32;
+        let pick = |max: bool| -> u64 {
+            (0..2u32)
+                .map(|i| {
+                    let (p, q) = (lane(a[0], i), lane(a[1], i));
+                    let r = if (key(p) < key(q)) != max { p } else { q };
+                    (r as u64) << (16 * i)
+                })
+                .sum()
+        };
+        vec![Expect::Bits(pick(false)), Expect::Bits(pick(true)), Expect::Bits(pick(false)), Expect::Bits(pick(true))]
+    });
+}
