@@ -43,7 +43,7 @@ const EDGES: &[u64] = &[
     0xdead_beef_cafe_f00d, 0x0123_4567_89ab_cdef,
 ];
 
-/// §9.4.1 and §9.7.9.21 (cvt): a source register wider than the type is chopped to the type's
+/// §9.4.1 and §9.7.10.20 (cvt): a source register wider than the type is chopped to the type's
 /// width; a destination register wider than the type receives the result sign-extended for
 /// signed types, zero-extended otherwise. `.sat` clamps to the destination type's range.
 #[test]
@@ -95,7 +95,7 @@ fn cvt_with_operands_wider_than_the_type() {
 
 /// §9.4.1 (ld/st with wider registers: loads sign-extend for signed types, zero-extend
 /// otherwise; stores take the low bits), sub-word vector loads and stores at every byte
-/// offset their alignment allows (§9.7.9.8: a vector access is aligned to its whole size),
+/// offset their alignment allows (§6.4.1: an access is aligned to its whole size),
 /// and stores of bytes that must leave their neighbours alone.
 #[test]
 fn sub_word_loads_and_stores_at_odd_offsets() {
@@ -155,7 +155,7 @@ ld.global.s8 %d0, [%rdin+1];
     });
 }
 
-/// `mov` packing and unpacking sub-word vectors (§9.7.9.1: `{a, b}` lists elements from the
+/// `mov` packing and unpacking sub-word vectors (§9.7.10.3/4: `{a, b}` lists elements from the
 /// least significant), with the element registers narrower than 32 bits.
 #[test]
 fn mov_of_sub_word_vector_elements() {
@@ -188,7 +188,7 @@ fn mov_of_sub_word_vector_elements() {
     });
 }
 
-/// §9.7.8.7 shf: the shift amount is min(c, 32) with `.clamp`, c & 31 with `.wrap`; `.l`
+/// §9.7.9.7 shf: the shift amount is min(c, 32) with `.clamp`, c & 31 with `.wrap`; `.l`
 /// gives the 32 most significant bits of [b, a] << n, `.r` the 32 least of [b, a] >> n.
 #[test]
 fn shf_with_shift_amounts_of_32_and_more() {
@@ -229,7 +229,7 @@ fn shf_with_shift_amounts_of_32_and_more() {
     });
 }
 
-/// §9.7.8.9 prmt (default mode): only c's low 16 bits select, four 4-bit selectors, each the
+/// §9.7.10.7 prmt (default mode): only c's low 16 bits select, four 4-bit selectors, each the
 /// byte index (low 3 bits) of [b, a] and a sign-replicate flag (bit 3); c's upper half is
 /// ignored.
 #[test]
@@ -250,7 +250,7 @@ fn prmt_ignores_the_selector_upper_half() {
     });
 }
 
-/// §9.7.9.? selp with immediate operands of every width and float immediates.
+/// §9.7.7.3 selp with immediate operands of every width and float immediates.
 #[test]
 fn selp_with_immediates() {
     let body = "\
@@ -281,7 +281,7 @@ selp.s32 %d0, -1, 5, %s0;
 /// 16-bit signed arithmetic: wrap-around (§9.7.1), `.hi`/`.wide` of the 32-bit product,
 /// `abs`/`neg` of -32768 (wraps), `shr.s16` by 16 or more fills with the sign and `shl.b16`
 /// by 16 or more gives 0 ("shift amounts greater than the register width N are clamped to
-/// N", §9.7.8.8/9), comparisons as signed 16-bit values; the results read back through a
+/// N", §9.7.9.8/9), comparisons as signed 16-bit values; the results read back through a
 /// widening `cvt`.
 #[test]
 fn s16_arithmetic_and_shifts() {
@@ -417,7 +417,7 @@ min.f32 %d0, %s0, %s1;
     });
 }
 
-/// §9.7.1.? bfind: "If no non-sign bit is found, d is set to 0xffffffff" — for 0 (and -1 in
+/// §9.7.1.16 bfind: "If no non-sign bit is found, d is set to 0xffffffff" — for 0 (and -1 in
 /// the signed forms) with and without `.shiftamt`.
 #[test]
 fn bfind_of_zero_and_minus_one() {
@@ -557,9 +557,9 @@ fn sign_extended_64_bit_operations() {
     run_with(split, &inputs, &reference_split, LowerOptions { split_int64: true, ..LowerOptions::default() });
 }
 
-/// More 64-bit operations on sign-extended 32-bit values: conversions to f32 (§9.7.9.21:
+/// More 64-bit operations on sign-extended 32-bit values: conversions to f32 (§9.7.10.20:
 /// `.rn`, `.rz`), saturating narrowing (`.sat` clamps to the destination range), `bfe.s64`
-/// (§9.7.8.? bit-field extract, sign-extended), `slct` on the sign of c, `neg`, `cnot`,
+/// (§9.7.1.19 bit-field extract, sign-extended), `slct` on the sign of c, `neg`, `cnot`,
 /// shifts by a register amount, `mad.lo`.
 #[test]
 fn sign_extended_64_bit_conversions() {
@@ -614,4 +614,165 @@ fn sign_extended_64_bit_conversions() {
     };
     run(variant.clone(), &inputs, &reference);
     run_with(variant, &inputs, &reference, LowerOptions { split_int64: true, ..LowerOptions::default() });
+}
+
+/// Misaligned accesses (§6.4.1 "The address must be naturally aligned to a multiple of the
+/// access size. If an address is not properly aligned, the resulting behavior is undefined"):
+/// ptxcross faults the launch when an element of a vector access is misaligned, never reading
+/// or writing other bytes. (A vector whose elements are aligned but whose whole size is not,
+/// e.g. `ld.v4.b8` at 2 mod 4, proceeds element by element: one of the outcomes the spec
+/// allows; NVIDIA GPUs fault there.)
+#[test]
+fn misaligned_vector_elements_fault() {
+    use ptxcross_tests::launch::{self, Launch};
+    let Some(gpu) = sweep::gpu() else { return };
+    for (inst, off) in [
+        ("ld.global.v2.u16 {%h0, %h1}, [%rd2];", 1),
+        ("ld.global.v4.b16 {%h0, %h1, %h0, %h1}, [%rd2];", 3),
+        ("st.global.v2.b16 [%rd2], {%h0, %h1};", 5),
+        ("ld.global.v2.u32 {%r0, %r1}, [%rd2];", 2),
+    ] {
+        let ptx = format!(
+            ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n    .reg .b16 %h<2>;\n    .reg .b32 %r<2>;\n    .reg .b64 %rd<3>;\n    ld.param.u64 %rd1, [p];\n    add.s64 %rd2, %rd1, {off};\n    mov.b16 %h0, 1;\n    mov.b16 %h1, 2;\n    {inst}\n    ret;\n}}\n"
+        );
+        for backend in ptxcross::Backend::ALL {
+            let l = Launch { ptx: &ptx, kernel: "k", block: [1, 1, 1], grid: [1, 1, 1], buffers: vec![vec![0u8; 16]] };
+            let e = launch::run(&gpu, &l, backend).expect_err("a misaligned access must fault");
+            assert!(e.contains("misaligned"), "`{inst}` on {backend}: {e}");
+        }
+    }
+}
+
+/// Signed division and remainder (§9.7.1.8/9: truncating; the remainder has the dividend's
+/// sign) of narrow values widened by sign extension, and of `.s16`/`.s8`-typed registers:
+/// the sign tests of the magnitude-based division see sign-extended operands here too.
+#[test]
+fn signed_division_of_sign_extended_narrow_values() {
+    let body = "\
+{
+    .reg .b32 %x, %y, %u, %v;
+    cvt.s32.s16 %x, %s0;
+    cvt.s32.s16 %y, %s1;
+    div.s32 %d0, %x, %y;
+    rem.s32 %d1, %x, %y;
+    div.s16 %d2, %s0, %s1;
+    rem.s16 %d3, %s0, %s1;
+    cvt.s32.s8 %u, %s0;
+    cvt.s32.s8 %v, %s1;
+    div.s32 %d4, %u, %v;
+    rem.s32 %d5, %u, %v;
+    setp.lt.s32 %d6, %u, 0;
+    }";
+    let variant = Variant { body: body.into(), srcs: vec!["s16", "s16"], dsts: vec!["b32", "b32", "s16", "s16", "b32", "b32", "pred"] };
+    let e16: Vec<u64> = [1u64, 2, 3, 7, 0x7f, 0x80, 0x81, 0xff, 0xfe, 0x7fff, 0x8000, 0x8001, 0xffff, 0xfffe, 0xff80, 0x0180].to_vec();
+    let mut rng = Rng(100);
+    let mut inputs = Vec::new();
+    for &x in &e16 {
+        for &y in &e16 {
+            inputs.extend([x, y]);
+        }
+    }
+    for _ in 0..4096 {
+        inputs.extend([rng.next_u64() & 0xffff, rng.next_u64() & 0xffff]);
+    }
+    // Divisors that are 0 (as 16 or 8 bits) have no defined result: leave them out.
+    let inputs: Vec<u64> = inputs.chunks(2).filter(|r| r[1] & 0xff != 0).flatten().copied().collect();
+    run(variant, &inputs, &|a| {
+        let (x, y) = (a[0] as u16 as i16 as i32, a[1] as u16 as i16 as i32);
+        let (u, v) = (a[0] as u8 as i8 as i32, a[1] as u8 as i8 as i32);
+        let w32 = |r: i32| r as u32 as u64;
+        let w16 = |r: i32| r as u16 as u64;
+        vec![
+            Expect::Bits(w32(x / y)),
+            Expect::Bits(w32(x % y)),
+            Expect::Bits(w16(x.wrapping_div(y))),
+            Expect::Bits(w16(x.wrapping_rem(y))),
+            Expect::Bits(w32(u / v)),
+            Expect::Bits(w32(u % v)),
+            Expect::Bits((u < 0) as u64),
+        ]
+    });
+}
+
+/// Float-to-integer `cvt` into a register wider than the destination type (§9.7.10.20: the
+/// result "is sign-extended to the destination register width for signed integers, and is
+/// zero-extended … for unsigned"): the clamped value (float-to-integer conversions saturate;
+/// NaN gives 0) widened by the type's signedness.
+#[test]
+fn cvt_float_to_narrow_int_into_wide_registers() {
+    let body = "\
+cvt.rzi.s8.f32 %d0, %s0;
+    cvt.rni.u8.f32 %d1, %s0;
+    cvt.rmi.s16.f32 %d2, %s0;
+    cvt.rpi.sat.s8.f32 %d3, %s0;
+    cvt.rzi.u16.f32 %d4, %s0;
+    {
+    .reg .f64 %x;
+    cvt.f64.f32 %x, %s0;
+    cvt.rzi.s16.f64 %d5, %x;
+    }";
+    let variant = Variant { body: body.into(), srcs: vec!["f32"], dsts: vec!["b32", "b32", "b32", "b32", "b32", "b64"] };
+    let vals: Vec<f32> = vec![0.0, -0.0, 1.5, -1.5, -3.0, 127.4, 127.6, -128.4, -128.6, 200.0, -200.0, 255.5, 256.0, 32767.5, -32768.5, 40000.0, -40000.0, 65535.4, 70000.0, f32::INFINITY, f32::NEG_INFINITY, f32::NAN, 1e30, -1e30, 0.49, -0.51];
+    let inputs: Vec<u64> = vals.iter().flat_map(|v| [v.to_bits() as u64; 8]).collect();
+    run(variant, &inputs, &|a| {
+        let x = f32::from_bits(a[0] as u32) as f64;
+        let conv = |r: f64, lo: i64, hi: i64, bits: u32, signed: bool, wide: u32| -> Expect {
+            let v = if x.is_nan() { 0 } else { (r as i64).clamp(lo, hi) };
+            let v = if signed { v as u64 } else { v as u64 & ((1u64 << bits) - 1) };
+            Expect::Bits(if wide == 64 { v } else { v & 0xffff_ffff })
+        };
+        vec![
+            conv(x.trunc(), -128, 127, 8, true, 32),
+            conv(x.round_ties_even(), 0, 255, 8, false, 32),
+            conv(x.floor(), -32768, 32767, 16, true, 32),
+            conv(x.ceil(), -128, 127, 8, true, 32),
+            conv(x.trunc(), 0, 65535, 16, false, 32),
+            conv(x.trunc(), -32768, 32767, 16, true, 64),
+        ]
+    });
+}
+
+/// Half-precision min/max of signed zeros (§9.7.4.7/8: `d = (a < b) ? a : b` after the NaN
+/// cases, and the note "If values of both inputs are 0.0, then +0.0 > -0.0"), per lane of
+/// `.f16x2`/`.bf16x2`, both orders.
+#[test]
+fn half_min_max_of_signed_zeros() {
+    let body = "\
+min.f16x2 %d0, %s0, %s1;
+    max.f16x2 %d1, %s0, %s1;
+    min.bf16x2 %d2, %s0, %s1;
+    max.bf16x2 %d3, %s0, %s1;";
+    let variant = Variant { body: body.into(), srcs: vec!["b32", "b32"], dsts: vec!["b32"; 4] };
+    // Lane values: +0, -0, and ±1 of each format (f16 0x3c00, bf16 0x3f80).
+    let lanes: [u32; 6] = [0x0000, 0x8000, 0x3c00, 0xbc00, 0x3f80, 0xbf80];
+    let mut inputs = Vec::new();
+    for &a0 in &lanes {
+        for &a1 in &lanes {
+            for &b0 in &lanes {
+                inputs.extend([(a0 | (a1 << 16)) as u64, (b0 | (a0 << 16)) as u64]);
+            }
+        }
+    }
+    run(variant, &inputs, &|a| {
+        // Both formats order these lane values by sign, then magnitude (+1 > +0 > -0 > -1).
+        let key = |h: u32| -> i32 {
+            let mag = (h & 0x7fff) as i32 + 1;
+            if h & 0x8000 != 0 {
+                -mag
+            } else {
+                mag
+            }
+        };
+        let lane = |x: u64, i: u32| ((x >> (16 * i)) & 0xffff) as u32;
+        let pick = |max: bool| -> u64 {
+            (0..2u32)
+                .map(|i| {
+                    let (p, q) = (lane(a[0], i), lane(a[1], i));
+                    let r = if (key(p) < key(q)) != max { p } else { q };
+                    (r as u64) << (16 * i)
+                })
+                .sum()
+        };
+        vec![Expect::Bits(pick(false)), Expect::Bits(pick(true)), Expect::Bits(pick(false)), Expect::Bits(pick(true))]
+    });
 }

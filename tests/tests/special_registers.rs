@@ -242,3 +242,65 @@ fn cluster_kernels_and_undefined_registers_are_refused() {
         assert!(text.contains(why), "`{directive} {body}`: {text}");
     }
 }
+
+/// `%clock64` keeps increasing across calls, also into a recursive (stack-called) function:
+/// each level's reads around its call differ by a small positive amount (a counter restarted
+/// per call would make the later read smaller, and the difference wrap to a huge value).
+#[test]
+fn clock_increases_across_calls() {
+    if gpu_or_skip().is_none() {
+        return;
+    }
+    let ptx = r#".version 8.5
+.target sm_90
+.address_size 64
+.func (.param .b64 r) f(.param .b32 n)
+{
+    .reg .b64 %t<3>;
+    .reg .b32 %n;
+    .reg .pred %p;
+    ld.param.b32 %n, [n];
+    mov.u64 %t1, %clock64;
+    setp.eq.u32 %p, %n, 0;
+    @%p bra END;
+    sub.u32 %n, %n, 1;
+    {
+    .param .b32 a;
+    .param .b64 rr;
+    st.param.b32 [a], %n;
+    call (rr), f, (a);
+    ld.param.b64 %t2, [rr];
+    }
+END:
+    mov.u64 %t2, %clock64;
+    sub.u64 %t1, %t2, %t1;
+    st.param.b64 [r], %t1;
+    ret;
+}
+.visible .entry k(.param .u64 out)
+{
+    .reg .b64 %rd<4>;
+    .reg .b32 %r<2>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    {
+    .param .b32 a;
+    .param .b64 rr;
+    st.param.b32 [a], %r1;
+    call (rr), f, (a);
+    ld.param.b64 %rd2, [rr];
+    }
+    mul.wide.u32 %rd3, %r1, 8;
+    add.s64 %rd3, %rd1, %rd3;
+    st.global.u64 [%rd3], %rd2;
+    ret;
+}
+"#;
+    for backend in Backend::ALL {
+        let out = run(ptx, [8, 1, 1], [1, 1, 1], 0, 16, 1, backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        for t in 0..8 {
+            let d = out[0][2 * t] as u64 | (out[0][2 * t + 1] as u64) << 32;
+            assert!(d > 0 && d < 1000, "{backend} thread {t}: clock difference {d}");
+        }
+    }
+}
