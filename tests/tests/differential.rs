@@ -7,6 +7,9 @@
 //!   `PTXCROSS_DIFF_SECONDS` runs for that long instead (`PTXCROSS_DIFF_PROGRAMS` caps the
 //!   count). A failure is minimized and saved under
 //!   `tests/differential/regressions/` (or `PTXCROSS_DIFF_SAVE`), and the test fails.
+//! - `simt_programs_match_the_model`: the same with SIMT programs (`Case::simt_from_seed`:
+//!   barriers and warp collectives at uniform points, uniform loops, early exits, partial
+//!   warps); CI runs the first 4 (or 60 s) from seed 0x51a70000.
 //! - `regressions_still_pass`: replays every saved case with `ptxcross run --spec`.
 //! - `open_bugs`: cases of known, not yet fixed bugs outside this test's area (ignored).
 //!

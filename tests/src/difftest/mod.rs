@@ -9,6 +9,10 @@
 //!   published before a barrier at the top level), direct and generic addresses. Every loop is
 //!   counted by a per-thread trip count of at most 9, so every program terminates (far below
 //!   lavapipe's 65,535-iteration loop cut).
+//! - [`gen::simt_program`] (cases from [`Case::simt_from_seed`]) adds barriers and warp
+//!   collectives (shfl/vote/activemask/redux/match, full membermask) where every non-exited
+//!   thread of the CTA reaches the same sequence of them: the top level, after per-thread
+//!   control flow and early exits, and uniform loops; CTAs of 32–256 threads with partial warps.
 //! - [`model`] executes the program with semantics written from the PTX ISA.
 //! - [`Runner::check`] translates (validating the SPIR-V with spirv-val and the WGSL with naga),
 //!   launches 2–4 CTAs of 64–256 threads with per-thread inputs through each backend, and
