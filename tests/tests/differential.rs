@@ -7,6 +7,9 @@
 //!   `PTXCROSS_DIFF_SECONDS` runs for that long instead (`PTXCROSS_DIFF_PROGRAMS` caps the
 //!   count). A failure is minimized and saved under
 //!   `tests/differential/regressions/` (or `PTXCROSS_DIFF_SAVE`), and the test fails.
+//! - `simt_programs_match_the_model`: the same with SIMT programs (`Case::simt_from_seed`:
+//!   barriers and warp collectives at uniform points, uniform loops, early exits, partial
+//!   warps); CI runs the first 4 (or 60 s) from seed 0x51a70000.
 //! - `regressions_still_pass`: replays every saved case with `ptxcross run --spec`.
 //! - `open_bugs`: cases of known, not yet fixed bugs outside this test's area (ignored).
 //!
@@ -42,19 +45,32 @@ fn replay(dir: &Path) {
 
 #[test]
 fn random_programs_match_the_model() {
+    slice(Case::from_seed, "seed", 0x5eed_0000, 16);
+}
+
+/// As `random_programs_match_the_model` with SIMT programs (`Case::simt_from_seed`): barriers,
+/// shfl/vote/activemask/redux/match at uniform points, uniform loops, early exits before them,
+/// partial warps. CI: the first 4 programs from a fixed seed, or fewer if 60 s pass first (each
+/// takes lavapipe 10–60 s to compile).
+#[test]
+fn simt_programs_match_the_model() {
+    slice(Case::simt_from_seed, "simt-seed", 0x51a7_0000, 4);
+}
+
+fn slice(case_of: fn(u64) -> Case, prefix: &str, default_seed: u64, default_programs: usize) {
     let Some(gpu) = gpu_or_skip() else { return };
     let env = |k: &str| std::env::var(k).ok().and_then(|s| s.parse::<f64>().ok());
     let seconds = env("PTXCROSS_DIFF_SECONDS");
-    let programs = env("PTXCROSS_DIFF_PROGRAMS").map_or(if seconds.is_some() { usize::MAX } else { 16 }, |n| n as usize);
+    let programs = env("PTXCROSS_DIFF_PROGRAMS").map_or(if seconds.is_some() { usize::MAX } else { default_programs }, |n| n as usize);
     let seconds = seconds.unwrap_or(60.0);
     let seed = match std::env::var("PTXCROSS_DIFF_SEED").as_deref() {
         Ok("random") => std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64,
         Ok(s) => s.strip_prefix("0x").map_or_else(|| s.parse(), |h| u64::from_str_radix(h, 16)).expect("PTXCROSS_DIFF_SEED: a number"),
-        Err(_) => 0x5eed_0000,
+        Err(_) => default_seed,
     };
     let save = std::env::var_os("PTXCROSS_DIFF_SAVE").map(PathBuf::from).unwrap_or_else(|| dir("regressions"));
     let mut runner = Runner::new(gpu);
-    let report = difftest::campaign(&mut runner, seed, seconds, programs, Some(&save));
+    let report = difftest::campaign_of(&mut runner, case_of, prefix, seed, seconds, programs, Some(&save));
     eprintln!(
         "differential: {} programs ({} threads) from seed {seed:#x} in {seconds} s; {} invalid (skipped); {} failures",
         report.programs,
@@ -135,6 +151,68 @@ fn the_model_agrees_with_hand_computed_results() {
     let _ = Verdict::Pass;
 }
 
+/// The model's collectives, worked out by hand on one CTA of 48 threads (a full warp and a
+/// partial one of 16 lanes), with early exits between them.
+#[test]
+fn the_model_agrees_with_hand_computed_collectives() {
+    use difftest::program::*;
+    let (block, exited) = (48u32, |t: u32| t % 7 == 3);
+    let mut input = vec![0u32; block as usize * NIN];
+    for t in 0..block {
+        let w = &mut input[t as usize * NIN..(t as usize + 1) * NIN];
+        w[0] = t * 100;
+        w[4] = t % 4;
+        w[7] = t.wrapping_sub(20);
+        // %p2: exits; %p3: votes.
+        w[NR + 2 * ND] = (exited(t) as u32) << 2 | ((t % 3 == 0) as u32) << 3;
+    }
+    let c = |c: Coll| Stmt::Coll(c);
+    let body = vec![
+        // down by 1, clamped to lane 15: lanes 0..14 read lane + 1 (p = true), the rest their own.
+        c(Coll::Shfl { mode: ShflMode::Down, d: 1, p: Some(1), a: 0, b: Src::Imm(1), c: 15 }),
+        // idx 3 in segments of 4 lanes (segmask 0x1c, clamp 3): the segment's last lane.
+        c(Coll::Shfl { mode: ShflMode::Idx, d: 2, p: None, a: 0, b: Src::Imm(3), c: 0x1c03 }),
+        // up by 2, clamp 0: lanes ≥ 2 read lane - 2.
+        c(Coll::Shfl { mode: ShflMode::Up, d: 3, p: None, a: 0, b: Src::Imm(2), c: 0 }),
+        Stmt::Ret { g: Guard { p: 2, neg: false } },
+        c(Coll::Bar),
+        c(Coll::Match { d: 5, a: 4 }),
+        c(Coll::Vote { mode: VoteMode::Ballot, d: 6, a: Guard { p: 3, neg: false } }),
+        c(Coll::Vote { mode: VoteMode::All, d: 0, a: Guard { p: 3, neg: true } }),
+        c(Coll::Redux { op: ReduxOp::Add, signed: false, d: 4, a: 0 }),
+        c(Coll::Redux { op: ReduxOp::Min, signed: true, d: 7, a: 7 }),
+        c(Coll::Activemask { d: 0 }),
+    ];
+    let case = Case { program: Program { body, grid: 1, block }, input, scratch: vec![0; block as usize * NG] };
+    let e = case.expected().unwrap();
+    for t in 0..block {
+        let o = &e.out[t as usize * NOUT..(t as usize + 1) * NOUT];
+        let lane = t % 32;
+        let warp: Vec<u32> = (t - lane..(t - lane + 32).min(block)).collect();
+        let live: Vec<u32> = warp.iter().copied().filter(|&u| !exited(u)).collect();
+        let mask = |f: &dyn Fn(u32) -> bool| live.iter().filter(|&&u| f(u)).fold(0u32, |m, &u| m | 1 << (u % 32));
+        assert_eq!(o[1], if lane < 15 { (t + 1) * 100 } else { t * 100 }, "thread {t}: shfl.down");
+        assert_eq!(o[NR + 2 * ND + 1], (lane < 15) as u32, "thread {t}: shfl.down's predicate");
+        assert_eq!(o[2], ((t & !3) + 3) * 100, "thread {t}: shfl.idx");
+        assert_eq!(o[3], if lane >= 2 { (t - 2) * 100 } else { t * 100 }, "thread {t}: shfl.up");
+        if exited(t) {
+            assert_eq!((o[0], o[4], o[5], o[7], o[NOUT - 1]), (t * 100, t % 4, 0, t.wrapping_sub(20), 1), "thread {t} exited");
+            continue;
+        }
+        assert_eq!(o[5], mask(&|u| u % 4 == t % 4), "thread {t}: match.any");
+        assert_eq!(o[6], mask(&|u| u % 3 == 0), "thread {t}: ballot");
+        assert_eq!(o[NR + 2 * ND], 0, "thread {t}: vote.all(!p3): every warp has a live multiple of 3");
+        assert_eq!(o[4], live.iter().map(|u| u * 100).sum::<u32>(), "thread {t}: redux.add");
+        assert_eq!(o[7], (live[0] as i32 - 20) as u32, "thread {t}: redux.min.s32");
+        assert_eq!(o[0], mask(&|_| true), "thread {t}: activemask");
+        assert_eq!(o[NOUT - 1], 2, "thread {t}: exit id");
+    }
+    // A shfl that sources a lane of the partial warp that does not exist is undefined.
+    let mut bad = case.clone();
+    bad.program.body = vec![c(Coll::Shfl { mode: ShflMode::Down, d: 1, p: None, a: 0, b: Src::Imm(1), c: 31 })];
+    assert!(bad.expected().is_err());
+}
+
 /// The generator's programs are valid PTX to compare on (the model finds no undefined
 /// behaviour) nearly always.
 #[test]
@@ -146,4 +224,15 @@ fn generated_programs_are_valid() {
         }
     }
     assert!(invalid.len() <= 10, "{} of 200 invalid: {invalid:#?}", invalid.len());
+    let mut invalid = Vec::new();
+    let mut colls = 0;
+    for seed in 0..200u64 {
+        let case = Case::simt_from_seed(seed);
+        colls += case.ptx().matches(".sync").count();
+        if let Err(why) = case.expected() {
+            invalid.push((seed, why));
+        }
+    }
+    assert!(invalid.len() <= 10, "SIMT: {} of 200 invalid: {invalid:#?}", invalid.len());
+    assert!(colls >= 300, "SIMT programs have few collectives: {colls} in 200");
 }

@@ -52,6 +52,9 @@ pub fn inputs(rng: &mut Rng, threads: usize) -> (Vec<u32>, Vec<u32>) {
 /// Limits of one program.
 const MAX_STMTS: usize = 45;
 const MAX_RETS: usize = 1;
+/// Collectives per SIMT program (each costs lavapipe ~2 s of pipeline compilation: the warp
+/// emulation reads all 32 lanes' words, see README "Differential testing").
+const MAX_COLLS: usize = 4;
 
 struct Gen<'a> {
     rng: &'a mut Rng,
@@ -59,11 +62,28 @@ struct Gen<'a> {
     rets: usize,
     published: usize,
     block: u32,
+    /// Also generate collectives and uniform loops (issue 10); false draws exactly the random
+    /// numbers it always did, so a seed names the same program as before.
+    simt: bool,
+    /// Loops at or below this nesting are uniform loops (`Stmt::ULoop`) around the current
+    /// block: breaks and continues never reach them.
+    floor: usize,
+    colls: usize,
 }
 
 /// A random program for a launch of `grid` × `block` threads.
 pub fn program(rng: &mut Rng, grid: u32, block: u32) -> Program {
-    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block };
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0 };
+    let body = g.block(0, 0, true);
+    Program { body, grid, block }
+}
+
+/// A random program with collectives (barriers, shfl, vote, activemask, redux, match) at
+/// points every non-exited thread of the CTA reaches the same number of times: the top level
+/// and the top level of uniform loops; per-thread control flow (branches, loops with per-thread
+/// trip counts, early `ret` at the top level) runs between them.
+pub fn simt_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: true, floor: 0, colls: 0 };
     let body = g.block(0, 0, true);
     Program { body, grid, block }
 }
@@ -231,6 +251,52 @@ impl Gen<'_> {
 
     /// A block at loop nesting `loops`, control nesting `depth`; `top`: the program's top level.
     fn block(&mut self, loops: usize, depth: usize, top: bool) -> Vec<Stmt> {
+        self.block_in(loops, depth, top, top)
+    }
+
+    /// A collective for a point every non-exited thread of the CTA reaches.
+    fn coll(&mut self) -> Coll {
+        let r = |g: &mut Self| g.rng.below(NR as u64) as u8;
+        loop {
+            return match self.rng.below(20) {
+                0..=2 => Coll::Bar,
+                // A source lane that has exited is undefined: no shfl after an early `ret`.
+                3..=8 if self.rets == 0 => {
+                    let mode = self.rng.pick(&[ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx]);
+                    let b = if self.rng.chance(50) { Src::Imm(self.rng.below(40)) } else { Src::Reg(Reg::R(r(self))) };
+                    let partial = self.block % 32;
+                    let c = if mode == ShflMode::Up || partial == 0 || self.rng.chance(10) {
+                        let seg = self.rng.pick(&[0u32, 0, 0x10, 0x18, 0x1c, 0x1e, 0x1f]);
+                        let any = self.rng.below(32) as u32;
+                        let clamp = if mode == ShflMode::Up { self.rng.pick(&[0, 0, 1, 5]) } else { self.rng.pick(&[31, 31, 7, 15, any]) };
+                        seg << 8 | clamp
+                    } else {
+                        // Clamped to the lanes the partial last warp has (else lanes source
+                        // missing ones: undefined).
+                        partial - 1
+                    };
+                    let p = self.rng.chance(50).then(|| self.rng.below(NP as u64) as u8);
+                    Coll::Shfl { mode, d: r(self), p, a: r(self), b, c }
+                }
+                9..=12 => {
+                    let mode = self.rng.pick(&[VoteMode::All, VoteMode::Any, VoteMode::Uni, VoteMode::Ballot]);
+                    let d = if mode == VoteMode::Ballot { r(self) } else { self.rng.below(NP as u64) as u8 };
+                    Coll::Vote { mode, d, a: Guard { p: self.rng.below(NP as u64) as u8, neg: self.rng.chance(30) } }
+                }
+                13..=14 => Coll::Activemask { d: r(self) },
+                15..=17 => {
+                    let op = self.rng.pick(&[ReduxOp::Add, ReduxOp::Min, ReduxOp::Max, ReduxOp::And, ReduxOp::Or, ReduxOp::Xor]);
+                    Coll::Redux { op, signed: self.rng.chance(50), d: r(self), a: r(self) }
+                }
+                18..=19 => Coll::Match { d: r(self), a: r(self) },
+                _ => continue,
+            };
+        }
+    }
+
+    /// As [`Gen::block`]; `uniform`: every non-exited thread runs this block's top level the
+    /// same number of times (collectives may go here).
+    fn block_in(&mut self, loops: usize, depth: usize, top: bool, uniform: bool) -> Vec<Stmt> {
         let len = if top { 6 + self.rng.below(12) } else { 1 + self.rng.below(6) };
         let mut out = Vec::new();
         for _ in 0..len {
@@ -239,6 +305,29 @@ impl Gen<'_> {
             }
             self.stmts += 1;
             let compound = depth < 3;
+            if self.simt && uniform && self.colls < MAX_COLLS && self.rng.chance(35) {
+                let s = match self.rng.below(10) {
+                    0..=1 if compound && loops < MAX_DEPTH - 1 => {
+                        let (word, mask) = (self.rng.below((TABLE_BYTES / 4) as u64) as u8, self.rng.pick(&[1, 3]));
+                        let floor = std::mem::replace(&mut self.floor, loops + 1);
+                        let body = self.block_in(loops + 1, depth + 1, false, true);
+                        self.floor = floor;
+                        Stmt::ULoop { word, mask, body }
+                    }
+                    // Early exits of some threads before later collectives (exited threads
+                    // do not take part in them); never inside a uniform loop.
+                    2 if top && self.rets < MAX_RETS => {
+                        self.rets += 1;
+                        Stmt::Ret { g: self.guard() }
+                    }
+                    _ => {
+                        self.colls += 1;
+                        Stmt::Coll(self.coll())
+                    }
+                };
+                out.push(s);
+                continue;
+            }
             let s = match self.rng.below(100) {
                 0..=9 if compound => {
                     let g = self.guard();
@@ -257,9 +346,9 @@ impl Gen<'_> {
                     let b = self.block(loops + 1, depth + 1, false);
                     Stmt::Irreducible { g, trip, a, b }
                 }
-                24..=29 if loops > 0 => Stmt::Break { g: self.guard(), up: self.rng.below(loops as u64) as u8 },
-                30..=31 if loops > 0 => Stmt::Continue { g: self.guard() },
-                32..=33 if self.rets < MAX_RETS => {
+                24..=29 if loops > self.floor => Stmt::Break { g: self.guard(), up: self.rng.below((loops - self.floor) as u64) as u8 },
+                30..=31 if loops > self.floor => Stmt::Continue { g: self.guard() },
+                32..=33 if self.rets < MAX_RETS && self.floor == 0 => {
                     self.rets += 1;
                     Stmt::Ret { g: self.guard() }
                 }

@@ -9,6 +9,10 @@
 //!   published before a barrier at the top level), direct and generic addresses. Every loop is
 //!   counted by a per-thread trip count of at most 9, so every program terminates (far below
 //!   lavapipe's 65,535-iteration loop cut).
+//! - [`gen::simt_program`] (cases from [`Case::simt_from_seed`]) adds barriers and warp
+//!   collectives (shfl/vote/activemask/redux/match, full membermask) where every non-exited
+//!   thread of the CTA reaches the same sequence of them: the top level, after per-thread
+//!   control flow and early exits, and uniform loops; CTAs of 32–256 threads with partial warps.
 //! - [`model`] executes the program with semantics written from the PTX ISA.
 //! - [`Runner::check`] translates (validating the SPIR-V with spirv-val and the WGSL with naga),
 //!   launches 2–4 CTAs of 64–256 threads with per-thread inputs through each backend, and
@@ -45,6 +49,17 @@ impl Case {
         let grid = 2 + rng.below(3) as u32;
         let block = rng.pick(&[64, 128, 256]);
         let program = gen::program(&mut rng, grid, block);
+        let (input, scratch) = gen::inputs(&mut rng, (grid * block) as usize);
+        Case { program, input, scratch }
+    }
+    /// The SIMT case of `seed` ([`gen::simt_program`]: collectives, uniform loops, early
+    /// exits before barriers): 1–3 CTAs of 32–256 threads, often not a multiple of 32 (partial
+    /// last warps).
+    pub fn simt_from_seed(seed: u64) -> Case {
+        let mut rng = gen::Rng::new(seed);
+        let grid = 1 + rng.below(3) as u32;
+        let block = rng.pick(&[32, 48, 64, 100, 128, 200, 256]);
+        let program = gen::simt_program(&mut rng, grid, block);
         let (input, scratch) = gen::inputs(&mut rng, (grid * block) as usize);
         Case { program, input, scratch }
     }
@@ -185,14 +200,18 @@ fn compare(got: &[u32], want: &[u32], per: usize, what: &str) -> Option<String> 
 }
 
 /// Shrinks `case` while `runner` still fails it the same way as `failure` (same backend and
-/// kind); gives up after `max_runs` device runs. Returns the smallest failing case found.
+/// kind); gives up after `max_runs` device runs or `PTXCROSS_DIFF_MINIMIZE_SECONDS` (default
+/// 900: SIMT programs take lavapipe tens of seconds each to compile). Returns the smallest
+/// failing case found.
 pub fn minimize(runner: &mut Runner, case: &Case, failure: &Failure, max_runs: usize) -> Case {
     let same = |v: &Verdict| matches!(v, Verdict::Fail(f) if f.backend == failure.backend && f.kind == failure.kind);
+    let seconds = std::env::var("PTXCROSS_DIFF_MINIMIZE_SECONDS").ok().and_then(|s| s.parse::<f64>().ok()).unwrap_or(900.0);
+    let start = std::time::Instant::now();
     let mut cur = case.clone();
     let mut runs = 0;
     'outer: loop {
         for cand in reductions(&cur) {
-            if runs >= max_runs {
+            if runs >= max_runs || start.elapsed().as_secs_f64() > seconds {
                 break 'outer;
             }
             runs += 1;
@@ -285,6 +304,12 @@ fn block_reductions(stmts: &[Stmt]) -> Vec<Vec<Stmt>> {
                     out.push(replace(vec![Stmt::Irreducible { g: *g, trip: *trip, a: a.clone(), b: x }]));
                 }
             }
+            Stmt::ULoop { word, mask, body } => {
+                out.push(replace(body.clone()));
+                for b in block_reductions(body) {
+                    out.push(replace(vec![Stmt::ULoop { word: *word, mask: *mask, body: b }]));
+                }
+            }
             Stmt::Ins(Some(_), ins) => out.push(replace(vec![Stmt::Ins(None, *ins)])),
             _ => {}
         }
@@ -301,6 +326,7 @@ pub fn size(stmts: &[Stmt]) -> usize {
                 Stmt::If { then_, else_, .. } => size(then_) + size(else_),
                 Stmt::Loop { body, .. } => size(body),
                 Stmt::Irreducible { a, b, .. } => size(a) + size(b),
+                Stmt::ULoop { body, .. } => size(body),
                 _ => 0,
             }
         })
@@ -353,6 +379,20 @@ pub struct Report {
 /// Runs seeds `first_seed, first_seed + 1, …` for `seconds` or `max_programs`, whichever ends
 /// first; every failure is minimized and saved into `save_dir` (when given).
 pub fn campaign(runner: &mut Runner, first_seed: u64, seconds: f64, max_programs: usize, save_dir: Option<&Path>) -> Report {
+    campaign_of(runner, Case::from_seed, "seed", first_seed, seconds, max_programs, save_dir)
+}
+
+/// As [`campaign`], with cases from `case_of` (e.g. [`Case::simt_from_seed`]); saved cases are
+/// named `<prefix>-<seed>`.
+pub fn campaign_of(
+    runner: &mut Runner,
+    case_of: fn(u64) -> Case,
+    prefix: &str,
+    first_seed: u64,
+    seconds: f64,
+    max_programs: usize,
+    save_dir: Option<&Path>,
+) -> Report {
     let start = std::time::Instant::now();
     let mut report = Report::default();
     let mut seed = first_seed;
@@ -363,7 +403,7 @@ pub fn campaign(runner: &mut Runner, first_seed: u64, seconds: f64, max_programs
             eprintln!("differential: {} programs, {} failures after {t:.0} s", report.programs, report.failures.len());
             last_note = t;
         }
-        let case = Case::from_seed(seed);
+        let case = case_of(seed);
         match runner.check(&case) {
             Verdict::Pass => {}
             Verdict::Invalid(_) => report.invalid += 1,
@@ -389,7 +429,7 @@ pub fn campaign(runner: &mut Runner, first_seed: u64, seconds: f64, max_programs
                         f2.kind,
                         f2.detail.lines().next().unwrap_or("")
                     );
-                    save_regression(&small, d, &format!("seed-{seed:016x}"), &note).ok()
+                    save_regression(&small, d, &format!("{prefix}-{seed:016x}"), &note).ok()
                 });
                 report.failures.push((seed, f2, saved));
             }

@@ -3,9 +3,15 @@
 //! comparison and selection, §9.7.5 logic and shift, §9.7.8 data movement, §9.7.9 conversion),
 //! never from ptxcross's lowering or its IR interpreter.
 //!
-//! Threads run one at a time up to a barrier (`Publish`) or their exit; a CTA's threads are
-//! released from a barrier together. A program that would be undefined PTX — a thread exits
-//! before a barrier others wait at, a read-only shared region read before it is published or
+//! Threads run one at a time up to a barrier (`Publish`), a collective (`Coll`) or their
+//! exit; once every non-exited thread of the CTA waits at the same one, it is executed for the
+//! CTA at once (exited threads do not take part: §9.7.14.1 bar.sync with no count, and
+//! "non-exited threads in membermask" of §9.7.10.6 and §9.7.14.9–12). Warp collectives act on
+//! logical warps of 32 consecutive thread ids; a CTA whose size is not a multiple of 32 has a
+//! partial last warp whose missing lanes count as exited. A program that would be undefined
+//! PTX — threads of the CTA waiting at different barriers or collectives, a `shfl` whose
+//! source lane is exited or missing ("results are undefined if a thread sources a register
+//! from an inactive thread"), a read-only shared region read before it is published or
 //! published twice, a runaway loop — is reported as invalid (`Err`), so the minimizer never
 //! keeps such a program.
 
@@ -36,6 +42,7 @@ struct Thread {
 }
 
 enum Stop {
+    /// At a `Publish` barrier or a collective (`flat[pc - 1]`).
     Barrier,
     Exited,
 }
@@ -271,6 +278,7 @@ impl Cta<'_> {
                         self.exec(t, ins)?;
                     }
                 }
+                Flat::Coll(_) => return Ok(Stop::Barrier),
             }
         }
     }
@@ -395,6 +403,79 @@ impl Cta<'_> {
     }
 }
 
+/// Executes `coll` for the CTA's threads (every non-exited one waits at it), warp by warp.
+fn collective(coll: Coll, threads: &mut [Thread]) -> Result<(), String> {
+    for warp in threads.chunks_mut(32) {
+        // The lanes that take part: non-exited ones (missing lanes of a partial warp are absent).
+        let live: Vec<bool> = (0..32).map(|l| warp.get(l).is_some_and(|t| !t.exited)).collect();
+        let mask = (0..32).filter(|&l| live[l]).fold(0u32, |m, l| m | 1 << l);
+        let snapshot: Vec<(u32, [u32; NR], [bool; NP + 1])> = warp.iter().map(|t| (t.tid, t.r, t.p)).collect();
+        for (lane, t) in warp.iter_mut().enumerate().filter(|(l, _)| live[*l]) {
+            match coll {
+                Coll::Bar => {}
+                Coll::Shfl { mode, d, p, a, b, c } => {
+                    // §9.7.10.6 shfl.sync, the Semantics block as written.
+                    let lane = lane as i64;
+                    let bval = (t.get(b, IntTy::U32) & 31) as i64;
+                    let cval = (c & 31) as i64;
+                    let seg = ((c >> 8) & 31) as i64;
+                    let max_lane = (lane & seg) | (cval & !seg);
+                    let min_lane = lane & seg;
+                    let (j, pval) = match mode {
+                        ShflMode::Up => (lane - bval, lane - bval >= max_lane),
+                        ShflMode::Down => (lane + bval, lane + bval <= max_lane),
+                        ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
+                        ShflMode::Idx => {
+                            let j = min_lane | (bval & !seg);
+                            (j, j <= max_lane)
+                        }
+                    };
+                    let j = if pval { j } else { lane };
+                    if !(0..32).contains(&j) || !live[j as usize] {
+                        return Err(format!("shfl: lane {lane} of thread {} sources lane {j}, which is not active (undefined)", t.tid));
+                    }
+                    t.r[d as usize] = snapshot[j as usize].1[a as usize];
+                    if let Some(p) = p {
+                        t.p[p as usize] = pval;
+                    }
+                }
+                Coll::Vote { mode, d, a } => {
+                    // §9.7.14.9 vote.sync: over the non-exited threads of the warp.
+                    let pred = |l: usize| snapshot[l].2[a.p as usize] != a.neg;
+                    let ballot = (0..32).filter(|&l| live[l] && pred(l)).fold(0u32, |m, l| m | 1 << l);
+                    match mode {
+                        VoteMode::Ballot => t.r[d as usize] = ballot,
+                        VoteMode::All => t.p[d as usize] = ballot == mask,
+                        VoteMode::Any => t.p[d as usize] = ballot != 0,
+                        VoteMode::Uni => t.p[d as usize] = ballot == mask || ballot == 0,
+                    }
+                }
+                Coll::Activemask { d } => t.r[d as usize] = mask,
+                Coll::Redux { op, signed, d, a } => {
+                    // §9.7.14.12 redux.sync: over the non-exited threads; .add wraps to 32 bits.
+                    let vals = (0..32).filter(|&l| live[l]).map(|l| snapshot[l].1[a as usize]);
+                    t.r[d as usize] = match (op, signed) {
+                        (ReduxOp::Add, _) => vals.fold(0u32, |x, v| x.wrapping_add(v)),
+                        (ReduxOp::Min, false) => vals.min().unwrap_or(0),
+                        (ReduxOp::Max, false) => vals.max().unwrap_or(0),
+                        (ReduxOp::Min, true) => vals.map(|v| v as i32).min().unwrap_or(0) as u32,
+                        (ReduxOp::Max, true) => vals.map(|v| v as i32).max().unwrap_or(0) as u32,
+                        (ReduxOp::And, _) => vals.fold(!0, |x, v| x & v),
+                        (ReduxOp::Or, _) => vals.fold(0, |x, v| x | v),
+                        (ReduxOp::Xor, _) => vals.fold(0, |x, v| x ^ v),
+                    };
+                }
+                Coll::Match { d, a } => {
+                    // §9.7.14.10 match.any.sync: the non-exited lanes holding the same value.
+                    let me = t.r[a as usize];
+                    t.r[d as usize] = (0..32).filter(|&l| live[l] && snapshot[l].1[a as usize] == me).fold(0u32, |m, l| m | 1 << l);
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 /// Runs `program` (`flat` = its flattening) on `input` (NIN words per thread) and the initial
 /// scratch words; returns both buffers after the launch, or why the program is not valid PTX
 /// to compare on.
@@ -430,12 +511,14 @@ pub fn run(program: &Program, flat: &[Flat], input: &[u32], scratch: &[u32]) -> 
             if at_barrier.is_empty() {
                 break;
             }
-            if at_barrier.len() != threads.len() || at_barrier.iter().any(|&pc| pc != at_barrier[0]) {
-                return Err("a barrier that not every thread of the CTA reaches".into());
+            let live = threads.iter().filter(|t| !t.exited).count();
+            if at_barrier.len() != live || at_barrier.iter().any(|&pc| pc != at_barrier[0]) {
+                return Err("a barrier or collective that not every non-exited thread of the CTA reaches".into());
             }
             match flat[at_barrier[0] - 1] {
                 Flat::Publish { region, .. } => c.published[region as usize] = true,
-                _ => unreachable!("threads stop only at `Publish`"),
+                Flat::Coll(coll) => collective(coll, &mut threads)?,
+                _ => unreachable!("threads stop only at `Publish` and `Coll`"),
             }
         }
     }

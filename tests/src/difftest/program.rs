@@ -275,6 +275,59 @@ pub enum Stmt {
     /// Every thread stores `%rV` into its word of shared region `region`, then `bar.sync 0`.
     /// Only at the top level, before any `Ret` (the generator and the model check it).
     Publish { region: u8, v: u8 },
+    /// A collective (see [`Coll`]).
+    Coll(Coll),
+    /// A do-while loop whose trip count, `(table word `word` & mask) + 1`, is the same for every
+    /// thread (the table is read-only input shared by all), so collectives in its body are
+    /// reached by every non-exited thread the same number of times. Breaks and continues in
+    /// its body never leave it.
+    ULoop { word: u8, mask: u32, body: Vec<Stmt> },
+}
+
+/// Warp/CTA collectives (issue 10): generated only where every non-exited thread of the CTA
+/// reaches the same sequence of them (the top level, or the top level of a [`Stmt::ULoop`]
+/// body), with the full membermask, so the PTX is defined; the model checks it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Coll {
+    /// `bar.sync 0`.
+    Bar,
+    /// `shfl.sync.mode.b32 %rD[|%pP], %rA, b, c, 0xffffffff`.
+    Shfl { mode: ShflMode, d: u8, p: Option<u8>, a: u8, b: Src, c: u32 },
+    /// `vote.sync.{all,any,uni}.pred %pD, {!}%pA` or `vote.sync.ballot.b32 %rD, {!}%pA`.
+    Vote { mode: VoteMode, d: u8, a: Guard },
+    /// `bar.warp.sync 0xffffffff; activemask.b32 %rD` (converged first, so the mask is every
+    /// non-exited lane of the warp).
+    Activemask { d: u8 },
+    /// `redux.sync.op.{u32,s32,b32} %rD, %rA`.
+    Redux { op: ReduxOp, signed: bool, d: u8, a: u8 },
+    /// `match.any.sync.b32 %rD, %rA`.
+    Match { d: u8, a: u8 },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduxOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
 }
 
 /// A whole test case: the program and its launch.
@@ -296,6 +349,7 @@ pub enum Flat {
     Exit { id: u32 },
     /// `st.shared` of `%rV` into the thread's word of region, then `bar.sync 0`.
     Publish { region: u8, v: u8 },
+    Coll(Coll),
 }
 
 /// Flattens `program`. Labels are numbered densely from 0.
@@ -427,6 +481,24 @@ impl Flattener {
                 self.out.push(Flat::Label(skip));
             }
             Stmt::Publish { region, v } => self.out.push(Flat::Publish { region: *region, v: *v }),
+            Stmt::Coll(c) => self.out.push(Flat::Coll(*c)),
+            Stmt::ULoop { word, mask, body } if self.loops.len() < MAX_DEPTH => {
+                let c = Reg::C(self.loops.len() as u8);
+                let (head, latch, exit) = (self.label(), self.label(), self.label());
+                let addr = Addr { mem: Mem::Table, index: None, off: *word as u32 * 4, generic: false };
+                self.op(None, Ins::Ld { w: Width::B32, d: c, addr });
+                self.op(None, Ins::Bin { op: Bin::And, ty: IntTy::U32, d: c, a: Src::Reg(c), b: Src::Imm(*mask as u64) });
+                self.op(None, Ins::Bin { op: Bin::Add, ty: IntTy::U32, d: c, a: Src::Reg(c), b: Src::Imm(1) });
+                self.out.push(Flat::Label(head));
+                self.loops.push(LoopLabels { latch, exit });
+                self.block(body);
+                self.loops.pop();
+                self.out.push(Flat::Label(latch));
+                self.count_down(c);
+                self.out.push(Flat::Bra { g: Some(q), target: head });
+                self.out.push(Flat::Label(exit));
+            }
+            Stmt::ULoop { body, .. } => self.block(body),
         }
     }
 }
@@ -507,7 +579,9 @@ pub fn print(program: &Program, flat: &[Flat], name: &str) -> String {
     let b = program.block;
     let mut s = String::new();
     let w = &mut s;
-    let _ = writeln!(w, ".version 7.0\n.target sm_70\n.address_size 64\n");
+    // redux.sync needs sm_80; programs without collectives keep the header they always had.
+    let target = if flat.iter().any(|f| matches!(f, Flat::Coll(_))) { "sm_80" } else { "sm_70" };
+    let _ = writeln!(w, ".version 7.0\n.target {target}\n.address_size 64\n");
     let _ = writeln!(w, ".visible .entry {name}(.param .u64 out, .param .u64 scratch, .param .u64 inp)\n{{");
     let _ = writeln!(w, "    .reg .b32 %r<{NR}>;\n    .reg .b64 %rd<{ND}>;\n    .reg .pred %p<{NP}>;\n    .reg .pred %q;");
     let _ = writeln!(w, "    .reg .b32 %c<{MAX_DEPTH}>;\n    .reg .b32 %t<4>;\n    .reg .b64 %ta<2>;");
@@ -583,6 +657,7 @@ fn print_flat(w: &mut String, f: &Flat, block: u32) {
             let _ = writeln!(w, "    {}bra $L{target};", guard(*g));
         }
         Flat::Op { g, ins } => print_ins(w, *g, ins, block),
+        Flat::Coll(c) => print_coll(w, c),
         Flat::Publish { region, v } => {
             let _ = writeln!(
                 w,
@@ -621,6 +696,46 @@ fn print_flat(w: &mut String, f: &Flat, block: u32) {
             let _ = writeln!(w, "    ret;");
         }
     }
+}
+
+const FULL: &str = "0xffffffff";
+
+fn print_coll(w: &mut String, c: &Coll) {
+    let _ = match *c {
+        Coll::Bar => writeln!(w, "    bar.sync 0;"),
+        Coll::Shfl { mode, d, p, a, b, c } => {
+            let mode = match mode {
+                ShflMode::Up => "up",
+                ShflMode::Down => "down",
+                ShflMode::Bfly => "bfly",
+                ShflMode::Idx => "idx",
+            };
+            let p = p.map_or(String::new(), |p| format!("|{}", pred(p)));
+            writeln!(w, "    shfl.sync.{mode}.b32 %r{d}{p}, %r{a}, {}, {c:#x}, {FULL};", src(b, IntTy::U32))
+        }
+        Coll::Vote { mode, d, a } => {
+            let a = format!("{}{}", if a.neg { "!" } else { "" }, pred(a.p));
+            match mode {
+                VoteMode::Ballot => writeln!(w, "    vote.sync.ballot.b32 %r{d}, {a}, {FULL};"),
+                VoteMode::All => writeln!(w, "    vote.sync.all.pred {}, {a}, {FULL};", pred(d)),
+                VoteMode::Any => writeln!(w, "    vote.sync.any.pred {}, {a}, {FULL};", pred(d)),
+                VoteMode::Uni => writeln!(w, "    vote.sync.uni.pred {}, {a}, {FULL};", pred(d)),
+            }
+        }
+        Coll::Activemask { d } => writeln!(w, "    bar.warp.sync {FULL};\n    activemask.b32 %r{d};"),
+        Coll::Redux { op, signed, d, a } => {
+            let (op, ty) = match op {
+                ReduxOp::Add => ("add", if signed { "s32" } else { "u32" }),
+                ReduxOp::Min => ("min", if signed { "s32" } else { "u32" }),
+                ReduxOp::Max => ("max", if signed { "s32" } else { "u32" }),
+                ReduxOp::And => ("and", "b32"),
+                ReduxOp::Or => ("or", "b32"),
+                ReduxOp::Xor => ("xor", "b32"),
+            };
+            writeln!(w, "    redux.sync.{op}.{ty} %r{d}, %r{a}, {FULL};")
+        }
+        Coll::Match { d, a } => writeln!(w, "    match.any.sync.b32 %r{d}, %r{a}, {FULL};"),
+    };
 }
 
 fn print_ins(w: &mut String, g: Option<Guard>, ins: &Ins, block: u32) {
