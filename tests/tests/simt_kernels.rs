@@ -739,57 +739,6 @@ fn shfl_ref(mode: &str, a: &[u32], lane: usize, b: u32, c: u32) -> (u32, bool) {
     (a[if p { j } else { lane } as usize], p)
 }
 
-const SHFL_SWEEP: &str = r#"
-.version 7.0
-.target sm_70
-.address_size 64
-// Thread gid reads (a, b, c) from in[3 gid ..], runs the four shfl modes with its own b and c
-// (full warps, every lane in membermask), then two forms with immediate b and c; writes the six
-// d values and the six predicates as bits.
-.visible .entry shfl_sweep(.param .u64 pin, .param .u64 pout) {
-    .reg .b32 %r<40>;
-    .reg .b64 %rd<10>;
-    .reg .pred %p<8>;
-    ld.param.u64 %rd1, [pin];
-    ld.param.u64 %rd2, [pout];
-    mov.u32 %r1, %tid.x;
-    mov.u32 %r2, %ctaid.x;
-    mov.u32 %r3, %ntid.x;
-    mad.lo.u32 %r4, %r2, %r3, %r1;
-    mul.wide.u32 %rd3, %r4, 12;
-    add.u64 %rd4, %rd1, %rd3;
-    ld.global.u32 %r5, [%rd4];
-    ld.global.u32 %r6, [%rd4+4];
-    ld.global.u32 %r7, [%rd4+8];
-    shfl.sync.up.b32 %r10|%p1, %r5, %r6, %r7, -1;
-    shfl.sync.down.b32 %r11|%p2, %r5, %r6, %r7, -1;
-    shfl.sync.bfly.b32 %r12|%p3, %r5, %r6, %r7, -1;
-    shfl.sync.idx.b32 %r13|%p4, %r5, %r6, %r7, -1;
-    shfl.sync.idx.b32 %r14|%p5, %r5, 45, 0x181c, 0xffffffff;
-    shfl.sync.up.b32 %r15|%p6, %r5, 33, 0x1004, 0xffffffff;
-    selp.u32 %r20, 1, 0, %p1;
-    selp.u32 %r21, 2, 0, %p2;
-    selp.u32 %r22, 4, 0, %p3;
-    selp.u32 %r23, 8, 0, %p4;
-    selp.u32 %r24, 16, 0, %p5;
-    selp.u32 %r25, 32, 0, %p6;
-    or.b32 %r20, %r20, %r21;
-    or.b32 %r20, %r20, %r22;
-    or.b32 %r20, %r20, %r23;
-    or.b32 %r20, %r20, %r24;
-    or.b32 %r20, %r20, %r25;
-    mul.wide.u32 %rd5, %r4, 28;
-    add.u64 %rd6, %rd2, %rd5;
-    st.global.u32 [%rd6], %r10;
-    st.global.u32 [%rd6+4], %r11;
-    st.global.u32 [%rd6+8], %r12;
-    st.global.u32 [%rd6+12], %r13;
-    st.global.u32 [%rd6+16], %r14;
-    st.global.u32 [%rd6+20], %r15;
-    st.global.u32 [%rd6+24], %r20;
-    ret;
-}
-"#;
 
 /// Every `shfl.sync` mode with per-lane `b` (out of range values included: only b[4:0]
 /// counts) and `c` (random clamp, segment mask and ignored high bits), against the spec.
@@ -818,7 +767,7 @@ fn shfl_modes_with_out_of_range_lanes_clamps_and_segment_masks(_full: bool) {
         }
         want.push(bits);
     }
-    let program = program("shfl_sweep.ptx", SHFL_SWEEP, [block as u32, 1, 1]);
+    let program = program("shfl_sweep.ptx", &ptx("shfl_sweep.ptx"), [block as u32, 1, 1]);
     for backend in Backend::ALL {
         let mut run = Run::new(&gpu);
         let inp = run.buffer(&u32s(&input));
@@ -831,69 +780,6 @@ fn shfl_modes_with_out_of_range_lanes_clamps_and_segment_masks(_full: bool) {
     }
 }
 
-const VOTE_GROUPS: &str = r#"
-.version 7.0
-.target sm_80
-.address_size 64
-// Thread gid reads (x, mask, exit) from in[3 gid ..]. exit != 0: returns at once. Otherwise the
-// warp's lanes are split in two groups that run the collectives in two different branches,
-// each with its own group as membermask: ballot, all, any, uni of (x odd), redux.sync.add
-// and match.any of x >> 2. out[6 gid ..]: ballot, votes as bits, redux, match, 1 (ran).
-.visible .entry vote_groups(.param .u64 pin, .param .u64 pout) {
-    .reg .b32 %r<40>;
-    .reg .b64 %rd<10>;
-    .reg .pred %p<12>;
-    ld.param.u64 %rd1, [pin];
-    ld.param.u64 %rd2, [pout];
-    mov.u32 %r1, %tid.x;
-    mov.u32 %r2, %ctaid.x;
-    mov.u32 %r3, %ntid.x;
-    mad.lo.u32 %r4, %r2, %r3, %r1;
-    mul.wide.u32 %rd3, %r4, 12;
-    add.u64 %rd4, %rd1, %rd3;
-    ld.global.u32 %r5, [%rd4];
-    ld.global.u32 %r6, [%rd4+4];
-    ld.global.u32 %r7, [%rd4+8];
-    setp.ne.u32 %p1, %r7, 0;
-    @%p1 bra $DONE;
-    and.b32 %r8, %r5, 1;
-    setp.ne.u32 %p2, %r8, 0;
-    shr.u32 %r9, %r5, 2;
-    // The group: x & 2.
-    and.b32 %r12, %r5, 2;
-    setp.ne.u32 %p5, %r12, 0;
-    @%p5 bra $B;
-    vote.sync.ballot.b32 %r20, %p2, %r6;
-    vote.sync.all.pred %p6, %p2, %r6;
-    vote.sync.any.pred %p7, %p2, %r6;
-    vote.sync.uni.pred %p8, %p2, %r6;
-    redux.sync.add.s32 %r22, %r5, %r6;
-    match.any.sync.b32 %r23, %r9, %r6;
-    bra.uni $JOIN;
-$B:
-    match.any.sync.b32 %r23, %r9, %r6;
-    redux.sync.add.s32 %r22, %r5, %r6;
-    vote.sync.uni.pred %p8, %p2, %r6;
-    vote.sync.any.pred %p7, %p2, %r6;
-    vote.sync.all.pred %p6, %p2, %r6;
-    vote.sync.ballot.b32 %r20, %p2, %r6;
-$JOIN:
-    selp.u32 %r24, 1, 0, %p6;
-    selp.u32 %r25, 2, 0, %p7;
-    selp.u32 %r26, 4, 0, %p8;
-    or.b32 %r24, %r24, %r25;
-    or.b32 %r24, %r24, %r26;
-    mul.wide.u32 %rd5, %r4, 20;
-    add.u64 %rd6, %rd2, %rd5;
-    st.global.u32 [%rd6], %r20;
-    st.global.u32 [%rd6+4], %r24;
-    st.global.u32 [%rd6+8], %r22;
-    st.global.u32 [%rd6+12], %r23;
-    st.global.u32 [%rd6+16], 1;
-$DONE:
-    ret;
-}
-"#;
 
 /// Divergent warps: lanes that exited first, and the rest split into two groups running
 /// vote/redux/match in different branches, each group's membermask being exactly its lanes
@@ -926,7 +812,7 @@ fn votes_redux_and_match_in_two_divergent_groups_after_exits(_full: bool) {
         }
     }
     let input: Vec<u32> = (0..total).flat_map(|i| [x[i], mask[i], exit[i]]).collect();
-    let program = program("vote_groups.ptx", VOTE_GROUPS, [block as u32, 1, 1]);
+    let program = program("vote_groups.ptx", &ptx("vote_groups.ptx"), [block as u32, 1, 1]);
     for backend in Backend::ALL {
         let mut run = Run::new(&gpu);
         let inp = run.buffer(&u32s(&input));
