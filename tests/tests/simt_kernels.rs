@@ -449,3 +449,456 @@ fn a_cta_fence_in_a_divergent_branch() {
         }
     }
 }
+
+fn as_u32(b: &[u8]) -> Vec<u32> {
+    b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// Runs `kernel` of each of `files` on both backends for `block`/`grid`: `bufs` are the
+/// buffers' initial bytes, `args` builds the parameter list from their pointers, `check` gets
+/// the final contents of every buffer.
+fn run_file(
+    files: &[&'static str],
+    kernel: &str,
+    block: usize,
+    grid: usize,
+    bufs: &[Vec<u8>],
+    args: &dyn Fn(&[ptxcross::DevicePtr]) -> Vec<Vec<u8>>,
+    check: &dyn Fn(&str, &[Vec<u8>]),
+) {
+    let Some(gpu) = gpu() else { return };
+    for file in files {
+        let program = program_of(file, &ptx(file), [block as u32, 1, 1], kernel);
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let ptrs: Vec<_> = bufs.iter().map(|b| run.buffer(b)).collect();
+            let a = args(&ptrs);
+            let a: Vec<&[u8]> = a.iter().map(|x| &x[..]).collect();
+            run.launch(&program, kernel, [grid as u32, 1, 1], &a, backend);
+            let out: Vec<Vec<u8>> = ptrs.iter().zip(bufs).map(|(p, b)| run.read(*p, b.len())).collect();
+            check(&format!("{file} {kernel} block {block} grid {grid} {backend}"), &out);
+        }
+    }
+}
+
+fn ptrs_then(p: &[ptxcross::DevicePtr], scalars: &[(usize, u32)]) -> Vec<Vec<u8>> {
+    // Pointers in order, with each (position, value) scalar inserted at its position.
+    let mut a: Vec<Vec<u8>> = p.iter().map(|x| x.to_le_bytes().to_vec()).collect();
+    for &(at, v) in scalars {
+        a.insert(at, v.to_le_bytes().to_vec());
+    }
+    a
+}
+
+const SORT: [&str; 2] = ["sort.sm80.ptx", "sort.clang.ptx"];
+const MATCH: [&str; 2] = ["match.sm80.ptx", "match.clang.ptx"];
+const CUB: [&str; 1] = ["cub.sm80.ptx"];
+
+/// tests/simt/src/sort.cu `bitonic_sort`: each CTA sorts a 256-int segment in shared memory
+/// (threads loop over several indices between barriers; the last segment is partial).
+fn bitonic_sort_in_shared_memory(full: bool) {
+    for &(block, n) in slice(full, &[(100usize, 256 * 2 + 77), (128, 256 * 3), (48, 200)]) {
+        let data = ints(n, 17 + n as u32);
+        let grid = n.div_ceil(256);
+        let want: Vec<i32> = data
+            .chunks(256)
+            .flat_map(|c| {
+                let mut c = c.to_vec();
+                c.sort();
+                c
+            })
+            .collect();
+        run_file(slice(full, &SORT), "bitonic_sort", block, grid, &[i32s(&data), vec![0; n * 4]], &|p| ptrs_then(p, &[(2, n as u32)]), &|what, out| {
+            assert_eq!(as_i32(&out[1]), want, "{what}")
+        });
+    }
+}
+
+/// `warp_bitonic`: a 32-key bitonic network in registers with `shfl.sync.bfly`.
+fn warp_bitonic_sort_with_xor_shuffles(full: bool) {
+    let (block, grid) = (64usize, 2usize);
+    let data = ints(block * grid, 4242);
+    let want: Vec<i32> = data
+        .chunks(32)
+        .flat_map(|c| {
+            let mut c = c.to_vec();
+            c.sort();
+            c
+        })
+        .collect();
+    run_file(slice(full, &SORT), "warp_bitonic", block, grid, &[i32s(&data), vec![0; data.len() * 4]], &|p| ptrs_then(p, &[]), &|what, out| {
+        assert_eq!(as_i32(&out[1]), want, "{what}")
+    });
+}
+
+/// tests/simt/src/match.cu `match_groups`: `__match_any_sync` peers masks, ranks among peers,
+/// and the leader's aggregated atomics, on partial blocks (48, 100) and warps cut short by
+/// threads past n that returned before the collective.
+fn match_any_grouping_with_leader_aggregation(full: bool) {
+    for &(block, grid, n) in slice(full, &[(100usize, 2usize, 171usize), (64, 2, 128), (48, 3, 130)]) {
+        let total = block * grid;
+        let keys: Vec<u32> = words(0x51 + n as u32).take(total).map(|x| x % 6).collect();
+        let vals = ints(total, 0x77 + n as u32);
+        let (mut peers, mut rank) = (vec![0u32; total], vec![0u32; total]);
+        let (mut counts, mut sums) = (vec![0u32; 6], vec![0i32; 6]);
+        for gid in 0..n {
+            // The warp: 32 consecutive threads of the CTA, cut at the CTA's end and at n.
+            let (c, t) = (gid / block, gid % block);
+            let lo = c * block + t / 32 * 32;
+            let hi = (lo + 32).min(c * block + block).min(n);
+            let mut m = 0u32;
+            for g in lo..hi {
+                if keys[g] == keys[gid] {
+                    m |= 1 << (g - lo);
+                }
+            }
+            peers[gid] = m;
+            rank[gid] = (m & ((1u32 << (gid - lo)) - 1)).count_ones();
+            counts[keys[gid] as usize] += 1;
+            sums[keys[gid] as usize] += vals[gid];
+        }
+        let bufs = [u32s(&keys), i32s(&vals), vec![0; total * 4], vec![0; total * 4], vec![0; 6 * 4], vec![0; 6 * 4]];
+        run_file(slice(full, &MATCH), "match_groups", block, grid, &bufs, &|p| ptrs_then(p, &[(2, n as u32)]), &|what, out| {
+            assert_eq!(as_u32(&out[2]), peers, "{what}: peers masks");
+            assert_eq!(as_u32(&out[3]), rank, "{what}: ranks");
+            assert_eq!(as_u32(&out[4]), counts, "{what}: leader-aggregated counts");
+            assert_eq!(as_i32(&out[5]), sums, "{what}: leader-aggregated sums (shfl over the peers)");
+        });
+    }
+}
+
+/// `match_all_odd`: `match.all` and `vote.{all,any,uni}` among a divergent subset of lanes
+/// (a membermask that is not full; the other lanes are in the other branch).
+fn match_all_and_votes_among_a_divergent_subset(full: bool) {
+    let (block, grid) = (64usize, 2usize);
+    let total = block * grid;
+    let mut keys: Vec<u32> = words(0x0dd).take(total).map(|x| x % 64).collect();
+    // Warp 0: every odd key has the same high part (match.all succeeds); warp 2: no odd key.
+    for k in &mut keys[0..32] {
+        *k = 0x30 | (*k & 15);
+    }
+    for k in &mut keys[64..96] {
+        *k &= !1;
+    }
+    let mut out = vec![0xffff_ffffu32; total];
+    let mut votes = vec![0u32; total / 32];
+    for w in 0..total / 32 {
+        let ks = &keys[w * 32..w * 32 + 32];
+        let m: u32 = (0..32).filter(|&l| ks[l] & 1 == 1).map(|l| 1u32 << l).sum();
+        if m == 0 {
+            continue;
+        }
+        let lanes: Vec<usize> = (0..32).filter(|&l| m >> l & 1 == 1).collect();
+        let same = lanes.iter().all(|&l| ks[l] >> 4 == ks[lanes[0]] >> 4);
+        for &l in &lanes {
+            out[w * 32 + l] = if same { m } else { 0 } | (same as u32) << 31;
+        }
+        let p: Vec<bool> = lanes.iter().map(|&l| ks[l] > 8).collect();
+        let (a, y) = (p.iter().all(|&x| x), p.iter().any(|&x| x));
+        votes[w] = a as u32 | (y as u32) << 1 | ((a || !y) as u32) << 2 | 8;
+    }
+    let bufs = [u32s(&keys), vec![0; total * 4], vec![0; total / 32 * 4]];
+    run_file(slice(full, &MATCH), "match_all_odd", block, grid, &bufs, &|p| ptrs_then(p, &[]), &|what, o| {
+        assert_eq!(as_u32(&o[1]), out, "{what}: match.all results");
+        assert_eq!(as_u32(&o[2]), votes, "{what}: votes");
+    });
+}
+
+/// `sub_warp`: shuffles with CUDA's width argument (the `c` operand's segment mask and clamp,
+/// §9.7.8.6 shfl.sync): a width-8 down-reduction, a width-16 idx shuffle whose source lane
+/// (21) is outside the segment, an up shuffle falling below its segment; and `redux.sync.add`.
+fn sub_warp_shuffles_with_a_segment_width_and_redux(full: bool) {
+    let (block, grid) = (64usize, 2usize);
+    let total = block * grid;
+    let v = ints(total, 0x5b);
+    let mut want = vec![0i32; 4 * total];
+    for w in 0..total / 32 {
+        let x = &v[w * 32..w * 32 + 32];
+        // shfl.down with width 8: lane l reads l + d when it stays in l's 8-lane segment, else
+        // its own value.
+        let mut s = x.to_vec();
+        for d in [4usize, 2, 1] {
+            s = (0..32).map(|l| s[l].wrapping_add(if l % 8 + d < 8 { s[l + d] } else { s[l] })).collect();
+        }
+        for l in 0..32 {
+            let g = w * 32 + l;
+            want[4 * g] = s[l];
+            want[4 * g + 1] = x[l / 16 * 16 + 21 % 16];
+            want[4 * g + 2] = if l % 8 >= 3 { x[l - 3] } else { x[l] };
+            want[4 * g + 3] = x.iter().fold(0i32, |a, b| a.wrapping_add(*b));
+        }
+    }
+    run_file(slice(full, &MATCH), "sub_warp", block, grid, &[i32s(&v), vec![0; 16 * total]], &|p| ptrs_then(p, &[]), &|what, out| {
+        assert_eq!(as_i32(&out[1]), want, "{what}")
+    });
+}
+
+/// tests/simt/src/cub.cu: `cub::WarpReduce` on 32- and 16-lane logical warps, and with
+/// valid_items on warps cut by n.
+fn cub_warp_reduce(full: bool) {
+    let (block, grid) = (128usize, 2usize);
+    let total = block * grid;
+    let v = ints(total, 0xc0b);
+    let s32: Vec<i32> = v.chunks(32).map(|c| c.iter().sum()).collect();
+    let s16: Vec<i32> = v.chunks(16).map(|c| c.iter().sum()).collect();
+    let bufs = [i32s(&v), vec![0; total / 32 * 4], vec![0; total / 16 * 4]];
+    run_file(slice(full, &CUB), "cub_warp_reduce", block, grid, &bufs, &|p| ptrs_then(p, &[]), &|what, out| {
+        assert_eq!(as_i32(&out[1]), s32, "{what}: 32-lane sums");
+        assert_eq!(as_i32(&out[2]), s16, "{what}: 16-lane sums");
+    });
+    let n = 200usize;
+    let mut want = vec![0i32; total / 32];
+    for (w, c) in v[..n].chunks(32).enumerate() {
+        want[w] = *c.iter().max().unwrap();
+    }
+    run_file(slice(full, &CUB), "cub_warp_max_partial", block, grid, &[i32s(&v), vec![0; total / 32 * 4]], &|p| ptrs_then(p, &[(1, n as u32)]), &|what, out| {
+        assert_eq!(as_i32(&out[1]), want, "{what}")
+    });
+}
+
+/// `cub::BlockReduce` (sum with num_valid) for 128, 100 and 48 threads, last block partial.
+fn cub_block_reduce(full: bool) {
+    for &(block, n) in slice(full, &[(100usize, 250usize), (128, 300), (48, 100)]) {
+        let grid = n.div_ceil(block);
+        let v = ints(n, 0xb10c + block as u32);
+        let want: Vec<i32> = v.chunks(block).map(|c| c.iter().sum()).collect();
+        let kernel = format!("cub_block_reduce_{block}");
+        run_file(slice(full, &CUB), &kernel, block, grid, &[i32s(&v), vec![0; grid * 4]], &|p| ptrs_then(p, &[(1, n as u32)]), &|what, out| {
+            assert_eq!(as_i32(&out[1]), want, "{what}")
+        });
+    }
+}
+
+/// `cub::BlockScan`: inclusive sum with the block aggregate, and an exclusive max scan from
+/// INT_MIN, two items per thread, for 128, 100 and 48 threads.
+fn cub_block_scan(full: bool) {
+    for &block in slice(full, &[100usize, 128, 48]) {
+        let grid = 2usize;
+        let v = ints(2 * block * grid, 0x5ca + block as u32);
+        let (mut incl, mut excl, mut aggr) = (Vec::new(), Vec::new(), Vec::new());
+        for c in v.chunks(2 * block) {
+            let (mut s, mut m) = (0i32, i32::MIN);
+            for &x in c {
+                excl.push(m);
+                s += x;
+                m = m.max(x);
+                incl.push(s);
+            }
+            aggr.push(s);
+        }
+        let kernel = format!("cub_block_scan_{block}");
+        let bufs = [i32s(&v), vec![0; v.len() * 4], vec![0; v.len() * 4], vec![0; grid * 4]];
+        run_file(slice(full, &CUB), &kernel, block, grid, &bufs, &|p| ptrs_then(p, &[]), &|what, out| {
+            assert_eq!(as_i32(&out[1]), incl, "{what}: inclusive sum");
+            assert_eq!(as_i32(&out[2]), excl, "{what}: exclusive max");
+            assert_eq!(as_i32(&out[3]), aggr, "{what}: aggregate");
+        });
+    }
+}
+
+/// `cub::BlockRadixSort` of key-value pairs, 4 items per thread, 128 and 48 threads: keys
+/// sorted, values permuted stably (radix sort is stable; values are the original positions).
+fn cub_block_radix_sort(full: bool) {
+    for &block in slice(full, &[48usize, 128]) {
+        let grid = 2usize;
+        let per = 4 * block;
+        // Half full-range keys, half from a small set (duplicates check stability).
+        let keys: Vec<u32> = words(0x4ad1 + block as u32).take(per * grid).map(|x| if x & 1 == 0 { x } else { x % 37 }).collect();
+        let vals: Vec<i32> = (0..(per * grid) as i32).collect();
+        let (mut ks, mut vs) = (Vec::new(), Vec::new());
+        for c in 0..grid {
+            let mut pairs: Vec<(u32, i32)> = (c * per..c * per + per).map(|i| (keys[i], vals[i])).collect();
+            pairs.sort_by_key(|p| p.0); // stable
+            ks.extend(pairs.iter().map(|p| p.0));
+            vs.extend(pairs.iter().map(|p| p.1));
+        }
+        let kernel = format!("cub_radix_sort_{block}");
+        let bufs = [u32s(&keys), i32s(&vals), vec![0; keys.len() * 4], vec![0; keys.len() * 4]];
+        run_file(slice(full, &CUB), &kernel, block, grid, &bufs, &|p| ptrs_then(p, &[]), &|what, out| {
+            assert_eq!(as_u32(&out[2]), ks, "{what}: keys");
+            assert_eq!(as_i32(&out[3]), vs, "{what}: values");
+        });
+    }
+}
+
+/// `shfl.sync` per the spec's Semantics (§9.7.10.6 "shfl.sync"): lane `lane` of a warp whose
+/// sources are `a`, with its own `b` and `c`. Returns (d, p).
+fn shfl_ref(mode: &str, a: &[u32], lane: usize, b: u32, c: u32) -> (u32, bool) {
+    let (lane, bval, cval, seg) = (lane as i32, (b & 31) as i32, (c & 31) as i32, ((c >> 8) & 31) as i32);
+    let max_lane = (lane & seg) | (cval & !seg);
+    let min_lane = lane & seg;
+    let (j, p) = match mode {
+        "up" => (lane - bval, lane - bval >= max_lane),
+        "down" => (lane + bval, lane + bval <= max_lane),
+        "bfly" => (lane ^ bval, (lane ^ bval) <= max_lane),
+        _ => {
+            let j = min_lane | (bval & !seg);
+            (j, j <= max_lane)
+        }
+    };
+    (a[if p { j } else { lane } as usize], p)
+}
+
+
+/// Every `shfl.sync` mode with per-lane `b` (out of range values included: only b[4:0]
+/// counts) and `c` (random clamp, segment mask and ignored high bits), against the spec.
+fn shfl_modes_with_out_of_range_lanes_clamps_and_segment_masks(_full: bool) {
+    let Some(gpu) = gpu() else { return };
+    let (block, grid) = (64usize, 2usize);
+    let total = block * grid;
+    let mut w = words(0x5f1);
+    let mut input = Vec::new();
+    for i in 0..total {
+        let (b, c) = (w.next().unwrap(), w.next().unwrap());
+        // A third of the threads get small b and c with a whole-warp or 8-lane segment.
+        let (b, c) = if i % 3 == 0 { (b % 40, if b & 1 == 0 { 0x1f } else { 0x1807 }) } else { (b, c) };
+        input.extend([i as u32 * 3 + 1, b, c]);
+    }
+    let mut want = Vec::new();
+    for g in 0..total {
+        let (wb, lane) = (g / 32 * 32, g % 32);
+        let a: Vec<u32> = (0..32).map(|l| input[3 * (wb + l)]).collect();
+        let (b, c) = (input[3 * g + 1], input[3 * g + 2]);
+        let mut bits = 0;
+        for (k, (mode, b, c)) in [("up", b, c), ("down", b, c), ("bfly", b, c), ("idx", b, c), ("idx", 45, 0x181c), ("up", 33, 0x1004)].into_iter().enumerate() {
+            let (d, p) = shfl_ref(mode, &a, lane, b, c);
+            want.push(d);
+            bits |= (p as u32) << k;
+        }
+        want.push(bits);
+    }
+    let program = program("shfl_sweep.ptx", &ptx("shfl_sweep.ptx"), [block as u32, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let inp = run.buffer(&u32s(&input));
+        let out = run.zeros(total * 28);
+        run.launch(&program, "shfl_sweep", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+        let got = run.read_u32(out, total * 7);
+        for g in 0..total {
+            assert_eq!(got[7 * g..7 * g + 7], want[7 * g..7 * g + 7], "{backend}: thread {g} (b {:#x}, c {:#x})", input[3 * g + 1], input[3 * g + 2]);
+        }
+    }
+}
+
+
+/// Divergent warps: lanes that exited first, and the rest split into two groups running
+/// vote/redux/match in different branches, each group's membermask being exactly its lanes
+/// (§9.7.13.x vote.sync: a thread not in membermask contributes 0 to the ballot).
+fn votes_redux_and_match_in_two_divergent_groups_after_exits(_full: bool) {
+    let Some(gpu) = gpu() else { return };
+    let (block, grid) = (100usize, 2usize);
+    let total = block * grid;
+    let mut w = words(0x90e);
+    let x: Vec<u32> = (0..total).map(|_| w.next().unwrap() % 23).collect();
+    let exit: Vec<u32> = (0..total).map(|i| (w.next().unwrap().is_multiple_of(5) || i % 37 == 5) as u32).collect();
+    // Groups by x & 2 among the non-exited lanes of each warp (warps are cut by the CTA).
+    let mut mask = vec![0u32; total];
+    let mut want = vec![0u32; 5 * total];
+    for c in 0..grid {
+        for wb in (0..block).step_by(32) {
+            let lanes: Vec<usize> = (wb..(wb + 32).min(block)).map(|t| c * block + t).collect();
+            for g in [0u32, 2] {
+                let members: Vec<usize> = lanes.iter().copied().filter(|&i| exit[i] == 0 && x[i] & 2 == g).collect();
+                let m: u32 = members.iter().map(|&i| 1u32 << ((i - c * block) % 32)).sum();
+                let ballot: u32 = members.iter().filter(|&&i| x[i] & 1 == 1).map(|&i| 1u32 << ((i - c * block) % 32)).sum();
+                let sum: u32 = members.iter().map(|&i| x[i]).sum();
+                let (all, any) = (ballot == m, ballot != 0);
+                for &i in &members {
+                    mask[i] = m;
+                    let same: u32 = members.iter().filter(|&&k| x[k] >> 2 == x[i] >> 2).map(|&k| 1u32 << ((k - c * block) % 32)).sum();
+                    want[5 * i..5 * i + 5].copy_from_slice(&[ballot, all as u32 | (any as u32) << 1 | ((all || !any) as u32) << 2, sum, same, 1]);
+                }
+            }
+        }
+    }
+    let input: Vec<u32> = (0..total).flat_map(|i| [x[i], mask[i], exit[i]]).collect();
+    let program = program("vote_groups.ptx", &ptx("vote_groups.ptx"), [block as u32, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let inp = run.buffer(&u32s(&input));
+        let out = run.zeros(total * 20);
+        run.launch(&program, "vote_groups", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+        let got = run.read_u32(out, total * 5);
+        for i in 0..total {
+            assert_eq!(got[5 * i..5 * i + 5], want[5 * i..5 * i + 5], "{backend}: thread {i} (x {}, mask {:#x}, exit {})", x[i], mask[i], exit[i]);
+        }
+    }
+}
+
+/// The first of `all` (the CI slice), or all of them (`full`).
+fn slice<T>(full: bool, all: &[T]) -> &[T] {
+    if full {
+        all
+    } else {
+        &all[..1]
+    }
+}
+
+// The real kernels above take minutes of pipeline compilation on lavapipe when cold (its LLVM
+// splits a shader with barriers into coroutines, and that time grows steeply with the number
+// of barriers and values live across them: a kernel with a dozen warp collectives in divergent
+// branches took ~10 min for two pipelines on this 2-core machine under load). CI runs one
+// compiler (nvcc) and one block shape (a partial-warp one) of each; the full matrix, clang-16
+// and the two costliest kernels run in `real_kernels_full_matrix`:
+//   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test simt_kernels full_matrix -- --ignored
+
+#[test]
+fn bitonic_sort_in_shared_memory_ci() {
+    bitonic_sort_in_shared_memory(false)
+}
+
+#[test]
+fn warp_bitonic_sort_with_xor_shuffles_ci() {
+    warp_bitonic_sort_with_xor_shuffles(false)
+}
+
+#[test]
+fn match_any_grouping_with_leader_aggregation_ci() {
+    match_any_grouping_with_leader_aggregation(false)
+}
+
+#[test]
+fn sub_warp_shuffles_with_a_segment_width_and_redux_ci() {
+    sub_warp_shuffles_with_a_segment_width_and_redux(false)
+}
+
+#[test]
+fn cub_warp_reduce_ci() {
+    cub_warp_reduce(false)
+}
+
+#[test]
+fn cub_block_reduce_ci() {
+    cub_block_reduce(false)
+}
+
+#[test]
+fn cub_block_scan_ci() {
+    cub_block_scan(false)
+}
+
+#[test]
+fn cub_block_radix_sort_ci() {
+    cub_block_radix_sort(false)
+}
+
+#[test]
+fn shfl_modes_with_out_of_range_lanes_clamps_and_segment_masks_ci() {
+    shfl_modes_with_out_of_range_lanes_clamps_and_segment_masks(false)
+}
+
+#[test]
+#[ignore]
+fn real_kernels_full_matrix() {
+    bitonic_sort_in_shared_memory(true);
+    warp_bitonic_sort_with_xor_shuffles(true);
+    match_any_grouping_with_leader_aggregation(true);
+    match_all_and_votes_among_a_divergent_subset(true);
+    sub_warp_shuffles_with_a_segment_width_and_redux(true);
+    cub_warp_reduce(true);
+    cub_block_reduce(true);
+    cub_block_scan(true);
+    cub_block_radix_sort(true);
+    shfl_modes_with_out_of_range_lanes_clamps_and_segment_masks(true);
+    votes_redux_and_match_in_two_divergent_groups_after_exits(true);
+}

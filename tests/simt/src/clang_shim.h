@@ -15,12 +15,31 @@ static __device__ __forceinline__ unsigned atomicAdd(unsigned *p, unsigned v) {
 static __device__ __forceinline__ unsigned long long atomicAdd(unsigned long long *p, unsigned long long v) {
     return (unsigned long long)__nvvm_atom_add_gen_ll((long long *)p, (long long)v);
 }
-static __device__ __forceinline__ int __shfl_down_sync(unsigned m, int v, int d) {
-    return __nvvm_shfl_sync_down_i32(m, v, d, 0x1f);
+// Shuffles with CUDA's optional width: c = (32 - width) << 8 | clamp (the segment mask).
+static __device__ __forceinline__ int __shfl_down_sync(unsigned m, int v, int d, int w = 32) {
+    return __nvvm_shfl_sync_down_i32(m, v, d, (32 - w) << 8 | 0x1f);
 }
-static __device__ __forceinline__ int __shfl_up_sync(unsigned m, int v, int d) {
-    return __nvvm_shfl_sync_up_i32(m, v, d, 0);
+static __device__ __forceinline__ int __shfl_up_sync(unsigned m, int v, int d, int w = 32) {
+    return __nvvm_shfl_sync_up_i32(m, v, d, (32 - w) << 8);
 }
+static __device__ __forceinline__ int __shfl_sync(unsigned m, int v, int src, int w = 32) {
+    return __nvvm_shfl_sync_idx_i32(m, v, src, (32 - w) << 8 | 0x1f);
+}
+static __device__ __forceinline__ int __shfl_xor_sync(unsigned m, int v, int x, int w = 32) {
+    return __nvvm_shfl_sync_bfly_i32(m, v, x, (32 - w) << 8 | 0x1f);
+}
+static __device__ __forceinline__ int __all_sync(unsigned m, int p) { return __nvvm_vote_all_sync(m, p); }
+static __device__ __forceinline__ int __any_sync(unsigned m, int p) { return __nvvm_vote_any_sync(m, p); }
+static __device__ __forceinline__ int __uni_sync(unsigned m, int p) { return __nvvm_vote_uni_sync(m, p); }
+static __device__ __forceinline__ unsigned __match_any_sync(unsigned m, unsigned v) { return __nvvm_match_any_sync_i32(m, v); }
+static __device__ __forceinline__ unsigned __match_all_sync(unsigned m, unsigned v, int *pred) {
+    return __nvvm_match_all_sync_i32p(m, v, pred);
+}
+static __device__ __forceinline__ int __reduce_add_sync(unsigned m, int v) { return __nvvm_redux_sync_add(v, m); }
+static __device__ __forceinline__ int __ffs(unsigned a) { return __builtin_ffs(a); }
+static __device__ __forceinline__ int min(int a, int b) { return a < b ? a : b; }
+static __device__ __forceinline__ int max(int a, int b) { return a > b ? a : b; }
+static __device__ __forceinline__ int atomicAdd(int *p, int v) { return __nvvm_atom_add_gen_i(p, v); }
 static __device__ __forceinline__ unsigned __ballot_sync(unsigned m, int p) { return __nvvm_vote_ballot_sync(m, p); }
 static __device__ __forceinline__ unsigned __activemask() { unsigned m; asm volatile("activemask.b32 %0;" : "=r"(m)); return m; }
 static __device__ __forceinline__ int __popc(unsigned a) { return __builtin_popcount(a); }

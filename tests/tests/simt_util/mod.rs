@@ -16,15 +16,27 @@ pub fn gpu() -> Option<Arc<Gpu>> {
 
 /// Lowers `ptx` for `block` (panics with the diagnostic).
 fn lower_ptx(name: &str, ptx: &str, block: [u32; 3]) -> ptxcross_lower::ir::Module {
+    lower_kernel(name, ptx, block, None)
+}
+
+/// Lowers `kernel` of `ptx` (every kernel: `None`) for `block`.
+fn lower_kernel(name: &str, ptx: &str, block: [u32; 3], kernel: Option<&str>) -> ptxcross_lower::ir::Module {
     assert!(translate::spirv_validator_available(), "a SPIR-V validator is needed (scripts/install-deps.sh)");
     let file = SourceFile::new(name, ptx);
-    let options = LowerOptions { block: Some(block), ..Default::default() };
+    let options = LowerOptions { block: Some(block), kernel: kernel.map(str::to_string), ..Default::default() };
     translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()))
 }
 
 /// Translates `ptx` for `block` to both backends, validating each module.
 pub fn program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
     let module = lower_ptx(name, ptx, block);
+    translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// As [`program`], with only `kernel` of the file (files with many kernels, each built for
+/// its own block size).
+pub fn program_of(name: &str, ptx: &str, block: [u32; 3], kernel: &str) -> Program {
+    let module = lower_kernel(name, ptx, block, Some(kernel));
     translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
