@@ -601,7 +601,7 @@ fn is_pure(e: &Expr) -> bool {
     }
 }
 
-fn contains_barrier(stmts: &[Stmt]) -> bool {
+pub(crate) fn contains_barrier(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {
         Stmt::Barrier | Stmt::SharedBarrier => true,
         Stmt::If { then_body, else_body, .. } => contains_barrier(&then_body.stmts) || contains_barrier(&else_body.stmts),

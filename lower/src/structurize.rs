@@ -532,9 +532,17 @@ impl<'a> Structurizer<'a> {
         let mut plan = new_cx(true, HashMap::default());
         let planned = self.emit_path(entry, None, 0, &mut plan, &mut Vec::new());
         self.vars.truncate(vars_before);
+        // A node emitted twice (tail duplication) must not hold a barrier or an emulated warp
+        // collective: the copies sit under per-thread branches, so the SIMT pass runs each copy
+        // with only the threads that took its path, and a collective (or `bar.red`) would see
+        // only them (found by the SIMT differential tester, seed 0x51a71015). The state machine
+        // emits every node once.
+        let duplicates_a_barrier =
+            plan.uses.iter().any(|(&n, &u)| u > 1 && crate::simt::contains_barrier(&self.nodes[n].stmts));
         let structured = planned.is_ok()
             && plan.max_depth <= machine_depth + MAX_REGION_NESTING
-            && !plan.too_many_exits;
+            && !plan.too_many_exits
+            && !duplicates_a_barrier;
         if !structured {
             let stmts = self.emit_state_machine(&order);
             return Emitted {
