@@ -16,8 +16,9 @@
 //!    branch's post-dominator, where the code continues. An arm that always leaves
 //!    (`Return`/`Break`/`Continue`) does not nest the rest, keeping early exits flat.
 //!    Blocks reached from both arms before the join are emitted in each (tail duplication);
-//!    when that would grow the region beyond [`DUPLICATION_BUDGET`], or nest it more than
-//!    [`MAX_REGION_NESTING`] levels, the region is instead emitted as a *state machine in
+//!    when that would grow the region beyond [`DUPLICATION_BUDGET`], nest it more than
+//!    [`MAX_REGION_NESTING`] levels, or copy a barrier or an emulated warp collective (each copy
+//!    would run with only its path's threads), the region is instead emitted as a *state machine in
 //!    topological order* (`if state == k { … }` per block), which is linear in size, one level
 //!    deep, and correct for any DAG.
 //! 3. **Flat branch chains.** Nesting must not grow with the number of branches (drivers limit
