@@ -61,6 +61,20 @@ fn signed_of(t: ScalarType, m: &Mods) -> LResult<bool> {
     }
 }
 
+/// Signedness of d, a and b from the instruction's types: `.dtype.atype.btype`, or
+/// `.atype.btype` for `vset` forms, whose result (and c) are unsigned (§9.7.18.1.4).
+fn video_signedness(m: &Mods, set: bool) -> LResult<(bool, bool, bool)> {
+    let (dsigned, at, bt) = match (set, m.types().as_slice()) {
+        (false, [d, a, b]) => (signed_of(*d, m)?, *a, *b),
+        (true, [a, b]) => (false, *a, *b),
+        _ => {
+            let n = if set { "two" } else { "three" };
+            return Err(Diagnostic::new(format!("`{}` takes {n} types (.u32/.s32)", m.name()), m.inst.span));
+        }
+    };
+    Ok((dsigned, signed_of(at, m)?, signed_of(bt, m)?))
+}
+
 impl FnLower {
     pub(super) fn video(&mut self, m: &Mods) -> LResult<()> {
         let name = m.inst.opcode.name.as_str();
@@ -158,17 +172,7 @@ impl FnLower {
             allowed.extend(["clamp", "wrap"]);
         }
         m.only(&allowed)?;
-        let types = m.types();
-        // vset has no dtype: its result (and c) are unsigned (§9.7.18.1.4).
-        let (dsigned, at, bt) = match (set, types.as_slice()) {
-            (false, [d, a, b]) => (signed_of(*d, m)?, *a, *b),
-            (true, [a, b]) => (false, *a, *b),
-            _ => {
-                let n = if set { "two" } else { "three" };
-                return Err(Diagnostic::new(format!("`{}` takes {n} types (.u32/.s32)", m.name()), m.inst.span));
-            }
-        };
-        let (asigned, bsigned) = (signed_of(at, m)?, signed_of(bt, m)?);
+        let (dsigned, asigned, bsigned) = video_signedness(m, set)?;
         if shift && bsigned {
             return Err(Diagnostic::new(format!("`{}`: the shift amount's type must be .u32", m.name()), m.inst.span));
         }
@@ -425,16 +429,7 @@ impl FnLower {
                 m.inst.span,
             ));
         }
-        let types = m.types();
-        let (dsigned, at, bt) = match (set, types.as_slice()) {
-            (false, [d, a, b]) => (signed_of(*d, m)?, *a, *b),
-            (true, [a, b]) => (false, *a, *b),
-            _ => {
-                let k = if set { "two" } else { "three" };
-                return Err(Diagnostic::new(format!("`{}` takes {k} types (.u32/.s32)", m.name()), m.inst.span));
-            }
-        };
-        let (asigned, bsigned) = (signed_of(at, m)?, signed_of(bt, m)?);
+        let (dsigned, asigned, bsigned) = video_signedness(m, set)?;
         let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
         let (d, mask) = Self::video_dst(d);
         let (aspan, bspan) = (a.span, b.span);
