@@ -150,7 +150,9 @@ pub fn pop_current() -> Option<u64> {
     CURRENT.with(|c| c.borrow_mut().pop())
 }
 
-/// Heap size: `PTXCROSS_HEAP_MB`, else 1 GiB, capped by what one storage binding can hold.
+/// Heap size: `PTXCROSS_HEAP_MB`, else 1 GiB, capped by `Gpu::max_heap_bytes`. A heap larger
+/// than one storage binding is several segments (created as allocations need them); one
+/// allocation fits in one segment.
 fn heap_bytes(gpu: &Gpu) -> u64 {
     let wanted = std::env::var("PTXCROSS_HEAP_MB")
         .ok()

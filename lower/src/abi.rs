@@ -9,8 +9,16 @@
 //! LOCAL_WINDOW_BASE  ..+4G   generic window onto the thread's local memory
 //! FUNCTION_ADDRESS_BASE + i  the address of device function i (`mov.u64 %rd, f`); never
 //!                            dereferenceable, only a target of indirect calls
-//! HEAP_BASE ..               the heap: global memory; heap byte i is at HEAP_BASE + i
+//! HEAP_BASE + k * SEGMENT_WINDOW ..
+//!                            heap segment k: global memory; byte i of segment k is at
+//!                            HEAP_BASE + k * SEGMENT_WINDOW + i
 //! ```
+//! The heap is several segments, each its own storage buffer of at most one binding
+//! (`max_storage_buffer_binding_size`), so that a context's allocations may exceed one binding;
+//! an allocation never straddles segments. A launch binds one segment at `BINDING_HEAP` (and
+//! `BINDING_HEAP64`) and names it in the parameter header (`PARAM_HEAP_SEGMENT_WORD`): kernels
+//! translate a global address into a byte offset of that segment, and an address in any other
+//! segment is out of range (a fault of the launch, like any other).
 //! Shared- and local-space addresses (what `ld.shared` / `ld.local` take) are byte offsets
 //! from 0 into the CTA's shared array / the thread's local array.
 
@@ -41,8 +49,13 @@ pub const HEAP_BASE: u64 = 0x0000_0010_0000_0000;
 /// `FUNCTION_ADDRESS_BASE + i`. With `.address_size 32` the low 32 bits (`0xf000_0000 + i`).
 pub const FUNCTION_ADDRESS_BASE: u64 = 0x0000_0004_f000_0000;
 
-/// Heap words `[0, HEAP_RESERVED_WORDS)` are the runtime's (fault word …); allocations start
-/// at heap byte `HEAP_RESERVED_WORDS * 4`. Kernel accesses there count as out of range.
+/// Virtual address space of one heap segment (its size is at most one storage binding, which
+/// wgpu caps below 4 GiB): segment `k` starts at `HEAP_BASE + k * SEGMENT_WINDOW`.
+pub const SEGMENT_WINDOW: u64 = 1 << 32;
+
+/// Words `[0, HEAP_RESERVED_WORDS)` of every heap segment are the runtime's (fault word …);
+/// allocations start at segment byte `HEAP_RESERVED_WORDS * 4`. Kernel accesses there count as
+/// out of range.
 pub const HEAP_RESERVED_WORDS: u32 = 64;
 /// Heap word whose bits record faults (`FAULT_*`), OR-ed by the kernel, cleared by the host.
 pub const FAULT_WORD: u32 = 0;
@@ -84,8 +97,10 @@ pub const FAULT_CLUSTER_RANK: u32 = 1 << 9;
 /// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` zero
 /// (`PARAM_ZERO_WORD`); `[4..7)` the `%ctaid` of this dispatch's first workgroup
 /// (`PARAM_CTA_BASE_WORD`); `[7..10)` the whole grid's size, `%nctaid` (`PARAM_GRID_SIZE_WORD`);
-/// `[10..12)` `%gridid` (u64, little-endian words: `PARAM_GRID_ID_WORD`).
-pub const PARAM_HEADER_WORDS: u32 = 12;
+/// `[10..12)` `%gridid` (u64, little-endian words: `PARAM_GRID_ID_WORD`); `[12]` the heap
+/// segment bound at `BINDING_HEAP` (`PARAM_HEAP_SEGMENT_WORD`); `[13..16)` zero (keeps the
+/// parameters 16-byte aligned).
+pub const PARAM_HEADER_WORDS: u32 = 16;
 pub const PARAM_GLOBALS_BASE_WORD: u32 = 0;
 /// Holds `1.0f32` (bits `0x3f800000`), written by the host: a value no shader compiler can
 /// know. A backend whose target may contract `a*b + c` into one rounding (WGSL has no
@@ -106,6 +121,10 @@ pub const PARAM_GRID_SIZE_WORD: u32 = 7;
 /// `%gridid` (u64): the launch's number in its context (the host counts launches), the same
 /// for every dispatch of one launch.
 pub const PARAM_GRID_ID_WORD: u32 = 10;
+/// The number `k` of the heap segment this launch binds at `BINDING_HEAP`/`BINDING_HEAP64`:
+/// global address `a` is byte `a - (HEAP_BASE + k * SEGMENT_WINDOW)` of that buffer (an
+/// address outside the segment is out of range). 0 in a zeroed header: the first segment.
+pub const PARAM_HEAP_SEGMENT_WORD: u32 = 12;
 
 /// Human-readable names of the fault bits set in `bits`.
 pub fn describe_faults(bits: u32) -> Vec<&'static str> {

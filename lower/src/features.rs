@@ -75,6 +75,11 @@ fn walk(b: &Block, f: &mut Features) {
                     }
                 }
                 Expr::Builtin(_) => {}
+                Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(w)) }
+                    if *w == crate::abi::PARAM_GLOBALS_BASE_WORD =>
+                {
+                    f.globals = true
+                }
                 Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } => operand(index, f),
             },
             Stmt::StoreWord { index, value, .. } => {

@@ -62,6 +62,8 @@ pub struct FnLower {
     pub has_shared: bool,
     pub has_local: bool,
     pub globals_base: Option<VarId>,
+    /// See [`FnLower::heap_base`].
+    heap_base: Option<VarId>,
     /// See [`FnLower::opaque_zero_u64`].
     opaque_zero: Option<VarId>,
     /// See `LowerOptions::native_fma`.
@@ -129,6 +131,7 @@ impl FnLower {
             has_shared: false,
             has_local: false,
             globals_base: None,
+            heap_base: None,
             opaque_zero: None,
             native_fma: false,
             no_float64: false,
@@ -497,6 +500,28 @@ impl FnLower {
         let combine = pack64_stmts(v, Operand::Var(lo), Operand::Var(hi), &mut self.vars);
         self.prepend_to_entry(stmts.into_iter().chain(combine).collect());
         self.globals_base = Some(v);
+        Operand::Var(v)
+    }
+
+    /// The global address of byte 0 of the heap segment this launch binds (u64: `HEAP_BASE +
+    /// k * SEGMENT_WINDOW` for `k` = `abi::PARAM_HEAP_SEGMENT_WORD`), computed once at entry.
+    pub fn heap_base(&mut self) -> Operand {
+        if let Some(v) = self.heap_base {
+            return Operand::Var(v);
+        }
+        let v = self.new_var(Ty::U64, "heap segment base");
+        let k = self.new_var(Ty::U32, "heap segment");
+        let k64 = self.new_var(Ty::U64, "t");
+        let off = self.new_var(Ty::U64, "t");
+        let index = Self::u32c(crate::abi::PARAM_HEAP_SEGMENT_WORD);
+        let shift = crate::abi::SEGMENT_WINDOW.trailing_zeros();
+        self.prepend_to_entry(vec![
+            Stmt::Assign { dst: k, expr: Expr::LoadWord { memory: Memory::Param, index } },
+            Stmt::Assign { dst: k64, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: k.into() } },
+            Stmt::Assign { dst: off, expr: Expr::Binary { op: BinaryOp::Shl, ty: Ty::U64, lhs: k64.into(), rhs: Self::u32c(shift) } },
+            Stmt::Assign { dst: v, expr: Expr::Binary { op: BinaryOp::Add, ty: Ty::U64, lhs: off.into(), rhs: Self::u64c(crate::abi::HEAP_BASE) } },
+        ]);
+        self.heap_base = Some(v);
         Operand::Var(v)
     }
 

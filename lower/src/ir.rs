@@ -499,6 +499,9 @@ pub struct Features {
     /// refuses such a kernel on a device and backend that flush them.
     pub f32_subnormals: bool,
     pub f64_subnormals: bool,
+    /// Reads the globals segment base (`abi::PARAM_GLOBALS_BASE_WORD`): the launch must bind
+    /// the heap segment holding the module's globals.
+    pub globals: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

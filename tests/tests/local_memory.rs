@@ -230,7 +230,7 @@ fn large_local_memory_splits_the_grid_to_fit_the_scratch_buffer() {
         .map(|g| (0..16384u32).step_by(64).map(|j| (j * 997) & 16383).fold(0u32, |acc, w| acc.wrapping_add((g + w) ^ w)))
         .collect();
     let per_block = 256u64 * 65536;
-    let max = gpu.max_heap_bytes().min(ptxcross::runtime::SCRATCH_BUDGET_BYTES);
+    let max = gpu.max_segment_bytes().min(ptxcross::runtime::SCRATCH_BUDGET_BYTES);
     assert!(max / per_block < 18, "the device's scratch holds all 18 blocks: the grid is not split ({max} bytes)");
     for backend in Backend::ALL {
         let mut ctx = context(&gpu);

@@ -80,7 +80,7 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     v1 = px_wid.x;
     v2 = v1 * 64u;
     v2 = v2 + v0;
-    v3 = px_params_load(18u);
+    v3 = px_params_load(22u);
     v4 = bitcast<i32>(v2) >= bitcast<i32>(v3);
     if (v4) {
         px_flush();
@@ -88,8 +88,8 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     }
     v8 = u64(v2);
     v8 = v8 << 2u;
-    v5 = px_params_load(12u);
-    v6 = px_params_load(13u);
+    v5 = px_params_load(16u);
+    v6 = px_params_load(17u);
     v7 = u64(v6);
     v7 = v7 << 32u;
     v9 = u64(v5);
@@ -98,8 +98,8 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     v7 = v9 - 68719476736lu;
     v7 = v7 >> 2u;
     v12 = u32(v7);
-    v5 = px_params_load(14u);
-    v6 = px_params_load(15u);
+    v5 = px_params_load(18u);
+    v6 = px_params_load(19u);
     v7 = u64(v6);
     v7 = v7 << 32u;
     v10 = u64(v5);
@@ -108,8 +108,8 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     v7 = v10 - 68719476736lu;
     v7 = v7 >> 2u;
     v13 = u32(v7);
-    v5 = px_params_load(16u);
-    v6 = px_params_load(17u);
+    v5 = px_params_load(20u);
+    v6 = px_params_load(21u);
     v7 = u64(v6);
     v7 = v7 << 32u;
     v11 = u64(v5);

@@ -14,7 +14,7 @@ use crate::types::*;
 fn runtime_error(what: &str, e: ptxcross::Error) -> CUresult {
     crate::log::error(format_args!("{what}: {e}"));
     match e {
-        ptxcross::Error::OutOfMemory { .. } => CUDA_ERROR_OUT_OF_MEMORY,
+        ptxcross::Error::OutOfMemory { .. } | ptxcross::Error::AllocationTooLarge { .. } => CUDA_ERROR_OUT_OF_MEMORY,
         ptxcross::Error::InvalidPointer { .. } => CUDA_ERROR_INVALID_VALUE,
         ptxcross::Error::Timeout { .. } => CUDA_ERROR_LAUNCH_TIMEOUT,
         _ => CUDA_ERROR_UNKNOWN,

@@ -71,7 +71,8 @@ pub fn main() -> Result<i32, String> {
         let _ = writeln!(
             out,
             "    limits: {} invocations per workgroup ({}x{}x{}), {} workgroups per dimension, \
-             {} bytes of workgroup memory, {} bytes per storage binding, {} bytes per buffer",
+             {} bytes of workgroup memory, {} bytes per storage binding, {} bytes per buffer, \
+             {} storage buffers per shader stage",
             lim.max_compute_invocations_per_workgroup,
             lim.max_compute_workgroup_size_x,
             lim.max_compute_workgroup_size_y,
@@ -79,7 +80,8 @@ pub fn main() -> Result<i32, String> {
             lim.max_compute_workgroups_per_dimension,
             lim.max_compute_workgroup_storage_size,
             lim.max_storage_buffer_binding_size,
-            lim.max_buffer_size
+            lim.max_buffer_size,
+            lim.max_storage_buffers_per_shader_stage
         );
         let used: Vec<String> = WANTED_FEATURES
             .iter_names()

@@ -64,10 +64,16 @@ fn device_error(e: &Error) -> Outcome {
 
 /// Heap bytes a spec needs: reserved words, every buffer and the globals segment, each
 /// rounded to the allocation alignment, plus slack for the runtime.
-fn heap_bytes_for(spec: &Spec, module: &ir::Module) -> u64 {
+fn heap_bytes_for(spec: &Spec, module: &ir::Module, gpu: &Gpu) -> u64 {
     let fp = |n: u64| n.max(1).div_ceil(ALLOC_ALIGN) * ALLOC_ALIGN;
     let buffers: u64 = spec.buffers.iter().map(|b| fp(b.bytes.len() as u64)).sum();
-    HEAP_RESERVED_BYTES + buffers + fp(module.globals.init.len() as u64) + (64 << 10)
+    let bytes = HEAP_RESERVED_BYTES + buffers + fp(module.globals.init.len() as u64) + (64 << 10);
+    // Beyond one segment, each segment has its reserved words and may leave a tail unused.
+    if bytes > gpu.max_segment_bytes() {
+        bytes.saturating_mul(2).min(gpu.max_heap_bytes()).max(bytes)
+    } else {
+        bytes
+    }
 }
 
 fn file_name_for(buffer: &str) -> String {
@@ -123,8 +129,8 @@ fn run_program(
             program.kernel_names().join(", ")
         )]);
     };
-    // Not clamped: a spec too large for one storage binding gets `HeapTooLarge`, which says so.
-    let heap_bytes = heap_bytes_for(spec, module);
+    // Not clamped: a spec too large for the heap gets `HeapTooLarge`, which says so.
+    let heap_bytes = heap_bytes_for(spec, module, gpu);
     let mut ctx = match Context::new(ContextOptions {
         heap_bytes,
         // The `--timeout` watchdog (see `deadline`) ends the process first; the context's own
@@ -282,7 +288,7 @@ fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend], split_i
         native_fma: native_fma(gpu, backends),
         // Without a device nothing runs; the check is harmless, so translate with it.
         detect_cut_loops: gpu.is_none_or(|g| backends.iter().any(|&b| g.cuts_long_loops(b))),
-        max_global_bytes: gpu.map(|g| g.max_heap_bytes().saturating_sub(HEAP_RESERVED_BYTES + ALLOC_ALIGN)),
+        max_global_bytes: gpu.map(|g| g.max_segment_bytes().saturating_sub(HEAP_RESERVED_BYTES + ALLOC_ALIGN)),
         split_int64: split_int64 || gpu.is_some_and(|g| !g.features().contains(wgpu::Features::SHADER_INT64)),
     }
 }

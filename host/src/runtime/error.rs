@@ -15,6 +15,12 @@ pub enum Error {
     HeapTooLarge { requested: u64, max: u64 },
     /// The heap has no free range of this size.
     OutOfMemory { requested: u64, free: u64 },
+    /// One allocation must lie in one heap segment, which is at most one storage binding
+    /// (`max` bytes are usable in a segment).
+    AllocationTooLarge { requested: u64, max: u64 },
+    /// The launch's pointer arguments (or the module's globals) lie in several heap segments,
+    /// and a launch binds one (see `abi::PARAM_HEAP_SEGMENT_WORD`).
+    SeveralSegments { kernel: String, segments: Vec<usize> },
     /// A pointer (and length) that is not inside one live allocation.
     InvalidPointer { ptr: u64, len: u64, reason: String },
     /// The program has no kernel of this name.
@@ -88,10 +94,26 @@ impl fmt::Display for Error {
             }
             Error::HeapTooLarge { requested, max } => write!(
                 f,
-                "heap of {requested} bytes exceeds the adapter's max_storage_buffer_binding_size / max_buffer_size ({max} bytes)"
+                "heap of {requested} bytes exceeds what a context can have on this adapter ({max} bytes: \
+                 ptxcross::runtime::MAX_SEGMENTS segments of one storage binding each)"
             ),
             Error::OutOfMemory { requested, free } => {
                 write!(f, "out of device memory: cannot allocate {requested} bytes ({free} bytes free in the heap)")
+            }
+            Error::AllocationTooLarge { requested, max } => write!(
+                f,
+                "out of device memory: cannot allocate {requested} bytes: one allocation must fit one heap segment, \
+                 which is one storage binding of this adapter ({max} bytes usable; max_storage_buffer_binding_size)"
+            ),
+            Error::SeveralSegments { kernel, segments } => {
+                let list: Vec<String> = segments.iter().map(|s| s.to_string()).collect();
+                write!(
+                    f,
+                    "not supported yet: kernel `{kernel}` is given pointers into several heap segments ({}); the \
+                     context's memory exceeds one storage binding, so it is split into segments of one binding each, \
+                     and a launch can bind only one of them so far",
+                    list.join(", ")
+                )
             }
             Error::InvalidPointer { ptr, len, reason } => {
                 write!(f, "invalid device pointer {ptr:#x} (length {len}): {reason}")

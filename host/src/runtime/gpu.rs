@@ -242,12 +242,20 @@ impl Gpu {
             self.info.name, self.info.backend, self.info.device_type
         )
     }
-    /// Largest heap a context can have: one storage binding of one buffer.
+    /// Largest heap segment: one storage binding of one buffer, a multiple of
+    /// [`super::ALLOC_ALIGN`]. One allocation fits in one segment (less its
+    /// [`super::HEAP_RESERVED_BYTES`]).
+    pub fn max_segment_bytes(&self) -> u64 {
+        self.limits.max_storage_buffer_binding_size.min(self.limits.max_buffer_size)
+            .min(abi::SEGMENT_WINDOW)
+            & !(super::ALLOC_ALIGN - 1)
+    }
+
+    /// Largest heap a context can have: [`super::MAX_SEGMENTS`] segments of
+    /// [`Gpu::max_segment_bytes`] (whether the device has that much memory is found out when
+    /// the segments are created, as allocations need them).
     pub fn max_heap_bytes(&self) -> u64 {
-        self.limits
-            .max_storage_buffer_binding_size
-            .min(self.limits.max_buffer_size)
-            & !3
+        self.max_segment_bytes() * super::MAX_SEGMENTS as u64
     }
 
     /// Drops cached shader modules and pipelines of a program (e.g. after a long-running tool

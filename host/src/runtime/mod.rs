@@ -2,9 +2,11 @@
 //!
 //! - [`Gpu`]: one adapter + device, opened once per process ([`Gpu::shared`]) and shared by
 //!   every context; it caches shader modules and pipelines per (program, backend, kernel).
-//! - [`Context`]: one heap (the global memory of `ptxcross_lower::abi`: a storage buffer viewed
-//!   as words, heap byte `i` at virtual address `abi::HEAP_BASE + i`), device allocations carved
-//!   out of it, module globals, and kernel launches.
+//! - [`Context`]: one heap (the global memory of `ptxcross_lower::abi`: segments, each a storage
+//!   buffer of at most one binding viewed as words, byte `i` of segment `k` at virtual address
+//!   `abi::HEAP_BASE + k * abi::SEGMENT_WINDOW + i`), device allocations carved out of them
+//!   (one never straddles segments), module globals, and kernel launches. A launch binds the
+//!   one segment its pointer arguments point into.
 //! - [`Program`]: a translated module (IR facts + SPIR-V and/or WGSL).
 //!
 //! A launch checks the kernel against the adapter's limits and features (once per kernel and
@@ -79,7 +81,9 @@ impl std::fmt::Display for Backend {
 #[derive(Clone, Debug)]
 pub struct ContextOptions {
     /// Size of the heap (global memory) in bytes, reserved words included; rounded up to a
-    /// multiple of 256. Must fit one storage binding ([`Gpu::max_heap_bytes`]).
+    /// multiple of 256. At most [`Gpu::max_heap_bytes`]. A heap larger than one segment (one
+    /// storage binding, [`Gpu::max_segment_bytes`]) is several segments, the first created at
+    /// once, the others when allocations need them.
     pub heap_bytes: u64,
     /// How long to wait for a launch or a copy; `None`: forever.
     pub timeout: Option<Duration>,
@@ -101,9 +105,13 @@ impl Default for ContextOptions {
 /// word) but share the device and its pipeline cache.
 pub struct Context {
     gpu: Arc<Gpu>,
-    heap: wgpu::Buffer,
+    /// The heap's segments; segment `k` holds virtual addresses from
+    /// `abi::HEAP_BASE + k * abi::SEGMENT_WINDOW` (see `abi`).
+    segments: Vec<Segment>,
+    /// Capacity of the heap: the segments' sizes add up to at most this.
     heap_bytes: u64,
-    alloc: Allocator,
+    /// Size of a full segment.
+    segment_bytes: u64,
     /// Globals segment base address per program id (allocated at the program's first launch).
     globals: HashMap<u64, u64>,
     timeout: Option<Duration>,
@@ -123,10 +131,6 @@ pub struct Context {
     /// The timestamp queries of launches and the buffer they resolve into, kept between
     /// launches (grown when a launch has more batches than they hold).
     launch_timer: Option<(wgpu::QuerySet, wgpu::Buffer)>,
-    /// Heap bytes from here on were never allocated nor reachable by a kernel, so they are
-    /// still zero as wgpu created them; a launch (which may write anywhere in the heap) resets
-    /// it to the end. Lets a spec's thousands of allocations skip a clear each.
-    untouched_from: u64,
     /// Local memory of kernels that keep it in device memory (see `scratch.rs`).
     scratch: scratch::Scratch,
     /// Launches so far: the next launch's `%gridid` (`abi::PARAM_GRID_ID_WORD`).
@@ -142,6 +146,17 @@ impl std::fmt::Debug for Context {
     }
 }
 
+/// One heap segment: a storage buffer of at most one binding and the allocations in it.
+struct Segment {
+    buffer: wgpu::Buffer,
+    bytes: u64,
+    alloc: Allocator,
+    /// Bytes from here on were never allocated nor reachable by a kernel, so they are still
+    /// zero as wgpu created them; a launch that binds the segment (and may write anywhere in
+    /// it) resets it to the end. Lets a spec's thousands of allocations skip a clear each.
+    untouched_from: u64,
+}
+
 /// What a launch needs of its kernel after the first launch in a context.
 struct LaunchInfo {
     pipeline: wgpu::ComputePipeline,
@@ -150,11 +165,14 @@ struct LaunchInfo {
     fault_sites: Vec<String>,
 }
 
-/// A parameter buffer of one size and the bind group over it, the heap and the scratch buffer.
+/// A parameter buffer of one size and the bind group over it, a heap segment and the scratch
+/// buffer.
 struct ParamSlot {
     buffer: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     scratch: wgpu::Buffer,
+    /// The heap segment bound.
+    segment: usize,
     /// What the last launch wrote into `buffer`.
     contents: Vec<u8>,
 }
@@ -215,8 +233,11 @@ fn bind_group(gpu: &Gpu, heap: &wgpu::Buffer, params: &wgpu::Buffer, scratch: &w
     })
 }
 
-/// Bytes of the heap reserved for the runtime (fault word …).
+/// Bytes at the start of every heap segment reserved for the runtime (fault word …).
 pub const HEAP_RESERVED_BYTES: u64 = abi::HEAP_RESERVED_WORDS as u64 * 4;
+/// Most heap segments of a context (virtual addresses up to `abi::HEAP_BASE + 256 *
+/// abi::SEGMENT_WINDOW`; a launch binds one, so the count is not bounded by binding limits).
+pub const MAX_SEGMENTS: usize = 256;
 /// Alignment of every allocation (CUDA guarantees ≥ 256).
 pub const ALLOC_ALIGN: u64 = 256;
 /// Most workgroups in one dispatch: lavapipe computes a dispatch's total in 32 bits.
@@ -228,6 +249,13 @@ pub const MAX_GRID: [u32; 3] = [(1 << 31) - 1, 65_535, 65_535];
 
 impl Context {
     pub fn new(options: ContextOptions) -> Result<Context, Error> {
+        Context::with_segment_bytes(options, u64::MAX)
+    }
+
+    /// Like [`Context::new`], with heap segments of at most `segment_bytes` (rounded down to a
+    /// multiple of [`ALLOC_ALIGN`], at least 512, at most one storage binding): smaller
+    /// segments let tests exercise several segments with little memory.
+    pub fn with_segment_bytes(options: ContextOptions, segment_bytes: u64) -> Result<Context, Error> {
         let gpu = match options.gpu {
             Some(g) => g,
             None => Gpu::shared()?,
@@ -237,36 +265,25 @@ impl Context {
             .max(HEAP_RESERVED_BYTES + ALLOC_ALIGN)
             .checked_next_multiple_of(ALLOC_ALIGN)
             .unwrap_or(u64::MAX);
-        let max = gpu.max_heap_bytes();
+        let segment_bytes = segment_bytes
+            .min(gpu.max_segment_bytes())
+            .max(HEAP_RESERVED_BYTES + ALLOC_ALIGN)
+            & !(ALLOC_ALIGN - 1);
+        let max = segment_bytes * MAX_SEGMENTS as u64;
         if heap_bytes > max {
             return Err(Error::HeapTooLarge {
                 requested: heap_bytes,
                 max,
             });
         }
-        let (heap, err) = gpu.scoped(|| {
-            gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some("ptxcross heap"),
-                size: heap_bytes,
-                usage: wgpu::BufferUsages::STORAGE
-                    | wgpu::BufferUsages::COPY_SRC
-                    | wgpu::BufferUsages::COPY_DST,
-                mapped_at_creation: false,
-            })
-        });
-        if let Some(e) = err {
-            return Err(Error::Gpu {
-                during: "heap creation",
-                message: e.to_string(),
-            });
-        }
+        let first = create_segment(&gpu, 0, heap_bytes.min(segment_bytes))?;
         let scratch = scratch::Scratch::new(&gpu)?;
         Ok(Context {
             gpu,
             scratch,
-            heap,
+            segments: vec![first],
             heap_bytes,
-            alloc: Allocator::new(HEAP_RESERVED_BYTES, heap_bytes, ALLOC_ALIGN),
+            segment_bytes,
             globals: HashMap::new(),
             timeout: options.timeout,
             timed_out: Default::default(),
@@ -276,7 +293,6 @@ impl Context {
             param_slots: HashMap::new(),
             kernels: HashMap::new(),
             launch_timer: None,
-            untouched_from: HEAP_RESERVED_BYTES,
             launches: 0,
         })
     }
@@ -295,38 +311,101 @@ impl Context {
     pub fn heap_bytes(&self) -> u64 {
         self.heap_bytes
     }
-    /// Bytes not allocated (possibly fragmented).
+    /// Size of a full heap segment: the largest allocation is this less
+    /// [`HEAP_RESERVED_BYTES`].
+    pub fn segment_bytes(&self) -> u64 {
+        self.segment_bytes
+    }
+    /// Heap segments created so far.
+    pub fn segment_count(&self) -> usize {
+        self.segments.len()
+    }
+    /// Bytes not allocated (possibly fragmented), in the segments created so far and those
+    /// still to come.
     pub fn free_bytes(&self) -> u64 {
-        self.alloc.free_bytes()
+        let created: u64 = self.segments.iter().map(|s| s.bytes).sum();
+        let in_segments: u64 = self.segments.iter().map(|s| s.alloc.free_bytes()).sum();
+        in_segments + self.uncreated_usable(created)
     }
 
-    /// Allocates `bytes` (≥ 1; 0 is treated as 1) of global memory, 256-byte aligned, zeroed.
+    /// Usable bytes of the segments not created yet, when those created hold `created` bytes.
+    fn uncreated_usable(&self, created: u64) -> u64 {
+        let mut left = self.heap_bytes.saturating_sub(created);
+        let mut usable = 0;
+        let mut n = self.segments.len();
+        while left >= HEAP_RESERVED_BYTES + ALLOC_ALIGN && n < MAX_SEGMENTS {
+            let seg = left.min(self.segment_bytes);
+            usable += seg - HEAP_RESERVED_BYTES;
+            left -= seg;
+            n += 1;
+        }
+        usable
+    }
+
+    /// Allocates `bytes` (≥ 1; 0 is treated as 1) of global memory, 256-byte aligned, zeroed:
+    /// first fit in the segments in order, then in a new segment while the heap's capacity
+    /// allows. One allocation lies in one segment, so it holds at most
+    /// [`Context::segment_bytes`] less [`HEAP_RESERVED_BYTES`].
     pub fn alloc(&mut self, bytes: u64) -> Result<DevicePtr, Error> {
-        let offset = self.alloc.alloc(bytes)?;
-        let size = self.alloc.size_of(offset).unwrap_or(bytes).div_ceil(4) * 4;
-        let untouched = offset >= self.untouched_from;
-        self.untouched_from = self.untouched_from.max(offset + size.max(4));
+        let max = self.segment_bytes - HEAP_RESERVED_BYTES;
+        if bytes > max && self.heap_bytes > self.segment_bytes {
+            return Err(Error::AllocationTooLarge { requested: bytes, max });
+        }
+        let mut found = None;
+        for (k, seg) in self.segments.iter_mut().enumerate() {
+            if let Ok(offset) = seg.alloc.alloc(bytes) {
+                found = Some((k, offset));
+                break;
+            }
+        }
+        let (k, offset) = match found {
+            Some(f) => f,
+            None => {
+                let created: u64 = self.segments.iter().map(|s| s.bytes).sum();
+                let left = self.heap_bytes.saturating_sub(created);
+                let size = left.min(self.segment_bytes);
+                let fits = size >= HEAP_RESERVED_BYTES + bytes.max(1).next_multiple_of(ALLOC_ALIGN);
+                if !fits || self.segments.len() >= MAX_SEGMENTS {
+                    return Err(Error::OutOfMemory { requested: bytes, free: self.free_bytes() });
+                }
+                let k = self.segments.len();
+                let mut seg = create_segment(&self.gpu, k, size).map_err(|e| match e {
+                    // The device has no memory for another segment.
+                    Error::Gpu { .. } => Error::OutOfMemory { requested: bytes, free: 0 },
+                    e => e,
+                })?;
+                let offset = seg.alloc.alloc(bytes)?;
+                self.segments.push(seg);
+                (k, offset)
+            }
+        };
+        let seg = &mut self.segments[k];
+        let size = seg.alloc.size_of(offset).unwrap_or(bytes).div_ceil(4) * 4;
+        let untouched = offset >= seg.untouched_from;
+        seg.untouched_from = seg.untouched_from.max(offset + size.max(4));
+        let ptr = segment_address(k, offset);
         if untouched {
             // Still as wgpu created it (zeroed): no clear, no submission.
-            return Ok(DevicePtr(abi::HEAP_BASE + offset));
+            return Ok(ptr);
         }
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        enc.clear_buffer(&self.heap, offset, Some(size.max(4)));
+        enc.clear_buffer(&seg.buffer, offset, Some(size.max(4)));
         let (_, err) = self.gpu.scoped(|| self.gpu.queue.submit([enc.finish()]));
         if let Some(e) = err {
-            let _ = self.alloc.free(offset);
+            let _ = self.segments[k].alloc.free(offset);
             return Err(Error::Gpu {
                 during: "alloc",
                 message: e.to_string(),
             });
         }
-        Ok(DevicePtr(abi::HEAP_BASE + offset))
+        Ok(ptr)
     }
 
     /// Frees an allocation made by [`Context::alloc`] (its start address).
     pub fn free(&mut self, ptr: DevicePtr) -> Result<(), Error> {
-        let offset = self.heap_offset(ptr, 0)?;
-        self.alloc
+        let (k, offset) = self.heap_offset(ptr, 0)?;
+        self.segments[k]
+            .alloc
             .free(offset)
             .map_err(|reason| Error::InvalidPointer {
                 ptr: ptr.0,
@@ -335,45 +414,62 @@ impl Context {
             })
     }
 
-    /// Heap byte offset of `ptr` after checking `[ptr, ptr+len)` lies in one live allocation.
-    fn heap_offset(&self, ptr: DevicePtr, len: u64) -> Result<u64, Error> {
+    /// The segment and its byte offset of `ptr` after checking `[ptr, ptr+len)` lies in one
+    /// live allocation.
+    fn heap_offset(&self, ptr: DevicePtr, len: u64) -> Result<(usize, u64), Error> {
         self.usable()?;
         let bad = |reason: &str| Error::InvalidPointer {
             ptr: ptr.0,
             len,
             reason: reason.to_string(),
         };
-        if ptr.0 < abi::HEAP_BASE {
+        let Some((k, offset)) = self.locate(ptr.0) else {
             return Err(bad("not a global-memory (heap) address"));
-        }
-        let offset = ptr.0 - abi::HEAP_BASE;
-        match self.alloc.containing(offset) {
+        };
+        match self.segments[k].alloc.containing(offset) {
             Some((start, size))
                 if offset
                     .checked_add(len)
                     .is_some_and(|end| end <= start + size) =>
             {
-                Ok(offset)
+                Ok((k, offset))
             }
             Some((start, size)) => Err(Error::InvalidPointer {
                 ptr: ptr.0,
                 len,
                 reason: format!(
-                    "runs past the end of its allocation ({:#x}, {size} bytes)",
-                    abi::HEAP_BASE + start
+                    "runs past the end of its allocation ({}, {size} bytes)",
+                    segment_address(k, start)
                 ),
             }),
             None => Err(bad("not inside a live allocation")),
         }
     }
 
-    /// Copies host bytes to global memory at `ptr` (any alignment).
-    pub fn write(&mut self, ptr: DevicePtr, data: &[u8]) -> Result<(), Error> {
-        let offset = self.heap_offset(ptr, data.len() as u64)?;
-        self.write_heap(offset, data)
+    /// The segment (created) and byte offset in it of a global address.
+    fn locate(&self, addr: u64) -> Option<(usize, u64)> {
+        let rel = addr.checked_sub(abi::HEAP_BASE)?;
+        let k = usize::try_from(rel / abi::SEGMENT_WINDOW).ok()?;
+        (k < self.segments.len()).then_some((k, rel % abi::SEGMENT_WINDOW))
     }
 
-    fn write_heap(&self, offset: u64, data: &[u8]) -> Result<(), Error> {
+    /// The segment of a live allocation that `addr` points into or just past the end of
+    /// (a kernel's end pointer), if any.
+    fn segment_of_allocation(&self, addr: u64) -> Option<usize> {
+        let (k, offset) = self.locate(addr)?;
+        let alloc = &self.segments[k].alloc;
+        let inside = alloc.containing(offset).is_some()
+            || offset.checked_sub(1).and_then(|o| alloc.containing(o)).is_some();
+        inside.then_some(k)
+    }
+
+    /// Copies host bytes to global memory at `ptr` (any alignment).
+    pub fn write(&mut self, ptr: DevicePtr, data: &[u8]) -> Result<(), Error> {
+        let (k, offset) = self.heap_offset(ptr, data.len() as u64)?;
+        self.write_heap(k, offset, data)
+    }
+
+    fn write_heap(&self, k: usize, offset: u64, data: &[u8]) -> Result<(), Error> {
         if data.is_empty() {
             return Ok(());
         }
@@ -385,14 +481,15 @@ impl Context {
         } else {
             // Read-modify-write the partial words at the edges (the allocation always covers
             // whole words, so this never touches another allocation's bytes).
-            let mut buf = self.read_heap(start, end - start)?;
+            let mut buf = self.read_spans(&[(k, start, end - start)])?.pop().unwrap_or_default();
             let at = (offset - start) as usize;
             buf[at..at + data.len()].copy_from_slice(data);
             owned = buf;
             &owned
         };
         // Staged; wgpu applies it before the next submission's commands (a launch or a read).
-        let (_, err) = self.gpu.scoped(|| self.gpu.queue.write_buffer(&self.heap, start, words));
+        let buffer = &self.segments[k].buffer;
+        let (_, err) = self.gpu.scoped(|| self.gpu.queue.write_buffer(buffer, start, words));
         match err {
             Some(e) => Err(Error::Gpu {
                 during: "write",
@@ -405,39 +502,57 @@ impl Context {
     /// Copies `len` bytes of global memory at `ptr` to the host.
     pub fn read(&self, ptr: DevicePtr, len: u64) -> Result<Vec<u8>, Error> {
         self.settle()?;
-        let offset = self.heap_offset(ptr, len)?;
-        self.read_heap(offset, len)
+        let (k, offset) = self.heap_offset(ptr, len)?;
+        Ok(self.read_spans(&[(k, offset, len)])?.pop().unwrap_or_default())
     }
 
     /// Copies several ranges of global memory (each inside one live allocation) to the host in
     /// one transfer: reading thousands of buffers back costs one round trip, not thousands.
     pub fn read_many(&self, ranges: &[(DevicePtr, u64)]) -> Result<Vec<Vec<u8>>, Error> {
         self.settle()?;
-        let offsets: Vec<u64> = ranges.iter().map(|&(p, len)| self.heap_offset(p, len)).collect::<Result<_, _>>()?;
-        let (Some(lo), Some(hi)) = (
-            offsets.iter().min().copied(),
-            offsets.iter().zip(ranges).map(|(o, r)| o + r.1).max(),
-        ) else {
-            return Ok(Vec::new());
-        };
-        let all = self.read_heap(lo, hi - lo)?;
-        Ok(offsets.iter().zip(ranges).map(|(&o, r)| all[(o - lo) as usize..][..r.1 as usize].to_vec()).collect())
+        let places: Vec<(usize, u64)> = ranges.iter().map(|&(p, len)| self.heap_offset(p, len)).collect::<Result<_, _>>()?;
+        // One span per segment, from its lowest to its highest byte read.
+        let mut spans: Vec<(usize, u64, u64)> = Vec::new();
+        for (&(k, o), r) in places.iter().zip(ranges) {
+            match spans.iter_mut().find(|s| s.0 == k) {
+                Some(s) => {
+                    let end = (s.1 + s.2).max(o + r.1);
+                    s.1 = s.1.min(o);
+                    s.2 = end - s.1;
+                }
+                None => spans.push((k, o, r.1)),
+            }
+        }
+        let data = self.read_spans(&spans)?;
+        Ok(places
+            .iter()
+            .zip(ranges)
+            .map(|(&(k, o), r)| {
+                let i = spans.iter().position(|s| s.0 == k).expect("a span per segment");
+                data[i][(o - spans[i].1) as usize..][..r.1 as usize].to_vec()
+            })
+            .collect())
     }
 
-    fn read_heap(&self, offset: u64, len: u64) -> Result<Vec<u8>, Error> {
-        if len == 0 {
-            return Ok(Vec::new());
-        }
-        let start = offset & !3;
-        let end = (offset + len).div_ceil(4) * 4;
-        let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
-            label: Some("ptxcross readback"),
-            size: end - start,
-            usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
-            mapped_at_creation: false,
-        });
+    /// Reads `(segment, byte offset, length)` spans of the heap (one submission, one wait).
+    fn read_spans(&self, spans: &[(usize, u64, u64)]) -> Result<Vec<Vec<u8>>, Error> {
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(&self.heap, start, &staging, 0, end - start);
+        let mut staged = Vec::new();
+        for &(k, offset, len) in spans.iter().filter(|s| s.2 > 0) {
+            let start = offset & !3;
+            let end = (offset + len).div_ceil(4) * 4;
+            let staging = self.gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some("ptxcross readback"),
+                size: end - start,
+                usage: wgpu::BufferUsages::MAP_READ | wgpu::BufferUsages::COPY_DST,
+                mapped_at_creation: false,
+            });
+            enc.copy_buffer_to_buffer(&self.segments[k].buffer, start, &staging, 0, end - start);
+            staged.push((staging, end - start));
+        }
+        if staged.is_empty() {
+            return Ok(vec![Vec::new(); spans.len()]);
+        }
         let (_, err) = self.gpu.scoped(|| self.gpu.queue.submit([enc.finish()]));
         if let Some(e) = err {
             return Err(Error::Gpu {
@@ -445,9 +560,18 @@ impl Context {
                 message: e.to_string(),
             });
         }
-        let bytes = self.map_read(&staging, "read")?;
-        let at = (offset - start) as usize;
-        Ok(bytes[at..at + len as usize].to_vec())
+        let mut mapped = self.map_read_many(&staged, "read")?.into_iter();
+        Ok(spans
+            .iter()
+            .map(|&(_, offset, len)| {
+                if len == 0 {
+                    return Vec::new();
+                }
+                let bytes = mapped.next().unwrap_or_default();
+                let at = (offset - (offset & !3)) as usize;
+                bytes[at..at + len as usize].to_vec()
+            })
+            .collect())
     }
 
     /// `Err` once a wait of this context has timed out (see `timed_out`).
@@ -459,12 +583,6 @@ impl Context {
             });
         }
         Ok(())
-    }
-
-    /// Maps a MAP_READ buffer after the queue finishes and copies it out.
-    fn map_read(&self, staging: &wgpu::Buffer, during: &'static str) -> Result<Vec<u8>, Error> {
-        let mut out = self.map_read_many(&[(staging.clone(), staging.size())], during)?;
-        Ok(out.pop().unwrap_or_default())
     }
 
     /// Maps the first `len` bytes of each MAP_READ buffer after the queue finishes (one wait)
@@ -511,10 +629,15 @@ impl Context {
         }
     }
 
-    /// The fault word of this context's heap (normally 0: launches clear it).
+    /// The fault words of this context's heap segments, OR-ed (normally 0: launches clear
+    /// them).
     pub fn fault_word(&self) -> Result<u32, Error> {
-        let b = self.read_heap(abi::FAULT_WORD as u64 * 4, 4)?;
-        Ok(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+        let spans: Vec<(usize, u64, u64)> = (0..self.segments.len()).map(|k| (k, abi::FAULT_WORD as u64 * 4, 4)).collect();
+        Ok(self
+            .read_spans(&spans)?
+            .iter()
+            .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+            .fold(0, |a, w| a | w))
     }
 
     /// Base address of `program`'s globals segment in this context (0 if it has none);
@@ -915,8 +1038,9 @@ impl Context {
             });
         }
         let globals = self.globals_base(program)?;
-        // From here the kernel may write anywhere in the heap.
-        self.untouched_from = self.heap_bytes;
+        let segment = self.launch_segment(k, params, globals)?;
+        // From here the kernel may write anywhere in the segment it binds.
+        self.segments[segment].untouched_from = self.segments[segment].bytes;
 
         // Parameter buffer: header + area, whole words.
         let header = abi::PARAM_HEADER_WORDS as usize * 4;
@@ -925,6 +1049,8 @@ impl Context {
         bytes[g..g + 8].copy_from_slice(&globals.to_le_bytes());
         let one = abi::PARAM_ONE_F32_WORD as usize * 4;
         bytes[one..one + 4].copy_from_slice(&abi::ONE_F32_BITS.to_le_bytes());
+        let seg_at = abi::PARAM_HEAP_SEGMENT_WORD as usize * 4;
+        bytes[seg_at..seg_at + 4].copy_from_slice(&(segment as u32).to_le_bytes());
         bytes[header..header + params.len()].copy_from_slice(params);
 
         // %gridid: this launch's number in the context (§10.10), from 1.
@@ -960,7 +1086,7 @@ impl Context {
             for (i, v) in chunks[0].0.iter().enumerate() {
                 bytes[base_at + 4 * i..][..4].copy_from_slice(&v.to_le_bytes());
             }
-            Some(self.param_slot(&bytes, &scratch_buf))
+            Some(self.param_slot(&bytes, &scratch_buf, segment))
         } else {
             None
         };
@@ -981,7 +1107,7 @@ impl Context {
                                 mapped_at_creation: false,
                             });
                             gpu.queue.write_buffer(&param_buf, 0, &bytes);
-                            bind_group(&gpu, &self.heap, &param_buf, &scratch_buf)
+                            bind_group(&gpu, &self.segments[segment].buffer, &param_buf, &scratch_buf)
                         })
                         .collect(),
                 };
@@ -1008,7 +1134,7 @@ impl Context {
                 if b + 1 == last_batch {
                     // The fault word and the fault site word (adjacent; see `abi`), into this
                     // launch's entry of the fault log.
-                    enc.copy_buffer_to_buffer(&self.heap, abi::FAULT_WORD as u64 * 4, &log, slot * 8, 8);
+                    enc.copy_buffer_to_buffer(&self.segments[segment].buffer, abi::FAULT_WORD as u64 * 4, &log, slot * 8, 8);
                     if let (Some((set, resolved, count)), Some(staging)) = (&timing, &time_staging) {
                         enc.resolve_query_set(set, 0..*count, resolved, 0);
                         enc.copy_buffer_to_buffer(resolved, 0, staging, 0, 8 * *count as u64);
@@ -1064,9 +1190,9 @@ impl Context {
     /// The bind group of a one-dispatch launch with parameter buffer `bytes`: the context's
     /// buffer of that size (bound whole, so a kernel's parameter accesses are checked against
     /// exactly its own parameter area, as before), written only when its contents change.
-    fn param_slot(&mut self, bytes: &[u8], scratch: &wgpu::Buffer) -> wgpu::BindGroup {
+    fn param_slot(&mut self, bytes: &[u8], scratch: &wgpu::Buffer, segment: usize) -> wgpu::BindGroup {
         let gpu = &self.gpu;
-        let heap = &self.heap;
+        let heap = &self.segments[segment].buffer;
         if self.param_slots.len() >= MAX_PARAM_SLOTS && !self.param_slots.contains_key(&(bytes.len() as u64)) {
             self.param_slots.clear();
         }
@@ -1081,12 +1207,14 @@ impl Context {
                 bind_group: bind_group(gpu, heap, &buffer, scratch),
                 buffer,
                 scratch: scratch.clone(),
+                segment,
                 contents: Vec::new(),
             }
         });
-        if slot.scratch != *scratch {
+        if slot.scratch != *scratch || slot.segment != segment {
             slot.bind_group = bind_group(gpu, heap, &slot.buffer, scratch);
             slot.scratch = scratch.clone();
+            slot.segment = segment;
         }
         if slot.contents != bytes {
             gpu.queue.write_buffer(&slot.buffer, 0, bytes);
@@ -1139,9 +1267,13 @@ impl Context {
         }));
         // The fault word accumulates (it is cleared only here), so the first launch whose entry
         // is non-zero is the one that faulted first.
-        let (last_bits, last_site) = entry(n - 1);
-        if last_bits != 0 || last_site != 0 {
-            self.write_heap(abi::FAULT_WORD as u64 * 4, &[0u8; 8])?;
+        // (Launches binding different segments record into their segment's fault word; a
+        // launch's entry is non-zero if it or an earlier launch on its segment faulted, and
+        // that earlier one's entry is non-zero too.)
+        if (0..n).map(entry).any(|(bits, site)| bits != 0 || site != 0) {
+            for k in 0..self.segments.len() {
+                self.write_heap(k, abi::FAULT_WORD as u64 * 4, &[0u8; 8])?;
+            }
         }
         if let Some((p, (bits, site))) = pending.iter().zip((0..n).map(entry)).find(|(_, (bits, _))| *bits != 0) {
             let info = &p.info;
@@ -1236,6 +1368,32 @@ impl Context {
             }
         }
         out
+    }
+
+    /// The heap segment a launch binds: the one its pointer arguments point into (every
+    /// 8 bytes of the parameter area at a 4-byte boundary that is the address of, or just past,
+    /// a live allocation counts), and the module's globals if the kernel reads them.
+    /// Any other address is out of range for the kernel (a fault), so a wrong guess is
+    /// never a wrong access; pointers read from memory into another segment fault, which the
+    /// README states. With one segment, that one.
+    fn launch_segment(&self, k: &ir::Kernel, params: &[u8], globals: u64) -> Result<usize, Error> {
+        if self.segments.len() == 1 {
+            return Ok(0);
+        }
+        let mut found: Vec<usize> = (0..params.len().saturating_sub(7))
+            .step_by(4)
+            .filter_map(|i| self.segment_of_allocation(u64::from_le_bytes(params[i..i + 8].try_into().expect("8 bytes"))))
+            .collect();
+        if k.features.globals && globals != 0 {
+            found.extend(self.segment_of_allocation(globals));
+        }
+        found.sort_unstable();
+        found.dedup();
+        match found.as_slice() {
+            [] => Ok(0),
+            [one] => Ok(*one),
+            _ => Err(Error::SeveralSegments { kernel: k.name.clone(), segments: found }),
+        }
     }
 
     /// The cached pipeline of (program, kernel, backend), created on first use.
@@ -1342,6 +1500,35 @@ fn create_module(
                 }))
         }
     }
+}
+
+/// The address of byte `offset` of heap segment `k`.
+fn segment_address(k: usize, offset: u64) -> DevicePtr {
+    DevicePtr(abi::HEAP_BASE + k as u64 * abi::SEGMENT_WINDOW + offset)
+}
+
+/// A zeroed heap segment of `bytes` (its reserved words included).
+fn create_segment(gpu: &Gpu, k: usize, bytes: u64) -> Result<Segment, Error> {
+    let (buffer, err) = gpu.scoped(|| {
+        gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            label: Some(&format!("ptxcross heap segment {k}")),
+            size: bytes,
+            usage: wgpu::BufferUsages::STORAGE | wgpu::BufferUsages::COPY_SRC | wgpu::BufferUsages::COPY_DST,
+            mapped_at_creation: false,
+        })
+    });
+    if let Some(e) = err {
+        return Err(Error::Gpu {
+            during: "heap creation",
+            message: e.to_string(),
+        });
+    }
+    Ok(Segment {
+        buffer,
+        bytes,
+        alloc: Allocator::new(HEAP_RESERVED_BYTES, bytes, ALLOC_ALIGN),
+        untouched_from: HEAP_RESERVED_BYTES,
+    })
 }
 
 fn find_kernel<'p>(program: &'p Program, name: &str) -> Result<&'p ir::Kernel, Error> {

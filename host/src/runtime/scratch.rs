@@ -5,7 +5,7 @@
 //! - **Size.** A thread's slice is `local_words * 4` bytes and a slot is indexed by the block's
 //!   index *within its dispatch* (`abi::BINDING_SCRATCH`), so a dispatch of `B` blocks of `T`
 //!   threads needs `B * T * local bytes`. The launch caps `B` so that this fits one storage
-//!   binding ([`Gpu::max_heap_bytes`]: `max_storage_buffer_binding_size`, `max_buffer_size`) and
+//!   binding ([`Gpu::max_segment_bytes`]: `max_storage_buffer_binding_size`, `max_buffer_size`) and
 //!   [`SCRATCH_BUDGET_BYTES`], splitting the grid into more dispatches when needed (the same
 //!   splitting as for huge grids, `Context::dispatch_chunks`).
 //! - **Reuse across dispatches.** Consecutive dispatches of a launch (and later launches) use
@@ -46,7 +46,7 @@ pub(crate) fn bytes_per_block(k: &ir::Kernel) -> u64 {
 
 /// The largest scratch buffer a context may have on `gpu`.
 pub(crate) fn max_bytes(gpu: &Gpu) -> u64 {
-    gpu.max_heap_bytes().min(SCRATCH_BUDGET_BYTES)
+    gpu.max_segment_bytes().min(SCRATCH_BUDGET_BYTES)
 }
 
 /// Most blocks of `k` one dispatch may have so that their local memory fits the scratch

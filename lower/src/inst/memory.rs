@@ -179,10 +179,12 @@ impl FnLower {
         matches!(self.lookup(name), Some(Symbol::Reg { var, .. }) if self.vars[var.index()].ty == Ty::U64)
     }
 
-    /// Byte offset into the heap of a 64-bit global address, saturated so that any address
-    /// outside the heap window is out of range (never wraps into it).
+    /// Byte offset into the bound heap segment of a 64-bit global address, saturated so that
+    /// any address outside the segment's window (another segment, or no heap at all) is out
+    /// of range (never wraps into it).
     pub(super) fn heap_offset(&mut self, addr: Operand) -> Operand {
-        let rel = self.bin(BinaryOp::Sub, Ty::U64, addr, FnLower::u64c(abi::HEAP_BASE));
+        let base = self.heap_base();
+        let rel = self.bin(BinaryOp::Sub, Ty::U64, addr, base);
         let big = self.cmp(CmpOp::GeU, Ty::U64, rel, FnLower::u64c(0xffff_fff0));
         let lo = self.resize(rel, Ty::U64, Ty::U32, false);
         self.select(Ty::U32, big, FnLower::u32c(0xffff_fff0), lo)
