@@ -62,7 +62,7 @@ pub struct FnLower {
     pub has_shared: bool,
     pub has_local: bool,
     pub globals_base: Option<VarId>,
-    /// See [`FnLower::heap_base`].
+    /// See [`FnLower::heap_base_hi`].
     heap_base: Option<VarId>,
     /// See [`FnLower::opaque_zero_u64`].
     opaque_zero: Option<VarId>,
@@ -503,23 +503,23 @@ impl FnLower {
         Operand::Var(v)
     }
 
-    /// The global address of byte 0 of the heap segment this launch binds (u64: `HEAP_BASE +
-    /// k * SEGMENT_WINDOW` for `k` = `abi::PARAM_HEAP_SEGMENT_WORD`), computed once at entry.
-    pub fn heap_base(&mut self) -> Operand {
+    /// The high word of the global address of byte 0 of the heap segment this launch binds
+    /// (u32: `(HEAP_BASE + k * SEGMENT_WINDOW) >> 32` for `k` = `abi::PARAM_HEAP_SEGMENT_WORD`;
+    /// the low word is 0), computed once at entry.
+    pub fn heap_base_hi(&mut self) -> Operand {
+        const _: () = assert!(crate::abi::SEGMENT_WINDOW == 1 << 32 && crate::abi::HEAP_BASE % (1 << 32) == 0);
         if let Some(v) = self.heap_base {
             return Operand::Var(v);
         }
-        let v = self.new_var(Ty::U64, "heap segment base");
+        let v = self.new_var(Ty::U32, "heap segment base, high word");
         let k = self.new_var(Ty::U32, "heap segment");
-        let k64 = self.new_var(Ty::U64, "t");
-        let off = self.new_var(Ty::U64, "t");
         let index = Self::u32c(crate::abi::PARAM_HEAP_SEGMENT_WORD);
-        let shift = crate::abi::SEGMENT_WINDOW.trailing_zeros();
         self.prepend_to_entry(vec![
             Stmt::Assign { dst: k, expr: Expr::LoadWord { memory: Memory::Param, index } },
-            Stmt::Assign { dst: k64, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: k.into() } },
-            Stmt::Assign { dst: off, expr: Expr::Binary { op: BinaryOp::Shl, ty: Ty::U64, lhs: k64.into(), rhs: Self::u32c(shift) } },
-            Stmt::Assign { dst: v, expr: Expr::Binary { op: BinaryOp::Add, ty: Ty::U64, lhs: off.into(), rhs: Self::u64c(crate::abi::HEAP_BASE) } },
+            Stmt::Assign {
+                dst: v,
+                expr: Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs: k.into(), rhs: Self::u32c((crate::abi::HEAP_BASE >> 32) as u32) },
+            },
         ]);
         self.heap_base = Some(v);
         Operand::Var(v)

@@ -16,7 +16,9 @@
 //!   `MESA_SHADER_CACHE_DISABLE=true PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test kernel_speed kernel_speed -- --ignored --nocapture`
 //!
 //!   `PTXCROSS_SPEED_REPS=N` (default 5) sets the repetitions, `PTXCROSS_SPEED_KERNELS=saxpy,reduce`
-//!   a subset, `PTXCROSS_SPEED_SCALE=F` multiplies the problem sizes (default 1).
+//!   a subset, `PTXCROSS_SPEED_SCALE=F` multiplies the problem sizes (default 1),
+//!   `PTXCROSS_SPEED_SEGMENT=1` puts ptxcross's buffers into the second heap segment (a
+//!   context with more memory than one storage binding).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -498,7 +500,15 @@ impl Ptx {
     fn new(gpu: &Arc<Gpu>, case: &Case) -> Ptx {
         let programs = Backend::ALL.iter().map(|&b| (b, translate_case(gpu, case, b))).collect();
         let heap: u64 = case.buffers.iter().map(|b| (b.len() as u64).next_multiple_of(256)).sum::<u64>() + (1 << 16);
+        // `PTXCROSS_SPEED_SEGMENT=1`: the buffers go into the heap's second segment (a filler
+        // takes the first), as in a context whose memory exceeds one storage binding.
+        let second = std::env::var("PTXCROSS_SPEED_SEGMENT").is_ok_and(|v| v == "1");
+        let seg = gpu.max_segment_bytes();
+        let heap = if second { seg + heap } else { heap };
         let mut ctx = Context::new(ContextOptions { heap_bytes: heap, timeout: None, gpu: Some(gpu.clone()) }).expect("context");
+        if second {
+            ctx.alloc(seg - ptxcross::runtime::HEAP_RESERVED_BYTES).expect("filler");
+        }
         ctx.time_launches(true);
         let ptrs = case.buffers.iter().map(|b| ctx.alloc(b.len() as u64).expect("alloc")).collect();
         Ptx { programs, ctx, ptrs }

@@ -182,12 +182,19 @@ impl FnLower {
     /// Byte offset into the bound heap segment of a 64-bit global address, saturated so that
     /// any address outside the segment's window (another segment, or no heap at all) is out
     /// of range (never wraps into it).
+    ///
+    /// The segment's base has a zero low word, so `addr - base` is below 2^32 exactly when
+    /// the high words are equal, and is then the low word: two 32-bit tests, no 64-bit
+    /// subtraction or comparison per access.
     pub(super) fn heap_offset(&mut self, addr: Operand) -> Operand {
-        let base = self.heap_base();
-        let rel = self.bin(BinaryOp::Sub, Ty::U64, addr, base);
-        let big = self.cmp(CmpOp::GeU, Ty::U64, rel, FnLower::u64c(0xffff_fff0));
-        let lo = self.resize(rel, Ty::U64, Ty::U32, false);
-        self.select(Ty::U32, big, FnLower::u32c(0xffff_fff0), lo)
+        let base_hi = self.heap_base_hi();
+        let hi = self.bin(BinaryOp::ShrU, Ty::U64, addr, FnLower::u32c(32));
+        let hi = self.resize(hi, Ty::U64, Ty::U32, false);
+        let lo = self.resize(addr, Ty::U64, Ty::U32, false);
+        let top = self.cmp(CmpOp::GeU, Ty::U32, lo, FnLower::u32c(0xffff_fff0));
+        let off = self.select(Ty::U32, top, FnLower::u32c(0xffff_fff0), lo);
+        let other = self.cmp(CmpOp::Ne, Ty::U32, hi, base_hi);
+        self.select(Ty::U32, other, FnLower::u32c(0xffff_fff0), off)
     }
 
     /// Runs `f` on the memory a generic address points into (shared window, local window, or
