@@ -249,7 +249,10 @@ fn launches_bind_the_segment_of_their_pointers_and_other_segments_fault() {
         // and the other segment's allocation is unchanged.
         let off = c.0 - a.0;
         match ctx.launch(&program, "store_at", [1, 1, 1], &[&a.to_le_bytes(), &off.to_le_bytes(), &5u32.to_le_bytes()], backend) {
-            Err(Error::KernelFault { bits, .. }) => assert_eq!(bits, abi::FAULT_GLOBAL_OUT_OF_RANGE),
+            Err(Error::KernelFault { bits, site, .. }) => {
+                assert_eq!(bits, abi::FAULT_GLOBAL_OUT_OF_RANGE);
+                assert!(site.as_deref().is_some_and(|s| s.contains("st.global.u32")), "{site:?}");
+            }
             other => panic!("{backend}: {other:?}"),
         }
         assert_eq!(ctx.read(c, 64).unwrap(), want_c, "{backend}");
@@ -289,5 +292,57 @@ fn one_gib_in_eight_allocations() {
             (8 * (seg - HEAP_RESERVED_BYTES)) >> 20,
             t.elapsed().as_secs_f64()
         );
+    }
+}
+
+/// Asynchronous launches on different segments: each records into its segment's fault word,
+/// and synchronizing reports the first launch that faulted, whichever segment it bound.
+#[test]
+fn asynchronous_launches_on_several_segments_report_the_first_fault() {
+    let Some(gpu) = gpu() else { return };
+    let program = program();
+    let order = [0usize, 2, 1, 1, 0, 2, 1];
+    for backend in Backend::ALL {
+        let mut ctx = small_segments(&gpu, 3);
+        let max = ctx.segment_bytes() - HEAP_RESERVED_BYTES;
+        let p: Vec<DevicePtr> = (0..3).map(|_| ctx.alloc(max).unwrap()).collect();
+        // `store_via` reads its target from word 256 of segment 2's allocation: segment 0's.
+        let table = p[2].offset(1024);
+        ctx.write(table, &p[0].to_le_bytes()).unwrap();
+        let mut model = std::collections::HashMap::new();
+        // Round 0: launch 3 (`store_at` past segment 1) and launch 5 (`store_via` into segment
+        // 0 from segment 2) fault; round 1: only launch 5; round 2: none.
+        for round in 0..3u32 {
+            let faults = |i: usize| (i == 3 && round == 0) || (i == 5 && round < 2);
+            for (i, &k) in order.iter().enumerate() {
+                let v = 100 * (round + 1) + i as u32;
+                let r = if i == 5 && faults(i) {
+                    ctx.launch_async(&program, "store_via", [1, 1, 1], &[&table.to_le_bytes(), &v.to_le_bytes()], backend)
+                } else {
+                    let off = if faults(i) { max } else { 4 * i as u64 };
+                    ctx.launch_async(&program, "store_at", [1, 1, 1], &[&p[k].to_le_bytes(), &off.to_le_bytes(), &v.to_le_bytes()], backend)
+                };
+                r.unwrap();
+            }
+            match (round, ctx.synchronize()) {
+                (0, Err(Error::KernelFault { kernel, .. })) => assert_eq!(kernel, "store_at", "{backend}"),
+                (1, Err(Error::KernelFault { kernel, .. })) => assert_eq!(kernel, "store_via", "{backend}"),
+                (2, Ok(())) => {}
+                (_, other) => panic!("{backend} round {round}: {other:?}"),
+            }
+            // Every launch that did not fault stored its value; the faulting ones nothing.
+            for (i, &k) in order.iter().enumerate() {
+                if !faults(i) {
+                    model.insert((k, i), 100 * (round + 1) + i as u32);
+                }
+            }
+            for (i, &k) in order.iter().enumerate() {
+                let want = model.get(&(k, i)).copied().unwrap_or(0);
+                assert_eq!(ctx.read(p[k].offset(4 * i as u64), 4).unwrap(), want.to_le_bytes(), "{backend} round {round} launch {i}");
+            }
+            // (Launch 0 wrote word 0 of segment 0's allocation: a `store_via` that had stored
+            // there after it would show above.)
+        }
+        assert_eq!(ctx.fault_word().unwrap(), 0);
     }
 }
