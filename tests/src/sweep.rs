@@ -297,8 +297,10 @@ pub fn check(sweep: &Sweep, backend: Backend, inputs: &[u64], reference: Referen
     let (got, backend) = match crate::nvidia::nvidia_outputs(&ptx, inputs) {
         Some(Ok(out)) => (out, "nvidia".to_string()),
         Some(Err(why)) => {
-            let body = &sweep.variant.body;
-            return Report { checked: 1, mismatches: 1, failures: vec![format!("nvidia: `{body}`: {why}")], seconds: 0.0 };
+            // Nothing to judge: NVIDIA's JIT refuses this PTX for the dump's target (e.g.
+            // `shl.s32`, which ptxcross accepts leniently, or forms of a later sm).
+            eprintln!("not judged on nvidia: `{}`: {why}", sweep.variant.body);
+            return Report::default();
         }
         None => {
             // A device that flushes subnormals refuses variants that depend on them: that is
