@@ -350,6 +350,7 @@ impl FnLower {
 ///   `1 << 63` for `.s64`/`.u64`), i.e. the signed minimum, sign-extended for signed types;
 /// - from `.f32` and `.f16`: 0 for 8- to 32-bit destinations, `1 << 63` for `.s64`/`.u64`;
 /// - from `.bf16`: 0 (measured for `.u64`, `.s32`, `.u16`, `.s8`).
+///
 /// Kernels must give NVIDIA's bits, so these are what ptxcross computes.
 pub(crate) fn nan_to_int_bits(source: ScalarType, dt: ScalarType) -> u64 {
     let bits = ptx_types::bits(dt);
