@@ -204,7 +204,7 @@ fn open() -> Result<Driver, CUresult> {
         CUDA_ERROR_OUT_OF_MEMORY
     })?;
     let backend = choose_backend(&gpu);
-    let native_fma = gpu.fma_is_fused(backend);
+    let native_fma = gpu.native_fma_usable(backend);
     let detect_cut_loops = gpu.cuts_long_loops(backend);
     let split_int64 = !gpu.features().contains(wgpu::Features::SHADER_INT64);
     let mut d = Driver {

@@ -12,6 +12,8 @@
 //! 3. `PTXCROSS_SWEEP_NVIDIA=DIR cargo test -p ptxcross-tests --test inst_sweep --test
 //!    half_sweep` then checks NVIDIA's outputs instead of running the translated kernels: a
 //!    failure means the reference (or the spec reading behind it) disagrees with the hardware.
+//!    With `PTXCROSS_SWEEP_MISMATCHES=FILE` every disagreement is also appended to FILE, one
+//!    tab-separated line each (see `sweep::check`), to study the hardware's rule.
 //!
 //! The key is a hash of the PTX and the inputs, so the three steps need the same test binary
 //! inputs (the sweeps' generators are seeded).

@@ -697,7 +697,7 @@ fn signed_division_of_sign_extended_narrow_values() {
 /// Float-to-integer `cvt` into a register wider than the destination type (§9.7.10.20: the
 /// result "is sign-extended to the destination register width for signed integers, and is
 /// zero-extended … for unsigned"): the clamped value (float-to-integer conversions saturate;
-/// NaN gives 0) widened by the type's signedness.
+/// NaN gives NVIDIA's bits, `cvt_nan_to_int`) widened by the type's signedness.
 #[test]
 fn cvt_float_to_narrow_int_into_wide_registers() {
     let body = "\
@@ -716,18 +716,19 @@ cvt.rzi.s8.f32 %d0, %s0;
     let inputs: Vec<u64> = vals.iter().flat_map(|v| [v.to_bits() as u64; 8]).collect();
     run(variant, &inputs, &|a| {
         let x = f32::from_bits(a[0] as u32) as f64;
-        let conv = |r: f64, lo: i64, hi: i64, bits: u32, signed: bool, wide: u32| -> Expect {
-            let v = if x.is_nan() { 0 } else { (r as i64).clamp(lo, hi) };
+        let conv = |r: f64, lo: i64, hi: i64, bits: u32, signed: bool, wide: u32, source: &str| -> Expect {
+            let dst = format!("{}{bits}", if signed { 's' } else { 'u' });
+            let v = if x.is_nan() { ptxcross_tests::ptx_ref::float::cvt_nan_to_int(source, &dst) as i64 } else { (r as i64).clamp(lo, hi) };
             let v = if signed { v as u64 } else { v as u64 & ((1u64 << bits) - 1) };
             Expect::Bits(if wide == 64 { v } else { v & 0xffff_ffff })
         };
         vec![
-            conv(x.trunc(), -128, 127, 8, true, 32),
-            conv(x.round_ties_even(), 0, 255, 8, false, 32),
-            conv(x.floor(), -32768, 32767, 16, true, 32),
-            conv(x.ceil(), -128, 127, 8, true, 32),
-            conv(x.trunc(), 0, 65535, 16, false, 32),
-            conv(x.trunc(), -32768, 32767, 16, true, 64),
+            conv(x.trunc(), -128, 127, 8, true, 32, "f32"),
+            conv(x.round_ties_even(), 0, 255, 8, false, 32, "f32"),
+            conv(x.floor(), -32768, 32767, 16, true, 32, "f32"),
+            conv(x.ceil(), -128, 127, 8, true, 32, "f32"),
+            conv(x.trunc(), 0, 65535, 16, false, 32, "f32"),
+            conv(x.trunc(), -32768, 32767, 16, true, 64, "f64"),
         ]
     });
 }

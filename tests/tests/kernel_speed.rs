@@ -488,7 +488,7 @@ fn translate_case(gpu: &Arc<Gpu>, case: &Case, backend: Backend) -> Program {
         kernel: Some(case.name.to_string()),
         block: Some(case.block),
         dynamic_shared_bytes: case.dynamic_shared,
-        native_fma: gpu.fma_is_fused(backend),
+        native_fma: gpu.native_fma_usable(backend),
         detect_cut_loops: gpu.cuts_long_loops(backend),
         ..Default::default()
     };

@@ -42,7 +42,9 @@ fn subnormals_line(s: &Subnormals) -> String {
     if s.failed == u32::MAX {
         return "subnormals: the probe could not run (kernels that need them are refused)".into();
     }
-    let f32 = if s.f32_kept {
+    let f32 = if s.f32_kept && !s.native_fma_keeps_subnormals() {
+        "f32 kept (except by the native fma, which is therefore emulated)".to_string()
+    } else if s.f32_kept {
         "f32 kept".to_string()
     } else {
         format!(
@@ -99,12 +101,19 @@ pub fn main() -> Result<i32, String> {
                         continue;
                     }
                     let fused = gpu.fma_is_fused(b);
+                    let native = gpu.native_fma_usable(b);
                     let cut = gpu.cuts_long_loops(b);
                     let _ = writeln!(
                         out,
                         "    {b}: fma fused {} ({}); cuts long loops {} ({}); {}",
                         yes_no(fused),
-                        if fused { "native fma.rn.f32" } else { "fma.rn.f32 emulated exactly" },
+                        if native {
+                            "native fma.rn.f32"
+                        } else if fused {
+                            "fma.rn.f32 emulated exactly: the native one flushes subnormals"
+                        } else {
+                            "fma.rn.f32 emulated exactly"
+                        },
                         yes_no(cut),
                         if cut { "loops check for it and fault" } else { "no check" },
                         subnormals_line(&gpu.subnormals(b))

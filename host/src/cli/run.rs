@@ -267,7 +267,7 @@ fn run_program(
 /// Whether every backend in `backends` has a fused `fma` on `gpu` (then `fma.rn` maps to the
 /// native instruction instead of the exact emulation; see `runtime::probe`).
 fn native_fma(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> bool {
-    gpu.is_some_and(|g| backends.iter().all(|&b| g.fma_is_fused(b)))
+    gpu.is_some_and(|g| backends.iter().all(|&b| g.native_fma_usable(b)))
 }
 
 /// What the device's probes tell lowering (see `runtime::probe`).

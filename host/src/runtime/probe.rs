@@ -113,8 +113,18 @@ impl Subnormals {
     /// f64 ones, e.g. to test the refusal on a device that keeps them.
     pub const F32_FLUSHED: Subnormals = Subnormals { f32_kept: false, f64_kept: Some(true), failed: F32_CHECKS };
 
+    /// The native `fma` alone flushing does not make f32 subnormals lost: kernels then get the
+    /// exact emulation instead ([`Gpu::native_fma_usable`]), built from operations that keep
+    /// them. (NVIDIA's Vulkan driver on an H100, driver 580: every f32 check passes on SPIR-V
+    /// with `DenormPreserve` except `fma` to a subnormal.)
     fn from_failed(failed: u32, has_f64: bool) -> Subnormals {
-        Subnormals { f32_kept: failed & F32_CHECKS == 0, f64_kept: has_f64.then_some(failed & !F32_CHECKS == 0), failed }
+        let f32_failed = failed & F32_CHECKS & !FMA_SUBNORMAL_CHECK;
+        Subnormals { f32_kept: f32_failed == 0, f64_kept: has_f64.then_some(failed & !F32_CHECKS == 0), failed }
+    }
+
+    /// Whether the native f32 `fma` kept its subnormal result.
+    pub fn native_fma_keeps_subnormals(&self) -> bool {
+        self.failed & FMA_SUBNORMAL_CHECK == 0
     }
 
     /// The names of the failed checks.
@@ -122,6 +132,9 @@ impl Subnormals {
         SUBNORMAL_CHECKS.iter().enumerate().filter(|(i, _)| self.failed >> i & 1 != 0).map(|(_, n)| *n).collect()
     }
 }
+
+/// The check of the native f32 `fma` with a subnormal result (bit 3 of [`SUBNORMAL_CHECKS`]).
+const FMA_SUBNORMAL_CHECK: u32 = 1 << 3;
 
 /// The subnormal probe's checks, by bit: f32 ones in the low half, f64 ones from bit 16.
 pub const SUBNORMAL_CHECKS: [&str; 20] = [
@@ -269,6 +282,13 @@ impl Gpu {
         })
     }
 
+    /// Whether `fma.rn` may map to the native fma on `backend`: it rounds once
+    /// ([`Gpu::fma_is_fused`]) and keeps subnormal results (NVIDIA's Vulkan driver flushes
+    /// them in fma alone, `DenormPreserve` or not); otherwise lowering emulates it exactly.
+    pub fn native_fma_usable(self: &Arc<Self>, backend: Backend) -> bool {
+        self.fma_is_fused(backend) && self.subnormals(backend).native_fma_keeps_subnormals()
+    }
+
     /// Whether the driver ends long loops on its own on `backend` (measured on first use; a
     /// probe that cannot run counts as "cuts loops", which only adds a cheap check).
     pub fn cuts_long_loops(self: &Arc<Self>, backend: Backend) -> bool {
@@ -330,5 +350,26 @@ impl Gpu {
             m.insert(backend, value);
         }
         value
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// NVIDIA's H100 on SPIR-V (driver 580): only the native fma flushes. f32 subnormals then
+    /// count as kept (fma is emulated from operations that keep them), the fma does not.
+    #[test]
+    fn a_flushing_fma_alone_keeps_f32_subnormals_but_not_the_native_fma() {
+        let s = Subnormals::from_failed(FMA_SUBNORMAL_CHECK, true);
+        assert!(s.f32_kept);
+        assert_eq!(s.f64_kept, Some(true));
+        assert!(!s.native_fma_keeps_subnormals());
+        assert_eq!(s.failed_checks(), ["f32 fma to a subnormal"]);
+        // Any other f32 check failing still means flushed.
+        let s = Subnormals::from_failed(FMA_SUBNORMAL_CHECK | 1, true);
+        assert!(!s.f32_kept);
+        assert!(Subnormals::from_failed(0, false).native_fma_keeps_subnormals());
+        assert!(!Subnormals::from_failed(u32::MAX, true).f32_kept);
     }
 }

@@ -192,7 +192,7 @@ impl FnLower {
     /// mask counted from bit `base` upwards (offset > 0, base included) or downwards
     /// (offset < 0), or whether bit `base` is set (offset = 0); 0xffffffff if there is none.
     /// A base above 31 is undefined behaviour in the spec; we give what its loop gives
-    /// (`pos < 32` fails at once): 0xffffffff.
+    /// (`pos < 32` fails at once): 0xffffffff, as NVIDIA does — except for an offset of -2^31.
     pub(super) fn fns(&mut self, m: &Mods) -> LResult<()> {
         m.only(&[])?;
         let t = m.ty()?;
@@ -246,6 +246,12 @@ impl FnLower {
         let r = self.select(Ty::U32, zero, here, searched);
         let out_of_range = self.cmp(CmpOp::GtU, Ty::U32, base, u(31));
         let r = self.select(Ty::U32, out_of_range, none, r);
+        // An offset of -2^31 gives 0 on NVIDIA's sm_90 whatever the mask and base (even a base
+        // above 31), where the spec's loop gives 0xffffffff or a bit position (measured through
+        // the CUDA driver's PTX JIT on an H100, driver 580, 2026-11-26; -2^31 + 1 follows the
+        // spec). Kernels give NVIDIA's bits.
+        let min_offset = self.cmp(CmpOp::Eq, Ty::U32, offset, u(0x8000_0000));
+        let r = self.select(Ty::U32, min_offset, u(0), r);
         self.write(d, t, r)
     }
 

@@ -53,7 +53,7 @@ impl FnLower {
                     _ => return Err(Diagnostic::new("float-to-integer `cvt` needs .rni/.rzi/.rmi/.rpi", m.inst.span)),
                 };
                 let v = if m.has("ftz") { self.flush_denormal(v, st) } else { v };
-                self.float_to_int(v, st, dt, round)
+                self.float_to_int(v, st, st, dt, round)
             }
             (true, false) => {
                 let from = value_ty(st).unwrap_or(Ty::U32);
@@ -290,9 +290,13 @@ impl FnLower {
         self.resize(w, Ty::U64, from, false)
     }
 
-    /// Float → integer: round to integral, then saturate to the destination's range; NaN → 0
+    /// Float → integer: round to integral, then saturate to the destination's range; NaN →
+    /// NVIDIA's bits ([`nan_to_int_bits`]; the spec says 0)
     /// (spec §9.7.9.21: float-to-integer conversions saturate).
-    pub(super) fn float_to_int(&mut self, v: Operand, st: ScalarType, dt: ScalarType, round: UnaryOp) -> Operand {
+    ///
+    /// `ptx_source` is the instruction's source type (`st`, or `.f16`/`.bf16` when a half was
+    /// widened to `st`): NVIDIA's NaN results depend on it (see [`nan_to_int_bits`]).
+    pub(super) fn float_to_int(&mut self, v: Operand, st: ScalarType, ptx_source: ScalarType, dt: ScalarType, round: UnaryOp) -> Operand {
         let fty = value_ty(st).unwrap_or(Ty::F32);
         let ity = value_ty(dt).unwrap_or(Ty::U32);
         let bits = ptx_types::bits(dt);
@@ -329,12 +333,32 @@ impl FnLower {
         let min = if ity == Ty::U32 { min & 0xffff_ffff } else { min };
         let x = self.select(ity, above, FnLower::int_const(ity, max), x);
         let x = self.select(ity, below, FnLower::int_const(ity, min), x);
-        // §9.7.9.21: "NaN inputs are converted to 0". Observed on an NVIDIA H200, driver 580
-        // (inst_sweep through the CUDA driver's PTX JIT, tests/src/nvidia.rs):
-        // `cvt.rni.s8.f64` gives 0x80 for every NaN (quiet, signalling, either sign), while
-        // the f32 → s8 forms give 0. NaN is not rounded, so the other rounding modes of
-        // s8.f64 follow; the other f64 → integer forms were not reached by that run.
-        let nan_value = if fty == Ty::F64 && dt == ScalarType::S8 { min } else { 0 };
+        let nan_value = nan_to_int_bits(ptx_source, dt);
+        let nan_value = if ity == Ty::U32 { nan_value & 0xffff_ffff } else { nan_value };
         self.select(ity, nan, FnLower::int_const(ity, nan_value), x)
+    }
+}
+
+/// The bits `cvt.{rni,rzi,rmi,rpi}{.sat}.<dt>.<source>` gives for a NaN input, sign-extended to
+/// 64 bits for signed destinations.
+///
+/// §9.7.9.21 says "NaN inputs are converted to 0". NVIDIA's hardware does not always (sm_90,
+/// H100 and H200, driver 580; every NaN alike — quiet, signalling, either sign — and every
+/// rounding mode, with or without `.sat`/`.ftz`; measured through the CUDA driver's PTX JIT,
+/// `tests/src/nvidia.rs`, on 2026-11-23 and 2026-11-26):
+/// - from `.f64`: the destination's top bit alone (`0x80` for `.s8` and `.u8`, …,
+///   `1 << 63` for `.s64`/`.u64`), i.e. the signed minimum, sign-extended for signed types;
+/// - from `.f32` and `.f16`: 0 for 8- to 32-bit destinations, `1 << 63` for `.s64`/`.u64`;
+/// - from `.bf16`: 0 (measured for `.u64`, `.s32`, `.u16`, `.s8`).
+///
+/// Kernels must give NVIDIA's bits, so these are what ptxcross computes.
+pub(crate) fn nan_to_int_bits(source: ScalarType, dt: ScalarType) -> u64 {
+    let bits = ptx_types::bits(dt);
+    let top = 1u64 << (bits - 1);
+    let sign_extended_top = if ptx_types::is_signed(dt) { top.wrapping_neg() } else { top };
+    match source {
+        ScalarType::F64 => sign_extended_top,
+        ScalarType::F32 | ScalarType::F16 if bits == 64 => top,
+        _ => 0,
     }
 }

@@ -201,6 +201,18 @@ impl FnLower {
                 let a = self.read_float(a, t, ftz)?;
                 let op = if name == "abs" { UnaryOp::FAbs } else { UnaryOp::FNeg };
                 let r = self.un(op, ty, a);
+                // §9.7.3.8/9 define only the sign; NVIDIA's sm_90 returns the canonical NaN
+                // 0x7fffffff for every f32 NaN input of `abs`/`neg` (`.ftz` or not), while f64
+                // keeps the payload and flips or clears the sign (measured through the CUDA
+                // driver's PTX JIT on an H100, driver 580, 2026-11-26). Kernels give NVIDIA's bits.
+                let r = if t == ScalarType::F32 {
+                    let nan = self.is_nan(a, t);
+                    let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, r);
+                    let bits = self.select(Ty::U32, nan, FnLower::u32c(0x7fff_ffff), bits);
+                    self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, bits)
+                } else {
+                    r
+                };
                 self.write_float(d, t, r, ftz, false)
             }
             _ => Err(unsupported(format!("`{}`", m.name()), m.inst.span)),

@@ -100,10 +100,19 @@ impl FnLower {
 
     /// `cvt.rna{.satfinite}.tf32.f32` and `cvt.{rn,rz}{.relu}.tf32.f32` (§9.7.9.21). The tf32
     /// layout is implementation-defined (§5.2.3); this gives what NVIDIA's headers and CUTLASS
-    /// read back as an f32: the f32 rounded to 10 mantissa bits, its low 13 bits zero, and
-    /// NaN as PTX's canonical 32-bit NaN 0x7fffffff. tf32 has f32's exponent range, so
-    /// rounding the magnitude's bit pattern at bit 13 rounds the value, subnormals included:
-    /// a carry moves to the next binade, out of the top one to infinity.
+    /// read back as an f32: the f32 rounded to 10 mantissa bits, its low 13 bits zero. tf32
+    /// has f32's exponent range, so rounding the magnitude's bit pattern at bit 13 rounds the
+    /// value, subnormals included: a carry moves to the next binade, out of the top one to
+    /// infinity.
+    ///
+    /// NaN: the spec says a NaN (canonical with `.relu`); NVIDIA's sm_90 gives, for every NaN
+    /// (measured through the CUDA driver's PTX JIT on an H100, driver 580, 2026-11-26):
+    /// `.rn`/`.rz` (`.relu` or not) 0x7fffe000; `.rna` the input with its low 13 bits cleared
+    /// (a signalling NaN whose payload sits in those bits becomes ±infinity), and with
+    /// `.satfinite` a result whose exponent is all ones (infinity or NaN alike) then loses one
+    /// tf32 ulp (0x7f800000 → MAX_NORM 0x7f7fe000, NaN 0x7fc00000 → 0x7fbfe000). Kernels give
+    /// NVIDIA's bits. (`.rn`/`.rz` with `.satfinite`, which that driver refuses for sm_90, give
+    /// 0x7fffe000 for NaN like the other `.rn`/`.rz` forms.)
     fn cvt_tf32(&mut self, m: &Mods) -> LResult<()> {
         m.only(&["rna", "rn", "rz", "relu", "satfinite"])?;
         let span = m.inst.span;
@@ -118,8 +127,9 @@ impl FnLower {
         let sign = self.bin(BinaryOp::And, Ty::U32, bits, u(0x8000_0000));
         let nan = self.cmp(CmpOp::GtU, Ty::U32, mag, u(0x7f80_0000));
         let add = match mode {
-            // Ties away: half an ulp; ties to even: just under half, plus the kept lsb.
-            "rna" => u(0x1000),
+            // Ties away: half an ulp (not for NaN: NVIDIA truncates those); ties to even: just
+            // under half, plus the kept lsb.
+            "rna" => self.select(Ty::U32, nan, u(0), u(0x1000)),
             "rn" => {
                 let lsb = self.bin(BinaryOp::ShrU, Ty::U32, mag, u(13));
                 let lsb = self.bin(BinaryOp::And, Ty::U32, lsb, u(1));
@@ -129,8 +139,16 @@ impl FnLower {
         };
         let r = self.bin(BinaryOp::Add, Ty::U32, mag, add);
         let r = self.bin(BinaryOp::And, Ty::U32, r, u(0xffff_e000));
-        // .satfinite: beyond MAX_NORM (0x7f7fe000), infinity included, gives MAX_NORM.
-        let r = if m.has("satfinite") { self.bin(BinaryOp::MinU, Ty::U32, r, u(0x7f7f_e000)) } else { r };
+        // .satfinite: beyond MAX_NORM (0x7f7fe000), infinity included, gives MAX_NORM; for
+        // `.rna` NVIDIA takes one ulp off any all-ones exponent, NaN included (see above).
+        let r = if m.has("satfinite") {
+            let top = self.bin(BinaryOp::And, Ty::U32, r, u(0x7f80_0000));
+            let top = self.cmp(CmpOp::Eq, Ty::U32, top, u(0x7f80_0000));
+            let less = self.bin(BinaryOp::Sub, Ty::U32, r, u(0x2000));
+            self.select(Ty::U32, top, less, r)
+        } else {
+            r
+        };
         let r = self.bin(BinaryOp::Or, Ty::U32, r, sign);
         let r = if m.has("relu") {
             let neg = self.cmp(CmpOp::Ne, Ty::U32, sign, u(0));
@@ -138,7 +156,7 @@ impl FnLower {
         } else {
             r
         };
-        let r = self.select(Ty::U32, nan, u(0x7fff_ffff), r);
+        let r = if mode == "rna" { r } else { self.select(Ty::U32, nan, u(0x7fff_e000), r) };
         self.write(d, ScalarType::B32, r)
     }
 }

@@ -414,7 +414,7 @@ impl FnLower {
                 _ => return Err(Diagnostic::new("float-to-integer `cvt` needs .rni/.rzi/.rmi/.rpi", span)),
             };
             let f = self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, wide);
-            self.float_to_int(f, ScalarType::F32, dt, op)
+            self.float_to_int(f, ScalarType::F32, st, dt, op)
         };
         self.write(d, dt, r)
     }

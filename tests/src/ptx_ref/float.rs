@@ -447,3 +447,25 @@ pub fn cvt_from_int64(dst: &str, signed: bool, round: rustc_apfloat::Round, a: u
         _ => conv::<BFloat>(signed, round, a),
     }) as u64
 }
+
+/// What float-to-integer `cvt` (any integer rounding, with or without `.sat`/`.ftz`) gives for a
+/// NaN input, as the destination type's bits (signed results sign-extended to 64 bits).
+///
+/// §9.7.9.21: "In float-to-integer conversion, NaN inputs are converted to 0." NVIDIA's sm_90
+/// (H100 and H200, driver 580, through the CUDA driver's PTX JIT; every NaN alike) differs, and
+/// kernels must give NVIDIA's bits (measured 2026-11-23 and 2026-11-26, README "On a real
+/// NVIDIA GPU"):
+/// - `.f64` sources give the destination's sign bit alone (`0x80` for `.s8` and `.u8` alike,
+///   `0x8000_0000` for `.u32`, …);
+/// - `.f32` and `.f16` sources give 0, except `1 << 63` for 64-bit destinations;
+/// - `.bf16` sources give 0.
+pub fn cvt_nan_to_int(source: &str, dst: &str) -> u64 {
+    let bits: u32 = dst[1..].parse().expect("an integer type");
+    let top = 1u64 << (bits - 1);
+    match (source, bits) {
+        ("f64", _) if dst.starts_with('s') => top.wrapping_neg(),
+        ("f64", _) => top,
+        ("f32" | "f16", 64) => top,
+        _ => 0,
+    }
+}

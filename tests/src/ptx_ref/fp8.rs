@@ -130,11 +130,20 @@ pub enum Tf32Round {
 /// bits with the low 13 zero, which is how CUDA's headers and CUTLASS read it back). So the
 /// value is rounded to a multiple of 2^(max(e, -126) - 10) for |x| in [2^e, 2^(e+1));
 /// a result of 2^128 or more is infinity. `.satfinite`: |x| > MAX_NORM = (2 - 2^-10)·2^127
-/// gives ±MAX_NORM; NaN a NaN (0x7fffffff, PTX's canonical NaN, with `.relu`).
+/// gives ±MAX_NORM. NaN: the spec says a NaN (canonical with `.relu`); these are NVIDIA's bits
+/// (sm_90, H100, driver 580, through the CUDA driver's PTX JIT, 2026-11-26): `.rn`/`.rz` give
+/// 0x7fffe000 (the canonical NaN cut to tf32), `.rna` truncates the NaN to tf32 (so a NaN
+/// with payload only in the low 13 bits becomes ±infinity), and `.rna.satfinite` then makes
+/// any all-ones exponent one tf32 ulp smaller (infinity → MAX_NORM, 0x7fc00000 → 0x7fbfe000).
 pub fn cvt_tf32(a: u32, mode: Tf32Round, relu: bool, satfinite: bool) -> Expect {
     let x = f32::from_bits(a) as f64;
     if x.is_nan() {
-        return if relu { Expect::Bits(0x7fff_ffff) } else { Expect::AnyNanF32 };
+        if mode != Tf32Round::Rna {
+            return Expect::Bits(0x7fff_e000);
+        }
+        let t = a & 0xffff_e000;
+        let t = if satfinite && t & 0x7f80_0000 == 0x7f80_0000 { t - 0x2000 } else { t };
+        return Expect::Bits(t as u64);
     }
     let max_norm = (2.0 - 2f64.powi(-10)) * 2f64.powi(127);
     let r = if satfinite && x.abs() > max_norm {

@@ -222,6 +222,11 @@ pub fn prmt(mode: &str, a: u64, b: u64, c: u64) -> u64 {
 /// loop's `pos < 32` test gives 0xffffffff for it (what ptxcross pins).
 pub fn fns(mask: u64, base: u64, offset: u64) -> u64 {
     let (mask, base, offset) = (mask as u32, base as u32 as i64, offset as u32 as i32 as i64);
+    // Not in the spec: NVIDIA's sm_90 gives 0 for an offset of -2^31, whatever the mask and the
+    // base (measured through the CUDA driver's PTX JIT, 2026-11-26).
+    if offset == i32::MIN as i64 {
+        return 0;
+    }
     let mut d = 0xffff_ffffu64;
     if base > 31 {
         return d;
