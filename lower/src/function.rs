@@ -507,7 +507,7 @@ impl FnLower {
     /// (u32: `(HEAP_BASE + k * SEGMENT_WINDOW) >> 32` for `k` = `abi::PARAM_HEAP_SEGMENT_WORD`;
     /// the low word is 0), computed once at entry.
     pub fn heap_base_hi(&mut self) -> Operand {
-        const _: () = assert!(crate::abi::SEGMENT_WINDOW == 1 << 32 && crate::abi::HEAP_BASE % (1 << 32) == 0);
+        const _: () = assert!(crate::abi::SEGMENT_WINDOW == 1 << 32 && crate::abi::HEAP_BASE.is_multiple_of(1 << 32));
         if let Some(v) = self.heap_base {
             return Operand::Var(v);
         }
