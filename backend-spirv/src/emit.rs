@@ -64,7 +64,7 @@ enum Access {
     Load,
     Store,
     Atomic(AtomicOp),
-    /// A 64-bit atomic on heap doubleword `idx` (`Expr::AtomicDword`).
+    /// A 64-bit atomic on heap or shared doubleword `idx` (`Expr::AtomicDword`).
     Atomic64(AtomicOp),
 }
 
@@ -121,7 +121,9 @@ struct KernelState {
     loops: Vec<LoopCtx>,
     /// `None` when the kernel has no shared (local) words: every access faults.
     shared_var: Option<Word>,
+    /// Elements of the shared array: words, or doublewords (`Kernel::shared_dwords`).
     shared_len: u32,
+    shared_dwords: bool,
     local_var: Option<Word>,
     local_len: u32,
     /// Shared/local helpers of this kernel.
@@ -142,6 +144,8 @@ pub(crate) struct Emitter {
     heap_var: Option<Word>,
     /// The heap as `u64` doublewords (binding `abi::BINDING_HEAP64`), for `AtomicDword`.
     heap64_var: Option<Word>,
+    /// Some kernel's shared memory is `u64` doublewords (`Kernel::shared_dwords`).
+    shared_atomics64: bool,
     /// Some kernel has a device-scope `Fence`: the heap is declared `Coherent`.
     device_fence: bool,
     param_var: Option<Word>,
@@ -229,6 +233,7 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         nulls: HashMap::new(),
         heap_var: None,
         heap64_var: None,
+        shared_atomics64: false,
         device_fence: false,
         param_var: None,
         scratch_var: None,
@@ -297,6 +302,9 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
     e.b.capability(spirv::Capability::Shader);
     if e.uses_int64 {
         e.b.capability(spirv::Capability::Int64);
+    }
+    if e.shared_atomics64 && e.heap64_var.is_none() {
+        e.b.capability(spirv::Capability::Int64Atomics);
     }
     if let Some(h64) = e.heap64_var {
         e.b.capability(spirv::Capability::Int64Atomics);
@@ -667,9 +675,18 @@ impl Emitter {
             )));
         }
         let u = self.t_u32();
+        let shared_dwords = kernel.shared_dwords();
+        let shared_len = if shared_dwords { kernel.shared_words.div_ceil(2) } else { kernel.shared_words };
         let shared_var = if kernel.shared_words > 0 {
-            let len = self.c_u32(kernel.shared_words);
-            let arr = self.b.type_array(u, len);
+            let len = self.c_u32(shared_len);
+            let elem = if shared_dwords {
+                self.shared_atomics64 = true;
+                self.uses_int64 = true;
+                self.ty(Ty::U64)
+            } else {
+                u
+            };
+            let arr = self.b.type_array(elem, len);
             let p = self.ptr(StorageClass::Workgroup, arr);
             let v = self.global_var(p, StorageClass::Workgroup, None);
             self.b.name(v, debug_name(&format!("{}_shared", kernel.entry_point)));
@@ -694,7 +711,8 @@ impl Emitter {
             vars: Vec::with_capacity(kernel.vars.len()),
             loops: Vec::new(),
             shared_var,
-            shared_len: kernel.shared_words,
+            shared_len,
+            shared_dwords,
             local_var,
             local_len: kernel.local_words,
             helpers: HashMap::new(),
@@ -1097,7 +1115,10 @@ impl Emitter {
                 let u = self.t_u32();
                 Ok((self.op(Op::FunctionCall, u, &args)?, Ty::U32))
             }
-            Expr::AtomicDword { op, index, value, comparand } => {
+            Expr::AtomicDword { memory, op, index, value, comparand } => {
+                if !matches!(memory, Memory::Heap | Memory::Shared) {
+                    return Err(invalid(format!("64-bit atomic on {} memory (only heap and shared have them)", mem_name(memory))));
+                }
                 let idx = self.operand_of(kernel, index, Ty::U32, "atomic index")?;
                 let val = self.operand_of(kernel, value, Ty::U64, "atomic value")?;
                 let mut args = vec![0, idx, val];
@@ -1111,7 +1132,7 @@ impl Emitter {
                     (_, Some(_)) => return Err(invalid(format!("atomic {op:?} with a comparand"))),
                     (_, None) => {}
                 }
-                args[0] = self.helper_id(Memory::Heap, Access::Atomic64(op))?;
+                args[0] = self.helper_id(memory, Access::Atomic64(op))?;
                 let t = self.ty(Ty::U64);
                 Ok((self.op(Op::FunctionCall, t, &args)?, Ty::U64))
             }
@@ -1438,6 +1459,13 @@ impl Emitter {
     fn helper_id(&mut self, memory: Memory, access: Access) -> Result2<Word> {
         let key = (memory, access);
         let per_kernel = matches!(memory, Memory::Shared | Memory::Local);
+        if memory == Memory::Shared && self.ks()?.shared_dwords != matches!(access, Access::Atomic64(_)) {
+            return Err(invalid(if matches!(access, Access::Atomic64(_)) {
+                "a 64-bit shared atomic in a kernel whose shared memory is words".to_string()
+            } else {
+                format!("{access:?} on shared memory that is doublewords (only 64-bit atomics reach it)")
+            }));
+        }
         let existing = if per_kernel { self.ks()?.helpers.get(&key).copied() } else { self.global_helpers.get(&key).copied() };
         if let Some(id) = existing {
             return Ok(id);
@@ -1519,7 +1547,7 @@ impl Emitter {
             }
             Access::Atomic64(op) => {
                 let t = self.ty(Ty::U64);
-                (t, if op == AtomicOp::CompareExchange { 3 } else { 2 }, format!("atomic64_{}_heap", atomic_name(op)))
+                (t, if op == AtomicOp::CompareExchange { 3 } else { 2 }, format!("atomic64_{}_{}", atomic_name(op), mem_name(h.memory)))
             }
         };
         // The index is a u32; values have the result's type (u64 for `Atomic64`).
@@ -1540,7 +1568,7 @@ impl Emitter {
         let zero = if let Access::Atomic64(_) = h.access { self.konst(Const::U64(0)) } else { self.c_u32(0) };
         let bit = mem_fault_bit(h.memory);
         let in_bounds = match h.access {
-            Access::Atomic64(_) => Some(self.in_bounds64(idx)?),
+            Access::Atomic64(_) if h.memory == Memory::Heap => Some(self.in_bounds64(idx)?),
             _ => self.in_bounds(h.memory, idx)?,
         };
         // Plain loads and stores of every memory but the scratch buffer (whose thread slices
@@ -1604,6 +1632,11 @@ impl Emitter {
                 self.b.branch_conditional(ok, ok_l, bad_l, []).map_err(internal)?;
                 self.begin_block(ok_l)?;
                 let ptr = match h.access {
+                    Access::Atomic64(_) if h.memory == Memory::Shared => {
+                        let var = self.ks()?.shared_var.ok_or_else(|| EmitErrorKind::Internal("atomic64 on absent shared memory".into()))?;
+                        let p = self.ptr(StorageClass::Workgroup, ret);
+                        self.b.access_chain(p, None, var, [idx]).map_err(internal)?
+                    }
                     Access::Atomic64(_) => {
                         let var = self.heap64_var();
                         let p = self.ptr(StorageClass::StorageBuffer, ret);
@@ -1619,7 +1652,7 @@ impl Emitter {
                         None
                     }
                     Access::Atomic(op) => Some(self.atomic(h.memory, op, ret, ptr, &params[1..])?),
-                    Access::Atomic64(op) => Some(self.atomic(Memory::Heap, op, ret, ptr, &params[1..])?),
+                    Access::Atomic64(op) => Some(self.atomic(h.memory, op, ret, ptr, &params[1..])?),
                 };
                 self.branch(merge)?;
                 self.begin_block(bad_l)?;

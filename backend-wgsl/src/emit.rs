@@ -41,6 +41,8 @@ struct Usage {
     /// A `Barrier` statement somewhere.
     barriers: bool,
     heap_atomics64: bool,
+    /// An `AtomicDword` on `Shared`: shared memory is `atomic<u64>` (`Kernel::shared_dwords`).
+    shared_atomics64: bool,
     /// A `Stmt::Fence` (WGSL has no standalone memory fence).
     fence: bool,
 }
@@ -105,8 +107,12 @@ fn expr_usage(u: &mut Usage, e: &Expr) {
                 operand_usage(u, o);
             }
         }
-        Expr::AtomicDword { index, value, comparand, .. } => {
-            u.heap_atomics64 = true;
+        Expr::AtomicDword { memory, index, value, comparand, .. } => {
+            if *memory == Memory::Shared {
+                u.shared_atomics64 = true;
+            } else {
+                u.heap_atomics64 = true;
+            }
             u.int64 = true;
             for o in [index, value].into_iter().chain(comparand) {
                 operand_usage(u, o);
@@ -258,6 +264,7 @@ fn kernel_usage(k: &Kernel) -> Usage {
         shared_atomics: k.features.shared_atomics,
         barriers: false,
         heap_atomics64: k.features.heap_atomics64,
+        shared_atomics64: k.features.shared_atomics64,
         fence: false,
     };
     for v in &k.vars {
@@ -270,7 +277,7 @@ fn kernel_usage(k: &Kernel) -> Usage {
 /// What the WGSL that [`crate::emit`] writes for `kernel` needs from the device.
 pub fn requirements(kernel: &Kernel) -> Requirements {
     let u = kernel_usage(kernel);
-    Requirements { int64: u.int64 || u.float64, float64: u.float64, int64_atomics: u.heap_atomics64 }
+    Requirements { int64: u.int64 || u.float64, float64: u.float64, int64_atomics: u.heap_atomics64 || u.shared_atomics64 }
 }
 
 /// Module-wide state: the name prefix and the helper functions needed so far.
@@ -757,6 +764,8 @@ struct KernelCx<'a> {
     kp: String,
     int64: bool,
     shared_atomic: bool,
+    /// Shared memory is `atomic<u64>` doublewords (`Kernel::shared_dwords`).
+    shared_dwords: bool,
     /// local_invocation_id, workgroup_id, num_workgroups used.
     builtins: [bool; 3],
     out: String,
@@ -835,6 +844,15 @@ impl KernelCx<'_> {
             return Err(format!("{what}: operand {s} has type {} where {} is required", ty_name(t), ty_name(ty)));
         }
         Ok(s)
+    }
+
+    /// `memory` as words; shared memory that is doublewords (`Kernel::shared_dwords`) is
+    /// invalid here.
+    fn word_mem(&self, memory: Memory) -> R<Mem> {
+        if memory == Memory::Shared && self.shared_dwords {
+            return Err("a word access to shared memory that is doublewords (only AtomicDword reaches it)".into());
+        }
+        Ok(self.mem(memory))
     }
 
     fn mem(&self, memory: Memory) -> Mem {
@@ -1222,7 +1240,7 @@ impl KernelCx<'_> {
             }
             Expr::LoadWord { memory, index } => {
                 let i = self.typed(index, Ty::U32, "LoadWord index")?;
-                let m = self.mem(memory);
+                let m = self.word_mem(memory)?;
                 let f = self.m.mem_load(&m);
                 Ok((format!("{f}({i})"), Ty::U32))
             }
@@ -1230,7 +1248,7 @@ impl KernelCx<'_> {
                 // Inline, not through the bounds-checked helper: `workgroupUniformLoad` must be
                 // reached in uniform control flow, and the index is in range (precondition).
                 let i = self.typed(index, Ty::U32, "SharedUniformLoad index")?;
-                let m = self.mem(Memory::Shared);
+                let m = self.word_mem(Memory::Shared)?;
                 let a = m.array.ok_or("SharedUniformLoad in a kernel without shared memory")?;
                 Ok((format!("workgroupUniformLoad(&{a}[{i}])"), Ty::U32))
             }
@@ -1240,7 +1258,7 @@ impl KernelCx<'_> {
                 }
                 let i = self.typed(index, Ty::U32, "AtomicWord index")?;
                 let v = self.typed(value, Ty::U32, "AtomicWord value")?;
-                let m = self.mem(memory);
+                let m = self.word_mem(memory)?;
                 let f = self.m.mem_atomic(&m, op);
                 match (op, comparand) {
                     (AtomicOp::CompareExchange, Some(c)) => {
@@ -1252,20 +1270,32 @@ impl KernelCx<'_> {
                     (_, None) => Ok((format!("{f}({i}, {v})"), Ty::U32)),
                 }
             }
-            Expr::AtomicDword { op, index, value, comparand } => {
+            Expr::AtomicDword { memory, op, index, value, comparand } => {
                 let i = self.typed(index, Ty::U32, "AtomicDword index")?;
                 let v = self.typed(value, Ty::U64, "AtomicDword value")?;
                 let p = &self.m.p;
-                // Doubleword i holds heap words 2i and 2i+1; both must be allocatable.
-                let m = Mem {
-                    kind: "heap64",
-                    prefix: p.clone(),
-                    array: Some(format!("{p}heap64")),
-                    in_range: format!("i >= {}u && i < arrayLength(&{p}heap64)", abi::HEAP_RESERVED_WORDS.div_ceil(2)),
-                    safe: None,
-                    fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
-                    atomic: true,
-                    wide: true,
+                let m = match memory {
+                    Memory::Shared if self.shared_dwords => Mem {
+                        kind: "shared64",
+                        prefix: self.kp.clone(),
+                        array: Some(format!("{}shared", self.kp)),
+                        in_range: format!("i < {}u", self.k.shared_words.div_ceil(2)),
+                        safe: None,
+                        fault: abi::FAULT_SHARED_OUT_OF_RANGE,
+                        atomic: true,
+                        wide: true,
+                    },
+                    Memory::Heap => Mem {
+                        kind: "heap64",
+                        prefix: p.clone(),
+                        array: Some(format!("{p}heap64")),
+                        in_range: format!("i >= {}u && i < arrayLength(&{p}heap64)", abi::HEAP_RESERVED_WORDS.div_ceil(2)),
+                        safe: None,
+                        fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
+                        atomic: true,
+                        wide: true,
+                    },
+                    _ => return Err(format!("AtomicDword on {memory:?} memory (only Heap, and Shared that is doublewords)")),
                 };
                 let f = self.m.mem_atomic(&m, op);
                 match (op, comparand) {
@@ -1331,7 +1361,7 @@ impl KernelCx<'_> {
                     }
                     let i = self.typed(*index, Ty::U32, "StoreWord index")?;
                     let v = self.typed(*value, Ty::U32, "StoreWord value")?;
-                    let m = self.mem(*memory);
+                    let m = self.word_mem(*memory)?;
                     let f = self.m.mem_store(&m);
                     self.line(depth, &format!("{f}({i}, {v});"));
                 }
@@ -1681,6 +1711,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             kp: kp.clone(),
             int64: u.int64 || u.float64,
             shared_atomic: u.shared_atomics,
+            shared_dwords: u.shared_atomics64 && k.shared_words > 0,
             builtins: [false; 3],
             out: String::new(),
             breakable: Vec::new(),
@@ -1702,7 +1733,9 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         if k.shared_words > 0 || private_local_words(k).is_some() {
             let _ = writeln!(decls, "// kernel {}", comment_text(&k.name));
         }
-        if k.shared_words > 0 {
+        if u.shared_atomics64 && k.shared_words > 0 {
+            let _ = writeln!(decls, "var<workgroup> {kp}shared: array<atomic<u64>, {}>;", k.shared_words.div_ceil(2));
+        } else if k.shared_words > 0 {
             let t = if u.shared_atomics { "atomic<u32>" } else { "u32" };
             let _ = writeln!(decls, "var<workgroup> {kp}shared: array<{t}, {}>;", k.shared_words);
         }

@@ -309,13 +309,16 @@ pub enum Expr {
     /// changes nothing.
     AtomicWord { memory: Memory, op: AtomicOp, index: Operand, value: Operand, comparand: Option<Operand> },
     /// Atomic read-modify-write on the 64-bit doubleword `index` (a `U32` operand: byte offset
-    /// / 8, i.e. words `2*index` and `2*index + 1`, little-endian) of the `Heap` only; yields
-    /// the old doubleword. `value` and `comparand` are `U64`. Relaxed, device scope. Needs the
-    /// target's 64-bit atomics (SPIR-V `Int64Atomics`, WGSL `atomic<u64>`: wgpu's
-    /// `SHADER_INT64_ATOMIC_ALL_OPS`; see [`Features::heap_atomics64`]). Out-of-range index
-    /// (either word outside `abi::HEAP_RESERVED_WORDS .. arrayLength(heap)`): yields 0,
-    /// records a fault, changes nothing.
-    AtomicDword { op: AtomicOp, index: Operand, value: Operand, comparand: Option<Operand> },
+    /// / 8, i.e. words `2*index` and `2*index + 1`, little-endian) of the `Heap` or `Shared`;
+    /// yields the old doubleword. `value` and `comparand` are `U64`. Relaxed, device scope on
+    /// the heap, workgroup scope on shared memory. Needs the target's 64-bit atomics (SPIR-V
+    /// `Int64Atomics`, WGSL `atomic<u64>`: wgpu's `SHADER_INT64_ATOMIC_ALL_OPS`; see
+    /// [`Features::heap_atomics64`], [`Features::shared_atomics64`]). Out-of-range index (on
+    /// the heap either word outside `abi::HEAP_RESERVED_WORDS .. arrayLength(heap)`, on shared
+    /// memory `index >= shared_words.div_ceil(2)`): yields 0, records a fault, changes nothing.
+    /// A kernel with one on `Shared` declares its shared memory as doublewords and reaches it
+    /// only through this expression (see [`Kernel::shared_dwords`] and `lower`'s `shared64`).
+    AtomicDword { memory: Memory, op: AtomicOp, index: Operand, value: Operand, comparand: Option<Operand> },
     /// A workgroup barrier over shared memory, then word `index` of `Shared`: the same value in
     /// every invocation, and known to be so by the targets (WGSL's `workgroupUniformLoad`, whose
     /// result browsers' uniformity analysis lets a barrier depend on; a plain load after a
@@ -492,8 +495,11 @@ pub struct Features {
     /// Any `AtomicWord` on `Heap` (WGSL then declares the heap `array<atomic<u32>>`).
     pub heap_atomics: bool,
     pub shared_atomics: bool,
-    /// Any `AtomicDword` (the target needs 64-bit atomics on storage buffers).
+    /// Any `AtomicDword` on the `Heap` (the target needs 64-bit atomics on storage buffers).
     pub heap_atomics64: bool,
+    /// Any `AtomicDword` on `Shared` (the target needs 64-bit atomics on workgroup memory;
+    /// the kernel's shared memory is doublewords: [`Kernel::shared_dwords`]).
+    pub shared_atomics64: bool,
     /// The kernel's results may depend on the target keeping f32 (f64) subnormal operands and
     /// results: set by `lower`'s instruction rules (see `features::subnormal_use`); the host
     /// refuses such a kernel on a device and backend that flush them.
@@ -565,6 +571,24 @@ impl Kernel {
             })
         }
         block(self, &self.body)
+    }
+
+    /// Whether the kernel's shared memory is an array of `shared_words.div_ceil(2)` 64-bit
+    /// doublewords (SPIR-V `u64`, WGSL `atomic<u64>`) rather than of words: it is exactly when
+    /// the body has an `AtomicDword` on `Shared`. Such a kernel accesses shared memory only
+    /// through `AtomicDword` (no `LoadWord`, `StoreWord`, `AtomicWord` or `SharedUniformLoad`
+    /// on `Shared`): `lower`'s `shared64` pass rewrites them. Walks the body.
+    pub fn shared_dwords(&self) -> bool {
+        fn block(b: &Block) -> bool {
+            b.stmts.iter().any(|s| match s {
+                Stmt::Assign { expr: Expr::AtomicDword { memory: Memory::Shared, .. }, .. } => true,
+                Stmt::If { then_body, else_body, .. } => block(then_body) || block(else_body),
+                Stmt::Loop { body } => block(body),
+                Stmt::Switch { cases, default, .. } => cases.iter().any(|c| block(&c.body)) || block(default),
+                _ => false,
+            })
+        }
+        self.shared_words > 0 && block(&self.body)
     }
 
     pub fn var_ty(&self, v: VarId) -> Ty {
