@@ -500,6 +500,160 @@ fn many_ctas_contending_on_the_same_counters_count_exactly() {
     }
 }
 
+const STRESS64_PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry stress64(.param .u64 out, .param .u64 per_cta)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .f64 %fd<4>;
+    .reg .b64 %rd<32>;
+    // [0] u64 ticket, [8] u64 stack head, [16] u64 exch slot, [24] f64 sum, [32] u32 inc, [36] u32 add.
+    .shared .align 8 .b8 sm[40];
+    // The stack's links: next[t] for thread t.
+    .shared .align 8 .b8 next[2048];
+    ld.param.u64 %rd1, [out];
+    ld.param.u64 %rd2, [per_cta];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.s32 %r4, %r2, %r3, %r1;
+    setp.ne.s32 %p1, %r1, 0;
+    @%p1 bra SKIP_INIT;
+    // Tickets start below 2^32: the low half carries into the high half midway.
+    mov.u64 %rd20, 4294967168;
+    st.shared.u64 [sm], %rd20;
+    mov.u64 %rd20, 0;
+    st.shared.u64 [sm+8], %rd20;
+    st.shared.u64 [sm+16], %rd20;
+    st.shared.u64 [sm+24], %rd20;
+    st.shared.u32 [sm+32], 0;
+    st.shared.u32 [sm+36], 0;
+SKIP_INIT:
+    bar.sync 0;
+    atom.shared.add.u64 %rd5, [sm], 1;
+    // Node value of thread t: (t + 1) * 0x1_0000_0001 (both halves non-zero).
+    cvt.u64.u32 %rd6, %r1;
+    add.u64 %rd6, %rd6, 1;
+    mul.lo.u64 %rd7, %rd6, 4294967297;
+    // Push onto a lock-free stack: link to the head seen, CAS the head from it to this node.
+    mul.wide.u32 %rd8, %r1, 8;
+    mov.u64 %rd9, next;
+    add.u64 %rd10, %rd9, %rd8;
+    ld.shared.u64 %rd11, [sm+8];
+RETRY:
+    st.shared.u64 [%rd10], %rd11;
+    atom.shared.cas.b64 %rd12, [sm+8], %rd11, %rd7;
+    setp.ne.u64 %p2, %rd12, %rd11;
+    mov.u64 %rd11, %rd12;
+    @%p2 bra RETRY;
+    atom.shared.exch.b64 %rd13, [sm+16], %rd7;
+    // f64 add of (t + 1) / 4: exact, so every order gives the same sums.
+    cvt.rn.f64.u32 %fd1, %r1;
+    add.f64 %fd1, %fd1, 0d3FF0000000000000;
+    mul.f64 %fd1, %fd1, 0d3FD0000000000000;
+    atom.shared.add.f64 %fd2, [sm+24], %fd1;
+    // 32-bit operations on halves of the doublewords.
+    atom.shared.inc.u32 %r5, [sm+32], 1000000;
+    atom.shared.add.u32 %r6, [sm+36], 3;
+    bar.sync 0;
+    // out[t] = ticket, exch old, f64 old, inc old | add old << 32, next[t].
+    mul.wide.u32 %rd14, %r4, 40;
+    add.s64 %rd15, %rd1, %rd14;
+    st.global.u64 [%rd15], %rd5;
+    st.global.u64 [%rd15+8], %rd13;
+    st.global.f64 [%rd15+16], %fd2;
+    st.global.u32 [%rd15+24], %r5;
+    st.global.u32 [%rd15+28], %r6;
+    ld.shared.u64 %rd16, [%rd10];
+    st.global.u64 [%rd15+32], %rd16;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd17, %r2, 40;
+    add.s64 %rd18, %rd2, %rd17;
+    ld.shared.v2.u64 {%rd21, %rd22}, [sm];
+    ld.shared.v2.u64 {%rd23, %rd24}, [sm+16];
+    ld.shared.u64 %rd25, [sm+32];
+    st.global.v2.u64 [%rd18], {%rd21, %rd22};
+    st.global.v2.u64 [%rd18+16], {%rd23, %rd24};
+    st.global.u64 [%rd18+32], %rd25;
+DONE:
+    ret;
+}
+";
+
+/// 64-bit atomics on shared memory whose results are used, contended by a whole CTA: every
+/// thread's `atom.shared.add.u64` of 1 returns a distinct ticket (crossing 2^32), a lock-free
+/// stack pushed with `atom.shared.cas.b64` links every thread exactly once, the old values of
+/// `exch.b64` and `add.f64` form one chain (each old value is the one before plus the
+/// operand), and 32-bit atomics on halves of the same doublewords count exactly.
+#[test]
+fn contended_shared_64_bit_atomics_form_chains() {
+    let Some(gpu) = gpu() else { return };
+    const CTAS: usize = 16;
+    const BLOCK: usize = 256;
+    const T: usize = CTAS * BLOCK;
+    const START: u64 = 0xffff_ff80;
+    let node = |t: usize| (t as u64 + 1) * 0x1_0000_0001;
+    let program = program("stress64.ptx", STRESS64_PTX, [BLOCK as u32, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let out = run.zeros(T * 40);
+        let per_cta = run.zeros(CTAS * 40);
+        run.launch(&program, "stress64", [CTAS as u32, 1, 1], &[&out.to_le_bytes(), &per_cta.to_le_bytes()], backend);
+        let out = run.read_u64(out, T * 5);
+        let per = run.read_u64(per_cta, CTAS * 5);
+        for k in 0..CTAS {
+            let ctx = format!("{backend} CTA {k}");
+            let rec = |t: usize| &out[5 * (k * BLOCK + t)..][..5];
+            let fin = &per[5 * k..][..5];
+            // Tickets: a permutation of START..START+BLOCK.
+            let mut tickets: Vec<u64> = (0..BLOCK).map(|t| rec(t)[0]).collect();
+            tickets.sort_unstable();
+            assert!(tickets.iter().enumerate().all(|(i, &v)| v == START + i as u64), "{ctx}: tickets {tickets:x?}");
+            assert_eq!(fin[0], START + BLOCK as u64, "{ctx}: final ticket");
+            // The stack: from the head, every node once, ending at 0.
+            let mut seen = vec![false; BLOCK];
+            let mut at = fin[1];
+            for _ in 0..BLOCK {
+                let t = (at / 0x1_0000_0001) as usize;
+                assert!(at % 0x1_0000_0001 == 0 && (1..=BLOCK).contains(&t) && !seen[t - 1], "{ctx}: bad link {at:#x}");
+                seen[t - 1] = true;
+                at = rec(t - 1)[4];
+            }
+            assert_eq!(at, 0, "{ctx}: the stack does not end after {BLOCK} nodes");
+            // exch: the old values chain 0 → node(a) → node(b) … → the final value.
+            let mut olds: Vec<(u64, u64)> = (0..BLOCK).map(|t| (rec(t)[1], node(t))).collect();
+            olds.sort_unstable();
+            let mut by_old: std::collections::HashMap<u64, u64> = olds.iter().copied().collect();
+            assert_eq!(by_old.len(), BLOCK, "{ctx}: exch returned a value twice");
+            let mut at = 0;
+            for _ in 0..BLOCK {
+                at = by_old.remove(&at).unwrap_or_else(|| panic!("{ctx}: exch chain breaks at {at:#x}"));
+            }
+            assert_eq!(at, fin[2], "{ctx}: exch final value");
+            // add.f64: sorted by old value, each old is the previous old plus its operand.
+            let mut sums: Vec<(f64, f64)> = (0..BLOCK).map(|t| (f64::from_bits(rec(t)[2]), (t as f64 + 1.0) / 4.0)).collect();
+            sums.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut acc = 0.0f64;
+            for &(old, x) in &sums {
+                assert_eq!(old.to_bits(), acc.to_bits(), "{ctx}: f64 chain");
+                acc += x;
+            }
+            assert_eq!(fin[3], acc.to_bits(), "{ctx}: f64 sum");
+            // 32-bit inc and add on the halves of one doubleword.
+            let mut inc: Vec<u64> = (0..BLOCK).map(|t| rec(t)[3] & 0xffff_ffff).collect();
+            let mut add: Vec<u64> = (0..BLOCK).map(|t| rec(t)[3] >> 32).collect();
+            inc.sort_unstable();
+            add.sort_unstable();
+            assert!(inc.iter().enumerate().all(|(i, &v)| v == i as u64), "{ctx}: inc olds");
+            assert!(add.iter().enumerate().all(|(i, &v)| v == 3 * i as u64), "{ctx}: add olds");
+            assert_eq!(fin[4], BLOCK as u64 | (3 * BLOCK as u64) << 32, "{ctx}: inc | add");
+        }
+    }
+}
+
 /// Half adds without `.noftz` are refused, and 64-bit atomics whose result is used (on shared
 /// memory too) on a target without 64-bit integers (the `webgpu` profile's `split_int64`),
 /// with the place.
