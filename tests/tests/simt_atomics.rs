@@ -878,3 +878,111 @@ fn contended_vector_atomics_lose_no_update() {
         assert_eq!(v[2], 0xe3fe_0000, "{backend}: f16 minima");
     }
 }
+
+/// A kernel for [`shared64_cost`]: 64 rounds of a shared-memory exchange between
+/// neighbours (a store, a barrier, a load, a barrier; `atomics`: plus a 32-bit shared
+/// atomic add per round), then one 64-bit shared atomic add whose result is used (`wide`:
+/// the kernel's shared memory becomes doublewords) or unused (two word atomics).
+fn cost_kernel(atomics: bool, wide: bool) -> String {
+    let atom = if wide { "atom.shared.add.u64 %rd3, [acc], %rd2;" } else { "red.shared.add.u64 [acc], %rd2;\n    mov.u64 %rd3, 0;" };
+    let atom32 = if atomics { "red.shared.add.u32 [%r12], 1;" } else { "" };
+    format!(
+        "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry cost(.param .u64 out)
+{{
+    .reg .pred %p<4>;
+    .reg .b32 %r<32>;
+    .reg .b64 %rd<16>;
+    .shared .align 8 .b8 buf[1024];
+    .shared .align 8 .b8 cnt[1024];
+    .shared .align 8 .b8 acc[8];
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mad.lo.s32 %r3, %r2, 256, %r1;
+    shl.b32 %r4, %r1, 2;
+    mov.u32 %r5, buf;
+    add.u32 %r6, %r5, %r4;
+    add.u32 %r7, %r1, 1;
+    and.b32 %r7, %r7, 255;
+    shl.b32 %r7, %r7, 2;
+    add.u32 %r8, %r5, %r7;
+    mul.lo.u32 %r9, %r1, 7;
+    and.b32 %r9, %r9, 255;
+    shl.b32 %r9, %r9, 2;
+    mov.u32 %r11, cnt;
+    add.u32 %r12, %r11, %r9;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra L0;
+    mov.u64 %rd9, 0;
+    st.shared.u64 [acc], %rd9;
+L0:
+    mov.u32 %r10, %r3;
+    mov.u32 %r20, 0;
+LOOP:
+    st.shared.u32 [%r6], %r10;
+    {atom32}
+    bar.sync 0;
+    ld.shared.u32 %r13, [%r8];
+    add.u32 %r10, %r10, %r13;
+    mul.lo.u32 %r10, %r10, 3;
+    bar.sync 0;
+    add.u32 %r20, %r20, 1;
+    setp.lt.u32 %p2, %r20, 64;
+    @%p2 bra LOOP;
+    cvt.u64.u32 %rd2, %r10;
+    {atom}
+    bar.sync 0;
+    ld.shared.u64 %rd4, [acc];
+    xor.b64 %rd5, %rd4, %rd3;
+    mul.wide.u32 %rd6, %r3, 8;
+    add.s64 %rd7, %rd1, %rd6;
+    st.global.u64 [%rd7], %rd5;
+    ret;
+}}
+"
+    )
+}
+
+/// What the doubleword layout costs a kernel with 64-bit shared atomics whose result is used
+/// (kernels without one keep their code byte for byte). Best of 5 launches, the word and
+/// doubleword kernels interleaved, 3 rounds; 256 CTAs of 256 threads:
+///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test simt_atomics shared64_cost -- --ignored --nocapture
+#[test]
+#[ignore]
+fn shared64_cost() {
+    let Some(gpu) = gpu() else { return };
+    const GRID: u32 = 256;
+    let n = GRID as usize * 256;
+    for atomics in [false, true] {
+        let programs: Vec<_> = [false, true].iter().map(|&wide| program("cost.ptx", &cost_kernel(atomics, wide), [256, 1, 1])).collect();
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let out = run.zeros(n * 8);
+            let args = out.to_le_bytes();
+            let mut best = [f64::MAX; 2];
+            for p in &programs {
+                run.launch(p, "cost", [GRID, 1, 1], &[&args], backend); // pipeline creation
+            }
+            for _round in 0..3 {
+                for (k, p) in programs.iter().enumerate() {
+                    for _ in 0..5 {
+                        let t = std::time::Instant::now();
+                        run.launch(p, "cost", [GRID, 1, 1], &[&args], backend);
+                        best[k] = best[k].min(t.elapsed().as_secs_f64());
+                    }
+                }
+            }
+            eprintln!(
+                "{backend}, {}: words {:.2} ms, doublewords {:.2} ms ({:.2}x)",
+                if atomics { "stores, loads and a 32-bit atomic per round" } else { "stores and loads per round" },
+                best[0] * 1e3,
+                best[1] * 1e3,
+                best[1] / best[0]
+            );
+        }
+    }
+}
