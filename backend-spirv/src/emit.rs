@@ -66,6 +66,8 @@ enum Access {
     Atomic(AtomicOp),
     /// A 64-bit atomic on heap or shared doubleword `idx` (`Expr::AtomicDword`).
     Atomic64(AtomicOp),
+    /// A relaxed atomic load of shared doubleword `idx` (`Expr::LoadDword`).
+    Load64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -1115,6 +1117,15 @@ impl Emitter {
                 let u = self.t_u32();
                 Ok((self.op(Op::FunctionCall, u, &args)?, Ty::U32))
             }
+            Expr::LoadDword { memory, index } => {
+                if memory != Memory::Shared {
+                    return Err(invalid(format!("64-bit load of {} memory (only shared doublewords)", mem_name(memory))));
+                }
+                let idx = self.operand_of(kernel, index, Ty::U32, "load index")?;
+                let f = self.helper_id(memory, Access::Load64)?;
+                let t = self.ty(Ty::U64);
+                Ok((self.op(Op::FunctionCall, t, &[f, idx])?, Ty::U64))
+            }
             Expr::AtomicDword { memory, op, index, value, comparand } => {
                 if !matches!(memory, Memory::Heap | Memory::Shared) {
                     return Err(invalid(format!("64-bit atomic on {} memory (only heap and shared have them)", mem_name(memory))));
@@ -1459,8 +1470,9 @@ impl Emitter {
     fn helper_id(&mut self, memory: Memory, access: Access) -> Result2<Word> {
         let key = (memory, access);
         let per_kernel = matches!(memory, Memory::Shared | Memory::Local);
-        if memory == Memory::Shared && self.ks()?.shared_dwords != matches!(access, Access::Atomic64(_)) {
-            return Err(invalid(if matches!(access, Access::Atomic64(_)) {
+        let dword = matches!(access, Access::Atomic64(_) | Access::Load64);
+        if memory == Memory::Shared && self.ks()?.shared_dwords != dword {
+            return Err(invalid(if dword {
                 "a 64-bit shared atomic in a kernel whose shared memory is words".to_string()
             } else {
                 format!("{access:?} on shared memory that is doublewords (only 64-bit atomics reach it)")
@@ -1549,6 +1561,7 @@ impl Emitter {
                 let t = self.ty(Ty::U64);
                 (t, if op == AtomicOp::CompareExchange { 3 } else { 2 }, format!("atomic64_{}_{}", atomic_name(op), mem_name(h.memory)))
             }
+            Access::Load64 => (self.ty(Ty::U64), 1, format!("load64_{}", mem_name(h.memory))),
         };
         // The index is a u32; values have the result's type (u64 for `Atomic64`).
         let params_t: Vec<Word> = (0..nparams).map(|i| if i == 0 || ret == void { u } else { ret }).collect();
@@ -1565,7 +1578,7 @@ impl Emitter {
         }
         let idx = params[0];
         self.b.begin_block(None).map_err(internal)?;
-        let zero = if let Access::Atomic64(_) = h.access { self.konst(Const::U64(0)) } else { self.c_u32(0) };
+        let zero = if let Access::Atomic64(_) | Access::Load64 = h.access { self.konst(Const::U64(0)) } else { self.c_u32(0) };
         let bit = mem_fault_bit(h.memory);
         let in_bounds = match h.access {
             Access::Atomic64(_) if h.memory == Memory::Heap => Some(self.in_bounds64(idx)?),
@@ -1583,6 +1596,25 @@ impl Emitter {
             Memory::Param | Memory::Shared | Memory::Local => Some(0),
             Memory::Scratch => None,
         };
+        if let (Some(ok), Some(safe), Access::Load64) = (in_bounds, safe, h.access) {
+            // Branchless like the word loads: doubleword 0 is read instead, the value replaced.
+            let bt = self.t_bool();
+            let bad = self.op(Op::LogicalNot, bt, &[ok])?;
+            let bits = self.c_u32(bit);
+            self.defer(bad, bits)?;
+            let safe = self.c_u32(safe);
+            let j = self.op(Op::Select, u, &[ok, idx, safe])?;
+            let var = self.ks()?.shared_var.ok_or_else(|| EmitErrorKind::Internal("load64 on absent shared memory".into()))?;
+            let p = self.ptr(StorageClass::Workgroup, ret);
+            let ptr = self.b.access_chain(p, None, var, [j]).map_err(internal)?;
+            let scope = self.c_u32(SCOPE_WORKGROUP);
+            let sem = self.c_u32(SEMANTICS_RELAXED);
+            let v = self.op(Op::AtomicLoad, ret, &[ptr, scope, sem])?;
+            let r = self.op(Op::Select, ret, &[ok, v, zero])?;
+            self.b.ret_value(r).map_err(internal)?;
+            self.b.end_function().map_err(internal)?;
+            return Ok(());
+        }
         if let (Some(ok), Some(safe), Access::Load | Access::Store) = (in_bounds, safe, h.access) {
             let bt = self.t_bool();
             let mut bad = self.op(Op::LogicalNot, bt, &[ok])?;
@@ -1632,7 +1664,7 @@ impl Emitter {
                 self.b.branch_conditional(ok, ok_l, bad_l, []).map_err(internal)?;
                 self.begin_block(ok_l)?;
                 let ptr = match h.access {
-                    Access::Atomic64(_) if h.memory == Memory::Shared => {
+                    Access::Atomic64(_) | Access::Load64 if h.memory == Memory::Shared => {
                         let var = self.ks()?.shared_var.ok_or_else(|| EmitErrorKind::Internal("atomic64 on absent shared memory".into()))?;
                         let p = self.ptr(StorageClass::Workgroup, ret);
                         self.b.access_chain(p, None, var, [idx]).map_err(internal)?
@@ -1653,6 +1685,11 @@ impl Emitter {
                     }
                     Access::Atomic(op) => Some(self.atomic(h.memory, op, ret, ptr, &params[1..])?),
                     Access::Atomic64(op) => Some(self.atomic(h.memory, op, ret, ptr, &params[1..])?),
+                    Access::Load64 => {
+                        let scope = self.c_u32(SCOPE_WORKGROUP);
+                        let sem = self.c_u32(SEMANTICS_RELAXED);
+                        Some(self.op(Op::AtomicLoad, ret, &[ptr, scope, sem])?)
+                    }
                 };
                 self.branch(merge)?;
                 self.begin_block(bad_l)?;

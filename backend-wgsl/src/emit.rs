@@ -92,6 +92,11 @@ fn expr_usage(u: &mut Usage, e: &Expr) {
         }
         Expr::Builtin(_) => {}
         Expr::LoadWord { index, .. } => operand_usage(u, index),
+        Expr::LoadDword { index, .. } => {
+            u.shared_atomics64 = true;
+            u.int64 = true;
+            operand_usage(u, index)
+        }
         // A barrier too: keeps the kernel whole (the splitting into functions skips barriers).
         Expr::SharedUniformLoad { index } => {
             u.barriers = true;
@@ -217,7 +222,7 @@ fn opaque_vars(k: &Kernel) -> Vec<bool> {
             }
             let var_opaque = |o: &Operand| matches!(o, Operand::Var(v) if opaque.get(v.index()).copied().unwrap_or(false));
             let ok = match e {
-                Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => true,
+                Expr::LoadWord { .. } | Expr::LoadDword { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => true,
                 Expr::Builtin(_) => true,
                 Expr::Use(o) => var_opaque(o),
                 Expr::Convert { op: ConvertOp::Bitcast, arg, .. } => var_opaque(arg),
@@ -590,11 +595,12 @@ impl ModuleCx {
         let name = format!("{}{}_load", m.prefix, m.kind);
         if let (Some(a), Some(safe)) = (&m.array, m.safe) {
             let defer = self.defer_fn();
+            let (t, zero) = if m.wide { ("u64", "0lu") } else { ("u32", "0u") };
             self.helper(&name, || {
                 let read = if m.atomic { format!("atomicLoad(&{a}[j])") } else { format!("{a}[j]") };
                 format!(
-                    "fn {name}(i: u32) -> u32 {{\n    let ok = {};\n    {defer}(!ok, {}u);\n    \
-                     let j = select({safe}u, i, ok);\n    return select(0u, {read}, ok);\n}}\n",
+                    "fn {name}(i: u32) -> {t} {{\n    let ok = {};\n    {defer}(!ok, {}u);\n    \
+                     let j = select({safe}u, i, ok);\n    return select({zero}, {read}, ok);\n}}\n",
                     m.in_range, m.fault
                 )
             });
@@ -844,6 +850,22 @@ impl KernelCx<'_> {
             return Err(format!("{what}: operand {s} has type {} where {} is required", ty_name(t), ty_name(ty)));
         }
         Ok(s)
+    }
+
+    /// Shared memory as `atomic<u64>` doublewords (`Kernel::shared_dwords`). Loads are
+    /// branchless like the word arrays' (an out-of-range index reads doubleword 0, yields 0);
+    /// atomics branch.
+    fn shared64(&self) -> Mem {
+        Mem {
+            kind: "shared64",
+            prefix: self.kp.clone(),
+            array: Some(format!("{}shared", self.kp)),
+            in_range: format!("i < {}u", self.k.shared_words.div_ceil(2)),
+            safe: Some(0),
+            fault: abi::FAULT_SHARED_OUT_OF_RANGE,
+            atomic: true,
+            wide: true,
+        }
     }
 
     /// `memory` as words; shared memory that is doublewords (`Kernel::shared_dwords`) is
@@ -1171,7 +1193,7 @@ impl KernelCx<'_> {
             Expr::Fma { a, b, c, .. } => vec![*a, *b, *c],
             Expr::Select { cond, a, b, .. } => vec![*cond, *a, *b],
             // Calls of helper functions: never constant-evaluated.
-            Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => {
+            Expr::LoadWord { .. } | Expr::LoadDword { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => {
                 Vec::new()
             }
         };
@@ -1270,21 +1292,21 @@ impl KernelCx<'_> {
                     (_, None) => Ok((format!("{f}({i}, {v})"), Ty::U32)),
                 }
             }
+            Expr::LoadDword { memory, index } => {
+                if memory != Memory::Shared || !self.shared_dwords {
+                    return Err(format!("LoadDword on {memory:?} memory (only Shared that is doublewords)"));
+                }
+                let i = self.typed(index, Ty::U32, "LoadDword index")?;
+                let m = self.shared64();
+                let f = self.m.mem_load(&m);
+                Ok((format!("{f}({i})"), Ty::U64))
+            }
             Expr::AtomicDword { memory, op, index, value, comparand } => {
                 let i = self.typed(index, Ty::U32, "AtomicDword index")?;
                 let v = self.typed(value, Ty::U64, "AtomicDword value")?;
                 let p = &self.m.p;
                 let m = match memory {
-                    Memory::Shared if self.shared_dwords => Mem {
-                        kind: "shared64",
-                        prefix: self.kp.clone(),
-                        array: Some(format!("{}shared", self.kp)),
-                        in_range: format!("i < {}u", self.k.shared_words.div_ceil(2)),
-                        safe: None,
-                        fault: abi::FAULT_SHARED_OUT_OF_RANGE,
-                        atomic: true,
-                        wide: true,
-                    },
+                    Memory::Shared if self.shared_dwords => self.shared64(),
                     Memory::Heap => Mem {
                         kind: "heap64",
                         prefix: p.clone(),

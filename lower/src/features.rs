@@ -79,6 +79,10 @@ fn walk(b: &Block, f: &mut Features) {
                 }
                 Expr::Builtin(_) => {}
                 Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } => operand(index, f),
+                Expr::LoadDword { index, .. } => {
+                    f.int64 = true;
+                    operand(index, f)
+                }
             },
             Stmt::StoreWord { index, value, .. } => {
                 operand(index, f);

@@ -221,6 +221,17 @@ impl Machine {
                 let i = self.get(index);
                 self.load(memory, i)
             }
+            Expr::LoadDword { memory, index } => {
+                let i = self.get(index) as usize;
+                let (mem, fault, _) = self.memory(memory);
+                // The last doubleword may be half padding, which the words array does not hold.
+                if i > usize::MAX / 4 || 2 * i >= mem.len() {
+                    self.faults |= fault;
+                    return 0;
+                }
+                let word = |j: usize| mem.get(j).copied().unwrap_or(0) as u64;
+                word(2 * i) | word(2 * i + 1) << 32
+            }
             // One thread: the barrier is a no-op.
             Expr::SharedUniformLoad { index } => {
                 let i = self.get(index);

@@ -319,6 +319,10 @@ pub enum Expr {
     /// A kernel with one on `Shared` declares its shared memory as doublewords and reaches it
     /// only through this expression (see [`Kernel::shared_dwords`] and `lower`'s `shared64`).
     AtomicDword { memory: Memory, op: AtomicOp, index: Operand, value: Operand, comparand: Option<Operand> },
+    /// A relaxed atomic load of doubleword `index` of `Shared` (the only memory allowed, and
+    /// only in a kernel whose shared memory is doublewords: [`Kernel::shared_dwords`]); yields
+    /// a `U64`. Out-of-range index (`>= shared_words.div_ceil(2)`): yields 0, records a fault.
+    LoadDword { memory: Memory, index: Operand },
     /// A workgroup barrier over shared memory, then word `index` of `Shared`: the same value in
     /// every invocation, and known to be so by the targets (WGSL's `workgroupUniformLoad`, whose
     /// result browsers' uniformity analysis lets a barrier depend on; a plain load after a

@@ -10,14 +10,15 @@
 //! doublewords and this pass rewrites every other shared access onto them (word `i` is the
 //! low (`i` even) or high half of doubleword `i / 2`, little-endian as PTX's memory):
 //!
-//! - load of word `i`: a relaxed atomic read of its doubleword (`or 0`; WGSL reads
+//! - load of word `i`: a relaxed atomic load of its doubleword (`Expr::LoadDword`; WGSL reads
 //!   `atomic<u64>` only through atomics), shifted;
-//! - store of word `i`: `and` of the doubleword with a mask clearing the half, then `or` of the
-//!   value into it. The other half is never touched, so 32-bit (and, through `lower`'s word
-//!   atomics, sub-word) stores of other threads to it are kept. A racing read of the same half
-//!   could see the half cleared; such a read races with a weak store, which PTX leaves
-//!   undefined (§8 "Memory Consistency Model": a data race), and lower's `.relaxed`/`.volatile`
-//!   stores are word atomics (next rule), which stay single-copy atomic;
+//! - store of word `i`: a compare-and-swap loop replacing the half (an exchange whose old value
+//!   is unused), so that it stays single-copy atomic and never touches the other half:
+//!   32-bit (and, through `lower`'s word atomics, sub-word) stores of other threads to the
+//!   other half are kept, and two threads storing different values to one word leave one of
+//!   them, as on NVIDIA GPUs (CUDA code elects leaders that way). An `and` clearing the half
+//!   then an `or` setting it would be one atomic cheaper per store, but could leave the OR of
+//!   two racing values;
 //! - word atomics: `and`/`or`/`xor` act on the half through a mask (`and` with the other half's
 //!   bits set, `or`/`xor` with them clear), native; `add`, `exch`, `min`/`max`, `cas` are a
 //!   compare-and-swap loop on the doubleword (the carry of an `add` to the low half must not
@@ -30,7 +31,7 @@
 //! The out-of-range rules stay the word array's: index `i >= shared_words` keeps an index that
 //! is out of range for the doublewords too (`i >= div_ceil(shared_words, 2)`), so the access
 //! faults and changes nothing; `abi::DISCARD_INDEX` on a store (a misaligned store `lower`
-//! faulted already) becomes a store that changes nothing (`and` with all ones, `or` with 0).
+//! faulted already) becomes a store that changes nothing (a CAS of doubleword 0 with itself).
 //!
 //! Options weighed (issue 10):
 //! - **A second, 64-bit view of the same workgroup array** (SPIR-V
@@ -47,11 +48,12 @@
 //!   `inst/atomic.rs`. Refused.
 //! - **Doublewords (this pass)**: lock-free (each CAS loop has one winner per round), exact for
 //!   every operation, and kernels without such an atomic keep today's code unchanged (the pass
-//!   does nothing to them). Cost for those that have one: every other shared access becomes one
-//!   or two 64-bit atomics (measured in the README). It needs 64-bit atomics on workgroup memory
-//!   (wgpu `SHADER_INT64_ATOMIC_ALL_OPS`, which also requires Vulkan's
-//!   `shaderSharedInt64Atomics`): the host refuses the launch elsewhere, and the `webgpu` WGSL
-//!   profile (no 64-bit integers, `int64`) keeps refusing such an atomic.
+//!   does nothing to them). Cost for those that have one: every other shared access becomes a
+//!   64-bit atomic (an atomic load; a store an atomic load and, uncontended, one CAS; measured
+//!   in the README). It needs 64-bit atomics on workgroup memory (wgpu
+//!   `SHADER_INT64_ATOMIC_ALL_OPS`, which also requires Vulkan's `shaderSharedInt64Atomics`):
+//!   the host refuses the launch elsewhere, and the `webgpu` WGSL profile (no 64-bit integers,
+//!   `int64`) keeps refusing such an atomic.
 
 use crate::abi;
 use crate::build::*;
@@ -178,7 +180,7 @@ impl Widen<'_> {
 
     /// `dst = word at loc`.
     fn load(&mut self, out: &mut Vec<Stmt>, dst: VarId, loc: &Loc) {
-        let dw = self.tmp(out, Ty::U64, "old", atomic(AtomicOp::Or, loc.d, c64(0), None));
+        let dw = self.tmp(out, Ty::U64, "old", Expr::LoadDword { memory: Memory::Shared, index: loc.d });
         self.half_into(out, dst, dw, loc);
     }
 
@@ -204,21 +206,15 @@ impl Widen<'_> {
         self.tmp(out, Ty::U64, "value", bin(BinaryOp::Shl, Ty::U64, v, loc.sh))
     }
 
+    /// A store is an exchange of the half whose old value nobody reads: a CAS loop, so that it
+    /// is single-copy atomic like the word store it replaces. (An `and` clearing the half, then
+    /// an `or` setting it, would not be: two threads storing different values to one word,
+    /// which CUDA code does to elect a leader, could leave the OR of both values, which neither
+    /// stored.)
     fn store(&mut self, out: &mut Vec<Stmt>, loc: &Loc, value: Operand) {
-        let m = self.mask(out, loc);
-        let mut keep = self.tmp(out, Ty::U64, "keep", un(UnaryOp::Not, Ty::U64, m));
-        if let Some(discard) = loc.discard {
-            keep = self.tmp(out, Ty::U64, "keep", Expr::Select { ty: Ty::U64, cond: discard, a: c64(u64::MAX), b: keep });
-        }
-        self.tmp(out, Ty::U64, "old", atomic(AtomicOp::And, loc.d, keep, None));
-        if value == c32(0) {
-            return;
-        }
-        let mut v = self.placed(out, value, loc);
-        if let Some(discard) = loc.discard {
-            v = self.tmp(out, Ty::U64, "value", Expr::Select { ty: Ty::U64, cond: discard, a: c64(0), b: v });
-        }
-        self.tmp(out, Ty::U64, "old", atomic(AtomicOp::Or, loc.d, v, None));
+        self.vars.push(VarInfo { ty: Ty::U32, name: "shared64.unused".into() });
+        let dst = VarId(self.vars.len() as u32 - 1);
+        self.cas_loop(out, dst, loc, AtomicOp::Exchange, value, None);
     }
 
     /// `dst = AtomicWord(op, loc, value, comparand)` on the doubleword.
@@ -245,7 +241,7 @@ impl Widen<'_> {
     fn cas_loop(&mut self, out: &mut Vec<Stmt>, dst: VarId, loc: &Loc, op: AtomicOp, value: Operand, comparand: Option<Operand>) {
         let m = self.mask(out, loc);
         let keep = self.tmp(out, Ty::U64, "keep", un(UnaryOp::Not, Ty::U64, m));
-        let old = self.tmp(out, Ty::U64, "old", atomic(AtomicOp::Or, loc.d, c64(0), None));
+        let old = self.tmp(out, Ty::U64, "old", Expr::LoadDword { memory: Memory::Shared, index: loc.d });
         let Operand::Var(old_var) = old else { unreachable!("tmp gives a variable") };
         let mut body = Vec::new();
         let s = self.tmp(&mut body, Ty::U64, "half", bin(BinaryOp::ShrU, Ty::U64, old, loc.sh));
@@ -271,6 +267,11 @@ impl Widen<'_> {
                 self.tmp(&mut body, Ty::U32, "new", Expr::Select { ty: Ty::U32, cond: eq, a: value, b: x })
             }
             AtomicOp::And | AtomicOp::Or | AtomicOp::Xor => unreachable!("native on the doubleword"),
+        };
+        // `abi::DISCARD_INDEX` (a store only): the doubleword 0 it addresses stays as it is.
+        let new = match loc.discard {
+            Some(discard) => self.tmp(&mut body, Ty::U32, "new", Expr::Select { ty: Ty::U32, cond: discard, a: x, b: new }),
+            None => new,
         };
         let kept = self.tmp(&mut body, Ty::U64, "kept", bin(BinaryOp::And, Ty::U64, old, keep));
         let placed = self.placed(&mut body, new, loc);

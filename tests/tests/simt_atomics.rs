@@ -510,8 +510,9 @@ const STRESS64_PTX: &str = "
     .reg .b32 %r<16>;
     .reg .f64 %fd<4>;
     .reg .b64 %rd<32>;
-    // [0] u64 ticket, [8] u64 stack head, [16] u64 exch slot, [24] f64 sum, [32] u32 inc, [36] u32 add.
-    .shared .align 8 .b8 sm[40];
+    // [0] u64 ticket, [8] u64 stack head, [16] u64 exch slot, [24] f64 sum, [32] u32 inc,
+    // [36] u32 add, [40] u32 leader, [44] u32 add.
+    .shared .align 8 .b8 sm[48];
     // The stack's links: next[t] for thread t.
     .shared .align 8 .b8 next[2048];
     ld.param.u64 %rd1, [out];
@@ -531,6 +532,7 @@ const STRESS64_PTX: &str = "
     st.shared.u64 [sm+24], %rd20;
     st.shared.u32 [sm+32], 0;
     st.shared.u32 [sm+36], 0;
+    st.shared.u64 [sm+40], %rd20;
 SKIP_INIT:
     bar.sync 0;
     atom.shared.add.u64 %rd5, [sm], 1;
@@ -558,6 +560,11 @@ RETRY:
     // 32-bit operations on halves of the doublewords.
     atom.shared.inc.u32 %r5, [sm+32], 1000000;
     atom.shared.add.u32 %r6, [sm+36], 3;
+    // Every thread stores its id + 1 to one word (CUDA's racy leader election: one of them
+    // must be left) while the other half of its doubleword is added to.
+    add.u32 %r7, %r1, 1;
+    st.shared.u32 [sm+40], %r7;
+    atom.shared.add.u32 %r8, [sm+44], 5;
     bar.sync 0;
     // out[t] = ticket, exch old, f64 old, inc old | add old << 32, next[t].
     mul.wide.u32 %rd14, %r4, 40;
@@ -570,14 +577,14 @@ RETRY:
     ld.shared.u64 %rd16, [%rd10];
     st.global.u64 [%rd15+32], %rd16;
     @%p1 bra DONE;
-    mul.wide.u32 %rd17, %r2, 40;
+    mul.wide.u32 %rd17, %r2, 48;
     add.s64 %rd18, %rd2, %rd17;
     ld.shared.v2.u64 {%rd21, %rd22}, [sm];
     ld.shared.v2.u64 {%rd23, %rd24}, [sm+16];
-    ld.shared.u64 %rd25, [sm+32];
+    ld.shared.v2.u64 {%rd25, %rd26}, [sm+32];
     st.global.v2.u64 [%rd18], {%rd21, %rd22};
     st.global.v2.u64 [%rd18+16], {%rd23, %rd24};
-    st.global.u64 [%rd18+32], %rd25;
+    st.global.v2.u64 [%rd18+32], {%rd25, %rd26};
 DONE:
     ret;
 }
@@ -587,7 +594,8 @@ DONE:
 /// thread's `atom.shared.add.u64` of 1 returns a distinct ticket (crossing 2^32), a lock-free
 /// stack pushed with `atom.shared.cas.b64` links every thread exactly once, the old values of
 /// `exch.b64` and `add.f64` form one chain (each old value is the one before plus the
-/// operand), and 32-bit atomics on halves of the same doublewords count exactly.
+/// operand), 32-bit atomics on halves of the same doublewords count exactly, and racing
+/// 32-bit stores to one word leave one of the stored values.
 #[test]
 fn contended_shared_64_bit_atomics_form_chains() {
     let Some(gpu) = gpu() else { return };
@@ -600,14 +608,14 @@ fn contended_shared_64_bit_atomics_form_chains() {
     for backend in Backend::ALL {
         let mut run = Run::new(&gpu);
         let out = run.zeros(T * 40);
-        let per_cta = run.zeros(CTAS * 40);
+        let per_cta = run.zeros(CTAS * 48);
         run.launch(&program, "stress64", [CTAS as u32, 1, 1], &[&out.to_le_bytes(), &per_cta.to_le_bytes()], backend);
         let out = run.read_u64(out, T * 5);
-        let per = run.read_u64(per_cta, CTAS * 5);
+        let per = run.read_u64(per_cta, CTAS * 6);
         for k in 0..CTAS {
             let ctx = format!("{backend} CTA {k}");
             let rec = |t: usize| &out[5 * (k * BLOCK + t)..][..5];
-            let fin = &per[5 * k..][..5];
+            let fin = &per[6 * k..][..6];
             // Tickets: a permutation of START..START+BLOCK.
             let mut tickets: Vec<u64> = (0..BLOCK).map(|t| rec(t)[0]).collect();
             tickets.sort_unstable();
@@ -650,6 +658,9 @@ fn contended_shared_64_bit_atomics_form_chains() {
             assert!(inc.iter().enumerate().all(|(i, &v)| v == i as u64), "{ctx}: inc olds");
             assert!(add.iter().enumerate().all(|(i, &v)| v == 3 * i as u64), "{ctx}: add olds");
             assert_eq!(fin[4], BLOCK as u64 | (3 * BLOCK as u64) << 32, "{ctx}: inc | add");
+            let leader = fin[5] & 0xffff_ffff;
+            assert!((1..=BLOCK as u64).contains(&leader), "{ctx}: the racing stores left {leader:#x}, which no thread stored");
+            assert_eq!(fin[5] >> 32, 5 * BLOCK as u64, "{ctx}: add beside the racing stores");
         }
     }
 }
