@@ -626,15 +626,13 @@ fn contended_shared_64_bit_atomics_form_chains() {
             let mut at = fin[1];
             for _ in 0..BLOCK {
                 let t = (at / 0x1_0000_0001) as usize;
-                assert!(at % 0x1_0000_0001 == 0 && (1..=BLOCK).contains(&t) && !seen[t - 1], "{ctx}: bad link {at:#x}");
+                assert!(at.is_multiple_of(0x1_0000_0001) && (1..=BLOCK).contains(&t) && !seen[t - 1], "{ctx}: bad link {at:#x}");
                 seen[t - 1] = true;
                 at = rec(t - 1)[4];
             }
             assert_eq!(at, 0, "{ctx}: the stack does not end after {BLOCK} nodes");
             // exch: the old values chain 0 → node(a) → node(b) … → the final value.
-            let mut olds: Vec<(u64, u64)> = (0..BLOCK).map(|t| (rec(t)[1], node(t))).collect();
-            olds.sort_unstable();
-            let mut by_old: std::collections::HashMap<u64, u64> = olds.iter().copied().collect();
+            let mut by_old: std::collections::HashMap<u64, u64> = (0..BLOCK).map(|t| (rec(t)[1], node(t))).collect();
             assert_eq!(by_old.len(), BLOCK, "{ctx}: exch returned a value twice");
             let mut at = 0;
             for _ in 0..BLOCK {
