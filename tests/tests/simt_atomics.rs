@@ -995,3 +995,75 @@ fn shared64_cost() {
         }
     }
 }
+
+/// 64-bit atomics through generic addresses that the translator cannot resolve statically:
+/// odd threads point into shared memory, even ones into global memory (one `selp`), so each
+/// `atom` dispatches on the address at run time (§9.7.14.5: generic addressing). Every thread
+/// adds to its own slot, initialised to a known value, and CASes a second one; the old values
+/// and the final slots are checked.
+#[test]
+fn generic_64_bit_atomics_that_reach_shared_or_global_memory_at_run_time() {
+    let Some(gpu) = gpu() else { return };
+    const PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry generic64(.param .u64 glob, .param .u64 out)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<24>;
+    .shared .align 8 .b8 sm[1024];
+    ld.param.u64 %rd1, [glob];
+    ld.param.u64 %rd2, [out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 16;
+    // Slot of thread t: 16 bytes in shared (odd t) or global (even t) memory.
+    mov.u64 %rd4, sm;
+    add.s64 %rd5, %rd4, %rd3;
+    cvta.shared.u64 %rd6, %rd5;
+    add.s64 %rd7, %rd1, %rd3;
+    and.b32 %r2, %r1, 1;
+    setp.eq.u32 %p1, %r2, 1;
+    selp.b64 %rd8, %rd6, %rd7, %p1;
+    // Initial values: (t + 1) * 0x1_0000_0001 - 2 and t.
+    cvt.u64.u32 %rd9, %r1;
+    add.u64 %rd10, %rd9, 1;
+    mul.lo.u64 %rd10, %rd10, 4294967297;
+    sub.u64 %rd10, %rd10, 2;
+    st.u64 [%rd8], %rd10;
+    st.u64 [%rd8+8], %rd9;
+    atom.add.u64 %rd11, [%rd8], 3;
+    // cas: matches (stores ~t) for threads t with t mod 4 < 2, else compares against t + 1.
+    and.b32 %r3, %r1, 2;
+    setp.eq.u32 %p2, %r3, 0;
+    add.u64 %rd12, %rd9, 1;
+    selp.b64 %rd13, %rd9, %rd12, %p2;
+    not.b64 %rd14, %rd9;
+    atom.cas.b64 %rd15, [%rd8+8], %rd13, %rd14;
+    ld.u64 %rd16, [%rd8];
+    ld.u64 %rd17, [%rd8+8];
+    mul.wide.u32 %rd18, %r1, 32;
+    add.s64 %rd19, %rd2, %rd18;
+    st.global.v2.u64 [%rd19], {%rd11, %rd15};
+    st.global.v2.u64 [%rd19+16], {%rd16, %rd17};
+    ret;
+}
+";
+    const BLOCK: usize = 64;
+    let program = program("generic64.ptx", PTX, [BLOCK as u32, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let glob = run.zeros(BLOCK * 16);
+        let out = run.zeros(BLOCK * 32);
+        run.launch(&program, "generic64", [1, 1, 1], &[&glob.to_le_bytes(), &out.to_le_bytes()], backend);
+        let o = run.read_u64(out, BLOCK * 4);
+        for t in 0..BLOCK as u64 {
+            let r = &o[4 * t as usize..][..4];
+            let a = (t + 1) * 0x1_0000_0001 - 2;
+            let matched = t % 4 < 2;
+            let want = [a, t, a.wrapping_add(3), if matched { !t } else { t }];
+            assert_eq!(r, want, "{backend}: thread {t} ({})", if t % 2 == 1 { "shared" } else { "global" });
+        }
+    }
+}
