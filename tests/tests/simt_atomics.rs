@@ -1067,3 +1067,71 @@ fn generic_64_bit_atomics_that_reach_shared_or_global_memory_at_run_time() {
         }
     }
 }
+
+/// A 64-bit shared atomic whose result is used in a barrier loop that threads leave by `ret`
+/// after different trip counts (thread t after t mod 5 + 1 rounds): `simt` makes the loop
+/// workgroup-uniform (its votes, barriers and uniform loads then act on shared doublewords
+/// too). After round k's barrier the counter holds the adds of rounds 0..=k exactly, and the
+/// tickets of all rounds are 0..total-1 (their sum is checked).
+#[test]
+fn shared_64_bit_atomics_in_a_barrier_loop_with_returns() {
+    let Some(gpu) = gpu() else { return };
+    const PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry loop64(.param .u64 out)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<16>;
+    .shared .align 8 .b8 acc[8];
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    rem.u32 %r6, %r1, 5;
+    add.u32 %r6, %r6, 1;
+    mov.u32 %r5, 0;
+    mov.u64 %rd7, 0;
+    mul.wide.u32 %rd2, %r1, 16;
+    add.s64 %rd4, %rd1, %rd2;
+    setp.ne.u32 %p2, %r1, 0;
+    @%p2 bra START;
+    mov.u64 %rd8, 0;
+    st.shared.u64 [acc], %rd8;
+START:
+    bar.sync 0;
+LOOP:
+    setp.ge.u32 %p1, %r5, %r6;
+    @%p1 ret;
+    atom.shared.add.u64 %rd3, [acc], 1;
+    add.u64 %rd7, %rd7, %rd3;
+    st.global.u64 [%rd4], %rd7;
+    bar.sync 0;
+    ld.shared.u64 %rd9, [acc];
+    st.global.u64 [%rd4+8], %rd9;
+    add.u32 %r5, %r5, 1;
+    bar.sync 0;
+    bra LOOP;
+}
+";
+    const BLOCK: usize = 100;
+    let program = program("loop64.ptx", PTX, [BLOCK as u32, 1, 1]);
+    // Threads in round k: those with t mod 5 >= k; the counter after round k: their sum so far.
+    let in_round = |k: usize| (0..BLOCK).filter(|t| t % 5 >= k).count() as u64;
+    let after: Vec<u64> = (0..5).scan(0, |s, k| {
+        *s += in_round(k);
+        Some(*s)
+    }).collect();
+    let total = after[4];
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let out = run.zeros(BLOCK * 16);
+        run.launch(&program, "loop64", [1, 1, 1], &[&out.to_le_bytes()], backend);
+        let o = run.read_u64(out, BLOCK * 2);
+        for t in 0..BLOCK {
+            assert_eq!(o[2 * t + 1], after[t % 5], "{backend}: thread {t}: counter after its last round");
+        }
+        let sum: u64 = (0..BLOCK).map(|t| o[2 * t]).sum();
+        assert_eq!(sum, total * (total - 1) / 2, "{backend}: the tickets are not 0..{total}");
+    }
+}
