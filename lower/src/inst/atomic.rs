@@ -1,6 +1,6 @@
 //! `atom` and `red` (spec §9.7.14.5 "atom", §9.7.14.6 "red") on the IR's word atomic
 //! ([`Expr::AtomicWord`]) and, for 64-bit read-modify-writes, its doubleword atomic
-//! ([`Expr::AtomicDword`], heap only).
+//! ([`Expr::AtomicDword`], heap or shared).
 //!
 //! - `.b32/.u32/.s32` add/and/or/xor/exch/min/max/cas map onto the word atomic directly.
 //! - `inc`/`dec` (wrap rules of the spec's Semantics) and `add.f32` are compare-and-swap loops
@@ -10,10 +10,11 @@
 //! - The vector forms (`.v2/.v4/.v8`, sm_90) are one element atomic each (`atom_vector`).
 //! - 64-bit add/and/or/xor whose result nobody reads (`red`, or what nvcc writes for an unused
 //!   `atomicAdd`) are two word atomics, exact in memory on every device (see `atomic64_split`).
-//! - Every other 64-bit atomic on global memory is the doubleword atomic (`add.f64`: a CAS loop
-//!   on it); the device needs 64-bit atomics (wgpu `SHADER_INT64_ATOMIC_ALL_OPS`, which
-//!   lavapipe, NVIDIA, AMD and Intel Vulkan drivers have; the host refuses the launch
-//!   otherwise). On shared memory they are refused: see `atom`.
+//! - Every other 64-bit atomic is the doubleword atomic (`add.f64`: a CAS loop on it); the
+//!   device needs 64-bit atomics (wgpu `SHADER_INT64_ATOMIC_ALL_OPS`, which lavapipe, NVIDIA,
+//!   AMD and Intel Vulkan drivers have; the host refuses the launch otherwise). On shared
+//!   memory one makes the kernel's shared memory doublewords (`shared64.rs`, which weighs the
+//!   alternatives).
 //!
 //! Why not a lock: a spin lock built from the 32-bit atomics (tried last session) lost updates
 //! across CTAs. Its lock operations were relaxed, so nothing ordered the data accesses inside
