@@ -551,9 +551,9 @@ pub struct Module {
 
 impl Kernel {
     /// Whether the backends may record one of this kernel's faults late (when the thread
-    /// ends, see `Expr::LoadWord`): it has a plain load or store of an existing heap,
-    /// parameter, shared or private local array, or an `If` whose only statement is a
-    /// `Fault`. Kernels without such code need no deferred-fault state.
+    /// ends, see `Expr::LoadWord`): it has a plain load (`LoadWord`, `LoadDword`) or store of
+    /// an existing heap, parameter, shared or private local array, or an `If` whose only
+    /// statement is a `Fault`. Kernels without such code need no deferred-fault state.
     pub fn defers_faults(&self) -> bool {
         fn block(k: &Kernel, b: &Block) -> bool {
             let present = |m: Memory| match m {
@@ -563,7 +563,9 @@ impl Kernel {
                 Memory::Scratch => false,
             };
             b.stmts.iter().any(|s| match s {
-                Stmt::Assign { expr: Expr::LoadWord { memory, .. }, .. } | Stmt::StoreWord { memory, .. } => present(*memory),
+                Stmt::Assign { expr: Expr::LoadWord { memory, .. } | Expr::LoadDword { memory, .. }, .. } | Stmt::StoreWord { memory, .. } => {
+                    present(*memory)
+                }
                 Stmt::If { then_body, else_body, .. } => {
                     (else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]))
                         || block(k, then_body)
