@@ -1135,3 +1135,95 @@ LOOP:
         assert_eq!(sum, total * (total - 1) / 2, "{backend}: the tickets are not 0..{total}");
     }
 }
+
+/// Warp collectives (emulated through shared scratch words on every subgroup size) in a kernel
+/// whose shared memory is doublewords: a `shfl.sync.down` warp sum and a `vote.sync.ballot`,
+/// then lane 0 of each warp adds the sum to a 64-bit shared counter and records the old value
+/// (the warps' old values must chain: sorted, each is the previous plus its warp's sum).
+#[test]
+fn warp_collectives_beside_shared_64_bit_atomics() {
+    let Some(gpu) = gpu() else { return };
+    const PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry warp64(.param .u64 out)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .shared .align 8 .b8 acc[8];
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra START;
+    mov.u64 %rd2, 4294967000;
+    st.shared.u64 [acc], %rd2;
+START:
+    bar.sync 0;
+    mul.lo.u32 %r2, %r1, 3;
+    add.u32 %r2, %r2, 1;
+    shfl.sync.down.b32 %r3, %r2, 16, 31, -1;
+    add.u32 %r2, %r2, %r3;
+    shfl.sync.down.b32 %r3, %r2, 8, 31, -1;
+    add.u32 %r2, %r2, %r3;
+    shfl.sync.down.b32 %r3, %r2, 4, 31, -1;
+    add.u32 %r2, %r2, %r3;
+    shfl.sync.down.b32 %r3, %r2, 2, 31, -1;
+    add.u32 %r2, %r2, %r3;
+    shfl.sync.down.b32 %r3, %r2, 1, 31, -1;
+    add.u32 %r2, %r2, %r3;
+    and.b32 %r4, %r1, 1;
+    setp.eq.u32 %p2, %r4, 1;
+    vote.sync.ballot.b32 %r5, %p2, -1;
+    and.b32 %r6, %r1, 31;
+    setp.ne.u32 %p3, %r6, 0;
+    mov.u64 %rd3, 0;
+    @%p3 bra SKIP;
+    cvt.u64.u32 %rd4, %r2;
+    atom.shared.add.u64 %rd3, [acc], %rd4;
+SKIP:
+    bar.sync 0;
+    ld.shared.u64 %rd5, [acc];
+    mul.wide.u32 %rd6, %r1, 24;
+    add.s64 %rd7, %rd1, %rd6;
+    cvt.u64.u32 %rd8, %r2;
+    cvt.u64.u32 %rd9, %r5;
+    shl.b64 %rd9, %rd9, 32;
+    or.b64 %rd8, %rd8, %rd9;
+    st.global.u64 [%rd7], %rd8;
+    st.global.u64 [%rd7+8], %rd3;
+    st.global.u64 [%rd7+16], %rd5;
+    ret;
+}
+";
+    const BLOCK: usize = 96;
+    const START: u64 = 4_294_967_000;
+    let program = program("warp64.ptx", PTX, [BLOCK as u32, 1, 1]);
+    let value = |t: usize| t as u64 * 3 + 1;
+    // shfl.down with clamp 31: lane l's sum covers lanes l.. of its warp, a source lane past
+    // 31 giving the lane's own value (§9.7.8.6), so lane 0 holds the warp's sum.
+    let warp_sum = |w: usize| (32 * w..32 * w + 32).map(value).sum::<u64>();
+    let total: u64 = (0..BLOCK / 32).map(warp_sum).sum();
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let out = run.zeros(BLOCK * 24);
+        run.launch(&program, "warp64", [1, 1, 1], &[&out.to_le_bytes()], backend);
+        let o = run.read_u64(out, BLOCK * 3);
+        let mut olds = Vec::new();
+        for t in 0..BLOCK {
+            assert_eq!(o[3 * t] >> 32, 0xaaaa_aaaa, "{backend}: thread {t}: ballot of odd lanes");
+            assert_eq!(o[3 * t + 2], START + total, "{backend}: thread {t}: final counter");
+            if t % 32 == 0 {
+                assert_eq!(o[3 * t] & 0xffff_ffff, warp_sum(t / 32), "{backend}: warp {}: shfl sum", t / 32);
+                olds.push((o[3 * t + 1], warp_sum(t / 32)));
+            }
+        }
+        olds.sort_unstable();
+        let mut at = START;
+        for (old, x) in olds {
+            assert_eq!(old, at, "{backend}: the warps' old values do not chain");
+            at += x;
+        }
+    }
+}
