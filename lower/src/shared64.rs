@@ -32,6 +32,8 @@
 //! is out of range for the doublewords too (`i >= div_ceil(shared_words, 2)`), so the access
 //! faults and changes nothing; `abi::DISCARD_INDEX` on a store (a misaligned store `lower`
 //! faulted already) becomes a store that changes nothing (a CAS of doubleword 0 with itself).
+//! With an odd number of words the last doubleword's high half is padding: the program's own
+//! 64-bit atomics on that doubleword get an out-of-range index, so they fault as on words.
 //!
 //! Options weighed (issue 10):
 //! - **A second, 64-bit view of the same workgroup array** (SPIR-V
@@ -130,6 +132,21 @@ impl Widen<'_> {
                     }
                     let loc = self.locate(&mut out, index, true);
                     self.store(&mut out, &loc, value);
+                }
+                // A 64-bit atomic of the PTX program: with an odd number of words, the last
+                // doubleword's high half lies past the end of shared memory, so the atomic
+                // faults there as it would on words (§9.7.14.5's 8 bytes must all exist).
+                Stmt::Assign { dst, expr: Expr::AtomicDword { memory: Memory::Shared, op, index, value, comparand } }
+                    if self.words % 2 == 1 =>
+                {
+                    let index = match index {
+                        Operand::Const(Const::U32(d)) => c32(if d < self.words / 2 { d } else { u32::MAX }),
+                        d => {
+                            let whole = self.tmp(&mut out, Ty::Bool, "whole", cmp(CmpOp::LtU, Ty::U32, d, c32(self.words / 2)));
+                            self.tmp(&mut out, Ty::U32, "dword", Expr::Select { ty: Ty::U32, cond: whole, a: d, b: c32(u32::MAX) })
+                        }
+                    };
+                    out.push(assign(dst, atomic(op, index, value, comparand)));
                 }
                 Stmt::Assign { dst, expr: Expr::AtomicWord { memory: Memory::Shared, op, index, value, comparand } } => {
                     let loc = self.locate(&mut out, index, false);

@@ -1227,3 +1227,41 @@ SKIP:
         }
     }
 }
+
+/// A 64-bit shared atomic whose 8 bytes pass the end of a shared memory of 12 bytes (an odd
+/// number of words: the last doubleword's high half is padding) faults like any access
+/// outside shared memory; the one before it works.
+#[test]
+fn a_shared_64_bit_atomic_past_the_end_faults() {
+    let Some(gpu) = gpu() else { return };
+    const PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry odd(.param .u64 p)
+{
+    .reg .b64 %rd<5>;
+    .reg .b32 %r<3>;
+    .shared .align 8 .b8 sm[12];
+    ld.param.u64 %rd1, [p];
+    ld.global.u32 %r1, [%rd1];
+    mul.wide.u32 %rd4, %r1, 8;
+    mov.u64 %rd3, sm;
+    add.u64 %rd3, %rd3, %rd4;
+    atom.shared.add.u64 %rd2, [%rd3], 5;
+    add.u64 %rd2, %rd2, 1;
+    st.global.u64 [%rd1], %rd2;
+    ret;
+}
+";
+    let program = program("odd.ptx", PTX, [1, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let p = run.buffer(&u64s(&[0]));
+        run.launch(&program, "odd", [1, 1, 1], &[&p.to_le_bytes()], backend);
+        assert_eq!(run.read_u64(p, 1)[0], 1, "{backend}: the atomic inside shared memory");
+        let p = run.buffer(&u64s(&[1]));
+        let err = run.ctx.launch(&program, "odd", [1, 1, 1], &[&p.to_le_bytes()], backend).expect_err("bytes 8..16 of 12");
+        assert!(err.to_string().contains("shared"), "{backend}: {err}");
+    }
+}
