@@ -64,8 +64,10 @@ enum Access {
     Load,
     Store,
     Atomic(AtomicOp),
-    /// A 64-bit atomic on heap doubleword `idx` (`Expr::AtomicDword`).
+    /// A 64-bit atomic on heap or shared doubleword `idx` (`Expr::AtomicDword`).
     Atomic64(AtomicOp),
+    /// A relaxed atomic load of shared doubleword `idx` (`Expr::LoadDword`).
+    Load64,
 }
 
 #[derive(Clone, Copy, Debug)]
@@ -121,7 +123,9 @@ struct KernelState {
     loops: Vec<LoopCtx>,
     /// `None` when the kernel has no shared (local) words: every access faults.
     shared_var: Option<Word>,
+    /// Elements of the shared array: words, or doublewords (`Kernel::shared_dwords`).
     shared_len: u32,
+    shared_dwords: bool,
     local_var: Option<Word>,
     local_len: u32,
     /// Shared/local helpers of this kernel.
@@ -142,6 +146,8 @@ pub(crate) struct Emitter {
     heap_var: Option<Word>,
     /// The heap as `u64` doublewords (binding `abi::BINDING_HEAP64`), for `AtomicDword`.
     heap64_var: Option<Word>,
+    /// Some kernel's shared memory is `u64` doublewords (`Kernel::shared_dwords`).
+    shared_atomics64: bool,
     /// Some kernel has a device-scope `Fence`: the heap is declared `Coherent`.
     device_fence: bool,
     param_var: Option<Word>,
@@ -229,6 +235,7 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         nulls: HashMap::new(),
         heap_var: None,
         heap64_var: None,
+        shared_atomics64: false,
         device_fence: false,
         param_var: None,
         scratch_var: None,
@@ -297,6 +304,9 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
     e.b.capability(spirv::Capability::Shader);
     if e.uses_int64 {
         e.b.capability(spirv::Capability::Int64);
+    }
+    if e.shared_atomics64 && e.heap64_var.is_none() {
+        e.b.capability(spirv::Capability::Int64Atomics);
     }
     if let Some(h64) = e.heap64_var {
         e.b.capability(spirv::Capability::Int64Atomics);
@@ -667,9 +677,18 @@ impl Emitter {
             )));
         }
         let u = self.t_u32();
+        let shared_dwords = kernel.shared_dwords();
+        let shared_len = if shared_dwords { kernel.shared_words.div_ceil(2) } else { kernel.shared_words };
         let shared_var = if kernel.shared_words > 0 {
-            let len = self.c_u32(kernel.shared_words);
-            let arr = self.b.type_array(u, len);
+            let len = self.c_u32(shared_len);
+            let elem = if shared_dwords {
+                self.shared_atomics64 = true;
+                self.uses_int64 = true;
+                self.ty(Ty::U64)
+            } else {
+                u
+            };
+            let arr = self.b.type_array(elem, len);
             let p = self.ptr(StorageClass::Workgroup, arr);
             let v = self.global_var(p, StorageClass::Workgroup, None);
             self.b.name(v, debug_name(&format!("{}_shared", kernel.entry_point)));
@@ -694,7 +713,8 @@ impl Emitter {
             vars: Vec::with_capacity(kernel.vars.len()),
             loops: Vec::new(),
             shared_var,
-            shared_len: kernel.shared_words,
+            shared_len,
+            shared_dwords,
             local_var,
             local_len: kernel.local_words,
             helpers: HashMap::new(),
@@ -1097,7 +1117,19 @@ impl Emitter {
                 let u = self.t_u32();
                 Ok((self.op(Op::FunctionCall, u, &args)?, Ty::U32))
             }
-            Expr::AtomicDword { op, index, value, comparand } => {
+            Expr::LoadDword { memory, index } => {
+                if memory != Memory::Shared {
+                    return Err(invalid(format!("64-bit load of {} memory (only shared doublewords)", mem_name(memory))));
+                }
+                let idx = self.operand_of(kernel, index, Ty::U32, "load index")?;
+                let f = self.helper_id(memory, Access::Load64)?;
+                let t = self.ty(Ty::U64);
+                Ok((self.op(Op::FunctionCall, t, &[f, idx])?, Ty::U64))
+            }
+            Expr::AtomicDword { memory, op, index, value, comparand } => {
+                if !matches!(memory, Memory::Heap | Memory::Shared) {
+                    return Err(invalid(format!("64-bit atomic on {} memory (only heap and shared have them)", mem_name(memory))));
+                }
                 let idx = self.operand_of(kernel, index, Ty::U32, "atomic index")?;
                 let val = self.operand_of(kernel, value, Ty::U64, "atomic value")?;
                 let mut args = vec![0, idx, val];
@@ -1111,7 +1143,7 @@ impl Emitter {
                     (_, Some(_)) => return Err(invalid(format!("atomic {op:?} with a comparand"))),
                     (_, None) => {}
                 }
-                args[0] = self.helper_id(Memory::Heap, Access::Atomic64(op))?;
+                args[0] = self.helper_id(memory, Access::Atomic64(op))?;
                 let t = self.ty(Ty::U64);
                 Ok((self.op(Op::FunctionCall, t, &args)?, Ty::U64))
             }
@@ -1438,6 +1470,14 @@ impl Emitter {
     fn helper_id(&mut self, memory: Memory, access: Access) -> Result2<Word> {
         let key = (memory, access);
         let per_kernel = matches!(memory, Memory::Shared | Memory::Local);
+        let dword = matches!(access, Access::Atomic64(_) | Access::Load64);
+        if memory == Memory::Shared && self.ks()?.shared_dwords != dword {
+            return Err(invalid(if dword {
+                "a 64-bit shared atomic in a kernel whose shared memory is words".to_string()
+            } else {
+                format!("{access:?} on shared memory that is doublewords (only 64-bit atomics reach it)")
+            }));
+        }
         let existing = if per_kernel { self.ks()?.helpers.get(&key).copied() } else { self.global_helpers.get(&key).copied() };
         if let Some(id) = existing {
             return Ok(id);
@@ -1519,8 +1559,9 @@ impl Emitter {
             }
             Access::Atomic64(op) => {
                 let t = self.ty(Ty::U64);
-                (t, if op == AtomicOp::CompareExchange { 3 } else { 2 }, format!("atomic64_{}_heap", atomic_name(op)))
+                (t, if op == AtomicOp::CompareExchange { 3 } else { 2 }, format!("atomic64_{}_{}", atomic_name(op), mem_name(h.memory)))
             }
+            Access::Load64 => (self.ty(Ty::U64), 1, format!("load64_{}", mem_name(h.memory))),
         };
         // The index is a u32; values have the result's type (u64 for `Atomic64`).
         let params_t: Vec<Word> = (0..nparams).map(|i| if i == 0 || ret == void { u } else { ret }).collect();
@@ -1537,10 +1578,10 @@ impl Emitter {
         }
         let idx = params[0];
         self.b.begin_block(None).map_err(internal)?;
-        let zero = if let Access::Atomic64(_) = h.access { self.konst(Const::U64(0)) } else { self.c_u32(0) };
+        let zero = if let Access::Atomic64(_) | Access::Load64 = h.access { self.konst(Const::U64(0)) } else { self.c_u32(0) };
         let bit = mem_fault_bit(h.memory);
         let in_bounds = match h.access {
-            Access::Atomic64(_) => Some(self.in_bounds64(idx)?),
+            Access::Atomic64(_) if h.memory == Memory::Heap => Some(self.in_bounds64(idx)?),
             _ => self.in_bounds(h.memory, idx)?,
         };
         // Plain loads and stores of every memory but the scratch buffer (whose thread slices
@@ -1555,6 +1596,25 @@ impl Emitter {
             Memory::Param | Memory::Shared | Memory::Local => Some(0),
             Memory::Scratch => None,
         };
+        if let (Some(ok), Some(safe), Access::Load64) = (in_bounds, safe, h.access) {
+            // Branchless like the word loads: doubleword 0 is read instead, the value replaced.
+            let bt = self.t_bool();
+            let bad = self.op(Op::LogicalNot, bt, &[ok])?;
+            let bits = self.c_u32(bit);
+            self.defer(bad, bits)?;
+            let safe = self.c_u32(safe);
+            let j = self.op(Op::Select, u, &[ok, idx, safe])?;
+            let var = self.ks()?.shared_var.ok_or_else(|| EmitErrorKind::Internal("load64 on absent shared memory".into()))?;
+            let p = self.ptr(StorageClass::Workgroup, ret);
+            let ptr = self.b.access_chain(p, None, var, [j]).map_err(internal)?;
+            let scope = self.c_u32(SCOPE_WORKGROUP);
+            let sem = self.c_u32(SEMANTICS_RELAXED);
+            let v = self.op(Op::AtomicLoad, ret, &[ptr, scope, sem])?;
+            let r = self.op(Op::Select, ret, &[ok, v, zero])?;
+            self.b.ret_value(r).map_err(internal)?;
+            self.b.end_function().map_err(internal)?;
+            return Ok(());
+        }
         if let (Some(ok), Some(safe), Access::Load | Access::Store) = (in_bounds, safe, h.access) {
             let bt = self.t_bool();
             let mut bad = self.op(Op::LogicalNot, bt, &[ok])?;
@@ -1604,6 +1664,11 @@ impl Emitter {
                 self.b.branch_conditional(ok, ok_l, bad_l, []).map_err(internal)?;
                 self.begin_block(ok_l)?;
                 let ptr = match h.access {
+                    Access::Atomic64(_) | Access::Load64 if h.memory == Memory::Shared => {
+                        let var = self.ks()?.shared_var.ok_or_else(|| EmitErrorKind::Internal("atomic64 on absent shared memory".into()))?;
+                        let p = self.ptr(StorageClass::Workgroup, ret);
+                        self.b.access_chain(p, None, var, [idx]).map_err(internal)?
+                    }
                     Access::Atomic64(_) => {
                         let var = self.heap64_var();
                         let p = self.ptr(StorageClass::StorageBuffer, ret);
@@ -1619,7 +1684,12 @@ impl Emitter {
                         None
                     }
                     Access::Atomic(op) => Some(self.atomic(h.memory, op, ret, ptr, &params[1..])?),
-                    Access::Atomic64(op) => Some(self.atomic(Memory::Heap, op, ret, ptr, &params[1..])?),
+                    Access::Atomic64(op) => Some(self.atomic(h.memory, op, ret, ptr, &params[1..])?),
+                    Access::Load64 => {
+                        let scope = self.c_u32(SCOPE_WORKGROUP);
+                        let sem = self.c_u32(SEMANTICS_RELAXED);
+                        Some(self.op(Op::AtomicLoad, ret, &[ptr, scope, sem])?)
+                    }
                 };
                 self.branch(merge)?;
                 self.begin_block(bad_l)?;

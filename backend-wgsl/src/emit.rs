@@ -41,6 +41,8 @@ struct Usage {
     /// A `Barrier` statement somewhere.
     barriers: bool,
     heap_atomics64: bool,
+    /// An `AtomicDword` on `Shared`: shared memory is `atomic<u64>` (`Kernel::shared_dwords`).
+    shared_atomics64: bool,
     /// A `Stmt::Fence` (WGSL has no standalone memory fence).
     fence: bool,
 }
@@ -90,6 +92,11 @@ fn expr_usage(u: &mut Usage, e: &Expr) {
         }
         Expr::Builtin(_) => {}
         Expr::LoadWord { index, .. } => operand_usage(u, index),
+        Expr::LoadDword { index, .. } => {
+            u.shared_atomics64 = true;
+            u.int64 = true;
+            operand_usage(u, index)
+        }
         // A barrier too: keeps the kernel whole (the splitting into functions skips barriers).
         Expr::SharedUniformLoad { index } => {
             u.barriers = true;
@@ -105,8 +112,12 @@ fn expr_usage(u: &mut Usage, e: &Expr) {
                 operand_usage(u, o);
             }
         }
-        Expr::AtomicDword { index, value, comparand, .. } => {
-            u.heap_atomics64 = true;
+        Expr::AtomicDword { memory, index, value, comparand, .. } => {
+            if *memory == Memory::Shared {
+                u.shared_atomics64 = true;
+            } else {
+                u.heap_atomics64 = true;
+            }
             u.int64 = true;
             for o in [index, value].into_iter().chain(comparand) {
                 operand_usage(u, o);
@@ -211,7 +222,7 @@ fn opaque_vars(k: &Kernel) -> Vec<bool> {
             }
             let var_opaque = |o: &Operand| matches!(o, Operand::Var(v) if opaque.get(v.index()).copied().unwrap_or(false));
             let ok = match e {
-                Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => true,
+                Expr::LoadWord { .. } | Expr::LoadDword { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => true,
                 Expr::Builtin(_) => true,
                 Expr::Use(o) => var_opaque(o),
                 Expr::Convert { op: ConvertOp::Bitcast, arg, .. } => var_opaque(arg),
@@ -258,6 +269,7 @@ fn kernel_usage(k: &Kernel) -> Usage {
         shared_atomics: k.features.shared_atomics,
         barriers: false,
         heap_atomics64: k.features.heap_atomics64,
+        shared_atomics64: k.features.shared_atomics64,
         fence: false,
     };
     for v in &k.vars {
@@ -270,7 +282,7 @@ fn kernel_usage(k: &Kernel) -> Usage {
 /// What the WGSL that [`crate::emit`] writes for `kernel` needs from the device.
 pub fn requirements(kernel: &Kernel) -> Requirements {
     let u = kernel_usage(kernel);
-    Requirements { int64: u.int64 || u.float64, float64: u.float64, int64_atomics: u.heap_atomics64 }
+    Requirements { int64: u.int64 || u.float64, float64: u.float64, int64_atomics: u.heap_atomics64 || u.shared_atomics64 }
 }
 
 /// Module-wide state: the name prefix and the helper functions needed so far.
@@ -583,11 +595,12 @@ impl ModuleCx {
         let name = format!("{}{}_load", m.prefix, m.kind);
         if let (Some(a), Some(safe)) = (&m.array, m.safe) {
             let defer = self.defer_fn();
+            let (t, zero) = if m.wide { ("u64", "0lu") } else { ("u32", "0u") };
             self.helper(&name, || {
                 let read = if m.atomic { format!("atomicLoad(&{a}[j])") } else { format!("{a}[j]") };
                 format!(
-                    "fn {name}(i: u32) -> u32 {{\n    let ok = {};\n    {defer}(!ok, {}u);\n    \
-                     let j = select({safe}u, i, ok);\n    return select(0u, {read}, ok);\n}}\n",
+                    "fn {name}(i: u32) -> {t} {{\n    let ok = {};\n    {defer}(!ok, {}u);\n    \
+                     let j = select({safe}u, i, ok);\n    return select({zero}, {read}, ok);\n}}\n",
                     m.in_range, m.fault
                 )
             });
@@ -757,6 +770,8 @@ struct KernelCx<'a> {
     kp: String,
     int64: bool,
     shared_atomic: bool,
+    /// Shared memory is `atomic<u64>` doublewords (`Kernel::shared_dwords`).
+    shared_dwords: bool,
     /// local_invocation_id, workgroup_id, num_workgroups used.
     builtins: [bool; 3],
     out: String,
@@ -835,6 +850,31 @@ impl KernelCx<'_> {
             return Err(format!("{what}: operand {s} has type {} where {} is required", ty_name(t), ty_name(ty)));
         }
         Ok(s)
+    }
+
+    /// Shared memory as `atomic<u64>` doublewords (`Kernel::shared_dwords`). Loads are
+    /// branchless like the word arrays' (an out-of-range index reads doubleword 0, yields 0);
+    /// atomics branch.
+    fn shared64(&self) -> Mem {
+        Mem {
+            kind: "shared64",
+            prefix: self.kp.clone(),
+            array: Some(format!("{}shared", self.kp)),
+            in_range: format!("i < {}u", self.k.shared_words.div_ceil(2)),
+            safe: Some(0),
+            fault: abi::FAULT_SHARED_OUT_OF_RANGE,
+            atomic: true,
+            wide: true,
+        }
+    }
+
+    /// `memory` as words; shared memory that is doublewords (`Kernel::shared_dwords`) is
+    /// invalid here.
+    fn word_mem(&self, memory: Memory) -> R<Mem> {
+        if memory == Memory::Shared && self.shared_dwords {
+            return Err("a word access to shared memory that is doublewords (only AtomicDword reaches it)".into());
+        }
+        Ok(self.mem(memory))
     }
 
     fn mem(&self, memory: Memory) -> Mem {
@@ -1153,7 +1193,7 @@ impl KernelCx<'_> {
             Expr::Fma { a, b, c, .. } => vec![*a, *b, *c],
             Expr::Select { cond, a, b, .. } => vec![*cond, *a, *b],
             // Calls of helper functions: never constant-evaluated.
-            Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => {
+            Expr::LoadWord { .. } | Expr::LoadDword { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => {
                 Vec::new()
             }
         };
@@ -1222,7 +1262,7 @@ impl KernelCx<'_> {
             }
             Expr::LoadWord { memory, index } => {
                 let i = self.typed(index, Ty::U32, "LoadWord index")?;
-                let m = self.mem(memory);
+                let m = self.word_mem(memory)?;
                 let f = self.m.mem_load(&m);
                 Ok((format!("{f}({i})"), Ty::U32))
             }
@@ -1230,7 +1270,7 @@ impl KernelCx<'_> {
                 // Inline, not through the bounds-checked helper: `workgroupUniformLoad` must be
                 // reached in uniform control flow, and the index is in range (precondition).
                 let i = self.typed(index, Ty::U32, "SharedUniformLoad index")?;
-                let m = self.mem(Memory::Shared);
+                let m = self.word_mem(Memory::Shared)?;
                 let a = m.array.ok_or("SharedUniformLoad in a kernel without shared memory")?;
                 Ok((format!("workgroupUniformLoad(&{a}[{i}])"), Ty::U32))
             }
@@ -1240,7 +1280,7 @@ impl KernelCx<'_> {
                 }
                 let i = self.typed(index, Ty::U32, "AtomicWord index")?;
                 let v = self.typed(value, Ty::U32, "AtomicWord value")?;
-                let m = self.mem(memory);
+                let m = self.word_mem(memory)?;
                 let f = self.m.mem_atomic(&m, op);
                 match (op, comparand) {
                     (AtomicOp::CompareExchange, Some(c)) => {
@@ -1252,20 +1292,32 @@ impl KernelCx<'_> {
                     (_, None) => Ok((format!("{f}({i}, {v})"), Ty::U32)),
                 }
             }
-            Expr::AtomicDword { op, index, value, comparand } => {
+            Expr::LoadDword { memory, index } => {
+                if memory != Memory::Shared || !self.shared_dwords {
+                    return Err(format!("LoadDword on {memory:?} memory (only Shared that is doublewords)"));
+                }
+                let i = self.typed(index, Ty::U32, "LoadDword index")?;
+                let m = self.shared64();
+                let f = self.m.mem_load(&m);
+                Ok((format!("{f}({i})"), Ty::U64))
+            }
+            Expr::AtomicDword { memory, op, index, value, comparand } => {
                 let i = self.typed(index, Ty::U32, "AtomicDword index")?;
                 let v = self.typed(value, Ty::U64, "AtomicDword value")?;
                 let p = &self.m.p;
-                // Doubleword i holds heap words 2i and 2i+1; both must be allocatable.
-                let m = Mem {
-                    kind: "heap64",
-                    prefix: p.clone(),
-                    array: Some(format!("{p}heap64")),
-                    in_range: format!("i >= {}u && i < arrayLength(&{p}heap64)", abi::HEAP_RESERVED_WORDS.div_ceil(2)),
-                    safe: None,
-                    fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
-                    atomic: true,
-                    wide: true,
+                let m = match memory {
+                    Memory::Shared if self.shared_dwords => self.shared64(),
+                    Memory::Heap => Mem {
+                        kind: "heap64",
+                        prefix: p.clone(),
+                        array: Some(format!("{p}heap64")),
+                        in_range: format!("i >= {}u && i < arrayLength(&{p}heap64)", abi::HEAP_RESERVED_WORDS.div_ceil(2)),
+                        safe: None,
+                        fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
+                        atomic: true,
+                        wide: true,
+                    },
+                    _ => return Err(format!("AtomicDword on {memory:?} memory (only Heap, and Shared that is doublewords)")),
                 };
                 let f = self.m.mem_atomic(&m, op);
                 match (op, comparand) {
@@ -1331,7 +1383,7 @@ impl KernelCx<'_> {
                     }
                     let i = self.typed(*index, Ty::U32, "StoreWord index")?;
                     let v = self.typed(*value, Ty::U32, "StoreWord value")?;
-                    let m = self.mem(*memory);
+                    let m = self.word_mem(*memory)?;
                     let f = self.m.mem_store(&m);
                     self.line(depth, &format!("{f}({i}, {v});"));
                 }
@@ -1681,6 +1733,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             kp: kp.clone(),
             int64: u.int64 || u.float64,
             shared_atomic: u.shared_atomics,
+            shared_dwords: u.shared_atomics64 && k.shared_words > 0,
             builtins: [false; 3],
             out: String::new(),
             breakable: Vec::new(),
@@ -1702,7 +1755,9 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         if k.shared_words > 0 || private_local_words(k).is_some() {
             let _ = writeln!(decls, "// kernel {}", comment_text(&k.name));
         }
-        if k.shared_words > 0 {
+        if u.shared_atomics64 && k.shared_words > 0 {
+            let _ = writeln!(decls, "var<workgroup> {kp}shared: array<atomic<u64>, {}>;", k.shared_words.div_ceil(2));
+        } else if k.shared_words > 0 {
             let t = if u.shared_atomics { "atomic<u32>" } else { "u32" };
             let _ = writeln!(decls, "var<workgroup> {kp}shared: array<{t}, {}>;", k.shared_words);
         }

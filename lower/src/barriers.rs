@@ -32,7 +32,7 @@ fn heap_access(s: &Stmt) -> bool {
             expr,
             Expr::LoadWord { memory: Memory::Heap, .. }
                 | Expr::AtomicWord { memory: Memory::Heap, .. }
-                | Expr::AtomicDword { .. }
+                | Expr::AtomicDword { memory: Memory::Heap, .. }
         ),
         Stmt::StoreWord { memory, .. } => *memory == Memory::Heap,
         // A fence orders the heap too: treat it as an access (conservative).

@@ -1204,7 +1204,7 @@ mod liveness {
                 u(c)
             }
             Expr::Builtin(_) => {}
-            Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } => u(index),
+            Expr::LoadWord { index, .. } | Expr::LoadDword { index, .. } | Expr::SharedUniformLoad { index } => u(index),
             Expr::AtomicWord { index, value, comparand, .. } | Expr::AtomicDword { index, value, comparand, .. } => {
                 u(index);
                 u(value);

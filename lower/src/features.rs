@@ -65,8 +65,11 @@ fn walk(b: &Block, f: &mut Features) {
                     note_ty(*ty, f);
                     [cond, a, b].into_iter().for_each(|o| operand(o, f))
                 }
-                Expr::AtomicDword { index, value, comparand, .. } => {
-                    f.heap_atomics64 = true;
+                Expr::AtomicDword { memory, index, value, comparand, .. } => {
+                    match memory {
+                        Memory::Shared => f.shared_atomics64 = true,
+                        _ => f.heap_atomics64 = true,
+                    }
                     f.int64 = true;
                     operand(index, f);
                     operand(value, f);
@@ -81,6 +84,10 @@ fn walk(b: &Block, f: &mut Features) {
                     f.globals = true
                 }
                 Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } => operand(index, f),
+                Expr::LoadDword { index, .. } => {
+                    f.int64 = true;
+                    operand(index, f)
+                }
             },
             Stmt::StoreWord { index, value, .. } => {
                 operand(index, f);

@@ -542,8 +542,9 @@ impl Splitter<'_> {
                     R::One(self.let_(&mut out, to, Expr::Convert { op, from, to, arg }))
                 }
             },
-            // The target's 64-bit atomics on the heap's u64 view: nothing to split them into.
-            Expr::AtomicDword { .. } => return Err("a 64-bit atomic whose old value is used (or an f64 atomic add)".into()),
+            // The target's 64-bit atomics on the heap's u64 view or on shared doublewords
+            // (`shared64`): nothing to split them into.
+            Expr::AtomicDword { .. } | Expr::LoadDword { .. } => return Err("a 64-bit atomic whose old value is used (or an f64 atomic add)".into()),
             other => return Err(format!("64-bit integers in {other:?}")),
         };
         stmts.extend(out);

@@ -221,6 +221,17 @@ impl Machine {
                 let i = self.get(index);
                 self.load(memory, i)
             }
+            Expr::LoadDword { memory, index } => {
+                let i = self.get(index) as usize;
+                let (mem, fault, _) = self.memory(memory);
+                // The last doubleword may be half padding, which the words array does not hold.
+                if i > usize::MAX / 4 || 2 * i >= mem.len() {
+                    self.faults |= fault;
+                    return 0;
+                }
+                let word = |j: usize| mem.get(j).copied().unwrap_or(0) as u64;
+                word(2 * i) | word(2 * i + 1) << 32
+            }
             // One thread: the barrier is a no-op.
             Expr::SharedUniformLoad { index } => {
                 let i = self.get(index);
@@ -242,18 +253,26 @@ impl Machine {
                 mem[iu] = new;
                 old as u64
             }
-            Expr::AtomicDword { op, index, value, comparand } => {
+            Expr::AtomicDword { memory, op, index, value, comparand } => {
                 let i = self.get(index) as usize;
                 let (lo, hi) = (i.wrapping_mul(2), i.wrapping_mul(2).wrapping_add(1));
-                if i > usize::MAX / 4 || lo < abi::HEAP_RESERVED_WORDS as usize || hi >= self.heap.len() {
-                    self.faults |= abi::FAULT_GLOBAL_OUT_OF_RANGE;
+                let c = comparand.map(|c| self.get(c)).unwrap_or(0);
+                let v = self.get(value);
+                let (mem, fault, first) = self.memory(memory);
+                // Shared doublewords: `shared_words.div_ceil(2)` of them (the last may be half
+                // padding, which the words array does not hold).
+                let len = if memory == Memory::Shared { mem.len().div_ceil(2) * 2 } else { mem.len() };
+                if i > usize::MAX / 4 || lo < first || hi >= len {
+                    self.faults |= fault;
                     return 0;
                 }
-                let old = self.heap[lo] as u64 | (self.heap[hi] as u64) << 32;
-                let c = comparand.map(|c| self.get(c)).unwrap_or(0);
-                let new = atomic(op, Ty::U64, old, self.get(value), c);
-                self.heap[lo] = new as u32;
-                self.heap[hi] = (new >> 32) as u32;
+                let word = |m: &Vec<u32>, j: usize| m.get(j).copied().unwrap_or(0) as u64;
+                let old = word(mem, lo) | word(mem, hi) << 32;
+                let new = atomic(op, Ty::U64, old, v, c);
+                mem[lo] = new as u32;
+                if hi < mem.len() {
+                    mem[hi] = (new >> 32) as u32;
+                }
                 old
             }
         }

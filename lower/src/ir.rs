@@ -309,13 +309,20 @@ pub enum Expr {
     /// changes nothing.
     AtomicWord { memory: Memory, op: AtomicOp, index: Operand, value: Operand, comparand: Option<Operand> },
     /// Atomic read-modify-write on the 64-bit doubleword `index` (a `U32` operand: byte offset
-    /// / 8, i.e. words `2*index` and `2*index + 1`, little-endian) of the `Heap` only; yields
-    /// the old doubleword. `value` and `comparand` are `U64`. Relaxed, device scope. Needs the
-    /// target's 64-bit atomics (SPIR-V `Int64Atomics`, WGSL `atomic<u64>`: wgpu's
-    /// `SHADER_INT64_ATOMIC_ALL_OPS`; see [`Features::heap_atomics64`]). Out-of-range index
-    /// (either word outside `abi::HEAP_RESERVED_WORDS .. arrayLength(heap)`): yields 0,
-    /// records a fault, changes nothing.
-    AtomicDword { op: AtomicOp, index: Operand, value: Operand, comparand: Option<Operand> },
+    /// / 8, i.e. words `2*index` and `2*index + 1`, little-endian) of the `Heap` or `Shared`;
+    /// yields the old doubleword. `value` and `comparand` are `U64`. Relaxed, device scope on
+    /// the heap, workgroup scope on shared memory. Needs the target's 64-bit atomics (SPIR-V
+    /// `Int64Atomics`, WGSL `atomic<u64>`: wgpu's `SHADER_INT64_ATOMIC_ALL_OPS`; see
+    /// [`Features::heap_atomics64`], [`Features::shared_atomics64`]). Out-of-range index (on
+    /// the heap either word outside `abi::HEAP_RESERVED_WORDS .. arrayLength(heap)`, on shared
+    /// memory `index >= shared_words.div_ceil(2)`): yields 0, records a fault, changes nothing.
+    /// A kernel with one on `Shared` declares its shared memory as doublewords and reaches it
+    /// only through this expression (see [`Kernel::shared_dwords`] and `lower`'s `shared64`).
+    AtomicDword { memory: Memory, op: AtomicOp, index: Operand, value: Operand, comparand: Option<Operand> },
+    /// A relaxed atomic load of doubleword `index` of `Shared` (the only memory allowed, and
+    /// only in a kernel whose shared memory is doublewords: [`Kernel::shared_dwords`]); yields
+    /// a `U64`. Out-of-range index (`>= shared_words.div_ceil(2)`): yields 0, records a fault.
+    LoadDword { memory: Memory, index: Operand },
     /// A workgroup barrier over shared memory, then word `index` of `Shared`: the same value in
     /// every invocation, and known to be so by the targets (WGSL's `workgroupUniformLoad`, whose
     /// result browsers' uniformity analysis lets a barrier depend on; a plain load after a
@@ -492,8 +499,11 @@ pub struct Features {
     /// Any `AtomicWord` on `Heap` (WGSL then declares the heap `array<atomic<u32>>`).
     pub heap_atomics: bool,
     pub shared_atomics: bool,
-    /// Any `AtomicDword` (the target needs 64-bit atomics on storage buffers).
+    /// Any `AtomicDword` on the `Heap` (the target needs 64-bit atomics on storage buffers).
     pub heap_atomics64: bool,
+    /// Any `AtomicDword` on `Shared` (the target needs 64-bit atomics on workgroup memory;
+    /// the kernel's shared memory is doublewords: [`Kernel::shared_dwords`]).
+    pub shared_atomics64: bool,
     /// The kernel's results may depend on the target keeping f32 (f64) subnormal operands and
     /// results: set by `lower`'s instruction rules (see `features::subnormal_use`); the host
     /// refuses such a kernel on a device and backend that flush them.
@@ -544,9 +554,9 @@ pub struct Module {
 
 impl Kernel {
     /// Whether the backends may record one of this kernel's faults late (when the thread
-    /// ends, see `Expr::LoadWord`): it has a plain load or store of an existing heap,
-    /// parameter, shared or private local array, or an `If` whose only statement is a
-    /// `Fault`. Kernels without such code need no deferred-fault state.
+    /// ends, see `Expr::LoadWord`): it has a plain load (`LoadWord`, `LoadDword`) or store of
+    /// an existing heap, parameter, shared or private local array, or an `If` whose only
+    /// statement is a `Fault`. Kernels without such code need no deferred-fault state.
     pub fn defers_faults(&self) -> bool {
         fn block(k: &Kernel, b: &Block) -> bool {
             let present = |m: Memory| match m {
@@ -556,7 +566,9 @@ impl Kernel {
                 Memory::Scratch => false,
             };
             b.stmts.iter().any(|s| match s {
-                Stmt::Assign { expr: Expr::LoadWord { memory, .. }, .. } | Stmt::StoreWord { memory, .. } => present(*memory),
+                Stmt::Assign { expr: Expr::LoadWord { memory, .. } | Expr::LoadDword { memory, .. }, .. } | Stmt::StoreWord { memory, .. } => {
+                    present(*memory)
+                }
                 Stmt::If { then_body, else_body, .. } => {
                     (else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]))
                         || block(k, then_body)
@@ -568,6 +580,24 @@ impl Kernel {
             })
         }
         block(self, &self.body)
+    }
+
+    /// Whether the kernel's shared memory is an array of `shared_words.div_ceil(2)` 64-bit
+    /// doublewords (SPIR-V `u64`, WGSL `atomic<u64>`) rather than of words: it is exactly when
+    /// the body has an `AtomicDword` on `Shared`. Such a kernel accesses shared memory only
+    /// through `AtomicDword` (no `LoadWord`, `StoreWord`, `AtomicWord` or `SharedUniformLoad`
+    /// on `Shared`): `lower`'s `shared64` pass rewrites them. Walks the body.
+    pub fn shared_dwords(&self) -> bool {
+        fn block(b: &Block) -> bool {
+            b.stmts.iter().any(|s| match s {
+                Stmt::Assign { expr: Expr::AtomicDword { memory: Memory::Shared, .. }, .. } => true,
+                Stmt::If { then_body, else_body, .. } => block(then_body) || block(else_body),
+                Stmt::Loop { body } => block(body),
+                Stmt::Switch { cases, default, .. } => cases.iter().any(|c| block(&c.body)) || block(default),
+                _ => false,
+            })
+        }
+        self.shared_words > 0 && block(&self.body)
     }
 
     pub fn var_ty(&self, v: VarId) -> Ty {

@@ -15,18 +15,28 @@
 //!   wgpu creates zeroed (the host's `runtime/scratch.rs`).
 
 use crate::build::*;
-use crate::ir::{BinaryOp, Builtin, CmpOp, Expr, Kernel, Memory, Stmt, Ty, VarId, VarInfo};
+use crate::ir::{AtomicOp, BinaryOp, Builtin, CmpOp, Expr, Kernel, Memory, Stmt, Ty, VarId, VarInfo};
 
 /// Prepends the shared-memory zeroing prologue to `k` (nothing if it has no shared memory).
 pub fn zero_shared_memory(k: &mut Kernel) {
     if k.shared_words == 0 {
         return;
     }
+    let wide = k.shared_dwords();
+    let words = k.shared_words;
     let mut new_var = |ty: Ty, name: &str| {
         k.vars.push(VarInfo { ty, name: name.into() });
         VarId(k.vars.len() as u32 - 1)
     };
     let (i, t, done) = (new_var(Ty::U32, "zero_shared.index"), new_var(Ty::U32, "zero_shared.tid"), new_var(Ty::Bool, "zero_shared.done"));
+    // Shared memory as doublewords (`shared64`): they are reached through atomics only.
+    let (count, clear) = if wide {
+        let old = new_var(Ty::U64, "zero_shared.old");
+        let clear = assign(old, Expr::AtomicDword { memory: Memory::Shared, op: AtomicOp::And, index: var(i), value: c64(0), comparand: None });
+        (words.div_ceil(2), clear)
+    } else {
+        (words, store(Memory::Shared, i, c32(0)))
+    };
     let [bx, by, _] = k.workgroup_size;
     let threads = k.workgroup_size.iter().product::<u32>();
     // Linear thread id: (tid.z * ntid.y + tid.y) * ntid.x + tid.x.
@@ -39,9 +49,9 @@ pub fn zero_shared_memory(k: &mut Kernel) {
         assign(t, Expr::Builtin(Builtin::ThreadId(0))),
         assign(i, bin(BinaryOp::Add, Ty::U32, i, t)),
         loop_(vec![
-            assign(done, cmp(CmpOp::GeU, Ty::U32, i, c32(k.shared_words))),
+            assign(done, cmp(CmpOp::GeU, Ty::U32, i, c32(count))),
             if_(done, vec![Stmt::Break], vec![]),
-            store(Memory::Shared, i, c32(0)),
+            clear,
             assign(i, bin(BinaryOp::Add, Ty::U32, i, c32(threads))),
         ]),
         Stmt::Barrier,

@@ -158,6 +158,9 @@ pub fn lower_kernel(
             f.name.span,
         ));
     }
+    // After `simt` (its scratch words are shared memory too), before `loop_exits` (the
+    // pass's CAS loops have values read after them).
+    crate::shared64::widen_shared(&mut body, &mut vars, shared_words);
     loop_exits::guard_loop_exits(&mut body, &mut vars);
     let mut kernel = ir::Kernel {
         name: f.name.name.to_string(),

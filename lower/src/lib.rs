@@ -25,6 +25,7 @@ mod loop_cut;
 mod loop_exits;
 mod ptx_types;
 pub mod ir;
+mod shared64;
 mod simt;
 pub mod structurize;
 

@@ -109,7 +109,7 @@ fn expr_divergent(e: &Expr, var_div: &[bool]) -> bool {
         Expr::Builtin(Builtin::ThreadId(_)) => true,
         Expr::Builtin(_) => false,
         Expr::LoadWord { memory: Memory::Param, index } => op(index),
-        Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } => true,
+        Expr::LoadWord { .. } | Expr::LoadDword { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } => true,
         // The same value in every thread (its precondition: a uniform index).
         Expr::SharedUniformLoad { index } => op(index),
     }
@@ -596,7 +596,7 @@ fn assign(dst: VarId, expr: Expr) -> Stmt {
 fn is_pure(e: &Expr) -> bool {
     match e {
         Expr::LoadWord { memory: Memory::Param, index: Operand::Const(_) } => true,
-        Expr::LoadWord { .. } | Expr::AtomicWord { .. } | Expr::SharedUniformLoad { .. } => false,
+        Expr::LoadWord { .. } | Expr::LoadDword { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => false,
         _ => true,
     }
 }

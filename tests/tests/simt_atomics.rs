@@ -15,6 +15,10 @@ enum Space {
     Shared,
     GenericGlobal,
     GenericShared,
+    /// Shared, in a kernel that also has a 64-bit shared atomic whose result is used: its
+    /// shared memory is doublewords (`lower`'s `shared64`), so 32- and 16-bit operations on
+    /// it act on halves of them (neighbouring threads' slots share a doubleword).
+    SharedWide,
 }
 
 /// One kernel per (instruction, space): thread i stores a[i] in its own slot, runs
@@ -26,8 +30,16 @@ fn kernel(name: &str, inst: &str, w: u32, space: Space) -> String {
     let (addr, atom_space, ld_space) = match space {
         Space::Global => ("%rd6", ".global", ".global"),
         Space::GenericGlobal => ("%rd6", "", ".global"),
-        Space::Shared => ("%rd9", ".shared", ".shared"),
+        Space::Shared | Space::SharedWide => ("%rd9", ".shared", ".shared"),
         Space::GenericShared => ("%rd15", "", ".shared"),
+    };
+    let wide = if space == Space::SharedWide {
+        format!("    mov.u64 %rd11, {};
+    atom.shared.exch.b64 %rd14, [sm+{}], %rd11;
+    add.s64 %rd14, %rd14, 1;
+", 0x1234, w as usize * N)
+    } else {
+        String::new()
     };
     let slot_init = match space {
         Space::Global | Space::GenericGlobal => format!("    st.global.b{bits} [%rd6], {reg}10;\n"),
@@ -42,6 +54,7 @@ fn kernel(name: &str, inst: &str, w: u32, space: Space) -> String {
     .reg .b32 %r<16>;
     .reg .b64 %rd<16>;
     .shared .align 8 .b8 sm[{smem}];
+{wide}
     ld.param.u64 %rd1, [inp];
     ld.param.u64 %rd2, [out];
     mov.u32 %r1, %tid.x;
@@ -63,7 +76,7 @@ fn kernel(name: &str, inst: &str, w: u32, space: Space) -> String {
     ret;
 }}
 ",
-        smem = w as usize * N,
+        smem = w as usize * N + 8,
         w2 = 2 * w,
         w3 = 3 * w,
         // `red.*` (kernels named `red_*`): no result; d is then a copy of a.
@@ -340,7 +353,7 @@ const INSTS: [(&str, u32); 31] = [
 #[test]
 fn every_atomic_operation_matches_the_spec_semantics() {
     let Some(gpu) = gpu() else { return };
-    let spaces = [Space::Global, Space::Shared, Space::GenericGlobal, Space::GenericShared];
+    let spaces = [Space::Global, Space::Shared, Space::GenericGlobal, Space::GenericShared, Space::SharedWide];
     let mut ptx = String::from(".version 8.5\n.target sm_80\n.address_size 64\n");
     let mut cases = Vec::new();
     for (k, &(inst, w)) in INSTS.iter().enumerate() {
@@ -351,12 +364,11 @@ fn every_atomic_operation_matches_the_spec_semantics() {
         for (s, &space) in spaces.iter().enumerate() {
             // Generic addresses share the dispatch code: a few operations of each kind suffice.
             let generic = matches!(space, Space::GenericGlobal | Space::GenericShared);
-            if generic && !["add.u32", "add.f32", "cas.b16", "add.u64", "add.noftz.f16"].contains(&inst) {
+            if generic && !["add.u32", "add.f32", "cas.b16", "add.u64", "cas.b64", "add.f64", "add.noftz.f16"].contains(&inst) {
                 continue;
             }
-            // 64-bit atomics whose result is used run on the heap only (see `refused` below;
-            // a generic address may point to shared memory in these kernels).
-            if w == 8 && !red && space != Space::Global {
+            // 64-bit operations make a shared kernel wide by themselves.
+            if space == Space::SharedWide && w == 8 {
                 continue;
             }
             let name = format!("{}_{k}_{s}", if red { "red" } else { "atom" });
@@ -488,25 +500,193 @@ fn many_ctas_contending_on_the_same_counters_count_exactly() {
     }
 }
 
-/// 64-bit atomics on shared memory whose result is used (and `add.f64` there), and half
-/// adds without `.noftz`, are refused, with the place.
+const STRESS64_PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry stress64(.param .u64 out, .param .u64 per_cta)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .f64 %fd<4>;
+    .reg .b64 %rd<32>;
+    // [0] u64 ticket, [8] u64 stack head, [16] u64 exch slot, [24] f64 sum, [32] u32 inc,
+    // [36] u32 add, [40] u32 leader, [44] u32 add.
+    .shared .align 8 .b8 sm[48];
+    // The stack's links: next[t] for thread t.
+    .shared .align 8 .b8 next[2048];
+    ld.param.u64 %rd1, [out];
+    ld.param.u64 %rd2, [per_cta];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.s32 %r4, %r2, %r3, %r1;
+    setp.ne.s32 %p1, %r1, 0;
+    @%p1 bra SKIP_INIT;
+    // Tickets start below 2^32: the low half carries into the high half midway.
+    mov.u64 %rd20, 4294967168;
+    st.shared.u64 [sm], %rd20;
+    mov.u64 %rd20, 0;
+    st.shared.u64 [sm+8], %rd20;
+    st.shared.u64 [sm+16], %rd20;
+    st.shared.u64 [sm+24], %rd20;
+    st.shared.u32 [sm+32], 0;
+    st.shared.u32 [sm+36], 0;
+    st.shared.u64 [sm+40], %rd20;
+SKIP_INIT:
+    bar.sync 0;
+    atom.shared.add.u64 %rd5, [sm], 1;
+    // Node value of thread t: (t + 1) * 0x1_0000_0001 (both halves non-zero).
+    cvt.u64.u32 %rd6, %r1;
+    add.u64 %rd6, %rd6, 1;
+    mul.lo.u64 %rd7, %rd6, 4294967297;
+    // Push onto a lock-free stack: link to the head seen, CAS the head from it to this node.
+    mul.wide.u32 %rd8, %r1, 8;
+    mov.u64 %rd9, next;
+    add.u64 %rd10, %rd9, %rd8;
+    ld.shared.u64 %rd11, [sm+8];
+RETRY:
+    st.shared.u64 [%rd10], %rd11;
+    atom.shared.cas.b64 %rd12, [sm+8], %rd11, %rd7;
+    setp.ne.u64 %p2, %rd12, %rd11;
+    mov.u64 %rd11, %rd12;
+    @%p2 bra RETRY;
+    atom.shared.exch.b64 %rd13, [sm+16], %rd7;
+    // f64 add of (t + 1) / 4: exact, so every order gives the same sums.
+    cvt.rn.f64.u32 %fd1, %r1;
+    add.f64 %fd1, %fd1, 0d3FF0000000000000;
+    mul.f64 %fd1, %fd1, 0d3FD0000000000000;
+    atom.shared.add.f64 %fd2, [sm+24], %fd1;
+    // 32-bit operations on halves of the doublewords.
+    atom.shared.inc.u32 %r5, [sm+32], 1000000;
+    atom.shared.add.u32 %r6, [sm+36], 3;
+    // Every thread stores its id + 1 to one word (CUDA's racy leader election: one of them
+    // must be left) while the other half of its doubleword is added to.
+    add.u32 %r7, %r1, 1;
+    st.shared.u32 [sm+40], %r7;
+    atom.shared.add.u32 %r8, [sm+44], 5;
+    bar.sync 0;
+    // out[t] = ticket, exch old, f64 old, inc old | add old << 32, next[t].
+    mul.wide.u32 %rd14, %r4, 40;
+    add.s64 %rd15, %rd1, %rd14;
+    st.global.u64 [%rd15], %rd5;
+    st.global.u64 [%rd15+8], %rd13;
+    st.global.f64 [%rd15+16], %fd2;
+    st.global.u32 [%rd15+24], %r5;
+    st.global.u32 [%rd15+28], %r6;
+    ld.shared.u64 %rd16, [%rd10];
+    st.global.u64 [%rd15+32], %rd16;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd17, %r2, 48;
+    add.s64 %rd18, %rd2, %rd17;
+    ld.shared.v2.u64 {%rd21, %rd22}, [sm];
+    ld.shared.v2.u64 {%rd23, %rd24}, [sm+16];
+    ld.shared.v2.u64 {%rd25, %rd26}, [sm+32];
+    st.global.v2.u64 [%rd18], {%rd21, %rd22};
+    st.global.v2.u64 [%rd18+16], {%rd23, %rd24};
+    st.global.v2.u64 [%rd18+32], {%rd25, %rd26};
+DONE:
+    ret;
+}
+";
+
+/// 64-bit atomics on shared memory whose results are used, contended by a whole CTA: every
+/// thread's `atom.shared.add.u64` of 1 returns a distinct ticket (crossing 2^32), a lock-free
+/// stack pushed with `atom.shared.cas.b64` links every thread exactly once, the old values of
+/// `exch.b64` and `add.f64` form one chain (each old value is the one before plus the
+/// operand), 32-bit atomics on halves of the same doublewords count exactly, and racing
+/// 32-bit stores to one word leave one of the stored values.
+#[test]
+fn contended_shared_64_bit_atomics_form_chains() {
+    let Some(gpu) = gpu() else { return };
+    const CTAS: usize = 16;
+    const BLOCK: usize = 256;
+    const T: usize = CTAS * BLOCK;
+    const START: u64 = 0xffff_ff80;
+    let node = |t: usize| (t as u64 + 1) * 0x1_0000_0001;
+    let program = program("stress64.ptx", STRESS64_PTX, [BLOCK as u32, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let out = run.zeros(T * 40);
+        let per_cta = run.zeros(CTAS * 48);
+        run.launch(&program, "stress64", [CTAS as u32, 1, 1], &[&out.to_le_bytes(), &per_cta.to_le_bytes()], backend);
+        let out = run.read_u64(out, T * 5);
+        let per = run.read_u64(per_cta, CTAS * 6);
+        for k in 0..CTAS {
+            let ctx = format!("{backend} CTA {k}");
+            let rec = |t: usize| &out[5 * (k * BLOCK + t)..][..5];
+            let fin = &per[6 * k..][..6];
+            // Tickets: a permutation of START..START+BLOCK.
+            let mut tickets: Vec<u64> = (0..BLOCK).map(|t| rec(t)[0]).collect();
+            tickets.sort_unstable();
+            assert!(tickets.iter().enumerate().all(|(i, &v)| v == START + i as u64), "{ctx}: tickets {tickets:x?}");
+            assert_eq!(fin[0], START + BLOCK as u64, "{ctx}: final ticket");
+            // The stack: from the head, every node once, ending at 0.
+            let mut seen = vec![false; BLOCK];
+            let mut at = fin[1];
+            for _ in 0..BLOCK {
+                let t = (at / 0x1_0000_0001) as usize;
+                assert!(at.is_multiple_of(0x1_0000_0001) && (1..=BLOCK).contains(&t) && !seen[t - 1], "{ctx}: bad link {at:#x}");
+                seen[t - 1] = true;
+                at = rec(t - 1)[4];
+            }
+            assert_eq!(at, 0, "{ctx}: the stack does not end after {BLOCK} nodes");
+            // exch: the old values chain 0 → node(a) → node(b) … → the final value.
+            let mut by_old: std::collections::HashMap<u64, u64> = (0..BLOCK).map(|t| (rec(t)[1], node(t))).collect();
+            assert_eq!(by_old.len(), BLOCK, "{ctx}: exch returned a value twice");
+            let mut at = 0;
+            for _ in 0..BLOCK {
+                at = by_old.remove(&at).unwrap_or_else(|| panic!("{ctx}: exch chain breaks at {at:#x}"));
+            }
+            assert_eq!(at, fin[2], "{ctx}: exch final value");
+            // add.f64: sorted by old value, each old is the previous old plus its operand.
+            let mut sums: Vec<(f64, f64)> = (0..BLOCK).map(|t| (f64::from_bits(rec(t)[2]), (t as f64 + 1.0) / 4.0)).collect();
+            sums.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut acc = 0.0f64;
+            for &(old, x) in &sums {
+                assert_eq!(old.to_bits(), acc.to_bits(), "{ctx}: f64 chain");
+                acc += x;
+            }
+            assert_eq!(fin[3], acc.to_bits(), "{ctx}: f64 sum");
+            // 32-bit inc and add on the halves of one doubleword.
+            let mut inc: Vec<u64> = (0..BLOCK).map(|t| rec(t)[3] & 0xffff_ffff).collect();
+            let mut add: Vec<u64> = (0..BLOCK).map(|t| rec(t)[3] >> 32).collect();
+            inc.sort_unstable();
+            add.sort_unstable();
+            assert!(inc.iter().enumerate().all(|(i, &v)| v == i as u64), "{ctx}: inc olds");
+            assert!(add.iter().enumerate().all(|(i, &v)| v == 3 * i as u64), "{ctx}: add olds");
+            assert_eq!(fin[4], BLOCK as u64 | (3 * BLOCK as u64) << 32, "{ctx}: inc | add");
+            let leader = fin[5] & 0xffff_ffff;
+            assert!((1..=BLOCK as u64).contains(&leader), "{ctx}: the racing stores left {leader:#x}, which no thread stored");
+            assert_eq!(fin[5] >> 32, 5 * BLOCK as u64, "{ctx}: add beside the racing stores");
+        }
+    }
+}
+
+/// Half adds without `.noftz` are refused, and 64-bit atomics whose result is used (on shared
+/// memory too) on a target without 64-bit integers (the `webgpu` profile's `split_int64`),
+/// with the place.
 #[test]
 fn atomics_without_a_sound_translation_are_refused() {
+    let no_int64 = "not supported yet: a 64-bit atomic whose old value is used (or an f64 atomic add), on a target without 64-bit integers";
     let cases = [
-        ("atom.shared.min.s64 %rd3, [%rd1], %rd2;", "not supported yet: a 64-bit atomic on shared memory"),
-        ("atom.shared.add.f64 %fd1, [%rd1], %fd1;", "not supported yet: a 64-bit atomic on shared memory"),
-        ("atom.shared.add.u64 %rd3, [%rd1], %rd2;", "not supported yet: a 64-bit atomic on shared memory"),
-        ("atom.add.u64 %rd3, [%rd1], %rd2;", "not supported yet: a 64-bit atomic on shared memory"),
-        ("atom.global.add.f16 %h1, [%rd1], %h1;", "not supported yet: `atom.global.add.f16`"),
+        ("atom.shared.min.s64 %rd3, [%rd1], %rd2;", no_int64, true),
+        ("atom.shared.add.f64 %fd1, [%rd1], %fd1;", no_int64, true),
+        ("atom.shared.add.u64 %rd3, [%rd1], %rd2;", no_int64, true),
+        ("atom.add.u64 %rd3, [%rd1], %rd2;", no_int64, true),
+        ("atom.global.add.f16 %h1, [%rd1], %h1;", "not supported yet: `atom.global.add.f16`", false),
     ];
-    for (inst, want) in cases {
+    for (inst, want, split_int64) in cases {
         let ptx = format!(
             ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n    .reg .b64 %rd<5>;\n    .reg .f64 %fd<2>;\n    .reg .b16 %h<2>;\n    .shared .align 8 .b8 sm[16];\n    mov.u64 %rd1, sm;\n    mov.u64 %rd2, 7;\n    {inst}\n    ld.param.u64 %rd1, [p];\n    st.global.u64 [%rd1], %rd3;\n    st.global.f64 [%rd1], %fd1;\n    st.global.b16 [%rd1], %h1;\n    ret;\n}}\n"
         );
+        let options = ptxcross_lower::LowerOptions { split_int64, ..Default::default() };
         let file = ptxcross_frontend::SourceFile::new("atom64.ptx", ptx);
-        let err = ptxcross::translate::frontend(&file, &ptxcross_lower::LowerOptions::default()).expect_err(inst);
+        let err = ptxcross::translate::frontend(&file, &options).expect_err(inst);
         let text = err.render();
-        assert!(text.contains(want) && text.contains("atom64.ptx:12:"), "{inst}: {text}");
+        // The int64 refusal names the kernel (line 4); the others the instruction (line 12).
+        let line = if split_int64 { "atom64.ptx:4:" } else { "atom64.ptx:12:" };
+        assert!(text.contains(want) && text.contains(line), "{inst}: {text}");
     }
 }
 
@@ -705,5 +885,383 @@ fn contended_vector_atomics_lose_no_update() {
         assert_eq!(f32::from_bits(v[1]), 2048.0, "{backend}: element 1 of the f32 sum");
         // min(0..1023 as f16) = +0 (0x0000); min(-k) = -1023 → f16 0xe3fe.
         assert_eq!(v[2], 0xe3fe_0000, "{backend}: f16 minima");
+    }
+}
+
+/// A kernel for [`shared64_cost`]: 64 rounds of a shared-memory exchange between
+/// neighbours (a store, a barrier, a load, a barrier; `atomics`: plus a 32-bit shared
+/// atomic add per round), then one 64-bit shared atomic add whose result is used (`wide`:
+/// the kernel's shared memory becomes doublewords) or unused (two word atomics).
+fn cost_kernel(atomics: bool, wide: bool) -> String {
+    let atom = if wide { "atom.shared.add.u64 %rd3, [acc], %rd2;" } else { "red.shared.add.u64 [acc], %rd2;\n    mov.u64 %rd3, 0;" };
+    let atom32 = if atomics { "red.shared.add.u32 [%r12], 1;" } else { "" };
+    format!(
+        "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry cost(.param .u64 out)
+{{
+    .reg .pred %p<4>;
+    .reg .b32 %r<32>;
+    .reg .b64 %rd<16>;
+    .shared .align 8 .b8 buf[1024];
+    .shared .align 8 .b8 cnt[1024];
+    .shared .align 8 .b8 acc[8];
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mad.lo.s32 %r3, %r2, 256, %r1;
+    shl.b32 %r4, %r1, 2;
+    mov.u32 %r5, buf;
+    add.u32 %r6, %r5, %r4;
+    add.u32 %r7, %r1, 1;
+    and.b32 %r7, %r7, 255;
+    shl.b32 %r7, %r7, 2;
+    add.u32 %r8, %r5, %r7;
+    mul.lo.u32 %r9, %r1, 7;
+    and.b32 %r9, %r9, 255;
+    shl.b32 %r9, %r9, 2;
+    mov.u32 %r11, cnt;
+    add.u32 %r12, %r11, %r9;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra L0;
+    mov.u64 %rd9, 0;
+    st.shared.u64 [acc], %rd9;
+L0:
+    mov.u32 %r10, %r3;
+    mov.u32 %r20, 0;
+LOOP:
+    st.shared.u32 [%r6], %r10;
+    {atom32}
+    bar.sync 0;
+    ld.shared.u32 %r13, [%r8];
+    add.u32 %r10, %r10, %r13;
+    mul.lo.u32 %r10, %r10, 3;
+    bar.sync 0;
+    add.u32 %r20, %r20, 1;
+    setp.lt.u32 %p2, %r20, 64;
+    @%p2 bra LOOP;
+    cvt.u64.u32 %rd2, %r10;
+    {atom}
+    bar.sync 0;
+    ld.shared.u64 %rd4, [acc];
+    xor.b64 %rd5, %rd4, %rd3;
+    mul.wide.u32 %rd6, %r3, 8;
+    add.s64 %rd7, %rd1, %rd6;
+    st.global.u64 [%rd7], %rd5;
+    ret;
+}}
+"
+    )
+}
+
+/// What the doubleword layout costs a kernel with 64-bit shared atomics whose result is used
+/// (kernels without one keep their code byte for byte). Best of 5 launches, the word and
+/// doubleword kernels interleaved, 3 rounds; 256 CTAs of 256 threads:
+///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test simt_atomics shared64_cost -- --ignored --nocapture
+#[test]
+#[ignore]
+fn shared64_cost() {
+    let Some(gpu) = gpu() else { return };
+    const GRID: u32 = 256;
+    let n = GRID as usize * 256;
+    for atomics in [false, true] {
+        let programs: Vec<_> = [false, true].iter().map(|&wide| program("cost.ptx", &cost_kernel(atomics, wide), [256, 1, 1])).collect();
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let out = run.zeros(n * 8);
+            let args = out.to_le_bytes();
+            let mut best = [f64::MAX; 2];
+            for p in &programs {
+                run.launch(p, "cost", [GRID, 1, 1], &[&args], backend); // pipeline creation
+            }
+            for _round in 0..3 {
+                for (k, p) in programs.iter().enumerate() {
+                    for _ in 0..5 {
+                        let t = std::time::Instant::now();
+                        run.launch(p, "cost", [GRID, 1, 1], &[&args], backend);
+                        best[k] = best[k].min(t.elapsed().as_secs_f64());
+                    }
+                }
+            }
+            eprintln!(
+                "{backend}, {}: words {:.2} ms, doublewords {:.2} ms ({:.2}x)",
+                if atomics { "stores, loads and a 32-bit atomic per round" } else { "stores and loads per round" },
+                best[0] * 1e3,
+                best[1] * 1e3,
+                best[1] / best[0]
+            );
+        }
+    }
+}
+
+/// 64-bit atomics through generic addresses that the translator cannot resolve statically:
+/// odd threads point into shared memory, even ones into global memory (one `selp`), so each
+/// `atom` dispatches on the address at run time (§9.7.14.5: generic addressing). Every thread
+/// adds to its own slot, initialised to a known value, and CASes a second one; the old values
+/// and the final slots are checked.
+#[test]
+fn generic_64_bit_atomics_that_reach_shared_or_global_memory_at_run_time() {
+    let Some(gpu) = gpu() else { return };
+    const PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry generic64(.param .u64 glob, .param .u64 out)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<24>;
+    .shared .align 8 .b8 sm[1024];
+    ld.param.u64 %rd1, [glob];
+    ld.param.u64 %rd2, [out];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 16;
+    // Slot of thread t: 16 bytes in shared (odd t) or global (even t) memory.
+    mov.u64 %rd4, sm;
+    add.s64 %rd5, %rd4, %rd3;
+    cvta.shared.u64 %rd6, %rd5;
+    add.s64 %rd7, %rd1, %rd3;
+    and.b32 %r2, %r1, 1;
+    setp.eq.u32 %p1, %r2, 1;
+    selp.b64 %rd8, %rd6, %rd7, %p1;
+    // Initial values: (t + 1) * 0x1_0000_0001 - 2 and t.
+    cvt.u64.u32 %rd9, %r1;
+    add.u64 %rd10, %rd9, 1;
+    mul.lo.u64 %rd10, %rd10, 4294967297;
+    sub.u64 %rd10, %rd10, 2;
+    st.u64 [%rd8], %rd10;
+    st.u64 [%rd8+8], %rd9;
+    atom.add.u64 %rd11, [%rd8], 3;
+    // cas: matches (stores ~t) for threads t with t mod 4 < 2, else compares against t + 1.
+    and.b32 %r3, %r1, 2;
+    setp.eq.u32 %p2, %r3, 0;
+    add.u64 %rd12, %rd9, 1;
+    selp.b64 %rd13, %rd9, %rd12, %p2;
+    not.b64 %rd14, %rd9;
+    atom.cas.b64 %rd15, [%rd8+8], %rd13, %rd14;
+    ld.u64 %rd16, [%rd8];
+    ld.u64 %rd17, [%rd8+8];
+    mul.wide.u32 %rd18, %r1, 32;
+    add.s64 %rd19, %rd2, %rd18;
+    st.global.v2.u64 [%rd19], {%rd11, %rd15};
+    st.global.v2.u64 [%rd19+16], {%rd16, %rd17};
+    ret;
+}
+";
+    const BLOCK: usize = 64;
+    let program = program("generic64.ptx", PTX, [BLOCK as u32, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let glob = run.zeros(BLOCK * 16);
+        let out = run.zeros(BLOCK * 32);
+        run.launch(&program, "generic64", [1, 1, 1], &[&glob.to_le_bytes(), &out.to_le_bytes()], backend);
+        let o = run.read_u64(out, BLOCK * 4);
+        for t in 0..BLOCK as u64 {
+            let r = &o[4 * t as usize..][..4];
+            let a = (t + 1) * 0x1_0000_0001 - 2;
+            let matched = t % 4 < 2;
+            let want = [a, t, a.wrapping_add(3), if matched { !t } else { t }];
+            assert_eq!(r, want, "{backend}: thread {t} ({})", if t % 2 == 1 { "shared" } else { "global" });
+        }
+    }
+}
+
+/// A 64-bit shared atomic whose result is used in a barrier loop that threads leave by `ret`
+/// after different trip counts (thread t after t mod 5 + 1 rounds): `simt` makes the loop
+/// workgroup-uniform (its votes, barriers and uniform loads then act on shared doublewords
+/// too). After round k's barrier the counter holds the adds of rounds 0..=k exactly, and the
+/// tickets of all rounds are 0..total-1 (their sum is checked).
+#[test]
+fn shared_64_bit_atomics_in_a_barrier_loop_with_returns() {
+    let Some(gpu) = gpu() else { return };
+    const PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry loop64(.param .u64 out)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<16>;
+    .shared .align 8 .b8 acc[8];
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    rem.u32 %r6, %r1, 5;
+    add.u32 %r6, %r6, 1;
+    mov.u32 %r5, 0;
+    mov.u64 %rd7, 0;
+    mul.wide.u32 %rd2, %r1, 16;
+    add.s64 %rd4, %rd1, %rd2;
+    setp.ne.u32 %p2, %r1, 0;
+    @%p2 bra START;
+    mov.u64 %rd8, 0;
+    st.shared.u64 [acc], %rd8;
+START:
+    bar.sync 0;
+LOOP:
+    setp.ge.u32 %p1, %r5, %r6;
+    @%p1 ret;
+    atom.shared.add.u64 %rd3, [acc], 1;
+    add.u64 %rd7, %rd7, %rd3;
+    st.global.u64 [%rd4], %rd7;
+    bar.sync 0;
+    ld.shared.u64 %rd9, [acc];
+    st.global.u64 [%rd4+8], %rd9;
+    add.u32 %r5, %r5, 1;
+    bar.sync 0;
+    bra LOOP;
+}
+";
+    const BLOCK: usize = 100;
+    let program = program("loop64.ptx", PTX, [BLOCK as u32, 1, 1]);
+    // Threads in round k: those with t mod 5 >= k; the counter after round k: their sum so far.
+    let in_round = |k: usize| (0..BLOCK).filter(|t| t % 5 >= k).count() as u64;
+    let after: Vec<u64> = (0..5).scan(0, |s, k| {
+        *s += in_round(k);
+        Some(*s)
+    }).collect();
+    let total = after[4];
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let out = run.zeros(BLOCK * 16);
+        run.launch(&program, "loop64", [1, 1, 1], &[&out.to_le_bytes()], backend);
+        let o = run.read_u64(out, BLOCK * 2);
+        for t in 0..BLOCK {
+            assert_eq!(o[2 * t + 1], after[t % 5], "{backend}: thread {t}: counter after its last round");
+        }
+        let sum: u64 = (0..BLOCK).map(|t| o[2 * t]).sum();
+        assert_eq!(sum, total * (total - 1) / 2, "{backend}: the tickets are not 0..{total}");
+    }
+}
+
+/// Warp collectives (emulated through shared scratch words on every subgroup size) in a kernel
+/// whose shared memory is doublewords: a `shfl.sync.down` warp sum and a `vote.sync.ballot`,
+/// then lane 0 of each warp adds the sum to a 64-bit shared counter and records the old value
+/// (the warps' old values must chain: sorted, each is the previous plus its warp's sum).
+#[test]
+fn warp_collectives_beside_shared_64_bit_atomics() {
+    let Some(gpu) = gpu() else { return };
+    const PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry warp64(.param .u64 out)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<16>;
+    .shared .align 8 .b8 acc[8];
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra START;
+    mov.u64 %rd2, 4294967000;
+    st.shared.u64 [acc], %rd2;
+START:
+    bar.sync 0;
+    mul.lo.u32 %r2, %r1, 3;
+    add.u32 %r2, %r2, 1;
+    shfl.sync.down.b32 %r3, %r2, 16, 31, -1;
+    add.u32 %r2, %r2, %r3;
+    shfl.sync.down.b32 %r3, %r2, 8, 31, -1;
+    add.u32 %r2, %r2, %r3;
+    shfl.sync.down.b32 %r3, %r2, 4, 31, -1;
+    add.u32 %r2, %r2, %r3;
+    shfl.sync.down.b32 %r3, %r2, 2, 31, -1;
+    add.u32 %r2, %r2, %r3;
+    shfl.sync.down.b32 %r3, %r2, 1, 31, -1;
+    add.u32 %r2, %r2, %r3;
+    and.b32 %r4, %r1, 1;
+    setp.eq.u32 %p2, %r4, 1;
+    vote.sync.ballot.b32 %r5, %p2, -1;
+    and.b32 %r6, %r1, 31;
+    setp.ne.u32 %p3, %r6, 0;
+    mov.u64 %rd3, 0;
+    @%p3 bra SKIP;
+    cvt.u64.u32 %rd4, %r2;
+    atom.shared.add.u64 %rd3, [acc], %rd4;
+SKIP:
+    bar.sync 0;
+    ld.shared.u64 %rd5, [acc];
+    mul.wide.u32 %rd6, %r1, 24;
+    add.s64 %rd7, %rd1, %rd6;
+    cvt.u64.u32 %rd8, %r2;
+    cvt.u64.u32 %rd9, %r5;
+    shl.b64 %rd9, %rd9, 32;
+    or.b64 %rd8, %rd8, %rd9;
+    st.global.u64 [%rd7], %rd8;
+    st.global.u64 [%rd7+8], %rd3;
+    st.global.u64 [%rd7+16], %rd5;
+    ret;
+}
+";
+    const BLOCK: usize = 96;
+    const START: u64 = 4_294_967_000;
+    let program = program("warp64.ptx", PTX, [BLOCK as u32, 1, 1]);
+    let value = |t: usize| t as u64 * 3 + 1;
+    // shfl.down with clamp 31: lane l's sum covers lanes l.. of its warp, a source lane past
+    // 31 giving the lane's own value (§9.7.8.6), so lane 0 holds the warp's sum.
+    let warp_sum = |w: usize| (32 * w..32 * w + 32).map(value).sum::<u64>();
+    let total: u64 = (0..BLOCK / 32).map(warp_sum).sum();
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let out = run.zeros(BLOCK * 24);
+        run.launch(&program, "warp64", [1, 1, 1], &[&out.to_le_bytes()], backend);
+        let o = run.read_u64(out, BLOCK * 3);
+        let mut olds = Vec::new();
+        for t in 0..BLOCK {
+            assert_eq!(o[3 * t] >> 32, 0xaaaa_aaaa, "{backend}: thread {t}: ballot of odd lanes");
+            assert_eq!(o[3 * t + 2], START + total, "{backend}: thread {t}: final counter");
+            if t % 32 == 0 {
+                assert_eq!(o[3 * t] & 0xffff_ffff, warp_sum(t / 32), "{backend}: warp {}: shfl sum", t / 32);
+                olds.push((o[3 * t + 1], warp_sum(t / 32)));
+            }
+        }
+        olds.sort_unstable();
+        let mut at = START;
+        for (old, x) in olds {
+            assert_eq!(old, at, "{backend}: the warps' old values do not chain");
+            at += x;
+        }
+    }
+}
+
+/// A 64-bit shared atomic whose 8 bytes pass the end of a shared memory of 12 bytes (an odd
+/// number of words: the last doubleword's high half is padding) faults like any access
+/// outside shared memory; the one before it works.
+#[test]
+fn a_shared_64_bit_atomic_past_the_end_faults() {
+    let Some(gpu) = gpu() else { return };
+    const PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry odd(.param .u64 p)
+{
+    .reg .b64 %rd<5>;
+    .reg .b32 %r<3>;
+    .shared .align 8 .b8 sm[12];
+    ld.param.u64 %rd1, [p];
+    ld.global.u32 %r1, [%rd1];
+    mul.wide.u32 %rd4, %r1, 8;
+    mov.u64 %rd3, sm;
+    add.u64 %rd3, %rd3, %rd4;
+    atom.shared.add.u64 %rd2, [%rd3], 5;
+    add.u64 %rd2, %rd2, 1;
+    st.global.u64 [%rd1], %rd2;
+    ret;
+}
+";
+    let program = program("odd.ptx", PTX, [1, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let p = run.buffer(&u64s(&[0]));
+        run.launch(&program, "odd", [1, 1, 1], &[&p.to_le_bytes()], backend);
+        assert_eq!(run.read_u64(p, 1)[0], 1, "{backend}: the atomic inside shared memory");
+        let p = run.buffer(&u64s(&[1]));
+        let err = run.ctx.launch(&program, "odd", [1, 1, 1], &[&p.to_le_bytes()], backend).expect_err("bytes 8..16 of 12");
+        assert!(err.to_string().contains("shared"), "{backend}: {err}");
     }
 }

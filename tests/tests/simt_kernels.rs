@@ -129,6 +129,76 @@ fn histogram_with_64_bit_atomics_whose_results_are_used() {
     }
 }
 
+/// 64-bit atomics on `__shared__` memory whose results are used (tests/simt/src/shared64.cu,
+/// nvcc and clang-16): per block, tickets from 64-bit shared counters starting at 2^32 - 256
+/// must be exactly START..START+count per bin, the old values of a counter stepping by
+/// 2^32 - 1 exactly {k (2^32 - 1)}, a double sum (atomicAdd(double)), a 64-bit maximum through
+/// an atomicCAS loop (each thread's last CAS result is at most the final maximum, and the
+/// final is the block's maximum), and 32-bit counters beside them; the last block is partial.
+#[test]
+fn shared_memory_64_bit_atomics_whose_results_are_used() {
+    let Some(gpu) = gpu() else { return };
+    const START: u64 = 0xffff_ff00;
+    for file in ["shared64.sm80.ptx", "shared64.clang.ptx"] {
+        let block = 96usize;
+        let program = program(file, &ptx(file), [block as u32, 1, 1]);
+        let n = 1_000usize;
+        let grid = n.div_ceil(block);
+        let data = bytes(n, 0x2545_f491);
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let d = run.buffer(&data);
+            let tickets = run.zeros(n * 24);
+            let blocks = run.zeros(grid * 18 * 8);
+            let sums = run.zeros(grid * 8);
+            let counts32 = run.zeros(grid * 16 * 4);
+            run.launch(
+                &program,
+                "shared64",
+                [grid as u32, 1, 1],
+                &[&d.to_le_bytes(), &(n as u32).to_le_bytes(), &tickets.to_le_bytes(), &blocks.to_le_bytes(), &sums.to_le_bytes(), &counts32.to_le_bytes()],
+                backend,
+            );
+            let t = run.read_u64(tickets, n * 3);
+            let bl = run.read_u64(blocks, grid * 18);
+            let sm = run.read_u64(sums, grid);
+            let c32 = run.read_u32(counts32, grid * 16);
+            for k in 0..grid {
+                let ctx = format!("{file} {backend} block {k}");
+                let range = k * block..n.min((k + 1) * block);
+                // The CPU reference of this block, from the kernel's definition.
+                let mut count = [0u64; 16];
+                let mut sum = 0f64;
+                let mut max = 0u64;
+                let mut per_bin: Vec<Vec<u64>> = vec![Vec::new(); 16];
+                let mut steps = Vec::new();
+                for i in range.clone() {
+                    let d = data[i] as u64;
+                    count[(d & 15) as usize] += 1;
+                    sum += d as f64;
+                    max = max.max(d << 40 | i as u64);
+                    per_bin[(d & 15) as usize].push(t[3 * i]);
+                    steps.push(t[3 * i + 1]);
+                    assert!(t[3 * i + 2] <= bl[18 * k + 17], "{ctx}: thread {i}'s CAS saw {:#x} above the maximum", t[3 * i + 2]);
+                }
+                for b in 0..16 {
+                    assert_eq!(bl[18 * k + b], START + count[b], "{ctx}: bin {b}");
+                    assert_eq!(c32[16 * k + b] as u64, count[b], "{ctx}: 32-bit bin {b}");
+                    per_bin[b].sort_unstable();
+                    let want: Vec<u64> = (0..count[b]).map(|j| START + j).collect();
+                    assert!(per_bin[b] == want, "{ctx}: bin {b}: tickets {:x?}", per_bin[b]);
+                }
+                steps.sort_unstable();
+                let want: Vec<u64> = (0..range.len() as u64).map(|j| j * 0xffff_ffff).collect();
+                assert!(steps == want, "{ctx}: old values of the stepping counter");
+                assert_eq!(bl[18 * k + 16], range.len() as u64 * 0xffff_ffff, "{ctx}: stepping counter");
+                assert_eq!(bl[18 * k + 17], max, "{ctx}: 64-bit maximum (atomicCAS loop)");
+                assert_eq!(f64::from_bits(sm[k]), sum, "{ctx}: double sum");
+            }
+        }
+    }
+}
+
 /// Memory ordering (tests/simt/src/fence.cu, nvcc and clang): the threadFenceReduction
 /// hand-off through `__threadfence()` (membar.gl), and the same hand-off through release/acquire
 /// operations at .gpu scope plus a .cta-scope message through shared memory read by spinning

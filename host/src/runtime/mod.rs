@@ -839,7 +839,7 @@ impl Context {
             };
             need(
                 &k.name,
-                k.features.heap_atomics64,
+                k.features.heap_atomics64 || k.features.shared_atomics64,
                 "64-bit atomics whose old value is used (or f64 atomic add)",
                 wgpu::Features::SHADER_INT64_ATOMIC_ALL_OPS,
                 "SHADER_INT64_ATOMIC_ALL_OPS",

@@ -1,6 +1,6 @@
 //! `atom` and `red` (spec §9.7.14.5 "atom", §9.7.14.6 "red") on the IR's word atomic
 //! ([`Expr::AtomicWord`]) and, for 64-bit read-modify-writes, its doubleword atomic
-//! ([`Expr::AtomicDword`], heap only).
+//! ([`Expr::AtomicDword`], heap or shared).
 //!
 //! - `.b32/.u32/.s32` add/and/or/xor/exch/min/max/cas map onto the word atomic directly.
 //! - `inc`/`dec` (wrap rules of the spec's Semantics) and `add.f32` are compare-and-swap loops
@@ -10,10 +10,11 @@
 //! - The vector forms (`.v2/.v4/.v8`, sm_90) are one element atomic each (`atom_vector`).
 //! - 64-bit add/and/or/xor whose result nobody reads (`red`, or what nvcc writes for an unused
 //!   `atomicAdd`) are two word atomics, exact in memory on every device (see `atomic64_split`).
-//! - Every other 64-bit atomic on global memory is the doubleword atomic (`add.f64`: a CAS loop
-//!   on it); the device needs 64-bit atomics (wgpu `SHADER_INT64_ATOMIC_ALL_OPS`, which
-//!   lavapipe, NVIDIA, AMD and Intel Vulkan drivers have; the host refuses the launch
-//!   otherwise). On shared memory they are refused: see `atom`.
+//! - Every other 64-bit atomic is the doubleword atomic (`add.f64`: a CAS loop on it); the
+//!   device needs 64-bit atomics (wgpu `SHADER_INT64_ATOMIC_ALL_OPS`, which lavapipe, NVIDIA,
+//!   AMD and Intel Vulkan drivers have; the host refuses the launch otherwise). On shared
+//!   memory one makes the kernel's shared memory doublewords (`shared64.rs`, which weighs the
+//!   alternatives).
 //!
 //! Why not a lock: a spin lock built from the 32-bit atomics (tried last session) lost updates
 //! across CTAs. Its lock operations were relaxed, so nothing ordered the data accesses inside
@@ -232,16 +233,9 @@ impl FnLower {
                 (_, Op::Native(AtomicOp::Add | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor)) if result_dead => {
                     s.atomic64_split(mem, off, op, b)
                 }
-                _ if mem == Memory::Shared => {
-                    // Workgroup memory is one u32 array; a second, 64-bit view of it would need
-                    // WorkgroupMemoryExplicitLayout (SPIR-V), which wgpu does not enable, and
-                    // WGSL has no aliasing at all.
-                    return Err(unsupported(
-                        "a 64-bit atomic on shared memory other than add/and/or/xor with an unused result",
-                        span,
-                    ));
-                }
-                _ => s.atomic64(off, op, ty, b, c),
+                // On shared memory this makes the kernel's shared memory doublewords (the
+                // `shared64` pass, after structurizing, rewrites its other accesses).
+                _ => s.atomic64(mem, off, op, ty, b, c),
             };
             s.assign(result, Expr::Use(old));
             Ok(())
@@ -349,19 +343,19 @@ impl FnLower {
         Ok(())
     }
 
-    /// One 64-bit atomic on the heap doubleword at byte `off` (8-aligned: checked before):
-    /// the IR's native 64-bit atomic, or a compare-and-swap loop on it for `add.f64`.
-    fn atomic64(&mut self, off: Operand, op: Op, ty: Ty, b: Operand, c: Option<Operand>) -> Operand {
+    /// One 64-bit atomic on the heap or shared doubleword at byte `off` (8-aligned: checked
+    /// before): the IR's native 64-bit atomic, or a compare-and-swap loop on it for `add.f64`.
+    fn atomic64(&mut self, mem: Memory, off: Operand, op: Op, ty: Ty, b: Operand, c: Option<Operand>) -> Operand {
         let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(3));
         let bw = self.fit(b, ty, Ty::U64, ScalarType::B64);
         match op {
             Op::Native(aop) => {
-                let r = self.value(Ty::U64, Expr::AtomicDword { op: aop, index: idx, value: bw, comparand: c });
+                let r = self.value(Ty::U64, Expr::AtomicDword { memory: mem, op: aop, index: idx, value: bw, comparand: c });
                 self.fit(r, Ty::U64, ty, ScalarType::B64)
             }
             _ => {
                 // add.f64: no flushing (§9.7.14.5 flushes only atom.add.f32 on global memory).
-                let old = self.cas_loop_dword(idx, |s, old| {
+                let old = self.cas_loop_dword(mem, idx, |s, old| {
                     let x = s.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, old);
                     let sum = s.bin(BinaryOp::FAdd, Ty::F64, x, b);
                     s.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, sum)
@@ -499,9 +493,9 @@ impl FnLower {
         self.cas_loop_on(Ty::U32, atomic, f)
     }
 
-    /// [`FnLower::cas_loop`] on heap doubleword `idx` with the IR's 64-bit atomics.
-    fn cas_loop_dword(&mut self, idx: Operand, f: impl FnOnce(&mut Self, Operand) -> Operand) -> Operand {
-        let atomic = |op, value, comparand| Expr::AtomicDword { op, index: idx, value, comparand };
+    /// [`FnLower::cas_loop`] on doubleword `idx` of `mem` with the IR's 64-bit atomics.
+    fn cas_loop_dword(&mut self, mem: Memory, idx: Operand, f: impl FnOnce(&mut Self, Operand) -> Operand) -> Operand {
+        let atomic = |op, value, comparand| Expr::AtomicDword { memory: mem, op, index: idx, value, comparand };
         self.cas_loop_on(Ty::U64, atomic, f)
     }
 
