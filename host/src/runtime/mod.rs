@@ -535,7 +535,7 @@ impl Context {
             0
         } else {
             let ptr = self.alloc(size)?;
-            self.write(ptr, &g.init)?;
+            self.write(ptr, &g.image(ptr.0))?;
             ptr.0
         };
         self.globals.insert(program.id(), base);
