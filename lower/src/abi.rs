@@ -41,6 +41,19 @@ pub const HEAP_BASE: u64 = 0x0000_0010_0000_0000;
 /// `FUNCTION_ADDRESS_BASE + i`. With `.address_size 32` the low 32 bits (`0xf000_0000 + i`).
 pub const FUNCTION_ADDRESS_BASE: u64 = 0x0000_0004_f000_0000;
 
+/// `.address_size 32` modules (PTX §11.1.3) see 32-bit generic and global addresses: a heap
+/// address is the heap byte offset, which is the low 32 bits of its 64-bit address
+/// (`HEAP_BASE` has zero low bits), so a device pointer truncated to 32 bits is the pointer a
+/// 32-bit kernel takes, and null (offset 0, a reserved word) is never valid. The shared and
+/// local windows lie above the heap, which must end below [`HEAP_LIMIT_32`] (the host refuses
+/// to launch a 32-bit kernel on a larger heap); device functions are at `0xf000_0000 + i`.
+pub const SHARED_WINDOW_BASE_32: u32 = 0xe000_0000;
+pub const LOCAL_WINDOW_BASE_32: u32 = 0xe800_0000;
+/// Size of the 32-bit shared and local windows (128 MiB each).
+pub const WINDOW_SIZE_32: u32 = 0x0800_0000;
+/// The heap of a context that runs 32-bit kernels holds at most this many bytes.
+pub const HEAP_LIMIT_32: u64 = SHARED_WINDOW_BASE_32 as u64;
+
 /// Heap words `[0, HEAP_RESERVED_WORDS)` are the runtime's (fault word …); allocations start
 /// at heap byte `HEAP_RESERVED_WORDS * 4`. Kernel accesses there count as out of range.
 pub const HEAP_RESERVED_WORDS: u32 = 64;

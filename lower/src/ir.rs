@@ -475,6 +475,9 @@ pub struct GlobalReloc {
     pub target: i64,
     /// `Some(k)`: the field holds byte `k` (bits `8k..8k+8`) of the address, zero-extended.
     pub byte: Option<u8>,
+    /// The module's address size in bytes: 8, or 4 in an `.address_size 32` module, whose
+    /// addresses are the low 32 bits of the 64-bit ones (see `abi::SHARED_WINDOW_BASE_32`).
+    pub address_bytes: u8,
 }
 
 impl GlobalSegment {
@@ -484,6 +487,7 @@ impl GlobalSegment {
         let mut out = self.init.clone();
         for r in &self.relocs {
             let address = base.wrapping_add(r.target as u64);
+            let address = if r.address_bytes >= 8 { address } else { address & ((1u64 << (8 * u32::from(r.address_bytes))) - 1) };
             let value = match r.byte {
                 None => address,
                 Some(k) => (address >> (8 * u32::from(k))) & 0xff,
@@ -539,6 +543,10 @@ pub struct Features {
     /// refuses such a kernel on a device and backend that flush them.
     pub f32_subnormals: bool,
     pub f64_subnormals: bool,
+    /// The kernel comes from an `.address_size 32` module: its pointer parameters and generic
+    /// addresses are 32-bit (heap byte offsets, see `abi::SHARED_WINDOW_BASE_32`), so the
+    /// host passes pointers as their low 32 bits and needs a heap below `abi::HEAP_LIMIT_32`.
+    pub pointers32: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

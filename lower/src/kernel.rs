@@ -194,6 +194,7 @@ pub fn lower_kernel(
     kernel.features = features::compute(&kernel);
     kernel.features.f32_subnormals = subnormals.f32;
     kernel.features.f64_subnormals = subnormals.f64;
+    kernel.features.pointers32 = module.address_size.unwrap_or(32) != 64;
     Ok(kernel)
 }
 

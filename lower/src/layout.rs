@@ -156,7 +156,7 @@ pub fn layout_globals(
             return Err(not_global_variable(items, &a));
         };
         let target = (place.offset as i64).wrapping_add(a.addend);
-        seg.relocs.push(GlobalReloc { at, size, target, byte: a.byte });
+        seg.relocs.push(GlobalReloc { at, size, target, byte: a.byte, address_bytes: if address_size == 64 { 8 } else { 4 } });
     }
     let len = align_up(seg.init.len() as u64, 4) as usize;
     seg.init.resize(len, 0);
@@ -331,21 +331,15 @@ fn address_field(a: &InitAddress, ty: ScalarType, address_size: u32) -> Result<(
     if a.byte.is_some() {
         return Ok(());
     }
-    if address_size != 64 {
-        return Err(Diagnostic::new(
-            format!(
-                "not supported yet: the address of `{}` in an initializer of an `.address_size 32` module (global memory \
-                 addresses here are 64-bit)",
-                a.name
-            ),
-            a.span,
-        ));
+    // A 32-bit module's addresses fit .u32 (and .u64, zero-extended) fields.
+    if address_size != 64 && ty.size_bytes() >= 4 {
+        return Ok(());
     }
     if ty.size_bytes() != 8 {
         return Err(Diagnostic::new(
             format!(
-                "not supported yet: the address of `{}` in a .{} field (.global and .const addresses here are 64-bit and \
-                 do not fit; use a 64-bit field or mask())",
+                "not supported yet: the address of `{}` in a .{} field (addresses in this module are {address_size}-bit \
+                 and do not fit; use a wider field, or mask())",
                 a.name,
                 ty.suffix()
             ),

@@ -26,7 +26,7 @@ fn refused_initializers_name_the_cause_and_place() {
         (64, ".global .u64 p = nowhere+4;", "unknown identifier `nowhere`", "init.ptx:4:18"),
         // A whole address in a 32-bit field: ptxcross's addresses of .global/.const are 64-bit.
         (64, ".global .u32 a;\n.global .u32 p = generic(a);", "not supported yet: the address of `a` in a .u32 field", "init.ptx:5:26"),
-        (32, ".global .u32 a;\n.global .u32 p = a;", "not supported yet: the address of `a` in an initializer of an `.address_size 32`", "init.ptx:5:18"),
+        (32, ".global .u32 a;\n.global .u16 p = a;", "not supported yet: the address of `a` in a .u16 field", "init.ptx:5:18"),
         // The eight masks of §5.4.4, and nothing else.
         (64, ".global .u32 a;\n.global .u8 b = 0xF0(a);", "the mask() operator takes one of 0xFF", "init.ptx:5:17"),
         (64, ".global .u32 a;\n.global .u8 b = 0xFF(0xFF00(a));", "the mask() operator applies to an integer constant expression", "init.ptx:5:17"),
@@ -53,12 +53,16 @@ fn refused_initializers_name_the_cause_and_place() {
 fn image_patches_relocations_at_the_base() {
     let seg = GlobalSegment {
         vars: vec![],
-        init: vec![0xAA; 24],
+        init: vec![0xAA; 28],
         relocs: vec![
-            GlobalReloc { at: 0, size: 8, target: 16, byte: None },
-            GlobalReloc { at: 8, size: 1, target: -4, byte: Some(0) },
-            GlobalReloc { at: 9, size: 1, target: -4, byte: Some(1) },
-            GlobalReloc { at: 12, size: 4, target: 3, byte: Some(7) },
+            GlobalReloc { at: 0, size: 8, target: 16, byte: None, address_bytes: 8 },
+            GlobalReloc { at: 8, size: 1, target: -4, byte: Some(0), address_bytes: 8 },
+            GlobalReloc { at: 9, size: 1, target: -4, byte: Some(1), address_bytes: 8 },
+            GlobalReloc { at: 12, size: 4, target: 3, byte: Some(7), address_bytes: 8 },
+            // An `.address_size 32` module: the low 32 bits, zero-extended; byte 4 is 0.
+            GlobalReloc { at: 16, size: 8, target: 4, byte: None, address_bytes: 4 },
+            GlobalReloc { at: 24, size: 1, target: 4, byte: Some(4), address_bytes: 4 },
+            GlobalReloc { at: 25, size: 1, target: 4, byte: Some(0), address_bytes: 4 },
         ],
     };
     let base = 0x0123_4567_89ab_cd00u64;
@@ -67,5 +71,6 @@ fn image_patches_relocations_at_the_base() {
     assert_eq!(img[8..10], [0xfc, 0xcc]);
     assert_eq!(img[10..12], [0xAA, 0xAA]);
     assert_eq!(img[12..16], [0x01, 0, 0, 0]);
-    assert_eq!(img[16..], [0xAA; 8]);
+    assert_eq!(img[16..24], ((base + 4) & 0xffff_ffff).to_le_bytes());
+    assert_eq!(img[24..], [0, 0x04, 0xAA, 0xAA]);
 }

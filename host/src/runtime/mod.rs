@@ -583,6 +583,15 @@ impl Context {
             limit,
             limit_name,
         };
+        // A 32-bit kernel's addresses are heap byte offsets below the 32-bit windows.
+        if kernel.features.pointers32 && self.heap_bytes > abi::HEAP_LIMIT_32 {
+            return Err(exceeded(
+                "the heap of a context running an `.address_size 32` kernel".into(),
+                self.heap_bytes,
+                abi::HEAP_LIMIT_32,
+                "32-bit addresses reach 3.5 GiB of global memory",
+            ));
+        }
         for (i, &g) in grid.iter().enumerate() {
             let axis = ["x", "y", "z"][i];
             if g == 0 {

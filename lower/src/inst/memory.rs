@@ -137,13 +137,21 @@ impl FnLower {
             (Space::Generic, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             (Space::Global | Space::Const | Space::Generic, Some(Symbol::Reg { .. }) | None) => {
                 let a = match base {
-                    Some(name) => {
-                        let t = if wide { ScalarType::U64 } else { ScalarType::U32 };
-                        let v = self.read(&named(part, name), t)?;
-                        let v = self.resize(v, value_ty(t).unwrap_or(Ty::U64), Ty::U64, false);
+                    Some(name) if wide => {
+                        let v = self.read(&named(part, name), ScalarType::U64)?;
                         self.bin(BinaryOp::Add, Ty::U64, v, FnLower::u64c(offset as u64))
                     }
-                    None => FnLower::u64c(offset as u64),
+                    None if wide => FnLower::u64c(offset as u64),
+                    // A 32-bit address: `[a+offset]` wraps in 32 bits, then maps to 64 bits.
+                    _ => {
+                        let v = match base {
+                            Some(name) => self.read(&named(part, name), ScalarType::U32)?,
+                            None => FnLower::u32c(0),
+                        };
+                        let a32 = self.bin(BinaryOp::Add, Ty::U32, v, FnLower::u32c(offset as u32));
+                        let windows = matches!(space, Space::Generic);
+                        self.widen_address32(a32, windows, windows)
+                    }
                 };
                 if matches!(space, Space::Generic) && (self.has_shared || self.has_local) {
                     Ok(Place::Generic(a))
@@ -186,6 +194,28 @@ impl FnLower {
         let big = self.cmp(CmpOp::GeU, Ty::U64, rel, FnLower::u64c(0xffff_fff0));
         let lo = self.resize(rel, Ty::U64, Ty::U32, false);
         self.select(Ty::U32, big, FnLower::u32c(0xffff_fff0), lo)
+    }
+
+    /// The 64-bit address (see `abi`) of 32-bit address `a32` of an `.address_size 32` module:
+    /// heap byte offset `a32` (the heap is at its byte offsets there), or with `shared`/`local`
+    /// an offset in that window when `a32` lies in its 32-bit window.
+    pub(super) fn widen_address32(&mut self, a32: Operand, shared: bool, local: bool) -> Operand {
+        let z = self.resize(a32, Ty::U32, Ty::U64, false);
+        let mut r = self.bin(BinaryOp::Add, Ty::U64, z, FnLower::u64c(abi::HEAP_BASE));
+        for (present, base32, base64) in [
+            (local, abi::LOCAL_WINDOW_BASE_32, abi::LOCAL_WINDOW_BASE),
+            (shared, abi::SHARED_WINDOW_BASE_32, abi::SHARED_WINDOW_BASE),
+        ] {
+            if !present {
+                continue;
+            }
+            let rel = self.bin(BinaryOp::Sub, Ty::U32, a32, FnLower::u32c(base32));
+            let inside = self.cmp(CmpOp::LtU, Ty::U32, rel, FnLower::u32c(abi::WINDOW_SIZE_32));
+            let rel64 = self.resize(rel, Ty::U32, Ty::U64, false);
+            let w = self.bin(BinaryOp::Add, Ty::U64, rel64, FnLower::u64c(base64));
+            r = self.select(Ty::U64, inside, w, r);
+        }
+        r
     }
 
     /// Runs `f` on the memory a generic address points into (shared window, local window, or

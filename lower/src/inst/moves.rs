@@ -65,13 +65,19 @@ impl FnLower {
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
         let v = self.read(a, t)?;
         let v = self.resize(v, value_ty(t).unwrap_or(Ty::U64), Ty::U64, false);
+        // The windows of the module's address map (`abi`: 32-bit ones in `.address_size 32`).
+        let (shared, local) = if self.address_size == 64 {
+            (abi::SHARED_WINDOW_BASE, abi::LOCAL_WINDOW_BASE)
+        } else {
+            (abi::SHARED_WINDOW_BASE_32 as u64, abi::LOCAL_WINDOW_BASE_32 as u64)
+        };
         let base = match m.one_of(&["global", "shared", "shared::cta", "shared::cluster", "local", "const", "param", "param::entry"]) {
             // Global (and const/param, which live in the heap) addresses are generic addresses.
             Some("global") | Some("const") => 0,
             // Without cluster launches a CTA is its own cluster: its shared::cluster addresses
             // are its shared::cta ones.
-            Some("shared") | Some("shared::cta") | Some("shared::cluster") => abi::SHARED_WINDOW_BASE,
-            Some("local") => abi::LOCAL_WINDOW_BASE,
+            Some("shared") | Some("shared::cta") | Some("shared::cluster") => shared,
+            Some("local") => local,
             // Kernel parameters live in their own buffer, outside the generic address space.
             Some(s) => {
                 return Err(unsupported(format!("`cvta` with .{s} (kernel parameters have no generic address here)"), m.inst.span))
@@ -388,7 +394,12 @@ impl FnLower {
         if !m.types().is_empty() {
             return Err(Diagnostic::new("`isspacep` takes no type", m.inst.span));
         }
-        let a = self.read(a, ScalarType::U64)?;
+        let a = if self.address_size == 64 {
+            self.read(a, ScalarType::U64)?
+        } else {
+            let a32 = self.read(a, ScalarType::U32)?;
+            self.widen_address32(a32, true, true)
+        };
         let in_window = |s: &mut Self, base: u64| {
             let rel = s.bin(BinaryOp::Sub, Ty::U64, a, FnLower::u64c(base));
             s.cmp(CmpOp::LtU, Ty::U64, rel, FnLower::u64c(abi::WINDOW_SIZE))
