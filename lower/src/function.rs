@@ -62,6 +62,9 @@ pub struct FnLower {
     pub has_shared: bool,
     pub has_local: bool,
     pub globals_base: Option<VarId>,
+    /// Segment offsets of the `.global`/`.const` variables declared inside function bodies,
+    /// by the source offset of their names (`layout::GlobalPlace::declared_at`).
+    pub body_globals: HashMap<u32, u64>,
     /// See [`FnLower::opaque_zero_u64`].
     opaque_zero: Option<VarId>,
     /// See `LowerOptions::native_fma`.
@@ -129,6 +132,7 @@ impl FnLower {
             has_shared: false,
             has_local: false,
             globals_base: None,
+            body_globals: HashMap::new(),
             opaque_zero: None,
             native_fma: false,
             no_float64: false,

@@ -51,7 +51,12 @@ pub fn lower_kernel(
         );
     }
     for (name, place) in globals {
-        fl.declare(name.clone(), Symbol::Global { offset: place.offset });
+        match place.declared_at {
+            None => fl.declare(name.clone(), Symbol::Global { offset: place.offset }),
+            Some(at) => {
+                fl.body_globals.insert(at, place.offset);
+            }
+        }
     }
 
     // Shared memory: module-scope and kernel-scope declarations; static ones first, then the
@@ -324,6 +329,17 @@ fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResul
         StateSpace::Local | StateSpace::Param => {
             for n in &d.names {
                 fl.declare(n.name.name.to_string(), Symbol::Local { offset: offsets[&n.span.start] });
+            }
+            Ok(())
+        }
+        // Static storage in the globals segment (see `layout::layout_globals`), visible in
+        // this scope.
+        StateSpace::Global | StateSpace::Const => {
+            for n in &d.names {
+                let offset = fl.body_globals.get(&n.span.start).copied().ok_or_else(|| {
+                    Diagnostic::new(format!("`{}` has no place in the globals segment", n.name.name), n.span)
+                })?;
+                fl.declare(n.name.name.to_string(), Symbol::Global { offset });
             }
             Ok(())
         }

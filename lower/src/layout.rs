@@ -61,10 +61,24 @@ pub fn layout_params(params: &[ast::Param]) -> Result<(Vec<ParamSlot>, u32), Dia
     Ok((slots, offset as u32))
 }
 
-/// A module-scope `.global` / `.const` variable's place in the globals segment.
+/// A `.global` / `.const` variable's place in the globals segment.
 #[derive(Clone, Debug)]
 pub struct GlobalPlace {
     pub offset: u64,
+    /// `None` at module scope; for a declaration inside a function body, the byte offset in
+    /// the source where its name starts (how the body's lowering finds it).
+    pub declared_at: Option<u32>,
+}
+
+/// The `.global`/`.const` declarations inside a function body (nested blocks included).
+fn body_globals<'a>(stmts: &'a [ast::Statement], function: &'a str, out: &mut Vec<(&'a VarDecl, Option<&'a str>)>) {
+    for s in stmts {
+        match s {
+            ast::Statement::Var(d) if matches!(d.space, StateSpace::Global | StateSpace::Const) => out.push((d, Some(function))),
+            ast::Statement::Block(inner, _) => body_globals(inner, function, out),
+            _ => {}
+        }
+    }
 }
 
 /// Builds the globals segment from module-scope `.global`/`.const` declarations, refusing one
@@ -84,8 +98,17 @@ pub fn layout_globals(
     // Fields holding variable addresses, resolved once every variable has its place
     // (an initializer may name a variable declared after it).
     let mut pending: Vec<(u64, u8, InitAddress)> = Vec::new();
+    // Module-scope declarations, and those inside function bodies (static storage, one per
+    // module, like module-scope ones; visible only in their scope), in source order.
+    let mut decls: Vec<(&VarDecl, Option<&str>)> = Vec::new();
     for item in items {
-        let ast::Item::Var(decl) = item else { continue };
+        match item {
+            ast::Item::Var(d) => decls.push((d, None)),
+            ast::Item::Function(f) => body_globals(f.body.as_deref().unwrap_or(&[]), &f.name.name, &mut decls),
+            ast::Item::Directive(_) => {}
+        }
+    }
+    for (decl, function) in decls {
         if !matches!(decl.space, StateSpace::Global | StateSpace::Const) {
             continue;
         }
@@ -137,6 +160,16 @@ pub fn layout_globals(
                     }
                     let v = match init_value(e, function_address)? {
                         InitValue::Number(v) => number_bits(v, decl.ty, e.span())?,
+                        InitValue::Address(a) if function.is_some() => {
+                            return Err(Diagnostic::new(
+                                format!(
+                                    "not supported yet: the address of `{}` in the initializer of a variable declared \
+                                     inside a function",
+                                    a.name
+                                ),
+                                a.span,
+                            ))
+                        }
                         InitValue::Address(a) => {
                             address_field(&a, decl.ty, address_size)?;
                             pending.push((offset + (i * esize) as u64, esize as u8, a));
@@ -147,12 +180,21 @@ pub fn layout_globals(
                 }
             }
             seg.init.extend_from_slice(&bytes);
-            seg.vars.push(GlobalVar { name: name.name.name.to_string(), offset, size });
-            places.push((name.name.name.to_string(), GlobalPlace { offset }));
+            match function {
+                None => {
+                    seg.vars.push(GlobalVar { name: name.name.name.to_string(), offset, size });
+                    places.push((name.name.name.to_string(), GlobalPlace { offset, declared_at: None }));
+                }
+                // `function::name`: no PTX identifier has `::`, so no module-scope name clashes.
+                Some(f) => {
+                    seg.vars.push(GlobalVar { name: format!("{f}::{}", name.name.name), offset, size });
+                    places.push((name.name.name.to_string(), GlobalPlace { offset, declared_at: Some(name.span.start) }));
+                }
+            }
         }
     }
     for (at, size, a) in pending {
-        let Some((_, place)) = places.iter().find(|(n, _)| *n == a.name) else {
+        let Some((_, place)) = places.iter().find(|(n, p)| *n == a.name && p.declared_at.is_none()) else {
             return Err(not_global_variable(items, &a));
         };
         let target = (place.offset as i64).wrapping_add(a.addend);

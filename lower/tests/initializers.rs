@@ -74,3 +74,17 @@ fn image_patches_relocations_at_the_base() {
     assert_eq!(img[16..24], ((base + 4) & 0xffff_ffff).to_le_bytes());
     assert_eq!(img[24..], [0, 0x04, 0xAA, 0xAA]);
 }
+
+#[test]
+fn address_initializers_inside_functions_are_refused() {
+    let ptx = ".version 8.5\n.target sm_80\n.address_size 64\n.global .u32 q;\n\
+               .visible .entry k()\n{\n    .global .u64 p = q;\n    ret;\n}\n";
+    let file = SourceFile::new("init.ptx", ptx);
+    let ast = parse(&file).unwrap();
+    let e = lower(&ast, &file, &LowerOptions::default()).err().expect("refused")[0].render(&file);
+    assert!(
+        e.contains("not supported yet: the address of `q` in the initializer of a variable declared inside a function")
+            && e.contains("--> init.ptx:7:22\n"),
+        "{e}"
+    );
+}

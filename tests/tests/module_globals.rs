@@ -340,3 +340,80 @@ fn templates_corpus_with_generic_initializer() {
         }
     }
 }
+
+/// `.global`/`.const` variables declared inside function bodies: static storage (one per
+/// module, kept across launches like module-scope variables), visible in their scope, with
+/// initializers; a block's declaration shadows a module-scope one of the same name.
+const BODY_PTX: &str = r#"
+.version 8.5
+.target sm_80
+.address_size 64
+.global .align 4 .u32 n = 1000;
+
+.func (.param .u32 r) bump()
+{
+    .global .align 4 .u32 calls = 10;
+    .reg .b32 %r<2>;
+    ld.global.u32 %r1, [calls];
+    add.u32 %r1, %r1, 1;
+    st.global.u32 [calls], %r1;
+    st.param.u32 [r], %r1;
+    ret;
+}
+
+.visible .entry k(.param .u64 out)
+{
+    .const .align 4 .u32 tab[3] = {7, 8, 9};
+    .global .align 4 .u32 launches;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    ld.global.u32 %r1, [launches];
+    add.u32 %r1, %r1, 1;
+    st.global.u32 [launches], %r1;
+    st.global.u32 [%rd1], %r1;
+    ld.const.u32 %r2, [tab+8];
+    st.global.u32 [%rd1+4], %r2;
+    {
+        .global .align 4 .u32 n = 5;
+        ld.global.u32 %r3, [n];
+        st.global.u32 [%rd1+8], %r3;
+        add.u32 %r3, %r3, 1;
+        st.global.u32 [n], %r3;
+    }
+    ld.global.u32 %r4, [n];
+    st.global.u32 [%rd1+12], %r4;
+    {
+        .param .b32 r;
+        call.uni (r), bump, ();
+        ld.param.b32 %r5, [r];
+    }
+    st.global.u32 [%rd1+16], %r5;
+    mov.u64 %rd2, tab;
+    ld.const.u32 %r6, [%rd2+4];
+    st.global.u32 [%rd1+20], %r6;
+    ret;
+}
+"#;
+
+#[test]
+fn variables_declared_inside_functions() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    // `bump` inlined, and called through the call stack.
+    for (backend, inline_budget) in Backend::ALL.into_iter().flat_map(|b| [(b, None), (b, Some(0))]) {
+        let file = SourceFile::new("body.ptx", BODY_PTX);
+        let options = LowerOptions { block: Some([1, 1, 1]), inline_budget, ..Default::default() };
+        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
+        let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
+        let out = ctx.alloc(24).unwrap();
+        for launch in 1..=3u32 {
+            ctx.launch(&program, "k", [1, 1, 1], &[&out.to_le_bytes()], backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+            let got = words(&ctx.read(out, 24).unwrap());
+            // launches counts from 0; the inner `n` from 5; the module's `n` stays 1000;
+            // bump's `calls` from 10.
+            assert_eq!(got, [launch, 9, 4 + launch, 1000, 10 + launch, 8], "{backend}: launch {launch}");
+        }
+        let names: Vec<&str> = program.module().globals.vars.iter().map(|v| v.name.as_str()).collect();
+        assert_eq!(names, ["n", "bump::calls", "k::tab", "k::launches", "k::n"], "{backend}");
+    }
+}
