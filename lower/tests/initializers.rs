@@ -81,7 +81,7 @@ fn address_initializers_inside_functions_are_refused() {
                .visible .entry k()\n{\n    .global .u64 p = q;\n    ret;\n}\n";
     let file = SourceFile::new("init.ptx", ptx);
     let ast = parse(&file).unwrap();
-    let e = lower(&ast, &file, &LowerOptions::default()).err().expect("refused")[0].render(&file);
+    let e = lower(&ast, &file, &LowerOptions::default()).expect_err("refused")[0].render(&file);
     assert!(
         e.contains("not supported yet: the address of `q` in the initializer of a variable declared inside a function")
             && e.contains("--> init.ptx:7:22\n"),
