@@ -342,6 +342,16 @@ impl FnLower {
                 _ => Err(Diagnostic::new(format!("special register `{name}` needs a .x/.y/.z component"), span)),
             }
         };
+        // The vector registers' fourth element "is unused and always returns zero" (§10.1,
+        // 10.2, 10.6, 10.7, 10.12–10.15).
+        const VECTORS: [&str; 8] =
+            ["%tid", "%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid"];
+        if component == Some("w") && VECTORS.contains(&name) {
+            if self.cluster_directive.is_some() && name.contains("cluster") {
+                return Err(unsupported(format!("special register `{name}` in a kernel with cluster launches"), span));
+            }
+            return Ok(Some(Self::u32c(0)));
+        }
         Ok(Some(match name {
             "%tid" => self.value(Ty::U32, Expr::Builtin(Builtin::ThreadId(dim(component)?))),
             "%ctaid" => self.value(Ty::U32, Expr::Builtin(Builtin::CtaId(dim(component)?))),

@@ -304,3 +304,59 @@ END:
         }
     }
 }
+
+/// `mov.v4.u32 %rx, %sreg` reads a whole vector special register into a vector register
+/// (§10.1–10.15 examples: `mov.v4.u32 %rx, %clusterid;`); the fourth element "is unused and
+/// always returns zero". Also `mov.v2`/`.v4` between vector registers and brace lists.
+#[test]
+fn vector_special_registers_and_vector_moves() {
+    if gpu_or_skip().is_none() {
+        return;
+    }
+    const SREGS: [&str; 8] = ["%tid", "%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid"];
+    let mut body = String::new();
+    for (i, s) in SREGS.iter().enumerate() {
+        body += &format!("    mov.v4.u32 %rx, {s};\n    st.global.v4.u32 [%rd1+{}], %rx;\n", i * 16);
+    }
+    // %tid.w alone; a vector list into a vector register and back; mov.v2 between registers.
+    body += "    mov.u32 %r1, %ctaid.w;\n    st.global.u32 [%rd1+128], %r1;\n\
+             mov.u32 %r2, %tid.x;\n    add.u32 %r3, %r2, 100;\n\
+             mov.v4.u32 %ry, {%r3, %r2, %r3, %r2};\n    mov.v4.u32 {%r4, %r5, %r6, %r7}, %ry;\n\
+             st.global.v4.u32 [%rd1+144], {%r4, %r5, %r6, %r7};\n\
+             mov.v2.u32 %va, {%r2, %r3};\n    mov.v2.u32 %vb, %va;\n    st.global.v2.u32 [%rd1+160], %vb;\n";
+    let ptx = format!(
+        ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n\
+         .reg .b32 %r<12>;\n    .reg .b64 %rd<4>;\n    .reg .v4 .b32 %rx, %ry;\n    .reg .v2 .b32 %va, %vb;\n\
+         mov.u32 %r8, %ctaid.x;\n    mov.u32 %r9, %ntid.x;\n    mov.u32 %r10, %ntid.y;\n    mul.lo.u32 %r9, %r9, %r10;\n\
+         mov.u32 %r10, %tid.y;\n    mov.u32 %r11, %ntid.x;\n    mov.u32 %r1, %tid.x;\n    mad.lo.u32 %r10, %r10, %r11, %r1;\n\
+         mad.lo.u32 %r8, %r8, %r9, %r10;\n    mul.wide.u32 %rd2, %r8, 176;\n    ld.param.u64 %rd1, [out];\n    add.s64 %rd1, %rd1, %rd2;\n\
+         {body}    ret;\n}}\n"
+    );
+    let (block, grid) = ([4u32, 2, 1], [3u32, 1, 1]);
+    let record = 44usize;
+    for backend in Backend::ALL {
+        let out = run(&ptx, block, grid, 0, 24 * record, 1, backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        for t in 0..24u32 {
+            let r = &out[0][t as usize * record..(t as usize + 1) * record];
+            let (cta, tid) = (t / 8, t % 8);
+            let (tx, ty) = (tid % 4, tid / 4);
+            let want: [[u32; 4]; 8] = [
+                [tx, ty, 0, 0],
+                [4, 2, 1, 0],
+                [cta, 0, 0, 0],
+                [3, 1, 1, 0],
+                // Launches here are 1-CTA clusters (see the README).
+                [cta, 0, 0, 0],
+                [3, 1, 1, 0],
+                [0, 0, 0, 0],
+                [1, 1, 1, 0],
+            ];
+            for (i, w) in want.iter().enumerate() {
+                assert_eq!(&r[i * 4..i * 4 + 4], w, "{backend} thread {t}: mov.v4.u32 of {}", SREGS[i]);
+            }
+            assert_eq!(r[32], 0, "{backend} thread {t}: %ctaid.w");
+            assert_eq!(&r[36..40], [tx + 100, tx, tx + 100, tx], "{backend} thread {t}: mov.v4 through a vector register");
+            assert_eq!(&r[40..42], [tx, tx + 100], "{backend} thread {t}: mov.v2");
+        }
+    }
+}

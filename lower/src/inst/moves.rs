@@ -5,14 +5,17 @@ use crate::abi;
 use crate::function::{unsupported, FnLower, LResult};
 use crate::ir::{BinaryOp, CmpOp, ConvertOp, Operand, Ty, UnaryOp};
 use crate::ptx_types::{self, value_ty};
-use ptxcross_frontend::ast::{OperandKind, ScalarType};
+use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
 impl FnLower {
     pub(super) fn mov(&mut self, m: &Mods) -> LResult<()> {
-        m.only(&[])?;
+        m.only(&["v2", "v4"])?;
         let t = m.ty()?;
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+        if let Some(v) = m.one_of(&["v2", "v4"]) {
+            return self.mov_vector(m, t, if v == "v2" { 2 } else { 4 }, d, a);
+        }
         match (&d.kind, &a.kind) {
             // mov.b64 %rd, {lo, hi} / mov.b32 %r, {h0, h1}: pack.
             (_, OperandKind::Vector(parts)) => {
@@ -53,6 +56,38 @@ impl FnLower {
                 self.write(d, t, v)
             }
         }
+    }
+
+    /// `mov.v2/.v4.type d, a`: element by element, between vector registers, `{a, b, …}`
+    /// lists and vector special registers (`mov.v4.u32 %rx, %clusterid;`, whose fourth
+    /// element is 0).
+    fn mov_vector(&mut self, m: &Mods, t: ScalarType, n: usize, d: &ast::Operand, a: &ast::Operand) -> LResult<()> {
+        let elements = |s: &Self, op: &ast::Operand| -> Option<Vec<ast::Operand>> {
+            match &op.kind {
+                OperandKind::Vector(parts) => Some(parts.clone()),
+                OperandKind::Symbol { name, component: None } if name.starts_with('%') && s.lookup(name.as_str()).is_none() => {
+                    // A vector special register, read by components.
+                    let c = ["x", "y", "z", "w"];
+                    Some(c[..n].iter().map(|c| ast::Operand { kind: OperandKind::Symbol { name: name.clone(), component: Some((*c).into()) }, span: op.span }).collect())
+                }
+                _ => s.vector_register_elements(op),
+            }
+        };
+        let bad = || Diagnostic::new(format!("`{}` moves between vectors of {n} elements", m.name()), m.inst.span);
+        let dst = self.vector_register_elements(d).or_else(|| match &d.kind {
+            OperandKind::Vector(parts) => Some(parts.clone()),
+            _ => None,
+        });
+        let (Some(dst), Some(src)) = (dst, elements(self, a)) else { return Err(bad()) };
+        if dst.len() != n || src.len() != n {
+            return Err(bad());
+        }
+        // Read every element before writing any (the vectors may overlap).
+        let values = src.iter().map(|e| self.read(e, t)).collect::<LResult<Vec<_>>>()?;
+        for (e, v) in dst.iter().zip(values) {
+            self.write(e, t, v)?;
+        }
+        Ok(())
     }
 
     /// `cvta.space.size d, a` (to generic) / `cvta.to.space.size d, a` (from generic).
