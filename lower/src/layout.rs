@@ -205,18 +205,34 @@ pub fn layout_globals(
     Ok((seg, places))
 }
 
-/// The declared dimensions with an unsized first one (`.global .u32 bar[] = {2, 3, 5};`,
-/// §5.4.4) taken from the initializer: the number of its top-level entries, or with brace
-/// elision (a flat list for a multi-dimensional array) the rows they fill.
+/// The declared dimensions with unsized ones taken from the initializer: the first one
+/// (`.global .u32 bar[] = {2, 3, 5};`, §5.4.4) is the number of top-level entries, or with
+/// brace elision (a flat list for a multi-dimensional array) the rows they fill; an inner one
+/// (ISA 1.4's `.f32 blur_kernel[][] = {{…}, …}`) the longest list at that level.
 fn sized_dims(dims: &[Option<u64>], init: Option<&Initializer>) -> Vec<Option<u64>> {
     let mut out = dims.to_vec();
-    if let (Some(None), Some(Initializer::List(items, _))) = (out.first(), init) {
+    let Some(list @ Initializer::List(items, _)) = init else { return out };
+    let flat = items.iter().all(|i| matches!(i, Initializer::Expr(_)));
+    for k in 1..out.len() {
+        if out[k].is_none() && !flat {
+            out[k] = Some(longest_list(list, k));
+        }
+    }
+    if out.first() == Some(&None) {
         let n = items.len() as u64;
-        let flat = items.iter().all(|i| matches!(i, Initializer::Expr(_)));
-        let row: u64 = dims[1..].iter().map(|d| d.unwrap_or(1)).product();
+        let row: u64 = out[1..].iter().map(|d| d.unwrap_or(1)).product();
         out[0] = Some(if flat && dims.len() > 1 { n.div_ceil(row.max(1)) } else { n });
     }
     out
+}
+
+/// The most entries of any list `level` levels down in `init`.
+fn longest_list(init: &Initializer, level: usize) -> u64 {
+    match init {
+        Initializer::Expr(_) => 0,
+        Initializer::List(items, _) if level == 0 => items.len() as u64,
+        Initializer::List(items, _) => items.iter().map(|i| longest_list(i, level - 1)).max().unwrap_or(0),
+    }
 }
 
 /// Places the elements of `init` for a variable whose nesting levels hold `levels[k]` entries

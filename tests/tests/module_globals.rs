@@ -183,6 +183,8 @@ const NESTED_PTX: &str = r#"
 .global .f32 blur[][3] = {{.05, .1, .05}, {.1, .4, .1}};
 .global .v2 .u32 v[3] = { {8, 9}, {10} };
 .global .u16 flat[2][3] = { 1, 2, 3, 4 };
+// ISA 1.4 §5.3.4 (`blur_kernel[][]`): inner dimensions from the longest list.
+.global .u16 two[][] = { {7}, {8, 9, 10} };
 .const .s32 after = -1;
 
 .visible .entry k(.param .u64 out)
@@ -195,14 +197,14 @@ const NESTED_PTX: &str = r#"
     mov.u64 %rd2, x;
     mov.u32 %i, 0;
 LOOP:
-    // Copy the 32 words from x on (the segment in declaration order; sizes are multiples of 4).
+    // Copy the 35 words from x on (the segment in declaration order; sizes are multiples of 4).
     mul.wide.u32 %rd3, %i, 4;
     add.u64 %rd4, %rd2, %rd3;
     ld.global.u32 %r1, [%rd4];
     add.u64 %rd5, %rd1, %rd3;
     st.global.u32 [%rd5], %r1;
     add.u32 %i, %i, 1;
-    setp.lt.u32 %p, %i, 32;
+    setp.lt.u32 %p, %i, 35;
     @%p bra LOOP;
     ret;
 }
@@ -212,19 +214,20 @@ LOOP:
 fn nested_and_unsized_initializers() {
     let Some(_) = gpu_or_skip() else { return };
     for backend in Backend::ALL {
-        let (program, out, _, _) = launch(NESTED_PTX, "k", 1, &[128], backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        let (program, out, _, _) = launch(NESTED_PTX, "k", 1, &[140], backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
         let sizes: Vec<(&str, u64, u64)> =
             program.module().globals.vars.iter().map(|v| (v.name.as_str(), v.offset, v.size)).collect();
         assert_eq!(
             sizes,
-            [("x", 0, 24), ("y", 24, 24), ("bar", 48, 12), ("blur", 60, 24), ("v", 88, 24), ("flat", 112, 12), ("after", 124, 4)],
+            [("x", 0, 24), ("y", 24, 24), ("bar", 48, 12), ("blur", 60, 24), ("v", 88, 24), ("flat", 112, 12), ("two", 124, 12), ("after", 136, 4)],
             "{backend}: layout (unsized arrays sized by their initializers; .v2 .u32 aligned to 8)"
         );
         let f = |x: f64| (x as f32).to_bits();
         let mut want = vec![1, 2, 3, 0, 0, 0, 5, 0, 6, 7, 0, 0, 2, 3, 5];
         want.extend([f(0.05), f(0.1), f(0.05), f(0.1), f(0.4), f(0.1), 0]);
         want.extend([8, 9, 10, 0, 0, 0]);
-        want.extend([1 | 2 << 16, 3 | 4 << 16, 0, u32::MAX]);
+        want.extend([1 | 2 << 16, 3 | 4 << 16, 0]);
+        want.extend([7, 8 << 16, 9 | 10 << 16, u32::MAX]);
         assert_eq!(words(&out[0]), want, "{backend}: the segment's words");
     }
 }
