@@ -213,9 +213,9 @@ fn sized_dims(dims: &[Option<u64>], init: Option<&Initializer>) -> Vec<Option<u6
     let mut out = dims.to_vec();
     let Some(list @ Initializer::List(items, _)) = init else { return out };
     let flat = items.iter().all(|i| matches!(i, Initializer::Expr(_)));
-    for k in 1..out.len() {
-        if out[k].is_none() && !flat {
-            out[k] = Some(longest_list(list, k));
+    for (k, d) in out.iter_mut().enumerate().skip(1) {
+        if d.is_none() && !flat {
+            *d = Some(longest_list(list, k));
         }
     }
     if out.first() == Some(&None) {
