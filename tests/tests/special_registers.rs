@@ -360,3 +360,30 @@ fn vector_special_registers_and_vector_moves() {
         }
     }
 }
+
+/// `pmevent` (§9.7.19.3) signals performance-monitor events that only host-programmed
+/// counters see: it runs and changes nothing; its operand must be an immediate event 0..15
+/// (`.mask`: a 16-bit mask).
+#[test]
+fn pmevent_changes_nothing() {
+    if gpu_or_skip().is_none() {
+        return;
+    }
+    let kernel = |events: &str| {
+        format!(
+            ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n\
+             .reg .pred %p;\n    .reg .b32 %r<4>;\n    .reg .b64 %rd<4>;\n    mov.u32 %r1, %tid.x;\n\
+             setp.eq.u32 %p, %r1, 3;\n{events}\n    ld.param.u64 %rd1, [out];\n    mul.wide.u32 %rd2, %r1, 4;\n\
+             add.s64 %rd1, %rd1, %rd2;\n    add.u32 %r2, %r1, 7;\n    st.global.u32 [%rd1], %r2;\n    ret;\n}}\n"
+        )
+    };
+    let ptx = kernel("    pmevent 1;\n@%p pmevent 15;\n    pmevent.mask 0xffff;\n@!%p pmevent.mask 0x1;");
+    for backend in Backend::ALL {
+        let out = run(&ptx, [8, 1, 1], [1, 1, 1], 0, 8, 1, backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert_eq!(out[0], (7..15).collect::<Vec<u32>>(), "{backend}");
+    }
+    for bad in ["    pmevent 16;", "    pmevent.mask 0x10000;", "    pmevent %r1;"] {
+        let e = run(&kernel(bad), [8, 1, 1], [1, 1, 1], 0, 8, 1, Backend::Wgsl).expect_err(bad);
+        assert!(e.contains("takes an immediate from 0 to"), "{bad}: {e}");
+    }
+}
