@@ -65,6 +65,9 @@ pub struct FnLower {
     /// Segment offsets of the `.global`/`.const` variables declared inside function bodies,
     /// by the source offset of their names (`layout::GlobalPlace::declared_at`).
     pub body_globals: HashMap<u32, u64>,
+    /// Where the module's `.const` variables lie in the globals segment (offset, length):
+    /// they are laid out together, so `isspacep.const` is one range test.
+    pub const_window: Option<(u64, u64)>,
     /// See [`FnLower::opaque_zero_u64`].
     opaque_zero: Option<VarId>,
     /// See `LowerOptions::native_fma`.
@@ -133,6 +136,7 @@ impl FnLower {
             has_local: false,
             globals_base: None,
             body_globals: HashMap::new(),
+            const_window: None,
             opaque_zero: None,
             native_fma: false,
             no_float64: false,

@@ -50,6 +50,11 @@ pub fn lower_kernel(
             Symbol::Param { offset: abi::PARAM_HEADER_WORDS * 4 + slot.offset },
         );
     }
+    // The `.const` variables' range in the globals segment, for `isspacep.const`.
+    let constants = globals.iter().filter(|(_, p)| p.constant);
+    let start = constants.clone().map(|(_, p)| p.offset).min();
+    let end = constants.map(|(_, p)| p.offset + p.size).max();
+    fl.const_window = start.zip(end).map(|(s, e)| (s, e - s));
     for (name, place) in globals {
         match place.declared_at {
             None => fl.declare(name.clone(), Symbol::Global { offset: place.offset }),

@@ -65,6 +65,9 @@ pub fn layout_params(params: &[ast::Param]) -> Result<(Vec<ParamSlot>, u32), Dia
 #[derive(Clone, Debug)]
 pub struct GlobalPlace {
     pub offset: u64,
+    pub size: u64,
+    /// A `.const` variable (they are laid out together, after the `.global` ones).
+    pub constant: bool,
     /// `None` at module scope; for a declaration inside a function body, the byte offset in
     /// the source where its name starts (how the body's lowering finds it).
     pub declared_at: Option<u32>,
@@ -108,10 +111,13 @@ pub fn layout_globals(
             ast::Item::Directive(_) => {}
         }
     }
+    // `.const` variables after all `.global` ones, in one range: `isspacep.const` tests it.
+    decls.sort_by_key(|(d, _)| d.space == StateSpace::Const);
     for (decl, function) in decls {
         if !matches!(decl.space, StateSpace::Global | StateSpace::Const) {
             continue;
         }
+        let constant = decl.space == StateSpace::Const;
         if decl.linkage.contains(&ast::Linkage::Extern) {
             let names: Vec<&str> = decl.names.iter().map(|n| n.name.name.as_str()).collect();
             return Err(Diagnostic::new(
@@ -183,12 +189,12 @@ pub fn layout_globals(
             match function {
                 None => {
                     seg.vars.push(GlobalVar { name: name.name.name.to_string(), offset, size });
-                    places.push((name.name.name.to_string(), GlobalPlace { offset, declared_at: None }));
+                    places.push((name.name.name.to_string(), GlobalPlace { offset, size, constant, declared_at: None }));
                 }
                 // `function::name`: no PTX identifier has `::`, so no module-scope name clashes.
                 Some(f) => {
                     seg.vars.push(GlobalVar { name: format!("{f}::{}", name.name.name), offset, size });
-                    places.push((name.name.name.to_string(), GlobalPlace { offset, declared_at: Some(name.span.start) }));
+                    places.push((name.name.name.to_string(), GlobalPlace { offset, size, constant, declared_at: Some(name.span.start) }));
                 }
             }
         }

@@ -417,6 +417,57 @@ fn variables_declared_inside_functions() {
             assert_eq!(got, [launch, 9, 4 + launch, 1000, 10 + launch, 8], "{backend}: launch {launch}");
         }
         let names: Vec<&str> = program.module().globals.vars.iter().map(|v| v.name.as_str()).collect();
-        assert_eq!(names, ["n", "bump::calls", "k::tab", "k::launches", "k::n"], "{backend}");
+        // `.const` variables come after the `.global` ones (one range for `isspacep.const`).
+        assert_eq!(names, ["n", "bump::calls", "k::launches", "k::n", "k::tab"], "{backend}");
+    }
+}
+
+/// `isspacep.const` (§9.7.10.18: "the window of constant memory"): the `.const` variables are
+/// laid out together in the globals segment, and only addresses inside them are in it.
+#[test]
+fn isspacep_const_is_the_const_variables() {
+    let Some(_) = gpu_or_skip() else { return };
+    let ptx = r#"
+.version 8.5
+.target sm_80
+.address_size 64
+.const .align 4 .u32 ca[4] = {1, 2, 3, 4};
+.global .align 4 .u32 g[4];
+.const .align 8 .u64 cb = 5;
+.visible .entry k(.param .u64 out)
+{
+    .shared .align 4 .u32 sh[4];
+    .reg .pred %p;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<12>;
+    ld.param.u64 %rd1, [out];
+    mov.u64 %rd2, ca;            cvta.const.u64 %rd2, %rd2;
+    add.u64 %rd3, %rd2, 15;
+    mov.u64 %rd4, cb;            cvta.const.u64 %rd4, %rd4;
+    add.u64 %rd5, %rd4, 7;
+    add.u64 %rd6, %rd4, 8;
+    mov.u64 %rd7, g;             cvta.global.u64 %rd7, %rd7;
+    mov.u64 %rd8, sh;            cvta.shared.u64 %rd8, %rd8;
+    sub.u64 %rd9, %rd2, 1;
+    isspacep.const %p, %rd2;     selp.u32 %r1, 1, 0, %p;   st.global.u32 [%rd1], %r1;
+    isspacep.const %p, %rd3;     selp.u32 %r1, 1, 0, %p;   st.global.u32 [%rd1+4], %r1;
+    isspacep.const %p, %rd4;     selp.u32 %r1, 1, 0, %p;   st.global.u32 [%rd1+8], %r1;
+    isspacep.const %p, %rd5;     selp.u32 %r1, 1, 0, %p;   st.global.u32 [%rd1+12], %r1;
+    isspacep.const %p, %rd6;     selp.u32 %r1, 1, 0, %p;   st.global.u32 [%rd1+16], %r1;
+    isspacep.const %p, %rd7;     selp.u32 %r1, 1, 0, %p;   st.global.u32 [%rd1+20], %r1;
+    isspacep.const %p, %rd8;     selp.u32 %r1, 1, 0, %p;   st.global.u32 [%rd1+24], %r1;
+    isspacep.const %p, %rd1;     selp.u32 %r1, 1, 0, %p;   st.global.u32 [%rd1+28], %r1;
+    isspacep.const %p, %rd9;     selp.u32 %r1, 1, 0, %p;   st.global.u32 [%rd1+32], %r1;
+    // and the data behind a const generic address
+    ld.u32 %r2, [%rd3+-3];       st.global.u32 [%rd1+36], %r2;
+    ret;
+}
+"#;
+    for backend in Backend::ALL {
+        let (program, out, _, _) = launch(ptx, "k", 1, &[40], backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        // ca, ca+15, cb, cb+7: inside; cb+8 (the segment's end), g, sh, the output buffer, ca-1: outside.
+        assert_eq!(words(&out[0]), [1, 1, 1, 1, 0, 0, 0, 0, 0, 4], "{backend}");
+        let (ca, g, cb) = (offset_of(&program, "ca"), offset_of(&program, "g"), offset_of(&program, "cb"));
+        assert!(g < ca && ca + 16 <= cb, "{backend}: .const after .global: g {g}, ca {ca}, cb {cb}");
     }
 }

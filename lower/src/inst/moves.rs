@@ -420,12 +420,6 @@ impl FnLower {
         m.only(&SPACES)?;
         let [p, a] = operands(m.inst, 2)? else { unreachable!() };
         let space = m.one_of(&SPACES).ok_or_else(|| Diagnostic::new("`isspacep` needs a state space", m.inst.span))?;
-        if space == "const" {
-            return Err(unsupported(
-                "`isspacep.const` (.const data lives in the global heap: no window tells it apart from .global)",
-                m.inst.span,
-            ));
-        }
         if !m.types().is_empty() {
             return Err(Diagnostic::new("`isspacep` takes no type", m.inst.span));
         }
@@ -442,6 +436,17 @@ impl FnLower {
         let r = match space {
             "shared" | "shared::cta" | "shared::cluster" => in_window(self, abi::SHARED_WINDOW_BASE),
             "local" => in_window(self, abi::LOCAL_WINDOW_BASE),
+            // `.const` variables are in the globals segment, laid out together after the
+            // `.global` ones: the constant window is their range there.
+            "const" => match self.const_window {
+                Some((start, len)) => {
+                    let base = self.globals_base();
+                    let lo = self.bin(BinaryOp::Add, Ty::U64, base, FnLower::u64c(start));
+                    let rel = self.bin(BinaryOp::Sub, Ty::U64, a, lo);
+                    self.cmp(CmpOp::LtU, Ty::U64, rel, FnLower::u64c(len))
+                }
+                None => Operand::Const(crate::ir::Const::Bool(false)),
+            },
             "global" => {
                 let sh = in_window(self, abi::SHARED_WINDOW_BASE);
                 let lo = in_window(self, abi::LOCAL_WINDOW_BASE);
