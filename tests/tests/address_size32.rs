@@ -131,6 +131,16 @@ const MEMORY_PTX: &str = r#"
     cvta.global.u32 %r27, %r2;
     ld.u32 %r28, [%r27+4];
     st.global.u32 [%r1+56], %r28;
+    // isspacep.const: inside c, not in g.
+    mov.u32 %r29, c;
+    cvta.const.u32 %r29, %r29;
+    add.u32 %r29, %r29, 4;
+    isspacep.const %p6, %r29;
+    isspacep.const %p7, %r17;
+    selp.u32 %r30, 1, 0, %p6;
+    selp.u32 %r31, 2, 0, %p7;
+    or.b32 %r30, %r30, %r31;
+    st.global.u32 [%r1+60], %r30;
     ret;
 }
 "#;
@@ -140,7 +150,7 @@ fn memory_through_32_bit_addresses() {
     let Some(_) = gpu_or_skip() else { return };
     let inp = [0x1234_5678u32, 0x0bad_f00d, 0xcafe_0001, 1000];
     for backend in Backend::ALL {
-        let (out, ptrs) = run(MEMORY_PTX, "k", 1, 1, &[vec![0; 60], bytes(&inp)], &[Arg::Ptr(0), Arg::Ptr(1)], backend);
+        let (out, ptrs) = run(MEMORY_PTX, "k", 1, 1, &[vec![0; 64], bytes(&inp)], &[Arg::Ptr(0), Arg::Ptr(1)], backend);
         let want = [
             inp[0].wrapping_add(inp[1]),
             inp[2],
@@ -157,6 +167,7 @@ fn memory_through_32_bit_addresses() {
             ptrs[1].0 as u32,
             inp[3],
             inp[1],
+            1,
         ];
         assert_eq!(words(&out[0]), want, "{backend}: out");
         assert_eq!(words(&out[1]), [inp[0], inp[1], inp[2], inp[3] + 5], "{backend}: inp after the atomic");
