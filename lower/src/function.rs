@@ -68,6 +68,9 @@ pub struct FnLower {
     /// Where the module's `.const` variables lie in the globals segment (offset, length):
     /// they are laid out together, so `isspacep.const` is one range test.
     pub const_window: Option<(u64, u64)>,
+    /// The module takes generic addresses of kernel parameters (`cvta.param`): generic
+    /// accesses and `isspacep` also test the parameter window (`abi::PARAM_WINDOW_BASE`).
+    pub has_param_window: bool,
     /// See [`FnLower::opaque_zero_u64`].
     opaque_zero: Option<VarId>,
     /// See `LowerOptions::native_fma`.
@@ -137,6 +140,7 @@ impl FnLower {
             globals_base: None,
             body_globals: HashMap::new(),
             const_window: None,
+            has_param_window: false,
             opaque_zero: None,
             native_fma: false,
             no_float64: false,

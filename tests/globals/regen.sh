@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Regenerates ptrinit.sm_80.ptx exactly as committed: nvcc 13.5.37 (PyPI), -arch=sm_80 -ptx,
+# Regenerates ptrinit.sm_80.ptx and gridconst.sm_80.ptx exactly as committed: nvcc 13.5.37 (PyPI), -arch=sm_80 -ptx,
 # checked by ptxas 13.5.37. Compiler: the pinned nvcc of tests/cuda-env.sh (a venv in
 # $PTXCROSS_CUDA_VENV, default ~/.cache/ptxcross/cuda-venv; installed here when missing).
 # The expected outputs are computed in tests/tests/module_globals.rs by a CPU version of the
@@ -10,6 +10,8 @@ cd "$HERE"
 . ../cuda-env.sh
 export PATH="$CUDA_BIN:$PATH"
 nvcc --version | tail -n 1
-nvcc -arch=sm_80 -ptx ptrinit.cu -o ptrinit.sm_80.ptx
-ptxas -arch=sm_80 ptrinit.sm_80.ptx -o /dev/null
-echo "  ptrinit: nvcc (ptxas ok)"
+for k in ptrinit gridconst; do
+    nvcc -arch=sm_80 -ptx $k.cu -o $k.sm_80.ptx
+    ptxas -arch=sm_80 $k.sm_80.ptx -o /dev/null
+    echo "  $k: nvcc (ptxas ok)"
+done

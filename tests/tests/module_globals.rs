@@ -471,3 +471,77 @@ fn isspacep_const_is_the_const_variables() {
         assert!(g < ca && ca + 16 <= cb, "{backend}: .const after .global: g {g}, ca {ca}, cb {cb}");
     }
 }
+
+/// Generic addresses of kernel parameters (`cvta.param`, §9.7.9.17; nvcc writes it for the
+/// address of a `__grid_constant__` parameter, `tests/globals/gridconst.cu`): generic loads
+/// read the parameter, in the kernel and in a device function; `isspacep.param` is true there
+/// (and `.global` false); `cvta.to.param` gives the parameter-space address back; a store
+/// through it faults (kernel parameters are read-only) and changes nothing.
+#[test]
+fn generic_addresses_of_kernel_parameters() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let ptx = include_str!("../globals/gridconst.sm_80.ptx");
+    let (a, s) = ([5i32, -7, 11, 1000], 2.75f32);
+    let mut p: Vec<u8> = a.iter().flat_map(|v| v.to_le_bytes()).collect();
+    p.extend(s.to_le_bytes());
+    let want: Vec<i32> = (0..8).map(|t| a[t & 3] + a.iter().sum::<i32>() + s as i32).collect();
+    let hand = r#"
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 out, .param .align 8 .b8 blob[16], .param .u32 bad)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [out];
+    mov.b64 %rd2, blob;
+    cvta.param.u64 %rd3, %rd2;
+    ld.u32 %r1, [%rd3+4];            st.global.u32 [%rd1], %r1;
+    ld.u64 %rd4, [%rd3+8];           st.global.u64 [%rd1+8], %rd4;
+    isspacep.param %p1, %rd3;
+    isspacep.global %p2, %rd3;
+    isspacep.param %p3, %rd1;
+    selp.u32 %r2, 1, 0, %p1;
+    selp.u32 %r3, 2, 0, %p2;
+    or.b32 %r2, %r2, %r3;
+    selp.u32 %r3, 4, 0, %p3;
+    or.b32 %r2, %r2, %r3;
+    st.global.u32 [%rd1+16], %r2;
+    cvta.to.param.u64 %rd5, %rd3;
+    sub.u64 %rd5, %rd5, %rd2;
+    st.global.u64 [%rd1+24], %rd5;
+    ld.param.u32 %r4, [bad];
+    setp.ne.u32 %p1, %r4, 0;
+    @%p1 st.u32 [%rd3], %r4;
+    ret;
+}
+"#;
+    let blob: Vec<u8> = (1..=16u8).collect();
+    for backend in Backend::ALL {
+        let file = SourceFile::new("gridconst.sm_80.ptx", ptx);
+        let options = LowerOptions { block: Some([8, 1, 1]), ..Default::default() };
+        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
+        let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
+        let out = ctx.alloc(32).unwrap();
+        ctx.launch(&program, "gc", [1, 1, 1], &[&p, &out.to_le_bytes()], backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        let got: Vec<i32> = words(&ctx.read(out, 32).unwrap()).iter().map(|&w| w as i32).collect();
+        assert_eq!(got, want, "{backend}: nvcc gridconst");
+
+        let file = SourceFile::new("param_window.ptx", hand);
+        let options = LowerOptions { block: Some([1, 1, 1]), ..Default::default() };
+        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
+        let out = ctx.alloc(32).unwrap();
+        ctx.launch(&program, "k", [1, 1, 1], &[&out.to_le_bytes(), &blob, &0u32.to_le_bytes()], backend)
+            .unwrap_or_else(|e| panic!("{backend}: {e}"));
+        let got = ctx.read(out, 32).unwrap();
+        assert_eq!(u32_at(&got, 0), u32::from_le_bytes([5, 6, 7, 8]), "{backend}: ld through cvta.param");
+        assert_eq!(u64_at(&got, 8), u64::from_le_bytes([9, 10, 11, 12, 13, 14, 15, 16]), "{backend}: ld.u64 through cvta.param");
+        assert_eq!(u32_at(&got, 16), 1, "{backend}: isspacep.param, .global, .param of a heap address");
+        assert_eq!(u64_at(&got, 24), 0, "{backend}: cvta.to.param of cvta.param");
+        let e = ctx
+            .launch(&program, "k", [1, 1, 1], &[&out.to_le_bytes(), &blob, &1u32.to_le_bytes()], backend)
+            .expect_err("a store through a parameter's generic address faults");
+        assert!(e.to_string().contains("parameter access out of range"), "{backend}: {e}");
+    }
+}

@@ -153,7 +153,7 @@ impl FnLower {
                         self.widen_address32(a32, windows, windows)
                     }
                 };
-                if matches!(space, Space::Generic) && (self.has_shared || self.has_local) {
+                if matches!(space, Space::Generic) && (self.has_shared || self.has_local || self.has_param_window) {
                     Ok(Place::Generic(a))
                 } else {
                     let rel = self.heap_offset(a);
@@ -202,9 +202,11 @@ impl FnLower {
     pub(super) fn widen_address32(&mut self, a32: Operand, shared: bool, local: bool) -> Operand {
         let z = self.resize(a32, Ty::U32, Ty::U64, false);
         let mut r = self.bin(BinaryOp::Add, Ty::U64, z, FnLower::u64c(abi::HEAP_BASE));
+        let param = (shared || local) && self.has_param_window;
         for (present, base32, base64) in [
             (local, abi::LOCAL_WINDOW_BASE_32, abi::LOCAL_WINDOW_BASE),
             (shared, abi::SHARED_WINDOW_BASE_32, abi::SHARED_WINDOW_BASE),
+            (param, abi::PARAM_WINDOW_BASE_32, abi::PARAM_WINDOW_BASE),
         ] {
             if !present {
                 continue;
@@ -232,16 +234,22 @@ impl FnLower {
                 for (mem, base, present) in [
                     (Memory::Local, abi::LOCAL_WINDOW_BASE, self.has_local),
                     (Memory::Shared, abi::SHARED_WINDOW_BASE, self.has_shared),
+                    (Memory::Param, abi::PARAM_WINDOW_BASE, self.has_param_window),
                 ] {
                     if !present {
                         continue;
                     }
                     let rel = self.bin(BinaryOp::Sub, Ty::U64, a, FnLower::u64c(base));
                     let inside = self.cmp(CmpOp::LtU, Ty::U64, rel, FnLower::u64c(abi::WINDOW_SIZE));
-                    let body = self.collect(|s| {
+                    let mut body = self.collect(|s| {
                         let off = s.resize(rel, Ty::U64, Ty::U32, false);
                         f(s, mem, off)
                     })?;
+                    // Kernel parameters are read-only (§5.1.6): a store or atomic through the
+                    // parameter window faults and changes nothing.
+                    if mem == Memory::Param && writes_param(&body) {
+                        body = crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_PARAM_OUT_OF_RANGE }] };
+                    }
                     otherwise = crate::ir::Block { stmts: vec![Stmt::If { cond: inside, then_body: body, else_body: otherwise }] };
                 }
                 self.emit_stack.last_mut().expect("emit stack").extend(otherwise.stmts);
@@ -507,6 +515,18 @@ impl FnLower {
             })
         })
     }
+}
+
+/// Whether `block` writes the parameter buffer (a store or an atomic).
+fn writes_param(block: &crate::ir::Block) -> bool {
+    use crate::ir::Expr;
+    block.stmts.iter().any(|s| match s {
+        Stmt::StoreWord { memory: Memory::Param, .. } | Stmt::Assign { expr: Expr::AtomicWord { memory: Memory::Param, .. }, .. } => true,
+        Stmt::If { then_body, else_body, .. } => writes_param(then_body) || writes_param(else_body),
+        Stmt::Switch { cases, default, .. } => cases.iter().any(|c| writes_param(&c.body)) || writes_param(default),
+        Stmt::Loop { body } => writes_param(body),
+        _ => false,
+    })
 }
 
 /// A symbol operand naming register `name` (inside `[%rd1+8]` it is part of an expression).

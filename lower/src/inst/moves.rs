@@ -101,10 +101,10 @@ impl FnLower {
         let v = self.read(a, t)?;
         let v = self.resize(v, value_ty(t).unwrap_or(Ty::U64), Ty::U64, false);
         // The windows of the module's address map (`abi`: 32-bit ones in `.address_size 32`).
-        let (shared, local) = if self.address_size == 64 {
-            (abi::SHARED_WINDOW_BASE, abi::LOCAL_WINDOW_BASE)
+        let (shared, local, param) = if self.address_size == 64 {
+            (abi::SHARED_WINDOW_BASE, abi::LOCAL_WINDOW_BASE, abi::PARAM_WINDOW_BASE)
         } else {
-            (abi::SHARED_WINDOW_BASE_32 as u64, abi::LOCAL_WINDOW_BASE_32 as u64)
+            (abi::SHARED_WINDOW_BASE_32 as u64, abi::LOCAL_WINDOW_BASE_32 as u64, abi::PARAM_WINDOW_BASE_32 as u64)
         };
         let base = match m.one_of(&["global", "shared", "shared::cta", "shared::cluster", "local", "const", "param", "param::entry"]) {
             // Global (and const/param, which live in the heap) addresses are generic addresses.
@@ -113,9 +113,11 @@ impl FnLower {
             // are its shared::cta ones.
             Some("shared") | Some("shared::cta") | Some("shared::cluster") => shared,
             Some("local") => local,
-            // Kernel parameters live in their own buffer, outside the generic address space.
+            // Kernel parameters (`.param`, `.param::entry`): their generic window. Inside a
+            // device function `.param` variables live in local memory, not in the window.
+            Some(_) if self.in_kernel_body() => param,
             Some(s) => {
-                return Err(unsupported(format!("`cvta` with .{s} (kernel parameters have no generic address here)"), m.inst.span))
+                return Err(unsupported(format!("`cvta` with .{s} inside a device function"), m.inst.span))
             }
             None => return Err(Diagnostic::new("`cvta` needs a state space", m.inst.span)),
         };
@@ -436,6 +438,7 @@ impl FnLower {
         let r = match space {
             "shared" | "shared::cta" | "shared::cluster" => in_window(self, abi::SHARED_WINDOW_BASE),
             "local" => in_window(self, abi::LOCAL_WINDOW_BASE),
+            "param" | "param::entry" if self.has_param_window => in_window(self, abi::PARAM_WINDOW_BASE),
             // `.const` variables are in the globals segment, laid out together after the
             // `.global` ones: the constant window is their range there.
             "const" => match self.const_window {
@@ -450,7 +453,11 @@ impl FnLower {
             "global" => {
                 let sh = in_window(self, abi::SHARED_WINDOW_BASE);
                 let lo = in_window(self, abi::LOCAL_WINDOW_BASE);
-                let either = self.bin(BinaryOp::Or, Ty::Bool, sh, lo);
+                let mut either = self.bin(BinaryOp::Or, Ty::Bool, sh, lo);
+                if self.has_param_window {
+                    let pa = in_window(self, abi::PARAM_WINDOW_BASE);
+                    either = self.bin(BinaryOp::Or, Ty::Bool, either, pa);
+                }
                 self.un(UnaryOp::Not, Ty::Bool, either)
             }
             _ => Operand::Const(crate::ir::Const::Bool(false)),
