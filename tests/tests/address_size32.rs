@@ -141,6 +141,15 @@ const MEMORY_PTX: &str = r#"
     selp.u32 %r31, 2, 0, %p7;
     or.b32 %r30, %r30, %r31;
     st.global.u32 [%r1+60], %r30;
+    // A kernel parameter through its 32-bit generic address.
+    mov.u32 %r32, inp;
+    cvta.param.u32 %r33, %r32;
+    ld.u32 %r34, [%r33];
+    sub.u32 %r34, %r34, %r2;
+    isspacep.param %p6, %r33;
+    selp.u32 %r35, 1, 0, %p6;
+    add.u32 %r34, %r34, %r35;
+    st.global.u32 [%r1+64], %r34;
     ret;
 }
 "#;
@@ -150,7 +159,7 @@ fn memory_through_32_bit_addresses() {
     let Some(_) = gpu_or_skip() else { return };
     let inp = [0x1234_5678u32, 0x0bad_f00d, 0xcafe_0001, 1000];
     for backend in Backend::ALL {
-        let (out, ptrs) = run(MEMORY_PTX, "k", 1, 1, &[vec![0; 64], bytes(&inp)], &[Arg::Ptr(0), Arg::Ptr(1)], backend);
+        let (out, ptrs) = run(MEMORY_PTX, "k", 1, 1, &[vec![0; 68], bytes(&inp)], &[Arg::Ptr(0), Arg::Ptr(1)], backend);
         let want = [
             inp[0].wrapping_add(inp[1]),
             inp[2],
@@ -167,6 +176,7 @@ fn memory_through_32_bit_addresses() {
             ptrs[1].0 as u32,
             inp[3],
             inp[1],
+            1,
             1,
         ];
         assert_eq!(words(&out[0]), want, "{backend}: out");
