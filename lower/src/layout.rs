@@ -102,7 +102,8 @@ pub fn layout_globals(
     // (an initializer may name a variable declared after it).
     let mut pending: Vec<(u64, u8, InitAddress)> = Vec::new();
     // Module-scope declarations, and those inside function bodies (static storage, one per
-    // module, like module-scope ones; visible only in their scope), in source order.
+    // module, like module-scope ones; visible only in their scope), in source order, then
+    // stably sorted so that the `.const` ones come last.
     let mut decls: Vec<(&VarDecl, Option<&str>)> = Vec::new();
     for item in items {
         match item {
