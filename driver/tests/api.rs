@@ -85,3 +85,52 @@ fn current_context_is_per_thread_and_bad_handles_are_refused() {
     assert_eq!(cuCtxPopCurrent_v2(&mut popped), CUDA_SUCCESS);
     assert_eq!(popped, ctx);
 }
+
+#[test]
+fn module_globals_initialized_with_addresses_hold_the_patched_addresses() {
+    if cuInit(0) != CUDA_SUCCESS {
+        assert_ne!(std::env::var("PTXCROSS_REQUIRE_GPU").as_deref(), Ok("1"), "no device");
+        return;
+    }
+    let mut ctx = std::ptr::null_mut();
+    assert_eq!(cuDevicePrimaryCtxRetain(&mut ctx, 0), CUDA_SUCCESS);
+    assert_eq!(cuCtxPushCurrent_v2(ctx), CUDA_SUCCESS);
+    // PTX ISA §5.4.4: `table+8` / `generic(table)+8` is the address of table's byte 8; mask()
+    // puts one byte of an address at the lowest position of the field.
+    let ptx = CString::new(
+        ".version 8.5\n.target sm_80\n.address_size 64\n\
+         .global .align 4 .u32 table[4] = {1, 2, 3, 4};\n\
+         .global .u64 tp = generic(table)+8;\n\
+         .const .u64 ctab[2] = {table, later+4};\n\
+         .global .align 8 .u8 tb[2] = {0xFF(table+4), 0xFF00(table+4)};\n\
+         .global .u32 later[2];\n\
+         .visible .entry k() { ret; }\n",
+    )
+    .unwrap();
+    let mut module = std::ptr::null_mut();
+    assert_eq!(cuModuleLoadData(&mut module, ptx.as_ptr().cast()), CUDA_SUCCESS);
+    let global = |name: &str| {
+        let (mut p, mut size) = (0u64, 0usize);
+        let name = CString::new(name).unwrap();
+        assert_eq!(cuModuleGetGlobal_v2(&mut p, &mut size, module, name.as_ptr()), CUDA_SUCCESS);
+        (p, size)
+    };
+    let read = |p: u64, n: usize| {
+        let mut b = vec![0u8; n];
+        assert_eq!(cuMemcpyDtoH_v2(b.as_mut_ptr().cast(), p, n), CUDA_SUCCESS);
+        b
+    };
+    let (table, _) = global("table");
+    let (later, _) = global("later");
+    let (tp, tp_size) = global("tp");
+    assert_eq!(tp_size, 8);
+    assert_eq!(read(tp, 8), (table + 8).to_le_bytes());
+    let (ctab, _) = global("ctab");
+    assert_eq!(read(ctab, 16), [table.to_le_bytes(), (later + 4).to_le_bytes()].concat());
+    let (tb, _) = global("tb");
+    assert_eq!(read(tb, 2), [(table + 4) as u8, ((table + 4) >> 8) as u8]);
+    assert_eq!(read(table + 8, 4), 3u32.to_le_bytes());
+    assert_eq!(cuModuleUnload(module), CUDA_SUCCESS);
+    let mut popped = std::ptr::null_mut();
+    assert_eq!(cuCtxPopCurrent_v2(&mut popped), CUDA_SUCCESS);
+}

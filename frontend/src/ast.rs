@@ -418,7 +418,8 @@ pub enum Expr {
     Conditional { cond: Box<Expr>, then: Box<Expr>, otherwise: Box<Expr>, span: Span },
     /// `(.s64) x` casts.
     Cast { ty: ScalarType, arg: Box<Expr>, span: Span },
-    /// `generic(sym)` / `mask(0xff, sym)` etc. in initializers: name and arguments.
+    /// `generic(sym)` in initializers, and the mask() operator (§5.4.4) `0xFF00(expr)`, named
+    /// by the mask literal as written: name and arguments.
     Call { name: Name, args: Vec<Expr>, span: Span },
 }
 

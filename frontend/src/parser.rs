@@ -1522,6 +1522,16 @@ impl<'a> Parser<'a> {
             }
             Tk::Number => {
                 self.bump();
+                let next = self.peek();
+                if next.kind == Tk::LParen && !next.spaced() {
+                    // The mask() operator of initializers (§5.4.4): `0xFF00(foo)`, an integer
+                    // immediate applied to an expression. Kept as a call named by the literal.
+                    self.bump();
+                    let arg = self.expr()?;
+                    let close = self.expect(Tk::RParen, "`)`")?;
+                    let name = self.text(t);
+                    return Ok(Expr::Call { name: Name::new(name), args: vec![arg], span: Span::new(t.start, close.end) });
+                }
                 parse_number(self.text(t), t.span()).map_err(|m| self.error(Diagnostic::new(m, t.span())))
             }
             Tk::Ident => {

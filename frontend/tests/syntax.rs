@@ -73,7 +73,9 @@ fn syntax_file_parses() {
     assert!(matches!(lut[3], Initializer::Expr(Expr::Float { value, .. }) if value == 0.25));
     let Some(Initializer::List(ptrs, _)) = &find_var(&m, "ptrs").init else { panic!() };
     assert!(matches!(&ptrs[0], Initializer::Expr(Expr::Call { name, args, .. }) if name == "generic" && args.len() == 1));
-    assert!(matches!(&find_var(&m, "masked").init, Some(Initializer::Expr(Expr::Call { name, args, .. })) if name == "mask" && args.len() == 2));
+    // The mask() operator of §5.4.4 is the mask immediate applied to an expression.
+    assert!(matches!(&find_var(&m, "masked").init, Some(Initializer::Expr(Expr::Call { name, args, .. }))
+        if name == "0xFF00" && matches!(args.as_slice(), [Expr::Binary { op: BinaryOp::Add, .. }])));
     assert!(matches!(&find_var(&m, "plus4").init, Some(Initializer::Expr(Expr::Binary { op: BinaryOp::Add, .. }))));
     let nested = find_var(&m, "nested");
     assert_eq!(nested.array, [Some(2), Some(2)]);

@@ -290,3 +290,35 @@ fn link_writes_one_module_that_check_accepts_and_names_link_errors() {
     assert!(stderr(&o).contains("`linked` is defined in two inputs") && stderr(&o).contains("kernel.clang.ptx:23:17"), "{}", stderr(&o));
     let _ = std::fs::remove_file(out);
 }
+
+/// In an `.address_size 32` module, `{"buffer": …}` passes a 4-byte pointer (the low 32 bits
+/// of the device pointer, which is what a 32-bit kernel addresses the heap by).
+#[test]
+fn run_passes_32_bit_pointers_to_32_bit_modules() {
+    let dir = std::env::temp_dir().join(format!("ptxcross-cli-addr32-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join("k.ptx"),
+        ".version 7.0\n.target sm_70\n.address_size 32\n.global .u32 g = 7;\n.global .u32 gp = g;\n\
+         .visible .entry k(.param .u32 out, .param .u32 inp)\n{\n .reg .b32 %r<8>;\n\
+         ld.param.u32 %r1, [out];\n ld.param.u32 %r2, [inp];\n ld.global.u32 %r3, [%r2+4];\n\
+         ld.global.u32 %r4, [gp];\n ld.global.u32 %r5, [%r4];\n add.u32 %r3, %r3, %r5;\n\
+         st.global.u32 [%r1+8], %r3;\n ret;\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        dir.join("k.json"),
+        r#"{"ptx": "k.ptx", "kernel": "k", "grid": [1], "block": [1],
+            "buffers": {"o": {"zeros": 12}, "i": {"type": "u32", "values": [1, 40]}},
+            "args": [{"buffer": "o"}, {"buffer": "i"}],
+            "expect": {"o": {"type": "u32", "values": [0, 0, 47]}}}"#,
+    )
+    .unwrap();
+    let o = ptxcross(&["run", "--spec", dir.join("k.json").to_str().unwrap()], &[]);
+    if no_adapter(&o) {
+        return;
+    }
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("[SPIR-V]: pass") && stdout(&o).contains("[WGSL]: pass"), "{}", stdout(&o));
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -228,6 +228,7 @@ fn globals_segment_is_allocated_and_initialized_once() {
             size: 16,
         }],
         init: init.clone(),
+        relocs: vec![],
     });
     let out = ctx.alloc(16).unwrap();
     ctx.launch(

@@ -45,9 +45,31 @@ pub const LOCAL_WINDOW_BASE: u64 = 0x0000_0002_0000_0000;
 /// Size of the shared and local windows.
 pub const WINDOW_SIZE: u64 = 0x0000_0001_0000_0000;
 pub const HEAP_BASE: u64 = 0x0000_0010_0000_0000;
+/// Generic window onto the kernel's parameters (`cvta.param`, §9.7.9.17): parameter-space
+/// address `p` (a byte offset in the parameter buffer, header included, as `mov.u64 %rd,
+/// param` gives it) is generic address `PARAM_WINDOW_BASE + p`. Kernel parameters are
+/// read-only: a store or atomic through the window faults. Only kernels of modules that use
+/// `cvta.param` test generic addresses against it.
+pub const PARAM_WINDOW_BASE: u64 = 0x0000_0003_0000_0000;
 /// Device function `i` of a module (its index in the module's function table) has address
 /// `FUNCTION_ADDRESS_BASE + i`. With `.address_size 32` the low 32 bits (`0xf000_0000 + i`).
 pub const FUNCTION_ADDRESS_BASE: u64 = 0x0000_0004_f000_0000;
+
+/// `.address_size 32` modules (PTX §11.1.3) see 32-bit generic and global addresses: a heap
+/// address is the byte offset in the launch's heap segment, which is the low 32 bits of its
+/// 64-bit address (segment bases have zero low bits, [`SEGMENT_WINDOW`]), so a device pointer
+/// truncated to 32 bits is the pointer a 32-bit kernel takes (the launch binds the segment its
+/// pointer arguments lie in), and null (offset 0, a reserved word) is never valid. The shared and
+/// local windows lie above the heap, which must end below [`HEAP_LIMIT_32`] (the host refuses
+/// to launch a 32-bit kernel on a larger heap); device functions are at `0xf000_0000 + i`.
+pub const SHARED_WINDOW_BASE_32: u32 = 0xe000_0000;
+pub const LOCAL_WINDOW_BASE_32: u32 = 0xe800_0000;
+/// The parameter window of `.address_size 32` modules (see [`PARAM_WINDOW_BASE`]).
+pub const PARAM_WINDOW_BASE_32: u32 = 0xf800_0000;
+/// Size of the 32-bit shared, local and parameter windows (128 MiB each).
+pub const WINDOW_SIZE_32: u32 = 0x0800_0000;
+/// The heap of a context that runs 32-bit kernels holds at most this many bytes.
+pub const HEAP_LIMIT_32: u64 = SHARED_WINDOW_BASE_32 as u64;
 
 /// Virtual address space of one heap segment (its size is at most one storage binding, which
 /// wgpu caps below 4 GiB): segment `k` starts at `HEAP_BASE + k * SEGMENT_WINDOW`.

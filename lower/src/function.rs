@@ -64,6 +64,15 @@ pub struct FnLower {
     pub globals_base: Option<VarId>,
     /// See [`FnLower::heap_base_hi`].
     heap_base: Option<VarId>,
+    /// Segment offsets of the `.global`/`.const` variables declared inside function bodies,
+    /// by the source offset of their names (`layout::GlobalPlace::declared_at`).
+    pub body_globals: HashMap<u32, u64>,
+    /// Where the module's `.const` variables lie in the globals segment (offset, length):
+    /// they are laid out together, so `isspacep.const` is one range test.
+    pub const_window: Option<(u64, u64)>,
+    /// The module takes generic addresses of kernel parameters (`cvta.param`): generic
+    /// accesses and `isspacep` also test the parameter window (`abi::PARAM_WINDOW_BASE`).
+    pub has_param_window: bool,
     /// See [`FnLower::opaque_zero_u64`].
     opaque_zero: Option<VarId>,
     /// See `LowerOptions::native_fma`.
@@ -132,6 +141,9 @@ impl FnLower {
             has_local: false,
             globals_base: None,
             heap_base: None,
+            body_globals: HashMap::new(),
+            const_window: None,
+            has_param_window: false,
             opaque_zero: None,
             native_fma: false,
             no_float64: false,
@@ -341,6 +353,16 @@ impl FnLower {
                 _ => Err(Diagnostic::new(format!("special register `{name}` needs a .x/.y/.z component"), span)),
             }
         };
+        // The vector registers' fourth element "is unused and always returns zero" (§10.1,
+        // 10.2, 10.6, 10.7, 10.12–10.15).
+        const VECTORS: [&str; 8] =
+            ["%tid", "%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid"];
+        if component == Some("w") && VECTORS.contains(&name) {
+            if self.cluster_directive.is_some() && name.contains("cluster") {
+                return Err(unsupported(format!("special register `{name}` in a kernel with cluster launches"), span));
+            }
+            return Ok(Some(Self::u32c(0)));
+        }
         Ok(Some(match name {
             "%tid" => self.value(Ty::U32, Expr::Builtin(Builtin::ThreadId(dim(component)?))),
             "%ctaid" => self.value(Ty::U32, Expr::Builtin(Builtin::CtaId(dim(component)?))),

@@ -456,12 +456,56 @@ pub struct GlobalVar {
 }
 
 /// `.global`/`.const` module variables: one segment the host allocates in the heap and fills
-/// with `init` before a launch; its base address is passed in the parameter header.
+/// with [`GlobalSegment::image`] before a launch; its base address is passed in the parameter
+/// header.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct GlobalSegment {
     pub vars: Vec<GlobalVar>,
-    /// Initial bytes (len = segment size; zero where no initializer).
+    /// Initial bytes (len = segment size; zero where no initializer, and in relocated fields).
     pub init: Vec<u8>,
+    /// Fields whose initial value is the address of a variable of the segment (PTX §5.4.4),
+    /// known once the host has placed the segment.
+    pub relocs: Vec<GlobalReloc>,
+}
+
+/// A field of the globals segment initialized with the address of segment byte `target`
+/// (`.global .u64 p = arr+8;`: `target` is `arr`'s offset + 8), or one byte of that address
+/// (`mask(0xFF << 8k)`, §5.4.4: "extracts n consecutive bits … and inserts these bits at the
+/// lowest position of the initialized variable").
+#[derive(Clone, Debug, PartialEq)]
+pub struct GlobalReloc {
+    /// Byte offset of the field in the segment.
+    pub at: u64,
+    /// Size of the field in bytes (8 for a whole address; 1 to 8 for a masked byte).
+    pub size: u8,
+    /// Segment offset the address points to (may lie outside the segment: `var-4`).
+    pub target: i64,
+    /// `Some(k)`: the field holds byte `k` (bits `8k..8k+8`) of the address, zero-extended.
+    pub byte: Option<u8>,
+    /// The module's address size in bytes: 8, or 4 in an `.address_size 32` module, whose
+    /// addresses are the low 32 bits of the 64-bit ones (see `abi::SHARED_WINDOW_BASE_32`).
+    pub address_bytes: u8,
+}
+
+impl GlobalSegment {
+    /// The segment's initial bytes when it is placed at heap address `base`: `init` with every
+    /// relocation applied. The one place of this rule: every loader (runtime, driver) calls it.
+    pub fn image(&self, base: u64) -> Vec<u8> {
+        let mut out = self.init.clone();
+        for r in &self.relocs {
+            let address = base.wrapping_add(r.target as u64);
+            let address = if r.address_bytes >= 8 { address } else { address & ((1u64 << (8 * u32::from(r.address_bytes))) - 1) };
+            let value = match r.byte {
+                None => address,
+                Some(k) => (address >> (8 * u32::from(k))) & 0xff,
+            };
+            let (at, size) = (r.at as usize, usize::from(r.size).min(8));
+            if let Some(field) = out.get_mut(at..at.saturating_add(size)) {
+                field.copy_from_slice(&value.to_le_bytes()[..size]);
+            }
+        }
+        out
+    }
 }
 
 /// A PTX instruction that may fault (see [`Kernel::fault_site_var`]).
@@ -512,6 +556,10 @@ pub struct Features {
     /// Reads the globals segment base (`abi::PARAM_GLOBALS_BASE_WORD`): the launch must bind
     /// the heap segment holding the module's globals.
     pub globals: bool,
+    /// The kernel comes from an `.address_size 32` module: its pointer parameters and generic
+    /// addresses are 32-bit (heap byte offsets, see `abi::SHARED_WINDOW_BASE_32`), so the
+    /// host passes pointers as their low 32 bits and needs a heap below `abi::HEAP_LIMIT_32`.
+    pub pointers32: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -50,8 +50,18 @@ pub fn lower_kernel(
             Symbol::Param { offset: abi::PARAM_HEADER_WORDS * 4 + slot.offset },
         );
     }
+    // The `.const` variables' range in the globals segment, for `isspacep.const`.
+    let constants = globals.iter().filter(|(_, p)| p.constant);
+    let start = constants.clone().map(|(_, p)| p.offset).min();
+    let end = constants.map(|(_, p)| p.offset + p.size).max();
+    fl.const_window = start.zip(end).map(|(s, e)| (s, e - s));
     for (name, place) in globals {
-        fl.declare(name.clone(), Symbol::Global { offset: place.offset });
+        match place.declared_at {
+            None => fl.declare(name.clone(), Symbol::Global { offset: place.offset }),
+            Some(at) => {
+                fl.body_globals.insert(at, place.offset);
+            }
+        }
     }
 
     // Shared memory: module-scope and kernel-scope declarations; static ones first, then the
@@ -115,6 +125,10 @@ pub fn lower_kernel(
     fl.frame_bytes = local_end as u32;
     fl.has_shared = shared_total > 0;
     fl.has_local = local_end > 0;
+    fl.has_param_window = module.items.iter().any(|i| match i {
+        ast::Item::Function(g) => uses_cvta_param(g.body.as_deref().unwrap_or(&[])),
+        _ => false,
+    });
     for d in shared_decls.iter().filter(|d| module.items.iter().any(|i| matches!(i, ast::Item::Var(v) if std::ptr::eq(v, **d)))) {
         for n in &d.names {
             fl.declare(n.name.name.to_string(), Symbol::Shared { offset: offsets[&n.span.start] });
@@ -197,6 +211,7 @@ pub fn lower_kernel(
     kernel.features = features::compute(&kernel);
     kernel.features.f32_subnormals = subnormals.f32;
     kernel.features.f64_subnormals = subnormals.f64;
+    kernel.features.pointers32 = module.address_size.unwrap_or(32) != 64;
     Ok(kernel)
 }
 
@@ -222,6 +237,15 @@ pub(crate) fn collect_decls<'a>(stmts: &'a [Statement], shared: &mut Vec<&'a Var
             _ => {}
         }
     }
+}
+
+/// Whether `stmts` contain `cvta.param` / `cvta.to.param` (any sub-qualifier).
+fn uses_cvta_param(stmts: &[Statement]) -> bool {
+    stmts.iter().any(|s| match s {
+        Statement::Instruction(i) => i.opcode.name == "cvta" && i.modifiers.iter().any(|m| m.text.trim_start_matches('.').starts_with("param")),
+        Statement::Block(inner, _) => uses_cvta_param(inner),
+        _ => false,
+    })
 }
 
 pub(crate) fn collect_labels(stmts: &[Statement], fl: &mut FnLower) {
@@ -326,6 +350,17 @@ fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResul
         StateSpace::Local | StateSpace::Param => {
             for n in &d.names {
                 fl.declare(n.name.name.to_string(), Symbol::Local { offset: offsets[&n.span.start] });
+            }
+            Ok(())
+        }
+        // Static storage in the globals segment (see `layout::layout_globals`), visible in
+        // this scope.
+        StateSpace::Global | StateSpace::Const => {
+            for n in &d.names {
+                let offset = fl.body_globals.get(&n.span.start).copied().ok_or_else(|| {
+                    Diagnostic::new(format!("`{}` has no place in the globals segment", n.name.name), n.span)
+                })?;
+                fl.declare(n.name.name.to_string(), Symbol::Global { offset });
             }
             Ok(())
         }

@@ -140,7 +140,7 @@ impl<'a> Shared<'a> {
         let address_size = module.address_size.unwrap_or(32);
         let max_globals = options.max_global_bytes.unwrap_or(DEFAULT_MAX_GLOBAL_BYTES);
         let (globals, global_places) =
-            layout::layout_globals(&module.items, &|name| functions.address(name, address_size), max_globals)
+            layout::layout_globals(&module.items, &|name| functions.address(name, address_size), address_size, max_globals)
                 .map_err(|d| vec![d])?;
         Ok(Shared { functions, globals, global_places })
     }

@@ -64,7 +64,7 @@ fn unsupported_features_are_clear_errors() {
     // Instructions no open issue implements, so the test keeps meaning what it says as
     // coverage grows (a case that becomes supported must be replaced, not deleted).
     let cases = [
-        ("pmevent.ptx", "    pmevent 1;", "not supported yet: instruction `pmevent`", 10),
+        ("setmaxnreg.ptx", "    setmaxnreg.inc.sync.aligned.u32 64;", "not supported yet: instruction `setmaxnreg.inc.sync.aligned.u32`", 10),
         ("wgmma.ptx", "    wgmma.fence.sync.aligned;", "not supported yet: instruction `wgmma.fence.sync.aligned`", 10),
         ("tex.ptx", "    tex.1d.v4.s32.s32 {%r0,%r1,%r2,%r3}, [%r1, {%r1}];", "not supported yet: instruction `tex.1d.v4.s32.s32`", 10),
     ];

@@ -304,3 +304,86 @@ END:
         }
     }
 }
+
+/// `mov.v4.u32 %rx, %sreg` reads a whole vector special register into a vector register
+/// (§10.1–10.15 examples: `mov.v4.u32 %rx, %clusterid;`); the fourth element "is unused and
+/// always returns zero". Also `mov.v2`/`.v4` between vector registers and brace lists.
+#[test]
+fn vector_special_registers_and_vector_moves() {
+    if gpu_or_skip().is_none() {
+        return;
+    }
+    const SREGS: [&str; 8] = ["%tid", "%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid"];
+    let mut body = String::new();
+    for (i, s) in SREGS.iter().enumerate() {
+        body += &format!("    mov.v4.u32 %rx, {s};\n    st.global.v4.u32 [%rd1+{}], %rx;\n", i * 16);
+    }
+    // %tid.w alone; a vector list into a vector register and back; mov.v2 between registers.
+    body += "    mov.u32 %r1, %ctaid.w;\n    st.global.u32 [%rd1+128], %r1;\n\
+             mov.u32 %r2, %tid.x;\n    add.u32 %r3, %r2, 100;\n\
+             mov.v4.u32 %ry, {%r3, %r2, %r3, %r2};\n    mov.v4.u32 {%r4, %r5, %r6, %r7}, %ry;\n\
+             st.global.v4.u32 [%rd1+144], {%r4, %r5, %r6, %r7};\n\
+             mov.v2.u32 %va, {%r2, %r3};\n    mov.v2.u32 %vb, %va;\n    st.global.v2.u32 [%rd1+160], %vb;\n";
+    let ptx = format!(
+        ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n\
+         .reg .b32 %r<12>;\n    .reg .b64 %rd<4>;\n    .reg .v4 .b32 %rx, %ry;\n    .reg .v2 .b32 %va, %vb;\n\
+         mov.u32 %r8, %ctaid.x;\n    mov.u32 %r9, %ntid.x;\n    mov.u32 %r10, %ntid.y;\n    mul.lo.u32 %r9, %r9, %r10;\n\
+         mov.u32 %r10, %tid.y;\n    mov.u32 %r11, %ntid.x;\n    mov.u32 %r1, %tid.x;\n    mad.lo.u32 %r10, %r10, %r11, %r1;\n\
+         mad.lo.u32 %r8, %r8, %r9, %r10;\n    mul.wide.u32 %rd2, %r8, 176;\n    ld.param.u64 %rd1, [out];\n    add.s64 %rd1, %rd1, %rd2;\n\
+         {body}    ret;\n}}\n"
+    );
+    let (block, grid) = ([4u32, 2, 1], [3u32, 1, 1]);
+    let record = 44usize;
+    for backend in Backend::ALL {
+        let out = run(&ptx, block, grid, 0, 24 * record, 1, backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        for t in 0..24u32 {
+            let r = &out[0][t as usize * record..(t as usize + 1) * record];
+            let (cta, tid) = (t / 8, t % 8);
+            let (tx, ty) = (tid % 4, tid / 4);
+            let want: [[u32; 4]; 8] = [
+                [tx, ty, 0, 0],
+                [4, 2, 1, 0],
+                [cta, 0, 0, 0],
+                [3, 1, 1, 0],
+                // Launches here are 1-CTA clusters (see the README).
+                [cta, 0, 0, 0],
+                [3, 1, 1, 0],
+                [0, 0, 0, 0],
+                [1, 1, 1, 0],
+            ];
+            for (i, w) in want.iter().enumerate() {
+                assert_eq!(&r[i * 4..i * 4 + 4], w, "{backend} thread {t}: mov.v4.u32 of {}", SREGS[i]);
+            }
+            assert_eq!(r[32], 0, "{backend} thread {t}: %ctaid.w");
+            assert_eq!(&r[36..40], [tx + 100, tx, tx + 100, tx], "{backend} thread {t}: mov.v4 through a vector register");
+            assert_eq!(&r[40..42], [tx, tx + 100], "{backend} thread {t}: mov.v2");
+        }
+    }
+}
+
+/// `pmevent` (§9.7.19.3) signals performance-monitor events that only host-programmed
+/// counters see: it runs and changes nothing; its operand must be an immediate event 0..15
+/// (`.mask`: a 16-bit mask).
+#[test]
+fn pmevent_changes_nothing() {
+    if gpu_or_skip().is_none() {
+        return;
+    }
+    let kernel = |events: &str| {
+        format!(
+            ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n\
+             .reg .pred %p;\n    .reg .b32 %r<4>;\n    .reg .b64 %rd<4>;\n    mov.u32 %r1, %tid.x;\n\
+             setp.eq.u32 %p, %r1, 3;\n{events}\n    ld.param.u64 %rd1, [out];\n    mul.wide.u32 %rd2, %r1, 4;\n\
+             add.s64 %rd1, %rd1, %rd2;\n    add.u32 %r2, %r1, 7;\n    st.global.u32 [%rd1], %r2;\n    ret;\n}}\n"
+        )
+    };
+    let ptx = kernel("    pmevent 1;\n@%p pmevent 15;\n    pmevent.mask 0xffff;\n@!%p pmevent.mask 0x1;");
+    for backend in Backend::ALL {
+        let out = run(&ptx, [8, 1, 1], [1, 1, 1], 0, 8, 1, backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert_eq!(out[0], (7..15).collect::<Vec<u32>>(), "{backend}");
+    }
+    for bad in ["    pmevent 16;", "    pmevent.mask 0x10000;", "    pmevent %r1;"] {
+        let e = run(&kernel(bad), [8, 1, 1], [1, 1, 1], 0, 8, 1, Backend::Wgsl).expect_err(bad);
+        assert!(e.contains("takes an immediate from 0 to"), "{bad}: {e}");
+    }
+}

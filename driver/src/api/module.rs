@@ -58,7 +58,7 @@ fn load_text(d: &mut Driver, name: &str, text: Result<String, LoadError>, log: O
     let size = module.globals_size();
     if size > 0 {
         let base = super::memory::alloc(d, ctx, size)?;
-        d.device.heap.write(ptxcross::DevicePtr(base), &module.ir.globals.init).map_err(|e| {
+        d.device.heap.write(ptxcross::DevicePtr(base), &module.ir.globals.image(base)).map_err(|e| {
             crate::log::error(format_args!("cannot initialize the globals of {name}: {e}"));
             CUDA_ERROR_OUT_OF_MEMORY
         })?;

@@ -178,13 +178,16 @@ fn run_program(
                 let Some((_, ptr, _)) = ptr_of.get(name.as_str()).map(|&i| &ptrs[i]) else {
                     return Outcome::Error(vec![format!("args[{i}]: no buffer `{name}`")]);
                 };
-                ptr.offset(*offset).to_le_bytes().to_vec()
+                let bytes = ptr.offset(*offset).to_le_bytes();
+                // An `.address_size 32` kernel takes the low 32 bits (see `abi::HEAP_LIMIT_32`).
+                let size = if kernel.features.pointers32 { 4 } else { 8 };
+                bytes[..size].to_vec()
             }
             ArgSpec::Scalar { bytes, .. } => bytes.clone(),
         };
         if bytes.len() != p.size as usize {
             let what = match a {
-                ArgSpec::Buffer { .. } => "a pointer (8 bytes)".to_string(),
+                ArgSpec::Buffer { .. } => format!("a pointer ({} bytes)", bytes.len()),
                 ArgSpec::Scalar { ty, .. } => format!("a {ty} ({} bytes)", ty.size()),
             };
             return Outcome::Error(vec![format!(

@@ -658,7 +658,7 @@ impl Context {
             0
         } else {
             let ptr = self.alloc(size)?;
-            self.write(ptr, &g.init)?;
+            self.write(ptr, &g.image(ptr.0))?;
             ptr.0
         };
         self.globals.insert(program.id(), base);
@@ -706,6 +706,16 @@ impl Context {
             limit,
             limit_name,
         };
+        // A 32-bit kernel's addresses are byte offsets in its heap segment, below the 32-bit
+        // windows.
+        if kernel.features.pointers32 && self.segment_bytes > abi::HEAP_LIMIT_32 {
+            return Err(exceeded(
+                "the heap segments of a context running an `.address_size 32` kernel".into(),
+                self.segment_bytes,
+                abi::HEAP_LIMIT_32,
+                "32-bit addresses reach 3.5 GiB of global memory",
+            ));
+        }
         for (i, &g) in grid.iter().enumerate() {
             let axis = ["x", "y", "z"][i];
             if g == 0 {

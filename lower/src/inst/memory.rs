@@ -137,15 +137,23 @@ impl FnLower {
             (Space::Generic, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             (Space::Global | Space::Const | Space::Generic, Some(Symbol::Reg { .. }) | None) => {
                 let a = match base {
-                    Some(name) => {
-                        let t = if wide { ScalarType::U64 } else { ScalarType::U32 };
-                        let v = self.read(&named(part, name), t)?;
-                        let v = self.resize(v, value_ty(t).unwrap_or(Ty::U64), Ty::U64, false);
+                    Some(name) if wide => {
+                        let v = self.read(&named(part, name), ScalarType::U64)?;
                         self.bin(BinaryOp::Add, Ty::U64, v, FnLower::u64c(offset as u64))
                     }
-                    None => FnLower::u64c(offset as u64),
+                    None if wide => FnLower::u64c(offset as u64),
+                    // A 32-bit address: `[a+offset]` wraps in 32 bits, then maps to 64 bits.
+                    _ => {
+                        let v = match base {
+                            Some(name) => self.read(&named(part, name), ScalarType::U32)?,
+                            None => FnLower::u32c(0),
+                        };
+                        let a32 = self.bin(BinaryOp::Add, Ty::U32, v, FnLower::u32c(offset as u32));
+                        let windows = matches!(space, Space::Generic);
+                        self.widen_address32(a32, windows, windows)
+                    }
                 };
-                if matches!(space, Space::Generic) && (self.has_shared || self.has_local) {
+                if matches!(space, Space::Generic) && (self.has_shared || self.has_local || self.has_param_window) {
                     Ok(Place::Generic(a))
                 } else {
                     let rel = self.heap_offset(a);
@@ -197,6 +205,33 @@ impl FnLower {
         self.select(Ty::U32, other, FnLower::u32c(0xffff_fff0), off)
     }
 
+    /// The 64-bit address (see `abi`) of 32-bit address `a32` of an `.address_size 32` module:
+    /// byte offset `a32` of the launch's heap segment (the heap is at its byte offsets there),
+    /// or with `shared`/`local` an offset in that window when `a32` lies in its 32-bit window.
+    pub(super) fn widen_address32(&mut self, a32: Operand, shared: bool, local: bool) -> Operand {
+        let base_hi = self.heap_base_hi();
+        let lo = self.resize(a32, Ty::U32, Ty::U64, false);
+        let hi = self.resize(base_hi, Ty::U32, Ty::U64, false);
+        let hi = self.bin(BinaryOp::Shl, Ty::U64, hi, FnLower::u32c(32));
+        let mut r = self.bin(BinaryOp::Or, Ty::U64, lo, hi);
+        let param = (shared || local) && self.has_param_window;
+        for (present, base32, base64) in [
+            (local, abi::LOCAL_WINDOW_BASE_32, abi::LOCAL_WINDOW_BASE),
+            (shared, abi::SHARED_WINDOW_BASE_32, abi::SHARED_WINDOW_BASE),
+            (param, abi::PARAM_WINDOW_BASE_32, abi::PARAM_WINDOW_BASE),
+        ] {
+            if !present {
+                continue;
+            }
+            let rel = self.bin(BinaryOp::Sub, Ty::U32, a32, FnLower::u32c(base32));
+            let inside = self.cmp(CmpOp::LtU, Ty::U32, rel, FnLower::u32c(abi::WINDOW_SIZE_32));
+            let rel64 = self.resize(rel, Ty::U32, Ty::U64, false);
+            let w = self.bin(BinaryOp::Add, Ty::U64, rel64, FnLower::u64c(base64));
+            r = self.select(Ty::U64, inside, w, r);
+        }
+        r
+    }
+
     /// Runs `f` on the memory a generic address points into (shared window, local window, or
     /// heap), with the byte offset into that memory.
     pub(super) fn on_place(&mut self, place: Place, mut f: impl FnMut(&mut Self, Memory, Operand) -> LResult<()>) -> LResult<()> {
@@ -211,16 +246,22 @@ impl FnLower {
                 for (mem, base, present) in [
                     (Memory::Local, abi::LOCAL_WINDOW_BASE, self.has_local),
                     (Memory::Shared, abi::SHARED_WINDOW_BASE, self.has_shared),
+                    (Memory::Param, abi::PARAM_WINDOW_BASE, self.has_param_window),
                 ] {
                     if !present {
                         continue;
                     }
                     let rel = self.bin(BinaryOp::Sub, Ty::U64, a, FnLower::u64c(base));
                     let inside = self.cmp(CmpOp::LtU, Ty::U64, rel, FnLower::u64c(abi::WINDOW_SIZE));
-                    let body = self.collect(|s| {
+                    let mut body = self.collect(|s| {
                         let off = s.resize(rel, Ty::U64, Ty::U32, false);
                         f(s, mem, off)
                     })?;
+                    // Kernel parameters are read-only (§5.1.6): a store or atomic through the
+                    // parameter window faults and changes nothing.
+                    if mem == Memory::Param && writes_param(&body) {
+                        body = crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_PARAM_OUT_OF_RANGE }] };
+                    }
                     otherwise = crate::ir::Block { stmts: vec![Stmt::If { cond: inside, then_body: body, else_body: otherwise }] };
                 }
                 self.emit_stack.last_mut().expect("emit stack").extend(otherwise.stmts);
@@ -486,6 +527,18 @@ impl FnLower {
             })
         })
     }
+}
+
+/// Whether `block` writes the parameter buffer (a store or an atomic).
+fn writes_param(block: &crate::ir::Block) -> bool {
+    use crate::ir::Expr;
+    block.stmts.iter().any(|s| match s {
+        Stmt::StoreWord { memory: Memory::Param, .. } | Stmt::Assign { expr: Expr::AtomicWord { memory: Memory::Param, .. }, .. } => true,
+        Stmt::If { then_body, else_body, .. } => writes_param(then_body) || writes_param(else_body),
+        Stmt::Switch { cases, default, .. } => cases.iter().any(|c| writes_param(&c.body)) || writes_param(default),
+        Stmt::Loop { body } => writes_param(body),
+        _ => false,
+    })
 }
 
 /// A symbol operand naming register `name` (inside `[%rd1+8]` it is part of an expression).

@@ -182,6 +182,18 @@ impl FnLower {
             "atom" | "red" => self.atom(&m),
             // A breakpoint only matters under a debugger.
             "brkpt" => m.only(&[]),
+            // §9.7.19.3: triggers performance monitor events, which only host-programmed
+            // counters see: nothing here. The operand is an immediate event index 0..15, or
+            // with `.mask` a 16-bit mask.
+            "pmevent" => {
+                m.only(&["mask"])?;
+                let [a] = operands(inst, 1)? else { unreachable!() };
+                let limit = if m.has("mask") { 0xffff } else { 15 };
+                match &a.kind {
+                    ptxcross_frontend::ast::OperandKind::Expr(e) if matches!(crate::consts::eval(e), Ok(crate::consts::ConstValue::Int(v)) if v <= limit) => Ok(()),
+                    _ => Err(Diagnostic::new(format!("`{}` takes an immediate from 0 to {limit} (§9.7.19.3)", m.name()), a.span)),
+                }
+            }
             "shfl" => self.shfl(&m),
             "vote" => self.vote(&m),
             "activemask" => self.activemask(&m),

@@ -5,14 +5,17 @@ use crate::abi;
 use crate::function::{unsupported, FnLower, LResult};
 use crate::ir::{BinaryOp, CmpOp, ConvertOp, Operand, Ty, UnaryOp};
 use crate::ptx_types::{self, value_ty};
-use ptxcross_frontend::ast::{OperandKind, ScalarType};
+use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
 impl FnLower {
     pub(super) fn mov(&mut self, m: &Mods) -> LResult<()> {
-        m.only(&[])?;
+        m.only(&["v2", "v4"])?;
         let t = m.ty()?;
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+        if let Some(v) = m.one_of(&["v2", "v4"]) {
+            return self.mov_vector(m, t, if v == "v2" { 2 } else { 4 }, d, a);
+        }
         match (&d.kind, &a.kind) {
             // mov.b64 %rd, {lo, hi} / mov.b32 %r, {h0, h1}: pack.
             (_, OperandKind::Vector(parts)) => {
@@ -55,6 +58,38 @@ impl FnLower {
         }
     }
 
+    /// `mov.v2/.v4.type d, a`: element by element, between vector registers, `{a, b, …}`
+    /// lists and vector special registers (`mov.v4.u32 %rx, %clusterid;`, whose fourth
+    /// element is 0).
+    fn mov_vector(&mut self, m: &Mods, t: ScalarType, n: usize, d: &ast::Operand, a: &ast::Operand) -> LResult<()> {
+        let elements = |s: &Self, op: &ast::Operand| -> Option<Vec<ast::Operand>> {
+            match &op.kind {
+                OperandKind::Vector(parts) => Some(parts.clone()),
+                OperandKind::Symbol { name, component: None } if name.starts_with('%') && s.lookup(name.as_str()).is_none() => {
+                    // A vector special register, read by components.
+                    let c = ["x", "y", "z", "w"];
+                    Some(c[..n].iter().map(|c| ast::Operand { kind: OperandKind::Symbol { name: name.clone(), component: Some((*c).into()) }, span: op.span }).collect())
+                }
+                _ => s.vector_register_elements(op),
+            }
+        };
+        let bad = || Diagnostic::new(format!("`{}` moves between vectors of {n} elements", m.name()), m.inst.span);
+        let dst = self.vector_register_elements(d).or_else(|| match &d.kind {
+            OperandKind::Vector(parts) => Some(parts.clone()),
+            _ => None,
+        });
+        let (Some(dst), Some(src)) = (dst, elements(self, a)) else { return Err(bad()) };
+        if dst.len() != n || src.len() != n {
+            return Err(bad());
+        }
+        // Read every element before writing any (the vectors may overlap).
+        let values = src.iter().map(|e| self.read(e, t)).collect::<LResult<Vec<_>>>()?;
+        for (e, v) in dst.iter().zip(values) {
+            self.write(e, t, v)?;
+        }
+        Ok(())
+    }
+
     /// `cvta.space.size d, a` (to generic) / `cvta.to.space.size d, a` (from generic).
     pub(super) fn cvta(&mut self, m: &Mods) -> LResult<()> {
         m.only(&["to", "global", "shared", "local", "const", "param", "shared::cta", "shared::cluster", "param::entry"])?;
@@ -65,16 +100,24 @@ impl FnLower {
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
         let v = self.read(a, t)?;
         let v = self.resize(v, value_ty(t).unwrap_or(Ty::U64), Ty::U64, false);
+        // The windows of the module's address map (`abi`: 32-bit ones in `.address_size 32`).
+        let (shared, local, param) = if self.address_size == 64 {
+            (abi::SHARED_WINDOW_BASE, abi::LOCAL_WINDOW_BASE, abi::PARAM_WINDOW_BASE)
+        } else {
+            (abi::SHARED_WINDOW_BASE_32 as u64, abi::LOCAL_WINDOW_BASE_32 as u64, abi::PARAM_WINDOW_BASE_32 as u64)
+        };
         let base = match m.one_of(&["global", "shared", "shared::cta", "shared::cluster", "local", "const", "param", "param::entry"]) {
             // Global (and const/param, which live in the heap) addresses are generic addresses.
             Some("global") | Some("const") => 0,
             // Without cluster launches a CTA is its own cluster: its shared::cluster addresses
             // are its shared::cta ones.
-            Some("shared") | Some("shared::cta") | Some("shared::cluster") => abi::SHARED_WINDOW_BASE,
-            Some("local") => abi::LOCAL_WINDOW_BASE,
-            // Kernel parameters live in their own buffer, outside the generic address space.
+            Some("shared") | Some("shared::cta") | Some("shared::cluster") => shared,
+            Some("local") => local,
+            // Kernel parameters (`.param`, `.param::entry`): their generic window. Inside a
+            // device function `.param` variables live in local memory, not in the window.
+            Some(_) if self.in_kernel_body() => param,
             Some(s) => {
-                return Err(unsupported(format!("`cvta` with .{s} (kernel parameters have no generic address here)"), m.inst.span))
+                return Err(unsupported(format!("`cvta` with .{s} inside a device function"), m.inst.span))
             }
             None => return Err(Diagnostic::new("`cvta` needs a state space", m.inst.span)),
         };
@@ -379,16 +422,15 @@ impl FnLower {
         m.only(&SPACES)?;
         let [p, a] = operands(m.inst, 2)? else { unreachable!() };
         let space = m.one_of(&SPACES).ok_or_else(|| Diagnostic::new("`isspacep` needs a state space", m.inst.span))?;
-        if space == "const" {
-            return Err(unsupported(
-                "`isspacep.const` (.const data lives in the global heap: no window tells it apart from .global)",
-                m.inst.span,
-            ));
-        }
         if !m.types().is_empty() {
             return Err(Diagnostic::new("`isspacep` takes no type", m.inst.span));
         }
-        let a = self.read(a, ScalarType::U64)?;
+        let a = if self.address_size == 64 {
+            self.read(a, ScalarType::U64)?
+        } else {
+            let a32 = self.read(a, ScalarType::U32)?;
+            self.widen_address32(a32, true, true)
+        };
         let in_window = |s: &mut Self, base: u64| {
             let rel = s.bin(BinaryOp::Sub, Ty::U64, a, FnLower::u64c(base));
             s.cmp(CmpOp::LtU, Ty::U64, rel, FnLower::u64c(abi::WINDOW_SIZE))
@@ -396,10 +438,26 @@ impl FnLower {
         let r = match space {
             "shared" | "shared::cta" | "shared::cluster" => in_window(self, abi::SHARED_WINDOW_BASE),
             "local" => in_window(self, abi::LOCAL_WINDOW_BASE),
+            "param" | "param::entry" if self.has_param_window => in_window(self, abi::PARAM_WINDOW_BASE),
+            // `.const` variables are in the globals segment, laid out together after the
+            // `.global` ones: the constant window is their range there.
+            "const" => match self.const_window {
+                Some((start, len)) => {
+                    let base = self.globals_base();
+                    let lo = self.bin(BinaryOp::Add, Ty::U64, base, FnLower::u64c(start));
+                    let rel = self.bin(BinaryOp::Sub, Ty::U64, a, lo);
+                    self.cmp(CmpOp::LtU, Ty::U64, rel, FnLower::u64c(len))
+                }
+                None => Operand::Const(crate::ir::Const::Bool(false)),
+            },
             "global" => {
                 let sh = in_window(self, abi::SHARED_WINDOW_BASE);
                 let lo = in_window(self, abi::LOCAL_WINDOW_BASE);
-                let either = self.bin(BinaryOp::Or, Ty::Bool, sh, lo);
+                let mut either = self.bin(BinaryOp::Or, Ty::Bool, sh, lo);
+                if self.has_param_window {
+                    let pa = in_window(self, abi::PARAM_WINDOW_BASE);
+                    either = self.bin(BinaryOp::Or, Ty::Bool, either, pa);
+                }
                 self.un(UnaryOp::Not, Ty::Bool, either)
             }
             _ => Operand::Const(crate::ir::Const::Bool(false)),
