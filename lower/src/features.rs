@@ -75,7 +75,11 @@ fn walk(b: &Block, f: &mut Features) {
                     }
                 }
                 Expr::Builtin(_) => {}
-                Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } => operand(index, f),
+                Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } | Expr::WarpBallot { pred: index } => operand(index, f),
+                Expr::WarpShuffle { value, lane } => {
+                    operand(value, f);
+                    operand(lane, f)
+                }
             },
             Stmt::StoreWord { index, value, .. } => {
                 operand(index, f);
