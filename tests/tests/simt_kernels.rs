@@ -968,6 +968,76 @@ fn native_warp_lowering_with_simulated_subgroups() {
     vote_groups(Warps::Simulated);
 }
 
+/// What the native path costs where it falls back (lavapipe): translation (the kernel is
+/// lowered twice, both translations emitted and validated), the first launch (the native
+/// pipeline is created, launched alone, faults in its layout check; then the emulated
+/// pipeline is created and launched) and later launches (the emulated one directly), against
+/// the emulated-only translation, on warp_misc.ptx. Round 0 uses a block shape this run has not
+/// compiled (cold pipelines: lavapipe's compile time, tens of seconds and noisy, dominates);
+/// rounds 1-4 the same shape again, so lavapipe's on-disk shader cache makes pipeline creation
+/// cheap and the first launch shows the probe itself. Interleaved; medians printed:
+///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test simt_kernels fallback_cost -- --ignored --nocapture
+#[test]
+#[ignore]
+fn native_warps_fallback_cost() {
+    let Some(gpu) = gpu() else { return };
+    let grid = 3usize;
+    // A shape of its own per run (the shader cache outlives the process).
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let block = 101 + (seed % 150) as usize;
+    let total = block * grid;
+    let x: Vec<u32> = words(0x3c1d).take(total).collect();
+    let text = ptx("warp_misc.ptx");
+    let mut rows: Vec<(bool, bool, [f64; 3])> = Vec::new();
+    for round in 0..5 {
+        for native in [false, true] {
+            for backend in Backend::ALL {
+                let label = if native { "native + fallback" } else { "emulated only" };
+                let shape = [block as u32, 1, 1];
+                let t0 = std::time::Instant::now();
+                let program = if native { native_program("warp_misc.ptx", &text, shape) } else { emulated_program("warp_misc.ptx", &text, shape) };
+                let translate = t0.elapsed().as_secs_f64();
+                let mut run = Run::new(&gpu);
+                let inp = run.buffer(&u32s(&x));
+                let out = run.zeros(total * 32);
+                let args = [&inp.to_le_bytes()[..], &out.to_le_bytes()[..]];
+                let t1 = std::time::Instant::now();
+                run.launch(&program, "warp_misc", [grid as u32, 1, 1], &args, backend);
+                let first = t1.elapsed().as_secs_f64();
+                let t2 = std::time::Instant::now();
+                for _ in 0..5 {
+                    run.launch(&program, "warp_misc", [grid as u32, 1, 1], &args, backend);
+                }
+                let later = t2.elapsed().as_secs_f64() / 5.0;
+                eprintln!(
+                    "round {round} {label} {backend} (block {block}): translate {translate:.3} s, first launch {first:.3} s, later launches {:.2} ms ({:?})",
+                    later * 1e3,
+                    run.ctx.last_warp_path()
+                );
+                rows.push((native, round > 0, [translate, first, later]));
+            }
+        }
+    }
+    for warm in [false, true] {
+        for native in [false, true] {
+            let mut med = [0f64; 3];
+            for (i, m) in med.iter_mut().enumerate() {
+                let mut v: Vec<f64> = rows.iter().filter(|r| r.0 == native && r.1 == warm).map(|r| r.2[i]).collect();
+                v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                *m = v[v.len() / 2];
+            }
+            eprintln!(
+                "median, {} pipelines, {}: translate {:.3} s, first launch {:.3} s, later launches {:.2} ms",
+                if warm { "cached" } else { "cold" },
+                if native { "native + fallback" } else { "emulated only" },
+                med[0],
+                med[1],
+                med[2] * 1e3
+            );
+        }
+    }
+}
+
 /// warp_misc translated as the device asks (emulated on lavapipe: the reference the other
 /// translations are held to).
 #[test]

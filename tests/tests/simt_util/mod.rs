@@ -41,6 +41,12 @@ pub fn native_program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
     translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// Translates `ptx` for `block` with emulated warp collectives only, whatever the device.
+pub fn emulated_program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
+    let module = lower_warps(name, ptx, block, None, false, false);
+    translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
 /// Translates `ptx` for `block` with the native warp collectives' lowering whose subgroup
 /// operations are simulated through shared memory (`LowerOptions::simulate_native_warps`):
 /// runs the native lowering on any device.
