@@ -785,6 +785,21 @@ fn shfl_sweep(mode: Warps) {
         for g in 0..total {
             assert_eq!(got[7 * g..7 * g + 7], want[7 * g..7 * g + 7], "{backend}: thread {g} (b {:#x}, c {:#x})", input[3 * g + 1], input[3 * g + 2]);
         }
+        if mode == Warps::Native {
+            // Later launches (asynchronous ones too, in a new context) take the translation the
+            // first one settled on for this pipeline, and are exact.
+            let mut run = Run::new(&gpu);
+            let inp = run.buffer(&u32s(&input));
+            let out = run.zeros(total * 28);
+            for _ in 0..2 {
+                run.ctx
+                    .launch_async(&program, "shfl_sweep", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend)
+                    .expect("launch");
+                check_warp_path(&gpu, &run, mode, "shfl_sweep (again, asynchronously)", backend);
+            }
+            run.ctx.synchronize().expect("no fault");
+            assert_eq!(run.read_u32(out, total * 7), want, "{backend}: asynchronous launches");
+        }
     }
 }
 

@@ -708,6 +708,17 @@ impl Context {
             .kernels
             .iter()
             .filter(|o| o.name != kernel.name);
+        // A kernel's native warp translation shares its name (and module) with its emulated twin.
+        let native_warps = program.module().kernels.iter().find(|o| o.features.native_warps);
+        if let Some(k) = native_warps {
+            need(
+                &k.name,
+                true,
+                "subgroup operations (it was translated with native warp collectives)",
+                wgpu::Features::SUBGROUP,
+                "SUBGROUP",
+            )?;
+        }
         for k in std::iter::once(kernel).chain(others) {
             let (int64, float64) = match backend {
                 Backend::Spirv => (k.features.int64, k.features.float64),

@@ -22,7 +22,12 @@ fn lower_ptx(name: &str, ptx: &str, block: [u32; 3]) -> ptxcross_lower::ir::Modu
 /// Lowers `kernel` of `ptx` (every kernel: `None`) for `block`, with native warp collectives
 /// as the shared device asks (`Gpu::native_warps`: where its subgroups can hold whole warps,
 /// or as `PTXCROSS_WARPS` says), so these tests run the native translation on such devices.
+/// `PTXCROSS_WARPS_SIMULATE=1`: the native lowering with its subgroup operations simulated
+/// through shared memory (`LowerOptions::simulate_native_warps`), on any device.
 fn lower_kernel(name: &str, ptx: &str, block: [u32; 3], kernel: Option<&str>) -> ptxcross_lower::ir::Module {
+    if std::env::var("PTXCROSS_WARPS_SIMULATE").as_deref() == Ok("1") {
+        return lower_warps(name, ptx, block, kernel, true, true);
+    }
     lower_warps(name, ptx, block, kernel, gpu().is_some_and(|g| g.native_warps()), false)
 }
 
