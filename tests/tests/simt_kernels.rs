@@ -1053,6 +1053,92 @@ fn native_warps_fallback_cost() {
     }
 }
 
+/// GPU time of warp-collective kernels, native translation against emulated, on the same
+/// device in one process, interleaved (median of 7 timed launches each, after a warm-up):
+/// nvcc's `warp_reduce` (5 `shfl.down` per warp) and the hand-written vote_groups (votes,
+/// redux, match in divergent groups) over 2^20 threads, results checked. Where the native
+/// layout check fails (lavapipe) both columns run the emulation:
+///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test simt_kernels native_warps_speed -- --ignored --nocapture
+#[test]
+#[ignore]
+fn native_warps_speed() {
+    let Some(gpu) = gpu() else { return };
+    if !gpu.features().contains(wgpu::Features::SUBGROUP) {
+        eprintln!("skipped: no subgroup operations");
+        return;
+    }
+    let (block, grid) = (256usize, 4096usize);
+    let total = block * grid;
+    // warp_reduce.
+    let data = ints(total, 4242);
+    let want: Vec<i32> = data.chunks(32).map(|w| w.iter().fold(0i32, |a, &v| a.wrapping_add(v))).collect();
+    let file = "warp.sm80.ptx";
+    let text = ptx(file);
+    let programs = [("emulated", emulated_program(file, &text, [block as u32, 1, 1])), ("native", native_program(file, &text, [block as u32, 1, 1]))];
+    // vote_groups (inputs as in its test).
+    let mut w = words(0x90e);
+    let x: Vec<u32> = (0..total).map(|_| w.next().unwrap() % 23).collect();
+    let vote_in: Vec<u32> = (0..total)
+        .flat_map(|i| {
+            let (lane0, t) = (i / 32 * 32, i);
+            let group = x[t] & 2;
+            let m: u32 = (lane0..lane0 + 32).filter(|&k| x[k] & 2 == group).map(|k| 1u32 << (k % 32)).sum();
+            [x[t], m, 0]
+        })
+        .collect();
+    let vfile = "vote_groups.ptx";
+    let vtext = ptx(vfile);
+    let vprograms = [("emulated", emulated_program(vfile, &vtext, [block as u32, 1, 1])), ("native", native_program(vfile, &vtext, [block as u32, 1, 1]))];
+    for backend in Backend::ALL {
+        let mut times: Vec<(String, Vec<f64>)> = Vec::new();
+        let ctx = ptxcross::Context::new(ptxcross::ContextOptions { heap_bytes: 96 << 20, timeout: None, gpu: Some(gpu.clone()) })
+            .expect("context");
+        let mut run = Run { ctx };
+        run.ctx.time_launches(true);
+        let inp = run.buffer(&i32s(&data));
+        let out = run.zeros(want.len() * 4);
+        let vin = run.buffer(&u32s(&vote_in));
+        let vout = run.zeros(total * 20);
+        let mut vote_ref: Option<Vec<u32>> = None;
+        for round in 0..8 {
+            for (k, (label, program)) in programs.iter().enumerate() {
+                run.launch(program, "warp_reduce", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+                let t = run.ctx.last_kernel_time().map(|d| d.as_secs_f64() * 1e3).unwrap_or(f64::NAN);
+                let path = run.ctx.last_warp_path();
+                assert_eq!(as_i32(&run.read(out, want.len() * 4)), want, "warp_reduce {label} {backend}");
+                if times.len() <= k {
+                    times.push((format!("warp_reduce {label} ({path:?})"), Vec::new()));
+                }
+                if round > 0 {
+                    times[k].1.push(t);
+                }
+            }
+            for (k, (label, program)) in vprograms.iter().enumerate() {
+                run.launch(program, "vote_groups", [grid as u32, 1, 1], &[&vin.to_le_bytes(), &vout.to_le_bytes()], backend);
+                let t = run.ctx.last_kernel_time().map(|d| d.as_secs_f64() * 1e3).unwrap_or(f64::NAN);
+                let path = run.ctx.last_warp_path();
+                let got = run.read_u32(vout, total * 5);
+                // The emulated translation's results are checked by vote_groups' own test; the
+                // native one must give the same bits.
+                match &vote_ref {
+                    None => vote_ref = Some(got),
+                    Some(r) => assert!(*r == got, "vote_groups {label} {backend}: differs from the emulated translation"),
+                }
+                if times.len() <= 2 + k {
+                    times.push((format!("vote_groups {label} ({path:?})"), Vec::new()));
+                }
+                if round > 0 {
+                    times[2 + k].1.push(t);
+                }
+            }
+        }
+        for (what, mut t) in times {
+            t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            eprintln!("{backend} {what}: median GPU time {:.3} ms ({})", t[t.len() / 2], gpu.describe());
+        }
+    }
+}
+
 /// warp_misc translated as the device asks (emulated on lavapipe: the reference the other
 /// translations are held to).
 #[test]
