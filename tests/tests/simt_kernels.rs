@@ -1139,6 +1139,38 @@ fn native_warps_speed() {
     }
 }
 
+/// The shape of a native-warps translation (no device needed): a kernel with collectives is
+/// its native translation (subgroup operations, the layout check's fault code) followed by its
+/// emulated twin under the same PTX name; a kernel without any stays single; the listing
+/// names each kernel once; the webgpu profile refuses the native translation with a message.
+#[test]
+fn native_warps_modules_hold_each_collective_kernel_twice() {
+    let text = format!("{}\n.visible .entry plain(.param .u64 p) {{\n    ret;\n}}\n", ptx("vote_groups.ptx"));
+    let file = ptxcross_frontend::SourceFile::new("vote_groups_plus.ptx", text);
+    let options = ptxcross_lower::LowerOptions { block: Some([64, 1, 1]), native_warps: true, ..Default::default() };
+    let module = ptxcross::translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{}", e.render()));
+    let shape: Vec<(&str, &str, bool, bool)> =
+        module.kernels.iter().map(|k| (k.name.as_str(), k.entry_point.as_str(), k.features.native_warps, k.features.warp_fallback)).collect();
+    assert_eq!(
+        shape,
+        [
+            ("vote_groups", "k_vote_groups", true, false),
+            ("vote_groups", "k_vote_groups_emulated_warps", false, true),
+            ("plain", "k_plain", false, false)
+        ]
+    );
+    let wgsl = ptxcross::translate::emit_wgsl(&module, ptxcross_wgsl::Profile::Wgpu).expect("wgpu profile");
+    assert!(wgsl.contains("subgroupBallot(") && wgsl.contains("subgroupShuffle(") && wgsl.contains("@builtin(subgroup_invocation_id)"));
+    assert!(wgsl.contains(&format!("px_fault({}u)", ptxcross_lower::abi::FAULT_WARP_LAYOUT)), "the layout check's fault");
+    let spirv = ptxcross::translate::emit_spirv(&module).expect("spirv");
+    ptxcross::translate::validate_spirv(&spirv).expect("spirv-val");
+    let program = ptxcross::translate::build_program_from_ir("v", module.clone(), &Backend::ALL, true).expect("validated");
+    assert_eq!(program.kernel_names(), ["vote_groups", "plain"]);
+    assert!(program.kernel("vote_groups").is_some_and(|k| k.features.native_warps), "the name finds the native translation");
+    let err = ptxcross::translate::emit_wgsl(&module, ptxcross_wgsl::Profile::WebGpu).expect_err("webgpu refuses it");
+    assert!(err.to_string().contains("native warp collectives"), "{err}");
+}
+
 /// warp_misc translated as the device asks (emulated on lavapipe: the reference the other
 /// translations are held to).
 #[test]
