@@ -82,7 +82,13 @@ enum BuiltinVar {
     LocalInvocationId,
     WorkgroupId,
     NumWorkgroups,
+    /// Scalars (`GroupNonUniform`).
+    SubgroupSize,
+    SubgroupLocalInvocationId,
 }
+
+/// SPIR-V's `Subgroup` scope.
+const SCOPE_SUBGROUP: u32 = 3;
 
 struct LoopCtx {
     merge: Word,
@@ -140,6 +146,11 @@ pub(crate) struct Emitter {
     uses_float64: bool,
     /// Some kernel asked for `DenormPreserve` (SPV_KHR_float_controls).
     uses_denorm_preserve: bool,
+    /// Subgroup built-ins, ballots, shuffles (native warp collectives): capabilities
+    /// `GroupNonUniform`, `GroupNonUniformBallot`, `GroupNonUniformShuffle`.
+    uses_subgroup: bool,
+    uses_ballot: bool,
+    uses_shuffle: bool,
     consts: HashMap<(Word, u64), Word>,
     bools: [Option<Word>; 2],
     nulls: HashMap<Word, Word>,
@@ -230,6 +241,9 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         uses_int64: false,
         uses_float64: false,
         uses_denorm_preserve: false,
+        uses_subgroup: false,
+        uses_ballot: false,
+        uses_shuffle: false,
         consts: HashMap::new(),
         bools: [None, None],
         nulls: HashMap::new(),
@@ -328,6 +342,15 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
     }
     if e.uses_float64 {
         e.b.capability(spirv::Capability::Float64);
+    }
+    if e.uses_subgroup {
+        e.b.capability(spirv::Capability::GroupNonUniform);
+    }
+    if e.uses_ballot {
+        e.b.capability(spirv::Capability::GroupNonUniformBallot);
+    }
+    if e.uses_shuffle {
+        e.b.capability(spirv::Capability::GroupNonUniformShuffle);
     }
     if e.uses_denorm_preserve {
         e.b.capability(spirv::Capability::DenormPreserve);
@@ -628,18 +651,32 @@ impl Emitter {
         if let Some(&v) = self.builtin_vars.get(&which) {
             return v;
         }
-        let v3 = self.t_uvec3();
-        let p = self.ptr(StorageClass::Input, v3);
+        let scalar = matches!(which, BuiltinVar::SubgroupSize | BuiltinVar::SubgroupLocalInvocationId);
+        let t = if scalar { self.t_u32() } else { self.t_uvec3() };
+        let p = self.ptr(StorageClass::Input, t);
         let var = self.global_var(p, StorageClass::Input, None);
         let (bi, name) = match which {
             BuiltinVar::LocalInvocationId => (spirv::BuiltIn::LocalInvocationId, "local_invocation_id"),
             BuiltinVar::WorkgroupId => (spirv::BuiltIn::WorkgroupId, "workgroup_id"),
             BuiltinVar::NumWorkgroups => (spirv::BuiltIn::NumWorkgroups, "num_workgroups"),
+            BuiltinVar::SubgroupSize => (spirv::BuiltIn::SubgroupSize, "subgroup_size"),
+            BuiltinVar::SubgroupLocalInvocationId => (spirv::BuiltIn::SubgroupLocalInvocationId, "subgroup_invocation_id"),
         };
+        if scalar {
+            self.uses_subgroup = true;
+        }
         self.b.decorate(var, spirv::Decoration::BuiltIn, [dr::Operand::BuiltIn(bi)]);
         self.b.name(var, name);
         self.builtin_vars.insert(which, var);
         var
+    }
+
+    /// Loads a scalar subgroup built-in (and lists it in the entry point's interface).
+    fn subgroup_builtin(&mut self, which: BuiltinVar) -> Result2<Word> {
+        let var = self.builtin_var(which);
+        self.ks()?.interface.insert(var);
+        let u = self.t_u32();
+        self.b.load(u, None, var, None, []).map_err(internal)
     }
 
     fn ks(&mut self) -> Result2<&mut KernelState> {
@@ -1066,11 +1103,42 @@ impl Emitter {
                 let a = self.operand_of(kernel, arg, from, "convert operand")?;
                 Ok((self.convert(op, from, to, a)?, to))
             }
+            Expr::Builtin(Builtin::SubgroupSize) => Ok((self.subgroup_builtin(BuiltinVar::SubgroupSize)?, Ty::U32)),
+            Expr::Builtin(Builtin::SubgroupInvocationId) => {
+                Ok((self.subgroup_builtin(BuiltinVar::SubgroupLocalInvocationId)?, Ty::U32))
+            }
+            Expr::WarpBallot { pred } => {
+                // The word of the subgroup's ballot that holds this invocation's warp.
+                let p = self.operand_of(kernel, pred, Ty::Bool, "ballot predicate")?;
+                let u = self.t_u32();
+                let v4 = self.b.type_vector(u, 4);
+                let scope = self.c_u32(SCOPE_SUBGROUP);
+                self.uses_ballot = true;
+                let ballot = self.op(Op::GroupNonUniformBallot, v4, &[scope, p])?;
+                let sgi = self.subgroup_builtin(BuiltinVar::SubgroupLocalInvocationId)?;
+                let five = self.c_u32(5);
+                let word = self.op(Op::ShiftRightLogical, u, &[sgi, five])?;
+                Ok((self.op(Op::VectorExtractDynamic, u, &[ballot, word])?, Ty::U32))
+            }
+            Expr::WarpShuffle { value, lane } => {
+                let v = self.operand_of(kernel, value, Ty::U32, "shuffle value")?;
+                let l = self.operand_of(kernel, lane, Ty::U32, "shuffle lane")?;
+                let u = self.t_u32();
+                let sgi = self.subgroup_builtin(BuiltinVar::SubgroupLocalInvocationId)?;
+                let (high, low) = (self.c_u32(!31), self.c_u32(31));
+                let base = self.op(Op::BitwiseAnd, u, &[sgi, high])?;
+                let l = self.op(Op::BitwiseAnd, u, &[l, low])?;
+                let id = self.op(Op::BitwiseOr, u, &[base, l])?;
+                let scope = self.c_u32(SCOPE_SUBGROUP);
+                self.uses_shuffle = true;
+                Ok((self.op(Op::GroupNonUniformShuffle, u, &[scope, v, id])?, Ty::U32))
+            }
             Expr::Builtin(bi) => {
                 let (which, dim) = match bi {
                     Builtin::ThreadId(d) => (BuiltinVar::LocalInvocationId, d),
                     Builtin::CtaId(d) => (BuiltinVar::WorkgroupId, d),
                     Builtin::NumCtas(d) => (BuiltinVar::NumWorkgroups, d),
+                    Builtin::SubgroupSize | Builtin::SubgroupInvocationId => unreachable!("matched above"),
                 };
                 if dim > 2 {
                     return Err(invalid(format!("builtin {bi:?}: dimension {dim} is not x, y or z")));

@@ -102,6 +102,16 @@ fn expr_usage(u: &mut Usage, e: &Expr) {
             u.barriers = true;
             operand_usage(u, index)
         }
+        // Subgroup operations need uniform control flow like barriers: the kernel stays whole.
+        Expr::WarpBallot { pred } => {
+            u.barriers = true;
+            operand_usage(u, pred)
+        }
+        Expr::WarpShuffle { value, lane } => {
+            u.barriers = true;
+            operand_usage(u, value);
+            operand_usage(u, lane)
+        }
         Expr::AtomicWord { memory, index, value, comparand, .. } => {
             match memory {
                 Memory::Heap => u.heap_atomics = true,
@@ -223,6 +233,7 @@ fn opaque_vars(k: &Kernel) -> Vec<bool> {
             let var_opaque = |o: &Operand| matches!(o, Operand::Var(v) if opaque.get(v.index()).copied().unwrap_or(false));
             let ok = match e {
                 Expr::LoadWord { .. } | Expr::LoadDword { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => true,
+                Expr::WarpBallot { .. } | Expr::WarpShuffle { .. } => true,
                 Expr::Builtin(_) => true,
                 Expr::Use(o) => var_opaque(o),
                 Expr::Convert { op: ConvertOp::Bitcast, arg, .. } => var_opaque(arg),
@@ -772,8 +783,9 @@ struct KernelCx<'a> {
     shared_atomic: bool,
     /// Shared memory is `atomic<u64>` doublewords (`Kernel::shared_dwords`).
     shared_dwords: bool,
-    /// local_invocation_id, workgroup_id, num_workgroups used.
-    builtins: [bool; 3],
+    /// local_invocation_id, workgroup_id, num_workgroups, subgroup_size,
+    /// subgroup_invocation_id used.
+    builtins: [bool; 5],
     out: String,
     /// Enclosing `loop`s (`true`) and `switch`es (`false`), innermost last.
     breakable: Vec<bool>,
@@ -844,6 +856,13 @@ impl KernelCx<'_> {
     }
 
     /// An operand that must have type `ty`.
+    /// The scalar subgroup built-in of `slot` (3: `subgroup_size`, 4: `subgroup_invocation_id`),
+    /// an entry-point parameter.
+    fn subgroup_builtin(&mut self, slot: usize) -> String {
+        self.builtins[slot] = true;
+        format!("{}{}", self.m.p, if slot == 3 { "sgs" } else { "sgi" })
+    }
+
     fn typed(&mut self, o: Operand, ty: Ty, what: &str) -> R<String> {
         let (s, t) = self.operand(o)?;
         if t != ty {
@@ -1193,9 +1212,13 @@ impl KernelCx<'_> {
             Expr::Fma { a, b, c, .. } => vec![*a, *b, *c],
             Expr::Select { cond, a, b, .. } => vec![*cond, *a, *b],
             // Calls of helper functions: never constant-evaluated.
-            Expr::LoadWord { .. } | Expr::LoadDword { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => {
-                Vec::new()
-            }
+            Expr::LoadWord { .. }
+            | Expr::LoadDword { .. }
+            | Expr::AtomicWord { .. }
+            | Expr::AtomicDword { .. }
+            | Expr::SharedUniformLoad { .. }
+            | Expr::WarpBallot { .. }
+            | Expr::WarpShuffle { .. } => Vec::new(),
         };
         // (Float arithmetic and comparisons hide their operands anyway, see `hide`.)
         let hidden = match e {
@@ -1245,11 +1268,26 @@ impl KernelCx<'_> {
                 Ok((format!("select({b}, {a}, {c})"), ty))
             }
             Expr::Convert { op, from, to, arg } => self.convert(op, from, to, arg),
+            Expr::Builtin(Builtin::SubgroupSize) => Ok((self.subgroup_builtin(3), Ty::U32)),
+            Expr::Builtin(Builtin::SubgroupInvocationId) => Ok((self.subgroup_builtin(4), Ty::U32)),
+            Expr::WarpBallot { pred } => {
+                // The word of the subgroup's ballot that holds this invocation's warp.
+                let p = self.typed(pred, Ty::Bool, "WarpBallot predicate")?;
+                let sgi = self.subgroup_builtin(4);
+                Ok((format!("subgroupBallot({p})[{sgi} >> 5u]"), Ty::U32))
+            }
+            Expr::WarpShuffle { value, lane } => {
+                let v = self.typed(value, Ty::U32, "WarpShuffle value")?;
+                let l = self.typed(lane, Ty::U32, "WarpShuffle lane")?;
+                let sgi = self.subgroup_builtin(4);
+                Ok((format!("subgroupShuffle({v}, ({sgi} & ~31u) | ({l} & 31u))"), Ty::U32))
+            }
             Expr::Builtin(b) => {
                 let (slot, name, d) = match b {
                     Builtin::ThreadId(d) => (0, "lid", d),
                     Builtin::CtaId(d) => (1, "wid", d),
                     Builtin::NumCtas(d) => (2, "nwg", d),
+                    Builtin::SubgroupSize | Builtin::SubgroupInvocationId => unreachable!("matched above"),
                 };
                 let comp = match d {
                     0 => "x",
@@ -1694,7 +1732,11 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             });
         }
         if profile == Profile::WebGpu {
-            let what = if u.int64 {
+            let what = if k.features.native_warps {
+                // Browsers' WGSL needs `enable subgroups;`, which naga does not parse yet; their
+                // subgroups (SwiftShader: 4) do not hold whole warps anyway.
+                Some("native warp collectives (translate with the emulated ones)")
+            } else if u.int64 {
                 Some("64-bit integers")
             } else if u.float64 {
                 Some("64-bit floats (f64)")
@@ -1734,7 +1776,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             int64: u.int64 || u.float64,
             shared_atomic: u.shared_atomics,
             shared_dwords: u.shared_atomics64 && k.shared_words > 0,
-            builtins: [false; 3],
+            builtins: [false; 5],
             out: String::new(),
             breakable: Vec::new(),
             opaque_next: false,
@@ -1767,12 +1809,19 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
 
         // The built-ins used: entry-point parameters, passed on to the parts of a split kernel.
         let (mut params, mut part_params, mut args) = (Vec::new(), Vec::new(), Vec::new());
-        for (slot, (attr, name)) in
-            [("local_invocation_id", "lid"), ("workgroup_id", "wid"), ("num_workgroups", "nwg")].iter().enumerate()
+        for (slot, (attr, name, ty)) in [
+            ("local_invocation_id", "lid", "vec3<u32>"),
+            ("workgroup_id", "wid", "vec3<u32>"),
+            ("num_workgroups", "nwg", "vec3<u32>"),
+            ("subgroup_size", "sgs", "u32"),
+            ("subgroup_invocation_id", "sgi", "u32"),
+        ]
+        .iter()
+        .enumerate()
         {
             if builtins[slot] {
-                params.push(format!("@builtin({attr}) {p}{name}: vec3<u32>"));
-                part_params.push(format!("{p}{name}: vec3<u32>"));
+                params.push(format!("@builtin({attr}) {p}{name}: {ty}"));
+                part_params.push(format!("{p}{name}: {ty}"));
                 args.push(format!("{p}{name}"));
             }
         }

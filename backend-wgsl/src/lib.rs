@@ -93,7 +93,10 @@ impl Profile {
     pub fn capabilities(self) -> naga::valid::Capabilities {
         use naga::valid::Capabilities as C;
         match self {
-            Profile::Wgpu => C::SHADER_INT64 | C::FLOAT64 | C::SHADER_INT64_ATOMIC_ALL_OPS,
+            // SUBGROUP: native warp collectives (`ir::Features::native_warps`, only emitted for
+            // devices with wgpu's `Features::SUBGROUP`; naga implements WGSL's subgroup built-ins
+            // without the `enable subgroups;` directive, which it does not parse yet).
+            Profile::Wgpu => C::SHADER_INT64 | C::FLOAT64 | C::SHADER_INT64_ATOMIC_ALL_OPS | C::SUBGROUP,
             Profile::WebGpu => C::empty(),
         }
     }

@@ -116,10 +116,11 @@ impl DiskKey {
         let (kernel, block, dynamic_shared) = shape;
         let text = format!(
             "ptx {ptx}\nkernel {kernel}\nblock {block:?}\nshared {dynamic_shared}\nbackend {}\nfma {}\ncut loops {}\n\
-             device {} {:?} {} {} {:x} {:x}\nbuild {}\n",
+             native warps {}\ndevice {} {:?} {} {} {:x} {:x}\nbuild {}\n",
             device.backend.name(),
             device.native_fma,
             device.detect_cut_loops,
+            device.native_warps,
             info.name,
             info.backend,
             info.driver,

@@ -116,6 +116,7 @@ impl Module {
             dynamic_shared_bytes: *dynamic_shared,
             native_fma: device.native_fma,
             detect_cut_loops: device.detect_cut_loops,
+            native_warps: device.native_warps,
             split_int64: device.split_int64,
             ..LowerOptions::default()
         };

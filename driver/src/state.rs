@@ -91,6 +91,10 @@ pub struct Device {
     pub detect_cut_loops: bool,
     /// The device has no 64-bit integers: translations split them into 32-bit halves.
     pub split_int64: bool,
+    /// Warp collectives are translated to subgroup operations too (`Gpu::native_warps`:
+    /// where the subgroups can hold whole warps, or as `PTXCROSS_WARPS` says); the runtime
+    /// falls back to the emulated translation where the kernel's layout check fails.
+    pub native_warps: bool,
 }
 
 pub struct Driver {
@@ -207,8 +211,9 @@ fn open() -> Result<Driver, CUresult> {
     let native_fma = gpu.native_fma_usable(backend);
     let detect_cut_loops = gpu.cuts_long_loops(backend);
     let split_int64 = !gpu.features().contains(wgpu::Features::SHADER_INT64);
+    let native_warps = gpu.native_warps();
     let mut d = Driver {
-        device: Device { gpu, heap, backend, native_fma, detect_cut_loops, split_int64 },
+        device: Device { gpu, heap, backend, native_fma, detect_cut_loops, split_int64, native_warps },
         next_id: 1,
         contexts: HashMap::new(),
         primary: 0,

@@ -114,6 +114,10 @@ pub const FAULT_LOOP_CUT: u32 = 1 << 8;
 /// `mapa` to a CTA rank other than 0: launches here are 1-CTA clusters, so no other CTA
 /// exists in the cluster.
 pub const FAULT_CLUSTER_RANK: u32 = 1 << 9;
+/// A kernel with native warp collectives (`ir::Features::native_warps`) found, before any
+/// other effect, that the device's subgroups do not hold whole logical warps: the host runs
+/// the emulated translation instead (see `warp_layout`). Not a fault of the PTX program.
+pub const FAULT_WARP_LAYOUT: u32 = 1 << 10;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
 /// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` zero
@@ -165,6 +169,11 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
              thread after 65,535 iterations in total), so the results are wrong",
         ),
         (FAULT_CLUSTER_RANK, "`mapa` to a CTA rank outside the cluster (a launch here is 1-CTA clusters)"),
+        (
+            FAULT_WARP_LAYOUT,
+            "the device's subgroups do not hold whole 32-thread warps (native warp collectives cannot run; \
+             the emulated translation must be launched)",
+        ),
     ];
     names.iter().filter(|(b, _)| bits & b != 0).map(|&(_, n)| n).collect()
 }

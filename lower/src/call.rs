@@ -1204,7 +1204,11 @@ mod liveness {
                 u(c)
             }
             Expr::Builtin(_) => {}
-            Expr::LoadWord { index, .. } | Expr::LoadDword { index, .. } | Expr::SharedUniformLoad { index } => u(index),
+            Expr::LoadWord { index, .. } | Expr::LoadDword { index, .. } | Expr::SharedUniformLoad { index } | Expr::WarpBallot { pred: index } => u(index),
+            Expr::WarpShuffle { value, lane } => {
+                u(value);
+                u(lane)
+            }
             Expr::AtomicWord { index, value, comparand, .. } | Expr::AtomicDword { index, value, comparand, .. } => {
                 u(index);
                 u(value);

@@ -83,7 +83,11 @@ fn walk(b: &Block, f: &mut Features) {
                 {
                     f.globals = true
                 }
-                Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } => operand(index, f),
+                Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } | Expr::WarpBallot { pred: index } => operand(index, f),
+                Expr::WarpShuffle { value, lane } => {
+                    operand(value, f);
+                    operand(lane, f)
+                }
                 Expr::LoadDword { index, .. } => {
                     f.int64 = true;
                     operand(index, f)

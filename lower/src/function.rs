@@ -94,6 +94,10 @@ pub struct FnLower {
     pub read_regs: std::collections::HashSet<String>,
     /// First shared word of the warp-collective scratch (see `inst::warp`), once created.
     pub warp_scratch: Option<u32>,
+    /// Emit warp collectives as native subgroup operations (`LowerOptions::native_warps`).
+    pub native_warps: bool,
+    /// Some native warp collective was emitted (the kernel gets the layout check).
+    pub used_native_warps: bool,
     /// See `fault_site`.
     pub fault_site_var: Option<VarId>,
     pub fault_sites: Vec<crate::fault_site::PendingSite>,
@@ -153,6 +157,8 @@ impl FnLower {
             frame_bytes: 0,
             read_regs: Default::default(),
             warp_scratch: None,
+            native_warps: false,
+            used_native_warps: false,
             fault_site_var: None,
             fault_sites: Vec::new(),
             subnormals: SubnormalUse::default(),

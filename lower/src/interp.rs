@@ -216,7 +216,19 @@ impl Machine {
                 Builtin::ThreadId(d) => self.thread_id[d as usize] as u64,
                 Builtin::CtaId(d) => self.cta_id[d as usize] as u64,
                 Builtin::NumCtas(d) => self.num_ctas[d as usize] as u64,
+                // One thread: a subgroup of 32 in which it is its lane.
+                Builtin::SubgroupSize => 32,
+                Builtin::SubgroupInvocationId => (self.thread_id[0] & 31) as u64,
             },
+            // One thread, alone in its warp: its own bit; its own value (other lanes: 0).
+            Expr::WarpBallot { pred } => (self.get(pred) as u32 & 1).wrapping_shl(self.thread_id[0] & 31) as u64,
+            Expr::WarpShuffle { value, lane } => {
+                if self.get(lane) as u32 & 31 == self.thread_id[0] & 31 {
+                    self.get(value)
+                } else {
+                    0
+                }
+            }
             Expr::LoadWord { memory, index } => {
                 let i = self.get(index);
                 self.load(memory, i)

@@ -280,6 +280,12 @@ pub enum Builtin {
     /// The number of workgroups of *this dispatch*. `lower` reads `%nctaid` from the parameter
     /// header instead; backends still implement it (hand-written IR uses it).
     NumCtas(u8),
+    /// The invocation's subgroup's size (SPIR-V `SubgroupSize`, WGSL `subgroup_size`). Only in
+    /// kernels with [`Features::native_warps`] (the target needs subgroup operations).
+    SubgroupSize,
+    /// The invocation's index in its subgroup (SPIR-V `SubgroupLocalInvocationId`, WGSL
+    /// `subgroup_invocation_id`). Only in kernels with [`Features::native_warps`].
+    SubgroupInvocationId,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -330,6 +336,28 @@ pub enum Expr {
     /// invocation of the workgroup reaches it in uniform control flow, like `Stmt::Barrier`,
     /// with the same `index`, and `index < shared_words`.
     SharedUniformLoad { index: Operand },
+    /// Native warp collective (only in kernels with [`Features::native_warps`], whose first
+    /// statements check that every subgroup holds whole logical warps, see `warp_layout`):
+    /// the 32-bit ballot of `pred` (`Bool`) over this invocation's logical warp — bit k set
+    /// iff lane k of the warp (linear thread id `(tid & !31) + k`) has `pred` true.
+    /// Backends: the subgroup ballot's word `subgroup_invocation_id / 32`.
+    /// Preconditions, as for `Stmt::Barrier`: every invocation of the workgroup reaches it in
+    /// uniform control flow (so every existing lane takes part; `simt` ANDs `pred` with the
+    /// thread's mask where it makes a region uniform).
+    WarpBallot { pred: Operand },
+    /// Native warp collective (see [`Expr::WarpBallot`]): the `U32` `value` of lane
+    /// `lane & 31` of this invocation's logical warp (backends: the subgroup shuffle from
+    /// invocation `(subgroup_invocation_id & !31) | (lane & 31)`). A lane beyond the CTA's
+    /// last thread gives an unspecified value. Same uniformity precondition.
+    WarpShuffle { value: Operand, lane: Operand },
+}
+
+impl Expr {
+    /// A native warp collective ([`Expr::WarpBallot`], [`Expr::WarpShuffle`]): like a barrier,
+    /// every invocation of the workgroup must reach it in uniform control flow.
+    pub fn is_warp_collective(&self) -> bool {
+        matches!(self, Expr::WarpBallot { .. } | Expr::WarpShuffle { .. })
+    }
 }
 
 /// The set of invocations a [`Stmt::Fence`] orders memory among.
@@ -560,6 +588,15 @@ pub struct Features {
     /// addresses are 32-bit (heap byte offsets, see `abi::SHARED_WINDOW_BASE_32`), so the
     /// host passes pointers as their low 32 bits and needs a heap below `abi::HEAP_LIMIT_32`.
     pub pointers32: bool,
+    /// The kernel uses native warp collectives ([`Expr::WarpBallot`], [`Expr::WarpShuffle`],
+    /// the subgroup builtins): the target needs subgroup ballot and shuffle operations. Its
+    /// first statements fault with `abi::FAULT_WARP_LAYOUT` (and nothing else happens) where
+    /// the subgroups do not hold whole logical warps; the next kernel of the module, with the
+    /// same `name` and `warp_fallback` set, is the emulated translation the host runs then.
+    pub native_warps: bool,
+    /// The kernel is the emulated twin of the native-warps kernel just before it in the
+    /// module (same `name`): only launched by the host when that one cannot run.
+    pub warp_fallback: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]

@@ -5,7 +5,7 @@ use crate::function::{unsupported, FnLower, LResult, Symbol};
 use crate::ir::{self, Ty};
 use crate::layout::{self, align_up, GlobalPlace};
 use crate::ptx_types::value_ty;
-use crate::{call, fault_site, features, grid, int64, isolation, local_scratch, loop_cut, loop_exits, simt, structurize, LowerOptions, DEFAULT_BLOCK};
+use crate::{call, fault_site, features, grid, int64, isolation, local_scratch, loop_cut, loop_exits, simt, structurize, warp_layout, LowerOptions, DEFAULT_BLOCK};
 use ptxcross_frontend::ast::{self, Statement, StateSpace, VarDecl};
 use ptxcross_frontend::Diagnostic;
 use std::collections::HashMap;
@@ -41,6 +41,7 @@ pub fn lower_kernel(
     let mut fl = FnLower::new(module.address_size.unwrap_or(32), block);
     fl.native_fma = options.native_fma;
     fl.no_float64 = options.split_int64;
+    fl.native_warps = options.native_warps;
 
     // Parameters.
     let (params, param_bytes) = layout::layout_params(&f.params)?;
@@ -152,6 +153,7 @@ pub fn lower_kernel(
     let fault_site_var = fl.fault_site_var;
     let fault_sites = fault_site::resolve(std::mem::take(&mut fl.fault_sites), file);
     let subnormals = fl.subnormals;
+    let native_warps = fl.used_native_warps;
     let (cfg, mut vars, barriers) = fl.into_cfg();
     let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
     let mut body = structurize::structurize(cfg, &mut vars)
@@ -200,7 +202,16 @@ pub fn lower_kernel(
     if options.detect_cut_loops {
         loop_cut::check_cut_loops(&mut kernel);
     }
+    let simulated = native_warps && options.simulate_native_warps;
+    if simulated {
+        // Before the shared-memory prologue, which then zeroes the scratch too.
+        warp_layout::simulate(&mut kernel);
+    }
     isolation::zero_shared_memory(&mut kernel);
+    if native_warps && !simulated {
+        // First of all (ahead of the shared-memory prologue): the subgroup layout check.
+        warp_layout::check_layout(&mut kernel);
+    }
     if options.split_int64 {
         int64::split_int64(&mut kernel).map_err(|what| {
             unsupported(format!("{what}, on a target without 64-bit integers (kernel `{}`)", f.name.name), f.name.span)
@@ -212,6 +223,7 @@ pub fn lower_kernel(
     kernel.features.f32_subnormals = subnormals.f32;
     kernel.features.f64_subnormals = subnormals.f64;
     kernel.features.pointers32 = module.address_size.unwrap_or(32) != 64;
+    kernel.features.native_warps = native_warps && !simulated;
     Ok(kernel)
 }
 

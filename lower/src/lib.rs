@@ -27,6 +27,7 @@ mod ptx_types;
 pub mod ir;
 mod shared64;
 mod simt;
+mod warp_layout;
 pub mod structurize;
 
 use ptxcross_frontend::{ast, Diagnostic, SourceFile};
@@ -66,6 +67,18 @@ pub struct LowerOptions {
     /// [`local_scratch::DEFAULT_LOCAL_SCRATCH_BYTES`]. `Some(0)` moves all of it (tests cover
     /// the scratch path with small kernels that way), `Some(u32::MAX)` none.
     pub local_scratch_bytes: Option<u32>,
+    /// Also translate each kernel with warp collectives to native subgroup operations (see
+    /// `warp_layout` and `ir::Features::native_warps`): the module then holds, for such a
+    /// kernel, the native translation followed by its emulated twin (`warp_fallback`), and the
+    /// host runs the native one where the device's subgroups hold whole warps. The target
+    /// must offer subgroup ballot and shuffle (wgpu `Features::SUBGROUP`).
+    pub native_warps: bool,
+    /// Tests only, with `native_warps`: the native collectives' subgroup operations are then
+    /// replaced by shared memory and barriers (`warp_layout::simulate`), exact on any device,
+    /// and the kernel has no layout check nor emulated twin. Runs the native lowering (the
+    /// collectives' rules and the SIMT pass's masks) on devices whose subgroups are narrower
+    /// than a warp; the subgroup operations themselves need a device with 32-wide subgroups.
+    pub simulate_native_warps: bool,
 }
 
 /// Globals segment limit when the device is not known (`check`, `translate`).
@@ -192,8 +205,25 @@ fn lower_with(module: &ast::Module, file: &SourceFile, options: &LowerOptions, s
                 while !used_names.insert(ep.clone()) {
                     ep.push('_');
                 }
-                k.entry_point = ep;
-                kernels.push(k)
+                k.entry_point = ep.clone();
+                let native = k.features.native_warps;
+                kernels.push(k);
+                if native {
+                    // The emulated twin the host falls back to (see `ir::Features::warp_fallback`).
+                    let emulated = LowerOptions { native_warps: false, ..options.clone() };
+                    match kernel::lower_kernel(file, module, f, global_places, functions, &emulated) {
+                        Ok(mut t) => {
+                            let mut tep = format!("{ep}_emulated_warps");
+                            while !used_names.insert(tep.clone()) {
+                                tep.push('_');
+                            }
+                            t.entry_point = tep;
+                            t.features.warp_fallback = true;
+                            kernels.push(t);
+                        }
+                        Err(d) => errors.push(d),
+                    }
+                }
             }
             Err(d) => errors.push(d),
         }

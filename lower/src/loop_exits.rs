@@ -269,7 +269,8 @@ fn add_expr_uses(e: &Expr, live: &mut Live) {
         Expr::Fma { a, b, c, .. } => [a, b, c].into_iter().for_each(|o| add_use(*o, live)),
         Expr::Select { cond, a, b, .. } => [cond, a, b].into_iter().for_each(|o| add_use(*o, live)),
         Expr::Builtin(_) => {}
-        Expr::LoadWord { index, .. } | Expr::LoadDword { index, .. } | Expr::SharedUniformLoad { index } => add_use(*index, live),
+        Expr::LoadWord { index, .. } | Expr::LoadDword { index, .. } | Expr::SharedUniformLoad { index } | Expr::WarpBallot { pred: index } => add_use(*index, live),
+        Expr::WarpShuffle { value, lane } => [value, lane].into_iter().for_each(|o| add_use(*o, live)),
         Expr::AtomicWord { index, value, comparand, .. } | Expr::AtomicDword { index, value, comparand, .. } => {
             add_use(*index, live);
             add_use(*value, live);

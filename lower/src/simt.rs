@@ -112,6 +112,8 @@ fn expr_divergent(e: &Expr, var_div: &[bool]) -> bool {
         Expr::LoadWord { .. } | Expr::LoadDword { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } => true,
         // The same value in every thread (its precondition: a uniform index).
         Expr::SharedUniformLoad { index } => op(index),
+        // Per warp, not per CTA.
+        Expr::WarpBallot { .. } | Expr::WarpShuffle { .. } => true,
     }
 }
 
@@ -296,6 +298,13 @@ impl<'a> Tx<'a> {
             } else {
                 match s {
                     Stmt::Barrier | Stmt::SharedBarrier => out.push(s.clone()),
+                    // A native warp collective: run by every thread; a ballot counts the
+                    // threads that logically execute it (the mask) only.
+                    Stmt::Assign { dst, expr: Expr::WarpBallot { pred } } => {
+                        let p = self.and(&mut out, mask, *pred);
+                        out.push(assign(*dst, Expr::WarpBallot { pred: p }));
+                    }
+                    Stmt::Assign { expr, .. } if expr.is_warp_collective() => out.push(s.clone()),
                     Stmt::Break | Stmt::Continue => {
                         out.push(s.clone());
                         return out;
@@ -597,6 +606,7 @@ fn is_pure(e: &Expr) -> bool {
     match e {
         Expr::LoadWord { memory: Memory::Param, index: Operand::Const(_) } => true,
         Expr::LoadWord { .. } | Expr::LoadDword { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => false,
+        Expr::WarpBallot { .. } | Expr::WarpShuffle { .. } => false,
         _ => true,
     }
 }
@@ -604,6 +614,7 @@ fn is_pure(e: &Expr) -> bool {
 pub(crate) fn contains_barrier(stmts: &[Stmt]) -> bool {
     stmts.iter().any(|s| match s {
         Stmt::Barrier | Stmt::SharedBarrier => true,
+        Stmt::Assign { expr, .. } => expr.is_warp_collective(),
         Stmt::If { then_body, else_body, .. } => contains_barrier(&then_body.stmts) || contains_barrier(&else_body.stmts),
         Stmt::Loop { body } => contains_barrier(&body.stmts),
         Stmt::Switch { cases, default, .. } => switch_blocks(cases, default).any(|b| contains_barrier(&b.stmts)),
@@ -685,8 +696,8 @@ fn walk_divergence(stmts: &[Stmt], ctx: bool, d: &mut OutputDivergence, uniform:
     for s in stmts {
         match s {
             Stmt::Assign { dst, expr } => {
-                // A uniform load is a barrier too.
-                if ctx && matches!(expr, Expr::SharedUniformLoad { .. }) {
+                // A uniform load is a barrier too, and a native warp collective needs the same.
+                if ctx && (matches!(expr, Expr::SharedUniformLoad { .. }) || expr.is_warp_collective()) {
                     d.barrier_divergent = true;
                 }
                 if !uniform.contains(dst) && (ctx || expr_divergent(expr, &d.vars)) {

@@ -51,7 +51,7 @@ fn ptx_files() -> Vec<PathBuf> {
                 // take SwiftShader many minutes to compile (LLVM coroutines at every barrier,
                 // as on lavapipe): included only with PTXCROSS_TINT_ALL=1 until measured.
                 let name = e.file_name().to_string_lossy().into_owned();
-                let heavy = ["cub.sm80.ptx", "match.sm80.ptx", "match.clang.ptx", "vote_groups.ptx", "sort.sm80.ptx"];
+                let heavy = ["cub.sm80.ptx", "match.sm80.ptx", "match.clang.ptx", "vote_groups.ptx", "warp_misc.ptx", "sort.sm80.ptx"];
                 if heavy.contains(&name.as_str()) && std::env::var("PTXCROSS_TINT_ALL").as_deref() != Ok("1") {
                     continue;
                 }

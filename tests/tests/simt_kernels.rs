@@ -813,6 +813,12 @@ fn shfl_ref(mode: &str, a: &[u32], lane: usize, b: u32, c: u32) -> (u32, bool) {
 /// Every `shfl.sync` mode with per-lane `b` (out of range values included: only b[4:0]
 /// counts) and `c` (random clamp, segment mask and ignored high bits), against the spec.
 fn shfl_modes_with_out_of_range_lanes_clamps_and_segment_masks(_full: bool) {
+    shfl_sweep(Warps::Device)
+}
+
+/// The `shfl.sync` sweep; `native`: translated with native warp collectives too (the launch
+/// must run the translation [`expected_warp_path`] names).
+fn shfl_sweep(mode: Warps) {
     let Some(gpu) = gpu() else { return };
     let (block, grid) = (64usize, 2usize);
     let total = block * grid;
@@ -837,15 +843,32 @@ fn shfl_modes_with_out_of_range_lanes_clamps_and_segment_masks(_full: bool) {
         }
         want.push(bits);
     }
-    let program = program("shfl_sweep.ptx", &ptx("shfl_sweep.ptx"), [block as u32, 1, 1]);
+    let build = mode.builder();
+    let program = build("shfl_sweep.ptx", &ptx("shfl_sweep.ptx"), [block as u32, 1, 1]);
     for backend in Backend::ALL {
         let mut run = Run::new(&gpu);
         let inp = run.buffer(&u32s(&input));
         let out = run.zeros(total * 28);
         run.launch(&program, "shfl_sweep", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+        check_warp_path(&gpu, &run, mode, "shfl_sweep", backend);
         let got = run.read_u32(out, total * 7);
         for g in 0..total {
             assert_eq!(got[7 * g..7 * g + 7], want[7 * g..7 * g + 7], "{backend}: thread {g} (b {:#x}, c {:#x})", input[3 * g + 1], input[3 * g + 2]);
+        }
+        if mode == Warps::Native {
+            // Later launches (asynchronous ones too, in a new context) take the translation the
+            // first one settled on for this pipeline, and are exact.
+            let mut run = Run::new(&gpu);
+            let inp = run.buffer(&u32s(&input));
+            let out = run.zeros(total * 28);
+            for _ in 0..2 {
+                run.ctx
+                    .launch_async(&program, "shfl_sweep", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend)
+                    .expect("launch");
+                check_warp_path(&gpu, &run, mode, "shfl_sweep (again, asynchronously)", backend);
+            }
+            run.ctx.synchronize().expect("no fault");
+            assert_eq!(run.read_u32(out, total * 7), want, "{backend}: asynchronous launches");
         }
     }
 }
@@ -855,6 +878,10 @@ fn shfl_modes_with_out_of_range_lanes_clamps_and_segment_masks(_full: bool) {
 /// vote/redux/match in different branches, each group's membermask being exactly its lanes
 /// (§9.7.13.x vote.sync: a thread not in membermask contributes 0 to the ballot).
 fn votes_redux_and_match_in_two_divergent_groups_after_exits(_full: bool) {
+    vote_groups(Warps::Device)
+}
+
+fn vote_groups(mode: Warps) {
     let Some(gpu) = gpu() else { return };
     let (block, grid) = (100usize, 2usize);
     let total = block * grid;
@@ -882,17 +909,343 @@ fn votes_redux_and_match_in_two_divergent_groups_after_exits(_full: bool) {
         }
     }
     let input: Vec<u32> = (0..total).flat_map(|i| [x[i], mask[i], exit[i]]).collect();
-    let program = program("vote_groups.ptx", &ptx("vote_groups.ptx"), [block as u32, 1, 1]);
+    let build = mode.builder();
+    let program = build("vote_groups.ptx", &ptx("vote_groups.ptx"), [block as u32, 1, 1]);
     for backend in Backend::ALL {
         let mut run = Run::new(&gpu);
         let inp = run.buffer(&u32s(&input));
         let out = run.zeros(total * 20);
         run.launch(&program, "vote_groups", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+        check_warp_path(&gpu, &run, mode, "vote_groups", backend);
         let got = run.read_u32(out, total * 5);
         for i in 0..total {
             assert_eq!(got[5 * i..5 * i + 5], want[5 * i..5 * i + 5], "{backend}: thread {i} (x {}, mask {:#x}, exit {})", x[i], mask[i], exit[i]);
         }
     }
+}
+
+/// How a test translates warp collectives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Warps {
+    /// As the device asks (`Gpu::native_warps`: native where its subgroups can hold whole
+    /// warps, or as `PTXCROSS_WARPS` says; emulated on lavapipe).
+    Device,
+    /// Native, with the emulated twin the runtime falls back to.
+    Native,
+    /// Native lowering, its subgroup operations simulated through shared memory (any device).
+    Simulated,
+}
+
+impl Warps {
+    fn builder(self) -> fn(&str, &str, [u32; 3]) -> ptxcross::Program {
+        match self {
+            Warps::Device => program,
+            Warps::Native => native_program,
+            Warps::Simulated => simulated_native_program,
+        }
+    }
+}
+
+/// After a launch of a native-warps program (`native`): the translation that ran is the one
+/// the device must run ([`expected_warp_path`]); printed for the record.
+fn check_warp_path(gpu: &ptxcross::Gpu, run: &Run, mode: Warps, what: &str, backend: Backend) {
+    match mode {
+        Warps::Device => return,
+        Warps::Simulated => {
+            assert_eq!(run.ctx.last_warp_path(), None, "{what} on {backend}: the simulation has no native translation");
+            return;
+        }
+        Warps::Native => {}
+    }
+    let info = gpu.adapter_info();
+    let path = run.ctx.last_warp_path();
+    eprintln!(
+        "{what} on {backend}: {path:?} warp collectives ({}, subgroup sizes {}..={})",
+        info.name, info.subgroup_min_size, info.subgroup_max_size
+    );
+    assert_eq!(path, Some(expected_warp_path(gpu)), "{what} on {backend}: which translation ran");
+}
+
+/// `activemask`, `elect.sync` and every integer `redux.sync` in two divergent branches after
+/// exits, block 100 (a partial warp), against the spec (§9.7.13.x): activemask = the lanes
+/// of the warp in the branch; elect: one leader among them, the same for all (its lane in
+/// `d`, `p` true only for it); redux over exactly those lanes.
+fn warp_misc(mode: Warps) {
+    let Some(gpu) = gpu() else { return };
+    let (block, grid) = (100usize, 3usize);
+    let total = block * grid;
+    let x: Vec<u32> = words(0x3c1d).take(total).collect();
+    let build = mode.builder();
+    let program = build("warp_misc.ptx", &ptx("warp_misc.ptx"), [block as u32, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let inp = run.buffer(&u32s(&x));
+        let out = run.zeros(total * 32);
+        run.launch(&program, "warp_misc", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+        check_warp_path(&gpu, &run, mode, "warp_misc", backend);
+        let got = run.read_u32(out, total * 8);
+        for c in 0..grid {
+            for wb in (0..block).step_by(32) {
+                let lanes: Vec<usize> = (wb..(wb + 32).min(block)).map(|t| c * block + t).collect();
+                for parity in [0u32, 1] {
+                    let members: Vec<usize> = lanes.iter().copied().filter(|&i| !x[i].is_multiple_of(5) && x[i] & 1 == parity).collect();
+                    let Some(&first) = members.first() else { continue };
+                    let lane = |i: usize| ((i - c * block) % 32) as u32;
+                    let mask: u32 = members.iter().map(|&i| 1u32 << lane(i)).sum();
+                    let vals = || members.iter().map(|&i| x[i]);
+                    let want = [
+                        vals().min().unwrap(),
+                        vals().map(|v| v as i32).max().unwrap() as u32,
+                        vals().fold(!0, |a, v| a & v),
+                        vals().fold(0, |a, v| a | v),
+                        vals().fold(0, |a, v| a ^ v),
+                    ];
+                    let leader = got[8 * first + 1];
+                    assert!(mask >> (leader & 31) & 1 == 1 && leader < 32, "{backend}: thread {first}: leader {leader} outside {mask:#x}");
+                    for &i in &members {
+                        let g = &got[8 * i..8 * i + 8];
+                        assert_eq!(g[0], mask, "{backend}: thread {i}: activemask");
+                        assert_eq!(g[1], leader, "{backend}: thread {i}: the group's leader");
+                        assert_eq!(g[2], (lane(i) == leader) as u32, "{backend}: thread {i}: is-leader");
+                        assert_eq!(g[3..8], want, "{backend}: thread {i} (mask {mask:#x}): redux min, max, and, or, xor");
+                    }
+                }
+                // Exited threads wrote nothing.
+                for &i in lanes.iter().filter(|&&i| x[i].is_multiple_of(5)) {
+                    assert_eq!(got[8 * i..8 * i + 8], [0; 8], "{backend}: exited thread {i}");
+                }
+            }
+        }
+    }
+}
+
+/// Issue 10's native warp collectives (`LowerOptions::native_warps`): kernels translated with
+/// both translations, launched; the runtime's layout check picks the native one where the
+/// device's subgroups hold whole warps (NVIDIA: asserted to have run, and exact) and falls back
+/// to the emulation elsewhere (lavapipe's subgroups of 8: asserted to have fallen back, and
+/// exact). Each launch prints which translation ran. The heavier vote_groups kernel runs where
+/// the native path is expected (cheap there) or with `PTXCROSS_NATIVE_WARPS_ALL=1`; otherwise
+/// both of its translations are only built and validated.
+#[test]
+fn native_warp_collectives_run_where_subgroups_hold_whole_warps_and_fall_back_elsewhere() {
+    let Some(gpu) = gpu() else { return };
+    if !gpu.features().contains(wgpu::Features::SUBGROUP) {
+        eprintln!("skipped: the device has no subgroup operations (only the emulation can run)");
+        return;
+    }
+    shfl_sweep(Warps::Native);
+    warp_misc(Warps::Native);
+    if expected_warp_path(&gpu) == ptxcross::runtime::WarpPath::Native || std::env::var("PTXCROSS_NATIVE_WARPS_ALL").as_deref() == Ok("1") {
+        vote_groups(Warps::Native);
+    } else {
+        native_program("vote_groups.ptx", &ptx("vote_groups.ptx"), [100, 1, 1]);
+    }
+}
+
+/// The native lowering of warp collectives with its subgroup operations simulated through
+/// shared memory (`LowerOptions::simulate_native_warps`), so that its rules and the SIMT
+/// pass's masks run exactly on lavapipe: the shfl sweep, and activemask/elect/redux in
+/// divergent branches after exits, vote/redux/match in two membermask groups after exits.
+#[test]
+fn native_warp_lowering_with_simulated_subgroups() {
+    shfl_sweep(Warps::Simulated);
+    warp_misc(Warps::Simulated);
+    vote_groups(Warps::Simulated);
+}
+
+/// What the native path costs where it falls back (lavapipe): translation (the kernel is
+/// lowered twice, both translations emitted and validated), the first launch (the native
+/// pipeline is created, launched alone, faults in its layout check; then the emulated
+/// pipeline is created and launched) and later launches (the emulated one directly), against
+/// the emulated-only translation, on warp_misc.ptx. Round 0 uses a block shape this run has not
+/// compiled (cold pipelines: lavapipe's compile time, tens of seconds and noisy, dominates);
+/// rounds 1-4 the same shape again, so lavapipe's on-disk shader cache makes pipeline creation
+/// cheap and the first launch shows the probe itself. Interleaved; medians printed:
+///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test simt_kernels fallback_cost -- --ignored --nocapture
+#[test]
+#[ignore]
+fn native_warps_fallback_cost() {
+    let Some(gpu) = gpu() else { return };
+    let grid = 3usize;
+    // A shape of its own per run (the shader cache outlives the process).
+    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let block = 101 + (seed % 150) as usize;
+    let total = block * grid;
+    let x: Vec<u32> = words(0x3c1d).take(total).collect();
+    let text = ptx("warp_misc.ptx");
+    let mut rows: Vec<(bool, bool, [f64; 3])> = Vec::new();
+    for round in 0..5 {
+        for native in [false, true] {
+            for backend in Backend::ALL {
+                let label = if native { "native + fallback" } else { "emulated only" };
+                let shape = [block as u32, 1, 1];
+                let t0 = std::time::Instant::now();
+                let program = if native { native_program("warp_misc.ptx", &text, shape) } else { emulated_program("warp_misc.ptx", &text, shape) };
+                let translate = t0.elapsed().as_secs_f64();
+                let mut run = Run::new(&gpu);
+                let inp = run.buffer(&u32s(&x));
+                let out = run.zeros(total * 32);
+                let args = [&inp.to_le_bytes()[..], &out.to_le_bytes()[..]];
+                let t1 = std::time::Instant::now();
+                run.launch(&program, "warp_misc", [grid as u32, 1, 1], &args, backend);
+                let first = t1.elapsed().as_secs_f64();
+                let t2 = std::time::Instant::now();
+                for _ in 0..5 {
+                    run.launch(&program, "warp_misc", [grid as u32, 1, 1], &args, backend);
+                }
+                let later = t2.elapsed().as_secs_f64() / 5.0;
+                eprintln!(
+                    "round {round} {label} {backend} (block {block}): translate {translate:.3} s, first launch {first:.3} s, later launches {:.2} ms ({:?})",
+                    later * 1e3,
+                    run.ctx.last_warp_path()
+                );
+                rows.push((native, round > 0, [translate, first, later]));
+            }
+        }
+    }
+    for warm in [false, true] {
+        for native in [false, true] {
+            let mut med = [0f64; 3];
+            for (i, m) in med.iter_mut().enumerate() {
+                let mut v: Vec<f64> = rows.iter().filter(|r| r.0 == native && r.1 == warm).map(|r| r.2[i]).collect();
+                v.sort_by(|a, b| a.partial_cmp(b).unwrap());
+                *m = v[v.len() / 2];
+            }
+            eprintln!(
+                "median, {} pipelines, {}: translate {:.3} s, first launch {:.3} s, later launches {:.2} ms",
+                if warm { "cached" } else { "cold" },
+                if native { "native + fallback" } else { "emulated only" },
+                med[0],
+                med[1],
+                med[2] * 1e3
+            );
+        }
+    }
+}
+
+/// GPU time of warp-collective kernels, native translation against emulated, on the same
+/// device in one process, interleaved (median of 7 timed launches each, after a warm-up):
+/// nvcc's `warp_reduce` (5 `shfl.down` per warp) and the hand-written vote_groups (votes,
+/// redux, match in divergent groups) over 2^20 threads, results checked. Where the native
+/// layout check fails (lavapipe) both columns run the emulation:
+///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test simt_kernels native_warps_speed -- --ignored --nocapture
+#[test]
+#[ignore]
+fn native_warps_speed() {
+    let Some(gpu) = gpu() else { return };
+    if !gpu.features().contains(wgpu::Features::SUBGROUP) {
+        eprintln!("skipped: no subgroup operations");
+        return;
+    }
+    let (block, grid) = (256usize, 4096usize);
+    let total = block * grid;
+    // warp_reduce.
+    let data = ints(total, 4242);
+    let want: Vec<i32> = data.chunks(32).map(|w| w.iter().fold(0i32, |a, &v| a.wrapping_add(v))).collect();
+    let file = "warp.sm80.ptx";
+    let text = ptx(file);
+    let programs = [("emulated", emulated_program(file, &text, [block as u32, 1, 1])), ("native", native_program(file, &text, [block as u32, 1, 1]))];
+    // vote_groups (inputs as in its test).
+    let mut w = words(0x90e);
+    let x: Vec<u32> = (0..total).map(|_| w.next().unwrap() % 23).collect();
+    let vote_in: Vec<u32> = (0..total)
+        .flat_map(|i| {
+            let (lane0, t) = (i / 32 * 32, i);
+            let group = x[t] & 2;
+            let m: u32 = (lane0..lane0 + 32).filter(|&k| x[k] & 2 == group).map(|k| 1u32 << (k % 32)).sum();
+            [x[t], m, 0]
+        })
+        .collect();
+    let vfile = "vote_groups.ptx";
+    let vtext = ptx(vfile);
+    let vprograms = [("emulated", emulated_program(vfile, &vtext, [block as u32, 1, 1])), ("native", native_program(vfile, &vtext, [block as u32, 1, 1]))];
+    for backend in Backend::ALL {
+        let mut times: Vec<(String, Vec<f64>)> = Vec::new();
+        let ctx = ptxcross::Context::new(ptxcross::ContextOptions { heap_bytes: 96 << 20, timeout: None, gpu: Some(gpu.clone()) })
+            .expect("context");
+        let mut run = Run { ctx };
+        run.ctx.time_launches(true);
+        let inp = run.buffer(&i32s(&data));
+        let out = run.zeros(want.len() * 4);
+        let vin = run.buffer(&u32s(&vote_in));
+        let vout = run.zeros(total * 20);
+        let mut vote_ref: Option<Vec<u32>> = None;
+        for round in 0..8 {
+            for (k, (label, program)) in programs.iter().enumerate() {
+                run.launch(program, "warp_reduce", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+                let t = run.ctx.last_kernel_time().map(|d| d.as_secs_f64() * 1e3).unwrap_or(f64::NAN);
+                let path = run.ctx.last_warp_path();
+                assert_eq!(as_i32(&run.read(out, want.len() * 4)), want, "warp_reduce {label} {backend}");
+                if times.len() <= k {
+                    times.push((format!("warp_reduce {label} ({path:?})"), Vec::new()));
+                }
+                if round > 0 {
+                    times[k].1.push(t);
+                }
+            }
+            for (k, (label, program)) in vprograms.iter().enumerate() {
+                run.launch(program, "vote_groups", [grid as u32, 1, 1], &[&vin.to_le_bytes(), &vout.to_le_bytes()], backend);
+                let t = run.ctx.last_kernel_time().map(|d| d.as_secs_f64() * 1e3).unwrap_or(f64::NAN);
+                let path = run.ctx.last_warp_path();
+                let got = run.read_u32(vout, total * 5);
+                // The emulated translation's results are checked by vote_groups' own test; the
+                // native one must give the same bits.
+                match &vote_ref {
+                    None => vote_ref = Some(got),
+                    Some(r) => assert!(*r == got, "vote_groups {label} {backend}: differs from the emulated translation"),
+                }
+                if times.len() <= 2 + k {
+                    times.push((format!("vote_groups {label} ({path:?})"), Vec::new()));
+                }
+                if round > 0 {
+                    times[2 + k].1.push(t);
+                }
+            }
+        }
+        for (what, mut t) in times {
+            t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+            eprintln!("{backend} {what}: median GPU time {:.3} ms ({})", t[t.len() / 2], gpu.describe());
+        }
+    }
+}
+
+/// The shape of a native-warps translation (no device needed): a kernel with collectives is
+/// its native translation (subgroup operations, the layout check's fault code) followed by its
+/// emulated twin under the same PTX name; a kernel without any stays single; the listing
+/// names each kernel once; the webgpu profile refuses the native translation with a message.
+#[test]
+fn native_warps_modules_hold_each_collective_kernel_twice() {
+    let text = format!("{}\n.visible .entry plain(.param .u64 p) {{\n    ret;\n}}\n", ptx("vote_groups.ptx"));
+    let file = ptxcross_frontend::SourceFile::new("vote_groups_plus.ptx", text);
+    let options = ptxcross_lower::LowerOptions { block: Some([64, 1, 1]), native_warps: true, ..Default::default() };
+    let module = ptxcross::translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{}", e.render()));
+    let shape: Vec<(&str, &str, bool, bool)> =
+        module.kernels.iter().map(|k| (k.name.as_str(), k.entry_point.as_str(), k.features.native_warps, k.features.warp_fallback)).collect();
+    assert_eq!(
+        shape,
+        [
+            ("vote_groups", "k_vote_groups", true, false),
+            ("vote_groups", "k_vote_groups_emulated_warps", false, true),
+            ("plain", "k_plain", false, false)
+        ]
+    );
+    let wgsl = ptxcross::translate::emit_wgsl(&module, ptxcross_wgsl::Profile::Wgpu).expect("wgpu profile");
+    assert!(wgsl.contains("subgroupBallot(") && wgsl.contains("subgroupShuffle(") && wgsl.contains("@builtin(subgroup_invocation_id)"));
+    assert!(wgsl.contains(&format!("px_fault({}u)", ptxcross_lower::abi::FAULT_WARP_LAYOUT)), "the layout check's fault");
+    let spirv = ptxcross::translate::emit_spirv(&module).expect("spirv");
+    ptxcross::translate::validate_spirv(&spirv).expect("spirv-val");
+    let program = ptxcross::translate::build_program_from_ir("v", module.clone(), &Backend::ALL, true).expect("validated");
+    assert_eq!(program.kernel_names(), ["vote_groups", "plain"]);
+    assert!(program.kernel("vote_groups").is_some_and(|k| k.features.native_warps), "the name finds the native translation");
+    let err = ptxcross::translate::emit_wgsl(&module, ptxcross_wgsl::Profile::WebGpu).expect_err("webgpu refuses it");
+    assert!(err.to_string().contains("native warp collectives"), "{err}");
+}
+
+/// warp_misc translated as the device asks (emulated on lavapipe: the reference the other
+/// translations are held to).
+#[test]
+fn activemask_elect_and_every_redux_in_divergent_branches() {
+    warp_misc(Warps::Device)
 }
 
 /// The first of `all` (the CI slice), or all of them (`full`).

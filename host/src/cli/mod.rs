@@ -77,6 +77,10 @@ pub fn command() -> Command {
                 .arg(value("block", "X,Y,Z", "block shape %ntid is fixed to (default: .reqntid, else 256)"))
                 .arg(value("dynamic-shared", "BYTES", "bytes of dynamic shared memory"))
                 .arg(value("profile", "wgpu|webgpu", "WGSL profile (default wgpu)"))
+                .arg(flag(
+                    "native-warps",
+                    "also translate warp collectives to subgroup operations (each such kernel, then its emulated twin)",
+                ))
                 .arg(flag("no-validate", "skip SPIR-V (SPIRV-Tools) / WGSL (naga) validation")),
         )
         .subcommand(

@@ -282,6 +282,8 @@ struct DeviceFacts {
     max_global_bytes: Option<u64>,
     /// The device has no 64-bit integers: lowering splits them into 32-bit halves.
     split_int64: bool,
+    /// Translate warp collectives natively too (`Gpu::native_warps`, `PTXCROSS_WARPS`).
+    native_warps: bool,
 }
 
 /// `split_int64`: translate as for a device without 64-bit integers even if this one has them
@@ -293,6 +295,7 @@ fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend], split_i
         detect_cut_loops: gpu.is_none_or(|g| backends.iter().any(|&b| g.cuts_long_loops(b))),
         max_global_bytes: gpu.map(|g| g.max_segment_bytes().saturating_sub(HEAP_RESERVED_BYTES + ALLOC_ALIGN)),
         split_int64: split_int64 || gpu.is_some_and(|g| !g.features().contains(wgpu::Features::SHADER_INT64)),
+        native_warps: gpu.is_some_and(|g| g.native_warps()),
     }
 }
 
@@ -307,6 +310,7 @@ fn frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, TranslateErro
         detect_cut_loops: facts.detect_cut_loops,
         max_global_bytes: facts.max_global_bytes,
         split_int64: facts.split_int64,
+        native_warps: facts.native_warps,
         // `PTXCROSS_LOCAL_SCRATCH_BYTES=N`: local memory of N bytes per thread or more goes to
         // the scratch buffer (default 512; 4294967295 keeps it private, e.g. to compare).
         local_scratch_bytes: std::env::var("PTXCROSS_LOCAL_SCRATCH_BYTES").ok().and_then(|v| v.trim().parse().ok()),

@@ -43,6 +43,7 @@ pub fn main(a: &Args) -> Result<i32, String> {
         },
         // WebGPU has no 64-bit integers: they are split into 32-bit halves in lowering.
         split_int64: profile == Profile::WebGpu,
+        native_warps: a.flag("--native-warps"),
         ..LowerOptions::default()
     };
     let validate = !a.flag("--no-validate");

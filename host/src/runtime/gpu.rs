@@ -41,6 +41,17 @@ pub struct GpuOptions {
 
 pub(crate) type PipelineKey = (u64, Backend, String);
 
+/// Which translation of a kernel with warp collectives a launch ran (see
+/// [`super::Context::last_warp_path`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum WarpPath {
+    /// Native subgroup operations (`ir::Features::native_warps`): the device's subgroups held
+    /// whole warps.
+    Native,
+    /// The emulation through shared memory and barriers (the kernel's `warp_fallback` twin).
+    Emulated,
+}
+
 /// An opened device and what the runtime needs to know about it.
 pub struct Gpu {
     pub(crate) device: wgpu::Device,
@@ -58,6 +69,10 @@ pub struct Gpu {
     pub(crate) loops_cut: Mutex<HashMap<Backend, bool>>,
     /// Probe results: which subnormals the device keeps (see `probe.rs`).
     pub(crate) subnormals: Mutex<HashMap<Backend, super::probe::Subnormals>>,
+    /// Per native-warps pipeline (program id, backend, entry point): did its subgroup layout
+    /// check pass at its first launch (`true`), or did it fault with `abi::FAULT_WARP_LAYOUT`
+    /// (`false`: its emulated twin runs from then on). The check is made once per pipeline.
+    pub(crate) warp_layouts: Mutex<HashMap<PipelineKey, bool>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -213,7 +228,35 @@ impl Gpu {
             fma_fused: Mutex::new(HashMap::new()),
             loops_cut: Mutex::new(HashMap::new()),
             subnormals: Mutex::new(HashMap::new()),
+            warp_layouts: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// Whether to translate kernels with warp collectives to native subgroup operations too
+    /// (`ptxcross_lower::LowerOptions::native_warps`; the runtime then launches the native
+    /// translation where its layout check passes, the emulated one elsewhere). Never without
+    /// wgpu's `Features::SUBGROUP`. `PTXCROSS_WARPS`: `native` tries it on any such device (a
+    /// subgroup narrower than 32 then fails the check at the first launch and the emulation
+    /// runs: how tests cover the fallback on lavapipe), `emulated` never, `auto` (or unset)
+    /// where every subgroup size the adapter reports is a multiple of 32
+    /// ([`Gpu::subgroups_hold_warps`]).
+    pub fn native_warps(&self) -> bool {
+        if !self.features.contains(wgpu::Features::SUBGROUP) {
+            return false;
+        }
+        match std::env::var("PTXCROSS_WARPS").ok().as_deref().map(str::trim) {
+            Some("native") => true,
+            Some("emulated") => false,
+            _ => self.subgroups_hold_warps(),
+        }
+    }
+
+    /// Every subgroup size the adapter reports (`subgroup_min_size ..= subgroup_max_size`,
+    /// powers of two) is a multiple of 32, so a subgroup can hold whole warps (the kernel's
+    /// run-time check proves the lane layout).
+    pub fn subgroups_hold_warps(&self) -> bool {
+        let (lo, hi) = (self.info.subgroup_min_size, self.info.subgroup_max_size);
+        lo >= 32 && lo % 32 == 0 && hi % 32 == 0
     }
 
     /// The wgpu device (for work of the caller's own beside ptxcross's, e.g. benchmarks).
@@ -266,6 +309,9 @@ impl Gpu {
         }
         if let Ok(mut p) = self.pipelines.lock() {
             p.retain(|k, _| k.0 != program_id);
+        }
+        if let Ok(mut w) = self.warp_layouts.lock() {
+            w.retain(|k, _| k.0 != program_id);
         }
     }
 

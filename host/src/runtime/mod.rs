@@ -33,7 +33,7 @@ use std::time::Duration;
 use ptxcross_lower::{abi, ir};
 
 pub use error::{Error, NO_ADAPTER_HINT};
-pub use gpu::{adapters, Gpu, GpuOptions, WANTED_FEATURES};
+pub use gpu::{adapters, Gpu, GpuOptions, WarpPath, WANTED_FEATURES};
 pub use probe::{Subnormals, SUBNORMAL_CHECKS};
 pub use memory::DevicePtr;
 pub use program::Program;
@@ -135,6 +135,8 @@ pub struct Context {
     scratch: scratch::Scratch,
     /// Launches so far: the next launch's `%gridid` (`abi::PARAM_GRID_ID_WORD`).
     launches: u64,
+    /// Which translation the last launch of a kernel with native warp collectives ran.
+    last_warp_path: Option<WarpPath>,
 }
 
 impl std::fmt::Debug for Context {
@@ -294,6 +296,7 @@ impl Context {
             kernels: HashMap::new(),
             launch_timer: None,
             launches: 0,
+            last_warp_path: None,
         })
     }
 
@@ -838,6 +841,17 @@ impl Context {
             .kernels
             .iter()
             .filter(|o| o.name != kernel.name);
+        // A kernel's native warp translation shares its name (and module) with its emulated twin.
+        let native_warps = program.module().kernels.iter().find(|o| o.features.native_warps);
+        if let Some(k) = native_warps {
+            need(
+                &k.name,
+                true,
+                "subgroup operations (it was translated with native warp collectives)",
+                wgpu::Features::SUBGROUP,
+                "SUBGROUP",
+            )?;
+        }
         for k in std::iter::once(kernel).chain(others) {
             let (int64, float64) = match backend {
                 Backend::Spirv => (k.features.int64, k.features.float64),
@@ -1021,6 +1035,78 @@ impl Context {
     ) -> Result<(), Error> {
         let k = find_kernel(program, kernel)?;
         let index = program.module().kernels.iter().position(|x| std::ptr::eq(x, k)).unwrap_or(0);
+        if !k.features.native_warps {
+            self.last_warp_path = None;
+            return self.submit_kernel(program, index, grid, params, backend, timed);
+        }
+        // A kernel with native warp collectives; its emulated twin follows it.
+        let twin = index + 1;
+        if !program.module().kernels.get(twin).is_some_and(|t| t.features.warp_fallback && t.name == k.name) {
+            return Err(Error::Gpu {
+                during: "launch",
+                message: format!("kernel {} has native warp collectives but no emulated translation beside it", k.name),
+            });
+        }
+        let key = (program.id(), backend, k.entry_point.clone());
+        let verdict = if self.gpu.features().contains(wgpu::Features::SUBGROUP) {
+            self.gpu.warp_layouts.lock().unwrap_or_else(|p| p.into_inner()).get(&key).copied()
+        } else {
+            Some(false)
+        };
+        let record = |gpu: &Gpu, ok: bool| {
+            gpu.warp_layouts.lock().unwrap_or_else(|p| p.into_inner()).insert(key.clone(), ok);
+        };
+        match verdict {
+            Some(true) => {
+                self.last_warp_path = Some(WarpPath::Native);
+                self.submit_kernel(program, index, grid, params, backend, timed)
+            }
+            Some(false) => {
+                self.last_warp_path = Some(WarpPath::Emulated);
+                self.submit_kernel(program, twin, grid, params, backend, timed)
+            }
+            None => {
+                // First launch of this pipeline: run it alone and read its fault word. Its
+                // layout check (`ptxcross_lower` `warp_layout`) faults before the kernel does
+                // anything else where the subgroups do not hold whole warps; then the emulated
+                // twin runs this launch and every later one. (Launches still pending before it
+                // are synchronized first, so a fault of theirs is reported here.)
+                self.settle()?;
+                self.submit_kernel(program, index, grid, params, backend, timed)?;
+                match self.settle() {
+                    Err(Error::KernelFault { bits, .. }) if bits & abi::FAULT_WARP_LAYOUT != 0 => {
+                        record(&self.gpu, false);
+                        self.last_warp_path = Some(WarpPath::Emulated);
+                        self.submit_kernel(program, twin, grid, params, backend, timed)
+                    }
+                    other => {
+                        record(&self.gpu, true);
+                        self.last_warp_path = Some(WarpPath::Native);
+                        other
+                    }
+                }
+            }
+        }
+    }
+
+    /// Which translation the last launch of a kernel with warp collectives ran, when it was
+    /// translated with native ones too (`LowerOptions::native_warps`); `None` after a launch of
+    /// any other kernel.
+    pub fn last_warp_path(&self) -> Option<WarpPath> {
+        self.last_warp_path
+    }
+
+    /// [`Context::submit_launch`] of kernel `index` of the program's module.
+    fn submit_kernel(
+        &mut self,
+        program: &Program,
+        index: usize,
+        grid: [u32; 3],
+        params: &[u8],
+        backend: Backend,
+        timed: bool,
+    ) -> Result<(), Error> {
+        let k = &program.module().kernels[index];
         self.usable()?;
         if !program.has_code(backend) {
             return Err(Error::MissingCode { backend });

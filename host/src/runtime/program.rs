@@ -67,8 +67,10 @@ impl Program {
             .find(|k| k.name == name)
             .or_else(|| ks.iter().find(|k| k.entry_point == name))
     }
+    /// The kernels' PTX names (an emulated twin, `ir::Features::warp_fallback`, is not listed:
+    /// it shares its kernel's name).
     pub fn kernel_names(&self) -> Vec<String> {
-        self.module.kernels.iter().map(|k| k.name.clone()).collect()
+        self.module.kernels.iter().filter(|k| !k.features.warp_fallback).map(|k| k.name.clone()).collect()
     }
 }
 

@@ -15,6 +15,21 @@
 //! `membermask` selects lanes as the spec says; a lane outside it reads as not participating.
 //! Results the spec leaves undefined (a `shfl` source lane that is inactive) read whatever that
 //! lane's scratch word holds.
+//!
+//! **Native variant** (`LowerOptions::native_warps`): the same rules from two subgroup
+//! operations, `Expr::WarpBallot` and `Expr::WarpShuffle`, valid where the subgroups hold
+//! whole warps (`warp_layout` checks that at kernel start; the host falls back to this file's
+//! emulation elsewhere). They are reached by every thread like the barriers above (the SIMT
+//! pass treats them as barriers), and the SIMT pass ANDs a ballot's predicate with the
+//! thread's mask, so `ballot(true)` is the set of lanes that execute the collective — what
+//! the emulation's flag bit 0 says. Per reading thread, exactly as the emulation:
+//! participants = that ballot & the reader's `membermask`; `vote`'s ballot = ballot(pred) &
+//! membermask; `redux` and `match` read every lane's value with 32 shuffles and combine the
+//! participants' (a butterfly reduction would be 5 shuffles, but lanes that do not execute the
+//! collective do not run the steps between shuffles, so their partial results would be stale);
+//! `shfl` is one shuffle from the source lane the spec's Semantics compute. A `shfl` source
+//! lane that is inactive ("unpredictable" in §9.7.10.6 `shfl.sync` Semantics) gives that
+//! lane's current register value here, the emulation an older published one.
 
 use super::{operands, Mods};
 use crate::function::{unsupported, FnLower, LResult};
@@ -32,6 +47,37 @@ struct WarpView {
 }
 
 impl FnLower {
+    /// Native: the ballot of `pred` over the thread's warp (see [`ir::Expr::WarpBallot`]); the
+    /// SIMT pass restricts it to the threads that execute it.
+    fn native_ballot(&mut self, pred: Operand, span: ast::Span) -> Operand {
+        self.used_native_warps = true;
+        let v = self.new_var(Ty::U32, "warp ballot");
+        self.assign(v, Expr::WarpBallot { pred });
+        self.barriers.push((self.cur, span));
+        Operand::Var(v)
+    }
+
+    /// Native: `value` of lane `lane` (0..32) of the thread's warp.
+    fn native_shuffle(&mut self, value: Operand, lane: Operand, span: ast::Span) -> Operand {
+        self.used_native_warps = true;
+        let v = self.new_var(Ty::U32, "warp shuffle");
+        self.assign(v, Expr::WarpShuffle { value, lane });
+        self.barriers.push((self.cur, span));
+        Operand::Var(v)
+    }
+
+    /// Native: the lanes that execute this collective and are in `member` (the emulation's
+    /// flag bit 0).
+    fn native_participants(&mut self, member: Operand, span: ast::Span) -> Operand {
+        let all = self.native_ballot(Operand::Const(crate::ir::Const::Bool(true)), span);
+        self.bin(BinaryOp::And, Ty::U32, all, member)
+    }
+
+    /// Native: every lane's `value` (32 shuffles).
+    fn native_values(&mut self, value: Operand, span: ast::Span) -> Vec<Operand> {
+        (0..32).map(|k| self.native_shuffle(value, FnLower::u32c(k), span)).collect()
+    }
+
     /// Word index of the scratch (values, then flags), creating it on first use.
     fn warp_scratch(&mut self, span: ast::Span) -> u32 {
         if let Some(b) = self.warp_scratch {
@@ -160,9 +206,15 @@ impl FnLower {
         let b = self.read(b, ScalarType::B32)?;
         let c = self.read(c, ScalarType::B32)?;
         let member = self.read(mask, ScalarType::B32)?;
-        let view = self.warp_publish_reading(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span, false);
-        let (lane, wbase) = (view.lane, view.values[0]);
         let u = FnLower::u32c;
+        let view = if self.native_warps {
+            let t = self.linear_tid();
+            let lane = self.bin(BinaryOp::And, Ty::U32, t, u(31));
+            WarpView { lane, values: Vec::new(), flags: Vec::new() }
+        } else {
+            self.warp_publish_reading(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span, false)
+        };
+        let lane = view.lane;
         let bval = self.bin(BinaryOp::And, Ty::U32, b, u(31));
         let cval = self.bin(BinaryOp::And, Ty::U32, c, u(31));
         let seg = self.bin(BinaryOp::ShrU, Ty::U32, c, u(8));
@@ -193,11 +245,17 @@ impl FnLower {
         };
         let j = self.select(Ty::U32, pval, j, lane);
         // d = value of lane j of this warp (j is in 0..32 here).
-        let base = self.warp_scratch(m.inst.span);
-        let i = self.bin(BinaryOp::Add, Ty::U32, wbase, j);
-        let i = self.bin(BinaryOp::Add, Ty::U32, i, u(base));
-        let r = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: i });
-        self.warp_finish(m.inst.span);
+        let r = if self.native_warps {
+            self.native_shuffle(a, j, m.inst.span)
+        } else {
+            let wbase = view.values[0];
+            let base = self.warp_scratch(m.inst.span);
+            let i = self.bin(BinaryOp::Add, Ty::U32, wbase, j);
+            let i = self.bin(BinaryOp::Add, Ty::U32, i, u(base));
+            let r = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: i });
+            self.warp_finish(m.inst.span);
+            r
+        };
         match &d.kind {
             OperandKind::Pair(dv, p) => {
                 self.write(dv, ScalarType::B32, r)?;
@@ -219,10 +277,17 @@ impl FnLower {
         let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
         let p = self.pred_operand(a)?;
         let member = self.read(mask, ScalarType::B32)?;
-        let view = self.warp_publish(FnLower::u32c(0), p, member, m.inst.span);
-        let active = self.lanes_with(&view, 0);
-        let ballot = self.lanes_with(&view, 1);
-        self.warp_finish(m.inst.span);
+        let (active, ballot) = if self.native_warps {
+            let active = self.native_participants(member, m.inst.span);
+            let b = self.native_ballot(p, m.inst.span);
+            (active, self.bin(BinaryOp::And, Ty::U32, b, member))
+        } else {
+            let view = self.warp_publish(FnLower::u32c(0), p, member, m.inst.span);
+            let active = self.lanes_with(&view, 0);
+            let ballot = self.lanes_with(&view, 1);
+            self.warp_finish(m.inst.span);
+            (active, ballot)
+        };
         let u = FnLower::u32c;
         match kind {
             "ballot" => self.write(d, ScalarType::B32, ballot),
@@ -247,6 +312,10 @@ impl FnLower {
     pub(super) fn activemask(&mut self, m: &Mods) -> LResult<()> {
         m.only(&[])?;
         let [d] = operands(m.inst, 1)? else { unreachable!() };
+        if self.native_warps {
+            let active = self.native_participants(FnLower::u32c(!0), m.inst.span);
+            return self.write(d, ScalarType::B32, active);
+        }
         let view = self.warp_publish(FnLower::u32c(0), Operand::Const(crate::ir::Const::Bool(false)), FnLower::u32c(!0), m.inst.span);
         let active = self.lanes_with(&view, 0);
         self.warp_finish(m.inst.span);
@@ -280,8 +349,21 @@ impl FnLower {
         let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
         let a = self.read(a, t)?;
         let member = self.read(mask, ScalarType::B32)?;
-        let view = self.warp_publish(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span);
         let mut acc = FnLower::u32c(identity);
+        if self.native_warps {
+            let active = self.native_participants(member, m.inst.span);
+            let values = self.native_values(a, m.inst.span);
+            for (k, value) in values.into_iter().enumerate() {
+                let on = self.bin(BinaryOp::ShrU, Ty::U32, active, FnLower::u32c(k as u32));
+                let on = self.bin(BinaryOp::And, Ty::U32, on, FnLower::u32c(1));
+                let on = self.cmp(CmpOp::Ne, Ty::U32, on, FnLower::u32c(0));
+                let v = self.select(Ty::U32, on, value, FnLower::u32c(identity));
+                acc = self.bin(bop, Ty::U32, acc, v);
+            }
+            let acc = self.value(Ty::U32, Expr::Use(acc));
+            return self.write(d, t, acc);
+        }
+        let view = self.warp_publish(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span);
         for k in 0..32 {
             let on = self.bin(BinaryOp::And, Ty::U32, view.flags[k], FnLower::u32c(1));
             let on = self.cmp(CmpOp::Ne, Ty::U32, on, FnLower::u32c(0));
@@ -303,17 +385,25 @@ impl FnLower {
         let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
         let a = self.read(a, ScalarType::B32)?;
         let member = self.read(mask, ScalarType::B32)?;
-        let view = self.warp_publish(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span);
-        let active = self.lanes_with(&view, 0);
+        let native = self.native_warps;
+        let (active, values) = if native {
+            let active = self.native_participants(member, m.inst.span);
+            (active, self.native_values(a, m.inst.span))
+        } else {
+            let view = self.warp_publish(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span);
+            (self.lanes_with(&view, 0), view.values)
+        };
         let mut same = FnLower::u32c(0);
-        for k in 0..32 {
-            let eq = self.cmp(CmpOp::Eq, Ty::U32, view.values[k], a);
+        for (k, value) in values.into_iter().enumerate() {
+            let eq = self.cmp(CmpOp::Eq, Ty::U32, value, a);
             let bit = self.select(Ty::U32, eq, FnLower::u32c(1 << k), FnLower::u32c(0));
             same = self.bin(BinaryOp::Or, Ty::U32, same, bit);
         }
         let same = self.bin(BinaryOp::And, Ty::U32, same, active);
         let same = self.value(Ty::U32, Expr::Use(same));
-        self.warp_finish(m.inst.span);
+        if !native {
+            self.warp_finish(m.inst.span);
+        }
         let (r, p) = if all {
             let every = self.cmp(CmpOp::Eq, Ty::U32, same, active);
             (self.select(Ty::U32, every, active, FnLower::u32c(0)), every)
@@ -334,10 +424,17 @@ impl FnLower {
         m.only(&["sync"])?;
         let [d, mask] = operands(m.inst, 2)? else { unreachable!() };
         let member = self.read(mask, ScalarType::B32)?;
-        let view = self.warp_publish(FnLower::u32c(0), Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span);
-        let active = self.lanes_with(&view, 0);
-        let lane = view.lane;
-        self.warp_finish(m.inst.span);
+        let (active, lane) = if self.native_warps {
+            let active = self.native_participants(member, m.inst.span);
+            let t = self.linear_tid();
+            (active, self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(31)))
+        } else {
+            let view = self.warp_publish(FnLower::u32c(0), Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span);
+            let active = self.lanes_with(&view, 0);
+            let lane = view.lane;
+            self.warp_finish(m.inst.span);
+            (active, lane)
+        };
         let neg = self.un(UnaryOp::Neg, Ty::U32, active);
         let lowest = self.bin(BinaryOp::And, Ty::U32, active, neg);
         let me = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(1), lane);

@@ -19,12 +19,58 @@ fn lower_ptx(name: &str, ptx: &str, block: [u32; 3]) -> ptxcross_lower::ir::Modu
     lower_kernel(name, ptx, block, None)
 }
 
-/// Lowers `kernel` of `ptx` (every kernel: `None`) for `block`.
+/// Lowers `kernel` of `ptx` (every kernel: `None`) for `block`, with native warp collectives
+/// as the shared device asks (`Gpu::native_warps`: where its subgroups can hold whole warps,
+/// or as `PTXCROSS_WARPS` says), so these tests run the native translation on such devices.
+/// `PTXCROSS_WARPS_SIMULATE=1`: the native lowering with its subgroup operations simulated
+/// through shared memory (`LowerOptions::simulate_native_warps`), on any device.
 fn lower_kernel(name: &str, ptx: &str, block: [u32; 3], kernel: Option<&str>) -> ptxcross_lower::ir::Module {
+    if std::env::var("PTXCROSS_WARPS_SIMULATE").as_deref() == Ok("1") {
+        return lower_warps(name, ptx, block, kernel, true, true);
+    }
+    lower_warps(name, ptx, block, kernel, gpu().is_some_and(|g| g.native_warps()), false)
+}
+
+fn lower_warps(name: &str, ptx: &str, block: [u32; 3], kernel: Option<&str>, native_warps: bool, simulate_native_warps: bool) -> ptxcross_lower::ir::Module {
     assert!(translate::spirv_validator_available(), "a SPIR-V validator is needed (scripts/install-deps.sh)");
     let file = SourceFile::new(name, ptx);
-    let options = LowerOptions { block: Some(block), kernel: kernel.map(str::to_string), ..Default::default() };
+    let options =
+        LowerOptions { block: Some(block), kernel: kernel.map(str::to_string), native_warps, simulate_native_warps, ..Default::default() };
     translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()))
+}
+
+/// Translates `ptx` for `block` with native warp collectives beside the emulated ones
+/// (`LowerOptions::native_warps`) whatever the device, validating both modules.
+pub fn native_program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
+    let module = lower_warps(name, ptx, block, None, true, false);
+    translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Translates `ptx` for `block` with emulated warp collectives only, whatever the device.
+pub fn emulated_program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
+    let module = lower_warps(name, ptx, block, None, false, false);
+    translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// Translates `ptx` for `block` with the native warp collectives' lowering whose subgroup
+/// operations are simulated through shared memory (`LowerOptions::simulate_native_warps`):
+/// runs the native lowering on any device.
+pub fn simulated_native_program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
+    let module = lower_warps(name, ptx, block, None, true, true);
+    translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// The translation a launch of a native-warps program must run on `gpu`: the native one where
+/// every subgroup size is a multiple of 32 (NVIDIA, RDNA wave32, AMD wave64; the layout check
+/// must pass there) or where `PTXCROSS_EXPECT_NATIVE_WARPS=1` says so (a device run that must
+/// prove the native path, whatever sizes the adapter reports), else the emulated one
+/// (lavapipe's 8, browsers' 4).
+pub fn expected_warp_path(gpu: &Gpu) -> ptxcross::runtime::WarpPath {
+    if gpu.subgroups_hold_warps() || std::env::var("PTXCROSS_EXPECT_NATIVE_WARPS").as_deref() == Ok("1") {
+        ptxcross::runtime::WarpPath::Native
+    } else {
+        ptxcross::runtime::WarpPath::Emulated
+    }
 }
 
 /// Translates `ptx` for `block` to both backends, validating each module.
