@@ -212,6 +212,11 @@ pub fn lower_kernel(
         // First of all (ahead of the shared-memory prologue): the subgroup layout check.
         warp_layout::check_layout(&mut kernel);
     }
+    if native_warps && kernel.shared_dwords() {
+        // The check's (or the simulation's) shared words, added after `shared64` ran, join the
+        // doubleword layout too (the accesses it rewrote before are doublewords already).
+        crate::shared64::widen_shared(&mut kernel.body, &mut kernel.vars, kernel.shared_words);
+    }
     if options.split_int64 {
         int64::split_int64(&mut kernel).map_err(|what| {
             unsupported(format!("{what}, on a target without 64-bit integers (kernel `{}`)", f.name.name), f.name.span)
