@@ -17,6 +17,10 @@ use crate::ir::{BinaryOp, CmpOp, Operand, Ty, UnaryOp};
 use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
+/// Whether `vmad` is translated. NVIDIA's results (sm_90, measured 2026-11-26) differ from the
+/// spec's pseudo-code, which this translation follows, so `vmad` is refused until reproduced.
+const VMAD_REPRODUCED: bool = false;
+
 /// A scalar operand selector (`.b0..b3`, `.h0/.h1`), or the whole word.
 #[derive(Clone, Copy, PartialEq)]
 enum Part {
@@ -201,6 +205,16 @@ impl FnLower {
             ));
         }
         operands(m.inst, want)?;
+        if secop.is_some() || dpart != Part::Word {
+            return Err(unsupported(
+                format!(
+                    "`{}` with {} (NVIDIA's results differ from the spec's pseudo-code, §9.7.18.1; not yet reproduced)",
+                    m.name(),
+                    if dpart != Part::Word { "a destination merge selector" } else { "a secondary operation (.add/.min/.max)" }
+                ),
+                m.inst.span,
+            ));
+        }
         let a = self.video_src(&ops[1])?;
         let b = self.video_src(&ops[2])?;
         if a.neg || b.neg {
@@ -330,6 +344,12 @@ impl FnLower {
             // Not among the spec's operand combinations (§9.7.18.1.3), and its pseudo-code
             // would silently ignore the negation of c.
             return Err(unsupported("`vmad` with both the product and c negated", m.inst.span));
+        }
+        if !VMAD_REPRODUCED {
+            return Err(unsupported(
+                "`vmad` (NVIDIA's results differ from the spec's pseudo-code, §9.7.18.1.3; not yet reproduced)",
+                m.inst.span,
+            ));
         }
         let signed_final = asigned || bsigned || pneg || cneg;
         // The 128-bit product (hi:lo) of the 33-bit values, from their magnitudes (each below
