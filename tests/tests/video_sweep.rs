@@ -64,6 +64,12 @@ fn run_with(family: &str, cases: Vec<Case>, stride: usize, options: LowerOptions
     let Some(gpu) = sweep::gpu() else { return };
     // PTXCROSS_VIDEO_FILTER=<text>: only the cases whose instruction contains that text.
     let filter = std::env::var("PTXCROSS_VIDEO_FILTER").unwrap_or_default();
+    // PTXCROSS_VIDEO_STRIDE=<n>: every n-th case instead of a family's slice (a wider run, e.g.
+    // to dump for NVIDIA hardware: see `ptxcross_tests::nvidia`); lists run whole stay whole.
+    let stride = match std::env::var("PTXCROSS_VIDEO_STRIDE").ok().and_then(|s| s.parse::<usize>().ok()) {
+        Some(n) if n > 0 && stride > 1 => n,
+        _ => stride,
+    };
     let picked: Vec<Case> = cases
         .into_iter()
         .enumerate()
