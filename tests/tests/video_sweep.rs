@@ -64,6 +64,12 @@ fn run_with(family: &str, cases: Vec<Case>, stride: usize, options: LowerOptions
     let Some(gpu) = sweep::gpu() else { return };
     // PTXCROSS_VIDEO_FILTER=<text>: only the cases whose instruction contains that text.
     let filter = std::env::var("PTXCROSS_VIDEO_FILTER").unwrap_or_default();
+    // PTXCROSS_VIDEO_STRIDE=<n>: every n-th case instead of a family's slice (a wider run, e.g.
+    // to dump for NVIDIA hardware: see `ptxcross_tests::nvidia`); lists run whole stay whole.
+    let stride = match std::env::var("PTXCROSS_VIDEO_STRIDE").ok().and_then(|s| s.parse::<usize>().ok()) {
+        Some(n) if n > 0 && stride > 1 => n,
+        _ => stride,
+    };
     let picked: Vec<Case> = cases
         .into_iter()
         .enumerate()
@@ -333,12 +339,51 @@ fn simd_cases(lanes: u32) -> Vec<Case> {
 
 #[test]
 fn video_scalar() {
-    run("scalar video", scalar_cases(), 307);
+    run("scalar video", scalar_cases(), 211);
 }
 
+/// `vshl/vshr .sat` whose exact result leaves 34 bits (sm_90 saturates the value wrapped to 34
+/// bits, see `vref::scalar`): word and high-part operands shifted by up to 32, plain, merged
+/// and with a secondary operation.
 #[test]
-fn video_vmad() {
-    run("vmad", vmad_cases(), 131);
+fn video_shift_saturation() {
+    let cases: Vec<Case> = scalar_cases()
+        .into_iter()
+        .filter(|c| {
+            let t = &c.text;
+            t.starts_with("vsh") && t.contains(".sat") && (t.contains("%s0,") || t.contains("%s0.h1,") || t.contains("%s0.b3,"))
+                && (t.contains("%s1,") || t.contains("%s1;") || t.contains("%s1.b0"))
+        })
+        .collect();
+    run("vshl/vshr .sat", cases, 5);
+}
+
+/// The translation error of a kernel whose body is `body` over `.b32` registers `%s0..2`, `%d0`.
+fn translate_error(body: &str) -> Option<String> {
+    use ptxcross_frontend::SourceFile;
+    let src = format!(
+        ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n    .reg .b32 %s<3>;\n    .reg .b32 %d<1>;\n    .reg .b32 %r<4>;\n    {body}\n    ret;\n}}\n"
+    );
+    let file = SourceFile::new("v.ptx", src);
+    ptxcross::translate::frontend(&file, &LowerOptions::default()).err().map(|e| e.render())
+}
+
+/// `vmad` is refused with a clear error: NVIDIA's results (sm_90) differ from the spec's
+/// pseudo-code and are not yet reproduced (issue #9). A slice (every case in the ignored test).
+#[test]
+fn video_unreproduced_refused() {
+    check_refused(vmad_cases(), 13);
+}
+
+fn check_refused(cases: Vec<Case>, stride: usize) {
+    let mut n = 0;
+    for c in cases.iter().step_by(stride) {
+        let body = c.text.replace("{d}", "%d0");
+        let err = translate_error(&body).unwrap_or_else(|| panic!("`{body}` was accepted"));
+        assert!(err.contains("not supported yet") && err.contains("NVIDIA's results differ"), "`{body}`: {err}");
+        n += 1;
+    }
+    assert!(n > 1000 || stride == 1 && n > 0, "{n} cases");
 }
 
 #[test]
@@ -353,11 +398,11 @@ fn video_simd() {
 #[test]
 fn video_split_int64() {
     let split = LowerOptions { split_int64: true, ..LowerOptions::default() };
-    run_with("scalar video, split int64", scalar_cases(), 1999, split.clone());
-    run_with("vmad, split int64", vmad_cases(), 499, split);
+    run_with("scalar video, split int64", scalar_cases(), 1999, split);
 }
 
-/// The spec's own examples (§9.7.18), as written there.
+/// The spec's own examples (§9.7.18), as written there (`vmad`'s, refused, are in
+/// `video_refusals`).
 #[test]
 fn video_spec_examples() {
     let cases = vec![
@@ -367,8 +412,6 @@ fn video_spec_examples() {
         Case { text: "vmin.s32.s32.s32.sat.add {d}, %s0, %s1, %s2;".into(), reference: Box::new(|a, b, c| vref::scalar("vmin", true, true, true, true, false, Sel::Word, Sel::Word, Second::Add, a, b, c)) },
         Case { text: "vshl.s32.u32.u32.clamp {d}, %s0, %s1;".into(), reference: Box::new(|a, b, c| vref::scalar("vshl", true, false, false, false, true, Sel::Word, Sel::Word, Second::None, a, b, c)) },
         Case { text: "vshr.u32.u32.u32.wrap {d}, %s0, %s1.h1;".into(), reference: Box::new(|a, b, c| vref::scalar("vshr", false, false, false, false, false, Sel::Word, Sel::H(1), Second::None, a, b, c)) },
-        Case { text: "vmad.s32.s32.u32.sat {d}, %s0, %s1, -%s2;".into(), reference: Box::new(|a, b, c| vref::vmad(true, false, false, false, true, false, true, 0, Sel::Word, Sel::Word, a, b, c)) },
-        Case { text: "vmad.u32.u32.u32.shr15 {d}, %s0.h0, %s1.h0, %s2;".into(), reference: Box::new(|a, b, c| vref::vmad(false, false, false, false, false, false, false, 15, Sel::H(0), Sel::H(0), a, b, c)) },
         Case { text: "vset.s32.u32.lt {d}, %s0, %s1;".into(), reference: Box::new(|a, b, c| vref::scalar("vset.lt", false, true, false, false, false, Sel::Word, Sel::Word, Second::None, a, b, c)) },
         Case { text: "vset.u32.u32.ne {d}, %s0, %s1.h1;".into(), reference: Box::new(|a, b, c| vref::scalar("vset.ne", false, false, false, false, false, Sel::Word, Sel::H(1), Second::None, a, b, c)) },
         Case { text: "vadd2.s32.s32.u32.sat {d}, %s0, %s1, %s2;".into(), reference: Box::new(|a, b, c| vref::simd("vadd", 2, true, true, false, true, false, &[0, 1], &[2, 3], &[true, true], a, b, c)) },
@@ -384,12 +427,12 @@ fn video_spec_examples() {
     run("spec examples", cases, 1);
 }
 
-/// Every case of every family (84,592 instructions; hours on lavapipe).
+/// Every case of every family (hours on lavapipe); the refused forms are checked to be refused.
 #[test]
 #[ignore]
 fn video_exhaustive_modifiers() {
     run("scalar video", scalar_cases(), 1);
-    run("vmad", vmad_cases(), 1);
+    check_refused(vmad_cases(), 1);
     let mut cases = simd_cases(2);
     cases.extend(simd_cases(4));
     run("simd video", cases, 1);
@@ -398,7 +441,6 @@ fn video_exhaustive_modifiers() {
 /// Forms the spec does not allow are errors, not guesses.
 #[test]
 fn video_refusals() {
-    use ptxcross_frontend::SourceFile;
     for (body, why) in [
         ("vadd2.u32.u32.u32.sat.add %r0, %r1, %r2, %r3;", "saturation"),
         ("vshl.u32.u32.s32.clamp %r0, %r1, %r2;", ".u32"),
@@ -406,17 +448,15 @@ fn video_refusals() {
         ("vadd.u32.u32.u32.add %r0.b0, %r1, %r2, %r3;", "exclude"),
         ("vmad.s32.s32.s32 %r0, -%r1, %r2, -%r3;", "both the product and c negated"),
         ("vmad.s32.s32.s32.po %r0, -%r1, %r2, %r3;", "negated"),
+        // The spec's examples of forms refused until NVIDIA's results are reproduced.
+        ("vmad.s32.s32.u32.sat %r0, %r1, %r2, -%r3;", "NVIDIA's results differ"),
+        ("vmad.u32.u32.u32.shr15 %r0, %r1.h0, %r2.h0, %r3;", "NVIDIA's results differ"),
         ("vadd4.u32.u32.u32 %r0.b01, %r1, %r2, %r3;", "mask"),
         ("vadd2.u32.u32.u32 %r0, %r1.h4, %r2, %r3;", "selector"),
         ("vadd.u32.u32.u32 %r0, %r1.b4, %r2;", "selector"),
         ("vset.u32.u32 %r0, %r1, %r2;", "comparison"),
     ] {
-        let src = format!(
-            ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k()\n{{\n    .reg .b32 %r<4>;\n    {body}\n    ret;\n}}\n"
-        );
-        let file = SourceFile::new("v.ptx", src);
-        let err = ptxcross::translate::frontend(&file, &LowerOptions::default()).err().unwrap_or_else(|| panic!("`{body}` was accepted"));
-        let text = err.render();
+        let text = translate_error(body).unwrap_or_else(|| panic!("`{body}` was accepted"));
         assert!(text.contains(why), "`{body}`: {text}");
     }
 }
