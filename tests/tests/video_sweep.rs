@@ -54,6 +54,29 @@ fn inputs(seed: u64) -> Vec<u64> {
     out
 }
 
+/// Whether ptxcross translates the scalar case `text` (see `video_scalar` in lower): NVIDIA's
+/// results for a secondary operation on anything but `vset`, and for `.sat` with a word
+/// operand whose signedness differs from the other operand's, are not yet reproduced.
+fn scalar_accepted(text: &str) -> bool {
+    let op = text.split_whitespace().next().unwrap_or("");
+    let parts: Vec<&str> = op.split('.').collect();
+    let secop = parts.iter().any(|p| matches!(*p, "add" | "min" | "max"));
+    if parts[0] == "vset" || parts[0] == "vshl" || parts[0] == "vshr" {
+        return !(secop && parts[0] != "vset");
+    }
+    if secop {
+        return false;
+    }
+    let (at, bt) = (parts.get(2).copied().unwrap_or(""), parts.get(3).copied().unwrap_or(""));
+    let word = |name: &str| text.contains(&format!("{name},")) || text.contains(&format!("{name};"));
+    !(parts.contains(&"sat") && at != bt && (word("%s0") || word("%s1")))
+}
+
+/// The scalar cases ptxcross translates, and those it refuses.
+fn split_scalar(cases: Vec<Case>) -> (Vec<Case>, Vec<Case>) {
+    cases.into_iter().partition(|c| scalar_accepted(&c.text))
+}
+
 /// Runs `cases` (every `stride`-th from `offset`, or all when `stride` is 1) packed
 /// [`PER_KERNEL`] to a kernel; panics listing mismatches of all kernels.
 fn run(family: &str, cases: Vec<Case>, stride: usize) {
@@ -339,7 +362,9 @@ fn simd_cases(lanes: u32) -> Vec<Case> {
 
 #[test]
 fn video_scalar() {
-    run("scalar video", scalar_cases(), 211);
+    let (accepted, refused) = split_scalar(scalar_cases());
+    run("scalar video", accepted, 211);
+    check_refused(refused, 13);
 }
 
 /// `vshl/vshr .sat` whose exact result leaves 34 bits (sm_90 saturates the value wrapped to 34
@@ -347,7 +372,8 @@ fn video_scalar() {
 /// and with a secondary operation.
 #[test]
 fn video_shift_saturation() {
-    let cases: Vec<Case> = scalar_cases()
+    let cases: Vec<Case> = split_scalar(scalar_cases())
+        .0
         .into_iter()
         .filter(|c| {
             let t = &c.text;
@@ -398,7 +424,7 @@ fn video_simd() {
 #[test]
 fn video_split_int64() {
     let split = LowerOptions { split_int64: true, ..LowerOptions::default() };
-    run_with("scalar video, split int64", scalar_cases(), 1999, split);
+    run_with("scalar video, split int64", split_scalar(scalar_cases()).0, 1999, split);
 }
 
 /// The spec's own examples (§9.7.18), as written there (`vmad`'s, refused, are in
@@ -424,6 +450,9 @@ fn video_spec_examples() {
         Case { text: "vmin4.s32.u32.u32.add {d}.b0, %s0.b0000, %s1.b2222, %s2;".into(), reference: Box::new(|a, b, c| vref::simd("vmin", 4, true, false, false, false, true, &[0; 4], &[2; 4], &[true, false, false, false], a, b, c)) },
         Case { text: "vset4.s32.u32.lt {d}, %s0, %s1, %s2;".into(), reference: Box::new(|a, b, c| vref::simd("vset.lt", 4, false, true, false, false, false, &[0, 1, 2, 3], &[4, 5, 6, 7], &[true; 4], a, b, c)) },
     ];
+    // The scalar forms that stay refused (a secondary operation) are checked in `video_scalar`.
+    let simd = |t: &str| t.split('.').next().is_some_and(|op| op.ends_with('2') || op.ends_with('4'));
+    let cases: Vec<Case> = cases.into_iter().filter(|c| simd(&c.text) || scalar_accepted(&c.text)).collect();
     run("spec examples", cases, 1);
 }
 
@@ -431,7 +460,9 @@ fn video_spec_examples() {
 #[test]
 #[ignore]
 fn video_exhaustive_modifiers() {
-    run("scalar video", scalar_cases(), 1);
+    let (accepted, refused) = split_scalar(scalar_cases());
+    run("scalar video", accepted, 1);
+    check_refused(refused, 1);
     check_refused(vmad_cases(), 1);
     let mut cases = simd_cases(2);
     cases.extend(simd_cases(4));
