@@ -13,9 +13,10 @@
 //! (its loop-bounding break). (This account of Mesa's internals is inferred from the issue's
 //! analysis and the experiments below, not traced in Mesa's source.)
 //!
-//! The guard is `if zero != 0 { break }` at the top of the body, where `zero` is the parameter
-//! header's [`abi::PARAM_ZERO_WORD`], read once at the kernel's start: the host always writes 0
-//! there, and no compiler can know it. It is added only to loops that assign a variable which
+//! The guard is `if zero > k { break }` at the top of the body of loop `k` (each loop its own
+//! comparison, see `insert_guards`), where `zero` is the parameter header's
+//! [`abi::PARAM_ZERO_WORD`], read once at the kernel's start: the host always writes 0 there,
+//! and no compiler can know it. It is added only to loops that assign a variable which
 //! is live after the loop (backward liveness over the structured IR), so most inner loops of
 //! numeric kernels that only update memory stay as they are.
 //!
@@ -89,26 +90,14 @@ pub fn guard_loop_exits(body: &mut Block, vars: &mut Vec<VarInfo>) {
         VarId(vars.len() as u32 - 1)
     };
     let word = new_var(Ty::U32, "loop exit guard word");
-    let guard = new_var(Ty::Bool, "loop exit guard");
     let mut next = 0;
-    insert_guards(&mut body.stmts, guard, &needs, &mut next);
-    body.stmts.splice(
-        0..0,
-        [
-            Stmt::Assign {
-                dst: word,
-                expr: Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(abi::PARAM_ZERO_WORD)) },
-            },
-            Stmt::Assign {
-                dst: guard,
-                expr: Expr::Compare {
-                    op: CmpOp::Ne,
-                    ty: Ty::U32,
-                    lhs: Operand::Var(word),
-                    rhs: Operand::Const(Const::U32(0)),
-                },
-            },
-        ],
+    insert_guards(&mut body.stmts, word, vars, &needs, &mut next);
+    body.stmts.insert(
+        0,
+        Stmt::Assign {
+            dst: word,
+            expr: Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(abi::PARAM_ZERO_WORD)) },
+        },
     );
 }
 
@@ -281,33 +270,52 @@ fn add_expr_uses(e: &Expr, live: &mut Live) {
     }
 }
 
-fn insert_guards(stmts: &mut [Stmt], guard: VarId, needs: &[bool], next: &mut usize) {
+/// Puts `if word > k { break }` at the top of every loop `k` (preorder, counted from 1) that
+/// needs a guard. Each loop's condition is its own comparison (`guard_k`, computed where it is
+/// tested): with one shared condition, a compiler that propagates a dominating `if`'s
+/// condition (NIR's `opt_if` does) knows an inner loop's guard is false once the outer loop's
+/// was, folds it away, and the inner loop is back to one exit (nested loops with per-thread
+/// trip counts, `tests/differential/regressions/seed-0000000026112047` and its neighbours).
+fn insert_guards(stmts: &mut [Stmt], word: VarId, vars: &mut Vec<VarInfo>, needs: &[bool], next: &mut usize) {
     for s in stmts {
         match s {
             Stmt::Loop { body } => {
                 let id = *next;
                 *next += 1;
-                insert_guards(&mut body.stmts, guard, needs, next);
+                insert_guards(&mut body.stmts, word, vars, needs, next);
                 if needs[id] {
-                    body.stmts.insert(
-                        0,
-                        Stmt::If {
-                            cond: Operand::Var(guard),
-                            then_body: Block { stmts: vec![Stmt::Break] },
-                            else_body: Block::new(),
-                        },
+                    vars.push(VarInfo { ty: Ty::Bool, name: format!("loop exit guard {}", id + 1) });
+                    let guard = VarId(vars.len() as u32 - 1);
+                    body.stmts.splice(
+                        0..0,
+                        [
+                            Stmt::Assign {
+                                dst: guard,
+                                expr: Expr::Compare {
+                                    op: CmpOp::GtU,
+                                    ty: Ty::U32,
+                                    lhs: Operand::Var(word),
+                                    rhs: Operand::Const(Const::U32(id as u32 + 1)),
+                                },
+                            },
+                            Stmt::If {
+                                cond: Operand::Var(guard),
+                                then_body: Block { stmts: vec![Stmt::Break] },
+                                else_body: Block::new(),
+                            },
+                        ],
                     );
                 }
             }
             Stmt::If { then_body, else_body, .. } => {
-                insert_guards(&mut then_body.stmts, guard, needs, next);
-                insert_guards(&mut else_body.stmts, guard, needs, next);
+                insert_guards(&mut then_body.stmts, word, vars, needs, next);
+                insert_guards(&mut else_body.stmts, word, vars, needs, next);
             }
             Stmt::Switch { cases, default, .. } => {
                 for c in cases.iter_mut() {
-                    insert_guards(&mut c.body.stmts, guard, needs, next);
+                    insert_guards(&mut c.body.stmts, word, vars, needs, next);
                 }
-                insert_guards(&mut default.stmts, guard, needs, next);
+                insert_guards(&mut default.stmts, word, vars, needs, next);
             }
             _ => {}
         }
@@ -324,19 +332,34 @@ mod tests {
         (0..n).map(|i| VarInfo { ty: Ty::U32, name: format!("r{i}") }).collect()
     }
 
-    fn guarded(stmts: &[Stmt], guard: VarId) -> usize {
-        stmts
-            .iter()
-            .map(|s| match s {
+    /// The guard variables of the guarded loops in `stmts` (each loop's body starting with
+    /// `guard = word > k; if guard { break }`), in preorder.
+    fn guards(stmts: &[Stmt], word: VarId, out: &mut Vec<VarId>) {
+        for s in stmts {
+            match s {
                 Stmt::Loop { body } => {
-                    let g = matches!(body.stmts.first(), Some(Stmt::If { cond, then_body, .. })
-                        if *cond == Operand::Var(guard) && then_body.stmts == [Stmt::Break]);
-                    g as usize + guarded(&body.stmts, guard)
+                    if let [Stmt::Assign { dst, expr: Expr::Compare { op: CmpOp::GtU, lhs, .. } }, Stmt::If { cond, then_body, .. }, ..] =
+                        &body.stmts[..]
+                    {
+                        if *lhs == Operand::Var(word) && *cond == Operand::Var(*dst) && then_body.stmts == [Stmt::Break] {
+                            out.push(*dst);
+                        }
+                    }
+                    guards(&body.stmts, word, out);
                 }
-                Stmt::If { then_body, else_body, .. } => guarded(&then_body.stmts, guard) + guarded(&else_body.stmts, guard),
-                _ => 0,
-            })
-            .sum()
+                Stmt::If { then_body, else_body, .. } => {
+                    guards(&then_body.stmts, word, out);
+                    guards(&else_body.stmts, word, out);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn guarded(stmts: &[Stmt], word: VarId) -> usize {
+        let mut out = Vec::new();
+        guards(stmts, word, &mut out);
+        out.len()
     }
 
     /// `loop { v1 = v0 + 1; v0 = v0 - 1; if v0 != 0 { continue }; break }`, then `tail`.
@@ -360,7 +383,7 @@ mod tests {
         let mut b = do_while(vec![store(Memory::Heap, c32(64), VarId(1))]);
         guard_loop_exits(&mut b, &mut v);
         assert_eq!(v.len(), 5);
-        assert_eq!(guarded(&b.stmts, VarId(4)), 1);
+        assert_eq!(guarded(&b.stmts, VarId(3)), 1);
         assert!(matches!(&b.stmts[0], Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Param, .. }, .. }));
 
         // Nothing read after the loop (v1 overwritten first): unchanged.
@@ -383,9 +406,9 @@ mod tests {
         outer_body.extend(inner);
         let mut b = Block { stmts: vec![loop_(outer_body)] };
         guard_loop_exits(&mut b, &mut v);
-        let Stmt::Loop { body } = &b.stmts[2] else { panic!("{b:?}") };
-        assert!(!matches!(body.stmts[0], Stmt::If { .. }), "outer loop needs no guard");
-        assert_eq!(guarded(&b.stmts, VarId(4)), 1);
+        let Stmt::Loop { body } = &b.stmts[1] else { panic!("{b:?}") };
+        assert!(!matches!(body.stmts[0], Stmt::Assign { .. } | Stmt::If { .. }), "outer loop needs no guard");
+        assert_eq!(guarded(&b.stmts, VarId(3)), 1);
     }
 
     #[test]
@@ -408,6 +431,48 @@ mod tests {
         let t = std::time::Instant::now();
         guard_loop_exits(&mut b, &mut v);
         assert!(t.elapsed().as_secs() < 5, "{:?}", t.elapsed());
-        assert_eq!(guarded(&b.stmts, VarId(v.len() as u32 - 1)), n - 1);
+        assert_eq!(guarded(&b.stmts, VarId(n as u32 + 2)), n - 1);
+    }
+
+    /// Nested guarded loops test different conditions: with one shared condition a compiler
+    /// that propagates the outer guard's (false) condition into the inner loop folds the inner
+    /// guard away (`tests/differential/regressions/seed-0000000026112047`).
+    #[test]
+    fn nested_loops_get_guards_of_their_own() {
+        let mut v = vars(3);
+        let inner = do_while(vec![]).stmts;
+        let (v0, p) = (VarId(0), VarId(2));
+        let mut outer_body = inner;
+        outer_body.extend([
+            assign(v0, bin(BinaryOp::Sub, Ty::U32, v0, c32(1))),
+            assign(p, cmp(CmpOp::Ne, Ty::U32, v0, c32(0))),
+            if_(p, vec![Stmt::Continue], vec![]),
+            Stmt::Break,
+        ]);
+        let mut b = Block { stmts: vec![loop_(outer_body), store(Memory::Heap, c32(64), VarId(1))] };
+        guard_loop_exits(&mut b, &mut v);
+        let mut g = Vec::new();
+        guards(&b.stmts, VarId(3), &mut g);
+        assert_eq!(g.len(), 2, "{b:?}");
+        assert_ne!(g[0], g[1]);
+        // Different constants: no common subexpression either.
+        let consts: Vec<Operand> = [&b.stmts[1]]
+            .iter()
+            .flat_map(|s| {
+                let mut out = Vec::new();
+                fn walk(s: &Stmt, out: &mut Vec<Operand>) {
+                    if let Stmt::Loop { body } = s {
+                        if let Some(Stmt::Assign { expr: Expr::Compare { rhs, .. }, .. }) = body.stmts.first() {
+                            out.push(*rhs);
+                        }
+                        body.stmts.iter().for_each(|s| walk(s, out));
+                    }
+                }
+                walk(s, &mut out);
+                out
+            })
+            .collect();
+        assert_eq!(consts.len(), 2);
+        assert_ne!(consts[0], consts[1]);
     }
 }
