@@ -45,6 +45,10 @@ fn lower_marks_what_depends_on_subnormals() {
         ("ld.global.f32 %f1, [%rd2];\nneg.f32 %f2, %f1;\nst.global.f32 [%rd1], %f2;", (true, false)),
         (&format!("{ld2}setp.lt.f32 %p1, %f1, %f2;\nselp.u32 %r1, 1, 0, %p1;\nst.global.u32 [%rd1], %r1;"), (true, false)),
         ("ld.global.f32 %f1, [%rd2];\ncvt.rmi.s32.f32 %r1, %f1;\nst.global.u32 [%rd1], %r1;", (true, false)),
+        // Toward zero and to nearest, a subnormal and a flushed zero give the same integer.
+        ("ld.global.f32 %f1, [%rd2];\ncvt.rzi.s32.f32 %r1, %f1;\ncvt.rni.u32.f32 %r2, %f1;\nadd.u32 %r3, %r1, %r2;\nst.global.u32 [%rd1], %r3;", (false, false)),
+        ("ld.global.f64 %fd1, [%rd2];\ncvt.rzi.s64.f64 %rd3, %fd1;\nst.global.u64 [%rd1], %rd3;", (false, false)),
+        ("ld.global.f64 %fd1, [%rd2];\ncvt.rpi.s32.f64 %r1, %fd1;\nst.global.u32 [%rd1], %r1;", (false, true)),
         ("ld.global.f32 %f1, [%rd2];\ncvt.f64.f32 %fd1, %f1;\nst.global.f64 [%rd1], %fd1;", (true, false)),
         // bf16 min/max compare in f32 (a bf16 subnormal is an f32 subnormal) …
         ("ld.global.u16 %h1, [%rd2];\nmin.bf16 %h2, %h1, %h1;\nst.global.u16 [%rd1], %h2;", (true, false)),

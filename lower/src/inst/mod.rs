@@ -230,8 +230,17 @@ impl FnLower {
 /// - f64 in an instruction with no f64 type: its f64 values are exact widenings of narrower
 ///   formats, their products and rounded-to-odd sums and exact residuals, all of magnitude
 ///   zero or at least 2^-149·2^-149·2^-53, far above f64's least normal 2^-1022.
+/// - every format in `cvt.rzi`/`cvt.rni` to an integer type: a subnormal rounds to 0 toward
+///   zero and to nearest, and so does the zero a flushing device makes of it (`.rmi`/`.rpi`
+///   of a negative/positive subnormal give -1/1, so they are not exempt).
 fn subnormal_exemption(m: &Mods) -> crate::function::SubnormalUse {
     let types = m.types();
+    let to_int_toward_zero_or_nearest = m.inst.opcode.name == "cvt"
+        && (m.has("rzi") || m.has("rni"))
+        && types.first().is_some_and(|&t| crate::ptx_types::is_int(t));
+    if to_int_toward_zero_or_nearest {
+        return crate::function::SubnormalUse { f32: true, f64: true };
+    }
     let f32_valued =
         types.iter().any(|t| matches!(t, ScalarType::F32 | ScalarType::Bf16 | ScalarType::Bf16x2 | ScalarType::Tf32));
     crate::function::SubnormalUse {
