@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Builds the release test binaries and packs the ones an NVIDIA check needs into
+# .dev/bins.tar.xz (git ignores .dev; see tests/nvidia/README.md for the whole procedure).
+# usage: bash tests/nvidia/pack.sh [TEST ...]   (default: the SIMT, sweep and e2e tests)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+tests=("$@")
+[ ${#tests[@]} -gt 0 ] || tests=(simt_kernels simt_atomics video_sweep inst_sweep half_sweep adversarial int64_split module_globals address_size32 differential corpus_e2e calls_e2e)
+log=$(mktemp)
+cargo test --release -p ptxcross-tests --no-run 2>&1 | tee "$log" | grep -E '^error' && exit 1
+cargo test --release -p ptxcross --test segments --no-run 2>&1 | tee -a "$log" >/dev/null
+cargo build --release -p ptxcross --bins
+mkdir -p .dev && rm -rf .dev/bin && mkdir .dev/bin
+grep -q '^/.dev/' .git/info/exclude 2>/dev/null || echo /.dev/ >> .git/info/exclude
+for t in "${tests[@]}" segments; do
+    exe=$(grep -o "(target/release/deps/$t-[0-9a-f]*)" "$log" | tr -d '()' | head -1)
+    [ -n "$exe" ] && strip -o ".dev/bin/$t" "$exe" || echo "no test binary for $t" >&2
+done
+strip -o .dev/bin/ptxcross target/release/ptxcross
+tar cf - -C .dev bin | xz -6 -T2 --lzma2=dict=128MiB > .dev/bins.tar.xz
+ls -la .dev/bins.tar.xz
