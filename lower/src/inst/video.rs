@@ -5,9 +5,10 @@
 //!
 //! Where the spec's pseudo-code and its prose disagree or leave a case open, the choice is
 //! written where it is made (search "Ambiguous"); `tests/src/ptx_ref/video.rs` follows the same
-//! reading, written independently. The scalar ops' saturation, secondary operation and merge
-//! follow NVIDIA's hardware where it differs from the pseudo-code (issue #9; measured on sm_90,
-//! see `video_scalar`); `vmad`, whose hardware results are not yet reproduced, is refused.
+//! reading, written independently. The scalar ops' saturation, `vset`'s secondary operation and
+//! merges follow NVIDIA's hardware where it differs from the pseudo-code (issue #9; measured on
+//! sm_90, see `video_scalar`); forms whose hardware results are not yet reproduced are refused:
+//! `vmad`, the other ops' secondary operations, `.sat` with mixed-signedness word operands.
 //!
 //! The intermediate values (`.s33` operands, `.s34` results) are kept in 64 bits (exact, but
 //! `vshl` modulo 2^64), and the low 32 bits are what is written.
@@ -296,10 +297,10 @@ impl FnLower {
             match op2 {
                 "add" => self.bin(BinaryOp::Add, Ty::U32, t32, c),
                 _ => {
-                    // Spec: the exact result and c (dtype's sign) compare. sm_90: signed, the
-                    // low 32 bits as s32; unsigned, the exact value modulo 2^64 (a negative
-                    // one above every c) against c as u32. vset: atype's sign (spec: unsigned).
-                    let signed = if set { asigned } else { dsigned };
+                    // Only `vset` gets here (the other ops' secondary operations are refused
+                    // above). Spec: c unsigned. sm_90: atype's sign; signed, the low 32 bits as
+                    // s32; unsigned, the exact value against c as u32.
+                    let signed = asigned;
                     let min = op2 == "min";
                     if signed {
                         self.bin(if min { BinaryOp::MinS } else { BinaryOp::MaxS }, Ty::U32, t32, c)

@@ -118,7 +118,7 @@ fn wrap_s34(x: i128) -> i128 {
 /// Scalar `vadd vsub vabsdiff vmin vmax` (§9.7.18.1.1), `vshl vshr` (§9.7.18.1.2: `clamp_mode`
 /// true for `.clamp`), `vset` (§9.7.18.1.4: `op` is "vset.<cmp>", dsigned false), as NVIDIA's
 /// hardware computes them (sm_90, driver 580.159.04, measured 2026-11-26 on an H100 with the
-/// sweep's cases; the rules below reproduce every value of the 397 scalar forms measured, see
+/// sweep's cases; the rules below reproduce every value of the first run's 397 scalar forms, see
 /// `tests/tests/video_nvidia_replay.rs`). Where that differs from the spec's pseudo-code
 /// ([`scalar_pseudo_code`]):
 /// - `.sat` clamps the intermediate wrapped to 34 bits (the spec's `.s34`; only `vshl` reaches
@@ -135,6 +135,11 @@ fn wrap_s34(x: i128) -> i128 {
 ///   sm_90 clamps `vshl/vshr` to the 32-bit dtype range (then the field as above), and the
 ///   other ops' exact result, read as unsigned (negative: above the bound), to the field's
 ///   maximum only (`vadd.s32.s32.s32.sat %d.b2` of -1 gives 0x7f).
+///
+/// A second, wider H100 replay (2,898 forms) confirmed the merge rules and `vset`'s `.min/.max`
+/// but disproved the `.min/.max` rule for the other ops and this function's `.sat` with a word
+/// operand of the other signedness; ptxcross refuses those forms, so the sweeps check them only
+/// for the refusal, and here they still follow the first log's rule.
 #[allow(clippy::too_many_arguments)]
 pub fn scalar(
     op: &str,
