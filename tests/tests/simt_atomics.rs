@@ -1199,16 +1199,25 @@ SKIP:
 ";
     const BLOCK: usize = 96;
     const START: u64 = 4_294_967_000;
-    let program = program("warp64.ptx", PTX, [BLOCK as u32, 1, 1]);
+    // The device's choice, and the native translation with its emulated twin and the native
+    // lowering simulated whatever the device: the layout check's shared word must join the
+    // doubleword layout too (it did not once, an invalid module).
+    let shape = [BLOCK as u32, 1, 1];
+    let programs = [
+        ("device", program("warp64.ptx", PTX, shape)),
+        ("native", native_program("warp64.ptx", PTX, shape)),
+        ("simulated native", simulated_native_program("warp64.ptx", PTX, shape)),
+    ];
     let value = |t: usize| t as u64 * 3 + 1;
     // shfl.down with clamp 31: lane l's sum covers lanes l.. of its warp, a source lane past
     // 31 giving the lane's own value (§9.7.8.6), so lane 0 holds the warp's sum.
     let warp_sum = |w: usize| (32 * w..32 * w + 32).map(value).sum::<u64>();
     let total: u64 = (0..BLOCK / 32).map(warp_sum).sum();
-    for backend in Backend::ALL {
+    for ((label, program), b) in programs.iter().flat_map(|p| Backend::ALL.map(|b| (p, b))) {
+        let backend = format!("{b} ({label})");
         let mut run = Run::new(&gpu);
         let out = run.zeros(BLOCK * 24);
-        run.launch(&program, "warp64", [1, 1, 1], &[&out.to_le_bytes()], backend);
+        run.launch(program, "warp64", [1, 1, 1], &[&out.to_le_bytes()], b);
         let o = run.read_u64(out, BLOCK * 3);
         let mut olds = Vec::new();
         for t in 0..BLOCK {
