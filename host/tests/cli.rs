@@ -224,6 +224,29 @@ fn run_and_verify_vecadd_end_to_end() {
     std::fs::remove_dir_all(&bad).ok();
 }
 
+/// A device that flushes f32 subnormals on a backend (NVIDIA's WGSL path) gets kernels that
+/// keep them refused there: `run` and `verify` say "refused" with the reason and still exit 0
+/// when every backend that ran passed (the device's limit is not the kernel's failure).
+/// `PTXCROSS_ASSUME_FLUSHED` makes any device answer the subnormal probe as such a device.
+#[test]
+fn a_backend_refused_for_flushed_subnormals_is_reported_not_failed() {
+    let dir = vecadd_dir("flushed", false);
+    let env = [("PTXCROSS_ASSUME_FLUSHED", "wgsl")];
+    let o = ptxcross(&["run", "--spec", dir.join("vecadd.json").to_str().unwrap()], &env);
+    if no_adapter(&o) {
+        return;
+    }
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("[SPIR-V]: pass") && out.contains("[WGSL]: refused"), "{out}");
+    assert!(out.contains("flushes f32 subnormals to zero on the WGSL backend"), "{out}");
+    let o = ptxcross(&["verify", dir.to_str().unwrap()], &env);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("1 passed, 0 failed, 1 refused by this device"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
 #[test]
 fn help_version_and_spelling_suggestions() {
     for cmd in ["check", "translate", "run", "verify", "devices"] {

@@ -37,9 +37,22 @@ pub struct Launch<'a> {
 /// every buffer after the launch. Errors (translation, validation, launch, kernel faults) are
 /// strings naming the stage.
 pub fn run(gpu: &Arc<Gpu>, launch: &Launch, backend: Backend) -> Result<Vec<Vec<u8>>, String> {
+    run_unless_refused(gpu, launch, backend, false).map(|out| out.expect("never refused"))
+}
+
+/// [`run`], or `Ok(None)` when the device rightly refuses the kernel on `backend` because it
+/// flushes subnormals there ([`refused_for_subnormals`]), for tests that run every backend.
+pub fn run_or_skip(gpu: &Arc<Gpu>, launch: &Launch, backend: Backend) -> Result<Option<Vec<Vec<u8>>>, String> {
+    run_unless_refused(gpu, launch, backend, true)
+}
+
+fn run_unless_refused(gpu: &Arc<Gpu>, launch: &Launch, backend: Backend, skip_refused: bool) -> Result<Option<Vec<Vec<u8>>>, String> {
     let file = SourceFile::new(format!("{}.ptx", launch.kernel), launch.ptx);
     let options = LowerOptions { block: Some(launch.block), kernel: Some(launch.kernel.to_string()), ..Default::default() };
     let program = translate::build_program(&file, &options, &[backend], true).map_err(|e| e.render())?;
+    if skip_refused && refused_for_subnormals(gpu, &program, backend) {
+        return Ok(None);
+    }
     let bytes: u64 = launch.buffers.iter().map(|b| (b.len() as u64).max(1).next_multiple_of(256)).sum();
     let mut ctx = Context::new(ContextOptions { heap_bytes: bytes + (1 << 16), timeout: None, gpu: Some(gpu.clone()) })
         .map_err(|e| format!("context: {e}"))?;
@@ -57,7 +70,8 @@ pub fn run(gpu: &Arc<Gpu>, launch: &Launch, backend: Backend) -> Result<Vec<Vec<
         .iter()
         .zip(&ptrs)
         .map(|(b, &p)| ctx.read(p, b.len() as u64).map_err(|e| format!("read: {e}")))
-        .collect()
+        .collect::<Result<_, _>>()
+        .map(Some)
 }
 
 /// Little-endian words of a byte buffer.
@@ -119,3 +133,17 @@ pub fn check_per_thread(name: &str, regs: &str, body: &str, grid: u32, block: u3
     }
 }
 
+
+/// Whether `gpu` refuses some kernel of `program` on `backend` because its results depend on
+/// subnormals that the device flushes there (`Error::SubnormalsFlushed`): the right answer on
+/// such a device (NVIDIA's WGSL path flushes f32), so a test that runs every backend skips
+/// that one, saying so. `PTXCROSS_ASSUME_FLUSHED=wgsl` exercises this on any device.
+pub fn refused_for_subnormals(gpu: &Arc<Gpu>, program: &ptxcross::Program, backend: Backend) -> bool {
+    for name in program.kernel_names() {
+        if let Some(Err(e)) = program.kernel(&name).map(|k| gpu.check_subnormals(k, backend)) {
+            eprintln!("skipped on {backend}: {e}");
+            return true;
+        }
+    }
+    false
+}

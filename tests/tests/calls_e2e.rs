@@ -91,8 +91,15 @@ fn check_shape(shape: &str, kernel: &str, inputs: &[Vec<u8>], expected: &[Vec<u8
         let path = dir().join("ptx").join(format!("{shape}.{compiler}.ptx"));
         let ptx = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for backend in Backend::ALL {
-            let got = launch(&gpu, &path.display().to_string(), &ptx, kernel, backend, budget, inputs, &out_bytes, N as i32)
-                .unwrap_or_else(|e| panic!("{name} on {backend}: {e}"));
+            let got = match launch(&gpu, &path.display().to_string(), &ptx, kernel, backend, budget, inputs, &out_bytes, N as i32) {
+                Ok(got) => got,
+                // A device that flushes subnormals on this backend rightly refuses the kernel.
+                Err(e @ Error::SubnormalsFlushed { .. }) => {
+                    eprintln!("{name}: skipped on {backend}: {e}");
+                    continue;
+                }
+                Err(e) => panic!("{name} on {backend}: {e}"),
+            };
             for (k, (g, want)) in got.iter().zip(expected).enumerate() {
                 if g != want {
                     let first = g.iter().zip(want).position(|(a, b)| a != b).unwrap_or(0);

@@ -379,6 +379,9 @@ fn every_atomic_operation_matches_the_spec_semantics() {
     let program = program("atomics.ptx", &ptx, [N as u32, 1, 1]);
     let mut failures = Vec::new();
     for backend in Backend::ALL {
+        if ptxcross_tests::launch::refused_for_subnormals(&gpu, &program, backend) {
+            continue;
+        }
         let mut run = Run::new(&gpu);
         for (name, inst, w, space) in &cases {
             let mut inp = Vec::new();
@@ -466,6 +469,9 @@ fn many_ctas_contending_on_the_same_counters_count_exactly() {
     const T: usize = CTAS * BLOCK;
     let program = program("stress.ptx", STRESS_PTX, [BLOCK as u32, 1, 1]);
     for backend in Backend::ALL {
+        if ptxcross_tests::launch::refused_for_subnormals(&gpu, &program, backend) {
+            continue;
+        }
         let mut run = Run::new(&gpu);
         // [0] u32 tickets, [1] u64 tickets, [2] inc | dec (both from 0), [3] f32 sum,
         // [4] s32 max (from MIN), [5] s32 min (from MAX).
@@ -606,6 +612,9 @@ fn contended_shared_64_bit_atomics_form_chains() {
     let node = |t: usize| (t as u64 + 1) * 0x1_0000_0001;
     let program = program("stress64.ptx", STRESS64_PTX, [BLOCK as u32, 1, 1]);
     for backend in Backend::ALL {
+        if ptxcross_tests::launch::refused_for_subnormals(&gpu, &program, backend) {
+            continue;
+        }
         let mut run = Run::new(&gpu);
         let out = run.zeros(T * 40);
         let per_cta = run.zeros(CTAS * 48);
@@ -785,6 +794,9 @@ fn vector_atomics_act_element_by_element() {
     let program = program("vector_atomics.ptx", &ptx, [N as u32, 1, 1]);
     let mut failures = Vec::new();
     for backend in Backend::ALL {
+        if ptxcross_tests::launch::refused_for_subnormals(&gpu, &program, backend) {
+            continue;
+        }
         let mut run = Run::new(&gpu);
         for (name, op, ty, n, red) in &cases {
             let w = if *ty == "f16" || *ty == "bf16" { 2 } else { 4 };
@@ -875,6 +887,9 @@ fn contended_vector_atomics_lose_no_update() {
 ";
     let program = program("contend.ptx", ptx, [64, 1, 1]);
     for backend in Backend::ALL {
+        if ptxcross_tests::launch::refused_for_subnormals(&gpu, &program, backend) {
+            continue;
+        }
         let mut run = Run::new(&gpu);
         // out: two f32 sums from 0, then two f16 minima from +inf (0x7c00).
         let init: Vec<u8> = [0u32.to_le_bytes(), 0u32.to_le_bytes(), 0x7c00_7c00u32.to_le_bytes()].concat();
@@ -1053,6 +1068,9 @@ fn generic_64_bit_atomics_that_reach_shared_or_global_memory_at_run_time() {
     const BLOCK: usize = 64;
     let program = program("generic64.ptx", PTX, [BLOCK as u32, 1, 1]);
     for backend in Backend::ALL {
+        if ptxcross_tests::launch::refused_for_subnormals(&gpu, &program, backend) {
+            continue;
+        }
         let mut run = Run::new(&gpu);
         let glob = run.zeros(BLOCK * 16);
         let out = run.zeros(BLOCK * 32);
@@ -1124,6 +1142,9 @@ LOOP:
     }).collect();
     let total = after[4];
     for backend in Backend::ALL {
+        if ptxcross_tests::launch::refused_for_subnormals(&gpu, &program, backend) {
+            continue;
+        }
         let mut run = Run::new(&gpu);
         let out = run.zeros(BLOCK * 16);
         run.launch(&program, "loop64", [1, 1, 1], &[&out.to_le_bytes()], backend);
@@ -1265,6 +1286,9 @@ fn a_shared_64_bit_atomic_past_the_end_faults() {
 ";
     let program = program("odd.ptx", PTX, [1, 1, 1]);
     for backend in Backend::ALL {
+        if ptxcross_tests::launch::refused_for_subnormals(&gpu, &program, backend) {
+            continue;
+        }
         let mut run = Run::new(&gpu);
         let p = run.buffer(&u64s(&[0]));
         run.launch(&program, "odd", [1, 1, 1], &[&p.to_le_bytes()], backend);

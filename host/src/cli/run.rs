@@ -24,12 +24,16 @@ pub enum Outcome {
     Error(Vec<String>),
     /// Translated and validated, but not run (no device).
     Translated,
+    /// Not run because this device would compute it wrongly on this backend, which the
+    /// runtime refuses (`Error::SubnormalsFlushed`: NVIDIA's WGSL path flushes f32
+    /// subnormals): the device's limit, said plainly, not a failure of the kernel.
+    Refused(Vec<String>),
 }
 
 impl Outcome {
     fn exit_code(&self) -> i32 {
         match self {
-            Outcome::Pass | Outcome::Translated => EXIT_OK,
+            Outcome::Pass | Outcome::Translated | Outcome::Refused(_) => EXIT_OK,
             Outcome::Mismatch(_) => EXIT_MISMATCH,
             Outcome::Error(_) => EXIT_ERROR,
         }
@@ -40,11 +44,12 @@ impl Outcome {
             Outcome::Mismatch(_) => "FAIL",
             Outcome::Error(_) => "ERROR",
             Outcome::Translated => "not run",
+            Outcome::Refused(_) => "refused",
         }
     }
     fn details(&self) -> &[String] {
         match self {
-            Outcome::Mismatch(l) | Outcome::Error(l) => l,
+            Outcome::Mismatch(l) | Outcome::Error(l) | Outcome::Refused(l) => l,
             _ => &[],
         }
     }
@@ -201,6 +206,9 @@ fn run_program(
         args.push(bytes);
     }
     let arg_refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+    if let Err(e @ Error::SubnormalsFlushed { .. }) = gpu.check_subnormals(kernel, backend) {
+        return Outcome::Refused(vec![e.to_string()]);
+    }
     let launched = ctx.launch(program, &spec.kernel, spec.grid, &arg_refs, backend);
 
     // Read every buffer back (also after a fault: useful in dumps).
@@ -554,7 +562,7 @@ pub fn verify_main(a: &Args) -> Result<i32, String> {
     );
     println!("{}", "-".repeat(w_spec + w_kernel + 7 + 7 + 10 + 8));
 
-    let (mut passed, mut failed, mut not_run) = (0usize, 0usize, 0usize);
+    let (mut passed, mut failed, mut not_run, mut refused) = (0usize, 0usize, 0usize, 0usize);
     let progress = Progress::new(specs.len());
     for (index, (path, spec)) in specs.iter().enumerate() {
         let name = path.display().to_string();
@@ -595,6 +603,7 @@ pub fn verify_main(a: &Args) -> Result<i32, String> {
             match outcome {
                 Outcome::Pass => passed += 1,
                 Outcome::Translated => not_run += 1,
+                Outcome::Refused(_) => refused += 1,
                 _ => failed += 1,
             }
             row(
@@ -608,10 +617,11 @@ pub fn verify_main(a: &Args) -> Result<i32, String> {
             );
         }
     }
+    let refused_note = if refused > 0 { format!(", {refused} refused by this device") } else { String::new() };
     if gpu.is_err() || not_run > 0 {
-        println!("{passed} passed, {failed} failed, {not_run} not run");
+        println!("{passed} passed, {failed} failed, {not_run} not run{refused_note}");
     } else {
-        println!("{passed} passed, {failed} failed");
+        println!("{passed} passed, {failed} failed{refused_note}");
     }
     Ok(if failed == 0 { EXIT_OK } else { EXIT_MISMATCH })
 }

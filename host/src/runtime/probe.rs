@@ -298,12 +298,20 @@ impl Gpu {
     }
 
     /// Whether this device keeps subnormals on `backend` (measured on first use, unless
-    /// [`Gpu::assume_subnormals`] said it first).
+    /// [`Gpu::assume_subnormals`] said it first). `PTXCROSS_ASSUME_FLUSHED` (a comma-separated
+    /// list of backends, `spirv`, `wgsl`) makes the answer "f32 and f64 flushed" on those
+    /// backends without probing: the refusal a flushing device gives (NVIDIA's WGSL path) can
+    /// then be exercised anywhere. It can only add refusals, never let a kernel run.
     pub fn subnormals(self: &Arc<Self>, backend: Backend) -> Subnormals {
         if let Some(known) = self.subnormals.lock().ok().and_then(|m| m.get(&backend).copied()) {
             return known;
         }
         let has_f64 = self.features().contains(wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64);
+        if assumed_flushed(backend) {
+            let flushed = Subnormals { f32_kept: false, f64_kept: has_f64.then_some(false), failed: u32::MAX };
+            self.assume_subnormals(backend, flushed);
+            return flushed;
+        }
         let failed = run_probe(self, backend, subnormal_probe(has_f64), 1).unwrap_or(u32::MAX);
         let found = Subnormals::from_failed(failed, has_f64);
         self.assume_subnormals(backend, found);
@@ -372,4 +380,13 @@ mod tests {
         assert!(Subnormals::from_failed(0, false).native_fma_keeps_subnormals());
         assert!(!Subnormals::from_failed(u32::MAX, true).f32_kept);
     }
+}
+
+/// `backend` is named in `PTXCROSS_ASSUME_FLUSHED` (see [`Gpu::subnormals`]).
+fn assumed_flushed(backend: Backend) -> bool {
+    let name = match backend {
+        Backend::Spirv => "spirv",
+        Backend::Wgsl => "wgsl",
+    };
+    std::env::var("PTXCROSS_ASSUME_FLUSHED").is_ok_and(|v| v.split(',').any(|b| b.trim().eq_ignore_ascii_case(name)))
 }
