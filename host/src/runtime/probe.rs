@@ -361,6 +361,15 @@ impl Gpu {
     }
 }
 
+/// `backend` is named in `PTXCROSS_ASSUME_FLUSHED` (see [`Gpu::subnormals`]).
+fn assumed_flushed(backend: Backend) -> bool {
+    let name = match backend {
+        Backend::Spirv => "spirv",
+        Backend::Wgsl => "wgsl",
+    };
+    std::env::var("PTXCROSS_ASSUME_FLUSHED").is_ok_and(|v| v.split(',').any(|b| b.trim().eq_ignore_ascii_case(name)))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -382,11 +391,3 @@ mod tests {
     }
 }
 
-/// `backend` is named in `PTXCROSS_ASSUME_FLUSHED` (see [`Gpu::subnormals`]).
-fn assumed_flushed(backend: Backend) -> bool {
-    let name = match backend {
-        Backend::Spirv => "spirv",
-        Backend::Wgsl => "wgsl",
-    };
-    std::env::var("PTXCROSS_ASSUME_FLUSHED").is_ok_and(|v| v.split(',').any(|b| b.trim().eq_ignore_ascii_case(name)))
-}
