@@ -1,8 +1,9 @@
 //! Video instructions (spec §9.7.18), transcribed from the pseudo-code in i128 arithmetic.
 //! Operands are 32-bit values in the low bits of `u64`; results are the 32-bit destination.
 //!
-//! The scalar ops ([`scalar`]) follow NVIDIA's hardware where it differs from the pseudo-code
-//! (each difference documented there); [`scalar_pseudo_code`] and [`vmad`] are the pseudo-code.
+//! The scalar ops ([`scalar`]) and [`vmad_hw`] follow NVIDIA's hardware where it differs from
+//! the pseudo-code (each difference documented there); [`scalar_pseudo_code`] and [`vmad`] are
+//! the pseudo-code.
 //!
 //! Readings where the spec is ambiguous (the same as `lower/src/inst/video.rs`, decided from the
 //! text, not from that code):
@@ -15,9 +16,10 @@
 //!   pseudo-code leaves the shift implicit), and unselected lanes come from c, also for
 //!   `vset2/4` whose prose says "from source operand b";
 //! - SIMD accumulate adds each selected lane's exact (signed) result to c;
-//! - `vmad` follows the pseudo-code literally: c is sign-extended whenever the final result is
-//!   signed (the prose's "(u32 * u32) - u32" would zero-extend it), the scaled result is the
-//!   low 64 bits of the 128-bit sum, read as signed for a signed final result when clamped.
+//! - [`vmad`] (the pseudo-code) follows it literally: c is sign-extended whenever the final
+//!   result is signed (the prose's "(u32 * u32) - u32" would zero-extend it), the scaled result
+//!   is the low 64 bits of the 128-bit sum, read as signed for a signed final result when
+//!   clamped. (NVIDIA's differs: [`vmad_hw`].)
 
 /// `.b0..b3`, `.h0/.h1` or the whole word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -260,8 +262,8 @@ pub fn scalar_pseudo_code(
 }
 
 /// `vmad` (§9.7.18.1.3) as the spec's pseudo-code reads. `scale` is 0, 7 or 15. NVIDIA's
-/// hardware differs with `.sat` and `.shr7/.shr15` (not yet reproduced; ptxcross refuses
-/// `vmad`); kept to replay the log of NVIDIA's disagreements.
+/// hardware differs ([`vmad_hw`], what ptxcross follows); kept to replay the first log of
+/// NVIDIA's disagreements (`tests/tests/video_nvidia_replay.rs`).
 #[allow(clippy::too_many_arguments)]
 pub fn vmad(
     asigned: bool,
@@ -308,6 +310,59 @@ pub fn vmad(
         result
     };
     result & 0xffff_ffff
+}
+
+/// `vmad` as NVIDIA's hardware computes it (sm_90, driver 580.159.04, measured 2026-11-26 on an
+/// H100: every row of 576 forms, 8,704 rows each, reproduced; the fixture
+/// `tests/nvidia/video_measured.bin` keeps a sample, checked by `video_nvidia_fixture`).
+/// Spec §9.7.18.1.3 (the pseudo-code: [`vmad`]) forms a 128-bit product of the `.s33` operands,
+/// complements it for a negated product, adds c sign- or zero-extended by the final sign, and
+/// saturates the low 64 bits of the scaled sum. sm_90 instead:
+/// - multiplies the selected, extended operands as **32-bit signed** values: a `.u32` word
+///   operand with bit 31 set counts as negative (`vmad.u32.u32.u32.shr7` of a = 0x80000000,
+///   b.b3 = 0x7f gives 0x81000000, the spec 0x7f000000); a byte or half-word is extended by its
+///   type as the spec says, so only word operands differ;
+/// - negates the product (`-prod`, i.e. `~prod + 1`, the spec's lsb) or c (`-c`), and `.po`
+///   adds 1; c is always **sign-extended** from 32 bits (the spec: zero-extended for an
+///   unsigned final result);
+/// - sums in 64 bits (exact: |a·b| ≤ 2^62), shifts `.shr7/.shr15` arithmetically for a signed
+///   final result and **logically** for an unsigned one (the 64-bit sum read as unsigned), and
+///   `.sat` clamps that 64-bit value, read as signed, to the final sign's 32-bit range: an
+///   unsigned final result that is negative saturates to 0 unscaled, but to 0xffffffff once
+///   shifted (its logical shift is a large positive number);
+/// - the final sign is the spec's (signed if a or b is signed, or exactly one of them or c is
+///   negated); dtype does not enter.
+#[allow(clippy::too_many_arguments)]
+pub fn vmad_hw(
+    asigned: bool,
+    bsigned: bool,
+    aneg: bool,
+    bneg: bool,
+    cneg: bool,
+    po: bool,
+    sat: bool,
+    scale: u32,
+    asel: Sel,
+    bsel: Sel,
+    a: u64,
+    b: u64,
+    c: u64,
+) -> u64 {
+    let ta = part(a, asigned, asel) as u32 as i32 as i64;
+    let tb = part(b, bsigned, bsel) as u32 as i32 as i64;
+    let signed_final = asigned || bsigned || (aneg ^ bneg) || cneg;
+    let product = if aneg ^ bneg { -(ta * tb) } else { ta * tb };
+    let c = if cneg { -(c as u32 as i32 as i64) } else { c as u32 as i32 as i64 };
+    let sum = product + c + po as i64;
+    let scaled = if signed_final { sum >> scale } else { ((sum as u64) >> scale) as i64 };
+    let result = if !sat {
+        scaled
+    } else if signed_final {
+        scaled.clamp(i32::MIN as i64, i32::MAX as i64)
+    } else {
+        scaled.clamp(0, u32::MAX as i64)
+    };
+    result as u64 & 0xffff_ffff
 }
 
 /// SIMD `vadd2/vsub2/vavrg2/vabsdiff2/vmin2/vmax2/vset2` (`lanes` 2) and the `4` forms
