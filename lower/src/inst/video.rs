@@ -6,10 +6,10 @@
 //! Where the spec's pseudo-code and its prose disagree or leave a case open, the choice is
 //! written where it is made (search "Ambiguous"); `tests/src/ptx_ref/video.rs` follows the same
 //! reading, written independently. The scalar ops' saturation, `vset`'s secondary operation and
-//! merges, and `vmad`, follow NVIDIA's hardware where it differs from the pseudo-code (issue #9;
-//! measured on sm_90, see `video_scalar` and `vmad`); forms whose hardware results are not yet
-//! reproduced are refused: the other ops' secondary operations, `.sat` with mixed-signedness
-//! word operands.
+//! merges, secondary operations and `vmad` follow NVIDIA's hardware where it differs from the
+//! pseudo-code (issue #9; measured on sm_90, see `video_scalar` and `vmad`); the one form whose
+//! hardware result is not determined by the measurements is refused: an unsigned `vabsdiff`
+//! with `.sat` and `.min/.max`.
 //!
 //! The intermediate values (`.s33` operands, `.s34` results) are kept in 64 bits (exact, but
 //! `vshl` modulo 2^64), and the low 32 bits are what is written.
@@ -210,20 +210,15 @@ impl FnLower {
             return Err(Diagnostic::new(format!("`{}` takes no negated operands", m.name()), m.inst.span));
         }
         let (apart, bpart) = (self.video_sel(&a, ops[1].span)?, self.video_sel(&b, ops[2].span)?);
-        // NVIDIA's sm_90 (an H100 replay of 2,898 scalar forms, 2026-11-26) disagrees with the
-        // rules below for these forms, and their rule is not yet known: refused, not guessed.
-        // - a secondary `.add/.min/.max` on anything but `vset` (e.g. `vmax.s32.u32.u32.min` of
-        //   a.h1 = 0, b = 0x80000000, c = 0 gives 0);
-        // - `.sat` with a word operand of one signedness and the other operand of the other
-        //   (`vadd.u32.u32.s32.sat` of a = 0xffffffff, b.b1 = 0x7f gives 0x7e: the word read
-        //   as signed).
-        let mixed_word = asigned != bsigned && (apart == Part::Word || bpart == Part::Word);
-        if (secop.is_some() && !set) || (m.has("sat") && mixed_word && !shift) {
-            let what = if secop.is_some() && !set { "a secondary operation" } else { "`.sat` and mixed-signedness word operands" };
+        // NVIDIA's sm_90 (an H100 replay of 2,898 scalar forms, 2026-11-26) leaves one rule
+        // open: an unsigned `vabsdiff` with `.sat` and `.min/.max` (which of the saturated and
+        // the wrapped value is compared and written is not determined): refused, not guessed.
+        if name == "vabsdiff" && !dsigned && m.has("sat") && matches!(secop, Some("min" | "max")) {
             return Err(unsupported(
                 format!(
-                    "`{}` with {what} (NVIDIA's results differ from the spec's pseudo-code, §9.7.18.1; not yet reproduced)",
-                    m.name()
+                    "`{}` with an unsigned dtype, `.sat` and `.{}` (NVIDIA's results differ from the spec's pseudo-code, §9.7.18.1; not yet reproduced)",
+                    m.name(),
+                    secop.unwrap_or_default()
                 ),
                 m.inst.span,
             ));
@@ -287,25 +282,55 @@ impl FnLower {
             let (lo, hi) = Self::video_range(dsigned, 32);
             s.clamp_s64(x, lo, hi)
         };
-        let t = if m.has("sat") && dpart == Part::Word { sat32(self, tmp) } else { tmp };
+        // `.sat` of a word result: an unsigned vadd/vsub/vabsdiff clamps below at 0 and wraps at
+        // 2^32 (sm_90; spec: clamps to U32_MAX); the others as `sat32`.
+        let sat_word = |s: &mut Self, x: Operand| {
+            if !dsigned && matches!(name, "vadd" | "vsub" | "vabsdiff") {
+                let neg = s.cmp(CmpOp::LtS, Ty::U64, x, Self::u64c(0));
+                let low = s.bin(BinaryOp::And, Ty::U64, x, Self::u64c(0xffff_ffff));
+                s.select(Ty::U64, neg, Self::u64c(0), low)
+            } else {
+                sat32(s, x)
+            }
+        };
+        let t = if m.has("sat") && dpart == Part::Word { sat_word(self, tmp) } else { tmp };
         let t32 = self.convert(crate::ir::ConvertOp::Truncate, Ty::U64, Ty::U32, t);
         let result = if let Some(op2) = secop {
             let c = self.read(&ops[3], ScalarType::U32)?;
+            let min = op2 == "min";
             match op2 {
                 "add" => self.bin(BinaryOp::Add, Ty::U32, t32, c),
-                _ => {
-                    // Only `vset` gets here (the other ops' secondary operations are refused
-                    // above). Spec: c unsigned. sm_90: atype's sign; signed, the low 32 bits as
-                    // s32; unsigned, the exact value against c as u32.
-                    let signed = asigned;
-                    let min = op2 == "min";
-                    if signed {
+                _ if set => {
+                    // Spec: c unsigned. sm_90: atype's sign; signed, the low 32 bits as s32;
+                    // unsigned, the exact value against c as u32.
+                    if asigned {
                         self.bin(if min { BinaryOp::MinS } else { BinaryOp::MaxS }, Ty::U32, t32, c)
                     } else {
                         let c64 = self.resize(c, Ty::U32, Ty::U64, false);
                         let r = self.bin(if min { BinaryOp::MinU } else { BinaryOp::MaxU }, Ty::U64, t, c64);
                         self.convert(crate::ir::ConvertOp::Truncate, Ty::U64, Ty::U32, r)
                     }
+                }
+                _ => {
+                    // Spec: the `.s34` result and c (dtype's sign) compare. sm_90: a 64-bit key
+                    // against c extended by dtype's sign, compared signed for a signed dtype and
+                    // as unsigned 64-bit patterns for an unsigned one (a negative key lies above
+                    // every c); the key is the low 32 bits as s32 for vadd/vsub and saturated
+                    // shifts, else the exact value (vshl's modulo 2^64).
+                    let key = if matches!(name, "vadd" | "vsub") || (shift && m.has("sat")) {
+                        self.resize(t32, Ty::U32, Ty::U64, true)
+                    } else {
+                        t
+                    };
+                    let c64 = self.resize(c, Ty::U32, Ty::U64, dsigned);
+                    let op = match (min, dsigned) {
+                        (true, true) => CmpOp::LtS,
+                        (true, false) => CmpOp::LtU,
+                        (false, true) => CmpOp::GtS,
+                        (false, false) => CmpOp::GtU,
+                    };
+                    let take = self.cmp(op, Ty::U64, key, c64);
+                    self.select(Ty::U32, take, t32, c)
                 }
             }
         } else {

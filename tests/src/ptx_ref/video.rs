@@ -126,10 +126,23 @@ fn wrap_s34(x: i128) -> i128 {
 /// - `.sat` clamps the intermediate wrapped to 34 bits (the spec's `.s34`; only `vshl` reaches
 ///   beyond): spec §9.7.18.1 says the exact value is clamped; sm_90 gives e.g.
 ///   `vshl.s32.u32.u32.sat.wrap %d.h1, %s0.h0, %s1.b3, %s2` with 31 << 31 → 0x8000 in h1.
-/// - `.min/.max`: spec §9.7.18.1 says the exact `.s34` result and c (with dtype's sign) compare;
-///   sm_90 compares the low 32 bits of the result and c as s32 for a signed dtype, and the
-///   result's exact value (negative: above every c) against c as u32 for an unsigned one; for
-///   `vset` the sign is atype's (spec: c is unsigned).
+/// - `.sat` of a word result (no merge) of an unsigned `vadd/vsub/vabsdiff` clamps a negative
+///   value to 0 but takes the low 32 bits of one at or above 2^32 (spec: clamps to U32_MAX):
+///   `vadd.u32.u32.s32.sat` of a = 0xffffffff, b.b1 = 0x7f gives 0x7e, and
+///   `vadd.u32.u32.u32.sat.max` of a.b0 = 1, b = 0xffffffff, c = 0 gives 0.
+/// - `.add`: the low 32 bits of t + c, as the spec says (t saturated as above).
+/// - `.min/.max` (spec §9.7.18.1: the `.s34` result and c with dtype's sign compare): sm_90
+///   compares a 64-bit value k with c extended by dtype's sign (sign-extended for `.s32`, else
+///   zero-extended), as signed for a signed dtype and as **unsigned** 64-bit patterns for an
+///   unsigned one, and writes the low 32 bits of t or c. k is the low 32 bits of t as s32 for
+///   `vadd/vsub` and for saturated `vshl/vshr`, the exact t (vshl's wrapped to 64 bits) for
+///   `vmin/vmax/vabsdiff` and unsaturated shifts. So with an unsigned dtype a negative k lies
+///   above every c: `vadd.u32.u32.u32.max` of a.b1 = 0, b = 0x80ffff20, c = 0xfe81ff81 gives
+///   0x80ffff20 (k = sext(0x80ffff20)), and `vmax.s32.u32.u32.min` of 0, 0x80000000, c = 1
+///   gives 1 (k = 2^31, exact). `vabsdiff` with an unsigned dtype, `.sat` and `.min/.max` is
+///   not settled by the data (the compared and the written value of a result at or above 2^32
+///   are not determined) and ptxcross refuses it. For `vset` c compares with atype's sign:
+///   the low 32 bits as s32 for a signed atype, the exact result against c as u32 otherwise.
 /// - merge `%d.b0-3/.h0` (without `.sat`): the low byte/half-word of the result into its field
 ///   of c, as the spec says; but `.h1` takes bits 16..31 of the result *in place* (spec: the
 ///   low half-word moved up).
@@ -138,10 +151,11 @@ fn wrap_s34(x: i128) -> i128 {
 ///   other ops' exact result, read as unsigned (negative: above the bound), to the field's
 ///   maximum only (`vadd.s32.s32.s32.sat %d.b2` of -1 gives 0x7f).
 ///
-/// A second, wider H100 replay (2,898 forms) confirmed the merge rules and `vset`'s `.min/.max`
-/// but disproved the `.min/.max` rule for the other ops and this function's `.sat` with a word
-/// operand of the other signedness; ptxcross refuses those forms, so the sweeps check them only
-/// for the refusal, and here they still follow the first log's rule.
+/// A second, wider H100 replay (2,898 forms, `PTXCROSS_VIDEO_STRIDE=23`) confirmed the merge
+/// rules and `vset`'s `.min/.max` and disproved the first log's `.min/.max` rule for the other
+/// ops and its `.sat` for mixed-signedness word operands; the rules above (fitted to it, 2026-11-26)
+/// reproduce every known row of its 2,937 forms (the secondary operations' 712 and the plain
+/// mixed-signedness `.sat` forms included) but the 17 refused `vabsdiff` forms.
 #[allow(clippy::too_many_arguments)]
 pub fn scalar(
     op: &str,
@@ -160,19 +174,52 @@ pub fn scalar(
     let x = scalar_tmp(op, asigned, bsigned, clamp_mode, asel, bsel, a, b);
     let shift = matches!(op, "vshl" | "vshr");
     let sat32 = |x: i128| clamp(wrap_s34(x), dsigned, 32);
-    let t = if sat { sat32(x) } else { x };
+    // `.sat` of a word result: an unsigned vadd/vsub/vabsdiff clamps below at 0 but wraps at
+    // 2^32 instead of clamping (`vadd.u32.u32.s32.sat` of a = 0xffffffff, b.b1 = 0x7f gives
+    // 0x7e); the others as `sat32`.
+    let sat_word = |x: i128| {
+        if !dsigned && matches!(op, "vadd" | "vsub" | "vabsdiff") {
+            if x < 0 {
+                0
+            } else {
+                x & 0xffff_ffff
+            }
+        } else {
+            sat32(x)
+        }
+    };
+    let t = if sat { sat_word(x) } else { x };
     let c32 = c as u32;
     let d: u32 = match second {
         Second::None | Second::Merge(Sel::Word) => t as u32,
         Second::Add => (t as u32).wrapping_add(c32),
-        Second::Min | Second::Max => {
-            let signed = if op.starts_with("vset") { asigned } else { dsigned };
-            let take_t = if signed {
+        Second::Min | Second::Max if op.starts_with("vset") => {
+            let take_t = if asigned {
                 let (t, c) = (t as u32 as i32, c32 as i32);
                 (t < c) == (second == Second::Min)
             } else {
                 let (t, c) = (t as u64, c32 as u64);
                 (t < c) == (second == Second::Min)
+            };
+            if take_t {
+                t as u32
+            } else {
+                c32
+            }
+        }
+        Second::Min | Second::Max => {
+            // The value compared with c (the written value is t's low 32 bits either way).
+            // vadd/vsub (and saturated shifts): the low 32 bits as s32; vmin/vmax/vabsdiff and
+            // unsaturated shifts: the exact value (vshl's wrapped to 64 bits).
+            let key = if matches!(op, "vadd" | "vsub") || (sat && matches!(op, "vshl" | "vshr")) {
+                t as u32 as i32 as i64
+            } else {
+                t as i64
+            };
+            let take_t = if dsigned {
+                (key < c32 as i32 as i64) == (second == Second::Min)
+            } else {
+                ((key as u64) < c32 as u64) == (second == Second::Min)
             };
             if take_t {
                 t as u32
