@@ -6,9 +6,10 @@
 //! Where the spec's pseudo-code and its prose disagree or leave a case open, the choice is
 //! written where it is made (search "Ambiguous"); `tests/src/ptx_ref/video.rs` follows the same
 //! reading, written independently. The scalar ops' saturation, `vset`'s secondary operation and
-//! merges follow NVIDIA's hardware where it differs from the pseudo-code (issue #9; measured on
-//! sm_90, see `video_scalar`); forms whose hardware results are not yet reproduced are refused:
-//! `vmad`, the other ops' secondary operations, `.sat` with mixed-signedness word operands.
+//! merges, secondary operations and `vmad` follow NVIDIA's hardware where it differs from the
+//! pseudo-code (issue #9; measured on sm_90, see `video_scalar` and `vmad`); the one form whose
+//! hardware result is not determined by the measurements is refused: an unsigned `vabsdiff`
+//! with `.sat` and `.min/.max`.
 //!
 //! The intermediate values (`.s33` operands, `.s34` results) are kept in 64 bits (exact, but
 //! `vshl` modulo 2^64), and the low 32 bits are what is written.
@@ -18,10 +19,6 @@ use crate::function::{unsupported, FnLower, LResult};
 use crate::ir::{BinaryOp, CmpOp, Operand, Ty, UnaryOp};
 use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
-
-/// Whether `vmad` is translated. NVIDIA's results (sm_90, measured 2026-11-26) differ from the
-/// spec's pseudo-code, which this translation follows, so `vmad` is refused until reproduced.
-const VMAD_REPRODUCED: bool = false;
 
 /// A scalar operand selector (`.b0..b3`, `.h0/.h1`), or the whole word.
 #[derive(Clone, Copy, PartialEq)]
@@ -213,20 +210,15 @@ impl FnLower {
             return Err(Diagnostic::new(format!("`{}` takes no negated operands", m.name()), m.inst.span));
         }
         let (apart, bpart) = (self.video_sel(&a, ops[1].span)?, self.video_sel(&b, ops[2].span)?);
-        // NVIDIA's sm_90 (an H100 replay of 2,898 scalar forms, 2026-11-26) disagrees with the
-        // rules below for these forms, and their rule is not yet known: refused, not guessed.
-        // - a secondary `.add/.min/.max` on anything but `vset` (e.g. `vmax.s32.u32.u32.min` of
-        //   a.h1 = 0, b = 0x80000000, c = 0 gives 0);
-        // - `.sat` with a word operand of one signedness and the other operand of the other
-        //   (`vadd.u32.u32.s32.sat` of a = 0xffffffff, b.b1 = 0x7f gives 0x7e: the word read
-        //   as signed).
-        let mixed_word = asigned != bsigned && (apart == Part::Word || bpart == Part::Word);
-        if (secop.is_some() && !set) || (m.has("sat") && mixed_word && !shift) {
-            let what = if secop.is_some() && !set { "a secondary operation" } else { "`.sat` and mixed-signedness word operands" };
+        // NVIDIA's sm_90 (an H100 replay of 2,898 scalar forms, 2026-11-26) leaves one rule
+        // open: an unsigned `vabsdiff` with `.sat` and `.min/.max` (which of the saturated and
+        // the wrapped value is compared and written is not determined): refused, not guessed.
+        if name == "vabsdiff" && !dsigned && m.has("sat") && matches!(secop, Some("min" | "max")) {
             return Err(unsupported(
                 format!(
-                    "`{}` with {what} (NVIDIA's results differ from the spec's pseudo-code, §9.7.18.1; not yet reproduced)",
-                    m.name()
+                    "`{}` with an unsigned dtype, `.sat` and `.{}` (NVIDIA's results differ from the spec's pseudo-code, §9.7.18.1; not yet reproduced)",
+                    m.name(),
+                    secop.unwrap_or_default()
                 ),
                 m.inst.span,
             ));
@@ -290,25 +282,55 @@ impl FnLower {
             let (lo, hi) = Self::video_range(dsigned, 32);
             s.clamp_s64(x, lo, hi)
         };
-        let t = if m.has("sat") && dpart == Part::Word { sat32(self, tmp) } else { tmp };
+        // `.sat` of a word result: an unsigned vadd/vsub/vabsdiff clamps below at 0 and wraps at
+        // 2^32 (sm_90; spec: clamps to U32_MAX); the others as `sat32`.
+        let sat_word = |s: &mut Self, x: Operand| {
+            if !dsigned && matches!(name, "vadd" | "vsub" | "vabsdiff") {
+                let neg = s.cmp(CmpOp::LtS, Ty::U64, x, Self::u64c(0));
+                let low = s.bin(BinaryOp::And, Ty::U64, x, Self::u64c(0xffff_ffff));
+                s.select(Ty::U64, neg, Self::u64c(0), low)
+            } else {
+                sat32(s, x)
+            }
+        };
+        let t = if m.has("sat") && dpart == Part::Word { sat_word(self, tmp) } else { tmp };
         let t32 = self.convert(crate::ir::ConvertOp::Truncate, Ty::U64, Ty::U32, t);
         let result = if let Some(op2) = secop {
             let c = self.read(&ops[3], ScalarType::U32)?;
+            let min = op2 == "min";
             match op2 {
                 "add" => self.bin(BinaryOp::Add, Ty::U32, t32, c),
-                _ => {
-                    // Only `vset` gets here (the other ops' secondary operations are refused
-                    // above). Spec: c unsigned. sm_90: atype's sign; signed, the low 32 bits as
-                    // s32; unsigned, the exact value against c as u32.
-                    let signed = asigned;
-                    let min = op2 == "min";
-                    if signed {
+                _ if set => {
+                    // Spec: c unsigned. sm_90: atype's sign; signed, the low 32 bits as s32;
+                    // unsigned, the exact value against c as u32.
+                    if asigned {
                         self.bin(if min { BinaryOp::MinS } else { BinaryOp::MaxS }, Ty::U32, t32, c)
                     } else {
                         let c64 = self.resize(c, Ty::U32, Ty::U64, false);
                         let r = self.bin(if min { BinaryOp::MinU } else { BinaryOp::MaxU }, Ty::U64, t, c64);
                         self.convert(crate::ir::ConvertOp::Truncate, Ty::U64, Ty::U32, r)
                     }
+                }
+                _ => {
+                    // Spec: the `.s34` result and c (dtype's sign) compare. sm_90: a 64-bit key
+                    // against c extended by dtype's sign, compared signed for a signed dtype and
+                    // as unsigned 64-bit patterns for an unsigned one (a negative key lies above
+                    // every c); the key is the low 32 bits as s32 for vadd/vsub and saturated
+                    // shifts, else the exact value (vshl's modulo 2^64).
+                    let key = if matches!(name, "vadd" | "vsub") || (shift && m.has("sat")) {
+                        self.resize(t32, Ty::U32, Ty::U64, true)
+                    } else {
+                        t
+                    };
+                    let c64 = self.resize(c, Ty::U32, Ty::U64, dsigned);
+                    let op = match (min, dsigned) {
+                        (true, true) => CmpOp::LtS,
+                        (true, false) => CmpOp::LtU,
+                        (false, true) => CmpOp::GtS,
+                        (false, false) => CmpOp::GtU,
+                    };
+                    let take = self.cmp(op, Ty::U64, key, c64);
+                    self.select(Ty::U32, take, t32, c)
                 }
             }
         } else {
@@ -349,18 +371,20 @@ impl FnLower {
         self.write(&d, if dsigned { ScalarType::S32 } else { ScalarType::U32 }, result)
     }
 
-    /// `vmad` (§9.7.18.1.3), following the pseudo-code: a 128-bit `ta * tb`, complemented
-    /// (with a carry-in of 1) when exactly one of a, b is negated, else c complemented when c
-    /// is negated; plus c sign-extended when the final result is signed; `.shr7/.shr15`;
-    /// `.sat` to the 32-bit range of the final sign. The dtype does not enter the
-    /// pseudo-code (the final sign comes from atype, btype and the negations).
+    /// `vmad` (§9.7.18.1.3) as NVIDIA's sm_90 computes it (measured 2026-11-26 on an H100, every
+    /// row of 576 forms; `tests/src/ptx_ref/video.rs`, `vmad_hw`, says where the spec's
+    /// pseudo-code differs): the selected, extended operands multiplied as 32-bit signed values
+    /// (a `.u32` word with bit 31 set counts as negative), the product or c negated, `.po`'s
+    /// +1, c sign-extended, a 64-bit sum (exact), `.shr7/.shr15` arithmetic for a signed final
+    /// result and logical for an unsigned one, `.sat` clamping that 64-bit value (as signed) to
+    /// the final sign's 32-bit range. dtype does not enter.
     fn vmad(&mut self, m: &Mods) -> LResult<()> {
         m.only(&["sat", "po", "shr7", "shr15"])?;
         let types = m.types();
         let [_, at, bt] = types.as_slice() else {
             return Err(Diagnostic::new(format!("`{}` takes three types (.u32/.s32)", m.name()), m.inst.span));
         };
-        signed_of(types[0], m)?;
+        let dsigned = signed_of(types[0], m)?;
         let (asigned, bsigned) = (signed_of(*at, m)?, signed_of(*bt, m)?);
         if m.has("shr7") && m.has("shr15") {
             return Err(Diagnostic::new(format!("`{}` takes one scale", m.name()), m.inst.span));
@@ -380,88 +404,50 @@ impl FnLower {
         }
         if pneg && cneg {
             // Not among the spec's operand combinations (§9.7.18.1.3), and its pseudo-code
-            // would silently ignore the negation of c.
+            // would silently ignore the negation of c; not measured on hardware either.
             return Err(unsupported("`vmad` with both the product and c negated", m.inst.span));
         }
-        if !VMAD_REPRODUCED {
-            return Err(unsupported(
-                "`vmad` (NVIDIA's results differ from the spec's pseudo-code, §9.7.18.1.3; not yet reproduced)",
-                m.inst.span,
-            ));
+        let (d, dsel) = Self::video_dst(d);
+        if dsel.is_some() {
+            return Err(Diagnostic::new("`vmad` takes no destination selector", m.inst.span));
         }
         let signed_final = asigned || bsigned || pneg || cneg;
-        // The 128-bit product (hi:lo) of the 33-bit values, from their magnitudes (each below
-        // 2^32, so the magnitude of the product fits 64 bits) and sign: one 64-bit multiply
-        // instead of a 64-bit high multiply (a helper function on WGSL and split int64).
-        let mag_sign = |s: &mut Self, x: Operand, part: Part, signed: bool| {
+        // Each operand's selected field, extended by its type to 32 bits, then read as s32.
+        let operand = |s: &mut Self, x: Operand, part: Part, signed: bool| {
             let v = match part {
                 Part::Word => x,
                 Part::Byte(i) => s.video_field32(x, 8 * i, 8, signed),
                 Part::Half(i) => s.video_field32(x, 16 * i, 16, signed),
             };
-            if !signed {
-                return (s.resize(v, Ty::U32, Ty::U64, false), Self::u32c(0));
-            }
-            let sign = s.bin(BinaryOp::ShrU, Ty::U32, v, Self::u32c(31));
-            let neg = s.cmp(CmpOp::Ne, Ty::U32, sign, Self::u32c(0));
-            let minus = s.un(UnaryOp::Neg, Ty::U32, v);
-            let mag = s.select(Ty::U32, neg, minus, v);
-            (s.resize(mag, Ty::U32, Ty::U64, false), sign)
+            s.resize(v, Ty::U32, Ty::U64, true)
         };
-        let (ma, sa) = mag_sign(self, a.value, apart, asigned);
-        let (mb, sb) = mag_sign(self, b.value, bpart, bsigned);
-        let p = self.bin(BinaryOp::Mul, Ty::U64, ma, mb);
-        let s = self.bin(BinaryOp::Xor, Ty::U32, sa, sb);
-        let negative = self.cmp(CmpOp::Ne, Ty::U32, s, Self::u32c(0));
-        let minus = self.un(UnaryOp::Neg, Ty::U64, p);
-        let mut lo = self.select(Ty::U64, negative, minus, p);
-        let lo_zero = self.cmp(CmpOp::Eq, Ty::U64, lo, Self::u64c(0));
-        let ones = self.select(Ty::U64, lo_zero, Self::u64c(0), Self::u64c(u64::MAX));
-        let mut hi = self.select(Ty::U64, negative, ones, Self::u64c(0));
-        let mut cv = cv;
-        let lsb = po || pneg || cneg;
+        let ta = operand(self, a.value, apart, asigned);
+        let tb = operand(self, b.value, bpart, bsigned);
+        // |ta·tb| <= 2^62: the low 64 bits of the product are exact.
+        let mut p = self.bin(BinaryOp::Mul, Ty::U64, ta, tb);
         if pneg {
-            lo = self.un(UnaryOp::Not, Ty::U64, lo);
-            hi = self.un(UnaryOp::Not, Ty::U64, hi);
-        } else if cneg {
-            cv = self.un(UnaryOp::Not, Ty::U32, cv);
+            p = self.un(UnaryOp::Neg, Ty::U64, p);
         }
-        let clo = self.resize(cv, Ty::U32, Ty::U64, signed_final);
-        let chi = if signed_final { self.bin(BinaryOp::ShrS, Ty::U64, clo, Self::u32c(63)) } else { Self::u64c(0) };
-        let lo2 = self.bin(BinaryOp::Add, Ty::U64, lo, clo);
-        let carry = self.cmp(CmpOp::LtU, Ty::U64, lo2, lo);
-        let mut carry = self.select(Ty::U64, carry, Self::u64c(1), Self::u64c(0));
-        let mut lo3 = lo2;
-        if lsb {
-            lo3 = self.bin(BinaryOp::Add, Ty::U64, lo2, Self::u64c(1));
-            let c2 = self.cmp(CmpOp::Eq, Ty::U64, lo3, Self::u64c(0));
-            let c2 = self.select(Ty::U64, c2, Self::u64c(1), Self::u64c(0));
-            carry = self.bin(BinaryOp::Add, Ty::U64, carry, c2);
+        let mut c64 = self.resize(cv, Ty::U32, Ty::U64, true);
+        if cneg {
+            c64 = self.un(UnaryOp::Neg, Ty::U64, c64);
         }
-        let hi2 = self.bin(BinaryOp::Add, Ty::U64, hi, chi);
-        let hi2 = self.bin(BinaryOp::Add, Ty::U64, hi2, carry);
+        let mut sum = self.bin(BinaryOp::Add, Ty::U64, p, c64);
+        if po {
+            sum = self.bin(BinaryOp::Add, Ty::U64, sum, Self::u64c(1));
+        }
         let scale = if m.has("shr7") { 7 } else if m.has("shr15") { 15 } else { 0 };
-        let mut result = lo3;
+        let mut result = sum;
         if scale > 0 {
-            let l = self.bin(BinaryOp::ShrU, Ty::U64, lo3, Self::u32c(scale));
-            let h = self.bin(BinaryOp::Shl, Ty::U64, hi2, Self::u32c(64 - scale));
-            result = self.bin(BinaryOp::Or, Ty::U64, l, h);
+            let op = if signed_final { BinaryOp::ShrS } else { BinaryOp::ShrU };
+            result = self.bin(op, Ty::U64, sum, Self::u32c(scale));
         }
         if m.has("sat") {
-            // `result` is the low 64 bits, read as signed (signed final) or unsigned.
-            result = if signed_final {
-                self.clamp_s64(result, i32::MIN as i64, i32::MAX as i64)
-            } else {
-                let above = self.cmp(CmpOp::GtU, Ty::U64, result, Self::u64c(u32::MAX as u64));
-                self.select(Ty::U64, above, Self::u64c(u32::MAX as u64), result)
-            };
+            let (lo, hi) = Self::video_range(signed_final, 32);
+            result = self.clamp_s64(result, lo, hi);
         }
         let r = self.convert(crate::ir::ConvertOp::Truncate, Ty::U64, Ty::U32, result);
-        let (d, dsel) = Self::video_dst(d);
-        if dsel.is_some() {
-            return Err(Diagnostic::new("`vmad` takes no destination selector", m.inst.span));
-        }
-        self.write(&d, if signed_final { ScalarType::S32 } else { ScalarType::U32 }, r)
+        self.write(&d, if dsigned { ScalarType::S32 } else { ScalarType::U32 }, r)
     }
 
     /// The SIMD forms (§9.7.18.2): `vop2` on two half-words, `vop4` on four bytes.

@@ -1,8 +1,9 @@
 //! Video instructions (spec §9.7.18), transcribed from the pseudo-code in i128 arithmetic.
 //! Operands are 32-bit values in the low bits of `u64`; results are the 32-bit destination.
 //!
-//! The scalar ops ([`scalar`]) follow NVIDIA's hardware where it differs from the pseudo-code
-//! (each difference documented there); [`scalar_pseudo_code`] and [`vmad`] are the pseudo-code.
+//! The scalar ops ([`scalar`]) and [`vmad_hw`] follow NVIDIA's hardware where it differs from
+//! the pseudo-code (each difference documented there); [`scalar_pseudo_code`] and [`vmad`] are
+//! the pseudo-code.
 //!
 //! Readings where the spec is ambiguous (the same as `lower/src/inst/video.rs`, decided from the
 //! text, not from that code):
@@ -15,9 +16,10 @@
 //!   pseudo-code leaves the shift implicit), and unselected lanes come from c, also for
 //!   `vset2/4` whose prose says "from source operand b";
 //! - SIMD accumulate adds each selected lane's exact (signed) result to c;
-//! - `vmad` follows the pseudo-code literally: c is sign-extended whenever the final result is
-//!   signed (the prose's "(u32 * u32) - u32" would zero-extend it), the scaled result is the
-//!   low 64 bits of the 128-bit sum, read as signed for a signed final result when clamped.
+//! - [`vmad`] (the pseudo-code) follows it literally: c is sign-extended whenever the final
+//!   result is signed (the prose's "(u32 * u32) - u32" would zero-extend it), the scaled result
+//!   is the low 64 bits of the 128-bit sum, read as signed for a signed final result when
+//!   clamped. (NVIDIA's differs: [`vmad_hw`].)
 
 /// `.b0..b3`, `.h0/.h1` or the whole word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -124,10 +126,23 @@ fn wrap_s34(x: i128) -> i128 {
 /// - `.sat` clamps the intermediate wrapped to 34 bits (the spec's `.s34`; only `vshl` reaches
 ///   beyond): spec §9.7.18.1 says the exact value is clamped; sm_90 gives e.g.
 ///   `vshl.s32.u32.u32.sat.wrap %d.h1, %s0.h0, %s1.b3, %s2` with 31 << 31 → 0x8000 in h1.
-/// - `.min/.max`: spec §9.7.18.1 says the exact `.s34` result and c (with dtype's sign) compare;
-///   sm_90 compares the low 32 bits of the result and c as s32 for a signed dtype, and the
-///   result's exact value (negative: above every c) against c as u32 for an unsigned one; for
-///   `vset` the sign is atype's (spec: c is unsigned).
+/// - `.sat` of a word result (no merge) of an unsigned `vadd/vsub/vabsdiff` clamps a negative
+///   value to 0 but takes the low 32 bits of one at or above 2^32 (spec: clamps to U32_MAX):
+///   `vadd.u32.u32.s32.sat` of a = 0xffffffff, b.b1 = 0x7f gives 0x7e, and
+///   `vadd.u32.u32.u32.sat.max` of a.b0 = 1, b = 0xffffffff, c = 0 gives 0.
+/// - `.add`: the low 32 bits of t + c, as the spec says (t saturated as above).
+/// - `.min/.max` (spec §9.7.18.1: the `.s34` result and c with dtype's sign compare): sm_90
+///   compares a 64-bit value k with c extended by dtype's sign (sign-extended for `.s32`, else
+///   zero-extended), as signed for a signed dtype and as **unsigned** 64-bit patterns for an
+///   unsigned one, and writes the low 32 bits of t or c. k is the low 32 bits of t as s32 for
+///   `vadd/vsub` and for saturated `vshl/vshr`, the exact t (vshl's wrapped to 64 bits) for
+///   `vmin/vmax/vabsdiff` and unsaturated shifts. So with an unsigned dtype a negative k lies
+///   above every c: `vadd.u32.u32.u32.max` of a.b1 = 0, b = 0x80ffff20, c = 0xfe81ff81 gives
+///   0x80ffff20 (k = sext(0x80ffff20)), and `vmax.s32.u32.u32.min` of 0, 0x80000000, c = 1
+///   gives 1 (k = 2^31, exact). `vabsdiff` with an unsigned dtype, `.sat` and `.min/.max` is
+///   not settled by the data (the compared and the written value of a result at or above 2^32
+///   are not determined) and ptxcross refuses it. For `vset` c compares with atype's sign:
+///   the low 32 bits as s32 for a signed atype, the exact result against c as u32 otherwise.
 /// - merge `%d.b0-3/.h0` (without `.sat`): the low byte/half-word of the result into its field
 ///   of c, as the spec says; but `.h1` takes bits 16..31 of the result *in place* (spec: the
 ///   low half-word moved up).
@@ -136,10 +151,11 @@ fn wrap_s34(x: i128) -> i128 {
 ///   other ops' exact result, read as unsigned (negative: above the bound), to the field's
 ///   maximum only (`vadd.s32.s32.s32.sat %d.b2` of -1 gives 0x7f).
 ///
-/// A second, wider H100 replay (2,898 forms) confirmed the merge rules and `vset`'s `.min/.max`
-/// but disproved the `.min/.max` rule for the other ops and this function's `.sat` with a word
-/// operand of the other signedness; ptxcross refuses those forms, so the sweeps check them only
-/// for the refusal, and here they still follow the first log's rule.
+/// A second, wider H100 replay (2,898 forms, `PTXCROSS_VIDEO_STRIDE=23`) confirmed the merge
+/// rules and `vset`'s `.min/.max` and disproved the first log's `.min/.max` rule for the other
+/// ops and its `.sat` for mixed-signedness word operands; the rules above (fitted to it, 2026-11-26)
+/// reproduce every known row of its 2,937 forms (the secondary operations' 712 and the plain
+/// mixed-signedness `.sat` forms included) but the 17 refused `vabsdiff` forms.
 #[allow(clippy::too_many_arguments)]
 pub fn scalar(
     op: &str,
@@ -158,19 +174,52 @@ pub fn scalar(
     let x = scalar_tmp(op, asigned, bsigned, clamp_mode, asel, bsel, a, b);
     let shift = matches!(op, "vshl" | "vshr");
     let sat32 = |x: i128| clamp(wrap_s34(x), dsigned, 32);
-    let t = if sat { sat32(x) } else { x };
+    // `.sat` of a word result: an unsigned vadd/vsub/vabsdiff clamps below at 0 but wraps at
+    // 2^32 instead of clamping (`vadd.u32.u32.s32.sat` of a = 0xffffffff, b.b1 = 0x7f gives
+    // 0x7e); the others as `sat32`.
+    let sat_word = |x: i128| {
+        if !dsigned && matches!(op, "vadd" | "vsub" | "vabsdiff") {
+            if x < 0 {
+                0
+            } else {
+                x & 0xffff_ffff
+            }
+        } else {
+            sat32(x)
+        }
+    };
+    let t = if sat { sat_word(x) } else { x };
     let c32 = c as u32;
     let d: u32 = match second {
         Second::None | Second::Merge(Sel::Word) => t as u32,
         Second::Add => (t as u32).wrapping_add(c32),
-        Second::Min | Second::Max => {
-            let signed = if op.starts_with("vset") { asigned } else { dsigned };
-            let take_t = if signed {
+        Second::Min | Second::Max if op.starts_with("vset") => {
+            let take_t = if asigned {
                 let (t, c) = (t as u32 as i32, c32 as i32);
                 (t < c) == (second == Second::Min)
             } else {
                 let (t, c) = (t as u64, c32 as u64);
                 (t < c) == (second == Second::Min)
+            };
+            if take_t {
+                t as u32
+            } else {
+                c32
+            }
+        }
+        Second::Min | Second::Max => {
+            // The value compared with c (the written value is t's low 32 bits either way).
+            // vadd/vsub (and saturated shifts): the low 32 bits as s32; vmin/vmax/vabsdiff and
+            // unsaturated shifts: the exact value (vshl's wrapped to 64 bits).
+            let key = if matches!(op, "vadd" | "vsub") || (sat && matches!(op, "vshl" | "vshr")) {
+                t as u32 as i32 as i64
+            } else {
+                t as i64
+            };
+            let take_t = if dsigned {
+                (key < c32 as i32 as i64) == (second == Second::Min)
+            } else {
+                ((key as u64) < c32 as u64) == (second == Second::Min)
             };
             if take_t {
                 t as u32
@@ -260,8 +309,8 @@ pub fn scalar_pseudo_code(
 }
 
 /// `vmad` (§9.7.18.1.3) as the spec's pseudo-code reads. `scale` is 0, 7 or 15. NVIDIA's
-/// hardware differs with `.sat` and `.shr7/.shr15` (not yet reproduced; ptxcross refuses
-/// `vmad`); kept to replay the log of NVIDIA's disagreements.
+/// hardware differs ([`vmad_hw`], what ptxcross follows); kept to replay the first log of
+/// NVIDIA's disagreements (`tests/tests/video_nvidia_replay.rs`).
 #[allow(clippy::too_many_arguments)]
 pub fn vmad(
     asigned: bool,
@@ -308,6 +357,59 @@ pub fn vmad(
         result
     };
     result & 0xffff_ffff
+}
+
+/// `vmad` as NVIDIA's hardware computes it (sm_90, driver 580.159.04, measured 2026-11-26 on an
+/// H100: every row of 576 forms, 8,704 rows each, reproduced; the fixture
+/// `tests/nvidia/video_measured.bin` keeps a sample, checked by `video_nvidia_fixture`).
+/// Spec §9.7.18.1.3 (the pseudo-code: [`vmad`]) forms a 128-bit product of the `.s33` operands,
+/// complements it for a negated product, adds c sign- or zero-extended by the final sign, and
+/// saturates the low 64 bits of the scaled sum. sm_90 instead:
+/// - multiplies the selected, extended operands as **32-bit signed** values: a `.u32` word
+///   operand with bit 31 set counts as negative (`vmad.u32.u32.u32.shr7` of a = 0x80000000,
+///   b.b3 = 0x7f gives 0x81000000, the spec 0x7f000000); a byte or half-word is extended by its
+///   type as the spec says, so only word operands differ;
+/// - negates the product (`-prod`, i.e. `~prod + 1`, the spec's lsb) or c (`-c`), and `.po`
+///   adds 1; c is always **sign-extended** from 32 bits (the spec: zero-extended for an
+///   unsigned final result);
+/// - sums in 64 bits (exact: |a·b| ≤ 2^62), shifts `.shr7/.shr15` arithmetically for a signed
+///   final result and **logically** for an unsigned one (the 64-bit sum read as unsigned), and
+///   `.sat` clamps that 64-bit value, read as signed, to the final sign's 32-bit range: an
+///   unsigned final result that is negative saturates to 0 unscaled, but to 0xffffffff once
+///   shifted (its logical shift is a large positive number);
+/// - the final sign is the spec's (signed if a or b is signed, or exactly one of them or c is
+///   negated); dtype does not enter.
+#[allow(clippy::too_many_arguments)]
+pub fn vmad_hw(
+    asigned: bool,
+    bsigned: bool,
+    aneg: bool,
+    bneg: bool,
+    cneg: bool,
+    po: bool,
+    sat: bool,
+    scale: u32,
+    asel: Sel,
+    bsel: Sel,
+    a: u64,
+    b: u64,
+    c: u64,
+) -> u64 {
+    let ta = part(a, asigned, asel) as u32 as i32 as i64;
+    let tb = part(b, bsigned, bsel) as u32 as i32 as i64;
+    let signed_final = asigned || bsigned || (aneg ^ bneg) || cneg;
+    let product = if aneg ^ bneg { -(ta * tb) } else { ta * tb };
+    let c = if cneg { -(c as u32 as i32 as i64) } else { c as u32 as i32 as i64 };
+    let sum = product + c + po as i64;
+    let scaled = if signed_final { sum >> scale } else { ((sum as u64) >> scale) as i64 };
+    let result = if !sat {
+        scaled
+    } else if signed_final {
+        scaled.clamp(i32::MIN as i64, i32::MAX as i64)
+    } else {
+        scaled.clamp(0, u32::MAX as i64)
+    };
+    result as u64 & 0xffff_ffff
 }
 
 /// SIMD `vadd2/vsub2/vavrg2/vabsdiff2/vmin2/vmax2/vset2` (`lanes` 2) and the `4` forms
