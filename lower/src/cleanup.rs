@@ -21,17 +21,49 @@
 //! - the fault-site variable is never touched (backends read it when recording a fault).
 
 use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiply-rotate hasher (rustc's FxHash): the value table hashes every pure expression
+/// of big kernels, and SipHash's resistance to chosen keys buys nothing here.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
 
 use crate::ir::{stmt_operands, stmt_operands_mut, BinaryOp, Block, Const, Expr, Kernel, Operand, Stmt, Ty, VarId};
 
 pub fn simplify(kernel: &mut Kernel) {
     fold_identities(&mut kernel.body);
     // Each round can expose more (a copy of a copy, a chain left dead); few are needed.
-    for _ in 0..4 {
+    // (Dead code removal exposes nothing new to the other two, so it does not ask for a round.)
+    for _ in 0..3 {
         let shared = common_subexpressions(kernel);
         let copies = propagate_copies(kernel);
-        let dead = remove_dead(kernel);
-        if !shared && !copies && !dead {
+        remove_dead(kernel);
+        if !shared && !copies {
             break;
         }
     }
@@ -99,7 +131,7 @@ fn common_subexpressions(kernel: &mut Kernel) -> bool {
     let is_value = |v: VarId| values.get(v.index()).copied().unwrap_or(false);
     struct Cx<'a> {
         is_value: &'a dyn Fn(VarId) -> bool,
-        seen: HashMap<Expr, VarId>,
+        seen: HashMap<Expr, VarId, BuildHasherDefault<FxHasher>>,
         scope: Vec<Expr>,
         changed: bool,
     }
@@ -131,7 +163,7 @@ fn common_subexpressions(kernel: &mut Kernel) -> bool {
             cx.seen.remove(&e);
         }
     }
-    let mut cx = Cx { is_value: &is_value, seen: HashMap::new(), scope: Vec::new(), changed: false };
+    let mut cx = Cx { is_value: &is_value, seen: HashMap::default(), scope: Vec::new(), changed: false };
     block(&mut kernel.body, &mut cx);
     cx.changed
 }
@@ -189,50 +221,75 @@ fn propagate_copies(kernel: &mut Kernel) -> bool {
     true
 }
 
-/// Removes pure assignments to variables read nowhere, and `if`s with two empty bodies,
-/// until none is left. Returns whether anything changed.
+/// Removes pure assignments whose variable no statement needs (not read by a store, a
+/// condition, an impure expression, nor by a pure assignment to a needed variable), then
+/// `if`s left with two empty bodies. One marking pass from those roots, one sweep: linear
+/// (removing one dead assignment at a time, a chain of n needed n walks of the body).
+/// Returns whether anything changed.
 fn remove_dead(kernel: &mut Kernel) -> bool {
+    let n = kernel.vars.len();
     let keep = kernel.fault_site_var;
-    let mut changed = false;
-    loop {
-        let mut reads = vec![0u32; kernel.vars.len()];
-        fn count(b: &Block, reads: &mut [u32]) {
-            for s in &b.stmts {
-                stmt_operands(s, |o| {
-                    if let Operand::Var(v) = o {
-                        if let Some(r) = reads.get_mut(v.index()) {
-                            *r += 1;
+    // Per variable: the variables its pure assignments read; and the roots.
+    let mut deps: Vec<Vec<VarId>> = vec![Vec::new(); n];
+    let mut needed = vec![false; n];
+    let mut work: Vec<VarId> = Vec::new();
+    fn collect(b: &Block, deps: &mut [Vec<VarId>], needed: &mut [bool], work: &mut Vec<VarId>) {
+        for s in &b.stmts {
+            let pure_dst = match s {
+                Stmt::Assign { dst, expr } if expr.is_pure() => Some(*dst),
+                _ => None,
+            };
+            stmt_operands(s, |o| {
+                let Operand::Var(v) = o else { return };
+                match pure_dst.and_then(|d| deps.get_mut(d.index())) {
+                    Some(list) => list.push(v),
+                    None => {
+                        if let Some(flag) = needed.get_mut(v.index()) {
+                            if !*flag {
+                                *flag = true;
+                                work.push(v);
+                            }
                         }
                     }
-                });
-                for body in s.bodies() {
-                    count(body, reads);
                 }
-            }
-        }
-        count(&kernel.body, &mut reads);
-        fn sweep(b: &mut Block, reads: &[u32], keep: Option<VarId>) -> bool {
-            let before = b.stmts.len();
-            b.stmts.retain(|s| match s {
-                Stmt::Assign { dst, expr } => {
-                    Some(*dst) == keep || !expr.is_pure() || reads.get(dst.index()).copied().unwrap_or(1) > 0
-                }
-                Stmt::If { then_body, else_body, .. } => !(then_body.stmts.is_empty() && else_body.stmts.is_empty()),
-                _ => true,
             });
-            let mut changed = b.stmts.len() != before;
-            for s in &mut b.stmts {
-                for body in s.bodies_mut() {
-                    changed |= sweep(body, reads, keep);
+            for body in s.bodies() {
+                collect(body, deps, needed, work);
+            }
+        }
+    }
+    collect(&kernel.body, &mut deps, &mut needed, &mut work);
+    if let Some(f) = keep {
+        if let Some(flag) = needed.get_mut(f.index()) {
+            *flag = true;
+        }
+    }
+    while let Some(v) = work.pop() {
+        for &d in deps.get(v.index()).map(Vec::as_slice).unwrap_or(&[]) {
+            if let Some(flag) = needed.get_mut(d.index()) {
+                if !*flag {
+                    *flag = true;
+                    work.push(d);
                 }
             }
-            changed
         }
-        if !sweep(&mut kernel.body, &reads, keep) {
-            return changed;
-        }
-        changed = true;
     }
+    fn sweep(b: &mut Block, needed: &[bool]) -> bool {
+        let mut changed = false;
+        for s in &mut b.stmts {
+            for body in s.bodies_mut() {
+                changed |= sweep(body, needed);
+            }
+        }
+        let before = b.stmts.len();
+        b.stmts.retain(|s| match s {
+            Stmt::Assign { dst, expr } => !expr.is_pure() || needed.get(dst.index()).copied().unwrap_or(true),
+            Stmt::If { then_body, else_body, .. } => !(then_body.stmts.is_empty() && else_body.stmts.is_empty()),
+            _ => true,
+        });
+        changed || b.stmts.len() != before
+    }
+    sweep(&mut kernel.body, &needed)
 }
 
 /// Drops variables that are neither assigned nor read, renumbering the others.

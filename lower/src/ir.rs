@@ -455,23 +455,26 @@ pub fn stmt_operands_mut(s: &mut Stmt, mut f: impl FnMut(&mut Operand)) {
 }
 
 impl Stmt {
-    /// The blocks nested directly in the statement.
-    pub fn bodies(&self) -> Vec<&Block> {
-        match self {
-            Stmt::If { then_body, else_body, .. } => vec![then_body, else_body],
-            Stmt::Loop { body } => vec![body],
-            Stmt::Switch { cases, default, .. } => cases.iter().map(|c| &c.body).chain(std::iter::once(default)).collect(),
-            _ => Vec::new(),
-        }
+    /// The blocks nested directly in the statement (no allocation: passes walk every
+    /// statement of big kernels many times).
+    pub fn bodies(&self) -> impl Iterator<Item = &Block> {
+        let (a, b, cases, d): (Option<&Block>, Option<&Block>, &[SwitchCase], Option<&Block>) = match self {
+            Stmt::If { then_body, else_body, .. } => (Some(then_body), Some(else_body), &[], None),
+            Stmt::Loop { body } => (Some(body), None, &[], None),
+            Stmt::Switch { cases, default, .. } => (None, None, cases.as_slice(), Some(default)),
+            _ => (None, None, &[], None),
+        };
+        a.into_iter().chain(b).chain(cases.iter().map(|c| &c.body)).chain(d)
     }
     /// The blocks nested directly in the statement, for rewriting.
-    pub fn bodies_mut(&mut self) -> Vec<&mut Block> {
-        match self {
-            Stmt::If { then_body, else_body, .. } => vec![then_body, else_body],
-            Stmt::Loop { body } => vec![body],
-            Stmt::Switch { cases, default, .. } => cases.iter_mut().map(|c| &mut c.body).chain(std::iter::once(default)).collect(),
-            _ => Vec::new(),
-        }
+    pub fn bodies_mut(&mut self) -> impl Iterator<Item = &mut Block> {
+        let (a, b, cases, d): (Option<&mut Block>, Option<&mut Block>, &mut [SwitchCase], Option<&mut Block>) = match self {
+            Stmt::If { then_body, else_body, .. } => (Some(then_body), Some(else_body), &mut [], None),
+            Stmt::Loop { body } => (Some(body), None, &mut [], None),
+            Stmt::Switch { cases, default, .. } => (None, None, cases.as_mut_slice(), Some(default)),
+            _ => (None, None, &mut [], None),
+        };
+        a.into_iter().chain(b).chain(cases.iter_mut().map(|c| &mut c.body)).chain(d)
     }
 }
 
