@@ -125,7 +125,13 @@ fn debug_name(s: &str) -> String {
 /// Per-kernel state.
 struct KernelState {
     name: String,
+    /// Per variable: its `Function` variable, or 0 for a value (`values`).
     vars: Vec<Word>,
+    /// Per variable: the id of its value once assigned, for the kernel's values
+    /// (`Kernel::value_vars`: assigned once, read only where the assignment dominates), which
+    /// get no variable: each read is the assignment's result id itself.
+    values: Vec<Option<Word>>,
+    is_value: Vec<bool>,
     loops: Vec<LoopCtx>,
     /// `None` when the kernel has no shared (local) words: every access faults.
     shared_var: Option<Word>,
@@ -745,9 +751,12 @@ impl Emitter {
         } else {
             None
         };
+        let is_value = kernel.value_vars();
         self.k = Some(KernelState {
             name: kernel.name.clone(),
             vars: Vec::with_capacity(kernel.vars.len()),
+            values: vec![None; kernel.vars.len()],
+            is_value,
             loops: Vec::new(),
             shared_var,
             shared_len,
@@ -772,6 +781,10 @@ impl Emitter {
                     self.ks()?.vars.push(site);
                     continue;
                 }
+            }
+            if self.ks()?.is_value[i] {
+                self.ks()?.vars.push(0);
+                continue;
             }
             let t = self.ty(info.ty);
             let p = self.ptr(StorageClass::Function, t);
@@ -842,7 +855,11 @@ impl Emitter {
                 if vty != ty {
                     return Err(invalid(format!("assignment of a {vty:?} value to {dst} of type {ty:?}")));
                 }
-                self.b.store(ptr, val, None, []).map_err(internal)?;
+                if ptr == 0 {
+                    self.ks()?.values[dst.index()] = Some(val);
+                } else {
+                    self.b.store(ptr, val, None, []).map_err(internal)?;
+                }
                 Ok(false)
             }
             Stmt::StoreWord { memory, index, value } => {
@@ -1038,6 +1055,10 @@ impl Emitter {
             Operand::Const(c) => Ok((self.konst(c), c.ty())),
             Operand::Var(v) => {
                 let (ptr, ty) = self.var(kernel, v)?;
+                if ptr == 0 {
+                    let id = self.ks()?.values[v.index()].ok_or_else(|| invalid(format!("value {v} read before its assignment")))?;
+                    return Ok((id, ty));
+                }
                 let t = self.ty(ty);
                 let id = self.b.load(t, None, ptr, None, []).map_err(internal)?;
                 Ok((id, ty))

@@ -297,3 +297,50 @@ fn random_structured_programs_validate() {
     eprintln!("random programs: {loops} loops, {total_words} words");
     assert!(loops > 200 && total_words > 50_000, "{loops} loops, {total_words} words");
 }
+
+/// Function-scope `OpVariable`s of a module.
+fn function_variables(words: &[u32]) -> usize {
+    let (mut i, mut n) = (5, 0);
+    while i < words.len() {
+        let (count, op) = ((words[i] >> 16) as usize, words[i] & 0xffff);
+        // OpVariable (59) whose storage class (word 3) is Function (7).
+        if op == 59 && words.get(i + 3) == Some(&7) {
+            n += 1;
+        }
+        i += count.max(1);
+    }
+    n
+}
+
+#[test]
+fn values_get_no_variable_and_the_rest_keep_theirs() {
+    // `x` is assigned once and read only after that, in the same block and nested in a
+    // loop and an `if` (a value: no variable); `i` is assigned twice, `y` inside an `if` and
+    // read after it, `z` read in the loop before its only assignment: variables.
+    let mut k = KernelBuilder::new("values");
+    let x = k.var(Ty::U32);
+    let i = k.var(Ty::U32);
+    let p = k.var(Ty::Bool);
+    let y = k.var(Ty::U32);
+    let z = k.var(Ty::U32);
+    let t = k.var(Ty::U32);
+    let body = vec![
+        assign(x, Expr::Builtin(Builtin::ThreadId(0))),
+        copy(i, c32(0)),
+        loop_(vec![
+            store(Memory::Heap, c32(64), v(z)),
+            assign(z, bin(BinaryOp::Add, Ty::U32, v(x), v(i))),
+            inc(i),
+            lt(p, i, 4),
+            if_(v(p), vec![assign(t, bin(BinaryOp::Mul, Ty::U32, v(x), v(i))), store(Memory::Heap, v(t), v(x))], vec![Stmt::Break]),
+        ]),
+        if_(v(p), vec![copy(y, v(x))], vec![]),
+        store(Memory::Heap, c32(65), v(y)),
+    ];
+    let kernel = k.finish(body);
+    assert_eq!(kernel.value_vars(), vec![true, false, false, false, false, true]);
+    let words = check(&module(vec![kernel]));
+    naga_report("values_get_no_variable", &words);
+    // i, p, y, z (and no fault-site variable in hand-written IR).
+    assert_eq!(function_variables(&words), 4);
+}

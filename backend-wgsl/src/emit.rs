@@ -799,6 +799,27 @@ struct KernelCx<'a> {
     /// The kernel is split into functions ([`split_into_parts`]): variables are module-scope
     /// (`{kp}v3`) and `Return` is `return true;` (the entry point then returns).
     parts: bool,
+    /// Per variable: it is bound once with `let` where it is assigned, not declared as a
+    /// `var` (see [`let_vars`]).
+    lets: Vec<bool>,
+}
+
+/// The kernel's values (`Kernel::value_vars`: assigned once, read only where that assignment
+/// dominates, i.e. where a `let` at the assignment is in scope). In a kernel split into parts
+/// ([`split_into_parts`]), a value assigned at the top level may be read in a later part: those
+/// stay module-scope variables.
+fn let_vars(k: &Kernel, parts: bool) -> Vec<bool> {
+    let mut lets = k.value_vars();
+    if parts {
+        for s in &k.body.stmts {
+            if let Stmt::Assign { dst, .. } = s {
+                if let Some(l) = lets.get_mut(dst.index()) {
+                    *l = false;
+                }
+            }
+        }
+    }
+    lets
 }
 
 fn wgsl_ty(ty: Ty) -> &'static str {
@@ -1410,6 +1431,9 @@ impl KernelCx<'_> {
                     if self.k.fault_site_var == Some(*dst) && self.m.site {
                         // The running instruction's fault site (see `ModuleCx::site`).
                         self.line(depth, &format!("{}site = {e};", self.m.p));
+                    } else if self.lets.get(dst.index()).copied().unwrap_or(false) {
+                        let name = self.var_name(*dst);
+                        self.line(depth, &format!("let {name}: {} = {e};", wgsl_ty(dty)));
                     } else {
                         let name = self.var_name(*dst);
                         self.line(depth, &format!("{name} = {e};"));
@@ -1783,9 +1807,18 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             opaque: opaque_vars(k),
             zeros: [false; 2],
             parts: false,
+            lets: Vec::new(),
         };
         let parts = split_into_parts(&k.body.stmts, u);
         cx.parts = parts.len() > 1;
+        let mut lets = let_vars(k, cx.parts);
+        cx.lets = lets.clone();
+        if cx.m.site {
+            // Written as the module's `px_site` (see `ModuleCx::site`): no declaration either.
+            if let Some(l) = k.fault_site_var.and_then(|f| lets.get_mut(f.index())) {
+                *l = true;
+            }
+        }
         let mut part_bodies = Vec::new();
         for part in &parts {
             cx.stmts(part, 1).map_err(|msg| invalid(k, msg))?;
@@ -1848,7 +1881,9 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             let _ = writeln!(entries, "@compute @workgroup_size({x}, {y}, {z})");
             let _ = writeln!(entries, "fn {}({}) {{", k.entry_point, params.join(", "));
             for (i, v) in k.vars.iter().enumerate() {
-                let _ = writeln!(entries, "    var v{i}: {}; // {}", wgsl_ty(v.ty), comment_text(&v.name));
+                if !lets[i] {
+                    let _ = writeln!(entries, "    var v{i}: {}; // {}", wgsl_ty(v.ty), comment_text(&v.name));
+                }
             }
             entries.push_str(&zero_lets);
             entries.push_str(&part_bodies[0]);
@@ -1863,7 +1898,9 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         // point, which returns as soon as a part has returned.
         let _ = writeln!(decls, "// kernel {}: variables of its {} parts", comment_text(&k.name), parts.len());
         for (i, v) in k.vars.iter().enumerate() {
-            let _ = writeln!(decls, "var<private> {kp}v{i}: {}; // {}", wgsl_ty(v.ty), comment_text(&v.name));
+            if !lets[i] {
+                let _ = writeln!(decls, "var<private> {kp}v{i}: {}; // {}", wgsl_ty(v.ty), comment_text(&v.name));
+            }
         }
         for (i, (part, body)) in parts.iter().zip(&part_bodies).enumerate() {
             let _ = writeln!(entries, "\n// kernel {}, part {i}: true when it returned", comment_text(&k.name));

@@ -321,7 +321,8 @@ fn float_constants_keep_their_bits() {
         let x = b.var(Ty::F32, "x");
         b.push(assign(x, Expr::Use(Operand::Const(Const::F32(bits)))));
         let wgsl = ok(b.build(), Profile::WebGpu);
-        assert!(wgsl.contains(&format!("v0 = {text};")), "{bits:#x}: {wgsl}");
+        // Assigned once: a `let` (`Kernel::value_vars`).
+        assert!(wgsl.contains(&format!("let v0: f32 = {text};")), "{bits:#x}: {wgsl}");
     }
     let cases: [(u64, &str); 5] = [
         (1.0f64.to_bits(), "1.0lf"),
@@ -335,7 +336,7 @@ fn float_constants_keep_their_bits() {
         let x = b.var(Ty::F64, "x");
         b.push(assign(x, Expr::Use(Operand::Const(Const::F64(bits)))));
         let wgsl = ok(b.build(), Profile::Wgpu);
-        assert!(wgsl.contains(&format!("v0 = {text};")), "{bits:#x}: {wgsl}");
+        assert!(wgsl.contains(&format!("let v0: f64 = {text};")), "{bits:#x}: {wgsl}");
     }
 }
 
@@ -357,7 +358,7 @@ fn ordered_float_compares_test_nan_on_bits() {
     let p = b.var(Ty::Bool, "p");
     b.push(assign(p, cmp(CmpOp::FNe, Ty::F32, x, x)));
     let wgsl = ok(b.build(), Profile::WebGpu);
-    assert!(wgsl.contains("v1 = px_ordered_f32(v0, v0) && (px_hide_f32(v0, px_z0) != px_hide_f32(v0, px_z1));"), "{wgsl}");
+    assert!(wgsl.contains("let v1: bool = px_ordered_f32(v0, v0) && (px_hide_f32(v0, px_z0) != px_hide_f32(v0, px_z1));"), "{wgsl}");
     assert!(wgsl.contains("(bitcast<u32>(a) & 0x7fffffffu) <= 0x7f800000u"), "{wgsl}");
 }
 

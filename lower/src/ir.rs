@@ -288,7 +288,7 @@ pub enum Builtin {
     SubgroupInvocationId,
 }
 
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
 pub enum Expr {
     /// Copy of an operand (any type).
     Use(Operand),
@@ -357,6 +357,124 @@ impl Expr {
     /// every invocation of the workgroup must reach it in uniform control flow.
     pub fn is_warp_collective(&self) -> bool {
         matches!(self, Expr::WarpBallot { .. } | Expr::WarpShuffle { .. })
+    }
+
+    /// Whether evaluating the expression only computes its value: no memory access (a load
+    /// may record a fault), no barrier, no collective. Such an assignment whose variable
+    /// nobody reads can go.
+    pub fn is_pure(&self) -> bool {
+        matches!(
+            self,
+            Expr::Use(_)
+                | Expr::Unary { .. }
+                | Expr::Binary { .. }
+                | Expr::Fma { .. }
+                | Expr::Compare { .. }
+                | Expr::Select { .. }
+                | Expr::Convert { .. }
+                | Expr::Builtin(_)
+        )
+    }
+
+    /// Calls `f` on every operand the expression reads, in order.
+    pub fn for_each_operand(&self, mut f: impl FnMut(Operand)) {
+        match self {
+            Expr::Use(a) | Expr::Unary { arg: a, .. } | Expr::Convert { arg: a, .. } => f(*a),
+            Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
+                f(*lhs);
+                f(*rhs);
+            }
+            Expr::Fma { a, b, c, .. } => [a, b, c].into_iter().for_each(|o| f(*o)),
+            Expr::Select { cond, a, b, .. } => [cond, a, b].into_iter().for_each(|o| f(*o)),
+            Expr::Builtin(_) => {}
+            Expr::LoadWord { index, .. } | Expr::LoadDword { index, .. } | Expr::SharedUniformLoad { index } => f(*index),
+            Expr::WarpBallot { pred } => f(*pred),
+            Expr::WarpShuffle { value, lane } => [value, lane].into_iter().for_each(|o| f(*o)),
+            Expr::AtomicWord { index, value, comparand, .. } | Expr::AtomicDword { index, value, comparand, .. } => {
+                f(*index);
+                f(*value);
+                if let Some(c) = comparand {
+                    f(*c);
+                }
+            }
+        }
+    }
+
+    /// Calls `f` on every operand the expression reads, for rewriting.
+    pub fn for_each_operand_mut(&mut self, mut f: impl FnMut(&mut Operand)) {
+        match self {
+            Expr::Use(a) | Expr::Unary { arg: a, .. } | Expr::Convert { arg: a, .. } => f(a),
+            Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => {
+                f(lhs);
+                f(rhs);
+            }
+            Expr::Fma { a, b, c, .. } => [a, b, c].into_iter().for_each(f),
+            Expr::Select { cond, a, b, .. } => [cond, a, b].into_iter().for_each(f),
+            Expr::Builtin(_) => {}
+            Expr::LoadWord { index, .. } | Expr::LoadDword { index, .. } | Expr::SharedUniformLoad { index } => f(index),
+            Expr::WarpBallot { pred } => f(pred),
+            Expr::WarpShuffle { value, lane } => [value, lane].into_iter().for_each(f),
+            Expr::AtomicWord { index, value, comparand, .. } | Expr::AtomicDword { index, value, comparand, .. } => {
+                f(index);
+                f(value);
+                if let Some(c) = comparand {
+                    f(c);
+                }
+            }
+        }
+    }
+}
+
+/// Calls `f` on every operand a statement itself reads (not those of nested blocks).
+pub fn stmt_operands(s: &Stmt, mut f: impl FnMut(Operand)) {
+    match s {
+        Stmt::Assign { expr, .. } => expr.for_each_operand(f),
+        Stmt::StoreWord { index, value, .. } => {
+            f(*index);
+            f(*value);
+        }
+        Stmt::If { cond, .. } => f(*cond),
+        Stmt::Switch { selector, .. } => f(*selector),
+        _ => {}
+    }
+}
+
+/// Calls `f` on every operand a statement itself reads (not those of nested blocks), for
+/// rewriting.
+pub fn stmt_operands_mut(s: &mut Stmt, mut f: impl FnMut(&mut Operand)) {
+    match s {
+        Stmt::Assign { expr, .. } => expr.for_each_operand_mut(f),
+        Stmt::StoreWord { index, value, .. } => {
+            f(index);
+            f(value);
+        }
+        Stmt::If { cond, .. } => f(cond),
+        Stmt::Switch { selector, .. } => f(selector),
+        _ => {}
+    }
+}
+
+impl Stmt {
+    /// The blocks nested directly in the statement (no allocation: passes walk every
+    /// statement of big kernels many times).
+    pub fn bodies(&self) -> impl Iterator<Item = &Block> {
+        let (a, b, cases, d): (Option<&Block>, Option<&Block>, &[SwitchCase], Option<&Block>) = match self {
+            Stmt::If { then_body, else_body, .. } => (Some(then_body), Some(else_body), &[], None),
+            Stmt::Loop { body } => (Some(body), None, &[], None),
+            Stmt::Switch { cases, default, .. } => (None, None, cases.as_slice(), Some(default)),
+            _ => (None, None, &[], None),
+        };
+        a.into_iter().chain(b).chain(cases.iter().map(|c| &c.body)).chain(d)
+    }
+    /// The blocks nested directly in the statement, for rewriting.
+    pub fn bodies_mut(&mut self) -> impl Iterator<Item = &mut Block> {
+        let (a, b, cases, d): (Option<&mut Block>, Option<&mut Block>, &mut [SwitchCase], Option<&mut Block>) = match self {
+            Stmt::If { then_body, else_body, .. } => (Some(then_body), Some(else_body), &mut [], None),
+            Stmt::Loop { body } => (Some(body), None, &mut [], None),
+            Stmt::Switch { cases, default, .. } => (None, None, cases.as_mut_slice(), Some(default)),
+            _ => (None, None, &mut [], None),
+        };
+        a.into_iter().chain(b).chain(cases.iter_mut().map(|c| &mut c.body)).chain(d)
     }
 }
 
@@ -683,6 +801,57 @@ impl Kernel {
             })
         }
         self.shared_words > 0 && block(&self.body)
+    }
+
+    /// Per variable: whether it is a *value*: assigned exactly once, and read only where that
+    /// assignment has run before on every path — later in the block that holds the assignment,
+    /// or inside a statement that comes later in that block (in structured code, exactly the
+    /// places the assignment dominates). A value never changes once set (in a loop, each
+    /// iteration sets it before any read), so a backend may bind it once (WGSL `let`, a
+    /// SPIR-V result id) instead of keeping a variable, and `lower` may replace a value that
+    /// copies another value or a constant by that operand. The fault-site variable is never a
+    /// value (backends treat it apart).
+    pub fn value_vars(&self) -> Vec<bool> {
+        const NONE: u32 = u32::MAX;
+        struct W {
+            defs: Vec<u32>,
+            def_block: Vec<u32>,
+            bad: Vec<bool>,
+            open: Vec<bool>,
+        }
+        fn read(w: &mut W, o: Operand) {
+            if let Operand::Var(v) = o {
+                let Some(&b) = w.def_block.get(v.index()) else { return };
+                if b == NONE || !w.open[b as usize] {
+                    w.bad[v.index()] = true;
+                }
+            }
+        }
+        fn block(w: &mut W, b: &Block) {
+            let id = w.open.len();
+            w.open.push(true);
+            for s in &b.stmts {
+                stmt_operands(s, |o| read(w, o));
+                if let Stmt::Assign { dst, .. } = s {
+                    if let Some(d) = w.defs.get_mut(dst.index()) {
+                        *d += 1;
+                        if w.def_block[dst.index()] == NONE {
+                            w.def_block[dst.index()] = id as u32;
+                        }
+                    }
+                }
+                for body in s.bodies() {
+                    block(w, body);
+                }
+            }
+            w.open[id] = false;
+        }
+        let n = self.vars.len();
+        let mut w = W { defs: vec![0; n], def_block: vec![NONE; n], bad: vec![false; n], open: Vec::new() };
+        block(&mut w, &self.body);
+        (0..n)
+            .map(|i| w.defs[i] == 1 && !w.bad[i] && self.fault_site_var.is_none_or(|f| f.index() != i))
+            .collect()
     }
 
     pub fn var_ty(&self, v: VarId) -> Ty {

@@ -224,6 +224,8 @@ pub fn lower_kernel(
     }
     // Last: no pass after it adds heap accesses or barriers.
     crate::barriers::narrow_barriers(&mut kernel);
+    // After every pass that adds code: copies, identities and dead temporaries go.
+    crate::cleanup::simplify(&mut kernel);
     kernel.features = features::compute(&kernel);
     kernel.features.f32_subnormals = subnormals.f32;
     kernel.features.f64_subnormals = subnormals.f64;

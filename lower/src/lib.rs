@@ -8,6 +8,7 @@ pub mod abi;
 mod barriers;
 pub mod build;
 mod call;
+mod cleanup;
 pub mod cfg;
 mod consts;
 mod fault_site;

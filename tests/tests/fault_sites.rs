@@ -1,6 +1,7 @@
 //! Kernel faults name the kernel and the faulting PTX instruction (`file:line:col`): an
 //! out-of-bounds global store, an out-of-slice local store (local memory in the scratch
-//! buffer), a misaligned load, `trap` in the kernel, and `trap` inside a device function from
+//! buffer), a misaligned load, an out-of-bounds load whose value is never used (`lower`'s
+//! cleanup must keep it), `trap` in the kernel, and `trap` inside a device function from
 //! nvcc (inlined and called through the call stack), on both backends. The expected place is
 //! found in the PTX text itself (a marker comment, or the only `trap` line), not from ptxcross.
 
@@ -156,4 +157,38 @@ fn trap_in_an_nvcc_device_function_names_the_function_line() {
         };
         expect_fault(&prog, "trap_kernel", args, abi::FAULT_TRAP, &place, "trap");
     }
+}
+
+/// A load whose value nobody uses, through copies and `+ 0` that `lower`'s cleanup removes:
+/// the load itself must stay (it may fault), and its fault names its line.
+const UNUSED_LOAD: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+
+.visible .entry no_fault()
+{
+    ret;
+}
+
+.visible .entry unused_load(.param .u64 p)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [p];
+    mov.u64 %rd2, %rd1;
+    add.u64 %rd3, %rd2, 0;
+    add.u64 %rd3, %rd3, 1048576;
+    ld.global.u32 %r1, [%rd3];   // UNUSED: 1 MiB past the allocation, value never read
+    mov.u32 %r2, %r1;
+    add.u32 %r3, %r2, 0;
+    ret;
+}
+"#;
+
+#[test]
+fn an_out_of_bounds_load_whose_value_is_unused_still_faults() {
+    let prog = program("unused.ptx", UNUSED_LOAD, None);
+    let place = place_of(UNUSED_LOAD, "// UNUSED");
+    expect_fault(&prog, "unused_load", |c| vec![ptr_to(c, 64)], abi::FAULT_GLOBAL_OUT_OF_RANGE, &place, "ld.global.u32");
 }

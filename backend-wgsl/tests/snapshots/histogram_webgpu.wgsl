@@ -122,7 +122,6 @@ fn px_u32_to_f32(x: u32) -> f32 {
 // kernel histogram
 @compute @workgroup_size(64, 1, 1)
 fn histogram(@builtin(local_invocation_id) px_lid: vec3<u32>) {
-    var v0: u32; // %r1
     var v1: u32; // %r2
     var v2: u32; // %r3
     var v3: bool; // %p1
@@ -130,7 +129,7 @@ fn histogram(@builtin(local_invocation_id) px_lid: vec3<u32>) {
     let px_one_bits = select(0x3f800000u, px_params[2u], arrayLength(&px_params) > 2u);
     let px_z0 = px_one_bits ^ 0x3f800000u; // run-time zero
     let px_z1 = (px_one_bits >> 16u) ^ 0x3f80u; // run-time zero
-    v0 = px_lid.x;
+    let v0: u32 = px_lid.x;
     v3 = v0 < 16u;
     if (v3) {
         px_shared_store(v0, 0u);

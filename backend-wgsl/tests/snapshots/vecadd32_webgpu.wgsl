@@ -55,23 +55,19 @@ fn px_params_load(i: u32) -> u32 {
 // kernel vecadd32
 @compute @workgroup_size(64, 1, 1)
 fn vecadd32(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id) px_wid: vec3<u32>) {
-    var v0: u32; // %r1
     var v1: u32; // %r2
-    var v2: u32; // %r3
-    var v3: bool; // %p1
     var v4: u32; // w
     var v5: f32; // %f1
-    var v6: f32; // %f2
     var v7: u32; // x
     let px_one_bits = select(0x3f800000u, px_params[2u], arrayLength(&px_params) > 2u);
     let px_z0 = px_one_bits ^ 0x3f800000u; // run-time zero
     let px_z1 = (px_one_bits >> 16u) ^ 0x3f80u; // run-time zero
-    v0 = px_lid.x;
+    let v0: u32 = px_lid.x;
     v1 = px_wid.x;
     v1 = v1 * 64u;
     v1 = v1 + v0;
-    v2 = px_params_load(19u);
-    v3 = v1 < v2;
+    let v2: u32 = px_params_load(19u);
+    let v3: bool = v1 < v2;
     if (v3) {
         v4 = px_params_load(16u);
         v4 = v4 + v1;
@@ -80,7 +76,7 @@ fn vecadd32(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_
         v4 = px_params_load(17u);
         v4 = v4 + v1;
         v7 = px_heap_load(v4);
-        v6 = bitcast<f32>(v7);
+        let v6: f32 = bitcast<f32>(v7);
         v5 = px_hide_f32(v5, px_z0) + px_hide_f32(v6, px_z1);
         v5 = px_hide_f32(v5, px_z0) * px_hide_f32(0.5f, px_z1);
         v7 = bitcast<u32>(v5);

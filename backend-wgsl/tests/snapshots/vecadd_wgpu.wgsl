@@ -55,11 +55,7 @@ fn px_params_load(i: u32) -> u32 {
 // kernel vecadd
 @compute @workgroup_size(64, 1, 1)
 fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id) px_wid: vec3<u32>) {
-    var v0: u32; // %r1
-    var v1: u32; // %r2
     var v2: u32; // %r3
-    var v3: u32; // %r4
-    var v4: bool; // %p1
     var v5: u32; // lo
     var v6: u32; // hi
     var v7: u64; // t
@@ -67,21 +63,17 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     var v9: u64; // %rd2
     var v10: u64; // %rd3
     var v11: u64; // %rd4
-    var v12: u32; // wa
-    var v13: u32; // wb
-    var v14: u32; // wc
     var v15: u32; // x
     var v16: f32; // %f1
-    var v17: f32; // %f2
     let px_one_bits = select(0x3f800000u, px_params[2u], arrayLength(&px_params) > 2u);
     let px_z0 = px_one_bits ^ 0x3f800000u; // run-time zero
     let px_z1 = (px_one_bits >> 16u) ^ 0x3f80u; // run-time zero
-    v0 = px_lid.x;
-    v1 = px_wid.x;
+    let v0: u32 = px_lid.x;
+    let v1: u32 = px_wid.x;
     v2 = v1 * 64u;
     v2 = v2 + v0;
-    v3 = px_params_load(22u);
-    v4 = bitcast<i32>(v2) >= bitcast<i32>(v3);
+    let v3: u32 = px_params_load(22u);
+    let v4: bool = bitcast<i32>(v2) >= bitcast<i32>(v3);
     if (v4) {
         px_flush();
         return;
@@ -97,7 +89,7 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     v9 = v9 + v8;
     v7 = v9 - 68719476736lu;
     v7 = v7 >> 2u;
-    v12 = u32(v7);
+    let v12: u32 = u32(v7);
     v5 = px_params_load(18u);
     v6 = px_params_load(19u);
     v7 = u64(v6);
@@ -107,7 +99,7 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     v10 = v10 + v8;
     v7 = v10 - 68719476736lu;
     v7 = v7 >> 2u;
-    v13 = u32(v7);
+    let v13: u32 = u32(v7);
     v5 = px_params_load(20u);
     v6 = px_params_load(21u);
     v7 = u64(v6);
@@ -117,11 +109,11 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     v11 = v11 + v8;
     v7 = v11 - 68719476736lu;
     v7 = v7 >> 2u;
-    v14 = u32(v7);
+    let v14: u32 = u32(v7);
     v15 = px_heap_load(v12);
     v16 = bitcast<f32>(v15);
     v15 = px_heap_load(v13);
-    v17 = bitcast<f32>(v15);
+    let v17: f32 = bitcast<f32>(v15);
     v16 = px_hide_f32(v16, px_z0) + px_hide_f32(v17, px_z1);
     v15 = bitcast<u32>(v16);
     px_heap_store(v14, v15);

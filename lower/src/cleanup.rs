@@ -1,0 +1,479 @@
+//! The last pass: removes what the instruction rules and earlier passes leave behind that no
+//! rule needs — copies through temporaries, integer identities (`x + 0`, `x >> 0`, `x & ~0`),
+//! assignments nobody reads, empty `if`s — and drops the variables left unused.
+//!
+//! Why: every rule writes its result into a fresh temporary and copies it into the PTX
+//! register, address arithmetic adds constant offsets that are often zero, and so on. The
+//! drivers remove all of this, but only after it has cost translation, validation (both
+//! validators are slower than linear in function size) and pipeline creation (issue 11:
+//! saxpy's WGSL had 288 statements against the hand-written 3).
+//!
+//! Every rewrite keeps the IR's meaning exactly (the structurizer's property tests and the
+//! interpreter see the same results):
+//! - a *value* (`ir::Kernel::value_vars`: assigned once, read only where that assignment
+//!   dominates) that copies a constant or another value is replaced by that operand at every
+//!   read: the operand's own assignment dominates the copy's, hence every read, and it does
+//!   not change in between (it is a value too);
+//! - integer identities are exact on all inputs (floats are never touched: `x + 0.0` is not
+//!   `x` for `x = -0.0`);
+//! - an assignment is removed only when its variable is read nowhere and its expression is
+//!   pure (`Expr::is_pure`: loads, which may fault, atomics and collectives stay);
+//! - the fault-site variable is never touched (backends read it when recording a fault).
+
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
+
+/// A multiply-rotate hasher (rustc's FxHash): the value table hashes every pure expression
+/// of big kernels, and SipHash's resistance to chosen keys buys nothing here.
+#[derive(Default)]
+struct FxHasher(u64);
+
+impl Hasher for FxHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut w = [0u8; 8];
+            w[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(w));
+        }
+    }
+    fn write_u64(&mut self, v: u64) {
+        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+    }
+    fn write_u32(&mut self, v: u32) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_u8(&mut self, v: u8) {
+        self.write_u64(u64::from(v));
+    }
+    fn write_usize(&mut self, v: usize) {
+        self.write_u64(v as u64);
+    }
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+use crate::ir::{stmt_operands, stmt_operands_mut, BinaryOp, Block, Const, Expr, Kernel, Operand, Stmt, Ty, VarId};
+
+pub fn simplify(kernel: &mut Kernel) {
+    fold_identities(&mut kernel.body);
+    // Each round can expose more (a copy of a copy, a chain left dead); few are needed.
+    // (Dead code removal exposes nothing new to the other two, so it does not ask for a round.)
+    for _ in 0..3 {
+        let shared = common_subexpressions(kernel);
+        let copies = propagate_copies(kernel);
+        remove_dead(kernel);
+        if !shared && !copies {
+            break;
+        }
+    }
+    compact_vars(kernel);
+}
+
+fn is_zero(o: Operand) -> bool {
+    matches!(o, Operand::Const(Const::U32(0) | Const::U64(0) | Const::Bool(false)))
+}
+
+fn is_ones(o: Operand, ty: Ty) -> bool {
+    match (o, ty) {
+        (Operand::Const(Const::U32(v)), Ty::U32) => v == u32::MAX,
+        (Operand::Const(Const::U64(v)), Ty::U64) => v == u64::MAX,
+        (Operand::Const(Const::Bool(b)), Ty::Bool) => b,
+        _ => false,
+    }
+}
+
+fn is_one(o: Operand) -> bool {
+    matches!(o, Operand::Const(Const::U32(1) | Const::U64(1)))
+}
+
+/// `x op k` (or `k op x`) that always equals `x`, as `Use(x)`.
+fn identity(e: &Expr) -> Option<Expr> {
+    let Expr::Binary { op, ty, lhs, rhs } = *e else { return None };
+    if ty.is_float() {
+        return None;
+    }
+    use BinaryOp::*;
+    let x = match op {
+        Add | Or | Xor if is_zero(rhs) => lhs,
+        Add | Or | Xor if is_zero(lhs) => rhs,
+        Sub | Shl | ShrU | ShrS if is_zero(rhs) => lhs,
+        And if is_ones(rhs, ty) => lhs,
+        And if is_ones(lhs, ty) => rhs,
+        Mul if is_one(rhs) => lhs,
+        Mul if is_one(lhs) => rhs,
+        _ => return None,
+    };
+    Some(Expr::Use(x))
+}
+
+fn fold_identities(b: &mut Block) {
+    for s in &mut b.stmts {
+        if let Stmt::Assign { expr, .. } = s {
+            if let Some(e) = identity(expr) {
+                *expr = e;
+            }
+        }
+        for body in s.bodies_mut() {
+            fold_identities(body);
+        }
+    }
+}
+
+/// A value assigned a pure expression that an earlier value, whose assignment dominates
+/// this one, was assigned already (same operation on the same operands, all values or
+/// constants) becomes a copy of that value (which `propagate_copies` then removes): the
+/// operands have not changed in between, so neither has the result. Example: a load and a
+/// store through one pointer compute the same segment, bounds and alignment tests.
+/// Returns whether anything changed.
+fn common_subexpressions(kernel: &mut Kernel) -> bool {
+    let values = kernel.value_vars();
+    let is_value = |v: VarId| values.get(v.index()).copied().unwrap_or(false);
+    struct Cx<'a> {
+        is_value: &'a dyn Fn(VarId) -> bool,
+        seen: HashMap<Expr, VarId, BuildHasherDefault<FxHasher>>,
+        scope: Vec<Expr>,
+        changed: bool,
+    }
+    fn block(b: &mut Block, cx: &mut Cx) {
+        let mark = cx.scope.len();
+        for s in &mut b.stmts {
+            if let Stmt::Assign { dst, expr } = s {
+                let mut operands_fixed = true;
+                expr.for_each_operand(|o| operands_fixed &= matches!(o, Operand::Const(_)) || matches!(o, Operand::Var(v) if (cx.is_value)(v)));
+                if (cx.is_value)(*dst) && expr.is_pure() && !matches!(expr, Expr::Use(_)) && operands_fixed {
+                    match cx.seen.get(expr) {
+                        Some(&earlier) => {
+                            *expr = Expr::Use(Operand::Var(earlier));
+                            cx.changed = true;
+                        }
+                        None => {
+                            cx.seen.insert(expr.clone(), *dst);
+                            cx.scope.push(expr.clone());
+                        }
+                    }
+                }
+            }
+            for body in s.bodies_mut() {
+                block(body, cx);
+            }
+        }
+        // Leaving the block: its assignments dominate nothing after it.
+        for e in cx.scope.drain(mark..) {
+            cx.seen.remove(&e);
+        }
+    }
+    let mut cx = Cx { is_value: &is_value, seen: HashMap::default(), scope: Vec::new(), changed: false };
+    block(&mut kernel.body, &mut cx);
+    cx.changed
+}
+
+/// Replaces every value that copies a constant or another value by that operand, and removes
+/// the copy. Returns whether anything changed.
+fn propagate_copies(kernel: &mut Kernel) -> bool {
+    let values = kernel.value_vars();
+    let mut subst: Vec<Option<Operand>> = vec![None; kernel.vars.len()];
+    fn collect(b: &Block, values: &[bool], subst: &mut [Option<Operand>]) {
+        for s in &b.stmts {
+            if let Stmt::Assign { dst, expr: Expr::Use(o) } = s {
+                let ok = match *o {
+                    Operand::Const(_) => true,
+                    Operand::Var(v) => values.get(v.index()).copied().unwrap_or(false) && v != *dst,
+                };
+                if ok && values.get(dst.index()).copied().unwrap_or(false) {
+                    subst[dst.index()] = Some(*o);
+                }
+            }
+            for body in s.bodies() {
+                collect(body, values, subst);
+            }
+        }
+    }
+    collect(&kernel.body, &values, &mut subst);
+    if subst.iter().all(Option::is_none) {
+        return false;
+    }
+    // Resolve chains (`a = b; b = c` in program order gives a → b → c). Acyclic: each copy's
+    // operand is assigned strictly before it.
+    let resolve = |mut o: Operand| {
+        let mut steps = 0;
+        while let Operand::Var(v) = o {
+            match subst.get(v.index()).copied().flatten() {
+                Some(next) if steps < subst.len() => {
+                    o = next;
+                    steps += 1;
+                }
+                _ => break,
+            }
+        }
+        o
+    };
+    fn rewrite(b: &mut Block, subst: &[Option<Operand>], resolve: &dyn Fn(Operand) -> Operand) {
+        b.stmts.retain(|s| !matches!(s, Stmt::Assign { dst, expr: Expr::Use(_) } if subst.get(dst.index()).copied().flatten().is_some()));
+        for s in &mut b.stmts {
+            stmt_operands_mut(s, |o| *o = resolve(*o));
+            for body in s.bodies_mut() {
+                rewrite(body, subst, resolve);
+            }
+        }
+    }
+    rewrite(&mut kernel.body, &subst, &resolve);
+    true
+}
+
+/// Removes pure assignments whose variable no statement needs (not read by a store, a
+/// condition, an impure expression, nor by a pure assignment to a needed variable), then
+/// `if`s left with two empty bodies. One marking pass from those roots, one sweep: linear
+/// (removing one dead assignment at a time, a chain of n needed n walks of the body).
+/// Returns whether anything changed.
+fn remove_dead(kernel: &mut Kernel) -> bool {
+    let n = kernel.vars.len();
+    let keep = kernel.fault_site_var;
+    // Per variable: the variables its pure assignments read; and the roots.
+    let mut deps: Vec<Vec<VarId>> = vec![Vec::new(); n];
+    let mut needed = vec![false; n];
+    let mut work: Vec<VarId> = Vec::new();
+    fn collect(b: &Block, deps: &mut [Vec<VarId>], needed: &mut [bool], work: &mut Vec<VarId>) {
+        for s in &b.stmts {
+            let pure_dst = match s {
+                Stmt::Assign { dst, expr } if expr.is_pure() => Some(*dst),
+                _ => None,
+            };
+            stmt_operands(s, |o| {
+                let Operand::Var(v) = o else { return };
+                match pure_dst.and_then(|d| deps.get_mut(d.index())) {
+                    Some(list) => list.push(v),
+                    None => {
+                        if let Some(flag) = needed.get_mut(v.index()) {
+                            if !*flag {
+                                *flag = true;
+                                work.push(v);
+                            }
+                        }
+                    }
+                }
+            });
+            for body in s.bodies() {
+                collect(body, deps, needed, work);
+            }
+        }
+    }
+    collect(&kernel.body, &mut deps, &mut needed, &mut work);
+    if let Some(f) = keep {
+        if let Some(flag) = needed.get_mut(f.index()) {
+            *flag = true;
+        }
+    }
+    while let Some(v) = work.pop() {
+        for &d in deps.get(v.index()).map(Vec::as_slice).unwrap_or(&[]) {
+            if let Some(flag) = needed.get_mut(d.index()) {
+                if !*flag {
+                    *flag = true;
+                    work.push(d);
+                }
+            }
+        }
+    }
+    fn sweep(b: &mut Block, needed: &[bool]) -> bool {
+        let mut changed = false;
+        for s in &mut b.stmts {
+            for body in s.bodies_mut() {
+                changed |= sweep(body, needed);
+            }
+        }
+        let before = b.stmts.len();
+        b.stmts.retain(|s| match s {
+            Stmt::Assign { dst, expr } => !expr.is_pure() || needed.get(dst.index()).copied().unwrap_or(true),
+            Stmt::If { then_body, else_body, .. } => !(then_body.stmts.is_empty() && else_body.stmts.is_empty()),
+            _ => true,
+        });
+        changed || b.stmts.len() != before
+    }
+    sweep(&mut kernel.body, &needed)
+}
+
+/// Drops variables that are neither assigned nor read, renumbering the others.
+fn compact_vars(kernel: &mut Kernel) {
+    let n = kernel.vars.len();
+    let mut used = vec![false; n];
+    fn mark(b: &Block, used: &mut [bool]) {
+        for s in &b.stmts {
+            let mut note = |o: Operand| {
+                if let Operand::Var(v) = o {
+                    if let Some(u) = used.get_mut(v.index()) {
+                        *u = true;
+                    }
+                }
+            };
+            stmt_operands(s, &mut note);
+            if let Stmt::Assign { dst, .. } = s {
+                note(Operand::Var(*dst));
+            }
+            for body in s.bodies() {
+                mark(body, used);
+            }
+        }
+    }
+    mark(&kernel.body, &mut used);
+    if let Some(f) = kernel.fault_site_var {
+        if let Some(u) = used.get_mut(f.index()) {
+            *u = true;
+        }
+    }
+    if used.iter().all(|&u| u) {
+        return;
+    }
+    let mut map = vec![VarId(u32::MAX); n];
+    let mut vars = Vec::with_capacity(n);
+    for (i, info) in kernel.vars.drain(..).enumerate() {
+        if used[i] {
+            map[i] = VarId(vars.len() as u32);
+            vars.push(info);
+        }
+    }
+    kernel.vars = vars;
+    let remap = |v: VarId| map.get(v.index()).copied().unwrap_or(v);
+    fn apply(b: &mut Block, remap: &dyn Fn(VarId) -> VarId) {
+        for s in &mut b.stmts {
+            stmt_operands_mut(s, |o| {
+                if let Operand::Var(v) = o {
+                    *v = remap(*v);
+                }
+            });
+            if let Stmt::Assign { dst, .. } = s {
+                *dst = remap(*dst);
+            }
+            for body in s.bodies_mut() {
+                apply(body, remap);
+            }
+        }
+    }
+    apply(&mut kernel.body, &remap);
+    kernel.fault_site_var = kernel.fault_site_var.map(remap);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{CmpOp, Memory, VarInfo};
+
+    fn kernel(vars: &[Ty], stmts: Vec<Stmt>) -> Kernel {
+        Kernel {
+            name: "k".into(),
+            entry_point: "k".into(),
+            workgroup_size: [1, 1, 1],
+            vars: vars.iter().map(|&ty| VarInfo { ty, name: String::new() }).collect(),
+            body: Block { stmts },
+            shared_words: 0,
+            local_words: 0,
+            local_placement: Default::default(),
+            params: Vec::new(),
+            fault_site_var: None,
+            fault_sites: Vec::new(),
+            param_bytes: 0,
+            features: Default::default(),
+        }
+    }
+    fn v(i: u32) -> Operand {
+        Operand::Var(VarId(i))
+    }
+    fn c(x: u32) -> Operand {
+        Operand::Const(Const::U32(x))
+    }
+    fn load(dst: u32, i: u32) -> Stmt {
+        Stmt::Assign { dst: VarId(dst), expr: Expr::LoadWord { memory: Memory::Heap, index: c(i) } }
+    }
+    fn copy(dst: u32, o: Operand) -> Stmt {
+        Stmt::Assign { dst: VarId(dst), expr: Expr::Use(o) }
+    }
+    fn add(dst: u32, a: Operand, b: Operand) -> Stmt {
+        Stmt::Assign { dst: VarId(dst), expr: Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs: a, rhs: b } }
+    }
+    fn store(i: u32, o: Operand) -> Stmt {
+        Stmt::StoreWord { memory: Memory::Heap, index: c(i), value: o }
+    }
+
+    #[test]
+    fn copies_of_values_go_and_the_variables_with_them() {
+        // v0 = load; v1 = v0; v2 = v1 + 0; store v2 → v0 = load; store v0.
+        let mut k = kernel(&[Ty::U32; 3], vec![load(0, 70), copy(1, v(0)), add(2, v(1), c(0)), store(71, v(2))]);
+        simplify(&mut k);
+        assert_eq!(k.vars.len(), 1);
+        assert_eq!(k.body.stmts, vec![load(0, 70), store(71, v(0))]);
+    }
+
+    #[test]
+    fn a_register_assigned_twice_keeps_its_copies() {
+        // v1 = v0 is a copy of a value, but v1 is assigned again in the loop: not a value.
+        let body = Block { stmts: vec![add(1, v(1), c(1)), store(71, v(1)), Stmt::Break] };
+        let stmts = vec![load(0, 70), copy(1, v(0)), Stmt::Loop { body }];
+        let mut k = kernel(&[Ty::U32; 2], stmts.clone());
+        simplify(&mut k);
+        assert_eq!(k.body.stmts, stmts);
+    }
+
+    #[test]
+    fn a_read_before_the_assignment_keeps_the_variable() {
+        // v1 is read in the loop's first iteration before its only assignment (it holds 0
+        // there): not a value, so its copy must stay.
+        let body = Block { stmts: vec![store(71, v(1)), copy(1, v(0)), Stmt::Break] };
+        let stmts = vec![load(0, 70), Stmt::Loop { body }];
+        let mut k = kernel(&[Ty::U32; 2], stmts.clone());
+        simplify(&mut k);
+        assert_eq!(k.body.stmts, stmts);
+    }
+
+    #[test]
+    fn a_value_read_after_the_block_of_its_assignment_stays() {
+        // v1 = v0 inside an `if`, read after it: not dominated (v1 is 0 when the `if` is
+        // not taken).
+        let cond = Stmt::Assign { dst: VarId(2), expr: Expr::Compare { op: CmpOp::Eq, ty: Ty::U32, lhs: v(0), rhs: c(3) } };
+        let stmts = vec![
+            load(0, 70),
+            cond,
+            Stmt::If { cond: v(2), then_body: Block { stmts: vec![copy(1, v(0))] }, else_body: Block::new() },
+            store(71, v(1)),
+        ];
+        let mut k = kernel(&[Ty::U32, Ty::U32, Ty::Bool], stmts.clone());
+        simplify(&mut k);
+        assert_eq!(k.body.stmts, stmts);
+    }
+
+    #[test]
+    fn a_repeated_computation_on_values_is_shared_only_where_dominated() {
+        let shr = |dst: u32| Stmt::Assign { dst: VarId(dst), expr: Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U32, lhs: v(0), rhs: c(2) } };
+        let cond = Stmt::Assign { dst: VarId(4), expr: Expr::Compare { op: CmpOp::Eq, ty: Ty::U32, lhs: v(0), rhs: c(3) } };
+        // v1 = v0 >> 2 inside an `if`; v2 = v0 >> 2 after it (not dominated by v1: stays);
+        // v3 = v0 >> 2 after v2 (dominated by v2: becomes v2).
+        let stmts = vec![
+            load(0, 70),
+            cond,
+            Stmt::If { cond: v(4), then_body: Block { stmts: vec![shr(1), store(71, v(1))] }, else_body: Block::new() },
+            shr(2),
+            store(72, v(2)),
+            shr(3),
+            store(73, v(3)),
+        ];
+        let mut k = kernel(&[Ty::U32, Ty::U32, Ty::U32, Ty::U32, Ty::Bool], stmts);
+        simplify(&mut k);
+        let shrs = k.body.stmts.iter().filter(|s| matches!(s, Stmt::Assign { expr: Expr::Binary { .. }, .. })).count();
+        assert_eq!(shrs, 1, "{:#?}", k.body.stmts);
+        let Stmt::If { then_body, .. } = &k.body.stmts[2] else { panic!("{:#?}", k.body.stmts) };
+        assert!(matches!(then_body.stmts[0], Stmt::Assign { expr: Expr::Binary { .. }, .. }), "{:#?}", k.body.stmts);
+        assert_eq!(k.body.stmts[4..], [store(72, v(2)), store(73, v(2))]);
+    }
+
+    #[test]
+    fn loads_stay_when_unread_and_float_adds_of_zero_stay() {
+        let fadd = Stmt::Assign {
+            dst: VarId(1),
+            expr: Expr::Binary { op: BinaryOp::FAdd, ty: Ty::F32, lhs: Operand::Var(VarId(2)), rhs: Operand::Const(Const::F32(0)) },
+        };
+        let bits = Stmt::Assign { dst: VarId(2), expr: Expr::Convert { op: crate::ir::ConvertOp::Bitcast, from: Ty::U32, to: Ty::F32, arg: v(0) } };
+        let back = Stmt::Assign { dst: VarId(3), expr: Expr::Convert { op: crate::ir::ConvertOp::Bitcast, from: Ty::F32, to: Ty::U32, arg: v(1) } };
+        let stmts = vec![load(0, 70), bits, fadd, back, store(71, v(3)), load(4, 72)];
+        let mut k = kernel(&[Ty::U32, Ty::F32, Ty::F32, Ty::U32, Ty::U32], stmts.clone());
+        simplify(&mut k);
+        assert_eq!(k.body.stmts, stmts);
+    }
+}
