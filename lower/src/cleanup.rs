@@ -20,38 +20,7 @@
 //!   pure (`Expr::is_pure`: loads, which may fault, atomics and collectives stay);
 //! - the fault-site variable is never touched (backends read it when recording a fault).
 
-use std::collections::HashMap;
-use std::hash::{BuildHasherDefault, Hasher};
-
-/// A multiply-rotate hasher (rustc's FxHash): the value table hashes every pure expression
-/// of big kernels, and SipHash's resistance to chosen keys buys nothing here.
-#[derive(Default)]
-struct FxHasher(u64);
-
-impl Hasher for FxHasher {
-    fn write(&mut self, bytes: &[u8]) {
-        for chunk in bytes.chunks(8) {
-            let mut w = [0u8; 8];
-            w[..chunk.len()].copy_from_slice(chunk);
-            self.write_u64(u64::from_le_bytes(w));
-        }
-    }
-    fn write_u64(&mut self, v: u64) {
-        self.0 = (self.0.rotate_left(5) ^ v).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
-    }
-    fn write_u32(&mut self, v: u32) {
-        self.write_u64(u64::from(v));
-    }
-    fn write_u8(&mut self, v: u8) {
-        self.write_u64(u64::from(v));
-    }
-    fn write_usize(&mut self, v: usize) {
-        self.write_u64(v as u64);
-    }
-    fn finish(&self) -> u64 {
-        self.0
-    }
-}
+use rustc_hash::FxHashMap;
 
 use crate::ir::{stmt_operands, stmt_operands_mut, BinaryOp, Block, Const, Expr, Kernel, Operand, Stmt, Ty, VarId};
 
@@ -131,7 +100,7 @@ fn common_subexpressions(kernel: &mut Kernel) -> bool {
     let is_value = |v: VarId| values.get(v.index()).copied().unwrap_or(false);
     struct Cx<'a> {
         is_value: &'a dyn Fn(VarId) -> bool,
-        seen: HashMap<Expr, VarId, BuildHasherDefault<FxHasher>>,
+        seen: FxHashMap<Expr, VarId>,
         scope: Vec<Expr>,
         changed: bool,
     }
@@ -163,7 +132,7 @@ fn common_subexpressions(kernel: &mut Kernel) -> bool {
             cx.seen.remove(&e);
         }
     }
-    let mut cx = Cx { is_value: &is_value, seen: HashMap::default(), scope: Vec::new(), changed: false };
+    let mut cx = Cx { is_value: &is_value, seen: FxHashMap::default(), scope: Vec::new(), changed: false };
     block(&mut kernel.body, &mut cx);
     cx.changed
 }
