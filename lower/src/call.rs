@@ -58,6 +58,19 @@ pub struct Functions<'a> {
     address_taken: Vec<bool>,
     /// Instructions in the body: the inlining cost.
     size: Vec<usize>,
+    /// Some function or kernel of the module has `cvta.param` / `cvta.to.param`: its kernels
+    /// get the parameter window. Found once per module (per kernel, this walk of every body
+    /// was 5–9% of translating the CUB file's 247 kernels).
+    pub module_uses_cvta_param: bool,
+}
+
+/// Whether `stmts` contain `cvta.param` / `cvta.to.param` (any sub-qualifier).
+fn uses_cvta_param(stmts: &[ast::Statement]) -> bool {
+    stmts.iter().any(|s| match s {
+        ast::Statement::Instruction(i) => i.opcode.name == "cvta" && i.modifiers.iter().any(|m| m.text.trim_start_matches('.').starts_with("param")),
+        ast::Statement::Block(inner, _) => uses_cvta_param(inner),
+        _ => false,
+    })
 }
 
 impl<'a> Functions<'a> {
@@ -158,7 +171,11 @@ impl<'a> Functions<'a> {
             *comp_size.entry(c).or_default() += 1;
         }
         let recursive = (0..n).map(|v| comp_size[&component[v]] > 1 || edges[v].contains(&v)).collect();
-        Ok(Functions { defs, names, component, recursive, address_taken, size })
+        let module_uses_cvta_param = module.items.iter().any(|i| match i {
+            ast::Item::Function(g) => uses_cvta_param(g.body.as_deref().unwrap_or(&[])),
+            _ => false,
+        });
+        Ok(Functions { defs, names, component, recursive, address_taken, size, module_uses_cvta_param })
     }
 
     /// The address of function `name` (for symbolic initializers), if it is a defined function.

@@ -126,10 +126,7 @@ pub fn lower_kernel(
     fl.frame_bytes = local_end as u32;
     fl.has_shared = shared_total > 0;
     fl.has_local = local_end > 0;
-    fl.has_param_window = module.items.iter().any(|i| match i {
-        ast::Item::Function(g) => uses_cvta_param(g.body.as_deref().unwrap_or(&[])),
-        _ => false,
-    });
+    fl.has_param_window = functions.module_uses_cvta_param;
     for d in shared_decls.iter().filter(|d| module.items.iter().any(|i| matches!(i, ast::Item::Var(v) if std::ptr::eq(v, **d)))) {
         for n in &d.names {
             fl.declare(n.name.name.to_string(), Symbol::Shared { offset: offsets[&n.span.start] });
@@ -256,15 +253,6 @@ pub(crate) fn collect_decls<'a>(stmts: &'a [Statement], shared: &mut Vec<&'a Var
             _ => {}
         }
     }
-}
-
-/// Whether `stmts` contain `cvta.param` / `cvta.to.param` (any sub-qualifier).
-fn uses_cvta_param(stmts: &[Statement]) -> bool {
-    stmts.iter().any(|s| match s {
-        Statement::Instruction(i) => i.opcode.name == "cvta" && i.modifiers.iter().any(|m| m.text.trim_start_matches('.').starts_with("param")),
-        Statement::Block(inner, _) => uses_cvta_param(inner),
-        _ => false,
-    })
 }
 
 pub(crate) fn collect_labels(stmts: &[Statement], fl: &mut FnLower) {
