@@ -174,6 +174,24 @@ pub fn lower(
     })
 }
 
+/// Lowers each kernel of `names` into a module of its own, as the runtime translates kernels
+/// (`ptxcross_lower::lower_each`: the file's functions and globals are analysed once). A panic
+/// fails every kernel.
+pub fn lower_each(
+    module: &ast::Module,
+    file: &SourceFile,
+    options: &LowerOptions,
+    names: &[String],
+) -> Vec<Result<ir::Module, TranslateError>> {
+    match guarded(Stage::Lower, || Ok(ptxcross_lower::lower_each(module, file, options, names))) {
+        Ok(modules) => modules
+            .into_iter()
+            .map(|m| m.map_err(|d| TranslateError::diagnostics(Stage::Lower, &d, file)))
+            .collect(),
+        Err(e) => names.iter().map(|_| Err(e.clone())).collect(),
+    }
+}
+
 /// Parse + lower.
 pub fn frontend(file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, TranslateError> {
     let ast = parse(file)?;
