@@ -3,6 +3,7 @@
 //!
 //! - [`runtime`]: [`runtime::Gpu`], [`runtime::Context`], [`runtime::Program`].
 //! - [`translate`]: the one place that drives frontend → lower → backends.
+//! - [`validated`]: SPIR-V validation remembered across processes (once per module and machine).
 //! - [`spec`]: launch specs (JSON) that `ptxcross run` and `ptxcross verify` execute.
 //! - [`cli`]: the command line.
 
@@ -11,5 +12,6 @@ pub mod files;
 pub mod runtime;
 pub mod spec;
 pub mod translate;
+pub mod validated;
 
 pub use runtime::{Backend, Context, ContextOptions, DevicePtr, Error, Gpu, Program};

@@ -174,6 +174,24 @@ pub fn lower(
     })
 }
 
+/// Lowers each kernel of `names` into a module of its own, as the runtime translates kernels
+/// (`ptxcross_lower::lower_each`: the file's functions and globals are analysed once). A panic
+/// fails every kernel.
+pub fn lower_each(
+    module: &ast::Module,
+    file: &SourceFile,
+    options: &LowerOptions,
+    names: &[String],
+) -> Vec<Result<ir::Module, TranslateError>> {
+    match guarded(Stage::Lower, || Ok(ptxcross_lower::lower_each(module, file, options, names))) {
+        Ok(modules) => modules
+            .into_iter()
+            .map(|m| m.map_err(|d| TranslateError::diagnostics(Stage::Lower, &d, file)))
+            .collect(),
+        Err(e) => names.iter().map(|_| Err(e.clone())).collect(),
+    }
+}
+
 /// Parse + lower.
 pub fn frontend(file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, TranslateError> {
     let ast = parse(file)?;
@@ -198,6 +216,13 @@ pub fn validate_spirv(words: &[u32]) -> Result<(), TranslateError> {
             message,
         })
     })
+}
+
+/// [`validate_spirv`], once per module and machine: acceptance of these exact words by this
+/// validator is remembered in the process and in the cache directory
+/// ([`crate::validated`]), so a later process launching the same kernel skips the validator.
+pub fn validate_spirv_remembered(words: &[u32]) -> Result<(), TranslateError> {
+    crate::validated::Record::global().check(words, validate_spirv)
 }
 
 /// SPIR-V assembly text.
@@ -233,7 +258,9 @@ pub fn validate_wgsl(text: &str, profile: Profile) -> Result<(), TranslateError>
 /// strings, ids), and validation fails closed: Khronos' validator runs in-process (the system's
 /// SPIRV-Tools library, linked at build time), or, in a build without it, as the `spirv-val`
 /// program; with neither the SPIR-V backend is refused with an error naming the fix, never run
-/// unvalidated. (naga's SPIR-V front end restructures the module and does not check Vulkan's
+/// unvalidated. The validator's acceptance of the exact words is remembered across processes
+/// ([`validate_spirv_remembered`]), so each module is validated once per machine.
+/// (naga's SPIR-V front end restructures the module and does not check Vulkan's
 /// structured-control-flow rules or limits, so it proves nothing for the driver.) WGSL needs no
 /// such guard: wgpu validates it with naga when it creates the module, so `validate = false`
 /// skips the second, redundant naga pass.
@@ -260,7 +287,7 @@ pub fn build_program_from_ir(
             Backend::Spirv if spirv.is_none() => {
                 let words = emit_spirv(&module)?;
                 if validate {
-                    validate_spirv(&words)?;
+                    validate_spirv_remembered(&words)?;
                 }
                 spirv = Some(words);
             }

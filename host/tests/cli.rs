@@ -345,3 +345,47 @@ fn run_passes_32_bit_pointers_to_32_bit_modules() {
     assert!(stdout(&o).contains("[SPIR-V]: pass") && stdout(&o).contains("[WGSL]: pass"), "{}", stdout(&o));
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `check` translates each kernel into a module of its own (as the runtime does) and still
+/// reports every kernel's lowering error, each at its own line, failing both targets; a file
+/// of good kernels passes with every kernel listed.
+#[test]
+fn check_translates_kernels_one_by_one_and_reports_each_kernels_error() {
+    let dir = std::env::temp_dir().join(format!("ptxcross-cli-check-each-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let head = ".version 7.0\n.target sm_80\n.address_size 64\n";
+    let good = |name: &str| {
+        format!(
+            ".visible .entry {name}(.param .u64 p)\n{{\n    .reg .b64 %rd<3>;\n    .reg .b32 %r<2>;\n    \
+             ld.param.u64 %rd1, [p];\n    cvta.to.global.u64 %rd2, %rd1;\n    mov.u32 %r1, %tid.x;\n    \
+             st.global.u32 [%rd2], %r1;\n    ret;\n}}\n"
+        )
+    };
+    // Line numbers: the header is 3 lines, a good kernel 10; the bad ones' refused line is
+    // their 4th.
+    let bad = |name: &str, insn: &str| format!(".visible .entry {name}()\n{{\n    .reg .b32 %r<2>;\n    {insn};\n    ret;\n}}\n");
+    let text = format!(
+        "{head}{}{}{}",
+        good("first"),
+        bad("second", "setmaxnreg.inc.sync.aligned.u32 240"),
+        bad("third", "wgmma.fence.sync.aligned")
+    );
+    let file = dir.join("k.ptx");
+    std::fs::write(&file, &text).unwrap();
+    let o = ptxcross(&["check", "--json", file.to_str().unwrap()], &[]);
+    assert_eq!(o.status.code(), Some(2), "{}{}", stdout(&o), stderr(&o));
+    let line: serde_json::Value = serde_json::from_str(stdout(&o).trim()).unwrap();
+    assert_eq!(line["parse"], "ok", "{line}");
+    for target in ["spirv", "wgsl"] {
+        let msg = line[target].as_str().unwrap();
+        assert!(msg.contains("k.ptx:17:5: not supported yet: instruction `setmaxnreg"), "{target}: {msg}");
+        assert!(msg.contains("k.ptx:23:5: not supported yet: instruction `wgmma.fence"), "{target}: {msg}");
+    }
+
+    let text = format!("{head}{}{}", good("first"), good("second"));
+    std::fs::write(&file, &text).unwrap();
+    let o = ptxcross(&["check", file.to_str().unwrap()], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+    assert!(stdout(&o).contains("parse ok, spirv ok, wgsl ok [first, second]"), "{}", stdout(&o));
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -13,6 +13,9 @@
 //! naga when the shader module is created, so the runtime skips a second pass). naga's own WGSL
 //! validation of the file is timed separately (`PTXCROSS_WGSL_VALIDATE=0` skips it;
 //! `PTXCROSS_SPIRV_VALIDATE=0` skips the SPIR-V validation, see the README for why one may).
+//! SPIR-V is validated as the runtime does (`ptxcross::validated`: each accepted module is
+//! recorded); the last row is the same check in a later process (the record found, no
+//! validator run).
 //! `PTXCROSS_TRANSLATE_FILE=path.ptx` measures another file, `PTXCROSS_TRANSLATE_KERNELS=n` its
 //! first n kernels only; `$PTXAS` picks ptxas (else the
 //! venvs of `tests/parse-corpus/README.md`).
@@ -81,7 +84,7 @@ fn main() {
     });
     let ptxas = ptxas.flatten();
 
-    let mut rows: Vec<(String, Duration, Duration)> = ["read", "parse", "lower", "emit SPIR-V", "validate SPIR-V", "emit WGSL", "(validate WGSL, naga)"]
+    let mut rows: Vec<(String, Duration, Duration)> = ["read", "parse", "lower", "emit SPIR-V", "validate SPIR-V", "emit WGSL", "(validate WGSL, naga)", "(validate SPIR-V, recorded by an earlier process)"]
         .iter()
         .map(|n| (n.to_string(), Duration::ZERO, Duration::ZERO))
         .collect();
@@ -105,6 +108,12 @@ fn main() {
     let validate_wgsl = std::env::var("PTXCROSS_WGSL_VALIDATE").map_or(true, |v| v != "0");
     let validate_spirv = std::env::var("PTXCROSS_SPIRV_VALIDATE").map_or(true, |v| v != "0");
     let (mut spirv_words, mut wgsl_bytes) = (0usize, 0usize);
+    // SPIR-V validation as the runtime does it (`ptxcross::validated`): recorded in a fresh
+    // directory; a second record on that directory is what a later process sees.
+    let record_dir = std::env::temp_dir().join(format!("ptxcross-translate-time-valid-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&record_dir);
+    let record = ptxcross::validated::Record::new(Some(record_dir.clone()));
+    let later = ptxcross::validated::Record::new(Some(record_dir.clone()));
     let mut slowest: Vec<(Duration, String)> = Vec::new();
     // Lowered one module per kernel, sharing the analysis of the file's functions and globals.
     let modules = timed(&mut rows[2], || ptxcross_lower::lower_each(&ast, &file, &LowerOptions::default(), &kernels));
@@ -113,7 +122,8 @@ fn main() {
         let module = module.unwrap_or_else(|e| panic!("{name}: {:?}", e.first()));
         let words = timed(&mut rows[3], || translate::emit_spirv(&module).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
         if validate_spirv {
-            timed(&mut rows[4], || translate::validate_spirv(&words).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
+            timed(&mut rows[4], || record.check(&words, translate::validate_spirv).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
+            timed(&mut rows[7], || later.check(&words, |_| -> Result<(), ()> { panic!("{name}: validated again") }).expect("recorded"));
         }
         let wgsl = timed(&mut rows[5], || translate::emit_wgsl(&module, translate::Profile::Wgpu).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
         slowest.push((t.elapsed(), name.clone()));
@@ -123,8 +133,12 @@ fn main() {
         spirv_words += words.len();
         wgsl_bytes += wgsl.len();
     }
-    if !validate_wgsl {
+    let _ = std::fs::remove_dir_all(&record_dir);
+    if !validate_spirv {
         rows.pop();
+    }
+    if !validate_wgsl {
+        rows.remove(6);
     }
     let translation: (Duration, Duration) = rows[..6].iter().fold((Duration::ZERO, Duration::ZERO), |a, r| (a.0 + r.1, a.1 + r.2));
     slowest.sort();
