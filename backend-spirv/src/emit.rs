@@ -212,6 +212,25 @@ fn branches(s: &Stmt) -> bool {
     }
 }
 
+/// A value assigned directly in a block that [`Emitter::grouped`] splits into constant-true
+/// selections may be read in a later group, which the assigning group does not dominate (the
+/// grouping exists to cut those dominator chains): such values keep a `Function` variable.
+/// Values assigned deeper are read only inside their own block (`Kernel::value_vars`), which
+/// one group holds whole.
+fn keep_variables_across_groups(b: &Block, is_value: &mut [bool]) {
+    let grouped = b.stmts.iter().filter(|s| branches(s)).count() > WRAP_MIN_BRANCHING;
+    for s in &b.stmts {
+        if let (true, Stmt::Assign { dst, .. }) = (grouped, s) {
+            if let Some(v) = is_value.get_mut(dst.index()) {
+                *v = false;
+            }
+        }
+        for body in s.bodies() {
+            keep_variables_across_groups(body, is_value);
+        }
+    }
+}
+
 fn invalid(msg: impl Into<String>) -> EmitErrorKind {
     EmitErrorKind::InvalidIr(msg.into())
 }
@@ -778,7 +797,8 @@ impl Emitter {
         } else {
             None
         };
-        let is_value = kernel.value_vars();
+        let mut is_value = kernel.value_vars();
+        keep_variables_across_groups(&kernel.body, &mut is_value);
         self.k = Some(KernelState {
             name: kernel.name.clone(),
             vars: Vec::with_capacity(kernel.vars.len()),
