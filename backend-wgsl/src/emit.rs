@@ -186,11 +186,6 @@ fn statement_count(stmts: &[Stmt]) -> usize {
 /// Statements per part of a kernel split into several functions (see [`split_into_parts`]).
 const PART_STATEMENTS: usize = 1_000;
 
-/// The kernel's top-level statements in parts of about [`PART_STATEMENTS`] statements, or one
-/// part. Why: naga's WGSL front end (which wgpu runs on every WGSL module) types a function's
-/// expressions in time quadratic in their number (naga 30 `Typifier::grow` skips through the
-/// whole expression arena on every call), so one function of 100,000 statements takes minutes;
-/// in parts of bounded size it is linear. Each part becomes a function over module-scope
 /// Per variable of `k`: every assignment to it is a memory load, a built-in, or a copy or
 /// bitcast of such a variable (and there is at least one): the driver's compiler sees an
 /// opaque value there, never the result of an arithmetic op or a constant, so float ops
@@ -250,9 +245,16 @@ fn opaque_vars(k: &Kernel) -> Vec<bool> {
     }
 }
 
-/// `var<private>` copies of the kernel's variables (same zero-initialised, per-invocation
-/// semantics as function variables). Kernels with barriers stay whole: browsers' uniformity
-/// analysis could not see that the early return between parts is uniform.
+/// The kernel's top-level statements in parts of about [`PART_STATEMENTS`] statements, or one
+/// part. Why: naga's WGSL front end (which wgpu runs on every WGSL module) typed a function's
+/// expressions in time quadratic in their number (naga 30 `Typifier::grow` skipped through the
+/// whole expression arena on every call; this workspace patches naga, see vendor/naga, but
+/// browsers' and other wgpu builds may not have the fix), so one function of 100,000
+/// statements took minutes; in parts of bounded size it is linear. Each part becomes a
+/// function over module-scope `var<private>` copies of the kernel's variables (same
+/// zero-initialised, per-invocation semantics as function variables). Kernels with barriers
+/// stay whole: browsers' uniformity analysis could not see that the early return between
+/// parts is uniform.
 fn split_into_parts<'a>(stmts: &'a [Stmt], usage: &Usage) -> Vec<&'a [Stmt]> {
     if usage.barriers || statement_count(stmts) <= 2 * PART_STATEMENTS {
         return vec![stmts];
