@@ -13,4 +13,7 @@ export PTXCROSS_REQUIRE_CLIENTS=${PTXCROSS_REQUIRE_CLIENTS:-1}
 export PTXCROSS_REQUIRE_SPIRV_TOOLS=${PTXCROSS_REQUIRE_SPIRV_TOOLS:-1}
 # Every corpus kernel must compile in Chromium's WebGPU (tests/tests/browser_tint.rs), not skip.
 export PTXCROSS_REQUIRE_BROWSER=${PTXCROSS_REQUIRE_BROWSER:-1}
+# Translation cache and SPIR-V validation records of the tests' own modules stay in the build
+# directory, not in the user's ~/.cache (tests that need their own directory set it).
+export PTXCROSS_CACHE_DIR=${PTXCROSS_CACHE_DIR:-$PWD/target/ptxcross-cache}
 cargo test --workspace --no-fail-fast "$@"

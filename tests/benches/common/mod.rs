@@ -46,10 +46,13 @@ fn executable(p: &Path) -> bool {
 pub fn find_cuda_tool(name: &str) -> Option<PathBuf> {
     let env_name = name.to_uppercase();
     if let Some(p) = std::env::var_os(&env_name) {
+        // Asked for by name: that one or none (a silent fallback would time another binary).
         let p = PathBuf::from(p);
         if executable(&p) {
             return Some(p);
         }
+        eprintln!("${env_name}={} is not an executable", p.display());
+        return None;
     }
     let cache = std::env::var_os("XDG_CACHE_HOME")
         .map(PathBuf::from)
