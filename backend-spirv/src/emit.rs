@@ -1526,13 +1526,8 @@ impl Emitter {
         } else {
             (self.op(Op::UDiv, t, &[l_abs, r_abs])?, self.op(Op::LogicalNotEqual, bt, &[l_neg, r_neg])?)
         };
-        // The sign applied as (m ^ s) - s with s = 0 or all ones, not as a select of -m and m:
-        // lavapipe (LLVM 15) miscompiled that select of a div.s64 result when the quotient
-        // went on into a bit-field insert chosen by a predicated copy (seed 0x26120584).
-        let ones = self.konst(if ty == Ty::U64 { Const::U64(u64::MAX) } else { Const::U32(u32::MAX) });
-        let s = self.op(Op::Select, t, &[negative, ones, zero])?;
-        let x = self.op(Op::BitwiseXor, t, &[magnitude, s])?;
-        self.op(Op::ISub, t, &[x, s])
+        let flipped = self.op(Op::SNegate, t, &[magnitude])?;
+        self.op(Op::Select, t, &[negative, flipped, magnitude])
     }
 
     fn binary(&mut self, op: BinaryOp, ty: Ty, l: Word, r: Word) -> Result2<Word> {

@@ -603,10 +603,13 @@ impl FnLower {
         let low = self.un(UnaryOp::Not, ty, low);
         let mask = self.shift(BinaryOp::Shl, ty, w, low, pos);
         let fs = self.shift(BinaryOp::Shl, ty, w, f, pos);
-        let fs = self.bin(BinaryOp::And, ty, fs, mask);
-        let nm = self.un(UnaryOp::Not, ty, mask);
-        let keep = self.bin(BinaryOp::And, ty, b, nm);
-        let r = self.bin(BinaryOp::Or, ty, keep, fs);
+        // b ^ ((b ^ fs) & mask), not (b & ~mask) | (fs & mask) (same bits): lavapipe (LLVM 15)
+        // computed the latter, for `bfi.b64` with a constant field under a predicate or select,
+        // as if mask and ~mask were exchanged, through both backends (fuzzer seeds 0x26120584,
+        // 0x261208ff, tests/differential/regressions); this shape gave the right bits.
+        let x = self.bin(BinaryOp::Xor, ty, b, fs);
+        let x = self.bin(BinaryOp::And, ty, x, mask);
+        let r = self.bin(BinaryOp::Xor, ty, b, x);
         self.write(d, t, r)
     }
 
