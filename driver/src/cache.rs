@@ -64,7 +64,7 @@ pub fn dir() -> Option<PathBuf> {
 fn build_id() -> &'static str {
     static ID: OnceLock<String> = OnceLock::new();
     ID.get_or_init(|| {
-        let path = self_path().unwrap_or_default();
+        let path = ptxcross::validated::self_path().unwrap_or_default();
         let meta = std::fs::metadata(&path).ok();
         let size = meta.as_ref().map(|m| m.len()).unwrap_or(0);
         let mtime = meta
@@ -74,38 +74,6 @@ fn build_id() -> &'static str {
             .unwrap_or(0);
         format!("{} {} {path} {size} {mtime}", env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
     })
-}
-
-#[repr(C)]
-struct DlInfo {
-    dli_fname: *const std::ffi::c_char,
-    dli_fbase: *mut std::ffi::c_void,
-    dli_sname: *const std::ffi::c_char,
-    dli_saddr: *mut std::ffi::c_void,
-}
-
-extern "C" {
-    fn dladdr(addr: *const std::ffi::c_void, info: *mut DlInfo) -> i32;
-}
-
-/// The shared object (or executable) this function was loaded from.
-fn self_path() -> Option<String> {
-    let mut info = DlInfo {
-        dli_fname: std::ptr::null(),
-        dli_fbase: std::ptr::null_mut(),
-        dli_sname: std::ptr::null(),
-        dli_saddr: std::ptr::null_mut(),
-    };
-    // SAFETY: dladdr only reads the address and fills `info`.
-    let ok = unsafe { dladdr(self_path as *const std::ffi::c_void, &mut info) };
-    if ok == 0 || info.dli_fname.is_null() {
-        return None;
-    }
-    // SAFETY: dli_fname is a NUL-terminated path owned by the dynamic linker.
-    let name = unsafe { std::ffi::CStr::from_ptr(info.dli_fname) };
-    let name = name.to_string_lossy().into_owned();
-    // The main executable may be named by argv[0]; make it a real path.
-    std::fs::canonicalize(&name).ok().map(|p| p.display().to_string()).or(Some(name))
 }
 
 pub struct DiskKey(String);

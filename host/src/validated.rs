@@ -170,8 +170,9 @@ extern "C" {
     fn dladdr(addr: *const std::ffi::c_void, info: *mut DlInfo) -> i32;
 }
 
-/// The executable or shared object (the driver library) this code was loaded from.
-fn self_path() -> Option<String> {
+/// The executable or shared object (the driver library) this code was loaded from: part of
+/// the identity of what produced a cached result (also the driver's translation cache's).
+pub fn self_path() -> Option<String> {
     let mut info = DlInfo {
         dli_fname: std::ptr::null(),
         dli_fbase: std::ptr::null_mut(),
