@@ -67,7 +67,11 @@ fn wgsl_program(globals: GlobalSegment) -> Program {
 
 fn spirv_program() -> Option<Program> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/fill.spvasm");
-    let out = std::env::temp_dir().join(format!("ptxcross-fill-{}.spv", std::process::id()));
+    // One file per call: tests run in parallel threads of one process, and one removing the
+    // file while another read it made this flaky.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let out = std::env::temp_dir().join(format!("ptxcross-fill-{}-{n}.spv", std::process::id()));
     match Command::new("spirv-as")
         .args(["--target-env", "vulkan1.1"])
         .arg(&src)
