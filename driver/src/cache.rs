@@ -47,17 +47,7 @@ pub(crate) fn count_memory_hit() {
 
 pub fn dir() -> Option<PathBuf> {
     static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
-    DIR.get_or_init(|| {
-        let env = |n: &str| std::env::var_os(n).filter(|v| !v.is_empty());
-        if let Some(d) = env("PTXCROSS_CACHE_DIR") {
-            return (d != "off").then(|| PathBuf::from(d));
-        }
-        env("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .or_else(|| env("HOME").map(|h| PathBuf::from(h).join(".cache")))
-            .map(|d| d.join("ptxcross"))
-    })
-    .clone()
+    DIR.get_or_init(ptxcross::validated::cache_dir).clone()
 }
 
 /// Identity of this build of ptxcross: the file holding this code, its size and mtime.
