@@ -55,13 +55,7 @@ fn build_id() -> &'static str {
     static ID: OnceLock<String> = OnceLock::new();
     ID.get_or_init(|| {
         let path = ptxcross::validated::self_path().unwrap_or_default();
-        let meta = std::fs::metadata(&path).ok();
-        let size = meta.as_ref().map(|m| m.len()).unwrap_or(0);
-        let mtime = meta
-            .and_then(|m| m.modified().ok())
-            .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-            .map(|d| d.as_nanos())
-            .unwrap_or(0);
+        let (size, mtime) = ptxcross::validated::file_stamp(&path);
         format!("{} {} {path} {size} {mtime}", env!("CARGO_PKG_NAME"), env!("CARGO_PKG_VERSION"))
     })
 }

@@ -145,13 +145,7 @@ fn validator_identity() -> &'static str {
             }
         }
         for f in files {
-            let meta = std::fs::metadata(&f).ok();
-            let size = meta.as_ref().map(|m| m.len()).unwrap_or(0);
-            let mtime = meta
-                .and_then(|m| m.modified().ok())
-                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
-                .map(|d| d.as_nanos())
-                .unwrap_or(0);
+            let (size, mtime) = file_stamp(&f);
             id += &format!("{f} {size} {mtime}\n");
         }
         id
@@ -168,6 +162,19 @@ struct DlInfo {
 
 extern "C" {
     fn dladdr(addr: *const std::ffi::c_void, info: *mut DlInfo) -> i32;
+}
+
+/// A file's size and modification time (ns since the epoch; 0 where unknown): with its path,
+/// what identifies a build of the code that produced a cached result.
+pub fn file_stamp(path: &str) -> (u64, u128) {
+    let meta = std::fs::metadata(path).ok();
+    let size = meta.as_ref().map(|m| m.len()).unwrap_or(0);
+    let mtime = meta
+        .and_then(|m| m.modified().ok())
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos())
+        .unwrap_or(0);
+    (size, mtime)
 }
 
 /// The executable or shared object (the driver library) this code was loaded from: part of
