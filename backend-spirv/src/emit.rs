@@ -212,13 +212,18 @@ fn branches(s: &Stmt) -> bool {
     }
 }
 
+/// Whether [`Emitter::grouped`] splits `stmts` into constant-true selections.
+fn is_grouped(stmts: &[Stmt]) -> bool {
+    stmts.iter().filter(|s| branches(s)).count() > WRAP_MIN_BRANCHING
+}
+
 /// A value assigned directly in a block that [`Emitter::grouped`] splits into constant-true
 /// selections may be read in a later group, which the assigning group does not dominate (the
 /// grouping exists to cut those dominator chains): such values keep a `Function` variable.
 /// Values assigned deeper are read only inside their own block (`Kernel::value_vars`), which
 /// one group holds whole.
 fn keep_variables_across_groups(b: &Block, is_value: &mut [bool]) {
-    let grouped = b.stmts.iter().filter(|s| branches(s)).count() > WRAP_MIN_BRANCHING;
+    let grouped = is_grouped(&b.stmts);
     for s in &b.stmts {
         if let (true, Stmt::Assign { dst, .. }) = (grouped, s) {
             if let Some(v) = is_value.get_mut(dst.index()) {
@@ -895,10 +900,10 @@ impl Emitter {
     /// least [`WRAP_MIN_BRANCHING`]), each group inside a selection on a constant `true` and
     /// grouped again while it has more than [`WRAP_MIN_BRANCHING`].
     fn grouped(&mut self, kernel: &Kernel, stmts: &[Stmt]) -> Result2<bool> {
-        let branching = stmts.iter().filter(|s| branches(s)).count();
-        if branching <= WRAP_MIN_BRANCHING {
+        if !is_grouped(stmts) {
             return self.stmts(kernel, stmts);
         }
+        let branching = stmts.iter().filter(|s| branches(s)).count();
         let per_group = branching.div_ceil(WRAP_FAN_OUT).max(WRAP_MIN_BRANCHING);
         let mut rest = stmts;
         while !rest.is_empty() {

@@ -768,6 +768,15 @@ fn video_nvidia_fixture_write() {
     eprintln!("{} forms, {} input triples, {} bytes", forms.len(), pool.len(), bytes.len());
 }
 
+/// The selector of a video operand's text (`%s0`, `%s1.b2`, `%s0.h1`, `-%s2`).
+fn operand_sel(o: &str) -> Sel {
+    match o.split_once('.').map(|x| x.1) {
+        None => Sel::Word,
+        Some(x) if x.starts_with('b') => Sel::B(x[1..].parse().unwrap()),
+        Some(x) => Sel::H(x[1..].parse().unwrap()),
+    }
+}
+
 /// (op, dsigned, asigned, bsigned, sat, clamp, asel, bsel, second) of a scalar case's text.
 fn parse_scalar(text: &str) -> (String, bool, bool, bool, bool, bool, Sel, Sel, Second) {
     let (opcode, rest) = text.trim_end_matches(';').split_once(' ').unwrap();
@@ -777,11 +786,7 @@ fn parse_scalar(text: &str) -> (String, bool, bool, bool, bool, bool, Sel, Sel, 
     let types: Vec<bool> = mods.iter().filter(|m| matches!(**m, "u32" | "s32")).map(|m| *m == "s32").collect();
     let has = |m: &str| mods.contains(&m);
     let ops: Vec<&str> = rest.split(',').map(str::trim).collect();
-    let sel = |o: &str| match o.split_once('.').map(|x| x.1) {
-        None => Sel::Word,
-        Some(x) if x.starts_with('b') => Sel::B(x[1..].parse().unwrap()),
-        Some(x) => Sel::H(x[1..].parse().unwrap()),
-    };
+    let sel = operand_sel;
     let (ds, asg, bsg) = if op == "vset" { (false, types[0], types[1]) } else { (types[0], types[1], types[2]) };
     let second = if has("add") {
         Second::Add
@@ -810,11 +815,7 @@ fn parse_vmad(text: &str) -> VmadForm {
     let types: Vec<bool> = mods.iter().filter(|m| matches!(**m, "u32" | "s32")).map(|m| *m == "s32").collect();
     let has = |m: &str| mods.contains(&m);
     let ops: Vec<&str> = rest.split(',').map(str::trim).collect();
-    let sel = |o: &str| match o.split_once('.').map(|x| x.1) {
-        None => Sel::Word,
-        Some(x) if x.starts_with('b') => Sel::B(x[1..].parse().unwrap()),
-        Some(x) => Sel::H(x[1..].parse().unwrap()),
-    };
+    let sel = operand_sel;
     let scale = if has("shr7") { 7 } else if has("shr15") { 15 } else { 0 };
     (types[1], types[2], ops[1].starts_with('-'), ops[2].starts_with('-'), ops[3].starts_with('-'), has("po"), has("sat"), scale, sel(ops[1]), sel(ops[2]))
 }
