@@ -62,6 +62,22 @@ pub struct Functions<'a> {
     /// get the parameter window. Found once per module (per kernel, this walk of every body
     /// was 5–9% of translating the CUB file's 247 kernels).
     pub module_uses_cvta_param: bool,
+    /// The alignment of call-stack frames: 16 where some function's formals or `.local`/
+    /// `.param` variables ask for more than 8 (nvcc's `.param .align 16 .b8 func_retval0[16]`,
+    /// `.b128` ones; a 16-byte access needs it), else 8 (smaller frames, deeper recursion).
+    pub frame_align: u32,
+}
+
+/// Whether a declaration in `stmts` (nested blocks included) of local memory (`.local`, a
+/// call's `.param`) asks for an alignment above 8.
+fn wide_local_alignment(stmts: &[ast::Statement]) -> bool {
+    stmts.iter().any(|s| match s {
+        ast::Statement::Var(d) if matches!(d.space, StateSpace::Local | StateSpace::Param) => {
+            d.align.map_or(d.ty.size_bytes() as u64 * d.vector.unwrap_or(1) as u64, |a| a as u64) > 8
+        }
+        ast::Statement::Block(inner, _) => wide_local_alignment(inner),
+        _ => false,
+    })
 }
 
 /// Whether `stmts` contain `cvta.param` / `cvta.to.param` (any sub-qualifier).
@@ -175,7 +191,19 @@ impl<'a> Functions<'a> {
             ast::Item::Function(g) => uses_cvta_param(g.body.as_deref().unwrap_or(&[])),
             _ => false,
         });
-        Ok(Functions { defs, names, component, recursive, address_taken, size, module_uses_cvta_param })
+        let frame_align = if module.items.iter().any(|i| match i {
+            ast::Item::Function(g) => {
+                g.returns.iter().chain(&g.params).any(|p| {
+                    p.align.map_or(p.ty.size_bytes() as u64 * p.vector.unwrap_or(1) as u64, |a| a as u64) > 8
+                }) || wide_local_alignment(g.body.as_deref().unwrap_or(&[]))
+            }
+            _ => false,
+        }) {
+            16
+        } else {
+            8
+        };
+        Ok(Functions { defs, names, component, recursive, address_taken, size, module_uses_cvta_param, frame_align })
     }
 
     /// The address of function `name` (for symbolic initializers), if it is a defined function.
@@ -624,6 +652,13 @@ fn bind_args(fl: &mut FnLower, parts: &CallParts, sig: &Signature, addr: &SlotAd
         values.push(None);
         match local_symbol(fl, actual) {
             Some(src) => copy_local(fl, src, dst, slot.size, slot.align),
+            // A `.b128` register argument: its two 64-bit halves, low first.
+            None if slot.ty == ScalarType::B128 && slot.size == 16 => {
+                let (lo, hi) = fl.read_b128(actual)?;
+                fl.store_bytes(Memory::Local, dst, 8, lo);
+                let d8 = fl.bin(BinaryOp::Add, Ty::U32, dst, FnLower::u32c(8));
+                fl.store_bytes(Memory::Local, d8, 8, hi);
+            }
             None if (slot.size as u64) <= 8 && value_ty(slot.ty).is_some() => {
                 let v = fl.read(actual, slot.ty)?;
                 store_value(fl, dst, v, slot.ty);
@@ -645,6 +680,13 @@ fn bind_returns(fl: &mut FnLower, parts: &CallParts, sig: &Signature, addr: &Slo
                 if !slot.reg {
                     if let Some(dst) = local_symbol(fl, actual) {
                         copy_local(fl, src, dst, slot.size, slot.align);
+                        continue;
+                    }
+                    if slot.ty == ScalarType::B128 && slot.size == 16 {
+                        let lo = fl.load_bytes(Memory::Local, src, 8);
+                        let s8 = fl.bin(BinaryOp::Add, Ty::U32, src, FnLower::u32c(8));
+                        let hi = fl.load_bytes(Memory::Local, s8, 8);
+                        fl.write_b128(actual, lo, hi)?;
                         continue;
                     }
                     if slot.size > 8 || value_ty(slot.ty).is_none() {
@@ -908,7 +950,7 @@ impl Calls<'_> {
         while let Some(id) = self.pending.pop() {
             self.lower_stack_body(fl, id, regs)?;
         }
-        let stack_base = align_up(kernel_frame as u64, 8) as u32;
+        let stack_base = align_up(kernel_frame as u64, self.funcs.frame_align as u64) as u32;
         let limit = stack_base + CALL_STACK_BYTES;
 
         let saves = self.saved_registers(fl);
@@ -978,7 +1020,7 @@ impl Calls<'_> {
                 span,
             ));
         }
-        let frame_bytes = align_up(fl.frame_bytes as u64, 8) as u32;
+        let frame_bytes = align_up(fl.frame_bytes as u64, self.funcs.frame_align as u64) as u32;
         let grow = Stmt::Assign {
             dst: regs.sp,
             expr: Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs: Operand::Var(regs.sp), rhs: FnLower::u32c(frame_bytes) },
@@ -1025,13 +1067,15 @@ impl Calls<'_> {
 
     fn write_site(&self, fl: &mut FnLower, regs: StackRegs, site: &StackSite, saved: &[VarId], limit: u32) {
         let sp = Operand::Var(regs.sp);
-        // Saved registers, a padding word if needed, the caller's frame base, the return id:
-        // an even number of words keeps frames 8-byte aligned (for 8-byte `ld.param`s).
+        // Saved registers, padding words if needed, the caller's frame base, the return id: a
+        // multiple of two (four) words keeps frames 8- (16-) byte aligned, `Functions::
+        // frame_align`: 8-byte `ld.param`s, and the `.align 16` formals and locals of a
+        // stack-called function (`.b128` ones) for 16-byte accesses.
         let unpadded: u32 = saved.iter().map(|v| words_of(fl.vars[v.index()].ty)).sum::<u32>()
             + site.frame.is_some() as u32
             + 1;
-        let pad = !unpadded.is_multiple_of(2);
-        let words = unpadded + pad as u32;
+        let pad = unpadded.next_multiple_of(self.funcs.frame_align / 4) - unpadded;
+        let words = unpadded + pad;
         let need = words * 4 + self.stack_fns[&site.callee].frame_bytes;
         let check = fl
             .collect(|fl| {
@@ -1056,7 +1100,7 @@ impl Calls<'_> {
                         put(fl, w);
                     }
                 }
-                if pad {
+                for _ in 0..pad {
                     put(fl, FnLower::u32c(0));
                 }
                 if site.frame.is_some() {
@@ -1086,7 +1130,7 @@ impl Calls<'_> {
                     let ws: Vec<Operand> = (0..words_of(fl.vars[v.index()].ty)).map(|_| get(fl)).collect();
                     from_words(fl, v, &ws);
                 }
-                if pad {
+                for _ in 0..pad {
                     get(fl);
                 }
                 if site.frame.is_some() {

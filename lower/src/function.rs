@@ -38,7 +38,10 @@ pub enum Space {
     Global,
     Shared,
     Local,
+    /// `.param` / `.param::func`: in a kernel's body its parameters, in a device function its own.
     Param,
+    /// `.param::entry` (§9.7.10.8): kernel parameters, wherever the access is.
+    ParamEntry,
     Const,
     Generic,
 }
@@ -779,6 +782,19 @@ impl FnLower {
                         v = self.canonicalize(v, reg_ty);
                     }
                     self.assign(var, Expr::Use(v));
+                    // A narrower value in a `.b128` register (its low half is `var`): extended
+                    // to the register's width, with the sign for signed types, zeros otherwise
+                    // (§9.4.1, Table 27: destinations wider than the type).
+                    if reg_ty == ScalarType::B128 && component.is_none() {
+                        if let Some((_, hi)) = self.b128_register(name) {
+                            let ext = if ptx_types::is_signed(t) {
+                                self.bin(crate::ir::BinaryOp::ShrS, Ty::U64, Operand::Var(var), Self::u32c(63))
+                            } else {
+                                Self::u64c(0)
+                            };
+                            self.assign(hi, Expr::Use(ext));
+                        }
+                    }
                     Ok(())
                 }
                 Some(_) => Err(Diagnostic::new(format!("`{name}` is not a register"), op.span)),

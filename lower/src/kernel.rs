@@ -6,7 +6,7 @@ use crate::ir::{self, Ty};
 use crate::layout::{self, align_up, GlobalPlace};
 use crate::ptx_types::value_ty;
 use crate::{call, fault_site, features, grid, int64, isolation, local_scratch, loop_cut, loop_exits, simt, structurize, warp_layout, LowerOptions, DEFAULT_BLOCK};
-use ptxcross_frontend::ast::{self, Statement, StateSpace, VarDecl};
+use ptxcross_frontend::ast::{self, ScalarType, Statement, StateSpace, VarDecl};
 use ptxcross_frontend::Diagnostic;
 use std::collections::HashMap;
 
@@ -319,7 +319,17 @@ fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResul
                 Some(4) => &["x", "y", "z", "w"],
                 Some(n) => return Err(unsupported(format!("vector registers of {n} elements"), d.span)),
             };
-            let ty: Ty = value_ty(d.ty).ok_or_else(|| unsupported(format!("registers of type .{}", d.ty.suffix()), d.span))?;
+            // A `.b128` register is two U64 variables (see `inst::b128`); not in vectors (a
+            // vector has at most 128 bits, §5.4.2).
+            let b128 = d.ty == ScalarType::B128;
+            if b128 && d.vector.is_some() {
+                return Err(Diagnostic::new("vectors of .b128 registers exceed 128 bits (PTX ISA §5.4.2)", d.span));
+            }
+            let ty: Ty = if b128 {
+                Ty::U64
+            } else {
+                value_ty(d.ty).ok_or_else(|| unsupported(format!("registers of type .{}", d.ty.suffix()), d.span))?
+            };
             for n in &d.names {
                 if !n.array.is_empty() {
                     return Err(unsupported("register arrays", n.span));
@@ -328,6 +338,11 @@ fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResul
                     for e in elements {
                         let name = if e.is_empty() { name.clone() } else { crate::function::vector_element_name(&name, e) };
                         let var = fl.new_var(ty, &name);
+                        if b128 {
+                            let high = crate::inst::b128::high_half_name(&name);
+                            let hi = fl.new_var(ty, &high);
+                            fl.declare(high, Symbol::Reg { var: hi, ty: d.ty });
+                        }
                         fl.declare(name, Symbol::Reg { var, ty: d.ty });
                     }
                 };

@@ -73,12 +73,24 @@ pub struct GlobalPlace {
     pub declared_at: Option<u32>,
 }
 
-/// The `.global`/`.const` declarations inside a function body (nested blocks included).
-fn body_globals<'a>(stmts: &'a [ast::Statement], function: &'a str, out: &mut Vec<(&'a VarDecl, Option<&'a str>)>) {
+/// Where a `.global`/`.const` declaration is: `None` at module scope, else the function and
+/// the path of nested blocks (`{ … }`, numbered in source order within the function) it is in.
+type DeclScope<'a> = Option<(&'a str, Vec<u32>)>;
+
+/// The `.global`/`.const` declarations inside a function body (nested blocks included), each
+/// with its block path (`path`, the blocks enclosing `stmts`; `next` numbers the blocks).
+fn body_globals<'a>(stmts: &'a [ast::Statement], function: &'a str, path: &mut Vec<u32>, next: &mut u32, out: &mut Vec<(&'a VarDecl, DeclScope<'a>)>) {
     for s in stmts {
         match s {
-            ast::Statement::Var(d) if matches!(d.space, StateSpace::Global | StateSpace::Const) => out.push((d, Some(function))),
-            ast::Statement::Block(inner, _) => body_globals(inner, function, out),
+            ast::Statement::Var(d) if matches!(d.space, StateSpace::Global | StateSpace::Const) => {
+                out.push((d, Some((function, path.clone()))))
+            }
+            ast::Statement::Block(inner, _) => {
+                *next += 1;
+                path.push(*next);
+                body_globals(inner, function, path, next, out);
+                path.pop();
+            }
             _ => {}
         }
     }
@@ -100,21 +112,24 @@ pub fn layout_globals(
     let mut places = Vec::new();
     // Fields holding variable addresses, resolved once every variable has its place
     // (an initializer may name a variable declared after it).
-    let mut pending: Vec<(u64, u8, InitAddress)> = Vec::new();
+    let mut pending: Vec<(u64, u8, InitAddress, DeclScope)> = Vec::new();
     // Module-scope declarations, and those inside function bodies (static storage, one per
     // module, like module-scope ones; visible only in their scope), in source order, then
     // stably sorted so that the `.const` ones come last.
-    let mut decls: Vec<(&VarDecl, Option<&str>)> = Vec::new();
+    let mut decls: Vec<(&VarDecl, DeclScope)> = Vec::new();
     for item in items {
         match item {
             ast::Item::Var(d) => decls.push((d, None)),
-            ast::Item::Function(f) => body_globals(f.body.as_deref().unwrap_or(&[]), &f.name.name, &mut decls),
+            ast::Item::Function(f) => body_globals(f.body.as_deref().unwrap_or(&[]), &f.name.name, &mut Vec::new(), &mut 0, &mut decls),
             ast::Item::Directive(_) => {}
         }
     }
+    // The scope of each entry of `places` (same order).
+    let mut place_scopes: Vec<DeclScope> = Vec::new();
     // `.const` variables after all `.global` ones, in one range: `isspacep.const` tests it.
     decls.sort_by_key(|(d, _)| d.space == StateSpace::Const);
-    for (decl, function) in decls {
+    for (decl, scope) in decls {
+        let function = scope.as_ref().map(|(f, _)| *f);
         if !matches!(decl.space, StateSpace::Global | StateSpace::Const) {
             continue;
         }
@@ -167,19 +182,9 @@ pub fn layout_globals(
                     }
                     let v = match init_value(e, function_address)? {
                         InitValue::Number(v) => number_bits(v, decl.ty, e.span())?,
-                        InitValue::Address(a) if function.is_some() => {
-                            return Err(Diagnostic::new(
-                                format!(
-                                    "not supported yet: the address of `{}` in the initializer of a variable declared \
-                                     inside a function",
-                                    a.name
-                                ),
-                                a.span,
-                            ))
-                        }
                         InitValue::Address(a) => {
                             address_field(&a, decl.ty, address_size)?;
-                            pending.push((offset + (i * esize) as u64, esize as u8, a));
+                            pending.push((offset + (i * esize) as u64, esize as u8, a, scope.clone()));
                             0
                         }
                     };
@@ -187,6 +192,7 @@ pub fn layout_globals(
                 }
             }
             seg.init.extend_from_slice(&bytes);
+            place_scopes.push(scope.clone());
             match function {
                 None => {
                     seg.vars.push(GlobalVar { name: name.name.name.to_string(), offset, size });
@@ -200,10 +206,19 @@ pub fn layout_globals(
             }
         }
     }
-    for (at, size, a) in pending {
-        let Some((_, place)) = places.iter().find(|(n, p)| *n == a.name && p.declared_at.is_none()) else {
+    for (at, size, a, scope) in pending {
+        // The variable the name denotes where the initializer is: the innermost declaration
+        // visible there (the same function, in an enclosing block), else the module's.
+        let visible = |k: usize| match (&place_scopes[k], &scope) {
+            (None, _) => Some(0),
+            (Some((f, p)), Some((g, q))) if f == g && q.starts_with(p) => Some(p.len() + 1),
+            _ => None,
+        };
+        let found = (0..places.len()).filter(|&k| places[k].0 == a.name).filter_map(|k| visible(k).map(|d| (d, k))).max();
+        let Some((_, k)) = found else {
             return Err(not_global_variable(items, &a));
         };
+        let place = &places[k].1;
         let target = (place.offset as i64).wrapping_add(a.addend);
         seg.relocs.push(GlobalReloc { at, size, target, byte: a.byte, address_bytes: if address_size == 64 { 8 } else { 4 } });
     }
@@ -388,7 +403,11 @@ fn parse_mask(text: &str) -> Option<u8> {
     (0..8u8).find(|k| v == 0xff << (8 * k))
 }
 
-/// Checks that a field of type `ty` can hold the address (or the byte of it) `a`.
+/// Checks that a field of type `ty` can hold the address (or the byte of it) `a`. §5.4.4:
+/// "Variables that hold addresses of variables or functions should be of type .u8 or .u32 or
+/// .u64. Type .u8 is allowed only if the mask() operator is used." (ptxas 13.5 accepts
+/// exactly those; ptxcross also takes the same-size `.b`/`.s` types, which PTX's type rules make
+/// compatible.) A byte of an address (`mask()`) fits any integer field.
 fn address_field(a: &InitAddress, ty: ScalarType, address_size: u32) -> Result<(), Diagnostic> {
     if !matches!(ty, ScalarType::U8 | ScalarType::U16 | ScalarType::U32 | ScalarType::U64 | ScalarType::S8 | ScalarType::S16 | ScalarType::S32 | ScalarType::S64 | ScalarType::B8 | ScalarType::B16 | ScalarType::B32 | ScalarType::B64) {
         return Err(Diagnostic::new(format!("initializer does not fit type .{}: it is an address", ty.suffix()), a.span));
@@ -396,27 +415,47 @@ fn address_field(a: &InitAddress, ty: ScalarType, address_size: u32) -> Result<(
     if a.byte.is_some() {
         return Ok(());
     }
-    // A 32-bit module's addresses fit .u32 (and .u64, zero-extended) fields.
-    if address_size != 64 && ty.size_bytes() >= 4 {
-        return Ok(());
-    }
-    if ty.size_bytes() != 8 {
-        return Err(Diagnostic::new(
+    match (ty.size_bytes(), address_size) {
+        (8, _) | (4, 32) => Ok(()),
+        (4, _) => Err(Diagnostic::new(
             format!(
-                "not supported yet: the address of `{}` in a .{} field (addresses in this module are {address_size}-bit \
-                 and do not fit; use a wider field, or mask())",
+                "not supported yet: the 64-bit address of `{}` in a .{} field: PTX ISA §5.4.4 allows .u32 address fields \
+                 but does not define which 32 bits of a 64-bit address they keep, and ptxas 13.5 gives such a field the \
+                 8-byte relocation of a .u64 one (R_CUDA_G64), so NVIDIA's loader writes 8 bytes over the 4-byte field; \
+                 use a .u64 field, or mask() for its bytes",
                 a.name,
                 ty.suffix()
             ),
             a.span,
-        ));
+        )),
+        _ => Err(Diagnostic::new(
+            format!(
+                "the address of `{}` does not fit a .{} field: addresses in initializers go in .u32 or .u64 fields, and \
+                 .u8 ones take one byte of it with mask() (PTX ISA §5.4.4)",
+                a.name,
+                ty.suffix()
+            ),
+            a.span,
+        )),
     }
-    Ok(())
 }
 
 /// The error for an address initializer whose name is no `.global`/`.const` variable.
 fn not_global_variable(items: &[ast::Item], a: &InitAddress) -> Diagnostic {
-    let declared = items.iter().any(|i| matches!(i, ast::Item::Var(d) if d.names.iter().any(|n| n.name.name == a.name)));
+    // A variable of another state space of that name (at module scope or in a body).
+    let other_space = |d: &VarDecl| !matches!(d.space, StateSpace::Global | StateSpace::Const) && d.names.iter().any(|n| n.name.name == a.name);
+    fn in_body(stmts: &[ast::Statement], found: &dyn Fn(&VarDecl) -> bool) -> bool {
+        stmts.iter().any(|s| match s {
+            ast::Statement::Var(d) => found(d),
+            ast::Statement::Block(inner, _) => in_body(inner, found),
+            _ => false,
+        })
+    }
+    let declared = items.iter().any(|i| match i {
+        ast::Item::Var(d) => other_space(d),
+        ast::Item::Function(f) => in_body(f.body.as_deref().unwrap_or(&[]), &other_space),
+        ast::Item::Directive(_) => false,
+    });
     if declared {
         Diagnostic::new(
             format!("`{}`: only variables in .global or .const state spaces may be used in initializers (PTX ISA §5.4.4)", a.name),

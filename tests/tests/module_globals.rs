@@ -545,3 +545,172 @@ fn generic_addresses_of_kernel_parameters() {
         assert!(e.to_string().contains("parameter access out of range"), "{backend}: {e}");
     }
 }
+
+/// Address initializers of `.global`/`.const` variables declared inside function bodies
+/// (§5.4.4 applies to them as to module-scope ones): a name denotes the innermost declaration
+/// visible where the initializer is (the body's own variables, a block's shadowing one, the
+/// module's), in a kernel and in a device function, with `generic()`, offsets and `mask()`.
+const BODY_ADDRESS_PTX: &str = r#"
+.version 8.5
+.target sm_80
+.address_size 64
+.global .align 8 .u32 arr[4] = {10, 20, 30, 40};
+
+.func (.param .u32 r) f()
+{
+    .global .align 8 .u64 fp = arr+4;
+    .reg .b64 %rd<2>;
+    .reg .b32 %r<2>;
+    ld.global.u64 %rd1, [fp];
+    ld.u32 %r1, [%rd1];
+    st.param.u32 [r], %r1;
+    ret;
+}
+
+.visible .entry k(.param .u64 out)
+{
+    .const .align 4 .u32 tab[2] = {7, 8};
+    .global .align 8 .u64 ptab = generic(tab)+4;
+    .global .align 8 .u64 both[2] = {arr+8, tab};
+    .global .align 8 .u8 bytes[8] = {0xFF(ptab), 0xFF00(ptab), 0xFF0000(ptab), 0xFF000000(ptab),
+        0xFF00000000(ptab), 0xFF0000000000(ptab), 0xFF000000000000(ptab), 0xFF00000000000000(ptab)};
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [out];
+    ld.global.u64 %rd2, [ptab];
+    ld.u32 %r1, [%rd2];
+    st.global.u32 [%rd1], %r1;
+    ld.global.u64 %rd2, [both];
+    ld.u32 %r1, [%rd2];
+    st.global.u32 [%rd1+4], %r1;
+    ld.global.u64 %rd2, [both+8];
+    ld.u32 %r1, [%rd2];
+    st.global.u32 [%rd1+8], %r1;
+    {
+        .global .align 4 .u32 arr[2] = {100, 200};
+        .global .align 8 .u64 inner = arr+4;
+        ld.global.u64 %rd2, [inner];
+        ld.u32 %r1, [%rd2];
+        st.global.u32 [%rd1+12], %r1;
+    }
+    .global .align 8 .u64 outer = arr;
+    ld.global.u64 %rd2, [outer];
+    ld.u32 %r1, [%rd2];
+    st.global.u32 [%rd1+16], %r1;
+    {
+        .param .b32 r;
+        call.uni (r), f, ();
+        ld.param.b32 %r1, [r];
+    }
+    st.global.u32 [%rd1+20], %r1;
+    ld.global.u64 %rd3, [bytes];
+    st.global.u64 [%rd1+24], %rd3;
+    ret;
+}
+"#;
+
+#[test]
+fn address_initializers_inside_functions() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    for (backend, inline_budget) in Backend::ALL.into_iter().flat_map(|b| [(b, None), (b, Some(0))]) {
+        let file = SourceFile::new("body_address.ptx", BODY_ADDRESS_PTX);
+        let options = LowerOptions { block: Some([1, 1, 1]), inline_budget, ..Default::default() };
+        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
+        let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
+        let out = ctx.alloc(32).unwrap();
+        ctx.launch(&program, "k", [1, 1, 1], &[&out.to_le_bytes()], backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        let got = ctx.read(out, 32).unwrap();
+        let base = ctx.globals_base(&program).unwrap();
+        // tab[1]; arr[2]; tab[0]; the block's arr[1]; the module's arr[0] (the block's `arr` is
+        // not visible after the block); f's `arr+4` is the module's arr[1].
+        assert_eq!(words(&got[..24]), [8, 30, 7, 200, 10, 20], "{backend} (inline budget {inline_budget:?})");
+        // bytes: the eight bytes of ptab's own address, low first.
+        assert_eq!(u64_at(&got, 24), base + offset_of(&program, "k::ptab"), "{backend}: mask() of a body variable");
+        let segment = ctx.read(DevicePtr(base), program.module().globals.init.len() as u64).unwrap();
+        let field = |name: &str| u64_at(&segment, offset_of(&program, name) as usize);
+        assert_eq!(field("k::ptab"), base + offset_of(&program, "k::tab") + 4, "{backend}");
+        assert_eq!(field("k::inner"), base + offset_of(&program, "k::arr") + 4, "{backend}");
+        assert_eq!(field("k::outer"), base + offset_of(&program, "arr"), "{backend}");
+        assert_eq!(field("f::fp"), base + offset_of(&program, "arr") + 4, "{backend}");
+    }
+}
+
+/// Kernel parameter addresses inside device functions: a kernel parameter's param-space
+/// address passed to a device function reads the parameter through `ld.param::entry`
+/// (§9.7.10.8: "operand a must be a kernel parameter address"), `cvta.param` gives its generic
+/// address there too (§9.7.10.19) and `cvta.to.param` takes it back; and a device function
+/// reads its own parameter through its address (`mov.u64 %rd, b; ld.param [%rd]`, default
+/// `::func` there). Inlined and through the call stack.
+#[test]
+fn kernel_parameter_addresses_in_device_functions() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let ptx = r#"
+.version 8.5
+.target sm_80
+.address_size 64
+.func (.param .u32 r) getp(.param .u64 pa)
+{
+    .reg .b64 %rd<4>;
+    .reg .b32 %r<4>;
+    ld.param.u64 %rd1, [pa];
+    ld.param::entry.u32 %r1, [%rd1+4];
+    cvta.param.u64 %rd2, %rd1;
+    ld.u32 %r2, [%rd2+8];
+    cvta.to.param.u64 %rd3, %rd2;
+    ld.param::entry.u32 %r3, [%rd3+12];
+    mul.lo.u32 %r2, %r2, 3;
+    mul.lo.u32 %r3, %r3, 5;
+    add.u32 %r1, %r1, %r2;
+    add.u32 %r1, %r1, %r3;
+    st.param.u32 [r], %r1;
+    ret;
+}
+.func (.param .u32 r) own(.param .u32 a, .param .u32 b)
+{
+    .reg .b64 %rd<2>;
+    .reg .b32 %r<2>;
+    mov.u64 %rd1, b;
+    ld.param.u32 %r1, [%rd1];
+    st.param.u32 [r], %r1;
+    ret;
+}
+.visible .entry k(.param .u64 out, .param .align 8 .b8 blob[16])
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u64 %rd2, blob;
+    {
+        .param .u64 p0;
+        .param .b32 r0;
+        st.param.u64 [p0], %rd2;
+        call.uni (r0), getp, (p0);
+        ld.param.b32 %r1, [r0];
+    }
+    st.global.u32 [%rd1], %r1;
+    {
+        .param .b32 a0;
+        .param .b32 b0;
+        .param .b32 r1;
+        st.param.b32 [a0], 5;
+        st.param.b32 [b0], 77;
+        call.uni (r1), own, (a0, b0);
+        ld.param.b32 %r2, [r1];
+    }
+    st.global.u32 [%rd1+4], %r2;
+    ret;
+}
+"#;
+    let blob: Vec<u8> = (1..=16u8).map(|b| b.wrapping_mul(29)).collect();
+    let w = |i: usize| u32::from_le_bytes(blob[i..i + 4].try_into().unwrap());
+    let want = [w(4).wrapping_add(w(8).wrapping_mul(3)).wrapping_add(w(12).wrapping_mul(5)), 77];
+    for (backend, inline_budget) in Backend::ALL.into_iter().flat_map(|b| [(b, None), (b, Some(0))]) {
+        let file = SourceFile::new("param_fn.ptx", ptx);
+        let options = LowerOptions { block: Some([1, 1, 1]), inline_budget, ..Default::default() };
+        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
+        let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
+        let out = ctx.alloc(8).unwrap();
+        ctx.launch(&program, "k", [1, 1, 1], &[&out.to_le_bytes(), &blob], backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert_eq!(words(&ctx.read(out, 8).unwrap()), want, "{backend} (inline budget {inline_budget:?})");
+    }
+}

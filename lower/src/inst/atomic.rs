@@ -135,6 +135,18 @@ impl FnLower {
         allowed.extend(["noftz", "L2::cache_hint", "v2", "v4", "v8"]);
         m.only(&allowed)?;
         let t = m.ty()?;
+        if t == ScalarType::B128 {
+            // `atom.cas.b128` / `atom.exch.b128` (§9.7.14.5, sm_90): one 128-bit atomic access.
+            // Vulkan's and WGSL's atomics are 32- and 64-bit, and two of them are not one
+            // 128-bit atomic; a lock would need forward progress the targets do not promise.
+            return Err(unsupported(
+                format!(
+                    "`{}`: 128-bit atomics (sm_90) have no Vulkan or WGSL equivalent (their atomics are at most 64-bit)",
+                    m.name()
+                ),
+                m.inst.span,
+            ));
+        }
         if let Some(v) = m.one_of(&["v2", "v4", "v8"]) {
             return self.atom_vector(m, t, v);
         }

@@ -37,7 +37,8 @@ impl FnLower {
             Some("global") => Space::Global,
             Some("shared") | Some("shared::cta") => Space::Shared,
             Some("local") => Space::Local,
-            Some("param") | Some("param::entry") | Some("param::func") => Space::Param,
+            Some("param::entry") => Space::ParamEntry,
+            Some("param") | Some("param::func") => Space::Param,
             Some("const") => Space::Const,
             _ => {
                 if let Some(s) = m.one_of(&["shared::cluster", "tex", "surf"]) {
@@ -102,18 +103,34 @@ impl FnLower {
         };
         let wide = self.address_size == 64;
         match (space, sym) {
-            (Space::Param, Some(Symbol::Param { offset: p })) => {
+            (Space::Param | Space::ParamEntry, Some(Symbol::Param { offset: p })) => {
                 Ok(Place::Fixed(Memory::Param, FnLower::u32c((p as i64 + offset) as u32)))
             }
             // Device-function parameters and call-site `.param` variables live in local memory.
             (Space::Param, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             // A register holding a kernel parameter's address (`mov.b64 %rd, param`, see
             // `FnLower::symbol_address`): a byte offset into the parameter buffer.
+            // `.param::entry` in a device function too: "operand a must be a kernel parameter
+            // address" (§9.7.10.8), e.g. one the kernel passed in, or `cvta.to.param` gave.
             (Space::Param, Some(Symbol::Reg { .. }) | None) if self.in_kernel_body() => {
                 let a = self.register_offset(part, base, offset)?;
                 Ok(Place::Fixed(Memory::Param, a))
             }
-            (Space::Param, _) => Err(unsupported("`ld.param` through a computed address in a device function", op.span)),
+            (Space::ParamEntry, Some(Symbol::Reg { .. }) | None) => {
+                let a = self.register_offset(part, base, offset)?;
+                Ok(Place::Fixed(Memory::Param, a))
+            }
+            // `.param` (`::func` by default there) through a register in a device function: the
+            // address of one of its own parameters (`mov.u64 %rd, p` gives their local-memory
+            // offset, see `FnLower::symbol_address`), so a local-memory offset.
+            (Space::Param, Some(Symbol::Reg { .. }) | None) => {
+                let a = self.register_offset(part, base, offset)?;
+                Ok(Place::Fixed(Memory::Local, a))
+            }
+            (Space::ParamEntry, Some(_)) => Err(Diagnostic::new(
+                format!("`.param::entry` accesses kernel parameters (PTX ISA §9.7.10.8): `{}` is none", base.unwrap_or_default()),
+                op.span,
+            )),
             (_, Some(Symbol::Param { .. })) => Err(Diagnostic::new("a parameter is accessed with `ld.param`", op.span)),
             (Space::Shared, Some(Symbol::Shared { offset: o })) => {
                 Ok(Place::Fixed(Memory::Shared, FnLower::u32c((o as i64 + offset) as u32)))
@@ -449,6 +466,20 @@ impl FnLower {
         let t = m.ty()?;
         let space = self.state_space(m)?;
         let [d, a] = super::operands(m.inst, 2)? else { unreachable!() };
+        if t == ScalarType::B128 {
+            no_b128_vector(m)?;
+            let place = self.place(a, space)?;
+            let (lo, hi) = (self.new_var(Ty::U64, "loaded"), self.new_var(Ty::U64, "loaded"));
+            self.with_ordering(m, |s| {
+                s.on_place(place, |s, mem, off| {
+                    let (l, h) = s.load_b128(mem, off);
+                    s.assign(lo, Expr::Use(l));
+                    s.assign(hi, Expr::Use(h));
+                    Ok(())
+                })
+            })?;
+            return self.write_b128(d, Operand::Var(lo), Operand::Var(hi));
+        }
         let size = t.size_bytes();
         if !matches!(size, 1 | 2 | 4 | 8) || t == ScalarType::Pred {
             return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
@@ -495,6 +526,20 @@ impl FnLower {
             return Err(unsupported(format!("`{}` (stores to constant space)", m.name()), m.inst.span));
         }
         let [a, b] = super::operands(m.inst, 2)? else { unreachable!() };
+        if t == ScalarType::B128 {
+            no_b128_vector(m)?;
+            let (lo, hi) = self.read_b128(b)?;
+            let place = self.place(a, space)?;
+            if matches!(place, Place::Fixed(Memory::Param, _)) {
+                return Err(Diagnostic::new("kernel parameters are read-only (`st.param` writes device-function parameters)", a.span));
+            }
+            return self.with_ordering(m, |s| {
+                s.on_place(place, |s, mem, off| {
+                    s.store_b128(mem, off, lo, hi);
+                    Ok(())
+                })
+            });
+        }
         let size = t.size_bytes();
         if !matches!(size, 1 | 2 | 4 | 8) || t == ScalarType::Pred {
             return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
@@ -544,6 +589,15 @@ fn writes_param(block: &crate::ir::Block) -> bool {
 /// A symbol operand naming register `name` (inside `[%rd1+8]` it is part of an expression).
 fn named(part: &ast::Operand, name: &str) -> ast::Operand {
     ast::Operand { kind: OperandKind::Symbol { name: name.into(), component: None }, span: part.span }
+}
+
+/// `.b128` accesses are single values here (a vector of them would exceed the 128 bits of
+/// a vector, §5.4.2).
+fn no_b128_vector(m: &Mods) -> LResult<()> {
+    match m.one_of(&["v2", "v4", "v8"]) {
+        Some(_) => Err(unsupported(format!("`{}`: vectors of .b128", m.name()), m.inst.span)),
+        None => Ok(()),
+    }
 }
 
 /// The number of elements a `.v2/.v4/.v8` access moves must match its vector operand.

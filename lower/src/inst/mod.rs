@@ -4,6 +4,7 @@
 
 mod approx;
 mod atomic;
+pub(crate) mod b128;
 mod bitops;
 mod cluster;
 mod control;

@@ -2,7 +2,7 @@
 
 use super::{operands, Mods};
 use crate::abi;
-use crate::function::{unsupported, FnLower, LResult};
+use crate::function::{unsupported, FnLower, LResult, Symbol};
 use crate::ir::{BinaryOp, CmpOp, ConvertOp, Operand, Ty, UnaryOp};
 use crate::ptx_types::{self, value_ty};
 use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
@@ -15,6 +15,9 @@ impl FnLower {
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
         if let Some(v) = m.one_of(&["v2", "v4"]) {
             return self.mov_vector(m, t, if v == "v2" { 2 } else { 4 }, d, a);
+        }
+        if t == ScalarType::B128 {
+            return self.mov_b128(m, d, a);
         }
         match (&d.kind, &a.kind) {
             // mov.b64 %rd, {lo, hi} / mov.b32 %r, {h0, h1}: pack.
@@ -98,6 +101,22 @@ impl FnLower {
             return Err(Diagnostic::new("`cvta` takes .u32 or .u64", m.inst.span));
         }
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
+        // `cvta.param var` (§9.7.10.19: `.param` is `.param::entry`) names a kernel parameter;
+        // a device function's or a call's `.param` variable (`.param::func`, in local memory
+        // here) has no generic address in PTX.
+        if m.one_of(&["param", "param::entry"]).is_some() {
+            if let Some(name) = base_symbol(a) {
+                if matches!(self.lookup(name), Some(Symbol::Local { .. })) {
+                    return Err(Diagnostic::new(
+                        format!(
+                            "`cvta.param` takes the address of a kernel parameter (PTX ISA §9.7.10.19: .param is \
+                             .param::entry); `{name}` is a device-function or call parameter"
+                        ),
+                        a.span,
+                    ));
+                }
+            }
+        }
         let v = self.read(a, t)?;
         let v = self.resize(v, value_ty(t).unwrap_or(Ty::U64), Ty::U64, false);
         // The windows of the module's address map (`abi`: 32-bit ones in `.address_size 32`).
@@ -113,12 +132,10 @@ impl FnLower {
             // are its shared::cta ones.
             Some("shared") | Some("shared::cta") | Some("shared::cluster") => shared,
             Some("local") => local,
-            // Kernel parameters (`.param`, `.param::entry`): their generic window. Inside a
-            // device function `.param` variables live in local memory, not in the window.
-            Some(_) if self.in_kernel_body() => param,
-            Some(s) => {
-                return Err(unsupported(format!("`cvta` with .{s} inside a device function"), m.inst.span))
-            }
+            // Kernel parameters (`.param`, `.param::entry`): their generic window, in the
+            // kernel and in device functions alike (a register there holds a kernel
+            // parameter's address that the kernel passed in, or `cvta.to.param` gave).
+            Some(_) => param,
             None => return Err(Diagnostic::new("`cvta` needs a state space", m.inst.span)),
         };
         let r = if base == 0 {
@@ -415,8 +432,8 @@ impl FnLower {
     /// `isspacep.space p, a` (§9.7.10.18): whether generic address a lies in the space's
     /// window. Generic addresses resolve as `ld`/`st` resolve them (see `abi`): the shared and
     /// local windows, everything else global. Without cluster launches a CTA is its own
-    /// cluster, so `.shared::cluster` is `.shared::cta`. No generic address of a kernel
-    /// parameter exists here (`cvta.param` is refused), so `.param` is false.
+    /// cluster, so `.shared::cluster` is `.shared::cta`. `.param` is the kernel parameters'
+    /// window, in modules that take such addresses (`cvta.param`); false elsewhere.
     pub(super) fn isspacep(&mut self, m: &Mods) -> LResult<()> {
         const SPACES: [&str; 8] = ["global", "shared", "shared::cta", "shared::cluster", "local", "param", "param::entry", "const"];
         m.only(&SPACES)?;
@@ -504,5 +521,18 @@ fn bits_type(t: ScalarType) -> ScalarType {
         64 => ScalarType::B64,
         16 => ScalarType::B16,
         _ => ScalarType::B32,
+    }
+}
+
+/// The variable an operand names, bare or as `var+imm`.
+fn base_symbol(op: &ast::Operand) -> Option<&str> {
+    match &op.kind {
+        ast::OperandKind::Symbol { name, component: None } => Some(name),
+        ast::OperandKind::Expr(ast::Expr::Symbol { name, .. }) => Some(name),
+        ast::OperandKind::Expr(ast::Expr::Binary { lhs, .. }) => match &**lhs {
+            ast::Expr::Symbol { name, .. } => Some(name),
+            _ => None,
+        },
+        _ => None,
     }
 }
