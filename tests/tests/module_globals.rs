@@ -714,3 +714,44 @@ fn kernel_parameter_addresses_in_device_functions() {
         assert_eq!(words(&ctx.read(out, 8).unwrap()), want, "{backend} (inline budget {inline_budget:?})");
     }
 }
+
+/// Integer constant expressions have a type, .s64 or .u64 (§4.5.5, Table 6), which decides
+/// division, remainder (always unsigned), right shifts (arithmetic only for a signed first
+/// operand) and ordered comparisons; in instruction operands and in initializers alike.
+/// Expected values are the spec's rules applied by hand.
+#[test]
+fn constant_expression_types() {
+    let Some(_) = gpu_or_skip() else { return };
+    let exprs: [(&str, u64); 12] = [
+        // 0xffffffffffffffff does not fit .s64: unsigned, so an unsigned division.
+        ("0xffffffffffffffff / 2", 0x7fff_ffff_ffff_ffff),
+        ("-1 / 2", 0),
+        ("-7 % 3", (-7i64 as u64) % 3),
+        ("0x8000000000000000 >> 4", 0x0800_0000_0000_0000),
+        ("-16 >> 2", -4i64 as u64),
+        ("(.u64)-16 >> 2", 0x3fff_ffff_ffff_fffc),
+        ("~0 >> 60", 15),
+        ("-1U >> 63", 1),
+        ("0xffffffffffffffff > 1", 1),
+        ("-1 > 1", 0),
+        ("(0 ? 1U : -1) >> 62", 3),
+        ("(.s64)0x8000000000000000 >> 62", -2i64 as u64),
+    ];
+    let mut ptx = String::from(".version 8.5\n.target sm_80\n.address_size 64\n");
+    for (i, (e, _)) in exprs.iter().enumerate() {
+        ptx += &format!(".global .align 8 .u64 init{i} = {e};\n");
+    }
+    ptx += ".visible .entry k(.param .u64 out)\n{\n    .reg .b64 %rd<4>;\n    ld.param.u64 %rd1, [out];\n";
+    for (i, (e, _)) in exprs.iter().enumerate() {
+        ptx += &format!("    mov.u64 %rd2, {e};\n    st.global.u64 [%rd1+{}], %rd2;\n", 8 * i);
+        ptx += &format!("    ld.global.u64 %rd3, [init{i}];\n    st.global.u64 [%rd1+{}], %rd3;\n", 8 * (i + exprs.len()));
+    }
+    ptx += "    ret;\n}\n";
+    for backend in Backend::ALL {
+        let (_, out, _, _) = launch(&ptx, "k", 1, &[16 * exprs.len()], backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        for (i, (e, want)) in exprs.iter().enumerate() {
+            assert_eq!(u64_at(&out[0], 8 * i), *want, "{backend}: operand `{e}`");
+            assert_eq!(u64_at(&out[0], 8 * (i + exprs.len())), *want, "{backend}: initializer `{e}`");
+        }
+    }
+}

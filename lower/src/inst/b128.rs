@@ -39,14 +39,31 @@ impl FnLower {
         }
     }
 
-    /// The two 64-bit halves (low, high) of a `.b128` source operand: a `.b128` register.
+    /// The two 64-bit halves (low, high) of a `.b128` source operand: a `.b128` register, or
+    /// an integer constant, which "is converted to the appropriate size based on the data or
+    /// instruction type at its use" (§4.5.1): a signed (.s64) one sign-extended, an unsigned
+    /// (.u64) one — an address too — zero-extended (§4.5.5 gives each expression its type).
     pub(crate) fn read_b128(&mut self, op: &ast::Operand) -> LResult<(Operand, Operand)> {
-        if let OperandKind::Symbol { name, component: None } = &op.kind {
-            if let Some((lo, hi)) = self.b128_register(name) {
-                return Ok((Operand::Var(lo), Operand::Var(hi)));
+        match &op.kind {
+            OperandKind::Symbol { name, component: None } => {
+                if let Some((lo, hi)) = self.b128_register(name) {
+                    return Ok((Operand::Var(lo), Operand::Var(hi)));
+                }
             }
+            OperandKind::Expr(e) => match crate::consts::eval_typed(e)? {
+                (crate::consts::ConstValue::Int(v), unsigned) => {
+                    let hi = if unsigned || (v as i64) >= 0 { 0 } else { u64::MAX };
+                    return Ok((FnLower::u64c(v), FnLower::u64c(hi)));
+                }
+                (crate::consts::ConstValue::Symbol(..), _) => {
+                    let lo = self.read(op, ScalarType::B64)?;
+                    return Ok((lo, FnLower::u64c(0)));
+                }
+                _ => return Err(Diagnostic::new("a .b128 constant must be an integer", op.span)),
+            },
+            _ => {}
         }
-        Err(Diagnostic::new("a .b128 operand must be a .b128 register", op.span))
+        Err(Diagnostic::new("a .b128 operand must be a .b128 register or an integer constant", op.span))
     }
 
     /// Writes a `.b128` value to destination `op` (a `.b128` register, or the sink `_`).
