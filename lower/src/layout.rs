@@ -165,8 +165,15 @@ pub fn layout_globals(
             if let Some(init) = &name.init {
                 let esize = decl.ty.size_bytes() as usize;
                 if esize > 8 {
+                    // A PTX constant is 64-bit (§4.5.1), and ptxas 13.5 does not widen it for a
+                    // .b128 element: every element's high 64 bits are 0x42 in its cubin's
+                    // `.nv.global.init`, whatever the value. No result to reproduce.
                     return Err(Diagnostic::new(
-                        format!("not supported yet: initializers of .{} variables", decl.ty.suffix()),
+                        format!(
+                            "not supported yet: initializers of .{} variables (PTX constants are 64-bit, and ptxas 13.5 \
+                             fills the high 64 bits of each element with 0x42, whatever the value)",
+                            decl.ty.suffix()
+                        ),
                         name.span,
                     ));
                 }

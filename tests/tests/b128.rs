@@ -1,9 +1,9 @@
 //! `.b128` (PTX ISA 8.3, sm_70+) on both backends: `.reg .b128` registers, `mov.b128`
 //! packing and unpacking (§9.7.10.4: `{a, b}` of .b64, `{a, b, c, d}` of .b32, the first the
 //! least significant; `_` sinks), `ld`/`ld.global.nc`/`ldu`/`st` of 16 bytes in the global,
-//! shared, local, param and generic spaces (§9.7.10.8–11), `.b128` kernel parameters and
+//! shared, local, param, const and generic spaces (§9.7.10.8–11), `.b128` kernel parameters and
 //! device-function parameters and returns (inlined and through the call stack), integer
-//! constants as `.b128` operands (widened by their type, §4.5.1/§4.5.5), narrower
+//! constants as `.b128` operands (64-bit, zero-extended), narrower
 //! values in `.b128` registers (Table 26/27: sign- or zero-extended; a narrower read sees the
 //! low bits), and the 16-byte alignment every 16-byte access needs (§5.4.5: misaligned faults
 //! and stores nothing).
@@ -120,6 +120,8 @@ const HAND_PTX: &str = r#"
 }
 
 .global .b128 gv;
+.const .align 16 .b8 cb[32] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16,
+    17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32};
 
 .visible .entry h(.param .u64 out, .param .u64 inp, .param .b128 v)
 {
@@ -177,6 +179,8 @@ const HAND_PTX: &str = r#"
     st.global.b128 [%rd1+192], -2;
     mov.b128 %q9, -1U;
     st.global.b128 [%rd1+208], %q9;
+    ld.const.b128 %q9, [cb+16];
+    st.global.b128 [%rd1+224], %q9;
     ret;
 }
 "#;
@@ -190,7 +194,7 @@ fn hand_written_b128_forms() {
     let in1 = input[1];
     let v = 0xfedc_ba98_7654_3210_0f1e_2d3c_4b5a_6978u128;
     let w = |x: u128, k: u32| (x >> (32 * k)) as u32;
-    let mut want = [0u8; 224];
+    let mut want = [0u8; 240];
     want[0..16].copy_from_slice(&v.to_le_bytes());
     want[16..32].copy_from_slice(&in0.to_le_bytes());
     want[32..48].copy_from_slice(&in1.to_le_bytes());
@@ -204,25 +208,28 @@ fn hand_written_b128_forms() {
     let reversed = (w(v, 3) as u128) | (w(v, 2) as u128) << 32 | (w(v, 1) as u128) << 64 | (w(v, 0) as u128) << 96;
     want[128..144].copy_from_slice(&reversed.to_le_bytes());
     want[144..160].copy_from_slice(&in1.to_le_bytes());
-    // Integer constants widen by their type (§4.5.1, §4.5.5): -1 and -2 are .s64 (sign-extended),
-    // 0xfabc123400000000 (beyond .s64) and -1U are .u64 (zero-extended).
-    want[160..176].copy_from_slice(&u128::MAX.to_le_bytes());
+    // Integer constants are 64-bit (§4.5.1), widened to the bit-size type .b128 with zeros
+    // (Table 27), signed ones too, as ptxas 13.5 compiles them (nvdisasm).
+    want[160..176].copy_from_slice(&(u64::MAX as u128).to_le_bytes());
     want[176..192].copy_from_slice(&0xfabc_1234_0000_0000u128.to_le_bytes());
-    want[192..208].copy_from_slice(&(-2i128 as u128).to_le_bytes());
+    want[192..208].copy_from_slice(&(-2i64 as u64 as u128).to_le_bytes());
     want[208..224].copy_from_slice(&(u64::MAX as u128).to_le_bytes());
+    for (k, b) in want[224..240].iter_mut().enumerate() {
+        *b = 17 + k as u8;
+    }
     // `pick` inlined, and called through the call stack.
     for (backend, inline_budget) in Backend::ALL.into_iter().flat_map(|b| [(b, None), (b, Some(0))]) {
         let file = SourceFile::new("hand.ptx", HAND_PTX);
         let options = LowerOptions { block: Some([1, 1, 1]), inline_budget, ..Default::default() };
         let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
         let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
-        let out = ctx.alloc(224).unwrap();
-        ctx.write(out, &[0; 224]).unwrap();
+        let out = ctx.alloc(240).unwrap();
+        ctx.write(out, &[0; 240]).unwrap();
         let inp = ctx.alloc(32).unwrap();
         ctx.write(inp, &to_bytes(&[in0, in1])).unwrap();
         ctx.launch(&program, "h", [1, 1, 1], &[&out.to_le_bytes(), &inp.to_le_bytes(), &v.to_le_bytes()], backend)
             .unwrap_or_else(|e| panic!("{backend}: {e}"));
-        let got = ctx.read(out, 224).unwrap();
+        let got = ctx.read(out, 240).unwrap();
         for (k, (g, e)) in got.chunks(16).zip(want.chunks(16)).enumerate() {
             assert_eq!(g, e, "{backend} (inline budget {inline_budget:?}): bytes {}..{}", 16 * k, 16 * k + 16);
         }

@@ -40,9 +40,11 @@ impl FnLower {
     }
 
     /// The two 64-bit halves (low, high) of a `.b128` source operand: a `.b128` register, or
-    /// an integer constant, which "is converted to the appropriate size based on the data or
-    /// instruction type at its use" (§4.5.1): a signed (.s64) one sign-extended, an unsigned
-    /// (.u64) one — an address too — zero-extended (§4.5.5 gives each expression its type).
+    /// an integer constant (or an address). PTX's integer constants are 64-bit, "converted to
+    /// the appropriate size based on the data or instruction type at its use" (§4.5.1); the
+    /// type here is the bit-size `.b128`, and bit-size values widen with zeros (Table 27), which
+    /// is what ptxas 13.5 does with `mov.b128 %q, -1` and `st.b128 [a], -2` (nvdisasm: the high
+    /// 64 bits are `CS2R SRZ`, zero, also for the signed constants).
     pub(crate) fn read_b128(&mut self, op: &ast::Operand) -> LResult<(Operand, Operand)> {
         match &op.kind {
             OperandKind::Symbol { name, component: None } => {
@@ -50,12 +52,9 @@ impl FnLower {
                     return Ok((Operand::Var(lo), Operand::Var(hi)));
                 }
             }
-            OperandKind::Expr(e) => match crate::consts::eval_typed(e)? {
-                (crate::consts::ConstValue::Int(v), unsigned) => {
-                    let hi = if unsigned || (v as i64) >= 0 { 0 } else { u64::MAX };
-                    return Ok((FnLower::u64c(v), FnLower::u64c(hi)));
-                }
-                (crate::consts::ConstValue::Symbol(..), _) => {
+            OperandKind::Expr(e) => match crate::consts::eval(e)? {
+                crate::consts::ConstValue::Int(v) => return Ok((FnLower::u64c(v), FnLower::u64c(0))),
+                crate::consts::ConstValue::Symbol(..) => {
                     let lo = self.read(op, ScalarType::B64)?;
                     return Ok((lo, FnLower::u64c(0)));
                 }
