@@ -103,7 +103,9 @@ impl FnLower {
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
         // `cvta.param var` (§9.7.10.19: `.param` is `.param::entry`) names a kernel parameter;
         // a device function's or a call's `.param` variable (`.param::func`, in local memory
-        // here) has no generic address in PTX.
+        // here) has no generic address in PTX. (ptxas 13.5 accepts it and gives the generic
+        // address of the *kernel* parameter at that offset: nvdisasm shows the callee reading
+        // the kernel's parameter bank. Not a value to copy.)
         if m.one_of(&["param", "param::entry"]).is_some() {
             if let Some(name) = base_symbol(a) {
                 if matches!(self.lookup(name), Some(Symbol::Local { .. })) {
