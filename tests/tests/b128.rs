@@ -341,3 +341,24 @@ fn nvcc_b128_module_translates() {
     let options = LowerOptions { block: Some([64, 1, 1]), ..Default::default() };
     translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
 }
+
+/// nvcc's 128-bit `atomicCAS`/`atomicExch` (sm_90, `tests/b128/atomic128.cu`) are refused at
+/// their `atom.*.b128`, naming the reason.
+#[test]
+fn nvcc_128_bit_atomics_are_refused() {
+    let ptx = include_str!("../b128/atomic128.sm_90.ptx");
+    let file = SourceFile::new("atomic128.sm_90.ptx", ptx);
+    let ast = ptxcross_frontend::parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
+    for (kernel, op, line) in [("cas128", "cas", 41), ("exch128", "exch", 71)] {
+        let options = LowerOptions { block: Some([32, 1, 1]), kernel: Some(kernel.into()), ..Default::default() };
+        let e = match ptxcross_lower::lower(&ast, &file, &options) {
+            Ok(_) => panic!("{kernel}: lowered"),
+            Err(e) => e[0].render(&file),
+        };
+        assert!(
+            e.contains(&format!("not supported yet: `atom.global.{op}.b128`: 128-bit atomics (sm_90) have no Vulkan or WGSL equivalent"))
+                && e.contains(&format!("--> atomic128.sm_90.ptx:{line}:")),
+            "{kernel}: {e}"
+        );
+    }
+}
