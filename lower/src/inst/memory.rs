@@ -110,12 +110,12 @@ impl FnLower {
             (Space::Param, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             // A register holding a kernel parameter's address (`mov.b64 %rd, param`, see
             // `FnLower::symbol_address`): a byte offset into the parameter buffer.
-            // `.param::entry` in a device function too: "operand a must be a kernel parameter
-            // address" (§9.7.10.8), e.g. one the kernel passed in, or `cvta.to.param` gave.
             (Space::Param, Some(Symbol::Reg { .. }) | None) if self.in_kernel_body() => {
                 let a = self.register_offset(part, base, offset)?;
                 Ok(Place::Fixed(Memory::Param, a))
             }
+            // `.param::entry` in a device function too: "operand a must be a kernel parameter
+            // address" (§9.7.10.8), e.g. one the kernel passed in, or `cvta.to.param` gave.
             (Space::ParamEntry, Some(Symbol::Reg { .. }) | None) => {
                 let a = self.register_offset(part, base, offset)?;
                 Ok(Place::Fixed(Memory::Param, a))
