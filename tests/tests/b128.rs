@@ -362,3 +362,45 @@ fn nvcc_128_bit_atomics_are_refused() {
         );
     }
 }
+
+/// `.b128` in an `.address_size 32` module: global accesses through 32-bit pointers (the
+/// heap offset, see the README), shared ones through a 32-bit generic address.
+#[test]
+fn b128_in_a_32_bit_module() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let ptx = r#"
+.version 8.5
+.target sm_80
+.address_size 32
+.visible .entry k(.param .u32 in, .param .u32 out)
+{
+    .shared .align 16 .b8 sh[32];
+    .reg .b128 %q<3>;
+    .reg .b32 %r<6>;
+    ld.param.u32 %r1, [in];
+    ld.param.u32 %r2, [out];
+    ld.global.b128 %q1, [%r1+16];
+    mov.u32 %r3, sh;
+    cvta.shared.u32 %r4, %r3;
+    st.b128 [%r4+16], %q1;
+    ld.shared.b128 %q2, [sh+16];
+    st.global.b128 [%r2], %q2;
+    ld.b128 %q2, [%r1];
+    st.b128 [%r2+16], %q2;
+    ret;
+}
+"#;
+    let input = values(2, 5);
+    for backend in Backend::ALL {
+        let file = SourceFile::new("b128_32.ptx", ptx);
+        let options = LowerOptions { block: Some([1, 1, 1]), ..Default::default() };
+        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
+        let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
+        let (inp, out) = (ctx.alloc(32).unwrap(), ctx.alloc(32).unwrap());
+        ctx.write(inp, &to_bytes(&input)).unwrap();
+        ctx.write(out, &[0; 32]).unwrap();
+        ctx.launch(&program, "k", [1, 1, 1], &[&(inp.0 as u32).to_le_bytes(), &(out.0 as u32).to_le_bytes()], backend)
+            .unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert_eq!(from_bytes(&ctx.read(out, 32).unwrap()), [input[1], input[0]], "{backend}");
+    }
+}
