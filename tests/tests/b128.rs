@@ -217,10 +217,12 @@ fn hand_written_b128_forms() {
     for (k, b) in want[224..240].iter_mut().enumerate() {
         *b = 17 + k as u8;
     }
-    // `pick` inlined, and called through the call stack.
-    for (backend, inline_budget) in Backend::ALL.into_iter().flat_map(|b| [(b, None), (b, Some(0))]) {
+    // `pick` inlined, and called through the call stack; and as for a device without 64-bit
+    // integers (every 64-bit half split in two 32-bit ones).
+    let variants = [(None, false), (Some(0), false), (None, true)];
+    for (backend, (inline_budget, split_int64)) in Backend::ALL.into_iter().flat_map(|b| variants.map(|v| (b, v))) {
         let file = SourceFile::new("hand.ptx", HAND_PTX);
-        let options = LowerOptions { block: Some([1, 1, 1]), inline_budget, ..Default::default() };
+        let options = LowerOptions { block: Some([1, 1, 1]), inline_budget, split_int64, ..Default::default() };
         let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
         let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
         let out = ctx.alloc(240).unwrap();
@@ -231,7 +233,7 @@ fn hand_written_b128_forms() {
             .unwrap_or_else(|e| panic!("{backend}: {e}"));
         let got = ctx.read(out, 240).unwrap();
         for (k, (g, e)) in got.chunks(16).zip(want.chunks(16)).enumerate() {
-            assert_eq!(g, e, "{backend} (inline budget {inline_budget:?}): bytes {}..{}", 16 * k, 16 * k + 16);
+            assert_eq!(g, e, "{backend} (inline budget {inline_budget:?}, split int64 {split_int64}): bytes {}..{}", 16 * k, 16 * k + 16);
         }
     }
 }
