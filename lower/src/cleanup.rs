@@ -29,8 +29,14 @@ pub fn simplify(kernel: &mut Kernel) {
     // Each round can expose more (a copy of a copy, a chain left dead); few are needed.
     // (Dead code removal exposes nothing new to the other two, so it does not ask for a round.)
     for _ in 0..3 {
-        let shared = common_subexpressions(kernel);
-        let copies = propagate_copies(kernel);
+        // `common_subexpressions` changes no variable's being a value (it rewrites only
+        // assignments to values whose operands are values, into a read of an earlier value
+        // that dominates them), so `propagate_copies` takes the same list.
+        let values = kernel.value_vars();
+        let shared = common_subexpressions(kernel, &values);
+        #[cfg(test)]
+        assert!(kernel.value_vars() == values, "common_subexpressions changed the values");
+        let copies = propagate_copies(kernel, &values);
         remove_dead(kernel);
         if !shared && !copies {
             break;
@@ -95,8 +101,7 @@ fn fold_identities(b: &mut Block) {
 /// operands have not changed in between, so neither has the result. Example: a load and a
 /// store through one pointer compute the same segment, bounds and alignment tests.
 /// Returns whether anything changed.
-fn common_subexpressions(kernel: &mut Kernel) -> bool {
-    let values = kernel.value_vars();
+fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
     let is_value = |v: VarId| values.get(v.index()).copied().unwrap_or(false);
     struct Cx<'a> {
         is_value: &'a dyn Fn(VarId) -> bool,
@@ -139,8 +144,7 @@ fn common_subexpressions(kernel: &mut Kernel) -> bool {
 
 /// Replaces every value that copies a constant or another value by that operand, and removes
 /// the copy. Returns whether anything changed.
-fn propagate_copies(kernel: &mut Kernel) -> bool {
-    let values = kernel.value_vars();
+fn propagate_copies(kernel: &mut Kernel, values: &[bool]) -> bool {
     let mut subst: Vec<Option<Operand>> = vec![None; kernel.vars.len()];
     fn collect(b: &Block, values: &[bool], subst: &mut [Option<Operand>]) {
         for s in &b.stmts {
@@ -158,7 +162,7 @@ fn propagate_copies(kernel: &mut Kernel) -> bool {
             }
         }
     }
-    collect(&kernel.body, &values, &mut subst);
+    collect(&kernel.body, values, &mut subst);
     if subst.iter().all(Option::is_none) {
         return false;
     }
