@@ -136,7 +136,12 @@ struct Shape {
 
 impl Shape {
     fn loops_in(&self, stmts: &[Stmt]) -> usize {
-        stmts.iter().map(|s| self.loops.get(&(s as *const Stmt)).copied().unwrap_or(0)).sum()
+        // Only compound statements hold loops (and have an entry).
+        stmts
+            .iter()
+            .filter(|s| matches!(s, Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Switch { .. }))
+            .map(|s| self.loops.get(&(s as *const Stmt)).copied().unwrap_or(0))
+            .sum()
     }
 }
 
