@@ -174,6 +174,14 @@ pub fn lower(
     })
 }
 
+/// The module-wide facts a host needs before lowering any kernel (kernel names, parameter
+/// layouts, globals): `ptxcross_lower::module_facts`.
+pub fn module_facts(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ptxcross_lower::ModuleFacts, TranslateError> {
+    guarded(Stage::Lower, || {
+        ptxcross_lower::module_facts(module, options).map_err(|d| TranslateError::diagnostics(Stage::Lower, &d, file))
+    })
+}
+
 /// Lowers each kernel of `names` into a module of its own, as the runtime translates kernels
 /// (`ptxcross_lower::lower_each`: the file's functions and globals are analysed once). A panic
 /// fails every kernel.

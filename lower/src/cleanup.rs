@@ -29,8 +29,14 @@ pub fn simplify(kernel: &mut Kernel) {
     // Each round can expose more (a copy of a copy, a chain left dead); few are needed.
     // (Dead code removal exposes nothing new to the other two, so it does not ask for a round.)
     for _ in 0..3 {
-        let shared = common_subexpressions(kernel);
-        let copies = propagate_copies(kernel);
+        // `common_subexpressions` changes no variable's being a value (it rewrites only
+        // assignments to values whose operands are values, into a read of an earlier value
+        // that dominates them), so `propagate_copies` takes the same list.
+        let values = kernel.value_vars();
+        let shared = common_subexpressions(kernel, &values);
+        #[cfg(test)]
+        assert!(kernel.value_vars() == values, "common_subexpressions changed the values");
+        let copies = propagate_copies(kernel, &values);
         remove_dead(kernel);
         if !shared && !copies {
             break;
@@ -95,8 +101,7 @@ fn fold_identities(b: &mut Block) {
 /// operands have not changed in between, so neither has the result. Example: a load and a
 /// store through one pointer compute the same segment, bounds and alignment tests.
 /// Returns whether anything changed.
-fn common_subexpressions(kernel: &mut Kernel) -> bool {
-    let values = kernel.value_vars();
+fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
     let is_value = |v: VarId| values.get(v.index()).copied().unwrap_or(false);
     struct Cx<'a> {
         is_value: &'a dyn Fn(VarId) -> bool,
@@ -139,8 +144,7 @@ fn common_subexpressions(kernel: &mut Kernel) -> bool {
 
 /// Replaces every value that copies a constant or another value by that operand, and removes
 /// the copy. Returns whether anything changed.
-fn propagate_copies(kernel: &mut Kernel) -> bool {
-    let values = kernel.value_vars();
+fn propagate_copies(kernel: &mut Kernel, values: &[bool]) -> bool {
     let mut subst: Vec<Option<Operand>> = vec![None; kernel.vars.len()];
     fn collect(b: &Block, values: &[bool], subst: &mut [Option<Operand>]) {
         for s in &b.stmts {
@@ -158,7 +162,7 @@ fn propagate_copies(kernel: &mut Kernel) -> bool {
             }
         }
     }
-    collect(&kernel.body, &values, &mut subst);
+    collect(&kernel.body, values, &mut subst);
     if subst.iter().all(Option::is_none) {
         return false;
     }
@@ -198,20 +202,22 @@ fn propagate_copies(kernel: &mut Kernel) -> bool {
 fn remove_dead(kernel: &mut Kernel) -> bool {
     let n = kernel.vars.len();
     let keep = kernel.fault_site_var;
-    // Per variable: the variables its pure assignments read; and the roots.
-    let mut deps: Vec<Vec<VarId>> = vec![Vec::new(); n];
+    // Per variable: the variables its pure assignments read (edges `(assigned, read)`, then
+    // grouped by the assigned variable: one allocation, not one list per variable); and the
+    // roots.
+    let mut edges: Vec<(u32, u32)> = Vec::new();
     let mut needed = vec![false; n];
     let mut work: Vec<VarId> = Vec::new();
-    fn collect(b: &Block, deps: &mut [Vec<VarId>], needed: &mut [bool], work: &mut Vec<VarId>) {
+    fn collect(b: &Block, n: usize, edges: &mut Vec<(u32, u32)>, needed: &mut [bool], work: &mut Vec<VarId>) {
         for s in &b.stmts {
             let pure_dst = match s {
-                Stmt::Assign { dst, expr } if expr.is_pure() => Some(*dst),
+                Stmt::Assign { dst, expr } if expr.is_pure() && dst.index() < n => Some(*dst),
                 _ => None,
             };
             stmt_operands(s, |o| {
                 let Operand::Var(v) = o else { return };
-                match pure_dst.and_then(|d| deps.get_mut(d.index())) {
-                    Some(list) => list.push(v),
+                match pure_dst {
+                    Some(d) => edges.push((d.0, v.0)),
                     None => {
                         if let Some(flag) = needed.get_mut(v.index()) {
                             if !*flag {
@@ -223,18 +229,36 @@ fn remove_dead(kernel: &mut Kernel) -> bool {
                 }
             });
             for body in s.bodies() {
-                collect(body, deps, needed, work);
+                collect(body, n, edges, needed, work);
             }
         }
     }
-    collect(&kernel.body, &mut deps, &mut needed, &mut work);
+    collect(&kernel.body, n, &mut edges, &mut needed, &mut work);
+    let mut start = vec![0u32; n + 1];
+    for &(d, _) in &edges {
+        start[d as usize + 1] += 1;
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut fill = start.clone();
+    let mut deps = vec![VarId(0); edges.len()];
+    for &(d, v) in &edges {
+        deps[fill[d as usize] as usize] = VarId(v);
+        fill[d as usize] += 1;
+    }
+    drop(edges);
     if let Some(f) = keep {
         if let Some(flag) = needed.get_mut(f.index()) {
             *flag = true;
         }
     }
     while let Some(v) = work.pop() {
-        for &d in deps.get(v.index()).map(Vec::as_slice).unwrap_or(&[]) {
+        let i = v.index();
+        if i >= n {
+            continue;
+        }
+        for &d in &deps[start[i] as usize..start[i + 1] as usize] {
             if let Some(flag) = needed.get_mut(d.index()) {
                 if !*flag {
                     *flag = true;

@@ -30,6 +30,21 @@ pub fn lower_kernel(
     functions: &call::Functions,
     options: &LowerOptions,
 ) -> LResult<ir::Kernel> {
+    let (fl, block, params, param_bytes) = lower_body(module, f, globals, functions, options)?;
+    finish_kernel(file, module, f, fl, block, params, param_bytes, options)
+}
+
+/// The kernel's instructions lowered one by one, without the passes over the whole body
+/// (CFG, structurizer, SIMT, cleanup …): every error of an instruction (invalid operands,
+/// unknown names, "not supported yet") and of the kernel's memory sizes, at a tenth of the
+/// cost of [`lower_kernel`]. See `crate::module_facts`.
+pub fn check_kernel(module: &ast::Module, f: &ast::Function, globals: &[(String, GlobalPlace)], functions: &call::Functions, options: &LowerOptions) -> LResult<()> {
+    lower_body(module, f, globals, functions, options).map(|_| ())
+}
+
+type Body = (FnLower, [u32; 3], Vec<ir::ParamSlot>, u32);
+
+fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, GlobalPlace)], functions: &call::Functions, options: &LowerOptions) -> LResult<Body> {
     let block = options.block.or_else(|| reqntid(f)).unwrap_or(DEFAULT_BLOCK);
     if block.contains(&0) || block.iter().map(|&b| b as u64).product::<u64>() > MAX_BLOCK_THREADS {
         return Err(Diagnostic::new(
@@ -145,6 +160,20 @@ pub fn lower_kernel(
     if fl.local_bytes > 64 * 1024 {
         return Err(unsupported(format!("{} bytes of local memory per thread (at most 64 KiB)", fl.local_bytes), f.name.span));
     }
+    Ok((fl, block, params, param_bytes))
+}
+
+#[allow(clippy::too_many_arguments)]
+fn finish_kernel(
+    file: &ptxcross_frontend::SourceFile,
+    module: &ast::Module,
+    f: &ast::Function,
+    mut fl: FnLower,
+    block: [u32; 3],
+    params: Vec<ir::ParamSlot>,
+    param_bytes: u32,
+    options: &LowerOptions,
+) -> LResult<ir::Kernel> {
 
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
     let fault_site_var = fl.fault_site_var;

@@ -150,17 +150,19 @@ pub fn uniformize(body: &Block, vars: &mut Vec<VarInfo>, shared_words: &mut u32)
     let original = vars.len();
     let mut div = vec![false; original];
     for _ in 0..16 {
-        let mut v = vars[..original].to_vec();
-        let mut tx = Tx::new(&div, &mut v, *shared_words);
+        // Each round starts from the kernel's own variables (the previous round's additions
+        // go; cloning the list per round cost more than the rewrite on CUB's kernels).
+        vars.truncate(original);
+        let mut tx = Tx::new(&div, vars, *shared_words);
         let out = tx.run(body);
-        let (uniform_vars, used_vote) = (tx.uniform_vars.clone(), tx.used_vote);
-        let out_div = output_divergence(&out, v.len(), &uniform_vars);
+        let (uniform_vars, used_vote) = (std::mem::take(&mut tx.uniform_vars), tx.used_vote);
+        let out_div = output_divergence(&out, vars.len(), &uniform_vars);
         let grown: Vec<bool> = (0..original).map(|i| div[i] || out_div.vars[i]).collect();
         if grown == div {
             if out_div.barrier_divergent {
+                vars.truncate(original);
                 return Err(());
             }
-            *vars = v;
             if used_vote {
                 *shared_words += VOTE_WORDS;
             }
@@ -168,6 +170,7 @@ pub fn uniformize(body: &Block, vars: &mut Vec<VarInfo>, shared_words: &mut u32)
         }
         div = grown;
     }
+    vars.truncate(original);
     Err(())
 }
 

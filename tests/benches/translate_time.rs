@@ -19,6 +19,9 @@
 //! `PTXCROSS_TRANSLATE_FILE=path.ptx` measures another file, `PTXCROSS_TRANSLATE_KERNELS=n` its
 //! first n kernels only; `$PTXAS` picks ptxas (else the
 //! venvs of `tests/parse-corpus/README.md`).
+//! `PTXCROSS_TRANSLATE_DIGEST=out.txt` writes one line per kernel (name, a hash of its SPIR-V
+//! words and one of its WGSL text) to compare the emitted code of two builds: a change that
+//! only makes translation faster must leave the file byte-identical.
 
 mod common;
 
@@ -115,6 +118,8 @@ fn main() {
     let record = ptxcross::validated::Record::new(Some(record_dir.clone()));
     let later = ptxcross::validated::Record::new(Some(record_dir.clone()));
     let mut slowest: Vec<(Duration, String)> = Vec::new();
+    let digest_path = std::env::var_os("PTXCROSS_TRANSLATE_DIGEST");
+    let mut digest = String::new();
     // Lowered one module per kernel, sharing the analysis of the file's functions and globals.
     let modules = timed(&mut rows[2], || ptxcross_lower::lower_each(&ast, &file, &LowerOptions::default(), &kernels));
     for (name, module) in kernels.iter().zip(modules) {
@@ -132,6 +137,19 @@ fn main() {
         }
         spirv_words += words.len();
         wgsl_bytes += wgsl.len();
+        if digest_path.is_some() {
+            use std::hash::{Hash, Hasher};
+            let hash = |h: &dyn Fn(&mut std::collections::hash_map::DefaultHasher)| {
+                let mut s = std::collections::hash_map::DefaultHasher::new();
+                h(&mut s);
+                s.finish()
+            };
+            let (sh, wh) = (hash(&|s| words.hash(s)), hash(&|s| wgsl.hash(s)));
+            digest.push_str(&format!("{name} {} {sh:016x} {} {wh:016x}\n", words.len(), wgsl.len()));
+        }
+    }
+    if let Some(p) = &digest_path {
+        std::fs::write(p, &digest).expect("writes the digest file");
     }
     let _ = std::fs::remove_dir_all(&record_dir);
     if !validate_spirv {

@@ -13,7 +13,7 @@ use crate::types::*;
 
 /// The parameter area from `kernelParams` (one pointer per parameter) or `extra`
 /// (`CU_LAUNCH_PARAM_BUFFER_POINTER`/`_SIZE`: the area already laid out).
-fn pack_params(k: &ptxcross_lower::ir::Kernel, params: *mut *mut c_void, extra: *mut *mut c_void) -> Result<Vec<u8>, CUresult> {
+fn pack_params(k: &ptxcross_lower::KernelFacts, params: *mut *mut c_void, extra: *mut *mut c_void) -> Result<Vec<u8>, CUresult> {
     let bad = |message: String| {
         crate::log::error(format_args!("cuLaunchKernel `{}`: {message}", k.name));
         CUDA_ERROR_INVALID_VALUE
@@ -245,8 +245,7 @@ pub extern "C" fn cuOccupancyMaxPotentialBlockSize(
             out(min_grid)?;
             out(block_size)?;
             let fid = function_id(d, func)?;
-            let f = &d.functions[&fid];
-            let static_shared = d.modules[&f.module].kernel(&f.kernel).map(|k| k.shared_words as usize * 4).unwrap_or(0);
+            let static_shared = super::module::lowered_memory(d, fid)?.0 as usize;
             let lim = d.device.gpu.limits();
             let shared_limit = lim.max_compute_workgroup_storage_size as usize;
             let mut block = lim.max_compute_invocations_per_workgroup as c_int;
@@ -273,8 +272,7 @@ pub extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks: *mut c_int
     entry("cuOccupancyMaxActiveBlocksPerMultiprocessor", || {
         state::with(|d| {
             let fid = function_id(d, func)?;
-            let f = &d.functions[&fid];
-            let static_shared = d.modules[&f.module].kernel(&f.kernel).map(|k| k.shared_words as usize * 4).unwrap_or(0);
+            let static_shared = super::module::lowered_memory(d, fid)?.0 as usize;
             let lim = d.device.gpu.limits();
             let fits = block_size > 0
                 && block_size as u32 <= lim.max_compute_invocations_per_workgroup

@@ -58,7 +58,7 @@ fn load_text(d: &mut Driver, name: &str, text: Result<String, LoadError>, log: O
     let size = module.globals_size();
     if size > 0 {
         let base = super::memory::alloc(d, ctx, size)?;
-        d.device.heap.write(ptxcross::DevicePtr(base), &module.ir.globals.image(base)).map_err(|e| {
+        d.device.heap.write(ptxcross::DevicePtr(base), &module.facts.globals.image(base)).map_err(|e| {
             crate::log::error(format_args!("cannot initialize the globals of {name}: {e}"));
             CUDA_ERROR_OUT_OF_MEMORY
         })?;
@@ -168,7 +168,7 @@ fn get_global(dptr: *mut CUdeviceptr, bytes: *mut usize, h: Handle, name: *const
     let name = c_str(name)?;
     state::with(|d| {
         let m = &d.modules[&module_id(d, h)?];
-        let var = m.ir.globals.vars.iter().find(|v| v.name == name).ok_or(CUDA_ERROR_NOT_FOUND)?;
+        let var = m.facts.globals.vars.iter().find(|v| v.name == name).ok_or(CUDA_ERROR_NOT_FOUND)?;
         if !dptr.is_null() {
             put(dptr, m.globals_base + var.offset)?;
         }
@@ -283,19 +283,36 @@ pub extern "C" fn cuKernelGetName(pname: *mut *const c_char, kernel: Handle) -> 
     entry("cuKernelGetName", || name_of(pname, kernel))
 }
 
-/// Function attributes: the kernel's facts from its lowering at load time.
-fn function_attribute(d: &Driver, func: Handle, attr: i64) -> Result<c_int, CUresult> {
-    let f = &d.functions[&function_id(d, func)?];
-    let m = &d.modules[&f.module];
-    let k = m.kernel(&f.kernel).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+/// A function's kernel lowered with the default options (lowered now on its first use; see
+/// `crate::module`): its static shared and local memory. An error in its body is
+/// `CUDA_ERROR_INVALID_PTX` (the diagnostics are logged).
+pub(crate) fn lowered_memory(d: &mut Driver, fid: u64) -> Result<(u32, u32), CUresult> {
+    let f = &d.functions[&fid];
+    let m = d.modules.get_mut(&f.module).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+    match m.lowered(&f.kernel).ok_or(CUDA_ERROR_INVALID_HANDLE)? {
+        Ok(k) => Ok((k.shared_words * 4, k.local_words * 4)),
+        Err(_) => Err(CUDA_ERROR_INVALID_PTX),
+    }
+}
+
+/// Function attributes. Those only a lowering knows (shared and local memory) lower the
+/// kernel on first use; the others need nothing from it.
+fn function_attribute(d: &mut Driver, func: Handle, attr: i64) -> Result<c_int, CUresult> {
+    let fid = function_id(d, func)?;
+    let needs_lowering = matches!(
+        attr,
+        F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES | F::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES | F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
+    );
+    let (static_shared, local) = if needs_lowering { lowered_memory(d, fid)? } else { (0, 0) };
     let lim = d.device.gpu.limits();
     let shared_limit = lim.max_compute_workgroup_storage_size as c_int;
-    let static_shared = (k.shared_words * 4) as c_int;
+    let f = &d.functions[&fid];
+    let static_shared = static_shared as c_int;
     Ok(match attr {
         F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => lim.max_compute_invocations_per_workgroup as c_int,
         F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES => static_shared,
         F::CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES => 0,
-        F::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES => (k.local_words * 4) as c_int,
+        F::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES => local as c_int,
         // Registers are the target compiler's business; a typical count keeps occupancy
         // calculators sensible.
         F::CU_FUNC_ATTRIBUTE_NUM_REGS => 32,
