@@ -69,18 +69,18 @@ fn vecadd32(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_
     let v2: u32 = px_params_load(19u);
     let v3: bool = v1 < v2;
     if (v3) {
-        v4 = px_params_load(16u);
+        v4 = px_params[16u];
         v4 = v4 + v1;
         v7 = px_heap_load(v4);
         v5 = bitcast<f32>(v7);
-        v4 = px_params_load(17u);
+        v4 = px_params[17u];
         v4 = v4 + v1;
         v7 = px_heap_load(v4);
         let v6: f32 = bitcast<f32>(v7);
         v5 = px_hide_f32(v5, px_z0) + px_hide_f32(v6, px_z1);
         v5 = px_hide_f32(v5, px_z0) * px_hide_f32(0.5f, px_z1);
         v7 = bitcast<u32>(v5);
-        v4 = px_params_load(18u);
+        v4 = px_params[18u];
         v4 = v4 + v1;
         px_heap_store(v4, v7);
     }

@@ -80,8 +80,8 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     }
     v8 = u64(v2);
     v8 = v8 << 2u;
-    v5 = px_params_load(16u);
-    v6 = px_params_load(17u);
+    v5 = px_params[16u];
+    v6 = px_params[17u];
     v7 = u64(v6);
     v7 = v7 << 32u;
     v9 = u64(v5);
@@ -90,8 +90,8 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     v7 = v9 - 68719476736lu;
     v7 = v7 >> 2u;
     let v12: u32 = u32(v7);
-    v5 = px_params_load(18u);
-    v6 = px_params_load(19u);
+    v5 = px_params[18u];
+    v6 = px_params[19u];
     v7 = u64(v6);
     v7 = v7 << 32u;
     v10 = u64(v5);
@@ -100,8 +100,8 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     v7 = v10 - 68719476736lu;
     v7 = v7 >> 2u;
     let v13: u32 = u32(v7);
-    v5 = px_params_load(20u);
-    v6 = px_params_load(21u);
+    v5 = px_params[20u];
+    v6 = px_params[21u];
     v7 = u64(v6);
     v7 = v7 << 32u;
     v11 = u64(v5);
