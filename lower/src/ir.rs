@@ -768,7 +768,7 @@ impl Kernel {
     /// Per variable: a parameter word loaded into it (`dst = LoadWord { Param, index }`) at an
     /// index that is in range for every launch ([`Kernel::param_word_in_range`], which the
     /// backends test too) is read directly, without a bounds check, unless the variable's
-    /// value may reach a branch condition ([`Kernel::condition_vars`]).
+    /// value may reach a branch condition inside a loop ([`Kernel::condition_vars`]).
     ///
     /// Why direct: the check is not needed, and it is not free — on lavapipe a checked load,
     /// whose index the driver no longer sees as a constant, is a per-lane gather; saxpy took
@@ -779,8 +779,9 @@ impl Kernel {
     /// comes from a storage-buffer load at a constant offset: some lanes never leave the loop,
     /// until the driver's loop limiter cuts it (histogram.sm80.ptx lost four bins; the
     /// loop-cut check reported it where enabled). Loading `n` through the checked helper (or
-    /// either compare from a second load) does not trigger it. So values that decide control
-    /// flow keep the checked load; addresses and data (most of the words) are direct.
+    /// only the loop's exit test from a second load) does not trigger it. So values that
+    /// decide a branch inside a loop keep the checked load; addresses, data and values that
+    /// only decide branches outside loops (saxpy's `n`) are direct.
     pub fn direct_param_loads(&self) -> Vec<bool> {
         let control = self.condition_vars();
         let mut direct = vec![false; self.vars.len()];
@@ -812,17 +813,20 @@ impl Kernel {
         direct
     }
 
-    /// Per variable: whether its value may reach the condition of a branch (an `If` that is
-    /// not a lone `Fault`, which the backends record without branching, or a `Switch`
-    /// selector), through pure expressions. Values only pass through the operands of pure
-    /// expressions: a memory word loaded through an index is not derived from the index.
+    /// Per variable: whether its value may reach the condition of a branch inside a loop (an
+    /// `If` that is not a lone `Fault`, which the backends record without branching, or a
+    /// `Switch` selector, in a loop body at any depth: the loop's exit tests among them),
+    /// through pure expressions. Values only pass through the operands of pure expressions: a
+    /// memory word loaded through an index is not derived from the index. (The miscompile this
+    /// guards against, see [`Kernel::direct_param_loads`], needs the value in a loop's exit
+    /// test: reading only the loop's exit bound through the checked load avoided it.)
     pub fn condition_vars(&self) -> Vec<bool> {
         let n = self.vars.len();
         let mut control = vec![false; n];
         // Operands of each variable's pure assignments, and the branch conditions.
         let mut sources: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut work: Vec<u32> = Vec::new();
-        fn collect(b: &Block, sources: &mut [Vec<u32>], work: &mut Vec<u32>) {
+        fn collect(b: &Block, in_loop: bool, sources: &mut [Vec<u32>], work: &mut Vec<u32>) {
             for s in &b.stmts {
                 match s {
                     Stmt::Assign { dst, expr } => {
@@ -846,27 +850,27 @@ impl Kernel {
                     }
                     Stmt::If { cond, then_body, else_body } => {
                         let deferred = else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]);
-                        if let (Operand::Var(v), false) = (cond, deferred) {
+                        if let (Operand::Var(v), false, true) = (cond, deferred, in_loop) {
                             work.push(v.0);
                         }
-                        collect(then_body, sources, work);
-                        collect(else_body, sources, work);
+                        collect(then_body, in_loop, sources, work);
+                        collect(else_body, in_loop, sources, work);
                     }
-                    Stmt::Loop { body } => collect(body, sources, work),
+                    Stmt::Loop { body } => collect(body, true, sources, work),
                     Stmt::Switch { selector, cases, default } => {
-                        if let Operand::Var(v) = selector {
+                        if let (Operand::Var(v), true) = (selector, in_loop) {
                             work.push(v.0);
                         }
                         for c in cases {
-                            collect(&c.body, sources, work);
+                            collect(&c.body, in_loop, sources, work);
                         }
-                        collect(default, sources, work);
+                        collect(default, in_loop, sources, work);
                     }
                     _ => {}
                 }
             }
         }
-        collect(&self.body, &mut sources, &mut work);
+        collect(&self.body, false, &mut sources, &mut work);
         while let Some(v) = work.pop() {
             let i = v as usize;
             if i >= n || control[i] {

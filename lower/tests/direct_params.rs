@@ -1,7 +1,7 @@
 //! Which parameter words the backends read without a bounds check
 //! (`Kernel::direct_param_loads`): words in range for every launch whose values do not decide
-//! a branch. A value that reaches a branch condition keeps the checked load (lavapipe
-//! miscompiles grid-stride loops bounded by a constant-offset storage load).
+//! a branch inside a loop. Such a value keeps the checked load (lavapipe miscompiles
+//! grid-stride loops bounded by a constant-offset storage load).
 
 use ptxcross_frontend::{parse, SourceFile};
 use ptxcross_lower::ir::{Block, Expr, Kernel, Memory, Operand, Const, Stmt};
@@ -32,10 +32,18 @@ fn loads(k: &Kernel, b: &Block, direct: &[bool], out: &mut Vec<(u32, bool)>) {
     }
 }
 
+fn direct_words(ptx: &str) -> Vec<(u32, bool)> {
+    let k = kernel(ptx);
+    let direct = k.direct_param_loads();
+    let mut out = Vec::new();
+    loads(&k, &k.body, &direct, &mut out);
+    out
+}
+
 #[test]
-fn words_that_decide_branches_keep_their_check() {
-    // saxpy's shape: n decides the branch, a and the pointers do not.
-    let k = kernel(
+fn words_outside_loops_are_direct() {
+    // saxpy's shape: no loop, so n (which decides the branch), a and the pointer are direct.
+    let out = direct_words(
         ".version 8.5\n.target sm_80\n.address_size 64
 .visible .entry k(.param .u32 n, .param .f32 a, .param .u64 x)
 {
@@ -59,13 +67,42 @@ DONE:
 }
 ",
     );
-    let direct = k.direct_param_loads();
-    let mut out = Vec::new();
-    loads(&k, &k.body, &direct, &mut out);
+    let h = abi::PARAM_HEADER_WORDS;
+    for w in h..h + 4 {
+        assert_eq!(out.iter().find(|(i, _)| *i == w).map(|(_, d)| *d), Some(true), "word {w}: {out:?}");
+    }
+}
+
+#[test]
+fn words_that_decide_a_branch_in_a_loop_keep_their_check() {
+    // A grid-stride loop (histogram's shape): n bounds the loop, the pointer does not.
+    let out = direct_words(
+        ".version 8.5\n.target sm_80\n.address_size 64
+.visible .entry k(.param .u64 x, .param .u32 n)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [x];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %tid.x;
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra DONE;
+L:
+    mul.wide.u32 %rd2, %r2, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
+    add.u32 %r2, %r2, 64;
+    setp.lt.u32 %p2, %r2, %r1;
+    @%p2 bra L;
+DONE:
+    ret;
+}
+",
+    );
     let h = abi::PARAM_HEADER_WORDS;
     let word = |w: u32| out.iter().find(|(i, _)| *i == w).map(|(_, d)| *d);
-    assert_eq!(word(h), Some(false), "n decides the branch: {out:?}");
-    assert_eq!(word(h + 1), Some(true), "a: {out:?}");
-    assert_eq!(word(h + 2), Some(true), "x (low word): {out:?}");
-    assert_eq!(word(h + 3), Some(true), "x (high word): {out:?}");
+    assert_eq!(word(h), Some(true), "x (low word): {out:?}");
+    assert_eq!(word(h + 1), Some(true), "x (high word): {out:?}");
+    assert_eq!(word(h + 2), Some(false), "n bounds the loop: {out:?}");
 }

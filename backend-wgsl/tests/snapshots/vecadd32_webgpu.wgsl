@@ -45,13 +45,6 @@ fn px_hide_f32(x: f32, z: u32) -> f32 {
     return bitcast<f32>(bitcast<u32>(x) ^ z);
 }
 
-fn px_params_load(i: u32) -> u32 {
-    let ok = i < arrayLength(&px_params);
-    px_defer(!ok, 8u);
-    let j = select(0u, i, ok);
-    return select(0u, px_params[j], ok);
-}
-
 // kernel vecadd32
 @compute @workgroup_size(64, 1, 1)
 fn vecadd32(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id) px_wid: vec3<u32>) {
@@ -66,7 +59,7 @@ fn vecadd32(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_
     v1 = px_wid.x;
     v1 = v1 * 64u;
     v1 = v1 + v0;
-    let v2: u32 = px_params_load(19u);
+    let v2: u32 = px_params[19u];
     let v3: bool = v1 < v2;
     if (v3) {
         v4 = px_params[16u];

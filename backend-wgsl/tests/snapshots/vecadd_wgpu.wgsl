@@ -45,13 +45,6 @@ fn px_hide_f32(x: f32, z: u32) -> f32 {
     return bitcast<f32>(bitcast<u32>(x) ^ z);
 }
 
-fn px_params_load(i: u32) -> u32 {
-    let ok = i < arrayLength(&px_params);
-    px_defer(!ok, 8u);
-    let j = select(0u, i, ok);
-    return select(0u, px_params[j], ok);
-}
-
 // kernel vecadd
 @compute @workgroup_size(64, 1, 1)
 fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id) px_wid: vec3<u32>) {
@@ -72,7 +65,7 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     let v1: u32 = px_wid.x;
     v2 = v1 * 64u;
     v2 = v2 + v0;
-    let v3: u32 = px_params_load(22u);
+    let v3: u32 = px_params[22u];
     let v4: bool = bitcast<i32>(v2) >= bitcast<i32>(v3);
     if (v4) {
         px_flush();
