@@ -816,30 +816,33 @@ impl Kernel {
     /// Per variable: whether its value may reach the condition of a branch inside a loop (an
     /// `If` that is not a lone `Fault`, which the backends record without branching, or a
     /// `Switch` selector, in a loop body at any depth: the loop's exit tests among them),
-    /// through pure expressions. Values only pass through the operands of pure expressions: a
-    /// memory word loaded through an index is not derived from the index. (The miscompile this
+    /// through pure expressions, and through shared and local memory (any value stored there,
+    /// once a loaded word decides such a branch). A word loaded through an index is not
+    /// derived from the index. (The miscompile this
     /// guards against, see [`Kernel::direct_param_loads`], needs the value in a loop's exit
     /// test: reading only the loop's exit bound through the checked load avoided it.)
     pub fn condition_vars(&self) -> Vec<bool> {
-        let n = self.vars.len();
-        let mut control = vec![false; n];
-        // Operands of each variable's pure assignments, and the branch conditions.
-        let mut sources: Vec<Vec<u32>> = vec![Vec::new(); n];
-        let mut work: Vec<u32> = Vec::new();
-        fn collect(b: &Block, in_loop: bool, sources: &mut [Vec<u32>], work: &mut Vec<u32>) {
+        /// Operands of each variable's pure assignments; the conditions; the variables
+        /// loaded from and the values stored to shared and local memory.
+        struct Flow {
+            sources: Vec<Vec<u32>>,
+            work: Vec<u32>,
+            loaded: Vec<bool>,
+            stored: Vec<u32>,
+        }
+        fn collect(b: &Block, in_loop: bool, f: &mut Flow) {
+            let thread_memory = |m: &Memory| matches!(m, Memory::Local | Memory::Shared);
             for s in &b.stmts {
                 match s {
-                    Stmt::Assign { dst, expr } => {
-                        let pure = !matches!(
-                            expr,
-                            Expr::LoadWord { .. }
-                                | Expr::LoadDword { .. }
-                                | Expr::AtomicWord { .. }
-                                | Expr::AtomicDword { .. }
-                                | Expr::SharedUniformLoad { .. }
-                        );
-                        if pure {
-                            if let Some(list) = sources.get_mut(dst.index()) {
+                    Stmt::Assign { dst, expr } => match expr {
+                        Expr::LoadWord { memory, .. } | Expr::LoadDword { memory, .. } => {
+                            if let (Some(l), true) = (f.loaded.get_mut(dst.index()), thread_memory(memory)) {
+                                *l = true;
+                            }
+                        }
+                        Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => {}
+                        _ => {
+                            if let Some(list) = f.sources.get_mut(dst.index()) {
                                 expr.for_each_operand(|o| {
                                     if let Operand::Var(v) = o {
                                         list.push(v.0);
@@ -847,39 +850,53 @@ impl Kernel {
                                 });
                             }
                         }
-                    }
+                    },
+                    Stmt::StoreWord { memory, value: Operand::Var(v), .. } if thread_memory(memory) => f.stored.push(v.0),
                     Stmt::If { cond, then_body, else_body } => {
                         let deferred = else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]);
                         if let (Operand::Var(v), false, true) = (cond, deferred, in_loop) {
-                            work.push(v.0);
+                            f.work.push(v.0);
                         }
-                        collect(then_body, in_loop, sources, work);
-                        collect(else_body, in_loop, sources, work);
+                        collect(then_body, in_loop, f);
+                        collect(else_body, in_loop, f);
                     }
-                    Stmt::Loop { body } => collect(body, true, sources, work),
+                    Stmt::Loop { body } => collect(body, true, f),
                     Stmt::Switch { selector, cases, default } => {
                         if let (Operand::Var(v), true) = (selector, in_loop) {
-                            work.push(v.0);
+                            f.work.push(v.0);
                         }
                         for c in cases {
-                            collect(&c.body, in_loop, sources, work);
+                            collect(&c.body, in_loop, f);
                         }
-                        collect(default, in_loop, sources, work);
+                        collect(default, in_loop, f);
                     }
                     _ => {}
                 }
             }
         }
-        collect(&self.body, false, &mut sources, &mut work);
-        while let Some(v) = work.pop() {
-            let i = v as usize;
-            if i >= n || control[i] {
-                continue;
+        let n = self.vars.len();
+        let mut f = Flow { sources: vec![Vec::new(); n], work: Vec::new(), loaded: vec![false; n], stored: Vec::new() };
+        collect(&self.body, false, &mut f);
+        let mut control = vec![false; n];
+        let mut through_memory = false;
+        loop {
+            while let Some(v) = f.work.pop() {
+                let i = v as usize;
+                if i >= n || control[i] {
+                    continue;
+                }
+                control[i] = true;
+                f.work.extend(f.sources[i].iter().copied());
             }
-            control[i] = true;
-            work.extend(sources[i].iter().copied());
+            // A word of shared or local memory that decides a branch may be a stored value
+            // that the driver forwards to the load (device-function parameters live in local
+            // memory): every value stored there counts then.
+            if through_memory || !control.iter().zip(&f.loaded).any(|(c, l)| *c && *l) {
+                return control;
+            }
+            through_memory = true;
+            f.work.append(&mut f.stored);
         }
-        control
     }
 
     /// Whether the backends may record one of this kernel's faults late (when the thread

@@ -106,3 +106,47 @@ DONE:
     assert_eq!(word(h + 1), Some(true), "x (high word): {out:?}");
     assert_eq!(word(h + 2), Some(false), "n bounds the loop: {out:?}");
 }
+
+#[test]
+fn a_loop_bound_passed_to_a_device_function_keeps_its_check() {
+    // n reaches the callee's loop through its `.param` (local memory when inlined).
+    let out = direct_words(
+        ".version 8.5\n.target sm_80\n.address_size 64
+.func f(.param .b64 p, .param .b32 n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.b64 %rd1, [p];
+    ld.param.b32 %r1, [n];
+    mov.u32 %r2, 0;
+L:
+    mul.wide.u32 %rd2, %r2, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r2;
+    add.u32 %r2, %r2, 1;
+    setp.lt.u32 %p1, %r2, %r1;
+    @%p1 bra L;
+    ret;
+}
+.visible .entry k(.param .u64 x, .param .u32 n)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [x];
+    ld.param.u32 %r1, [n];
+    {
+        .param .b64 a0;
+        st.param.b64 [a0], %rd1;
+        .param .b32 a1;
+        st.param.b32 [a1], %r1;
+        call.uni f, (a0, a1);
+    }
+    ret;
+}
+",
+    );
+    let h = abi::PARAM_HEADER_WORDS;
+    let word = |w: u32| out.iter().find(|(i, _)| *i == w).map(|(_, d)| *d);
+    assert_eq!(word(h + 2), Some(false), "n bounds the callee's loop: {out:?}");
+}
