@@ -132,6 +132,8 @@ struct KernelState {
     /// get no variable: each read is the assignment's result id itself.
     values: Vec<Option<Word>>,
     is_value: Vec<bool>,
+    /// Per variable: its parameter loads are read directly (`Kernel::direct_param_loads`).
+    direct_params: Vec<bool>,
     loops: Vec<LoopCtx>,
     /// `None` when the kernel has no shared (local) words: every access faults.
     shared_var: Option<Word>,
@@ -822,6 +824,7 @@ impl Emitter {
             vars: Vec::with_capacity(kernel.vars.len()),
             values: vec![None; kernel.vars.len()],
             is_value,
+            direct_params: kernel.direct_param_loads(),
             loops: Vec::new(),
             shared_var,
             shared_len,
@@ -969,7 +972,18 @@ impl Emitter {
         match stmt {
             Stmt::Assign { dst, expr } => {
                 let (ptr, ty) = self.var(kernel, *dst)?;
-                let (val, vty) = self.expr(kernel, expr)?;
+                let direct = self.ks()?.direct_params.get(dst.index()).copied().unwrap_or(false);
+                let (val, vty) = match expr {
+                    // In range for every launch, and not deciding a branch: no check
+                    // (`Kernel::direct_param_loads`).
+                    Expr::LoadWord { memory: Memory::Param, index } if direct && kernel.param_word_in_range(*index) => {
+                        let idx = self.operand_of(kernel, *index, Ty::U32, "load index")?;
+                        let p = self.word_ptr(Memory::Param, idx)?;
+                        let u = self.t_u32();
+                        (self.b.load(u, None, p, None, []).map_err(internal)?, Ty::U32)
+                    }
+                    _ => self.expr(kernel, expr)?,
+                };
                 if vty != ty {
                     return Err(invalid(format!("assignment of a {vty:?} value to {dst} of type {ty:?}")));
                 }

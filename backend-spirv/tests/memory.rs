@@ -177,7 +177,9 @@ fn several_kernels_share_buffers_but_not_shared_memory() {
         let w = k.var(Ty::U32);
         kernels.push(k.finish(vec![
             assign(w, load(Memory::Heap, c32(100))),
-            assign(w, load(Memory::Param, c32(4))),
+            // Beyond the header and the (empty) parameter area: a checked load (a word below
+            // that may be read directly, `Kernel::direct_param_loads`).
+            assign(w, load(Memory::Param, c32(40))),
             store(Memory::Shared, c32(3), v(w)),
             assign(w, load(Memory::Local, c32(3))),
             assign(w, atomic(Memory::Heap, AtomicOp::Add, c32(64), v(w))),

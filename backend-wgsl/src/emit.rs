@@ -793,6 +793,8 @@ struct KernelCx<'a> {
     breakable: Vec<bool>,
     /// The next constant operand is wrapped in `px_opaque_T(…)` (see [`KernelCx::expr`]).
     opaque_next: bool,
+    /// Per variable: its parameter loads are read directly (`Kernel::direct_param_loads`).
+    direct_params: Vec<bool>,
     /// Which opaque zeros (`px_z0`, `px_z1`) the body uses (see [`KernelCx::hide`]).
     zeros: [bool; 2],
     /// Per variable: it only ever holds loaded words, built-ins or copies (bitcasts) of such
@@ -1422,7 +1424,17 @@ impl KernelCx<'_> {
                         Some(v) => v.ty,
                         None => return Err(format!("assignment to undeclared variable {dst}")),
                     };
-                    let (e, ety) = self.expr(expr)?;
+                    let (e, ety) = match expr {
+                        // In range for every launch, and not deciding a branch: no check
+                        // (`Kernel::direct_param_loads`).
+                        Expr::LoadWord { memory: Memory::Param, index }
+                            if self.direct_params.get(dst.index()).copied().unwrap_or(false) && self.k.param_word_in_range(*index) =>
+                        {
+                            let i = self.typed(*index, Ty::U32, "LoadWord index")?;
+                            (format!("{}params[{i}]", self.m.p), Ty::U32)
+                        }
+                        _ => self.expr(expr)?,
+                    };
                     if ety != dty {
                         return Err(format!(
                             "{dst} has type {} but is assigned a {} ({expr:?})",
@@ -1806,6 +1818,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             out: String::new(),
             breakable: Vec::new(),
             opaque_next: false,
+            direct_params: k.direct_param_loads(),
             opaque: opaque_vars(k),
             zeros: [false; 2],
             parts: false,

@@ -59,9 +59,12 @@ fn faults(heap_atomic: bool) {
         store(Memory::Heap, out(0), x),
         assign(x, load(Memory::Heap, c32(heap_len))), // past the end
         store(Memory::Heap, out(1), x),
-        assign(x, load(Memory::Param, c32(6))), // params have 6 words
+        // Params have 18 words (the header and two more); the kernel declares none, so words
+        // from 16 on are checked (below 16 they may be read directly: the host always binds the
+        // header, `Kernel::direct_param_loads`).
+        assign(x, load(Memory::Param, c32(18))),
         store(Memory::Heap, out(2), x),
-        assign(x, load(Memory::Param, c32(5))), // the last one
+        assign(x, load(Memory::Param, c32(17))), // the last one
         store(Memory::Heap, out(3), x),
         assign(x, load(Memory::Shared, c32(4))),
         store(Memory::Heap, out(4), x),
@@ -86,7 +89,8 @@ fn faults(heap_atomic: bool) {
     for w in &mut heap[B as usize..] {
         *w = 0x5555_5555;
     }
-    let params = [0, 0, 0, 0, 41, 42];
+    let mut params = [0; 18];
+    params[16..].copy_from_slice(&[41, 42]);
     if !run(b.build(), Profile::WebGpu, &mut heap, &params, 1) {
         return;
     }

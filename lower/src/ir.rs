@@ -114,7 +114,9 @@ pub enum Memory {
     /// kernels whose [`Kernel::local_placement`] is [`LocalPlacement::Private`]).
     Local,
     /// Kernel parameters (read-only storage buffer, binding `abi::BINDING_PARAMS`):
-    /// `abi::PARAM_HEADER_WORDS` header words, then the parameters.
+    /// `abi::PARAM_HEADER_WORDS` header words, then the parameters. The host always binds at
+    /// least the header and the kernel's parameter area, so a constant index below
+    /// that is in range without a check ([`Kernel::direct_param_loads`]).
     Param,
     /// The context's scratch buffer (read-write storage buffer, binding `abi::BINDING_SCRATCH`)
     /// holding every thread's local memory in kernels whose [`Kernel::local_placement`] is
@@ -756,6 +758,147 @@ pub struct Module {
 }
 
 impl Kernel {
+    /// Whether word `index` of the parameter memory is in range whatever the launch: a
+    /// constant below `abi::PARAM_HEADER_WORDS + ceil(param_bytes / 4)`, the words every launch
+    /// binds (`abi::PARAM_HEADER_WORDS`).
+    pub fn param_word_in_range(&self, index: Operand) -> bool {
+        matches!(index, Operand::Const(Const::U32(i)) if i < crate::abi::PARAM_HEADER_WORDS + self.param_bytes.div_ceil(4))
+    }
+
+    /// Per variable: a parameter word loaded into it (`dst = LoadWord { Param, index }`) at an
+    /// index that is in range for every launch ([`Kernel::param_word_in_range`], which the
+    /// backends test too) is read directly, without a bounds check, unless the variable's
+    /// value may reach a branch condition inside a loop ([`Kernel::condition_vars`]).
+    ///
+    /// Why direct: the check is not needed, and it is not free — on lavapipe a checked load,
+    /// whose index the driver no longer sees as a constant, is a per-lane gather; saxpy took
+    /// twice its time with it (issue 11).
+    ///
+    /// Why not into conditions: lavapipe (Mesa 22.3) miscompiles the grid-stride loop
+    /// `if (i >= n) {} else { loop { …; i += s; if (i < n) { continue } break } }` when `n`
+    /// comes from a storage-buffer load at a constant offset: some lanes never leave the loop,
+    /// until the driver's loop limiter cuts it (histogram.sm80.ptx lost four bins; the
+    /// loop-cut check reported it where enabled). Loading `n` through the checked helper (or
+    /// only the loop's exit test from a second load) does not trigger it. So values that
+    /// decide a branch inside a loop keep the checked load; addresses, data and values that
+    /// only decide branches outside loops (saxpy's `n`) are direct.
+    pub fn direct_param_loads(&self) -> Vec<bool> {
+        let control = self.condition_vars();
+        let mut direct = vec![false; self.vars.len()];
+        fn walk(k: &Kernel, b: &Block, control: &[bool], direct: &mut [bool]) {
+            for s in &b.stmts {
+                match s {
+                    Stmt::Assign { dst, expr: Expr::LoadWord { memory: Memory::Param, index } } => {
+                        let i = dst.index();
+                        if i < direct.len() && !control[i] && k.param_word_in_range(*index) {
+                            direct[i] = true;
+                        }
+                    }
+                    Stmt::If { then_body, else_body, .. } => {
+                        walk(k, then_body, control, direct);
+                        walk(k, else_body, control, direct);
+                    }
+                    Stmt::Loop { body } => walk(k, body, control, direct),
+                    Stmt::Switch { cases, default, .. } => {
+                        for c in cases {
+                            walk(k, &c.body, control, direct);
+                        }
+                        walk(k, default, control, direct);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        walk(self, &self.body, &control, &mut direct);
+        direct
+    }
+
+    /// Per variable: whether its value may reach the condition of a branch inside a loop (an
+    /// `If` that is not a lone `Fault`, which the backends record without branching, or a
+    /// `Switch` selector, in a loop body at any depth: the loop's exit tests among them),
+    /// through pure expressions, and through shared and local memory (any value stored there,
+    /// once a loaded word decides such a branch). A word loaded through an index is not
+    /// derived from the index. (The miscompile this
+    /// guards against, see [`Kernel::direct_param_loads`], needs the value in a loop's exit
+    /// test: reading only the loop's exit bound through the checked load avoided it.)
+    pub fn condition_vars(&self) -> Vec<bool> {
+        /// Operands of each variable's pure assignments; the conditions; the variables
+        /// loaded from and the values stored to shared and local memory.
+        struct Flow {
+            sources: Vec<Vec<u32>>,
+            work: Vec<u32>,
+            loaded: Vec<bool>,
+            stored: Vec<u32>,
+        }
+        fn collect(b: &Block, in_loop: bool, f: &mut Flow) {
+            let thread_memory = |m: &Memory| matches!(m, Memory::Local | Memory::Shared);
+            for s in &b.stmts {
+                match s {
+                    Stmt::Assign { dst, expr } => match expr {
+                        Expr::LoadWord { memory, .. } | Expr::LoadDword { memory, .. } => {
+                            if let (Some(l), true) = (f.loaded.get_mut(dst.index()), thread_memory(memory)) {
+                                *l = true;
+                            }
+                        }
+                        Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => {}
+                        _ => {
+                            if let Some(list) = f.sources.get_mut(dst.index()) {
+                                expr.for_each_operand(|o| {
+                                    if let Operand::Var(v) = o {
+                                        list.push(v.0);
+                                    }
+                                });
+                            }
+                        }
+                    },
+                    Stmt::StoreWord { memory, value: Operand::Var(v), .. } if thread_memory(memory) => f.stored.push(v.0),
+                    Stmt::If { cond, then_body, else_body } => {
+                        let deferred = else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]);
+                        if let (Operand::Var(v), false, true) = (cond, deferred, in_loop) {
+                            f.work.push(v.0);
+                        }
+                        collect(then_body, in_loop, f);
+                        collect(else_body, in_loop, f);
+                    }
+                    Stmt::Loop { body } => collect(body, true, f),
+                    Stmt::Switch { selector, cases, default } => {
+                        if let (Operand::Var(v), true) = (selector, in_loop) {
+                            f.work.push(v.0);
+                        }
+                        for c in cases {
+                            collect(&c.body, in_loop, f);
+                        }
+                        collect(default, in_loop, f);
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let n = self.vars.len();
+        let mut f = Flow { sources: vec![Vec::new(); n], work: Vec::new(), loaded: vec![false; n], stored: Vec::new() };
+        collect(&self.body, false, &mut f);
+        let mut control = vec![false; n];
+        let mut through_memory = false;
+        loop {
+            while let Some(v) = f.work.pop() {
+                let i = v as usize;
+                if i >= n || control[i] {
+                    continue;
+                }
+                control[i] = true;
+                f.work.extend(f.sources[i].iter().copied());
+            }
+            // A word of shared or local memory that decides a branch may be a stored value
+            // that the driver forwards to the load (device-function parameters live in local
+            // memory): every value stored there counts then.
+            if through_memory || !control.iter().zip(&f.loaded).any(|(c, l)| *c && *l) {
+                return control;
+            }
+            through_memory = true;
+            f.work.append(&mut f.stored);
+        }
+    }
+
     /// Whether the backends may record one of this kernel's faults late (when the thread
     /// ends, see `Expr::LoadWord`): it has a plain load (`LoadWord`, `LoadDword`) or store of
     /// an existing heap, parameter, shared or private local array, or an `If` whose only

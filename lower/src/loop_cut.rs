@@ -31,7 +31,16 @@ use crate::build::*;
 use crate::ir::{BinaryOp, Block, CmpOp, Kernel, Memory, Stmt, Ty, VarId, VarInfo};
 
 /// Adds the check before every `Return` of `k` and at its end.
+///
+/// A kernel without loops gets none: the driver's counter only counts loop back-edges, and
+/// the loops added after this pass are bounded far below 65,535 back-edges (the shared-memory
+/// prologue's, at most one per word of shared memory per thread: 8,192 with lavapipe's
+/// 32 KiB; the backends' helpers', at most 64). The check is not free in a short kernel (an
+/// eight-trip loop per thread cost saxpy a fifth of its time on lavapipe, issue 11).
 pub fn check_cut_loops(k: &mut Kernel) {
+    if !has_loop(&k.body) {
+        return;
+    }
     let mut new_var = |ty: Ty, name: &str| {
         k.vars.push(VarInfo { ty, name: name.into() });
         VarId(k.vars.len() as u32 - 1)
@@ -124,6 +133,16 @@ fn give_endless_loops_an_exit(block: &mut Block, escape: &[Stmt]) {
             _ => {}
         }
     }
+}
+
+/// Whether `block` has a loop (at any depth).
+fn has_loop(block: &Block) -> bool {
+    block.stmts.iter().any(|s| match s {
+        Stmt::Loop { .. } => true,
+        Stmt::If { then_body, else_body, .. } => has_loop(then_body) || has_loop(else_body),
+        Stmt::Switch { cases, default, .. } => cases.iter().any(|c| has_loop(&c.body)) || has_loop(default),
+        _ => false,
+    })
 }
 
 /// Whether `block` (a loop body) has a `Break` of that loop (not of a nested one).

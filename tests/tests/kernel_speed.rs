@@ -19,6 +19,14 @@
 //!   a subset, `PTXCROSS_SPEED_SCALE=F` multiplies the problem sizes (default 1),
 //!   `PTXCROSS_SPEED_SEGMENT=1` puts ptxcross's buffers into the second heap segment (a
 //!   context with more memory than one storage binding).
+//!
+//!   `PTXCROSS_SPEED_VARIANTS=DIR` (an experiment switch for decomposing the cost, not a
+//!   result): every `DIR/<kernel>.<label>.wgsl` and `DIR/<kernel>.<label>.spvasm` (hand edits of
+//!   what `ptxcross translate --to wgsl|spirv` emits, assembled with `spirv-as`) runs as one
+//!   more side with ptxcross's kernel interface, interleaved with the others; its output is
+//!   compared with the reference and a mismatch is printed, not fatal.
+//!   `PTXCROSS_SPEED_DUMP=DIR` writes the code the ptxcross sides run (`<kernel>.wgsl`,
+//!   `<kernel>.spv`) into DIR.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -523,24 +531,65 @@ impl Ptx {
     /// One launch on `backend`: its GPU time.
     fn launch(&mut self, case: &Case, backend: Backend) -> Duration {
         let program = &self.programs.iter().find(|(b, _)| *b == backend).unwrap().1;
+        Self::launch_program(&mut self.ctx, &self.ptrs, case, program, backend)
+    }
+
+    fn launch_program(ctx: &mut Context, ptrs: &[ptxcross::DevicePtr], case: &Case, program: &Program, backend: Backend) -> Duration {
+        let (ctx, ptrs) = (ctx, ptrs);
         let args: Vec<Vec<u8>> = case
             .args
             .iter()
             .map(|a| match a {
-                Arg::Buf(i) => self.ptrs[*i].to_le_bytes().to_vec(),
+                Arg::Buf(i) => ptrs[*i].to_le_bytes().to_vec(),
                 Arg::Bytes(b) => b.clone(),
             })
             .collect();
         let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        self.ctx
-            .launch(program, case.name, case.grid, &refs, backend)
+        ctx.launch(program, case.name, case.grid, &refs, backend)
             .unwrap_or_else(|e| panic!("{} on {backend}: {e}", case.name));
-        self.ctx.last_kernel_time().expect("timestamp queries")
+        ctx.last_kernel_time().expect("timestamp queries")
     }
 
     fn output(&self, case: &Case) -> Vec<u32> {
         words(&self.ctx.read(self.ptrs[case.out], case.buffers[case.out].len() as u64).expect("read"))
     }
+}
+
+/// `PTXCROSS_SPEED_VARIANTS`: hand-edited code of `case` as extra programs (see the module
+/// comment), each with the backend it runs on and its label.
+fn variants(case: &Case, ptx: &Ptx) -> Vec<(String, Backend, Program)> {
+    let Ok(dir) = std::env::var("PTXCROSS_SPEED_VARIANTS") else { return Vec::new() };
+    let mut names: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.starts_with(&format!("{}.", case.name)))
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for n in names {
+        let path = Path::new(&dir).join(&n);
+        let label = n[case.name.len() + 1..].to_string();
+        let (backend, spirv, wgsl) = if n.ends_with(".wgsl") {
+            (Backend::Wgsl, None, Some(std::fs::read_to_string(&path).expect("variant")))
+        } else if n.ends_with(".spvasm") {
+            let bin = std::env::temp_dir().join(format!("ptxcross-variant-{}-{n}.spv", std::process::id()));
+            let st = std::process::Command::new("spirv-as")
+                .args(["--target-env", "vulkan1.1", "-o"])
+                .arg(&bin)
+                .arg(&path)
+                .status()
+                .expect("spirv-as");
+            assert!(st.success(), "spirv-as {n}");
+            let bytes = std::fs::read(&bin).expect("spv");
+            let _ = std::fs::remove_file(&bin);
+            (Backend::Spirv, Some(words(&bytes)), None)
+        } else {
+            continue;
+        };
+        let module = ptx.programs.iter().find(|(b, _)| *b == backend).unwrap().1.module().clone();
+        out.push((label, backend, Program::new(n.clone(), module, spirv, wgsl)));
+    }
+    out
 }
 
 /// The hand-written side: its own buffers, pipeline and timestamp queries on the same device.
@@ -791,23 +840,50 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize) {
         (case.tolerance)(&case.expect, &hand.output(case))
             .unwrap_or_else(|e| panic!("hand-written {} is off: {e}", case.name));
 
-        let mut times: [Vec<Duration>; 3] = Default::default();
+        if let Ok(dir) = std::env::var("PTXCROSS_SPEED_DUMP") {
+            // The code the ptxcross sides run (a starting point for variants).
+            for (_, p) in &ptx.programs {
+                if let Some(w) = p.wgsl() {
+                    std::fs::write(Path::new(&dir).join(format!("{}.wgsl", case.name)), w).expect("dump");
+                }
+                if let Some(s) = p.spirv() {
+                    let bytes: Vec<u8> = s.iter().flat_map(|w| w.to_le_bytes()).collect();
+                    std::fs::write(Path::new(&dir).join(format!("{}.spv", case.name)), bytes).expect("dump");
+                }
+            }
+        }
+        let extra = variants(case, &ptx);
+        for (label, backend, program) in &extra {
+            ptx.reset(case);
+            Ptx::launch_program(&mut ptx.ctx, &ptx.ptrs, case, program, *backend);
+            if let Err(e) = exact(&case.expect, &ptx.output(case)) {
+                println!("  variant {label} ({backend}) is not bit-exact: {e}");
+            }
+        }
+        let sides = 3 + extra.len();
+        let mut times: Vec<Vec<Duration>> = vec![Vec::new(); sides];
         for r in 0..reps {
-            for k in 0..3 {
-                let side = (r + k) % 3;
+            for k in 0..sides {
+                let side = (r + k) % sides;
                 match side {
                     0 | 1 => {
                         ptx.reset(case);
                         times[side].push(ptx.launch(case, Backend::ALL[side]));
                     }
-                    _ => {
+                    2 => {
                         hand.reset(case);
                         times[2].push(hand.launch(case));
+                    }
+                    _ => {
+                        let (_, backend, program) = &extra[side - 3];
+                        ptx.reset(case);
+                        times[side].push(Ptx::launch_program(&mut ptx.ctx, &ptx.ptrs, case, program, *backend));
                     }
                 }
             }
         }
-        let [s, w, h] = times.map(|mut t| median(&mut t));
+        let med: Vec<Duration> = times.iter_mut().map(|t| median(t)).collect();
+        let (s, w, h) = (med[0], med[1], med[2]);
         let wgsl_text = ptx.programs.iter().find_map(|(_, p)| p.wgsl()).unwrap_or("");
         let spirv = ptx.programs.iter().find_map(|(_, p)| p.spirv()).unwrap_or(&[]);
         let pipes = pipeline_times(gpu, case, &mut hand);
@@ -826,6 +902,9 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize) {
             ms(pipes[1]),
             ms(pipes[2]),
         );
+        for ((label, backend, _), t) in extra.iter().zip(&med[3..]) {
+            println!("  variant {label:<24} ({backend}) {:>10.2} ms {:>7.2}", ms(*t), t.as_secs_f64() / h.as_secs_f64());
+        }
     }
 }
 

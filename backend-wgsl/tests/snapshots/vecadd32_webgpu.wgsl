@@ -45,13 +45,6 @@ fn px_hide_f32(x: f32, z: u32) -> f32 {
     return bitcast<f32>(bitcast<u32>(x) ^ z);
 }
 
-fn px_params_load(i: u32) -> u32 {
-    let ok = i < arrayLength(&px_params);
-    px_defer(!ok, 8u);
-    let j = select(0u, i, ok);
-    return select(0u, px_params[j], ok);
-}
-
 // kernel vecadd32
 @compute @workgroup_size(64, 1, 1)
 fn vecadd32(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id) px_wid: vec3<u32>) {
@@ -66,21 +59,21 @@ fn vecadd32(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_
     v1 = px_wid.x;
     v1 = v1 * 64u;
     v1 = v1 + v0;
-    let v2: u32 = px_params_load(19u);
+    let v2: u32 = px_params[19u];
     let v3: bool = v1 < v2;
     if (v3) {
-        v4 = px_params_load(16u);
+        v4 = px_params[16u];
         v4 = v4 + v1;
         v7 = px_heap_load(v4);
         v5 = bitcast<f32>(v7);
-        v4 = px_params_load(17u);
+        v4 = px_params[17u];
         v4 = v4 + v1;
         v7 = px_heap_load(v4);
         let v6: f32 = bitcast<f32>(v7);
         v5 = px_hide_f32(v5, px_z0) + px_hide_f32(v6, px_z1);
         v5 = px_hide_f32(v5, px_z0) * px_hide_f32(0.5f, px_z1);
         v7 = bitcast<u32>(v5);
-        v4 = px_params_load(18u);
+        v4 = px_params[18u];
         v4 = v4 + v1;
         px_heap_store(v4, v7);
     }

@@ -45,13 +45,6 @@ fn px_hide_f32(x: f32, z: u32) -> f32 {
     return bitcast<f32>(bitcast<u32>(x) ^ z);
 }
 
-fn px_params_load(i: u32) -> u32 {
-    let ok = i < arrayLength(&px_params);
-    px_defer(!ok, 8u);
-    let j = select(0u, i, ok);
-    return select(0u, px_params[j], ok);
-}
-
 // kernel vecadd
 @compute @workgroup_size(64, 1, 1)
 fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id) px_wid: vec3<u32>) {
@@ -72,7 +65,7 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     let v1: u32 = px_wid.x;
     v2 = v1 * 64u;
     v2 = v2 + v0;
-    let v3: u32 = px_params_load(22u);
+    let v3: u32 = px_params[22u];
     let v4: bool = bitcast<i32>(v2) >= bitcast<i32>(v3);
     if (v4) {
         px_flush();
@@ -80,8 +73,8 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     }
     v8 = u64(v2);
     v8 = v8 << 2u;
-    v5 = px_params_load(16u);
-    v6 = px_params_load(17u);
+    v5 = px_params[16u];
+    v6 = px_params[17u];
     v7 = u64(v6);
     v7 = v7 << 32u;
     v9 = u64(v5);
@@ -90,8 +83,8 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     v7 = v9 - 68719476736lu;
     v7 = v7 >> 2u;
     let v12: u32 = u32(v7);
-    v5 = px_params_load(18u);
-    v6 = px_params_load(19u);
+    v5 = px_params[18u];
+    v6 = px_params[19u];
     v7 = u64(v6);
     v7 = v7 << 32u;
     v10 = u64(v5);
@@ -100,8 +93,8 @@ fn vecadd(@builtin(local_invocation_id) px_lid: vec3<u32>, @builtin(workgroup_id
     v7 = v10 - 68719476736lu;
     v7 = v7 >> 2u;
     let v13: u32 = u32(v7);
-    v5 = px_params_load(20u);
-    v6 = px_params_load(21u);
+    v5 = px_params[20u];
+    v6 = px_params[21u];
     v7 = u64(v6);
     v7 = v7 << 32u;
     v11 = u64(v5);
