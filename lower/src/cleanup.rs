@@ -107,18 +107,34 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
         is_value: &'a dyn Fn(VarId) -> bool,
         seen: FxHashMap<Expr, VarId>,
         scope: Vec<Expr>,
+        /// Values already found equal to an earlier one (`dst` → earlier). Their reads are
+        /// rewritten on the way, so a chain of equal computations (the same address checked
+        /// by a load and then a store) is found in one walk, not one link per round.
+        same_as: FxHashMap<VarId, VarId>,
         changed: bool,
     }
     fn block(b: &mut Block, cx: &mut Cx) {
         let mark = cx.scope.len();
         for s in &mut b.stmts {
             if let Stmt::Assign { dst, expr } = s {
+                // A value equal to an earlier value is read as that one: the earlier one's
+                // assignment dominates the later one's, which dominates all its reads.
+                if !cx.same_as.is_empty() {
+                    expr.for_each_operand_mut(|o| {
+                        if let Operand::Var(v) = o {
+                            if let Some(&earlier) = cx.same_as.get(v) {
+                                *o = Operand::Var(earlier);
+                            }
+                        }
+                    });
+                }
                 let mut operands_fixed = true;
                 expr.for_each_operand(|o| operands_fixed &= matches!(o, Operand::Const(_)) || matches!(o, Operand::Var(v) if (cx.is_value)(v)));
                 if (cx.is_value)(*dst) && expr.is_pure() && !matches!(expr, Expr::Use(_)) && operands_fixed {
                     match cx.seen.get(expr) {
                         Some(&earlier) => {
                             *expr = Expr::Use(Operand::Var(earlier));
+                            cx.same_as.insert(*dst, earlier);
                             cx.changed = true;
                         }
                         None => {
@@ -137,7 +153,7 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
             cx.seen.remove(&e);
         }
     }
-    let mut cx = Cx { is_value: &is_value, seen: FxHashMap::default(), scope: Vec::new(), changed: false };
+    let mut cx = Cx { is_value: &is_value, seen: FxHashMap::default(), scope: Vec::new(), same_as: FxHashMap::default(), changed: false };
     block(&mut kernel.body, &mut cx);
     cx.changed
 }
