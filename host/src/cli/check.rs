@@ -61,35 +61,37 @@ fn check_file(path: &str) -> FileReport {
     } else {
         translate::lower_each(&ast, &file, &LowerOptions::default(), &names)
     };
-    let (mut spirv, mut wgsl) = (Ok(()), Ok(()));
     // Every kernel's lowering errors (as lowering the whole module reported them), else the
-    // first emission or validation failure of each target.
+    // first emission or validation failure of each target, in kernel order.
     let mut lowering: Option<TranslateError> = None;
+    let mut lowered = Vec::new();
     for module in modules {
-        let module = match module {
-            Ok(m) => m,
+        match module {
+            Ok(m) => {
+                for k in &m.kernels {
+                    if !r.kernels.contains(&k.name) {
+                        r.kernels.push(k.name.clone());
+                    }
+                }
+                lowered.push(m);
+            }
             Err(e) => {
                 lowering = Some(match lowering.take() {
                     None => e,
                     Some(first) => join(first, e),
-                });
-                continue;
-            }
-        };
-        for k in &module.kernels {
-            if !r.kernels.contains(&k.name) {
-                r.kernels.push(k.name.clone());
+                })
             }
         }
-        if lowering.is_some() {
-            continue; // both targets fail already
-        }
-        if spirv.is_ok() {
-            spirv = translate::emit_spirv(&module).and_then(|w| translate::validate_spirv(&w));
-        }
-        if wgsl.is_ok() {
-            wgsl = translate::emit_wgsl(&module, Profile::Wgpu)
-                .and_then(|t| translate::validate_wgsl(&t, Profile::Wgpu));
+    }
+    let (mut spirv, mut wgsl) = (Ok(()), Ok(()));
+    if lowering.is_none() {
+        for (s, w) in emit_and_validate(&lowered) {
+            if spirv.is_ok() {
+                spirv = s;
+            }
+            if wgsl.is_ok() {
+                wgsl = w;
+            }
         }
     }
     if let Some(e) = lowering {
@@ -100,6 +102,39 @@ fn check_file(path: &str) -> FileReport {
     r.spirv = Some(spirv);
     r.wgsl = Some(wgsl);
     r
+}
+
+/// Each module emitted and validated for both targets, on several threads (validation is most
+/// of `check`'s time on a large file, and the modules are independent); results in order.
+fn emit_and_validate(modules: &[ptxcross_lower::ir::Module]) -> Vec<(Result<(), TranslateError>, Result<(), TranslateError>)> {
+    let one = |module: &ptxcross_lower::ir::Module| {
+        let spirv = translate::emit_spirv(module).and_then(|w| translate::validate_spirv(&w));
+        let wgsl = translate::emit_wgsl(module, Profile::Wgpu).and_then(|t| translate::validate_wgsl(&t, Profile::Wgpu));
+        (spirv, wgsl)
+    };
+    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(modules.len()).clamp(1, 8);
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let indexed = || {
+        let mut done = Vec::new();
+        loop {
+            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+            let Some(m) = modules.get(i) else { return done };
+            done.push((i, one(m)));
+        }
+    };
+    let mut all: Vec<_> = std::thread::scope(|scope| {
+        // The emitters recurse as deep as the kernel's control flow nests: a large stack, as
+        // the lowering thread has.
+        let handles: Vec<_> = (0..workers)
+            .filter_map(|_| std::thread::Builder::new().name("ptxcross check".into()).stack_size(256 << 20).spawn_scoped(scope, indexed).ok())
+            .collect();
+        if handles.is_empty() {
+            return indexed();
+        }
+        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
+    });
+    all.sort_unstable_by_key(|(i, _)| *i);
+    all.into_iter().map(|(_, r)| r).collect()
 }
 
 /// Two kernels' lowering diagnostics as one error.
