@@ -266,7 +266,11 @@ fn remove_dead(kernel: &mut Kernel) -> bool {
     drop(edges);
     if let Some(f) = keep {
         if let Some(flag) = needed.get_mut(f.index()) {
-            *flag = true;
+            if !*flag {
+                *flag = true;
+                // What its assignments read is needed too (constants today, but not by rule).
+                work.push(f);
+            }
         }
     }
     while let Some(v) = work.pop() {
