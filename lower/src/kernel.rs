@@ -252,6 +252,8 @@ fn finish_kernel(
     crate::barriers::narrow_barriers(&mut kernel);
     // After every pass that adds code: copies, identities and dead temporaries go.
     crate::cleanup::simplify(&mut kernel);
+    // After it: the constants it propagated are where the drivers see them.
+    crate::misread_constants::hide_misread_constants(&mut kernel);
     kernel.features = features::compute(&kernel);
     kernel.features.f32_subnormals = subnormals.f32;
     kernel.features.f64_subnormals = subnormals.f64;

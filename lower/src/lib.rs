@@ -27,6 +27,7 @@ mod loop_exits;
 mod ptx_types;
 pub mod ir;
 mod shared64;
+mod misread_constants;
 mod simt;
 mod warp_layout;
 pub mod structurize;
