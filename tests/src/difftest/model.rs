@@ -425,6 +425,26 @@ impl Cta<'_> {
                 self.store(t, addr, w, val)?;
             }
             Ins::F(f) => exec_float(t, f)?,
+            Ins::X(XIns::Vec { st, n, wide, b128, regs, mem, off }) => {
+                // §9.7.9.8/9 ld/st with a vector type: element i at [addr + i·size] (`.b128`:
+                // the low 64 bits of `{lo, hi}` at the lower address, little-endian).
+                let (eb, k) = XIns::vec_shape(n, wide, b128);
+                let (w, ty) = if eb == 8 { (Width::B64, IntTy::U64) } else { (Width::B32, IntTy::U32) };
+                let reg = |i: usize| if eb == 8 { Reg::D(regs[i]) } else { Reg::R(regs[i]) };
+                if (off % (eb * k)) != 0 {
+                    return Err("misaligned vector access".into());
+                }
+                let vals: Vec<u64> = (0..k as usize).map(|i| t.get(Src::Reg(reg(i)), ty)).collect();
+                for i in 0..k as usize {
+                    let addr = Addr { mem, index: None, off: off + i as u32 * eb, generic: false };
+                    if st {
+                        self.store(t, addr, w, vals[i])?;
+                    } else {
+                        let v = self.load(t, addr, w)?;
+                        t.set(reg(i), v);
+                    }
+                }
+            }
             Ins::X(x) => exec_xint(t, x),
         }
         Ok(())
@@ -792,6 +812,7 @@ fn exec_xint(t: &mut Thread, x: XIns) {
                 _ => sub,
             };
         }
+        XIns::Vec { .. } => unreachable!("memory accesses run in `Cta::exec`"),
         XIns::Copysign { ty, d, a, b } => {
             // §9.7.3.2: "Copy sign bit of a into value of b".
             let sign = if ty == FTy::F32 { 1u64 << 31 } else { 1 << 63 };

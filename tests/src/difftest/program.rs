@@ -161,7 +161,7 @@ impl Mem {
     pub fn writable(self) -> bool {
         matches!(self, Mem::Scratch | Mem::SharedRw | Mem::Local)
     }
-    fn space(self) -> &'static str {
+    pub fn space(self) -> &'static str {
         match self {
             Mem::Scratch | Mem::Table => ".global",
             Mem::SharedRw | Mem::SharedRo(_) => ".shared",
@@ -589,7 +589,9 @@ pub fn print(program: &Program, flat: &[Flat], name: &str) -> String {
     let xints = flat.iter().any(|f| matches!(f, Flat::Op { ins: Ins::X(_), .. }));
     let floats = xints || flat.iter().any(|f| matches!(f, Flat::Op { ins: Ins::F(_), .. }));
     let target = if floats || flat.iter().any(|f| matches!(f, Flat::Coll(_))) { "sm_80" } else { "sm_70" };
-    let version = if xints { "7.6" } else { "7.0" };
+    // `.b128` loads and stores need PTX 8.3.
+    let b128 = flat.iter().any(|f| matches!(f, Flat::Op { ins: Ins::X(super::xops::XIns::Vec { b128: true, .. }), .. }));
+    let version = if b128 { "8.3" } else if xints { "7.6" } else { "7.0" };
     let _ = writeln!(w, ".version {version}\n.target {target}\n.address_size 64\n");
     let _ = writeln!(w, ".visible .entry {name}(.param .u64 out, .param .u64 scratch, .param .u64 inp)\n{{");
     let _ = writeln!(w, "    .reg .b32 %r<{NR}>;\n    .reg .b64 %rd<{ND}>;\n    .reg .pred %p<{NP}>;\n    .reg .pred %q;");
@@ -597,6 +599,9 @@ pub fn print(program: &Program, flat: &[Flat], name: &str) -> String {
     let _ = writeln!(w, "    .reg .b32 %tx, %gt, %bs, %bo<{NRO}>;\n    .reg .b64 %bg, %bi, %bl, %bout, %pin;");
     if floats {
         let _ = writeln!(w, "    .reg .b16 %h<2>;\n    .reg .pred %pf;");
+    }
+    if b128 {
+        let _ = writeln!(w, "    .reg .b128 %qq;");
     }
     for k in 0..NRO {
         let _ = writeln!(w, "    .shared .align 8 .b32 sh_ro{k}[{b}];");
@@ -899,7 +904,7 @@ fn addr_operand(a: &Addr) -> String {
     }
 }
 
-fn base(m: Mem) -> String {
+pub fn base(m: Mem) -> String {
     match m {
         Mem::Scratch => "%bg".into(),
         Mem::Table => "%bi".into(),

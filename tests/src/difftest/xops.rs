@@ -52,6 +52,22 @@ pub enum XIns {
     Testp { class: u8, ty: FTy, p: u8, a: Reg },
     /// `copysign.fty d, a, b`: b with a's sign bit.
     Copysign { ty: FTy, d: Reg, a: Reg, b: Reg },
+    /// A vector load or store at `[base + off]` of `mem`: `ld/st.space.v{n}.{u32,u64}` of
+    /// registers `regs[..n]` (`%r` or, `wide`, `%rd`), or (`b128`) `ld/st.space.b128` through
+    /// `%qq`, packed from / unpacked to `{%rd0, %rd1}` by `mov.b128`. `off` is a multiple of the
+    /// access's size; loads name distinct registers.
+    Vec { st: bool, n: u8, wide: bool, b128: bool, regs: [u8; 4], mem: Mem, off: u32 },
+}
+
+impl XIns {
+    /// Bytes of one element and elements of a vector access.
+    pub fn vec_shape(n: u8, wide: bool, b128: bool) -> (u32, u32) {
+        if b128 {
+            (8, 2)
+        } else {
+            (if wide { 8 } else { 4 }, n as u32)
+        }
+    }
 }
 
 fn r(rng: &mut Rng) -> u8 {
@@ -139,6 +155,29 @@ pub fn gen(rng: &mut Rng) -> XIns {
             b: src32(rng),
             c: src32(rng),
         },
+        15 if rng.chance(70) => {
+            // Vector accesses (in this arm so that older arms draw as before).
+            let st = rng.chance(50);
+            let b128 = rng.chance(25);
+            let wide = !b128 && rng.chance(35);
+            let n = if b128 { 1 } else if wide { 2 } else { rng.pick(&[2u8, 4]) };
+            let (eb, k) = XIns::vec_shape(n, wide, b128);
+            let mems: &[Mem] = if st { &[Mem::Scratch, Mem::SharedRw, Mem::Local] } else { &[Mem::Scratch, Mem::SharedRw, Mem::Local, Mem::Table] };
+            let mem = rng.pick(mems);
+            let size = eb * k;
+            let off = rng.below((mem.bytes(64) / size) as u64) as u32 * size;
+            let nr = if wide || b128 { ND } else { NR } as u64;
+            let mut regs = [0u8; 4];
+            let mut i = 0;
+            while i < k as usize {
+                let r = rng.below(nr) as u8;
+                if st || !regs[..i].contains(&r) {
+                    regs[i] = r;
+                    i += 1;
+                }
+            }
+            XIns::Vec { st, n, wide, b128, regs, mem, off }
+        }
         12 => XIns::AddSat { sub: rng.chance(50), d: r(rng), a: src32(rng), b: src32(rng) },
         13 | 14 => {
             let ty = if rng.chance(60) { FTy::F32 } else { FTy::F64 };
@@ -259,5 +298,17 @@ pub fn print(w: &mut String, gs: &str, ins: &XIns) {
         }
         XIns::Testp { class, ty, p, a } => writeln!(w, "    {gs}testp.{}.{} %p{p}, {};", TESTP[class as usize], ty.name(), reg(a)),
         XIns::Copysign { ty, d, a, b } => writeln!(w, "    {gs}copysign.{} {}, {}, {};", ty.name(), reg(d), reg(a), reg(b)),
+        XIns::Vec { st, n, wide, b128, regs, mem, off } => {
+            let (_, k) = XIns::vec_shape(n, wide, b128);
+            let rn = |i: usize| if wide || b128 { format!("%rd{}", regs[i]) } else { format!("%r{}", regs[i]) };
+            let list = (0..k as usize).map(rn).collect::<Vec<_>>().join(", ");
+            let (space, addr) = (mem.space(), format!("[{}+{off}]", base(mem)));
+            match (st, b128) {
+                (true, true) => writeln!(w, "    {gs}mov.b128 %qq, {{{list}}};\n    {gs}st{space}.b128 {addr}, %qq;"),
+                (false, true) => writeln!(w, "    {gs}ld{space}.b128 %qq, {addr};\n    {gs}mov.b128 {{{list}}}, %qq;"),
+                (true, false) => writeln!(w, "    {gs}st{space}.v{n}.{} {addr}, {{{list}}};", if wide { "u64" } else { "u32" }),
+                (false, false) => writeln!(w, "    {gs}ld{space}.v{n}.{} {{{list}}}, {addr};", if wide { "u64" } else { "u32" }),
+            }
+        }
     };
 }
