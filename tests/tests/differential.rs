@@ -331,3 +331,49 @@ fn the_model_agrees_with_hand_computed_floats() {
         assert_eq!(&o[NR + 2 * ND..NR + 2 * ND + 3], &[1, 0, 0], "setp.ltu, setp.lt, setp.gt.ftz");
     }
 }
+
+/// The model's extended integer instructions and vector accesses (`xops.rs`), worked out by
+/// hand from the spec text.
+#[test]
+fn the_model_agrees_with_hand_computed_xints() {
+    use difftest::program::*;
+    use difftest::xops::*;
+    let x = |x: XIns| Stmt::Ins(None, Ins::X(x));
+    let (r, i) = (Reg::R, Src::Imm);
+    let body = vec![
+        // 0xffffffff + 1 carries into 5 + 6; 0 - 1 borrows from 10 - 3.
+        x(XIns::Carry { sub: false, wide: false, d0: r(0), d1: r(1), a0: i(0xffff_ffff), a1: i(5), b0: i(1), b1: i(6) }),
+        x(XIns::Carry { sub: true, wide: false, d0: r(2), d1: r(3), a0: i(0), a1: i(10), b0: i(1), b1: i(3) }),
+        // sub.s16 of the low halves 3 - 5 = -2, sign-extended by cvt.u32.s16.
+        x(XIns::H16 { op: Op16::Sub, signed: true, d: 6, a: 4, b: 5 }),
+        // lop3 0xe8 is the majority: maj(0b1100, 0b1010, 0b0110) = 0b1110.
+        x(XIns::Lop3 { d: 7, a: i(0b1100), b: i(0b1010), c: i(0b0110), lut: 0xe8 }),
+        // st.local.v2.u32 [loc+8], {r0, r1}; st.shared.b128 [slot], {rd0, rd1};
+        // ld.global.b128 from the table's bytes 16..32 into {rd1, rd0}.
+        x(XIns::Vec { st: true, n: 2, wide: false, b128: false, regs: [0, 1, 0, 0], mem: Mem::Local, off: 8 }),
+        x(XIns::Vec { st: true, n: 1, wide: false, b128: true, regs: [0, 1, 0, 0], mem: Mem::SharedRw, off: 0 }),
+        x(XIns::Vec { st: false, n: 1, wide: false, b128: true, regs: [1, 0, 0, 0], mem: Mem::Table, off: 16 }),
+    ];
+    let mut input = vec![0u32; 32 * NIN];
+    for t in 0..32 {
+        let w = &mut input[t * NIN..(t + 1) * NIN];
+        w[1] = 0x1000 + t as u32;
+        w[4] = 0xabcd_0003;
+        w[5] = 0x1234_0005;
+        w[6] = 0x6666_6666;
+        w[7] = 0x7777_7777;
+        w[NR..NR + 4].copy_from_slice(&[0x1111_1111, 0x2222_2222, 0x3333_3333, 0x4444_4444]);
+    }
+    let case = Case { program: Program { body, grid: 1, block: 32 }, input, scratch: vec![0; 32 * NG] };
+    let ptx = case.ptx();
+    assert!(ptx.contains("st.shared.b128 [%bs+0], %qq;") && ptx.contains("mov.b128 {%rd1, %rd0}, %qq;"), "{ptx}");
+    let e = case.expected().unwrap();
+    for t in 0..32 {
+        let o = &e.out[t * NOUT..(t + 1) * NOUT];
+        assert_eq!(&o[..NR], &[0, 12, 0xffff_ffff, 6, 0xabcd_0003, 0x1234_0005, 0xffff_fffe, 14]);
+        assert_eq!(&o[NR..NR + 4], &[0x6666_6666, 0x7777_7777, 0xabcd_0003, 0x1234_0005], "rd0, rd1 from the table");
+        let l = NR + 2 * ND + NP;
+        assert_eq!(&o[l..l + NL], &[0x1000 + t as u32, 0, 0, 12], "local words: r1, r2, then the v2 store");
+        assert_eq!(&o[l + NL..l + NL + NS], &[0x1111_1111, 0x2222_2222, 0x3333_3333, 0x4444_4444], "shared: the b128 store");
+    }
+}
