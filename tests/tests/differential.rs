@@ -266,16 +266,18 @@ fn generated_programs_are_valid() {
     assert!(invalid.len() <= 10, "float: {} of 200 invalid: {invalid:#?}", invalid.len());
     assert!(floats >= 2000, "float programs have few float instructions: {floats} in 200");
     let mut invalid = Vec::new();
-    let (mut b128, mut vectors) = (0, 0);
+    let (mut b128, mut vectors, mut atoms) = (0, 0, 0);
     for seed in 0..200u64 {
         let case = Case::xint_from_seed(seed);
         b128 += case.ptx().matches(".b128 ").count();
         vectors += case.ptx().matches(".v2.").count();
+        atoms += case.ptx().matches("atom.").count();
         if let Err(why) = case.expected() {
             invalid.push((seed, why));
         }
     }
     assert!(b128 >= 50 && vectors >= 50, "xint programs have few vector accesses: {b128} .b128, {vectors} .v2");
+    assert!(atoms >= 50, "xint programs have few atomics: {atoms}");
     assert!(invalid.len() <= 10, "xint: {} of 200 invalid: {invalid:#?}", invalid.len());
     assert!(colls >= 300, "SIMT programs have few collectives: {colls} in 200");
 }

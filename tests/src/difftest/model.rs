@@ -445,6 +445,30 @@ impl Cta<'_> {
                     }
                 }
             }
+            Ins::X(XIns::Atom { op, ty, d, mem, off, b, c }) => {
+                // §9.7.13.5 atom: d = *a; *a = op(*a, b[, c]) with inc(r, s) = (r >= s) ? 0 :
+                // r+1, dec(r, s) = (r == 0 || r > s) ? s : r-1, exch(r, s) = s, cas(r, s, t) =
+                // (r == s) ? t : r. The words are the thread's own: no other thread races.
+                let (w, m) = if ty.bits() == 64 { (Width::B64, u64::MAX) } else { (Width::B32, 0xffff_ffff) };
+                let addr = Addr { mem, index: None, off, generic: false };
+                let (bv, cv) = (t.get(b, ty), t.get(c, ty));
+                let old = self.load(t, addr, w)? & m;
+                let lt = |x: u64, y: u64| if ty.signed() { sext(x, ty.bits()) < sext(y, ty.bits()) } else { x < y };
+                let new = match op {
+                    AtomOp::Add => old.wrapping_add(bv),
+                    AtomOp::Min => if lt(bv, old) { bv } else { old },
+                    AtomOp::Max => if lt(old, bv) { bv } else { old },
+                    AtomOp::Inc => if old >= bv { 0 } else { old + 1 },
+                    AtomOp::Dec => if old == 0 || old > bv { bv } else { old - 1 },
+                    AtomOp::Cas => if old == bv { cv } else { old },
+                    AtomOp::Exch => bv,
+                    AtomOp::And => old & bv,
+                    AtomOp::Or => old | bv,
+                    AtomOp::Xor => old ^ bv,
+                } & m;
+                self.store(t, addr, w, new)?;
+                t.set(d, old);
+            }
             Ins::X(x) => exec_xint(t, x),
         }
         Ok(())
@@ -812,7 +836,7 @@ fn exec_xint(t: &mut Thread, x: XIns) {
                 _ => sub,
             };
         }
-        XIns::Vec { .. } => unreachable!("memory accesses run in `Cta::exec`"),
+        XIns::Vec { .. } | XIns::Atom { .. } => unreachable!("memory accesses run in `Cta::exec`"),
         XIns::Copysign { ty, d, a, b } => {
             // §9.7.3.2: "Copy sign bit of a into value of b".
             let sign = if ty == FTy::F32 { 1u64 << 31 } else { 1 << 63 };

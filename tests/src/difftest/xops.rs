@@ -57,6 +57,23 @@ pub enum XIns {
     /// `%qq`, packed from / unpacked to `{%rd0, %rd1}` by `mov.b128`. `off` is a multiple of the
     /// access's size; loads name distinct registers.
     Vec { st: bool, n: u8, wide: bool, b128: bool, regs: [u8; 4], mem: Mem, off: u32 },
+    /// `atom.space.op.ty d, [base + off], b{, c}` on the thread's own scratch or shared words
+    /// (`ty`: its width and signedness; `.b32/.b64` printed for the bitwise ops, cas and exch).
+    Atom { op: AtomOp, ty: IntTy, d: Reg, mem: Mem, off: u32, b: Src, c: Src },
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomOp {
+    Add,
+    Min,
+    Max,
+    Inc,
+    Dec,
+    Cas,
+    Exch,
+    And,
+    Or,
+    Xor,
 }
 
 impl XIns {
@@ -178,6 +195,21 @@ pub fn gen(rng: &mut Rng) -> XIns {
             }
             XIns::Vec { st, n, wide, b128, regs, mem, off }
         }
+        13 | 15 if rng.chance(50) => {
+            let op = rng.pick(&[AtomOp::Add, AtomOp::Min, AtomOp::Max, AtomOp::Inc, AtomOp::Dec, AtomOp::Cas, AtomOp::Exch, AtomOp::And, AtomOp::Or, AtomOp::Xor]);
+            let ty = match op {
+                AtomOp::Inc | AtomOp::Dec => IntTy::U32,
+                AtomOp::Add => rng.pick(&[IntTy::U32, IntTy::S32, IntTy::U64]),
+                _ => rng.pick(&[IntTy::U32, IntTy::S32, IntTy::U64, IntTy::S64]),
+            };
+            let wide = ty.bits() == 64;
+            let mem = rng.pick(&[Mem::Scratch, Mem::SharedRw]);
+            let eb = if wide { 8 } else { 4 };
+            let off = rng.below(16 / eb) as u32 * eb as u32;
+            // Small operands make inc/dec wrap and cas hit often.
+            let small = |rng: &mut Rng| if rng.chance(40) { Src::Imm(rng.below(8)) } else { src_of(rng, wide) };
+            XIns::Atom { op, ty, d: reg_of(rng, wide), mem, off, b: small(rng), c: src_of(rng, wide) }
+        }
         12 => XIns::AddSat { sub: rng.chance(50), d: r(rng), a: src32(rng), b: src32(rng) },
         13 | 14 => {
             let ty = if rng.chance(60) { FTy::F32 } else { FTy::F64 };
@@ -298,6 +330,24 @@ pub fn print(w: &mut String, gs: &str, ins: &XIns) {
         }
         XIns::Testp { class, ty, p, a } => writeln!(w, "    {gs}testp.{}.{} %p{p}, {};", TESTP[class as usize], ty.name(), reg(a)),
         XIns::Copysign { ty, d, a, b } => writeln!(w, "    {gs}copysign.{} {}, {}, {};", ty.name(), reg(d), reg(a), reg(b)),
+        XIns::Atom { op, ty, d, mem, off, b, c } => {
+            let wide = ty.bits() == 64;
+            let bits = if wide { "b64" } else { "b32" };
+            let (name, t) = match op {
+                AtomOp::Add => ("add", ty.name()),
+                AtomOp::Min => ("min", ty.name()),
+                AtomOp::Max => ("max", ty.name()),
+                AtomOp::Inc => ("inc", "u32"),
+                AtomOp::Dec => ("dec", "u32"),
+                AtomOp::Cas => ("cas", bits),
+                AtomOp::Exch => ("exch", bits),
+                AtomOp::And => ("and", bits),
+                AtomOp::Or => ("or", bits),
+                AtomOp::Xor => ("xor", bits),
+            };
+            let c = if op == AtomOp::Cas { format!(", {}", s(c, wide)) } else { String::new() };
+            writeln!(w, "    {gs}atom{}.{name}.{t} {}, [{}+{off}], {}{c};", mem.space(), reg(d), base(mem), s(b, wide))
+        }
         XIns::Vec { st, n, wide, b128, regs, mem, off } => {
             let (_, k) = XIns::vec_shape(n, wide, b128);
             let rn = |i: usize| if wide || b128 { format!("%rd{}", regs[i]) } else { format!("%r{}", regs[i]) };
