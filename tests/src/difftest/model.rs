@@ -435,10 +435,10 @@ impl Cta<'_> {
                     return Err("misaligned vector access".into());
                 }
                 let vals: Vec<u64> = (0..k as usize).map(|i| t.get(Src::Reg(reg(i)), ty)).collect();
-                for i in 0..k as usize {
+                for (i, &val) in vals.iter().enumerate() {
                     let addr = Addr { mem, index: None, off: off + i as u32 * eb, generic: false };
                     if st {
-                        self.store(t, addr, w, vals[i])?;
+                        self.store(t, addr, w, val)?;
                     } else {
                         let v = self.load(t, addr, w)?;
                         t.set(reg(i), v);
