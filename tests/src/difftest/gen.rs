@@ -69,11 +69,16 @@ struct Gen<'a> {
     /// block: breaks and continues never reach them.
     floor: usize,
     colls: usize,
+    /// Also generate floating-point instructions (`fops.rs`); false draws exactly the random
+    /// numbers it always did.
+    floats: bool,
+    /// Also generate the integer families of `xops.rs`.
+    xints: bool,
 }
 
 /// A random program for a launch of `grid` × `block` threads.
 pub fn program(rng: &mut Rng, grid: u32, block: u32) -> Program {
-    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0 };
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: false };
     let body = g.block(0, 0, true);
     Program { body, grid, block }
 }
@@ -83,7 +88,26 @@ pub fn program(rng: &mut Rng, grid: u32, block: u32) -> Program {
 /// and the top level of uniform loops; per-thread control flow (branches, loops with per-thread
 /// trip counts, early `ret` at the top level) runs between them.
 pub fn simt_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
-    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: true, floor: 0, colls: 0 };
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: true, floor: 0, colls: 0, floats: false, xints: false };
+    let body = g.block(0, 0, true);
+    Program { body, grid, block }
+}
+
+/// A random program whose instructions are mostly floating point (`fops.rs`: f32/f64
+/// arithmetic in every rounding direction, `.ftz`/`.sat`, min/max, abs/neg, sqrt/rcp/div,
+/// ordered and unordered `setp`, `selp`, conversions to and from integers, f64, f16 and bf16),
+/// mixed with the integer instructions, branches, loops and memory of [`program`].
+pub fn float_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: true, xints: false };
+    let body = g.block(0, 0, true);
+    Program { body, grid, block }
+}
+
+/// A random program with the integer families of `xops.rs` (16-bit arithmetic, carry chains,
+/// lop3, bfind, fns, bmsk, szext, sad, mul24/mad24, dp4a/dp2a, add/sub.sat, testp, copysign)
+/// mixed with the base instructions and control flow of [`program`].
+pub fn xint_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: true };
     let body = g.block(0, 0, true);
     Program { body, grid, block }
 }
@@ -358,7 +382,13 @@ impl Gen<'_> {
                 }
                 _ => {
                     let g = self.opt_guard();
-                    Stmt::Ins(g, self.ins())
+                    if self.floats && self.rng.chance(65) {
+                        Stmt::Ins(g, Ins::F(super::fops::gen(self.rng)))
+                    } else if self.xints && self.rng.chance(60) {
+                        Stmt::Ins(g, Ins::X(super::xops::gen(self.rng)))
+                    } else {
+                        Stmt::Ins(g, self.ins())
+                    }
                 }
             };
             out.push(s);

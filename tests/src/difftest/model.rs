@@ -15,7 +15,13 @@
 //! published twice, a runaway loop — is reported as invalid (`Err`), so the minimizer never
 //! keeps such a program.
 
+use super::fops::*;
 use super::program::*;
+use super::xops::*;
+use crate::ptx_ref::int as pi;
+use crate::ptx_ref::float as pf;
+use crate::ptx_ref::half::{self as ph, Fmt};
+use crate::sweep::Expect;
 
 /// What one launch leaves in the output and scratch buffers.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -289,6 +295,14 @@ impl Cta<'_> {
                     if t.guard(g) {
                         self.exec(t, ins)?;
                     }
+                    // The unguarded NaN canonicalization printed after float results (fops.rs).
+                    if let Ins::F(f) = ins {
+                        if let Some((d, ty)) = f.float_dest() {
+                            if ty.is_nan(t.get(Src::Reg(d), ty.bits_ty())) {
+                                t.set(d, ty.canonical_nan());
+                            }
+                        }
+                    }
                 }
                 Flat::Coll(_) => return Ok(Stop::Barrier),
             }
@@ -410,6 +424,52 @@ impl Cta<'_> {
                 let val = t.get(Src::Reg(v), ty);
                 self.store(t, addr, w, val)?;
             }
+            Ins::F(f) => exec_float(t, f)?,
+            Ins::X(XIns::Vec { st, n, wide, b128, regs, mem, off }) => {
+                // §9.7.9.8/9 ld/st with a vector type: element i at [addr + i·size] (`.b128`:
+                // the low 64 bits of `{lo, hi}` at the lower address, little-endian).
+                let (eb, k) = XIns::vec_shape(n, wide, b128);
+                let (w, ty) = if eb == 8 { (Width::B64, IntTy::U64) } else { (Width::B32, IntTy::U32) };
+                let reg = |i: usize| if eb == 8 { Reg::D(regs[i]) } else { Reg::R(regs[i]) };
+                if (off % (eb * k)) != 0 {
+                    return Err("misaligned vector access".into());
+                }
+                let vals: Vec<u64> = (0..k as usize).map(|i| t.get(Src::Reg(reg(i)), ty)).collect();
+                for (i, &val) in vals.iter().enumerate() {
+                    let addr = Addr { mem, index: None, off: off + i as u32 * eb, generic: false };
+                    if st {
+                        self.store(t, addr, w, val)?;
+                    } else {
+                        let v = self.load(t, addr, w)?;
+                        t.set(reg(i), v);
+                    }
+                }
+            }
+            Ins::X(XIns::Atom { op, ty, d, mem, off, b, c }) => {
+                // §9.7.13.5 atom: d = *a; *a = op(*a, b[, c]) with inc(r, s) = (r >= s) ? 0 :
+                // r+1, dec(r, s) = (r == 0 || r > s) ? s : r-1, exch(r, s) = s, cas(r, s, t) =
+                // (r == s) ? t : r. The words are the thread's own: no other thread races.
+                let (w, m) = if ty.bits() == 64 { (Width::B64, u64::MAX) } else { (Width::B32, 0xffff_ffff) };
+                let addr = Addr { mem, index: None, off, generic: false };
+                let (bv, cv) = (t.get(b, ty), t.get(c, ty));
+                let old = self.load(t, addr, w)? & m;
+                let lt = |x: u64, y: u64| if ty.signed() { sext(x, ty.bits()) < sext(y, ty.bits()) } else { x < y };
+                let new = match op {
+                    AtomOp::Add => old.wrapping_add(bv),
+                    AtomOp::Min => if lt(bv, old) { bv } else { old },
+                    AtomOp::Max => if lt(old, bv) { bv } else { old },
+                    AtomOp::Inc => if old >= bv { 0 } else { old + 1 },
+                    AtomOp::Dec => if old == 0 || old > bv { bv } else { old - 1 },
+                    AtomOp::Cas => if old == bv { cv } else { old },
+                    AtomOp::Exch => bv,
+                    AtomOp::And => old & bv,
+                    AtomOp::Or => old | bv,
+                    AtomOp::Xor => old ^ bv,
+                } & m;
+                self.store(t, addr, w, new)?;
+                t.set(d, old);
+            }
+            Ins::X(x) => exec_xint(t, x),
         }
         Ok(())
     }
@@ -536,4 +596,252 @@ pub fn run(program: &Program, flat: &[Flat], input: &[u32], scratch: &[u32]) -> 
     }
     let scratch = scratch_bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     Ok(Expected { out, scratch })
+}
+
+/// The bits an expectation names; a NaN of unspecified bits becomes the canonical NaN (the
+/// program canonicalizes every float result after the instruction, see fops.rs).
+fn bits_of(e: Expect) -> Result<u64, String> {
+    match e {
+        Expect::Bits(b) => Ok(b),
+        Expect::AnyNanF32 => Ok(FTy::F32.canonical_nan()),
+        Expect::AnyNanF64 => Ok(FTy::F64.canonical_nan()),
+        Expect::AnyNanHalf(_) => Ok(0x7fff),
+        other => Err(format!("the reference leaves the result open ({other:?}): not comparable bit for bit")),
+    }
+}
+
+/// The value of float bits `v` of type `ty` as f64 (exact), f32 inputs flushed with `ftz`.
+fn fval(ty: FTy, v: u64, ftz: bool) -> f64 {
+    match ty {
+        FTy::F32 => {
+            let x = f32::from_bits(v as u32);
+            (if ftz { pf::ftz(x) } else { x }) as f64
+        }
+        FTy::F64 => f64::from_bits(v),
+    }
+}
+
+/// Float instructions (fops.rs), each from the spec-derived references of `ptx_ref` (§9.7.3
+/// floating point, §9.7.6.1 setp, §9.7.9.21 cvt), never from ptxcross's lowering.
+fn exec_float(t: &mut Thread, f: FIns) -> Result<(), String> {
+    let op2 = |op: FOp2| match op {
+        FOp2::Add => "add",
+        FOp2::Sub => "sub",
+        _ => "mul",
+    };
+    match f {
+        FIns::Bin { op, ty, rnd, ftz, sat, d, a, b } => {
+            let (a, b) = (t.get(a, ty.bits_ty()), t.get(b, ty.bits_ty()));
+            let r = rnd.apfloat();
+            let e = match (op, ty) {
+                (FOp2::Min | FOp2::Max, _) => {
+                    let bits = if ty == FTy::F32 { 32 } else { 64 };
+                    pf::min_max(op == FOp2::Min, bits, a, b, false, false, ftz)
+                }
+                (FOp2::Div, FTy::F32) => pf::div_rounded_f32(a, b, r, ftz),
+                (FOp2::Div, FTy::F64) => pf::div_rounded_f64(a, b, r),
+                (_, FTy::F32) => pf::arith_f32(op2(op), r, &[a, b], ftz, sat),
+                (_, FTy::F64) => pf::arith_rounded_f64(op2(op), a, b, r),
+            };
+            t.set(d, bits_of(e)?);
+        }
+        FIns::Fma { ty, rnd, ftz, sat, d, a, b, c } => {
+            let v = [a, b, c].map(|s| t.get(s, ty.bits_ty()));
+            let e = match ty {
+                FTy::F32 => pf::arith_f32("fma", rnd.apfloat(), &v, ftz, sat),
+                FTy::F64 => pf::fma_rounded_f64(v[0], v[1], v[2], rnd.apfloat()),
+            };
+            t.set(d, bits_of(e)?);
+        }
+        FIns::Un { op, ty, rnd, ftz, d, a } => {
+            let a = t.get(Src::Reg(a), ty.bits_ty());
+            let sign = if ty == FTy::F32 { 1u64 << 31 } else { 1 << 63 };
+            // abs/neg (§9.7.3.9/10): the sign bit, after `.ftz` flushes a subnormal input.
+            let flushed = if ftz { pf::ftz(f32::from_bits(a as u32)).to_bits() as u64 } else { a };
+            let v = match (op, ty) {
+                (FOp1::Abs, _) => flushed & !sign,
+                (FOp1::Neg, _) => flushed ^ sign,
+                (FOp1::Sqrt, FTy::F32) => bits_of(pf::sqrt_rounded_f32(a, rnd.apfloat(), ftz))?,
+                (FOp1::Sqrt, FTy::F64) => bits_of(pf::sqrt_rounded_f64(a, rnd.apfloat()))?,
+                (FOp1::Rcp, FTy::F32) => bits_of(pf::div_rounded_f32(0x3f80_0000, a, rnd.apfloat(), ftz))?,
+                (FOp1::Rcp, FTy::F64) => bits_of(pf::div_rounded_f64(1f64.to_bits(), a, rnd.apfloat()))?,
+            };
+            t.set(d, v);
+        }
+        FIns::Setp { cmp, ty, ftz, p, a, b, combine } => {
+            let (x, y) = (fval(ty, t.get(a, ty.bits_ty()), ftz), fval(ty, t.get(b, ty.bits_ty()), ftz));
+            let r = pf::compare(FCMP[cmp as usize], x, y);
+            let r = match combine {
+                None => r,
+                Some((op, q)) => {
+                    let q = t.p[q.p as usize] != q.neg;
+                    match op {
+                        BoolOp::And => r && q,
+                        BoolOp::Or => r || q,
+                        BoolOp::Xor => r != q,
+                    }
+                }
+            };
+            t.p[p as usize] = r;
+        }
+        FIns::Selp { ty, d, a, b, p } => {
+            let v = if t.p[p as usize] { t.get(a, ty.bits_ty()) } else { t.get(b, ty.bits_ty()) };
+            t.set(d, v);
+        }
+        FIns::Mov { ty, d, a } => t.set(d, a & ty.bits_ty().mask()),
+        FIns::F2I { rnd, ftz, sat: _, to, from, d, a } => {
+            // §9.7.9.21: round to an integral value, then clamp to the destination's range
+            // ("the result is clamped to the destination range by default"); NaN as NVIDIA's
+            // hardware gives it (`ptx_ref::float::cvt_nan_to_int`).
+            let v = t.get(Src::Reg(a), from.bits_ty());
+            let v = if from.is_nan(v) {
+                pf::cvt_nan_to_int(from.name(), to.name())
+            } else {
+                let x = pf::IntRound::ALL[rnd as usize].f64(fval(from, v, ftz));
+                let (lo, hi): (i128, i128) = match to {
+                    IntTy::U32 => (0, u32::MAX as i128),
+                    IntTy::S32 => (i32::MIN as i128, i32::MAX as i128),
+                    IntTy::U64 => (0, u64::MAX as i128),
+                    IntTy::S64 => (i64::MIN as i128, i64::MAX as i128),
+                };
+                let r = if x <= lo as f64 {
+                    lo
+                } else if x >= hi as f64 {
+                    hi
+                } else {
+                    x as i128
+                };
+                r as u64
+            };
+            t.set(d, v & to.mask());
+        }
+        FIns::I2F { rnd, to, from, d, a } => {
+            let v = t.get(Src::Reg(a), from);
+            let v = if from.signed() { sext(v, from.bits()) as u64 } else { v };
+            t.set(d, pf::cvt_from_int64(to.name(), from.signed(), rnd.apfloat(), v));
+        }
+        FIns::Widen { ftz, d, a } => {
+            // cvt.f64.f32 is exact; `.ftz` flushes the f32 input.
+            let x = fval(FTy::F32, t.get(Src::Reg(a), IntTy::U32), ftz);
+            t.set(d, x.to_bits());
+        }
+        FIns::Narrow { rnd, sat, d, a } => {
+            let v = bits_of(pf::cvt_f32_from("f64", rnd.apfloat(), t.get(Src::Reg(a), IntTy::U64)))?;
+            let v = if sat { pf::sat_f32(f32::from_bits(v as u32)).to_bits() as u64 } else { v };
+            t.set(d, v);
+        }
+        FIns::RoundInt { rnd, ty, ftz, sat, d, a } => {
+            let a = t.get(Src::Reg(a), ty.bits_ty());
+            let r = pf::IntRound::ALL[rnd as usize];
+            let v = match ty {
+                FTy::F32 => bits_of(pf::cvt_f32_f32(a as u32, Some(r), ftz, sat))?,
+                FTy::F64 => {
+                    let x = r.f64(f64::from_bits(a));
+                    (if sat { pf::sat_f64(x) } else { x }).to_bits()
+                }
+            };
+            t.set(d, v);
+        }
+        FIns::Half { bf16, rz, d, a } => {
+            let fmt = if bf16 { Fmt::Bf16 } else { Fmt::F16 };
+            let round = ph::round_of(if rz { "rz" } else { "rn" });
+            let h = bits_of(ph::cvt_half_f32(t.get(Src::Reg(a), IntTy::U32) as u32, fmt, round, false, false))?;
+            t.set(d, bits_of(ph::cvt_f32_half(h as u16, fmt))?);
+        }
+        FIns::FromHalf { bf16, d, a } => {
+            let fmt = if bf16 { Fmt::Bf16 } else { Fmt::F16 };
+            let h = t.get(Src::Reg(a), IntTy::U32) as u16;
+            t.set(d, bits_of(ph::cvt_f32_half(h, fmt))?);
+        }
+    }
+    Ok(())
+}
+
+/// The integer families of xops.rs, from `ptx_ref::int` (written from §9.7.1, §9.7.2 carry
+/// chains, §9.7.9.6 lop3) and the spec's text for 16-bit types (§9.7.1: the `.u16/.s16` forms
+/// of add/sub/mul/min/max, shifts clamped to the width) and the cvt extensions (§9.7.9.21).
+fn exec_xint(t: &mut Thread, x: XIns) {
+    let u = IntTy::U32;
+    match x {
+        XIns::H16 { op, signed, d, a, b } => {
+            // The shift amount is the whole 32-bit register (§9.7.5.7/8: clamped to the width).
+            let n = t.r[b as usize] as u64;
+            let (a, b) = (t.r[a as usize] as u64 & 0xffff, n & 0xffff);
+            let s16 = |v: u64| v as u16 as i16 as i64;
+            let v = |x: u64| if signed { s16(x) } else { x as i64 };
+            let r = match op {
+                Op16::Add => a.wrapping_add(b),
+                Op16::Sub => a.wrapping_sub(b),
+                Op16::MulLo => a.wrapping_mul(b),
+                Op16::MulHi => ((v(a) * v(b)) >> 16) as u64,
+                Op16::Min => if v(a) <= v(b) { a } else { b },
+                Op16::Max => if v(a) >= v(b) { a } else { b },
+                Op16::Shl => if n >= 16 { 0 } else { a << n },
+                Op16::Shr if signed => (s16(a) >> n.min(15)) as u64,
+                Op16::Shr => if n >= 16 { 0 } else { a >> n },
+                Op16::Wide => {
+                    t.r[d as usize] = (v(a) * v(b)) as u32;
+                    return;
+                }
+            } & 0xffff;
+            // cvt.u32.{u16,s16}: zero- or sign-extended.
+            t.r[d as usize] = if signed { s16(r) as u32 } else { r as u32 };
+        }
+        XIns::Carry { sub, wide, d0, d1, a0, a1, b0, b1 } => {
+            let ty = if wide { IntTy::U64 } else { u };
+            let bits = ty.bits();
+            let (x, y) = (t.get(a0, ty) as u128, t.get(b0, ty) as u128);
+            let (lo, cf) = if sub { (x.wrapping_sub(y), (x < y) as u128) } else { (x + y, (x + y) >> bits) };
+            t.set(d0, lo as u64 & ty.mask());
+            let (x, y) = (t.get(a1, ty) as u128, t.get(b1, ty) as u128);
+            let hi = if sub { x.wrapping_sub(y).wrapping_sub(cf) } else { x + y + cf };
+            t.set(d1, hi as u64 & ty.mask());
+        }
+        XIns::Lop3 { d, a, b, c, lut } => t.r[d as usize] = pi::lop3(lut, t.get(a, u), t.get(b, u), t.get(c, u)) as u32,
+        XIns::Bfind { ty, shiftamt, d, a } => t.r[d as usize] = pi::bfind(ty.bits(), ty.signed(), shiftamt, t.get(Src::Reg(a), ty)) as u32,
+        XIns::Fns { d, mask, base, offset } => t.r[d as usize] = pi::fns(t.get(mask, u), base as u64, t.get(offset, u)) as u32,
+        XIns::Bmsk { clamp, d, a, b } => t.r[d as usize] = pi::bmsk(clamp, t.get(a, u), t.get(b, u)) as u32,
+        XIns::Szext { clamp, signed, d, a, b } => t.r[d as usize] = pi::szext(clamp, signed, t.get(a, u), t.get(b, u)) as u32,
+        XIns::Sad { ty, d, a, b, c } => {
+            let v = pi::sad(ty.bits(), ty.signed(), t.get(a, ty), t.get(b, ty), t.get(c, ty));
+            t.set(d, v & ty.mask());
+        }
+        XIns::Mul24 { hi, signed, sat, d, a, b, c } => {
+            let c = c.map(|c| t.get(c, u));
+            t.r[d as usize] = pi::mul24(signed, hi, t.get(a, u), t.get(b, u), c, sat) as u32;
+        }
+        XIns::Dot { dp2, hi, a_signed, b_signed, d, a, b, c } => {
+            let sel = if dp2 && hi { 2 } else { 0 };
+            t.r[d as usize] = pi::dot(dp2, a_signed, b_signed, sel, t.get(a, u), t.get(b, u), t.get(c, u)) as u32;
+        }
+        XIns::AddSat { sub, d, a, b } => t.r[d as usize] = pi::add_sat_s32(t.get(a, u), t.get(b, u), sub) as u32,
+        XIns::Testp { class, ty, p, a } => {
+            // §9.7.3.1 testp: finite, infinite, number (not NaN), notanumber, subnormal.
+            let v = t.get(Src::Reg(a), ty.bits_ty());
+            let (x, sub) = match ty {
+                FTy::F32 => {
+                    let f = f32::from_bits(v as u32);
+                    (f as f64, f.is_subnormal())
+                }
+                FTy::F64 => {
+                    let f = f64::from_bits(v);
+                    (f, f.is_subnormal())
+                }
+            };
+            t.p[p as usize] = match TESTP[class as usize] {
+                "finite" => x.is_finite(),
+                "infinite" => x.is_infinite(),
+                "number" => !x.is_nan(),
+                "notanumber" => x.is_nan(),
+                _ => sub,
+            };
+        }
+        XIns::Vec { .. } | XIns::Atom { .. } => unreachable!("memory accesses run in `Cta::exec`"),
+        XIns::Copysign { ty, d, a, b } => {
+            // §9.7.3.2: "Copy sign bit of a into value of b".
+            let sign = if ty == FTy::F32 { 1u64 << 31 } else { 1 << 63 };
+            let (a, b) = (t.get(Src::Reg(a), ty.bits_ty()), t.get(Src::Reg(b), ty.bits_ty()));
+            t.set(d, (b & !sign) | (a & sign));
+        }
+    }
 }

@@ -161,7 +161,7 @@ impl Mem {
     pub fn writable(self) -> bool {
         matches!(self, Mem::Scratch | Mem::SharedRw | Mem::Local)
     }
-    fn space(self) -> &'static str {
+    pub fn space(self) -> &'static str {
         match self {
             Mem::Scratch | Mem::Table => ".global",
             Mem::SharedRw | Mem::SharedRo(_) => ".shared",
@@ -246,6 +246,10 @@ pub enum Ins {
     Prmt { d: Reg, a: Src, b: Src, c: Src },
     /// `shf.{l,r}.{clamp,wrap}.b32 d, a, b, c`.
     Shf { left: bool, clamp: bool, d: Reg, a: Src, b: Src, c: Src },
+    /// A floating-point instruction (see `fops.rs`).
+    F(super::fops::FIns),
+    /// An integer instruction beyond the base set (see `xops.rs`).
+    X(super::xops::XIns),
 }
 
 /// How many iterations a loop runs: `(%rN & mask) + add`, read when the loop starts.
@@ -580,12 +584,25 @@ pub fn print(program: &Program, flat: &[Flat], name: &str) -> String {
     let mut s = String::new();
     let w = &mut s;
     // redux.sync needs sm_80; programs without collectives keep the header they always had.
-    let target = if flat.iter().any(|f| matches!(f, Flat::Coll(_))) { "sm_80" } else { "sm_70" };
-    let _ = writeln!(w, ".version 7.0\n.target {target}\n.address_size 64\n");
+    // So do bf16 conversions; programs without either keep the header they always had.
+    // bmsk and szext need PTX 7.6.
+    let xints = flat.iter().any(|f| matches!(f, Flat::Op { ins: Ins::X(_), .. }));
+    let floats = xints || flat.iter().any(|f| matches!(f, Flat::Op { ins: Ins::F(_), .. }));
+    let target = if floats || flat.iter().any(|f| matches!(f, Flat::Coll(_))) { "sm_80" } else { "sm_70" };
+    // `.b128` loads and stores need PTX 8.3.
+    let b128 = flat.iter().any(|f| matches!(f, Flat::Op { ins: Ins::X(super::xops::XIns::Vec { b128: true, .. }), .. }));
+    let version = if b128 { "8.3" } else if xints { "7.6" } else { "7.0" };
+    let _ = writeln!(w, ".version {version}\n.target {target}\n.address_size 64\n");
     let _ = writeln!(w, ".visible .entry {name}(.param .u64 out, .param .u64 scratch, .param .u64 inp)\n{{");
     let _ = writeln!(w, "    .reg .b32 %r<{NR}>;\n    .reg .b64 %rd<{ND}>;\n    .reg .pred %p<{NP}>;\n    .reg .pred %q;");
     let _ = writeln!(w, "    .reg .b32 %c<{MAX_DEPTH}>;\n    .reg .b32 %t<4>;\n    .reg .b64 %ta<2>;");
     let _ = writeln!(w, "    .reg .b32 %tx, %gt, %bs, %bo<{NRO}>;\n    .reg .b64 %bg, %bi, %bl, %bout, %pin;");
+    if floats {
+        let _ = writeln!(w, "    .reg .b16 %h<2>;\n    .reg .pred %pf;");
+    }
+    if b128 {
+        let _ = writeln!(w, "    .reg .b128 %qq;");
+    }
     for k in 0..NRO {
         let _ = writeln!(w, "    .shared .align 8 .b32 sh_ro{k}[{b}];");
     }
@@ -858,6 +875,14 @@ fn print_ins(w: &mut String, g: Option<Guard>, ins: &Ins, block: u32) {
                 src(c, u)
             )
         }
+        Ins::F(ref f) => {
+            super::fops::print(w, &gs, f);
+            Ok(())
+        }
+        Ins::X(ref x) => {
+            super::xops::print(w, &gs, x);
+            Ok(())
+        }
         Ins::Ld { w: wd, d, addr } => {
             let a = print_addr(w, &addr, wd, block);
             writeln!(w, "    {gs}ld{a}.{} {}, [{}];", wd.name(), reg(d), addr_operand(&addr))
@@ -879,7 +904,7 @@ fn addr_operand(a: &Addr) -> String {
     }
 }
 
-fn base(m: Mem) -> String {
+pub fn base(m: Mem) -> String {
     match m {
         Mem::Scratch => "%bg".into(),
         Mem::Table => "%bi".into(),
