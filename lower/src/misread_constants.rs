@@ -12,7 +12,7 @@
 //! header's zero word, `abi::PARAM_ZERO_WORD`), so no pattern can match it.
 //!
 //! **Float arithmetic.** Lavapipe folds `x - (-0.0)` to `x` in SPIR-V although the op is
-//! `NoContraction` and the module declares `SignedZeroInfNanPreserve` (−0 − −0 gave −0; IEEE
+//! `NoContraction` and even when the module declares `SignedZeroInfNanPreserve` (tried; −0 − −0 gave −0; IEEE
 //! and PTX say +0: differential cases `float-seed-…f10a0007`, `…0008`, `…004b`, where an fma
 //! with a zero factor and an infinite other factor also gave the addend instead of NaN). The
 //! identities a compiler may apply to a zero, infinite or NaN operand are not IEEE-exact in

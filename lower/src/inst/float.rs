@@ -445,9 +445,14 @@ impl FnLower {
                 let (ity, sign) = if ty == Ty::F64 { (Ty::U64, 1u64 << 63) } else { (Ty::U32, 1 << 31) };
                 let ab = self.convert(ConvertOp::Bitcast, ty, ity, a);
                 let bb = self.convert(ConvertOp::Bitcast, ty, ity, b);
-                let s = self.bin(BinaryOp::And, ity, ab, FnLower::int_const(ity, sign));
-                let mag = self.bin(BinaryOp::And, ity, bb, FnLower::int_const(ity, !sign));
-                let r = self.bin(BinaryOp::Or, ity, s, mag);
+                // b with its sign bit flipped where the signs differ: the same bits as
+                // (a & sign) | (b & !sign), which lavapipe (LLVM 15) miscompiled under a
+                // predicate as it did bfi's masked or (it computed (a & sign) | (a & !b & !sign);
+                // differential case xint-seed-000000001e7b0084).
+                let diff = self.bin(BinaryOp::Xor, ity, ab, bb);
+                let differ = self.cmp(CmpOp::LtS, ity, diff, FnLower::int_const(ity, 0));
+                let flipped = self.bin(BinaryOp::Xor, ity, bb, FnLower::int_const(ity, sign));
+                let r = self.select(ity, differ, flipped, bb);
                 let r = self.convert(ConvertOp::Bitcast, ity, ty, r);
                 self.write(d, t, r)
             }
