@@ -29,6 +29,7 @@ pub mod ir;
 mod shared64;
 mod misread_constants;
 mod simt;
+pub mod threads;
 mod warp_layout;
 pub mod structurize;
 
@@ -128,39 +129,10 @@ pub fn lower_each(module: &ast::Module, file: &SourceFile, options: &LowerOption
         let options = LowerOptions { kernel: Some(name.clone()), ..options.clone() };
         lower_with(module, file, &options, &shared)
     };
-    // Kernels are independent once the module-wide analysis is done: they are lowered on
-    // several threads (each with the large stack `lower` explains), taking the next kernel
-    // from a shared counter, as kernel sizes differ by orders of magnitude (CUB's radix-sort
-    // kernels are 100× the others). The results keep `names`' order.
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(names.len()).clamp(1, MAX_LOWER_THREADS);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let work = || {
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(name) = names.get(i) else { return done };
-            done.push((i, one(name)));
-        }
-    };
-    let mut results: Vec<(usize, Result<ir::Module, Vec<Diagnostic>>)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..workers)
-            .filter_map(|_| std::thread::Builder::new().name("ptxcross lower".into()).stack_size(LOWER_STACK_BYTES).spawn_scoped(scope, work).ok())
-            .collect();
-        if handles.is_empty() {
-            return work();
-        }
-        let mut all = Vec::with_capacity(names.len());
-        for handle in handles {
-            all.extend(handle.join().unwrap_or_else(|panic| std::panic::resume_unwind(panic)));
-        }
-        all
-    });
-    results.sort_unstable_by_key(|(i, _)| *i);
-    results.into_iter().map(|(_, r)| r).collect()
+    // Kernels are independent once the module-wide analysis is done: several threads, each
+    // with the large stack `lower` explains.
+    threads::map_ordered(names, "ptxcross lower", LOWER_STACK_BYTES, one)
 }
-
-/// Most threads `lower_each` uses (each may hold a large kernel's IR).
-const MAX_LOWER_THREADS: usize = 8;
 
 /// What a host needs of a module before it lowers any kernel: the kernels' names and
 /// parameter layouts and the globals segment (layout and initial image). The driver library

@@ -112,29 +112,9 @@ fn emit_and_validate(modules: &[ptxcross_lower::ir::Module]) -> Vec<(Result<(), 
         let wgsl = translate::emit_wgsl(module, Profile::Wgpu).and_then(|t| translate::validate_wgsl(&t, Profile::Wgpu));
         (spirv, wgsl)
     };
-    let workers = std::thread::available_parallelism().map_or(1, |n| n.get()).min(modules.len()).clamp(1, 8);
-    let next = std::sync::atomic::AtomicUsize::new(0);
-    let indexed = || {
-        let mut done = Vec::new();
-        loop {
-            let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-            let Some(m) = modules.get(i) else { return done };
-            done.push((i, one(m)));
-        }
-    };
-    let mut all: Vec<_> = std::thread::scope(|scope| {
-        // The emitters recurse as deep as the kernel's control flow nests: a large stack, as
-        // the lowering thread has.
-        let handles: Vec<_> = (0..workers)
-            .filter_map(|_| std::thread::Builder::new().name("ptxcross check".into()).stack_size(256 << 20).spawn_scoped(scope, indexed).ok())
-            .collect();
-        if handles.is_empty() {
-            return indexed();
-        }
-        handles.into_iter().flat_map(|h| h.join().unwrap_or_else(|p| std::panic::resume_unwind(p))).collect()
-    });
-    all.sort_unstable_by_key(|(i, _)| *i);
-    all.into_iter().map(|(_, r)| r).collect()
+    // The emitters recurse as deep as the kernel's control flow nests: a large stack, as the
+    // lowering threads have.
+    ptxcross_lower::threads::map_ordered(modules, "ptxcross check", 256 << 20, one)
 }
 
 /// Two kernels' lowering diagnostics as one error.
