@@ -794,18 +794,11 @@ impl Kernel {
                             direct[i] = true;
                         }
                     }
-                    Stmt::If { then_body, else_body, .. } => {
-                        walk(k, then_body, control, direct);
-                        walk(k, else_body, control, direct);
-                    }
-                    Stmt::Loop { body } => walk(k, body, control, direct),
-                    Stmt::Switch { cases, default, .. } => {
-                        for c in cases {
-                            walk(k, &c.body, control, direct);
+                    _ => {
+                        for body in s.bodies() {
+                            walk(k, body, control, direct);
                         }
-                        walk(k, default, control, direct);
                     }
-                    _ => {}
                 }
             }
         }

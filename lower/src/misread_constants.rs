@@ -22,6 +22,7 @@
 //! `x / 2.0 → x * 0.5`) are exact.
 
 use crate::abi;
+use crate::interp;
 use crate::ir::BinaryOp::{FAdd, FDiv, FMax, FMin, FMul, FSub};
 use crate::ir::{BinaryOp, Block, Const, ConvertOp, Expr, Kernel, Memory, Operand, Stmt, Ty, UnaryOp, VarId, VarInfo};
 
@@ -36,15 +37,13 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
             if let Stmt::Assign { dst, expr } = s {
                 if values.get(dst.index()).copied().unwrap_or(false) {
                     known[dst.index()] = match expr {
-                        Expr::Use(o) | Expr::Convert { op: ConvertOp::Bitcast, arg: o, .. } => bits(*o, known),
-                        // f32 ↔ f64 of a constant (the exact emulations widen their operands).
-                        Expr::Convert { op: ConvertOp::FloatToFloat, from: Ty::F32, to: Ty::F64, arg } => {
-                            bits(*arg, known).map(|v| (f32::from_bits(v as u32) as f64).to_bits())
+                        Expr::Use(o) => bits(*o, known),
+                        // Bitcasts and f32 ↔ f64 conversions of a constant (the exact emulations
+                        // widen their operands), and its negation: the IR's own rules for them.
+                        Expr::Convert { op: op @ (ConvertOp::Bitcast | ConvertOp::FloatToFloat), from, to, arg } => {
+                            bits(*arg, known).map(|v| interp::convert(*op, *from, *to, v))
                         }
-                        Expr::Convert { op: ConvertOp::FloatToFloat, from: Ty::F64, to: Ty::F32, arg } => {
-                            bits(*arg, known).map(|v| (f64::from_bits(v) as f32).to_bits() as u64)
-                        }
-                        Expr::Unary { op: UnaryOp::FNeg, ty, arg } => bits(*arg, known).map(|v| v ^ (1u64 << (ty.bits() - 1))),
+                        Expr::Unary { op: UnaryOp::FNeg, ty, arg } => bits(*arg, known).map(|v| interp::unary(UnaryOp::FNeg, *ty, v)),
                         _ => None,
                     };
                 }

@@ -325,21 +325,6 @@ pub fn gen(rng: &mut Rng) -> FIns {
     }
 }
 
-fn reg(r: Reg) -> String {
-    match r {
-        Reg::R(i) => format!("%r{i}"),
-        Reg::D(i) => format!("%rd{i}"),
-        Reg::C(i) => format!("%c{i}"),
-    }
-}
-
-fn pred(p: u8) -> String {
-    if p as usize == NP {
-        "%q".into()
-    } else {
-        format!("%p{p}")
-    }
-}
 
 fn fsrc(s: Src, ty: FTy) -> String {
     match (s, ty) {

@@ -333,17 +333,7 @@ impl Cta<'_> {
             }
             Ins::Setp { cmp, ty, p, a, b, combine } => {
                 let r = compare(cmp, ty, t.get(a, ty), t.get(b, ty));
-                let r = match combine {
-                    None => r,
-                    Some((op, q)) => {
-                        let q = t.p[q.p as usize] != q.neg;
-                        match op {
-                            BoolOp::And => r && q,
-                            BoolOp::Or => r || q,
-                            BoolOp::Xor => r != q,
-                        }
-                    }
-                };
+                let r = combined(t, r, combine);
                 t.p[p as usize] = r;
             }
             Ins::Selp { ty, d, a, b, p } => {
@@ -671,17 +661,7 @@ fn exec_float(t: &mut Thread, f: FIns) -> Result<(), String> {
         FIns::Setp { cmp, ty, ftz, p, a, b, combine } => {
             let (x, y) = (fval(ty, t.get(a, ty.bits_ty()), ftz), fval(ty, t.get(b, ty.bits_ty()), ftz));
             let r = pf::compare(FCMP[cmp as usize], x, y);
-            let r = match combine {
-                None => r,
-                Some((op, q)) => {
-                    let q = t.p[q.p as usize] != q.neg;
-                    match op {
-                        BoolOp::And => r && q,
-                        BoolOp::Or => r || q,
-                        BoolOp::Xor => r != q,
-                    }
-                }
-            };
+            let r = combined(t, r, combine);
             t.p[p as usize] = r;
         }
         FIns::Selp { ty, d, a, b, p } => {
@@ -842,6 +822,21 @@ fn exec_xint(t: &mut Thread, x: XIns) {
             let sign = if ty == FTy::F32 { 1u64 << 31 } else { 1 << 63 };
             let (a, b) = (t.get(Src::Reg(a), ty.bits_ty()), t.get(Src::Reg(b), ty.bits_ty()));
             t.set(d, (b & !sign) | (a & sign));
+        }
+    }
+}
+
+/// A `setp` result combined with a predicate (`setp.cmp.boolop`).
+fn combined(t: &Thread, r: bool, combine: Option<(BoolOp, Guard)>) -> bool {
+    match combine {
+        None => r,
+        Some((op, q)) => {
+            let q = t.p[q.p as usize] != q.neg;
+            match op {
+                BoolOp::And => r && q,
+                BoolOp::Or => r || q,
+                BoolOp::Xor => r != q,
+            }
         }
     }
 }

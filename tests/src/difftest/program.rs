@@ -513,7 +513,8 @@ pub fn epilogue_layout() -> [(&'static str, usize); 6] {
     [("r", NR), ("rd", 2 * ND), ("p", NP), ("local", NL), ("shared", NS), ("exit", 4)]
 }
 
-fn reg(r: Reg) -> String {
+/// A register's PTX name.
+pub(super) fn reg(r: Reg) -> String {
     match r {
         Reg::R(i) => format!("%r{i}"),
         Reg::D(i) => format!("%rd{i}"),
@@ -521,7 +522,8 @@ fn reg(r: Reg) -> String {
     }
 }
 
-fn pred(p: u8) -> String {
+/// A predicate register's PTX name.
+pub(super) fn pred(p: u8) -> String {
     if p as usize == NP {
         "%q".into()
     } else {

@@ -223,14 +223,6 @@ pub fn gen(rng: &mut Rng) -> XIns {
     }
 }
 
-fn reg(r: Reg) -> String {
-    match r {
-        Reg::R(i) => format!("%r{i}"),
-        Reg::D(i) => format!("%rd{i}"),
-        Reg::C(i) => format!("%c{i}"),
-    }
-}
-
 /// An operand; immediates as unsigned hex (fits any 32/64-bit integer type).
 fn s(x: Src, wide: bool) -> String {
     match x {
