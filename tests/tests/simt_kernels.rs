@@ -1053,6 +1053,66 @@ fn native_warp_lowering_with_simulated_subgroups() {
     vote_groups(Warps::Simulated);
 }
 
+/// The runtime's first launch of a native-warps pipeline is a check-only launch
+/// (`abi::PARAM_WARP_CHECK_ONLY_WORD`): no workgroup's effects happen before the whole grid's
+/// layout verdict is known. With the verdict simulated per CTA (`simulated_layout_program`):
+/// every CTA passes (the native translation runs), none does (the emulated one), and CTAs 0
+/// and 1 of 4 pass while 2 and 3 fail (no known device does this; the emulated translation
+/// runs). In every case each thread's atomics happen exactly once per launch (a run of the
+/// passing CTAs before the fallback would count them twice) and the check-only launch takes
+/// no `%gridid` (§10.10: the launch's number in its context, from 1 here). Expected values from
+/// the PTX's definition: out[gid] = its warp's ballot of ((7 gid) % 3 == 0).
+#[test]
+fn native_warp_launches_run_each_workgroup_once() {
+    let Some(gpu) = gpu() else { return };
+    let (block, grid) = (64usize, 4usize);
+    let total = block * grid;
+    let ballot = |w: usize| (0..32).filter(|l| (7 * (w + l)) % 3 == 0).map(|l| 1u32 << l).sum::<u32>();
+    let want: Vec<u32> = (0..total).map(|i| ballot(i / 32 * 32)).collect();
+    let subgroups = gpu.features().contains(wgpu::Features::SUBGROUP);
+    for (pass_below, native) in [(u32::MAX, subgroups), (0, false), (2, false)] {
+        let program = simulated_layout_program("warp_check_once.ptx", &ptx("warp_check_once.ptx"), [block as u32, 1, 1], pass_below);
+        for backend in Backend::ALL {
+            let what = format!("CTAs below {pass_below} pass the check, {backend}");
+            let mut run = Run::new(&gpu);
+            let (out, count, gid) = (run.zeros(total * 4), run.zeros(4), run.zeros(8));
+            let args = [out.to_le_bytes(), count.to_le_bytes(), gid.to_le_bytes()];
+            let args: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
+            let path = if native { ptxcross::runtime::WarpPath::Native } else { ptxcross::runtime::WarpPath::Emulated };
+            for launch in 1..=2u32 {
+                run.launch(&program, "warp_check_once", [grid as u32, 1, 1], &args, backend);
+                assert_eq!(run.ctx.last_warp_path(), Some(path), "{what}: launch {launch}: which translation ran");
+                assert_eq!(run.read_u32(count, 1), [launch * total as u32], "{what}: launch {launch}: threads that ran");
+                let each: Vec<u32> = want.iter().map(|w| w.wrapping_mul(launch)).collect();
+                assert_eq!(run.read_u32(out, total), each, "{what}: launch {launch}: ballots added");
+                assert_eq!(run.read_u64(gid, 1), [launch as u64], "{what}: launch {launch}: %gridid");
+            }
+        }
+    }
+}
+
+/// Barriers the spec leaves undefined (§9.7.13.1 `bar.sync`: every non-exited thread must
+/// arrive): one reached only by odd threads, one in a loop that threads leave after different
+/// trip counts (barrier_undefined.ptx). Any result is acceptable there, but the launch must
+/// end (Vulkan and WGSL hang or are undefined when some invocations skip a barrier: the SIMT
+/// pass makes every barrier workgroup-uniform) and what follows, which does not depend on the
+/// undefined parts, must be right: out[gid] = 3 gid + 1. Blocks 64, 100 (a partial warp), 48.
+#[test]
+fn barriers_some_threads_never_reach_do_not_hang() {
+    let Some(gpu) = gpu() else { return };
+    for (block, grid) in [(64usize, 2usize), (100, 2), (48, 3)] {
+        let total = block * grid;
+        let program = program("barrier_undefined.ptx", &ptx("barrier_undefined.ptx"), [block as u32, 1, 1]);
+        let want: Vec<u32> = (0..total as u32).map(|g| 3 * g + 1).collect();
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let (out, scratch) = (run.zeros(total * 4), run.zeros(total * 4));
+            run.launch(&program, "barrier_undefined", [grid as u32, 1, 1], &[&out.to_le_bytes(), &scratch.to_le_bytes()], backend);
+            assert_eq!(run.read_u32(out, total), want, "block {block} {backend}");
+        }
+    }
+}
+
 /// What the native path costs where it falls back (lavapipe): translation (the kernel is
 /// lowered twice, both translations emitted and validated), the first launch (the native
 /// pipeline is created, launched alone, faults in its layout check; then the emulated
