@@ -874,6 +874,75 @@ fn shfl_sweep(mode: Warps) {
 }
 
 
+/// `shfl.sync` in divergent warps (§9.7.10.6 "shfl.sync"): a sixth of the threads exit first,
+/// the others shuffle with their own `b` and `c` and membermask = `activemask`, in a CTA of
+/// 100 (its last warp partial). The predicate follows the Semantics for every lane whatever
+/// its source; `d` is the source's `a` where the source lane is in range and did not exit,
+/// the thread's own `a` where out of range; "results are undefined if a thread sources a
+/// register from an inactive thread", so those are not checked. Exited threads write nothing.
+/// Both backends, on the device's translation and the native lowering simulated.
+#[test]
+fn shfl_with_exited_lanes_and_a_partial_membermask() {
+    let Some(gpu) = gpu() else { return };
+    let (block, grid) = (100usize, 2usize);
+    let total = block * grid;
+    let mut w = words(0x7a3);
+    let mut input = Vec::new();
+    for i in 0..total {
+        let (b, c, e) = (w.next().unwrap(), w.next().unwrap(), w.next().unwrap());
+        // Half the threads get small b and c with a whole-warp or 8-lane segment.
+        let (b, c) = if i % 2 == 0 { (b % 40, if b & 1 == 0 { 0x1f } else { 0x1807 }) } else { (b, c) };
+        input.extend([i as u32 * 3 + 1, b, c, (e % 6 == 0) as u32]);
+    }
+    let exited = |g: usize| input[4 * g + 3] != 0;
+    for mode in [Warps::Device, Warps::Simulated] {
+        let program = mode.builder()("shfl_divergent.ptx", &ptx("shfl_divergent.ptx"), [block as u32, 1, 1]);
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let inp = run.buffer(&u32s(&input));
+            let out = run.zeros(total * 20);
+            run.launch(&program, "shfl_divergent", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+            let got = run.read_u32(out, total * 5);
+            for g in 0..total {
+                let r = &got[5 * g..5 * g + 5];
+                if exited(g) {
+                    assert_eq!(r, [0; 5], "{mode:?} {backend}: exited thread {g} wrote");
+                    continue;
+                }
+                let (cta_base, t) = (g / block * block, g % block);
+                let (wb, lane) = (cta_base + t / 32 * 32, (t % 32) as i32);
+                let (b, c) = (input[4 * g + 1], input[4 * g + 2]);
+                let (bval, cval, seg) = ((b & 31) as i32, (c & 31) as i32, ((c >> 8) & 31) as i32);
+                let max_lane = (lane & seg) | (cval & !seg);
+                let min_lane = lane & seg;
+                let mut bits = 0;
+                for (k, (j, p)) in [
+                    (lane - bval, lane - bval >= max_lane),
+                    (lane + bval, lane + bval <= max_lane),
+                    (lane ^ bval, (lane ^ bval) <= max_lane),
+                    (min_lane | (bval & !seg), (min_lane | (bval & !seg)) <= max_lane),
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    bits |= (p as u32) << k;
+                    let what = format!("{mode:?} {backend}: thread {g} mode {k} (b {b:#x}, c {c:#x}, source lane {j})");
+                    if !p {
+                        assert_eq!(r[k], input[4 * g], "{what}: out of range, its own a");
+                    } else {
+                        let src = wb + j as usize;
+                        // In range: a lane of the warp (0..=31); active if it exists and did not exit.
+                        if src < cta_base + block && !exited(src) {
+                            assert_eq!(r[k], input[4 * src], "{what}: the source's a");
+                        }
+                    }
+                }
+                assert_eq!(r[4], bits, "{mode:?} {backend}: thread {g}: predicates");
+            }
+        }
+    }
+}
+
 /// Divergent warps: lanes that exited first, and the rest split into two groups running
 /// vote/redux/match in different branches, each group's membermask being exactly its lanes
 /// (§9.7.13.x vote.sync: a thread not in membermask contributes 0 to the ballot).
