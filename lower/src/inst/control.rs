@@ -122,7 +122,7 @@ impl FnLower {
             ));
         }
         m.only(&["sync", "aligned", "cta"])?;
-        if !m.has("sync") && !(inst.opcode.name == "bar" && inst.modifiers.is_empty()) {
+        if !(m.has("sync") || inst.opcode.name == "bar" && inst.modifiers.is_empty()) {
             return Err(unsupported(format!("`{}` (only the .sync form is implemented)", m.name()), inst.span));
         }
         match inst.operands.len() {
