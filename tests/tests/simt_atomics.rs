@@ -279,12 +279,12 @@ fn inputs(inst: &str, i: usize) -> (u64, u64, u64) {
         "add.noftz.bf16" => (bf16s[i % 16], bf16s[(i / 16 + i * 7) % 16]),
         "add.noftz.f16x2" => (f16s[i % 16] | f16s[(i + 5) % 16] << 16, f16s[(i * 7) % 16] | f16s[(i * 3 + 1) % 16] << 16),
         "add.noftz.bf16x2" => (bf16s[i % 16] | bf16s[(i + 5) % 16] << 16, bf16s[(i * 7) % 16] | bf16s[(i * 3 + 1) % 16] << 16),
-        "cas.b16" => ((i % 3) as u64 * 0x8001, if i % 2 == 0 { (i % 3) as u64 * 0x8001 } else { 0xffff }),
+        "cas.b16" => ((i % 3) as u64 * 0x8001, if i.is_multiple_of(2) { (i % 3) as u64 * 0x8001 } else { 0xffff }),
         _ if inst.ends_with("64") => (pick64(i), pick64(i / 8 + i * 5)),
         _ => (pick32(i), pick32(i / 12 + i * 5)),
     };
     // cas: compare equal for even threads.
-    let b = if inst.starts_with("cas") && i % 2 == 0 { a } else { b };
+    let b = if inst.starts_with("cas") && i.is_multiple_of(2) { a } else { b };
     let c = if inst == "cas.b16" { x & 0xffff } else if inst.ends_with("64") { x } else { x & 0xffff_ffff };
     (a, b, c)
 }

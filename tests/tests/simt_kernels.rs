@@ -1136,7 +1136,7 @@ fn native_warp_launches_run_each_workgroup_once() {
     let Some(gpu) = gpu() else { return };
     let (block, grid) = (64usize, 4usize);
     let total = block * grid;
-    let ballot = |w: usize| (0..32).filter(|l| (7 * (w + l)) % 3 == 0).map(|l| 1u32 << l).sum::<u32>();
+    let ballot = |w: usize| (0..32).filter(|l| (7 * (w + l)).is_multiple_of(3)).map(|l| 1u32 << l).sum::<u32>();
     let want: Vec<u32> = (0..total).map(|i| ballot(i / 32 * 32)).collect();
     let subgroups = gpu.features().contains(wgpu::Features::SUBGROUP);
     for (pass_below, native) in [(u32::MAX, subgroups), (0, false), (2, false)] {
@@ -1184,7 +1184,7 @@ fn barriers_some_threads_never_reach_do_not_hang() {
 
 /// What the native path costs where it falls back (lavapipe): translation (the kernel is
 /// lowered twice, both translations emitted and validated), the first launch (the native
-/// pipeline is created, launched alone, faults in its layout check; then the emulated
+/// pipeline is created, launched alone as a check-only launch, faults in its layout check; then the emulated
 /// pipeline is created and launched) and later launches (the emulated one directly), against
 /// the emulated-only translation, on warp_misc.ptx. Round 0 uses a block shape this run has not
 /// compiled (cold pipelines: lavapipe's compile time, tens of seconds and noisy, dominates);
