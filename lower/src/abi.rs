@@ -125,11 +125,11 @@ pub const FAULT_WARP_LAYOUT: u32 = 1 << 10;
 /// (`PARAM_CTA_BASE_WORD`); `[7..10)` the whole grid's size, `%nctaid` (`PARAM_GRID_SIZE_WORD`);
 /// `[10..12)` `%gridid` (u64, little-endian words: `PARAM_GRID_ID_WORD`); `[12]` the heap
 /// segment bound at `BINDING_HEAP` (`PARAM_HEAP_SEGMENT_WORD`); `[13]` non-zero for a
-/// check-only launch of a kernel with native warp collectives
-/// (`PARAM_WARP_CHECK_ONLY_WORD`); `[14..16)` zero (keeps the parameters 16-byte aligned). The host binds a parameter buffer of at least this header and
-/// the kernel's parameter area (`PARAM_HEADER_WORDS + ceil(Kernel::param_bytes / 4)` words):
-/// the backends read constant indices below that without a bounds check
-/// (`ir::Kernel::direct_param_loads`).
+/// check-only launch of a kernel with native warp collectives (`PARAM_WARP_CHECK_ONLY_WORD`);
+/// `[14..16)` zero (keeps the parameters 16-byte aligned). The host binds a parameter buffer
+/// of at least this header and the kernel's parameter area (`PARAM_HEADER_WORDS +
+/// ceil(Kernel::param_bytes / 4)` words): the backends read constant indices below that
+/// without a bounds check (`ir::Kernel::direct_param_loads`).
 pub const PARAM_HEADER_WORDS: u32 = 16;
 pub const PARAM_GLOBALS_BASE_WORD: u32 = 0;
 /// Holds `1.0f32` (bits `0x3f800000`), written by the host: a value no shader compiler can
