@@ -124,11 +124,12 @@ pub const FAULT_WARP_LAYOUT: u32 = 1 << 10;
 /// (`PARAM_ZERO_WORD`); `[4..7)` the `%ctaid` of this dispatch's first workgroup
 /// (`PARAM_CTA_BASE_WORD`); `[7..10)` the whole grid's size, `%nctaid` (`PARAM_GRID_SIZE_WORD`);
 /// `[10..12)` `%gridid` (u64, little-endian words: `PARAM_GRID_ID_WORD`); `[12]` the heap
-/// segment bound at `BINDING_HEAP` (`PARAM_HEAP_SEGMENT_WORD`); `[13..16)` zero (keeps the
-/// parameters 16-byte aligned). The host binds a parameter buffer of at least this header and
-/// the kernel's parameter area (`PARAM_HEADER_WORDS + ceil(Kernel::param_bytes / 4)` words):
-/// the backends read constant indices below that without a bounds check
-/// (`ir::Kernel::direct_param_loads`).
+/// segment bound at `BINDING_HEAP` (`PARAM_HEAP_SEGMENT_WORD`); `[13]` non-zero for a
+/// check-only launch of a kernel with native warp collectives (`PARAM_WARP_CHECK_ONLY_WORD`);
+/// `[14..16)` zero (keeps the parameters 16-byte aligned). The host binds a parameter buffer
+/// of at least this header and the kernel's parameter area (`PARAM_HEADER_WORDS +
+/// ceil(Kernel::param_bytes / 4)` words): the backends read constant indices below that
+/// without a bounds check (`ir::Kernel::direct_param_loads`).
 pub const PARAM_HEADER_WORDS: u32 = 16;
 pub const PARAM_GLOBALS_BASE_WORD: u32 = 0;
 /// Holds `1.0f32` (bits `0x3f800000`), written by the host: a value no shader compiler can
@@ -154,6 +155,12 @@ pub const PARAM_GRID_ID_WORD: u32 = 10;
 /// global address `a` is byte `a - (HEAP_BASE + k * SEGMENT_WINDOW)` of that buffer (an
 /// address outside the segment is out of range). 0 in a zeroed header: the first segment.
 pub const PARAM_HEAP_SEGMENT_WORD: u32 = 12;
+/// Non-zero: a check-only launch of a kernel with native warp collectives. Every invocation
+/// runs the subgroup layout check (`warp_layout`), records `FAULT_WARP_LAYOUT` where its CTA
+/// failed it, and returns without running the kernel. The host makes the first launch of
+/// each such pipeline one, so no workgroup's effects happen before the whole grid's verdict
+/// is known. 0 in a zeroed header: an ordinary launch.
+pub const PARAM_WARP_CHECK_ONLY_WORD: u32 = 13;
 
 /// Human-readable names of the fault bits set in `bits`.
 pub fn describe_faults(bits: u32) -> Vec<&'static str> {

@@ -238,6 +238,10 @@ fn finish_kernel(
         // First of all (ahead of the shared-memory prologue): the subgroup layout check.
         warp_layout::check_layout(&mut kernel);
     }
+    let simulated_check = if simulated { options.simulate_warp_layout } else { None };
+    if let Some(pass_below) = simulated_check {
+        warp_layout::simulate_layout_check(&mut kernel, pass_below);
+    }
     if native_warps && kernel.shared_dwords() {
         // The check's (or the simulation's) shared words, added after `shared64` ran, join the
         // doubleword layout too (the accesses it rewrote before are doublewords already).
@@ -258,7 +262,7 @@ fn finish_kernel(
     kernel.features.f32_subnormals = subnormals.f32;
     kernel.features.f64_subnormals = subnormals.f64;
     kernel.features.pointers32 = module.address_size.unwrap_or(32) != 64;
-    kernel.features.native_warps = native_warps && !simulated;
+    kernel.features.native_warps = native_warps && (!simulated || simulated_check.is_some());
     Ok(kernel)
 }
 

@@ -82,6 +82,13 @@ pub struct LowerOptions {
     /// collectives' rules and the SIMT pass's masks) on devices whose subgroups are narrower
     /// than a warp; the subgroup operations themselves need a device with 32-wide subgroups.
     pub simulate_native_warps: bool,
+    /// Tests only, with `native_warps` and `simulate_native_warps`: the simulated kernel keeps
+    /// the layout check's protocol and its emulated twin (the host treats it as a native-warps
+    /// kernel), with the check's verdict chosen here instead of read from subgroups: a CTA
+    /// passes where its workgroup x index in the dispatch is below this value
+    /// (`warp_layout::simulate_layout_check`). `u32::MAX`: every CTA passes; 0: none; between:
+    /// a launch whose workgroups disagree.
+    pub simulate_warp_layout: Option<u32>,
 }
 
 /// Globals segment limit when the device is not known (`check`, `translate`).

@@ -18,6 +18,12 @@
 //! any other statement of the kernel ran (nothing else is written), and the host launches the
 //! emulated twin instead (`ir::Features::warp_fallback`). Where the check passes, every
 //! workgroup's subgroups hold whole warps, so the native collectives are exact.
+//!
+//! The host's first launch of such a pipeline is a check-only launch of the same pipeline
+//! over the same grid: the parameter header's `abi::PARAM_WARP_CHECK_ONLY_WORD` is non-zero,
+//! and every invocation returns right after the verdict. So no workgroup's effects happen
+//! before the host knows the verdict of every workgroup: a launch whose workgroups disagree
+//! (some pass, some fail) runs the emulated twin alone, once.
 
 use crate::abi;
 use crate::build::*;
@@ -29,7 +35,6 @@ pub fn check_layout(k: &mut Kernel) {
         k.vars.push(VarInfo { ty, name: name.into() });
         VarId(k.vars.len() as u32 - 1)
     };
-    let word = k.shared_words;
     let [bx, by, _] = k.workgroup_size;
     let threads = k.workgroup_size.iter().product::<u32>();
     let (lt, t) = (new_var(Ty::U32, "warp_layout.tid"), new_var(Ty::U32, "warp_layout.t"));
@@ -89,6 +94,44 @@ pub fn check_layout(k: &mut Kernel) {
             assign(ok, bin(BinaryOp::And, Ty::Bool, ok, fine)),
         ]);
     }
+    verdict(k, s, lt, ok);
+}
+
+/// Test mode (`LowerOptions::simulate_warp_layout`, with `simulate_native_warps`): the layout
+/// check's protocol (the CTA's verdict, the fault, the check-only launch) with a verdict
+/// chosen by the test instead of read from subgroups: an invocation passes where its
+/// workgroup's x index in the dispatch is below `pass_below`. Lets a device with narrow
+/// subgroups (lavapipe) run a launch whose workgroups disagree, which no known device gives.
+pub fn simulate_layout_check(k: &mut Kernel, pass_below: u32) {
+    let mut new_var = |ty: Ty, name: &str| {
+        k.vars.push(VarInfo { ty, name: name.into() });
+        VarId(k.vars.len() as u32 - 1)
+    };
+    let [bx, by, _] = k.workgroup_size;
+    let (lt, t) = (new_var(Ty::U32, "warp_layout.tid"), new_var(Ty::U32, "warp_layout.t"));
+    let (cta, ok) = (new_var(Ty::U32, "warp_layout.cta"), new_var(Ty::Bool, "warp_layout.ok"));
+    let s = vec![
+        assign(lt, Expr::Builtin(Builtin::ThreadId(2))),
+        assign(lt, bin(BinaryOp::Mul, Ty::U32, lt, c32(by))),
+        assign(t, Expr::Builtin(Builtin::ThreadId(1))),
+        assign(lt, bin(BinaryOp::Add, Ty::U32, lt, t)),
+        assign(lt, bin(BinaryOp::Mul, Ty::U32, lt, c32(bx))),
+        assign(t, Expr::Builtin(Builtin::ThreadId(0))),
+        assign(lt, bin(BinaryOp::Add, Ty::U32, lt, t)),
+        assign(cta, Expr::Builtin(Builtin::CtaId(0))),
+        assign(ok, cmp(CmpOp::LtU, Ty::U32, cta, c32(pass_below))),
+    ];
+    verdict(k, s, lt, ok);
+}
+
+/// Appends to the check `s` (linear thread id `lt`, this invocation's verdict `ok`) the CTA's
+/// verdict and the stop of a failed or check-only launch, and prepends it all to `k`'s body.
+fn verdict(k: &mut Kernel, mut s: Vec<Stmt>, lt: VarId, ok: VarId) {
+    let mut new_var = |ty: Ty, name: &str| {
+        k.vars.push(VarInfo { ty, name: name.into() });
+        VarId(k.vars.len() as u32 - 1)
+    };
+    let word = k.shared_words;
     // The CTA's verdict: thread 0 clears the word, barrier, failing threads set it, barrier
     // and uniform read.
     let (first, bad, old, verdict, stop) = (
@@ -98,6 +141,7 @@ pub fn check_layout(k: &mut Kernel) {
         new_var(Ty::U32, "warp_layout.verdict"),
         new_var(Ty::Bool, "warp_layout.stop"),
     );
+    let (check_word, check_only) = (new_var(Ty::U32, "warp_layout.check_word"), new_var(Ty::Bool, "warp_layout.check_only"));
     s.extend([
         assign(first, cmp(CmpOp::Eq, Ty::U32, lt, c32(0))),
         if_(first, vec![store(Memory::Shared, c32(word), c32(0))], vec![]),
@@ -114,6 +158,11 @@ pub fn check_layout(k: &mut Kernel) {
         assign(verdict, Expr::SharedUniformLoad { index: c32(word) }),
         assign(stop, cmp(CmpOp::Ne, Ty::U32, verdict, c32(0))),
         if_(stop, vec![Stmt::Fault { code: abi::FAULT_WARP_LAYOUT }, Stmt::Return], vec![]),
+        // A check-only launch (the host's first of this pipeline) ends here everywhere: the
+        // header word is uniform, so is this return.
+        assign(check_word, Expr::LoadWord { memory: Memory::Param, index: c32(abi::PARAM_WARP_CHECK_ONLY_WORD) }),
+        assign(check_only, cmp(CmpOp::Ne, Ty::U32, check_word, c32(0))),
+        if_(check_only, vec![Stmt::Return], vec![]),
     ]);
     k.shared_words += 1;
     s.append(&mut k.body.stmts);

@@ -874,6 +874,75 @@ fn shfl_sweep(mode: Warps) {
 }
 
 
+/// `shfl.sync` in divergent warps (§9.7.10.6 "shfl.sync"): a sixth of the threads exit first,
+/// the others shuffle with their own `b` and `c` and membermask = `activemask`, in a CTA of
+/// 100 (its last warp partial). The predicate follows the Semantics for every lane whatever
+/// its source; `d` is the source's `a` where the source lane is in range and did not exit,
+/// the thread's own `a` where out of range; "results are undefined if a thread sources a
+/// register from an inactive thread", so those are not checked. Exited threads write nothing.
+/// Both backends, on the device's translation and the native lowering simulated.
+#[test]
+fn shfl_with_exited_lanes_and_a_partial_membermask() {
+    let Some(gpu) = gpu() else { return };
+    let (block, grid) = (100usize, 2usize);
+    let total = block * grid;
+    let mut w = words(0x7a3);
+    let mut input = Vec::new();
+    for i in 0..total {
+        let (b, c, e) = (w.next().unwrap(), w.next().unwrap(), w.next().unwrap());
+        // Half the threads get small b and c with a whole-warp or 8-lane segment.
+        let (b, c) = if i % 2 == 0 { (b % 40, if b & 1 == 0 { 0x1f } else { 0x1807 }) } else { (b, c) };
+        input.extend([i as u32 * 3 + 1, b, c, (e % 6 == 0) as u32]);
+    }
+    let exited = |g: usize| input[4 * g + 3] != 0;
+    for mode in [Warps::Device, Warps::Simulated] {
+        let program = mode.builder()("shfl_divergent.ptx", &ptx("shfl_divergent.ptx"), [block as u32, 1, 1]);
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let inp = run.buffer(&u32s(&input));
+            let out = run.zeros(total * 20);
+            run.launch(&program, "shfl_divergent", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+            let got = run.read_u32(out, total * 5);
+            for g in 0..total {
+                let r = &got[5 * g..5 * g + 5];
+                if exited(g) {
+                    assert_eq!(r, [0; 5], "{mode:?} {backend}: exited thread {g} wrote");
+                    continue;
+                }
+                let (cta_base, t) = (g / block * block, g % block);
+                let (wb, lane) = (cta_base + t / 32 * 32, (t % 32) as i32);
+                let (b, c) = (input[4 * g + 1], input[4 * g + 2]);
+                let (bval, cval, seg) = ((b & 31) as i32, (c & 31) as i32, ((c >> 8) & 31) as i32);
+                let max_lane = (lane & seg) | (cval & !seg);
+                let min_lane = lane & seg;
+                let mut bits = 0;
+                for (k, (j, p)) in [
+                    (lane - bval, lane - bval >= max_lane),
+                    (lane + bval, lane + bval <= max_lane),
+                    (lane ^ bval, (lane ^ bval) <= max_lane),
+                    (min_lane | (bval & !seg), (min_lane | (bval & !seg)) <= max_lane),
+                ]
+                .into_iter()
+                .enumerate()
+                {
+                    bits |= (p as u32) << k;
+                    let what = format!("{mode:?} {backend}: thread {g} mode {k} (b {b:#x}, c {c:#x}, source lane {j})");
+                    if !p {
+                        assert_eq!(r[k], input[4 * g], "{what}: out of range, its own a");
+                    } else {
+                        let src = wb + j as usize;
+                        // In range: a lane of the warp (0..=31); active if it exists and did not exit.
+                        if src < cta_base + block && !exited(src) {
+                            assert_eq!(r[k], input[4 * src], "{what}: the source's a");
+                        }
+                    }
+                }
+                assert_eq!(r[4], bits, "{mode:?} {backend}: thread {g}: predicates");
+            }
+        }
+    }
+}
+
 /// Divergent warps: lanes that exited first, and the rest split into two groups running
 /// vote/redux/match in different branches, each group's membermask being exactly its lanes
 /// (§9.7.13.x vote.sync: a thread not in membermask contributes 0 to the ballot).
@@ -1053,9 +1122,69 @@ fn native_warp_lowering_with_simulated_subgroups() {
     vote_groups(Warps::Simulated);
 }
 
+/// The runtime's first launch of a native-warps pipeline is a check-only launch
+/// (`abi::PARAM_WARP_CHECK_ONLY_WORD`): no workgroup's effects happen before the whole grid's
+/// layout verdict is known. With the verdict simulated per CTA (`simulated_layout_program`):
+/// every CTA passes (the native translation runs), none does (the emulated one), and CTAs 0
+/// and 1 of 4 pass while 2 and 3 fail (no known device does this; the emulated translation
+/// runs). In every case each thread's atomics happen exactly once per launch (a run of the
+/// passing CTAs before the fallback would count them twice) and the check-only launch takes
+/// no `%gridid` (§10.10: the launch's number in its context, from 1 here). Expected values from
+/// the PTX's definition: out[gid] = its warp's ballot of ((7 gid) % 3 == 0).
+#[test]
+fn native_warp_launches_run_each_workgroup_once() {
+    let Some(gpu) = gpu() else { return };
+    let (block, grid) = (64usize, 4usize);
+    let total = block * grid;
+    let ballot = |w: usize| (0..32).filter(|l| (7 * (w + l)).is_multiple_of(3)).map(|l| 1u32 << l).sum::<u32>();
+    let want: Vec<u32> = (0..total).map(|i| ballot(i / 32 * 32)).collect();
+    let subgroups = gpu.features().contains(wgpu::Features::SUBGROUP);
+    for (pass_below, native) in [(u32::MAX, subgroups), (0, false), (2, false)] {
+        let program = simulated_layout_program("warp_check_once.ptx", &ptx("warp_check_once.ptx"), [block as u32, 1, 1], pass_below);
+        for backend in Backend::ALL {
+            let what = format!("CTAs below {pass_below} pass the check, {backend}");
+            let mut run = Run::new(&gpu);
+            let (out, count, gid) = (run.zeros(total * 4), run.zeros(4), run.zeros(8));
+            let args = [out.to_le_bytes(), count.to_le_bytes(), gid.to_le_bytes()];
+            let args: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
+            let path = if native { ptxcross::runtime::WarpPath::Native } else { ptxcross::runtime::WarpPath::Emulated };
+            for launch in 1..=2u32 {
+                run.launch(&program, "warp_check_once", [grid as u32, 1, 1], &args, backend);
+                assert_eq!(run.ctx.last_warp_path(), Some(path), "{what}: launch {launch}: which translation ran");
+                assert_eq!(run.read_u32(count, 1), [launch * total as u32], "{what}: launch {launch}: threads that ran");
+                let each: Vec<u32> = want.iter().map(|w| w.wrapping_mul(launch)).collect();
+                assert_eq!(run.read_u32(out, total), each, "{what}: launch {launch}: ballots added");
+                assert_eq!(run.read_u64(gid, 1), [launch as u64], "{what}: launch {launch}: %gridid");
+            }
+        }
+    }
+}
+
+/// Barriers the spec leaves undefined (§9.7.13.1 `bar.sync`: every non-exited thread must
+/// arrive): one reached only by odd threads, one in a loop that threads leave after different
+/// trip counts (barrier_undefined.ptx). Any result is acceptable there, but the launch must
+/// end (Vulkan and WGSL hang or are undefined when some invocations skip a barrier: the SIMT
+/// pass makes every barrier workgroup-uniform) and what follows, which does not depend on the
+/// undefined parts, must be right: out[gid] = 3 gid + 1. Blocks 64, 100 (a partial warp), 48.
+#[test]
+fn barriers_some_threads_never_reach_do_not_hang() {
+    let Some(gpu) = gpu() else { return };
+    for (block, grid) in [(64usize, 2usize), (100, 2), (48, 3)] {
+        let total = block * grid;
+        let program = program("barrier_undefined.ptx", &ptx("barrier_undefined.ptx"), [block as u32, 1, 1]);
+        let want: Vec<u32> = (0..total as u32).map(|g| 3 * g + 1).collect();
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let (out, scratch) = (run.zeros(total * 4), run.zeros(total * 4));
+            run.launch(&program, "barrier_undefined", [grid as u32, 1, 1], &[&out.to_le_bytes(), &scratch.to_le_bytes()], backend);
+            assert_eq!(run.read_u32(out, total), want, "block {block} {backend}");
+        }
+    }
+}
+
 /// What the native path costs where it falls back (lavapipe): translation (the kernel is
 /// lowered twice, both translations emitted and validated), the first launch (the native
-/// pipeline is created, launched alone, faults in its layout check; then the emulated
+/// pipeline is created, launched alone as a check-only launch, faults in its layout check; then the emulated
 /// pipeline is created and launched) and later launches (the emulated one directly), against
 /// the emulated-only translation, on warp_misc.ptx. Round 0 uses a block shape this run has not
 /// compiled (cold pipelines: lavapipe's compile time, tens of seconds and noisy, dominates);

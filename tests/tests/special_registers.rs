@@ -387,3 +387,59 @@ fn pmevent_changes_nothing() {
         assert!(e.contains("takes an immediate from 0 to"), "{bad}: {e}");
     }
 }
+
+/// The warp registers (§10.4 `%laneid`, §10.5 `%warpid`, §10.6 `%nwarpid`, §10.18–10.22
+/// `%lanemask_*`, and `WARP_SZ`) in a 3-D block of 120 threads (its last warp partial), two
+/// CTAs: a logical warp is 32 consecutive linear thread ids (`(tid.z * ntid.y + tid.y) *
+/// ntid.x + tid.x`), `%laneid` the position in it, the masks are positions relative to it
+/// (whatever lanes exist). `%warpid` is only required to be the same for the threads of a warp
+/// and distinct between a CTA's warps (§10.5), below `%nwarpid` (§10.6: "the maximum number of
+/// warp identifiers"), so that is what is checked.
+#[test]
+fn warp_special_registers_follow_the_linear_thread_id() {
+    if gpu_or_skip().is_none() {
+        return;
+    }
+    let ptx = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n\
+         .reg .b32 %r<20>;\n    .reg .b64 %rd<4>;\n\
+         mov.u32 %r1, %tid.x;\n    mov.u32 %r2, %tid.y;\n    mov.u32 %r3, %tid.z;\n\
+         mad.lo.u32 %r4, %r3, 3, %r2;\n    mad.lo.u32 %r4, %r4, 20, %r1;\n\
+         mov.u32 %r5, %ctaid.x;\n    mad.lo.u32 %r4, %r5, 120, %r4;\n\
+         mul.lo.u32 %r4, %r4, 9;\n    ld.param.u64 %rd1, [out];\n    mul.wide.u32 %rd2, %r4, 4;\n\
+         add.s64 %rd1, %rd1, %rd2;\n\
+         mov.u32 %r10, %laneid;\n    st.global.u32 [%rd1], %r10;\n\
+         mov.u32 %r10, %warpid;\n    st.global.u32 [%rd1+4], %r10;\n\
+         mov.u32 %r10, %nwarpid;\n    st.global.u32 [%rd1+8], %r10;\n\
+         mov.u32 %r10, %lanemask_eq;\n    st.global.u32 [%rd1+12], %r10;\n\
+         mov.u32 %r10, %lanemask_lt;\n    st.global.u32 [%rd1+16], %r10;\n\
+         mov.u32 %r10, %lanemask_le;\n    st.global.u32 [%rd1+20], %r10;\n\
+         mov.u32 %r10, %lanemask_gt;\n    st.global.u32 [%rd1+24], %r10;\n\
+         mov.u32 %r10, %lanemask_ge;\n    st.global.u32 [%rd1+28], %r10;\n\
+         mov.u32 %r10, WARP_SZ;\n    st.global.u32 [%rd1+32], %r10;\n    ret;\n}\n";
+    let (threads, ctas) = (120usize, 2usize);
+    for backend in Backend::ALL {
+        let out = run(ptx, [20, 3, 2], [ctas as u32, 1, 1], 0, 9 * threads * ctas, 1, backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        let out = &out[0];
+        for c in 0..ctas {
+            let mut warp_ids = Vec::new();
+            for t in 0..threads {
+                let r = &out[9 * (c * threads + t)..][..9];
+                let lane = (t % 32) as u32;
+                let eq = 1u32 << lane;
+                let want = [lane, r[1], r[2], eq, eq - 1, eq | (eq - 1), !(eq | (eq - 1)), !(eq - 1), 32];
+                assert_eq!(r, want, "{backend}: CTA {c} thread {t}: laneid, -, -, lanemask eq/lt/le/gt/ge, WARP_SZ");
+                assert!(r[1] < r[2], "{backend}: CTA {c} thread {t}: %warpid {} below %nwarpid {}", r[1], r[2]);
+                assert!(r[2] >= threads.div_ceil(32) as u32, "{backend}: %nwarpid {} below the CTA's warps", r[2]);
+                if t % 32 == 0 {
+                    warp_ids.push(r[1]);
+                } else {
+                    assert_eq!(r[1], *warp_ids.last().unwrap(), "{backend}: CTA {c} thread {t}: %warpid differs within its warp");
+                }
+            }
+            let mut distinct = warp_ids.clone();
+            distinct.sort();
+            distinct.dedup();
+            assert_eq!(distinct.len(), warp_ids.len(), "{backend}: CTA {c}: %warpid repeats between warps: {warp_ids:?}");
+        }
+    }
+}

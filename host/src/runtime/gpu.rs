@@ -70,7 +70,8 @@ pub struct Gpu {
     /// Probe results: which subnormals the device keeps (see `probe.rs`).
     pub(crate) subnormals: Mutex<HashMap<Backend, super::probe::Subnormals>>,
     /// Per native-warps pipeline (program id, backend, entry point): did its subgroup layout
-    /// check pass at its first launch (`true`), or did it fault with `abi::FAULT_WARP_LAYOUT`
+    /// check pass at its first launch (a check-only launch: `abi::PARAM_WARP_CHECK_ONLY_WORD`)
+    /// (`true`), or did it fault with `abi::FAULT_WARP_LAYOUT`
     /// (`false`: its emulated twin runs from then on). The check is made once per pipeline.
     pub(crate) warp_layouts: Mutex<HashMap<PipelineKey, bool>>,
 }

@@ -1037,7 +1037,7 @@ impl Context {
         let index = program.module().kernels.iter().position(|x| std::ptr::eq(x, k)).unwrap_or(0);
         if !k.features.native_warps {
             self.last_warp_path = None;
-            return self.submit_kernel(program, index, grid, params, backend, timed);
+            return self.submit_kernel(program, index, grid, params, backend, timed, false);
         }
         // A kernel with native warp collectives; its emulated twin follows it.
         let twin = index + 1;
@@ -1059,31 +1059,36 @@ impl Context {
         match verdict {
             Some(true) => {
                 self.last_warp_path = Some(WarpPath::Native);
-                self.submit_kernel(program, index, grid, params, backend, timed)
+                self.submit_kernel(program, index, grid, params, backend, timed, false)
             }
             Some(false) => {
                 self.last_warp_path = Some(WarpPath::Emulated);
-                self.submit_kernel(program, twin, grid, params, backend, timed)
+                self.submit_kernel(program, twin, grid, params, backend, timed, false)
             }
             None => {
-                // First launch of this pipeline: run it alone and read its fault word. Its
-                // layout check (`ptxcross_lower` `warp_layout`) faults before the kernel does
-                // anything else where the subgroups do not hold whole warps; then the emulated
-                // twin runs this launch and every later one. (Launches still pending before it
+                // First launch of this pipeline: a check-only launch of it over the same grid
+                // (`abi::PARAM_WARP_CHECK_ONLY_WORD`), alone, then its fault word. Every
+                // invocation runs the layout check (`ptxcross_lower` `warp_layout`) and
+                // returns, recording `FAULT_WARP_LAYOUT` where its CTA's subgroups do not hold
+                // whole warps. Nothing of the kernel has run yet, so whatever the verdicts of
+                // the workgroups (even if only some failed), this launch then runs once, on
+                // the translation chosen: the emulated twin if any workgroup failed (and every
+                // later launch too), else the native one. (Launches still pending before it
                 // are synchronized first, so a fault of theirs is reported here.)
                 self.settle()?;
-                self.submit_kernel(program, index, grid, params, backend, timed)?;
-                match self.settle() {
-                    Err(Error::KernelFault { bits, .. }) if bits & abi::FAULT_WARP_LAYOUT != 0 => {
-                        record(&self.gpu, false);
-                        self.last_warp_path = Some(WarpPath::Emulated);
-                        self.submit_kernel(program, twin, grid, params, backend, timed)
-                    }
-                    other => {
-                        record(&self.gpu, true);
-                        self.last_warp_path = Some(WarpPath::Native);
-                        other
-                    }
+                self.submit_kernel(program, index, grid, params, backend, false, true)?;
+                let native = match self.settle() {
+                    Err(Error::KernelFault { bits, .. }) if bits & abi::FAULT_WARP_LAYOUT != 0 => false,
+                    Ok(()) => true,
+                    Err(e) => return Err(e),
+                };
+                record(&self.gpu, native);
+                if native {
+                    self.last_warp_path = Some(WarpPath::Native);
+                    self.submit_kernel(program, index, grid, params, backend, timed, false)
+                } else {
+                    self.last_warp_path = Some(WarpPath::Emulated);
+                    self.submit_kernel(program, twin, grid, params, backend, timed, false)
                 }
             }
         }
@@ -1096,7 +1101,11 @@ impl Context {
         self.last_warp_path
     }
 
-    /// [`Context::submit_launch`] of kernel `index` of the program's module.
+    /// [`Context::submit_launch`] of kernel `index` of the program's module; with
+    /// `check_only`, a check-only launch of a kernel with native warp collectives (only its
+    /// subgroup layout check runs; `abi::PARAM_WARP_CHECK_ONLY_WORD`), which is not counted
+    /// as a launch (`%gridid`).
+    #[allow(clippy::too_many_arguments)]
     fn submit_kernel(
         &mut self,
         program: &Program,
@@ -1105,6 +1114,7 @@ impl Context {
         params: &[u8],
         backend: Backend,
         timed: bool,
+        check_only: bool,
     ) -> Result<(), Error> {
         let k = &program.module().kernels[index];
         self.usable()?;
@@ -1150,7 +1160,12 @@ impl Context {
         bytes[header..header + params.len()].copy_from_slice(params);
 
         // %gridid: this launch's number in the context (§10.10), from 1.
-        self.launches += 1;
+        if check_only {
+            let at = abi::PARAM_WARP_CHECK_ONLY_WORD as usize * 4;
+            bytes[at..at + 4].copy_from_slice(&1u32.to_le_bytes());
+        } else {
+            self.launches += 1;
+        }
         let id_at = abi::PARAM_GRID_ID_WORD as usize * 4;
         bytes[id_at..id_at + 8].copy_from_slice(&self.launches.to_le_bytes());
         let grid_at = abi::PARAM_GRID_SIZE_WORD as usize * 4;

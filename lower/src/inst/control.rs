@@ -111,8 +111,18 @@ impl FnLower {
     /// Only the full-CTA form is implemented (no thread count, or a count equal to the CTA).
     pub(super) fn barrier(&mut self, inst: &Instruction) -> LResult<()> {
         let m = Mods { inst };
+        if m.has("arrive") {
+            // §9.7.13.1: the arriving threads go on while the others wait for a count of
+            // arrivals (producer/consumer named barriers): Vulkan's and WGSL's workgroup
+            // barriers make every invocation wait, and a count below the CTA's has no
+            // equivalent either.
+            return Err(unsupported(
+                format!("`{}` (a barrier some threads pass without waiting; only the .sync form is implemented)", m.name()),
+                inst.span,
+            ));
+        }
         m.only(&["sync", "aligned", "cta"])?;
-        if !m.has("sync") && !(inst.opcode.name == "bar" && inst.modifiers.is_empty()) {
+        if !(m.has("sync") || inst.opcode.name == "bar" && inst.modifiers.is_empty()) {
             return Err(unsupported(format!("`{}` (only the .sync form is implemented)", m.name()), inst.span));
         }
         match inst.operands.len() {

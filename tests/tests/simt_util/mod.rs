@@ -60,6 +60,23 @@ pub fn simulated_native_program(name: &str, ptx: &str, block: [u32; 3]) -> Progr
     translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// As [`simulated_native_program`], keeping the layout check's protocol and the emulated twin
+/// (the runtime treats it as a native-warps kernel) with a verdict chosen by the test: a CTA
+/// passes where its workgroup x index is below `pass_below` (`LowerOptions::simulate_warp_layout`).
+pub fn simulated_layout_program(name: &str, ptx: &str, block: [u32; 3], pass_below: u32) -> Program {
+    assert!(translate::spirv_validator_available(), "a SPIR-V validator is needed (scripts/install-deps.sh)");
+    let file = SourceFile::new(name, ptx);
+    let options = LowerOptions {
+        block: Some(block),
+        native_warps: true,
+        simulate_native_warps: true,
+        simulate_warp_layout: Some(pass_below),
+        ..Default::default()
+    };
+    let module = translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()));
+    translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
 /// The translation a launch of a native-warps program must run on `gpu`: the native one where
 /// every subgroup size is a multiple of 32 (NVIDIA, RDNA wave32, AMD wave64; the layout check
 /// must pass there) or where `PTXCROSS_EXPECT_NATIVE_WARPS=1` says so (a device run that must
