@@ -74,9 +74,11 @@ fn fma_probe() -> Kernel {
 }
 
 /// The f64 counterpart of [`fma_probe`]: `y = (1 + 2^-12)^3` (37 significant bits, exact)
-/// and `fma(y, y, -(y*y))`, nonzero only when fused (y² needs 73 bits). The word stored is the
-/// OR of the result's two halves. `LowerOptions::native_fma` maps both f32 and f64 `fma.rn` to
-/// the native op, so both must round once (a device may fuse one and not the other).
+/// and `fma(y, y, -(y*y))`, nonzero only when fused (y² needs 73 bits); and `fma(y, 2^-1070,
+/// 2^-1060)`, a subnormal unless the native f64 fma flushes (as NVIDIA's Vulkan driver's f32 one
+/// does). The word stored is nonzero only when both are. `LowerOptions::native_fma` maps both
+/// f32 and f64 `fma.rn` to the native op, so both must be exact (a device may fuse one and not
+/// the other).
 fn fma_f64_probe() -> Kernel {
     let v = |i: u32| VarId(i);
     let stmts = vec![
@@ -93,9 +95,17 @@ fn fma_f64_probe() -> Kernel {
         assign(v(10), bin(BinaryOp::ShrU, Ty::U64, v(9), c32(32))),
         assign(v(11), bin(BinaryOp::Or, Ty::U64, v(9), v(10))),
         assign(v(12), conv(ConvertOp::Truncate, Ty::U64, Ty::U32, v(11))),
-        store(Memory::Heap, v(0), v(12)),
+        assign(v(13), Expr::Fma { ty: Ty::F64, a: var(v(5)), b: cf64(2f64.powi(-1070)), c: cf64(2f64.powi(-1060)) }),
+        assign(v(14), conv(ConvertOp::Bitcast, Ty::F64, Ty::U64, v(13))),
+        assign(v(15), conv(ConvertOp::Truncate, Ty::U64, Ty::U32, v(14))),
+        assign(v(16), cmp(CmpOp::Ne, Ty::U32, v(15), c32(0))),
+        assign(v(17), Expr::Select { ty: Ty::U32, cond: var(v(16)), a: var(v(12)), b: c32(0) }),
+        store(Memory::Heap, v(0), v(17)),
     ];
-    let types = [Ty::U32, Ty::U32, Ty::F32, Ty::F64, Ty::F64, Ty::F64, Ty::F64, Ty::F64, Ty::F64, Ty::U64, Ty::U64, Ty::U64, Ty::U32];
+    let types = [
+        Ty::U32, Ty::U32, Ty::F32, Ty::F64, Ty::F64, Ty::F64, Ty::F64, Ty::F64, Ty::F64, Ty::U64, Ty::U64, Ty::U64, Ty::U32,
+        Ty::F64, Ty::U64, Ty::U32, Ty::Bool, Ty::U32,
+    ];
     let mut kernel = probe_kernel("ptxcross_fma_f64_probe", &types, stmts);
     kernel.features.int64 = true;
     kernel.features.float64 = true;
@@ -311,8 +321,9 @@ impl Gpu {
         })
     }
 
-    /// Whether the f64 `fma` on `backend` rounds once on this device (measured on first use; a
-    /// probe that cannot run, e.g. without f64, counts as "not fused").
+    /// Whether the f64 `fma` on `backend` rounds once and keeps subnormal results on this device
+    /// (measured on first use; a probe that cannot run, e.g. without f64, counts as "not
+    /// fused").
     pub fn fma_f64_is_fused(self: &Arc<Self>, backend: Backend) -> bool {
         self.probed(&self.fma_f64_fused, backend, || {
             run_probe(self, backend, fma_f64_probe(), A_BITS).map(|bits| bits != 0).unwrap_or(false)
