@@ -17,6 +17,8 @@ use std::time::Instant;
 pub const BLOCK: u32 = 256;
 /// Threads of one launch at most (keeps the buffers well under the heap's binding limit).
 pub const MAX_THREADS: usize = 1 << 20;
+/// Bytes of input and output slots of one launch at most.
+pub const MAX_LAUNCH_BYTES: usize = 96 << 20;
 
 /// One instruction variant: `body` uses `%s0..` of the types `srcs` and writes `%d0..` of the
 /// types `dsts` (PTX type suffixes: `b16`, `u32`, `f32`, `f64`, `pred`, …).
@@ -116,8 +118,11 @@ impl Sweep {
     /// way (zero-extended bits).
     pub fn run(&self, backend: Backend, inputs: &[u64]) -> Vec<u64> {
         let ns = self.variant.srcs.len().max(1);
+        // Input and output slots of one launch stay within MAX_LAUNCH_BYTES (a launch's heap
+        // is one storage binding: 128 MiB on lavapipe).
+        let threads = MAX_THREADS.min(MAX_LAUNCH_BYTES / (8 * (ns + self.variant.dsts.len())));
         let mut out = Vec::new();
-        for chunk in inputs.chunks(MAX_THREADS * ns) {
+        for chunk in inputs.chunks(threads * ns) {
             out.extend(self.run_chunk(backend, chunk));
         }
         out

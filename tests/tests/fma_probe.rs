@@ -1,7 +1,8 @@
 //! `fma.rn.f32` rounds once on every device: the exact emulation always, and the native op
 //! exactly where the host's probe says the device fuses. The probe itself is checked against
 //! reality on hard inputs (where an unfused multiply-add must differ), so the test holds on any
-//! GPU without knowing which kind it runs on.
+//! GPU without knowing which kind it runs on. `fma.rn.f64` the same, against the f64 probe
+//! (`LowerOptions::native_fma` covers both formats, so the host needs both fused).
 
 use ptxcross::translate;
 use ptxcross::{Backend, Context, Gpu};
@@ -91,5 +92,94 @@ fn fma_rounds_once_and_the_probe_tells_the_truth() {
             assert_ne!(native, exact, "{backend}: the probe said not fused, but the native fma is exact");
         }
         eprintln!("{backend}: fma fused: {}", gpu.fma_is_fused(backend));
+    }
+}
+
+const PTX64: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry fmak(.param .u64 out, .param .u64 in)
+{
+    .reg .b32 %r<3>;
+    .reg .f64 %fd<5>;
+    .reg .b64 %rd<7>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u64 %rd2, [in];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, 24;
+    add.s64 %rd4, %rd2, %rd3;
+    ld.global.f64 %fd1, [%rd4];
+    ld.global.f64 %fd2, [%rd4+8];
+    ld.global.f64 %fd3, [%rd4+16];
+    fma.rn.f64 %fd4, %fd1, %fd2, %fd3;
+    mul.wide.u32 %rd5, %r1, 8;
+    add.s64 %rd6, %rd1, %rd5;
+    st.global.f64 [%rd6], %fd4;
+    ret;
+}";
+
+/// f64 triples whose products need more than 53 bits, with c = −RN(a·b): a single rounding
+/// leaves the product's exact error, an unfused multiply-add 0.
+fn inputs64() -> Vec<[f64; 3]> {
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    (0..N as u64)
+        .map(|i| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let a = f64::from_bits(0x3ff0_0000_0000_0000 | ((i + 1) << 40) | (x & 0xff_ffff_ffff));
+            let b = if i % 2 == 0 { a } else { f64::from_bits(0x3ff0_0000_0000_0000 | (x >> 12)) };
+            [a, b, -(a * b)]
+        })
+        .collect()
+}
+
+fn run64(gpu: &std::sync::Arc<Gpu>, backend: Backend, native: bool) -> Vec<u64> {
+    let file = SourceFile::new("fma64.ptx", PTX64);
+    let options = LowerOptions { block: Some([N as u32, 1, 1]), native_fma: native, ..Default::default() };
+    let module = translate::frontend(&file, &options).expect("translates");
+    let program = translate::build_program_from_ir("fma64.ptx", module, &[backend], true).expect("emits and validates");
+    let mut ctx = Context::new(ptxcross::ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) })
+        .expect("context");
+    let input: Vec<u8> = inputs64().iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+    let inp = ctx.alloc(input.len() as u64).unwrap();
+    ctx.write(inp, &input).unwrap();
+    let out = ctx.alloc(N as u64 * 8).unwrap();
+    ctx.launch(&program, "fmak", [1, 1, 1], &[&out.to_le_bytes(), &inp.to_le_bytes()], backend).expect("launch");
+    ctx.read(out, N as u64 * 8).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// `fma.rn.f64` likewise: `native_fma` maps f64 `fma` to the native op too, so the host uses it
+/// only where the f64 probe also says fused (`Gpu::native_fma_usable`); the f64 probe is checked
+/// against reality here the same way.
+#[test]
+fn fma_f64_rounds_once_and_the_probe_tells_the_truth() {
+    let gpu = match Gpu::shared() {
+        Ok(g) => g,
+        Err(e) if std::env::var("PTXCROSS_REQUIRE_GPU").as_deref() != Ok("1") => {
+            eprintln!("skipped: {e}");
+            return;
+        }
+        Err(e) => panic!("no GPU adapter: {e}"),
+    };
+    if !gpu.features().contains(wgpu::Features::SHADER_F64) {
+        eprintln!("skipped: no f64 on this device");
+        return;
+    }
+    let exact: Vec<u64> = inputs64().iter().map(|[a, b, c]| a.mul_add(*b, *c).to_bits()).collect();
+    assert!(exact.iter().all(|&e| e != 0), "every case must expose the product's rounding error");
+    for backend in Backend::ALL {
+        assert_eq!(run64(&gpu, backend, false), exact, "{backend}: emulated fma.rn.f64 is not exact");
+        let native = run64(&gpu, backend, true);
+        if gpu.fma_f64_is_fused(backend) {
+            assert_eq!(native, exact, "{backend}: the f64 probe said fused, the native fma is not exact");
+        } else {
+            assert_ne!(native, exact, "{backend}: the f64 probe said not fused, but the native fma is exact");
+        }
+        if gpu.native_fma_usable(backend) {
+            assert!(gpu.fma_f64_is_fused(backend), "{backend}: native fma used although f64 fma is not fused");
+        }
+        eprintln!("{backend}: f64 fma fused: {}", gpu.fma_f64_is_fused(backend));
     }
 }

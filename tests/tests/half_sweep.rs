@@ -617,3 +617,74 @@ fn nvcc_fp8_kernel() {
         eprintln!("{backend:>5} fp8_roundtrip: {n} threads, 6 outputs each match");
     }
 }
+
+/// Every pair of 16-bit operands (2^32 inputs) of the two-operand 16-bit variants the CI sweeps
+/// only sample: f16/bf16 `min/max` (± `.NaN`), `setp` on f16 (± `.ftz`) and bf16 (14
+/// comparisons per launch), and `.u16/.s16` `add/sub/mul.lo/mul.hi/mul.wide/min/max` with the
+/// six orderings (one launch per type; `div/rem` stay sampled: x/0 is unspecified, §9.7.1.8).
+/// 1,024 launches of 2^22 pairs per variant and backend; `PTXCROSS_SWEEP_VARIANT=<text>`
+/// selects variants by name, `PTXCROSS_SWEEP_CHUNKS=<k>` runs k evenly spaced launches only:
+///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test half_sweep exhaustive_binary_16
+///     -- --ignored --nocapture
+#[test]
+#[ignore = "exhaustive: 2^32 inputs per variant"]
+fn exhaustive_binary_16() {
+    type Ref = Box<dyn Fn(&[u64]) -> Vec<sweep::Expect> + Sync>;
+    let Some(gpu) = sweep::gpu() else { return };
+    let mut variants: Vec<(String, Variant, Ref)> = Vec::new();
+    for fmt in FMTS {
+        for op in ["min", "max"] {
+            for nan in [false, true] {
+                let name = format!("{op}{}.{}", if nan { ".NaN" } else { "" }, fmt.suffix());
+                let v = Variant::inst(&name, "b16", &["b16", "b16"]);
+                variants.push((name, v, Box::new(move |a| vec![href::min_max(op == "min", fmt, a[0] as u16, a[1] as u16, nan)])));
+            }
+        }
+    }
+    for (fmt, ftz) in [(Fmt::F16, false), (Fmt::F16, true), (Fmt::Bf16, false)] {
+        let (t, f) = (fmt.suffix(), if ftz { ".ftz" } else { "" });
+        let body: String = CMPS.iter().enumerate().map(|(i, c)| format!("setp.{c}{f}.{t} %d{i}, %s0, %s1;\n")).collect();
+        let v = Variant { body, srcs: vec!["b16", "b16"], dsts: vec!["pred"; 14] };
+        variants.push((format!("setp{f}.{t}"), v, Box::new(move |a| CMPS.iter().map(|c| href_cmp(c, fmt, a[0] as u16, a[1] as u16, ftz)).collect())));
+    }
+    for (t, signed) in [("u16", false), ("s16", true)] {
+        let w = if signed { "s32" } else { "u32" };
+        let body = format!(
+            "add.{t} %d0, %s0, %s1;\nsub.{t} %d1, %s0, %s1;\nmul.lo.{t} %d2, %s0, %s1;\nmul.hi.{t} %d3, %s0, %s1;\n\
+             min.{t} %d4, %s0, %s1;\nmax.{t} %d5, %s0, %s1;\nmul.wide.{t} %d6, %s0, %s1;\n\
+             setp.lt.{t} %d7, %s0, %s1;\nsetp.le.{t} %d8, %s0, %s1;\nsetp.gt.{t} %d9, %s0, %s1;\n\
+             setp.ge.{t} %d10, %s0, %s1;\nsetp.eq.{t} %d11, %s0, %s1;\nsetp.ne.{t} %d12, %s0, %s1;\n"
+        );
+        let mut dsts = vec![t; 6];
+        dsts.push(w);
+        dsts.extend(["pred"; 6]);
+        let v = Variant { body, srcs: vec![t, t], dsts };
+        variants.push((format!("integer.{t}"), v, Box::new(move |a| {
+            let val = |x: u64| if signed { x as u16 as i16 as i64 } else { x as u16 as i64 };
+            let (x, y) = (val(a[0]), val(a[1]));
+            let h = |v: i64| sweep::Expect::Bits(v as u64 & 0xffff);
+            let p = x * y;
+            let mut e = vec![h(x + y), h(x - y), h(p), h(p >> 16), h(x.min(y)), h(x.max(y)), sweep::Expect::Bits(p as u64 & 0xffff_ffff)];
+            e.extend([x < y, x <= y, x > y, x >= y, x == y, x != y].map(hbool));
+            e
+        })));
+    }
+    let only = std::env::var("PTXCROSS_SWEEP_VARIANT").unwrap_or_default();
+    const CHUNKS: u64 = 1024;
+    let k: u64 = std::env::var("PTXCROSS_SWEEP_CHUNKS").ok().and_then(|n| n.parse().ok()).unwrap_or(CHUNKS).clamp(1, CHUNKS);
+    for (name, v, reference) in variants.into_iter().filter(|v| v.0.contains(&only)) {
+        let s = Sweep::new(&gpu, v).unwrap_or_else(|e| panic!("`{name}` does not translate: {e}"));
+        for b in ptxcross::Backend::ALL {
+            let mut total = sweep::Report::default();
+            for i in 0..k {
+                // Launch i: first operands 64·i' .. 64·i' + 63 (i' spread over the 1,024), every
+                // second operand.
+                let hi = (i * CHUNKS / k) * 64;
+                let inputs: Vec<u64> = (hi..hi + 64).flat_map(|x| (0..1u64 << 16).flat_map(move |y| [x, y])).collect();
+                total.add(sweep::check(&s, b, &inputs, &*reference));
+            }
+            sweep::assert_ok(std::slice::from_ref(&total));
+            eprintln!("{b:>5} {name:<24} {} values in {:.1} s: {:.0}/s", total.checked, total.seconds, total.per_second());
+        }
+    }
+}

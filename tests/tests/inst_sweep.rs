@@ -662,7 +662,7 @@ fn ld_st_v8() {
 }
 
 /// Vector registers (`.reg .v4 .b32 %v;`, §5.4.2): elements by `.x/.y/.z/.w` and `.r/.g/.b/.a`,
-/// whole-register ld/st.
+/// whole-register ld/st (the store changes the first word, so a lost store shows).
 #[test]
 fn vector_registers() {
     let mut rng = Rng(63);
@@ -672,8 +672,9 @@ fn vector_registers() {
                ld.global.v4.b32 %v, [%rdin];\n\
                mov.b32 %w.x, %v.y; mov.b32 %w.y, %v.b;\n\
                add.f32 %d0, %w.x, %w.y;\n\
+               mov.b32 %v.x, %v.a;\n\
                st.global.v4.b32 [%rdin], %v;\n\
-               ld.global.b32 %d1, [%rdin+12];\n\
+               ld.global.b32 %d1, [%rdin];\n\
                mov.b32 %d2, %v.a; }"
             .into(),
         srcs: vec!["b64", "b64"],
@@ -727,6 +728,19 @@ fn min_max_abs_neg() {
     });
 }
 
+/// `cvt.irnd.dt.{f32,f64}` of the value `x`: rounded, then clamped to the destination's range
+/// (f64 → i128 saturates beyond ±2^127, far outside every range here); NaN gives NVIDIA's bits
+/// (not the spec's 0, see `cvt_nan_to_int`).
+fn float_to_int(round: IntRound, dt: &str, x: f64, from_f64: bool) -> Expect {
+    let bits: u32 = dt[1..].parse().unwrap();
+    let (lo, hi): (i128, i128) = if dt.starts_with('s') { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
+    if x.is_nan() {
+        return Expect::Bits(fref::cvt_nan_to_int(if from_f64 { "f64" } else { "f32" }, dt));
+    }
+    let r = (round.f64(x) as i128).clamp(lo, hi) as u64;
+    Expect::Bits(if bits == 64 { r } else { r & ((1u64 << bits) - 1) })
+}
+
 /// Audit of float → integer `cvt` (§9.7.9.21: integer rounding, saturation to the
 /// destination's range, NaN → NVIDIA's bits, `cvt_nan_to_int`; `.ftz` flushes the f32 input).
 #[test]
@@ -744,19 +758,7 @@ fn cvt_float_to_int() {
         }));
         for round in IntRound::ALL {
             for dt in ["s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64"] {
-                let bits: u32 = dt[1..].parse().unwrap();
-                let (lo, hi): (i128, i128) =
-                    if dt.starts_with('s') { (-(1i128 << (bits - 1)), (1i128 << (bits - 1)) - 1) } else { (0, (1i128 << bits) - 1) };
-                let expect = move |x: f64, from_f64: bool| -> Expect {
-                    if x.is_nan() {
-                        // Not the spec's 0: NVIDIA's bits (see `cvt_nan_to_int`).
-                        return Expect::Bits(fref::cvt_nan_to_int(if from_f64 { "f64" } else { "f32" }, dt));
-                    }
-                    // Rounded, then clamped to the destination's range (f64 → i128 saturates
-                    // beyond ±2^127, far outside every range here).
-                    let r = (round.f64(x) as i128).clamp(lo, hi) as u64;
-                    Expect::Bits(if bits == 64 { r } else { r & ((1u64 << bits) - 1) })
-                };
+                let expect = move |x: f64, from_f64: bool| float_to_int(round, dt, x, from_f64);
                 for ftz in [false, true] {
                     let name = format!("cvt.{}{}.{dt}.f32", round.suffix(), if ftz { ".ftz" } else { "" });
                     sweep_one(Variant::inst(&name, dt, &["f32"]), &f1, &move |a| {
@@ -1347,4 +1349,398 @@ fn mov_pack_unpack() {
             Expect::Bits((hi as u32).swap_bytes() as u64),
         ]
     });
+}
+
+/// The f64 forms the sweeps above leave out (audit of issue #9): `add/sub/mul.rn.f64` (and the
+/// legacy forms without a rounding modifier, which are `.rn`, §9.7.3.3–5), `mad.rnd.f64` ("the
+/// same as fma.f64", §9.7.3.7; a legacy `mad.f64` without a rounding modifier "will map to
+/// mad.rn.f64"), `mad.rnd{.ftz}{.sat}.f32` ("the same as fma" on sm_20+), `abs/neg.f64` (NVIDIA's
+/// sm_90 keeps an f64 NaN's payload and clears or flips its sign: measured through the CUDA
+/// driver on an H100, driver 580, 2026-11-26, see `lower/src/inst/float.rs`), round to an
+/// integral f64 (`cvt.irnd{.sat}.f64.f64`), and `setp` on f64 with all 14 comparisons and `p|q`
+/// (§9.7.7.2).
+#[test]
+fn f64_rn_arith_mad_abs_neg_setp() {
+    use ptxcross_tests::ptx_ref::half::round_of;
+    sweep::all_variants(|| {
+        let mut rng = Rng(120);
+        let two = rows(2, ptxcross_tests::sweep::F64_EDGES, 1 << 12, SAMPLES, &mut || rng.next_u64());
+        let three = rows(3, ptxcross_tests::sweep::F64_EDGES, 1 << 14, SAMPLES, &mut || rng.next_u64());
+        for (name, op) in [("add.rn.f64", "add"), ("sub.rn.f64", "sub"), ("mul.rn.f64", "mul"), ("add.f64", "add"), ("sub.f64", "sub"), ("mul.f64", "mul")] {
+            sweep_one(Variant::inst(name, "f64", &["f64", "f64"]), &two, &move |a| {
+                vec![fref::arith_rounded_f64(op, a[0], a[1], rustc_apfloat::Round::NearestTiesToEven)]
+            });
+        }
+        for rnd in ["rn", "rz", "rm", "rp"] {
+            let round = round_of(rnd);
+            sweep_one(Variant::inst(&format!("mad.{rnd}.f64"), "f64", &["f64", "f64", "f64"]), &three, &move |a| {
+                vec![fref::fma_rounded_f64(a[0], a[1], a[2], round)]
+            });
+        }
+        sweep_one(Variant::inst("mad.f64", "f64", &["f64", "f64", "f64"]), &three, &|a| {
+            vec![fref::fma_rounded_f64(a[0], a[1], a[2], rustc_apfloat::Round::NearestTiesToEven)]
+        });
+        let f3 = {
+            let mut rng = Rng(121);
+            rows(3, &f32_edges(), 1 << 14, SAMPLES, &mut || rng.next_u64() & 0xffff_ffff)
+        };
+        for (rnd, ftz, sat) in [("rn", false, false), ("rn", true, true), ("rz", false, true), ("rm", true, false), ("rp", false, false)] {
+            let name = format!("mad.{rnd}{}{}.f32", if ftz { ".ftz" } else { "" }, if sat { ".sat" } else { "" });
+            let round = round_of(rnd);
+            sweep_one(Variant::inst(&name, "f32", &["f32", "f32", "f32"]), &f3, &move |a| vec![fref::arith_f32("fma", round, a, ftz, sat)]);
+        }
+        let one: Vec<u64> = two.iter().step_by(2).copied().collect();
+        sweep_one(Variant { body: "abs.f64 %d0, %s0;\n    neg.f64 %d1, %s0;".into(), srcs: vec!["f64"], dsts: dst(2, "f64") }, &one, &|a| {
+            vec![Expect::Bits(a[0] & !(1 << 63)), Expect::Bits(a[0] ^ (1 << 63))]
+        });
+        // Round to an integral f64 (§9.7.9.21 "Floating Point Notes"), with `.sat`.
+        for round in IntRound::ALL {
+            let body = format!("cvt.{r}.f64.f64 %d0, %s0;\n    cvt.{r}.sat.f64.f64 %d1, %s0;", r = round.suffix());
+            sweep_one(Variant { body, srcs: vec!["f64"], dsts: dst(2, "f64") }, &one, &move |a| {
+                let x = round.f64(f64::from_bits(a[0]));
+                vec![fref::exact_f64(x), fref::exact_f64(fref::sat_f64(x))]
+            });
+        }
+        for cmp in ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"] {
+            let v = Variant { body: format!("setp.{cmp}.f64 %d0|%d1, %s0, %s1;"), srcs: vec!["f64", "f64"], dsts: dst(2, "pred") };
+            sweep_one(v, &two, &move |a| {
+                let r = fref::compare(cmp, f64::from_bits(a[0]), f64::from_bits(a[1]));
+                vec![Expect::Bits(r as u64), Expect::Bits(!r as u64)]
+            });
+        }
+    });
+}
+
+/// `setp.CmpOp.BoolOp` (§9.7.7.2: "p = (a CmpOp b) BoolOp c; q = (!(a CmpOp b)) BoolOp c") on
+/// integer and float operands, with `c` and `!c`, and `set.CmpOp.BoolOp` (§9.7.7.1) on f64.
+#[test]
+fn setp_set_bool_op_combining() {
+    sweep::all_variants(|| {
+        let mut rng = Rng(122);
+        let f = f32_edges();
+        let mut rows3 = Vec::new();
+        for (i, &x) in f.iter().enumerate() {
+            for &y in f.iter().skip(i % 3).step_by(3) {
+                rows3.extend([x, y, (x ^ y) & 1]);
+            }
+        }
+        for _ in 0..SAMPLES {
+            let r = rng.next_u64();
+            rows3.extend([r & 0xffff_ffff, if r & 0x100 == 0 { r >> 32 } else { r & 0xffff_ffff }, (r >> 9) & 1]);
+        }
+        let d3: Vec<u64> = {
+            let mut rng = Rng(123);
+            let e = ptxcross_tests::sweep::F64_EDGES;
+            let mut v = Vec::new();
+            for &x in e {
+                for &y in e {
+                    v.extend([x, y, (x ^ y ^ (x >> 7)) & 1]);
+                }
+            }
+            for _ in 0..SAMPLES {
+                let r = rng.next_u64();
+                v.extend([r, if r & 2 == 0 { r } else { rng.next_u64() }, r & 1]);
+            }
+            v
+        };
+        for bop in ["and", "or", "xor"] {
+            let combine = move |r: bool, c: bool| match bop {
+                "and" => r && c,
+                "or" => r || c,
+                _ => r ^ c,
+            };
+            for (t, cmps) in [("s32", &["lt", "ge", "ne"][..]), ("u64", &["gt", "le", "eq"][..]), ("f32", &["ltu", "num", "eq"][..]), ("f64", &["gtu", "nan", "ne"][..])] {
+                for &cmp in cmps {
+                    let body = format!("setp.{cmp}.{bop}.{t} %d0|%d1, %s0, %s1, %s2;\n    setp.{cmp}.{bop}.{t} %d2|%d3, %s0, %s1, !%s2;");
+                    let v = Variant { body, srcs: vec![t, t, "pred"], dsts: dst(4, "pred") };
+                    let inputs = if t.ends_with("64") { &d3 } else { &rows3 };
+                    sweep_one(v, inputs, &move |a| {
+                        let r = match t {
+                            "s32" => {
+                                let (x, y) = (a[0] as u32 as i32, a[1] as u32 as i32);
+                                match cmp {
+                                    "lt" => x < y,
+                                    "ge" => x >= y,
+                                    _ => x != y,
+                                }
+                            }
+                            "u64" => match cmp {
+                                "gt" => a[0] > a[1],
+                                "le" => a[0] <= a[1],
+                                _ => a[0] == a[1],
+                            },
+                            "f32" => fref::compare(cmp, f32::from_bits(a[0] as u32) as f64, f32::from_bits(a[1] as u32) as f64),
+                            _ => fref::compare(cmp, f64::from_bits(a[0]), f64::from_bits(a[1])),
+                        };
+                        let c = a[2] & 1 != 0;
+                        [combine(r, c), combine(!r, c), combine(r, !c), combine(!r, !c)].map(|b| Expect::Bits(b as u64)).to_vec()
+                    });
+                }
+            }
+            let body = format!("set.leu.{bop}.u32.f64 %d0, %s0, %s1, %s2;\n    set.num.{bop}.f32.f64 %d1, %s0, %s1, !%s2;");
+            let v = Variant { body, srcs: vec!["f64", "f64", "pred"], dsts: vec!["u32", "f32"] };
+            sweep_one(v, &d3, &move |a| {
+                let (x, y) = (f64::from_bits(a[0]), f64::from_bits(a[1]));
+                let c = a[2] & 1 != 0;
+                let p = combine(fref::compare("leu", x, y), c);
+                let q = combine(fref::compare("num", x, y), !c);
+                vec![Expect::Bits(if p { 0xffff_ffff } else { 0 }), Expect::Bits(if q { 0x3f80_0000 } else { 0 })]
+            });
+        }
+    });
+}
+
+/// `ld/st` with `.v2/.v4` of 8-, 16-, 32- and 64-bit elements in the global, shared, local and
+/// const spaces and through generic addresses (`cvta`), `ldu.global` (§9.7.10.10: an address
+/// common to the warp, here a `.global` table), and the cache and eviction qualifiers that do
+/// not change a single thread's values (§9.7.10.8/11: `.ca/.cg/.cs/.lu/.cv/.wb/.wt`, `.nc`,
+/// `.L1::evict_*`, `.L1::no_allocate`, `.L2::{64,128,256}B`, `.volatile`, `.relaxed.gpu`). Each
+/// thread moves its own 32 bytes through every space; the reference is where each byte must
+/// land (vector element i at byte offset i·size, little-endian). Every access is aligned to its
+/// whole size, as NVIDIA requires (§5.4.5).
+#[test]
+fn ld_st_vectors_every_space_and_qualifier() {
+    let body = format!(
+        "{{
+    .shared .align 16 .b8 sh[{shared}];
+    .local .align 16 .b8 lo[48];
+    .const .align 16 .b32 ct[4] = {{0x11223344, 0x55667788, 0x99aabbcc, 0xddeeff00}};
+    .global .align 16 .b32 gt[4] = {{0xcafef00d, 0x01234567, 0x89abcdef, 0xfedcba98}};
+    .reg .b64 %m<8>;
+    .reg .b32 %w<8>;
+    .reg .b16 %h<8>;
+    mul.wide.u32 %m0, %xtid, 32;
+    mov.u64 %m1, sh;
+    add.u64 %m0, %m0, %m1;
+    ld.global.nc.v4.u32 {{%w0, %w1, %w2, %w3}}, [%rdin];
+    ld.global.L1::evict_last.v2.u64 {{%m2, %m3}}, [%rdin+16];
+    st.shared.v4.u32 [%m0], {{%w0, %w1, %w2, %w3}};
+    st.shared.cg.v2.u64 [%m0+16], {{%m2, %m3}};
+    ld.shared.v2.u64 {{%d0, %d1}}, [%m0];
+    ld.shared.v4.u16 {{%h0, %h1, %h2, %h3}}, [%m0+16];
+    mov.b64 %d2, {{%h0, %h1, %h2, %h3}};
+    ld.shared.ca.v4.u8 {{%h4, %h5, %h6, %h7}}, [%m0+24];
+    mov.b64 %d3, {{%h4, %h5, %h6, %h7}};
+    st.local.wt.v2.u64 [lo], {{%s1, %s0}};
+    st.local.cs.v4.b16 [lo+16], {{%h0, %h1, %h2, %h3}};
+    st.local.v2.u32 [lo+24], {{%w2, %w3}};
+    st.local.v2.b8 [lo+30], {{%h7, %h6}};
+    ld.local.lu.v4.u32 {{%w4, %w5, %w6, %w7}}, [lo];
+    mov.b64 %d4, {{%w4, %w5}};
+    mov.b64 %d5, {{%w6, %w7}};
+    ld.local.v2.b32 {{%w4, %w5}}, [lo+16];
+    mov.b64 %d6, {{%w4, %w5}};
+    ld.local.v2.u8 {{%h0, %h1}}, [lo+30];
+    mov.b32 %d7, {{%h0, %h1}};
+    mov.u64 %m4, lo;
+    cvta.local.u64 %m5, %m4;
+    st.v2.u32 [%m5+32], {{%w1, %w0}};
+    ld.volatile.v2.u64 {{%m6, %d8}}, [%m5+16];
+    ld.local.v2.u32 {{%w4, %w5}}, [lo+32];
+    mov.b64 %d9, {{%w5, %w4}};
+    cvta.shared.u64 %m1, %m0;
+    st.wb.v4.u32 [%m1], {{%w3, %w2, %w1, %w0}};
+    ld.relaxed.gpu.shared.v2.u64 {{%d10, %m7}}, [%m0];
+    ld.v2.u32 {{%w4, %w5}}, [%m1+8];
+    mov.b64 %d11, {{%w4, %w5}};
+    ld.const.v4.u32 {{%w0, %w1, %w2, %w3}}, [ct];
+    mov.b64 %d12, {{%w1, %w3}};
+    mov.u64 %m2, ct;
+    cvta.const.u64 %m2, %m2;
+    ld.v4.u16 {{%h0, %h1, %h2, %h3}}, [%m2+8];
+    mov.b32 %d13, {{%h1, %h2}};
+    ldu.global.v4.u32 {{%w0, %w1, %w2, %w3}}, [gt];
+    mov.b64 %d14, {{%w2, %w0}};
+    ldu.global.v2.u64 {{%m6, %m7}}, [gt];
+    xor.b64 %d15, %m6, %m7;
+    st.global.L1::evict_first.v4.u32 [%rdin], {{%w3, %w2, %w1, %w0}};
+    ld.global.cv.L2::64B.v2.u32 {{%w0, %w1}}, [%rdin+8];
+    mov.b64 %d16, {{%w0, %w1}};
+    ld.relaxed.gpu.global.L2::128B.u64 %d17, [%rdin+16];
+    ld.global.L1::no_allocate.L2::256B.v2.u64 {{%m6, %d18}}, [%rdin+16];
+    }}",
+        shared = 32 * sweep::BLOCK
+    );
+    let mut dsts = vec!["b64"; 19];
+    dsts[7] = "b32";
+    dsts[13] = "b32";
+    let v = Variant { body, srcs: vec!["b64"; 4], dsts };
+    let mut rng = Rng(124);
+    let inputs: Vec<u64> = U64_EDGES.iter().copied().chain(U64_EDGES.iter().rev().copied()).chain((0..4 * SAMPLES).map(|_| rng.next_u64())).collect();
+    let inputs = &inputs[..inputs.len() / 4 * 4];
+    sweep_one(v, inputs, &|a| {
+        let (s0, s1, s2, s3) = (a[0], a[1], a[2], a[3]);
+        let lo = |x: u64| x & 0xffff_ffff;
+        let hi = |x: u64| x >> 32;
+        let byte = |x: u64, i: u32| (x >> (8 * i)) & 0xff;
+        // The low four bytes of s3, each zero-extended into a 16-bit lane.
+        let bytes16 = byte(s3, 0) | byte(s3, 1) << 16 | byte(s3, 2) << 32 | byte(s3, 3) << 48;
+        // lo[30], lo[31] = bytes 3 and 2 of s3 (the low bytes of %h7, %h6), over s1's high
+        // word stored at lo[28..32).
+        let lo30 = byte(s3, 3) | byte(s3, 2) << 16;
+        let lo24 = lo(s1) | (hi(s1) & 0xffff) << 32 | byte(s3, 3) << 48 | byte(s3, 2) << 56;
+        let ct: [u64; 4] = [0x11223344, 0x55667788, 0x99aabbcc, 0xddeeff00];
+        let gt: [u64; 4] = [0xcafef00d, 0x01234567, 0x89abcdef, 0xfedcba98];
+        vec![
+            Expect::Bits(s0),
+            Expect::Bits(s1),
+            Expect::Bits(s2),
+            Expect::Bits(bytes16),
+            Expect::Bits(s1),
+            Expect::Bits(s0),
+            Expect::Bits(s2),
+            Expect::Bits(lo30),
+            Expect::Bits(lo24),
+            // The generic local store of (hi s0, lo s0), read back as (w5, w4).
+            Expect::Bits(s0),
+            // Shared after the generic store of (hi s1, lo s1, hi s0, lo s0).
+            Expect::Bits(hi(s1) | lo(s1) << 32),
+            Expect::Bits(hi(s0) | lo(s0) << 32),
+            Expect::Bits(ct[1] | ct[3] << 32),
+            // Bytes 10..14 of ct: ct[2]'s high half, ct[3]'s low half.
+            Expect::Bits(ct[2] >> 16 | (ct[3] & 0xffff) << 16),
+            Expect::Bits(gt[2] | gt[0] << 32),
+            Expect::Bits((gt[0] | gt[1] << 32) ^ (gt[2] | gt[3] << 32)),
+            // in[0..16) after the store of (gt[3], gt[2], gt[1], gt[0]).
+            Expect::Bits(gt[1] | gt[0] << 32),
+            Expect::Bits(s2),
+            Expect::Bits(s3),
+        ]
+    });
+}
+
+/// One instruction of one 32-bit source (as `srcs`) and its reference, for the exhaustive sweep.
+type Unary = (String, &'static str, &'static str, Box<dyn Fn(&[u64]) -> Vec<Expect> + Sync>);
+
+/// Every single-source variant whose input is 32 bits (so an exhaustive sweep is 2^32 values)
+/// and that the CI sweeps above only sample: correctly rounded `rcp`/`sqrt`, float → integer and
+/// integer → float `cvt`, `cvt.f64.f32`, `cvt` to f16/bf16, `abs/neg`, `testp`, and the 32-bit
+/// bit instructions. (`cvt.f32.f32`, `.approx`, tf32 and the 16-bit formats have their own
+/// exhaustive sweeps.) The references are the CI sweeps' own.
+fn unary_32_variants() -> Vec<Unary> {
+    use ptxcross_tests::ptx_ref::half::{self as href, round_of, Fmt};
+    let mut v: Vec<Unary> = Vec::new();
+    for rnd in ["rn", "rz", "rm", "rp"] {
+        for ftz in [false, true] {
+            let f = if ftz { ".ftz" } else { "" };
+            let round = round_of(rnd);
+            v.push((format!("rcp.{rnd}{f}.f32"), "f32", "f32", Box::new(move |a| vec![fref::div_rounded_f32(1f32.to_bits() as u64, a[0], round, ftz)])));
+            v.push((format!("sqrt.{rnd}{f}.f32"), "f32", "f32", Box::new(move |a| vec![fref::sqrt_rounded_f32(a[0], round, ftz)])));
+        }
+        for src in ["s32", "u32"] {
+            v.push((format!("cvt.{rnd}.f32.{src}"), "f32", src, Box::new(move |a| vec![fref::cvt_f32_from(src, round_of(rnd), a[0])])));
+        }
+        for fmt in [Fmt::F16, Fmt::Bf16] {
+            for (relu, satfinite) in [(false, false), (true, false), (false, true), (true, true)] {
+                if (relu || satfinite) && !matches!(rnd, "rn" | "rz") {
+                    continue;
+                }
+                let name = format!("cvt.{rnd}{}{}.{}.f32", if relu { ".relu" } else { "" }, if satfinite { ".satfinite" } else { "" }, fmt.suffix());
+                let r = round_of(rnd);
+                v.push((name, "b16", "f32", Box::new(move |a| vec![href::cvt_half_f32(a[0] as u32, fmt, r, relu, satfinite)])));
+            }
+        }
+    }
+    for round in IntRound::ALL {
+        for dt in ["s8", "u8", "s16", "u16", "s32", "u32", "s64", "u64"] {
+            for ftz in [false, true] {
+                let name = format!("cvt.{}{}.{dt}.f32", round.suffix(), if ftz { ".ftz" } else { "" });
+                v.push((name, dt, "f32", Box::new(move |a| {
+                    let x = f32::from_bits(a[0] as u32);
+                    vec![float_to_int(round, dt, if ftz { fref::ftz(x) } else { x } as f64, false)]
+                })));
+            }
+        }
+    }
+    for ftz in [false, true] {
+        for sat in [false, true] {
+            let name = format!("cvt{}{}.f64.f32", if ftz { ".ftz" } else { "" }, if sat { ".sat" } else { "" });
+            v.push((name, "f64", "f32", Box::new(move |a| {
+                let x = f32::from_bits(a[0] as u32);
+                let x = if ftz { fref::ftz(x) } else { x } as f64;
+                vec![fref::exact_f64(if sat { fref::sat_f64(x) } else { x })]
+            })));
+        }
+        let f = if ftz { ".ftz" } else { "" };
+        v.push((format!("abs{f}.f32"), "f32", "f32", Box::new(move |a| {
+            let x = a[0] as u32;
+            let x = if ftz && x & 0x7f80_0000 == 0 { x & 0x8000_0000 } else { x };
+            vec![Expect::Bits(if x & 0x7fff_ffff > 0x7f80_0000 { 0x7fff_ffff } else { x & 0x7fff_ffff } as u64)]
+        })));
+        v.push((format!("neg{f}.f32"), "f32", "f32", Box::new(move |a| {
+            let x = a[0] as u32;
+            let x = if ftz && x & 0x7f80_0000 == 0 { x & 0x8000_0000 } else { x };
+            vec![Expect::Bits(if x & 0x7fff_ffff > 0x7f80_0000 { 0x7fff_ffff } else { x ^ 0x8000_0000 } as u64)]
+        })));
+    }
+    for op in ["finite", "infinite", "number", "notanumber", "normal", "subnormal"] {
+        v.push((format!("testp.{op}.f32"), "pred", "f32", Box::new(move |a| {
+            let x = f32::from_bits(a[0] as u32);
+            let r = match op {
+                "finite" => x.is_finite(),
+                "infinite" => x.is_infinite(),
+                "number" => !x.is_nan(),
+                "notanumber" => x.is_nan(),
+                "normal" => x.is_normal() || x == 0.0,
+                _ => x.is_subnormal(),
+            };
+            vec![Expect::Bits(r as u64)]
+        })));
+    }
+    v.push(("popc.b32".into(), "u32", "b32", Box::new(|a| vec![Expect::Bits(a[0].count_ones() as u64)])));
+    v.push(("clz.b32".into(), "u32", "b32", Box::new(|a| vec![Expect::Bits((a[0] as u32).leading_zeros() as u64)])));
+    v.push(("brev.b32".into(), "b32", "b32", Box::new(|a| vec![Expect::Bits((a[0] as u32).reverse_bits() as u64)])));
+    v.push(("abs.s32".into(), "s32", "s32", Box::new(|a| vec![Expect::Bits((a[0] as i32).wrapping_abs() as u32 as u64)])));
+    v.push(("neg.s32".into(), "s32", "s32", Box::new(|a| vec![Expect::Bits((a[0] as u32).wrapping_neg() as u64)])));
+    v.push(("cnot.b32".into(), "b32", "b32", Box::new(|a| vec![Expect::Bits((a[0] as u32 == 0) as u64)])));
+    for ty in ["u32", "s32"] {
+        for shiftamt in [false, true] {
+            let name = format!("bfind{}.{ty}", if shiftamt { ".shiftamt" } else { "" });
+            v.push((name, "u32", ty, Box::new(move |a| vec![Expect::Bits(iref::bfind(32, ty == "s32", shiftamt, a[0]))])));
+        }
+    }
+    for dt in ["u8", "s8", "u16", "s16", "u32"] {
+        let (lo, hi): (i64, i64) = match dt {
+            "u8" => (0, 255),
+            "s8" => (-128, 127),
+            "u16" => (0, 65535),
+            "s16" => (-32768, 32767),
+            _ => (0, u32::MAX as i64),
+        };
+        let bits: u32 = dt[1..].parse().unwrap();
+        v.push((format!("cvt.sat.{dt}.s32"), dt, "s32", Box::new(move |a| {
+            vec![Expect::Bits((a[0] as u32 as i32 as i64).clamp(lo, hi) as u64 & ((1u64 << bits) - 1))]
+        })));
+    }
+    v
+}
+
+/// Every 32-bit input of each variant of [`unary_32_variants`], on both backends, in 1,024
+/// launches of 2^22 threads. Long (all variants: see the README's "Instruction coverage" for
+/// the measured rate); select with `PTXCROSS_SWEEP_VARIANT=<text>` (variants whose name
+/// contains it), and run a spread slice with `PTXCROSS_SWEEP_CHUNKS=<k>` (k of the 1,024
+/// launches, evenly spaced over the input space):
+///   PTXCROSS_REQUIRE_GPU=1 PTXCROSS_SWEEP_VARIANT=rcp.rn.f32 cargo test -p ptxcross-tests
+///     --test inst_sweep exhaustive_unary_32 -- --ignored --nocapture
+#[test]
+#[ignore = "exhaustive: 2^32 inputs per variant (see the doc comment)"]
+fn exhaustive_unary_32() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let only = std::env::var("PTXCROSS_SWEEP_VARIANT").unwrap_or_default();
+    const CHUNKS: u64 = 1024;
+    let step = (1u64 << 32) / CHUNKS;
+    let k: u64 = std::env::var("PTXCROSS_SWEEP_CHUNKS").ok().and_then(|n| n.parse().ok()).unwrap_or(CHUNKS).clamp(1, CHUNKS);
+    for (name, dt, st, reference) in unary_32_variants().into_iter().filter(|v| v.0.contains(&only)) {
+        let s = Sweep::new(&gpu, Variant::inst(&name, dt, &[st])).unwrap_or_else(|e| panic!("`{name}` does not translate: {e}"));
+        for b in ptxcross::Backend::ALL {
+            let mut total = sweep::Report::default();
+            for i in 0..k {
+                let start = i * CHUNKS / k * step;
+                let inputs: Vec<u64> = (start..start + step).collect();
+                total.add(sweep::check(&s, b, &inputs, &*reference));
+            }
+            sweep::assert_ok(std::slice::from_ref(&total));
+            eprintln!("{b:>5} {name:<32} {} values in {:.1} s: {:.0}/s", total.checked, total.seconds, total.per_second());
+        }
+    }
 }

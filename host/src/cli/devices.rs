@@ -110,7 +110,7 @@ pub fn main() -> Result<i32, String> {
                         if native {
                             "native fma.rn.f32"
                         } else if fused {
-                            "fma.rn.f32 emulated exactly: the native one flushes subnormals"
+                            "fma.rn emulated exactly: the native one flushes subnormals, or the f64 fma is not fused"
                         } else {
                             "fma.rn.f32 emulated exactly"
                         },

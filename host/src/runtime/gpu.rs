@@ -65,6 +65,8 @@ pub struct Gpu {
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
     /// Probe results: does `fma` round once on this backend (see `probe.rs`).
     pub(crate) fma_fused: Mutex<HashMap<Backend, bool>>,
+    /// Probe results: does the f64 `fma` round once on this backend (see `probe.rs`).
+    pub(crate) fma_f64_fused: Mutex<HashMap<Backend, bool>>,
     /// Probe results: does the driver end long loops on its own (see `probe.rs`).
     pub(crate) loops_cut: Mutex<HashMap<Backend, bool>>,
     /// Probe results: which subnormals the device keeps (see `probe.rs`).
@@ -227,6 +229,7 @@ impl Gpu {
             modules: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
             fma_fused: Mutex::new(HashMap::new()),
+            fma_f64_fused: Mutex::new(HashMap::new()),
             loops_cut: Mutex::new(HashMap::new()),
             subnormals: Mutex::new(HashMap::new()),
             warp_layouts: Mutex::new(HashMap::new()),

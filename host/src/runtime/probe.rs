@@ -73,6 +73,45 @@ fn fma_probe() -> Kernel {
     probe_kernel("ptxcross_fma_probe", &types, stmts)
 }
 
+/// The f64 counterpart of [`fma_probe`]: `y = (1 + 2^-12)^3` (37 significant bits, exact)
+/// and `fma(y, y, -(y*y))`, nonzero only when fused (y² needs 73 bits); and `fma(y, 2^-1070,
+/// 2^-1060)`, a subnormal unless the native f64 fma flushes (as NVIDIA's Vulkan driver's f32 one
+/// does). The word stored is nonzero only when both are. `LowerOptions::native_fma` maps both
+/// f32 and f64 `fma.rn` to the native op, so both must be exact (a device may fuse one and not
+/// the other).
+fn fma_f64_probe() -> Kernel {
+    let v = |i: u32| VarId(i);
+    let stmts = vec![
+        assign(v(0), load(Memory::Param, p(0))),
+        assign(v(1), load(Memory::Param, p(1))),
+        assign(v(2), conv(ConvertOp::Bitcast, Ty::U32, Ty::F32, v(1))),
+        assign(v(3), conv(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, v(2))),
+        assign(v(4), bin(BinaryOp::FMul, Ty::F64, v(3), v(3))),
+        assign(v(5), bin(BinaryOp::FMul, Ty::F64, v(4), v(3))),
+        assign(v(6), bin(BinaryOp::FMul, Ty::F64, v(5), v(5))),
+        assign(v(7), un(UnaryOp::FNeg, Ty::F64, v(6))),
+        assign(v(8), Expr::Fma { ty: Ty::F64, a: var(v(5)), b: var(v(5)), c: var(v(7)) }),
+        assign(v(9), conv(ConvertOp::Bitcast, Ty::F64, Ty::U64, v(8))),
+        assign(v(10), bin(BinaryOp::ShrU, Ty::U64, v(9), c32(32))),
+        assign(v(11), bin(BinaryOp::Or, Ty::U64, v(9), v(10))),
+        assign(v(12), conv(ConvertOp::Truncate, Ty::U64, Ty::U32, v(11))),
+        assign(v(13), Expr::Fma { ty: Ty::F64, a: var(v(5)), b: cf64(2f64.powi(-1070)), c: cf64(2f64.powi(-1060)) }),
+        assign(v(14), conv(ConvertOp::Bitcast, Ty::F64, Ty::U64, v(13))),
+        assign(v(15), conv(ConvertOp::Truncate, Ty::U64, Ty::U32, v(14))),
+        assign(v(16), cmp(CmpOp::Ne, Ty::U32, v(15), c32(0))),
+        assign(v(17), Expr::Select { ty: Ty::U32, cond: var(v(16)), a: var(v(12)), b: c32(0) }),
+        store(Memory::Heap, v(0), v(17)),
+    ];
+    let types = [
+        Ty::U32, Ty::U32, Ty::F32, Ty::F64, Ty::F64, Ty::F64, Ty::F64, Ty::F64, Ty::F64, Ty::U64, Ty::U64, Ty::U64, Ty::U32,
+        Ty::F64, Ty::U64, Ty::U32, Ty::Bool, Ty::U32,
+    ];
+    let mut kernel = probe_kernel("ptxcross_fma_f64_probe", &types, stmts);
+    kernel.features.int64 = true;
+    kernel.features.float64 = true;
+    kernel
+}
+
 /// Trip count of the loop probe: above lavapipe's 65,535.
 pub const LOOP_PROBE_TRIPS: u32 = 70_000;
 
@@ -282,11 +321,25 @@ impl Gpu {
         })
     }
 
-    /// Whether `fma.rn` may map to the native fma on `backend`: it rounds once
-    /// ([`Gpu::fma_is_fused`]) and keeps subnormal results (NVIDIA's Vulkan driver flushes
-    /// them in fma alone, `DenormPreserve` or not); otherwise lowering emulates it exactly.
+    /// Whether the f64 `fma` on `backend` rounds once and keeps subnormal results on this device
+    /// (measured on first use; a probe that cannot run, e.g. without f64, counts as "not
+    /// fused").
+    pub fn fma_f64_is_fused(self: &Arc<Self>, backend: Backend) -> bool {
+        self.probed(&self.fma_f64_fused, backend, || {
+            run_probe(self, backend, fma_f64_probe(), A_BITS).map(|bits| bits != 0).unwrap_or(false)
+        })
+    }
+
+    /// Whether `fma.rn` may map to the native fma on `backend`: it rounds once in f32
+    /// ([`Gpu::fma_is_fused`]) and, where the device has f64, in f64 too
+    /// ([`Gpu::fma_f64_is_fused`]: `native_fma` covers both), and keeps subnormal results
+    /// (NVIDIA's Vulkan driver flushes them in fma alone, `DenormPreserve` or not); otherwise
+    /// lowering emulates it exactly.
     pub fn native_fma_usable(self: &Arc<Self>, backend: Backend) -> bool {
-        self.fma_is_fused(backend) && self.subnormals(backend).native_fma_keeps_subnormals()
+        let has_f64 = self.features().contains(wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64);
+        self.fma_is_fused(backend)
+            && self.subnormals(backend).native_fma_keeps_subnormals()
+            && (!has_f64 || self.fma_f64_is_fused(backend))
     }
 
     /// Whether the driver ends long loops on its own on `backend` (measured on first use; a

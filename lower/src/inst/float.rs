@@ -134,9 +134,12 @@ impl FnLower {
                     let r = if ty == Ty::F64 { self.f64_directed("fma", mode, &[a, b, c]) } else { self.f32_directed("fma", mode, &[a, b, c]) };
                     return self.write_float(d, t, r, ftz, m.has("sat"));
                 }
-                if !m.has("rn") {
-                    // mad.f32 without rounding is the sm_1x truncating multiply-add.
-                    return Err(unsupported(format!("`{}` without a rounding modifier", m.name()), m.inst.span));
+                // §9.7.3.7, PTX ISA notes: "Legacy mad.f64 instructions having no rounding
+                // modifier will map to mad.rn.f64" (and mad.f64 "is the same as fma.f64"). A
+                // mad.f32 without one is the sm_1x truncating multiply-add: refused.
+                let legacy_mad_f64 = name == "mad" && ty == Ty::F64;
+                if !m.has("rn") && !legacy_mad_f64 {
+                    return Err(unsupported(format!("`{}` without a rounding modifier (the sm_1x truncating multiply-add)", m.name()), m.inst.span));
                 }
                 let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
                 let a = self.read_float(a, t, ftz)?;
