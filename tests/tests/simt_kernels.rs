@@ -1459,6 +1459,61 @@ fn redux_f32_min_max_abs_nan_in_partial_membermasks() {
     redux_f32(Warps::Device)
 }
 
+/// Barriers with a thread count (§9.7.13.1: "the value must be a multiple of the warp size";
+/// the participants are whole warps): `bar.sync 1`, `barrier.sync 15`, `bar.cta.sync 7` and
+/// `bar.red.popc` on barrier 3 with a count naming every warp of the CTA (the thread count
+/// rounded up to a multiple of 32), as an immediate and in a register, blocks 64, 100 and 48,
+/// two CTAs; expected values from the kernel's definition (see bar_count.ptx).
+#[test]
+fn barriers_with_a_thread_count_naming_the_whole_cta() {
+    let Some(gpu) = gpu() else { return };
+    let grid = 2usize;
+    for block in [64usize, 100, 48] {
+        let count = block.div_ceil(32) * 32;
+        let mut want = vec![0u32; 3 * block * grid];
+        for c in 0..grid {
+            let v = |t: usize| 3 * (c * block + (t + 1) % block) as u32 + 1;
+            let w = |t: usize| v(block - 1 - t) + (block - 1 - t) as u32;
+            let popc = (0..block).filter(|&t| w(t) & 1 == 1).count() as u32;
+            for t in 0..block {
+                want[3 * (c * block + t)..][..3].copy_from_slice(&[v(t), w(t), popc]);
+            }
+        }
+        for (how, text) in [("immediate", ptx("bar_count.ptx").replace(", %r9", &format!(", {count}"))), ("register", ptx("bar_count.ptx"))] {
+            let program = program("bar_count.ptx", &text, [block as u32, 1, 1]);
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let out = run.zeros(12 * block * grid);
+                run.launch(&program, "bar_count", [grid as u32, 1, 1], &[&out.to_le_bytes(), &(count as u32).to_le_bytes()], backend);
+                assert_eq!(run.read_u32(out, 3 * block * grid), want, "block {block}, count {count} ({how}) on {backend}");
+            }
+        }
+    }
+}
+
+/// A thread count held in a register that names fewer warps than the CTA's (a named barrier
+/// for a subset of warps, which Vulkan and WGSL cannot express): the launch faults with
+/// `abi::FAULT_BARRIER_COUNT` at the barrier's line, on both backends; the full count runs.
+#[test]
+fn a_barrier_count_below_the_cta_faults_at_its_line() {
+    let Some(gpu) = gpu() else { return };
+    let text = ptx("bar_count.ptx");
+    let line = text.lines().position(|l| l.trim_start().starts_with("bar.sync 1, %r9")).unwrap() + 1;
+    let program = program("bar_count.ptx", &text, [64, 1, 1]);
+    for backend in Backend::ALL {
+        for count in [32u32, 0, 96] {
+            let mut run = Run::new(&gpu);
+            let out = run.zeros(12 * 64);
+            let e = run.ctx.launch(&program, "bar_count", [1, 1, 1], &[&out.to_le_bytes(), &count.to_le_bytes()], backend).expect_err("the launch must fault");
+            let ptxcross::Error::KernelFault { bits, site, .. } = &e else { panic!("{backend}: not a kernel fault: {e}") };
+            assert_eq!(*bits, ptxcross_lower::abi::FAULT_BARRIER_COUNT, "{backend}, count {count}: {e}");
+            assert_eq!(site.as_deref(), Some(format!("bar_count.ptx:{line}:5 (`bar.sync`)").as_str()), "{backend}, count {count}: {e}");
+            assert!(e.to_string().contains("thread count was not the whole CTA"), "{backend}: {e}");
+            run.launch(&program, "bar_count", [1, 1, 1], &[&out.to_le_bytes(), &64u32.to_le_bytes()], backend);
+        }
+    }
+}
+
 /// warp_misc translated as the device asks (emulated on lavapipe: the reference the other
 /// translations are held to).
 #[test]

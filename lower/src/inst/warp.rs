@@ -555,11 +555,7 @@ impl FnLower {
             return Err(unsupported("a barrier id held in a register", id.span));
         }
         if let Some(count) = count {
-            let total: u32 = self.block.iter().product();
-            let ok = matches!(&count.kind, OperandKind::Expr(e) if crate::consts::eval(e).ok() == Some(crate::consts::ConstValue::Int(total as u64)));
-            if !ok {
-                return Err(unsupported("a barrier with a thread count other than the whole CTA", count.span));
-            }
+            self.barrier_count(count)?;
         }
         let c = self.pred_operand(c)?;
         let threads: u32 = self.block.iter().product();
