@@ -98,3 +98,27 @@ fn immediate_thread_counts_name_every_warp_of_the_cta() {
         assert!(e.contains("not supported yet") && e.contains("a barrier with a thread count other than the whole CTA") && e.contains("bar.ptx:12:17"), "{inst}: {e}");
     }
 }
+
+/// `redux.sync` (§9.7.13.x, ISA 8.6+ for `.f32`): the f32 forms lower (their results:
+/// tests/tests/simt_kernels.rs `redux_f32_…`); forms the ISA does not define are errors at
+/// their line, never a guessed reduction.
+#[test]
+fn redux_f32_forms_lower_and_undefined_forms_are_errors() {
+    for inst in [
+        "redux.sync.min.f32 %r2, %r1, -1;",
+        "redux.sync.max.abs.f32 %r2, %r1, -1;",
+        "redux.sync.min.NaN.f32 %r2, %r1, %r1;",
+        "redux.sync.max.abs.NaN.f32 %r2, %r1, -1;",
+    ] {
+        lowered(inst).unwrap_or_else(|e| panic!("{inst}: {e}"));
+    }
+    for (inst, why) in [
+        ("    redux.sync.add.f32 %r2, %r1, -1;", "the .f32 forms are .min and .max"),
+        ("    redux.sync.min.abs.u32 %r2, %r1, -1;", ".abs and .NaN take .f32"),
+        ("    redux.sync.max.NaN.s32 %r2, %r1, -1;", ".abs and .NaN take .f32"),
+        ("    redux.sync.min.f64 %r2, %r1, -1;", "not supported yet"),
+    ] {
+        let e = lowered(inst).expect_err(inst);
+        assert!(e.contains(why) && e.contains("bar.ptx:12:5"), "{inst}: want `{why}`:\n{e}");
+    }
+}
