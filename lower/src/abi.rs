@@ -118,6 +118,10 @@ pub const FAULT_CLUSTER_RANK: u32 = 1 << 9;
 /// other effect, that the device's subgroups do not hold whole logical warps: the host runs
 /// the emulated translation instead (see `warp_layout`). Not a fault of the PTX program.
 pub const FAULT_WARP_LAYOUT: u32 = 1 << 10;
+/// `bar{.cta}.sync`/`barrier{.cta}.sync`/`bar.red` with a thread count (held in a register)
+/// other than the whole CTA's: a barrier some warps pass while others wait has no Vulkan or
+/// WGSL equivalent (the launch went on with a full-CTA barrier, so its results are wrong).
+pub const FAULT_BARRIER_COUNT: u32 = 1 << 11;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
 /// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` zero
@@ -183,6 +187,11 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
             FAULT_WARP_LAYOUT,
             "the device's subgroups do not hold whole 32-thread warps (native warp collectives cannot run; \
              the emulated translation must be launched)",
+        ),
+        (
+            FAULT_BARRIER_COUNT,
+            "a barrier's thread count was not the whole CTA (barriers for a subset of the CTA's warps \
+             are not supported yet; the barrier waited for every thread, so the results are wrong)",
         ),
     ];
     names.iter().filter(|(b, _)| bits & b != 0).map(|&(_, n)| n).collect()

@@ -12,14 +12,20 @@ use ptxcross_lower::{lower, LowerOptions};
 /// Lowers a kernel of a 64-thread CTA whose body is `inst` after a prologue (line 12 holds
 /// `inst`'s first line); the first error rendered, if any.
 fn lowered(inst: &str) -> Result<(), String> {
+    lowered_in(inst, "", Some([64, 1, 1]))
+}
+
+/// As [`lowered`], with `directives` after the kernel's parameters and the CTA shape `block`
+/// (`None`: from the directives).
+fn lowered_in(inst: &str, directives: &str, block: Option<[u32; 3]>) -> Result<(), String> {
     let ptx = format!(
-        ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n    \
+        ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 out){directives}\n{{\n    \
          .reg .b32 %r<4>;\n    .reg .pred %p<4>;\n    .reg .b64 %rd<4>;\n    mov.u32 %r1, %tid.x;\n    \
          setp.lt.u32 %p1, %r1, 40;\n    ld.param.u64 %rd1, [out];\n{inst}\n    st.global.u32 [%rd1], %r2;\n    ret;\n}}\n"
     );
     let file = SourceFile::new("bar.ptx", ptx.as_str());
     let ast = parse(&file).map_err(|e| format!("parse: {}", e[0].render(&file)))?;
-    lower(&ast, &file, &LowerOptions { block: Some([64, 1, 1]), ..Default::default() }).map(|_| ()).map_err(|e| e[0].render(&file))
+    lower(&ast, &file, &LowerOptions { block, ..Default::default() }).map(|_| ()).map_err(|e| e[0].render(&file))
 }
 
 #[test]
@@ -44,6 +50,11 @@ fn every_full_cta_barrier_form_lowers() {
         "barrier.cta.red.popc.u32 %r2, 0, %p1;",
         "barrier.cta.red.or.pred %p2, 0, %p1;\n    selp.u32 %r2, 1, 0, %p2;",
         "barrier.red.and.aligned.pred %p2, 0, %p1;\n    selp.u32 %r2, 1, 0, %p2;",
+        // A thread count in a register: tested at run time (simt_kernels
+        // a_barrier_count_below_the_cta_faults_at_its_line).
+        "bar.sync 1, %r1;",
+        "barrier.cta.sync.aligned 15, %r1;",
+        "bar.red.popc.u32 %r2, 4, %r1, %p1;",
         "bar.warp.sync -1;",
         "bar.warp.sync %r1;",
         // After a divergent exit: the barrier waits for the non-exited threads only.
@@ -69,5 +80,45 @@ fn barrier_forms_without_a_sound_translation_are_refused_where_they_are() {
         let e = lowered(inst).expect_err(inst);
         let at = format!("bar.ptx:12:{col}");
         assert!(e.contains("not supported yet") && e.contains(why) && e.contains(&at), "{inst}: want `{why}` at {at}:\n{e}");
+    }
+}
+
+/// §9.7.13.1: "When specifying a thread count, the value must be a multiple of the warp size":
+/// the participants are whole warps, so the whole CTA of 100 threads is 128 (and the thread
+/// count itself is accepted too); a count naming fewer warps, known at translation from the
+/// launch's shape or `.reqntid`, is refused.
+#[test]
+fn immediate_thread_counts_name_every_warp_of_the_cta() {
+    for inst in ["bar.sync 1, 128;", "bar.sync 1, 100;", "barrier.sync 15, 128;", "bar.red.popc.u32 %r2, 2, 128, %p1;"] {
+        lowered_in(inst, "", Some([100, 1, 1])).unwrap_or_else(|e| panic!("{inst}: {e}"));
+    }
+    lowered_in("bar.sync 3, 64;", " .reqntid 48", None).unwrap_or_else(|e| panic!("{e}"));
+    for (inst, directives, block) in [("    bar.sync 1, 96;", "", Some([100, 1, 1])), ("    bar.sync 1, 32;", " .reqntid 48", None), ("    bar.sync 1, 160;", "", Some([100, 1, 1]))] {
+        let e = lowered_in(inst, directives, block).expect_err(inst);
+        assert!(e.contains("not supported yet") && e.contains("a barrier with a thread count other than the whole CTA") && e.contains("bar.ptx:12:17"), "{inst}: {e}");
+    }
+}
+
+/// `redux.sync` (§9.7.13.x, ISA 8.6+ for `.f32`): the f32 forms lower (their results:
+/// tests/tests/simt_kernels.rs `redux_f32_…`); forms the ISA does not define are errors at
+/// their line, never a guessed reduction.
+#[test]
+fn redux_f32_forms_lower_and_undefined_forms_are_errors() {
+    for inst in [
+        "redux.sync.min.f32 %r2, %r1, -1;",
+        "redux.sync.max.abs.f32 %r2, %r1, -1;",
+        "redux.sync.min.NaN.f32 %r2, %r1, %r1;",
+        "redux.sync.max.abs.NaN.f32 %r2, %r1, -1;",
+    ] {
+        lowered(inst).unwrap_or_else(|e| panic!("{inst}: {e}"));
+    }
+    for (inst, why) in [
+        ("    redux.sync.add.f32 %r2, %r1, -1;", "the .f32 forms are .min and .max"),
+        ("    redux.sync.min.abs.u32 %r2, %r1, -1;", ".abs and .NaN take .f32"),
+        ("    redux.sync.max.NaN.s32 %r2, %r1, -1;", ".abs and .NaN take .f32"),
+        ("    redux.sync.min.f64 %r2, %r1, -1;", "not supported yet"),
+    ] {
+        let e = lowered(inst).expect_err(inst);
+        assert!(e.contains(why) && e.contains("bar.ptx:12:5"), "{inst}: want `{why}`:\n{e}");
     }
 }

@@ -1104,6 +1104,7 @@ fn native_warp_collectives_run_where_subgroups_hold_whole_warps_and_fall_back_el
     }
     shfl_sweep(Warps::Native);
     warp_misc(Warps::Native);
+    redux_f32(Warps::Native);
     if expected_warp_path(&gpu) == ptxcross::runtime::WarpPath::Native || std::env::var("PTXCROSS_NATIVE_WARPS_ALL").as_deref() == Ok("1") {
         vote_groups(Warps::Native);
     } else {
@@ -1120,6 +1121,7 @@ fn native_warp_lowering_with_simulated_subgroups() {
     shfl_sweep(Warps::Simulated);
     warp_misc(Warps::Simulated);
     vote_groups(Warps::Simulated);
+    redux_f32(Warps::Simulated);
 }
 
 /// The runtime's first launch of a native-warps pipeline is a check-only launch
@@ -1368,6 +1370,148 @@ fn native_warps_modules_hold_each_collective_kernel_twice() {
     assert!(program.kernel("vote_groups").is_some_and(|k| k.features.native_warps), "the name finds the native translation");
     let err = ptxcross::translate::emit_wgsl(&module, ptxcross_wgsl::Profile::WebGpu).expect_err("webgpu refuses it");
     assert!(err.to_string().contains("native warp collectives"), "{err}");
+}
+
+/// `redux.sync.{min,max}{.abs}{.NaN}.f32` (ISA 8.6+): block 100 (a partial warp), lanes that
+/// exited first, and the rest of each warp in two groups, each running the eight forms with
+/// its own membermask. Each warp draws one of four cases: a mix of ±0, ±inf, subnormals,
+/// normals and NaNs of both signs with payloads; one group all NaN; only ±0 (NaNs in one
+/// group); no NaN. Expected: `ptx_ref::float::redux_sync_f32` over the group, bit-exact.
+fn redux_f32(mode: Warps) {
+    use ptxcross_tests::ptx_ref::float::redux_sync_f32;
+    let Some(gpu) = gpu() else { return };
+    let (block, grid) = (100usize, 3usize);
+    let total = block * grid;
+    let mut w = words(0xf32d);
+    const NANS: [u32; 4] = [0x7fc0_0000, 0xffc0_0001, 0x7f80_0001, 0xff81_2345];
+    const VALUES: [u32; 12] = [
+        0, 0x8000_0000, 0x3fc0_0000, 0xbfc0_0000, 0x7f80_0000, 0xff80_0000, 1, 0x8000_0001, 0x007f_ffff, 0x807f_ffff, 0x7f7f_ffff, 0xff7f_ffff,
+    ];
+    let mut x = vec![0u32; total];
+    let mut mask = vec![0u32; total];
+    let exit: Vec<u32> = (0..total).map(|i| (w.next().unwrap() % 7 == 0 || i % 41 == 3) as u32).collect();
+    let group: Vec<usize> = (0..total).map(|_| (w.next().unwrap() >> 7) as usize & 1).collect();
+    let mut want = vec![0u32; 8 * total];
+    let forms = [(false, false, false), (true, false, false), (false, true, false), (true, true, false), (false, false, true), (true, false, true), (false, true, true), (true, true, true)];
+    let mut warp = 0;
+    for c in 0..grid {
+        for wb in (0..block).step_by(32) {
+            let lanes: Vec<usize> = (wb..(wb + 32).min(block)).map(|t| c * block + t).collect();
+            let case = warp % 4;
+            warp += 1;
+            for &i in &lanes {
+                let r = w.next().unwrap();
+                let pick = |pool: &[u32]| pool[(r >> 8) as usize % pool.len()];
+                x[i] = match (case, group[i]) {
+                    (1, 0) => pick(&NANS),
+                    (2, 0) => pick(&VALUES[..2]),
+                    (2, _) => if r % 3 == 0 { pick(&NANS) } else { pick(&VALUES[..2]) },
+                    (3, _) => if r % 2 == 0 { pick(&VALUES) } else { r & !0x4000_0000 },
+                    _ => match r % 6 {
+                        0 => pick(&NANS),
+                        1 | 2 => pick(&VALUES),
+                        _ => r,
+                    },
+                };
+            }
+            for g in [0usize, 1] {
+                let members: Vec<usize> = lanes.iter().copied().filter(|&i| exit[i] == 0 && group[i] == g).collect();
+                let m: u32 = members.iter().map(|&i| 1u32 << ((i - c * block) % 32)).sum();
+                let vals: Vec<u32> = members.iter().map(|&i| x[i]).collect();
+                let r: Vec<u32> = forms.iter().map(|&(max, abs, nan)| redux_sync_f32(max, abs, nan, &vals)).collect();
+                for &i in &members {
+                    mask[i] = m;
+                    want[8 * i..8 * i + 8].copy_from_slice(&r);
+                }
+            }
+        }
+    }
+    let input: Vec<u32> = (0..total).flat_map(|i| [x[i], mask[i], exit[i]]).collect();
+    let build = mode.builder();
+    let program = build("redux_f32.ptx", &ptx("redux_f32.ptx"), [block as u32, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let inp = run.buffer(&u32s(&input));
+        let out = run.zeros(total * 32);
+        run.launch(&program, "redux_f32", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+        check_warp_path(&gpu, &run, mode, "redux_f32", backend);
+        let got = run.read_u32(out, total * 8);
+        for i in 0..total {
+            let g = &got[8 * i..8 * i + 8];
+            if exit[i] != 0 {
+                assert_eq!(g, [0; 8], "{backend}: exited thread {i} wrote");
+                continue;
+            }
+            for (k, &(max, abs, nan)) in forms.iter().enumerate() {
+                assert_eq!(
+                    g[k], want[8 * i + k],
+                    "{mode:?} {backend}: thread {i} (x {:#010x}, mask {:#010x}): redux.sync.{}{}{}.f32: got {:#010x}, want {:#010x}",
+                    x[i], mask[i], if max { "max" } else { "min" }, if abs { ".abs" } else { "" }, if nan { ".NaN" } else { "" }, g[k], want[8 * i + k]
+                );
+            }
+        }
+    }
+}
+
+/// The f32 forms of `redux.sync` translated as the device asks (emulated on lavapipe).
+#[test]
+fn redux_f32_min_max_abs_nan_in_partial_membermasks() {
+    redux_f32(Warps::Device)
+}
+
+/// Barriers with a thread count (§9.7.13.1: "the value must be a multiple of the warp size";
+/// the participants are whole warps): `bar.sync 1`, `barrier.sync 15`, `bar.cta.sync 7` and
+/// `bar.red.popc` on barrier 3 with a count naming every warp of the CTA (the thread count
+/// rounded up to a multiple of 32), as an immediate and in a register, blocks 64, 100 and 48,
+/// two CTAs; expected values from the kernel's definition (see bar_count.ptx).
+#[test]
+fn barriers_with_a_thread_count_naming_the_whole_cta() {
+    let Some(gpu) = gpu() else { return };
+    let grid = 2usize;
+    for block in [64usize, 100, 48] {
+        let count = block.div_ceil(32) * 32;
+        let mut want = vec![0u32; 3 * block * grid];
+        for c in 0..grid {
+            let v = |t: usize| 3 * (c * block + (t + 1) % block) as u32 + 1;
+            let w = |t: usize| v(block - 1 - t) + (block - 1 - t) as u32;
+            let popc = (0..block).filter(|&t| w(t) & 1 == 1).count() as u32;
+            for t in 0..block {
+                want[3 * (c * block + t)..][..3].copy_from_slice(&[v(t), w(t), popc]);
+            }
+        }
+        for (how, text) in [("immediate", ptx("bar_count.ptx").replace(", %r9", &format!(", {count}"))), ("register", ptx("bar_count.ptx"))] {
+            let program = program("bar_count.ptx", &text, [block as u32, 1, 1]);
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let out = run.zeros(12 * block * grid);
+                run.launch(&program, "bar_count", [grid as u32, 1, 1], &[&out.to_le_bytes(), &(count as u32).to_le_bytes()], backend);
+                assert_eq!(run.read_u32(out, 3 * block * grid), want, "block {block}, count {count} ({how}) on {backend}");
+            }
+        }
+    }
+}
+
+/// A thread count held in a register that names fewer warps than the CTA's (a named barrier
+/// for a subset of warps, which Vulkan and WGSL cannot express): the launch faults with
+/// `abi::FAULT_BARRIER_COUNT` at the barrier's line, on both backends; the full count runs.
+#[test]
+fn a_barrier_count_below_the_cta_faults_at_its_line() {
+    let Some(gpu) = gpu() else { return };
+    let text = ptx("bar_count.ptx");
+    let line = text.lines().position(|l| l.trim_start().starts_with("bar.sync 1, %r9")).unwrap() + 1;
+    let program = program("bar_count.ptx", &text, [64, 1, 1]);
+    for backend in Backend::ALL {
+        for count in [32u32, 0, 96] {
+            let mut run = Run::new(&gpu);
+            let out = run.zeros(12 * 64);
+            let e = run.ctx.launch(&program, "bar_count", [1, 1, 1], &[&out.to_le_bytes(), &count.to_le_bytes()], backend).expect_err("the launch must fault");
+            let ptxcross::Error::KernelFault { bits, site, .. } = &e else { panic!("{backend}: not a kernel fault: {e}") };
+            assert_eq!(*bits, ptxcross_lower::abi::FAULT_BARRIER_COUNT, "{backend}, count {count}: {e}");
+            assert_eq!(site.as_deref(), Some(format!("bar_count.ptx:{line}:5 (`bar.sync`)").as_str()), "{backend}, count {count}: {e}");
+            assert!(e.to_string().contains("thread count was not the whole CTA"), "{backend}: {e}");
+            run.launch(&program, "bar_count", [1, 1, 1], &[&out.to_le_bytes(), &64u32.to_le_bytes()], backend);
+        }
+    }
 }
 
 /// warp_misc translated as the device asks (emulated on lavapipe: the reference the other

@@ -4,7 +4,7 @@ use super::{operands, Mods};
 use crate::abi;
 use crate::cfg::Terminator;
 use crate::function::{unsupported, FnLower, LResult};
-use crate::ir::{Operand, Stmt};
+use crate::ir::{BinaryOp, Block, CmpOp, Operand, Stmt, Ty};
 use ptxcross_frontend::ast::{self, Instruction, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
@@ -107,8 +107,41 @@ impl FnLower {
         }
     }
 
+    /// The thread count `b` of `bar{.cta}.sync a, b` / `barrier{.cta}.sync a, b` / `bar.red`
+    /// (§9.7.13.1: "Operand b specifies the number of threads participating in the barrier …
+    /// When specifying a thread count, the value must be a multiple of the warp size"; the
+    /// participants are whole warps). Only a count naming every warp of the CTA has a sound
+    /// translation (the workgroup barrier): the CTA's thread count rounded up to a multiple of
+    /// 32, or (outside the spec's rule when it is no multiple of 32, accepted as before) the
+    /// thread count itself. The CTA shape is fixed at translation (`%ntid` is folded), so an
+    /// immediate count is decided here (another value is refused); a count in a register is
+    /// tested at run time: another value records `abi::FAULT_BARRIER_COUNT` at this
+    /// instruction's site, and the full-CTA barrier follows either way (every thread must
+    /// reach it).
+    pub(super) fn barrier_count(&mut self, count: &ast::Operand) -> LResult<()> {
+        let total: u32 = self.block.iter().product();
+        let warps = total.div_ceil(32) * 32;
+        if let OperandKind::Expr(e) = &count.kind {
+            let ok = matches!(crate::consts::eval(e), Ok(crate::consts::ConstValue::Int(c)) if c == total as u64 || c == warps as u64);
+            if !ok {
+                return Err(unsupported(
+                    format!("a barrier with a thread count other than the whole CTA ({warps} for this CTA of {total} threads)"),
+                    count.span,
+                ));
+            }
+            return Ok(());
+        }
+        let c = self.read(count, ScalarType::U32)?;
+        let full = self.cmp(CmpOp::Eq, Ty::U32, c, Self::u32c(warps));
+        let exact = self.cmp(CmpOp::Eq, Ty::U32, c, Self::u32c(total));
+        let ok = self.bin(BinaryOp::Or, Ty::Bool, full, exact);
+        self.emit_if(ok, Block::new(), Block { stmts: vec![Stmt::Fault { code: abi::FAULT_BARRIER_COUNT }] });
+        Ok(())
+    }
+
     /// `bar.sync a` / `bar.sync a, b` / `barrier.sync` / `bar.cta.sync` …: a CTA-wide barrier.
-    /// Only the full-CTA form is implemented (no thread count, or a count equal to the CTA).
+    /// Only the full-CTA form is implemented (no thread count, or a count naming every warp of
+    /// the CTA: [`FnLower::barrier_count`]).
     pub(super) fn barrier(&mut self, inst: &Instruction) -> LResult<()> {
         let m = Mods { inst };
         if m.has("arrive") {
@@ -128,16 +161,7 @@ impl FnLower {
         match inst.operands.len() {
             0 if inst.opcode.name == "barrier" => {}
             1 => {}
-            2 => {
-                let total: u32 = self.block.iter().product();
-                let count = match &inst.operands[1].kind {
-                    OperandKind::Expr(e) => crate::consts::eval(e).ok(),
-                    _ => None,
-                };
-                if count != Some(crate::consts::ConstValue::Int(total as u64)) {
-                    return Err(unsupported("a barrier with a thread count other than the whole CTA", inst.operands[1].span));
-                }
-            }
+            2 => self.barrier_count(&inst.operands[1])?,
             n => return Err(Diagnostic::new(format!("`{}` takes 1 or 2 operands, found {n}", m.name()), inst.span)),
         }
         if let Some(id) = inst.operands.first() {

@@ -322,10 +322,17 @@ impl FnLower {
         self.write(d, ScalarType::B32, active)
     }
 
-    /// `redux.sync.op.type d, a, membermask` (integer forms).
+    /// `redux.sync.op.type d, a, membermask` (integer forms) and
+    /// `redux.sync.{min,max}{.abs}{.NaN}.f32` (ISA 8.6+, see [`FnLower::redux_f32_key`]).
     pub(super) fn redux(&mut self, m: &Mods) -> LResult<()> {
-        m.only(&["sync", "add", "min", "max", "and", "or", "xor"])?;
+        m.only(&["sync", "add", "min", "max", "and", "or", "xor", "abs", "NaN"])?;
         let t = m.ty()?;
+        if t == ScalarType::F32 {
+            return self.redux_f32(m);
+        }
+        if m.has("abs") || m.has("NaN") {
+            return Err(Diagnostic::new(format!("`{}`: .abs and .NaN take .f32", m.name()), m.inst.span));
+        }
         if !matches!(t, ScalarType::U32 | ScalarType::S32 | ScalarType::B32) {
             return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
         }
@@ -349,10 +356,17 @@ impl FnLower {
         let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
         let a = self.read(a, t)?;
         let member = self.read(mask, ScalarType::B32)?;
+        let acc = self.redux_words(bop, identity, a, member, m.inst.span);
+        self.write(d, t, acc)
+    }
+
+    /// The reduction of `redux.sync` over the participating lanes' words `a` (`bop` on u32,
+    /// `identity` for lanes that do not take part), emulated or native.
+    fn redux_words(&mut self, bop: BinaryOp, identity: u32, a: Operand, member: Operand, span: ast::Span) -> Operand {
         let mut acc = FnLower::u32c(identity);
         if self.native_warps {
-            let active = self.native_participants(member, m.inst.span);
-            let values = self.native_values(a, m.inst.span);
+            let active = self.native_participants(member, span);
+            let values = self.native_values(a, span);
             for (k, value) in values.into_iter().enumerate() {
                 let on = self.bin(BinaryOp::ShrU, Ty::U32, active, FnLower::u32c(k as u32));
                 let on = self.bin(BinaryOp::And, Ty::U32, on, FnLower::u32c(1));
@@ -360,10 +374,9 @@ impl FnLower {
                 let v = self.select(Ty::U32, on, value, FnLower::u32c(identity));
                 acc = self.bin(bop, Ty::U32, acc, v);
             }
-            let acc = self.value(Ty::U32, Expr::Use(acc));
-            return self.write(d, t, acc);
+            return self.value(Ty::U32, Expr::Use(acc));
         }
-        let view = self.warp_publish(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span);
+        let view = self.warp_publish(a, Operand::Const(crate::ir::Const::Bool(false)), member, span);
         for k in 0..32 {
             let on = self.bin(BinaryOp::And, Ty::U32, view.flags[k], FnLower::u32c(1));
             let on = self.cmp(CmpOp::Ne, Ty::U32, on, FnLower::u32c(0));
@@ -371,8 +384,66 @@ impl FnLower {
             acc = self.bin(bop, Ty::U32, acc, v);
         }
         let acc = self.value(Ty::U32, Expr::Use(acc));
-        self.warp_finish(m.inst.span);
-        self.write(d, t, acc)
+        self.warp_finish(span);
+        acc
+    }
+
+    /// `redux.sync.{min,max}{.abs}{.NaN}.f32 d, a, membermask` (PTX ISA 8.6+, sm_100a; the text
+    /// is not in this project's ISA 8.5 copy: §9.7.13.x `redux.sync` of the public ISA 8.6+
+    /// docs says: "For .f32 instruction type, if the input value is 0.0 then +0.0 > -0.0. If
+    /// .abs qualifier is specified, then the absolute value of the input is considered for the
+    /// reduction operation. If the .NaN qualifier is specified, then the result of the
+    /// reduction operation is canonical NaN if the input to the reduction operation from any
+    /// participating thread is NaN. In the absence of .NaN qualifier, only non-NaN values are
+    /// considered for the reduction operation and the result will be canonical NaN when all
+    /// inputs are NaNs."
+    ///
+    /// Each thread turns its value into an order key ([`FnLower::redux_f32_key`]), the integer
+    /// `min.u32`/`max.u32` reduction of [`FnLower::redux_words`] combines the keys (so the
+    /// emulated and the native paths share this rule), and the result key turns back into the
+    /// winning value's bits, or the canonical NaN 0x7fffffff. With `.abs` the result is the
+    /// absolute value (the value the reduction considered). No ftz: subnormals compare exactly.
+    fn redux_f32(&mut self, m: &Mods) -> LResult<()> {
+        let max = match m.one_of(&["min", "max"]) {
+            Some(op) if m.one_of(&["add", "and", "or", "xor"]).is_none() => op == "max",
+            _ => return Err(Diagnostic::new(format!("`{}`: the .f32 forms are .min and .max", m.name()), m.inst.span)),
+        };
+        let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
+        let a = self.read(a, ScalarType::F32)?;
+        let member = self.read(mask, ScalarType::B32)?;
+        let bits = self.convert(crate::ir::ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
+        let (key, sentinel) = self.redux_f32_key(bits, max, m.has("abs"), m.has("NaN"));
+        let (bop, identity) = if max { (BinaryOp::MaxU, 0) } else { (BinaryOp::MinU, u32::MAX) };
+        let acc = self.redux_words(bop, identity, key, member, m.inst.span);
+        // Back from the key: the sentinel means NaN (all inputs NaN, or with .NaN any).
+        let u = FnLower::u32c;
+        let nan = self.cmp(CmpOp::Eq, Ty::U32, acc, u(sentinel));
+        let positive = self.cmp(CmpOp::GeU, Ty::U32, acc, u(0x8000_0000));
+        let flip = self.select(Ty::U32, positive, u(0x8000_0000), u(!0));
+        let r = self.bin(BinaryOp::Xor, Ty::U32, acc, flip);
+        let r = self.select(Ty::U32, nan, u(0x7fff_ffff), r);
+        let r = self.convert(crate::ir::ConvertOp::Bitcast, Ty::U32, Ty::F32, r);
+        self.write(d, ScalarType::F32, r)
+    }
+
+    /// The key one thread contributes to an f32 `redux.sync` (see [`FnLower::redux_f32`]), and
+    /// the key that stands for NaN. Non-NaN values map to keys ordered as the floats with
+    /// −0 < +0 (positive: bits | 2^31; negative: !bits), which lie in 0x007fffff..=0xff800000.
+    /// A NaN (after `.abs`) becomes the sentinel: for `max`, 0 without `.NaN` (below every
+    /// value, so NaNs are ignored, and a result of 0 means every input was NaN) and !0 with
+    /// `.NaN` (above every value, so any NaN wins); for `min` the other way round. Lanes that do
+    /// not take part give the reduction's identity (0 for max, !0 for min), which equals the
+    /// ignoring sentinel and cannot win over a real value.
+    fn redux_f32_key(&mut self, bits: Operand, max: bool, abs: bool, nan_wins: bool) -> (Operand, u32) {
+        let u = FnLower::u32c;
+        let bits = if abs { self.bin(BinaryOp::And, Ty::U32, bits, u(0x7fff_ffff)) } else { bits };
+        let magnitude = self.bin(BinaryOp::And, Ty::U32, bits, u(0x7fff_ffff));
+        let is_nan = self.cmp(CmpOp::GtU, Ty::U32, magnitude, u(0x7f80_0000));
+        let negative = self.cmp(CmpOp::GeU, Ty::U32, bits, u(0x8000_0000));
+        let flip = self.select(Ty::U32, negative, u(!0), u(0x8000_0000));
+        let key = self.bin(BinaryOp::Xor, Ty::U32, bits, flip);
+        let sentinel = if max == nan_wins { !0 } else { 0 };
+        (self.select(Ty::U32, is_nan, u(sentinel), key), sentinel)
     }
 
     /// `match.{any,all}.sync.b32 d[|p], a, membermask`.
@@ -484,11 +555,7 @@ impl FnLower {
             return Err(unsupported("a barrier id held in a register", id.span));
         }
         if let Some(count) = count {
-            let total: u32 = self.block.iter().product();
-            let ok = matches!(&count.kind, OperandKind::Expr(e) if crate::consts::eval(e).ok() == Some(crate::consts::ConstValue::Int(total as u64)));
-            if !ok {
-                return Err(unsupported("a barrier with a thread count other than the whole CTA", count.span));
-            }
+            self.barrier_count(count)?;
         }
         let c = self.pred_operand(c)?;
         let threads: u32 = self.block.iter().product();

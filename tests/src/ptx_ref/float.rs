@@ -469,3 +469,33 @@ pub fn cvt_nan_to_int(source: &str, dst: &str) -> u64 {
         _ => 0,
     }
 }
+
+/// `redux.sync.{min,max}{.abs}{.NaN}.f32` over the participating threads' inputs (raw bits),
+/// from the text of `redux.sync` in PTX ISA 8.6+ (not in this project's ISA 8.5 copy; public
+/// docs, "Parallel Synchronization and Communication Instructions: redux.sync"): "For .f32
+/// instruction type, if the input value is 0.0 then +0.0 > -0.0. If .abs qualifier is
+/// specified, then the absolute value of the input is considered for the reduction operation.
+/// If the .NaN qualifier is specified, then the result of the reduction operation is canonical
+/// NaN if the input to the reduction operation from any participating thread is NaN. In the
+/// absence of .NaN qualifier, only non-NaN values are considered for the reduction operation
+/// and the result will be canonical NaN when all inputs are NaNs." The canonical f32 NaN is
+/// 0x7fffffff (as for `min`/`max`). With `.abs` the result is the absolute value considered.
+pub fn redux_sync_f32(is_max: bool, abs: bool, nan_mode: bool, inputs: &[u32]) -> u32 {
+    const CANONICAL: u32 = 0x7fff_ffff;
+    let vals: Vec<f32> = inputs.iter().map(|&b| f32::from_bits(if abs { b & 0x7fff_ffff } else { b })).collect();
+    if vals.is_empty() || (nan_mode && vals.iter().any(|v| v.is_nan())) {
+        return CANONICAL;
+    }
+    // x < y, with −0 below +0.
+    let less = |x: f32, y: f32| x < y || (x == 0.0 && y == 0.0 && x.is_sign_negative() && y.is_sign_positive());
+    let mut best: Option<f32> = None;
+    for v in vals.into_iter().filter(|v| !v.is_nan()) {
+        best = Some(match best {
+            None => v,
+            Some(b) if is_max && less(b, v) => v,
+            Some(b) if !is_max && less(v, b) => v,
+            Some(b) => b,
+        });
+    }
+    best.map_or(CANONICAL, f32::to_bits)
+}
