@@ -31,9 +31,10 @@
 //! not a list of patterns but safe by construction: an operand of a float add, sub, mul,
 //! div, min, max or fma reaches the op through the unknown zero unless it is **opaque**
 //! ([`opaque_vars`]): every assignment of the variable is a memory load, an atomic's old
-//! value, a shuffle of an opaque value, a copy, bitcast, negation or absolute value of an
-//! opaque value, or the result of one of those float ops (or sqrt/rounding of an opaque
-//! value) that has a variable operand — itself opaque or hidden by this rule, so the
+//! value, a shuffle of an opaque value, a copy, bitcast, negation, absolute value or f32 ↔ f64
+//! conversion of an opaque value (or the two halves of one, or a doubleword of two), or the
+//! result of one of those float ops (or sqrt/rounding of an opaque value) that has a variable
+//! operand — itself opaque or hidden by this rule, so the
 //! driver knows nothing of it (each op is one `NoContraction` operation on SPIR-V, which
 //! the drivers keep; WGSL, which cannot say it, guards float-op results itself, see
 //! `backend-wgsl`'s `opaque_vars`). Memory holds only such values: a store of any other
@@ -44,7 +45,10 @@
 //! the test holds. Binary ops hide their left operand with one zero and their right one
 //! with another (`z0`, `z1`), and an add, sub or div whose two operands are the same value
 //! up to copies, bitcasts, negation and absolute value hides both: `x - x`, `x + (-x)` and
-//! `x / x` are not folded either (the WGSL backend's rule for sub and div). Integer-only
+//! `x / x` are not folded either (the WGSL backend's rule for sub and div). A float variable
+//! set to a constant and also otherwise (a loop's accumulator, `sum = 0` then `sum += …`)
+//! gets the constant hidden where it is set, so the variable is opaque and its uses in the
+//! loop need no XOR. Integer-only
 //! kernels are left alone; the cost is one XOR per hidden operand or store (`README`,
 //! "Performance").
 
@@ -85,9 +89,29 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
     learn(&kernel.body, &values, &mut known);
 
     let has_float_ops = any_stmt(&kernel.body, &mut |s| matches!(s, Stmt::Assign { expr, .. } if float_op_operands(expr).is_some()));
-    let opaque = if has_float_ops { opaque_vars(kernel) } else { Vec::new() };
     let roots = same_roots(&kernel.body);
-    let mut cx = Cx { known, opaque, hide_values: has_float_ops, vars: &mut kernel.vars, zero: [None; 2], zero64: [None; 2] };
+    let mut cx = Cx { known, opaque: Vec::new(), hide_values: has_float_ops, vars: &mut kernel.vars, zero: [None; 2], zero64: [None; 2] };
+    if has_float_ops {
+        // A float variable set to a constant and also otherwise (a loop's accumulator, `sum =
+        // 0` then `sum += …`) gets the constant hidden where it is set, once, instead of
+        // every use of the variable in the loop being hidden.
+        let mut list = Vec::new();
+        assignments(&kernel.body, &mut list);
+        let mut count = vec![0u32; cx.vars.len()];
+        let mut constant = vec![false; cx.vars.len()];
+        for (d, e) in &list {
+            count[d.index()] += 1;
+            constant[d.index()] |= matches!(e, Expr::Use(Operand::Const(_)));
+        }
+        let set_to_constant: Vec<bool> = (0..cx.vars.len())
+            .map(|i| constant[i] && count[i] >= 2 && matches!(cx.vars[i].ty, Ty::F32 | Ty::F64))
+            .collect();
+        if set_to_constant.contains(&true) {
+            hide_constant_settings(&mut kernel.body, &mut cx, &set_to_constant);
+        }
+        let zeros: Vec<VarId> = cx.zero.iter().flatten().chain(cx.zero64.iter().flatten()).copied().collect();
+        cx.opaque = opaque_vars(&kernel.body, cx.vars.len(), &zeros);
+    }
     rewrite(&mut kernel.body, &mut cx, &roots);
     let mut prologue = Vec::new();
     if let Some(z) = cx.zero[0] {
@@ -157,10 +181,10 @@ fn assignments<'a>(b: &'a Block, out: &mut Vec<(VarId, &'a Expr)>) {
 /// Per variable of `kernel`: whether the driver can know nothing of its value once this pass
 /// has run (see the module comment): every assignment is opaque, and no equality test reads
 /// it or a value connected to it by copies, bitcasts, negations or absolute values.
-pub(crate) fn opaque_vars(kernel: &Kernel) -> Vec<bool> {
-    let n = kernel.vars.len();
+/// `zeros`: the unknown zeros (a value XOR-ed with one is opaque).
+fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
     let mut list = Vec::new();
-    assignments(&kernel.body, &mut list);
+    assignments(body, &mut list);
     // Equality tests: the driver may replace the value by the other side where one holds.
     let mut tested = vec![false; n];
     let mark = |o: Operand, tested: &mut Vec<bool>| {
@@ -178,7 +202,7 @@ pub(crate) fn opaque_vars(kernel: &Kernel) -> Vec<bool> {
             }
         }
     }
-    walk(&kernel.body, &mut |s| match s {
+    walk(body, &mut |s| match s {
         Stmt::Assign { expr: Expr::Compare { op: CmpOp::Eq | CmpOp::Ne | CmpOp::FEq | CmpOp::FNe, ty, lhs, rhs }, .. } if *ty != Ty::Bool => {
             mark(*lhs, &mut tested);
             mark(*rhs, &mut tested);
@@ -252,9 +276,14 @@ pub(crate) fn opaque_vars(kernel: &Kernel) -> Vec<bool> {
                 | Expr::AtomicDword { .. }
                 | Expr::SharedUniformLoad { .. } => true,
                 Expr::WarpShuffle { value, .. } => var_opaque(value),
+                // Hidden by this pass already (constants a float variable is set to).
+                Expr::Binary { op: BinaryOp::Xor, rhs: Operand::Var(z), .. } if zeros.contains(&z) => true,
                 Expr::Use(_) | Expr::Convert { op: ConvertOp::Bitcast, .. } | Expr::Unary { op: UnaryOp::FNeg | UnaryOp::FAbs, .. } => {
                     transparent_arg(e).is_some_and(|v| var_opaque(Operand::Var(v)))
                 }
+                // An f32 ↔ f64 conversion of an opaque value: one rounding (exact when
+                // widening, as in the exact emulations), like the float ops below.
+                Expr::Convert { op: ConvertOp::FloatToFloat, arg, .. } => var_opaque(arg),
                 // Halves of an opaque doubleword (how 64-bit values are stored), and a
                 // doubleword of two opaque words (how they are loaded).
                 Expr::Convert { op: ConvertOp::Truncate, arg, .. } => var_opaque(arg),
@@ -412,6 +441,27 @@ impl Cx<'_> {
         let f = self.var(ty, "misread_constants.hidden");
         out.push(Stmt::Assign { dst: f, expr: Expr::Convert { op: ConvertOp::Bitcast, from: ity, to: ty, arg: Operand::Var(h) } });
         Operand::Var(f)
+    }
+}
+
+/// Replaces each `v = constant` of a variable in `which` by `v = hidden(constant)`.
+fn hide_constant_settings(b: &mut Block, cx: &mut Cx, which: &[bool]) {
+    let mut i = 0;
+    while i < b.stmts.len() {
+        for body in b.stmts[i].bodies_mut() {
+            hide_constant_settings(body, cx, which);
+        }
+        let mut before = Vec::new();
+        if let Stmt::Assign { dst, expr } = &mut b.stmts[i] {
+            if let (true, Expr::Use(c @ Operand::Const(_))) = (which.get(dst.index()).copied().unwrap_or(false), &*expr) {
+                let ty = cx.vars[dst.index()].ty;
+                let h = cx.hidden(ty, *c, 0, &mut before);
+                *expr = Expr::Use(h);
+            }
+        }
+        let n = before.len();
+        b.stmts.splice(i..i, before);
+        i += n + 1;
     }
 }
 

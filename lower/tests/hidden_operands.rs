@@ -103,7 +103,7 @@ fn integer_results_reach_float_ops_hidden() {
 #[test]
 fn conversions_and_selects_reach_float_ops_hidden() {
     let last = |body: &str| float_ops(body).pop().unwrap();
-    assert_eq!(last("    cvt.rn.f32.f64 %f3, %fd1;\n    add.rn.f32 %f9, %f1, %f3;"), "FAdd vh");
+    assert_eq!(last("    cvt.rn.f64.u32 %fd3, %r1;\n    add.rn.f64 %fd9, %fd1, %fd3;"), "FAdd vh");
     assert_eq!(last("    setp.lt.u32 %p1, %r1, %r2;\n    selp.f32 %f3, %f1, 0f00000000, %p1;\n    add.rn.f32 %f9, %f2, %f3;"), "FAdd vh");
     // cvt.rn.f32.u32 is built from float ops of hidden parts: its result is such a result.
     assert_eq!(last("    cvt.rn.f32.u32 %f3, %r1;\n    add.rn.f32 %f9, %f1, %f3;"), "FAdd vv");
@@ -118,6 +118,21 @@ fn loads_and_float_results_stay_plain() {
     // canonical NaN by a select of a constant, a value the driver may fold into: hidden).
     assert_eq!(float_ops("    neg.f64 %fd3, %fd1;\n    abs.f64 %fd4, %fd1;\n    mul.rn.f64 %fd9, %fd3, %fd4;"), ["FMul vv"]);
     assert_eq!(float_ops("    neg.f32 %f3, %f1;\n    add.rn.f32 %f9, %f3, %f2;"), ["FAdd hv"]);
+    // f32 ↔ f64 conversions of them (one rounding, exact when widening).
+    assert_eq!(float_ops("    cvt.f64.f32 %fd3, %f1;\n    mul.rn.f64 %fd9, %fd3, %fd1;"), ["FMul vv"]);
+}
+
+#[test]
+fn an_accumulator_set_to_a_constant_is_hidden_where_set() {
+    // sum = 0; loop { sum += x } : the 0 is hidden once, before the loop, not in it.
+    let ops = float_ops(
+        "    mov.f32 %f9, 0f00000000;\n    mov.u32 %r3, 0;\nLOOP:\n    add.rn.f32 %f9, %f9, %f1;\n    add.u32 %r3, %r3, 1;\n    setp.lt.u32 %p1, %r3, %r1;\n    @%p1 bra LOOP;",
+    );
+    assert_eq!(ops, ["FAdd vv"]);
+    let k = kernel("    mov.f32 %f9, 0f00000000;\n    mov.u32 %r3, 0;\nLOOP:\n    add.rn.f32 %f9, %f9, %f1;\n    add.u32 %r3, %r3, 1;\n    setp.lt.u32 %p1, %r3, %r1;\n    @%p1 bra LOOP;");
+    let hidden = hidden_vars(&k);
+    let f9_set_hidden = k.body.stmts.iter().any(|s| matches!(s, Stmt::Assign { expr: Expr::Use(Operand::Var(v)), .. } if hidden[v.index()]));
+    assert!(f9_set_hidden, "the accumulator's constant is set hidden before the loop");
 }
 
 #[test]
