@@ -43,7 +43,9 @@
 //! integer or float `==`/`!=`, a switch selector), or that is connected to such a value by
 //! copies, bitcasts, negations or absolute values, is not opaque: the driver knows it where
 //! the test holds. Binary ops hide their left operand with one zero and their right one
-//! with another (`z0`, `z1`), and an add, sub or div whose two operands are the same value
+//! with another ([`LHS`], [`RHS`]); values hidden where they are defined (a select's
+//! constant, a stored word) use a third ([`DEF`]), so that no value is hidden twice with the
+//! same zero (the XORs would cancel), and an add, sub or div whose two operands are the same value
 //! up to copies, bitcasts, negation and absolute value hides both: `x - x`, `x + (-x)` and
 //! `x / x` are not folded either (the WGSL backend's rule for sub and div). A float variable
 //! set to a constant and also otherwise (a loop's accumulator, `sum = 0` then `sum += …`)
@@ -90,7 +92,7 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
 
     let has_float_ops = any_stmt(&kernel.body, &mut |s| matches!(s, Stmt::Assign { expr, .. } if float_op_operands(expr).is_some()));
     let roots = same_roots(&kernel.body);
-    let mut cx = Cx { known, opaque: Vec::new(), hide_values: has_float_ops, vars: &mut kernel.vars, zero: [None; 2], zero64: [None; 2] };
+    let mut cx = Cx { known, opaque: Vec::new(), hide_values: has_float_ops, vars: &mut kernel.vars, zero: [None; 3], zero64: [None; 3] };
     if has_float_ops {
         // A float variable set to a constant and also otherwise (a loop's accumulator, `sum =
         // 0` then `sum += …`) gets the constant hidden where it is set, once, instead of
@@ -100,8 +102,10 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
         let mut count = vec![0u32; cx.vars.len()];
         let mut constant = vec![false; cx.vars.len()];
         for (d, e) in &list {
-            count[d.index()] += 1;
-            constant[d.index()] |= matches!(e, Expr::Use(Operand::Const(_)));
+            if let (Some(c), Some(k)) = (count.get_mut(d.index()), constant.get_mut(d.index())) {
+                *c += 1;
+                *k |= matches!(e, Expr::Use(Operand::Const(_)));
+            }
         }
         let set_to_constant: Vec<bool> = (0..cx.vars.len())
             .map(|i| constant[i] && count[i] >= 2 && matches!(cx.vars[i].ty, Ty::F32 | Ty::F64))
@@ -114,19 +118,27 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
     }
     rewrite(&mut kernel.body, &mut cx, &roots);
     let mut prologue = Vec::new();
-    if let Some(z) = cx.zero[0] {
+    if let Some(z) = cx.zero[DEF] {
         prologue.push(Stmt::Assign { dst: z, expr: Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(abi::PARAM_ZERO_WORD)) } });
     }
-    if let Some(z) = cx.zero[1] {
-        // A second zero the driver cannot know equal to the first: the header's 1.0f, XOR 1.0f.
+    if cx.zero[LHS].is_some() || cx.zero[RHS].is_some() {
+        // Two more zeros, from the header's 1.0f: `one ^ 1.0f`, and `one` rotated by 16 bits
+        // XOR 1.0f's bits rotated (all 32 bits unknown, unlike a shift's).
+        let u = |v: u32| Operand::Const(Const::U32(v));
         let one = cx.var(Ty::U32, "misread_constants.one");
-        prologue.push(Stmt::Assign { dst: one, expr: Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(abi::PARAM_ONE_F32_WORD)) } });
-        prologue.push(Stmt::Assign {
-            dst: z,
-            expr: Expr::Binary { op: BinaryOp::Xor, ty: Ty::U32, lhs: Operand::Var(one), rhs: Operand::Const(Const::U32(abi::ONE_F32_BITS)) },
-        });
+        prologue.push(Stmt::Assign { dst: one, expr: Expr::LoadWord { memory: Memory::Param, index: u(abi::PARAM_ONE_F32_WORD) } });
+        if let Some(z) = cx.zero[LHS] {
+            prologue.push(Stmt::Assign { dst: z, expr: Expr::Binary { op: BinaryOp::Xor, ty: Ty::U32, lhs: Operand::Var(one), rhs: u(abi::ONE_F32_BITS) } });
+        }
+        if let Some(z) = cx.zero[RHS] {
+            let (hi, lo, rot) = (cx.var(Ty::U32, "misread_constants.one"), cx.var(Ty::U32, "misread_constants.one"), cx.var(Ty::U32, "misread_constants.one"));
+            prologue.push(Stmt::Assign { dst: hi, expr: Expr::Binary { op: BinaryOp::Shl, ty: Ty::U32, lhs: Operand::Var(one), rhs: u(16) } });
+            prologue.push(Stmt::Assign { dst: lo, expr: Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U32, lhs: Operand::Var(one), rhs: u(16) } });
+            prologue.push(Stmt::Assign { dst: rot, expr: Expr::Binary { op: BinaryOp::Or, ty: Ty::U32, lhs: Operand::Var(hi), rhs: Operand::Var(lo) } });
+            prologue.push(Stmt::Assign { dst: z, expr: Expr::Binary { op: BinaryOp::Xor, ty: Ty::U32, lhs: Operand::Var(rot), rhs: u(abi::ONE_F32_BITS.rotate_left(16)) } });
+        }
     }
-    for slot in 0..2 {
+    for slot in 0..3 {
         if let (Some(z64), Some(z)) = (cx.zero64[slot], cx.zero[slot]) {
             prologue.push(Stmt::Assign { dst: z64, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: Operand::Var(z) } });
         }
@@ -339,6 +351,21 @@ fn root(v: VarId, links: &std::collections::HashMap<VarId, VarId>) -> VarId {
     r
 }
 
+/// The zero a value is hidden with where it is defined (a select's constant, an
+/// accumulator's constant, a stored word): such a value may flow (through a select, or a
+/// load forwarded from the store) into an operand hidden again, and a second XOR with the
+/// *same* zero would cancel the first (`select(c, k ^ z, x) ^ z` is `select(c, k, x ^ z)`:
+/// found by the float fuzzer, a select's −0.0 came out +0 on SPIR-V). Operands are hidden
+/// with [`LHS`] and [`RHS`], used once each right at the op, so nothing hides them again.
+const DEF: usize = 0;
+/// The names of the zero variables (how [`hidden_vars`] knows them).
+const ZERO_NAME: &str = "misread_constants.zero";
+const ZERO64_NAME: &str = "misread_constants.zero64";
+/// The zeros of a float op's left (and fma's addend) and right operands: two, so that
+/// `x - x` is not `(x ^ z) - (x ^ z)`.
+const LHS: usize = 1;
+const RHS: usize = 2;
+
 struct Cx<'a> {
     known: Vec<Option<u64>>,
     /// [`opaque_vars`] (empty when the kernel has no float ops: nothing is hidden then).
@@ -346,10 +373,10 @@ struct Cx<'a> {
     /// Whether values (not only constants) are hidden: the kernel has float ops.
     hide_values: bool,
     vars: &'a mut Vec<VarInfo>,
-    /// The two u32 zeros (slot 0, slot 1), loaded at the kernel's start once some operand
+    /// The three u32 zeros ([`DEF`], [`LHS`], [`RHS`]), loaded at the kernel's start once some operand
     /// needs them, and their 64-bit zero extensions.
-    zero: [Option<VarId>; 2],
-    zero64: [Option<VarId>; 2],
+    zero: [Option<VarId>; 3],
+    zero64: [Option<VarId>; 3],
 }
 
 impl Cx<'_> {
@@ -399,7 +426,7 @@ impl Cx<'_> {
         let z = match self.zero[slot] {
             Some(z) => z,
             None => {
-                let z = self.var(Ty::U32, "misread_constants.zero");
+                let z = self.var(Ty::U32, ZERO_NAME);
                 self.zero[slot] = Some(z);
                 z
             }
@@ -410,7 +437,7 @@ impl Cx<'_> {
         match self.zero64[slot] {
             Some(z) => Operand::Var(z),
             None => {
-                let z = self.var(Ty::U64, "misread_constants.zero64");
+                let z = self.var(Ty::U64, ZERO64_NAME);
                 self.zero64[slot] = Some(z);
                 Operand::Var(z)
             }
@@ -454,8 +481,8 @@ fn hide_constant_settings(b: &mut Block, cx: &mut Cx, which: &[bool]) {
         let mut before = Vec::new();
         if let Stmt::Assign { dst, expr } = &mut b.stmts[i] {
             if let (true, Expr::Use(c @ Operand::Const(_))) = (which.get(dst.index()).copied().unwrap_or(false), &*expr) {
-                let ty = cx.vars[dst.index()].ty;
-                let h = cx.hidden(ty, *c, 0, &mut before);
+                let ty = cx.vars.get(dst.index()).map_or(Ty::F32, |v| v.ty);
+                let h = cx.hidden(ty, *c, DEF, &mut before);
                 *expr = Expr::Use(h);
             }
         }
@@ -483,10 +510,10 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &std::collections::HashMap<V
                     let ty = *ty;
                     let (ra, rb) = (cx.risky(ty, *a, *other), cx.risky(ty, *other, *a));
                     if ra {
-                        *a = cx.hidden(ty, *a, 0, &mut before);
+                        *a = cx.hidden(ty, *a, DEF, &mut before);
                     }
                     if rb {
-                        *other = cx.hidden(ty, *other, 0, &mut before);
+                        *other = cx.hidden(ty, *other, DEF, &mut before);
                     }
                 }
                 Expr::Binary { op, ty: ty @ (Ty::F32 | Ty::F64), lhs, rhs } if matches!(op, FAdd | FSub | FMul | FDiv | FMin | FMax) => {
@@ -496,15 +523,15 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &std::collections::HashMap<V
                     let same = matches!(op, FAdd | FSub | FDiv)
                         && matches!((*lhs, *rhs), (Operand::Var(l), Operand::Var(r)) if root(l, links) == root(r, links));
                     if same || cx.exposed(ty, *lhs) {
-                        *lhs = cx.hidden(ty, *lhs, 0, &mut before);
+                        *lhs = cx.hidden(ty, *lhs, LHS, &mut before);
                     }
                     if same || cx.exposed(ty, *rhs) {
-                        *rhs = cx.hidden(ty, *rhs, 1, &mut before);
+                        *rhs = cx.hidden(ty, *rhs, RHS, &mut before);
                     }
                 }
                 Expr::Fma { ty, a, b: f, c } => {
                     let ty = *ty;
-                    for (slot, o) in [(0, a), (1, f), (0, c)] {
+                    for (slot, o) in [(LHS, a), (RHS, f), (LHS, c)] {
                         if cx.exposed(ty, *o) {
                             *o = cx.hidden(ty, *o, slot, &mut before);
                         }
@@ -513,7 +540,7 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &std::collections::HashMap<V
                 _ => {}
             },
             Stmt::StoreWord { memory, value, .. } if *memory != Memory::Param && cx.stored_exposed(*value) => {
-                *value = cx.hidden(Ty::U32, *value, 0, &mut before);
+                *value = cx.hidden(Ty::U32, *value, DEF, &mut before);
             }
             _ => {}
         }
@@ -532,42 +559,8 @@ pub fn hidden_vars(kernel: &Kernel) -> Vec<bool> {
     let n = kernel.vars.len();
     let mut list = Vec::new();
     assignments(&kernel.body, &mut list);
-    let is_param_word = |e: &Expr, w: u32| matches!(e, Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(i)) } if *i == w);
-    let all = |v: VarId, f: &dyn Fn(&Expr) -> bool| {
-        let mut any = false;
-        for (d, e) in &list {
-            if *d == v {
-                if !f(e) {
-                    return false;
-                }
-                any = true;
-            }
-        }
-        any
-    };
-    let ones: Vec<VarId> = list.iter().filter(|(_, e)| is_param_word(e, abi::PARAM_ONE_F32_WORD)).map(|(d, _)| *d).collect();
-    let mut zero = vec![false; n];
-    let set = |zero: &mut Vec<bool>, v: VarId| {
-        if let Some(z) = zero.get_mut(v.index()) {
-            *z = true;
-        }
-    };
-    for (d, _) in &list {
-        let one_xor = |e: &Expr| {
-            matches!(e, Expr::Binary { op: BinaryOp::Xor, ty: Ty::U32, lhs: Operand::Var(o), rhs: Operand::Const(Const::U32(k)) }
-                if *k == abi::ONE_F32_BITS && ones.contains(o) && all(*o, &|e| is_param_word(e, abi::PARAM_ONE_F32_WORD)))
-        };
-        if all(*d, &|e| is_param_word(e, abi::PARAM_ZERO_WORD) || one_xor(e)) {
-            set(&mut zero, *d);
-        }
-    }
-    for (d, e) in &list {
-        if let Expr::Convert { op: ConvertOp::ZeroExtend, arg: Operand::Var(z), .. } = e {
-            if zero.get(z.index()).copied().unwrap_or(false) && all(*d, &|e| matches!(e, Expr::Convert { op: ConvertOp::ZeroExtend, .. })) {
-                set(&mut zero, *d);
-            }
-        }
-    }
+    // The zeros are this pass's own variables, named so (PTX names cannot hold a dot).
+    let zero: Vec<bool> = kernel.vars.iter().map(|v| v.name == ZERO_NAME || v.name == ZERO64_NAME).collect();
     let is_zero = |o: &Operand| matches!(o, Operand::Var(v) if zero.get(v.index()).copied().unwrap_or(false));
     // Optimistic start, then remove each variable with another kind of assignment.
     let mut hidden = vec![false; n];
@@ -584,8 +577,8 @@ pub fn hidden_vars(kernel: &Kernel) -> Vec<bool> {
                 Expr::Convert { op: ConvertOp::Bitcast, arg: Operand::Var(h), .. } => hidden.get(h.index()).copied().unwrap_or(false),
                 _ => false,
             };
-            if !ok && hidden[d.index()] {
-                hidden[d.index()] = false;
+            if let Some(h) = hidden.get_mut(d.index()).filter(|h| !ok && **h) {
+                *h = false;
                 changed = true;
             }
         }

@@ -175,3 +175,60 @@ fn stores_of_values_the_driver_could_know_are_hidden() {
     assert_eq!(heap_stores_hidden(ptx_int), [false, false, false, false]);
     assert!(float_ops(ptx_int).is_empty());
 }
+
+/// The zero variable a hidden operand was XOR-ed with.
+fn zero_of(k: &Kernel, o: Operand) -> Option<u32> {
+    let Operand::Var(v) = o else { return None };
+    let mut found = None;
+    fn walk(b: &Block, f: &mut impl FnMut(&Stmt)) {
+        for s in &b.stmts {
+            f(s);
+            for body in s.bodies() {
+                walk(body, f);
+            }
+        }
+    }
+    walk(&k.body, &mut |s| {
+        if let Stmt::Assign { dst, expr } = s {
+            if *dst == v {
+                found = match *expr {
+                    Expr::Binary { op: BinaryOp::Xor, rhs: Operand::Var(z), .. } => Some(z.0),
+                    Expr::Convert { arg, .. } => zero_of(k, arg),
+                    _ => None,
+                };
+            }
+        }
+    });
+    found
+}
+
+#[test]
+fn a_value_hidden_where_defined_is_hidden_again_with_another_zero() {
+    // Float fuzzer, seed 0xf10e0020: the select's −0.0 is hidden, and the select's result is
+    // hidden again at the mul; with the same zero, `select(c, k ^ z, x) ^ z` is
+    // `select(c, k, x ^ z)` to the driver, and −0.0 reached the mul as a known constant.
+    let k = kernel("    setp.lt.u32 %p1, %r1, %r2;\n    selp.f32 %f3, 0f80000000, %f1, %p1;\n    mul.rn.f32 %f9, %f3, %f2;");
+    let mut sel: Option<u32> = None;
+    let mut mul = None;
+    fn walk(b: &Block, f: &mut impl FnMut(&Stmt)) {
+        for s in &b.stmts {
+            f(s);
+            for body in s.bodies() {
+                walk(body, f);
+            }
+        }
+    }
+    walk(&k.body, &mut |s| match s {
+        // The select whose constant operand was hidden.
+        Stmt::Assign { expr: Expr::Select { a, b, .. }, .. } => {
+            if let Some(z) = zero_of(&k, *a).or_else(|| zero_of(&k, *b)) {
+                sel = Some(z);
+            }
+        }
+        Stmt::Assign { expr: Expr::Binary { op: BinaryOp::FMul, lhs, .. }, .. } => mul = Some(*lhs),
+        _ => {}
+    });
+    let (zs, zm) = (sel, zero_of(&k, mul.unwrap()));
+    assert!(zs.is_some() && zm.is_some(), "both hidden: {zs:?} {zm:?}");
+    assert_ne!(zs, zm);
+}
