@@ -187,10 +187,13 @@ fn statement_count(stmts: &[Stmt]) -> usize {
 const PART_STATEMENTS: usize = 1_000;
 
 /// Per variable of `k`: every assignment to it is a memory load, a built-in, or a copy or
-/// bitcast of such a variable (and there is at least one): the driver's compiler sees an
-/// opaque value there, never the result of an arithmetic op or a constant, so float ops
-/// reading it need no contraction guard for it (see `KernelCx::exposed`).
+/// bitcast of such a variable (and there is at least one), or `lower` computed it through
+/// its unknown zero already (`ptxcross_lower::hidden_vars`, the rule for values the driver
+/// could know, shared with SPIR-V): the driver's compiler sees an opaque value there,
+/// never the result of an arithmetic op or a constant, so float ops reading it need no
+/// contraction guard for it (see `KernelCx::exposed`).
 fn opaque_vars(k: &Kernel) -> Vec<bool> {
+    let hidden = ptxcross_lower::hidden_vars(k);
     fn assigns<'a>(b: &'a Block, out: &mut Vec<(VarId, &'a Expr)>) {
         for s in &b.stmts {
             match s {
@@ -222,7 +225,7 @@ fn opaque_vars(k: &Kernel) -> Vec<bool> {
     loop {
         let mut changed = false;
         for (d, e) in &list {
-            if !opaque.get(d.index()).copied().unwrap_or(false) {
+            if !opaque.get(d.index()).copied().unwrap_or(false) || hidden.get(d.index()).copied().unwrap_or(false) {
                 continue;
             }
             let var_opaque = |o: &Operand| matches!(o, Operand::Var(v) if opaque.get(v.index()).copied().unwrap_or(false));

@@ -28,6 +28,7 @@ mod ptx_types;
 pub mod ir;
 mod shared64;
 mod misread_constants;
+pub use misread_constants::hidden_vars;
 mod simt;
 pub mod threads;
 mod warp_layout;

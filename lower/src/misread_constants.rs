@@ -20,11 +20,46 @@
 //! the same way (the WGSL backend's contraction guard hides constants too; this covers both
 //! backends at the IR). Other constants stay plain: the folds they allow (`x * 1.0`,
 //! `x / 2.0 → x * 0.5`) are exact.
+//!
+//! **Values the driver can know.** The same folds fire on a value the driver *proves* to be
+//! ±0, ±infinity or NaN, where `lower` sees no constant: integer `x - x`, `x & 0`, bits
+//! shifted out, a sub-word load that `.ftz` flushes (differential cases
+//! `float-seed-…f10d0016/0076/00aa/00ca/00fb/012b`: `sub.u32 z, x, x; add.rn.f32 d, a, z`
+//! with a = −0 gave −0 on SPIR-V, IEEE/PTX +0; `0 · ∞` gave the addend of an fma). What a
+//! compiler may prove is open-ended (known bits, selects of equal values, loads it forwards
+//! from its own stores, conversions, equalities of a dominating branch, …), so the rule is
+//! not a list of patterns but safe by construction: an operand of a float add, sub, mul,
+//! div, min, max or fma reaches the op through the unknown zero unless it is **opaque**
+//! ([`opaque_vars`]): every assignment of the variable is a memory load, an atomic's old
+//! value, a shuffle of an opaque value, a copy, bitcast, negation, absolute value or f32 ↔ f64
+//! conversion of an opaque value (or the two halves of one, or a doubleword of two), or the
+//! result of one of those float ops (or sqrt/rounding of an opaque value) that has a variable
+//! operand — itself opaque or hidden by this rule, so the
+//! driver knows nothing of it (each op is one `NoContraction` operation on SPIR-V, which
+//! the drivers keep; WGSL, which cannot say it, guards float-op results itself, see
+//! `backend-wgsl`'s `opaque_vars`). Memory holds only such values: a store of any other
+//! value stores it through the unknown zero, so a load the driver forwards from a store in
+//! the same kernel yields nothing it knows either. A value some equality test reads (an
+//! integer or float `==`/`!=`, a switch selector), or that is connected to such a value by
+//! copies, bitcasts, negations or absolute values, is not opaque: the driver knows it where
+//! the test holds. Binary ops hide their left operand with one zero and their right one
+//! with another ([`LHS`], [`RHS`]); values hidden where they are defined (a select's
+//! constant, a stored word) use a third ([`DEF`]), so that no value is hidden twice with the
+//! same zero (the XORs would cancel), and an add, sub or div whose two operands are the same value
+//! up to copies, bitcasts, negation and absolute value hides both: `x - x`, `x + (-x)` and
+//! `x / x` are not folded either (the WGSL backend's rule for sub and div). A float variable
+//! set to a constant and also otherwise (a loop's accumulator, `sum = 0` then `sum += …`)
+//! gets the constant hidden where it is set, so the variable is opaque and its uses in the
+//! loop need no XOR. Integer-only
+//! kernels are left alone; the cost is one XOR per hidden operand or store (`README`,
+//! "Performance").
 
 use crate::abi;
 use crate::interp;
 use crate::ir::BinaryOp::{FAdd, FDiv, FMax, FMin, FMul, FSub};
-use crate::ir::{BinaryOp, Block, Const, ConvertOp, Expr, Kernel, Memory, Operand, Stmt, Ty, UnaryOp, VarId, VarInfo};
+use crate::ir::{
+    BinaryOp, Block, CmpOp, Const, ConvertOp, Expr, Kernel, Memory, Operand, Stmt, Ty, UnaryOp, VarId, VarInfo,
+};
 
 /// Rewrites the operands of `kernel` a driver could misread (see the module comment). Leaves
 /// the kernel unchanged when it has none.
@@ -55,14 +90,60 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
     }
     learn(&kernel.body, &values, &mut known);
 
-    let mut cx = Cx { known, vars: &mut kernel.vars, zero: None };
-    rewrite(&mut kernel.body, &mut cx);
-    if let Some(z) = cx.zero {
-        kernel.body.stmts.insert(
-            0,
-            Stmt::Assign { dst: z, expr: Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(abi::PARAM_ZERO_WORD)) } },
-        );
+    let has_float_ops = any_stmt(&kernel.body, &mut |s| matches!(s, Stmt::Assign { expr, .. } if float_op_operands(expr).is_some()));
+    let roots = same_roots(&kernel.body);
+    let mut cx = Cx { known, opaque: Vec::new(), hide_values: has_float_ops, vars: &mut kernel.vars, zero: [None; 3], zero64: [None; 3] };
+    if has_float_ops {
+        // A float variable set to a constant and also otherwise (a loop's accumulator, `sum =
+        // 0` then `sum += …`) gets the constant hidden where it is set, once, instead of
+        // every use of the variable in the loop being hidden.
+        let mut list = Vec::new();
+        assignments(&kernel.body, &mut list);
+        let mut count = vec![0u32; cx.vars.len()];
+        let mut constant = vec![false; cx.vars.len()];
+        for (d, e) in &list {
+            if let (Some(c), Some(k)) = (count.get_mut(d.index()), constant.get_mut(d.index())) {
+                *c += 1;
+                *k |= matches!(e, Expr::Use(Operand::Const(_)));
+            }
+        }
+        let set_to_constant: Vec<bool> = (0..cx.vars.len())
+            .map(|i| constant[i] && count[i] >= 2 && matches!(cx.vars[i].ty, Ty::F32 | Ty::F64))
+            .collect();
+        if set_to_constant.contains(&true) {
+            hide_constant_settings(&mut kernel.body, &mut cx, &set_to_constant);
+        }
+        let zeros: Vec<VarId> = cx.zero.iter().flatten().chain(cx.zero64.iter().flatten()).copied().collect();
+        cx.opaque = opaque_vars(&kernel.body, cx.vars.len(), &zeros);
     }
+    rewrite(&mut kernel.body, &mut cx, &roots);
+    let mut prologue = Vec::new();
+    if let Some(z) = cx.zero[DEF] {
+        prologue.push(Stmt::Assign { dst: z, expr: Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(abi::PARAM_ZERO_WORD)) } });
+    }
+    if cx.zero[LHS].is_some() || cx.zero[RHS].is_some() {
+        // Two more zeros, from the header's 1.0f: `one ^ 1.0f`, and `one` rotated by 16 bits
+        // XOR 1.0f's bits rotated (all 32 bits unknown, unlike a shift's).
+        let u = |v: u32| Operand::Const(Const::U32(v));
+        let one = cx.var(Ty::U32, "misread_constants.one");
+        prologue.push(Stmt::Assign { dst: one, expr: Expr::LoadWord { memory: Memory::Param, index: u(abi::PARAM_ONE_F32_WORD) } });
+        if let Some(z) = cx.zero[LHS] {
+            prologue.push(Stmt::Assign { dst: z, expr: Expr::Binary { op: BinaryOp::Xor, ty: Ty::U32, lhs: Operand::Var(one), rhs: u(abi::ONE_F32_BITS) } });
+        }
+        if let Some(z) = cx.zero[RHS] {
+            let (hi, lo, rot) = (cx.var(Ty::U32, "misread_constants.one"), cx.var(Ty::U32, "misread_constants.one"), cx.var(Ty::U32, "misread_constants.one"));
+            prologue.push(Stmt::Assign { dst: hi, expr: Expr::Binary { op: BinaryOp::Shl, ty: Ty::U32, lhs: Operand::Var(one), rhs: u(16) } });
+            prologue.push(Stmt::Assign { dst: lo, expr: Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U32, lhs: Operand::Var(one), rhs: u(16) } });
+            prologue.push(Stmt::Assign { dst: rot, expr: Expr::Binary { op: BinaryOp::Or, ty: Ty::U32, lhs: Operand::Var(hi), rhs: Operand::Var(lo) } });
+            prologue.push(Stmt::Assign { dst: z, expr: Expr::Binary { op: BinaryOp::Xor, ty: Ty::U32, lhs: Operand::Var(rot), rhs: u(abi::ONE_F32_BITS.rotate_left(16)) } });
+        }
+    }
+    for slot in 0..3 {
+        if let (Some(z64), Some(z)) = (cx.zero64[slot], cx.zero[slot]) {
+            prologue.push(Stmt::Assign { dst: z64, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: Operand::Var(z) } });
+        }
+    }
+    kernel.body.stmts.splice(0..0, prologue);
 }
 
 fn bits(o: Operand, known: &[Option<u64>]) -> Option<u64> {
@@ -74,11 +155,228 @@ fn bits(o: Operand, known: &[Option<u64>]) -> Option<u64> {
     }
 }
 
+/// Whether some statement of `b` (nested ones included) satisfies `f`.
+fn any_stmt(b: &Block, f: &mut impl FnMut(&Stmt) -> bool) -> bool {
+    b.stmts.iter().any(|s| f(s) || s.bodies().any(|body| any_stmt(body, f)))
+}
+
+/// The float ops whose operands are hidden unless opaque: their type and operands.
+fn float_op_operands(e: &Expr) -> Option<(Ty, Vec<Operand>)> {
+    match *e {
+        Expr::Binary { op: FAdd | FSub | FMul | FDiv | FMin | FMax, ty: ty @ (Ty::F32 | Ty::F64), lhs, rhs } => Some((ty, vec![lhs, rhs])),
+        Expr::Fma { ty: ty @ (Ty::F32 | Ty::F64), a, b, c } => Some((ty, vec![a, b, c])),
+        _ => None,
+    }
+}
+
+/// The variable a value is a copy, bitcast, negation or absolute value of (`None`: not one).
+fn transparent_arg(e: &Expr) -> Option<VarId> {
+    match *e {
+        Expr::Use(Operand::Var(v))
+        | Expr::Convert { op: ConvertOp::Bitcast, arg: Operand::Var(v), .. }
+        | Expr::Unary { op: UnaryOp::FNeg | UnaryOp::FAbs, arg: Operand::Var(v), .. } => Some(v),
+        _ => None,
+    }
+}
+
+fn assignments<'a>(b: &'a Block, out: &mut Vec<(VarId, &'a Expr)>) {
+    for s in &b.stmts {
+        if let Stmt::Assign { dst, expr } = s {
+            out.push((*dst, expr));
+        }
+        for body in s.bodies() {
+            assignments(body, out);
+        }
+    }
+}
+
+/// Per variable of `kernel`: whether the driver can know nothing of its value once this pass
+/// has run (see the module comment): every assignment is opaque, and no equality test reads
+/// it or a value connected to it by copies, bitcasts, negations or absolute values.
+/// `zeros`: the unknown zeros (a value XOR-ed with one is opaque).
+fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
+    let mut list = Vec::new();
+    assignments(body, &mut list);
+    // Equality tests: the driver may replace the value by the other side where one holds.
+    let mut tested = vec![false; n];
+    let mark = |o: Operand, tested: &mut Vec<bool>| {
+        if let Operand::Var(v) = o {
+            if let Some(t) = tested.get_mut(v.index()) {
+                *t = true;
+            }
+        }
+    };
+    fn walk(b: &Block, f: &mut impl FnMut(&Stmt)) {
+        for s in &b.stmts {
+            f(s);
+            for body in s.bodies() {
+                walk(body, f);
+            }
+        }
+    }
+    walk(body, &mut |s| match s {
+        Stmt::Assign { expr: Expr::Compare { op: CmpOp::Eq | CmpOp::Ne | CmpOp::FEq | CmpOp::FNe, ty, lhs, rhs }, .. } if *ty != Ty::Bool => {
+            mark(*lhs, &mut tested);
+            mark(*rhs, &mut tested);
+        }
+        Stmt::Switch { selector, .. } => mark(*selector, &mut tested),
+        _ => {}
+    });
+    // Spread along copies, bitcasts, negations and absolute values, both ways, until stable.
+    loop {
+        let mut changed = false;
+        for (d, e) in &list {
+            if let Some(a) = transparent_arg(e) {
+                let (di, ai) = (d.index(), a.index());
+                if di < n && ai < n && tested[di] != tested[ai] {
+                    tested[di] = true;
+                    tested[ai] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    // Single assignments `ZeroExtend(v)` and `Shl(ZeroExtend(v), 32)` (v u32): the halves of
+    // a doubleword assembled from two loaded words (how 64-bit loads are built).
+    let mut count = vec![0u32; n];
+    for (d, _) in &list {
+        if let Some(c) = count.get_mut(d.index()) {
+            *c += 1;
+        }
+    }
+    let single = |v: VarId| count.get(v.index()) == Some(&1);
+    let mut zext_of: std::collections::HashMap<VarId, VarId> = std::collections::HashMap::new();
+    for (d, e) in &list {
+        if let Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: Operand::Var(a) } = **e {
+            if single(*d) {
+                zext_of.insert(*d, a);
+            }
+        }
+    }
+    let mut high_of: std::collections::HashMap<VarId, VarId> = std::collections::HashMap::new();
+    for (d, e) in &list {
+        if let Expr::Binary { op: BinaryOp::Shl, ty: Ty::U64, lhs: Operand::Var(x), rhs: Operand::Const(Const::U32(32)) } = **e {
+            if let (true, Some(&a)) = (single(*d), zext_of.get(&x)) {
+                high_of.insert(*d, a);
+            }
+        }
+    }
+    // Optimistic start (every assigned variable), then remove each one with an assignment that
+    // is not opaque, until stable.
+    let mut opaque = vec![false; n];
+    for (d, _) in &list {
+        if let Some(o) = opaque.get_mut(d.index()) {
+            *o = !tested[d.index()];
+        }
+    }
+    loop {
+        let mut changed = false;
+        for (d, e) in &list {
+            if !opaque.get(d.index()).copied().unwrap_or(false) {
+                continue;
+            }
+            let var_opaque = |o: Operand| matches!(o, Operand::Var(v) if opaque.get(v.index()).copied().unwrap_or(false));
+            let ok = match **e {
+                // Memory holds only opaque values (other stored values are hidden), and the
+                // driver cannot know what other threads or the host wrote.
+                Expr::LoadWord { .. }
+                | Expr::LoadDword { .. }
+                | Expr::AtomicWord { .. }
+                | Expr::AtomicDword { .. }
+                | Expr::SharedUniformLoad { .. } => true,
+                Expr::WarpShuffle { value, .. } => var_opaque(value),
+                // Hidden by this pass already (constants a float variable is set to).
+                Expr::Binary { op: BinaryOp::Xor, rhs: Operand::Var(z), .. } if zeros.contains(&z) => true,
+                Expr::Use(_) | Expr::Convert { op: ConvertOp::Bitcast, .. } | Expr::Unary { op: UnaryOp::FNeg | UnaryOp::FAbs, .. } => {
+                    transparent_arg(e).is_some_and(|v| var_opaque(Operand::Var(v)))
+                }
+                // An f32 ↔ f64 conversion of an opaque value: one rounding (exact when
+                // widening, as in the exact emulations), like the float ops below.
+                Expr::Convert { op: ConvertOp::FloatToFloat, arg, .. } => var_opaque(arg),
+                // Halves of an opaque doubleword (how 64-bit values are stored), and a
+                // doubleword of two opaque words (how they are loaded).
+                Expr::Convert { op: ConvertOp::Truncate, arg, .. } => var_opaque(arg),
+                Expr::Binary { op: BinaryOp::Or, ty: Ty::U64, lhs: Operand::Var(l), rhs: Operand::Var(r) } => {
+                    let halves = |hi: VarId, lo: VarId| match (high_of.get(&hi), zext_of.get(&lo)) {
+                        (Some(&h), Some(&l)) => var_opaque(Operand::Var(h)) && var_opaque(Operand::Var(l)),
+                        _ => false,
+                    };
+                    halves(l, r) || halves(r, l)
+                }
+                Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U64, lhs, rhs: Operand::Const(Const::U32(32)) } => var_opaque(lhs),
+                Expr::Unary {
+                    op: UnaryOp::FSqrt | UnaryOp::FFloor | UnaryOp::FCeil | UnaryOp::FTrunc | UnaryOp::FRoundEven,
+                    ty: Ty::F32 | Ty::F64,
+                    arg,
+                } => var_opaque(arg),
+                // A float op with a variable operand: that operand is opaque or hidden.
+                _ => float_op_operands(e).is_some_and(|(_, ops)| ops.iter().any(|o| matches!(o, Operand::Var(_)))),
+            };
+            if !ok {
+                opaque[d.index()] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            return opaque;
+        }
+    }
+}
+
+/// Per variable: the variable it is a copy, bitcast, negation or absolute value of, followed
+/// to the end (itself if none), for values (`x - x`, `x + (-x)`, `x / x`: see the module
+/// comment). Variables assigned more than once are their own root.
+fn same_roots(body: &Block) -> Vec<(VarId, Option<VarId>)> {
+    let mut list = Vec::new();
+    assignments(body, &mut list);
+    let mut count = std::collections::HashMap::new();
+    for (d, _) in &list {
+        *count.entry(*d).or_insert(0u32) += 1;
+    }
+    list.iter().filter(|(d, _)| count[d] == 1).map(|(d, e)| (*d, transparent_arg(e))).collect()
+}
+
+fn root(v: VarId, links: &std::collections::HashMap<VarId, VarId>) -> VarId {
+    let mut r = v;
+    // Bounded: a chain of copies is acyclic in structured code, but input is not trusted.
+    for _ in 0..links.len() + 1 {
+        match links.get(&r) {
+            Some(&next) if next != r => r = next,
+            _ => break,
+        }
+    }
+    r
+}
+
+/// The zero a value is hidden with where it is defined (a select's constant, an
+/// accumulator's constant, a stored word): such a value may flow (through a select, or a
+/// load forwarded from the store) into an operand hidden again, and a second XOR with the
+/// *same* zero would cancel the first (`select(c, k ^ z, x) ^ z` is `select(c, k, x ^ z)`:
+/// found by the float fuzzer, a select's −0.0 came out +0 on SPIR-V). Operands are hidden
+/// with [`LHS`] and [`RHS`], used once each right at the op, so nothing hides them again.
+const DEF: usize = 0;
+/// The names of the zero variables (how [`hidden_vars`] knows them).
+const ZERO_NAME: &str = "misread_constants.zero";
+const ZERO64_NAME: &str = "misread_constants.zero64";
+/// The zeros of a float op's left (and fma's addend) and right operands: two, so that
+/// `x - x` is not `(x ^ z) - (x ^ z)`.
+const LHS: usize = 1;
+const RHS: usize = 2;
+
 struct Cx<'a> {
     known: Vec<Option<u64>>,
+    /// [`opaque_vars`] (empty when the kernel has no float ops: nothing is hidden then).
+    opaque: Vec<bool>,
+    /// Whether values (not only constants) are hidden: the kernel has float ops.
+    hide_values: bool,
     vars: &'a mut Vec<VarInfo>,
-    /// The u32 zero word, loaded at the kernel's start once some operand needs it.
-    zero: Option<VarId>,
+    /// The three u32 zeros ([`DEF`], [`LHS`], [`RHS`]), loaded at the kernel's start once some operand
+    /// needs them, and their 64-bit zero extensions.
+    zero: [Option<VarId>; 3],
+    zero64: [Option<VarId>; 3],
 }
 
 impl Cx<'_> {
@@ -105,26 +403,53 @@ impl Cx<'_> {
         v & !sign == 0 || v & exponent == exponent
     }
 
-    /// Statements computing `x` (a constant of `ty`, or a value known to be one) through an
-    /// XOR with the unknown zero. A value is hidden itself, not replaced by its constant (a
-    /// NaN's payload is the device's conversion's, not ours).
-    fn hidden(&mut self, ty: Ty, x: Operand, out: &mut Vec<Stmt>) -> Operand {
-        let zero = match self.zero {
+    /// Whether operand `x` (of float type `ty`) of a float op must reach it hidden.
+    fn exposed(&self, ty: Ty, x: Operand) -> bool {
+        match x {
+            Operand::Const(_) => self.special_float(ty, x),
+            Operand::Var(v) => {
+                self.special_float(ty, x) || (self.hide_values && !self.opaque.get(v.index()).copied().unwrap_or(false))
+            }
+        }
+    }
+
+    /// Whether a stored word must be stored hidden: it is not opaque (see the module comment).
+    fn stored_exposed(&self, x: Operand) -> bool {
+        self.hide_values
+            && match x {
+                Operand::Const(_) => true,
+                Operand::Var(v) => !self.opaque.get(v.index()).copied().unwrap_or(false),
+            }
+    }
+
+    fn zero(&mut self, slot: usize, ity: Ty) -> Operand {
+        let z = match self.zero[slot] {
             Some(z) => z,
             None => {
-                let z = self.var(Ty::U32, "misread_constants.zero");
-                self.zero = Some(z);
+                let z = self.var(Ty::U32, ZERO_NAME);
+                self.zero[slot] = Some(z);
                 z
             }
         };
+        if ity == Ty::U32 {
+            return Operand::Var(z);
+        }
+        match self.zero64[slot] {
+            Some(z) => Operand::Var(z),
+            None => {
+                let z = self.var(Ty::U64, ZERO64_NAME);
+                self.zero64[slot] = Some(z);
+                Operand::Var(z)
+            }
+        }
+    }
+
+    /// Statements computing `x` (of `ty`) through an XOR with the unknown zero of `slot`. A
+    /// value is hidden itself, not replaced by its constant (a NaN's payload is the device's
+    /// conversion's, not ours).
+    fn hidden(&mut self, ty: Ty, x: Operand, slot: usize, out: &mut Vec<Stmt>) -> Operand {
         let ity = if ty.bits() == 32 { Ty::U32 } else { Ty::U64 };
-        let z = if ity == Ty::U32 {
-            Operand::Var(zero)
-        } else {
-            let z64 = self.var(Ty::U64, "misread_constants.zero64");
-            out.push(Stmt::Assign { dst: z64, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: Operand::Var(zero) } });
-            Operand::Var(z64)
-        };
+        let z = self.zero(slot, ity);
         let k = match x {
             Operand::Const(Const::U32(v) | Const::F32(v)) => Operand::Const(Const::U32(v)),
             Operand::Const(Const::U64(v) | Const::F64(v)) => Operand::Const(Const::U64(v)),
@@ -146,46 +471,119 @@ impl Cx<'_> {
     }
 }
 
-fn rewrite(b: &mut Block, cx: &mut Cx) {
+/// Replaces each `v = constant` of a variable in `which` by `v = hidden(constant)`.
+fn hide_constant_settings(b: &mut Block, cx: &mut Cx, which: &[bool]) {
     let mut i = 0;
     while i < b.stmts.len() {
         for body in b.stmts[i].bodies_mut() {
-            rewrite(body, cx);
+            hide_constant_settings(body, cx, which);
         }
         let mut before = Vec::new();
-        if let Stmt::Assign { expr, .. } = &mut b.stmts[i] {
-            match expr {
-                Expr::Select { ty, a, b: other, .. } if *ty != Ty::Bool => {
-                    let ty = *ty;
-                    let (ra, rb) = (cx.risky(ty, *a, *other), cx.risky(ty, *other, *a));
-                    if ra {
-                        *a = cx.hidden(ty, *a, &mut before);
-                    }
-                    if rb {
-                        *other = cx.hidden(ty, *other, &mut before);
-                    }
-                }
-                Expr::Binary { op: FAdd | FSub | FMul | FDiv | FMin | FMax, ty: ty @ (Ty::F32 | Ty::F64), lhs, rhs } => {
-                    let ty = *ty;
-                    for o in [lhs, rhs] {
-                        if cx.special_float(ty, *o) {
-                            *o = cx.hidden(ty, *o, &mut before);
-                        }
-                    }
-                }
-                Expr::Fma { ty, a, b: f, c } => {
-                    let ty = *ty;
-                    for o in [a, f, c] {
-                        if cx.special_float(ty, *o) {
-                            *o = cx.hidden(ty, *o, &mut before);
-                        }
-                    }
-                }
-                _ => {}
+        if let Stmt::Assign { dst, expr } = &mut b.stmts[i] {
+            if let (true, Expr::Use(c @ Operand::Const(_))) = (which.get(dst.index()).copied().unwrap_or(false), &*expr) {
+                let ty = cx.vars.get(dst.index()).map_or(Ty::F32, |v| v.ty);
+                let h = cx.hidden(ty, *c, DEF, &mut before);
+                *expr = Expr::Use(h);
             }
         }
         let n = before.len();
         b.stmts.splice(i..i, before);
         i += n + 1;
+    }
+}
+
+fn rewrite(b: &mut Block, cx: &mut Cx, roots: &[(VarId, Option<VarId>)]) {
+    let links: std::collections::HashMap<VarId, VarId> = roots.iter().filter_map(|(d, a)| a.map(|a| (*d, a))).collect();
+    rewrite_block(b, cx, &links);
+}
+
+fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &std::collections::HashMap<VarId, VarId>) {
+    let mut i = 0;
+    while i < b.stmts.len() {
+        for body in b.stmts[i].bodies_mut() {
+            rewrite_block(body, cx, links);
+        }
+        let mut before = Vec::new();
+        match &mut b.stmts[i] {
+            Stmt::Assign { expr, .. } => match expr {
+                Expr::Select { ty, a, b: other, .. } if *ty != Ty::Bool => {
+                    let ty = *ty;
+                    let (ra, rb) = (cx.risky(ty, *a, *other), cx.risky(ty, *other, *a));
+                    if ra {
+                        *a = cx.hidden(ty, *a, DEF, &mut before);
+                    }
+                    if rb {
+                        *other = cx.hidden(ty, *other, DEF, &mut before);
+                    }
+                }
+                Expr::Binary { op, ty: ty @ (Ty::F32 | Ty::F64), lhs, rhs } if matches!(op, FAdd | FSub | FMul | FDiv | FMin | FMax) => {
+                    let ty = *ty;
+                    // The same value on both sides: the identities of `x - x`, `x + (-x)`,
+                    // `x / x` are not IEEE-exact (infinities, NaN).
+                    let same = matches!(op, FAdd | FSub | FDiv)
+                        && matches!((*lhs, *rhs), (Operand::Var(l), Operand::Var(r)) if root(l, links) == root(r, links));
+                    if same || cx.exposed(ty, *lhs) {
+                        *lhs = cx.hidden(ty, *lhs, LHS, &mut before);
+                    }
+                    if same || cx.exposed(ty, *rhs) {
+                        *rhs = cx.hidden(ty, *rhs, RHS, &mut before);
+                    }
+                }
+                Expr::Fma { ty, a, b: f, c } => {
+                    let ty = *ty;
+                    for (slot, o) in [(LHS, a), (RHS, f), (LHS, c)] {
+                        if cx.exposed(ty, *o) {
+                            *o = cx.hidden(ty, *o, slot, &mut before);
+                        }
+                    }
+                }
+                _ => {}
+            },
+            Stmt::StoreWord { memory, value, .. } if *memory != Memory::Param && cx.stored_exposed(*value) => {
+                *value = cx.hidden(Ty::U32, *value, DEF, &mut before);
+            }
+            _ => {}
+        }
+        let n = before.len();
+        b.stmts.splice(i..i, before);
+        i += n + 1;
+    }
+}
+
+/// Per variable of `kernel` (after this pass): whether every assignment is a value this pass
+/// computed through an unknown zero (the XOR with it, or a bitcast of that), so the driver
+/// cannot see what produced it. The WGSL backend, whose own guard hides float-op results
+/// and constants (WGSL cannot say `NoContraction`), reads these as opaque instead of hiding
+/// them a second time.
+pub fn hidden_vars(kernel: &Kernel) -> Vec<bool> {
+    let n = kernel.vars.len();
+    let mut list = Vec::new();
+    assignments(&kernel.body, &mut list);
+    // The zeros are this pass's own variables, named so (PTX names cannot hold a dot).
+    let zero: Vec<bool> = kernel.vars.iter().map(|v| v.name == ZERO_NAME || v.name == ZERO64_NAME).collect();
+    let is_zero = |o: &Operand| matches!(o, Operand::Var(v) if zero.get(v.index()).copied().unwrap_or(false));
+    // Optimistic start, then remove each variable with another kind of assignment.
+    let mut hidden = vec![false; n];
+    for (d, _) in &list {
+        if let Some(h) = hidden.get_mut(d.index()) {
+            *h = true;
+        }
+    }
+    loop {
+        let mut changed = false;
+        for (d, e) in &list {
+            let ok = match e {
+                Expr::Binary { op: BinaryOp::Xor, lhs, rhs, .. } => is_zero(rhs) && lhs != rhs,
+                Expr::Convert { op: ConvertOp::Bitcast, arg: Operand::Var(h), .. } => hidden.get(h.index()).copied().unwrap_or(false),
+                _ => false,
+            };
+            if let Some(h) = hidden.get_mut(d.index()).filter(|h| !ok && **h) {
+                *h = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            return hidden;
+        }
     }
 }

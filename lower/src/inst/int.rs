@@ -341,7 +341,17 @@ impl FnLower {
         self.write(d, t, r)
     }
 
-    /// `szext.mode.type d, a, b` (§9.7.1.21), the spec's semantics step by step.
+    /// `szext.mode.type d, a, b` (§9.7.1.21). The spec's semantics build
+    /// `d = (a & ~mask) | (sign_bit ? mask : 0)` with `mask = ~0 << (b & 31)` and the sign bit
+    /// taken from `a` itself; lavapipe's LLVM 15 miscompiled exactly that shape (a masked or
+    /// of `a` with a bit of `a`, like `bfi.b64` and `copysign` before it): a predicated
+    /// in-place `szext.wrap.s32 r, r, 31` gave `r | (r << 1)` on both backends
+    /// (differential case `xint-seed-000000001e7f0190`, 0x337b5359 → 0x77fff7fb). So the same
+    /// bits are computed without masks, by two shifts: with `n = b & 31` in 1..31 and
+    /// `s = 32 - n`, the low `n` bits of `a` moved to the top and back down arithmetically
+    /// (`.s32`: bit n−1 replicated upward) or logically (`.u32`: zero-extended). `n == 0`
+    /// gives 0 (the spec's mask is then all ones and the sign bit false), and `.clamp` with
+    /// `b >= 32` gives `a` (mask 0, sign bit false) — the spec's cases, one select each.
     pub(super) fn szext(&mut self, m: &Mods) -> LResult<()> {
         m.only(&["clamp", "wrap"])?;
         let clamp = match m.one_of(&["clamp", "wrap"]) {
@@ -355,27 +365,19 @@ impl FnLower {
         let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
         let (a, b) = (self.read(a, t)?, self.read(b, ScalarType::U32)?);
         let u = FnLower::u32c;
-        let b1 = self.bin(BinaryOp::And, Ty::U32, b, u(31));
-        let too_large = if clamp { self.cmp(CmpOp::GeU, Ty::U32, b, u(32)) } else { Operand::Const(crate::ir::Const::Bool(false)) };
-        let shifted = self.bin(BinaryOp::Shl, Ty::U32, u(u32::MAX), b1);
-        let mask = self.select(Ty::U32, too_large, u(0), shifted);
-        let r = if t == ScalarType::S32 {
-            let sp = self.bin(BinaryOp::Sub, Ty::U32, b1, u(1));
-            let sp = self.bin(BinaryOp::And, Ty::U32, sp, u(31));
-            let sb = self.bin(BinaryOp::ShrU, Ty::U32, a, sp);
-            let sb = self.bin(BinaryOp::And, Ty::U32, sb, u(1));
-            let b1z = self.cmp(CmpOp::Eq, Ty::U32, b1, u(0));
-            let off = self.bin(BinaryOp::Or, Ty::Bool, b1z, too_large);
-            let sb = self.select(Ty::U32, off, u(0), sb);
-            let set = self.cmp(CmpOp::Ne, Ty::U32, sb, u(0));
-            let nmask = self.un(UnaryOp::Not, Ty::U32, mask);
-            let low = self.bin(BinaryOp::And, Ty::U32, a, nmask);
-            let ext = self.bin(BinaryOp::Or, Ty::U32, low, mask);
-            self.select(Ty::U32, set, ext, low)
-        } else {
-            let nmask = self.un(UnaryOp::Not, Ty::U32, mask);
-            self.bin(BinaryOp::And, Ty::U32, a, nmask)
-        };
+        let n = self.bin(BinaryOp::And, Ty::U32, b, u(31));
+        // (32 - n) & 31: in range for every n (0 when n == 0, whose result the select below sets).
+        let s = self.bin(BinaryOp::Sub, Ty::U32, u(32), n);
+        let s = self.bin(BinaryOp::And, Ty::U32, s, u(31));
+        let up = self.bin(BinaryOp::Shl, Ty::U32, a, s);
+        let down = if t == ScalarType::S32 { BinaryOp::ShrS } else { BinaryOp::ShrU };
+        let ext = self.bin(down, Ty::U32, up, s);
+        let none = self.cmp(CmpOp::Eq, Ty::U32, n, u(0));
+        let mut r = self.select(Ty::U32, none, u(0), ext);
+        if clamp {
+            let too_large = self.cmp(CmpOp::GeU, Ty::U32, b, u(32));
+            r = self.select(Ty::U32, too_large, a, r);
+        }
         self.write(d, t, r)
     }
 
