@@ -24,7 +24,9 @@ fn run(ptx: &str, a: u64, b: u64, c: u64) -> (Vec<u32>, u32) {
     m.local.resize(k.local_words as usize, 0);
     m.shared.resize(k.shared_words as usize, 0);
     let out_addr = abi::HEAP_BASE + out_word as u64 * 4;
-    m.params = vec![0; abi::PARAM_HEADER_WORDS as usize + 8];
+    // Keep the header `Machine::new` fills as the host does (the 1.0f word feeds the run-time
+    // zeros of `misread_constants`); the four parameters follow it.
+    m.params.resize(abi::PARAM_HEADER_WORDS as usize + 8, 0);
     for (i, v) in [out_addr, a, b, c].into_iter().enumerate() {
         let w = abi::PARAM_HEADER_WORDS as usize + 2 * i;
         m.params[w] = v as u32;
