@@ -398,7 +398,8 @@ impl ModuleCx {
     /// `px_hide_f32(x, z)`: `x` with its bits XOR-ed with `z` (a run-time zero), see
     /// [`KernelCx::hide`].
     fn hide_fn(&mut self, ty: Ty) -> String {
-        let (t, u, z) = if ty == Ty::F64 { ("f64", "u64", "u64(z)") } else { ("f32", "u32", "z") };
+        // An f64 gets the zero in both words: no bit of the hidden value stays known.
+        let (t, u, z) = if ty == Ty::F64 { ("f64", "u64", "(u64(z) | (u64(z) << 32u))") } else { ("f32", "u32", "z") };
         let name = format!("{}hide_{t}", self.p);
         self.helper(&name, || {
             format!(
@@ -1890,7 +1891,13 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
                 let _ = writeln!(zero_lets, "    let {p}z0 = {p}one_bits ^ {one:#010x}u; // run-time zero");
             }
             if zeros[1] {
-                let _ = writeln!(zero_lets, "    let {p}z1 = ({p}one_bits >> 16u) ^ {:#06x}u; // run-time zero", one >> 16);
+                // Rotated, so that no bit of the zero is known (a shift would leave the top 16
+                // known zero, and with them the sign and exponent of a hidden value).
+                let _ = writeln!(
+                    zero_lets,
+                    "    let {p}z1 = (({p}one_bits << 16u) | ({p}one_bits >> 16u)) ^ {:#010x}u; // run-time zero",
+                    one.rotate_left(16)
+                );
             }
         }
         let [x, y, z] = k.workgroup_size;

@@ -128,7 +128,7 @@ fn histogram(@builtin(local_invocation_id) px_lid: vec3<u32>) {
     var v4: f32; // %f1
     let px_one_bits = select(0x3f800000u, px_params[2u], arrayLength(&px_params) > 2u);
     let px_z0 = px_one_bits ^ 0x3f800000u; // run-time zero
-    let px_z1 = (px_one_bits >> 16u) ^ 0x3f80u; // run-time zero
+    let px_z1 = ((px_one_bits << 16u) | (px_one_bits >> 16u)) ^ 0x00003f80u; // run-time zero
     let v0: u32 = px_lid.x;
     v3 = v0 < 16u;
     if (v3) {
