@@ -795,6 +795,8 @@ struct KernelCx<'a> {
     opaque_next: bool,
     /// Per variable: its parameter loads are read directly (`Kernel::direct_param_loads`).
     direct_params: Vec<bool>,
+    /// Per variable: a heap index `lower` has checked (`Kernel::heap_indices_in_range`).
+    heap_direct: Vec<bool>,
     /// Which opaque zeros (`px_z0`, `px_z1`) the body uses (see [`KernelCx::hide`]).
     zeros: [bool; 2],
     /// Per variable: it only ever holds loaded words, built-ins or copies (bitcasts) of such
@@ -1295,6 +1297,7 @@ impl KernelCx<'_> {
             Expr::Convert { op, from, to, arg } => self.convert(op, from, to, arg),
             Expr::Builtin(Builtin::SubgroupSize) => Ok((self.subgroup_builtin(3), Ty::U32)),
             Expr::Builtin(Builtin::SubgroupInvocationId) => Ok((self.subgroup_builtin(4), Ty::U32)),
+            Expr::Builtin(Builtin::HeapWords) => Ok((format!("arrayLength(&{}heap)", self.m.p), Ty::U32)),
             Expr::WarpBallot { pred } => {
                 // The word of the subgroup's ballot that holds this invocation's warp.
                 let p = self.typed(pred, Ty::Bool, "WarpBallot predicate")?;
@@ -1312,7 +1315,7 @@ impl KernelCx<'_> {
                     Builtin::ThreadId(d) => (0, "lid", d),
                     Builtin::CtaId(d) => (1, "wid", d),
                     Builtin::NumCtas(d) => (2, "nwg", d),
-                    Builtin::SubgroupSize | Builtin::SubgroupInvocationId => unreachable!("matched above"),
+                    Builtin::SubgroupSize | Builtin::SubgroupInvocationId | Builtin::HeapWords => unreachable!("matched above"),
                 };
                 let comp = match d {
                     0 => "x",
@@ -1412,6 +1415,10 @@ impl KernelCx<'_> {
         }
     }
 
+    fn heap_direct(&self, v: VarId) -> bool {
+        self.heap_direct.get(v.index()).copied().unwrap_or(false)
+    }
+
     fn block(&mut self, b: &Block, depth: usize) -> R<()> {
         self.stmts(&b.stmts, depth)
     }
@@ -1432,6 +1439,12 @@ impl KernelCx<'_> {
                         {
                             let i = self.typed(*index, Ty::U32, "LoadWord index")?;
                             (format!("{}params[{i}]", self.m.p), Ty::U32)
+                        }
+                        // Checked by `lower` (`Kernel::heap_indices_in_range`): no check here.
+                        Expr::LoadWord { memory: Memory::Heap, index: index @ Operand::Var(v) } if self.heap_direct(*v) => {
+                            let i = self.typed(*index, Ty::U32, "LoadWord index")?;
+                            let a = format!("{}heap[{i}]", self.m.p);
+                            (if self.m.heap_atomic { format!("atomicLoad(&{a})") } else { a }, Ty::U32)
                         }
                         _ => self.expr(expr)?,
                     };
@@ -1459,6 +1472,15 @@ impl KernelCx<'_> {
                     }
                     let i = self.typed(*index, Ty::U32, "StoreWord index")?;
                     let v = self.typed(*value, Ty::U32, "StoreWord value")?;
+                    if let (Memory::Heap, Operand::Var(x)) = (memory, index) {
+                        if self.heap_direct(*x) {
+                            // Checked by `lower` (`Kernel::heap_indices_in_range`).
+                            let a = format!("{}heap[{i}]", self.m.p);
+                            let line = if self.m.heap_atomic { format!("atomicStore(&{a}, {v});") } else { format!("{a} = {v};") };
+                            self.line(depth, &line);
+                            continue;
+                        }
+                    }
                     let m = self.word_mem(*memory)?;
                     let f = self.m.mem_store(&m);
                     self.line(depth, &format!("{f}({i}, {v});"));
@@ -1819,6 +1841,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             breakable: Vec::new(),
             opaque_next: false,
             direct_params: k.direct_param_loads(),
+            heap_direct: k.heap_indices_in_range(),
             opaque: opaque_vars(k),
             zeros: [false; 2],
             parts: false,

@@ -37,6 +37,7 @@ pub fn simplify(kernel: &mut Kernel) {
         #[cfg(test)]
         assert!(kernel.value_vars() == values, "common_subexpressions changed the values");
         let copies = propagate_copies(kernel, &values);
+        remove_repeated_faults(kernel);
         remove_dead(kernel);
         if !shared && !copies {
             break;
@@ -156,6 +157,73 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
     let mut cx = Cx { is_value: &is_value, seen: FxHashMap::default(), scope: Vec::new(), same_as: FxHashMap::default(), changed: false };
     block(&mut kernel.body, &mut cx);
     cx.changed
+}
+
+/// Removes a deferred fault `if (c) { fault(bits) }` (an `If` whose only statement is a
+/// `Fault`) where an earlier one, `if (c0) { fault(bits0) }`, dominates it with `bits ⊆ bits0`
+/// and `c` implying `c0` (`c` is `c0`, or `c0 && x`, `x && c0`, at any depth), `c` and `c0`
+/// being values. Issue 11: the load and the store of `y[i] = … y[i]` test the same address.
+/// Why nothing changes: whenever the later one records its bits, the earlier one ran before
+/// in the same thread with `c0` true (the values have not changed in between), and recorded
+/// the same bits; a thread reports the bits it collected and its first faulting site, which
+/// the earlier one already is.
+fn remove_repeated_faults(kernel: &mut Kernel) {
+    let values = kernel.value_vars();
+    let mut and_of: FxHashMap<VarId, (Operand, Operand)> = FxHashMap::default();
+    fn collect(b: &Block, values: &[bool], and_of: &mut FxHashMap<VarId, (Operand, Operand)>) {
+        for s in &b.stmts {
+            if let Stmt::Assign { dst, expr: Expr::Binary { op: BinaryOp::And, ty: Ty::Bool, lhs, rhs } } = s {
+                if values.get(dst.index()).copied().unwrap_or(false) {
+                    and_of.insert(*dst, (*lhs, *rhs));
+                }
+            }
+            for body in s.bodies() {
+                collect(body, values, and_of);
+            }
+        }
+    }
+    collect(&kernel.body, &values, &mut and_of);
+    fn implies(c: Operand, c0: Operand, and_of: &FxHashMap<VarId, (Operand, Operand)>, depth: u32) -> bool {
+        if c == c0 {
+            return true;
+        }
+        match c {
+            Operand::Var(v) if depth < 8 => and_of
+                .get(&v)
+                .is_some_and(|&(a, b)| implies(a, c0, and_of, depth + 1) || implies(b, c0, and_of, depth + 1)),
+            _ => false,
+        }
+    }
+    fn lone_fault(s: &Stmt) -> Option<(Operand, u32)> {
+        match s {
+            Stmt::If { cond, then_body, else_body } if else_body.stmts.is_empty() => match then_body.stmts.as_slice() {
+                [Stmt::Fault { code }] => Some((*cond, *code)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    fn block(b: &mut Block, values: &[bool], and_of: &FxHashMap<VarId, (Operand, Operand)>, seen: &mut Vec<(Operand, u32)>) {
+        let mark = seen.len();
+        let is_value = |o: Operand| matches!(o, Operand::Var(v) if values.get(v.index()).copied().unwrap_or(false));
+        b.stmts.retain_mut(|s| {
+            if let Some((c, bits)) = lone_fault(s) {
+                if is_value(c) {
+                    if seen.iter().any(|&(c0, bits0)| bits & !bits0 == 0 && implies(c, c0, and_of, 0)) {
+                        return false;
+                    }
+                    seen.push((c, bits));
+                }
+                return true;
+            }
+            for body in s.bodies_mut() {
+                block(body, values, and_of, seen);
+            }
+            true
+        });
+        seen.truncate(mark);
+    }
+    block(&mut kernel.body, &values, &and_of, &mut Vec::new());
 }
 
 /// Replaces every value that copies a constant or another value by that operand, and removes

@@ -288,6 +288,11 @@ pub enum Builtin {
     /// The invocation's index in its subgroup (SPIR-V `SubgroupLocalInvocationId`, WGSL
     /// `subgroup_invocation_id`). Only in kernels with [`Features::native_warps`].
     SubgroupInvocationId,
+    /// The number of words of the heap segment bound at `abi::BINDING_HEAP` (WGSL
+    /// `arrayLength`, SPIR-V `OpArrayLength`): the same in every invocation. `lower` compares
+    /// heap word indices with it itself, so that the backends need no check of their own
+    /// ([`Kernel::heap_indices_in_range`]).
+    HeapWords,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -763,6 +768,76 @@ impl Kernel {
     /// binds (`abi::PARAM_HEADER_WORDS`).
     pub fn param_word_in_range(&self, index: Operand) -> bool {
         matches!(index, Operand::Const(Const::U32(i)) if i < crate::abi::PARAM_HEADER_WORDS + self.param_bytes.div_ceil(4))
+    }
+
+    /// Per variable: whether it is a heap word index that `lower` has proven in range
+    /// (`abi::HEAP_RESERVED_WORDS <= v < arrayLength(heap)`), so that the backends access
+    /// `LoadWord`/`StoreWord { Heap, index: v }` directly, without their own check (issue 11:
+    /// one range test per access, in `lower`, instead of three tests in `lower` and two more in
+    /// the backends' helper). The proof is in the IR itself, checked here on its shape, so
+    /// that no pass can invalidate it unnoticed (a pass that changes the shape only costs the
+    /// check): `v` is a value (see [`Kernel::value_vars`]; so are all the variables below)
+    ///
+    /// `v = select(c, i + j, HEAP_SINK_WORD)` (`j` absent, or a constant),
+    /// where `c` is `r < lim`, or a `&&` with such a term on either side (at any depth),
+    /// `r = i - HEAP_RESERVED_WORDS`, `lim = max(hw, HEAP_RESERVED_WORDS + k) - (HEAP_RESERVED_WORDS + k)`,
+    /// `hw = HeapWords` and `j <= k`.
+    ///
+    /// Why it holds: `lim <= hw < 2^30` (a heap binding holds less than 4 GiB), so `r < lim`
+    /// rules out `i < HEAP_RESERVED_WORDS` (then `r` wraps to at least `2^32 - 64`), and gives
+    /// `i + k < hw`, so `i + j` is in range; when `c` is false, `v` is the sink word
+    /// (`abi::HEAP_SINK_WORD`), which belongs to no allocation (`lower` turns a faulting
+    /// load's value into 0 and records the fault itself).
+    pub fn heap_indices_in_range(&self) -> Vec<bool> {
+        use crate::abi::{HEAP_RESERVED_WORDS, HEAP_SINK_WORD};
+        let values = self.value_vars();
+        let n = self.vars.len();
+        let mut defs: Vec<Option<&Expr>> = vec![None; n];
+        fn collect<'a>(b: &'a Block, values: &[bool], defs: &mut [Option<&'a Expr>]) {
+            for s in &b.stmts {
+                if let Stmt::Assign { dst, expr } = s {
+                    if values.get(dst.index()).copied().unwrap_or(false) {
+                        defs[dst.index()] = Some(expr);
+                    }
+                }
+                for body in s.bodies() {
+                    collect(body, values, defs);
+                }
+            }
+        }
+        collect(&self.body, &values, &mut defs);
+        let def = |o: Operand| match o {
+            Operand::Var(v) => defs.get(v.index()).copied().flatten(),
+            Operand::Const(_) => None,
+        };
+        // `lim`'s `k`, if `o` is `max(HeapWords, 64 + k) - (64 + k)`.
+        let limit = |o: Operand| -> Option<u32> {
+            let Some(Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs, rhs: Operand::Const(Const::U32(d)) }) = def(o) else { return None };
+            let Some(Expr::Binary { op: BinaryOp::MaxU, ty: Ty::U32, lhs: hw, rhs: Operand::Const(Const::U32(m)) }) = def(*lhs) else { return None };
+            let Some(Expr::Builtin(Builtin::HeapWords)) = def(*hw) else { return None };
+            (m == d && *d >= HEAP_RESERVED_WORDS).then_some(*d - HEAP_RESERVED_WORDS)
+        };
+        // Whether `c` implies `i - 64 < lim` for a `lim` of some `k >= j`.
+        fn implies<'a>(c: Operand, i: Operand, j: u32, def: &dyn Fn(Operand) -> Option<&'a Expr>, limit: &dyn Fn(Operand) -> Option<u32>, depth: u32) -> bool {
+            match def(c) {
+                Some(Expr::Compare { op: CmpOp::LtU, ty: Ty::U32, lhs, rhs }) => {
+                    matches!(def(*lhs), Some(Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs: x, rhs: Operand::Const(Const::U32(HEAP_RESERVED_WORDS)) }) if *x == i)
+                        && limit(*rhs).is_some_and(|k| j <= k)
+                }
+                Some(Expr::Binary { op: BinaryOp::And, ty: Ty::Bool, lhs, rhs }) if depth < 8 => {
+                    implies(*lhs, i, j, def, limit, depth + 1) || implies(*rhs, i, j, def, limit, depth + 1)
+                }
+                _ => false,
+            }
+        }
+        (0..n)
+            .map(|v| {
+                let Some(Expr::Select { ty: Ty::U32, cond, a, b: Operand::Const(Const::U32(HEAP_SINK_WORD)) }) = defs[v] else { return false };
+                implies(*cond, *a, 0, &def, &limit, 0)
+                    || matches!(def(*a), Some(Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs, rhs: Operand::Const(Const::U32(j)) })
+                        if implies(*cond, *lhs, *j, &def, &limit, 0))
+            })
+            .collect()
     }
 
     /// Per variable: a parameter word loaded into it (`dst = LoadWord { Param, index }`) at an
