@@ -136,6 +136,8 @@ struct KernelState {
     direct_params: Vec<bool>,
     /// Per variable: a heap index `lower` has checked (`Kernel::heap_indices_in_range`).
     heap_direct: Vec<bool>,
+    /// `Kernel::value_facts`: shared and local indices proven in range (`Kernel::index_in_range`).
+    facts: Vec<Option<ptxcross_lower::ir::Fact>>,
     loops: Vec<LoopCtx>,
     /// `None` when the kernel has no shared (local) words: every access faults.
     shared_var: Option<Word>,
@@ -828,6 +830,7 @@ impl Emitter {
             is_value,
             direct_params: kernel.direct_param_loads(),
             heap_direct: kernel.heap_indices_in_range(),
+            facts: kernel.value_facts(),
             loops: Vec::new(),
             shared_var,
             shared_len,
@@ -998,6 +1001,13 @@ impl Emitter {
                         let u = self.t_u32();
                         (self.b.load(u, None, p, None, []).map_err(internal)?, Ty::U32)
                     }
+                    // In range by the value facts (`Kernel::index_in_range`): no check.
+                    Expr::LoadWord { memory: m @ (Memory::Shared | Memory::Local), index } if kernel.index_in_range(*m, *index, &self.ks()?.facts) => {
+                        let idx = self.operand_of(kernel, *index, Ty::U32, "load index")?;
+                        let p = self.word_ptr(*m, idx)?;
+                        let u = self.t_u32();
+                        (self.b.load(u, None, p, None, []).map_err(internal)?, Ty::U32)
+                    }
                     _ => self.expr(kernel, expr)?,
                 };
                 if vty != ty {
@@ -1023,6 +1033,12 @@ impl Emitter {
                         self.b.store(p, val, None, []).map_err(internal)?;
                         return Ok(false);
                     }
+                }
+                if matches!(memory, Memory::Shared | Memory::Local) && kernel.index_in_range(*memory, *index, &self.ks()?.facts) {
+                    // In range by the value facts (`Kernel::index_in_range`).
+                    let p = self.word_ptr(*memory, idx)?;
+                    self.b.store(p, val, None, []).map_err(internal)?;
+                    return Ok(false);
                 }
                 let f = self.helper_id(*memory, Access::Store)?;
                 let void = self.t_void();

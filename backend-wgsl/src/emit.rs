@@ -797,6 +797,8 @@ struct KernelCx<'a> {
     direct_params: Vec<bool>,
     /// Per variable: a heap index `lower` has checked (`Kernel::heap_indices_in_range`).
     heap_direct: Vec<bool>,
+    /// `Kernel::value_facts`: shared and local indices proven in range (`Kernel::index_in_range`).
+    facts: Vec<Option<ptxcross_lower::ir::Fact>>,
     /// Which opaque zeros (`px_z0`, `px_z1`) the body uses (see [`KernelCx::hide`]).
     zeros: [bool; 2],
     /// Per variable: it only ever holds loaded words, built-ins or copies (bitcasts) of such
@@ -1415,6 +1417,15 @@ impl KernelCx<'_> {
         }
     }
 
+    /// The array of a shared or private local word access proven in range, and whether it is
+    /// atomic.
+    fn direct_array(&self, m: Memory) -> (String, bool) {
+        match m {
+            Memory::Shared => (format!("{}shared", self.kp), self.shared_atomic),
+            _ => (format!("{}local", self.kp), false),
+        }
+    }
+
     fn heap_direct(&self, v: VarId) -> bool {
         self.heap_direct.get(v.index()).copied().unwrap_or(false)
     }
@@ -1445,6 +1456,12 @@ impl KernelCx<'_> {
                             let i = self.typed(*index, Ty::U32, "LoadWord index")?;
                             let a = format!("{}heap[{i}]", self.m.p);
                             (if self.m.heap_atomic { format!("atomicLoad(&{a})") } else { a }, Ty::U32)
+                        }
+                        // In range by the value facts (`Kernel::index_in_range`): no check.
+                        Expr::LoadWord { memory: m @ (Memory::Shared | Memory::Local), index } if self.k.index_in_range(*m, *index, &self.facts) => {
+                            let i = self.typed(*index, Ty::U32, "LoadWord index")?;
+                            let (a, atomic) = self.direct_array(*m);
+                            (if atomic { format!("atomicLoad(&{a}[{i}])") } else { format!("{a}[{i}]") }, Ty::U32)
                         }
                         _ => self.expr(expr)?,
                     };
@@ -1480,6 +1497,13 @@ impl KernelCx<'_> {
                             self.line(depth, &line);
                             continue;
                         }
+                    }
+                    if matches!(memory, Memory::Shared | Memory::Local) && self.k.index_in_range(*memory, *index, &self.facts) {
+                        // In range by the value facts (`Kernel::index_in_range`).
+                        let (a, atomic) = self.direct_array(*memory);
+                        let line = if atomic { format!("atomicStore(&{a}[{i}], {v});") } else { format!("{a}[{i}] = {v};") };
+                        self.line(depth, &line);
+                        continue;
                     }
                     let m = self.word_mem(*memory)?;
                     let f = self.m.mem_store(&m);
@@ -1842,6 +1866,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             opaque_next: false,
             direct_params: k.direct_param_loads(),
             heap_direct: k.heap_indices_in_range(),
+            facts: k.value_facts(),
             opaque: opaque_vars(k),
             zeros: [false; 2],
             parts: false,

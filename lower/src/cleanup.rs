@@ -169,6 +169,10 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
 /// the earlier one already is.
 fn remove_repeated_faults(kernel: &mut Kernel) {
     let values = kernel.value_vars();
+    // Conditions the value facts prove false (`Kernel::value_facts`: an alignment test of an
+    // offset built from aligned terms): their faults never happen.
+    let facts = kernel.value_facts();
+    let never = |c: Operand| matches!(c, Operand::Var(v) if facts.get(v.index()).copied().flatten().is_some_and(|f| f.min == 0 && f.max == 0));
     let mut and_of: FxHashMap<VarId, (Operand, Operand)> = FxHashMap::default();
     fn collect(b: &Block, values: &[bool], and_of: &mut FxHashMap<VarId, (Operand, Operand)>) {
         for s in &b.stmts {
@@ -203,11 +207,20 @@ fn remove_repeated_faults(kernel: &mut Kernel) {
             _ => None,
         }
     }
-    fn block(b: &mut Block, values: &[bool], and_of: &FxHashMap<VarId, (Operand, Operand)>, seen: &mut Vec<(Operand, u32)>) {
+    fn block(
+        b: &mut Block,
+        values: &[bool],
+        never: &dyn Fn(Operand) -> bool,
+        and_of: &FxHashMap<VarId, (Operand, Operand)>,
+        seen: &mut Vec<(Operand, u32)>,
+    ) {
         let mark = seen.len();
         let is_value = |o: Operand| matches!(o, Operand::Var(v) if values.get(v.index()).copied().unwrap_or(false));
         b.stmts.retain_mut(|s| {
             if let Some((c, bits)) = lone_fault(s) {
+                if matches!(c, Operand::Const(crate::ir::Const::Bool(false))) || never(c) {
+                    return false;
+                }
                 if is_value(c) {
                     if seen.iter().any(|&(c0, bits0)| bits & !bits0 == 0 && implies(c, c0, and_of, 0)) {
                         return false;
@@ -217,13 +230,13 @@ fn remove_repeated_faults(kernel: &mut Kernel) {
                 return true;
             }
             for body in s.bodies_mut() {
-                block(body, values, and_of, seen);
+                block(body, values, never, and_of, seen);
             }
             true
         });
         seen.truncate(mark);
     }
-    block(&mut kernel.body, &values, &and_of, &mut Vec::new());
+    block(&mut kernel.body, &values, &never, &and_of, &mut Vec::new());
 }
 
 /// Replaces every value that copies a constant or another value by that operand, and removes

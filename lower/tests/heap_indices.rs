@@ -120,3 +120,66 @@ fn only_the_exact_shape_is_a_proof() {
     // A variable assigned twice proves nothing.
     assert!(!proven(0, 0, res, sink, true));
 }
+
+/// (memory, index in range by the value facts) for every shared and local word access of `b`.
+fn indexed(k: &Kernel, b: &Block, facts: &[Option<ptxcross_lower::ir::Fact>], out: &mut Vec<(Memory, bool)>) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Assign { expr: Expr::LoadWord { memory: m @ (Memory::Shared | Memory::Local), index }, .. }
+            | Stmt::StoreWord { memory: m @ (Memory::Shared | Memory::Local), index, .. } => {
+                out.push((*m, k.index_in_range(*m, *index, facts)))
+            }
+            _ => {}
+        }
+        for body in s.bodies() {
+            indexed(k, body, facts, out);
+        }
+    }
+}
+
+fn shared_kernel(index_expr: &str) -> Vec<(Memory, bool)> {
+    // 64 threads, 64 shared words: s[f(tid)] = tid, then a load of it back.
+    let k = kernel(&format!(
+        ".version 8.5\n.target sm_80\n.address_size 64
+.visible .entry k(.param .u64 out)
+{{
+    .shared .align 4 .b8 s[256];
+    .reg .b32 %r<7>;
+    mov.u32 %r1, %tid.x;
+    {index_expr}
+    shl.b32 %r3, %r2, 2;
+    mov.u32 %r4, s;
+    add.u32 %r5, %r4, %r3;
+    st.shared.u32 [%r5], %r1;
+    ld.shared.u32 %r6, [%r5];
+    ret;
+}}
+"
+    ));
+    let facts = k.value_facts();
+    let mut out = Vec::new();
+    // The kernel's own accesses: after the shared-memory prologue (its loop zeroes the array
+    // through a loop variable, which keeps its check).
+    let at = k.body.stmts.iter().position(|s| matches!(s, Stmt::Barrier | Stmt::SharedBarrier)).map_or(0, |i| i + 1);
+    indexed(&k, &Block { stmts: k.body.stmts[at..].to_vec() }, &facts, &mut out);
+    out
+}
+
+#[test]
+fn shared_indices_from_tid_are_in_range_up_to_the_array_end() {
+    // tid.x < 64 (the block): words 0..63 of 64.
+    let out = shared_kernel("mov.u32 %r2, %r1;");
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert!(out.iter().all(|(m, ok)| *m == Memory::Shared && *ok), "{out:?}");
+    // tid >> 1 | 32: words 32..63.
+    let out = shared_kernel("shr.u32 %r0, %r1, 1; or.b32 %r2, %r0, 32;");
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert!(out.iter().all(|(_, ok)| *ok), "{out:?}");
+    // tid + 1: the last thread's word is one past the array: not proven.
+    let out = shared_kernel("add.u32 %r2, %r1, 1;");
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert!(out.iter().all(|(_, ok)| !*ok), "one past the end must keep the check: {out:?}");
+    // tid & 63 | 64: past the array for every thread.
+    let out = shared_kernel("or.b32 %r2, %r1, 64;");
+    assert!(out.iter().all(|(_, ok)| !*ok), "{out:?}");
+}

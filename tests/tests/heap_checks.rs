@@ -176,3 +176,65 @@ fn a_misaligned_store_faults_as_misaligned_only_and_stores_nothing() {
         assert_eq!(u64::from_le_bytes(got.try_into().unwrap()), 0x1122334455667788, "{backend}");
     }
 }
+
+// Shared indices that `Kernel::value_facts` bounds by the block size are accessed without a
+// check; one past the array is not, and still faults.
+const SHARED: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+
+.visible .entry reversed(.param .u64 out)
+{
+    .shared .align 4 .b8 s[256];
+    .reg .b32 %r<9>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    sub.u32 %r2, 63, %r1;
+    shl.b32 %r3, %r2, 2;
+    mov.u32 %r4, s;
+    add.u32 %r5, %r4, %r3;
+    st.shared.u32 [%r5], %r1;
+    bar.sync 0;
+    shl.b32 %r6, %r1, 2;
+    add.u32 %r7, %r4, %r6;
+    ld.shared.u32 %r8, [%r7];
+    mul.wide.u32 %rd2, %r1, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r8;
+    ret;
+}
+
+.visible .entry one_past(.param .u64 out)
+{
+    .shared .align 4 .b8 s[256];
+    .reg .b32 %r<6>;
+    mov.u32 %r1, %tid.x;
+    add.u32 %r2, %r1, 1;
+    shl.b32 %r3, %r2, 2;
+    mov.u32 %r4, s;
+    add.u32 %r5, %r4, %r3;
+    st.shared.u32 [%r5], %r1;
+    ret;
+}
+"#;
+
+#[test]
+fn shared_indices_bounded_by_the_block_and_one_past_the_array() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let file = SourceFile::new("shared_checks.ptx".to_string(), SHARED.to_string());
+    let options = LowerOptions { block: Some([64, 1, 1]), ..Default::default() };
+    let prog = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
+    for backend in Backend::ALL {
+        let mut ctx = Context::new(ContextOptions { heap_bytes: HEAP, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
+        let out = ctx.alloc(256).unwrap();
+        let arg = out.0.to_le_bytes().to_vec();
+        ctx.launch(&prog, "reversed", [1, 1, 1], &[&arg], backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        let got = ctx.read(out, 256).unwrap();
+        let want: Vec<u8> = (0..64u32).flat_map(|t| (63 - t).to_le_bytes()).collect();
+        assert_eq!(got, want, "{backend}: s[63 - tid] = tid, read back at s[tid]");
+        let r = ctx.launch(&prog, "one_past", [1, 1, 1], &[&arg], backend);
+        assert_eq!(fault_bits(r, "one past the shared array"), abi::FAULT_SHARED_OUT_OF_RANGE, "{backend}");
+    }
+}
