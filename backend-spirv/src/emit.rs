@@ -136,8 +136,8 @@ struct KernelState {
     direct_params: Vec<bool>,
     /// Per variable: a heap index `lower` has checked (`Kernel::heap_indices_in_range`).
     heap_direct: Vec<bool>,
-    /// `Kernel::value_facts`: shared and local indices proven in range (`Kernel::index_in_range`).
-    facts: Vec<Option<ptxcross_lower::ir::Fact>>,
+    /// `Kernel::index_facts`: shared and local indices proven in range (`Kernel::index_in_range`).
+    facts: ptxcross_lower::ir::IndexFacts,
     loops: Vec<LoopCtx>,
     /// `None` when the kernel has no shared (local) words: every access faults.
     shared_var: Option<Word>,
@@ -830,7 +830,7 @@ impl Emitter {
             is_value,
             direct_params: kernel.direct_param_loads(),
             heap_direct: kernel.heap_indices_in_range(),
-            facts: kernel.value_facts(),
+            facts: kernel.index_facts(),
             loops: Vec::new(),
             shared_var,
             shared_len,

@@ -797,8 +797,8 @@ struct KernelCx<'a> {
     direct_params: Vec<bool>,
     /// Per variable: a heap index `lower` has checked (`Kernel::heap_indices_in_range`).
     heap_direct: Vec<bool>,
-    /// `Kernel::value_facts`: shared and local indices proven in range (`Kernel::index_in_range`).
-    facts: Vec<Option<ptxcross_lower::ir::Fact>>,
+    /// `Kernel::index_facts`: shared and local indices proven in range (`Kernel::index_in_range`).
+    facts: ptxcross_lower::ir::IndexFacts,
     /// Which opaque zeros (`px_z0`, `px_z1`) the body uses (see [`KernelCx::hide`]).
     zeros: [bool; 2],
     /// Per variable: it only ever holds loaded words, built-ins or copies (bitcasts) of such
@@ -1866,7 +1866,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             opaque_next: false,
             direct_params: k.direct_param_loads(),
             heap_direct: k.heap_indices_in_range(),
-            facts: k.value_facts(),
+            facts: k.index_facts(),
             opaque: opaque_vars(k),
             zeros: [false; 2],
             parts: false,

@@ -799,15 +799,25 @@ impl Kernel {
         facts
     }
 
+    /// [`Kernel::value_facts`] with the sizes of the word arrays they are tested against
+    /// (computed once per kernel: [`Kernel::shared_dwords`] walks the body).
+    pub fn index_facts(&self) -> IndexFacts {
+        IndexFacts {
+            facts: self.value_facts(),
+            shared_words: if self.shared_dwords() { 0 } else { self.shared_words },
+            local_words: if self.local_placement == LocalPlacement::Private { self.local_words } else { 0 },
+        }
+    }
+
     /// Whether word `index` of `memory` (`Shared` as words, or a private `Local` array) is in
-    /// range by `facts` ([`Kernel::value_facts`]): the backends access it without a check.
-    pub fn index_in_range(&self, memory: Memory, index: Operand, facts: &[Option<Fact>]) -> bool {
+    /// range by `facts` ([`Kernel::index_facts`]): the backends access it without a check.
+    pub fn index_in_range(&self, memory: Memory, index: Operand, facts: &IndexFacts) -> bool {
         let words = match memory {
-            Memory::Shared if !self.shared_dwords() => self.shared_words,
-            Memory::Local if self.local_placement == LocalPlacement::Private => self.local_words,
+            Memory::Shared => facts.shared_words,
+            Memory::Local => facts.local_words,
             _ => return false,
         };
-        Fact::of_operand(self, index, facts).is_some_and(|f| f.max < u64::from(words))
+        Fact::of_operand(self, index, &facts.facts).is_some_and(|f| f.max < u64::from(words))
     }
 
     /// Per variable: whether it is a heap word index that `lower` has proven in range
@@ -1209,6 +1219,15 @@ impl AtomicOp {
         use AtomicOp::*;
         [Add, Sub, And, Or, Xor, Exchange, MinU, MaxU, MinS, MaxS, CompareExchange]
     };
+}
+
+/// [`Kernel::index_facts`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexFacts {
+    pub facts: Vec<Option<Fact>>,
+    /// Words of the word arrays (0 where there is none, or shared memory is doublewords).
+    pub shared_words: u32,
+    pub local_words: u32,
 }
 
 /// What [`Kernel::value_facts`] knows of an integer or boolean value: `min <= v <= max`

@@ -122,7 +122,7 @@ fn only_the_exact_shape_is_a_proof() {
 }
 
 /// (memory, index in range by the value facts) for every shared and local word access of `b`.
-fn indexed(k: &Kernel, b: &Block, facts: &[Option<ptxcross_lower::ir::Fact>], out: &mut Vec<(Memory, bool)>) {
+fn indexed(k: &Kernel, b: &Block, facts: &ptxcross_lower::ir::IndexFacts, out: &mut Vec<(Memory, bool)>) {
     for s in &b.stmts {
         match s {
             Stmt::Assign { expr: Expr::LoadWord { memory: m @ (Memory::Shared | Memory::Local), index }, .. }
@@ -156,7 +156,7 @@ fn shared_kernel(index_expr: &str) -> Vec<(Memory, bool)> {
 }}
 "
     ));
-    let facts = k.value_facts();
+    let facts = k.index_facts();
     let mut out = Vec::new();
     // The kernel's own accesses: after the shared-memory prologue (its loop zeroes the array
     // through a loop variable, which keeps its check).
