@@ -821,7 +821,8 @@ impl Emitter {
         } else {
             None
         };
-        let mut is_value = kernel.value_vars();
+        let values = kernel.value_vars();
+        let mut is_value = values.clone();
         keep_variables_across_groups(&kernel.body, &mut is_value);
         self.k = Some(KernelState {
             name: kernel.name.clone(),
@@ -829,8 +830,8 @@ impl Emitter {
             values: vec![None; kernel.vars.len()],
             is_value,
             direct_params: kernel.direct_param_loads(),
-            heap_direct: kernel.heap_indices_in_range(),
-            facts: kernel.index_facts(),
+            heap_direct: kernel.heap_indices_in_range_of(&values),
+            facts: kernel.index_facts_of(&values),
             loops: Vec::new(),
             shared_var,
             shared_len,

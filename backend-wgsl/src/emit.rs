@@ -1853,6 +1853,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
     let multi = module.kernels.len() > 1;
     for (ki, (k, u)) in module.kernels.iter().zip(&usages).enumerate() {
         let kp = if multi { format!("{p}k{ki}_") } else { p.clone() };
+        let values = k.value_vars();
         let mut cx = KernelCx {
             m: &mut m,
             k,
@@ -1865,8 +1866,8 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             breakable: Vec::new(),
             opaque_next: false,
             direct_params: k.direct_param_loads(),
-            heap_direct: k.heap_indices_in_range(),
-            facts: k.index_facts(),
+            heap_direct: k.heap_indices_in_range_of(&values),
+            facts: k.index_facts_of(&values),
             opaque: opaque_vars(k),
             zeros: [false; 2],
             parts: false,

@@ -37,7 +37,7 @@ pub fn simplify(kernel: &mut Kernel) {
         #[cfg(test)]
         assert!(kernel.value_vars() == values, "common_subexpressions changed the values");
         let copies = propagate_copies(kernel, &values);
-        remove_repeated_faults(kernel);
+        remove_repeated_faults(kernel, &values);
         remove_dead(kernel);
         if !shared && !copies {
             break;
@@ -167,11 +167,11 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
 /// in the same thread with `c0` true (the values have not changed in between), and recorded
 /// the same bits; a thread reports the bits it collected and its first faulting site, which
 /// the earlier one already is.
-fn remove_repeated_faults(kernel: &mut Kernel) {
-    let values = kernel.value_vars();
+/// `values`: the kernel's values (the earlier rewrites of a round keep them values).
+fn remove_repeated_faults(kernel: &mut Kernel, values: &[bool]) {
     // Conditions the value facts prove false (`Kernel::value_facts`: an alignment test of an
     // offset built from aligned terms): their faults never happen.
-    let facts = kernel.value_facts();
+    let facts = kernel.value_facts_of(values);
     let never = |c: Operand| matches!(c, Operand::Var(v) if facts.get(v.index()).copied().flatten().is_some_and(|f| f.min == 0 && f.max == 0));
     let mut and_of: FxHashMap<VarId, (Operand, Operand)> = FxHashMap::default();
     fn collect(b: &Block, values: &[bool], and_of: &mut FxHashMap<VarId, (Operand, Operand)>) {
@@ -186,15 +186,17 @@ fn remove_repeated_faults(kernel: &mut Kernel) {
             }
         }
     }
-    collect(&kernel.body, &values, &mut and_of);
-    fn implies(c: Operand, c0: Operand, and_of: &FxHashMap<VarId, (Operand, Operand)>, depth: u32) -> bool {
-        if c == c0 {
+    collect(&kernel.body, values, &mut and_of);
+    /// Whether a dominating fault recorded `bits` (or more) under `c` or a condition `c`
+    /// implies (a term of its `&&`s, at most 8 deep).
+    fn implied(c: Operand, bits: u32, and_of: &FxHashMap<VarId, (Operand, Operand)>, seen: &FxHashMap<Operand, u32>, depth: u32) -> bool {
+        if seen.get(&c).is_some_and(|&b0| bits & !b0 == 0) {
             return true;
         }
         match c {
             Operand::Var(v) if depth < 8 => and_of
                 .get(&v)
-                .is_some_and(|&(a, b)| implies(a, c0, and_of, depth + 1) || implies(b, c0, and_of, depth + 1)),
+                .is_some_and(|&(a, b)| implied(a, bits, and_of, seen, depth + 1) || implied(b, bits, and_of, seen, depth + 1)),
             _ => false,
         }
     }
@@ -212,9 +214,10 @@ fn remove_repeated_faults(kernel: &mut Kernel) {
         values: &[bool],
         never: &dyn Fn(Operand) -> bool,
         and_of: &FxHashMap<VarId, (Operand, Operand)>,
-        seen: &mut Vec<(Operand, u32)>,
+        seen: &mut FxHashMap<Operand, u32>,
+        undo: &mut Vec<(Operand, Option<u32>)>,
     ) {
-        let mark = seen.len();
+        let mark = undo.len();
         let is_value = |o: Operand| matches!(o, Operand::Var(v) if values.get(v.index()).copied().unwrap_or(false));
         b.stmts.retain_mut(|s| {
             if let Some((c, bits)) = lone_fault(s) {
@@ -222,21 +225,29 @@ fn remove_repeated_faults(kernel: &mut Kernel) {
                     return false;
                 }
                 if is_value(c) {
-                    if seen.iter().any(|&(c0, bits0)| bits & !bits0 == 0 && implies(c, c0, and_of, 0)) {
+                    if implied(c, bits, and_of, seen, 0) {
                         return false;
                     }
-                    seen.push((c, bits));
+                    let old = seen.insert(c, bits | seen.get(&c).copied().unwrap_or(0));
+                    undo.push((c, old));
                 }
                 return true;
             }
             for body in s.bodies_mut() {
-                block(body, values, never, and_of, seen);
+                block(body, values, never, and_of, seen, undo);
             }
             true
         });
-        seen.truncate(mark);
+        // Leaving the block: its faults dominate nothing after it.
+        while undo.len() > mark {
+            let Some((c, old)) = undo.pop() else { break };
+            match old {
+                Some(b) => seen.insert(c, b),
+                None => seen.remove(&c),
+            };
+        }
     }
-    block(&mut kernel.body, &values, &never, &and_of, &mut Vec::new());
+    block(&mut kernel.body, values, &never, &and_of, &mut FxHashMap::default(), &mut Vec::new());
 }
 
 /// Replaces every value that copies a constant or another value by that operand, and removes

@@ -780,7 +780,11 @@ impl Kernel {
     /// range ([`Kernel::index_in_range`]), alignment tests of offsets built from aligned
     /// terms are false (`cleanup` drops their faults).
     pub fn value_facts(&self) -> Vec<Option<Fact>> {
-        let values = self.value_vars();
+        self.value_facts_of(&self.value_vars())
+    }
+
+    /// [`Kernel::value_facts`] given the kernel's [`Kernel::value_vars`].
+    pub fn value_facts_of(&self, values: &[bool]) -> Vec<Option<Fact>> {
         let mut facts: Vec<Option<Fact>> = vec![None; self.vars.len()];
         fn walk(k: &Kernel, b: &Block, values: &[bool], facts: &mut [Option<Fact>]) {
             for s in &b.stmts {
@@ -795,15 +799,20 @@ impl Kernel {
                 }
             }
         }
-        walk(self, &self.body, &values, &mut facts);
+        walk(self, &self.body, values, &mut facts);
         facts
     }
 
     /// [`Kernel::value_facts`] with the sizes of the word arrays they are tested against
     /// (computed once per kernel: [`Kernel::shared_dwords`] walks the body).
     pub fn index_facts(&self) -> IndexFacts {
+        self.index_facts_of(&self.value_vars())
+    }
+
+    /// [`Kernel::index_facts`] given the kernel's [`Kernel::value_vars`].
+    pub fn index_facts_of(&self, values: &[bool]) -> IndexFacts {
         IndexFacts {
-            facts: self.value_facts(),
+            facts: self.value_facts_of(values),
             shared_words: if self.shared_dwords() { 0 } else { self.shared_words },
             local_words: if self.local_placement == LocalPlacement::Private { self.local_words } else { 0 },
         }
@@ -839,8 +848,12 @@ impl Kernel {
     /// (`abi::HEAP_SINK_WORD`), which belongs to no allocation (`lower` turns a faulting
     /// load's value into 0 and records the fault itself).
     pub fn heap_indices_in_range(&self) -> Vec<bool> {
+        self.heap_indices_in_range_of(&self.value_vars())
+    }
+
+    /// [`Kernel::heap_indices_in_range`] given the kernel's [`Kernel::value_vars`].
+    pub fn heap_indices_in_range_of(&self, values: &[bool]) -> Vec<bool> {
         use crate::abi::{HEAP_RESERVED_WORDS, HEAP_SINK_WORD};
-        let values = self.value_vars();
         let n = self.vars.len();
         let mut defs: Vec<Option<&Expr>> = vec![None; n];
         fn collect<'a>(b: &'a Block, values: &[bool], defs: &mut [Option<&'a Expr>]) {
@@ -855,7 +868,7 @@ impl Kernel {
                 }
             }
         }
-        collect(&self.body, &values, &mut defs);
+        collect(&self.body, values, &mut defs);
         let def = |o: Operand| match o {
             Operand::Var(v) => defs.get(v.index()).copied().flatten(),
             Operand::Const(_) => None,
