@@ -134,6 +134,10 @@ struct KernelState {
     is_value: Vec<bool>,
     /// Per variable: its parameter loads are read directly (`Kernel::direct_param_loads`).
     direct_params: Vec<bool>,
+    /// Per variable: a heap index `lower` has checked (`Kernel::heap_indices_in_range`).
+    heap_direct: Vec<bool>,
+    /// `Kernel::index_facts`: shared and local indices proven in range (`Kernel::index_in_range`).
+    facts: ptxcross_lower::ir::IndexFacts,
     loops: Vec<LoopCtx>,
     /// `None` when the kernel has no shared (local) words: every access faults.
     shared_var: Option<Word>,
@@ -817,7 +821,8 @@ impl Emitter {
         } else {
             None
         };
-        let mut is_value = kernel.value_vars();
+        let values = kernel.value_vars();
+        let mut is_value = values.clone();
         keep_variables_across_groups(&kernel.body, &mut is_value);
         self.k = Some(KernelState {
             name: kernel.name.clone(),
@@ -825,6 +830,8 @@ impl Emitter {
             values: vec![None; kernel.vars.len()],
             is_value,
             direct_params: kernel.direct_param_loads(),
+            heap_direct: kernel.heap_indices_in_range_of(&values),
+            facts: kernel.index_facts_of(&values),
             loops: Vec::new(),
             shared_var,
             shared_len,
@@ -960,6 +967,10 @@ impl Emitter {
         Ok(false)
     }
 
+    fn heap_direct(&mut self, v: VarId) -> Result2<bool> {
+        Ok(self.ks()?.heap_direct.get(v.index()).copied().unwrap_or(false))
+    }
+
     fn var(&mut self, kernel: &Kernel, v: VarId) -> Result2<(Word, Ty)> {
         let ty = kernel
             .vars
@@ -984,6 +995,20 @@ impl Emitter {
                         let u = self.t_u32();
                         (self.b.load(u, None, p, None, []).map_err(internal)?, Ty::U32)
                     }
+                    // Checked by `lower` (`Kernel::heap_indices_in_range`): no check here.
+                    Expr::LoadWord { memory: Memory::Heap, index: index @ Operand::Var(v) } if self.heap_direct(*v)? => {
+                        let idx = self.operand_of(kernel, *index, Ty::U32, "load index")?;
+                        let p = self.word_ptr(Memory::Heap, idx)?;
+                        let u = self.t_u32();
+                        (self.b.load(u, None, p, None, []).map_err(internal)?, Ty::U32)
+                    }
+                    // In range by the value facts (`Kernel::index_in_range`): no check.
+                    Expr::LoadWord { memory: m @ (Memory::Shared | Memory::Local), index } if kernel.index_in_range(*m, *index, &self.ks()?.facts) => {
+                        let idx = self.operand_of(kernel, *index, Ty::U32, "load index")?;
+                        let p = self.word_ptr(*m, idx)?;
+                        let u = self.t_u32();
+                        (self.b.load(u, None, p, None, []).map_err(internal)?, Ty::U32)
+                    }
                     _ => self.expr(kernel, expr)?,
                 };
                 if vty != ty {
@@ -1002,6 +1027,20 @@ impl Emitter {
                 }
                 let idx = self.operand_of(kernel, *index, Ty::U32, "store index")?;
                 let val = self.operand_of(kernel, *value, Ty::U32, "stored word")?;
+                if let (Memory::Heap, Operand::Var(v)) = (memory, index) {
+                    if self.heap_direct(*v)? {
+                        // Checked by `lower` (`Kernel::heap_indices_in_range`).
+                        let p = self.word_ptr(Memory::Heap, idx)?;
+                        self.b.store(p, val, None, []).map_err(internal)?;
+                        return Ok(false);
+                    }
+                }
+                if matches!(memory, Memory::Shared | Memory::Local) && kernel.index_in_range(*memory, *index, &self.ks()?.facts) {
+                    // In range by the value facts (`Kernel::index_in_range`).
+                    let p = self.word_ptr(*memory, idx)?;
+                    self.b.store(p, val, None, []).map_err(internal)?;
+                    return Ok(false);
+                }
                 let f = self.helper_id(*memory, Access::Store)?;
                 let void = self.t_void();
                 self.op(Op::FunctionCall, void, &[f, idx, val])?;
@@ -1262,6 +1301,11 @@ impl Emitter {
             Expr::Builtin(Builtin::SubgroupInvocationId) => {
                 Ok((self.subgroup_builtin(BuiltinVar::SubgroupLocalInvocationId)?, Ty::U32))
             }
+            Expr::Builtin(Builtin::HeapWords) => {
+                let var = self.storage_buffer_var(Memory::Heap);
+                let u = self.t_u32();
+                Ok((self.b.array_length(u, None, var, 0).map_err(internal)?, Ty::U32))
+            }
             Expr::WarpBallot { pred } => {
                 // The word of the subgroup's ballot that holds this invocation's warp.
                 let p = self.operand_of(kernel, pred, Ty::Bool, "ballot predicate")?;
@@ -1293,7 +1337,7 @@ impl Emitter {
                     Builtin::ThreadId(d) => (BuiltinVar::LocalInvocationId, d),
                     Builtin::CtaId(d) => (BuiltinVar::WorkgroupId, d),
                     Builtin::NumCtas(d) => (BuiltinVar::NumWorkgroups, d),
-                    Builtin::SubgroupSize | Builtin::SubgroupInvocationId => unreachable!("matched above"),
+                    Builtin::SubgroupSize | Builtin::SubgroupInvocationId | Builtin::HeapWords => unreachable!("matched above"),
                 };
                 if dim > 2 {
                     return Err(invalid(format!("builtin {bi:?}: dimension {dim} is not x, y or z")));

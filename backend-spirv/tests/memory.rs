@@ -180,8 +180,9 @@ fn several_kernels_share_buffers_but_not_shared_memory() {
             // Beyond the header and the (empty) parameter area: a checked load (a word below
             // that may be read directly, `Kernel::direct_param_loads`).
             assign(w, load(Memory::Param, c32(40))),
-            store(Memory::Shared, c32(3), v(w)),
-            assign(w, load(Memory::Local, c32(3))),
+            // Indices not known to be in range (`Kernel::index_in_range`): the helpers.
+            store(Memory::Shared, v(w), v(w)),
+            assign(w, load(Memory::Local, v(w))),
             assign(w, atomic(Memory::Heap, AtomicOp::Add, c32(64), v(w))),
             Stmt::Barrier,
         ]));

@@ -799,6 +799,10 @@ struct KernelCx<'a> {
     opaque_next: bool,
     /// Per variable: its parameter loads are read directly (`Kernel::direct_param_loads`).
     direct_params: Vec<bool>,
+    /// Per variable: a heap index `lower` has checked (`Kernel::heap_indices_in_range`).
+    heap_direct: Vec<bool>,
+    /// `Kernel::index_facts`: shared and local indices proven in range (`Kernel::index_in_range`).
+    facts: ptxcross_lower::ir::IndexFacts,
     /// Which opaque zeros (`px_z0`, `px_z1`) the body uses (see [`KernelCx::hide`]).
     zeros: [bool; 2],
     /// Per variable: it only ever holds loaded words, built-ins or copies (bitcasts) of such
@@ -1299,6 +1303,7 @@ impl KernelCx<'_> {
             Expr::Convert { op, from, to, arg } => self.convert(op, from, to, arg),
             Expr::Builtin(Builtin::SubgroupSize) => Ok((self.subgroup_builtin(3), Ty::U32)),
             Expr::Builtin(Builtin::SubgroupInvocationId) => Ok((self.subgroup_builtin(4), Ty::U32)),
+            Expr::Builtin(Builtin::HeapWords) => Ok((format!("arrayLength(&{}heap)", self.m.p), Ty::U32)),
             Expr::WarpBallot { pred } => {
                 // The word of the subgroup's ballot that holds this invocation's warp.
                 let p = self.typed(pred, Ty::Bool, "WarpBallot predicate")?;
@@ -1316,7 +1321,7 @@ impl KernelCx<'_> {
                     Builtin::ThreadId(d) => (0, "lid", d),
                     Builtin::CtaId(d) => (1, "wid", d),
                     Builtin::NumCtas(d) => (2, "nwg", d),
-                    Builtin::SubgroupSize | Builtin::SubgroupInvocationId => unreachable!("matched above"),
+                    Builtin::SubgroupSize | Builtin::SubgroupInvocationId | Builtin::HeapWords => unreachable!("matched above"),
                 };
                 let comp = match d {
                     0 => "x",
@@ -1416,6 +1421,19 @@ impl KernelCx<'_> {
         }
     }
 
+    /// The array of a shared or private local word access proven in range, and whether it is
+    /// atomic.
+    fn direct_array(&self, m: Memory) -> (String, bool) {
+        match m {
+            Memory::Shared => (format!("{}shared", self.kp), self.shared_atomic),
+            _ => (format!("{}local", self.kp), false),
+        }
+    }
+
+    fn heap_direct(&self, v: VarId) -> bool {
+        self.heap_direct.get(v.index()).copied().unwrap_or(false)
+    }
+
     fn block(&mut self, b: &Block, depth: usize) -> R<()> {
         self.stmts(&b.stmts, depth)
     }
@@ -1436,6 +1454,18 @@ impl KernelCx<'_> {
                         {
                             let i = self.typed(*index, Ty::U32, "LoadWord index")?;
                             (format!("{}params[{i}]", self.m.p), Ty::U32)
+                        }
+                        // Checked by `lower` (`Kernel::heap_indices_in_range`): no check here.
+                        Expr::LoadWord { memory: Memory::Heap, index: index @ Operand::Var(v) } if self.heap_direct(*v) => {
+                            let i = self.typed(*index, Ty::U32, "LoadWord index")?;
+                            let a = format!("{}heap[{i}]", self.m.p);
+                            (if self.m.heap_atomic { format!("atomicLoad(&{a})") } else { a }, Ty::U32)
+                        }
+                        // In range by the value facts (`Kernel::index_in_range`): no check.
+                        Expr::LoadWord { memory: m @ (Memory::Shared | Memory::Local), index } if self.k.index_in_range(*m, *index, &self.facts) => {
+                            let i = self.typed(*index, Ty::U32, "LoadWord index")?;
+                            let (a, atomic) = self.direct_array(*m);
+                            (if atomic { format!("atomicLoad(&{a}[{i}])") } else { format!("{a}[{i}]") }, Ty::U32)
                         }
                         _ => self.expr(expr)?,
                     };
@@ -1463,6 +1493,22 @@ impl KernelCx<'_> {
                     }
                     let i = self.typed(*index, Ty::U32, "StoreWord index")?;
                     let v = self.typed(*value, Ty::U32, "StoreWord value")?;
+                    if let (Memory::Heap, Operand::Var(x)) = (memory, index) {
+                        if self.heap_direct(*x) {
+                            // Checked by `lower` (`Kernel::heap_indices_in_range`).
+                            let a = format!("{}heap[{i}]", self.m.p);
+                            let line = if self.m.heap_atomic { format!("atomicStore(&{a}, {v});") } else { format!("{a} = {v};") };
+                            self.line(depth, &line);
+                            continue;
+                        }
+                    }
+                    if matches!(memory, Memory::Shared | Memory::Local) && self.k.index_in_range(*memory, *index, &self.facts) {
+                        // In range by the value facts (`Kernel::index_in_range`).
+                        let (a, atomic) = self.direct_array(*memory);
+                        let line = if atomic { format!("atomicStore(&{a}[{i}], {v});") } else { format!("{a}[{i}] = {v};") };
+                        self.line(depth, &line);
+                        continue;
+                    }
                     let m = self.word_mem(*memory)?;
                     let f = self.m.mem_store(&m);
                     self.line(depth, &format!("{f}({i}, {v});"));
@@ -1811,6 +1857,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
     let multi = module.kernels.len() > 1;
     for (ki, (k, u)) in module.kernels.iter().zip(&usages).enumerate() {
         let kp = if multi { format!("{p}k{ki}_") } else { p.clone() };
+        let values = k.value_vars();
         let mut cx = KernelCx {
             m: &mut m,
             k,
@@ -1823,6 +1870,8 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             breakable: Vec::new(),
             opaque_next: false,
             direct_params: k.direct_param_loads(),
+            heap_direct: k.heap_indices_in_range_of(&values),
+            facts: k.index_facts_of(&values),
             opaque: opaque_vars(k),
             zeros: [false; 2],
             parts: false,

@@ -252,6 +252,8 @@ fn plain_shared_and_local_memory() {
     b.k.shared_words = 33;
     b.k.local_words = 5;
     b.extend([
+        store(Memory::Local, x, c32(9)),
+        // A constant index inside the array (`Kernel::index_in_range`): no check.
         store(Memory::Local, c32(4), c32(9)),
         assign(x, load(Memory::Local, x)),
         store(Memory::Shared, x, x),
@@ -264,6 +266,7 @@ fn plain_shared_and_local_memory() {
     // Branchless bounds checks: the fault bits are deferred to the thread's end.
     assert!(wgsl.contains("px_defer(!ok, 4u);") && wgsl.contains("px_defer(!ok, 8u);"), "{wgsl}");
     assert!(wgsl.contains("px_local[j] = select(px_local[j], v, ok);"), "{wgsl}");
+    assert!(wgsl.contains("px_local[4u] = 9u;"), "{wgsl}");
     assert!(wgsl.contains("    px_flush();\n}"), "{wgsl}");
 }
 

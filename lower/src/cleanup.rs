@@ -37,6 +37,7 @@ pub fn simplify(kernel: &mut Kernel) {
         #[cfg(test)]
         assert!(kernel.value_vars() == values, "common_subexpressions changed the values");
         let copies = propagate_copies(kernel, &values);
+        remove_repeated_faults(kernel, &values);
         remove_dead(kernel);
         if !shared && !copies {
             break;
@@ -156,6 +157,97 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
     let mut cx = Cx { is_value: &is_value, seen: FxHashMap::default(), scope: Vec::new(), same_as: FxHashMap::default(), changed: false };
     block(&mut kernel.body, &mut cx);
     cx.changed
+}
+
+/// Removes a deferred fault `if (c) { fault(bits) }` (an `If` whose only statement is a
+/// `Fault`) where an earlier one, `if (c0) { fault(bits0) }`, dominates it with `bits ⊆ bits0`
+/// and `c` implying `c0` (`c` is `c0`, or `c0 && x`, `x && c0`, at any depth), `c` and `c0`
+/// being values. Issue 11: the load and the store of `y[i] = … y[i]` test the same address.
+/// Why nothing changes: whenever the later one records its bits, the earlier one ran before
+/// in the same thread with `c0` true (the values have not changed in between), and recorded
+/// the same bits; a thread reports the bits it collected and its first faulting site, which
+/// the earlier one already is.
+/// `values`: the kernel's values (the earlier rewrites of a round keep them values).
+fn remove_repeated_faults(kernel: &mut Kernel, values: &[bool]) {
+    // Conditions the value facts prove false (`Kernel::value_facts`: an alignment test of an
+    // offset built from aligned terms): their faults never happen.
+    let facts = kernel.value_facts_of(values);
+    let never = |c: Operand| matches!(c, Operand::Var(v) if facts.get(v.index()).copied().flatten().is_some_and(|f| f.min == 0 && f.max == 0));
+    let mut and_of: FxHashMap<VarId, (Operand, Operand)> = FxHashMap::default();
+    fn collect(b: &Block, values: &[bool], and_of: &mut FxHashMap<VarId, (Operand, Operand)>) {
+        for s in &b.stmts {
+            if let Stmt::Assign { dst, expr: Expr::Binary { op: BinaryOp::And, ty: Ty::Bool, lhs, rhs } } = s {
+                if values.get(dst.index()).copied().unwrap_or(false) {
+                    and_of.insert(*dst, (*lhs, *rhs));
+                }
+            }
+            for body in s.bodies() {
+                collect(body, values, and_of);
+            }
+        }
+    }
+    collect(&kernel.body, values, &mut and_of);
+    /// Whether a dominating fault recorded `bits` (or more) under `c` or a condition `c`
+    /// implies (a term of its `&&`s, at most 8 deep).
+    fn implied(c: Operand, bits: u32, and_of: &FxHashMap<VarId, (Operand, Operand)>, seen: &FxHashMap<Operand, u32>, depth: u32) -> bool {
+        if seen.get(&c).is_some_and(|&b0| bits & !b0 == 0) {
+            return true;
+        }
+        match c {
+            Operand::Var(v) if depth < 8 => and_of
+                .get(&v)
+                .is_some_and(|&(a, b)| implied(a, bits, and_of, seen, depth + 1) || implied(b, bits, and_of, seen, depth + 1)),
+            _ => false,
+        }
+    }
+    fn lone_fault(s: &Stmt) -> Option<(Operand, u32)> {
+        match s {
+            Stmt::If { cond, then_body, else_body } if else_body.stmts.is_empty() => match then_body.stmts.as_slice() {
+                [Stmt::Fault { code }] => Some((*cond, *code)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    fn block(
+        b: &mut Block,
+        values: &[bool],
+        never: &dyn Fn(Operand) -> bool,
+        and_of: &FxHashMap<VarId, (Operand, Operand)>,
+        seen: &mut FxHashMap<Operand, u32>,
+        undo: &mut Vec<(Operand, Option<u32>)>,
+    ) {
+        let mark = undo.len();
+        let is_value = |o: Operand| matches!(o, Operand::Var(v) if values.get(v.index()).copied().unwrap_or(false));
+        b.stmts.retain_mut(|s| {
+            if let Some((c, bits)) = lone_fault(s) {
+                if matches!(c, Operand::Const(crate::ir::Const::Bool(false))) || never(c) {
+                    return false;
+                }
+                if is_value(c) {
+                    if implied(c, bits, and_of, seen, 0) {
+                        return false;
+                    }
+                    let old = seen.insert(c, bits | seen.get(&c).copied().unwrap_or(0));
+                    undo.push((c, old));
+                }
+                return true;
+            }
+            for body in s.bodies_mut() {
+                block(body, values, never, and_of, seen, undo);
+            }
+            true
+        });
+        // Leaving the block: its faults dominate nothing after it.
+        while undo.len() > mark {
+            let Some((c, old)) = undo.pop() else { break };
+            match old {
+                Some(b) => seen.insert(c, b),
+                None => seen.remove(&c),
+            };
+        }
+    }
+    block(&mut kernel.body, values, &never, &and_of, &mut FxHashMap::default(), &mut Vec::new());
 }
 
 /// Replaces every value that copies a constant or another value by that operand, and removes

@@ -67,6 +67,8 @@ pub struct FnLower {
     pub globals_base: Option<VarId>,
     /// See [`FnLower::heap_base_hi`].
     heap_base: Option<VarId>,
+    /// See [`FnLower::heap_limit`], by `k`.
+    heap_limits: [Option<VarId>; 2],
     /// Segment offsets of the `.global`/`.const` variables declared inside function bodies,
     /// by the source offset of their names (`layout::GlobalPlace::declared_at`).
     pub body_globals: HashMap<u32, u64>,
@@ -148,6 +150,7 @@ impl FnLower {
             has_local: false,
             globals_base: None,
             heap_base: None,
+            heap_limits: [None; 2],
             body_globals: HashMap::new(),
             const_window: None,
             has_param_window: false,
@@ -553,6 +556,28 @@ impl FnLower {
             },
         ]);
         self.heap_base = Some(v);
+        Operand::Var(v)
+    }
+
+    /// `max(HeapWords, HEAP_RESERVED_WORDS + k) - (HEAP_RESERVED_WORDS + k)` (u32), computed
+    /// once at entry: word index `i` and the `k` words after it are in the heap exactly when
+    /// `i - HEAP_RESERVED_WORDS < limit` (unsigned, wrapping; see
+    /// `ir::Kernel::heap_indices_in_range`). `k` is 0 or 1.
+    pub fn heap_limit(&mut self, k: u32) -> Operand {
+        let slot = (k as usize).min(1);
+        if let Some(v) = self.heap_limits[slot] {
+            return Operand::Var(v);
+        }
+        let d = Self::u32c(crate::abi::HEAP_RESERVED_WORDS + slot as u32);
+        let hw = self.new_var(Ty::U32, "heap words");
+        let m = self.new_var(Ty::U32, "t");
+        let v = self.new_var(Ty::U32, "heap index limit");
+        self.prepend_to_entry(vec![
+            Stmt::Assign { dst: hw, expr: Expr::Builtin(crate::ir::Builtin::HeapWords) },
+            Stmt::Assign { dst: m, expr: Expr::Binary { op: BinaryOp::MaxU, ty: Ty::U32, lhs: hw.into(), rhs: d } },
+            Stmt::Assign { dst: v, expr: Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs: m.into(), rhs: d } },
+        ]);
+        self.heap_limits[slot] = Some(v);
         Operand::Var(v)
     }
 

@@ -219,6 +219,7 @@ impl Machine {
                 // One thread: a subgroup of 32 in which it is its lane.
                 Builtin::SubgroupSize => 32,
                 Builtin::SubgroupInvocationId => (self.thread_id[0] & 31) as u64,
+                Builtin::HeapWords => self.heap.len() as u64,
             },
             // One thread, alone in its warp: its own bit; its own value (other lanes: 0).
             Expr::WarpBallot { pred } => (self.get(pred) as u32 & 1).wrapping_shl(self.thread_id[0] & 31) as u64,

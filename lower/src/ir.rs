@@ -288,6 +288,11 @@ pub enum Builtin {
     /// The invocation's index in its subgroup (SPIR-V `SubgroupLocalInvocationId`, WGSL
     /// `subgroup_invocation_id`). Only in kernels with [`Features::native_warps`].
     SubgroupInvocationId,
+    /// The number of words of the heap segment bound at `abi::BINDING_HEAP` (WGSL
+    /// `arrayLength`, SPIR-V `OpArrayLength`): the same in every invocation. `lower` compares
+    /// heap word indices with it itself, so that the backends need no check of their own
+    /// ([`Kernel::heap_indices_in_range`]).
+    HeapWords,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -765,6 +770,139 @@ impl Kernel {
         matches!(index, Operand::Const(Const::U32(i)) if i < crate::abi::PARAM_HEADER_WORDS + self.param_bytes.div_ceil(4))
     }
 
+    /// Per variable: what is known of a *value*'s bits whatever the launch (`None` for
+    /// other variables and floats): an unsigned range and a number of low bits known to be
+    /// zero ([`Fact`]). Built from the workgroup size (`ThreadId(d) < workgroup_size[d]`) and
+    /// constants through integer and boolean operations, in one walk in statement order (a
+    /// value's assignment dominates its reads, so its operands' facts are known by then);
+    /// anything else (loads, non-value variables, wrapping arithmetic) is the type's full
+    /// range. Issue 11's range facts: shared and local indices derived from `%tid` are in
+    /// range ([`Kernel::index_in_range`]), alignment tests of offsets built from aligned
+    /// terms are false (`cleanup` drops their faults).
+    pub fn value_facts(&self) -> Vec<Option<Fact>> {
+        self.value_facts_of(&self.value_vars())
+    }
+
+    /// [`Kernel::value_facts`] given the kernel's [`Kernel::value_vars`].
+    pub fn value_facts_of(&self, values: &[bool]) -> Vec<Option<Fact>> {
+        let mut facts: Vec<Option<Fact>> = vec![None; self.vars.len()];
+        fn walk(k: &Kernel, b: &Block, values: &[bool], facts: &mut [Option<Fact>]) {
+            for s in &b.stmts {
+                if let Stmt::Assign { dst, expr } = s {
+                    if values.get(dst.index()).copied().unwrap_or(false) {
+                        let ty = k.vars[dst.index()].ty;
+                        facts[dst.index()] = Fact::of_expr(k, expr, ty, facts);
+                    }
+                }
+                for body in s.bodies() {
+                    walk(k, body, values, facts);
+                }
+            }
+        }
+        walk(self, &self.body, values, &mut facts);
+        facts
+    }
+
+    /// [`Kernel::value_facts`] with the sizes of the word arrays they are tested against
+    /// (computed once per kernel: [`Kernel::shared_dwords`] walks the body).
+    pub fn index_facts(&self) -> IndexFacts {
+        self.index_facts_of(&self.value_vars())
+    }
+
+    /// [`Kernel::index_facts`] given the kernel's [`Kernel::value_vars`].
+    pub fn index_facts_of(&self, values: &[bool]) -> IndexFacts {
+        IndexFacts {
+            facts: self.value_facts_of(values),
+            shared_words: if self.shared_dwords() { 0 } else { self.shared_words },
+            local_words: if self.local_placement == LocalPlacement::Private { self.local_words } else { 0 },
+        }
+    }
+
+    /// Whether word `index` of `memory` (`Shared` as words, or a private `Local` array) is in
+    /// range by `facts` ([`Kernel::index_facts`]): the backends access it without a check.
+    pub fn index_in_range(&self, memory: Memory, index: Operand, facts: &IndexFacts) -> bool {
+        let words = match memory {
+            Memory::Shared => facts.shared_words,
+            Memory::Local => facts.local_words,
+            _ => return false,
+        };
+        Fact::of_operand(self, index, &facts.facts).is_some_and(|f| f.max < u64::from(words))
+    }
+
+    /// Per variable: whether it is a heap word index that `lower` has proven in range
+    /// (`abi::HEAP_RESERVED_WORDS <= v < arrayLength(heap)`), so that the backends access
+    /// `LoadWord`/`StoreWord { Heap, index: v }` directly, without their own check (issue 11:
+    /// one range test per access, in `lower`, instead of three tests in `lower` and two more in
+    /// the backends' helper). The proof is in the IR itself, checked here on its shape, so
+    /// that no pass can invalidate it unnoticed (a pass that changes the shape only costs the
+    /// check): `v` is a value (see [`Kernel::value_vars`]; so are all the variables below)
+    ///
+    /// `v = select(c, i + j, HEAP_SINK_WORD)` (`j` absent, or a constant),
+    /// where `c` is `r < lim`, or a `&&` with such a term on either side (at any depth),
+    /// `r = i - HEAP_RESERVED_WORDS`, `lim = max(hw, HEAP_RESERVED_WORDS + k) - (HEAP_RESERVED_WORDS + k)`,
+    /// `hw = HeapWords` and `j <= k`.
+    ///
+    /// Why it holds: `lim <= hw < 2^30` (a heap binding holds less than 4 GiB), so `r < lim`
+    /// rules out `i < HEAP_RESERVED_WORDS` (then `r` wraps to at least `2^32 - 64`), and gives
+    /// `i + k < hw`, so `i + j` is in range; when `c` is false, `v` is the sink word
+    /// (`abi::HEAP_SINK_WORD`), which belongs to no allocation (`lower` turns a faulting
+    /// load's value into 0 and records the fault itself).
+    pub fn heap_indices_in_range(&self) -> Vec<bool> {
+        self.heap_indices_in_range_of(&self.value_vars())
+    }
+
+    /// [`Kernel::heap_indices_in_range`] given the kernel's [`Kernel::value_vars`].
+    pub fn heap_indices_in_range_of(&self, values: &[bool]) -> Vec<bool> {
+        use crate::abi::{HEAP_RESERVED_WORDS, HEAP_SINK_WORD};
+        let n = self.vars.len();
+        let mut defs: Vec<Option<&Expr>> = vec![None; n];
+        fn collect<'a>(b: &'a Block, values: &[bool], defs: &mut [Option<&'a Expr>]) {
+            for s in &b.stmts {
+                if let Stmt::Assign { dst, expr } = s {
+                    if values.get(dst.index()).copied().unwrap_or(false) {
+                        defs[dst.index()] = Some(expr);
+                    }
+                }
+                for body in s.bodies() {
+                    collect(body, values, defs);
+                }
+            }
+        }
+        collect(&self.body, values, &mut defs);
+        let def = |o: Operand| match o {
+            Operand::Var(v) => defs.get(v.index()).copied().flatten(),
+            Operand::Const(_) => None,
+        };
+        // `lim`'s `k`, if `o` is `max(HeapWords, 64 + k) - (64 + k)`.
+        let limit = |o: Operand| -> Option<u32> {
+            let Some(Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs, rhs: Operand::Const(Const::U32(d)) }) = def(o) else { return None };
+            let Some(Expr::Binary { op: BinaryOp::MaxU, ty: Ty::U32, lhs: hw, rhs: Operand::Const(Const::U32(m)) }) = def(*lhs) else { return None };
+            let Some(Expr::Builtin(Builtin::HeapWords)) = def(*hw) else { return None };
+            (m == d && *d >= HEAP_RESERVED_WORDS).then_some(*d - HEAP_RESERVED_WORDS)
+        };
+        // Whether `c` implies `i - 64 < lim` for a `lim` of some `k >= j`.
+        fn implies<'a>(c: Operand, i: Operand, j: u32, def: &dyn Fn(Operand) -> Option<&'a Expr>, limit: &dyn Fn(Operand) -> Option<u32>, depth: u32) -> bool {
+            match def(c) {
+                Some(Expr::Compare { op: CmpOp::LtU, ty: Ty::U32, lhs, rhs }) => {
+                    matches!(def(*lhs), Some(Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs: x, rhs: Operand::Const(Const::U32(HEAP_RESERVED_WORDS)) }) if *x == i)
+                        && limit(*rhs).is_some_and(|k| j <= k)
+                }
+                Some(Expr::Binary { op: BinaryOp::And, ty: Ty::Bool, lhs, rhs }) if depth < 8 => {
+                    implies(*lhs, i, j, def, limit, depth + 1) || implies(*rhs, i, j, def, limit, depth + 1)
+                }
+                _ => false,
+            }
+        }
+        (0..n)
+            .map(|v| {
+                let Some(Expr::Select { ty: Ty::U32, cond, a, b: Operand::Const(Const::U32(HEAP_SINK_WORD)) }) = defs[v] else { return false };
+                implies(*cond, *a, 0, &def, &limit, 0)
+                    || matches!(def(*a), Some(Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs, rhs: Operand::Const(Const::U32(j)) })
+                        if implies(*cond, *lhs, *j, &def, &limit, 0))
+            })
+            .collect()
+    }
+
     /// Per variable: a parameter word loaded into it (`dst = LoadWord { Param, index }`) at an
     /// index that is in range for every launch ([`Kernel::param_word_in_range`], which the
     /// backends test too) is read directly, without a bounds check, unless the variable's
@@ -1094,4 +1232,175 @@ impl AtomicOp {
         use AtomicOp::*;
         [Add, Sub, And, Or, Xor, Exchange, MinU, MaxU, MinS, MaxS, CompareExchange]
     };
+}
+
+/// [`Kernel::index_facts`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IndexFacts {
+    pub facts: Vec<Option<Fact>>,
+    /// Words of the word arrays (0 where there is none, or shared memory is doublewords).
+    pub shared_words: u32,
+    pub local_words: u32,
+}
+
+/// What [`Kernel::value_facts`] knows of an integer or boolean value: `min <= v <= max`
+/// (unsigned; booleans 0 or 1), and its low `zeros` bits are 0.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fact {
+    pub min: u64,
+    pub max: u64,
+    pub zeros: u32,
+}
+
+impl Fact {
+    fn full(ty: Ty) -> Option<Fact> {
+        match ty {
+            Ty::Bool => Some(Fact { min: 0, max: 1, zeros: 0 }),
+            Ty::U32 => Some(Fact { min: 0, max: u32::MAX as u64, zeros: 0 }),
+            Ty::U64 => Some(Fact { min: 0, max: u64::MAX, zeros: 0 }),
+            Ty::F32 | Ty::F64 => None,
+        }
+    }
+    fn exact(v: u64, ty: Ty) -> Fact {
+        Fact { min: v, max: v, zeros: if v == 0 { ty.bits() } else { v.trailing_zeros().min(ty.bits()) } }
+    }
+    /// `[min, max]` with `zeros` low zero bits, tightened: a value below `2^zeros` is 0.
+    fn new(min: u64, max: u64, zeros: u32, ty: Ty) -> Fact {
+        let zeros = zeros.min(ty.bits());
+        if zeros >= 64 || max < (1u64 << zeros) {
+            return Fact::exact(0, ty);
+        }
+        Fact { min, max, zeros }
+    }
+    fn is(&self, b: bool) -> bool {
+        self.min == self.max && self.min == b as u64
+    }
+
+    pub fn of_operand(k: &Kernel, o: Operand, facts: &[Option<Fact>]) -> Option<Fact> {
+        match o {
+            Operand::Const(c) if !c.ty().is_float() => Some(Fact::exact(c.bits(), c.ty())),
+            Operand::Const(_) => None,
+            Operand::Var(v) => match facts.get(v.index()).copied().flatten() {
+                Some(f) => Some(f),
+                None => Fact::full(k.vars.get(v.index())?.ty),
+            },
+        }
+    }
+
+    fn of_expr(k: &Kernel, e: &Expr, ty: Ty, facts: &[Option<Fact>]) -> Option<Fact> {
+        let full = Fact::full(ty)?;
+        let f = |o: Operand| Fact::of_operand(k, o, facts).unwrap_or(full);
+        let limit: u128 = if ty == Ty::U64 { u64::MAX as u128 } else if ty == Ty::Bool { 1 } else { u32::MAX as u128 };
+        let bool_of = |b: Option<bool>| Some(match b {
+            Some(v) => Fact::exact(v as u64, Ty::Bool),
+            None => Fact { min: 0, max: 1, zeros: 0 },
+        });
+        Some(match *e {
+            Expr::Use(o) => f(o),
+            Expr::Builtin(Builtin::ThreadId(d)) => {
+                let n = k.workgroup_size.get(d as usize).copied().unwrap_or(0);
+                if n == 0 {
+                    return Some(full);
+                }
+                Fact::new(0, u64::from(n - 1), 0, ty)
+            }
+            Expr::Binary { op: BinaryOp::Shl, ty: oty, lhs, rhs: Operand::Const(c) } if oty == ty && c.bits() < u64::from(ty.bits()) => {
+                let (a, s) = (f(lhs), c.bits() as u32);
+                let max = (a.max as u128) << s;
+                if max <= limit {
+                    Fact::new(a.min << s, a.max << s, a.zeros + s, ty)
+                } else {
+                    Fact::new(0, limit as u64, a.zeros + s, ty)
+                }
+            }
+            Expr::Binary { op: BinaryOp::ShrU, ty: oty, lhs, rhs: Operand::Const(c) } if oty == ty && c.bits() < u64::from(ty.bits()) => {
+                let (a, s) = (f(lhs), c.bits() as u32);
+                Fact::new(a.min >> s, a.max >> s, a.zeros.saturating_sub(s), ty)
+            }
+            Expr::Binary { op, ty: oty, lhs, rhs } if oty == ty && ty.is_int() => {
+                let (a, b) = (f(lhs), f(rhs));
+                let zmin = a.zeros.min(b.zeros);
+                let ranged = |min: u128, max: u128, zeros: u32| {
+                    if max <= limit {
+                        Fact::new(min as u64, max as u64, zeros, ty)
+                    } else {
+                        Fact::new(0, limit as u64, zeros, ty)
+                    }
+                };
+                match op {
+                    BinaryOp::Add => ranged(a.min as u128 + b.min as u128, a.max as u128 + b.max as u128, zmin),
+                    BinaryOp::Sub if a.min >= b.max => Fact::new(a.min - b.max, a.max - b.min, zmin, ty),
+                    BinaryOp::Sub => Fact::new(0, limit as u64, zmin, ty),
+                    BinaryOp::Mul => ranged(a.min as u128 * b.min as u128, a.max as u128 * b.max as u128, a.zeros + b.zeros),
+                    BinaryOp::And => Fact::new(0, a.max.min(b.max), a.zeros.max(b.zeros), ty),
+                    BinaryOp::Or => {
+                        let m = a.max.max(b.max);
+                        let top = if m == 0 { 0 } else { u64::MAX >> m.leading_zeros() };
+                        Fact::new(a.min.max(b.min), top, zmin, ty)
+                    }
+                    BinaryOp::MinU => Fact::new(a.min.min(b.min), a.max.min(b.max), zmin, ty),
+                    BinaryOp::MaxU => Fact::new(a.min.max(b.min), a.max.max(b.max), zmin, ty),
+                    BinaryOp::Shl | BinaryOp::ShrU => full,
+                    _ => full,
+                }
+            }
+            Expr::Binary { op, ty: Ty::Bool, lhs, rhs } if ty == Ty::Bool => {
+                let (a, b) = (f(lhs), f(rhs));
+                match op {
+                    BinaryOp::And if a.is(false) || b.is(false) => return bool_of(Some(false)),
+                    BinaryOp::And if a.is(true) && b.is(true) => return bool_of(Some(true)),
+                    BinaryOp::Or if a.is(true) || b.is(true) => return bool_of(Some(true)),
+                    BinaryOp::Or if a.is(false) && b.is(false) => return bool_of(Some(false)),
+                    _ => full,
+                }
+            }
+            Expr::Unary { op: UnaryOp::Not, ty: Ty::Bool, arg } if ty == Ty::Bool => {
+                let a = f(arg);
+                return bool_of(if a.is(true) { Some(false) } else if a.is(false) { Some(true) } else { None });
+            }
+            Expr::Compare { op, ty: cty, lhs, rhs } if cty.is_int() && ty == Ty::Bool => {
+                let (a, b) = (Fact::of_operand(k, lhs, facts)?, Fact::of_operand(k, rhs, facts)?);
+                let lt = if a.max < b.min { Some(true) } else if a.min >= b.max { Some(false) } else { None };
+                let le = if a.max <= b.min { Some(true) } else if a.min > b.max { Some(false) } else { None };
+                let eq = if a.min == a.max && b.min == b.max && a.min == b.min {
+                    Some(true)
+                } else if a.max < b.min || b.max < a.min {
+                    Some(false)
+                } else {
+                    None
+                };
+                let not = |x: Option<bool>| x.map(|v| !v);
+                let r = match op {
+                    CmpOp::Eq => eq,
+                    CmpOp::Ne => not(eq),
+                    CmpOp::LtU => lt,
+                    CmpOp::LeU => le,
+                    CmpOp::GtU => not(le),
+                    CmpOp::GeU => not(lt),
+                    _ => None,
+                };
+                return bool_of(r);
+            }
+            Expr::Select { cond, a, b, .. } => {
+                let (c, x, y) = (f(cond), f(a), f(b));
+                if c.is(true) {
+                    x
+                } else if c.is(false) {
+                    y
+                } else {
+                    Fact::new(x.min.min(y.min), x.max.max(y.max), x.zeros.min(y.zeros), ty)
+                }
+            }
+            Expr::Convert { op: ConvertOp::ZeroExtend, arg, .. } if ty == Ty::U64 => f(arg),
+            Expr::Convert { op: ConvertOp::Truncate, arg, .. } if ty == Ty::U32 => {
+                let a = f(arg);
+                if a.max <= u32::MAX as u64 {
+                    a
+                } else {
+                    Fact::new(0, u32::MAX as u64, a.zeros, ty)
+                }
+            }
+            _ => full,
+        })
+    }
 }

@@ -216,10 +216,96 @@ impl FnLower {
         let hi = self.bin(BinaryOp::ShrU, Ty::U64, addr, FnLower::u32c(32));
         let hi = self.resize(hi, Ty::U64, Ty::U32, false);
         let lo = self.resize(addr, Ty::U64, Ty::U32, false);
-        let top = self.cmp(CmpOp::GeU, Ty::U32, lo, FnLower::u32c(0xffff_fff0));
-        let off = self.select(Ty::U32, top, FnLower::u32c(0xffff_fff0), lo);
+        // Another segment's address becomes 0xffff_fff0: out of range, and so is every
+        // address in the segment's last 16 bytes. An access's later bytes (`off + 4 * e` for
+        // the elements of a vector, at most 31 bytes on) wrap from there to below byte 32,
+        // which is a reserved word (`abi::HEAP_RESERVED_WORDS`): out of range too, as every
+        // heap index check (`heap_word_check`, the backends' atomics) rejects words below 64.
         let other = self.cmp(CmpOp::Ne, Ty::U32, hi, base_hi);
-        self.select(Ty::U32, other, FnLower::u32c(0xffff_fff0), off)
+        self.select(Ty::U32, other, FnLower::u32c(0xffff_fff0), lo)
+    }
+
+    /// The range test of heap word `idx` and the `k` words after it (`k` is 0 or 1), made
+    /// here once for the whole access (issue 11): `ok` (Bool) is whether they all lie in the
+    /// heap outside its reserved words; when not, the access records
+    /// `abi::FAULT_GLOBAL_OUT_OF_RANGE` (deferred, without a branch) and accesses the sink
+    /// word instead (`heap_safe_index`).
+    fn heap_word_check(&mut self, idx: Operand, k: u32) -> Operand {
+        let lim = self.heap_limit(k);
+        let rel = self.bin(BinaryOp::Sub, Ty::U32, idx, FnLower::u32c(abi::HEAP_RESERVED_WORDS));
+        self.cmp(CmpOp::LtU, Ty::U32, rel, lim)
+    }
+
+    /// Word `idx + j` of the heap when `ok` (a test made by [`FnLower::heap_word_check`] on
+    /// `idx`, possibly `&&`-ed with more), else the sink word.
+    fn heap_safe_index(&mut self, ok: Operand, idx: Operand, j: u32) -> Operand {
+        let i = if j == 0 { idx } else { self.bin(BinaryOp::Add, Ty::U32, idx, FnLower::u32c(j)) };
+        self.select(Ty::U32, ok, i, FnLower::u32c(abi::HEAP_SINK_WORD))
+    }
+
+    fn out_of_range_fault(&mut self, bad: Operand) {
+        let fault = crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_GLOBAL_OUT_OF_RANGE }] };
+        self.emit_if(bad, fault, crate::ir::Block::new());
+    }
+
+    /// A plain heap load of `size` bytes (1, 2, 4, 8) at byte `off`, with one range test
+    /// (`heap_word_check`): out of range it records the fault and yields 0 without reading
+    /// any allocation; misaligned it records that fault and reads the aligned word(s) below.
+    fn load_heap(&mut self, off: Operand, size: u32) -> Operand {
+        self.check_alignment(off, size);
+        let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
+        let k = u32::from(size == 8);
+        let ok = self.heap_word_check(idx, k);
+        let bad = self.un(crate::ir::UnaryOp::Not, Ty::Bool, ok);
+        self.out_of_range_fault(bad);
+        let mut words = Vec::new();
+        for j in 0..=k {
+            let i = self.heap_safe_index(ok, idx, j);
+            let w = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Heap, index: i });
+            words.push(self.select(Ty::U32, ok, w, FnLower::u32c(0)));
+        }
+        let w = words[0];
+        match size {
+            4 => w,
+            8 => {
+                let lo = self.resize(w, Ty::U32, Ty::U64, false);
+                let hi = self.resize(words[1], Ty::U32, Ty::U64, false);
+                let hi = self.bin(BinaryOp::Shl, Ty::U64, hi, FnLower::u32c(32));
+                self.bin(BinaryOp::Or, Ty::U64, hi, lo)
+            }
+            _ => {
+                let byte = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(3));
+                let sh = self.bin(BinaryOp::Mul, Ty::U32, byte, FnLower::u32c(8));
+                let v = self.bin(BinaryOp::ShrU, Ty::U32, w, sh);
+                self.bin(BinaryOp::And, Ty::U32, v, FnLower::u32c(((1u64 << (size * 8)) - 1) as u32))
+            }
+        }
+    }
+
+    /// A plain 4- or 8-byte heap store at byte `off`, with one range test: a misaligned
+    /// store records that fault alone (as before: not also out of range) and an out-of-range
+    /// one its fault; either stores to the sink word instead (nothing any kernel or the host
+    /// reads).
+    fn store_heap(&mut self, off: Operand, size: u32, v: Operand) {
+        let mis = self.misaligned(off, size);
+        self.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
+        let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
+        let k = u32::from(size == 8);
+        let ok = self.heap_word_check(idx, k);
+        let bad = self.un(crate::ir::UnaryOp::Not, Ty::Bool, ok);
+        let aligned = self.un(crate::ir::UnaryOp::Not, Ty::Bool, mis);
+        let bad_aligned = self.bin(BinaryOp::And, Ty::Bool, bad, aligned);
+        self.out_of_range_fault(bad_aligned);
+        let ok = self.bin(BinaryOp::And, Ty::Bool, ok, aligned);
+        let lo = if size == 8 { self.resize(v, Ty::U64, Ty::U32, false) } else { v };
+        let i0 = self.heap_safe_index(ok, idx, 0);
+        self.push(Stmt::StoreWord { memory: Memory::Heap, index: i0, value: lo });
+        if size == 8 {
+            let hi = self.bin(BinaryOp::ShrU, Ty::U64, v, FnLower::u32c(32));
+            let hi = self.resize(hi, Ty::U64, Ty::U32, false);
+            let i1 = self.heap_safe_index(ok, idx, 1);
+            self.push(Stmt::StoreWord { memory: Memory::Heap, index: i1, value: hi });
+        }
     }
 
     /// The 64-bit address (see `abi`) of 32-bit address `a32` of an `.address_size 32` module:
@@ -308,6 +394,9 @@ impl FnLower {
 
     /// Loads `size` bytes (1, 2, 4, 8) at byte `off` of `mem`: U32 (zero-extended) or U64.
     pub(crate) fn load_bytes(&mut self, mem: Memory, off: Operand, size: u32) -> Operand {
+        if mem == Memory::Heap {
+            return self.load_heap(off, size);
+        }
         self.check_alignment(off, size);
         let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
         let w = self.value(Ty::U32, Expr::LoadWord { memory: mem, index: idx });
@@ -336,6 +425,9 @@ impl FnLower {
     /// A misaligned store faults and stores nothing (rounding the address down would overwrite
     /// the bytes before it).
     pub(crate) fn store_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
+        if mem == Memory::Heap && size >= 4 {
+            return self.store_heap(off, size, v);
+        }
         let mis = self.misaligned(off, size);
         if matches!(mem, Memory::Heap | Memory::Shared) && size >= 4 {
             // Without a branch (SIMD drivers pay a never-taken branch on every lane): the

@@ -1,0 +1,185 @@
+//! Which heap accesses the backends make without their own check
+//! (`Kernel::heap_indices_in_range`): those whose index `lower` has range-tested itself, in
+//! the shape that method checks. The shape is the proof, so a wrong shape must not pass.
+
+use ptxcross_frontend::{parse, SourceFile};
+use ptxcross_lower::ir::{BinaryOp, Block, Builtin, CmpOp, Const, Expr, Kernel, Memory, Operand, Stmt, Ty, VarId, VarInfo};
+use ptxcross_lower::{abi, lower, LowerOptions};
+
+fn kernel(ptx: &str) -> Kernel {
+    let file = SourceFile::new("t.ptx".to_string(), ptx.to_string());
+    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
+    let options = LowerOptions { block: Some([64, 1, 1]), ..Default::default() };
+    let module = lower(&ast, &file, &options).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
+    module.kernels.into_iter().next().unwrap()
+}
+
+/// (is a store, index proven in range) for every heap word access of `b`.
+fn heap_accesses(b: &Block, proven: &[bool], out: &mut Vec<(bool, bool)>) {
+    let p = |o: &Operand| matches!(o, Operand::Var(v) if proven[v.index()]);
+    for s in &b.stmts {
+        match s {
+            Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Heap, index }, .. } => out.push((false, p(index))),
+            Stmt::StoreWord { memory: Memory::Heap, index, .. } => out.push((true, p(index))),
+            _ => {}
+        }
+        for body in s.bodies() {
+            heap_accesses(body, proven, out);
+        }
+    }
+}
+
+#[test]
+fn plain_loads_and_stores_of_every_size_are_checked_once_in_lower() {
+    let k = kernel(
+        ".version 8.5\n.target sm_80\n.address_size 64
+.visible .entry k(.param .u64 x)
+{
+    .reg .b16 %h<2>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [x];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd2, %r1, 16;
+    add.u64 %rd1, %rd1, %rd2;
+    ld.global.u32 %r2, [%rd1];
+    ld.global.u64 %rd3, [%rd1+8];
+    ld.global.v2.u32 {%r2, %r3}, [%rd1];
+    ld.global.u8 %h1, [%rd1+3];
+    st.global.u32 [%rd1], %r2;
+    st.global.u64 [%rd1+8], %rd3;
+    ret;
+}
+",
+    );
+    let proven = k.heap_indices_in_range();
+    let mut out = Vec::new();
+    heap_accesses(&k.body, &proven, &mut out);
+    // 1 + 2 + 2 + 1 loads, 1 + 2 stores.
+    assert_eq!(out.iter().filter(|(st, _)| !st).count(), 6, "{out:?}");
+    assert_eq!(out.iter().filter(|(st, _)| *st).count(), 3, "{out:?}");
+    assert!(out.iter().all(|(_, p)| *p), "every plain heap access is range-tested by lower: {out:?}");
+}
+
+/// A kernel body: `hw = HeapWords; m = max(hw, 64 + k); lim = m - (64 + k); r = i - 64;
+/// ok = r < lim; a = i + j; v = select(ok, a, sink)`, with `i` a loaded word; returns whether
+/// `v` is proven in range.
+fn proven(k_limit: u32, j: u32, sub: u32, sink: u32, twice: bool) -> bool {
+    let vars: Vec<VarInfo> = (0..9).map(|_| VarInfo { ty: Ty::U32, name: "t".into() }).collect();
+    let mut vars = vars;
+    vars[5].ty = Ty::Bool;
+    let v = |i: u32| Operand::Var(VarId(i));
+    let c = |x: u32| Operand::Const(Const::U32(x));
+    let bin = |op, lhs, rhs| Expr::Binary { op, ty: Ty::U32, lhs, rhs };
+    let d = abi::HEAP_RESERVED_WORDS + k_limit;
+    let mut stmts = vec![
+        Stmt::Assign { dst: VarId(0), expr: Expr::LoadWord { memory: Memory::Param, index: c(16) } },
+        Stmt::Assign { dst: VarId(1), expr: Expr::Builtin(Builtin::HeapWords) },
+        Stmt::Assign { dst: VarId(2), expr: bin(BinaryOp::MaxU, v(1), c(d)) },
+        Stmt::Assign { dst: VarId(3), expr: bin(BinaryOp::Sub, v(2), c(d)) },
+        Stmt::Assign { dst: VarId(4), expr: bin(BinaryOp::Sub, v(0), c(sub)) },
+        Stmt::Assign { dst: VarId(5), expr: Expr::Compare { op: CmpOp::LtU, ty: Ty::U32, lhs: v(4), rhs: v(3) } },
+        Stmt::Assign { dst: VarId(6), expr: bin(BinaryOp::Add, v(0), c(j)) },
+        Stmt::Assign { dst: VarId(7), expr: Expr::Select { ty: Ty::U32, cond: v(5), a: v(6), b: c(sink) } },
+        Stmt::Assign { dst: VarId(8), expr: Expr::LoadWord { memory: Memory::Heap, index: v(7) } },
+    ];
+    if twice {
+        // `lim` reassigned: no longer a value, so no longer a proof.
+        stmts.insert(4, Stmt::Assign { dst: VarId(3), expr: Expr::Use(c(u32::MAX)) });
+    }
+    let k = Kernel {
+        name: "k".into(),
+        entry_point: "k".into(),
+        workgroup_size: [1, 1, 1],
+        vars,
+        body: Block { stmts },
+        shared_words: 0,
+        local_words: 0,
+        local_placement: Default::default(),
+        params: Vec::new(),
+        fault_site_var: None,
+        fault_sites: Vec::new(),
+        param_bytes: 8,
+        features: Default::default(),
+    };
+    k.heap_indices_in_range()[7]
+}
+
+#[test]
+fn only_the_exact_shape_is_a_proof() {
+    let (res, sink) = (abi::HEAP_RESERVED_WORDS, abi::HEAP_SINK_WORD);
+    assert!(proven(0, 0, res, sink, false));
+    assert!(proven(1, 1, res, sink, false));
+    assert!(proven(1, 0, res, sink, false));
+    // The second word of a doubleword tested for one word only.
+    assert!(!proven(0, 1, res, sink, false));
+    // Not tested against the reserved words (a wrapping `i - 0` would admit them).
+    assert!(!proven(0, 0, 0, sink, false));
+    // Another fallback index than the sink word.
+    assert!(!proven(0, 0, res, 0, false));
+    // A variable assigned twice proves nothing.
+    assert!(!proven(0, 0, res, sink, true));
+}
+
+/// (memory, index in range by the value facts) for every shared and local word access of `b`.
+fn indexed(k: &Kernel, b: &Block, facts: &ptxcross_lower::ir::IndexFacts, out: &mut Vec<(Memory, bool)>) {
+    for s in &b.stmts {
+        match s {
+            Stmt::Assign { expr: Expr::LoadWord { memory: m @ (Memory::Shared | Memory::Local), index }, .. }
+            | Stmt::StoreWord { memory: m @ (Memory::Shared | Memory::Local), index, .. } => {
+                out.push((*m, k.index_in_range(*m, *index, facts)))
+            }
+            _ => {}
+        }
+        for body in s.bodies() {
+            indexed(k, body, facts, out);
+        }
+    }
+}
+
+fn shared_kernel(index_expr: &str) -> Vec<(Memory, bool)> {
+    // 64 threads, 64 shared words: s[f(tid)] = tid, then a load of it back.
+    let k = kernel(&format!(
+        ".version 8.5\n.target sm_80\n.address_size 64
+.visible .entry k(.param .u64 out)
+{{
+    .shared .align 4 .b8 s[256];
+    .reg .b32 %r<7>;
+    mov.u32 %r1, %tid.x;
+    {index_expr}
+    shl.b32 %r3, %r2, 2;
+    mov.u32 %r4, s;
+    add.u32 %r5, %r4, %r3;
+    st.shared.u32 [%r5], %r1;
+    ld.shared.u32 %r6, [%r5];
+    ret;
+}}
+"
+    ));
+    let facts = k.index_facts();
+    let mut out = Vec::new();
+    // The kernel's own accesses: after the shared-memory prologue (its loop zeroes the array
+    // through a loop variable, which keeps its check).
+    let at = k.body.stmts.iter().position(|s| matches!(s, Stmt::Barrier | Stmt::SharedBarrier)).map_or(0, |i| i + 1);
+    indexed(&k, &Block { stmts: k.body.stmts[at..].to_vec() }, &facts, &mut out);
+    out
+}
+
+#[test]
+fn shared_indices_from_tid_are_in_range_up_to_the_array_end() {
+    // tid.x < 64 (the block): words 0..63 of 64.
+    let out = shared_kernel("mov.u32 %r2, %r1;");
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert!(out.iter().all(|(m, ok)| *m == Memory::Shared && *ok), "{out:?}");
+    // tid >> 1 | 32: words 32..63.
+    let out = shared_kernel("shr.u32 %r0, %r1, 1; or.b32 %r2, %r0, 32;");
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert!(out.iter().all(|(_, ok)| *ok), "{out:?}");
+    // tid + 1: the last thread's word is one past the array: not proven.
+    let out = shared_kernel("add.u32 %r2, %r1, 1;");
+    assert_eq!(out.len(), 2, "{out:?}");
+    assert!(out.iter().all(|(_, ok)| !*ok), "one past the end must keep the check: {out:?}");
+    // tid & 63 | 64: past the array for every thread.
+    let out = shared_kernel("or.b32 %r2, %r1, 64;");
+    assert!(out.iter().all(|(_, ok)| !*ok), "{out:?}");
+}
