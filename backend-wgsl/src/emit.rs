@@ -194,6 +194,7 @@ const PART_STATEMENTS: usize = 1_000;
 /// contraction guard for it (see `KernelCx::exposed`).
 fn opaque_vars(k: &Kernel) -> Vec<bool> {
     let hidden = ptxcross_lower::hidden_vars(k);
+    let range_tests = ptxcross_lower::heap_range_tests_of(k);
     fn assigns<'a>(b: &'a Block, out: &mut Vec<(VarId, &'a Expr)>) {
         for s in &b.stmts {
             match s {
@@ -229,13 +230,18 @@ fn opaque_vars(k: &Kernel) -> Vec<bool> {
                 continue;
             }
             let var_opaque = |o: &Operand| matches!(o, Operand::Var(v) if opaque.get(v.index()).copied().unwrap_or(false));
-            let ok = match e {
-                Expr::LoadWord { .. } | Expr::LoadDword { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => true,
-                Expr::WarpBallot { .. } | Expr::WarpShuffle { .. } => true,
-                Expr::Builtin(_) => true,
-                Expr::Use(o) => var_opaque(o),
-                Expr::Convert { op: ConvertOp::Bitcast, arg, .. } => var_opaque(arg),
-                _ => false,
+            // A checked heap load's word, `select(in_range, w, 0)`, as its load `w`.
+            let ok = if let Some(w) = ptxcross_lower::checked_load_word(e, &range_tests) {
+                var_opaque(&w)
+            } else {
+                match e {
+                    Expr::LoadWord { .. } | Expr::LoadDword { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => true,
+                    Expr::WarpBallot { .. } | Expr::WarpShuffle { .. } => true,
+                    Expr::Builtin(_) => true,
+                    Expr::Use(o) => var_opaque(o),
+                    Expr::Convert { op: ConvertOp::Bitcast, arg, .. } => var_opaque(arg),
+                    _ => false,
+                }
             };
             if !ok {
                 opaque[d.index()] = false;

@@ -28,7 +28,7 @@ mod ptx_types;
 pub mod ir;
 mod shared64;
 mod misread_constants;
-pub use misread_constants::hidden_vars;
+pub use misread_constants::{checked_load_word, heap_range_tests_of, hidden_vars};
 mod simt;
 pub mod threads;
 mod warp_layout;

@@ -190,6 +190,36 @@ fn assignments<'a>(b: &'a Block, out: &mut Vec<(VarId, &'a Expr)>) {
     }
 }
 
+/// The range tests of checked heap loads (`lower::inst::memory`): `c` of each index
+/// `select(c, i, HEAP_SINK_WORD)`. (The backends' own opacity rules, WGSL's contraction
+/// guard, read a checked load's word as its load through [`heap_range_tests_of`] and
+/// [`checked_load_word`].)
+pub(crate) fn heap_range_tests(list: &[(VarId, &Expr)]) -> Vec<Operand> {
+    list.iter()
+        .filter_map(|(_, e)| match **e {
+            Expr::Select { ty: Ty::U32, cond, b: Operand::Const(Const::U32(crate::abi::HEAP_SINK_WORD)), .. } => Some(cond),
+            _ => None,
+        })
+        .collect()
+}
+
+/// `w` if `e` is a checked heap load's word `select(c, w, 0)` with `c` one of `tests`
+/// ([`heap_range_tests`]). Such a word is as opaque as `w`: the driver knows it only where
+/// it knows `c`, and where `c` is false the access faults the launch, so its value is moot.
+pub fn checked_load_word(e: &Expr, tests: &[Operand]) -> Option<Operand> {
+    match *e {
+        Expr::Select { ty: Ty::U32, cond, a, b: Operand::Const(Const::U32(0)) } if tests.contains(&cond) => Some(a),
+        _ => None,
+    }
+}
+
+/// [`heap_range_tests`] of `kernel`'s body.
+pub fn heap_range_tests_of(kernel: &Kernel) -> Vec<Operand> {
+    let mut list = Vec::new();
+    assignments(&kernel.body, &mut list);
+    heap_range_tests(&list)
+}
+
 /// Per variable of `kernel`: whether the driver can know nothing of its value once this pass
 /// has run (see the module comment): every assignment is opaque, and no equality test reads
 /// it or a value connected to it by copies, bitcasts, negations or absolute values.
@@ -264,6 +294,7 @@ fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
             }
         }
     }
+    let sink_conds = heap_range_tests(&list);
     // Optimistic start (every assigned variable), then remove each one with an assignment that
     // is not opaque, until stable.
     let mut opaque = vec![false; n];
@@ -279,41 +310,45 @@ fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
                 continue;
             }
             let var_opaque = |o: Operand| matches!(o, Operand::Var(v) if opaque.get(v.index()).copied().unwrap_or(false));
-            let ok = match **e {
-                // Memory holds only opaque values (other stored values are hidden), and the
-                // driver cannot know what other threads or the host wrote.
-                Expr::LoadWord { .. }
-                | Expr::LoadDword { .. }
-                | Expr::AtomicWord { .. }
-                | Expr::AtomicDword { .. }
-                | Expr::SharedUniformLoad { .. } => true,
-                Expr::WarpShuffle { value, .. } => var_opaque(value),
-                // Hidden by this pass already (constants a float variable is set to).
-                Expr::Binary { op: BinaryOp::Xor, rhs: Operand::Var(z), .. } if zeros.contains(&z) => true,
-                Expr::Use(_) | Expr::Convert { op: ConvertOp::Bitcast, .. } | Expr::Unary { op: UnaryOp::FNeg | UnaryOp::FAbs, .. } => {
-                    transparent_arg(e).is_some_and(|v| var_opaque(Operand::Var(v)))
+            let ok = if let Some(w) = checked_load_word(e, &sink_conds) {
+                var_opaque(w)
+            } else {
+                match **e {
+                    // Memory holds only opaque values (other stored values are hidden), and the
+                    // driver cannot know what other threads or the host wrote.
+                    Expr::LoadWord { .. }
+                    | Expr::LoadDword { .. }
+                    | Expr::AtomicWord { .. }
+                    | Expr::AtomicDword { .. }
+                    | Expr::SharedUniformLoad { .. } => true,
+                    Expr::WarpShuffle { value, .. } => var_opaque(value),
+                    // Hidden by this pass already (constants a float variable is set to).
+                    Expr::Binary { op: BinaryOp::Xor, rhs: Operand::Var(z), .. } if zeros.contains(&z) => true,
+                    Expr::Use(_) | Expr::Convert { op: ConvertOp::Bitcast, .. } | Expr::Unary { op: UnaryOp::FNeg | UnaryOp::FAbs, .. } => {
+                        transparent_arg(e).is_some_and(|v| var_opaque(Operand::Var(v)))
+                    }
+                    // An f32 ↔ f64 conversion of an opaque value: one rounding (exact when
+                    // widening, as in the exact emulations), like the float ops below.
+                    Expr::Convert { op: ConvertOp::FloatToFloat, arg, .. } => var_opaque(arg),
+                    // Halves of an opaque doubleword (how 64-bit values are stored), and a
+                    // doubleword of two opaque words (how they are loaded).
+                    Expr::Convert { op: ConvertOp::Truncate, arg, .. } => var_opaque(arg),
+                    Expr::Binary { op: BinaryOp::Or, ty: Ty::U64, lhs: Operand::Var(l), rhs: Operand::Var(r) } => {
+                        let halves = |hi: VarId, lo: VarId| match (high_of.get(&hi), zext_of.get(&lo)) {
+                            (Some(&h), Some(&l)) => var_opaque(Operand::Var(h)) && var_opaque(Operand::Var(l)),
+                            _ => false,
+                        };
+                        halves(l, r) || halves(r, l)
+                    }
+                    Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U64, lhs, rhs: Operand::Const(Const::U32(32)) } => var_opaque(lhs),
+                    Expr::Unary {
+                        op: UnaryOp::FSqrt | UnaryOp::FFloor | UnaryOp::FCeil | UnaryOp::FTrunc | UnaryOp::FRoundEven,
+                        ty: Ty::F32 | Ty::F64,
+                        arg,
+                    } => var_opaque(arg),
+                    // A float op with a variable operand: that operand is opaque or hidden.
+                    _ => float_op_operands(e).is_some_and(|(_, ops)| ops.iter().any(|o| matches!(o, Operand::Var(_)))),
                 }
-                // An f32 ↔ f64 conversion of an opaque value: one rounding (exact when
-                // widening, as in the exact emulations), like the float ops below.
-                Expr::Convert { op: ConvertOp::FloatToFloat, arg, .. } => var_opaque(arg),
-                // Halves of an opaque doubleword (how 64-bit values are stored), and a
-                // doubleword of two opaque words (how they are loaded).
-                Expr::Convert { op: ConvertOp::Truncate, arg, .. } => var_opaque(arg),
-                Expr::Binary { op: BinaryOp::Or, ty: Ty::U64, lhs: Operand::Var(l), rhs: Operand::Var(r) } => {
-                    let halves = |hi: VarId, lo: VarId| match (high_of.get(&hi), zext_of.get(&lo)) {
-                        (Some(&h), Some(&l)) => var_opaque(Operand::Var(h)) && var_opaque(Operand::Var(l)),
-                        _ => false,
-                    };
-                    halves(l, r) || halves(r, l)
-                }
-                Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U64, lhs, rhs: Operand::Const(Const::U32(32)) } => var_opaque(lhs),
-                Expr::Unary {
-                    op: UnaryOp::FSqrt | UnaryOp::FFloor | UnaryOp::FCeil | UnaryOp::FTrunc | UnaryOp::FRoundEven,
-                    ty: Ty::F32 | Ty::F64,
-                    arg,
-                } => var_opaque(arg),
-                // A float op with a variable operand: that operand is opaque or hidden.
-                _ => float_op_operands(e).is_some_and(|(_, ops)| ops.iter().any(|o| matches!(o, Operand::Var(_)))),
             };
             if !ok {
                 opaque[d.index()] = false;
