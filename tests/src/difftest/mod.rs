@@ -23,6 +23,7 @@
 
 pub mod fops;
 pub mod gen;
+pub mod hops;
 pub mod model;
 pub mod program;
 pub mod xops;
@@ -83,6 +84,18 @@ impl Case {
         let block = rng.pick(&[64, 128]);
         let program = gen::xint_program(&mut rng, grid, block);
         let (input, scratch) = gen::inputs(&mut rng, (grid * block) as usize);
+        Case { program, input, scratch }
+    }
+    /// The case of `seed` with the adversary's families of `hops.rs` ([`gen::hx_program`]:
+    /// half arithmetic, f32 min/max .NaN/.xorsign, cvt to halves and fp8, carry chains across
+    /// control flow, float atomics, prmt modes, integer cvt of every width pair, register-indexed
+    /// vectors) and inputs full of half lanes ([`hops::inputs`]): 1–2 CTAs of 64 or 128 threads.
+    pub fn hx_from_seed(seed: u64) -> Case {
+        let mut rng = gen::Rng::new(seed);
+        let grid = 1 + rng.below(2) as u32;
+        let block = rng.pick(&[64, 128]);
+        let program = gen::hx_program(&mut rng, grid, block);
+        let (input, scratch) = hops::inputs(&mut rng, (grid * block) as usize);
         Case { program, input, scratch }
     }
     pub fn threads(&self) -> usize {
