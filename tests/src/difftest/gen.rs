@@ -391,7 +391,9 @@ impl Gen<'_> {
                     Stmt::Publish { region: self.published as u8 - 1, v: self.r() }
                 }
                 _ => {
-                    let g = self.opt_guard();
+                    // hx programs predicate more often (lavapipe's LLVM 15 miscompiled predicated
+                    // in-place bfi.b64, copysign and szext; hops.rs makes in-place updates common).
+                    let g = if self.hx { self.rng.chance(35).then(|| self.guard()) } else { self.opt_guard() };
                     if self.floats && self.rng.chance(65) {
                         Stmt::Ins(g, Ins::F(super::fops::gen(self.rng)))
                     } else if self.hx && self.rng.chance(65) {

@@ -210,6 +210,22 @@ fn src_of(rng: &mut Rng, wide: bool) -> Src {
 }
 
 pub fn gen(rng: &mut Rng) -> HIns {
+    let mut ins = gen_any(rng);
+    // In-place updates (d = a) a third of the time.
+    if rng.chance(33) {
+        match &mut ins {
+            HIns::Half { d, a, .. } | HIns::MinMax32 { d, a, .. } | HIns::ToHalf { d, a, .. } | HIns::Fp8Trip { d, a, .. } | HIns::Fp8Up { d, a, .. } => *d = *a,
+            HIns::PrmtMode { d, a: Src::Reg(Reg::R(a)), .. } => *d = *a,
+            HIns::Cc { d, a: a @ Src::Reg(_), .. } => *a = Src::Reg(*d),
+            // The source register must be as wide as its type.
+            HIns::CvtInt { d, a, from, .. } if CVT_TYPES[*from as usize].1 <= 32 || matches!(d, Reg::D(_)) => *a = *d,
+            _ => {}
+        }
+    }
+    ins
+}
+
+fn gen_any(rng: &mut Rng) -> HIns {
     match rng.below(20) {
         0..=5 => {
             let op = rng.pick(&[HOp::Add, HOp::Sub, HOp::Mul, HOp::Fma, HOp::Fma, HOp::Min, HOp::Max, HOp::Neg, HOp::Abs]);
