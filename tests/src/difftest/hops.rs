@@ -118,6 +118,17 @@ pub enum HIns {
     PrmtMode { mode: u8, d: u8, a: Src, b: Src, c: Src },
     /// `cvt{.sat}.to.from d, a` (indices into [`CVT_TYPES`]).
     CvtInt { sat: bool, to: u8, from: u8, d: Reg, a: Reg },
+    /// `setp.cmp{.bop}{.ftz}.{f16,bf16} %pP, lo(a), lo(b){, {!}c}` or
+    /// `.{f16x2,bf16x2} %pP|%pQ, a, b{, {!}c}` (p: the low lanes, q: the high ones; c is
+    /// neither p nor q). `cmp` indexes `fops::FCMP`.
+    HSetp { cmp: u8, bf16: bool, packed: bool, ftz: bool, combine: Option<(BoolOp, Guard)>, p: u8, q: u8, a: u8, b: u8 },
+    /// `atom{.space}.cas.b16 %hx0, [base+off], cmp, lo(c)` on a half of the thread's own word,
+    /// `cmp` = lo(b) or (`hit`) the half itself, loaded just before.
+    Cas16 { mem: Mem, generic: bool, off: u32, hit: bool, d: u8, b: u8, c: u8 },
+    /// `cvt.frnd.{f16,bf16}.ity %hx4, a` (zero-extended into `%rD`), or (`!to_half`)
+    /// `cvt.irnd.ity.{f16,bf16} d, lo(a)`; `rnd` indexes `.rn/.rz/.rm/.rp` or `fops::IRND`,
+    /// `ity` [`CVT_TYPES`].
+    CvtHI { to_half: bool, bf16: bool, rnd: u8, ity: u8, d: Reg, a: Reg },
     /// `ld/st{.space}.v{n}.{u32,u64}` at `base + (%r[index] & (bytes/size − 1))·size`
     /// (size = the vector's bytes).
     VecIdx { st: bool, n: u8, wide: bool, regs: [u8; 4], mem: Mem, index: u8, generic: bool },
@@ -226,7 +237,7 @@ pub fn gen(rng: &mut Rng) -> HIns {
 }
 
 fn gen_any(rng: &mut Rng) -> HIns {
-    match rng.below(20) {
+    match rng.below(24) {
         0..=5 => {
             let op = rng.pick(&[HOp::Add, HOp::Sub, HOp::Mul, HOp::Fma, HOp::Fma, HOp::Min, HOp::Max, HOp::Neg, HOp::Abs]);
             let bf16 = rng.chance(40);
@@ -273,6 +284,26 @@ fn gen_any(rng: &mut Rng) -> HIns {
             let mem = rng.pick(&[Mem::Scratch, Mem::SharedRw]);
             let off = rng.below(16 / eb) as u32 * eb as u32;
             HIns::AtomF { ty, red: rng.chance(30), mem, generic: rng.chance(35), off, d: dreg, b }
+        }
+        20..=21 => {
+            let (bf16, packed) = (rng.chance(40), rng.chance(50));
+            let combine = rng.chance(40).then(|| (rng.pick(&[BoolOp::And, BoolOp::Or, BoolOp::Xor]), Guard { p: 0, neg: rng.chance(30) }));
+            // Distinct predicates p, q and c.
+            let mut ps = [0u8, 1, 2, 3];
+            for i in (1..4).rev() {
+                ps.swap(i, rng.below(i as u64 + 1) as usize);
+            }
+            let combine = combine.map(|(op, g)| (op, Guard { p: ps[2], neg: g.neg }));
+            HIns::HSetp { cmp: rng.below(super::fops::FCMP.len() as u64) as u8, bf16, packed, ftz: !bf16 && rng.chance(30), combine, p: ps[0], q: ps[1], a: r(rng), b: r(rng) }
+        }
+        22 => HIns::Cas16 { mem: rng.pick(&[Mem::Scratch, Mem::SharedRw]), generic: rng.chance(30), off: rng.below(8) as u32 * 2, hit: rng.chance(60), d: r(rng), b: r(rng), c: r(rng) },
+        23 => {
+            let ity = rng.below(8) as u8;
+            let wide = CVT_TYPES[ity as usize].1 == 64;
+            let to_half = rng.chance(50);
+            let ireg = |rng: &mut Rng| if wide || rng.chance(20) { Reg::D(rng.below(ND as u64) as u8) } else { Reg::R(r(rng)) };
+            let (d, a) = if to_half { (Reg::R(r(rng)), ireg(rng)) } else { (ireg(rng), Reg::R(r(rng))) };
+            HIns::CvtHI { to_half, bf16: rng.chance(40), rnd: rng.below(4) as u8, ity, d, a }
         }
         15 => HIns::PrmtMode { mode: rng.below(PRMT_MODES.len() as u64) as u8, d: r(rng), a: src_of(rng, false), b: src_of(rng, false), c: src_of(rng, false) },
         16..=17 => {
@@ -483,6 +514,48 @@ pub fn print(w: &mut String, gs: &str, ins: &HIns) {
         }
         HIns::CvtInt { sat, to, from, d, a } => {
             let _ = writeln!(w, "    {gs}cvt{}.{}.{} {}, {};", flag(sat, ".sat"), CVT_TYPES[to as usize].0, CVT_TYPES[from as usize].0, reg(d), reg(a));
+        }
+        HIns::HSetp { cmp, bf16, packed, ftz, combine, p, q, a, b } => {
+            let f = if bf16 { "bf16" } else { "f16" };
+            let (bop, c) = match combine {
+                Some((op, g)) => {
+                    let op = match op {
+                        BoolOp::And => ".and",
+                        BoolOp::Or => ".or",
+                        BoolOp::Xor => ".xor",
+                    };
+                    (op, format!(", {}%p{}", flag(g.neg, "!"), g.p))
+                }
+                None => ("", String::new()),
+            };
+            let m = format!("{}{bop}{}", super::fops::FCMP[cmp as usize], flag(ftz, ".ftz"));
+            if packed {
+                let _ = writeln!(w, "    {gs}setp.{m}.{f}x2 %p{p}|%p{q}, %r{a}, %r{b}{c};");
+            } else {
+                let _ = writeln!(w, "    mov.b32 {{%hx0, %hx3}}, %r{a};\n    mov.b32 {{%hx1, %hx3}}, %r{b};\n    {gs}setp.{m}.{f} %p{p}, %hx0, %hx1{c};");
+            }
+        }
+        HIns::Cas16 { mem, generic, off, hit, d, b, c } => {
+            let (addr, space) = address(w, mem, generic, &|w| {
+                let _ = writeln!(w, "    mov.u32 %t0, {off};");
+            });
+            if hit {
+                let _ = writeln!(w, "    ld{space}.b16 %hx1, [{addr}];");
+            } else {
+                let _ = writeln!(w, "    mov.b32 {{%hx1, %hx3}}, %r{b};");
+            }
+            let _ = writeln!(w, "    mov.b32 {{%hx2, %hx3}}, %r{c};\n    {gs}atom{space}.cas.b16 %hx0, [{addr}], %hx1, %hx2;\n    {gs}cvt.u32.u16 %r{d}, %hx0;");
+        }
+        HIns::CvtHI { to_half, bf16, rnd, ity, d, a } => {
+            let f = if bf16 { "bf16" } else { "f16" };
+            let it = CVT_TYPES[ity as usize].0;
+            if to_half {
+                let r = ["rn", "rz", "rm", "rp"][rnd as usize];
+                let _ = writeln!(w, "    {gs}cvt.{r}.{f}.{it} %hx4, {};\n    {gs}cvt.u32.u16 {}, %hx4;", reg(a), reg(d));
+            } else {
+                let r = super::fops::IRND[rnd as usize];
+                let _ = writeln!(w, "    mov.b32 {{%hx0, %hx3}}, {};\n    {gs}cvt.{r}.{it}.{f} {}, %hx0;", reg(a), reg(d));
+            }
         }
         HIns::VecIdx { st, n, wide, regs, mem, index, generic } => {
             let (eb, k) = HIns::vec_shape(n, wide);

@@ -493,7 +493,7 @@ impl Cta<'_> {
                 let bv = t.get(Src::Reg(b), IntTy::U64);
                 let half = |bf16: bool, x: u64, y: u64| -> Result<u64, String> {
                     let fmt = if bf16 { Fmt::Bf16 } else { Fmt::F16 };
-                    lane16(ph::arith("add", fmt, &[x as u16 & 0xffff, y as u16 & 0xffff], false, false, false)).map(|h| h as u64)
+                    lane16(ph::arith("add", fmt, &[x as u16, y as u16], false, false, false)).map(|h| h as u64)
                 };
                 let (w, old, new) = match ty {
                     AtomF::F32 => {
@@ -538,6 +538,16 @@ impl Cta<'_> {
                         t.set(reg(i), v);
                     }
                 }
+            }
+            Ins::H(HIns::Cas16 { mem, generic: _, off, hit, d, b, c }) => {
+                // §9.7.13.5 atom.cas.b16: d = *a; *a = (*a == b) ? c : *a, on the half at
+                // byte `off` of the thread's own word (the neighbouring half untouched).
+                let addr = Addr { mem, index: None, off, generic: false };
+                let old = self.load(t, addr, Width::U16)?;
+                let cmp = if hit { old } else { (t.r[b as usize] & 0xffff) as u64 };
+                let new = if old == cmp { (t.r[c as usize] & 0xffff) as u64 } else { old };
+                self.store(t, addr, Width::U16, new)?;
+                t.r[d as usize] = old as u32;
             }
             Ins::H(h) => exec_hx(t, h)?,
         }
@@ -698,7 +708,59 @@ fn exec_hx(t: &mut Thread, h: HIns) -> Result<(), String> {
             let v = ext(x as u64, tb, ts) as u64;
             t.set(d, v);
         }
-        HIns::AtomF { .. } | HIns::VecIdx { .. } => unreachable!("memory accesses run in `Cta::exec`"),
+        HIns::HSetp { cmp, bf16, packed, ftz, combine, p, q, a, b } => {
+            // §9.7.4.8 (setp on halves): p = BoolOp(lo(a) cmp lo(b), c), q the same of the
+            // high halves; `.ftz` flushes f16 subnormal inputs.
+            let fmt = if bf16 { Fmt::Bf16 } else { Fmt::F16 };
+            let (x, y) = (t.r[a as usize], t.r[b as usize]);
+            let lane = |k: u32| crate::ptx_ref::fp8::half_compare(FCMP[cmp as usize], fmt, (x >> (16 * k)) as u16, (y >> (16 * k)) as u16, ftz);
+            let (lo, hi) = (combined(t, lane(0), combine), combined(t, lane(1), combine));
+            t.p[p as usize] = lo;
+            if packed {
+                t.p[q as usize] = hi;
+            }
+        }
+        HIns::CvtHI { to_half, bf16, rnd, ity, d, a } => {
+            use rustc_apfloat::ieee::{BFloat, Half};
+            use rustc_apfloat::Float;
+            let fmt = if bf16 { Fmt::Bf16 } else { Fmt::F16 };
+            let (iname, bits, signed) = CVT_TYPES[ity as usize];
+            let low = |v: u64| if bits == 64 { v } else { v & ((1u64 << bits) - 1) };
+            // The integer sign- or zero-extended from its type into the register (§9.7.9.21).
+            let ext = |v: u64| -> u64 {
+                let v = low(v);
+                if signed && bits < 64 && v >> (bits - 1) & 1 == 1 {
+                    v | !((1u64 << bits) - 1)
+                } else {
+                    v
+                }
+            };
+            if to_half {
+                // cvt.frnd.{f16,bf16}.ity: the integer rounded once (rustc_apfloat).
+                let x = t.get(Src::Reg(a), IntTy::U64);
+                let x: i128 = if signed { ext(x) as i64 as i128 } else { low(x) as i128 };
+                let round = ph::round_of(["rn", "rz", "rm", "rp"][rnd as usize]);
+                let h = match fmt {
+                    Fmt::F16 => Half::from_i128_r(x, round).value.to_bits(),
+                    Fmt::Bf16 => BFloat::from_i128_r(x, round).value.to_bits(),
+                };
+                t.set(d, h as u64);
+            } else {
+                // cvt.irnd.ity.{f16,bf16}: the exact value rounded to an integer, clamped to the
+                // destination's range; NaN as NVIDIA's hardware gives it (`cvt_nan_to_int`).
+                let h = t.get(Src::Reg(a), IntTy::U32) as u16;
+                let v = if fmt.is_nan(h) {
+                    pf::cvt_nan_to_int(fmt.suffix(), iname)
+                } else {
+                    let x = pf::IntRound::ALL[rnd as usize].f64(fmt.to_f64(h));
+                    let (lo, hi): (f64, f64) = if signed { (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1) - 1.0) } else { (0.0, 2f64.powi(bits as i32) - 1.0) };
+                    let c = x.clamp(lo, hi);
+                    if signed { c as i64 as u64 } else { c as u64 }
+                };
+                t.set(d, ext(v));
+            }
+        }
+        HIns::AtomF { .. } | HIns::VecIdx { .. } | HIns::Cas16 { .. } => unreachable!("memory accesses run in `Cta::exec`"),
     }
     Ok(())
 }
