@@ -1,8 +1,9 @@
 //! Kernel faults name the kernel and the faulting PTX instruction (`file:line:col`): an
 //! out-of-bounds global store, an out-of-slice local store (local memory in the scratch
 //! buffer), a misaligned load, an out-of-bounds load whose value is never used (`lower`'s
-//! cleanup must keep it), `trap` in the kernel, and `trap` inside a device function from
-//! nvcc (inlined and called through the call stack), on both backends. The expected place is
+//! cleanup must keep it), `trap` in the kernel, `trap` inside a device function from nvcc
+//! (inlined and called through the call stack), and a generic `atom` whose address is local,
+//! on both backends. The expected place is
 //! found in the PTX text itself (a marker comment, or the only `trap` line), not from ptxcross.
 
 use ptxcross::runtime::Error;
@@ -103,6 +104,24 @@ const KERNELS: &str = r#"
     st.local.u32 [%rd1], %r1;   // LOCAL: past the thread's 2 KiB
     ret;
 }
+
+.visible .entry generic_atomic(.param .u64 p, .param .u32 sel)
+{
+    .local .align 4 .b8 buf[16];
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p;
+    ld.param.u64 %rd1, [p];
+    ld.param.u32 %r1, [sel];
+    mov.u64 %rd2, buf;
+    cvta.local.u64 %rd2, %rd2;
+    st.u32 [%rd2], %r1;
+    setp.ne.u32 %p, %r1, 0;
+    selp.b64 %rd3, %rd2, %rd1, %p;
+    atom.add.u32 %r2, [%rd3], 5;   // GENERIC_ATOM: local when sel != 0
+    st.global.u32 [%rd1+4], %r2;
+    ret;
+}
 "#;
 
 fn ptr_to(ctx: &mut Context, bytes: u64) -> Vec<u8> {
@@ -191,4 +210,30 @@ fn an_out_of_bounds_load_whose_value_is_unused_still_faults() {
     let prog = program("unused.ptx", UNUSED_LOAD, None);
     let place = place_of(UNUSED_LOAD, "// UNUSED");
     expect_fault(&prog, "unused_load", |c| vec![ptr_to(c, 64)], abi::FAULT_GLOBAL_OUT_OF_RANGE, &place, "ld.global.u32");
+}
+
+/// A generic `atom` whose space inference cannot exclude local memory translates (it was "not
+/// supported yet: atomics on local memory"); on a global address it adds (each of the 32
+/// threads), on a local one
+/// (undefined in PTX, §9.7.13.5) it faults and names its line.
+#[test]
+fn generic_atomic_reaching_local_memory_faults() {
+    let prog = program("faults.ptx", KERNELS, None);
+    let place = place_of(KERNELS, "GENERIC_ATOM");
+    let args = |c: &mut Context| vec![ptr_to(c, 64), 1u32.to_le_bytes().to_vec()];
+    expect_fault(&prog, "generic_atomic", args, abi::FAULT_LOCAL_OUT_OF_RANGE, &place, "atom.add.u32");
+    let Some(gpu) = gpu_or_skip() else { return };
+    for backend in Backend::ALL {
+        let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
+        let p = ctx.alloc(8).unwrap();
+        ctx.write(p, &[7, 0, 0, 0, 9, 9, 9, 9]).unwrap();
+        let a = [p.to_le_bytes().to_vec(), 0u32.to_le_bytes().to_vec()];
+        let refs: Vec<&[u8]> = a.iter().map(Vec::as_slice).collect();
+        ctx.launch(&prog, "generic_atomic", [1, 1, 1], &refs, backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        let got = ctx.read(p, 8).unwrap();
+        let word = |i: usize| u32::from_le_bytes([got[i], got[i + 1], got[i + 2], got[i + 3]]);
+        // 32 threads each add 5 to 7; the last store of an old value is some 7 + 5k.
+        assert_eq!(word(0), 7 + 32 * 5, "{backend}");
+        assert!(word(4) >= 7 && word(4) < 7 + 32 * 5 && (word(4) - 7) % 5 == 0, "{backend}: old value {}", word(4));
+    }
 }

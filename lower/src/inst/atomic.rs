@@ -38,7 +38,7 @@ use super::Mods;
 use crate::function::{unsupported, FnLower, LResult};
 use crate::ir::{AtomicOp, BinaryOp, Block, CmpOp, ConvertOp, Expr, Memory, Operand, Scope, Stmt, Ty, UnaryOp};
 use crate::ptx_types;
-use ptxcross_frontend::ast::{self, ScalarType, Span};
+use ptxcross_frontend::ast::{self, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
 const OPS: [&str; 10] = ["add", "and", "or", "xor", "exch", "min", "max", "cas", "inc", "dec"];
@@ -227,14 +227,19 @@ impl FnLower {
             Some(ast::OperandKind::Symbol { name, component: None }) => !self.read_regs.contains(name.as_str()),
             Some(_) => false,
         };
-        let span: Span = m.inst.span;
         let (before, after) = sem_fences(m);
         if let Some(scope) = before {
             self.push(Stmt::Fence { scope });
         }
         self.on_place(place, |s, mem, off| {
             if mem == Memory::Local {
-                return Err(unsupported("atomics on local memory", span));
+                // Only a generic address reaches here (`atom.local` is refused above): the
+                // address is in global or shared memory unless the kernel is wrong, whose
+                // atomic faults and changes nothing (§9.7.13.5: "generic addressing …
+                // pointing to .global or .shared"). Refusing the kernel, as before, refused
+                // every generic atomic whose space inference could not exclude local memory.
+                s.push(Stmt::Fault { code: crate::abi::FAULT_LOCAL_OUT_OF_RANGE });
+                return Ok(());
             }
             let bytes = if half { width.min(32) / 8 } else { width / 8 };
             s.check_alignment(off, bytes);
@@ -324,14 +329,15 @@ impl FnLower {
         let elem_bytes = ptx_types::bits(t) / 8;
         let ty = ptx_types::value_ty(t).unwrap_or(Ty::U32);
         let results: Vec<_> = (0..n).map(|_| self.new_var(ty, "atomic old")).collect();
-        let span: Span = m.inst.span;
         let (before, after) = sem_fences(m);
         if let Some(scope) = before {
             self.push(Stmt::Fence { scope });
         }
         self.on_place(place, |s, mem, off| {
             if mem == Memory::Local {
-                return Err(unsupported("atomics on local memory", span));
+                // A generic address in the local window: faults, as in `atom` above.
+                s.push(Stmt::Fault { code: crate::abi::FAULT_LOCAL_OUT_OF_RANGE });
+                return Ok(());
             }
             s.check_alignment(off, elem_bytes * n as u32);
             for (i, (&b, &r)) in bs.iter().zip(&results).enumerate() {

@@ -74,11 +74,13 @@ struct Gen<'a> {
     floats: bool,
     /// Also generate the integer families of `xops.rs`.
     xints: bool,
+    /// Also generate the adversary's families of `hops.rs`.
+    hx: bool,
 }
 
 /// A random program for a launch of `grid` × `block` threads.
 pub fn program(rng: &mut Rng, grid: u32, block: u32) -> Program {
-    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: false };
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: false, hx: false };
     let body = g.block(0, 0, true);
     Program { body, grid, block }
 }
@@ -88,7 +90,7 @@ pub fn program(rng: &mut Rng, grid: u32, block: u32) -> Program {
 /// and the top level of uniform loops; per-thread control flow (branches, loops with per-thread
 /// trip counts, early `ret` at the top level) runs between them.
 pub fn simt_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
-    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: true, floor: 0, colls: 0, floats: false, xints: false };
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: true, floor: 0, colls: 0, floats: false, xints: false, hx: false };
     let body = g.block(0, 0, true);
     Program { body, grid, block }
 }
@@ -98,7 +100,7 @@ pub fn simt_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
 /// ordered and unordered `setp`, `selp`, conversions to and from integers, f64, f16 and bf16),
 /// mixed with the integer instructions, branches, loops and memory of [`program`].
 pub fn float_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
-    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: true, xints: false };
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: true, xints: false, hx: false };
     let body = g.block(0, 0, true);
     Program { body, grid, block }
 }
@@ -107,7 +109,15 @@ pub fn float_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
 /// lop3, bfind, fns, bmsk, szext, sad, mul24/mad24, dp4a/dp2a, add/sub.sat, testp, copysign)
 /// mixed with the base instructions and control flow of [`program`].
 pub fn xint_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
-    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: true };
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: true, hx: false };
+    let body = g.block(0, 0, true);
+    Program { body, grid, block }
+}
+
+/// A random program with the adversary's families of `hops.rs` mixed with the base
+/// instructions, control flow and memory of [`program`].
+pub fn hx_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: false, hx: true };
     let body = g.block(0, 0, true);
     Program { body, grid, block }
 }
@@ -381,9 +391,13 @@ impl Gen<'_> {
                     Stmt::Publish { region: self.published as u8 - 1, v: self.r() }
                 }
                 _ => {
-                    let g = self.opt_guard();
+                    // hx programs predicate more often (lavapipe's LLVM 15 miscompiled predicated
+                    // in-place bfi.b64, copysign and szext; hops.rs makes in-place updates common).
+                    let g = if self.hx { self.rng.chance(35).then(|| self.guard()) } else { self.opt_guard() };
                     if self.floats && self.rng.chance(65) {
                         Stmt::Ins(g, Ins::F(super::fops::gen(self.rng)))
+                    } else if self.hx && self.rng.chance(65) {
+                        Stmt::Ins(g, Ins::H(super::hops::gen(self.rng)))
                     } else if self.xints && self.rng.chance(60) {
                         Stmt::Ins(g, Ins::X(super::xops::gen(self.rng)))
                     } else {

@@ -23,6 +23,7 @@
 
 pub mod fops;
 pub mod gen;
+pub mod hops;
 pub mod model;
 pub mod program;
 pub mod xops;
@@ -85,6 +86,18 @@ impl Case {
         let (input, scratch) = gen::inputs(&mut rng, (grid * block) as usize);
         Case { program, input, scratch }
     }
+    /// The case of `seed` with the adversary's families of `hops.rs` ([`gen::hx_program`]:
+    /// half arithmetic, f32 min/max .NaN/.xorsign, cvt to halves and fp8, carry chains across
+    /// control flow, float atomics, prmt modes, integer cvt of every width pair, register-indexed
+    /// vectors) and inputs full of half lanes ([`hops::inputs`]): 1–2 CTAs of 64 or 128 threads.
+    pub fn hx_from_seed(seed: u64) -> Case {
+        let mut rng = gen::Rng::new(seed);
+        let grid = 1 + rng.below(2) as u32;
+        let block = rng.pick(&[64, 128]);
+        let program = gen::hx_program(&mut rng, grid, block);
+        let (input, scratch) = hops::inputs(&mut rng, (grid * block) as usize);
+        Case { program, input, scratch }
+    }
     pub fn threads(&self) -> usize {
         (self.program.grid * self.program.block) as usize
     }
@@ -103,6 +116,13 @@ pub enum Verdict {
     /// Not valid PTX to compare on (the model says why); never counted, never kept.
     Invalid(String),
     Fail(Failure),
+}
+
+/// The backends a case runs on: both, or the one `PTXCROSS_DIFF_BACKEND` names (`spirv` or
+/// `wgsl`), for long runs that look past a known open bug of the other one.
+fn backends() -> Vec<Backend> {
+    let only = std::env::var("PTXCROSS_DIFF_BACKEND").ok().map(|s| s.to_lowercase().replace('-', ""));
+    Backend::ALL.into_iter().filter(|b| only.as_ref().is_none_or(|o| format!("{b:?}").to_lowercase() == *o)).collect()
 }
 
 /// What went wrong: `kind` groups failures for the minimizer (it keeps a reduction only while
@@ -153,7 +173,7 @@ impl Runner {
             }
         };
         let mut verdict = Verdict::Pass;
-        for backend in Backend::ALL {
+        for backend in backends() {
             // A device that flushes subnormals on this backend refuses kernels whose results
             // depend on them (`Error::SubnormalsFlushed`): the right answer there, skipped.
             if crate::launch::refused_for_subnormals(&self.gpu, &program, backend) {

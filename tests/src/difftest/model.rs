@@ -16,6 +16,7 @@
 //! keeps such a program.
 
 use super::fops::*;
+use super::hops::*;
 use super::program::*;
 use super::xops::*;
 use crate::ptx_ref::int as pi;
@@ -45,6 +46,8 @@ struct Thread {
     pc: usize,
     steps: u64,
     exited: bool,
+    /// The carry flag CC.CF (§9.7.2); hx programs clear it in their prologue.
+    cf: bool,
 }
 
 enum Stop {
@@ -85,6 +88,7 @@ fn new_thread(tid: u32, gt: u32, input: &[u32]) -> Thread {
         pc: 0,
         steps: 0,
         exited: false,
+        cf: false,
     };
     for i in 0..NR {
         t.r[i] = w(i);
@@ -303,6 +307,24 @@ impl Cta<'_> {
                             }
                         }
                     }
+                    // The unguarded per-lane canonicalization printed after half results (hops.rs).
+                    if let Ins::H(h) = ins {
+                        if let Some((d, bf16, relu)) = h.half_dest() {
+                            let inf = if bf16 { 0x7f80 } else { 0x7c00 };
+                            let lane = |x: u32| {
+                                let x = x & 0xffff;
+                                if x & 0x7fff > inf {
+                                    0x7fff
+                                } else if relu && x == 0x8000 {
+                                    0
+                                } else {
+                                    x
+                                }
+                            };
+                            let v = t.r[d as usize];
+                            t.r[d as usize] = lane(v) | lane(v >> 16) << 16;
+                        }
+                    }
                 }
                 Flat::Coll(_) => return Ok(Stop::Barrier),
             }
@@ -460,9 +482,287 @@ impl Cta<'_> {
                 t.set(d, old);
             }
             Ins::X(x) => exec_xint(t, x),
+            Ins::H(HIns::AtomF { ty, red, mem, generic: _, off, d, b }) => {
+                // §9.7.13.5 atom/red .add on floats, rounded to nearest even; `atom.add.f32`
+                // flushes subnormal inputs and results on global memory, not on shared memory
+                // (the memory decides, also through a generic address); `.noftz` halves keep
+                // subnormals. The new value's NaN lanes are canonicalized (printed after it).
+                let rn = rustc_apfloat::Round::NearestTiesToEven;
+                let at = |o: u32| Addr { mem, index: None, off: off + o, generic: false };
+                let global = mem == Mem::Scratch;
+                let bv = t.get(Src::Reg(b), IntTy::U64);
+                let half = |bf16: bool, x: u64, y: u64| -> Result<u64, String> {
+                    let fmt = if bf16 { Fmt::Bf16 } else { Fmt::F16 };
+                    lane16(ph::arith("add", fmt, &[x as u16, y as u16], false, false, false)).map(|h| h as u64)
+                };
+                let (w, old, new) = match ty {
+                    AtomF::F32 => {
+                        let old = self.load(t, at(0), Width::B32)? & 0xffff_ffff;
+                        (Width::B32, old, bits_of(pf::arith_f32("add", rn, &[old, bv & 0xffff_ffff], global, false))?)
+                    }
+                    AtomF::F64 => {
+                        let old = self.load(t, at(0), Width::B64)?;
+                        (Width::B64, old, bits_of(pf::arith_rounded_f64("add", old, bv, rn))?)
+                    }
+                    AtomF::Half { bf16 } => {
+                        let old = self.load(t, at(0), Width::U16)?;
+                        (Width::U16, old, half(bf16, old, bv)?)
+                    }
+                    AtomF::Half2 { bf16 } => {
+                        let old = self.load(t, at(0), Width::B32)? & 0xffff_ffff;
+                        let new = half(bf16, old, bv)? | half(bf16, old >> 16, bv >> 16)? << 16;
+                        (Width::B32, old, new)
+                    }
+                };
+                self.store(t, at(0), w, new)?;
+                if !red {
+                    t.set(d, old);
+                }
+            }
+            Ins::H(HIns::VecIdx { st, n, wide, regs, mem, index, generic: _ }) => {
+                // ld/st .v2/.v4 at base + (index & (bytes/size - 1))·size: element i at
+                // [addr + i·element], as for constant offsets (§9.7.9.8/9).
+                let (eb, k) = HIns::vec_shape(n, wide);
+                let size = eb * k;
+                let mask = mem.bytes(self.block).min(TABLE_BYTES) / size - 1;
+                let base = (t.r[index as usize] & mask) * size;
+                let (w, ty) = if wide { (Width::B64, IntTy::U64) } else { (Width::B32, IntTy::U32) };
+                let reg = |i: usize| if wide { Reg::D(regs[i]) } else { Reg::R(regs[i]) };
+                let vals: Vec<u64> = (0..k as usize).map(|i| t.get(Src::Reg(reg(i)), ty)).collect();
+                for (i, &val) in vals.iter().enumerate() {
+                    let addr = Addr { mem, index: None, off: base + i as u32 * eb, generic: false };
+                    if st {
+                        self.store(t, addr, w, val)?;
+                    } else {
+                        let v = self.load(t, addr, w)?;
+                        t.set(reg(i), v);
+                    }
+                }
+            }
+            Ins::H(HIns::Cas16 { mem, generic: _, off, hit, d, b, c }) => {
+                // §9.7.13.5 atom.cas.b16: d = *a; *a = (*a == b) ? c : *a, on the half at
+                // byte `off` of the thread's own word (the neighbouring half untouched).
+                let addr = Addr { mem, index: None, off, generic: false };
+                let old = self.load(t, addr, Width::U16)?;
+                let cmp = if hit { old } else { (t.r[b as usize] & 0xffff) as u64 };
+                let new = if old == cmp { (t.r[c as usize] & 0xffff) as u64 } else { old };
+                self.store(t, addr, Width::U16, new)?;
+                t.r[d as usize] = old as u32;
+            }
+            Ins::H(h) => exec_hx(t, h)?,
         }
         Ok(())
     }
+}
+
+/// One 16-bit lane as the program leaves it after the canonicalization of hops.rs: a NaN of
+/// unspecified bits is 0x7fff; the sign of a zero the spec leaves open (`.relu` of −0) is +.
+fn lane16(e: Expect) -> Result<u16, String> {
+    match e {
+        Expect::Bits(b) => Ok(b as u16),
+        Expect::AnyNanHalf(_) => Ok(0x7fff),
+        Expect::Either(0, 0x8000) => Ok(0),
+        other => Err(format!("the half reference leaves the result open ({other:?})")),
+    }
+}
+
+/// The families of hops.rs that act on registers only, from `ptx_ref` (half.rs: §9.7.4 and
+/// §9.7.9.21; fp8.rs; float.rs min_max: §9.7.3.11/12; int.rs prmt: §9.7.10.7) and, written
+/// here from the spec, the carry chains (§9.7.2) and integer `cvt` (§9.7.9.21).
+fn exec_hx(t: &mut Thread, h: HIns) -> Result<(), String> {
+    use crate::ptx_ref::fp8::{self as p8, Fp8};
+    use crate::sweep::{Half16, Half8};
+    match h {
+        HIns::Half { op, bf16, packed, ftz, sat, relu, nan, xorsign, d, a, b, c } => {
+            let fmt = if bf16 { Fmt::Bf16 } else { Fmt::F16 };
+            let regs = [t.r[a as usize], t.r[b as usize], t.r[c as usize]];
+            let mut v = 0u32;
+            for lane in if packed { 0..2 } else { 0..1 } {
+                let xs: Vec<u16> = regs.iter().map(|&x| (x >> (16 * lane)) as u16).collect();
+                let flush = |h: u16| if ftz { fmt.ftz(h) } else { h };
+                let r = match op {
+                    HOp::Add | HOp::Sub | HOp::Mul | HOp::Fma => {
+                        let name = match op {
+                            HOp::Add => "add",
+                            HOp::Sub => "sub",
+                            HOp::Mul => "mul",
+                            _ => "fma",
+                        };
+                        lane16(ph::arith(name, fmt, &xs[..op.arity()], ftz, sat, relu))?
+                    }
+                    HOp::Neg | HOp::Abs => ph::neg_abs(op == HOp::Neg, fmt, flush(xs[0])),
+                    HOp::Min | HOp::Max => {
+                        // §9.7.4.9/10: .xorsign.abs compares the magnitudes and gives the result
+                        // the XOR of the inputs' signs, unless it is NaN.
+                        let (x, y) = (flush(xs[0]), flush(xs[1]));
+                        let sign = (x ^ y) & 0x8000;
+                        let (x, y) = if xorsign { (x & 0x7fff, y & 0x7fff) } else { (x, y) };
+                        let r = lane16(ph::min_max(op == HOp::Min, fmt, x, y, nan))?;
+                        if xorsign && !fmt.is_nan(r) {
+                            (r & 0x7fff) | sign
+                        } else {
+                            r
+                        }
+                    }
+                };
+                v |= (r as u32) << (16 * lane);
+            }
+            t.r[d as usize] = v;
+        }
+        HIns::MinMax32 { max, ftz, nan, xorsign, d, a, b } => {
+            let (x, y) = (t.r[a as usize] as u64, t.r[b as usize] as u64);
+            t.r[d as usize] = bits_of(pf::min_max(!max, 32, x, y, nan, xorsign, ftz))? as u32;
+        }
+        HIns::ToHalf { bf16, rz, relu, satfinite, pack, d, a, b } => {
+            let fmt = if bf16 { Fmt::Bf16 } else { Fmt::F16 };
+            let round = ph::round_of(if rz { "rz" } else { "rn" });
+            let cvt = |x: u32| lane16(ph::cvt_half_f32(x, fmt, round, relu, satfinite)).map(|h| h as u32);
+            // §9.7.9.21: "the value converted from input a is stored in the upper half of d".
+            t.r[d as usize] = if pack { cvt(t.r[a as usize])? << 16 | cvt(t.r[b as usize])? } else { cvt(t.r[a as usize])? };
+        }
+        HIns::Fp8Trip { .. } | HIns::Fp8Up { .. } => {
+            let (e5m2, relu) = match h {
+                HIns::Fp8Trip { e5m2, relu, .. } | HIns::Fp8Up { e5m2, relu, .. } => (e5m2, relu),
+                _ => unreachable!(),
+            };
+            let f = if e5m2 { Fp8::E5m2 } else { Fp8::E4m3 };
+            // Any NaN byte stands for every NaN byte (it widens to an f16 NaN, canonicalized);
+            // −0 and +0 from `.relu` both end as +0 after the canonicalization.
+            let byte = |l: Half8| match l {
+                Half8::Bits(b) => b,
+                Half8::AnyNan(_) => 0x7f,
+                Half8::Either(x, _) => x,
+            };
+            let (hi, lo, up_relu) = match h {
+                HIns::Fp8Trip { from_half: true, a, .. } => {
+                    let v = t.r[a as usize];
+                    (byte(p8::f16_to_fp8((v >> 16) as u16, f, relu)), byte(p8::f16_to_fp8(v as u16, f, relu)), false)
+                }
+                HIns::Fp8Trip { a, b, .. } => (byte(p8::f32_to_fp8(t.r[a as usize], f, relu)), byte(p8::f32_to_fp8(t.r[b as usize], f, relu)), false),
+                HIns::Fp8Up { a, .. } => {
+                    let v = t.r[a as usize];
+                    ((v >> 8) as u8, v as u8, relu)
+                }
+                _ => unreachable!(),
+            };
+            let up = |b: u8| match p8::fp8_to_f16(b, f, up_relu) {
+                Half16::Bits(h) => h as u32,
+                Half16::AnyNan(_) => 0x7fff,
+                Half16::Either(x, _) => x as u32,
+            };
+            let d = match h {
+                HIns::Fp8Trip { d, .. } | HIns::Fp8Up { d, .. } => d,
+                _ => unreachable!(),
+            };
+            // §9.7.9.21: the upper byte widens into the upper half.
+            t.r[d as usize] = up(hi) << 16 | up(lo);
+        }
+        HIns::Cc { op, cin, cout, ty, d, a, b, c } => {
+            // §9.7.2: add.cc/addc: d = a + b (+ CC.CF); mad{c}.{lo,hi}{.cc}: d = the product's
+            // low or high half + c (+ CC.CF); `.cc` writes the addition's carry-out to CC.CF.
+            let n = ty.bits();
+            let (av, bv, cv) = (t.get(a, ty), t.get(b, ty), t.get(c, ty));
+            let (x, y) = match op {
+                CcOp::Add => (av, bv),
+                CcOp::Mad { hi: false } => (av.wrapping_mul(bv) & ty.mask(), cv),
+                CcOp::Mad { hi: true } => {
+                    let p = if ty.signed() { ((sext(av, n) * sext(bv, n)) >> n) as u64 } else { ((av as u128 * bv as u128) >> n) as u64 };
+                    (p & ty.mask(), cv)
+                }
+            };
+            let sum = x as u128 + y as u128 + (cin && t.cf) as u128;
+            if cout {
+                t.cf = sum >> n != 0;
+            }
+            t.set(d, sum as u64 & ty.mask());
+        }
+        HIns::PrmtMode { mode, d, a, b, c } => {
+            let u = IntTy::U32;
+            t.r[d as usize] = pi::prmt(PRMT_MODES[mode as usize], t.get(a, u), t.get(b, u), t.get(c, u)) as u32;
+        }
+        HIns::CvtInt { sat, to, from, d, a } => {
+            // §9.7.9.21: the source's low bits of its type, sign- or zero-extended by it; .sat
+            // clamps to the destination type's range, else its low bits are kept; the result is
+            // sign-extended (signed types) or zero-extended into a wider register.
+            let (_, tb, ts) = CVT_TYPES[to as usize];
+            let (_, fb, fs) = CVT_TYPES[from as usize];
+            let low = |v: u64, bits: u32| if bits == 64 { v } else { v & ((1u64 << bits) - 1) };
+            let ext = |v: u64, bits: u32, signed: bool| -> i128 {
+                let v = low(v, bits);
+                if signed && bits < 64 && v >> (bits - 1) & 1 == 1 {
+                    v as i128 - (1i128 << bits)
+                } else if signed && bits == 64 {
+                    v as i64 as i128
+                } else {
+                    v as i128
+                }
+            };
+            let x = ext(t.get(Src::Reg(a), IntTy::U64), fb, fs);
+            let x = if sat {
+                let lo: i128 = if ts { -(1i128 << (tb - 1)) } else { 0 };
+                let hi: i128 = if ts { (1i128 << (tb - 1)) - 1 } else { (1i128 << tb) - 1 };
+                x.clamp(lo, hi)
+            } else {
+                x
+            };
+            let v = ext(x as u64, tb, ts) as u64;
+            t.set(d, v);
+        }
+        HIns::HSetp { cmp, bf16, packed, ftz, combine, p, q, a, b } => {
+            // §9.7.4.8 (setp on halves): p = BoolOp(lo(a) cmp lo(b), c), q the same of the
+            // high halves; `.ftz` flushes f16 subnormal inputs.
+            let fmt = if bf16 { Fmt::Bf16 } else { Fmt::F16 };
+            let (x, y) = (t.r[a as usize], t.r[b as usize]);
+            let lane = |k: u32| crate::ptx_ref::fp8::half_compare(FCMP[cmp as usize], fmt, (x >> (16 * k)) as u16, (y >> (16 * k)) as u16, ftz);
+            let (lo, hi) = (combined(t, lane(0), combine), combined(t, lane(1), combine));
+            t.p[p as usize] = lo;
+            if packed {
+                t.p[q as usize] = hi;
+            }
+        }
+        HIns::CvtHI { to_half, bf16, rnd, ity, d, a } => {
+            use rustc_apfloat::ieee::{BFloat, Half};
+            use rustc_apfloat::Float;
+            let fmt = if bf16 { Fmt::Bf16 } else { Fmt::F16 };
+            let (iname, bits, signed) = CVT_TYPES[ity as usize];
+            let low = |v: u64| if bits == 64 { v } else { v & ((1u64 << bits) - 1) };
+            // The integer sign- or zero-extended from its type into the register (§9.7.9.21).
+            let ext = |v: u64| -> u64 {
+                let v = low(v);
+                if signed && bits < 64 && v >> (bits - 1) & 1 == 1 {
+                    v | !((1u64 << bits) - 1)
+                } else {
+                    v
+                }
+            };
+            if to_half {
+                // cvt.frnd.{f16,bf16}.ity: the integer rounded once (rustc_apfloat).
+                let x = t.get(Src::Reg(a), IntTy::U64);
+                let x: i128 = if signed { ext(x) as i64 as i128 } else { low(x) as i128 };
+                let round = ph::round_of(["rn", "rz", "rm", "rp"][rnd as usize]);
+                let h = match fmt {
+                    Fmt::F16 => Half::from_i128_r(x, round).value.to_bits(),
+                    Fmt::Bf16 => BFloat::from_i128_r(x, round).value.to_bits(),
+                };
+                t.set(d, h as u64);
+            } else {
+                // cvt.irnd.ity.{f16,bf16}: the exact value rounded to an integer, clamped to the
+                // destination's range; NaN as NVIDIA's hardware gives it (`cvt_nan_to_int`).
+                let h = t.get(Src::Reg(a), IntTy::U32) as u16;
+                let v = if fmt.is_nan(h) {
+                    pf::cvt_nan_to_int(fmt.suffix(), iname)
+                } else {
+                    let x = pf::IntRound::ALL[rnd as usize].f64(fmt.to_f64(h));
+                    let (lo, hi): (f64, f64) = if signed { (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1) - 1.0) } else { (0.0, 2f64.powi(bits as i32) - 1.0) };
+                    let c = x.clamp(lo, hi);
+                    if signed { c as i64 as u64 } else { c as u64 }
+                };
+                t.set(d, ext(v));
+            }
+        }
+        HIns::AtomF { .. } | HIns::VecIdx { .. } | HIns::Cas16 { .. } => unreachable!("memory accesses run in `Cta::exec`"),
+    }
+    Ok(())
 }
 
 /// Executes `coll` for the CTA's threads (every non-exited one waits at it), warp by warp.

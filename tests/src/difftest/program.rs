@@ -250,6 +250,8 @@ pub enum Ins {
     F(super::fops::FIns),
     /// An integer instruction beyond the base set (see `xops.rs`).
     X(super::xops::XIns),
+    /// The adversary's families (see `hops.rs`).
+    H(super::hops::HIns),
 }
 
 /// How many iterations a loop runs: `(%rN & mask) + add`, read when the loop starts.
@@ -593,7 +595,11 @@ pub fn print(program: &Program, flat: &[Flat], name: &str) -> String {
     let target = if floats || flat.iter().any(|f| matches!(f, Flat::Coll(_))) { "sm_80" } else { "sm_70" };
     // `.b128` loads and stores need PTX 8.3.
     let b128 = flat.iter().any(|f| matches!(f, Flat::Op { ins: Ins::X(super::xops::XIns::Vec { b128: true, .. }), .. }));
-    let version = if b128 { "8.3" } else if xints { "7.6" } else { "7.0" };
+    // The hx families: bf16 add/sub/mul and fp8 conversions need sm_90 (PTX 7.8).
+    let hx = flat.iter().any(|f| matches!(f, Flat::Op { ins: Ins::H(_), .. }));
+    let carry = flat.iter().any(|f| matches!(f, Flat::Op { ins: Ins::H(h), .. } if h.uses_carry()));
+    let target = if hx { "sm_90" } else { target };
+    let version = if b128 || hx { "8.3" } else if xints { "7.6" } else { "7.0" };
     let _ = writeln!(w, ".version {version}\n.target {target}\n.address_size 64\n");
     let _ = writeln!(w, ".visible .entry {name}(.param .u64 out, .param .u64 scratch, .param .u64 inp)\n{{");
     let _ = writeln!(w, "    .reg .b32 %r<{NR}>;\n    .reg .b64 %rd<{ND}>;\n    .reg .pred %p<{NP}>;\n    .reg .pred %q;");
@@ -601,6 +607,12 @@ pub fn print(program: &Program, flat: &[Flat], name: &str) -> String {
     let _ = writeln!(w, "    .reg .b32 %tx, %gt, %bs, %bo<{NRO}>;\n    .reg .b64 %bg, %bi, %bl, %bout, %pin;");
     if floats {
         let _ = writeln!(w, "    .reg .b16 %h<2>;\n    .reg .pred %pf;");
+    }
+    if hx {
+        let _ = writeln!(w, "    .reg .b16 %hx<8>;");
+        if !floats {
+            let _ = writeln!(w, "    .reg .pred %pf;");
+        }
     }
     if b128 {
         let _ = writeln!(w, "    .reg .b128 %qq;");
@@ -651,6 +663,10 @@ pub fn print(program: &Program, flat: &[Flat], name: &str) -> String {
     for k in (0..NS).step_by(4) {
         let r: Vec<String> = (k..k + 4).map(|k| format!("%r{}", init_shared_reg(k))).collect();
         let _ = writeln!(w, "    st.shared.v4.u32 [%bs+{}], {{{}}};", k * 4, r.join(", "));
+    }
+    if carry {
+        // The carry flag starts undefined (§9.7.2): cleared by an addition that cannot carry.
+        let _ = writeln!(w, "    add.cc.u32 %t1, %t1, 0;");
     }
     for f in flat {
         print_flat(w, f, b);
@@ -883,6 +899,10 @@ fn print_ins(w: &mut String, g: Option<Guard>, ins: &Ins, block: u32) {
         }
         Ins::X(ref x) => {
             super::xops::print(w, &gs, x);
+            Ok(())
+        }
+        Ins::H(ref h) => {
+            super::hops::print(w, &gs, h);
             Ok(())
         }
         Ins::Ld { w: wd, d, addr } => {
