@@ -47,15 +47,8 @@ pub fn check_layout(k: &mut Kernel) {
         new_var(Ty::Bool, "warp_layout.place_ok"),
         new_var(Ty::Bool, "warp_layout.ok"),
     );
-    let mut s = vec![
-        // Linear thread id: (tid.z * ntid.y + tid.y) * ntid.x + tid.x.
-        assign(lt, Expr::Builtin(Builtin::ThreadId(2))),
-        assign(lt, bin(BinaryOp::Mul, Ty::U32, lt, c32(by))),
-        assign(t, Expr::Builtin(Builtin::ThreadId(1))),
-        assign(lt, bin(BinaryOp::Add, Ty::U32, lt, t)),
-        assign(lt, bin(BinaryOp::Mul, Ty::U32, lt, c32(bx))),
-        assign(t, Expr::Builtin(Builtin::ThreadId(0))),
-        assign(lt, bin(BinaryOp::Add, Ty::U32, lt, t)),
+    let mut s = linear_thread_id(lt, t, bx, by);
+    s.extend([
         assign(size, Expr::Builtin(Builtin::SubgroupSize)),
         assign(inv, Expr::Builtin(Builtin::SubgroupInvocationId)),
         // (1) a non-zero multiple of 32.
@@ -68,7 +61,7 @@ pub fn check_layout(k: &mut Kernel) {
         assign(rem, bin(BinaryOp::RemU, Ty::U32, lt, div)),
         assign(place_ok, cmp(CmpOp::Eq, Ty::U32, inv, rem)),
         assign(ok, bin(BinaryOp::And, Ty::Bool, size_ok, place_ok)),
-    ];
+    ]);
     // (3) the butterfly partners. A subgroup narrower than 32 would make the slot index out of
     // range (an undefined value, but not one to feed a driver): lane 0 there, the verdict is
     // already false.
@@ -110,7 +103,18 @@ pub fn simulate_layout_check(k: &mut Kernel, pass_below: u32) {
     let [bx, by, _] = k.workgroup_size;
     let (lt, t) = (new_var(Ty::U32, "warp_layout.tid"), new_var(Ty::U32, "warp_layout.t"));
     let (cta, ok) = (new_var(Ty::U32, "warp_layout.cta"), new_var(Ty::Bool, "warp_layout.ok"));
-    let s = vec![
+    let mut s = linear_thread_id(lt, t, bx, by);
+    s.extend([
+        assign(cta, Expr::Builtin(Builtin::CtaId(0))),
+        assign(ok, cmp(CmpOp::LtU, Ty::U32, cta, c32(pass_below))),
+    ]);
+    verdict(k, s, lt, ok);
+}
+
+/// `lt` = the linear thread id `(tid.z * ntid.y + tid.y) * ntid.x + tid.x` of a block
+/// `bx` × `by` × _, with `t` as a temporary.
+fn linear_thread_id(lt: VarId, t: VarId, bx: u32, by: u32) -> Vec<Stmt> {
+    vec![
         assign(lt, Expr::Builtin(Builtin::ThreadId(2))),
         assign(lt, bin(BinaryOp::Mul, Ty::U32, lt, c32(by))),
         assign(t, Expr::Builtin(Builtin::ThreadId(1))),
@@ -118,10 +122,7 @@ pub fn simulate_layout_check(k: &mut Kernel, pass_below: u32) {
         assign(lt, bin(BinaryOp::Mul, Ty::U32, lt, c32(bx))),
         assign(t, Expr::Builtin(Builtin::ThreadId(0))),
         assign(lt, bin(BinaryOp::Add, Ty::U32, lt, t)),
-        assign(cta, Expr::Builtin(Builtin::CtaId(0))),
-        assign(ok, cmp(CmpOp::LtU, Ty::U32, cta, c32(pass_below))),
-    ];
-    verdict(k, s, lt, ok);
+    ]
 }
 
 /// Appends to the check `s` (linear thread id `lt`, this invocation's verdict `ok`) the CTA's

@@ -264,12 +264,17 @@ impl FnLower {
             let w = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Heap, index: i });
             words.push(self.select(Ty::U32, ok, w, FnLower::u32c(0)));
         }
-        let w = words[0];
-        match size {
-            4 => w,
-            8 => {
+        self.loaded_value(off, size, words[0], words.get(1).copied())
+    }
+
+    /// The value of a `size`-byte load at byte `off` from its aligned word `w` (and, for 8
+    /// bytes, the next word `hi`): U32 (a sub-word zero-extended) or U64.
+    fn loaded_value(&mut self, off: Operand, size: u32, w: Operand, hi: Option<Operand>) -> Operand {
+        match (size, hi) {
+            (4, _) => w,
+            (8, Some(hi)) => {
                 let lo = self.resize(w, Ty::U32, Ty::U64, false);
-                let hi = self.resize(words[1], Ty::U32, Ty::U64, false);
+                let hi = self.resize(hi, Ty::U32, Ty::U64, false);
                 let hi = self.bin(BinaryOp::Shl, Ty::U64, hi, FnLower::u32c(32));
                 self.bin(BinaryOp::Or, Ty::U64, hi, lo)
             }
@@ -400,23 +405,11 @@ impl FnLower {
         self.check_alignment(off, size);
         let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
         let w = self.value(Ty::U32, Expr::LoadWord { memory: mem, index: idx });
-        match size {
-            4 => w,
-            8 => {
-                let idx1 = self.bin(BinaryOp::Add, Ty::U32, idx, FnLower::u32c(1));
-                let hi = self.value(Ty::U32, Expr::LoadWord { memory: mem, index: idx1 });
-                let lo = self.resize(w, Ty::U32, Ty::U64, false);
-                let hi = self.resize(hi, Ty::U32, Ty::U64, false);
-                let hi = self.bin(BinaryOp::Shl, Ty::U64, hi, FnLower::u32c(32));
-                self.bin(BinaryOp::Or, Ty::U64, hi, lo)
-            }
-            _ => {
-                let byte = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(3));
-                let sh = self.bin(BinaryOp::Mul, Ty::U32, byte, FnLower::u32c(8));
-                let v = self.bin(BinaryOp::ShrU, Ty::U32, w, sh);
-                self.bin(BinaryOp::And, Ty::U32, v, FnLower::u32c(((1u64 << (size * 8)) - 1) as u32))
-            }
-        }
+        let hi = (size == 8).then(|| {
+            let idx1 = self.bin(BinaryOp::Add, Ty::U32, idx, FnLower::u32c(1));
+            self.value(Ty::U32, Expr::LoadWord { memory: mem, index: idx1 })
+        });
+        self.loaded_value(off, size, w, hi)
     }
 
     /// Stores the low `size` bytes of `v` (U32, or U64 for 8) at byte `off` of `mem`.
