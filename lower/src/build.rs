@@ -51,6 +51,21 @@ pub fn if_(cond: impl Into<Operand>, then_body: Vec<Stmt>, else_body: Vec<Stmt>)
 pub fn loop_(body: Vec<Stmt>) -> Stmt {
     Stmt::Loop { body: Block { stmts: body } }
 }
+/// `dst` = the linear thread id `(tid.z * ntid.y + tid.y) * ntid.x + tid.x` in a block of
+/// `workgroup_size`, with `tmp` as a temporary.
+pub fn linear_thread_id(dst: VarId, tmp: VarId, workgroup_size: [u32; 3]) -> Vec<Stmt> {
+    let [bx, by, _] = workgroup_size;
+    vec![
+        assign(dst, Expr::Builtin(Builtin::ThreadId(2))),
+        assign(dst, bin(BinaryOp::Mul, Ty::U32, dst, c32(by))),
+        assign(tmp, Expr::Builtin(Builtin::ThreadId(1))),
+        assign(dst, bin(BinaryOp::Add, Ty::U32, dst, tmp)),
+        assign(dst, bin(BinaryOp::Mul, Ty::U32, dst, c32(bx))),
+        assign(tmp, Expr::Builtin(Builtin::ThreadId(0))),
+        assign(dst, bin(BinaryOp::Add, Ty::U32, dst, tmp)),
+    ]
+}
+
 pub fn module(kernels: Vec<Kernel>) -> Module {
     Module { kernels, globals: GlobalSegment::default() }
 }

@@ -15,7 +15,7 @@
 //!   wgpu creates zeroed (the host's `runtime/scratch.rs`).
 
 use crate::build::*;
-use crate::ir::{AtomicOp, BinaryOp, Builtin, CmpOp, Expr, Kernel, Memory, Stmt, Ty, VarId, VarInfo};
+use crate::ir::{AtomicOp, BinaryOp, CmpOp, Expr, Kernel, Memory, Stmt, Ty, VarId, VarInfo};
 
 /// Prepends the shared-memory zeroing prologue to `k` (nothing if it has no shared memory).
 pub fn zero_shared_memory(k: &mut Kernel) {
@@ -37,17 +37,9 @@ pub fn zero_shared_memory(k: &mut Kernel) {
     } else {
         (words, store(Memory::Shared, i, c32(0)))
     };
-    let [bx, by, _] = k.workgroup_size;
     let threads = k.workgroup_size.iter().product::<u32>();
-    // Linear thread id: (tid.z * ntid.y + tid.y) * ntid.x + tid.x.
-    let mut prologue = vec![
-        assign(i, Expr::Builtin(Builtin::ThreadId(2))),
-        assign(i, bin(BinaryOp::Mul, Ty::U32, i, c32(by))),
-        assign(t, Expr::Builtin(Builtin::ThreadId(1))),
-        assign(i, bin(BinaryOp::Add, Ty::U32, i, t)),
-        assign(i, bin(BinaryOp::Mul, Ty::U32, i, c32(bx))),
-        assign(t, Expr::Builtin(Builtin::ThreadId(0))),
-        assign(i, bin(BinaryOp::Add, Ty::U32, i, t)),
+    let mut prologue = linear_thread_id(i, t, k.workgroup_size);
+    prologue.extend([
         loop_(vec![
             assign(done, cmp(CmpOp::GeU, Ty::U32, i, c32(count))),
             if_(done, vec![Stmt::Break], vec![]),
@@ -55,7 +47,7 @@ pub fn zero_shared_memory(k: &mut Kernel) {
             assign(i, bin(BinaryOp::Add, Ty::U32, i, c32(threads))),
         ]),
         Stmt::Barrier,
-    ];
+    ]);
     prologue.append(&mut k.body.stmts);
     k.body.stmts = prologue;
 }

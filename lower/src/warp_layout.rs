@@ -35,7 +35,6 @@ pub fn check_layout(k: &mut Kernel) {
         k.vars.push(VarInfo { ty, name: name.into() });
         VarId(k.vars.len() as u32 - 1)
     };
-    let [bx, by, _] = k.workgroup_size;
     let threads = k.workgroup_size.iter().product::<u32>();
     let (lt, t) = (new_var(Ty::U32, "warp_layout.tid"), new_var(Ty::U32, "warp_layout.t"));
     let (size, inv) = (new_var(Ty::U32, "warp_layout.subgroup_size"), new_var(Ty::U32, "warp_layout.subgroup_id"));
@@ -47,7 +46,7 @@ pub fn check_layout(k: &mut Kernel) {
         new_var(Ty::Bool, "warp_layout.place_ok"),
         new_var(Ty::Bool, "warp_layout.ok"),
     );
-    let mut s = linear_thread_id(lt, t, bx, by);
+    let mut s = linear_thread_id(lt, t, k.workgroup_size);
     s.extend([
         assign(size, Expr::Builtin(Builtin::SubgroupSize)),
         assign(inv, Expr::Builtin(Builtin::SubgroupInvocationId)),
@@ -100,29 +99,14 @@ pub fn simulate_layout_check(k: &mut Kernel, pass_below: u32) {
         k.vars.push(VarInfo { ty, name: name.into() });
         VarId(k.vars.len() as u32 - 1)
     };
-    let [bx, by, _] = k.workgroup_size;
     let (lt, t) = (new_var(Ty::U32, "warp_layout.tid"), new_var(Ty::U32, "warp_layout.t"));
     let (cta, ok) = (new_var(Ty::U32, "warp_layout.cta"), new_var(Ty::Bool, "warp_layout.ok"));
-    let mut s = linear_thread_id(lt, t, bx, by);
+    let mut s = linear_thread_id(lt, t, k.workgroup_size);
     s.extend([
         assign(cta, Expr::Builtin(Builtin::CtaId(0))),
         assign(ok, cmp(CmpOp::LtU, Ty::U32, cta, c32(pass_below))),
     ]);
     verdict(k, s, lt, ok);
-}
-
-/// `lt` = the linear thread id `(tid.z * ntid.y + tid.y) * ntid.x + tid.x` of a block
-/// `bx` × `by` × _, with `t` as a temporary.
-fn linear_thread_id(lt: VarId, t: VarId, bx: u32, by: u32) -> Vec<Stmt> {
-    vec![
-        assign(lt, Expr::Builtin(Builtin::ThreadId(2))),
-        assign(lt, bin(BinaryOp::Mul, Ty::U32, lt, c32(by))),
-        assign(t, Expr::Builtin(Builtin::ThreadId(1))),
-        assign(lt, bin(BinaryOp::Add, Ty::U32, lt, t)),
-        assign(lt, bin(BinaryOp::Mul, Ty::U32, lt, c32(bx))),
-        assign(t, Expr::Builtin(Builtin::ThreadId(0))),
-        assign(lt, bin(BinaryOp::Add, Ty::U32, lt, t)),
-    ]
 }
 
 /// Appends to the check `s` (linear thread id `lt`, this invocation's verdict `ok`) the CTA's
@@ -194,19 +178,12 @@ pub fn simulate(k: &mut Kernel) {
         new_var(Ty::U32, "warp_sim.warp_base"),
     );
     let (word, idx, acc) = (new_var(Ty::U32, "warp_sim.word"), new_var(Ty::U32, "warp_sim.index"), new_var(Ty::U32, "warp_sim.acc"));
-    let [bx, by, _] = k.workgroup_size;
-    let mut prologue = vec![
-        assign(lt, Expr::Builtin(Builtin::ThreadId(2))),
-        assign(lt, bin(BinaryOp::Mul, Ty::U32, lt, c32(by))),
-        assign(t, Expr::Builtin(Builtin::ThreadId(1))),
-        assign(lt, bin(BinaryOp::Add, Ty::U32, lt, t)),
-        assign(lt, bin(BinaryOp::Mul, Ty::U32, lt, c32(bx))),
-        assign(t, Expr::Builtin(Builtin::ThreadId(0))),
-        assign(lt, bin(BinaryOp::Add, Ty::U32, lt, t)),
+    let mut prologue = linear_thread_id(lt, t, k.workgroup_size);
+    prologue.extend([
         assign(mine, bin(BinaryOp::Add, Ty::U32, lt, c32(base))),
         assign(wbase, bin(BinaryOp::And, Ty::U32, lt, c32(!31))),
         assign(wbase, bin(BinaryOp::Add, Ty::U32, wbase, c32(base))),
-    ];
+    ]);
     let v = Vars { mine, wbase, word, idx, acc };
     let mut body = std::mem::take(&mut k.body.stmts);
     sim_block(&mut body, &v);
