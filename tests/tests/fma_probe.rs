@@ -51,36 +51,36 @@ fn inputs() -> Vec<[f32; 3]> {
     v
 }
 
+/// `kernel` of `ptx` run once on `backend` over `input` (block `N`), its `out_bytes` of output;
 /// `None` where the device rightly refuses the kernel on `backend` (it flushes subnormals
-/// there, and `fma.rn.f32` without `.ftz` keeps them).
-fn run(gpu: &std::sync::Arc<Gpu>, backend: Backend, native: bool) -> Option<Vec<u32>> {
-    let file = SourceFile::new("fma.ptx", PTX);
+/// there, and `fma.rn` without `.ftz` keeps them).
+fn launch(gpu: &std::sync::Arc<Gpu>, backend: Backend, native: bool, name: &str, ptx: &str, input: &[u8], out_bytes: u64) -> Option<Vec<u8>> {
+    let file = SourceFile::new(name, ptx);
     let options = LowerOptions { block: Some([N as u32, 1, 1]), native_fma: native, ..Default::default() };
     let module = translate::frontend(&file, &options).expect("translates");
-    let program = translate::build_program_from_ir("fma.ptx", module, &[backend], true).expect("emits and validates");
+    let program = translate::build_program_from_ir(name, module, &[backend], true).expect("emits and validates");
     if ptxcross_tests::launch::refused_for_subnormals(gpu, &program, backend) {
         return None;
     }
     let mut ctx = Context::new(ptxcross::ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) })
         .expect("context");
-    let input: Vec<u8> = inputs().iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
     let inp = ctx.alloc(input.len() as u64).unwrap();
-    ctx.write(inp, &input).unwrap();
-    let out = ctx.alloc(N as u64 * 4).unwrap();
+    ctx.write(inp, input).unwrap();
+    let out = ctx.alloc(out_bytes).unwrap();
     ctx.launch(&program, "fmak", [1, 1, 1], &[&out.to_le_bytes(), &inp.to_le_bytes()], backend).expect("launch");
-    Some(ctx.read(out, N as u64 * 4).unwrap().chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    Some(ctx.read(out, out_bytes).unwrap())
+}
+
+/// The f32 kernel's results, `None` where it is refused (see [`launch`]).
+fn run(gpu: &std::sync::Arc<Gpu>, backend: Backend, native: bool) -> Option<Vec<u32>> {
+    let input: Vec<u8> = inputs().iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+    let out = launch(gpu, backend, native, "fma.ptx", PTX, &input, N as u64 * 4)?;
+    Some(out.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect())
 }
 
 #[test]
 fn fma_rounds_once_and_the_probe_tells_the_truth() {
-    let gpu = match Gpu::shared() {
-        Ok(g) => g,
-        Err(e) if std::env::var("PTXCROSS_REQUIRE_GPU").as_deref() != Ok("1") => {
-            eprintln!("skipped: {e}");
-            return;
-        }
-        Err(e) => panic!("no GPU adapter: {e}"),
-    };
+    let Some(gpu) = ptxcross_tests::launch::gpu_or_skip() else { return };
     let exact: Vec<u32> = inputs().iter().map(|[a, b, c]| a.mul_add(*b, *c).to_bits()).collect();
     for backend in Backend::ALL {
         let Some(emulated) = run(&gpu, backend, false) else { continue };
@@ -136,18 +136,9 @@ fn inputs64() -> Vec<[f64; 3]> {
 }
 
 fn run64(gpu: &std::sync::Arc<Gpu>, backend: Backend, native: bool) -> Vec<u64> {
-    let file = SourceFile::new("fma64.ptx", PTX64);
-    let options = LowerOptions { block: Some([N as u32, 1, 1]), native_fma: native, ..Default::default() };
-    let module = translate::frontend(&file, &options).expect("translates");
-    let program = translate::build_program_from_ir("fma64.ptx", module, &[backend], true).expect("emits and validates");
-    let mut ctx = Context::new(ptxcross::ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) })
-        .expect("context");
     let input: Vec<u8> = inputs64().iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
-    let inp = ctx.alloc(input.len() as u64).unwrap();
-    ctx.write(inp, &input).unwrap();
-    let out = ctx.alloc(N as u64 * 8).unwrap();
-    ctx.launch(&program, "fmak", [1, 1, 1], &[&out.to_le_bytes(), &inp.to_le_bytes()], backend).expect("launch");
-    ctx.read(out, N as u64 * 8).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()
+    let out = launch(gpu, backend, native, "fma64.ptx", PTX64, &input, N as u64 * 8).expect("fma.rn.f64 refused");
+    out.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()
 }
 
 /// `fma.rn.f64` likewise: `native_fma` maps f64 `fma` to the native op too, so the host uses it
@@ -155,14 +146,7 @@ fn run64(gpu: &std::sync::Arc<Gpu>, backend: Backend, native: bool) -> Vec<u64> 
 /// against reality here the same way.
 #[test]
 fn fma_f64_rounds_once_and_the_probe_tells_the_truth() {
-    let gpu = match Gpu::shared() {
-        Ok(g) => g,
-        Err(e) if std::env::var("PTXCROSS_REQUIRE_GPU").as_deref() != Ok("1") => {
-            eprintln!("skipped: {e}");
-            return;
-        }
-        Err(e) => panic!("no GPU adapter: {e}"),
-    };
+    let Some(gpu) = ptxcross_tests::launch::gpu_or_skip() else { return };
     if !gpu.features().contains(wgpu::Features::SHADER_F64) {
         eprintln!("skipped: no f64 on this device");
         return;
