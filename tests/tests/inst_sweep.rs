@@ -344,31 +344,9 @@ fn copysign_testp_set() {
     // testp.normal: "As a special case, positive and negative zero are considered normal numbers"
     // (§9.7.3.1); observed the same on an NVIDIA H200, driver 580.
     for op in ["finite", "infinite", "number", "notanumber", "normal", "subnormal"] {
-        let class32 = move |a: &[u64]| {
-            let x = f32::from_bits(a[0] as u32);
-            let r = match op {
-                "finite" => x.is_finite(),
-                "infinite" => x.is_infinite(),
-                "number" => !x.is_nan(),
-                "notanumber" => x.is_nan(),
-                "normal" => x.is_normal() || x == 0.0,
-                _ => x.is_subnormal(),
-            };
-            vec![Expect::Bits(r as u64)]
-        };
+        let class32 = move |a: &[u64]| vec![Expect::Bits(fref::testp(op, a[0], false) as u64)];
         sweep_one(Variant::inst(&format!("testp.{op}.f32"), "pred", &["f32"]), &f1, &class32);
-        let class64 = move |a: &[u64]| {
-            let x = f64::from_bits(a[0]);
-            let r = match op {
-                "finite" => x.is_finite(),
-                "infinite" => x.is_infinite(),
-                "number" => !x.is_nan(),
-                "notanumber" => x.is_nan(),
-                "normal" => x.is_normal() || x == 0.0,
-                _ => x.is_subnormal(),
-            };
-            vec![Expect::Bits(r as u64)]
-        };
+        let class64 = move |a: &[u64]| vec![Expect::Bits(fref::testp(op, a[0], true) as u64)];
         sweep_one(Variant::inst(&format!("testp.{op}.f64"), "pred", &["f64"]), &d1, &class64);
     }
     for cmp in ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"] {
@@ -1674,18 +1652,7 @@ fn unary_32_variants() -> Vec<Unary> {
         })));
     }
     for op in ["finite", "infinite", "number", "notanumber", "normal", "subnormal"] {
-        v.push((format!("testp.{op}.f32"), "pred", "f32", Box::new(move |a| {
-            let x = f32::from_bits(a[0] as u32);
-            let r = match op {
-                "finite" => x.is_finite(),
-                "infinite" => x.is_infinite(),
-                "number" => !x.is_nan(),
-                "notanumber" => x.is_nan(),
-                "normal" => x.is_normal() || x == 0.0,
-                _ => x.is_subnormal(),
-            };
-            vec![Expect::Bits(r as u64)]
-        })));
+        v.push((format!("testp.{op}.f32"), "pred", "f32", Box::new(move |a| vec![Expect::Bits(fref::testp(op, a[0], false) as u64)])));
     }
     v.push(("popc.b32".into(), "u32", "b32", Box::new(|a| vec![Expect::Bits(a[0].count_ones() as u64)])));
     v.push(("clz.b32".into(), "u32", "b32", Box::new(|a| vec![Expect::Bits((a[0] as u32).leading_zeros() as u64)])));

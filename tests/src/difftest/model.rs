@@ -1096,25 +1096,8 @@ fn exec_xint(t: &mut Thread, x: XIns) {
         }
         XIns::AddSat { sub, d, a, b } => t.r[d as usize] = pi::add_sat_s32(t.get(a, u), t.get(b, u), sub) as u32,
         XIns::Testp { class, ty, p, a } => {
-            // §9.7.3.1 testp: finite, infinite, number (not NaN), notanumber, subnormal.
             let v = t.get(Src::Reg(a), ty.bits_ty());
-            let (x, sub) = match ty {
-                FTy::F32 => {
-                    let f = f32::from_bits(v as u32);
-                    (f as f64, f.is_subnormal())
-                }
-                FTy::F64 => {
-                    let f = f64::from_bits(v);
-                    (f, f.is_subnormal())
-                }
-            };
-            t.p[p as usize] = match TESTP[class as usize] {
-                "finite" => x.is_finite(),
-                "infinite" => x.is_infinite(),
-                "number" => !x.is_nan(),
-                "notanumber" => x.is_nan(),
-                _ => sub,
-            };
+            t.p[p as usize] = pf::testp(TESTP[class as usize], v, ty == FTy::F64);
         }
         XIns::Vec { .. } | XIns::Atom { .. } => unreachable!("memory accesses run in `Cta::exec`"),
         XIns::Copysign { ty, d, a, b } => {

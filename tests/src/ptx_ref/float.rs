@@ -407,6 +407,29 @@ pub fn min_max(is_min: bool, bits: u32, a: u64, b: u64, nan_mode: bool, xorsign:
     Expect::Bits(if xorsign { (d & (sign - 1)) | xs } else { d })
 }
 
+/// `testp.class` (§9.7.3.1) of the f32 (`is_f64` false: the low 32 bits) or f64 `bits`:
+/// finite, infinite, number (not NaN), notanumber, normal, subnormal. "As a special case,
+/// positive and negative zero are considered normal numbers" (observed the same on an
+/// NVIDIA H200, driver 580).
+pub fn testp(class: &str, bits: u64, is_f64: bool) -> bool {
+    let (x, normal, subnormal) = if is_f64 {
+        let x = f64::from_bits(bits);
+        (x, x.is_normal(), x.is_subnormal())
+    } else {
+        let x = f32::from_bits(bits as u32);
+        (x as f64, x.is_normal(), x.is_subnormal())
+    };
+    match class {
+        "finite" => x.is_finite(),
+        "infinite" => x.is_infinite(),
+        "number" => !x.is_nan(),
+        "notanumber" => x.is_nan(),
+        "normal" => normal || x == 0.0,
+        "subnormal" => subnormal,
+        _ => panic!("no testp class {class}"),
+    }
+}
+
 /// A floating-point comparison of `setp`/`set` (§9.7.6.1 Table "Floating-point comparison
 /// operators"): ordered ones are false on NaN, the `u` forms true; `num`/`nan` test for NaN.
 pub fn compare(cmp: &str, x: f64, y: f64) -> bool {
