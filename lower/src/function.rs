@@ -85,6 +85,12 @@ pub struct FnLower {
     /// The target has no 64-bit floats (`LowerOptions::split_int64`): emulations that would
     /// compute in f64 use integers instead.
     pub no_float64: bool,
+    /// See `LowerOptions::flushed_f32` and `inst::flushed`: f32 comparisons, min/max, neg/abs,
+    /// rounding to integral and f32 ↔ f64 conversions are emitted exact on a flushing device.
+    pub flushed_f32: bool,
+    /// The first instruction whose f32 results depend on the target keeping subnormals (its
+    /// name and place), for the host's refusal.
+    pub f32_subnormal_site: Option<(String, Span)>,
     /// Where `ret` goes: `None` in a kernel (the thread finishes); inside a device function,
     /// the call site's continuation (inlined) or the function's epilogue (stack-called).
     pub ret_target: Option<NodeId>,
@@ -157,6 +163,8 @@ impl FnLower {
             opaque_zero: None,
             native_fma: false,
             no_float64: false,
+            flushed_f32: false,
+            f32_subnormal_site: None,
             ret_target: None,
             frame_base: None,
             local_cursor: 0,
@@ -245,13 +253,29 @@ impl FnLower {
     }
 
     pub fn bin(&mut self, op: BinaryOp, ty: Ty, lhs: Operand, rhs: Operand) -> Operand {
+        if self.flushed_f32 && ty == Ty::F32 && matches!(op, BinaryOp::FMin | BinaryOp::FMax) {
+            return self.f32_min_max_exact(op == BinaryOp::FMin, lhs, rhs);
+        }
         self.value(ty, Expr::Binary { op, ty, lhs, rhs })
     }
     pub fn un(&mut self, op: UnaryOp, ty: Ty, arg: Operand) -> Operand {
+        if self.flushed_f32 && ty == Ty::F32 {
+            // Exact on a target that flushes f32 subnormals (`inst::flushed`).
+            match op {
+                UnaryOp::FNeg | UnaryOp::FAbs => return self.f32_sign_exact(op, arg),
+                UnaryOp::FFloor | UnaryOp::FCeil | UnaryOp::FTrunc | UnaryOp::FRoundEven => {
+                    return self.f32_round_integral_exact(op, arg)
+                }
+                _ => {}
+            }
+        }
         let rty = if matches!(op, UnaryOp::Popcount | UnaryOp::CountLeadingZeros) { Ty::U32 } else { ty };
         self.value(rty, Expr::Unary { op, ty, arg })
     }
     pub fn cmp(&mut self, op: CmpOp, ty: Ty, lhs: Operand, rhs: Operand) -> Operand {
+        if self.flushed_f32 && ty == Ty::F32 && matches!(op, CmpOp::FEq | CmpOp::FNe | CmpOp::FLt | CmpOp::FLe | CmpOp::FGt | CmpOp::FGe) {
+            return self.f32_compare_exact(op, lhs, rhs);
+        }
         let (lhs, rhs) = self.hide_wide_compare_constant(op, ty, lhs, rhs);
         self.value(Ty::Bool, Expr::Compare { op, ty, lhs, rhs })
     }
@@ -289,6 +313,13 @@ impl FnLower {
     pub fn convert(&mut self, op: ConvertOp, from: Ty, to: Ty, arg: Operand) -> Operand {
         if from == to && op == ConvertOp::Bitcast {
             return arg;
+        }
+        if self.flushed_f32 && op == ConvertOp::FloatToFloat {
+            match (from, to) {
+                (Ty::F32, Ty::F64) => return self.f32_widen_exact(arg),
+                (Ty::F64, Ty::F32) => return self.f32_narrow_exact(arg),
+                _ => {}
+            }
         }
         self.value(to, Expr::Convert { op, from, to, arg })
     }

@@ -706,6 +706,10 @@ pub struct Features {
     /// refuses such a kernel on a device and backend that flush them.
     pub f32_subnormals: bool,
     pub f64_subnormals: bool,
+    /// With `f32_subnormals`: the first instruction whose results depend on f32 subnormals, as
+    /// a 1-based index into [`Kernel::fault_sites`] (which lists it for this purpose too), for
+    /// the host's refusal on a device that flushes them.
+    pub f32_subnormals_site: Option<u32>,
     /// Reads the globals segment base (`abi::PARAM_GLOBALS_BASE_WORD`): the launch must bind
     /// the heap segment holding the module's globals.
     pub globals: bool,

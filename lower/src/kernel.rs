@@ -56,6 +56,7 @@ fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, Globa
     let mut fl = FnLower::new(module.address_size.unwrap_or(32), block);
     fl.native_fma = options.native_fma;
     fl.no_float64 = options.split_int64;
+    fl.flushed_f32 = options.flushed_f32;
     fl.native_warps = options.native_warps;
 
     // Parameters.
@@ -177,7 +178,14 @@ fn finish_kernel(
 
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
     let fault_site_var = fl.fault_site_var;
-    let fault_sites = fault_site::resolve(std::mem::take(&mut fl.fault_sites), file);
+    let mut fault_sites = fault_site::resolve(std::mem::take(&mut fl.fault_sites), file);
+    // The instruction the host names when it refuses the kernel on a device that flushes f32
+    // subnormals (listed after the sites of faults; no fault names it).
+    let subnormal_site = fl.f32_subnormal_site.take().filter(|_| fl.subnormals.f32).map(|(instruction, span)| {
+        let (line, col) = file.line_col(span.start);
+        fault_sites.push(ir::FaultSite { line, col, instruction });
+        fault_sites.len() as u32
+    });
     let subnormals = fl.subnormals;
     let native_warps = fl.used_native_warps;
     let (cfg, mut vars, barriers) = fl.into_cfg();
@@ -258,8 +266,13 @@ fn finish_kernel(
     crate::cleanup::simplify(&mut kernel);
     // After it: the constants it propagated are where the drivers see them.
     crate::misread_constants::hide_misread_constants(&mut kernel);
+    if options.simulate_flushed_f32 {
+        // Last: every f32 operation the other passes emitted acts as on a flushing device.
+        crate::flush_sim::simulate_flushed_f32(&mut kernel);
+    }
     kernel.features = features::compute(&kernel);
     kernel.features.f32_subnormals = subnormals.f32;
+    kernel.features.f32_subnormals_site = subnormal_site;
     kernel.features.f64_subnormals = subnormals.f64;
     kernel.features.pointers32 = module.address_size.unwrap_or(32) != 64;
     kernel.features.native_warps = native_warps && (!simulated || simulated_check.is_some());

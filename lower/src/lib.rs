@@ -12,6 +12,7 @@ mod cleanup;
 pub mod cfg;
 mod consts;
 mod fault_site;
+mod flush_sim;
 mod features;
 mod function;
 mod grid;
@@ -90,6 +91,16 @@ pub struct LowerOptions {
     /// (`warp_layout::simulate_layout_check`). `u32::MAX`: every CTA passes; 0: none; between:
     /// a launch whose workgroups disagree.
     pub simulate_warp_layout: Option<u32>,
+    /// The target flushes f32 subnormals (the host's probe says so, see `inst::flushed`):
+    /// the f32 instructions that `inst::flushed` covers are computed so that such a device
+    /// still gives PTX's bits (a native fast path, and a rare exact path on integers);
+    /// the others still mark the kernel `Features::f32_subnormals` (with the first such
+    /// instruction in `Features::f32_subnormals_at`). Exact on any device, only slower.
+    pub flushed_f32: bool,
+    /// Tests only: make every f32 float operation of the kernel act as on a device that flushes
+    /// f32 subnormals (each operand and result flushed to the zero of its sign, see
+    /// `flush_sim`), so that `flushed_f32` can be checked on a device that keeps them.
+    pub simulate_flushed_f32: bool,
 }
 
 /// Globals segment limit when the device is not known (`check`, `translate`).

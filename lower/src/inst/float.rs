@@ -120,7 +120,11 @@ impl FnLower {
                     "sub" => BinaryOp::FSub,
                     _ => BinaryOp::FMul,
                 };
-                let r = self.bin(op, ty, a, b);
+                let r = if self.flushed_f32 && ty == Ty::F32 && !ftz {
+                    self.f32_arith_flushed(name, &[a, b])
+                } else {
+                    self.bin(op, ty, a, b)
+                };
                 let r = if ftz && name == "mul" { self.flush_tiny_f32_product(a, b, r) } else { r };
                 self.write_float(d, t, r, ftz, m.has("sat"))
             }
@@ -152,6 +156,8 @@ impl FnLower {
                     let odd = self.f32_fma_to_odd(a, b, c);
                     let odd = self.flush_tiny_product(odd, F32, true);
                     self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd)
+                } else if self.flushed_f32 && ty == Ty::F32 {
+                    self.f32_arith_flushed("fma", &[a, b, c])
                 } else {
                     self.fma(ty, a, b, c)
                 };
@@ -231,7 +237,7 @@ impl FnLower {
     /// "Emulation of FMA and correctly rounded sums: proved algorithms using rounding to odd",
     /// IEEE TC 2008: round-to-odd with ≥ 2 extra bits makes the second rounding innocuous).
     /// f64 is computed on the integer significands (`f64_fma_rounded`).
-    fn fma(&mut self, ty: Ty, a: Operand, b: Operand, c: Operand) -> Operand {
+    pub(super) fn fma(&mut self, ty: Ty, a: Operand, b: Operand, c: Operand) -> Operand {
         if self.native_fma {
             return self.value(ty, Expr::Fma { ty, a, b, c });
         }
@@ -284,8 +290,20 @@ impl FnLower {
         let q = self.f32_div_rounded(a, b, Rounding::Nearest);
         let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
         let sign = self.bin(BinaryOp::And, Ty::U32, bits, FnLower::u32c(0x8000_0000));
-        let signed_zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);
-        let z = self.bin(BinaryOp::FMul, Ty::F32, a, signed_zero);
+        let z = if self.flushed_f32 {
+            // a·(±0) on the bits (`inst::flushed`): the zero of the XOR of the signs, NaN for
+            // an infinite or NaN a.
+            let ab = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
+            let x = self.bin(BinaryOp::Xor, Ty::U32, ab, sign);
+            let zero = self.bin(BinaryOp::And, Ty::U32, x, FnLower::u32c(0x8000_0000));
+            let mag = self.bin(BinaryOp::And, Ty::U32, ab, FnLower::u32c(0x7fff_ffff));
+            let special = self.cmp(CmpOp::GeU, Ty::U32, mag, FnLower::u32c(0x7f80_0000));
+            let z = self.select(Ty::U32, special, FnLower::u32c(0x7fff_ffff), zero);
+            self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, z)
+        } else {
+            let signed_zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);
+            self.bin(BinaryOp::FMul, Ty::F32, a, signed_zero)
+        };
         self.select(Ty::F32, huge, z, q)
     }
 

@@ -12,6 +12,7 @@ mod convert;
 mod divsqrt;
 mod f64_exact;
 mod float;
+mod flushed;
 mod fp8;
 mod half;
 mod int;
@@ -134,9 +135,15 @@ impl FnLower {
     }
 
     fn plain(&mut self, inst: &Instruction) -> LResult<()> {
-        let outer = std::mem::replace(&mut self.subnormal_exempt, subnormal_exemption(&Mods { inst }));
+        let mut exempt = subnormal_exemption(&Mods { inst });
+        exempt.f32 |= self.flushed_f32 && flushed::covered(&Mods { inst });
+        let outer = std::mem::replace(&mut self.subnormal_exempt, exempt);
+        let before = self.subnormals.f32;
         let lowered = self.dispatch(inst);
         self.subnormal_exempt = outer;
+        if self.subnormals.f32 && !before && self.f32_subnormal_site.is_none() {
+            self.f32_subnormal_site = Some((Mods { inst }.name(), inst.span));
+        }
         lowered
     }
 

@@ -1,0 +1,317 @@
+//! Exact f32 on devices that flush subnormals (issue #9; `LowerOptions::flushed_f32`,
+//! `lower/src/inst/flushed.rs`), checked adversarially on a device that keeps them: the
+//! simulation `LowerOptions::simulate_flushed_f32` makes every native f32 operation flush its
+//! operands and result (sign kept), as the host's probe models a flushing device. The sweeps'
+//! variants and spec references (`ptx_ref`) then must give PTX's bits with the exact mode, and
+//! must NOT without it (which shows that the simulation bites).
+//!
+//!   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test flushed_f32
+
+use ptxcross::Backend;
+use ptxcross_frontend::SourceFile;
+use ptxcross_lower::LowerOptions;
+use ptxcross_tests::ptx_ref::float::{self as fref, IntRound};
+use ptxcross_tests::ptx_ref::half::{self as href, round_of};
+use ptxcross_tests::sweep::{self, rows, Expect, Rng, Sweep, Variant, F32_EDGES};
+
+/// Random operands per variant (on top of the edge table); half of them tiny.
+const SAMPLES: usize = 1 << 10;
+
+/// Edge rows plus random rows, every other one with an exponent field of 0..=3 (subnormals and
+/// the smallest normals, where flushing shows).
+fn f32_rows(arity: usize, seed: u64) -> Vec<u64> {
+    let edges: Vec<u64> = F32_EDGES.iter().map(|&x| x as u64).collect();
+    let mut rng = Rng(seed);
+    let mut k = 0u64;
+    rows(arity, &edges, 1 << 14, SAMPLES, &mut || {
+        k += 1;
+        let r = rng.next_u64() & 0xffff_ffff;
+        if k % 2 == 0 {
+            (r & 0x807f_ffff) | ((r >> 8) % 4) << 23
+        } else {
+            r
+        }
+    })
+}
+
+type Reference = Box<dyn Fn(&[u64]) -> Vec<Expect> + Sync>;
+
+/// One variant, its inputs, its reference, and whether its result is independent of the
+/// device's subnormals without the exact mode (`.ftz`; rounding done on the bits; a subnormal
+/// rounding to 0 either way): then the simulation alone must not change it.
+struct Case {
+    variant: Variant,
+    inputs: Vec<u64>,
+    reference: Reference,
+    independent: bool,
+}
+
+fn cases() -> Vec<Case> {
+    let mut v = Vec::new();
+    let two = f32_rows(2, 1);
+    let three = f32_rows(3, 2);
+    for op in ["add", "sub", "mul", "fma"] {
+        for rnd in ["rn", "rz", "rm", "rp"] {
+            for (mods, ftz, sat) in [("", false, false), (".sat", false, true), (".ftz.sat", true, true)] {
+                if ftz && rnd != "rn" {
+                    continue;
+                }
+                let round = round_of(rnd);
+                let (srcs, inputs): (&[&'static str], _) =
+                    if op == "fma" { (&["f32", "f32", "f32"], three.clone()) } else { (&["f32", "f32"], two.clone()) };
+                v.push(Case {
+                    variant: Variant::inst(&format!("{op}.{rnd}{mods}.f32"), "f32", srcs),
+                    inputs,
+                    reference: Box::new(move |a| vec![fref::arith_f32(op, round, a, ftz, sat)]),
+                    independent: ftz,
+                });
+            }
+        }
+    }
+    // `add.f32` without a rounding modifier is `.rn`; `mad.rn` is `fma.rn`.
+    v.push(Case {
+        variant: Variant::inst("add.f32", "f32", &["f32", "f32"]),
+        inputs: two.clone(),
+        reference: Box::new(|a| vec![fref::arith_f32("add", round_of("rn"), a, false, false)]),
+        independent: false,
+    });
+    v.push(Case {
+        variant: Variant::inst("mad.rn.f32", "f32", &["f32", "f32", "f32"]),
+        inputs: three.clone(),
+        reference: Box::new(|a| vec![fref::arith_f32("fma", round_of("rn"), a, false, false)]),
+        independent: false,
+    });
+    for cmp in ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"] {
+        for ftz in [false, true] {
+            v.push(Case {
+                variant: Variant::inst(&format!("setp.{cmp}{}.f32", if ftz { ".ftz" } else { "" }), "pred", &["f32", "f32"]),
+                inputs: two.clone(),
+                reference: Box::new(move |a| {
+                    let g = |x: u64| {
+                        let v = f32::from_bits(x as u32);
+                        if ftz { fref::ftz(v) } else { v }
+                    };
+                    vec![Expect::Bits(fref::compare(cmp, g(a[0]) as f64, g(a[1]) as f64) as u64)]
+                }),
+                // `num`/`nan` test for NaN only.
+                independent: ftz || cmp == "num" || cmp == "nan",
+            });
+        }
+    }
+    for is_min in [true, false] {
+        let op = if is_min { "min" } else { "max" };
+        for (mods, ftz, nan, xs) in [("", false, false, false), (".ftz", true, false, false), (".NaN.xorsign.abs", false, true, true)] {
+            v.push(Case {
+                variant: Variant::inst(&format!("{op}{mods}.f32"), "f32", &["f32", "f32"]),
+                inputs: two.clone(),
+                reference: Box::new(move |a| vec![fref::min_max(is_min, 32, a[0], a[1], nan, xs, ftz)]),
+                independent: ftz,
+            });
+        }
+    }
+    let one = f32_rows(1, 3);
+    for op in ["abs", "neg"] {
+        v.push(Case {
+            variant: Variant::inst(&format!("{op}.f32"), "f32", &["f32"]),
+            inputs: one.clone(),
+            reference: Box::new(move |a| {
+                let x = a[0] as u32;
+                // NVIDIA's sm_90 gives the canonical NaN for every NaN (as `inst_sweep`).
+                if x & 0x7fff_ffff > 0x7f80_0000 {
+                    return vec![Expect::Bits(0x7fff_ffff)];
+                }
+                vec![Expect::Bits(if op == "abs" { x & 0x7fff_ffff } else { x ^ 0x8000_0000 } as u64)]
+            }),
+            independent: false,
+        });
+    }
+    v.push(Case {
+        variant: Variant::inst("cvt.f64.f32", "f64", &["f32"]),
+        inputs: one.clone(),
+        reference: Box::new(|a| vec![fref::exact_f64(f32::from_bits(a[0] as u32) as f64)]),
+        independent: false,
+    });
+    // f64 operands around f32's subnormal range (and the edge table widened).
+    let mut rng = Rng(4);
+    let mut wide: Vec<u64> = F32_EDGES.iter().map(|&x| (f32::from_bits(x) as f64).to_bits()).collect();
+    wide.extend((0..SAMPLES).map(|_| {
+        let r = rng.next_u64();
+        (r & (1 << 63)) | ((1023 - 152 + (r >> 40) % 30) << 52) | (r & 0xf_ffff_ffff_ffff)
+    }));
+    for rnd in ["rn", "rz", "rm", "rp"] {
+        let round = round_of(rnd);
+        v.push(Case {
+            variant: Variant::inst(&format!("cvt.{rnd}.f32.f64"), "f32", &["f64"]),
+            inputs: wide.clone(),
+            reference: Box::new(move |a| vec![fref::cvt_f32_from("f64", round, a[0])]),
+            independent: rnd != "rn",
+        });
+    }
+    for round in IntRound::ALL {
+        v.push(Case {
+            variant: Variant::inst(&format!("cvt.{}.f32.f32", round.suffix()), "f32", &["f32"]),
+            inputs: one.clone(),
+            reference: Box::new(move |a| vec![fref::cvt_f32_f32(a[0] as u32, Some(round), false, false)]),
+            independent: matches!(round, IntRound::Rni | IntRound::Rzi),
+        });
+        v.push(Case {
+            variant: Variant::inst(&format!("cvt.{}.s32.f32", round.suffix()), "s32", &["f32"]),
+            inputs: one.clone(),
+            reference: Box::new(move |a| {
+                let x = f32::from_bits(a[0] as u32) as f64;
+                if x.is_nan() {
+                    return vec![Expect::Bits(fref::cvt_nan_to_int("f32", "s32"))];
+                }
+                let r = (round.f64(x) as i128).clamp(i32::MIN as i128, i32::MAX as i128);
+                vec![Expect::Bits(r as u64 & 0xffff_ffff)]
+            }),
+            independent: matches!(round, IntRound::Rni | IntRound::Rzi),
+        });
+    }
+    // Computed on the bits or in f64 already (no f32 operation of the device): unchanged by
+    // flushing, and exact in the mode (whose exact f32 ↔ f64 conversions they then use).
+    let mut quotients = two.clone();
+    let mut rng = Rng(5);
+    for _ in 0..SAMPLES {
+        let b = (rng.next_u64() & 0x007f_ffff) | 0x3f80_0000;
+        let q = rng.next_u64() & 0x80ff_ffff;
+        let p = f32::from_bits(q as u32) * f32::from_bits(b as u32);
+        quotients.extend([p.to_bits() as u64, b]);
+    }
+    for rnd in ["rn", "rz"] {
+        let round = round_of(rnd);
+        v.push(Case {
+            variant: Variant::inst(&format!("div.{rnd}.f32"), "f32", &["f32", "f32"]),
+            inputs: quotients.clone(),
+            reference: Box::new(move |a| vec![fref::div_rounded_f32(a[0], a[1], round, false)]),
+            independent: true,
+        });
+        v.push(Case {
+            variant: Variant::inst(&format!("sqrt.{rnd}.f32"), "f32", &["f32"]),
+            inputs: one.clone(),
+            reference: Box::new(move |a| vec![fref::sqrt_rounded_f32(a[0], round, false)]),
+            independent: true,
+        });
+    }
+    v.push(Case {
+        variant: Variant::inst("rcp.rn.f32", "f32", &["f32"]),
+        inputs: one.clone(),
+        reference: Box::new(|a| vec![fref::div_rounded_f32(1f32.to_bits() as u64, a[0], round_of("rn"), false)]),
+        independent: true,
+    });
+    // Within the spec's bounds; without the mode `div.approx` multiplies a by a zero on the
+    // device, which a device that keeps the sign of a flushed operand gets right (the mode does
+    // it on the bits, since Vulkan and WebGPU do not promise that sign).
+    v.push(Case {
+        variant: Variant::inst("div.approx.f32", "f32", &["f32", "f32"]),
+        inputs: quotients.clone(),
+        reference: Box::new(|a| fref::div_approx_f32(a[0] as u32, a[1] as u32, false)),
+        independent: true,
+    });
+    v.push(Case {
+        variant: Variant::inst("div.full.f32", "f32", &["f32", "f32"]),
+        inputs: quotients,
+        reference: Box::new(|a| fref::div_full_f32(a[0] as u32, a[1] as u32, false)),
+        independent: true,
+    });
+    // Narrowing to halves compares and converts f32 values on the device without the mode (f32
+    // subnormals become zeros of f16 either way; bf16 has f32's exponent range).
+    for (fmt, t) in [(href::Fmt::F16, "f16"), (href::Fmt::Bf16, "bf16")] {
+        v.push(Case {
+            variant: Variant::inst(&format!("cvt.rn.{t}.f32"), "b16", &["f32"]),
+            inputs: one.clone(),
+            reference: Box::new(move |a| vec![href::cvt_half_f32(a[0] as u32, fmt, round_of("rn"), false, false)]),
+            independent: t == "f16",
+        });
+    }
+    v
+}
+
+/// Mismatches of `case` on each backend when translated with `options`.
+fn mismatches(gpu: &std::sync::Arc<ptxcross::Gpu>, case: &Case, options: &LowerOptions) -> Vec<sweep::Report> {
+    let body = case.variant.body.clone();
+    let s = Sweep::with_options(gpu, case.variant.clone(), options.clone())
+        .unwrap_or_else(|e| panic!("`{body}` does not translate: {e}"));
+    Backend::ALL.iter().map(|&b| sweep::check(&s, b, &case.inputs, &*case.reference)).collect()
+}
+
+/// With the exact mode, every variant gives PTX's bits although every native f32 operation
+/// flushes.
+#[test]
+fn exact_mode_gives_ptx_bits_under_simulated_flushing() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let options = LowerOptions { flushed_f32: true, simulate_flushed_f32: true, ..LowerOptions::default() };
+    let mut failures = Vec::new();
+    for case in cases() {
+        for r in mismatches(&gpu, &case, &options) {
+            failures.extend(r.failures);
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Without it, the simulation changes every variant that depends on subnormals (on both
+/// backends), and none that `.ftz` makes independent of them.
+#[test]
+fn simulated_flushing_alone_breaks_results_that_need_subnormals() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let options = LowerOptions { simulate_flushed_f32: true, ..LowerOptions::default() };
+    let mut wrong = Vec::new();
+    for case in cases() {
+        for (b, r) in Backend::ALL.iter().zip(mismatches(&gpu, &case, &options)) {
+            let expect_some = !case.independent;
+            if expect_some != (r.mismatches > 0) {
+                wrong.push(format!("{b}: `{}`: {} mismatches", case.variant.body, r.mismatches));
+            }
+        }
+    }
+    assert!(wrong.is_empty(), "the simulation does not act as a flushing device:\n{}", wrong.join("\n"));
+}
+
+/// The exact mode is exact on a device that keeps subnormals too (no simulation): a host may
+/// set it for a module that runs on several devices.
+#[test]
+fn exact_mode_on_a_device_that_keeps_subnormals() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let options = LowerOptions { flushed_f32: true, ..LowerOptions::default() };
+    let mut failures = Vec::new();
+    for case in cases().into_iter().filter(|c| c.variant.body.starts_with("fma.rn.f32") || c.variant.body.starts_with("mul.rz")) {
+        for r in mismatches(&gpu, &case, &options) {
+            failures.extend(r.failures);
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Instructions the mode does not cover yet keep the kernel marked, naming the first one and
+/// its line; covered ones do not mark it.
+#[test]
+fn uncovered_instructions_are_named_for_the_refusal() {
+    let ptx = |body: &str| {
+        format!(
+            ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
+    .reg .f32 %f<4>;\n    .reg .pred %p;\n    .reg .b64 %rd;\n    ld.param.u64 %rd, [p];\n    ld.global.f32 %f1, [%rd];\n\
+{body}\n    st.global.f32 [%rd], %f2;\n    ret;\n}}\n"
+        )
+    };
+    let lower = |body: &str, flushed: bool| {
+        let file = SourceFile::new("k.ptx", ptx(body));
+        let options = LowerOptions { flushed_f32: flushed, ..LowerOptions::default() };
+        let module = ptxcross::translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{}", e.render()));
+        module.kernels[0].clone()
+    };
+    let covered = "    add.rn.f32 %f2, %f1, %f1;\n    mul.f32 %f2, %f2, %f1;\n    fma.rn.f32 %f2, %f2, %f1, %f1;\n    \
+                   setp.lt.f32 %p, %f2, %f1;\n    selp.f32 %f2, %f2, %f1, %p;\n    max.f32 %f2, %f2, %f1;\n    neg.f32 %f2, %f2;";
+    let k = lower(covered, true);
+    assert!(!k.features.f32_subnormals, "covered instructions mark the kernel");
+    let k = lower(covered, false);
+    assert!(k.features.f32_subnormals, "without the mode the kernel depends on subnormals");
+    let site = &k.fault_sites[k.features.f32_subnormals_site.expect("a site") as usize - 1];
+    assert_eq!((site.instruction.as_str(), site.line), ("add.rn.f32", 11));
+    // `atom.add.f32` adds on the device (not covered yet).
+    let k = lower(&format!("{covered}\n    atom.global.add.f32 %f2, [%rd], %f1;"), true);
+    assert!(k.features.f32_subnormals);
+    let site = &k.fault_sites[k.features.f32_subnormals_site.expect("a site") as usize - 1];
+    assert_eq!((site.instruction.as_str(), site.line, site.col), ("atom.global.add.f32", 18, 5));
+}
+
