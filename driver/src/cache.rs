@@ -68,11 +68,12 @@ impl DiskKey {
         let (kernel, block, dynamic_shared) = shape;
         let text = format!(
             "ptx {ptx}\nkernel {kernel}\nblock {block:?}\nshared {dynamic_shared}\nbackend {}\nfma {}\ncut loops {}\n\
-             native warps {}\ndevice {} {:?} {} {} {:x} {:x}\nbuild {}\n",
+             native warps {}\nflushed f32 {}\ndevice {} {:?} {} {} {:x} {:x}\nbuild {}\n",
             device.backend.name(),
             device.native_fma,
             device.detect_cut_loops,
             device.native_warps,
+            device.flushed_f32,
             info.name,
             info.backend,
             info.driver,

@@ -176,6 +176,7 @@ impl Module {
             detect_cut_loops: device.detect_cut_loops,
             native_warps: device.native_warps,
             split_int64: device.split_int64,
+            flushed_f32: device.flushed_f32,
             ..LowerOptions::default()
         };
         let ir = translate::lower(&self.ast, &self.file, &options).map_err(|e| e.render())?;

@@ -95,6 +95,9 @@ pub struct Device {
     /// where the subgroups can hold whole warps, or as `PTXCROSS_WARPS` says); the runtime
     /// falls back to the emulated translation where the kernel's layout check fails.
     pub native_warps: bool,
+    /// The device flushes f32 subnormals on `backend`: translations compute f32 exactly anyway
+    /// (`LowerOptions::flushed_f32`).
+    pub flushed_f32: bool,
 }
 
 pub struct Driver {
@@ -212,8 +215,9 @@ fn open() -> Result<Driver, CUresult> {
     let detect_cut_loops = gpu.cuts_long_loops(backend);
     let split_int64 = !gpu.features().contains(wgpu::Features::SHADER_INT64);
     let native_warps = gpu.native_warps();
+    let flushed_f32 = gpu.flushes_f32(backend);
     let mut d = Driver {
-        device: Device { gpu, heap, backend, native_fma, detect_cut_loops, split_int64, native_warps },
+        device: Device { gpu, heap, backend, native_fma, detect_cut_loops, split_int64, native_warps, flushed_f32 },
         next_id: 1,
         contexts: HashMap::new(),
         primary: 0,

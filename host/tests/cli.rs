@@ -224,9 +224,11 @@ fn run_and_verify_vecadd_end_to_end() {
     std::fs::remove_dir_all(&bad).ok();
 }
 
-/// A device that flushes f32 subnormals on a backend (NVIDIA's WGSL path) gets kernels that
-/// keep them refused there: `run` and `verify` say "refused" with the reason and still exit 0
-/// when every backend that ran passed (the device's limit is not the kernel's failure).
+/// A device that flushes f32 subnormals on a backend (NVIDIA's WGSL path) gets f32 kernels
+/// translated in the exact mode for such devices (`LowerOptions::flushed_f32`), and kernels
+/// with an instruction that mode does not cover yet (`atom.add.f32`) refused there: `run` and
+/// `verify` say "refused" with the reason, naming the instruction and its line, and still exit
+/// 0 when every backend that ran passed (the device's limit is not the kernel's failure).
 /// `PTXCROSS_ASSUME_FLUSHED` makes any device answer the subnormal probe as such a device.
 #[test]
 fn a_backend_refused_for_flushed_subnormals_is_reported_not_failed() {
@@ -238,12 +240,28 @@ fn a_backend_refused_for_flushed_subnormals_is_reported_not_failed() {
     }
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("[SPIR-V]: pass") && out.contains("[WGSL]: pass"), "{out}");
+    // 256 threads add 1.0 each to one word: 256 in any order.
+    let ptx = ".version 8.5\n.target sm_60\n.address_size 64\n\
+        .visible .entry asum(.param .u64 out)\n{\n    .reg .f32 %f<2>;\n    .reg .b64 %rd<2>;\n\
+        ld.param.u64 %rd1, [out];\n    cvta.to.global.u64 %rd1, %rd1;\n\
+        atom.global.add.f32 %f1, [%rd1], 0f3F800000;\n    ret;\n}\n";
+    std::fs::write(dir.join("asum.ptx"), ptx).unwrap();
+    let spec = r#"{ "ptx": "asum.ptx", "kernel": "asum", "grid": [1, 1, 1], "block": [256, 1, 1],
+        "buffers": { "s": {"zeros": 4} }, "args": [{"buffer": "s"}],
+        "expect": { "s": {"type": "f32", "values": [256]} } }"#;
+    std::fs::write(dir.join("asum.json"), spec).unwrap();
+    let o = ptxcross(&["run", "--spec", dir.join("asum.json").to_str().unwrap()], &env);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
     assert!(out.contains("[SPIR-V]: pass") && out.contains("[WGSL]: refused"), "{out}");
     assert!(out.contains("flushes f32 subnormals to zero on the WGSL backend"), "{out}");
+    assert!(out.contains("`atom.global.add.f32` at line 10:1, which ptxcross does not compute exactly"), "{out}");
     let o = ptxcross(&["verify", dir.to_str().unwrap()], &env);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
-    assert!(out.contains("1 passed, 0 failed, 1 refused by this device"), "{out}");
+    assert!(out.contains("3 passed, 0 failed, 1 refused by this device"), "{out}");
+    assert!(out.contains("flushes f32 subnormals: exact f32 mode"), "{out}");
     std::fs::remove_dir_all(&dir).ok();
 }
 

@@ -710,6 +710,9 @@ pub struct Features {
     /// a 1-based index into [`Kernel::fault_sites`] (which lists it for this purpose too), for
     /// the host's refusal on a device that flushes them.
     pub f32_subnormals_site: Option<u32>,
+    /// Lowered with `LowerOptions::flushed_f32`: what does not set `f32_subnormals` is exact
+    /// on a device that flushes f32 subnormals.
+    pub flushed_f32: bool,
     /// Reads the globals segment base (`abi::PARAM_GLOBALS_BASE_WORD`): the launch must bind
     /// the heap segment holding the module's globals.
     pub globals: bool,

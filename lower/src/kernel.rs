@@ -273,6 +273,7 @@ fn finish_kernel(
     kernel.features = features::compute(&kernel);
     kernel.features.f32_subnormals = subnormals.f32;
     kernel.features.f32_subnormals_site = subnormal_site;
+    kernel.features.flushed_f32 = options.flushed_f32;
     kernel.features.f64_subnormals = subnormals.f64;
     kernel.features.pointers32 = module.address_size.unwrap_or(32) != 64;
     kernel.features.native_warps = native_warps && (!simulated || simulated_check.is_some());

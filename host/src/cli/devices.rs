@@ -48,7 +48,8 @@ fn subnormals_line(s: &Subnormals) -> String {
         "f32 kept".to_string()
     } else {
         format!(
-            "f32 FLUSHED ({}; kernels with f32 arithmetic without .ftz are refused)",
+            "f32 FLUSHED ({}; f32 instructions are translated to give exact results anyway, slower where \
+             they meet zeros or subnormals; kernels with f32 instructions not covered yet, e.g. atom.add.f32, are refused)",
             s.failed_checks().into_iter().filter(|c| c.starts_with("f32") || c.contains("to an f32")).collect::<Vec<_>>().join(", ")
         )
     };

@@ -292,6 +292,9 @@ struct DeviceFacts {
     split_int64: bool,
     /// Translate warp collectives natively too (`Gpu::native_warps`, `PTXCROSS_WARPS`).
     native_warps: bool,
+    /// Some backend flushes f32 subnormals: f32 is computed exactly anyway
+    /// (`LowerOptions::flushed_f32`; exact on the other backend too, only slower).
+    flushed_f32: bool,
 }
 
 /// `split_int64`: translate as for a device without 64-bit integers even if this one has them
@@ -304,6 +307,7 @@ fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend], split_i
         max_global_bytes: gpu.map(|g| g.max_segment_bytes().saturating_sub(HEAP_RESERVED_BYTES + ALLOC_ALIGN)),
         split_int64: split_int64 || gpu.is_some_and(|g| !g.features().contains(wgpu::Features::SHADER_INT64)),
         native_warps: gpu.is_some_and(|g| g.native_warps()),
+        flushed_f32: gpu.is_some_and(|g| backends.iter().any(|&b| g.flushes_f32(b))),
     }
 }
 
@@ -319,6 +323,7 @@ fn frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, TranslateErro
         max_global_bytes: facts.max_global_bytes,
         split_int64: facts.split_int64,
         native_warps: facts.native_warps,
+        flushed_f32: facts.flushed_f32,
         // `PTXCROSS_LOCAL_SCRATCH_BYTES=N`: local memory of N bytes per thread or more goes to
         // the scratch buffer (default 512; 4294967295 keeps it private, e.g. to compare).
         local_scratch_bytes: std::env::var("PTXCROSS_LOCAL_SCRATCH_BYTES").ok().and_then(|v| v.trim().parse().ok()),
@@ -534,10 +539,11 @@ pub fn verify_main(a: &Args) -> Result<i32, String> {
     let facts = device_facts(gpu.as_ref().ok(), &backends, a.flag("--split-int64"));
     match &gpu {
         Ok(g) => println!(
-            "device: {} (fma {}{})",
+            "device: {} (fma {}{}{})",
             g.describe(),
             if facts.native_fma { "fused: native" } else { "not fused: exact emulation" },
-            if facts.detect_cut_loops { "; cuts long loops: checked" } else { "" }
+            if facts.detect_cut_loops { "; cuts long loops: checked" } else { "" },
+            if facts.flushed_f32 { "; flushes f32 subnormals: exact f32 mode" } else { "" }
         ),
         Err(e) => {
             println!("could not run the kernels: {e}");

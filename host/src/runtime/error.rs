@@ -44,6 +44,11 @@ pub enum Error {
         device: String,
         backend: Backend,
         format: &'static str,
+        /// The first instruction whose f32 results depend on subnormals (`line:col (`opcode`)`).
+        site: Option<String>,
+        /// The kernel was translated in the exact mode for such devices
+        /// (`LowerOptions::flushed_f32`): `site` is an instruction that mode does not cover yet.
+        exact_mode: bool,
     },
     /// A launch exceeds one of the adapter's limits (or is degenerate, e.g. a zero grid).
     LimitExceeded {
@@ -130,16 +135,26 @@ impl fmt::Display for Error {
             Error::MissingFeature { kernel, what, feature } => {
                 write!(f, "kernel `{kernel}` uses {what} but the adapter lacks {feature}")
             }
-            Error::SubnormalsFlushed { kernel, device, backend, format } => {
+            Error::SubnormalsFlushed { kernel, device, backend, format, site, exact_mode } => {
                 let (other, flag) = match backend {
                     Backend::Spirv => (Backend::Wgsl, "wgsl"),
                     Backend::Wgsl => (Backend::Spirv, "spirv"),
+                };
+                let why = match (site, *exact_mode) {
+                    (Some(site), true) => format!(
+                        "{site}, which ptxcross does not compute exactly on such a device yet (not supported yet)"
+                    ),
+                    (Some(site), false) => format!(
+                        "{site}; translating with `LowerOptions::flushed_f32`, as the runtime's own translations \
+                         do for such a device, computes it exactly"
+                    ),
+                    (None, _) => format!("{format} arithmetic without .ftz"),
                 };
                 write!(
                     f,
                     "kernel `{kernel}`: {device} flushes {format} subnormals to zero on the {backend} backend \
                      (measured by ptxcross's subnormal probe; see `ptxcross devices`), and this kernel's results \
-                     depend on them ({format} arithmetic without .ftz), so it would compute wrong values; \
+                     depend on them ({why}), so it would compute wrong values; \
                      run it on the {other} backend (`--backend {flag}`)"
                 )?;
                 if *format == "f32" {

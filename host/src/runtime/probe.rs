@@ -350,6 +350,12 @@ impl Gpu {
         })
     }
 
+    /// Whether f32 code for `backend` must be translated in the exact mode for devices that
+    /// flush f32 subnormals (`LowerOptions::flushed_f32`): the probe found them flushed.
+    pub fn flushes_f32(self: &Arc<Self>, backend: Backend) -> bool {
+        !self.subnormals(backend).f32_kept
+    }
+
     /// Whether this device keeps subnormals on `backend` (measured on first use, unless
     /// [`Gpu::assume_subnormals`] said it first). `PTXCROSS_ASSUME_FLUSHED` (a comma-separated
     /// list of backends, `spirv`, `wgsl`) makes the answer "f32 and f64 flushed" on those
@@ -386,11 +392,20 @@ impl Gpu {
         } else {
             return Ok(());
         };
+        let site = if lost == "f32" {
+            f.f32_subnormals_site
+                .and_then(|i| kernel.fault_sites.get((i as usize).checked_sub(1)?))
+                .map(|s| format!("`{}` at line {}:{}", s.instruction, s.line, s.col))
+        } else {
+            None
+        };
         Err(Error::SubnormalsFlushed {
             kernel: kernel.name.clone(),
             device: self.adapter_info().name.clone(),
             backend,
             format: lost,
+            site,
+            exact_mode: f.flushed_f32 && lost == "f32",
         })
     }
 
