@@ -18,7 +18,10 @@
 //!   `PTXCROSS_SPEED_REPS=N` (default 5) sets the repetitions, `PTXCROSS_SPEED_KERNELS=saxpy,reduce`
 //!   a subset, `PTXCROSS_SPEED_SCALE=F` multiplies the problem sizes (default 1),
 //!   `PTXCROSS_SPEED_SEGMENT=1` puts ptxcross's buffers into the second heap segment (a
-//!   context with more memory than one storage binding).
+//!   context with more memory than one storage binding). `PTXCROSS_SPEED_FLUSHED_F32=1` adds
+//!   the kernels translated in the exact mode for devices that flush f32 subnormals
+//!   (`LowerOptions::flushed_f32`) as two more sides, `flushed-f32` on each backend (the smoke
+//!   run always checks them, and the same mode under simulated flushing, bit-exactly).
 //!
 //!   `PTXCROSS_SPEED_VARIANTS=DIR` (an experiment switch for decomposing the cost, not a
 //!   result): every `DIR/<kernel>.<label>.wgsl` and `DIR/<kernel>.<label>.spvasm` (hand edits of
@@ -490,6 +493,10 @@ struct Ptx {
 }
 
 fn translate_case(gpu: &Arc<Gpu>, case: &Case, backend: Backend) -> Program {
+    translate_with(gpu, case, backend, LowerOptions::default())
+}
+
+fn translate_with(gpu: &Arc<Gpu>, case: &Case, backend: Backend, extra: LowerOptions) -> Program {
     let ptx = corpus_ptx(case.ptx_path);
     let file = SourceFile::new(case.ptx_path.to_string(), ptx);
     let options = LowerOptions {
@@ -498,10 +505,25 @@ fn translate_case(gpu: &Arc<Gpu>, case: &Case, backend: Backend) -> Program {
         dynamic_shared_bytes: case.dynamic_shared,
         native_fma: gpu.native_fma_usable(backend),
         detect_cut_loops: gpu.cuts_long_loops(backend),
-        ..Default::default()
+        ..extra
     };
     translate::build_program(&file, &options, &[backend], true)
         .unwrap_or_else(|e| panic!("{} ({backend}): {}", case.name, e.render()))
+}
+
+/// The exact mode for devices that flush f32 subnormals as more sides (see the module
+/// comment): labels starting with `flushed` must be bit-exact.
+fn flushed_sides(gpu: &Arc<Gpu>, case: &Case, simulated: bool) -> Vec<(String, Backend, Program)> {
+    let mut out = Vec::new();
+    for backend in Backend::ALL {
+        let mode = LowerOptions { flushed_f32: true, ..LowerOptions::default() };
+        out.push(("flushed-f32".to_string(), backend, translate_with(gpu, case, backend, mode)));
+        if simulated {
+            let mode = LowerOptions { flushed_f32: true, simulate_flushed_f32: true, ..LowerOptions::default() };
+            out.push(("flushed-f32-simulated".to_string(), backend, translate_with(gpu, case, backend, mode)));
+        }
+    }
+    out
 }
 
 impl Ptx {
@@ -815,7 +837,7 @@ fn ms(d: Duration) -> f64 {
 
 /// Runs `cases`: checks every side's output, then times `reps` interleaved rounds; prints the
 /// table.
-fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize) {
+fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
     println!(
         "device: {}; {} rounds, GPU timestamps, median per launch",
         gpu.adapter_info().name,
@@ -852,11 +874,15 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize) {
                 }
             }
         }
-        let extra = variants(case, &ptx);
+        let mut extra = variants(case, &ptx);
+        if check_flushed || std::env::var("PTXCROSS_SPEED_FLUSHED_F32").is_ok_and(|v| v == "1") {
+            extra.extend(flushed_sides(gpu, case, check_flushed));
+        }
         for (label, backend, program) in &extra {
             ptx.reset(case);
             Ptx::launch_program(&mut ptx.ctx, &ptx.ptrs, case, program, *backend);
             if let Err(e) = exact(&case.expect, &ptx.output(case)) {
+                assert!(!label.starts_with("flushed"), "{} {label} on {backend} is not bit-exact: {e}", case.name);
                 println!("  variant {label} ({backend}) is not bit-exact: {e}");
             }
         }
@@ -923,7 +949,7 @@ fn smoke() {
         return eprintln!("skipped: the device has no timestamp queries");
     }
     let cases = vec![saxpy(1000), transpose(100, 75), reduce(5000), mandelbrot(67, 45, 256), matmul(48)];
-    run(&gpu, &selected(cases), 1);
+    run(&gpu, &selected(cases), 1, true);
 }
 
 /// The benchmark (see the module comment for the command).
@@ -942,7 +968,7 @@ fn kernel_speed() {
         mandelbrot(sz(1280), 1024, 256),
         matmul(sz(256) / 16 * 16),
     ]);
-    run(&gpu, &cases, reps);
+    run(&gpu, &cases, reps, false);
 }
 
 #[test]

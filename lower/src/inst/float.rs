@@ -252,7 +252,7 @@ impl FnLower {
     }
 
     /// a·b + c of f32 operands in f64, rounded to odd (see `fma`).
-    fn f32_fma_to_odd(&mut self, a: Operand, b: Operand, c: Operand) -> Operand {
+    pub(super) fn f32_fma_to_odd(&mut self, a: Operand, b: Operand, c: Operand) -> Operand {
         let wide = |s: &mut Self, x: Operand| s.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, x);
         let (pa, pb, pc) = (wide(self, a), wide(self, b), wide(self, c));
         let p = self.bin(BinaryOp::FMul, Ty::F64, pa, pb);

@@ -23,11 +23,13 @@
 //! - **A native fast path and a rare exact path** for add, sub, mul and fma to nearest: the
 //!   native result is exact unless an operand is subnormal or the exact result is below
 //!   2^-126 in magnitude, and a flushing device can only spoil results by giving a zero or a
-//!   value of magnitude at most 2^-126. So the native result stands unless an operand or the
-//!   result has a magnitude of at most 2^-126 (zero included: a flushed subnormal result is a
-//!   zero); then an `If` recomputes it on integers (`f32_fma_on_integers`: a + b = a·1 + b,
-//!   a − b = a·1 + (−b), a·b = a·b + (−0), which keeps the sign of zero products). That path
-//!   is taken only by threads that meet zeros or tiny values, so its cost is mostly code size.
+//!   value of magnitude at most 2^-126. So the native result stands unless a cheap test on
+//!   the bits finds such a case possible (`f32_arith_flushed`: for sums an operand below
+//!   2^-102, Sterbenz-like; for products a subnormal operand or a result of at most 2^-126
+//!   from nonzero factors; zeros never, since real kernels are full of them); then an `If`
+//!   recomputes it on integers (`f32_fma_on_integers`: a + b = a·1 + b, a − b = a·1 + (−b),
+//!   a·b = a·b + (−0), which keeps the sign of zero products). That path is taken only by
+//!   threads that meet tiny values, so its cost is mostly code size.
 //!   The directed roundings (`.rz/.rm/.rp`) already compute in f64 and round the bits; with
 //!   the exact widening above they need nothing more.
 //!
@@ -44,6 +46,9 @@ use ptxcross_frontend::ast::ScalarType;
 /// The bits of 2^-126, the least normal f32: magnitudes up to it may differ on a flushing
 /// device.
 const LEAST_NORMAL: u32 = 0x0080_0000;
+
+/// The bits of 2^-102: addends at least this large (or zero) cannot make a subnormal sum.
+const TINY_ADDEND: u32 = 25 << 23;
 
 impl FnLower {
     /// The magnitude bits (`U32`) of the f32 `x`.
@@ -153,9 +158,14 @@ impl FnLower {
 
     /// `add`/`sub`/`mul`/`fma` of f32 rounded to nearest, exact on a flushing target: the
     /// native result (the emulated fma where the native one is not used), recomputed on
-    /// integers when an operand or that result has a magnitude of at most 2^-126 (see the
-    /// module comment).
+    /// integers only where a flushing device can differ (see the module comment):
+    /// - add/sub: an operand with 0 < |x| < 2^-102. Otherwise both operands are zero or have
+    ///   an ulp of at least 2^-125, so the exact sum is 0 or at least 2^-125 in magnitude: no
+    ///   subnormal is seen or made (a zero operand is harmless: the sum is the other operand).
+    /// - mul/fma: a subnormal operand, or a result of magnitude at most 2^-126 (a flushed result
+    ///   is a zero) when neither factor is zero (a zero product is exact: ±0, or c's value).
     pub(super) fn f32_arith_flushed(&mut self, op: &str, xs: &[Operand]) -> Operand {
+        let u = FnLower::u32c;
         // The fast path as on a device that keeps subnormals (native operations).
         let saved = std::mem::replace(&mut self.flushed_f32, false);
         let fast = match op {
@@ -165,25 +175,59 @@ impl FnLower {
             _ => self.fma(Ty::F32, xs[0], xs[1], xs[2]),
         };
         self.flushed_f32 = saved;
-        let mut least = self.f32_magnitude_bits(fast);
-        for &x in xs {
-            let m = self.f32_magnitude_bits(x);
-            least = self.bin(BinaryOp::MinU, Ty::U32, least, m);
-        }
-        let rare = self.cmp(CmpOp::LeU, Ty::U32, least, FnLower::u32c(LEAST_NORMAL));
+        // |x| − 1 (wrapping): a zero operand becomes the largest value, out of every range.
+        let below = |s: &mut Self, x: Operand| {
+            let m = s.f32_magnitude_bits(x);
+            s.bin(BinaryOp::Sub, Ty::U32, m, u(1))
+        };
+        let rare = if matches!(op, "add" | "sub") {
+            let a = below(self, xs[0]);
+            let b = below(self, xs[1]);
+            let least = self.bin(BinaryOp::MinU, Ty::U32, a, b);
+            self.cmp(CmpOp::LtU, Ty::U32, least, u(TINY_ADDEND - 1))
+        } else {
+            let a = below(self, xs[0]);
+            let b = below(self, xs[1]);
+            let factors = self.bin(BinaryOp::MinU, Ty::U32, a, b);
+            let least = match xs.get(2) {
+                Some(&c) => {
+                    let c = below(self, c);
+                    self.bin(BinaryOp::MinU, Ty::U32, factors, c)
+                }
+                None => factors,
+            };
+            let subnormal = self.cmp(CmpOp::LtU, Ty::U32, least, u(LEAST_NORMAL - 1));
+            let nonzero = self.cmp(CmpOp::Ne, Ty::U32, factors, u(u32::MAX));
+            let r = self.f32_magnitude_bits(fast);
+            let tiny = self.cmp(CmpOp::LeU, Ty::U32, r, u(LEAST_NORMAL));
+            let tiny = self.bin(BinaryOp::And, Ty::Bool, tiny, nonzero);
+            self.bin(BinaryOp::Or, Ty::Bool, subnormal, tiny)
+        };
         let result = self.new_var(Ty::F32, "flushed");
         self.assign(result, Expr::Use(fast));
         let xs = xs.to_vec();
         let exact = self.collect(|s| {
-            let one = Operand::Const(Const::F32(1f32.to_bits()));
             let r = match op {
-                "add" => s.f32_fma_on_integers(xs[0], one, xs[1]),
+                "add" => s.f32_sum_of_tiny(xs[0], xs[1]),
                 "sub" => {
                     let neg = s.f32_sign_exact(UnaryOp::FNeg, xs[1]);
-                    s.f32_fma_on_integers(xs[0], one, neg)
+                    s.f32_sum_of_tiny(xs[0], neg)
                 }
-                "mul" => s.f32_fma_on_integers(xs[0], xs[1], Operand::Const(Const::F32(0x8000_0000))),
-                _ => s.f32_fma_on_integers(xs[0], xs[1], xs[2]),
+                // Without f64: a·b + (−0) (keeps the sign of a zero product) on integers.
+                "mul" if s.no_float64 => s.f32_fma_on_integers(xs[0], xs[1], Operand::Const(Const::F32(0x8000_0000))),
+                _ if s.no_float64 => s.f32_fma_on_integers(xs[0], xs[1], xs[2]),
+                // The exact product in f64 (24 + 24 significant bits), rounded on the bits.
+                "mul" => {
+                    let wa = s.f32_widen_exact(xs[0]);
+                    let wb = s.f32_widen_exact(xs[1]);
+                    let p = s.bin(BinaryOp::FMul, Ty::F64, wa, wb);
+                    s.f32_narrow_exact(p)
+                }
+                // The emulated fma (rounded to odd in f64) with the exact conversions.
+                _ => {
+                    let odd = s.f32_fma_to_odd(xs[0], xs[1], xs[2]);
+                    s.f32_narrow_exact(odd)
+                }
             };
             s.assign(result, Expr::Use(r));
             Ok(())
@@ -192,6 +236,67 @@ impl FnLower {
             self.emit_if(rare, exact, crate::ir::Block::new());
         }
         Operand::Var(result)
+    }
+}
+
+impl FnLower {
+    /// a + b rounded to nearest where an operand is tiny (the slow path of `f32_arith_flushed`),
+    /// with f32 and integer operations that never see nor make a subnormal: if the larger
+    /// magnitude is at least 2^-60, the other one (below 2^-102) is less than a quarter ulp of
+    /// it, so the sum rounds to the larger operand; otherwise both are scaled by 2^64 on the
+    /// bits (a subnormal through the exact conversion of its integer significand), added
+    /// natively (normal operands; a sum that is subnormal unscaled is exact, Hauser, so the
+    /// scaled one is exact too) and scaled back on the bits (a subnormal result by an exact
+    /// right shift of the significand).
+    fn f32_sum_of_tiny(&mut self, a: Operand, b: Operand) -> Operand {
+        let u = FnLower::u32c;
+        let ma = self.f32_magnitude_bits(a);
+        let mb = self.f32_magnitude_bits(b);
+        let a_larger = self.cmp(CmpOp::GeU, Ty::U32, ma, mb);
+        let larger = self.select(Ty::F32, a_larger, a, b);
+        let large = self.bin(BinaryOp::MaxU, Ty::U32, ma, mb);
+        let large = self.cmp(CmpOp::GeU, Ty::U32, large, u((127 - 60) << 23));
+        let sa = self.f32_scale_up_64(a);
+        let sb = self.f32_scale_up_64(b);
+        let sum = self.value(Ty::F32, Expr::Binary { op: BinaryOp::FAdd, ty: Ty::F32, lhs: sa, rhs: sb });
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, sum);
+        let sign = self.bin(BinaryOp::And, Ty::U32, bits, u(0x8000_0000));
+        let e = self.bin(BinaryOp::ShrU, Ty::U32, bits, u(23));
+        let e = self.bin(BinaryOp::And, Ty::U32, e, u(0xff));
+        let normal = self.bin(BinaryOp::Sub, Ty::U32, bits, u(64 << 23));
+        // Subnormal unscaled (0 < e ≤ 64): significand · 2^(e − 150 − 64) = (sig >> (65 − e)) · 2^-149.
+        let frac = self.bin(BinaryOp::And, Ty::U32, bits, u(0x007f_ffff));
+        let sig = self.bin(BinaryOp::Or, Ty::U32, frac, u(0x0080_0000));
+        let shift = self.bin(BinaryOp::Sub, Ty::U32, u(65), e);
+        let shift = self.bin(BinaryOp::MinU, Ty::U32, shift, u(31));
+        let sub = self.bin(BinaryOp::ShrU, Ty::U32, sig, shift);
+        let sub = self.bin(BinaryOp::Or, Ty::U32, sub, sign);
+        let is_normal = self.cmp(CmpOp::GtU, Ty::U32, e, u(64));
+        let r = self.select(Ty::U32, is_normal, normal, sub);
+        // A zero sum (x + (−x)) is the native one's zero.
+        let zero = self.cmp(CmpOp::Eq, Ty::U32, e, u(0));
+        let r = self.select(Ty::U32, zero, bits, r);
+        let r = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, r);
+        self.select(Ty::F32, large, larger, r)
+    }
+
+    /// x · 2^64 for a finite f32 with |x| < 2^-60, exactly, without a subnormal: a normal x
+    /// gets 64 more in its exponent field; a subnormal (or zero) x = m · 2^-149 becomes the
+    /// exact float of m times 2^-85, with x's sign.
+    fn f32_scale_up_64(&mut self, x: Operand) -> Operand {
+        let u = FnLower::u32c;
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, x);
+        let normal = self.bin(BinaryOp::Add, Ty::U32, bits, u(64 << 23));
+        let m = self.bin(BinaryOp::And, Ty::U32, bits, u(0x007f_ffff));
+        let fm = self.convert(ConvertOp::UintToFloat, Ty::U32, Ty::F32, m);
+        let scaled = self.value(Ty::F32, Expr::Binary { op: BinaryOp::FMul, ty: Ty::F32, lhs: fm, rhs: Operand::Const(Const::F32(2f32.powi(-85).to_bits())) });
+        let scaled = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, scaled);
+        let sign = self.bin(BinaryOp::And, Ty::U32, bits, u(0x8000_0000));
+        let sub = self.bin(BinaryOp::Or, Ty::U32, scaled, sign);
+        let e = self.bin(BinaryOp::And, Ty::U32, bits, u(0x7f80_0000));
+        let is_sub = self.cmp(CmpOp::Eq, Ty::U32, e, u(0));
+        let r = self.select(Ty::U32, is_sub, sub, normal);
+        self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, r)
     }
 }
 
