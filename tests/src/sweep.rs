@@ -102,7 +102,10 @@ pub fn gpu() -> Option<Arc<Gpu>> {
 impl Sweep {
     /// Translates the variant for both backends and validates both modules.
     pub fn new(gpu: &Arc<Gpu>, variant: Variant) -> Result<Sweep, String> {
-        Sweep::with_options(gpu, variant, LowerOptions::default())
+        // As the host translates: on a device that flushes f32 subnormals on some backend, in
+        // the exact mode for such devices (the sweeps then check it on that hardware).
+        let flushed_f32 = Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
+        Sweep::with_options(gpu, variant, LowerOptions { flushed_f32, ..LowerOptions::default() })
     }
 
     pub fn with_options(gpu: &Arc<Gpu>, variant: Variant, options: LowerOptions) -> Result<Sweep, String> {

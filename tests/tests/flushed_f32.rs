@@ -259,6 +259,10 @@ fn simulated_flushing_alone_breaks_results_that_need_subnormals() {
     let mut wrong = Vec::new();
     for case in cases() {
         for (b, r) in Backend::ALL.iter().zip(mismatches(&gpu, &case, &options)) {
+            if gpu.flushes_f32(*b) {
+                // A device that really flushes refuses these translations there (`subnormals`).
+                continue;
+            }
             let expect_some = !case.independent;
             if expect_some != (r.mismatches > 0) {
                 wrong.push(format!("{b}: `{}`: {} mismatches", case.variant.body, r.mismatches));
