@@ -26,7 +26,7 @@ fn f32_rows(arity: usize, seed: u64) -> Vec<u64> {
     rows(arity, &edges, 1 << 14, SAMPLES, &mut || {
         k += 1;
         let r = rng.next_u64() & 0xffff_ffff;
-        if k % 2 == 0 {
+        if k.is_multiple_of(2) {
             (r & 0x807f_ffff) | ((r >> 8) % 4) << 23
         } else {
             r

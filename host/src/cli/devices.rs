@@ -40,7 +40,10 @@ fn subnormals_line(s: &Subnormals) -> String {
         Some(false) => ", f64 FLUSHED (kernels with f64 arithmetic are refused)",
     };
     if s.failed == u32::MAX {
-        return "subnormals: the probe could not run (kernels that need them are refused)".into();
+        return "subnormals: the probe could not run, or PTXCROSS_ASSUME_FLUSHED names this backend: taken as \
+                flushed (f32 translated to give exact results anyway; kernels that need f64 subnormals, or \
+                with f32 instructions not covered yet, e.g. atom.add.f32, are refused)"
+            .into();
     }
     let f32 = if s.f32_kept && !s.native_fma_keeps_subnormals() {
         "f32 kept (except by the native fma, which is therefore emulated)".to_string()
