@@ -73,7 +73,8 @@ fn every_corpus_kernel_compiles_in_chromium_webgpu() {
     let dump = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-tint");
     let _ = std::fs::remove_dir_all(&dump);
     std::fs::create_dir_all(&dump).unwrap();
-    let options = LowerOptions { split_int64: true, ..LowerOptions::default() };
+    // As `ptxcross translate --profile webgpu` translates (f32 exact where browsers flush).
+    let options = LowerOptions { split_int64: true, flushed_f32: true, ..LowerOptions::default() };
     let mut sources: Vec<(String, SourceFile)> = ptx_files()
         .iter()
         .map(|p| (p.file_stem().unwrap().to_string_lossy().into_owned(), translate::load(p).unwrap()))

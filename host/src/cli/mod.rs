@@ -81,6 +81,11 @@ pub fn command() -> Command {
                     "native-warps",
                     "also translate warp collectives to subgroup operations (each such kernel, then its emulated twin)",
                 ))
+                .arg(flag(
+                    "flushed-f32",
+                    "compute f32 exactly also on devices that flush subnormals (implied by --profile webgpu: \
+                     WGSL lets browsers flush them)",
+                ))
                 .arg(flag("no-validate", "skip SPIR-V (SPIRV-Tools) / WGSL (naga) validation")),
         )
         .subcommand(

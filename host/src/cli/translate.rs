@@ -44,6 +44,9 @@ pub fn main(a: &Args) -> Result<i32, String> {
         // WebGPU has no 64-bit integers: they are split into 32-bit halves in lowering.
         split_int64: profile == Profile::WebGpu,
         native_warps: a.flag("--native-warps"),
+        // WGSL lets an implementation flush f32 subnormals (wgpu's DX12 path, phones; no
+        // probe is possible here): browsers' code gives PTX's bits on those too.
+        flushed_f32: a.flag("--flushed-f32") || profile == Profile::WebGpu,
         ..LowerOptions::default()
     };
     let validate = !a.flag("--no-validate");
