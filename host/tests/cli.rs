@@ -225,11 +225,11 @@ fn run_and_verify_vecadd_end_to_end() {
 }
 
 /// A device that flushes f32 subnormals on a backend (NVIDIA's WGSL path) gets f32 kernels
-/// translated in the exact mode for such devices (`LowerOptions::flushed_f32`), and kernels
-/// with an instruction that mode does not cover yet (`atom.add.f32`) refused there: `run` and
-/// `verify` say "refused" with the reason, naming the instruction and its line, and still exit
-/// 0 when every backend that ran passed (the device's limit is not the kernel's failure).
-/// `PTXCROSS_ASSUME_FLUSHED` makes any device answer the subnormal probe as such a device.
+/// translated in the exact mode for such devices (`LowerOptions::flushed_f32`; `atom.add.f32`
+/// included), and kernels that need f64 subnormals refused where it flushes those: `run` and
+/// `verify` say "refused" with the reason and still exit 0 when every backend that ran passed
+/// (the device's limit is not the kernel's failure). `PTXCROSS_ASSUME_FLUSHED` makes any
+/// device answer the subnormal probe as one that flushes both.
 #[test]
 fn a_backend_refused_for_flushed_subnormals_is_reported_not_failed() {
     let dir = vecadd_dir("flushed", false);
@@ -254,13 +254,26 @@ fn a_backend_refused_for_flushed_subnormals_is_reported_not_failed() {
     let o = ptxcross(&["run", "--spec", dir.join("asum.json").to_str().unwrap()], &env);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
+    assert!(out.contains("[SPIR-V]: pass") && out.contains("[WGSL]: pass"), "{out}");
+    // f64: 1.5 + 1.5.
+    let ptx = ".version 8.5\n.target sm_60\n.address_size 64\n\
+        .visible .entry dsum(.param .u64 out)\n{\n    .reg .f64 %fd<2>;\n    .reg .b64 %rd<2>;\n\
+        ld.param.u64 %rd1, [out];\n    cvta.to.global.u64 %rd1, %rd1;\n    ld.global.f64 %fd1, [%rd1];\n\
+        add.rn.f64 %fd1, %fd1, %fd1;\n    st.global.f64 [%rd1], %fd1;\n    ret;\n}\n";
+    std::fs::write(dir.join("dsum.ptx"), ptx).unwrap();
+    let spec = r#"{ "ptx": "dsum.ptx", "kernel": "dsum", "grid": [1, 1, 1], "block": [1, 1, 1],
+        "buffers": { "s": {"type": "f64", "values": [1.5]} }, "args": [{"buffer": "s"}],
+        "expect": { "s": {"type": "f64", "values": [3]} } }"#;
+    std::fs::write(dir.join("dsum.json"), spec).unwrap();
+    let o = ptxcross(&["run", "--spec", dir.join("dsum.json").to_str().unwrap()], &env);
+    let out = stdout(&o);
+    assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
     assert!(out.contains("[SPIR-V]: pass") && out.contains("[WGSL]: refused"), "{out}");
-    assert!(out.contains("flushes f32 subnormals to zero on the WGSL backend"), "{out}");
-    assert!(out.contains("`atom.global.add.f32` at line 10:1, which ptxcross does not compute exactly"), "{out}");
+    assert!(out.contains("flushes f64 subnormals to zero on the WGSL backend"), "{out}");
     let o = ptxcross(&["verify", dir.to_str().unwrap()], &env);
     let out = stdout(&o);
     assert_eq!(o.status.code(), Some(0), "{out}{}", stderr(&o));
-    assert!(out.contains("3 passed, 0 failed, 1 refused by this device"), "{out}");
+    assert!(out.contains("5 passed, 0 failed, 1 refused by this device"), "{out}");
     assert!(out.contains("flushes f32 subnormals: exact f32 mode"), "{out}");
     std::fs::remove_dir_all(&dir).ok();
 }

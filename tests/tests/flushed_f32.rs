@@ -168,6 +168,68 @@ fn cases() -> Vec<Case> {
             independent: matches!(round, IntRound::Rni | IntRound::Rzi),
         });
     }
+    // `atom.add.f32`: a CAS loop whose add is exact in the mode on shared memory; on global
+    // memory it flushes subnormals by the spec (§9.7.14.5), so flushing cannot change it. d0:
+    // the location's new value, d1: the old one the atom returns.
+    for (space, addr, ftz) in [("shared", "%sa", false), ("global", "%rdin", true)] {
+        let setup = if space == "shared" {
+            ".shared .align 4 .b32 sh[256];\n    .reg .b32 %sa;\n    mov.u32 %sa, sh;\n    shl.b32 %t, %xtid, 2;\n    add.u32 %sa, %sa, %t;\n    "
+        } else {
+            ""
+        };
+        v.push(Case {
+            variant: Variant {
+                body: format!(
+                    "{setup}st.{space}.f32 [{addr}], %s0;\n    atom.{space}.add.f32 %d1, [{addr}], %s1;\n    ld.{space}.f32 %d0, [{addr}];"
+                ),
+                srcs: vec!["f32", "f32"],
+                dsts: vec!["f32", "f32"],
+            },
+            inputs: two.clone(),
+            reference: Box::new(move |a| vec![fref::arith_f32("add", round_of("rn"), a, ftz, false), Expect::Bits(a[0] & 0xffff_ffff)]),
+            independent: ftz,
+        });
+    }
+    // bf16 has f32's exponent range: its subnormals are f32 subnormals where the lowering
+    // computes in f32 (the top halves of the f32 rows: bf16 edges and tiny values).
+    let h2: Vec<u64> = two.iter().map(|&x| (x >> 16) & 0xffff).collect();
+    let h3: Vec<u64> = three.iter().map(|&x| (x >> 16) & 0xffff).collect();
+    let bf = href::Fmt::Bf16;
+    for op in ["add", "mul", "fma"] {
+        let (srcs, inputs): (&[&'static str], _) = if op == "fma" { (&["b16", "b16", "b16"], h3.clone()) } else { (&["b16", "b16"], h2.clone()) };
+        v.push(Case {
+            variant: Variant::inst(&format!("{op}.rn.bf16"), "b16", srcs),
+            inputs,
+            reference: Box::new(move |a| {
+                let xs: Vec<u16> = a.iter().map(|&x| x as u16).collect();
+                vec![href::arith(op, bf, &xs, false, false, false)]
+            }),
+            // Computed in f64 and rounded on the bits.
+            independent: true,
+        });
+    }
+    for is_min in [true, false] {
+        v.push(Case {
+            variant: Variant::inst(if is_min { "min.bf16" } else { "max.bf16" }, "b16", &["b16", "b16"]),
+            inputs: h2.clone(),
+            reference: Box::new(move |a| vec![href::min_max(is_min, bf, a[0] as u16, a[1] as u16, false)]),
+            independent: false,
+        });
+    }
+    let h1: Vec<u64> = one.iter().map(|&x| (x >> 16) & 0xffff).collect();
+    v.push(Case {
+        variant: Variant::inst("cvt.f32.bf16", "f32", &["b16"]),
+        inputs: h1.clone(),
+        reference: Box::new(move |a| vec![href::cvt_f32_half(a[0] as u16, bf)]),
+        independent: false,
+    });
+    v.push(Case {
+        variant: Variant::inst("neg.bf16", "b16", &["b16"]),
+        inputs: h1,
+        reference: Box::new(move |a| vec![Expect::Bits(href::neg_abs(true, bf, a[0] as u16) as u64)]),
+        // On the bits.
+        independent: true,
+    });
     // Computed on the bits or in f64 already (no f32 operation of the device): unchanged by
     // flushing, and exact in the mode (whose exact f32 ↔ f64 conversions they then use).
     let mut quotients = two.clone();
@@ -263,7 +325,8 @@ fn exact_mode_without_64_bit_types_under_simulated_flushing() {
     let plain = |c: &Case| {
         let b = &c.variant.body;
         let ftz_product = (b.starts_with("mul") || b.starts_with("fma")) && b.contains(".ftz");
-        !ftz_product
+        // (bf16 arithmetic computes in f64.)
+        !ftz_product && !b.contains("bf16")
             && ["add.rn", "sub.rn", "mul.rn", "fma.rn", "mad.rn", "add.f32", "setp.", "min", "max", "abs", "neg", "cvt.rmi.s32"]
                 .iter()
                 .any(|p| b.starts_with(p))
@@ -313,15 +376,18 @@ fn exact_mode_on_a_device_that_keeps_subnormals() {
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
 }
 
-/// Instructions the mode does not cover yet keep the kernel marked, naming the first one and
-/// its line; covered ones do not mark it.
+/// A kernel whose results depend on f32 subnormals names the first instruction that makes it
+/// so, with its line (the host's refusal on a flushing device says it); in the mode, none of a
+/// list of f32, bf16 and mixed instructions leaves the kernel so marked (each lowering then
+/// uses no native f32 operation that a flushing device could spoil, see `inst::flushed`).
 #[test]
 fn uncovered_instructions_are_named_for_the_refusal() {
     let ptx = |body: &str| {
         format!(
-            ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
-    .reg .f32 %f<4>;\n    .reg .pred %p;\n    .reg .b64 %rd;\n    ld.param.u64 %rd, [p];\n    ld.global.f32 %f1, [%rd];\n\
-{body}\n    st.global.f32 [%rd], %f2;\n    ret;\n}}\n"
+            ".version 8.6\n.target sm_100a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
+    .reg .f32 %f<4>;\n    .reg .pred %p;\n    .reg .b64 %rd;\n    .reg .b16 %h;\n    .reg .b32 %r;\n    ld.param.u64 %rd, [p];\n    ld.global.f32 %f1, [%rd];\n\
+    ld.global.u32 %r, [%rd];\n    ld.global.u16 %h, [%rd];\n{body}\n    st.global.f32 [%rd], %f2;\n    st.global.u32 [%rd], %r;\n    st.global.u16 [%rd], %h;\n\
+    selp.u32 %r, 1, 0, %p;\n    st.global.u32 [%rd], %r;\n    ret;\n}}\n"
         )
     };
     let lower = |body: &str, flushed: bool| {
@@ -330,18 +396,29 @@ fn uncovered_instructions_are_named_for_the_refusal() {
         let module = ptxcross::translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{}", e.render()));
         module.kernels[0].clone()
     };
-    let covered = "    add.rn.f32 %f2, %f1, %f1;\n    mul.f32 %f2, %f2, %f1;\n    fma.rn.f32 %f2, %f2, %f1, %f1;\n    \
-                   setp.lt.f32 %p, %f2, %f1;\n    selp.f32 %f2, %f2, %f1, %p;\n    max.f32 %f2, %f2, %f1;\n    neg.f32 %f2, %f2;";
-    let k = lower(covered, true);
-    assert!(!k.features.f32_subnormals, "covered instructions mark the kernel");
-    let k = lower(covered, false);
+    let f32_insts = "    add.rn.f32 %f2, %f1, %f1;\n    mul.f32 %f2, %f2, %f1;\n    fma.rn.f32 %f2, %f2, %f1, %f1;\n    \
+                     setp.lt.f32 %p, %f2, %f1;\n    selp.f32 %f2, %f2, %f1, %p;\n    max.f32 %f2, %f2, %f1;\n    neg.f32 %f2, %f2;";
+    let k = lower(f32_insts, false);
     assert!(k.features.f32_subnormals, "without the mode the kernel depends on subnormals");
     let site = &k.fault_sites[k.features.f32_subnormals_site.expect("a site") as usize - 1];
-    assert_eq!((site.instruction.as_str(), site.line), ("add.rn.f32", 11));
-    // `atom.add.f32` adds on the device (not covered yet).
-    let k = lower(&format!("{covered}\n    atom.global.add.f32 %f2, [%rd], %f1;"), true);
-    assert!(k.features.f32_subnormals);
+    assert_eq!((site.instruction.as_str(), site.line, site.col), ("add.rn.f32", 15, 5));
+    let k = lower("    mov.f32 %f2, %f1;\n    atom.shared.add.f32 %f2, [%r], %f1;", false);
     let site = &k.fault_sites[k.features.f32_subnormals_site.expect("a site") as usize - 1];
-    assert_eq!((site.instruction.as_str(), site.line, site.col), ("atom.global.add.f32", 18, 5));
+    assert_eq!((site.instruction.as_str(), site.line, site.col), ("atom.shared.add.f32", 16, 5));
+    let mut all = vec![f32_insts.to_string()];
+    all.extend(
+        [
+            "div.rn.f32 %f2, %f1, %f1;", "div.approx.f32 %f2, %f1, %f1;", "sqrt.rn.f32 %f2, %f1;", "ex2.approx.f32 %f2, %f1;",
+            "atom.global.add.f32 %f2, [%rd], %f1;", "atom.shared.add.f32 %f2, [%r], %f1;", "red.global.add.f32 [%rd], %f1;",
+            "cvt.rmi.u64.f32 %rd, %f1;", "cvt.rn.f16.f32 %h, %f1;", "cvt.rn.bf16.f32 %h, %f1;", "cvt.f32.f16 %f2, %h;",
+            "cvt.f32.bf16 %f2, %h;", "set.lt.u32.f32 %r, %f1, %f1;", "cvt.sat.f32.f32 %f2, %f1;", "min.bf16x2 %r, %r, %r;",
+            "max.NaN.bf16x2 %r, %r, %r;", "add.rn.bf16 %h, %h, %h;", "setp.lt.bf16 %p, %h, %h;", "min.NaN.xorsign.abs.f32 %f2, %f1, %f1;",
+        ]
+        .map(|i| format!("    {i}")),
+    );
+    for body in all {
+        assert!(!lower(&body, true).features.f32_subnormals, "in the mode, `{}` still depends on f32 subnormals", body.trim());
+    }
 }
+
 

@@ -42,7 +42,7 @@ fn subnormals_line(s: &Subnormals) -> String {
     if s.failed == u32::MAX {
         return "subnormals: the probe could not run, or PTXCROSS_ASSUME_FLUSHED names this backend: taken as \
                 flushed (f32 translated to give exact results anyway; kernels that need f64 subnormals, or \
-                with f32 instructions not covered yet, e.g. atom.add.f32, are refused)"
+                with an f32 instruction not covered, if any, are refused)"
             .into();
     }
     let f32 = if s.f32_kept && !s.native_fma_keeps_subnormals() {
@@ -52,7 +52,7 @@ fn subnormals_line(s: &Subnormals) -> String {
     } else {
         format!(
             "f32 FLUSHED ({}; f32 instructions are translated to give exact results anyway, slower where \
-             they meet zeros or subnormals; kernels with f32 instructions not covered yet, e.g. atom.add.f32, are refused)",
+             they meet tiny values; a kernel with an f32 instruction not covered, if any, is refused naming it)",
             s.failed_checks().into_iter().filter(|c| c.starts_with("f32") || c.contains("to an f32")).collect::<Vec<_>>().join(", ")
         )
     };

@@ -473,7 +473,13 @@ impl FnLower {
                     } else {
                         (x, b)
                     };
-                    let sum = s.bin(BinaryOp::FAdd, Ty::F32, x, y);
+                    let sum = if s.flushed_f32 && !ftz {
+                        // Exact on a device that flushes f32 subnormals (`inst::flushed`); the
+                        // global form flushes them itself.
+                        s.f32_arith_flushed("add", &[x, y])
+                    } else {
+                        s.bin(BinaryOp::FAdd, Ty::F32, x, y)
+                    };
                     let sum = if ftz { s.flush_denormal(sum, ScalarType::F32) } else { sum };
                     s.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, sum)
                 });

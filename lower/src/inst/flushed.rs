@@ -27,15 +27,20 @@
 //!   the bits finds such a case possible (`f32_arith_flushed`: for sums an operand below
 //!   2^-102, Sterbenz-like; for products a subnormal operand or a result of at most 2^-126
 //!   from nonzero factors; zeros never, since real kernels are full of them); then an `If`
-//!   recomputes it on integers (`f32_fma_on_integers`: a + b = a·1 + b, a − b = a·1 + (−b),
-//!   a·b = a·b + (−0), which keeps the sign of zero products). That path is taken only by
-//!   threads that meet tiny values, so its cost is mostly code size.
+//!   recomputes it exactly (`f32_sum_of_tiny`: scaled by 2^64 on the bits; products and fma
+//!   in f64 with the exact conversions, or on integers where the target has no f64,
+//!   `f32_fma_on_integers`). That path is taken only by threads that meet tiny values, so on
+//!   a GPU its cost is mostly code size (lavapipe runs it masked anyway: README "Performance").
 //!   The directed roundings (`.rz/.rm/.rp`) already compute in f64 and round the bits; with
-//!   the exact widening above they need nothing more.
+//!   the exact widening above they need nothing more. `atom.add.f32` on shared memory uses the
+//!   same add in its CAS loop (on global memory it flushes by the spec).
 //!
-//! What is not covered (division, reciprocal, square root, `atom.add.f32`, half-precision
-//! conversions from f32, …) still marks the kernel as depending on f32 subnormals, naming the
-//! first such instruction, and the host refuses it on a flushing device.
+//! Division, reciprocal, square root, the `.approx` functions and the half-precision rules
+//! already compute on the bits or in f64, so they use no native f32 operation the device could
+//! spoil once the conversions are exact. Whatever still does (an instruction whose lowering
+//! emits a native f32 operation outside the forms above) marks the kernel as depending on f32
+//! subnormals, naming the first such instruction, and the host refuses it on a flushing device:
+//! none is known (`flushed_f32` test `uncovered_instructions_are_named_for_the_refusal`).
 
 use super::half::{Clamp, Rounding, F32, F64};
 use super::Mods;
@@ -310,6 +315,8 @@ pub(super) fn covered(m: &Mods) -> bool {
         "add" | "sub" | "mul" | "fma" | "mad" | "min" | "max" | "abs" | "neg" => types == [ScalarType::F32],
         "setp" | "set" => types.last() == Some(&ScalarType::F32),
         "cvt" => !m.has("pack") && types.len() == 2 && types.iter().all(plain),
+        // The CAS loop's add (`atom.add.f32` on global memory flushes by the spec already).
+        "atom" | "red" => m.has("add") && types == [ScalarType::F32],
         _ => false,
     }
 }
