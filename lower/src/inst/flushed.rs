@@ -27,9 +27,10 @@
 //!   the bits finds such a case possible (`f32_arith_flushed`: for sums an operand below
 //!   2^-102, Sterbenz-like; for products a subnormal operand or a result of at most 2^-126
 //!   from nonzero factors; zeros never, since real kernels are full of them); then an `If`
-//!   recomputes it exactly (`f32_sum_of_tiny`: scaled by 2^64 on the bits; products and fma
-//!   in f64 with the exact conversions, or on integers where the target has no f64,
-//!   `f32_fma_on_integers`). That path is taken only by threads that meet tiny values, so on
+//!   recomputes it exactly (`f32_sum_of_tiny`: scaled by 2^64 on the bits;
+//!   `f32_mul_on_integers`: the 48-bit product of the significands on 32-bit integers, rounded
+//!   once; fma in f64 with the exact conversions, or on integers where the target has no
+//!   f64, `f32_fma_on_integers`). That path is taken only by threads that meet tiny values, so on
 //!   a GPU its cost is mostly code size (lavapipe runs it masked anyway: README "Performance").
 //!   The directed roundings (`.rz/.rm/.rp`) already compute in f64 and round the bits; with
 //!   the exact widening above they need nothing more. `atom.add.f32` on shared memory uses the
@@ -218,16 +219,8 @@ impl FnLower {
                     let neg = s.f32_sign_exact(UnaryOp::FNeg, xs[1]);
                     s.f32_sum_of_tiny(xs[0], neg)
                 }
-                // Without f64: a·b + (−0) (keeps the sign of a zero product) on integers.
-                "mul" if s.no_float64 => s.f32_fma_on_integers(xs[0], xs[1], Operand::Const(Const::F32(0x8000_0000))),
+                "mul" => s.f32_mul_on_integers(xs[0], xs[1]),
                 _ if s.no_float64 => s.f32_fma_on_integers(xs[0], xs[1], xs[2]),
-                // The exact product in f64 (24 + 24 significant bits), rounded on the bits.
-                "mul" => {
-                    let wa = s.f32_widen_exact(xs[0]);
-                    let wb = s.f32_widen_exact(xs[1]);
-                    let p = s.bin(BinaryOp::FMul, Ty::F64, wa, wb);
-                    s.f32_narrow_exact(p)
-                }
                 // The emulated fma (rounded to odd in f64) with the exact conversions.
                 _ => {
                     let odd = s.f32_fma_to_odd(xs[0], xs[1], xs[2]);
@@ -283,6 +276,116 @@ impl FnLower {
         let r = self.select(Ty::U32, zero, bits, r);
         let r = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, r);
         self.select(Ty::F32, large, larger, r)
+    }
+
+    /// a · b rounded to nearest even on 32-bit integers only (the slow path of
+    /// `f32_arith_flushed` for `mul`; any operands): the 24-bit significands (subnormals
+    /// normalized) multiplied exactly into 48 bits (`Mul` and `MulHiU`), shifted so that the
+    /// leading one is bit 31 of a word `m` (the bits below it kept as a sticky flag), then
+    /// `m` rounded once at bit 8 for a normal result or further right for a subnormal one.
+    fn f32_mul_on_integers(&mut self, a: Operand, b: Operand) -> Operand {
+        let u = FnLower::u32c;
+        let ab = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
+        let bb = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
+        let x = self.bin(BinaryOp::Xor, Ty::U32, ab, bb);
+        let sign = self.bin(BinaryOp::And, Ty::U32, x, u(0x8000_0000));
+        let ma = self.bin(BinaryOp::And, Ty::U32, ab, u(0x7fff_ffff));
+        let mb = self.bin(BinaryOp::And, Ty::U32, bb, u(0x7fff_ffff));
+        let (siga, expa) = self.f32_significand(ma);
+        let (sigb, expb) = self.f32_significand(mb);
+        // The exact product, below 2^48: hi · 2^32 + lo.
+        let lo = self.bin(BinaryOp::Mul, Ty::U32, siga, sigb);
+        let hi = self.bin(BinaryOp::MulHiU, Ty::U32, siga, sigb);
+        // Leading one at bit 47 (hi ≥ 2^15) or 46: shift by n = 16 or 17 to bit 63.
+        let top = self.cmp(CmpOp::GeU, Ty::U32, hi, u(1 << 15));
+        let n = self.select(Ty::U32, top, u(16), u(17));
+        let hi_part = self.bin(BinaryOp::Shl, Ty::U32, hi, n);
+        let back = self.bin(BinaryOp::Sub, Ty::U32, u(32), n);
+        let lo_part = self.bin(BinaryOp::ShrU, Ty::U32, lo, back);
+        let m = self.bin(BinaryOp::Or, Ty::U32, hi_part, lo_part);
+        let rest = self.bin(BinaryOp::Shl, Ty::U32, lo, n);
+        let sticky = self.cmp(CmpOp::Ne, Ty::U32, rest, u(0));
+        // a·b = m · 2^(e − 158) with e = expa + expb − 110 − n, the biased exponent of a
+        // normal result (signed; below 1: subnormal).
+        let e = self.bin(BinaryOp::Add, Ty::U32, expa, expb);
+        let e = self.bin(BinaryOp::Sub, Ty::U32, e, u(110));
+        let e = self.bin(BinaryOp::Sub, Ty::U32, e, n);
+        let normal = self.cmp(CmpOp::GeS, Ty::U32, e, u(1));
+        let em1 = self.bin(BinaryOp::Sub, Ty::U32, e, u(1));
+        let base = self.bin(BinaryOp::Shl, Ty::U32, em1, u(23));
+        let base = self.select(Ty::U32, normal, base, u(0));
+        // Bits of m dropped: 8, or 9 − e for a subnormal result; 32 or more: m is shifted
+        // right by one first (its last bit joins the sticky flag); 33 or more: the value is
+        // below half the least subnormal and rounds to 0.
+        let d = self.bin(BinaryOp::Sub, Ty::U32, u(9), e);
+        let d = self.select(Ty::U32, normal, u(8), d);
+        let wide = self.cmp(CmpOp::GeS, Ty::U32, d, u(32));
+        let m_half = self.bin(BinaryOp::ShrU, Ty::U32, m, u(1));
+        let m_last = self.bin(BinaryOp::And, Ty::U32, m, u(1));
+        let m_last = self.cmp(CmpOp::Ne, Ty::U32, m_last, u(0));
+        let m_last = self.bin(BinaryOp::And, Ty::Bool, wide, m_last);
+        let sticky = self.bin(BinaryOp::Or, Ty::Bool, sticky, m_last);
+        let m = self.select(Ty::U32, wide, m_half, m);
+        let d1 = self.bin(BinaryOp::Sub, Ty::U32, d, u(1));
+        let d = self.select(Ty::U32, wide, d1, d);
+        let d = self.bin(BinaryOp::MinU, Ty::U32, d, u(31));
+        let kept = self.bin(BinaryOp::ShrU, Ty::U32, m, d);
+        let mask = self.bin(BinaryOp::Shl, Ty::U32, u(1), d);
+        let mask = self.bin(BinaryOp::Sub, Ty::U32, mask, u(1));
+        let rem = self.bin(BinaryOp::And, Ty::U32, m, mask);
+        let half = self.bin(BinaryOp::ShrU, Ty::U32, mask, u(1));
+        let half = self.bin(BinaryOp::Add, Ty::U32, half, u(1));
+        let above = self.cmp(CmpOp::GtU, Ty::U32, rem, half);
+        let at = self.cmp(CmpOp::Eq, Ty::U32, rem, half);
+        let odd = self.bin(BinaryOp::And, Ty::U32, kept, u(1));
+        let odd = self.cmp(CmpOp::Ne, Ty::U32, odd, u(0));
+        let tie_up = self.bin(BinaryOp::Or, Ty::Bool, sticky, odd);
+        let tie_up = self.bin(BinaryOp::And, Ty::Bool, at, tie_up);
+        let up = self.bin(BinaryOp::Or, Ty::Bool, above, tie_up);
+        let up = self.select(Ty::U32, up, u(1), u(0));
+        let r = self.bin(BinaryOp::Add, Ty::U32, base, kept);
+        let r = self.bin(BinaryOp::Add, Ty::U32, r, up);
+        let too_small = self.cmp(CmpOp::LtS, Ty::U32, e, u(-23i32 as u32));
+        let r = self.select(Ty::U32, too_small, u(0), r);
+        let huge = self.cmp(CmpOp::GtS, Ty::U32, e, u(254));
+        let carried = self.cmp(CmpOp::GeU, Ty::U32, r, u(0x7f80_0000));
+        let overflow = self.bin(BinaryOp::Or, Ty::Bool, huge, carried);
+        let r = self.select(Ty::U32, overflow, u(0x7f80_0000), r);
+        // Zeros, infinities and NaNs (0 · ∞ is NaN).
+        let za = self.cmp(CmpOp::Eq, Ty::U32, ma, u(0));
+        let zb = self.cmp(CmpOp::Eq, Ty::U32, mb, u(0));
+        let zero = self.bin(BinaryOp::Or, Ty::Bool, za, zb);
+        let r = self.select(Ty::U32, zero, u(0), r);
+        let ia = self.cmp(CmpOp::Eq, Ty::U32, ma, u(0x7f80_0000));
+        let ib = self.cmp(CmpOp::Eq, Ty::U32, mb, u(0x7f80_0000));
+        let inf = self.bin(BinaryOp::Or, Ty::Bool, ia, ib);
+        let r = self.select(Ty::U32, inf, u(0x7f80_0000), r);
+        let r = self.bin(BinaryOp::Or, Ty::U32, r, sign);
+        let na = self.cmp(CmpOp::GtU, Ty::U32, ma, u(0x7f80_0000));
+        let nb = self.cmp(CmpOp::GtU, Ty::U32, mb, u(0x7f80_0000));
+        let inf_zero = self.bin(BinaryOp::And, Ty::Bool, inf, zero);
+        let nan = self.bin(BinaryOp::Or, Ty::Bool, na, nb);
+        let nan = self.bin(BinaryOp::Or, Ty::Bool, nan, inf_zero);
+        let r = self.select(Ty::U32, nan, u(0x7fff_ffff), r);
+        self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, r)
+    }
+
+    /// The 24-bit significand (leading one at bit 23) and the biased exponent (below 1 for a
+    /// subnormal, as a wrapping `U32`) of a finite nonzero f32 magnitude `m`.
+    fn f32_significand(&mut self, m: Operand) -> (Operand, Operand) {
+        let u = FnLower::u32c;
+        let field = self.bin(BinaryOp::ShrU, Ty::U32, m, u(23));
+        let frac = self.bin(BinaryOp::And, Ty::U32, m, u(0x007f_ffff));
+        let normal_sig = self.bin(BinaryOp::Or, Ty::U32, frac, u(0x0080_0000));
+        let lz = self.un(UnaryOp::CountLeadingZeros, Ty::U32, frac);
+        let shift = self.bin(BinaryOp::Sub, Ty::U32, lz, u(8));
+        let shift = self.bin(BinaryOp::And, Ty::U32, shift, u(31));
+        let sub_sig = self.bin(BinaryOp::Shl, Ty::U32, frac, shift);
+        let sub_exp = self.bin(BinaryOp::Sub, Ty::U32, u(1), shift);
+        let is_sub = self.cmp(CmpOp::Eq, Ty::U32, field, u(0));
+        let sig = self.select(Ty::U32, is_sub, sub_sig, normal_sig);
+        let exp = self.select(Ty::U32, is_sub, sub_exp, field);
+        (sig, exp)
     }
 
     /// x · 2^64 for a finite f32 with |x| < 2^-60, exactly, without a subnormal: a normal x
