@@ -6,8 +6,10 @@
 //!   runs and gives the exact IEEE sum (the probe said "kept") or is refused (it said
 //!   "flushed"); on lavapipe both backends keep them. Holds on any GPU.
 //! - `forced_flush_refuses_only_what_depends_on_subnormals`: with the verdict forced to "f32
-//!   flushed" (`Gpu::assume_subnormals`), the same kernel is refused with an error naming the
-//!   device, backend, reason and the other backend, while kernels that are exact anyway (`.ftz`
+//!   flushed" (`Gpu::assume_subnormals`), the same kernel translated as the host does (in the
+//!   exact mode for such devices, `LowerOptions::flushed_f32`) runs and gives the exact sum,
+//!   while its translation without that mode is refused with an error naming the device,
+//!   backend, reason, instruction and the other backend; kernels that are exact anyway (`.ftz`
 //!   everywhere, f16 and bf16 arithmetic, f64, integers) run and match their CPU references.
 
 use std::sync::Arc;
@@ -138,8 +140,13 @@ fn forced_flush_refuses_only_what_depends_on_subnormals() {
     for backend in Backend::ALL {
         gpu.assume_subnormals(backend, Subnormals::F32_FLUSHED);
         let other = if backend == Backend::Spirv { "wgsl" } else { "spirv" };
-        let e = add_subnormals(&gpu, backend).expect_err("refused on a device that flushes f32 subnormals");
-        for part in [name.as_str(), &format!("{backend} backend"), "flushes f32 subnormals", &format!("--backend {other}"), ".ftz"] {
+        assert_eq!(add_subnormals(&gpu, backend), Ok(4), "{backend}: the exact mode for a device that flushes");
+        // Translated without that mode, the kernel would be wrong there: refused.
+        let file = SourceFile::new("k.ptx", kernel(ADD_F32));
+        let options = LowerOptions { kernel: Some("k".into()), block: Some([1, 1, 1]), ..LowerOptions::default() };
+        let program = translate::build_program(&file, &options, &[backend], true).map_err(|e| e.render()).expect("translates");
+        let e = gpu.check_subnormals(&program.module().kernels[0], backend).expect_err("refused without the mode").to_string();
+        for part in [name.as_str(), &format!("{backend} backend"), "flushes f32 subnormals", "`add.rn.f32` at line", "flushed_f32", &format!("--backend {other}"), ".ftz"] {
             assert!(e.contains(part), "{backend}: the refusal should name `{part}`: {e}");
         }
 
