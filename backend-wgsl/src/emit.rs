@@ -114,7 +114,7 @@ fn expr_usage(u: &mut Usage, e: &Expr) {
         }
         Expr::AtomicWord { memory, index, value, comparand, .. } => {
             match memory {
-                Memory::Heap => u.heap_atomics = true,
+                Memory::Heap | Memory::Segment(_) => u.heap_atomics = true,
                 Memory::Shared => u.shared_atomics = true,
                 _ => {}
             }
@@ -320,6 +320,18 @@ struct ModuleCx {
     /// Helper functions by name (BTreeMap: deterministic output order).
     helpers: BTreeMap<String, String>,
 }
+
+/// Names of heap segment slots (`Memory::Segment(j)`, index `j` ≥ 1) and of their 64-bit
+/// views: their arrays' and helpers' names after the module prefix.
+const SEGMENT_KINDS: [&str; abi::MAX_SEGMENT_SLOTS as usize] = [
+    "heap", "segment1", "segment2", "segment3", "segment4", "segment5", "segment6", "segment7", "segment8", "segment9",
+    "segment10", "segment11", "segment12", "segment13", "segment14", "segment15",
+];
+const SEGMENT64_KINDS: [&str; abi::MAX_SEGMENT_SLOTS as usize] = [
+    "heap64", "segment1_64", "segment2_64", "segment3_64", "segment4_64", "segment5_64", "segment6_64", "segment7_64",
+    "segment8_64", "segment9_64", "segment10_64", "segment11_64", "segment12_64", "segment13_64", "segment14_64",
+    "segment15_64",
+];
 
 /// A memory as the helpers see it.
 struct Mem {
@@ -654,7 +666,7 @@ impl ModuleCx {
                     (false, _) => format!("{a}[j] = v;"),
                 };
                 // `abi::DISCARD_INDEX` (heap, shared): a store lower has faulted already.
-                let bad = if matches!(m.kind, "heap" | "shared") {
+                let bad = if matches!(m.kind, "heap" | "shared") || m.kind.starts_with("segment") {
                     format!("!ok && i != {:#x}u", abi::DISCARD_INDEX)
                 } else {
                     "!ok".to_string()
@@ -938,6 +950,19 @@ impl KernelCx<'_> {
     fn mem(&self, memory: Memory) -> Mem {
         let p = &self.m.p;
         match memory {
+            Memory::Segment(j) => {
+                let kind = SEGMENT_KINDS.get(j as usize).copied().unwrap_or("segment");
+                Mem {
+                    kind,
+                    prefix: p.clone(),
+                    array: Some(format!("{p}{kind}")),
+                    in_range: format!("i >= {}u && i < arrayLength(&{p}{kind})", abi::HEAP_RESERVED_WORDS),
+                    safe: Some(abi::HEAP_SINK_WORD),
+                    fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
+                    atomic: self.m.heap_atomic,
+                    wide: false,
+                }
+            }
             Memory::Heap => Mem {
                 kind: "heap",
                 prefix: p.clone(),
@@ -1310,6 +1335,10 @@ impl KernelCx<'_> {
             Expr::Builtin(Builtin::SubgroupSize) => Ok((self.subgroup_builtin(3), Ty::U32)),
             Expr::Builtin(Builtin::SubgroupInvocationId) => Ok((self.subgroup_builtin(4), Ty::U32)),
             Expr::Builtin(Builtin::HeapWords) => Ok((format!("arrayLength(&{}heap)", self.m.p), Ty::U32)),
+            Expr::Builtin(Builtin::SegmentWords(j)) => {
+                let kind = SEGMENT_KINDS.get(j as usize).copied().unwrap_or("segment");
+                Ok((format!("arrayLength(&{}{kind})", self.m.p), Ty::U32))
+            }
             Expr::WarpBallot { pred } => {
                 // The word of the subgroup's ballot that holds this invocation's warp.
                 let p = self.typed(pred, Ty::Bool, "WarpBallot predicate")?;
@@ -1327,7 +1356,9 @@ impl KernelCx<'_> {
                     Builtin::ThreadId(d) => (0, "lid", d),
                     Builtin::CtaId(d) => (1, "wid", d),
                     Builtin::NumCtas(d) => (2, "nwg", d),
-                    Builtin::SubgroupSize | Builtin::SubgroupInvocationId | Builtin::HeapWords => unreachable!("matched above"),
+                    Builtin::SubgroupSize | Builtin::SubgroupInvocationId | Builtin::HeapWords | Builtin::SegmentWords(_) => {
+                        unreachable!("matched above")
+                    }
                 };
                 let comp = match d {
                     0 => "x",
@@ -1353,7 +1384,7 @@ impl KernelCx<'_> {
                 Ok((format!("workgroupUniformLoad(&{a}[{i}])"), Ty::U32))
             }
             Expr::AtomicWord { memory, op, index, value, comparand } => {
-                if !matches!(memory, Memory::Heap | Memory::Shared) {
+                if !(memory.is_heap() || memory == Memory::Shared) {
                     return Err(format!("AtomicWord on {memory:?} memory (only Heap and Shared)"));
                 }
                 let i = self.typed(index, Ty::U32, "AtomicWord index")?;
@@ -1395,6 +1426,19 @@ impl KernelCx<'_> {
                         atomic: true,
                         wide: true,
                     },
+                    Memory::Segment(j) => {
+                        let kind = SEGMENT64_KINDS.get(j as usize).copied().unwrap_or("segment64");
+                        Mem {
+                            kind,
+                            prefix: p.clone(),
+                            array: Some(format!("{p}{kind}")),
+                            in_range: format!("i >= {}u && i < arrayLength(&{p}{kind})", abi::HEAP_RESERVED_WORDS.div_ceil(2)),
+                            safe: None,
+                            fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
+                            atomic: true,
+                            wide: true,
+                        }
+                    }
                     _ => return Err(format!("AtomicDword on {memory:?} memory (only Heap, and Shared that is doublewords)")),
                 };
                 let f = self.m.mem_atomic(&m, op);
@@ -2028,6 +2072,26 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             abi::BIND_GROUP,
             abi::BINDING_HEAP64
         );
+    }
+    // Heap segment slots 1.. of kernels translated for several segments (`Memory::Segment`).
+    let slots = module.kernels.iter().map(|k| k.features.segment_slots).max().unwrap_or(0).min(abi::MAX_SEGMENT_SLOTS);
+    for j in 1..slots {
+        let _ = writeln!(
+            out,
+            "@group({}) @binding({}) var<storage, read_write> {p}{}: array<{heap_elem}>;",
+            abi::BIND_GROUP,
+            abi::segment_binding(j),
+            SEGMENT_KINDS[j as usize]
+        );
+        if heap_atomic64 {
+            let _ = writeln!(
+                out,
+                "@group({}) @binding({}) var<storage, read_write> {p}{}: array<atomic<u64>>;",
+                abi::BIND_GROUP,
+                abi::segment_binding64(j),
+                SEGMENT64_KINDS[j as usize]
+            );
+        }
     }
     if module.kernels.iter().any(|k| k.local_placement == LocalPlacement::Scratch) {
         let _ = writeln!(

@@ -1,6 +1,7 @@
 //! Memory beyond one storage binding (issue 11): a context's heap is several segments, each a
 //! buffer of at most one binding; an allocation lies in one segment, and a launch binds the
-//! segment its pointer arguments point into (`abi::PARAM_HEAP_SEGMENT_WORD`).
+//! segments its pointer arguments point into (`abi::PARAM_HEAP_SEGMENT_WORD`; with several, the
+//! kernel's translation for that many segment slots, `ir::Features::segment_slots`).
 //!
 //! CI runs these with 1 MiB segments (`Context::with_segment_bytes`), so several segments cost
 //! little memory; the ignored test uses the device's real binding size and 8 allocations of a
@@ -115,6 +116,142 @@ DONE:
     ld.param.u32 %r1, [v];
     add.s64 %rd3, %rd1, %rd2;
     st.global.u32 [%rd3], %r1;
+    ret;
+}
+
+// c[i] = a[i] + b[i] (u32).
+.visible .entry vadd(.param .u64 a, .param .u64 b, .param .u64 c, .param .u32 n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<10>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    ld.param.u64 %rd3, [c];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r3, %ctaid.x;
+    mov.u32 %r4, %ntid.x;
+    mov.u32 %r5, %tid.x;
+    mad.lo.s32 %r6, %r3, %r4, %r5;
+    setp.ge.u32 %p1, %r6, %r1;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd4, %r6, 4;
+    add.s64 %rd5, %rd1, %rd4;
+    add.s64 %rd6, %rd2, %rd4;
+    add.s64 %rd7, %rd3, %rd4;
+    ld.global.u32 %r7, [%rd5];
+    ld.global.u32 %r8, [%rd6];
+    add.s32 %r9, %r7, %r8;
+    st.global.u32 [%rd7], %r9;
+DONE:
+    ret;
+}
+
+// Thread 0, every heap access kind: a vector load, a 64-bit load and a generic load from a;
+// 32- and 64-bit atomic adds on b (old values used); a 32-bit, a 64-bit, a byte and a generic
+// store to c.
+.visible .entry mixed(.param .u64 a, .param .u64 b, .param .u64 c)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    .shared .align 4 .b32 sm[1];
+    mov.u32 %r7, %tid.x;
+    setp.ne.u32 %p1, %r7, 0;
+    @%p1 bra DONE;
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    ld.param.u64 %rd3, [c];
+    ld.global.v2.u32 {%r1, %r2}, [%rd1];
+    ld.global.u64 %rd4, [%rd1+8];
+    ld.u32 %r3, [%rd1+16];
+    atom.global.add.u32 %r4, [%rd2], %r1;
+    atom.global.add.u64 %rd5, [%rd2+8], %rd4;
+    st.global.u32 [%rd3], %r4;
+    st.global.u64 [%rd3+8], %rd5;
+    st.global.u8 [%rd3+17], %r2;
+    st.u32 [%rd3+20], %r3;
+    st.shared.u32 [sm], %r3;
+DONE:
+    ret;
+}
+
+// Stores `v` at the address held in `table[0]`; `other` only names a segment for the launch.
+.visible .entry store_via2(.param .u64 table, .param .u64 other, .param .u32 v)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [table];
+    ld.param.u32 %r1, [v];
+    ld.global.u64 %rd2, [%rd1];
+    st.global.u32 [%rd2], %r1;
+    ret;
+}
+
+// p7[i] = p0[i] + p1[i] + … + p7[i] (u32): a kernel touching eight allocations.
+.visible .entry sum8(.param .u64 p0, .param .u64 p1, .param .u64 p2, .param .u64 p3,
+    .param .u64 p4, .param .u64 p5, .param .u64 p6, .param .u64 p7, .param .u32 n)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<12>;
+    ld.param.u32 %r1, [n];
+    mov.u32 %r3, %ctaid.x;
+    mov.u32 %r4, %ntid.x;
+    mov.u32 %r5, %tid.x;
+    mad.lo.s32 %r6, %r3, %r4, %r5;
+    setp.ge.u32 %p1, %r6, %r1;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd9, %r6, 4;
+    mov.u32 %r7, 0;
+    ld.param.u64 %rd1, [p0];
+    add.s64 %rd1, %rd1, %rd9;
+    ld.global.u32 %r8, [%rd1];
+    add.s32 %r7, %r7, %r8;
+    ld.param.u64 %rd1, [p1];
+    add.s64 %rd1, %rd1, %rd9;
+    ld.global.u32 %r8, [%rd1];
+    add.s32 %r7, %r7, %r8;
+    ld.param.u64 %rd1, [p2];
+    add.s64 %rd1, %rd1, %rd9;
+    ld.global.u32 %r8, [%rd1];
+    add.s32 %r7, %r7, %r8;
+    ld.param.u64 %rd1, [p3];
+    add.s64 %rd1, %rd1, %rd9;
+    ld.global.u32 %r8, [%rd1];
+    add.s32 %r7, %r7, %r8;
+    ld.param.u64 %rd1, [p4];
+    add.s64 %rd1, %rd1, %rd9;
+    ld.global.u32 %r8, [%rd1];
+    add.s32 %r7, %r7, %r8;
+    ld.param.u64 %rd1, [p5];
+    add.s64 %rd1, %rd1, %rd9;
+    ld.global.u32 %r8, [%rd1];
+    add.s32 %r7, %r7, %r8;
+    ld.param.u64 %rd1, [p6];
+    add.s64 %rd1, %rd1, %rd9;
+    ld.global.u32 %r8, [%rd1];
+    add.s32 %r7, %r7, %r8;
+    ld.param.u64 %rd1, [p7];
+    add.s64 %rd1, %rd1, %rd9;
+    ld.global.u32 %r8, [%rd1];
+    add.s32 %r7, %r7, %r8;
+    st.global.u32 [%rd1], %r7;
+DONE:
+    ret;
+}
+
+// Stores 1 to p0[0]; its sixteen pointers only name segments for the launch.
+.visible .entry touch16(.param .u64 p0, .param .u64 p1, .param .u64 p2, .param .u64 p3,
+    .param .u64 p4, .param .u64 p5, .param .u64 p6, .param .u64 p7,
+    .param .u64 p8, .param .u64 p9, .param .u64 p10, .param .u64 p11,
+    .param .u64 p12, .param .u64 p13, .param .u64 p14, .param .u64 p15)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [p0];
+    mov.u32 %r1, 1;
+    st.global.u32 [%rd1], %r1;
     ret;
 }
 "#;
@@ -233,10 +370,13 @@ fn launches_bind_the_segment_of_their_pointers_and_other_segments_fault() {
         let n = 16u32;
         ctx.launch(&program, "copy", [1, 1, 1], &[&a.to_le_bytes(), &b.to_le_bytes(), &n.to_le_bytes()], backend).unwrap();
         assert_eq!(ctx.read(b, 64).unwrap(), before);
-        // Pointers into two segments: refused before anything runs.
-        match ctx.launch(&program, "copy", [1, 1, 1], &[&a.to_le_bytes(), &c.to_le_bytes(), &n.to_le_bytes()], backend) {
-            Err(e @ Error::SeveralSegments { .. }) => assert!(e.to_string().contains("not supported yet"), "{e}"),
-            other => panic!("{backend}: {other:?}"),
+        // Pointers into two segments: the two-segment translation runs it.
+        let ramp: Vec<u8> = (100..164u8).collect();
+        ctx.write(a, &ramp).unwrap();
+        ctx.launch(&program, "copy", [1, 1, 1], &[&a.to_le_bytes(), &c.to_le_bytes(), &n.to_le_bytes()], backend).unwrap();
+        assert_eq!(ctx.read(c, 64).unwrap(), ramp, "{backend}");
+        for p in [a, c] {
+            ctx.write(p, &before).unwrap();
         }
         // An end pointer (one past an allocation) counts for its allocation's segment.
         let end = c.offset(64);
@@ -257,8 +397,8 @@ fn launches_bind_the_segment_of_their_pointers_and_other_segments_fault() {
         }
         assert_eq!(ctx.read(c, 64).unwrap(), want_c, "{backend}");
         assert_eq!(ctx.read(a, 64).unwrap(), before, "{backend}");
-        // A pointer read from memory into the bound segment works; into another one it faults
-        // (a launch reaches one segment) and changes nothing.
+        // A pointer read from memory into the bound segment works; into a segment the launch
+        // does not bind it faults and changes nothing.
         ctx.write(a, &b.offset(8).to_le_bytes()).unwrap();
         ctx.launch(&program, "store_via", [1, 1, 1], &[&a.to_le_bytes(), &0xabcdu32.to_le_bytes()], backend).unwrap();
         assert_eq!(ctx.read(b.offset(8), 4).unwrap(), 0xabcdu32.to_le_bytes());
@@ -344,5 +484,173 @@ fn asynchronous_launches_on_several_segments_report_the_first_fault() {
             // there after it would show above.)
         }
         assert_eq!(ctx.fault_word().unwrap(), 0);
+    }
+}
+
+/// Deterministic words (a xorshift stream) as bytes.
+fn words(n: usize, seed: u32) -> Vec<u8> {
+    let mut x = seed | 1;
+    (0..n)
+        .flat_map(|_| {
+            x ^= x << 13;
+            x ^= x >> 17;
+            x ^= x << 5;
+            x.to_le_bytes()
+        })
+        .collect()
+}
+
+fn u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
+/// Three whole-segment allocations (one per segment); `vadd` reads two and writes the third in
+/// one launch, in every arrangement of the three segments; checked against a CPU reference.
+#[test]
+fn one_launch_reads_two_segments_and_writes_a_third() {
+    let Some(gpu) = gpu() else { return };
+    let program = program();
+    for backend in Backend::ALL {
+        let mut ctx = small_segments(&gpu, 3);
+        let bytes = ctx.segment_bytes() - HEAP_RESERVED_BYTES;
+        let n = (bytes / 4) as u32;
+        let p: Vec<DevicePtr> = (0..3).map(|_| ctx.alloc(bytes).unwrap()).collect();
+        assert_eq!(p.iter().map(|&q| segment_of(q)).collect::<Vec<_>>(), [0, 1, 2]);
+        for (a, b, c) in [(0, 1, 2), (2, 0, 1), (1, 2, 0)] {
+            let (da, db) = (words(n as usize, 11 + a as u32), words(n as usize, 23 + b as u32));
+            ctx.write(p[a], &da).unwrap();
+            ctx.write(p[b], &db).unwrap();
+            ctx.write(p[c], &vec![0xee; bytes as usize]).unwrap();
+            ctx.launch(&program, "vadd", grid(n), &[&p[a].to_le_bytes(), &p[b].to_le_bytes(), &p[c].to_le_bytes(), &n.to_le_bytes()], backend)
+                .unwrap_or_else(|e| panic!("{backend} {a}{b}{c}: {e}"));
+            let want: Vec<u32> = u32s(&da).iter().zip(u32s(&db)).map(|(x, y)| x.wrapping_add(y)).collect();
+            let got = u32s(&ctx.read(p[c], bytes).unwrap());
+            if let Some(i) = got.iter().zip(&want).position(|(g, w)| g != w) {
+                panic!("{backend} {a}{b}{c}: word {i}: {:#x}, want {:#x}", got[i], want[i]);
+            }
+            // The inputs are unchanged.
+            assert_eq!(ctx.read(p[a], bytes).unwrap(), da, "{backend}");
+            assert_eq!(ctx.read(p[b], bytes).unwrap(), db, "{backend}");
+        }
+        assert_eq!(ctx.fault_word().unwrap(), 0);
+    }
+}
+
+/// Every heap access kind (vector, 64-bit, generic, sub-word store, 32- and 64-bit atomics
+/// whose old values are used) reaches the slot its address selects: the three pointers in
+/// three segments, in two segments and in one give the same results, the CPU reference's.
+#[test]
+fn every_access_kind_reaches_its_segment() {
+    let Some(gpu) = gpu() else { return };
+    let program = program();
+    for backend in Backend::ALL {
+        let mut ctx = small_segments(&gpu, 3);
+        let max = ctx.segment_bytes() - HEAP_RESERVED_BYTES;
+        let s: Vec<DevicePtr> = (0..3).map(|_| ctx.alloc(max).unwrap()).collect();
+        // Arrangements: a, b, c in segments (1, 1, 1) (the one-segment translation), (2, 2, 0), (0, 1, 2).
+        for (ka, kb, kc, tag) in [(1usize, 1usize, 1usize, 2u32), (2, 2, 0, 1), (0, 1, 2, 0)] {
+            let (a, b, c) = (s[ka].offset(4096), s[kb].offset(8192), s[kc].offset(12288));
+            let da = words(8, 101 + tag);
+            let db = words(8, 202 + tag);
+            let dc = words(8, 303 + tag);
+            ctx.write(a, &da).unwrap();
+            ctx.write(b, &db).unwrap();
+            ctx.write(c, &dc).unwrap();
+            ctx.launch(&program, "mixed", [1, 1, 1], &[&a.to_le_bytes(), &b.to_le_bytes(), &c.to_le_bytes()], backend)
+                .unwrap_or_else(|e| panic!("{backend} {tag}: {e}"));
+            let (wa, wb) = (u32s(&da), u32s(&db));
+            let a64 = wa[2] as u64 | (wa[3] as u64) << 32;
+            let b64 = wb[2] as u64 | (wb[3] as u64) << 32;
+            let mut want_b = db.clone();
+            want_b[0..4].copy_from_slice(&wb[0].wrapping_add(wa[0]).to_le_bytes());
+            want_b[8..16].copy_from_slice(&b64.wrapping_add(a64).to_le_bytes());
+            let mut want_c = dc.clone();
+            want_c[0..4].copy_from_slice(&wb[0].to_le_bytes());
+            want_c[8..16].copy_from_slice(&b64.to_le_bytes());
+            want_c[17] = wa[1] as u8;
+            want_c[20..24].copy_from_slice(&wa[4].to_le_bytes());
+            assert_eq!(ctx.read(b, 32).unwrap(), want_b, "{backend} {tag}: b");
+            assert_eq!(ctx.read(c, 32).unwrap(), want_c, "{backend} {tag}: c");
+            assert_eq!(ctx.read(a, 32).unwrap(), da, "{backend} {tag}: a");
+        }
+        assert_eq!(ctx.fault_word().unwrap(), 0);
+    }
+}
+
+/// A pointer read from memory (in one bound segment) into another bound segment reaches it;
+/// one into a segment the launch does not bind faults and changes nothing.
+#[test]
+fn pointers_from_memory_reach_bound_segments_only() {
+    let Some(gpu) = gpu() else { return };
+    let program = program();
+    for backend in Backend::ALL {
+        let mut ctx = small_segments(&gpu, 3);
+        let max = ctx.segment_bytes() - HEAP_RESERVED_BYTES;
+        let s: Vec<DevicePtr> = (0..3).map(|_| ctx.alloc(max).unwrap()).collect();
+        let table = s[0].offset(64);
+        let zeros = vec![0u8; 64];
+        ctx.write(s[1], &zeros).unwrap();
+        ctx.write(s[2], &zeros).unwrap();
+        // Bound: segments 0 (table) and 1 (other); the pointer in the table is into 1.
+        ctx.write(table, &s[1].offset(12).to_le_bytes()).unwrap();
+        ctx.launch(&program, "store_via2", [1, 1, 1], &[&table.to_le_bytes(), &s[1].to_le_bytes(), &0x600du32.to_le_bytes()], backend)
+            .unwrap_or_else(|e| panic!("{backend}: {e}"));
+        let mut want1 = zeros.clone();
+        want1[12..16].copy_from_slice(&0x600du32.to_le_bytes());
+        assert_eq!(ctx.read(s[1], 64).unwrap(), want1, "{backend}");
+        // The pointer into segment 2, which this launch (segments 0 and 1) does not bind.
+        ctx.write(table, &s[2].offset(12).to_le_bytes()).unwrap();
+        match ctx.launch(&program, "store_via2", [1, 1, 1], &[&table.to_le_bytes(), &s[1].to_le_bytes(), &0xbadu32.to_le_bytes()], backend) {
+            Err(Error::KernelFault { bits, site, .. }) => {
+                assert_eq!(bits, abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}");
+                assert!(site.as_deref().is_some_and(|s| s.contains("st.global.u32")), "{site:?}");
+            }
+            other => panic!("{backend}: {other:?}"),
+        }
+        assert_eq!(ctx.read(s[2], 64).unwrap(), zeros, "{backend}");
+        assert_eq!(ctx.read(s[1], 64).unwrap(), want1, "{backend}");
+        // The same offset in segment 1 through the two-segment launch's other slot is fine.
+        assert_eq!(ctx.fault_word().unwrap(), 0);
+    }
+}
+
+/// A launch with pointers into more segments than the device binds is refused, clearly,
+/// before anything runs; so is one whose program cannot build a several-segment translation.
+#[test]
+fn more_segments_than_bindings_is_refused() {
+    let Some(gpu) = gpu() else { return };
+    let program = program();
+    let limit = gpu.max_segment_slots() as usize;
+    assert!((1..16).contains(&limit), "{limit}");
+    for backend in Backend::ALL {
+        let mut ctx = small_segments(&gpu, limit as u64 + 1);
+        let max = ctx.segment_bytes() - HEAP_RESERVED_BYTES;
+        let s: Vec<DevicePtr> = (0..=limit).map(|_| ctx.alloc(max).unwrap()).collect();
+        ctx.write(s[0], &[0; 4]).unwrap();
+        let ptrs: Vec<[u8; 8]> = (0..16).map(|i| s[i.min(limit)].to_le_bytes()).collect();
+        let args: Vec<&[u8]> = ptrs.iter().map(|p| p.as_slice()).collect();
+        match ctx.launch(&program, "touch16", [1, 1, 1], &args, backend) {
+            Err(e @ Error::SeveralSegments { .. }) => {
+                let text = e.to_string();
+                assert!(text.contains("not supported yet") && text.contains(&format!("at most {limit} segments")), "{text}");
+            }
+            other => panic!("{backend}: {other:?}"),
+        }
+        assert_eq!(ctx.read(s[0], 4).unwrap(), [0; 4], "{backend}");
+        // `limit` segments run.
+        let ptrs: Vec<[u8; 8]> = (0..16).map(|i| s[i.min(limit - 1)].to_le_bytes()).collect();
+        let args: Vec<&[u8]> = ptrs.iter().map(|p| p.as_slice()).collect();
+        ctx.launch(&program, "touch16", [1, 1, 1], &args, backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert_eq!(ctx.read(s[0], 4).unwrap(), 1u32.to_le_bytes(), "{backend}");
+        // A program made from IR alone has no several-segment translation.
+        let file = SourceFile::new("segments.ptx", PTX.to_string());
+        let options = LowerOptions { block: Some([BLOCK, 1, 1]), ..LowerOptions::default() };
+        let ir = translate::frontend(&file, &options).unwrap();
+        let bare = translate::build_program_from_ir("segments.ptx", ir, &[backend], true).unwrap();
+        let n = 4u32;
+        match ctx.launch(&bare, "copy", [1, 1, 1], &[&s[0].to_le_bytes(), &s[1].to_le_bytes(), &n.to_le_bytes()], backend) {
+            Err(e @ Error::SeveralSegments { .. }) => assert!(e.to_string().contains("no translation for several segments"), "{e}"),
+            other => panic!("{backend}: {other:?}"),
+        }
     }
 }

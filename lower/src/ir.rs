@@ -124,6 +124,20 @@ pub enum Memory {
     /// thread's bounds (`local_scratch.rs`); valid word indices: `0 .. arrayLength(scratch)`.
     /// Out-of-range accesses record `abi::FAULT_LOCAL_OUT_OF_RANGE`. Never atomic.
     Scratch,
+    /// Heap segment slot `j` (1 ≤ `j` < [`Features::segment_slots`]) of a kernel translated
+    /// for launches whose pointers lie in several heap segments (`LowerOptions::segment_slots`):
+    /// the segment the launch binds at `abi::segment_binding(j)` (and its 64-bit view at
+    /// `abi::segment_binding64(j)`); slot 0 is [`Memory::Heap`]. Word indices, range rules,
+    /// sink word and atomics as in [`Memory::Heap`]; faults are recorded in slot 0's fault
+    /// word. `lower` picks the slot of each access from its address's high word.
+    Segment(u8),
+}
+
+impl Memory {
+    /// [`Memory::Heap`] or a [`Memory::Segment`]: global memory.
+    pub fn is_heap(self) -> bool {
+        matches!(self, Memory::Heap | Memory::Segment(_))
+    }
 }
 
 /// Where a kernel's local memory (`.local`, call-site `.param`, the call stack) lives.
@@ -293,6 +307,8 @@ pub enum Builtin {
     /// heap word indices with it itself, so that the backends need no check of their own
     /// ([`Kernel::heap_indices_in_range`]).
     HeapWords,
+    /// The number of words of the heap segment bound at slot `j` ≥ 1 ([`Memory::Segment`]).
+    SegmentWords(u8),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -722,6 +738,11 @@ pub struct Features {
     /// The kernel is the emulated twin of the native-warps kernel just before it in the
     /// module (same `name`): only launched by the host when that one cannot run.
     pub warp_fallback: bool,
+    /// 0: the kernel reaches one heap segment, bound at `abi::BINDING_HEAP`. `S` ≥ 2: it was
+    /// translated for `S` bound segments (`LowerOptions::segment_slots`): slot 0 at
+    /// `abi::BINDING_HEAP`, slot `j` at `abi::segment_binding(j)`, each slot's segment number
+    /// at parameter word `abi::segment_slot_word(j, param_bytes)`.
+    pub segment_slots: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1037,7 +1058,7 @@ impl Kernel {
     pub fn defers_faults(&self) -> bool {
         fn block(k: &Kernel, b: &Block) -> bool {
             let present = |m: Memory| match m {
-                Memory::Heap | Memory::Param => true,
+                Memory::Heap | Memory::Segment(_) | Memory::Param => true,
                 Memory::Shared => k.shared_words > 0,
                 Memory::Local => k.local_words > 0 && k.local_placement == LocalPlacement::Private,
                 Memory::Scratch => false,

@@ -90,6 +90,13 @@ pub struct LowerOptions {
     /// (`warp_layout::simulate_layout_check`). `u32::MAX`: every CTA passes; 0: none; between:
     /// a launch whose workgroups disagree.
     pub simulate_warp_layout: Option<u32>,
+    /// 0 or 1: heap accesses reach the one segment a launch binds (every kernel's usual
+    /// translation). `S` ≥ 2 (at most `abi::MAX_SEGMENT_SLOTS`): the translation the host runs
+    /// when a launch's pointers lie in `S` segments: each heap access compares its address's
+    /// high word with the `S` bound segments' and goes to that slot's binding
+    /// (`ir::Memory::Segment`); an address in none of them is out of range. Refused for
+    /// `.address_size 32` modules (their addresses are offsets in one segment).
+    pub segment_slots: u32,
 }
 
 /// Globals segment limit when the device is not known (`check`, `translate`).

@@ -1,6 +1,8 @@
 //! A translated module ready to launch: the IR's host-visible facts plus the target code.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use ptxcross_lower::ir;
 
@@ -8,17 +10,38 @@ use super::Backend;
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// Translates a program's module again for launches whose pointers lie in `S` heap segments
+/// (`ptxcross_lower::LowerOptions::segment_slots = S`, the same kernels in the same order,
+/// otherwise the same options and backends); an error is the rendered diagnostics.
+pub type SegmentVariants = Arc<dyn Fn(u32) -> Result<Program, String> + Send + Sync>;
+
 /// One translated PTX module (all or some of its kernels) with SPIR-V and/or WGSL code.
 ///
 /// The fields are private so a program cannot change under the pipelines cached for it; each
 /// `Program` has a process-unique [`Program::id`].
-#[derive(Debug)]
 pub struct Program {
     id: u64,
     name: String,
     module: ir::Module,
     spirv: Option<Vec<u32>>,
     wgsl: Option<String>,
+    /// How to build the several-segment translations (none: such launches are refused).
+    variants: Option<SegmentVariants>,
+    /// Those built so far, by segment count.
+    built: Mutex<HashMap<u32, Arc<Program>>>,
+}
+
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Program")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("module", &self.module)
+            .field("spirv", &self.spirv.as_ref().map(|w| w.len()))
+            .field("wgsl", &self.wgsl.as_ref().map(|t| t.len()))
+            .field("segment_variants", &self.variants.is_some())
+            .finish()
+    }
 }
 
 impl Program {
@@ -37,7 +60,38 @@ impl Program {
             module,
             spirv,
             wgsl,
+            variants: None,
+            built: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// This program, able to run launches whose pointers lie in several heap segments
+    /// (issue 11): `variants(S)` translates it for `S` segment slots, once per `S`, at the
+    /// first such launch. Without it such a launch is refused (`Error::SeveralSegments`).
+    pub fn with_segment_variants(mut self, variants: SegmentVariants) -> Program {
+        self.variants = Some(variants);
+        self
+    }
+
+    /// Whether [`Program::with_segment_variants`] gave it a way to build them.
+    pub fn has_segment_variants(&self) -> bool {
+        self.variants.is_some()
+    }
+
+    /// The translation for `slots` heap segments (built on first use); `None` when the
+    /// program cannot build one.
+    pub(crate) fn segment_variant(&self, slots: u32) -> Option<Result<Arc<Program>, String>> {
+        let variants = self.variants.as_ref()?;
+        let mut built = self.built.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(p) = built.get(&slots) {
+            return Some(Ok(p.clone()));
+        }
+        let p = match variants(slots) {
+            Ok(p) => Arc::new(p),
+            Err(e) => return Some(Err(e)),
+        };
+        built.insert(slots, p.clone());
+        Some(Ok(p))
     }
     pub fn id(&self) -> u64 {
         self.id
