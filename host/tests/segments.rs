@@ -278,7 +278,7 @@ fn segment_of(p: DevicePtr) -> u64 {
 /// Allocates `count` allocations of a whole segment each (`segment_bytes` less the reserved
 /// bytes) in a heap of `count` segments, runs `fill` and `bump` on each (one launch each, so
 /// each launch binds another segment), and checks every word on the host.
-fn whole_segments(ctx: &mut Context, program: &Program, count: usize, backend: Backend) {
+fn whole_segments(ctx: &mut Context, program: &Program, count: usize, backend: Backend) -> Vec<DevicePtr> {
     let bytes = ctx.segment_bytes() - HEAP_RESERVED_BYTES;
     let n = u32::try_from(bytes / 4).expect("words");
     let ptrs: Vec<DevicePtr> = (0..count).map(|_| ctx.alloc(bytes).expect("alloc")).collect();
@@ -304,6 +304,7 @@ fn whole_segments(ctx: &mut Context, program: &Program, count: usize, backend: B
             panic!("{backend}: allocation {k} differs first at word {i}: {:?} vs {:?}", &got[4 * i..4 * i + 4], &want[4 * i..4 * i + 4]);
         }
     }
+    ptrs
 }
 
 fn small_segments(gpu: &std::sync::Arc<ptxcross::runtime::Gpu>, segments: u64) -> Context {
@@ -425,13 +426,34 @@ fn one_gib_in_eight_allocations() {
     for backend in Backend::ALL {
         let t = std::time::Instant::now();
         let mut ctx = Context::new(ContextOptions { heap_bytes: 8 * seg, gpu: Some(gpu.clone()), ..ContextOptions::default() }).expect("context");
-        whole_segments(&mut ctx, &program, 8, backend);
+        let ptrs = whole_segments(&mut ctx, &program, 8, backend);
         eprintln!(
             "{backend}: 8 allocations of {} bytes ({} MiB in all) filled, bumped and checked in {:.1} s",
             seg - HEAP_RESERVED_BYTES,
             (8 * (seg - HEAP_RESERVED_BYTES)) >> 20,
             t.elapsed().as_secs_f64()
         );
+        // One kernel touching all eight (eight segment slots), where the device binds them.
+        if gpu.max_segment_slots() < 8 {
+            eprintln!("{backend}: the device binds {} segments in one launch: sum8 skipped", gpu.max_segment_slots());
+            continue;
+        }
+        let t = std::time::Instant::now();
+        let n = ((seg - HEAP_RESERVED_BYTES) / 4) as u32;
+        let mut args: Vec<[u8; 8]> = ptrs.iter().map(|p| p.to_le_bytes()).collect();
+        let mut n_arg = [0u8; 8];
+        n_arg[..4].copy_from_slice(&n.to_le_bytes());
+        args.push(n_arg);
+        let args: Vec<&[u8]> = args.iter().enumerate().map(|(i, a)| if i == 8 { &a[..4] } else { a.as_slice() }).collect();
+        ctx.launch(&program, "sum8", grid(n), &args, backend).unwrap_or_else(|e| panic!("{backend} sum8: {e}"));
+        let got = u32s(&ctx.read(ptrs[7], n as u64 * 4).expect("read"));
+        // `fill` then `bump` left word i of allocation k at (i * 0x9e3779b1 + seed_k) * 3 + 1.
+        let word = |k: u32, i: u32| i.wrapping_mul(0x9e37_79b1).wrapping_add(0x1234_0000 + k).wrapping_mul(3).wrapping_add(1);
+        for (i, &g) in got.iter().enumerate() {
+            let want = (0..8).fold(0u32, |s, k| s.wrapping_add(word(k, i as u32)));
+            assert_eq!(g, want, "{backend} sum8 word {i}");
+        }
+        eprintln!("{backend}: sum8 over the 8 allocations (8 segments in one launch) checked in {:.1} s", t.elapsed().as_secs_f64());
     }
 }
 
