@@ -134,8 +134,9 @@ struct KernelState {
     is_value: Vec<bool>,
     /// Per variable: its parameter loads are read directly (`Kernel::direct_param_loads`).
     direct_params: Vec<bool>,
-    /// Per variable: a heap index `lower` has checked (`Kernel::heap_indices_in_range`).
-    heap_direct: Vec<bool>,
+    /// Per variable: the heap memory (heap or segment slot) in which `lower` has checked it as
+    /// an index (`Kernel::heap_index_memories_of`).
+    heap_direct: Vec<Option<Memory>>,
     /// `Kernel::index_facts`: shared and local indices proven in range (`Kernel::index_in_range`).
     facts: ptxcross_lower::ir::IndexFacts,
     loops: Vec<LoopCtx>,
@@ -896,7 +897,7 @@ impl Emitter {
             values: vec![None; kernel.vars.len()],
             is_value,
             direct_params: kernel.direct_param_loads(),
-            heap_direct: kernel.heap_indices_in_range_of(&values),
+            heap_direct: kernel.heap_index_memories_of(&values),
             facts: kernel.index_facts_of(&values),
             loops: Vec::new(),
             shared_var,
@@ -1033,8 +1034,9 @@ impl Emitter {
         Ok(false)
     }
 
-    fn heap_direct(&mut self, v: VarId) -> Result2<bool> {
-        Ok(self.ks()?.heap_direct.get(v.index()).copied().unwrap_or(false))
+    /// Whether `v` is an index of `memory` that `lower` has checked.
+    fn heap_direct(&mut self, memory: Memory, v: VarId) -> Result2<bool> {
+        Ok(memory.is_heap() && self.ks()?.heap_direct.get(v.index()).copied().flatten() == Some(memory))
     }
 
     fn var(&mut self, kernel: &Kernel, v: VarId) -> Result2<(Word, Ty)> {
@@ -1062,9 +1064,9 @@ impl Emitter {
                         (self.b.load(u, None, p, None, []).map_err(internal)?, Ty::U32)
                     }
                     // Checked by `lower` (`Kernel::heap_indices_in_range`): no check here.
-                    Expr::LoadWord { memory: Memory::Heap, index: index @ Operand::Var(v) } if self.heap_direct(*v)? => {
+                    Expr::LoadWord { memory, index: index @ Operand::Var(v) } if self.heap_direct(*memory, *v)? => {
                         let idx = self.operand_of(kernel, *index, Ty::U32, "load index")?;
-                        let p = self.word_ptr(Memory::Heap, idx)?;
+                        let p = self.word_ptr(*memory, idx)?;
                         let u = self.t_u32();
                         (self.b.load(u, None, p, None, []).map_err(internal)?, Ty::U32)
                     }
@@ -1093,10 +1095,10 @@ impl Emitter {
                 }
                 let idx = self.operand_of(kernel, *index, Ty::U32, "store index")?;
                 let val = self.operand_of(kernel, *value, Ty::U32, "stored word")?;
-                if let (Memory::Heap, Operand::Var(v)) = (memory, index) {
-                    if self.heap_direct(*v)? {
+                if let Operand::Var(v) = index {
+                    if self.heap_direct(*memory, *v)? {
                         // Checked by `lower` (`Kernel::heap_indices_in_range`).
-                        let p = self.word_ptr(Memory::Heap, idx)?;
+                        let p = self.word_ptr(*memory, idx)?;
                         self.b.store(p, val, None, []).map_err(internal)?;
                         return Ok(false);
                     }

@@ -817,8 +817,9 @@ struct KernelCx<'a> {
     opaque_next: bool,
     /// Per variable: its parameter loads are read directly (`Kernel::direct_param_loads`).
     direct_params: Vec<bool>,
-    /// Per variable: a heap index `lower` has checked (`Kernel::heap_indices_in_range`).
-    heap_direct: Vec<bool>,
+    /// Per variable: the heap memory (heap or segment slot) in which `lower` has checked it as
+    /// an index (`Kernel::heap_index_memories_of`).
+    heap_direct: Vec<Option<Memory>>,
     /// `Kernel::index_facts`: shared and local indices proven in range (`Kernel::index_in_range`).
     facts: ptxcross_lower::ir::IndexFacts,
     /// Which opaque zeros (`px_z0`, `px_z1`) the body uses (see [`KernelCx::hide`]).
@@ -1480,8 +1481,12 @@ impl KernelCx<'_> {
         }
     }
 
-    fn heap_direct(&self, v: VarId) -> bool {
-        self.heap_direct.get(v.index()).copied().unwrap_or(false)
+    /// The array of heap memory `memory` when `v` is an index of it that `lower` has checked.
+    fn heap_direct(&self, memory: Memory, v: VarId) -> Option<String> {
+        if !memory.is_heap() || self.heap_direct.get(v.index()).copied().flatten() != Some(memory) {
+            return None;
+        }
+        self.mem(memory).array
     }
 
     fn block(&mut self, b: &Block, depth: usize) -> R<()> {
@@ -1506,9 +1511,9 @@ impl KernelCx<'_> {
                             (format!("{}params[{i}]", self.m.p), Ty::U32)
                         }
                         // Checked by `lower` (`Kernel::heap_indices_in_range`): no check here.
-                        Expr::LoadWord { memory: Memory::Heap, index: index @ Operand::Var(v) } if self.heap_direct(*v) => {
+                        Expr::LoadWord { memory, index: index @ Operand::Var(v) } if self.heap_direct(*memory, *v).is_some() => {
                             let i = self.typed(*index, Ty::U32, "LoadWord index")?;
-                            let a = format!("{}heap[{i}]", self.m.p);
+                            let a = format!("{}[{i}]", self.heap_direct(*memory, *v).unwrap_or_default());
                             (if self.m.heap_atomic { format!("atomicLoad(&{a})") } else { a }, Ty::U32)
                         }
                         // In range by the value facts (`Kernel::index_in_range`): no check.
@@ -1543,10 +1548,10 @@ impl KernelCx<'_> {
                     }
                     let i = self.typed(*index, Ty::U32, "StoreWord index")?;
                     let v = self.typed(*value, Ty::U32, "StoreWord value")?;
-                    if let (Memory::Heap, Operand::Var(x)) = (memory, index) {
-                        if self.heap_direct(*x) {
+                    if let Operand::Var(x) = index {
+                        if let Some(array) = self.heap_direct(*memory, *x) {
                             // Checked by `lower` (`Kernel::heap_indices_in_range`).
-                            let a = format!("{}heap[{i}]", self.m.p);
+                            let a = format!("{array}[{i}]");
                             let line = if self.m.heap_atomic { format!("atomicStore(&{a}, {v});") } else { format!("{a} = {v};") };
                             self.line(depth, &line);
                             continue;
@@ -1920,7 +1925,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             breakable: Vec::new(),
             opaque_next: false,
             direct_params: k.direct_param_loads(),
-            heap_direct: k.heap_indices_in_range_of(&values),
+            heap_direct: k.heap_index_memories_of(&values),
             facts: k.index_facts_of(&values),
             opaque: opaque_vars(k),
             zeros: [false; 2],

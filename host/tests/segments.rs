@@ -631,7 +631,20 @@ fn pointers_from_memory_reach_bound_segments_only() {
         }
         assert_eq!(ctx.read(s[2], 64).unwrap(), zeros, "{backend}");
         assert_eq!(ctx.read(s[1], 64).unwrap(), want1, "{backend}");
-        // The same offset in segment 1 through the two-segment launch's other slot is fine.
+        // Slot 1's last word is stored; the word past it (past the segment's binding) faults and
+        // changes nothing (`lower`'s range test of slot 1, against slot 1's length).
+        let last = s[1].offset(max - 4);
+        ctx.write(table, &last.to_le_bytes()).unwrap();
+        ctx.launch(&program, "store_via2", [1, 1, 1], &[&table.to_le_bytes(), &s[1].to_le_bytes(), &0x1a57u32.to_le_bytes()], backend)
+            .unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert_eq!(ctx.read(last, 4).unwrap(), 0x1a57u32.to_le_bytes(), "{backend}");
+        ctx.write(table, &s[1].offset(max).to_le_bytes()).unwrap();
+        match ctx.launch(&program, "store_via2", [1, 1, 1], &[&table.to_le_bytes(), &s[1].to_le_bytes(), &0xbadu32.to_le_bytes()], backend) {
+            Err(Error::KernelFault { bits, .. }) => assert_eq!(bits, abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}"),
+            other => panic!("{backend}: {other:?}"),
+        }
+        assert_eq!(ctx.read(last, 4).unwrap(), 0x1a57u32.to_le_bytes(), "{backend}");
+        assert_eq!(ctx.read(s[1], 64).unwrap(), want1, "{backend}");
         assert_eq!(ctx.fault_word().unwrap(), 0);
     }
 }
@@ -675,4 +688,31 @@ fn more_segments_than_bindings_is_refused() {
             other => panic!("{backend}: {other:?}"),
         }
     }
+}
+
+/// Every slot count (2 to `abi::MAX_SEGMENT_SLOTS`) translates every kernel of this file to
+/// SPIR-V that spirv-val accepts and to WGSL that naga accepts, on the wgpu profile and (64-bit
+/// integers split, the `mixed` kernel's 64-bit atomic aside) the WebGPU one; `.address_size 32`
+/// kernels are refused clearly. No device needed.
+#[test]
+fn every_slot_count_translates_to_valid_code() {
+    let file = SourceFile::new("segments.ptx", PTX.to_string());
+    for slots in 2..=abi::MAX_SEGMENT_SLOTS {
+        let options = LowerOptions { block: Some([BLOCK, 1, 1]), segment_slots: slots, ..LowerOptions::default() };
+        let module = translate::frontend(&file, &options).expect("lower");
+        assert!(module.kernels.iter().all(|k| k.features.segment_slots == slots));
+        let words = translate::emit_spirv(&module).expect("spirv");
+        translate::validate_spirv(&words).unwrap_or_else(|e| panic!("{slots} slots: {}", e.render()));
+        let text = translate::emit_wgsl(&module, translate::Profile::Wgpu).expect("wgsl");
+        translate::validate_wgsl(&text, translate::Profile::Wgpu).unwrap_or_else(|e| panic!("{slots} slots: {}", e.render()));
+        let split = LowerOptions { split_int64: true, kernel: Some("vadd".into()), ..options.clone() };
+        let module = translate::frontend(&file, &split).expect("lower split");
+        let text = translate::emit_wgsl(&module, translate::Profile::WebGpu).expect("webgpu wgsl");
+        translate::validate_wgsl(&text, translate::Profile::WebGpu).unwrap_or_else(|e| panic!("{slots} slots, webgpu: {}", e.render()));
+    }
+    let narrow = PTX.replace(".address_size 64", ".address_size 32");
+    let file32 = SourceFile::new("segments32.ptx", narrow);
+    let options = LowerOptions { kernel: Some("touch16".into()), segment_slots: 2, ..LowerOptions::default() };
+    let e = translate::frontend(&file32, &options).expect_err("32-bit addresses and several segments");
+    assert!(e.render().contains("not supported yet: several heap segments"), "{}", e.render());
 }

@@ -874,6 +874,15 @@ impl Kernel {
 
     /// [`Kernel::heap_indices_in_range`] given the kernel's [`Kernel::value_vars`].
     pub fn heap_indices_in_range_of(&self, values: &[bool]) -> Vec<bool> {
+        self.heap_index_memories_of(values).into_iter().map(|m| m == Some(Memory::Heap)).collect()
+    }
+
+    /// Per variable: the heap memory ([`Memory::Heap`] or a [`Memory::Segment`]) in which
+    /// `lower` has proven it an in-range word index, by the rule of
+    /// [`Kernel::heap_indices_in_range`] with that memory's length (`HeapWords`, or
+    /// `SegmentWords(j)` for slot `j`) in `lim`. The backends access `LoadWord`/`StoreWord` of
+    /// exactly that memory at such an index directly.
+    pub fn heap_index_memories_of(&self, values: &[bool]) -> Vec<Option<Memory>> {
         use crate::abi::{HEAP_RESERVED_WORDS, HEAP_SINK_WORD};
         let n = self.vars.len();
         let mut defs: Vec<Option<&Expr>> = vec![None; n];
@@ -894,32 +903,41 @@ impl Kernel {
             Operand::Var(v) => defs.get(v.index()).copied().flatten(),
             Operand::Const(_) => None,
         };
-        // `lim`'s `k`, if `o` is `max(HeapWords, 64 + k) - (64 + k)`.
-        let limit = |o: Operand| -> Option<u32> {
+        // `lim`'s memory and `k`, if `o` is `max(hw, 64 + k) - (64 + k)` for `hw` the length
+        // of the heap (`HeapWords`) or of segment slot `j` (`SegmentWords(j)`).
+        let limit = |o: Operand| -> Option<(Memory, u32)> {
             let Some(Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs, rhs: Operand::Const(Const::U32(d)) }) = def(o) else { return None };
             let Some(Expr::Binary { op: BinaryOp::MaxU, ty: Ty::U32, lhs: hw, rhs: Operand::Const(Const::U32(m)) }) = def(*lhs) else { return None };
-            let Some(Expr::Builtin(Builtin::HeapWords)) = def(*hw) else { return None };
-            (m == d && *d >= HEAP_RESERVED_WORDS).then_some(*d - HEAP_RESERVED_WORDS)
+            let memory = match def(*hw) {
+                Some(Expr::Builtin(Builtin::HeapWords)) => Memory::Heap,
+                Some(Expr::Builtin(Builtin::SegmentWords(j))) => Memory::Segment(*j),
+                _ => return None,
+            };
+            (m == d && *d >= HEAP_RESERVED_WORDS).then_some((memory, *d - HEAP_RESERVED_WORDS))
         };
-        // Whether `c` implies `i - 64 < lim` for a `lim` of some `k >= j`.
-        fn implies<'a>(c: Operand, i: Operand, j: u32, def: &dyn Fn(Operand) -> Option<&'a Expr>, limit: &dyn Fn(Operand) -> Option<u32>, depth: u32) -> bool {
+        // A memory whose `lim` of some `k >= j` `c` implies `i - 64 < lim` for.
+        type Limit<'l> = &'l dyn Fn(Operand) -> Option<(Memory, u32)>;
+        fn implies<'a>(c: Operand, i: Operand, j: u32, def: &dyn Fn(Operand) -> Option<&'a Expr>, limit: Limit, depth: u32) -> Option<Memory> {
             match def(c) {
                 Some(Expr::Compare { op: CmpOp::LtU, ty: Ty::U32, lhs, rhs }) => {
-                    matches!(def(*lhs), Some(Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs: x, rhs: Operand::Const(Const::U32(HEAP_RESERVED_WORDS)) }) if *x == i)
-                        && limit(*rhs).is_some_and(|k| j <= k)
+                    let tested = matches!(def(*lhs), Some(Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs: x, rhs: Operand::Const(Const::U32(HEAP_RESERVED_WORDS)) }) if *x == i);
+                    limit(*rhs).filter(|&(_, k)| tested && j <= k).map(|(m, _)| m)
                 }
                 Some(Expr::Binary { op: BinaryOp::And, ty: Ty::Bool, lhs, rhs }) if depth < 8 => {
-                    implies(*lhs, i, j, def, limit, depth + 1) || implies(*rhs, i, j, def, limit, depth + 1)
+                    implies(*lhs, i, j, def, limit, depth + 1).or_else(|| implies(*rhs, i, j, def, limit, depth + 1))
                 }
-                _ => false,
+                _ => None,
             }
         }
         (0..n)
             .map(|v| {
-                let Some(Expr::Select { ty: Ty::U32, cond, a, b: Operand::Const(Const::U32(HEAP_SINK_WORD)) }) = defs[v] else { return false };
-                implies(*cond, *a, 0, &def, &limit, 0)
-                    || matches!(def(*a), Some(Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs, rhs: Operand::Const(Const::U32(j)) })
-                        if implies(*cond, *lhs, *j, &def, &limit, 0))
+                let Some(Expr::Select { ty: Ty::U32, cond, a, b: Operand::Const(Const::U32(HEAP_SINK_WORD)) }) = defs[v] else { return None };
+                implies(*cond, *a, 0, &def, &limit, 0).or_else(|| match def(*a) {
+                    Some(Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs, rhs: Operand::Const(Const::U32(j)) }) => {
+                        implies(*cond, *lhs, *j, &def, &limit, 0)
+                    }
+                    _ => None,
+                })
             })
             .collect()
     }

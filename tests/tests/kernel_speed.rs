@@ -18,7 +18,9 @@
 //!   `PTXCROSS_SPEED_REPS=N` (default 5) sets the repetitions, `PTXCROSS_SPEED_KERNELS=saxpy,reduce`
 //!   a subset, `PTXCROSS_SPEED_SCALE=F` multiplies the problem sizes (default 1),
 //!   `PTXCROSS_SPEED_SEGMENT=1` puts ptxcross's buffers into the second heap segment (a
-//!   context with more memory than one storage binding).
+//!   context with more memory than one storage binding); `PTXCROSS_SPEED_SEGMENT=split` puts
+//!   each buffer into a segment of its own, so every launch runs the kernel's translation for
+//!   several segments (one binding per buffer, a compare chain per access).
 //!
 //!   `PTXCROSS_SPEED_VARIANTS=DIR` (an experiment switch for decomposing the cost, not a
 //!   result): every `DIR/<kernel>.<label>.wgsl` and `DIR/<kernel>.<label>.spvasm` (hand edits of
@@ -510,15 +512,19 @@ impl Ptx {
         let heap: u64 = case.buffers.iter().map(|b| (b.len() as u64).next_multiple_of(256)).sum::<u64>() + (1 << 16);
         // `PTXCROSS_SPEED_SEGMENT=1`: the buffers go into the heap's second segment (a filler
         // takes the first), as in a context whose memory exceeds one storage binding.
-        let second = std::env::var("PTXCROSS_SPEED_SEGMENT").is_ok_and(|v| v == "1");
+        let mode = std::env::var("PTXCROSS_SPEED_SEGMENT").unwrap_or_default();
+        let (second, split) = (mode == "1", mode == "split");
         let seg = gpu.max_segment_bytes();
         let heap = if second { seg + heap } else { heap };
+        let heap = if split { seg * case.buffers.len() as u64 } else { heap };
         let mut ctx = Context::new(ContextOptions { heap_bytes: heap, timeout: None, gpu: Some(gpu.clone()) }).expect("context");
         if second {
             ctx.alloc(seg - ptxcross::runtime::HEAP_RESERVED_BYTES).expect("filler");
         }
         ctx.time_launches(true);
-        let ptrs = case.buffers.iter().map(|b| ctx.alloc(b.len() as u64).expect("alloc")).collect();
+        // `split`: each buffer takes a whole segment (its first bytes are the buffer).
+        let size = |b: &Vec<u8>| if split { seg - ptxcross::runtime::HEAP_RESERVED_BYTES } else { b.len() as u64 };
+        let ptrs = case.buffers.iter().map(|b| ctx.alloc(size(b)).expect("alloc")).collect();
         Ptx { programs, ctx, ptrs }
     }
 
