@@ -286,8 +286,8 @@ pub fn build_program(
         return Ok(program);
     }
     let (file, options, backends) = (file.clone(), options.clone(), backends.to_vec());
-    Ok(program.with_segment_variants(std::sync::Arc::new(move |slots| {
-        let options = LowerOptions { segment_slots: slots, ..options.clone() };
+    Ok(program.with_segment_variants(std::sync::Arc::new(move |slots, kernel: &str| {
+        let options = LowerOptions { segment_slots: slots, kernel: Some(kernel.to_string()), ..options.clone() };
         let module = frontend(&file, &options).map_err(|e| e.render())?;
         build_program_from_ir(&file.name, module, &backends, validate).map_err(|e| e.render())
     })))

@@ -1177,20 +1177,26 @@ impl Context {
             if k.features.segment_slots != 0 || bound.len() > limit as usize || k.features.pointers32 {
                 return Err(several());
             }
-            let variant = match program.segment_variant(bound.len() as u32) {
+            let variant = match program.segment_variant(bound.len() as u32, &k.name) {
                 None => return Err(several()),
                 Some(Err(message)) => return Err(Error::Pipeline { kernel: k.name.clone(), backend, message }),
                 Some(Ok(v)) => v,
             };
-            let same = variant.module().kernels.get(index).is_some_and(|v| v.entry_point == k.entry_point && v.features.segment_slots == bound.len() as u32);
-            if !same {
+            // The same translation (native warps or their emulated twin) of the same kernel.
+            let twin = |v: &ir::Kernel| {
+                v.name == k.name
+                    && v.features.native_warps == k.features.native_warps
+                    && v.features.warp_fallback == k.features.warp_fallback
+                    && v.features.segment_slots == bound.len() as u32
+            };
+            let Some(vi) = variant.module().kernels.iter().position(twin) else {
                 return Err(Error::Pipeline {
                     kernel: k.name.clone(),
                     backend,
-                    message: "the several-segment translation does not hold this kernel at its place".into(),
+                    message: "the several-segment translation does not hold this kernel".into(),
                 });
-            }
-            return self.submit_kernel(&variant, index, grid, params, backend, timed, check_only);
+            };
+            return self.submit_kernel(&variant, vi, grid, params, backend, timed, check_only);
         }
         // A kernel for `slots` segments binds exactly that many (only launches with that many
         // reach it, above); `bound[j]` is slot `j`'s segment.

@@ -10,10 +10,11 @@ use super::Backend;
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
-/// Translates a program's module again for launches whose pointers lie in `S` heap segments
-/// (`ptxcross_lower::LowerOptions::segment_slots = S`, the same kernels in the same order,
-/// otherwise the same options and backends); an error is the rendered diagnostics.
-pub type SegmentVariants = Arc<dyn Fn(u32) -> Result<Program, String> + Send + Sync>;
+/// Translates kernel `name` of a program again for launches whose pointers lie in `S` heap
+/// segments (`ptxcross_lower::LowerOptions::segment_slots = S`, otherwise the same options and
+/// backends): `variants(S, name)` is a program holding that kernel (and its emulated twin, if
+/// it has one); an error is the rendered diagnostics.
+pub type SegmentVariants = Arc<dyn Fn(u32, &str) -> Result<Program, String> + Send + Sync>;
 
 /// One translated PTX module (all or some of its kernels) with SPIR-V and/or WGSL code.
 ///
@@ -27,8 +28,8 @@ pub struct Program {
     wgsl: Option<String>,
     /// How to build the several-segment translations (none: such launches are refused).
     variants: Option<SegmentVariants>,
-    /// Those built so far, by segment count.
-    built: Mutex<HashMap<u32, Arc<Program>>>,
+    /// Those built so far, by segment count and kernel name.
+    built: Mutex<HashMap<(u32, String), Arc<Program>>>,
 }
 
 impl std::fmt::Debug for Program {
@@ -66,8 +67,9 @@ impl Program {
     }
 
     /// This program, able to run launches whose pointers lie in several heap segments
-    /// (issue 11): `variants(S)` translates it for `S` segment slots, once per `S`, at the
-    /// first such launch. Without it such a launch is refused (`Error::SeveralSegments`).
+    /// (issue 11): `variants(S, kernel)` translates the kernel for `S` segment slots, once per
+    /// `S` and kernel, at its first such launch. Without it such a launch is refused
+    /// (`Error::SeveralSegments`).
     pub fn with_segment_variants(mut self, variants: SegmentVariants) -> Program {
         self.variants = Some(variants);
         self
@@ -78,19 +80,20 @@ impl Program {
         self.variants.is_some()
     }
 
-    /// The translation for `slots` heap segments (built on first use); `None` when the
-    /// program cannot build one.
-    pub(crate) fn segment_variant(&self, slots: u32) -> Option<Result<Arc<Program>, String>> {
+    /// The translation of kernel `name` for `slots` heap segments (built on first use);
+    /// `None` when the program cannot build one.
+    pub(crate) fn segment_variant(&self, slots: u32, name: &str) -> Option<Result<Arc<Program>, String>> {
         let variants = self.variants.as_ref()?;
         let mut built = self.built.lock().unwrap_or_else(|p| p.into_inner());
-        if let Some(p) = built.get(&slots) {
+        let key = (slots, name.to_string());
+        if let Some(p) = built.get(&key) {
             return Some(Ok(p.clone()));
         }
-        let p = match variants(slots) {
+        let p = match variants(slots, name) {
             Ok(p) => Arc::new(p),
             Err(e) => return Some(Err(e)),
         };
-        built.insert(slots, p.clone());
+        built.insert(key, p.clone());
         Some(Ok(p))
     }
     pub fn id(&self) -> u64 {
