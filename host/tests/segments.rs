@@ -716,3 +716,67 @@ fn every_slot_count_translates_to_valid_code() {
     let e = translate::frontend(&file32, &options).expect_err("32-bit addresses and several segments");
     assert!(e.render().contains("not supported yet: several heap segments"), "{}", e.render());
 }
+
+/// Module globals and pointers in other segments in one launch: the several-segment
+/// translation shares the program's globals (`set` writes them through the one-segment
+/// translation, `add_globals` reads them with its pointers in two other segments), checked
+/// against the CPU reference.
+#[test]
+fn globals_are_shared_with_the_several_segment_translation() {
+    let Some(gpu) = gpu() else { return };
+    let ptx = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.global .align 4 .u32 g[4] = {10, 20, 30, 40};
+
+.visible .entry set(.param .u32 v)
+{
+    .reg .b32 %r<2>;
+    ld.param.u32 %r1, [v];
+    st.global.u32 [g+8], %r1;
+    ret;
+}
+
+// out[i] = in[i] + g[i] for i < 4 (thread i).
+.visible .entry add_globals(.param .u64 in, .param .u64 out)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<8>;
+    mov.u32 %r1, %tid.x;
+    setp.ge.u32 %p1, %r1, 4;
+    @%p1 bra DONE;
+    ld.param.u64 %rd1, [in];
+    ld.param.u64 %rd2, [out];
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    add.s64 %rd5, %rd2, %rd3;
+    mov.u64 %rd6, g;
+    add.s64 %rd7, %rd6, %rd3;
+    ld.global.u32 %r2, [%rd4];
+    ld.global.u32 %r3, [%rd7];
+    add.s32 %r4, %r2, %r3;
+    st.global.u32 [%rd5], %r4;
+DONE:
+    ret;
+}
+"#;
+    let file = SourceFile::new("globals.ptx", ptx.to_string());
+    let options = LowerOptions { block: Some([32, 1, 1]), ..LowerOptions::default() };
+    let program = translate::build_program(&file, &options, &Backend::ALL, true).expect("translate");
+    for backend in Backend::ALL {
+        let mut ctx = small_segments(&gpu, 3);
+        let max = ctx.segment_bytes() - HEAP_RESERVED_BYTES;
+        // The globals take the first segment (at the first launch); `in` and `out` the others.
+        ctx.launch(&program, "set", [1, 1, 1], &[&333u32.to_le_bytes()], backend).unwrap();
+        let input = ctx.alloc(max).unwrap();
+        let out = ctx.alloc(max).unwrap();
+        assert_eq!((segment_of(input), segment_of(out)), (1, 2));
+        ctx.write(input, &[1u32, 2, 3, 4].iter().flat_map(|w| w.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+        ctx.launch(&program, "add_globals", [1, 1, 1], &[&input.to_le_bytes(), &out.to_le_bytes()], backend)
+            .unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert_eq!(u32s(&ctx.read(out, 16).unwrap()), [11, 22, 336, 44], "{backend}");
+        assert_eq!(ctx.fault_word().unwrap(), 0);
+    }
+}

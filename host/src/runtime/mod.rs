@@ -1196,6 +1196,16 @@ impl Context {
                     message: "the several-segment translation does not hold this kernel".into(),
                 });
             };
+            // The variant is the same module's code: it shares the program's globals (their
+            // layout is the module's, whichever kernels are translated).
+            if variant.module().globals != program.module().globals {
+                return Err(Error::Pipeline {
+                    kernel: k.name.clone(),
+                    backend,
+                    message: "the several-segment translation lays out the module's globals differently".into(),
+                });
+            }
+            self.globals.insert(variant.id(), globals);
             return self.submit_kernel(&variant, vi, grid, params, backend, timed, check_only);
         }
         // A kernel for `slots` segments binds exactly that many (only launches with that many

@@ -75,6 +75,13 @@ impl Program {
         self
     }
 
+    /// Its id and those of the several-segment translations built so far: what to forget
+    /// (`Gpu::forget_program`, `Context::forget_program`) when it is unloaded.
+    pub fn ids(&self) -> Vec<u64> {
+        let built = self.built.lock().unwrap_or_else(|p| p.into_inner());
+        std::iter::once(self.id).chain(built.values().map(|p| p.id)).collect()
+    }
+
     /// Whether [`Program::with_segment_variants`] gave it a way to build them.
     pub fn has_segment_variants(&self) -> bool {
         self.variants.is_some()
