@@ -786,9 +786,11 @@ pub struct Module {
 impl Kernel {
     /// Whether word `index` of the parameter memory is in range whatever the launch: a
     /// constant below `abi::PARAM_HEADER_WORDS + ceil(param_bytes / 4)`, the words every launch
-    /// binds (`abi::PARAM_HEADER_WORDS`).
+    /// binds (`abi::PARAM_HEADER_WORDS`), and in a kernel for `S` ≥ 2 segment slots the `S - 1`
+    /// slot words after them (`abi::segment_slot_word`), which every launch of it binds too.
     pub fn param_word_in_range(&self, index: Operand) -> bool {
-        matches!(index, Operand::Const(Const::U32(i)) if i < crate::abi::PARAM_HEADER_WORDS + self.param_bytes.div_ceil(4))
+        let slot_words = self.features.segment_slots.saturating_sub(1);
+        matches!(index, Operand::Const(Const::U32(i)) if i < crate::abi::PARAM_HEADER_WORDS + self.param_bytes.div_ceil(4) + slot_words)
     }
 
     /// Per variable: what is known of a *value*'s bits whatever the launch (`None` for

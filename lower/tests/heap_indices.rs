@@ -235,4 +235,19 @@ fn segment_slot_indices_are_proven_for_their_own_slot_only() {
         assert_eq!(out.iter().filter(|(a, _)| *a == m).count(), 6, "{m:?}: {out:?}");
     }
     assert!(out.iter().all(|(a, p)| *p == Some(*a)), "{out:?}");
+    // The slots' segment words, after the parameters, are read without a check (the host
+    // binds them for every launch of this kernel); the word after them is not in range.
+    let direct = k.direct_param_loads();
+    let mut slot_reads = Vec::new();
+    for s in &k.body.stmts {
+        if let Stmt::Assign { dst, expr: Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(w)) } } = s {
+            if *w >= abi::segment_slot_word(1, k.param_bytes) {
+                slot_reads.push((*w, direct[dst.index()]));
+            }
+        }
+    }
+    slot_reads.sort();
+    let words: Vec<(u32, bool)> = (1..3).map(|j| (abi::segment_slot_word(j, k.param_bytes), true)).collect();
+    assert_eq!(slot_reads, words);
+    assert!(!k.param_word_in_range(Operand::Const(Const::U32(abi::segment_slot_word(3, k.param_bytes)))));
 }

@@ -1219,7 +1219,8 @@ impl Context {
             self.segments[s].untouched_from = self.segments[s].bytes;
         }
 
-        // Parameter buffer: header + area, whole words (and the segment numbers of slots 1..).
+        // Parameter buffer: header + area, whole words (and the segment numbers of slots 1..,
+        // which the kernel reads without a bounds check: `ir::Kernel::param_word_in_range`).
         let header = abi::PARAM_HEADER_WORDS as usize * 4;
         let mut bytes = vec![0u8; (header + k.param_bytes as usize).div_ceil(4) * 4 + 4 * (slots - 1)];
         for (j, &s) in bound.iter().enumerate().skip(1) {
