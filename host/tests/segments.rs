@@ -780,3 +780,42 @@ DONE:
         assert_eq!(ctx.fault_word().unwrap(), 0);
     }
 }
+
+/// Asynchronous launches over several segments: a faulting one (its fault in its slot 0's
+/// fault word) is reported by the next synchronization, and the launches around it run.
+#[test]
+fn asynchronous_launches_over_several_segments_report_their_fault() {
+    let Some(gpu) = gpu() else { return };
+    let program = program();
+    for backend in Backend::ALL {
+        let mut ctx = small_segments(&gpu, 3);
+        let max = ctx.segment_bytes() - HEAP_RESERVED_BYTES;
+        let s: Vec<DevicePtr> = (0..3).map(|_| ctx.alloc(max).unwrap()).collect();
+        let n = 64u32;
+        let (a, b) = (words(64, 5), words(64, 6));
+        ctx.write(s[1], &a).unwrap();
+        ctx.write(s[2], &b).unwrap();
+        // Table in segment 1 points into segment 0, which `store_via2(table, s[2])` does not bind.
+        let table = s[1].offset(4096);
+        ctx.write(table, &s[0].offset(64).to_le_bytes()).unwrap();
+        ctx.write(s[0].offset(64), &[0; 4]).unwrap();
+        let vadd = |ctx: &mut Context, out: DevicePtr| {
+            ctx.launch_async(&program, "vadd", [1, 1, 1], &[&s[1].to_le_bytes(), &s[2].to_le_bytes(), &out.to_le_bytes(), &n.to_le_bytes()], backend)
+        };
+        vadd(&mut ctx, s[0]).unwrap();
+        ctx.launch_async(&program, "store_via2", [1, 1, 1], &[&table.to_le_bytes(), &s[2].to_le_bytes(), &9u32.to_le_bytes()], backend).unwrap();
+        vadd(&mut ctx, s[0].offset(1024)).unwrap();
+        match ctx.synchronize() {
+            Err(Error::KernelFault { kernel, bits, .. }) => {
+                assert_eq!((kernel.as_str(), bits), ("store_via2", abi::FAULT_GLOBAL_OUT_OF_RANGE), "{backend}");
+            }
+            other => panic!("{backend}: {other:?}"),
+        }
+        let want: Vec<u32> = u32s(&a).iter().zip(u32s(&b)).map(|(x, y)| x.wrapping_add(y)).collect();
+        // The first vadd wrote words 0..64 of segment 0, so word 16 (byte 64) holds its sum:
+        // the faulting store did not change it.
+        assert_eq!(u32s(&ctx.read(s[0], 256).unwrap()), want, "{backend}");
+        assert_eq!(u32s(&ctx.read(s[0].offset(1024), 256).unwrap()), want, "{backend}");
+        assert_eq!(ctx.fault_word().unwrap(), 0);
+    }
+}
