@@ -11,7 +11,9 @@
 //! - `kernel_speed` (ignored): sizes that take ≥ 100 ms per launch on lavapipe, launches
 //!   interleaved (the three sides in rotating order) and repeated, printing per kernel the
 //!   median GPU times and the ratios ptxcross/hand-written, WGSL statement counts (ptxcross vs
-//!   hand-written) and first-launch pipeline-creation times:
+//!   hand-written) and first-launch pipeline-creation times (`pipe`: a fresh context's first
+//!   launch, the buffers' upload excluded; `pipe2`: a fresh translation's first launch in a
+//!   used context, as the hand-written figure counts; see `pipeline_times`):
 //!
 //!   `MESA_SHADER_CACHE_DISABLE=true PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test kernel_speed kernel_speed -- --ignored --nocapture`
 //!
@@ -24,7 +26,8 @@
 //!   result): every `DIR/<kernel>.<label>.wgsl` and `DIR/<kernel>.<label>.spvasm` (hand edits of
 //!   what `ptxcross translate --to wgsl|spirv` emits, assembled with `spirv-as`) runs as one
 //!   more side with ptxcross's kernel interface, interleaved with the others; its output is
-//!   compared with the reference and a mismatch is printed, not fatal.
+//!   compared with the reference and a mismatch is printed, not fatal; its first-launch
+//!   pipeline time (fresh program, used context) is printed with it.
 //!   `PTXCROSS_SPEED_DUMP=DIR` writes the code the ptxcross sides run (`<kernel>.wgsl`,
 //!   `<kernel>.spv`) into DIR.
 
