@@ -1470,15 +1470,7 @@ fn barriers_with_a_thread_count_naming_the_whole_cta() {
     let grid = 2usize;
     for block in [64usize, 100, 48] {
         let count = block.div_ceil(32) * 32;
-        let mut want = vec![0u32; 3 * block * grid];
-        for c in 0..grid {
-            let v = |t: usize| 3 * (c * block + (t + 1) % block) as u32 + 1;
-            let w = |t: usize| v(block - 1 - t) + (block - 1 - t) as u32;
-            let popc = (0..block).filter(|&t| w(t) & 1 == 1).count() as u32;
-            for t in 0..block {
-                want[3 * (c * block + t)..][..3].copy_from_slice(&[v(t), w(t), popc]);
-            }
-        }
+        let want = bar_count_results(block, grid);
         for (how, text) in [("immediate", ptx("bar_count.ptx").replace(", %r9", &format!(", {count}"))), ("register", ptx("bar_count.ptx"))] {
             let program = program("bar_count.ptx", &text, [block as u32, 1, 1]);
             for backend in Backend::ALL {
@@ -1489,6 +1481,21 @@ fn barriers_with_a_thread_count_naming_the_whole_cta() {
             }
         }
     }
+}
+
+/// bar_count.ptx's results by its definition (the comment at its top): per thread v, w and
+/// the CTA's count of odd w.
+fn bar_count_results(block: usize, grid: usize) -> Vec<u32> {
+    let mut want = vec![0u32; 3 * block * grid];
+    for c in 0..grid {
+        let v = |t: usize| 3 * (c * block + (t + 1) % block) as u32 + 1;
+        let w = |t: usize| v(block - 1 - t) + (block - 1 - t) as u32;
+        let popc = (0..block).filter(|&t| w(t) & 1 == 1).count() as u32;
+        for t in 0..block {
+            want[3 * (c * block + t)..][..3].copy_from_slice(&[v(t), w(t), popc]);
+        }
+    }
+    want
 }
 
 /// Barrier ids held in registers (§9.7.13.1: "an immediate constant or register with value 0
@@ -1507,15 +1514,7 @@ fn barrier_ids_held_in_registers() {
         .replace("bar.red.popc.u32 %r16, 3, %r9", "bar.red.popc.u32 %r16, %r21, %r9");
     assert_eq!(text.matches("%r20, %r9").count() + text.matches("%r21, %r9").count(), 3, "{text}");
     let line = text.lines().position(|l| l.trim_start().starts_with("bar.sync %r20, %r9")).unwrap() + 1;
-    let mut want = vec![0u32; 3 * block * grid];
-    for c in 0..grid {
-        let v = |t: usize| 3 * (c * block + (t + 1) % block) as u32 + 1;
-        let w = |t: usize| v(block - 1 - t) + (block - 1 - t) as u32;
-        let popc = (0..block).filter(|&t| w(t) & 1 == 1).count() as u32;
-        for t in 0..block {
-            want[3 * (c * block + t)..][..3].copy_from_slice(&[v(t), w(t), popc]);
-        }
-    }
+    let want = bar_count_results(block, grid);
     let program = program("bar_count.ptx", &text, [block as u32, 1, 1]);
     let count = (block as u32).to_le_bytes();
     for backend in Backend::ALL {
