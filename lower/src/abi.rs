@@ -169,6 +169,10 @@ pub const FAULT_WARP_LAYOUT: u32 = 1 << 10;
 /// other than the whole CTA's: a barrier some warps pass while others wait has no Vulkan or
 /// WGSL equivalent (the launch went on with a full-CTA barrier, so its results are wrong).
 pub const FAULT_BARRIER_COUNT: u32 = 1 << 11;
+/// A barrier id held in a register was not 0 through 15 (§9.7.13.1: "a logical barrier
+/// resource as an immediate constant or register with value 0 through 15"; undefined
+/// otherwise).
+pub const FAULT_BARRIER_ID: u32 = 1 << 12;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
 /// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` zero
@@ -235,6 +239,7 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
             "the device's subgroups do not hold whole 32-thread warps (native warp collectives cannot run; \
              the emulated translation must be launched)",
         ),
+        (FAULT_BARRIER_ID, "a barrier id held in a register was not 0 through 15"),
         (
             FAULT_BARRIER_COUNT,
             "a barrier's thread count was not the whole CTA (barriers for a subset of the CTA's warps \

@@ -11,7 +11,9 @@
 //! - `kernel_speed` (ignored): sizes that take ≥ 100 ms per launch on lavapipe, launches
 //!   interleaved (the three sides in rotating order) and repeated, printing per kernel the
 //!   median GPU times and the ratios ptxcross/hand-written, WGSL statement counts (ptxcross vs
-//!   hand-written) and first-launch pipeline-creation times:
+//!   hand-written) and first-launch pipeline-creation times (`pipe`: a fresh context's first
+//!   launch, the buffers' upload excluded; `pipe2`: a fresh translation's first launch in a
+//!   used context, as the hand-written figure counts; see `pipeline_times`):
 //!
 //!   `MESA_SHADER_CACHE_DISABLE=true PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test kernel_speed kernel_speed -- --ignored --nocapture`
 //!
@@ -26,7 +28,8 @@
 //!   result): every `DIR/<kernel>.<label>.wgsl` and `DIR/<kernel>.<label>.spvasm` (hand edits of
 //!   what `ptxcross translate --to wgsl|spirv` emits, assembled with `spirv-as`) runs as one
 //!   more side with ptxcross's kernel interface, interleaved with the others; its output is
-//!   compared with the reference and a mismatch is printed, not fatal.
+//!   compared with the reference and a mismatch is printed, not fatal; its first-launch
+//!   pipeline time (fresh program, used context) is printed with it.
 //!   `PTXCROSS_SPEED_DUMP=DIR` writes the code the ptxcross sides run (`<kernel>.wgsl`,
 //!   `<kernel>.spv`) into DIR.
 
@@ -752,17 +755,32 @@ impl Hand {
 /// that the kernel's own time is negligible. The first launch is what a user waits for; it
 /// includes the module and pipeline creation, and on lavapipe the driver's code generation,
 /// which llvmpipe defers to the first dispatch. Device probes ran before (`translate_case`
-/// asks for them), so they are not counted.
-fn pipeline_times(gpu: &Arc<Gpu>, case: &Case, hand: &mut Hand) -> [Duration; 3] {
+/// asks for them), so they are not counted, nor is the upload of the buffers' contents.
+///
+/// `[spirv, wgsl, hand, spirv in a used context, wgsl in a used context]`: the first two count a
+/// fresh context's first launch as well (what a program's first launch costs), the last two a
+/// fresh program's first launch in a context that has launched before (the program's own
+/// module and pipeline, as the hand-written side's figure counts).
+fn pipeline_times(gpu: &Arc<Gpu>, case: &Case, hand: &mut Hand) -> [Duration; 5] {
     let small = Case { grid: [1, 1, 1], hand_grid: [1, 1, 1], ..shallow(case) };
-    let mut out = [Duration::ZERO; 3];
+    let mut out = [Duration::ZERO; 5];
     for (slot, &backend) in Backend::ALL.iter().enumerate() {
         let mut p = Ptx::new(gpu, case);
         p.reset(case);
+        // `Context::write` is staged until the next submission: a read submits it here, so
+        // that the first launch does not count the upload of the buffers' contents (the
+        // hand-written side's were uploaded long before its figure too).
+        p.ctx.read(p.ptrs[0], 4).expect("read");
         let t = Instant::now();
         p.launch(&small, backend);
         let first = t.elapsed();
         out[slot] = first.saturating_sub(fastest(|| p.launch(&small, backend)));
+        // A second translation: a new program (its own module and pipeline), same context.
+        let fresh = translate_case(gpu, case, backend);
+        let t = Instant::now();
+        Ptx::launch_program(&mut p.ctx, &p.ptrs, &small, &fresh, backend);
+        let first = t.elapsed();
+        out[3 + slot] = first.saturating_sub(fastest(|| Ptx::launch_program(&mut p.ctx, &p.ptrs, &small, &fresh, backend)));
     }
     let t = Instant::now();
     hand.new_pipeline(case);
@@ -828,8 +846,9 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize) {
         reps
     );
     println!(
-        "{:<11} {:>10} {:>10} {:>10} {:>7} {:>7} | {:>9} {:>9} {:>9} | {:>11} {:>10} {:>10}",
-        "kernel", "spirv ms", "wgsl ms", "hand ms", "spv/h", "wgsl/h", "wgsl stm", "hand stm", "spv insts", "pipe spv ms", "wgsl ms", "hand ms"
+        "{:<11} {:>10} {:>10} {:>10} {:>7} {:>7} | {:>9} {:>9} {:>9} | {:>11} {:>10} {:>10} | {:>12} {:>10}",
+        "kernel", "spirv ms", "wgsl ms", "hand ms", "spv/h", "wgsl/h", "wgsl stm", "hand stm", "spv insts", "pipe spv ms", "wgsl ms", "hand ms",
+        "pipe2 spv ms", "wgsl ms"
     );
     for case in cases {
         let mut ptx = Ptx::new(gpu, case);
@@ -893,8 +912,20 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize) {
         let wgsl_text = ptx.programs.iter().find_map(|(_, p)| p.wgsl()).unwrap_or("");
         let spirv = ptx.programs.iter().find_map(|(_, p)| p.spirv()).unwrap_or(&[]);
         let pipes = pipeline_times(gpu, case, &mut hand);
+        // The variants' first-launch pipeline creation, measured as `pipeline_times` does (fresh
+        // programs of the same code).
+        let small = Case { grid: [1, 1, 1], hand_grid: [1, 1, 1], ..shallow(case) };
+        let variant_pipes: Vec<Duration> = variants(case, &ptx)
+            .iter()
+            .map(|(_, backend, program)| {
+                let t = Instant::now();
+                Ptx::launch_program(&mut ptx.ctx, &ptx.ptrs, &small, program, *backend);
+                let first = t.elapsed();
+                first.saturating_sub(fastest(|| Ptx::launch_program(&mut ptx.ctx, &ptx.ptrs, &small, program, *backend)))
+            })
+            .collect();
         println!(
-            "{:<11} {:>10.2} {:>10.2} {:>10.2} {:>7.2} {:>7.2} | {:>9} {:>9} {:>9} | {:>11.1} {:>10.1} {:>10.1}",
+            "{:<11} {:>10.2} {:>10.2} {:>10.2} {:>7.2} {:>7.2} | {:>9} {:>9} {:>9} | {:>11.1} {:>10.1} {:>10.1} | {:>12.1} {:>10.1}",
             case.name,
             ms(s),
             ms(w),
@@ -907,9 +938,16 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize) {
             ms(pipes[0]),
             ms(pipes[1]),
             ms(pipes[2]),
+            ms(pipes[3]),
+            ms(pipes[4]),
         );
-        for ((label, backend, _), t) in extra.iter().zip(&med[3..]) {
-            println!("  variant {label:<24} ({backend}) {:>10.2} ms {:>7.2}", ms(*t), t.as_secs_f64() / h.as_secs_f64());
+        for (((label, backend, _), t), pipe) in extra.iter().zip(&med[3..]).zip(&variant_pipes) {
+            println!(
+                "  variant {label:<24} ({backend}) {:>10.2} ms {:>7.2} | pipeline {:>7.1} ms",
+                ms(*t),
+                t.as_secs_f64() / h.as_secs_f64(),
+                ms(*pipe)
+            );
         }
     }
 }

@@ -433,6 +433,20 @@ impl FnLower {
         crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] }
     }
 
+    /// Whether a `.v2/.v4/.v8` access of `n` elements of `size` bytes at `off` is misaligned
+    /// as a whole (None for one element: its own check covers it). "The address must be
+    /// aligned to a multiple of the access size", the whole vector's (ISA 8.5 §5.4.5:
+    /// `ld.v4.b32` accesses 16 bytes); misaligned is undefined, and NVIDIA GPUs fault
+    /// (misaligned address), so ptxcross faults too: a load records the fault, a store also
+    /// stores no element (each element's own check stays: it keeps a misaligned element out).
+    fn vector_misaligned(&mut self, off: Operand, n: u32, size: u32) -> Option<Operand> {
+        let bytes = n * size;
+        (n > 1).then(|| {
+            let low = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(bytes - 1));
+            self.cmp(CmpOp::Ne, Ty::U32, low, FnLower::u32c(0))
+        })
+    }
+
     pub(super) fn check_alignment(&mut self, off: Operand, size: u32) {
         let mis = self.misaligned(off, size);
         self.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
@@ -622,8 +636,12 @@ impl FnLower {
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
         // One result variable per element, filled in whichever window the address is in.
         let results: Vec<_> = dests.iter().map(|_| self.new_var(raw_ty, "loaded")).collect();
+        let n = results.len() as u32;
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
+                if let Some(mis) = s.vector_misaligned(off, n, size) {
+                    s.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
+                }
                 for (i, r) in results.iter().enumerate() {
                     let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
                     let v = s.load_bytes(mem, o, size);
@@ -688,11 +706,20 @@ impl FnLower {
         if matches!(place, Place::Fixed(Memory::Param, _)) {
             return Err(Diagnostic::new("kernel parameters are read-only (`st.param` writes device-function parameters)", a.span));
         }
+        let n = values.len() as u32;
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
-                for (i, v) in values.iter().enumerate() {
-                    let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
-                    s.store_bytes(mem, o, size, *v);
+                let mis = s.vector_misaligned(off, n, size);
+                let stores = s.collect(|s| {
+                    for (i, v) in values.iter().enumerate() {
+                        let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
+                        s.store_bytes(mem, o, size, *v);
+                    }
+                    Ok(())
+                })?;
+                match mis {
+                    Some(mis) => s.emit_if(mis, Self::misaligned_fault(), stores),
+                    None => s.emit_stack.last_mut().expect("emit stack").extend(stores.stmts),
                 }
                 Ok(())
             })
