@@ -134,8 +134,9 @@ struct KernelState {
     is_value: Vec<bool>,
     /// Per variable: its parameter loads are read directly (`Kernel::direct_param_loads`).
     direct_params: Vec<bool>,
-    /// Per variable: a heap index `lower` has checked (`Kernel::heap_indices_in_range`).
-    heap_direct: Vec<bool>,
+    /// Per variable: the heap memory (heap or segment slot) in which `lower` has checked it as
+    /// an index (`Kernel::heap_index_memories_of`).
+    heap_direct: Vec<Option<Memory>>,
     /// `Kernel::index_facts`: shared and local indices proven in range (`Kernel::index_in_range`).
     facts: ptxcross_lower::ir::IndexFacts,
     loops: Vec<LoopCtx>,
@@ -173,6 +174,9 @@ pub(crate) struct Emitter {
     heap_var: Option<Word>,
     /// The heap as `u64` doublewords (binding `abi::BINDING_HEAP64`), for `AtomicDword`.
     heap64_var: Option<Word>,
+    /// Heap segment slots ≥ 1 (`Memory::Segment`): their `u32` and `u64` views by slot.
+    segment_vars: HashMap<u8, Word>,
+    segment64_vars: HashMap<u8, Word>,
     /// Some kernel's shared memory is `u64` doublewords (`Kernel::shared_dwords`).
     shared_atomics64: bool,
     /// Some kernel has a device-scope `Fence`: the heap is declared `Coherent`.
@@ -261,8 +265,15 @@ fn mem_fault_bit(m: Memory) -> u32 {
         Memory::Local => abi::FAULT_LOCAL_OUT_OF_RANGE,
         Memory::Param => abi::FAULT_PARAM_OUT_OF_RANGE,
         Memory::Scratch => abi::FAULT_LOCAL_OUT_OF_RANGE,
+        Memory::Segment(_) => abi::FAULT_GLOBAL_OUT_OF_RANGE,
     }
 }
+
+/// Names of heap segment slots 1.. (`Memory::Segment`), for helpers and variables.
+const SEGMENT_NAMES: [&str; abi::MAX_SEGMENT_SLOTS as usize] = [
+    "heap", "segment1", "segment2", "segment3", "segment4", "segment5", "segment6", "segment7", "segment8", "segment9",
+    "segment10", "segment11", "segment12", "segment13", "segment14", "segment15",
+];
 
 fn mem_name(m: Memory) -> &'static str {
     match m {
@@ -271,6 +282,7 @@ fn mem_name(m: Memory) -> &'static str {
         Memory::Local => "local",
         Memory::Param => "param",
         Memory::Scratch => "scratch",
+        Memory::Segment(j) => SEGMENT_NAMES.get(j as usize).copied().unwrap_or("segment"),
     }
 }
 
@@ -317,6 +329,8 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         types: HashMap::new(),
         heap_var: None,
         heap64_var: None,
+        segment_vars: HashMap::new(),
+        segment64_vars: HashMap::new(),
         shared_atomics64: false,
         device_fence: false,
         param_var: None,
@@ -398,6 +412,15 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
             e.b.decorate(v, spirv::Decoration::Aliased, []);
         }
     }
+    let mut slots64: Vec<(u8, Word)> = e.segment64_vars.iter().map(|(&j, &v)| (j, v)).collect();
+    slots64.sort_unstable();
+    for (j, h64) in slots64 {
+        e.b.capability(spirv::Capability::Int64Atomics);
+        let h = e.segment_var(j);
+        for v in [h, h64] {
+            e.b.decorate(v, spirv::Decoration::Aliased, []);
+        }
+    }
     if e.device_fence {
         // A device-scope fence orders plain heap accesses too (PTX's message passing: data
         // stored plainly, then a fence and a flag): under the GLSL450 memory model they must
@@ -406,6 +429,11 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         e.b.decorate(h, spirv::Decoration::Coherent, []);
         if let Some(h64) = e.heap64_var {
             e.b.decorate(h64, spirv::Decoration::Coherent, []);
+        }
+        let mut slots: Vec<Word> = e.segment_vars.values().chain(e.segment64_vars.values()).copied().collect();
+        slots.sort_unstable();
+        for v in slots {
+            e.b.decorate(v, spirv::Decoration::Coherent, []);
         }
     }
     if e.uses_float64 {
@@ -644,7 +672,7 @@ impl Emitter {
         let u = self.t_u32();
         let arr = self.b.type_runtime_array(u);
         // Decorate the runtime array once (both buffers share it).
-        if self.heap_var.is_none() && self.param_var.is_none() && self.scratch_var.is_none() {
+        if self.heap_var.is_none() && self.param_var.is_none() && self.scratch_var.is_none() && self.segment_vars.is_empty() {
             self.b.decorate(arr, spirv::Decoration::ArrayStride, [dr::Operand::LiteralBit32(4)]);
         }
         let st_id = self.b.id();
@@ -673,14 +701,52 @@ impl Emitter {
             }
         }
     }
+    /// Heap segment slot `j` ≥ 1 (`Memory::Segment(j)`) at binding `abi::segment_binding(j)`.
+    fn segment_var(&mut self, j: u8) -> Word {
+        if let Some(&v) = self.segment_vars.get(&j) {
+            return v;
+        }
+        let v = self.buffer_var(abi::segment_binding(j as u32), false, mem_name(Memory::Segment(j)));
+        self.segment_vars.insert(j, v);
+        v
+    }
+    /// The `u64` view of heap memory `memory` (slot 0's, or a segment slot's).
+    fn heap64_var_of(&mut self, memory: Memory) -> Word {
+        let Memory::Segment(j) = memory else { return self.heap64_var() };
+        if let Some(&v) = self.segment64_vars.get(&j) {
+            return v;
+        }
+        let arr = self.u64_runtime_array();
+        let st_id = self.b.id();
+        let st = self.b.type_struct_id(Some(st_id), [arr]);
+        self.b.decorate(st, spirv::Decoration::Block, []);
+        self.b.member_decorate(st, 0, spirv::Decoration::Offset, [dr::Operand::LiteralBit32(0)]);
+        self.b.name(st, format!("{}_64_block", mem_name(memory)));
+        self.b.member_name(st, 0, "dwords");
+        let p = self.ptr(StorageClass::StorageBuffer, st);
+        let var = self.global_var(p, StorageClass::StorageBuffer, None);
+        self.b.decorate(var, spirv::Decoration::DescriptorSet, [dr::Operand::LiteralBit32(abi::BIND_GROUP)]);
+        self.b.decorate(var, spirv::Decoration::Binding, [dr::Operand::LiteralBit32(abi::segment_binding64(j as u32))]);
+        self.b.name(var, format!("{}_64", mem_name(memory)));
+        self.segment64_vars.insert(j, var);
+        var
+    }
+    /// The `u64` runtime array type (one id: rspirv finds an existing type), decorated with its
+    /// stride once.
+    fn u64_runtime_array(&mut self) -> Word {
+        let t = self.ty(Ty::U64);
+        let arr = self.b.type_runtime_array(t);
+        if self.heap64_var.is_none() && self.segment64_vars.is_empty() {
+            self.b.decorate(arr, spirv::Decoration::ArrayStride, [dr::Operand::LiteralBit32(8)]);
+        }
+        arr
+    }
     /// `struct { u64 dwords[]; }` at binding `abi::BINDING_HEAP64`.
     fn heap64_var(&mut self) -> Word {
         if let Some(v) = self.heap64_var {
             return v;
         }
-        let t = self.ty(Ty::U64);
-        let arr = self.b.type_runtime_array(t);
-        self.b.decorate(arr, spirv::Decoration::ArrayStride, [dr::Operand::LiteralBit32(8)]);
+        let arr = self.u64_runtime_array();
         let st_id = self.b.id();
         let st = self.b.type_struct_id(Some(st_id), [arr]);
         self.b.decorate(st, spirv::Decoration::Block, []);
@@ -719,6 +785,7 @@ impl Emitter {
     fn storage_buffer_var(&mut self, memory: Memory) -> Word {
         match memory {
             Memory::Heap => self.heap_var(),
+            Memory::Segment(j) => self.segment_var(j),
             Memory::Param => self.param_var(),
             _ => self.scratch_var(),
         }
@@ -830,7 +897,7 @@ impl Emitter {
             values: vec![None; kernel.vars.len()],
             is_value,
             direct_params: kernel.direct_param_loads(),
-            heap_direct: kernel.heap_indices_in_range_of(&values),
+            heap_direct: kernel.heap_index_memories_of(&values),
             facts: kernel.index_facts_of(&values),
             loops: Vec::new(),
             shared_var,
@@ -967,8 +1034,9 @@ impl Emitter {
         Ok(false)
     }
 
-    fn heap_direct(&mut self, v: VarId) -> Result2<bool> {
-        Ok(self.ks()?.heap_direct.get(v.index()).copied().unwrap_or(false))
+    /// Whether `v` is an index of `memory` that `lower` has checked.
+    fn heap_direct(&mut self, memory: Memory, v: VarId) -> Result2<bool> {
+        Ok(memory.is_heap() && self.ks()?.heap_direct.get(v.index()).copied().flatten() == Some(memory))
     }
 
     fn var(&mut self, kernel: &Kernel, v: VarId) -> Result2<(Word, Ty)> {
@@ -996,9 +1064,9 @@ impl Emitter {
                         (self.b.load(u, None, p, None, []).map_err(internal)?, Ty::U32)
                     }
                     // Checked by `lower` (`Kernel::heap_indices_in_range`): no check here.
-                    Expr::LoadWord { memory: Memory::Heap, index: index @ Operand::Var(v) } if self.heap_direct(*v)? => {
+                    Expr::LoadWord { memory, index: index @ Operand::Var(v) } if self.heap_direct(*memory, *v)? => {
                         let idx = self.operand_of(kernel, *index, Ty::U32, "load index")?;
-                        let p = self.word_ptr(Memory::Heap, idx)?;
+                        let p = self.word_ptr(*memory, idx)?;
                         let u = self.t_u32();
                         (self.b.load(u, None, p, None, []).map_err(internal)?, Ty::U32)
                     }
@@ -1027,10 +1095,10 @@ impl Emitter {
                 }
                 let idx = self.operand_of(kernel, *index, Ty::U32, "store index")?;
                 let val = self.operand_of(kernel, *value, Ty::U32, "stored word")?;
-                if let (Memory::Heap, Operand::Var(v)) = (memory, index) {
-                    if self.heap_direct(*v)? {
+                if let Operand::Var(v) = index {
+                    if self.heap_direct(*memory, *v)? {
                         // Checked by `lower` (`Kernel::heap_indices_in_range`).
-                        let p = self.word_ptr(Memory::Heap, idx)?;
+                        let p = self.word_ptr(*memory, idx)?;
                         self.b.store(p, val, None, []).map_err(internal)?;
                         return Ok(false);
                     }
@@ -1301,8 +1369,9 @@ impl Emitter {
             Expr::Builtin(Builtin::SubgroupInvocationId) => {
                 Ok((self.subgroup_builtin(BuiltinVar::SubgroupLocalInvocationId)?, Ty::U32))
             }
-            Expr::Builtin(Builtin::HeapWords) => {
-                let var = self.storage_buffer_var(Memory::Heap);
+            Expr::Builtin(b @ (Builtin::HeapWords | Builtin::SegmentWords(_))) => {
+                let mem = if let Builtin::SegmentWords(j) = b { Memory::Segment(j) } else { Memory::Heap };
+                let var = self.storage_buffer_var(mem);
                 let u = self.t_u32();
                 Ok((self.b.array_length(u, None, var, 0).map_err(internal)?, Ty::U32))
             }
@@ -1337,7 +1406,9 @@ impl Emitter {
                     Builtin::ThreadId(d) => (BuiltinVar::LocalInvocationId, d),
                     Builtin::CtaId(d) => (BuiltinVar::WorkgroupId, d),
                     Builtin::NumCtas(d) => (BuiltinVar::NumWorkgroups, d),
-                    Builtin::SubgroupSize | Builtin::SubgroupInvocationId | Builtin::HeapWords => unreachable!("matched above"),
+                    Builtin::SubgroupSize | Builtin::SubgroupInvocationId | Builtin::HeapWords | Builtin::SegmentWords(_) => {
+                        unreachable!("matched above")
+                    }
                 };
                 if dim > 2 {
                     return Err(invalid(format!("builtin {bi:?}: dimension {dim} is not x, y or z")));
@@ -1364,7 +1435,7 @@ impl Emitter {
                 Ok((self.op(Op::FunctionCall, u, &[f, idx])?, Ty::U32))
             }
             Expr::AtomicWord { memory, op, index, value, comparand } => {
-                if !matches!(memory, Memory::Heap | Memory::Shared) {
+                if !(memory.is_heap() || memory == Memory::Shared) {
                     return Err(invalid(format!("atomic on {} memory (only heap and shared have atomics)", mem_name(memory))));
                 }
                 let idx = self.operand_of(kernel, index, Ty::U32, "atomic index")?;
@@ -1394,7 +1465,7 @@ impl Emitter {
                 Ok((self.op(Op::FunctionCall, t, &[f, idx])?, Ty::U64))
             }
             Expr::AtomicDword { memory, op, index, value, comparand } => {
-                if !matches!(memory, Memory::Heap | Memory::Shared) {
+                if !(memory.is_heap() || memory == Memory::Shared) {
                     return Err(invalid(format!("64-bit atomic on {} memory (only heap and shared have them)", mem_name(memory))));
                 }
                 let idx = self.operand_of(kernel, index, Ty::U32, "atomic index")?;
@@ -1763,7 +1834,7 @@ impl Emitter {
     fn word_ptr(&mut self, memory: Memory, idx: Word) -> Result2<Word> {
         let u = self.t_u32();
         match memory {
-            Memory::Heap | Memory::Param | Memory::Scratch => {
+            Memory::Heap | Memory::Segment(_) | Memory::Param | Memory::Scratch => {
                 let var = self.storage_buffer_var(memory);
                 let p = self.ptr(StorageClass::StorageBuffer, u);
                 let zero = self.c_u32(0);
@@ -1787,7 +1858,7 @@ impl Emitter {
         let u = self.t_u32();
         let bt = self.t_bool();
         let len = match memory {
-            Memory::Heap | Memory::Param | Memory::Scratch => {
+            Memory::Heap | Memory::Segment(_) | Memory::Param | Memory::Scratch => {
                 let var = self.storage_buffer_var(memory);
                 self.b.array_length(u, None, var, 0).map_err(internal)?
             }
@@ -1801,7 +1872,7 @@ impl Emitter {
             }
         };
         let below = self.op(Op::ULessThan, bt, &[idx, len])?;
-        if memory == Memory::Heap {
+        if memory.is_heap() {
             let lo = self.c_u32(abi::HEAP_RESERVED_WORDS);
             let above = self.op(Op::UGreaterThanEqual, bt, &[idx, lo])?;
             return Ok(Some(self.op(Op::LogicalAnd, bt, &[above, below])?));
@@ -1848,7 +1919,7 @@ impl Emitter {
         let zero = if let Access::Atomic64(_) | Access::Load64 = h.access { self.konst(Const::U64(0)) } else { self.c_u32(0) };
         let bit = mem_fault_bit(h.memory);
         let in_bounds = match h.access {
-            Access::Atomic64(_) if h.memory == Memory::Heap => Some(self.in_bounds64(idx)?),
+            Access::Atomic64(_) if h.memory.is_heap() => Some(self.in_bounds64(h.memory, idx)?),
             _ => self.in_bounds(h.memory, idx)?,
         };
         // Plain loads and stores of every memory but the scratch buffer (whose thread slices
@@ -1859,7 +1930,7 @@ impl Emitter {
         // own value; word 0 of the read-only parameters), a load's value by 0, and the fault
         // is deferred.
         let safe = match h.memory {
-            Memory::Heap => Some(abi::HEAP_SINK_WORD),
+            Memory::Heap | Memory::Segment(_) => Some(abi::HEAP_SINK_WORD),
             Memory::Param | Memory::Shared | Memory::Local => Some(0),
             Memory::Scratch => None,
         };
@@ -1885,7 +1956,7 @@ impl Emitter {
         if let (Some(ok), Some(safe), Access::Load | Access::Store) = (in_bounds, safe, h.access) {
             let bt = self.t_bool();
             let mut bad = self.op(Op::LogicalNot, bt, &[ok])?;
-            if h.access == Access::Store && matches!(h.memory, Memory::Heap | Memory::Shared) {
+            if h.access == Access::Store && (h.memory.is_heap() || h.memory == Memory::Shared) {
                 // `abi::DISCARD_INDEX`: a store lower has faulted already.
                 let discard = self.c_u32(abi::DISCARD_INDEX);
                 let real = self.op(Op::INotEqual, bt, &[idx, discard])?;
@@ -1937,7 +2008,7 @@ impl Emitter {
                         self.b.access_chain(p, None, var, [idx]).map_err(internal)?
                     }
                     Access::Atomic64(_) => {
-                        let var = self.heap64_var();
+                        let var = self.heap64_var_of(h.memory);
                         let p = self.ptr(StorageClass::StorageBuffer, ret);
                         let zero = self.c_u32(0);
                         self.b.access_chain(p, None, var, [zero, idx]).map_err(internal)?
@@ -1978,10 +2049,10 @@ impl Emitter {
 
     /// Whether doubleword `idx` lies in the heap: both its words are allocatable
     /// (`2*idx >= HEAP_RESERVED_WORDS`) and it is below the u64 view's length.
-    fn in_bounds64(&mut self, idx: Word) -> Result2<Word> {
+    fn in_bounds64(&mut self, memory: Memory, idx: Word) -> Result2<Word> {
         let u = self.t_u32();
         let bt = self.t_bool();
-        let var = self.heap64_var();
+        let var = self.heap64_var_of(memory);
         let len = self.b.array_length(u, None, var, 0).map_err(internal)?;
         let below = self.op(Op::ULessThan, bt, &[idx, len])?;
         let lo = self.c_u32(abi::HEAP_RESERVED_WORDS.div_ceil(2));
@@ -1991,7 +2062,7 @@ impl Emitter {
 
     /// An atomic on `ptr` (a pointer to `u`, u32 or u64) in `memory`.
     fn atomic(&mut self, memory: Memory, op: AtomicOp, u: Word, ptr: Word, args: &[Word]) -> Result2<Word> {
-        let scope = self.c_u32(if memory == Memory::Heap { SCOPE_DEVICE } else { SCOPE_WORKGROUP });
+        let scope = self.c_u32(if memory.is_heap() { SCOPE_DEVICE } else { SCOPE_WORKGROUP });
         let sem = self.c_u32(SEMANTICS_RELAXED);
         let value = args[0];
         let o = match op {

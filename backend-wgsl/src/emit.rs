@@ -114,7 +114,7 @@ fn expr_usage(u: &mut Usage, e: &Expr) {
         }
         Expr::AtomicWord { memory, index, value, comparand, .. } => {
             match memory {
-                Memory::Heap => u.heap_atomics = true,
+                Memory::Heap | Memory::Segment(_) => u.heap_atomics = true,
                 Memory::Shared => u.shared_atomics = true,
                 _ => {}
             }
@@ -320,6 +320,18 @@ struct ModuleCx {
     /// Helper functions by name (BTreeMap: deterministic output order).
     helpers: BTreeMap<String, String>,
 }
+
+/// Names of heap segment slots (`Memory::Segment(j)`, index `j` ≥ 1) and of their 64-bit
+/// views: their arrays' and helpers' names after the module prefix.
+const SEGMENT_KINDS: [&str; abi::MAX_SEGMENT_SLOTS as usize] = [
+    "heap", "segment1", "segment2", "segment3", "segment4", "segment5", "segment6", "segment7", "segment8", "segment9",
+    "segment10", "segment11", "segment12", "segment13", "segment14", "segment15",
+];
+const SEGMENT64_KINDS: [&str; abi::MAX_SEGMENT_SLOTS as usize] = [
+    "heap64", "segment1_64", "segment2_64", "segment3_64", "segment4_64", "segment5_64", "segment6_64", "segment7_64",
+    "segment8_64", "segment9_64", "segment10_64", "segment11_64", "segment12_64", "segment13_64", "segment14_64",
+    "segment15_64",
+];
 
 /// A memory as the helpers see it.
 struct Mem {
@@ -654,7 +666,7 @@ impl ModuleCx {
                     (false, _) => format!("{a}[j] = v;"),
                 };
                 // `abi::DISCARD_INDEX` (heap, shared): a store lower has faulted already.
-                let bad = if matches!(m.kind, "heap" | "shared") {
+                let bad = if matches!(m.kind, "heap" | "shared") || m.kind.starts_with("segment") {
                     format!("!ok && i != {:#x}u", abi::DISCARD_INDEX)
                 } else {
                     "!ok".to_string()
@@ -714,11 +726,44 @@ impl ModuleCx {
     }
 
     /// `px_flush()`: records the deferred faults (`px_defer`) in the heap's fault word.
+    ///
+    /// With a plain heap it reads the fault and site words *before* testing `px_bad`, and
+    /// only stores inside the test (issue 11): a SIMD-on-CPU driver (llvmpipe) runs an `if`'s
+    /// body with a lane mask whether or not any lane takes it, and makes every storage access
+    /// there a per-lane loop, while a load at a constant index outside control flow is one
+    /// scalar load. Every thread that ends runs the flush, so on such a driver a never-taken
+    /// `px_fault` (two loads, two stores) cost saxpy about a sixth of its time; the reads now
+    /// cost nothing there. Same effect as `px_fault`: the thread reads the two words and,
+    /// with nothing stored by it in between, ORs its bits into the first and writes its site
+    /// into the second if that is 0 (racing threads may drop each other's bits or sites, as
+    /// before; the fault itself is never lost, since every writer stores non-zero bits).
     fn flush_fn(&mut self) -> String {
         let name = format!("{}flush", self.p);
         let p = self.p.clone();
-        let fault = self.fault_fn();
         let site = self.site;
+        if !self.heap_atomic {
+            let (w, sw) = (abi::FAULT_WORD, abi::FAULT_SITE_WORD);
+            self.helper(&name, || {
+                let (read_site, set_site) = if site {
+                    (
+                        format!("    let s = {p}heap[{sw}u];\n"),
+                        format!("        if (s == 0u) {{\n            {p}heap[{sw}u] = {p}bad_site;\n        }}\n"),
+                    )
+                } else {
+                    (String::new(), String::new())
+                };
+                format!(
+                    "// Records the faults `{p}defer` collected (the thread is about to end). The fault\n\
+                     // and site words are read before the test: outside control flow a constant-index\n\
+                     // load is cheap on SIMD drivers that run an `if` for every lane (llvmpipe).\n\
+                     fn {name}() {{\n    let w = {p}heap[{w}u];\n{read_site}    if ({p}bad != 0u) {{\n        \
+                     if ((w & {p}bad) != {p}bad) {{\n            {p}heap[{w}u] = w | {p}bad;\n        }}\n\
+                     {set_site}    }}\n}}\n"
+                )
+            });
+            return name;
+        }
+        let fault = self.fault_fn();
         self.helper(&name, || {
             let set_site = if site { format!("        {p}site = {p}bad_site;\n") } else { String::new() };
             format!(
@@ -805,8 +850,9 @@ struct KernelCx<'a> {
     opaque_next: bool,
     /// Per variable: its parameter loads are read directly (`Kernel::direct_param_loads`).
     direct_params: Vec<bool>,
-    /// Per variable: a heap index `lower` has checked (`Kernel::heap_indices_in_range`).
-    heap_direct: Vec<bool>,
+    /// Per variable: the heap memory (heap or segment slot) in which `lower` has checked it as
+    /// an index (`Kernel::heap_index_memories_of`).
+    heap_direct: Vec<Option<Memory>>,
     /// `Kernel::index_facts`: shared and local indices proven in range (`Kernel::index_in_range`).
     facts: ptxcross_lower::ir::IndexFacts,
     /// Which opaque zeros (`px_z0`, `px_z1`) the body uses (see [`KernelCx::hide`]).
@@ -938,6 +984,19 @@ impl KernelCx<'_> {
     fn mem(&self, memory: Memory) -> Mem {
         let p = &self.m.p;
         match memory {
+            Memory::Segment(j) => {
+                let kind = SEGMENT_KINDS.get(j as usize).copied().unwrap_or("segment");
+                Mem {
+                    kind,
+                    prefix: p.clone(),
+                    array: Some(format!("{p}{kind}")),
+                    in_range: format!("i >= {}u && i < arrayLength(&{p}{kind})", abi::HEAP_RESERVED_WORDS),
+                    safe: Some(abi::HEAP_SINK_WORD),
+                    fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
+                    atomic: self.m.heap_atomic,
+                    wide: false,
+                }
+            }
             Memory::Heap => Mem {
                 kind: "heap",
                 prefix: p.clone(),
@@ -1310,6 +1369,10 @@ impl KernelCx<'_> {
             Expr::Builtin(Builtin::SubgroupSize) => Ok((self.subgroup_builtin(3), Ty::U32)),
             Expr::Builtin(Builtin::SubgroupInvocationId) => Ok((self.subgroup_builtin(4), Ty::U32)),
             Expr::Builtin(Builtin::HeapWords) => Ok((format!("arrayLength(&{}heap)", self.m.p), Ty::U32)),
+            Expr::Builtin(Builtin::SegmentWords(j)) => {
+                let kind = SEGMENT_KINDS.get(j as usize).copied().unwrap_or("segment");
+                Ok((format!("arrayLength(&{}{kind})", self.m.p), Ty::U32))
+            }
             Expr::WarpBallot { pred } => {
                 // The word of the subgroup's ballot that holds this invocation's warp.
                 let p = self.typed(pred, Ty::Bool, "WarpBallot predicate")?;
@@ -1327,7 +1390,9 @@ impl KernelCx<'_> {
                     Builtin::ThreadId(d) => (0, "lid", d),
                     Builtin::CtaId(d) => (1, "wid", d),
                     Builtin::NumCtas(d) => (2, "nwg", d),
-                    Builtin::SubgroupSize | Builtin::SubgroupInvocationId | Builtin::HeapWords => unreachable!("matched above"),
+                    Builtin::SubgroupSize | Builtin::SubgroupInvocationId | Builtin::HeapWords | Builtin::SegmentWords(_) => {
+                        unreachable!("matched above")
+                    }
                 };
                 let comp = match d {
                     0 => "x",
@@ -1353,7 +1418,7 @@ impl KernelCx<'_> {
                 Ok((format!("workgroupUniformLoad(&{a}[{i}])"), Ty::U32))
             }
             Expr::AtomicWord { memory, op, index, value, comparand } => {
-                if !matches!(memory, Memory::Heap | Memory::Shared) {
+                if !(memory.is_heap() || memory == Memory::Shared) {
                     return Err(format!("AtomicWord on {memory:?} memory (only Heap and Shared)"));
                 }
                 let i = self.typed(index, Ty::U32, "AtomicWord index")?;
@@ -1395,6 +1460,19 @@ impl KernelCx<'_> {
                         atomic: true,
                         wide: true,
                     },
+                    Memory::Segment(j) => {
+                        let kind = SEGMENT64_KINDS.get(j as usize).copied().unwrap_or("segment64");
+                        Mem {
+                            kind,
+                            prefix: p.clone(),
+                            array: Some(format!("{p}{kind}")),
+                            in_range: format!("i >= {}u && i < arrayLength(&{p}{kind})", abi::HEAP_RESERVED_WORDS.div_ceil(2)),
+                            safe: None,
+                            fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
+                            atomic: true,
+                            wide: true,
+                        }
+                    }
                     _ => return Err(format!("AtomicDword on {memory:?} memory (only Heap, and Shared that is doublewords)")),
                 };
                 let f = self.m.mem_atomic(&m, op);
@@ -1436,8 +1514,12 @@ impl KernelCx<'_> {
         }
     }
 
-    fn heap_direct(&self, v: VarId) -> bool {
-        self.heap_direct.get(v.index()).copied().unwrap_or(false)
+    /// The array of heap memory `memory` when `v` is an index of it that `lower` has checked.
+    fn heap_direct(&self, memory: Memory, v: VarId) -> Option<String> {
+        if !memory.is_heap() || self.heap_direct.get(v.index()).copied().flatten() != Some(memory) {
+            return None;
+        }
+        self.mem(memory).array
     }
 
     fn block(&mut self, b: &Block, depth: usize) -> R<()> {
@@ -1462,9 +1544,9 @@ impl KernelCx<'_> {
                             (format!("{}params[{i}]", self.m.p), Ty::U32)
                         }
                         // Checked by `lower` (`Kernel::heap_indices_in_range`): no check here.
-                        Expr::LoadWord { memory: Memory::Heap, index: index @ Operand::Var(v) } if self.heap_direct(*v) => {
+                        Expr::LoadWord { memory, index: index @ Operand::Var(v) } if self.heap_direct(*memory, *v).is_some() => {
                             let i = self.typed(*index, Ty::U32, "LoadWord index")?;
-                            let a = format!("{}heap[{i}]", self.m.p);
+                            let a = format!("{}[{i}]", self.heap_direct(*memory, *v).unwrap_or_default());
                             (if self.m.heap_atomic { format!("atomicLoad(&{a})") } else { a }, Ty::U32)
                         }
                         // In range by the value facts (`Kernel::index_in_range`): no check.
@@ -1499,10 +1581,10 @@ impl KernelCx<'_> {
                     }
                     let i = self.typed(*index, Ty::U32, "StoreWord index")?;
                     let v = self.typed(*value, Ty::U32, "StoreWord value")?;
-                    if let (Memory::Heap, Operand::Var(x)) = (memory, index) {
-                        if self.heap_direct(*x) {
+                    if let Operand::Var(x) = index {
+                        if let Some(array) = self.heap_direct(*memory, *x) {
                             // Checked by `lower` (`Kernel::heap_indices_in_range`).
-                            let a = format!("{}heap[{i}]", self.m.p);
+                            let a = format!("{array}[{i}]");
                             let line = if self.m.heap_atomic { format!("atomicStore(&{a}, {v});") } else { format!("{a} = {v};") };
                             self.line(depth, &line);
                             continue;
@@ -1876,7 +1958,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             breakable: Vec::new(),
             opaque_next: false,
             direct_params: k.direct_param_loads(),
-            heap_direct: k.heap_indices_in_range_of(&values),
+            heap_direct: k.heap_index_memories_of(&values),
             facts: k.index_facts_of(&values),
             opaque: opaque_vars(k),
             zeros: [false; 2],
@@ -2028,6 +2110,26 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             abi::BIND_GROUP,
             abi::BINDING_HEAP64
         );
+    }
+    // Heap segment slots 1.. of kernels translated for several segments (`Memory::Segment`).
+    let slots = module.kernels.iter().map(|k| k.features.segment_slots).max().unwrap_or(0).min(abi::MAX_SEGMENT_SLOTS);
+    for j in 1..slots {
+        let _ = writeln!(
+            out,
+            "@group({}) @binding({}) var<storage, read_write> {p}{}: array<{heap_elem}>;",
+            abi::BIND_GROUP,
+            abi::segment_binding(j),
+            SEGMENT_KINDS[j as usize]
+        );
+        if heap_atomic64 {
+            let _ = writeln!(
+                out,
+                "@group({}) @binding({}) var<storage, read_write> {p}{}: array<atomic<u64>>;",
+                abi::BIND_GROUP,
+                abi::segment_binding64(j),
+                SEGMENT64_KINDS[j as usize]
+            );
+        }
     }
     if module.kernels.iter().any(|k| k.local_placement == LocalPlacement::Scratch) {
         let _ = writeln!(

@@ -190,6 +190,15 @@ impl Module {
                 p
             }
         };
+        // A launch whose pointers lie in several heap segments (issue 11) runs the kernel's
+        // translation for that many, made (from the source again) at the first such launch.
+        let (file, backend) = (self.file.clone(), device.backend);
+        let program = program.with_segment_variants(Arc::new(move |slots, _kernel: &str| {
+            let options = LowerOptions { segment_slots: slots, ..options.clone() };
+            let ast = translate::parse(&file).map_err(|e| e.render())?;
+            let ir = translate::lower(&ast, &file, &options).map_err(|e| e.render())?;
+            translate::build_program_from_ir(&file.name, ir, &[backend], true).map_err(|e| e.render())
+        }));
         let program = Arc::new(program);
         self.programs.insert(key.clone(), program.clone());
         Ok(program)

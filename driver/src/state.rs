@@ -308,9 +308,9 @@ impl Driver {
 
     pub fn unload_module(&mut self, id: u64) {
         if let Some(m) = self.modules.remove(&id) {
-            for p in m.programs.values() {
-                self.device.gpu.forget_program(p.id());
-                self.device.heap.forget_program(p.id());
+            for id in m.programs.values().flat_map(|p| p.ids()) {
+                self.device.gpu.forget_program(id);
+                self.device.heap.forget_program(id);
             }
             if m.globals_base != 0 {
                 self.allocations.remove(&m.globals_base);

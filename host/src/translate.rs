@@ -279,7 +279,18 @@ pub fn build_program(
     validate: bool,
 ) -> Result<Program, TranslateError> {
     let module = frontend(file, options)?;
-    build_program_from_ir(&file.name, module, backends, validate)
+    let program = build_program_from_ir(&file.name, module, backends, validate)?;
+    // Launches whose pointers lie in several heap segments run a translation for that many
+    // (issue 11), made from the same source at the first such launch.
+    if options.segment_slots >= 2 {
+        return Ok(program);
+    }
+    let (file, options, backends) = (file.clone(), options.clone(), backends.to_vec());
+    Ok(program.with_segment_variants(std::sync::Arc::new(move |slots, kernel: &str| {
+        let options = LowerOptions { segment_slots: slots, kernel: Some(kernel.to_string()), ..options.clone() };
+        let module = frontend(&file, &options).map_err(|e| e.render())?;
+        build_program_from_ir(&file.name, module, &backends, validate).map_err(|e| e.render())
+    })))
 }
 
 pub fn build_program_from_ir(

@@ -18,7 +18,11 @@
 //! an allocation never straddles segments. A launch binds one segment at `BINDING_HEAP` (and
 //! `BINDING_HEAP64`) and names it in the parameter header (`PARAM_HEAP_SEGMENT_WORD`): kernels
 //! translate a global address into a byte offset of that segment, and an address in any other
-//! segment is out of range (a fault of the launch, like any other).
+//! segment is out of range (a fault of the launch, like any other). A launch whose pointers
+//! lie in several segments runs a translation for `S` segment slots
+//! (`ir::Features::segment_slots`): slot `j` ≥ 1 at [`segment_binding`]`(j)`, its segment
+//! number at [`segment_slot_word`]; each access goes to the slot whose segment its address's
+//! high word names, and an address in no bound segment is out of range as before.
 //! Shared- and local-space addresses (what `ld.shared` / `ld.local` take) are byte offsets
 //! from 0 into the CTA's shared array / the thread's local array.
 
@@ -39,6 +43,49 @@ pub const BINDING_SCRATCH: u32 = 2;
 /// (`ir::Expr::AtomicDword`; WGSL has no other way to reach the same memory with `atomic<u64>`).
 /// The host binds the heap buffer at both bindings.
 pub const BINDING_HEAP64: u32 = 3;
+
+/// Most heap segments one launch binds (slots; see [`segment_binding`]): a kernel translated
+/// for `S` slots (`ir::Features::segment_slots`) reaches the `S` segments its launch names.
+pub const MAX_SEGMENT_SLOTS: u32 = 16;
+/// Binding of heap segment slot `j` ≥ 1 (`ir::Memory::Segment(j)`, viewed as `array<u32>`);
+/// slot 0 is [`BINDING_HEAP`]. Only kernels translated for several segments declare them.
+pub const fn segment_binding(j: u32) -> u32 {
+    BINDING_HEAP64 + 2 * j - 1
+}
+/// Binding of slot `j`'s 64-bit view (its `AtomicDword`s), the same buffer as
+/// [`segment_binding`]`(j)`; slot 0's is [`BINDING_HEAP64`].
+pub const fn segment_binding64(j: u32) -> u32 {
+    BINDING_HEAP64 + 2 * j
+}
+/// Storage bindings of a launch of a kernel translated for `slots` segments (heap, params,
+/// scratch, heap64, and two per further slot).
+pub const fn storage_bindings(slots: u32) -> u32 {
+    if slots <= 1 {
+        4
+    } else {
+        segment_binding64(slots - 1) + 1
+    }
+}
+/// The most segment slots a device with `max_storage_buffers` storage buffers per shader
+/// stage binds (at least 1, at most [`MAX_SEGMENT_SLOTS`]).
+pub const fn max_segment_slots(max_storage_buffers: u32) -> u32 {
+    let s = if max_storage_buffers < 4 { 1 } else { (max_storage_buffers - 4) / 2 + 1 };
+    if s > MAX_SEGMENT_SLOTS {
+        MAX_SEGMENT_SLOTS
+    } else {
+        s
+    }
+}
+/// Parameter buffer word holding the segment number of slot `j` (like
+/// [`PARAM_HEAP_SEGMENT_WORD`], which is slot 0's) of a kernel with `param_bytes` bytes of
+/// parameters: the words after its parameter area, so the header stays as it is.
+pub const fn segment_slot_word(j: u32, param_bytes: u32) -> u32 {
+    if j == 0 {
+        PARAM_HEAP_SEGMENT_WORD
+    } else {
+        PARAM_HEADER_WORDS + param_bytes.div_ceil(4) + j - 1
+    }
+}
 
 pub const SHARED_WINDOW_BASE: u64 = 0x0000_0001_0000_0000;
 pub const LOCAL_WINDOW_BASE: u64 = 0x0000_0002_0000_0000;
@@ -122,6 +169,10 @@ pub const FAULT_WARP_LAYOUT: u32 = 1 << 10;
 /// other than the whole CTA's: a barrier some warps pass while others wait has no Vulkan or
 /// WGSL equivalent (the launch went on with a full-CTA barrier, so its results are wrong).
 pub const FAULT_BARRIER_COUNT: u32 = 1 << 11;
+/// A barrier id held in a register was not 0 through 15 (§9.7.13.1: "a logical barrier
+/// resource as an immediate constant or register with value 0 through 15"; undefined
+/// otherwise).
+pub const FAULT_BARRIER_ID: u32 = 1 << 12;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
 /// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` zero
@@ -188,6 +239,7 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
             "the device's subgroups do not hold whole 32-thread warps (native warp collectives cannot run; \
              the emulated translation must be launched)",
         ),
+        (FAULT_BARRIER_ID, "a barrier id held in a register was not 0 through 15"),
         (
             FAULT_BARRIER_COUNT,
             "a barrier's thread count was not the whole CTA (barriers for a subset of the CTA's warps \

@@ -30,11 +30,11 @@ fn heap_access(s: &Stmt) -> bool {
     match s {
         Stmt::Assign { expr, .. } => matches!(
             expr,
-            Expr::LoadWord { memory: Memory::Heap, .. }
-                | Expr::AtomicWord { memory: Memory::Heap, .. }
-                | Expr::AtomicDword { memory: Memory::Heap, .. }
+            Expr::LoadWord { memory: Memory::Heap | Memory::Segment(_), .. }
+                | Expr::AtomicWord { memory: Memory::Heap | Memory::Segment(_), .. }
+                | Expr::AtomicDword { memory: Memory::Heap | Memory::Segment(_), .. }
         ),
-        Stmt::StoreWord { memory, .. } => *memory == Memory::Heap,
+        Stmt::StoreWord { memory, .. } => memory.is_heap(),
         // A fence orders the heap too: treat it as an access (conservative).
         Stmt::Fence { .. } => true,
         _ => false,

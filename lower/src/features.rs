@@ -35,7 +35,7 @@ fn walk(b: &Block, f: &mut Features) {
             Stmt::Assign { expr, .. } => match expr {
                 Expr::AtomicWord { memory, index, value, comparand, .. } => {
                     match memory {
-                        Memory::Heap => f.heap_atomics = true,
+                        Memory::Heap | Memory::Segment(_) => f.heap_atomics = true,
                         Memory::Shared => f.shared_atomics = true,
                         _ => {}
                     }

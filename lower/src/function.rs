@@ -69,6 +69,13 @@ pub struct FnLower {
     heap_base: Option<VarId>,
     /// See [`FnLower::heap_limit`], by `k`.
     heap_limits: [Option<VarId>; 2],
+    /// `LowerOptions::segment_slots` (0: one segment).
+    pub segment_slots: u32,
+    /// Word of the parameter buffer after the parameter area (where slot numbers start).
+    pub param_bytes: u32,
+    /// Per slot ≥ 1: its segment base's high word and its index limits by `k` (see
+    /// [`FnLower::slot_base_hi`], [`FnLower::heap_limit_of`]).
+    slot_cache: HashMap<(u8, u8), VarId>,
     /// Segment offsets of the `.global`/`.const` variables declared inside function bodies,
     /// by the source offset of their names (`layout::GlobalPlace::declared_at`).
     pub body_globals: HashMap<u32, u64>,
@@ -157,6 +164,9 @@ impl FnLower {
             globals_base: None,
             heap_base: None,
             heap_limits: [None; 2],
+            segment_slots: 0,
+            param_bytes: 0,
+            slot_cache: HashMap::new(),
             body_globals: HashMap::new(),
             const_window: None,
             has_param_window: false,
@@ -587,6 +597,49 @@ impl FnLower {
             },
         ]);
         self.heap_base = Some(v);
+        Operand::Var(v)
+    }
+
+    /// The high word of segment slot `j`'s base address (slot 0: [`FnLower::heap_base_hi`]),
+    /// from its segment number at parameter word `abi::segment_slot_word`, read once at entry.
+    pub fn slot_base_hi(&mut self, j: u8) -> Operand {
+        if j == 0 {
+            return self.heap_base_hi();
+        }
+        if let Some(&v) = self.slot_cache.get(&(j, u8::MAX)) {
+            return Operand::Var(v);
+        }
+        let k = self.new_var(Ty::U32, "segment slot");
+        let v = self.new_var(Ty::U32, "segment slot base, high word");
+        let index = Self::u32c(crate::abi::segment_slot_word(j as u32, self.param_bytes));
+        self.prepend_to_entry(vec![
+            Stmt::Assign { dst: k, expr: Expr::LoadWord { memory: Memory::Param, index } },
+            Stmt::Assign {
+                dst: v,
+                expr: Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs: k.into(), rhs: Self::u32c((crate::abi::HEAP_BASE >> 32) as u32) },
+            },
+        ]);
+        self.slot_cache.insert((j, u8::MAX), v);
+        Operand::Var(v)
+    }
+
+    /// [`FnLower::heap_limit`] of heap memory `mem` ([`Memory::Heap`] or a segment slot).
+    pub fn heap_limit_of(&mut self, mem: Memory, k: u32) -> Operand {
+        let Memory::Segment(j) = mem else { return self.heap_limit(k) };
+        let slot = k.min(1) as u8;
+        if let Some(&v) = self.slot_cache.get(&(j, slot)) {
+            return Operand::Var(v);
+        }
+        let d = Self::u32c(crate::abi::HEAP_RESERVED_WORDS + slot as u32);
+        let hw = self.new_var(Ty::U32, "segment words");
+        let m = self.new_var(Ty::U32, "t");
+        let v = self.new_var(Ty::U32, "segment index limit");
+        self.prepend_to_entry(vec![
+            Stmt::Assign { dst: hw, expr: Expr::Builtin(crate::ir::Builtin::SegmentWords(j)) },
+            Stmt::Assign { dst: m, expr: Expr::Binary { op: BinaryOp::MaxU, ty: Ty::U32, lhs: hw.into(), rhs: d } },
+            Stmt::Assign { dst: v, expr: Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs: m.into(), rhs: d } },
+        ]);
+        self.slot_cache.insert((j, slot), v);
         Operand::Var(v)
     }
 

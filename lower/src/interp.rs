@@ -68,7 +68,8 @@ impl Machine {
 
     fn memory(&mut self, m: Memory) -> (&mut Vec<u32>, u32, usize) {
         match m {
-            Memory::Heap => (&mut self.heap, abi::FAULT_GLOBAL_OUT_OF_RANGE, abi::HEAP_RESERVED_WORDS as usize),
+            // The interpreter has one heap: every segment slot is it.
+            Memory::Heap | Memory::Segment(_) => (&mut self.heap, abi::FAULT_GLOBAL_OUT_OF_RANGE, abi::HEAP_RESERVED_WORDS as usize),
             Memory::Shared => (&mut self.shared, abi::FAULT_SHARED_OUT_OF_RANGE, 0),
             Memory::Local => (&mut self.local, abi::FAULT_LOCAL_OUT_OF_RANGE, 0),
             Memory::Param => (&mut self.params, abi::FAULT_PARAM_OUT_OF_RANGE, 0),
@@ -148,7 +149,7 @@ impl Machine {
                 }
                 Stmt::StoreWord { memory, index, value } => {
                     let (i, v) = (self.get(*index), self.get(*value));
-                    let discard = matches!(memory, Memory::Heap | Memory::Shared) && i == abi::DISCARD_INDEX as u64;
+                    let discard = (memory.is_heap() || *memory == Memory::Shared) && i == abi::DISCARD_INDEX as u64;
                     if !discard {
                         self.store(*memory, i, v)
                     }
@@ -219,7 +220,7 @@ impl Machine {
                 // One thread: a subgroup of 32 in which it is its lane.
                 Builtin::SubgroupSize => 32,
                 Builtin::SubgroupInvocationId => (self.thread_id[0] & 31) as u64,
-                Builtin::HeapWords => self.heap.len() as u64,
+                Builtin::HeapWords | Builtin::SegmentWords(_) => self.heap.len() as u64,
             },
             // One thread, alone in its warp: its own bit; its own value (other lanes: 0).
             Expr::WarpBallot { pred } => (self.get(pred) as u32 & 1).wrapping_shl(self.thread_id[0] & 31) as u64,

@@ -124,6 +124,20 @@ pub enum Memory {
     /// thread's bounds (`local_scratch.rs`); valid word indices: `0 .. arrayLength(scratch)`.
     /// Out-of-range accesses record `abi::FAULT_LOCAL_OUT_OF_RANGE`. Never atomic.
     Scratch,
+    /// Heap segment slot `j` (1 ≤ `j` < [`Features::segment_slots`]) of a kernel translated
+    /// for launches whose pointers lie in several heap segments (`LowerOptions::segment_slots`):
+    /// the segment the launch binds at `abi::segment_binding(j)` (and its 64-bit view at
+    /// `abi::segment_binding64(j)`); slot 0 is [`Memory::Heap`]. Word indices, range rules,
+    /// sink word and atomics as in [`Memory::Heap`]; faults are recorded in slot 0's fault
+    /// word. `lower` picks the slot of each access from its address's high word.
+    Segment(u8),
+}
+
+impl Memory {
+    /// [`Memory::Heap`] or a [`Memory::Segment`]: global memory.
+    pub fn is_heap(self) -> bool {
+        matches!(self, Memory::Heap | Memory::Segment(_))
+    }
 }
 
 /// Where a kernel's local memory (`.local`, call-site `.param`, the call stack) lives.
@@ -293,6 +307,8 @@ pub enum Builtin {
     /// heap word indices with it itself, so that the backends need no check of their own
     /// ([`Kernel::heap_indices_in_range`]).
     HeapWords,
+    /// The number of words of the heap segment bound at slot `j` ≥ 1 ([`Memory::Segment`]).
+    SegmentWords(u8),
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -729,6 +745,11 @@ pub struct Features {
     /// The kernel is the emulated twin of the native-warps kernel just before it in the
     /// module (same `name`): only launched by the host when that one cannot run.
     pub warp_fallback: bool,
+    /// 0: the kernel reaches one heap segment, bound at `abi::BINDING_HEAP`. `S` ≥ 2: it was
+    /// translated for `S` bound segments (`LowerOptions::segment_slots`): slot 0 at
+    /// `abi::BINDING_HEAP`, slot `j` at `abi::segment_binding(j)`, each slot's segment number
+    /// at parameter word `abi::segment_slot_word(j, param_bytes)`.
+    pub segment_slots: u32,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -772,9 +793,11 @@ pub struct Module {
 impl Kernel {
     /// Whether word `index` of the parameter memory is in range whatever the launch: a
     /// constant below `abi::PARAM_HEADER_WORDS + ceil(param_bytes / 4)`, the words every launch
-    /// binds (`abi::PARAM_HEADER_WORDS`).
+    /// binds (`abi::PARAM_HEADER_WORDS`), and in a kernel for `S` ≥ 2 segment slots the `S - 1`
+    /// slot words after them (`abi::segment_slot_word`), which every launch of it binds too.
     pub fn param_word_in_range(&self, index: Operand) -> bool {
-        matches!(index, Operand::Const(Const::U32(i)) if i < crate::abi::PARAM_HEADER_WORDS + self.param_bytes.div_ceil(4))
+        let slot_words = self.features.segment_slots.saturating_sub(1);
+        matches!(index, Operand::Const(Const::U32(i)) if i < crate::abi::PARAM_HEADER_WORDS + self.param_bytes.div_ceil(4) + slot_words)
     }
 
     /// Per variable: what is known of a *value*'s bits whatever the launch (`None` for
@@ -860,6 +883,15 @@ impl Kernel {
 
     /// [`Kernel::heap_indices_in_range`] given the kernel's [`Kernel::value_vars`].
     pub fn heap_indices_in_range_of(&self, values: &[bool]) -> Vec<bool> {
+        self.heap_index_memories_of(values).into_iter().map(|m| m == Some(Memory::Heap)).collect()
+    }
+
+    /// Per variable: the heap memory ([`Memory::Heap`] or a [`Memory::Segment`]) in which
+    /// `lower` has proven it an in-range word index, by the rule of
+    /// [`Kernel::heap_indices_in_range`] with that memory's length (`HeapWords`, or
+    /// `SegmentWords(j)` for slot `j`) in `lim`. The backends access `LoadWord`/`StoreWord` of
+    /// exactly that memory at such an index directly.
+    pub fn heap_index_memories_of(&self, values: &[bool]) -> Vec<Option<Memory>> {
         use crate::abi::{HEAP_RESERVED_WORDS, HEAP_SINK_WORD};
         let n = self.vars.len();
         let mut defs: Vec<Option<&Expr>> = vec![None; n];
@@ -880,32 +912,41 @@ impl Kernel {
             Operand::Var(v) => defs.get(v.index()).copied().flatten(),
             Operand::Const(_) => None,
         };
-        // `lim`'s `k`, if `o` is `max(HeapWords, 64 + k) - (64 + k)`.
-        let limit = |o: Operand| -> Option<u32> {
+        // `lim`'s memory and `k`, if `o` is `max(hw, 64 + k) - (64 + k)` for `hw` the length
+        // of the heap (`HeapWords`) or of segment slot `j` (`SegmentWords(j)`).
+        let limit = |o: Operand| -> Option<(Memory, u32)> {
             let Some(Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs, rhs: Operand::Const(Const::U32(d)) }) = def(o) else { return None };
             let Some(Expr::Binary { op: BinaryOp::MaxU, ty: Ty::U32, lhs: hw, rhs: Operand::Const(Const::U32(m)) }) = def(*lhs) else { return None };
-            let Some(Expr::Builtin(Builtin::HeapWords)) = def(*hw) else { return None };
-            (m == d && *d >= HEAP_RESERVED_WORDS).then_some(*d - HEAP_RESERVED_WORDS)
+            let memory = match def(*hw) {
+                Some(Expr::Builtin(Builtin::HeapWords)) => Memory::Heap,
+                Some(Expr::Builtin(Builtin::SegmentWords(j))) => Memory::Segment(*j),
+                _ => return None,
+            };
+            (m == d && *d >= HEAP_RESERVED_WORDS).then_some((memory, *d - HEAP_RESERVED_WORDS))
         };
-        // Whether `c` implies `i - 64 < lim` for a `lim` of some `k >= j`.
-        fn implies<'a>(c: Operand, i: Operand, j: u32, def: &dyn Fn(Operand) -> Option<&'a Expr>, limit: &dyn Fn(Operand) -> Option<u32>, depth: u32) -> bool {
+        // A memory whose `lim` of some `k >= j` `c` implies `i - 64 < lim` for.
+        type Limit<'l> = &'l dyn Fn(Operand) -> Option<(Memory, u32)>;
+        fn implies<'a>(c: Operand, i: Operand, j: u32, def: &dyn Fn(Operand) -> Option<&'a Expr>, limit: Limit, depth: u32) -> Option<Memory> {
             match def(c) {
                 Some(Expr::Compare { op: CmpOp::LtU, ty: Ty::U32, lhs, rhs }) => {
-                    matches!(def(*lhs), Some(Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs: x, rhs: Operand::Const(Const::U32(HEAP_RESERVED_WORDS)) }) if *x == i)
-                        && limit(*rhs).is_some_and(|k| j <= k)
+                    let tested = matches!(def(*lhs), Some(Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs: x, rhs: Operand::Const(Const::U32(HEAP_RESERVED_WORDS)) }) if *x == i);
+                    limit(*rhs).filter(|&(_, k)| tested && j <= k).map(|(m, _)| m)
                 }
                 Some(Expr::Binary { op: BinaryOp::And, ty: Ty::Bool, lhs, rhs }) if depth < 8 => {
-                    implies(*lhs, i, j, def, limit, depth + 1) || implies(*rhs, i, j, def, limit, depth + 1)
+                    implies(*lhs, i, j, def, limit, depth + 1).or_else(|| implies(*rhs, i, j, def, limit, depth + 1))
                 }
-                _ => false,
+                _ => None,
             }
         }
         (0..n)
             .map(|v| {
-                let Some(Expr::Select { ty: Ty::U32, cond, a, b: Operand::Const(Const::U32(HEAP_SINK_WORD)) }) = defs[v] else { return false };
-                implies(*cond, *a, 0, &def, &limit, 0)
-                    || matches!(def(*a), Some(Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs, rhs: Operand::Const(Const::U32(j)) })
-                        if implies(*cond, *lhs, *j, &def, &limit, 0))
+                let Some(Expr::Select { ty: Ty::U32, cond, a, b: Operand::Const(Const::U32(HEAP_SINK_WORD)) }) = defs[v] else { return None };
+                implies(*cond, *a, 0, &def, &limit, 0).or_else(|| match def(*a) {
+                    Some(Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs, rhs: Operand::Const(Const::U32(j)) }) => {
+                        implies(*cond, *lhs, *j, &def, &limit, 0)
+                    }
+                    _ => None,
+                })
             })
             .collect()
     }
@@ -1044,7 +1085,7 @@ impl Kernel {
     pub fn defers_faults(&self) -> bool {
         fn block(k: &Kernel, b: &Block) -> bool {
             let present = |m: Memory| match m {
-                Memory::Heap | Memory::Param => true,
+                Memory::Heap | Memory::Segment(_) | Memory::Param => true,
                 Memory::Shared => k.shared_words > 0,
                 Memory::Local => k.local_words > 0 && k.local_placement == LocalPlacement::Private,
                 Memory::Scratch => false,

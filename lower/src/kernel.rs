@@ -61,6 +61,22 @@ fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, Globa
 
     // Parameters.
     let (params, param_bytes) = layout::layout_params(&f.params)?;
+    if options.segment_slots >= 2 {
+        if options.segment_slots > abi::MAX_SEGMENT_SLOTS {
+            return Err(Diagnostic::new(
+                format!("{} heap segment slots asked for; at most {}", options.segment_slots, abi::MAX_SEGMENT_SLOTS),
+                f.name.span,
+            ));
+        }
+        if module.address_size.unwrap_or(32) != 64 {
+            return Err(crate::function::unsupported(
+                "several heap segments in one launch of an `.address_size 32` kernel (its addresses are offsets in one segment)",
+                f.name.span,
+            ));
+        }
+        fl.segment_slots = options.segment_slots;
+        fl.param_bytes = param_bytes;
+    }
     for (p, slot) in f.params.iter().zip(&params) {
         fl.declare(
             p.name.name.to_string(),
@@ -277,6 +293,7 @@ fn finish_kernel(
     kernel.features.f64_subnormals = subnormals.f64;
     kernel.features.pointers32 = module.address_size.unwrap_or(32) != 64;
     kernel.features.native_warps = native_warps && (!simulated || simulated_check.is_some());
+    kernel.features.segment_slots = if options.segment_slots >= 2 { options.segment_slots } else { 0 };
     Ok(kernel)
 }
 

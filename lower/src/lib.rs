@@ -95,12 +95,19 @@ pub struct LowerOptions {
     /// the f32 instructions that `inst::flushed` covers are computed so that such a device
     /// still gives PTX's bits (a native fast path, and a rare exact path on integers);
     /// the others still mark the kernel `Features::f32_subnormals` (with the first such
-    /// instruction in `Features::f32_subnormals_at`). Exact on any device, only slower.
+    /// instruction in `Features::f32_subnormals_site`). Exact on any device, only slower.
     pub flushed_f32: bool,
     /// Tests only: make every f32 float operation of the kernel act as on a device that flushes
     /// f32 subnormals (each operand and result flushed to the zero of its sign, see
     /// `flush_sim`), so that `flushed_f32` can be checked on a device that keeps them.
     pub simulate_flushed_f32: bool,
+    /// 0 or 1: heap accesses reach the one segment a launch binds (every kernel's usual
+    /// translation). `S` ≥ 2 (at most `abi::MAX_SEGMENT_SLOTS`): the translation the host runs
+    /// when a launch's pointers lie in `S` segments: each heap access compares its address's
+    /// high word with the `S` bound segments' and goes to that slot's binding
+    /// (`ir::Memory::Segment`); an address in none of them is out of range. Refused for
+    /// `.address_size 32` modules (their addresses are offsets in one segment).
+    pub segment_slots: u32,
 }
 
 /// Globals segment limit when the device is not known (`check`, `translate`).

@@ -25,9 +25,8 @@ pub fn check_barriers(cfg: &Cfg, vars: &[VarInfo], barriers: &[(NodeId, Span)]) 
     let mut block_div = vec![false; n];
     loop {
         let mut changed = false;
-        for b in 0..n {
-            let d = block_div[b];
-            changed |= mark_stmts(&cfg.blocks[b].stmts, d, &mut var_div);
+        for (block, &d) in cfg.blocks.iter().zip(&block_div) {
+            changed |= mark_stmts(&block.stmts, d, &mut var_div);
         }
         for b in 0..n {
             let cond = match &cfg.blocks[b].term {

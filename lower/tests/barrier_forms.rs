@@ -55,6 +55,12 @@ fn every_full_cta_barrier_form_lowers() {
         "bar.sync 1, %r1;",
         "barrier.cta.sync.aligned 15, %r1;",
         "bar.red.popc.u32 %r2, 4, %r1, %p1;",
+        // A barrier id in a register: every barrier here is the whole CTA's, so the id does
+        // not change it; a value past 15 faults at run time (simt_kernels
+        // barrier_ids_held_in_registers).
+        "bar.sync %r1;",
+        "barrier.cta.sync.aligned %r1, 64;",
+        "bar.red.popc.u32 %r2, %r1, %p1;",
         "bar.warp.sync -1;",
         "bar.warp.sync %r1;",
         // After a divergent exit: the barrier waits for the non-exited threads only.
@@ -71,7 +77,6 @@ fn barrier_forms_without_a_sound_translation_are_refused_where_they_are() {
         ("    bar.sync 0, 32;", "a barrier with a thread count other than the whole CTA", 17),
         ("    barrier.sync 1, 96;", "a barrier with a thread count other than the whole CTA", 21),
         ("    bar.red.popc.u32 %r2, 0, 32, %p1;", "a barrier with a thread count other than the whole CTA", 30),
-        ("    bar.sync %r1;", "a barrier id held in a register", 14),
         ("    bar.arrive 0, 64;", "only the .sync form is implemented", 5),
         ("    barrier.cta.arrive 1, 64;", "only the .sync form is implemented", 5),
         ("    barrier.cta.arrive.aligned 1, 64;", "only the .sync form is implemented", 5),
@@ -80,6 +85,16 @@ fn barrier_forms_without_a_sound_translation_are_refused_where_they_are() {
         let e = lowered(inst).expect_err(inst);
         let at = format!("bar.ptx:12:{col}");
         assert!(e.contains("not supported yet") && e.contains(why) && e.contains(&at), "{inst}: want `{why}` at {at}:\n{e}");
+    }
+}
+
+/// §9.7.13.1: barrier ids are "an immediate constant or register with value 0 through 15":
+/// an immediate past 15 is an error at its place.
+#[test]
+fn immediate_barrier_ids_past_15_are_errors() {
+    for (inst, col) in [("    bar.sync 16;", 14), ("    barrier.sync.aligned 99, 64;", 26), ("    bar.red.popc.u32 %r2, 16, %p1;", 27)] {
+        let e = lowered(inst).expect_err(inst);
+        assert!(e.contains("out of range: 0 through 15") && e.contains(&format!("bar.ptx:12:{col}")), "{inst}: {e}");
     }
 }
 

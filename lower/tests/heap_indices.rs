@@ -183,3 +183,71 @@ fn shared_indices_from_tid_are_in_range_up_to_the_array_end() {
     let out = shared_kernel("or.b32 %r2, %r1, 64;");
     assert!(out.iter().all(|(_, ok)| !*ok), "{out:?}");
 }
+
+/// A kernel translated for three segment slots: every plain access of every slot is proven in
+/// range for exactly the memory it accesses (its slot's `SegmentWords` limit, or the heap's),
+/// never for another one, so the backends access each through its own binding directly.
+#[test]
+fn segment_slot_indices_are_proven_for_their_own_slot_only() {
+    let ptx = ".version 8.5\n.target sm_80\n.address_size 64
+.visible .entry k(.param .u64 x, .param .u64 y)
+{
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [x];
+    ld.param.u64 %rd2, [y];
+    ld.global.u32 %r2, [%rd1];
+    ld.global.u64 %rd3, [%rd1+8];
+    st.global.u32 [%rd2], %r2;
+    st.global.u64 [%rd2+8], %rd3;
+    ret;
+}
+";
+    let file = SourceFile::new("t.ptx".to_string(), ptx.to_string());
+    let ast = parse(&file).unwrap();
+    let options = LowerOptions { block: Some([64, 1, 1]), segment_slots: 3, ..Default::default() };
+    let k = lower(&ast, &file, &options).unwrap().kernels.remove(0);
+    assert_eq!(k.features.segment_slots, 3);
+    let proofs = k.heap_index_memories_of(&k.value_vars());
+    let heap_only = k.heap_indices_in_range();
+    // (memory accessed, memory proven) of every heap word access.
+    fn walk(b: &Block, proofs: &[Option<Memory>], heap_only: &[bool], out: &mut Vec<(Memory, Option<Memory>)>) {
+        for s in &b.stmts {
+            let (m, i) = match s {
+                Stmt::Assign { expr: Expr::LoadWord { memory, index }, .. } | Stmt::StoreWord { memory, index, .. } if memory.is_heap() => (*memory, *index),
+                _ => {
+                    for body in s.bodies() {
+                        walk(body, proofs, heap_only, out);
+                    }
+                    continue;
+                }
+            };
+            let Operand::Var(v) = i else { panic!("constant heap index") };
+            // The boolean API proves heap (slot 0) indices only.
+            assert_eq!(heap_only[v.index()], proofs[v.index()] == Some(Memory::Heap));
+            out.push((m, proofs[v.index()]));
+        }
+    }
+    let mut out = Vec::new();
+    walk(&k.body, &proofs, &heap_only, &mut out);
+    // Per slot: 1 + 2 loads, 1 + 2 stores.
+    for m in [Memory::Heap, Memory::Segment(1), Memory::Segment(2)] {
+        assert_eq!(out.iter().filter(|(a, _)| *a == m).count(), 6, "{m:?}: {out:?}");
+    }
+    assert!(out.iter().all(|(a, p)| *p == Some(*a)), "{out:?}");
+    // The slots' segment words, after the parameters, are read without a check (the host
+    // binds them for every launch of this kernel); the word after them is not in range.
+    let direct = k.direct_param_loads();
+    let mut slot_reads = Vec::new();
+    for s in &k.body.stmts {
+        if let Stmt::Assign { dst, expr: Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(w)) } } = s {
+            if *w >= abi::segment_slot_word(1, k.param_bytes) {
+                slot_reads.push((*w, direct[dst.index()]));
+            }
+        }
+    }
+    slot_reads.sort();
+    let words: Vec<(u32, bool)> = (1..3).map(|j| (abi::segment_slot_word(j, k.param_bytes), true)).collect();
+    assert_eq!(slot_reads, words);
+    assert!(!k.param_word_in_range(Operand::Const(Const::U32(abi::segment_slot_word(3, k.param_bytes)))));
+}

@@ -619,9 +619,9 @@ fn sign_extended_64_bit_conversions() {
 /// Misaligned accesses (§6.4.1 "The address must be naturally aligned to a multiple of the
 /// access size. If an address is not properly aligned, the resulting behavior is undefined"):
 /// ptxcross faults the launch when an element of a vector access is misaligned, never reading
-/// or writing other bytes. (A vector whose elements are aligned but whose whole size is not,
-/// e.g. `ld.v4.b8` at 2 mod 4, proceeds element by element: one of the outcomes the spec
-/// allows; NVIDIA GPUs fault there.)
+/// or writing other bytes, and when the vector is misaligned as a whole although each element
+/// is aligned (§5.4.5: the access size of `ld.v4.b32` is 16 bytes; NVIDIA GPUs fault there
+/// too), e.g. `ld.v4.b16` at 2 mod 8, `ld.v4.u32` at 8 mod 16, `st.v2.u32` at 4 mod 8.
 #[test]
 fn misaligned_vector_elements_fault() {
     use ptxcross_tests::launch::{self, Launch};
@@ -631,12 +631,17 @@ fn misaligned_vector_elements_fault() {
         ("ld.global.v4.b16 {%h0, %h1, %h0, %h1}, [%rd2];", 3),
         ("st.global.v2.b16 [%rd2], {%h0, %h1};", 5),
         ("ld.global.v2.u32 {%r0, %r1}, [%rd2];", 2),
+        ("ld.global.v4.b16 {%h0, %h1, %h0, %h1}, [%rd2];", 2),
+        ("ld.global.v4.u32 {%r0, %r1, %r0, %r1}, [%rd2];", 8),
+        ("ld.global.v2.u64 {%rd0, %rd1}, [%rd2];", 8),
+        ("st.global.v2.u32 [%rd2], {%r0, %r1};", 4),
+        ("st.global.v4.b16 [%rd2], {%h0, %h1, %h0, %h1};", 6),
     ] {
         let ptx = format!(
             ".version 8.5\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n    .reg .b16 %h<2>;\n    .reg .b32 %r<2>;\n    .reg .b64 %rd<3>;\n    ld.param.u64 %rd1, [p];\n    add.s64 %rd2, %rd1, {off};\n    mov.b16 %h0, 1;\n    mov.b16 %h1, 2;\n    {inst}\n    ret;\n}}\n"
         );
         for backend in ptxcross::Backend::ALL {
-            let l = Launch { ptx: &ptx, kernel: "k", block: [1, 1, 1], grid: [1, 1, 1], buffers: vec![vec![0u8; 16]] };
+            let l = Launch { ptx: &ptx, kernel: "k", block: [1, 1, 1], grid: [1, 1, 1], buffers: vec![vec![0u8; 64]] };
             let e = launch::run(&gpu, &l, backend).expect_err("a misaligned access must fault");
             assert!(e.contains("misaligned"), "`{inst}` on {backend}: {e}");
         }

@@ -11,23 +11,29 @@
 //! - `kernel_speed` (ignored): sizes that take ≥ 100 ms per launch on lavapipe, launches
 //!   interleaved (the three sides in rotating order) and repeated, printing per kernel the
 //!   median GPU times and the ratios ptxcross/hand-written, WGSL statement counts (ptxcross vs
-//!   hand-written) and first-launch pipeline-creation times:
+//!   hand-written) and first-launch pipeline-creation times (`pipe`: a fresh context's first
+//!   launch, the buffers' upload excluded; `pipe2`: a fresh translation's first launch in a
+//!   used context, as the hand-written figure counts; see `pipeline_times`):
 //!
 //!   `MESA_SHADER_CACHE_DISABLE=true PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test kernel_speed kernel_speed -- --ignored --nocapture`
 //!
 //!   `PTXCROSS_SPEED_REPS=N` (default 5) sets the repetitions, `PTXCROSS_SPEED_KERNELS=saxpy,reduce`
 //!   a subset, `PTXCROSS_SPEED_SCALE=F` multiplies the problem sizes (default 1),
 //!   `PTXCROSS_SPEED_SEGMENT=1` puts ptxcross's buffers into the second heap segment (a
-//!   context with more memory than one storage binding). `PTXCROSS_SPEED_FLUSHED_F32=1` adds
-//!   the kernels translated in the exact mode for devices that flush f32 subnormals
-//!   (`LowerOptions::flushed_f32`) as two more sides, `flushed-f32` on each backend (the smoke
-//!   run always checks them, and the same mode under simulated flushing, bit-exactly).
+//!   context with more memory than one storage binding); `PTXCROSS_SPEED_SEGMENT=split` puts
+//!   each buffer into a segment of its own, so every launch runs the kernel's translation for
+//!   several segments (one binding per buffer, a compare chain per access).
+//!   `PTXCROSS_SPEED_FLUSHED_F32=1` adds the kernels translated in the exact mode for devices
+//!   that flush f32 subnormals (`LowerOptions::flushed_f32`) as two more sides, `flushed-f32`
+//!   on each backend (the smoke run always checks them, and the same mode under simulated
+//!   flushing, bit-exactly).
 //!
 //!   `PTXCROSS_SPEED_VARIANTS=DIR` (an experiment switch for decomposing the cost, not a
 //!   result): every `DIR/<kernel>.<label>.wgsl` and `DIR/<kernel>.<label>.spvasm` (hand edits of
 //!   what `ptxcross translate --to wgsl|spirv` emits, assembled with `spirv-as`) runs as one
 //!   more side with ptxcross's kernel interface, interleaved with the others; its output is
-//!   compared with the reference and a mismatch is printed, not fatal.
+//!   compared with the reference and a mismatch is printed, not fatal; its first-launch
+//!   pipeline time (fresh program, used context) is printed with it.
 //!   `PTXCROSS_SPEED_DUMP=DIR` writes the code the ptxcross sides run (`<kernel>.wgsl`,
 //!   `<kernel>.spv`) into DIR.
 
@@ -532,15 +538,19 @@ impl Ptx {
         let heap: u64 = case.buffers.iter().map(|b| (b.len() as u64).next_multiple_of(256)).sum::<u64>() + (1 << 16);
         // `PTXCROSS_SPEED_SEGMENT=1`: the buffers go into the heap's second segment (a filler
         // takes the first), as in a context whose memory exceeds one storage binding.
-        let second = std::env::var("PTXCROSS_SPEED_SEGMENT").is_ok_and(|v| v == "1");
+        let mode = std::env::var("PTXCROSS_SPEED_SEGMENT").unwrap_or_default();
+        let (second, split) = (mode == "1", mode == "split");
         let seg = gpu.max_segment_bytes();
         let heap = if second { seg + heap } else { heap };
+        let heap = if split { seg * case.buffers.len() as u64 } else { heap };
         let mut ctx = Context::new(ContextOptions { heap_bytes: heap, timeout: None, gpu: Some(gpu.clone()) }).expect("context");
         if second {
             ctx.alloc(seg - ptxcross::runtime::HEAP_RESERVED_BYTES).expect("filler");
         }
         ctx.time_launches(true);
-        let ptrs = case.buffers.iter().map(|b| ctx.alloc(b.len() as u64).expect("alloc")).collect();
+        // `split`: each buffer takes a whole segment (its first bytes are the buffer).
+        let size = |b: &Vec<u8>| if split { seg - ptxcross::runtime::HEAP_RESERVED_BYTES } else { b.len() as u64 };
+        let ptrs = case.buffers.iter().map(|b| ctx.alloc(size(b)).expect("alloc")).collect();
         Ptx { programs, ctx, ptrs }
     }
 
@@ -768,17 +778,32 @@ impl Hand {
 /// that the kernel's own time is negligible. The first launch is what a user waits for; it
 /// includes the module and pipeline creation, and on lavapipe the driver's code generation,
 /// which llvmpipe defers to the first dispatch. Device probes ran before (`translate_case`
-/// asks for them), so they are not counted.
-fn pipeline_times(gpu: &Arc<Gpu>, case: &Case, hand: &mut Hand) -> [Duration; 3] {
+/// asks for them), so they are not counted, nor is the upload of the buffers' contents.
+///
+/// `[spirv, wgsl, hand, spirv in a used context, wgsl in a used context]`: the first two count a
+/// fresh context's first launch as well (what a program's first launch costs), the last two a
+/// fresh program's first launch in a context that has launched before (the program's own
+/// module and pipeline, as the hand-written side's figure counts).
+fn pipeline_times(gpu: &Arc<Gpu>, case: &Case, hand: &mut Hand) -> [Duration; 5] {
     let small = Case { grid: [1, 1, 1], hand_grid: [1, 1, 1], ..shallow(case) };
-    let mut out = [Duration::ZERO; 3];
+    let mut out = [Duration::ZERO; 5];
     for (slot, &backend) in Backend::ALL.iter().enumerate() {
         let mut p = Ptx::new(gpu, case);
         p.reset(case);
+        // `Context::write` is staged until the next submission: a read submits it here, so
+        // that the first launch does not count the upload of the buffers' contents (the
+        // hand-written side's were uploaded long before its figure too).
+        p.ctx.read(p.ptrs[0], 4).expect("read");
         let t = Instant::now();
         p.launch(&small, backend);
         let first = t.elapsed();
         out[slot] = first.saturating_sub(fastest(|| p.launch(&small, backend)));
+        // A second translation: a new program (its own module and pipeline), same context.
+        let fresh = translate_case(gpu, case, backend);
+        let t = Instant::now();
+        Ptx::launch_program(&mut p.ctx, &p.ptrs, &small, &fresh, backend);
+        let first = t.elapsed();
+        out[3 + slot] = first.saturating_sub(fastest(|| Ptx::launch_program(&mut p.ctx, &p.ptrs, &small, &fresh, backend)));
     }
     let t = Instant::now();
     hand.new_pipeline(case);
@@ -844,8 +869,9 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
         reps
     );
     println!(
-        "{:<11} {:>10} {:>10} {:>10} {:>7} {:>7} | {:>9} {:>9} {:>9} | {:>11} {:>10} {:>10}",
-        "kernel", "spirv ms", "wgsl ms", "hand ms", "spv/h", "wgsl/h", "wgsl stm", "hand stm", "spv insts", "pipe spv ms", "wgsl ms", "hand ms"
+        "{:<11} {:>10} {:>10} {:>10} {:>7} {:>7} | {:>9} {:>9} {:>9} | {:>11} {:>10} {:>10} | {:>12} {:>10}",
+        "kernel", "spirv ms", "wgsl ms", "hand ms", "spv/h", "wgsl/h", "wgsl stm", "hand stm", "spv insts", "pipe spv ms", "wgsl ms", "hand ms",
+        "pipe2 spv ms", "wgsl ms"
     );
     for case in cases {
         let mut ptx = Ptx::new(gpu, case);
@@ -913,8 +939,20 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
         let wgsl_text = ptx.programs.iter().find_map(|(_, p)| p.wgsl()).unwrap_or("");
         let spirv = ptx.programs.iter().find_map(|(_, p)| p.spirv()).unwrap_or(&[]);
         let pipes = pipeline_times(gpu, case, &mut hand);
+        // The variants' first-launch pipeline creation, measured as `pipeline_times` does (fresh
+        // programs of the same code).
+        let small = Case { grid: [1, 1, 1], hand_grid: [1, 1, 1], ..shallow(case) };
+        let variant_pipes: Vec<Duration> = variants(case, &ptx)
+            .iter()
+            .map(|(_, backend, program)| {
+                let t = Instant::now();
+                Ptx::launch_program(&mut ptx.ctx, &ptx.ptrs, &small, program, *backend);
+                let first = t.elapsed();
+                first.saturating_sub(fastest(|| Ptx::launch_program(&mut ptx.ctx, &ptx.ptrs, &small, program, *backend)))
+            })
+            .collect();
         println!(
-            "{:<11} {:>10.2} {:>10.2} {:>10.2} {:>7.2} {:>7.2} | {:>9} {:>9} {:>9} | {:>11.1} {:>10.1} {:>10.1}",
+            "{:<11} {:>10.2} {:>10.2} {:>10.2} {:>7.2} {:>7.2} | {:>9} {:>9} {:>9} | {:>11.1} {:>10.1} {:>10.1} | {:>12.1} {:>10.1}",
             case.name,
             ms(s),
             ms(w),
@@ -927,9 +965,16 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
             ms(pipes[0]),
             ms(pipes[1]),
             ms(pipes[2]),
+            ms(pipes[3]),
+            ms(pipes[4]),
         );
-        for ((label, backend, _), t) in extra.iter().zip(&med[3..]) {
-            println!("  variant {label:<24} ({backend}) {:>10.2} ms {:>7.2}", ms(*t), t.as_secs_f64() / h.as_secs_f64());
+        for (((label, backend, _), t), pipe) in extra.iter().zip(&med[3..]).zip(&variant_pipes) {
+            println!(
+                "  variant {label:<24} ({backend}) {:>10.2} ms {:>7.2} | pipeline {:>7.1} ms",
+                ms(*t),
+                t.as_secs_f64() / h.as_secs_f64(),
+                ms(*pipe)
+            );
         }
     }
 }

@@ -1470,15 +1470,7 @@ fn barriers_with_a_thread_count_naming_the_whole_cta() {
     let grid = 2usize;
     for block in [64usize, 100, 48] {
         let count = block.div_ceil(32) * 32;
-        let mut want = vec![0u32; 3 * block * grid];
-        for c in 0..grid {
-            let v = |t: usize| 3 * (c * block + (t + 1) % block) as u32 + 1;
-            let w = |t: usize| v(block - 1 - t) + (block - 1 - t) as u32;
-            let popc = (0..block).filter(|&t| w(t) & 1 == 1).count() as u32;
-            for t in 0..block {
-                want[3 * (c * block + t)..][..3].copy_from_slice(&[v(t), w(t), popc]);
-            }
-        }
+        let want = bar_count_results(block, grid);
         for (how, text) in [("immediate", ptx("bar_count.ptx").replace(", %r9", &format!(", {count}"))), ("register", ptx("bar_count.ptx"))] {
             let program = program("bar_count.ptx", &text, [block as u32, 1, 1]);
             for backend in Backend::ALL {
@@ -1487,6 +1479,58 @@ fn barriers_with_a_thread_count_naming_the_whole_cta() {
                 run.launch(&program, "bar_count", [grid as u32, 1, 1], &[&out.to_le_bytes(), &(count as u32).to_le_bytes()], backend);
                 assert_eq!(run.read_u32(out, 3 * block * grid), want, "block {block}, count {count} ({how}) on {backend}");
             }
+        }
+    }
+}
+
+/// bar_count.ptx's results by its definition (the comment at its top): per thread v, w and
+/// the CTA's count of odd w.
+fn bar_count_results(block: usize, grid: usize) -> Vec<u32> {
+    let mut want = vec![0u32; 3 * block * grid];
+    for c in 0..grid {
+        let v = |t: usize| 3 * (c * block + (t + 1) % block) as u32 + 1;
+        let w = |t: usize| v(block - 1 - t) + (block - 1 - t) as u32;
+        let popc = (0..block).filter(|&t| w(t) & 1 == 1).count() as u32;
+        for t in 0..block {
+            want[3 * (c * block + t)..][..3].copy_from_slice(&[v(t), w(t), popc]);
+        }
+    }
+    want
+}
+
+/// Barrier ids held in registers (§9.7.13.1: "an immediate constant or register with value 0
+/// through 15"): bar_count.ptx with every id read from a parameter gives the kernel's results
+/// for ids 0–15; an id of 16 or more faults with `abi::FAULT_BARRIER_ID` at the first barrier.
+#[test]
+fn barrier_ids_held_in_registers() {
+    let Some(gpu) = gpu() else { return };
+    let (block, grid) = (64usize, 2usize);
+    let text = ptx("bar_count.ptx")
+        .replace("(.param .u64 pout, .param .u32 pcount)", "(.param .u64 pout, .param .u32 pcount, .param .u32 pid)")
+        .replace("    ld.param.u32 %r9, [pcount];\n", "    ld.param.u32 %r9, [pcount];\n    ld.param.u32 %r20, [pid];\n    and.b32 %r21, %r20, 3;\n")
+        .replace("bar.sync 1, %r9", "bar.sync %r20, %r9")
+        .replace("barrier.sync 15, %r9", "barrier.sync %r21, %r9")
+        .replace("bar.cta.sync 7, %r9", "bar.cta.sync %r20")
+        .replace("bar.red.popc.u32 %r16, 3, %r9", "bar.red.popc.u32 %r16, %r21, %r9");
+    assert_eq!(text.matches("%r20, %r9").count() + text.matches("%r21, %r9").count(), 3, "{text}");
+    let line = text.lines().position(|l| l.trim_start().starts_with("bar.sync %r20, %r9")).unwrap() + 1;
+    let want = bar_count_results(block, grid);
+    let program = program("bar_count.ptx", &text, [block as u32, 1, 1]);
+    let count = (block as u32).to_le_bytes();
+    for backend in Backend::ALL {
+        for id in [0u32, 5, 15] {
+            let mut run = Run::new(&gpu);
+            let out = run.zeros(12 * block * grid);
+            run.launch(&program, "bar_count", [grid as u32, 1, 1], &[&out.to_le_bytes(), &count, &id.to_le_bytes()], backend);
+            assert_eq!(run.read_u32(out, 3 * block * grid), want, "id {id} on {backend}");
+        }
+        for id in [16u32, 0xffff_ffff] {
+            let mut run = Run::new(&gpu);
+            let out = run.zeros(12 * block * grid);
+            let e = run.ctx.launch(&program, "bar_count", [grid as u32, 1, 1], &[&out.to_le_bytes(), &count, &id.to_le_bytes()], backend).expect_err("the launch must fault");
+            let ptxcross::Error::KernelFault { bits, site, .. } = &e else { panic!("{backend}: not a kernel fault: {e}") };
+            assert_eq!(*bits, ptxcross_lower::abi::FAULT_BARRIER_ID, "{backend}, id {id}: {e}");
+            assert_eq!(site.as_deref(), Some(format!("bar_count.ptx:{line}:5 (`bar.sync`)").as_str()), "{backend}, id {id}: {e}");
         }
     }
 }

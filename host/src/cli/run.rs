@@ -113,7 +113,9 @@ fn run_backend(
         Err(e) => return translate_error(&e),
     };
     let outcome = run_program(spec, &program, backend, gpu, timeout, dump);
-    gpu.forget_program(program.id());
+    for id in program.ids() {
+        gpu.forget_program(id);
+    }
     outcome
 }
 

@@ -18,9 +18,11 @@ pub enum Error {
     /// One allocation must lie in one heap segment, which is at most one storage binding
     /// (`max` bytes are usable in a segment).
     AllocationTooLarge { requested: u64, max: u64 },
-    /// The launch's pointer arguments (or the module's globals) lie in several heap segments,
-    /// and a launch binds one (see `abi::PARAM_HEAP_SEGMENT_WORD`).
-    SeveralSegments { kernel: String, segments: Vec<usize> },
+    /// The launch's pointer arguments (or the module's globals) lie in more heap segments than
+    /// a launch can bind: `limit` (the device's storage bindings, `Gpu::max_segment_slots`),
+    /// or 1 when the program has no several-segment translations
+    /// (`Program::with_segment_variants`).
+    SeveralSegments { kernel: String, segments: Vec<usize>, limit: u32 },
     /// A pointer (and length) that is not inside one live allocation.
     InvalidPointer { ptr: u64, len: u64, reason: String },
     /// The program has no kernel of this name.
@@ -110,13 +112,22 @@ impl fmt::Display for Error {
                 "out of device memory: cannot allocate {requested} bytes: one allocation must fit one heap segment, \
                  which is one storage binding of this adapter ({max} bytes usable; max_storage_buffer_binding_size)"
             ),
-            Error::SeveralSegments { kernel, segments } => {
+            Error::SeveralSegments { kernel, segments, limit } => {
                 let list: Vec<String> = segments.iter().map(|s| s.to_string()).collect();
+                let why = if *limit <= 1 {
+                    "and this program has no translation for several segments (`Program::with_segment_variants`)".to_string()
+                } else {
+                    format!(
+                        "and a launch binds at most {limit} segments on this device (two storage buffers each beyond \
+                         the first: max_storage_buffers_per_shader_stage)"
+                    )
+                };
                 write!(
                     f,
-                    "not supported yet: kernel `{kernel}` is given pointers into several heap segments ({}); the \
+                    "not supported yet: kernel `{kernel}` is given pointers into {} heap segments ({}); the \
                      context's memory exceeds one storage binding, so it is split into segments of one binding each, \
-                     and a launch can bind only one of them so far",
+                     {why}",
+                    segments.len(),
                     list.join(", ")
                 )
             }

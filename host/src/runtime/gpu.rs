@@ -61,6 +61,9 @@ pub struct Gpu {
     features: wgpu::Features,
     pub(crate) bind_group_layout: wgpu::BindGroupLayout,
     pub(crate) pipeline_layout: wgpu::PipelineLayout,
+    /// Layouts of kernels translated for `S` ≥ 2 heap segment slots (`abi::segment_binding`),
+    /// by `S`, created on first use.
+    pub(crate) segment_layouts: Mutex<HashMap<u32, (wgpu::BindGroupLayout, wgpu::PipelineLayout)>>,
     pub(crate) modules: Mutex<HashMap<(u64, Backend), wgpu::ShaderModule>>,
     pub(crate) pipelines: Mutex<HashMap<PipelineKey, wgpu::ComputePipeline>>,
     /// Probe results: does `fma` round once on this backend (see `probe.rs`).
@@ -226,6 +229,7 @@ impl Gpu {
             features,
             bind_group_layout,
             pipeline_layout,
+            segment_layouts: Mutex::new(HashMap::new()),
             modules: Mutex::new(HashMap::new()),
             pipelines: Mutex::new(HashMap::new()),
             fma_fused: Mutex::new(HashMap::new()),
@@ -234,6 +238,51 @@ impl Gpu {
             subnormals: Mutex::new(HashMap::new()),
             warp_layouts: Mutex::new(HashMap::new()),
         })
+    }
+
+    /// The most heap segments one launch binds on this device: its storage buffers per shader
+    /// stage less the four every launch has (heap, parameters, scratch, 64-bit heap view),
+    /// two per further segment (`abi::max_segment_slots`; lavapipe's 32: 15; WebGPU's
+    /// default 8: 3).
+    pub fn max_segment_slots(&self) -> u32 {
+        abi::max_segment_slots(self.limits.max_storage_buffers_per_shader_stage)
+    }
+
+    /// The bind group and pipeline layouts of kernels translated for `slots` heap segments
+    /// (`slots` ≤ 1: the usual ones).
+    pub(crate) fn layouts(&self, slots: u32) -> (wgpu::BindGroupLayout, wgpu::PipelineLayout) {
+        if slots <= 1 {
+            return (self.bind_group_layout.clone(), self.pipeline_layout.clone());
+        }
+        let mut map = self.segment_layouts.lock().unwrap_or_else(|p| p.into_inner());
+        map.entry(slots)
+            .or_insert_with(|| {
+                let entries: Vec<wgpu::BindGroupLayoutEntry> = (0..abi::storage_bindings(slots))
+                    .map(|binding| wgpu::BindGroupLayoutEntry {
+                        binding,
+                        visibility: wgpu::ShaderStages::COMPUTE,
+                        ty: wgpu::BindingType::Buffer {
+                            ty: wgpu::BufferBindingType::Storage { read_only: binding == abi::BINDING_PARAMS },
+                            has_dynamic_offset: false,
+                            min_binding_size: None,
+                        },
+                        count: None,
+                    })
+                    .collect();
+                let bgl = self.device.create_bind_group_layout(&wgpu::BindGroupLayoutDescriptor {
+                    label: Some("ptxcross kernel resources, several heap segments"),
+                    entries: &entries,
+                });
+                let mut layouts: Vec<Option<&wgpu::BindGroupLayout>> = vec![None; abi::BIND_GROUP as usize + 1];
+                layouts[abi::BIND_GROUP as usize] = Some(&bgl);
+                let pl = self.device.create_pipeline_layout(&wgpu::PipelineLayoutDescriptor {
+                    label: Some("ptxcross kernel layout, several heap segments"),
+                    bind_group_layouts: &layouts,
+                    immediate_size: 0,
+                });
+                (bgl, pl)
+            })
+            .clone()
     }
 
     /// Whether to translate kernels with warp collectives to native subgroup operations too

@@ -36,7 +36,7 @@ pub use error::{Error, NO_ADAPTER_HINT};
 pub use gpu::{adapters, Gpu, GpuOptions, WarpPath, WANTED_FEATURES};
 pub use probe::{Subnormals, SUBNORMAL_CHECKS};
 pub use memory::DevicePtr;
-pub use program::Program;
+pub use program::{Program, SegmentVariants};
 pub use scratch::SCRATCH_BUDGET_BYTES;
 pub use watchdog::Deadline;
 
@@ -208,6 +208,29 @@ const MAX_PARAM_SLOTS: usize = 32;
 
 /// Fault log entries per log buffer (8 bytes each).
 const FAULT_LOG_ENTRIES: usize = 512;
+
+/// The bind group of a launch of a kernel translated for `slots.len()` ≥ 2 heap segments:
+/// [`bind_group`]'s with `slots[0]` as the heap, and slot `j`'s segment at
+/// `abi::segment_binding(j)` and `abi::segment_binding64(j)`.
+fn segments_bind_group(gpu: &Gpu, slots: &[&wgpu::Buffer], params: &wgpu::Buffer, scratch: &wgpu::Buffer) -> wgpu::BindGroup {
+    let (layout, _) = gpu.layouts(slots.len() as u32);
+    let mut entries = vec![
+        wgpu::BindGroupEntry { binding: abi::BINDING_HEAP, resource: slots[0].as_entire_binding() },
+        wgpu::BindGroupEntry { binding: abi::BINDING_PARAMS, resource: params.as_entire_binding() },
+        wgpu::BindGroupEntry { binding: abi::BINDING_SCRATCH, resource: scratch.as_entire_binding() },
+        wgpu::BindGroupEntry { binding: abi::BINDING_HEAP64, resource: slots[0].as_entire_binding() },
+    ];
+    for (j, buf) in slots.iter().enumerate().skip(1) {
+        for binding in [abi::segment_binding(j as u32), abi::segment_binding64(j as u32)] {
+            entries.push(wgpu::BindGroupEntry { binding, resource: buf.as_entire_binding() });
+        }
+    }
+    gpu.device.create_bind_group(&wgpu::BindGroupDescriptor {
+        label: Some("ptxcross kernel resources, several heap segments"),
+        layout: &layout,
+        entries: &entries,
+    })
+}
 
 /// The bind group of a launch (see `abi`'s bindings).
 fn bind_group(gpu: &Gpu, heap: &wgpu::Buffer, params: &wgpu::Buffer, scratch: &wgpu::Buffer) -> wgpu::BindGroup {
@@ -1144,13 +1167,66 @@ impl Context {
             });
         }
         let globals = self.globals_base(program)?;
-        let segment = self.launch_segment(k, params, globals)?;
-        // From here the kernel may write anywhere in the segment it binds.
-        self.segments[segment].untouched_from = self.segments[segment].bytes;
+        let bound = self.launch_segments(k, params, globals);
+        let slots = k.features.segment_slots.max(1) as usize;
+        if bound.len() > slots {
+            // Pointers into several segments: the kernel's translation for that many
+            // (issue 11), built at the first such launch, when the device binds them all.
+            let limit = if program.has_segment_variants() { self.gpu.max_segment_slots() } else { 1 };
+            let several = || Error::SeveralSegments { kernel: k.name.clone(), segments: bound.clone(), limit };
+            if k.features.segment_slots != 0 || bound.len() > limit as usize || k.features.pointers32 {
+                return Err(several());
+            }
+            let variant = match program.segment_variant(bound.len() as u32, &k.name) {
+                None => return Err(several()),
+                Some(Err(message)) => return Err(Error::Pipeline { kernel: k.name.clone(), backend, message }),
+                Some(Ok(v)) => v,
+            };
+            // The same translation (native warps or their emulated twin) of the same kernel.
+            let twin = |v: &ir::Kernel| {
+                v.name == k.name
+                    && v.features.native_warps == k.features.native_warps
+                    && v.features.warp_fallback == k.features.warp_fallback
+                    && v.features.segment_slots == bound.len() as u32
+            };
+            let Some(vi) = variant.module().kernels.iter().position(twin) else {
+                return Err(Error::Pipeline {
+                    kernel: k.name.clone(),
+                    backend,
+                    message: "the several-segment translation does not hold this kernel".into(),
+                });
+            };
+            // The variant is the same module's code: it shares the program's globals (their
+            // layout is the module's, whichever kernels are translated).
+            if variant.module().globals != program.module().globals {
+                return Err(Error::Pipeline {
+                    kernel: k.name.clone(),
+                    backend,
+                    message: "the several-segment translation lays out the module's globals differently".into(),
+                });
+            }
+            self.globals.insert(variant.id(), globals);
+            return self.submit_kernel(&variant, vi, grid, params, backend, timed, check_only);
+        }
+        // A kernel for `slots` segments binds exactly that many (only launches with that many
+        // reach it, above); `bound[j]` is slot `j`'s segment.
+        if slots >= 2 && bound.len() != slots {
+            return Err(Error::SeveralSegments { kernel: k.name.clone(), segments: bound, limit: slots as u32 });
+        }
+        let segment = bound[0];
+        // From here the kernel may write anywhere in the segments it binds.
+        for &s in &bound {
+            self.segments[s].untouched_from = self.segments[s].bytes;
+        }
 
-        // Parameter buffer: header + area, whole words.
+        // Parameter buffer: header + area, whole words (and the segment numbers of slots 1..,
+        // which the kernel reads without a bounds check: `ir::Kernel::param_word_in_range`).
         let header = abi::PARAM_HEADER_WORDS as usize * 4;
-        let mut bytes = vec![0u8; (header + k.param_bytes as usize).div_ceil(4) * 4];
+        let mut bytes = vec![0u8; (header + k.param_bytes as usize).div_ceil(4) * 4 + 4 * (slots - 1)];
+        for (j, &s) in bound.iter().enumerate().skip(1) {
+            let at = abi::segment_slot_word(j as u32, k.param_bytes) as usize * 4;
+            bytes[at..at + 4].copy_from_slice(&(s as u32).to_le_bytes());
+        }
         let g = abi::PARAM_GLOBALS_BASE_WORD as usize * 4;
         bytes[g..g + 8].copy_from_slice(&globals.to_le_bytes());
         let one = abi::PARAM_ONE_F32_WORD as usize * 4;
@@ -1193,7 +1269,7 @@ impl Context {
         // the queue orders after every earlier submission and before the next, so launches in
         // flight keep theirs. A split grid has a parameter buffer per dispatch (their `%ctaid`
         // bases differ) within one submission.
-        let reused = if chunks.len() == 1 {
+        let reused = if chunks.len() == 1 && slots == 1 {
             for (i, v) in chunks[0].0.iter().enumerate() {
                 bytes[base_at + 4 * i..][..4].copy_from_slice(&v.to_le_bytes());
             }
@@ -1218,7 +1294,12 @@ impl Context {
                                 mapped_at_creation: false,
                             });
                             gpu.queue.write_buffer(&param_buf, 0, &bytes);
-                            bind_group(&gpu, &self.segments[segment].buffer, &param_buf, &scratch_buf)
+                            if slots >= 2 {
+                                let bufs: Vec<&wgpu::Buffer> = bound.iter().map(|&s| &self.segments[s].buffer).collect();
+                                segments_bind_group(&gpu, &bufs, &param_buf, &scratch_buf)
+                            } else {
+                                bind_group(&gpu, &self.segments[segment].buffer, &param_buf, &scratch_buf)
+                            }
                         })
                         .collect(),
                 };
@@ -1481,15 +1562,16 @@ impl Context {
         out
     }
 
-    /// The heap segment a launch binds: the one its pointer arguments point into (every
-    /// 8 bytes of the parameter area at a 4-byte boundary that is the address of, or just past,
-    /// a live allocation counts), and the module's globals if the kernel reads them.
-    /// Any other address is out of range for the kernel (a fault), so a wrong guess is
-    /// never a wrong access; pointers read from memory into another segment fault, which the
-    /// README states. With one segment, that one.
-    fn launch_segment(&self, k: &ir::Kernel, params: &[u8], globals: u64) -> Result<usize, Error> {
+    /// The heap segments a launch binds, in increasing order (at least one): those its
+    /// pointer arguments point into (every 8 bytes of the parameter area at a 4-byte boundary
+    /// that is the address of, or just past, a live allocation counts), and the module's
+    /// globals' if the kernel reads them; none found: segment 0. Any other address is out of
+    /// range for the kernel (a fault), so a wrong guess is never a wrong access; pointers read
+    /// from memory into a segment not bound fault, which the README states. With one segment,
+    /// that one.
+    fn launch_segments(&self, k: &ir::Kernel, params: &[u8], globals: u64) -> Vec<usize> {
         if self.segments.len() == 1 {
-            return Ok(0);
+            return vec![0];
         }
         let mut found: Vec<usize> = (0..params.len().saturating_sub(7))
             .step_by(4)
@@ -1500,11 +1582,10 @@ impl Context {
         }
         found.sort_unstable();
         found.dedup();
-        match found.as_slice() {
-            [] => Ok(0),
-            [one] => Ok(*one),
-            _ => Err(Error::SeveralSegments { kernel: k.name.clone(), segments: found }),
+        if found.is_empty() {
+            found.push(0);
         }
+        found
     }
 
     /// The cached pipeline of (program, kernel, backend), created on first use.
@@ -1545,11 +1626,12 @@ impl Context {
                 }
             }
         };
+        let (_, layout) = gpu.layouts(k.features.segment_slots);
         let (pipeline, err) = gpu.scoped(|| {
             gpu.device
                 .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
                     label: Some(&k.name),
-                    layout: Some(&gpu.pipeline_layout),
+                    layout: Some(&layout),
                     module: &module,
                     entry_point: Some(&k.entry_point),
                     compilation_options: Default::default(),

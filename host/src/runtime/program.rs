@@ -1,6 +1,8 @@
 //! A translated module ready to launch: the IR's host-visible facts plus the target code.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 
 use ptxcross_lower::ir;
 
@@ -8,17 +10,39 @@ use super::Backend;
 
 static NEXT_ID: AtomicU64 = AtomicU64::new(1);
 
+/// Translates kernel `name` of a program again for launches whose pointers lie in `S` heap
+/// segments (`ptxcross_lower::LowerOptions::segment_slots = S`, otherwise the same options and
+/// backends): `variants(S, name)` is a program holding that kernel (and its emulated twin, if
+/// it has one); an error is the rendered diagnostics.
+pub type SegmentVariants = Arc<dyn Fn(u32, &str) -> Result<Program, String> + Send + Sync>;
+
 /// One translated PTX module (all or some of its kernels) with SPIR-V and/or WGSL code.
 ///
 /// The fields are private so a program cannot change under the pipelines cached for it; each
 /// `Program` has a process-unique [`Program::id`].
-#[derive(Debug)]
 pub struct Program {
     id: u64,
     name: String,
     module: ir::Module,
     spirv: Option<Vec<u32>>,
     wgsl: Option<String>,
+    /// How to build the several-segment translations (none: such launches are refused).
+    variants: Option<SegmentVariants>,
+    /// Those built so far, by segment count and kernel name.
+    built: Mutex<HashMap<(u32, String), Arc<Program>>>,
+}
+
+impl std::fmt::Debug for Program {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Program")
+            .field("id", &self.id)
+            .field("name", &self.name)
+            .field("module", &self.module)
+            .field("spirv", &self.spirv.as_ref().map(|w| w.len()))
+            .field("wgsl", &self.wgsl.as_ref().map(|t| t.len()))
+            .field("segment_variants", &self.variants.is_some())
+            .finish()
+    }
 }
 
 impl Program {
@@ -37,7 +61,47 @@ impl Program {
             module,
             spirv,
             wgsl,
+            variants: None,
+            built: Mutex::new(HashMap::new()),
         }
+    }
+
+    /// This program, able to run launches whose pointers lie in several heap segments
+    /// (issue 11): `variants(S, kernel)` translates the kernel for `S` segment slots, once per
+    /// `S` and kernel, at its first such launch. Without it such a launch is refused
+    /// (`Error::SeveralSegments`).
+    pub fn with_segment_variants(mut self, variants: SegmentVariants) -> Program {
+        self.variants = Some(variants);
+        self
+    }
+
+    /// Its id and those of the several-segment translations built so far: what to forget
+    /// (`Gpu::forget_program`, `Context::forget_program`) when it is unloaded.
+    pub fn ids(&self) -> Vec<u64> {
+        let built = self.built.lock().unwrap_or_else(|p| p.into_inner());
+        std::iter::once(self.id).chain(built.values().map(|p| p.id)).collect()
+    }
+
+    /// Whether [`Program::with_segment_variants`] gave it a way to build them.
+    pub fn has_segment_variants(&self) -> bool {
+        self.variants.is_some()
+    }
+
+    /// The translation of kernel `name` for `slots` heap segments (built on first use);
+    /// `None` when the program cannot build one.
+    pub(crate) fn segment_variant(&self, slots: u32, name: &str) -> Option<Result<Arc<Program>, String>> {
+        let variants = self.variants.as_ref()?;
+        let mut built = self.built.lock().unwrap_or_else(|p| p.into_inner());
+        let key = (slots, name.to_string());
+        if let Some(p) = built.get(&key) {
+            return Some(Ok(p.clone()));
+        }
+        let p = match variants(slots, name) {
+            Ok(p) => Arc::new(p),
+            Err(e) => return Some(Err(e)),
+        };
+        built.insert(key, p.clone());
+        Some(Ok(p))
     }
     pub fn id(&self) -> u64 {
         self.id

@@ -465,7 +465,7 @@ impl FnLower {
             Op::FAdd => {
                 // Global-memory `atom.add.f32` flushes subnormal inputs and results to
                 // sign-preserving zero; on shared memory it does not (spec §9.7.14.5).
-                let ftz = mem == Memory::Heap;
+                let ftz = mem.is_heap();
                 let old = self.cas_loop(mem, idx, |s, old| {
                     let x = s.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, old);
                     let (x, y) = if ftz {

@@ -139,6 +139,28 @@ impl FnLower {
         Ok(())
     }
 
+    /// Barrier id `a` of `bar`/`barrier`/`bar.red` (§9.7.13.1: "a logical barrier resource as
+    /// an immediate constant or register with value 0 through 15"). Every implemented barrier
+    /// waits for the whole CTA, so the id does not change what it does: threads that wait at
+    /// different ids at once would never be released on NVIDIA (undefined), and meet at one
+    /// barrier here instead of hanging. An immediate out of range is an error; a register
+    /// value out of range records `abi::FAULT_BARRIER_ID` (the barrier still happens).
+    pub(super) fn barrier_id(&mut self, id: &ast::Operand) -> LResult<()> {
+        if let OperandKind::Expr(e) = &id.kind {
+            return match crate::consts::eval(e) {
+                Ok(crate::consts::ConstValue::Int(v)) if v < 16 => Ok(()),
+                Ok(crate::consts::ConstValue::Int(v)) => {
+                    Err(Diagnostic::new(format!("barrier id {v} is out of range: 0 through 15 (PTX ISA §9.7.13.1)"), id.span))
+                }
+                _ => Err(Diagnostic::new("a barrier id must be an integer 0 through 15 (PTX ISA §9.7.13.1)", id.span)),
+            };
+        }
+        let v = self.read(id, ScalarType::U32)?;
+        let ok = self.cmp(CmpOp::LtU, Ty::U32, v, Self::u32c(16));
+        self.emit_if(ok, Block::new(), Block { stmts: vec![Stmt::Fault { code: abi::FAULT_BARRIER_ID }] });
+        Ok(())
+    }
+
     /// `bar.sync a` / `bar.sync a, b` / `barrier.sync` / `bar.cta.sync` …: a CTA-wide barrier.
     /// Only the full-CTA form is implemented (no thread count, or a count naming every warp of
     /// the CTA: [`FnLower::barrier_count`]).
@@ -165,9 +187,7 @@ impl FnLower {
             n => return Err(Diagnostic::new(format!("`{}` takes 1 or 2 operands, found {n}", m.name()), inst.span)),
         }
         if let Some(id) = inst.operands.first() {
-            if !matches!(id.kind, OperandKind::Expr(_)) {
-                return Err(unsupported("a barrier id held in a register", id.span));
-            }
+            self.barrier_id(id)?;
         }
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, inst.span));

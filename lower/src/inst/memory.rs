@@ -29,6 +29,9 @@ const IGNORED: [&str; 26] = [
 pub(super) enum Place {
     Fixed(Memory, Operand),
     Generic(Operand),
+    /// A 64-bit global address of a kernel translated for several heap segments
+    /// (`LowerOptions::segment_slots`): the slot is chosen per access (`FnLower::on_heap`).
+    Global(Operand),
 }
 
 impl FnLower {
@@ -145,8 +148,7 @@ impl FnLower {
             (Space::Global | Space::Const | Space::Generic, Some(Symbol::Global { offset: o })) => {
                 let base = self.globals_base();
                 let a = self.bin(BinaryOp::Add, Ty::U64, base, FnLower::u64c((o as i64 + offset) as u64));
-                let rel = self.heap_offset(a);
-                Ok(Place::Fixed(Memory::Heap, rel))
+                Ok(self.heap_place(a))
             }
             (Space::Generic, Some(Symbol::Shared { offset: o })) => {
                 Ok(Place::Fixed(Memory::Shared, FnLower::u32c((o as i64 + offset) as u32)))
@@ -173,8 +175,7 @@ impl FnLower {
                 if matches!(space, Space::Generic) && (self.has_shared || self.has_local || self.has_param_window) {
                     Ok(Place::Generic(a))
                 } else {
-                    let rel = self.heap_offset(a);
-                    Ok(Place::Fixed(Memory::Heap, rel))
+                    Ok(self.heap_place(a))
                 }
             }
             (s, Some(sym)) => Err(Diagnostic::new(format!("{sym:?} cannot be accessed in state space {s:?}"), op.span)),
@@ -225,13 +226,55 @@ impl FnLower {
         self.select(Ty::U32, other, FnLower::u32c(0xffff_fff0), lo)
     }
 
+    /// The place of 64-bit global address `a`: a byte offset of the one bound segment, or
+    /// with several segment slots the address itself (the slot is chosen per access).
+    fn heap_place(&mut self, a: Operand) -> Place {
+        if self.segment_slots >= 2 {
+            Place::Global(a)
+        } else {
+            let rel = self.heap_offset(a);
+            Place::Fixed(Memory::Heap, rel)
+        }
+    }
+
+    /// Runs `f` on the heap memory that 64-bit global address `a` lies in, with its byte
+    /// offset there. One segment: [`Memory::Heap`] at [`FnLower::heap_offset`]. Several
+    /// segment slots (`LowerOptions::segment_slots`, issue 11): a compare chain on the
+    /// address's high word, `if hi == slot[S-1] { f(Segment(S-1), lo) } else if … else
+    /// { f(Heap, heap_offset(a)) }`: slot `j` ≥ 1 gets the low word as its offset (a
+    /// segment's base has a zero low word), and everything else, slot 0's addresses and those
+    /// in no bound segment, takes slot 0's path, which makes the latter out of range exactly
+    /// as in the one-segment translation. So every access kind (`f`: loads, stores, sub-word
+    /// stores, vectors, atomics) is written once, for whichever heap memory it is given.
+    pub(super) fn on_heap(&mut self, a: Operand, f: &mut dyn FnMut(&mut Self, Memory, Operand) -> LResult<()>) -> LResult<()> {
+        if self.segment_slots < 2 {
+            let rel = self.heap_offset(a);
+            return f(self, Memory::Heap, rel);
+        }
+        let hi = self.bin(BinaryOp::ShrU, Ty::U64, a, FnLower::u32c(32));
+        let hi = self.resize(hi, Ty::U64, Ty::U32, false);
+        let lo = self.resize(a, Ty::U64, Ty::U32, false);
+        let mut otherwise = self.collect(|s| {
+            let rel = s.heap_offset(a);
+            f(s, Memory::Heap, rel)
+        })?;
+        for j in (1..self.segment_slots.min(abi::MAX_SEGMENT_SLOTS) as u8).rev() {
+            let base = self.slot_base_hi(j);
+            let hit = self.cmp(CmpOp::Eq, Ty::U32, hi, base);
+            let body = self.collect(|s| f(s, Memory::Segment(j), lo))?;
+            otherwise = crate::ir::Block { stmts: vec![Stmt::If { cond: hit, then_body: body, else_body: otherwise }] };
+        }
+        self.emit_stack.last_mut().expect("emit stack").extend(otherwise.stmts);
+        Ok(())
+    }
+
     /// The range test of heap word `idx` and the `k` words after it (`k` is 0 or 1), made
     /// here once for the whole access (issue 11): `ok` (Bool) is whether they all lie in the
     /// heap outside its reserved words; when not, the access records
     /// `abi::FAULT_GLOBAL_OUT_OF_RANGE` (deferred, without a branch) and accesses the sink
     /// word instead (`heap_safe_index`).
-    fn heap_word_check(&mut self, idx: Operand, k: u32) -> Operand {
-        let lim = self.heap_limit(k);
+    fn heap_word_check(&mut self, mem: Memory, idx: Operand, k: u32) -> Operand {
+        let lim = self.heap_limit_of(mem, k);
         let rel = self.bin(BinaryOp::Sub, Ty::U32, idx, FnLower::u32c(abi::HEAP_RESERVED_WORDS));
         self.cmp(CmpOp::LtU, Ty::U32, rel, lim)
     }
@@ -251,17 +294,17 @@ impl FnLower {
     /// A plain heap load of `size` bytes (1, 2, 4, 8) at byte `off`, with one range test
     /// (`heap_word_check`): out of range it records the fault and yields 0 without reading
     /// any allocation; misaligned it records that fault and reads the aligned word(s) below.
-    fn load_heap(&mut self, off: Operand, size: u32) -> Operand {
+    fn load_heap(&mut self, mem: Memory, off: Operand, size: u32) -> Operand {
         self.check_alignment(off, size);
         let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
         let k = u32::from(size == 8);
-        let ok = self.heap_word_check(idx, k);
+        let ok = self.heap_word_check(mem, idx, k);
         let bad = self.un(crate::ir::UnaryOp::Not, Ty::Bool, ok);
         self.out_of_range_fault(bad);
         let mut words = Vec::new();
         for j in 0..=k {
             let i = self.heap_safe_index(ok, idx, j);
-            let w = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Heap, index: i });
+            let w = self.value(Ty::U32, Expr::LoadWord { memory: mem, index: i });
             words.push(self.select(Ty::U32, ok, w, FnLower::u32c(0)));
         }
         self.loaded_value(off, size, words[0], words.get(1).copied())
@@ -291,12 +334,12 @@ impl FnLower {
     /// store records that fault alone (as before: not also out of range) and an out-of-range
     /// one its fault; either stores to the sink word instead (nothing any kernel or the host
     /// reads).
-    fn store_heap(&mut self, off: Operand, size: u32, v: Operand) {
+    fn store_heap(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
         let mis = self.misaligned(off, size);
         self.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
         let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
         let k = u32::from(size == 8);
-        let ok = self.heap_word_check(idx, k);
+        let ok = self.heap_word_check(mem, idx, k);
         let bad = self.un(crate::ir::UnaryOp::Not, Ty::Bool, ok);
         let aligned = self.un(crate::ir::UnaryOp::Not, Ty::Bool, mis);
         let bad_aligned = self.bin(BinaryOp::And, Ty::Bool, bad, aligned);
@@ -304,12 +347,12 @@ impl FnLower {
         let ok = self.bin(BinaryOp::And, Ty::Bool, ok, aligned);
         let lo = if size == 8 { self.resize(v, Ty::U64, Ty::U32, false) } else { v };
         let i0 = self.heap_safe_index(ok, idx, 0);
-        self.push(Stmt::StoreWord { memory: Memory::Heap, index: i0, value: lo });
+        self.push(Stmt::StoreWord { memory: mem, index: i0, value: lo });
         if size == 8 {
             let hi = self.bin(BinaryOp::ShrU, Ty::U64, v, FnLower::u32c(32));
             let hi = self.resize(hi, Ty::U64, Ty::U32, false);
             let i1 = self.heap_safe_index(ok, idx, 1);
-            self.push(Stmt::StoreWord { memory: Memory::Heap, index: i1, value: hi });
+            self.push(Stmt::StoreWord { memory: mem, index: i1, value: hi });
         }
     }
 
@@ -345,11 +388,9 @@ impl FnLower {
     pub(super) fn on_place(&mut self, place: Place, mut f: impl FnMut(&mut Self, Memory, Operand) -> LResult<()>) -> LResult<()> {
         match place {
             Place::Fixed(mem, off) => f(self, mem, off),
+            Place::Global(a) => self.on_heap(a, &mut f),
             Place::Generic(a) => {
-                let heap = self.collect(|s| {
-                    let rel = s.heap_offset(a);
-                    f(s, Memory::Heap, rel)
-                })?;
+                let heap = self.collect(|s| s.on_heap(a, &mut f))?;
                 let mut otherwise = heap;
                 for (mem, base, present) in [
                     (Memory::Local, abi::LOCAL_WINDOW_BASE, self.has_local),
@@ -392,6 +433,20 @@ impl FnLower {
         crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] }
     }
 
+    /// Whether a `.v2/.v4/.v8` access of `n` elements of `size` bytes at `off` is misaligned
+    /// as a whole (None for one element: its own check covers it). "The address must be
+    /// aligned to a multiple of the access size", the whole vector's (ISA 8.5 §5.4.5:
+    /// `ld.v4.b32` accesses 16 bytes); misaligned is undefined, and NVIDIA GPUs fault
+    /// (misaligned address), so ptxcross faults too: a load records the fault, a store also
+    /// stores no element (each element's own check stays: it keeps a misaligned element out).
+    fn vector_misaligned(&mut self, off: Operand, n: u32, size: u32) -> Option<Operand> {
+        let bytes = n * size;
+        (n > 1).then(|| {
+            let low = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(bytes - 1));
+            self.cmp(CmpOp::Ne, Ty::U32, low, FnLower::u32c(0))
+        })
+    }
+
     pub(super) fn check_alignment(&mut self, off: Operand, size: u32) {
         let mis = self.misaligned(off, size);
         self.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
@@ -399,8 +454,8 @@ impl FnLower {
 
     /// Loads `size` bytes (1, 2, 4, 8) at byte `off` of `mem`: U32 (zero-extended) or U64.
     pub(crate) fn load_bytes(&mut self, mem: Memory, off: Operand, size: u32) -> Operand {
-        if mem == Memory::Heap {
-            return self.load_heap(off, size);
+        if mem.is_heap() {
+            return self.load_heap(mem, off, size);
         }
         self.check_alignment(off, size);
         let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
@@ -418,8 +473,8 @@ impl FnLower {
     /// A misaligned store faults and stores nothing (rounding the address down would overwrite
     /// the bytes before it).
     pub(crate) fn store_bytes(&mut self, mem: Memory, off: Operand, size: u32, v: Operand) {
-        if mem == Memory::Heap && size >= 4 {
-            return self.store_heap(off, size, v);
+        if mem.is_heap() && size >= 4 {
+            return self.store_heap(mem, off, size, v);
         }
         let mis = self.misaligned(off, size);
         if matches!(mem, Memory::Heap | Memory::Shared) && size >= 4 {
@@ -514,7 +569,7 @@ impl FnLower {
     /// Rewrites heap and shared `LoadWord`/`StoreWord` in `stmts` as relaxed word atomics
     /// (`Or 0` / `Exchange`), which have the same out-of-range behaviour.
     fn strong_accesses(&mut self, stmts: &mut [Stmt]) {
-        let strong = |m: Memory| matches!(m, Memory::Heap | Memory::Shared);
+        let strong = |m: Memory| m.is_heap() || m == Memory::Shared;
         for s in stmts.iter_mut() {
             match s {
                 Stmt::Assign { expr: Expr::LoadWord { memory, index }, .. } if strong(*memory) => {
@@ -581,8 +636,12 @@ impl FnLower {
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
         // One result variable per element, filled in whichever window the address is in.
         let results: Vec<_> = dests.iter().map(|_| self.new_var(raw_ty, "loaded")).collect();
+        let n = results.len() as u32;
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
+                if let Some(mis) = s.vector_misaligned(off, n, size) {
+                    s.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
+                }
                 for (i, r) in results.iter().enumerate() {
                     let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
                     let v = s.load_bytes(mem, o, size);
@@ -647,11 +706,20 @@ impl FnLower {
         if matches!(place, Place::Fixed(Memory::Param, _)) {
             return Err(Diagnostic::new("kernel parameters are read-only (`st.param` writes device-function parameters)", a.span));
         }
+        let n = values.len() as u32;
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
-                for (i, v) in values.iter().enumerate() {
-                    let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
-                    s.store_bytes(mem, o, size, *v);
+                let mis = s.vector_misaligned(off, n, size);
+                let stores = s.collect(|s| {
+                    for (i, v) in values.iter().enumerate() {
+                        let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
+                        s.store_bytes(mem, o, size, *v);
+                    }
+                    Ok(())
+                })?;
+                match mis {
+                    Some(mis) => s.emit_if(mis, Self::misaligned_fault(), stores),
+                    None => s.emit_stack.last_mut().expect("emit stack").extend(stores.stmts),
                 }
                 Ok(())
             })

@@ -551,9 +551,7 @@ impl FnLower {
             [id, count, c] => (id, Some(count), c),
             _ => return Err(Diagnostic::new(format!("`{}` takes 3 or 4 operands", m.name()), inst.span)),
         };
-        if !matches!(id.kind, OperandKind::Expr(_)) {
-            return Err(unsupported("a barrier id held in a register", id.span));
-        }
+        self.barrier_id(id)?;
         if let Some(count) = count {
             self.barrier_count(count)?;
         }
