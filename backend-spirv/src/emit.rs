@@ -18,7 +18,9 @@
 //! statement none of whose paths falls through) the rest of the block is dead and not emitted;
 //! a merge block nobody reaches gets `OpUnreachable`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use ptxcross_lower::abi;
 use ptxcross_lower::ir::{
@@ -311,10 +313,10 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         uses_subgroup: false,
         uses_ballot: false,
         uses_shuffle: false,
-        consts: HashMap::new(),
+        consts: HashMap::default(),
         bools: [None, None],
-        nulls: HashMap::new(),
-        types: HashMap::new(),
+        nulls: HashMap::default(),
+        types: HashMap::default(),
         heap_var: None,
         heap64_var: None,
         shared_atomics64: false,
@@ -324,8 +326,8 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         site_var: None,
         bad_var: None,
         bad_site_var: None,
-        builtin_vars: HashMap::new(),
-        global_helpers: HashMap::new(),
+        builtin_vars: HashMap::default(),
+        global_helpers: HashMap::default(),
         pending: Vec::new(),
         k: None,
     };
@@ -838,7 +840,7 @@ impl Emitter {
             shared_dwords,
             local_var,
             local_len: kernel.local_words,
-            helpers: HashMap::new(),
+            helpers: HashMap::default(),
             interface: BTreeSet::new(),
         });
 
