@@ -278,10 +278,11 @@ impl<'a> Tx<'a> {
         for s in stmts {
             let here = Cx { mask, pmask, lp: cx.lp };
             let clears = may_clear(s, cx.lp);
-            if structural(s, cx.lp) {
+            let structural = structural(s, cx.lp);
+            if structural {
                 last_guarded = false;
             }
-            if !structural(s, cx.lp) {
+            if !structural {
                 let converted = self.n_stmts(std::slice::from_ref(s), 0, cx.lp);
                 let pure = matches!(s, Stmt::Assign { expr, .. } if is_pure(expr));
                 let guard = if pure { pmask } else { mask };
