@@ -593,11 +593,32 @@ impl Emitter {
     fn no_contraction(&mut self, id: Word) {
         self.b.decorate(id, spirv::Decoration::NoContraction, []);
     }
+    /// A new block with the `OpLabel` rspirv's `begin_block` gives it (built by [`instruction`]).
     fn begin_block(&mut self, label: Word) -> Result2<()> {
-        self.b.begin_block(Some(label)).map(|_| ()).map_err(internal)
+        self.b.begin_block_no_label(Some(label)).map_err(internal)?;
+        let (f, b) = (self.b.selected_function(), self.b.selected_block());
+        let block = self.b.module_mut().functions.get_mut(f.unwrap_or(usize::MAX)).and_then(|func| func.blocks.get_mut(b.unwrap_or(usize::MAX)));
+        match block {
+            Some(block) => {
+                block.label = Some(instruction(Op::Label, None, Some(label), Vec::new()));
+                Ok(())
+            }
+            None => Err(internal("no block selected after begin_block_no_label")),
+        }
+    }
+    /// A terminator: ends the selected block, as rspirv's builder does.
+    fn terminate(&mut self, op: Op, operands: Vec<dr::Operand>) -> Result2<()> {
+        if self.b.selected_block().is_none() {
+            return Err(internal(format!("{op:?} outside of a block")));
+        }
+        self.b.insert_into_block(InsertPoint::End, instruction(op, None, None, operands)).map_err(internal)?;
+        self.b.select_block(None).map_err(internal)
+    }
+    fn branch_conditional(&mut self, cond: Word, then_l: Word, else_l: Word) -> Result2<()> {
+        self.terminate(Op::BranchConditional, vec![dr::Operand::IdRef(cond), dr::Operand::IdRef(then_l), dr::Operand::IdRef(else_l)])
     }
     fn branch(&mut self, target: Word) -> Result2<()> {
-        self.b.branch(target).map_err(internal)
+        self.terminate(Op::Branch, vec![dr::Operand::IdRef(target)])
     }
     fn fault(&mut self, bits: u32) -> Result2<()> {
         let v = self.c_u32(bits);
@@ -640,7 +661,7 @@ impl Emitter {
         let merge = self.b.id();
         let then_l = self.b.id();
         self.selection_merge(merge)?;
-        self.b.branch_conditional(any, then_l, merge, []).map_err(internal)?;
+        self.branch_conditional(any, then_l, merge)?;
         self.begin_block(then_l)?;
         if let (Some(site_var), Some(bad_site_var)) = (self.site_var, self.bad_site_var) {
             let site = self.op(Op::Load, u, &[bad_site_var])?;
@@ -985,7 +1006,7 @@ impl Emitter {
             let body = self.b.id();
             let t = self.konst(Const::Bool(true));
             self.selection_merge(merge)?;
-            self.b.branch_conditional(t, body, merge, []).map_err(internal)?;
+            self.branch_conditional(t, body, merge)?;
             self.begin_block(body)?;
             let term = self.grouped(kernel, group)?;
             if !term {
@@ -1097,7 +1118,7 @@ impl Emitter {
                 let then_l = self.b.id();
                 let else_l = if else_body.stmts.is_empty() { merge } else { self.b.id() };
                 self.selection_merge(merge)?;
-                self.b.branch_conditional(c, then_l, else_l, []).map_err(internal)?;
+                self.branch_conditional(c, then_l, else_l)?;
                 self.begin_block(then_l)?;
                 let then_term = self.block(kernel, then_body)?;
                 if !then_term {
@@ -1127,7 +1148,7 @@ impl Emitter {
                 let merge = self.b.id();
                 self.branch(header)?;
                 self.begin_block(header)?;
-                self.b.loop_merge(merge, cont, spirv::LoopControl::NONE, []).map_err(internal)?;
+                self.op_void_with(Op::LoopMerge, vec![dr::Operand::IdRef(merge), dr::Operand::IdRef(cont), dr::Operand::LoopControl(spirv::LoopControl::NONE)])?;
                 self.branch(body_l)?;
                 self.begin_block(body_l)?;
                 self.ks()?.loops.push(LoopCtx { merge, cont, has_break: false, open_switches: 0 });
@@ -1963,7 +1984,7 @@ impl Emitter {
                 let bad_l = self.b.id();
                 let merge = self.b.id();
                 self.selection_merge(merge)?;
-                self.b.branch_conditional(ok, ok_l, bad_l, []).map_err(internal)?;
+                self.branch_conditional(ok, ok_l, bad_l)?;
                 self.begin_block(ok_l)?;
                 let ptr = match h.access {
                     Access::Atomic64(_) | Access::Load64 if h.memory == Memory::Shared => {
