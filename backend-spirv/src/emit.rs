@@ -18,7 +18,9 @@
 //! statement none of whose paths falls through) the rest of the block is dead and not emitted;
 //! a merge block nobody reaches gets `OpUnreachable`.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use ptxcross_lower::abi;
 use ptxcross_lower::ir::{
@@ -120,6 +122,30 @@ fn debug_name(s: &str) -> String {
         end -= 1;
     }
     s[..end].to_string()
+}
+
+/// The grammar entry of `op`, found by opcode: rspirv's `Instruction::new` finds it by a
+/// linear search of the whole grammar table for every instruction (12% of the emitter's time
+/// on the CUB file). The instruction is the one `Instruction::new` builds.
+fn instruction(op: Op, result_type: Option<Word>, result_id: Option<Word>, operands: Vec<dr::Operand>) -> dr::Instruction {
+    type Class = &'static rspirv::grammar::Instruction<'static>;
+    static BY_OPCODE: std::sync::OnceLock<Vec<Option<Class>>> = std::sync::OnceLock::new();
+    let table = BY_OPCODE.get_or_init(|| {
+        let mut t: Vec<Option<Class>> = Vec::new();
+        for class in rspirv::grammar::INSTRUCTION_TABLE.iter() {
+            let i = class.opcode as usize;
+            if t.len() <= i {
+                t.resize(i + 1, None);
+            }
+            // The first entry of an opcode, as the search finds.
+            t[i].get_or_insert(class);
+        }
+        t
+    });
+    match table.get(op as usize).copied().flatten() {
+        Some(class) => dr::Instruction { class, result_type, result_id, operands },
+        None => dr::Instruction::new(op, result_type, result_id, operands),
+    }
 }
 
 /// Per-kernel state.
@@ -323,10 +349,10 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         uses_subgroup: false,
         uses_ballot: false,
         uses_shuffle: false,
-        consts: HashMap::new(),
+        consts: HashMap::default(),
         bools: [None, None],
-        nulls: HashMap::new(),
-        types: HashMap::new(),
+        nulls: HashMap::default(),
+        types: HashMap::default(),
         heap_var: None,
         heap64_var: None,
         segment_vars: HashMap::new(),
@@ -338,8 +364,8 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         site_var: None,
         bad_var: None,
         bad_site_var: None,
-        builtin_vars: HashMap::new(),
-        global_helpers: HashMap::new(),
+        builtin_vars: HashMap::default(),
+        global_helpers: HashMap::default(),
         pending: Vec::new(),
         k: None,
     };
@@ -503,7 +529,7 @@ impl Emitter {
         let id = self.b.id();
         let mut operands = vec![dr::Operand::StorageClass(class)];
         operands.extend(init.map(dr::Operand::IdRef));
-        let inst = dr::Instruction::new(Op::Variable, Some(ptr_ty), Some(id), operands);
+        let inst = instruction(Op::Variable, Some(ptr_ty), Some(id), operands);
         self.b.module_mut().types_global_values.push(inst);
         id
     }
@@ -557,17 +583,26 @@ impl Emitter {
 
     // ---------------------------------------------------------------- raw instructions
 
-    /// An instruction with a result, all operands ids.
+    /// An instruction with a result, all operands ids (`OpLoad` of a pointer, `OpAccessChain`
+    /// of a base and indices among them: what rspirv's builder methods write without their
+    /// optional operands).
     fn op(&mut self, op: Op, ty: Word, args: &[Word]) -> Result2<Word> {
         let id = self.b.id();
-        let inst = dr::Instruction::new(op, Some(ty), Some(id), args.iter().map(|&a| dr::Operand::IdRef(a)).collect());
+        let inst = instruction(op, Some(ty), Some(id), args.iter().map(|&a| dr::Operand::IdRef(a)).collect());
         self.b.insert_into_block(InsertPoint::End, inst).map_err(internal)?;
         Ok(id)
     }
-    /// An instruction without a result.
+    /// An instruction without a result (`OpStore` of a pointer and a value among them).
     fn op_void(&mut self, op: Op, args: &[Word]) -> Result2<()> {
-        let inst = dr::Instruction::new(op, None, None, args.iter().map(|&a| dr::Operand::IdRef(a)).collect());
-        self.b.insert_into_block(InsertPoint::End, inst).map_err(internal)
+        self.op_void_with(op, args.iter().map(|&a| dr::Operand::IdRef(a)).collect())
+    }
+    /// An instruction without a result and with any operands (`OpSelectionMerge`).
+    fn op_void_with(&mut self, op: Op, operands: Vec<dr::Operand>) -> Result2<()> {
+        self.b.insert_into_block(InsertPoint::End, instruction(op, None, None, operands)).map_err(internal)
+    }
+    /// `OpSelectionMerge` without a selection control.
+    fn selection_merge(&mut self, merge: Word) -> Result2<()> {
+        self.op_void_with(Op::SelectionMerge, vec![dr::Operand::IdRef(merge), dr::Operand::SelectionControl(spirv::SelectionControl::NONE)])
     }
     /// `Stmt::Barrier` (and the barrier of `Expr::SharedUniformLoad`): workgroup execution
     /// barrier ordering shared and heap memory.
@@ -586,11 +621,32 @@ impl Emitter {
     fn no_contraction(&mut self, id: Word) {
         self.b.decorate(id, spirv::Decoration::NoContraction, []);
     }
+    /// A new block with the `OpLabel` rspirv's `begin_block` gives it (built by [`instruction`]).
     fn begin_block(&mut self, label: Word) -> Result2<()> {
-        self.b.begin_block(Some(label)).map(|_| ()).map_err(internal)
+        self.b.begin_block_no_label(Some(label)).map_err(internal)?;
+        let (f, b) = (self.b.selected_function(), self.b.selected_block());
+        let block = self.b.module_mut().functions.get_mut(f.unwrap_or(usize::MAX)).and_then(|func| func.blocks.get_mut(b.unwrap_or(usize::MAX)));
+        match block {
+            Some(block) => {
+                block.label = Some(instruction(Op::Label, None, Some(label), Vec::new()));
+                Ok(())
+            }
+            None => Err(internal("no block selected after begin_block_no_label")),
+        }
+    }
+    /// A terminator: ends the selected block, as rspirv's builder does.
+    fn terminate(&mut self, op: Op, operands: Vec<dr::Operand>) -> Result2<()> {
+        if self.b.selected_block().is_none() {
+            return Err(internal(format!("{op:?} outside of a block")));
+        }
+        self.b.insert_into_block(InsertPoint::End, instruction(op, None, None, operands)).map_err(internal)?;
+        self.b.select_block(None).map_err(internal)
+    }
+    fn branch_conditional(&mut self, cond: Word, then_l: Word, else_l: Word) -> Result2<()> {
+        self.terminate(Op::BranchConditional, vec![dr::Operand::IdRef(cond), dr::Operand::IdRef(then_l), dr::Operand::IdRef(else_l)])
     }
     fn branch(&mut self, target: Word) -> Result2<()> {
-        self.b.branch(target).map_err(internal)
+        self.terminate(Op::Branch, vec![dr::Operand::IdRef(target)])
     }
     fn fault(&mut self, bits: u32) -> Result2<()> {
         let v = self.c_u32(bits);
@@ -608,18 +664,18 @@ impl Emitter {
         let u = self.t_u32();
         let bt = self.t_bool();
         let zero = self.c_u32(0);
-        let old = self.b.load(u, None, bad_var, None, []).map_err(internal)?;
+        let old = self.op(Op::Load, u, &[bad_var])?;
         if let (Some(site_var), Some(bad_site_var)) = (self.site_var, self.bad_site_var) {
             let none_yet = self.op(Op::IEqual, bt, &[old, zero])?;
             let first = self.op(Op::LogicalAnd, bt, &[bad, none_yet])?;
-            let site = self.b.load(u, None, site_var, None, []).map_err(internal)?;
-            let kept = self.b.load(u, None, bad_site_var, None, []).map_err(internal)?;
+            let site = self.op(Op::Load, u, &[site_var])?;
+            let kept = self.op(Op::Load, u, &[bad_site_var])?;
             let new_site = self.op(Op::Select, u, &[first, site, kept])?;
-            self.b.store(bad_site_var, new_site, None, []).map_err(internal)?;
+            self.op_void(Op::Store, &[bad_site_var, new_site])?;
         }
         let add = self.op(Op::Select, u, &[bad, bits, zero])?;
         let new = self.op(Op::BitwiseOr, u, &[old, add])?;
-        self.b.store(bad_var, new, None, []).map_err(internal)
+        self.op_void(Op::Store, &[bad_var, new])
     }
 
     /// Records the faults `defer` collected (before the entry point returns).
@@ -628,16 +684,16 @@ impl Emitter {
         let u = self.t_u32();
         let bt = self.t_bool();
         let zero = self.c_u32(0);
-        let bits = self.b.load(u, None, bad_var, None, []).map_err(internal)?;
+        let bits = self.op(Op::Load, u, &[bad_var])?;
         let any = self.op(Op::INotEqual, bt, &[bits, zero])?;
         let merge = self.b.id();
         let then_l = self.b.id();
-        self.b.selection_merge(merge, spirv::SelectionControl::NONE).map_err(internal)?;
-        self.b.branch_conditional(any, then_l, merge, []).map_err(internal)?;
+        self.selection_merge(merge)?;
+        self.branch_conditional(any, then_l, merge)?;
         self.begin_block(then_l)?;
         if let (Some(site_var), Some(bad_site_var)) = (self.site_var, self.bad_site_var) {
-            let site = self.b.load(u, None, bad_site_var, None, []).map_err(internal)?;
-            self.b.store(site_var, site, None, []).map_err(internal)?;
+            let site = self.op(Op::Load, u, &[bad_site_var])?;
+            self.op_void(Op::Store, &[site_var, site])?;
         }
         self.fault_bits(bits)?;
         self.branch(merge)?;
@@ -650,15 +706,15 @@ impl Emitter {
         let p = self.ptr(StorageClass::StorageBuffer, u);
         let zero = self.c_u32(0);
         let word = self.c_u32(abi::FAULT_WORD);
-        let ptr = self.b.access_chain(p, None, heap, [zero, word]).map_err(internal)?;
+        let ptr = self.op(Op::AccessChain, p, &[heap, zero, word])?;
         let scope = self.c_u32(SCOPE_DEVICE);
         let sem = self.c_u32(SEMANTICS_RELAXED);
         self.op(Op::AtomicOr, u, &[ptr, scope, sem, v])?;
         if let Some(site_var) = self.site_var {
             // First fault wins: the site word takes the running instruction's id if still 0.
-            let site = self.b.load(u, None, site_var, None, []).map_err(internal)?;
+            let site = self.op(Op::Load, u, &[site_var])?;
             let word = self.c_u32(abi::FAULT_SITE_WORD);
-            let ptr = self.b.access_chain(p, None, heap, [zero, word]).map_err(internal)?;
+            let ptr = self.op(Op::AccessChain, p, &[heap, zero, word])?;
             self.op(Op::AtomicCompareExchange, u, &[ptr, scope, sem, sem, site, zero])?;
         }
         Ok(())
@@ -819,7 +875,7 @@ impl Emitter {
         let var = self.builtin_var(which);
         self.ks()?.interface.insert(var);
         let u = self.t_u32();
-        self.b.load(u, None, var, None, []).map_err(internal)
+        self.op(Op::Load, u, &[var])
     }
 
     fn ks(&mut self) -> Result2<&mut KernelState> {
@@ -905,7 +961,7 @@ impl Emitter {
             shared_dwords,
             local_var,
             local_len: kernel.local_words,
-            helpers: HashMap::new(),
+            helpers: HashMap::default(),
             interface: BTreeSet::new(),
         });
 
@@ -1016,8 +1072,8 @@ impl Emitter {
             let merge = self.b.id();
             let body = self.b.id();
             let t = self.konst(Const::Bool(true));
-            self.b.selection_merge(merge, spirv::SelectionControl::NONE).map_err(internal)?;
-            self.b.branch_conditional(t, body, merge, []).map_err(internal)?;
+            self.selection_merge(merge)?;
+            self.branch_conditional(t, body, merge)?;
             self.begin_block(body)?;
             let term = self.grouped(kernel, group)?;
             if !term {
@@ -1061,21 +1117,21 @@ impl Emitter {
                         let idx = self.operand_of(kernel, *index, Ty::U32, "load index")?;
                         let p = self.word_ptr(Memory::Param, idx)?;
                         let u = self.t_u32();
-                        (self.b.load(u, None, p, None, []).map_err(internal)?, Ty::U32)
+                        (self.op(Op::Load, u, &[p])?, Ty::U32)
                     }
                     // Checked by `lower` (`Kernel::heap_indices_in_range`): no check here.
                     Expr::LoadWord { memory, index: index @ Operand::Var(v) } if self.heap_direct(*memory, *v)? => {
                         let idx = self.operand_of(kernel, *index, Ty::U32, "load index")?;
                         let p = self.word_ptr(*memory, idx)?;
                         let u = self.t_u32();
-                        (self.b.load(u, None, p, None, []).map_err(internal)?, Ty::U32)
+                        (self.op(Op::Load, u, &[p])?, Ty::U32)
                     }
                     // In range by the value facts (`Kernel::index_in_range`): no check.
                     Expr::LoadWord { memory: m @ (Memory::Shared | Memory::Local), index } if kernel.index_in_range(*m, *index, &self.ks()?.facts) => {
                         let idx = self.operand_of(kernel, *index, Ty::U32, "load index")?;
                         let p = self.word_ptr(*m, idx)?;
                         let u = self.t_u32();
-                        (self.b.load(u, None, p, None, []).map_err(internal)?, Ty::U32)
+                        (self.op(Op::Load, u, &[p])?, Ty::U32)
                     }
                     _ => self.expr(kernel, expr)?,
                 };
@@ -1085,7 +1141,7 @@ impl Emitter {
                 if ptr == 0 {
                     self.ks()?.values[dst.index()] = Some(val);
                 } else {
-                    self.b.store(ptr, val, None, []).map_err(internal)?;
+                    self.op_void(Op::Store, &[ptr, val])?;
                 }
                 Ok(false)
             }
@@ -1099,14 +1155,14 @@ impl Emitter {
                     if self.heap_direct(*memory, *v)? {
                         // Checked by `lower` (`Kernel::heap_indices_in_range`).
                         let p = self.word_ptr(*memory, idx)?;
-                        self.b.store(p, val, None, []).map_err(internal)?;
+                        self.op_void(Op::Store, &[p, val])?;
                         return Ok(false);
                     }
                 }
                 if matches!(memory, Memory::Shared | Memory::Local) && kernel.index_in_range(*memory, *index, &self.ks()?.facts) {
                     // In range by the value facts (`Kernel::index_in_range`).
                     let p = self.word_ptr(*memory, idx)?;
-                    self.b.store(p, val, None, []).map_err(internal)?;
+                    self.op_void(Op::Store, &[p, val])?;
                     return Ok(false);
                 }
                 let f = self.helper_id(*memory, Access::Store)?;
@@ -1129,8 +1185,8 @@ impl Emitter {
                 let merge = self.b.id();
                 let then_l = self.b.id();
                 let else_l = if else_body.stmts.is_empty() { merge } else { self.b.id() };
-                self.b.selection_merge(merge, spirv::SelectionControl::NONE).map_err(internal)?;
-                self.b.branch_conditional(c, then_l, else_l, []).map_err(internal)?;
+                self.selection_merge(merge)?;
+                self.branch_conditional(c, then_l, else_l)?;
                 self.begin_block(then_l)?;
                 let then_term = self.block(kernel, then_body)?;
                 if !then_term {
@@ -1160,7 +1216,7 @@ impl Emitter {
                 let merge = self.b.id();
                 self.branch(header)?;
                 self.begin_block(header)?;
-                self.b.loop_merge(merge, cont, spirv::LoopControl::NONE, []).map_err(internal)?;
+                self.op_void_with(Op::LoopMerge, vec![dr::Operand::IdRef(merge), dr::Operand::IdRef(cont), dr::Operand::LoopControl(spirv::LoopControl::NONE)])?;
                 self.branch(body_l)?;
                 self.begin_block(body_l)?;
                 self.ks()?.loops.push(LoopCtx { merge, cont, has_break: false, open_switches: 0 });
@@ -1201,7 +1257,7 @@ impl Emitter {
                         targets.push((dr::Operand::LiteralBit32(v), l));
                     }
                 }
-                self.b.selection_merge(merge, spirv::SelectionControl::NONE).map_err(internal)?;
+                self.selection_merge(merge)?;
                 self.b.switch(sel, default_l, targets).map_err(internal)?;
                 if let Some(l) = self.ks()?.loops.last_mut() {
                     l.open_switches += 1;
@@ -1301,7 +1357,7 @@ impl Emitter {
                     return Ok((id, ty));
                 }
                 let t = self.ty(ty);
-                let id = self.b.load(t, None, ptr, None, []).map_err(internal)?;
+                let id = self.op(Op::Load, t, &[ptr])?;
                 Ok((id, ty))
             }
         }
@@ -1417,7 +1473,7 @@ impl Emitter {
                 self.ks()?.interface.insert(var);
                 let v3 = self.t_uvec3();
                 let u = self.t_u32();
-                let vec = self.b.load(v3, None, var, None, []).map_err(internal)?;
+                let vec = self.op(Op::Load, v3, &[var])?;
                 Ok((self.extract(u, vec, dim as u32)?, Ty::U32))
             }
             Expr::LoadWord { memory, index } => {
@@ -1838,7 +1894,7 @@ impl Emitter {
                 let var = self.storage_buffer_var(memory);
                 let p = self.ptr(StorageClass::StorageBuffer, u);
                 let zero = self.c_u32(0);
-                self.b.access_chain(p, None, var, [zero, idx]).map_err(internal)
+                self.op(Op::AccessChain, p, &[var, zero, idx])
             }
             Memory::Shared | Memory::Local => {
                 let (var, class) = if memory == Memory::Shared {
@@ -1848,7 +1904,7 @@ impl Emitter {
                 };
                 let var = var.ok_or_else(|| EmitErrorKind::Internal("word_ptr on absent memory".into()))?;
                 let p = self.ptr(class, u);
-                self.b.access_chain(p, None, var, [idx]).map_err(internal)
+                self.op(Op::AccessChain, p, &[var, idx])
             }
         }
     }
@@ -1944,7 +2000,7 @@ impl Emitter {
             let j = self.op(Op::Select, u, &[ok, idx, safe])?;
             let var = self.ks()?.shared_var.ok_or_else(|| EmitErrorKind::Internal("load64 on absent shared memory".into()))?;
             let p = self.ptr(StorageClass::Workgroup, ret);
-            let ptr = self.b.access_chain(p, None, var, [j]).map_err(internal)?;
+            let ptr = self.op(Op::AccessChain, p, &[var, j])?;
             let scope = self.c_u32(SCOPE_WORKGROUP);
             let sem = self.c_u32(SEMANTICS_RELAXED);
             let v = self.op(Op::AtomicLoad, ret, &[ptr, scope, sem])?;
@@ -1968,17 +2024,17 @@ impl Emitter {
             let j = self.op(Op::Select, u, &[ok, idx, safe])?;
             let ptr = self.word_ptr(h.memory, j)?;
             if h.access == Access::Load {
-                let v = self.b.load(u, None, ptr, None, []).map_err(internal)?;
+                let v = self.op(Op::Load, u, &[ptr])?;
                 let r = self.op(Op::Select, u, &[ok, v, zero])?;
                 self.b.ret_value(r).map_err(internal)?;
             } else {
                 let mut v = params[1];
                 if h.memory == Memory::Local {
                     // The thread's own private array: a bad store rewrites word 0 unchanged.
-                    let old = self.b.load(u, None, ptr, None, []).map_err(internal)?;
+                    let old = self.op(Op::Load, u, &[ptr])?;
                     v = self.op(Op::Select, u, &[ok, v, old])?;
                 }
-                self.b.store(ptr, v, None, []).map_err(internal)?;
+                self.op_void(Op::Store, &[ptr, v])?;
                 self.b.ret().map_err(internal)?;
             }
             self.b.end_function().map_err(internal)?;
@@ -1998,27 +2054,27 @@ impl Emitter {
                 let ok_l = self.b.id();
                 let bad_l = self.b.id();
                 let merge = self.b.id();
-                self.b.selection_merge(merge, spirv::SelectionControl::NONE).map_err(internal)?;
-                self.b.branch_conditional(ok, ok_l, bad_l, []).map_err(internal)?;
+                self.selection_merge(merge)?;
+                self.branch_conditional(ok, ok_l, bad_l)?;
                 self.begin_block(ok_l)?;
                 let ptr = match h.access {
                     Access::Atomic64(_) | Access::Load64 if h.memory == Memory::Shared => {
                         let var = self.ks()?.shared_var.ok_or_else(|| EmitErrorKind::Internal("atomic64 on absent shared memory".into()))?;
                         let p = self.ptr(StorageClass::Workgroup, ret);
-                        self.b.access_chain(p, None, var, [idx]).map_err(internal)?
+                        self.op(Op::AccessChain, p, &[var, idx])?
                     }
                     Access::Atomic64(_) => {
                         let var = self.heap64_var_of(h.memory);
                         let p = self.ptr(StorageClass::StorageBuffer, ret);
                         let zero = self.c_u32(0);
-                        self.b.access_chain(p, None, var, [zero, idx]).map_err(internal)?
+                        self.op(Op::AccessChain, p, &[var, zero, idx])?
                     }
                     _ => self.word_ptr(h.memory, idx)?,
                 };
                 let value = match h.access {
-                    Access::Load => Some(self.b.load(u, None, ptr, None, []).map_err(internal)?),
+                    Access::Load => Some(self.op(Op::Load, u, &[ptr])?),
                     Access::Store => {
-                        self.b.store(ptr, params[1], None, []).map_err(internal)?;
+                        self.op_void(Op::Store, &[ptr, params[1]])?;
                         None
                     }
                     Access::Atomic(op) => Some(self.atomic(h.memory, op, ret, ptr, &params[1..])?),

@@ -906,6 +906,52 @@ fn ty_name(ty: Ty) -> &'static str {
     }
 }
 
+/// `op.ty` (`FAdd.f32`), an operation's name in an error message.
+struct OpName<'a>(&'a dyn std::fmt::Debug, Ty);
+
+impl std::fmt::Display for OpName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{:?}.{}", self.0, ty_name(self.1))
+    }
+}
+
+/// `op from -> to`, a conversion's name in an error message.
+struct ConvertName<'a>(&'a ConvertOp, Ty, Ty);
+
+impl std::fmt::Display for ConvertName<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        write!(f, "{:?} {} -> {}", self.0, ty_name(self.1), ty_name(self.2))
+    }
+}
+
+/// Appends `n` in decimal (what `{n}` writes, without the formatting machinery: variable
+/// names are most of the emitted text).
+fn push_u32(out: &mut String, mut n: u32) {
+    let mut buf = [0u8; 10];
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    // Only ASCII digits were written.
+    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+}
+
+/// `{a} {op} {b}` (without `format!`: the most common expression).
+fn infix(a: &str, op: &str, b: &str) -> String {
+    let mut s = String::with_capacity(a.len() + op.len() + b.len() + 2);
+    s.push_str(a);
+    s.push(' ');
+    s.push_str(op);
+    s.push(' ');
+    s.push_str(b);
+    s
+}
+
 /// `(signed WGSL type, unsigned WGSL type)` of an integer type of that width.
 fn signed_of(ty: Ty) -> (&'static str, &'static str) {
     if ty == Ty::U64 {
@@ -926,7 +972,12 @@ impl KernelCx<'_> {
                 let opaque = std::mem::take(&mut self.opaque_next);
                 let s = match c {
                     Const::Bool(b) => b.to_string(),
-                    Const::U32(v) => format!("{v}u"),
+                    Const::U32(v) => {
+                        let mut s = String::with_capacity(11);
+                        push_u32(&mut s, v);
+                        s.push('u');
+                        s
+                    }
                     Const::U64(v) => format!("{v}lu"),
                     Const::F32(b) => self.m.f32_const(b),
                     Const::F64(b) => self.m.f64_const(b),
@@ -948,7 +999,9 @@ impl KernelCx<'_> {
         format!("{}{}", self.m.p, if slot == 3 { "sgs" } else { "sgi" })
     }
 
-    fn typed(&mut self, o: Operand, ty: Ty, what: &str) -> R<String> {
+    /// `what` names the operation in the error (formatted only then: it is `Display`, not a
+    /// `String` built for every expression).
+    fn typed(&mut self, o: Operand, ty: Ty, what: impl std::fmt::Display) -> R<String> {
         let (s, t) = self.operand(o)?;
         if t != ty {
             return Err(format!("{what}: operand {s} has type {} where {} is required", ty_name(t), ty_name(ty)));
@@ -1078,7 +1131,7 @@ impl KernelCx<'_> {
     }
 
     fn unary(&mut self, op: UnaryOp, ty: Ty, arg: Operand) -> R<(String, Ty)> {
-        let what = format!("{op:?}.{}", ty_name(ty));
+        let what = OpName(&op, ty);
         let a = self.typed(arg, ty, &what)?;
         let bad = || Err(format!("{op:?} is not defined on {}", ty_name(ty)));
         let s = match op {
@@ -1145,7 +1198,7 @@ impl KernelCx<'_> {
 
     fn binary(&mut self, op: BinaryOp, ty: Ty, lhs: Operand, rhs: Operand) -> R<(String, Ty)> {
         use BinaryOp::*;
-        let what = format!("{op:?}.{}", ty_name(ty));
+        let what = OpName(&op, ty);
         let a = self.typed(lhs, ty, &what)?;
         let shift = matches!(op, Shl | ShrU | ShrS);
         let b = self.typed(rhs, if shift { Ty::U32 } else { ty }, &what)?;
@@ -1168,7 +1221,7 @@ impl KernelCx<'_> {
                     Or => "||",
                     _ => "!=",
                 };
-                format!("{a} {o} {b}")
+                infix(&a, o, &b)
             }
             Add | Sub | Mul | DivU | RemU | And | Or | Xor | Shl | ShrU if int => {
                 let o = match op {
@@ -1183,7 +1236,7 @@ impl KernelCx<'_> {
                     Shl => "<<",
                     _ => ">>",
                 };
-                format!("{a} {o} {b}")
+                infix(&a, o, &b)
             }
             DivS | RemS if int => {
                 let o = if op == DivS { "/" } else { "%" };
@@ -1237,7 +1290,7 @@ impl KernelCx<'_> {
 
     fn compare(&mut self, op: CmpOp, ty: Ty, lhs: Operand, rhs: Operand) -> R<(String, Ty)> {
         use CmpOp::*;
-        let what = format!("{op:?}.{}", ty_name(ty));
+        let what = OpName(&op, ty);
         let a = self.typed(lhs, ty, &what)?;
         let b = self.typed(rhs, ty, &what)?;
         let sym = match op {
@@ -1249,8 +1302,8 @@ impl KernelCx<'_> {
             GeU | GeS | FGe => ">=",
         };
         let s = match op {
-            Eq | Ne if !ty.is_float() => format!("{a} {sym} {b}"),
-            LtU | LeU | GtU | GeU if ty.is_int() => format!("{a} {sym} {b}"),
+            Eq | Ne if !ty.is_float() => infix(&a, sym, &b),
+            LtU | LeU | GtU | GeU if ty.is_int() => infix(&a, sym, &b),
             LtS | LeS | GtS | GeS if ty.is_int() => {
                 let (i, _) = signed_of(ty);
                 format!("bitcast<{i}>({a}) {sym} bitcast<{i}>({b})")
@@ -1267,7 +1320,7 @@ impl KernelCx<'_> {
 
     fn convert(&mut self, op: ConvertOp, from: Ty, to: Ty, arg: Operand) -> R<(String, Ty)> {
         use ConvertOp::*;
-        let what = format!("{op:?} {} -> {}", ty_name(from), ty_name(to));
+        let what = ConvertName(&op, from, to);
         let a = self.typed(arg, from, &what)?;
         let t = wgsl_ty(to);
         let s = match (op, from, to) {
@@ -1498,11 +1551,38 @@ impl KernelCx<'_> {
     }
 
     fn var_name(&self, v: VarId) -> String {
+        let mut s = String::with_capacity(self.kp.len() + 11);
+        self.push_var_name(&mut s, v);
+        s
+    }
+
+    /// Appends `var_name(v)` to `out`.
+    fn push_var_name(&self, out: &mut String, v: VarId) {
         if self.parts {
-            format!("{}v{}", self.kp, v.0)
-        } else {
-            format!("v{}", v.0)
+            out.push_str(&self.kp);
         }
+        out.push('v');
+        push_u32(out, v.0);
+    }
+
+    /// A line `{name} = {e};` or `let {name}: {ty} = {e};` at `depth`, written in place.
+    fn assign_line(&mut self, depth: usize, dst: VarId, ty: Option<Ty>, e: &str) {
+        let mut out = std::mem::take(&mut self.out);
+        for _ in 0..depth {
+            out.push_str("    ");
+        }
+        if let Some(t) = ty {
+            out.push_str("let ");
+            self.push_var_name(&mut out, dst);
+            out.push_str(": ");
+            out.push_str(wgsl_ty(t));
+        } else {
+            self.push_var_name(&mut out, dst);
+        }
+        out.push_str(" = ");
+        out.push_str(e);
+        out.push_str(";\n");
+        self.out = out;
     }
 
     /// The array of a shared or private local word access proven in range, and whether it is
@@ -1568,11 +1648,9 @@ impl KernelCx<'_> {
                         // The running instruction's fault site (see `ModuleCx::site`).
                         self.line(depth, &format!("{}site = {e};", self.m.p));
                     } else if self.lets.get(dst.index()).copied().unwrap_or(false) {
-                        let name = self.var_name(*dst);
-                        self.line(depth, &format!("let {name}: {} = {e};", wgsl_ty(dty)));
+                        self.assign_line(depth, *dst, Some(dty), &e);
                     } else {
-                        let name = self.var_name(*dst);
-                        self.line(depth, &format!("{name} = {e};"));
+                        self.assign_line(depth, *dst, None, &e);
                     }
                 }
                 Stmt::StoreWord { memory, index, value } => {

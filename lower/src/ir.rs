@@ -1004,7 +1004,9 @@ impl Kernel {
         /// Operands of each variable's pure assignments; the conditions; the variables
         /// loaded from and the values stored to shared and local memory.
         struct Flow {
-            sources: Vec<Vec<u32>>,
+            /// `(assigned, operand)` of the pure assignments, grouped by the assigned
+            /// variable below (one allocation, not a list per variable).
+            sources: Vec<(u32, u32)>,
             work: Vec<u32>,
             loaded: Vec<bool>,
             stored: Vec<u32>,
@@ -1021,10 +1023,10 @@ impl Kernel {
                         }
                         Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => {}
                         _ => {
-                            if let Some(list) = f.sources.get_mut(dst.index()) {
+                            if dst.index() < f.loaded.len() {
                                 expr.for_each_operand(|o| {
                                     if let Operand::Var(v) = o {
-                                        list.push(v.0);
+                                        f.sources.push((dst.0, v.0));
                                     }
                                 });
                             }
@@ -1054,9 +1056,27 @@ impl Kernel {
             }
         }
         let n = self.vars.len();
-        let mut f = Flow { sources: vec![Vec::new(); n], work: Vec::new(), loaded: vec![false; n], stored: Vec::new() };
+        let mut f = Flow { sources: Vec::new(), work: Vec::new(), loaded: vec![false; n], stored: Vec::new() };
         collect(&self.body, false, &mut f);
         let mut control = vec![false; n];
+        if f.work.is_empty() {
+            // No condition inside a loop: nothing reaches one (the memory round below starts
+            // only from a loaded word that is a condition).
+            return control;
+        }
+        let mut start = vec![0u32; n + 1];
+        for &(d, _) in &f.sources {
+            start[d as usize + 1] += 1;
+        }
+        for i in 0..n {
+            start[i + 1] += start[i];
+        }
+        let mut fill = start.clone();
+        let mut operands = vec![0u32; f.sources.len()];
+        for &(d, v) in &f.sources {
+            operands[fill[d as usize] as usize] = v;
+            fill[d as usize] += 1;
+        }
         let mut through_memory = false;
         loop {
             while let Some(v) = f.work.pop() {
@@ -1065,7 +1085,7 @@ impl Kernel {
                     continue;
                 }
                 control[i] = true;
-                f.work.extend(f.sources[i].iter().copied());
+                f.work.extend_from_slice(&operands[start[i] as usize..start[i + 1] as usize]);
             }
             // A word of shared or local memory that decides a branch may be a stored value
             // that the driver forwards to the load (device-function parameters live in local

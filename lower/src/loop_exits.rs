@@ -226,6 +226,14 @@ fn live_before(stmts: &[Stmt], out: Live, ctx: &Ctx, first_loop: usize, facts: &
                 add_use(*value, &mut live, ctx.slots);
                 live
             }
+            // `if (c) { fault }` (lower's checks, most `If`s of big kernels): the bodies leave
+            // the set as it is, so it is the set plus `c`, without a copy and a union.
+            Stmt::If { cond, then_body, else_body }
+                if else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]) =>
+            {
+                add_use(*cond, &mut live, ctx.slots);
+                live
+            }
             Stmt::If { cond, then_body, else_body } => {
                 let mut l = live_before(&then_body.stmts, live.clone(), ctx, id, facts);
                 let e = live_before(&else_body.stmts, live, ctx, id + facts.shape.loops_in(&then_body.stmts), facts);

@@ -278,7 +278,7 @@ fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
         }
     }
     let single = |v: VarId| count.get(v.index()) == Some(&1);
-    let mut zext_of: std::collections::HashMap<VarId, VarId> = std::collections::HashMap::new();
+    let mut zext_of: rustc_hash::FxHashMap<VarId, VarId> = rustc_hash::FxHashMap::default();
     for (d, e) in &list {
         if let Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: Operand::Var(a) } = **e {
             if single(*d) {
@@ -286,7 +286,7 @@ fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
             }
         }
     }
-    let mut high_of: std::collections::HashMap<VarId, VarId> = std::collections::HashMap::new();
+    let mut high_of: rustc_hash::FxHashMap<VarId, VarId> = rustc_hash::FxHashMap::default();
     for (d, e) in &list {
         if let Expr::Binary { op: BinaryOp::Shl, ty: Ty::U64, lhs: Operand::Var(x), rhs: Operand::Const(Const::U32(32)) } = **e {
             if let (true, Some(&a)) = (single(*d), zext_of.get(&x)) {
@@ -367,14 +367,14 @@ fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
 fn same_roots(body: &Block) -> Vec<(VarId, Option<VarId>)> {
     let mut list = Vec::new();
     assignments(body, &mut list);
-    let mut count = std::collections::HashMap::new();
+    let mut count = rustc_hash::FxHashMap::default();
     for (d, _) in &list {
         *count.entry(*d).or_insert(0u32) += 1;
     }
     list.iter().filter(|(d, _)| count[d] == 1).map(|(d, e)| (*d, transparent_arg(e))).collect()
 }
 
-fn root(v: VarId, links: &std::collections::HashMap<VarId, VarId>) -> VarId {
+fn root(v: VarId, links: &rustc_hash::FxHashMap<VarId, VarId>) -> VarId {
     let mut r = v;
     // Bounded: a chain of copies is acyclic in structured code, but input is not trusted.
     for _ in 0..links.len() + 1 {
@@ -528,11 +528,11 @@ fn hide_constant_settings(b: &mut Block, cx: &mut Cx, which: &[bool]) {
 }
 
 fn rewrite(b: &mut Block, cx: &mut Cx, roots: &[(VarId, Option<VarId>)]) {
-    let links: std::collections::HashMap<VarId, VarId> = roots.iter().filter_map(|(d, a)| a.map(|a| (*d, a))).collect();
+    let links: rustc_hash::FxHashMap<VarId, VarId> = roots.iter().filter_map(|(d, a)| a.map(|a| (*d, a))).collect();
     rewrite_block(b, cx, &links);
 }
 
-fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &std::collections::HashMap<VarId, VarId>) {
+fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId, VarId>) {
     let mut i = 0;
     while i < b.stmts.len() {
         for body in b.stmts[i].bodies_mut() {

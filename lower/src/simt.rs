@@ -138,7 +138,7 @@ fn expr_divergent(e: &Expr, var_div: &[bool]) -> bool {
 // every emitted barrier is in uniform control flow (or the kernel is refused).
 
 use crate::ir::{AtomicOp, BinaryOp, Block, CmpOp, Const, Ty, UnaryOp, VarId};
-use std::collections::HashSet;
+use rustc_hash::FxHashSet as HashSet;
 
 const TRUE: Operand = Operand::Const(Const::Bool(true));
 
@@ -177,7 +177,7 @@ const VOTE_WORDS: u32 = 3;
 
 /// Refuses a structured body with a barrier under divergent control (`span`: the kernel).
 pub fn check_structured(body: &Block, nvars: usize, span: Span) -> Result<(), Diagnostic> {
-    if output_divergence(body, nvars, &HashSet::new()).barrier_divergent {
+    if output_divergence(body, nvars, &HashSet::default()).barrier_divergent {
         Err(unsupported("a barrier (or warp collective) under thread-dependent control flow", span))
     } else {
         Ok(())
@@ -217,7 +217,7 @@ struct Tx<'a> {
 
 impl<'a> Tx<'a> {
     fn new(div: &'a [bool], vars: &'a mut Vec<VarInfo>, vote_base: u32) -> Tx<'a> {
-        Tx { div, vars, active: None, vote_par: None, vote_base, used_vote: false, uniform_vars: HashSet::new(), prologue: Vec::new() }
+        Tx { div, vars, active: None, vote_par: None, vote_base, used_vote: false, uniform_vars: HashSet::default(), prologue: Vec::new() }
     }
 
     fn run(&mut self, body: &Block) -> Block {
@@ -277,10 +277,11 @@ impl<'a> Tx<'a> {
         for s in stmts {
             let here = Cx { mask, pmask, lp: cx.lp };
             let clears = may_clear(s, cx.lp);
-            if structural(s, cx.lp) {
+            let structural = structural(s, cx.lp);
+            if structural {
                 last_guarded = false;
             }
-            if !structural(s, cx.lp) {
+            if !structural {
                 let converted = self.n_stmts(std::slice::from_ref(s), 0, cx.lp);
                 let pure = matches!(s, Stmt::Assign { expr, .. } if is_pure(expr));
                 let guard = if pure { pmask } else { mask };

@@ -46,9 +46,11 @@ const OPS: [&str; 10] = ["add", "and", "or", "xor", "exch", "min", "max", "cas",
 /// Collects into `out` every register name that occurs in the kernel more than once (as any
 /// operand or guard): a name occurring once is written by one instruction and never read.
 pub fn collect_read_regs(stmts: &[ast::Statement], out: &mut std::collections::HashSet<String>) {
-    fn expr(e: &ast::Expr, seen: &mut std::collections::HashMap<String, u32>) {
+    // Counted by borrowed name (no `String` per occurrence; only the names kept are owned).
+    type Seen<'a> = std::collections::HashMap<&'a str, u32>;
+    fn expr<'a>(e: &'a ast::Expr, seen: &mut Seen<'a>) {
         match e {
-            ast::Expr::Symbol { name, .. } => *seen.entry(name.to_string()).or_default() += 1,
+            ast::Expr::Symbol { name, .. } => *seen.entry(name.as_str()).or_default() += 1,
             ast::Expr::Unary { arg, .. } | ast::Expr::Cast { arg, .. } => expr(arg, seen),
             ast::Expr::Binary { lhs, rhs, .. } => {
                 expr(lhs, seen);
@@ -61,10 +63,10 @@ pub fn collect_read_regs(stmts: &[ast::Statement], out: &mut std::collections::H
             _ => {}
         }
     }
-    fn operand(o: &ast::Operand, seen: &mut std::collections::HashMap<String, u32>) {
+    fn operand<'a>(o: &'a ast::Operand, seen: &mut Seen<'a>) {
         use ast::OperandKind as K;
         match &o.kind {
-            K::Symbol { name, .. } => *seen.entry(name.to_string()).or_default() += 1,
+            K::Symbol { name, .. } => *seen.entry(name.as_str()).or_default() += 1,
             K::Expr(e) => expr(e, seen),
             K::Address(v) | K::Vector(v) | K::List(v) => v.iter().for_each(|o| operand(o, seen)),
             K::Not(a) | K::Neg(a) | K::Qualified(a, _) => operand(a, seen),
@@ -75,12 +77,12 @@ pub fn collect_read_regs(stmts: &[ast::Statement], out: &mut std::collections::H
             K::Sink => {}
         }
     }
-    fn walk(stmts: &[ast::Statement], seen: &mut std::collections::HashMap<String, u32>) {
+    fn walk<'a>(stmts: &'a [ast::Statement], seen: &mut Seen<'a>) {
         for s in stmts {
             match s {
                 ast::Statement::Instruction(i) => {
                     if let Some(g) = &i.guard {
-                        *seen.entry(g.pred.name.to_string()).or_default() += 1;
+                        *seen.entry(g.pred.name.as_str()).or_default() += 1;
                     }
                     i.operands.iter().for_each(|o| operand(o, seen));
                 }
@@ -89,9 +91,9 @@ pub fn collect_read_regs(stmts: &[ast::Statement], out: &mut std::collections::H
             }
         }
     }
-    let mut seen = std::collections::HashMap::new();
+    let mut seen = Seen::new();
     walk(stmts, &mut seen);
-    out.extend(seen.into_iter().filter(|&(_, n)| n > 1).map(|(k, _)| k));
+    out.extend(seen.into_iter().filter(|&(_, n)| n > 1).map(|(k, _)| k.to_string()));
 }
 
 /// What one `atom`/`red` computes from the old value (`old` has the operation's IR type).
