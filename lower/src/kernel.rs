@@ -169,7 +169,11 @@ fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, Globa
 
     // Labels may be targets before they appear.
     collect_labels(body, &mut fl);
-    crate::inst::collect_read_regs(body, &mut fl.read_regs);
+    // Device function bodies too: they are lowered into this kernel with its `read_regs`.
+    let mut bodies = vec![body];
+    bodies.extend(functions.defs.iter().filter_map(|d| d.body.as_deref()));
+    let formals = functions.defs.iter().flat_map(|d| d.returns.iter().chain(&d.params)).map(|p| p.name.name.as_str());
+    crate::inst::collect_read_regs(&bodies, formals, &mut fl.read_regs);
 
     fl.scopes.push(HashMap::new());
     lower_statements(body, &mut fl, &offsets, &mut calls)?;

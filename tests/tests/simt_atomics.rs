@@ -1316,3 +1316,77 @@ fn a_shared_64_bit_atomic_past_the_end_faults() {
         assert!(err.to_string().contains("shared"), "{backend}: {err}");
     }
 }
+
+/// A 64-bit `atom.add` inside a device function whose old value the caller reads, through a
+/// `.param` return (nvcc's form) and through a `.reg` return: the old values are the counter's
+/// successive values (a permutation of init..init+n, across the 2^32 carry) on both backends.
+/// Device functions are inlined into the kernel, and whether an atomic's result is read was
+/// judged from the kernel's own statements only, so these results were taken for unused and
+/// never written (the 64-bit add then runs as two word atomics without an old value).
+#[test]
+fn atomics_in_device_functions_return_their_old_value() {
+    let Some(gpu) = gpu() else { return };
+    let ptx = r#"
+.version 8.5
+.target sm_80
+.address_size 64
+.func (.param .b64 func_retval0) bump(.param .b64 bump_param_0)
+{
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [bump_param_0];
+    atom.global.add.u64 %rd2, [%rd1], 1;
+    st.param.b64 [func_retval0], %rd2;
+    ret;
+}
+.func (.reg .b64 %old) bump_reg(.reg .b64 %at)
+{
+    atom.global.or.b64 %old, [%at], 4294967296;
+    ret;
+}
+.visible .entry k(.param .u64 counter, .param .u64 out, .param .u64 flags)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<20>;
+    ld.param.u64 %rd11, [counter];
+    ld.param.u64 %rd13, [out];
+    ld.param.u64 %rd15, [flags];
+    {
+    .param .b64 param0;
+    st.param.b64 [param0], %rd11;
+    .param .b64 retval0;
+    call.uni (retval0), bump, (param0);
+    ld.param.b64 %rd14, [retval0];
+    }
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.u32 %r4, %r2, %r3, %r1;
+    mul.wide.u32 %rd16, %r4, 16;
+    add.s64 %rd17, %rd13, %rd16;
+    st.global.u64 [%rd17], %rd14;
+    call.uni (%rd18), bump_reg, (%rd15);
+    st.global.u64 [%rd17+8], %rd18;
+    ret;
+}
+"#;
+    let (block, grid) = (64usize, 2usize);
+    let n = block * grid;
+    let init = (1u64 << 32) - 37;
+    let program = program("devfn_atomics.ptx", ptx, [block as u32, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let counter = run.buffer(&u64s(&[init]));
+        let out = run.zeros(16 * n);
+        let flags = run.buffer(&u64s(&[0x5]));
+        run.launch(&program, "k", [grid as u32, 1, 1], &[&counter.to_le_bytes(), &out.to_le_bytes(), &flags.to_le_bytes()], backend);
+        let words = run.read_u64(out, 2 * n);
+        let mut olds: Vec<u64> = words.iter().step_by(2).copied().collect();
+        olds.sort_unstable();
+        assert_eq!(olds, (init..init + n as u64).collect::<Vec<_>>(), "{backend}: atom.add.u64 old values through a .param return");
+        assert_eq!(run.read_u64(counter, 1), vec![init + n as u64], "{backend}: final counter");
+        // Every `or` returns the flags as they were: 0x5 before the first, 0x1_0000_0005 after.
+        let ors: Vec<u64> = words.iter().skip(1).step_by(2).copied().collect();
+        assert_eq!(ors.iter().filter(|&&v| v == 0x5).count(), 1, "{backend}: exactly one `or` sees the flags unset: {ors:x?}");
+        assert!(ors.iter().all(|&v| v == 0x5 || v == 0x1_0000_0005), "{backend}: atom.or.b64 old values through a .reg return: {ors:x?}");
+    }
+}

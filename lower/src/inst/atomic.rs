@@ -43,9 +43,17 @@ use ptxcross_frontend::Diagnostic;
 
 const OPS: [&str; 10] = ["add", "and", "or", "xor", "exch", "min", "max", "cas", "inc", "dec"];
 
-/// Collects into `out` every register name that occurs in the kernel more than once (as any
-/// operand or guard): a name occurring once is written by one instruction and never read.
-pub fn collect_read_regs(stmts: &[ast::Statement], out: &mut std::collections::HashSet<String>) {
+/// Collects into `out` every register name that may be read: each name that occurs more than
+/// once in `bodies` together (as any operand or guard), and every name of `formals`. A name
+/// occurring once is written by one instruction and never read. `bodies` must be every body
+/// lowered into the kernel (the kernel's and each device function's: they are inlined or
+/// called, and their registers are judged by name), and `formals` the device functions'
+/// parameter and return names (a `.reg` return written once is read by the caller).
+pub fn collect_read_regs<'a>(
+    bodies: &[&'a [ast::Statement]],
+    formals: impl IntoIterator<Item = &'a str>,
+    out: &mut std::collections::HashSet<String>,
+) {
     // Counted by borrowed name (no `String` per occurrence; only the names kept are owned).
     type Seen<'a> = std::collections::HashMap<&'a str, u32>;
     fn expr<'a>(e: &'a ast::Expr, seen: &mut Seen<'a>) {
@@ -92,8 +100,11 @@ pub fn collect_read_regs(stmts: &[ast::Statement], out: &mut std::collections::H
         }
     }
     let mut seen = Seen::new();
-    walk(stmts, &mut seen);
+    for stmts in bodies {
+        walk(stmts, &mut seen);
+    }
     out.extend(seen.into_iter().filter(|&(_, n)| n > 1).map(|(k, _)| k.to_string()));
+    out.extend(formals.into_iter().map(str::to_string));
 }
 
 /// What one `atom`/`red` computes from the old value (`old` has the operation's IR type).
