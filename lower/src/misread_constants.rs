@@ -10,9 +10,13 @@
 //! f16 → f32 conversion of a constant half: `min.ftz.f16` of a positive half and a constant
 //! negative subnormal gave +0, differential case `hx-seed-000000004a6600d5`), in a register
 //! assigned once or between two of its assignments, so this runs on the final IR and follows
-//! values along the code as the driver's constant folding does ([`fold`]). A constant with only the sign bit set (−0.0 of the select's width), or a zero
-//! opposite a ±1.0, is replaced by itself XOR a zero the compiler cannot know (the parameter
-//! header's zero word, `abi::PARAM_ZERO_WORD`), so no pattern can match it.
+//! values along the code as the driver's constant folding does ([`fold`]). A constant with
+//! only the sign bit set (−0.0 of the select's width), a −1.0, or a zero opposite a ±1.0, is
+//! replaced by itself XOR a zero the compiler cannot know (the parameter header's zero word,
+//! `abi::PARAM_ZERO_WORD`), so no pattern can match it. The driver also knows a value it
+//! loads where it forwards the load from a store of its own: a stored word of −0.0 or −1.0
+//! (of f32, or the high word of f64's) is stored hidden in every kernel (a +0 or +1.0 that
+//! meets a plain 1.0 or +0 gives the same bits through `b2f`).
 //!
 //! **Float arithmetic.** Lavapipe folds `x - (-0.0)` to `x` in SPIR-V although the op is
 //! `NoContraction` and even when the module declares `SignedZeroInfNanPreserve` (tried; −0 − −0 gave −0; IEEE
@@ -450,10 +454,23 @@ impl Cx<'_> {
         let sign = 1u64 << (ty.bits() - 1);
         let one = if ty.bits() == 32 { 0x3f80_0000 } else { 0x3ff0_0000_0000_0000 };
         match bits(x, &self.known) {
-            Some(v) if v == sign => true,
+            // −1.0 whatever the other operand: a +0 there may be a value lower cannot see but
+            // the driver can (a load it forwards from a store of zero), and
+            // `select(c, -1.0, 0.0)` becomes `-b2f(c)`, −0 for +0.
+            Some(v) if v == sign || v == sign | one => true,
             Some(0) => bits(y, &self.known).is_some_and(|w| w & !sign == one),
             _ => false,
         }
+    }
+
+    /// Whether a stored word is one of the two signed halves of a misread select (see
+    /// [`Cx::risky`]): −0.0 or −1.0 of f32, or the high word of −0.0 or −1.0 of f64. Such a
+    /// word is stored hidden in every kernel, so that a load the driver forwards from the
+    /// store is unknown to it (lavapipe, both backends: `st.local.u32 [a], 0x80000000;
+    /// ld.local.u32 r, [a]; selp.b32 d, 0x3f800000, r, p` gave +0 where p is false, in a
+    /// kernel without float ops, whose stores are otherwise left alone).
+    fn misread_word(&self, x: Operand) -> bool {
+        matches!(bits(x, &self.known), Some(0x8000_0000 | 0xbf80_0000 | 0xbff0_0000))
     }
 
     /// Whether `x` is a constant ±0, ±infinity or NaN of float type `ty`.
@@ -634,7 +651,7 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &std::collections::HashMap<V
                 }
                 _ => {}
             },
-            Stmt::StoreWord { memory, value, .. } if *memory != Memory::Param && cx.stored_exposed(*value) => {
+            Stmt::StoreWord { memory, value, .. } if *memory != Memory::Param && (cx.stored_exposed(*value) || cx.misread_word(*value)) => {
                 *value = cx.hidden(Ty::U32, *value, DEF, &mut before);
             }
             _ => {}

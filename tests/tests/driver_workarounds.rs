@@ -106,3 +106,32 @@ fn negative_zero_select_operand_in_a_reassigned_register() {
         st.global.u32 [%rd7], %r10;";
     check("selp.f32 1.0 / reassigned -0", regs, body, 2, 128, |x| if x & 1 != 0 { 0x3f80_0000 } else { 0x8000_0000 });
 }
+
+/// The driver knows a loaded word that it forwards from the kernel's own store: a local word
+/// stored as −0.0 (f32, and f64's high word) or −1.0 and selected against 1.0 or +0 came out
+/// with the wrong sign (`b2f` and `-b2f` of the condition), both backends, in kernels without
+/// float ops, whose stores `misread_constants` otherwise leaves alone; and a stored +0 opposite
+/// a constant −1.0. §9.7.7.3: `selp` copies the chosen operand.
+#[test]
+fn misread_select_operands_loaded_from_own_stores() {
+    let regs = ".local .align 8 .b8 loc[16];\n.reg .f64 %fd<4>;";
+    let pick = |p: bool, a: u32, b: u32| if p { a } else { b };
+    let cases: [(&str, &str, u32, u32); 4] = [
+        ("-0.0 f32", "st.local.u32 [%rd8], 0x80000000; ld.local.u32 %r9, [%rd8]; selp.b32 %r10, 0x3f800000, %r9, %p0;", 0x3f80_0000, 0x8000_0000),
+        ("-1.0 f32", "st.local.u32 [%rd8], 0xbf800000; ld.local.u32 %r9, [%rd8]; selp.b32 %r10, %r9, 0, %p0;", 0xbf80_0000, 0),
+        ("+0 opposite -1.0", "st.local.u32 [%rd8], 0; ld.local.u32 %r9, [%rd8]; selp.b32 %r10, 0xbf800000, %r9, %p0;", 0xbf80_0000, 0),
+        (
+            "-0.0 f64",
+            "st.local.f64 [%rd8], 0d8000000000000000; ld.local.f64 %fd1, [%rd8]; \
+             selp.f64 %fd2, 0d3FF0000000000000, %fd1, %p0; mov.b64 {%r11, %r10}, %fd2;",
+            0x3ff0_0000,
+            0x8000_0000,
+        ),
+    ];
+    for (name, select, if_odd, if_even) in cases {
+        let body = format!(
+            "mov.u64 %rd8, loc;\n and.b32 %r8, %r6, 1;\n setp.ne.u32 %p0, %r8, 0;\n {select}\n st.global.u32 [%rd7], %r10;"
+        );
+        check(name, regs, &body, 2, 128, |x| pick(x & 1 != 0, if_odd, if_even));
+    }
+}
