@@ -5,11 +5,18 @@
 //! on the bits of 1.0 and −0.0, so the −0.0 came out +0.0 (lavapipe, Mesa 22.3, both
 //! backends, integer selects on the bits too: `max.f64 d, -0.0, x` of a negative x and
 //! `selp.f64 d, 1.0, -0.0, p` gave +0; differential case `float-seed-00000000f10a0032`).
-//! The constant reaches the select directly or through copies and bitcasts of it (WGSL's
-//! `px_opaque_T` is inlined), so this runs on the final IR and follows values to their
-//! constant. A constant with only the sign bit set (−0.0 of the select's width), or a zero
-//! opposite a ±1.0, is replaced by itself XOR a zero the compiler cannot know (the parameter
-//! header's zero word, `abi::PARAM_ZERO_WORD`), so no pattern can match it.
+//! The constant reaches the select directly, through copies and bitcasts of it (WGSL's
+//! `px_opaque_T` is inlined), or as the result of any operation the driver folds (the integer
+//! f16 → f32 conversion of a constant half: `min.ftz.f16` of a positive half and a constant
+//! negative subnormal gave +0, differential case `hx-seed-000000004a6600d5`), in a register
+//! assigned once or between two of its assignments, so this runs on the final IR and follows
+//! values along the code as the driver's constant folding does ([`fold`]). A constant with
+//! only the sign bit set (−0.0 of the select's width), a −1.0, or a zero opposite a ±1.0, is
+//! replaced by itself XOR a zero the compiler cannot know (the parameter header's zero word,
+//! `abi::PARAM_ZERO_WORD`), so no pattern can match it. The driver also knows a value it
+//! loads where it forwards the load from a store of its own: a stored word of −0.0 or −1.0
+//! (of f32, or the high word of f64's) is stored hidden in every kernel (a +0 or +1.0 that
+//! meets a plain 1.0 or +0 gives the same bits through `b2f`).
 //!
 //! **Float arithmetic.** Lavapipe folds `x - (-0.0)` to `x` in SPIR-V although the op is
 //! `NoContraction` and even when the module declares `SignedZeroInfNanPreserve` (tried; −0 − −0 gave −0; IEEE
@@ -65,31 +72,9 @@ use crate::ir::{
 /// the kernel unchanged when it has none.
 pub fn hide_misread_constants(kernel: &mut Kernel) {
     let values = kernel.value_vars();
-    // The constant bits of each value that is a constant, a copy of one or a bitcast of one.
-    let mut known: Vec<Option<u64>> = vec![None; kernel.vars.len()];
-    fn learn(b: &Block, values: &[bool], known: &mut Vec<Option<u64>>) {
-        for s in &b.stmts {
-            if let Stmt::Assign { dst, expr } = s {
-                if values.get(dst.index()).copied().unwrap_or(false) {
-                    known[dst.index()] = match expr {
-                        Expr::Use(o) => bits(*o, known),
-                        // Bitcasts and f32 ↔ f64 conversions of a constant (the exact emulations
-                        // widen their operands), and its negation: the IR's own rules for them.
-                        Expr::Convert { op: op @ (ConvertOp::Bitcast | ConvertOp::FloatToFloat), from, to, arg } => {
-                            bits(*arg, known).map(|v| interp::convert(*op, *from, *to, v))
-                        }
-                        Expr::Unary { op: UnaryOp::FNeg, ty, arg } => bits(*arg, known).map(|v| interp::unary(UnaryOp::FNeg, *ty, v)),
-                        _ => None,
-                    };
-                }
-            }
-            for body in s.bodies() {
-                learn(body, values, known);
-            }
-        }
-    }
-    learn(&kernel.body, &values, &mut known);
-
+    // What the driver can compute of each variable is followed along the code by `rewrite`
+    // (see [`fold`]), where the operands are looked at.
+    let known: Vec<Option<u64>> = vec![None; kernel.vars.len()];
     let has_float_ops = any_stmt(&kernel.body, &mut |s| matches!(s, Stmt::Assign { expr, .. } if float_op_operands(expr).is_some()));
     let roots = same_roots(&kernel.body);
     let mut cx = Cx { known, opaque: Vec::new(), hide_values: has_float_ops, vars: &mut kernel.vars, zero: [None; 3], zero64: [None; 3] };
@@ -116,7 +101,7 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
         let zeros: Vec<VarId> = cx.zero.iter().flatten().chain(cx.zero64.iter().flatten()).copied().collect();
         cx.opaque = opaque_vars(&kernel.body, cx.vars.len(), &zeros);
     }
-    rewrite(&mut kernel.body, &mut cx, &roots);
+    rewrite(&mut kernel.body, &mut cx, &roots, &values);
     let mut prologue = Vec::new();
     if let Some(z) = cx.zero[DEF] {
         prologue.push(Stmt::Assign { dst: z, expr: Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(abi::PARAM_ZERO_WORD)) } });
@@ -146,11 +131,55 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
     kernel.body.stmts.splice(0..0, prologue);
 }
 
+/// The value of `e` where the driver can compute it (`None`: it cannot, as far as this pass
+/// knows), by the IR's own rules ([`interp`]). A driver folds constants through every
+/// operation, not only copies and bitcasts: a constant `f16` operand reaches a float op as
+/// the result of `lower`'s integer f16 → f32 conversion, which the driver folds to a float
+/// constant (differential case `hx-seed-000000004a6600d5`: the `−0.0` that `min.f16` selects
+/// against 1.0 on its both-zero path came out `+0.0` once the driver saw it). So every
+/// operation of known operands is folded here, and the results an unknown operand cannot
+/// change (`x & 0`, `x * 0`, `x | !0`, `x - x`, `x ^ x`, min/max with the type's bound).
+/// Not folded: the float ops whose operands this pass hides (the driver no longer sees
+/// their operands), shifts by the width or more and divisions by zero (preconditions of
+/// the IR op: the driver's value need not be the interpreter's).
+fn fold(e: &Expr, known: &[Option<u64>]) -> Option<u64> {
+    let k = |o: Operand| bits(o, known);
+    match *e {
+        Expr::Use(o) => k(o),
+        Expr::Convert { op, from, to, arg } => k(arg).map(|v| interp::convert(op, from, to, v)),
+        Expr::Unary { op, ty, arg } => k(arg).map(|v| interp::unary(op, ty, v)),
+        Expr::Compare { op, ty, lhs, rhs } => Some(interp::compare(op, ty, k(lhs)?, k(rhs)?) as u64),
+        Expr::Select { cond, a, b, .. } => match k(cond) {
+            Some(c) => k(if c != 0 { a } else { b }),
+            None => k(a).filter(|&x| a == b || k(b) == Some(x)),
+        },
+        Expr::Binary { op, ty, lhs, rhs } if float_op_operands(e).is_none() => {
+            use BinaryOp::*;
+            let ones = u64::MAX >> (64 - ty.bits());
+            let (l, r) = (k(lhs), k(rhs));
+            let absorbed = |v: u64| l == Some(v) || r == Some(v);
+            match op {
+                And | Mul | MulHiU | MulHiS | MinU if absorbed(0) => return Some(0),
+                Or | MaxU if absorbed(ones) => return Some(ones),
+                Sub | Xor if lhs == rhs => return Some(0),
+                _ => {}
+            }
+            let (l, r) = (l?, r?);
+            let shift = matches!(op, Shl | ShrU | ShrS);
+            if (shift && r >= ty.bits() as u64) || (matches!(op, DivU | DivS | RemU | RemS) && r == 0) {
+                return None;
+            }
+            Some(interp::binary(op, ty, l, r))
+        }
+        _ => None,
+    }
+}
+
 fn bits(o: Operand, known: &[Option<u64>]) -> Option<u64> {
     match o {
         Operand::Const(Const::U32(v) | Const::F32(v)) => Some(v as u64),
         Operand::Const(Const::U64(v) | Const::F64(v)) => Some(v),
-        Operand::Const(Const::Bool(_)) => None,
+        Operand::Const(Const::Bool(b)) => Some(b as u64),
         Operand::Var(v) => known.get(v.index()).copied().flatten(),
     }
 }
@@ -425,10 +454,23 @@ impl Cx<'_> {
         let sign = 1u64 << (ty.bits() - 1);
         let one = if ty.bits() == 32 { 0x3f80_0000 } else { 0x3ff0_0000_0000_0000 };
         match bits(x, &self.known) {
-            Some(v) if v == sign => true,
+            // −1.0 whatever the other operand: a +0 there may be a value lower cannot see but
+            // the driver can (a load it forwards from a store of zero), and
+            // `select(c, -1.0, 0.0)` becomes `-b2f(c)`, −0 for +0.
+            Some(v) if v == sign || v == sign | one => true,
             Some(0) => bits(y, &self.known).is_some_and(|w| w & !sign == one),
             _ => false,
         }
+    }
+
+    /// Whether a stored word is one of the two signed halves of a misread select (see
+    /// [`Cx::risky`]): −0.0 or −1.0 of f32, or the high word of −0.0 or −1.0 of f64. Such a
+    /// word is stored hidden in every kernel, so that a load the driver forwards from the
+    /// store is unknown to it (lavapipe, both backends: `st.local.u32 [a], 0x80000000;
+    /// ld.local.u32 r, [a]; selp.b32 d, 0x3f800000, r, p` gave +0 where p is false, in a
+    /// kernel without float ops, whose stores are otherwise left alone).
+    fn misread_word(&self, x: Operand) -> bool {
+        matches!(bits(x, &self.known), Some(0x8000_0000 | 0xbf80_0000 | 0xbff0_0000))
     }
 
     /// Whether `x` is a constant ±0, ±infinity or NaN of float type `ty`.
@@ -527,18 +569,53 @@ fn hide_constant_settings(b: &mut Block, cx: &mut Cx, which: &[bool]) {
     }
 }
 
-fn rewrite(b: &mut Block, cx: &mut Cx, roots: &[(VarId, Option<VarId>)]) {
+fn rewrite(b: &mut Block, cx: &mut Cx, roots: &[(VarId, Option<VarId>)], values: &[bool]) {
     let links: rustc_hash::FxHashMap<VarId, VarId> = roots.iter().filter_map(|(d, a)| a.map(|a| (*d, a))).collect();
-    rewrite_block(b, cx, &links);
+    rewrite_block(b, cx, &links, values);
 }
 
-fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId, VarId>) {
+/// Rewrites `b`, following in `cx.known` what the driver can compute of each variable at
+/// each point ([`fold`]), as the driver does in SSA form: a register assigned several times
+/// (`add.cc.u32 %r7, 0xfffffffd, 0x2d6f81cd` over a loaded `%r7`) is known between an
+/// assignment of a known value and the next assignment. A variable assigned in a nested
+/// block is forgotten after the statement, and in a loop also before its body (an earlier
+/// iteration's value); each branch starts from the state before the statement. A value
+/// variable (one assignment, before every use: [`Kernel::value_vars`]) keeps what is known
+/// of it wherever it is used.
+fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId, VarId>, values: &[bool]) {
     let mut i = 0;
     while i < b.stmts.len() {
-        for body in b.stmts[i].bodies_mut() {
-            rewrite_block(body, cx, links);
+        if b.stmts[i].bodies().next().is_some() {
+            let mut list = Vec::new();
+            for body in b.stmts[i].bodies() {
+                assignments(body, &mut list);
+            }
+            let mut changed: Vec<VarId> = list.iter().map(|(d, _)| *d).filter(|d| !values.get(d.index()).copied().unwrap_or(false)).collect();
+            changed.sort_unstable();
+            changed.dedup();
+            let is_loop = matches!(b.stmts[i], Stmt::Loop { .. });
+            let saved: Vec<Option<u64>> = changed.iter().map(|d| if is_loop { None } else { cx.known.get(d.index()).copied().flatten() }).collect();
+            for body in b.stmts[i].bodies_mut() {
+                for (d, k) in changed.iter().zip(&saved) {
+                    if let Some(slot) = cx.known.get_mut(d.index()) {
+                        *slot = *k;
+                    }
+                }
+                rewrite_block(body, cx, links, values);
+            }
+            for d in &changed {
+                if let Some(slot) = cx.known.get_mut(d.index()) {
+                    *slot = None;
+                }
+            }
         }
         let mut before = Vec::new();
+        // What the assignment sets, from the statement as written (the hidden operands below
+        // are what the driver sees instead), recorded once its operands have been looked at.
+        let learned = match &b.stmts[i] {
+            Stmt::Assign { dst, expr } => Some((*dst, fold(expr, &cx.known))),
+            _ => None,
+        };
         match &mut b.stmts[i] {
             Stmt::Assign { expr, .. } => match expr {
                 Expr::Select { ty, a, b: other, .. } if *ty != Ty::Bool => {
@@ -574,10 +651,15 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
                 }
                 _ => {}
             },
-            Stmt::StoreWord { memory, value, .. } if *memory != Memory::Param && cx.stored_exposed(*value) => {
+            Stmt::StoreWord { memory, value, .. } if *memory != Memory::Param && (cx.stored_exposed(*value) || cx.misread_word(*value)) => {
                 *value = cx.hidden(Ty::U32, *value, DEF, &mut before);
             }
             _ => {}
+        }
+        if let Some((dst, value)) = learned {
+            if let Some(slot) = cx.known.get_mut(dst.index()) {
+                *slot = value;
+            }
         }
         let n = before.len();
         b.stmts.splice(i..i, before);

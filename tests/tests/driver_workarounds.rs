@@ -41,3 +41,97 @@ fn wide_comparisons_of_extended_values_with_constants() {
             | ((-100 > s) as u32) << 5
     });
 }
+
+/// The bits of a `min_max` result that the spec fixes (every case these kernels reach).
+fn min_max_bits(is_min: bool, bits: u32, a: u64, b: u64, ftz: bool) -> u32 {
+    match ptxcross_tests::ptx_ref::float::min_max(is_min, bits, a, b, false, false, ftz) {
+        ptxcross_tests::sweep::Expect::Bits(v) => v as u32,
+        other => panic!("min_max({a:#x}, {b:#x}) is not one value: {other:?}"),
+    }
+}
+
+/// lavapipe 22.3.6 turned `select(c, 1.0, -0.0)` into a bool-to-float conversion (+0 for −0,
+/// see `lower`'s `misread_constants`) also where the −0 was no IR constant but a value the
+/// driver computes from constants: `lower`'s integer f16 → f32 conversion of a constant half,
+/// which `min`/`max` select against 1.0 on their both-zero path. `min.ftz.f16` of a positive
+/// half and a constant negative subnormal (flushed to −0) gave +0, both backends (differential
+/// case `hx-seed-000000004a6600d5`, whose constant came from an `add.cc` of two immediates).
+/// §9.7.4.10/11: min/max of the halves, `-0.0 < +0.0`; §9.7.4: `.ftz` keeps the sign.
+#[test]
+fn constant_negative_zero_half_operands_of_min_max() {
+    let regs = ".reg .b16 %h<8>;";
+    let body = "
+        mov.b32 {%h0, %h1}, %r6;
+        add.cc.u32 %r7, 0xfffffffd, 0x2d6f81cd;
+        mov.b32 {%h2, %h3}, %r7;
+        min.ftz.f16 %h4, %h0, %h2;
+        mov.b16 %h5, 0x8000;
+        max.f16 %h6, %h5, %h1;
+        mov.b32 %r10, {%h4, %h6};
+        st.global.u32 [%rd7], %r10;";
+    check("min/max.f16 with constant -0", regs, body, 2, 128, |x| {
+        let (lo, hi) = ((x & 0xffff) as u64, (x >> 16) as u64);
+        min_max_bits(true, 16, lo, 0x81ca, true) | min_max_bits(false, 16, 0x8000, hi, false) << 16
+    });
+    // The packed form, one lane of the constant −0 and the other +0, through a register that
+    // is also assigned elsewhere (the driver knows it between the assignments).
+    let body = "
+        mov.b32 %r9, %r6;
+        xor.b32 %r9, %r9, 0x80008000;
+        mov.b32 %r9, 0x00008000;
+        min.f16x2 %r10, %r6, %r9;
+        max.f16x2 %r11, %r9, %r6;
+        xor.b32 %r10, %r10, %r11;
+        st.global.u32 [%rd7], %r10;";
+    check("min/max.f16x2 with constant -0/+0 lanes", "", body, 2, 128, |x| {
+        let (lo, hi) = ((x & 0xffff) as u64, (x >> 16) as u64);
+        let min = min_max_bits(true, 16, lo, 0x8000, false) | min_max_bits(true, 16, hi, 0, false) << 16;
+        let max = min_max_bits(false, 16, 0x8000, lo, false) | min_max_bits(false, 16, 0, hi, false) << 16;
+        min ^ max
+    });
+}
+
+/// The same fold through a register assigned twice: `selp.f32 d, 1.0, %f1, p` where `%f1` was
+/// set to −0.0 after an earlier value (the driver, in SSA form, sees the constant).
+#[test]
+fn negative_zero_select_operand_in_a_reassigned_register() {
+    let regs = ".reg .f32 %f<4>;";
+    let body = "
+        mov.b32 %f1, %r6;
+        mov.f32 %f1, 0f80000000;
+        and.b32 %r8, %r6, 1;
+        setp.ne.u32 %p0, %r8, 0;
+        selp.f32 %f2, 0f3F800000, %f1, %p0;
+        mov.b32 %r10, %f2;
+        st.global.u32 [%rd7], %r10;";
+    check("selp.f32 1.0 / reassigned -0", regs, body, 2, 128, |x| if x & 1 != 0 { 0x3f80_0000 } else { 0x8000_0000 });
+}
+
+/// The driver knows a loaded word that it forwards from the kernel's own store: a local word
+/// stored as −0.0 (f32, and f64's high word) or −1.0 and selected against 1.0 or +0 came out
+/// with the wrong sign (`b2f` and `-b2f` of the condition), both backends, in kernels without
+/// float ops, whose stores `misread_constants` otherwise leaves alone; and a stored +0 opposite
+/// a constant −1.0. §9.7.7.3: `selp` copies the chosen operand.
+#[test]
+fn misread_select_operands_loaded_from_own_stores() {
+    let regs = ".local .align 8 .b8 loc[16];\n.reg .f64 %fd<4>;";
+    let pick = |p: bool, a: u32, b: u32| if p { a } else { b };
+    let cases: [(&str, &str, u32, u32); 4] = [
+        ("-0.0 f32", "st.local.u32 [%rd8], 0x80000000; ld.local.u32 %r9, [%rd8]; selp.b32 %r10, 0x3f800000, %r9, %p0;", 0x3f80_0000, 0x8000_0000),
+        ("-1.0 f32", "st.local.u32 [%rd8], 0xbf800000; ld.local.u32 %r9, [%rd8]; selp.b32 %r10, %r9, 0, %p0;", 0xbf80_0000, 0),
+        ("+0 opposite -1.0", "st.local.u32 [%rd8], 0; ld.local.u32 %r9, [%rd8]; selp.b32 %r10, 0xbf800000, %r9, %p0;", 0xbf80_0000, 0),
+        (
+            "-0.0 f64",
+            "st.local.f64 [%rd8], 0d8000000000000000; ld.local.f64 %fd1, [%rd8]; \
+             selp.f64 %fd2, 0d3FF0000000000000, %fd1, %p0; mov.b64 {%r11, %r10}, %fd2;",
+            0x3ff0_0000,
+            0x8000_0000,
+        ),
+    ];
+    for (name, select, if_odd, if_even) in cases {
+        let body = format!(
+            "mov.u64 %rd8, loc;\n and.b32 %r8, %r6, 1;\n setp.ne.u32 %p0, %r8, 0;\n {select}\n st.global.u32 [%rd7], %r10;"
+        );
+        check(name, regs, &body, 2, 128, |x| pick(x & 1 != 0, if_odd, if_even));
+    }
+}

@@ -21,6 +21,8 @@
 //!   type (the source's low bits; the result sign- or zero-extended to the register).
 //! - Vector loads and stores (`.v2/.v4.u32`, `.v2.u64`) at register-indexed addresses, direct
 //!   or generic.
+//! - Constants (`mov.b32 %rD, imm`: half pairs with a ±0 lane, f32 edges), so that operands
+//!   the driver knows reach every op above.
 //!
 //! Half, packed and fp8 results are "unspecified NaN" where NaN, so each such destination is
 //! followed by an unguarded per-lane canonicalization (a lane above the format's infinity
@@ -132,6 +134,10 @@ pub enum HIns {
     /// `ld/st{.space}.v{n}.{u32,u64}` at `base + (%r[index] & (bytes/size − 1))·size`
     /// (size = the vector's bytes).
     VecIdx { st: bool, n: u8, wide: bool, regs: [u8; 4], mem: Mem, index: u8, generic: bool },
+    /// `mov.b32 %rD, v`: a constant the driver knows (half pairs with a ±0 lane, f32 edges),
+    /// for the operands `lower` must hide from its folds (`misread_constants`: a select's
+    /// −0.0 that the driver derives from a constant came out +0).
+    Const { d: u8, v: u32 },
 }
 
 impl HIns {
@@ -237,7 +243,18 @@ pub fn gen(rng: &mut Rng) -> HIns {
 }
 
 fn gen_any(rng: &mut Rng) -> HIns {
-    match rng.below(24) {
+    match rng.below(26) {
+        24..=25 => {
+            let v = if rng.chance(50) {
+                // One lane ±0 (the other any edge), or both.
+                let z = |rng: &mut Rng| if rng.chance(50) { 0u32 } else { 0x8000 };
+                let other = if rng.chance(25) { z(rng) } else { half_value(rng) as u32 };
+                if rng.chance(50) { z(rng) | other << 16 } else { other | z(rng) << 16 }
+            } else {
+                word(rng)
+            };
+            HIns::Const { d: r(rng), v }
+        }
         0..=5 => {
             let op = rng.pick(&[HOp::Add, HOp::Sub, HOp::Mul, HOp::Fma, HOp::Fma, HOp::Min, HOp::Max, HOp::Neg, HOp::Abs]);
             let bf16 = rng.chance(40);
@@ -393,6 +410,9 @@ fn address(w: &mut String, mem: Mem, generic: bool, offset: &dyn Fn(&mut String)
 
 pub fn print(w: &mut String, gs: &str, ins: &HIns) {
     match *ins {
+        HIns::Const { d, v } => {
+            let _ = writeln!(w, "    {gs}mov.b32 %r{d}, {v:#x};");
+        }
         HIns::Half { op, bf16, packed, ftz, sat, relu, nan, xorsign, d, a, b, c } => {
             let ty = match (bf16, packed) {
                 (false, false) => "f16",

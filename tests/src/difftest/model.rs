@@ -573,6 +573,7 @@ fn exec_hx(t: &mut Thread, h: HIns) -> Result<(), String> {
     use crate::ptx_ref::fp8::{self as p8, Fp8};
     use crate::sweep::{Half16, Half8};
     match h {
+        HIns::Const { d, v } => t.r[d as usize] = v,
         HIns::Half { op, bf16, packed, ftz, sat, relu, nan, xorsign, d, a, b, c } => {
             let fmt = if bf16 { Fmt::Bf16 } else { Fmt::F16 };
             let regs = [t.r[a as usize], t.r[b as usize], t.r[c as usize]];
