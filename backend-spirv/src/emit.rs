@@ -772,19 +772,24 @@ impl Emitter {
         if let Some(&v) = self.segment64_vars.get(&j) {
             return v;
         }
+        let var = self.u64_view_var(&format!("{}_64", mem_name(memory)), abi::segment_binding64(j as u32));
+        self.segment64_vars.insert(j, var);
+        var
+    }
+    /// `struct { u64 dwords[]; }` named `name` at `binding`: a `u64` view of a heap buffer.
+    fn u64_view_var(&mut self, name: &str, binding: u32) -> Word {
         let arr = self.u64_runtime_array();
         let st_id = self.b.id();
         let st = self.b.type_struct_id(Some(st_id), [arr]);
         self.b.decorate(st, spirv::Decoration::Block, []);
         self.b.member_decorate(st, 0, spirv::Decoration::Offset, [dr::Operand::LiteralBit32(0)]);
-        self.b.name(st, format!("{}_64_block", mem_name(memory)));
+        self.b.name(st, format!("{name}_block"));
         self.b.member_name(st, 0, "dwords");
         let p = self.ptr(StorageClass::StorageBuffer, st);
         let var = self.global_var(p, StorageClass::StorageBuffer, None);
         self.b.decorate(var, spirv::Decoration::DescriptorSet, [dr::Operand::LiteralBit32(abi::BIND_GROUP)]);
-        self.b.decorate(var, spirv::Decoration::Binding, [dr::Operand::LiteralBit32(abi::segment_binding64(j as u32))]);
-        self.b.name(var, format!("{}_64", mem_name(memory)));
-        self.segment64_vars.insert(j, var);
+        self.b.decorate(var, spirv::Decoration::Binding, [dr::Operand::LiteralBit32(binding)]);
+        self.b.name(var, name);
         var
     }
     /// The `u64` runtime array type (one id: rspirv finds an existing type), decorated with its
@@ -802,18 +807,7 @@ impl Emitter {
         if let Some(v) = self.heap64_var {
             return v;
         }
-        let arr = self.u64_runtime_array();
-        let st_id = self.b.id();
-        let st = self.b.type_struct_id(Some(st_id), [arr]);
-        self.b.decorate(st, spirv::Decoration::Block, []);
-        self.b.member_decorate(st, 0, spirv::Decoration::Offset, [dr::Operand::LiteralBit32(0)]);
-        self.b.name(st, "heap64_block");
-        self.b.member_name(st, 0, "dwords");
-        let p = self.ptr(StorageClass::StorageBuffer, st);
-        let var = self.global_var(p, StorageClass::StorageBuffer, None);
-        self.b.decorate(var, spirv::Decoration::DescriptorSet, [dr::Operand::LiteralBit32(abi::BIND_GROUP)]);
-        self.b.decorate(var, spirv::Decoration::Binding, [dr::Operand::LiteralBit32(abi::BINDING_HEAP64)]);
-        self.b.name(var, "heap64");
+        let var = self.u64_view_var("heap64", abi::BINDING_HEAP64);
         self.heap64_var = Some(var);
         var
     }
