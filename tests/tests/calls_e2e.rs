@@ -23,7 +23,7 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("calls")
 }
 
-/// Translates `ptx` (both backends, validated) and runs `kernel` on `backend` with the
+/// Translates `ptx` for `backend` (validated) and runs `kernel` on `backend` with the
 /// buffers `inputs`, then zeroed buffers of `out_bytes`, then the `.s32` element count `n`.
 #[allow(clippy::too_many_arguments)]
 fn launch(
@@ -38,8 +38,9 @@ fn launch(
     n: i32,
 ) -> Result<Vec<Vec<u8>>, Error> {
     let file = SourceFile::new(name.to_string(), ptx.to_string());
-    let options = LowerOptions { block: Some([BLOCK, 1, 1]), inline_budget, ..Default::default() };
-    let program = translate::build_program(&file, &options, &Backend::ALL, true)
+    // As the host translates: in the exact f32 mode where the device flushes f32 subnormals.
+    let options = LowerOptions { block: Some([BLOCK, 1, 1]), inline_budget, flushed_f32: gpu.flushes_f32(backend), ..Default::default() };
+    let program = translate::build_program(&file, &options, &[backend], true)
         .unwrap_or_else(|e| panic!("{name}: translation failed:\n{}", e.render()));
     let mut ctx =
         Context::new(ptxcross::ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).expect("context");
