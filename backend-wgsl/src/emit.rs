@@ -1037,8 +1037,12 @@ impl KernelCx<'_> {
     fn mem(&self, memory: Memory) -> Mem {
         let p = &self.m.p;
         match memory {
-            Memory::Segment(j) => {
-                let kind = SEGMENT_KINDS.get(j as usize).copied().unwrap_or("segment");
+            // The heap and each segment slot: the same word array at its own binding.
+            Memory::Heap | Memory::Segment(_) => {
+                let kind = match memory {
+                    Memory::Segment(j) => SEGMENT_KINDS.get(j as usize).copied().unwrap_or("segment"),
+                    _ => "heap",
+                };
                 Mem {
                     kind,
                     prefix: p.clone(),
@@ -1050,16 +1054,6 @@ impl KernelCx<'_> {
                     wide: false,
                 }
             }
-            Memory::Heap => Mem {
-                kind: "heap",
-                prefix: p.clone(),
-                array: Some(format!("{p}heap")),
-                in_range: format!("i >= {}u && i < arrayLength(&{p}heap)", abi::HEAP_RESERVED_WORDS),
-                safe: Some(abi::HEAP_SINK_WORD),
-                fault: abi::FAULT_GLOBAL_OUT_OF_RANGE,
-                atomic: self.m.heap_atomic,
-                wide: false,
-            },
             Memory::Param => Mem {
                 kind: "params",
                 prefix: p.clone(),

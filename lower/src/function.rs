@@ -630,15 +630,7 @@ impl FnLower {
         if let Some(&v) = self.slot_cache.get(&(j, slot)) {
             return Operand::Var(v);
         }
-        let d = Self::u32c(crate::abi::HEAP_RESERVED_WORDS + slot as u32);
-        let hw = self.new_var(Ty::U32, "segment words");
-        let m = self.new_var(Ty::U32, "t");
-        let v = self.new_var(Ty::U32, "segment index limit");
-        self.prepend_to_entry(vec![
-            Stmt::Assign { dst: hw, expr: Expr::Builtin(crate::ir::Builtin::SegmentWords(j)) },
-            Stmt::Assign { dst: m, expr: Expr::Binary { op: BinaryOp::MaxU, ty: Ty::U32, lhs: hw.into(), rhs: d } },
-            Stmt::Assign { dst: v, expr: Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs: m.into(), rhs: d } },
-        ]);
+        let v = self.index_limit_at_entry(crate::ir::Builtin::SegmentWords(j), ("segment words", "segment index limit"), slot as u32);
         self.slot_cache.insert((j, slot), v);
         Operand::Var(v)
     }
@@ -652,17 +644,25 @@ impl FnLower {
         if let Some(v) = self.heap_limits[slot] {
             return Operand::Var(v);
         }
-        let d = Self::u32c(crate::abi::HEAP_RESERVED_WORDS + slot as u32);
-        let hw = self.new_var(Ty::U32, "heap words");
+        let v = self.index_limit_at_entry(crate::ir::Builtin::HeapWords, ("heap words", "heap index limit"), slot as u32);
+        self.heap_limits[slot] = Some(v);
+        Operand::Var(v)
+    }
+
+    /// `max(words, HEAP_RESERVED_WORDS + k) - (HEAP_RESERVED_WORDS + k)` of the word count
+    /// `words` (the heap's or a segment slot's), assigned at entry; `names`: the count's and
+    /// the limit's variable names.
+    fn index_limit_at_entry(&mut self, words: crate::ir::Builtin, names: (&str, &str), k: u32) -> VarId {
+        let d = Self::u32c(crate::abi::HEAP_RESERVED_WORDS + k);
+        let hw = self.new_var(Ty::U32, names.0);
         let m = self.new_var(Ty::U32, "t");
-        let v = self.new_var(Ty::U32, "heap index limit");
+        let v = self.new_var(Ty::U32, names.1);
         self.prepend_to_entry(vec![
-            Stmt::Assign { dst: hw, expr: Expr::Builtin(crate::ir::Builtin::HeapWords) },
+            Stmt::Assign { dst: hw, expr: Expr::Builtin(words) },
             Stmt::Assign { dst: m, expr: Expr::Binary { op: BinaryOp::MaxU, ty: Ty::U32, lhs: hw.into(), rhs: d } },
             Stmt::Assign { dst: v, expr: Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs: m.into(), rhs: d } },
         ]);
-        self.heap_limits[slot] = Some(v);
-        Operand::Var(v)
+        v
     }
 
     /// The header's zero word (`abi::PARAM_ZERO_WORD`) as a u64 no compiler can know, read once.
