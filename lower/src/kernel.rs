@@ -57,6 +57,7 @@ fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, Globa
     fl.native_fma = options.native_fma;
     fl.no_float64 = options.split_int64;
     fl.flushed_f32 = options.flushed_f32;
+    fl.legacy = crate::inst::legacy::Legacy::of(module);
     fl.native_warps = options.native_warps;
 
     // Parameters.

@@ -140,10 +140,10 @@ impl FnLower {
                 }
                 // §9.7.3.7, PTX ISA notes: "Legacy mad.f64 instructions having no rounding
                 // modifier will map to mad.rn.f64" (and mad.f64 "is the same as fma.f64"). A
-                // mad.f32 without one is the sm_1x truncating multiply-add: refused.
+                // mad.f32 without one has its rounding from `inst::legacy` by now.
                 let legacy_mad_f64 = name == "mad" && ty == Ty::F64;
                 if !m.has("rn") && !legacy_mad_f64 {
-                    return Err(unsupported(format!("`{}` without a rounding modifier (the sm_1x truncating multiply-add)", m.name()), m.inst.span));
+                    return Err(Diagnostic::new(format!("`{}` needs a rounding modifier (§9.7.3.5)", m.name()), m.inst.span));
                 }
                 let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
                 let a = self.read_float(a, t, ftz)?;

@@ -16,6 +16,7 @@ mod flushed;
 mod fp8;
 mod half;
 mod int;
+pub(crate) mod legacy;
 mod memory;
 mod moves;
 mod video;
@@ -135,6 +136,9 @@ impl FnLower {
     }
 
     fn plain(&mut self, inst: &Instruction) -> LResult<()> {
+        if let Some(meant) = self.legacy.rewrite(inst)? {
+            return self.plain(&meant);
+        }
         let mut exempt = subnormal_exemption(&Mods { inst });
         exempt.f32 |= self.flushed_f32 && flushed::covered(&Mods { inst });
         let outer = std::mem::replace(&mut self.subnormal_exempt, exempt);
