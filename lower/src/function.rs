@@ -131,6 +131,11 @@ pub struct FnLower {
     /// `.explicitcluster`, `.maxclusterrank`): the cluster registers then refuse, since a
     /// launch here is never a cluster launch.
     pub cluster_directive: Option<String>,
+    /// What a `mad.f32` without a rounding modifier means in this module (§9.7.3.7): `None`
+    /// (refused: PTX 3.2+ for sm_20+ requires the modifier), `Some(false)` (`mad.rn.f32`: the
+    /// errata's default for PTX ≤ 3.1 on sm_20+), `Some(true)` (`fma.rn.ftz.f32`: an sm_1x
+    /// target JIT-compiled for sm_20+ devices, which every device this runs on is).
+    pub legacy_mad_f32: Option<bool>,
     /// The per-thread counter behind `%clock`, `%clock64` and `%globaltimer`, once created.
     clock: Option<VarId>,
     /// `%gridid`, read once from the parameter header.
@@ -189,6 +194,7 @@ impl FnLower {
             subnormal_exempt: SubnormalUse::default(),
             smem_sizes: (0, 0),
             cluster_directive: None,
+            legacy_mad_f32: None,
             clock: None,
             grid_id: None,
         }

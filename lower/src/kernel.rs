@@ -142,7 +142,8 @@ fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, Globa
     // §10.32: the launch's dynamic shared memory, declared or not; §10.30: static + dynamic,
     // in the target's allocation unit (256 bytes on sm_3x–7x, 128 on sm_2x and sm_8x/9x; the
     // 8.5 spec's table ends at sm_9x, later targets taken as 128).
-    let unit = match module.target.iter().find_map(|t| t.strip_prefix("sm_")).and_then(|v| v.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse::<u32>().ok()) {
+    let sm = module.target.iter().find_map(|t| t.strip_prefix("sm_")).and_then(|v| v.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse::<u32>().ok());
+    let unit = match sm {
         Some(30..=79) => 256,
         _ => 128,
     };
@@ -153,6 +154,11 @@ fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, Globa
         .iter()
         .find(|d| matches!(d.name.as_str(), "reqnctapercluster" | "explicitcluster" | "maxclusterrank"))
         .map(|d| d.name.to_string());
+    fl.legacy_mad_f32 = match (sm, module.version) {
+        (Some(10..=19), _) => Some(true),
+        (_, Some((major, minor))) if (major, minor) <= (3, 1) => Some(false),
+        _ => None,
+    };
     fl.local_bytes = local_end as u32;
     fl.local_cursor = local_end as u32;
     fl.frame_bytes = local_end as u32;

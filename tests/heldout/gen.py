@@ -98,7 +98,7 @@ def main():
         with open(os.path.join(OUT, name + '.ptx'), 'w') as f:
             f.write(ptx)
         with open(os.path.join(OUT, name + '.json'), 'w') as f:
-            json.dump(spec, f, indent=1)
+            json.dump(spec, f)
             f.write('\n')
         index.append({'name': name, 'family': family, 'note': note})
     with open(os.path.join(HERE, 'index.json'), 'w') as f:

@@ -101,3 +101,110 @@ test('packed_u8x4', F, ptx=HEADER.format(version='8.5', target='sm_90') + """
     ret;
 }
 """, expect=[0x11012384], note='.u8x4 is PTX 9.x (not in the 8.5 spec): a named refusal is acceptable')
+
+# Spellings a test author is likely to write: modifier orders the grammar's braces allow in
+# practice, float immediates, register declarations.
+S = 'spelling'
+def one(name, lines, regs_out, expect, note='', **kw):
+    test('sp_' + name, S, lines + '\n' + st32(regs_out), expect, note=note, **kw)
+one('float_immediates', """
+    add.f32 %f1, 0f3F800000, 0f40000000;
+    mov.f32 %f2, 1.5;
+    add.f32 %f3, %f2, 0.25;
+    mul.f32 %f4, %f2, -2.0;
+    add.f64 %fd1, 0d3FF0000000000000, 0.5;
+    cvt.rn.f32.f64 %f5, %fd1;
+    mov.f32 %f6, 0F3F800000;
+    mov.b32 %r1, %f1;
+    mov.b32 %r2, %f3;
+    mov.b32 %r3, %f4;
+    mov.b32 %r4, %f5;
+    mov.b32 %r5, %f6;
+    mov.f32 %f7, 1e-3;
+    mov.b32 %r6, %f7;""", ['%r1', '%r2', '%r3', '%r4', '%r5', '%r6'],
+    [f32(3.0), f32(1.75), f32(-3.0), f32(1.5), f32(1.0), from_val(Fr(1, 1000), 'f32')],
+    note='decimal float literals are f64 values rounded to the instruction type (§4.5.2)')
+one('modifier_order_ftz_before_rnd', """
+    add.ftz.rn.f32 %f1, 0f3F800000, 0f00000001;
+    mov.b32 %r1, %f1;""", ['%r1'], [f32(1.0)], note='grammar writes .rnd before .ftz; ptxas takes either order')
+one('modifier_order_sat_before_ftz', """
+    mul.rn.sat.ftz.f32 %f1, 0f40000000, 0f40000000;
+    mov.b32 %r1, %f1;""", ['%r1'], [f32(1.0)])
+one('min_nan_ftz_order', """
+    min.NaN.ftz.f32 %f1, 0f3F800000, 0f7FC00000;
+    mov.b32 %r1, %f1;""", ['%r1'], [0x7fffffff])
+one('setp_ftz_position', """
+    setp.lt.ftz.f32 %p1, 0f00000001, 0f00000002;
+    selp.u32 %r1, 1, 0, %p1;
+    setp.lt.f32 %p2, 0f00000001, 0f00000002;
+    selp.u32 %r2, 1, 0, %p2;""", ['%r1', '%r2'], [0, 1], note='.ftz flushes both subnormal operands to 0: 0 < 0 is false')
+one('reg_decl_forms', """
+    .reg .u32 %a, %b, %c;
+    .reg .b32 r<3>;
+    .reg .pred p;
+    mov.u32 %a, 3;
+    mov.u32 %b, 4;
+    mad.lo.u32 %c, %a, %b, %a;
+    mov.u32 r0, %c;
+    add.u32 r2, r0, 1;
+    setp.eq.u32 p, r2, 16;
+    selp.u32 %r1, 1, 0, p;
+    mov.u32 %r2, r2;""", ['%r2', '%r1'], [16, 1], note='register names without %, comma lists, <N> ranges')
+one('cvt_int_rounding_after_types', """
+    cvt.s32.f32.rni %r1, 0f40200000;
+    cvt.f32.s32.rz %f1, 16777217;
+    mov.b32 %r2, %f1;""", ['%r1', '%r2'], [2, f32(16777216.0)],
+    note='the spec examples put rounding after the types (cvt.f64.bf16.rp, cvt.s8.bf16.rpi)')
+one('cvt_bf16_spec_examples', """
+    mov.b16 %rs1, 0x3fc0;
+    cvt.s8.bf16.rpi %rs2, %rs1;
+    cvt.bf16.bf16.rpi %rs3, %rs1;
+    mov.b16 %rs4, 0x3e00;
+    cvt.bf16.f16.rz %rs5, %rs4;
+    cvt.bf16.u64.rz %rs6, 1000;
+    cvt.u32.u16 %r1, %rs2;
+    cvt.u32.u16 %r2, %rs3;
+    cvt.u32.u16 %r3, %rs5;
+    cvt.u32.u16 %r4, %rs6;""", ['%r1', '%r2', '%r3', '%r4'],
+    [2, 0x4000, 0x3fc0, from_val(Fr(1000), 'bf16', 'rz')], note='§9.7.10.20 examples verbatim (types, then rounding)')
+one('exit_and_ret_uni', """
+    mov.u32 %r1, 5;
+    st.global.u32 [%rd0], %r1;
+    setp.eq.u32 %p1, %r1, 5;
+    @%p1 exit;
+    mov.u32 %r1, 6;
+    st.global.u32 [%rd0], %r1;
+    ret.uni;""", [], [5])
+one('mul_wide_immediates_negative', """
+    mul.wide.s32 %rd1, -3, 0x7fffffff;
+    mov.b64 {%r1, %r2}, %rd1;""", ['%r1', '%r2'], [M32(-3 * 0x7fffffff), M32((-3 * 0x7fffffff) >> 32)])
+one('st_immediate_source', """
+    st.global.u32 [%rd0+4], 0x77;
+    st.global.u32 [%rd0], 0x66;""", [], [0x66, 0x77], note='an immediate as the st source')
+one('sm_1x_style_f32_without_rounding', """
+    cvt.rzi.s32.f32 %r1, 0f3FC00000;
+    mad.f32 %f1, 0f3F800000, 0f40000000, 0f3F800000;
+    mov.b32 %r2, %f1;""", ['%r1', '%r2'], [1, f32(3.0)], version='8.5', target='sm_90',
+    note='mad.f32 without rounding: refused by the project (sm_1x truncation) -- recorded only')
+LEG = """
+.visible .entry k(.param .{pt} k_param_0)
+{{
+    .reg .f32 %f<8>;
+    .reg .b32 %r<8>;
+    .reg .{pt} %rd<4>;
+    ld.param.{pt} %rd1, [k_param_0];
+    mov.b32 %f1, 0x3f800001;
+    mov.b32 %f2, 0xbf800002;
+    mad.f32 %f3, %f1, %f1, %f2;
+    mov.b32 %f4, 0x00000001;
+    mov.f32 %f5, 0f3F800000;
+    mad.f32 %f6, %f4, %f5, %f4;
+    st.global.f32 [%rd1], %f3;
+    st.global.f32 [%rd1+4], %f6;
+    ret;
+}}
+"""
+test('legacy_mad_f32_ptx30_sm20', F, ptx=".version 3.0\n.target sm_20\n.address_size 64\n" + LEG.format(pt='u64'),
+     expect=[0x28800000, 2], note='PTX <= 3.1 on sm_20+: mad.f32 without rounding is mad.rn.f32 (§9.7.3.7 errata)')
+test('legacy_mad_f32_sm13', F, ptx=".version 1.4\n.target sm_13\n" + LEG.format(pt='u32'),
+     expect=[0x28800000, 0], note='sm_1x target JIT-compiled for sm_20+: fma.rn.ftz.f32 (§9.7.3.7); no .address_size: 32-bit')

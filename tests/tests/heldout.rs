@@ -23,6 +23,8 @@ fn cli(args: &[&str]) -> i32 {
 const REFUSED: &[(&str, &str, &str)] = &[
     // PTX 9.x packed byte types are not in the 8.5 spec the project follows.
     ("packed_u8x4", "not supported yet: `.u8x4` on `add.u8x4`", ":13:8"),
+    // mad.f32 without rounding in a PTX 8.5 module for sm_90: invalid since PTX 3.2 (§9.7.3.7).
+    ("sp_sm_1x_style_f32_without_rounding", "not supported yet: `mad.f32` without a rounding modifier", ":20:5"),
 ];
 
 #[test]

@@ -93,7 +93,12 @@ impl FnLower {
             return self.half_arith(m);
         }
         let ty = self.float_ty(t, m)?;
-        let ftz = m.has("ftz");
+        // A legacy `mad.f32` without rounding (see `FnLower::legacy_mad_f32`): fma.rn, with
+        // `.ftz` forced for an sm_1x target ("implemented as fma.rn.ftz.f32", §9.7.3.7).
+        let legacy_mad = (name == "mad" && ty == Ty::F32 && m.one_of(&["rn", "rz", "rm", "rp"]).is_none())
+            .then_some(self.legacy_mad_f32)
+            .flatten();
+        let ftz = m.has("ftz") || legacy_mad == Some(true);
         if ftz && ty == Ty::F64 {
             return Err(Diagnostic::new("`.ftz` applies to .f32 only", m.inst.span));
         }
@@ -140,10 +145,11 @@ impl FnLower {
                 }
                 // §9.7.3.7, PTX ISA notes: "Legacy mad.f64 instructions having no rounding
                 // modifier will map to mad.rn.f64" (and mad.f64 "is the same as fma.f64"). A
-                // mad.f32 without one is the sm_1x truncating multiply-add: refused.
+                // mad.f32 without one in PTX 3.2+ for sm_20+ is invalid: refused; legacy
+                // modules take `legacy_mad`.
                 let legacy_mad_f64 = name == "mad" && ty == Ty::F64;
-                if !m.has("rn") && !legacy_mad_f64 {
-                    return Err(unsupported(format!("`{}` without a rounding modifier (the sm_1x truncating multiply-add)", m.name()), m.inst.span));
+                if !m.has("rn") && !legacy_mad_f64 && legacy_mad.is_none() {
+                    return Err(unsupported(format!("`{}` without a rounding modifier (PTX 3.2 and later require one for sm_20 and higher, §9.7.3.7)", m.name()), m.inst.span));
                 }
                 let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
                 let a = self.read_float(a, t, ftz)?;
