@@ -208,3 +208,64 @@ test('legacy_mad_f32_ptx30_sm20', F, ptx=".version 3.0\n.target sm_20\n.address_
      expect=[0x28800000, 2], note='PTX <= 3.1 on sm_20+: mad.f32 without rounding is mad.rn.f32 (§9.7.3.7 errata)')
 test('legacy_mad_f32_sm13', F, ptx=".version 1.4\n.target sm_13\n" + LEG.format(pt='u32'),
      expect=[0x28800000, 0], note='sm_1x target JIT-compiled for sm_20+: fma.rn.ftz.f32 (§9.7.3.7); no .address_size: 32-bit')
+one('nested_scopes_and_sink', """
+    mov.b32 %r1, 0x3c004000;
+    {
+    .reg .b16 lo, hi;
+    mov.b32 {lo, hi}, %r1;
+    mov.b32 %r2, {hi, lo};
+    }
+    {
+    .reg .b16 %tmp;
+    mov.b32 {%tmp, _}, %r1;
+    cvt.u32.u16 %r3, %tmp;
+    }
+    {
+    .reg .f16 %hx;
+    .reg .f16x2 %hh;
+    .reg .bf16 %bx;
+    mov.b32 %hh, %r1;
+    mov.b32 {%hx, _}, %hh;
+    mov.b16 %bx, 0x3f80;
+    mov.b16 %rs1, %hx;
+    cvt.u32.u16 %r4, %rs1;
+    mov.b16 %rs2, %bx;
+    cvt.u32.u16 %r5, %rs2;
+    }""", ['%r2', '%r3', '%r4', '%r5'], [0x40003c00, 0x4000, 0x4000, 0x3f80],
+    note='nvcc inline-asm style blocks with local registers, the sink `_`, .f16/.f16x2/.bf16 registers')
+one('vector_immediates_and_guard_spacing', """
+    st.global.v2.u32 [%rd0], {1, 2};
+    setp.eq.u32 %p1, 1, 1;
+    @ %p1 st.global.u32 [%rd0+8], 3;
+    @!%p1 st.global.u32 [%rd0+8], 4;
+    mov.f32 %f1, -0.0;
+    mov.b32 %r1, %f1;
+    st.global.u32 [%rd0+12], %r1;""", [], [1, 2, 3, 0x80000000])
+test('dynamic_shared_and_dwarf', 'frontend', ptx=""".version 8.5
+.target sm_90
+.address_size 64
+
+.extern .shared .align 16 .b8 smem[];
+
+.visible .entry k(.param .u64 k_param_0)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [k_param_0];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, smem;
+    mov.u32 %r2, 77;
+    st.shared.u32 [%r1+12], %r2;
+    ld.shared.u32 %r3, [smem+12];
+    mov.u32 %r4, %dynamic_smem_size;
+    st.global.u32 [%rd1], %r3;
+    st.global.u32 [%rd1+4], %r4;
+    ret;
+}
+.section .debug_abbrev
+{
+.b8 1
+.b8 17
+.b8 0
+}
+""", expect=[77, 128], dyn=128, note='extern shared, a 32-bit shared address in a 64-bit module, a DWARF section')
