@@ -2,8 +2,9 @@
 //! PTX tests written from the ISA text (chapter 9.7 and the later chapters) with JSON launch
 //! specs whose expected values come from `tests/heldout/gen.py` (exact rational arithmetic in
 //! `fp.py`, hand-computed integers) — not from `tests/src/ptx_ref`, `lower` or ptxcross. Every
-//! spec runs through `ptxcross run` on both backends and must match bit-exactly; the few the
-//! project refuses on purpose must be refused by name at `file:line:col`.
+//! spec runs through `ptxcross run` and must match bit-exactly (in CI each on one backend, the
+//! two alternating; every spec on both in an ignored test); the few the project refuses on
+//! purpose must be refused by name at `file:line:col`.
 //!
 //! Regenerate the cases: `python3 tests/heldout/gen.py` (index.json lists each test's family).
 
@@ -27,8 +28,20 @@ const REFUSED: &[(&str, &str, &str)] = &[
     ("sp_sm_1x_style_f32_without_rounding", "not supported yet: `mad.f32` without a rounding modifier", ":20:5"),
 ];
 
-#[test]
-fn heldout_specs_run_bit_exact_on_both_backends() {
+fn specs() -> Vec<PathBuf> {
+    let mut specs: Vec<PathBuf> = std::fs::read_dir(cases())
+        .expect("tests/heldout/cases")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| !REFUSED.iter().any(|r| p.file_stem().is_some_and(|s| s == r.0)))
+        .collect();
+    specs.sort();
+    assert!(specs.len() >= 150, "only {} held-out specs", specs.len());
+    specs
+}
+
+/// Runs `specs` (each on `backends(i)`, i its index) and fails listing those that did not pass.
+fn run_all(specs: &[PathBuf], backends: impl Fn(usize) -> &'static [&'static str]) {
     if let Err(e) = ptxcross::Gpu::shared() {
         if std::env::var("PTXCROSS_REQUIRE_GPU").as_deref() == Ok("1") {
             panic!("no GPU adapter: {e}");
@@ -36,27 +49,37 @@ fn heldout_specs_run_bit_exact_on_both_backends() {
         eprintln!("skipped: no GPU adapter ({e})");
         return;
     }
-    let mut specs: Vec<PathBuf> = std::fs::read_dir(cases())
-        .expect("tests/heldout/cases")
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .collect();
-    specs.sort();
-    assert!(specs.len() >= 150, "only {} held-out specs", specs.len());
     let mut failed = Vec::new();
-    let mut passed = 0;
-    for spec in &specs {
+    let mut runs = 0;
+    for (i, spec) in specs.iter().enumerate() {
         let name = spec.file_stem().unwrap().to_str().unwrap();
-        if REFUSED.iter().any(|r| r.0 == name) {
-            continue;
-        }
-        match cli(&["run", "--spec", spec.to_str().unwrap()]) {
-            0 => passed += 1,
-            code => failed.push(format!("{name}: exit {code}")),
+        for backend in backends(i) {
+            runs += 1;
+            match cli(&["run", "--backend", backend, "--spec", spec.to_str().unwrap()]) {
+                0 => {}
+                code => failed.push(format!("{name} [{backend}]: exit {code}")),
+            }
         }
     }
     assert!(failed.is_empty(), "held-out specs that failed (details above): {failed:#?}");
-    eprintln!("{passed} held-out specs passed on both backends");
+    eprintln!("{runs} held-out runs passed");
+}
+
+/// CI slice: every spec once, the backends alternating along the sorted list (so each family
+/// runs on both). A pipeline costs ~40 ms of CPU on lavapipe when Mesa's shader cache is cold:
+/// the whole set on both backends (`heldout_specs_on_both_backends`) takes about a minute.
+#[test]
+fn heldout_specs_run_bit_exact() {
+    run_all(&specs(), |i| if i % 2 == 0 { &["spirv"] } else { &["wgsl"] });
+}
+
+/// Every spec on both backends: `cargo test -p ptxcross-tests --test heldout -- --ignored`
+/// (about 70 s on 2 busy cores with a cold shader cache; `ptxcross verify tests/heldout/cases`
+/// prints the same as a table).
+#[test]
+#[ignore]
+fn heldout_specs_on_both_backends() {
+    run_all(&specs(), |_| &["spirv", "wgsl"]);
 }
 
 #[test]
