@@ -173,3 +173,39 @@ test('param_space_and_address', F, ptx=HEADER.format(version='8.5', target='sm_9
 """, expect=[0x33333333, 0x22222222, 0x33333333, 0xabcdef, 0x33333333, 1],
      args=[{'buffer': 'out'}, {'type': 'u64', 'value': '0x3333333322222222'}, {'type': 'u32', 'value': '0xabcdef'}],
      note='a .b8[8] parameter passed as one u64 arg; its address through mov/cvta.param')
+
+test('subword_vectors_every_space', F, """
+    .local .align 8 .b8 lb[16];
+    .shared .align 8 .b8 sb[16];
+    mov.u16 %rs1, 0x11;
+    mov.u16 %rs2, 0x22;
+    mov.u16 %rs3, 0x33;
+    mov.u16 %rs4, 0x44;
+    st.global.v4.u8 [%rd0], {%rs1, %rs2, %rs3, %rs4};
+    st.global.v2.u16 [%rd0+8], {%rs4, %rs3};
+    st.local.v4.u8 [lb+4], {%rs4, %rs3, %rs2, %rs1};
+    ld.local.u32 %r1, [lb+4];
+    st.shared.v2.u8 [sb+2], {%rs1, %rs2};
+    mov.u32 %r9, 0;
+    st.shared.u16 [sb], %r9;
+    ld.shared.u32 %r2, [sb];
+    ld.global.v2.u8 {%rs5, %rs6}, [%rd0+2];
+    cvt.u32.u16 %r3, %rs5;
+    cvt.u32.u16 %r4, %rs6;
+    mov.u64 %rd1, sb;
+    cvta.shared.u64 %rd2, %rd1;
+    st.u8 [%rd2+1], %rs3;
+    ld.shared.u32 %r5, [sb];
+    ld.global.s8 %r6, [%rd0+4];
+    mov.u16 %rs7, 0x80;
+    st.global.u8 [%rd0+5], %rs7;
+    ld.global.s8 %r7, [%rd0+5];
+    st.global.u32 [%rd0+12], %r1;
+    st.global.u32 [%rd0+16], %r2;
+    st.global.u32 [%rd0+20], %r3;
+    st.global.u32 [%rd0+24], %r4;
+    st.global.u32 [%rd0+28], %r5;
+    st.global.u32 [%rd0+32], %r6;
+    st.global.u32 [%rd0+36], %r7;
+""", [0x44332211, 0x00008000, 0x00330044, 0x11223344, 0x22110000, 0x33, 0x44, 0x22113300, 0, 0xffffff80],
+     note='byte vectors (aligned as a whole, §5.4.5), v2.u16, generic sub-word stores into shared; st.shared.u16 from a .b32 register stores its low half')
