@@ -136,6 +136,9 @@ pub struct FnLower {
     /// errata's default for PTX ≤ 3.1 on sm_20+), `Some(true)` (`fma.rn.ftz.f32`: an sm_1x
     /// target JIT-compiled for sm_20+ devices, which every device this runs on is).
     pub legacy_mad_f32: Option<bool>,
+    /// The module is PTX 1.0–1.3, whose div/rcp/sqrt/rsqrt/sin/cos/lg2/ex2 without a modifier
+    /// have defaults (see `inst::legacy_defaults`).
+    pub legacy_ptx13: bool,
     /// The per-thread counter behind `%clock`, `%clock64` and `%globaltimer`, once created.
     clock: Option<VarId>,
     /// `%gridid`, read once from the parameter header.
@@ -195,6 +198,7 @@ impl FnLower {
             smem_sizes: (0, 0),
             cluster_directive: None,
             legacy_mad_f32: None,
+            legacy_ptx13: false,
             clock: None,
             grid_id: None,
         }

@@ -159,6 +159,7 @@ fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, Globa
         (_, Some((major, minor))) if (major, minor) <= (3, 1) => Some(false),
         _ => None,
     };
+    fl.legacy_ptx13 = module.version.is_some_and(|v| v <= (1, 3));
     fl.local_bytes = local_end as u32;
     fl.local_cursor = local_end as u32;
     fl.frame_bytes = local_end as u32;

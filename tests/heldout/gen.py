@@ -83,7 +83,7 @@ def sx(x, bits):
     x &= (1 << bits) - 1
     return x - (1 << bits) if x >> (bits - 1) else x
 
-for mod in ['integer', 'floats', 'cvt', 'half', 'compare', 'logic', 'data', 'video', 'sreg', 'module', 'frontend', 'extra', 'hard', 'intmem', 'special']:
+for mod in ['integer', 'floats', 'cvt', 'half', 'compare', 'logic', 'data', 'video', 'sreg', 'module', 'special', 'frontend', 'extra', 'hard', 'intmem']:
     exec(open(os.path.join(HERE, f't_{mod}.py')).read())
 
 def main():

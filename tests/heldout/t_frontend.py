@@ -269,3 +269,55 @@ test('dynamic_shared_and_dwarf', 'frontend', ptx=""".version 8.5
 .b8 0
 }
 """, expect=[77, 128], dyn=128, note='extern shared, a 32-bit shared address in a 64-bit module, a DWARF section')
+
+# PTX 1.0-1.3 defaults of float instructions without a modifier (§9.7.3 PTX ISA notes):
+# f32 -> .approx.ftz, div/rcp/sqrt.f64 -> .rn, rsqrt.f64 -> .approx. Subnormal f32 inputs show the
+# .ftz exactly (the special-value tables), f64 results are correctly rounded.
+P13 = """.version 1.3
+.target sm_13
+.entry k(.param .u32 out, .param .u32 in)
+{
+    .reg .b32 %r<8>;
+    .reg .f32 %f<8>;
+    .reg .f64 %fd<8>;
+    ld.param.u32 %r1, [out];
+    ld.param.u32 %r2, [in];
+    ld.global.f32 %f1, [%r2];
+    ld.global.f64 %fd1, [%r2+8];
+    ld.global.f64 %fd2, [%r2+16];
+    div.f32 %f2, %f1, %f1;
+    sin.f32 %f3, %f1;
+    cos.f32 %f4, %f1;
+    ex2.f32 %f5, %f1;
+    lg2.f32 %f6, %f1;
+    rsqrt.f32 %f7, %f1;
+    st.global.f32 [%r1], %f3;
+    st.global.f32 [%r1+4], %f4;
+    st.global.f32 [%r1+8], %f5;
+    st.global.f32 [%r1+12], %f6;
+    st.global.f32 [%r1+16], %f7;
+    rcp.f32 %f3, %f1;
+    sqrt.f32 %f4, %f1;
+    st.global.f32 [%r1+20], %f3;
+    st.global.f32 [%r1+24], %f4;
+    div.f64 %fd3, %fd1, %fd2;
+    rcp.f64 %fd4, %fd2;
+    sqrt.f64 %fd5, %fd2;
+    st.global.f64 [%r1+32], %fd3;
+    st.global.f64 [%r1+40], %fd4;
+    st.global.f64 [%r1+48], %fd5;
+    mov.f64 %fd7, 0d0000000000000000;
+    rsqrt.f64 %fd6, %fd7;
+    st.global.f64 [%r1+56], %fd6;
+    exit;
+}
+"""
+_a, _b = f64(1.0), f64(3.0)
+_exp = [PZ, ONE, ONE, NI, PI, PI, PZ, 0]
+_w64 = [arith('div', 'f64', [_a, _b]), arith('div', 'f64', [f64(1.0), _b]), sqrt_bits(_b, 'f64'), 0x7ff0000000000000]
+for w in _w64:
+    _exp += [w & 0xffffffff, w >> 32]
+test('legacy_ptx13_float_defaults', 'frontend', ptx=P13, expect=_exp,
+     buffers={'in': {'type': 'u32', 'values': ['0x00000010', '0', hex(_a & 0xffffffff), hex(_a >> 32), hex(_b & 0xffffffff), hex(_b >> 32)]}},
+     args=[{'buffer': 'out'}, {'buffer': 'in'}],
+     note='an f32 subnormal input: sin -> +0, cos/ex2 -> 1, lg2 -> -inf, rsqrt/rcp -> +inf, sqrt -> 0 (.ftz); f64 .rn; rsqrt.approx.f64(+0) = +inf')

@@ -185,7 +185,9 @@ impl FnLower {
                     return self.write_float(d, t, r, ftz, false);
                 }
                 if ty == Ty::F64 || !(m.has("approx") || m.has("full")) {
-                    return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
+                    // PTX 1.4 and later require one (§9.7.3.8; PTX 1.0–1.3 defaults: `legacy_defaults`).
+                    let what = if ty == Ty::F64 { "a rounding modifier" } else { ".approx, .full or a rounding modifier" };
+                    return Err(Diagnostic::new(format!("`{}` needs {what}", m.name()), m.inst.span));
                 }
                 let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
                 // Spec §9.7.3.8 "sm_20+: By default, subnormal numbers are supported"; `.ftz`

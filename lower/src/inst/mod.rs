@@ -140,6 +140,11 @@ impl FnLower {
     }
 
     fn plain(&mut self, inst: &Instruction) -> LResult<()> {
+        if self.legacy_ptx13 {
+            if let Some(explicit) = legacy_defaults(inst) {
+                return self.plain(&explicit);
+            }
+        }
         let mut exempt = subnormal_exemption(&Mods { inst });
         exempt.f32 |= self.flushed_f32 && flushed::covered(&Mods { inst });
         let outer = std::mem::replace(&mut self.subnormal_exempt, exempt);
@@ -278,6 +283,32 @@ fn without_cache_hint(inst: &Instruction) -> LResult<Option<Instruction>> {
         Some(ast::Operand { kind: ast::OperandKind::Symbol { .. } | ast::OperandKind::Expr(_), .. }) => Ok(Some(s)),
         _ => Err(Diagnostic::new("`.L2::cache_hint` needs a cache-policy operand", inst.span)),
     }
+}
+
+/// PTX 1.0–1.3 defaults of float instructions written without a modifier (§9.7.3.8, 13, 15–21
+/// PTX ISA notes): `div/rcp/sqrt/rsqrt/sin/cos/lg2/ex2.f32` are `.approx.ftz`, `div/rcp/sqrt.f64`
+/// `.rn`, `rsqrt.f64` `.approx`. The instruction with the default spelled out, or `None`.
+fn legacy_defaults(inst: &Instruction) -> Option<Instruction> {
+    let op = inst.opcode.name.as_str();
+    if !matches!(op, "div" | "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2") {
+        return None;
+    }
+    let has = |x: &str| inst.modifiers.iter().any(|m| m.text == x);
+    if ["approx", "full", "rn", "rz", "rm", "rp"].iter().any(|x| has(x)) {
+        return None;
+    }
+    let added: &[&str] = if has("f32") {
+        if has("ftz") { &["approx"] } else { &["approx", "ftz"] }
+    } else if has("f64") {
+        if op == "rsqrt" { &["approx"] } else if matches!(op, "div" | "rcp" | "sqrt") { &["rn"] } else { return None }
+    } else {
+        return None;
+    };
+    let mut s = inst.clone();
+    for (i, text) in added.iter().enumerate() {
+        s.modifiers.insert(i, ast::Modifier { text: (*text).into(), span: inst.opcode.span });
+    }
+    Some(s)
 }
 
 fn ir_block() -> crate::ir::Block {
