@@ -99,3 +99,20 @@ test('global_in_function_and_const_space', F, ptx=HEADER.format(version='8.5', t
     isspacep.const %p1, %rd0;
     selp.u32 %r4, 1, 0, %p1;
 """ + st32(['%r3', '%r4']) + "\n    ret;\n}\n", expect=[42, 0])
+test('const_generic_window', F, ptx=HEADER.format(version='8.5', target='sm_90') + """
+.const .align 8 .u32 ctab[4] = {11, 22, 33, 44};
+.global .align 8 .u64 gp = generic(ctab);
+""" + KB + """
+    mov.u64 %rd1, ctab;
+    cvta.const.u64 %rd2, %rd1;
+    ld.u32 %r1, [%rd2+8];
+    isspacep.const %p1, %rd2;
+    selp.u32 %r2, 1, 0, %p1;
+    cvta.to.const.u64 %rd3, %rd2;
+    ld.const.u32 %r4, [%rd3+12];
+    ld.global.u64 %rd4, [gp];
+    setp.eq.u64 %p3, %rd4, %rd2;
+    selp.u32 %r5, 1, 0, %p3;
+    ld.const.v2.u32 {%r6, %r7}, [ctab];
+""" + st32(['%r1', '%r2', '%r4', '%r5', '%r6', '%r7']) + "\n    ret;\n}\n", expect=[33, 1, 44, 1, 11, 22],
+     note='a .const variable through its generic address (cvta.const, generic() in an initializer); isspacep.global of it is not defined by the spec (not tested)')
