@@ -397,7 +397,7 @@ fn out_of_range_and_misaligned_accesses_fault() {
 #[test]
 fn unsupported_features_name_the_place() {
     // `mad.f32` without a rounding modifier is an error for sm_20+ from PTX ISA 3.2 on, as in
-    // ptxas (§9.7.3.6; the sm_1x and ISA ≤ 3.1 meanings run in `inst_sweep
+    // ptxas (§9.7.3.7; the sm_1x and ISA ≤ 3.1 meanings run in `inst_sweep
     // sm_1x_targets_flush_single_precision`).
     let ptx = kernel("f32", "f32", "mad.f32 %d, %a, %a, %a;");
     let file = SourceFile::new("case.ptx", ptx.as_str());

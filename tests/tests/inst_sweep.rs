@@ -160,7 +160,7 @@ fn cvt_f64_f32_ftz_sat() {
 
 /// `.target sm_1x`: single-precision instructions flush subnormal inputs and results as their
 /// `.ftz` forms do (§9.7.3, §9.7.6 set/setp, §9.7.9.21 cvt), and `mad.f32` without a rounding
-/// modifier is `fma.rn.ftz.f32` (§9.7.3.6: what sm_20 and later GPUs run for it). For sm_20 and
+/// modifier is `fma.rn.ftz.f32` (§9.7.3.7: what sm_20 and later GPUs run for it). For sm_20 and
 /// later, `mad.f32` without one is `mad.rn.f32` up to PTX ISA 3.1 (no flushing). Each variant is
 /// written without `.ftz`; the reference is the `.ftz` rule.
 #[test]

@@ -8,11 +8,14 @@
 //!   compiles `.target sm_13` code that way for sm_80 (FADD.FTZ, FMUL.FTZ, FMNMX.FTZ,
 //!   FSETP.FTZ, FRND.FTZ; `cvt.f64.f32` flushes its input). The cvt errata of ISA ≤ 1.4 is kept:
 //!   there a cvt with a 64-bit source or destination type did not flush (§9.7.9.21 notes).
-//! - **`mad.f32` without a rounding modifier** (§9.7.3.6): for sm_1x it is the truncating
+//! - **`mad.f32` without a rounding modifier** (§9.7.3.7): for sm_1x it is the truncating
 //!   multiply-add, which "when JIT-compiled for SM 2.0 devices ... is implemented as
 //!   fma.rn.ftz.f32" — what every GPU since runs (ptxas 13.5: FFMA.FTZ). For sm_20 and later
 //!   targets a rounding modifier is required; PTX ISA ≤ 3.0 "silently defaults to mad.rn.f32",
 //!   3.1 warns and does the same, later versions are an error (ptxas 13.5 agrees on each).
+//! - **PTX ISA 1.0–1.3 defaults** (§9.7.3.8, .13, .15–.21 PTX ISA notes): `div/rcp/sqrt/rsqrt/
+//!   sin/cos/lg2/ex2.f32` without a modifier are their `.approx.ftz` forms, `div/rcp/sqrt.f64`
+//!   `.rn`, `rsqrt.f64` `.approx`. Later versions require the modifier.
 
 use crate::function::LResult;
 use ptxcross_frontend::ast::{self, Instruction, ScalarType};
@@ -42,6 +45,41 @@ impl Legacy {
     /// `inst` as the target and version make it mean, spelled with today's modifiers, or `None`
     /// when it already means what it says.
     pub fn rewrite(self, inst: &Instruction) -> LResult<Option<Instruction>> {
+        let defaulted = self.ptx13_defaults(inst);
+        let inst = defaulted.as_ref().unwrap_or(inst);
+        Ok(self.target_form(inst)?.or(defaulted))
+    }
+
+    /// The PTX 1.0–1.3 default spelled out, or `None`.
+    fn ptx13_defaults(self, inst: &Instruction) -> Option<Instruction> {
+        let op = inst.opcode.name.as_str();
+        if self.version > (1, 3) || !matches!(op, "div" | "rcp" | "sqrt" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2") {
+            return None;
+        }
+        let has = |x: &str| inst.modifiers.iter().any(|m| m.text == x);
+        if ["approx", "full", "rn", "rz", "rm", "rp"].iter().any(|x| has(x)) {
+            return None;
+        }
+        let added: &[&str] = if has("f32") {
+            if has("ftz") { &["approx"] } else { &["approx", "ftz"] }
+        } else if has("f64") {
+            match op {
+                "rsqrt" => &["approx"],
+                "div" | "rcp" | "sqrt" => &["rn"],
+                _ => return None,
+            }
+        } else {
+            return None;
+        };
+        let mut s = inst.clone();
+        for (i, text) in added.iter().enumerate() {
+            s.modifiers.insert(i, ast::Modifier { text: (*text).into(), span: inst.opcode.span });
+        }
+        Some(s)
+    }
+
+    /// What the target (sm_1x) and version make of `mad.f32` and single-precision subnormals.
+    fn target_form(self, inst: &Instruction) -> LResult<Option<Instruction>> {
         let op = inst.opcode.name.as_str();
         let has = |m: &str| inst.modifiers.iter().any(|x| x.text == m);
         let types: Vec<ScalarType> = inst.modifiers.iter().filter_map(|m| ScalarType::from_suffix(&m.text)).collect();
@@ -52,7 +90,7 @@ impl Legacy {
                 implied.push("rn");
             } else {
                 return Err(Diagnostic::new(
-                    "`mad.f32` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`) for sm_20 and later targets from PTX ISA 3.2 on (§9.7.3.6)",
+                    "`mad.f32` needs a rounding modifier (`.rn`, `.rz`, `.rm` or `.rp`) for sm_20 and later targets from PTX ISA 3.2 on (§9.7.3.7)",
                     inst.span,
                 ));
             }

@@ -83,10 +83,15 @@ pub fn operands(inst: &Instruction, n: usize) -> LResult<&[ast::Operand]> {
     Ok(&inst.operands)
 }
 
-/// The value of an operand written as a plain integer literal.
+/// The value of an operand written as an integer constant: a literal or a constant expression
+/// (§4.5.4: `lop3`'s immLut is naturally written `0xF0 & 0xCC | 0xAA`, as the spec's own
+/// examples compute it, §9.7.9.6).
 pub fn imm_u64(op: &ast::Operand) -> Option<u64> {
     match &op.kind {
-        ast::OperandKind::Expr(ast::Expr::Int { value, .. }) => Some(*value),
+        ast::OperandKind::Expr(e) => match crate::consts::eval(e) {
+            Ok(crate::consts::ConstValue::Int(v)) => Some(v),
+            _ => None,
+        },
         _ => None,
     }
 }
