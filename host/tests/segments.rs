@@ -819,3 +819,43 @@ fn asynchronous_launches_over_several_segments_report_their_fault() {
         assert_eq!(ctx.fault_word().unwrap(), 0);
     }
 }
+
+/// An `.address_size 32` kernel takes the low 32 bits of an address, its offset in its
+/// segment, which is the same number in every segment: the launch cannot tell from its
+/// arguments which segment they mean. With allocations in two segments, a 32-bit kernel given
+/// a pointer into the second must store there or be refused, clearly, before it runs; it
+/// stored into the first segment's allocation at the same offset instead (a wrong result).
+#[test]
+fn address_size_32_kernels_never_reach_another_segment() {
+    let Some(gpu) = gpu() else { return };
+    let ptx = ".version 7.0\n.target sm_50\n.address_size 32\n\
+        .visible .entry st32(.param .u32 p, .param .u32 v)\n{\n .reg .b32 %r<4>;\n\
+        ld.param.u32 %r1, [p];\n ld.param.u32 %r2, [v];\n st.global.u32 [%r1], %r2;\n ret;\n}\n";
+    let options = LowerOptions { block: Some([1, 1, 1]), ..LowerOptions::default() };
+    let program = translate::build_program(&SourceFile::new("st32.ptx", ptx.to_string()), &options, &Backend::ALL, true).expect("translate");
+    for backend in Backend::ALL {
+        let mut ctx = small_segments(&gpu, 2);
+        let max = ctx.segment_bytes() - HEAP_RESERVED_BYTES;
+        let (a, b) = (ctx.alloc(max).unwrap(), ctx.alloc(max).unwrap());
+        assert_eq!((segment_of(a), segment_of(b)), (0, 1));
+        let zeros = vec![0u8; 64];
+        ctx.write(a, &zeros).unwrap();
+        ctx.write(b, &zeros).unwrap();
+        let target = b.offset(16);
+        match ctx.launch(&program, "st32", [1, 1, 1], &[&(target.0 as u32).to_le_bytes(), &0x600du32.to_le_bytes()], backend) {
+            Ok(()) => {
+                let mut want = zeros.clone();
+                want[16..20].copy_from_slice(&0x600du32.to_le_bytes());
+                assert_eq!(ctx.read(b, 64).unwrap(), want, "{backend}: the store missed its segment");
+            }
+            Err(e @ Error::SeveralSegments { .. }) => assert!(e.to_string().contains("address_size 32"), "{backend}: {e}"),
+            Err(e) => panic!("{backend}: {e}"),
+        }
+        assert_eq!(ctx.read(a, 64).unwrap(), zeros, "{backend}: the other segment's allocation changed");
+        // Pointers into one segment (the first) still run.
+        ctx.free(b).unwrap();
+        ctx.launch(&program, "st32", [1, 1, 1], &[&(a.offset(8).0 as u32).to_le_bytes(), &7u32.to_le_bytes()], backend)
+            .unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert_eq!(ctx.read(a.offset(8), 4).unwrap(), 7u32.to_le_bytes(), "{backend}");
+    }
+}
