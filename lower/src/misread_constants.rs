@@ -594,8 +594,9 @@ fn rewrite(b: &mut Block, cx: &mut Cx, roots: &[(VarId, Option<VarId>)], values:
 /// each point ([`fold`]), as the driver does in SSA form: a register assigned several times
 /// (`add.cc.u32 %r7, 0xfffffffd, 0x2d6f81cd` over a loaded `%r7`) is known between an
 /// assignment of a known value and the next assignment. A variable assigned in a nested
-/// block is forgotten after the statement, and in a loop also before its body (an earlier
-/// iteration's value); each branch starts from the state before the statement. A value
+/// block is known after the statement only where every branch leaves it the same value (a
+/// loop: where it has that value before the loop and every assignment in it sets it, and
+/// then also throughout the loop); each branch starts from the state before the statement. A value
 /// variable (one assignment, before every use: [`Kernel::value_vars`]) keeps what is known
 /// of it wherever it is used.
 fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId, VarId>, values: &[bool]) {
@@ -610,8 +611,25 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
             changed.sort_unstable();
             changed.dedup();
             let is_loop = matches!(b.stmts[i], Stmt::Loop { .. });
-            let saved: Vec<Option<u64>> = changed.iter().map(|d| if is_loop { None } else { cx.known.get(d.index()).copied().flatten() }).collect();
-            // What each branch leaves known (not for a loop: an earlier iteration's value).
+            let known_of = |known: &[Option<u64>], d: &VarId| known.get(d.index()).copied().flatten();
+            let mut saved: Vec<Option<u64>> = changed.iter().map(|d| known_of(&cx.known, d)).collect();
+            if is_loop {
+                // A variable the loop changes is known in it and after it only where it is
+                // known before it and every assignment in the loop sets that same value
+                // (folded knowing nothing of what the loop changes): the driver's loop phi
+                // of equal constants (−1.0 set before a loop and in it, then selected
+                // against +0, came out −0, both backends).
+                let mut inside = cx.known.clone();
+                for d in &changed {
+                    if let Some(slot) = inside.get_mut(d.index()) {
+                        *slot = None;
+                    }
+                }
+                for (d, k) in changed.iter().zip(saved.iter_mut()) {
+                    *k = k.filter(|&k| list.iter().filter(|(x, _)| x == d).all(|(_, e)| fold(e, &inside) == Some(k)));
+                }
+            }
+            // What each branch leaves known (a loop: what `saved` holds throughout it).
             let mut ends: Vec<Vec<Option<u64>>> = Vec::new();
             for body in b.stmts[i].bodies_mut() {
                 for (d, k) in changed.iter().zip(&saved) {
@@ -629,7 +647,7 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
             // −0.0, then selected against 1.0, came out +0, both backends). A branch that
             // leaves through `Break`, `Continue` or `Return` counts too (conservative).
             for (j, d) in changed.iter().enumerate() {
-                let first = ends.first().and_then(|e| e[j]);
+                let first = if is_loop { saved[j] } else { ends.first().and_then(|e| e[j]) };
                 let merged = first.filter(|_| ends.iter().all(|e| e[j] == first));
                 if let Some(slot) = cx.known.get_mut(d.index()) {
                     *slot = merged;

@@ -141,8 +141,8 @@ fn misread_select_operands_loaded_from_own_stores() {
 /// through its bits (`(x & 0x80000000) | 0x80000000`); selected against a constant 1.0, each
 /// came out +0 (`b2f`) on both backends, f32 and f64 (the f64's high word checked). And a
 /// `selp` of two equal −0.0 constants selected against 1.0: `lower` hid both with the same
-/// zero, then the result again (the XORs cancelled). Also −1.0 of a phi against +0, and 1.0
-/// and −0.0 both through phis. §9.7.7.3: `selp` copies the chosen operand.
+/// zero, then the result again (the XORs cancelled). Also −1.0 of a phi (of a branch, of a
+/// loop) against +0, and 1.0 and −0.0 both through phis. §9.7.7.3: `selp` copies the chosen operand.
 #[test]
 fn misread_select_operands_the_driver_derives() {
     let pick = |p: bool, a: u32, b: u32| if p { a } else { b };
@@ -175,6 +175,16 @@ fn misread_select_operands_the_driver_derives() {
             ),
             0x3f80_0000,
             0x8000_0000,
+        ),
+        (
+            "-1.0 set in a loop and before it, against +0",
+            format!(
+                "{conds} and.b32 %r12, %r6, 3;\n mov.u32 %r13, 0;\n mov.b32 %r10, 0xbf800000;\nL:\n mov.b32 %r10, 0xbf800000;\n \
+                 add.u32 %r13, %r13, 1;\n setp.lt.u32 %p1, %r13, %r12;\n @%p1 bra L;\n \
+                 selp.b32 %r11, %r10, 0, %p0;\n st.global.u32 [%rd7], %r11;"
+            ),
+            0xbf80_0000,
+            0,
         ),
         (
             "-0.0 through known bits",
