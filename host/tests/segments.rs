@@ -830,7 +830,9 @@ fn address_size_32_kernels_never_reach_another_segment() {
     let Some(gpu) = gpu() else { return };
     let ptx = ".version 7.0\n.target sm_50\n.address_size 32\n\
         .visible .entry st32(.param .u32 p, .param .u32 v)\n{\n .reg .b32 %r<4>;\n\
-        ld.param.u32 %r1, [p];\n ld.param.u32 %r2, [v];\n st.global.u32 [%r1], %r2;\n ret;\n}\n";
+        ld.param.u32 %r1, [p];\n ld.param.u32 %r2, [v];\n st.global.u32 [%r1], %r2;\n ret;\n}\n\
+        .visible .entry gst32(.param .u32 p, .param .u32 v)\n{\n .reg .b32 %r<4>;\n\
+        ld.param.u32 %r1, [p];\n ld.param.u32 %r2, [v];\n cvta.global.u32 %r3, %r1;\n st.u32 [%r3+4], %r2;\n ret;\n}\n";
     let options = LowerOptions { block: Some([1, 1, 1]), ..LowerOptions::default() };
     let program = translate::build_program(&SourceFile::new("st32.ptx", ptx.to_string()), &options, &Backend::ALL, true).expect("translate");
     for backend in Backend::ALL {
@@ -857,6 +859,22 @@ fn address_size_32_kernels_never_reach_another_segment() {
         ctx.launch(&program, "st32", [1, 1, 1], &[&(a.offset(8).0 as u32).to_le_bytes(), &7u32.to_le_bytes()], backend)
             .unwrap_or_else(|e| panic!("{backend}: {e}"));
         assert_eq!(ctx.read(a.offset(8), 4).unwrap(), 7u32.to_le_bytes(), "{backend}");
+        // Live allocations in the second segment only: the launch binds that one.
+        ctx.free(a).unwrap();
+        let (x, y) = (ctx.alloc(max).unwrap(), ctx.alloc(max).unwrap());
+        assert_eq!((segment_of(x), segment_of(y)), (0, 1));
+        ctx.write(y, &zeros).unwrap();
+        ctx.free(x).unwrap();
+        ctx.launch(&program, "st32", [1, 1, 1], &[&(y.offset(4).0 as u32).to_le_bytes(), &9u32.to_le_bytes()], backend)
+            .unwrap_or_else(|e| panic!("{backend}: {e}"));
+        let mut want = zeros.clone();
+        want[4..8].copy_from_slice(&9u32.to_le_bytes());
+        assert_eq!(ctx.read(y, 64).unwrap(), want, "{backend}: the store missed the only segment in use");
+        // The same through a generic address.
+        ctx.launch(&program, "gst32", [1, 1, 1], &[&(y.offset(4).0 as u32).to_le_bytes(), &11u32.to_le_bytes()], backend)
+            .unwrap_or_else(|e| panic!("{backend}: {e}"));
+        want[8..12].copy_from_slice(&11u32.to_le_bytes());
+        assert_eq!(ctx.read(y, 64).unwrap(), want, "{backend}: the generic store missed the only segment in use");
     }
 }
 
