@@ -606,7 +606,10 @@ impl FnLower {
                 m.has("cta")
             }
         };
-        if !cta {
+        if !cta || self.scheduler {
+            // With the CTA barrier scheduler (`scheduler`) threads of the CTA run apart, so a
+            // workgroup barrier cannot stand for the fence: the device-scope fence orders at
+            // least as much (WGSL refuses it).
             self.push(Stmt::Fence { scope: crate::ir::Scope::Device });
             return Ok(());
         }

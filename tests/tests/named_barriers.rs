@@ -1,0 +1,217 @@
+//! Named barriers for part of the CTA and `bar.arrive` (PTX ISA §9.7.13.1, issue 10), run
+//! through the CTA barrier scheduler (lower/src/scheduler.rs): CUTLASS-style warp-specialised
+//! kernels (tests/simt/src/named_barriers.cu, PTX from nvcc 13.5 and clang-16 through
+//! tests/simt/regen.sh) on both backends, checked against the kernels' definitions computed on
+//! the CPU; undefined programs (a count never reached) end with a fault instead of hanging.
+//!   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test named_barriers
+
+mod simt_util;
+use ptxcross::Backend;
+use ptxcross_lower::abi;
+use simt_util::*;
+
+const FILES: [&str; 2] = ["named_barriers.sm80.ptx", "named_barriers.clang.ptx"];
+
+fn ptx(name: &str) -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simt/ptx").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Deterministic pseudo-random words (xorshift32).
+fn words(seed: u32, n: usize) -> Vec<u32> {
+    std::iter::successors(Some(seed), |&x| {
+        let x = x ^ (x << 13);
+        let x = x ^ (x >> 17);
+        Some(x ^ (x << 5))
+    })
+    .skip(1)
+    .take(n)
+    .collect()
+}
+
+/// `handoff`: producers (warps 0-1) swap values through `bar.sync 3, 64`, then `bar.arrive 1,
+/// 128` after filling the buffer, consumers
+/// (warps 2-3, first in program order) `bar.sync 1, 128` and read it; threads from 128 on
+/// wait at `bar.sync 2` (every non-exited warp) until the others exited. Blocks 128, 160 and
+/// 144 (a partial last warp), two CTAs.
+#[test]
+fn producer_warps_arrive_and_consumer_warps_wait_for_them() {
+    let Some(gpu) = gpu() else { return };
+    let grid = 2usize;
+    for block in [128usize, 160, 144] {
+        let total = block * grid;
+        let input = words(0x2468_ace1 ^ block as u32, total);
+        let want: Vec<u32> = (0..total)
+            .map(|gid| match gid % block {
+                t if (64..128).contains(&t) => (input[gid - t + ((t - 64) ^ 1)] ^ 0x5a5a).wrapping_mul(3).wrapping_add(1),
+                t if t < 64 => input[gid].wrapping_add(7),
+                _ => gid as u32,
+            })
+            .collect();
+        for file in FILES {
+            let program = program_of(file, &ptx(file), [block as u32, 1, 1], "handoff");
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let (inp, out) = (run.buffer(&u32s(&input)), run.zeros(total * 4));
+                run.launch(&program, "handoff", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+                assert_eq!(run.read_u32(out, total), want, "{file}, block {block}, {backend}");
+            }
+        }
+    }
+}
+
+/// `pipeline`: two slots, FULL barriers 1-2 (producers arrive, consumers sync), EMPTY barriers
+/// 3-4 (consumers arrive, producers sync before reusing a slot), ids held in registers, the
+/// consumers slowed by an exchange through `bar.sync 5, 64` per stage, for
+/// 1, 2, 3 and 9 stages (nvcc unrolls the consumer loop by four), two CTAs of 128.
+#[test]
+fn a_pipeline_with_full_and_empty_barriers_over_several_stages() {
+    let Some(gpu) = gpu() else { return };
+    let (block, grid) = (128usize, 2usize);
+    for iters in [1usize, 2, 3, 9] {
+        let input = words(0x1357_9bdf ^ iters as u32, 64 * iters * grid);
+        let mut want = vec![0u32; block * grid];
+        for c in 0..grid {
+            for t in 0..block {
+                want[c * block + t] = if t < 64 {
+                    iters as u32
+                } else {
+                    let x = |i: usize, lane: usize| input[c * 64 * iters + 64 * i + lane].wrapping_add(i as u32);
+                    (0..iters).fold(0u32, |acc, i| acc.wrapping_mul(31).wrapping_add(x(i, t - 64)).wrapping_add(x(i, (t - 64) ^ 32) >> 3))
+                };
+            }
+        }
+        for file in FILES {
+            let program = program_of(file, &ptx(file), [block as u32, 1, 1], "pipeline");
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let (inp, out) = (run.buffer(&u32s(&input)), run.zeros(block * grid * 4));
+                let args = [inp.to_le_bytes().to_vec(), (iters as u32).to_le_bytes().to_vec(), out.to_le_bytes().to_vec()];
+                let args: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
+                run.launch(&program, "pipeline", [grid as u32, 1, 1], &args, backend);
+                assert_eq!(run.read_u32(out, block * grid), want, "{file}, {iters} stages, {backend}");
+            }
+        }
+    }
+}
+
+/// `pairs`' results by its definition (tests/simt/src/named_barriers.cu).
+fn pairs_results(input: &[u32], block: usize, grid: usize) -> Vec<u32> {
+    let mut want = vec![0u32; block * grid];
+    for c in 0..grid {
+        let at = |t: usize| input[c * block + t];
+        let mut x: Vec<u32> = (64..128.min(block)).map(at).collect();
+        for k in 0..at(0) % 4 + 2 {
+            x = (0..x.len()).map(|i| x[i].wrapping_mul(3).wrapping_add(x[i ^ 32]).wrapping_add(k)).collect();
+        }
+        let r = |t: usize| match t / 32 {
+            0 | 1 => at(t ^ 32).wrapping_add(1),
+            2 | 3 => x[t - 64],
+            _ => ((c * block + t) as u32).wrapping_mul(5),
+        };
+        for t in 0..block {
+            want[c * block + t] = r(t).wrapping_add(r((t + 1) % block));
+        }
+    }
+    want
+}
+
+/// `pairs`: warps 0-1 meet at `bar.sync 1, 64`, warps 2-3 at `bar.sync 2, count` (a count
+/// held in a register) in a loop whose trip count is read from memory, while warp 4 (blocks
+/// 160 and 144) goes straight to `__syncthreads()`. Two CTAs.
+#[test]
+fn barriers_for_pairs_of_warps_while_other_warps_go_on() {
+    let Some(gpu) = gpu() else { return };
+    let grid = 2usize;
+    for block in [128usize, 160, 144] {
+        let total = block * grid;
+        let input = words(0x0bad_cafe ^ block as u32, total);
+        let want = pairs_results(&input, block, grid);
+        for file in FILES {
+            let program = program_of(file, &ptx(file), [block as u32, 1, 1], "pairs");
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let (inp, out) = (run.buffer(&u32s(&input)), run.zeros(total * 4));
+                let (count, stall) = (64u32.to_le_bytes(), 0u32.to_le_bytes());
+                run.launch(&program, "pairs", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &count, &stall, &out.to_le_bytes()], backend);
+                assert_eq!(run.read_u32(out, total), want, "{file}, block {block}, {backend}");
+            }
+        }
+    }
+}
+
+/// Undefined programs end: in `pairs` with `stall`, warp 0 returns before `bar.sync 1, 64`,
+/// so warp 1 waits for a count that is never reached and the others for it at
+/// `__syncthreads()`: the launch ends with `abi::FAULT_BARRIER_DEADLOCK` at one of those
+/// barriers (on NVIDIA it would hang). A register count that is no multiple of 32 (48) faults
+/// with `abi::FAULT_BARRIER_COUNT` at its barrier (and the barrier then waits for every warp,
+/// which deadlocks too). The same program with valid arguments still runs afterwards.
+#[test]
+fn barriers_whose_count_is_never_reached_end_the_launch_with_a_fault() {
+    let Some(gpu) = gpu() else { return };
+    let (block, grid) = (128usize, 2usize);
+    let total = block * grid;
+    let input = words(0x600d_f00d, total);
+    for file in FILES {
+        let text = ptx(file);
+        let line_of = |needle: &str| text.lines().position(|l| l.trim_start().starts_with(needle)).unwrap_or_else(|| panic!("{file}: {needle}")) + 1;
+        let pair_line = line_of("bar.sync 1, 64;");
+        let all_line = line_of("bar.sync \t0;");
+        let count_line = line_of("bar.sync 2, %r");
+        let program = program_of(file, &text, [block as u32, 1, 1], "pairs");
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let (inp, out) = (run.buffer(&u32s(&input)), run.zeros(total * 4));
+            let launch = |run: &mut Run, count: u32, stall: u32| {
+                let (count, stall) = (count.to_le_bytes(), stall.to_le_bytes());
+                run.ctx.launch(&program, "pairs", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &count, &stall, &out.to_le_bytes()], backend)
+            };
+            let e = launch(&mut run, 64, 1).expect_err("a deadlocked launch must fault");
+            let ptxcross::Error::KernelFault { bits, site, .. } = &e else { panic!("{file} {backend}: not a kernel fault: {e}") };
+            assert_eq!(*bits, abi::FAULT_BARRIER_DEADLOCK, "{file} {backend}: {e}");
+            let sites = [format!("{file}:{pair_line}:2 (`bar.sync`)"), format!("{file}:{all_line}:2 (`bar.sync`)")];
+            assert!(site.as_ref().is_some_and(|s| sites.contains(s)), "{file} {backend}: site {site:?}, want one of {sites:?}");
+            assert!(e.to_string().contains("could no longer be reached"), "{file} {backend}: {e}");
+
+            let e = launch(&mut run, 48, 0).expect_err("an invalid count must fault");
+            let ptxcross::Error::KernelFault { bits, site, .. } = &e else { panic!("{file} {backend}: not a kernel fault: {e}") };
+            assert!(bits & abi::FAULT_BARRIER_COUNT != 0, "{file} {backend}: {e}");
+            // The count's fault comes first (the deadlock is found rounds later).
+            assert_eq!(site.as_deref(), Some(format!("{file}:{count_line}:2 (`bar.sync`)").as_str()), "{file} {backend}: {e}");
+
+            launch(&mut run, 64, 0).unwrap_or_else(|e| panic!("{file} {backend}: {e}"));
+            assert_eq!(run.read_u32(out, total), pairs_results(&input, block, grid), "{file} {backend}: after the faults");
+        }
+    }
+}
+
+/// Why the scheduler: `handoff` with every barrier turned into a full-CTA `bar.sync` (what a
+/// translation with only workgroup barriers can run; the SIMT pass then executes the
+/// consumers' branch, first in program order, before the producers') reads the buffer before
+/// the producers wrote it, so every consumer's result differs from the kernel's definition
+/// that the scheduled translation meets (`producer_warps_arrive_and_consumer_warps_wait_for_them`).
+#[test]
+fn the_same_hand_off_with_full_cta_barriers_reads_too_early() {
+    let Some(gpu) = gpu() else { return };
+    let (block, grid) = (128usize, 1usize);
+    let input = words(0x2468_ace1 ^ block as u32, block * grid);
+    // nvcc's PTX only: with clang-16's the SIMT pass happens to run the producers' branch
+    // first (its consumers read the right values).
+    for file in ["named_barriers.sm80.ptx"] {
+        let original = ptx(file);
+        assert!(original.find("bar.sync 1, 128;") < original.find("bar.arrive 1, 128;"), "{file}: the consumers' barrier comes first");
+        let text = original.replace("bar.arrive 1, 128;", "bar.sync 1;").replace("bar.sync 1, 128;", "bar.sync 1;").replace("bar.sync 3, 64;", "bar.sync 3;");
+        assert!(!text.contains("bar.arrive 1"), "{file}");
+        let program = program_of(file, &text, [block as u32, 1, 1], "handoff");
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let (inp, out) = (run.buffer(&u32s(&input)), run.zeros(block * 4));
+            run.launch(&program, "handoff", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+            let got = run.read_u32(out, block);
+            for t in 64..128 {
+                let want = (input[(t - 64) ^ 1] ^ 0x5a5a).wrapping_mul(3).wrapping_add(1);
+                assert_ne!(got[t], want, "{file} {backend}: thread {t} read the producers' value through full-CTA barriers");
+            }
+        }
+    }
+}
