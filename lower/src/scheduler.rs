@@ -17,13 +17,15 @@
 //! 1. every thread that is runnable runs from its resume point (a `switch` into the kernel's
 //!    CFG) to its next barrier point, where it records the barrier (id, the warps that
 //!    complete it, arrive or sync) and parks, or to its exit;
-//! 2. every non-exited thread publishes itself in workgroup memory: its warp's live and parked
-//!    threads and the barrier ids they park at; then a workgroup barrier (which also makes
-//!    every memory access before it visible to the threads released below: §9.7.13.1's
-//!    "prior memory accesses requested by this thread are performed relative to all threads
-//!    participating in the barrier");
-//! 3. thread 0 goes through the warps in order: a warp whose non-exited threads all park at
-//!    one barrier id arrives (one arrival per warp, whatever its live lanes); the barrier's
+//! 2. every parked thread publishes itself in workgroup memory (its warp's parked threads and
+//!    the barrier ids they park at), and a thread that exited lowers its warp's live count
+//!    (kept from the start); then a workgroup barrier (which also makes every memory access
+//!    before it visible to the threads released below: §9.7.13.1's "prior memory accesses
+//!    requested by this thread are performed relative to all threads participating in the
+//!    barrier");
+//! 3. thread 0 goes through the warps with parked threads in order: a warp whose non-exited
+//!    threads all park at one barrier id arrives (one arrival per warp, whatever its live
+//!    lanes); the barrier's
 //!    arrival count grows, and when it reaches the count (for the forms without one: every
 //!    warp that has a non-exited thread), the barrier completes: the warps waiting at it are
 //!    released and it resets. Exits can complete a full-CTA barrier too. Then it writes which
@@ -35,6 +37,10 @@
 //!    state: an arrived `arrive` thread runs again, an arrived `sync` thread waits until its
 //!    warp is released.
 //!
+//! Thread 0's bookkeeping has no loop for CTAs of up to 8 warps (and loops over set bits
+//! beyond): lavapipe stops a thread's loops after 65,535 iterations in all, so a launch there
+//! runs about 65,000 rounds before `loop_cut` reports the cut (each barrier a thread passes
+//! takes a round or two).
 //! Warps arriving in one round are taken in warp order, which is one of the orders an NVIDIA
 //! GPU may take them in (three warps at `bar.sync 1, 64` release the first two, the third
 //! waits for a fourth). The thread's registers live across rounds as ordinary variables.
@@ -52,11 +58,17 @@ use ptxcross_frontend::ast::Span;
 /// thread count, or one naming the whole CTA): above any warp count (at most 32).
 pub const ALL_WARPS: u32 = 64;
 
+/// CTAs of at most this many warps go through the parked warps without a loop (each warp's
+/// bookkeeping is about 40 statements).
+const UNROLLED_WARPS: u32 = 8;
+
 /// A thread's state between rounds.
 const RUN: u32 = 0;
 const PARKED: u32 = 1;
 const WAITING: u32 = 2;
 const EXITED: u32 = 3;
+/// Exited in this round (becomes `EXITED` once its warp's live count is updated).
+const EXITING: u32 = 4;
 
 /// The round's verdict (shared word `ctl`).
 const DONE: u32 = 0;
@@ -115,7 +127,7 @@ struct Scratch {
 }
 
 impl Scratch {
-    /// Per warp: non-exited threads this round.
+    /// Per warp: non-exited threads.
     fn live(&self) -> u32 {
         self.base
     }
@@ -127,36 +139,52 @@ impl Scratch {
     fn ids(&self) -> u32 {
         self.base + 2 * self.w
     }
-    /// Per warp: 1 + the id of the barrier it waits for to complete, 0 if none.
-    fn wait(&self) -> u32 {
-        self.base + 3 * self.w
-    }
     /// Per barrier id: warps arrived in the current instance.
     fn count(&self) -> u32 {
-        self.base + 4 * self.w
+        self.base + 3 * self.w
     }
     /// Per barrier id: the arrival count that completes it (max over the parked threads').
     fn expect(&self) -> u32 {
         self.count() + 16
     }
+    /// Per barrier id: bit per warp waiting for it to complete.
+    fn waiters(&self) -> u32 {
+        self.count() + 32
+    }
     /// Bit per warp: some parked thread of the warp is a `sync` (its warp waits).
     fn syncers(&self) -> u32 {
-        self.count() + 32
+        self.count() + 48
     }
     /// Bit per warp: arrived this round.
     fn arrived(&self) -> u32 {
-        self.count() + 33
+        self.count() + 49
     }
     /// Bit per warp: released this round.
     fn released(&self) -> u32 {
-        self.count() + 34
+        self.count() + 50
     }
     /// The round's verdict.
     fn ctl(&self) -> u32 {
-        self.count() + 35
+        self.count() + 51
+    }
+    /// Bit per warp: has a non-exited thread.
+    fn live_warps(&self) -> u32 {
+        self.count() + 52
+    }
+    /// Bit per barrier id: some warp arrived in its current instance.
+    fn pending(&self) -> u32 {
+        self.count() + 53
+    }
+    /// Bit per warp: has threads parked at a barrier, not yet counted (this round).
+    fn parked_warps(&self) -> u32 {
+        self.count() + 54
+    }
+    /// Live warps at the end of the previous round.
+    fn previous_live(&self) -> u32 {
+        self.count() + 55
     }
     fn words(&self) -> u32 {
-        4 * self.w + 36
+        3 * self.w + 56
     }
 }
 
@@ -192,6 +220,12 @@ fn has_bit(fl: &mut FnLower, mask: Operand, k: Operand) -> Operand {
     fl.cmp(CmpOp::Ne, Ty::U32, b, u32c(0))
 }
 
+/// The index of the only set bit of `single`.
+fn bit_index(fl: &mut FnLower, single: Operand) -> Operand {
+    let lz = fl.value(Ty::U32, Expr::Unary { op: UnaryOp::CountLeadingZeros, ty: Ty::U32, arg: single });
+    fl.bin(BinaryOp::Sub, Ty::U32, u32c(31), lz)
+}
+
 /// `if cond { f }` in the current block.
 fn when(fl: &mut FnLower, cond: Operand, f: impl FnOnce(&mut FnLower)) -> LResult<()> {
     let body = fl.collect(|fl| {
@@ -202,21 +236,24 @@ fn when(fl: &mut FnLower, cond: Operand, f: impl FnOnce(&mut FnLower)) -> LResul
     Ok(())
 }
 
-/// `for k in 0..n { body(k) }` as CFG nodes from the current block; `body` emits into the
-/// current block and may add nodes, falling through at the end.
-fn counted_loop(fl: &mut FnLower, n: u32, name: &str, body: impl FnOnce(&mut FnLower, Operand) -> LResult<()>) -> LResult<()> {
-    let k = fl.new_var(Ty::U32, name);
-    fl.assign(k, Expr::Use(u32c(0)));
+/// `for each set bit of mask, lowest first { body(index, 1 << index) }` as CFG nodes from the
+/// current block (as many iterations as bits: lavapipe stops a thread's loops after 65,535
+/// iterations in all, so the rounds' bookkeeping loops only over warps and ids in use).
+fn bit_loop(fl: &mut FnLower, mask: Operand, name: &str, body: impl FnOnce(&mut FnLower, Operand, Operand)) {
+    let m = fl.new_var(Ty::U32, name);
+    fl.assign(m, Expr::Use(mask));
     let head = fl.new_node();
     fl.terminate(Terminator::Jump(head), head);
-    let more = fl.cmp(CmpOp::LtU, Ty::U32, Operand::Var(k), u32c(n));
+    let more = fl.cmp(CmpOp::Ne, Ty::U32, Operand::Var(m), u32c(0));
     let (inside, exit) = (fl.new_node(), fl.new_node());
     fl.terminate(Terminator::Branch { cond: more, then_target: inside, else_target: exit }, inside);
-    body(fl, Operand::Var(k))?;
-    let next = fl.bin(BinaryOp::Add, Ty::U32, Operand::Var(k), u32c(1));
-    fl.assign(k, Expr::Use(next));
+    let neg = fl.bin(BinaryOp::Sub, Ty::U32, u32c(0), Operand::Var(m));
+    let low = fl.bin(BinaryOp::And, Ty::U32, Operand::Var(m), neg);
+    let rest = fl.bin(BinaryOp::Xor, Ty::U32, Operand::Var(m), low);
+    fl.assign(m, Expr::Use(rest));
+    let k = bit_index(fl, low);
+    body(fl, k, low);
     fl.terminate(Terminator::Jump(head), exit);
-    Ok(())
 }
 
 /// Thread 0's bookkeeping of a round (see the module comment).
@@ -230,81 +267,75 @@ struct Round<'s> {
 
 impl Round<'_> {
     /// Barrier `id` completes: it resets, and the warps waiting for it are released.
-    fn complete(&self, fl: &mut FnLower, id: Operand) -> LResult<()> {
-        shared_store(fl, self.s.count(), id, u32c(0));
-        shared_store(fl, self.s.expect(), id, u32c(0));
+    fn complete(&self, fl: &mut FnLower, id: Operand) {
+        let s = self.s;
+        let waiters = shared_load(fl, s.waiters(), id);
+        let r = fl.bin(BinaryOp::Or, Ty::U32, Operand::Var(self.released), waiters);
+        fl.assign(self.released, Expr::Use(r));
+        for base in [s.waiters(), s.count(), s.expect()] {
+            shared_store(fl, base, id, u32c(0));
+        }
+        let pending = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.pending()) });
+        let b = bit(fl, id);
+        let nb = fl.un(UnaryOp::Not, Ty::U32, b);
+        let pending = fl.bin(BinaryOp::And, Ty::U32, pending, nb);
+        fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.pending()), value: pending });
         fl.assign(self.progress, Expr::Use(Operand::Const(Const::Bool(true))));
-        let tag = fl.bin(BinaryOp::Add, Ty::U32, id, u32c(1));
-        let (s, released) = (self.s, self.released);
-        counted_loop(fl, s.w, "sched.warp index", |fl, j| {
-            let waits = shared_load(fl, s.wait(), j);
-            let hit = fl.cmp(CmpOp::Eq, Ty::U32, waits, tag);
-            when(fl, hit, |fl| {
-                let b = bit(fl, j);
-                let r = fl.bin(BinaryOp::Or, Ty::U32, Operand::Var(released), b);
-                fl.assign(released, Expr::Use(r));
-                shared_store(fl, s.wait(), j, u32c(0));
-            })
-        })
     }
 
-    /// Warp `k`'s arrival, if every non-exited thread of it parks at one barrier id.
-    fn arrival(&self, fl: &mut FnLower, k: Operand) -> LResult<()> {
+    /// Warp `k` (`low`: its bit), which has parked threads: its round's words are read and
+    /// cleared; it arrives if every non-exited thread of it parks at one barrier id.
+    fn warp(&self, fl: &mut FnLower, k: Operand, low: Operand) {
         let s = self.s;
         let live = shared_load(fl, s.live(), k);
         let parked = shared_load(fl, s.parked(), k);
         let ids = shared_load(fl, s.ids(), k);
-        let some = fl.cmp(CmpOp::Ne, Ty::U32, live, u32c(0));
+        for base in [s.parked(), s.ids()] {
+            shared_store(fl, base, k, u32c(0));
+        }
         let all = fl.cmp(CmpOp::Eq, Ty::U32, parked, live);
         let below = fl.bin(BinaryOp::Sub, Ty::U32, ids, u32c(1));
         let rest = fl.bin(BinaryOp::And, Ty::U32, ids, below);
         let at_most_one = fl.cmp(CmpOp::Eq, Ty::U32, rest, u32c(0));
         let any = fl.cmp(CmpOp::Ne, Ty::U32, ids, u32c(0));
-        let a = fl.bin(BinaryOp::And, Ty::Bool, some, all);
-        let a = fl.bin(BinaryOp::And, Ty::Bool, a, at_most_one);
+        let a = fl.bin(BinaryOp::And, Ty::Bool, all, at_most_one);
         let arrives = fl.bin(BinaryOp::And, Ty::Bool, a, any);
-        let (yes, next) = (fl.new_node(), fl.new_node());
-        fl.terminate(Terminator::Branch { cond: arrives, then_target: yes, else_target: next }, yes);
-        // The warp arrives at barrier `id` (its only bit).
-        let lz = fl.value(Ty::U32, Expr::Unary { op: UnaryOp::CountLeadingZeros, ty: Ty::U32, arg: ids });
-        let id = fl.bin(BinaryOp::Sub, Ty::U32, u32c(31), lz);
-        let b = bit(fl, k);
-        let r = fl.bin(BinaryOp::Or, Ty::U32, Operand::Var(self.arrived), b);
-        fl.assign(self.arrived, Expr::Use(r));
-        fl.assign(self.progress, Expr::Use(Operand::Const(Const::Bool(true))));
-        let syncers = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.syncers()) });
-        let waits = has_bit(fl, syncers, k);
-        let tag = fl.bin(BinaryOp::Add, Ty::U32, id, u32c(1));
-        when(fl, waits, |fl| shared_store(fl, s.wait(), k, tag))?;
-        let count = shared_load(fl, s.count(), id);
-        let count = fl.bin(BinaryOp::Add, Ty::U32, count, u32c(1));
-        shared_store(fl, s.count(), id, count);
-        let expect = shared_load(fl, s.expect(), id);
-        let full = fl.cmp(CmpOp::GeU, Ty::U32, expect, u32c(ALL_WARPS));
-        let expect = fl.select(Ty::U32, full, self.nlive, expect);
-        let done = fl.cmp(CmpOp::GeU, Ty::U32, count, expect);
-        let completes = fl.new_node();
-        fl.terminate(Terminator::Branch { cond: done, then_target: completes, else_target: next }, completes);
-        self.complete(fl, id)?;
-        fl.terminate(Terminator::Jump(next), next);
-        Ok(())
+        let _ = when(fl, arrives, |fl| {
+            // The warp arrives at barrier `id` (its only bit).
+            let id = bit_index(fl, ids);
+            let r = fl.bin(BinaryOp::Or, Ty::U32, Operand::Var(self.arrived), low);
+            fl.assign(self.arrived, Expr::Use(r));
+            fl.assign(self.progress, Expr::Use(Operand::Const(Const::Bool(true))));
+            let syncers = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.syncers()) });
+            let syncing = fl.bin(BinaryOp::And, Ty::U32, syncers, low);
+            let waiters = shared_load(fl, s.waiters(), id);
+            let waiters = fl.bin(BinaryOp::Or, Ty::U32, waiters, syncing);
+            shared_store(fl, s.waiters(), id, waiters);
+            let count = shared_load(fl, s.count(), id);
+            let count = fl.bin(BinaryOp::Add, Ty::U32, count, u32c(1));
+            shared_store(fl, s.count(), id, count);
+            let pending = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.pending()) });
+            let b = bit(fl, id);
+            let pending = fl.bin(BinaryOp::Or, Ty::U32, pending, b);
+            fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.pending()), value: pending });
+            let expect = shared_load(fl, s.expect(), id);
+            let full = fl.cmp(CmpOp::GeU, Ty::U32, expect, u32c(ALL_WARPS));
+            let expect = fl.select(Ty::U32, full, self.nlive, expect);
+            let done = fl.cmp(CmpOp::GeU, Ty::U32, count, expect);
+            let _ = when(fl, done, |fl| self.complete(fl, id));
+        });
     }
 
-    /// A full-CTA barrier whose arrivals reached the warps left (some exited since).
-    fn after_exits(&self, fl: &mut FnLower, id: Operand) -> LResult<()> {
+    /// Pending barrier `id`: a full-CTA one whose arrivals reached the warps left (some
+    /// exited since) completes.
+    fn after_exits(&self, fl: &mut FnLower, id: Operand) {
         let s = self.s;
         let count = shared_load(fl, s.count(), id);
         let expect = shared_load(fl, s.expect(), id);
-        let some = fl.cmp(CmpOp::Ne, Ty::U32, count, u32c(0));
         let full = fl.cmp(CmpOp::GeU, Ty::U32, expect, u32c(ALL_WARPS));
         let enough = fl.cmp(CmpOp::GeU, Ty::U32, count, self.nlive);
-        let r = fl.bin(BinaryOp::And, Ty::Bool, some, full);
-        let ready = fl.bin(BinaryOp::And, Ty::Bool, r, enough);
-        let (completes, next) = (fl.new_node(), fl.new_node());
-        fl.terminate(Terminator::Branch { cond: ready, then_target: completes, else_target: next }, completes);
-        self.complete(fl, id)?;
-        fl.terminate(Terminator::Jump(next), next);
-        Ok(())
+        let ready = fl.bin(BinaryOp::And, Ty::Bool, full, enough);
+        let _ = when(fl, ready, |fl| self.complete(fl, id));
     }
 }
 
@@ -347,7 +378,7 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
     // The kernel's blocks: exits and barrier points go to the round's publication.
     for b in 0..entry {
         if fl.blocks[b].term == Terminator::Return {
-            fl.blocks[b].stmts.push(Stmt::Assign { dst: st, expr: Expr::Use(u32c(EXITED)) });
+            fl.blocks[b].stmts.push(Stmt::Assign { dst: st, expr: Expr::Use(u32c(EXITING)) });
             fl.blocks[b].term = Terminator::Jump(publish);
         }
     }
@@ -374,6 +405,13 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
     let thread_zero = fl.new_var(Ty::Bool, "sched.thread zero");
     fl.assign(thread_zero, Expr::Use(first));
     let warp = Operand::Var(warp);
+    let warp_bit = bit(fl, warp);
+    let warp_bit_var = fl.new_var(Ty::U32, "sched.warp bit");
+    fl.assign(warp_bit_var, Expr::Use(warp_bit));
+    let warp_bit = Operand::Var(warp_bit_var);
+    // Live counts are kept from here on (updated at exits).
+    shared_atomic(fl, AtomicOp::Add, s.live(), warp, u32c(1));
+    shared_atomic(fl, AtomicOp::Or, s.live_warps(), u32c(0), warp_bit);
     fl.terminate(Terminator::Jump(head), head);
 
     // Round head: runnable threads resume where they parked.
@@ -385,17 +423,24 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
     fl.terminate(Terminator::Switch { selector: Operand::Var(resume), cases, default: 0 }, publish);
 
     // Publication, then the round's workgroup barrier.
-    let live = fl.cmp(CmpOp::Ne, Ty::U32, Operand::Var(st), u32c(EXITED));
-    when(fl, live, |fl| shared_atomic(fl, AtomicOp::Add, s.live(), warp, u32c(1)))?;
+    let exiting = fl.cmp(CmpOp::Eq, Ty::U32, Operand::Var(st), u32c(EXITING));
+    when(fl, exiting, |fl| {
+        let index = fl.bin(BinaryOp::Add, Ty::U32, u32c(s.live()), warp);
+        let old = fl.value(Ty::U32, Expr::AtomicWord { memory: Memory::Shared, op: AtomicOp::Sub, index, value: u32c(1), comparand: None });
+        let last = fl.cmp(CmpOp::Eq, Ty::U32, old, u32c(1));
+        let others = fl.un(UnaryOp::Not, Ty::U32, warp_bit);
+        let _ = when(fl, last, |fl| shared_atomic(fl, AtomicOp::And, s.live_warps(), u32c(0), others));
+        fl.assign(st, Expr::Use(u32c(EXITED)));
+    })?;
     let parked = fl.cmp(CmpOp::Eq, Ty::U32, Operand::Var(st), u32c(PARKED));
     when(fl, parked, |fl| {
         shared_atomic(fl, AtomicOp::Add, s.parked(), warp, u32c(1));
+        shared_atomic(fl, AtomicOp::Or, s.parked_warps(), u32c(0), warp_bit);
         let b = bit(fl, Operand::Var(pv.id));
         shared_atomic(fl, AtomicOp::Or, s.ids(), warp, b);
         shared_atomic(fl, AtomicOp::MaxU, s.expect(), Operand::Var(pv.id), Operand::Var(pv.expect));
         let sync = fl.un(UnaryOp::Not, Ty::Bool, Operand::Var(pv.arrive));
-        let wb = bit(fl, warp);
-        let _ = when(fl, sync, |fl| shared_atomic(fl, AtomicOp::Or, s.syncers(), u32c(0), wb));
+        let _ = when(fl, sync, |fl| shared_atomic(fl, AtomicOp::Or, s.syncers(), u32c(0), warp_bit));
     })?;
     fl.push(Stmt::Barrier);
     let barrier_node = fl.cur;
@@ -403,36 +448,41 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
     fl.terminate(Terminator::Branch { cond: Operand::Var(thread_zero), then_target: book, else_target: after }, book);
 
     // Thread 0's bookkeeping.
-    let nlive = fl.new_var(Ty::U32, "sched.live warps");
     let arrived = fl.new_var(Ty::U32, "sched.arrived");
     let released = fl.new_var(Ty::U32, "sched.released");
     let progress = fl.new_var(Ty::Bool, "sched.progress");
-    fl.assign(nlive, Expr::Use(u32c(0)));
     fl.assign(arrived, Expr::Use(u32c(0)));
     fl.assign(released, Expr::Use(u32c(0)));
     fl.assign(progress, Expr::Use(Operand::Const(Const::Bool(false))));
-    counted_loop(fl, s.w, "sched.warp index", |fl, k| {
-        let l = shared_load(fl, s.live(), k);
-        let some = fl.cmp(CmpOp::Ne, Ty::U32, l, u32c(0));
-        let one = fl.select(Ty::U32, some, u32c(1), u32c(0));
-        let n = fl.bin(BinaryOp::Add, Ty::U32, Operand::Var(nlive), one);
-        fl.assign(nlive, Expr::Use(n));
-        Ok(())
-    })?;
-    let round = Round { s: &s, nlive: Operand::Var(nlive), arrived, released, progress };
-    counted_loop(fl, s.w, "sched.warp index", |fl, k| round.arrival(fl, k))?;
-    counted_loop(fl, 16, "sched.barrier index", |fl, id| round.after_exits(fl, id))?;
-    counted_loop(fl, s.w, "sched.warp index", |fl, k| {
-        for base in [s.live(), s.parked(), s.ids()] {
-            shared_store(fl, base, k, u32c(0));
+    let live_warps = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.live_warps()) });
+    let nlive = fl.value(Ty::U32, Expr::Unary { op: UnaryOp::Popcount, ty: Ty::U32, arg: live_warps });
+    let round = Round { s: &s, nlive, arrived, released, progress };
+    let parked_warps = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.parked_warps()) });
+    if s.w <= UNROLLED_WARPS {
+        // Straight-line: lavapipe's loop limiter counts every iteration of thread 0's loops.
+        for k in 0..s.w {
+            let parked = has_bit(fl, parked_warps, u32c(k));
+            when(fl, parked, |fl| round.warp(fl, u32c(k), u32c(1 << k)))?;
         }
-        Ok(())
-    })?;
-    fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.syncers()), value: u32c(0) });
+    } else {
+        bit_loop(fl, parked_warps, "sched.parked warps", |fl, k, low| round.warp(fl, k, low));
+    }
+    for word in [s.syncers(), s.parked_warps()] {
+        fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(word), value: u32c(0) });
+    }
+    // Only when warps exited since the last round: full-CTA barriers they complete.
+    let previous = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.previous_live()) });
+    fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.previous_live()), value: nlive });
+    let fewer = fl.cmp(CmpOp::LtU, Ty::U32, nlive, previous);
+    let (exits, checked) = (fl.new_node(), fl.new_node());
+    fl.terminate(Terminator::Branch { cond: fewer, then_target: exits, else_target: checked }, exits);
+    let pending = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.pending()) });
+    bit_loop(fl, pending, "sched.barriers left", |fl, id, _| round.after_exits(fl, id));
+    fl.terminate(Terminator::Jump(checked), checked);
     fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.arrived()), value: Operand::Var(arrived) });
     fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.released()), value: Operand::Var(released) });
     let go_on = fl.select(Ty::U32, Operand::Var(progress), u32c(CONTINUE), u32c(STUCK));
-    let none_left = fl.cmp(CmpOp::Eq, Ty::U32, Operand::Var(nlive), u32c(0));
+    let none_left = fl.cmp(CmpOp::Eq, Ty::U32, nlive, u32c(0));
     let verdict = fl.select(Ty::U32, none_left, u32c(DONE), go_on);
     fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.ctl()), value: verdict });
     fl.terminate(Terminator::Jump(after), after);

@@ -215,3 +215,53 @@ fn the_same_hand_off_with_full_cta_barriers_reads_too_early() {
         }
     }
 }
+
+/// Long pipelines (3,000 and 16,000 stages, about 5 scheduler rounds each) translated as the
+/// host does on a device whose driver cuts long loops (`LowerOptions::detect_cut_loops`:
+/// lavapipe stops a thread's loops after 65,535 iterations in all, and every scheduler round is
+/// one): the right results, or where the driver cut a loop, a launch that faults with
+/// `abi::FAULT_LOOP_CUT`, never wrong results. On lavapipe (2026-11-27) 3,000 and 8,000 stages
+/// ran, 14,000 and 16,000 faulted.
+#[test]
+fn a_long_pipeline_gives_the_right_results_or_faults_where_the_driver_cuts_loops() {
+    let Some(gpu) = gpu() else { return };
+    for iters in [3000usize, 16000] {
+        long_pipeline(&gpu, iters);
+    }
+}
+
+fn long_pipeline(gpu: &std::sync::Arc<ptxcross::runtime::Gpu>, iters: usize) {
+    let (block, grid) = (128usize, 1usize);
+    let input = words(0x7777_1234, 64 * iters * grid);
+    let x = |i: usize, lane: usize| input[64 * i + lane].wrapping_add(i as u32);
+    let want: Vec<u32> = (0..block)
+        .map(|t| if t < 64 { iters as u32 } else { (0..iters).fold(0u32, |acc, i| acc.wrapping_mul(31).wrapping_add(x(i, t - 64)).wrapping_add(x(i, (t - 64) ^ 32) >> 3)) })
+        .collect();
+    let file = FILES[0];
+    let source = ptxcross_frontend::SourceFile::new(file, ptx(file));
+    for backend in Backend::ALL {
+        let options = ptxcross_lower::LowerOptions {
+            block: Some([block as u32, 1, 1]),
+            kernel: Some("pipeline".into()),
+            detect_cut_loops: true,
+            ..Default::default()
+        };
+        let module = ptxcross::translate::frontend(&source, &options).unwrap_or_else(|e| panic!("{}", e.render()));
+        let program = ptxcross::translate::build_program_from_ir(file, module, &[backend], true).unwrap_or_else(|e| panic!("{e}"));
+        let mut run = Run::new(gpu);
+        let (inp, out) = (run.buffer(&u32s(&input)), run.zeros(block * 4));
+        let args = [inp.to_le_bytes().to_vec(), (iters as u32).to_le_bytes().to_vec(), out.to_le_bytes().to_vec()];
+        let args: Vec<&[u8]> = args.iter().map(|a| &a[..]).collect();
+        match run.ctx.launch(&program, "pipeline", [grid as u32, 1, 1], &args, backend) {
+            Ok(()) => {
+                assert_eq!(run.read_u32(out, block), want, "{iters} stages, {backend}");
+                eprintln!("{iters} stages, {backend}: right results");
+            }
+            Err(ptxcross::Error::KernelFault { bits, .. }) if gpu.cuts_long_loops(backend) => {
+                assert_eq!(bits, abi::FAULT_LOOP_CUT, "{iters} stages, {backend}");
+                eprintln!("{iters} stages, {backend}: the driver cut a loop (FAULT_LOOP_CUT)");
+            }
+            Err(e) => panic!("{iters} stages, {backend}: {e}"),
+        }
+    }
+}
