@@ -45,8 +45,9 @@
 //! GPU may take them in (three warps at `bar.sync 1, 64` release the first two, the third
 //! waits for a fourth). The thread's registers live across rounds as ordinary variables.
 //! The only barriers left are the scheduler's, in the loop's uniform body, so the SIMT pass
-//! has nothing to rewrite. Warp collectives, `bar.red` and `bar.warp.sync` (whose emulation
-//! needs every thread of the CTA at its workgroup barriers) are refused in such kernels.
+//! has nothing to rewrite. `bar.warp.sync -1` (`__syncwarp()`) is a barrier of the warp's own
+//! ([`WARP_BARRIER`]). Warp collectives and `bar.red` (whose emulation needs every thread of the
+//! CTA at its workgroup barriers) are refused in such kernels.
 
 use crate::abi;
 use crate::cfg::{NodeId, Terminator};
@@ -61,6 +62,13 @@ pub const ALL_WARPS: u32 = 64;
 /// CTAs of at most this many warps go through the parked warps without a loop (each warp's
 /// bookkeeping is about 40 statements).
 const UNROLLED_WARPS: u32 = 8;
+
+/// The barrier id of `bar.warp.sync` in a scheduler kernel: a barrier of its own that one
+/// warp's arrival completes (its threads wait for all the warp's non-exited threads).
+pub const WARP_BARRIER: u32 = 16;
+
+/// Barrier ids: the CTA's 16 and [`WARP_BARRIER`].
+const NIDS: u32 = 17;
 
 /// A thread's state between rounds.
 const RUN: u32 = 0;
@@ -139,52 +147,52 @@ impl Scratch {
     fn ids(&self) -> u32 {
         self.base + 2 * self.w
     }
-    /// Per barrier id: warps arrived in the current instance.
+    /// Per barrier id (`NIDS` words each): warps arrived in the current instance.
     fn count(&self) -> u32 {
         self.base + 3 * self.w
     }
     /// Per barrier id: the arrival count that completes it (max over the parked threads').
     fn expect(&self) -> u32 {
-        self.count() + 16
+        self.count() + NIDS
     }
     /// Per barrier id: bit per warp waiting for it to complete.
     fn waiters(&self) -> u32 {
-        self.count() + 32
+        self.count() + 2 * NIDS
     }
     /// Bit per warp: some parked thread of the warp is a `sync` (its warp waits).
     fn syncers(&self) -> u32 {
-        self.count() + 48
+        self.count() + 3 * NIDS
     }
     /// Bit per warp: arrived this round.
     fn arrived(&self) -> u32 {
-        self.count() + 49
+        self.count() + 3 * NIDS + 1
     }
     /// Bit per warp: released this round.
     fn released(&self) -> u32 {
-        self.count() + 50
+        self.count() + 3 * NIDS + 2
     }
     /// The round's verdict.
     fn ctl(&self) -> u32 {
-        self.count() + 51
+        self.count() + 3 * NIDS + 3
     }
     /// Bit per warp: has a non-exited thread.
     fn live_warps(&self) -> u32 {
-        self.count() + 52
+        self.count() + 3 * NIDS + 4
     }
     /// Bit per barrier id: some warp arrived in its current instance.
     fn pending(&self) -> u32 {
-        self.count() + 53
+        self.count() + 3 * NIDS + 5
     }
     /// Bit per warp: has threads parked at a barrier, not yet counted (this round).
     fn parked_warps(&self) -> u32 {
-        self.count() + 54
+        self.count() + 3 * NIDS + 6
     }
     /// Live warps at the end of the previous round.
     fn previous_live(&self) -> u32 {
-        self.count() + 55
+        self.count() + 3 * NIDS + 7
     }
     fn words(&self) -> u32 {
-        3 * self.w + 56
+        3 * self.w + 3 * NIDS + 8
     }
 }
 
@@ -345,8 +353,8 @@ impl Round<'_> {
 pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
     if let Some(&(_, span)) = fl.barriers.first() {
         return Err(unsupported(
-            "a warp collective, `bar.red` or `bar.warp.sync` in a kernel whose barriers need the CTA barrier scheduler \
-             (it has `bar.arrive` or a barrier for part of the CTA; that emulation needs every thread at its workgroup barriers)",
+            "a warp collective or `bar.red` in a kernel whose barriers need the CTA barrier scheduler \
+             (it has `bar.arrive` or a barrier for part of the CTA; their emulation needs every thread at its workgroup barriers)",
             span,
         ));
     }

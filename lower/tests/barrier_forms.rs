@@ -91,6 +91,7 @@ fn arrive_and_partial_cta_barriers_lower_through_the_scheduler() {
         "bar.arrive 1, %r1;",
         "@%p1 bra $L_c;\n    bar.arrive 1, 64;\n    bra.uni $L_end;\n$L_c:\n    bar.sync 1, 64;\n$L_end:",
         "@%p1 ret;\n    bar.sync 0;\n    bar.sync 1, 32;",
+        "bar.sync 1, 32;\n    bar.warp.sync -1;\n    bar.warp.sync 0xffffffff;",
         "$L_loop:\n    bar.sync 1, 32;\n    membar.cta;\n    add.u32 %r1, %r1, 1;\n    setp.lt.u32 %p2, %r1, 9;\n    @%p2 bra $L_loop;",
     ] {
         lowered(inst).unwrap_or_else(|e| panic!("{inst}: {e}"));
@@ -105,9 +106,11 @@ fn barrier_forms_without_a_sound_translation_are_refused_where_they_are() {
         ("    @%p1 bar.arrive 0, 32;", "a predicated barrier", 5),
         // The scheduler's threads run apart: collectives emulated through workgroup barriers
         // cannot run beside it.
-        ("    bar.arrive 1, 32;\n    shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;", "a warp collective, `bar.red` or `bar.warp.sync`", 5),
-        ("    bar.sync 1, 32;\n    bar.warp.sync -1;", "a warp collective, `bar.red` or `bar.warp.sync`", 5),
-        ("    bar.sync 1, 32;\n    bar.red.popc.u32 %r2, 0, %p1;", "a warp collective, `bar.red` or `bar.warp.sync`", 5),
+        ("    bar.arrive 1, 32;\n    shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;", "a warp collective or `bar.red`", 5),
+        ("    bar.sync 1, 32;\n    bar.red.popc.u32 %r2, 0, %p1;", "a warp collective or `bar.red`", 5),
+        // `bar.warp.sync` beside them is the warp's own barrier: the full membermask only.
+        ("    bar.sync 1, 32;\n    bar.warp.sync %r1;", "membermask other than an immediate 0xffffffff", 19),
+        ("    bar.sync 1, 32;\n    bar.warp.sync 0xffff;", "membermask other than an immediate 0xffffffff", 19),
     ] {
         let e = lowered(inst).expect_err(inst);
         let line = 11 + inst.lines().count();

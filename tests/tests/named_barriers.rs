@@ -107,7 +107,7 @@ fn pairs_results(input: &[u32], block: usize, grid: usize) -> Vec<u32> {
         let r = |t: usize| match t / 32 {
             0 | 1 => at(t ^ 32).wrapping_add(1),
             2 | 3 => x[t - 64],
-            _ => ((c * block + t) as u32).wrapping_mul(5),
+            _ => ((c * block + (t ^ 1)) as u32).wrapping_mul(5).wrapping_add(1),
         };
         for t in 0..block {
             want[c * block + t] = r(t).wrapping_add(r((t + 1) % block));
@@ -118,12 +118,14 @@ fn pairs_results(input: &[u32], block: usize, grid: usize) -> Vec<u32> {
 
 /// `pairs`: warps 0-1 meet at `bar.sync 1, 64`, warps 2-3 at `bar.sync 2, count` (a count
 /// held in a register) in a loop whose trip count is read from memory, while warp 4 (blocks
-/// 160 and 144) goes straight to `__syncthreads()`. Two CTAs.
+/// 160 and 144; warps 4-9 in blocks of 320, past the 8 warps whose bookkeeping the scheduler
+/// does without a loop) swaps neighbours' values through `bar.warp.sync -1` and goes on to
+/// `__syncthreads()`. Two CTAs.
 #[test]
 fn barriers_for_pairs_of_warps_while_other_warps_go_on() {
     let Some(gpu) = gpu() else { return };
     let grid = 2usize;
-    for block in [128usize, 160, 144] {
+    for block in [128usize, 160, 144, 320] {
         let total = block * grid;
         let input = words(0x0bad_cafe ^ block as u32, total);
         let want = pairs_results(&input, block, grid);

@@ -305,6 +305,14 @@ impl FnLower {
                 }
             },
         };
+        self.park(inst, id, expect, arrive);
+        Ok(())
+    }
+
+    /// Ends the block at a scheduler point (see `scheduler`): records the barrier the thread
+    /// waits at (`id`, `expect` warps, `arrive`) and its fault site; the thread resumes at the
+    /// next block.
+    pub(super) fn park(&mut self, inst: &Instruction, id: Operand, expect: Operand, arrive: bool) {
         let instruction = std::iter::once(inst.opcode.name.as_str())
             .chain(inst.modifiers.iter().map(|m| m.text.as_str()))
             .collect::<Vec<_>>()
@@ -320,6 +328,5 @@ impl FnLower {
         let cont = self.new_node();
         self.terminate(Terminator::Jump(cont), cont);
         self.sched.points.push(crate::scheduler::Point { node, cont, span: inst.span });
-        Ok(())
     }
 }

@@ -528,6 +528,22 @@ impl FnLower {
         let m = Mods { inst };
         m.only(&["warp", "sync"])?;
         let [mask] = operands(inst, 1)? else { unreachable!() };
+        if self.scheduler {
+            // With the CTA barrier scheduler: a barrier of the warp's own (`scheduler::
+            // WARP_BARRIER`) that waits for every non-exited thread of the warp, so only the
+            // full membermask (what `__syncwarp()` passes) has that meaning.
+            let full = matches!(&mask.kind, ast::OperandKind::Expr(e)
+                if matches!(crate::consts::eval(e), Ok(crate::consts::ConstValue::Int(v)) if v as u32 == u32::MAX));
+            if !full {
+                return Err(crate::function::unsupported(
+                    "`bar.warp.sync` with a membermask other than an immediate 0xffffffff in a kernel with the CTA barrier scheduler \
+                     (it has `bar.arrive` or a barrier for part of the CTA)",
+                    mask.span,
+                ));
+            }
+            self.park(inst, FnLower::u32c(crate::scheduler::WARP_BARRIER), FnLower::u32c(1), false);
+            return Ok(());
+        }
         self.read(mask, ScalarType::B32)?;
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, inst.span));

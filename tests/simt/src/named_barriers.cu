@@ -76,12 +76,13 @@ extern "C" __global__ void pipeline(const unsigned *in, unsigned iters, unsigned
 
 // Partial-CTA barriers while other warps do something else: warps 0 and 1 swap values through
 // `bar.sync 1, 64`; warps 2 and 3 run a loop of in[first thread of the CTA] % 4 + 2 rounds,
-// each exchanging through `bar.sync 2, count` twice (a count held in a register); from warp 4 on (blocks of 160 or
-// 144) threads write at once. Then `__syncthreads()` (bar.sync 0: every non-exited warp) and
+// each exchanging through `bar.sync 2, count` twice (a count held in a register); from warp 4
+// on (blocks of 160, 144 or 320) neighbouring threads swap values through `bar.warp.sync -1`
+// (`__syncwarp()`). Then `__syncthreads()` (bar.sync 0: every non-exited warp) and
 // every thread reads its neighbour's result. With `stall` non-zero, warp 0 returns before its
 // barrier, so warp 1 waits for a count that is never reached (undefined in PTX: the launch
 // must end with a fault, not hang).
-// r(t): warps 0-1: in[gid ^ 32] + 1; warps 2-3: x after the loop below; others: gid * 5.
+// r(t): warps 0-1: in[gid ^ 32] + 1; warps 2-3: x after the loop below; others: (gid ^ 1) * 5 + 1.
 // out[gid] = r(t) + r((t + 1) % n).
 extern "C" __global__ void pairs(const unsigned *in, unsigned count, unsigned stall, unsigned *out) {
     __shared__ unsigned sh[1024];
@@ -107,7 +108,9 @@ extern "C" __global__ void pairs(const unsigned *in, unsigned count, unsigned st
         }
         r = x;
     } else {
-        r = gid * 5;
+        sh[t] = gid * 5;
+        asm volatile("bar.warp.sync -1;" ::: "memory");
+        r = sh[t ^ 1] + 1;
     }
     res[t] = r;
     __syncthreads();
