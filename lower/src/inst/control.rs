@@ -263,7 +263,7 @@ impl FnLower {
                 match &op.kind {
                     OperandKind::Expr(e) => match crate::consts::eval(e) {
                         Ok(crate::consts::ConstValue::Int(v)) => Self::u32c(v as u32),
-                        _ => unreachable!("checked by barrier_id"),
+                        _ => return Err(Diagnostic::new("a barrier id must be an integer 0 through 15 (PTX ISA §9.7.13.1)", op.span)),
                     },
                     _ => {
                         let v = self.read(op, ScalarType::U32)?;
