@@ -46,8 +46,10 @@
 //! waits for a fourth). The thread's registers live across rounds as ordinary variables.
 //! The only barriers left are the scheduler's, in the loop's uniform body, so the SIMT pass
 //! has nothing to rewrite. `bar.warp.sync -1` (`__syncwarp()`) is a barrier of the warp's own
-//! ([`WARP_BARRIER`]). Warp collectives and `bar.red` (whose emulation needs every thread of the
-//! CTA at its workgroup barriers) are refused in such kernels.
+//! ([`WARP_BARRIER`]). `bar.red` is a `sync` point whose warps also add their threads'
+//! predicates (and participants) to the barrier's totals when they arrive; the threads it
+//! releases read the totals of that completion. Warp collectives (whose emulation needs every
+//! thread of the CTA at its workgroup barriers) are refused in such kernels.
 
 use crate::abi;
 use crate::cfg::{NodeId, Terminator};
@@ -94,6 +96,12 @@ pub struct PointVars {
     pub arrive: VarId,
     /// The barrier's fault site (for `abi::FAULT_BARRIER_DEADLOCK`).
     pub site: VarId,
+    /// `bar.red`: the thread's predicate (0 or 1), counted when its warp arrives.
+    pub pred: VarId,
+    /// `bar.red`: the completed barrier's true predicates and participants, read when the
+    /// thread is released.
+    pub trues: VarId,
+    pub parts: VarId,
 }
 
 /// One barrier instruction of a scheduler kernel: its code ends block `node`; the thread
@@ -109,6 +117,8 @@ pub struct Point {
 pub struct Points {
     vars: Option<PointVars>,
     pub points: Vec<Point>,
+    /// Some point is a `bar.red` (the scheduler then sums predicates).
+    pub reduces: bool,
 }
 
 impl Points {
@@ -123,6 +133,9 @@ impl Points {
                 expect: new(Ty::U32, "sched.expect"),
                 arrive: new(Ty::Bool, "sched.arrive"),
                 site: new(Ty::U32, "sched.site"),
+                pred: new(Ty::U32, "sched.predicate"),
+                trues: new(Ty::U32, "sched.trues"),
+                parts: new(Ty::U32, "sched.participants"),
             }
         })
     }
@@ -132,6 +145,8 @@ impl Points {
 struct Scratch {
     base: u32,
     w: u32,
+    /// With the `bar.red` words.
+    red: bool,
 }
 
 impl Scratch {
@@ -191,8 +206,26 @@ impl Scratch {
     fn previous_live(&self) -> u32 {
         self.count() + 3 * NIDS + 7
     }
+    /// `bar.red`, per warp: true predicates of its parked threads (this round).
+    fn red_true(&self) -> u32 {
+        self.count() + 3 * NIDS + 8
+    }
+    /// `bar.red`, per barrier id: true predicates and participants of the arrived warps.
+    fn red_sum(&self) -> u32 {
+        self.red_true() + self.w
+    }
+    fn red_parts(&self) -> u32 {
+        self.red_sum() + NIDS
+    }
+    /// `bar.red`, per barrier id: the totals of its last completion.
+    fn result_trues(&self) -> u32 {
+        self.red_parts() + NIDS
+    }
+    fn result_parts(&self) -> u32 {
+        self.result_trues() + NIDS
+    }
     fn words(&self) -> u32 {
-        3 * self.w + 3 * NIDS + 8
+        3 * self.w + 3 * NIDS + 8 + if self.red { self.w + 4 * NIDS } else { 0 }
     }
 }
 
@@ -283,6 +316,13 @@ impl Round<'_> {
         for base in [s.waiters(), s.count(), s.expect()] {
             shared_store(fl, base, id, u32c(0));
         }
+        if s.red {
+            for (from, to) in [(s.red_sum(), s.result_trues()), (s.red_parts(), s.result_parts())] {
+                let v = shared_load(fl, from, id);
+                shared_store(fl, to, id, v);
+                shared_store(fl, from, id, u32c(0));
+            }
+        }
         let pending = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.pending()) });
         let b = bit(fl, id);
         let nb = fl.un(UnaryOp::Not, Ty::U32, b);
@@ -301,6 +341,11 @@ impl Round<'_> {
         for base in [s.parked(), s.ids()] {
             shared_store(fl, base, k, u32c(0));
         }
+        let trues = s.red.then(|| {
+            let t = shared_load(fl, s.red_true(), k);
+            shared_store(fl, s.red_true(), k, u32c(0));
+            t
+        });
         let all = fl.cmp(CmpOp::Eq, Ty::U32, parked, live);
         let below = fl.bin(BinaryOp::Sub, Ty::U32, ids, u32c(1));
         let rest = fl.bin(BinaryOp::And, Ty::U32, ids, below);
@@ -322,6 +367,14 @@ impl Round<'_> {
             let count = shared_load(fl, s.count(), id);
             let count = fl.bin(BinaryOp::Add, Ty::U32, count, u32c(1));
             shared_store(fl, s.count(), id, count);
+            if let Some(trues) = trues {
+                // `bar.red`: the warp's participants (its non-exited threads) and true predicates.
+                for (base, add) in [(s.red_sum(), trues), (s.red_parts(), parked)] {
+                    let v = shared_load(fl, base, id);
+                    let v = fl.bin(BinaryOp::Add, Ty::U32, v, add);
+                    shared_store(fl, base, id, v);
+                }
+            }
             let pending = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.pending()) });
             let b = bit(fl, id);
             let pending = fl.bin(BinaryOp::Or, Ty::U32, pending, b);
@@ -353,7 +406,7 @@ impl Round<'_> {
 pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
     if let Some(&(_, span)) = fl.barriers.first() {
         return Err(unsupported(
-            "a warp collective or `bar.red` in a kernel whose barriers need the CTA barrier scheduler \
+            "a warp collective in a kernel whose barriers need the CTA barrier scheduler \
              (it has `bar.arrive` or a barrier for part of the CTA; their emulation needs every thread at its workgroup barriers)",
             span,
         ));
@@ -367,7 +420,7 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
     let entry = fl.new_node();
     fl.terminate(Terminator::Return, entry);
     let threads: u32 = fl.block.iter().product();
-    let s = Scratch { base: fl.shared_bytes.div_ceil(4), w: threads.div_ceil(32) };
+    let s = Scratch { base: fl.shared_bytes.div_ceil(4), w: threads.div_ceil(32), red: fl.sched.reduces };
     fl.shared_bytes = (s.base + s.words()) * 4;
     fl.has_shared = true;
     let st = fl.new_var(Ty::U32, "sched.state");
@@ -405,6 +458,9 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
     fl.assign(pv.expect, Expr::Use(u32c(0)));
     fl.assign(pv.arrive, Expr::Use(Operand::Const(Const::Bool(false))));
     fl.assign(pv.site, Expr::Use(u32c(0)));
+    for v in [pv.pred, pv.trues, pv.parts] {
+        fl.assign(v, Expr::Use(u32c(0)));
+    }
     let tid = fl.linear_tid();
     let w = fl.bin(BinaryOp::ShrU, Ty::U32, tid, u32c(5));
     let warp = fl.new_var(Ty::U32, "sched.warp");
@@ -447,6 +503,10 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
         let b = bit(fl, Operand::Var(pv.id));
         shared_atomic(fl, AtomicOp::Or, s.ids(), warp, b);
         shared_atomic(fl, AtomicOp::MaxU, s.expect(), Operand::Var(pv.id), Operand::Var(pv.expect));
+        if s.red {
+            let t = fl.cmp(CmpOp::Ne, Ty::U32, Operand::Var(pv.pred), u32c(0));
+            let _ = when(fl, t, |fl| shared_atomic(fl, AtomicOp::Add, s.red_true(), warp, u32c(1)));
+        }
         let sync = fl.un(UnaryOp::Not, Ty::Bool, Operand::Var(pv.arrive));
         let _ = when(fl, sync, |fl| shared_atomic(fl, AtomicOp::Or, s.syncers(), u32c(0), warp_bit));
     })?;
@@ -511,6 +571,18 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
     let s1 = fl.select(Ty::U32, arrives, on_arrival, Operand::Var(st));
     let freed = fl.bin(BinaryOp::And, Ty::Bool, is_waiting, r);
     let s2 = fl.select(Ty::U32, freed, u32c(RUN), s1);
+    if s.red {
+        // Released now: a `bar.red` thread takes its barrier's totals.
+        let runs = fl.cmp(CmpOp::Eq, Ty::U32, s2, u32c(RUN));
+        let was = fl.cmp(CmpOp::Ne, Ty::U32, Operand::Var(st), u32c(RUN));
+        let now = fl.bin(BinaryOp::And, Ty::Bool, runs, was);
+        when(fl, now, |fl| {
+            let t = shared_load(fl, s.result_trues(), Operand::Var(pv.id));
+            fl.assign(pv.trues, Expr::Use(t));
+            let p = shared_load(fl, s.result_parts(), Operand::Var(pv.id));
+            fl.assign(pv.parts, Expr::Use(p));
+        })?;
+    }
     fl.assign(st, Expr::Use(s2));
     let more = fl.cmp(CmpOp::Eq, Ty::U32, Operand::Var(ctl), u32c(CONTINUE));
     let finish = fl.new_node();

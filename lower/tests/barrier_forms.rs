@@ -92,6 +92,10 @@ fn arrive_and_partial_cta_barriers_lower_through_the_scheduler() {
         "@%p1 bra $L_c;\n    bar.arrive 1, 64;\n    bra.uni $L_end;\n$L_c:\n    bar.sync 1, 64;\n$L_end:",
         "@%p1 ret;\n    bar.sync 0;\n    bar.sync 1, 32;",
         "bar.sync 1, 32;\n    bar.warp.sync -1;\n    bar.warp.sync 0xffffffff;",
+        "bar.red.popc.u32 %r2, 0, 32, %p1;",
+        "bar.sync 1, 32;\n    bar.red.popc.u32 %r2, 0, %p1;",
+        "bar.arrive 1, 32;\n    bar.red.and.pred %p2, 2, 64, !%p1;\n    selp.u32 %r2, 1, 0, %p2;",
+        "bar.red.or.pred %p2, %r1, 32, %p1;\n    selp.u32 %r2, 1, 0, %p2;",
         "$L_loop:\n    bar.sync 1, 32;\n    membar.cta;\n    add.u32 %r1, %r1, 1;\n    setp.lt.u32 %p2, %r1, 9;\n    @%p2 bra $L_loop;",
     ] {
         lowered(inst).unwrap_or_else(|e| panic!("{inst}: {e}"));
@@ -101,13 +105,12 @@ fn arrive_and_partial_cta_barriers_lower_through_the_scheduler() {
 #[test]
 fn barrier_forms_without_a_sound_translation_are_refused_where_they_are() {
     for (inst, why, col) in [
-        ("    bar.red.popc.u32 %r2, 0, 32, %p1;", "a barrier with a thread count other than the whole CTA", 30),
         ("    @%p1 bar.sync 0;", "a predicated barrier", 5),
         ("    @%p1 bar.arrive 0, 32;", "a predicated barrier", 5),
         // The scheduler's threads run apart: collectives emulated through workgroup barriers
         // cannot run beside it.
-        ("    bar.arrive 1, 32;\n    shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;", "a warp collective or `bar.red`", 5),
-        ("    bar.sync 1, 32;\n    bar.red.popc.u32 %r2, 0, %p1;", "a warp collective or `bar.red`", 5),
+        ("    bar.arrive 1, 32;\n    shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;", "a warp collective in a kernel", 5),
+        ("    bar.sync 1, 32;\n    vote.sync.ballot.b32 %r2, %p1, -1;", "a warp collective in a kernel", 5),
         // `bar.warp.sync` beside them is the warp's own barrier: the full membermask only.
         ("    bar.sync 1, 32;\n    bar.warp.sync %r1;", "membermask other than an immediate 0xffffffff", 19),
         ("    bar.sync 1, 32;\n    bar.warp.sync 0xffff;", "membermask other than an immediate 0xffffffff", 19),

@@ -332,3 +332,47 @@ fn scheduler_cost() {
         eprintln!("{backend}: {grid} CTAs x {block} threads, {iters} iterations x 2 barriers: workgroup barriers {a:.2} ms, scheduler {b:.2} ms ({:.2}x)", b / a);
     }
 }
+
+/// `reds`: `bar.red.popc` over warps 0-1 (`1, 64`), `bar.red.and` over warps 2-3 (`2, 64`), and
+/// `bar.red.popc` over the warps from 4 on with a count held in a register, each group's
+/// result in its threads only; blocks 128, 160 and 144 (a partial last warp), two CTAs.
+#[test]
+fn barrier_reductions_over_parts_of_the_cta() {
+    let Some(gpu) = gpu() else { return };
+    let grid = 2usize;
+    for block in [128usize, 160, 144] {
+        let total = block * grid;
+        let mut input = words(0x0f0f_1234 ^ block as u32, total);
+        // CTA 0's AND is true (no multiple of 3 among warps 2-3's values), CTA 1's random.
+        for x in &mut input[64..128] {
+            if *x % 3 == 0 {
+                *x = if *x == 0 { 1 } else { *x - 1 };
+            }
+        }
+        let mut want = vec![0u32; total];
+        for c in 0..grid {
+            let at = |t: usize| input[c * block + t];
+            let low = (0..64).filter(|&t| at(t) & 1 != 0).count() as u32;
+            let mid = (64..128).all(|t| at(t) % 3 != 0) as u32;
+            let high = (128..block).filter(|&t| at(t) & 2 != 0).count() as u32;
+            for t in 0..block {
+                want[c * block + t] = match t / 32 {
+                    0 | 1 => low,
+                    2 | 3 => mid,
+                    _ => high,
+                };
+            }
+        }
+        assert_eq!((want[64], want[block + 64]), (1, 0), "the AND is true in one CTA only");
+        for file in FILES {
+            let program = program_of(file, &ptx(file), [block as u32, 1, 1], "reds");
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let (inp, out) = (run.buffer(&u32s(&input)), run.zeros(total * 4));
+                let count = (32 * (block.div_ceil(32) as u32).saturating_sub(4)).max(32);
+                run.launch(&program, "reds", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &count.to_le_bytes(), &out.to_le_bytes()], backend);
+                assert_eq!(run.read_u32(out, total), want, "{file}, block {block}, {backend}");
+            }
+        }
+    }
+}

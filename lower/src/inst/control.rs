@@ -224,7 +224,7 @@ impl FnLower {
     /// count rounded up to a multiple of 32, or the thread count itself, accepted as before),
     /// else the number of warps it names. 0, a count above the CTA's warps, or one that is no
     /// multiple of 32 is an error (`arrive` needs a count, and a whole-CTA one is a count too).
-    fn immediate_count(&self, e: &ast::Expr, arrive: bool, span: ast::Span) -> LResult<Option<u32>> {
+    pub(super) fn immediate_count(&self, e: &ast::Expr, arrive: bool, span: ast::Span) -> LResult<Option<u32>> {
         let total: u32 = self.block.iter().product();
         let warps = total.div_ceil(32);
         let Ok(crate::consts::ConstValue::Int(b)) = crate::consts::eval(e) else {
@@ -254,9 +254,16 @@ impl FnLower {
     /// (`arrive`) and its fault site, then ends the block: the scheduler resumes the thread at
     /// the next one.
     pub(super) fn scheduler_point(&mut self, inst: &Instruction, arrive: bool) -> LResult<()> {
+        let (id, expect) = self.point_id_expect(inst.operands.first(), inst.operands.get(1), arrive)?;
+        self.park(inst, id, expect, arrive);
+        Ok(())
+    }
+
+    /// A scheduler point's barrier id and expected warps (see [`FnLower::scheduler_point`]).
+    pub(super) fn point_id_expect(&mut self, id: Option<&ast::Operand>, count: Option<&ast::Operand>, arrive: bool) -> LResult<(Operand, Operand)> {
         let total: u32 = self.block.iter().product();
         let warps = total.div_ceil(32);
-        let id = match inst.operands.first() {
+        let id = match id {
             None => Self::u32c(0),
             Some(op) => {
                 self.barrier_id(op)?;
@@ -273,7 +280,7 @@ impl FnLower {
             }
         };
         let all = Self::u32c(crate::scheduler::ALL_WARPS);
-        let expect = match inst.operands.get(1) {
+        let expect = match count {
             None => all,
             Some(op) => match &op.kind {
                 OperandKind::Expr(e) => match self.immediate_count(e, arrive, op.span)? {
@@ -305,8 +312,7 @@ impl FnLower {
                 }
             },
         };
-        self.park(inst, id, expect, arrive);
-        Ok(())
+        Ok((id, expect))
     }
 
     /// Ends the block at a scheduler point (see `scheduler`): records the barrier the thread

@@ -567,6 +567,42 @@ impl FnLower {
             [id, count, c] => (id, Some(count), c),
             _ => return Err(Diagnostic::new(format!("`{}` takes 3 or 4 operands", m.name()), inst.span)),
         };
+        if self.scheduler {
+            // A `sync` point of the CTA barrier scheduler that also counts the predicate over
+            // the arriving warps' threads (see `scheduler`).
+            let c = self.pred_operand(c)?;
+            let (id, expect) = self.point_id_expect(Some(id), count, false)?;
+            let mine = self.select(Ty::U32, c, FnLower::u32c(1), FnLower::u32c(0));
+            let v = self.sched.vars(&mut self.vars);
+            self.sched.reduces = true;
+            self.assign(v.pred, Expr::Use(mine));
+            self.park(inst, id, expect, false);
+            let (trues, parts) = (Operand::Var(v.trues), Operand::Var(v.parts));
+            return match op {
+                "popc" => self.write(d, ScalarType::U32, trues),
+                "and" => {
+                    let r = self.cmp(CmpOp::Eq, Ty::U32, trues, parts);
+                    self.write(d, ScalarType::Pred, r)
+                }
+                _ => {
+                    let r = self.cmp(CmpOp::Ne, Ty::U32, trues, FnLower::u32c(0));
+                    self.write(d, ScalarType::Pred, r)
+                }
+            };
+        }
+        let partial = match count {
+            Some(ast::Operand { kind: OperandKind::Expr(e), span }) => self.immediate_count(e, false, *span)?.is_some(),
+            Some(_) => {
+                self.register_count = true;
+                false
+            }
+            None => false,
+        };
+        if partial {
+            // Fewer warps than the CTA: the scheduler's (the kernel is lowered again).
+            self.needs_scheduler.get_or_insert(inst.span);
+            return Ok(());
+        }
         self.barrier_id(id)?;
         if let Some(count) = count {
             self.barrier_count(count)?;

@@ -116,3 +116,25 @@ extern "C" __global__ void pairs(const unsigned *in, unsigned count, unsigned st
     __syncthreads();
     out[gid] = r + res[(t + 1) % n];
 }
+
+// `bar.red` for part of the CTA: warps 0-1 count (in & 1) over their 64 threads with
+// `bar.red.popc.u32 d, 1, 64, p`; warps 2-3 AND (in % 3 != 0) over theirs with
+// `bar.red.and.pred p, 2, 64, q`; the warps from 4 on (blocks of 160 or 144) count (in & 2)
+// with `bar.red.popc.u32 d, 3, count, p`, count in a register (32 per warp). The two pairs'
+// branches come in reverse warp order.
+// out[gid] = the result of its group.
+extern "C" __global__ void reds(const unsigned *in, unsigned count, unsigned *out) {
+    unsigned t = threadIdx.x;
+    unsigned gid = blockIdx.x * blockDim.x + t;
+    unsigned x = in[gid];
+    unsigned w = t / 32;
+    unsigned r;
+    if (w >= 4) {
+        asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; bar.red.popc.u32 %0, 3, %2, p; }" : "=r"(r) : "r"(x & 2), "r"(count) : "memory");
+    } else if (w >= 2) {
+        asm volatile("{ .reg .pred p, q; setp.ne.u32 p, %1, 0; bar.red.and.pred q, 2, 64, p; selp.u32 %0, 1, 0, q; }" : "=r"(r) : "r"(x % 3) : "memory");
+    } else {
+        asm volatile("{ .reg .pred p; setp.ne.u32 p, %1, 0; bar.red.popc.u32 %0, 1, 64, p; }" : "=r"(r) : "r"(x & 1) : "memory");
+    }
+    out[gid] = r;
+}
