@@ -165,14 +165,20 @@ pub const FAULT_CLUSTER_RANK: u32 = 1 << 9;
 /// other effect, that the device's subgroups do not hold whole logical warps: the host runs
 /// the emulated translation instead (see `warp_layout`). Not a fault of the PTX program.
 pub const FAULT_WARP_LAYOUT: u32 = 1 << 10;
-/// `bar{.cta}.sync`/`barrier{.cta}.sync`/`bar.red` with a thread count (held in a register)
-/// other than the whole CTA's: a barrier some warps pass while others wait has no Vulkan or
-/// WGSL equivalent (the launch went on with a full-CTA barrier, so its results are wrong).
+/// A barrier's thread count held in a register was invalid (§9.7.13.1: a multiple of the warp
+/// size naming at most the CTA's warps; 0, more, or another value), or, in a kernel translated
+/// without the barrier scheduler (`scheduler`: one with `bar.red` or warp collectives), other
+/// than the whole CTA's (the launch went on with a full-CTA barrier, so its results are wrong).
 pub const FAULT_BARRIER_COUNT: u32 = 1 << 11;
 /// A barrier id held in a register was not 0 through 15 (§9.7.13.1: "a logical barrier
 /// resource as an immediate constant or register with value 0 through 15"; undefined
 /// otherwise).
 pub const FAULT_BARRIER_ID: u32 = 1 << 12;
+/// The CTA barrier scheduler (`scheduler`: kernels with `bar.arrive` or barriers for part of
+/// the CTA) found every thread left in the CTA waiting at a barrier that can no longer
+/// complete (its thread count is never reached: undefined in PTX, a hang on NVIDIA). The
+/// launch ends instead; each waiting thread names its barrier as the fault site.
+pub const FAULT_BARRIER_DEADLOCK: u32 = 1 << 13;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
 /// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` zero
@@ -242,8 +248,14 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
         (FAULT_BARRIER_ID, "a barrier id held in a register was not 0 through 15"),
         (
             FAULT_BARRIER_COUNT,
-            "a barrier's thread count was not the whole CTA (barriers for a subset of the CTA's warps \
-             are not supported yet; the barrier waited for every thread, so the results are wrong)",
+            "a barrier's thread count was not the whole CTA in a kernel without the barrier scheduler \
+             (one with `bar.red` or warp collectives: the barrier waited for every thread, so the results \
+             are wrong), or was invalid (0, more than the CTA's warps, or no multiple of 32)",
+        ),
+        (
+            FAULT_BARRIER_DEADLOCK,
+            "every thread left in the CTA waited at a barrier whose thread count could no longer be \
+             reached (undefined in PTX, a hang on NVIDIA): the launch was ended",
         ),
     ];
     names.iter().filter(|(b, _)| bits & b != 0).map(|&(_, n)| n).collect()

@@ -979,6 +979,7 @@ impl Calls<'_> {
         };
         let first_var = fl.vars.len() as u32;
         let barriers = fl.barriers.len();
+        let points = fl.sched.points.len();
         fl.cur = entry;
         let saved = Context::swap(fl, &self.module_scope, exit);
         fl.frame_base = Some(regs.fb);
@@ -1010,7 +1011,7 @@ impl Calls<'_> {
         fl.assign(return_id, Expr::LoadWord { memory: Memory::Local, index });
         let after = fl.new_node();
         fl.terminate(Terminator::Return, after);
-        if let Some(&(_, span)) = fl.barriers.get(barriers) {
+        if let Some(span) = fl.barriers.get(barriers).map(|b| b.1).or(fl.sched.points.get(points).map(|p| p.span)) {
             return Err(unsupported(
                 format!(
                     "a barrier in device function `{}`, which is called through the call stack (it is recursive, \

@@ -137,6 +137,18 @@ pub struct FnLower {
     clock: Option<VarId>,
     /// `%gridid`, read once from the parameter header.
     grid_id: Option<VarId>,
+    /// Lower every `bar`/`barrier` as a point of the CTA barrier scheduler (see `scheduler`):
+    /// set for kernels whose barriers a workgroup barrier cannot express.
+    pub scheduler: bool,
+    /// Today's lowering (`scheduler` false) met a barrier that only the scheduler translates
+    /// (`bar.arrive`, an immediate thread count naming fewer warps than the CTA): its span.
+    pub needs_scheduler: Option<Span>,
+    /// Today's lowering met a thread count held in a register (run-time checked there).
+    pub register_count: bool,
+    /// The scheduler's barrier points (scheduler mode).
+    pub sched: crate::scheduler::Points,
+    /// The CFG's entry block (the scheduler's loop starts in a block of its own).
+    pub entry: NodeId,
 }
 
 /// A pair of flags, one per float format that a device may flush.
@@ -194,6 +206,11 @@ impl FnLower {
             cluster_directive: None,
             clock: None,
             grid_id: None,
+            scheduler: false,
+            needs_scheduler: None,
+            register_count: false,
+            sched: Default::default(),
+            entry: 0,
         }
     }
 }
@@ -240,7 +257,7 @@ impl FnLower {
     pub fn into_cfg(mut self) -> (Cfg, Vec<VarInfo>, Vec<(NodeId, Span)>) {
         let next = self.new_node();
         self.terminate(Terminator::Return, next);
-        (Cfg { blocks: self.blocks, entry: 0 }, self.vars, self.barriers)
+        (Cfg { blocks: self.blocks, entry: self.entry }, self.vars, self.barriers)
     }
 
     // ---- Emission ------------------------------------------------------------------------

@@ -30,8 +30,15 @@ pub fn lower_kernel(
     functions: &call::Functions,
     options: &LowerOptions,
 ) -> LResult<ir::Kernel> {
-    let (fl, block, params, param_bytes) = lower_body(module, f, globals, functions, options)?;
-    finish_kernel(file, module, f, fl, block, params, param_bytes, options)
+    let finish = |(fl, block, params, param_bytes): Body| finish_kernel(file, module, f, fl, block, params, param_bytes, options);
+    match lower_body(module, f, globals, functions, options)? {
+        Lowered::Plain(body) => finish(*body),
+        Lowered::Scheduled { body, fallback } => match (finish(*body), fallback) {
+            (Ok(k), _) => Ok(k),
+            (Err(_), Some(plain)) => finish(*plain),
+            (Err(e), None) => Err(e),
+        },
+    }
 }
 
 /// The kernel's instructions lowered one by one, without the passes over the whole body
@@ -44,7 +51,44 @@ pub fn check_kernel(module: &ast::Module, f: &ast::Function, globals: &[(String,
 
 type Body = (FnLower, [u32; 3], Vec<ir::ParamSlot>, u32);
 
-fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, GlobalPlace)], functions: &call::Functions, options: &LowerOptions) -> LResult<Body> {
+/// A kernel's body lowered: today's way, or for the CTA barrier scheduler (`scheduler`).
+enum Lowered {
+    Plain(Box<Body>),
+    /// `fallback`: today's lowering, used if the scheduler's cannot be finished, when only
+    /// thread counts held in registers asked for the scheduler (today's lowering checks them
+    /// at run time: a count below the CTA's faults).
+    Scheduled { body: Box<Body>, fallback: Option<Box<Body>> },
+}
+
+/// The body lowered today's way, and again in scheduler mode where a barrier needs it:
+/// `bar.arrive` or an immediate count naming fewer warps than the CTA (then a refusal of the
+/// scheduler's lowering is the kernel's), or a count held in a register (then the kernel keeps
+/// today's lowering where the scheduler's is refused, e.g. for its warp collectives).
+fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, GlobalPlace)], functions: &call::Functions, options: &LowerOptions) -> LResult<Lowered> {
+    let plain = lower_body_in(module, f, globals, functions, options, false)?;
+    let hard = plain.0.needs_scheduler.is_some();
+    if !hard && !plain.0.register_count {
+        return Ok(Lowered::Plain(Box::new(plain)));
+    }
+    let scheduled = lower_body_in(module, f, globals, functions, options, true).and_then(|mut body| {
+        crate::scheduler::build(&mut body.0)?;
+        Ok(body)
+    });
+    match scheduled {
+        Ok(body) => Ok(Lowered::Scheduled { body: Box::new(body), fallback: (!hard).then(|| Box::new(plain)) }),
+        Err(_) if !hard => Ok(Lowered::Plain(Box::new(plain))),
+        Err(e) => Err(e),
+    }
+}
+
+fn lower_body_in(
+    module: &ast::Module,
+    f: &ast::Function,
+    globals: &[(String, GlobalPlace)],
+    functions: &call::Functions,
+    options: &LowerOptions,
+    scheduler: bool,
+) -> LResult<Body> {
     let block = options.block.or_else(|| reqntid(f)).unwrap_or_else(|| default_block(f));
     check_block_directives(f, block)?;
     if block.contains(&0) || block.iter().map(|&b| b as u64).product::<u64>() > MAX_BLOCK_THREADS {
@@ -60,6 +104,7 @@ fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, Globa
     fl.flushed_f32 = options.flushed_f32;
     fl.legacy = crate::inst::legacy::Legacy::of(module);
     fl.native_warps = options.native_warps;
+    fl.scheduler = scheduler;
 
     // Parameters.
     let (params, param_bytes) = layout::layout_params(&f.params)?;
@@ -210,6 +255,7 @@ fn finish_kernel(
     });
     let subnormals = fl.subnormals;
     let native_warps = fl.used_native_warps;
+    let scheduled = fl.scheduler;
     let (cfg, mut vars, barriers) = fl.into_cfg();
     let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
     let mut body = structurize::structurize(cfg, &mut vars)
@@ -218,6 +264,11 @@ fn finish_kernel(
     // A barrier inside an instruction's own `if` (a predicated warp collective) is invisible
     // to the CFG check: the structured body is checked too.
     let barrier_check = barrier_check.and_then(|()| simt::check_structured(&body, vars.len(), f.name.span));
+    if let (Err(refusal), true) = (&barrier_check, scheduled) {
+        // The scheduler's barriers sit in its loop's uniform body unless the kernel's CFG
+        // keeps some thread from reaching them (a loop without exit and without barrier).
+        return Err(refusal.clone());
+    }
     if let Err(refusal) = barrier_check {
         // Some thread could skip a barrier: make every barrier uniform, or refuse.
         body = simt::uniformize(&body, &mut vars, &mut shared_words).map_err(|()| refusal)?;

@@ -30,6 +30,7 @@ pub mod ir;
 mod shared64;
 mod misread_constants;
 pub use misread_constants::{checked_load_word, heap_range_tests_of, hidden_vars};
+mod scheduler;
 mod simt;
 pub mod threads;
 mod warp_layout;

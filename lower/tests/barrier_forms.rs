@@ -1,10 +1,11 @@
 //! Every CTA barrier form of §9.7.13.1 (`bar{.cta}.sync`/`barrier{.cta}.sync{.aligned}`, with
 //! and without a thread count and a barrier id), §9.7.13.2 (`bar.red`/`barrier.cta.red`) and
 //! §9.7.13.3 (`bar.warp.sync`): what lowers, and that each form without a sound translation is
-//! refused with "not supported yet" at its own line and column (never a guessed barrier: a
-//! thread count below the CTA's or `bar.arrive` let some threads pass while others wait, which
-//! Vulkan's and WGSL's workgroup barriers cannot express). The forms that lower run end to end in
-//! tests/tests/simt_kernels.rs (nvcc and clang kernels) and simt_atomics.rs.
+//! refused with "not supported yet" at its own line and column (never a guessed barrier).
+//! `bar.arrive` and thread counts below the CTA's (some threads pass while others wait, which
+//! Vulkan's and WGSL's workgroup barriers cannot express) lower through the CTA barrier
+//! scheduler (lower/src/scheduler.rs). The forms that lower run end to end in
+//! tests/tests/simt_kernels.rs (nvcc and clang kernels), named_barriers.rs and simt_atomics.rs.
 
 use ptxcross_frontend::{parse, SourceFile};
 use ptxcross_lower::{lower, LowerOptions};
@@ -71,20 +72,72 @@ fn every_full_cta_barrier_form_lowers() {
     }
 }
 
+/// `bar.arrive` and counts naming fewer warps than the CTA lower through the CTA barrier
+/// scheduler (lower/src/scheduler.rs; results: tests/tests/named_barriers.rs), as does a
+/// kernel that mixes them with full-CTA barriers, exits, loops and CTA fences.
+#[test]
+fn arrive_and_partial_cta_barriers_lower_through_the_scheduler() {
+    for inst in [
+        "bar.arrive 0, 64;",
+        "bar.arrive 1, 32;",
+        "bar.cta.arrive 2, 32;",
+        "barrier.arrive 3, 64;",
+        "barrier.cta.arrive 1, 64;",
+        "barrier.cta.arrive.aligned 1, 64;",
+        "bar.sync 0, 32;",
+        "barrier.sync 1, 32;",
+        "barrier.cta.sync.aligned 15, 32;",
+        "bar.arrive %r1, 32;",
+        "bar.arrive 1, %r1;",
+        "@%p1 bra $L_c;\n    bar.arrive 1, 64;\n    bra.uni $L_end;\n$L_c:\n    bar.sync 1, 64;\n$L_end:",
+        "@%p1 ret;\n    bar.sync 0;\n    bar.sync 1, 32;",
+        "bar.sync 1, 32;\n    bar.warp.sync -1;\n    bar.warp.sync 0xffffffff;",
+        "bar.red.popc.u32 %r2, 0, 32, %p1;",
+        "bar.sync 1, 32;\n    bar.red.popc.u32 %r2, 0, %p1;",
+        "bar.arrive 1, 32;\n    bar.red.and.pred %p2, 2, 64, !%p1;\n    selp.u32 %r2, 1, 0, %p2;",
+        "bar.red.or.pred %p2, %r1, 32, %p1;\n    selp.u32 %r2, 1, 0, %p2;",
+        "$L_loop:\n    bar.sync 1, 32;\n    membar.cta;\n    add.u32 %r1, %r1, 1;\n    setp.lt.u32 %p2, %r1, 9;\n    @%p2 bra $L_loop;",
+    ] {
+        lowered(inst).unwrap_or_else(|e| panic!("{inst}: {e}"));
+    }
+}
+
 #[test]
 fn barrier_forms_without_a_sound_translation_are_refused_where_they_are() {
     for (inst, why, col) in [
-        ("    bar.sync 0, 32;", "a barrier with a thread count other than the whole CTA", 17),
-        ("    barrier.sync 1, 96;", "a barrier with a thread count other than the whole CTA", 21),
-        ("    bar.red.popc.u32 %r2, 0, 32, %p1;", "a barrier with a thread count other than the whole CTA", 30),
-        ("    bar.arrive 0, 64;", "only the .sync form is implemented", 5),
-        ("    barrier.cta.arrive 1, 64;", "only the .sync form is implemented", 5),
-        ("    barrier.cta.arrive.aligned 1, 64;", "only the .sync form is implemented", 5),
         ("    @%p1 bar.sync 0;", "a predicated barrier", 5),
+        ("    @%p1 bar.arrive 0, 32;", "a predicated barrier", 5),
+        // The scheduler's threads run apart: collectives emulated through workgroup barriers
+        // cannot run beside it.
+        ("    bar.arrive 1, 32;\n    shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;", "a warp collective in a kernel", 5),
+        ("    bar.sync 1, 32;\n    vote.sync.ballot.b32 %r2, %p1, -1;", "a warp collective in a kernel", 5),
+        // `bar.warp.sync` beside them is the warp's own barrier: the full membermask only.
+        ("    bar.sync 1, 32;\n    bar.warp.sync %r1;", "membermask other than an immediate 0xffffffff", 19),
+        ("    bar.sync 1, 32;\n    bar.warp.sync 0xffff;", "membermask other than an immediate 0xffffffff", 19),
     ] {
         let e = lowered(inst).expect_err(inst);
-        let at = format!("bar.ptx:12:{col}");
+        let line = 11 + inst.lines().count();
+        let at = format!("bar.ptx:{line}:{col}");
         assert!(e.contains("not supported yet") && e.contains(why) && e.contains(&at), "{inst}: want `{why}` at {at}:\n{e}");
+    }
+}
+
+/// §9.7.13.1: "When specifying a thread count, the value must be a multiple of the warp size"
+/// and "a non-zero thread count is required for barrier{.cta}.arrive": an immediate count that
+/// is 0, no multiple of 32 (other than the CTA's own thread count) or above the CTA's warps is
+/// an error at its place; `bar.arrive` without a count too.
+#[test]
+fn invalid_thread_counts_are_errors() {
+    for (inst, why, col) in [
+        ("    bar.sync 0, 48;", "must be a non-zero multiple of the warp size", 17),
+        ("    bar.arrive 0, 0;", "must be a non-zero multiple of the warp size", 19),
+        ("    bar.arrive 0, 64;\n    bar.sync 1, 96;", "naming at most the CTA's 2 warps", 17),
+        ("    bar.arrive 0;", "takes 2 operands", 5),
+    ] {
+        let e = lowered(inst).expect_err(inst);
+        let line = 11 + inst.lines().count();
+        let at = format!("bar.ptx:{line}:{col}");
+        assert!(e.contains(why) && e.contains(&at), "{inst}: want `{why}` at {at}:\n{e}");
     }
 }
 
@@ -108,10 +161,12 @@ fn immediate_thread_counts_name_every_warp_of_the_cta() {
         lowered_in(inst, "", Some([100, 1, 1])).unwrap_or_else(|e| panic!("{inst}: {e}"));
     }
     lowered_in("bar.sync 3, 64;", " .reqntid 48", None).unwrap_or_else(|e| panic!("{e}"));
-    for (inst, directives, block) in [("    bar.sync 1, 96;", "", Some([100, 1, 1])), ("    bar.sync 1, 32;", " .reqntid 48", None), ("    bar.sync 1, 160;", "", Some([100, 1, 1]))] {
-        let e = lowered_in(inst, directives, block).expect_err(inst);
-        assert!(e.contains("not supported yet") && e.contains("a barrier with a thread count other than the whole CTA") && e.contains("bar.ptx:12:17"), "{inst}: {e}");
+    // Fewer warps: the scheduler's (arrive_and_partial_cta_barriers_lower_through_the_scheduler).
+    for (inst, directives, block) in [("bar.sync 1, 96;", "", Some([100, 1, 1])), ("bar.sync 1, 32;", " .reqntid 48", None)] {
+        lowered_in(inst, directives, block).unwrap_or_else(|e| panic!("{inst}: {e}"));
     }
+    let e = lowered_in("    bar.sync 1, 160;", "", Some([100, 1, 1])).expect_err("160 > 128");
+    assert!(e.contains("naming at most the CTA's 4 warps") && e.contains("bar.ptx:12:17"), "{e}");
 }
 
 /// `redux.sync` (§9.7.13.x, ISA 8.6+ for `.f32`): the f32 forms lower (their results:

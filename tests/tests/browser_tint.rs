@@ -46,8 +46,12 @@ fn browser() -> Result<(PathBuf, PathBuf), String> {
 /// needs many minutes (and, for CUB's radix sort, more than 13 GB) to build their pipelines
 /// (LLVM coroutines at every barrier, as on lavapipe). Tint's uniformity analysis and WGSL
 /// validation run when the shader module is created, so these are checked as modules only,
-/// unless PTXCROSS_TINT_ALL=1 asks for their pipelines too.
-const HEAVY: [&str; 6] = ["cub.sm80", "match.sm80", "match.clang", "vote_groups", "warp_misc", "sort.sm80"];
+/// unless PTXCROSS_TINT_ALL=1 asks for their pipelines too. The kernels with the CTA barrier
+/// scheduler (`named_barriers`, and `bar_count`, whose register counts go through it) too: on
+/// 2026-11-27 SwiftShader's pipeline builds of each file lost Chromium's GPU process after 3-5
+/// minutes ("Instance dropped in popErrorScope"); their modules pass Tint.
+const HEAVY: [&str; 9] =
+    ["cub.sm80", "match.sm80", "match.clang", "vote_groups", "warp_misc", "sort.sm80", "named_barriers.sm80", "named_barriers.clang", "bar_count"];
 
 fn ptx_files() -> Vec<PathBuf> {
     let mut files = Vec::new();

@@ -161,30 +161,54 @@ impl FnLower {
         Ok(())
     }
 
-    /// `bar.sync a` / `bar.sync a, b` / `barrier.sync` / `bar.cta.sync` …: a CTA-wide barrier.
-    /// Only the full-CTA form is implemented (no thread count, or a count naming every warp of
-    /// the CTA: [`FnLower::barrier_count`]).
+    /// `bar.sync a{, b}` / `barrier{.cta}.sync{.aligned}` / `bar{.cta}.arrive a, b` /
+    /// `barrier{.cta}.arrive{.aligned} a, b` (§9.7.13.1). Today's lowering is a workgroup
+    /// barrier: the full-CTA forms (no thread count, or a count naming every warp of the CTA:
+    /// [`FnLower::barrier_count`]). `bar.arrive` and an immediate count naming fewer warps only
+    /// have a translation through the CTA barrier scheduler (`scheduler`): today's lowering
+    /// notes them (`needs_scheduler`) and the kernel is lowered again in scheduler mode, where
+    /// every barrier is a point of the scheduler ([`FnLower::scheduler_point`]).
     pub(super) fn barrier(&mut self, inst: &Instruction) -> LResult<()> {
         let m = Mods { inst };
-        if m.has("arrive") {
-            // §9.7.13.1: the arriving threads go on while the others wait for a count of
-            // arrivals (producer/consumer named barriers): Vulkan's and WGSL's workgroup
-            // barriers make every invocation wait, and a count below the CTA's has no
-            // equivalent either.
-            return Err(unsupported(
-                format!("`{}` (a barrier some threads pass without waiting; only the .sync form is implemented)", m.name()),
-                inst.span,
-            ));
+        let arrive = m.has("arrive");
+        if arrive {
+            m.only(&["arrive", "aligned", "cta"])?;
+            // "a non-zero thread count is required for barrier{.cta}.arrive"
+            if inst.operands.len() != 2 {
+                return Err(Diagnostic::new(
+                    format!("`{}` takes 2 operands (a barrier id and a thread count), found {}", m.name(), inst.operands.len()),
+                    inst.span,
+                ));
+            }
+        } else {
+            m.only(&["sync", "aligned", "cta"])?;
+            if !(m.has("sync") || inst.opcode.name == "bar" && inst.modifiers.is_empty()) {
+                return Err(unsupported(format!("`{}` (only the .sync and .arrive forms are implemented)", m.name()), inst.span));
+            }
+            match inst.operands.len() {
+                0 if inst.opcode.name == "barrier" => {}
+                1 | 2 => {}
+                n => return Err(Diagnostic::new(format!("`{}` takes 1 or 2 operands, found {n}", m.name()), inst.span)),
+            }
         }
-        m.only(&["sync", "aligned", "cta"])?;
-        if !(m.has("sync") || inst.opcode.name == "bar" && inst.modifiers.is_empty()) {
-            return Err(unsupported(format!("`{}` (only the .sync form is implemented)", m.name()), inst.span));
+        if self.scheduler {
+            return self.scheduler_point(inst, arrive);
         }
-        match inst.operands.len() {
-            0 if inst.opcode.name == "barrier" => {}
-            1 => {}
-            2 => self.barrier_count(&inst.operands[1])?,
-            n => return Err(Diagnostic::new(format!("`{}` takes 1 or 2 operands, found {n}", m.name()), inst.span)),
+        let partial = match inst.operands.get(1) {
+            Some(ast::Operand { kind: OperandKind::Expr(e), span }) => self.immediate_count(e, arrive, *span)?.is_some(),
+            Some(_) => {
+                self.register_count = true;
+                false
+            }
+            None => false,
+        };
+        if arrive || partial {
+            // Nothing emitted: the kernel is lowered again with the scheduler.
+            self.needs_scheduler.get_or_insert(inst.span);
+            return Ok(());
+        }
+        if inst.operands.len() == 2 {
+            self.barrier_count(&inst.operands[1])?;
         }
         if let Some(id) = inst.operands.first() {
             self.barrier_id(id)?;
@@ -192,5 +216,123 @@ impl FnLower {
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, inst.span));
         Ok(())
+    }
+
+    /// An immediate thread count `b` of `bar`/`barrier` (§9.7.13.1: "the value must be a
+    /// multiple of the warp size"; "a non-zero thread count is required for
+    /// barrier{.cta}.arrive"): `None` when it names every warp of the CTA (the CTA's thread
+    /// count rounded up to a multiple of 32, or the thread count itself, accepted as before),
+    /// else the number of warps it names. 0, a count above the CTA's warps, or one that is no
+    /// multiple of 32 is an error (`arrive` needs a count, and a whole-CTA one is a count too).
+    pub(super) fn immediate_count(&self, e: &ast::Expr, arrive: bool, span: ast::Span) -> LResult<Option<u32>> {
+        let total: u32 = self.block.iter().product();
+        let warps = total.div_ceil(32);
+        let Ok(crate::consts::ConstValue::Int(b)) = crate::consts::eval(e) else {
+            return Err(Diagnostic::new("a barrier's thread count must be an integer (PTX ISA §9.7.13.1)", span));
+        };
+        if (b == total as u64 || b == warps as u64 * 32) && !arrive {
+            return Ok(None);
+        }
+        if b == 0 || b > warps as u64 * 32 || b % 32 != 0 && b != total as u64 {
+            return Err(Diagnostic::new(
+                format!(
+                    "barrier thread count {b}: it must be a non-zero multiple of the warp size (32) naming at most the CTA's \
+                     {warps} warps ({total} threads) (PTX ISA §9.7.13.1)"
+                ),
+                span,
+            ));
+        }
+        Ok(Some((b as u32).div_ceil(32)))
+    }
+
+    /// A barrier of a scheduler kernel (see `scheduler`): records the barrier id (0–15; a
+    /// register value past 15 records `abi::FAULT_BARRIER_ID` and is taken modulo 16), the
+    /// number of warps that complete it (`scheduler::ALL_WARPS`: every non-exited warp, for
+    /// the forms without a count and counts naming the whole CTA; a register count that is 0,
+    /// names more warps than the CTA has or is no multiple of 32 records
+    /// `abi::FAULT_BARRIER_COUNT` and waits for every warp), whether the thread goes on
+    /// (`arrive`) and its fault site, then ends the block: the scheduler resumes the thread at
+    /// the next one.
+    pub(super) fn scheduler_point(&mut self, inst: &Instruction, arrive: bool) -> LResult<()> {
+        let (id, expect) = self.point_id_expect(inst.operands.first(), inst.operands.get(1), arrive)?;
+        self.park(inst, id, expect, arrive);
+        Ok(())
+    }
+
+    /// A scheduler point's barrier id and expected warps (see [`FnLower::scheduler_point`]).
+    pub(super) fn point_id_expect(&mut self, id: Option<&ast::Operand>, count: Option<&ast::Operand>, arrive: bool) -> LResult<(Operand, Operand)> {
+        let total: u32 = self.block.iter().product();
+        let warps = total.div_ceil(32);
+        let id = match id {
+            None => Self::u32c(0),
+            Some(op) => {
+                self.barrier_id(op)?;
+                match &op.kind {
+                    OperandKind::Expr(e) => match crate::consts::eval(e) {
+                        Ok(crate::consts::ConstValue::Int(v)) => Self::u32c(v as u32),
+                        _ => return Err(Diagnostic::new("a barrier id must be an integer 0 through 15 (PTX ISA §9.7.13.1)", op.span)),
+                    },
+                    _ => {
+                        let v = self.read(op, ScalarType::U32)?;
+                        self.bin(BinaryOp::And, Ty::U32, v, Self::u32c(15))
+                    }
+                }
+            }
+        };
+        let all = Self::u32c(crate::scheduler::ALL_WARPS);
+        let expect = match count {
+            None => all,
+            Some(op) => match &op.kind {
+                OperandKind::Expr(e) => match self.immediate_count(e, arrive, op.span)? {
+                    None => all,
+                    Some(w) if w == warps && !arrive => all,
+                    Some(w) => Self::u32c(w),
+                },
+                _ => {
+                    let b = self.read(op, ScalarType::U32)?;
+                    let nonzero = self.cmp(CmpOp::Ne, Ty::U32, b, Self::u32c(0));
+                    let fits = self.cmp(CmpOp::LeU, Ty::U32, b, Self::u32c(warps * 32));
+                    let low = self.bin(BinaryOp::And, Ty::U32, b, Self::u32c(31));
+                    let multiple = self.cmp(CmpOp::Eq, Ty::U32, low, Self::u32c(0));
+                    let exact = self.cmp(CmpOp::Eq, Ty::U32, b, Self::u32c(total));
+                    let shape = self.bin(BinaryOp::Or, Ty::Bool, multiple, exact);
+                    let ok = self.bin(BinaryOp::And, Ty::Bool, nonzero, fits);
+                    let ok = self.bin(BinaryOp::And, Ty::Bool, ok, shape);
+                    self.emit_if(ok, Block::new(), Block { stmts: vec![Stmt::Fault { code: abi::FAULT_BARRIER_COUNT }] });
+                    let rounded = self.bin(BinaryOp::Add, Ty::U32, b, Self::u32c(31));
+                    let named = self.bin(BinaryOp::ShrU, Ty::U32, rounded, Self::u32c(5));
+                    if arrive {
+                        self.select(Ty::U32, ok, named, all)
+                    } else {
+                        let whole = self.cmp(CmpOp::Eq, Ty::U32, named, Self::u32c(warps));
+                        let bad = self.un(crate::ir::UnaryOp::Not, Ty::Bool, ok);
+                        let full = self.bin(BinaryOp::Or, Ty::Bool, whole, bad);
+                        self.select(Ty::U32, full, all, named)
+                    }
+                }
+            },
+        };
+        Ok((id, expect))
+    }
+
+    /// Ends the block at a scheduler point (see `scheduler`): records the barrier the thread
+    /// waits at (`id`, `expect` warps, `arrive`) and its fault site; the thread resumes at the
+    /// next block.
+    pub(super) fn park(&mut self, inst: &Instruction, id: Operand, expect: Operand, arrive: bool) {
+        let instruction = std::iter::once(inst.opcode.name.as_str())
+            .chain(inst.modifiers.iter().map(|m| m.text.as_str()))
+            .collect::<Vec<_>>()
+            .join(".");
+        self.fault_sites.push(crate::fault_site::PendingSite { offset: inst.span.start, instruction });
+        let site = self.fault_sites.len() as u32;
+        let v = self.sched.vars(&mut self.vars);
+        self.assign(v.id, crate::ir::Expr::Use(id));
+        self.assign(v.expect, crate::ir::Expr::Use(expect));
+        self.assign(v.arrive, crate::ir::Expr::Use(Operand::Const(crate::ir::Const::Bool(arrive))));
+        self.assign(v.site, crate::ir::Expr::Use(Self::u32c(site)));
+        let node = self.cur;
+        let cont = self.new_node();
+        self.terminate(Terminator::Jump(cont), cont);
+        self.sched.points.push(crate::scheduler::Point { node, cont, span: inst.span });
     }
 }

@@ -528,6 +528,22 @@ impl FnLower {
         let m = Mods { inst };
         m.only(&["warp", "sync"])?;
         let [mask] = operands(inst, 1)? else { unreachable!() };
+        if self.scheduler {
+            // With the CTA barrier scheduler: a barrier of the warp's own (`scheduler::
+            // WARP_BARRIER`) that waits for every non-exited thread of the warp, so only the
+            // full membermask (what `__syncwarp()` passes) has that meaning.
+            let full = matches!(&mask.kind, ast::OperandKind::Expr(e)
+                if matches!(crate::consts::eval(e), Ok(crate::consts::ConstValue::Int(v)) if v as u32 == u32::MAX));
+            if !full {
+                return Err(crate::function::unsupported(
+                    "`bar.warp.sync` with a membermask other than an immediate 0xffffffff in a kernel with the CTA barrier scheduler \
+                     (it has `bar.arrive` or a barrier for part of the CTA)",
+                    mask.span,
+                ));
+            }
+            self.park(inst, FnLower::u32c(crate::scheduler::WARP_BARRIER), FnLower::u32c(1), false);
+            return Ok(());
+        }
         self.read(mask, ScalarType::B32)?;
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, inst.span));
@@ -551,6 +567,42 @@ impl FnLower {
             [id, count, c] => (id, Some(count), c),
             _ => return Err(Diagnostic::new(format!("`{}` takes 3 or 4 operands", m.name()), inst.span)),
         };
+        if self.scheduler {
+            // A `sync` point of the CTA barrier scheduler that also counts the predicate over
+            // the arriving warps' threads (see `scheduler`).
+            let c = self.pred_operand(c)?;
+            let (id, expect) = self.point_id_expect(Some(id), count, false)?;
+            let mine = self.select(Ty::U32, c, FnLower::u32c(1), FnLower::u32c(0));
+            let v = self.sched.vars(&mut self.vars);
+            self.sched.reduces = true;
+            self.assign(v.pred, Expr::Use(mine));
+            self.park(inst, id, expect, false);
+            let (trues, parts) = (Operand::Var(v.trues), Operand::Var(v.parts));
+            return match op {
+                "popc" => self.write(d, ScalarType::U32, trues),
+                "and" => {
+                    let r = self.cmp(CmpOp::Eq, Ty::U32, trues, parts);
+                    self.write(d, ScalarType::Pred, r)
+                }
+                _ => {
+                    let r = self.cmp(CmpOp::Ne, Ty::U32, trues, FnLower::u32c(0));
+                    self.write(d, ScalarType::Pred, r)
+                }
+            };
+        }
+        let partial = match count {
+            Some(ast::Operand { kind: OperandKind::Expr(e), span }) => self.immediate_count(e, false, *span)?.is_some(),
+            Some(_) => {
+                self.register_count = true;
+                false
+            }
+            None => false,
+        };
+        if partial {
+            // Fewer warps than the CTA: the scheduler's (the kernel is lowered again).
+            self.needs_scheduler.get_or_insert(inst.span);
+            return Ok(());
+        }
         self.barrier_id(id)?;
         if let Some(count) = count {
             self.barrier_count(count)?;
@@ -606,7 +658,10 @@ impl FnLower {
                 m.has("cta")
             }
         };
-        if !cta {
+        if !cta || self.scheduler {
+            // With the CTA barrier scheduler (`scheduler`) threads of the CTA run apart, so a
+            // workgroup barrier cannot stand for the fence: the device-scope fence orders at
+            // least as much (WGSL refuses it).
             self.push(Stmt::Fence { scope: crate::ir::Scope::Device });
             return Ok(());
         }

@@ -1,0 +1,606 @@
+//! The CTA barrier scheduler: `bar.arrive` and barriers for part of the CTA (issue 10).
+//!
+//! PTX ISA 8.5 §9.7.13.1 (`bar`, `barrier`): each CTA has 16 barriers; a thread count `b` names
+//! how many threads (whole warps) take part; "barrier{.cta} instruction causes executing thread
+//! to wait for all non-exited threads from its warp and marks warps' arrival at barrier";
+//! `.sync` (and `.red`) then wait "for non-exited threads of all other warps participating in
+//! the barrier to arrive", `.arrive` does not wait; "When a barrier completes, the waiting
+//! threads are restarted without delay, and the barrier is reinitialized so that it can be
+//! immediately reused." Producer warps `bar.arrive` and go on while consumer warps `bar.sync`:
+//! Vulkan's and WGSL's workgroup barriers make every invocation wait, in uniform control flow,
+//! and today's SIMT pass runs divergent branches one after the other, so such a pair can meet
+//! its barrier instances in the wrong order. Kernels with `bar.arrive` or an immediate count
+//! naming fewer warps than the CTA (and, where the kernel allows it, a count held in a
+//! register) are therefore lowered in scheduler mode: every `bar`/`barrier` becomes a point of
+//! a per-CTA scheduler, and the kernel becomes one workgroup-uniform loop of rounds:
+//!
+//! 1. every thread that is runnable runs from its resume point (a `switch` into the kernel's
+//!    CFG) to its next barrier point, where it records the barrier (id, the warps that
+//!    complete it, arrive or sync) and parks, or to its exit;
+//! 2. every parked thread publishes itself in workgroup memory (its warp's parked threads and
+//!    the barrier ids they park at), and a thread that exited lowers its warp's live count
+//!    (kept from the start); then a workgroup barrier (which also makes every memory access
+//!    before it visible to the threads released below: §9.7.13.1's "prior memory accesses
+//!    requested by this thread are performed relative to all threads participating in the
+//!    barrier");
+//! 3. thread 0 goes through the warps with parked threads in order: a warp whose non-exited
+//!    threads all park at one barrier id arrives (one arrival per warp, whatever its live
+//!    lanes); the barrier's
+//!    arrival count grows, and when it reaches the count (for the forms without one: every
+//!    warp that has a non-exited thread), the barrier completes: the warps waiting at it are
+//!    released and it resets. Exits can complete a full-CTA barrier too. Then it writes which
+//!    warps arrived and which were released, and whether to go on; a round in which no warp
+//!    arrived and no barrier completed while some thread is left (every live thread waits at
+//!    a barrier that can no longer complete: undefined in PTX, a hang on NVIDIA) ends the
+//!    launch with `abi::FAULT_BARRIER_DEADLOCK` at each waiting thread's barrier;
+//! 4. every thread reads that (a workgroup-uniform load: its barrier too) and updates its
+//!    state: an arrived `arrive` thread runs again, an arrived `sync` thread waits until its
+//!    warp is released.
+//!
+//! Thread 0's bookkeeping has no loop for CTAs of up to 8 warps (and loops over set bits
+//! beyond): lavapipe stops a thread's loops after 65,535 iterations in all, so a launch there
+//! runs about 65,000 rounds before `loop_cut` reports the cut (each barrier a thread passes
+//! takes a round or two).
+//! Warps arriving in one round are taken in warp order, which is one of the orders an NVIDIA
+//! GPU may take them in (three warps at `bar.sync 1, 64` release the first two, the third
+//! waits for a fourth). The thread's registers live across rounds as ordinary variables.
+//! The only barriers left are the scheduler's, in the loop's uniform body, so the SIMT pass
+//! has nothing to rewrite. `bar.warp.sync -1` (`__syncwarp()`) is a barrier of the warp's own
+//! ([`WARP_BARRIER`]). `bar.red` is a `sync` point whose warps also add their threads'
+//! predicates (and participants) to the barrier's totals when they arrive; the threads it
+//! releases read the totals of that completion. Warp collectives (whose emulation needs every
+//! thread of the CTA at its workgroup barriers) are refused in such kernels.
+
+use crate::abi;
+use crate::cfg::{NodeId, Terminator};
+use crate::function::{unsupported, FnLower, LResult};
+use crate::ir::{AtomicOp, BinaryOp, Block, CmpOp, Const, Expr, Memory, Operand, Stmt, Ty, UnaryOp, VarId, VarInfo};
+use ptxcross_frontend::ast::Span;
+
+/// The expected arrival count of the barrier forms that wait for every non-exited warp (no
+/// thread count, or one naming the whole CTA): above any warp count (at most 32).
+pub const ALL_WARPS: u32 = 64;
+
+/// CTAs of at most this many warps go through the parked warps without a loop (each warp's
+/// bookkeeping is about 40 statements).
+const UNROLLED_WARPS: u32 = 8;
+
+/// The barrier id of `bar.warp.sync` in a scheduler kernel: a barrier of its own that one
+/// warp's arrival completes (its threads wait for all the warp's non-exited threads).
+pub const WARP_BARRIER: u32 = 16;
+
+/// Barrier ids: the CTA's 16 and [`WARP_BARRIER`].
+const NIDS: u32 = 17;
+
+/// A thread's state between rounds.
+const RUN: u32 = 0;
+const PARKED: u32 = 1;
+const WAITING: u32 = 2;
+const EXITED: u32 = 3;
+/// Exited in this round (becomes `EXITED` once its warp's live count is updated).
+const EXITING: u32 = 4;
+
+/// The round's verdict (shared word `ctl`).
+const DONE: u32 = 0;
+const CONTINUE: u32 = 1;
+const STUCK: u32 = 2;
+
+/// The per-thread record of the barrier point a thread parks at.
+#[derive(Clone, Copy, Debug)]
+pub struct PointVars {
+    /// Barrier id, 0–15.
+    pub id: VarId,
+    /// Warps that complete the barrier, or [`ALL_WARPS`].
+    pub expect: VarId,
+    /// `bar.arrive` (the thread goes on once its warp arrived).
+    pub arrive: VarId,
+    /// The barrier's fault site (for `abi::FAULT_BARRIER_DEADLOCK`).
+    pub site: VarId,
+    /// `bar.red`: the thread's predicate (0 or 1), counted when its warp arrives.
+    pub pred: VarId,
+    /// `bar.red`: the completed barrier's true predicates and participants, read when the
+    /// thread is released.
+    pub trues: VarId,
+    pub parts: VarId,
+}
+
+/// One barrier instruction of a scheduler kernel: its code ends block `node`; the thread
+/// resumes at `cont`.
+#[derive(Clone, Debug)]
+pub struct Point {
+    pub node: NodeId,
+    pub cont: NodeId,
+    pub span: Span,
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct Points {
+    vars: Option<PointVars>,
+    pub points: Vec<Point>,
+    /// Some point is a `bar.red` (the scheduler then sums predicates).
+    pub reduces: bool,
+}
+
+impl Points {
+    pub fn vars(&mut self, vars: &mut Vec<VarInfo>) -> PointVars {
+        *self.vars.get_or_insert_with(|| {
+            let mut new = |ty: Ty, name: &str| {
+                vars.push(VarInfo { ty, name: name.into() });
+                VarId(vars.len() as u32 - 1)
+            };
+            PointVars {
+                id: new(Ty::U32, "sched.barrier"),
+                expect: new(Ty::U32, "sched.expect"),
+                arrive: new(Ty::Bool, "sched.arrive"),
+                site: new(Ty::U32, "sched.site"),
+                pred: new(Ty::U32, "sched.predicate"),
+                trues: new(Ty::U32, "sched.trues"),
+                parts: new(Ty::U32, "sched.participants"),
+            }
+        })
+    }
+}
+
+/// The scheduler's workgroup words, from `base`, for `w` warps.
+struct Scratch {
+    base: u32,
+    w: u32,
+    /// With the `bar.red` words.
+    red: bool,
+}
+
+impl Scratch {
+    /// Per warp: non-exited threads.
+    fn live(&self) -> u32 {
+        self.base
+    }
+    /// Per warp: threads parked at a barrier, not yet counted.
+    fn parked(&self) -> u32 {
+        self.base + self.w
+    }
+    /// Per warp: the ids (bit set) the parked threads wait at.
+    fn ids(&self) -> u32 {
+        self.base + 2 * self.w
+    }
+    /// Per barrier id (`NIDS` words each): warps arrived in the current instance.
+    fn count(&self) -> u32 {
+        self.base + 3 * self.w
+    }
+    /// Per barrier id: the arrival count that completes it (max over the parked threads').
+    fn expect(&self) -> u32 {
+        self.count() + NIDS
+    }
+    /// Per barrier id: bit per warp waiting for it to complete.
+    fn waiters(&self) -> u32 {
+        self.count() + 2 * NIDS
+    }
+    /// Bit per warp: some parked thread of the warp is a `sync` (its warp waits).
+    fn syncers(&self) -> u32 {
+        self.count() + 3 * NIDS
+    }
+    /// Bit per warp: arrived this round.
+    fn arrived(&self) -> u32 {
+        self.count() + 3 * NIDS + 1
+    }
+    /// Bit per warp: released this round.
+    fn released(&self) -> u32 {
+        self.count() + 3 * NIDS + 2
+    }
+    /// The round's verdict.
+    fn ctl(&self) -> u32 {
+        self.count() + 3 * NIDS + 3
+    }
+    /// Bit per warp: has a non-exited thread.
+    fn live_warps(&self) -> u32 {
+        self.count() + 3 * NIDS + 4
+    }
+    /// Bit per barrier id: some warp arrived in its current instance.
+    fn pending(&self) -> u32 {
+        self.count() + 3 * NIDS + 5
+    }
+    /// Bit per warp: has threads parked at a barrier, not yet counted (this round).
+    fn parked_warps(&self) -> u32 {
+        self.count() + 3 * NIDS + 6
+    }
+    /// Live warps at the end of the previous round.
+    fn previous_live(&self) -> u32 {
+        self.count() + 3 * NIDS + 7
+    }
+    /// `bar.red`, per warp: true predicates of its parked threads (this round).
+    fn red_true(&self) -> u32 {
+        self.count() + 3 * NIDS + 8
+    }
+    /// `bar.red`, per barrier id: true predicates and participants of the arrived warps.
+    fn red_sum(&self) -> u32 {
+        self.red_true() + self.w
+    }
+    fn red_parts(&self) -> u32 {
+        self.red_sum() + NIDS
+    }
+    /// `bar.red`, per barrier id: the totals of its last completion.
+    fn result_trues(&self) -> u32 {
+        self.red_parts() + NIDS
+    }
+    fn result_parts(&self) -> u32 {
+        self.result_trues() + NIDS
+    }
+    fn words(&self) -> u32 {
+        3 * self.w + 3 * NIDS + 8 + if self.red { self.w + 4 * NIDS } else { 0 }
+    }
+}
+
+fn u32c(v: u32) -> Operand {
+    Operand::Const(Const::U32(v))
+}
+
+fn shared_load(fl: &mut FnLower, base: u32, k: Operand) -> Operand {
+    let index = fl.bin(BinaryOp::Add, Ty::U32, u32c(base), k);
+    fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index })
+}
+
+fn shared_store(fl: &mut FnLower, base: u32, k: Operand, value: Operand) {
+    let index = fl.bin(BinaryOp::Add, Ty::U32, u32c(base), k);
+    fl.push(Stmt::StoreWord { memory: Memory::Shared, index, value });
+}
+
+fn shared_atomic(fl: &mut FnLower, op: AtomicOp, base: u32, k: Operand, value: Operand) {
+    let index = fl.bin(BinaryOp::Add, Ty::U32, u32c(base), k);
+    let old = fl.new_var(Ty::U32, "sched.old");
+    fl.assign(old, Expr::AtomicWord { memory: Memory::Shared, op, index, value, comparand: None });
+}
+
+/// `1 << k` (k < 32).
+fn bit(fl: &mut FnLower, k: Operand) -> Operand {
+    fl.bin(BinaryOp::Shl, Ty::U32, u32c(1), k)
+}
+
+/// Whether bit `k` of `mask` is set.
+fn has_bit(fl: &mut FnLower, mask: Operand, k: Operand) -> Operand {
+    let s = fl.bin(BinaryOp::ShrU, Ty::U32, mask, k);
+    let b = fl.bin(BinaryOp::And, Ty::U32, s, u32c(1));
+    fl.cmp(CmpOp::Ne, Ty::U32, b, u32c(0))
+}
+
+/// The index of the only set bit of `single`.
+fn bit_index(fl: &mut FnLower, single: Operand) -> Operand {
+    let lz = fl.value(Ty::U32, Expr::Unary { op: UnaryOp::CountLeadingZeros, ty: Ty::U32, arg: single });
+    fl.bin(BinaryOp::Sub, Ty::U32, u32c(31), lz)
+}
+
+/// `if cond { f }` in the current block.
+fn when(fl: &mut FnLower, cond: Operand, f: impl FnOnce(&mut FnLower)) -> LResult<()> {
+    let body = fl.collect(|fl| {
+        f(fl);
+        Ok(())
+    })?;
+    fl.emit_if(cond, body, Block::new());
+    Ok(())
+}
+
+/// `for each set bit of mask, lowest first { body(index, 1 << index) }` as CFG nodes from the
+/// current block (as many iterations as bits: lavapipe stops a thread's loops after 65,535
+/// iterations in all, so the rounds' bookkeeping loops only over warps and ids in use).
+fn bit_loop(fl: &mut FnLower, mask: Operand, name: &str, body: impl FnOnce(&mut FnLower, Operand, Operand)) {
+    let m = fl.new_var(Ty::U32, name);
+    fl.assign(m, Expr::Use(mask));
+    let head = fl.new_node();
+    fl.terminate(Terminator::Jump(head), head);
+    let more = fl.cmp(CmpOp::Ne, Ty::U32, Operand::Var(m), u32c(0));
+    let (inside, exit) = (fl.new_node(), fl.new_node());
+    fl.terminate(Terminator::Branch { cond: more, then_target: inside, else_target: exit }, inside);
+    let neg = fl.bin(BinaryOp::Sub, Ty::U32, u32c(0), Operand::Var(m));
+    let low = fl.bin(BinaryOp::And, Ty::U32, Operand::Var(m), neg);
+    let rest = fl.bin(BinaryOp::Xor, Ty::U32, Operand::Var(m), low);
+    fl.assign(m, Expr::Use(rest));
+    let k = bit_index(fl, low);
+    body(fl, k, low);
+    fl.terminate(Terminator::Jump(head), exit);
+}
+
+/// Thread 0's bookkeeping of a round (see the module comment).
+struct Round<'s> {
+    s: &'s Scratch,
+    nlive: Operand,
+    arrived: VarId,
+    released: VarId,
+    progress: VarId,
+}
+
+impl Round<'_> {
+    /// Barrier `id` completes: it resets, and the warps waiting for it are released.
+    fn complete(&self, fl: &mut FnLower, id: Operand) {
+        let s = self.s;
+        let waiters = shared_load(fl, s.waiters(), id);
+        let r = fl.bin(BinaryOp::Or, Ty::U32, Operand::Var(self.released), waiters);
+        fl.assign(self.released, Expr::Use(r));
+        for base in [s.waiters(), s.count(), s.expect()] {
+            shared_store(fl, base, id, u32c(0));
+        }
+        if s.red {
+            for (from, to) in [(s.red_sum(), s.result_trues()), (s.red_parts(), s.result_parts())] {
+                let v = shared_load(fl, from, id);
+                shared_store(fl, to, id, v);
+                shared_store(fl, from, id, u32c(0));
+            }
+        }
+        let pending = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.pending()) });
+        let b = bit(fl, id);
+        let nb = fl.un(UnaryOp::Not, Ty::U32, b);
+        let pending = fl.bin(BinaryOp::And, Ty::U32, pending, nb);
+        fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.pending()), value: pending });
+        fl.assign(self.progress, Expr::Use(Operand::Const(Const::Bool(true))));
+    }
+
+    /// Warp `k` (`low`: its bit), which has parked threads: its round's words are read and
+    /// cleared; it arrives if every non-exited thread of it parks at one barrier id.
+    fn warp(&self, fl: &mut FnLower, k: Operand, low: Operand) {
+        let s = self.s;
+        let live = shared_load(fl, s.live(), k);
+        let parked = shared_load(fl, s.parked(), k);
+        let ids = shared_load(fl, s.ids(), k);
+        for base in [s.parked(), s.ids()] {
+            shared_store(fl, base, k, u32c(0));
+        }
+        let trues = s.red.then(|| {
+            let t = shared_load(fl, s.red_true(), k);
+            shared_store(fl, s.red_true(), k, u32c(0));
+            t
+        });
+        let all = fl.cmp(CmpOp::Eq, Ty::U32, parked, live);
+        let below = fl.bin(BinaryOp::Sub, Ty::U32, ids, u32c(1));
+        let rest = fl.bin(BinaryOp::And, Ty::U32, ids, below);
+        let at_most_one = fl.cmp(CmpOp::Eq, Ty::U32, rest, u32c(0));
+        let any = fl.cmp(CmpOp::Ne, Ty::U32, ids, u32c(0));
+        let a = fl.bin(BinaryOp::And, Ty::Bool, all, at_most_one);
+        let arrives = fl.bin(BinaryOp::And, Ty::Bool, a, any);
+        let _ = when(fl, arrives, |fl| {
+            // The warp arrives at barrier `id` (its only bit).
+            let id = bit_index(fl, ids);
+            let r = fl.bin(BinaryOp::Or, Ty::U32, Operand::Var(self.arrived), low);
+            fl.assign(self.arrived, Expr::Use(r));
+            fl.assign(self.progress, Expr::Use(Operand::Const(Const::Bool(true))));
+            let syncers = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.syncers()) });
+            let syncing = fl.bin(BinaryOp::And, Ty::U32, syncers, low);
+            let waiters = shared_load(fl, s.waiters(), id);
+            let waiters = fl.bin(BinaryOp::Or, Ty::U32, waiters, syncing);
+            shared_store(fl, s.waiters(), id, waiters);
+            let count = shared_load(fl, s.count(), id);
+            let count = fl.bin(BinaryOp::Add, Ty::U32, count, u32c(1));
+            shared_store(fl, s.count(), id, count);
+            if let Some(trues) = trues {
+                // `bar.red`: the warp's participants (its non-exited threads) and true predicates.
+                for (base, add) in [(s.red_sum(), trues), (s.red_parts(), parked)] {
+                    let v = shared_load(fl, base, id);
+                    let v = fl.bin(BinaryOp::Add, Ty::U32, v, add);
+                    shared_store(fl, base, id, v);
+                }
+            }
+            let pending = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.pending()) });
+            let b = bit(fl, id);
+            let pending = fl.bin(BinaryOp::Or, Ty::U32, pending, b);
+            fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.pending()), value: pending });
+            let expect = shared_load(fl, s.expect(), id);
+            let full = fl.cmp(CmpOp::GeU, Ty::U32, expect, u32c(ALL_WARPS));
+            let expect = fl.select(Ty::U32, full, self.nlive, expect);
+            let done = fl.cmp(CmpOp::GeU, Ty::U32, count, expect);
+            let _ = when(fl, done, |fl| self.complete(fl, id));
+        });
+    }
+
+    /// Pending barrier `id`: a full-CTA one whose arrivals reached the warps left (some
+    /// exited since) completes.
+    fn after_exits(&self, fl: &mut FnLower, id: Operand) {
+        let s = self.s;
+        let count = shared_load(fl, s.count(), id);
+        let expect = shared_load(fl, s.expect(), id);
+        let full = fl.cmp(CmpOp::GeU, Ty::U32, expect, u32c(ALL_WARPS));
+        let enough = fl.cmp(CmpOp::GeU, Ty::U32, count, self.nlive);
+        let ready = fl.bin(BinaryOp::And, Ty::Bool, full, enough);
+        let _ = when(fl, ready, |fl| self.complete(fl, id));
+    }
+}
+
+/// Turns the kernel lowered in scheduler mode into the scheduler loop (see the module
+/// comment). Called once the whole body (inlined and stack-called functions included) is
+/// lowered, before the CFG is taken.
+pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
+    if let Some(&(_, span)) = fl.barriers.first() {
+        return Err(unsupported(
+            "a warp collective in a kernel whose barriers need the CTA barrier scheduler \
+             (it has `bar.arrive` or a barrier for part of the CTA; their emulation needs every thread at its workgroup barriers)",
+            span,
+        ));
+    }
+    if let Some(p) = fl.sched.points.first() {
+        if fl.native_warps && fl.used_native_warps {
+            return Err(unsupported("native warp collectives in a kernel with the CTA barrier scheduler", p.span));
+        }
+    }
+    // The body's last block ends the thread; `entry` is the scheduler's first block.
+    let entry = fl.new_node();
+    fl.terminate(Terminator::Return, entry);
+    let threads: u32 = fl.block.iter().product();
+    let s = Scratch { base: fl.shared_bytes.div_ceil(4), w: threads.div_ceil(32), red: fl.sched.reduces };
+    fl.shared_bytes = (s.base + s.words()) * 4;
+    fl.has_shared = true;
+    let st = fl.new_var(Ty::U32, "sched.state");
+    let resume = fl.new_var(Ty::U32, "sched.resume");
+    let pv = fl.sched.vars(&mut fl.vars);
+    let site_var = match fl.fault_site_var {
+        Some(v) => v,
+        None => {
+            let v = fl.new_var(Ty::U32, "fault site");
+            fl.fault_site_var = Some(v);
+            v
+        }
+    };
+    let (head, publish) = (fl.new_node(), fl.new_node());
+
+    // The kernel's blocks: exits and barrier points go to the round's publication.
+    for b in 0..entry {
+        if fl.blocks[b].term == Terminator::Return {
+            fl.blocks[b].stmts.push(Stmt::Assign { dst: st, expr: Expr::Use(u32c(EXITING)) });
+            fl.blocks[b].term = Terminator::Jump(publish);
+        }
+    }
+    let points = fl.sched.points.clone();
+    for (i, p) in points.iter().enumerate() {
+        let block = &mut fl.blocks[p.node];
+        block.stmts.push(Stmt::Assign { dst: resume, expr: Expr::Use(u32c(i as u32 + 1)) });
+        block.stmts.push(Stmt::Assign { dst: st, expr: Expr::Use(u32c(PARKED)) });
+        block.term = Terminator::Jump(publish);
+    }
+
+    // Entry: every thread runnable from the kernel's start.
+    fl.assign(st, Expr::Use(u32c(RUN)));
+    fl.assign(resume, Expr::Use(u32c(0)));
+    fl.assign(pv.id, Expr::Use(u32c(0)));
+    fl.assign(pv.expect, Expr::Use(u32c(0)));
+    fl.assign(pv.arrive, Expr::Use(Operand::Const(Const::Bool(false))));
+    fl.assign(pv.site, Expr::Use(u32c(0)));
+    for v in [pv.pred, pv.trues, pv.parts] {
+        fl.assign(v, Expr::Use(u32c(0)));
+    }
+    let tid = fl.linear_tid();
+    let w = fl.bin(BinaryOp::ShrU, Ty::U32, tid, u32c(5));
+    let warp = fl.new_var(Ty::U32, "sched.warp");
+    fl.assign(warp, Expr::Use(w));
+    let first = fl.cmp(CmpOp::Eq, Ty::U32, tid, u32c(0));
+    let thread_zero = fl.new_var(Ty::Bool, "sched.thread zero");
+    fl.assign(thread_zero, Expr::Use(first));
+    let warp = Operand::Var(warp);
+    let warp_bit = bit(fl, warp);
+    let warp_bit_var = fl.new_var(Ty::U32, "sched.warp bit");
+    fl.assign(warp_bit_var, Expr::Use(warp_bit));
+    let warp_bit = Operand::Var(warp_bit_var);
+    // Live counts are kept from here on (updated at exits).
+    shared_atomic(fl, AtomicOp::Add, s.live(), warp, u32c(1));
+    shared_atomic(fl, AtomicOp::Or, s.live_warps(), u32c(0), warp_bit);
+    fl.terminate(Terminator::Jump(head), head);
+
+    // Round head: runnable threads resume where they parked.
+    let runs = fl.cmp(CmpOp::Eq, Ty::U32, Operand::Var(st), u32c(RUN));
+    let dispatch = fl.new_node();
+    fl.terminate(Terminator::Branch { cond: runs, then_target: dispatch, else_target: publish }, dispatch);
+    let mut cases = vec![(0, 0)];
+    cases.extend(points.iter().enumerate().map(|(i, p)| (i as u32 + 1, p.cont)));
+    fl.terminate(Terminator::Switch { selector: Operand::Var(resume), cases, default: 0 }, publish);
+
+    // Publication, then the round's workgroup barrier.
+    let exiting = fl.cmp(CmpOp::Eq, Ty::U32, Operand::Var(st), u32c(EXITING));
+    when(fl, exiting, |fl| {
+        let index = fl.bin(BinaryOp::Add, Ty::U32, u32c(s.live()), warp);
+        let old = fl.value(Ty::U32, Expr::AtomicWord { memory: Memory::Shared, op: AtomicOp::Sub, index, value: u32c(1), comparand: None });
+        let last = fl.cmp(CmpOp::Eq, Ty::U32, old, u32c(1));
+        let others = fl.un(UnaryOp::Not, Ty::U32, warp_bit);
+        let _ = when(fl, last, |fl| shared_atomic(fl, AtomicOp::And, s.live_warps(), u32c(0), others));
+        fl.assign(st, Expr::Use(u32c(EXITED)));
+    })?;
+    let parked = fl.cmp(CmpOp::Eq, Ty::U32, Operand::Var(st), u32c(PARKED));
+    when(fl, parked, |fl| {
+        shared_atomic(fl, AtomicOp::Add, s.parked(), warp, u32c(1));
+        shared_atomic(fl, AtomicOp::Or, s.parked_warps(), u32c(0), warp_bit);
+        let b = bit(fl, Operand::Var(pv.id));
+        shared_atomic(fl, AtomicOp::Or, s.ids(), warp, b);
+        shared_atomic(fl, AtomicOp::MaxU, s.expect(), Operand::Var(pv.id), Operand::Var(pv.expect));
+        if s.red {
+            let t = fl.cmp(CmpOp::Ne, Ty::U32, Operand::Var(pv.pred), u32c(0));
+            let _ = when(fl, t, |fl| shared_atomic(fl, AtomicOp::Add, s.red_true(), warp, u32c(1)));
+        }
+        let sync = fl.un(UnaryOp::Not, Ty::Bool, Operand::Var(pv.arrive));
+        let _ = when(fl, sync, |fl| shared_atomic(fl, AtomicOp::Or, s.syncers(), u32c(0), warp_bit));
+    })?;
+    fl.push(Stmt::Barrier);
+    let barrier_node = fl.cur;
+    let (book, after) = (fl.new_node(), fl.new_node());
+    fl.terminate(Terminator::Branch { cond: Operand::Var(thread_zero), then_target: book, else_target: after }, book);
+
+    // Thread 0's bookkeeping.
+    let arrived = fl.new_var(Ty::U32, "sched.arrived");
+    let released = fl.new_var(Ty::U32, "sched.released");
+    let progress = fl.new_var(Ty::Bool, "sched.progress");
+    fl.assign(arrived, Expr::Use(u32c(0)));
+    fl.assign(released, Expr::Use(u32c(0)));
+    fl.assign(progress, Expr::Use(Operand::Const(Const::Bool(false))));
+    let live_warps = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.live_warps()) });
+    let nlive = fl.value(Ty::U32, Expr::Unary { op: UnaryOp::Popcount, ty: Ty::U32, arg: live_warps });
+    let round = Round { s: &s, nlive, arrived, released, progress };
+    let parked_warps = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.parked_warps()) });
+    if s.w <= UNROLLED_WARPS {
+        // Straight-line: lavapipe's loop limiter counts every iteration of thread 0's loops.
+        for k in 0..s.w {
+            let parked = has_bit(fl, parked_warps, u32c(k));
+            when(fl, parked, |fl| round.warp(fl, u32c(k), u32c(1 << k)))?;
+        }
+    } else {
+        bit_loop(fl, parked_warps, "sched.parked warps", |fl, k, low| round.warp(fl, k, low));
+    }
+    for word in [s.syncers(), s.parked_warps()] {
+        fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(word), value: u32c(0) });
+    }
+    // Only when warps exited since the last round: full-CTA barriers they complete.
+    let previous = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.previous_live()) });
+    fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.previous_live()), value: nlive });
+    let fewer = fl.cmp(CmpOp::LtU, Ty::U32, nlive, previous);
+    let (exits, checked) = (fl.new_node(), fl.new_node());
+    fl.terminate(Terminator::Branch { cond: fewer, then_target: exits, else_target: checked }, exits);
+    let pending = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.pending()) });
+    bit_loop(fl, pending, "sched.barriers left", |fl, id, _| round.after_exits(fl, id));
+    fl.terminate(Terminator::Jump(checked), checked);
+    fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.arrived()), value: Operand::Var(arrived) });
+    fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.released()), value: Operand::Var(released) });
+    let go_on = fl.select(Ty::U32, Operand::Var(progress), u32c(CONTINUE), u32c(STUCK));
+    let none_left = fl.cmp(CmpOp::Eq, Ty::U32, nlive, u32c(0));
+    let verdict = fl.select(Ty::U32, none_left, u32c(DONE), go_on);
+    fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.ctl()), value: verdict });
+    fl.terminate(Terminator::Jump(after), after);
+
+    // Every thread: the verdict (a workgroup-uniform load), then its own state.
+    let ctl = fl.new_var(Ty::U32, "sched.verdict");
+    fl.assign(ctl, Expr::SharedUniformLoad { index: u32c(s.ctl()) });
+    let after_node = fl.cur;
+    let am = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.arrived()) });
+    let rm = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.released()) });
+    let a = has_bit(fl, am, warp);
+    let r = has_bit(fl, rm, warp);
+    let is_parked = fl.cmp(CmpOp::Eq, Ty::U32, Operand::Var(st), u32c(PARKED));
+    let is_waiting = fl.cmp(CmpOp::Eq, Ty::U32, Operand::Var(st), u32c(WAITING));
+    let goes = fl.bin(BinaryOp::Or, Ty::Bool, Operand::Var(pv.arrive), r);
+    let on_arrival = fl.select(Ty::U32, goes, u32c(RUN), u32c(WAITING));
+    let arrives = fl.bin(BinaryOp::And, Ty::Bool, is_parked, a);
+    let s1 = fl.select(Ty::U32, arrives, on_arrival, Operand::Var(st));
+    let freed = fl.bin(BinaryOp::And, Ty::Bool, is_waiting, r);
+    let s2 = fl.select(Ty::U32, freed, u32c(RUN), s1);
+    if s.red {
+        // Released now: a `bar.red` thread takes its barrier's totals.
+        let runs = fl.cmp(CmpOp::Eq, Ty::U32, s2, u32c(RUN));
+        let was = fl.cmp(CmpOp::Ne, Ty::U32, Operand::Var(st), u32c(RUN));
+        let now = fl.bin(BinaryOp::And, Ty::Bool, runs, was);
+        when(fl, now, |fl| {
+            let t = shared_load(fl, s.result_trues(), Operand::Var(pv.id));
+            fl.assign(pv.trues, Expr::Use(t));
+            let p = shared_load(fl, s.result_parts(), Operand::Var(pv.id));
+            fl.assign(pv.parts, Expr::Use(p));
+        })?;
+    }
+    fl.assign(st, Expr::Use(s2));
+    let more = fl.cmp(CmpOp::Eq, Ty::U32, Operand::Var(ctl), u32c(CONTINUE));
+    let finish = fl.new_node();
+    fl.terminate(Terminator::Branch { cond: more, then_target: head, else_target: finish }, finish);
+
+    // The end: on a deadlock every waiting thread records the fault at its barrier.
+    let stuck = fl.cmp(CmpOp::Eq, Ty::U32, Operand::Var(ctl), u32c(STUCK));
+    let left = fl.cmp(CmpOp::Ne, Ty::U32, Operand::Var(st), u32c(EXITED));
+    let fault = fl.bin(BinaryOp::And, Ty::Bool, stuck, left);
+    when(fl, fault, |fl| {
+        fl.assign(site_var, Expr::Use(Operand::Var(pv.site)));
+        fl.push(Stmt::Fault { code: abi::FAULT_BARRIER_DEADLOCK });
+    })?;
+    let end = fl.new_node();
+    fl.terminate(Terminator::Return, end);
+
+    fl.entry = entry;
+    let span = points.first().map_or_else(Span::default, |p| p.span);
+    fl.barriers = vec![(barrier_node, span), (after_node, span)];
+    Ok(())
+}
