@@ -58,7 +58,8 @@ use std::collections::HashMap;
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Node {
     Const { ty: Ty, bits: u64 },
-    /// Word `i` of the parameter buffer (header included; never a `%ctaid` base word).
+    /// Word `i` of the parameter buffer: of the parameter area, or the header's segment
+    /// number (`abi::PARAM_HEAP_SEGMENT_WORD`) or globals base.
     Param(u32),
     /// `%tid.d`: `[0, workgroup_size[d])`.
     Tid(u8),
@@ -265,7 +266,10 @@ impl Analysis<'_> {
                 if (base..base + 3).contains(&i) {
                     return Some(Sym::Raw(Raw::CtaBase((i - base) as u8)));
                 }
-                if !self.k.param_word_in_range(Operand::Const(Const::U32(i))) {
+                // The parameter area, and of the header the segment number and the globals
+                // base: the words the host has written when it evaluates the precondition.
+                let header = [abi::PARAM_HEAP_SEGMENT_WORD, abi::PARAM_GLOBALS_BASE_WORD, abi::PARAM_GLOBALS_BASE_WORD + 1];
+                if !(header.contains(&i) || (i >= abi::PARAM_HEADER_WORDS && self.k.param_word_in_range(Operand::Const(Const::U32(i))))) {
                     return None;
                 }
                 Node::Param(i)

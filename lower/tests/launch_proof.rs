@@ -87,3 +87,19 @@ fn saxpy_verdicts_follow_the_launch() {
     // not proven even where n is large.
     assert!(!saxpy_holds(0x7fff_ffff, 256, 4256, (1 << 23) + 1, 1 << 28));
 }
+
+#[test]
+#[ignore]
+fn print_corpus_claims() {
+    for f in ["vecadd", "saxpy", "transpose", "reduce", "mandelbrot", "hash"] {
+        let ptx = std::fs::read_to_string(format!("../tests/corpus/ptx/{f}.sm80.ptx")).unwrap();
+        let k = kernel(&ptx, [256, 1, 1]);
+        match analyse(&k) {
+            Some(p) => {
+                let v = specialise(&k, &p);
+                eprintln!("{f}: {} claims {:?}, variant {} defers {:?}", p.claims.len(), p.claims.iter().map(|c| (c.var.0, c.value, c.guards.len())).collect::<Vec<_>>(), v.is_some(), v.map(|v| v.defers_faults()));
+            }
+            None => eprintln!("{f}: none"),
+        }
+    }
+}

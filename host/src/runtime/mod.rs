@@ -137,6 +137,11 @@ pub struct Context {
     launches: u64,
     /// Which translation the last launch of a kernel with native warp collectives ran.
     last_warp_path: Option<WarpPath>,
+    /// Whether launches may run a kernel's launch-specialised variant (`launch_proof`).
+    specialise_launches: bool,
+    /// Whether the last launch ran one, and how many did.
+    last_launch_specialised: bool,
+    specialised_launches: u64,
 }
 
 impl std::fmt::Debug for Context {
@@ -320,6 +325,9 @@ impl Context {
             launch_timer: None,
             launches: 0,
             last_warp_path: None,
+            specialise_launches: std::env::var_os("PTXCROSS_NO_LAUNCH_SPECIALISATION").is_none(),
+            last_launch_specialised: false,
+            specialised_launches: 0,
         })
     }
 
@@ -1124,6 +1132,27 @@ impl Context {
         self.last_warp_path
     }
 
+    /// Whether launches may run a kernel's launch-specialised variant (issue 11, on by
+    /// default; the environment variable `PTXCROSS_NO_LAUNCH_SPECIALISATION` turns the
+    /// default off): a translation without the heap fault recording that the launch's values
+    /// prove unnecessary (`ptxcross_lower::launch_proof`). The host evaluates the kernel's
+    /// launch precondition on each launch's parameters, grid and heap, exactly, and runs the
+    /// variant only when it holds; results are the same bits either way.
+    pub fn set_launch_specialisation(&mut self, on: bool) {
+        self.specialise_launches = on;
+    }
+
+    /// Whether the last launch ran a launch-specialised variant (see
+    /// [`Context::set_launch_specialisation`]).
+    pub fn last_launch_specialised(&self) -> bool {
+        self.last_launch_specialised
+    }
+
+    /// How many launches of this context ran a launch-specialised variant.
+    pub fn specialised_launches(&self) -> u64 {
+        self.specialised_launches
+    }
+
     /// [`Context::submit_launch`] of kernel `index` of the program's module; with
     /// `check_only`, a check-only launch of a kernel with native warp collectives (only its
     /// subgroup layout check runs; `abi::PARAM_WARP_CHECK_ONLY_WORD`), which is not counted
@@ -1234,6 +1263,28 @@ impl Context {
         let seg_at = abi::PARAM_HEAP_SEGMENT_WORD as usize * 4;
         bytes[seg_at..seg_at + 4].copy_from_slice(&(segment as u32).to_le_bytes());
         bytes[header..header + params.len()].copy_from_slice(params);
+
+        // A launch that satisfies the kernel's launch precondition runs its variant without
+        // the heap fault recording (issue 11, `ptxcross_lower::launch_proof`): evaluated here
+        // on the words the kernel reads (the `%gridid` and `%ctaid` base words, written below,
+        // are never part of it), the grid and the bound heap's length.
+        if !check_only && slots == 1 && self.specialise_launches && !k.features.launch_specialised {
+            if let Some(v) = program.launch_variant(index) {
+                let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+                let heap_words = self.segments[segment].buffer.size() / 4;
+                let launch = ptxcross_lower::launch_proof::LaunchValues { params: &words, grid, heap_words };
+                if v.proof.holds(launch) {
+                    self.globals.insert(v.program.id(), globals);
+                    self.submit_kernel(&v.program, 0, grid, params, backend, timed, check_only)?;
+                    self.last_launch_specialised = true;
+                    self.specialised_launches += 1;
+                    return Ok(());
+                }
+            }
+        }
+        if !check_only {
+            self.last_launch_specialised = k.features.launch_specialised;
+        }
 
         // %gridid: this launch's number in the context (§10.10), from 1.
         if check_only {
