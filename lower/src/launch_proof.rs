@@ -300,7 +300,7 @@ impl Analysis<'_> {
         Some(Sym::Node(self.node(n)))
     }
 
-    fn block(&mut self, b: &Block, env: &mut Vec<Option<Sym>>, guards: &mut Vec<(u32, bool)>) {
+    fn block(&mut self, b: &Block, env: &mut [Option<Sym>], guards: &mut Vec<(u32, bool)>) {
         for s in &b.stmts {
             match s {
                 Stmt::Assign { dst, expr } => {
@@ -317,7 +317,7 @@ impl Analysis<'_> {
                 Stmt::If { cond, then_body, else_body } => {
                     let c = self.operand_node(*cond, env);
                     for (body, truth) in [(then_body, true), (else_body, false)] {
-                        let mut inner = env.clone();
+                        let mut inner = env.to_vec();
                         let depth = guards.len();
                         if let Some(c) = c {
                             guards.push((c, truth));
@@ -331,13 +331,13 @@ impl Analysis<'_> {
                     // A loop body runs again with what it assigned: those are unknown inside
                     // it and after it.
                     self.forget(s, env);
-                    let mut inner = env.clone();
+                    let mut inner = env.to_vec();
                     self.block(body, &mut inner, guards);
                     self.forget(s, env);
                 }
                 Stmt::Switch { .. } => {
                     for body in s.bodies() {
-                        let mut inner = env.clone();
+                        let mut inner = env.to_vec();
                         self.block(body, &mut inner, guards);
                     }
                     self.forget(s, env);
@@ -434,11 +434,9 @@ pub fn specialise(k: &Kernel, proof: &LaunchProof) -> Option<Kernel> {
                         }
                     }
                 }
-                Stmt::If { cond, then_body, else_body } if is_lone_fault(then_body, else_body) => {
-                    if truth(*cond, claimed, defs, 0) == Some(false) {
-                        *changed = true;
-                        return false;
-                    }
+                Stmt::If { cond, then_body, else_body } if is_lone_fault(then_body, else_body) && truth(*cond, claimed, defs, 0) == Some(false) => {
+                    *changed = true;
+                    return false;
                 }
                 _ => {}
             }
