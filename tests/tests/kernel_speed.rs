@@ -35,7 +35,8 @@
 //!   compared with the reference and a mismatch is printed, not fatal; its first-launch
 //!   pipeline time (fresh program, used context) is printed with it.
 //!   `PTXCROSS_SPEED_DUMP=DIR` writes the code the ptxcross sides run (`<kernel>.wgsl`,
-//!   `<kernel>.spv`) into DIR.
+//!   `<kernel>.spv`, and the launch-specialised variant's `<kernel>.specialised.wgsl|spv`) into
+//!   DIR.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -914,13 +915,18 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
 
         if let Ok(dir) = std::env::var("PTXCROSS_SPEED_DUMP") {
             // The code the ptxcross sides run (a starting point for variants).
+            // The launch-specialised variants as `<kernel>.specialised.wgsl|spv`.
             for (_, p) in &ptx.programs {
-                if let Some(w) = p.wgsl() {
-                    std::fs::write(Path::new(&dir).join(format!("{}.wgsl", case.name)), w).expect("dump");
-                }
-                if let Some(s) = p.spirv() {
-                    let bytes: Vec<u8> = s.iter().flat_map(|w| w.to_le_bytes()).collect();
-                    std::fs::write(Path::new(&dir).join(format!("{}.spv", case.name)), bytes).expect("dump");
+                let specialised = p.launch_specialised(case.name);
+                for (suffix, p) in [("", Some(p)), (".specialised", specialised.as_deref())] {
+                    let Some(p) = p else { continue };
+                    if let Some(w) = p.wgsl() {
+                        std::fs::write(Path::new(&dir).join(format!("{}{suffix}.wgsl", case.name)), w).expect("dump");
+                    }
+                    if let Some(s) = p.spirv() {
+                        let bytes: Vec<u8> = s.iter().flat_map(|w| w.to_le_bytes()).collect();
+                        std::fs::write(Path::new(&dir).join(format!("{}{suffix}.spv", case.name)), bytes).expect("dump");
+                    }
                 }
             }
         }

@@ -98,6 +98,14 @@ impl Program {
             .collect()
     }
 
+    /// The launch-specialised variant of kernel `name` (issue 11, `ptxcross_lower::launch_proof`)
+    /// as a program of its own, built if not yet: what launches that satisfy the kernel's launch
+    /// precondition run (for inspection: the runtime picks it by itself). `None`: it has none.
+    pub fn launch_specialised(&self, name: &str) -> Option<Arc<Program>> {
+        let index = self.module.kernels.iter().position(|k| k.name == name && !k.features.warp_fallback)?;
+        self.launch_variant(index).map(|v| v.program.clone())
+    }
+
     /// Kernel `index`'s launch precondition and launch-specialised variant (built on first
     /// use, with the backends this program has code for, validated as any translation);
     /// `None` when it has none (nothing to prove, or the variant failed to build: the checked
