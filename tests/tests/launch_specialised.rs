@@ -215,3 +215,43 @@ fn guards_on_another_variable_or_with_le_are_not_proven() {
         assert_eq!(bits, abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}");
     }
 }
+
+const TRANSPOSE: &str = include_str!("../corpus/ptx/transpose.sm80.ptx");
+
+/// transpose.sm80.ptx (32×32 tiles, 32×8 threads, four rows per thread): 2-D indices
+/// `y * width + x` with `x = ctaid.x * 32 + tid.x` (`shl`), guards `x < width || y + 8j <
+/// height` as one `or.pred` branch, shared-memory tile in between. `in` ends at the heap's end,
+/// so a height one too large reads past it.
+#[test]
+fn transpose_runs_unchecked_when_in_range_and_checked_otherwise() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let file = SourceFile::new("transpose.sm80.ptx".to_string(), TRANSPOSE.to_string());
+    let options = LowerOptions { block: Some([32, 8, 1]), ..Default::default() };
+    let prog = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
+    let (w, h) = (100usize, 75usize);
+    let input: Vec<f32> = (0..w * h).map(|i| i as f32 * 0.5 - 7.25).collect();
+    for backend in Backend::ALL {
+        let (mut ctx, base, end) = context(&gpu);
+        let (out, inp) = (base, end - 4 * (w * h) as u64);
+        ctx.write(DevicePtr(inp), &f32s(&input)).unwrap();
+        let launch = |ctx: &mut Context, height: usize| {
+            let grid = [w.div_ceil(32) as u32, height.div_ceil(32) as u32, 1];
+            let (a, b, c, d) = (out.to_le_bytes(), inp.to_le_bytes(), (w as u32).to_le_bytes(), (height as u32).to_le_bytes());
+            ctx.launch(&prog, "transpose", grid, &[&a, &b, &c, &d], backend)
+        };
+        launch(&mut ctx, h).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert!(ctx.last_launch_specialised(), "{backend}");
+        let got = ctx.read(DevicePtr(out), 4 * (w * h) as u64).unwrap();
+        let mut want = vec![0f32; w * h];
+        for r in 0..h {
+            for c in 0..w {
+                want[c * h + r] = input[r * w + c];
+            }
+        }
+        assert_eq!(got, f32s(&want), "{backend}: out[c][r] = in[r][c]");
+        let (bits, site) = fault(launch(&mut ctx, h + 1), "one row too many");
+        assert!(!ctx.last_launch_specialised(), "{backend}");
+        assert_eq!(bits, abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}");
+        assert!(site.contains("ld.global.f32"), "{backend}: {site}");
+    }
+}
