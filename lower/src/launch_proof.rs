@@ -563,7 +563,8 @@ struct Eval<'a> {
     launch: LaunchValues<'a>,
     /// What guards add, per node.
     facts: HashMap<u32, Av>,
-    memo: HashMap<u32, Option<Av>>,
+    /// Per node: not evaluated yet (`None`), or its outcome.
+    memo: Vec<Option<Out>>,
 }
 
 /// The outcome of evaluating a node: its abstract value, or "no thread gets here" (`None`).
@@ -581,7 +582,7 @@ impl Eval<'_> {
     }
 
     fn eval(&mut self, n: u32) -> Out {
-        if let Some(v) = self.memo.get(&n) {
+        if let Some(Some(v)) = self.memo.get(n as usize) {
             return *v;
         }
         let w = width(self.ty_of(n));
@@ -589,7 +590,7 @@ impl Eval<'_> {
         if let (Some(x), Some(f)) = (v, self.facts.get(&n)) {
             v = x.intersect(*f, w);
         }
-        self.memo.insert(n, v);
+        self.memo[n as usize] = Some(v);
         v
     }
 
@@ -866,32 +867,52 @@ impl LaunchProof {
     /// Whether every claim holds for this launch (see the module doc); `false` whenever one
     /// cannot be shown.
     pub fn holds(&self, launch: LaunchValues) -> bool {
-        self.claims.iter().all(|c| self.claim_holds(c, launch))
+        self.verdicts(launch, true).iter().all(|&v| v)
     }
 
     /// Which claims fail for this launch (indices into [`LaunchProof::claims`]): for tests and
     /// diagnostics.
     pub fn failing_claims(&self, launch: LaunchValues) -> Vec<usize> {
-        (0..self.claims.len()).filter(|&i| !self.claim_holds(&self.claims[i], launch)).collect()
+        self.verdicts(launch, false).iter().enumerate().filter(|(_, &v)| !v).map(|(i, _)| i).collect()
     }
 
-    fn claim_holds(&self, c: &Claim, launch: LaunchValues) -> bool {
-        let mut ev = Eval { proof: self, launch, facts: HashMap::new(), memo: HashMap::new() };
-        // Two rounds: a guard's bounds may tighten another guard's operands.
-        for _ in 0..2 {
-            let mut facts: HashMap<u32, Av> = ev.facts.clone();
-            for &(g, truth) in &c.guards {
-                if !self.guard(g, truth, &mut ev, &mut facts, 0) {
-                    return true; // no thread reaches the claim
+    /// Each claim's verdict (with `stop`, the verdicts up to the first failure). Claims under
+    /// the same guards (consecutive, usually: one branch's accesses) share the guards' facts
+    /// and the evaluation of their nodes.
+    fn verdicts(&self, launch: LaunchValues, stop: bool) -> Vec<bool> {
+        let mut out = Vec::with_capacity(self.claims.len());
+        let mut i = 0;
+        while i < self.claims.len() {
+            let guards = &self.claims[i].guards;
+            let end = i + self.claims[i..].iter().take_while(|c| &c.guards == guards).count();
+            let mut ev = Eval { proof: self, launch, facts: HashMap::new(), memo: vec![None; self.nodes.len()] };
+            let mut reached = true;
+            // Two rounds: a guard's bounds may tighten another guard's operands.
+            'rounds: for _ in 0..2 {
+                let mut facts: HashMap<u32, Av> = ev.facts.clone();
+                for &(g, truth) in guards {
+                    if !self.guard(g, truth, &mut ev, &mut facts, 0) {
+                        reached = false; // no thread reaches these claims
+                        break 'rounds;
+                    }
+                }
+                ev.facts = facts;
+                ev.memo.iter_mut().for_each(|m| *m = None);
+            }
+            for c in &self.claims[i..end] {
+                let ok = !reached
+                    || match ev.eval(c.node) {
+                        None => true,
+                        Some(v) => v.point_value() == Some(c.value as u128),
+                    };
+                out.push(ok);
+                if stop && !ok {
+                    return out;
                 }
             }
-            ev.facts = facts;
-            ev.memo.clear();
+            i = end;
         }
-        match ev.eval(c.node) {
-            None => true,
-            Some(v) => v.point_value() == Some(c.value as u128),
-        }
+        out
     }
 
     /// Adds what guard `g == truth` says to `facts`; `false` when no thread can satisfy it.

@@ -103,3 +103,23 @@ fn print_corpus_claims() {
         }
     }
 }
+
+/// What the host pays per launch to evaluate a precondition (`cargo test -p ptxcross-lower
+/// --test launch_proof evaluation_cost -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn evaluation_cost() {
+    for (f, block) in [("saxpy", [256, 1, 1]), ("transpose", [32, 8, 1])] {
+        let ptx = std::fs::read_to_string(format!("../tests/corpus/ptx/{f}.sm80.ptx")).unwrap();
+        let k = kernel(&ptx, block);
+        let proof = analyse(&k).unwrap();
+        let p = params(&k, &[(0, heap_address(256), 8), (8, heap_address(1 << 20), 8), (16, 100, 4), (20, 75, 4)]);
+        let launch = LaunchValues { params: &p, grid: [4, 3, 1], heap_words: 1 << 20 };
+        let t = std::time::Instant::now();
+        let n = 2000;
+        for _ in 0..n {
+            std::hint::black_box(proof.holds(launch));
+        }
+        eprintln!("{f}: {} claims, {} nodes: {:.1} µs per launch", proof.claims.len(), proof.nodes.len(), t.elapsed().as_secs_f64() * 1e6 / n as f64);
+    }
+}

@@ -1181,10 +1181,6 @@ impl Context {
         self.check_grid(k, grid)?;
         // The device's subnormal verdict may change (`Gpu::assume_subnormals`): not cached.
         self.gpu.check_subnormals(k, backend)?;
-        let info = match cached {
-            Some(info) => info,
-            None => self.launch_info(program, k, key, backend)?,
-        };
         if params.len() > k.param_bytes as usize {
             return Err(Error::BadArguments {
                 kernel: k.name.clone(),
@@ -1270,10 +1266,8 @@ impl Context {
         // are never part of it), the grid and the bound heap's length.
         if !check_only && slots == 1 && self.specialise_launches && !k.features.launch_specialised {
             if let Some(v) = program.launch_variant(index) {
-                let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
                 let heap_words = self.segments[segment].buffer.size() / 4;
-                let launch = ptxcross_lower::launch_proof::LaunchValues { params: &words, grid, heap_words };
-                if v.proof.holds(launch) {
+                if v.holds(&bytes, grid, heap_words) {
                     self.globals.insert(v.program.id(), globals);
                     self.submit_kernel(&v.program, 0, grid, params, backend, timed, check_only)?;
                     self.last_launch_specialised = true;
@@ -1285,6 +1279,12 @@ impl Context {
         if !check_only {
             self.last_launch_specialised = k.features.launch_specialised;
         }
+        // The pipeline, made here (after the choice above) so that a launch that runs the
+        // variant does not create the checked kernel's pipeline too.
+        let info = match cached {
+            Some(info) => info,
+            None => self.launch_info(program, k, key, backend)?,
+        };
 
         // %gridid: this launch's number in the context (§10.10), from 1.
         if check_only {

@@ -41,6 +41,29 @@ pub(crate) struct LaunchVariant {
     pub proof: ptxcross_lower::launch_proof::LaunchProof,
     /// A program holding the variant alone (kernel index 0).
     pub program: Arc<Program>,
+    /// The last launch's inputs to the precondition (parameter buffer bytes as evaluated,
+    /// grid, heap words) and its verdict: a launch repeated with the same values (the usual
+    /// loop) does not evaluate again (transpose's 24 claims take tens of µs).
+    pub last: Mutex<Option<(Vec<u8>, [u32; 3], u64, bool)>>,
+}
+
+impl LaunchVariant {
+    /// Whether the precondition holds for a launch with parameter buffer `bytes` (header
+    /// included; its `%ctaid` base and `%gridid` words not yet written), `grid` and a bound
+    /// heap of `heap_words`.
+    pub fn holds(&self, bytes: &[u8], grid: [u32; 3], heap_words: u64) -> bool {
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((b, g, h, verdict)) = last.as_ref() {
+            if b.as_slice() == bytes && *g == grid && *h == heap_words {
+                return *verdict;
+            }
+        }
+        let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let launch = ptxcross_lower::launch_proof::LaunchValues { params: &words, grid, heap_words };
+        let verdict = self.proof.holds(launch);
+        *last = Some((bytes.to_vec(), grid, heap_words, verdict));
+        verdict
+    }
 }
 
 impl std::fmt::Debug for Program {
@@ -123,7 +146,7 @@ impl Program {
             let backends: Vec<Backend> =
                 [Backend::Spirv, Backend::Wgsl].into_iter().filter(|&b| self.has_code(b)).collect();
             let program = crate::translate::build_program_from_ir(&self.name, module, &backends, true).ok()?;
-            Some(Arc::new(LaunchVariant { proof, program: Arc::new(program) }))
+            Some(Arc::new(LaunchVariant { proof, program: Arc::new(program), last: Mutex::new(None) }))
         };
         let v = build();
         variants.insert(index, v.clone());
