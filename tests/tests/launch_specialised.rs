@@ -26,6 +26,9 @@ fn program(name: &str, ptx: &str) -> Program {
 /// returns it and the allocation's base.
 fn context(gpu: &std::sync::Arc<ptxcross::Gpu>) -> (Context, u64, u64) {
     let mut ctx = Context::new(ContextOptions { heap_bytes: HEAP, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
+    // These launches are small: let them specialise (by default only launches of
+    // `LAUNCH_SPECIALISATION_THREADS` threads or more do).
+    ctx.set_launch_specialisation_threshold(0);
     let size = HEAP - abi::HEAP_RESERVED_WORDS as u64 * 4;
     let base = ctx.alloc(size).unwrap().0;
     (ctx, base, base + size)
@@ -68,6 +71,12 @@ fn saxpy_runs_unchecked_when_in_range_and_checked_otherwise() {
         let got = ctx.read(DevicePtr(yp), 4 * n as u64).unwrap();
         let want: Vec<u8> = f32s(&(0..n).map(|i| a.mul_add(x[i], y[i])).collect::<Vec<_>>());
         assert_eq!(got, want, "{backend}: y = fma(a, x, y), one rounding");
+
+        // By default a launch this small runs the checked kernel.
+        ctx.set_launch_specialisation_threshold(ptxcross::runtime::LAUNCH_SPECIALISATION_THREADS);
+        ctx.launch(&prog, "saxpy", grid, &[&p0, &p1, &p2, &p3], backend).unwrap();
+        assert!(!ctx.last_launch_specialised(), "{backend}: {n} threads are below the default threshold");
+        ctx.set_launch_specialisation_threshold(0);
 
         // More threads than elements, all stopped by `i < n`: still the variant.
         let big = [grid[0] + 7, 1, 1];

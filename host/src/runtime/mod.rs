@@ -101,6 +101,10 @@ impl Default for ContextOptions {
     }
 }
 
+/// Launches of fewer threads (grid × block) run the checked kernel even where its launch
+/// precondition holds (`Context::set_launch_specialisation_threshold`).
+pub const LAUNCH_SPECIALISATION_THREADS: u64 = 1 << 16;
+
 /// Global memory plus launches on one device. Contexts are independent (their own heap and fault
 /// word) but share the device and its pipeline cache.
 pub struct Context {
@@ -139,6 +143,8 @@ pub struct Context {
     last_warp_path: Option<WarpPath>,
     /// Whether launches may run a kernel's launch-specialised variant (`launch_proof`).
     specialise_launches: bool,
+    /// Launches of fewer threads run the checked kernel (`Context::set_launch_specialisation`).
+    specialise_from_threads: u64,
     /// Whether the last launch ran one, and how many did.
     last_launch_specialised: bool,
     specialised_launches: u64,
@@ -326,6 +332,7 @@ impl Context {
             launches: 0,
             last_warp_path: None,
             specialise_launches: std::env::var_os("PTXCROSS_NO_LAUNCH_SPECIALISATION").is_none(),
+            specialise_from_threads: LAUNCH_SPECIALISATION_THREADS,
             last_launch_specialised: false,
             specialised_launches: 0,
         })
@@ -1138,8 +1145,21 @@ impl Context {
     /// prove unnecessary (`ptxcross_lower::launch_proof`). The host evaluates the kernel's
     /// launch precondition on each launch's parameters, grid and heap, exactly, and runs the
     /// variant only when it holds; results are the same bits either way.
+    ///
+    /// Only launches of at least [`LAUNCH_SPECIALISATION_THREADS`] threads (by default) run it:
+    /// building the variant and its pipeline costs about as much as the kernel's first
+    /// translation and pipeline (tens to hundreds of ms on lavapipe), which a small launch
+    /// never earns back (the variant saves a fraction of the kernel's time), and which would
+    /// make test suites of many small kernels a third slower. See
+    /// [`Context::set_launch_specialisation_threshold`].
     pub fn set_launch_specialisation(&mut self, on: bool) {
         self.specialise_launches = on;
+    }
+
+    /// The fewest threads (grid × block) a launch needs to run a launch-specialised variant
+    /// (default [`LAUNCH_SPECIALISATION_THREADS`]; 0: every launch whose precondition holds).
+    pub fn set_launch_specialisation_threshold(&mut self, threads: u64) {
+        self.specialise_from_threads = threads;
     }
 
     /// Whether the last launch ran a launch-specialised variant (see
@@ -1264,7 +1284,13 @@ impl Context {
         // the heap fault recording (issue 11, `ptxcross_lower::launch_proof`): evaluated here
         // on the words the kernel reads (the `%gridid` and `%ctaid` base words, written below,
         // are never part of it), the grid and the bound heap's length.
-        if !check_only && slots == 1 && self.specialise_launches && !k.features.launch_specialised {
+        let threads = grid.iter().chain(&k.workgroup_size).map(|&d| d as u64).product::<u64>();
+        if !check_only
+            && slots == 1
+            && self.specialise_launches
+            && threads >= self.specialise_from_threads
+            && !k.features.launch_specialised
+        {
             if let Some(v) = program.launch_variant(index) {
                 let heap_words = self.segments[segment].buffer.size() / 4;
                 if v.holds(&bytes, grid, heap_words) {
