@@ -44,8 +44,11 @@ pub(crate) struct LaunchVariant {
     /// The last launch's inputs to the precondition (parameter buffer bytes as evaluated,
     /// grid, heap words) and its verdict: a launch repeated with the same values (the usual
     /// loop) does not evaluate again (transpose's 24 claims take tens of µs).
-    pub last: Mutex<Option<(Vec<u8>, [u32; 3], u64, bool)>>,
+    pub last: Mutex<Option<LastVerdict>>,
 }
+
+/// A launch's precondition inputs (parameter bytes, grid, heap words) and the verdict.
+type LastVerdict = (Vec<u8>, [u32; 3], u64, bool);
 
 impl LaunchVariant {
     /// Whether the precondition holds for a launch with parameter buffer `bytes` (header
