@@ -109,6 +109,8 @@ struct Analysis<'k> {
     k: &'k Kernel,
     nodes: Vec<Node>,
     interned: HashMap<Node, u32>,
+    /// Per node: the longest operand chain below it.
+    depth: Vec<u32>,
     claims: Vec<Claim>,
     wanted: HashMap<VarId, bool>,
     values: Vec<bool>,
@@ -119,6 +121,10 @@ enum Raw {
     WorkgroupId(u8),
     CtaBase(u8),
 }
+
+/// Deepest operand chain of a node: deeper addresses are not proven (the host's evaluation
+/// recurses over it).
+const MAX_NODE_DEPTH: u32 = 256;
 
 /// What a variable holds at a point of the walk: a node, one of the two halves of `%ctaid`,
 /// or nothing known.
@@ -141,8 +147,8 @@ pub fn analyse(k: &Kernel) -> Option<LaunchProof> {
     if wanted.is_empty() {
         return None;
     }
-    let mut a = Analysis { k, nodes: Vec::new(), interned: HashMap::new(), claims: Vec::new(), wanted, values };
-    let mut env: Vec<Option<Sym>> = vec![None; k.vars.len()];
+    let mut a = Analysis { k, nodes: Vec::new(), interned: HashMap::new(), depth: Vec::new(), claims: Vec::new(), wanted, values };
+    let mut env = Env { vals: vec![None; k.vars.len()], log: Vec::new() };
     let mut guards = Vec::new();
     a.block(&k.body, &mut env, &mut guards);
     if a.claims.is_empty() {
@@ -227,21 +233,34 @@ fn assigned_in(b: &Block, out: &mut Vec<VarId>) {
 }
 
 impl Analysis<'_> {
-    fn node(&mut self, n: Node) -> u32 {
+    /// The node's index; `None` past [`MAX_NODE_DEPTH`] (the host evaluates nodes
+    /// recursively, on its own thread's stack).
+    fn node(&mut self, n: Node) -> Option<u32> {
         if let Some(&i) = self.interned.get(&n) {
-            return i;
+            return Some(i);
+        }
+        let d = |i: u32| self.depth[i as usize];
+        let depth = 1 + match n {
+            Node::Unary { arg, .. } | Node::Convert { arg, .. } => d(arg),
+            Node::Binary { lhs, rhs, .. } | Node::Compare { lhs, rhs, .. } => d(lhs).max(d(rhs)),
+            Node::Select { cond, a, b, .. } => d(cond).max(d(a)).max(d(b)),
+            _ => 0,
+        };
+        if depth > MAX_NODE_DEPTH {
+            return None;
         }
         let i = self.nodes.len() as u32;
         self.nodes.push(n);
+        self.depth.push(depth);
         self.interned.insert(n, i);
-        i
+        Some(i)
     }
 
     fn operand(&mut self, o: Operand, env: &[Option<Sym>]) -> Option<Sym> {
         match o {
             Operand::Var(v) => env.get(v.index()).copied().flatten(),
             Operand::Const(c) => match c {
-                Const::Bool(_) | Const::U32(_) | Const::U64(_) => Some(Sym::Node(self.node(Node::Const { ty: c.ty(), bits: c.bits() }))),
+                Const::Bool(_) | Const::U32(_) | Const::U64(_) => Some(Sym::Node(self.node(Node::Const { ty: c.ty(), bits: c.bits() })?)),
                 _ => None,
             },
         }
@@ -279,7 +298,7 @@ impl Analysis<'_> {
                 // `%ctaid.d` = the dispatch's workgroup id + its base (`grid.rs`).
                 if let (BinaryOp::Add, Ty::U32, Some(Sym::Raw(x)), Some(Sym::Raw(y))) = (op, ty, self.operand(lhs, env), self.operand(rhs, env)) {
                     return match (x, y) {
-                        (Raw::WorkgroupId(d), Raw::CtaBase(e)) | (Raw::CtaBase(e), Raw::WorkgroupId(d)) if d == e => Some(Sym::Node(self.node(Node::Ctaid(d)))),
+                        (Raw::WorkgroupId(d), Raw::CtaBase(e)) | (Raw::CtaBase(e), Raw::WorkgroupId(d)) if d == e => Some(Sym::Node(self.node(Node::Ctaid(d))?)),
                         _ => None,
                     };
                 }
@@ -297,65 +316,93 @@ impl Analysis<'_> {
             }
             _ => return None,
         };
-        Some(Sym::Node(self.node(n)))
+        Some(Sym::Node(self.node(n)?))
     }
 
-    fn block(&mut self, b: &Block, env: &mut [Option<Sym>], guards: &mut Vec<(u32, bool)>) {
+    fn block(&mut self, b: &Block, env: &mut Env, guards: &mut Vec<(u32, bool)>) {
         for s in &b.stmts {
             match s {
                 Stmt::Assign { dst, expr } => {
-                    let sym = self.expr(expr, env);
+                    let sym = self.expr(expr, &env.vals);
                     if let (Some(&want), Some(Sym::Node(n))) = (self.wanted.get(dst), sym) {
                         if self.values.get(dst.index()).copied().unwrap_or(false) {
                             self.claims.push(Claim { var: *dst, node: n, value: want, guards: guards.clone() });
                         }
                     }
-                    if let Some(slot) = env.get_mut(dst.index()) {
-                        *slot = sym;
-                    }
+                    env.set(dst.index(), sym);
                 }
                 Stmt::If { cond, then_body, else_body } => {
-                    let c = self.operand_node(*cond, env);
+                    let c = self.operand_node(*cond, &env.vals);
+                    let mut touched = Vec::new();
                     for (body, truth) in [(then_body, true), (else_body, false)] {
-                        let mut inner = env.to_vec();
+                        let mark = env.log.len();
                         let depth = guards.len();
                         if let Some(c) = c {
                             guards.push((c, truth));
                         }
-                        self.block(body, &mut inner, guards);
+                        self.block(body, env, guards);
                         guards.truncate(depth);
+                        env.undo(mark, &mut touched);
                     }
-                    self.forget(s, env);
+                    // What either branch assigned is unknown after the `if`.
+                    for v in touched {
+                        env.set(v, None);
+                    }
                 }
                 Stmt::Loop { body } => {
                     // A loop body runs again with what it assigned: those are unknown inside
                     // it and after it.
-                    self.forget(s, env);
-                    let mut inner = env.to_vec();
-                    self.block(body, &mut inner, guards);
-                    self.forget(s, env);
+                    let mut assigned = Vec::new();
+                    assigned_in(body, &mut assigned);
+                    for v in &assigned {
+                        env.set(v.index(), None);
+                    }
+                    let mark = env.log.len();
+                    let mut touched = Vec::new();
+                    self.block(body, env, guards);
+                    env.undo(mark, &mut touched);
+                    for v in touched {
+                        env.set(v, None);
+                    }
                 }
                 Stmt::Switch { .. } => {
+                    let mut touched = Vec::new();
                     for body in s.bodies() {
-                        let mut inner = env.to_vec();
-                        self.block(body, &mut inner, guards);
+                        let mark = env.log.len();
+                        self.block(body, env, guards);
+                        env.undo(mark, &mut touched);
                     }
-                    self.forget(s, env);
+                    for v in touched {
+                        env.set(v, None);
+                    }
                 }
                 _ => {}
             }
         }
     }
+}
 
-    fn forget(&self, s: &Stmt, env: &mut [Option<Sym>]) {
-        let mut vars = Vec::new();
-        for body in s.bodies() {
-            assigned_in(body, &mut vars);
+/// What each variable holds at the walk's point, with an undo log (a branch's assignments are
+/// undone after it instead of copying the whole map per branch: big kernels have tens of
+/// thousands of `if`s and variables).
+struct Env {
+    vals: Vec<Option<Sym>>,
+    log: Vec<(usize, Option<Sym>)>,
+}
+
+impl Env {
+    fn set(&mut self, i: usize, v: Option<Sym>) {
+        if let Some(slot) = self.vals.get_mut(i) {
+            self.log.push((i, *slot));
+            *slot = v;
         }
-        for v in vars {
-            if let Some(slot) = env.get_mut(v.index()) {
-                *slot = None;
-            }
+    }
+    /// Undoes every `set` since `mark`, adding the variables they set to `touched`.
+    fn undo(&mut self, mark: usize, touched: &mut Vec<usize>) {
+        while self.log.len() > mark {
+            let Some((i, old)) = self.log.pop() else { break };
+            self.vals[i] = old;
+            touched.push(i);
         }
     }
 }

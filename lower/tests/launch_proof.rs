@@ -123,3 +123,26 @@ fn evaluation_cost() {
         eprintln!("{f}: {} claims, {} nodes: {:.1} µs per launch", proof.claims.len(), proof.nodes.len(), t.elapsed().as_secs_f64() * 1e6 / n as f64);
     }
 }
+
+/// Analysis time on every kernel of the CUB/Thrust file (`cargo test -p ptxcross-lower --test
+/// launch_proof analysis_time_on_cub -- --ignored --nocapture`).
+#[test]
+#[ignore]
+fn analysis_time_on_cub() {
+    let ptx = std::fs::read_to_string("../tests/parse-corpus/large/cub_zoo.sm_80.ptx").unwrap();
+    let file = SourceFile::new("cub.ptx".to_string(), ptx);
+    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
+    let module = lower(&ast, &file, &LowerOptions::default()).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
+    let t = std::time::Instant::now();
+    let (mut with, mut claims, mut worst) = (0, 0, std::time::Duration::ZERO);
+    for k in &module.kernels {
+        let t = std::time::Instant::now();
+        if let Some(p) = analyse(k) {
+            with += 1;
+            claims += p.claims.len();
+            let _ = specialise(k, &p);
+        }
+        worst = worst.max(t.elapsed());
+    }
+    eprintln!("{} kernels, {with} with a precondition, {claims} claims: {:?} in all, worst kernel {worst:?}", module.kernels.len(), t.elapsed());
+}
