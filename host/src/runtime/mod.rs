@@ -332,7 +332,10 @@ impl Context {
             launches: 0,
             last_warp_path: None,
             specialise_launches: std::env::var_os("PTXCROSS_NO_LAUNCH_SPECIALISATION").is_none(),
-            specialise_from_threads: LAUNCH_SPECIALISATION_THREADS,
+            specialise_from_threads: std::env::var("PTXCROSS_LAUNCH_SPECIALISATION_THREADS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(LAUNCH_SPECIALISATION_THREADS),
             last_launch_specialised: false,
             specialised_launches: 0,
         })
@@ -1157,7 +1160,9 @@ impl Context {
     }
 
     /// The fewest threads (grid × block) a launch needs to run a launch-specialised variant
-    /// (default [`LAUNCH_SPECIALISATION_THREADS`]; 0: every launch whose precondition holds).
+    /// (default [`LAUNCH_SPECIALISATION_THREADS`], or the environment variable
+    /// `PTXCROSS_LAUNCH_SPECIALISATION_THREADS` when set: `=0` makes whole test suites run
+    /// the variants; 0: every launch whose precondition holds).
     pub fn set_launch_specialisation_threshold(&mut self, threads: u64) {
         self.specialise_from_threads = threads;
     }
