@@ -146,3 +146,69 @@ fn analysis_time_on_cub() {
     }
     eprintln!("{} kernels, {with} with a precondition, {claims} claims: {:?} in all, worst kernel {worst:?}", module.kernels.len(), t.elapsed());
 }
+
+pub const TRANSPOSE: &str = include_str!("../../tests/corpus/ptx/transpose.sm80.ptx");
+
+/// transpose (32×8 threads, params `out, in, width, height`): thread (x, y + 8j) with
+/// `x < width`, `y + 8j < height` reads `in[(y + 8j) * width + x]`; the last word read is
+/// `in + 4 * (width * height - 1)` when the grid covers the matrix.
+fn transpose_holds(width: u64, height: u64, out: u64, inp: u64, grid: [u32; 2], heap_words: u64) -> bool {
+    let k = kernel(TRANSPOSE, [32, 8, 1]);
+    let proof = analyse(&k).unwrap();
+    let p = params(&k, &[(0, heap_address(out), 8), (8, heap_address(inp), 8), (16, width, 4), (20, height, 4)]);
+    proof.holds(LaunchValues { params: &p, grid: [grid[0], grid[1], 1], heap_words })
+}
+
+#[test]
+fn transpose_verdicts_follow_the_launch() {
+    let (w, h) = (100u64, 75u64);
+    let grid = [4, 3];
+    let hw = 64 + 2 * w * h;
+    let (out, inp) = (256, 256 + 4 * w * h);
+    assert!(transpose_holds(w, h, out, inp, grid, hw), "both matrices end inside the heap");
+    assert!(!transpose_holds(w, h + 1, out, inp, grid, hw), "one row more: in's last row is past the heap");
+    assert!(!transpose_holds(w + 1, h, out, inp, grid, hw), "one column more");
+    // A grid too small for the matrix touches less: still in range with a short heap.
+    assert!(transpose_holds(w, h, out, inp, [1, 1], 64 + 2 * w * h - 2 * w));
+    assert!(!transpose_holds(w, h, out + 2, inp, grid, hw), "misaligned out");
+    // width * height past 2^31: the s32 index may wrap, nothing proven.
+    assert!(!transpose_holds(1 << 16, (1 << 15) + 8, out, inp, [1 << 11, (1 << 10) + 1], 1 << 30));
+}
+
+/// A byte index `tid + k` sign-extended (`cvt.s64.s32`): with `k = 2^31 - 16` it passes 2^31
+/// (negative as s32) for `tid >= 16`, so the address goes 2 GiB *below* `x`. Read as an
+/// unsigned 32-bit value it would stay within a 4 GiB heap: the sign extension must be taken
+/// into account.
+const BYTES: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry bytes(.param .u32 k, .param .u64 x)
+{
+    .reg .b16 %h<2>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u32 %r1, [k];
+    ld.param.u64 %rd1, [x];
+    mov.u32 %r2, %tid.x;
+    add.s32 %r3, %r2, %r1;
+    cvt.s64.s32 %rd2, %r3;
+    add.s64 %rd3, %rd1, %rd2;
+    ld.global.u8 %h1, [%rd3];
+    st.global.u8 [%rd1], %h1;
+    ret;
+}
+"#;
+
+#[test]
+fn a_sign_extended_index_that_wraps_is_not_proven() {
+    let k = kernel(BYTES, [64, 1, 1]);
+    let proof = analyse(&k).expect("claims");
+    let holds = |kk: u32| {
+        let p = params(&k, &[(0, kk as u64, 4), (8, heap_address(1 << 12), 8)]);
+        proof.holds(LaunchValues { params: &p, grid: [1, 1, 1], heap_words: 1 << 30 })
+    };
+    assert!(holds(0), "x + tid");
+    assert!(holds(1 << 20), "x + 1 MiB + tid");
+    assert!(!holds(0x7fff_fff0), "x + sext(2^31 - 16 + tid): 2 GiB below x for tid >= 16");
+}
