@@ -35,7 +35,9 @@ fn check_limited(name: &str, ptx: &str) -> (Option<i32>, String, String, Duratio
     let t = Instant::now();
     let o = Command::new("sh")
         .arg("-c")
-        .arg("ulimit -s 2048; ulimit -v 4194304; exec \"$0\" check --json \"$1\"")
+        // CPU time, not wall time, bounds the work: a loaded machine (CI beside other jobs)
+        // stretches wall time several-fold. The kernel kills the process at the CPU limit.
+        .arg("ulimit -s 2048; ulimit -v 4194304; ulimit -t 60; exec \"$0\" check --json \"$1\"")
         .arg(env!("CARGO_BIN_EXE_ptxcross"))
         .arg(&path)
         .output()
@@ -51,7 +53,8 @@ fn check(name: &str, ptx: &str) -> String {
     let (code, out, err, wall) = check_limited(name, ptx);
     assert_eq!(code, Some(2), "{name}: status {code:?}\n{out}\n{}", &err[..err.len().min(2000)]);
     assert!(!out.contains("internal") && !err.contains("panicked"), "{name}: {out}\n{err}");
-    assert!(wall < Duration::from_secs(30), "{name}: took {wall:?}");
+    // The 60 s CPU limit above ends a runaway; this only catches a hang that uses no CPU.
+    assert!(wall < Duration::from_secs(600), "{name}: took {wall:?}");
     assert!(out.len() < 4096, "{name}: a {}-byte report", out.len());
     out
 }
@@ -61,7 +64,7 @@ fn survives(name: &str, ptx: &str) {
     let (code, out, _, wall) = check_limited(name, ptx);
     assert!(matches!(code, Some(0 | 2)), "{name}: {code:?} {out}");
     assert!(!out.contains("internal"), "{name}: {out}");
-    assert!(wall < Duration::from_secs(60), "{name}: took {wall:?}");
+    assert!(wall < Duration::from_secs(600), "{name}: took {wall:?}");
 }
 
 fn expect(name: &str, ptx: &str, message: &str) {

@@ -819,3 +819,162 @@ fn asynchronous_launches_over_several_segments_report_their_fault() {
         assert_eq!(ctx.fault_word().unwrap(), 0);
     }
 }
+
+/// An `.address_size 32` kernel takes the low 32 bits of an address, its offset in its
+/// segment, which is the same number in every segment: the launch cannot tell from its
+/// arguments which segment they mean. With allocations in two segments, a 32-bit kernel given
+/// a pointer into the second must store there or be refused, clearly, before it runs; it
+/// stored into the first segment's allocation at the same offset instead (a wrong result).
+#[test]
+fn address_size_32_kernels_never_reach_another_segment() {
+    let Some(gpu) = gpu() else { return };
+    let ptx = ".version 7.0\n.target sm_50\n.address_size 32\n\
+        .visible .entry st32(.param .u32 p, .param .u32 v)\n{\n .reg .b32 %r<4>;\n\
+        ld.param.u32 %r1, [p];\n ld.param.u32 %r2, [v];\n st.global.u32 [%r1], %r2;\n ret;\n}\n\
+        .visible .entry gst32(.param .u32 p, .param .u32 v)\n{\n .reg .b32 %r<4>;\n\
+        ld.param.u32 %r1, [p];\n ld.param.u32 %r2, [v];\n cvta.global.u32 %r3, %r1;\n st.u32 [%r3+4], %r2;\n ret;\n}\n";
+    let options = LowerOptions { block: Some([1, 1, 1]), ..LowerOptions::default() };
+    let program = translate::build_program(&SourceFile::new("st32.ptx", ptx.to_string()), &options, &Backend::ALL, true).expect("translate");
+    for backend in Backend::ALL {
+        let mut ctx = small_segments(&gpu, 2);
+        let max = ctx.segment_bytes() - HEAP_RESERVED_BYTES;
+        let (a, b) = (ctx.alloc(max).unwrap(), ctx.alloc(max).unwrap());
+        assert_eq!((segment_of(a), segment_of(b)), (0, 1));
+        let zeros = vec![0u8; 64];
+        ctx.write(a, &zeros).unwrap();
+        ctx.write(b, &zeros).unwrap();
+        let target = b.offset(16);
+        match ctx.launch(&program, "st32", [1, 1, 1], &[&(target.0 as u32).to_le_bytes(), &0x600du32.to_le_bytes()], backend) {
+            Ok(()) => {
+                let mut want = zeros.clone();
+                want[16..20].copy_from_slice(&0x600du32.to_le_bytes());
+                assert_eq!(ctx.read(b, 64).unwrap(), want, "{backend}: the store missed its segment");
+            }
+            Err(e @ Error::SeveralSegments { .. }) => assert!(e.to_string().contains("address_size 32"), "{backend}: {e}"),
+            Err(e) => panic!("{backend}: {e}"),
+        }
+        assert_eq!(ctx.read(a, 64).unwrap(), zeros, "{backend}: the other segment's allocation changed");
+        // Pointers into one segment (the first) still run.
+        ctx.free(b).unwrap();
+        ctx.launch(&program, "st32", [1, 1, 1], &[&(a.offset(8).0 as u32).to_le_bytes(), &7u32.to_le_bytes()], backend)
+            .unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert_eq!(ctx.read(a.offset(8), 4).unwrap(), 7u32.to_le_bytes(), "{backend}");
+        // Live allocations in the second segment only: the launch binds that one.
+        ctx.free(a).unwrap();
+        let (x, y) = (ctx.alloc(max).unwrap(), ctx.alloc(max).unwrap());
+        assert_eq!((segment_of(x), segment_of(y)), (0, 1));
+        ctx.write(y, &zeros).unwrap();
+        ctx.free(x).unwrap();
+        ctx.launch(&program, "st32", [1, 1, 1], &[&(y.offset(4).0 as u32).to_le_bytes(), &9u32.to_le_bytes()], backend)
+            .unwrap_or_else(|e| panic!("{backend}: {e}"));
+        let mut want = zeros.clone();
+        want[4..8].copy_from_slice(&9u32.to_le_bytes());
+        assert_eq!(ctx.read(y, 64).unwrap(), want, "{backend}: the store missed the only segment in use");
+        // The same through a generic address.
+        ctx.launch(&program, "gst32", [1, 1, 1], &[&(y.offset(4).0 as u32).to_le_bytes(), &11u32.to_le_bytes()], backend)
+            .unwrap_or_else(|e| panic!("{backend}: {e}"));
+        want[8..12].copy_from_slice(&11u32.to_le_bytes());
+        assert_eq!(ctx.read(y, 64).unwrap(), want, "{backend}: the generic store missed the only segment in use");
+    }
+}
+
+/// More access kinds on each slot, with the address of `c` computed from two parameters
+/// (`c - b + b`, as a compiler's pointer difference makes it): `ld.global.nc.v4`,
+/// `ld.volatile`, `ld.relaxed`, `st.relaxed`, `atom.cas.b32`, `atom.exch.b64`,
+/// `atom.min.s64`, `atom.max.u32`, `atom.inc.u32`, `red.add.f32`, a generic `atom.add`,
+/// `st.v4.u32`, `st.v2.u64` and `st.u16`. §9.7.9 (ld/st), §9.7.13.5 (atom), §9.7.13.6 (red).
+const MORE_KINDS: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry more(.param .u64 a, .param .u64 b, .param .u64 c)
+{
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<12>;
+    .reg .f32 %f<2>;
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    ld.param.u64 %rd3, [c];
+    sub.s64 %rd4, %rd3, %rd2;
+    add.s64 %rd4, %rd4, %rd2;
+    ld.global.nc.v4.u32 {%r1, %r2, %r3, %r4}, [%rd1];
+    ld.volatile.global.u32 %r5, [%rd1+16];
+    atom.global.cas.b32 %r6, [%rd2], %r1, %r2;
+    mov.b64 %rd6, {%r3, %r4};
+    atom.global.exch.b64 %rd5, [%rd2+8], %rd6;
+    atom.global.min.s64 %rd7, [%rd2+16], %rd6;
+    atom.global.max.u32 %r7, [%rd2+24], %r5;
+    mov.f32 %f1, 0f40000000;
+    red.global.add.f32 [%rd2+28], %f1;
+    atom.global.inc.u32 %r8, [%rd4+32], 10;
+    cvta.global.u64 %rd8, %rd2;
+    atom.add.u32 %r9, [%rd8+36], 7;
+    st.global.v4.u32 [%rd4], {%r6, %r7, %r8, %r9};
+    st.global.v2.u64 [%rd4+16], {%rd5, %rd7};
+    st.global.u16 [%rd4+40], %r5;
+    st.relaxed.gpu.global.u32 [%rd4+44], %r1;
+    ld.relaxed.gpu.global.u32 %r10, [%rd2+4];
+    st.global.u32 [%rd4+48], %r10;
+    ret;
+}
+"#;
+
+#[test]
+fn more_access_kinds_reach_their_segments() {
+    let Some(gpu) = gpu() else { return };
+    let options = LowerOptions { block: Some([1, 1, 1]), ..LowerOptions::default() };
+    let program = translate::build_program(&SourceFile::new("more.ptx", MORE_KINDS.to_string()), &options, &Backend::ALL, true)
+        .expect("translate");
+    for backend in Backend::ALL {
+        let mut ctx = small_segments(&gpu, 3);
+        let max = ctx.segment_bytes() - HEAP_RESERVED_BYTES;
+        let s: Vec<DevicePtr> = (0..3).map(|_| ctx.alloc(max).unwrap()).collect();
+        for (ka, kb, kc, tag) in [(1usize, 1usize, 1usize, 0u32), (0, 1, 2, 1), (2, 0, 1, 2), (1, 1, 0, 3)] {
+            let (a, b, c) = (s[ka].offset(1024), s[kb].offset(2048), s[kc].offset(4096));
+            let wa = u32s(&words(8, 11 + tag));
+            let mut wb = u32s(&words(16, 22 + tag));
+            let mut wc = u32s(&words(16, 33 + tag));
+            wb[0] = wa[0]; // the compare-and-swap succeeds
+            wb[7] = 1.5f32.to_bits();
+            wc[8] = 4;
+            let bytes = |w: &[u32]| w.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+            ctx.write(a, &bytes(&wa)).unwrap();
+            ctx.write(b, &bytes(&wb)).unwrap();
+            ctx.write(c, &bytes(&wc)).unwrap();
+            ctx.launch(&program, "more", [1, 1, 1], &[&a.to_le_bytes(), &b.to_le_bytes(), &c.to_le_bytes()], backend)
+                .unwrap_or_else(|e| panic!("{backend} {tag}: {e}"));
+            // The CPU reference.
+            let d64 = |w: &[u32], i: usize| w[i] as u64 | (w[i + 1] as u64) << 32;
+            let (mut eb, mut ec) = (wb.clone(), wc.clone());
+            let old_cas = wb[0];
+            eb[0] = wa[1];
+            let v = wa[2] as u64 | (wa[3] as u64) << 32;
+            let old_exch = d64(&wb, 2);
+            eb[2] = wa[2];
+            eb[3] = wa[3];
+            let old_min = d64(&wb, 4);
+            let m = (old_min as i64).min(v as i64) as u64;
+            eb[4] = m as u32;
+            eb[5] = (m >> 32) as u32;
+            let old_max = wb[6];
+            eb[6] = wb[6].max(wa[4]);
+            eb[7] = 3.5f32.to_bits();
+            let old_inc = wc[8];
+            ec[8] = if old_inc >= 10 { 0 } else { old_inc + 1 };
+            let old_add = wb[9];
+            eb[9] = wb[9].wrapping_add(7);
+            ec[0..4].copy_from_slice(&[old_cas, old_max, old_inc, old_add]);
+            ec[4] = old_exch as u32;
+            ec[5] = (old_exch >> 32) as u32;
+            ec[6] = old_min as u32;
+            ec[7] = (old_min >> 32) as u32;
+            ec[10] = (wc[10] & 0xffff_0000) | (wa[4] & 0xffff);
+            ec[11] = wa[0];
+            ec[12] = wb[1];
+            assert_eq!(u32s(&ctx.read(a, 32).unwrap()), wa, "{backend} {tag}: a");
+            assert_eq!(u32s(&ctx.read(b, 64).unwrap()), eb, "{backend} {tag}: b");
+            assert_eq!(u32s(&ctx.read(c, 64).unwrap()), ec, "{backend} {tag}: c");
+        }
+        assert_eq!(ctx.fault_word().unwrap(), 0);
+    }
+}

@@ -95,6 +95,8 @@ pub struct FnLower {
     /// See `LowerOptions::flushed_f32` and `inst::flushed`: f32 comparisons, min/max, neg/abs,
     /// rounding to integral and f32 ↔ f64 conversions are emitted exact on a flushing device.
     pub flushed_f32: bool,
+    /// What the module's target and ISA version change in instructions (`inst::legacy`).
+    pub legacy: crate::inst::legacy::Legacy,
     /// The first instruction whose f32 results depend on the target keeping subnormals (its
     /// name and place), for the host's refusal.
     pub f32_subnormal_site: Option<(String, Span)>,
@@ -174,6 +176,7 @@ impl FnLower {
             native_fma: false,
             no_float64: false,
             flushed_f32: false,
+            legacy: Default::default(),
             f32_subnormal_site: None,
             ret_target: None,
             frame_base: None,

@@ -45,7 +45,8 @@ pub fn check_kernel(module: &ast::Module, f: &ast::Function, globals: &[(String,
 type Body = (FnLower, [u32; 3], Vec<ir::ParamSlot>, u32);
 
 fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, GlobalPlace)], functions: &call::Functions, options: &LowerOptions) -> LResult<Body> {
-    let block = options.block.or_else(|| reqntid(f)).unwrap_or(DEFAULT_BLOCK);
+    let block = options.block.or_else(|| reqntid(f)).unwrap_or_else(|| default_block(f));
+    check_block_directives(f, block)?;
     if block.contains(&0) || block.iter().map(|&b| b as u64).product::<u64>() > MAX_BLOCK_THREADS {
         return Err(Diagnostic::new(
             format!("block shape {block:?} is invalid (each dimension ≥ 1, at most {MAX_BLOCK_THREADS} threads)"),
@@ -57,6 +58,7 @@ fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, Globa
     fl.native_fma = options.native_fma;
     fl.no_float64 = options.split_int64;
     fl.flushed_f32 = options.flushed_f32;
+    fl.legacy = crate::inst::legacy::Legacy::of(module);
     fl.native_warps = options.native_warps;
 
     // Parameters.
@@ -299,6 +301,57 @@ fn finish_kernel(
     kernel.features.native_warps = native_warps && (!simulated || simulated_check.is_some());
     kernel.features.segment_slots = if options.segment_slots >= 2 { options.segment_slots } else { 0 };
     Ok(kernel)
+}
+
+/// A block shape the kernel's `.reqntid` or `.maxntid` rules out is an error, as the launch
+/// fails on NVIDIA GPUs (PTX ISA §11.4.3: "Specifying a different CTA dimension at launch
+/// will result in a runtime error or kernel launch failure"; §11.4.2: exceeding the maximum
+/// number of threads, the product of `.maxntid`'s extents, likewise). Running it instead
+/// gave `%ntid` the launch's shape, which a kernel written for the required one (shared
+/// arrays sized by it, Triton's warp count) reads as wrong results.
+fn check_block_directives(f: &ast::Function, block: [u32; 3]) -> LResult<()> {
+    if let Some(req) = reqntid(f) {
+        if req != block {
+            let span = f.directives.iter().find(|d| d.name == "reqntid").map_or(f.name.span, |d| d.span);
+            return Err(Diagnostic::new(
+                format!(
+                    "kernel `{}` requires a block of {req:?} threads (.reqntid), not {block:?}: a launch with another block shape fails (PTX ISA §11.4.3)",
+                    f.name.name
+                ),
+                span,
+            ));
+        }
+    }
+    if let Some((max, d)) = maxntid(f) {
+        let threads: u64 = block.iter().map(|&b| b as u64).product();
+        if threads > max {
+            return Err(Diagnostic::new(
+                format!(
+                    "kernel `{}` allows at most {max} threads per block (.maxntid), not {threads} ({block:?}): such a launch fails (PTX ISA §11.4.2)",
+                    f.name.name
+                ),
+                d.span,
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The product of `.maxntid`'s extents (PTX ISA §11.4.2), if the kernel has one.
+fn maxntid(f: &ast::Function) -> Option<(u64, &ast::Directive)> {
+    let d = f.directives.iter().find(|d| d.name == "maxntid")?;
+    let max = d.args.iter().take(3).map(|a| if let ast::DirectiveArg::Int(v) = a { (*v).max(0) as u64 } else { 1 }).product();
+    Some((max, d))
+}
+
+/// The block shape of a kernel translated without one and without `.reqntid`:
+/// [`DEFAULT_BLOCK`], or `.maxntid`'s total where that is smaller.
+fn default_block(f: &ast::Function) -> [u32; 3] {
+    let default: u64 = DEFAULT_BLOCK.iter().map(|&b| b as u64).product();
+    match maxntid(f) {
+        Some((max, _)) if (1..default).contains(&max) => [max as u32, 1, 1],
+        _ => DEFAULT_BLOCK,
+    }
 }
 
 fn reqntid(f: &ast::Function) -> Option<[u32; 3]> {

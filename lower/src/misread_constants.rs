@@ -10,13 +10,14 @@
 //! f16 → f32 conversion of a constant half: `min.ftz.f16` of a positive half and a constant
 //! negative subnormal gave +0, differential case `hx-seed-000000004a6600d5`), in a register
 //! assigned once or between two of its assignments, so this runs on the final IR and follows
-//! values along the code as the driver's constant folding does ([`fold`]). A constant with
-//! only the sign bit set (−0.0 of the select's width), a −1.0, or a zero opposite a ±1.0, is
+//! values along the code as the driver's constant folding does ([`fold`], which also merges
+//! what both arms of a branch set). A −0.0 or ±1.0 of the select's width (whatever the other
+//! operand: the driver may know more of that one than this pass) is
 //! replaced by itself XOR a zero the compiler cannot know (the parameter header's zero word,
 //! `abi::PARAM_ZERO_WORD`), so no pattern can match it. The driver also knows a value it
-//! loads where it forwards the load from a store of its own: a stored word of −0.0 or −1.0
-//! (of f32, or the high word of f64's) is stored hidden in every kernel (a +0 or +1.0 that
-//! meets a plain 1.0 or +0 gives the same bits through `b2f`).
+//! loads where it forwards the load from a store of its own: a stored word of −0.0 or ±1.0
+//! (of f32, or the high word of f64's) is stored hidden in every kernel (a +0 that meets a
+//! plain +1.0 gives the same bits through `b2f`).
 //!
 //! **Float arithmetic.** Lavapipe folds `x - (-0.0)` to `x` in SPIR-V although the op is
 //! `NoContraction` and even when the module declares `SignedZeroInfNanPreserve` (tried; −0 − −0 gave −0; IEEE
@@ -449,28 +450,43 @@ impl Cx<'_> {
         VarId(self.vars.len() as u32 - 1)
     }
 
-    /// Whether operand `x` of a select of `ty` could be misread, `y` being the other one.
-    fn risky(&self, ty: Ty, x: Operand, y: Operand) -> bool {
+    /// The value of operand `x` of a select of `ty` if it could be misread (the select rule of
+    /// [`rewrite_block`]): −0.0 or ±1.0 of the select's width, as far as this pass knows. A misread
+    /// select pairs a ±1.0 with a zero of the opposite sign (`select(c, 1.0, -0.0)` becomes
+    /// `b2f(c)`, `select(c, -1.0, 0.0)` becomes `-b2f(c)`), so each such value is hidden
+    /// whatever the other operand is: that one may be a value this pass cannot see but the
+    /// driver can (a phi of equal constants, known bits such as `(x & 0x80000000) |
+    /// 0x80000000`, a load it forwards: `driver_workarounds`). Hiding the ±1.0 side too
+    /// (not only a zero opposite a ±1.0 this pass knows) is what makes a driver-derived −0.0
+    /// harmless; a driver-derived −1.0 opposite a +0 stays possible where this pass cannot
+    /// follow the derivation (`tests/differential/open/`).
+    fn risky(&self, ty: Ty, x: Operand) -> Option<u64> {
         let sign = 1u64 << (ty.bits() - 1);
         let one = if ty.bits() == 32 { 0x3f80_0000 } else { 0x3ff0_0000_0000_0000 };
-        match bits(x, &self.known) {
-            // −1.0 whatever the other operand: a +0 there may be a value lower cannot see but
-            // the driver can (a load it forwards from a store of zero), and
-            // `select(c, -1.0, 0.0)` becomes `-b2f(c)`, −0 for +0.
-            Some(v) if v == sign || v == sign | one => true,
-            Some(0) => bits(y, &self.known).is_some_and(|w| w & !sign == one),
-            _ => false,
+        bits(x, &self.known).filter(|&v| v == sign || v & !sign == one)
+    }
+
+    /// `x` itself, or the constant of `ty` (its bits) this pass knows it to be. A value known
+    /// here is hidden as that constant, not as the variable: the variable may be a value
+    /// hidden already with the same zero (`select(c, k ^ z, k ^ z)`, which the driver reads
+    /// as `k ^ z`), and a second XOR with it would cancel the first (found: `selp` of two
+    /// equal −0.0 constants, then selected against 1.0, came out +0, both backends).
+    fn as_known(&self, ty: Ty, x: Operand) -> Operand {
+        match (x, bits(x, &self.known)) {
+            (Operand::Var(_), Some(v)) if ty.bits() == 32 => Operand::Const(Const::U32(v as u32)),
+            (Operand::Var(_), Some(v)) => Operand::Const(Const::U64(v)),
+            _ => x,
         }
     }
 
     /// Whether a stored word is one of the two signed halves of a misread select (see
-    /// [`Cx::risky`]): −0.0 or −1.0 of f32, or the high word of −0.0 or −1.0 of f64. Such a
+    /// [`Cx::risky`]): −0.0 or ±1.0 of f32, or the high word of −0.0 or ±1.0 of f64. Such a
     /// word is stored hidden in every kernel, so that a load the driver forwards from the
     /// store is unknown to it (lavapipe, both backends: `st.local.u32 [a], 0x80000000;
     /// ld.local.u32 r, [a]; selp.b32 d, 0x3f800000, r, p` gave +0 where p is false, in a
     /// kernel without float ops, whose stores are otherwise left alone).
     fn misread_word(&self, x: Operand) -> bool {
-        matches!(bits(x, &self.known), Some(0x8000_0000 | 0xbf80_0000 | 0xbff0_0000))
+        matches!(bits(x, &self.known), Some(0x8000_0000 | 0xbf80_0000 | 0xbff0_0000 | 0x3f80_0000 | 0x3ff0_0000))
     }
 
     /// Whether `x` is a constant ±0, ±infinity or NaN of float type `ty`.
@@ -578,8 +594,9 @@ fn rewrite(b: &mut Block, cx: &mut Cx, roots: &[(VarId, Option<VarId>)], values:
 /// each point ([`fold`]), as the driver does in SSA form: a register assigned several times
 /// (`add.cc.u32 %r7, 0xfffffffd, 0x2d6f81cd` over a loaded `%r7`) is known between an
 /// assignment of a known value and the next assignment. A variable assigned in a nested
-/// block is forgotten after the statement, and in a loop also before its body (an earlier
-/// iteration's value); each branch starts from the state before the statement. A value
+/// block is known after the statement only where every branch leaves it the same value (a
+/// loop: where it has that value before the loop and every assignment in it sets it, and
+/// then also throughout the loop); each branch starts from the state before the statement. A value
 /// variable (one assignment, before every use: [`Kernel::value_vars`]) keeps what is known
 /// of it wherever it is used.
 fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId, VarId>, values: &[bool]) {
@@ -594,7 +611,26 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
             changed.sort_unstable();
             changed.dedup();
             let is_loop = matches!(b.stmts[i], Stmt::Loop { .. });
-            let saved: Vec<Option<u64>> = changed.iter().map(|d| if is_loop { None } else { cx.known.get(d.index()).copied().flatten() }).collect();
+            let known_of = |known: &[Option<u64>], d: &VarId| known.get(d.index()).copied().flatten();
+            let mut saved: Vec<Option<u64>> = changed.iter().map(|d| known_of(&cx.known, d)).collect();
+            if is_loop {
+                // A variable the loop changes is known in it and after it only where it is
+                // known before it and every assignment in the loop sets that same value
+                // (folded knowing nothing of what the loop changes): the driver's loop phi
+                // of equal constants (−1.0 set before a loop and in it, then selected
+                // against +0, came out −0, both backends).
+                let mut inside = cx.known.clone();
+                for d in &changed {
+                    if let Some(slot) = inside.get_mut(d.index()) {
+                        *slot = None;
+                    }
+                }
+                for (d, k) in changed.iter().zip(saved.iter_mut()) {
+                    *k = k.filter(|&k| list.iter().filter(|(x, _)| x == d).all(|(_, e)| fold(e, &inside) == Some(k)));
+                }
+            }
+            // What each branch leaves known (a loop: what `saved` holds throughout it).
+            let mut ends: Vec<Vec<Option<u64>>> = Vec::new();
             for body in b.stmts[i].bodies_mut() {
                 for (d, k) in changed.iter().zip(&saved) {
                     if let Some(slot) = cx.known.get_mut(d.index()) {
@@ -602,10 +638,19 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
                     }
                 }
                 rewrite_block(body, cx, links, values);
+                if !is_loop {
+                    ends.push(changed.iter().map(|d| cx.known.get(d.index()).copied().flatten()).collect());
+                }
             }
-            for d in &changed {
+            // After a selection, a variable is known where every branch leaves it the same
+            // known value: the driver's phi of equal constants (both arms of a branch setting
+            // −0.0, then selected against 1.0, came out +0, both backends). A branch that
+            // leaves through `Break`, `Continue` or `Return` counts too (conservative).
+            for (j, d) in changed.iter().enumerate() {
+                let first = if is_loop { saved[j] } else { ends.first().and_then(|e| e[j]) };
+                let merged = first.filter(|_| ends.iter().all(|e| e[j] == first));
                 if let Some(slot) = cx.known.get_mut(d.index()) {
-                    *slot = None;
+                    *slot = merged;
                 }
             }
         }
@@ -620,12 +665,11 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
             Stmt::Assign { expr, .. } => match expr {
                 Expr::Select { ty, a, b: other, .. } if *ty != Ty::Bool => {
                     let ty = *ty;
-                    let (ra, rb) = (cx.risky(ty, *a, *other), cx.risky(ty, *other, *a));
-                    if ra {
-                        *a = cx.hidden(ty, *a, DEF, &mut before);
-                    }
-                    if rb {
-                        *other = cx.hidden(ty, *other, DEF, &mut before);
+                    for o in [a, other] {
+                        if cx.risky(ty, *o).is_some() {
+                            let k = cx.as_known(ty, *o);
+                            *o = cx.hidden(ty, k, DEF, &mut before);
+                        }
                     }
                 }
                 Expr::Binary { op, ty: ty @ (Ty::F32 | Ty::F64), lhs, rhs } if matches!(op, FAdd | FSub | FMul | FDiv | FMin | FMax) => {
@@ -652,7 +696,8 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
                 _ => {}
             },
             Stmt::StoreWord { memory, value, .. } if *memory != Memory::Param && (cx.stored_exposed(*value) || cx.misread_word(*value)) => {
-                *value = cx.hidden(Ty::U32, *value, DEF, &mut before);
+                let k = cx.as_known(Ty::U32, *value);
+                *value = cx.hidden(Ty::U32, k, DEF, &mut before);
             }
             _ => {}
         }

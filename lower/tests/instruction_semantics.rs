@@ -396,16 +396,16 @@ fn out_of_range_and_misaligned_accesses_fault() {
 
 #[test]
 fn unsupported_features_name_the_place() {
-    // (The sm_1x truncating `mad.f32` without a rounding modifier. A legacy `mad.f64` without
-    // one is `mad.rn.f64`, §9.7.3.7: `f64_rn_arith_mad_abs_neg_setp` in the sweeps runs it.)
+    // `mad.f32` without a rounding modifier is an error for sm_20+ from PTX ISA 3.2 on, as in
+    // ptxas (§9.7.3.7; the sm_1x and ISA ≤ 3.1 meanings run in `inst_sweep
+    // sm_1x_targets_flush_single_precision`).
     let ptx = kernel("f32", "f32", "mad.f32 %d, %a, %a, %a;");
     let file = SourceFile::new("case.ptx", ptx.as_str());
     let ast = parse(&file).expect("parses");
-    let err = lower(&ast, &file, &LowerOptions::default()).expect_err("mad.f32 without rounding is not implemented");
+    let err = lower(&ast, &file, &LowerOptions::default()).expect_err("mad.f32 without rounding is an error");
     let msg = err[0].short(&file);
     assert!(msg.starts_with("case.ptx:"), "{msg}");
-    assert!(msg.contains("not supported yet"), "{msg}");
-    assert!(msg.contains("mad.f32"), "{msg}");
+    assert!(msg.contains("`mad.f32` needs a rounding modifier"), "{msg}");
     // The packed integer types of later ISAs (`.u8x4`, `.s8x4`; the spec at hand, 8.5, has only
     // `.u16x2`/`.s16x2`, §5.2.3) parse and are refused by name, never guessed.
     for body in ["add.u8x4 %d, %a, %b;", "add.sat.s8x4 %d, %a, %b;", "min.u8x4 %d, %a, %b;"] {

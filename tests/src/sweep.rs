@@ -109,7 +109,19 @@ impl Sweep {
     }
 
     pub fn with_options(gpu: &Arc<Gpu>, variant: Variant, options: LowerOptions) -> Result<Sweep, String> {
-        let file = SourceFile::new("sweep.ptx", variant.ptx());
+        Sweep::translate(gpu, variant.ptx(), variant, options)
+    }
+
+    /// The variant in a module of another ISA version and target (`"2.3"`, `"sm_13"`): what an
+    /// instruction means may depend on them (lower's `inst::legacy`).
+    pub fn for_target(gpu: &Arc<Gpu>, variant: Variant, version: &str, target: &str) -> Result<Sweep, String> {
+        let ptx = variant.ptx().replacen(".version 8.5\n.target sm_90\n", &format!(".version {version}\n.target {target}\n"), 1);
+        let flushed_f32 = Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
+        Sweep::translate(gpu, ptx, variant, LowerOptions { flushed_f32, ..LowerOptions::default() })
+    }
+
+    fn translate(gpu: &Arc<Gpu>, ptx: String, variant: Variant, options: LowerOptions) -> Result<Sweep, String> {
+        let file = SourceFile::new("sweep.ptx", ptx);
         let options = LowerOptions { block: Some([BLOCK, 1, 1]), ..options };
         let module = translate::frontend(&file, &options).map_err(|e| e.render())?;
         let program = translate::build_program_from_ir("sweep.ptx", module, &Backend::ALL, true).map_err(|e| e.render())?;

@@ -135,3 +135,95 @@ fn misread_select_operands_loaded_from_own_stores() {
         check(name, regs, &body, 2, 128, |x| pick(x & 1 != 0, if_odd, if_even));
     }
 }
+
+/// The driver also knows values `lower` saw no constant in: a register set to the same −0.0
+/// in both arms of a branch (a phi of equal constants), or in a loop and before it, or known
+/// through its bits (`(x & 0x80000000) | 0x80000000`); selected against a constant 1.0, each
+/// came out +0 (`b2f`) on both backends, f32 and f64 (the f64's high word checked). And a
+/// `selp` of two equal −0.0 constants selected against 1.0: `lower` hid both with the same
+/// zero, then the result again (the XORs cancelled). Also −1.0 of a phi (of a branch, of a
+/// loop) against +0, and 1.0 and −0.0 both through phis. §9.7.7.3: `selp` copies the chosen operand.
+#[test]
+fn misread_select_operands_the_driver_derives() {
+    let pick = |p: bool, a: u32, b: u32| if p { a } else { b };
+    let regs = ".reg .f32 %f<4>;\n.reg .f64 %fd<4>;";
+    let conds = "and.b32 %r9, %r6, 1; setp.ne.u32 %p0, %r9, 0;\n and.b32 %r9, %r6, 2; setp.ne.u32 %p1, %r9, 0;\n";
+    // A diamond setting `set` in both arms, then `use_` reading it (result in %r11).
+    let diamond = |set: &str, use_: &str| format!("{conds} @%p1 bra A;\n {set}\n bra J;\nA:\n {set}\nJ:\n {use_}\n st.global.u32 [%rd7], %r11;");
+    let cases: Vec<(&str, String, u32, u32)> = vec![
+        ("phi of -0.0 (b32)", diamond("mov.b32 %r10, 0x80000000;", "selp.b32 %r11, 0x3f800000, %r10, %p0;"), 0x3f80_0000, 0x8000_0000),
+        ("phi of -0.0 (f32)", diamond("mov.f32 %f1, 0f80000000;", "selp.f32 %f2, 0f3F800000, %f1, %p0; mov.b32 %r11, %f2;"), 0x3f80_0000, 0x8000_0000),
+        (
+            "phi of -0.0 (f64)",
+            diamond("mov.f64 %fd1, 0d8000000000000000;", "selp.f64 %fd2, 0d3FF0000000000000, %fd1, %p0; mov.b64 {%r12, %r11}, %fd2;"),
+            0x3ff0_0000,
+            0x8000_0000,
+        ),
+        ("phi of -1.0 against +0", diamond("mov.b32 %r10, 0xbf800000;", "selp.b32 %r11, %r10, 0, %p0;"), 0xbf80_0000, 0),
+        (
+            "phis of 1.0 and -0.0",
+            diamond("mov.b32 %r10, 0x3f800000; mov.b32 %r12, 0x80000000;", "selp.b32 %r11, %r10, %r12, %p0;"),
+            0x3f80_0000,
+            0x8000_0000,
+        ),
+        (
+            "-0.0 set in a loop and before it",
+            format!(
+                "{conds} and.b32 %r12, %r6, 3;\n mov.b32 %r10, 0x80000000;\n mov.u32 %r13, 0;\nL:\n mov.b32 %r10, 0x80000000;\n \
+                 add.u32 %r13, %r13, 1;\n setp.lt.u32 %p1, %r13, %r12;\n @%p1 bra L;\n \
+                 selp.b32 %r11, 0x3f800000, %r10, %p0;\n st.global.u32 [%rd7], %r11;"
+            ),
+            0x3f80_0000,
+            0x8000_0000,
+        ),
+        (
+            "-1.0 set in a loop and before it, against +0",
+            format!(
+                "{conds} and.b32 %r12, %r6, 3;\n mov.u32 %r13, 0;\n mov.b32 %r10, 0xbf800000;\nL:\n mov.b32 %r10, 0xbf800000;\n \
+                 add.u32 %r13, %r13, 1;\n setp.lt.u32 %p1, %r13, %r12;\n @%p1 bra L;\n \
+                 selp.b32 %r11, %r10, 0, %p0;\n st.global.u32 [%rd7], %r11;"
+            ),
+            0xbf80_0000,
+            0,
+        ),
+        (
+            "-0.0 through known bits",
+            format!("{conds} and.b32 %r8, %r6, 0x80000000;\n or.b32 %r8, %r8, 0x80000000;\n selp.b32 %r11, 0x3f800000, %r8, %p0;\n st.global.u32 [%rd7], %r11;"),
+            0x3f80_0000,
+            0x8000_0000,
+        ),
+        (
+            "selp of two equal -0.0",
+            format!(
+                "{conds} mov.b32 %r12, 0x80000000;\n mov.b32 %r13, %r12;\n selp.b32 %r8, %r12, %r13, %p1;\n \
+                 selp.b32 %r11, 0x3f800000, %r8, %p0;\n st.global.u32 [%rd7], %r11;"
+            ),
+            0x3f80_0000,
+            0x8000_0000,
+        ),
+    ];
+    for (name, body, if_odd, if_even) in cases {
+        check(name, regs, &body, 2, 128, |x| pick(x & 1 != 0, if_odd, if_even));
+    }
+}
+
+/// Sub-word stores build a word the driver can know (local memory: a read-modify-write it
+/// forwards; shared: atomics, which it does not): a −0.0 assembled from a zero word and a
+/// 16- or 8-bit store of its top bits, selected against 1.0. §9.7.9.9: `st` of a `.u16`/`.u8`
+/// writes those bytes only.
+#[test]
+fn misread_select_operands_from_sub_word_stores() {
+    for (space, decl, offset) in [
+        ("local", ".local .align 8 .b8 loc[16];", ""),
+        ("shared", ".shared .align 8 .b8 loc[512];", "mul.wide.u32 %rd9, %r1, 8; add.s64 %rd8, %rd8, %rd9;"),
+    ] {
+        for store in ["st.SP.u32 [%rd8], 0; st.SP.u16 [%rd8+2], 0x8000;", "st.SP.u32 [%rd8], 0; st.SP.u8 [%rd8+3], 0x80;"] {
+            let body = format!(
+                "mov.u64 %rd8, loc; {offset}\n and.b32 %r8, %r6, 1; setp.ne.u32 %p0, %r8, 0;\n {}\n \
+                 ld.{space}.u32 %r9, [%rd8];\n selp.b32 %r10, 0x3f800000, %r9, %p0;\n st.global.u32 [%rd7], %r10;",
+                store.replace("SP", space)
+            );
+            check(&format!("{space}: {store}"), decl, &body, 2, 64, |x| if x & 1 != 0 { 0x3f80_0000 } else { 0x8000_0000 });
+        }
+    }
+}

@@ -158,6 +158,40 @@ fn cvt_f64_f32_ftz_sat() {
     }
 }
 
+/// `.target sm_1x`: single-precision instructions flush subnormal inputs and results as their
+/// `.ftz` forms do (§9.7.3, §9.7.6 set/setp, §9.7.9.21 cvt), and `mad.f32` without a rounding
+/// modifier is `fma.rn.ftz.f32` (§9.7.3.7: what sm_20 and later GPUs run for it). For sm_20 and
+/// later, `mad.f32` without one is `mad.rn.f32` up to PTX ISA 3.1 (no flushing). Each variant is
+/// written without `.ftz`; the reference is the `.ftz` rule.
+#[test]
+fn sm_1x_targets_flush_single_precision() {
+    use rustc_apfloat::Round::NearestTiesToEven as Rn;
+    let Some(gpu) = sweep::gpu() else { return };
+    let run = |inst: &str, dst: &'static str, srcs: &[&'static str], version: &str, target: &str, inputs: &[u64], reference: Reference| {
+        let s = Sweep::for_target(&gpu, Variant::inst(inst, dst, srcs), version, target).unwrap_or_else(|e| panic!("`{inst}` on {target}: {e}"));
+        check_both(&s, inputs, reference);
+    };
+    let (one, two, three) = (f32_rows(1, 40), f32_rows(2, 41), {
+        let mut rng = Rng(42);
+        rows(3, &f32_edges(), 1 << 15, SAMPLES, &mut || rng.next_u64() & 0xffff_ffff)
+    });
+    for op in ["add", "sub", "mul"] {
+        run(&format!("{op}.f32"), "f32", &["f32", "f32"], "2.3", "sm_13", &two, &move |a| vec![fref::arith_f32(op, Rn, a, true, false)]);
+    }
+    run("mad.f32", "f32", &["f32", "f32", "f32"], "2.3", "sm_13", &three, &|a| vec![fref::arith_f32("fma", Rn, a, true, false)]);
+    run("mad.f32", "f32", &["f32", "f32", "f32"], "3.1", "sm_20", &three, &|a| vec![fref::arith_f32("fma", Rn, a, false, false)]);
+    for is_min in [true, false] {
+        let inst = if is_min { "min.f32" } else { "max.f32" };
+        run(inst, "f32", &["f32", "f32"], "2.3", "sm_13", &two, &move |a| vec![fref::min_max(is_min, 32, a[0], a[1], false, false, true)]);
+    }
+    let flushed = |x: u64| fref::ftz(f32::from_bits(x as u32)) as f64;
+    run("setp.lt.f32", "pred", &["f32", "f32"], "2.3", "sm_13", &two, &move |a| {
+        vec![Expect::Bits(fref::compare("lt", flushed(a[0]), flushed(a[1])) as u64)]
+    });
+    run("cvt.rmi.f32.f32", "f32", &["f32"], "2.3", "sm_13", &one, &|a| vec![fref::cvt_f32_f32(a[0] as u32, Some(IntRound::Rmi), true, false)]);
+    run("cvt.f64.f32", "f64", &["f32"], "2.3", "sm_13", &one, &move |a| vec![fref::exact_f64(flushed(a[0]))]);
+}
+
 /// div.approx / div.full (§9.7.3.8), with and without `.ftz`.
 #[test]
 fn f32_div_approx_full() {

@@ -21,7 +21,9 @@ pub enum Error {
     /// The launch's pointer arguments (or the module's globals) lie in more heap segments than
     /// a launch can bind: `limit` (the device's storage bindings, `Gpu::max_segment_slots`),
     /// or 1 when the program has no several-segment translations
-    /// (`Program::with_segment_variants`).
+    /// (`Program::with_segment_variants`), or 0 for an `.address_size 32` kernel while the
+    /// context's live allocations lie in several segments (its 32-bit addresses are offsets,
+    /// the same in every segment).
     SeveralSegments { kernel: String, segments: Vec<usize>, limit: u32 },
     /// A pointer (and length) that is not inside one live allocation.
     InvalidPointer { ptr: u64, len: u64, reason: String },
@@ -114,6 +116,17 @@ impl fmt::Display for Error {
             ),
             Error::SeveralSegments { kernel, segments, limit } => {
                 let list: Vec<String> = segments.iter().map(|s| s.to_string()).collect();
+                if *limit == 0 {
+                    return write!(
+                        f,
+                        "not supported yet: `.address_size 32` kernel `{kernel}` launched while the context's allocations \
+                         lie in {} heap segments ({}); its 32-bit addresses are offsets that are the same in every \
+                         segment, so it runs only while the live allocations (and the module's globals) lie in one \
+                         segment of one storage binding each",
+                        segments.len(),
+                        list.join(", ")
+                    );
+                }
                 let why = if *limit <= 1 {
                     "and this program has no translation for several segments (`Program::with_segment_variants`)".to_string()
                 } else {

@@ -98,6 +98,11 @@ impl Allocator {
         (offset < start + size || (size == 0 && offset == start)).then_some((start, size))
     }
 
+    /// Whether no allocation is live.
+    pub fn is_empty(&self) -> bool {
+        self.live.is_empty()
+    }
+
     pub fn free_bytes(&self) -> u64 {
         let used: u64 = self
             .live

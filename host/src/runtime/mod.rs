@@ -1224,7 +1224,10 @@ impl Context {
             // (issue 11), built at the first such launch, when the device binds them all.
             let limit = if program.has_segment_variants() { self.gpu.max_segment_slots() } else { 1 };
             let several = || Error::SeveralSegments { kernel: k.name.clone(), segments: bound.clone(), limit };
-            if k.features.segment_slots != 0 || bound.len() > limit as usize || k.features.pointers32 {
+            if k.features.pointers32 {
+                return Err(Error::SeveralSegments { kernel: k.name.clone(), segments: bound, limit: 0 });
+            }
+            if k.features.segment_slots != 0 || bound.len() > limit as usize {
                 return Err(several());
             }
             let variant = match program.segment_variant(bound.len() as u32, &k.name) {
@@ -1654,6 +1657,16 @@ impl Context {
     fn launch_segments(&self, k: &ir::Kernel, params: &[u8], globals: u64) -> Vec<usize> {
         if self.segments.len() == 1 {
             return vec![0];
+        }
+        if k.features.pointers32 {
+            // A 32-bit address is the offset in its segment (`abi::HEAP_LIMIT_32`), the same
+            // number in every segment, so the arguments cannot say which segment they mean:
+            // the launch binds the one segment that holds live allocations (the module's
+            // globals are one), and with several it is refused (`submit_kernel`). Binding
+            // the first segment stored through a pointer into the second at the same offset
+            // of the first (`segments` test).
+            let used: Vec<usize> = (0..self.segments.len()).filter(|&j| !self.segments[j].alloc.is_empty()).collect();
+            return if used.is_empty() { vec![0] } else { used };
         }
         let mut found: Vec<usize> = (0..params.len().saturating_sub(7))
             .step_by(4)

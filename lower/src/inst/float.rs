@@ -140,10 +140,10 @@ impl FnLower {
                 }
                 // §9.7.3.7, PTX ISA notes: "Legacy mad.f64 instructions having no rounding
                 // modifier will map to mad.rn.f64" (and mad.f64 "is the same as fma.f64"). A
-                // mad.f32 without one is the sm_1x truncating multiply-add: refused.
+                // mad.f32 without one has its rounding from `inst::legacy` by now.
                 let legacy_mad_f64 = name == "mad" && ty == Ty::F64;
                 if !m.has("rn") && !legacy_mad_f64 {
-                    return Err(unsupported(format!("`{}` without a rounding modifier (the sm_1x truncating multiply-add)", m.name()), m.inst.span));
+                    return Err(Diagnostic::new(format!("`{}` needs a rounding modifier (§9.7.3.6)", m.name()), m.inst.span));
                 }
                 let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
                 let a = self.read_float(a, t, ftz)?;
@@ -179,7 +179,9 @@ impl FnLower {
                     return self.write_float(d, t, r, ftz, false);
                 }
                 if ty == Ty::F64 || !(m.has("approx") || m.has("full")) {
-                    return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
+                    // PTX 1.4 and later require one (§9.7.3.8; the PTX 1.0–1.3 defaults: `inst::legacy`).
+                    let what = if ty == Ty::F64 { "a rounding modifier" } else { ".approx, .full or a rounding modifier" };
+                    return Err(Diagnostic::new(format!("`{}` needs {what}", m.name()), m.inst.span));
                 }
                 let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
                 // Spec §9.7.3.8 "sm_20+: By default, subnormal numbers are supported"; `.ftz`

@@ -16,6 +16,7 @@ mod flushed;
 mod fp8;
 mod half;
 mod int;
+pub(crate) mod legacy;
 mod memory;
 mod moves;
 mod video;
@@ -82,10 +83,15 @@ pub fn operands(inst: &Instruction, n: usize) -> LResult<&[ast::Operand]> {
     Ok(&inst.operands)
 }
 
-/// The value of an operand written as a plain integer literal.
+/// The value of an operand written as an integer constant: a literal or a constant expression
+/// (§4.5.4: `lop3`'s immLut is naturally written `0xF0 & 0xCC | 0xAA`, as the spec's own
+/// examples compute it, §9.7.9.6).
 pub fn imm_u64(op: &ast::Operand) -> Option<u64> {
     match &op.kind {
-        ast::OperandKind::Expr(ast::Expr::Int { value, .. }) => Some(*value),
+        ast::OperandKind::Expr(e) => match crate::consts::eval(e) {
+            Ok(crate::consts::ConstValue::Int(v)) => Some(v),
+            _ => None,
+        },
         _ => None,
     }
 }
@@ -135,6 +141,9 @@ impl FnLower {
     }
 
     fn plain(&mut self, inst: &Instruction) -> LResult<()> {
+        if let Some(meant) = self.legacy.rewrite(inst)? {
+            return self.plain(&meant);
+        }
         let mut exempt = subnormal_exemption(&Mods { inst });
         exempt.f32 |= self.flushed_f32 && flushed::covered(&Mods { inst });
         let outer = std::mem::replace(&mut self.subnormal_exempt, exempt);

@@ -386,6 +386,26 @@ impl Gen<'_> {
                     self.rets += 1;
                     Stmt::Ret { g: self.guard() }
                 }
+                // A register set to the same constant in both arms of a branch, then selected
+                // against a constant: the driver knows the phi of equal constants, and lavapipe
+                // read `select(c, 1.0, -0.0)` as a bool-to-float conversion (+0 for −0;
+                // `driver_workarounds`, `lower/src/misread_constants.rs`).
+                37..=38 if compound => {
+                    let wide = self.rng.chance(30);
+                    let (ty, d) = if wide { (IntTy::U64, Reg::D(self.d())) } else { (IntTy::U32, Reg::R(self.r())) };
+                    let set: [u64; 4] = if wide {
+                        [1 << 63, 0xbff0_0000_0000_0000, 0x3ff0_0000_0000_0000, 0]
+                    } else {
+                        [0x8000_0000, 0xbf80_0000, 0x3f80_0000, 0]
+                    };
+                    let mov = Stmt::Ins(None, Ins::Mov { ty, d, a: Src::Imm(self.rng.pick(&set)) });
+                    let g = self.guard();
+                    out.push(Stmt::If { g, then_: vec![mov.clone()], else_: vec![mov] });
+                    let other = Src::Imm(self.rng.pick(&set));
+                    let (a, b) = if self.rng.chance(50) { (other, Src::Reg(d)) } else { (Src::Reg(d), other) };
+                    let dst = self.reg(ty);
+                    Stmt::Ins(None, Ins::Selp { ty, d: dst, a, b, p: self.rng.below(NP as u64) as u8 })
+                }
                 34..=36 if top && self.rets == 0 && self.published < NRO => {
                     self.published += 1;
                     Stmt::Publish { region: self.published as u8 - 1, v: self.r() }
