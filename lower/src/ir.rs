@@ -750,6 +750,11 @@ pub struct Features {
     /// `abi::BINDING_HEAP`, slot `j` at `abi::segment_binding(j)`, each slot's segment number
     /// at parameter word `abi::segment_slot_word(j, param_bytes)`.
     pub segment_slots: u32,
+    /// The kernel is the launch-specialised variant of a checked kernel
+    /// (`launch_proof::specialise`): the host runs it only for launches that satisfy the
+    /// checked kernel's launch precondition (`launch_proof::analyse`), which proves the fault
+    /// recording it leaves out unnecessary.
+    pub launch_specialised: bool,
 }
 
 #[derive(Clone, Debug, PartialEq)]
@@ -1103,6 +1108,9 @@ impl Kernel {
     /// an existing heap, parameter, shared or private local array, or an `If` whose only
     /// statement is a `Fault`. Kernels without such code need no deferred-fault state.
     pub fn defers_faults(&self) -> bool {
+        if self.features.launch_specialised {
+            return self.defers_faults_exactly();
+        }
         fn block(k: &Kernel, b: &Block) -> bool {
             let present = |m: Memory| match m {
                 Memory::Heap | Memory::Segment(_) | Memory::Param => true,
@@ -1125,6 +1133,50 @@ impl Kernel {
             })
         }
         block(self, &self.body)
+    }
+
+    /// [`Kernel::defers_faults`] of a launch-specialised kernel (`Features::launch_specialised`),
+    /// which has usually left no lone `Fault` (`launch_proof`): a heap access at an index
+    /// [`Kernel::heap_index_memories_of`] proves, a parameter word read directly
+    /// ([`Kernel::direct_param_loads`]) and a shared or local word in range
+    /// ([`Kernel::index_in_range`]) are made by the backends without a check, so they defer
+    /// nothing; everything else counts as in [`Kernel::defers_faults`]. (Only for these
+    /// kernels: it walks the body several times.)
+    fn defers_faults_exactly(&self) -> bool {
+        let values = self.value_vars();
+        let heap = self.heap_index_memories_of(&values);
+        let direct = self.direct_param_loads();
+        let facts = self.index_facts_of(&values);
+        let proven = |memory: Memory, index: Operand, dst: Option<VarId>| -> bool {
+            match memory {
+                Memory::Heap | Memory::Segment(_) => matches!(index, Operand::Var(v) if heap.get(v.index()).copied().flatten() == Some(memory)),
+                Memory::Param => dst.is_some_and(|d| direct.get(d.index()).copied().unwrap_or(false)),
+                Memory::Shared | Memory::Local => self.index_in_range(memory, index, &facts),
+                Memory::Scratch => true,
+            }
+        };
+        fn block(k: &Kernel, b: &Block, proven: &dyn Fn(Memory, Operand, Option<VarId>) -> bool) -> bool {
+            let present = |m: Memory| match m {
+                Memory::Heap | Memory::Segment(_) | Memory::Param => true,
+                Memory::Shared => k.shared_words > 0,
+                Memory::Local => k.local_words > 0 && k.local_placement == LocalPlacement::Private,
+                Memory::Scratch => false,
+            };
+            b.stmts.iter().any(|s| match s {
+                Stmt::Assign { dst, expr: Expr::LoadWord { memory, index } } => present(*memory) && !proven(*memory, *index, Some(*dst)),
+                Stmt::StoreWord { memory, index, .. } => present(*memory) && !proven(*memory, *index, None),
+                Stmt::Assign { expr: Expr::LoadDword { memory, .. }, .. } => present(*memory),
+                Stmt::If { then_body, else_body, .. } => {
+                    (else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]))
+                        || block(k, then_body, proven)
+                        || block(k, else_body, proven)
+                }
+                Stmt::Loop { body } => block(k, body, proven),
+                Stmt::Switch { cases, default, .. } => cases.iter().any(|c| block(k, &c.body, proven)) || block(k, default, proven),
+                _ => false,
+            })
+        }
+        block(self, &self.body, &proven)
     }
 
     /// Whether the kernel's shared memory is an array of `shared_words.div_ceil(2)` 64-bit

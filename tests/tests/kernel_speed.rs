@@ -35,7 +35,8 @@
 //!   compared with the reference and a mismatch is printed, not fatal; its first-launch
 //!   pipeline time (fresh program, used context) is printed with it.
 //!   `PTXCROSS_SPEED_DUMP=DIR` writes the code the ptxcross sides run (`<kernel>.wgsl`,
-//!   `<kernel>.spv`) into DIR.
+//!   `<kernel>.spv`, and the launch-specialised variant's `<kernel>.specialised.wgsl|spv`) into
+//!   DIR.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -496,6 +497,8 @@ struct Ptx {
     programs: Vec<(Backend, Program)>,
     ctx: Context,
     ptrs: Vec<ptxcross::DevicePtr>,
+    /// Whether the last [`Ptx::launch`] ran the launch-specialised variant.
+    specialised: bool,
 }
 
 fn translate_case(gpu: &Arc<Gpu>, case: &Case, backend: Backend) -> Program {
@@ -551,7 +554,7 @@ impl Ptx {
         // `split`: each buffer takes a whole segment (its first bytes are the buffer).
         let size = |b: &Vec<u8>| if split { seg - ptxcross::runtime::HEAP_RESERVED_BYTES } else { b.len() as u64 };
         let ptrs = case.buffers.iter().map(|b| ctx.alloc(size(b)).expect("alloc")).collect();
-        Ptx { programs, ctx, ptrs }
+        Ptx { programs, ctx, ptrs, specialised: false }
     }
 
     fn reset(&mut self, case: &Case) {
@@ -563,11 +566,33 @@ impl Ptx {
     /// One launch on `backend`: its GPU time.
     fn launch(&mut self, case: &Case, backend: Backend) -> Duration {
         let program = &self.programs.iter().find(|(b, _)| *b == backend).unwrap().1;
+        let t = Self::launch_program_with(&mut self.ctx, &self.ptrs, case, program, backend, true);
+        self.specialised = self.ctx.last_launch_specialised();
+        t
+    }
+
+    /// [`Ptx::launch`] of the checked translation even where the launch-specialised variant
+    /// (`ptxcross_lower::launch_proof`) could run: the "before" side of that change.
+    fn launch_checked(&mut self, case: &Case, backend: Backend) -> Duration {
+        let program = &self.programs.iter().find(|(b, _)| *b == backend).unwrap().1;
         Self::launch_program(&mut self.ctx, &self.ptrs, case, program, backend)
     }
 
+    /// One launch of `program` as it is (never its launch-specialised variant: hand-edited
+    /// variants carry the original IR, from which that would be rebuilt).
     fn launch_program(ctx: &mut Context, ptrs: &[ptxcross::DevicePtr], case: &Case, program: &Program, backend: Backend) -> Duration {
-        let (ctx, ptrs) = (ctx, ptrs);
+        Self::launch_program_with(ctx, ptrs, case, program, backend, false)
+    }
+
+    fn launch_program_with(
+        ctx: &mut Context,
+        ptrs: &[ptxcross::DevicePtr],
+        case: &Case,
+        program: &Program,
+        backend: Backend,
+        specialise: bool,
+    ) -> Duration {
+        ctx.set_launch_specialisation(specialise);
         let args: Vec<Vec<u8>> = case
             .args
             .iter()
@@ -890,13 +915,18 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
 
         if let Ok(dir) = std::env::var("PTXCROSS_SPEED_DUMP") {
             // The code the ptxcross sides run (a starting point for variants).
+            // The launch-specialised variants as `<kernel>.specialised.wgsl|spv`.
             for (_, p) in &ptx.programs {
-                if let Some(w) = p.wgsl() {
-                    std::fs::write(Path::new(&dir).join(format!("{}.wgsl", case.name)), w).expect("dump");
-                }
-                if let Some(s) = p.spirv() {
-                    let bytes: Vec<u8> = s.iter().flat_map(|w| w.to_le_bytes()).collect();
-                    std::fs::write(Path::new(&dir).join(format!("{}.spv", case.name)), bytes).expect("dump");
+                let specialised = p.launch_specialised(case.name);
+                for (suffix, p) in [("", Some(p)), (".specialised", specialised.as_deref())] {
+                    let Some(p) = p else { continue };
+                    if let Some(w) = p.wgsl() {
+                        std::fs::write(Path::new(&dir).join(format!("{}{suffix}.wgsl", case.name)), w).expect("dump");
+                    }
+                    if let Some(s) = p.spirv() {
+                        let bytes: Vec<u8> = s.iter().flat_map(|w| w.to_le_bytes()).collect();
+                        std::fs::write(Path::new(&dir).join(format!("{}{suffix}.spv", case.name)), bytes).expect("dump");
+                    }
                 }
             }
         }
@@ -912,7 +942,9 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
                 println!("  variant {label} ({backend}) is not bit-exact: {e}");
             }
         }
-        let sides = 3 + extra.len();
+        // The last two sides: the checked translations (SPIR-V, WGSL) of the same programs.
+        let checked_side = 3 + extra.len();
+        let sides = checked_side + 2;
         let mut times: Vec<Vec<Duration>> = vec![Vec::new(); sides];
         for r in 0..reps {
             for k in 0..sides {
@@ -925,6 +957,10 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
                     2 => {
                         hand.reset(case);
                         times[2].push(hand.launch(case));
+                    }
+                    _ if side >= checked_side => {
+                        ptx.reset(case);
+                        times[side].push(ptx.launch_checked(case, Backend::ALL[side - checked_side]));
                     }
                     _ => {
                         let (_, backend, program) = &extra[side - 3];
@@ -967,6 +1003,14 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
             ms(pipes[2]),
             ms(pipes[3]),
             ms(pipes[4]),
+        );
+        println!(
+            "  checked (no launch specialisation; the sides above {}): spirv {:>8.2} ms {:>5.2}, wgsl {:>8.2} ms {:>5.2}",
+            if ptx.specialised { "ran the specialised variant" } else { "could not specialise" },
+            ms(med[checked_side]),
+            med[checked_side].as_secs_f64() / h.as_secs_f64(),
+            ms(med[checked_side + 1]),
+            med[checked_side + 1].as_secs_f64() / h.as_secs_f64(),
         );
         for (((label, backend, _), t), pipe) in extra.iter().zip(&med[3..]).zip(&variant_pipes) {
             println!(

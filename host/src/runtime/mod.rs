@@ -101,6 +101,10 @@ impl Default for ContextOptions {
     }
 }
 
+/// Launches of fewer threads (grid × block) run the checked kernel even where its launch
+/// precondition holds (`Context::set_launch_specialisation_threshold`).
+pub const LAUNCH_SPECIALISATION_THREADS: u64 = 1 << 16;
+
 /// Global memory plus launches on one device. Contexts are independent (their own heap and fault
 /// word) but share the device and its pipeline cache.
 pub struct Context {
@@ -137,6 +141,13 @@ pub struct Context {
     launches: u64,
     /// Which translation the last launch of a kernel with native warp collectives ran.
     last_warp_path: Option<WarpPath>,
+    /// Whether launches may run a kernel's launch-specialised variant (`launch_proof`).
+    specialise_launches: bool,
+    /// Launches of fewer threads run the checked kernel (`Context::set_launch_specialisation`).
+    specialise_from_threads: u64,
+    /// Whether the last launch ran one, and how many did.
+    last_launch_specialised: bool,
+    specialised_launches: u64,
 }
 
 impl std::fmt::Debug for Context {
@@ -320,6 +331,13 @@ impl Context {
             launch_timer: None,
             launches: 0,
             last_warp_path: None,
+            specialise_launches: std::env::var_os("PTXCROSS_NO_LAUNCH_SPECIALISATION").is_none(),
+            specialise_from_threads: std::env::var("PTXCROSS_LAUNCH_SPECIALISATION_THREADS")
+                .ok()
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(LAUNCH_SPECIALISATION_THREADS),
+            last_launch_specialised: false,
+            specialised_launches: 0,
         })
     }
 
@@ -1124,6 +1142,42 @@ impl Context {
         self.last_warp_path
     }
 
+    /// Whether launches may run a kernel's launch-specialised variant (issue 11, on by
+    /// default; the environment variable `PTXCROSS_NO_LAUNCH_SPECIALISATION` turns the
+    /// default off): a translation without the heap fault recording that the launch's values
+    /// prove unnecessary (`ptxcross_lower::launch_proof`). The host evaluates the kernel's
+    /// launch precondition on each launch's parameters, grid and heap, exactly, and runs the
+    /// variant only when it holds; results are the same bits either way.
+    ///
+    /// Only launches of at least [`LAUNCH_SPECIALISATION_THREADS`] threads (by default) run it:
+    /// building the variant and its pipeline costs about as much as the kernel's first
+    /// translation and pipeline (tens to hundreds of ms on lavapipe), which a small launch
+    /// never earns back (the variant saves a fraction of the kernel's time), and which would
+    /// make test suites of many small kernels a third slower. See
+    /// [`Context::set_launch_specialisation_threshold`].
+    pub fn set_launch_specialisation(&mut self, on: bool) {
+        self.specialise_launches = on;
+    }
+
+    /// The fewest threads (grid × block) a launch needs to run a launch-specialised variant
+    /// (default [`LAUNCH_SPECIALISATION_THREADS`], or the environment variable
+    /// `PTXCROSS_LAUNCH_SPECIALISATION_THREADS` when set: `=0` makes whole test suites run
+    /// the variants; 0: every launch whose precondition holds).
+    pub fn set_launch_specialisation_threshold(&mut self, threads: u64) {
+        self.specialise_from_threads = threads;
+    }
+
+    /// Whether the last launch ran a launch-specialised variant (see
+    /// [`Context::set_launch_specialisation`]).
+    pub fn last_launch_specialised(&self) -> bool {
+        self.last_launch_specialised
+    }
+
+    /// How many launches of this context ran a launch-specialised variant.
+    pub fn specialised_launches(&self) -> u64 {
+        self.specialised_launches
+    }
+
     /// [`Context::submit_launch`] of kernel `index` of the program's module; with
     /// `check_only`, a check-only launch of a kernel with native warp collectives (only its
     /// subgroup layout check runs; `abi::PARAM_WARP_CHECK_ONLY_WORD`), which is not counted
@@ -1152,10 +1206,6 @@ impl Context {
         self.check_grid(k, grid)?;
         // The device's subnormal verdict may change (`Gpu::assume_subnormals`): not cached.
         self.gpu.check_subnormals(k, backend)?;
-        let info = match cached {
-            Some(info) => info,
-            None => self.launch_info(program, k, key, backend)?,
-        };
         if params.len() > k.param_bytes as usize {
             return Err(Error::BadArguments {
                 kernel: k.name.clone(),
@@ -1237,6 +1287,38 @@ impl Context {
         let seg_at = abi::PARAM_HEAP_SEGMENT_WORD as usize * 4;
         bytes[seg_at..seg_at + 4].copy_from_slice(&(segment as u32).to_le_bytes());
         bytes[header..header + params.len()].copy_from_slice(params);
+
+        // A launch that satisfies the kernel's launch precondition runs its variant without
+        // the heap fault recording (issue 11, `ptxcross_lower::launch_proof`): evaluated here
+        // on the words the kernel reads (the `%gridid` and `%ctaid` base words, written below,
+        // are never part of it), the grid and the bound heap's length.
+        let threads = grid.iter().chain(&k.workgroup_size).map(|&d| d as u64).product::<u64>();
+        if !check_only
+            && slots == 1
+            && self.specialise_launches
+            && threads >= self.specialise_from_threads
+            && !k.features.launch_specialised
+        {
+            if let Some(v) = program.launch_variant(index) {
+                let heap_words = self.segments[segment].buffer.size() / 4;
+                if v.holds(&bytes, grid, heap_words) {
+                    self.globals.insert(v.program.id(), globals);
+                    self.submit_kernel(&v.program, 0, grid, params, backend, timed, check_only)?;
+                    self.last_launch_specialised = true;
+                    self.specialised_launches += 1;
+                    return Ok(());
+                }
+            }
+        }
+        if !check_only {
+            self.last_launch_specialised = k.features.launch_specialised;
+        }
+        // The pipeline, made here (after the choice above) so that a launch that runs the
+        // variant does not create the checked kernel's pipeline too.
+        let info = match cached {
+            Some(info) => info,
+            None => self.launch_info(program, k, key, backend)?,
+        };
 
         // %gridid: this launch's number in the context (§10.10), from 1.
         if check_only {

@@ -30,6 +30,43 @@ pub struct Program {
     variants: Option<SegmentVariants>,
     /// Those built so far, by segment count and kernel name.
     built: Mutex<HashMap<(u32, String), Arc<Program>>>,
+    /// Launch-specialised variants by kernel index (issue 11, `launch_proof`), built at the
+    /// kernel's first launch; `None`: the kernel has none.
+    launch_variants: Mutex<HashMap<usize, Option<Arc<LaunchVariant>>>>,
+}
+
+/// A kernel's launch precondition and the translation of its variant without the fault
+/// recording the precondition makes unnecessary (`ptxcross_lower::launch_proof`).
+pub(crate) struct LaunchVariant {
+    pub proof: ptxcross_lower::launch_proof::LaunchProof,
+    /// A program holding the variant alone (kernel index 0).
+    pub program: Arc<Program>,
+    /// The last launch's inputs to the precondition (parameter buffer bytes as evaluated,
+    /// grid, heap words) and its verdict: a launch repeated with the same values (the usual
+    /// loop) does not evaluate again (transpose's 24 claims take tens of µs).
+    pub last: Mutex<Option<LastVerdict>>,
+}
+
+/// A launch's precondition inputs (parameter bytes, grid, heap words) and the verdict.
+type LastVerdict = (Vec<u8>, [u32; 3], u64, bool);
+
+impl LaunchVariant {
+    /// Whether the precondition holds for a launch with parameter buffer `bytes` (header
+    /// included; its `%ctaid` base and `%gridid` words not yet written), `grid` and a bound
+    /// heap of `heap_words`.
+    pub fn holds(&self, bytes: &[u8], grid: [u32; 3], heap_words: u64) -> bool {
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some((b, g, h, verdict)) = last.as_ref() {
+            if b.as_slice() == bytes && *g == grid && *h == heap_words {
+                return *verdict;
+            }
+        }
+        let words: Vec<u32> = bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let launch = ptxcross_lower::launch_proof::LaunchValues { params: &words, grid, heap_words };
+        let verdict = self.proof.holds(launch);
+        *last = Some((bytes.to_vec(), grid, heap_words, verdict));
+        verdict
+    }
 }
 
 impl std::fmt::Debug for Program {
@@ -63,6 +100,7 @@ impl Program {
             wgsl,
             variants: None,
             built: Mutex::new(HashMap::new()),
+            launch_variants: Mutex::new(HashMap::new()),
         }
     }
 
@@ -79,7 +117,43 @@ impl Program {
     /// (`Gpu::forget_program`, `Context::forget_program`) when it is unloaded.
     pub fn ids(&self) -> Vec<u64> {
         let built = self.built.lock().unwrap_or_else(|p| p.into_inner());
-        std::iter::once(self.id).chain(built.values().map(|p| p.id)).collect()
+        let launch = self.launch_variants.lock().unwrap_or_else(|p| p.into_inner());
+        std::iter::once(self.id)
+            .chain(built.values().map(|p| p.id))
+            .chain(launch.values().flatten().map(|v| v.program.id))
+            .collect()
+    }
+
+    /// The launch-specialised variant of kernel `name` (issue 11, `ptxcross_lower::launch_proof`)
+    /// as a program of its own, built if not yet: what launches that satisfy the kernel's launch
+    /// precondition run (for inspection: the runtime picks it by itself). `None`: it has none.
+    pub fn launch_specialised(&self, name: &str) -> Option<Arc<Program>> {
+        let index = self.module.kernels.iter().position(|k| k.name == name && !k.features.warp_fallback)?;
+        self.launch_variant(index).map(|v| v.program.clone())
+    }
+
+    /// Kernel `index`'s launch precondition and launch-specialised variant (built on first
+    /// use, with the backends this program has code for, validated as any translation);
+    /// `None` when it has none (nothing to prove, or the variant failed to build: the checked
+    /// kernel then runs every launch).
+    pub(crate) fn launch_variant(&self, index: usize) -> Option<Arc<LaunchVariant>> {
+        let mut variants = self.launch_variants.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(v) = variants.get(&index) {
+            return v.clone();
+        }
+        let build = || -> Option<Arc<LaunchVariant>> {
+            let k = self.module.kernels.get(index)?;
+            let proof = ptxcross_lower::launch_proof::analyse(k)?;
+            let kernel = ptxcross_lower::launch_proof::specialise(k, &proof)?;
+            let module = ir::Module { kernels: vec![kernel], globals: self.module.globals.clone() };
+            let backends: Vec<Backend> =
+                [Backend::Spirv, Backend::Wgsl].into_iter().filter(|&b| self.has_code(b)).collect();
+            let program = crate::translate::build_program_from_ir(&self.name, module, &backends, true).ok()?;
+            Some(Arc::new(LaunchVariant { proof, program: Arc::new(program), last: Mutex::new(None) }))
+        };
+        let v = build();
+        variants.insert(index, v.clone());
+        v
     }
 
     /// Whether [`Program::with_segment_variants`] gave it a way to build them.

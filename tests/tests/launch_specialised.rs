@@ -1,0 +1,266 @@
+//! Launch-specialised translations (issue 11, `ptxcross_lower::launch_proof`): a launch whose
+//! parameters, grid and heap satisfy the kernel's launch precondition runs the variant without
+//! heap fault recording (observable: `Context::last_launch_specialised`), bit-exactly; a launch
+//! that does not still runs the checked kernel and faults at the right instruction: `n` larger
+//! than the buffer, a misaligned pointer, a 32-bit index that wraps (sign-extended by
+//! `mul.wide.s32`), a guard on another variable than the index, `<=` instead of `<`.
+//! Expected values: a CPU reference of each kernel; expected faults: PTX's rules (an access
+//! outside every allocation or not aligned to its size is an error, §9.7.9.8), placed by
+//! putting the buffer at the very end of the heap.
+
+use ptxcross::runtime::{DevicePtr, Error};
+use ptxcross::{translate, Backend, Context, ContextOptions, Program};
+use ptxcross_frontend::SourceFile;
+use ptxcross_lower::{abi, LowerOptions};
+use ptxcross_tests::launch::gpu_or_skip;
+
+const HEAP: u64 = 1 << 20;
+
+fn program(name: &str, ptx: &str) -> Program {
+    let file = SourceFile::new(name.to_string(), ptx.to_string());
+    let options = LowerOptions { block: Some([256, 1, 1]), ..Default::default() };
+    translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()))
+}
+
+/// A context whose heap is one allocation from the first free byte to the segment's end;
+/// returns it and the allocation's base.
+fn context(gpu: &std::sync::Arc<ptxcross::Gpu>) -> (Context, u64, u64) {
+    let mut ctx = Context::new(ContextOptions { heap_bytes: HEAP, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
+    // These launches are small: let them specialise (by default only launches of
+    // `LAUNCH_SPECIALISATION_THREADS` threads or more do).
+    ctx.set_launch_specialisation_threshold(0);
+    let size = HEAP - abi::HEAP_RESERVED_WORDS as u64 * 4;
+    let base = ctx.alloc(size).unwrap().0;
+    (ctx, base, base + size)
+}
+
+fn f32s(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn fault(r: Result<(), Error>, what: &str) -> (u32, String) {
+    match r {
+        Err(Error::KernelFault { bits, site, .. }) => (bits, site.unwrap_or_default()),
+        other => panic!("{what}: expected a kernel fault, got {other:?}"),
+    }
+}
+
+const SAXPY: &str = include_str!("../corpus/ptx/saxpy.sm80.ptx");
+
+/// saxpy.sm80.ptx: `i = ctaid.x * ntid.x + tid.x` (mad.lo.s32), `if (i <s n)`, `mul.wide.s32`,
+/// `cvta.to.global`, then x[i], y[i] loaded and y[i] = fma(a, x[i], y[i]) stored.
+#[test]
+fn saxpy_runs_unchecked_when_in_range_and_checked_otherwise() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let prog = program("saxpy.sm80.ptx", SAXPY);
+    for backend in Backend::ALL {
+        let (mut ctx, base, end) = context(&gpu);
+        let n = 3000usize;
+        let x: Vec<f32> = (0..n).map(|i| (i as f32 * 0.37).sin() * 1e3).collect();
+        let y: Vec<f32> = (0..n).map(|i| (i as f32 * 0.11).cos() / 3.0).collect();
+        let a = 1.000_123_4f32;
+        // x at the start of the heap, y ending exactly at the heap's end.
+        let (xp, yp) = (base, end - 4 * n as u64);
+        ctx.write(DevicePtr(xp), &f32s(&x)).unwrap();
+        ctx.write(DevicePtr(yp), &f32s(&y)).unwrap();
+        let args = |n: u32, xp: u64, yp: u64| (n.to_le_bytes(), a.to_le_bytes(), xp.to_le_bytes(), yp.to_le_bytes());
+        let (p0, p1, p2, p3) = args(n as u32, xp, yp);
+        let grid = [(n as u32).div_ceil(256), 1, 1];
+        ctx.launch(&prog, "saxpy", grid, &[&p0, &p1, &p2, &p3], backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert!(ctx.last_launch_specialised(), "{backend}: the in-range launch runs the variant");
+        let got = ctx.read(DevicePtr(yp), 4 * n as u64).unwrap();
+        let want: Vec<u8> = f32s(&(0..n).map(|i| a.mul_add(x[i], y[i])).collect::<Vec<_>>());
+        assert_eq!(got, want, "{backend}: y = fma(a, x, y), one rounding");
+
+        // By default a launch this small runs the checked kernel.
+        ctx.set_launch_specialisation_threshold(ptxcross::runtime::LAUNCH_SPECIALISATION_THREADS);
+        ctx.launch(&prog, "saxpy", grid, &[&p0, &p1, &p2, &p3], backend).unwrap();
+        assert!(!ctx.last_launch_specialised(), "{backend}: {n} threads are below the default threshold");
+        ctx.set_launch_specialisation_threshold(0);
+
+        // More threads than elements, all stopped by `i < n`: still the variant.
+        let big = [grid[0] + 7, 1, 1];
+        ctx.launch(&prog, "saxpy", big, &[&p0, &p1, &p2, &p3], backend).unwrap();
+        assert!(ctx.last_launch_specialised(), "{backend}: surplus threads stop at the guard");
+
+        // n one larger than y: thread n - 1 reads and writes the word after the heap's end.
+        let (q0, q1, q2, q3) = args(n as u32 + 1, xp, yp);
+        let r = ctx.launch(&prog, "saxpy", [(n as u32 + 1).div_ceil(256), 1, 1], &[&q0, &q1, &q2, &q3], backend);
+        let (bits, site) = fault(r, "n past the buffer");
+        assert!(!ctx.last_launch_specialised(), "{backend}: the checked kernel ran");
+        assert_eq!(bits, abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}");
+        assert!(site.contains("ld.global.f32"), "{backend}: site {site}");
+
+        // A misaligned x.
+        let (q0, q1, q2, q3) = args(16, xp + 2, yp);
+        let r = ctx.launch(&prog, "saxpy", [1, 1, 1], &[&q0, &q1, &q2, &q3], backend);
+        let (bits, site) = fault(r, "misaligned x");
+        assert!(!ctx.last_launch_specialised(), "{backend}");
+        assert_eq!(bits, abi::FAULT_MISALIGNED, "{backend}");
+        assert!(site.contains(":45:") && site.contains("ld.global.f32"), "{backend}: the load of x, {site}");
+    }
+}
+
+/// The index `i + k` in 32 bits, sign-extended: with `k` = 2^31 - 16 it passes 2^31 for
+/// `i >= 16`, the address goes 8 GiB below `x`, out of every segment.
+const WRAP: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry wrap(.param .u32 n, .param .u32 k, .param .u64 x)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<4>;
+    ld.param.u32 %r1, [n];
+    ld.param.u32 %r2, [k];
+    ld.param.u64 %rd1, [x];
+    mov.u32 %r3, %tid.x;
+    setp.ge.s32 %p1, %r3, %r1;
+    @%p1 bra DONE;
+    add.s32 %r4, %r3, %r2;
+    mul.wide.s32 %rd2, %r4, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r3;
+DONE:
+    ret;
+}
+"#;
+
+#[test]
+fn an_index_that_wraps_is_not_proven() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let prog = program("wrap.ptx", WRAP);
+    for backend in Backend::ALL {
+        let (mut ctx, base, _) = context(&gpu);
+        let x = base + 4096;
+        // k = 0: x[tid] = tid for tid < 64, proven.
+        ctx.launch(&prog, "wrap", [1, 1, 1], &[&64u32.to_le_bytes(), &0u32.to_le_bytes(), &x.to_le_bytes()], backend).unwrap();
+        assert!(ctx.last_launch_specialised(), "{backend}");
+        let got = ctx.read(DevicePtr(x), 256).unwrap();
+        assert_eq!(got, (0..64u32).flat_map(|t| t.to_le_bytes()).collect::<Vec<_>>(), "{backend}");
+        // k = 2^31 - 16: tid + k wraps past 2^31 for tid >= 16.
+        let r = ctx.launch(&prog, "wrap", [1, 1, 1], &[&64u32.to_le_bytes(), &0x7fff_fff0u32.to_le_bytes(), &x.to_le_bytes()], backend);
+        let (bits, site) = fault(r, "wrapped index");
+        assert!(!ctx.last_launch_specialised(), "{backend}");
+        assert_eq!(bits, abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}");
+        assert!(site.contains("st.global.u32"), "{backend}: {site}");
+    }
+}
+
+/// Guards that do not bound the index: `tid < n` guarding `x[ctaid * ntid + tid]`, and
+/// `i <= n` guarding `x[i]`.
+const GUARDS: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry other_var(.param .u32 n, .param .u64 x)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<4>;
+    ld.param.u32 %r1, [n];
+    ld.param.u64 %rd1, [x];
+    mov.u32 %r2, %tid.x;
+    mov.u32 %r3, %ctaid.x;
+    mov.u32 %r4, %ntid.x;
+    mad.lo.s32 %r5, %r3, %r4, %r2;
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd2, %r5, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r5;
+DONE:
+    ret;
+}
+.visible .entry less_equal(.param .u32 n, .param .u64 x)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<4>;
+    ld.param.u32 %r1, [n];
+    ld.param.u64 %rd1, [x];
+    mov.u32 %r2, %tid.x;
+    mov.u32 %r3, %ctaid.x;
+    mov.u32 %r4, %ntid.x;
+    mad.lo.s32 %r5, %r3, %r4, %r2;
+    setp.gt.u32 %p1, %r5, %r1;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd2, %r5, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r5;
+DONE:
+    ret;
+}
+"#;
+
+#[test]
+fn guards_on_another_variable_or_with_le_are_not_proven() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let prog = program("guards.ptx", GUARDS);
+    for backend in Backend::ALL {
+        let (mut ctx, _, end) = context(&gpu);
+        let n = 1000u32;
+        let x = end - 4 * n as u64;
+        let args = [n.to_le_bytes().to_vec(), x.to_le_bytes().to_vec()];
+        let args: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+        // other_var: one block of 256 with tid < n: proven; 8 blocks reach index 2047.
+        ctx.launch(&prog, "other_var", [1, 1, 1], &args, backend).unwrap();
+        assert!(ctx.last_launch_specialised(), "{backend}");
+        let r = ctx.launch(&prog, "other_var", [8, 1, 1], &args, backend);
+        let (bits, site) = fault(r, "guard on tid");
+        assert!(!ctx.last_launch_specialised(), "{backend}");
+        assert_eq!(bits, abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}");
+        assert!(site.contains("st.global.u32"), "{backend}: {site}");
+        // less_equal: n - 1 would be proven; n lets thread n store past the heap's end.
+        let m = (n - 1).to_le_bytes();
+        ctx.launch(&prog, "less_equal", [4, 1, 1], &[&m, args[1]], backend).unwrap();
+        assert!(ctx.last_launch_specialised(), "{backend}");
+        let got = ctx.read(DevicePtr(x), 4 * n as u64).unwrap();
+        assert_eq!(got, (0..n).flat_map(|t| t.to_le_bytes()).collect::<Vec<_>>(), "{backend}");
+        let r = ctx.launch(&prog, "less_equal", [4, 1, 1], &args, backend);
+        let (bits, _) = fault(r, "guard <=");
+        assert!(!ctx.last_launch_specialised(), "{backend}");
+        assert_eq!(bits, abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}");
+    }
+}
+
+const TRANSPOSE: &str = include_str!("../corpus/ptx/transpose.sm80.ptx");
+
+/// transpose.sm80.ptx (32×32 tiles, 32×8 threads, four rows per thread): 2-D indices
+/// `y * width + x` with `x = ctaid.x * 32 + tid.x` (`shl`), guards `x < width || y + 8j <
+/// height` as one `or.pred` branch, shared-memory tile in between. `in` ends at the heap's end,
+/// so a height one too large reads past it.
+#[test]
+fn transpose_runs_unchecked_when_in_range_and_checked_otherwise() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let file = SourceFile::new("transpose.sm80.ptx".to_string(), TRANSPOSE.to_string());
+    let options = LowerOptions { block: Some([32, 8, 1]), ..Default::default() };
+    let prog = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
+    let (w, h) = (100usize, 75usize);
+    let input: Vec<f32> = (0..w * h).map(|i| i as f32 * 0.5 - 7.25).collect();
+    for backend in Backend::ALL {
+        let (mut ctx, base, end) = context(&gpu);
+        let (out, inp) = (base, end - 4 * (w * h) as u64);
+        ctx.write(DevicePtr(inp), &f32s(&input)).unwrap();
+        let launch = |ctx: &mut Context, height: usize| {
+            let grid = [w.div_ceil(32) as u32, height.div_ceil(32) as u32, 1];
+            let (a, b, c, d) = (out.to_le_bytes(), inp.to_le_bytes(), (w as u32).to_le_bytes(), (height as u32).to_le_bytes());
+            ctx.launch(&prog, "transpose", grid, &[&a, &b, &c, &d], backend)
+        };
+        launch(&mut ctx, h).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert!(ctx.last_launch_specialised(), "{backend}");
+        let got = ctx.read(DevicePtr(out), 4 * (w * h) as u64).unwrap();
+        let mut want = vec![0f32; w * h];
+        for r in 0..h {
+            for c in 0..w {
+                want[c * h + r] = input[r * w + c];
+            }
+        }
+        assert_eq!(got, f32s(&want), "{backend}: out[c][r] = in[r][c]");
+        let (bits, site) = fault(launch(&mut ctx, h + 1), "one row too many");
+        assert!(!ctx.last_launch_specialised(), "{backend}");
+        assert_eq!(bits, abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}");
+        assert!(site.contains("ld.global.f32"), "{backend}: {site}");
+    }
+}
