@@ -4,7 +4,8 @@
 //! AMD 64): a logical warp is 32 consecutive linear thread ids.
 //!
 //! Every thread owns two scratch words (appended to the CTA's shared memory, padded to whole
-//! warps): a value and a flag (bit 0: active, bit 1: predicate). A collective is
+//! warps): a value and a flag (bit 0: active, bit 1: predicate; `vote.ballot` stores
+//! `pred << lane` instead, all it reads back). A collective is
 //! `store value, flag; barrier; read the warp's words; barrier; clear own flag`. A thread that
 //! does not logically execute the collective (inactive: another branch, returned) never sets
 //! its flag, so it reads as inactive — the barriers themselves are reached by every thread: the
@@ -56,6 +57,9 @@ enum WarpRead {
     Nothing,
     /// The flags only (`vote`, `activemask`, `elect`).
     Flags,
+    /// The flags only, each thread's flag being `pred << lane` instead of the usual bits
+    /// (`vote.ballot`, which needs no more: [`FnLower::ballot_bits`]).
+    BallotBits,
     /// Values and flags (`redux`, `match`).
     All,
 }
@@ -150,7 +154,13 @@ impl FnLower {
         let lane = self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(31));
         let vidx = self.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(base));
         let fidx = self.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(base + padded));
-        let p = self.select(Ty::U32, pred, FnLower::u32c(3), FnLower::u32c(1));
+        let p = if read == WarpRead::BallotBits {
+            // `lane` < 32: a valid shift.
+            let bit = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(1), lane);
+            self.select(Ty::U32, pred, bit, FnLower::u32c(0))
+        } else {
+            self.select(Ty::U32, pred, FnLower::u32c(3), FnLower::u32c(1))
+        };
         self.push(Stmt::StoreWord { memory: Memory::Shared, index: vidx, value });
         self.push(Stmt::StoreWord { memory: Memory::Shared, index: fidx, value: p });
         self.push(Stmt::Barrier);
@@ -182,6 +192,18 @@ impl FnLower {
         let t = self.linear_tid();
         let fidx = self.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(base + padded));
         self.push(Stmt::StoreWord { memory: Memory::Shared, index: fidx, value: FnLower::u32c(0) });
+    }
+
+    /// The ballot of a view published with [`WarpRead::BallotBits`]: lane k's flag is bit k
+    /// alone (set when the lane executes the collective with its predicate true; flags of
+    /// lanes that do not execute it are clear), so the flags OR together, restricted to the
+    /// view's `member`.
+    fn ballot_bits(&mut self, view: &WarpView) -> Operand {
+        let mut acc = view.flags[0];
+        for f in &view.flags[1..] {
+            acc = self.bin(BinaryOp::Or, Ty::U32, acc, *f);
+        }
+        self.bin(BinaryOp::And, Ty::U32, acc, view.member)
     }
 
     /// The mask of lanes in the view's `member` whose flag has `bit` set.
@@ -298,6 +320,12 @@ impl FnLower {
             let active = self.native_participants(member, m.inst.span);
             let b = self.native_ballot(p, m.inst.span);
             (active, self.bin(BinaryOp::And, Ty::U32, b, member))
+        } else if kind == "ballot" {
+            // The ballot alone (`active` is not read below).
+            let view = self.warp_publish_reading(FnLower::u32c(0), p, member, m.inst.span, WarpRead::BallotBits);
+            let ballot = self.ballot_bits(&view);
+            self.warp_finish(m.inst.span);
+            (ballot, ballot)
         } else {
             let view = self.warp_publish_reading(FnLower::u32c(0), p, member, m.inst.span, WarpRead::Flags);
             let active = self.lanes_with(&view, 0);
