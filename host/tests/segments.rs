@@ -978,3 +978,38 @@ fn more_access_kinds_reach_their_segments() {
         assert_eq!(ctx.fault_word().unwrap(), 0);
     }
 }
+
+/// A launch over several segments reuses the context's parameter buffer and bind group of its
+/// size, as a one-segment launch does: 24 asynchronous launches in flight, each with its own
+/// output pointer, length and input order, all checked against the CPU reference; the words
+/// past each launch's length stay as written.
+#[test]
+fn asynchronous_launches_over_several_segments_keep_their_own_parameters() {
+    let Some(gpu) = gpu() else { return };
+    let program = program();
+    for backend in Backend::ALL {
+        let mut ctx = small_segments(&gpu, 3);
+        let max = ctx.segment_bytes() - HEAP_RESERVED_BYTES;
+        let s: Vec<DevicePtr> = (0..3).map(|_| ctx.alloc(max).unwrap()).collect();
+        let (a, b) = (words(64, 7), words(64, 8));
+        ctx.write(s[1], &a).unwrap();
+        ctx.write(s[2], &b).unwrap();
+        ctx.write(s[0], &vec![0xee; 24 * 256]).unwrap();
+        for i in 0..24u32 {
+            let n = 64 - 2 * i;
+            let (x, y) = if i % 2 == 0 { (s[1], s[2]) } else { (s[2], s[1]) };
+            let out = s[0].offset(256 * u64::from(i));
+            ctx.launch_async(&program, "vadd", [1, 1, 1], &[&x.to_le_bytes(), &y.to_le_bytes(), &out.to_le_bytes(), &n.to_le_bytes()], backend)
+                .unwrap_or_else(|e| panic!("{backend} launch {i}: {e}"));
+        }
+        ctx.synchronize().unwrap_or_else(|e| panic!("{backend}: {e}"));
+        let sum: Vec<u32> = u32s(&a).iter().zip(u32s(&b)).map(|(x, y)| x.wrapping_add(y)).collect();
+        let got = u32s(&ctx.read(s[0], 24 * 256).unwrap());
+        for i in 0..24usize {
+            let n = 64 - 2 * i;
+            let want: Vec<u32> = (0..64).map(|k| if k < n { sum[k] } else { 0xeeee_eeee }).collect();
+            assert_eq!(got[64 * i..64 * i + 64], want[..], "{backend}: launch {i}");
+        }
+        assert_eq!(ctx.fault_word().unwrap(), 0);
+    }
+}

@@ -950,7 +950,20 @@ fn votes_redux_and_match_in_two_divergent_groups_after_exits(_full: bool) {
     vote_groups(Warps::Device)
 }
 
+/// The two groups of vote_groups running the same collective instructions at once, each
+/// thread with its own group as membermask (lanes of the other group are active there and
+/// must not count; the emulation ANDs membermask once per collective). Emulated on lavapipe.
+#[test]
+fn votes_redux_and_match_of_two_membermask_groups_at_one_instruction() {
+    vote_groups_in(Warps::Device, "vote_one_site")
+}
+
 fn vote_groups(mode: Warps) {
+    vote_groups_in(mode, "vote_groups")
+}
+
+/// `entry` (in `<entry>.ptx`): vote_groups.ptx's interface and expected values.
+fn vote_groups_in(mode: Warps, entry: &str) {
     let Some(gpu) = gpu() else { return };
     let (block, grid) = (100usize, 2usize);
     let total = block * grid;
@@ -979,13 +992,14 @@ fn vote_groups(mode: Warps) {
     }
     let input: Vec<u32> = (0..total).flat_map(|i| [x[i], mask[i], exit[i]]).collect();
     let build = mode.builder();
-    let program = build("vote_groups.ptx", &ptx("vote_groups.ptx"), [block as u32, 1, 1]);
+    let file = format!("{entry}.ptx");
+    let program = build(&file, &ptx(&file), [block as u32, 1, 1]);
     for backend in Backend::ALL {
         let mut run = Run::new(&gpu);
         let inp = run.buffer(&u32s(&input));
         let out = run.zeros(total * 20);
-        run.launch(&program, "vote_groups", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
-        check_warp_path(&gpu, &run, mode, "vote_groups", backend);
+        run.launch(&program, entry, [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+        check_warp_path(&gpu, &run, mode, entry, backend);
         let got = run.read_u32(out, total * 5);
         for i in 0..total {
             assert_eq!(got[5 * i..5 * i + 5], want[5 * i..5 * i + 5], "{backend}: thread {i} (x {}, mask {:#x}, exit {})", x[i], mask[i], exit[i]);

@@ -178,14 +178,15 @@ struct LaunchInfo {
     fault_sites: Vec<String>,
 }
 
-/// A parameter buffer of one size and the bind group over it, a heap segment and the scratch
-/// buffer.
+/// A parameter buffer of one size and the bind group over it, the heap segments and the
+/// scratch buffer.
 struct ParamSlot {
     buffer: wgpu::Buffer,
     bind_group: wgpu::BindGroup,
     scratch: wgpu::Buffer,
-    /// The heap segment bound.
-    segment: usize,
+    /// The heap segments bound: slot 0's, then (a kernel translated for several segment
+    /// slots) slot j's.
+    segments: Vec<usize>,
     /// What the last launch wrote into `buffer`.
     contents: Vec<u8>,
 }
@@ -1350,15 +1351,15 @@ impl Context {
         let (log, slot) = self.fault_log_slot();
         let time_staging = timing.as_ref().map(|(_, _, count)| self.time_staging(*count));
         // A grid of one dispatch (the usual case) reuses the context's parameter buffer and
-        // bind group of its size: the parameters are written with `queue.write_buffer`, which
-        // the queue orders after every earlier submission and before the next, so launches in
-        // flight keep theirs. A split grid has a parameter buffer per dispatch (their `%ctaid`
-        // bases differ) within one submission.
-        let reused = if chunks.len() == 1 && slots == 1 {
+        // bind group of its size (over the segments it binds, one or several): the parameters
+        // are written with `queue.write_buffer`, which the queue orders after every earlier
+        // submission and before the next, so launches in flight keep theirs. A split grid has a
+        // parameter buffer per dispatch (their `%ctaid` bases differ) within one submission.
+        let reused = if chunks.len() == 1 {
             for (i, v) in chunks[0].0.iter().enumerate() {
                 bytes[base_at + 4 * i..][..4].copy_from_slice(&v.to_le_bytes());
             }
-            Some(self.param_slot(&bytes, &scratch_buf, segment))
+            Some(self.param_slot(&bytes, &scratch_buf, &bound))
         } else {
             None
         };
@@ -1467,9 +1468,19 @@ impl Context {
     /// The bind group of a one-dispatch launch with parameter buffer `bytes`: the context's
     /// buffer of that size (bound whole, so a kernel's parameter accesses are checked against
     /// exactly its own parameter area, as before), written only when its contents change.
-    fn param_slot(&mut self, bytes: &[u8], scratch: &wgpu::Buffer, segment: usize) -> wgpu::BindGroup {
+    fn param_slot(&mut self, bytes: &[u8], scratch: &wgpu::Buffer, bound: &[usize]) -> wgpu::BindGroup {
         let gpu = &self.gpu;
-        let heap = &self.segments[segment].buffer;
+        let segments = &self.segments;
+        // One segment: `bind_group`; several (a kernel translated for that many slots):
+        // `segments_bind_group` with slot j's segment `bound[j]`.
+        let make = |params: &wgpu::Buffer| {
+            if bound.len() >= 2 {
+                let bufs: Vec<&wgpu::Buffer> = bound.iter().map(|&s| &segments[s].buffer).collect();
+                segments_bind_group(gpu, &bufs, params, scratch)
+            } else {
+                bind_group(gpu, &segments[bound[0]].buffer, params, scratch)
+            }
+        };
         if self.param_slots.len() >= MAX_PARAM_SLOTS && !self.param_slots.contains_key(&(bytes.len() as u64)) {
             self.param_slots.clear();
         }
@@ -1481,17 +1492,18 @@ impl Context {
                 mapped_at_creation: false,
             });
             ParamSlot {
-                bind_group: bind_group(gpu, heap, &buffer, scratch),
+                bind_group: make(&buffer),
                 buffer,
                 scratch: scratch.clone(),
-                segment,
+                segments: bound.to_vec(),
                 contents: Vec::new(),
             }
         });
-        if slot.scratch != *scratch || slot.segment != segment {
-            slot.bind_group = bind_group(gpu, heap, &slot.buffer, scratch);
+        if slot.scratch != *scratch || slot.segments != bound {
+            slot.bind_group = make(&slot.buffer);
             slot.scratch = scratch.clone();
-            slot.segment = segment;
+            slot.segments.clear();
+            slot.segments.extend_from_slice(bound);
         }
         if slot.contents != bytes {
             gpu.queue.write_buffer(&slot.buffer, 0, bytes);

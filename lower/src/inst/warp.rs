@@ -4,7 +4,8 @@
 //! AMD 64): a logical warp is 32 consecutive linear thread ids.
 //!
 //! Every thread owns two scratch words (appended to the CTA's shared memory, padded to whole
-//! warps): a value and a flag (bit 0: active, bit 1: predicate). A collective is
+//! warps): a value and a flag (bit 0: active, bit 1: predicate; `vote.ballot` stores
+//! `pred << lane` instead, all it reads back). A collective is
 //! `store value, flag; barrier; read the warp's words; barrier; clear own flag`. A thread that
 //! does not logically execute the collective (inactive: another branch, returned) never sets
 //! its flag, so it reads as inactive — the barriers themselves are reached by every thread: the
@@ -38,12 +39,29 @@ use ptxcross_frontend::ast::{self, Instruction, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
 /// The words one collective reads: for lane k of the thread's warp, `value[k]` and `flag[k]`
-/// (bit 0 set: the lane executes this collective and is in `membermask`; bit 1: its predicate).
+/// (bit 0 set: the lane executes this collective; bit 1: its predicate). A lane takes part
+/// when its bit 0 is set and bit k of `member` (the reader's `membermask`) is set: readers
+/// apply `member` once to a 32-lane mask ([`FnLower::lanes_with`]) rather than to every flag.
 /// Without reads, `values[0]` is the linear id of the warp's lane 0.
 struct WarpView {
     lane: Operand,
     values: Vec<Operand>,
     flags: Vec<Operand>,
+    member: Operand,
+}
+
+/// Which of the warp's scratch words a collective reads.
+#[derive(Clone, Copy, PartialEq)]
+enum WarpRead {
+    /// None (`shfl` loads the one word it needs itself).
+    Nothing,
+    /// The flags only (`vote`, `activemask`, `elect`).
+    Flags,
+    /// The flags only, each thread's flag being `pred << lane` instead of the usual bits
+    /// (`vote.ballot`, which needs no more: [`FnLower::ballot_bits`]).
+    BallotBits,
+    /// Values and flags (`redux`, `match`).
+    All,
 }
 
 impl FnLower {
@@ -123,12 +141,12 @@ impl FnLower {
     /// Publishes (`value`, `pred`) of this thread, waits for the CTA, and gives the warp's words;
     /// the caller reads them, then calls [`FnLower::warp_finish`].
     fn warp_publish(&mut self, value: Operand, pred: Operand, member: Operand, span: ast::Span) -> WarpView {
-        self.warp_publish_reading(value, pred, member, span, true)
+        self.warp_publish_reading(value, pred, member, span, WarpRead::All)
     }
 
-    /// As [`FnLower::warp_publish`]; `read_all`: false reads no lane (the caller loads what it
-    /// needs itself, see `shfl`).
-    fn warp_publish_reading(&mut self, value: Operand, pred: Operand, member: Operand, span: ast::Span, read_all: bool) -> WarpView {
+    /// As [`FnLower::warp_publish`], reading the words `read` says (loads stay even when
+    /// their value is unused, so a collective that needs no values must not load them).
+    fn warp_publish_reading(&mut self, value: Operand, pred: Operand, member: Operand, span: ast::Span, read: WarpRead) -> WarpView {
         let base = self.warp_scratch(span);
         let threads: u32 = self.block.iter().product();
         let padded = threads.div_ceil(32) * 32;
@@ -136,7 +154,13 @@ impl FnLower {
         let lane = self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(31));
         let vidx = self.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(base));
         let fidx = self.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(base + padded));
-        let p = self.select(Ty::U32, pred, FnLower::u32c(3), FnLower::u32c(1));
+        let p = if read == WarpRead::BallotBits {
+            // `lane` < 32: a valid shift.
+            let bit = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(1), lane);
+            self.select(Ty::U32, pred, bit, FnLower::u32c(0))
+        } else {
+            self.select(Ty::U32, pred, FnLower::u32c(3), FnLower::u32c(1))
+        };
         self.push(Stmt::StoreWord { memory: Memory::Shared, index: vidx, value });
         self.push(Stmt::StoreWord { memory: Memory::Shared, index: fidx, value: p });
         self.push(Stmt::Barrier);
@@ -144,22 +168,19 @@ impl FnLower {
         let wbase = self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(!31));
         let mut values = vec![wbase];
         let mut flags = Vec::new();
-        for k in 0..if read_all { 32 } else { 0 } {
-            let i = self.bin(BinaryOp::Add, Ty::U32, wbase, FnLower::u32c(base + k));
-            if k == 0 {
-                values.clear();
+        for k in 0..if read == WarpRead::Nothing { 0 } else { 32 } {
+            if read == WarpRead::All {
+                let i = self.bin(BinaryOp::Add, Ty::U32, wbase, FnLower::u32c(base + k));
+                if k == 0 {
+                    values.clear();
+                }
+                values.push(self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: i }));
             }
-            values.push(self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: i }));
-            let fi = self.bin(BinaryOp::Add, Ty::U32, i, FnLower::u32c(padded));
-            let f = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: fi });
-            // Lanes outside membermask do not take part.
-            let bit = self.bin(BinaryOp::ShrU, Ty::U32, member, FnLower::u32c(k));
-            let bit = self.bin(BinaryOp::And, Ty::U32, bit, FnLower::u32c(1));
-            let keep = self.bin(BinaryOp::Sub, Ty::U32, FnLower::u32c(0), bit);
-            flags.push(self.bin(BinaryOp::And, Ty::U32, f, keep));
+            let fi = self.bin(BinaryOp::Add, Ty::U32, wbase, FnLower::u32c(base + padded + k));
+            flags.push(self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: fi }));
         }
         let _ = fidx;
-        WarpView { lane, values, flags }
+        WarpView { lane, values, flags, member }
     }
 
     fn warp_finish(&mut self, span: ast::Span) {
@@ -173,16 +194,34 @@ impl FnLower {
         self.push(Stmt::StoreWord { memory: Memory::Shared, index: fidx, value: FnLower::u32c(0) });
     }
 
-    /// The mask of lanes whose flag has `bit` set.
+    /// The ballot of a view published with [`WarpRead::BallotBits`]: lane k's flag is bit k
+    /// alone (set when the lane executes the collective with its predicate true; flags of
+    /// lanes that do not execute it are clear), so the flags OR together, restricted to the
+    /// view's `member`.
+    fn ballot_bits(&mut self, view: &WarpView) -> Operand {
+        let mut acc = view.flags[0];
+        for f in &view.flags[1..] {
+            acc = self.bin(BinaryOp::Or, Ty::U32, acc, *f);
+        }
+        self.bin(BinaryOp::And, Ty::U32, acc, view.member)
+    }
+
+    /// The mask of lanes in the view's `member` whose flag has `bit` set.
     fn lanes_with(&mut self, view: &WarpView, bit: u32) -> Operand {
         let mut acc = FnLower::u32c(0);
         for (k, f) in view.flags.iter().enumerate() {
-            let b = self.bin(BinaryOp::ShrU, Ty::U32, *f, FnLower::u32c(bit));
-            let b = self.bin(BinaryOp::And, Ty::U32, b, FnLower::u32c(1));
-            let b = self.bin(BinaryOp::Shl, Ty::U32, b, FnLower::u32c(k as u32));
-            acc = self.bin(BinaryOp::Or, Ty::U32, acc, b);
+            // Bit `bit` of the flag moved to bit k, alone: one shift and one mask.
+            let k = k as u32;
+            let b = match k.cmp(&bit) {
+                std::cmp::Ordering::Equal => *f,
+                std::cmp::Ordering::Greater => self.bin(BinaryOp::Shl, Ty::U32, *f, FnLower::u32c(k - bit)),
+                std::cmp::Ordering::Less => self.bin(BinaryOp::ShrU, Ty::U32, *f, FnLower::u32c(bit - k)),
+            };
+            let b = self.bin(BinaryOp::And, Ty::U32, b, FnLower::u32c(1 << k));
+            acc = if k == 0 { b } else { self.bin(BinaryOp::Or, Ty::U32, acc, b) };
         }
-        acc
+        // Lanes outside membermask do not take part.
+        self.bin(BinaryOp::And, Ty::U32, acc, view.member)
     }
 
     fn pred_operand(&mut self, op: &ast::Operand) -> LResult<Operand> {
@@ -210,9 +249,9 @@ impl FnLower {
         let view = if self.native_warps {
             let t = self.linear_tid();
             let lane = self.bin(BinaryOp::And, Ty::U32, t, u(31));
-            WarpView { lane, values: Vec::new(), flags: Vec::new() }
+            WarpView { lane, values: Vec::new(), flags: Vec::new(), member }
         } else {
-            self.warp_publish_reading(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span, false)
+            self.warp_publish_reading(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span, WarpRead::Nothing)
         };
         let lane = view.lane;
         let bval = self.bin(BinaryOp::And, Ty::U32, b, u(31));
@@ -281,8 +320,14 @@ impl FnLower {
             let active = self.native_participants(member, m.inst.span);
             let b = self.native_ballot(p, m.inst.span);
             (active, self.bin(BinaryOp::And, Ty::U32, b, member))
+        } else if kind == "ballot" {
+            // The ballot alone (`active` is not read below).
+            let view = self.warp_publish_reading(FnLower::u32c(0), p, member, m.inst.span, WarpRead::BallotBits);
+            let ballot = self.ballot_bits(&view);
+            self.warp_finish(m.inst.span);
+            (ballot, ballot)
         } else {
-            let view = self.warp_publish(FnLower::u32c(0), p, member, m.inst.span);
+            let view = self.warp_publish_reading(FnLower::u32c(0), p, member, m.inst.span, WarpRead::Flags);
             let active = self.lanes_with(&view, 0);
             let ballot = self.lanes_with(&view, 1);
             self.warp_finish(m.inst.span);
@@ -316,7 +361,7 @@ impl FnLower {
             let active = self.native_participants(FnLower::u32c(!0), m.inst.span);
             return self.write(d, ScalarType::B32, active);
         }
-        let view = self.warp_publish(FnLower::u32c(0), Operand::Const(crate::ir::Const::Bool(false)), FnLower::u32c(!0), m.inst.span);
+        let view = self.warp_publish_reading(FnLower::u32c(0), Operand::Const(crate::ir::Const::Bool(false)), FnLower::u32c(!0), m.inst.span, WarpRead::Flags);
         let active = self.lanes_with(&view, 0);
         self.warp_finish(m.inst.span);
         self.write(d, ScalarType::B32, active)
@@ -378,7 +423,10 @@ impl FnLower {
         }
         let view = self.warp_publish(a, Operand::Const(crate::ir::Const::Bool(false)), member, span);
         for k in 0..32 {
-            let on = self.bin(BinaryOp::And, Ty::U32, view.flags[k], FnLower::u32c(1));
+            // Bit 0 of the flag and bit k of membermask.
+            let m = if k == 0 { member } else { self.bin(BinaryOp::ShrU, Ty::U32, member, FnLower::u32c(k as u32)) };
+            let on = self.bin(BinaryOp::And, Ty::U32, view.flags[k], m);
+            let on = self.bin(BinaryOp::And, Ty::U32, on, FnLower::u32c(1));
             let on = self.cmp(CmpOp::Ne, Ty::U32, on, FnLower::u32c(0));
             let v = self.select(Ty::U32, on, view.values[k], FnLower::u32c(identity));
             acc = self.bin(bop, Ty::U32, acc, v);
@@ -500,7 +548,7 @@ impl FnLower {
             let t = self.linear_tid();
             (active, self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(31)))
         } else {
-            let view = self.warp_publish(FnLower::u32c(0), Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span);
+            let view = self.warp_publish_reading(FnLower::u32c(0), Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span, WarpRead::Flags);
             let active = self.lanes_with(&view, 0);
             let lane = view.lane;
             self.warp_finish(m.inst.span);
