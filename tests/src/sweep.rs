@@ -41,6 +41,11 @@ impl Variant {
     }
 
     pub fn ptx(&self) -> String {
+        self.ptx_for("8.5", "sm_90")
+    }
+
+    /// The kernel in a module of ISA `version` for `target` (`"2.3"`, `"sm_13"`).
+    pub fn ptx_for(&self, version: &str, target: &str) -> String {
         let mut decl = String::new();
         let mut loads = String::new();
         let mut stores = String::new();
@@ -62,7 +67,7 @@ impl Variant {
             }
         }
         format!(
-            ".version 8.5\n.target sm_90\n.address_size 64\n\
+            ".version {version}\n.target {target}\n.address_size 64\n\
 .visible .entry sweep(.param .u64 out, .param .u64 in, .param .u32 n)\n{{\n\
     .reg .pred %p;\n    .reg .b32 %xtid, %xcta, %i, %n, %t;\n    .reg .b64 %rd<4>, %rdin, %rdout;\n{decl}\
     mov.u32 %xtid, %tid.x;\n    mov.u32 %xcta, %ctaid.x;\n    mad.lo.u32 %i, %xcta, {BLOCK}, %xtid;\n\
@@ -99,13 +104,17 @@ pub fn gpu() -> Option<Arc<Gpu>> {
     crate::launch::gpu_or_skip()
 }
 
+/// Lowering options as the host picks them: on a device that flushes f32 subnormals on some
+/// backend, the exact mode for such devices (the sweeps then check it on that hardware).
+fn host_options(gpu: &Arc<Gpu>) -> LowerOptions {
+    let flushed_f32 = Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
+    LowerOptions { flushed_f32, ..LowerOptions::default() }
+}
+
 impl Sweep {
     /// Translates the variant for both backends and validates both modules.
     pub fn new(gpu: &Arc<Gpu>, variant: Variant) -> Result<Sweep, String> {
-        // As the host translates: on a device that flushes f32 subnormals on some backend, in
-        // the exact mode for such devices (the sweeps then check it on that hardware).
-        let flushed_f32 = Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
-        Sweep::with_options(gpu, variant, LowerOptions { flushed_f32, ..LowerOptions::default() })
+        Sweep::with_options(gpu, variant, host_options(gpu))
     }
 
     pub fn with_options(gpu: &Arc<Gpu>, variant: Variant, options: LowerOptions) -> Result<Sweep, String> {
@@ -115,9 +124,7 @@ impl Sweep {
     /// The variant in a module of another ISA version and target (`"2.3"`, `"sm_13"`): what an
     /// instruction means may depend on them (lower's `inst::legacy`).
     pub fn for_target(gpu: &Arc<Gpu>, variant: Variant, version: &str, target: &str) -> Result<Sweep, String> {
-        let ptx = variant.ptx().replacen(".version 8.5\n.target sm_90\n", &format!(".version {version}\n.target {target}\n"), 1);
-        let flushed_f32 = Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
-        Sweep::translate(gpu, ptx, variant, LowerOptions { flushed_f32, ..LowerOptions::default() })
+        Sweep::translate(gpu, variant.ptx_for(version, target), variant, host_options(gpu))
     }
 
     fn translate(gpu: &Arc<Gpu>, ptx: String, variant: Variant, options: LowerOptions) -> Result<Sweep, String> {
