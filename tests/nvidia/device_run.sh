@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Runs on a machine with an NVIDIA GPU, from the repository root, after tests/nvidia/pack.sh
 # made .dev/bins.tar.xz here (x86-64, glibc ≥ 2.36): the translated kernels through NVIDIA's
-# Vulkan driver, and the sweep cases replayed through the CUDA driver's PTX JIT (CuPy) and
-# judged by the spec references on the spot. Output: $OUT/tests.log and $OUT/mm.tar.xz (every
-# disagreement, `PTXCROSS_SWEEP_MISMATCHES` format). BUDGET=seconds bounds the whole run.
+# Vulkan driver, the launch specs and the sweep cases through the CUDA driver's PTX JIT (CuPy),
+# judged by the independent references on the spot. Output: $OUT/tests.log, $OUT/specs.tsv
+# (every spec's verdict through CUDA) and $OUT/mm.tar.xz (every sweep disagreement,
+# `PTXCROSS_SWEEP_MISMATCHES` format). BUDGET=seconds bounds the whole run; PARTS picks parts.
 # Vulkan loader: unpack libvulkan1 etc. first where the machine has none (.gl/*.deb).
 set -u
 T0=$(date +%s); REPO=$PWD; OUT=${OUT:-/tmp/ptxcross-nvidia}; mkdir -p "$OUT"
@@ -15,21 +16,45 @@ export PTXCROSS_REQUIRE_GPU=1 RUST_BACKTRACE=0
 (cd .dev && tar xJf bins.tar.xz)
 B=$REPO/.dev/bin; D=/tmp/dump
 exec > >(tee -a "$OUT/tests.log") 2>&1
+PARTS=${PARTS:-"devices native barriers specs sweeps fuzz e2e"}
 left() { echo $(( ${BUDGET:-300} - ($(date +%s) - T0) )); }
+part() { [[ " $PARTS " == *" $1 "* ]] && echo "##### $1 at $(( $(date +%s) - T0 )) s"; }
+# r LIMIT BINARY ARGS...: a test binary, bounded by LIMIT and what is left of BUDGET.
 r() {
-    local b=$1; shift; local l; l=$(left); [ "$l" -lt 10 ] && { echo "=== $b SKIPPED"; return; }; [ "$l" -gt 120 ] && l=120
-    echo "=== $b $*"; (cd tests && timeout "$l" "$B/$b" "$@" 2>&1 | grep -E "test result|FAILED|panicked|Some\(|mismatch|Subnormals|error" | cut -c1-300 | head -30)
+    local cap=$1 b=$2; shift 2; local l; l=$(left); [ "$l" -lt 10 ] && { echo "=== $b SKIPPED"; return; }; [ "$l" -gt "$cap" ] && l=$cap
+    echo "=== $b $* (limit $l s)"; (cd tests && timeout "$l" "$B/$b" "$@" 2>&1 | grep -E "test result|FAILED|panicked|Some\(|mismatch|Subnormals|error|programs|GPU time|round" | cut -c1-300 | head -40)
 }
-"$B/ptxcross" devices
-(cd tests && PTXCROSS_EXPECT_NATIVE_WARPS=1 timeout 60 "$B/simt_kernels" native_warp --nocapture --test-threads=1 2>&1 | grep -E "Some|test result|FAILED")
-r simt_kernels --include-ignored --skip native_warps_speed --skip fallback_cost
-r simt_atomics
-for b in inst_sweep half_sweep int64_split adversarial video_sweep; do
-    (cd tests && PTXCROSS_SWEEP_DUMP=$D/$b timeout 90 "$B/$b" -q 2>&1 | grep -E "test result|FAILED" | head -4)
-    timeout 90 python3 tests/nvidia/run_sweeps.py "$D/$b" 2>&1 | tail -1
-    (cd tests && PTXCROSS_SWEEP_MISMATCHES=/tmp/mm-$b.tsv PTXCROSS_SWEEP_NVIDIA=$D/$b timeout 90 "$B/$b" -q > /tmp/replay-$b.log 2>&1)
-    echo "replay $b: $(cat /tmp/mm-$b.tsv 2>/dev/null | wc -l) mismatches"
-done
-(cd /tmp && tar cJf "$OUT/mm.tar.xz" mm-*.tsv replay-*.log 2>/dev/null)
-for b in segments module_globals address_size32 calls_e2e differential corpus_e2e; do r "$b"; done
+if part devices; then "$B/ptxcross" devices; nvidia-smi -L; fi
+if part native; then
+    (cd tests && PTXCROSS_EXPECT_NATIVE_WARPS=1 timeout 60 "$B/simt_kernels" native_warp --nocapture --test-threads=1 2>&1 | grep -E "Some|test result|FAILED|panicked")
+fi
+if part barriers; then
+    r 90 named_barriers
+    r 60 named_barriers scheduler_cost --ignored --nocapture
+fi
+if part specs; then
+    echo "=== ptxcross verify tests/heldout/cases (NVIDIA Vulkan)"
+    timeout 120 "$B/ptxcross" verify tests/heldout/cases 2>&1 | grep -v -E " pass +[0-9.]+ ms$" | tail -25
+    echo "=== the same specs through the CUDA driver, judged by their own expectations"
+    timeout 120 python3 tests/nvidia/run_specs.py tests/heldout/cases tests/corpus/specs tests/differential/regressions tests/differential/open --out "$OUT/specs.tsv" 2>&1 | tail -40
+    for s in tests/differential/open/*.json; do echo "open case on Vulkan: $s: $("$B/ptxcross" run --spec "$s" 2>&1 | grep -c -i -E "differ|mismatch|FAIL") differing lines"; done
+fi
+if part sweeps; then
+    for b in inst_sweep half_sweep; do
+        (cd tests && PTXCROSS_SWEEP_DUMP=$D/$b timeout 90 "$B/$b" -q 2>&1 | grep -E "test result|FAILED" | head -4)
+        timeout 90 python3 tests/nvidia/run_sweeps.py "$D/$b" 2>&1 | tail -3
+        (cd tests && PTXCROSS_SWEEP_MISMATCHES=/tmp/mm-$b.tsv PTXCROSS_SWEEP_NVIDIA=$D/$b timeout 90 "$B/$b" -q > /tmp/replay-$b.log 2>&1)
+        echo "replay $b: $(cat /tmp/mm-$b.tsv 2>/dev/null | wc -l) mismatches"
+    done
+    (cd /tmp && tar cJf "$OUT/mm.tar.xz" mm-*.tsv replay-*.log 2>/dev/null)
+fi
+if part fuzz; then
+    PTXCROSS_WARPS=native PTXCROSS_DIFF_SECONDS=50 PTXCROSS_DIFF_SEED=0x4e560001 PTXCROSS_DIFF_SAVE=/tmp/fuzz r 70 differential simt_programs --nocapture
+    PTXCROSS_DIFF_SECONDS=40 PTXCROSS_DIFF_SEED=0x4e560002 PTXCROSS_DIFF_SAVE=/tmp/fuzz r 60 differential random_programs --nocapture
+    [ -d /tmp/fuzz ] && tar cJf "$OUT/fuzz.tar.xz" -C /tmp fuzz
+fi
+if part e2e; then
+    for b in launch_specialised driver_workarounds control_flow_e2e simt_atomics corpus_e2e calls_e2e module_globals address_size32 segments; do r 60 "$b"; done
+    r 120 simt_kernels --include-ignored --skip native_warps_speed --skip fallback_cost
+fi
 echo "total $(( $(date +%s) - T0 )) s"

@@ -96,6 +96,9 @@ pub struct Sweep {
     gpu: Arc<Gpu>,
     program: ptxcross::Program,
     pub variant: Variant,
+    /// The module translated (its header names the ISA version and target the variant was
+    /// built for): what `PTXCROSS_SWEEP_DUMP` writes and the CUDA driver replays.
+    ptx: String,
 }
 
 /// The shared GPU, or `None` (test skipped) when there is none and `PTXCROSS_REQUIRE_GPU` is
@@ -128,11 +131,11 @@ impl Sweep {
     }
 
     fn translate(gpu: &Arc<Gpu>, ptx: String, variant: Variant, options: LowerOptions) -> Result<Sweep, String> {
-        let file = SourceFile::new("sweep.ptx", ptx);
+        let file = SourceFile::new("sweep.ptx", ptx.clone());
         let options = LowerOptions { block: Some([BLOCK, 1, 1]), ..options };
         let module = translate::frontend(&file, &options).map_err(|e| e.render())?;
         let program = translate::build_program_from_ir("sweep.ptx", module, &Backend::ALL, true).map_err(|e| e.render())?;
-        Ok(Sweep { gpu: gpu.clone(), program, variant })
+        Ok(Sweep { gpu: gpu.clone(), program, variant, ptx })
     }
 
     /// Runs `inputs` (row-major: thread k's sources are `inputs[k*S..(k+1)*S]`, S = number of
@@ -318,10 +321,10 @@ pub fn check(sweep: &Sweep, backend: Backend, inputs: &[u64], reference: Referen
     let start = Instant::now();
     let ns = sweep.variant.srcs.len().max(1);
     let nd = sweep.variant.dsts.len();
-    let ptx = sweep.variant.ptx();
-    crate::nvidia::dump_case(&ptx, inputs, ns, nd);
+    let ptx = &sweep.ptx;
+    crate::nvidia::dump_case(ptx, inputs, ns, nd);
     // With PTXCROSS_SWEEP_NVIDIA, NVIDIA's outputs are judged instead (see `crate::nvidia`).
-    let (got, backend) = match crate::nvidia::nvidia_outputs(&ptx, inputs) {
+    let (got, backend) = match crate::nvidia::nvidia_outputs(ptx, inputs) {
         Some(Ok(out)) => (out, "nvidia".to_string()),
         Some(Err(why)) => {
             // Nothing to judge: NVIDIA's JIT refuses this PTX for the dump's target (e.g.

@@ -40,7 +40,12 @@ fn f32s(v: &[f32]) -> Vec<u8> {
 
 fn fault(r: Result<(), Error>, what: &str) -> (u32, String) {
     match r {
-        Err(Error::KernelFault { bits, site, .. }) => (bits, site.unwrap_or_default()),
+        Err(Error::KernelFault { bits, site, .. }) => {
+            if site.is_none() {
+                eprintln!("{what}: a fault without a site: bits {bits:#x}");
+            }
+            (bits, site.unwrap_or_default())
+        }
         other => panic!("{what}: expected a kernel fault, got {other:?}"),
     }
 }

@@ -1566,10 +1566,14 @@ impl Context {
         }
         if let Some((p, (bits, site))) = pending.iter().zip((0..n).map(entry)).find(|(_, (bits, _))| *bits != 0) {
             let info = &p.info;
-            let site = if bits == abi::FAULT_LOOP_CUT {
+            let site = if bits == abi::FAULT_LOOP_CUT || site == 0 {
                 None
             } else {
-                (site as usize).checked_sub(1).and_then(|s| info.fault_sites.get(s)).cloned()
+                // An id outside the kernel's table would be ptxcross's own error: say so
+                // rather than drop it.
+                Some(info.fault_sites.get(site as usize - 1).cloned().unwrap_or_else(|| {
+                    format!("fault site id {site}, not among the kernel's {} sites (internal error)", info.fault_sites.len())
+                }))
             };
             return Err(Error::KernelFault {
                 kernel: info.kernel.clone(),

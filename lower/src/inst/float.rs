@@ -212,17 +212,26 @@ impl FnLower {
                 let a = self.read_float(a, t, ftz)?;
                 let op = if name == "abs" { UnaryOp::FAbs } else { UnaryOp::FNeg };
                 let r = self.un(op, ty, a);
-                // §9.7.3.8/9 define only the sign; NVIDIA's sm_90 returns the canonical NaN
-                // 0x7fffffff for every f32 NaN input of `abs`/`neg` (`.ftz` or not), while f64
-                // keeps the payload and flips or clears the sign (measured through the CUDA
-                // driver's PTX JIT on an H100, driver 580, 2026-11-26). Kernels give NVIDIA's bits.
+                // §9.7.3.8/9 leave a NaN result unspecified for `neg` and `abs.f32` ("passed
+                // through unchanged" for `abs.f64`). NVIDIA compiles both to an add of -0
+                // with an operand modifier (ptxas 13.5, sm_75..sm_120: `FADD`/`DADD R, -RZ,
+                // |x|` / `-x`), so a NaN input comes out as that add's NaN: the canonical
+                // 0x7fffffff for f32 (`.ftz` or not), and for f64 the input quieted with its
+                // own sign and payload, neither flipped nor cleared (measured through the
+                // CUDA driver's PTX JIT on H100s, driver 580: f32 on 2026-11-26, f64 on
+                // 2026-11-27). Kernels give NVIDIA's bits.
                 let r = if t == ScalarType::F32 {
                     let nan = self.is_nan(a, t);
                     let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, r);
                     let bits = self.select(Ty::U32, nan, FnLower::u32c(0x7fff_ffff), bits);
                     self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, bits)
                 } else {
-                    r
+                    let nan = self.is_nan(a, t);
+                    let a_bits = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, a);
+                    let quiet = self.bin(BinaryOp::Or, Ty::U64, a_bits, FnLower::u64c(1 << 51));
+                    let bits = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, r);
+                    let bits = self.select(Ty::U64, nan, quiet, bits);
+                    self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, bits)
                 };
                 self.write_float(d, t, r, ftz, false)
             }

@@ -949,7 +949,15 @@ fn exec_float(t: &mut Thread, f: FIns) -> Result<(), String> {
             let sign = if ty == FTy::F32 { 1u64 << 31 } else { 1 << 63 };
             // abs/neg (§9.7.3.9/10): the sign bit, after `.ftz` flushes a subnormal input.
             let flushed = if ftz { pf::ftz(f32::from_bits(a as u32)).to_bits() as u64 } else { a };
+            // A NaN input gives NVIDIA's bits (they compile both to an add of -0): the
+            // canonical NaN for f32, the input quieted with its own sign for f64.
+            let nan = match ty {
+                FTy::F32 => f32::from_bits(a as u32).is_nan(),
+                FTy::F64 => f64::from_bits(a).is_nan(),
+            };
             let v = match (op, ty) {
+                (FOp1::Abs | FOp1::Neg, FTy::F32) if nan => 0x7fff_ffff,
+                (FOp1::Abs | FOp1::Neg, FTy::F64) if nan => a | 1 << 51,
                 (FOp1::Abs, _) => flushed & !sign,
                 (FOp1::Neg, _) => flushed ^ sign,
                 (FOp1::Sqrt, FTy::F32) => bits_of(pf::sqrt_rounded_f32(a, rnd.apfloat(), ftz))?,
