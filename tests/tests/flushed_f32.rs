@@ -223,6 +223,23 @@ fn cases() -> Vec<Case> {
         reference: Box::new(move |a| vec![href::cvt_f32_half(a[0] as u16, bf)]),
         independent: false,
     });
+    // bf16 → integer with each integer rounding: a bf16 subnormal is an f32 subnormal, so
+    // `.rpi`/`.rmi` of one give ±1 where a flushing device's ceil/floor would give 0.
+    for round in IntRound::ALL {
+        v.push(Case {
+            variant: Variant::inst(&format!("cvt.{}.s32.bf16", round.suffix()), "s32", &["b16"]),
+            inputs: h1.clone(),
+            reference: Box::new(move |a| {
+                let x = f32::from_bits((a[0] as u32) << 16) as f64;
+                if x.is_nan() {
+                    return vec![Expect::Bits(fref::cvt_nan_to_int("bf16", "s32"))];
+                }
+                let r = (round.f64(x) as i128).clamp(i32::MIN as i128, i32::MAX as i128);
+                vec![Expect::Bits(r as u64 & 0xffff_ffff)]
+            }),
+            independent: matches!(round, IntRound::Rni | IntRound::Rzi),
+        });
+    }
     v.push(Case {
         variant: Variant::inst("neg.bf16", "b16", &["b16"]),
         inputs: h1,
@@ -411,7 +428,7 @@ fn uncovered_instructions_are_named_for_the_refusal() {
             "div.rn.f32 %f2, %f1, %f1;", "div.approx.f32 %f2, %f1, %f1;", "sqrt.rn.f32 %f2, %f1;", "ex2.approx.f32 %f2, %f1;",
             "atom.global.add.f32 %f2, [%rd], %f1;", "atom.shared.add.f32 %f2, [%r], %f1;", "red.global.add.f32 [%rd], %f1;",
             "cvt.rmi.u64.f32 %rd, %f1;", "cvt.rn.f16.f32 %h, %f1;", "cvt.rn.bf16.f32 %h, %f1;", "cvt.f32.f16 %f2, %h;",
-            "cvt.f32.bf16 %f2, %h;", "set.lt.u32.f32 %r, %f1, %f1;", "cvt.sat.f32.f32 %f2, %f1;", "min.bf16x2 %r, %r, %r;",
+            "cvt.f32.bf16 %f2, %h;", "cvt.rpi.s8.bf16 %h, %h;", "cvt.rmi.u32.bf16 %r, %h;", "set.lt.u32.f32 %r, %f1, %f1;", "cvt.sat.f32.f32 %f2, %f1;", "min.bf16x2 %r, %r, %r;",
             "max.NaN.bf16x2 %r, %r, %r;", "add.rn.bf16 %h, %h, %h;", "setp.lt.bf16 %p, %h, %h;", "min.NaN.xorsign.abs.f32 %f2, %f1, %f1;",
         ]
         .map(|i| format!("    {i}")),

@@ -417,7 +417,14 @@ pub(super) fn covered(m: &Mods) -> bool {
     match m.inst.opcode.name.as_str() {
         "add" | "sub" | "mul" | "fma" | "mad" | "min" | "max" | "abs" | "neg" => types == [ScalarType::F32],
         "setp" | "set" => types.last() == Some(&ScalarType::F32),
-        "cvt" => !m.has("pack") && types.len() == 2 && types.iter().all(plain),
+        // Also a half to an integer: the half widens to f32 on the bits, and the rounding to
+        // an integral value is exact in the mode (`FnLower::un`).
+        "cvt" => {
+            let half_to_int = |d: &ScalarType, s: &ScalarType| {
+                crate::ptx_types::is_int(*d) && matches!(s, ScalarType::F16 | ScalarType::Bf16)
+            };
+            !m.has("pack") && matches!(types.as_slice(), [d, s] if (plain(d) && plain(s)) || half_to_int(d, s))
+        }
         // The CAS loop's add (`atom.add.f32` on global memory flushes by the spec already).
         "atom" | "red" => m.has("add") && types == [ScalarType::F32],
         _ => false,
