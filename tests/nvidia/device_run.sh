@@ -16,13 +16,13 @@ export PTXCROSS_REQUIRE_GPU=1 RUST_BACKTRACE=0
 (cd .dev && tar xJf bins.tar.xz)
 B=$REPO/.dev/bin; D=/tmp/dump
 exec > >(tee -a "$OUT/tests.log") 2>&1
-PARTS=${PARTS:-"devices native barriers specs sweeps fuzz e2e"}
+PARTS=${PARTS:-"devices native barriers specs sweeps fuzz e2e speed"}
 left() { echo $(( ${BUDGET:-300} - ($(date +%s) - T0) )); }
 part() { [[ " $PARTS " == *" $1 "* ]] && echo "##### $1 at $(( $(date +%s) - T0 )) s"; }
 # r LIMIT BINARY ARGS...: a test binary, bounded by LIMIT and what is left of BUDGET.
 r() {
     local cap=$1 b=$2; shift 2; local l; l=$(left); [ "$l" -lt 10 ] && { echo "=== $b SKIPPED"; return; }; [ "$l" -gt "$cap" ] && l=$cap
-    echo "=== $b $* (limit $l s)"; (cd tests && timeout "$l" "$B/$b" "$@" 2>&1 | grep -E "test result|FAILED|panicked|Some\(|mismatch|Subnormals|error|programs|GPU time|round" | cut -c1-300 | head -40)
+    echo "=== $b $* (limit $l s)"; (cd tests && timeout "$l" "$B/$b" "$@" 2>&1 | grep -E "test result|FAILED|panicked|Some\\(|mismatch|Subnormals|error|programs|GPU time|round|site|ratio|×" | cut -c1-300 | head -40)
 }
 if part devices; then "$B/ptxcross" devices; nvidia-smi -L; fi
 if part native; then
@@ -56,5 +56,10 @@ fi
 if part e2e; then
     for b in launch_specialised driver_workarounds control_flow_e2e simt_atomics corpus_e2e calls_e2e module_globals address_size32 segments; do r 60 "$b"; done
     r 120 simt_kernels --include-ignored --skip native_warps_speed --skip fallback_cost
+fi
+if part speed; then
+    # Kernel time against hand-written WGSL on this GPU (sizes made for lavapipe: small here).
+    (cd tests && PTXCROSS_SPEED_REPS=5 timeout 150 "$B/kernel_speed" kernel_speed --ignored --nocapture 2>&1 | grep -v "^$" | tail -22)
+    (cd tests && timeout 60 "$B/simt_kernels" native_warps_speed --ignored --nocapture 2>&1 | grep "GPU time")
 fi
 echo "total $(( $(date +%s) - T0 )) s"

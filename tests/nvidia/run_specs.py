@@ -97,6 +97,20 @@ def scalar(ty, v):
     return np_ty(int.from_bytes(raw, "little"))
 
 
+def ptxas_says(ptx_path):
+    """The first error of the machine's own ptxas on a PTX file the driver refused (the
+    driver's JIT gives no reason), or nothing where there is no ptxas."""
+    import shutil
+    import subprocess
+    exe = shutil.which("ptxas") or next((p for p in ("/usr/local/cuda/bin/ptxas",) if os.path.exists(p)), None)
+    if not exe:
+        return ""
+    arch = "sm_" + cp.cuda.Device().compute_capability  # e.g. "90"
+    r = subprocess.run([exe, "-arch=" + arch, ptx_path, "-o", "/dev/null"], capture_output=True, text=True)
+    first = next((l for l in (r.stderr + r.stdout).splitlines() if "error" in l.lower() or "fatal" in l.lower()), "")
+    return f" | ptxas: {first.strip()[:200]}" if first else ""
+
+
 def run_spec(path):
     spec = json.load(open(path))
     base = os.path.dirname(path)
@@ -124,7 +138,7 @@ def run_spec(path):
         mod = cp.RawModule(path=os.path.join(base, spec["ptx"]))
         fn = mod.get_function(spec["kernel"])
     except Exception as e:
-        return "load", str(e).splitlines()[0][:200]
+        return "load", str(e).splitlines()[0][:200] + ptxas_says(os.path.join(base, spec["ptx"]))
     shared = spec.get("dynamic_shared_bytes", 0)
     try:
         fn(tuple(spec["grid"]), tuple(spec["block"]), tuple(args), shared_mem=shared)
