@@ -10,6 +10,9 @@
 //! - `simt_programs_match_the_model`: the same with SIMT programs (`Case::simt_from_seed`:
 //!   barriers and warp collectives at uniform points, uniform loops, early exits, partial
 //!   warps); CI runs the first 4 (or 60 s) from seed 0x51a70000.
+//!   `PTXCROSS_DIFF_DUMP=DIR` also writes every passing program there as a launch spec (the
+//!   model's outputs expected): `tests/nvidia/run_specs.py DIR` judges NVIDIA's own results
+//!   by the model (and the model by NVIDIA) on a machine with the CUDA driver.
 //! - `regressions_still_pass`: replays every saved case with `ptxcross run --spec`.
 //! - `open_bugs`: cases of known, not yet fixed bugs outside this test's area (ignored).
 //!

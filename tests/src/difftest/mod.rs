@@ -444,6 +444,11 @@ pub fn campaign_of(
     let mut report = Report::default();
     let mut seed = first_seed;
     let mut last_note = 0.0;
+    // `PTXCROSS_DIFF_DUMP=DIR`: every program that passed is written there as a launch spec
+    // too, with the model's outputs as its expectation, so that another implementation (the
+    // CUDA driver on an NVIDIA GPU: tests/nvidia/run_specs.py) can be judged by the model, and
+    // the model by it.
+    let dump = std::env::var_os("PTXCROSS_DIFF_DUMP").map(std::path::PathBuf::from);
     while start.elapsed().as_secs_f64() < seconds && report.programs < max_programs {
         let t = start.elapsed().as_secs_f64();
         if t - last_note >= 60.0 {
@@ -452,7 +457,14 @@ pub fn campaign_of(
         }
         let case = case_of(seed);
         match runner.check(&case) {
-            Verdict::Pass => {}
+            Verdict::Pass => {
+                if let Some(d) = &dump {
+                    let note = format!("A program of the differential tester (tests/src/difftest), seed {seed:#x}; passed on ptxcross.");
+                    if let Err(e) = save_regression(&case, d, &format!("{prefix}-{seed:016x}"), &note) {
+                        eprintln!("PTXCROSS_DIFF_DUMP: {e}");
+                    }
+                }
+            }
             Verdict::Invalid(_) => report.invalid += 1,
             Verdict::Fail(f) => {
                 eprintln!("seed {seed:#x}: {:?} {:?}: {}", f.backend, f.kind, f.detail);
