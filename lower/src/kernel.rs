@@ -103,7 +103,9 @@ fn lower_body_in(
     fl.no_float64 = options.split_int64;
     fl.flushed_f32 = options.flushed_f32;
     fl.legacy = crate::inst::legacy::Legacy::of(module);
-    fl.native_warps = options.native_warps;
+    // A scheduler kernel's collectives are points of its scheduler (their lanes run in
+    // different rounds, so a subgroup operation would not see them together): emulated.
+    fl.native_warps = options.native_warps && !scheduler;
     fl.scheduler = scheduler;
 
     // Parameters.

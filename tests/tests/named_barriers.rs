@@ -203,7 +203,7 @@ fn the_same_hand_off_with_full_cta_barriers_reads_too_early() {
         let original = ptx(file);
         assert!(original.find("bar.sync 1, 128;") < original.find("bar.arrive 1, 128;"), "{file}: the consumers' barrier comes first");
         let text = original.replace("bar.arrive 1, 128;", "bar.sync 1;").replace("bar.sync 1, 128;", "bar.sync 1;").replace("bar.sync 3, 64;", "bar.sync 3;");
-        assert!(!text.contains("bar.arrive 1"), "{file}");
+        assert!(!text.contains("bar.arrive 1, 128"), "{file}");
         let program = program_of(file, &text, [block as u32, 1, 1], "handoff");
         for backend in Backend::ALL {
             let mut run = Run::new(&gpu);
@@ -374,5 +374,173 @@ fn barrier_reductions_over_parts_of_the_cta() {
                 assert_eq!(run.read_u32(out, total), want, "{file}, block {block}, {backend}");
             }
         }
+    }
+}
+
+/// `wspec`'s results by its definition (tests/simt/src/named_barriers.cu): warp 0 produces
+/// buf and reduces its own inputs; the other warps' lanes exit where in % 7 == 3, the others
+/// read buf after `bar.sync 1, count` and reduce over their warp's live lanes.
+fn wspec_results(input: &[u32], block: usize, grid: usize) -> Vec<u32> {
+    let mut want = vec![0u32; block * grid];
+    for c in 0..grid {
+        let at = |t: usize| input[c * block + t];
+        let buf: Vec<u32> = (0..block).map(|i| at(i).wrapping_mul(3).wrapping_add(1)).collect();
+        let total0 = (0..32).fold(0u32, |a, t| a.wrapping_add(at(t)));
+        for t in 0..32 {
+            want[c * block + t] = total0.wrapping_add(at(t ^ 5));
+        }
+        for w in 1..block.div_ceil(32) {
+            let lanes = (block - 32 * w).min(32);
+            let live: Vec<bool> = (0..lanes).map(|l| at(32 * w + l) % 7 != 3).collect();
+            assert!(live.iter().any(|&b| b), "CTA {c} warp {w}: some lane must stay (else the whole-CTA count is moot)");
+            let m = (0..lanes).filter(|&l| live[l]).fold(0u32, |m, l| m | 1 << l);
+            let v: Vec<u32> = (0..lanes).map(|l| buf[(5 * (32 * w + l) + 3) % block]).collect();
+            let mut s = v.clone();
+            for d in [16, 8, 4, 2, 1] {
+                // Every live lane reads the value before this step (a shuffle); a source lane
+                // that is not live is not added.
+                s = (0..lanes).map(|l| if l + d < 32 && m >> (l + d) & 1 != 0 { s[l].wrapping_add(s[l + d]) } else { s[l] }).collect();
+            }
+            let ballot = (0..lanes).filter(|&l| live[l] && v[l] & 1 != 0).fold(0u32, |b, l| b | 1 << l);
+            let sum = (0..lanes).filter(|&l| live[l]).fold(0u32, |a, l| a.wrapping_add(v[l]));
+            for l in 0..lanes {
+                let t = 32 * w + l;
+                want[c * block + t] = if live[l] { s[l] ^ ballot ^ (sum << 3) } else { 0xdead_0000 + t as u32 };
+            }
+        }
+    }
+    want
+}
+
+/// Warp specialisation with warp collectives (`wspec`): warp 0 fills a shared buffer and
+/// `bar.arrive`s, then reduces its inputs with `redux.sync` and `shfl.sync.bfly`; the other
+/// warps (the consumers, first in program order) lose the lanes whose input is 3 mod 7 to an
+/// early exit, `bar.sync` on the same id (a count in a register), and reduce what they read
+/// with a `__shfl_down_sync` tree over the live lanes' ballot, `__ballot_sync` and
+/// `__reduce_add_sync`. Blocks 100 and 48 (partial last warps), two CTAs; every collective is
+/// a point of the CTA barrier scheduler. Also built with native warp collectives asked for
+/// (`LowerOptions::native_warps`): a scheduler kernel's collectives stay emulated.
+#[test]
+fn warp_specialised_consumers_reduce_with_warp_collectives() {
+    let Some(gpu) = gpu() else { return };
+    let grid = 2usize;
+    for block in [100usize, 48] {
+        let total = block * grid;
+        let input = words(0x5eed_c011 ^ block as u32, total);
+        let want = wspec_results(&input, block, grid);
+        assert!(want.iter().any(|&w| w >> 16 == 0xdead), "some lanes exit");
+        for file in FILES {
+            let mut programs = vec![("", program_of(file, &ptx(file), [block as u32, 1, 1], "wspec"))];
+            if block == 100 {
+                let only = ptx(file);
+                programs.push((" (native warps asked for)", native_program(file, &only, [block as u32, 1, 1])));
+            }
+            for (how, program) in &programs {
+                for backend in Backend::ALL {
+                    let mut run = Run::new(&gpu);
+                    let (inp, out) = (run.buffer(&u32s(&input)), run.zeros(total * 4));
+                    run.launch(program, "wspec", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+                    assert_eq!(run.read_u32(out, total), want, "{file}{how}, block {block}, {backend}");
+                }
+            }
+        }
+    }
+}
+
+/// `split`'s results by its definition (tests/simt/src/named_barriers.cu).
+fn split_results(input: &[u32], block: usize, grid: usize) -> Vec<u32> {
+    let mut want = vec![0u32; block * grid];
+    for c in 0..grid {
+        let at = |t: usize| input[c * block + t];
+        let low: Vec<u32> = (0..16).map(|l| at(l).wrapping_add(at(l + 32).wrapping_mul(9).wrapping_add(1))).collect();
+        let x: Vec<u32> = (0..32).map(|l| if l < 16 { low[l].wrapping_mul(3).wrapping_add(low[l ^ 1]) } else { at(l) ^ 0x1234 }).collect();
+        let b = (0..32).filter(|&l| x[l] & 1 != 0).fold(0u32, |b, l| b | 1 << l);
+        let s = x.iter().fold(0u32, |a, &v| a.wrapping_add(v));
+        for l in 0..32 {
+            want[c * block + l] = s ^ b ^ x[(7 * l) & 31].wrapping_mul(5);
+        }
+        let lanes = block - 32;
+        let active = if lanes == 32 { !0 } else { (1u32 << lanes) - 1 };
+        for t in 32..block {
+            want[c * block + t] = active ^ at(t).wrapping_add(2);
+        }
+    }
+    want
+}
+
+/// A warp collective whose lanes get there in different scheduler rounds (`split`): lanes
+/// 0-15 of warp 0 wait at `barrier.sync 1, 64` for warp 1 (held back by a `__syncwarp()`),
+/// then exchange among themselves (`shfl.sync` with membermask 0xffff), while lanes 16-31
+/// `barrier.arrive` and wait at the whole warp's `vote.sync.ballot` rounds earlier; then
+/// `redux.sync` and `shfl.sync.idx` over the warp; warp 1 reads `activemask` (its live lanes:
+/// 16 in a block of 48). Blocks 64 and 48, two CTAs.
+#[test]
+fn a_collective_whose_lanes_arrive_in_different_rounds() {
+    let Some(gpu) = gpu() else { return };
+    let grid = 2usize;
+    for block in [64usize, 48] {
+        let total = block * grid;
+        let input = words(0x0dd5_1de5 ^ block as u32, total);
+        let want = split_results(&input, block, grid);
+        for file in FILES {
+            let program = program_of(file, &ptx(file), [block as u32, 1, 1], "split");
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let (inp, out) = (run.buffer(&u32s(&input)), run.zeros(total * 4));
+                run.launch(&program, "split", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+                assert_eq!(run.read_u32(out, total), want, "{file}, block {block}, {backend}");
+            }
+        }
+    }
+}
+
+/// Hand-written: in a scheduler kernel (warp 0 `bar.arrive 1, 64`, warp 1 `bar.sync 1, 64`),
+/// warp 0's halves run two different `shfl.sync.bfly.b32 d, a, 16, 31, -1` instructions: the
+/// same qualifiers and membermask, so they meet (§9.7.10.6: each thread waits "until all
+/// non-exited threads corresponding to membermask have executed shfl.sync with the same
+/// qualifiers and same membermask value") and lane l reads lane l ^ 16's value. With `mode` 1
+/// lanes 16-31 run `shfl.sync.idx` instead: the two halves wait for each other forever
+/// (undefined; a hang on NVIDIA): the launch ends with `abi::FAULT_BARRIER_DEADLOCK` at one of
+/// the waiting instructions, and the same program runs right afterwards.
+#[test]
+fn collectives_meet_across_instructions_of_one_kind_and_a_collective_never_completed_faults() {
+    let Some(gpu) = gpu() else { return };
+    let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry coll(.param .u64 pout, .param .u32 pmode) {\n\
+        .reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n\
+        ld.param.u64 %rd1, [pout];\nld.param.u32 %r9, [pmode];\n\
+        mov.u32 %r1, %tid.x;\nand.b32 %r2, %r1, 31;\nmad.lo.u32 %r3, %r1, 3, 7;\n\
+        setp.ge.u32 %p1, %r1, 32;\n@%p1 bra $WARP1;\n\
+        setp.lt.u32 %p2, %r2, 16;\n@%p2 bra $LOW;\n\
+        setp.ne.u32 %p3, %r9, 0;\n@%p3 bra $OTHER;\n\
+        shfl.sync.bfly.b32 %r4, %r3, 16, 31, -1;\nbra.uni $JOIN;\n\
+        $OTHER:\nshfl.sync.idx.b32 %r4, %r3, 0, 31, -1;\nbra.uni $JOIN;\n\
+        $LOW:\nshfl.sync.bfly.b32 %r4, %r3, 16, 31, -1;\n\
+        $JOIN:\nbar.arrive 1, 64;\nbra.uni $STORE;\n\
+        $WARP1:\nbar.sync 1, 64;\nmov.u32 %r4, 5;\n\
+        $STORE:\nmul.wide.u32 %rd2, %r1, 4;\nadd.u64 %rd3, %rd1, %rd2;\nst.global.u32 [%rd3], %r4;\nret;\n}\n";
+    let line_of = |needle: &str| text.lines().position(|l| l.starts_with(needle)).unwrap_or_else(|| panic!("{needle}")) + 1;
+    let (idx_line, bfly_lines) = (line_of("shfl.sync.idx"), [line_of("shfl.sync.bfly"), line_of("$LOW:") + 1]);
+    let block = 64usize;
+    let want: Vec<u32> = (0..block as u32).map(|t| if t < 32 { (t ^ 16) * 3 + 7 } else { 5 }).collect();
+    let program = program("coll.ptx", text, [block as u32, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let out = run.zeros(block * 4);
+        let launch = |run: &mut Run, mode: u32| run.ctx.launch(&program, "coll", [1, 1, 1], &[&out.to_le_bytes(), &mode.to_le_bytes()], backend);
+        launch(&mut run, 0).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert_eq!(run.read_u32(out, block), want, "{backend}");
+        let e = launch(&mut run, 1).expect_err("a collective that never completes must fault");
+        let ptxcross::Error::KernelFault { bits, site, .. } = &e else { panic!("{backend}: not a kernel fault: {e}") };
+        assert_eq!(*bits, abi::FAULT_BARRIER_DEADLOCK, "{backend}: {e}");
+        let sites = [
+            format!("coll.ptx:{idx_line}:1 (`shfl.sync.idx"),
+            format!("coll.ptx:{}:1 (`shfl.sync.bfly", bfly_lines[1]),
+            format!("coll.ptx:{}:1 (`bar.sync`)", line_of("bar.sync 1, 64;")),
+        ];
+        assert!(site.as_ref().is_some_and(|s| sites.iter().any(|w| s.starts_with(w.as_str()))), "{backend}: site {site:?}, want one of {sites:?}");
+        run.ctx.write(out, &vec![0u8; block * 4]).expect("write");
+        launch(&mut run, 0).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert_eq!(run.read_u32(out, block), want, "{backend}: after the fault");
     }
 }
