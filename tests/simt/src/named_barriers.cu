@@ -141,12 +141,13 @@ extern "C" __global__ void reds(const unsigned *in, unsigned count, unsigned *ou
 
 // Warp specialisation with warp collectives (issue 10): warp 0 produces, the other warps
 // (blocks of 100 or 48: a partial last warp) consume and reduce with warp collectives. The
-// consumers' branch comes first in program order. Consumer lanes whose input is 3 mod 7 exit
-// first (out[gid] = 0xdead0000 + t). The others wait at `bar.sync 1, count` (count: the CTA's
+// consumers' branch comes first in program order. Consumers first take pre =
+// __reduce_add_sync(0xffffffff, in[gid]) over their warp; lanes whose input is 3 mod 7 then
+// exit (out[gid] = pre + t). The others wait at `bar.sync 1, count` (count: the CTA's
 // warps, in a register) for the producer's `bar.arrive 1, count`, read v = buf[(5t + 3) % n],
 // take m = __ballot_sync(0xffffffff, 1) (the warp's live lanes), reduce v with a tree of
 // __shfl_down_sync(m, s, d) for d = 16, 8, 4, 2, 1 (a lane adds y when lane + d < 32 is in m),
-// and out[gid] = s ^ __ballot_sync(m, v & 1) ^ (__reduce_add_sync(m, v) << 3).
+// and out[gid] = s ^ __ballot_sync(m, v & 1) ^ (__reduce_add_sync(m, v) << 3) ^ (pre * 7).
 // Warp 0 fills buf[i] = in[base + i] * 3 + 1 for i = t, t + 32, ... < n, arrives, then
 // out[gid] = __reduce_add_sync(0xffffffff, in[gid]) + __shfl_xor_sync(0xffffffff, in[gid], 5).
 extern "C" __global__ void wspec(const unsigned *in, unsigned *out) {
@@ -158,8 +159,9 @@ extern "C" __global__ void wspec(const unsigned *in, unsigned *out) {
     unsigned count = (n + 31) / 32 * 32;
     unsigned x = in[gid];
     if (t >= 32) {
+        unsigned pre = __reduce_add_sync(0xffffffff, x);
         if (x % 7 == 3) {
-            out[gid] = 0xdead0000 + t;
+            out[gid] = pre + t;
             return;
         }
         asm volatile("bar.sync 1, %0;" ::"r"(count) : "memory");
@@ -170,7 +172,7 @@ extern "C" __global__ void wspec(const unsigned *in, unsigned *out) {
             unsigned y = __shfl_down_sync(m, s, d);
             if (lane + d < 32 && (m >> (lane + d)) & 1) s += y;
         }
-        out[gid] = s ^ __ballot_sync(m, v & 1) ^ ((unsigned)__reduce_add_sync(m, v) << 3);
+        out[gid] = s ^ __ballot_sync(m, v & 1) ^ ((unsigned)__reduce_add_sync(m, v) << 3) ^ (pre * 7);
     } else {
         for (unsigned i = t; i < n; i += 32) buf[i] = in[blockIdx.x * n + i] * 3 + 1;
         asm volatile("bar.arrive 1, %0;" ::"r"(count) : "memory");
