@@ -18,8 +18,8 @@
 //!    CFG) to its next barrier point, where it records the barrier (id, the warps that
 //!    complete it, arrive or sync) and parks, or to its exit;
 //! 2. every parked thread publishes itself in workgroup memory (its warp's parked threads and
-//!    the barrier ids they park at), and a thread that exited lowers its warp's live count
-//!    (kept from the start); then a workgroup barrier (which also makes every memory access
+//!    the barrier ids they park at), and a thread that exited clears its bit of its warp's live
+//!    lanes (kept from the start); then a workgroup barrier (which also makes every memory access
 //!    before it visible to the threads released below: §9.7.13.1's "prior memory accesses
 //!    requested by this thread are performed relative to all threads participating in the
 //!    barrier");
@@ -45,11 +45,31 @@
 //! GPU may take them in (three warps at `bar.sync 1, 64` release the first two, the third
 //! waits for a fourth). The thread's registers live across rounds as ordinary variables.
 //! The only barriers left are the scheduler's, in the loop's uniform body, so the SIMT pass
-//! has nothing to rewrite. `bar.warp.sync -1` (`__syncwarp()`) is a barrier of the warp's own
-//! ([`WARP_BARRIER`]). `bar.red` is a `sync` point whose warps also add their threads'
+//! has nothing to rewrite. `bar.red` is a `sync` point whose warps also add their threads'
 //! predicates (and participants) to the barrier's totals when they arrive; the threads it
-//! releases read the totals of that completion. Warp collectives (whose emulation needs every
-//! thread of the CTA at its workgroup barriers) are refused in such kernels.
+//! releases read the totals of that completion.
+//!
+//! **Warp collectives** (`shfl`, `vote`, `match`, `redux`, `elect`, `activemask`,
+//! `bar.warp.sync`) are points too, of the thread's warp alone ([`FnLower::collective_point`]):
+//! the thread writes its value, key word (the collective's kind, the opcode and qualifiers, with
+//! its predicate in bit 31) and membermask into its words of the collectives' scratch and
+//! waits (state `COLLECTIVE`). After the round's workgroup barrier, while thread 0 keeps the
+//! books, each waiting thread reads its warp's 32 key and membermask words: the collective
+//! completes when every non-exited lane of its membermask waits with the same key and
+//! membermask (§9.7.10.6 and the other collectives: each thread waits "until all non-exited
+//! threads corresponding to membermask have executed [it] with the same qualifiers and same
+//! membermask value", so two instructions of one kind meet, and lanes may get there in
+//! different rounds); all those lanes decide alike in that round, read what the collective
+//! needs (one lane's value, the participants' fold, the equal values) before anyone can write
+//! the words again, and run in the next round, where they clear their key word. Participants
+//! are the membermask's non-exited lanes (the warp's live lanes are a bit mask per warp);
+//! `activemask`, which does not wait, completes at once over the lanes of its warp that got to
+//! the same instruction in that round. Rounds in which a thread got to a collective or exited
+//! count as progress (the word `fresh`), so a collective whose lanes never all arrive ends the
+//! launch with `abi::FAULT_BARRIER_DEADLOCK` at a waiting thread's instruction one round later.
+//! A warp's threads at a barrier and at a collective do not mix: the warp arrives at a barrier
+//! once all its non-exited threads wait there. Native subgroup operations are not used here:
+//! a warp's lanes run in different rounds, so no subgroup operation sees them together.
 
 use crate::abi;
 use crate::cfg::{NodeId, Terminator};
@@ -225,6 +245,7 @@ impl FnLower {
     /// over the lanes of its warp that got there in that round. Returns, valid from the
     /// thread's resumption: the participating lanes (membermask ∩ non-exited lanes; for
     /// `activemask` those lanes), those of them whose predicate is true, and what was read.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn collective_point(
         &mut self,
         inst: &ptxcross_frontend::ast::Instruction,

@@ -542,6 +542,7 @@ fn collectives_meet_across_instructions_of_one_kind_and_a_collective_never_compl
             format!("coll.ptx:{}:1 (`bar.sync`)", line_of("bar.sync 1, 64;")),
         ];
         assert!(site.as_ref().is_some_and(|s| sites.iter().any(|w| s.starts_with(w.as_str()))), "{backend}: site {site:?}, want one of {sites:?}");
+        assert!(e.to_string().contains("never joined"), "{backend}: {e}");
         run.ctx.write(out, &vec![0u8; block * 4]).expect("write");
         launch(&mut run, 0).unwrap_or_else(|e| panic!("{backend}: {e}"));
         assert_eq!(run.read_u32(out, block), want, "{backend}: after the fault");

@@ -13,6 +13,10 @@
 //! start cleared (a prologue zeroes them: lavapipe does not zero workgroup memory) and every
 //! thread that sets its flag clears it in the same collective.
 //!
+//! In a kernel with the CTA barrier scheduler (`scheduler`), whose threads run apart, every
+//! collective is instead a point of the scheduler (`FnLower::collective_point`): the same
+//! rules, from the words its lanes publish there.
+//!
 //! `membermask` selects lanes as the spec says; a lane outside it reads as not participating.
 //! Results the spec leaves undefined (a `shfl` source lane that is inactive) read whatever that
 //! lane's scratch word holds.
