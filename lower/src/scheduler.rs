@@ -26,8 +26,9 @@
 //! 3. thread 0 goes through the warps with parked threads in order: a warp whose non-exited
 //!    threads all park at one barrier id arrives (one arrival per warp, whatever its live
 //!    lanes); the barrier's
-//!    arrival count grows, and when it reaches the count (for the forms without one: every
-//!    warp that has a non-exited thread), the barrier completes: the warps waiting at it are
+//!    arrivals grow (a warp mask), and when they reach the count (for the forms without one,
+//!    and a count naming the whole CTA: once every warp that has a non-exited thread arrived,
+//!    warps that arrived and exited since counting too), the barrier completes: the warps waiting at it are
 //!    released and it resets. Exits can complete a full-CTA barrier too. Then it writes which
 //!    warps arrived and which were released, and whether to go on; a round in which no warp
 //!    arrived and no barrier completed while some thread is left (every live thread waits at
@@ -342,15 +343,19 @@ impl Scratch {
     fn live(&self) -> u32 {
         self.base
     }
-    /// Per warp: threads parked at a barrier, not yet counted.
+    /// Per warp: its lanes parked at a barrier, not yet counted (bit per lane).
     fn parked(&self) -> u32 {
         self.base + self.w
     }
-    /// Per warp: the ids (bit set) the parked threads wait at.
+    /// Per warp: the ids (bits 0-15) the parked threads wait at, bit 16 if one of them is a
+    /// `sync` (the warp then waits for the completion), and the OR of their expected warps
+    /// from bit 24 (one value, or the program is undefined: §9.7.13.1 "the same barrier name
+    /// and thread count"). One atomic per parked thread for all of it.
     fn ids(&self) -> u32 {
         self.base + 2 * self.w
     }
-    /// Per barrier id (`NIDS` words each): warps arrived in the current instance.
+    /// Per barrier id (`NIDS` words each): the warps arrived in the current instance (bit per
+    /// warp).
     fn count(&self) -> u32 {
         self.base + 3 * self.w
     }
@@ -362,46 +367,43 @@ impl Scratch {
     fn waiters(&self) -> u32 {
         self.count() + 2 * NIDS
     }
-    /// Bit per warp: some parked thread of the warp is a `sync` (its warp waits).
-    fn syncers(&self) -> u32 {
-        self.count() + 3 * NIDS
-    }
     /// Bit per warp: arrived this round.
     fn arrived(&self) -> u32 {
-        self.count() + 3 * NIDS + 1
+        self.count() + 3 * NIDS
     }
     /// Bit per warp: released this round.
     fn released(&self) -> u32 {
-        self.count() + 3 * NIDS + 2
+        self.count() + 3 * NIDS + 1
     }
     /// The round's verdict.
     fn ctl(&self) -> u32 {
-        self.count() + 3 * NIDS + 3
+        self.count() + 3 * NIDS + 2
     }
     /// Bit per warp: has a non-exited thread.
     fn live_warps(&self) -> u32 {
-        self.count() + 3 * NIDS + 4
+        self.count() + 3 * NIDS + 3
     }
     /// Bit per barrier id: some warp arrived in its current instance.
     fn pending(&self) -> u32 {
-        self.count() + 3 * NIDS + 5
+        self.count() + 3 * NIDS + 4
     }
-    /// Bit per warp: has threads parked at a barrier, not yet counted (this round).
+    /// Bit per warp: has threads parked at a barrier, not yet counted (this round; only for
+    /// CTAs of more than `UNROLLED_WARPS` warps, the others look at every warp's `parked`).
     fn parked_warps(&self) -> u32 {
-        self.count() + 3 * NIDS + 6
+        self.count() + 3 * NIDS + 5
     }
     /// Live warps at the end of the previous round.
     fn previous_live(&self) -> u32 {
-        self.count() + 3 * NIDS + 7
+        self.count() + 3 * NIDS + 6
     }
     /// Non-zero: some thread got to a warp collective or exited in this round (a collective
     /// may complete: the round made progress).
     fn fresh(&self) -> u32 {
-        self.count() + 3 * NIDS + 8
+        self.count() + 3 * NIDS + 7
     }
     /// `bar.red`, per warp: true predicates of its parked threads (this round).
     fn red_true(&self) -> u32 {
-        self.count() + 3 * NIDS + 9
+        self.count() + 3 * NIDS + 8
     }
     /// `bar.red`, per barrier id: true predicates and participants of the arrived warps.
     fn red_sum(&self) -> u32 {
@@ -418,7 +420,7 @@ impl Scratch {
         self.result_trues() + NIDS
     }
     fn words(&self) -> u32 {
-        3 * self.w + 3 * NIDS + 9 + if self.red { self.w + 4 * NIDS } else { 0 }
+        3 * self.w + 3 * NIDS + 8 + if self.red { self.w + 4 * NIDS } else { 0 }
     }
 }
 
@@ -493,7 +495,7 @@ fn bit_loop(fl: &mut FnLower, mask: Operand, name: &str, body: impl FnOnce(&mut 
 /// Thread 0's bookkeeping of a round (see the module comment).
 struct Round<'s> {
     s: &'s Scratch,
-    nlive: Operand,
+    live_warps: Operand,
     arrived: VarId,
     released: VarId,
     progress: VarId,
@@ -529,9 +531,9 @@ impl Round<'_> {
     fn warp(&self, fl: &mut FnLower, k: Operand, low: Operand) {
         let s = self.s;
         let lanes = shared_load(fl, s.live(), k);
-        let live = fl.value(Ty::U32, Expr::Unary { op: UnaryOp::Popcount, ty: Ty::U32, arg: lanes });
-        let parked = shared_load(fl, s.parked(), k);
-        let ids = shared_load(fl, s.ids(), k);
+        let parked_lanes = shared_load(fl, s.parked(), k);
+        let info = shared_load(fl, s.ids(), k);
+        let ids = fl.bin(BinaryOp::And, Ty::U32, info, u32c(0xffff));
         for base in [s.parked(), s.ids()] {
             shared_store(fl, base, k, u32c(0));
         }
@@ -540,7 +542,7 @@ impl Round<'_> {
             shared_store(fl, s.red_true(), k, u32c(0));
             t
         });
-        let all = fl.cmp(CmpOp::Eq, Ty::U32, parked, live);
+        let all = fl.cmp(CmpOp::Eq, Ty::U32, parked_lanes, lanes);
         let below = fl.bin(BinaryOp::Sub, Ty::U32, ids, u32c(1));
         let rest = fl.bin(BinaryOp::And, Ty::U32, ids, below);
         let at_most_one = fl.cmp(CmpOp::Eq, Ty::U32, rest, u32c(0));
@@ -553,16 +555,19 @@ impl Round<'_> {
             let r = fl.bin(BinaryOp::Or, Ty::U32, Operand::Var(self.arrived), low);
             fl.assign(self.arrived, Expr::Use(r));
             fl.assign(self.progress, Expr::Use(Operand::Const(Const::Bool(true))));
-            let syncers = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.syncers()) });
-            let syncing = fl.bin(BinaryOp::And, Ty::U32, syncers, low);
+            let sync = fl.bin(BinaryOp::And, Ty::U32, info, u32c(1 << 16));
+            let sync = fl.cmp(CmpOp::Ne, Ty::U32, sync, u32c(0));
+            let syncing = fl.select(Ty::U32, sync, low, u32c(0));
             let waiters = shared_load(fl, s.waiters(), id);
             let waiters = fl.bin(BinaryOp::Or, Ty::U32, waiters, syncing);
             shared_store(fl, s.waiters(), id, waiters);
-            let count = shared_load(fl, s.count(), id);
-            let count = fl.bin(BinaryOp::Add, Ty::U32, count, u32c(1));
-            shared_store(fl, s.count(), id, count);
+            let arrivals = shared_load(fl, s.count(), id);
+            let arrivals = fl.bin(BinaryOp::Or, Ty::U32, arrivals, low);
+            shared_store(fl, s.count(), id, arrivals);
+            let count = fl.value(Ty::U32, Expr::Unary { op: UnaryOp::Popcount, ty: Ty::U32, arg: arrivals });
             if let Some(trues) = trues {
                 // `bar.red`: the warp's participants (its non-exited threads) and true predicates.
+                let parked = fl.value(Ty::U32, Expr::Unary { op: UnaryOp::Popcount, ty: Ty::U32, arg: parked_lanes });
                 for (base, add) in [(s.red_sum(), trues), (s.red_parts(), parked)] {
                     let v = shared_load(fl, base, id);
                     let v = fl.bin(BinaryOp::Add, Ty::U32, v, add);
@@ -573,22 +578,35 @@ impl Round<'_> {
             let b = bit(fl, id);
             let pending = fl.bin(BinaryOp::Or, Ty::U32, pending, b);
             fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.pending()), value: pending });
+            let warp_expect = fl.bin(BinaryOp::ShrU, Ty::U32, info, u32c(24));
             let expect = shared_load(fl, s.expect(), id);
+            let expect = fl.bin(BinaryOp::MaxU, Ty::U32, expect, warp_expect);
+            shared_store(fl, s.expect(), id, expect);
             let full = fl.cmp(CmpOp::GeU, Ty::U32, expect, u32c(ALL_WARPS));
-            let expect = fl.select(Ty::U32, full, self.nlive, expect);
-            let done = fl.cmp(CmpOp::GeU, Ty::U32, count, expect);
+            let enough = fl.cmp(CmpOp::GeU, Ty::U32, count, expect);
+            let every = self.every_live_warp(fl, arrivals);
+            let done = fl.select(Ty::Bool, full, every, enough);
             let _ = when(fl, done, |fl| self.complete(fl, id));
         });
+    }
+
+    /// Whether every warp with a non-exited thread is in `arrivals` (what completes the
+    /// forms that wait for the whole CTA: a warp that arrived (`bar.arrive` with the CTA's
+    /// count) and exited since still counts, and the others must all be there).
+    fn every_live_warp(&self, fl: &mut FnLower, arrivals: Operand) -> Operand {
+        let missing = fl.un(UnaryOp::Not, Ty::U32, arrivals);
+        let missing = fl.bin(BinaryOp::And, Ty::U32, self.live_warps, missing);
+        fl.cmp(CmpOp::Eq, Ty::U32, missing, u32c(0))
     }
 
     /// Pending barrier `id`: a full-CTA one whose arrivals reached the warps left (some
     /// exited since) completes.
     fn after_exits(&self, fl: &mut FnLower, id: Operand) {
         let s = self.s;
-        let count = shared_load(fl, s.count(), id);
+        let arrivals = shared_load(fl, s.count(), id);
         let expect = shared_load(fl, s.expect(), id);
         let full = fl.cmp(CmpOp::GeU, Ty::U32, expect, u32c(ALL_WARPS));
-        let enough = fl.cmp(CmpOp::GeU, Ty::U32, count, self.nlive);
+        let enough = self.every_live_warp(fl, arrivals);
         let ready = fl.bin(BinaryOp::And, Ty::Bool, full, enough);
         let _ = when(fl, ready, |fl| self.complete(fl, id));
     }
@@ -797,17 +815,20 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
     }
     let parked = fl.cmp(CmpOp::Eq, Ty::U32, Operand::Var(st), u32c(PARKED));
     when(fl, parked, |fl| {
-        shared_atomic(fl, AtomicOp::Add, s.parked(), warp, u32c(1));
-        shared_atomic(fl, AtomicOp::Or, s.parked_warps(), u32c(0), warp_bit);
+        shared_atomic(fl, AtomicOp::Or, s.parked(), warp, lane_bit);
+        if s.w > UNROLLED_WARPS {
+            shared_atomic(fl, AtomicOp::Or, s.parked_warps(), u32c(0), warp_bit);
+        }
         let b = bit(fl, Operand::Var(pv.id));
+        let sync = fl.select(Ty::U32, Operand::Var(pv.arrive), u32c(0), u32c(1 << 16));
+        let b = fl.bin(BinaryOp::Or, Ty::U32, b, sync);
+        let e = fl.bin(BinaryOp::Shl, Ty::U32, Operand::Var(pv.expect), u32c(24));
+        let b = fl.bin(BinaryOp::Or, Ty::U32, b, e);
         shared_atomic(fl, AtomicOp::Or, s.ids(), warp, b);
-        shared_atomic(fl, AtomicOp::MaxU, s.expect(), Operand::Var(pv.id), Operand::Var(pv.expect));
         if s.red {
             let t = fl.cmp(CmpOp::Ne, Ty::U32, Operand::Var(pv.pred), u32c(0));
             let _ = when(fl, t, |fl| shared_atomic(fl, AtomicOp::Add, s.red_true(), warp, u32c(1)));
         }
-        let sync = fl.un(UnaryOp::Not, Ty::Bool, Operand::Var(pv.arrive));
-        let _ = when(fl, sync, |fl| shared_atomic(fl, AtomicOp::Or, s.syncers(), u32c(0), warp_bit));
     })?;
     fl.push(Stmt::Barrier);
     let barrier_node = fl.cur;
@@ -823,19 +844,18 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
     fl.assign(progress, Expr::Use(Operand::Const(Const::Bool(false))));
     let live_warps = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.live_warps()) });
     let nlive = fl.value(Ty::U32, Expr::Unary { op: UnaryOp::Popcount, ty: Ty::U32, arg: live_warps });
-    let round = Round { s: &s, nlive, arrived, released, progress };
-    let parked_warps = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.parked_warps()) });
+    let round = Round { s: &s, live_warps, arrived, released, progress };
     if s.w <= UNROLLED_WARPS {
         // Straight-line: lavapipe's loop limiter counts every iteration of thread 0's loops.
         for k in 0..s.w {
-            let parked = has_bit(fl, parked_warps, u32c(k));
+            let lanes = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.parked() + k) });
+            let parked = fl.cmp(CmpOp::Ne, Ty::U32, lanes, u32c(0));
             when(fl, parked, |fl| round.warp(fl, u32c(k), u32c(1 << k)))?;
         }
     } else {
+        let parked_warps = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.parked_warps()) });
         bit_loop(fl, parked_warps, "sched.parked warps", |fl, k, low| round.warp(fl, k, low));
-    }
-    for word in [s.syncers(), s.parked_warps()] {
-        fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(word), value: u32c(0) });
+        fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(s.parked_warps()), value: u32c(0) });
     }
     // Only when warps exited since the last round: full-CTA barriers they complete.
     let previous = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(s.previous_live()) });
