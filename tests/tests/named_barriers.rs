@@ -548,3 +548,45 @@ fn collectives_meet_across_instructions_of_one_kind_and_a_collective_never_compl
         assert_eq!(run.read_u32(out, block), want, "{backend}: after the fault");
     }
 }
+
+/// A count naming the whole CTA (`bar.sync 1, 128` beside `bar.arrive 1, 128`, §9.7.13.1: the
+/// barrier completes once all 4 warps arrived) after the arriving warps exited: warps 0-1
+/// write shared words, `bar.arrive` and exit at once; warp 2 gets to `bar.sync 1, 128` one
+/// round later (after `bar.sync 3, 32`), warp 3 two rounds later (after two `bar.sync 2, 32`),
+/// having written its words (`seed`-dependent, so an earlier launch's values do not pass). Warp
+/// 2 must wait for warp 3 (counting the live warps against all arrivals released it early,
+/// before warp 3's words were written): out[t] = warp 2: (t + 32) * 5 + seed + (t - 64) * 7 + 1,
+/// warp 3: (t - 96) * 7 + 1, warps 0-1: 1.
+#[test]
+fn a_cta_wide_count_waits_for_every_live_warp_after_arriving_warps_exit() {
+    let Some(gpu) = gpu() else { return };
+    let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry late(.param .u64 pout, .param .u32 pseed) {\n\
+        .reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n.shared .align 4 .b32 sh[128];\n\
+        ld.param.u64 %rd1, [pout];\nld.param.u32 %r9, [pseed];\n\
+        mov.u32 %r1, %tid.x;\nshr.u32 %r2, %r1, 5;\nmov.u32 %r3, sh;\nshl.b32 %r4, %r1, 2;\nadd.u32 %r5, %r3, %r4;\n\
+        setp.ge.u32 %p1, %r2, 2;\n@%p1 bra $LATE;\n\
+        mad.lo.u32 %r6, %r1, 7, 1;\nst.shared.u32 [%r5], %r6;\nbar.arrive 1, 128;\nmov.u32 %r7, 1;\nbra.uni $STORE;\n\
+        $LATE:\nsetp.eq.u32 %p2, %r2, 3;\n@%p2 bra $W3;\n\
+        bar.sync 3, 32;\nbar.sync 1, 128;\nld.shared.u32 %r7, [%r5+128];\nld.shared.u32 %r8, [%r5+-256];\nadd.u32 %r7, %r7, %r8;\nbra.uni $STORE;\n\
+        $W3:\nbar.sync 2, 32;\nbar.sync 2, 32;\nmad.lo.u32 %r6, %r1, 5, %r9;\nst.shared.u32 [%r5], %r6;\n\
+        bar.sync 1, 128;\nld.shared.u32 %r7, [%r5+-384];\n\
+        $STORE:\nmul.wide.u32 %rd2, %r1, 4;\nadd.u64 %rd3, %rd1, %rd2;\nst.global.u32 [%rd3], %r7;\nret;\n}\n";
+    let block = 128u32;
+    let program = program("late.ptx", text, [block, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let out = run.zeros(block as usize * 4);
+        for seed in [11u32, 0x1234_5677] {
+            let want: Vec<u32> = (0..block)
+                .map(|t| match t / 32 {
+                    0 | 1 => 1,
+                    2 => ((t + 32) * 5 + seed).wrapping_add((t - 64) * 7 + 1),
+                    _ => (t - 96) * 7 + 1,
+                })
+                .collect();
+            run.launch(&program, "late", [1, 1, 1], &[&out.to_le_bytes(), &seed.to_le_bytes()], backend);
+            assert_eq!(run.read_u32(out, block as usize), want, "{backend}, seed {seed}");
+        }
+    }
+}
