@@ -262,7 +262,8 @@ impl FnLower {
             .collect::<Vec<_>>()
             .join(".");
         if per_site {
-            kind = format!("{kind}@{}", inst.span.start);
+            // This point's own key (each inlined copy of the instruction too).
+            kind = format!("{kind}#{}", self.sched.points.len());
         }
         let key = match self.sched.keys.iter().position(|k| *k == kind) {
             Some(i) => i as u32 + 1,
