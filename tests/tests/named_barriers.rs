@@ -273,7 +273,7 @@ fn long_pipeline(gpu: &std::sync::Arc<ptxcross::runtime::Gpu>, iters: usize) {
 /// the count an immediate naming the whole CTA (today's lowering: workgroup barriers) or held
 /// in a register (the scheduler, which also checks the count at run time). Results checked
 /// against the CPU; launch times (after a warm-up launch each), interleaved, medians of 7
-/// (`COST_ITERS` sets the iterations, default 100):
+/// (`COST_ITERS` sets the iterations, default 100; `COST_BLOCK` the CTA's threads, default 128):
 ///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test named_barriers scheduler_cost -- --ignored --nocapture
 /// lavapipe, 2026-11-27, load 5-8 on 2 cores, 64 CTAs of 128: 100 iterations 5.6 vs 675 ms
 /// (SPIR-V), 9.8 vs 742 ms (WGSL); 10 iterations 0.8 vs 51-59 ms; 1 iteration 0.3 vs 5.4 ms:
@@ -283,12 +283,14 @@ fn long_pipeline(gpu: &std::sync::Arc<ptxcross::runtime::Gpu>, iters: usize) {
 fn scheduler_cost() {
     let Some(gpu) = gpu() else { return };
     let iters: u32 = std::env::var("COST_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
-    let (block, grid) = (128usize, 64usize);
+    let block: usize = std::env::var("COST_BLOCK").ok().and_then(|v| v.parse().ok()).unwrap_or(128);
+    assert!(block % 32 == 0 && (32..=1024).contains(&block), "COST_BLOCK: whole warps, at most 1024");
+    let grid = 64usize;
     let ptx = |count: &str| {
         format!(
             ".version 8.0\n.target sm_80\n.address_size 64\n\
              .visible .entry cost(.param .u64 pout, .param .u32 pcount, .param .u32 piters) {{\n\
-             .reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;\n.shared .align 4 .b32 sh[128];\n\
+             .reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;\n.shared .align 4 .b32 sh[{block}];\n\
              ld.param.u64 %rd1, [pout];\nld.param.u32 %r9, [pcount];\nld.param.u32 %r10, [piters];\n\
              mov.u32 %r1, %tid.x;\nshl.b32 %r2, %r1, 2;\nmov.u32 %r3, sh;\nadd.u32 %r4, %r3, %r2;\n\
              mov.u32 %r5, %r1;\nmov.u32 %r6, 0;\nxor.b32 %r7, %r1, 1;\nshl.b32 %r7, %r7, 2;\nadd.u32 %r7, %r3, %r7;\n\
@@ -306,7 +308,7 @@ fn scheduler_cost() {
     }
     want.copy_from_slice(&v);
     let want: Vec<u32> = (0..grid).flat_map(|_| want.iter().copied()).collect();
-    let programs = [("workgroup barriers", program("cost.ptx", &ptx("128"), [block as u32, 1, 1])), ("scheduler", program("cost.ptx", &ptx("%r9"), [block as u32, 1, 1]))];
+    let programs = [("workgroup barriers", program("cost.ptx", &ptx(&block.to_string()), [block as u32, 1, 1])), ("scheduler", program("cost.ptx", &ptx("%r9"), [block as u32, 1, 1]))];
     for backend in Backend::ALL {
         let mut run = Run::new(&gpu);
         let out = run.zeros(block * grid * 4);
