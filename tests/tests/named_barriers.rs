@@ -284,7 +284,7 @@ fn scheduler_cost() {
     let Some(gpu) = gpu() else { return };
     let iters: u32 = std::env::var("COST_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
     let block: usize = std::env::var("COST_BLOCK").ok().and_then(|v| v.parse().ok()).unwrap_or(128);
-    assert!(block % 32 == 0 && (32..=1024).contains(&block), "COST_BLOCK: whole warps, at most 1024");
+    assert!(block.is_multiple_of(32) && (32..=1024).contains(&block), "COST_BLOCK: whole warps, at most 1024");
     let grid = 64usize;
     let ptx = |count: &str| {
         format!(
