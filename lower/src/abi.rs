@@ -176,8 +176,10 @@ pub const FAULT_BARRIER_COUNT: u32 = 1 << 11;
 pub const FAULT_BARRIER_ID: u32 = 1 << 12;
 /// The CTA barrier scheduler (`scheduler`: kernels with `bar.arrive` or barriers for part of
 /// the CTA) found every thread left in the CTA waiting at a barrier that can no longer
-/// complete (its thread count is never reached: undefined in PTX, a hang on NVIDIA). The
-/// launch ends instead; each waiting thread names its barrier as the fault site.
+/// complete (its thread count is never reached) or at a warp collective that some non-exited
+/// lane of its membermask never joins with the same qualifiers and membermask (undefined in
+/// PTX, a hang on NVIDIA). The launch ends instead; each waiting thread names its barrier or
+/// collective as the fault site.
 pub const FAULT_BARRIER_DEADLOCK: u32 = 1 << 13;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
@@ -255,7 +257,8 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
         (
             FAULT_BARRIER_DEADLOCK,
             "every thread left in the CTA waited at a barrier whose thread count could no longer be \
-             reached (undefined in PTX, a hang on NVIDIA): the launch was ended",
+             reached, or at a warp collective that some lane of its membermask never joined (undefined in PTX, \
+             a hang on NVIDIA): the launch was ended",
         ),
     ];
     names.iter().filter(|(b, _)| bits & b != 0).map(|&(_, n)| n).collect()

@@ -63,7 +63,7 @@ enum Lowered {
 /// The body lowered today's way, and again in scheduler mode where a barrier needs it:
 /// `bar.arrive` or an immediate count naming fewer warps than the CTA (then a refusal of the
 /// scheduler's lowering is the kernel's), or a count held in a register (then the kernel keeps
-/// today's lowering where the scheduler's is refused, e.g. for its warp collectives).
+/// today's lowering where the scheduler's is refused, and where it has warp collectives).
 fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, GlobalPlace)], functions: &call::Functions, options: &LowerOptions) -> LResult<Lowered> {
     let plain = lower_body_in(module, f, globals, functions, options, false)?;
     let hard = plain.0.needs_scheduler.is_some();
@@ -71,6 +71,12 @@ fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, Globa
         return Ok(Lowered::Plain(Box::new(plain)));
     }
     let scheduled = lower_body_in(module, f, globals, functions, options, true).and_then(|mut body| {
+        if let (false, Some(p)) = (hard, body.0.sched.points.iter().find(|p| p.collective)) {
+            // Only register counts asked for the scheduler: a kernel with warp collectives
+            // keeps today's lowering (much faster; a count naming fewer warps than the CTA
+            // faults there at run time), as before collectives ran in scheduler kernels.
+            return Err(crate::function::unsupported("warp collectives with only register thread counts", p.span));
+        }
         crate::scheduler::build(&mut body.0)?;
         Ok(body)
     });
@@ -103,7 +109,9 @@ fn lower_body_in(
     fl.no_float64 = options.split_int64;
     fl.flushed_f32 = options.flushed_f32;
     fl.legacy = crate::inst::legacy::Legacy::of(module);
-    fl.native_warps = options.native_warps;
+    // A scheduler kernel's collectives are points of its scheduler (their lanes run in
+    // different rounds, so a subgroup operation would not see them together): emulated.
+    fl.native_warps = options.native_warps && !scheduler;
     fl.scheduler = scheduler;
 
     // Parameters.

@@ -97,6 +97,17 @@ fn arrive_and_partial_cta_barriers_lower_through_the_scheduler() {
         "bar.arrive 1, 32;\n    bar.red.and.pred %p2, 2, 64, !%p1;\n    selp.u32 %r2, 1, 0, %p2;",
         "bar.red.or.pred %p2, %r1, 32, %p1;\n    selp.u32 %r2, 1, 0, %p2;",
         "$L_loop:\n    bar.sync 1, 32;\n    membar.cta;\n    add.u32 %r1, %r1, 1;\n    setp.lt.u32 %p2, %r1, 9;\n    @%p2 bra $L_loop;",
+        // Warp collectives there are points of the scheduler too (predicated ones included),
+        // `bar.warp.sync` with any membermask.
+        "bar.arrive 1, 32;\n    shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;",
+        "bar.sync 1, 32;\n    @%p1 shfl.sync.down.b32 %r2|%p2, %r1, 1, 31, %r1;\n    @!%p1 vote.sync.ballot.b32 %r2, %p1, -1;",
+        "bar.sync 1, 32;\n    vote.sync.all.pred %p2, %p1, -1;\n    vote.sync.any.pred %p2, %p1, 0xffff;\n    vote.sync.uni.pred %p2, %p1, -1;",
+        "bar.sync 1, 32;\n    activemask.b32 %r2;\n    elect.sync %r2|%p2, -1;",
+        "bar.sync 1, 32;\n    match.any.sync.b32 %r2, %r1, -1;\n    match.all.sync.b32 %r2|%p2, %r1, -1;",
+        "bar.sync 1, 32;\n    redux.sync.add.u32 %r2, %r1, -1;\n    redux.sync.min.s32 %r2, %r1, -1;\n    redux.sync.xor.b32 %r2, %r1, %r1;",
+        "bar.sync 1, 32;\n    bar.warp.sync %r1;\n    bar.warp.sync 0xffff;",
+        // With only a register count, a kernel with collectives keeps the full-CTA lowering.
+        "bar.sync 1, %r1;\n    shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;",
     ] {
         lowered(inst).unwrap_or_else(|e| panic!("{inst}: {e}"));
     }
@@ -107,13 +118,6 @@ fn barrier_forms_without_a_sound_translation_are_refused_where_they_are() {
     for (inst, why, col) in [
         ("    @%p1 bar.sync 0;", "a predicated barrier", 5),
         ("    @%p1 bar.arrive 0, 32;", "a predicated barrier", 5),
-        // The scheduler's threads run apart: collectives emulated through workgroup barriers
-        // cannot run beside it.
-        ("    bar.arrive 1, 32;\n    shfl.sync.idx.b32 %r2, %r1, 0, 31, -1;", "a warp collective in a kernel", 5),
-        ("    bar.sync 1, 32;\n    vote.sync.ballot.b32 %r2, %p1, -1;", "a warp collective in a kernel", 5),
-        // `bar.warp.sync` beside them is the warp's own barrier: the full membermask only.
-        ("    bar.sync 1, 32;\n    bar.warp.sync %r1;", "membermask other than an immediate 0xffffffff", 19),
-        ("    bar.sync 1, 32;\n    bar.warp.sync 0xffff;", "membermask other than an immediate 0xffffffff", 19),
     ] {
         let e = lowered(inst).expect_err(inst);
         let line = 11 + inst.lines().count();

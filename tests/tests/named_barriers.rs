@@ -203,7 +203,7 @@ fn the_same_hand_off_with_full_cta_barriers_reads_too_early() {
         let original = ptx(file);
         assert!(original.find("bar.sync 1, 128;") < original.find("bar.arrive 1, 128;"), "{file}: the consumers' barrier comes first");
         let text = original.replace("bar.arrive 1, 128;", "bar.sync 1;").replace("bar.sync 1, 128;", "bar.sync 1;").replace("bar.sync 3, 64;", "bar.sync 3;");
-        assert!(!text.contains("bar.arrive 1"), "{file}");
+        assert!(!text.contains("bar.arrive 1, 128"), "{file}");
         let program = program_of(file, &text, [block as u32, 1, 1], "handoff");
         for backend in Backend::ALL {
             let mut run = Run::new(&gpu);
@@ -273,7 +273,7 @@ fn long_pipeline(gpu: &std::sync::Arc<ptxcross::runtime::Gpu>, iters: usize) {
 /// the count an immediate naming the whole CTA (today's lowering: workgroup barriers) or held
 /// in a register (the scheduler, which also checks the count at run time). Results checked
 /// against the CPU; launch times (after a warm-up launch each), interleaved, medians of 7
-/// (`COST_ITERS` sets the iterations, default 100):
+/// (`COST_ITERS` sets the iterations, default 100; `COST_BLOCK` the CTA's threads, default 128):
 ///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test named_barriers scheduler_cost -- --ignored --nocapture
 /// lavapipe, 2026-11-27, load 5-8 on 2 cores, 64 CTAs of 128: 100 iterations 5.6 vs 675 ms
 /// (SPIR-V), 9.8 vs 742 ms (WGSL); 10 iterations 0.8 vs 51-59 ms; 1 iteration 0.3 vs 5.4 ms:
@@ -283,12 +283,14 @@ fn long_pipeline(gpu: &std::sync::Arc<ptxcross::runtime::Gpu>, iters: usize) {
 fn scheduler_cost() {
     let Some(gpu) = gpu() else { return };
     let iters: u32 = std::env::var("COST_ITERS").ok().and_then(|v| v.parse().ok()).unwrap_or(100);
-    let (block, grid) = (128usize, 64usize);
+    let block: usize = std::env::var("COST_BLOCK").ok().and_then(|v| v.parse().ok()).unwrap_or(128);
+    assert!(block.is_multiple_of(32) && (32..=1024).contains(&block), "COST_BLOCK: whole warps, at most 1024");
+    let grid = 64usize;
     let ptx = |count: &str| {
         format!(
             ".version 8.0\n.target sm_80\n.address_size 64\n\
              .visible .entry cost(.param .u64 pout, .param .u32 pcount, .param .u32 piters) {{\n\
-             .reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;\n.shared .align 4 .b32 sh[128];\n\
+             .reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .pred %p<2>;\n.shared .align 4 .b32 sh[{block}];\n\
              ld.param.u64 %rd1, [pout];\nld.param.u32 %r9, [pcount];\nld.param.u32 %r10, [piters];\n\
              mov.u32 %r1, %tid.x;\nshl.b32 %r2, %r1, 2;\nmov.u32 %r3, sh;\nadd.u32 %r4, %r3, %r2;\n\
              mov.u32 %r5, %r1;\nmov.u32 %r6, 0;\nxor.b32 %r7, %r1, 1;\nshl.b32 %r7, %r7, 2;\nadd.u32 %r7, %r3, %r7;\n\
@@ -306,7 +308,7 @@ fn scheduler_cost() {
     }
     want.copy_from_slice(&v);
     let want: Vec<u32> = (0..grid).flat_map(|_| want.iter().copied()).collect();
-    let programs = [("workgroup barriers", program("cost.ptx", &ptx("128"), [block as u32, 1, 1])), ("scheduler", program("cost.ptx", &ptx("%r9"), [block as u32, 1, 1]))];
+    let programs = [("workgroup barriers", program("cost.ptx", &ptx(&block.to_string()), [block as u32, 1, 1])), ("scheduler", program("cost.ptx", &ptx("%r9"), [block as u32, 1, 1]))];
     for backend in Backend::ALL {
         let mut run = Run::new(&gpu);
         let out = run.zeros(block * grid * 4);
@@ -373,6 +375,220 @@ fn barrier_reductions_over_parts_of_the_cta() {
                 run.launch(&program, "reds", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &count.to_le_bytes(), &out.to_le_bytes()], backend);
                 assert_eq!(run.read_u32(out, total), want, "{file}, block {block}, {backend}");
             }
+        }
+    }
+}
+
+/// `wspec`'s results by its definition (tests/simt/src/named_barriers.cu): warp 0 produces
+/// buf and reduces its own inputs; the other warps reduce their inputs over the whole warp,
+/// then their lanes exit where in % 7 == 3, the others
+/// read buf after `bar.sync 1, count` and reduce over their warp's live lanes.
+fn wspec_results(input: &[u32], block: usize, grid: usize) -> Vec<u32> {
+    let mut want = vec![0u32; block * grid];
+    for c in 0..grid {
+        let at = |t: usize| input[c * block + t];
+        let buf: Vec<u32> = (0..block).map(|i| at(i).wrapping_mul(3).wrapping_add(1)).collect();
+        let total0 = (0..32).fold(0u32, |a, t| a.wrapping_add(at(t)));
+        for t in 0..32 {
+            want[c * block + t] = total0.wrapping_add(at(t ^ 5));
+        }
+        for w in 1..block.div_ceil(32) {
+            let lanes = (block - 32 * w).min(32);
+            let live: Vec<bool> = (0..lanes).map(|l| at(32 * w + l) % 7 != 3).collect();
+            assert!(live.iter().any(|&b| b), "CTA {c} warp {w}: some lane must stay (else the whole-CTA count is moot)");
+            let m = (0..lanes).filter(|&l| live[l]).fold(0u32, |m, l| m | 1 << l);
+            let v: Vec<u32> = (0..lanes).map(|l| buf[(5 * (32 * w + l) + 3) % block]).collect();
+            let mut s = v.clone();
+            for d in [16, 8, 4, 2, 1] {
+                // Every live lane reads the value before this step (a shuffle); a source lane
+                // that is not live is not added.
+                s = (0..lanes).map(|l| if l + d < 32 && m >> (l + d) & 1 != 0 { s[l].wrapping_add(s[l + d]) } else { s[l] }).collect();
+            }
+            let ballot = (0..lanes).filter(|&l| live[l] && v[l] & 1 != 0).fold(0u32, |b, l| b | 1 << l);
+            let sum = (0..lanes).filter(|&l| live[l]).fold(0u32, |a, l| a.wrapping_add(v[l]));
+            let pre = (0..lanes).fold(0u32, |a, l| a.wrapping_add(at(32 * w + l)));
+            for l in 0..lanes {
+                let t = 32 * w + l;
+                want[c * block + t] = if live[l] { s[l] ^ ballot ^ (sum << 3) ^ pre.wrapping_mul(7) } else { pre.wrapping_add(t as u32) };
+            }
+        }
+    }
+    want
+}
+
+/// Warp specialisation with warp collectives (`wspec`): warp 0 fills a shared buffer and
+/// `bar.arrive`s, then reduces its inputs with `redux.sync` and `shfl.sync.bfly`; the other
+/// warps (the consumers, first in program order) sum their inputs with `redux.sync`, lose the
+/// lanes whose input is 3 mod 7 to an early exit (their values stay in the collectives'
+/// scratch), `bar.sync` on the same id (a count in a register), and reduce what they read
+/// with a `__shfl_down_sync` tree over the live lanes' ballot, `__ballot_sync` and
+/// `__reduce_add_sync`. Blocks 100 and 48 (partial last warps), two CTAs; every collective is
+/// a point of the CTA barrier scheduler. Also built with native warp collectives asked for
+/// (`LowerOptions::native_warps`): a scheduler kernel's collectives stay emulated.
+#[test]
+fn warp_specialised_consumers_reduce_with_warp_collectives() {
+    let Some(gpu) = gpu() else { return };
+    let grid = 2usize;
+    for block in [100usize, 48] {
+        let total = block * grid;
+        let input = words(0x5eed_c011 ^ block as u32, total);
+        let want = wspec_results(&input, block, grid);
+        assert!((32..total).any(|g| g % block >= 32 && input[g] % 7 == 3), "some lanes exit");
+        for file in FILES {
+            let mut programs = vec![("", program_of(file, &ptx(file), [block as u32, 1, 1], "wspec"))];
+            if block == 100 {
+                let only = ptx(file);
+                programs.push((" (native warps asked for)", native_program(file, &only, [block as u32, 1, 1])));
+            }
+            for (how, program) in &programs {
+                for backend in Backend::ALL {
+                    let mut run = Run::new(&gpu);
+                    let (inp, out) = (run.buffer(&u32s(&input)), run.zeros(total * 4));
+                    run.launch(program, "wspec", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+                    assert_eq!(run.read_u32(out, total), want, "{file}{how}, block {block}, {backend}");
+                }
+            }
+        }
+    }
+}
+
+/// `split`'s results by its definition (tests/simt/src/named_barriers.cu).
+fn split_results(input: &[u32], block: usize, grid: usize) -> Vec<u32> {
+    let mut want = vec![0u32; block * grid];
+    for c in 0..grid {
+        let at = |t: usize| input[c * block + t];
+        let low: Vec<u32> = (0..16).map(|l| at(l).wrapping_add(at(l + 32).wrapping_mul(9).wrapping_add(1))).collect();
+        let x: Vec<u32> = (0..32).map(|l| if l < 16 { low[l].wrapping_mul(3).wrapping_add(low[l ^ 1]) } else { at(l) ^ 0x1234 }).collect();
+        let b = (0..32).filter(|&l| x[l] & 1 != 0).fold(0u32, |b, l| b | 1 << l);
+        let s = x.iter().fold(0u32, |a, &v| a.wrapping_add(v));
+        for l in 0..32 {
+            want[c * block + l] = s ^ b ^ x[(7 * l) & 31].wrapping_mul(5);
+        }
+        let lanes = block - 32;
+        let active = if lanes == 32 { !0 } else { (1u32 << lanes) - 1 };
+        for t in 32..block {
+            want[c * block + t] = active ^ at(t).wrapping_add(2);
+        }
+    }
+    want
+}
+
+/// A warp collective whose lanes get there in different scheduler rounds (`split`): lanes
+/// 0-15 of warp 0 wait at `barrier.sync 1, 64` for warp 1 (held back by a `__syncwarp()`),
+/// then exchange among themselves (`shfl.sync` with membermask 0xffff), while lanes 16-31
+/// `barrier.arrive` and wait at the whole warp's `vote.sync.ballot` rounds earlier; then
+/// `redux.sync` and `shfl.sync.idx` over the warp; warp 1 reads `activemask` (its live lanes:
+/// 16 in a block of 48). Blocks 64 and 48, two CTAs.
+#[test]
+fn a_collective_whose_lanes_arrive_in_different_rounds() {
+    let Some(gpu) = gpu() else { return };
+    let grid = 2usize;
+    for block in [64usize, 48] {
+        let total = block * grid;
+        let input = words(0x0dd5_1de5 ^ block as u32, total);
+        let want = split_results(&input, block, grid);
+        for file in FILES {
+            let program = program_of(file, &ptx(file), [block as u32, 1, 1], "split");
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let (inp, out) = (run.buffer(&u32s(&input)), run.zeros(total * 4));
+                run.launch(&program, "split", [grid as u32, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+                assert_eq!(run.read_u32(out, total), want, "{file}, block {block}, {backend}");
+            }
+        }
+    }
+}
+
+/// Hand-written: in a scheduler kernel (warp 0 `bar.arrive 1, 64`, warp 1 `bar.sync 1, 64`),
+/// warp 0's halves run two different `shfl.sync.bfly.b32 d, a, 16, 31, -1` instructions: the
+/// same qualifiers and membermask, so they meet (§9.7.10.6: each thread waits "until all
+/// non-exited threads corresponding to membermask have executed shfl.sync with the same
+/// qualifiers and same membermask value") and lane l reads lane l ^ 16's value. With `mode` 1
+/// lanes 16-31 run `shfl.sync.idx` instead: the two halves wait for each other forever
+/// (undefined; a hang on NVIDIA): the launch ends with `abi::FAULT_BARRIER_DEADLOCK` at one of
+/// the waiting instructions, and the same program runs right afterwards.
+#[test]
+fn collectives_meet_across_instructions_of_one_kind_and_a_collective_never_completed_faults() {
+    let Some(gpu) = gpu() else { return };
+    let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry coll(.param .u64 pout, .param .u32 pmode) {\n\
+        .reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n\
+        ld.param.u64 %rd1, [pout];\nld.param.u32 %r9, [pmode];\n\
+        mov.u32 %r1, %tid.x;\nand.b32 %r2, %r1, 31;\nmad.lo.u32 %r3, %r1, 3, 7;\n\
+        setp.ge.u32 %p1, %r1, 32;\n@%p1 bra $WARP1;\n\
+        setp.lt.u32 %p2, %r2, 16;\n@%p2 bra $LOW;\n\
+        setp.ne.u32 %p3, %r9, 0;\n@%p3 bra $OTHER;\n\
+        shfl.sync.bfly.b32 %r4, %r3, 16, 31, -1;\nbra.uni $JOIN;\n\
+        $OTHER:\nshfl.sync.idx.b32 %r4, %r3, 0, 31, -1;\nbra.uni $JOIN;\n\
+        $LOW:\nshfl.sync.bfly.b32 %r4, %r3, 16, 31, -1;\n\
+        $JOIN:\nbar.arrive 1, 64;\nbra.uni $STORE;\n\
+        $WARP1:\nbar.sync 1, 64;\nmov.u32 %r4, 5;\n\
+        $STORE:\nmul.wide.u32 %rd2, %r1, 4;\nadd.u64 %rd3, %rd1, %rd2;\nst.global.u32 [%rd3], %r4;\nret;\n}\n";
+    let line_of = |needle: &str| text.lines().position(|l| l.starts_with(needle)).unwrap_or_else(|| panic!("{needle}")) + 1;
+    let (idx_line, bfly_lines) = (line_of("shfl.sync.idx"), [line_of("shfl.sync.bfly"), line_of("$LOW:") + 1]);
+    let block = 64usize;
+    let want: Vec<u32> = (0..block as u32).map(|t| if t < 32 { (t ^ 16) * 3 + 7 } else { 5 }).collect();
+    let program = program("coll.ptx", text, [block as u32, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let out = run.zeros(block * 4);
+        let launch = |run: &mut Run, mode: u32| run.ctx.launch(&program, "coll", [1, 1, 1], &[&out.to_le_bytes(), &mode.to_le_bytes()], backend);
+        launch(&mut run, 0).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert_eq!(run.read_u32(out, block), want, "{backend}");
+        let e = launch(&mut run, 1).expect_err("a collective that never completes must fault");
+        let ptxcross::Error::KernelFault { bits, site, .. } = &e else { panic!("{backend}: not a kernel fault: {e}") };
+        assert_eq!(*bits, abi::FAULT_BARRIER_DEADLOCK, "{backend}: {e}");
+        let sites = [
+            format!("coll.ptx:{idx_line}:1 (`shfl.sync.idx"),
+            format!("coll.ptx:{}:1 (`shfl.sync.bfly", bfly_lines[1]),
+            format!("coll.ptx:{}:1 (`bar.sync`)", line_of("bar.sync 1, 64;")),
+        ];
+        assert!(site.as_ref().is_some_and(|s| sites.iter().any(|w| s.starts_with(w.as_str()))), "{backend}: site {site:?}, want one of {sites:?}");
+        assert!(e.to_string().contains("never joined"), "{backend}: {e}");
+        run.ctx.write(out, &vec![0u8; block * 4]).expect("write");
+        launch(&mut run, 0).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert_eq!(run.read_u32(out, block), want, "{backend}: after the fault");
+    }
+}
+
+/// A count naming the whole CTA (`bar.sync 1, 128` beside `bar.arrive 1, 128`, §9.7.13.1: the
+/// barrier completes once all 4 warps arrived) after the arriving warps exited: warps 0-1
+/// write shared words, `bar.arrive` and exit at once; warp 2 gets to `bar.sync 1, 128` one
+/// round later (after `bar.sync 3, 32`), warp 3 two rounds later (after two `bar.sync 2, 32`),
+/// having written its words (`seed`-dependent, so an earlier launch's values do not pass). Warp
+/// 2 must wait for warp 3 (counting the live warps against all arrivals released it early,
+/// before warp 3's words were written): out[t] = warp 2: (t + 32) * 5 + seed + (t - 64) * 7 + 1,
+/// warp 3: (t - 96) * 7 + 1, warps 0-1: 1.
+#[test]
+fn a_cta_wide_count_waits_for_every_live_warp_after_arriving_warps_exit() {
+    let Some(gpu) = gpu() else { return };
+    let text = ".version 8.0\n.target sm_80\n.address_size 64\n\
+        .visible .entry late(.param .u64 pout, .param .u32 pseed) {\n\
+        .reg .b32 %r<20>;\n.reg .b64 %rd<4>;\n.reg .pred %p<4>;\n.shared .align 4 .b32 sh[128];\n\
+        ld.param.u64 %rd1, [pout];\nld.param.u32 %r9, [pseed];\n\
+        mov.u32 %r1, %tid.x;\nshr.u32 %r2, %r1, 5;\nmov.u32 %r3, sh;\nshl.b32 %r4, %r1, 2;\nadd.u32 %r5, %r3, %r4;\n\
+        setp.ge.u32 %p1, %r2, 2;\n@%p1 bra $LATE;\n\
+        mad.lo.u32 %r6, %r1, 7, 1;\nst.shared.u32 [%r5], %r6;\nbar.arrive 1, 128;\nmov.u32 %r7, 1;\nbra.uni $STORE;\n\
+        $LATE:\nsetp.eq.u32 %p2, %r2, 3;\n@%p2 bra $W3;\n\
+        bar.sync 3, 32;\nbar.sync 1, 128;\nld.shared.u32 %r7, [%r5+128];\nld.shared.u32 %r8, [%r5+-256];\nadd.u32 %r7, %r7, %r8;\nbra.uni $STORE;\n\
+        $W3:\nbar.sync 2, 32;\nbar.sync 2, 32;\nmad.lo.u32 %r6, %r1, 5, %r9;\nst.shared.u32 [%r5], %r6;\n\
+        bar.sync 1, 128;\nld.shared.u32 %r7, [%r5+-384];\n\
+        $STORE:\nmul.wide.u32 %rd2, %r1, 4;\nadd.u64 %rd3, %rd1, %rd2;\nst.global.u32 [%rd3], %r7;\nret;\n}\n";
+    let block = 128u32;
+    let program = program("late.ptx", text, [block, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let out = run.zeros(block as usize * 4);
+        for seed in [11u32, 0x1234_5677] {
+            let want: Vec<u32> = (0..block)
+                .map(|t| match t / 32 {
+                    0 | 1 => 1,
+                    2 => ((t + 32) * 5 + seed).wrapping_add((t - 64) * 7 + 1),
+                    _ => (t - 96) * 7 + 1,
+                })
+                .collect();
+            run.launch(&program, "late", [1, 1, 1], &[&out.to_le_bytes(), &seed.to_le_bytes()], backend);
+            assert_eq!(run.read_u32(out, block as usize), want, "{backend}, seed {seed}");
         }
     }
 }

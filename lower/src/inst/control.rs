@@ -333,6 +333,6 @@ impl FnLower {
         let node = self.cur;
         let cont = self.new_node();
         self.terminate(Terminator::Jump(cont), cont);
-        self.sched.points.push(crate::scheduler::Point { node, cont, span: inst.span });
+        self.sched.points.push(crate::scheduler::Point { node, cont, span: inst.span, collective: false });
     }
 }

@@ -125,6 +125,22 @@ impl FnLower {
             }
             _ => {}
         }
+        if self.scheduler && matches!(op, "shfl" | "vote" | "activemask" | "redux" | "match" | "elect") {
+            if let Some(g) = &inst.guard {
+                // A warp collective is a point of the CTA barrier scheduler, which ends its
+                // block: the guard becomes a branch around it.
+                let p = self.read(
+                    &ast::Operand { kind: ast::OperandKind::Symbol { name: g.pred.name.clone(), component: None }, span: g.span },
+                    ScalarType::Pred,
+                )?;
+                let (body, join) = (self.new_node(), self.new_node());
+                let (t, e) = if g.negated { (join, body) } else { (body, join) };
+                self.terminate(crate::cfg::Terminator::Branch { cond: p, then_target: t, else_target: e }, body);
+                self.plain(inst)?;
+                self.terminate(crate::cfg::Terminator::Jump(join), join);
+                return Ok(());
+            }
+        }
         match &inst.guard {
             None => self.plain(inst),
             Some(g) => {

@@ -13,6 +13,10 @@
 //! start cleared (a prologue zeroes them: lavapipe does not zero workgroup memory) and every
 //! thread that sets its flag clears it in the same collective.
 //!
+//! In a kernel with the CTA barrier scheduler (`scheduler`), whose threads run apart, every
+//! collective is instead a point of the scheduler (`FnLower::collective_point`): the same
+//! rules, from the words its lanes publish there.
+//!
 //! `membermask` selects lanes as the spec says; a lane outside it reads as not participating.
 //! Results the spec leaves undefined (a `shfl` source lane that is inactive) read whatever that
 //! lane's scratch word holds.
@@ -35,6 +39,7 @@
 use super::{operands, Mods};
 use crate::function::{unsupported, FnLower, LResult};
 use crate::ir::{BinaryOp, Block, CmpOp, Expr, Memory, Operand, Stmt, Ty, UnaryOp};
+use crate::scheduler::CollRead;
 use ptxcross_frontend::ast::{self, Instruction, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
@@ -246,7 +251,7 @@ impl FnLower {
         let c = self.read(c, ScalarType::B32)?;
         let member = self.read(mask, ScalarType::B32)?;
         let u = FnLower::u32c;
-        let view = if self.native_warps {
+        let view = if self.native_warps || self.scheduler {
             let t = self.linear_tid();
             let lane = self.bin(BinaryOp::And, Ty::U32, t, u(31));
             WarpView { lane, values: Vec::new(), flags: Vec::new(), member }
@@ -284,7 +289,9 @@ impl FnLower {
         };
         let j = self.select(Ty::U32, pval, j, lane);
         // d = value of lane j of this warp (j is in 0..32 here).
-        let r = if self.native_warps {
+        let r = if self.scheduler {
+            self.collective_point(m.inst, CollRead::Lane, a, Operand::Const(crate::ir::Const::Bool(false)), member, j, false).result
+        } else if self.native_warps {
             self.native_shuffle(a, j, m.inst.span)
         } else {
             let wbase = view.values[0];
@@ -316,7 +323,10 @@ impl FnLower {
         let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
         let p = self.pred_operand(a)?;
         let member = self.read(mask, ScalarType::B32)?;
-        let (active, ballot) = if self.native_warps {
+        let (active, ballot) = if self.scheduler {
+            let c = self.collective_point(m.inst, CollRead::Nothing, FnLower::u32c(0), p, member, FnLower::u32c(0), false);
+            (c.active, c.ballot)
+        } else if self.native_warps {
             let active = self.native_participants(member, m.inst.span);
             let b = self.native_ballot(p, m.inst.span);
             (active, self.bin(BinaryOp::And, Ty::U32, b, member))
@@ -357,6 +367,13 @@ impl FnLower {
     pub(super) fn activemask(&mut self, m: &Mods) -> LResult<()> {
         m.only(&[])?;
         let [d] = operands(m.inst, 1)? else { unreachable!() };
+        if self.scheduler {
+            // Does not wait (§9.7.12.x `activemask`): the lanes of the warp that get to it in
+            // the same scheduler round.
+            let no = Operand::Const(crate::ir::Const::Bool(false));
+            let c = self.collective_point(m.inst, CollRead::Nothing, FnLower::u32c(0), no, FnLower::u32c(!0), FnLower::u32c(0), true);
+            return self.write(d, ScalarType::B32, c.active);
+        }
         if self.native_warps {
             let active = self.native_participants(FnLower::u32c(!0), m.inst.span);
             return self.write(d, ScalarType::B32, active);
@@ -401,13 +418,18 @@ impl FnLower {
         let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
         let a = self.read(a, t)?;
         let member = self.read(mask, ScalarType::B32)?;
-        let acc = self.redux_words(bop, identity, a, member, m.inst.span);
+        let acc = self.redux_words(m.inst, bop, identity, a, member);
         self.write(d, t, acc)
     }
 
     /// The reduction of `redux.sync` over the participating lanes' words `a` (`bop` on u32,
     /// `identity` for lanes that do not take part), emulated or native.
-    fn redux_words(&mut self, bop: BinaryOp, identity: u32, a: Operand, member: Operand, span: ast::Span) -> Operand {
+    fn redux_words(&mut self, inst: &Instruction, bop: BinaryOp, identity: u32, a: Operand, member: Operand) -> Operand {
+        let span = inst.span;
+        if self.scheduler {
+            let no = Operand::Const(crate::ir::Const::Bool(false));
+            return self.collective_point(inst, CollRead::Fold(bop, identity), a, no, member, FnLower::u32c(0), false).result;
+        }
         let mut acc = FnLower::u32c(identity);
         if self.native_warps {
             let active = self.native_participants(member, span);
@@ -462,7 +484,7 @@ impl FnLower {
         let bits = self.convert(crate::ir::ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
         let (key, sentinel) = self.redux_f32_key(bits, max, m.has("abs"), m.has("NaN"));
         let (bop, identity) = if max { (BinaryOp::MaxU, 0) } else { (BinaryOp::MinU, u32::MAX) };
-        let acc = self.redux_words(bop, identity, key, member, m.inst.span);
+        let acc = self.redux_words(m.inst, bop, identity, key, member);
         // Back from the key: the sentinel means NaN (all inputs NaN, or with .NaN any).
         let u = FnLower::u32c;
         let nan = self.cmp(CmpOp::Eq, Ty::U32, acc, u(sentinel));
@@ -504,6 +526,11 @@ impl FnLower {
         let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
         let a = self.read(a, ScalarType::B32)?;
         let member = self.read(mask, ScalarType::B32)?;
+        if self.scheduler {
+            let no = Operand::Const(crate::ir::Const::Bool(false));
+            let c = self.collective_point(m.inst, CollRead::Equal, a, no, member, FnLower::u32c(0), false);
+            return self.match_result(d, all, c.active, c.result);
+        }
         let native = self.native_warps;
         let (active, values) = if native {
             let active = self.native_participants(member, m.inst.span);
@@ -523,6 +550,12 @@ impl FnLower {
         if !native {
             self.warp_finish(m.inst.span);
         }
+        self.match_result(d, all, active, same)
+    }
+
+    /// `match`'s results from the participating lanes and those whose value equals the
+    /// thread's (`same`, within `active`).
+    fn match_result(&mut self, d: &ast::Operand, all: bool, active: Operand, same: Operand) -> LResult<()> {
         let (r, p) = if all {
             let every = self.cmp(CmpOp::Eq, Ty::U32, same, active);
             (self.select(Ty::U32, every, active, FnLower::u32c(0)), every)
@@ -543,7 +576,12 @@ impl FnLower {
         m.only(&["sync"])?;
         let [d, mask] = operands(m.inst, 2)? else { unreachable!() };
         let member = self.read(mask, ScalarType::B32)?;
-        let (active, lane) = if self.native_warps {
+        let (active, lane) = if self.scheduler {
+            let no = Operand::Const(crate::ir::Const::Bool(false));
+            let c = self.collective_point(m.inst, CollRead::Nothing, FnLower::u32c(0), no, member, FnLower::u32c(0), false);
+            let t = self.linear_tid();
+            (c.active, self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(31)))
+        } else if self.native_warps {
             let active = self.native_participants(member, m.inst.span);
             let t = self.linear_tid();
             (active, self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(31)))
@@ -576,23 +614,14 @@ impl FnLower {
         let m = Mods { inst };
         m.only(&["warp", "sync"])?;
         let [mask] = operands(inst, 1)? else { unreachable!() };
+        let member = self.read(mask, ScalarType::B32)?;
         if self.scheduler {
-            // With the CTA barrier scheduler: a barrier of the warp's own (`scheduler::
-            // WARP_BARRIER`) that waits for every non-exited thread of the warp, so only the
-            // full membermask (what `__syncwarp()` passes) has that meaning.
-            let full = matches!(&mask.kind, ast::OperandKind::Expr(e)
-                if matches!(crate::consts::eval(e), Ok(crate::consts::ConstValue::Int(v)) if v as u32 == u32::MAX));
-            if !full {
-                return Err(crate::function::unsupported(
-                    "`bar.warp.sync` with a membermask other than an immediate 0xffffffff in a kernel with the CTA barrier scheduler \
-                     (it has `bar.arrive` or a barrier for part of the CTA)",
-                    mask.span,
-                ));
-            }
-            self.park(inst, FnLower::u32c(crate::scheduler::WARP_BARRIER), FnLower::u32c(1), false);
+            // With the CTA barrier scheduler: a warp collective that waits for the non-exited
+            // lanes of `membermask` (§9.7.13.2) and exchanges nothing.
+            let no = Operand::Const(crate::ir::Const::Bool(false));
+            self.collective_point(inst, CollRead::Nothing, FnLower::u32c(0), no, member, FnLower::u32c(0), false);
             return Ok(());
         }
-        self.read(mask, ScalarType::B32)?;
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, inst.span));
         Ok(())

@@ -59,3 +59,4 @@ static __device__ __forceinline__ double __longlong_as_double(unsigned long long
 static __device__ __forceinline__ long long __double_as_longlong(double v) { return __nvvm_bitcast_d2ll(v); }
 static __device__ __forceinline__ unsigned atomicInc(unsigned *p, unsigned v) { return __nvvm_atom_inc_gen_ui(p, v); }
 static __device__ __forceinline__ void __threadfence() { __nvvm_membar_gl(); }
+static __device__ __forceinline__ void __syncwarp(unsigned m = 0xffffffff) { __nvvm_bar_warp_sync(m); }

@@ -138,3 +138,82 @@ extern "C" __global__ void reds(const unsigned *in, unsigned count, unsigned *ou
     }
     out[gid] = r;
 }
+
+// Warp specialisation with warp collectives (issue 10): warp 0 produces, the other warps
+// (blocks of 100 or 48: a partial last warp) consume and reduce with warp collectives. The
+// consumers' branch comes first in program order. Consumers first take pre =
+// __reduce_add_sync(0xffffffff, in[gid]) over their warp; lanes whose input is 3 mod 7 then
+// exit (out[gid] = pre + t). The others wait at `bar.sync 1, count` (count: the CTA's
+// warps, in a register) for the producer's `bar.arrive 1, count`, read v = buf[(5t + 3) % n],
+// take m = __ballot_sync(0xffffffff, 1) (the warp's live lanes), reduce v with a tree of
+// __shfl_down_sync(m, s, d) for d = 16, 8, 4, 2, 1 (a lane adds y when lane + d < 32 is in m),
+// and out[gid] = s ^ __ballot_sync(m, v & 1) ^ (__reduce_add_sync(m, v) << 3) ^ (pre * 7).
+// Warp 0 fills buf[i] = in[base + i] * 3 + 1 for i = t, t + 32, ... < n, arrives, then
+// out[gid] = __reduce_add_sync(0xffffffff, in[gid]) + __shfl_xor_sync(0xffffffff, in[gid], 5).
+extern "C" __global__ void wspec(const unsigned *in, unsigned *out) {
+    __shared__ unsigned buf[128];
+    unsigned t = threadIdx.x;
+    unsigned n = blockDim.x;
+    unsigned gid = blockIdx.x * n + t;
+    unsigned lane = t & 31;
+    unsigned count = (n + 31) / 32 * 32;
+    unsigned x = in[gid];
+    if (t >= 32) {
+        unsigned pre = __reduce_add_sync(0xffffffff, x);
+        if (x % 7 == 3) {
+            out[gid] = pre + t;
+            return;
+        }
+        asm volatile("bar.sync 1, %0;" ::"r"(count) : "memory");
+        unsigned v = buf[(5 * t + 3) % n];
+        unsigned m = __ballot_sync(0xffffffff, 1);
+        unsigned s = v;
+        for (unsigned d = 16; d > 0; d /= 2) {
+            unsigned y = __shfl_down_sync(m, s, d);
+            if (lane + d < 32 && (m >> (lane + d)) & 1) s += y;
+        }
+        out[gid] = s ^ __ballot_sync(m, v & 1) ^ ((unsigned)__reduce_add_sync(m, v) << 3) ^ (pre * 7);
+    } else {
+        for (unsigned i = t; i < n; i += 32) buf[i] = in[blockIdx.x * n + i] * 3 + 1;
+        asm volatile("bar.arrive 1, %0;" ::"r"(count) : "memory");
+        out[gid] = (unsigned)__reduce_add_sync(0xffffffff, x) + __shfl_xor_sync(0xffffffff, x, 5);
+    }
+}
+
+// A collective whose lanes get there in different scheduler rounds (blocks of 64 or 48).
+// Warp 0 splits: lanes 0-15 wait at `barrier.sync 1, 64` for warp 1 (the non-.aligned form:
+// each thread waits for its warp's other lanes to arrive, §9.7.13.1), while lanes 16-31 only
+// `barrier.arrive 1, 64` and go on to the whole warp's collectives, where they wait; once
+// released, lanes 0-15 add buf[lane + 32] and exchange among themselves with
+// __shfl_xor_sync(0x0000ffff, x, 1) (one more round) before joining them; lanes 16-31 take
+// x ^ 0x1234. Then, for the whole warp: b = __ballot_sync(0xffffffff, x & 1),
+// s = __reduce_add_sync(0xffffffff, x), y = __shfl_sync(0xffffffff, x, (7 lane) & 31),
+// out[gid] = s ^ b ^ (y * 5).
+// Warp 1 (16 lanes in a block of 48) first waits at __syncwarp() (a round), then writes
+// buf[t] = in[gid] * 9 + 1, `bar.arrive 1, 64`, and out[gid] = __activemask() ^ (in[gid] + 2).
+extern "C" __global__ void split(const unsigned *in, unsigned *out) {
+    __shared__ unsigned buf[64];
+    unsigned t = threadIdx.x;
+    unsigned gid = blockIdx.x * blockDim.x + t;
+    unsigned lane = t & 31;
+    unsigned x = in[gid];
+    if (t < 32) {
+        if (lane < 16) {
+            asm volatile("barrier.sync 1, 64;" ::: "memory");
+            x += buf[lane + 32];
+            x = x * 3 + __shfl_xor_sync(0x0000ffff, x, 1);
+        } else {
+            asm volatile("barrier.arrive 1, 64;" ::: "memory");
+            x ^= 0x1234;
+        }
+        unsigned b = __ballot_sync(0xffffffff, x & 1);
+        unsigned s = __reduce_add_sync(0xffffffff, x);
+        unsigned y = __shfl_sync(0xffffffff, x, (7 * lane) & 31);
+        out[gid] = s ^ b ^ (y * 5);
+    } else {
+        __syncwarp();
+        buf[t] = x * 9 + 1;
+        asm volatile("bar.arrive 1, 64;" ::: "memory");
+        out[gid] = __activemask() ^ (x + 2);
+    }
+}
