@@ -36,7 +36,8 @@ if part specs; then
     echo "=== ptxcross verify tests/heldout/cases (NVIDIA Vulkan)"
     timeout 120 "$B/ptxcross" verify tests/heldout/cases 2>&1 | grep -v -E " pass +[0-9.]+ ms$" | tail -25
     echo "=== the same specs through the CUDA driver, judged by their own expectations"
-    timeout 120 python3 tests/nvidia/run_specs.py tests/heldout/cases tests/corpus/specs tests/differential/regressions tests/differential/open --out "$OUT/specs.tsv" 2>&1 | tail -40
+    timeout 120 python3 tests/nvidia/run_specs.py tests/heldout/cases tests/corpus/specs tests/differential/regressions tests/differential/open tests/nvidia/probes --out "$OUT/specs.tsv" 2>&1 | tail -40
+    echo "=== probes on Vulkan"; "$B/ptxcross" verify tests/nvidia/probes 2>&1 | grep -E "pass|FAIL|ERROR|refused|passed" | head
     for s in tests/differential/open/*.json; do echo "open case on Vulkan: $s: $("$B/ptxcross" run --spec "$s" 2>&1 | grep -c -i -E "differ|mismatch|FAIL") differing lines"; done
 fi
 if part sweeps; then
