@@ -599,7 +599,9 @@ pub fn print(program: &Program, flat: &[Flat], name: &str) -> String {
     let hx = flat.iter().any(|f| matches!(f, Flat::Op { ins: Ins::H(_), .. }));
     let carry = flat.iter().any(|f| matches!(f, Flat::Op { ins: Ins::H(h), .. } if h.uses_carry()));
     let target = if hx { "sm_90" } else { target };
-    let version = if b128 || hx { "8.3" } else if xints { "7.6" } else { "7.0" };
+    // Float programs convert bf16 (`cvt.f32.bf16` needs PTX 7.1; the CUDA driver refuses it
+    // under 7.0, while ptxcross accepts it).
+    let version = if b128 || hx { "8.3" } else if xints { "7.6" } else if floats { "7.1" } else { "7.0" };
     let _ = writeln!(w, ".version {version}\n.target {target}\n.address_size 64\n");
     let _ = writeln!(w, ".visible .entry {name}(.param .u64 out, .param .u64 scratch, .param .u64 inp)\n{{");
     let _ = writeln!(w, "    .reg .b32 %r<{NR}>;\n    .reg .b64 %rd<{ND}>;\n    .reg .pred %p<{NP}>;\n    .reg .pred %q;");
