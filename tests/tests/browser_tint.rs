@@ -48,9 +48,10 @@ fn browser() -> Result<(PathBuf, PathBuf), String> {
 /// it is checked as a module only, unless PTXCROSS_TINT_ALL=1 asks for its pipelines too.
 /// Until 2026-11-27 eight more files were module-only here (`match.*`, `vote_groups`,
 /// `warp_misc`, `sort.sm80`, `named_barriers.*`, `bar_count`): SwiftShader lost Chromium's GPU
-/// process after minutes building some of them. The cause was the WGSL fault helpers'
-/// short-circuit `&&` (a branch per call in Tint's output; see `ptxcross_wgsl`'s `defer_fn`);
-/// with `&` each of them builds in 5-25 s on a loaded 2-core machine.
+/// process after minutes building some of them. For `bar_count` (and warp.clang once the SIMT
+/// predication shared one `if` per run) the cause was the WGSL fault helpers' short-circuit
+/// `&&` (a branch per call in Tint's output; see `ptxcross_wgsl`'s `defer_fn`); with `&` each
+/// of the eight builds in 5-25 s on a loaded 2-core machine.
 const HEAVY: [&str; 1] = ["cub.sm80"];
 
 fn ptx_files() -> Vec<PathBuf> {
