@@ -667,7 +667,8 @@ impl ModuleCx {
                 };
                 // `abi::DISCARD_INDEX` (heap, shared): a store lower has faulted already.
                 let bad = if matches!(m.kind, "heap" | "shared") || m.kind.starts_with("segment") {
-                    format!("!ok && i != {:#x}u", abi::DISCARD_INDEX)
+                    // `&`: no short-circuit branch per store (see `defer_fn`).
+                    format!("!ok & (i != {:#x}u)", abi::DISCARD_INDEX)
                 } else {
                     "!ok".to_string()
                 };
@@ -717,7 +718,13 @@ impl ModuleCx {
         self.helper(&name, || {
             let mut s = format!("fn {name}(bad: bool, bits: u32) {{\n");
             if site {
-                let _ = writeln!(s, "    {p}bad_site = select({p}bad_site, {p}site, bad && {p}bad == 0u);");
+                // `&`, not `&&`: WGSL's `&&` short-circuits, and Tint (browsers) turns each
+                // into a branch and a phi. A long run of these calls in one block (the warp
+                // emulation's 32 lane reads under one predication `if`) made Chromium's
+                // SwiftShader lose its device building the pipeline (minutes, then "Instance
+                // dropped"); `&` on bools is a plain logical and (the WGSL spec's "Logical
+                // Expressions"), built in seconds.
+                let _ = writeln!(s, "    {p}bad_site = select({p}bad_site, {p}site, bad & ({p}bad == 0u));");
             }
             let _ = write!(s, "    {p}bad = {p}bad | select(0u, bits, bad);\n}}\n");
             s

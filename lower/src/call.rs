@@ -24,7 +24,7 @@
 
 use crate::abi;
 use crate::cfg::{BasicBlock, NodeId, Terminator};
-use crate::function::{unresolved_function, unsupported, FnLower, LResult, Symbol};
+use crate::function::{unresolved_function, unsupported, FnLower, LResult, Scope, Symbol};
 use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Expr, Memory, Operand, Stmt, Ty, VarId};
 use crate::kernel::{collect_decls, collect_labels, lower_statements};
 use crate::layout::{align_up, element_count, var_size_align};
@@ -500,7 +500,7 @@ struct StackSite {
 pub struct Calls<'a> {
     funcs: &'a Functions<'a>,
     /// Names visible in every function: globals, module `.shared` variables, functions.
-    module_scope: HashMap<String, Symbol>,
+    module_scope: Scope,
     inlined: usize,
     budget: usize,
     stack: Option<StackRegs>,
@@ -519,7 +519,7 @@ pub struct Calls<'a> {
 
 /// The lowering context a callee body swaps in and the caller gets back.
 struct Context {
-    scopes: Vec<HashMap<String, Symbol>>,
+    scopes: Vec<Scope>,
     labels: HashMap<String, NodeId>,
     ret_target: Option<NodeId>,
     frame_base: Option<VarId>,
@@ -528,9 +528,9 @@ struct Context {
 }
 
 impl Context {
-    fn swap(fl: &mut FnLower, module_scope: &HashMap<String, Symbol>, ret_target: NodeId) -> Context {
+    fn swap(fl: &mut FnLower, module_scope: &Scope, ret_target: NodeId) -> Context {
         Context {
-            scopes: std::mem::replace(&mut fl.scopes, vec![module_scope.clone(), HashMap::new()]),
+            scopes: std::mem::replace(&mut fl.scopes, vec![module_scope.clone(), Scope::default()]),
             labels: std::mem::take(&mut fl.labels),
             ret_target: fl.ret_target.replace(ret_target),
             frame_base: fl.frame_base,
@@ -822,7 +822,7 @@ fn inline_call(fl: &mut FnLower, calls: &mut Calls, parts: &CallParts, id: usize
     let offsets = layout_body(fl, callee)?;
     let body = callee.body.as_deref().unwrap_or(&[]);
     collect_labels(body, fl);
-    fl.scopes.push(HashMap::new());
+    fl.scopes.push(Scope::default());
     calls.inlined += calls.funcs.size[id];
     calls.inline_stack.push(id);
     lower_statements(body, fl, &offsets, calls)?;
@@ -991,7 +991,7 @@ impl Calls<'_> {
         let offsets = layout_body(fl, callee)?;
         let body = callee.body.as_deref().unwrap_or(&[]);
         collect_labels(body, fl);
-        fl.scopes.push(HashMap::new());
+        fl.scopes.push(Scope::default());
         let outer = self.current.replace(id);
         self.inlined += self.funcs.size[id];
         lower_statements(body, fl, &offsets, self)?;

@@ -1,7 +1,7 @@
 //! One kernel: lay out its memories, lower its body into a CFG, check barriers, structurize.
 
 use crate::abi;
-use crate::function::{unsupported, FnLower, LResult, Symbol};
+use crate::function::{unsupported, FnLower, LResult, Scope, Symbol};
 use crate::ir::{self, Ty};
 use crate::layout::{self, align_up, GlobalPlace};
 use crate::ptx_types::value_ty;
@@ -230,7 +230,7 @@ fn lower_body_in(
     let formals = functions.defs.iter().flat_map(|d| d.returns.iter().chain(&d.params)).map(|p| p.name.name.as_str());
     crate::inst::collect_read_regs(&bodies, formals, &mut fl.read_regs);
 
-    fl.scopes.push(HashMap::new());
+    fl.scopes.push(Scope::default());
     lower_statements(body, &mut fl, &offsets, &mut calls)?;
     fl.local_bytes = calls.finish(&mut fl)?;
     if fl.local_bytes > 64 * 1024 {
@@ -479,7 +479,7 @@ pub(crate) fn lower_statements(
             Statement::Instruction(i) if i.opcode.name == "call" => fl.with_fault_site(i, |fl| call::lower_call(i, fl, calls))?,
             Statement::Instruction(i) => fl.with_fault_site(i, |fl| fl.instruction(i))?,
             Statement::Block(inner, _) => {
-                fl.scopes.push(HashMap::new());
+                fl.scopes.push(Scope::default());
                 let r = lower_statements(inner, fl, offsets, calls);
                 fl.scopes.pop();
                 r?

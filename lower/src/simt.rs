@@ -283,7 +283,14 @@ impl<'a> Tx<'a> {
             }
             if !structural {
                 let converted = self.n_stmts(std::slice::from_ref(s), 0, cx.lp);
-                let pure = matches!(s, Stmt::Assign { expr, .. } if is_pure(expr));
+                // A pure assignment runs under `pmask` so that returned threads keep computing
+                // values that may decide uniform control flow. A variable already known to be
+                // divergent never decides it (a divergent condition gets the predicated
+                // treatment), so its assignments take `mask` like their neighbours: one `if`
+                // for a run of statements instead of alternating `if pmask` / `if mask`, whose
+                // values then cross the `if`s as variables (CUB's radix sorts: a third of
+                // their statements). Returned threads then skip it; no effect of theirs reads it.
+                let pure = matches!(s, Stmt::Assign { dst, expr } if is_pure(expr) && !self.is_div(Operand::Var(*dst)));
                 let guard = if pure { pmask } else { mask };
                 if guard == TRUE {
                     out.extend(converted);

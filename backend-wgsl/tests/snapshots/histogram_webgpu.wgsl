@@ -98,7 +98,7 @@ fn px_shared_load(i: u32) -> u32 {
 
 fn px_shared_store(i: u32, v: u32) {
     let ok = i < 16u;
-    px_defer(!ok && i != 0xffffffffu, 2u);
+    px_defer(!ok & (i != 0xffffffffu), 2u);
     let j = select(0u, i, ok);
     atomicStore(&px_shared[j], v);
 }

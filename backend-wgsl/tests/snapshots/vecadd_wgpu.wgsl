@@ -29,7 +29,7 @@ fn px_heap_load(i: u32) -> u32 {
 
 fn px_heap_store(i: u32, v: u32) {
     let ok = i >= 64u && i < arrayLength(&px_heap);
-    px_defer(!ok && i != 0xffffffffu, 1u);
+    px_defer(!ok & (i != 0xffffffffu), 1u);
     let j = select(2u, i, ok);
     px_heap[j] = v;
 }
