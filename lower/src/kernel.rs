@@ -101,6 +101,7 @@ fn lower_body_in(
     let mut fl = FnLower::new(module.address_size.unwrap_or(32), block);
     fl.native_fma = options.native_fma;
     fl.no_float64 = options.split_int64;
+    fl.outline = !options.no_outline && !options.split_int64;
     fl.flushed_f32 = options.flushed_f32;
     fl.legacy = crate::inst::legacy::Legacy::of(module);
     fl.native_warps = options.native_warps;
@@ -256,6 +257,7 @@ fn finish_kernel(
     let subnormals = fl.subnormals;
     let native_warps = fl.used_native_warps;
     let scheduled = fl.scheduler;
+    let functions = std::mem::take(&mut fl.functions);
     let (cfg, mut vars, barriers) = fl.into_cfg();
     let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
     let mut body = structurize::structurize(cfg, &mut vars)
@@ -299,6 +301,7 @@ fn finish_kernel(
         params,
         param_bytes,
         features: ir::Features::default(),
+        functions,
     };
     grid::resolve_grid_builtins(&mut kernel);
     // After `grid`: the scratch slot uses the raw (per-dispatch) workgroup id.
@@ -339,9 +342,11 @@ fn finish_kernel(
     crate::cleanup::simplify(&mut kernel);
     // After it: the constants it propagated are where the drivers see them.
     crate::misread_constants::hide_misread_constants(&mut kernel);
+    crate::outline::for_each_function(&mut kernel, crate::misread_constants::hide_misread_constants);
     if options.simulate_flushed_f32 {
         // Last: every f32 operation the other passes emitted acts as on a flushing device.
         crate::flush_sim::simulate_flushed_f32(&mut kernel);
+        crate::outline::for_each_function(&mut kernel, crate::flush_sim::simulate_flushed_f32);
     }
     kernel.features = features::compute(&kernel);
     kernel.features.f32_subnormals = subnormals.f32;

@@ -25,6 +25,7 @@ impl KernelBuilder {
             shared_words: 0,
             local_words: 0,
             features: Features::default(),
+            functions: Vec::new(),
         }
     }
     pub fn var(&mut self, ty: Ty) -> VarId {
@@ -53,6 +54,7 @@ impl KernelBuilder {
             params: Vec::new(),
             param_bytes: 0,
             features: self.features,
+            functions: Vec::new(),
         }
     }
 }
