@@ -25,7 +25,6 @@ impl KernelBuilder {
             shared_words: 0,
             local_words: 0,
             features: Features::default(),
-            functions: Vec::new(),
         }
     }
     pub fn var(&mut self, ty: Ty) -> VarId {
