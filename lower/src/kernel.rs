@@ -338,8 +338,11 @@ fn finish_kernel(
     }
     // Last: no pass after it adds heap accesses or barriers.
     crate::barriers::narrow_barriers(&mut kernel);
+    // A function called once goes back inline (before `cleanup`, which folds its copies).
+    crate::outline::inline_single_calls(&mut kernel);
     // After every pass that adds code: copies, identities and dead temporaries go.
     crate::cleanup::simplify(&mut kernel);
+    crate::outline::drop_uncalled(&mut kernel);
     // After it: the constants it propagated are where the drivers see them.
     crate::misread_constants::hide_misread_constants(&mut kernel);
     crate::outline::for_each_function(&mut kernel, crate::misread_constants::hide_misread_constants);
