@@ -393,7 +393,10 @@ impl FnLower {
     /// and `misread_constants` see them where they are used, as in inlined code. `what` must
     /// name everything else `f` depends on (modes, flags of the instruction).
     pub fn outlined(&mut self, what: &str, args: &[Operand], arg_tys: &[Ty], ret: Ty, f: impl Fn(&mut Self, &[Operand]) -> Operand) -> Operand {
-        if !self.outline || self.capture.is_some() || args.iter().all(|a| matches!(a, Operand::Const(_))) {
+        // Without 64-bit integers (`split_int64`), a call's values must not need splitting.
+        let wide = |t: &Ty| matches!(t, Ty::U64 | Ty::F64);
+        let split = self.no_float64 && (arg_tys.iter().any(wide) || wide(&ret));
+        if !self.outline || self.capture.is_some() || split || args.iter().all(|a| matches!(a, Operand::Const(_))) {
             return f(self, args);
         }
         let mut key = what.to_string();
@@ -449,6 +452,7 @@ impl FnLower {
         let mut args: Vec<Operand> = args.iter().copied().filter(|a| matches!(a, Operand::Var(_))).collect();
         if zero {
             let z = self.opaque_zero_u64();
+            let z = self.convert(ConvertOp::Truncate, Ty::U64, Ty::U32, z);
             args.push(z);
         }
         let v = self.new_var(ret, "t");
@@ -775,13 +779,14 @@ impl FnLower {
     /// The header's zero word (`abi::PARAM_ZERO_WORD`) as a u64 no compiler can know, read once.
     fn opaque_zero_u64(&mut self) -> Operand {
         if let Some(zero) = self.capture {
-            // Inside a function: a parameter, the caller passes its own.
+            // Inside a function: a 32-bit parameter (never split), the caller passes its own
+            // zero's low word; the body widens it where first asked for.
             let v = match zero {
                 Some(v) => v,
-                None => self.new_var(Ty::U64, "opaque zero"),
+                None => self.new_var(Ty::U32, "opaque zero"),
             };
             self.capture = Some(Some(v));
-            return Operand::Var(v);
+            return self.value(Ty::U64, Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: Operand::Var(v) });
         }
         if let Some(v) = self.opaque_zero {
             return Operand::Var(v);

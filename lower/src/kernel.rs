@@ -101,7 +101,7 @@ fn lower_body_in(
     let mut fl = FnLower::new(module.address_size.unwrap_or(32), block);
     fl.native_fma = options.native_fma;
     fl.no_float64 = options.split_int64;
-    fl.outline = !options.no_outline && !options.split_int64;
+    fl.outline = !options.no_outline;
     fl.flushed_f32 = options.flushed_f32;
     fl.legacy = crate::inst::legacy::Legacy::of(module);
     fl.native_warps = options.native_warps;
@@ -335,6 +335,10 @@ fn finish_kernel(
         int64::split_int64(&mut kernel).map_err(|what| {
             unsupported(format!("{what}, on a target without 64-bit integers (kernel `{}`)", f.name.name), f.name.span)
         })?;
+        // Functions too (their parameters and results are never 64-bit there: `FnLower::outlined`).
+        let mut split = Ok(());
+        crate::outline::for_each_function(&mut kernel, |k| split = split.clone().and(int64::split_int64(k)));
+        split.map_err(|what| unsupported(format!("{what}, on a target without 64-bit integers (kernel `{}`)", f.name.name), f.name.span))?;
     }
     // Last: no pass after it adds heap accesses or barriers.
     crate::barriers::narrow_barriers(&mut kernel);

@@ -45,8 +45,7 @@ use ptxcross_frontend::{ast, Diagnostic, SourceFile};
 pub struct LowerOptions {
     /// Inline every long instruction expansion instead of emitting it once as a function of
     /// the kernel (`ir::Function`, `FnLower::outlined`) and calling it at each use: the code
-    /// as before issue 11's outlining, for comparisons. Kernels for targets without 64-bit
-    /// integers (`split_int64`) are always inlined.
+    /// as before issue 11's outlining, for comparisons.
     pub no_outline: bool,
     /// Only this kernel (`.entry` name); `None`: every kernel of the module.
     pub kernel: Option<String>,

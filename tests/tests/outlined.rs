@@ -112,6 +112,63 @@ fn check(name: &str, ptx: &str, model: fn(f32) -> f32) {
     }
 }
 
+/// The same kernels lowered for targets without 64-bit integers (`split_int64`, the WebGPU
+/// profile's lowering: the f64-free emulations), with their functions (whose 64-bit integer
+/// temporaries are split like the kernel's), run through both backends.
+fn check_split(name: &str, ptx: &str, model: fn(f32) -> f32) {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let (block, grid) = (64u32, 4u32);
+    let input = inputs((block * grid) as usize);
+    let in_words: Vec<u32> = input.iter().map(|f| f.to_bits()).collect();
+    let file = SourceFile::new(format!("{name}.ptx"), ptx);
+    let base = LowerOptions { block: Some([block, 1, 1]), kernel: Some("k".into()), split_int64: true, ..Default::default() };
+    let module = translate::frontend(&file, &base).expect("lower");
+    assert!(!module.kernels[0].functions.is_empty() && !module.kernels[0].features.int64, "{name}: no functions, or 64-bit integers left");
+    for backend in Backend::ALL {
+        let options = LowerOptions { flushed_f32: gpu.flushes_f32(backend), ..base.clone() };
+        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{name} on {backend}: {}", e.render()));
+        let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).expect("context");
+        let out = ctx.alloc(input.len() as u64 * 4).unwrap();
+        let inp = ctx.alloc(input.len() as u64 * 4).unwrap();
+        ctx.write(inp, &bytes(&in_words)).unwrap();
+        let args = [out.to_le_bytes(), inp.to_le_bytes()];
+        let arg_refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+        ctx.launch(&program, "k", [grid, 1, 1], &arg_refs, backend).unwrap_or_else(|e| panic!("{name} on {backend}: {e}"));
+        let got = words(&ctx.read(out, input.len() as u64 * 4).unwrap());
+        for (i, &x) in input.iter().enumerate() {
+            let want = model(x);
+            let ok = if want.is_nan() { f32::from_bits(got[i]).is_nan() } else { got[i] == want.to_bits() };
+            assert!(ok, "{name} (split) on {backend}: input {x:e} ({:#010x}): expected {want:e} ({:#010x}), got {:#010x}", x.to_bits(), want.to_bits(), got[i]);
+        }
+    }
+}
+
+/// Four `fma.rn.f32` (without 64-bit integers: the emulation on integers, `f32_fma_on_integers`).
+/// (Correctly rounded division and square root need f64 and are refused there.)
+fn fmas() -> String {
+    kernel(
+        " fma.rn.f32 %f2, %f1, %f1, %f1;\n fma.rn.f32 %f3, %f2, %f1, 0f3f000000;\n\
+         fma.rn.f32 %f4, %f3, %f3, %f2;\n fma.rn.f32 %f0, %f4, %f2, %f3;\n",
+    )
+}
+
+fn fmas_model(x: f32) -> f32 {
+    let f2 = x.mul_add(x, x);
+    let f3 = f2.mul_add(x, 0.5);
+    let f4 = f3.mul_add(f3, f2);
+    f4.mul_add(f2, f3)
+}
+
+#[test]
+fn without_64_bit_integers() {
+    check_split("fmas", &fmas(), fmas_model);
+}
+
+#[test]
+fn fmas_inlined_and_outlined() {
+    check("fmas", &fmas(), fmas_model);
+}
+
 #[test]
 fn twenty_four_rcp_approx() {
     check("rcp24", &rcp24(), rcp24_model);
