@@ -264,3 +264,27 @@ fn pipeline_time() {
         }
     }
 }
+
+/// WGSL statements of the `kernel_speed` kernels, inlined and outlined, in the default mode and
+/// in the exact mode for devices that flush f32 subnormals (`flushed_f32`, NVIDIA's WGSL path):
+///
+/// `cargo test -p ptxcross-tests --test outlined sizes -- --ignored --nocapture`
+#[test]
+#[ignore]
+fn sizes() {
+    for path in ["corpus/ptx/saxpy.sm80.ptx", "corpus/ptx/transpose.sm80.ptx", "corpus/ptx/reduce.sm80.ptx", "corpus/ptx/mandelbrot.sm80.ptx", "speed/ptx/matmul.sm80.ptx"] {
+        let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect("ptx");
+        let file = SourceFile::new(path.to_string(), &text);
+        let mut line = format!("{path:32}");
+        for flushed_f32 in [false, true] {
+            for no_outline in [true, false] {
+                let options = LowerOptions { flushed_f32, no_outline, ..Default::default() };
+                let module = translate::frontend(&file, &options).expect("lower");
+                let wgsl = translate::emit_wgsl(&module, ptxcross_wgsl::Profile::Wgpu).expect("wgsl");
+                let spirv = translate::emit_spirv(&module).expect("spirv");
+                line += &format!(" | {} stm {} words", wgsl_statements(&wgsl), spirv.len());
+            }
+        }
+        println!("{line}   (default: inlined, outlined | flushed_f32: inlined, outlined)");
+    }
+}
