@@ -24,7 +24,7 @@ use rustc_hash::FxHashMap as HashMap;
 
 use ptxcross_lower::abi;
 use ptxcross_lower::ir::{
-    AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Kernel, LocalPlacement, Memory, Module, Operand,
+    AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Function, Kernel, LocalPlacement, Memory, Module, Operand,
     Scope, Stmt, Ty, UnaryOp, VarId,
 };
 use rspirv::dr::{self, Builder, InsertPoint};
@@ -176,6 +176,8 @@ struct KernelState {
     /// Shared/local helpers of this kernel.
     helpers: HashMap<(Memory, Access), Word>,
     interface: BTreeSet<Word>,
+    /// Per function of the kernel (`Kernel::functions`): its `OpFunction` id.
+    func_ids: Vec<Word>,
 }
 
 pub(crate) struct Emitter {
@@ -221,6 +223,11 @@ pub(crate) struct Emitter {
     /// Heap/param helpers, shared by every kernel of the module.
     global_helpers: HashMap<(Memory, Access), Word>,
     pending: Vec<PendingHelper>,
+    /// Functions of the kernels (`ir::Function`), emitted once per module: by name, the
+    /// distinct bodies under it and their ids.
+    functions: HashMap<String, Vec<(Function, Word)>>,
+    /// Functions given an id but not emitted yet.
+    pending_functions: Vec<(Function, Word)>,
     /// Kernel being emitted.
     k: Option<KernelState>,
 }
@@ -367,6 +374,8 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         builtin_vars: HashMap::default(),
         global_helpers: HashMap::default(),
         pending: Vec::new(),
+        functions: HashMap::default(),
+        pending_functions: Vec::new(),
         k: None,
     };
     e.b.set_version(1, 3);
@@ -941,6 +950,18 @@ impl Emitter {
         let values = kernel.value_vars();
         let mut is_value = values.clone();
         keep_variables_across_groups(&kernel.body, &mut is_value);
+        // The kernel's functions: one id per distinct function of the module.
+        let mut func_ids = Vec::with_capacity(kernel.functions.len());
+        for f in &kernel.functions {
+            let known = self.functions.get(&f.name).and_then(|l| l.iter().find(|(g, _)| g == f)).map(|(_, id)| *id);
+            let id = known.unwrap_or_else(|| {
+                let id = self.b.id();
+                self.functions.entry(f.name.clone()).or_default().push((f.clone(), id));
+                self.pending_functions.push((f.clone(), id));
+                id
+            });
+            func_ids.push(id);
+        }
         self.k = Some(KernelState {
             name: kernel.name.clone(),
             vars: Vec::with_capacity(kernel.vars.len()),
@@ -957,6 +978,7 @@ impl Emitter {
             local_len: kernel.local_words,
             helpers: HashMap::default(),
             interface: BTreeSet::new(),
+            func_ids,
         });
 
         let void = self.t_void();
@@ -1003,7 +1025,7 @@ impl Emitter {
         // itself; Vulkan lets a driver flush by default, and NVIDIA's does (f32 subnormals read
         // as zero on an H200, driver 580). `DenormPreserve` asks for IEEE behaviour.
         for (ty, width) in [(Ty::F32, 32u32), (Ty::F64, 64)] {
-            if kernel.vars.iter().any(|v| v.ty == ty) {
+            if kernel.vars.iter().chain(kernel.functions.iter().flat_map(|f| &f.vars)).any(|v| v.ty == ty) {
                 self.b.execution_mode(fid, spirv::ExecutionMode::DenormPreserve, [width]);
                 // (`SignedZeroInfNanPreserve` is not declared: lavapipe ignored it for the folds
                 // `lower/src/misread_constants.rs` prevents, and naga's SPIR-V reader refuses it.)
@@ -1012,6 +1034,75 @@ impl Emitter {
         }
 
         // Helpers this kernel asked for (its own shared/local ones, and new heap/param ones).
+        let pending = std::mem::take(&mut self.pending);
+        for h in pending {
+            self.helper(h)?;
+        }
+        self.k = None;
+        for (f, id) in std::mem::take(&mut self.pending_functions) {
+            self.function(&f, id)?;
+        }
+        Ok(())
+    }
+
+    /// Emits `f` (an `ir::Function`) as `OpFunction` `id`: its parameters are values (ids),
+    /// its other variables as a kernel's.
+    fn function(&mut self, f: &Function, id: Word) -> Result2<()> {
+        let k = f.as_kernel(&f.name);
+        let values = k.value_vars();
+        let mut is_value = values.clone();
+        keep_variables_across_groups(&k.body, &mut is_value);
+        for p in &f.params {
+            is_value[p.index()] = true;
+        }
+        self.k = Some(KernelState {
+            name: f.name.clone(),
+            vars: Vec::with_capacity(k.vars.len()),
+            values: vec![None; k.vars.len()],
+            is_value,
+            direct_params: k.direct_param_loads(),
+            heap_direct: k.heap_index_memories_of(&values),
+            facts: k.index_facts_of(&values),
+            loops: Vec::new(),
+            shared_var: None,
+            shared_len: 0,
+            shared_dwords: false,
+            local_var: None,
+            local_len: 0,
+            helpers: HashMap::default(),
+            interface: BTreeSet::new(),
+            func_ids: Vec::new(),
+        });
+        let ret = self.ty(f.result_ty);
+        let ptys: Vec<Word> = f.params.iter().map(|p| k.vars[p.index()].ty).collect::<Vec<_>>().into_iter().map(|t| self.ty(t)).collect();
+        let fty = self.b.type_function(ret, ptys.clone());
+        self.b.begin_function(ret, Some(id), spirv::FunctionControl::NONE, fty).map_err(internal)?;
+        self.b.name(id, debug_name(&f.name));
+        for (p, t) in f.params.iter().zip(ptys) {
+            let pid = self.b.function_parameter(t).map_err(internal)?;
+            self.ks()?.values[p.index()] = Some(pid);
+        }
+        self.b.begin_block(None).map_err(internal)?;
+        for (i, info) in k.vars.iter().enumerate() {
+            if self.ks()?.is_value[i] {
+                self.ks()?.vars.push(0);
+                continue;
+            }
+            let t = self.ty(info.ty);
+            let p = self.ptr(StorageClass::Function, t);
+            let init = self.null(t);
+            let v = self.b.variable(p, None, StorageClass::Function, Some(init));
+            self.ks()?.vars.push(v);
+        }
+        if self.block(&k, &k.body)? {
+            return Err(invalid(format!("function {} leaves before giving its result", f.name)));
+        }
+        let (r, rty) = self.operand(&k, f.result)?;
+        if rty != f.result_ty {
+            return Err(invalid(format!("function {}: result of type {rty:?}, declared {:?}", f.name, f.result_ty)));
+        }
+        self.b.ret_value(r).map_err(internal)?;
+        self.b.end_function().map_err(internal)?;
         let pending = std::mem::take(&mut self.pending);
         for h in pending {
             self.helper(h)?;
@@ -1534,6 +1625,19 @@ impl Emitter {
                 args[0] = self.helper_id(memory, Access::Atomic64(op))?;
                 let t = self.ty(Ty::U64);
                 Ok((self.op(Op::FunctionCall, t, &args)?, Ty::U64))
+            }
+            Expr::Call { func, ty, ref args } => {
+                let f = kernel.functions.get(func as usize).ok_or_else(|| invalid(format!("call of function {func}, which does not exist")))?;
+                if f.params.len() != args.len() || f.result_ty != ty {
+                    return Err(invalid(format!("call of {} with {} arguments of result {ty:?}", f.name, args.len())));
+                }
+                let mut ids = vec![*self.ks()?.func_ids.get(func as usize).ok_or_else(|| invalid("call outside a kernel"))?];
+                for (a, p) in args.iter().zip(&f.params) {
+                    let want = f.vars[p.index()].ty;
+                    ids.push(self.operand_of(kernel, *a, want, "call argument")?);
+                }
+                let t = self.ty(ty);
+                Ok((self.op(Op::FunctionCall, t, &ids)?, ty))
             }
         }
     }

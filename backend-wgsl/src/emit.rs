@@ -5,10 +5,10 @@
 use crate::{EmitError, Profile};
 use ptxcross_lower::abi;
 use ptxcross_lower::ir::{
-    AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Kernel, LocalPlacement, Memory, Module,
+    AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Function, Kernel, LocalPlacement, Memory, Module,
     Operand, Stmt, Ty, UnaryOp, VarId,
 };
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
 
 type R<T> = Result<T, String>;
@@ -121,6 +121,10 @@ fn expr_usage(u: &mut Usage, e: &Expr) {
             for o in [index, value].into_iter().chain(comparand) {
                 operand_usage(u, o);
             }
+        }
+        Expr::Call { ty, args, .. } => {
+            ty_usage(u, *ty);
+            args.iter().for_each(|o| operand_usage(u, o));
         }
         Expr::AtomicDword { memory, index, value, comparand, .. } => {
             if *memory == Memory::Shared {
@@ -298,6 +302,12 @@ fn kernel_usage(k: &Kernel) -> Usage {
         ty_usage(&mut u, v.ty);
     }
     block_usage(&mut u, &k.body);
+    for f in &k.functions {
+        for v in &f.vars {
+            ty_usage(&mut u, v.ty);
+        }
+        block_usage(&mut u, &f.body);
+    }
     u
 }
 
@@ -319,6 +329,9 @@ struct ModuleCx {
     site: bool,
     /// Helper functions by name (BTreeMap: deterministic output order).
     helpers: BTreeMap<String, String>,
+    /// The kernels' functions (`ir::Function`), emitted once per module among the helpers:
+    /// by their IR name, the distinct functions under it and their WGSL names.
+    functions: HashMap<String, Vec<(Function, String)>>,
 }
 
 /// Names of heap segment slots (`Memory::Segment(j)`, index `j` ≥ 1) and of their 64-bit
@@ -873,6 +886,8 @@ struct KernelCx<'a> {
     /// Per variable: it is bound once with `let` where it is assigned, not declared as a
     /// `var` (see [`let_vars`]).
     lets: Vec<bool>,
+    /// WGSL names of the kernel's functions (`Kernel::functions`).
+    func_names: Vec<String>,
 }
 
 /// The kernel's values (`Kernel::value_vars`: assigned once, read only where that assignment
@@ -1358,7 +1373,8 @@ impl KernelCx<'_> {
         // errors (`3u << 31u`, `sqrt(-1f)`, `3e38f * 10f`), unlike at run time. One operand is
         // passed through an identity function to keep the operation a runtime one.
         let operands: Vec<Operand> = match e {
-            Expr::Use(_) | Expr::Builtin(_) => Vec::new(),
+            // (A call's arguments are the function's parameters: not constant-evaluated.)
+            Expr::Use(_) | Expr::Builtin(_) | Expr::Call { .. } => Vec::new(),
             Expr::Unary { arg, .. } | Expr::Convert { arg, .. } => vec![*arg],
             Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => vec![*lhs, *rhs],
             Expr::Fma { a, b, c, .. } => vec![*a, *b, *c],
@@ -1394,6 +1410,23 @@ impl KernelCx<'_> {
     fn expr_inner(&mut self, e: &Expr) -> R<(String, Ty)> {
         match *e {
             Expr::Use(o) => self.operand(o),
+            Expr::Call { func, ty, ref args } => {
+                let f = self.k.functions.get(func as usize).ok_or_else(|| format!("call of function {func}, which does not exist"))?;
+                if f.params.len() != args.len() || f.result_ty != ty {
+                    return Err(format!("call of {} with {} arguments of result {}", f.name, args.len(), ty_name(ty)));
+                }
+                let mut text = self.func_names.get(func as usize).cloned().ok_or("call outside a kernel")?;
+                text.push('(');
+                for (i, (a, p)) in args.iter().zip(&f.params).enumerate() {
+                    let want = f.vars[p.index()].ty;
+                    if i > 0 {
+                        text.push_str(", ");
+                    }
+                    text.push_str(&self.typed(*a, want, "call argument")?);
+                }
+                text.push(')');
+                Ok((text, ty))
+            }
             Expr::Unary { op, ty, arg } => self.unary(op, ty, arg),
             Expr::Binary { op, ty, lhs, rhs } => self.binary(op, ty, lhs, rhs),
             Expr::Fma { ty, a, b, c } => {
@@ -2017,13 +2050,17 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
     let heap_atomic = usages.iter().any(|u| u.heap_atomics);
     let heap_atomic64 = usages.iter().any(|u| u.heap_atomics64);
     let site = module.kernels.iter().any(|k| k.fault_site_var.is_some());
-    let mut m = ModuleCx { profile, p: p.clone(), heap_atomic, site, helpers: BTreeMap::new() };
+    let mut m = ModuleCx { profile, p: p.clone(), heap_atomic, site, helpers: BTreeMap::new(), functions: HashMap::new() };
 
     let mut decls = String::new();
     let mut entries = String::new();
     let multi = module.kernels.len() > 1;
     for (ki, (k, u)) in module.kernels.iter().zip(&usages).enumerate() {
         let kp = if multi { format!("{p}k{ki}_") } else { p.clone() };
+        let mut func_names = Vec::with_capacity(k.functions.len());
+        for f in &k.functions {
+            func_names.push(emit_function(&mut m, k, f).map_err(|msg| invalid(k, msg))?);
+        }
         let values = k.value_vars();
         let mut cx = KernelCx {
             m: &mut m,
@@ -2043,6 +2080,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             zeros: [false; 2],
             parts: false,
             lets: Vec::new(),
+            func_names,
         };
         let parts = split_into_parts(&k.body.stmts, u);
         cx.parts = parts.len() > 1;
@@ -2245,4 +2283,89 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         ));
     }
     Ok(out)
+}
+
+/// The run-time zeros (`KernelCx::hide`) a function body that uses `zeros` needs, as `let`s at
+/// its top.
+fn zero_lets(p: &str, zeros: [bool; 2]) -> String {
+    let mut out = String::new();
+    if zeros.iter().any(|&z| z) {
+        // The parameter header's f32 1.0 (abi::PARAM_ONE_F32_WORD), a value the compiler
+        // cannot know: two different expressions of it that are zero at run time.
+        let (w, one) = (abi::PARAM_ONE_F32_WORD, abi::ONE_F32_BITS);
+        let _ = writeln!(out, "    let {p}one_bits = select({one:#010x}u, {p}params[{w}u], arrayLength(&{p}params) > {w}u);");
+        if zeros[0] {
+            let _ = writeln!(out, "    let {p}z0 = {p}one_bits ^ {one:#010x}u; // run-time zero");
+        }
+        if zeros[1] {
+            // Rotated, so that no bit of the zero is known (a shift would leave the top 16
+            // known zero, and with them the sign and exponent of a hidden value).
+            let _ = writeln!(out, "    let {p}z1 = (({p}one_bits << 16u) | ({p}one_bits >> 16u)) ^ {:#010x}u; // run-time zero", one.rotate_left(16));
+        }
+    }
+    out
+}
+
+/// The WGSL name of `f`, a function of kernel `k` (`ir::Function`), writing it among the
+/// module's helpers the first time the module needs it: parameters `v{i}` by value, the other
+/// variables as a kernel's, the body's run-time zeros computed at its top (the contraction
+/// guard treats the parameters as values of unknown origin: every float operation guards
+/// them), and `return` of the result.
+fn emit_function(m: &mut ModuleCx, k: &Kernel, f: &Function) -> R<String> {
+    if let Some((_, name)) = m.functions.get(&f.name).and_then(|l| l.iter().find(|(g, _)| g == f)) {
+        return Ok(name.clone());
+    }
+    let n: usize = m.functions.values().map(Vec::len).sum();
+    let name = format!("{}fn{n}", m.p);
+    let pk = f.as_kernel(&f.name);
+    let u = kernel_usage(&pk);
+    let values = pk.value_vars();
+    let mut lets = let_vars(&pk, false);
+    for p in &f.params {
+        lets[p.index()] = true;
+    }
+    let mut cx = KernelCx {
+        m: &mut *m,
+        k: &pk,
+        kp: String::new(),
+        int64: u.int64 || u.float64,
+        shared_atomic: false,
+        shared_dwords: false,
+        builtins: [false; 5],
+        out: String::new(),
+        breakable: Vec::new(),
+        opaque_next: false,
+        direct_params: pk.direct_param_loads(),
+        heap_direct: pk.heap_index_memories_of(&values),
+        facts: pk.index_facts_of(&values),
+        opaque: opaque_vars(&pk),
+        zeros: [false; 2],
+        parts: false,
+        lets: lets.clone(),
+        func_names: Vec::new(),
+    };
+    cx.stmts(&pk.body.stmts, 1)?;
+    let (result, rty) = cx.operand(f.result)?;
+    if rty != f.result_ty {
+        return Err(format!("function {}: result of type {}, declared {}", f.name, ty_name(rty), ty_name(f.result_ty)));
+    }
+    if cx.builtins.iter().any(|&b| b) {
+        return Err(format!("function {} reads a built-in", f.name));
+    }
+    let (body, zeros) = (std::mem::take(&mut cx.out), cx.zeros);
+    let params: Vec<String> = f.params.iter().map(|p| format!("v{}: {}", p.0, wgsl_ty(pk.vars[p.index()].ty))).collect();
+    let mut text = String::new();
+    let _ = writeln!(text, "// {} (ptxcross_lower::ir::Function, kernel {})", comment_text(&f.name), comment_text(&k.name));
+    let _ = writeln!(text, "fn {name}({}) -> {} {{", params.join(", "), wgsl_ty(f.result_ty));
+    for (i, v) in pk.vars.iter().enumerate() {
+        if !lets[i] {
+            let _ = writeln!(text, "    var v{i}: {}; // {}", wgsl_ty(v.ty), comment_text(&v.name));
+        }
+    }
+    text.push_str(&zero_lets(&m.p, zeros));
+    text.push_str(&body);
+    let _ = writeln!(text, "    return {result};\n}}");
+    m.helpers.insert(name.clone(), text);
+    m.functions.entry(f.name.clone()).or_default().push((f.clone(), name.clone()));
+    Ok(name)
 }

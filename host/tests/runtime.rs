@@ -43,6 +43,7 @@ fn kernel(name: &str, workgroup_size: [u32; 3], params: &[(&str, u32, u32)]) -> 
         params: slots,
         param_bytes,
         features: Features::default(),
+        functions: Vec::new(),
     }
 }
 

@@ -1271,6 +1271,7 @@ mod liveness {
                 u(value);
                 u(lane)
             }
+            Expr::Call { args, .. } => args.iter().for_each(u),
             Expr::AtomicWord { index, value, comparand, .. } | Expr::AtomicDword { index, value, comparand, .. } => {
                 u(index);
                 u(value);

@@ -477,6 +477,7 @@ mod tests {
             fault_sites: Vec::new(),
             param_bytes: 0,
             features: Default::default(),
+            functions: Vec::new(),
         }
     }
     fn v(i: u32) -> Operand {

@@ -8,6 +8,15 @@ pub fn compute(kernel: &Kernel) -> Features {
         note_ty(v.ty, &mut f);
     }
     walk(&kernel.body, &mut f);
+    // Called functions' operations are the kernel's (their types and constants too).
+    for func in &kernel.functions {
+        for v in &func.vars {
+            note_ty(v.ty, &mut f);
+        }
+        note_ty(func.result_ty, &mut f);
+        operand(&func.result, &mut f);
+        walk(&func.body, &mut f);
+    }
     f
 }
 
@@ -91,6 +100,10 @@ fn walk(b: &Block, f: &mut Features) {
                 Expr::LoadDword { index, .. } => {
                     f.int64 = true;
                     operand(index, f)
+                }
+                Expr::Call { ty, args, .. } => {
+                    note_ty(*ty, f);
+                    args.iter().for_each(|o| operand(o, f))
                 }
             },
             Stmt::StoreWord { index, value, .. } => {

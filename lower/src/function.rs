@@ -4,6 +4,7 @@
 use crate::cfg::{BasicBlock, Cfg, NodeId, Terminator};
 use crate::consts::{eval, ConstValue};
 use crate::ir::*;
+use crate::outline;
 use crate::ptx_types::{self, value_ty};
 use ptxcross_frontend::ast::{self, OperandKind, ScalarType, Span};
 use ptxcross_frontend::Diagnostic;
@@ -154,6 +155,15 @@ pub struct FnLower {
     pub sched: crate::scheduler::Points,
     /// The CFG's entry block (the scheduler's loop starts in a block of its own).
     pub entry: NodeId,
+    /// Emit long expansions once as functions ([`FnLower::outlined`]).
+    pub outline: bool,
+    /// The kernel's functions so far (`ir::Kernel::functions`).
+    pub functions: Vec<crate::ir::Function>,
+    /// The functions by their key: index, the subnormal use of their operations, and whether
+    /// they take the opaque zero as a last argument.
+    outlined_keys: HashMap<String, (u32, SubnormalUse, bool)>,
+    /// While a function's body is being built: its opaque-zero parameter, once asked for.
+    capture: Option<Option<VarId>>,
 }
 
 /// A pair of flags, one per float format that a device may flush.
@@ -216,6 +226,10 @@ impl FnLower {
             register_count: false,
             sched: Default::default(),
             entry: 0,
+            outline: false,
+            functions: Vec::new(),
+            outlined_keys: HashMap::new(),
+            capture: None,
         }
     }
 }
@@ -372,6 +386,83 @@ impl FnLower {
     }
     pub fn assign(&mut self, dst: VarId, expr: Expr) {
         self.push(Stmt::Assign { dst, expr });
+    }
+
+    /// `f(args)`, a long expansion of one rule, as a call of a function of the kernel that
+    /// computes it (built by `f` on the first use of `what` with these argument types and
+    /// constants, see `ir::Function`) — or inline, where outlining is off, inside another
+    /// function, when every argument is a constant (it may fold), or when `f` emits anything
+    /// but pure arithmetic (it stays as emitted: nothing of the attempt is kept).
+    ///
+    /// Constant arguments are part of the function (a function per constant): the driver
+    /// and `misread_constants` see them where they are used, as in inlined code. `what` must
+    /// name everything else `f` depends on (modes, flags of the instruction).
+    pub fn outlined(&mut self, what: &str, args: &[Operand], arg_tys: &[Ty], ret: Ty, f: impl Fn(&mut Self, &[Operand]) -> Operand) -> Operand {
+        // Without 64-bit integers (`split_int64`), a call's values must not need splitting.
+        let wide = |t: &Ty| matches!(t, Ty::U64 | Ty::F64);
+        let split = self.no_float64 && (arg_tys.iter().any(wide) || wide(&ret));
+        if !self.outline || self.capture.is_some() || split || args.iter().all(|a| matches!(a, Operand::Const(_))) {
+            return f(self, args);
+        }
+        let mut key = what.to_string();
+        for (a, t) in args.iter().zip(arg_tys) {
+            match a {
+                Operand::Const(c) => key += &format!(",{:x}", c.bits()),
+                Operand::Var(_) => key += &format!(",{t:?}"),
+            }
+        }
+        // The instruction's subnormal exemption decides what its operations report.
+        key += &format!(",x{}{}", self.subnormal_exempt.f32 as u8, self.subnormal_exempt.f64 as u8);
+        if let Some(&(func, sub, zero)) = self.outlined_keys.get(&key) {
+            return self.call_outlined(func, sub, zero, args, ret);
+        }
+        let mark = self.vars.len();
+        let saved_subnormals = std::mem::take(&mut self.subnormals);
+        self.capture = Some(None);
+        self.emit_stack.push(Vec::new());
+        let mut params = Vec::new();
+        let inner: Vec<Operand> = args
+            .iter()
+            .zip(arg_tys)
+            .map(|(&a, &t)| match a {
+                Operand::Const(_) => a,
+                Operand::Var(_) => {
+                    let p = self.new_var(t, "arg");
+                    params.push(p);
+                    Operand::Var(p)
+                }
+            })
+            .collect();
+        let result = f(self, &inner);
+        let stmts = self.emit_stack.pop().unwrap_or_default();
+        let zero = self.capture.take().flatten();
+        let sub = std::mem::replace(&mut self.subnormals, saved_subnormals);
+        params.extend(zero);
+        let vars = self.vars.split_off(mark.min(self.vars.len()));
+        let func = outline::function(key.clone(), vars, mark as u32, params, stmts, result, ret);
+        match func {
+            Some(func) => {
+                let id = self.functions.len() as u32;
+                self.functions.push(func);
+                self.outlined_keys.insert(key, (id, sub, zero.is_some()));
+                self.call_outlined(id, sub, zero.is_some(), args, ret)
+            }
+            None => f(self, args),
+        }
+    }
+
+    fn call_outlined(&mut self, func: u32, sub: SubnormalUse, zero: bool, args: &[Operand], ret: Ty) -> Operand {
+        self.subnormals.f32 |= sub.f32;
+        self.subnormals.f64 |= sub.f64;
+        let mut args: Vec<Operand> = args.iter().copied().filter(|a| matches!(a, Operand::Var(_))).collect();
+        if zero {
+            let z = self.opaque_zero_u64();
+            let z = self.convert(ConvertOp::Truncate, Ty::U64, Ty::U32, z);
+            args.push(z);
+        }
+        let v = self.new_var(ret, "t");
+        self.push(Stmt::Assign { dst: v, expr: Expr::Call { func, ty: ret, args } });
+        Operand::Var(v)
     }
 
     /// Runs `f` with its statements collected into a block (for `If` bodies).
@@ -692,6 +783,16 @@ impl FnLower {
 
     /// The header's zero word (`abi::PARAM_ZERO_WORD`) as a u64 no compiler can know, read once.
     fn opaque_zero_u64(&mut self) -> Operand {
+        if let Some(zero) = self.capture {
+            // Inside a function: a 32-bit parameter (never split), the caller passes its own
+            // zero's low word; the body widens it where first asked for.
+            let v = match zero {
+                Some(v) => v,
+                None => self.new_var(Ty::U32, "opaque zero"),
+            };
+            self.capture = Some(Some(v));
+            return self.value(Ty::U64, Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: Operand::Var(v) });
+        }
         if let Some(v) = self.opaque_zero {
             return Operand::Var(v);
         }

@@ -25,6 +25,8 @@ pub struct Machine {
     pub num_ctas: [u32; 3],
     /// Remaining statement budget; execution stops (with `Flow::OutOfFuel`) at zero.
     pub fuel: u64,
+    /// The kernel's functions (`Kernel::functions`), for `Expr::Call`.
+    pub functions: Vec<crate::ir::Function>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -56,6 +58,7 @@ impl Machine {
             cta_id: [0; 3],
             num_ctas: [1; 3],
             fuel: 1_000_000,
+            functions: Vec::new(),
         }
     }
 
@@ -213,6 +216,18 @@ impl Machine {
                 }
             }
             Expr::Convert { op, from, to, arg } => convert(op, from, to, self.get(arg)),
+            Expr::Call { func, ref args, .. } => {
+                let Some(f) = self.functions.get(func as usize).cloned() else { return 0 };
+                let mut vars = vec![0; f.vars.len()];
+                for (p, a) in f.params.iter().zip(args) {
+                    vars[p.index()] = self.get(*a);
+                }
+                let caller = std::mem::replace(&mut self.vars, vars);
+                self.run_block(&f.body);
+                let r = self.get(f.result);
+                self.vars = caller;
+                r
+            }
             Expr::Builtin(b) => match b {
                 Builtin::ThreadId(d) => self.thread_id[d as usize] as u64,
                 Builtin::CtaId(d) => self.cta_id[d as usize] as u64,

@@ -373,6 +373,10 @@ pub enum Expr {
     /// invocation `(subgroup_invocation_id & !31) | (lane & 31)`). A lane beyond the CTA's
     /// last thread gives an unspecified value. Same uniformity precondition.
     WarpShuffle { value: Operand, lane: Operand },
+    /// Calls function `func` of the kernel ([`Kernel::functions`]) on `args` (one per
+    /// parameter, of its type), giving its result (of type `ty`). A function only computes its
+    /// value (see [`Function`]), so a call is pure like the operations it stands for.
+    Call { func: u32, ty: Ty, args: Vec<Operand> },
 }
 
 impl Expr {
@@ -396,6 +400,7 @@ impl Expr {
                 | Expr::Select { .. }
                 | Expr::Convert { .. }
                 | Expr::Builtin(_)
+                | Expr::Call { .. }
         )
     }
 
@@ -413,6 +418,7 @@ impl Expr {
             Expr::LoadWord { index, .. } | Expr::LoadDword { index, .. } | Expr::SharedUniformLoad { index } => f(*index),
             Expr::WarpBallot { pred } => f(*pred),
             Expr::WarpShuffle { value, lane } => [value, lane].into_iter().for_each(|o| f(*o)),
+            Expr::Call { args, .. } => args.iter().for_each(|o| f(*o)),
             Expr::AtomicWord { index, value, comparand, .. } | Expr::AtomicDword { index, value, comparand, .. } => {
                 f(*index);
                 f(*value);
@@ -437,6 +443,7 @@ impl Expr {
             Expr::LoadWord { index, .. } | Expr::LoadDword { index, .. } | Expr::SharedUniformLoad { index } => f(index),
             Expr::WarpBallot { pred } => f(pred),
             Expr::WarpShuffle { value, lane } => [value, lane].into_iter().for_each(f),
+            Expr::Call { args, .. } => args.iter_mut().for_each(f),
             Expr::AtomicWord { index, value, comparand, .. } | Expr::AtomicDword { index, value, comparand, .. } => {
                 f(index);
                 f(value);
@@ -757,6 +764,85 @@ pub struct Features {
     pub launch_specialised: bool,
 }
 
+/// A function of a kernel's code, called through [`Expr::Call`]: a long expansion of one PTX
+/// rule (correctly rounded division and square root, the `.approx` transcendentals, exact
+/// `fma`) that `lower` emits once and calls at each use instead of inlining it every time
+/// (issue 11: code size, pipeline creation and validation time grow with the inlined copies).
+///
+/// Its variables are its own (`vars`, indexed by [`VarId`] like a kernel's); `params` are
+/// variables the body never assigns, holding the call's arguments; the body holds only
+/// assignments of pure, thread-independent expressions ([`Expr::Use`], `Unary`, `Binary`,
+/// `Fma`, `Compare`, `Select`, `Convert`) and `If`s of such statements: no memory access (but
+/// loads of the parameter header's run-time zeros, see `misread_constants`), no built-in, no
+/// call, no control transfer. It ends by giving `result`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Function {
+    /// What it computes (a name for readers of the emitted code, unique in the kernel).
+    pub name: String,
+    pub vars: Vec<VarInfo>,
+    pub params: Vec<VarId>,
+    pub body: Block,
+    pub result: Operand,
+    pub result_ty: Ty,
+}
+
+impl Function {
+    /// The function as a kernel with its variables and body (for passes and emitters that
+    /// work on kernels; the kernel's other fields are empty).
+    pub fn as_kernel(&self, name: &str) -> Kernel {
+        Kernel {
+            name: name.to_string(),
+            entry_point: name.to_string(),
+            workgroup_size: [1, 1, 1],
+            vars: self.vars.clone(),
+            body: self.body.clone(),
+            shared_words: 0,
+            local_words: 0,
+            local_placement: LocalPlacement::Private,
+            params: Vec::new(),
+            fault_site_var: None,
+            fault_sites: Vec::new(),
+            param_bytes: 0,
+            features: Features::default(),
+            functions: Vec::new(),
+        }
+    }
+
+    /// Whether the function has the shape [`Function`] documents: every statement an
+    /// assignment of an allowed expression (or an `If` of such), every variable read a
+    /// parameter or assigned, parameters never assigned, operand types as declared.
+    pub fn is_well_formed(&self) -> bool {
+        fn ok_expr(e: &Expr) -> bool {
+            match e {
+                Expr::Use(_) | Expr::Unary { .. } | Expr::Binary { .. } | Expr::Fma { .. } | Expr::Compare { .. } | Expr::Select { .. } | Expr::Convert { .. } => true,
+                // The run-time zeros of `misread_constants`: header words every launch binds.
+                Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(i)) } => *i < crate::abi::PARAM_HEADER_WORDS,
+                _ => false,
+            }
+        }
+        fn block(f: &Function, b: &Block) -> bool {
+            b.stmts.iter().all(|s| match s {
+                Stmt::Assign { dst, expr } => {
+                    let mut vars_ok = true;
+                    expr.for_each_operand(|o| {
+                        if let Operand::Var(v) = o {
+                            vars_ok &= v.index() < f.vars.len();
+                        }
+                    });
+                    ok_expr(expr) && vars_ok && dst.index() < f.vars.len() && !f.params.contains(dst)
+                }
+                Stmt::If { cond, then_body, else_body } => {
+                    !matches!(cond, Operand::Var(v) if v.index() >= f.vars.len()) && block(f, then_body) && block(f, else_body)
+                }
+                _ => false,
+            })
+        }
+        self.params.iter().all(|p| p.index() < self.vars.len())
+            && !matches!(self.result, Operand::Var(v) if v.index() >= self.vars.len())
+            && block(self, &self.body)
+    }
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Kernel {
     /// The PTX entry name.
@@ -787,6 +873,8 @@ pub struct Kernel {
     /// Size of the parameter area in bytes (after the header).
     pub param_bytes: u32,
     pub features: Features,
+    /// Functions the body calls ([`Expr::Call`]'s `func` indexes this).
+    pub functions: Vec<Function>,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]

@@ -107,6 +107,7 @@ fn lower_body_in(
     let mut fl = FnLower::new(module.address_size.unwrap_or(32), block);
     fl.native_fma = options.native_fma;
     fl.no_float64 = options.split_int64;
+    fl.outline = !options.no_outline;
     fl.flushed_f32 = options.flushed_f32;
     fl.legacy = crate::inst::legacy::Legacy::of(module);
     // A scheduler kernel's collectives are points of its scheduler (their lanes run in
@@ -264,6 +265,7 @@ fn finish_kernel(
     let subnormals = fl.subnormals;
     let native_warps = fl.used_native_warps;
     let scheduled = fl.scheduler;
+    let functions = std::mem::take(&mut fl.functions);
     let (cfg, mut vars, barriers) = fl.into_cfg();
     let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
     let mut body = structurize::structurize(cfg, &mut vars)
@@ -307,6 +309,7 @@ fn finish_kernel(
         params,
         param_bytes,
         features: ir::Features::default(),
+        functions,
     };
     grid::resolve_grid_builtins(&mut kernel);
     // After `grid`: the scratch slot uses the raw (per-dispatch) workgroup id.
@@ -340,16 +343,25 @@ fn finish_kernel(
         int64::split_int64(&mut kernel).map_err(|what| {
             unsupported(format!("{what}, on a target without 64-bit integers (kernel `{}`)", f.name.name), f.name.span)
         })?;
+        // Functions too (their parameters and results are never 64-bit there: `FnLower::outlined`).
+        let mut split = Ok(());
+        crate::outline::for_each_function(&mut kernel, |k| split = split.clone().and(int64::split_int64(k)));
+        split.map_err(|what| unsupported(format!("{what}, on a target without 64-bit integers (kernel `{}`)", f.name.name), f.name.span))?;
     }
     // Last: no pass after it adds heap accesses or barriers.
     crate::barriers::narrow_barriers(&mut kernel);
+    // A function called once goes back inline (before `cleanup`, which folds its copies).
+    crate::outline::inline_single_calls(&mut kernel);
     // After every pass that adds code: copies, identities and dead temporaries go.
     crate::cleanup::simplify(&mut kernel);
+    crate::outline::drop_uncalled(&mut kernel);
     // After it: the constants it propagated are where the drivers see them.
     crate::misread_constants::hide_misread_constants(&mut kernel);
+    crate::outline::for_each_function(&mut kernel, crate::misread_constants::hide_misread_constants);
     if options.simulate_flushed_f32 {
         // Last: every f32 operation the other passes emitted acts as on a flushing device.
         crate::flush_sim::simulate_flushed_f32(&mut kernel);
+        crate::outline::for_each_function(&mut kernel, crate::flush_sim::simulate_flushed_f32);
     }
     kernel.features = features::compute(&kernel);
     kernel.features.f32_subnormals = subnormals.f32;

@@ -30,6 +30,7 @@ mod ptx_types;
 pub mod ir;
 mod shared64;
 mod misread_constants;
+mod outline;
 pub use misread_constants::{checked_load_word, heap_range_tests_of, hidden_vars};
 mod scheduler;
 mod simt;
@@ -42,6 +43,10 @@ use ptxcross_frontend::{ast, Diagnostic, SourceFile};
 /// What to translate, and for which launch shape.
 #[derive(Clone, Debug, Default)]
 pub struct LowerOptions {
+    /// Inline every long instruction expansion instead of emitting it once as a function of
+    /// the kernel (`ir::Function`, `FnLower::outlined`) and calling it at each use: the code
+    /// as before issue 11's outlining, for comparisons.
+    pub no_outline: bool,
     /// Only this kernel (`.entry` name); `None`: every kernel of the module.
     pub kernel: Option<String>,
     /// Block (CTA) shape `%ntid` is folded to. `None`: the kernel's `.reqntid`, else

@@ -297,6 +297,7 @@ fn add_expr_uses(e: &Expr, live: &mut Live, slots: &[u32]) {
         Expr::Builtin(_) => {}
         Expr::LoadWord { index, .. } | Expr::LoadDword { index, .. } | Expr::SharedUniformLoad { index } | Expr::WarpBallot { pred: index } => add_use(*index, live, slots),
         Expr::WarpShuffle { value, lane } => [value, lane].into_iter().for_each(|o| add_use(*o, live, slots)),
+        Expr::Call { args, .. } => args.iter().for_each(|o| add_use(*o, live, slots)),
         Expr::AtomicWord { index, value, comparand, .. } | Expr::AtomicDword { index, value, comparand, .. } => {
             add_use(*index, live, slots);
             add_use(*value, live, slots);

@@ -113,6 +113,8 @@ fn expr_divergent(e: &Expr, var_div: &[bool]) -> bool {
         Expr::SharedUniformLoad { index } => op(index),
         // Per warp, not per CTA.
         Expr::WarpBallot { .. } | Expr::WarpShuffle { .. } => true,
+        // A function of its arguments only (`ir::Function`).
+        Expr::Call { args, .. } => args.iter().any(op),
     }
 }
 

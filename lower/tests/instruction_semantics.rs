@@ -19,6 +19,7 @@ fn run(ptx: &str, a: u64, b: u64, c: u64) -> (Vec<u32>, u32) {
         .unwrap_or_else(|e| panic!("lower: {}\n{ptx}", e[0].render(&file)));
     let k = &module.kernels[0];
     let mut m = Machine::new(k.vars.len());
+    m.functions = k.functions.clone();
     let out_word = abi::HEAP_RESERVED_WORDS as usize;
     m.heap.resize(out_word + OUT_WORDS, 0);
     m.local.resize(k.local_words as usize, 0);

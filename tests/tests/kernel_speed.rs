@@ -34,6 +34,9 @@
 //!   more side with ptxcross's kernel interface, interleaved with the others; its output is
 //!   compared with the reference and a mismatch is printed, not fatal; its first-launch
 //!   pipeline time (fresh program, used context) is printed with it.
+//!   `PTXCROSS_SPEED_NO_OUTLINE=1` translates with every long expansion inlined
+//!   (`LowerOptions::no_outline`: the code before `lower` outlined them into functions), for
+//!   before/after comparisons with one binary.
 //!   `PTXCROSS_SPEED_DUMP=DIR` writes the code the ptxcross sides run (`<kernel>.wgsl`,
 //!   `<kernel>.spv`, and the launch-specialised variant's `<kernel>.specialised.wgsl|spv`) into
 //!   DIR.
@@ -514,6 +517,7 @@ fn translate_with(gpu: &Arc<Gpu>, case: &Case, backend: Backend, extra: LowerOpt
         dynamic_shared_bytes: case.dynamic_shared,
         native_fma: gpu.native_fma_usable(backend),
         detect_cut_loops: gpu.cuts_long_loops(backend),
+        no_outline: extra.no_outline || std::env::var("PTXCROSS_SPEED_NO_OUTLINE").as_deref() == Ok("1"),
         ..extra
     };
     translate::build_program(&file, &options, &[backend], true)

@@ -53,6 +53,7 @@ impl KernelBuilder {
             params: Vec::new(),
             param_bytes: 0,
             features: self.features,
+            functions: Vec::new(),
         }
     }
 }

@@ -27,6 +27,7 @@ impl Kb {
                 params: Vec::new(),
                 param_bytes: 0,
                 features: Features::default(),
+                functions: Vec::new(),
             },
         }
     }

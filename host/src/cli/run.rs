@@ -707,6 +707,7 @@ mod tests {
             params: vec![slot("out", 0, 8), slot("n", 8, 4), slot("value", 12, 4)],
             param_bytes: 16,
             features: Features::default(),
+            functions: Vec::new(),
         };
         let module = Module {
             kernels: vec![kernel],

@@ -187,14 +187,15 @@ impl FnLower {
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
         let a = self.read(a, t)?;
         let a = if ftz { self.flush_denormal(a, t) } else { a };
-        let r = match name {
-            "ex2" => self.ex2_f32(a, ftz),
-            "lg2" => self.lg2_f32(a),
-            "sin" => self.sin_cos_f32(a, false),
-            "cos" => self.sin_cos_f32(a, true),
-            "rsqrt" => self.rsqrt_f32(a),
-            _ => self.tanh_f32(a),
-        };
+        // Emitted once per kernel as a function (see `FnLower::outlined`).
+        let r = self.outlined(&format!("{name}_approx_f32{}", if ftz { "_ftz" } else { "" }), &[a], &[Ty::F32], Ty::F32, |s, x| match name {
+            "ex2" => s.ex2_f32(x[0], ftz),
+            "lg2" => s.lg2_f32(x[0]),
+            "sin" => s.sin_cos_f32(x[0], false),
+            "cos" => s.sin_cos_f32(x[0], true),
+            "rsqrt" => s.rsqrt_f32(x[0]),
+            _ => s.tanh_f32(x[0]),
+        });
         let r = if ftz { self.flush_denormal(r, t) } else { r };
         self.write(d, t, r)
     }

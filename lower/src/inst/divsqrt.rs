@@ -131,7 +131,12 @@ impl FnLower {
 
     /// Correctly rounded `a / b` of two f32 (IEEE 754 special cases included; NaN results are
     /// the canonical NaN, single precision's "unspecified NaN").
+    /// (Emitted once per kernel as a function, see `FnLower::outlined`.)
     pub fn f32_div_rounded(&mut self, a: Operand, b: Operand, mode: Rounding) -> Operand {
+        self.outlined(&format!("f32_div_{mode:?}"), &[a, b], &[Ty::F32, Ty::F32], Ty::F32, |s, x| s.f32_div_rounded_inline(x[0], x[1], mode))
+    }
+
+    fn f32_div_rounded_inline(&mut self, a: Operand, b: Operand, mode: Rounding) -> Operand {
         let u = FnLower::u32c;
         let ab = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
         let bb = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
@@ -206,7 +211,12 @@ impl FnLower {
 
     /// Correctly rounded square root of an f32 (NaN for negative operands and NaN; ±0 and
     /// +inf are their own roots).
+    /// (Emitted once per kernel as a function, see `FnLower::outlined`.)
     pub fn f32_sqrt_rounded(&mut self, a: Operand, mode: Rounding) -> Operand {
+        self.outlined(&format!("f32_sqrt_{mode:?}"), &[a], &[Ty::F32], Ty::F32, |s, x| s.f32_sqrt_rounded_inline(x[0], mode))
+    }
+
+    fn f32_sqrt_rounded_inline(&mut self, a: Operand, mode: Rounding) -> Operand {
         let u = FnLower::u32c;
         let ab = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
         let am = self.bin(BinaryOp::And, Ty::U32, ab, u(0x7fff_ffff));

@@ -123,7 +123,12 @@ impl FnLower {
 
     /// Correctly rounded `a / b` of two f64 (IEEE 754 special cases; NaN results are
     /// the canonical NaN).
+    /// (Emitted once per kernel as a function, see `FnLower::outlined`.)
     pub fn f64_div_rounded(&mut self, a: Operand, b: Operand, mode: Rounding) -> Operand {
+        self.outlined(&format!("f64_div_{mode:?}"), &[a, b], &[Ty::F64, Ty::F64], Ty::F64, |s, x| s.f64_div_rounded_inline(x[0], x[1], mode))
+    }
+
+    fn f64_div_rounded_inline(&mut self, a: Operand, b: Operand, mode: Rounding) -> Operand {
         let u = FnLower::u32c;
         let c = FnLower::u64c;
         let ab = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, a);
@@ -166,7 +171,12 @@ impl FnLower {
 
     /// Correctly rounded square root of an f64 (NaN for negative operands and NaN; ±0 and
     /// +inf are their own roots).
+    /// (Emitted once per kernel as a function, see `FnLower::outlined`.)
     pub fn f64_sqrt_rounded(&mut self, a: Operand, mode: Rounding) -> Operand {
+        self.outlined(&format!("f64_sqrt_{mode:?}"), &[a], &[Ty::F64], Ty::F64, |s, x| s.f64_sqrt_rounded_inline(x[0], mode))
+    }
+
+    fn f64_sqrt_rounded_inline(&mut self, a: Operand, mode: Rounding) -> Operand {
         let u = FnLower::u32c;
         let c = FnLower::u64c;
         let ab = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, a);
@@ -310,7 +320,12 @@ impl FnLower {
     /// NaN results are the canonical NaN). The product of the 53-bit significands is exact in
     /// 128 bits; both addends, 20 bits above their lowest, are aligned by shifting the one of
     /// lower weight right with jamming, added or subtracted, normalized and rounded once.
+    /// (Emitted once per kernel as a function, see `FnLower::outlined`.)
     pub fn f64_fma_rounded(&mut self, a: Operand, b: Operand, c: Operand, mode: Rounding) -> Operand {
+        self.outlined(&format!("f64_fma_{mode:?}"), &[a, b, c], &[Ty::F64, Ty::F64, Ty::F64], Ty::F64, |s, x| s.f64_fma_rounded_inline(x[0], x[1], x[2], mode))
+    }
+
+    fn f64_fma_rounded_inline(&mut self, a: Operand, b: Operand, c: Operand, mode: Rounding) -> Operand {
         let bits = |s: &mut Self, x: Operand| s.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, x);
         let (ab, bb, cb) = (bits(self, a), bits(self, b), bits(self, c));
         let res = self.f64_fma_bits(ab, bb, cb, mode);
@@ -424,7 +439,12 @@ impl FnLower {
     /// the last bit set if that was inexact: the fma rounded away from zero differs), then
     /// narrowed to f32 to nearest even. Round-to-odd at 53 bits makes the second rounding to 24
     /// bits innocuous (Boldo & Melquiond, see `fma`). Slow, but exact on any device.
+    /// (Emitted once per kernel as a function, see `FnLower::outlined`.)
     pub fn f32_fma_on_integers(&mut self, a: Operand, b: Operand, c: Operand) -> Operand {
+        self.outlined("f32_fma_int", &[a, b, c], &[Ty::F32, Ty::F32, Ty::F32], Ty::F32, |s, x| s.f32_fma_on_integers_inline(x[0], x[1], x[2]))
+    }
+
+    fn f32_fma_on_integers_inline(&mut self, a: Operand, b: Operand, c: Operand) -> Operand {
         let widen = |s: &mut Self, x: Operand| {
             let bits = s.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, x);
             s.f32_bits_to_f64_bits(bits)

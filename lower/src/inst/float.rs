@@ -258,8 +258,11 @@ impl FnLower {
         if self.no_float64 {
             return self.f32_fma_on_integers(a, b, c);
         }
-        let odd = self.f32_fma_to_odd(a, b, c);
-        self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd)
+        // Emitted once per kernel as a function (see `FnLower::outlined`).
+        self.outlined("f32_fma", &[a, b, c], &[Ty::F32, Ty::F32, Ty::F32], Ty::F32, |s, x| {
+            let odd = s.f32_fma_to_odd(x[0], x[1], x[2]);
+            s.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd)
+        })
     }
 
     /// a·b + c of f32 operands in f64, rounded to odd (see `fma`).

@@ -213,7 +213,10 @@ impl FnLower {
         self.assign(result, Expr::Use(fast));
         let xs = xs.to_vec();
         let exact = self.collect(|s| {
-            let r = match op {
+            // The rare path, emitted once per kernel as a function (`FnLower::outlined`); the
+            // fast path and the test stay inline.
+            let tys = vec![Ty::F32; xs.len()];
+            let r = s.outlined(&format!("f32_flushed_exact_{op}"), &xs, &tys, Ty::F32, |s, xs| match op {
                 "add" => s.f32_sum_of_tiny(xs[0], xs[1]),
                 "sub" => {
                     let neg = s.f32_sign_exact(UnaryOp::FNeg, xs[1]);
@@ -226,7 +229,7 @@ impl FnLower {
                     let odd = s.f32_fma_to_odd(xs[0], xs[1], xs[2]);
                     s.f32_narrow_exact(odd)
                 }
-            };
+            });
             s.assign(result, Expr::Use(r));
             Ok(())
         });
