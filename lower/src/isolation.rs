@@ -33,20 +33,21 @@ pub fn zero_shared_memory(k: &mut Kernel) {
     let (count, clear) = if wide {
         let old = new_var(Ty::U64, "zero_shared.old");
         let clear = assign(old, Expr::AtomicDword { memory: Memory::Shared, op: AtomicOp::And, index: var(i), value: c64(0), comparand: None });
-        (words.div_ceil(2), vec![clear])
+        (words.div_ceil(2), clear)
     } else {
-        // The loop's test keeps `i` below `words` at the store; `min` says so to the value
-        // facts (`Kernel::index_in_range`), so that the backends store without a check and the
-        // prologue defers no fault (a launch-specialised variant then needs no flush).
-        let at = new_var(Ty::U32, "zero_shared.word");
-        (words, vec![assign(at, bin(BinaryOp::MinU, Ty::U32, i, c32(words - 1))), store(Memory::Shared, at, c32(0))])
+        (words, store(Memory::Shared, i, c32(0)))
     };
     let threads = k.workgroup_size.iter().product::<u32>();
     let mut prologue = linear_thread_id(i, t, k.workgroup_size);
-    let mut body = vec![assign(done, cmp(CmpOp::GeU, Ty::U32, i, c32(count))), if_(done, vec![Stmt::Break], vec![])];
-    body.extend(clear);
-    body.push(assign(i, bin(BinaryOp::Add, Ty::U32, i, c32(threads))));
-    prologue.extend([loop_(body), Stmt::Barrier]);
+    prologue.extend([
+        loop_(vec![
+            assign(done, cmp(CmpOp::GeU, Ty::U32, i, c32(count))),
+            if_(done, vec![Stmt::Break], vec![]),
+            clear,
+            assign(i, bin(BinaryOp::Add, Ty::U32, i, c32(threads))),
+        ]),
+        Stmt::Barrier,
+    ]);
     prologue.append(&mut k.body.stmts);
     k.body.stmts = prologue;
 }
