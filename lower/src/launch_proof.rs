@@ -50,6 +50,7 @@
 //! no thread reaches the claim.
 
 use crate::abi;
+use crate::induction;
 use crate::ir::{BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Kernel, Memory, Operand, Stmt, Ty, UnaryOp, VarId};
 use std::collections::HashMap;
 
@@ -72,6 +73,21 @@ pub enum Node {
     Compare { op: CmpOp, ty: Ty, lhs: u32, rhs: u32 },
     Select { ty: Ty, cond: u32, a: u32, b: u32 },
     Convert { op: ConvertOp, from: Ty, to: Ty, arg: u32 },
+    /// The current iteration (counted from 0) of loop `LaunchProof::loops[lp]`, as a `ty`
+    /// value: `[0, J]`, `J` the loop's last iteration that can start (`induction`).
+    Iter { lp: u32, ty: Ty },
+}
+
+/// A loop's exit test, over nodes of values that stay the same while the loop runs: the loop
+/// goes on only if `init + (j + δ)·step op bound` holds in iteration `j` (`induction`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LoopBound {
+    pub init: u32,
+    pub step: u32,
+    pub bound: u32,
+    pub op: CmpOp,
+    pub ty: Ty,
+    pub after_step: bool,
 }
 
 /// "Node `node` is `value` for every thread that reaches variable `var`'s assignment", where
@@ -89,6 +105,8 @@ pub struct Claim {
 pub struct LaunchProof {
     pub nodes: Vec<Node>,
     pub claims: Vec<Claim>,
+    /// The loops whose iterations [`Node::Iter`] counts.
+    pub loops: Vec<LoopBound>,
     pub workgroup_size: [u32; 3],
 }
 
@@ -114,6 +132,7 @@ struct Analysis<'k> {
     claims: Vec<Claim>,
     wanted: HashMap<VarId, bool>,
     values: Vec<bool>,
+    loops: Vec<LoopBound>,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -147,14 +166,14 @@ pub fn analyse(k: &Kernel) -> Option<LaunchProof> {
     if wanted.is_empty() {
         return None;
     }
-    let mut a = Analysis { k, nodes: Vec::new(), interned: HashMap::new(), depth: Vec::new(), claims: Vec::new(), wanted, values };
+    let mut a = Analysis { k, nodes: Vec::new(), interned: HashMap::new(), depth: Vec::new(), claims: Vec::new(), wanted, values, loops: Vec::new() };
     let mut env = Env { vals: vec![None; k.vars.len()], log: Vec::new() };
     let mut guards = Vec::new();
     a.block(&k.body, &mut env, &mut guards);
     if a.claims.is_empty() {
         return None;
     }
-    Some(LaunchProof { nodes: a.nodes, claims: a.claims, workgroup_size: k.workgroup_size })
+    Some(LaunchProof { nodes: a.nodes, claims: a.claims, loops: a.loops, workgroup_size: k.workgroup_size })
 }
 
 /// The boolean values whose claimed value would remove a heap access's fault recording, with
@@ -244,6 +263,10 @@ impl Analysis<'_> {
             Node::Unary { arg, .. } | Node::Convert { arg, .. } => d(arg),
             Node::Binary { lhs, rhs, .. } | Node::Compare { lhs, rhs, .. } => d(lhs).max(d(rhs)),
             Node::Select { cond, a, b, .. } => d(cond).max(d(a)).max(d(b)),
+            Node::Iter { lp, .. } => {
+                let l = self.loops[lp as usize];
+                d(l.init).max(d(l.step)).max(d(l.bound))
+            }
             _ => 0,
         };
         if depth > MAX_NODE_DEPTH {
@@ -320,6 +343,7 @@ impl Analysis<'_> {
     }
 
     fn block(&mut self, b: &Block, env: &mut Env, guards: &mut Vec<(u32, bool)>) {
+        let outer = guards.len();
         for s in &b.stmts {
             match s {
                 Stmt::Assign { dst, expr } => {
@@ -348,20 +372,52 @@ impl Analysis<'_> {
                     for v in touched {
                         env.set(v, None);
                     }
+                    // The rest of this block runs only where a branch that always leaves it
+                    // (ends in `break`, `continue` or `return`) was not taken.
+                    if let Some(c) = c {
+                        match (leaves(then_body), leaves(else_body)) {
+                            (true, false) => guards.push((c, false)),
+                            (false, true) => guards.push((c, true)),
+                            _ => {}
+                        }
+                    }
                 }
                 Stmt::Loop { body } => {
                     // A loop body runs again with what it assigned: those are unknown inside
-                    // it and after it.
+                    // it and after it, except the induction variables (`induction`), which
+                    // are `v₀ + j·step` in iteration `j` when the loop's exit test bounds `j`.
+                    let ind = induction::analyse_loop(body);
+                    let entry: Vec<Option<(u32, u32)>> = ind
+                        .ivs
+                        .iter()
+                        .map(|iv| Some((self.operand_node(Operand::Var(iv.var), &env.vals)?, self.operand_node(iv.step, &env.vals)?)))
+                        .collect();
+                    let bound = ind.exit.and_then(|t| self.operand_node(t.bound, &env.vals));
                     let mut assigned = Vec::new();
                     assigned_in(body, &mut assigned);
                     for v in &assigned {
                         env.set(v.index(), None);
                     }
+                    if let (Some(t), Some(bound)) = (ind.exit, bound) {
+                        if let Some((init, step)) = entry[t.iv] {
+                            let lp = self.loops.len() as u32;
+                            self.loops.push(LoopBound { init, step, bound, op: t.op, ty: t.ty, after_step: t.after_step });
+                            for (iv, e) in ind.ivs.iter().zip(&entry) {
+                                let Some((v0, step)) = *e else { continue };
+                                let ty = iv.ty;
+                                let sym = self.node(Node::Iter { lp, ty }).and_then(|j| {
+                                    let m = self.node(Node::Binary { op: BinaryOp::Mul, ty, lhs: j, rhs: step })?;
+                                    self.node(Node::Binary { op: BinaryOp::Add, ty, lhs: v0, rhs: m })
+                                });
+                                env.set(iv.var.index(), sym.map(Sym::Node));
+                            }
+                        }
+                    }
                     let mark = env.log.len();
                     let mut touched = Vec::new();
                     self.block(body, env, guards);
                     env.undo(mark, &mut touched);
-                    for v in touched {
+                    for v in touched.into_iter().chain(assigned.iter().map(|v| v.index())) {
                         env.set(v, None);
                     }
                 }
@@ -379,7 +435,15 @@ impl Analysis<'_> {
                 _ => {}
             }
         }
+        guards.truncate(outer);
     }
+}
+
+/// Whether every path through `b` that reaches its end leaves the enclosing block (its last
+/// statement is a `break`, `continue` or `return`: a `break` or `continue` there belongs to a
+/// loop around the `if`, so it leaves the block that holds the `if` too).
+fn leaves(b: &Block) -> bool {
+    matches!(b.stmts.last(), Some(Stmt::Break | Stmt::Continue | Stmt::Return))
 }
 
 /// What each variable holds at the walk's point, with an undo log (a branch's assignments are
@@ -625,6 +689,7 @@ impl Eval<'_> {
             Node::Unary { ty, .. } | Node::Binary { ty, .. } | Node::Select { ty, .. } => ty,
             Node::Compare { .. } => Ty::Bool,
             Node::Convert { to, .. } => to,
+            Node::Iter { ty, .. } => ty,
         }
     }
 
@@ -664,6 +729,15 @@ impl Eval<'_> {
                 Av { lo: 0, hi: n - 1, k: 0, r: 0 }
             }
             Node::HeapWords => Av::point(self.launch.heap_words.min(u32::MAX as u64) as u128, 32),
+            Node::Iter { lp, .. } => {
+                let l = self.proof.loops[lp as usize];
+                let (i, s, b) = (self.eval(l.init)?, self.eval(l.step)?, self.eval(l.bound)?);
+                let bounds = |a: Av| induction::Bounds { lo: a.lo, hi: a.hi, k: a.k, r: a.r };
+                match induction::last_iteration(l.op, width(l.ty), bounds(i), bounds(s), bounds(b), l.after_step) {
+                    Some(j) => Av { lo: 0, hi: j.min(full - 1), k: 0, r: 0 },
+                    None => Av::top(w, 0, 0),
+                }
+            }
             Node::Unary { op: UnaryOp::Not, arg, .. } => {
                 let a = self.eval(arg)?;
                 match a.point_value() {

@@ -22,6 +22,7 @@ mod int64;
 mod isolation;
 mod kernel;
 mod layout;
+pub mod induction;
 pub mod launch_proof;
 pub mod local_scratch;
 mod loop_cut;

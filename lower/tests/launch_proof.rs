@@ -212,3 +212,212 @@ fn a_sign_extended_index_that_wraps_is_not_proven() {
     assert!(holds(1 << 20), "x + 1 MiB + tid");
     assert!(!holds(0x7fff_fff0), "x + sext(2^31 - 16 + tid): 2 GiB below x for tid >= 16");
 }
+
+// ------------------------------------------------------------------------------------------
+// Loop-carried indices (`induction`).
+
+pub const MATMUL: &str = include_str!("../../tests/speed/ptx/matmul.sm80.ptx");
+
+/// The 16×16-tile matmul (params `a, b, c, n`, 16×16 threads): thread (tx, ty) of block
+/// (bx, by), `row = 16 by + ty`, `col = 16 bx + tx`, runs the tile loop for `k0 = 0, 16, …`
+/// while `k0 < n` (`ceil(n / 16)` iterations when `n >= 1`), reading `a[row n + k0 + tx]`
+/// and `b[(k0 + ty) n + col]`, then writes `c[row n + col]`.
+fn matmul_holds(n: u64, a: u64, b: u64, c: u64, grid: [u32; 2], heap_words: u64) -> bool {
+    let k = kernel(MATMUL, [16, 16, 1]);
+    let proof = analyse(&k).unwrap();
+    let p = params(&k, &[(0, heap_address(a), 8), (8, heap_address(b), 8), (16, heap_address(c), 8), (24, n, 4)]);
+    proof.holds(LaunchValues { params: &p, grid: [grid[0], grid[1], 1], heap_words })
+}
+
+#[test]
+fn matmul_loop_indices_follow_the_launch() {
+    let k = kernel(MATMUL, [16, 16, 1]);
+    let proof = analyse(&k).unwrap();
+    assert_eq!(proof.loops.len(), 2, "the shared-memory prologue's loop and the tile loop are bounded");
+    // The loop's two loads (segment, alignment and range tests each) are claimed, and the
+    // variant of a launch that holds has no deferred fault left for them.
+    assert_eq!(proof.claims.len(), 9, "{:?}", proof.claims);
+    let n = 256u64;
+    let nn = n * n;
+    // a, b, c back to back from byte 256; the heap ends at c's last element.
+    let (a, b, c) = (256, 256 + 4 * nn, 256 + 8 * nn);
+    let hw = 64 + 3 * nn;
+    assert!(matmul_holds(n, a, b, c, [16, 16], hw));
+    // b last: its last element, b[255 n + 255], is read in the 16th iteration (k0 = 240,
+    // ty = 15): in range exactly when the heap holds it.
+    assert!(matmul_holds(n, a, c, b, [16, 16], hw));
+    assert!(!matmul_holds(n, a, c, b, [16, 16], hw - 1));
+    // a last: a[255 n + 240 + 15], also the 16th iteration.
+    assert!(matmul_holds(n, b, c, a, [16, 16], hw));
+    assert!(!matmul_holds(n, b, c, a, [16, 16], hw - 1));
+    // Misaligned a or b.
+    assert!(!matmul_holds(n, a + 2, b, c, [16, 16], hw + 1));
+    assert!(!matmul_holds(n, a, b + 2, c, [16, 16], hw + 1));
+    // n = 24 (not a multiple of 16) on one block: two iterations (k0 = 0, 16), so b is read
+    // up to b[(16 + 15) 24 + 15] = b[759], past its 576 elements: the heap must hold it.
+    let n = 24u64;
+    let (a, c, b) = (256, 256 + 4 * 576, 256 + 8 * 576);
+    assert!(matmul_holds(n, a, b, c, [1, 1], 64 + 2 * 576 + 760));
+    assert!(!matmul_holds(n, a, b, c, [1, 1], 64 + 2 * 576 + 759));
+    // n <= 0: the loop is skipped, c[row n + col] = c[col] (n = 0) only.
+    assert!(matmul_holds(0, 1 << 20, 1 << 20, 256, [1, 1], 64 + 16));
+}
+
+/// A do-while loop over a pointer and a separate counter (the shape of nvcc's matmul loop):
+/// thread `tid` of 64 stores to `x[tid + 64 j]` in iteration `j`, then `p += 256`,
+/// `i += s`, and goes on while `i OP n` (OP filled in for CMPOP). With `s = 1`, `i < n` runs
+/// iterations `0 .. n - 1` for `n >= 1` (the last word written `x[63 + 64 (n - 1)]`),
+/// `i <= n` one more.
+const POINTER_LOOP: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry ploop(.param .u64 x, .param .u32 n, .param .u32 s)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [x];
+    ld.param.u32 %r1, [n];
+    ld.param.u32 %r2, [s];
+    mov.u32 %r3, %tid.x;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    mov.u32 %r4, 0;
+LOOP:
+    st.global.u32 [%rd3], %r4;
+    BODY
+    add.s64 %rd3, %rd3, 256;
+    add.s32 %r4, %r4, %r2;
+    setp.CMPOP %p1, %r4, %r1;
+    @%p1 bra LOOP;
+    ret;
+}
+"#;
+
+fn pointer_loop(op: &str, body: &str) -> Kernel {
+    kernel(&POINTER_LOOP.replace("CMPOP", op).replace("BODY", body), [64, 1, 1])
+}
+
+/// Whether the pointer loop's precondition holds with `x` at byte 256 and a heap of
+/// `64 + words` words.
+fn pointer_loop_holds(k: &Kernel, n: u32, s: u32, words: u64) -> bool {
+    let Some(proof) = analyse(k) else { return false };
+    let p = params(k, &[(0, heap_address(256), 8), (8, n as u64, 4), (12, s as u64, 4)]);
+    proof.holds(LaunchValues { params: &p, grid: [1, 1, 1], heap_words: 64 + words })
+}
+
+#[test]
+fn loop_trip_counts_are_exact() {
+    let lt = pointer_loop("lt.u32", "");
+    // n = 10, s = 1: iterations 0..=9, last word x[63 + 576] = x[639].
+    assert!(pointer_loop_holds(&lt, 10, 1, 640));
+    assert!(!pointer_loop_holds(&lt, 10, 1, 639));
+    // s = 3: i = 3, 6, 9 pass, 12 fails: iterations 0..=3, last word x[63 + 192].
+    assert!(pointer_loop_holds(&lt, 10, 3, 256));
+    assert!(!pointer_loop_holds(&lt, 10, 3, 255));
+    // n = 0: one iteration (do-while).
+    assert!(pointer_loop_holds(&lt, 0, 1, 64));
+    assert!(!pointer_loop_holds(&lt, 0, 1, 63));
+    // `<=`: one iteration more than `<` (x[63 + 640]).
+    let le = pointer_loop("le.u32", "");
+    assert!(pointer_loop_holds(&le, 10, 1, 704));
+    assert!(!pointer_loop_holds(&le, 10, 1, 703));
+    // Signed `<`: the same, and a negative n is one iteration.
+    let lts = pointer_loop("lt.s32", "");
+    assert!(pointer_loop_holds(&lts, 10, 1, 640));
+    assert!(!pointer_loop_holds(&lts, 10, 1, 639));
+    assert!(pointer_loop_holds(&lts, (-5i32) as u32, 1, 64));
+    // `!=` with a step that divides n - 0: i = 2, 4, .., 10 stops at 10: iterations 0..=4.
+    let ne = pointer_loop("ne.s32", "");
+    assert!(pointer_loop_holds(&ne, 10, 2, 320));
+    assert!(!pointer_loop_holds(&ne, 10, 2, 319));
+    // `!=` where the step skips n (i = 4, 8, 12, ...): runs until i wraps; not proven.
+    assert!(!pointer_loop_holds(&ne, 10, 4, 1 << 28));
+    // `!=` with a step that is no power of two: not proven.
+    assert!(!pointer_loop_holds(&ne, 9, 3, 1 << 28));
+}
+
+#[test]
+fn loops_that_may_not_end_are_not_proven() {
+    let lt = pointer_loop("lt.u32", "");
+    // Step 0: i stays 0 < n, the loop never ends (the pointer runs past any heap).
+    assert!(!pointer_loop_holds(&lt, 10, 0, 1 << 28));
+    // A step that wraps: i = 0xc000_0000, 0x8000_0000, 0x4000_0000, 0, ... all below n.
+    // Bounded by the arithmetic alone (i <= n - 1 gives one pass) it would look like two
+    // iterations, which a heap of 128 words holds.
+    assert!(!pointer_loop_holds(&lt, 0xf000_0000, 0xc000_0000, 128));
+    assert!(!pointer_loop_holds(&lt, 0xf000_0000, 0xc000_0000, 1 << 28));
+    // Signed: i = 2^30, then 2^31 wraps to negative, which passes `< n` too.
+    let lts = pointer_loop("lt.s32", "");
+    assert!(!pointer_loop_holds(&lts, 0x7fff_ffff, 0x4000_0000, 1 << 28));
+    // The same without a wrap: n = 2^31 - 1 with s = 2^30 + 1 ... passes once more only when
+    // i = 2^30 + 1 < n, then 2^31 + 2 wraps: not proven either.
+    assert!(!pointer_loop_holds(&lts, 0x7fff_ffff, 0x4000_0001, 1 << 28));
+}
+
+#[test]
+fn loop_variables_that_are_not_induction_variables_give_no_bound() {
+    // The counter is also changed inside the body (doubled by a second add).
+    let twice = pointer_loop("lt.u32", "setp.eq.u32 %p2, %r3, 5;\n    @%p2 add.s32 %r4, %r4, 7;");
+    assert!(!pointer_loop_holds(&twice, 10, 1, 1 << 20));
+    // A bound tested on another variable: `i * 2` (not an induction variable) against n.
+    let other = POINTER_LOOP.replace("setp.CMPOP %p1, %r4, %r1;", "shl.b32 %r5, %r4, 1;\n    setp.lt.u32 %p1, %r5, %r1;").replace("BODY", "");
+    assert!(!pointer_loop_holds(&kernel(&other, [64, 1, 1]), 10, 1, 1 << 20));
+    // A `continue` (back to the loop head) that skips the increments for some threads.
+    let skip = POINTER_LOOP
+        .replace("BODY", "setp.eq.u32 %p2, %r3, 5;\n    @%p2 bra LOOP;")
+        .replace("setp.CMPOP", "setp.lt.u32");
+    assert!(!pointer_loop_holds(&kernel(&skip, [64, 1, 1]), 10, 1, 1 << 20));
+    // A break that leaves the loop early only shortens it: still proven.
+    let brk = POINTER_LOOP.replace("BODY", "setp.eq.u32 %p2, %r3, 5;\n    @%p2 bra DONE;").replace("setp.CMPOP", "setp.lt.u32").replace("    ret;\n}", "DONE:\n    ret;\n}");
+    let brk = kernel(&brk, [64, 1, 1]);
+    assert!(pointer_loop_holds(&brk, 10, 1, 640));
+    assert!(!pointer_loop_holds(&brk, 10, 1, 639));
+}
+
+/// A grid-stride loop tested at its head (`for (i = tid; i < n; i += s) x[i] = i`): the
+/// index is the tested induction variable, bounded by the test that dominates the access.
+const GRID_STRIDE: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry gs(.param .u64 x, .param .u32 n, .param .u32 s)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [x];
+    ld.param.u32 %r1, [n];
+    ld.param.u32 %r2, [s];
+    mov.u32 %r3, %tid.x;
+LOOP:
+    setp.ge.u32 %p1, %r3, %r1;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r3;
+    add.s32 %r3, %r3, %r2;
+    bra LOOP;
+DONE:
+    ret;
+}
+"#;
+
+#[test]
+fn a_grid_stride_loop_is_bounded_by_its_test() {
+    let k = kernel(GRID_STRIDE, [64, 1, 1]);
+    let holds = |n: u32, s: u32, words: u64| pointer_loop_holds(&k, n, s, words);
+    // x[i] for i < n: the heap must hold n words.
+    assert!(holds(1000, 64, 1000));
+    assert!(!holds(1000, 64, 999));
+    assert!(holds(1000, 1, 1000));
+    // Step 0: threads below n loop for ever on x[tid] (the loop has no bound, `j` may be
+    // anything): in range all the same, since i = tid + j * 0.
+    assert!(holds(1000, 0, 1000));
+    assert!(!holds(1000, 0, 63));
+    // Step 2^32 - 64: i = tid, then tid - 64 + 2^32 >= n leaves: in range.
+    assert!(holds(1000, 0u32.wrapping_sub(64), 1000));
+    // n past the buffer, with threads that reach it.
+    assert!(!holds(2000, 64, 1000));
+}

@@ -3,7 +3,8 @@
 //! heap fault recording (observable: `Context::last_launch_specialised`), bit-exactly; a launch
 //! that does not still runs the checked kernel and faults at the right instruction: `n` larger
 //! than the buffer, a misaligned pointer, a 32-bit index that wraps (sign-extended by
-//! `mul.wide.s32`), a guard on another variable than the index, `<=` instead of `<`.
+//! `mul.wide.s32`), a guard on another variable than the index, `<=` instead of `<`, a tile
+//! loop whose last tile reads past the heap.
 //! Expected values: a CPU reference of each kernel; expected faults: PTX's rules (an access
 //! outside every allocation or not aligned to its size is an error, §9.7.9.8), placed by
 //! putting the buffer at the very end of the heap.
@@ -267,5 +268,80 @@ fn transpose_runs_unchecked_when_in_range_and_checked_otherwise() {
         assert!(!ctx.last_launch_specialised(), "{backend}");
         assert_eq!(bits, abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}");
         assert!(site.contains("ld.global.f32"), "{backend}: {site}");
+    }
+}
+
+const MATMUL: &str = include_str!("../speed/ptx/matmul.sm80.ptx");
+
+/// `if c { fault }` statements (lone faults: the segment, alignment and range tests of plain
+/// heap accesses) in `b`, nested ones included.
+fn lone_faults(b: &ptxcross_lower::ir::Block) -> usize {
+    use ptxcross_lower::ir::Stmt;
+    b.stmts
+        .iter()
+        .map(|s| match s {
+            Stmt::If { then_body, else_body, .. } if else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]) => 1,
+            s => s.bodies().map(lone_faults).sum(),
+        })
+        .sum()
+}
+
+/// The 16×16-tile matmul of the speed benchmark (`tests/speed/`; params `a, b, c, n`): its
+/// heap loads sit in the tile loop, through two pointers nvcc steps by `64` and `64 n` bytes
+/// per iteration beside a counter `k0 += 16` tested `k0 < n` (proven through `induction`).
+/// `b` ends at the heap's end, so the last iteration's load of `b[(n - 1) n + col]` is the
+/// heap's last word; a matrix size that is no multiple of 16 makes the last tile read past it.
+#[test]
+fn matmul_tile_loop_runs_unchecked_when_in_range_and_checked_otherwise() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let file = SourceFile::new("matmul.sm80.ptx".to_string(), MATMUL.to_string());
+    let options = LowerOptions { block: Some([16, 16, 1]), ..Default::default() };
+    let prog = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
+    let n = 48usize;
+    let a: Vec<f32> = (0..n * n).map(|i| ((i * 7 % 113) as f32 - 56.0) / 17.0).collect();
+    let b: Vec<f32> = (0..n * n).map(|i| ((i * 13 % 97) as f32 - 48.0) / 11.0).collect();
+    // matmul.cu: sum = fmaf(a[r][k], b[k][c], sum) in k order, one rounding each.
+    let mut want = vec![0f32; n * n];
+    for r in 0..n {
+        for c in 0..n {
+            let mut sum = 0f32;
+            for k in 0..n {
+                sum = a[r * n + k].mul_add(b[k * n + c], sum);
+            }
+            want[r * n + c] = sum;
+        }
+    }
+    for backend in Backend::ALL {
+        let (mut ctx, base, end) = context(&gpu);
+        let (ap, cp, bp) = (base, base + 4 * (n * n) as u64, end - 4 * (n * n) as u64);
+        ctx.write(DevicePtr(ap), &f32s(&a)).unwrap();
+        ctx.write(DevicePtr(bp), &f32s(&b)).unwrap();
+        let launch = |ctx: &mut Context, m: usize, grid: u32| {
+            let (p0, p1, p2, p3) = (ap.to_le_bytes(), bp.to_le_bytes(), cp.to_le_bytes(), (m as u32).to_le_bytes());
+            ctx.launch(&prog, "matmul", [grid, grid, 1], &[&p0, &p1, &p2, &p3], backend)
+        };
+        launch(&mut ctx, n, (n / 16) as u32).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert!(ctx.last_launch_specialised(), "{backend}: the in-range launch runs the variant");
+        let variant = prog.launch_specialised("matmul").expect("the variant");
+        assert_eq!(lone_faults(&variant.kernel("matmul").unwrap().body), 0, "{backend}: no heap fault recording left, in the loop or after it");
+        let got = ctx.read(DevicePtr(cp), 4 * (n * n) as u64).unwrap();
+        assert_eq!(got, f32s(&want), "{backend}: c = a b");
+        // n = 40 on a 2×2 grid (32×32 threads): three tiles (k0 = 0, 16, 32), the last
+        // reading up to b[(32 + 15) 40 + 31] = b[1911], inside the 48 × 48 = 2304 words that
+        // end at the heap's end: in range, the variant (its values are not checked: rows past
+        // 40 of the 40-wide matrices are other data).
+        launch(&mut ctx, 40, 2).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert!(ctx.last_launch_specialised(), "{backend}: n = 40 stays inside b's 48 × 48 words");
+        // n = 56 on a 3×3 grid: four tiles (k0 = 0..48), the last reading b[(48 + 15) 56 +
+        // 47] = b[3575], past b's 2304 words and the heap's end.
+        let (bits, site) = fault(launch(&mut ctx, 56, 3), "the last tile past the heap");
+        assert!(!ctx.last_launch_specialised(), "{backend}: the checked kernel ran");
+        assert_eq!(bits, abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}");
+        assert!(site.contains("ld.global.f32"), "{backend}: site {site}");
+        // A misaligned a.
+        let (p0, p1, p2, p3) = ((ap + 2).to_le_bytes(), bp.to_le_bytes(), cp.to_le_bytes(), 16u32.to_le_bytes());
+        let (bits, _) = fault(ctx.launch(&prog, "matmul", [1, 1, 1], &[&p0, &p1, &p2, &p3], backend), "misaligned a");
+        assert!(!ctx.last_launch_specialised(), "{backend}");
+        assert_eq!(bits, abi::FAULT_MISALIGNED, "{backend}");
     }
 }
