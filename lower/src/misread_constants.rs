@@ -40,7 +40,10 @@
 //! is known here (XOR with the zero), else the first operand, by an *add* of the zero: a
 //! variable may carry the same zero already (a load forwarded from a hidden store), which a
 //! second XOR would cancel. Exempt: the checked heap access's selects (the false side faults
-//! the launch) and booleans. 16-bit selects: the IR has none (halves live in 32-bit words, so
+//! the launch) and booleans. The driver also makes selects of phis (`nir_opt_peephole_select`
+//! flattens a small selection: −1.0 set in one arm, +0 in the other, gave −0), so a selection
+//! without side effects leaves one branch with each 32/64-bit variable it assigns hidden, under
+//! the same exemptions ([`rewrite_block`]). 16-bit selects: the IR has none (halves live in 32-bit words, so
 //! `bcsel@16` cannot match what `lower` emits); the f16 operations computed in f32 select f32
 //! values, covered like any other.
 //!

@@ -362,6 +362,14 @@ fn misread_selects_made_by_the_driver() {
             Box::new(move |x| pick(x & 1 != 0, 0x3f80_0000, 0x8000_0000)),
         ),
         (
+            "-1.0 set in a loop of one trip left early, +0 before it",
+            format!(
+                "{p0} mov.b32 %r11, 0; mov.u32 %r13, 0;\nL:\n @%p0 bra X;\n mov.b32 %r11, 0xbf800000;\n add.u32 %r13, %r13, 1;\n \
+                 setp.lt.u32 %p1, %r13, 1;\n @%p1 bra L;\nX:\n {store}"
+            ),
+            Box::new(move |x| pick(x & 1 != 0, 0, 0xbf80_0000)),
+        ),
+        (
             "phi of -1.0 through known bits and +0",
             format!("{p0} and.b32 %r8, %r6, 0xbf800000; or.b32 %r8, %r8, 0xbf800000;\n @%p0 bra A;\n mov.b32 %r11, 0;\n bra J;\nA:\n mov.b32 %r11, %r8;\nJ:\n {store}"),
             Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
