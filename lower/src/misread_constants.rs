@@ -108,6 +108,7 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
     let roots = same_roots(&kernel.body);
     let heap_tests = heap_range_tests_of(kernel);
     let push_used = push_used(&kernel.body, kernel.vars.len());
+    let site_var = kernel.fault_site_var;
     let mut cx = Cx {
         known,
         opaque: Vec::new(),
@@ -118,6 +119,7 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
         made_hidden: Vec::new(),
         heap_tests,
         push_used,
+        site_var,
     };
     if has_float_ops {
         // A float variable set to a constant and also otherwise (a loop's accumulator, `sum =
@@ -540,6 +542,10 @@ struct Cx<'a> {
     heap_tests: Vec<Operand>,
     /// [`push_used`] of the kernel.
     push_used: Vec<bool>,
+    /// The kernel's fault site variable, which nothing in the IR reads (the backends write it
+    /// to the heap on a fault path, as is): left out of the merge rule. Its values are small
+    /// site ids, never ±0.0 or ±1.0 bits, and no add uses it.
+    site_var: Option<VarId>,
 }
 
 impl Cx<'_> {
@@ -822,7 +828,10 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
                     .enumerate()
                     .filter(|&(j, d)| {
                         let ty = cx.vars.get(d.index()).map_or(Ty::Bool, |v| v.ty);
-                        ty != Ty::Bool && !cx.unknown(Operand::Var(*d)) && !cx.settled(ty, *d, ends.iter().map(|e| e[j]))
+                        ty != Ty::Bool
+                            && Some(*d) != cx.site_var
+                            && !cx.unknown(Operand::Var(*d))
+                            && !cx.settled(ty, *d, ends.iter().map(|e| e[j]))
                     })
                     .map(|(j, d)| (j, *d))
                     .collect();
