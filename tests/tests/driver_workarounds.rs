@@ -228,9 +228,12 @@ fn misread_select_operands_from_sub_word_stores() {
     }
 }
 
+/// A named kernel body and the model of its output word.
+type Case<'a> = (&'a str, String, Box<dyn Fn(u32) -> u32>);
+
 /// Runs each `(name, body, model)` with [`check`] and reports every case that fails (not only
 /// the first), so one run shows which shapes a driver misreads.
-fn check_each(regs: &str, cases: Vec<(&str, String, Box<dyn Fn(u32) -> u32>)>) {
+fn check_each(regs: &str, cases: Vec<Case>) {
     let mut failed = Vec::new();
     for (name, body, model) in cases {
         let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(name, regs, &body, 2, 64, &*model)));
@@ -258,7 +261,6 @@ fn misread_selects_of_a_driver_derived_one_opposite_zero() {
     // −1.0 (or 1.0) from known bits, whatever the input.
     let m1 = "and.b32 %r8, %r6, 0xbf800000; or.b32 %r8, %r8, 0xbf800000;\n";
     let pick = |p: bool, a: u32, b: u32| if p { a } else { b };
-    type Case<'a> = (&'a str, String, Box<dyn Fn(u32) -> u32>);
     let cases: Vec<Case> = vec![
         ("-1.0 through known bits, +0", format!("{p0}{m1} selp.b32 %r11, %r8, 0, %p0; {store}"), Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0))),
         ("+0, -1.0 through known bits", format!("{p0}{m1} selp.b32 %r11, 0, %r8, %p0; {store}"), Box::new(move |x| pick(x & 1 != 0, 0, 0xbf80_0000))),
@@ -334,7 +336,6 @@ fn misread_selects_made_by_the_driver() {
     let (d, e) = (0x2040_0000u32, 0x1e40_0000u32);
     assert_eq!((5u32.wrapping_mul(d).wrapping_add(e), 7u32.wrapping_mul(d).wrapping_add(e)), (0xbf80_0000, 0));
     assert_eq!(0xea80_0000u32.wrapping_mul(3), 0xbf80_0000);
-    type Case<'a> = (&'a str, String, Box<dyn Fn(u32) -> u32>);
     let cases: Vec<Case> = vec![
         (
             "selp of 0x3f7ffffb and 0x7ffffffb, add 5",
