@@ -659,8 +659,12 @@ impl Cx<'_> {
     /// knows as `known`, needs no operand hidden although the driver may know them all: one
     /// is a constant other than ±0 and ±1.0, so the select is not misread as it is, and no
     /// add, subtract or multiply uses `dst` (through copies, bitcasts, negations: [`push_used`]),
-    /// so the driver makes no other select of it (`iadd(bcsel(c, #b, x), #d)`, the only way
-    /// the operands change: `fadd`/`fmul` operands that are no opaque values are hidden).
+    /// so the driver makes no other select of it (`iadd(bcsel(c, #b, x), #d)`: Mesa moves
+    /// `iadd`, `imul`, `fadd`, `fmul` by a constant into a select, and `fadd`/`fmul` operands
+    /// that are no opaque values are hidden; newer Mesa also moves `fneg` (exact: ±0/±1.0
+    /// stay out of reach of a constant that is neither), `fsat` (of float ops, which take no
+    /// select operand unhidden) and comparisons (boolean selects). A driver that moved a
+    /// bitwise op by a constant into a select would need this list widened).
     fn settled(&self, ty: Ty, dst: VarId, known: impl IntoIterator<Item = Option<u64>>) -> bool {
         let sign = 1u64 << (ty.bits() - 1);
         let one = if ty.bits() == 32 { 0x3f80_0000 } else { 0x3ff0_0000_0000_0000 };
