@@ -19,6 +19,34 @@
 //! (of f32, or the high word of f64's) is stored hidden in every kernel (a +0 that meets a
 //! plain +1.0 gives the same bits through `b2f`).
 //!
+//! The general rule (closing the class, 2026-11-27): **no select reaches the driver with two
+//! operands it may know**. Mesa's rules (`nir_opt_algebraic.py`) that misread are exactly
+//! `bcsel@16/32/64(a, 1.0, 0.0) → b2f(a)`, `bcsel(a, 0.0, 1.0) → b2f(!a)`, `bcsel(a, -1.0,
+//! -0.0) → -b2f(a)` and `bcsel(a, -0.0, -1.0) → -b2f(!a)`: float constants match by value,
+//! so each 0.0 also matches the other zero, and `select(c, 1.0, -0.0)` gives +0, `select(c,
+//! -1.0, 0.0)` −0. Both operands must be constants *to the driver*, but what it knows is
+//! open-ended (known bits `(x & m) | k`, loads it forwards from its own stores, read-modify-
+//! writes of sub-words, `min`/`max` it can decide, phis of equal values), and it also makes
+//! new constant operands: `iadd`, `imul`, `fadd`, `fmul` by a constant move into a select
+//! with one constant operand (`iadd(bcsel(c, #b, x), #d) → bcsel(c, b + d, x + d)`), so a
+//! select of two harmless constants (5 and 7, then `mul.lo` and `add`) becomes one of −1.0
+//! and +0. So the rule is not about values: every select of 32 or 64 bits whose operands are
+//! not already hidden (a ±0 or ±1.0 this pass knows, above) gets one operand hidden unless
+//! one is a value the driver cannot know — opaque ([`opaque_vars`], kernels with float ops)
+//! or computed by this pass through an unknown zero. A select with an unknown operand stays
+//! one through those rewrites (an add or multiply of an unknown value by a constant is
+//! unknown), and the merge of nested selects (`bcsel(a, bcsel(b, c, d), d) → bcsel(a & b,
+//! c, d)`) keeps operands of selects that have one. The hidden operand is a constant if one
+//! is known here (XOR with the zero), else the first operand, by an *add* of the zero: a
+//! variable may carry the same zero already (a load forwarded from a hidden store), which a
+//! second XOR would cancel. Exempt: the checked heap access's selects (the false side faults
+//! the launch) and booleans. The driver also makes selects of phis (`nir_opt_peephole_select`
+//! flattens a small selection: −1.0 set in one arm, +0 in the other, gave −0), so a selection
+//! without side effects leaves one branch with each 32/64-bit variable it assigns hidden, under
+//! the same exemptions ([`rewrite_block`]). 16-bit selects: the IR has none (halves live in 32-bit words, so
+//! `bcsel@16` cannot match what `lower` emits); the f16 operations computed in f32 select f32
+//! values, covered like any other.
+//!
 //! **Float arithmetic.** Lavapipe folds `x - (-0.0)` to `x` in SPIR-V although the op is
 //! `NoContraction` and even when the module declares `SignedZeroInfNanPreserve` (tried; −0 − −0 gave −0; IEEE
 //! and PTX say +0: differential cases `float-seed-…f10a0007`, `…0008`, `…004b`, where an fma
@@ -78,7 +106,21 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
     let known: Vec<Option<u64>> = vec![None; kernel.vars.len()];
     let has_float_ops = any_stmt(&kernel.body, &mut |s| matches!(s, Stmt::Assign { expr, .. } if float_op_operands(expr).is_some()));
     let roots = same_roots(&kernel.body);
-    let mut cx = Cx { known, opaque: Vec::new(), hide_values: has_float_ops, vars: &mut kernel.vars, zero: [None; 3], zero64: [None; 3] };
+    let heap_tests = heap_range_tests_of(kernel);
+    let push_used = push_used(&kernel.body, kernel.vars.len());
+    let site_var = kernel.fault_site_var;
+    let mut cx = Cx {
+        known,
+        opaque: Vec::new(),
+        hide_values: has_float_ops,
+        vars: &mut kernel.vars,
+        zero: [None; 3],
+        zero64: [None; 3],
+        made_hidden: Vec::new(),
+        heap_tests,
+        push_used,
+        site_var,
+    };
     if has_float_ops {
         // A float variable set to a constant and also otherwise (a loop's accumulator, `sum =
         // 0` then `sum += …`) gets the constant hidden where it is set, once, instead of
@@ -391,6 +433,58 @@ fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
     }
 }
 
+/// Whether `b` (nested blocks included) does something that running it unconditionally
+/// would change (see [`rewrite_block`]'s merge rule): a driver cannot turn a selection with
+/// such a branch into a select.
+fn has_side_effect(b: &Block) -> bool {
+    any_stmt(b, &mut |s| match s {
+        Stmt::Assign { expr, .. } => matches!(
+            expr,
+            Expr::AtomicWord { .. }
+                | Expr::AtomicDword { .. }
+                | Expr::SharedUniformLoad { .. }
+                | Expr::WarpBallot { .. }
+                | Expr::WarpShuffle { .. }
+        ),
+        Stmt::If { .. } | Stmt::Switch { .. } | Stmt::Loop { .. } => false,
+        _ => true,
+    })
+}
+
+/// Per variable: whether an integer add, subtract or multiply uses it, directly or through
+/// copies, bitcasts, negations and absolute values (the driver's `iadd`/`imul` of a select
+/// by a constant becomes a select of new constants: see [`Cx::settled`]).
+fn push_used(body: &Block, n: usize) -> Vec<bool> {
+    let mut list = Vec::new();
+    assignments(body, &mut list);
+    let mut used = vec![false; n];
+    for (_, e) in &list {
+        if let Expr::Binary { op: BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, ty: Ty::U32 | Ty::U64, lhs, rhs } = **e {
+            for o in [lhs, rhs] {
+                if let Operand::Var(v) = o {
+                    if let Some(u) = used.get_mut(v.index()) {
+                        *u = true;
+                    }
+                }
+            }
+        }
+    }
+    loop {
+        let mut changed = false;
+        for (d, e) in &list {
+            if let Some(a) = transparent_arg(e) {
+                if used.get(d.index()).copied().unwrap_or(false) && !used.get(a.index()).copied().unwrap_or(true) {
+                    used[a.index()] = true;
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return used;
+        }
+    }
+}
+
 /// Per variable: the variable it is a copy, bitcast, negation or absolute value of, followed
 /// to the end (itself if none), for values (`x - x`, `x + (-x)`, `x / x`: see the module
 /// comment). Variables assigned more than once are their own root.
@@ -442,9 +536,26 @@ struct Cx<'a> {
     /// needs them, and their 64-bit zero extensions.
     zero: [Option<VarId>; 3],
     zero64: [Option<VarId>; 3],
+    /// Per variable: computed by this pass through an unknown zero ([`Cx::hidden_by`]).
+    made_hidden: Vec<bool>,
+    /// [`heap_range_tests`] of the kernel.
+    heap_tests: Vec<Operand>,
+    /// [`push_used`] of the kernel.
+    push_used: Vec<bool>,
+    /// The kernel's fault site variable, which nothing in the IR reads (the backends write it
+    /// to the heap on a fault path, as is): left out of the merge rule. Its values are small
+    /// site ids, never ±0.0 or ±1.0 bits, and no add uses it.
+    site_var: Option<VarId>,
 }
 
 impl Cx<'_> {
+    fn mark_hidden(&mut self, v: VarId) {
+        if self.made_hidden.len() <= v.index() {
+            self.made_hidden.resize(v.index() + 1, false);
+        }
+        self.made_hidden[v.index()] = true;
+    }
+
     fn var(&mut self, ty: Ty, name: &str) -> VarId {
         self.vars.push(VarInfo { ty, name: name.into() });
         VarId(self.vars.len() as u32 - 1)
@@ -541,6 +652,66 @@ impl Cx<'_> {
     /// value is hidden itself, not replaced by its constant (a NaN's payload is the device's
     /// conversion's, not ours).
     fn hidden(&mut self, ty: Ty, x: Operand, slot: usize, out: &mut Vec<Stmt>) -> Operand {
+        self.hidden_by(ty, x, slot, BinaryOp::Xor, out)
+    }
+
+    /// Whether a select (or a selection's merge) of `ty` into `dst`, of operands this pass
+    /// knows as `known`, needs no operand hidden although the driver may know them all: one
+    /// is a constant other than ±0 and ±1.0, so the select is not misread as it is, and no
+    /// add, subtract or multiply uses `dst` (through copies, bitcasts, negations: [`push_used`]),
+    /// so the driver makes no other select of it (`iadd(bcsel(c, #b, x), #d)`: Mesa moves
+    /// `iadd`, `imul`, `fadd`, `fmul` by a constant into a select, and `fadd`/`fmul` operands
+    /// that are no opaque values are hidden; newer Mesa also moves `fneg` (exact: ±0/±1.0
+    /// stay out of reach of a constant that is neither), `fsat` (of float ops, which take no
+    /// select operand unhidden) and comparisons (boolean selects). A driver that moved a
+    /// bitwise op by a constant into a select would need this list widened).
+    fn settled(&self, ty: Ty, dst: VarId, known: impl IntoIterator<Item = Option<u64>>) -> bool {
+        let sign = 1u64 << (ty.bits() - 1);
+        let one = if ty.bits() == 32 { 0x3f80_0000 } else { 0x3ff0_0000_0000_0000 };
+        !self.push_used.get(dst.index()).copied().unwrap_or(true)
+            && known.into_iter().any(|k| k.is_some_and(|v| v & !sign != 0 && v & !sign != one))
+    }
+
+    /// Whether the driver can know nothing of select operand `x` ([`rewrite_block`]'s select
+    /// rule): a variable [`opaque_vars`] found opaque, or one this pass computed through an
+    /// unknown zero.
+    fn unknown(&self, x: Operand) -> bool {
+        match x {
+            Operand::Const(_) => false,
+            Operand::Var(v) => {
+                self.opaque.get(v.index()).copied().unwrap_or(false) || self.made_hidden.get(v.index()).copied().unwrap_or(false)
+            }
+        }
+    }
+
+    /// Whether a select of `ty` with condition `cond` and second operand `b` is one of the
+    /// checked heap access's own (`lower::inst::memory`): the index `select(c, i,
+    /// HEAP_SINK_WORD)` or the loaded word `select(c, w, 0)`. Where `c` is false the access
+    /// faults the launch, so whatever the driver makes of the false side is never read.
+    fn heap_select(&self, ty: Ty, cond: Operand, b: Operand) -> bool {
+        ty == Ty::U32
+            && self.heap_tests.contains(&cond)
+            && matches!(b, Operand::Const(Const::U32(v)) if v == 0 || v == crate::abi::HEAP_SINK_WORD)
+    }
+
+    /// Statements setting variable `d` to itself plus the unknown zero ([`DEF`]): an add, which
+    /// no XOR with the same zero that `d` may carry cancels.
+    fn rehide(&mut self, d: VarId, out: &mut Vec<Stmt>) {
+        let ty = self.vars.get(d.index()).map_or(Ty::U32, |v| v.ty);
+        let ity = if ty.bits() == 32 { Ty::U32 } else { Ty::U64 };
+        let z = self.zero(DEF, ity);
+        if ty == ity {
+            out.push(Stmt::Assign { dst: d, expr: Expr::Binary { op: BinaryOp::Add, ty, lhs: Operand::Var(d), rhs: z } });
+            return;
+        }
+        let (t, h) = (self.var(ity, "misread_constants.bits"), self.var(ity, "misread_constants.hidden"));
+        out.push(Stmt::Assign { dst: t, expr: Expr::Convert { op: ConvertOp::Bitcast, from: ty, to: ity, arg: Operand::Var(d) } });
+        out.push(Stmt::Assign { dst: h, expr: Expr::Binary { op: BinaryOp::Add, ty: ity, lhs: Operand::Var(t), rhs: z } });
+        out.push(Stmt::Assign { dst: d, expr: Expr::Convert { op: ConvertOp::Bitcast, from: ity, to: ty, arg: Operand::Var(h) } });
+    }
+
+    /// [`Cx::hidden`] with `op` (XOR or add) combining `x` and the zero.
+    fn hidden_by(&mut self, ty: Ty, x: Operand, slot: usize, op: BinaryOp, out: &mut Vec<Stmt>) -> Operand {
         let ity = if ty.bits() == 32 { Ty::U32 } else { Ty::U64 };
         let z = self.zero(slot, ity);
         let k = match x {
@@ -554,12 +725,14 @@ impl Cx<'_> {
             }
         };
         let h = self.var(ity, "misread_constants.hidden");
-        out.push(Stmt::Assign { dst: h, expr: Expr::Binary { op: BinaryOp::Xor, ty: ity, lhs: k, rhs: z } });
+        out.push(Stmt::Assign { dst: h, expr: Expr::Binary { op, ty: ity, lhs: k, rhs: z } });
+        self.mark_hidden(h);
         if ity == ty {
             return Operand::Var(h);
         }
         let f = self.var(ty, "misread_constants.hidden");
         out.push(Stmt::Assign { dst: f, expr: Expr::Convert { op: ConvertOp::Bitcast, from: ity, to: ty, arg: Operand::Var(h) } });
+        self.mark_hidden(f);
         Operand::Var(f)
     }
 }
@@ -642,6 +815,55 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
                     ends.push(changed.iter().map(|d| cx.known.get(d.index()).copied().flatten()).collect());
                 }
             }
+            // A selection's merge is a phi, which the driver turns into a select of what the
+            // branches leave (`nir_opt_peephole_select`): a register set to −1.0 in one arm
+            // and +0 in the other came out −0, both backends (`driver_workarounds`). So the
+            // select rule holds for phis too: a 32- or 64-bit variable the selection assigns
+            // (that is not opaque) leaves one branch through an add of the unknown zero
+            // (a switch: every case but none, as the driver makes a chain of selects of
+            // it). The branch that ends in `Break`, `Continue` or `Return` does not reach the
+            // merge, so the first that may is used. A selection with a side effect in a branch
+            // (a store, an atomic, a barrier, a warp operation, a fault, a return or break)
+            // cannot become a select, as running both branches would change what the kernel
+            // does: its merge stays a phi, and is left alone.
+            if !is_loop && !b.stmts[i].bodies().any(has_side_effect) {
+                let hide: Vec<(usize, VarId)> = changed
+                    .iter()
+                    .enumerate()
+                    .filter(|&(j, d)| {
+                        let ty = cx.vars.get(d.index()).map_or(Ty::Bool, |v| v.ty);
+                        ty != Ty::Bool
+                            && Some(*d) != cx.site_var
+                            && !cx.unknown(Operand::Var(*d))
+                            && !cx.settled(ty, *d, ends.iter().map(|e| e[j]))
+                    })
+                    .map(|(j, d)| (j, *d))
+                    .collect();
+                if !hide.is_empty() {
+                    let is_switch = matches!(b.stmts[i], Stmt::Switch { .. });
+                    let falls: Vec<bool> = b.stmts[i]
+                        .bodies()
+                        .map(|body| !matches!(body.stmts.last(), Some(Stmt::Break | Stmt::Continue | Stmt::Return)))
+                        .collect();
+                    let targets: Vec<usize> = if is_switch {
+                        (0..falls.len()).filter(|&k| falls[k]).collect()
+                    } else {
+                        falls.iter().position(|&f| f).into_iter().collect()
+                    };
+                    let mut extra: Vec<Vec<Stmt>> = vec![Vec::new(); falls.len()];
+                    for &k in &targets {
+                        for &(j, d) in &hide {
+                            cx.rehide(d, &mut extra[k]);
+                            if let Some(e) = ends.get_mut(k) {
+                                e[j] = None;
+                            }
+                        }
+                    }
+                    for (body, more) in b.stmts[i].bodies_mut().zip(extra) {
+                        body.stmts.extend(more);
+                    }
+                }
+            }
             // After a selection, a variable is known where every branch leaves it the same
             // known value: the driver's phi of equal constants (both arms of a branch setting
             // −0.0, then selected against 1.0, came out +0, both backends). A branch that
@@ -662,14 +884,33 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
             _ => None,
         };
         match &mut b.stmts[i] {
-            Stmt::Assign { expr, .. } => match expr {
-                Expr::Select { ty, a, b: other, .. } if *ty != Ty::Bool => {
+            Stmt::Assign { dst, expr } => match expr {
+                Expr::Select { ty, cond, a, b: other } if *ty != Ty::Bool => {
+                    let dst = *dst;
                     let ty = *ty;
-                    for o in [a, other] {
+                    let exempt = cx.heap_select(ty, *cond, *other);
+                    let mut hid = false;
+                    for o in [&mut *a, &mut *other] {
                         if cx.risky(ty, *o).is_some() {
                             let k = cx.as_known(ty, *o);
                             *o = cx.hidden(ty, k, DEF, &mut before);
+                            hid = true;
                         }
+                    }
+                    // The general rule (module comment, "Selects"): no select reaches the
+                    // driver with two operands it may know.
+                    if !hid && !exempt && !cx.unknown(*a) && !cx.unknown(*other) && !cx.settled(ty, dst, [*a, *other].map(|o| bits(o, &cx.known))) {
+                        // A constant is hidden as such (it cannot cancel with anything); a
+                        // variable by an add of the zero, which no XOR with the same zero
+                        // it may carry already (a load forwarded from a hidden store) undoes.
+                        let o = if bits(*other, &cx.known).is_some() && bits(*a, &cx.known).is_none() { other } else { a };
+                        *o = match bits(*o, &cx.known) {
+                            Some(_) => {
+                                let k = cx.as_known(ty, *o);
+                                cx.hidden(ty, k, DEF, &mut before)
+                            }
+                            None => cx.hidden_by(ty, *o, DEF, BinaryOp::Add, &mut before),
+                        };
                     }
                 }
                 Expr::Binary { op, ty: ty @ (Ty::F32 | Ty::F64), lhs, rhs } if matches!(op, FAdd | FSub | FMul | FDiv | FMin | FMax) => {

@@ -227,3 +227,154 @@ fn misread_select_operands_from_sub_word_stores() {
         }
     }
 }
+
+/// A named kernel body and the model of its output word.
+type Case<'a> = (&'a str, String, Box<dyn Fn(u32) -> u32>);
+
+/// Runs each `(name, body, model)` with [`check`] and reports every case that fails (not only
+/// the first), so one run shows which shapes a driver misreads.
+fn check_each(regs: &str, cases: Vec<Case>) {
+    let mut failed = Vec::new();
+    for (name, body, model) in cases {
+        let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| check(name, regs, &body, 2, 64, &*model)));
+        if let Err(e) = r {
+            let msg = e.downcast_ref::<String>().cloned().unwrap_or_default();
+            failed.push(format!("{name}: {msg}"));
+        }
+    }
+    assert!(failed.is_empty(), "{} case(s) wrong:\n{}", failed.len(), failed.join("\n"));
+}
+
+/// A −1.0 the driver derives where `lower` sees no constant, opposite a +0 (`select(c, -1.0,
+/// 0.0)` becomes `-b2f(c)`: −0 where PTX gives +0), and the other shapes of the class:
+/// known bits, a local read-modify-write, `min`/`max` whose result the driver knows, a word
+/// stored to shared memory and loaded back, a value an equality test guards, f64 (the high
+/// word checked), f16 in a 32-bit register, and `min.f16` of a half the driver knows to be −0
+/// against +0 (the min's both-zero select). Each is the PTX of the case, modelled here from
+/// §9.7.7.3 (`selp` copies the chosen operand), §9.7.3.10/11 (`min`/`max` of integers),
+/// §9.7.4.10 (`min.f16`: −0 < +0) and §9.7.9.8/9 (`ld`/`st`).
+#[test]
+fn misread_selects_of_a_driver_derived_one_opposite_zero() {
+    let regs = ".reg .f64 %fd<4>;\n.reg .b16 %h<8>;\n.local .align 8 .b8 loc[16];\n.shared .align 8 .b8 sh[512];";
+    let p0 = "and.b32 %r9, %r6, 1; setp.ne.u32 %p0, %r9, 0;\n";
+    let store = "st.global.u32 [%rd7], %r11;";
+    // −1.0 (or 1.0) from known bits, whatever the input.
+    let m1 = "and.b32 %r8, %r6, 0xbf800000; or.b32 %r8, %r8, 0xbf800000;\n";
+    let pick = |p: bool, a: u32, b: u32| if p { a } else { b };
+    let cases: Vec<Case> = vec![
+        ("-1.0 through known bits, +0", format!("{p0}{m1} selp.b32 %r11, %r8, 0, %p0; {store}"), Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0))),
+        ("+0, -1.0 through known bits", format!("{p0}{m1} selp.b32 %r11, 0, %r8, %p0; {store}"), Box::new(move |x| pick(x & 1 != 0, 0, 0xbf80_0000))),
+        (
+            "1.0 through known bits, -0.0 through known bits",
+            format!("{p0} and.b32 %r8, %r6, 0x3f800000; or.b32 %r8, %r8, 0x3f800000;\n and.b32 %r10, %r6, 0x80000000; or.b32 %r10, %r10, 0x80000000;\n selp.b32 %r11, %r8, %r10, %p0; {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0x3f80_0000, 0x8000_0000)),
+        ),
+        (
+            "-1.0 of a local read-modify-write, +0",
+            format!("{p0} mov.u64 %rd8, loc; st.local.u32 [%rd8], 0; st.local.u16 [%rd8+2], 0xbf80;\n ld.local.u32 %r8, [%rd8];\n selp.b32 %r11, %r8, 0, %p0; {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+        (
+            "-1.0 through min.u32, +0",
+            format!("{p0} or.b32 %r8, %r6, 0xbf800000; min.u32 %r8, %r8, 0xbf800000;\n selp.b32 %r11, %r8, 0, %p0; {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+        (
+            "-1.0 through max.s32, +0",
+            format!("{p0} and.b32 %r8, %r6, 0xbf800000; max.s32 %r8, %r8, 0xbf800000; or.b32 %r8, %r8, 0xbf800000;\n selp.b32 %r11, %r8, 0, %p0; {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+        (
+            "-1.0 through shared memory, +0",
+            format!("{p0}{m1} mov.u64 %rd8, sh; mul.wide.u32 %rd9, %r1, 4; add.s64 %rd8, %rd8, %rd9;\n st.shared.u32 [%rd8], %r8; ld.shared.u32 %r10, [%rd8];\n selp.b32 %r11, %r10, 0, %p0; {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+        (
+            "a value an equality test guards (+-1.0), +0",
+            format!(
+                "{p0} and.b32 %r8, %r6, 0x80000000; or.b32 %r8, %r8, 0x3f800000;\n setp.eq.u32 %p1, %r8, 0xbf800000;\n @!%p1 bra S;\n \
+                 selp.b32 %r11, %r8, 0, %p0;\n bra J;\nS:\n selp.b32 %r11, %r8, 0, %p0;\nJ:\n {store}"
+            ),
+            Box::new(move |x| pick(x & 1 != 0, (x & 0x8000_0000) | 0x3f80_0000, 0)),
+        ),
+        (
+            "-1.0 f64 through known bits, +0",
+            format!("{p0}{m1} and.b32 %r8, %r8, 0xbff00000; or.b32 %r8, %r8, 0xbff00000; and.b32 %r10, %r6, 0;\n mov.b64 %fd1, {{%r10, %r8}};\n selp.f64 %fd2, %fd1, 0d0000000000000000, %p0;\n mov.b64 {{%r12, %r11}}, %fd2; {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0xbff0_0000, 0)),
+        ),
+        (
+            "+0 f64, -1.0 through known bits",
+            format!("{p0}{m1} and.b32 %r8, %r8, 0xbff00000; or.b32 %r8, %r8, 0xbff00000; and.b32 %r10, %r6, 0;\n mov.b64 %fd1, {{%r10, %r8}};\n selp.f64 %fd2, 0d0000000000000000, %fd1, %p0;\n mov.b64 {{%r12, %r11}}, %fd2; {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0, 0xbff0_0000)),
+        ),
+        (
+            "-1.0 f16 through known bits, +0",
+            format!("{p0} and.b32 %r8, %r6, 0xbc00; or.b32 %r8, %r8, 0xbc00; and.b32 %r8, %r8, 0xffff;\n mov.b32 {{%h1, %h2}}, %r8;\n selp.b16 %h3, %h1, 0, %p0;\n cvt.u32.u16 %r11, %h3; {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0xbc00, 0)),
+        ),
+        (
+            "min.f16 of -0 through known bits and +0",
+            format!("{p0} and.b32 %r8, %r6, 0x8000; or.b32 %r8, %r8, 0x8000;\n mov.b32 {{%h1, %h2}}, %r8;\n mov.b16 %h4, 0;\n min.f16 %h3, %h4, %h1;\n cvt.u32.u16 %r11, %h3; {store}"),
+            Box::new(move |_| min_max_bits(true, 16, 0, 0x8000, false)),
+        ),
+    ];
+    check_each(regs, cases);
+}
+
+/// Mesa also moves integer and float adds and multiplies by a constant into a select with a
+/// constant operand (`iadd(bcsel(c, #b, x), #d)` → `bcsel(c, b + d, x + d)`), so a select of
+/// two harmless constants becomes one of −1.0 and +0 (or 1.0 and −0.0) after `mul.lo`/`add`,
+/// and then `-b2f(c)` (or `b2f(c)`). And a register set to −1.0 in one arm of a branch and
+/// to +0 in the other becomes such a select (the driver's phi, turned into a select).
+/// §9.7.1.1/§9.7.1.3 (`add`, `mul.lo` wrap), §9.7.7.3 (`selp`).
+#[test]
+fn misread_selects_made_by_the_driver() {
+    let p0 = "and.b32 %r9, %r6, 1; setp.ne.u32 %p0, %r9, 0;\n";
+    let store = "st.global.u32 [%rd7], %r11;";
+    let pick = |p: bool, a: u32, b: u32| if p { a } else { b };
+    // 5·D + E = 0xbf800000 and 7·D + E = 0 (mod 2^32); 0xea800000 · 3 = 0xbf800000.
+    let (d, e) = (0x2040_0000u32, 0x1e40_0000u32);
+    assert_eq!((5u32.wrapping_mul(d).wrapping_add(e), 7u32.wrapping_mul(d).wrapping_add(e)), (0xbf80_0000, 0));
+    assert_eq!(0xea80_0000u32.wrapping_mul(3), 0xbf80_0000);
+    let cases: Vec<Case> = vec![
+        (
+            "selp of 0x3f7ffffb and 0x7ffffffb, add 5",
+            format!("{p0} selp.b32 %r10, 0x3f7ffffb, 0x7ffffffb, %p0; add.u32 %r11, %r10, 5; {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0x3f7f_fffb, 0x7fff_fffb).wrapping_add(5)),
+        ),
+        (
+            "selp of 0xea800000 and 0, mul.lo 3",
+            format!("{p0} selp.b32 %r10, 0xea800000, 0, %p0; mul.lo.u32 %r11, %r10, 3; {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0xea80_0000, 0).wrapping_mul(3)),
+        ),
+        (
+            "selp of 5 and 7, mul.lo and add",
+            format!("{p0} selp.b32 %r10, 5, 7, %p0; mul.lo.u32 %r10, %r10, {d}; add.u32 %r11, %r10, {e}; {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 5, 7).wrapping_mul(d).wrapping_add(e)),
+        ),
+        (
+            "phi of -1.0 and +0",
+            format!("{p0} @%p0 bra A;\n mov.b32 %r11, 0;\n bra J;\nA:\n mov.b32 %r11, 0xbf800000;\nJ:\n {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+        (
+            "phi of 1.0 and -0.0",
+            format!("{p0} @%p0 bra A;\n mov.b32 %r11, 0x80000000;\n bra J;\nA:\n mov.b32 %r11, 0x3f800000;\nJ:\n {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0x3f80_0000, 0x8000_0000)),
+        ),
+        (
+            "-1.0 set in a loop of one trip left early, +0 before it",
+            format!(
+                "{p0} mov.b32 %r11, 0; mov.u32 %r13, 0;\nL:\n @%p0 bra X;\n mov.b32 %r11, 0xbf800000;\n add.u32 %r13, %r13, 1;\n \
+                 setp.lt.u32 %p1, %r13, 1;\n @%p1 bra L;\nX:\n {store}"
+            ),
+            Box::new(move |x| pick(x & 1 != 0, 0, 0xbf80_0000)),
+        ),
+        (
+            "phi of -1.0 through known bits and +0",
+            format!("{p0} and.b32 %r8, %r6, 0xbf800000; or.b32 %r8, %r8, 0xbf800000;\n @%p0 bra A;\n mov.b32 %r11, 0;\n bra J;\nA:\n mov.b32 %r11, %r8;\nJ:\n {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+    ];
+    check_each("", cases);
+}

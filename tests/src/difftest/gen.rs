@@ -400,11 +400,46 @@ impl Gen<'_> {
                     };
                     let mov = Stmt::Ins(None, Ins::Mov { ty, d, a: Src::Imm(self.rng.pick(&set)) });
                     let g = self.guard();
-                    out.push(Stmt::If { g, then_: vec![mov.clone()], else_: vec![mov] });
-                    let other = Src::Imm(self.rng.pick(&set));
-                    let (a, b) = if self.rng.chance(50) { (other, Src::Reg(d)) } else { (Src::Reg(d), other) };
-                    let dst = self.reg(ty);
-                    Stmt::Ins(None, Ins::Selp { ty, d: dst, a, b, p: self.rng.below(NP as u64) as u8 })
+                    if self.rng.chance(40) {
+                        // A different constant in the other arm, the register read as it is:
+                        // the driver turns the phi into a select of the two (−1.0 in one arm,
+                        // +0 in the other, gave −0).
+                        let mov2 = Stmt::Ins(None, Ins::Mov { ty, d, a: Src::Imm(self.rng.pick(&set)) });
+                        Stmt::If { g, then_: vec![mov], else_: vec![mov2] }
+                    } else {
+                        out.push(Stmt::If { g, then_: vec![mov.clone()], else_: vec![mov] });
+                        let other = Src::Imm(self.rng.pick(&set));
+                        let (a, b) = if self.rng.chance(50) { (other, Src::Reg(d)) } else { (Src::Reg(d), other) };
+                        let dst = self.reg(ty);
+                        Stmt::Ins(None, Ins::Selp { ty, d: dst, a, b, p: self.rng.below(NP as u64) as u8 })
+                    }
+                }
+                // A select of two constants that a multiply and an add by constants turn into
+                // one of the signed-zero/one pairs: the driver moves `imul`/`iadd` by a constant
+                // into a select with a constant operand, then reads the result as a bool-to-
+                // float conversion (`driver_workarounds::misread_selects_made_by_the_driver`).
+                39 if compound => {
+                    let wide = self.rng.chance(30);
+                    let (ty, d) = if wide { (IntTy::U64, Reg::D(self.d())) } else { (IntTy::U32, Reg::R(self.r())) };
+                    let pairs: [(u64, u64); 4] = if wide {
+                        [(0x3ff0_0000_0000_0000, 1 << 63), (0xbff0_0000_0000_0000, 0), (1 << 63, 0x3ff0_0000_0000_0000), (0, 0xbff0_0000_0000_0000)]
+                    } else {
+                        [(0x3f80_0000, 0x8000_0000), (0xbf80_0000, 0), (0x8000_0000, 0x3f80_0000), (0, 0xbf80_0000)]
+                    };
+                    let (x, y) = self.rng.pick(&pairs);
+                    let mask = if wide { u64::MAX } else { u32::MAX as u64 };
+                    // m odd, so it has an inverse mod 2^n (Newton's iteration); k·m + c = target.
+                    let m = (self.rng.below(1 << 20) << 1 | 1) & mask;
+                    let mut inv = m;
+                    for _ in 0..6 {
+                        inv = inv.wrapping_mul(2u64.wrapping_sub(m.wrapping_mul(inv)));
+                    }
+                    let c = self.rng.below(1 << 32) & mask;
+                    let k = |t: u64| t.wrapping_sub(c).wrapping_mul(inv) & mask;
+                    let p = self.rng.below(NP as u64) as u8;
+                    out.push(Stmt::Ins(None, Ins::Selp { ty, d, a: Src::Imm(k(x)), b: Src::Imm(k(y)), p }));
+                    out.push(Stmt::Ins(None, Ins::Bin { op: Bin::MulLo, ty, d, a: Src::Reg(d), b: Src::Imm(m) }));
+                    Stmt::Ins(None, Ins::Bin { op: Bin::Add, ty, d, a: Src::Reg(d), b: Src::Imm(c) })
                 }
                 34..=36 if top && self.rets == 0 && self.published < NRO => {
                     self.published += 1;
