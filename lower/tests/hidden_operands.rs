@@ -114,9 +114,10 @@ fn loads_and_float_results_stay_plain() {
     assert_eq!(float_ops("    add.rn.f32 %f9, %f1, %f2;"), ["FAdd vv"]);
     // A product feeding a sum: the product is one NoContraction op of unknown operands.
     assert_eq!(float_ops("    mul.rn.f32 %f3, %f1, %f2;\n    add.rn.f32 %f9, %f3, %f1;"), ["FMul vv", "FAdd vv"]);
-    // Copies, negations and absolute values of them too (f64: f32 `neg`/`abs` give NVIDIA's
-    // canonical NaN by a select of a constant, a value the driver may fold into: hidden).
-    assert_eq!(float_ops("    neg.f64 %fd3, %fd1;\n    abs.f64 %fd4, %fd1;\n    mul.rn.f64 %fd9, %fd3, %fd4;"), ["FMul vv"]);
+    // Copies of them too. Negations and absolute values give NVIDIA's NaN by a select (f32:
+    // the canonical NaN, a constant; f64: the input quieted), a value the driver may fold
+    // into: hidden.
+    assert_eq!(float_ops("    neg.f64 %fd3, %fd1;\n    abs.f64 %fd4, %fd1;\n    mul.rn.f64 %fd9, %fd3, %fd4;"), ["FMul hh"]);
     assert_eq!(float_ops("    neg.f32 %f3, %f1;\n    add.rn.f32 %f9, %f3, %f2;"), ["FAdd hv"]);
     // f32 ↔ f64 conversions of them (one rounding, exact when widening).
     assert_eq!(float_ops("    cvt.f64.f32 %fd3, %f1;\n    mul.rn.f64 %fd9, %fd3, %fd1;"), ["FMul vv"]);
@@ -145,7 +146,8 @@ fn constants_are_hidden_only_where_special() {
 #[test]
 fn the_same_value_on_both_sides_of_sub_add_div_is_hidden() {
     assert_eq!(float_ops("    sub.rn.f32 %f9, %f1, %f1;"), ["FSub hh"]);
-    assert_eq!(float_ops("    neg.f64 %fd3, %fd1;\n    add.rn.f64 %fd9, %fd1, %fd3;"), ["FAdd hh"]);
+    // `-x` is a select (NVIDIA's NaN rule) and hidden: the driver cannot relate the sides.
+    assert_eq!(float_ops("    neg.f64 %fd3, %fd1;\n    add.rn.f64 %fd9, %fd1, %fd3;"), ["FAdd vh"]);
     // x * x and min(x, x) are exact whatever x is.
     assert_eq!(float_ops("    mul.rn.f32 %f9, %f1, %f1;"), ["FMul vv"]);
 }
