@@ -54,18 +54,27 @@ impl FnLower {
                 v
             }
         };
-        let instruction = std::iter::once(inst.opcode.name.as_str())
-            .chain(inst.modifiers.iter().map(|m| m.text.as_str()))
-            .collect::<Vec<_>>()
-            .join(".");
-        self.fault_sites.push(PendingSite { offset: inst.span.start, instruction });
-        let id = self.fault_sites.len() as u32;
+        let id = self.record_fault_site(inst);
         let assign = Stmt::Assign { dst: var, expr: Expr::Use(Operand::Const(Const::U32(id))) };
         let list = if same_block { self.emit_stack.last_mut() } else { Some(&mut self.blocks[block].stmts) };
         if let Some(list) = list {
             list.insert(at.min(list.len()), assign);
         }
         Ok(())
+    }
+}
+
+/// `inst`'s opcode with its modifiers (`ld.global.f32`): how sites and scheduler points name
+/// an instruction.
+pub fn instruction_name(inst: &Instruction) -> String {
+    std::iter::once(inst.opcode.name.as_str()).chain(inst.modifiers.iter().map(|m| m.text.as_str())).collect::<Vec<_>>().join(".")
+}
+
+impl FnLower {
+    /// Adds `inst` to the kernel's fault sites; returns its id (what the site variable holds).
+    pub fn record_fault_site(&mut self, inst: &Instruction) -> u32 {
+        self.fault_sites.push(PendingSite { offset: inst.span.start, instruction: instruction_name(inst) });
+        self.fault_sites.len() as u32
     }
 }
 

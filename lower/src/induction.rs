@@ -238,7 +238,7 @@ fn exit_test(
         goes_on = !goes_on;
     }
     let Expr::Compare { op, ty, lhs, rhs } = *e else { return None };
-    let op = if goes_on { op } else { negate(op) };
+    let op = if goes_on { op } else { op.integer_negation()? };
     // The induction variable's side: `v` (seen before or after its step, by position) or
     // its step's temporary (after).
     let side = |o: Operand| -> Option<(usize, bool)> {
@@ -267,22 +267,6 @@ fn exit_test(
     Some(ExitTest { iv, op, ty, bound, after_step })
 }
 
-fn negate(op: CmpOp) -> CmpOp {
-    use CmpOp::*;
-    match op {
-        Eq => Ne,
-        Ne => Eq,
-        LtU => GeU,
-        GeU => LtU,
-        LeU => GtU,
-        GtU => LeU,
-        LtS => GeS,
-        GeS => LtS,
-        LeS => GtS,
-        GtS => LeS,
-        other => other,
-    }
-}
 
 /// `a op b` as `b op' a`.
 fn swap(op: CmpOp) -> CmpOp {

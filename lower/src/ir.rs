@@ -1414,6 +1414,26 @@ impl CmpOp {
             _ => ty.is_int(),
         }
     }
+
+    /// The comparison that holds exactly where `self` fails, for the integer and equality
+    /// comparisons; `None` for the ordered float ones (their negation is unordered, which this
+    /// IR has no operator for).
+    pub fn integer_negation(self) -> Option<CmpOp> {
+        use CmpOp::*;
+        Some(match self {
+            Eq => Ne,
+            Ne => Eq,
+            LtU => GeU,
+            GeU => LtU,
+            LeU => GtU,
+            GtU => LeU,
+            LtS => GeS,
+            GeS => LtS,
+            LeS => GtS,
+            GtS => LeS,
+            FEq | FNe | FLt | FLe | FGt | FGe => return None,
+        })
+    }
 }
 
 impl ConvertOp {

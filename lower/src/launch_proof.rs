@@ -652,22 +652,6 @@ fn trailing_zeros(v: u128, w: u32) -> u32 {
     }
 }
 
-fn negate(op: CmpOp) -> CmpOp {
-    use CmpOp::*;
-    match op {
-        Eq => Ne,
-        Ne => Eq,
-        LtU => GeU,
-        GeU => LtU,
-        LeU => GtU,
-        GtU => LeU,
-        LtS => GeS,
-        GeS => LtS,
-        LeS => GtS,
-        GtS => LeS,
-        other => other,
-    }
-}
 
 struct Eval<'a> {
     proof: &'a LaunchProof,
@@ -1061,7 +1045,7 @@ impl LaunchProof {
                 self.guard(lhs, false, ev, facts, depth + 1) && self.guard(rhs, false, ev, facts, depth + 1)
             }
             Node::Compare { op, ty, lhs, rhs } => {
-                let op = if truth { op } else { negate(op) };
+                let Some(op) = (if truth { Some(op) } else { op.integer_negation() }) else { return false };
                 let w = width(ty);
                 let (Some(a), Some(b)) = (ev.eval(lhs), ev.eval(rhs)) else { return false };
                 match refine(op, a, b, w) {

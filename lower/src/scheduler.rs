@@ -257,10 +257,7 @@ impl FnLower {
         src: Operand,
         per_site: bool,
     ) -> Collected {
-        let mut kind = std::iter::once(inst.opcode.name.as_str())
-            .chain(inst.modifiers.iter().map(|m| m.text.as_str()))
-            .collect::<Vec<_>>()
-            .join(".");
+        let mut kind = crate::fault_site::instruction_name(inst);
         if per_site {
             // This point's own key (each inlined copy of the instruction too).
             kind = format!("{kind}#{}", self.sched.points.len());
@@ -303,12 +300,7 @@ impl FnLower {
         self.assign(cv.src, Expr::Use(src));
         self.assign(cv.read, Expr::Use(u32c(read_index)));
         // The fault site (a collective that never completes: `FAULT_BARRIER_DEADLOCK`).
-        let instruction = std::iter::once(inst.opcode.name.as_str())
-            .chain(inst.modifiers.iter().map(|m| m.text.as_str()))
-            .collect::<Vec<_>>()
-            .join(".");
-        self.fault_sites.push(crate::fault_site::PendingSite { offset: inst.span.start, instruction });
-        let site = self.fault_sites.len() as u32;
+        let site = self.record_fault_site(inst);
         let pv = self.sched.vars(&mut self.vars);
         self.assign(pv.site, Expr::Use(u32c(site)));
         let node = self.cur;

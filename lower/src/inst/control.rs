@@ -319,12 +319,7 @@ impl FnLower {
     /// waits at (`id`, `expect` warps, `arrive`) and its fault site; the thread resumes at the
     /// next block.
     pub(super) fn park(&mut self, inst: &Instruction, id: Operand, expect: Operand, arrive: bool) {
-        let instruction = std::iter::once(inst.opcode.name.as_str())
-            .chain(inst.modifiers.iter().map(|m| m.text.as_str()))
-            .collect::<Vec<_>>()
-            .join(".");
-        self.fault_sites.push(crate::fault_site::PendingSite { offset: inst.span.start, instruction });
-        let site = self.fault_sites.len() as u32;
+        let site = self.record_fault_site(inst);
         let v = self.sched.vars(&mut self.vars);
         self.assign(v.id, crate::ir::Expr::Use(id));
         self.assign(v.expect, crate::ir::Expr::Use(expect));
