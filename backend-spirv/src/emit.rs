@@ -180,6 +180,31 @@ struct KernelState {
     func_ids: Vec<Word>,
 }
 
+impl KernelState {
+    /// The state for emitting `k`'s body under `name`: its analyses, nothing allocated yet,
+    /// and no shared or local memory or callees (a kernel sets those after).
+    fn of(k: &Kernel, name: &str, values: &[bool], is_value: Vec<bool>) -> KernelState {
+        KernelState {
+            name: name.to_string(),
+            vars: Vec::with_capacity(k.vars.len()),
+            values: vec![None; k.vars.len()],
+            is_value,
+            direct_params: k.direct_param_loads(),
+            heap_direct: k.heap_index_memories_of(values),
+            facts: k.index_facts_of(values),
+            loops: Vec::new(),
+            shared_var: None,
+            shared_len: 0,
+            shared_dwords: false,
+            local_var: None,
+            local_len: 0,
+            helpers: HashMap::default(),
+            interface: BTreeSet::new(),
+            func_ids: Vec::new(),
+        }
+    }
+}
+
 pub(crate) struct Emitter {
     b: Builder,
     glsl: Option<Word>,
@@ -963,22 +988,13 @@ impl Emitter {
             func_ids.push(id);
         }
         self.k = Some(KernelState {
-            name: kernel.name.clone(),
-            vars: Vec::with_capacity(kernel.vars.len()),
-            values: vec![None; kernel.vars.len()],
-            is_value,
-            direct_params: kernel.direct_param_loads(),
-            heap_direct: kernel.heap_index_memories_of(&values),
-            facts: kernel.index_facts_of(&values),
-            loops: Vec::new(),
             shared_var,
             shared_len,
             shared_dwords,
             local_var,
             local_len: kernel.local_words,
-            helpers: HashMap::default(),
-            interface: BTreeSet::new(),
             func_ids,
+            ..KernelState::of(kernel, &kernel.name, &values, is_value)
         });
 
         let void = self.t_void();
@@ -1055,24 +1071,7 @@ impl Emitter {
         for p in &f.params {
             is_value[p.index()] = true;
         }
-        self.k = Some(KernelState {
-            name: f.name.clone(),
-            vars: Vec::with_capacity(k.vars.len()),
-            values: vec![None; k.vars.len()],
-            is_value,
-            direct_params: k.direct_param_loads(),
-            heap_direct: k.heap_index_memories_of(&values),
-            facts: k.index_facts_of(&values),
-            loops: Vec::new(),
-            shared_var: None,
-            shared_len: 0,
-            shared_dwords: false,
-            local_var: None,
-            local_len: 0,
-            helpers: HashMap::default(),
-            interface: BTreeSet::new(),
-            func_ids: Vec::new(),
-        });
+        self.k = Some(KernelState::of(&k, &f.name, &values, is_value));
         let ret = self.ty(f.result_ty);
         let ptys: Vec<Word> = f.params.iter().map(|p| k.vars[p.index()].ty).collect::<Vec<_>>().into_iter().map(|t| self.ty(t)).collect();
         let fty = self.b.type_function(ret, ptys.clone());
