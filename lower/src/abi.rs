@@ -181,6 +181,15 @@ pub const FAULT_BARRIER_ID: u32 = 1 << 12;
 /// PTX, a hang on NVIDIA). The launch ends instead; each waiting thread names its barrier or
 /// collective as the fault site.
 pub const FAULT_BARRIER_DEADLOCK: u32 = 1 << 13;
+/// A warp collective (outside the barrier scheduler) found that a lane of its membermask that
+/// did not execute it, and had not exited, executed a warp collective later: on sm_70+ the
+/// first collective waited for that lane (ISA 8.5 §9.7.8.6 `shfl.sync`: "wait until all
+/// non-exited threads corresponding to membermask have executed shfl.sync with the same
+/// qualifiers and same membermask value"; the same for `vote`/`match`/`redux`), so the lanes
+/// met at two different instructions (or hung, where the kinds differ), which the emulation
+/// and the native subgroup path do not do: their results are wrong. Recorded at the later
+/// collective (see `inst::warp`).
+pub const FAULT_WARP_DIVERGED: u32 = 1 << 14;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
 /// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` zero
@@ -259,6 +268,12 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
             "every thread left in the CTA waited at a barrier whose thread count could no longer be \
              reached, or at a warp collective that some lane of its membermask never joined (undefined in PTX, \
              a hang on NVIDIA): the launch was ended",
+        ),
+        (
+            FAULT_WARP_DIVERGED,
+            "a warp collective whose membermask lanes are at another instruction: not supported yet \
+             outside the barrier scheduler (a lane of its membermask skipped it and executed another warp \
+             collective, which on sm_70+ meets it; the results are wrong)",
         ),
     ];
     names.iter().filter(|(b, _)| bits & b != 0).map(|&(_, n)| n).collect()

@@ -120,6 +120,9 @@ pub struct FnLower {
     pub read_regs: std::collections::HashSet<String>,
     /// First shared word of the warp-collective scratch (see `inst::warp`), once created.
     pub warp_scratch: Option<u32>,
+    /// Word index of the warp collectives' meeting check words (`inst::warp`: per warp, the
+    /// lanes executing the current collective, then the lanes owed to an earlier one).
+    pub meet_scratch: Option<u32>,
     /// Emit warp collectives as native subgroup operations (`LowerOptions::native_warps`).
     pub native_warps: bool,
     /// Some native warp collective was emitted (the kernel gets the layout check).
@@ -211,6 +214,7 @@ impl FnLower {
             frame_bytes: 0,
             read_regs: Default::default(),
             warp_scratch: None,
+            meet_scratch: None,
             native_warps: false,
             used_native_warps: false,
             fault_site_var: None,

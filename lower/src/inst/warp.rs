@@ -17,6 +17,12 @@
 //! collective is instead a point of the scheduler (`FnLower::collective_point`): the same
 //! rules, from the words its lanes publish there.
 //!
+//! **Lanes at another instruction** ([`FnLower::meet_check`]): on sm_70+ lanes of membermask
+//! that run a *different* collective of the same kind and mask meet this one (§9.7.8.6); here
+//! they read as not taking part. Both paths remember such lanes per warp and record
+//! `abi::FAULT_WARP_DIVERGED` when one of them executes a collective later, so that program
+//! faults instead of giving a wrong result (lanes that exit instead never fault).
+//!
 //! `membermask` selects lanes as the spec says; a lane outside it reads as not participating.
 //! Results the spec leaves undefined (a `shfl` source lane that is inactive) read whatever that
 //! lane's scratch word holds.
@@ -53,6 +59,8 @@ struct WarpView {
     values: Vec<Operand>,
     flags: Vec<Operand>,
     member: Operand,
+    /// The lanes of the warp that execute this collective (the meeting check's word).
+    exec: Operand,
 }
 
 /// Which of the warp's scratch words a collective reads.
@@ -168,6 +176,12 @@ impl FnLower {
         };
         self.push(Stmt::StoreWord { memory: Memory::Shared, index: vidx, value });
         self.push(Stmt::StoreWord { memory: Memory::Shared, index: fidx, value: p });
+        // This lane executes the collective (the meeting check's word, cleared in
+        // `warp_finish`).
+        let exec_i = self.meet_word(0, span);
+        let me = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(1), lane);
+        let old = self.new_var(Ty::U32, "t");
+        self.assign(old, Expr::AtomicWord { memory: Memory::Shared, op: crate::ir::AtomicOp::Or, index: exec_i, value: me, comparand: None });
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, span));
         let wbase = self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(!31));
@@ -185,7 +199,96 @@ impl FnLower {
             flags.push(self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: fi }));
         }
         let _ = fidx;
-        WarpView { lane, values, flags, member }
+        let exec = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: exec_i });
+        WarpView { lane, values, flags, member, exec }
+    }
+
+    /// The meeting check's words (see [`FnLower::meet_check`]): per warp of the CTA, the lanes
+    /// executing the current emulated collective (set before its first barrier, read after
+    /// it, cleared after its second), then the lanes owed to an earlier collective. Created on
+    /// first use, cleared by a prologue in the entry block.
+    fn meet_scratch(&mut self, span: ast::Span) -> u32 {
+        if let Some(b) = self.meet_scratch {
+            return b;
+        }
+        let threads: u32 = self.block.iter().product();
+        let words = 2 * threads.div_ceil(32);
+        let base = self.shared_bytes.div_ceil(4);
+        self.shared_bytes = (base + words) * 4;
+        self.has_shared = true;
+        self.meet_scratch = Some(base);
+        let prologue = self
+            .collect(|s| {
+                let t = s.linear_tid();
+                for i in 0..words.div_ceil(threads) {
+                    let k = s.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(i * threads));
+                    let inside = s.cmp(CmpOp::LtU, Ty::U32, k, FnLower::u32c(words));
+                    let idx = s.bin(BinaryOp::Add, Ty::U32, k, FnLower::u32c(base));
+                    let body = Block { stmts: vec![Stmt::StoreWord { memory: Memory::Shared, index: idx, value: FnLower::u32c(0) }] };
+                    s.emit_if(inside, body, Block::new());
+                }
+                s.push(Stmt::Barrier);
+                Ok(())
+            })
+            .expect("cannot fail");
+        let entry = if self.cur == 0 { &mut self.emit_stack[0] } else { &mut self.blocks[0].stmts };
+        entry.splice(0..0, prologue.stmts);
+        self.barriers.push((0, span));
+        base
+    }
+
+    /// Shared word index of this thread's warp's meeting-check word `which` (0: the lanes
+    /// executing the current collective, 1: the lanes owed to an earlier one).
+    fn meet_word(&mut self, which: u32, span: ast::Span) -> Operand {
+        let base = self.meet_scratch(span);
+        let warps = (self.block.iter().product::<u32>()).div_ceil(32);
+        let t = self.linear_tid();
+        let w = self.bin(BinaryOp::ShrU, Ty::U32, t, FnLower::u32c(5));
+        self.bin(BinaryOp::Add, Ty::U32, w, FnLower::u32c(base + which * warps))
+    }
+
+    /// The meeting check of a waiting collective outside the barrier scheduler (emulated and
+    /// native), in the thread that executes it; `exec`: the lanes of the warp that execute it.
+    ///
+    /// On sm_70+ a collective waits for "all non-exited threads corresponding to membermask"
+    /// to execute a collective of the same kind and membermask (ISA 8.5 §9.7.8.6 `shfl.sync`,
+    /// §9.7.12.x `vote.sync`/`match.sync`/`redux.sync`): lanes at two different instructions
+    /// meet. The emulation and the native subgroup operations see only the lanes at this
+    /// instruction now; the others read as not taking part. That is right when those lanes
+    /// have exited or will exit without another collective (the wait ends at their exit), and
+    /// wrong when such a lane executes a collective later (on NVIDIA it would have met this
+    /// one, or hung where the kinds differ). So the lanes of `membermask` that do not execute
+    /// this collective (`member & !exec`: exited lanes and lanes beyond a partial warp too,
+    /// which never execute again) become *owed* (a per-warp word, OR-ed atomically), and a
+    /// lane that executes a collective while owed records `abi::FAULT_WARP_DIVERGED` at it:
+    /// a wrong result becomes a fault. A partial membermask equal to the lanes that execute
+    /// the collective owes nothing. The barrier scheduler (`scheduler`) meets such lanes
+    /// correctly instead. Owed bits are never cleared: once owed, any later collective of
+    /// that lane would have met the earlier one.
+    fn meet_check(&mut self, exec: Operand, member: Operand, span: ast::Span) {
+        let u = FnLower::u32c;
+        let oi = self.meet_word(1, span);
+        let t = self.linear_tid();
+        let lane = self.bin(BinaryOp::And, Ty::U32, t, u(31));
+        let bit = self.bin(BinaryOp::Shl, Ty::U32, u(1), lane);
+        // Atomic reads and ORs: other lanes may OR bits (never this lane's) at the same time,
+        // and in the native path no barrier orders them.
+        let owed = self.new_var(Ty::U32, "owed lanes");
+        self.assign(owed, Expr::AtomicWord { memory: Memory::Shared, op: crate::ir::AtomicOp::Or, index: oi, value: u(0), comparand: None });
+        let mine = self.bin(BinaryOp::And, Ty::U32, Operand::Var(owed), bit);
+        let ok = self.cmp(CmpOp::Eq, Ty::U32, mine, u(0));
+        self.emit_if(ok, Block::new(), Block { stmts: vec![Stmt::Fault { code: crate::abi::FAULT_WARP_DIVERGED }] });
+        let not_exec = self.un(UnaryOp::Not, Ty::U32, exec);
+        let missing = self.bin(BinaryOp::And, Ty::U32, member, not_exec);
+        let any = self.cmp(CmpOp::Ne, Ty::U32, missing, u(0));
+        let old = self.new_var(Ty::U32, "t");
+        let set = Block {
+            stmts: vec![Stmt::Assign {
+                dst: old,
+                expr: Expr::AtomicWord { memory: Memory::Shared, op: crate::ir::AtomicOp::Or, index: oi, value: missing, comparand: None },
+            }],
+        };
+        self.emit_if(any, set, Block::new());
     }
 
     fn warp_finish(&mut self, span: ast::Span) {
@@ -197,6 +300,12 @@ impl FnLower {
         let t = self.linear_tid();
         let fidx = self.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(base + padded));
         self.push(Stmt::StoreWord { memory: Memory::Shared, index: fidx, value: FnLower::u32c(0) });
+        let exec_i = self.meet_word(0, span);
+        let lane = self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(31));
+        let me = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(1), lane);
+        let keep = self.un(UnaryOp::Not, Ty::U32, me);
+        let old = self.new_var(Ty::U32, "t");
+        self.assign(old, Expr::AtomicWord { memory: Memory::Shared, op: crate::ir::AtomicOp::And, index: exec_i, value: keep, comparand: None });
     }
 
     /// The ballot of a view published with [`WarpRead::BallotBits`]: lane k's flag is bit k
@@ -254,7 +363,7 @@ impl FnLower {
         let view = if self.native_warps || self.scheduler {
             let t = self.linear_tid();
             let lane = self.bin(BinaryOp::And, Ty::U32, t, u(31));
-            WarpView { lane, values: Vec::new(), flags: Vec::new(), member }
+            WarpView { lane, values: Vec::new(), flags: Vec::new(), member, exec: FnLower::u32c(0) }
         } else {
             self.warp_publish_reading(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span, WarpRead::Nothing)
         };
@@ -292,8 +401,11 @@ impl FnLower {
         let r = if self.scheduler {
             self.collective_point(m.inst, CollRead::Lane, a, Operand::Const(crate::ir::Const::Bool(false)), member, j, false).result
         } else if self.native_warps {
+            let exec = self.native_participants(member, m.inst.span);
+            self.meet_check(exec, member, m.inst.span);
             self.native_shuffle(a, j, m.inst.span)
         } else {
+            self.meet_check(view.exec, member, m.inst.span);
             let wbase = view.values[0];
             let base = self.warp_scratch(m.inst.span);
             let i = self.bin(BinaryOp::Add, Ty::U32, wbase, j);
@@ -328,16 +440,19 @@ impl FnLower {
             (c.active, c.ballot)
         } else if self.native_warps {
             let active = self.native_participants(member, m.inst.span);
+            self.meet_check(active, member, m.inst.span);
             let b = self.native_ballot(p, m.inst.span);
             (active, self.bin(BinaryOp::And, Ty::U32, b, member))
         } else if kind == "ballot" {
             // The ballot alone (`active` is not read below).
             let view = self.warp_publish_reading(FnLower::u32c(0), p, member, m.inst.span, WarpRead::BallotBits);
+            self.meet_check(view.exec, member, m.inst.span);
             let ballot = self.ballot_bits(&view);
             self.warp_finish(m.inst.span);
             (ballot, ballot)
         } else {
             let view = self.warp_publish_reading(FnLower::u32c(0), p, member, m.inst.span, WarpRead::Flags);
+            self.meet_check(view.exec, member, m.inst.span);
             let active = self.lanes_with(&view, 0);
             let ballot = self.lanes_with(&view, 1);
             self.warp_finish(m.inst.span);
@@ -433,6 +548,7 @@ impl FnLower {
         let mut acc = FnLower::u32c(identity);
         if self.native_warps {
             let active = self.native_participants(member, span);
+            self.meet_check(active, member, span);
             let values = self.native_values(a, span);
             for (k, value) in values.into_iter().enumerate() {
                 let on = self.bin(BinaryOp::ShrU, Ty::U32, active, FnLower::u32c(k as u32));
@@ -444,6 +560,7 @@ impl FnLower {
             return self.value(Ty::U32, Expr::Use(acc));
         }
         let view = self.warp_publish(a, Operand::Const(crate::ir::Const::Bool(false)), member, span);
+        self.meet_check(view.exec, member, span);
         for k in 0..32 {
             // Bit 0 of the flag and bit k of membermask.
             let m = if k == 0 { member } else { self.bin(BinaryOp::ShrU, Ty::U32, member, FnLower::u32c(k as u32)) };
@@ -534,9 +651,11 @@ impl FnLower {
         let native = self.native_warps;
         let (active, values) = if native {
             let active = self.native_participants(member, m.inst.span);
+            self.meet_check(active, member, m.inst.span);
             (active, self.native_values(a, m.inst.span))
         } else {
             let view = self.warp_publish(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span);
+            self.meet_check(view.exec, member, m.inst.span);
             (self.lanes_with(&view, 0), view.values)
         };
         let mut same = FnLower::u32c(0);
@@ -583,10 +702,12 @@ impl FnLower {
             (c.active, self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(31)))
         } else if self.native_warps {
             let active = self.native_participants(member, m.inst.span);
+            self.meet_check(active, member, m.inst.span);
             let t = self.linear_tid();
             (active, self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(31)))
         } else {
             let view = self.warp_publish_reading(FnLower::u32c(0), Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span, WarpRead::Flags);
+            self.meet_check(view.exec, member, m.inst.span);
             let active = self.lanes_with(&view, 0);
             let lane = view.lane;
             self.warp_finish(m.inst.span);
