@@ -33,7 +33,11 @@ fn lines_of(text: &str, needle: &str) -> Vec<usize> {
 fn collectives_of_both_halves_at_different_instructions_fault_instead_of_a_wrong_result() {
     let Some(gpu) = gpu() else { return };
     let text = ptx();
-    for (kernel, needle) in [("shfl_bfly", "shfl.sync.bfly.b32 %r3, %r2, 16, 31, -1"), ("ballot", "vote.sync.ballot.b32 %r3, %p2, -1")] {
+    for (kernel, needle) in [
+        ("shfl_bfly", "shfl.sync.bfly.b32 %r3, %r2, 16, 31, -1"),
+        ("ballot", "vote.sync.ballot.b32 %r3, %p2, -1"),
+        ("syncwarp", "bar.warp.sync -1;"),
+    ] {
         let sites: Vec<String> = lines_of(&text, needle).iter().map(|l| format!("divergent_collectives.ptx:{l}:5")).collect();
         assert_eq!(sites.len(), 2, "{kernel}");
         let programs = [

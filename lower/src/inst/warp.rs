@@ -743,8 +743,34 @@ impl FnLower {
             self.collective_point(inst, CollRead::Nothing, FnLower::u32c(0), no, member, FnLower::u32c(0), false);
             return Ok(());
         }
+        // A CTA barrier, with the meeting check of the waiting collectives (`meet_check`):
+        // on sm_70+ two `bar.warp.sync` in divergent branches meet (§9.7.13.2: only sm_6x
+        // and below need "the same bar.warp.sync instruction"), so lanes that exchange
+        // memory across them would read too early here. A lane of `membermask` that skipped
+        // this one and reaches a later collective records `FAULT_WARP_DIVERGED` instead.
+        if self.native_warps {
+            let exec = self.native_participants(member, inst.span);
+            self.meet_check(exec, member, inst.span);
+            self.push(Stmt::Barrier);
+            self.barriers.push((self.cur, inst.span));
+            return Ok(());
+        }
+        let exec_i = self.meet_word(0, inst.span);
+        let t = self.linear_tid();
+        let lane = self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(31));
+        let me = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(1), lane);
+        let old = self.new_var(Ty::U32, "t");
+        self.assign(old, Expr::AtomicWord { memory: Memory::Shared, op: crate::ir::AtomicOp::Or, index: exec_i, value: me, comparand: None });
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, inst.span));
+        let exec = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: exec_i });
+        self.meet_check(exec, member, inst.span);
+        // Everyone has read the word before it is cleared for the next collective.
+        self.push(Stmt::Barrier);
+        self.barriers.push((self.cur, inst.span));
+        let keep = self.un(UnaryOp::Not, Ty::U32, me);
+        let old = self.new_var(Ty::U32, "t");
+        self.assign(old, Expr::AtomicWord { memory: Memory::Shared, op: crate::ir::AtomicOp::And, index: exec_i, value: keep, comparand: None });
         Ok(())
     }
 
