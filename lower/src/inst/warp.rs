@@ -121,33 +121,8 @@ impl FnLower {
         self.shared_bytes = (base + 2 * padded + 2) * 4;
         self.has_shared = true;
         self.warp_scratch = Some(base);
-        // Prologue in the entry block: clear every flag word, then a barrier.
-        let prologue = self
-            .collect(|s| {
-                let t = s.linear_tid();
-                for i in 0..padded.div_ceil(threads) {
-                    let k = s.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(i * threads));
-                    let inside = s.cmp(CmpOp::LtU, Ty::U32, k, FnLower::u32c(padded));
-                    let idx = s.bin(BinaryOp::Add, Ty::U32, k, FnLower::u32c(base + padded));
-                    let body = Block { stmts: vec![Stmt::StoreWord { memory: Memory::Shared, index: idx, value: FnLower::u32c(0) }] };
-                    s.emit_if(inside, body, Block::new());
-                }
-                let first = s.cmp(CmpOp::Eq, Ty::U32, t, FnLower::u32c(0));
-                let clear = (0..2)
-                    .map(|i| Stmt::StoreWord {
-                        memory: Memory::Shared,
-                        index: FnLower::u32c(base + 2 * padded + i),
-                        value: FnLower::u32c(0),
-                    })
-                    .collect();
-                s.emit_if(first, Block { stmts: clear }, Block::new());
-                s.push(Stmt::Barrier);
-                Ok(())
-            })
-            .expect("cannot fail");
-        let entry = if self.cur == 0 { &mut self.emit_stack[0] } else { &mut self.blocks[0].stmts };
-        entry.splice(0..0, prologue.stmts);
-        self.barriers.push((0, span));
+        // Every flag word and the two counters (contiguous), cleared before anything runs.
+        self.zero_shared_in_prologue(base + padded, padded + 2, span);
         base
     }
 
@@ -203,6 +178,29 @@ impl FnLower {
         WarpView { lane, values, flags, member, exec }
     }
 
+    /// A prologue in the entry block: the CTA's threads zero shared words
+    /// `start..start + count` between them, then a barrier.
+    fn zero_shared_in_prologue(&mut self, start: u32, count: u32, span: ast::Span) {
+        let threads: u32 = self.block.iter().product();
+        let prologue = self
+            .collect(|s| {
+                let t = s.linear_tid();
+                for i in 0..count.div_ceil(threads) {
+                    let k = s.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(i * threads));
+                    let inside = s.cmp(CmpOp::LtU, Ty::U32, k, FnLower::u32c(count));
+                    let idx = s.bin(BinaryOp::Add, Ty::U32, k, FnLower::u32c(start));
+                    let body = Block { stmts: vec![Stmt::StoreWord { memory: Memory::Shared, index: idx, value: FnLower::u32c(0) }] };
+                    s.emit_if(inside, body, Block::new());
+                }
+                s.push(Stmt::Barrier);
+                Ok(())
+            })
+            .expect("cannot fail");
+        let entry = if self.cur == 0 { &mut self.emit_stack[0] } else { &mut self.blocks[0].stmts };
+        entry.splice(0..0, prologue.stmts);
+        self.barriers.push((0, span));
+    }
+
     /// The meeting check's words (see [`FnLower::meet_check`]): per warp of the CTA, the lanes
     /// executing the current emulated collective (set before its first barrier, read after
     /// it, cleared after its second), then the lanes owed to an earlier collective. Created on
@@ -217,23 +215,7 @@ impl FnLower {
         self.shared_bytes = (base + words) * 4;
         self.has_shared = true;
         self.meet_scratch = Some(base);
-        let prologue = self
-            .collect(|s| {
-                let t = s.linear_tid();
-                for i in 0..words.div_ceil(threads) {
-                    let k = s.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(i * threads));
-                    let inside = s.cmp(CmpOp::LtU, Ty::U32, k, FnLower::u32c(words));
-                    let idx = s.bin(BinaryOp::Add, Ty::U32, k, FnLower::u32c(base));
-                    let body = Block { stmts: vec![Stmt::StoreWord { memory: Memory::Shared, index: idx, value: FnLower::u32c(0) }] };
-                    s.emit_if(inside, body, Block::new());
-                }
-                s.push(Stmt::Barrier);
-                Ok(())
-            })
-            .expect("cannot fail");
-        let entry = if self.cur == 0 { &mut self.emit_stack[0] } else { &mut self.blocks[0].stmts };
-        entry.splice(0..0, prologue.stmts);
-        self.barriers.push((0, span));
+        self.zero_shared_in_prologue(base, words, span);
         base
     }
 
