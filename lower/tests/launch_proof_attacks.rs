@@ -69,8 +69,13 @@ fn heap_ok(addr: u64, size: u64, heap_words: u64) -> bool {
         return false;
     }
     let off = addr & 0xffff_ffff;
-    off % size == 0 && off >= 4 * abi::HEAP_RESERVED_WORDS as u64 && off + size.max(4) <= 4 * heap_words
+    off.is_multiple_of(size) && off >= 4 * abi::HEAP_RESERVED_WORDS as u64 && off + size.max(4) <= 4 * heap_words
 }
+
+/// Launch arguments: `(byte offset, value, size)`.
+type Args = Vec<(u32, u64, u32)>;
+/// A thread's simulation: `(mode, args, tid, ctaid, access) -> ended`.
+type ThreadFn = fn(u32, &[(u32, u64, u32)], [u32; 3], [u32; 3], &mut dyn FnMut(u64, u64)) -> bool;
 
 /// One attack: a kernel, its block, and a simulation of one thread `(tid, ctaid)` under the
 /// launch's parameter values (as the `args` generator made them), calling `access(addr,
@@ -81,8 +86,8 @@ struct Attack {
     ptx: String,
     block: [u32; 3],
     /// Launch arguments `(offset, value, size)` and the grid, from the generator.
-    args: fn(&mut Rng) -> (Vec<(u32, u64, u32)>, [u32; 3]),
-    thread: fn(u32, &[(u32, u64, u32)], [u32; 3], [u32; 3], &mut dyn FnMut(u64, u64)) -> bool,
+    args: fn(&mut Rng) -> (Args, [u32; 3]),
+    thread: ThreadFn,
     /// Which variant of a family of kernels (passed to `thread`).
     mode: u32,
 }
@@ -214,7 +219,7 @@ LOOP:
                 _ => r.u32_edge() as u64,
             };
             let n = match r.next() % 3 {
-                0 => k + s * (r.next() % 40) & 0xffff_ffff,
+                0 => (k + s * (r.next() % 40)) & 0xffff_ffff,
                 1 => r.next() % 2000,
                 _ => r.u32_edge() as u64,
             };
@@ -641,7 +646,7 @@ DONE:
                     _ => r.u32_edge() as u64,
                 };
                 let s = match r.next() % 2 {
-                    0 => 64 * grid as u64 & 0xffff_ffff,
+                    0 => (64 * grid as u64) & 0xffff_ffff,
                     _ => r.u32_edge() as u64,
                 };
                 (vec![(0, pointer(r), 8), (8, n, 4), (12, s, 4)], [grid, 1, 1])
