@@ -1,0 +1,232 @@
+//! SIMT predication (`lower/src/simt.rs`) under adversarial shapes: barriers and collectives
+//! in nested loops whose exits are per thread — `@p ret` inside a loop, a per-thread `break`
+//! out of the outer loop, a per-thread inner loop with a `continue`, a uniform inner loop with
+//! barriers and a per-thread `continue` — on partial warps (CTAs of 48 and 100 threads),
+//! both backends, against a CPU model of the PTX written from the spec:
+//! - `bar.sync` waits for the CTA's non-exited threads (§9.7.13.1: "causes executing thread
+//!   to wait for all non-exited threads"); a thread that left the loop without a barrier
+//!   after it exits, so the others' barriers complete;
+//! - `activemask` after a barrier is the warp's non-exited lanes (every one of them executes
+//!   the `.aligned` barrier in convergence, §9.7.13.1), and `vote.sync.ballot` over it sets
+//!   bit `l` for each such lane whose predicate is true (§9.7.13.9);
+//! - `bar.red.popc` counts the non-exited threads of the CTA with a true predicate (§9.7.13.1).
+
+use ptxcross::Backend;
+use ptxcross_tests::launch::{bytes, gpu_or_skip, run, words, Launch, PER_THREAD_HEADER};
+
+const KERNEL: &str = r#"
+.visible .entry k(.param .u64 out, .param .u64 inp)
+{
+    .reg .pred %p<8>;
+    .reg .b32 %r<40>;
+    .reg .b64 %rd<16>;
+    .shared .align 4 .b32 sh[128];
+    .shared .align 4 .b32 sh2[128];
+    ld.param.u64 %rd1, [out];
+    ld.param.u64 %rd2, [inp];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.s32 %r4, %r2, %r3, %r1;
+    mul.wide.u32 %rd5, %r4, 4;
+    add.s64 %rd6, %rd2, %rd5;
+    add.s64 %rd7, %rd1, %rd5;
+    ld.global.u32 %r20, [%rd6];
+    mov.u64 %rd8, sh;
+    mul.wide.u32 %rd9, %r1, 4;
+    add.s64 %rd10, %rd8, %rd9;
+    mov.u64 %rd12, sh2;
+    add.s64 %rd11, %rd12, %rd9;
+    xor.b32 %r21, %r1, 1;
+    mul.wide.u32 %rd13, %r21, 4;
+    add.s64 %rd13, %rd12, %rd13;
+    st.shared.u32 [%rd10], %r20;
+    st.shared.u32 [%rd11], %r20;
+    st.global.u32 [%rd7], %r20;
+    mov.u32 %r10, 0;
+OUTER:
+    bar.sync 0;
+    add.u32 %r11, %r1, %r10;
+    add.u32 %r11, %r11, 1;
+    rem.u32 %r11, %r11, %r3;
+    mul.wide.u32 %rd3, %r11, 4;
+    add.s64 %rd3, %rd8, %rd3;
+    ld.shared.u32 %r14, [%rd3];
+    and.b32 %r15, %r14, 15;
+    setp.eq.u32 %p1, %r15, 0;
+    setp.eq.u32 %p2, %r10, 1;
+    and.pred %p1, %p1, %p2;
+    @%p1 ret;
+    setp.eq.u32 %p2, %r15, 1;
+    setp.eq.u32 %p3, %r10, 2;
+    and.pred %p2, %p2, %p3;
+    @%p2 bra DONE;
+    and.b32 %r16, %r14, 3;
+    mov.u32 %r17, 0;
+IN1:
+    setp.ge.u32 %p3, %r17, %r16;
+    @%p3 bra IN1_END;
+    add.u32 %r17, %r17, 1;
+    setp.eq.u32 %p4, %r17, 2;
+    @%p4 bra IN1;
+    mad.lo.u32 %r20, %r17, 3, %r20;
+    bra IN1;
+IN1_END:
+    mov.u32 %r18, 0;
+IN2:
+    bar.sync 0;
+    st.shared.u32 [%rd11], %r20;
+    bar.sync 0;
+    ld.shared.u32 %r22, [%rd13];
+    and.b32 %r23, %r22, 4;
+    setp.ne.u32 %p5, %r23, 0;
+    @%p5 bra IN2_NEXT;
+    add.u32 %r20, %r20, %r22;
+IN2_NEXT:
+    add.u32 %r18, %r18, 1;
+    setp.lt.u32 %p6, %r18, 2;
+    @%p6 bra IN2;
+    bar.sync 0;
+    activemask.b32 %r24;
+    and.b32 %r25, %r20, 1;
+    setp.ne.u32 %p7, %r25, 0;
+    vote.sync.ballot.b32 %r26, %p7, %r24;
+    popc.b32 %r27, %r26;
+    add.u32 %r20, %r20, %r27;
+    and.b32 %r25, %r20, 2;
+    setp.ne.u32 %p7, %r25, 0;
+    bar.red.popc.u32 %r28, 0, %p7;
+    mad.lo.u32 %r20, %r28, 5, %r20;
+    st.shared.u32 [%rd10], %r20;
+    st.global.u32 [%rd7], %r20;
+    add.u32 %r10, %r10, 1;
+    setp.lt.u32 %p6, %r10, 4;
+    @%p6 bra OUTER;
+    bar.sync 0;
+    xor.b32 %r29, %r20, 0x55;
+    st.global.u32 [%rd7], %r29;
+    ret;
+DONE:
+    xor.b32 %r29, %r20, 0x1000;
+    st.global.u32 [%rd7], %r29;
+    ret;
+}
+"#;
+
+/// The kernel's output words for one CTA of `x.len()` threads with inputs `x` (see the module
+/// doc for the rules), phase by phase: between two barriers every non-exited thread runs the
+/// same code, so each phase is computed for all of them from the state the last barrier left.
+fn model(x: &[u32]) -> (Vec<u32>, usize, usize) {
+    let n = x.len();
+    let mut acc = x.to_vec();
+    let mut sh = acc.clone();
+    let mut sh2 = acc.clone();
+    let mut out = acc.clone();
+    let mut alive = vec![true; n];
+    let (mut returned, mut broke) = (0, 0);
+    for o in 0..4u32 {
+        let v: Vec<u32> = (0..n).map(|t| sh[(t + o as usize + 1) % n]).collect();
+        for t in 0..n {
+            if !alive[t] {
+                continue;
+            }
+            if o == 1 && v[t] & 15 == 0 {
+                alive[t] = false; // `@%p1 ret`: out keeps its last value
+                returned += 1;
+                continue;
+            }
+            if o == 2 && v[t] & 15 == 1 {
+                alive[t] = false; // `bra DONE`, then `ret`
+                broke += 1;
+                out[t] = acc[t] ^ 0x1000;
+                continue;
+            }
+            let mut j = 0;
+            while j < v[t] & 3 {
+                j += 1;
+                if j == 2 {
+                    continue;
+                }
+                acc[t] = acc[t].wrapping_add(j * 3);
+            }
+        }
+        for _ in 0..2 {
+            for t in 0..n {
+                if alive[t] {
+                    sh2[t] = acc[t];
+                }
+            }
+            for t in 0..n {
+                if alive[t] {
+                    let p = sh2[t ^ 1];
+                    if p & 4 == 0 {
+                        acc[t] = acc[t].wrapping_add(p);
+                    }
+                }
+            }
+        }
+        let ballots: Vec<u32> = (0..n)
+            .map(|t| {
+                let w = t / 32 * 32;
+                (w..(w + 32).min(n)).filter(|&l| alive[l] && acc[l] & 1 != 0).fold(0, |b, l| b | 1 << (l - w))
+            })
+            .collect();
+        for t in 0..n {
+            if alive[t] {
+                acc[t] = acc[t].wrapping_add(ballots[t].count_ones());
+            }
+        }
+        let count = (0..n).filter(|&t| alive[t] && acc[t] & 2 != 0).count() as u32;
+        for t in 0..n {
+            if alive[t] {
+                acc[t] = acc[t].wrapping_add(count * 5);
+                sh[t] = acc[t];
+                out[t] = acc[t];
+            }
+        }
+    }
+    for t in 0..n {
+        if alive[t] {
+            out[t] = acc[t] ^ 0x55;
+        }
+    }
+    (out, returned, broke)
+}
+
+#[test]
+fn barriers_and_votes_in_nested_loops_with_per_thread_exits_on_partial_warps() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let ptx = format!("{PER_THREAD_HEADER}{KERNEL}");
+    for block in [48u32, 100] {
+        let grid = 3u32;
+        let n = (block * grid) as usize;
+        let mut s = 0x1234_5678u32 ^ block;
+        let input: Vec<u32> = (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 17;
+                s ^= s << 5;
+                s
+            })
+            .collect();
+        let ctas: Vec<_> = input.chunks(block as usize).map(model).collect();
+        // The exits happen: some threads return inside the loop, some break out.
+        assert!(ctas.iter().any(|c| c.1 > 0) && ctas.iter().any(|c| c.2 > 0), "{block}: {:?}", ctas.iter().map(|c| (c.1, c.2)).collect::<Vec<_>>());
+        let want: Vec<u32> = ctas.into_iter().flat_map(|c| c.0).collect();
+        for backend in Backend::ALL {
+            let launch = Launch { ptx: &ptx, kernel: "k", block: [block, 1, 1], grid: [grid, 1, 1], buffers: vec![vec![0; n * 4], bytes(&input)] };
+            let out = run(&gpu, &launch, backend).unwrap_or_else(|e| panic!("{backend}, {block} threads: {e}"));
+            let got = words(&out[0]);
+            let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
+            assert!(
+                bad.is_empty(),
+                "{backend}, {block} threads: {} of {n} words wrong, first thread {} (CTA {}): expected {:#x}, got {:#x}",
+                bad.len(),
+                bad[0] % block as usize,
+                bad[0] / block as usize,
+                want[bad[0]],
+                got[bad[0]]
+            );
+        }
+    }
+}
