@@ -230,3 +230,107 @@ fn barriers_and_votes_in_nested_loops_with_per_thread_exits_on_partial_warps() {
         }
     }
 }
+
+/// Warp-level only (no CTA barrier): lanes `ret` inside a loop at per-lane iterations; each
+/// iteration the rest meet at `bar.warp.sync` (full mask: "wait for non-exited threads",
+/// §9.7.13.3), take `activemask`, and add the value of the lowest lane still running
+/// (`shfl.sync.idx` from lane `ctz(mask)`, §9.7.9.6: a source lane in `membermask`).
+const WARP_KERNEL: &str = r#"
+.visible .entry w(.param .u64 out, .param .u64 inp)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<32>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u64 %rd2, [inp];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.s32 %r4, %r2, %r3, %r1;
+    mul.wide.u32 %rd5, %r4, 4;
+    add.s64 %rd6, %rd2, %rd5;
+    add.s64 %rd7, %rd1, %rd5;
+    ld.global.u32 %r20, [%rd6];
+    mov.u32 %r10, 0;
+LOOP:
+    bar.warp.sync -1;
+    activemask.b32 %r11;
+    brev.b32 %r12, %r11;
+    bfind.shiftamt.u32 %r13, %r12;
+    shfl.sync.idx.b32 %r14, %r20, %r13, 31, %r11;
+    add.u32 %r20, %r20, %r14;
+    st.global.u32 [%rd7], %r20;
+    and.b32 %r15, %r20, 7;
+    setp.eq.u32 %p1, %r15, 0;
+    @%p1 ret;
+    add.u32 %r10, %r10, 1;
+    setp.lt.u32 %p2, %r10, 6;
+    @%p2 bra LOOP;
+    xor.b32 %r20, %r20, 0x77;
+    st.global.u32 [%rd7], %r20;
+    ret;
+}
+"#;
+
+fn warp_model(x: &[u32]) -> (Vec<u32>, usize) {
+    let mut acc = x.to_vec();
+    let mut out = vec![0u32; x.len()];
+    let mut exits = 0;
+    for w in x.chunks(32).enumerate().map(|(i, c)| i * 32..i * 32 + c.len()) {
+        let mut alive: Vec<usize> = w.clone().collect();
+        for _ in 0..6 {
+            let leader = acc[alive[0]];
+            for &l in &alive {
+                acc[l] = acc[l].wrapping_add(leader);
+                out[l] = acc[l];
+            }
+            let before = alive.len();
+            alive.retain(|&l| acc[l] & 7 != 0);
+            exits += before - alive.len();
+            if alive.is_empty() {
+                break;
+            }
+        }
+        for &l in &alive {
+            out[l] = acc[l] ^ 0x77;
+        }
+    }
+    (out, exits)
+}
+
+#[test]
+fn warp_shuffles_from_the_lowest_live_lane_as_lanes_return_inside_a_loop() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let ptx = format!("{PER_THREAD_HEADER}{WARP_KERNEL}");
+    for block in [48u32, 100] {
+        let grid = 2u32;
+        let n = (block * grid) as usize;
+        let mut s = 0x0bad_cafeu32 ^ block;
+        let input: Vec<u32> = (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 17;
+                s ^= s << 5;
+                s
+            })
+            .collect();
+        let ctas: Vec<_> = input.chunks(block as usize).map(warp_model).collect();
+        assert!(ctas.iter().all(|c| c.1 > 0), "some lanes return early");
+        let want: Vec<u32> = ctas.into_iter().flat_map(|c| c.0).collect();
+        for backend in Backend::ALL {
+            let launch = Launch { ptx: &ptx, kernel: "w", block: [block, 1, 1], grid: [grid, 1, 1], buffers: vec![vec![0; n * 4], bytes(&input)] };
+            let out = run(&gpu, &launch, backend).unwrap_or_else(|e| panic!("{backend}, {block} threads: {e}"));
+            let got = words(&out[0]);
+            let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
+            assert!(
+                bad.is_empty(),
+                "{backend}, {block} threads: {} of {n} words wrong, first thread {} (CTA {}): expected {:#x}, got {:#x}",
+                bad.len(),
+                bad[0] % block as usize,
+                bad[0] / block as usize,
+                want[bad[0]],
+                got[bad[0]]
+            );
+        }
+    }
+}
