@@ -475,6 +475,22 @@ fn misread_values_leaving_loops_and_switches() {
             Box::new(move |x| pick((x as i32) >= 0, 0xbf80_0000, 0)),
         ),
         (
+            "-1.0 and +0 set before two continues of a 2-trip loop, read after it",
+            format!(
+                "{p0} mov.b32 %r11, 0x3f800000; mov.u32 %r13, 0;\nL:\n add.u32 %r13, %r13, 1;\n setp.gt.u32 %p1, %r13, 2;\n @%p1 bra J;\n @%p0 bra C;\n \
+                 mov.b32 %r11, 0;\n bra L;\nC:\n mov.b32 %r11, 0xbf800000;\n bra L;\nJ:\n {store}"
+            ),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+        (
+            "1.0 and -0.0 set before two continues of a loop whose trip count is the input's, read after it",
+            format!(
+                "{p0} shr.u32 %r14, %r6, 1; and.b32 %r14, %r14, 3; add.u32 %r14, %r14, 1;\n mov.b32 %r11, 0; mov.u32 %r13, 0;\nL:\n add.u32 %r13, %r13, 1;\n setp.gt.u32 %p1, %r13, %r14;\n @%p1 bra J;\n @%p0 bra C;\n \
+                 mov.b32 %r11, 0x80000000;\n bra L;\nC:\n mov.b32 %r11, 0x3f800000;\n bra L;\nJ:\n {store}"
+            ),
+            Box::new(move |x| pick(x & 1 != 0, 0x3f80_0000, 0x8000_0000)),
+        ),
+        (
             "brx.idx cases setting -1.0 and +0",
             format!(
                 "and.b32 %r9, %r6, 1;\n TS: .branchtargets A, B;\n brx.idx %r9, TS;\nA:\n mov.b32 %r11, 0;\n bra J;\nB:\n mov.b32 %r11, 0xbf800000;\n bra J;\nJ:\n {store}"
