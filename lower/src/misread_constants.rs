@@ -120,7 +120,9 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
         heap_tests,
         push_used,
         site_var,
+        uses: Vec::new(),
     };
+    use_counts(&kernel.body, &mut cx.uses);
     if has_float_ops {
         // A float variable set to a constant and also otherwise (a loop's accumulator, `sum =
         // 0` then `sum += …`) gets the constant hidden where it is set, once, instead of
@@ -546,6 +548,8 @@ struct Cx<'a> {
     /// to the heap on a fault path, as is): left out of the merge rule. Its values are small
     /// site ids, never ±0.0 or ±1.0 bits, and no add uses it.
     site_var: Option<VarId>,
+    /// Per variable: how many times the kernel reads it ([`use_counts`]).
+    uses: Vec<u32>,
 }
 
 impl Cx<'_> {
@@ -815,6 +819,37 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
                     ends.push(changed.iter().map(|d| cx.known.get(d.index()).copied().flatten()).collect());
                 }
             }
+            // A loop's exit is a phi of what each `break` leaves, which the driver turns into
+            // selects once it removes or unrolls the loop (a one-trip region loop whose
+            // nested exits set −1.0 and +0 into one register came out −0 on SPIR-V:
+            // `driver_workarounds`, "nested branches … in either else"). So, as for a
+            // selection's merge below, a 32- or 64-bit variable the loop assigns, that is
+            // read outside it and not opaque, leaves through every `break` of a loop with
+            // two or more of them as itself plus the unknown zero. (A selection whose branch
+            // breaks is left alone by the selection rule: this covers its values.)
+            if is_loop {
+                let mut inside = vec![0u32; cx.uses.len()];
+                if let Some(body) = b.stmts[i].bodies().next() {
+                    use_counts(body, &mut inside);
+                }
+                let hide: Vec<VarId> = changed
+                    .iter()
+                    .copied()
+                    .filter(|d| {
+                        let ty = cx.vars.get(d.index()).map_or(Ty::Bool, |v| v.ty);
+                        matches!(ty.bits(), 32 | 64)
+                            && ty != Ty::Bool
+                            && Some(*d) != cx.site_var
+                            && !cx.unknown(Operand::Var(*d))
+                            && cx.uses.get(d.index()).copied().unwrap_or(0) > inside.get(d.index()).copied().unwrap_or(0)
+                    })
+                    .collect();
+                if let Some(Stmt::Loop { body }) = (!hide.is_empty()).then_some(&mut b.stmts[i]) {
+                    if count_breaks(body) >= 2 {
+                        hide_at_breaks(body, cx, &hide);
+                    }
+                }
+            }
             // A selection's merge is a phi, which the driver turns into a select of what the
             // branches leave (`nir_opt_peephole_select`): a register set to −1.0 in one arm
             // and +0 in the other came out −0, both backends (`driver_workarounds`). So the
@@ -950,6 +985,61 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
         let n = before.len();
         b.stmts.splice(i..i, before);
         i += n + 1;
+    }
+}
+
+/// Adds to `counts` (per variable) the reads of each variable in `b`, nested blocks included.
+fn use_counts(b: &Block, counts: &mut Vec<u32>) {
+    for s in &b.stmts {
+        crate::ir::stmt_operands(s, |o| {
+            if let Operand::Var(v) = o {
+                if counts.len() <= v.index() {
+                    counts.resize(v.index() + 1, 0);
+                }
+                counts[v.index()] += 1;
+            }
+        });
+        for body in s.bodies() {
+            use_counts(body, counts);
+        }
+    }
+}
+
+/// The `Break`s of the loop whose body is `b` (not those of loops nested in it).
+fn count_breaks(b: &Block) -> usize {
+    b.stmts
+        .iter()
+        .map(|s| match s {
+            Stmt::Break => 1,
+            Stmt::Loop { .. } => 0,
+            s => s.bodies().map(count_breaks).sum(),
+        })
+        .sum()
+}
+
+/// Puts `d = d + zero` for each of `vars` before every `Break` of the loop whose body is `b`
+/// ([`rewrite_block`]'s loop-exit rule).
+fn hide_at_breaks(b: &mut Block, cx: &mut Cx, vars: &[VarId]) {
+    let mut i = 0;
+    while i < b.stmts.len() {
+        match &mut b.stmts[i] {
+            Stmt::Break => {
+                let mut more = Vec::new();
+                for &d in vars {
+                    cx.rehide(d, &mut more);
+                }
+                let n = more.len();
+                b.stmts.splice(i..i, more);
+                i += n;
+            }
+            Stmt::Loop { .. } => {}
+            s => {
+                for body in s.bodies_mut() {
+                    hide_at_breaks(body, cx, vars);
+                }
+            }
+        }
+        i += 1;
     }
 }
 

@@ -378,3 +378,137 @@ fn misread_selects_made_by_the_driver() {
     ];
     check_each("", cases);
 }
+
+/// Values the driver may merge into a select that are no `if`'s arms: a register set to −1.0
+/// (or 1.0) before a loop's early exit and to +0 (or −0) before its other exit (the loop's
+/// exit phi; unrolled when the trip count is constant, its ifs flattened into selects), a
+/// `brx.idx` switch whose cases set the two constants (SPIR-V's switch becomes ifs in the
+/// driver), and two branches that each store one of the constants to the same word.
+/// §9.7.7.3, §9.7.8.2 (`brx.idx`: branch to the target the index names), §9.7.9.9 (`st`).
+#[test]
+fn misread_values_leaving_loops_and_switches() {
+    let p0 = "and.b32 %r9, %r6, 1; setp.ne.u32 %p0, %r9, 0;\n";
+    let store = "st.global.u32 [%rd7], %r11;";
+    let pick = |p: bool, a: u32, b: u32| if p { a } else { b };
+    // `r = A; if (p) goto J; r = B;` repeated `trips` times: A when p, else B.
+    let two_exits = |a: u32, b: u32, trips: &str| {
+        format!(
+            "{p0} mov.u32 %r13, 0;\nL:\n mov.b32 %r11, {a:#x};\n @%p0 bra J;\n mov.b32 %r11, {b:#x};\n add.u32 %r13, %r13, 1;\n \
+             setp.lt.u32 %p1, %r13, {trips};\n @%p1 bra L;\nJ:\n {store}"
+        )
+    };
+    let trips_of_x = "shr.u32 %r14, %r6, 1; and.b32 %r14, %r14, 3; add.u32 %r14, %r14, 1;\n";
+    let cases: Vec<Case> = vec![
+        ("-1.0 at a loop's early exit, +0 at its end (3 trips)", two_exits(0xbf80_0000, 0, "3"), Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0))),
+        ("+0 at a loop's early exit, -1.0 at its end (3 trips)", two_exits(0, 0xbf80_0000, "3"), Box::new(move |x| pick(x & 1 != 0, 0, 0xbf80_0000))),
+        ("1.0 at a loop's early exit, -0.0 at its end (1 trip)", two_exits(0x3f80_0000, 0x8000_0000, "1"), Box::new(move |x| pick(x & 1 != 0, 0x3f80_0000, 0x8000_0000))),
+        ("-0.0 at a loop's early exit, 1.0 at its end (2 trips)", two_exits(0x8000_0000, 0x3f80_0000, "2"), Box::new(move |x| pick(x & 1 != 0, 0x8000_0000, 0x3f80_0000))),
+        (
+            "-1.0 at a loop's early exit, +0 at its end (trips from the input)",
+            format!("{trips_of_x}{}", two_exits(0xbf80_0000, 0, "%r14")),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+        (
+            "a loop's two exits to two blocks setting -1.0 and +0 (2 trips)",
+            format!(
+                "{p0} mov.u32 %r13, 0;\nL:\n @%p0 bra A;\n add.u32 %r13, %r13, 1;\n setp.lt.u32 %p1, %r13, 2;\n @%p1 bra L;\n \
+                 mov.b32 %r11, 0;\n bra J;\nA:\n mov.b32 %r11, 0xbf800000;\nJ:\n {store}"
+            ),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+        (
+            "an inner loop's exit to the outer loop's exit with -1.0, +0 at the end",
+            format!(
+                "{p0} mov.u32 %r13, 0; mov.b32 %r11, 0;\nO:\n mov.u32 %r15, 0;\nI:\n @%p0 bra X;\n add.u32 %r15, %r15, 1;\n setp.lt.u32 %p2, %r15, 2;\n @%p2 bra I;\n \
+                 add.u32 %r13, %r13, 1;\n setp.lt.u32 %p1, %r13, 2;\n @%p1 bra O;\n bra J;\nX:\n mov.b32 %r11, 0xbf800000;\nJ:\n {store}"
+            ),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+        (
+            "nested branches: -1.0 when both hold, +0 otherwise (a shared else)",
+            format!(
+                "{p0} and.b32 %r10, %r6, 2; setp.ne.u32 %p1, %r10, 0;\n @!%p1 bra Z;\n @!%p0 bra Z;\n mov.b32 %r11, 0xbf800000;\n bra J;\nZ:\n mov.b32 %r11, 0;\nJ:\n {store}"
+            ),
+            Box::new(move |x| pick(x & 3 == 3, 0xbf80_0000, 0)),
+        ),
+        (
+            "nested branches: -1.0 when both hold, +0 in either else",
+            format!(
+                "{p0} and.b32 %r10, %r6, 2; setp.ne.u32 %p1, %r10, 0;\n @!%p1 bra Z;\n @!%p0 bra Y;\n mov.b32 %r11, 0xbf800000;\n bra J;\nY:\n mov.b32 %r11, 0;\n bra J;\nZ:\n mov.b32 %r11, 0;\nJ:\n {store}"
+            ),
+            Box::new(move |x| pick(x & 3 == 3, 0xbf80_0000, 0)),
+        ),
+        (
+            "three nested branches: -1.0 when all hold, +0 in each else",
+            format!(
+                "{p0} and.b32 %r10, %r6, 2; setp.ne.u32 %p1, %r10, 0; and.b32 %r10, %r6, 4; setp.ne.u32 %p2, %r10, 0;\n \
+                 @!%p1 bra Z;\n @!%p0 bra Y;\n @!%p2 bra X;\n mov.b32 %r11, 0xbf800000;\n bra J;\nX:\n mov.b32 %r11, 0;\n bra J;\nY:\n mov.b32 %r11, 0;\n bra J;\nZ:\n mov.b32 %r11, 0;\nJ:\n {store}"
+            ),
+            Box::new(move |x| pick(x & 7 == 7, 0xbf80_0000, 0)),
+        ),
+        (
+            "nested branches: f64 1.0 when both hold, -0.0 in either else (high word)",
+            format!(
+                "{p0} and.b32 %r10, %r6, 2; setp.ne.u32 %p1, %r10, 0;\n @!%p1 bra Z;\n @!%p0 bra Y;\n mov.b64 %rd9, 0x3ff0000000000000;\n bra J;\nY:\n mov.b64 %rd9, 0x8000000000000000;\n bra J;\nZ:\n mov.b64 %rd9, 0x8000000000000000;\nJ:\n \
+                 mov.b64 {{%r12, %r11}}, %rd9; {store}"
+            ),
+            Box::new(move |x| pick(x & 3 == 3, 0x3ff0_0000, 0x8000_0000)),
+        ),
+        (
+            "-1.0 from cvt.rn.f32.s32 of -1 in one arm, +0 in the other",
+            format!("{p0} mov.u32 %r12, -1;\n @%p0 bra A;\n mov.b32 %r11, 0;\n bra J;\nA:\n cvt.rn.f32.s32 %f1, %r12;\n mov.b32 %r11, %f1;\nJ:\n {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+        (
+            "-1.0 from neg.f32 of 1.0 in one arm, +0 from cvt of 0 in the other",
+            format!("{p0} mov.f32 %f2, 0f3F800000;\n @%p0 bra A;\n mov.u32 %r12, 0; cvt.rn.f32.u32 %f1, %r12;\n bra J;\nA:\n neg.f32 %f1, %f2;\nJ:\n mov.b32 %r11, %f1; {store}"),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+        (
+            "slct of 1.0 and -0.0 on the input's sign",
+            format!("slct.f32.s32 %f1, 0f3F800000, 0f80000000, %r6;\n mov.b32 %r11, %f1; {store}"),
+            Box::new(move |x| pick((x as i32) >= 0, 0x3f80_0000, 0x8000_0000)),
+        ),
+        (
+            "slct of -1.0 and +0 from integer registers on the input's sign",
+            format!("mov.u32 %r12, 0xbf800000; mov.u32 %r13, 0;\n slct.b32.s32 %r11, %r12, %r13, %r6;\n {store}"),
+            Box::new(move |x| pick((x as i32) >= 0, 0xbf80_0000, 0)),
+        ),
+        (
+            "-1.0 and +0 set before two continues of a 2-trip loop, read after it",
+            format!(
+                "{p0} mov.b32 %r11, 0x3f800000; mov.u32 %r13, 0;\nL:\n add.u32 %r13, %r13, 1;\n setp.gt.u32 %p1, %r13, 2;\n @%p1 bra J;\n @%p0 bra C;\n \
+                 mov.b32 %r11, 0;\n bra L;\nC:\n mov.b32 %r11, 0xbf800000;\n bra L;\nJ:\n {store}"
+            ),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+        (
+            "1.0 and -0.0 set before two continues of a loop whose trip count is the input's, read after it",
+            format!(
+                "{p0} shr.u32 %r14, %r6, 1; and.b32 %r14, %r14, 3; add.u32 %r14, %r14, 1;\n mov.b32 %r11, 0; mov.u32 %r13, 0;\nL:\n add.u32 %r13, %r13, 1;\n setp.gt.u32 %p1, %r13, %r14;\n @%p1 bra J;\n @%p0 bra C;\n \
+                 mov.b32 %r11, 0x80000000;\n bra L;\nC:\n mov.b32 %r11, 0x3f800000;\n bra L;\nJ:\n {store}"
+            ),
+            Box::new(move |x| pick(x & 1 != 0, 0x3f80_0000, 0x8000_0000)),
+        ),
+        (
+            "brx.idx cases setting -1.0 and +0",
+            format!(
+                "and.b32 %r9, %r6, 1;\n TS: .branchtargets A, B;\n brx.idx %r9, TS;\nA:\n mov.b32 %r11, 0;\n bra J;\nB:\n mov.b32 %r11, 0xbf800000;\n bra J;\nJ:\n {store}"
+            ),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+        (
+            "brx.idx of three cases setting 1.0, -0.0, 1.0",
+            format!(
+                "and.b32 %r9, %r6, 3; min.u32 %r9, %r9, 2;\n TS: .branchtargets A, B, C;\n brx.idx %r9, TS;\nA:\n mov.b32 %r11, 0x3f800000;\n bra J;\nB:\n mov.b32 %r11, 0x80000000;\n bra J;\nC:\n mov.b32 %r11, 0x3f800000;\nJ:\n {store}"
+            ),
+            Box::new(move |x| if (x & 3).min(2) == 1 { 0x8000_0000 } else { 0x3f80_0000 }),
+        ),
+        (
+            "-1.0 and +0 stored by two branches",
+            format!("{p0} @%p0 bra A;\n st.global.u32 [%rd7], 0;\n bra J;\nA:\n st.global.u32 [%rd7], 0xbf800000;\nJ:\n"),
+            Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0)),
+        ),
+    ];
+    check_each(".reg .f32 %f<4>;", cases);
+}

@@ -21,6 +21,7 @@ use ptxcross::{translate, Backend, Context, ContextOptions};
 use ptxcross_frontend::SourceFile;
 use ptxcross_lower::LowerOptions;
 use ptxcross_tests::launch::{bytes, gpu_or_skip, run, words, Launch, PER_THREAD_HEADER};
+use ptxcross_tests::sweep::Expect;
 
 /// `k(out, in)`: one f32 per thread, `body` computes `%f0` from `%f1` (the input) with
 /// registers `%f1..%f40`.
@@ -286,5 +287,97 @@ fn sizes() {
             }
         }
         println!("{line}   (default: inlined, outlined | flushed_f32: inlined, outlined)");
+    }
+}
+
+/// Outlined calls in divergent control flow and in a loop: four iterations, each taking one
+/// of four branches by two bits of the thread's input (so neighbouring threads call different
+/// functions in the same iteration), with `div.rn`, `div.rp`, `div.rz.ftz`, `sqrt.rm`, `fma.rn.sat` of
+/// f32 and `div.rm`, `fma.rp` of f64, each from two call sites (so each is a function, not
+/// inlined back), the operands rotated every iteration. Every result is stored and checked
+/// against `ptx_ref` (§9.7.3.6/8/11: one rounding in the given direction; `.ftz` flushes
+/// inputs and result; `.sat` clamps to [+0, 1], NaN to +0; §9.7.4 for f64; `cvt.f64.f32`
+/// is exact, §9.7.9.21).
+fn divergent_loop_kernel() -> String {
+    format!(
+        "{PER_THREAD_HEADER}.visible .entry k(.param .u64 out, .param .u64 inp)\n{{\n\
+         .reg .pred %p<4>;\n.reg .b32 %r<16>;\n.reg .f32 %f<12>;\n.reg .f64 %fd<8>;\n.reg .b64 %rd<12>;\n\
+         ld.param.u64 %rd1, [out];\n ld.param.u64 %rd2, [inp];\n\
+         mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n mov.u32 %r3, %ntid.x;\n mad.lo.s32 %r4, %r2, %r3, %r1;\n\
+         mul.wide.u32 %rd5, %r4, 4;\n add.s64 %rd6, %rd2, %rd5;\n mul.wide.u32 %rd8, %r4, 128;\n add.s64 %rd7, %rd1, %rd8;\n\
+         ld.global.u32 %r6, [%rd6];\n mov.b32 %f1, %r6;\n mul.lo.u32 %r7, %r6, -1640531527;\n mov.b32 %f2, %r7;\n\
+         mul.lo.u32 %r8, %r7, -2048144789;\n mov.b32 %f3, %r8;\n mov.u32 %r10, 0;\n\
+         L:\n shl.b32 %r11, %r10, 1;\n shr.u32 %r12, %r6, %r11;\n and.b32 %r12, %r12, 3;\n\
+         cvt.f64.f32 %fd1, %f1;\n cvt.f64.f32 %fd2, %f2;\n cvt.f64.f32 %fd3, %f3;\n\
+         setp.eq.u32 %p1, %r12, 0;\n @%p1 bra S0;\n setp.eq.u32 %p1, %r12, 1;\n @%p1 bra S1;\n setp.eq.u32 %p1, %r12, 2;\n @%p1 bra S2;\n\
+         sqrt.rm.f32 %f4, %f1;\n div.rz.ftz.f32 %f5, %f3, %f2;\n div.rp.f32 %f7, %f3, %f1;\n fma.rp.f64 %fd4, %fd3, %fd2, %fd1;\n bra E;\n\
+         S0:\n div.rn.f32 %f4, %f1, %f2;\n sqrt.rm.f32 %f5, %f3;\n div.rp.f32 %f7, %f2, %f1;\n div.rm.f64 %fd4, %fd1, %fd2;\n bra E;\n\
+         S1:\n div.rn.f32 %f4, %f3, %f1;\n fma.rn.sat.f32 %f5, %f2, %f3, %f1;\n div.rp.f32 %f7, %f1, %f2;\n fma.rp.f64 %fd4, %fd1, %fd2, %fd3;\n bra E;\n\
+         S2:\n fma.rn.sat.f32 %f4, %f1, %f2, %f3;\n div.rz.ftz.f32 %f5, %f2, %f3;\n div.rp.f32 %f7, %f3, %f2;\n div.rm.f64 %fd4, %fd2, %fd1;\n\
+         E:\n st.global.f32 [%rd7], %f4;\n st.global.f32 [%rd7+4], %f5;\n st.global.f32 [%rd7+8], %f7;\n st.global.f64 [%rd7+16], %fd4;\n\
+         mov.f32 %f6, %f1;\n mov.f32 %f1, %f2;\n mov.f32 %f2, %f3;\n mov.f32 %f3, %f6;\n\
+         add.s64 %rd7, %rd7, 32;\n add.u32 %r10, %r10, 1;\n setp.lt.u32 %p2, %r10, 4;\n @%p2 bra L;\n ret;\n}}\n"
+    )
+}
+
+/// What [`divergent_loop_kernel`] stores for input word `x`: per iteration two f32 and one
+/// f64 expectation.
+fn divergent_loop_model(x: u32) -> Vec<[Expect; 4]> {
+    use ptxcross_tests::ptx_ref::float::{arith_f32, div_rounded_f32, div_rounded_f64, fma_rounded_f64, sqrt_rounded_f32};
+    use rustc_apfloat::Round::*;
+    let b = x.wrapping_mul(0x9e37_79b9);
+    let c = b.wrapping_mul(0x85eb_ca6b);
+    let (mut f1, mut f2, mut f3) = (x, b, c);
+    let wide = |v: u32| (f32::from_bits(v) as f64).to_bits();
+    let mut out = Vec::new();
+    for j in 0..4 {
+        let sel = (x >> (2 * j)) & 3;
+        let (d1, d2, d3) = (wide(f1), wide(f2), wide(f3));
+        let (a, b, c) = (f1 as u64, f2 as u64, f3 as u64);
+        out.push(match sel {
+            0 => [div_rounded_f32(a, b, NearestTiesToEven, false), sqrt_rounded_f32(c, TowardNegative, false), div_rounded_f32(b, a, TowardPositive, false), div_rounded_f64(d1, d2, TowardNegative)],
+            1 => [div_rounded_f32(c, a, NearestTiesToEven, false), arith_f32("fma", NearestTiesToEven, &[b, c, a], false, true), div_rounded_f32(a, b, TowardPositive, false), fma_rounded_f64(d1, d2, d3, TowardPositive)],
+            2 => [arith_f32("fma", NearestTiesToEven, &[a, b, c], false, true), div_rounded_f32(b, c, TowardZero, true), div_rounded_f32(c, b, TowardPositive, false), div_rounded_f64(d2, d1, TowardNegative)],
+            _ => [sqrt_rounded_f32(a, TowardNegative, false), div_rounded_f32(c, b, TowardZero, true), div_rounded_f32(c, a, TowardPositive, false), fma_rounded_f64(d3, d2, d1, TowardPositive)],
+        });
+        (f1, f2, f3) = (f2, f3, f1);
+    }
+    out
+}
+
+#[test]
+fn call_sites_in_divergent_branches_and_loops() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let ptx = divergent_loop_kernel();
+    // Each of the six expansions is a function of the kernel (two call sites each).
+    let file = SourceFile::new("divergent.ptx".to_string(), ptx.clone());
+    let module = translate::frontend(&file, &LowerOptions { block: Some([64, 1, 1]), ..Default::default() }).expect("lower");
+    let names: Vec<&str> = module.kernels[0].functions.iter().map(|f| f.name.as_str()).collect();
+    eprintln!("functions: {names:?}");
+    assert!(names.len() >= 6, "{names:?}");
+    let (block, grid) = (64u32, 8u32);
+    let mut input: Vec<u32> = inputs((block * grid) as usize).iter().map(|f| f.to_bits()).collect();
+    // Threads whose selector bits walk every branch order in the first 256.
+    for (i, w) in input.iter_mut().enumerate().take(256) {
+        *w = (*w & !0xff) | i as u32;
+    }
+    for backend in Backend::ALL {
+        let launch = Launch { ptx: &ptx, kernel: "k", block: [block, 1, 1], grid: [grid, 1, 1], buffers: vec![vec![0; input.len() * 128], bytes(&input)] };
+        let out = run(&gpu, &launch, backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        let got = words(&out[0]);
+        for (t, &x) in input.iter().enumerate() {
+            for (j, e) in divergent_loop_model(x).into_iter().enumerate() {
+                let w = &got[32 * t + 8 * j..32 * t + 8 * j + 8];
+                let d = w[4] as u64 | (w[5] as u64) << 32;
+                assert!(
+                    e[0].holds(w[0] as u64, 32) && e[1].holds(w[1] as u64, 32) && e[2].holds(w[2] as u64, 32) && e[3].holds(d, 64),
+                    "{backend}: thread {t}, input {x:#010x}, iteration {j} (branch {}): expected {e:?}, got {:#010x} {:#010x} {:#010x} {d:#018x}",
+                    (x >> (2 * j)) & 3,
+                    w[0],
+                    w[1],
+                    w[2]
+                );
+            }
+        }
     }
 }
