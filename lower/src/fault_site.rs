@@ -94,8 +94,8 @@ fn may_fault(s: &Stmt) -> bool {
 
 /// Removes the site assignments that no fault can read (issue 11, code size): an assignment
 /// is dead when every path from it reaches another site assignment before any statement that
-/// may record a fault. Which statements cannot: pure assignments, parameter loads at constant
-/// indices, and the loads and stores the backends make without a check — a heap word at an
+/// may record a fault. Which statements cannot: pure assignments, barriers and fences,
+/// parameter loads at constant indices, and the loads and stores the backends make without a check — a heap word at an
 /// index `lower` has proven in range ([`Kernel::heap_index_memories_of`]), a shared or private
 /// local word whose index the value facts bound ([`Kernel::index_in_range`]). A site assignment
 /// before such an access alone (the store of `y[i] = a * x[i] + y[i]`, whose tests the load's
@@ -126,6 +126,7 @@ pub fn remove_dead_sites(kernel: &mut Kernel) {
         Stmt::Assign { expr: Expr::LoadWord { memory, index }, .. } => silent_index(*memory, *index),
         Stmt::Assign { expr, .. } => expr.is_pure(),
         Stmt::StoreWord { memory, index, .. } => *memory != Memory::Param && silent_index(*memory, *index),
+        Stmt::Barrier | Stmt::SharedBarrier | Stmt::Fence { .. } => true,
         _ => false,
     };
     /// Walks `b` backwards with `live` (whether the site is read after the block); removes
