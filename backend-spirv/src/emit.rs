@@ -367,6 +367,11 @@ fn atomic_name(op: AtomicOp) -> &'static str {
 pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, EmitError> {
     use rspirv::binary::Assemble;
 
+    // Plain heap loads as calls of one function per kernel (`lower`'s `heap_outline`: after
+    // every pass and analysis that reads their inline form).
+    let outlined = ptxcross_lower::heap_outline::outline_module(module);
+    let module = outlined.as_ref().unwrap_or(module);
+
     if module.kernels.is_empty() {
         return Err(EmitError {
             kernel: None,

@@ -426,7 +426,7 @@ fn remove_dead(kernel: &mut Kernel) -> bool {
 }
 
 /// Drops variables that are neither assigned nor read, renumbering the others.
-fn compact_vars(kernel: &mut Kernel) {
+pub(crate) fn compact_vars(kernel: &mut Kernel) {
     let n = kernel.vars.len();
     let mut used = vec![false; n];
     fn mark(b: &Block, used: &mut [bool]) {
