@@ -24,6 +24,9 @@ use crate::ir::{
 };
 use rustc_hash::FxHashMap;
 
+/// The assignment of each value of the kernel (`Kernel::value_vars`).
+type Defs<'a> = FxHashMap<VarId, &'a Expr>;
+
 /// The name of the outlined load's function.
 pub const HEAP_LOAD_FUNCTION: &str = "heap_load32";
 /// The name of the outlined store's function.
@@ -37,26 +40,34 @@ pub fn outline_module(module: &Module) -> Option<Module> {
     if std::env::var_os("PTXCROSS_NO_HEAP_OUTLINE").is_some_and(|v| v == "1") {
         return None; // the inline form, for before/after measurements with one binary
     }
-    let mut out: Option<Module> = None;
+    let mut changed: Vec<(usize, Kernel)> = Vec::new();
     for (i, k) in module.kernels.iter().enumerate() {
-        if heap_accesses(&k.body) < 2 {
+        // The accesses are per segment with several segment slots (`Memory::Segment`).
+        if k.features.segment_slots >= 2 || heap_accesses(&k.body) < 2 {
             continue;
         }
-        let mut probe = k.clone();
-        let counts = outline_kinds(&mut probe, [true, true]);
+        let (defs, uses) = analyse(k);
+        let mut counts = [0; 2];
+        count(&k.body, &defs, &uses, k.fault_site_var, &mut counts);
         let enabled = counts.map(|n| n >= 2);
-        let chosen = match enabled {
-            [false, false] => continue,
-            [true, true] => probe,
-            _ => {
-                let mut k2 = k.clone();
-                outline_kinds(&mut k2, enabled);
-                k2
-            }
-        };
-        out.get_or_insert_with(|| module.clone()).kernels[i] = chosen;
+        if enabled == [false, false] {
+            continue;
+        }
+        let mut k2 = k.clone();
+        apply(&mut k2, &defs, &uses, enabled);
+        changed.push((i, k2));
     }
-    out
+    if changed.is_empty() {
+        return None;
+    }
+    let mut kernels: Vec<Option<Kernel>> = module.kernels.iter().map(|_| None).collect();
+    for (i, k) in changed {
+        kernels[i] = Some(k);
+    }
+    Some(Module {
+        kernels: kernels.into_iter().zip(&module.kernels).map(|(new, old)| new.unwrap_or_else(|| old.clone())).collect(),
+        globals: module.globals.clone(),
+    })
 }
 
 /// Heap word loads and stores in `b`, at most 2 counted.
@@ -96,35 +107,27 @@ enum Access {
 }
 
 
-/// Outlines `kernel`'s plain 4-byte heap loads and stores (see the module doc); returns
-/// how many of each.
+/// Outlines all of `kernel`'s plain 4-byte heap loads and stores (see the module doc);
+/// returns how many of each.
 pub fn outline_heap_accesses(kernel: &mut Kernel) -> [usize; 2] {
-    outline_kinds(kernel, [true, true])
-}
-
-/// Outlines the loads (`enabled[0]`) and the stores (`enabled[1]`); returns how many of each.
-fn outline_kinds(kernel: &mut Kernel, enabled: [bool; 2]) -> [usize; 2] {
-    let n = outline_all(kernel, enabled);
-    if n != [0, 0] {
-        // The sequences' variables are no longer in the body.
-        crate::cleanup::compact_vars(kernel);
-    }
-    n
-}
-
-fn outline_all(kernel: &mut Kernel, enabled: [bool; 2]) -> [usize; 2] {
     if kernel.features.segment_slots >= 2 {
-        return [0, 0]; // the accesses are per segment there (`Memory::Segment`), not this shape
+        return [0, 0];
     }
+    let original = kernel.clone();
+    let (defs, uses) = analyse(&original);
+    apply(kernel, &defs, &uses, [true, true])
+}
+
+/// The kernel's values' assignments and how often each variable is read.
+fn analyse(kernel: &Kernel) -> (Defs<'_>, Vec<u32>) {
     let values = kernel.value_vars();
-    let is_value = |v: VarId| values.get(v.index()).copied().unwrap_or(false);
-    let mut defs: FxHashMap<VarId, Expr> = FxHashMap::default();
+    let mut defs: Defs = FxHashMap::default();
     let mut uses: Vec<u32> = vec![0; kernel.vars.len()];
-    fn scan(b: &Block, is_value: &dyn Fn(VarId) -> bool, defs: &mut FxHashMap<VarId, Expr>, uses: &mut [u32]) {
+    fn scan<'a>(b: &'a Block, values: &[bool], defs: &mut Defs<'a>, uses: &mut [u32]) {
         for s in &b.stmts {
             if let Stmt::Assign { dst, expr } = s {
-                if is_value(*dst) {
-                    defs.insert(*dst, expr.clone());
+                if values.get(dst.index()).copied().unwrap_or(false) {
+                    defs.insert(*dst, expr);
                 }
             }
             stmt_operands(s, |o| {
@@ -135,11 +138,29 @@ fn outline_all(kernel: &mut Kernel, enabled: [bool; 2]) -> [usize; 2] {
                 }
             });
             for body in s.bodies() {
-                scan(body, is_value, defs, uses);
+                scan(body, values, defs, uses);
             }
         }
     }
-    scan(&kernel.body, &is_value, &mut defs, &mut uses);
+    scan(&kernel.body, &values, &mut defs, &mut uses);
+    (defs, uses)
+}
+
+/// How many accesses of each kind [`apply`] would outline.
+fn count(b: &Block, defs: &Defs, uses: &[u32], site: Option<VarId>, n: &mut [usize; 2]) {
+    for s in &b.stmts {
+        for body in s.bodies() {
+            count(body, defs, uses, site, n);
+        }
+    }
+    for (_, access, _, _) in block_matches(b, defs, uses, site, [true, true]) {
+        n[access as usize] += 1;
+    }
+}
+
+/// Outlines the loads (`enabled[0]`) and the stores (`enabled[1]`) of `kernel`, whose values
+/// and uses before are `defs` and `uses`; returns how many of each.
+fn apply(kernel: &mut Kernel, defs: &Defs, uses: &[u32], enabled: [bool; 2]) -> [usize; 2] {
     let site = kernel.fault_site_var;
     let find = |name: &str| kernel.functions.iter().position(|f| f.name == name).map(|i| i as u32);
     let mut funcs = [find(HEAP_LOAD_FUNCTION), find(HEAP_STORE_FUNCTION)];
@@ -150,8 +171,8 @@ fn outline_all(kernel: &mut Kernel, enabled: [bool; 2]) -> [usize; 2] {
     let (n_functions, n_vars) = (kernel.functions.len(), kernel.vars.len());
     walk(
         &mut body,
-        &defs,
-        &uses,
+        defs,
+        uses,
         site,
         &mut |access| {
             let slot = access as usize;
@@ -172,12 +193,16 @@ fn outline_all(kernel: &mut Kernel, enabled: [bool; 2]) -> [usize; 2] {
     kernel.body = body;
     kernel.functions.extend(new_functions);
     kernel.vars.extend(new_vars);
+    if count != [0, 0] {
+        // The sequences' variables are no longer in the body.
+        crate::cleanup::compact_vars(kernel);
+    }
     count
 }
 
 fn walk(
     b: &mut Block,
-    defs: &FxHashMap<VarId, Expr>,
+    defs: &Defs,
     uses: &[u32],
     site: Option<VarId>,
     func: &mut dyn FnMut(Access) -> (u32, Option<VarId>),
@@ -189,15 +214,13 @@ fn walk(
             walk(body, defs, uses, site, func, enabled, count);
         }
     }
-    let mut j = 0;
-    while j < b.stmts.len() {
-        let load = || enabled[0].then(|| match_load(b, j, defs, uses, site)).flatten().map(|m| (Access::Load, m));
-        let store = || enabled[1].then(|| match_store(b, j, defs, uses, site)).flatten().map(|m| (Access::Store, m));
-        let found = load().or_else(store);
-        let Some((access, (call, drop))) = found else {
-            j += 1;
-            continue;
-        };
+    let found = block_matches(b, defs, uses, site, enabled);
+    if found.is_empty() {
+        return;
+    }
+    let mut calls: FxHashMap<usize, Stmt> = FxHashMap::default();
+    let mut drop = vec![false; b.stmts.len()];
+    for (j, access, call, at) in found {
         let (f, dummy) = func(access);
         let dst = match access {
             Access::Load => call.v,
@@ -205,16 +228,97 @@ fn walk(
         };
         let mut args = vec![call.addr, call.base];
         args.extend(call.value);
-        b.stmts[j] = Stmt::Assign { dst, expr: Expr::Call { func: f, ty: Ty::U32, args } };
-        let before = drop.iter().filter(|&&p| p < j).count();
-        let mut p = 0;
-        b.stmts.retain(|_| {
-            p += 1;
-            !drop.contains(&(p - 1))
-        });
-        j = j - before + 1;
+        calls.insert(j, Stmt::Assign { dst, expr: Expr::Call { func: f, ty: Ty::U32, args } });
+        for p in at {
+            drop[p] = true;
+        }
         count[access as usize] += 1;
     }
+    let old = std::mem::take(&mut b.stmts);
+    b.stmts = old
+        .into_iter()
+        .enumerate()
+        .filter(|(p, _)| !drop[*p])
+        .map(|(p, s)| calls.remove(&p).unwrap_or(s))
+        .collect();
+}
+
+/// The accesses of `b`'s own statements (not nested blocks') that can be outlined: the
+/// position of each's last statement (the call's), its kind and operands, and the positions
+/// of its other statements.
+fn block_matches(b: &Block, defs: &Defs, uses: &[u32], site: Option<VarId>, enabled: [bool; 2]) -> Vec<(usize, Access, Call, Vec<usize>)> {
+    // The block indexed once (matching is then linear in the block's length): where each
+    // variable is assigned, and its lone faults by what they test.
+    let mut ix = Index { site, ..Index::default() };
+    for (p, s) in b.stmts.iter().enumerate() {
+        match s {
+            Stmt::Assign { dst, .. } => {
+                ix.at.insert(*dst, p);
+            }
+            _ => {
+                if let Some(c) = lone(s, FAULT_MISALIGNED) {
+                    // `mis = (off & 3) != 0`, by `off`.
+                    if let Some(Expr::Compare { op: CmpOp::Ne, ty: Ty::U32, lhs: Operand::Var(low), rhs }) = defs.get(&c) {
+                        if let Some(Expr::Binary { op: BinaryOp::And, ty: Ty::U32, lhs: Operand::Var(off), rhs: three }) = defs.get(low) {
+                            if is_u32(*rhs, 0) && is_u32(*three, 3) {
+                                ix.misaligned.entry(*off).or_insert((p, [*low, c]));
+                            }
+                        }
+                    }
+                }
+                if let Some(c) = lone(s, FAULT_GLOBAL_OUT_OF_RANGE) {
+                    // A load's `!ok`, or a store's `!ok && aligned`: by `ok`.
+                    let not_ok = |v: VarId| match defs.get(&v) {
+                        Some(Expr::Unary { op: UnaryOp::Not, ty: Ty::Bool, arg: Operand::Var(ok) }) => Some(*ok),
+                        _ => None,
+                    };
+                    if let Some(ok) = not_ok(c) {
+                        ix.out_of_range.entry(ok).or_insert((p, c, None));
+                    } else if let Some(Expr::Binary { op: BinaryOp::And, ty: Ty::Bool, lhs: Operand::Var(bad), rhs: Operand::Var(aligned) }) = defs.get(&c) {
+                        if let Some(ok) = not_ok(*bad) {
+                            ix.out_of_range.entry(ok).or_insert((p, c, Some((*bad, *aligned))));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    let mut out = Vec::new();
+    let mut taken = vec![false; b.stmts.len()];
+    for j in 0..b.stmts.len() {
+        let load = || enabled[0].then(|| match_load(b, j, defs, uses, &ix)).flatten().map(|m| (Access::Load, m));
+        let store = || enabled[1].then(|| match_store(b, j, defs, uses, &ix)).flatten().map(|m| (Access::Store, m));
+        let Some((access, (call, at))) = load().or_else(store) else { continue };
+        // Sequences never interleave (another access's statements between the first and the
+        // last of one make it fail), so each match holds in the block as it was.
+        if at.iter().any(|&p| taken[p]) {
+            continue;
+        }
+        for &p in &at {
+            taken[p] = true;
+        }
+        out.push((j, access, call, at));
+    }
+    out
+}
+
+/// An out-of-range fault's position, condition, and for a store's `(bad, aligned)`.
+type OutOfRange = (usize, VarId, Option<(VarId, VarId)>);
+
+/// One block's statements by what the matchers look for.
+#[derive(Default)]
+struct Index {
+    /// The fault-site variable.
+    site: Option<VarId>,
+    /// Position of each variable's assignment (the last, for a variable assigned twice: such a
+    /// variable is no value, and no matcher accepts one).
+    at: FxHashMap<VarId, usize>,
+    /// `if mis { fault misaligned }` with `mis = (off & 3) != 0`, by `off`: its position and
+    /// `[low, mis]`.
+    misaligned: FxHashMap<VarId, (usize, [VarId; 2])>,
+    /// `if c { fault out of range }` by `ok`, with `c = !ok` (a load's) or `c = bad && aligned`,
+    /// `bad = !ok` (a store's: `Some((bad, aligned))`): its position and `c`.
+    out_of_range: FxHashMap<VarId, OutOfRange>,
 }
 
 fn var(o: Operand) -> Option<VarId> {
@@ -231,8 +335,8 @@ fn is_u32(o: Operand, x: u32) -> bool {
 /// The segment test of `off` (`FnLower::heap_offset`): `off = select(hi != base,
 /// 0xffff_fff0, lo)`, `hi = u32(addr >> 32)`, `lo = u32(addr)`; gives `addr`, `base` and
 /// the variables `[hi64, hi, lo, other]`.
-fn segment(off: VarId, defs: &FxHashMap<VarId, Expr>) -> Option<(Operand, Operand, [VarId; 4])> {
-    let def = |v: VarId| defs.get(&v);
+fn segment(off: VarId, defs: &Defs) -> Option<(Operand, Operand, [VarId; 4])> {
+    let def = |v: VarId| defs.get(&v).copied();
     let Expr::Select { ty: Ty::U32, cond: other, a: far, b: lo } = def(off)? else { return None };
     let (other, lo) = (var(*other)?, var(*lo)?);
     if !is_u32(*far, 0xffff_fff0) {
@@ -252,8 +356,8 @@ fn segment(off: VarId, defs: &FxHashMap<VarId, Expr>) -> Option<(Operand, Operan
 }
 
 /// `idx = off >> 2`, `ok = idx - 64 < lim` (`heap_word_check` for one word): `[idx, rel]`.
-fn range_test(ok: VarId, defs: &FxHashMap<VarId, Expr>) -> Option<(VarId, [VarId; 2])> {
-    let def = |v: VarId| defs.get(&v);
+fn range_test(ok: VarId, defs: &Defs) -> Option<(VarId, [VarId; 2])> {
+    let def = |v: VarId| defs.get(&v).copied();
     let Expr::Compare { op: CmpOp::LtU, ty: Ty::U32, lhs: rel, rhs: lim } = def(ok)? else { return None };
     let rel = var(*rel)?;
     if !is_heap_limit(*lim, defs) {
@@ -268,7 +372,7 @@ fn range_test(ok: VarId, defs: &FxHashMap<VarId, Expr>) -> Option<(VarId, [VarId
 }
 
 /// `idx = off >> 2`: `off`.
-fn word_of(idx: VarId, defs: &FxHashMap<VarId, Expr>) -> Option<VarId> {
+fn word_of(idx: VarId, defs: &Defs) -> Option<VarId> {
     let Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U32, lhs: off, rhs } = defs.get(&idx)? else { return None };
     is_u32(*rhs, 2).then_some(())?;
     var(*off)
@@ -286,17 +390,6 @@ fn lone(s: &Stmt, code: u32) -> Option<VarId> {
     }
 }
 
-/// The alignment fault of `off` in `b` before `j`: `if mis { fault misaligned }` with
-/// `mis = (off & 3) != 0`; gives its position and `[low, mis]`.
-fn alignment_fault(b: &Block, j: usize, off: VarId, defs: &FxHashMap<VarId, Expr>) -> Option<(usize, [VarId; 2])> {
-    b.stmts[..j].iter().enumerate().find_map(|(p, s)| {
-        let c = lone(s, FAULT_MISALIGNED)?;
-        let Some(Expr::Compare { op: CmpOp::Ne, ty: Ty::U32, lhs: Operand::Var(low), rhs }) = defs.get(&c) else { return None };
-        let and = matches!(defs.get(low), Some(Expr::Binary { op: BinaryOp::And, ty: Ty::U32, lhs, rhs }) if *lhs == Operand::Var(off) && is_u32(*rhs, 3));
-        (is_u32(*rhs, 0) && and).then_some((p, [*low, c]))
-    })
-}
-
 /// The positions of the assignments of `vars` in `b` before `j` and of the statements at
 /// `more`, if every variable is read exactly as often as its count says (so only inside the
 /// sequence), and the other statements between the first of them and `j` are pure
@@ -304,13 +397,16 @@ fn alignment_fault(b: &Block, j: usize, off: VarId, defs: &FxHashMap<VarId, Expr
 /// fault site: the call at `j`
 /// then reads the same operands and records the same faults, in the same order with every
 /// memory access and fault around it.
-fn sequence(b: &Block, j: usize, vars: &[(VarId, u32)], more: &[usize], uses: &[u32], operands: &[Operand], site: Option<VarId>) -> Option<Vec<usize>> {
+fn sequence(b: &Block, j: usize, vars: &[(VarId, u32)], more: &[usize], uses: &[u32], operands: &[Operand], ix: &Index) -> Option<Vec<usize>> {
     if vars.iter().any(|(v, n)| uses.get(v.index()) != Some(n)) {
         return None;
     }
     let mut at = Vec::with_capacity(vars.len() + more.len());
     for &(v, _) in vars {
-        at.push(b.stmts[..j].iter().position(|s| matches!(s, Stmt::Assign { dst, .. } if *dst == v))?);
+        at.push(ix.at.get(&v).copied().filter(|&p| p < j)?);
+    }
+    if more.iter().any(|&p| p >= j) {
+        return None;
     }
     at.extend_from_slice(more);
     let first = *at.iter().min()?;
@@ -319,7 +415,7 @@ fn sequence(b: &Block, j: usize, vars: &[(VarId, u32)], more: &[usize], uses: &[
             continue;
         }
         match s {
-            Stmt::Assign { dst, expr } if expr.is_pure() && Some(*dst) != site && !operands.contains(&Operand::Var(*dst)) => {}
+            Stmt::Assign { dst, expr } if expr.is_pure() && Some(*dst) != ix.site && !operands.contains(&Operand::Var(*dst)) => {}
             _ => return None,
         }
     }
@@ -328,9 +424,9 @@ fn sequence(b: &Block, j: usize, vars: &[(VarId, u32)], more: &[usize], uses: &[
 
 /// The load whose value statement is `b.stmts[j]` (`v = select(ok, w, 0)`), and the positions
 /// of its other statements in `b` (all before `j`).
-fn match_load(b: &Block, j: usize, defs: &FxHashMap<VarId, Expr>, uses: &[u32], site: Option<VarId>) -> Option<(Call, Vec<usize>)> {
+fn match_load(b: &Block, j: usize, defs: &Defs, uses: &[u32], ix: &Index) -> Option<(Call, Vec<usize>)> {
     let Stmt::Assign { dst: v, expr: Expr::Select { ty: Ty::U32, cond, a, b: zero } } = &b.stmts[j] else { return None };
-    let def = |v: VarId| defs.get(&v);
+    let def = |v: VarId| defs.get(&v).copied();
     let (ok, w) = (var(*cond)?, var(*a)?);
     if !is_u32(*zero, 0) {
         return None;
@@ -345,28 +441,25 @@ fn match_load(b: &Block, j: usize, defs: &FxHashMap<VarId, Expr>, uses: &[u32], 
     let (idx2, [_, rel]) = range_test(ok, defs)?;
     let off = word_of(idx, defs)?;
     let (addr, base, [hi64, hi, lo, other]) = segment(off, defs)?;
-    let (mis_at, [low, mis]) = alignment_fault(b, j, off, defs)?;
+    let &(mis_at, [low, mis]) = ix.misaligned.get(&off)?;
     // `if bad { fault out of range }`, `bad = !ok`.
-    let (bad_at, bad) = b.stmts[..j].iter().enumerate().find_map(|(p, s)| {
-        let c = lone(s, FAULT_GLOBAL_OUT_OF_RANGE)?;
-        matches!(def(c), Some(Expr::Unary { op: UnaryOp::Not, ty: Ty::Bool, arg }) if *arg == Operand::Var(ok)).then_some((p, c))
-    })?;
+    let &(bad_at, bad, None) = ix.out_of_range.get(&ok)? else { return None };
     if idx2 != idx {
         return None;
     }
     // Read inside the sequence only: `off` by `idx` and `low`, `idx` by `rel` and `i`, `ok` by
     // `bad`, `i` and the value; the others once.
     let vars = [hi64, hi, lo, other, off, low, mis, idx, rel, ok, bad, i, w].into_iter().zip([1, 1, 1, 1, 2, 1, 1, 2, 1, 3, 1, 1, 1]);
-    let at = sequence(b, j, &vars.collect::<Vec<_>>(), &[mis_at, bad_at], uses, &[addr, base], site)?;
+    let at = sequence(b, j, &vars.collect::<Vec<_>>(), &[mis_at, bad_at], uses, &[addr, base], ix)?;
     Some((Call { addr, base, value: None, v: *v }, at))
 }
 
 /// The store `b.stmts[j]` (`store_heap`, 4 bytes: `heap[select(ok && !mis, idx, SINK)] =
 /// value`, its faults `if mis { misaligned }` and `if !ok && !mis { out of range }`), and the
 /// positions of its other statements in `b` (all before `j`).
-fn match_store(b: &Block, j: usize, defs: &FxHashMap<VarId, Expr>, uses: &[u32], site: Option<VarId>) -> Option<(Call, Vec<usize>)> {
+fn match_store(b: &Block, j: usize, defs: &Defs, uses: &[u32], ix: &Index) -> Option<(Call, Vec<usize>)> {
     let Stmt::StoreWord { memory: Memory::Heap, index, value } = &b.stmts[j] else { return None };
-    let def = |v: VarId| defs.get(&v);
+    let def = |v: VarId| defs.get(&v).copied();
     let i = var(*index)?;
     let Expr::Select { ty: Ty::U32, cond: ok2, a: idx, b: sink } = def(i)? else { return None };
     let (ok2, idx) = (var(*ok2)?, var(*idx)?);
@@ -378,29 +471,27 @@ fn match_store(b: &Block, j: usize, defs: &FxHashMap<VarId, Expr>, uses: &[u32],
     let (idx2, [_, rel]) = range_test(ok, defs)?;
     let off = word_of(idx, defs)?;
     let (addr, base, [hi64, hi, lo, other]) = segment(off, defs)?;
-    let (mis_at, [low, mis]) = alignment_fault(b, j, off, defs)?;
+    let &(mis_at, [low, mis]) = ix.misaligned.get(&off)?;
     if idx2 != idx || !matches!(def(aligned), Some(Expr::Unary { op: UnaryOp::Not, ty: Ty::Bool, arg }) if *arg == Operand::Var(mis)) {
         return None;
     }
     // `if bad_aligned { fault out of range }`, `bad_aligned = bad && aligned`, `bad = !ok`.
-    let (bad_at, bad_aligned, bad) = b.stmts[..j].iter().enumerate().find_map(|(p, s)| {
-        let c = lone(s, FAULT_GLOBAL_OUT_OF_RANGE)?;
-        let Some(Expr::Binary { op: BinaryOp::And, ty: Ty::Bool, lhs: Operand::Var(bad), rhs }) = def(c) else { return None };
-        let not_ok = matches!(def(*bad), Some(Expr::Unary { op: UnaryOp::Not, ty: Ty::Bool, arg }) if *arg == Operand::Var(ok));
-        (not_ok && *rhs == Operand::Var(aligned)).then_some((p, c, *bad))
-    })?;
+    let &(bad_at, bad_aligned, Some((bad, aligned2))) = ix.out_of_range.get(&ok)? else { return None };
+    if aligned2 != aligned {
+        return None;
+    }
     // Read inside the sequence only: `off` by `idx` and `low`, `idx` by `rel` and `i`, `mis`
     // by its fault and `aligned`, `ok` by `bad` and `ok2`, `aligned` by `bad_aligned` and
     // `ok2`; the others once.
     let vars = [hi64, hi, lo, other, off, low, mis, idx, rel, ok, bad, aligned, bad_aligned, ok2, i]
         .into_iter()
         .zip([1, 1, 1, 1, 2, 1, 2, 2, 1, 2, 1, 2, 1, 1, 1]);
-    let at = sequence(b, j, &vars.collect::<Vec<_>>(), &[mis_at, bad_at], uses, &[addr, base], site)?;
+    let at = sequence(b, j, &vars.collect::<Vec<_>>(), &[mis_at, bad_at], uses, &[addr, base], ix)?;
     Some((Call { addr, base, value: Some(*value), v: VarId(u32::MAX) }, at))
 }
 
 /// `lim = max(HeapWords, 64) - 64`, as `FnLower::heap_limit(0)` builds it.
-fn is_heap_limit(lim: Operand, defs: &FxHashMap<VarId, Expr>) -> bool {
+fn is_heap_limit(lim: Operand, defs: &Defs) -> bool {
     let Some(Expr::Binary { op: BinaryOp::Sub, ty: Ty::U32, lhs: Operand::Var(m), rhs }) = var(lim).and_then(|l| defs.get(&l)) else {
         return false;
     };
