@@ -244,6 +244,9 @@ pub(crate) struct Emitter {
     /// ends (`Emitter::flush`).
     bad_var: Option<Word>,
     bad_site_var: Option<Word>,
+    /// `defer(bad, bits)`: the function that records a deferred fault (`Emitter::defer`),
+    /// emitted once per module beside `bad_var`.
+    defer_fn: Option<Word>,
     builtin_vars: HashMap<BuiltinVar, Word>,
     /// Heap/param helpers, shared by every kernel of the module.
     global_helpers: HashMap<(Memory, Access), Word>,
@@ -364,6 +367,11 @@ fn atomic_name(op: AtomicOp) -> &'static str {
 pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, EmitError> {
     use rspirv::binary::Assemble;
 
+    // Plain heap loads as calls of one function per kernel (`lower`'s `heap_outline`: after
+    // every pass and analysis that reads their inline form).
+    let outlined = ptxcross_lower::heap_outline::outline_module(module);
+    let module = outlined.as_ref().unwrap_or(module);
+
     if module.kernels.is_empty() {
         return Err(EmitError {
             kernel: None,
@@ -396,6 +404,7 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         site_var: None,
         bad_var: None,
         bad_site_var: None,
+        defer_fn: None,
         builtin_vars: HashMap::default(),
         global_helpers: HashMap::default(),
         pending: Vec::new(),
@@ -426,6 +435,7 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
             e.b.name(v, "deferred_fault_site");
             e.bad_site_var = Some(v);
         }
+        e.defer_function().map_err(|kind| EmitError { kernel: None, kind })?;
     }
 
     let mut names = BTreeSet::new();
@@ -693,11 +703,32 @@ impl Emitter {
     /// use it (they go to a safe index instead, see `helper`), and `If { c, [Fault] }`: a
     /// never-taken fault branch would otherwise cost every access on SIMD drivers, which run
     /// both sides of a divergent branch.
+    ///
+    /// One `OpFunctionCall` of the module's `defer` function (`defer_function`), as the WGSL
+    /// backend's `px_defer` (issue 11, code size): the ten instructions of its body were
+    /// repeated at every deferred fault, two per plain heap access. Drivers inline it.
     fn defer(&mut self, bad: Word, bits: Word) -> Result2<()> {
-        let bad_var = self.bad_var.ok_or_else(|| EmitErrorKind::Internal("a deferred fault `defers_faults` missed".into()))?;
+        let f = self.defer_fn.ok_or_else(|| EmitErrorKind::Internal("a deferred fault `defers_faults` missed".into()))?;
+        let void = self.t_void();
+        self.op(Op::FunctionCall, void, &[f, bad, bits])?;
+        Ok(())
+    }
+
+    /// Emits `defer(bad: bool, bits: u32)` (see [`Emitter::defer`]); called once, at module
+    /// scope, when `bad_var` is made.
+    fn defer_function(&mut self) -> Result2<()> {
+        let bad_var = self.bad_var.ok_or_else(|| EmitErrorKind::Internal("defer function without `bad_var`".into()))?;
         let u = self.t_u32();
         let bt = self.t_bool();
+        let void = self.t_void();
         let zero = self.c_u32(0);
+        let fty = self.b.type_function(void, vec![bt, u]);
+        let id = self.b.id();
+        self.b.begin_function(void, Some(id), spirv::FunctionControl::NONE, fty).map_err(internal)?;
+        self.b.name(id, "defer");
+        let bad = self.b.function_parameter(bt).map_err(internal)?;
+        let bits = self.b.function_parameter(u).map_err(internal)?;
+        self.b.begin_block(None).map_err(internal)?;
         let old = self.op(Op::Load, u, &[bad_var])?;
         if let (Some(site_var), Some(bad_site_var)) = (self.site_var, self.bad_site_var) {
             let none_yet = self.op(Op::IEqual, bt, &[old, zero])?;
@@ -709,7 +740,11 @@ impl Emitter {
         }
         let add = self.op(Op::Select, u, &[bad, bits, zero])?;
         let new = self.op(Op::BitwiseOr, u, &[old, add])?;
-        self.op_void(Op::Store, &[bad_var, new])
+        self.op_void(Op::Store, &[bad_var, new])?;
+        self.b.ret().map_err(internal)?;
+        self.b.end_function().map_err(internal)?;
+        self.defer_fn = Some(id);
+        Ok(())
     }
 
     /// Records the faults `defer` collected (before the entry point returns).

@@ -1966,6 +1966,10 @@ fn max_nesting(profile: Profile) -> usize {
 
 /// Writes the module (not yet validated).
 pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitError> {
+    // Plain heap loads as calls of one function per kernel (`lower`'s `heap_outline`: after
+    // every pass and analysis that reads their inline form).
+    let outlined = ptxcross_lower::heap_outline::outline_module(module);
+    let module = outlined.as_ref().unwrap_or(module);
     let invalid = |k: &Kernel, message: String| EmitError::InvalidIr { kernel: k.name.clone(), message };
 
     // Checks that need no text: nesting (first: the rest recurses), names, shapes, profile.

@@ -37,9 +37,9 @@ pub fn simplify(kernel: &mut Kernel) {
         #[cfg(test)]
         assert!(kernel.value_vars() == values, "common_subexpressions changed the values");
         let copies = propagate_copies(kernel, &values);
-        remove_repeated_faults(kernel, &values);
+        let decided = remove_repeated_faults(kernel, &values);
         remove_dead(kernel);
-        if !shared && !copies {
+        if !shared && !copies && !decided {
             break;
         }
     }
@@ -168,11 +168,38 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
 /// the same bits; a thread reports the bits it collected and its first faulting site, which
 /// the earlier one already is.
 /// `values`: the kernel's values (the earlier rewrites of a round keep them values).
-fn remove_repeated_faults(kernel: &mut Kernel, values: &[bool]) {
+///
+/// A `select` whose condition the value facts decide becomes a copy of the operand it picks
+/// (issue 11, code size): the misaligned store's `select(mis, DISCARD_INDEX, i)` of an offset
+/// built from aligned terms, whose fault the rule above removes, keeps no test behind it.
+/// Returns whether a select was decided.
+fn remove_repeated_faults(kernel: &mut Kernel, values: &[bool]) -> bool {
     // Conditions the value facts prove false (`Kernel::value_facts`: an alignment test of an
     // offset built from aligned terms): their faults never happen.
     let facts = kernel.value_facts_of(values);
-    let never = |c: Operand| matches!(c, Operand::Var(v) if facts.get(v.index()).copied().flatten().is_some_and(|f| f.min == 0 && f.max == 0));
+    let decided = |c: Operand| match c {
+        Operand::Var(v) => facts.get(v.index()).copied().flatten().filter(|f| f.min == f.max).map(|f| f.min != 0),
+        _ => None,
+    };
+    let never = |c: Operand| decided(c) == Some(false);
+    fn decide_selects(b: &mut Block, decided: &dyn Fn(Operand) -> Option<bool>) -> bool {
+        let mut changed = false;
+        for s in &mut b.stmts {
+            if let Stmt::Assign { expr, .. } = s {
+                if let Expr::Select { cond, a, b, .. } = *expr {
+                    if let Some(c) = decided(cond) {
+                        *expr = Expr::Use(if c { a } else { b });
+                        changed = true;
+                    }
+                }
+            }
+            for body in s.bodies_mut() {
+                changed |= decide_selects(body, decided);
+            }
+        }
+        changed
+    }
+    let changed = decide_selects(&mut kernel.body, &decided);
     let mut and_of: FxHashMap<VarId, (Operand, Operand)> = FxHashMap::default();
     fn collect(b: &Block, values: &[bool], and_of: &mut FxHashMap<VarId, (Operand, Operand)>) {
         for s in &b.stmts {
@@ -248,6 +275,7 @@ fn remove_repeated_faults(kernel: &mut Kernel, values: &[bool]) {
         }
     }
     block(&mut kernel.body, values, &never, &and_of, &mut FxHashMap::default(), &mut Vec::new());
+    changed
 }
 
 /// Replaces every value that copies a constant or another value by that operand, and removes
@@ -398,7 +426,7 @@ fn remove_dead(kernel: &mut Kernel) -> bool {
 }
 
 /// Drops variables that are neither assigned nor read, renumbering the others.
-fn compact_vars(kernel: &mut Kernel) {
+pub(crate) fn compact_vars(kernel: &mut Kernel) {
     let n = kernel.vars.len();
     let mut used = vec![false; n];
     fn mark(b: &Block, used: &mut [bool]) {
@@ -581,5 +609,40 @@ mod tests {
         let mut k = kernel(&[Ty::U32, Ty::F32, Ty::F32, Ty::U32, Ty::U32], stmts.clone());
         simplify(&mut k);
         assert_eq!(k.body.stmts, stmts);
+    }
+
+    #[test]
+    fn a_select_on_a_proven_alignment_test_picks_its_operand() {
+        // v1 = v0 << k; misaligned = (v1 & 3) != 0; the store's index select(misaligned,
+        // DISCARD, v1 >> 2): with k = 2 the facts prove the test false, so the index is
+        // v1 >> 2 itself and the test goes; with k = 1 it stays.
+        for (k, decided) in [(2, true), (1, false)] {
+            let stmts = vec![
+                load(0, 70),
+                Stmt::Assign { dst: VarId(1), expr: Expr::Binary { op: BinaryOp::Shl, ty: Ty::U32, lhs: v(0), rhs: c(k) } },
+                Stmt::Assign { dst: VarId(2), expr: Expr::Binary { op: BinaryOp::And, ty: Ty::U32, lhs: v(1), rhs: c(3) } },
+                Stmt::Assign { dst: VarId(3), expr: Expr::Compare { op: CmpOp::Ne, ty: Ty::U32, lhs: v(2), rhs: c(0) } },
+                Stmt::Assign { dst: VarId(4), expr: Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U32, lhs: v(1), rhs: c(2) } },
+                Stmt::Assign {
+                    dst: VarId(5),
+                    expr: Expr::Select { ty: Ty::U32, cond: v(3), a: c(crate::abi::DISCARD_INDEX), b: v(4) },
+                },
+                Stmt::StoreWord { memory: Memory::Shared, index: v(5), value: v(0) },
+            ];
+            let mut k = kernel(&[Ty::U32, Ty::U32, Ty::U32, Ty::Bool, Ty::U32, Ty::U32], stmts.clone());
+            simplify(&mut k);
+            let selects = k.body.stmts.iter().filter(|s| matches!(s, Stmt::Assign { expr: Expr::Select { .. }, .. })).count();
+            let compares = k.body.stmts.iter().filter(|s| matches!(s, Stmt::Assign { expr: Expr::Compare { .. }, .. })).count();
+            if decided {
+                assert_eq!((selects, compares), (0, 0), "{:#?}", k.body.stmts);
+                let Some(Stmt::StoreWord { index: Operand::Var(i), .. }) = k.body.stmts.last() else { panic!("{:#?}", k.body.stmts) };
+                let Some(Stmt::Assign { expr, .. }) = k.body.stmts.iter().find(|s| matches!(s, Stmt::Assign { dst, .. } if dst == i)) else {
+                    panic!("{:#?}", k.body.stmts)
+                };
+                assert!(matches!(expr, Expr::Binary { op: BinaryOp::ShrU, .. }), "{:#?}", k.body.stmts);
+            } else {
+                assert_eq!(k.body.stmts, stmts);
+            }
+        }
     }
 }

@@ -15,7 +15,7 @@
 //! inside a device function names the callee's line.
 
 use crate::function::{FnLower, LResult};
-use crate::ir::{Block, Const, Expr, FaultSite, Memory, Operand, Stmt, Ty};
+use crate::ir::{Block, Const, Expr, FaultSite, Kernel, Memory, Operand, Stmt, Ty, VarId};
 use ptxcross_frontend::ast::Instruction;
 use ptxcross_frontend::SourceFile;
 
@@ -92,6 +92,81 @@ fn may_fault(s: &Stmt) -> bool {
     }
 }
 
+/// Removes the site assignments that no fault can read (issue 11, code size): an assignment
+/// is dead when every path from it reaches another site assignment before any statement that
+/// may record a fault. Which statements cannot: pure assignments, barriers and fences,
+/// parameter loads at constant indices, and the loads and stores the backends make without a check — a heap word at an
+/// index `lower` has proven in range ([`Kernel::heap_index_memories_of`]), a shared or private
+/// local word whose index the value facts bound ([`Kernel::index_in_range`]). A site assignment
+/// before such an access alone (the store of `y[i] = a * x[i] + y[i]`, whose tests the load's
+/// made, a shared store at a proven index) was one statement or instruction per access.
+///
+/// A backwards liveness walk of the site variable, conservative where control leaves the
+/// straight line: a loop's body end, `break`, `continue`, a `switch` and every other statement
+/// count as reading it; an `if` reads it where either branch does; `return` does not (the
+/// flush there records the site saved with the deferred faults). So each fault
+/// still names the site it named before: only assignments that nothing reads go.
+pub fn remove_dead_sites(kernel: &mut Kernel) {
+    let Some(site) = kernel.fault_site_var else { return };
+    let values = kernel.value_vars();
+    let heap = kernel.heap_index_memories_of(&values);
+    let facts = kernel.index_facts_of(&values);
+    // The walk rewrites the body while the tests read the rest of the kernel.
+    let mut body = std::mem::take(&mut kernel.body);
+    let view = kernel.clone();
+    let silent_index = |memory: Memory, index: Operand| match (memory, index) {
+        (Memory::Param, Operand::Const(_)) => true,
+        (Memory::Shared | Memory::Local, _) => view.index_in_range(memory, index, &facts),
+        (_, Operand::Var(v)) => memory.is_heap() && heap.get(v.index()).copied().flatten() == Some(memory),
+        _ => false,
+    };
+    // Whether `s` cannot record a fault (and so cannot read the site).
+    let silent = |s: &Stmt| match s {
+        Stmt::Assign { dst, .. } if *dst == site => false,
+        Stmt::Assign { expr: Expr::LoadWord { memory, index }, .. } => silent_index(*memory, *index),
+        Stmt::Assign { expr, .. } => expr.is_pure(),
+        Stmt::StoreWord { memory, index, .. } => *memory != Memory::Param && silent_index(*memory, *index),
+        Stmt::Barrier | Stmt::SharedBarrier | Stmt::Fence { .. } => true,
+        _ => false,
+    };
+    /// Walks `b` backwards with `live` (whether the site is read after the block); removes
+    /// dead assignments; returns whether the site is read at the block's start.
+    fn walk(b: &mut Block, mut live: bool, site: VarId, silent: &dyn Fn(&Stmt) -> bool) -> bool {
+        let mut keep = vec![true; b.stmts.len()];
+        for (i, s) in b.stmts.iter_mut().enumerate().rev() {
+            match s {
+                Stmt::Assign { dst, expr: Expr::Use(Operand::Const(_)) } if *dst == site => {
+                    keep[i] = live;
+                    live = false;
+                }
+                Stmt::If { then_body, else_body, .. } => {
+                    let t = walk(then_body, live, site, silent);
+                    let e = walk(else_body, live, site, silent);
+                    live = t || e;
+                }
+                // The thread ends: the backends' flush records the deferred faults with the
+                // site kept for them (`px_bad_site`), never the variable's last value.
+                Stmt::Return => live = false,
+                _ if silent(s) => {}
+                _ => {
+                    for body in s.bodies_mut() {
+                        walk(body, true, site, silent);
+                    }
+                    live = true;
+                }
+            }
+        }
+        let mut i = 0;
+        b.stmts.retain(|_| {
+            i += 1;
+            keep[i - 1]
+        });
+        live
+    }
+    walk(&mut body, false, site, &silent);
+    kernel.body = body;
+}
+
 /// The sites of a kernel with `file`'s line and column numbers.
 pub fn resolve(sites: Vec<PendingSite>, file: &SourceFile) -> Vec<FaultSite> {
     sites
@@ -101,4 +176,77 @@ pub fn resolve(sites: Vec<PendingSite>, file: &SourceFile) -> Vec<FaultSite> {
             FaultSite { line, col, instruction: p.instruction }
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{VarInfo, VarId};
+
+    fn kernel(stmts: Vec<Stmt>) -> Kernel {
+        Kernel {
+            name: "k".into(),
+            entry_point: "k".into(),
+            workgroup_size: [1, 1, 1],
+            vars: vec![VarInfo { ty: Ty::U32, name: "site".into() }, VarInfo { ty: Ty::U32, name: "x".into() }],
+            body: Block { stmts },
+            shared_words: 4,
+            local_words: 0,
+            local_placement: Default::default(),
+            params: Vec::new(),
+            fault_site_var: Some(VarId(0)),
+            fault_sites: Vec::new(),
+            param_bytes: 0,
+            features: Default::default(),
+            functions: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn only_site_assignments_that_no_fault_reads_go() {
+        let site = |id: u32| Stmt::Assign { dst: VarId(0), expr: Expr::Use(Operand::Const(Const::U32(id))) };
+        let c = |x: u32| Operand::Const(Const::U32(x));
+        let x = Operand::Var(VarId(1));
+        // A heap load at an unproven index may fault; a shared store at word 3 of 4 cannot,
+        // one at word 4 can; so can an `if` whose body faults.
+        let load = Stmt::Assign { dst: VarId(1), expr: Expr::LoadWord { memory: Memory::Heap, index: c(100) } };
+        let quiet = Stmt::StoreWord { memory: Memory::Shared, index: c(3), value: x };
+        let past = Stmt::StoreWord { memory: Memory::Shared, index: c(4), value: x };
+        let guarded = Stmt::If { cond: Operand::Const(Const::Bool(true)), then_body: Block { stmts: vec![Stmt::Fault { code: 1 }] }, else_body: Block::new() };
+        let stmts = vec![
+            site(1),
+            load.clone(),
+            site(2),
+            quiet.clone(),
+            site(3),
+            past.clone(),
+            site(4),
+            quiet.clone(),
+            guarded.clone(),
+            site(5),
+            quiet.clone(),
+            site(6),
+            Stmt::Loop { body: Block { stmts: vec![site(7), quiet.clone(), site(8), Stmt::Fault { code: 2 }, site(9), quiet.clone()] } },
+            site(10),
+            quiet.clone(),
+        ];
+        let mut k = kernel(stmts);
+        remove_dead_sites(&mut k);
+        let want = vec![
+            site(1),
+            load,
+            quiet.clone(),
+            site(3),
+            past,
+            site(4),
+            quiet.clone(),
+            guarded,
+            quiet.clone(),
+            // Before a loop the site counts as read (conservative), and so at its body's end.
+            site(6),
+            Stmt::Loop { body: Block { stmts: vec![quiet.clone(), site(8), Stmt::Fault { code: 2 }, site(9), quiet.clone()] } },
+            quiet,
+        ];
+        assert_eq!(k.body.stmts, want);
+    }
 }

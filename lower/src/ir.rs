@@ -1194,8 +1194,16 @@ impl Kernel {
     /// Whether the backends may record one of this kernel's faults late (when the thread
     /// ends, see `Expr::LoadWord`): it has a plain load (`LoadWord`, `LoadDword`) or store of
     /// an existing heap, parameter, shared or private local array, or an `If` whose only
-    /// statement is a `Fault`. Kernels without such code need no deferred-fault state.
+    /// statement is a `Fault`. Kernels without such code need no deferred-fault state. A
+    /// function of the kernel with such an `If` (the outlined heap load, `heap_outline`)
+    /// counts as its code.
     pub fn defers_faults(&self) -> bool {
+        let lone_fault = |s: &Stmt| {
+            matches!(s, Stmt::If { then_body, else_body, .. } if else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]))
+        };
+        if self.functions.iter().any(|f| f.body.stmts.iter().any(lone_fault)) {
+            return true;
+        }
         if self.features.launch_specialised {
             return self.defers_faults_exactly();
         }

@@ -375,6 +375,8 @@ fn finish_kernel(
     // After it: the constants it propagated are where the drivers see them.
     crate::misread_constants::hide_misread_constants(&mut kernel);
     crate::outline::for_each_function(&mut kernel, crate::misread_constants::hide_misread_constants);
+    // After every pass that adds or removes faults: site assignments nothing reads go.
+    fault_site::remove_dead_sites(&mut kernel);
     if options.simulate_flushed_f32 {
         // Last: every f32 operation the other passes emitted acts as on a flushing device.
         crate::flush_sim::simulate_flushed_f32(&mut kernel);

@@ -561,6 +561,8 @@ pub fn specialise(k: &Kernel, proof: &LaunchProof) -> Option<Kernel> {
     if !changed {
         return None;
     }
+    // The removed faults' site assignments, now read by nothing, go too.
+    crate::fault_site::remove_dead_sites(&mut out);
     out.features.launch_specialised = true;
     Some(out)
 }

@@ -23,6 +23,7 @@ mod isolation;
 mod kernel;
 mod layout;
 pub mod induction;
+pub mod heap_outline;
 pub mod launch_proof;
 pub mod local_scratch;
 mod meeting;

@@ -40,6 +40,22 @@ const PTX: &str = r#"
     ret;
 }
 
+.visible .entry pair(.param .u64 a, .param .u64 b, .param .u64 out)
+{
+    .reg .b32 %r<5>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [b];
+    ld.param.u64 %rd3, [out];
+    ld.global.u32 %r1, [%rd1];
+    ld.global.u32 %r2, [%rd2];
+    add.u32 %r3, %r1, %r2;
+    xor.b32 %r4, %r1, %r2;
+    st.global.u32 [%rd3], %r3;
+    st.global.u32 [%rd3+4], %r4;
+    ret;
+}
+
 .visible .entry st64(.param .u64 a, .param .u64 out)
 {
     .reg .b64 %rd<3>;
@@ -236,5 +252,95 @@ fn shared_indices_bounded_by_the_block_and_one_past_the_array() {
         assert_eq!(got, want, "{backend}: s[63 - tid] = tid, read back at s[tid]");
         let r = ctx.launch(&prog, "one_past", [1, 1, 1], &[&arg], backend);
         assert_eq!(fault_bits(r, "one past the shared array"), abi::FAULT_SHARED_OUT_OF_RANGE, "{backend}");
+    }
+}
+
+/// The 1-based line of `PTX` holding `text` in kernel `pair`.
+fn ptx_line(text: &str) -> usize {
+    let start = PTX.lines().position(|l| l.contains(".entry pair")).expect("pair");
+    start + PTX.lines().skip(start).position(|l| l.contains(text)).expect("line") + 1
+}
+
+/// WGSL statements of the function whose header line contains `header` (lines ending in `;`
+/// or opening `if`/`loop`/`switch`, as `kernel_speed` counts them).
+fn statements_of(wgsl: &str, header: &str) -> usize {
+    let mut lines = wgsl.lines().skip_while(|l| !(l.starts_with("fn ") && l.contains(header)));
+    lines.next().unwrap_or_else(|| panic!("no function {header} in\n{wgsl}"));
+    lines
+        .take_while(|l| *l != "}")
+        .map(|l| l.split("//").next().unwrap_or("").trim())
+        .filter(|t| t.ends_with(';') || ["if ", "if(", "loop", "switch "].iter().any(|c| t.starts_with(c)))
+        .count()
+}
+
+/// Plain heap loads and stores of a kernel with two of each are one call each of a function
+/// that holds the access's whole sequence (issue 11, code size: `heap_outline`), emitted once;
+/// the kernel body stays small (bounded statements per access), and each access still reads
+/// and writes exactly, faults at its edges with the bits and the site of its own instruction,
+/// and a faulting store changes nothing. Both backends.
+#[test]
+fn outlined_accesses_keep_their_values_faults_and_sites() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let prog = program();
+    // The size effect, on the emitted code: one function per access kind, one statement per
+    // access in the kernel body: 36 statements with its parameter loads, against 100 inline
+    // (`PTXCROSS_NO_HEAP_OUTLINE=1`, checked to fail here); a regression to the inline form
+    // fails.
+    let wgsl = prog.wgsl().expect("wgsl");
+    let kernel_fn = wgsl.lines().find(|l| l.starts_with("fn ") && l.contains("pair(")).expect("entry point").to_string();
+    let header = kernel_fn.trim_start_matches("fn ").split('(').next().unwrap().to_string();
+    let body = statements_of(wgsl, &format!("{header}("));
+    assert!(body <= 40, "kernel `pair`: {body} WGSL statements for 2 loads and 2 stores:\n{wgsl}");
+    for name in ["heap_load32", "heap_store32"] {
+        assert_eq!(wgsl.matches(&format!("// {name} (")).count(), 1, "one {name} function in the module:\n{wgsl}");
+    }
+    let spirv = prog.spirv().expect("spirv");
+    let text = ptxcross_spirv::disassemble(spirv);
+    assert!(text.matches("OpFunctionCall").count() >= 4, "{text}");
+
+    let site_of = |text: &str| format!("heap_checks.ptx:{}:", ptx_line(text));
+    for backend in Backend::ALL {
+        let mut s = setup(&gpu);
+        let (base, end, last) = (s.base, s.base + s.size, s.size / 4 - 1);
+        let out = base + 16;
+        let run = |s: &mut Setup, a: u64, b: u64, out: u64| {
+            let args = [a.to_le_bytes(), b.to_le_bytes(), out.to_le_bytes()];
+            s.ctx.launch(&prog, "pair", [1, 1, 1], &[&args[0], &args[1], &args[2]], backend)
+        };
+        let read2 = |s: &mut Setup, at: u64| -> [u32; 2] {
+            let got = s.ctx.read(DevicePtr(at), 8).unwrap();
+            [0, 1].map(|i| u32::from_le_bytes(got[4 * i..4 * i + 4].try_into().unwrap()))
+        };
+        // In range: word 2 and the heap's last word, stored as sum and xor at word 4.
+        run(&mut s, base + 8, end - 4, out).unwrap_or_else(|e| panic!("{backend}: in range: {e}"));
+        let (x, y) = (pattern(2), pattern(last));
+        assert_eq!(read2(&mut s, out), [x.wrapping_add(y), x ^ y], "{backend}: in range");
+        // `b` one past the heap: out of range at the second load, which yields 0.
+        let e = run(&mut s, base + 8, end, out).expect_err("b past the end");
+        let Error::KernelFault { bits, site, .. } = &e else { panic!("{backend}: {e}") };
+        assert_eq!(*bits, abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}: {e}");
+        assert!(site.as_deref().is_some_and(|t| t.contains(&site_of("ld.global.u32 %r2"))), "{backend}: {e}");
+        assert_eq!(read2(&mut s, out), [x, x], "{backend}: the faulting load yields 0");
+        // `a` misaligned: a misalignment fault at the first load.
+        let e = run(&mut s, base + 9, base + 8, out).expect_err("a misaligned");
+        let Error::KernelFault { bits, site, .. } = &e else { panic!("{backend}: {e}") };
+        assert_eq!(*bits, abi::FAULT_MISALIGNED, "{backend}: {e}");
+        assert!(site.as_deref().is_some_and(|t| t.contains(&site_of("ld.global.u32 %r1"))), "{backend}: {e}");
+        // `out` misaligned: both stores fault as misaligned (the first names the site), and
+        // neither changes memory.
+        let before = read2(&mut s, base + 32);
+        let e = run(&mut s, base + 8, base + 8, base + 34).expect_err("out misaligned");
+        let Error::KernelFault { bits, site, .. } = &e else { panic!("{backend}: {e}") };
+        assert_eq!(*bits, abi::FAULT_MISALIGNED, "{backend}: {e}");
+        assert!(site.as_deref().is_some_and(|t| t.contains(&site_of("st.global.u32 [%rd3], %r3"))), "{backend}: {e}");
+        assert_eq!(read2(&mut s, base + 32), before, "{backend}: misaligned stores change nothing");
+        // `out` at the heap's last word: the first store lands, the second (`out + 4`) is past
+        // the heap and faults at its own site.
+        let e = run(&mut s, base + 8, base + 8, end - 4).expect_err("second store past the end");
+        let Error::KernelFault { bits, site, .. } = &e else { panic!("{backend}: {e}") };
+        assert_eq!(*bits, abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}: {e}");
+        assert!(site.as_deref().is_some_and(|t| t.contains(&site_of("st.global.u32 [%rd3+4]"))), "{backend}: {e}");
+        let got = s.ctx.read(DevicePtr(end - 4), 4).unwrap();
+        assert_eq!(u32::from_le_bytes(got.try_into().unwrap()), x.wrapping_add(x), "{backend}: the first store lands");
     }
 }
