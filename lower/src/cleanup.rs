@@ -158,7 +158,10 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
         // Leaving the block: its assignments dominate nothing after it.
         cx.open[id as usize] = false;
     }
-    let mut cx = Cx { is_value: &is_value, seen: FxHashMap::default(), open: Vec::new(), same_as: FxHashMap::default(), changed: false };
+    // At most one entry per value (each is assigned once): no growing on the way.
+    let room = values.iter().filter(|&&v| v).count();
+    let seen = FxHashMap::with_capacity_and_hasher(room, Default::default());
+    let mut cx = Cx { is_value: &is_value, seen, open: Vec::new(), same_as: FxHashMap::default(), changed: false };
     block(&mut kernel.body, &mut cx);
     cx.changed
 }
