@@ -568,19 +568,15 @@ impl<'a> Tx<'a> {
                         .collect();
                     let default = Block { stmts: self.n_stmts(&default.stmts, 0, lp) };
                     out.push(Stmt::Switch { selector: *selector, cases, default });
-                    if self.summary.may_clear(s, lp) {
-                        if self.after_clear(&mut out, &stmts[i + 1..], depth, lp) {
-                            return out;
-                        }
+                    if self.summary.may_clear(s, lp) && self.after_clear(&mut out, &stmts[i + 1..], depth, lp) {
+                        return out;
                     }
                 }
                 Stmt::Loop { body } => {
                     let b = self.n_stmts(&body.stmts, depth + 1, lp);
                     out.push(Stmt::Loop { body: Block { stmts: b } });
-                    if self.summary.has(s, Summary::RETURN) {
-                        if self.after_clear(&mut out, &stmts[i + 1..], depth, lp) {
-                            return out;
-                        }
+                    if self.summary.has(s, Summary::RETURN) && self.after_clear(&mut out, &stmts[i + 1..], depth, lp) {
+                        return out;
                     }
                 }
                 _ => out.push(s.clone()),
