@@ -839,3 +839,76 @@ fn has_returns_divergent(stmts: &[Stmt], ctx: bool, div: &[bool]) -> bool {
         _ => false,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::SwitchCase;
+
+    fn blk(stmts: Vec<Stmt>) -> Block {
+        Block { stmts }
+    }
+    fn iff(c: u32, then: Vec<Stmt>, other: Vec<Stmt>) -> Stmt {
+        Stmt::If { cond: Operand::Var(VarId(c)), then_body: blk(then), else_body: blk(other) }
+    }
+    fn ballot(d: u32) -> Stmt {
+        Stmt::Assign { dst: VarId(d), expr: Expr::WarpBallot { pred: TRUE } }
+    }
+
+    /// Every statement of the body, at every depth.
+    fn all<'b>(stmts: &'b [Stmt], out: &mut Vec<&'b Stmt>) {
+        for s in stmts {
+            out.push(s);
+            for b in s.bodies() {
+                all(&b.stmts, out);
+            }
+        }
+    }
+
+    #[test]
+    fn the_summary_answers_as_the_walks_do_at_every_depth() {
+        // Loops (with and without exits, nested), ifs, a switch, barriers, a collective,
+        // returns and exits at several depths, and statements holding none of them.
+        let inner_loop = Stmt::Loop { body: blk(vec![iff(1, vec![Stmt::Break], vec![]), Stmt::Continue]) };
+        let switch = Stmt::Switch {
+            selector: Operand::Var(VarId(2)),
+            cases: vec![SwitchCase { values: vec![1], body: blk(vec![Stmt::Return]) }, SwitchCase { values: vec![2], body: blk(vec![ballot(3)]) }],
+            default: blk(vec![iff(4, vec![], vec![Stmt::Break])]),
+        };
+        let body = blk(vec![
+            Stmt::Assign { dst: VarId(0), expr: Expr::Use(TRUE) },
+            Stmt::Loop {
+                body: blk(vec![
+                    inner_loop,
+                    iff(5, vec![Stmt::Barrier], vec![iff(6, vec![Stmt::Continue], vec![])]),
+                    switch,
+                    Stmt::Loop { body: blk(vec![iff(7, vec![Stmt::Return, Stmt::SharedBarrier], vec![]), Stmt::Break]) },
+                    iff(8, vec![Stmt::Assign { dst: VarId(9), expr: Expr::Use(TRUE) }], vec![]),
+                ]),
+            },
+            iff(10, vec![Stmt::Return], vec![Stmt::Barrier]),
+        ]);
+        let summary = Summary::of(&body);
+        let mut stmts = Vec::new();
+        all(&body.stmts, &mut stmts);
+        let mut seen = [false; 3];
+        for s in stmts {
+            let one = std::slice::from_ref(s);
+            for (k, (bit, walk)) in
+                [(Summary::BARRIER, contains_barrier(one)), (Summary::RETURN, contains_return(one)), (Summary::EXIT, contains_exit(one))]
+                    .into_iter()
+                    .enumerate()
+            {
+                assert_eq!(summary.has(s, bit), walk, "bit {bit} of {s:?}");
+                seen[k] |= walk;
+            }
+            for lp in [None, Some(LoopKind::Uniform), Some(LoopKind::Divergent { live: VarId(11), cont: VarId(12) })] {
+                let structural = contains_barrier(one) || (matches!(lp, Some(LoopKind::Uniform)) && contains_exit(one));
+                let may_clear = contains_return(one) || (matches!(lp, Some(LoopKind::Divergent { .. })) && contains_exit(one));
+                assert_eq!(summary.structural(s, lp), structural, "{s:?}");
+                assert_eq!(summary.may_clear(s, lp), may_clear, "{s:?}");
+            }
+        }
+        assert_eq!(seen, [true; 3], "the body exercises every bit");
+    }
+}
