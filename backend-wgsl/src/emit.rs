@@ -893,9 +893,9 @@ struct KernelCx<'a> {
 /// The kernel's values (`Kernel::value_vars`: assigned once, read only where that assignment
 /// dominates, i.e. where a `let` at the assignment is in scope). In a kernel split into parts
 /// ([`split_into_parts`]), a value assigned at the top level may be read in a later part: those
-/// stay module-scope variables.
-fn let_vars(k: &Kernel, parts: bool) -> Vec<bool> {
-    let mut lets = k.value_vars();
+/// stay module-scope variables. `values`: the kernel's `value_vars` (computed once per kernel).
+fn let_vars(k: &Kernel, values: &[bool], parts: bool) -> Vec<bool> {
+    let mut lets = values.to_vec();
     if parts {
         for s in &k.body.stmts {
             if let Stmt::Assign { dst, .. } = s {
@@ -2088,7 +2088,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         };
         let parts = split_into_parts(&k.body.stmts, u);
         cx.parts = parts.len() > 1;
-        let mut lets = let_vars(k, cx.parts);
+        let mut lets = let_vars(k, &values, cx.parts);
         cx.lets = lets.clone();
         if cx.m.site {
             // Written as the module's `px_site` (see `ModuleCx::site`): no declaration either.
@@ -2324,7 +2324,7 @@ fn emit_function(m: &mut ModuleCx, k: &Kernel, f: &Function) -> R<String> {
     let pk = f.as_kernel(&f.name);
     let u = kernel_usage(&pk);
     let values = pk.value_vars();
-    let mut lets = let_vars(&pk, false);
+    let mut lets = let_vars(&pk, &values, false);
     for p in &f.params {
         lets[p.index()] = true;
     }

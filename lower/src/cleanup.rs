@@ -106,8 +106,13 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
     let is_value = |v: VarId| values.get(v.index()).copied().unwrap_or(false);
     struct Cx<'a> {
         is_value: &'a dyn Fn(VarId) -> bool,
-        seen: FxHashMap<Expr, VarId>,
-        scope: Vec<Expr>,
+        /// Each expression seen, with the value assigned it and the block of that assignment.
+        /// An entry whose block has been left dominates nothing any more and counts as absent
+        /// (`open`), so leaving a block costs no removals (nor a copy of each expression to
+        /// remove by).
+        seen: FxHashMap<Expr, (VarId, u32)>,
+        /// Per block entered so far (in walk order): whether the walk is still inside it.
+        open: Vec<bool>,
         /// Values already found equal to an earlier one (`dst` → earlier). Their reads are
         /// rewritten on the way, so a chain of equal computations (the same address checked
         /// by a load and then a store) is found in one walk, not one link per round.
@@ -115,7 +120,8 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
         changed: bool,
     }
     fn block(b: &mut Block, cx: &mut Cx) {
-        let mark = cx.scope.len();
+        let id = cx.open.len() as u32;
+        cx.open.push(true);
         for s in &mut b.stmts {
             if let Stmt::Assign { dst, expr } = s {
                 // A value equal to an earlier value is read as that one: the earlier one's
@@ -132,15 +138,15 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
                 let mut operands_fixed = true;
                 expr.for_each_operand(|o| operands_fixed &= matches!(o, Operand::Const(_)) || matches!(o, Operand::Var(v) if (cx.is_value)(v)));
                 if (cx.is_value)(*dst) && expr.is_pure() && !matches!(expr, Expr::Use(_)) && operands_fixed {
-                    match cx.seen.get(expr) {
-                        Some(&earlier) => {
+                    let open = &cx.open;
+                    match cx.seen.get(expr).filter(|&&(_, at)| open[at as usize]) {
+                        Some(&(earlier, _)) => {
                             *expr = Expr::Use(Operand::Var(earlier));
                             cx.same_as.insert(*dst, earlier);
                             cx.changed = true;
                         }
                         None => {
-                            cx.seen.insert(expr.clone(), *dst);
-                            cx.scope.push(expr.clone());
+                            cx.seen.insert(expr.clone(), (*dst, id));
                         }
                     }
                 }
@@ -150,11 +156,12 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
             }
         }
         // Leaving the block: its assignments dominate nothing after it.
-        for e in cx.scope.drain(mark..) {
-            cx.seen.remove(&e);
-        }
+        cx.open[id as usize] = false;
     }
-    let mut cx = Cx { is_value: &is_value, seen: FxHashMap::default(), scope: Vec::new(), same_as: FxHashMap::default(), changed: false };
+    // At most one entry per value (each is assigned once): no growing on the way.
+    let room = values.iter().filter(|&&v| v).count();
+    let seen = FxHashMap::with_capacity_and_hasher(room, Default::default());
+    let mut cx = Cx { is_value: &is_value, seen, open: Vec::new(), same_as: FxHashMap::default(), changed: false };
     block(&mut kernel.body, &mut cx);
     cx.changed
 }

@@ -117,7 +117,7 @@ pub struct FnLower {
     /// High-water mark of the current frame's local area.
     pub frame_bytes: u32,
     /// Names of the registers some instruction of the kernel reads (to find dead results).
-    pub read_regs: std::collections::HashSet<String>,
+    pub read_regs: rustc_hash::FxHashSet<String>,
     /// First shared word of the warp-collective scratch (see `inst::warp`), once created.
     pub warp_scratch: Option<u32>,
     /// Word index of the warp collectives' meeting check words (`inst::warp`: per warp, the
@@ -840,15 +840,16 @@ impl FnLower {
                     let have = self.operand_ty(v);
                     return Ok(self.fit(v, have, want, t));
                 }
-                let key = match component {
+                // The register's own name is looked up as it is (no copy per read).
+                let key: std::borrow::Cow<str> = match component {
                     Some(c) => {
                         let key = vector_element_name(name, c);
                         if self.lookup(&key).is_none() {
                             return Err(Diagnostic::new(format!("`{name}` has no component `.{c}`"), op.span));
                         }
-                        key
+                        key.into()
                     }
-                    None => name.to_string(),
+                    None => name.as_str().into(),
                 };
                 match self.lookup(&key).cloned() {
                     Some(Symbol::Reg { var, ty: reg_ty }) => {

@@ -20,6 +20,23 @@ pub fn resolve_grid_builtins(k: &mut Kernel) {
 }
 
 fn rewrite(block: &mut Block, vars: &mut Vec<VarInfo>, base: &mut Option<VarId>) {
+    if !block.stmts.iter().any(|s| matches!(s, Stmt::Assign { expr: Expr::Builtin(Builtin::CtaId(_)), .. })) {
+        // Nothing here grows: rewritten in place, without rebuilding the block (in the same
+        // order as below, so `base` is made at the same `%ctaid` read).
+        for s in &mut block.stmts {
+            match s {
+                Stmt::Assign { dst, expr: Expr::Builtin(Builtin::NumCtas(d)) } => {
+                    *s = assign(*dst, load(Memory::Param, c32(abi::PARAM_GRID_SIZE_WORD + *d as u32)));
+                }
+                _ => {
+                    for body in s.bodies_mut() {
+                        rewrite(body, vars, base);
+                    }
+                }
+            }
+        }
+        return;
+    }
     let stmts = std::mem::take(&mut block.stmts);
     let mut out = Vec::with_capacity(stmts.len());
     for s in stmts {

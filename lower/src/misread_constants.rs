@@ -104,7 +104,7 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
     // What the driver can compute of each variable is followed along the code by `rewrite`
     // (see [`fold`]), where the operands are looked at.
     let known: Vec<Option<u64>> = vec![None; kernel.vars.len()];
-    let has_float_ops = any_stmt(&kernel.body, &mut |s| matches!(s, Stmt::Assign { expr, .. } if float_op_operands(expr).is_some()));
+    let has_float_ops = any_stmt(&kernel.body, &mut |s| matches!(s, Stmt::Assign { expr, .. } if is_float_op(expr)));
     let roots = same_roots(&kernel.body);
     let heap_tests = heap_range_tests_of(kernel);
     let push_used = push_used(&kernel.body, kernel.vars.len());
@@ -198,7 +198,7 @@ fn fold(e: &Expr, known: &[Option<u64>]) -> Option<u64> {
             Some(c) => k(if c != 0 { a } else { b }),
             None => k(a).filter(|&x| a == b || k(b) == Some(x)),
         },
-        Expr::Binary { op, ty, lhs, rhs } if float_op_operands(e).is_none() => {
+        Expr::Binary { op, ty, lhs, rhs } if !is_float_op(e) => {
             use BinaryOp::*;
             let ones = u64::MAX >> (64 - ty.bits());
             let (l, r) = (k(lhs), k(rhs));
@@ -232,6 +232,14 @@ fn bits(o: Operand, known: &[Option<u64>]) -> Option<u64> {
 /// Whether some statement of `b` (nested ones included) satisfies `f`.
 fn any_stmt(b: &Block, f: &mut impl FnMut(&Stmt) -> bool) -> bool {
     b.stmts.iter().any(|s| f(s) || s.bodies().any(|body| any_stmt(body, f)))
+}
+
+/// Whether `e` is one of the float ops of [`float_op_operands`] (without building the list).
+fn is_float_op(e: &Expr) -> bool {
+    matches!(
+        *e,
+        Expr::Binary { op: FAdd | FSub | FMul | FDiv | FMin | FMax, ty: Ty::F32 | Ty::F64, .. } | Expr::Fma { ty: Ty::F32 | Ty::F64, .. }
+    )
 }
 
 /// The float ops whose operands are hidden unless opaque: their type and operands.

@@ -140,7 +140,7 @@ fn expr_divergent(e: &Expr, var_div: &[bool]) -> bool {
 // every emitted barrier is in uniform control flow (or the kernel is refused).
 
 use crate::ir::{AtomicOp, BinaryOp, Block, CmpOp, Const, Ty, UnaryOp, VarId};
-use rustc_hash::FxHashSet as HashSet;
+use rustc_hash::{FxHashMap, FxHashSet as HashSet};
 
 const TRUE: Operand = Operand::Const(Const::Bool(true));
 
@@ -150,11 +150,14 @@ const TRUE: Operand = Operand::Const(Const::Bool(true));
 pub fn uniformize(body: &Block, vars: &mut Vec<VarInfo>, shared_words: &mut u32) -> Result<Block, ()> {
     let original = vars.len();
     let mut div = vec![false; original];
+    // The input body stays as it is through every round: what its statements contain is
+    // found once.
+    let summary = Summary::of(body);
     for _ in 0..16 {
         // Each round starts from the kernel's own variables (the previous round's additions
         // go; cloning the list per round cost more than the rewrite on CUB's kernels).
         vars.truncate(original);
-        let mut tx = Tx::new(&div, vars, *shared_words);
+        let mut tx = Tx::new(&div, &summary, vars, *shared_words);
         let out = tx.run(body);
         let (uniform_vars, used_vote) = (std::mem::take(&mut tx.uniform_vars), tx.used_vote);
         let out_div = output_divergence(&out, vars.len(), &uniform_vars);
@@ -207,6 +210,8 @@ struct Cx {
 
 struct Tx<'a> {
     div: &'a [bool],
+    /// What the input body's statements contain (`Tx` reads only input statements).
+    summary: &'a Summary,
     vars: &'a mut Vec<VarInfo>,
     active: Option<VarId>,
     /// Rotating index (0, 1, 2) of the vote word; uniform.
@@ -218,12 +223,12 @@ struct Tx<'a> {
 }
 
 impl<'a> Tx<'a> {
-    fn new(div: &'a [bool], vars: &'a mut Vec<VarInfo>, vote_base: u32) -> Tx<'a> {
-        Tx { div, vars, active: None, vote_par: None, vote_base, used_vote: false, uniform_vars: HashSet::default(), prologue: Vec::new() }
+    fn new(div: &'a [bool], summary: &'a Summary, vars: &'a mut Vec<VarInfo>, vote_base: u32) -> Tx<'a> {
+        Tx { div, summary, vars, active: None, vote_par: None, vote_base, used_vote: false, uniform_vars: HashSet::default(), prologue: Vec::new() }
     }
 
     fn run(&mut self, body: &Block) -> Block {
-        if contains_return(&body.stmts) {
+        if body.stmts.iter().any(|s| self.summary.has(s, Summary::RETURN)) {
             let a = self.var(Ty::Bool, "active (not returned)");
             self.prologue.push(assign(a, Expr::Use(TRUE)));
             self.active = Some(a);
@@ -278,8 +283,8 @@ impl<'a> Tx<'a> {
         let mut last_guarded = false;
         for s in stmts {
             let here = Cx { mask, pmask, lp: cx.lp };
-            let clears = may_clear(s, cx.lp);
-            let structural = structural(s, cx.lp);
+            let clears = self.summary.may_clear(s, cx.lp);
+            let structural = self.summary.structural(s, cx.lp);
             if structural {
                 last_guarded = false;
             }
@@ -339,7 +344,7 @@ impl<'a> Tx<'a> {
                         }
                     }
                     Stmt::Loop { body } => {
-                        if loop_exits_uniform(&body.stmts, self.div) {
+                        if loop_exits_uniform(&body.stmts, self.div, self.summary) {
                             let b = self.u_block(&body.stmts, Cx { mask, pmask, lp: Some(LoopKind::Uniform) });
                             out.push(Stmt::Loop { body: Block { stmts: b } });
                         } else {
@@ -547,7 +552,7 @@ impl<'a> Tx<'a> {
                     let t = self.n_stmts(&then_body.stmts, depth, lp);
                     let e = self.n_stmts(&else_body.stmts, depth, lp);
                     out.push(Stmt::If { cond: *cond, then_body: Block { stmts: t }, else_body: Block { stmts: e } });
-                    if depth == 0 && may_clear(s, lp) {
+                    if depth == 0 && self.summary.may_clear(s, lp) {
                         let rest = self.n_stmts(&stmts[i + 1..], depth, lp);
                         let ok = self.flags(&mut out, lp);
                         out.push(Stmt::If { cond: ok, then_body: Block { stmts: rest }, else_body: Block::new() });
@@ -563,19 +568,15 @@ impl<'a> Tx<'a> {
                         .collect();
                     let default = Block { stmts: self.n_stmts(&default.stmts, 0, lp) };
                     out.push(Stmt::Switch { selector: *selector, cases, default });
-                    if may_clear(s, lp) {
-                        if self.after_clear(&mut out, &stmts[i + 1..], depth, lp) {
-                            return out;
-                        }
+                    if self.summary.may_clear(s, lp) && self.after_clear(&mut out, &stmts[i + 1..], depth, lp) {
+                        return out;
                     }
                 }
                 Stmt::Loop { body } => {
                     let b = self.n_stmts(&body.stmts, depth + 1, lp);
                     out.push(Stmt::Loop { body: Block { stmts: b } });
-                    if contains_return(&body.stmts) {
-                        if self.after_clear(&mut out, &stmts[i + 1..], depth, lp) {
-                            return out;
-                        }
+                    if self.summary.has(s, Summary::RETURN) && self.after_clear(&mut out, &stmts[i + 1..], depth, lp) {
+                        return out;
                     }
                 }
                 _ => out.push(s.clone()),
@@ -654,31 +655,98 @@ fn contains_exit(stmts: &[Stmt]) -> bool {
     })
 }
 
-/// Must be rewritten piece by piece (not run under one `if mask`).
-fn structural(s: &Stmt, lp: Option<LoopKind>) -> bool {
-    let stmts = std::slice::from_ref(s);
-    contains_barrier(stmts) || (matches!(lp, Some(LoopKind::Uniform)) && contains_exit(stmts))
+/// What each statement of a body contains, as [`contains_barrier`], [`contains_return`] and
+/// [`contains_exit`] of the statement alone would say, found in one walk: `uniformize` asks it
+/// of every statement at every nesting level, in every round, which walked each subtree once
+/// per enclosing statement and round (issue 11: a tenth of the SIMT pass on CUB's kernels).
+/// Compound statements are recorded by address, so a summary answers only for the body it
+/// was made of, unchanged.
+struct Summary {
+    compound: FxHashMap<*const Stmt, u8>,
 }
 
-/// May clear a flag the following statements depend on.
-fn may_clear(s: &Stmt, lp: Option<LoopKind>) -> bool {
-    let stmts = std::slice::from_ref(s);
-    contains_return(stmts) || (matches!(lp, Some(LoopKind::Divergent { .. })) && contains_exit(stmts))
+impl Summary {
+    const BARRIER: u8 = 1;
+    const RETURN: u8 = 2;
+    /// A `Break`/`Continue` of the enclosing loop (not inside a nested loop).
+    const EXIT: u8 = 4;
+
+    fn of(body: &Block) -> Summary {
+        fn walk(stmts: &[Stmt], compound: &mut FxHashMap<*const Stmt, u8>) -> u8 {
+            let mut all = 0;
+            for s in stmts {
+                let bits = match s {
+                    Stmt::If { then_body, else_body, .. } => walk(&then_body.stmts, compound) | walk(&else_body.stmts, compound),
+                    // A nested loop's own exits are not the enclosing loop's.
+                    Stmt::Loop { body } => walk(&body.stmts, compound) & !Summary::EXIT,
+                    Stmt::Switch { cases, default, .. } => switch_blocks(cases, default).fold(0, |a, b| a | walk(&b.stmts, compound)),
+                    _ => Summary::leaf(s),
+                };
+                if matches!(s, Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Switch { .. }) {
+                    compound.insert(s as *const Stmt, bits);
+                }
+                all |= bits;
+            }
+            all
+        }
+        let mut compound = FxHashMap::default();
+        walk(&body.stmts, &mut compound);
+        Summary { compound }
+    }
+
+    fn leaf(s: &Stmt) -> u8 {
+        match s {
+            Stmt::Barrier | Stmt::SharedBarrier => Summary::BARRIER,
+            Stmt::Assign { expr, .. } if expr.is_warp_collective() => Summary::BARRIER,
+            Stmt::Return => Summary::RETURN,
+            Stmt::Break | Stmt::Continue => Summary::EXIT,
+            _ => 0,
+        }
+    }
+
+    /// Whether `s` (a statement of the summarised body) contains any of `bits`.
+    fn has(&self, s: &Stmt, bits: u8) -> bool {
+        let b = match s {
+            Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Switch { .. } => match self.compound.get(&(s as *const Stmt)) {
+                Some(&b) => b,
+                // Not of the summarised body (never, by `uniformize`'s use): the walk.
+                None => {
+                    let one = std::slice::from_ref(s);
+                    (if contains_barrier(one) { Summary::BARRIER } else { 0 })
+                        | (if contains_return(one) { Summary::RETURN } else { 0 })
+                        | (if contains_exit(one) { Summary::EXIT } else { 0 })
+                }
+            },
+            _ => Summary::leaf(s),
+        };
+        b & bits != 0
+    }
+
+    /// Must be rewritten piece by piece (not run under one `if mask`).
+    fn structural(&self, s: &Stmt, lp: Option<LoopKind>) -> bool {
+        self.has(s, Summary::BARRIER) || (matches!(lp, Some(LoopKind::Uniform)) && self.has(s, Summary::EXIT))
+    }
+
+    /// May clear a flag the following statements depend on.
+    fn may_clear(&self, s: &Stmt, lp: Option<LoopKind>) -> bool {
+        self.has(s, Summary::RETURN) || (matches!(lp, Some(LoopKind::Divergent { .. })) && self.has(s, Summary::EXIT))
+    }
 }
 
 /// Every exit of the loop (its own `Break`/`Continue`) is under uniform conditions only.
-fn loop_exits_uniform(stmts: &[Stmt], div: &[bool]) -> bool {
+fn loop_exits_uniform(stmts: &[Stmt], div: &[bool], summary: &Summary) -> bool {
     stmts.iter().all(|s| match s {
         Stmt::If { cond, then_body, else_body } => {
             let d = matches!(cond, Operand::Var(v) if div.get(v.index()).copied().unwrap_or(true));
-            if d && (contains_exit(&then_body.stmts) || contains_exit(&else_body.stmts)) {
+            if d && summary.has(s, Summary::EXIT) {
                 return false;
             }
-            loop_exits_uniform(&then_body.stmts, div) && loop_exits_uniform(&else_body.stmts, div)
+            loop_exits_uniform(&then_body.stmts, div, summary) && loop_exits_uniform(&else_body.stmts, div, summary)
         }
         Stmt::Switch { selector, cases, default } => {
             let d = matches!(selector, Operand::Var(v) if div.get(v.index()).copied().unwrap_or(true));
-            switch_blocks(cases, default).all(|b| !(d && contains_exit(&b.stmts)) && loop_exits_uniform(&b.stmts, div))
+            switch_blocks(cases, default)
+                .all(|b| !(d && b.stmts.iter().any(|s| summary.has(s, Summary::EXIT))) && loop_exits_uniform(&b.stmts, div, summary))
         }
         _ => true,
     })
@@ -770,4 +838,77 @@ fn has_returns_divergent(stmts: &[Stmt], ctx: bool, div: &[bool]) -> bool {
         }
         _ => false,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::SwitchCase;
+
+    fn blk(stmts: Vec<Stmt>) -> Block {
+        Block { stmts }
+    }
+    fn iff(c: u32, then: Vec<Stmt>, other: Vec<Stmt>) -> Stmt {
+        Stmt::If { cond: Operand::Var(VarId(c)), then_body: blk(then), else_body: blk(other) }
+    }
+    fn ballot(d: u32) -> Stmt {
+        Stmt::Assign { dst: VarId(d), expr: Expr::WarpBallot { pred: TRUE } }
+    }
+
+    /// Every statement of the body, at every depth.
+    fn all<'b>(stmts: &'b [Stmt], out: &mut Vec<&'b Stmt>) {
+        for s in stmts {
+            out.push(s);
+            for b in s.bodies() {
+                all(&b.stmts, out);
+            }
+        }
+    }
+
+    #[test]
+    fn the_summary_answers_as_the_walks_do_at_every_depth() {
+        // Loops (with and without exits, nested), ifs, a switch, barriers, a collective,
+        // returns and exits at several depths, and statements holding none of them.
+        let inner_loop = Stmt::Loop { body: blk(vec![iff(1, vec![Stmt::Break], vec![]), Stmt::Continue]) };
+        let switch = Stmt::Switch {
+            selector: Operand::Var(VarId(2)),
+            cases: vec![SwitchCase { values: vec![1], body: blk(vec![Stmt::Return]) }, SwitchCase { values: vec![2], body: blk(vec![ballot(3)]) }],
+            default: blk(vec![iff(4, vec![], vec![Stmt::Break])]),
+        };
+        let body = blk(vec![
+            Stmt::Assign { dst: VarId(0), expr: Expr::Use(TRUE) },
+            Stmt::Loop {
+                body: blk(vec![
+                    inner_loop,
+                    iff(5, vec![Stmt::Barrier], vec![iff(6, vec![Stmt::Continue], vec![])]),
+                    switch,
+                    Stmt::Loop { body: blk(vec![iff(7, vec![Stmt::Return, Stmt::SharedBarrier], vec![]), Stmt::Break]) },
+                    iff(8, vec![Stmt::Assign { dst: VarId(9), expr: Expr::Use(TRUE) }], vec![]),
+                ]),
+            },
+            iff(10, vec![Stmt::Return], vec![Stmt::Barrier]),
+        ]);
+        let summary = Summary::of(&body);
+        let mut stmts = Vec::new();
+        all(&body.stmts, &mut stmts);
+        let mut seen = [false; 3];
+        for s in stmts {
+            let one = std::slice::from_ref(s);
+            for (k, (bit, walk)) in
+                [(Summary::BARRIER, contains_barrier(one)), (Summary::RETURN, contains_return(one)), (Summary::EXIT, contains_exit(one))]
+                    .into_iter()
+                    .enumerate()
+            {
+                assert_eq!(summary.has(s, bit), walk, "bit {bit} of {s:?}");
+                seen[k] |= walk;
+            }
+            for lp in [None, Some(LoopKind::Uniform), Some(LoopKind::Divergent { live: VarId(11), cont: VarId(12) })] {
+                let structural = contains_barrier(one) || (matches!(lp, Some(LoopKind::Uniform)) && contains_exit(one));
+                let may_clear = contains_return(one) || (matches!(lp, Some(LoopKind::Divergent { .. })) && contains_exit(one));
+                assert_eq!(summary.structural(s, lp), structural, "{s:?}");
+                assert_eq!(summary.may_clear(s, lp), may_clear, "{s:?}");
+            }
+        }
+        assert_eq!(seen, [true; 3], "the body exercises every bit");
+    }
 }

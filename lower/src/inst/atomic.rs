@@ -52,10 +52,15 @@ const OPS: [&str; 10] = ["add", "and", "or", "xor", "exch", "min", "max", "cas",
 pub fn collect_read_regs<'a>(
     bodies: &[&'a [ast::Statement]],
     formals: impl IntoIterator<Item = &'a str>,
-    out: &mut std::collections::HashSet<String>,
+    out: &mut rustc_hash::FxHashSet<String>,
 ) {
+    // Only `atom`/`red` ask (`FnLower::atom`): bodies without one need no count, which hashed
+    // every operand of the kernel and of every function of the module, per kernel.
+    if !bodies.iter().any(|b| has_atomics(b)) {
+        return;
+    }
     // Counted by borrowed name (no `String` per occurrence; only the names kept are owned).
-    type Seen<'a> = std::collections::HashMap<&'a str, u32>;
+    type Seen<'a> = rustc_hash::FxHashMap<&'a str, u32>;
     fn expr<'a>(e: &'a ast::Expr, seen: &mut Seen<'a>) {
         match e {
             ast::Expr::Symbol { name, .. } => *seen.entry(name.as_str()).or_default() += 1,
@@ -99,12 +104,21 @@ pub fn collect_read_regs<'a>(
             }
         }
     }
-    let mut seen = Seen::new();
+    let mut seen = Seen::default();
     for stmts in bodies {
         walk(stmts, &mut seen);
     }
     out.extend(seen.into_iter().filter(|&(_, n)| n > 1).map(|(k, _)| k.to_string()));
     out.extend(formals.into_iter().map(str::to_string));
+}
+
+/// Whether `stmts` hold an `atom` or `red` instruction (nested blocks included).
+fn has_atomics(stmts: &[ast::Statement]) -> bool {
+    stmts.iter().any(|s| match s {
+        ast::Statement::Instruction(i) => matches!(i.opcode.name.as_str(), "atom" | "red"),
+        ast::Statement::Block(inner, _) => has_atomics(inner),
+        _ => false,
+    })
 }
 
 /// What one `atom`/`red` computes from the old value (`old` has the operation's IR type).
