@@ -348,6 +348,52 @@ LOOP:
                 false
             },
         },
+        // The same head-tested (`for (i = k; i != n; i += s) x[i]`): the body sees `i != n`,
+        // which the guard's refinement takes off the end of `i`'s range.
+        Attack {
+            name: "ne_head_uniform",
+            ptx: format!(
+                "{HEAD}.visible .entry k(.param .u64 x, .param .u32 n, .param .u32 s, .param .u32 k)
+{{
+    .reg .pred %p<2>; .reg .b32 %r<6>; .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [x]; ld.param.u32 %r1, [n]; ld.param.u32 %r2, [s]; ld.param.u32 %r3, [k];
+LOOP:
+    setp.eq.u32 %p1, %r3, %r1;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r3;
+    add.s32 %r3, %r3, %r2;
+    bra LOOP;
+DONE:
+    ret;
+}}"
+            ),
+            mode: 0,
+            block: [4, 1, 1],
+            args: |r| {
+                let s = 1u64 << (r.next() % 5);
+                let k = r.u32_edge() as u64 % 1000;
+                let n = match r.next() % 4 {
+                    0 => k + s * (r.next() % 40),
+                    1 => k.wrapping_sub(s) & 0xffff_ffff,
+                    2 => k + 1,
+                    _ => r.u32_edge() as u64,
+                };
+                (vec![(0, pointer(r), 8), (8, n, 4), (12, s, 4), (16, k, 4)], [1, 1, 1])
+            },
+            thread: |_m, a, _, _, acc| {
+                let (x, n, s, mut i) = (arg(a, 0), arg(a, 1) as u32, arg(a, 2) as u32, arg(a, 3) as u32);
+                for _ in 0..STEPS {
+                    if i == n {
+                        return true;
+                    }
+                    acc(x.wrapping_add(4 * i as u64), 4);
+                    i = i.wrapping_add(s);
+                }
+                false
+            },
+        },
         // A signed loop over a sign-extended index from `tid + k`:
         // `for (i = tid + k; i < n; i += s) x[(s64) i]` (`mul.wide.s32`), k and n signed.
         Attack {
