@@ -7,11 +7,15 @@
 //! PTX: whenever [`LaunchProof::holds`] accepts a launch, every heap access that the
 //! simulation makes must be inside the heap segment, outside the reserved words and aligned —
 //! the only thing a holding precondition may be trusted for. (The simulation is this file's
-//! reading of the PTX, not ptxcross's IR or interpreter.)
+//! reading of the PTX, not ptxcross's IR or interpreter.) The check asks more than the proof
+//! promises — an access without a claim keeps its fault recording in the variant and may be
+//! out of range — so every kernel here is one whose accesses the proof claims once it holds;
+//! one whose loop bound is loaded (no claim for its store) is checked apart
+//! ([`a_bound_loaded_in_the_loop_keeps_its_checks`]).
 
 use ptxcross_frontend::{parse, SourceFile};
 use ptxcross_lower::ir::Kernel;
-use ptxcross_lower::launch_proof::{analyse, LaunchValues};
+use ptxcross_lower::launch_proof::{analyse, specialise, LaunchValues};
 use ptxcross_lower::{abi, lower, LowerOptions};
 
 fn kernel(ptx: &str, block: [u32; 3]) -> Kernel {
@@ -770,4 +774,38 @@ fn no_holding_precondition_lets_an_access_fault() {
         let (held, total) = check(a, LAUNCHES, 0x9e37_79b9_7f4a_7c15 ^ i as u64);
         eprintln!("{}: held for {held} of {total} launches ({:?})", a.name, t.elapsed());
     }
+}
+
+/// A loop bound loaded inside the loop (`for (i = tid; i < *np; i += 8) x[i]`): memory may
+/// hold anything, so `x[i]` gets no claim, and the variant (which a launch with `np` in range
+/// runs) keeps that store's fault recording: only the load of `*np` is claimed.
+#[test]
+fn a_bound_loaded_in_the_loop_keeps_its_checks() {
+    let k = kernel(
+        &format!(
+            "{HEAD}.visible .entry k(.param .u64 x, .param .u64 np)
+{{
+    .reg .pred %p<2>; .reg .b32 %r<6>; .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [x]; ld.param.u64 %rd4, [np];
+    mov.u32 %r3, %tid.x;
+LOOP:
+    ld.global.u32 %r1, [%rd4];
+    setp.ge.u32 %p1, %r3, %r1;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r3;
+    add.s32 %r3, %r3, 8;
+    bra LOOP;
+DONE:
+    ret;
+}}"
+        ),
+        [8, 1, 1],
+    );
+    let proof = analyse(&k).expect("the load of *np is claimed");
+    let p = params(&k, &[(0, abi::HEAP_BASE + 4096, 8), (8, abi::HEAP_BASE + 256, 8)]);
+    assert!(proof.holds(LaunchValues { params: &p, grid: [1, 1, 1], heap_words: 1 << 16 }), "np in range");
+    let variant = specialise(&k, &proof).expect("a variant");
+    assert!(variant.defers_faults(), "x[i]'s checks stay in the variant");
 }
