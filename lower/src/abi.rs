@@ -187,8 +187,9 @@ pub const FAULT_BARRIER_DEADLOCK: u32 = 1 << 13;
 /// non-exited threads corresponding to membermask have executed shfl.sync with the same
 /// qualifiers and same membermask value"; the same for `vote`/`match`/`redux`), so the lanes
 /// met at two different instructions (or hung, where the kinds differ), which the emulation
-/// and the native subgroup path do not do: their results are wrong. Recorded at the later
-/// collective (see `inst::warp`).
+/// and the native subgroup path do not do: their results would be wrong, so the launch fails
+/// instead. Recorded at the later collective (see `inst::warp`), only in kernels where the
+/// static proof (`meeting`) could not show that it never happens.
 pub const FAULT_WARP_DIVERGED: u32 = 1 << 14;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
@@ -273,7 +274,7 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
             FAULT_WARP_DIVERGED,
             "a warp collective whose membermask lanes are at another instruction: not supported yet \
              outside the barrier scheduler (a lane of its membermask skipped it and executed another warp \
-             collective, which on sm_70+ meets it; the results are wrong)",
+             collective, which on sm_70+ meets it): the launch fails, since its results would be wrong",
         ),
     ];
     names.iter().filter(|(b, _)| bits & b != 0).map(|&(_, n)| n).collect()

@@ -123,6 +123,16 @@ pub struct FnLower {
     /// Word index of the warp collectives' meeting check words (`inst::warp`: per warp, the
     /// lanes executing the current collective, then the lanes owed to an earlier one).
     pub meet_scratch: Option<u32>,
+    /// Emit the meeting check at the waiting warp collectives (`FnLower::meet_check`): set
+    /// where the static proof (`meeting`) could not show that no check can fire.
+    pub meet_checks: bool,
+    /// The waiting warp collectives lowered so far (outside the scheduler), for `meeting`.
+    pub collective_sites: Vec<crate::meeting::Site>,
+    /// Their results that are the same in every lane executing them together.
+    pub warp_results: Vec<crate::meeting::WarpResult>,
+    /// The guard of the instruction being lowered inside its own `if` (see
+    /// `FnLower::instruction`), for `collective_sites`.
+    pub inst_guard: Option<Operand>,
     /// Emit warp collectives as native subgroup operations (`LowerOptions::native_warps`).
     pub native_warps: bool,
     /// Some native warp collective was emitted (the kernel gets the layout check).
@@ -215,6 +225,10 @@ impl FnLower {
             read_regs: Default::default(),
             warp_scratch: None,
             meet_scratch: None,
+            meet_checks: false,
+            collective_sites: Vec::new(),
+            warp_results: Vec::new(),
+            inst_guard: None,
             native_warps: false,
             used_native_warps: false,
             fault_site_var: None,

@@ -65,12 +65,18 @@ enum Lowered {
 /// scheduler's lowering is the kernel's), or a count held in a register (then the kernel keeps
 /// today's lowering where the scheduler's is refused, and where it has warp collectives).
 fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, GlobalPlace)], functions: &call::Functions, options: &LowerOptions) -> LResult<Lowered> {
-    let plain = lower_body_in(module, f, globals, functions, options, false)?;
+    let everywhere = options.meeting == crate::Meeting::CheckEverywhere;
+    let mut plain = lower_body_in(module, f, globals, functions, options, false, everywhere)?;
     let hard = plain.0.needs_scheduler.is_some();
+    if !hard && !everywhere && may_meet(&mut plain.0).is_some() {
+        // Collectives that may meet at different instructions: lowered again with the
+        // run-time meeting check (`meeting`).
+        plain = lower_body_in(module, f, globals, functions, options, false, true)?;
+    }
     if !hard && !plain.0.register_count {
         return Ok(Lowered::Plain(Box::new(plain)));
     }
-    let scheduled = lower_body_in(module, f, globals, functions, options, true).and_then(|mut body| {
+    let scheduled = lower_body_in(module, f, globals, functions, options, true, false).and_then(|mut body| {
         if let (false, Some(p)) = (hard, body.0.sched.points.iter().find(|p| p.collective)) {
             // Only register counts asked for the scheduler: a kernel with warp collectives
             // keeps today's lowering (much faster; a count naming fewer warps than the CTA
@@ -87,6 +93,15 @@ fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, Globa
     }
 }
 
+/// The first warp collective of a body lowered without meeting checks that
+/// `meeting::may_meet` cannot clear.
+fn may_meet(fl: &mut FnLower) -> Option<ast::Span> {
+    let cfg = crate::cfg::Cfg { blocks: std::mem::take(&mut fl.blocks), entry: fl.entry };
+    let found = crate::meeting::may_meet(&cfg, &fl.vars, fl.block, &fl.collective_sites, &fl.warp_results);
+    fl.blocks = cfg.blocks;
+    found
+}
+
 fn lower_body_in(
     module: &ast::Module,
     f: &ast::Function,
@@ -94,6 +109,7 @@ fn lower_body_in(
     functions: &call::Functions,
     options: &LowerOptions,
     scheduler: bool,
+    meet_checks: bool,
 ) -> LResult<Body> {
     let block = options.block.or_else(|| reqntid(f)).unwrap_or_else(|| default_block(f));
     check_block_directives(f, block)?;
@@ -114,6 +130,7 @@ fn lower_body_in(
     // different rounds, so a subgroup operation would not see them together): emulated.
     fl.native_warps = options.native_warps && !scheduler;
     fl.scheduler = scheduler;
+    fl.meet_checks = meet_checks && !scheduler;
 
     // Parameters.
     let (params, param_bytes) = layout::layout_params(&f.params)?;

@@ -25,6 +25,7 @@ mod layout;
 pub mod induction;
 pub mod launch_proof;
 pub mod local_scratch;
+mod meeting;
 mod loop_cut;
 mod loop_exits;
 mod ptx_types;
@@ -116,6 +117,20 @@ pub struct LowerOptions {
     /// (`ir::Memory::Segment`); an address in none of them is out of range. Refused for
     /// `.address_size 32` modules (their addresses are offsets in one segment).
     pub segment_slots: u32,
+    /// Tests and measurements only: where the meeting check of warp collectives (`meeting`,
+    /// `inst::warp`) is emitted.
+    pub meeting: Meeting,
+}
+
+/// See [`LowerOptions::meeting`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Meeting {
+    /// At every waiting collective of a kernel whose collectives may meet at different
+    /// instructions (`meeting::may_meet`), nowhere else.
+    #[default]
+    Check,
+    /// At every waiting collective of every kernel (as before the static proof).
+    CheckEverywhere,
 }
 
 /// Globals segment limit when the device is not known (`check`, `translate`).

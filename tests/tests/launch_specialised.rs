@@ -17,9 +17,17 @@ use ptxcross_tests::launch::gpu_or_skip;
 
 const HEAP: u64 = 1 << 20;
 
-fn program(name: &str, ptx: &str) -> Program {
+/// Translation options for `gpu`: exact f32 also where a backend flushes subnormals (NVIDIA's
+/// WGSL path does; without it the runtime refuses a kernel whose results depend on them).
+/// `PTXCROSS_TEST_FLUSHED_F32=1` takes that mode on any device (lavapipe keeps subnormals).
+fn options(gpu: &std::sync::Arc<ptxcross::Gpu>, block: [u32; 3]) -> LowerOptions {
+    let flushed_f32 = std::env::var_os("PTXCROSS_TEST_FLUSHED_F32").is_some() || Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
+    LowerOptions { block: Some(block), flushed_f32, ..Default::default() }
+}
+
+fn program(gpu: &std::sync::Arc<ptxcross::Gpu>, name: &str, ptx: &str) -> Program {
     let file = SourceFile::new(name.to_string(), ptx.to_string());
-    let options = LowerOptions { block: Some([256, 1, 1]), ..Default::default() };
+    let options = options(gpu, [256, 1, 1]);
     translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()))
 }
 
@@ -58,7 +66,7 @@ const SAXPY: &str = include_str!("../corpus/ptx/saxpy.sm80.ptx");
 #[test]
 fn saxpy_runs_unchecked_when_in_range_and_checked_otherwise() {
     let Some(gpu) = gpu_or_skip() else { return };
-    let prog = program("saxpy.sm80.ptx", SAXPY);
+    let prog = program(&gpu, "saxpy.sm80.ptx", SAXPY);
     for backend in Backend::ALL {
         let (mut ctx, base, end) = context(&gpu);
         let n = 3000usize;
@@ -136,7 +144,7 @@ DONE:
 #[test]
 fn an_index_that_wraps_is_not_proven() {
     let Some(gpu) = gpu_or_skip() else { return };
-    let prog = program("wrap.ptx", WRAP);
+    let prog = program(&gpu, "wrap.ptx", WRAP);
     for backend in Backend::ALL {
         let (mut ctx, base, _) = context(&gpu);
         let x = base + 4096;
@@ -203,7 +211,7 @@ DONE:
 #[test]
 fn guards_on_another_variable_or_with_le_are_not_proven() {
     let Some(gpu) = gpu_or_skip() else { return };
-    let prog = program("guards.ptx", GUARDS);
+    let prog = program(&gpu, "guards.ptx", GUARDS);
     for backend in Backend::ALL {
         let (mut ctx, _, end) = context(&gpu);
         let n = 1000u32;
@@ -241,7 +249,7 @@ const TRANSPOSE: &str = include_str!("../corpus/ptx/transpose.sm80.ptx");
 fn transpose_runs_unchecked_when_in_range_and_checked_otherwise() {
     let Some(gpu) = gpu_or_skip() else { return };
     let file = SourceFile::new("transpose.sm80.ptx".to_string(), TRANSPOSE.to_string());
-    let options = LowerOptions { block: Some([32, 8, 1]), ..Default::default() };
+    let options = options(&gpu, [32, 8, 1]);
     let prog = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
     let (w, h) = (100usize, 75usize);
     let input: Vec<f32> = (0..w * h).map(|i| i as f32 * 0.5 - 7.25).collect();
@@ -295,7 +303,7 @@ fn lone_faults(b: &ptxcross_lower::ir::Block) -> usize {
 fn matmul_tile_loop_runs_unchecked_when_in_range_and_checked_otherwise() {
     let Some(gpu) = gpu_or_skip() else { return };
     let file = SourceFile::new("matmul.sm80.ptx".to_string(), MATMUL.to_string());
-    let options = LowerOptions { block: Some([16, 16, 1]), ..Default::default() };
+    let options = options(&gpu, [16, 16, 1]);
     let prog = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
     let n = 48usize;
     let a: Vec<f32> = (0..n * n).map(|i| ((i * 7 % 113) as f32 - 56.0) / 17.0).collect();

@@ -102,3 +102,156 @@ fn missing_lanes_that_exit_partial_masks_and_partial_warps_do_not_fault() {
         }
     }
 }
+
+fn proof_ptx() -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simt/ptx/meeting_proof.ptx");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Collectives that keep the meeting check in kernel `kernel` of `text` lowered for `block`
+/// (emulated and native warps).
+fn checks_kept(name: &str, text: &str, block: [u32; 3], kernel: &str) -> [usize; 2] {
+    [false, true].map(|native_warps| {
+        let file = ptxcross_frontend::SourceFile::new(name, text);
+        let options = ptxcross_lower::LowerOptions { block: Some(block), kernel: Some(kernel.into()), native_warps, ..Default::default() };
+        let module = ptxcross::translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{kernel}: {e}"));
+        census_of(&module).0
+    })
+}
+
+/// The static proof (`lower/src/meeting.rs`) keeps the check where lanes of a warp may be at
+/// two collectives: the probes (collectives in the two arms of a branch that splits warps)
+/// and `after_loop` (a collective after a lane-dependent loop in one arm, reached by the other
+/// arm after its own collective); it leaves it out of `warp_branches` (branches and a loop
+/// that are the same in every lane of a warp, lanes that exit first) and of the SIMT kernels
+/// without divergent collectives.
+#[test]
+fn the_static_proof_keeps_the_check_exactly_where_lanes_may_meet() {
+    let (probes, proof) = (ptx(), proof_ptx());
+    for kernel in ["shfl_bfly", "ballot", "syncwarp"] {
+        let kept = checks_kept("divergent_collectives.ptx", &probes, [32, 1, 1], kernel);
+        assert!(kept.iter().all(|&n| n >= 2), "{kernel}: {kept:?}");
+    }
+    let kept = checks_kept("meeting_proof.ptx", &proof, [64, 1, 1], "after_loop");
+    assert!(kept.iter().all(|&n| n == 2), "after_loop: {kept:?}");
+    assert_eq!(checks_kept("meeting_proof.ptx", &proof, [64, 1, 1], "warp_branches"), [0, 0]);
+    let sweep = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simt/ptx/shfl_sweep.ptx")).unwrap();
+    let names: Vec<&str> = sweep.lines().filter_map(|l| l.split(".entry ").nth(1)).map(|l| l.split('(').next().unwrap().trim()).collect();
+    assert!(!names.is_empty());
+    for kernel in names {
+        assert_eq!(checks_kept("shfl_sweep.ptx", &sweep, [64, 1, 1], kernel), [0, 0], "{kernel}");
+    }
+}
+
+/// `after_loop` faults with `FAULT_WARP_DIVERGED` at one of its ballots (both backends, the
+/// device's translation and the simulated native lowering), and `warp_branches` gives the
+/// spec's values: warp 0's `redux.max` of 7t+3 over its 32 lanes, warp 1's `redux.add` over
+/// its 18 live lanes (threads 50-63 exited), and the sum of lanes 0..=w's values broadcast.
+#[test]
+fn a_collective_after_a_divergent_loop_faults_and_warp_uniform_branches_run() {
+    let Some(gpu) = gpu() else { return };
+    let text = proof_ptx();
+    let sites: Vec<String> = lines_of(&text, "vote.sync.ballot.b32").iter().map(|l| format!("meeting_proof.ptx:{l}:5")).collect();
+    assert_eq!(sites.len(), 2);
+    let v = |t: usize| (t as u32).wrapping_mul(7).wrapping_add(3);
+    for (path, block, kernel) in [("device", 64u32, "after_loop"), ("device", 64, "warp_branches")] {
+        let programs = [
+            (path, program_of("meeting_proof.ptx", &text, [block, 1, 1], kernel)),
+            ("simulated native", simulated_native_program("meeting_proof.ptx", &text, [block, 1, 1])),
+        ];
+        for (path, program) in &programs {
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let out = run.zeros(64 * 8);
+                if kernel == "after_loop" {
+                    let e = run.ctx.launch(program, kernel, [1, 1, 1], &[&out.to_le_bytes()], backend).expect_err("lanes meeting at two instructions must fault");
+                    let ptxcross::Error::KernelFault { bits, site, .. } = &e else { panic!("{path} {backend}: not a kernel fault: {e}") };
+                    assert_eq!(*bits, abi::FAULT_WARP_DIVERGED, "{path} {backend}: {e}");
+                    assert!(site.as_ref().is_some_and(|s| sites.iter().any(|w| s.starts_with(w.as_str()))), "{path} {backend}: site {site:?}, want one of {sites:?}");
+                    continue;
+                }
+                run.launch(program, kernel, [1, 1, 1], &[&out.to_le_bytes()], backend);
+                let got = run.read_u32(out, 128);
+                for t in 0..64 {
+                    let want = match t {
+                        50.. => [0, 0],
+                        32.. => [(32..50).map(v).fold(0u32, u32::wrapping_add), v(32) + v(33)],
+                        _ => [(0..32).map(v).max().unwrap(), v(0)],
+                    };
+                    assert_eq!(got[2 * t..2 * t + 2], want, "thread {t}, {path}, {backend}");
+                }
+            }
+        }
+    }
+}
+
+/// Waiting collectives that keep the meeting check (one `FAULT_WARP_DIVERGED` fault each),
+/// kernels that may meet (some check kept), and scheduler kernels (a `FAULT_BARRIER_DEADLOCK`),
+/// in `module`.
+fn census_of(module: &ptxcross_lower::ir::Module) -> (usize, usize, usize) {
+    use ptxcross_lower::ir::{Block, Stmt};
+    fn faults(b: &Block, code: u32) -> usize {
+        b.stmts
+            .iter()
+            .map(|s| match s {
+                Stmt::Fault { code: c } => usize::from(*c == code),
+                Stmt::If { then_body, else_body, .. } => faults(then_body, code) + faults(else_body, code),
+                Stmt::Loop { body } => faults(body, code),
+                Stmt::Switch { cases, default, .. } => cases.iter().map(|c| faults(&c.body, code)).sum::<usize>() + faults(default, code),
+                _ => 0,
+            })
+            .sum()
+    }
+    let k = module.kernels.iter().filter(|k| !k.features.warp_fallback);
+    let checks: Vec<usize> = k.clone().map(|k| faults(&k.body, abi::FAULT_WARP_DIVERGED)).collect();
+    let scheduled = k.filter(|k| faults(&k.body, abi::FAULT_BARRIER_DEADLOCK) > 0).count();
+    (checks.iter().sum(), checks.iter().filter(|&&c| c > 0).count(), scheduled)
+}
+
+/// The census behind the README's figures for the static proof (`lower/src/meeting.rs`):
+/// for every SIMT test file and the CUB file (`tests/parse-corpus/large/cub_zoo.sm_80.ptx`,
+/// `regen.sh --large`), with the meeting check at every collective (as before the proof) and
+/// as lowered now: the waiting collectives keeping the check, the kernels keeping one, the
+/// scheduler kernels, and (SIMT files) the SPIR-V/WGSL bytes, block 128, emulated warps.
+///   cargo test -p ptxcross-tests --test warp_meeting census -- --ignored --nocapture
+#[test]
+#[ignore]
+fn census() {
+    use ptxcross::translate;
+    use ptxcross_lower::{LowerOptions, Meeting};
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files: Vec<_> = std::fs::read_dir(root.join("simt/ptx")).unwrap().map(|e| e.unwrap().path()).collect();
+    files.sort();
+    files.push(root.join("parse-corpus/large/cub_zoo.sm_80.ptx"));
+    let mut totals = [[0usize; 6]; 2];
+    for path in files.iter().filter(|p| p.exists()) {
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        let large = name.starts_with("cub_zoo");
+        let file = ptxcross_frontend::SourceFile::new(&name, std::fs::read_to_string(path).unwrap());
+        let ast = translate::parse(&file).unwrap();
+        let mut row = Vec::new();
+        for (i, meeting) in [Meeting::CheckEverywhere, Meeting::default()].into_iter().enumerate() {
+            let options = LowerOptions { block: Some([128, 1, 1]), meeting, ..Default::default() };
+            let names: Vec<String> = match translate::module_facts(&ast, &file, &options) {
+                Ok(f) => f.kernels.iter().map(|k| k.name.clone()).collect(),
+                Err(_) => continue,
+            };
+            let (mut checks, mut meeting_kernels, mut scheduled, mut kernels, mut spirv, mut wgsl) = (0, 0, 0, 0, 0, 0);
+            for module in translate::lower_each(&ast, &file, &options, &names).into_iter().flatten() {
+                let (c, m, s) = census_of(&module);
+                (checks, meeting_kernels, scheduled, kernels) = (checks + c, meeting_kernels + m, scheduled + s, kernels + 1);
+                if !large {
+                    spirv += translate::emit_spirv(&module).map(|w| w.len() * 4).unwrap_or(0);
+                    wgsl += translate::emit_wgsl(&module, translate::Profile::Wgpu).map(|t| t.len()).unwrap_or(0);
+                }
+            }
+            let t = &mut totals[i];
+            for (slot, v) in t.iter_mut().zip([checks, meeting_kernels, scheduled, kernels, spirv, wgsl]) {
+                *slot += v;
+            }
+            row.push(format!("{checks} checks in {meeting_kernels}/{kernels} kernels, {scheduled} scheduled, {spirv}/{wgsl} B"));
+        }
+        println!("{name}: {}", row.join("  →  "));
+    }
+    println!("total: {totals:?}");
+}

@@ -148,7 +148,11 @@ impl FnLower {
                     &ast::Operand { kind: ast::OperandKind::Symbol { name: g.pred.name.clone(), component: None }, span: g.span },
                     ScalarType::Pred,
                 )?;
-                let body = self.collect(|s| s.plain(inst))?;
+                // A warp collective under its guard records it (`meeting`).
+                let outer = self.inst_guard.replace(p);
+                let body = self.collect(|s| s.plain(inst));
+                self.inst_guard = outer;
+                let body = body?;
                 let (t, e) = if g.negated { (ir_block(), body) } else { (body, ir_block()) };
                 self.emit_if(p, t, e);
                 Ok(())

@@ -153,10 +153,12 @@ impl FnLower {
         self.push(Stmt::StoreWord { memory: Memory::Shared, index: fidx, value: p });
         // This lane executes the collective (the meeting check's word, cleared in
         // `warp_finish`).
-        let exec_i = self.meet_word(0, span);
-        let me = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(1), lane);
-        let old = self.new_var(Ty::U32, "t");
-        self.assign(old, Expr::AtomicWord { memory: Memory::Shared, op: crate::ir::AtomicOp::Or, index: exec_i, value: me, comparand: None });
+        let exec_i = self.meet_checks.then(|| self.meet_word(0, span));
+        if let Some(exec_i) = exec_i {
+            let me = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(1), lane);
+            let old = self.new_var(Ty::U32, "t");
+            self.assign(old, Expr::AtomicWord { memory: Memory::Shared, op: crate::ir::AtomicOp::Or, index: exec_i, value: me, comparand: None });
+        }
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, span));
         let wbase = self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(!31));
@@ -174,7 +176,10 @@ impl FnLower {
             flags.push(self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: fi }));
         }
         let _ = fidx;
-        let exec = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: exec_i });
+        let exec = match exec_i {
+            Some(exec_i) => self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: exec_i }),
+            None => FnLower::u32c(0),
+        };
         WarpView { lane, values, flags, member, exec }
     }
 
@@ -248,6 +253,13 @@ impl FnLower {
     /// correctly instead. Owed bits are never cleared: once owed, any later collective of
     /// that lane would have met the earlier one.
     fn meet_check(&mut self, exec: Operand, member: Operand, span: ast::Span) {
+        if self.meet_site(span) {
+            self.meet_check_recorded(exec, member, span);
+        }
+    }
+
+    /// [`FnLower::meet_check`] of a collective already recorded (`meet_site`).
+    fn meet_check_recorded(&mut self, exec: Operand, member: Operand, span: ast::Span) {
         let u = FnLower::u32c;
         let oi = self.meet_word(1, span);
         let t = self.linear_tid();
@@ -273,6 +285,32 @@ impl FnLower {
         self.emit_if(any, set, Block::new());
     }
 
+    /// Records a waiting collective for the static proof (`meeting`); whether its meeting
+    /// check is emitted.
+    fn meet_site(&mut self, span: ast::Span) -> bool {
+        let guard = match (self.emit_stack.len(), self.inst_guard) {
+            (1, _) => crate::meeting::Guard::None,
+            (2, Some(p)) => crate::meeting::Guard::Pred(p),
+            _ => crate::meeting::Guard::Unknown,
+        };
+        self.collective_sites.push(crate::meeting::Site { node: self.cur, span, guard });
+        self.meet_checks
+    }
+
+    /// `r`, a result of the collective just recorded ([`FnLower::meet_site`]) that every lane
+    /// executing it together gets alike when `member` is the same in those lanes, in a
+    /// variable the static proof (`meeting`) knows as such.
+    fn warp_result(&mut self, ty: Ty, r: Operand, member: Operand) -> Operand {
+        if self.scheduler || self.collective_sites.is_empty() || matches!(r, Operand::Const(_)) {
+            return r;
+        }
+        let var = self.new_var(ty, "warp result");
+        self.assign(var, Expr::Use(r));
+        let site = self.collective_sites.len() - 1;
+        self.warp_results.push(crate::meeting::WarpResult { var, member, site });
+        Operand::Var(var)
+    }
+
     fn warp_finish(&mut self, span: ast::Span) {
         let base = self.warp_scratch(span);
         let threads: u32 = self.block.iter().product();
@@ -282,6 +320,9 @@ impl FnLower {
         let t = self.linear_tid();
         let fidx = self.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(base + padded));
         self.push(Stmt::StoreWord { memory: Memory::Shared, index: fidx, value: FnLower::u32c(0) });
+        if !self.meet_checks {
+            return;
+        }
         let exec_i = self.meet_word(0, span);
         let lane = self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(31));
         let me = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(1), lane);
@@ -396,6 +437,13 @@ impl FnLower {
             self.warp_finish(m.inst.span);
             r
         };
+        // `shfl.idx` from a constant lane with no segment (c's bits 8-12 clear) and the lane
+        // within the clamp (b ≤ c's bits 0-4): every lane reads lane `b`'s value.
+        let broadcast = match (mode, b, c) {
+            ("idx", Operand::Const(b), Operand::Const(c)) => c.bits() & 0x1f00 == 0 && b.bits() & 31 <= c.bits() & 31,
+            _ => false,
+        };
+        let r = if broadcast { self.warp_result(Ty::U32, r, member) } else { r };
         match &d.kind {
             OperandKind::Pair(dv, p) => {
                 self.write(dv, ScalarType::B32, r)?;
@@ -441,20 +489,27 @@ impl FnLower {
             (active, ballot)
         };
         let u = FnLower::u32c;
+        // Every lane executing it with the same membermask reads the same ballot.
         match kind {
-            "ballot" => self.write(d, ScalarType::B32, ballot),
+            "ballot" => {
+                let r = self.warp_result(Ty::U32, ballot, member);
+                self.write(d, ScalarType::B32, r)
+            }
             "all" => {
                 let r = self.cmp(CmpOp::Eq, Ty::U32, ballot, active);
+                let r = self.warp_result(Ty::Bool, r, member);
                 self.write(d, ScalarType::Pred, r)
             }
             "any" => {
                 let r = self.cmp(CmpOp::Ne, Ty::U32, ballot, u(0));
+                let r = self.warp_result(Ty::Bool, r, member);
                 self.write(d, ScalarType::Pred, r)
             }
             _ => {
                 let none = self.cmp(CmpOp::Eq, Ty::U32, ballot, u(0));
                 let all = self.cmp(CmpOp::Eq, Ty::U32, ballot, active);
                 let r = self.bin(BinaryOp::Or, Ty::Bool, none, all);
+                let r = self.warp_result(Ty::Bool, r, member);
                 self.write(d, ScalarType::Pred, r)
             }
         }
@@ -539,7 +594,8 @@ impl FnLower {
                 let v = self.select(Ty::U32, on, value, FnLower::u32c(identity));
                 acc = self.bin(bop, Ty::U32, acc, v);
             }
-            return self.value(Ty::U32, Expr::Use(acc));
+            // The fold of the same lanes' words in every lane with the same membermask.
+            return self.warp_result(Ty::U32, acc, member);
         }
         let view = self.warp_publish(a, Operand::Const(crate::ir::Const::Bool(false)), member, span);
         self.meet_check(view.exec, member, span);
@@ -552,7 +608,7 @@ impl FnLower {
             let v = self.select(Ty::U32, on, view.values[k], FnLower::u32c(identity));
             acc = self.bin(bop, Ty::U32, acc, v);
         }
-        let acc = self.value(Ty::U32, Expr::Use(acc));
+        let acc = self.warp_result(Ty::U32, acc, member);
         self.warp_finish(span);
         acc
     }
@@ -737,6 +793,12 @@ impl FnLower {
             self.barriers.push((self.cur, inst.span));
             return Ok(());
         }
+        if !self.meet_site(inst.span) {
+            // No check: one CTA barrier.
+            self.push(Stmt::Barrier);
+            self.barriers.push((self.cur, inst.span));
+            return Ok(());
+        }
         let exec_i = self.meet_word(0, inst.span);
         let t = self.linear_tid();
         let lane = self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(31));
@@ -746,7 +808,7 @@ impl FnLower {
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, inst.span));
         let exec = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: exec_i });
-        self.meet_check(exec, member, inst.span);
+        self.meet_check_recorded(exec, member, inst.span);
         // Everyone has read the word before it is cleared for the next collective.
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, inst.span));

@@ -31,11 +31,20 @@ fn lower_kernel(name: &str, ptx: &str, block: [u32; 3], kernel: Option<&str>) ->
     lower_warps(name, ptx, block, kernel, gpu().is_some_and(|g| g.native_warps()), false)
 }
 
+/// `PTXCROSS_MEETING_EVERYWHERE=1`: the warp meeting check at every collective, as before the
+/// static proof (`lower/src/meeting.rs`), for timing comparisons in one binary.
+fn meeting() -> ptxcross_lower::Meeting {
+    match std::env::var("PTXCROSS_MEETING_EVERYWHERE").as_deref() {
+        Ok("1") => ptxcross_lower::Meeting::CheckEverywhere,
+        _ => ptxcross_lower::Meeting::default(),
+    }
+}
+
 fn lower_warps(name: &str, ptx: &str, block: [u32; 3], kernel: Option<&str>, native_warps: bool, simulate_native_warps: bool) -> ptxcross_lower::ir::Module {
     assert!(translate::spirv_validator_available(), "a SPIR-V validator is needed (scripts/install-deps.sh)");
     let file = SourceFile::new(name, ptx);
     let options =
-        LowerOptions { block: Some(block), kernel: kernel.map(str::to_string), native_warps, simulate_native_warps, ..Default::default() };
+        LowerOptions { block: Some(block), kernel: kernel.map(str::to_string), native_warps, simulate_native_warps, meeting: meeting(), ..Default::default() };
     translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()))
 }
 
@@ -71,6 +80,7 @@ pub fn simulated_layout_program(name: &str, ptx: &str, block: [u32; 3], pass_bel
         native_warps: true,
         simulate_native_warps: true,
         simulate_warp_layout: Some(pass_below),
+        meeting: meeting(),
         ..Default::default()
     };
     let module = translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()));

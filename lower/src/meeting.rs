@@ -1,0 +1,417 @@
+//! The static proof that a kernel's warp collectives cannot meet at different instructions, so
+//! that the run-time meeting check (`inst::warp`, `FnLower::meet_check`) can be left out.
+//!
+//! **The rule.** On sm_70+ a waiting collective (`shfl.sync`, `vote.sync`, `match.sync`,
+//! `redux.sync`, `elect.sync`, `bar.warp.sync`) completes when every non-exited lane of its
+//! membermask has executed *a* collective of the same kind and membermask (ISA 8.5 §9.7.8.6
+//! `shfl.sync`: "wait until all non-exited threads corresponding to membermask have executed
+//! shfl.sync with the same qualifiers and same membermask value"; §9.7.12.x for the others,
+//! §9.7.13.2 `bar.warp.sync`). Outside the CTA barrier scheduler a collective sees only the
+//! lanes at that instruction at that time (the emulation, and native subgroup operations under
+//! the SIMT pass's masks); the check records a lane of the membermask that is missing there
+//! (*owed*) and faults when that lane executes a collective later (see `FnLower::meet_check`).
+//!
+//! **What the proof shows.** Call a lane *spent* once no path from its position reaches a
+//! waiting collective (it may still store, or run a barrier, but it will never execute a
+//! collective again: exited lanes are spent). A block is *warp-uniform* when, each time it
+//! runs, every lane of a warp that is not spent runs it at the same time (or none of them).
+//! If every collective of the kernel sits in a warp-uniform block, under no guard or a guard
+//! that is the same in each warp, then at each dynamic collective the lanes of its warp that
+//! do not execute it
+//! are spent (or lie beyond a partial warp, and never run): an owed lane never executes a
+//! collective, so the check can never fire, and none is emitted. The lanes that never come
+//! end the wait on NVIDIA too (by exiting: spent lanes reach no collective, so they exit
+//! unless they hang elsewhere), so the two give the same participants. Otherwise the kernel
+//! *may meet*: every collective keeps the check (see `kernel::lower_body`).
+//!
+//! **How.** A divergence analysis on the CFG, like `simt::check_barriers`'s, with three
+//! levels instead of two: a block runs for every lane of the CTA that is not spent, for whole
+//! warps (each warp's lanes that are not spent all run it, or none), or for any lanes; a value
+//! is the same in the whole CTA, the same in each warp, `%tid.x + c`, or divergent.
+//! - Sources: `%tid.x` is `%tid.x + 0` where each warp holds 32 consecutive `%tid.x` values
+//!   from a multiple of 32 (a 1-D block, or an x extent that is a multiple of 32; `%tid.y/z`
+//!   are then the same in each warp); memory loads, atomics and subgroup operations are
+//!   divergent; parameters, `%ctaid`, constants are the CTA's. An operation of `%tid.x + c` and
+//!   a constant (`shr`, `and`, `div`, a comparison …) is evaluated for every `%tid.x` of the
+//!   block, warp by warp: the same across each warp, or divergent (`%tid.x >> 5`,
+//!   `%tid.x < 32` are per warp; `%tid.x & 31`, `%tid.x < 16` are divergent). Results of
+//!   `vote`, `redux` and `shfl.idx` from a constant lane are the same in each warp where the
+//!   collective's membermask is and its block and guard are (every lane executing it
+//!   together reads the same words: [`WarpResult`]), which covers CUB's loops that end on a
+//!   `vote.any`.
+//! - A variable is a register for the whole kernel: its level joins every assignment's, and an
+//!   assignment under control of some level is at least that level (the lanes that skip it keep
+//!   an older value). So a predicate register written twice, once per lane and once per warp,
+//!   is per lane (nvcc writes fresh predicate registers; hand-written PTX that reuses them
+//!   keeps the check).
+//! - A branch in a block of level L on a condition of level C (the larger) makes the blocks
+//!   between it and its immediate post-dominator at least that level, but successors from which
+//!   no collective is reachable do not count: a branch whose lanes that are not spent all go
+//!   one way (the common `@p bra EXIT` in front of warp code, a loop whose collectives are all
+//!   inside it) adds nothing beyond L.
+//! - Iterated to a fixed point. A collective passes when its block and its guard are at most
+//!   per warp; the kernel keeps no check when all of them pass.
+//!
+//! Uniform per CTA implies uniform per warp; a value called divergent may still be the same in
+//! each warp (conservative).
+//!
+//! Not used: "the kernel has one collective of its kind" is not enough (one `shfl` in a
+//! loop under a divergent branch meets itself from two iterations), nor is a constant
+//! membermask (the lanes that reach the collective must equal it, which needs the same
+//! analysis of the branches around it).
+
+use crate::cfg::{Cfg, NodeId, Terminator};
+use crate::ir::{BinaryOp, Builtin, CmpOp, Const, Expr, Memory, Operand, Stmt, Ty, VarId, VarInfo};
+use ptxcross_frontend::ast::Span;
+
+/// The instruction guard a collective was lowered under (`FnLower::instruction`).
+#[derive(Clone, Copy, Debug)]
+pub enum Guard {
+    None,
+    Pred(Operand),
+    /// Lowered inside some other statement: taken as divergent.
+    Unknown,
+}
+
+/// One waiting warp collective of the kernel's CFG.
+#[derive(Clone, Copy, Debug)]
+pub struct Site {
+    pub node: NodeId,
+    pub span: Span,
+    pub guard: Guard,
+}
+
+/// A variable holding a collective's result that is the same in every lane executing it
+/// together (`vote`, `redux`, `shfl.idx` from a constant lane), when its membermask `member`
+/// is warp-uniform: `site` indexes the kernel's [`Site`]s.
+#[derive(Clone, Copy, Debug)]
+pub struct WarpResult {
+    pub var: VarId,
+    pub member: Operand,
+    pub site: usize,
+}
+
+/// What the analysis knows of a value across the lanes that are not spent.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum V {
+    /// Not assigned yet (the analysis's start).
+    Unset,
+    /// The same in every lane of the CTA.
+    Cta,
+    /// The same in every lane of each warp.
+    Warp,
+    /// `%tid.x + c` (u32, wrapping), where each warp's lanes hold 32 consecutive `%tid.x`
+    /// values starting at a multiple of 32 (see [`Analysis::tid_x`]).
+    Tid(u32),
+    Divergent,
+}
+
+/// Levels of control: the lanes that run a block are every lane (0), whole warps (1), or any
+/// lanes (2).
+fn level(v: V) -> u8 {
+    match v {
+        V::Unset | V::Cta => 0,
+        V::Warp => 1,
+        V::Tid(_) | V::Divergent => 2,
+    }
+}
+
+fn join(a: V, b: V) -> V {
+    match (a, b) {
+        (x, y) if x == y => x,
+        (V::Unset, x) | (x, V::Unset) => x,
+        (V::Tid(_), _) | (_, V::Tid(_)) | (V::Divergent, _) | (_, V::Divergent) => V::Divergent,
+        _ => V::Warp,
+    }
+}
+
+/// `v` assigned under control of `ctx`.
+fn under(v: V, ctx: u8) -> V {
+    match ctx {
+        0 => v,
+        1 => join(v, V::Warp),
+        _ => V::Divergent,
+    }
+}
+
+struct Analysis<'a> {
+    vals: Vec<V>,
+    results: &'a [(usize, Operand)],
+    result_of: std::collections::HashMap<VarId, usize>,
+    site_ok: Vec<bool>,
+    /// `%tid.x` values of the CTA, or `None` when a warp's lanes are not 32 consecutive
+    /// `%tid.x` values starting at a multiple of 32 (a 2-D or 3-D block whose x extent is no
+    /// multiple of 32).
+    tid_x: Option<u32>,
+    /// `%tid.y`/`%tid.z` are the same across each warp (x extent a multiple of 32).
+    tid_yz_warp: bool,
+    changed: bool,
+}
+
+impl Analysis<'_> {
+    fn op(&self, o: &Operand) -> V {
+        match o {
+            Operand::Const(_) => V::Cta,
+            Operand::Var(v) => self.vals[v.index()],
+        }
+    }
+
+    /// Whether `f(%tid.x + c)` gives one value across each warp (`None` from `f`: unknown).
+    fn per_warp_uniform(&self, c: u32, f: impl Fn(u32) -> Option<u64>) -> bool {
+        let Some(nx) = self.tid_x else { return false };
+        (0..nx.div_ceil(32)).all(|w| {
+            let lanes = (w * 32..(w * 32 + 32).min(nx)).map(|x| f(x.wrapping_add(c)));
+            let mut first = None;
+            for r in lanes {
+                let Some(r) = r else { return false };
+                match first {
+                    None => first = Some(r),
+                    Some(f) if f != r => return false,
+                    _ => {}
+                }
+            }
+            true
+        })
+    }
+
+    fn expr(&self, e: &Expr) -> V {
+        // Operands not assigned yet: nothing known (the fixed point comes back).
+        let mut unset = false;
+        e.for_each_operand(|o| unset |= self.op(&o) == V::Unset);
+        if unset {
+            return V::Unset;
+        }
+        let all = |ops: &[&Operand]| ops.iter().fold(V::Cta, |acc, o| join(acc, self.op(o)));
+        // An operation of values none of which depends on the lane within a warp.
+        let plain = |v: V| if matches!(v, V::Tid(_)) { V::Divergent } else { v };
+        match e {
+            Expr::Use(a) => self.op(a),
+            Expr::Builtin(Builtin::ThreadId(0)) => self.tid_x.map_or(V::Divergent, |_| V::Tid(0)),
+            Expr::Builtin(Builtin::ThreadId(_)) => {
+                if self.tid_yz_warp {
+                    V::Warp
+                } else {
+                    V::Divergent
+                }
+            }
+            Expr::Builtin(Builtin::SubgroupInvocationId) => V::Divergent,
+            Expr::Builtin(_) => V::Cta,
+            Expr::Binary { op, ty: Ty::U32, lhs, rhs } => match (self.op(lhs), rhs) {
+                (V::Tid(c), Operand::Const(Const::U32(k))) => match op {
+                    BinaryOp::Add => V::Tid(c.wrapping_add(*k)),
+                    BinaryOp::Sub => V::Tid(c.wrapping_sub(*k)),
+                    _ if self.per_warp_uniform(c, |x| binary_u32(*op, x, *k).map(u64::from)) => V::Warp,
+                    _ => V::Divergent,
+                },
+                _ => plain(all(&[lhs, rhs])),
+            },
+            Expr::Binary { lhs, rhs, .. } => plain(all(&[lhs, rhs])),
+            Expr::Compare { op, ty: Ty::U32, lhs, rhs } => match (self.op(lhs), self.op(rhs), lhs, rhs) {
+                (V::Tid(c), _, _, Operand::Const(Const::U32(k))) => {
+                    if self.per_warp_uniform(c, |x| compare_u32(*op, x, *k).map(u64::from)) {
+                        V::Warp
+                    } else {
+                        V::Divergent
+                    }
+                }
+                (_, V::Tid(c), Operand::Const(Const::U32(k)), _) => {
+                    if self.per_warp_uniform(c, |x| compare_u32(*op, *k, x).map(u64::from)) {
+                        V::Warp
+                    } else {
+                        V::Divergent
+                    }
+                }
+                _ => plain(all(&[lhs, rhs])),
+            },
+            Expr::Compare { lhs, rhs, .. } => plain(all(&[lhs, rhs])),
+            Expr::Unary { arg, .. } | Expr::Convert { arg, .. } => plain(self.op(arg)),
+            Expr::Fma { a, b, c, .. } => plain(all(&[a, b, c])),
+            Expr::Select { cond, a, b, .. } => plain(all(&[cond, a, b])),
+            Expr::LoadWord { memory: Memory::Param, index } => plain(self.op(index)),
+            // The same value in every thread (its precondition: a uniform index).
+            Expr::SharedUniformLoad { index } => plain(self.op(index)),
+            Expr::LoadWord { .. } | Expr::LoadDword { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. } => V::Divergent,
+            Expr::WarpBallot { .. } | Expr::WarpShuffle { .. } => V::Divergent,
+            // A function of its arguments only (`ir::Function`).
+            Expr::Call { args, .. } => plain(args.iter().fold(V::Cta, |acc, o| join(acc, self.op(o)))),
+        }
+    }
+
+    fn assign(&mut self, dst: VarId, v: V) {
+        let old = self.vals[dst.index()];
+        let new = join(old, v);
+        if new != old {
+            self.vals[dst.index()] = new;
+            self.changed = true;
+        }
+    }
+
+    fn stmts(&mut self, stmts: &[Stmt], ctx: u8) {
+        for s in stmts {
+            match s {
+                Stmt::Assign { dst, expr } => {
+                    let v = match self.result_of.get(dst) {
+                        Some(&r) => {
+                            let (site, member) = self.results[r];
+                            if self.site_ok[site] && level(self.op(&member)) <= 1 {
+                                V::Warp
+                            } else {
+                                V::Divergent
+                            }
+                        }
+                        None => self.expr(expr),
+                    };
+                    self.assign(*dst, under(v, ctx));
+                }
+                Stmt::If { cond, then_body, else_body } => {
+                    let c = ctx.max(level(self.op(cond)));
+                    self.stmts(&then_body.stmts, c);
+                    self.stmts(&else_body.stmts, c);
+                }
+                Stmt::Switch { selector, cases, default } => {
+                    let c = ctx.max(level(self.op(selector)));
+                    for case in cases {
+                        self.stmts(&case.body.stmts, c);
+                    }
+                    self.stmts(&default.stmts, c);
+                }
+                Stmt::Loop { body } => self.stmts(&body.stmts, 2),
+                _ => {}
+            }
+        }
+    }
+}
+
+/// `op` on u32 constants, where it is an integer operation of u32 values (`None`: not known).
+fn binary_u32(op: BinaryOp, a: u32, b: u32) -> Option<u32> {
+    Some(match op {
+        BinaryOp::Add => a.wrapping_add(b),
+        BinaryOp::Sub => a.wrapping_sub(b),
+        BinaryOp::Mul => a.wrapping_mul(b),
+        BinaryOp::DivU => a.checked_div(b)?,
+        BinaryOp::RemU => a.checked_rem(b)?,
+        BinaryOp::DivS => (a as i32).checked_div(b as i32)? as u32,
+        BinaryOp::RemS => (a as i32).checked_rem(b as i32)? as u32,
+        BinaryOp::And => a & b,
+        BinaryOp::Or => a | b,
+        BinaryOp::Xor => a ^ b,
+        BinaryOp::Shl if b < 32 => a << b,
+        BinaryOp::ShrU if b < 32 => a >> b,
+        BinaryOp::ShrS if b < 32 => ((a as i32) >> b) as u32,
+        BinaryOp::MinU => a.min(b),
+        BinaryOp::MaxU => a.max(b),
+        BinaryOp::MinS => (a as i32).min(b as i32) as u32,
+        BinaryOp::MaxS => (a as i32).max(b as i32) as u32,
+        _ => return None,
+    })
+}
+
+fn compare_u32(op: CmpOp, a: u32, b: u32) -> Option<bool> {
+    let (sa, sb) = (a as i32, b as i32);
+    Some(match op {
+        CmpOp::Eq => a == b,
+        CmpOp::Ne => a != b,
+        CmpOp::LtU => a < b,
+        CmpOp::LeU => a <= b,
+        CmpOp::GtU => a > b,
+        CmpOp::GeU => a >= b,
+        CmpOp::LtS => sa < sb,
+        CmpOp::LeS => sa <= sb,
+        CmpOp::GtS => sa > sb,
+        CmpOp::GeS => sa >= sb,
+        _ => return None,
+    })
+}
+
+/// The first collective of `sites` that the proof cannot clear (a lane of its warp that may
+/// still execute a collective may be elsewhere when it runs), or `None`: no meeting check can
+/// fire in this kernel. `block`: the CTA shape; `results`: see [`WarpResult`].
+pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], results: &[WarpResult]) -> Option<Span> {
+    if sites.is_empty() {
+        return None;
+    }
+    let n = cfg.blocks.len();
+    // Blocks from which a collective is reachable (the lanes there are not spent).
+    let mut live = vec![false; n];
+    for s in sites {
+        live[s.node] = true;
+    }
+    let preds = cfg.predecessors();
+    let mut work: Vec<NodeId> = sites.iter().map(|s| s.node).collect();
+    while let Some(b) = work.pop() {
+        for &p in &preds[b] {
+            if !live[p] {
+                live[p] = true;
+                work.push(p);
+            }
+        }
+    }
+    let ipdom = cfg.immediate_post_dominators();
+    let pairs: Vec<(usize, Operand)> = results.iter().map(|r| (r.site, r.member)).collect();
+    let x_runs = block[1] * block[2] == 1 || block[0].is_multiple_of(32);
+    let mut a = Analysis {
+        vals: vec![V::Unset; vars.len()],
+        results: &pairs,
+        result_of: results.iter().enumerate().map(|(i, r)| (r.var, i)).collect(),
+        site_ok: vec![true; sites.len()],
+        tid_x: x_runs.then_some(block[0]),
+        tid_yz_warp: block[0].is_multiple_of(32),
+        changed: false,
+    };
+    let mut block_lvl = vec![0u8; n];
+    let guard_lvl = |a: &Analysis, g: Guard| match g {
+        Guard::None => 0,
+        Guard::Pred(p) => level(a.op(&p)),
+        Guard::Unknown => 2,
+    };
+    loop {
+        a.changed = false;
+        for (block, &l) in cfg.blocks.iter().zip(&block_lvl) {
+            a.stmts(&block.stmts, l);
+        }
+        for b in 0..n {
+            if !live[b] {
+                continue;
+            }
+            let cond = match &cfg.blocks[b].term {
+                Terminator::Branch { cond, .. } => cond,
+                Terminator::Switch { selector, .. } => selector,
+                _ => continue,
+            };
+            let mut succs: Vec<NodeId> = cfg.blocks[b].term.successors().into_iter().filter(|&s| live[s]).collect();
+            succs.sort_unstable();
+            succs.dedup();
+            // Lanes that are not spent split only where two successors reach a collective; the
+            // lanes running `b` are a part of the CTA's already where `b` is not uniform.
+            let lvl = if succs.len() >= 2 { block_lvl[b].max(level(a.op(cond))) } else { block_lvl[b] };
+            if lvl == 0 {
+                continue;
+            }
+            let stop = ipdom[b];
+            let mut seen = vec![false; n];
+            let mut stack = succs;
+            while let Some(s) = stack.pop() {
+                if Some(s) == stop || seen[s] {
+                    continue;
+                }
+                seen[s] = true;
+                if block_lvl[s] < lvl {
+                    block_lvl[s] = lvl;
+                    a.changed = true;
+                }
+                stack.extend(cfg.blocks[s].term.successors());
+            }
+        }
+        let fine: Vec<bool> = sites.iter().map(|s| block_lvl[s.node] <= 1 && guard_lvl(&a, s.guard) <= 1).collect();
+        for (ok, fine) in a.site_ok.iter_mut().zip(fine) {
+            if *ok && !fine {
+                *ok = false;
+                a.changed = true;
+            }
+        }
+        if !a.changed {
+            break;
+        }
+    }
+    sites.iter().zip(&a.site_ok).find(|(_, ok)| !**ok).map(|(s, _)| s.span)
+}
