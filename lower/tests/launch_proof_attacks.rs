@@ -809,3 +809,40 @@ DONE:
     let variant = specialise(&k, &proof).expect("a variant");
     assert!(variant.defers_faults(), "x[i]'s checks stay in the variant");
 }
+
+/// A grid-stride counter read after its loop: `misread_constants` hides the values leaving a
+/// loop of two or more `break`s (the driver's exit phi), through a shadow variable set at
+/// each `break` and copied back after the loop, so the counter keeps its one assignment in
+/// the loop and stays an induction variable (hiding it in place made the loop unbounded and
+/// lost `x[i]`'s claims).
+#[test]
+fn a_counter_read_after_its_loop_stays_an_induction_variable() {
+    let ptx = format!(
+        "{HEAD}.visible .entry gs(.param .u64 x, .param .u32 n, .param .u32 s)
+{{
+    .reg .pred %p<2>; .reg .b32 %r<4>; .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [x]; ld.param.u32 %r1, [n]; ld.param.u32 %r2, [s];
+    mov.u32 %r3, %tid.x;
+LOOP:
+    setp.ge.u32 %p1, %r3, %r1;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r3;
+    add.s32 %r3, %r3, %r2;
+    bra LOOP;
+DONE:
+    LIVE
+    ret;
+}}"
+    );
+    for (live, claims) in [("", 3), ("st.global.u32 [%rd1], %r3;", 6)] {
+        let k = kernel(&ptx.replace("LIVE", live), [64, 1, 1]);
+        let proof = analyse(&k).expect("claims");
+        assert_eq!((proof.loops.len(), proof.claims.len()), (1, claims), "{live:?}");
+        // x at byte 256, n = 1000 words: in range with the heap holding them.
+        let p = params(&k, &[(0, abi::HEAP_BASE + 256, 8), (8, 1000, 4), (12, 64, 4)]);
+        assert!(proof.holds(LaunchValues { params: &p, grid: [1, 1, 1], heap_words: 64 + 1000 }), "{live:?}");
+        assert!(!proof.holds(LaunchValues { params: &p, grid: [1, 1, 1], heap_words: 64 + 999 }), "{live:?}");
+    }
+}
