@@ -804,6 +804,14 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
             changed.sort_unstable();
             changed.dedup();
             let is_loop = matches!(b.stmts[i], Stmt::Loop { .. });
+            // Reads inside a loop, counted on its code as written (before this pass adds
+            // statements to it), against the kernel's reads counted the same way (`cx.uses`).
+            let mut inside = Vec::new();
+            if is_loop {
+                for body in b.stmts[i].bodies() {
+                    use_counts(body, &mut inside);
+                }
+            }
             let known_of = |known: &[Option<u64>], d: &VarId| known.get(d.index()).copied().flatten();
             let mut saved: Vec<Option<u64>> = changed.iter().map(|d| known_of(&cx.known, d)).collect();
             if is_loop {
@@ -846,10 +854,6 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
             // with one `break` has no exit phi, and unrolling a constant trip count leaves one
             // exit.
             if is_loop {
-                let mut inside = vec![0u32; cx.uses.len()];
-                if let Some(body) = b.stmts[i].bodies().next() {
-                    use_counts(body, &mut inside);
-                }
                 let hide: Vec<VarId> = changed
                     .iter()
                     .copied()
