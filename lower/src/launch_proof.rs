@@ -938,6 +938,19 @@ fn refine(op: CmpOp, a: Av, b: Av, w: u32) -> Option<(Av, Av)> {
             let i = a.intersect(b, w)?;
             return Some((i, i));
         }
+        Ne => {
+            // A side that is one value `p` takes `p` off an end of the other's interval (a
+            // head-tested `for (i = k; i != n; i += s)` loop's body sees `i != n`).
+            let trim = |x: Av, p: Option<u128>| -> Option<Av> {
+                match p {
+                    Some(p) if x.lo == p && x.hi == p => None,
+                    Some(p) if x.lo == p => Av { lo: p + 1, ..x }.norm(w),
+                    Some(p) if x.hi == p => Av { hi: p - 1, ..x }.norm(w),
+                    _ => Some(x),
+                }
+            };
+            return Some((trim(a, b.point_value())?, trim(b, a.point_value())?));
+        }
         _ => return Some((a, b)),
     };
     let (mut na, mut nb) = (sa, sb);

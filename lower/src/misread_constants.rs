@@ -722,6 +722,22 @@ impl Cx<'_> {
         out.push(Stmt::Assign { dst: d, expr: Expr::Convert { op: ConvertOp::Bitcast, from: ity, to: ty, arg: Operand::Var(h) } });
     }
 
+    /// Statements setting `e` (of `d`'s type) to `d` plus the unknown zero ([`DEF`]), by an add
+    /// as in [`Cx::rehide`].
+    fn hide_into(&mut self, d: VarId, e: VarId, out: &mut Vec<Stmt>) {
+        let ty = self.vars.get(d.index()).map_or(Ty::U32, |v| v.ty);
+        let ity = if ty.bits() == 32 { Ty::U32 } else { Ty::U64 };
+        let z = self.zero(DEF, ity);
+        if ty == ity {
+            out.push(Stmt::Assign { dst: e, expr: Expr::Binary { op: BinaryOp::Add, ty, lhs: Operand::Var(d), rhs: z } });
+            return;
+        }
+        let (t, h) = (self.var(ity, "misread_constants.bits"), self.var(ity, "misread_constants.hidden"));
+        out.push(Stmt::Assign { dst: t, expr: Expr::Convert { op: ConvertOp::Bitcast, from: ty, to: ity, arg: Operand::Var(d) } });
+        out.push(Stmt::Assign { dst: h, expr: Expr::Binary { op: BinaryOp::Add, ty: ity, lhs: Operand::Var(t), rhs: z } });
+        out.push(Stmt::Assign { dst: e, expr: Expr::Convert { op: ConvertOp::Bitcast, from: ity, to: ty, arg: Operand::Var(h) } });
+    }
+
     /// [`Cx::hidden`] with `op` (XOR or add) combining `x` and the zero.
     fn hidden_by(&mut self, ty: Ty, x: Operand, slot: usize, op: BinaryOp, out: &mut Vec<Stmt>) -> Operand {
         let ity = if ty.bits() == 32 { Ty::U32 } else { Ty::U64 };
@@ -796,6 +812,14 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
             changed.sort_unstable();
             changed.dedup();
             let is_loop = matches!(b.stmts[i], Stmt::Loop { .. });
+            // Reads inside a loop, counted on its code as written (before this pass adds
+            // statements to it), against the kernel's reads counted the same way (`cx.uses`).
+            let mut inside = Vec::new();
+            if is_loop {
+                for body in b.stmts[i].bodies() {
+                    use_counts(body, &mut inside);
+                }
+            }
             let known_of = |known: &[Option<u64>], d: &VarId| known.get(d.index()).copied().flatten();
             let mut saved: Vec<Option<u64>> = changed.iter().map(|d| known_of(&cx.known, d)).collect();
             if is_loop {
@@ -834,12 +858,10 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
             // selection's merge below, a 32- or 64-bit variable the loop assigns, that is
             // read outside it and not opaque, leaves through every `break` of a loop with
             // two or more of them as itself plus the unknown zero. (A selection whose branch
-            // breaks is left alone by the selection rule: this covers its values.)
+            // breaks is left alone by the selection rule: this covers its values.) A loop
+            // with one `break` has no exit phi, and unrolling a constant trip count leaves one
+            // exit.
             if is_loop {
-                let mut inside = vec![0u32; cx.uses.len()];
-                if let Some(body) = b.stmts[i].bodies().next() {
-                    use_counts(body, &mut inside);
-                }
                 let hide: Vec<VarId> = changed
                     .iter()
                     .copied()
@@ -854,7 +876,19 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
                     .collect();
                 if let Some(Stmt::Loop { body }) = (!hide.is_empty()).then_some(&mut b.stmts[i]) {
                     if count_breaks(body) >= 2 {
-                        hide_at_breaks(body, cx, &hide);
+                        // Through a shadow per variable, set at every `break` and copied back
+                        // after the loop: the variable itself keeps its assignments in the loop
+                        // (an induction variable stays one for `launch_proof`).
+                        let shadows: Vec<(VarId, VarId)> = hide
+                            .iter()
+                            .map(|&d| {
+                                let ty = cx.vars.get(d.index()).map_or(Ty::U32, |v| v.ty);
+                                (d, cx.var(ty, "misread_constants.exit"))
+                            })
+                            .collect();
+                        hide_at_breaks(body, cx, &shadows);
+                        let copies = shadows.iter().map(|&(d, e)| Stmt::Assign { dst: d, expr: Expr::Use(Operand::Var(e)) });
+                        b.stmts.splice(i + 1..i + 1, copies);
                     }
                 }
             }
@@ -1025,16 +1059,16 @@ fn count_breaks(b: &Block) -> usize {
         .sum()
 }
 
-/// Puts `d = d + zero` for each of `vars` before every `Break` of the loop whose body is `b`
-/// ([`rewrite_block`]'s loop-exit rule).
-fn hide_at_breaks(b: &mut Block, cx: &mut Cx, vars: &[VarId]) {
+/// Puts `e = d + zero` for each `(d, e)` of `vars` before every `Break` of the loop whose
+/// body is `b` ([`rewrite_block`]'s loop-exit rule).
+fn hide_at_breaks(b: &mut Block, cx: &mut Cx, vars: &[(VarId, VarId)]) {
     let mut i = 0;
     while i < b.stmts.len() {
         match &mut b.stmts[i] {
             Stmt::Break => {
                 let mut more = Vec::new();
-                for &d in vars {
-                    cx.rehide(d, &mut more);
+                for &(d, e) in vars {
+                    cx.hide_into(d, e, &mut more);
                 }
                 let n = more.len();
                 b.stmts.splice(i..i, more);

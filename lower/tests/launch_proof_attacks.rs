@@ -7,11 +7,15 @@
 //! PTX: whenever [`LaunchProof::holds`] accepts a launch, every heap access that the
 //! simulation makes must be inside the heap segment, outside the reserved words and aligned —
 //! the only thing a holding precondition may be trusted for. (The simulation is this file's
-//! reading of the PTX, not ptxcross's IR or interpreter.)
+//! reading of the PTX, not ptxcross's IR or interpreter.) The check asks more than the proof
+//! promises — an access without a claim keeps its fault recording in the variant and may be
+//! out of range — so every kernel here is one whose accesses the proof claims once it holds;
+//! one whose loop bound is loaded (no claim for its store) is checked apart
+//! ([`a_bound_loaded_in_the_loop_keeps_its_checks`]).
 
 use ptxcross_frontend::{parse, SourceFile};
 use ptxcross_lower::ir::Kernel;
-use ptxcross_lower::launch_proof::{analyse, LaunchValues};
+use ptxcross_lower::launch_proof::{analyse, specialise, LaunchValues};
 use ptxcross_lower::{abi, lower, LowerOptions};
 
 fn kernel(ptx: &str, block: [u32; 3]) -> Kernel {
@@ -344,6 +348,52 @@ LOOP:
                     if i == n {
                         return true;
                     }
+                }
+                false
+            },
+        },
+        // The same head-tested (`for (i = k; i != n; i += s) x[i]`): the body sees `i != n`,
+        // which the guard's refinement takes off the end of `i`'s range.
+        Attack {
+            name: "ne_head_uniform",
+            ptx: format!(
+                "{HEAD}.visible .entry k(.param .u64 x, .param .u32 n, .param .u32 s, .param .u32 k)
+{{
+    .reg .pred %p<2>; .reg .b32 %r<6>; .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [x]; ld.param.u32 %r1, [n]; ld.param.u32 %r2, [s]; ld.param.u32 %r3, [k];
+LOOP:
+    setp.eq.u32 %p1, %r3, %r1;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r3;
+    add.s32 %r3, %r3, %r2;
+    bra LOOP;
+DONE:
+    ret;
+}}"
+            ),
+            mode: 0,
+            block: [4, 1, 1],
+            args: |r| {
+                let s = 1u64 << (r.next() % 5);
+                let k = r.u32_edge() as u64 % 1000;
+                let n = match r.next() % 4 {
+                    0 => k + s * (r.next() % 40),
+                    1 => k.wrapping_sub(s) & 0xffff_ffff,
+                    2 => k + 1,
+                    _ => r.u32_edge() as u64,
+                };
+                (vec![(0, pointer(r), 8), (8, n, 4), (12, s, 4), (16, k, 4)], [1, 1, 1])
+            },
+            thread: |_m, a, _, _, acc| {
+                let (x, n, s, mut i) = (arg(a, 0), arg(a, 1) as u32, arg(a, 2) as u32, arg(a, 3) as u32);
+                for _ in 0..STEPS {
+                    if i == n {
+                        return true;
+                    }
+                    acc(x.wrapping_add(4 * i as u64), 4);
+                    i = i.wrapping_add(s);
                 }
                 false
             },
@@ -723,5 +773,76 @@ fn no_holding_precondition_lets_an_access_fault() {
         let t = std::time::Instant::now();
         let (held, total) = check(a, LAUNCHES, 0x9e37_79b9_7f4a_7c15 ^ i as u64);
         eprintln!("{}: held for {held} of {total} launches ({:?})", a.name, t.elapsed());
+    }
+}
+
+/// A loop bound loaded inside the loop (`for (i = tid; i < *np; i += 8) x[i]`): memory may
+/// hold anything, so `x[i]` gets no claim, and the variant (which a launch with `np` in range
+/// runs) keeps that store's fault recording: only the load of `*np` is claimed.
+#[test]
+fn a_bound_loaded_in_the_loop_keeps_its_checks() {
+    let k = kernel(
+        &format!(
+            "{HEAD}.visible .entry k(.param .u64 x, .param .u64 np)
+{{
+    .reg .pred %p<2>; .reg .b32 %r<6>; .reg .b64 %rd<6>;
+    ld.param.u64 %rd1, [x]; ld.param.u64 %rd4, [np];
+    mov.u32 %r3, %tid.x;
+LOOP:
+    ld.global.u32 %r1, [%rd4];
+    setp.ge.u32 %p1, %r3, %r1;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r3;
+    add.s32 %r3, %r3, 8;
+    bra LOOP;
+DONE:
+    ret;
+}}"
+        ),
+        [8, 1, 1],
+    );
+    let proof = analyse(&k).expect("the load of *np is claimed");
+    let p = params(&k, &[(0, abi::HEAP_BASE + 4096, 8), (8, abi::HEAP_BASE + 256, 8)]);
+    assert!(proof.holds(LaunchValues { params: &p, grid: [1, 1, 1], heap_words: 1 << 16 }), "np in range");
+    let variant = specialise(&k, &proof).expect("a variant");
+    assert!(variant.defers_faults(), "x[i]'s checks stay in the variant");
+}
+
+/// A grid-stride counter read after its loop: `misread_constants` hides the values leaving a
+/// loop of two or more `break`s (the driver's exit phi), through a shadow variable set at
+/// each `break` and copied back after the loop, so the counter keeps its one assignment in
+/// the loop and stays an induction variable (hiding it in place made the loop unbounded and
+/// lost `x[i]`'s claims).
+#[test]
+fn a_counter_read_after_its_loop_stays_an_induction_variable() {
+    let ptx = format!(
+        "{HEAD}.visible .entry gs(.param .u64 x, .param .u32 n, .param .u32 s)
+{{
+    .reg .pred %p<2>; .reg .b32 %r<4>; .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [x]; ld.param.u32 %r1, [n]; ld.param.u32 %r2, [s];
+    mov.u32 %r3, %tid.x;
+LOOP:
+    setp.ge.u32 %p1, %r3, %r1;
+    @%p1 bra DONE;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r3;
+    add.s32 %r3, %r3, %r2;
+    bra LOOP;
+DONE:
+    LIVE
+    ret;
+}}"
+    );
+    for (live, claims) in [("", 3), ("st.global.u32 [%rd1], %r3;", 6)] {
+        let k = kernel(&ptx.replace("LIVE", live), [64, 1, 1]);
+        let proof = analyse(&k).expect("claims");
+        assert_eq!((proof.loops.len(), proof.claims.len()), (1, claims), "{live:?}");
+        // x at byte 256, n = 1000 words: in range with the heap holding them.
+        let p = params(&k, &[(0, abi::HEAP_BASE + 256, 8), (8, 1000, 4), (12, 64, 4)]);
+        assert!(proof.holds(LaunchValues { params: &p, grid: [1, 1, 1], heap_words: 64 + 1000 }), "{live:?}");
+        assert!(!proof.holds(LaunchValues { params: &p, grid: [1, 1, 1], heap_words: 64 + 999 }), "{live:?}");
     }
 }

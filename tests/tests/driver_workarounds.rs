@@ -447,6 +447,14 @@ fn misread_values_leaving_loops_and_switches() {
             Box::new(move |x| pick(x & 7 == 7, 0xbf80_0000, 0)),
         ),
         (
+            "nested branches: f32 registers, -1.0 when both hold, +0 in either else",
+            format!(
+                "{p0} and.b32 %r10, %r6, 2; setp.ne.u32 %p1, %r10, 0;\n @!%p1 bra Z;\n @!%p0 bra Y;\n mov.f32 %f1, 0fBF800000;\n bra J;\nY:\n mov.f32 %f1, 0f00000000;\n bra J;\nZ:\n mov.f32 %f1, 0f00000000;\nJ:\n \
+                 mov.b32 %r11, %f1; {store}"
+            ),
+            Box::new(move |x| pick(x & 3 == 3, 0xbf80_0000, 0)),
+        ),
+        (
             "nested branches: f64 1.0 when both hold, -0.0 in either else (high word)",
             format!(
                 "{p0} and.b32 %r10, %r6, 2; setp.ne.u32 %p1, %r10, 0;\n @!%p1 bra Z;\n @!%p0 bra Y;\n mov.b64 %rd9, 0x3ff0000000000000;\n bra J;\nY:\n mov.b64 %rd9, 0x8000000000000000;\n bra J;\nZ:\n mov.b64 %rd9, 0x8000000000000000;\nJ:\n \

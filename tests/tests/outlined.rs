@@ -381,3 +381,99 @@ fn call_sites_in_divergent_branches_and_loops() {
         }
     }
 }
+
+/// The exact paths for devices that flush f32 subnormals (`inst::flushed`: the rare path of
+/// `add`/`sub`/`mul`/`fma.rn.f32` is an outlined function), called from divergent branches in
+/// a loop, each op from several call sites, lowered with `flushed_f32` and run with
+/// `simulate_flushed_f32` (every native f32 operation flushes, as on such a device), on inputs
+/// that are mostly subnormal or tiny: the results must be PTX's (§9.7.3.3–6: one rounding,
+/// subnormals kept), by `ptx_ref::float::arith_f32`.
+fn flushed_loop_kernel() -> String {
+    format!(
+        "{PER_THREAD_HEADER}.visible .entry k(.param .u64 out, .param .u64 inp)\n{{\n\
+         .reg .pred %p<4>;\n.reg .b32 %r<16>;\n.reg .f32 %f<12>;\n.reg .b64 %rd<12>;\n\
+         ld.param.u64 %rd1, [out];\n ld.param.u64 %rd2, [inp];\n\
+         mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n mov.u32 %r3, %ntid.x;\n mad.lo.s32 %r4, %r2, %r3, %r1;\n\
+         mul.wide.u32 %rd5, %r4, 16;\n add.s64 %rd6, %rd2, %rd5;\n mul.wide.u32 %rd8, %r4, 64;\n add.s64 %rd7, %rd1, %rd8;\n\
+         ld.global.u32 %r6, [%rd6];\n ld.global.f32 %f1, [%rd6+4];\n ld.global.f32 %f2, [%rd6+8];\n ld.global.f32 %f3, [%rd6+12];\n mov.u32 %r10, 0;\n\
+         L:\n shl.b32 %r11, %r10, 1;\n shr.u32 %r12, %r6, %r11;\n and.b32 %r12, %r12, 3;\n\
+         setp.eq.u32 %p1, %r12, 0;\n @%p1 bra S0;\n setp.eq.u32 %p1, %r12, 1;\n @%p1 bra S1;\n setp.eq.u32 %p1, %r12, 2;\n @%p1 bra S2;\n\
+         add.rn.f32 %f4, %f1, %f2;\n fma.rn.f32 %f5, %f3, %f2, %f1;\n mul.rn.f32 %f7, %f2, %f3;\n bra E;\n\
+         S0:\n sub.rn.f32 %f4, %f1, %f2;\n add.rn.f32 %f5, %f3, %f1;\n fma.rn.f32 %f7, %f1, %f2, %f3;\n bra E;\n\
+         S1:\n mul.rn.f32 %f4, %f3, %f1;\n sub.rn.f32 %f5, %f2, %f3;\n add.rn.f32 %f7, %f2, %f1;\n bra E;\n\
+         S2:\n fma.rn.f32 %f4, %f2, %f3, %f1;\n mul.rn.f32 %f5, %f1, %f1;\n sub.rn.f32 %f7, %f3, %f2;\n\
+         E:\n st.global.f32 [%rd7], %f4;\n st.global.f32 [%rd7+4], %f5;\n st.global.f32 [%rd7+8], %f7;\n\
+         mov.f32 %f6, %f1;\n mov.f32 %f1, %f2;\n mov.f32 %f2, %f3;\n mov.f32 %f3, %f6;\n\
+         add.s64 %rd7, %rd7, 16;\n add.u32 %r10, %r10, 1;\n setp.lt.u32 %p2, %r10, 4;\n @%p2 bra L;\n ret;\n}}\n"
+    )
+}
+
+fn flushed_loop_model(w: &[u32]) -> Vec<[Expect; 3]> {
+    use ptxcross_tests::ptx_ref::float::arith_f32;
+    use rustc_apfloat::Round::NearestTiesToEven as Rn;
+    let x = w[0];
+    let (mut a, mut b, mut c) = (w[1] as u64, w[2] as u64, w[3] as u64);
+    let f = |op: &str, xs: &[u64]| arith_f32(op, Rn, xs, false, false);
+    let mut out = Vec::new();
+    for j in 0..4 {
+        out.push(match (x >> (2 * j)) & 3 {
+            0 => [f("sub", &[a, b]), f("add", &[c, a]), f("fma", &[a, b, c])],
+            1 => [f("mul", &[c, a]), f("sub", &[b, c]), f("add", &[b, a])],
+            2 => [f("fma", &[b, c, a]), f("mul", &[a, a]), f("sub", &[c, b])],
+            _ => [f("add", &[a, b]), f("fma", &[c, b, a]), f("mul", &[b, c])],
+        });
+        (a, b, c) = (b, c, a);
+    }
+    out
+}
+
+#[test]
+fn flushed_exact_paths_called_in_divergent_branches_and_loops() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let ptx = flushed_loop_kernel();
+    let options = LowerOptions { block: Some([64, 1, 1]), flushed_f32: true, simulate_flushed_f32: true, ..Default::default() };
+    let file = SourceFile::new("flushed_loop.ptx".to_string(), ptx.clone());
+    let module = translate::frontend(&file, &options).expect("lower");
+    let names: Vec<&str> = module.kernels[0].functions.iter().map(|f| f.name.as_str()).collect();
+    assert!(names.iter().filter(|n| n.starts_with("f32_flushed_exact_")).count() == 4, "{names:?}");
+    let program = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
+    let threads = 512usize;
+    // Per thread: the branch selector, then a, b, c: subnormal or tiny (exponent field 0..3)
+    // three times in four, any value otherwise; each sign.
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        s
+    };
+    let input: Vec<u32> = (0..threads * 4)
+        .map(|i| {
+            let r = next();
+            match (i % 4, r >> 62) {
+                (0, _) => (r >> 16) as u32 ^ (i / 4) as u32,
+                (_, 3) => (r >> 8) as u32,
+                _ => (r as u32 & 0x807f_ffff) | (((r >> 40) % 4) as u32) << 23,
+            }
+        })
+        .collect();
+    for backend in Backend::ALL {
+        let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
+        let inp = ctx.alloc((threads * 16) as u64).unwrap();
+        let out = ctx.alloc((threads * 64) as u64).unwrap();
+        ctx.write(inp, &bytes(&input)).unwrap();
+        ctx.launch(&program, "k", [threads as u32 / 64, 1, 1], &[&out.0.to_le_bytes(), &inp.0.to_le_bytes()], backend).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        let got = words(&ctx.read(out, (threads * 64) as u64).unwrap());
+        for t in 0..threads {
+            let w = &input[4 * t..4 * t + 4];
+            for (j, e) in flushed_loop_model(w).into_iter().enumerate() {
+                let g = &got[16 * t + 4 * j..16 * t + 4 * j + 3];
+                assert!(
+                    (0..3).all(|i| e[i].holds(g[i] as u64, 32)),
+                    "{backend}: thread {t}, inputs {w:#010x?}, iteration {j} (branch {}): expected {e:?}, got {g:#010x?}",
+                    (w[0] >> (2 * j)) & 3
+                );
+            }
+        }
+    }
+}

@@ -334,3 +334,182 @@ fn warp_shuffles_from_the_lowest_live_lane_as_lanes_return_inside_a_loop() {
         }
     }
 }
+
+/// Collectives in a loop whose trip count is per lane, the membermask narrowed by a ballot
+/// each iteration (the CUDA idiom `mask = __ballot_sync(mask, i < n)`): every lane in `mask`
+/// takes part in the ballot (§9.7.13.9), the lanes whose predicate is false leave the loop
+/// (and store), the rest shuffle from the lowest lane of the new mask (§9.7.9.6) and go on.
+const BALLOT_LOOP: &str = r#"
+.visible .entry b(.param .u64 out, .param .u64 inp)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<32>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u64 %rd2, [inp];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.s32 %r4, %r2, %r3, %r1;
+    mul.wide.u32 %rd5, %r4, 4;
+    add.s64 %rd6, %rd2, %rd5;
+    add.s64 %rd7, %rd1, %rd5;
+    ld.global.u32 %r20, [%rd6];
+    and.b32 %r21, %r20, 7;
+    bar.warp.sync -1;
+    activemask.b32 %r11;
+    mov.u32 %r10, 0;
+LOOP:
+    setp.lt.u32 %p1, %r10, %r21;
+    vote.sync.ballot.b32 %r12, %p1, %r11;
+    @!%p1 bra DONE;
+    mov.u32 %r11, %r12;
+    brev.b32 %r13, %r11;
+    bfind.shiftamt.u32 %r14, %r13;
+    shfl.sync.idx.b32 %r15, %r20, %r14, 31, %r11;
+    add.u32 %r20, %r20, %r15;
+    popc.b32 %r16, %r11;
+    add.u32 %r20, %r20, %r16;
+    add.u32 %r10, %r10, 1;
+    bra LOOP;
+DONE:
+    st.global.u32 [%rd7], %r20;
+    ret;
+}
+"#;
+
+fn ballot_loop_model(x: &[u32]) -> Vec<u32> {
+    let mut acc = x.to_vec();
+    for w in x.chunks(32).enumerate().map(|(i, c)| i * 32..i * 32 + c.len()) {
+        let mut mask: Vec<usize> = w.collect();
+        for k in 0.. {
+            mask.retain(|&l| k < x[l] & 7);
+            let Some(&leader) = mask.first() else { break };
+            let (v, count) = (acc[leader], mask.len() as u32);
+            for &l in &mask {
+                acc[l] = acc[l].wrapping_add(v).wrapping_add(count);
+            }
+        }
+    }
+    acc
+}
+
+#[test]
+fn ballot_narrowed_membermasks_in_a_loop_with_per_lane_trip_counts() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let ptx = format!("{PER_THREAD_HEADER}{BALLOT_LOOP}");
+    for block in [48u32, 100] {
+        let grid = 2u32;
+        let n = (block * grid) as usize;
+        let mut s = 0x5eed_0b0eu32 ^ block;
+        let input: Vec<u32> = (0..n)
+            .map(|_| {
+                s ^= s << 13;
+                s ^= s >> 17;
+                s ^= s << 5;
+                s
+            })
+            .collect();
+        let want: Vec<u32> = input.chunks(block as usize).flat_map(ballot_loop_model).collect();
+        for backend in Backend::ALL {
+            let launch = Launch { ptx: &ptx, kernel: "b", block: [block, 1, 1], grid: [grid, 1, 1], buffers: vec![vec![0; n * 4], bytes(&input)] };
+            let out = run(&gpu, &launch, backend).unwrap_or_else(|e| panic!("{backend}, {block} threads: {e}"));
+            let got = words(&out[0]);
+            let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
+            assert!(
+                bad.is_empty(),
+                "{backend}, {block} threads: {} of {n} words wrong, first thread {} (CTA {}): expected {:#x}, got {:#x}",
+                bad.len(),
+                bad[0] % block as usize,
+                bad[0] / block as usize,
+                want[bad[0]],
+                got[bad[0]]
+            );
+        }
+    }
+}
+
+/// Warp collectives under a branch that is uniform in each warp but not across the CTA (odd
+/// warps only), in a loop whose trip count is the warp's (`warp + 1`): where warps are
+/// emulated through workgroup memory and barriers (subgroups narrower than 32), the SIMT pass
+/// must run that branch for every thread with masks. `shfl.sync.bfly` with `c = 31` and a
+/// full mask reads lane `lane ^ b` (§9.7.9.6); full warps only (CTAs of 96 and 160).
+const WARP_BRANCH: &str = r#"
+.visible .entry wb(.param .u64 out, .param .u64 inp)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<32>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u64 %rd2, [inp];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.s32 %r4, %r2, %r3, %r1;
+    mul.wide.u32 %rd5, %r4, 4;
+    add.s64 %rd6, %rd2, %rd5;
+    add.s64 %rd7, %rd1, %rd5;
+    ld.global.u32 %r20, [%rd6];
+    shr.u32 %r5, %r1, 5;
+    and.b32 %r6, %r5, 1;
+    setp.eq.u32 %p1, %r6, 0;
+    @%p1 bra SKIP;
+    add.u32 %r7, %r5, 1;
+    mov.u32 %r10, 0;
+LOOP:
+    rem.u32 %r11, %r10, 5;
+    shl.b32 %r12, 1, %r11;
+    shfl.sync.bfly.b32 %r13, %r20, %r12, 31, -1;
+    add.u32 %r20, %r20, %r13;
+    add.u32 %r10, %r10, 1;
+    setp.lt.u32 %p2, %r10, %r7;
+    @%p2 bra LOOP;
+SKIP:
+    st.global.u32 [%rd7], %r20;
+    ret;
+}
+"#;
+
+fn warp_branch_model(x: &[u32]) -> Vec<u32> {
+    let mut v = x.to_vec();
+    for (w, warp) in v.chunks_mut(32).enumerate() {
+        if w % 2 == 0 {
+            continue;
+        }
+        for k in 0..=w {
+            let b = 1usize << (k % 5);
+            let before = warp.to_vec();
+            for (l, x) in warp.iter_mut().enumerate() {
+                *x = x.wrapping_add(before[l ^ b]);
+            }
+        }
+    }
+    v
+}
+
+#[test]
+fn warp_shuffles_under_a_warp_uniform_branch_in_a_loop_of_per_warp_trips() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let ptx = format!("{PER_THREAD_HEADER}{WARP_BRANCH}");
+    for block in [96u32, 160] {
+        let grid = 2u32;
+        let n = (block * grid) as usize;
+        let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(0x9e37_79b9) ^ 0x55aa_0f0f).collect();
+        let want: Vec<u32> = input.chunks(block as usize).flat_map(warp_branch_model).collect();
+        for backend in Backend::ALL {
+            let launch = Launch { ptx: &ptx, kernel: "wb", block: [block, 1, 1], grid: [grid, 1, 1], buffers: vec![vec![0; n * 4], bytes(&input)] };
+            let out = run(&gpu, &launch, backend).unwrap_or_else(|e| panic!("{backend}, {block} threads: {e}"));
+            let got = words(&out[0]);
+            let bad: Vec<usize> = (0..n).filter(|&i| got[i] != want[i]).collect();
+            assert!(
+                bad.is_empty(),
+                "{backend}, {block} threads: {} of {n} words wrong, first thread {} (CTA {}): expected {:#x}, got {:#x}",
+                bad.len(),
+                bad[0] % block as usize,
+                bad[0] / block as usize,
+                want[bad[0]],
+                got[bad[0]]
+            );
+        }
+    }
+}
