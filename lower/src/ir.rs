@@ -1061,6 +1061,13 @@ impl Kernel {
     /// only the loop's exit test from a second load) does not trigger it. So values that
     /// decide a branch inside a loop keep the checked load; addresses, data and values that
     /// only decide branches outside loops (saxpy's `n`) are direct.
+    ///
+    /// The words kept off the direct path are still in range for every launch, so the
+    /// backends read them through an *opaque* load (the checked load's index and value
+    /// selects on `i < arrayLength`, the same code the driver sees) that records no fault:
+    /// its test is true for every launch, so a fault could never fire, and a kernel whose
+    /// only deferred faults were these needs no end-of-thread flush
+    /// ([`Kernel::defers_faults`]; issue 11, mandelbrot and matmul).
     pub fn direct_param_loads(&self) -> Vec<bool> {
         let control = self.condition_vars();
         let mut direct = vec![false; self.vars.len()];
@@ -1207,6 +1214,9 @@ impl Kernel {
                 Memory::Scratch => false,
             };
             b.stmts.iter().any(|s| match s {
+                // A parameter word at an index in range for every launch never faults, read
+                // directly or not ([`Kernel::param_word_in_range`]).
+                Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Param, index }, .. } => !k.param_word_in_range(*index),
                 Stmt::Assign { expr: Expr::LoadWord { memory, .. } | Expr::LoadDword { memory, .. }, .. } | Stmt::StoreWord { memory, .. } => {
                     present(*memory)
                 }
@@ -1225,20 +1235,21 @@ impl Kernel {
 
     /// [`Kernel::defers_faults`] of a launch-specialised kernel (`Features::launch_specialised`),
     /// which has usually left no lone `Fault` (`launch_proof`): a heap access at an index
-    /// [`Kernel::heap_index_memories_of`] proves, a parameter word read directly
-    /// ([`Kernel::direct_param_loads`]) and a shared or local word in range
+    /// [`Kernel::heap_index_memories_of`] proves, a parameter word at an index in range for
+    /// every launch ([`Kernel::param_word_in_range`]: read directly or through the backends'
+    /// opaque load, neither faults) and a shared or local word in range
     /// ([`Kernel::index_in_range`]) are made by the backends without a check, so they defer
     /// nothing; everything else counts as in [`Kernel::defers_faults`]. (Only for these
     /// kernels: it walks the body several times.)
     fn defers_faults_exactly(&self) -> bool {
         let values = self.value_vars();
         let heap = self.heap_index_memories_of(&values);
-        let direct = self.direct_param_loads();
         let facts = self.index_facts_of(&values);
         let proven = |memory: Memory, index: Operand, dst: Option<VarId>| -> bool {
             match memory {
                 Memory::Heap | Memory::Segment(_) => matches!(index, Operand::Var(v) if heap.get(v.index()).copied().flatten() == Some(memory)),
-                Memory::Param => dst.is_some_and(|d| direct.get(d.index()).copied().unwrap_or(false)),
+                // Read directly, or through the opaque load (no fault: the index is in range).
+                Memory::Param => dst.is_some() && self.param_word_in_range(index),
                 Memory::Shared | Memory::Local => self.index_in_range(memory, index, &facts),
                 Memory::Scratch => true,
             }

@@ -150,3 +150,35 @@ L:
     let word = |w: u32| out.iter().find(|(i, _)| *i == w).map(|(_, d)| *d);
     assert_eq!(word(h + 2), Some(false), "n bounds the callee's loop: {out:?}");
 }
+
+/// A loop bounded by a parameter word that accesses no memory: `n` keeps the opaque load
+/// (it decides the loop's exit), which records no fault (its index is in range for every
+/// launch), so the kernel defers no fault at all and needs no end-of-thread flush.
+const LOOP_ONLY: &str = ".version 8.5\n.target sm_80\n.address_size 64
+.visible .entry k(.param .u32 n)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<4>;
+    ld.param.u32 %r1, [n+OFFSET];
+    mov.u32 %r2, %tid.x;
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra DONE;
+L:
+    add.u32 %r2, %r2, 64;
+    setp.lt.u32 %p2, %r2, %r1;
+    @%p2 bra L;
+DONE:
+    ret;
+}
+";
+
+#[test]
+fn an_opaque_parameter_load_defers_no_fault() {
+    let k = kernel(&LOOP_ONLY.replace("OFFSET", "0"));
+    let out = direct_words(&LOOP_ONLY.replace("OFFSET", "0"));
+    assert_eq!(out.iter().find(|(i, _)| *i == abi::PARAM_HEADER_WORDS).map(|(_, d)| *d), Some(false), "n bounds the loop: {out:?}");
+    assert!(!k.defers_faults(), "the opaque load of n cannot fault");
+    // A word past the parameter area keeps the checked load, and its fault.
+    let k = kernel(&LOOP_ONLY.replace("OFFSET", "64"));
+    assert!(k.defers_faults(), "a word past the area may fault");
+}
