@@ -117,7 +117,7 @@ fn word_prologue(k: &mut Kernel, words: u32, threads: u32) -> Vec<Stmt> {
         };
         out.push(store(Memory::Shared, idx, c32(0)));
     }
-    if words % threads != 0 {
+    if !words.is_multiple_of(threads) {
         let (idx, inside, j) = (new_var(Ty::U32, "zero_shared.word"), new_var(Ty::Bool, "zero_shared.inside"), new_var(Ty::U32, "zero_shared.word"));
         out.extend([
             assign(idx, bin(BinaryOp::Add, Ty::U32, t, c32(full * threads))),

@@ -108,6 +108,47 @@ pub struct LaunchProof {
     /// The loops whose iterations [`Node::Iter`] counts.
     pub loops: Vec<LoopBound>,
     pub workgroup_size: [u32; 3],
+    /// The kernel's loops with a bound on their iterations per entry, when it has the
+    /// loop-cut check (`loop_cut.rs`) and every other loop is bounded: the launch must also
+    /// keep each thread's loop back-edges within [`LOOP_BUDGET`] (see [`NestLoop`]), and the
+    /// variant runs without the check.
+    pub loop_budget: Option<Vec<NestLoop>>,
+}
+
+/// Most loop back-edges a thread of a launch may take for the variant to leave out the
+/// loop-cut check: half of llvmpipe's 65,535 (`loop_cut.rs`), so that no driver
+/// transformation of the loops (peeling, rotation) can bring a thread near the limit.
+pub const LOOP_BUDGET: u128 = 32_768;
+
+/// One loop of the kernel (in statement order: an enclosing loop comes first), with the
+/// innermost loop around it and how many iterations start per entry.
+///
+/// **The loop budget.** llvmpipe cuts a thread's loops after 65,535 back-edges in all
+/// (`loop_cut.rs`), which the checked kernel detects at its end. A thread of a launch takes at
+/// most `Σ_L Π_{A encloses L or is L} T(A)` back-edges, `T(A)` a bound on the iterations one
+/// entry of loop `A` starts (each iteration ends in at most one back-edge, and loop `L` is
+/// entered at most once per iteration of its enclosing loop, or once at all). With that sum
+/// at most [`LOOP_BUDGET`] for every thread, no loop is cut, the check would never fire, and
+/// the variant leaves it out (`loop_cut::strip_checks`). Loops in called functions and the
+/// backends' compare-exchange loops are not counted, so kernels with atomics or calls of
+/// functions that may loop get no budget (they keep the check).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NestLoop {
+    pub parent: Option<u32>,
+    pub trips: Trips,
+}
+
+/// A bound on the iterations one entry of a loop starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trips {
+    /// A single-pass loop (`induction::runs_once`).
+    Once,
+    /// A counted loop: `J + 1`, `J` its last iteration that can start
+    /// (`LaunchProof::loops[i]`, `induction::last_iteration`).
+    Counted(u32),
+    /// A halving loop (`induction::halving_loop`) whose variable enters as node `init`:
+    /// `bitlen(init) / shift + 1` (here `+ 2`).
+    Halving { init: u32, shift: u32 },
 }
 
 /// What the host knows of a launch: the parameter buffer's words as the kernel reads them
@@ -133,6 +174,11 @@ struct Analysis<'k> {
     wanted: HashMap<VarId, bool>,
     values: Vec<bool>,
     loops: Vec<LoopBound>,
+    /// The loop budget's loops so far, the loops around the walk's point, and whether some
+    /// loop has no bound (then there is no budget).
+    nest: Vec<NestLoop>,
+    nest_stack: Vec<u32>,
+    unbounded: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -166,14 +212,27 @@ pub fn analyse(k: &Kernel) -> Option<LaunchProof> {
     if wanted.is_empty() {
         return None;
     }
-    let mut a = Analysis { k, nodes: Vec::new(), interned: HashMap::new(), depth: Vec::new(), claims: Vec::new(), wanted, values, loops: Vec::new() };
+    let mut a = Analysis {
+        k,
+        nodes: Vec::new(),
+        interned: HashMap::new(),
+        depth: Vec::new(),
+        claims: Vec::new(),
+        wanted,
+        values,
+        loops: Vec::new(),
+        nest: Vec::new(),
+        nest_stack: Vec::new(),
+        unbounded: false,
+    };
     let mut env = Env { vals: vec![None; k.vars.len()], log: Vec::new() };
     let mut guards = Vec::new();
     a.block(&k.body, &mut env, &mut guards);
     if a.claims.is_empty() {
         return None;
     }
-    Some(LaunchProof { nodes: a.nodes, claims: a.claims, loops: a.loops, workgroup_size: k.workgroup_size })
+    let loop_budget = (crate::loop_cut::has_check(k) && !a.unbounded && !unseen_loops(k, &k.body)).then_some(a.nest);
+    Some(LaunchProof { nodes: a.nodes, claims: a.claims, loops: a.loops, workgroup_size: k.workgroup_size, loop_budget })
 }
 
 /// The boolean values whose claimed value would remove a heap access's fault recording, with
@@ -233,6 +292,23 @@ fn wanted_values(k: &Kernel, values: &[bool]) -> HashMap<VarId, bool> {
         }
     }
     wanted.into_iter().filter_map(|(v, w)| w.map(|w| (v, w))).collect()
+}
+
+/// Whether `b` may run loops the budget does not see: an atomic access (the backends'
+/// compare-exchange loops), or a call of a function (of `k.functions`, outlined expansions)
+/// that has a loop, an atomic access or a call itself.
+fn unseen_loops(k: &Kernel, b: &Block) -> bool {
+    fn plain(b: &Block) -> bool {
+        b.stmts.iter().all(|s| {
+            !matches!(s, Stmt::Loop { .. } | Stmt::Assign { expr: Expr::Call { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. }, .. })
+                && s.bodies().all(plain)
+        })
+    }
+    b.stmts.iter().any(|s| match s {
+        Stmt::Assign { expr: Expr::AtomicWord { .. } | Expr::AtomicDword { .. }, .. } => true,
+        Stmt::Assign { expr: Expr::Call { func, .. }, .. } => !k.functions.get(*func as usize).is_some_and(|f| plain(&f.body)),
+        _ => s.bodies().any(|body| unseen_loops(k, body)),
+    })
 }
 
 fn is_lone_fault(then_body: &Block, else_body: &Block) -> bool {
@@ -387,6 +463,8 @@ impl Analysis<'_> {
                     // it and after it, except the induction variables (`induction`), which
                     // are `v₀ + j·step` in iteration `j` when the loop's exit test bounds `j`.
                     let ind = induction::analyse_loop(body);
+                    let halving = induction::halving_loop(body).and_then(|(v, shift)| Some((self.operand_node(Operand::Var(v), &env.vals)?, shift)));
+                    let mut counted = None;
                     let entry: Vec<Option<(u32, u32)>> = ind
                         .ivs
                         .iter()
@@ -402,6 +480,7 @@ impl Analysis<'_> {
                         if let Some((init, step)) = entry[t.iv] {
                             let lp = self.loops.len() as u32;
                             self.loops.push(LoopBound { init, step, bound, op: t.op, ty: t.ty, after_step: t.after_step });
+                            counted = Some(lp);
                             for (iv, e) in ind.ivs.iter().zip(&entry) {
                                 let Some((v0, step)) = *e else { continue };
                                 let ty = iv.ty;
@@ -413,9 +492,33 @@ impl Analysis<'_> {
                             }
                         }
                     }
+                    // The loop budget: the loop-cut check's own loop is left out (the variant
+                    // drops it with the check).
+                    let check = crate::loop_cut::is_check_loop(self.k, body);
+                    let mut pushed = false;
+                    if !check {
+                        let trips = if induction::runs_once(body) {
+                            Some(Trips::Once)
+                        } else if let Some(lp) = counted {
+                            Some(Trips::Counted(lp))
+                        } else {
+                            halving.map(|(init, shift)| Trips::Halving { init, shift })
+                        };
+                        match trips {
+                            Some(trips) => {
+                                self.nest_stack.push(self.nest.len() as u32);
+                                self.nest.push(NestLoop { parent: self.nest_stack.iter().rev().nth(1).copied(), trips });
+                                pushed = true;
+                            }
+                            None => self.unbounded = true,
+                        }
+                    }
                     let mark = env.log.len();
                     let mut touched = Vec::new();
                     self.block(body, env, guards);
+                    if pushed {
+                        self.nest_stack.pop();
+                    }
                     env.undo(mark, &mut touched);
                     for v in touched.into_iter().chain(assigned.iter().map(|v| v.index())) {
                         env.set(v, None);
@@ -558,6 +661,11 @@ pub fn specialise(k: &Kernel, proof: &LaunchProof) -> Option<Kernel> {
         });
     }
     rewrite(&mut out.body, &claimed, &defs, &mut changed);
+    // The launch keeps every thread's back-edges within the budget: no loop is cut, and the
+    // loop-cut check would never fire (`NestLoop`).
+    if proof.loop_budget.is_some() && crate::loop_cut::strip_checks(&mut out) {
+        changed = true;
+    }
     if !changed {
         return None;
     }
@@ -972,7 +1080,54 @@ impl LaunchProof {
     /// Whether every claim holds for this launch (see the module doc); `false` whenever one
     /// cannot be shown.
     pub fn holds(&self, launch: LaunchValues) -> bool {
-        self.verdicts(launch, true).iter().all(|&v| v)
+        self.verdicts(launch, true).iter().all(|&v| v) && self.loop_budget_holds(launch)
+    }
+
+    /// Whether every thread of the launch takes at most [`LOOP_BUDGET`] loop back-edges
+    /// (see [`NestLoop`]); `true` for a proof without a loop budget. The bounds are evaluated
+    /// without guards, over every thread's values (a wider range only gives a larger bound).
+    pub fn loop_budget_holds(&self, launch: LaunchValues) -> bool {
+        let Some(nest) = &self.loop_budget else { return true };
+        let mut ev = Eval { proof: self, launch, facts: HashMap::new(), memo: vec![None; self.nodes.len()] };
+        // Per loop: a bound on its iterations per thread (entries times iterations per entry).
+        let mut total_of: Vec<u128> = Vec::with_capacity(nest.len());
+        let mut sum: u128 = 0;
+        for l in nest {
+            let t: u128 = match l.trips {
+                Trips::Once => 1,
+                Trips::Counted(lp) => {
+                    let Some(&b) = self.loops.get(lp as usize) else { return false };
+                    let (Some(i), Some(s), Some(n)) = (ev.eval(b.init), ev.eval(b.step), ev.eval(b.bound)) else {
+                        // No thread computes the loop's values: no thread runs it.
+                        total_of.push(0);
+                        continue;
+                    };
+                    let bounds = |a: Av| induction::Bounds { lo: a.lo, hi: a.hi, k: a.k, r: a.r };
+                    match induction::last_iteration(b.op, width(b.ty), bounds(i), bounds(s), bounds(n), b.after_step) {
+                        Some(j) => j.saturating_add(1),
+                        None => return false,
+                    }
+                }
+                Trips::Halving { init, shift } => match ev.eval(init) {
+                    Some(a) => u128::from((128 - a.hi.leading_zeros()) / shift.max(1)) + 2,
+                    None => 0,
+                },
+            };
+            let outer = match l.parent {
+                Some(p) => match total_of.get(p as usize) {
+                    Some(&o) => o,
+                    None => return false,
+                },
+                None => 1,
+            };
+            let mine = outer.saturating_mul(t).min(u128::MAX >> 8);
+            total_of.push(mine);
+            sum = sum.saturating_add(mine);
+            if sum > LOOP_BUDGET {
+                return false;
+            }
+        }
+        sum <= LOOP_BUDGET
     }
 
     /// Which claims fail for this launch (indices into [`LaunchProof::claims`]): for tests and
