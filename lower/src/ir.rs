@@ -1095,8 +1095,10 @@ impl Kernel {
     /// Per variable: whether its value may reach the condition of a branch inside a loop (an
     /// `If` that is not a lone `Fault`, which the backends record without branching, or a
     /// `Switch` selector, in a loop body at any depth: the loop's exit tests among them),
-    /// through pure expressions, and through shared and local memory (any value stored there,
-    /// once a loaded word decides such a branch). A word loaded through an index is not
+    /// through pure integer and boolean expressions (a float breaks the chain: a comparison
+    /// of floats, or an integer converted to a float, does not carry its operands' words on),
+    /// and through shared and local memory (any value stored there, once a loaded word
+    /// decides such a branch). A word loaded through an index is not
     /// derived from the index. (The miscompile this
     /// guards against, see [`Kernel::direct_param_loads`], needs the value in a loop's exit
     /// test: reading only the loop's exit bound through the checked load avoided it.)
@@ -1110,6 +1112,8 @@ impl Kernel {
             work: Vec<u32>,
             loaded: Vec<bool>,
             stored: Vec<u32>,
+            /// Per variable: it holds a float (the flow stops there, see below).
+            float: Vec<bool>,
         }
         fn collect(b: &Block, in_loop: bool, f: &mut Flow) {
             let thread_memory = |m: &Memory| matches!(m, Memory::Local | Memory::Shared);
@@ -1123,12 +1127,21 @@ impl Kernel {
                         }
                         Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => {}
                         _ => {
-                            if dst.index() < f.loaded.len() {
+                            // Integer and boolean values only: a float computed from a word
+                            // (mandelbrot's pixel coordinates, `cvt.rn.f32.s32`) is not the
+                            // loop bound the miscompile needs, and reading such words through
+                            // the opaque load cost mandelbrot a fifth of its time (issue 11).
+                            let float = |i: usize| f.float.get(i).copied().unwrap_or(true);
+                            if dst.index() < f.loaded.len() && !float(dst.index()) {
+                                let mut edges = Vec::new();
                                 expr.for_each_operand(|o| {
                                     if let Operand::Var(v) = o {
-                                        f.sources.push((dst.0, v.0));
+                                        if !float(v.index()) {
+                                            edges.push((dst.0, v.0));
+                                        }
                                     }
                                 });
+                                f.sources.extend(edges);
                             }
                         }
                     },
@@ -1156,7 +1169,8 @@ impl Kernel {
             }
         }
         let n = self.vars.len();
-        let mut f = Flow { sources: Vec::new(), work: Vec::new(), loaded: vec![false; n], stored: Vec::new() };
+        let float = self.vars.iter().map(|v| v.ty.is_float()).collect();
+        let mut f = Flow { sources: Vec::new(), work: Vec::new(), loaded: vec![false; n], stored: Vec::new(), float };
         collect(&self.body, false, &mut f);
         let mut control = vec![false; n];
         if f.work.is_empty() {

@@ -182,3 +182,42 @@ fn an_opaque_parameter_load_defers_no_fault() {
     let k = kernel(&LOOP_ONLY.replace("OFFSET", "64"));
     assert!(k.defers_faults(), "a word past the area may fault");
 }
+
+#[test]
+fn words_that_reach_a_loop_condition_only_through_floats_are_direct() {
+    // mandelbrot's shape: the escape test compares floats computed from `c` (a float
+    // parameter) and from the thread index; only `max_iter`, compared with the counter,
+    // bounds the loop as the miscompile needs.
+    let out = direct_words(
+        ".version 8.5\n.target sm_80\n.address_size 64
+.visible .entry k(.param .f32 c, .param .u32 max_iter, .param .u32 off)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<6>;
+    .reg .f32 %f<5>;
+    ld.param.f32 %f1, [c];
+    ld.param.u32 %r1, [max_iter];
+    ld.param.u32 %r4, [off];
+    mov.u32 %r2, %tid.x;
+    add.u32 %r5, %r2, %r4;
+    cvt.rn.f32.u32 %f2, %r5;
+    add.f32 %f2, %f2, %f1;
+    mov.u32 %r3, 0;
+L:
+    mul.f32 %f2, %f2, %f2;
+    setp.gt.f32 %p1, %f2, 0f40800000;
+    @%p1 bra DONE;
+    add.u32 %r3, %r3, 1;
+    setp.lt.u32 %p2, %r3, %r1;
+    @%p2 bra L;
+DONE:
+    ret;
+}
+",
+    );
+    let h = abi::PARAM_HEADER_WORDS;
+    let word = |w: u32| out.iter().find(|(i, _)| *i == w).map(|(_, d)| *d);
+    assert_eq!(word(h), Some(true), "c reaches the escape test as a float: {out:?}");
+    assert_eq!(word(h + 2), Some(true), "off reaches it through a conversion to float: {out:?}");
+    assert_eq!(word(h + 1), Some(false), "max_iter bounds the counter: {out:?}");
+}
