@@ -24,7 +24,9 @@
 //! adds its limiter, knows the loop ends only through its breaks and folds the flag away.
 //!
 //! The host enables the check only on devices where its probe (`host/src/runtime/probe.rs`)
-//! saw a loop cut.
+//! saw a loop cut. A launch-specialised variant leaves it out ([`strip_checks`]) when the
+//! launch precondition bounds every thread's back-edges far below the limit
+//! (`launch_proof::NestLoop`).
 
 use crate::abi;
 use crate::build::*;
