@@ -76,6 +76,10 @@ pub enum Node {
     /// The current iteration (counted from 0) of loop `LaunchProof::loops[lp]`, as a `ty`
     /// value: `[0, J]`, `J` the loop's last iteration that can start (`induction`).
     Iter { lp: u32, ty: Ty },
+    /// A value in `[0, max(arg)]` of `arg`'s type: a halving loop's variable inside the loop
+    /// (`induction::halving_loop`: `v₀ >> (j·c) <= v₀`). `id` tells the loops apart (a guard
+    /// on one loop's variable must not narrow another's, which may hold another value).
+    AtMost { arg: u32, id: u32 },
 }
 
 /// A loop's exit test, over nodes of values that stay the same while the loop runs: the loop
@@ -98,6 +102,12 @@ pub struct Claim {
     pub node: u32,
     pub value: bool,
     pub guards: Vec<(u32, bool)>,
+    /// A shared-memory word index claimed in range (`node` is `var <u shared words`, claimed
+    /// true): the variant accesses `min(var, words - 1)` there, which the value facts bound,
+    /// so the backends make the access without their check (and it defers no fault). The
+    /// `min` changes nothing where the claim holds and keeps the access inside the array
+    /// where it would not. Otherwise a heap access's test, as described above.
+    pub shared_index: bool,
 }
 
 /// A kernel's launch precondition (see the module doc).
@@ -179,6 +189,7 @@ struct Analysis<'k> {
     nest: Vec<NestLoop>,
     nest_stack: Vec<u32>,
     unbounded: bool,
+    facts: crate::ir::IndexFacts,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -224,6 +235,7 @@ pub fn analyse(k: &Kernel) -> Option<LaunchProof> {
         nest: Vec::new(),
         nest_stack: Vec::new(),
         unbounded: false,
+        facts: k.index_facts(),
     };
     let mut env = Env { vals: vec![None; k.vars.len()], log: Vec::new() };
     let mut guards = Vec::new();
@@ -343,6 +355,7 @@ impl Analysis<'_> {
                 let l = self.loops[lp as usize];
                 d(l.init).max(d(l.step)).max(d(l.bound))
             }
+            Node::AtMost { arg, .. } => d(arg),
             _ => 0,
         };
         if depth > MAX_NODE_DEPTH {
@@ -418,15 +431,35 @@ impl Analysis<'_> {
         Some(Sym::Node(self.node(n)?))
     }
 
+    /// A claim that shared word index `index` is below the array's size, where the value facts
+    /// cannot show it (see [`Claim::shared_index`]).
+    fn shared_claim(&mut self, index: Operand, env: &Env, guards: &[(u32, bool)]) {
+        let Operand::Var(v) = index else { return };
+        let words = self.facts.shared_words;
+        if words == 0 || !self.values.get(v.index()).copied().unwrap_or(false) || self.k.index_in_range(Memory::Shared, index, &self.facts) {
+            return;
+        }
+        let Some(Sym::Node(n)) = env.vals.get(v.index()).copied().flatten() else { return };
+        let Some(limit) = self.node(Node::Const { ty: Ty::U32, bits: u64::from(words) }) else { return };
+        let Some(test) = self.node(Node::Compare { op: CmpOp::LtU, ty: Ty::U32, lhs: n, rhs: limit }) else { return };
+        self.claims.push(Claim { var: v, node: test, value: true, guards: guards.to_vec(), shared_index: true });
+    }
+
     fn block(&mut self, b: &Block, env: &mut Env, guards: &mut Vec<(u32, bool)>) {
         let outer = guards.len();
         for s in &b.stmts {
             match s {
+                Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Shared, index }, .. } | Stmt::StoreWord { memory: Memory::Shared, index, .. } => {
+                    self.shared_claim(*index, env, guards);
+                    if let Stmt::Assign { dst, .. } = s {
+                        env.set(dst.index(), None);
+                    }
+                }
                 Stmt::Assign { dst, expr } => {
                     let sym = self.expr(expr, &env.vals);
                     if let (Some(&want), Some(Sym::Node(n))) = (self.wanted.get(dst), sym) {
                         if self.values.get(dst.index()).copied().unwrap_or(false) {
-                            self.claims.push(Claim { var: *dst, node: n, value: want, guards: guards.clone() });
+                            self.claims.push(Claim { var: *dst, node: n, value: want, guards: guards.clone(), shared_index: false });
                         }
                     }
                     env.set(dst.index(), sym);
@@ -475,6 +508,12 @@ impl Analysis<'_> {
                     assigned_in(body, &mut assigned);
                     for v in &assigned {
                         env.set(v.index(), None);
+                    }
+                    // A halving variable stays within `[0, v₀]` in the loop.
+                    if let (Some((v, _)), Some((init, _))) = (induction::halving_loop(body), halving) {
+                        let id = self.nodes.len() as u32;
+                        let sym = self.node(Node::AtMost { arg: init, id }).map(Sym::Node);
+                        env.set(v.index(), sym);
                     }
                     if let (Some(t), Some(bound)) = (ind.exit, bound) {
                         if let Some((init, step)) = entry[t.iv] {
@@ -581,7 +620,8 @@ impl Env {
 /// marked `Features::launch_specialised`. The host runs it only for launches where
 /// [`LaunchProof::holds`]; `None` when nothing would change.
 pub fn specialise(k: &Kernel, proof: &LaunchProof) -> Option<Kernel> {
-    let claimed: HashMap<VarId, bool> = proof.claims.iter().map(|c| (c.var, c.value)).collect();
+    let claimed: HashMap<VarId, bool> = proof.claims.iter().filter(|c| !c.shared_index).map(|c| (c.var, c.value)).collect();
+    let shared: std::collections::HashSet<VarId> = proof.claims.iter().filter(|c| c.shared_index).map(|c| c.var).collect();
     let mut out = k.clone();
     // Claimed segment and alignment tests become their constant; range tests keep their
     // comparison (the index select's proof for the backends) and count as true below.
@@ -661,6 +701,36 @@ pub fn specialise(k: &Kernel, proof: &LaunchProof) -> Option<Kernel> {
         });
     }
     rewrite(&mut out.body, &claimed, &defs, &mut changed);
+    if !shared.is_empty() && out.shared_words > 0 && !out.shared_dwords() {
+        let last = out.shared_words - 1;
+        fn clamp(b: &mut Block, shared: &std::collections::HashSet<VarId>, last: u32, vars: &mut Vec<crate::ir::VarInfo>, changed: &mut bool) {
+            let mut i = 0;
+            while i < b.stmts.len() {
+                for body in b.stmts[i].bodies_mut() {
+                    clamp(body, shared, last, vars, changed);
+                }
+                let index = match &mut b.stmts[i] {
+                    Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Shared, index }, .. } | Stmt::StoreWord { memory: Memory::Shared, index, .. } => Some(index),
+                    _ => None,
+                };
+                if let Some(index) = index {
+                    if let Operand::Var(v) = *index {
+                        if shared.contains(&v) {
+                            vars.push(crate::ir::VarInfo { ty: Ty::U32, name: "shared_index.claimed".into() });
+                            let j = VarId(vars.len() as u32 - 1);
+                            *index = Operand::Var(j);
+                            let min = Expr::Binary { op: BinaryOp::MinU, ty: Ty::U32, lhs: Operand::Var(v), rhs: Operand::Const(Const::U32(last)) };
+                            b.stmts.insert(i, Stmt::Assign { dst: j, expr: min });
+                            *changed = true;
+                            i += 1;
+                        }
+                    }
+                }
+                i += 1;
+            }
+        }
+        clamp(&mut out.body, &shared, last, &mut out.vars, &mut changed);
+    }
     // The launch keeps every thread's back-edges within the budget: no loop is cut, and the
     // loop-cut check would never fire (`NestLoop`).
     if proof.loop_budget.is_some() && crate::loop_cut::strip_checks(&mut out) {
@@ -782,6 +852,7 @@ impl Eval<'_> {
             Node::Compare { .. } => Ty::Bool,
             Node::Convert { to, .. } => to,
             Node::Iter { ty, .. } => ty,
+            Node::AtMost { arg, .. } => self.ty_of(arg),
         }
     }
 
@@ -830,6 +901,7 @@ impl Eval<'_> {
                     None => Av::top(w, 0, 0),
                 }
             }
+            Node::AtMost { arg, .. } => Av { lo: 0, hi: self.eval(arg)?.hi, k: 0, r: 0 },
             Node::Unary { op: UnaryOp::Not, arg, .. } => {
                 let a = self.eval(arg)?;
                 match a.point_value() {

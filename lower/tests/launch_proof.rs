@@ -425,7 +425,9 @@ fn a_grid_stride_loop_is_bounded_by_its_test() {
 fn kernel_cut(ptx: &str, block: [u32; 3]) -> Kernel {
     let file = SourceFile::new("t.ptx".to_string(), ptx.to_string());
     let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
-    let options = LowerOptions { block: Some(block), detect_cut_loops: true, ..Default::default() };
+    // Dynamic shared memory for reduce's `sdata[]`: one word per thread.
+    let dynamic_shared_bytes = 4 * block.iter().product::<u32>();
+    let options = LowerOptions { block: Some(block), detect_cut_loops: true, dynamic_shared_bytes, ..Default::default() };
     let module = lower(&ast, &file, &options).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
     module.kernels.into_iter().next().unwrap()
 }
@@ -523,7 +525,8 @@ pub const REDUCE: &str = include_str!("../../tests/corpus/ptx/reduce.sm80.ptx");
 
 /// reduce's tree loop `for (s = ntid / 2; s > 0; s >>= 1)` is a halving loop
 /// (`induction::halving_loop`): 256 threads give `s = 128, 64, …, 1`, eight iterations, far
-/// within the budget, so its variant leaves out the loop-cut check.
+/// within the budget, so its variant leaves out the loop-cut check; and `s <= 128` in the loop
+/// bounds its shared index.
 #[test]
 fn a_halving_loop_is_within_the_budget() {
     let k = kernel_cut(REDUCE, [256, 1, 1]);
@@ -535,4 +538,9 @@ fn a_halving_loop_is_within_the_budget() {
     assert!(proof.loop_budget_holds(LaunchValues { params: &p, grid: [16, 1, 1], heap_words: 1 << 16 }));
     let v = specialise(&k, &proof).expect("a variant");
     assert_eq!(faults_of(&v.body, abi::FAULT_LOOP_CUT), 0);
+    // The tree loop's `sdata[tid + s]` under `tid < s`, `s <= 128`: claimed below 256 words
+    // (`Claim::shared_index`), so with the launch holding nothing is deferred at all.
+    assert_eq!(proof.claims.iter().filter(|c| c.shared_index).count(), 1, "{:?}", proof.claims);
+    assert_eq!(proof.failing_claims(LaunchValues { params: &p, grid: [16, 1, 1], heap_words: 1 << 16 }), Vec::<usize>::new());
+    assert!(!v.defers_faults(), "no flush left");
 }

@@ -423,3 +423,77 @@ fn mandelbrot_leaves_out_the_loop_cut_check_within_the_loop_budget() {
         }
     }
 }
+
+/// A tree sum over 256 shared words by 256 threads, its stride `s` halving from a parameter
+/// (`for (s = s0; s != 0; s >>= 1) if (tid < s) sh[tid] += sh[tid + s]`): the load of
+/// `sh[tid + s]` is claimed in range at launch (`launch_proof::Claim::shared_index`: under
+/// `tid < s` with `s <= s0`, `tid + s < 2 s0`), so for `s0 <= 128` the variant loads it
+/// without a check. `s0 = 256` reads past the array: the checked kernel faults there.
+const TREE: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry tree(.param .u64 out, .param .u32 s0)
+{
+	.shared .align 4 .b32 sh[256];
+	.reg .pred %p<5>;
+	.reg .b32 %r<8>;
+	.reg .f32 %f<4>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u32 %r1, [s0];
+	mov.u32 %r2, %tid.x;
+	shl.b32 %r3, %r2, 2;
+	mov.u32 %r4, sh;
+	add.u32 %r5, %r4, %r3;
+	cvt.rn.f32.u32 %f1, %r2;
+	st.shared.f32 [%r5], %f1;
+	bar.sync 0;
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 bra DONE;
+LOOP:
+	setp.ge.u32 %p2, %r2, %r1;
+	@%p2 bra SKIP;
+	shl.b32 %r6, %r1, 2;
+	add.u32 %r7, %r5, %r6;
+	ld.shared.f32 %f2, [%r5];
+	ld.shared.f32 %f3, [%r7];
+	add.f32 %f2, %f2, %f3;
+	st.shared.f32 [%r5], %f2;
+SKIP:
+	bar.sync 0;
+	shr.u32 %r1, %r1, 1;
+	setp.ne.u32 %p3, %r1, 0;
+	@%p3 bra LOOP;
+DONE:
+	setp.ne.u32 %p4, %r2, 0;
+	@%p4 bra END;
+	ld.shared.f32 %f1, [sh];
+	st.global.f32 [%rd1], %f1;
+END:
+	ret;
+}
+"#;
+
+#[test]
+fn a_halving_shared_index_is_claimed_in_range() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let prog = program("tree.ptx", TREE);
+    for backend in Backend::ALL {
+        let (mut ctx, base, _) = context(&gpu);
+        let launch = |ctx: &mut Context, s0: u32| ctx.launch(&prog, "tree", [1, 1, 1], &[&base.to_le_bytes(), &s0.to_le_bytes()], backend);
+        // s0 = 128: all 256 words summed; 64: the first 128 (integers, exact in f32).
+        for (s0, sum) in [(128u32, (0..256).sum::<u32>()), (64, (0..128).sum::<u32>())] {
+            launch(&mut ctx, s0).unwrap_or_else(|e| panic!("{backend}, s0 {s0}: {e}"));
+            assert!(ctx.last_launch_specialised(), "{backend}: s0 = {s0} keeps tid + s below 256");
+            assert_eq!(ctx.read(DevicePtr(base), 4).unwrap(), (sum as f32).to_le_bytes(), "{backend}, s0 {s0}");
+        }
+        let variant = prog.launch_specialised("tree").expect("the variant");
+        assert!(!variant.kernel("tree").unwrap().defers_faults(), "{backend}: the claimed load defers no fault");
+        let (bits, site) = fault(launch(&mut ctx, 256), "s0 = 256");
+        assert!(!ctx.last_launch_specialised(), "{backend}: the checked kernel ran");
+        assert_eq!(bits, abi::FAULT_SHARED_OUT_OF_RANGE, "{backend}");
+        assert!(site.contains("ld.shared.f32"), "{backend}: site {site}");
+    }
+}
