@@ -1238,6 +1238,19 @@ impl Emitter {
                         let u = self.t_u32();
                         (self.op(Op::Load, u, &[p])?, Ty::U32)
                     }
+                    // In range for every launch but kept opaque to the driver (a lavapipe
+                    // workaround, `Kernel::direct_param_loads`): the checked load's selects
+                    // without its fault, which could never fire.
+                    Expr::LoadWord { memory: Memory::Param, index } if kernel.param_word_in_range(*index) => {
+                        let idx = self.operand_of(kernel, *index, Ty::U32, "load index")?;
+                        let ok = self.in_bounds(Memory::Param, idx)?.ok_or_else(|| EmitErrorKind::Internal("parameter buffer without a length".into()))?;
+                        let u = self.t_u32();
+                        let zero = self.c_u32(0);
+                        let j = self.op(Op::Select, u, &[ok, idx, zero])?;
+                        let p = self.word_ptr(Memory::Param, j)?;
+                        let w = self.op(Op::Load, u, &[p])?;
+                        (self.op(Op::Select, u, &[ok, w, zero])?, Ty::U32)
+                    }
                     // Checked by `lower` (`Kernel::heap_indices_in_range`): no check here.
                     Expr::LoadWord { memory, index: index @ Operand::Var(v) } if self.heap_direct(*memory, *v)? => {
                         let idx = self.operand_of(kernel, *index, Ty::U32, "load index")?;

@@ -639,6 +639,22 @@ impl ModuleCx {
         name
     }
 
+    /// The parameter load for a word in range for every launch whose index must not look
+    /// constant to the driver (`Kernel::direct_param_loads`): the checked load's selects,
+    /// without the fault (its test never fails).
+    fn params_opaque_load(&mut self) -> String {
+        let p = self.p.clone();
+        let name = format!("{p}params_opaque");
+        self.helper(&name, || {
+            format!(
+                "// A parameter word in range for every launch, its index kept opaque to the driver.\n\
+                 fn {name}(i: u32) -> u32 {{\n    let ok = i < arrayLength(&{p}params);\n    \
+                 let j = select(0u, i, ok);\n    return select(0u, {p}params[j], ok);\n}}\n"
+            )
+        });
+        name
+    }
+
     fn mem_load(&mut self, m: &Mem) -> String {
         let name = format!("{}{}_load", m.prefix, m.kind);
         if let (Some(a), Some(safe)) = (&m.array, m.safe) {
@@ -1656,6 +1672,14 @@ impl KernelCx<'_> {
                         {
                             let i = self.typed(*index, Ty::U32, "LoadWord index")?;
                             (format!("{}params[{i}]", self.m.p), Ty::U32)
+                        }
+                        // In range for every launch but kept opaque to the driver (a lavapipe
+                        // workaround, `Kernel::direct_param_loads`): the checked load's code
+                        // without its fault, which could never fire.
+                        Expr::LoadWord { memory: Memory::Param, index } if self.k.param_word_in_range(*index) => {
+                            let i = self.typed(*index, Ty::U32, "LoadWord index")?;
+                            let f = self.m.params_opaque_load();
+                            (format!("{f}({i})"), Ty::U32)
                         }
                         // Checked by `lower` (`Kernel::heap_indices_in_range`): no check here.
                         Expr::LoadWord { memory, index: index @ Operand::Var(v) } if self.heap_direct(*memory, *v).is_some() => {

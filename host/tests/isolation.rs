@@ -184,3 +184,90 @@ fn a_process_never_sees_shared_or_local_memory_of_an_earlier_one() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `writer` fills the `WORDS` shared words with `0xCAFE0000 | w`; `reader` copies them to `out`
+/// (each thread words `tid, tid + ntid, …`), for shapes of the zeroing prologue
+/// (`isolation.rs`): whole rounds and a remainder, fewer words than threads, and more rounds
+/// than it writes out (a loop).
+const SIZED: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry writer(.param .u64 keep)
+{
+	.shared .align 4 .b32 sh[WORDS];
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ntid.x;
+	mov.u32 %r3, sh;
+WL:
+	setp.ge.u32 %p1, %r1, WORDS;
+	@%p1 bra WD;
+	shl.b32 %r4, %r1, 2;
+	add.u32 %r5, %r3, %r4;
+	or.b32 %r6, %r1, 0xCAFE0000;
+	st.shared.u32 [%r5], %r6;
+	add.u32 %r1, %r1, %r2;
+	bra WL;
+WD:
+	ret;
+}
+
+.visible .entry reader(.param .u64 out)
+{
+	.shared .align 4 .b32 sh[WORDS];
+	.reg .pred %p<2>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<5>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd1, %rd1;
+	mov.u32 %r1, %tid.x;
+	mov.u32 %r2, %ntid.x;
+	mov.u32 %r3, sh;
+RL:
+	setp.ge.u32 %p1, %r1, WORDS;
+	@%p1 bra RD;
+	shl.b32 %r4, %r1, 2;
+	add.u32 %r5, %r3, %r4;
+	ld.shared.u32 %r6, [%r5];
+	mul.wide.u32 %rd2, %r1, 4;
+	add.s64 %rd3, %rd1, %rd2;
+	st.global.u32 [%rd3], %r6;
+	add.u32 %r1, %r1, %r2;
+	bra RL;
+RD:
+	ret;
+}
+"#;
+
+#[test]
+fn every_shape_of_the_zeroing_prologue_clears_every_word() {
+    let Some(gpu) = gpu() else { return };
+    for (words, block) in [(1056u32, 256u32), (1000, 96), (7, 64), (256, 256)] {
+        let ptx = SIZED.replace("WORDS", &words.to_string());
+        let file = SourceFile::new("sized.ptx", ptx.as_str());
+        let options = LowerOptions { block: Some([block, 1, 1]), ..LowerOptions::default() };
+        let program = translate::build_program(&file, &options, &Backend::ALL, true).unwrap();
+        for backend in Backend::ALL {
+            let mut a = Context::new(ptxcross::ContextOptions { gpu: Some(gpu.clone()), ..Default::default() }).unwrap();
+            let keep = a.alloc(64).unwrap();
+            // Several blocks, so that the reader's workgroups run where the writer's ran.
+            a.launch(&program, "writer", [8, 1, 1], &[&keep.0.to_le_bytes()], backend).unwrap();
+            let mut b = Context::new(ptxcross::ContextOptions { gpu: Some(gpu.clone()), ..Default::default() }).unwrap();
+            let out = b.alloc(words as u64 * 4).unwrap();
+            b.write(out, &vec![0x55u8; words as usize * 4]).unwrap();
+            b.launch(&program, "reader", [1, 1, 1], &[&out.0.to_le_bytes()], backend).unwrap();
+            let bytes = b.read(out, words as u64 * 4).unwrap();
+            let bad: Vec<(usize, u32)> = bytes
+                .chunks(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .enumerate()
+                .filter(|&(_, w)| w != 0)
+                .take(4)
+                .collect();
+            assert!(bad.is_empty(), "{backend}, {words} words, {block} threads: words not zeroed: {bad:x?}");
+        }
+    }
+}

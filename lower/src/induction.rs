@@ -213,6 +213,90 @@ pub fn analyse_loop(body: &Block) -> LoopInduction {
     out
 }
 
+/// Whether a loop with body `body` runs at most one iteration per entry: its last top-level
+/// statement is a `break` or `return` and nothing in it can `continue` it (the structurizer's
+/// single-pass loops). It then takes no back-edge.
+pub fn runs_once(body: &Block) -> bool {
+    matches!(body.stmts.last(), Some(Stmt::Break | Stmt::Return)) && !body.stmts.iter().any(may_continue)
+}
+
+/// A *halving* loop (reduce's `for (s = n / 2; s > 0; s >>= 1)`): a variable `v` whose only
+/// assignment in the body is `v = v >>u c` (or `t = v >>u c; … v = t`), `c` a constant in
+/// `[1, width)`, on the spine before any `continue`, and an exit test on the spine after that
+/// step by which the loop goes on only if `v != 0` (`v != 0`, `0 != v`, `v >u 0`, `0 <u v`,
+/// or `v == 0` breaking). Returns `(v, c)`. In iteration `j` the test sees `v₀ >> ((j + 1)·c)`
+/// exactly (a logical shift of an unsigned value never wraps), so iteration `j + 1` starts only
+/// if `(j + 1)·c < bitlen(v₀)`: at most `bitlen(v₀) / c + 1` iterations start per entry
+/// (`launch_proof`'s loop budget).
+pub fn halving_loop(body: &Block) -> Option<(VarId, u32)> {
+    let mut counts = HashMap::new();
+    count_assignments(body, &mut counts);
+    let once = |v: VarId| counts.get(&v).copied() == Some(1);
+    let mut items = Vec::new();
+    spine(&body.stmts, &mut items);
+    let first_continue = items.iter().position(|i| matches!(i, Item::Stmt(s) if may_continue(s))).unwrap_or(usize::MAX);
+    items.truncate(first_continue);
+    let mut top: HashMap<VarId, (usize, &Expr)> = HashMap::new();
+    for (p, i) in items.iter().enumerate() {
+        if let Item::Stmt(Stmt::Assign { dst, expr }) = i {
+            if once(*dst) {
+                top.insert(*dst, (p, expr));
+            }
+        }
+    }
+    let shr = |e: &Expr| match *e {
+        Expr::Binary { op: BinaryOp::ShrU, ty: ty @ (Ty::U32 | Ty::U64), lhs: Operand::Var(v), rhs: Operand::Const(c) }
+            if c.ty() == Ty::U32 && c.bits() >= 1 && c.bits() < u64::from(ty.bits()) =>
+        {
+            Some((v, c.bits() as u32))
+        }
+        _ => None,
+    };
+    // (v, shift, position of v's step)
+    let mut steps: Vec<(VarId, u32, usize)> = Vec::new();
+    for (p, i) in items.iter().enumerate() {
+        let Item::Stmt(Stmt::Assign { dst: v, expr }) = i else { continue };
+        if !once(*v) {
+            continue;
+        }
+        let found = match expr {
+            Expr::Use(Operand::Var(t)) => match top.get(t) {
+                Some(&(pt, e)) if pt < p => shr(e),
+                _ => None,
+            },
+            e => shr(e),
+        };
+        if let Some((src, c)) = found {
+            if src == *v {
+                steps.push((*v, c, p));
+            }
+        }
+    }
+    for (p, i) in items.iter().enumerate() {
+        let Item::Exit { c: Operand::Var(c), goes_on } = *i else { continue };
+        let Some(&(pc, e)) = top.get(&c) else { continue };
+        if pc >= p {
+            continue;
+        }
+        let Expr::Compare { op, lhs, rhs, .. } = *e else { continue };
+        let zero = |o: Operand| matches!(o, Operand::Const(k) if k.bits() == 0 && matches!(k.ty(), Ty::U32 | Ty::U64));
+        let (x, op) = match (lhs, rhs) {
+            (Operand::Var(x), z) if zero(z) => (x, op),
+            (z, Operand::Var(x)) if zero(z) => (x, swap(op)),
+            _ => continue,
+        };
+        // The loop goes on only if `x != 0`.
+        let nonzero = matches!((op, goes_on), (CmpOp::Ne | CmpOp::GtU, true) | (CmpOp::Eq, false));
+        if !nonzero {
+            continue;
+        }
+        if let Some(&(v, c, _)) = steps.iter().find(|&&(v, _, ps)| v == x && ps < pc) {
+            return Some((v, c));
+        }
+    }
+    None
+}
+
 /// The exit test decided by `c` (the loop goes on iff `c == goes_on`), at spine position
 /// `p`, normalised to `iv op bound`.
 fn exit_test(

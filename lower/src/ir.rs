@@ -1061,6 +1061,13 @@ impl Kernel {
     /// only the loop's exit test from a second load) does not trigger it. So values that
     /// decide a branch inside a loop keep the checked load; addresses, data and values that
     /// only decide branches outside loops (saxpy's `n`) are direct.
+    ///
+    /// The words kept off the direct path are still in range for every launch, so the
+    /// backends read them through an *opaque* load (the checked load's index and value
+    /// selects on `i < arrayLength`, the same code the driver sees) that records no fault:
+    /// its test is true for every launch, so a fault could never fire, and a kernel whose
+    /// only deferred faults were these needs no end-of-thread flush
+    /// ([`Kernel::defers_faults`]; issue 11, mandelbrot and matmul).
     pub fn direct_param_loads(&self) -> Vec<bool> {
         let control = self.condition_vars();
         let mut direct = vec![false; self.vars.len()];
@@ -1088,8 +1095,10 @@ impl Kernel {
     /// Per variable: whether its value may reach the condition of a branch inside a loop (an
     /// `If` that is not a lone `Fault`, which the backends record without branching, or a
     /// `Switch` selector, in a loop body at any depth: the loop's exit tests among them),
-    /// through pure expressions, and through shared and local memory (any value stored there,
-    /// once a loaded word decides such a branch). A word loaded through an index is not
+    /// through pure integer and boolean expressions (a float breaks the chain: a comparison
+    /// of floats, or an integer converted to a float, does not carry its operands' words on),
+    /// and through shared and local memory (any value stored there, once a loaded word
+    /// decides such a branch). A word loaded through an index is not
     /// derived from the index. (The miscompile this
     /// guards against, see [`Kernel::direct_param_loads`], needs the value in a loop's exit
     /// test: reading only the loop's exit bound through the checked load avoided it.)
@@ -1103,6 +1112,8 @@ impl Kernel {
             work: Vec<u32>,
             loaded: Vec<bool>,
             stored: Vec<u32>,
+            /// Per variable: it holds a float (the flow stops there, see below).
+            float: Vec<bool>,
         }
         fn collect(b: &Block, in_loop: bool, f: &mut Flow) {
             let thread_memory = |m: &Memory| matches!(m, Memory::Local | Memory::Shared);
@@ -1116,12 +1127,21 @@ impl Kernel {
                         }
                         Expr::AtomicWord { .. } | Expr::AtomicDword { .. } | Expr::SharedUniformLoad { .. } => {}
                         _ => {
-                            if dst.index() < f.loaded.len() {
+                            // Integer and boolean values only: a float computed from a word
+                            // (mandelbrot's pixel coordinates, `cvt.rn.f32.s32`) is not the
+                            // loop bound the miscompile needs, and reading such words through
+                            // the opaque load cost mandelbrot a fifth of its time (issue 11).
+                            let float = |i: usize| f.float.get(i).copied().unwrap_or(true);
+                            if dst.index() < f.loaded.len() && !float(dst.index()) {
+                                let mut edges = Vec::new();
                                 expr.for_each_operand(|o| {
                                     if let Operand::Var(v) = o {
-                                        f.sources.push((dst.0, v.0));
+                                        if !float(v.index()) {
+                                            edges.push((dst.0, v.0));
+                                        }
                                     }
                                 });
+                                f.sources.extend(edges);
                             }
                         }
                     },
@@ -1149,7 +1169,8 @@ impl Kernel {
             }
         }
         let n = self.vars.len();
-        let mut f = Flow { sources: Vec::new(), work: Vec::new(), loaded: vec![false; n], stored: Vec::new() };
+        let float = self.vars.iter().map(|v| v.ty.is_float()).collect();
+        let mut f = Flow { sources: Vec::new(), work: Vec::new(), loaded: vec![false; n], stored: Vec::new(), float };
         collect(&self.body, false, &mut f);
         let mut control = vec![false; n];
         if f.work.is_empty() {
@@ -1215,6 +1236,9 @@ impl Kernel {
                 Memory::Scratch => false,
             };
             b.stmts.iter().any(|s| match s {
+                // A parameter word at an index in range for every launch never faults, read
+                // directly or not ([`Kernel::param_word_in_range`]).
+                Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Param, index }, .. } => !k.param_word_in_range(*index),
                 Stmt::Assign { expr: Expr::LoadWord { memory, .. } | Expr::LoadDword { memory, .. }, .. } | Stmt::StoreWord { memory, .. } => {
                     present(*memory)
                 }
@@ -1233,20 +1257,21 @@ impl Kernel {
 
     /// [`Kernel::defers_faults`] of a launch-specialised kernel (`Features::launch_specialised`),
     /// which has usually left no lone `Fault` (`launch_proof`): a heap access at an index
-    /// [`Kernel::heap_index_memories_of`] proves, a parameter word read directly
-    /// ([`Kernel::direct_param_loads`]) and a shared or local word in range
+    /// [`Kernel::heap_index_memories_of`] proves, a parameter word at an index in range for
+    /// every launch ([`Kernel::param_word_in_range`]: read directly or through the backends'
+    /// opaque load, neither faults) and a shared or local word in range
     /// ([`Kernel::index_in_range`]) are made by the backends without a check, so they defer
     /// nothing; everything else counts as in [`Kernel::defers_faults`]. (Only for these
     /// kernels: it walks the body several times.)
     fn defers_faults_exactly(&self) -> bool {
         let values = self.value_vars();
         let heap = self.heap_index_memories_of(&values);
-        let direct = self.direct_param_loads();
         let facts = self.index_facts_of(&values);
         let proven = |memory: Memory, index: Operand, dst: Option<VarId>| -> bool {
             match memory {
                 Memory::Heap | Memory::Segment(_) => matches!(index, Operand::Var(v) if heap.get(v.index()).copied().flatten() == Some(memory)),
-                Memory::Param => dst.is_some_and(|d| direct.get(d.index()).copied().unwrap_or(false)),
+                // Read directly, or through the opaque load (no fault: the index is in range).
+                Memory::Param => dst.is_some() && self.param_word_in_range(index),
                 Memory::Shared | Memory::Local => self.index_in_range(memory, index, &facts),
                 Memory::Scratch => true,
             }

@@ -76,6 +76,10 @@ pub enum Node {
     /// The current iteration (counted from 0) of loop `LaunchProof::loops[lp]`, as a `ty`
     /// value: `[0, J]`, `J` the loop's last iteration that can start (`induction`).
     Iter { lp: u32, ty: Ty },
+    /// A value in `[0, max(arg)]` of `arg`'s type: a halving loop's variable inside the loop
+    /// (`induction::halving_loop`: `v₀ >> (j·c) <= v₀`). `id` tells the loops apart (a guard
+    /// on one loop's variable must not narrow another's, which may hold another value).
+    AtMost { arg: u32, id: u32 },
 }
 
 /// A loop's exit test, over nodes of values that stay the same while the loop runs: the loop
@@ -98,6 +102,12 @@ pub struct Claim {
     pub node: u32,
     pub value: bool,
     pub guards: Vec<(u32, bool)>,
+    /// A shared-memory word index claimed in range (`node` is `var <u shared words`, claimed
+    /// true): the variant accesses `min(var, words - 1)` there, which the value facts bound,
+    /// so the backends make the access without their check (and it defers no fault). The
+    /// `min` changes nothing where the claim holds and keeps the access inside the array
+    /// where it would not. Otherwise a heap access's test, as described above.
+    pub shared_index: bool,
 }
 
 /// A kernel's launch precondition (see the module doc).
@@ -108,6 +118,47 @@ pub struct LaunchProof {
     /// The loops whose iterations [`Node::Iter`] counts.
     pub loops: Vec<LoopBound>,
     pub workgroup_size: [u32; 3],
+    /// The kernel's loops with a bound on their iterations per entry, when it has the
+    /// loop-cut check (`loop_cut.rs`) and every other loop is bounded: the launch must also
+    /// keep each thread's loop back-edges within [`LOOP_BUDGET`] (see [`NestLoop`]), and the
+    /// variant runs without the check.
+    pub loop_budget: Option<Vec<NestLoop>>,
+}
+
+/// Most loop back-edges a thread of a launch may take for the variant to leave out the
+/// loop-cut check: half of llvmpipe's 65,535 (`loop_cut.rs`), so that no driver
+/// transformation of the loops (peeling, rotation) can bring a thread near the limit.
+pub const LOOP_BUDGET: u128 = 32_768;
+
+/// One loop of the kernel (in statement order: an enclosing loop comes first), with the
+/// innermost loop around it and how many iterations start per entry.
+///
+/// **The loop budget.** llvmpipe cuts a thread's loops after 65,535 back-edges in all
+/// (`loop_cut.rs`), which the checked kernel detects at its end. A thread of a launch takes at
+/// most `Σ_L Π_{A encloses L or is L} T(A)` back-edges, `T(A)` a bound on the iterations one
+/// entry of loop `A` starts (each iteration ends in at most one back-edge, and loop `L` is
+/// entered at most once per iteration of its enclosing loop, or once at all). With that sum
+/// at most [`LOOP_BUDGET`] for every thread, no loop is cut, the check would never fire, and
+/// the variant leaves it out (`loop_cut::strip_checks`). Loops in called functions and the
+/// backends' compare-exchange loops are not counted, so kernels with atomics or calls of
+/// functions that may loop get no budget (they keep the check).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct NestLoop {
+    pub parent: Option<u32>,
+    pub trips: Trips,
+}
+
+/// A bound on the iterations one entry of a loop starts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trips {
+    /// A single-pass loop (`induction::runs_once`).
+    Once,
+    /// A counted loop: `J + 1`, `J` its last iteration that can start
+    /// (`LaunchProof::loops[i]`, `induction::last_iteration`).
+    Counted(u32),
+    /// A halving loop (`induction::halving_loop`) whose variable enters as node `init`:
+    /// `bitlen(init) / shift + 1` (here `+ 2`).
+    Halving { init: u32, shift: u32 },
 }
 
 /// What the host knows of a launch: the parameter buffer's words as the kernel reads them
@@ -133,6 +184,12 @@ struct Analysis<'k> {
     wanted: HashMap<VarId, bool>,
     values: Vec<bool>,
     loops: Vec<LoopBound>,
+    /// The loop budget's loops so far, the loops around the walk's point, and whether some
+    /// loop has no bound (then there is no budget).
+    nest: Vec<NestLoop>,
+    nest_stack: Vec<u32>,
+    unbounded: bool,
+    facts: crate::ir::IndexFacts,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -166,14 +223,28 @@ pub fn analyse(k: &Kernel) -> Option<LaunchProof> {
     if wanted.is_empty() {
         return None;
     }
-    let mut a = Analysis { k, nodes: Vec::new(), interned: HashMap::new(), depth: Vec::new(), claims: Vec::new(), wanted, values, loops: Vec::new() };
+    let mut a = Analysis {
+        k,
+        nodes: Vec::new(),
+        interned: HashMap::new(),
+        depth: Vec::new(),
+        claims: Vec::new(),
+        wanted,
+        values,
+        loops: Vec::new(),
+        nest: Vec::new(),
+        nest_stack: Vec::new(),
+        unbounded: false,
+        facts: k.index_facts(),
+    };
     let mut env = Env { vals: vec![None; k.vars.len()], log: Vec::new() };
     let mut guards = Vec::new();
     a.block(&k.body, &mut env, &mut guards);
     if a.claims.is_empty() {
         return None;
     }
-    Some(LaunchProof { nodes: a.nodes, claims: a.claims, loops: a.loops, workgroup_size: k.workgroup_size })
+    let loop_budget = (crate::loop_cut::has_check(k) && !a.unbounded && !unseen_loops(k, &k.body)).then_some(a.nest);
+    Some(LaunchProof { nodes: a.nodes, claims: a.claims, loops: a.loops, workgroup_size: k.workgroup_size, loop_budget })
 }
 
 /// The boolean values whose claimed value would remove a heap access's fault recording, with
@@ -235,6 +306,23 @@ fn wanted_values(k: &Kernel, values: &[bool]) -> HashMap<VarId, bool> {
     wanted.into_iter().filter_map(|(v, w)| w.map(|w| (v, w))).collect()
 }
 
+/// Whether `b` may run loops the budget does not see: an atomic access (the backends'
+/// compare-exchange loops), or a call of a function (of `k.functions`, outlined expansions)
+/// that has a loop, an atomic access or a call itself.
+fn unseen_loops(k: &Kernel, b: &Block) -> bool {
+    fn plain(b: &Block) -> bool {
+        b.stmts.iter().all(|s| {
+            !matches!(s, Stmt::Loop { .. } | Stmt::Assign { expr: Expr::Call { .. } | Expr::AtomicWord { .. } | Expr::AtomicDword { .. }, .. })
+                && s.bodies().all(plain)
+        })
+    }
+    b.stmts.iter().any(|s| match s {
+        Stmt::Assign { expr: Expr::AtomicWord { .. } | Expr::AtomicDword { .. }, .. } => true,
+        Stmt::Assign { expr: Expr::Call { func, .. }, .. } => !k.functions.get(*func as usize).is_some_and(|f| plain(&f.body)),
+        _ => s.bodies().any(|body| unseen_loops(k, body)),
+    })
+}
+
 fn is_lone_fault(then_body: &Block, else_body: &Block) -> bool {
     else_body.stmts.is_empty() && !then_body.stmts.is_empty() && then_body.stmts.iter().all(|s| matches!(s, Stmt::Fault { .. }))
 }
@@ -267,6 +355,7 @@ impl Analysis<'_> {
                 let l = self.loops[lp as usize];
                 d(l.init).max(d(l.step)).max(d(l.bound))
             }
+            Node::AtMost { arg, .. } => d(arg),
             _ => 0,
         };
         if depth > MAX_NODE_DEPTH {
@@ -342,15 +431,35 @@ impl Analysis<'_> {
         Some(Sym::Node(self.node(n)?))
     }
 
+    /// A claim that shared word index `index` is below the array's size, where the value facts
+    /// cannot show it (see [`Claim::shared_index`]).
+    fn shared_claim(&mut self, index: Operand, env: &Env, guards: &[(u32, bool)]) {
+        let Operand::Var(v) = index else { return };
+        let words = self.facts.shared_words;
+        if words == 0 || !self.values.get(v.index()).copied().unwrap_or(false) || self.k.index_in_range(Memory::Shared, index, &self.facts) {
+            return;
+        }
+        let Some(Sym::Node(n)) = env.vals.get(v.index()).copied().flatten() else { return };
+        let Some(limit) = self.node(Node::Const { ty: Ty::U32, bits: u64::from(words) }) else { return };
+        let Some(test) = self.node(Node::Compare { op: CmpOp::LtU, ty: Ty::U32, lhs: n, rhs: limit }) else { return };
+        self.claims.push(Claim { var: v, node: test, value: true, guards: guards.to_vec(), shared_index: true });
+    }
+
     fn block(&mut self, b: &Block, env: &mut Env, guards: &mut Vec<(u32, bool)>) {
         let outer = guards.len();
         for s in &b.stmts {
             match s {
+                Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Shared, index }, .. } | Stmt::StoreWord { memory: Memory::Shared, index, .. } => {
+                    self.shared_claim(*index, env, guards);
+                    if let Stmt::Assign { dst, .. } = s {
+                        env.set(dst.index(), None);
+                    }
+                }
                 Stmt::Assign { dst, expr } => {
                     let sym = self.expr(expr, &env.vals);
                     if let (Some(&want), Some(Sym::Node(n))) = (self.wanted.get(dst), sym) {
                         if self.values.get(dst.index()).copied().unwrap_or(false) {
-                            self.claims.push(Claim { var: *dst, node: n, value: want, guards: guards.clone() });
+                            self.claims.push(Claim { var: *dst, node: n, value: want, guards: guards.clone(), shared_index: false });
                         }
                     }
                     env.set(dst.index(), sym);
@@ -387,6 +496,8 @@ impl Analysis<'_> {
                     // it and after it, except the induction variables (`induction`), which
                     // are `v₀ + j·step` in iteration `j` when the loop's exit test bounds `j`.
                     let ind = induction::analyse_loop(body);
+                    let halving = induction::halving_loop(body).and_then(|(v, shift)| Some((self.operand_node(Operand::Var(v), &env.vals)?, shift)));
+                    let mut counted = None;
                     let entry: Vec<Option<(u32, u32)>> = ind
                         .ivs
                         .iter()
@@ -398,10 +509,17 @@ impl Analysis<'_> {
                     for v in &assigned {
                         env.set(v.index(), None);
                     }
+                    // A halving variable stays within `[0, v₀]` in the loop.
+                    if let (Some((v, _)), Some((init, _))) = (induction::halving_loop(body), halving) {
+                        let id = self.nodes.len() as u32;
+                        let sym = self.node(Node::AtMost { arg: init, id }).map(Sym::Node);
+                        env.set(v.index(), sym);
+                    }
                     if let (Some(t), Some(bound)) = (ind.exit, bound) {
                         if let Some((init, step)) = entry[t.iv] {
                             let lp = self.loops.len() as u32;
                             self.loops.push(LoopBound { init, step, bound, op: t.op, ty: t.ty, after_step: t.after_step });
+                            counted = Some(lp);
                             for (iv, e) in ind.ivs.iter().zip(&entry) {
                                 let Some((v0, step)) = *e else { continue };
                                 let ty = iv.ty;
@@ -413,9 +531,33 @@ impl Analysis<'_> {
                             }
                         }
                     }
+                    // The loop budget: the loop-cut check's own loop is left out (the variant
+                    // drops it with the check).
+                    let check = crate::loop_cut::is_check_loop(self.k, body);
+                    let mut pushed = false;
+                    if !check {
+                        let trips = if induction::runs_once(body) {
+                            Some(Trips::Once)
+                        } else if let Some(lp) = counted {
+                            Some(Trips::Counted(lp))
+                        } else {
+                            halving.map(|(init, shift)| Trips::Halving { init, shift })
+                        };
+                        match trips {
+                            Some(trips) => {
+                                self.nest_stack.push(self.nest.len() as u32);
+                                self.nest.push(NestLoop { parent: self.nest_stack.iter().rev().nth(1).copied(), trips });
+                                pushed = true;
+                            }
+                            None => self.unbounded = true,
+                        }
+                    }
                     let mark = env.log.len();
                     let mut touched = Vec::new();
                     self.block(body, env, guards);
+                    if pushed {
+                        self.nest_stack.pop();
+                    }
                     env.undo(mark, &mut touched);
                     for v in touched.into_iter().chain(assigned.iter().map(|v| v.index())) {
                         env.set(v, None);
@@ -478,7 +620,8 @@ impl Env {
 /// marked `Features::launch_specialised`. The host runs it only for launches where
 /// [`LaunchProof::holds`]; `None` when nothing would change.
 pub fn specialise(k: &Kernel, proof: &LaunchProof) -> Option<Kernel> {
-    let claimed: HashMap<VarId, bool> = proof.claims.iter().map(|c| (c.var, c.value)).collect();
+    let claimed: HashMap<VarId, bool> = proof.claims.iter().filter(|c| !c.shared_index).map(|c| (c.var, c.value)).collect();
+    let shared: std::collections::HashSet<VarId> = proof.claims.iter().filter(|c| c.shared_index).map(|c| c.var).collect();
     let mut out = k.clone();
     // Claimed segment and alignment tests become their constant; range tests keep their
     // comparison (the index select's proof for the backends) and count as true below.
@@ -558,6 +701,41 @@ pub fn specialise(k: &Kernel, proof: &LaunchProof) -> Option<Kernel> {
         });
     }
     rewrite(&mut out.body, &claimed, &defs, &mut changed);
+    if !shared.is_empty() && out.shared_words > 0 && !out.shared_dwords() {
+        let last = out.shared_words - 1;
+        fn clamp(b: &mut Block, shared: &std::collections::HashSet<VarId>, last: u32, vars: &mut Vec<crate::ir::VarInfo>, changed: &mut bool) {
+            let mut i = 0;
+            while i < b.stmts.len() {
+                for body in b.stmts[i].bodies_mut() {
+                    clamp(body, shared, last, vars, changed);
+                }
+                let index = match &mut b.stmts[i] {
+                    Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Shared, index }, .. } | Stmt::StoreWord { memory: Memory::Shared, index, .. } => Some(index),
+                    _ => None,
+                };
+                if let Some(index) = index {
+                    if let Operand::Var(v) = *index {
+                        if shared.contains(&v) {
+                            vars.push(crate::ir::VarInfo { ty: Ty::U32, name: "shared_index.claimed".into() });
+                            let j = VarId(vars.len() as u32 - 1);
+                            *index = Operand::Var(j);
+                            let min = Expr::Binary { op: BinaryOp::MinU, ty: Ty::U32, lhs: Operand::Var(v), rhs: Operand::Const(Const::U32(last)) };
+                            b.stmts.insert(i, Stmt::Assign { dst: j, expr: min });
+                            *changed = true;
+                            i += 1;
+                        }
+                    }
+                }
+                i += 1;
+            }
+        }
+        clamp(&mut out.body, &shared, last, &mut out.vars, &mut changed);
+    }
+    // The launch keeps every thread's back-edges within the budget: no loop is cut, and the
+    // loop-cut check would never fire (`NestLoop`).
+    if proof.loop_budget.is_some() && crate::loop_cut::strip_checks(&mut out) {
+        changed = true;
+    }
     if !changed {
         return None;
     }
@@ -676,6 +854,7 @@ impl Eval<'_> {
             Node::Compare { .. } => Ty::Bool,
             Node::Convert { to, .. } => to,
             Node::Iter { ty, .. } => ty,
+            Node::AtMost { arg, .. } => self.ty_of(arg),
         }
     }
 
@@ -724,6 +903,7 @@ impl Eval<'_> {
                     None => Av::top(w, 0, 0),
                 }
             }
+            Node::AtMost { arg, .. } => Av { lo: 0, hi: self.eval(arg)?.hi, k: 0, r: 0 },
             Node::Unary { op: UnaryOp::Not, arg, .. } => {
                 let a = self.eval(arg)?;
                 match a.point_value() {
@@ -987,7 +1167,54 @@ impl LaunchProof {
     /// Whether every claim holds for this launch (see the module doc); `false` whenever one
     /// cannot be shown.
     pub fn holds(&self, launch: LaunchValues) -> bool {
-        self.verdicts(launch, true).iter().all(|&v| v)
+        self.verdicts(launch, true).iter().all(|&v| v) && self.loop_budget_holds(launch)
+    }
+
+    /// Whether every thread of the launch takes at most [`LOOP_BUDGET`] loop back-edges
+    /// (see [`NestLoop`]); `true` for a proof without a loop budget. The bounds are evaluated
+    /// without guards, over every thread's values (a wider range only gives a larger bound).
+    pub fn loop_budget_holds(&self, launch: LaunchValues) -> bool {
+        let Some(nest) = &self.loop_budget else { return true };
+        let mut ev = Eval { proof: self, launch, facts: HashMap::new(), memo: vec![None; self.nodes.len()] };
+        // Per loop: a bound on its iterations per thread (entries times iterations per entry).
+        let mut total_of: Vec<u128> = Vec::with_capacity(nest.len());
+        let mut sum: u128 = 0;
+        for l in nest {
+            let t: u128 = match l.trips {
+                Trips::Once => 1,
+                Trips::Counted(lp) => {
+                    let Some(&b) = self.loops.get(lp as usize) else { return false };
+                    let (Some(i), Some(s), Some(n)) = (ev.eval(b.init), ev.eval(b.step), ev.eval(b.bound)) else {
+                        // No thread computes the loop's values: no thread runs it.
+                        total_of.push(0);
+                        continue;
+                    };
+                    let bounds = |a: Av| induction::Bounds { lo: a.lo, hi: a.hi, k: a.k, r: a.r };
+                    match induction::last_iteration(b.op, width(b.ty), bounds(i), bounds(s), bounds(n), b.after_step) {
+                        Some(j) => j.saturating_add(1),
+                        None => return false,
+                    }
+                }
+                Trips::Halving { init, shift } => match ev.eval(init) {
+                    Some(a) => u128::from((128 - a.hi.leading_zeros()) / shift.max(1)) + 2,
+                    None => 0,
+                },
+            };
+            let outer = match l.parent {
+                Some(p) => match total_of.get(p as usize) {
+                    Some(&o) => o,
+                    None => return false,
+                },
+                None => 1,
+            };
+            let mine = outer.saturating_mul(t).min(u128::MAX >> 8);
+            total_of.push(mine);
+            sum = sum.saturating_add(mine);
+            if sum > LOOP_BUDGET {
+                return false;
+            }
+        }
+        sum <= LOOP_BUDGET
     }
 
     /// Which claims fail for this launch (indices into [`LaunchProof::claims`]): for tests and

@@ -24,11 +24,80 @@
 //! adds its limiter, knows the loop ends only through its breaks and folds the flag away.
 //!
 //! The host enables the check only on devices where its probe (`host/src/runtime/probe.rs`)
-//! saw a loop cut.
+//! saw a loop cut. A launch-specialised variant leaves it out ([`strip_checks`]) when the
+//! launch precondition bounds every thread's back-edges far below the limit
+//! (`launch_proof::NestLoop`).
 
 use crate::abi;
 use crate::build::*;
 use crate::ir::{BinaryOp, Block, CmpOp, Kernel, Memory, Stmt, Ty, VarId, VarInfo};
+
+/// The check's own variables (only this module names variables so).
+const TRIPS: &str = "loop_cut.trips";
+const COUNT: &str = "loop_cut.n";
+const DONE: &str = "loop_cut.done";
+const FAR: &str = "loop_cut.far";
+
+fn check_vars(k: &Kernel) -> Vec<bool> {
+    k.vars.iter().map(|v| matches!(v.name.as_str(), TRIPS | COUNT | DONE | FAR)).collect()
+}
+
+fn is_check_fault(s: &Stmt) -> bool {
+    matches!(s, Stmt::If { then_body, else_body, .. }
+        if else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { code }] if *code == abi::FAULT_LOOP_CUT))
+}
+
+/// Whether `k` has the check (its fault statement, anywhere).
+pub fn has_check(k: &Kernel) -> bool {
+    fn block(b: &Block) -> bool {
+        b.stmts.iter().any(|s| is_check_fault(s) || s.bodies().any(block))
+    }
+    block(&k.body)
+}
+
+/// Whether the loop with body `body` is the check's own eight-trip loop: it assigns only the
+/// check's variables and leaves through tests of them.
+pub fn is_check_loop(k: &Kernel, body: &Block) -> bool {
+    let vars = check_vars(k);
+    !body.stmts.is_empty() && body.stmts.iter().all(|s| check_stmt(s, &vars))
+}
+
+/// A statement of the check: an assignment to one of its variables, or `if (done) { break }`.
+fn check_stmt(s: &Stmt, vars: &[bool]) -> bool {
+    let ours = |v: &VarId| vars.get(v.index()).copied().unwrap_or(false);
+    match s {
+        Stmt::Assign { dst, .. } => ours(dst),
+        Stmt::If { cond: crate::ir::Operand::Var(c), then_body, else_body } => {
+            ours(c) && else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Break])
+        }
+        _ => false,
+    }
+}
+
+/// Removes every check from `k` (its statements and loops, and its fault): for a
+/// launch-specialised variant whose launches keep every thread's loop back-edges far below
+/// the driver's limit (`launch_proof::NestLoop`), where the check could never fire. The
+/// escapes of endless loops stay (a never-taken `break`). Returns whether a check was removed.
+pub fn strip_checks(k: &mut Kernel) -> bool {
+    let vars = check_vars(k);
+    fn block(b: &mut Block, vars: &[bool], removed: &mut bool) {
+        b.stmts.retain(|s| {
+            let check = is_check_fault(s)
+                || check_stmt(s, vars)
+                || matches!(s, Stmt::Loop { body } if !body.stmts.is_empty() && body.stmts.iter().all(|s| check_stmt(s, vars)));
+            *removed |= is_check_fault(s);
+            !check
+        });
+        for s in &mut b.stmts {
+            for body in s.bodies_mut() {
+                block(body, vars, removed);
+            }
+        }
+    }
+    let mut removed = false;
+    block(&mut k.body, &vars, &mut removed);
+    removed
+}
 
 /// Adds the check before every `Return` of `k` and at its end.
 ///
@@ -45,8 +114,8 @@ pub fn check_cut_loops(k: &mut Kernel) {
         k.vars.push(VarInfo { ty, name: name.into() });
         VarId(k.vars.len() as u32 - 1)
     };
-    let (trips, n, done) = (new_var(Ty::U32, "loop_cut.trips"), new_var(Ty::U32, "loop_cut.n"), new_var(Ty::Bool, "loop_cut.done"));
-    let far = new_var(Ty::U32, "loop_cut.far");
+    let (trips, n, done) = (new_var(Ty::U32, TRIPS), new_var(Ty::U32, COUNT), new_var(Ty::Bool, DONE));
+    let far = new_var(Ty::U32, FAR);
     // (0x3f800000 >> 23) - 119 = 8. No masking: a compiler that can bound the trip count
     // unrolls the loop (NIR does, on the SPIR-V path), and an unrolled loop never sees the
     // driver's counter.

@@ -150,3 +150,74 @@ L:
     let word = |w: u32| out.iter().find(|(i, _)| *i == w).map(|(_, d)| *d);
     assert_eq!(word(h + 2), Some(false), "n bounds the callee's loop: {out:?}");
 }
+
+/// A loop bounded by a parameter word that accesses no memory: `n` keeps the opaque load
+/// (it decides the loop's exit), which records no fault (its index is in range for every
+/// launch), so the kernel defers no fault at all and needs no end-of-thread flush.
+const LOOP_ONLY: &str = ".version 8.5\n.target sm_80\n.address_size 64
+.visible .entry k(.param .u32 n)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<4>;
+    ld.param.u32 %r1, [n+OFFSET];
+    mov.u32 %r2, %tid.x;
+    setp.ge.u32 %p1, %r2, %r1;
+    @%p1 bra DONE;
+L:
+    add.u32 %r2, %r2, 64;
+    setp.lt.u32 %p2, %r2, %r1;
+    @%p2 bra L;
+DONE:
+    ret;
+}
+";
+
+#[test]
+fn an_opaque_parameter_load_defers_no_fault() {
+    let k = kernel(&LOOP_ONLY.replace("OFFSET", "0"));
+    let out = direct_words(&LOOP_ONLY.replace("OFFSET", "0"));
+    assert_eq!(out.iter().find(|(i, _)| *i == abi::PARAM_HEADER_WORDS).map(|(_, d)| *d), Some(false), "n bounds the loop: {out:?}");
+    assert!(!k.defers_faults(), "the opaque load of n cannot fault");
+    // A word past the parameter area keeps the checked load, and its fault.
+    let k = kernel(&LOOP_ONLY.replace("OFFSET", "64"));
+    assert!(k.defers_faults(), "a word past the area may fault");
+}
+
+#[test]
+fn words_that_reach_a_loop_condition_only_through_floats_are_direct() {
+    // mandelbrot's shape: the escape test compares floats computed from `c` (a float
+    // parameter) and from the thread index; only `max_iter`, compared with the counter,
+    // bounds the loop as the miscompile needs.
+    let out = direct_words(
+        ".version 8.5\n.target sm_80\n.address_size 64
+.visible .entry k(.param .f32 c, .param .u32 max_iter, .param .u32 off)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<6>;
+    .reg .f32 %f<5>;
+    ld.param.f32 %f1, [c];
+    ld.param.u32 %r1, [max_iter];
+    ld.param.u32 %r4, [off];
+    mov.u32 %r2, %tid.x;
+    add.u32 %r5, %r2, %r4;
+    cvt.rn.f32.u32 %f2, %r5;
+    add.f32 %f2, %f2, %f1;
+    mov.u32 %r3, 0;
+L:
+    mul.f32 %f2, %f2, %f2;
+    setp.gt.f32 %p1, %f2, 0f40800000;
+    @%p1 bra DONE;
+    add.u32 %r3, %r3, 1;
+    setp.lt.u32 %p2, %r3, %r1;
+    @%p2 bra L;
+DONE:
+    ret;
+}
+",
+    );
+    let h = abi::PARAM_HEADER_WORDS;
+    let word = |w: u32| out.iter().find(|(i, _)| *i == w).map(|(_, d)| *d);
+    assert_eq!(word(h), Some(true), "c reaches the escape test as a float: {out:?}");
+    assert_eq!(word(h + 2), Some(true), "off reaches it through a conversion to float: {out:?}");
+    assert_eq!(word(h + 1), Some(false), "max_iter bounds the counter: {out:?}");
+}

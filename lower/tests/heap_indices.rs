@@ -252,3 +252,49 @@ fn segment_slot_indices_are_proven_for_their_own_slot_only() {
     assert_eq!(slot_reads, words);
     assert!(!k.param_word_in_range(Operand::Const(Const::U32(abi::segment_slot_word(3, k.param_bytes)))));
 }
+
+/// The shared-memory zeroing prologue (`isolation.rs`) of `words` words for a block of
+/// `block` threads: (its stores' indices in range by the value facts, stores written out, loops).
+fn prologue(words: u32, block: [u32; 3]) -> (Vec<bool>, usize, usize) {
+    let ptx = format!(
+        ".version 8.5\n.target sm_80\n.address_size 64
+.visible .entry k(.param .u64 out)
+{{
+    .shared .align 4 .b32 s[{words}];
+    .reg .b32 %r<4>;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, s;
+    ld.shared.u32 %r3, [%r2];
+    ret;
+}}
+"
+    );
+    let file = SourceFile::new("t.ptx".to_string(), ptx);
+    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
+    let options = LowerOptions { block: Some(block), ..Default::default() };
+    let module = lower(&ast, &file, &options).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
+    let k = module.kernels.into_iter().next().unwrap();
+    let facts = k.index_facts();
+    let at = k.body.stmts.iter().position(|s| matches!(s, Stmt::Barrier | Stmt::SharedBarrier)).expect("the prologue's barrier");
+    let head = Block { stmts: k.body.stmts[..at].to_vec() };
+    let mut out = Vec::new();
+    indexed(&k, &head, &facts, &mut out);
+    let plain = head.stmts.iter().filter(|s| matches!(s, Stmt::StoreWord { .. })).count();
+    let loops = head.stmts.iter().filter(|s| matches!(s, Stmt::Loop { .. })).count();
+    (out.into_iter().map(|(_, ok)| ok).collect(), plain, loops)
+}
+
+#[test]
+fn the_shared_zeroing_prologue_stores_in_range_without_a_check() {
+    // Whole rounds only: one store per round, written out, no loop.
+    assert_eq!(prologue(256, [256, 1, 1]), (vec![true], 1, 0));
+    assert_eq!(prologue(1024, [32, 8, 1]), (vec![true; 4], 4, 0));
+    // transpose's 32×33 tile for 32×8 threads: four rounds and a guarded remainder.
+    assert_eq!(prologue(1056, [32, 8, 1]), (vec![true; 5], 4, 0));
+    // Fewer words than threads: the guarded remainder alone.
+    assert_eq!(prologue(7, [64, 1, 1]), (vec![true], 0, 0));
+    // More than eight rounds: the loop, its index bounded by a `min`.
+    assert_eq!(prologue(1000, [96, 1, 1]), (vec![true], 0, 1));
+    // A 3-D block: the linear id still lies below the thread count.
+    assert_eq!(prologue(120, [4, 3, 5]), (vec![true; 2], 2, 0));
+}

@@ -233,7 +233,7 @@ fn matmul_holds(n: u64, a: u64, b: u64, c: u64, grid: [u32; 2], heap_words: u64)
 fn matmul_loop_indices_follow_the_launch() {
     let k = kernel(MATMUL, [16, 16, 1]);
     let proof = analyse(&k).unwrap();
-    assert_eq!(proof.loops.len(), 2, "the shared-memory prologue's loop and the tile loop are bounded");
+    assert_eq!(proof.loops.len(), 1, "the tile loop is bounded (the shared-memory prologue has no loop: isolation.rs writes its two rounds out)");
     // The loop's two loads (segment, alignment and range tests each) are claimed, and the
     // variant of a launch that holds has no deferred fault left for them.
     assert_eq!(proof.claims.len(), 9, "{:?}", proof.claims);
@@ -420,4 +420,127 @@ fn a_grid_stride_loop_is_bounded_by_its_test() {
     assert!(holds(1000, 0u32.wrapping_sub(64), 1000));
     // n past the buffer, with threads that reach it.
     assert!(!holds(2000, 64, 1000));
+}
+
+fn kernel_cut(ptx: &str, block: [u32; 3]) -> Kernel {
+    let file = SourceFile::new("t.ptx".to_string(), ptx.to_string());
+    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
+    // Dynamic shared memory for reduce's `sdata[]`: one word per thread.
+    let dynamic_shared_bytes = 4 * block.iter().product::<u32>();
+    let options = LowerOptions { block: Some(block), detect_cut_loops: true, dynamic_shared_bytes, ..Default::default() };
+    let module = lower(&ast, &file, &options).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
+    module.kernels.into_iter().next().unwrap()
+}
+
+/// Lone `if c { fault(code) }` statements of `code` in `b`.
+fn faults_of(b: &ptxcross_lower::ir::Block, code: u32) -> usize {
+    use ptxcross_lower::ir::Stmt;
+    b.stmts
+        .iter()
+        .map(|s| match s {
+            Stmt::If { then_body, else_body, .. }
+                if else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { code: c }] if *c == code) =>
+            {
+                1
+            }
+            s => s.bodies().map(|b| faults_of(b, code)).sum(),
+        })
+        .sum()
+}
+
+/// `out[tid] = outer * inner`, counted in a do-while nest (host/tests/loop_cut.rs's kernel),
+/// and the same with the inner bound loaded from the heap (`BOUND` replaced).
+const COUNT_NEST: &str = ".version 7.0\n.target sm_70\n.address_size 64
+.visible .entry count(.param .u64 out, .param .u32 outer, .param .u32 inner)
+{
+	.reg .pred %p<3>;
+	.reg .b32 %r<8>;
+	.reg .b64 %rd<4>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u32 %r1, [outer];
+	BOUND
+	mov.u32 %r2, 0;
+	mov.u32 %r5, 0;
+OUTER:
+	mov.u32 %r3, 0;
+INNER:
+	add.u32 %r5, %r5, 1;
+	add.u32 %r3, %r3, 1;
+	setp.lt.u32 %p1, %r3, %r6;
+	@%p1 bra INNER;
+	add.u32 %r2, %r2, 1;
+	setp.lt.u32 %p2, %r2, %r1;
+	@%p2 bra OUTER;
+	mov.u32 %r7, %tid.x;
+	mul.wide.u32 %rd2, %r7, 4;
+	add.u64 %rd3, %rd1, %rd2;
+	ATOMIC
+	ret;
+}
+";
+
+fn count_nest(bound: &str, atomic: bool) -> Kernel {
+    let store = if atomic { "atom.global.add.u32 %r4, [%rd3], %r5;" } else { "st.global.u32 [%rd3], %r5;" };
+    kernel_cut(&COUNT_NEST.replace("BOUND", bound).replace("ATOMIC", store), [32, 1, 1])
+}
+
+/// The loop budget (`launch_proof::NestLoop`): a thread of the nest takes at most
+/// `outer + outer · inner` back-edges (the outer loop's iterations, and the inner loop's
+/// `inner` per outer iteration), which must stay within `LOOP_BUDGET` = 32,768 for the variant
+/// to leave out the loop-cut check. Worked by hand at the boundary.
+#[test]
+fn the_loop_budget_bounds_every_thread_of_a_nest() {
+    let k = count_nest("ld.param.u32 %r6, [inner];", false);
+    let proof = analyse(&k).expect("a precondition");
+    assert!(proof.loop_budget.is_some(), "every loop is counted");
+    let holds = |outer: u32, inner: u32| {
+        let p = params(&k, &[(0, heap_address(256), 8), (8, outer as u64, 4), (12, inner as u64, 4)]);
+        proof.holds(LaunchValues { params: &p, grid: [1, 1, 1], heap_words: 1 << 16 })
+    };
+    assert!(holds(1, 32_767), "1 + 32,767");
+    assert!(!holds(1, 32_768), "1 + 32,768");
+    assert!(holds(128, 255), "128 + 128 · 255 = 32,768");
+    assert!(!holds(128, 256), "128 + 128 · 256");
+    assert!(!holds(65_536, 1), "65,536 + 65,536");
+    // A do-while loop runs its body once even for a bound of 0.
+    assert!(holds(1, 0));
+    let v = specialise(&k, &proof).expect("a variant");
+    assert!(faults_of(&k.body, abi::FAULT_LOOP_CUT) > 0, "the checked kernel has the check");
+    assert_eq!(faults_of(&v.body, abi::FAULT_LOOP_CUT), 0, "the variant leaves it out");
+    assert!(!v.defers_faults(), "nothing left to flush");
+
+    // A bound loaded from the heap proves nothing: no budget, the variant keeps the check.
+    let k = count_nest("ld.global.u32 %r6, [%rd1];", false);
+    let proof = analyse(&k).expect("a precondition");
+    assert!(proof.loop_budget.is_none());
+    let v = specialise(&k, &proof).expect("a variant");
+    assert_eq!(faults_of(&v.body, abi::FAULT_LOOP_CUT), faults_of(&k.body, abi::FAULT_LOOP_CUT), "the check stays");
+    // An atomic may loop in the backends (compare-exchange): no budget either.
+    let k = count_nest("ld.param.u32 %r6, [inner];", true);
+    assert!(analyse(&k).is_none_or(|p| p.loop_budget.is_none()));
+}
+
+pub const REDUCE: &str = include_str!("../../tests/corpus/ptx/reduce.sm80.ptx");
+
+/// reduce's tree loop `for (s = ntid / 2; s > 0; s >>= 1)` is a halving loop
+/// (`induction::halving_loop`): 256 threads give `s = 128, 64, …, 1`, eight iterations, far
+/// within the budget, so its variant leaves out the loop-cut check; and `s <= 128` in the loop
+/// bounds its shared index.
+#[test]
+fn a_halving_loop_is_within_the_budget() {
+    let k = kernel_cut(REDUCE, [256, 1, 1]);
+    let proof = analyse(&k).expect("a precondition");
+    let nest = proof.loop_budget.as_ref().expect("every loop is bounded");
+    assert!(nest.iter().any(|l| matches!(l.trips, ptxcross_lower::launch_proof::Trips::Halving { shift: 1, .. })), "{nest:?}");
+    let n = 4096u64;
+    let p = params(&k, &[(0, heap_address(256), 8), (8, heap_address(256 + 4 * n), 8), (16, n, 4)]);
+    assert!(proof.loop_budget_holds(LaunchValues { params: &p, grid: [16, 1, 1], heap_words: 1 << 16 }));
+    let v = specialise(&k, &proof).expect("a variant");
+    assert_eq!(faults_of(&v.body, abi::FAULT_LOOP_CUT), 0);
+    // The tree loop's `sdata[tid + s]` under `tid < s`, `s <= 128`: claimed below 256 words
+    // (`Claim::shared_index`), so with the launch holding nothing is deferred at all.
+    assert_eq!(proof.claims.iter().filter(|c| c.shared_index).count(), 1, "{:?}", proof.claims);
+    assert_eq!(proof.failing_claims(LaunchValues { params: &p, grid: [16, 1, 1], heap_words: 1 << 16 }), Vec::<usize>::new());
+    assert!(!v.defers_faults(), "no flush left");
 }

@@ -353,3 +353,155 @@ fn matmul_tile_loop_runs_unchecked_when_in_range_and_checked_otherwise() {
         assert_eq!(bits, abi::FAULT_MISALIGNED, "{backend}");
     }
 }
+
+const MANDELBROT: &str = include_str!("../corpus/ptx/mandelbrot.sm80.ptx");
+
+/// mandelbrot.cu on the CPU: the escape count of pixel `(px, py)`, every operation one f32
+/// rounding (`__fmul_rn`/`__fadd_rn`/`__fsub_rn`), as the CUDA source fixes them.
+fn mandelbrot_ref(w: usize, h: usize, x0: f32, y0: f32, dx: f32, dy: f32, max_iter: i32) -> Vec<u32> {
+    let mut out = vec![0u32; w * h];
+    for py in 0..h {
+        for px in 0..w {
+            let cr = x0 + (px as f32) * dx;
+            let ci = y0 + (py as f32) * dy;
+            let (mut zr, mut zi, mut it) = (0f32, 0f32, 0i32);
+            while it < max_iter {
+                let (zr2, zi2) = (zr * zr, zi * zi);
+                if zr2 + zi2 > 4.0 {
+                    break;
+                }
+                let t = (zr2 - zi2) + cr;
+                zi = (2.0 * zr) * zi + ci;
+                zr = t;
+                it += 1;
+            }
+            out[py * w + px] = it as u32;
+        }
+    }
+    out
+}
+
+/// The loop budget (`launch_proof::NestLoop`): with the loop-cut check on (what the host adds
+/// where the driver cuts long loops, lavapipe), mandelbrot's variant leaves the check out when
+/// every thread's back-edges stay within `LOOP_BUDGET` (32,768): the structurizer's single-pass
+/// loop (1) and the escape loop (`max_iter` iterations at most, `it < max_iter` after `++it`).
+/// `max_iter` = 32,767 is the largest that fits; 32,768 runs the checked kernel (right
+/// results: no driver cuts a loop that short); 70,000 on pixels that never escape runs the
+/// checked kernel, which reports the cut where the driver cuts (lavapipe) and is right
+/// elsewhere.
+#[test]
+fn mandelbrot_leaves_out_the_loop_cut_check_within_the_loop_budget() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let file = SourceFile::new("mandelbrot.sm80.ptx".to_string(), MANDELBROT.to_string());
+    let options = LowerOptions { block: Some([16, 16, 1]), detect_cut_loops: true, ..Default::default() };
+    let prog = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
+    let (w, h) = (32usize, 16usize);
+    for backend in Backend::ALL {
+        let (mut ctx, base, _) = context(&gpu);
+        let launch = |ctx: &mut Context, x0: f32, dx: f32, max_iter: i32| {
+            let (p0, p1, p2) = (base.to_le_bytes(), (w as u32).to_le_bytes(), (h as u32).to_le_bytes());
+            let (p3, p4, p5, p6, p7) = (x0.to_le_bytes(), (-1.0f32).to_le_bytes(), dx.to_le_bytes(), (2.0f32 / h as f32).to_le_bytes(), max_iter.to_le_bytes());
+            ctx.launch(&prog, "mandelbrot", [2, 1, 1], &[&p0, &p1, &p2, &p3, &p4, &p5, &p6, &p7], backend)
+        };
+        let read = |ctx: &mut Context| -> Vec<u32> {
+            ctx.read(DevicePtr(base), 4 * (w * h) as u64).unwrap().chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+        };
+        // The whole set: escaping and bounded pixels.
+        let (x0, dx) = (-2.0f32, 3.0f32 / w as f32);
+        for max_iter in [200, 32_767] {
+            launch(&mut ctx, x0, dx, max_iter).unwrap_or_else(|e| panic!("{backend}, {max_iter}: {e}"));
+            assert!(ctx.last_launch_specialised(), "{backend}: max_iter {max_iter} is within the budget");
+            assert_eq!(read(&mut ctx), mandelbrot_ref(w, h, x0, -1.0, dx, 2.0 / h as f32, max_iter), "{backend}, max_iter {max_iter}");
+        }
+        let variant = prog.launch_specialised("mandelbrot").expect("the variant");
+        assert_eq!(lone_faults(&variant.kernel("mandelbrot").unwrap().body), 0, "{backend}: neither heap faults nor the loop-cut check left");
+        launch(&mut ctx, x0, dx, 32_768).unwrap_or_else(|e| panic!("{backend}: {e}"));
+        assert!(!ctx.last_launch_specialised(), "{backend}: max_iter 32,768 is one past the budget");
+        assert_eq!(read(&mut ctx), mandelbrot_ref(w, h, x0, -1.0, dx, 2.0 / h as f32, 32_768), "{backend}, max_iter 32,768");
+        // Pixels around c = -0.1 + 0i never escape: 70,000 iterations each.
+        let (x0, dx) = (-0.1f32, 1.0 / 1024.0);
+        let r = launch(&mut ctx, x0, dx, 70_000);
+        assert!(!ctx.last_launch_specialised(), "{backend}: 70,000 iterations are past the budget");
+        if gpu.cuts_long_loops(backend) {
+            let (bits, _) = fault(r, "70,000 iterations on a driver that cuts loops");
+            assert_eq!(bits, abi::FAULT_LOOP_CUT, "{backend}");
+        } else {
+            r.unwrap_or_else(|e| panic!("{backend}: {e}"));
+            assert_eq!(read(&mut ctx), mandelbrot_ref(w, h, x0, -1.0, dx, 2.0 / h as f32, 70_000), "{backend}, max_iter 70,000");
+        }
+    }
+}
+
+/// A tree sum over 256 shared words by 256 threads, its stride `s` halving from a parameter
+/// (`for (s = s0; s != 0; s >>= 1) if (tid < s) sh[tid] += sh[tid + s]`): the load of
+/// `sh[tid + s]` is claimed in range at launch (`launch_proof::Claim::shared_index`: under
+/// `tid < s` with `s <= s0`, `tid + s < 2 s0`), so for `s0 <= 128` the variant loads it
+/// without a check. `s0 = 256` reads past the array: the checked kernel faults there.
+const TREE: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry tree(.param .u64 out, .param .u32 s0)
+{
+	.shared .align 4 .b32 sh[256];
+	.reg .pred %p<5>;
+	.reg .b32 %r<8>;
+	.reg .f32 %f<4>;
+	.reg .b64 %rd<2>;
+	ld.param.u64 %rd1, [out];
+	cvta.to.global.u64 %rd1, %rd1;
+	ld.param.u32 %r1, [s0];
+	mov.u32 %r2, %tid.x;
+	shl.b32 %r3, %r2, 2;
+	mov.u32 %r4, sh;
+	add.u32 %r5, %r4, %r3;
+	cvt.rn.f32.u32 %f1, %r2;
+	st.shared.f32 [%r5], %f1;
+	bar.sync 0;
+	setp.eq.u32 %p1, %r1, 0;
+	@%p1 bra DONE;
+LOOP:
+	setp.ge.u32 %p2, %r2, %r1;
+	@%p2 bra SKIP;
+	shl.b32 %r6, %r1, 2;
+	add.u32 %r7, %r5, %r6;
+	ld.shared.f32 %f2, [%r5];
+	ld.shared.f32 %f3, [%r7];
+	add.f32 %f2, %f2, %f3;
+	st.shared.f32 [%r5], %f2;
+SKIP:
+	bar.sync 0;
+	shr.u32 %r1, %r1, 1;
+	setp.ne.u32 %p3, %r1, 0;
+	@%p3 bra LOOP;
+DONE:
+	setp.ne.u32 %p4, %r2, 0;
+	@%p4 bra END;
+	ld.shared.f32 %f1, [sh];
+	st.global.f32 [%rd1], %f1;
+END:
+	ret;
+}
+"#;
+
+#[test]
+fn a_halving_shared_index_is_claimed_in_range() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let prog = program("tree.ptx", TREE);
+    for backend in Backend::ALL {
+        let (mut ctx, base, _) = context(&gpu);
+        let launch = |ctx: &mut Context, s0: u32| ctx.launch(&prog, "tree", [1, 1, 1], &[&base.to_le_bytes(), &s0.to_le_bytes()], backend);
+        // s0 = 128: all 256 words summed; 64: the first 128 (integers, exact in f32).
+        for (s0, sum) in [(128u32, (0..256).sum::<u32>()), (64, (0..128).sum::<u32>())] {
+            launch(&mut ctx, s0).unwrap_or_else(|e| panic!("{backend}, s0 {s0}: {e}"));
+            assert!(ctx.last_launch_specialised(), "{backend}: s0 = {s0} keeps tid + s below 256");
+            assert_eq!(ctx.read(DevicePtr(base), 4).unwrap(), (sum as f32).to_le_bytes(), "{backend}, s0 {s0}");
+        }
+        let variant = prog.launch_specialised("tree").expect("the variant");
+        assert!(!variant.kernel("tree").unwrap().defers_faults(), "{backend}: the claimed load defers no fault");
+        let (bits, site) = fault(launch(&mut ctx, 256), "s0 = 256");
+        assert!(!ctx.last_launch_specialised(), "{backend}: the checked kernel ran");
+        assert_eq!(bits, abi::FAULT_SHARED_OUT_OF_RANGE, "{backend}");
+        assert!(site.contains("ld.shared.f32"), "{backend}: site {site}");
+    }
+}
