@@ -39,7 +39,13 @@ const DONE: &str = "loop_cut.done";
 const FAR: &str = "loop_cut.far";
 
 fn check_vars(k: &Kernel) -> Vec<bool> {
-    k.vars.iter().map(|v| matches!(v.name.as_str(), TRIPS | COUNT | DONE | FAR)).collect()
+    k.vars.iter().map(|v| is_check_var(v)).collect()
+}
+
+/// Whether `v` is one of the check's own variables (passes that rewrite loops leave them
+/// alone, so that [`strip_checks`] still finds the check's loop).
+pub(crate) fn is_check_var(v: &VarInfo) -> bool {
+    matches!(v.name.as_str(), TRIPS | COUNT | DONE | FAR)
 }
 
 fn is_check_fault(s: &Stmt) -> bool {

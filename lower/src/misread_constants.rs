@@ -867,7 +867,12 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
                     .copied()
                     .filter(|d| {
                         let ty = cx.vars.get(d.index()).map_or(Ty::Bool, |v| v.ty);
-                        matches!(ty.bits(), 32 | 64)
+                        // The loop-cut check's counter: integer bookkeeping of ptxcross's
+                        // own, compared and never stored, which `loop_cut::strip_checks` must
+                        // still recognise in a launch-specialised variant.
+                        let check = cx.vars.get(d.index()).is_some_and(crate::loop_cut::is_check_var);
+                        !check
+                            && matches!(ty.bits(), 32 | 64)
                             && ty != Ty::Bool
                             && Some(*d) != cx.site_var
                             && !cx.unknown(Operand::Var(*d))

@@ -393,7 +393,7 @@ fn mandelbrot_ref(w: usize, h: usize, x0: f32, y0: f32, dx: f32, dy: f32, max_it
 fn mandelbrot_leaves_out_the_loop_cut_check_within_the_loop_budget() {
     let Some(gpu) = gpu_or_skip() else { return };
     let file = SourceFile::new("mandelbrot.sm80.ptx".to_string(), MANDELBROT.to_string());
-    let options = LowerOptions { block: Some([16, 16, 1]), detect_cut_loops: true, ..Default::default() };
+    let options = LowerOptions { detect_cut_loops: true, ..options(&gpu, [16, 16, 1]) };
     let prog = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
     let (w, h) = (32usize, 16usize);
     for backend in Backend::ALL {
@@ -487,7 +487,7 @@ END:
 #[test]
 fn a_halving_shared_index_is_claimed_in_range() {
     let Some(gpu) = gpu_or_skip() else { return };
-    let prog = program("tree.ptx", TREE);
+    let prog = program(&gpu, "tree.ptx", TREE);
     for backend in Backend::ALL {
         let (mut ctx, base, _) = context(&gpu);
         let launch = |ctx: &mut Context, s0: u32| ctx.launch(&prog, "tree", [1, 1, 1], &[&base.to_le_bytes(), &s0.to_le_bytes()], backend);
