@@ -63,7 +63,7 @@ if part fuzz; then
     [ -d /tmp/dump-fuzz ] && timeout 150 python3 tests/nvidia/run_specs.py /tmp/dump-fuzz --out "$OUT/fuzz-cuda.tsv" 2>&1 | tail -15
 fi
 if part e2e; then
-    for b in warp_meeting launch_specialised driver_workarounds control_flow_e2e simt_atomics corpus_e2e calls_e2e module_globals address_size32 segments; do r 60 "$b"; done
+    for b in warp_meeting simt_attacks outlined launch_proof_attacks heap_checks fault_sites launch_specialised driver_workarounds control_flow_e2e simt_atomics corpus_e2e calls_e2e module_globals address_size32 segments; do r 60 "$b"; done
     r 120 simt_kernels --include-ignored --skip native_warps_speed --skip fallback_cost
 fi
 if part speed; then

@@ -5,7 +5,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 tests=("$@")
-[ ${#tests[@]} -gt 0 ] || tests=(simt_kernels simt_atomics named_barriers video_sweep inst_sweep half_sweep adversarial int64_split module_globals address_size32 differential driver_workarounds corpus_e2e calls_e2e control_flow_e2e launch_specialised kernel_speed warp_meeting)
+[ ${#tests[@]} -gt 0 ] || tests=(simt_kernels simt_atomics named_barriers video_sweep inst_sweep half_sweep adversarial int64_split module_globals address_size32 differential driver_workarounds corpus_e2e calls_e2e control_flow_e2e launch_specialised kernel_speed warp_meeting simt_attacks outlined launch_proof_attacks heap_checks fault_sites)
 log=$(mktemp)
 # Only the named test binaries: building the whole suite in release takes far longer.
 cargo test --release -p ptxcross-tests $(printf -- '--test %s ' "${tests[@]}") --no-run 2>&1 | tee "$log" | grep -E '^error' && exit 1
