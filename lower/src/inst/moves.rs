@@ -3,7 +3,7 @@
 use super::{operands, Mods};
 use crate::abi;
 use crate::function::{unsupported, FnLower, LResult, Symbol};
-use crate::ir::{BinaryOp, CmpOp, ConvertOp, Operand, Ty, UnaryOp};
+use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Operand, Ty, UnaryOp};
 use crate::ptx_types::{self, value_ty};
 use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
@@ -55,8 +55,8 @@ impl FnLower {
                 Ok(())
             }
             _ => {
-                let v = self.read(a, t)?;
-                self.write(d, t, v)
+                let v = self.read_bits(a, t)?;
+                self.write(d, bit_move_type(t), v)
             }
         }
     }
@@ -86,7 +86,8 @@ impl FnLower {
             return Err(bad());
         }
         // Read every element before writing any (the vectors may overlap).
-        let values = src.iter().map(|e| self.read(e, t)).collect::<LResult<Vec<_>>>()?;
+        let values = src.iter().map(|e| self.read_bits(e, t)).collect::<LResult<Vec<_>>>()?;
+        let t = bit_move_type(t);
         for (e, v) in dst.iter().zip(values) {
             self.write(e, t, v)?;
         }
@@ -405,11 +406,12 @@ impl FnLower {
         }
         let u = FnLower::u32c;
         let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
-        let ty = value_ty(dt).ok_or_else(|| unsupported(format!("`{}`", m.name()), m.inst.span))?;
-        if ty == Ty::Bool || ptx_types::is_half(dt) {
+        if value_ty(dt) == Some(Ty::Bool) || ptx_types::is_half(dt) {
             return Err(Diagnostic::new(format!("`{}`: invalid destination type", m.name()), m.inst.span));
         }
-        let (a, b) = (self.read(a, dt)?, self.read(b, dt)?);
+        let (a, b) = (self.read_bits(a, dt)?, self.read_bits(b, dt)?);
+        let dt = bit_move_type(dt);
+        let ty = value_ty(dt).ok_or_else(|| unsupported(format!("`{}`", m.name()), m.inst.span))?;
         let take_a = match ct {
             ScalarType::S32 => {
                 let c = self.read(c, ct)?;
@@ -494,13 +496,28 @@ impl FnLower {
         self.write(&m.inst.operands[0], ScalarType::B64, FnLower::u64c(0))
     }
 
+    /// Operand `op` of a data move of type `t`, as the bits of [`bit_move_type`]: a float
+    /// immediate (decimal ones rounded per `t` first) becomes its integer bits here, a float
+    /// register is reinterpreted.
+    fn read_bits(&mut self, op: &ast::Operand, t: ScalarType) -> LResult<Operand> {
+        let v = self.read(op, t)?;
+        Ok(match (v, t) {
+            (Operand::Const(Const::F32(bits)), _) => Operand::Const(Const::U32(bits)),
+            (Operand::Const(Const::F64(bits)), _) => Operand::Const(Const::U64(bits)),
+            (v, ScalarType::F32) => self.fit(v, Ty::F32, Ty::U32, ScalarType::B32),
+            (v, ScalarType::F64) => self.fit(v, Ty::F64, Ty::U64, ScalarType::B64),
+            (v, _) => v,
+        })
+    }
+
     /// `selp.type d, a, b, c`: d = c ? a : b.
     pub(super) fn selp(&mut self, m: &Mods) -> LResult<()> {
         m.only(&[])?;
         let t = m.ty()?;
         let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
+        let (a, b, c) = (self.read_bits(a, t)?, self.read_bits(b, t)?, self.read(c, ScalarType::Pred)?);
+        let t = bit_move_type(t);
         let ty = value_ty(t).ok_or_else(|| unsupported(format!("`selp.{}`", t.suffix()), m.inst.span))?;
-        let (a, b, c) = (self.read(a, t)?, self.read(b, t)?, self.read(c, ScalarType::Pred)?);
         let r = self.select(ty, c, a, b);
         self.write(d, t, r)
     }
@@ -516,6 +533,19 @@ fn split_type(t: ScalarType, n: usize, m: &Mods) -> LResult<(ScalarType, u32)> {
         _ => return Err(Diagnostic::new(format!("`{}` cannot split into {n} parts", m.name()), m.inst.span)),
     };
     Ok((part, total / n as u32))
+}
+
+/// The type a data move (`mov`, `selp`, `slct`) carries an `.f32`/`.f64` value as: its bits.
+/// These instructions copy bits (a signaling NaN stays signaling), and a float-typed select
+/// or constant is not safe from drivers: NVIDIA's Vulkan driver (H200, driver 580) quieted
+/// the constant 0fFF800001 in `selp.f32` (to 0xffc00001) on the SPIR-V path, where lavapipe
+/// kept it (tests/differential/regressions, float seed 0x4e560131).
+fn bit_move_type(t: ScalarType) -> ScalarType {
+    match t {
+        ScalarType::F32 => ScalarType::B32,
+        ScalarType::F64 => ScalarType::B64,
+        t => t,
+    }
 }
 
 fn bits_type(t: ScalarType) -> ScalarType {
