@@ -1127,3 +1127,103 @@ pub fn hidden_vars(kernel: &Kernel) -> Vec<bool> {
         }
     }
 }
+
+/// Whether `bits` of a `ty` value is a signaling NaN (all-ones exponent, quiet bit clear,
+/// payload non-zero).
+fn signaling_nan(ty: Ty, bits: u64) -> bool {
+    match ty {
+        Ty::F32 | Ty::U32 => {
+            let b = bits as u32;
+            b & 0x7f80_0000 == 0x7f80_0000 && b & 0x0040_0000 == 0 && b & 0x003f_ffff != 0
+        }
+        Ty::F64 | Ty::U64 => {
+            bits & 0x7ff0_0000_0000_0000 == 0x7ff0_0000_0000_0000 && bits & (1 << 51) == 0 && bits & ((1 << 51) - 1) != 0
+        }
+        _ => false,
+    }
+}
+
+/// Signaling-NaN constants become values the driver cannot know: their bits XOR the
+/// parameter header's zero word, then bitcast. PTX moves keep a signaling NaN's bits (`mov`,
+/// `selp`, `st`; CUDA does), but NVIDIA's Vulkan driver (H200, driver 580) quieted such a
+/// constant held in an `.f32` register and then selected (`tests/nvidia/probes/snan_moves`:
+/// 0xff800001 came out 0xffc00001), although the select itself moves bits
+/// (`inst::moves::bit_move_type`). Covered: float constants and bitcasts of integer constants
+/// to a float type, wherever an expression reads them. The cost is one load per kernel and
+/// one XOR per such constant, in kernels that have one (rare: only hand-written bits).
+pub fn hide_signaling_nans(kernel: &mut Kernel) {
+    fn is_snan_operand(e: &Expr, o: Operand) -> bool {
+        match (e, o) {
+            (_, Operand::Const(Const::F32(b))) => signaling_nan(Ty::F32, b as u64),
+            (_, Operand::Const(Const::F64(b))) => signaling_nan(Ty::F64, b),
+            (Expr::Convert { op: ConvertOp::Bitcast, to: Ty::F32, .. }, Operand::Const(Const::U32(b))) => signaling_nan(Ty::U32, b as u64),
+            (Expr::Convert { op: ConvertOp::Bitcast, to: Ty::F64, .. }, Operand::Const(Const::U64(b))) => signaling_nan(Ty::U64, b),
+            _ => false,
+        }
+    }
+    fn any(b: &Block) -> bool {
+        b.stmts.iter().any(|s| match s {
+            Stmt::Assign { expr, .. } => {
+                let mut found = false;
+                expr.for_each_operand(|o| found |= is_snan_operand(expr, o));
+                found
+            }
+            s => s.bodies().any(any),
+        })
+    }
+    if !any(&kernel.body) {
+        return;
+    }
+    let mut new_var = |vars: &mut Vec<VarInfo>, ty: Ty, name: &str| {
+        vars.push(VarInfo { ty, name: name.into() });
+        VarId(vars.len() as u32 - 1)
+    };
+    let z = new_var(&mut kernel.vars, Ty::U32, "misread_constants.snan_zero");
+    let z64 = new_var(&mut kernel.vars, Ty::U64, "misread_constants.snan_zero");
+    fn rewrite(b: &mut Block, vars: &mut Vec<VarInfo>, z: VarId, z64: VarId, new_var: &mut dyn FnMut(&mut Vec<VarInfo>, Ty, &str) -> VarId) {
+        let mut out = Vec::with_capacity(b.stmts.len());
+        for mut s in std::mem::take(&mut b.stmts) {
+            if let Stmt::Assign { expr, .. } = &mut s {
+                let probe = expr.clone();
+                let mut before = Vec::new();
+                expr.for_each_operand_mut(|o| {
+                    if !is_snan_operand(&probe, *o) {
+                        return;
+                    }
+                    let (bits, int_ty, float_ty) = match *o {
+                        Operand::Const(Const::F32(x)) => (Const::U32(x), Ty::U32, Some(Ty::F32)),
+                        Operand::Const(Const::F64(x)) => (Const::U64(x), Ty::U64, Some(Ty::F64)),
+                        Operand::Const(c) => (c, c.ty(), None),
+                        Operand::Var(_) => return,
+                    };
+                    let hidden = new_var(vars, int_ty, "misread_constants.snan");
+                    let zero = if int_ty == Ty::U32 { z } else { z64 };
+                    before.push(Stmt::Assign {
+                        dst: hidden,
+                        expr: Expr::Binary { op: BinaryOp::Xor, ty: int_ty, lhs: Operand::Const(bits), rhs: Operand::Var(zero) },
+                    });
+                    *o = match float_ty {
+                        Some(fty) => {
+                            let f = new_var(vars, fty, "misread_constants.snan");
+                            before.push(Stmt::Assign { dst: f, expr: Expr::Convert { op: ConvertOp::Bitcast, from: int_ty, to: fty, arg: Operand::Var(hidden) } });
+                            Operand::Var(f)
+                        }
+                        None => Operand::Var(hidden),
+                    };
+                });
+                out.append(&mut before);
+            }
+            for body in s.bodies_mut() {
+                rewrite(body, vars, z, z64, new_var);
+            }
+            out.push(s);
+        }
+        b.stmts = out;
+    }
+    rewrite(&mut kernel.body, &mut kernel.vars, z, z64, &mut new_var);
+    let prologue = [
+        Stmt::Assign { dst: z, expr: Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(abi::PARAM_ZERO_WORD)) } },
+        Stmt::Assign { dst: z64, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: Operand::Var(z) } },
+    ];
+    kernel.body.stmts.splice(0..0, prologue);
+}

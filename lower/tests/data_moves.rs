@@ -4,11 +4,14 @@
 //! Vulkan driver (H200, driver 580) turned `selp.f32 d, a, 0fFF800001, p` into 0xffc00001 on
 //! the SPIR-V path while lavapipe kept the bits (fuzz seed 0x4e560131, kept as
 //! tests/differential/regressions/float-nvidia-snan-selp). This test checks the lowering's
-//! shape, which lavapipe alone cannot show.
+//! shape, which lavapipe alone cannot show. A signaling NaN held in an `.f32` register and then
+//! selected was still quieted there (probe tests/nvidia/probes/snan_moves): such constants
+//! reach the driver only as bits XOR a zero it cannot know
+//! (`misread_constants::hide_signaling_nans`; not yet run on NVIDIA).
 //!   cargo test -p ptxcross-lower --test data_moves
 
 use ptxcross_frontend::{parse, SourceFile};
-use ptxcross_lower::ir::{Block, Const, Expr, Operand, Stmt, Ty};
+use ptxcross_lower::ir::{Block, Const, ConvertOp, Expr, Operand, Stmt, Ty};
 use ptxcross_lower::{lower, LowerOptions};
 
 fn body(lines: &str) -> Block {
@@ -34,6 +37,10 @@ fn body(lines: &str) -> Block {
     ret;
 }}"
     );
+    lower_file(ptx)
+}
+
+fn lower_file(ptx: String) -> Block {
     let file = SourceFile::new("t.ptx".to_string(), ptx);
     let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
     let module = lower(&ast, &file, &LowerOptions { block: Some([32, 1, 1]), ..Default::default() })
@@ -52,8 +59,19 @@ fn float_moves(b: &Block, out: &mut Vec<String>) {
         if let Stmt::Assign { expr, .. } = s {
             match expr {
                 Expr::Select { ty: Ty::F32 | Ty::F64, .. } => out.push(format!("{expr:?}")),
-                Expr::Use(o) if nan_const(o) => out.push(format!("{expr:?}")),
-                Expr::Select { a, b, .. } if nan_const(a) || nan_const(b) => out.push(format!("{expr:?}")),
+                e if { let mut n = false; e.for_each_operand(|o| n |= nan_const(&o)); n } => out.push(format!("{expr:?}")),
+                // A NaN's bits as an integer constant, bitcast to a float: the driver folds it
+                // to a float constant (`misread_constants::hide_signaling_nans` hides them).
+                Expr::Convert { op: ConvertOp::Bitcast, to: Ty::F32, arg: Operand::Const(Const::U32(x)), .. }
+                    if (x & 0x7fff_ffff) > 0x7f80_0000 =>
+                {
+                    out.push(format!("{expr:?}"))
+                }
+                Expr::Convert { op: ConvertOp::Bitcast, to: Ty::F64, arg: Operand::Const(Const::U64(x)), .. }
+                    if (x & !(1u64 << 63)) > 0x7ff0_0000_0000_0000 =>
+                {
+                    out.push(format!("{expr:?}"))
+                }
                 _ => {}
             }
         }
@@ -84,4 +102,14 @@ fn float_data_moves_are_bit_moves() {
         float_moves(&body(lines), &mut found);
         assert!(found.is_empty(), "`{lines}`: float-typed data moves left: {found:?}");
     }
+}
+
+/// The NVIDIA probe's kernel: constants in `.f32`/`.f64` registers that float code keeps as
+/// variables, selected and stored.
+#[test]
+fn signaling_nan_constants_in_float_registers_are_hidden() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/nvidia/probes/snan_moves.ptx");
+    let mut found = Vec::new();
+    float_moves(&lower_file(std::fs::read_to_string(&path).unwrap()), &mut found);
+    assert!(found.is_empty(), "signaling-NaN constants the driver can see: {found:?}");
 }
