@@ -143,32 +143,44 @@ fn spine<'a>(stmts: &'a [Stmt], out: &mut Vec<Item<'a>>) -> bool {
     true
 }
 
+/// What both loop analyses start from: how often each variable is assigned in the loop body,
+/// the body's spine up to the first item that may `continue` the loop (nothing at or after it
+/// is run by every iteration that goes on), and the spine's single assignments: var ->
+/// (position, expr).
+struct Spine<'a> {
+    counts: HashMap<VarId, usize>,
+    items: Vec<Item<'a>>,
+    top: HashMap<VarId, (usize, &'a Expr)>,
+}
+
+fn spine_before_continue(body: &Block) -> Spine<'_> {
+    let mut counts = HashMap::new();
+    count_assignments(body, &mut counts);
+    let mut items = Vec::new();
+    spine(&body.stmts, &mut items);
+    let first_continue = items.iter().position(|i| matches!(i, Item::Stmt(s) if may_continue(s))).unwrap_or(usize::MAX);
+    items.truncate(first_continue);
+    let mut top = HashMap::new();
+    for (p, i) in items.iter().enumerate() {
+        if let Item::Stmt(Stmt::Assign { dst, expr }) = i {
+            if counts.get(dst).copied() == Some(1) {
+                top.insert(*dst, (p, expr));
+            }
+        }
+    }
+    Spine { counts, items, top }
+}
+
 /// The basic induction variables and the usable exit test of the loop with body `body` (see
 /// the module doc). Positions below are on the body's spine (`Item`): the top-level
 /// statements, continued into the branch of an `if c { break }` that goes on.
 pub fn analyse_loop(body: &Block) -> LoopInduction {
-    let mut counts = HashMap::new();
-    count_assignments(body, &mut counts);
+    let Spine { counts, items, top } = spine_before_continue(body);
     let assigned_once = |v: VarId| counts.get(&v).copied() == Some(1);
     let invariant = |o: Operand| match o {
         Operand::Const(c) => matches!(c, Const::U32(_) | Const::U64(_)),
         Operand::Var(v) => !counts.contains_key(&v),
     };
-    let mut items = Vec::new();
-    spine(&body.stmts, &mut items);
-    // Position of the first item that may `continue` this loop: nothing at or after it is
-    // run by every iteration that goes on.
-    let first_continue = items.iter().position(|i| matches!(i, Item::Stmt(s) if may_continue(s))).unwrap_or(usize::MAX);
-    items.truncate(first_continue);
-    // Single assignments on the spine: var -> (position, expr).
-    let mut top: HashMap<VarId, (usize, &Expr)> = HashMap::new();
-    for (p, i) in items.iter().enumerate() {
-        if let Item::Stmt(Stmt::Assign { dst, expr }) = i {
-            if assigned_once(*dst) {
-                top.insert(*dst, (p, expr));
-            }
-        }
-    }
     let mut out = LoopInduction::default();
     // Per induction variable: the position of its step, and the temporary holding `v + s`
     // (with its position) when the step goes through one.
@@ -229,21 +241,8 @@ pub fn runs_once(body: &Block) -> bool {
 /// if `(j + 1)·c < bitlen(v₀)`: at most `bitlen(v₀) / c + 1` iterations start per entry
 /// (`launch_proof`'s loop budget).
 pub fn halving_loop(body: &Block) -> Option<(VarId, u32)> {
-    let mut counts = HashMap::new();
-    count_assignments(body, &mut counts);
+    let Spine { counts, items, top } = spine_before_continue(body);
     let once = |v: VarId| counts.get(&v).copied() == Some(1);
-    let mut items = Vec::new();
-    spine(&body.stmts, &mut items);
-    let first_continue = items.iter().position(|i| matches!(i, Item::Stmt(s) if may_continue(s))).unwrap_or(usize::MAX);
-    items.truncate(first_continue);
-    let mut top: HashMap<VarId, (usize, &Expr)> = HashMap::new();
-    for (p, i) in items.iter().enumerate() {
-        if let Item::Stmt(Stmt::Assign { dst, expr }) = i {
-            if once(*dst) {
-                top.insert(*dst, (p, expr));
-            }
-        }
-    }
     let shr = |e: &Expr| match *e {
         Expr::Binary { op: BinaryOp::ShrU, ty: ty @ (Ty::U32 | Ty::U64), lhs: Operand::Var(v), rhs: Operand::Const(c) }
             if c.ty() == Ty::U32 && c.bits() >= 1 && c.bits() < u64::from(ty.bits()) =>

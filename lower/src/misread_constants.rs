@@ -1152,12 +1152,20 @@ fn signaling_nan(ty: Ty, bits: u64) -> bool {
 /// to a float type, wherever an expression reads them. The cost is one load per kernel and
 /// one XOR per such constant, in kernels that have one (rare: only hand-written bits).
 pub fn hide_signaling_nans(kernel: &mut Kernel) {
-    fn is_snan_operand(e: &Expr, o: Operand) -> bool {
-        match (e, o) {
+    /// The float type `e` bitcasts to, if it is such a bitcast.
+    fn bitcast_to(e: &Expr) -> Option<Ty> {
+        match *e {
+            Expr::Convert { op: ConvertOp::Bitcast, to, .. } => Some(to),
+            _ => None,
+        }
+    }
+    /// Whether operand `o` of an expression that bitcasts to `to` is a signaling NaN.
+    fn is_snan_operand(to: Option<Ty>, o: Operand) -> bool {
+        match (to, o) {
             (_, Operand::Const(Const::F32(b))) => signaling_nan(Ty::F32, b as u64),
             (_, Operand::Const(Const::F64(b))) => signaling_nan(Ty::F64, b),
-            (Expr::Convert { op: ConvertOp::Bitcast, to: Ty::F32, .. }, Operand::Const(Const::U32(b))) => signaling_nan(Ty::U32, b as u64),
-            (Expr::Convert { op: ConvertOp::Bitcast, to: Ty::F64, .. }, Operand::Const(Const::U64(b))) => signaling_nan(Ty::U64, b),
+            (Some(Ty::F32), Operand::Const(Const::U32(b))) => signaling_nan(Ty::U32, b as u64),
+            (Some(Ty::F64), Operand::Const(Const::U64(b))) => signaling_nan(Ty::U64, b),
             _ => false,
         }
     }
@@ -1165,7 +1173,7 @@ pub fn hide_signaling_nans(kernel: &mut Kernel) {
         b.stmts.iter().any(|s| match s {
             Stmt::Assign { expr, .. } => {
                 let mut found = false;
-                expr.for_each_operand(|o| found |= is_snan_operand(expr, o));
+                expr.for_each_operand(|o| found |= is_snan_operand(bitcast_to(expr), o));
                 found
             }
             s => s.bodies().any(any),
@@ -1174,20 +1182,20 @@ pub fn hide_signaling_nans(kernel: &mut Kernel) {
     if !any(&kernel.body) {
         return;
     }
-    let mut new_var = |vars: &mut Vec<VarInfo>, ty: Ty, name: &str| {
+    fn new_var(vars: &mut Vec<VarInfo>, ty: Ty, name: &str) -> VarId {
         vars.push(VarInfo { ty, name: name.into() });
         VarId(vars.len() as u32 - 1)
-    };
+    }
     let z = new_var(&mut kernel.vars, Ty::U32, "misread_constants.snan_zero");
     let z64 = new_var(&mut kernel.vars, Ty::U64, "misread_constants.snan_zero");
-    fn rewrite(b: &mut Block, vars: &mut Vec<VarInfo>, z: VarId, z64: VarId, new_var: &mut dyn FnMut(&mut Vec<VarInfo>, Ty, &str) -> VarId) {
+    fn rewrite(b: &mut Block, vars: &mut Vec<VarInfo>, z: VarId, z64: VarId) {
         let mut out = Vec::with_capacity(b.stmts.len());
         for mut s in std::mem::take(&mut b.stmts) {
             if let Stmt::Assign { expr, .. } = &mut s {
-                let probe = expr.clone();
+                let to = bitcast_to(expr);
                 let mut before = Vec::new();
                 expr.for_each_operand_mut(|o| {
-                    if !is_snan_operand(&probe, *o) {
+                    if !is_snan_operand(to, *o) {
                         return;
                     }
                     let (bits, int_ty, float_ty) = match *o {
@@ -1214,13 +1222,13 @@ pub fn hide_signaling_nans(kernel: &mut Kernel) {
                 out.append(&mut before);
             }
             for body in s.bodies_mut() {
-                rewrite(body, vars, z, z64, new_var);
+                rewrite(body, vars, z, z64);
             }
             out.push(s);
         }
         b.stmts = out;
     }
-    rewrite(&mut kernel.body, &mut kernel.vars, z, z64, &mut new_var);
+    rewrite(&mut kernel.body, &mut kernel.vars, z, z64);
     let prologue = [
         Stmt::Assign { dst: z, expr: Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(abi::PARAM_ZERO_WORD)) } },
         Stmt::Assign { dst: z64, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: Operand::Var(z) } },
