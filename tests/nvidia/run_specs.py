@@ -15,10 +15,12 @@ Spec format: host/src/spec.rs. Supported here: buffers given as `zeros` or typed
 bit patterns or numbers), `file` buffers, buffer arguments (with `offset`) and typed scalar
 arguments, expectations as typed values (with `any_nan`) or files. Specs this runner cannot
 express (32-bit address modules, whose pointer parameters are 4-byte offsets) are skipped and
-counted.
+counted. A DIFF that matches a known NVIDIA JIT bug (`KNOWN_BY_NAME`, or a PTX form ptxas is
+known to miscompile) is counted as "known", with the reason.
 """
 import json
 import os
+import re
 import struct
 import sys
 from fractions import Fraction
@@ -133,6 +135,31 @@ def ptxas_says(ptx_path):
     return f" | ptxas: {first.strip()[:200]}" if first else ""
 
 
+# NVIDIA PTX JIT bugs pinned down on an H200 (driver 580, ptxas 13.5; tests/nvidia/README.md).
+# A DIFF of a spec that shows one of them is reported as "known" with the reason, still
+# printed, so a run's summary separates them from disagreements nobody has explained. Only
+# the probes written to show a bug are named; generated programs are matched by the PTX form
+# ptxas miscompiles, so a DIFF there names the suspect but must still be replayed by hand.
+KNOWN_BY_NAME = {
+    "irreducible_loop_predicate.json": "a predicate set inside an irreducible loop is stale in the next pass",
+    "irreducible_setp_4e56011f.json": "a predicate set inside an irreducible loop is stale in the next pass",
+    "irreducible_setp_4e56012c.json": "a predicate set inside an irreducible loop is stale in the next pass",
+    "predicated_testp.json": "ptxas drops the guard of a predicated testp",
+    "predicated_testp_stale.json": "ptxas drops the guard of a predicated testp",
+}
+GUARDED_TESTP = re.compile(r"@!?%\w+\s+testp\.")
+
+
+def known_jit_bug(path, ptx):
+    """The known NVIDIA JIT bug a DIFF of this spec may be, or None."""
+    name = KNOWN_BY_NAME.get(os.path.basename(path))
+    if name:
+        return name
+    if GUARDED_TESTP.search(ptx):
+        return "suspect: the PTX has a predicated testp, whose guard ptxas drops (replay by hand)"
+    return None
+
+
 def run_spec(path):
     spec = json.load(open(path))
     base = os.path.dirname(path)
@@ -198,6 +225,8 @@ def run_spec(path):
                          f"NVIDIA 0x{int.from_bytes(g, 'little'):0{2*size}x}")
         if len(got) < len(want):
             diffs.append(f"{name}: {len(got)} bytes, expected {len(want)}")
+    if diffs and known_jit_bug(path, ptx):
+        return "known", f"NVIDIA JIT bug ({known_jit_bug(path, ptx)}): " + "; ".join(diffs[:3]) + note
     return ("pass", note) if not diffs else ("DIFF", "; ".join(diffs[:6]) + (f" (+{len(diffs) - 6})" if len(diffs) > 6 else "") + note)
 
 
