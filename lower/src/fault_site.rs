@@ -31,8 +31,13 @@ impl FnLower {
     /// assignment in front of it.
     pub fn with_fault_site(&mut self, inst: &Instruction, lower: impl FnOnce(&mut FnLower) -> LResult<()>) -> LResult<()> {
         let (block, depth, blocks_before) = (self.cur, self.emit_stack.len(), self.blocks.len());
-        let at = self.emit_stack.last().map_or(0, Vec::len);
+        let (at, prepended) = (self.emit_stack.last().map_or(0, Vec::len), self.entry_prepended);
         lower(self)?;
+        // What `lower` put at the entry block's start (the heap segment's word at a kernel's
+        // first heap access, the opaque zero, …) moved the instruction's start there: without
+        // this, the site went that many statements too early, before the previous
+        // instruction's faults, which then named this instruction.
+        let at = if block == 0 && depth == 1 { at + (self.entry_prepended - prepended) } else { at };
         let same_block = self.cur == block && self.emit_stack.len() == depth;
         if !same_block && depth != 1 {
             return Ok(()); // not a shape instructions are lowered in; no site rather than a wrong one
