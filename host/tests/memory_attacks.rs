@@ -204,10 +204,15 @@ fn ptx32(split_int64: bool) -> String {
     s
 }
 
+/// `ptx` translated for both backends (validated: spirv-val and naga) with `options`.
+fn build(name: &str, ptx: &str, options: &LowerOptions) -> Program {
+    let file = SourceFile::new(name.to_string(), ptx.to_string());
+    translate::build_program(&file, options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()))
+}
+
+/// The heap attack kernels for one-thread launches.
 fn program(name: &str, ptx: String, split_int64: bool) -> Program {
-    let file = SourceFile::new(name.to_string(), ptx);
-    let options = LowerOptions { block: Some([1, 1, 1]), split_int64, ..Default::default() };
-    translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()))
+    build(name, &ptx, &LowerOptions { block: Some([1, 1, 1]), split_int64, ..Default::default() })
 }
 
 /// The context under attack: `segments` segments of [`SEG`] bytes, each filled by allocations
@@ -515,6 +520,16 @@ fn address_size_32_accesses_at_every_edge() {
     }
 }
 
+/// A context of one 1 MiB segment, for the tests of other memories.
+fn small_context(gpu: &Arc<Gpu>) -> Context {
+    Context::new(ContextOptions { heap_bytes: 1 << 20, gpu: Some(gpu.clone()), ..ContextOptions::default() }).unwrap()
+}
+
+/// `n` words at `at`.
+fn read_words(ctx: &Context, at: DevicePtr, n: usize) -> Vec<u32> {
+    ctx.read(at, 4 * n as u64).unwrap().chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
 /// `shared_past(out, off, v)`, one thread: `s` (64 bytes) then 32 bytes of dynamic shared
 /// memory; the thread fills both with `i + 1`, then loads and stores `v` at generic address
 /// `cvta.shared(s) + off`, then copies all 24 words out after the loaded word.
@@ -572,13 +587,11 @@ COPY:
 #[test]
 fn shared_window_past_the_kernels_size() {
     let Some(gpu) = gpu() else { return };
-    let file = SourceFile::new("shared_past.ptx".to_string(), SHARED_PTX.to_string());
-    let options = LowerOptions { block: Some([1, 1, 1]), dynamic_shared_bytes: 32, ..Default::default() };
     for split_int64 in [false, true] {
-        let options = LowerOptions { split_int64, ..options.clone() };
-        let prog = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
+        let options = LowerOptions { block: Some([1, 1, 1]), dynamic_shared_bytes: 32, split_int64, ..Default::default() };
+        let prog = build("shared_past.ptx", SHARED_PTX, &options);
         for backend in Backend::ALL {
-            let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, gpu: Some(gpu.clone()), ..ContextOptions::default() }).unwrap();
+            let mut ctx = small_context(&gpu);
             let out = ctx.alloc(256).unwrap();
             let fresh: Vec<u32> = (1..=24).collect();
             for (off, fault) in [
@@ -592,7 +605,7 @@ fn shared_window_past_the_kernels_size() {
                 let what = format!("{backend} split {split_int64}: shared + {off:#x}");
                 ctx.write(out, &[0x55; 104]).unwrap();
                 let r = ctx.launch(&prog, "shared_past", [1, 1, 1], &[&out.0.to_le_bytes(), &off.to_le_bytes(), &0xdead_beefu32.to_le_bytes()], backend);
-                let words: Vec<u32> = ctx.read(out, 100).unwrap().chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+                let words: Vec<u32> = read_words(&ctx, out, 25);
                 let mut want = fresh.clone();
                 match fault {
                     None => {
@@ -703,15 +716,13 @@ COPY:
 fn local_window_past_the_slice_and_across_threads() {
     let Some(gpu) = gpu() else { return };
     for words in [16u32, 256] {
-        let file = SourceFile::new("local_attack.ptx".to_string(), local_ptx(words));
-        let options = LowerOptions { block: Some([4, 1, 1]), ..Default::default() };
-        let prog = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
+        let prog = build("local_attack.ptx", &local_ptx(words), &LowerOptions { block: Some([4, 1, 1]), ..Default::default() });
         let scratch = prog.module().kernels[0].local_placement == ptxcross_lower::ir::LocalPlacement::Scratch;
         assert_eq!(scratch, words == 256, "{words} words: placement");
         let n = words as usize;
         let total = 4 * n + 5;
         for backend in Backend::ALL {
-            let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, gpu: Some(gpu.clone()), ..ContextOptions::default() }).unwrap();
+            let mut ctx = small_context(&gpu);
             let out = ctx.alloc(4 * total as u64).unwrap();
             for (off, who, fault) in [
                 (4 * (words - 1), 1u32, None),
@@ -725,7 +736,7 @@ fn local_window_past_the_slice_and_across_threads() {
                 let what = format!("{backend} {words} words: thread {who} at local + {off:#x}");
                 ctx.write(out, &vec![0x55; 4 * total]).unwrap();
                 let r = ctx.launch(&prog, "local_attack", [1, 1, 1], &[&out.0.to_le_bytes(), &off.to_le_bytes(), &who.to_le_bytes()], backend);
-                let got: Vec<u32> = ctx.read(out, 4 * total as u64).unwrap().chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+                let got: Vec<u32> = read_words(&ctx, out, total);
                 let mut want: Vec<u32> = (0..4u32).flat_map(|t| (0..words).map(move |k| t << 16 | k)).collect();
                 want.extend((0..4u32).map(|t| t << 16 | 1));
                 match fault {
@@ -791,12 +802,10 @@ const PARAM_PTX: &str = r#"
 #[test]
 fn parameter_space_past_its_end() {
     let Some(gpu) = gpu() else { return };
-    let file = SourceFile::new("param_past.ptx".to_string(), PARAM_PTX.to_string());
     for split_int64 in [false, true] {
-        let options = LowerOptions { block: Some([1, 1, 1]), split_int64, ..Default::default() };
-        let prog = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
+        let prog = build("param_past.ptx", PARAM_PTX, &LowerOptions { block: Some([1, 1, 1]), split_int64, ..Default::default() });
         for backend in Backend::ALL {
-            let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, gpu: Some(gpu.clone()), ..ContextOptions::default() }).unwrap();
+            let mut ctx = small_context(&gpu);
             let out = ctx.alloc(256).unwrap();
             let (a, b) = (0x1234_5678u32, 0x9abc_def0u32);
             for (off, want) in [(0u32, Some(a)), (4, Some(b)), (8, Some(8)), (12, None), (4096, None), (0x7fff_0000, None)] {
@@ -805,8 +814,8 @@ fn parameter_space_past_its_end() {
                 let args = [out.0.to_le_bytes().to_vec(), a.to_le_bytes().to_vec(), b.to_le_bytes().to_vec(), off.to_le_bytes().to_vec()];
                 let refs: Vec<&[u8]> = args.iter().map(|x| x.as_slice()).collect();
                 let r = ctx.launch(&prog, "param_past", [1, 1, 1], &refs, backend);
-                let got = ctx.read(out, 8).unwrap();
-                let w = |i: usize| u32::from_le_bytes(got[4 * i..4 * i + 4].try_into().unwrap());
+                let got = read_words(&ctx, out, 2);
+                let w = |i: usize| got[i];
                 match want {
                     Some(v) => {
                         r.unwrap_or_else(|e| panic!("{what}: {e}"));
@@ -820,8 +829,7 @@ fn parameter_space_past_its_end() {
             }
             let r = ctx.launch(&prog, "param_store", [1, 1, 1], &[&out.0.to_le_bytes(), &a.to_le_bytes()], backend);
             expect_fault(r, &[abi::FAULT_PARAM_OUT_OF_RANGE], "st.u32", &format!("{backend}: store through the window"));
-            let got = ctx.read(out, 4).unwrap();
-            assert_eq!(u32::from_le_bytes(got.try_into().unwrap()), a, "{backend}: the parameter is unchanged");
+            assert_eq!(read_words(&ctx, out, 1)[0], a, "{backend}: the parameter is unchanged");
         }
     }
 }
@@ -900,11 +908,9 @@ COPY:
 #[test]
 fn shared_atomics_at_the_edges() {
     let Some(gpu) = gpu() else { return };
-    let file = SourceFile::new("shared_atom.ptx".to_string(), SHARED_ATOM_PTX.to_string());
-    let options = LowerOptions { block: Some([1, 1, 1]), ..Default::default() };
-    let prog = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
+    let prog = build("shared_atom.ptx", SHARED_ATOM_PTX, &LowerOptions { block: Some([1, 1, 1]), ..Default::default() });
     for backend in Backend::ALL {
-        let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, gpu: Some(gpu.clone()), ..ContextOptions::default() }).unwrap();
+        let mut ctx = small_context(&gpu);
         let out = ctx.alloc(256).unwrap();
         for (off, wide, fault) in [
             (60u32, 0u32, None),
@@ -919,8 +925,8 @@ fn shared_atomics_at_the_edges() {
             let what = format!("{backend}: {} at s + {off}", if wide == 1 { "atom.cas.b64" } else { "atom.add.u32" });
             ctx.write(out, &[0x55; 80]).unwrap();
             let r = ctx.launch(&prog, "shared_atom", [1, 1, 1], &[&out.0.to_le_bytes(), &off.to_le_bytes(), &wide.to_le_bytes()], backend);
-            let got = ctx.read(out, 80).unwrap();
-            let w = |i: usize| u32::from_le_bytes(got[4 * i..4 * i + 4].try_into().unwrap());
+            let got = read_words(&ctx, out, 20);
+            let w = |i: usize| got[i];
             let mut s: Vec<u32> = (1..=16).collect();
             let (mut add_old, mut cas_old) = (0u32, 0u64);
             match fault {
