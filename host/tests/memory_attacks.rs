@@ -22,7 +22,8 @@
 //! - `address_size_32_accesses_at_every_edge`: the same kinds in an `.address_size 32` module.
 //! - `another_contexts_heap_is_out_of_reach`: two contexts at the same virtual addresses.
 //! - `shared_window_past_the_kernels_size`, `local_window_past_the_slice_and_across_threads`:
-//!   generic addresses past the shared array (static and dynamic) and the local slice (private
+//!   generic addresses past the shared array (static and dynamic; 64- and 32-bit generic
+//!   addresses, split 64-bit integers too) and the local slice (private
 //!   array and scratch buffer), a local address handed to another thread (it names the
 //!   reader's own local memory, as on NVIDIA), and another thread's scratch slice.
 //! - `shared_atomics_at_the_edges`: word and doubleword atomics misaligned and past the array.
@@ -580,31 +581,51 @@ COPY:
 }
 "#;
 
+/// [`SHARED_PTX`] as an `.address_size 32` module: 32-bit generic addresses (the shared window
+/// is `abi::SHARED_WINDOW_BASE_32`, `abi::WINDOW_SIZE_32` bytes) and parameters.
+fn shared_ptx32() -> String {
+    SHARED_PTX
+        .replace(".address_size 64", ".address_size 32")
+        .replace(".reg .b64 %rd<8>;", ".reg .b32 %ra<8>;")
+        .replace("cvt.u64.u32 %rd5, %r3;", "mov.u32 %ra5, %r3;")
+        .replace(".u64", ".u32")
+        .replace("add.s64", "add.s32")
+        .replace("%rd", "%ra")
+}
+
 /// Shared memory past the kernel's size through generic addresses: the last word of the
 /// dynamic part is the kernel's; past the allocation unit (128 bytes on sm_80, §10.30), far
-/// past, and the window's last word fault as shared out of range, store nothing and load 0;
-/// below the window is no memory at all (global out of range).
+/// past, and the window's last word fault as shared out of range, store nothing (but shared
+/// word 0, see below) and load 0; just past and below the window is no memory at all (global
+/// out of range). With 64- and 32-bit generic addresses, and split 64-bit integers.
 #[test]
 fn shared_window_past_the_kernels_size() {
     let Some(gpu) = gpu() else { return };
-    for split_int64 in [false, true] {
+    const SHARED_OOR: Option<u32> = Some(abi::FAULT_SHARED_OUT_OF_RANGE);
+    const GLOBAL_OOR: Option<u32> = Some(abi::FAULT_GLOBAL_OUT_OF_RANGE);
+    let window32 = abi::WINDOW_SIZE_32 as u64;
+    for (bits, split_int64) in [(64, false), (64, true), (32, false), (32, true)] {
         let options = LowerOptions { block: Some([1, 1, 1]), dynamic_shared_bytes: 32, split_int64, ..Default::default() };
-        let prog = build("shared_past.ptx", SHARED_PTX, &options);
+        let prog = if bits == 64 { build("shared_past.ptx", SHARED_PTX, &options) } else { build("shared_past32.ptx", &shared_ptx32(), &options) };
+        // Past the window (32-bit: the local window follows, absent here, then the heap's
+        // offsets above `HEAP_LIMIT_32`) and below it (the heap's last offsets): no memory.
+        let far = if bits == 64 { (0xffff_fffc, SHARED_OOR) } else { (window32 - 4, SHARED_OOR) };
+        let beyond = if bits == 64 { (abi::WINDOW_SIZE, GLOBAL_OOR) } else { (window32, GLOBAL_OOR) };
+        let below = if bits == 64 { (u64::MAX - 3, GLOBAL_OOR) } else { (0xffff_fffc, GLOBAL_OOR) };
         for backend in Backend::ALL {
             let mut ctx = small_context(&gpu);
             let out = ctx.alloc(256).unwrap();
             let fresh: Vec<u32> = (1..=24).collect();
-            for (off, fault) in [
-                (0u64, None),
-                (92, None),
-                (128, Some(abi::FAULT_SHARED_OUT_OF_RANGE)),
-                (4096, Some(abi::FAULT_SHARED_OUT_OF_RANGE)),
-                (0xffff_fffc, Some(abi::FAULT_SHARED_OUT_OF_RANGE)),
-                ((-4i64) as u64, Some(abi::FAULT_GLOBAL_OUT_OF_RANGE)),
-            ] {
-                let what = format!("{backend} split {split_int64}: shared + {off:#x}");
+            for (off, fault) in [(0u64, None), (92, None), (128, SHARED_OOR), (4096, SHARED_OOR), far, beyond, below] {
+                let what = format!("{backend} {bits}-bit split {split_int64}: shared + {off:#x}");
                 ctx.write(out, &[0x55; 104]).unwrap();
-                let r = ctx.launch(&prog, "shared_past", [1, 1, 1], &[&out.0.to_le_bytes(), &off.to_le_bytes(), &0xdead_beefu32.to_le_bytes()], backend);
+                let v = 0xdead_beefu32.to_le_bytes();
+                let r = if bits == 64 {
+                    ctx.launch(&prog, "shared_past", [1, 1, 1], &[&out.0.to_le_bytes(), &off.to_le_bytes(), &v], backend)
+                } else {
+                    let (o, d) = ((out.0 as u32).to_le_bytes(), (off as u32).to_le_bytes());
+                    ctx.launch(&prog, "shared_past", [1, 1, 1], &[&o, &d, &v], backend)
+                };
                 let words: Vec<u32> = read_words(&ctx, out, 25);
                 let mut want = fresh.clone();
                 match fault {
