@@ -31,8 +31,13 @@ impl FnLower {
     /// assignment in front of it.
     pub fn with_fault_site(&mut self, inst: &Instruction, lower: impl FnOnce(&mut FnLower) -> LResult<()>) -> LResult<()> {
         let (block, depth, blocks_before) = (self.cur, self.emit_stack.len(), self.blocks.len());
-        let at = self.emit_stack.last().map_or(0, Vec::len);
+        let (at, prepended) = (self.emit_stack.last().map_or(0, Vec::len), self.entry_prepended);
         lower(self)?;
+        // What `lower` put at the entry block's start (the heap segment's word at a kernel's
+        // first heap access, the opaque zero, …) moved the instruction's start there: without
+        // this, the site went that many statements too early, before the previous
+        // instruction's faults, which then named this instruction.
+        let at = if block == 0 && depth == 1 { at + (self.entry_prepended - prepended) } else { at };
         let same_block = self.cur == block && self.emit_stack.len() == depth;
         if !same_block && depth != 1 {
             return Ok(()); // not a shape instructions are lowered in; no site rather than a wrong one
@@ -248,5 +253,40 @@ mod tests {
             quiet,
         ];
         assert_eq!(k.body.stmts, want);
+    }
+
+    /// The instruction before a kernel's first heap access (whose lowering prepends the heap
+    /// segment's word to the entry block) keeps its own site: each fault's `if` must follow
+    /// the site assignment of the instruction it belongs to. (Before, the store's site went in
+    /// front of the `ld.param`'s alignment fault, which then named the store.)
+    #[test]
+    fn a_site_follows_what_its_instruction_prepends_to_the_entry() {
+        let ptx = ".version 7.7\n.target sm_80\n.address_size 64\n\
+            .visible .entry k(.param .u64 out, .param .u32 a, .param .u32 off)\n{\n\
+            .reg .b32 %r<4>;\n.reg .b64 %rd<6>;\n\
+            ld.param.u64 %rd1, [out];\nld.param.u32 %r1, [off];\ncvt.u64.u32 %rd2, %r1;\n\
+            mov.u64 %rd3, a;\nadd.s64 %rd4, %rd3, %rd2;\nld.param.u32 %r2, [%rd4];\n\
+            st.global.u32 [%rd1], %r2;\nret;\n}\n";
+        let file = SourceFile::new("k.ptx", ptx);
+        let ast = ptxcross_frontend::parse(&file).unwrap_or_else(|e| panic!("{}", e[0].render(&file)));
+        let options = crate::LowerOptions { block: Some([1, 1, 1]), ..Default::default() };
+        let m = crate::lower(&ast, &file, &options).unwrap_or_else(|e| panic!("{}", e[0].render(&file)));
+        let k = &m.kernels[0];
+        let site = k.fault_site_var.expect("a site variable");
+        // Each `if (c) { fault }` at the top level, by the instruction of the site before it.
+        let mut current = None;
+        let mut named = Vec::new();
+        for s in &k.body.stmts {
+            match s {
+                Stmt::Assign { dst, expr: Expr::Use(Operand::Const(Const::U32(id))) } if *dst == site => current = Some(*id),
+                Stmt::If { then_body, else_body, .. } if else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]) => {
+                    let id = current.expect("a site before the fault") as usize;
+                    named.push(k.fault_sites[id - 1].instruction.clone());
+                }
+                _ => {}
+            }
+        }
+        assert_eq!(named.first().map(String::as_str), Some("ld.param.u32"), "the ld.param's alignment fault: {named:?}");
+        assert!(named.iter().skip(1).all(|n| n == "st.global.u32"), "{named:?}");
     }
 }

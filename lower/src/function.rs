@@ -61,6 +61,9 @@ pub struct FnLower {
     pub cur: NodeId,
     /// Statement buffers: the bottom one is the current block's; predication pushes more.
     pub emit_stack: Vec<Vec<Stmt>>,
+    /// How many statements [`FnLower::prepend_to_entry`] has put at the entry block's start
+    /// (`fault_site` moves its insertion point in that block by the ones an instruction added).
+    pub entry_prepended: usize,
     pub labels: HashMap<String, NodeId>,
     /// `.branchtargets` lists by their label (`ts: .branchtargets L1, L2;`), for `brx.idx`.
     pub branch_targets: HashMap<String, Vec<String>>,
@@ -196,6 +199,7 @@ impl FnLower {
             blocks: vec![BasicBlock { stmts: vec![], term: Terminator::Return }],
             cur: 0,
             emit_stack: vec![Vec::new()],
+            entry_prepended: 0,
             labels: HashMap::new(),
             branch_targets: HashMap::new(),
             barriers: Vec::new(),
@@ -826,7 +830,8 @@ impl FnLower {
     }
 
     /// Puts `stmts` at the start of the entry block, so every later use sees their results.
-    fn prepend_to_entry(&mut self, stmts: Vec<Stmt>) {
+    pub(crate) fn prepend_to_entry(&mut self, stmts: Vec<Stmt>) {
+        self.entry_prepended += stmts.len();
         let entry = if self.cur == 0 { &mut self.emit_stack[0] } else { &mut self.blocks[0].stmts };
         entry.splice(0..0, stmts);
     }

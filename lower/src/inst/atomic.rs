@@ -36,7 +36,7 @@
 use super::half::{self, half_format, Clamp, Format, Rounding};
 use super::Mods;
 use crate::function::{unsupported, FnLower, LResult};
-use crate::ir::{AtomicOp, BinaryOp, Block, CmpOp, ConvertOp, Expr, Memory, Operand, Scope, Stmt, Ty, UnaryOp};
+use crate::ir::{AtomicOp, BinaryOp, Block, CmpOp, Const, ConvertOp, Expr, Memory, Operand, Scope, Stmt, Ty, UnaryOp};
 use crate::ptx_types;
 use ptxcross_frontend::ast::{self, ScalarType};
 use ptxcross_frontend::Diagnostic;
@@ -269,20 +269,21 @@ impl FnLower {
                 return Ok(());
             }
             let bytes = if half { width.min(32) / 8 } else { width / 8 };
-            s.check_alignment(off, bytes);
-            let old = match (width, op) {
-                (_, Op::HalfAdd(fmt, packed)) => s.half_rmw(mem, off, fmt, packed, HalfOp::Add, b),
-                (16, _) => s.cas16(mem, off, b, c.unwrap_or(FnLower::u32c(0))),
-                (32, _) => s.atomic32(mem, off, op, ty, b, c),
-                (_, Op::Native(AtomicOp::Add | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor)) if result_dead => {
-                    s.atomic64_split(mem, off, op, b)
-                }
-                // On shared memory this makes the kernel's shared memory doublewords (the
-                // `shared64` pass, after structurizing, rewrites its other accesses).
-                _ => s.atomic64(mem, off, op, ty, b, c),
-            };
-            s.assign(result, Expr::Use(old));
-            Ok(())
+            s.aligned_atomic(off, bytes, &[result], |s| {
+                let old = match (width, op) {
+                    (_, Op::HalfAdd(fmt, packed)) => s.half_rmw(mem, off, fmt, packed, HalfOp::Add, b),
+                    (16, _) => s.cas16(mem, off, b, c.unwrap_or(FnLower::u32c(0))),
+                    (32, _) => s.atomic32(mem, off, op, ty, b, c),
+                    (_, Op::Native(AtomicOp::Add | AtomicOp::And | AtomicOp::Or | AtomicOp::Xor)) if result_dead => {
+                        s.atomic64_split(mem, off, op, b)
+                    }
+                    // On shared memory this makes the kernel's shared memory doublewords (the
+                    // `shared64` pass, after structurizing, rewrites its other accesses).
+                    _ => s.atomic64(mem, off, op, ty, b, c),
+                };
+                s.assign(result, Expr::Use(old));
+                Ok(())
+            })
         })?;
         if let Some(scope) = after {
             self.push(Stmt::Fence { scope });
@@ -366,16 +367,17 @@ impl FnLower {
                 s.push(Stmt::Fault { code: crate::abi::FAULT_LOCAL_OUT_OF_RANGE });
                 return Ok(());
             }
-            s.check_alignment(off, elem_bytes * n as u32);
-            for (i, (&b, &r)) in bs.iter().zip(&results).enumerate() {
-                let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * elem_bytes));
-                let old = match t {
-                    F32 => s.atomic32(mem, o, Op::FAdd, ty, b, None),
-                    _ => s.half_rmw(mem, o, half_format(t).ok_or_else(refuse)?, matches!(t, F16x2 | Bf16x2), half_op, b),
-                };
-                s.assign(r, Expr::Use(old));
-            }
-            Ok(())
+            s.aligned_atomic(off, elem_bytes * n as u32, &results, |s| {
+                for (i, (&b, &r)) in bs.iter().zip(&results).enumerate() {
+                    let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * elem_bytes));
+                    let old = match t {
+                        F32 => s.atomic32(mem, o, Op::FAdd, ty, b, None),
+                        _ => s.half_rmw(mem, o, half_format(t).ok_or_else(refuse)?, matches!(t, F16x2 | Bf16x2), half_op, b),
+                    };
+                    s.assign(r, Expr::Use(old));
+                }
+                Ok(())
+            })
         })?;
         if let Some(scope) = after {
             self.push(Stmt::Fence { scope });
@@ -385,6 +387,34 @@ impl FnLower {
                 self.write(d, t, Operand::Var(r))?;
             }
         }
+        Ok(())
+    }
+
+    /// Runs `atomic` (which emits an atomic of `bytes` bytes at byte `off` and assigns
+    /// `results`) only where `off` is aligned: a misaligned atomic faults (§9.7.13.5: the
+    /// address must be naturally aligned; NVIDIA GPUs fault) and changes nothing, its
+    /// results 0. (Before, it faulted and still updated the aligned word below.)
+    fn aligned_atomic(
+        &mut self,
+        off: Operand,
+        bytes: u32,
+        results: &[crate::ir::VarId],
+        atomic: impl FnOnce(&mut Self) -> LResult<()>,
+    ) -> LResult<()> {
+        let body = self.collect(atomic)?;
+        let mis = self.misaligned(off, bytes);
+        let mut fault = Block { stmts: vec![Stmt::Fault { code: crate::abi::FAULT_MISALIGNED }] };
+        for &r in results {
+            let zero = match self.vars[r.index()].ty {
+                Ty::Bool => Const::Bool(false),
+                Ty::U32 => Const::U32(0),
+                Ty::U64 => Const::U64(0),
+                Ty::F32 => Const::F32(0),
+                Ty::F64 => Const::F64(0),
+            };
+            fault.stmts.push(Stmt::Assign { dst: r, expr: Expr::Use(Operand::Const(zero)) });
+        }
+        self.emit_if(mis, fault, body);
         Ok(())
     }
 

@@ -421,7 +421,7 @@ impl FnLower {
 
     /// Whether byte offset `off` is misaligned for an access of `size` bytes (a Bool operand,
     /// constant false where it cannot be).
-    fn misaligned(&mut self, off: Operand, size: u32) -> Operand {
+    pub(super) fn misaligned(&mut self, off: Operand, size: u32) -> Operand {
         if size <= 1 {
             return Operand::Const(crate::ir::Const::Bool(false));
         }

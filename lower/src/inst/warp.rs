@@ -201,8 +201,7 @@ impl FnLower {
                 Ok(())
             })
             .expect("cannot fail");
-        let entry = if self.cur == 0 { &mut self.emit_stack[0] } else { &mut self.blocks[0].stmts };
-        entry.splice(0..0, prologue.stmts);
+        self.prepend_to_entry(prologue.stmts);
         self.barriers.push((0, span));
     }
 
