@@ -11,16 +11,6 @@ mod simt_util;
 use ptxcross::Backend;
 use simt_util::*;
 
-/// Deterministic pseudo-random words (xorshift32).
-fn words(seed: u32) -> impl Iterator<Item = u32> {
-    std::iter::successors(Some(seed), |&x| {
-        let x = x ^ (x << 13);
-        let x = x ^ (x >> 17);
-        Some(x ^ (x << 5))
-    })
-    .skip(1)
-}
-
 /// Both ways warp collectives are translated: emulated through shared memory, and the
 /// native lowering with its subgroup operations simulated.
 const BUILDERS: [(&str, fn(&str, &str, [u32; 3]) -> ptxcross::Program); 2] =
@@ -181,18 +171,10 @@ impl Elem {
         match self {
             Elem::S8 => b as u8 as i8 as f64,
             Elem::U8 => b as u8 as f64,
-            Elem::F16 => f16_value(b as u16),
+            Elem::F16 => ptxcross_tests::ptx_ref::approx::f16_to_f64(b as u16),
             Elem::Bf16 => f32::from_bits(b << 16) as f64,
         }
     }
-}
-
-/// An f16's value (normal, subnormal; no inf/NaN in these tests).
-fn f16_value(h: u16) -> f64 {
-    let s = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
-    let e = ((h >> 10) & 0x1f) as i32;
-    let m = (h & 0x3ff) as f64;
-    s * if e == 0 { m * 2f64.powi(-24) } else { (1.0 + m / 1024.0) * 2f64.powi(e - 15) }
 }
 
 /// The f16 / bf16 bits of a small integer (exact in both).

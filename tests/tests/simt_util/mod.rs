@@ -164,3 +164,13 @@ pub fn u32s(v: &[u32]) -> Vec<u8> {
 pub fn u64s(v: &[u64]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
+
+/// Deterministic pseudo-random words (xorshift32).
+pub fn words(seed: u32) -> impl Iterator<Item = u32> {
+    std::iter::successors(Some(seed), |&x| {
+        let x = x ^ (x << 13);
+        let x = x ^ (x >> 17);
+        Some(x ^ (x << 5))
+    })
+    .skip(1)
+}
