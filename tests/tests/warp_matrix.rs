@@ -500,3 +500,121 @@ fn mma_f16_bf16_random_within_the_accumulation_bound() {
         run_mma(Mma { shape, elem, belem: elem, satfinite: false }, &input, false);
     }
 }
+
+/// nvcc 13.5's `mma_bf16_ldmatrix` (tests/parse-corpus/real/src/mma.cu, sm_80): `cp.async`
+/// of two tiles into shared memory, `ldmatrix.x4` (lanes 16..31 repeat the addresses of lanes
+/// 0..15) and `ldmatrix.x2.trans`, one `mma.m16n8k16.f32.bf16.bf16.f32` and one
+/// `mma.m8n8k16.s32.s8.s8.s32` of the same registers read as bytes; out = (d0 + r0, d1 + r1,
+/// d2, d3) per lane. Expected from the kernel's source and the spec's layouts: tiles of
+/// bf16 small integers (their bytes as s8 are 0x00, 0x3f, 0x40, 0xbf, 0xc0, 0x80), so every
+/// sum is an integer below 2^24 and the result exact in any order.
+#[test]
+fn nvcc_mma_bf16_ldmatrix_kernel() {
+    let Some(gpu) = gpu() else { return };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("parse-corpus/real/nvcc/mma.sm_80.ptx");
+    let ptx = std::fs::read_to_string(&path).unwrap();
+    let kernel = "_Z17mma_bf16_ldmatrixPKjS0_Pf";
+    let mut r = words(0xb16);
+    let mut pair = || (0..2).map(|h| small_int_bits((r.next().unwrap() % 9) as i32 - 4, Elem::Bf16) << (16 * h)).sum::<u32>();
+    let ga: Vec<u32> = (0..128).map(|_| pair()).collect();
+    let gb: Vec<u32> = (0..64).map(|_| pair()).collect();
+    // The rows each lane's ldmatrix address points at (16 bytes: 8 b16 elements).
+    let row = |tile: &[u32], word: usize| -> [u16; 8] { std::array::from_fn(|e| (tile[word + e / 2] >> (16 * (e % 2))) as u16) };
+    let a_row = |lane: usize| row(&ga, (lane % 16) * 8);
+    let b_row = |lane: usize| row(&gb, (lane % 8) * 8);
+    let mut frag = vec![0u32; 32 * 12];
+    for lane in 0..32 {
+        for i in 0..4 {
+            frag[12 * lane + i] = ldmatrix_ref(&a_row, lane, i, false);
+        }
+        for i in 0..2 {
+            frag[12 * lane + 4 + i] = ldmatrix_ref(&b_row, lane, i, true);
+        }
+    }
+    let bf16 = Mma { shape: "m16n8k16", elem: Elem::Bf16, belem: Elem::Bf16, satfinite: false }.reference(&frag);
+    let int8 = Mma { shape: "m8n8k16", elem: Elem::S8, belem: Elem::S8, satfinite: false }.reference(&frag);
+    let want: Vec<u32> = (0..32)
+        .flat_map(|l| [bf16[4 * l] + int8[4 * l], bf16[4 * l + 1] + int8[4 * l + 1], bf16[4 * l + 2], bf16[4 * l + 3]])
+        .map(|v| (v as f32).to_bits())
+        .collect();
+    let builders: [(&str, fn(&str, &str, [u32; 3], &str) -> ptxcross::Program); 2] =
+        [("as the device asks", program_of), ("native (simulated)", simulated_native_program_of)];
+    for (how, build) in builders {
+        let program = build("mma.sm_80.ptx", &ptx, [32, 1, 1], kernel);
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let a = run.buffer(&u32s(&ga));
+            let b = run.buffer(&u32s(&gb));
+            let out = run.zeros(128 * 4);
+            run.launch(&program, kernel, [1, 1, 1], &[&a.to_le_bytes(), &b.to_le_bytes(), &out.to_le_bytes()], backend);
+            let got = run.read_u32(out, 128);
+            for i in 0..128 {
+                assert_eq!(got[i], want[i], "{how} on {backend}: out[{i}] = {}, want {}", f32::from_bits(got[i]), f32::from_bits(want[i]));
+            }
+        }
+    }
+}
+
+/// The emulated path's cost per `mma.m16n8k16` on this device: a loop of n mma (d fed back
+/// as c) in 4 CTAs of 128 threads, timed at n = 0 and n = N after a warm-up launch (pipeline
+/// creation excluded), per backend.
+///
+///   PTXCROSS_REQUIRE_GPU=1 cargo test --release -p ptxcross-tests --test warp_matrix mma_cost -- --ignored --nocapture
+#[test]
+#[ignore]
+fn mma_cost() {
+    let Some(gpu) = gpu() else { return };
+    let ptx = format!(
+        "{HEADER}
+.visible .entry mma_loop(.param .u64 outp, .param .u32 n)
+{{
+\t.reg .b32 %a<4>;
+\t.reg .b32 %b<2>;
+\t.reg .f32 %c<4>;
+\t.reg .b32 %r<4>;
+\t.reg .pred %p;
+\t.reg .b64 %rd<4>;
+\tld.param.u64 %rd1, [outp];
+\tld.param.u32 %r1, [n];
+\tmov.u32 %r2, %tid.x;
+\tmov.b32 %a0, 0x3c003c00;
+\tmov.b32 %a1, %r2;
+\tmov.b32 %a2, 0x3c003c00;
+\tmov.b32 %a3, 0x00013c00;
+\tmov.b32 %b0, 0x3c003c00;
+\tmov.b32 %b1, %r2;
+\tmov.f32 %c0, 0f00000000;
+\tmov.f32 %c1, 0f00000000;
+\tmov.f32 %c2, 0f00000000;
+\tmov.f32 %c3, 0f00000000;
+\tmov.u32 %r3, 0;
+LOOP:
+\tsetp.ge.u32 %p, %r3, %r1;
+\t@%p bra DONE;
+\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {{%c0, %c1, %c2, %c3}}, {{%a0, %a1, %a2, %a3}}, {{%b0, %b1}}, {{%c0, %c1, %c2, %c3}};
+\tadd.u32 %r3, %r3, 1;
+\tbra LOOP;
+DONE:
+\tmul.wide.u32 %rd2, %r2, 16;
+\tadd.u64 %rd3, %rd1, %rd2;
+\tst.global.v4.f32 [%rd3], {{%c0, %c1, %c2, %c3}};
+\tret;
+}}
+"
+    );
+    let (block, grid, n) = (128u32, 4u32, 2000u32);
+    let program = emulated_program("mma_loop.ptx", &ptx, [block, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let out = run.zeros(block as usize * 16);
+        let mut time = |iters: u32| {
+            let t = std::time::Instant::now();
+            run.launch(&program, "mma_loop", [grid, 1, 1], &[&out.to_le_bytes(), &iters.to_le_bytes()], backend);
+            t.elapsed().as_secs_f64()
+        };
+        time(1);
+        let (t0, tn) = (time(0), time(n));
+        let per = (tn - t0) / (n as f64 * (grid * block / 32) as f64);
+        eprintln!("{backend}: {n} mma.m16n8k16 in {} warps: {tn:.3} s (empty loop {t0:.3} s): {:.2} µs per mma per warp", grid * block / 32, per * 1e6);
+    }
+}

@@ -238,6 +238,7 @@ impl FnLower {
             "redux" => self.redux(&m),
             "match" => self.match_sync(&m),
             "elect" => self.elect(&m),
+            "cp" => self.cp_async(&m),
             "ldmatrix" => self.ldmatrix(&m),
             "mma" => self.mma(&m),
             "membar" | "fence" => self.fence(&m),
