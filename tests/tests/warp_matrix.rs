@@ -13,7 +13,11 @@ use simt_util::*;
 
 /// Both ways warp collectives are translated: emulated through shared memory, and the
 /// native lowering with its subgroup operations simulated.
-const BUILDERS: [(&str, fn(&str, &str, [u32; 3]) -> ptxcross::Program); 2] =
+type Build = fn(&str, &str, [u32; 3]) -> ptxcross::Program;
+/// As [`Build`], for one kernel of a file.
+type BuildKernel = fn(&str, &str, [u32; 3], &str) -> ptxcross::Program;
+
+const BUILDERS: [(&str, Build); 2] =
     [("emulated", emulated_program), ("native (simulated)", simulated_native_program)];
 
 const HEADER: &str = ".version 7.8\n.target sm_80\n.address_size 64\n";
@@ -537,7 +541,7 @@ fn nvcc_mma_bf16_ldmatrix_kernel() {
         .flat_map(|l| [bf16[4 * l] + int8[4 * l], bf16[4 * l + 1] + int8[4 * l + 1], bf16[4 * l + 2], bf16[4 * l + 3]])
         .map(|v| (v as f32).to_bits())
         .collect();
-    let builders: [(&str, fn(&str, &str, [u32; 3], &str) -> ptxcross::Program); 2] =
+    let builders: [(&str, BuildKernel); 2] =
         [("as the device asks", program_of), ("native (simulated)", simulated_native_program_of)];
     for (how, build) in builders {
         let program = build("mma.sm_80.ptx", &ptx, [32, 1, 1], kernel);

@@ -94,6 +94,10 @@ enum From {
     B { j: u32, tig: u32 },
 }
 
+/// Where a_k and b_k of one D element lie among its dot product's arguments: (argument
+/// index, element index within that word) for a, then for b.
+type ElementPlaces = [((usize, u32), (usize, u32))];
+
 /// The registers of a brace-enclosed vector operand, checked to number `n`.
 fn vector_operands<'a>(op: &'a ast::Operand, n: usize, m: &Mods, what: &str) -> LResult<&'a [ast::Operand]> {
     match &op.kind {
@@ -319,7 +323,7 @@ impl FnLower {
 
     /// One element of D: `x[0]` is c, `at_k[k]` says where a_k and b_k lie in `x` (argument,
     /// element of `bits` bits in that word). See [`FnLower::mma`] for the rules.
-    fn mma_element(&mut self, x: &[Operand], at_k: &[((usize, u32), (usize, u32))], bits: u32, at: ScalarType, bt: ScalarType, satfinite: bool) -> Operand {
+    fn mma_element(&mut self, x: &[Operand], at_k: &ElementPlaces, bits: u32, at: ScalarType, bt: ScalarType, satfinite: bool) -> Operand {
         use ScalarType::*;
         let u = FnLower::u32c;
         // Element `i` of word `w`, as an f32 or a 32-bit integer (sign- or zero-extended).
