@@ -123,6 +123,9 @@ pub struct FnLower {
     pub read_regs: rustc_hash::FxHashSet<String>,
     /// First shared word of the warp-collective scratch (see `inst::warp`), once created.
     pub warp_scratch: Option<u32>,
+    /// First shared word of the warp matrix instructions' exchange scratch (see
+    /// `inst::warp::FnLower::warp_exchange`), once created.
+    pub matrix_scratch: Option<u32>,
     /// Word index of the warp collectives' meeting check words (`inst::warp`: per warp, the
     /// lanes executing the current collective, then the lanes owed to an earlier one).
     pub meet_scratch: Option<u32>,
@@ -228,6 +231,7 @@ impl FnLower {
             frame_bytes: 0,
             read_regs: Default::default(),
             warp_scratch: None,
+            matrix_scratch: None,
             meet_scratch: None,
             meet_checks: false,
             collective_sites: Vec::new(),

@@ -11,16 +11,6 @@ fn ptx(name: &str) -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Deterministic pseudo-random words (xorshift32).
-fn words(seed: u32) -> impl Iterator<Item = u32> {
-    std::iter::successors(Some(seed), |&x| {
-        let x = x ^ (x << 13);
-        let x = x ^ (x >> 17);
-        Some(x ^ (x << 5))
-    })
-    .skip(1)
-}
-
 /// Deterministic pseudo-random bytes.
 fn bytes(n: usize, seed: u32) -> Vec<u8> {
     // Skewed: many hits on a few bins, so atomics contend.

@@ -212,7 +212,7 @@ impl FnLower {
     }
 
     /// A signed 64-bit value clamped to the s32 range, as a U32.
-    fn clamp_s64_to_s32(&mut self, r: Operand) -> Operand {
+    pub(super) fn clamp_s64_to_s32(&mut self, r: Operand) -> Operand {
         let r = self.bin(BinaryOp::MinS, Ty::U64, r, FnLower::u64c(i32::MAX as u64));
         let r = self.bin(BinaryOp::MaxS, Ty::U64, r, FnLower::u64c(i32::MIN as i64 as u64));
         self.resize(r, Ty::U64, Ty::U32, false)

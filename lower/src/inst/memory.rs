@@ -725,6 +725,73 @@ impl FnLower {
             })
         })
     }
+
+    /// `cp.async.{ca,cg}.shared{::cta}.global{.L2::64B|.L2::128B|.L2::256B} [dst], [src],
+    /// cp-size{, src-size}`, `cp.async.commit_group`, `cp.async.wait_group N`,
+    /// `cp.async.wait_all` (ISA 8.5 §9.7.10.24.3–6). The copy is done when it is issued: the
+    /// spec only promises it complete once a wait covering it returns ("There is no ordering
+    /// guarantee between two cp.async operations if they are not explicitly synchronized"),
+    /// and it is a weak memory operation, so completing earlier is one of the allowed
+    /// executions; the group instructions have nothing left to wait for. A `src-size` other
+    /// than cp-size (zero fill), the `ignore-src` predicate and `.L2::cache_hint` are refused.
+    pub(super) fn cp_async(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["async", "ca", "cg", "shared", "shared::cta", "global", "L2::64B", "L2::128B", "L2::256B", "commit_group", "wait_group", "wait_all"])?;
+        let span = m.inst.span;
+        if !m.has("async") {
+            return Err(unsupported(format!("`{}`", m.name()), span));
+        }
+        if m.has("commit_group") || m.has("wait_all") {
+            return super::operands(m.inst, 0).map(|_| ());
+        }
+        if m.has("wait_group") {
+            let [n] = super::operands(m.inst, 1)? else { unreachable!() };
+            return match super::imm_u64(n) {
+                Some(_) => Ok(()),
+                None => Err(Diagnostic::new("`cp.async.wait_group` takes an integer constant", n.span)),
+            };
+        }
+        if m.one_of(&["ca", "cg"]).is_none() || !(m.has("shared") || m.has("shared::cta")) || !m.has("global") {
+            return Err(unsupported(format!("`{}`", m.name()), span));
+        }
+        let ops = &m.inst.operands;
+        if !(3..=4).contains(&ops.len()) {
+            return Err(Diagnostic::new(format!("`{}` takes [dst], [src], cp-size{{, src-size}}", m.name()), span));
+        }
+        let size = match super::imm_u64(&ops[2]) {
+            Some(s @ (4 | 8 | 16)) if m.has("ca") || s == 16 => s as u32,
+            _ => return Err(Diagnostic::new(format!("`{}`: cp-size is 4, 8 or 16 (16 with .cg)", m.name()), ops[2].span)),
+        };
+        if let Some(src_size) = ops.get(3) {
+            if super::imm_u64(src_size) != Some(size as u64) {
+                return Err(unsupported(format!("`{}` with a src-size or ignore-src operand (zero fill)", m.name()), src_size.span));
+            }
+        }
+        let n = size / 4;
+        let src = self.place(&ops[1], Space::Global)?;
+        let words: Vec<_> = (0..n).map(|_| self.new_var(Ty::U32, "copied")).collect();
+        self.on_place(src, |s, mem, off| {
+            if let Some(mis) = s.vector_misaligned(off, n, 4) {
+                s.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
+            }
+            for (i, w) in words.iter().enumerate() {
+                let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(4 * i as u32));
+                let v = s.load_bytes(mem, o, 4);
+                s.assign(*w, Expr::Use(v));
+            }
+            Ok(())
+        })?;
+        let dst = self.place(&ops[0], Space::Shared)?;
+        self.on_place(dst, |s, mem, off| {
+            if let Some(mis) = s.vector_misaligned(off, n, 4) {
+                s.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
+            }
+            for (i, w) in words.iter().enumerate() {
+                let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(4 * i as u32));
+                s.store_bytes(mem, o, 4, Operand::Var(*w));
+            }
+            Ok(())
+        })
+    }
 }
 
 /// Whether `block` writes the parameter buffer (a store or an atomic).

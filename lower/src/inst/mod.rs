@@ -17,6 +17,7 @@ mod fp8;
 mod half;
 mod int;
 pub(crate) mod legacy;
+mod matrix;
 mod memory;
 mod moves;
 mod video;
@@ -237,6 +238,9 @@ impl FnLower {
             "redux" => self.redux(&m),
             "match" => self.match_sync(&m),
             "elect" => self.elect(&m),
+            "cp" => self.cp_async(&m),
+            "ldmatrix" => self.ldmatrix(&m),
+            "mma" => self.mma(&m),
             "membar" | "fence" => self.fence(&m),
             "nanosleep" => self.nanosleep(&m),
             "prefetch" | "prefetchu" => self.prefetch(&m),

@@ -49,6 +49,11 @@ use crate::scheduler::CollRead;
 use ptxcross_frontend::ast::{self, Instruction, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
+/// Words per thread of the warp matrix instructions' exchange scratch
+/// ([`FnLower::warp_exchange`]): the most any of them offers, `mma.m16n8k16`'s four A and two
+/// B fragment registers.
+pub(super) const MATRIX_WORDS: u32 = 6;
+
 /// The words one collective reads: for lane k of the thread's warp, `value[k]` and `flag[k]`
 /// (bit 0 set: the lane executes this collective; bit 1: its predicate). A lane takes part
 /// when its bit 0 is set and bit k of `member` (the reader's `membermask`) is set: readers
@@ -107,6 +112,54 @@ impl FnLower {
     /// Native: every lane's `value` (32 shuffles).
     fn native_values(&mut self, value: Operand, span: ast::Span) -> Vec<Operand> {
         (0..32).map(|k| self.native_shuffle(value, FnLower::u32c(k), span)).collect()
+    }
+
+    /// The data exchange of the `.aligned` warp matrix instructions (`inst::matrix`): every
+    /// thread offers `offered` words; for each `(w, lane)` of `reads` the thread gets word `w`
+    /// offered by lane `lane` (0..32) of its warp. No membermask and no meeting check: these
+    /// instructions are undefined unless every thread of the warp executes them
+    /// (§9.7.15.4.14 `mma`, §9.7.15.4.15 `ldmatrix`: "all threads in the warp must execute
+    /// the same … instruction"), so a lane that does not gives whatever its words hold.
+    /// Native: one shuffle per read. Emulated: the words go through a shared scratch of
+    /// [`MATRIX_WORDS`] words per thread (word w of thread t at `base + w·padded + t`):
+    /// store, CTA barrier, loads, CTA barrier (so that the next exchange's stores wait for
+    /// these loads) — two barriers per instruction whatever the number of words.
+    pub(super) fn warp_exchange(&mut self, offered: &[Operand], reads: &[(usize, Operand)], span: ast::Span) -> Vec<Operand> {
+        assert!(offered.len() <= MATRIX_WORDS as usize, "a warp matrix exchange offers at most {MATRIX_WORDS} words");
+        if self.native_warps {
+            return reads.iter().map(|&(w, lane)| self.native_shuffle(offered[w], lane, span)).collect();
+        }
+        let threads: u32 = self.block.iter().product();
+        let padded = threads.div_ceil(32) * 32;
+        let base = match self.matrix_scratch {
+            Some(b) => b,
+            None => {
+                let b = self.shared_bytes.div_ceil(4);
+                self.shared_bytes = (b + MATRIX_WORDS * padded) * 4;
+                self.has_shared = true;
+                self.matrix_scratch = Some(b);
+                b
+            }
+        };
+        let t = self.linear_tid();
+        for (w, &value) in offered.iter().enumerate() {
+            let index = self.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(base + w as u32 * padded));
+            self.push(Stmt::StoreWord { memory: Memory::Shared, index, value });
+        }
+        self.push(Stmt::Barrier);
+        self.barriers.push((self.cur, span));
+        let wbase = self.bin(BinaryOp::And, Ty::U32, t, FnLower::u32c(!31));
+        let got = reads
+            .iter()
+            .map(|&(w, lane)| {
+                let i = self.bin(BinaryOp::Add, Ty::U32, wbase, lane);
+                let i = self.bin(BinaryOp::Add, Ty::U32, i, FnLower::u32c(base + w as u32 * padded));
+                self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: i })
+            })
+            .collect();
+        self.push(Stmt::Barrier);
+        self.barriers.push((self.cur, span));
+        got
     }
 
     /// Word index of the scratch (values, then flags), creating it on first use.

@@ -69,6 +69,12 @@ pub fn simulated_native_program(name: &str, ptx: &str, block: [u32; 3]) -> Progr
     translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
+/// As [`simulated_native_program`], with only `kernel` of the file.
+pub fn simulated_native_program_of(name: &str, ptx: &str, block: [u32; 3], kernel: &str) -> Program {
+    let module = lower_warps(name, ptx, block, Some(kernel), true, true);
+    translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
 /// As [`simulated_native_program`], keeping the layout check's protocol and the emulated twin
 /// (the runtime treats it as a native-warps kernel) with a verdict chosen by the test: a CTA
 /// passes where its workgroup x index is below `pass_below` (`LowerOptions::simulate_warp_layout`).
@@ -163,4 +169,14 @@ pub fn u32s(v: &[u32]) -> Vec<u8> {
 }
 pub fn u64s(v: &[u64]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+/// Deterministic pseudo-random words (xorshift32).
+pub fn words(seed: u32) -> impl Iterator<Item = u32> {
+    std::iter::successors(Some(seed), |&x| {
+        let x = x ^ (x << 13);
+        let x = x ^ (x >> 17);
+        Some(x ^ (x << 5))
+    })
+    .skip(1)
 }
