@@ -553,7 +553,7 @@ impl<'a> Calls<'a> {
     /// globals) and takes that scope, kernel parameters left out, as every function's.
     pub fn new(funcs: &'a Functions<'a>, fl: &mut FnLower, budget: usize) -> Calls<'a> {
         for (&name, &index) in &funcs.names {
-            fl.scopes[0].insert(name.to_string(), Symbol::Function { index, name: name.to_string() });
+            fl.scopes[0].insert(name.into(), Symbol::Function { index, name: name.to_string() });
         }
         let module_scope =
             fl.scopes[0].iter().filter(|(_, s)| !matches!(s, Symbol::Param { .. })).map(|(k, v)| (k.clone(), v.clone())).collect();

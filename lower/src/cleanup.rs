@@ -502,7 +502,7 @@ mod tests {
             name: "k".into(),
             entry_point: "k".into(),
             workgroup_size: [1, 1, 1],
-            vars: vars.iter().map(|&ty| VarInfo { ty, name: String::new() }).collect(),
+            vars: vars.iter().map(|&ty| VarInfo { ty, name: Default::default() }).collect(),
             body: Block { stmts },
             shared_words: 0,
             local_words: 0,

@@ -12,8 +12,9 @@ use std::collections::HashMap;
 
 /// Names visible in one scope. Fx-hashed: every operand of every instruction is looked up
 /// here (SipHash of the names was ~1% of translating the CUB file). Never iterated in an
-/// order that reaches the output.
-pub type Scope = rustc_hash::FxHashMap<String, Symbol>;
+/// order that reaches the output. Keys are [`Name`](ptxcross_frontend::ast::Name)s: a
+/// register's name fits inline, so declaring `%r<N>` allocates nothing per register.
+pub type Scope = rustc_hash::FxHashMap<ptxcross_frontend::ast::Name, Symbol>;
 
 pub type LResult<T> = Result<T, Diagnostic>;
 
@@ -265,12 +266,12 @@ impl FnLower {
         self.scopes.iter().rev().find_map(|s| s.get(name))
     }
 
-    pub fn declare(&mut self, name: String, sym: Symbol) {
-        self.scopes.last_mut().expect("scope").insert(name, sym);
+    pub fn declare(&mut self, name: impl Into<ptxcross_frontend::ast::Name>, sym: Symbol) {
+        self.scopes.last_mut().expect("scope").insert(name.into(), sym);
     }
 
     pub fn new_var(&mut self, ty: Ty, name: &str) -> VarId {
-        self.vars.push(VarInfo { ty, name: name.to_string() });
+        self.vars.push(VarInfo { ty, name: name.into() });
         VarId(self.vars.len() as u32 - 1)
     }
 

@@ -24,8 +24,15 @@ use crate::ir::{
 };
 use rustc_hash::FxHashMap;
 
-/// The assignment of each value of the kernel (`Kernel::value_vars`).
-type Defs<'a> = FxHashMap<VarId, &'a Expr>;
+/// The assignment of each value of the kernel (`Kernel::value_vars`), by variable index (a
+/// vector: the matchers look up every operand they follow).
+struct Defs<'a>(Vec<Option<&'a Expr>>);
+
+impl<'a> Defs<'a> {
+    fn get(&self, v: &VarId) -> Option<&&'a Expr> {
+        self.0.get(v.index()).and_then(Option::as_ref)
+    }
+}
 
 /// The name of the outlined load's function.
 pub const HEAP_LOAD_FUNCTION: &str = "heap_load32";
@@ -121,13 +128,15 @@ pub fn outline_heap_accesses(kernel: &mut Kernel) -> [usize; 2] {
 /// The kernel's values' assignments and how often each variable is read.
 fn analyse(kernel: &Kernel) -> (Defs<'_>, Vec<u32>) {
     let values = kernel.value_vars();
-    let mut defs: Defs = FxHashMap::default();
+    let mut defs = Defs(vec![None; kernel.vars.len()]);
     let mut uses: Vec<u32> = vec![0; kernel.vars.len()];
     fn scan<'a>(b: &'a Block, values: &[bool], defs: &mut Defs<'a>, uses: &mut [u32]) {
         for s in &b.stmts {
             if let Stmt::Assign { dst, expr } = s {
                 if values.get(dst.index()).copied().unwrap_or(false) {
-                    defs.insert(*dst, expr);
+                    if let Some(d) = defs.0.get_mut(dst.index()) {
+                        *d = Some(expr);
+                    }
                 }
             }
             stmt_operands(s, |o| {
@@ -247,6 +256,15 @@ fn walk(
 /// position of each's last statement (the call's), its kind and operands, and the positions
 /// of its other statements.
 fn block_matches(b: &Block, defs: &Defs, uses: &[u32], site: Option<VarId>, enabled: [bool; 2]) -> Vec<(usize, Access, Call, Vec<usize>)> {
+    // Every match holds a heap load or store among the block's own statements (the load's
+    // `w` is one of its sequence's, the store its last): most blocks have none, and cost no
+    // index then.
+    let heap_access = |s: &Stmt| {
+        matches!(s, Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Heap, .. }, .. } | Stmt::StoreWord { memory: Memory::Heap, .. })
+    };
+    if !b.stmts.iter().any(heap_access) {
+        return Vec::new();
+    }
     // The block indexed once (matching is then linear in the block's length): where each
     // variable is assigned, and its lone faults by what they test.
     let mut ix = Index { site, ..Index::default() };

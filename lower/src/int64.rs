@@ -29,7 +29,7 @@ pub fn split_int64(k: &mut Kernel) -> Result<(), String> {
         if v.ty == Ty::U64 {
             v.ty = Ty::U32;
             hi[i] = Some(VarId((n + high_halves.len()) as u32));
-            high_halves.push(VarInfo { ty: Ty::U32, name: format!("{}.hi", v.name) });
+            high_halves.push(VarInfo { ty: Ty::U32, name: format!("{}.hi", v.name).into() });
         }
     }
     k.vars.extend(high_halves);
@@ -134,7 +134,7 @@ impl Splitter<'_> {
     }
 
     fn tmp(&mut self, ty: Ty, name: &str) -> VarId {
-        self.vars.push(VarInfo { ty, name: format!("int64.{name}") });
+        self.vars.push(VarInfo { ty, name: format!("int64.{name}").into() });
         VarId(self.vars.len() as u32 - 1)
     }
 

@@ -707,8 +707,10 @@ pub struct ParamSlot {
 #[derive(Clone, Debug, PartialEq)]
 pub struct VarInfo {
     pub ty: Ty,
-    /// For readers of dumps: the PTX register name, or a description of a temporary.
-    pub name: String,
+    /// For readers of dumps: the PTX register name, or a description of a temporary. A
+    /// [`Name`](ptxcross_frontend::ast::Name): almost every one fits its 24 inline bytes, so
+    /// the passes that copy or drop a kernel's variables allocate and free nothing for them.
+    pub name: ptxcross_frontend::ast::Name,
 }
 
 /// What a kernel needs from the target; computed by `lower`.

@@ -548,9 +548,9 @@ fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResul
                 if !n.array.is_empty() {
                     return Err(unsupported("register arrays", n.span));
                 }
-                let add = |name: String, fl: &mut FnLower| {
+                let add = |name: ast::Name, fl: &mut FnLower| {
                     for e in elements {
-                        let name = if e.is_empty() { name.clone() } else { crate::function::vector_element_name(&name, e) };
+                        let name: ast::Name = if e.is_empty() { name.clone() } else { crate::function::vector_element_name(&name, e).into() };
                         let var = fl.new_var(ty, &name);
                         if b128 {
                             let high = crate::inst::b128::high_half_name(&name);
@@ -569,10 +569,13 @@ fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResul
                     }
                     Some(count) => {
                         for i in 0..count {
-                            add(format!("{}{}", n.name.name, i), fl);
+                            // Written into an inline name: no heap string per register.
+                            let mut name = n.name.name.clone();
+                            let _ = std::fmt::Write::write_fmt(&mut name, format_args!("{i}"));
+                            add(name, fl);
                         }
                     }
-                    None => add(n.name.name.to_string(), fl),
+                    None => add(n.name.name.clone(), fl),
                 }
             }
             Ok(())

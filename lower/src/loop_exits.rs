@@ -109,7 +109,7 @@ pub fn guard_loop_exits(body: &mut Block, vars: &mut Vec<VarInfo>) {
         return;
     }
     let mut new_var = |ty: Ty, name: &str| {
-        vars.push(VarInfo { ty, name: name.to_string() });
+        vars.push(VarInfo { ty, name: name.into() });
         VarId(vars.len() as u32 - 1)
     };
     let word = new_var(Ty::U32, "loop exit guard word");
@@ -322,7 +322,7 @@ fn insert_guards(stmts: &mut [Stmt], word: VarId, vars: &mut Vec<VarInfo>, needs
                 *next += 1;
                 insert_guards(&mut body.stmts, word, vars, needs, next);
                 if needs[id] {
-                    vars.push(VarInfo { ty: Ty::Bool, name: format!("loop exit guard {}", id + 1) });
+                    vars.push(VarInfo { ty: Ty::Bool, name: format!("loop exit guard {}", id + 1).into() });
                     let guard = VarId(vars.len() as u32 - 1);
                     body.stmts.splice(
                         0..0,
@@ -367,7 +367,7 @@ mod tests {
     use crate::ir::BinaryOp;
 
     fn vars(n: usize) -> Vec<VarInfo> {
-        (0..n).map(|i| VarInfo { ty: Ty::U32, name: format!("r{i}") }).collect()
+        (0..n).map(|i| VarInfo { ty: Ty::U32, name: format!("r{i}").into() }).collect()
     }
 
     /// The guard variables of the guarded loops in `stmts` (each loop's body starting with

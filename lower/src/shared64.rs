@@ -104,7 +104,7 @@ fn atomic(op: AtomicOp, d: Operand, value: Operand, comparand: Option<Operand>) 
 
 impl Widen<'_> {
     fn tmp(&mut self, out: &mut Vec<Stmt>, ty: Ty, name: &str, e: Expr) -> Operand {
-        self.vars.push(VarInfo { ty, name: format!("shared64.{name}") });
+        self.vars.push(VarInfo { ty, name: format!("shared64.{name}").into() });
         let v = VarId(self.vars.len() as u32 - 1);
         out.push(assign(v, e));
         Operand::Var(v)

@@ -225,7 +225,7 @@ impl<'a> Structurizer<'a> {
     fn new_var(&mut self, ty: Ty, name: &str) -> VarId {
         self.vars.push(VarInfo {
             ty,
-            name: name.to_string(),
+            name: name.into(),
         });
         VarId(self.vars.len() as u32 - 1)
     }

@@ -29,7 +29,7 @@ impl KernelBuilder {
     }
     pub fn var(&mut self, ty: Ty) -> VarId {
         let id = VarId(self.vars.len() as u32);
-        self.vars.push(VarInfo { ty, name: format!("%v{}", id.0) });
+        self.vars.push(VarInfo { ty, name: format!("%v{}", id.0).into() });
         if ty == Ty::U64 {
             self.features.int64 = true;
         }

@@ -32,7 +32,7 @@ impl Kb {
         }
     }
     pub fn var(&mut self, ty: Ty, name: &str) -> VarId {
-        self.k.vars.push(VarInfo { ty, name: name.to_string() });
+        self.k.vars.push(VarInfo { ty, name: name.into() });
         match ty {
             Ty::U64 => self.k.features.int64 = true,
             Ty::F64 => self.k.features.float64 = true,
