@@ -38,7 +38,13 @@
 //!   `vote`, `redux` and `shfl.idx` from a constant lane are the same in each warp where the
 //!   collective's membermask is and its block and guard are (every lane executing it
 //!   together reads the same words: [`WarpResult`]), which covers CUB's loops that end on a
-//!   `vote.any`.
+//!   `vote.any`. A constant lane may be an immediate or a register set to a constant earlier
+//!   in the same block (nvcc's `mov.u32 %r, 31` before CUB's `shfl.sync.idx`; see
+//!   `FnLower::known_u32`). `bar.red`'s result is the same in the whole CTA (§9.7.14.1: "the
+//!   final value is written to the destination register in all threads waiting at the
+//!   barrier"; the emulation reads both counters between two barriers that every thread
+//!   reaches, and no thread writes them there), such as the onesweep radix sort's
+//!   `__syncthreads_or`.
 //! - A variable is a register for the whole kernel: its level joins every assignment's, and an
 //!   assignment under control of some level is at least that level (the lanes that skip it keep
 //!   an older value). So a predicate register written twice, once per lane and once per warp,
@@ -138,6 +144,8 @@ struct Analysis<'a> {
     vals: Vec<V>,
     results: &'a [(usize, Operand)],
     result_of: std::collections::HashMap<VarId, usize>,
+    /// Variables the same in every thread of the CTA that reads them (`bar.red`'s result).
+    cta_results: std::collections::HashSet<VarId>,
     site_ok: Vec<bool>,
     /// `%tid.x` values of the CTA, or `None` when a warp's lanes are not 32 consecutive
     /// `%tid.x` values starting at a multiple of 32 (a 2-D or 3-D block whose x extent is no
@@ -259,6 +267,7 @@ impl Analysis<'_> {
                                 V::Divergent
                             }
                         }
+                        None if self.cta_results.contains(dst) => V::Cta,
                         None => self.expr(expr),
                     };
                     self.assign(*dst, under(v, ctx));
@@ -325,8 +334,9 @@ fn compare_u32(op: CmpOp, a: u32, b: u32) -> Option<bool> {
 
 /// The first collective of `sites` that the proof cannot clear (a lane of its warp that may
 /// still execute a collective may be elsewhere when it runs), or `None`: no meeting check can
-/// fire in this kernel. `block`: the CTA shape; `results`: see [`WarpResult`].
-pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], results: &[WarpResult]) -> Option<Span> {
+/// fire in this kernel. `block`: the CTA shape; `results`: see [`WarpResult`];
+/// `cta_results`: variables the same in every thread of the CTA (`bar.red`'s counts).
+pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], results: &[WarpResult], cta_results: &[VarId]) -> Option<Span> {
     if sites.is_empty() {
         return None;
     }
@@ -353,6 +363,7 @@ pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], re
         vals: vec![V::Unset; vars.len()],
         results: &pairs,
         result_of: results.iter().enumerate().map(|(i, r)| (r.var, i)).collect(),
+        cta_results: cta_results.iter().copied().collect(),
         site_ok: vec![true; sites.len()],
         tid_x: x_runs.then_some(block[0]),
         tid_yz_warp: block[0].is_multiple_of(32),
