@@ -198,10 +198,10 @@ fn rules_ptx() -> String {
 #[test]
 fn register_lane_broadcasts_and_bar_red_results_clear_the_check_and_their_twins_keep_it() {
     let text = rules_ptx();
-    for kernel in ["idx_lane_in_register", "bar_red_count"] {
+    for kernel in ["idx_lane_in_register", "bar_red_count", "mask_of_branch"] {
         assert_eq!(checks_kept("meeting_rules.ptx", &text, [64, 1, 1], kernel), [0, 0], "{kernel}");
     }
-    for (kernel, shuffles) in [("idx_lane_per_thread", 3), ("atomic_count_per_thread", 2)] {
+    for (kernel, shuffles) in [("idx_lane_per_thread", 3), ("atomic_count_per_thread", 2), ("mask_beyond_branch", 2)] {
         assert_eq!(checks_kept("meeting_rules.ptx", &text, [64, 1, 1], kernel), [shuffles; 2], "{kernel}");
     }
 }
@@ -223,7 +223,7 @@ fn register_lane_broadcasts_and_bar_red_results_run_and_their_twins_fault() {
     // or its own value at lane 31.
     let bfly = |input: &[u32], t: usize| input[t ^ 1].wrapping_add(1000);
     let down = |input: &[u32], t: usize| if t % 32 == 31 { input[t] } else { input[t + 1] };
-    let kernels = ["idx_lane_in_register", "bar_red_count", "idx_lane_per_thread", "atomic_count_per_thread"];
+    let kernels = ["idx_lane_in_register", "bar_red_count", "mask_of_branch", "idx_lane_per_thread", "atomic_count_per_thread", "mask_beyond_branch"];
     let mut programs: Vec<_> = kernels.iter().map(|k| ("device", program_of("meeting_rules.ptx", &text, [64, 1, 1], k))).collect();
     programs.push(("simulated native", simulated_native_program("meeting_rules.ptx", &text, [64, 1, 1])));
     for (path, program) in &programs {
@@ -252,7 +252,22 @@ fn register_lane_broadcasts_and_bar_red_results_run_and_their_twins_fault() {
                     }
                 }
             }
-            for kernel in ["idx_lane_per_thread", "atomic_count_per_thread"] {
+            if has("mask_of_branch") {
+                let (out, input) = (run.zeros(128 * 4), run.buffer(&u32s(&mixed)));
+                run.launch(program, "mask_of_branch", [1, 1, 1], &[&out.to_le_bytes(), &input.to_le_bytes()], backend);
+                let got = run.read_u32(out, 128);
+                for t in 0..64 {
+                    let x = match t {
+                        ..24 => mixed[t + 1],
+                        24 => mixed[24],
+                        _ => 7,
+                    };
+                    let w = t / 32 * 32;
+                    let ballot = (0..32).filter(|l| mixed[w + l] % 2 == 1).fold(0u32, |b, l| b | 1 << l);
+                    assert_eq!([got[t], got[64 + t]], [x, ballot], "mask_of_branch thread {t}, {path}, {backend}");
+                }
+            }
+            for kernel in ["idx_lane_per_thread", "atomic_count_per_thread", "mask_beyond_branch"] {
                 if !has(kernel) {
                     continue;
                 }

@@ -253,7 +253,7 @@ impl FnLower {
     /// correctly instead. Owed bits are never cleared: once owed, any later collective of
     /// that lane would have met the earlier one.
     fn meet_check(&mut self, exec: Operand, member: Operand, span: ast::Span) {
-        if self.meet_site(span) {
+        if self.meet_site(member, span) {
             self.meet_check_recorded(exec, member, span);
         }
     }
@@ -287,13 +287,13 @@ impl FnLower {
 
     /// Records a waiting collective for the static proof (`meeting`); whether its meeting
     /// check is emitted.
-    fn meet_site(&mut self, span: ast::Span) -> bool {
+    fn meet_site(&mut self, member: Operand, span: ast::Span) -> bool {
         let guard = match (self.emit_stack.len(), self.inst_guard) {
             (1, _) => crate::meeting::Guard::None,
             (2, Some(p)) => crate::meeting::Guard::Pred(p),
             _ => crate::meeting::Guard::Unknown,
         };
-        self.collective_sites.push(crate::meeting::Site { node: self.cur, span, guard });
+        self.collective_sites.push(crate::meeting::Site { node: self.cur, span, guard, member });
         self.meet_checks
     }
 
@@ -827,7 +827,7 @@ impl FnLower {
             self.barriers.push((self.cur, inst.span));
             return Ok(());
         }
-        if !self.meet_site(inst.span) {
+        if !self.meet_site(member, inst.span) {
             // No check: one CTA barrier.
             self.push(Stmt::Barrier);
             self.barriers.push((self.cur, inst.span));
