@@ -319,10 +319,8 @@ impl FnLower {
         for s in stmts {
             let Operand::Var(v) = o else { break };
             match s {
-                Stmt::Assign { dst, expr } if *dst == v => match expr {
-                    Expr::Use(a) => o = *a,
-                    _ => return None,
-                },
+                Stmt::Assign { dst, expr: Expr::Use(a) } if *dst == v => o = *a,
+                Stmt::Assign { dst, .. } if *dst == v => return None,
                 Stmt::Assign { .. } | Stmt::StoreWord { .. } | Stmt::Barrier | Stmt::SharedBarrier | Stmt::Fault { .. } | Stmt::Fence { .. } => {}
                 // A nested statement may assign it.
                 _ => return None,
