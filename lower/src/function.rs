@@ -137,6 +137,9 @@ pub struct FnLower {
     pub collective_sites: Vec<crate::meeting::Site>,
     /// Their results that are the same in every lane executing them together.
     pub warp_results: Vec<crate::meeting::WarpResult>,
+    /// Variables holding a value that is the same in every thread of the CTA that reads it
+    /// (`bar.red`'s reduction), for `meeting`.
+    pub cta_results: Vec<VarId>,
     /// The guard of the instruction being lowered inside its own `if` (see
     /// `FnLower::instruction`), for `collective_sites`.
     pub inst_guard: Option<Operand>,
@@ -237,6 +240,7 @@ impl FnLower {
             meet_checks: false,
             collective_sites: Vec::new(),
             warp_results: Vec::new(),
+            cta_results: Vec::new(),
             inst_guard: None,
             native_warps: false,
             used_native_warps: false,

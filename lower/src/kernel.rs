@@ -97,7 +97,7 @@ fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, Globa
 /// `meeting::may_meet` cannot clear.
 fn may_meet(fl: &mut FnLower) -> Option<ast::Span> {
     let cfg = crate::cfg::Cfg { blocks: std::mem::take(&mut fl.blocks), entry: fl.entry };
-    let found = crate::meeting::may_meet(&cfg, &fl.vars, fl.block, &fl.collective_sites, &fl.warp_results);
+    let found = crate::meeting::may_meet(&cfg, &fl.vars, fl.block, &fl.collective_sites, &fl.warp_results, &fl.cta_results);
     fl.blocks = cfg.blocks;
     found
 }

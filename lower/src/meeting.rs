@@ -38,7 +38,13 @@
 //!   `vote`, `redux` and `shfl.idx` from a constant lane are the same in each warp where the
 //!   collective's membermask is and its block and guard are (every lane executing it
 //!   together reads the same words: [`WarpResult`]), which covers CUB's loops that end on a
-//!   `vote.any`.
+//!   `vote.any`. A constant lane may be an immediate or a register set to a constant earlier
+//!   in the same block (nvcc's `mov.u32 %r, 31` before CUB's `shfl.sync.idx`; see
+//!   `FnLower::known_u32`). `bar.red`'s result is the same in the whole CTA (§9.7.14.1: "the
+//!   final value is written to the destination register in all threads waiting at the
+//!   barrier"; the emulation reads both counters between two barriers that every thread
+//!   reaches, and no thread writes them there), such as the onesweep radix sort's
+//!   `__syncthreads_or`.
 //! - A variable is a register for the whole kernel: its level joins every assignment's, and an
 //!   assignment under control of some level is at least that level (the lanes that skip it keep
 //!   an older value). So a predicate register written twice, once per lane and once per warp,
@@ -50,15 +56,19 @@
 //!   one way (the common `@p bra EXIT` in front of warp code, a loop whose collectives are all
 //!   inside it) adds nothing beyond L.
 //! - Iterated to a fixed point. A collective passes when its block and its guard are at most
-//!   per warp; the kernel keeps no check when all of them pass.
+//!   per warp, or when its constant membermask holds only lanes that run it together (one
+//!   branch on `%tid.x` decides which lanes get there: [`Graph::members_all_run_it`]); the
+//!   kernel keeps no check when all of them pass. The two kinds mix: the lanes owed at the
+//!   first kind are spent, and so are those of the second (a lane of the membermask whose
+//!   `%tid.x` takes the edge but that does not run the collective did not run the branch,
+//!   which every lane that is not spent runs).
 //!
 //! Uniform per CTA implies uniform per warp; a value called divergent may still be the same in
 //! each warp (conservative).
 //!
 //! Not used: "the kernel has one collective of its kind" is not enough (one `shfl` in a
 //! loop under a divergent branch meets itself from two iterations), nor is a constant
-//! membermask (the lanes that reach the collective must equal it, which needs the same
-//! analysis of the branches around it).
+//! membermask alone (the lanes that reach the collective must hold it: see above).
 
 use crate::cfg::{Cfg, NodeId, Terminator};
 use crate::ir::{BinaryOp, Builtin, CmpOp, Const, Expr, Memory, Operand, Stmt, Ty, VarId, VarInfo};
@@ -79,6 +89,7 @@ pub struct Site {
     pub node: NodeId,
     pub span: Span,
     pub guard: Guard,
+    pub member: Operand,
 }
 
 /// A variable holding a collective's result that is the same in every lane executing it
@@ -138,6 +149,8 @@ struct Analysis<'a> {
     vals: Vec<V>,
     results: &'a [(usize, Operand)],
     result_of: std::collections::HashMap<VarId, usize>,
+    /// Variables the same in every thread of the CTA that reads them (`bar.red`'s result).
+    cta_results: std::collections::HashSet<VarId>,
     site_ok: Vec<bool>,
     /// `%tid.x` values of the CTA, or `None` when a warp's lanes are not 32 consecutive
     /// `%tid.x` values starting at a multiple of 32 (a 2-D or 3-D block whose x extent is no
@@ -259,6 +272,7 @@ impl Analysis<'_> {
                                 V::Divergent
                             }
                         }
+                        None if self.cta_results.contains(dst) => V::Cta,
                         None => self.expr(expr),
                     };
                     self.assign(*dst, under(v, ctx));
@@ -325,8 +339,9 @@ fn compare_u32(op: CmpOp, a: u32, b: u32) -> Option<bool> {
 
 /// The first collective of `sites` that the proof cannot clear (a lane of its warp that may
 /// still execute a collective may be elsewhere when it runs), or `None`: no meeting check can
-/// fire in this kernel. `block`: the CTA shape; `results`: see [`WarpResult`].
-pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], results: &[WarpResult]) -> Option<Span> {
+/// fire in this kernel. `block`: the CTA shape; `results`: see [`WarpResult`];
+/// `cta_results`: variables the same in every thread of the CTA (`bar.red`'s counts).
+pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], results: &[WarpResult], cta_results: &[VarId]) -> Option<Span> {
     if sites.is_empty() {
         return None;
     }
@@ -353,6 +368,7 @@ pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], re
         vals: vec![V::Unset; vars.len()],
         results: &pairs,
         result_of: results.iter().enumerate().map(|(i, r)| (r.var, i)).collect(),
+        cta_results: cta_results.iter().copied().collect(),
         site_ok: vec![true; sites.len()],
         tid_x: x_runs.then_some(block[0]),
         tid_yz_warp: block[0].is_multiple_of(32),
@@ -413,5 +429,175 @@ pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], re
             break;
         }
     }
-    sites.iter().zip(&a.site_ok).find(|(_, ok)| !**ok).map(|(s, _)| s.span)
+    let graph = Graph { cfg, live: &live, ipdom: &ipdom, block_lvl: &block_lvl };
+    sites.iter().zip(&a.site_ok).find(|(s, ok)| !**ok && !graph.members_all_run_it(&a, s)).map(|(s, _)| s.span)
+}
+
+/// The CFG with the analysis's facts about its blocks, for [`Graph::members_all_run_it`].
+struct Graph<'a> {
+    cfg: &'a Cfg,
+    live: &'a [bool],
+    ipdom: &'a [Option<NodeId>],
+    block_lvl: &'a [u8],
+}
+
+impl Graph<'_> {
+    /// Whether `target` is reachable from `from` without passing `stop` (a branch's region).
+    fn reaches_within(&self, from: NodeId, stop: Option<NodeId>, target: NodeId) -> bool {
+        let mut seen = vec![false; self.cfg.blocks.len()];
+        let mut stack = vec![from];
+        while let Some(s) = stack.pop() {
+            if Some(s) == stop || seen[s] {
+                continue;
+            }
+            if s == target {
+                return true;
+            }
+            seen[s] = true;
+            stack.extend(self.cfg.blocks[s].term.successors());
+        }
+        false
+    }
+
+    /// Whether `target` is reachable from the entry by edges `u → v` that `skip` lets pass.
+    fn reaches_avoiding(&self, skip: impl Fn(NodeId, NodeId) -> bool, target: NodeId) -> bool {
+        let mut seen = vec![false; self.cfg.blocks.len()];
+        let mut stack = vec![self.cfg.entry];
+        while let Some(u) = stack.pop() {
+            if u == target {
+                return true;
+            }
+            if std::mem::replace(&mut seen[u], true) {
+                continue;
+            }
+            stack.extend(self.cfg.blocks[u].term.successors().into_iter().filter(|&v| !skip(u, v)));
+        }
+        false
+    }
+
+    /// The second way a collective passes: its membermask is a constant whose lanes all run it
+    /// together. The collective's block lies in the region of exactly one branch on a
+    /// condition that differs across a warp, `b`; `b` runs for whole warps (every lane of a
+    /// warp that is not spent runs it at once), every path from the entry to the collective
+    /// takes one edge of `b` and the other edge does not reach it before `b`'s immediate
+    /// post-dominator, every other branch on the way is the same in each warp, and `b`'s
+    /// condition is a comparison of `%tid.x + c` with a constant, assigned once in the kernel,
+    /// in `b`. So the lanes of a warp that run the collective are exactly those whose `%tid.x`
+    /// takes that edge, all at once; where that set holds every lane of the membermask (or no
+    /// lane of the warp runs it), no lane is owed, and the lanes run it together on NVIDIA too
+    /// (ISA 8.5 §9.7.10.6: the collective waits for the membermask's lanes only). E.g. CUB's
+    /// `if (threadIdx.x < 25) … __syncwarp(0x1ffffff)` for a 100-thread block.
+    fn members_all_run_it(&self, a: &Analysis, site: &Site) -> bool {
+        let Operand::Const(member) = site.member else { return false };
+        let member = member.bits() as u32;
+        let guard = match site.guard {
+            Guard::None => 0,
+            Guard::Pred(p) => level(a.op(&p)),
+            Guard::Unknown => 2,
+        };
+        let Some(nx) = a.tid_x else { return false };
+        if guard > 1 {
+            return false;
+        }
+        let mut splitting = Vec::new();
+        for (b, block) in self.cfg.blocks.iter().enumerate() {
+            let cond = match &block.term {
+                Terminator::Branch { cond, .. } => cond,
+                Terminator::Switch { selector, .. } => selector,
+                _ => continue,
+            };
+            let mut succs: Vec<NodeId> = block.term.successors().into_iter().filter(|&s| self.live[s]).collect();
+            succs.sort_unstable();
+            succs.dedup();
+            // As in `may_meet`: lanes part only where two successors reach a collective.
+            if !self.live[b] || succs.len() < 2 || level(a.op(cond)) < 2 {
+                continue;
+            }
+            let stop = self.ipdom[b];
+            if succs.into_iter().any(|s| self.reaches_within(s, stop, site.node)) {
+                splitting.push(b);
+            }
+        }
+        let [b] = splitting[..] else { return false };
+        let Terminator::Branch { cond: Operand::Var(cond), then_target, else_target } = self.cfg.blocks[b].term else { return false };
+        if self.block_lvl[b] > 1 || b == site.node || then_target == else_target {
+            return false;
+        }
+        let stop = self.ipdom[b];
+        let (taken, edge_to) = match (self.reaches_within(then_target, stop, site.node), self.reaches_within(else_target, stop, site.node)) {
+            (true, false) => (true, then_target),
+            (false, true) => (false, else_target),
+            _ => return false,
+        };
+        if self.reaches_avoiding(|u, v| (u, v) == (b, edge_to), site.node) {
+            return false;
+        }
+        let Some((def, lane_takes)) = tid_condition(self.cfg, a, cond) else { return false };
+        // Assigned before `b` on every path (in `b`, or in a block every path to `b` passes).
+        if def != b && self.reaches_avoiding(|_, v| v == def, b) {
+            return false;
+        }
+        (0..nx.div_ceil(32)).all(|w| {
+            let (mut present, mut runs) = (0u32, 0u32);
+            for x in w * 32..(w * 32 + 32).min(nx) {
+                let Some(c) = lane_takes(x) else { return false };
+                present |= 1 << (x % 32);
+                if c == taken {
+                    runs |= 1 << (x % 32);
+                }
+            }
+            runs == 0 || member & present & !runs == 0
+        })
+    }
+}
+
+/// The block assigning `cond` and `cond` as a function of `%tid.x`, when it is assigned once in
+/// the kernel, at the top level of a block, as a comparison of `%tid.x + c` (u32) with a
+/// constant.
+fn tid_condition(cfg: &Cfg, a: &Analysis, cond: VarId) -> Option<(NodeId, impl Fn(u32) -> Option<bool>)> {
+    fn count(stmts: &[Stmt], v: VarId) -> usize {
+        stmts
+            .iter()
+            .map(|s| match s {
+                Stmt::Assign { dst, .. } => usize::from(*dst == v),
+                Stmt::If { then_body, else_body, .. } => count(&then_body.stmts, v) + count(&else_body.stmts, v),
+                Stmt::Switch { cases, default, .. } => cases.iter().map(|c| count(&c.body.stmts, v)).sum::<usize>() + count(&default.stmts, v),
+                Stmt::Loop { body } => count(&body.stmts, v),
+                _ => 0,
+            })
+            .sum()
+    }
+    let single_def = |v: VarId| {
+        if cfg.blocks.iter().map(|blk| count(&blk.stmts, v)).sum::<usize>() != 1 {
+            return None;
+        }
+        cfg.blocks.iter().enumerate().find_map(|(d, blk)| {
+            blk.stmts.iter().find_map(|s| match s {
+                Stmt::Assign { dst, expr } if *dst == v => Some((d, expr)),
+                _ => None,
+            })
+        })
+    };
+    let (def, mut expr) = single_def(cond)?;
+    // `setp` may assign a copy of the comparison: follow copies assigned once in the same block.
+    for _ in 0..4 {
+        let Expr::Use(Operand::Var(t)) = expr else { break };
+        match single_def(*t)? {
+            (d, e) if d == def => expr = e,
+            _ => return None,
+        }
+    }
+    let Expr::Compare { op, ty: Ty::U32, lhs, rhs } = expr else { return None };
+    let op = *op;
+    match (a.op(lhs), a.op(rhs), lhs, rhs) {
+        (V::Tid(c), _, _, Operand::Const(Const::U32(k))) => {
+            let k = *k;
+            Some((def, Box::new(move |x: u32| compare_u32(op, x.wrapping_add(c), k)) as Box<dyn Fn(u32) -> Option<bool>>))
+        }
+        (_, V::Tid(c), Operand::Const(Const::U32(k)), _) => {
+            let k = *k;
+            Some((def, Box::new(move |x: u32| compare_u32(op, k, x.wrapping_add(c))) as Box<dyn Fn(u32) -> Option<bool>>))
+        }
+        _ => None,
+    }
 }

@@ -185,6 +185,101 @@ fn a_collective_after_a_divergent_loop_faults_and_warp_uniform_branches_run() {
     }
 }
 
+fn rules_ptx() -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simt/ptx/meeting_rules.ptx");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// Two rules of the static proof and their twins (`tests/simt/ptx/meeting_rules.ptx`, block
+/// 64): a `shfl.idx` whose source lane and clamp are registers set to constants just before
+/// (nvcc's form) is a broadcast, and `bar.red`'s result is the same in every thread, so the
+/// branches on them split no warp: no check. The twins (a source lane of `%tid.x & 1`, a count
+/// taken from each thread's own `atom.shared.add`) keep the check at every shuffle.
+#[test]
+fn register_lane_broadcasts_and_bar_red_results_clear_the_check_and_their_twins_keep_it() {
+    let text = rules_ptx();
+    for kernel in ["idx_lane_in_register", "bar_red_count", "mask_of_branch"] {
+        assert_eq!(checks_kept("meeting_rules.ptx", &text, [64, 1, 1], kernel), [0, 0], "{kernel}");
+    }
+    for (kernel, shuffles) in [("idx_lane_per_thread", 3), ("atomic_count_per_thread", 2), ("mask_beyond_branch", 2)] {
+        assert_eq!(checks_kept("meeting_rules.ptx", &text, [64, 1, 1], kernel), [shuffles; 2], "{kernel}");
+    }
+}
+
+/// The kernels of `meeting_rules.ptx` on both backends, the device's translation and the
+/// simulated native lowering: the cleared kernels give the spec's values (warp 0 broadcasts an
+/// odd value and takes the `bfly` arm, warp 1 an even one and takes the `down` arm; the
+/// `bar.red` count is 33, then 0, taking each arm once), and the twins fault with
+/// `FAULT_WARP_DIVERGED` (lanes 0 and 1 of warp 0 hold values of different parity; 16 atomic
+/// places split a warp).
+#[test]
+fn register_lane_broadcasts_and_bar_red_results_run_and_their_twins_fault() {
+    let Some(gpu) = gpu() else { return };
+    let text = rules_ptx();
+    // Odd for even t, and for t = 31 (warp 0's lane 31 odd, warp 1's even).
+    let mixed: Vec<u32> = (0..64u32).map(|t| (t * 7 + 3) ^ u32::from(t == 31)).collect();
+    let even: Vec<u32> = (0..64u32).map(|t| t * 2).collect();
+    // §9.7.10.6 with c = 31 and no segment: `bfly 1` reads lane ^ 1, `down 1` reads lane + 1,
+    // or its own value at lane 31.
+    let bfly = |input: &[u32], t: usize| input[t ^ 1].wrapping_add(1000);
+    let down = |input: &[u32], t: usize| if t % 32 == 31 { input[t] } else { input[t + 1] };
+    let kernels = ["idx_lane_in_register", "bar_red_count", "mask_of_branch", "idx_lane_per_thread", "atomic_count_per_thread", "mask_beyond_branch"];
+    let mut programs: Vec<_> = kernels.iter().map(|k| ("device", program_of("meeting_rules.ptx", &text, [64, 1, 1], k))).collect();
+    programs.push(("simulated native", simulated_native_program("meeting_rules.ptx", &text, [64, 1, 1])));
+    for (path, program) in &programs {
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let has = |k: &str| program.kernel(k).is_some();
+            if has("idx_lane_in_register") {
+                let (out, input) = (run.zeros(128 * 4), run.buffer(&u32s(&mixed)));
+                run.launch(program, "idx_lane_in_register", [1, 1, 1], &[&out.to_le_bytes(), &input.to_le_bytes()], backend);
+                let got = run.read_u32(out, 128);
+                for t in 0..64 {
+                    let lane31 = mixed[t / 32 * 32 + 31];
+                    let x = if lane31 % 2 == 1 { bfly(&mixed, t) } else { down(&mixed, t) };
+                    assert_eq!([got[t], got[64 + t]], [x, lane31], "idx_lane_in_register thread {t}, {path}, {backend}");
+                }
+            }
+            if has("bar_red_count") {
+                for input in [&mixed, &even] {
+                    let count = input.iter().filter(|v| *v % 2 == 1).count() as u32;
+                    let (out, buf) = (run.zeros(128 * 4), run.buffer(&u32s(input)));
+                    run.launch(program, "bar_red_count", [1, 1, 1], &[&out.to_le_bytes(), &buf.to_le_bytes()], backend);
+                    let got = run.read_u32(out, 128);
+                    for t in 0..64 {
+                        let x = if count > 20 { bfly(input, t) } else { down(input, t) };
+                        assert_eq!([got[t], got[64 + t]], [x, count], "bar_red_count thread {t}, count {count}, {path}, {backend}");
+                    }
+                }
+            }
+            if has("mask_of_branch") {
+                let (out, input) = (run.zeros(128 * 4), run.buffer(&u32s(&mixed)));
+                run.launch(program, "mask_of_branch", [1, 1, 1], &[&out.to_le_bytes(), &input.to_le_bytes()], backend);
+                let got = run.read_u32(out, 128);
+                for t in 0..64 {
+                    let x = match t {
+                        ..24 => mixed[t + 1],
+                        24 => mixed[24],
+                        _ => 7,
+                    };
+                    let w = t / 32 * 32;
+                    let ballot = (0..32).filter(|l| mixed[w + l] % 2 == 1).fold(0u32, |b, l| b | 1 << l);
+                    assert_eq!([got[t], got[64 + t]], [x, ballot], "mask_of_branch thread {t}, {path}, {backend}");
+                }
+            }
+            for kernel in ["idx_lane_per_thread", "atomic_count_per_thread", "mask_beyond_branch"] {
+                if !has(kernel) {
+                    continue;
+                }
+                let (out, input) = (run.zeros(128 * 4), run.buffer(&u32s(&mixed)));
+                let e = run.ctx.launch(program, kernel, [1, 1, 1], &[&out.to_le_bytes(), &input.to_le_bytes()], backend).expect_err("lanes meeting at two instructions must fault");
+                let ptxcross::Error::KernelFault { bits, .. } = &e else { panic!("{kernel} {path} {backend}: not a kernel fault: {e}") };
+                assert_eq!(*bits, abi::FAULT_WARP_DIVERGED, "{kernel} {path} {backend}: {e}");
+            }
+        }
+    }
+}
+
 /// Waiting collectives that keep the meeting check (one `FAULT_WARP_DIVERGED` fault each),
 /// kernels that may meet (some check kept), and scheduler kernels (a `FAULT_BARRIER_DEADLOCK`),
 /// in `module`.

@@ -305,7 +305,7 @@ impl FnLower {
     /// correctly instead. Owed bits are never cleared: once owed, any later collective of
     /// that lane would have met the earlier one.
     fn meet_check(&mut self, exec: Operand, member: Operand, span: ast::Span) {
-        if self.meet_site(span) {
+        if self.meet_site(member, span) {
             self.meet_check_recorded(exec, member, span);
         }
     }
@@ -339,13 +339,13 @@ impl FnLower {
 
     /// Records a waiting collective for the static proof (`meeting`); whether its meeting
     /// check is emitted.
-    fn meet_site(&mut self, span: ast::Span) -> bool {
+    fn meet_site(&mut self, member: Operand, span: ast::Span) -> bool {
         let guard = match (self.emit_stack.len(), self.inst_guard) {
             (1, _) => crate::meeting::Guard::None,
             (2, Some(p)) => crate::meeting::Guard::Pred(p),
             _ => crate::meeting::Guard::Unknown,
         };
-        self.collective_sites.push(crate::meeting::Site { node: self.cur, span, guard });
+        self.collective_sites.push(crate::meeting::Site { node: self.cur, span, guard, member });
         self.meet_checks
     }
 
@@ -360,6 +360,36 @@ impl FnLower {
         self.assign(var, Expr::Use(r));
         let site = self.collective_sites.len() - 1;
         self.warp_results.push(crate::meeting::WarpResult { var, member, site });
+        Operand::Var(var)
+    }
+
+    /// The value of `o` here when it is a constant, or a variable whose last assignment in the
+    /// statements of the current block lowered so far (not inside a nested statement) is a
+    /// constant or a copy of one; `None` when not known.
+    fn known_u32(&self, mut o: Operand) -> Option<u32> {
+        let stmts = self.emit_stack.iter().rev().flat_map(|level| level.iter().rev());
+        for s in stmts {
+            let Operand::Var(v) = o else { break };
+            match s {
+                Stmt::Assign { dst, expr: Expr::Use(a) } if *dst == v => o = *a,
+                Stmt::Assign { dst, .. } if *dst == v => return None,
+                Stmt::Assign { .. } | Stmt::StoreWord { .. } | Stmt::Barrier | Stmt::SharedBarrier | Stmt::Fault { .. } | Stmt::Fence { .. } => {}
+                // A nested statement may assign it.
+                _ => return None,
+            }
+        }
+        match o {
+            Operand::Const(crate::ir::Const::U32(k)) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// `r` in a variable that `meeting` knows is the same in every thread of the CTA that
+    /// reads it.
+    fn cta_result(&mut self, ty: Ty, r: Operand) -> Operand {
+        let var = self.new_var(ty, "cta result");
+        self.assign(var, Expr::Use(r));
+        self.cta_results.push(var);
         Operand::Var(var)
     }
 
@@ -490,9 +520,11 @@ impl FnLower {
             r
         };
         // `shfl.idx` from a constant lane with no segment (c's bits 8-12 clear) and the lane
-        // within the clamp (b ≤ c's bits 0-4): every lane reads lane `b`'s value.
-        let broadcast = match (mode, b, c) {
-            ("idx", Operand::Const(b), Operand::Const(c)) => c.bits() & 0x1f00 == 0 && b.bits() & 31 <= c.bits() & 31,
+        // within the clamp (b ≤ c's bits 0-4): every lane reads lane `b`'s value (§9.7.10.6:
+        // `j = minLane | bval`, `minLane = 0`, `pval = j <= cval`). nvcc puts the constants in
+        // registers just before (`mov.u32 %r260, 31`).
+        let broadcast = match (mode, self.known_u32(b), self.known_u32(c)) {
+            ("idx", Some(b), Some(c)) => c & 0x1f00 == 0 && b & 31 <= c & 31,
             _ => false,
         };
         let r = if broadcast { self.warp_result(Ty::U32, r, member) } else { r };
@@ -845,7 +877,7 @@ impl FnLower {
             self.barriers.push((self.cur, inst.span));
             return Ok(());
         }
-        if !self.meet_site(inst.span) {
+        if !self.meet_site(member, inst.span) {
             // No check: one CTA barrier.
             self.push(Stmt::Barrier);
             self.barriers.push((self.cur, inst.span));
@@ -940,8 +972,13 @@ impl FnLower {
         add(self, crate::ir::AtomicOp::Add, cw, mine);
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, inst.span));
+        // Between the two barriers no thread changes the counters: every thread reads the same
+        // words (§9.7.14.1: "the final value is written to the destination register in all
+        // threads waiting at the barrier"), which `meeting` may use.
         let parts = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: pw });
+        let parts = self.cta_result(Ty::U32, parts);
         let trues = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: cw });
+        let trues = self.cta_result(Ty::U32, trues);
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, inst.span));
         add(self, crate::ir::AtomicOp::Sub, pw, FnLower::u32c(1));
