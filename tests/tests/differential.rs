@@ -545,15 +545,20 @@ fn the_model_agrees_with_hand_computed_xints() {
 /// dep 0: r0 = s + 7 = 0xffffff87 → (0xff87, 0xffffff87, 5);
 /// dep 1: r0 = s + 0xff87 = 0xff07 (mod 2^32) → (0xff07, 0xffffff07, 5);
 /// dep 2: r0 = s + 0xff07 = 0xfe87 → (0xfe87, 0xfffffe87, 5).
-/// The outermost activation stores last: scratch word 0 = b + 1 = 11.
+/// r1 also goes through the function's own `.local` word around the call: each activation
+/// reads back its own (one shared copy would give the deepest one's b + 1 + dep). The
+/// outermost activation stores last: scratch word 0 = b + 1 = 11.
 #[test]
 fn the_model_agrees_with_hand_computed_calls() {
     use difftest::calls::{Call, Func, PTy, Sig};
     use difftest::program::*;
     let call = |args: Vec<Reg>, rets: Vec<Reg>| Call { f: 0, alt: None, args, rets, depth_reg: 4 };
+    let frame = Addr { mem: Mem::Frame, index: None, off: 0, generic: false };
     let body = vec![
         Stmt::Ins(None, Ins::Bin { op: Bin::Add, ty: IntTy::U32, d: Reg::R(1), a: Src::Reg(Reg::R(1)), b: Src::Imm(1) }),
+        Stmt::Ins(None, Ins::St { w: Width::B32, addr: frame, v: Reg::R(1) }),
         Stmt::Call { g: None, call: call(vec![Reg::R(0), Reg::R(1)], vec![Reg::R(2), Reg::R(3), Reg::D(0)]) },
+        Stmt::Ins(None, Ins::Ld { w: Width::B32, d: Reg::R(1), addr: frame }),
         Stmt::Ins(None, Ins::Bin { op: Bin::Add, ty: IntTy::U32, d: Reg::R(0), a: Src::Reg(Reg::R(0)), b: Src::Reg(Reg::R(2)) }),
         Stmt::Ins(None, Ins::St { w: Width::B32, addr: Addr { mem: Mem::Scratch, index: None, off: 0, generic: false }, v: Reg::R(1) }),
     ];

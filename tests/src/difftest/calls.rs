@@ -14,6 +14,9 @@
 //!   truncated on the store, zero- or sign-extended on the load), or as `.reg` formals (the
 //!   old ABI: registers of the callee).
 //!
+//! Each function also has `.local` words of its own (`Mem::Frame`, set from `%r0, %r1` by the
+//! prologue): every activation of a recursive one needs its own copy.
+//!
 //! A function's body is a random block of the generator (branches, loops, breaks, irreducible
 //! loops, early `ret` from inside loops, memory, guarded and nested calls) over its own
 //! registers `%r*`, `%rd*`, `%p*`, which its prologue sets: value arguments into some, random
@@ -273,7 +276,8 @@ pub fn print_func(w: &mut String, program: &Program, k: usize) {
     let _ = writeln!(w, ".func {rets}f{k}({})\n{{", params.join(", "));
     let _ = writeln!(w, "    .reg .b32 %r<{NR}>;\n    .reg .b64 %rd<{ND}>;\n    .reg .pred %p<{NP}>;\n    .reg .pred %q;");
     let _ = writeln!(w, "    .reg .b32 %c<{MAX_DEPTH}>;\n    .reg .b32 %t<4>;\n    .reg .b64 %ta<2>;");
-    let _ = writeln!(w, "    .reg .b32 %bs;\n    .reg .b64 %bg, %bi, %bl;\n{CALLER_REGS}");
+    let _ = writeln!(w, "    .reg .b32 %bs;\n    .reg .b64 %bg, %bi, %bl, %bf;\n{CALLER_REGS}");
+    let _ = writeln!(w, "    .local .align 8 .b8 floc[{}];", NF * 4);
     // Prologue (modelled by `model::Cta::call`).
     let load = |w: &mut String, ty: &str, dst: &str, formal: String| {
         let _ = if sig.reg_abi {
@@ -302,6 +306,7 @@ pub fn print_func(w: &mut String, program: &Program, k: usize) {
         let _ = writeln!(w, "    mov.u32 %c{i}, 0;");
     }
     let _ = writeln!(w, "    setp.ne.u32 %q, %dep, %dep;");
+    let _ = writeln!(w, "    mov.u64 %bf, floc;\n    st.local.v2.u32 [%bf], {{%r0, %r1}};");
     let ctx = Ctx { block: program.block, program, func: Some(k) };
     for fl in &flatten_body(&f.body, Some(k)) {
         print_flat(w, fl, &ctx);

@@ -230,7 +230,7 @@ impl Gen<'_> {
         let in_func = self.calls.as_ref().and_then(|c| c.cur.map(|k| c.sigs[k].ptrs.clone()));
         let mut mem = match in_func {
             Some(ptrs) => {
-                let ok: Vec<Mem> = ptrs.into_iter().filter(|m| !write || m.writable()).collect();
+                let ok: Vec<Mem> = ptrs.into_iter().chain([Mem::Frame]).filter(|m| !write || m.writable()).collect();
                 if ok.is_empty() {
                     return None;
                 }

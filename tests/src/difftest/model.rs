@@ -47,6 +47,7 @@ struct Frame {
     p: [bool; NP + 1],
     c: [u32; MAX_DEPTH],
     dep: u32,
+    frame: [u8; NF * 4],
     func: Option<usize>,
     pc: usize,
     /// The caller's registers that receive the returns, with the returns' types.
@@ -70,6 +71,8 @@ struct Thread {
     /// The device function running (`None`: the kernel), its `dep` formal, its callers.
     func: Option<usize>,
     dep: u32,
+    /// The running function's own `.local` words.
+    frame: [u8; NF * 4],
     stack: Vec<Frame>,
     calls: u64,
 }
@@ -116,6 +119,7 @@ fn new_thread(tid: u32, gt: u32, input: &[u32]) -> Thread {
         cf: false,
         func: None,
         dep: 0,
+        frame: [0; NF * 4],
         stack: Vec::new(),
         calls: 0,
     };
@@ -238,6 +242,7 @@ impl Cta<'_> {
                 &mut self.scratch[o..o + NG * 4]
             }
             Mem::Local => &mut t.local,
+            Mem::Frame => &mut t.frame,
             Mem::SharedRw => &mut t.shrw,
             Mem::Table | Mem::SharedRo(_) => unreachable!("read-only memory is read through `load`"),
         })
@@ -391,6 +396,7 @@ impl Cta<'_> {
             p: t.p,
             c: t.c,
             dep: t.dep,
+            frame: t.frame,
             func: t.func,
             pc: t.pc,
             rets: call.rets.iter().copied().zip(f.sig.rets.iter().copied()).collect(),
@@ -404,6 +410,9 @@ impl Cta<'_> {
             t.p[i] = t.r[i] & (1 << i) != 0;
         }
         t.p[NP] = false;
+        // The prologue stores %r0, %r1 into the activation's own `.local` words.
+        t.frame[..4].copy_from_slice(&t.r[0].to_le_bytes());
+        t.frame[4..].copy_from_slice(&t.r[1].to_le_bytes());
         t.c = [0; MAX_DEPTH];
         t.dep = dep;
         t.func = Some(target);
@@ -417,7 +426,8 @@ impl Cta<'_> {
         let f = &self.funcs[t.func.expect("in a function")];
         let vals: Vec<u64> = f.ret_src.iter().map(|&r| t.get(Src::Reg(r), IntTy::U64)).collect();
         let frame = t.stack.pop().expect("a caller");
-        (t.r, t.d, t.p, t.c, t.dep, t.func, t.pc) = (frame.r, frame.d, frame.p, frame.c, frame.dep, frame.func, frame.pc);
+        (t.r, t.d, t.p, t.c, t.dep, t.frame, t.func, t.pc) =
+            (frame.r, frame.d, frame.p, frame.c, frame.dep, frame.frame, frame.func, frame.pc);
         for ((dst, ty), v) in frame.rets.into_iter().zip(vals) {
             t.set(dst, ty.pass(v, reg_bits(dst)));
         }

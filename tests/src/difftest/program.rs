@@ -17,6 +17,8 @@ pub const NP: usize = 4;
 pub const NL: usize = 4;
 pub const NS: usize = 4;
 pub const NG: usize = 4;
+/// Words of a device function's own `.local` array (`calls.rs`).
+pub const NF: usize = 2;
 /// Input words per thread: registers, 64-bit registers, predicate bits, three pad words (the
 /// prologue reads them with 16-byte vector loads).
 pub const NIN: usize = NR + 2 * ND + 4;
@@ -146,6 +148,8 @@ pub enum Mem {
     SharedRo(u8),
     /// The thread's local memory (read-write).
     Local,
+    /// The running device function's own `.local` words (`calls.rs`): one copy per activation.
+    Frame,
 }
 
 impl Mem {
@@ -156,16 +160,17 @@ impl Mem {
             Mem::SharedRw => NS as u32 * 4,
             Mem::SharedRo(_) => block * 4,
             Mem::Local => NL as u32 * 4,
+            Mem::Frame => NF as u32 * 4,
         }
     }
     pub fn writable(self) -> bool {
-        matches!(self, Mem::Scratch | Mem::SharedRw | Mem::Local)
+        matches!(self, Mem::Scratch | Mem::SharedRw | Mem::Local | Mem::Frame)
     }
     pub fn space(self) -> &'static str {
         match self {
             Mem::Scratch | Mem::Table => ".global",
             Mem::SharedRw | Mem::SharedRo(_) => ".shared",
-            Mem::Local => ".local",
+            Mem::Local | Mem::Frame => ".local",
         }
     }
 }
@@ -980,6 +985,7 @@ pub fn base(m: Mem) -> String {
         Mem::SharedRw => "%bs".into(),
         Mem::SharedRo(k) => format!("%bo{k}"),
         Mem::Local => "%bl".into(),
+        Mem::Frame => "%bf".into(),
     }
 }
 
@@ -1019,7 +1025,7 @@ fn print_addr(w: &mut String, a: &Addr, wd: Width, block: u32, generic_local: bo
     match (a.mem, a.generic) {
         _ if local_base_generic => "",
         (_, false) => a.mem.space(),
-        (Mem::Local, true) => {
+        (Mem::Local | Mem::Frame, true) => {
             let _ = writeln!(w, "    cvta.local.u64 %ta0, %ta0;");
             ""
         }
