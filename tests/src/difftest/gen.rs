@@ -95,10 +95,10 @@ struct CallGen {
 /// Call sites per body (the kernel, each function): a thread's calls multiply along a chain.
 const MAX_CALL_SITES: usize = 3;
 /// Statements per device function body.
-const MAX_FUNC_STMTS: usize = 10;
+const MAX_FUNC_STMTS: usize = 8;
 /// Statements of a call program's kernel body (inlined calls multiply the code lavapipe
 /// compiles: a program of 45 took it 2 minutes).
-const MAX_CALL_KERNEL_STMTS: usize = 25;
+const MAX_CALL_KERNEL_STMTS: usize = 18;
 
 /// A random program for a launch of `grid` × `block` threads.
 pub fn program(rng: &mut Rng, grid: u32, block: u32) -> Program {
