@@ -20,7 +20,9 @@
 //! A function's body is a random block of the generator (branches, loops, breaks, irreducible
 //! loops, early `ret` from inside loops, memory, guarded and nested calls) over its own
 //! registers `%r*`, `%rd*`, `%p*`, which its prologue sets: value arguments into some, random
-//! constants into the rest, `%pI` from bit I of `%rI`. Every exit stores the returns.
+//! constants into the rest, `%pI` from bit I of `%rI`. Every exit stores the returns, first a
+//! checksum of all its registers (the XOR of `%r*` and the halves of `%rd*`), which the caller XORs
+//! into one of its registers: a register the call machinery clobbers shows in the outputs.
 //!
 //! Calls are direct or indirect (`call (…), %fp, (…), proto;` through a pointer chosen per
 //! thread by `selp` between two functions of the same signature), and may be guarded (`@p
@@ -268,7 +270,11 @@ pub fn print_func(w: &mut String, program: &Program, k: usize) {
     let f = &program.funcs[k];
     let sig = &f.sig;
     let (space, pre) = if sig.reg_abi { (".reg", "%") } else { (".param", "") };
-    let rets: Vec<String> = sig.rets.iter().enumerate().map(|(i, t)| format!("{space} .{} {pre}fr{i}", t.name())).collect();
+    // The first return is a checksum of all the function's registers at its exit
+    // (`print_return`): a register clobbered by a callee shows in the caller.
+    let rets: Vec<String> = std::iter::once(format!("{space} .b32 {pre}fsum"))
+        .chain(sig.rets.iter().enumerate().map(|(i, t)| format!("{space} .{} {pre}fr{i}", t.name())))
+        .collect();
     let mut params = vec![format!("{space} .u32 {pre}fdep")];
     params.extend(sig.ptrs.iter().enumerate().map(|(i, &m)| format!("{space} .{} {pre}fptr{i}", ptr_ty(m))));
     params.extend(sig.params.iter().enumerate().map(|(i, t)| format!("{space} .{} {pre}fa{i}", t.name())));
@@ -317,6 +323,15 @@ pub fn print_func(w: &mut String, program: &Program, k: usize) {
 /// A function's exit: the returns stored, `ret`.
 pub(super) fn print_return(w: &mut String, ctx: &Ctx) {
     let f = &ctx.program.funcs[ctx.func.expect("in a function")];
+    // The checksum (`model::checksum`): the XOR of %r*, and of %rd*'s halves.
+    let _ = writeln!(w, "    mov.u32 %t2, 0;");
+    for i in 0..NR {
+        let _ = writeln!(w, "    xor.b32 %t2, %t2, %r{i};");
+    }
+    for i in 0..ND {
+        let _ = writeln!(w, "    mov.b64 {{%t0, %t1}}, %rd{i};\n    xor.b32 %t2, %t2, %t0;\n    xor.b32 %t2, %t2, %t1;");
+    }
+    let _ = if f.sig.reg_abi { writeln!(w, "    mov.b32 %fsum, %t2;") } else { writeln!(w, "    st.param.b32 [fsum], %t2;") };
     for (i, (t, &r)) in f.sig.rets.iter().zip(&f.ret_src).enumerate() {
         let _ = if f.sig.reg_abi {
             writeln!(w, "    mov.{} %fr{i}, {};", t.name(), reg(r))
@@ -360,9 +375,9 @@ pub(super) fn print_call(w: &mut String, g: Option<Guard>, call: &Call, depth: D
         let mut args = vec![dep.to_string()];
         args.extend(ptrs);
         args.extend(call.args.iter().map(|&r| reg(r)));
-        let rets: Vec<String> = call.rets.iter().map(|&r| reg(r)).collect();
-        let rets = if rets.is_empty() { String::new() } else { format!("({}), ", rets.join(", ")) };
-        let _ = writeln!(w, "    {guard}call {rets}{target}, ({});", args.join(", "));
+        let rets: Vec<String> = std::iter::once("%t2".to_string()).chain(call.rets.iter().map(|&r| reg(r))).collect();
+        let _ = writeln!(w, "    {guard}call ({}), {target}, ({});", rets.join(", "), args.join(", "));
+        let _ = writeln!(w, "    {guard}xor.b32 %r{k}, %r{k}, %t2;", k = call.depth_reg);
         return;
     }
     let _ = writeln!(w, "    {{");
@@ -378,6 +393,7 @@ pub(super) fn print_call(w: &mut String, g: Option<Guard>, call: &Call, depth: D
     for (i, t) in names.iter().enumerate() {
         decl(t, &format!("_a{i}"));
     }
+    decl("b32", "_rs");
     for (i, t) in sig.rets.iter().enumerate() {
         decl(t.name(), &format!("_r{i}"));
     }
@@ -389,8 +405,8 @@ pub(super) fn print_call(w: &mut String, g: Option<Guard>, call: &Call, depth: D
             .map(|(ty, _)| format!(".param {ty} _"))
             .chain(names.iter().map(|t| format!(".param .{t} _")))
             .collect();
-        let rs: Vec<String> = sig.rets.iter().map(|t| format!(".param .{} _", t.name())).collect();
-        let rs = if rs.is_empty() { String::new() } else { format!("({}) ", rs.join(", ")) };
+        let rs: Vec<String> = std::iter::once(".param .b32 _".to_string()).chain(sig.rets.iter().map(|t| format!(".param .{} _", t.name()))).collect();
+        let rs = format!("({}) ", rs.join(", "));
         let _ = writeln!(w, "    {name}: .callprototype {rs}_ ({});", ps.join(", "));
         name
     });
@@ -404,12 +420,13 @@ pub(super) fn print_call(w: &mut String, g: Option<Guard>, call: &Call, depth: D
     let mut args = vec!["_d".to_string()];
     args.extend((0..sig.ptrs.len()).map(|i| format!("_p{i}")));
     args.extend((0..sig.params.len()).map(|i| format!("_a{i}")));
-    let rets: Vec<String> = (0..sig.rets.len()).map(|i| format!("_r{i}")).collect();
-    let rets = if rets.is_empty() { String::new() } else { format!("({}), ", rets.join(", ")) };
+    let rets: Vec<String> = std::iter::once("_rs".to_string()).chain((0..sig.rets.len()).map(|i| format!("_r{i}"))).collect();
+    let rets = format!("({}), ", rets.join(", "));
     let proto = proto.map_or(String::new(), |p| format!(", {p}"));
     let _ = writeln!(w, "    {guard}call {rets}{target}, ({}){proto};", args.join(", "));
     for (i, (t, &r)) in sig.rets.iter().zip(&call.rets).enumerate() {
         let _ = writeln!(w, "    {guard}ld.param.{} {}, [_r{i}];", t.name(), reg(r));
     }
+    let _ = writeln!(w, "    {guard}ld.param.b32 %t2, [_rs];\n    {guard}xor.b32 %r{k}, %r{k}, %t2;", k = call.depth_reg);
     let _ = writeln!(w, "    }}");
 }

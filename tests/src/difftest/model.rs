@@ -52,6 +52,8 @@ struct Frame {
     pc: usize,
     /// The caller's registers that receive the returns, with the returns' types.
     rets: Vec<(Reg, PTy)>,
+    /// The caller's register the callee's checksum is XORed into.
+    sum_reg: u8,
 }
 
 struct Thread {
@@ -400,6 +402,7 @@ impl Cta<'_> {
             func: t.func,
             pc: t.pc,
             rets: call.rets.iter().copied().zip(f.sig.rets.iter().copied()).collect(),
+            sum_reg: call.depth_reg,
         });
         t.r = f.init_r;
         t.d = f.init_d;
@@ -425,12 +428,15 @@ impl Cta<'_> {
     fn ret(&mut self, t: &mut Thread) {
         let f = &self.funcs[t.func.expect("in a function")];
         let vals: Vec<u64> = f.ret_src.iter().map(|&r| t.get(Src::Reg(r), IntTy::U64)).collect();
+        // The checksum of `calls::print_return`: the XOR of the callee's %r* and %rd* halves.
+        let sum = t.r.iter().fold(0u32, |x, &v| x ^ v) ^ t.d.iter().fold(0u32, |x, &v| x ^ v as u32 ^ (v >> 32) as u32);
         let frame = t.stack.pop().expect("a caller");
         (t.r, t.d, t.p, t.c, t.dep, t.frame, t.func, t.pc) =
             (frame.r, frame.d, frame.p, frame.c, frame.dep, frame.frame, frame.func, frame.pc);
         for ((dst, ty), v) in frame.rets.into_iter().zip(vals) {
             t.set(dst, ty.pass(v, reg_bits(dst)));
         }
+        t.r[frame.sum_reg as usize] ^= sum;
     }
 
     fn exec(&mut self, t: &mut Thread, ins: Ins) -> Result<(), String> {
