@@ -13,6 +13,9 @@
 //!   `PTXCROSS_DIFF_DUMP=DIR` also writes every passing program there as a launch spec (the
 //!   model's outputs expected): `tests/nvidia/run_specs.py DIR` judges NVIDIA's own results
 //!   by the model (and the model by NVIDIA) on a machine with the CUDA driver.
+//! - `call_programs_match_the_model`: the same with programs that call device functions
+//!   (`Case::call_from_seed`), each run with the default inlining and with every call through
+//!   the call stack; CI runs the first 6 (or 60 s) from seed 0xca110000.
 //! - `regressions_still_pass`: replays every saved case with `ptxcross run --spec`.
 //! - `open_bugs`: cases of known, not yet fixed bugs outside this test's area (ignored).
 //!
@@ -92,6 +95,16 @@ fn hx_programs_match_the_model() {
     slice(Case::hx_from_seed, "hx-seed", 0x4a62_0000, 8);
 }
 
+/// As `random_programs_match_the_model` with call programs (`Case::call_from_seed`: device
+/// functions with `.param`/`.reg` formals of every width, pointers to the caller's memories,
+/// direct, indirect, guarded, nested and recursive calls, early `ret` from loops inside them),
+/// each translated twice: default inlining and every call through the call stack. CI: the
+/// first 6 from a fixed seed, or fewer if 60 s pass first.
+#[test]
+fn call_programs_match_the_model() {
+    slice(Case::call_from_seed, "call-seed", 0xca11_0000, 6);
+}
+
 fn slice(case_of: fn(u64) -> Case, prefix: &str, default_seed: u64, default_programs: usize) {
     let Some(gpu) = gpu_or_skip() else { return };
     let env = |k: &str| std::env::var(k).ok().and_then(|s| s.parse::<f64>().ok());
@@ -163,7 +176,7 @@ fn the_model_agrees_with_hand_computed_results() {
             body: vec![Stmt::Ins(None, Ins::Bin { op: Bin::Add, ty: IntTy::U32, d: Reg::R(5), a: r(5), b: Src::Imm(2) })],
         },
     ];
-    let program = Program { body, grid: 1, block: 32 };
+    let program = Program { body, grid: 1, block: 32, funcs: Vec::new() };
     assert_eq!(NR, 8, "the checks below name registers by number");
     let input: Vec<u32> = (0..32 * NIN as u32).collect();
     let case = Case { program, input: input.clone(), scratch: vec![0; 32 * NG] };
@@ -218,7 +231,7 @@ fn the_model_agrees_with_hand_computed_collectives() {
         c(Coll::Redux { op: ReduxOp::Min, signed: true, d: 7, a: 7 }),
         c(Coll::Activemask { d: 0 }),
     ];
-    let case = Case { program: Program { body, grid: 1, block }, input, scratch: vec![0; block as usize * NG] };
+    let case = Case { program: Program { body, grid: 1, block, funcs: Vec::new() }, input, scratch: vec![0; block as usize * NG] };
     let e = case.expected().unwrap();
     for t in 0..block {
         let o = &e.out[t as usize * NOUT..(t as usize + 1) * NOUT];
@@ -351,7 +364,7 @@ fn the_model_agrees_with_hand_computed_floats() {
         input[t * NIN + NR + 2] = 1;
         input[t * NIN + NR + 3] = 1 << 21;
     }
-    let case = Case { program: Program { body, grid: 1, block: 32 }, input, scratch: vec![0; 32 * NG] };
+    let case = Case { program: Program { body, grid: 1, block: 32, funcs: Vec::new() }, input, scratch: vec![0; 32 * NG] };
     assert!(case.ptx().contains("sub.rn.ftz.f32 %r2, 0f8079CEBE, 0f8066BCE7;"), "{}", case.ptx());
     let e = case.expected().unwrap();
     for t in 0..32 {
@@ -377,7 +390,7 @@ fn the_model_agrees_with_hand_computed_hx() {
             input[t * NIN..t * NIN + NR].copy_from_slice(&regs);
             scratch[t * NG] = scratch0;
         }
-        let case = Case { program: Program { body, grid: 1, block: 32 }, input, scratch };
+        let case = Case { program: Program { body, grid: 1, block: 32, funcs: Vec::new() }, input, scratch };
         let e = case.expected().unwrap();
         (e.out[..NOUT].to_vec(), e.scratch[..NG].to_vec())
     };
@@ -509,7 +522,7 @@ fn the_model_agrees_with_hand_computed_xints() {
         w[7] = 0x7777_7777;
         w[NR..NR + 4].copy_from_slice(&[0x1111_1111, 0x2222_2222, 0x3333_3333, 0x4444_4444]);
     }
-    let case = Case { program: Program { body, grid: 1, block: 32 }, input, scratch: vec![0; 32 * NG] };
+    let case = Case { program: Program { body, grid: 1, block: 32, funcs: Vec::new() }, input, scratch: vec![0; 32 * NG] };
     let ptx = case.ptx();
     assert!(ptx.contains("st.shared.b128 [%bs+0], %qq;") && ptx.contains("mov.b128 {%rd1, %rd0}, %qq;"), "{ptx}");
     let e = case.expected().unwrap();
@@ -520,5 +533,66 @@ fn the_model_agrees_with_hand_computed_xints() {
         let l = NR + 2 * ND + NP;
         assert_eq!(&o[l..l + NL], &[0x1000 + t as u32, 0, 0, 12], "local words: r1, r2, then the v2 store");
         assert_eq!(&o[l + NL..l + NL + NS], &[0x1111_1111, 0x2222_2222, 0x3333_3333, 0x4444_4444], "shared: the b128 store");
+    }
+}
+
+/// The model's calls (`calls.rs`), worked out by hand: a recursive `f0(dep, .s8 a, .u32 b)`
+/// returning `(.u16, .s16, .b64)`: `r0 = a` (sign-extended), `r1 = b + 1`; while `dep != 0`,
+/// `(r2, r3, rd0) = f0(dep - 1, r0, r1)`; `r0 += r2` (r2 keeps its initial 7 when no call
+/// happens); scratch word 0 = r1; returns `(r0, r0, rd0)` (rd0 keeps its initial 5). The
+/// kernel calls it under `@%p0` with `dep = r4 & 3`, `a = r3 = 0x180` (the byte 0x80: −128),
+/// `b = r5 = 10`, into `(r6, r7, rd1)`. By hand, with `s = 0xffffff80`:
+/// dep 0: r0 = s + 7 = 0xffffff87 → (0xff87, 0xffffff87, 5);
+/// dep 1: r0 = s + 0xff87 = 0xff07 (mod 2^32) → (0xff07, 0xffffff07, 5);
+/// dep 2: r0 = s + 0xff07 = 0xfe87 → (0xfe87, 0xfffffe87, 5).
+/// r1 also goes through the function's own `.local` word around the call: each activation
+/// reads back its own (one shared copy would give the deepest one's b + 1 + dep). The
+/// outermost activation stores last: scratch word 0 = b + 1 = 11.
+#[test]
+fn the_model_agrees_with_hand_computed_calls() {
+    use difftest::calls::{Call, Func, PTy, Sig};
+    use difftest::program::*;
+    let call = |args: Vec<Reg>, rets: Vec<Reg>| Call { f: 0, alt: None, args, rets, depth_reg: 4 };
+    let frame = Addr { mem: Mem::Frame, index: None, off: 0, generic: false };
+    let body = vec![
+        Stmt::Ins(None, Ins::Bin { op: Bin::Add, ty: IntTy::U32, d: Reg::R(1), a: Src::Reg(Reg::R(1)), b: Src::Imm(1) }),
+        Stmt::Ins(None, Ins::St { w: Width::B32, addr: frame, v: Reg::R(1) }),
+        Stmt::Call { g: None, call: call(vec![Reg::R(0), Reg::R(1)], vec![Reg::R(2), Reg::R(3), Reg::D(0)]) },
+        Stmt::Ins(None, Ins::Ld { w: Width::B32, d: Reg::R(1), addr: frame }),
+        Stmt::Ins(None, Ins::Bin { op: Bin::Add, ty: IntTy::U32, d: Reg::R(0), a: Src::Reg(Reg::R(0)), b: Src::Reg(Reg::R(2)) }),
+        Stmt::Ins(None, Ins::St { w: Width::B32, addr: Addr { mem: Mem::Scratch, index: None, off: 0, generic: false }, v: Reg::R(1) }),
+    ];
+    let f0 = Func {
+        sig: Sig { reg_abi: false, ptrs: vec![Mem::Scratch], params: vec![PTy::S8, PTy::U32], rets: vec![PTy::U16, PTy::S16, PTy::B64] },
+        binds: vec![Reg::R(0), Reg::R(1)],
+        ret_src: vec![Reg::R(0), Reg::R(0), Reg::D(0)],
+        init_r: [7; NR],
+        init_d: [5, 6],
+        recursive: true,
+        body,
+    };
+    let kernel = vec![Stmt::Call {
+        g: Some(Guard { p: 0, neg: false }),
+        call: call(vec![Reg::R(3), Reg::R(5)], vec![Reg::R(6), Reg::R(7), Reg::D(1)]),
+    }];
+    let mut input = vec![0u32; 32 * NIN];
+    for t in 0..32 {
+        let w = &mut input[t * NIN..(t + 1) * NIN];
+        (w[3], w[4], w[5], w[6], w[7], w[NR + 2], w[NR + 3]) = (0x180, t as u32 % 3, 10, 66, 77, 88, 99);
+        w[NR + 2 * ND] = (t % 2 == 0) as u32;
+    }
+    let program = Program { body: kernel, grid: 1, block: 32, funcs: vec![f0] };
+    let case = Case { program, input, scratch: vec![3; 32 * NG] };
+    assert!(case.ptx().contains("ld.param.s8 %r0, [fa0];"), "{}", case.ptx());
+    let e = case.expected().unwrap();
+    for t in 0..32 {
+        let o = &e.out[t * NOUT..(t + 1) * NOUT];
+        let want = match (t % 2 == 0, t % 3) {
+            (false, _) => (66, 77, 88, 99, 3),
+            (true, 0) => (0xff87, 0xffff_ff87, 5, 0, 11),
+            (true, 1) => (0xff07, 0xffff_ff07, 5, 0, 11),
+            (true, _) => (0xfe87, 0xffff_fe87, 5, 0, 11),
+        };
+        assert_eq!((o[6], o[7], o[NR + 2], o[NR + 3], e.scratch[t * NG]), want, "thread {t}");
     }
 }

@@ -76,13 +76,35 @@ struct Gen<'a> {
     xints: bool,
     /// Also generate the adversary's families of `hops.rs`.
     hx: bool,
+    /// Also generate calls of device functions (`calls.rs`); `None` draws exactly the random
+    /// numbers it always did.
+    calls: Option<CallGen>,
 }
+
+/// The state of a call program's generation.
+struct CallGen {
+    sigs: Vec<super::calls::Sig>,
+    recursive: Vec<bool>,
+    /// The function whose body is being generated (`None`: the kernel).
+    cur: Option<usize>,
+    /// Call sites in the current body, and calls of itself among them.
+    sites: usize,
+    self_sites: usize,
+}
+
+/// Call sites per body (the kernel, each function): a thread's calls multiply along a chain.
+const MAX_CALL_SITES: usize = 3;
+/// Statements per device function body.
+const MAX_FUNC_STMTS: usize = 8;
+/// Statements of a call program's kernel body (inlined calls multiply the code lavapipe
+/// compiles: a program of 45 took it 2 minutes).
+const MAX_CALL_KERNEL_STMTS: usize = 18;
 
 /// A random program for a launch of `grid` × `block` threads.
 pub fn program(rng: &mut Rng, grid: u32, block: u32) -> Program {
-    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: false, hx: false };
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: false, hx: false, calls: None };
     let body = g.block(0, 0, true);
-    Program { body, grid, block }
+    Program { body, grid, block, funcs: Vec::new() }
 }
 
 /// A random program with collectives (barriers, shfl, vote, activemask, redux, match) at
@@ -90,9 +112,9 @@ pub fn program(rng: &mut Rng, grid: u32, block: u32) -> Program {
 /// and the top level of uniform loops; per-thread control flow (branches, loops with per-thread
 /// trip counts, early `ret` at the top level) runs between them.
 pub fn simt_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
-    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: true, floor: 0, colls: 0, floats: false, xints: false, hx: false };
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: true, floor: 0, colls: 0, floats: false, xints: false, hx: false, calls: None };
     let body = g.block(0, 0, true);
-    Program { body, grid, block }
+    Program { body, grid, block, funcs: Vec::new() }
 }
 
 /// A random program whose instructions are mostly floating point (`fops.rs`: f32/f64
@@ -100,26 +122,65 @@ pub fn simt_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
 /// ordered and unordered `setp`, `selp`, conversions to and from integers, f64, f16 and bf16),
 /// mixed with the integer instructions, branches, loops and memory of [`program`].
 pub fn float_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
-    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: true, xints: false, hx: false };
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: true, xints: false, hx: false, calls: None };
     let body = g.block(0, 0, true);
-    Program { body, grid, block }
+    Program { body, grid, block, funcs: Vec::new() }
 }
 
 /// A random program with the integer families of `xops.rs` (16-bit arithmetic, carry chains,
 /// lop3, bfind, fns, bmsk, szext, sad, mul24/mad24, dp4a/dp2a, add/sub.sat, testp, copysign)
 /// mixed with the base instructions and control flow of [`program`].
 pub fn xint_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
-    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: true, hx: false };
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: true, hx: false, calls: None };
     let body = g.block(0, 0, true);
-    Program { body, grid, block }
+    Program { body, grid, block, funcs: Vec::new() }
+}
+
+/// A random program that calls device functions (`calls.rs`): 1–3 `.func`s with `.param` or
+/// `.reg` formals of every width and pointers to the caller's memories, whose bodies are random
+/// blocks (loops, early `ret` inside them, memory through the pointers), called directly or
+/// through a per-thread function pointer, guarded or not, from the kernel's loops and branches
+/// and from each other; recursive ones call themselves with a per-thread depth budget.
+pub fn call_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
+    use super::calls;
+    let n = 1 + rng.below(3) as usize;
+    let sigs = calls::signatures(rng, n);
+    let mut funcs: Vec<calls::Func> = sigs.iter().map(|s| calls::func(rng, s.clone())).collect();
+    let recursive = funcs.iter().map(|f| f.recursive).collect();
+    let cg = CallGen { sigs: sigs.clone(), recursive, cur: None, sites: 0, self_sites: 0 };
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: false, hx: false, calls: Some(cg) };
+    for (k, f) in funcs.iter_mut().enumerate() {
+        let cg = g.calls.as_mut().expect("calls");
+        (cg.cur, cg.sites, cg.self_sites) = (Some(k), 0, 0);
+        (g.stmts, g.rets) = (MAX_STMTS - MAX_FUNC_STMTS, 0);
+        let mut body = g.block(0, 0, false);
+        body.extend(g.block(0, 0, false));
+        if f.recursive && g.calls.as_ref().expect("calls").self_sites == 0 {
+            // Every recursive function calls itself at least once.
+            let call = calls::call(g.rng, &sigs, k, None);
+            body.push(Stmt::Call { g: g.opt_guard(), call });
+        }
+        f.body = body;
+    }
+    let cg = g.calls.as_mut().expect("calls");
+    (cg.cur, cg.sites, cg.self_sites) = (None, 0, 0);
+    (g.stmts, g.rets) = (MAX_STMTS - MAX_CALL_KERNEL_STMTS, 0);
+    let mut body = g.block(0, 0, true);
+    if g.calls.as_ref().expect("calls").sites == 0 {
+        // The kernel calls at least once.
+        let at = g.rng.below(body.len() as u64 + 1) as usize;
+        let call = g.call_stmt();
+        body.insert(at, call);
+    }
+    Program { body, grid, block, funcs }
 }
 
 /// A random program with the adversary's families of `hops.rs` mixed with the base
 /// instructions, control flow and memory of [`program`].
 pub fn hx_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
-    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: false, hx: true };
+    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: false, hx: true, calls: None };
     let body = g.block(0, 0, true);
-    Program { body, grid, block }
+    Program { body, grid, block, funcs: Vec::new() }
 }
 
 impl Gen<'_> {
@@ -156,7 +217,9 @@ impl Gen<'_> {
         Trip { reg: self.r(), mask: self.rng.pick(&[1, 3, 7]), add: self.rng.below(3) as u32 }
     }
 
-    fn addr(&mut self, w: Width, write: bool) -> Addr {
+    /// An address of a memory the current body reaches (`None`: a device function whose
+    /// pointers reach none that fits).
+    fn addr(&mut self, w: Width, write: bool) -> Option<Addr> {
         let mems: &[Mem] = if write {
             &[Mem::Scratch, Mem::SharedRw, Mem::Local]
         } else if self.published > 0 {
@@ -164,7 +227,17 @@ impl Gen<'_> {
         } else {
             &[Mem::Scratch, Mem::SharedRw, Mem::Local, Mem::Table]
         };
-        let mut mem = self.rng.pick(mems);
+        let in_func = self.calls.as_ref().and_then(|c| c.cur.map(|k| c.sigs[k].ptrs.clone()));
+        let mut mem = match in_func {
+            Some(ptrs) => {
+                let ok: Vec<Mem> = ptrs.into_iter().chain([Mem::Frame]).filter(|m| !write || m.writable()).collect();
+                if ok.is_empty() {
+                    return None;
+                }
+                self.rng.pick(&ok)
+            }
+            None => self.rng.pick(mems),
+        };
         if let Mem::SharedRo(k) = mem {
             mem = Mem::SharedRo(k.min(self.published as u8 - 1));
         }
@@ -172,7 +245,7 @@ impl Gen<'_> {
         let wb = w.bytes();
         let index = self.rng.chance(50).then(|| self.r());
         let off = self.rng.below((size / wb) as u64) as u32 * wb;
-        Addr { mem, index, off, generic: self.rng.chance(20) }
+        Some(Addr { mem, index, off, generic: self.rng.chance(20) })
     }
 
     fn ins(&mut self) -> Ins {
@@ -273,14 +346,53 @@ impl Gen<'_> {
             16..=17 => {
                 let w = self.rng.pick(&[Width::U8, Width::S8, Width::U16, Width::S16, Width::B32, Width::B32, Width::B64]);
                 let d = if w == Width::B64 { Reg::D(self.d()) } else { Reg::R(self.r()) };
-                Ins::Ld { w, d, addr: self.addr(w, false) }
+                match self.addr(w, false) {
+                    Some(addr) => Ins::Ld { w, d, addr },
+                    None => Ins::Mov { ty: IntTy::U32, d: Reg::R(self.r()), a: Src::Imm(self.rng.value()) },
+                }
             }
             _ => {
                 let w = self.rng.pick(&[Width::U8, Width::U16, Width::B32, Width::B32, Width::B64]);
                 let v = if w == Width::B64 { Reg::D(self.d()) } else { Reg::R(self.r()) };
-                Ins::St { w, addr: self.addr(w, true), v }
+                match self.addr(w, true) {
+                    Some(addr) => Ins::St { w, addr, v },
+                    None => Ins::Mov { ty: IntTy::U32, d: Reg::R(self.r()), a: Src::Imm(self.rng.value()) },
+                }
             }
         }
+    }
+
+    /// A call from the current body: of a function above it, or of itself when it is
+    /// recursive; indirect (a per-thread choice between two functions of the same `.param`
+    /// signature) a third of the time it can be.
+    fn call_stmt(&mut self) -> Stmt {
+        let cg = self.calls.as_mut().expect("a call program");
+        cg.sites += 1;
+        let n = cg.sigs.len();
+        let lo = cg.cur.map_or(0, |k| k + 1);
+        let mut cands: Vec<usize> = (lo..n).collect();
+        if let Some(k) = cg.cur.filter(|&k| cg.recursive[k] && cg.self_sites < 2) {
+            cands.push(k);
+        }
+        if cands.is_empty() {
+            return Stmt::Ins(None, Ins::Mov { ty: IntTy::U32, d: Reg::R(self.r()), a: Src::Imm(self.rng.value()) });
+        }
+        let f = self.rng.pick(&cands);
+        let cg = self.calls.as_mut().expect("a call program");
+        let sigs = cg.sigs.clone();
+        let alt = if Some(f) == cg.cur {
+            cg.self_sites += 1;
+            None
+        } else if !sigs[f].reg_abi && self.rng.chance(35) {
+            let same: Vec<usize> = (lo..n).filter(|&j| j != f && sigs[j] == sigs[f]).collect();
+            let alt = if same.is_empty() { f } else { self.rng.pick(&same) };
+            Some((alt, self.rng.below(NP as u64) as u8))
+        } else {
+            None
+        };
+        let call = super::calls::call(self.rng, &sigs, f, alt);
+        let g = self.rng.chance(30).then(|| self.guard());
+        Stmt::Call { g, call }
     }
 
     /// A block at loop nesting `loops`, control nesting `depth`; `top`: the program's top level.
@@ -337,6 +449,7 @@ impl Gen<'_> {
             if self.stmts >= MAX_STMTS {
                 break;
             }
+            let in_func = self.calls.as_ref().is_some_and(|c| c.cur.is_some());
             self.stmts += 1;
             let compound = depth < 3;
             if self.simt && uniform && self.colls < MAX_COLLS && self.rng.chance(35) {
@@ -441,10 +554,11 @@ impl Gen<'_> {
                     out.push(Stmt::Ins(None, Ins::Bin { op: Bin::MulLo, ty, d, a: Src::Reg(d), b: Src::Imm(m) }));
                     Stmt::Ins(None, Ins::Bin { op: Bin::Add, ty, d, a: Src::Reg(d), b: Src::Imm(c) })
                 }
-                34..=36 if top && self.rets == 0 && self.published < NRO => {
+                34..=36 if top && self.rets == 0 && self.published < NRO && !in_func => {
                     self.published += 1;
                     Stmt::Publish { region: self.published as u8 - 1, v: self.r() }
                 }
+                40..=52 if self.calls.as_ref().is_some_and(|c| c.sites < MAX_CALL_SITES) => self.call_stmt(),
                 _ => {
                     // hx programs predicate more often (lavapipe's LLVM 15 miscompiled predicated
                     // in-place bfi.b64, copysign and szext; hops.rs makes in-place updates common).

@@ -13,6 +13,10 @@
 //!   collectives (shfl/vote/activemask/redux/match, full membermask) where every non-exited
 //!   thread of the CTA reaches the same sequence of them: the top level, after per-thread
 //!   control flow and early exits, and uniform loops; CTAs of 32–256 threads with partial warps.
+//! - [`gen::call_program`] (cases from [`Case::call_from_seed`]) puts parts of the program into
+//!   device functions (`calls.rs`): `.param` and `.reg` formals of every width, pointers to the
+//!   caller's memories, direct, indirect, guarded, nested and recursive calls, run twice: with
+//!   the default inlining and with every call through the call stack (`inline_budget: Some(0)`).
 //! - [`model`] executes the program with semantics written from the PTX ISA.
 //! - [`Runner::check`] translates (validating the SPIR-V with spirv-val and the WGSL with naga),
 //!   launches 2–4 CTAs of 64–256 threads with per-thread inputs through each backend, and
@@ -21,6 +25,7 @@
 //!   the same failure persists; [`save_regression`] writes it as a `ptxcross run` launch spec
 //!   (PTX + inputs + the model's expected outputs) that `tests/tests/differential.rs` replays.
 
+pub mod calls;
 pub mod fops;
 pub mod gen;
 pub mod hops;
@@ -98,6 +103,15 @@ impl Case {
         let (input, scratch) = hops::inputs(&mut rng, (grid * block) as usize);
         Case { program, input, scratch }
     }
+    /// The call case of `seed` ([`gen::call_program`]): 1–2 CTAs of 64 or 128 threads.
+    pub fn call_from_seed(seed: u64) -> Case {
+        let mut rng = gen::Rng::new(seed);
+        let grid = 1 + rng.below(2) as u32;
+        let block = rng.pick(&[64, 128]);
+        let program = gen::call_program(&mut rng, grid, block);
+        let (input, scratch) = gen::inputs(&mut rng, (grid * block) as usize);
+        Case { program, input, scratch }
+    }
     pub fn threads(&self) -> usize {
         (self.program.grid * self.program.block) as usize
     }
@@ -130,6 +144,9 @@ fn backends() -> Vec<Backend> {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Failure {
     pub backend: Option<Backend>,
+    /// The inlining budget of the translation that failed (`Some(0)`: every call through the
+    /// call stack).
+    pub inline_budget: Option<usize>,
     pub kind: FailureKind,
     pub detail: String,
 }
@@ -157,39 +174,52 @@ impl Runner {
         Runner { gpu, ctx }
     }
 
+    /// Checks `case`; a program with device functions twice: with the default inlining and
+    /// with every call through the call stack (`inline_budget: Some(0)`).
     pub fn check(&mut self, case: &Case) -> Verdict {
         let expected = match case.expected() {
             Ok(e) => e,
             Err(why) => return Verdict::Invalid(why),
         };
+        let budgets: &[Option<usize>] = if case.program.funcs.is_empty() { &[None] } else { &[None, Some(0)] };
+        for &inline_budget in budgets {
+            if let Err(f) = self.check_with(case, &expected, inline_budget) {
+                return Verdict::Fail(f);
+            }
+        }
+        Verdict::Pass
+    }
+
+    fn check_with(&mut self, case: &Case, expected: &model::Expected, inline_budget: Option<usize>) -> Result<(), Failure> {
         let ptx = case.ptx();
         let file = SourceFile::new("difftest.ptx", ptx);
         let block = [case.program.block, 1, 1];
-        let options = LowerOptions { block: Some(block), ..Default::default() };
-        let program = match translate::build_program(&file, &options, &Backend::ALL, true) {
-            Ok(p) => p,
-            Err(e) => {
-                return Verdict::Fail(Failure { backend: None, kind: FailureKind::Translate, detail: e.render() });
-            }
-        };
-        let mut verdict = Verdict::Pass;
+        let options = LowerOptions { block: Some(block), inline_budget, ..Default::default() };
+        let program = translate::build_program(&file, &options, &Backend::ALL, true).map_err(|e| Failure {
+            backend: None,
+            inline_budget,
+            kind: FailureKind::Translate,
+            detail: e.render(),
+        })?;
+        let mut result = Ok(());
         for backend in backends() {
             // A device that flushes subnormals on this backend refuses kernels whose results
             // depend on them (`Error::SubnormalsFlushed`): the right answer there, skipped.
             if crate::launch::refused_for_subnormals(&self.gpu, &program, backend) {
                 continue;
             }
-            if let Err(f) = self.launch(case, &program, backend, &expected) {
-                verdict = Verdict::Fail(f);
+            if let Err(mut f) = self.launch(case, &program, backend, expected) {
+                f.inline_budget = inline_budget;
+                result = Err(f);
                 break;
             }
         }
         self.gpu.forget_program(program.id());
-        verdict
+        result
     }
 
     fn launch(&mut self, case: &Case, program: &ptxcross::Program, backend: Backend, expected: &model::Expected) -> Result<(), Failure> {
-        let fail = |kind, detail: String| Failure { backend: Some(backend), kind, detail };
+        let fail = |kind, detail: String| Failure { backend: Some(backend), inline_budget: None, kind, detail };
         let n = case.threads();
         let bufs = [vec![0u32; n * NOUT], case.scratch.clone(), case.input.clone()];
         let mut ptrs = Vec::new();
@@ -251,7 +281,9 @@ fn compare(got: &[u32], want: &[u32], per: usize, what: &str) -> Option<String> 
 /// 900: SIMT programs take lavapipe tens of seconds each to compile). Returns the smallest
 /// failing case found.
 pub fn minimize(runner: &mut Runner, case: &Case, failure: &Failure, max_runs: usize) -> Case {
-    let same = |v: &Verdict| matches!(v, Verdict::Fail(f) if f.backend == failure.backend && f.kind == failure.kind);
+    let same = |v: &Verdict| {
+        matches!(v, Verdict::Fail(f) if f.backend == failure.backend && f.kind == failure.kind && f.inline_budget == failure.inline_budget)
+    };
     let seconds = std::env::var("PTXCROSS_DIFF_MINIMIZE_SECONDS").ok().and_then(|s| s.parse::<f64>().ok()).unwrap_or(900.0);
     let start = std::time::Instant::now();
     let mut cur = case.clone();
@@ -294,6 +326,13 @@ fn reductions(case: &Case) -> Vec<Case> {
         let mut c = case.clone();
         c.program.body = body;
         out.push(c);
+    }
+    for (k, f) in case.program.funcs.iter().enumerate() {
+        for body in block_reductions(&f.body) {
+            let mut c = case.clone();
+            c.program.funcs[k].body = body;
+            out.push(c);
+        }
     }
     out
 }
@@ -358,10 +397,23 @@ fn block_reductions(stmts: &[Stmt]) -> Vec<Vec<Stmt>> {
                 }
             }
             Stmt::Ins(Some(_), ins) => out.push(replace(vec![Stmt::Ins(None, *ins)])),
+            Stmt::Call { g, call } => {
+                if g.is_some() {
+                    out.push(replace(vec![Stmt::Call { g: None, call: call.clone() }]));
+                }
+                if call.alt.is_some() {
+                    out.push(replace(vec![Stmt::Call { g: *g, call: calls::Call { alt: None, ..call.clone() } }]));
+                }
+            }
             _ => {}
         }
     }
     out
+}
+
+/// Statements of a program's kernel and device functions, nested ones included.
+pub fn program_size(p: &Program) -> usize {
+    size(&p.body) + p.funcs.iter().map(|f| size(&f.body)).sum::<usize>()
 }
 
 /// Statements in a program, nested ones included.
@@ -467,7 +519,7 @@ pub fn campaign_of(
             }
             Verdict::Invalid(_) => report.invalid += 1,
             Verdict::Fail(f) => {
-                eprintln!("seed {seed:#x}: {:?} {:?}: {}", f.backend, f.kind, f.detail);
+                eprintln!("seed {seed:#x}: {:?} {:?} (inline budget {:?}): {}", f.backend, f.kind, f.inline_budget, f.detail);
                 let small = minimize(runner, &case, &f, 3000);
                 let f2 = match runner.check(&small) {
                     Verdict::Fail(f2) => f2,
@@ -475,17 +527,18 @@ pub fn campaign_of(
                 };
                 eprintln!(
                     "seed {seed:#x}: minimized from {} to {} statements, {}×{} threads: {}",
-                    size(&case.program.body),
-                    size(&small.program.body),
+                    program_size(&case.program),
+                    program_size(&small.program),
                     small.program.grid,
                     small.program.block,
                     f2.detail
                 );
                 let saved = save_dir.and_then(|d| {
                     let note = format!(
-                        "Found by the differential tester (tests/src/difftest), seed {seed:#x}, minimized.\n{} {:?}: {}",
+                        "Found by the differential tester (tests/src/difftest), seed {seed:#x}, minimized.\n{} {:?} (inline budget {:?}): {}",
                         f2.backend.map_or("translation".to_string(), |b| b.to_string()),
                         f2.kind,
+                        f2.inline_budget,
                         f2.detail.lines().next().unwrap_or("")
                     );
                     save_regression(&small, d, &format!("{prefix}-{seed:016x}"), &note).ok()

@@ -15,6 +15,7 @@
 //! published twice, a runaway loop — is reported as invalid (`Err`), so the minimizer never
 //! keeps such a program.
 
+use super::calls::{Call, Depth, Func, PTy};
 use super::fops::*;
 use super::hops::*;
 use super::program::*;
@@ -33,6 +34,27 @@ pub struct Expected {
 
 /// Steps one thread may take before the model calls the program runaway.
 const STEP_LIMIT: u64 = 2_000_000;
+/// Calls one thread may make: far below the iterations after which lavapipe cuts a loop
+/// (65,535, design.md), which a kernel whose calls go through the stack spends one per call.
+const CALL_LIMIT: u64 = 4_000;
+/// Nested calls of one thread (its callers' frames): within CUDA's default 1 KiB stack.
+const DEPTH_LIMIT: usize = 12;
+
+/// A caller's state while its callee runs (§5.1.6.4: the callee's registers are its own).
+struct Frame {
+    r: [u32; NR],
+    d: [u64; ND],
+    p: [bool; NP + 1],
+    c: [u32; MAX_DEPTH],
+    dep: u32,
+    frame: [u8; NF * 4],
+    func: Option<usize>,
+    pc: usize,
+    /// The caller's registers that receive the returns, with the returns' types.
+    rets: Vec<(Reg, PTy)>,
+    /// The caller's register the callee's checksum is XORed into.
+    sum_reg: u8,
+}
 
 struct Thread {
     tid: u32,
@@ -48,6 +70,13 @@ struct Thread {
     exited: bool,
     /// The carry flag CC.CF (§9.7.2); hx programs clear it in their prologue.
     cf: bool,
+    /// The device function running (`None`: the kernel), its `dep` formal, its callers.
+    func: Option<usize>,
+    dep: u32,
+    /// The running function's own `.local` words.
+    frame: [u8; NF * 4],
+    stack: Vec<Frame>,
+    calls: u64,
 }
 
 enum Stop {
@@ -58,6 +87,7 @@ enum Stop {
 
 struct Cta<'a> {
     block: u32,
+    funcs: &'a [Func],
     table: &'a [u8],
     scratch: &'a mut [u8],
     out: &'a mut [u32],
@@ -89,6 +119,11 @@ fn new_thread(tid: u32, gt: u32, input: &[u32]) -> Thread {
         steps: 0,
         exited: false,
         cf: false,
+        func: None,
+        dep: 0,
+        frame: [0; NF * 4],
+        stack: Vec::new(),
+        calls: 0,
     };
     for i in 0..NR {
         t.r[i] = w(i);
@@ -209,6 +244,7 @@ impl Cta<'_> {
                 &mut self.scratch[o..o + NG * 4]
             }
             Mem::Local => &mut t.local,
+            Mem::Frame => &mut t.frame,
             Mem::SharedRw => &mut t.shrw,
             Mem::Table | Mem::SharedRo(_) => unreachable!("read-only memory is read through `load`"),
         })
@@ -268,15 +304,23 @@ impl Cta<'_> {
     }
 
     /// Runs `t` until it waits at a barrier or exits.
-    fn run(&mut self, t: &mut Thread, flat: &[Flat], labels: &[usize]) -> Result<Stop, String> {
+    fn run(&mut self, t: &mut Thread, code: &Code) -> Result<Stop, String> {
         loop {
             t.steps += 1;
             if t.steps > STEP_LIMIT {
                 return Err("runaway thread".into());
             }
+            let (flat, labels) = code.body(t.func);
             let f = flat.get(t.pc).ok_or("fell off the program")?;
             t.pc += 1;
             match *f {
+                Flat::Exit { .. } if t.func.is_some() => self.ret(t),
+                Flat::Call { g, ref call, depth } => {
+                    // A recursive call happens only while the budget lasts (`Depth::Minus1`).
+                    if t.guard(g) && (depth != Depth::Minus1 || t.dep != 0) {
+                        self.call(t, call, depth)?;
+                    }
+                }
                 Flat::Label(_) => {}
                 Flat::Bra { g, target } => {
                     if t.guard(g) {
@@ -329,6 +373,70 @@ impl Cta<'_> {
                 Flat::Coll(_) => return Ok(Stop::Barrier),
             }
         }
+    }
+
+    /// §9.7.13.5 `call`: the arguments are copied into the callee's formals (`.param`: stored
+    /// with the formal's type and loaded with it into the register the callee binds, §9.4.1;
+    /// `.reg`: the same bits), the caller's state is kept; the callee's prologue
+    /// (`calls::print_func`) sets its registers.
+    fn call(&mut self, t: &mut Thread, call: &Call, depth: Depth) -> Result<(), String> {
+        t.calls += 1;
+        if t.calls > CALL_LIMIT || t.stack.len() >= DEPTH_LIMIT {
+            return Err("too many calls, or calls nested too deep".into());
+        }
+        let target = call.target(&t.p);
+        let f = &self.funcs[target];
+        let dep = match depth {
+            Depth::Masked(r) => t.r[r as usize] & 3,
+            Depth::Same => t.dep,
+            Depth::Minus1 => t.dep - 1,
+        };
+        let args: Vec<u64> = call.args.iter().map(|&r| t.get(Src::Reg(r), IntTy::U64)).collect();
+        t.stack.push(Frame {
+            r: t.r,
+            d: t.d,
+            p: t.p,
+            c: t.c,
+            dep: t.dep,
+            frame: t.frame,
+            func: t.func,
+            pc: t.pc,
+            rets: call.rets.iter().copied().zip(f.sig.rets.iter().copied()).collect(),
+            sum_reg: call.depth_reg,
+        });
+        t.r = f.init_r;
+        t.d = f.init_d;
+        for ((&ty, &r), v) in f.sig.params.iter().zip(&f.binds).zip(args) {
+            t.set(r, ty.pass(v, reg_bits(r)));
+        }
+        for i in 0..NP {
+            t.p[i] = t.r[i] & (1 << i) != 0;
+        }
+        t.p[NP] = false;
+        // The prologue stores %r0, %r1 into the activation's own `.local` words.
+        t.frame[..4].copy_from_slice(&t.r[0].to_le_bytes());
+        t.frame[4..].copy_from_slice(&t.r[1].to_le_bytes());
+        t.c = [0; MAX_DEPTH];
+        t.dep = dep;
+        t.func = Some(target);
+        t.pc = 0;
+        Ok(())
+    }
+
+    /// §9.7.13.6 `ret` from a device function: its exit stores the returns (each with its
+    /// type, §9.4.1), the caller resumes and loads them into its registers.
+    fn ret(&mut self, t: &mut Thread) {
+        let f = &self.funcs[t.func.expect("in a function")];
+        let vals: Vec<u64> = f.ret_src.iter().map(|&r| t.get(Src::Reg(r), IntTy::U64)).collect();
+        // The checksum of `calls::print_return`: the XOR of the callee's %r* and %rd* halves.
+        let sum = t.r.iter().fold(0u32, |x, &v| x ^ v) ^ t.d.iter().fold(0u32, |x, &v| x ^ v as u32 ^ (v >> 32) as u32);
+        let frame = t.stack.pop().expect("a caller");
+        (t.r, t.d, t.p, t.c, t.dep, t.frame, t.func, t.pc) =
+            (frame.r, frame.d, frame.p, frame.c, frame.dep, frame.frame, frame.func, frame.pc);
+        for ((dst, ty), v) in frame.rets.into_iter().zip(vals) {
+            t.set(dst, ty.pass(v, reg_bits(dst)));
+        }
+        t.r[frame.sum_reg as usize] ^= sum;
     }
 
     fn exec(&mut self, t: &mut Thread, ins: Ins) -> Result<(), String> {
@@ -843,12 +951,9 @@ fn collective(coll: Coll, threads: &mut [Thread]) -> Result<(), String> {
 /// scratch words; returns both buffers after the launch, or why the program is not valid PTX
 /// to compare on.
 pub fn run(program: &Program, flat: &[Flat], input: &[u32], scratch: &[u32]) -> Result<Expected, String> {
-    let mut labels = vec![usize::MAX; flat.len()];
-    for (i, f) in flat.iter().enumerate() {
-        if let Flat::Label(l) = f {
-            labels[*l as usize] = i;
-        }
-    }
+    let mut bodies = vec![flat.to_vec()];
+    bodies.extend(program.funcs.iter().enumerate().map(|(k, f)| flatten_body(&f.body, Some(k))));
+    let code = Code::new(bodies);
     let n = (program.grid * program.block) as usize;
     let table: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
     let mut scratch_bytes: Vec<u8> = scratch.iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -856,6 +961,7 @@ pub fn run(program: &Program, flat: &[Flat], input: &[u32], scratch: &[u32]) -> 
     for cta in 0..program.grid {
         let mut c = Cta {
             block: program.block,
+            funcs: &program.funcs,
             table: &table,
             scratch: &mut scratch_bytes,
             out: &mut out,
@@ -867,7 +973,7 @@ pub fn run(program: &Program, flat: &[Flat], input: &[u32], scratch: &[u32]) -> 
         loop {
             let mut at_barrier = Vec::new();
             for t in threads.iter_mut().filter(|t| !t.exited) {
-                if let Stop::Barrier = c.run(t, flat, &labels)? {
+                if let Stop::Barrier = c.run(t, &code)? {
                     at_barrier.push(t.pc);
                 }
             }
@@ -887,6 +993,41 @@ pub fn run(program: &Program, flat: &[Flat], input: &[u32], scratch: &[u32]) -> 
     }
     let scratch = scratch_bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
     Ok(Expected { out, scratch })
+}
+
+/// The flat bodies of a program (the kernel's, then each function's) and their labels.
+struct Code {
+    bodies: Vec<(Vec<Flat>, Vec<usize>)>,
+}
+
+impl Code {
+    fn new(bodies: Vec<Vec<Flat>>) -> Code {
+        let bodies = bodies
+            .into_iter()
+            .map(|flat| {
+                let mut labels = vec![usize::MAX; flat.len()];
+                for (i, f) in flat.iter().enumerate() {
+                    if let Flat::Label(l) = f {
+                        labels[*l as usize] = i;
+                    }
+                }
+                (flat, labels)
+            })
+            .collect();
+        Code { bodies }
+    }
+    fn body(&self, func: Option<usize>) -> (&[Flat], &[usize]) {
+        let (f, l) = &self.bodies[func.map_or(0, |k| k + 1)];
+        (f, l)
+    }
+}
+
+fn reg_bits(r: Reg) -> u32 {
+    if matches!(r, Reg::D(_)) {
+        64
+    } else {
+        32
+    }
 }
 
 /// The bits an expectation names; a NaN of unspecified bits becomes the canonical NaN (the

@@ -17,6 +17,8 @@ pub const NP: usize = 4;
 pub const NL: usize = 4;
 pub const NS: usize = 4;
 pub const NG: usize = 4;
+/// Words of a device function's own `.local` array (`calls.rs`).
+pub const NF: usize = 2;
 /// Input words per thread: registers, 64-bit registers, predicate bits, three pad words (the
 /// prologue reads them with 16-byte vector loads).
 pub const NIN: usize = NR + 2 * ND + 4;
@@ -146,6 +148,8 @@ pub enum Mem {
     SharedRo(u8),
     /// The thread's local memory (read-write).
     Local,
+    /// The running device function's own `.local` words (`calls.rs`): one copy per activation.
+    Frame,
 }
 
 impl Mem {
@@ -156,16 +160,17 @@ impl Mem {
             Mem::SharedRw => NS as u32 * 4,
             Mem::SharedRo(_) => block * 4,
             Mem::Local => NL as u32 * 4,
+            Mem::Frame => NF as u32 * 4,
         }
     }
     pub fn writable(self) -> bool {
-        matches!(self, Mem::Scratch | Mem::SharedRw | Mem::Local)
+        matches!(self, Mem::Scratch | Mem::SharedRw | Mem::Local | Mem::Frame)
     }
     pub fn space(self) -> &'static str {
         match self {
             Mem::Scratch | Mem::Table => ".global",
             Mem::SharedRw | Mem::SharedRo(_) => ".shared",
-            Mem::Local => ".local",
+            Mem::Local | Mem::Frame => ".local",
         }
     }
 }
@@ -283,6 +288,8 @@ pub enum Stmt {
     Publish { region: u8, v: u8 },
     /// A collective (see [`Coll`]).
     Coll(Coll),
+    /// A call of a device function of [`Program::funcs`] (see `calls.rs`), `@g` if guarded.
+    Call { g: Option<Guard>, call: super::calls::Call },
     /// A do-while loop whose trip count, `(table word `word` & mask) + 1`, is the same for every
     /// thread (the table is read-only input shared by all), so collectives in its body are
     /// reached by every non-exited thread the same number of times. Breaks and continues in
@@ -342,6 +349,9 @@ pub struct Program {
     pub body: Vec<Stmt>,
     pub grid: u32,
     pub block: u32,
+    /// Device functions the body calls (`calls.rs`); empty in the other generators' programs,
+    /// whose PTX is then printed exactly as before.
+    pub funcs: Vec<super::calls::Func>,
 }
 
 /// The flat goto program.
@@ -356,12 +366,19 @@ pub enum Flat {
     /// `st.shared` of `%rV` into the thread's word of region, then `bar.sync 0`.
     Publish { region: u8, v: u8 },
     Coll(Coll),
+    /// A call (`calls.rs`); in a device function, `Exit` is its `ret` (the returns stored).
+    Call { g: Option<Guard>, call: super::calls::Call, depth: super::calls::Depth },
 }
 
-/// Flattens `program`. Labels are numbered densely from 0.
+/// Flattens `program`'s kernel body. Labels are numbered densely from 0.
 pub fn flatten(program: &Program) -> Vec<Flat> {
-    let mut f = Flattener { out: Vec::new(), labels: 0, loops: Vec::new(), exits: 0 };
-    f.block(&program.body);
+    flatten_body(&program.body, None)
+}
+
+/// Flattens a body: the kernel's (`func` = None) or device function `func`'s.
+pub fn flatten_body(body: &[Stmt], func: Option<usize>) -> Vec<Flat> {
+    let mut f = Flattener { out: Vec::new(), labels: 0, loops: Vec::new(), exits: 0, func };
+    f.block(body);
     let id = f.exit_id();
     f.out.push(Flat::Exit { id });
     f.out
@@ -377,6 +394,8 @@ struct Flattener {
     labels: u32,
     loops: Vec<LoopLabels>,
     exits: u32,
+    /// The device function being flattened (`None`: the kernel).
+    func: Option<usize>,
 }
 
 impl Flattener {
@@ -488,6 +507,10 @@ impl Flattener {
             }
             Stmt::Publish { region, v } => self.out.push(Flat::Publish { region: *region, v: *v }),
             Stmt::Coll(c) => self.out.push(Flat::Coll(*c)),
+            Stmt::Call { g, call } => {
+                let depth = super::calls::Depth::of(self.func, call);
+                self.out.push(Flat::Call { g: *g, call: call.clone(), depth });
+            }
             Stmt::ULoop { word, mask, body } if self.loops.len() < MAX_DEPTH => {
                 let c = Reg::C(self.loops.len() as u8);
                 let (head, latch, exit) = (self.label(), self.label(), self.label());
@@ -603,6 +626,10 @@ pub fn print(program: &Program, flat: &[Flat], name: &str) -> String {
     // under 7.0, while ptxcross accepts it).
     let version = if b128 || hx { "8.3" } else if xints { "7.6" } else if floats { "7.1" } else { "7.0" };
     let _ = writeln!(w, ".version {version}\n.target {target}\n.address_size 64\n");
+    // Callees before callers (function k calls only functions above k, or itself).
+    for k in (0..program.funcs.len()).rev() {
+        super::calls::print_func(w, program, k);
+    }
     let _ = writeln!(w, ".visible .entry {name}(.param .u64 out, .param .u64 scratch, .param .u64 inp)\n{{");
     let _ = writeln!(w, "    .reg .b32 %r<{NR}>;\n    .reg .b64 %rd<{ND}>;\n    .reg .pred %p<{NP}>;\n    .reg .pred %q;");
     let _ = writeln!(w, "    .reg .b32 %c<{MAX_DEPTH}>;\n    .reg .b32 %t<4>;\n    .reg .b64 %ta<2>;");
@@ -618,6 +645,9 @@ pub fn print(program: &Program, flat: &[Flat], name: &str) -> String {
     }
     if b128 {
         let _ = writeln!(w, "    .reg .b128 %qq;");
+    }
+    if !program.funcs.is_empty() {
+        let _ = writeln!(w, "{}", super::calls::CALLER_REGS);
     }
     for k in 0..NRO {
         let _ = writeln!(w, "    .shared .align 8 .b32 sh_ro{k}[{b}];");
@@ -666,15 +696,29 @@ pub fn print(program: &Program, flat: &[Flat], name: &str) -> String {
         let r: Vec<String> = (k..k + 4).map(|k| format!("%r{}", init_shared_reg(k))).collect();
         let _ = writeln!(w, "    st.shared.v4.u32 [%bs+{}], {{{}}};", k * 4, r.join(", "));
     }
+    if !program.funcs.is_empty() {
+        // Device functions reach the thread's local words through a generic pointer.
+        let _ = writeln!(w, "    cvta.local.u64 %blg, %bl;");
+    }
     if carry {
         // The carry flag starts undefined (§9.7.2): cleared by an addition that cannot carry.
         let _ = writeln!(w, "    add.cc.u32 %t1, %t1, 0;");
     }
+    let ctx = Ctx { block: b, program, func: None };
     for f in flat {
-        print_flat(w, f, b);
+        print_flat(w, f, &ctx);
     }
     let _ = writeln!(w, "}}");
     s
+}
+
+/// What printing a body needs besides its statements.
+#[derive(Clone, Copy)]
+pub(super) struct Ctx<'a> {
+    pub block: u32,
+    pub program: &'a Program,
+    /// The device function being printed (`None`: the kernel).
+    pub func: Option<usize>,
 }
 
 /// The register whose input value initializes local word `k` / shared slot `k`.
@@ -685,7 +729,7 @@ pub fn init_shared_reg(k: usize) -> usize {
     (k + 5) % NR
 }
 
-fn print_flat(w: &mut String, f: &Flat, block: u32) {
+pub(super) fn print_flat(w: &mut String, f: &Flat, ctx: &Ctx) {
     match f {
         Flat::Label(l) => {
             let _ = writeln!(w, "$L{l}:");
@@ -693,7 +737,9 @@ fn print_flat(w: &mut String, f: &Flat, block: u32) {
         Flat::Bra { g, target } => {
             let _ = writeln!(w, "    {}bra $L{target};", guard(*g));
         }
-        Flat::Op { g, ins } => print_ins(w, *g, ins, block),
+        Flat::Op { g, ins } => print_ins(w, *g, ins, ctx),
+        Flat::Call { g, call, depth } => super::calls::print_call(w, *g, call, *depth, ctx),
+        Flat::Exit { .. } if ctx.func.is_some() => super::calls::print_return(w, ctx),
         Flat::Coll(c) => print_coll(w, c),
         Flat::Publish { region, v } => {
             let _ = writeln!(
@@ -775,7 +821,10 @@ fn print_coll(w: &mut String, c: &Coll) {
     };
 }
 
-fn print_ins(w: &mut String, g: Option<Guard>, ins: &Ins, block: u32) {
+fn print_ins(w: &mut String, g: Option<Guard>, ins: &Ins, ctx: &Ctx) {
+    let block = ctx.block;
+    // In a device function the local base `%bl` is a generic pointer (an argument).
+    let generic_local = ctx.func.is_some();
     let gs = guard(g);
     let _ = match *ins {
         Ins::Bin { op: op @ (Bin::Div | Bin::Rem), ty, d, a, b } => {
@@ -908,21 +957,22 @@ fn print_ins(w: &mut String, g: Option<Guard>, ins: &Ins, block: u32) {
             Ok(())
         }
         Ins::Ld { w: wd, d, addr } => {
-            let a = print_addr(w, &addr, wd, block);
-            writeln!(w, "    {gs}ld{a}.{} {}, [{}];", wd.name(), reg(d), addr_operand(&addr))
+            let a = print_addr(w, &addr, wd, block, generic_local);
+            writeln!(w, "    {gs}ld{a}.{} {}, [{}];", wd.name(), reg(d), addr_operand(&addr, generic_local))
         }
         Ins::St { w: wd, addr, v } => {
-            let a = print_addr(w, &addr, wd, block);
-            writeln!(w, "    {gs}st{a}.{} [{}], {};", wd.name(), addr_operand(&addr), reg(v))
+            let a = print_addr(w, &addr, wd, block, generic_local);
+            writeln!(w, "    {gs}st{a}.{} [{}], {};", wd.name(), addr_operand(&addr, generic_local), reg(v))
         }
     };
 }
 
 /// The address operand: the base register plus offset, or the computed address in `%ta0`/`%t0`.
-fn addr_operand(a: &Addr) -> String {
+fn addr_operand(a: &Addr, generic_local: bool) -> String {
     let thirty_two = matches!(a.mem, Mem::SharedRw | Mem::SharedRo(_)) && !a.generic;
     match (a.index, a.generic) {
         (None, false) => format!("{}+{}", base(a.mem), a.off),
+        (None, true) if generic_local && a.mem == Mem::Local => format!("%bl+{}", a.off),
         _ if thirty_two => "%t0".into(),
         _ => "%ta0".into(),
     }
@@ -935,15 +985,18 @@ pub fn base(m: Mem) -> String {
         Mem::SharedRw => "%bs".into(),
         Mem::SharedRo(k) => format!("%bo{k}"),
         Mem::Local => "%bl".into(),
+        Mem::Frame => "%bf".into(),
     }
 }
 
 /// Emits the address computation; returns the state-space qualifier (`.global`; empty:
 /// generic).
-fn print_addr(w: &mut String, a: &Addr, wd: Width, block: u32) -> &'static str {
+fn print_addr(w: &mut String, a: &Addr, wd: Width, block: u32, generic_local: bool) -> &'static str {
     let shared = matches!(a.mem, Mem::SharedRw | Mem::SharedRo(_));
-    if a.index.is_none() && !a.generic {
-        return a.mem.space();
+    // `generic_local`: `%bl` is already a generic address, so local accesses are generic ones.
+    let local_base_generic = generic_local && a.mem == Mem::Local;
+    if a.index.is_none() && (!a.generic || local_base_generic) {
+        return if local_base_generic { "" } else { a.mem.space() };
     }
     // The offset into %t0.
     match a.index {
@@ -970,8 +1023,9 @@ fn print_addr(w: &mut String, a: &Addr, wd: Width, block: u32) -> &'static str {
     }
     let _ = writeln!(w, "    cvt.u64.u32 %ta0, %t0;\n    add.s64 %ta0, %ta0, {};", base(a.mem));
     match (a.mem, a.generic) {
+        _ if local_base_generic => "",
         (_, false) => a.mem.space(),
-        (Mem::Local, true) => {
+        (Mem::Local | Mem::Frame, true) => {
             let _ = writeln!(w, "    cvta.local.u64 %ta0, %ta0;");
             ""
         }
