@@ -39,9 +39,14 @@ pub const INLINE_BUDGET: usize = 5_000;
 /// Inlined calls nest at most this deep (lowering recurses per level); deeper calls go
 /// through the stack, whose bodies are lowered one after another.
 pub const MAX_INLINE_DEPTH: usize = 64;
-/// Bytes of call stack per thread (CUDA's default stack size is 1 KiB too) (in local memory) when a kernel makes stack calls. Kept
-/// small: drivers compile large private arrays slowly (design.md: lavapipe, 4 KiB: 66 s).
-pub const CALL_STACK_BYTES: u32 = 1024;
+/// Bytes of call stack per thread (in local memory) when a kernel makes stack calls. CUDA's
+/// default is 1 KiB, but a frame here holds every live register of the caller's strongly
+/// connected component and every call site's `.param` variables, several times what ptxas
+/// keeps in a frame: with 1 KiB, five nested calls of a small recursive function overflowed,
+/// which ptxas's frames would hold (call fuzzer, seed 0xca110005; not run on NVIDIA). Local memory of this size lives in
+/// the context's scratch buffer (`local_scratch`), not in a private array, so the size costs
+/// no pipeline-creation time; it only lowers the blocks per dispatch of such kernels.
+pub const CALL_STACK_BYTES: u32 = 4096;
 
 // ---- The module's functions ------------------------------------------------------------------
 
