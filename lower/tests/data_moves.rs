@@ -10,9 +10,9 @@
 //! (`misread_constants::hide_signaling_nans`; not yet run on NVIDIA).
 //!   cargo test -p ptxcross-lower --test data_moves
 
-use ptxcross_frontend::{parse, SourceFile};
 use ptxcross_lower::ir::{Block, Const, ConvertOp, Expr, Operand, Stmt, Ty};
-use ptxcross_lower::{lower, LowerOptions};
+
+mod support;
 
 fn body(lines: &str) -> Block {
     let ptx = format!(
@@ -41,11 +41,7 @@ fn body(lines: &str) -> Block {
 }
 
 fn lower_file(ptx: String) -> Block {
-    let file = SourceFile::new("t.ptx".to_string(), ptx);
-    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
-    let module = lower(&ast, &file, &LowerOptions { block: Some([32, 1, 1]), ..Default::default() })
-        .unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
-    module.kernels.into_iter().next().unwrap().body
+    support::lower_kernel(&ptx, [32, 1, 1]).body
 }
 
 /// Every float-typed select and every float constant with a NaN's bits, anywhere in `b`.

@@ -3,16 +3,13 @@
 //! a branch inside a loop. Such a value keeps the checked load (lavapipe miscompiles
 //! grid-stride loops bounded by a constant-offset storage load).
 
-use ptxcross_frontend::{parse, SourceFile};
 use ptxcross_lower::ir::{Block, Expr, Kernel, Memory, Operand, Const, Stmt};
-use ptxcross_lower::{abi, lower, LowerOptions};
+use ptxcross_lower::abi;
+
+mod support;
 
 fn kernel(ptx: &str) -> Kernel {
-    let file = SourceFile::new("t.ptx".to_string(), ptx.to_string());
-    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
-    let options = LowerOptions { block: Some([64, 1, 1]), ..Default::default() };
-    let module = lower(&ast, &file, &options).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
-    module.kernels.into_iter().next().unwrap()
+    support::lower_kernel(ptx, [64, 1, 1])
 }
 
 /// (parameter word, read directly) for every parameter load of `b`.

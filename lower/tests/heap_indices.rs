@@ -2,16 +2,13 @@
 //! (`Kernel::heap_indices_in_range`): those whose index `lower` has range-tested itself, in
 //! the shape that method checks. The shape is the proof, so a wrong shape must not pass.
 
-use ptxcross_frontend::{parse, SourceFile};
 use ptxcross_lower::ir::{BinaryOp, Block, Builtin, CmpOp, Const, Expr, Kernel, Memory, Operand, Stmt, Ty, VarId, VarInfo};
-use ptxcross_lower::{abi, lower, LowerOptions};
+use ptxcross_lower::{abi, LowerOptions};
+
+mod support;
 
 fn kernel(ptx: &str) -> Kernel {
-    let file = SourceFile::new("t.ptx".to_string(), ptx.to_string());
-    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
-    let options = LowerOptions { block: Some([64, 1, 1]), ..Default::default() };
-    let module = lower(&ast, &file, &options).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
-    module.kernels.into_iter().next().unwrap()
+    support::lower_kernel(ptx, [64, 1, 1])
 }
 
 /// (is a store, index proven in range) for every heap word access of `b`.
@@ -204,10 +201,7 @@ fn segment_slot_indices_are_proven_for_their_own_slot_only() {
     ret;
 }
 ";
-    let file = SourceFile::new("t.ptx".to_string(), ptx.to_string());
-    let ast = parse(&file).unwrap();
-    let options = LowerOptions { block: Some([64, 1, 1]), segment_slots: 3, ..Default::default() };
-    let k = lower(&ast, &file, &options).unwrap().kernels.remove(0);
+    let k = support::lower_kernel_with(ptx, &LowerOptions { block: Some([64, 1, 1]), segment_slots: 3, ..Default::default() });
     assert_eq!(k.features.segment_slots, 3);
     let proofs = k.heap_index_memories_of(&k.value_vars());
     let heap_only = k.heap_indices_in_range();
@@ -269,11 +263,7 @@ fn prologue(words: u32, block: [u32; 3]) -> (Vec<bool>, usize, usize) {
 }}
 "
     );
-    let file = SourceFile::new("t.ptx".to_string(), ptx);
-    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
-    let options = LowerOptions { block: Some(block), ..Default::default() };
-    let module = lower(&ast, &file, &options).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
-    let k = module.kernels.into_iter().next().unwrap();
+    let k = support::lower_kernel(&ptx, block);
     let facts = k.index_facts();
     let at = k.body.stmts.iter().position(|s| matches!(s, Stmt::Barrier | Stmt::SharedBarrier)).expect("the prologue's barrier");
     let head = Block { stmts: k.body.stmts[..at].to_vec() };

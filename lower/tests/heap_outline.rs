@@ -2,17 +2,13 @@
 //! 11): which accesses become calls (those whose statements are their own), and that the
 //! functions keep the shape the backends' proof of an in-range index needs.
 
-use ptxcross_frontend::{parse, SourceFile};
 use ptxcross_lower::heap_outline::{outline_heap_accesses, HEAP_LOAD_FUNCTION, HEAP_STORE_FUNCTION};
 use ptxcross_lower::ir::{Block, Expr, Kernel, Memory, Operand, Stmt};
-use ptxcross_lower::{lower, LowerOptions};
+
+mod support;
 
 fn kernel(ptx: &str) -> Kernel {
-    let file = SourceFile::new("t.ptx".to_string(), ptx.to_string());
-    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
-    let options = LowerOptions { block: Some([64, 1, 1]), ..Default::default() };
-    let module = lower(&ast, &file, &options).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
-    module.kernels.into_iter().next().unwrap()
+    support::lower_kernel(ptx, [64, 1, 1])
 }
 
 /// (heap loads, heap stores, calls) in `b`.

@@ -5,9 +5,10 @@
 //! is a load or the result of another float op. Stored words the driver could know are
 //! hidden too (so loads it forwards stay unknown), but only in kernels with float ops.
 
-use ptxcross_frontend::{parse, SourceFile};
-use ptxcross_lower::ir::{BinaryOp, Block, Expr, Kernel, Memory, Operand, Stmt};
-use ptxcross_lower::{hidden_vars, lower, LowerOptions};
+use ptxcross_lower::ir::{BinaryOp, Expr, Kernel, Memory, Operand, Stmt};
+use ptxcross_lower::hidden_vars;
+
+mod support;
 
 fn kernel(body: &str) -> Kernel {
     let ptx = format!(
@@ -32,11 +33,7 @@ fn kernel(body: &str) -> Kernel {
     ret;
 }}"
     );
-    let file = SourceFile::new("t.ptx".to_string(), ptx);
-    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
-    let options = LowerOptions { block: Some([64, 1, 1]), ..Default::default() };
-    let module = lower(&ast, &file, &options).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
-    module.kernels.into_iter().next().unwrap()
+    support::lower_kernel(&ptx, [64, 1, 1])
 }
 
 /// Per float op of the kernel, in order: its name and, per operand, whether it is hidden
@@ -50,15 +47,7 @@ fn float_ops(body: &str) -> Vec<String> {
         Operand::Const(_) => 'c',
     };
     let mut out = Vec::new();
-    fn walk(b: &Block, f: &mut impl FnMut(&Stmt)) {
-        for s in &b.stmts {
-            f(s);
-            for body in s.bodies() {
-                walk(body, f);
-            }
-        }
-    }
-    walk(&k.body, &mut |s| {
+    support::for_each_stmt(&k.body, &mut |s| {
         if let Stmt::Assign { expr, .. } = s {
             match expr {
                 Expr::Binary { op: op @ (BinaryOp::FAdd | BinaryOp::FSub | BinaryOp::FMul | BinaryOp::FDiv | BinaryOp::FMin | BinaryOp::FMax), lhs, rhs, .. } => {
@@ -77,17 +66,11 @@ fn heap_stores_hidden(body: &str) -> Vec<bool> {
     let k = kernel(body);
     let hidden = hidden_vars(&k);
     let mut out = Vec::new();
-    fn walk(b: &Block, hidden: &[bool], out: &mut Vec<bool>) {
-        for s in &b.stmts {
-            if let Stmt::StoreWord { memory: Memory::Heap, value, .. } = s {
-                out.push(matches!(value, Operand::Var(v) if hidden[v.index()]));
-            }
-            for body in s.bodies() {
-                walk(body, hidden, out);
-            }
+    support::for_each_stmt(&k.body, &mut |s| {
+        if let Stmt::StoreWord { memory: Memory::Heap, value, .. } = s {
+            out.push(matches!(value, Operand::Var(v) if hidden[v.index()]));
         }
-    }
-    walk(&k.body, &hidden, &mut out);
+    });
     out
 }
 
@@ -182,15 +165,7 @@ fn stores_of_values_the_driver_could_know_are_hidden() {
 fn zero_of(k: &Kernel, o: Operand) -> Option<u32> {
     let Operand::Var(v) = o else { return None };
     let mut found = None;
-    fn walk(b: &Block, f: &mut impl FnMut(&Stmt)) {
-        for s in &b.stmts {
-            f(s);
-            for body in s.bodies() {
-                walk(body, f);
-            }
-        }
-    }
-    walk(&k.body, &mut |s| {
+    support::for_each_stmt(&k.body, &mut |s| {
         if let Stmt::Assign { dst, expr } = s {
             if *dst == v {
                 found = match *expr {
@@ -212,15 +187,7 @@ fn a_value_hidden_where_defined_is_hidden_again_with_another_zero() {
     let k = kernel("    setp.lt.u32 %p1, %r1, %r2;\n    selp.f32 %f3, 0f80000000, %f1, %p1;\n    mul.rn.f32 %f9, %f3, %f2;");
     let mut sel: Option<u32> = None;
     let mut mul = None;
-    fn walk(b: &Block, f: &mut impl FnMut(&Stmt)) {
-        for s in &b.stmts {
-            f(s);
-            for body in s.bodies() {
-                walk(body, f);
-            }
-        }
-    }
-    walk(&k.body, &mut |s| match s {
+    support::for_each_stmt(&k.body, &mut |s| match s {
         // The select whose constant operand was hidden.
         Stmt::Assign { expr: Expr::Select { a, b, .. }, .. } => {
             if let Some(z) = zero_of(&k, *a).or_else(|| zero_of(&k, *b)) {

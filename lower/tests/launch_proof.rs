@@ -2,17 +2,14 @@
 //! fault recording. Expected verdicts come from the launch's own arithmetic, worked out by
 //! hand below for each kernel (the addresses every thread computes), not from ptxcross.
 
-use ptxcross_frontend::{parse, SourceFile};
 use ptxcross_lower::ir::Kernel;
 use ptxcross_lower::launch_proof::{analyse, specialise, LaunchValues};
-use ptxcross_lower::{abi, lower, LowerOptions};
+use ptxcross_lower::{abi, LowerOptions};
+
+mod support;
 
 fn kernel(ptx: &str, block: [u32; 3]) -> Kernel {
-    let file = SourceFile::new("t.ptx".to_string(), ptx.to_string());
-    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
-    let options = LowerOptions { block: Some(block), ..Default::default() };
-    let module = lower(&ast, &file, &options).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
-    module.kernels.into_iter().next().unwrap()
+    support::lower_kernel(ptx, block)
 }
 
 const SEGMENT: u32 = 0;
@@ -130,9 +127,7 @@ fn evaluation_cost() {
 #[ignore]
 fn analysis_time_on_cub() {
     let ptx = std::fs::read_to_string("../tests/parse-corpus/large/cub_zoo.sm_80.ptx").unwrap();
-    let file = SourceFile::new("cub.ptx".to_string(), ptx);
-    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
-    let module = lower(&ast, &file, &LowerOptions::default()).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
+    let module = support::lower_module(&ptx, &LowerOptions::default());
     let t = std::time::Instant::now();
     let (mut with, mut claims, mut worst) = (0, 0, std::time::Duration::ZERO);
     for k in &module.kernels {
@@ -423,13 +418,9 @@ fn a_grid_stride_loop_is_bounded_by_its_test() {
 }
 
 fn kernel_cut(ptx: &str, block: [u32; 3]) -> Kernel {
-    let file = SourceFile::new("t.ptx".to_string(), ptx.to_string());
-    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
     // Dynamic shared memory for reduce's `sdata[]`: one word per thread.
     let dynamic_shared_bytes = 4 * block.iter().product::<u32>();
-    let options = LowerOptions { block: Some(block), detect_cut_loops: true, dynamic_shared_bytes, ..Default::default() };
-    let module = lower(&ast, &file, &options).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
-    module.kernels.into_iter().next().unwrap()
+    support::lower_kernel_with(ptx, &LowerOptions { block: Some(block), detect_cut_loops: true, dynamic_shared_bytes, ..Default::default() })
 }
 
 /// Lone `if c { fault(code) }` statements of `code` in `b`.

@@ -13,17 +13,14 @@
 //! one whose loop bound is loaded (no claim for its store) is checked apart
 //! ([`a_bound_loaded_in_the_loop_keeps_its_checks`]).
 
-use ptxcross_frontend::{parse, SourceFile};
 use ptxcross_lower::ir::Kernel;
 use ptxcross_lower::launch_proof::{analyse, specialise, LaunchValues};
-use ptxcross_lower::{abi, lower, LowerOptions};
+use ptxcross_lower::abi;
+
+mod support;
 
 fn kernel(ptx: &str, block: [u32; 3]) -> Kernel {
-    let file = SourceFile::new("t.ptx".to_string(), ptx.to_string());
-    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
-    let options = LowerOptions { block: Some(block), ..Default::default() };
-    let module = lower(&ast, &file, &options).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
-    module.kernels.into_iter().next().unwrap()
+    support::lower_kernel(ptx, block)
 }
 
 /// The parameter buffer (segment 0), `args` as `(byte offset, value, size)`.

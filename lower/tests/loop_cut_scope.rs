@@ -3,16 +3,13 @@
 //! driver's counter only counts back-edges, so nothing can be cut there, and the check's own
 //! loop costs a short kernel a fifth of its time on lavapipe).
 
-use ptxcross_frontend::{parse, SourceFile};
 use ptxcross_lower::ir::{Block, Kernel, Stmt};
-use ptxcross_lower::{abi, lower, LowerOptions};
+use ptxcross_lower::{abi, LowerOptions};
+
+mod support;
 
 fn kernel(ptx: &str) -> Kernel {
-    let file = SourceFile::new("t.ptx".to_string(), ptx.to_string());
-    let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
-    let options = LowerOptions { block: Some([32, 1, 1]), detect_cut_loops: true, ..Default::default() };
-    let module = lower(&ast, &file, &options).unwrap_or_else(|e| panic!("lower: {}", e[0].render(&file)));
-    module.kernels.into_iter().next().unwrap()
+    support::lower_kernel_with(ptx, &LowerOptions { block: Some([32, 1, 1]), detect_cut_loops: true, ..Default::default() })
 }
 
 /// (loops, `Fault { FAULT_LOOP_CUT }` statements) in `b`.
