@@ -44,7 +44,9 @@
 //!   final value is written to the destination register in all threads waiting at the
 //!   barrier"; the emulation reads both counters between two barriers that every thread
 //!   reaches, and no thread writes them there), such as the onesweep radix sort's
-//!   `__syncthreads_or`.
+//!   `__syncthreads_or`; so is an `ld.shared` of a fixed address right after `bar.sync`,
+//!   which `lower` loads between two barriers (`FnLower::reads_one_value_after_barrier`: the
+//!   onesweep's tile index, taken by thread 0 with `atom.global.add`).
 //! - A variable is a register for the whole kernel: its level joins every assignment's, and an
 //!   assignment under control of some level is at least that level (the lanes that skip it keep
 //!   an older value). So a predicate register written twice, once per lane and once per warp,
@@ -61,7 +63,10 @@
 //!   kernel keeps no check when all of them pass. The two kinds mix: the lanes owed at the
 //!   first kind are spent, and so are those of the second (a lane of the membermask whose
 //!   `%tid.x` takes the edge but that does not run the collective did not run the branch,
-//!   which every lane that is not spent runs).
+//!   which every lane that is not spent runs). A third way: a `vote.ballot` whose membermask
+//!   is its own previous result in a loop that only lanes whose bit it cleared leave
+//!   ([`Facts::ballot_mask_follows_lanes`], CUB's decoupled look-back), shown by the analysis
+//!   run again with the loop's exit branch taken as warp-uniform.
 //!
 //! Uniform per CTA implies uniform per warp; a value called divergent may still be the same in
 //! each warp (conservative).
