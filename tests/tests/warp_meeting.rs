@@ -185,6 +185,14 @@ fn a_collective_after_a_divergent_loop_faults_and_warp_uniform_branches_run() {
     }
 }
 
+/// `kernels` of `meeting_rules.ptx` (block 64) as the device gets them, one program each, and
+/// the whole file through the native lowering with simulated subgroups.
+fn rules_programs(text: &str, kernels: &[&str]) -> Vec<(&'static str, ptxcross::Program)> {
+    let mut programs: Vec<_> = kernels.iter().map(|k| ("device", program_of("meeting_rules.ptx", text, [64, 1, 1], k))).collect();
+    programs.push(("simulated native", simulated_native_program("meeting_rules.ptx", text, [64, 1, 1])));
+    programs
+}
+
 fn rules_ptx() -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simt/ptx/meeting_rules.ptx");
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -224,9 +232,7 @@ fn register_lane_broadcasts_and_bar_red_results_run_and_their_twins_fault() {
     let bfly = |input: &[u32], t: usize| input[t ^ 1].wrapping_add(1000);
     let down = |input: &[u32], t: usize| if t % 32 == 31 { input[t] } else { input[t + 1] };
     let kernels = ["idx_lane_in_register", "bar_red_count", "mask_of_branch", "idx_lane_per_thread", "atomic_count_per_thread", "mask_beyond_branch"];
-    let mut programs: Vec<_> = kernels.iter().map(|k| ("device", program_of("meeting_rules.ptx", &text, [64, 1, 1], k))).collect();
-    programs.push(("simulated native", simulated_native_program("meeting_rules.ptx", &text, [64, 1, 1])));
-    for (path, program) in &programs {
+    for (path, program) in &rules_programs(&text, &kernels) {
         for backend in Backend::ALL {
             let mut run = Run::new(&gpu);
             let has = |k: &str| program.kernel(k).is_some();
@@ -429,9 +435,7 @@ fn onesweep_tile_index_and_lookback_ballot_run_and_their_twins_fault() {
     let words = lookback_words(n);
     let want = lookback_reference(&words, n);
     let kernels = ["tile_from_shared", "lookback_ballot", "tile_per_lane_word", "lookback_leaves_early"];
-    let mut programs: Vec<_> = kernels.iter().map(|k| ("device", program_of("meeting_rules.ptx", &text, [64, 1, 1], k))).collect();
-    programs.push(("simulated native", simulated_native_program("meeting_rules.ptx", &text, [64, 1, 1])));
-    for (path, program) in &programs {
+    for (path, program) in &rules_programs(&text, &kernels) {
         for backend in Backend::ALL {
             let mut run = Run::new(&gpu);
             let has = |k: &str| program.kernel(k).is_some();
