@@ -684,7 +684,7 @@ impl FnLower {
         let Place::Fixed(Memory::Shared, off) = place else { return false };
         !self.scheduler
             && self.emit_stack.len() == 1
-            && self.cta_barrier_at == Some((self.cur, self.inst_serial - 1))
+            && self.cta_barrier_at == Some((self.cur, self.inst_serial.wrapping_sub(1)))
             && self.known_u32(*off).is_some()
     }
 
