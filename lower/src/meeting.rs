@@ -481,8 +481,8 @@ impl<'a> Facts<'a> {
     /// Then at each run of the ballot the lanes of its warp running it are those that are
     /// not spent and have not left; at the first run (no lane has left) `m` is the constant,
     /// and later `m` is the previous run's ballot: lanes that ran it together with `p` true
-    /// (§9.7.12.1 `vote.sync`: the ballot has bit k set iff lane k is in the membermask and
-    /// its predicate is true; every lane running it gets it), which did not take the exit and
+    /// (§9.7.14.9 `vote.sync`: "copies the predicate from each thread in membermask into the
+    /// corresponding bit"; every lane running it gets it), which did not take the exit and
     /// so run this one, all together. No lane of `m` is elsewhere: none is owed, and on NVIDIA
     /// the ballot waits for exactly these lanes too.
     fn ballot_mask_follows_lanes(&self, i: usize) -> bool {

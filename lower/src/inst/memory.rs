@@ -675,9 +675,10 @@ impl FnLower {
     /// then loads between two barriers that all of them reach, where no thread writes (the load
     /// is the only instruction between them), as WGSL's `workgroupUniformLoad` does. A store
     /// that another thread makes to the word after the `bar.sync` lands after every load: an
-    /// order NVIDIA may give too, since nothing orders it before the loads (ISA 8.5 §9.7.13.1:
-    /// `bar.sync` orders the accesses before it against those after it, no more; §8: a read
-    /// racing with a write may return the older value). The static meeting proof (`meeting`)
+    /// order NVIDIA may give too, since nothing orders it before the loads (§9.7.14.1:
+    /// `bar.sync` performs the accesses before it relative to the CTA, no more; the load and
+    /// the store are in a data race, §8.7.1, and nothing in causality order, §8.9.5, makes the
+    /// load see the store). The static meeting proof (`meeting`)
     /// takes the value as the same in the whole CTA: CUB's onesweep radix sort hands the tile
     /// index that thread 0 took with `atom.global.add` to the CTA this way.
     fn reads_one_value_after_barrier(&self, place: &Place) -> bool {
