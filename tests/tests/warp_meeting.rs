@@ -408,15 +408,15 @@ fn lookback_reference(words: &[u32], n: usize) -> Vec<[u32; 3]> {
 /// `bar.sync` at a fixed address is the same in the whole CTA (`tile_from_shared`), and a
 /// `vote.ballot` membermask carried through a loop that lanes leave only with their bit clear
 /// names just the lanes running it (`lookback_ballot`): no check. Their twins, a word chosen
-/// by the lane's parity and a loop that lanes leave with their bit set, keep it at both
-/// shuffles and both ballots.
+/// by the lane's parity, a guarded load, and a loop that lanes leave with their bit set, keep
+/// it at both shuffles and both ballots.
 #[test]
 fn onesweep_tile_index_and_lookback_ballot_clear_the_check_and_their_twins_keep_it() {
     let text = rules_ptx();
     for kernel in ["tile_from_shared", "lookback_ballot"] {
         assert_eq!(checks_kept("meeting_rules.ptx", &text, [64, 1, 1], kernel), [0, 0], "{kernel}");
     }
-    for kernel in ["tile_per_lane_word", "lookback_leaves_early"] {
+    for kernel in ["tile_per_lane_word", "tile_guarded_load", "lookback_leaves_early"] {
         assert_eq!(checks_kept("meeting_rules.ptx", &text, [64, 1, 1], kernel), [2, 2], "{kernel}");
     }
 }
@@ -424,7 +424,7 @@ fn onesweep_tile_index_and_lookback_ballot_clear_the_check_and_their_twins_keep_
 /// The onesweep kernels of `meeting_rules.ptx` on both backends, the device's translation and
 /// the simulated native lowering: `tile_from_shared` on 4 CTAs (each shuffles its tile's
 /// inputs in the arm of its tile's parity) and `lookback_ballot` give the spec's values
-/// computed here; the twins fault with `FAULT_WARP_DIVERGED` (lanes of one warp read tiles of
+/// computed here; the twins fault with `FAULT_WARP_DIVERGED` (lanes of one warp hold values of
 /// both parities; lanes of the next membermask leave the loop and then run a ballot).
 #[test]
 fn onesweep_tile_index_and_lookback_ballot_run_and_their_twins_fault() {
@@ -434,7 +434,7 @@ fn onesweep_tile_index_and_lookback_ballot_run_and_their_twins_fault() {
     let n = 4usize;
     let words = lookback_words(n);
     let want = lookback_reference(&words, n);
-    let kernels = ["tile_from_shared", "lookback_ballot", "tile_per_lane_word", "lookback_leaves_early"];
+    let kernels = ["tile_from_shared", "lookback_ballot", "tile_per_lane_word", "tile_guarded_load", "lookback_leaves_early"];
     for (path, program) in &rules_programs(&text, &kernels) {
         for backend in Backend::ALL {
             let mut run = Run::new(&gpu);
@@ -460,17 +460,18 @@ fn onesweep_tile_index_and_lookback_ballot_run_and_their_twins_fault() {
                     assert_eq!([got[t], got[64 + t], got[128 + t]], want[t], "lookback_ballot thread {t}, {path}, {backend}");
                 }
             }
-            for kernel in ["tile_per_lane_word", "lookback_leaves_early"] {
+            for kernel in ["tile_per_lane_word", "tile_guarded_load", "lookback_leaves_early"] {
                 if !has(kernel) {
                     continue;
                 }
                 let (out, counter) = (run.zeros(1024 * 4), run.zeros(4));
-                let (buf, last) = if kernel == "tile_per_lane_word" {
+                let tiles = kernel.starts_with("tile");
+                let (buf, last) = if tiles {
                     (run.buffer(&u32s(&input)), counter.to_le_bytes().to_vec())
                 } else {
                     (run.buffer(&u32s(&words)), (n as u32).to_le_bytes().to_vec())
                 };
-                let grid = if kernel == "tile_per_lane_word" { [2, 1, 1] } else { [1, 1, 1] };
+                let grid = if tiles { [2, 1, 1] } else { [1, 1, 1] };
                 let e = run.ctx.launch(program, kernel, grid, &[&out.to_le_bytes(), &buf.to_le_bytes(), &last], backend).expect_err("lanes meeting at two instructions must fault");
                 let ptxcross::Error::KernelFault { bits, .. } = &e else { panic!("{kernel} {path} {backend}: not a kernel fault: {e}") };
                 assert_eq!(*bits, abi::FAULT_WARP_DIVERGED, "{kernel} {path} {backend}: {e}");
