@@ -145,6 +145,9 @@ pub struct FnLower {
     /// one value in every thread (`FnLower::ld`).
     pub inst_serial: u64,
     pub cta_barrier_at: Option<(NodeId, u64)>,
+    /// Give such loads their second barrier (a kernel outside the scheduler, in a module with
+    /// waiting warp collectives).
+    pub uniform_shared_loads: bool,
     /// The guard of the instruction being lowered inside its own `if` (see
     /// `FnLower::instruction`), for `collective_sites`.
     pub inst_guard: Option<Operand>,
@@ -248,6 +251,7 @@ impl FnLower {
             cta_results: Vec::new(),
             inst_serial: 0,
             cta_barrier_at: None,
+            uniform_shared_loads: false,
             inst_guard: None,
             native_warps: false,
             used_native_warps: false,

@@ -678,12 +678,14 @@ impl FnLower {
     /// order NVIDIA may give too, since nothing orders it before the loads (§9.7.14.1:
     /// `bar.sync` performs the accesses before it relative to the CTA, no more; the load and
     /// the store are in a data race, §8.7.1, and nothing in causality order, §8.9.5, makes the
-    /// load see the store). The static meeting proof (`meeting`)
-    /// takes the value as the same in the whole CTA: CUB's onesweep radix sort hands the tile
-    /// index that thread 0 took with `atom.global.add` to the CTA this way.
+    /// load see the store). The static meeting proof (`meeting`) takes the value as the same in
+    /// the whole CTA: CUB's onesweep radix sort hands the tile index that thread 0 took with
+    /// `atom.global.add` to the CTA this way. Only in modules with waiting warp collectives
+    /// (`FnLower::uniform_shared_loads`): elsewhere nothing reads it.
     fn reads_one_value_after_barrier(&self, place: &Place) -> bool {
         let Place::Fixed(Memory::Shared, off) = place else { return false };
-        !self.scheduler
+        self.uniform_shared_loads
+            && !self.scheduler
             && self.emit_stack.len() == 1
             && self.cta_barrier_at == Some((self.cur, self.inst_serial.wrapping_sub(1)))
             && self.known_u32(*off).is_some()
