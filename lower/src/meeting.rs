@@ -629,11 +629,7 @@ impl Graph<'_> {
     fn members_all_run_it(&self, a: &Analysis, site: &Site) -> bool {
         let Operand::Const(member) = site.member else { return false };
         let member = member.bits() as u32;
-        let guard = match site.guard {
-            Guard::None => 0,
-            Guard::Pred(p) => level(a.op(&p)),
-            Guard::Unknown => 2,
-        };
+        let guard = guard_level(a, site.guard);
         let Some(nx) = a.tid_x else { return false };
         if guard > 1 {
             return false;
