@@ -140,6 +140,14 @@ pub struct FnLower {
     /// Variables holding a value that is the same in every thread of the CTA that reads it
     /// (`bar.red`'s reduction), for `meeting`.
     pub cta_results: Vec<VarId>,
+    /// Instructions lowered so far (`FnLower::instruction`), and the block and number of the
+    /// last full-CTA `bar.sync` lowered outside the scheduler: `ld.shared` right after it reads
+    /// one value in every thread (`FnLower::ld`).
+    pub inst_serial: u64,
+    pub cta_barrier_at: Option<(NodeId, u64)>,
+    /// Give such loads their second barrier (a kernel outside the scheduler, in a module with
+    /// waiting warp collectives).
+    pub uniform_shared_loads: bool,
     /// The guard of the instruction being lowered inside its own `if` (see
     /// `FnLower::instruction`), for `collective_sites`.
     pub inst_guard: Option<Operand>,
@@ -241,6 +249,9 @@ impl FnLower {
             collective_sites: Vec::new(),
             warp_results: Vec::new(),
             cta_results: Vec::new(),
+            inst_serial: 0,
+            cta_barrier_at: None,
+            uniform_shared_loads: false,
             inst_guard: None,
             native_warps: false,
             used_native_warps: false,

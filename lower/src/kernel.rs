@@ -131,6 +131,7 @@ fn lower_body_in(
     fl.native_warps = options.native_warps && !scheduler;
     fl.scheduler = scheduler;
     fl.meet_checks = meet_checks && !scheduler;
+    fl.uniform_shared_loads = !scheduler && has_waiting_collectives(module);
 
     // Parameters.
     let (params, param_bytes) = layout::layout_params(&f.params)?;
@@ -458,6 +459,23 @@ fn reqntid(f: &ast::Function) -> Option<[u32; 3]> {
 
 /// A body's `.shared` declarations, and its local-memory ones (`.local`, and `.param`
 /// variables of call sites).
+/// Whether some function of `module` has a waiting warp collective: only then does the meeting
+/// proof (`meeting`) read the uniform shared loads (`FnLower::reads_one_value_after_barrier`),
+/// so other kernels do without their second barrier.
+fn has_waiting_collectives(module: &ast::Module) -> bool {
+    fn any(stmts: &[Statement]) -> bool {
+        stmts.iter().any(|s| match s {
+            Statement::Instruction(i) => {
+                matches!(i.opcode.name.as_str(), "shfl" | "vote" | "match" | "redux" | "elect")
+                    || matches!(i.opcode.name.as_str(), "bar" | "barrier") && i.modifiers.iter().any(|m| m.text == "warp")
+            }
+            Statement::Block(inner, _) => any(inner),
+            _ => false,
+        })
+    }
+    module.items.iter().any(|i| matches!(i, ast::Item::Function(f) if f.body.as_deref().is_some_and(any)))
+}
+
 pub(crate) fn collect_decls<'a>(stmts: &'a [Statement], shared: &mut Vec<&'a VarDecl>, local: &mut Vec<&'a VarDecl>) {
     for s in stmts {
         match s {

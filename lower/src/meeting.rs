@@ -44,7 +44,9 @@
 //!   final value is written to the destination register in all threads waiting at the
 //!   barrier"; the emulation reads both counters between two barriers that every thread
 //!   reaches, and no thread writes them there), such as the onesweep radix sort's
-//!   `__syncthreads_or`.
+//!   `__syncthreads_or`; so is an `ld.shared` of a fixed address right after `bar.sync`,
+//!   which `lower` loads between two barriers (`FnLower::reads_one_value_after_barrier`: the
+//!   onesweep's tile index, taken by thread 0 with `atom.global.add`).
 //! - A variable is a register for the whole kernel: its level joins every assignment's, and an
 //!   assignment under control of some level is at least that level (the lanes that skip it keep
 //!   an older value). So a predicate register written twice, once per lane and once per warp,
@@ -61,7 +63,10 @@
 //!   kernel keeps no check when all of them pass. The two kinds mix: the lanes owed at the
 //!   first kind are spent, and so are those of the second (a lane of the membermask whose
 //!   `%tid.x` takes the edge but that does not run the collective did not run the branch,
-//!   which every lane that is not spent runs).
+//!   which every lane that is not spent runs). A third way: a `vote.ballot` whose membermask
+//!   is its own previous result in a loop that only lanes whose bit it cleared leave
+//!   ([`Facts::ballot_mask_follows_lanes`], CUB's decoupled look-back), shown by the analysis
+//!   run again with the loop's exit branch taken as warp-uniform.
 //!
 //! Uniform per CTA implies uniform per warp; a value called divergent may still be the same in
 //! each warp (conservative).
@@ -100,6 +105,8 @@ pub struct WarpResult {
     pub var: VarId,
     pub member: Operand,
     pub site: usize,
+    /// For `vote.ballot`: its predicate (see [`Facts::ballot_mask_follows_lanes`]).
+    pub ballot: Option<Operand>,
 }
 
 /// What the analysis knows of a value across the lanes that are not spent.
@@ -363,74 +370,206 @@ pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], re
     }
     let ipdom = cfg.immediate_post_dominators();
     let pairs: Vec<(usize, Operand)> = results.iter().map(|r| (r.site, r.member)).collect();
-    let x_runs = block[1] * block[2] == 1 || block[0].is_multiple_of(32);
-    let mut a = Analysis {
-        vals: vec![V::Unset; vars.len()],
-        results: &pairs,
-        result_of: results.iter().enumerate().map(|(i, r)| (r.var, i)).collect(),
-        cta_results: cta_results.iter().copied().collect(),
-        site_ok: vec![true; sites.len()],
-        tid_x: x_runs.then_some(block[0]),
-        tid_yz_warp: block[0].is_multiple_of(32),
-        changed: false,
-    };
-    let mut block_lvl = vec![0u8; n];
-    let guard_lvl = |a: &Analysis, g: Guard| match g {
+    let facts = Facts { cfg, vars, block, sites, results, pairs: &pairs, cta_results, live: &live, ipdom: &ipdom };
+    let (a, block_lvl) = facts.solve(None);
+    let graph = Graph { cfg, live: &live, ipdom: &ipdom, block_lvl: &block_lvl };
+    sites
+        .iter()
+        .enumerate()
+        .zip(&a.site_ok)
+        .find(|((i, s), ok)| !**ok && !graph.members_all_run_it(&a, s) && !facts.ballot_mask_follows_lanes(*i))
+        .map(|((_, s), _)| s.span)
+}
+
+/// What [`may_meet`] works from: the kernel, its collectives, and facts of its CFG.
+struct Facts<'a> {
+    cfg: &'a Cfg,
+    vars: &'a [VarInfo],
+    block: [u32; 3],
+    sites: &'a [Site],
+    results: &'a [WarpResult],
+    pairs: &'a [(usize, Operand)],
+    cta_results: &'a [VarId],
+    /// Blocks from which a collective is reachable (the lanes there are not spent).
+    live: &'a [bool],
+    ipdom: &'a [Option<NodeId>],
+}
+
+impl<'a> Facts<'a> {
+    /// The analysis iterated to its fixed point, and each block's level. `lone`: a block whose
+    /// branch condition is taken as the same in each warp (its lanes that take the other way
+    /// are treated as spent: see [`Facts::ballot_mask_follows_lanes`]).
+    fn solve(&self, lone: Option<NodeId>) -> (Analysis<'a>, Vec<u8>) {
+        let (cfg, block, sites, live, ipdom) = (self.cfg, self.block, self.sites, self.live, self.ipdom);
+        let n = cfg.blocks.len();
+        let x_runs = block[1] * block[2] == 1 || block[0].is_multiple_of(32);
+        let mut a = Analysis {
+            vals: vec![V::Unset; self.vars.len()],
+            results: self.pairs,
+            result_of: self.results.iter().enumerate().map(|(i, r)| (r.var, i)).collect(),
+            cta_results: self.cta_results.iter().copied().collect(),
+            site_ok: vec![true; sites.len()],
+            tid_x: x_runs.then_some(block[0]),
+            tid_yz_warp: block[0].is_multiple_of(32),
+            changed: false,
+        };
+        let mut block_lvl = vec![0u8; n];
+        loop {
+            a.changed = false;
+            for (block, &l) in cfg.blocks.iter().zip(&block_lvl) {
+                a.stmts(&block.stmts, l);
+            }
+            for b in 0..n {
+                if !live[b] {
+                    continue;
+                }
+                let cond = match &cfg.blocks[b].term {
+                    Terminator::Branch { cond, .. } => cond,
+                    Terminator::Switch { selector, .. } => selector,
+                    _ => continue,
+                };
+                let mut succs: Vec<NodeId> = cfg.blocks[b].term.successors().into_iter().filter(|&s| live[s]).collect();
+                succs.sort_unstable();
+                succs.dedup();
+                // Lanes that are not spent split only where two successors reach a collective; the
+                // lanes running `b` are a part of the CTA's already where `b` is not uniform.
+                let split = succs.len() >= 2 && Some(b) != lone;
+                let lvl = if split { block_lvl[b].max(level(a.op(cond))) } else { block_lvl[b] };
+                if lvl == 0 {
+                    continue;
+                }
+                let stop = ipdom[b];
+                let mut seen = vec![false; n];
+                let mut stack = succs;
+                while let Some(s) = stack.pop() {
+                    if Some(s) == stop || seen[s] {
+                        continue;
+                    }
+                    seen[s] = true;
+                    if block_lvl[s] < lvl {
+                        block_lvl[s] = lvl;
+                        a.changed = true;
+                    }
+                    stack.extend(cfg.blocks[s].term.successors());
+                }
+            }
+            let fine: Vec<bool> = sites.iter().map(|s| block_lvl[s.node] <= 1 && guard_level(&a, s.guard) <= 1).collect();
+            for (ok, fine) in a.site_ok.iter_mut().zip(fine) {
+                if *ok && !fine {
+                    *ok = false;
+                    a.changed = true;
+                }
+            }
+            if !a.changed {
+                break;
+            }
+        }
+        (a, block_lvl)
+    }
+
+    /// The third way a collective passes (CUB's decoupled look-back): a `vote.ballot` whose
+    /// membermask is the register it writes, `m = ballot(p, m)`, in a loop that each lane
+    /// whose `p` was false leaves right after it, for good. `m` holds a constant before the
+    /// loop (in a block outside it that every path to the ballot passes) and is assigned
+    /// nowhere else; the ballot's block `b` ends the loop's exit branch, on a comparison of the
+    /// same value as `p` (unchanged between the two), and every lane that takes the exit has
+    /// `p` false; and where the lanes that take that exit are taken as spent, `b` runs for
+    /// whole warps, unguarded, with `m` the same in each warp ([`Facts::solve`] with `b`'s
+    /// branch as warp-uniform: for the lanes still in the loop that is what happens, since
+    /// none of the loop's blocks is reachable after the exit).
+    ///
+    /// Then at each run of the ballot the lanes of its warp running it are those that are
+    /// not spent and have not left; at the first run (no lane has left) `m` is the constant,
+    /// and later `m` is the previous run's ballot: lanes that ran it together with `p` true
+    /// (§9.7.14.9 `vote.sync`: "copies the predicate from each thread in membermask into the
+    /// corresponding bit"; every lane running it gets it), which did not take the exit and
+    /// so run this one, all together. No lane of `m` is elsewhere: none is owed, and on NVIDIA
+    /// the ballot waits for exactly these lanes too.
+    fn ballot_mask_follows_lanes(&self, i: usize) -> bool {
+        let cfg = self.cfg;
+        let site = &self.sites[i];
+        let Some(w) = self.results.iter().find(|r| r.site == i) else { return false };
+        let (Some(Operand::Var(p)), Operand::Var(m)) = (w.ballot, w.member) else { return false };
+        if !matches!(site.guard, Guard::None) {
+            return false;
+        }
+        let b = site.node;
+        let stmts = &cfg.blocks[b].stmts;
+        let position = |v: VarId, e: &dyn Fn(&Expr) -> bool| stmts.iter().position(|s| matches!(s, Stmt::Assign { dst, expr } if *dst == v && e(expr)));
+        // The ballot (its result's assignment), then `m = result`.
+        let Some(ballot_at) = position(w.var, &|_| true) else { return false };
+        let Some(m_at) = position(m, &|e| matches!(e, Expr::Use(Operand::Var(v)) if *v == w.var)) else { return false };
+        if m_at < ballot_at || cfg.blocks.iter().map(|blk| count_assigns(&blk.stmts, m)).sum::<usize>() != 2 {
+            return false;
+        }
+        let Some(init) = cfg.blocks.iter().position(|blk| blk.stmts.iter().any(|s| matches!(s, Stmt::Assign { dst, expr: Expr::Use(Operand::Const(_)) } if *dst == m))) else {
+            return false;
+        };
+        // The loop: the blocks reachable from `b` that reach `b`.
+        let n = cfg.blocks.len();
+        let preds = cfg.predecessors();
+        let walk = |start: Vec<NodeId>, next: &dyn Fn(NodeId) -> Vec<NodeId>, skip: Option<NodeId>| {
+            let mut seen = vec![false; n];
+            let mut stack = start;
+            while let Some(x) = stack.pop() {
+                if Some(x) == skip || std::mem::replace(&mut seen[x], true) {
+                    continue;
+                }
+                stack.extend(next(x));
+            }
+            seen
+        };
+        let from_b = walk(cfg.blocks[b].term.successors(), &|x| cfg.blocks[x].term.successors(), None);
+        let to_b = walk(preds[b].clone(), &|x| preds[x].clone(), None);
+        if !from_b[b] || from_b[init] && to_b[init] {
+            return false;
+        }
+        // Every path from the entry to `b` passes `init`.
+        if walk(vec![cfg.entry], &|x| cfg.blocks[x].term.successors(), Some(init))[b] {
+            return false;
+        }
+        // The exit: the edge of `b`'s branch from which `b` is unreachable.
+        let Terminator::Branch { cond: Operand::Var(q), then_target, else_target } = cfg.blocks[b].term else { return false };
+        let exit_when = match (to_b[then_target] || then_target == b, to_b[else_target] || else_target == b) {
+            (false, true) => true,
+            (true, false) => false,
+            _ => return false,
+        };
+        let (Some((p_at, px, p_holds)), Some((q_at, qx, q_holds))) = (compare_with_constant(cfg, b, p), compare_with_constant(cfg, b, q)) else {
+            return false;
+        };
+        let (lo, hi) = (p_at.min(q_at), p_at.max(q_at));
+        // `p` (the copy the ballot reads, and the comparison) assigned before the ballot.
+        let p_def_at = single_def(cfg, p).map_or(usize::MAX, |(_, at, _)| at);
+        if px != qx || p_at.max(p_def_at) > ballot_at || count_assigns(&stmts[lo..hi], px) != 0 {
+            return false;
+        }
+        // Exiting lanes have `p` false: the two comparisons change only at their constants,
+        // at 0 and at the sign bit, so these values cover every stretch where both are fixed.
+        let mut edges = vec![0u32, 1, 0x7fff_ffff, 0x8000_0000, 0x8000_0001, u32::MAX];
+        for k in [p_at, q_at] {
+            if let Some(Stmt::Assign { expr: Expr::Compare { lhs, rhs, .. }, .. }) = stmts.get(k) {
+                for o in [lhs, rhs] {
+                    if let Operand::Const(Const::U32(c)) = o {
+                        edges.extend([c.wrapping_sub(1), *c, c.wrapping_add(1)]);
+                    }
+                }
+            }
+        }
+        if edges.iter().any(|&x| q_holds(x) == exit_when && p_holds(x)) {
+            return false;
+        }
+        let (a, block_lvl) = self.solve(Some(b));
+        block_lvl[b] <= 1 && a.site_ok[i] && level(a.op(&w.member)) <= 1
+    }
+}
+
+fn guard_level(a: &Analysis, g: Guard) -> u8 {
+    match g {
         Guard::None => 0,
         Guard::Pred(p) => level(a.op(&p)),
         Guard::Unknown => 2,
-    };
-    loop {
-        a.changed = false;
-        for (block, &l) in cfg.blocks.iter().zip(&block_lvl) {
-            a.stmts(&block.stmts, l);
-        }
-        for b in 0..n {
-            if !live[b] {
-                continue;
-            }
-            let cond = match &cfg.blocks[b].term {
-                Terminator::Branch { cond, .. } => cond,
-                Terminator::Switch { selector, .. } => selector,
-                _ => continue,
-            };
-            let mut succs: Vec<NodeId> = cfg.blocks[b].term.successors().into_iter().filter(|&s| live[s]).collect();
-            succs.sort_unstable();
-            succs.dedup();
-            // Lanes that are not spent split only where two successors reach a collective; the
-            // lanes running `b` are a part of the CTA's already where `b` is not uniform.
-            let lvl = if succs.len() >= 2 { block_lvl[b].max(level(a.op(cond))) } else { block_lvl[b] };
-            if lvl == 0 {
-                continue;
-            }
-            let stop = ipdom[b];
-            let mut seen = vec![false; n];
-            let mut stack = succs;
-            while let Some(s) = stack.pop() {
-                if Some(s) == stop || seen[s] {
-                    continue;
-                }
-                seen[s] = true;
-                if block_lvl[s] < lvl {
-                    block_lvl[s] = lvl;
-                    a.changed = true;
-                }
-                stack.extend(cfg.blocks[s].term.successors());
-            }
-        }
-        let fine: Vec<bool> = sites.iter().map(|s| block_lvl[s.node] <= 1 && guard_lvl(&a, s.guard) <= 1).collect();
-        for (ok, fine) in a.site_ok.iter_mut().zip(fine) {
-            if *ok && !fine {
-                *ok = false;
-                a.changed = true;
-            }
-        }
-        if !a.changed {
-            break;
-        }
     }
-    let graph = Graph { cfg, live: &live, ipdom: &ipdom, block_lvl: &block_lvl };
-    sites.iter().zip(&a.site_ok).find(|(s, ok)| !**ok && !graph.members_all_run_it(&a, s)).map(|(s, _)| s.span)
 }
 
 /// The CFG with the analysis's facts about its blocks, for [`Graph::members_all_run_it`].
@@ -490,11 +629,7 @@ impl Graph<'_> {
     fn members_all_run_it(&self, a: &Analysis, site: &Site) -> bool {
         let Operand::Const(member) = site.member else { return false };
         let member = member.bits() as u32;
-        let guard = match site.guard {
-            Guard::None => 0,
-            Guard::Pred(p) => level(a.op(&p)),
-            Guard::Unknown => 2,
-        };
+        let guard = guard_level(a, site.guard);
         let Some(nx) = a.tid_x else { return false };
         if guard > 1 {
             return false;
@@ -555,29 +690,7 @@ impl Graph<'_> {
 /// the kernel, at the top level of a block, as a comparison of `%tid.x + c` (u32) with a
 /// constant.
 fn tid_condition(cfg: &Cfg, a: &Analysis, cond: VarId) -> Option<(NodeId, impl Fn(u32) -> Option<bool>)> {
-    fn count(stmts: &[Stmt], v: VarId) -> usize {
-        stmts
-            .iter()
-            .map(|s| match s {
-                Stmt::Assign { dst, .. } => usize::from(*dst == v),
-                Stmt::If { then_body, else_body, .. } => count(&then_body.stmts, v) + count(&else_body.stmts, v),
-                Stmt::Switch { cases, default, .. } => cases.iter().map(|c| count(&c.body.stmts, v)).sum::<usize>() + count(&default.stmts, v),
-                Stmt::Loop { body } => count(&body.stmts, v),
-                _ => 0,
-            })
-            .sum()
-    }
-    let single_def = |v: VarId| {
-        if cfg.blocks.iter().map(|blk| count(&blk.stmts, v)).sum::<usize>() != 1 {
-            return None;
-        }
-        cfg.blocks.iter().enumerate().find_map(|(d, blk)| {
-            blk.stmts.iter().find_map(|s| match s {
-                Stmt::Assign { dst, expr } if *dst == v => Some((d, expr)),
-                _ => None,
-            })
-        })
-    };
+    let single_def = |v: VarId| single_def(cfg, v).map(|(d, _, e)| (d, e));
     let (def, mut expr) = single_def(cond)?;
     // `setp` may assign a copy of the comparison: follow copies assigned once in the same block.
     for _ in 0..4 {
@@ -600,4 +713,59 @@ fn tid_condition(cfg: &Cfg, a: &Analysis, cond: VarId) -> Option<(NodeId, impl F
         }
         _ => None,
     }
+}
+
+/// Assignments to `v` in `stmts`, nested statements included.
+fn count_assigns(stmts: &[Stmt], v: VarId) -> usize {
+    stmts
+        .iter()
+        .map(|s| match s {
+            Stmt::Assign { dst, .. } => usize::from(*dst == v),
+            Stmt::If { then_body, else_body, .. } => count_assigns(&then_body.stmts, v) + count_assigns(&else_body.stmts, v),
+            Stmt::Switch { cases, default, .. } => cases.iter().map(|c| count_assigns(&c.body.stmts, v)).sum::<usize>() + count_assigns(&default.stmts, v),
+            Stmt::Loop { body } => count_assigns(&body.stmts, v),
+            _ => 0,
+        })
+        .sum()
+}
+
+/// The block, position and expression of `v`'s one assignment in the kernel, when it has one,
+/// at the top level of a block.
+fn single_def(cfg: &Cfg, v: VarId) -> Option<(NodeId, usize, &Expr)> {
+    if cfg.blocks.iter().map(|blk| count_assigns(&blk.stmts, v)).sum::<usize>() != 1 {
+        return None;
+    }
+    cfg.blocks.iter().enumerate().find_map(|(d, blk)| {
+        blk.stmts.iter().enumerate().find_map(|(i, s)| match s {
+            Stmt::Assign { dst, expr } if *dst == v => Some((d, i, expr)),
+            _ => None,
+        })
+    })
+}
+
+/// `cond` as a comparison of a variable with a u32 constant, assigned once in the kernel (in
+/// block `b`, through copies assigned once there too): the position of the comparison in `b`,
+/// the variable, and the comparison as a function of its value.
+fn compare_with_constant(cfg: &Cfg, b: NodeId, cond: VarId) -> Option<(usize, VarId, impl Fn(u32) -> bool)> {
+    let (d, mut at, mut expr) = single_def(cfg, cond)?;
+    for _ in 0..4 {
+        let Expr::Use(Operand::Var(t)) = expr else { break };
+        let (d2, at2, e) = single_def(cfg, *t)?;
+        if d2 != d {
+            return None;
+        }
+        (at, expr) = (at2, e);
+    }
+    let Expr::Compare { op, ty: Ty::U32, lhs, rhs } = expr else { return None };
+    if d != b {
+        return None;
+    }
+    let op = *op;
+    let (x, k, swapped) = match (lhs, rhs) {
+        (Operand::Var(x), Operand::Const(Const::U32(k))) => (*x, *k, false),
+        (Operand::Const(Const::U32(k)), Operand::Var(x)) => (*x, *k, true),
+        _ => return None,
+    };
+    compare_u32(op, 0, 0)?;
+    Some((at, x, move |v: u32| if swapped { compare_u32(op, k, v) } else { compare_u32(op, v, k) }.unwrap_or(false)))
 }

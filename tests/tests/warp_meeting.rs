@@ -185,6 +185,14 @@ fn a_collective_after_a_divergent_loop_faults_and_warp_uniform_branches_run() {
     }
 }
 
+/// `kernels` of `meeting_rules.ptx` (block 64) as the device gets them, one program each, and
+/// the whole file through the native lowering with simulated subgroups.
+fn rules_programs(text: &str, kernels: &[&str]) -> Vec<(&'static str, ptxcross::Program)> {
+    let mut programs: Vec<_> = kernels.iter().map(|k| ("device", program_of("meeting_rules.ptx", text, [64, 1, 1], k))).collect();
+    programs.push(("simulated native", simulated_native_program("meeting_rules.ptx", text, [64, 1, 1])));
+    programs
+}
+
 fn rules_ptx() -> String {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simt/ptx/meeting_rules.ptx");
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
@@ -224,9 +232,7 @@ fn register_lane_broadcasts_and_bar_red_results_run_and_their_twins_fault() {
     let bfly = |input: &[u32], t: usize| input[t ^ 1].wrapping_add(1000);
     let down = |input: &[u32], t: usize| if t % 32 == 31 { input[t] } else { input[t + 1] };
     let kernels = ["idx_lane_in_register", "bar_red_count", "mask_of_branch", "idx_lane_per_thread", "atomic_count_per_thread", "mask_beyond_branch"];
-    let mut programs: Vec<_> = kernels.iter().map(|k| ("device", program_of("meeting_rules.ptx", &text, [64, 1, 1], k))).collect();
-    programs.push(("simulated native", simulated_native_program("meeting_rules.ptx", &text, [64, 1, 1])));
-    for (path, program) in &programs {
+    for (path, program) in &rules_programs(&text, &kernels) {
         for backend in Backend::ALL {
             let mut run = Run::new(&gpu);
             let has = |k: &str| program.kernel(k).is_some();
@@ -349,4 +355,127 @@ fn census() {
         println!("{name}: {}", row.join("  →  "));
     }
     println!("total: {totals:?}");
+}
+
+/// Look-back status words for `lookback_*` (`meeting_rules.ptx`): word (j, t) for j < `n`, t <
+/// 64, never 0, with bit 31 (the look-back ends there) set on about a quarter of them and on all
+/// of j = 0, bit 30 otherwise, and low bits from 1 to 997.
+fn lookback_words(n: usize) -> Vec<u32> {
+    (0..n * 64)
+        .map(|i| {
+            let small = (i as u32 * 37) % 997 + 1;
+            let ends = i < 64 || (i as u32).wrapping_mul(2_654_435_761) >> 30 == 0;
+            small | if ends { 0x8000_0000 } else { 0x4000_0000 }
+        })
+        .collect()
+}
+
+/// CUB's look-back (`lookback_ballot`) computed from §9.7.12.1 `vote.sync` warp by warp: every
+/// lane still walking runs the ballot with the previous ballot as membermask; a lane stops
+/// where its word's bit 31 is set. Per thread: the sum of the low 30 bits, the last ballot it
+/// ran, and the ballot of the sums' parities after the loop.
+fn lookback_reference(words: &[u32], n: usize) -> Vec<[u32; 3]> {
+    let mut out = vec![[0u32; 3]; 64];
+    for w in 0..2 {
+        let (mut walking, mut member) = (u32::MAX, u32::MAX);
+        for j in (0..n).rev() {
+            let word = |l: usize| words[j * 64 + w * 32 + l];
+            let mut ballot = 0;
+            for l in (0..32).filter(|l| walking >> l & 1 == 1) {
+                out[w * 32 + l][0] = out[w * 32 + l][0].wrapping_add(word(l) & 0x3fff_ffff);
+                if (word(l) as i32) > -1 && member >> l & 1 == 1 {
+                    ballot |= 1 << l;
+                }
+            }
+            let ran = walking;
+            for l in (0..32).filter(|l| ran >> l & 1 == 1) {
+                out[w * 32 + l][1] = ballot;
+                if (word(l) as i32) < 0 {
+                    walking &= !(1 << l);
+                }
+            }
+            member = ballot;
+        }
+        let odd = (0..32).filter(|l| out[w * 32 + l][0] % 2 == 1).fold(0u32, |b, l| b | 1 << l);
+        for l in 0..32 {
+            out[w * 32 + l][2] = odd;
+        }
+    }
+    out
+}
+
+/// The onesweep rules (`meeting_rules.ptx`, block 64): a shared word loaded right after
+/// `bar.sync` at a fixed address is the same in the whole CTA (`tile_from_shared`), and a
+/// `vote.ballot` membermask carried through a loop that lanes leave only with their bit clear
+/// names just the lanes running it (`lookback_ballot`): no check. Their twins, a word chosen
+/// by the lane's parity, a guarded load, and a loop that lanes leave with their bit set, keep
+/// it at both shuffles and both ballots.
+#[test]
+fn onesweep_tile_index_and_lookback_ballot_clear_the_check_and_their_twins_keep_it() {
+    let text = rules_ptx();
+    for kernel in ["tile_from_shared", "lookback_ballot"] {
+        assert_eq!(checks_kept("meeting_rules.ptx", &text, [64, 1, 1], kernel), [0, 0], "{kernel}");
+    }
+    for kernel in ["tile_per_lane_word", "tile_guarded_load", "lookback_leaves_early"] {
+        assert_eq!(checks_kept("meeting_rules.ptx", &text, [64, 1, 1], kernel), [2, 2], "{kernel}");
+    }
+}
+
+/// The onesweep kernels of `meeting_rules.ptx` on both backends, the device's translation and
+/// the simulated native lowering: `tile_from_shared` on 4 CTAs (each shuffles its tile's
+/// inputs in the arm of its tile's parity) and `lookback_ballot` give the spec's values
+/// computed here; the twins fault with `FAULT_WARP_DIVERGED` (lanes of one warp hold values of
+/// both parities; lanes of the next membermask leave the loop and then run a ballot).
+#[test]
+fn onesweep_tile_index_and_lookback_ballot_run_and_their_twins_fault() {
+    let Some(gpu) = gpu() else { return };
+    let text = rules_ptx();
+    let input: Vec<u32> = (0..256u32).map(|i| i.wrapping_mul(2_246_822_519).rotate_left(7)).collect();
+    let n = 4usize;
+    let words = lookback_words(n);
+    let want = lookback_reference(&words, n);
+    let kernels = ["tile_from_shared", "lookback_ballot", "tile_per_lane_word", "tile_guarded_load", "lookback_leaves_early"];
+    for (path, program) in &rules_programs(&text, &kernels) {
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let has = |k: &str| program.kernel(k).is_some();
+            if has("tile_from_shared") {
+                let (out, buf, counter) = (run.zeros(512 * 4), run.buffer(&u32s(&input)), run.zeros(4));
+                run.launch(program, "tile_from_shared", [4, 1, 1], &[&out.to_le_bytes(), &buf.to_le_bytes(), &counter.to_le_bytes()], backend);
+                let got = run.read_u32(out, 512);
+                for tile in 0..4 {
+                    let x = |t: usize| input[tile * 64 + t];
+                    for t in 0..64 {
+                        // §9.7.10.6, c = 31: `bfly 1` reads lane ^ 1, `down 1` lane + 1 (lane 31 its own).
+                        let arm = if tile % 2 == 1 { x(t ^ 1).wrapping_add(1000) } else if t % 32 == 31 { x(t) } else { x(t + 1) };
+                        assert_eq!([got[tile * 64 + t], got[256 + tile * 64 + t]], [arm, tile as u32], "tile_from_shared tile {tile} thread {t}, {path}, {backend}");
+                    }
+                }
+            }
+            if has("lookback_ballot") {
+                let (out, buf) = (run.zeros(192 * 4), run.buffer(&u32s(&words)));
+                run.launch(program, "lookback_ballot", [1, 1, 1], &[&out.to_le_bytes(), &buf.to_le_bytes(), &(n as u32).to_le_bytes()], backend);
+                let got = run.read_u32(out, 192);
+                for t in 0..64 {
+                    assert_eq!([got[t], got[64 + t], got[128 + t]], want[t], "lookback_ballot thread {t}, {path}, {backend}");
+                }
+            }
+            for kernel in ["tile_per_lane_word", "tile_guarded_load", "lookback_leaves_early"] {
+                if !has(kernel) {
+                    continue;
+                }
+                let (out, counter) = (run.zeros(1024 * 4), run.zeros(4));
+                let tiles = kernel.starts_with("tile");
+                let (buf, last) = if tiles {
+                    (run.buffer(&u32s(&input)), counter.to_le_bytes().to_vec())
+                } else {
+                    (run.buffer(&u32s(&words)), (n as u32).to_le_bytes().to_vec())
+                };
+                let grid = if tiles { [2, 1, 1] } else { [1, 1, 1] };
+                let e = run.ctx.launch(program, kernel, grid, &[&out.to_le_bytes(), &buf.to_le_bytes(), &last], backend).expect_err("lanes meeting at two instructions must fault");
+                let ptxcross::Error::KernelFault { bits, .. } = &e else { panic!("{kernel} {path} {backend}: not a kernel fault: {e}") };
+                assert_eq!(*bits, abi::FAULT_WARP_DIVERGED, "{kernel} {path} {backend}: {e}");
+            }
+        }
+    }
 }

@@ -215,6 +215,7 @@ impl FnLower {
         }
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, inst.span));
+        self.cta_barrier_at = Some((self.cur, self.inst_serial));
         Ok(())
     }
 

@@ -632,10 +632,11 @@ impl FnLower {
         };
         vector_count(m, dests.len())?;
         let place = self.place(a, space)?;
+        let uniform = self.reads_one_value_after_barrier(&place);
         let ty = value_ty(t).unwrap_or(Ty::U32);
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
         // One result variable per element, filled in whichever window the address is in.
-        let results: Vec<_> = dests.iter().map(|_| self.new_var(raw_ty, "loaded")).collect();
+        let mut results: Vec<_> = dests.iter().map(|_| self.new_var(raw_ty, "loaded")).collect();
         let n = results.len() as u32;
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
@@ -650,6 +651,15 @@ impl FnLower {
                 Ok(())
             })
         })?;
+        if uniform {
+            // The second barrier of a uniform load (see `reads_one_value_after_barrier`).
+            self.push(Stmt::Barrier);
+            self.barriers.push((self.cur, m.inst.span));
+            for r in &mut results {
+                let Operand::Var(v) = self.cta_result(raw_ty, Operand::Var(*r)) else { unreachable!("a variable") };
+                *r = v;
+            }
+        }
         for (dst, r) in dests.iter().zip(results) {
             let v = Operand::Var(r);
             let v = if size < 4 { self.canonicalize(v, t) } else { v };
@@ -657,6 +667,28 @@ impl FnLower {
             self.write(dst, t, v)?;
         }
         Ok(())
+    }
+
+    /// Whether an `ld` of `place` reads the same value in every thread of the CTA once a
+    /// barrier follows it: it comes right after a full-CTA `bar.sync` (the previous instruction,
+    /// in the same block, unguarded like itself) and reads a fixed shared address. Every thread
+    /// then loads between two barriers that all of them reach, where no thread writes (the load
+    /// is the only instruction between them), as WGSL's `workgroupUniformLoad` does. A store
+    /// that another thread makes to the word after the `bar.sync` lands after every load: an
+    /// order NVIDIA may give too, since nothing orders it before the loads (§9.7.14.1:
+    /// `bar.sync` performs the accesses before it relative to the CTA, no more; the load and
+    /// the store are in a data race, §8.7.1, and nothing in causality order, §8.9.5, makes the
+    /// load see the store). The static meeting proof (`meeting`) takes the value as the same in
+    /// the whole CTA: CUB's onesweep radix sort hands the tile index that thread 0 took with
+    /// `atom.global.add` to the CTA this way. Only in modules with waiting warp collectives
+    /// (`FnLower::uniform_shared_loads`): elsewhere nothing reads it.
+    fn reads_one_value_after_barrier(&self, place: &Place) -> bool {
+        let Place::Fixed(Memory::Shared, off) = place else { return false };
+        self.uniform_shared_loads
+            && !self.scheduler
+            && self.emit_stack.len() == 1
+            && self.cta_barrier_at == Some((self.cur, self.inst_serial.wrapping_sub(1)))
+            && self.known_u32(*off).is_some()
     }
 
     /// `st{.ss}{.cop}{.vec}.type [a], b`.

@@ -109,6 +109,7 @@ impl FnLower {
     /// Lowers one instruction (its guard included) into the CFG under construction.
     pub fn instruction(&mut self, inst: &Instruction) -> LResult<()> {
         let op = inst.opcode.name.as_str();
+        self.inst_serial += 1;
         // Control transfers shape the CFG themselves, guard included.
         match op {
             "bra" | "ret" | "exit" | "brx" | "trap" => return self.control(inst),

@@ -359,14 +359,14 @@ impl FnLower {
         let var = self.new_var(ty, "warp result");
         self.assign(var, Expr::Use(r));
         let site = self.collective_sites.len() - 1;
-        self.warp_results.push(crate::meeting::WarpResult { var, member, site });
+        self.warp_results.push(crate::meeting::WarpResult { var, member, site, ballot: None });
         Operand::Var(var)
     }
 
     /// The value of `o` here when it is a constant, or a variable whose last assignment in the
     /// statements of the current block lowered so far (not inside a nested statement) is a
     /// constant or a copy of one; `None` when not known.
-    fn known_u32(&self, mut o: Operand) -> Option<u32> {
+    pub(super) fn known_u32(&self, mut o: Operand) -> Option<u32> {
         let stmts = self.emit_stack.iter().rev().flat_map(|level| level.iter().rev());
         for s in stmts {
             let Operand::Var(v) = o else { break };
@@ -386,7 +386,7 @@ impl FnLower {
 
     /// `r` in a variable that `meeting` knows is the same in every thread of the CTA that
     /// reads it.
-    fn cta_result(&mut self, ty: Ty, r: Operand) -> Operand {
+    pub(super) fn cta_result(&mut self, ty: Ty, r: Operand) -> Operand {
         let var = self.new_var(ty, "cta result");
         self.assign(var, Expr::Use(r));
         self.cta_results.push(var);
@@ -577,6 +577,12 @@ impl FnLower {
         match kind {
             "ballot" => {
                 let r = self.warp_result(Ty::U32, ballot, member);
+                // Its predicate too (`meeting`: a membermask carried from ballot to ballot).
+                if let (Operand::Var(v), Some(w)) = (r, self.warp_results.last_mut()) {
+                    if w.var == v {
+                        w.ballot = Some(p);
+                    }
+                }
                 self.write(d, ScalarType::B32, r)
             }
             "all" => {
