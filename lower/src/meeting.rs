@@ -152,12 +152,17 @@ fn under(v: V, ctx: u8) -> V {
     }
 }
 
+/// [`Analysis::result_of`] of a variable that holds no warp result.
+const NO_RESULT: u32 = u32::MAX;
+
 struct Analysis<'a> {
     vals: Vec<V>,
     results: &'a [(usize, Operand)],
-    result_of: std::collections::HashMap<VarId, usize>,
-    /// Variables the same in every thread of the CTA that reads them (`bar.red`'s result).
-    cta_results: std::collections::HashSet<VarId>,
+    /// Per variable: the index in `results` of the warp result it holds, or [`NO_RESULT`]
+    /// (dense: the fixed point asks this of every assignment in every round).
+    result_of: Vec<u32>,
+    /// Per variable: the same in every thread of the CTA that reads it (`bar.red`'s result).
+    cta_result: Vec<bool>,
     site_ok: Vec<bool>,
     /// `%tid.x` values of the CTA, or `None` when a warp's lanes are not 32 consecutive
     /// `%tid.x` values starting at a multiple of 32 (a 2-D or 3-D block whose x extent is no
@@ -270,17 +275,18 @@ impl Analysis<'_> {
         for s in stmts {
             match s {
                 Stmt::Assign { dst, expr } => {
-                    let v = match self.result_of.get(dst) {
-                        Some(&r) => {
-                            let (site, member) = self.results[r];
-                            if self.site_ok[site] && level(self.op(&member)) <= 1 {
-                                V::Warp
-                            } else {
-                                V::Divergent
-                            }
+                    let r = self.result_of.get(dst.index()).copied().unwrap_or(NO_RESULT);
+                    let v = if r != NO_RESULT {
+                        let (site, member) = self.results[r as usize];
+                        if self.site_ok[site] && level(self.op(&member)) <= 1 {
+                            V::Warp
+                        } else {
+                            V::Divergent
                         }
-                        None if self.cta_results.contains(dst) => V::Cta,
-                        None => self.expr(expr),
+                    } else if self.cta_result.get(dst.index()).copied().unwrap_or(false) {
+                        V::Cta
+                    } else {
+                        self.expr(expr)
                     };
                     self.assign(*dst, under(v, ctx));
                 }
@@ -396,6 +402,28 @@ struct Facts<'a> {
 }
 
 impl<'a> Facts<'a> {
+    /// [`Analysis::result_of`].
+    fn result_of(&self) -> Vec<u32> {
+        let mut result_of = vec![NO_RESULT; self.vars.len()];
+        for (i, r) in self.results.iter().enumerate() {
+            if let Some(slot) = result_of.get_mut(r.var.index()) {
+                *slot = i as u32;
+            }
+        }
+        result_of
+    }
+
+    /// [`Analysis::cta_result`].
+    fn cta_result(&self) -> Vec<bool> {
+        let mut cta = vec![false; self.vars.len()];
+        for v in self.cta_results {
+            if let Some(slot) = cta.get_mut(v.index()) {
+                *slot = true;
+            }
+        }
+        cta
+    }
+
     /// The analysis iterated to its fixed point, and each block's level. `lone`: a block whose
     /// branch condition is taken as the same in each warp (its lanes that take the other way
     /// are treated as spent: see [`Facts::ballot_mask_follows_lanes`]).
@@ -406,8 +434,8 @@ impl<'a> Facts<'a> {
         let mut a = Analysis {
             vals: vec![V::Unset; self.vars.len()],
             results: self.pairs,
-            result_of: self.results.iter().enumerate().map(|(i, r)| (r.var, i)).collect(),
-            cta_results: self.cta_results.iter().copied().collect(),
+            result_of: self.result_of(),
+            cta_result: self.cta_result(),
             site_ok: vec![true; sites.len()],
             tid_x: x_runs.then_some(block[0]),
             tid_yz_warp: block[0].is_multiple_of(32),
