@@ -20,6 +20,8 @@
 //!   pure (`Expr::is_pure`: loads, which may fault, atomics and collectives stay);
 //! - the fault-site variable is never touched (backends read it when recording a fault).
 
+use std::collections::hash_map::Entry;
+
 use rustc_hash::FxHashMap;
 
 use crate::ir::{stmt_operands, stmt_operands_mut, BinaryOp, Block, Const, Expr, Kernel, Operand, Stmt, Ty, VarId};
@@ -138,15 +140,20 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
                 let mut operands_fixed = true;
                 expr.for_each_operand(|o| operands_fixed &= matches!(o, Operand::Const(_)) || matches!(o, Operand::Var(v) if (cx.is_value)(v)));
                 if (cx.is_value)(*dst) && expr.is_pure() && !matches!(expr, Expr::Use(_)) && operands_fixed {
-                    let open = &cx.open;
-                    match cx.seen.get(expr).filter(|&&(_, at)| open[at as usize]) {
-                        Some(&(earlier, _)) => {
+                    // One lookup (hash and probe) per expression: the entry is found or
+                    // made at once. An entry of a block already left is replaced.
+                    match cx.seen.entry(expr.clone()) {
+                        Entry::Occupied(e) if cx.open[e.get().1 as usize] => {
+                            let earlier = e.get().0;
                             *expr = Expr::Use(Operand::Var(earlier));
                             cx.same_as.insert(*dst, earlier);
                             cx.changed = true;
                         }
-                        None => {
-                            cx.seen.insert(expr.clone(), (*dst, id));
+                        Entry::Occupied(mut e) => {
+                            e.insert((*dst, id));
+                        }
+                        Entry::Vacant(e) => {
+                            e.insert((*dst, id));
                         }
                     }
                 }
