@@ -23,8 +23,9 @@ use std::collections::BTreeSet;
 use rustc_hash::FxHashMap as HashMap;
 
 use ptxcross_lower::abi;
+use ptxcross_lower::emission::{Analyses, Emission};
 use ptxcross_lower::ir::{
-    AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Function, Kernel, LocalPlacement, Memory, Module, Operand,
+    AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Function, Kernel, LocalPlacement, Memory, Operand,
     Scope, Stmt, Ty, UnaryOp, VarId,
 };
 use rspirv::dr::{self, Builder, InsertPoint};
@@ -183,15 +184,15 @@ struct KernelState {
 impl KernelState {
     /// The state for emitting `k`'s body under `name`: its analyses, nothing allocated yet,
     /// and no shared or local memory or callees (a kernel sets those after).
-    fn of(k: &Kernel, name: &str, values: &[bool], is_value: Vec<bool>) -> KernelState {
+    fn of(k: &Kernel, name: &str, a: &Analyses, is_value: Vec<bool>) -> KernelState {
         KernelState {
             name: name.to_string(),
             vars: Vec::with_capacity(k.vars.len()),
             values: vec![None; k.vars.len()],
             is_value,
-            direct_params: k.direct_param_loads(),
-            heap_direct: k.heap_index_memories_of(values),
-            facts: k.index_facts_of(values),
+            direct_params: a.direct_params.clone(),
+            heap_direct: a.heap_direct.clone(),
+            facts: a.facts.clone(),
             loops: Vec::new(),
             shared_var: None,
             shared_len: 0,
@@ -363,14 +364,12 @@ fn atomic_name(op: AtomicOp) -> &'static str {
     }
 }
 
-/// Emits a whole module. Errors name the kernel they arose in.
-pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, EmitError> {
+/// Emits a whole module (prepared by `lower`'s `Emission`: plain heap loads as calls of one
+/// function per kernel, the kernels' analyses). Errors name the kernel they arose in.
+pub(crate) fn emit_module(em: &Emission) -> std::result::Result<Vec<u32>, EmitError> {
     use rspirv::binary::Assemble;
 
-    // Plain heap loads as calls of one function per kernel (`lower`'s `heap_outline`: after
-    // every pass and analysis that reads their inline form).
-    let outlined = ptxcross_lower::heap_outline::outline_module(module);
-    let module = outlined.as_ref().unwrap_or(module);
+    let module = em.module();
 
     if module.kernels.is_empty() {
         return Err(EmitError {
@@ -439,7 +438,7 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
     }
 
     let mut names = BTreeSet::new();
-    for kernel in &module.kernels {
+    for (index, kernel) in module.kernels.iter().enumerate() {
         let wrap = |kind: EmitErrorKind| EmitError { kernel: Some(kernel.name.clone()), kind };
         if kernel.entry_point.is_empty() || kernel.entry_point.contains('\0') {
             return Err(wrap(invalid(format!("entry point name {:?} is empty or contains NUL", kernel.entry_point))));
@@ -447,7 +446,7 @@ pub(crate) fn emit_module(module: &Module) -> std::result::Result<Vec<u32>, Emit
         if !names.insert(kernel.entry_point.as_str()) {
             return Err(wrap(invalid(format!("duplicate entry point name `{}`", kernel.entry_point))));
         }
-        e.kernel(kernel).map_err(wrap)?;
+        e.kernel(kernel, || em.analyses(index)).map_err(wrap)?;
         if kernel.features.int64 {
             e.uses_int64 = true;
         }
@@ -947,7 +946,9 @@ impl Emitter {
 
     // ---------------------------------------------------------------- kernels
 
-    fn kernel(&mut self, kernel: &Kernel) -> Result2<()> {
+    /// `analyses`: the kernel's (`Emission::analyses`), asked for after the limits are checked
+    /// (they recurse as deep as the kernel nests).
+    fn kernel<'a>(&mut self, kernel: &Kernel, analyses: impl FnOnce() -> &'a Analyses) -> Result2<()> {
         if kernel.workgroup_size.contains(&0) {
             return Err(invalid(format!("workgroup size {:?} has a zero dimension", kernel.workgroup_size)));
         }
@@ -1007,8 +1008,8 @@ impl Emitter {
         } else {
             None
         };
-        let values = kernel.value_vars();
-        let mut is_value = values.clone();
+        let a = analyses();
+        let mut is_value = a.values.clone();
         keep_variables_across_groups(&kernel.body, &mut is_value);
         // The kernel's functions: one id per distinct function of the module.
         let mut func_ids = Vec::with_capacity(kernel.functions.len());
@@ -1029,7 +1030,7 @@ impl Emitter {
             local_var,
             local_len: kernel.local_words,
             func_ids,
-            ..KernelState::of(kernel, &kernel.name, &values, is_value)
+            ..KernelState::of(kernel, &kernel.name, a, is_value)
         });
 
         let void = self.t_void();
@@ -1100,13 +1101,13 @@ impl Emitter {
     /// its other variables as a kernel's.
     fn function(&mut self, f: &Function, id: Word) -> Result2<()> {
         let k = f.as_kernel(&f.name);
-        let values = k.value_vars();
-        let mut is_value = values.clone();
+        let a = Analyses::of(&k);
+        let mut is_value = a.values.clone();
         keep_variables_across_groups(&k.body, &mut is_value);
         for p in &f.params {
             is_value[p.index()] = true;
         }
-        self.k = Some(KernelState::of(&k, &f.name, &values, is_value));
+        self.k = Some(KernelState::of(&k, &f.name, &a, is_value));
         let ret = self.ty(f.result_ty);
         let ptys: Vec<Word> = f.params.iter().map(|p| k.vars[p.index()].ty).collect::<Vec<_>>().into_iter().map(|t| self.ty(t)).collect();
         let fty = self.b.type_function(ret, ptys.clone());

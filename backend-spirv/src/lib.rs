@@ -62,6 +62,12 @@ impl std::error::Error for EmitError {}
 /// Translates `module` to SPIR-V 1.3 words, one `GLCompute` entry point per kernel
 /// (named `kernel.entry_point`, `LocalSize` = `kernel.workgroup_size`).
 pub fn emit(module: &ir::Module) -> Result<Vec<u32>, EmitError> {
+    emit::emit_module(&ptxcross_lower::emission::Emission::new(module))
+}
+
+/// [`emit`] of a module already prepared for emission (`Emission::new`), so that a host
+/// emitting both targets prepares it once.
+pub fn emit_prepared(module: &ptxcross_lower::emission::Emission) -> Result<Vec<u32>, EmitError> {
     emit::emit_module(module)
 }
 

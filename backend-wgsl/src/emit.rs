@@ -4,6 +4,7 @@
 
 use crate::{EmitError, Profile};
 use ptxcross_lower::abi;
+use ptxcross_lower::emission::{Analyses, Emission};
 use ptxcross_lower::ir::{
     AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Function, Kernel, LocalPlacement, Memory, Module,
     Operand, Stmt, Ty, UnaryOp, VarId,
@@ -1988,12 +1989,10 @@ fn max_nesting(profile: Profile) -> usize {
     }
 }
 
-/// Writes the module (not yet validated).
-pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitError> {
-    // Plain heap loads as calls of one function per kernel (`lower`'s `heap_outline`: after
-    // every pass and analysis that reads their inline form).
-    let outlined = ptxcross_lower::heap_outline::outline_module(module);
-    let module = outlined.as_ref().unwrap_or(module);
+/// Writes the module (not yet validated), prepared by `lower`'s `Emission`: plain heap loads
+/// as calls of one function per kernel, the kernels' analyses.
+pub fn write_module(em: &Emission, profile: Profile) -> Result<String, EmitError> {
+    let module = em.module();
     let invalid = |k: &Kernel, message: String| EmitError::InvalidIr { kernel: k.name.clone(), message };
 
     // Checks that need no text: nesting (first: the rest recurses), names, shapes, profile.
@@ -2089,7 +2088,8 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         for f in &k.functions {
             func_names.push(emit_function(&mut m, k, f).map_err(|msg| invalid(k, msg))?);
         }
-        let values = k.value_vars();
+        let a = em.analyses(ki);
+        let values = &a.values;
         let mut cx = KernelCx {
             m: &mut m,
             k,
@@ -2101,9 +2101,9 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             out: String::new(),
             breakable: Vec::new(),
             opaque_next: false,
-            direct_params: k.direct_param_loads(),
-            heap_direct: k.heap_index_memories_of(&values),
-            facts: k.index_facts_of(&values),
+            direct_params: a.direct_params.clone(),
+            heap_direct: a.heap_direct.clone(),
+            facts: a.facts.clone(),
             opaque: opaque_vars(k),
             zeros: [false; 2],
             parts: false,
@@ -2112,7 +2112,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
         };
         let parts = split_into_parts(&k.body.stmts, u);
         cx.parts = parts.len() > 1;
-        let mut lets = let_vars(k, &values, cx.parts);
+        let mut lets = let_vars(k, values, cx.parts);
         cx.lets = lets.clone();
         if cx.m.site {
             // Written as the module's `px_site` (see `ModuleCx::site`): no declaration either.
@@ -2347,8 +2347,8 @@ fn emit_function(m: &mut ModuleCx, k: &Kernel, f: &Function) -> R<String> {
     let name = format!("{}fn{n}", m.p);
     let pk = f.as_kernel(&f.name);
     let u = kernel_usage(&pk);
-    let values = pk.value_vars();
-    let mut lets = let_vars(&pk, &values, false);
+    let a = Analyses::of(&pk);
+    let mut lets = let_vars(&pk, &a.values, false);
     for p in &f.params {
         lets[p.index()] = true;
     }
@@ -2363,9 +2363,9 @@ fn emit_function(m: &mut ModuleCx, k: &Kernel, f: &Function) -> R<String> {
         out: String::new(),
         breakable: Vec::new(),
         opaque_next: false,
-        direct_params: pk.direct_param_loads(),
-        heap_direct: pk.heap_index_memories_of(&values),
-        facts: pk.index_facts_of(&values),
+        direct_params: a.direct_params,
+        heap_direct: a.heap_direct,
+        facts: a.facts,
         opaque: opaque_vars(&pk),
         zeros: [false; 2],
         parts: false,

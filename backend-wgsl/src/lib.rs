@@ -138,7 +138,7 @@ impl std::error::Error for EmitError {}
 
 /// Writes `module` as WGSL for `profile` and validates the text with naga.
 pub fn emit(module: &ir::Module, profile: Profile) -> Result<String, EmitError> {
-    let wgsl = emit::write_module(module, profile)?;
+    let wgsl = emit_unvalidated(module, profile)?;
     match validate(&wgsl, profile) {
         Ok(()) => Ok(wgsl),
         Err(message) => Err(EmitError::Validation { message, wgsl }),
@@ -149,6 +149,12 @@ pub fn emit(module: &ir::Module, profile: Profile) -> Result<String, EmitError> 
 /// separately or not at all (`--no-validate`; wgpu parses and validates WGSL with naga anyway
 /// when it creates the shader module, so nothing unvalidated reaches a driver).
 pub fn emit_unvalidated(module: &ir::Module, profile: Profile) -> Result<String, EmitError> {
+    emit::write_module(&ptxcross_lower::emission::Emission::new(module), profile)
+}
+
+/// [`emit_unvalidated`] of a module already prepared for emission (`Emission::new`), so that a
+/// host emitting both targets prepares it once.
+pub fn emit_prepared_unvalidated(module: &ptxcross_lower::emission::Emission, profile: Profile) -> Result<String, EmitError> {
     emit::write_module(module, profile)
 }
 

@@ -9,6 +9,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::path::Path;
 
 use ptxcross_frontend::{ast, Diagnostic, SourceFile};
+use ptxcross_lower::emission::Emission;
 use ptxcross_lower::{ir, LowerOptions};
 
 use crate::runtime::{Backend, Program};
@@ -215,6 +216,24 @@ pub fn emit_spirv(module: &ir::Module) -> Result<Vec<u32>, TranslateError> {
     })
 }
 
+/// `module` prepared for the emitters once (`ptxcross_lower::emission::Emission`: heap accesses
+/// outlined, each kernel's analyses), for a caller that emits both targets: each emitter would
+/// otherwise redo it ([`emit_spirv`], [`emit_wgsl`]). A panic is an internal error of `lower`,
+/// whose work this is.
+pub fn prepare_emission(module: &ir::Module) -> Result<Emission<'_>, TranslateError> {
+    guarded(Stage::Lower, || Ok(Emission::new(module)))
+}
+
+/// [`emit_spirv`] of a module [`prepare_emission`] prepared.
+pub fn emit_spirv_prepared(module: &Emission) -> Result<Vec<u32>, TranslateError> {
+    guarded(Stage::EmitSpirv, || {
+        backends::spirv_emit_prepared(module).map_err(|message| TranslateError::Backend {
+            stage: Stage::EmitSpirv,
+            message,
+        })
+    })
+}
+
 /// Khronos' validator for Vulkan 1.1, as `spirv-val --target-env vulkan1.1` (in-process when
 /// SPIRV-Tools was linked, see `ptxcross_spirv::validate`).
 pub fn validate_spirv(words: &[u32]) -> Result<(), TranslateError> {
@@ -242,6 +261,16 @@ pub fn disassemble_spirv(words: &[u32]) -> String {
 pub fn emit_wgsl(module: &ir::Module, profile: Profile) -> Result<String, TranslateError> {
     guarded(Stage::EmitWgsl, || {
         backends::wgsl_emit(module, profile).map_err(|message| TranslateError::Backend {
+            stage: Stage::EmitWgsl,
+            message,
+        })
+    })
+}
+
+/// [`emit_wgsl`] of a module [`prepare_emission`] prepared.
+pub fn emit_wgsl_prepared(module: &Emission, profile: Profile) -> Result<String, TranslateError> {
+    guarded(Stage::EmitWgsl, || {
+        backends::wgsl_emit_prepared(module, profile).map_err(|message| TranslateError::Backend {
             stage: Stage::EmitWgsl,
             message,
         })
@@ -301,17 +330,18 @@ pub fn build_program_from_ir(
 ) -> Result<Program, TranslateError> {
     let mut spirv = None;
     let mut wgsl = None;
+    let prepared = prepare_emission(&module)?;
     for &b in backends {
         match b {
             Backend::Spirv if spirv.is_none() => {
-                let words = emit_spirv(&module)?;
+                let words = emit_spirv_prepared(&prepared)?;
                 if validate {
                     validate_spirv_remembered(&words)?;
                 }
                 spirv = Some(words);
             }
             Backend::Wgsl if wgsl.is_none() => {
-                let text = emit_wgsl(&module, Profile::Wgpu)?;
+                let text = emit_wgsl_prepared(&prepared, Profile::Wgpu)?;
                 if validate {
                     validate_wgsl(&text, Profile::Wgpu)?;
                 }
@@ -320,6 +350,7 @@ pub fn build_program_from_ir(
             _ => {}
         }
     }
+    drop(prepared);
     Ok(Program::new(name, module, spirv, wgsl))
 }
 
@@ -339,12 +370,17 @@ pub fn spirv_validator_available() -> bool {
 
 /// Thin adapters over the backend crates, so their exact signatures live in one place.
 mod backends {
+    use ptxcross_lower::emission::Emission;
     use ptxcross_lower::ir;
 
     pub use ptxcross_wgsl::Profile;
 
     pub fn spirv_emit(module: &ir::Module) -> Result<Vec<u32>, String> {
         ptxcross_spirv::emit(module).map_err(|e| e.to_string())
+    }
+
+    pub fn spirv_emit_prepared(module: &Emission) -> Result<Vec<u32>, String> {
+        ptxcross_spirv::emit_prepared(module).map_err(|e| e.to_string())
     }
 
     pub fn spirv_validate(words: &[u32]) -> Result<(), String> {
@@ -358,6 +394,10 @@ mod backends {
     /// Unvalidated: validation is its own stage ([`super::validate_wgsl`]), run once.
     pub fn wgsl_emit(module: &ir::Module, profile: Profile) -> Result<String, String> {
         ptxcross_wgsl::emit_unvalidated(module, profile).map_err(|e| e.to_string())
+    }
+
+    pub fn wgsl_emit_prepared(module: &Emission, profile: Profile) -> Result<String, String> {
+        ptxcross_wgsl::emit_prepared_unvalidated(module, profile).map_err(|e| e.to_string())
     }
 
     pub fn wgsl_validate(text: &str, profile: Profile) -> Result<(), String> {

@@ -7,8 +7,9 @@
 //! because the passes and the analyses that come after read that shape: `launch_proof` (its
 //! claims start from the tests), `Kernel::heap_index_memories_of` (the backends' proof that
 //! the index is in range), `misread_constants` and `cleanup` (which shares one pointer's tests
-//! between its load and its store). The backends call [`outline_heap_loads`] on a copy of each
-//! kernel just before writing it, when those have all run: every load whose sixteen
+//! between its load and its store). [`crate::emission::Emission`] (once for both backends)
+//! calls [`outline_module`] on a copy of each kernel just before it is written, when those
+//! have all run: every load whose sixteen
 //! statements are its own (no other statement reads one of their values) becomes
 //! `v = heap_load32(address, segment base)`, one [`Function`] per kernel holding exactly those
 //! statements (with the heap's index limit computed inside, so that the backends' proof still

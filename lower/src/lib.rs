@@ -24,6 +24,7 @@ mod kernel;
 mod layout;
 pub mod induction;
 pub mod heap_outline;
+pub mod emission;
 pub mod launch_proof;
 pub mod local_scratch;
 mod meeting;

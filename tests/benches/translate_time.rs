@@ -8,7 +8,8 @@
 //! parse the file once, then per entry kernel (as the runtime and the driver translate: one
 //! module holding all 247 kernels needs 9.8 M SPIR-V ids, more than Vulkan's 4 M) lower it
 //! (default options; `ptxcross_lower::lower_each`, one analysis of the file's functions and
-//! globals for all kernels), emit SPIR-V, validate it (Khronos' validator, in-process), emit WGSL. "Translation" is what the runtime does before it hands code to wgpu: all of these
+//! globals for all kernels), prepare it for both emitters (`ptxcross::translate::prepare_emission`:
+//! heap outlining and the kernels' analyses, once), emit SPIR-V, validate it (Khronos' validator, in-process), emit WGSL. "Translation" is what the runtime does before it hands code to wgpu: all of these
 //! (SPIR-V goes to the driver unchecked, so it is validated here; WGSL is validated by wgpu's
 //! naga when the shader module is created, so the runtime skips a second pass). naga's own WGSL
 //! validation of the file is timed separately (`PTXCROSS_WGSL_VALIDATE=0` skips it;
@@ -99,7 +100,7 @@ fn main() {
     });
     let ptxas = ptxas.flatten();
 
-    let mut rows: Vec<(String, Duration, Duration)> = ["read", "parse", "lower", "emit SPIR-V", "validate SPIR-V", "emit WGSL", "(validate WGSL, naga)", "(validate SPIR-V, recorded by an earlier process)"]
+    let mut rows: Vec<(String, Duration, Duration)> = ["read", "parse", "lower", "prepare emission (once for both)", "emit SPIR-V", "validate SPIR-V", "emit WGSL", "(validate WGSL, naga)", "(validate SPIR-V, recorded by an earlier process)"]
         .iter()
         .map(|n| (n.to_string(), Duration::ZERO, Duration::ZERO))
         .collect();
@@ -137,15 +138,19 @@ fn main() {
     for (name, module) in kernels.iter().zip(modules) {
         let t = Instant::now();
         let module = module.unwrap_or_else(|e| panic!("{name}: {:?}", e.first()));
-        let words = timed(&mut rows[3], || translate::emit_spirv(&module).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
+        // Heap outlining and the kernels' analyses, once for both emitters (as the runtime's
+        // `build_program_from_ir` and `ptxcross check` do).
+        let prepared = timed(&mut rows[3], || translate::prepare_emission(&module).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
+        let words = timed(&mut rows[4], || translate::emit_spirv_prepared(&prepared).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
         if validate_spirv {
-            timed(&mut rows[4], || record.check(&words, translate::validate_spirv).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
-            timed(&mut rows[7], || later.check(&words, |_| -> Result<(), ()> { panic!("{name}: validated again") }).expect("recorded"));
+            timed(&mut rows[5], || record.check(&words, translate::validate_spirv).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
+            timed(&mut rows[8], || later.check(&words, |_| -> Result<(), ()> { panic!("{name}: validated again") }).expect("recorded"));
         }
-        let wgsl = timed(&mut rows[5], || translate::emit_wgsl(&module, translate::Profile::Wgpu).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
+        let wgsl = timed(&mut rows[6], || translate::emit_wgsl_prepared(&prepared, translate::Profile::Wgpu).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
+        timed(&mut rows[3], || drop(prepared));
         slowest.push((t.elapsed(), name.clone()));
         if validate_wgsl {
-            timed(&mut rows[6], || translate::validate_wgsl(&wgsl, translate::Profile::Wgpu).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
+            timed(&mut rows[7], || translate::validate_wgsl(&wgsl, translate::Profile::Wgpu).unwrap_or_else(|e| panic!("{name}: {}", e.render())));
         }
         spirv_words += words.len();
         wgsl_bytes += wgsl.len();
@@ -168,9 +173,9 @@ fn main() {
         rows.pop();
     }
     if !validate_wgsl {
-        rows.remove(6);
+        rows.remove(7);
     }
-    let translation: (Duration, Duration) = rows[..6].iter().fold((Duration::ZERO, Duration::ZERO), |a, r| (a.0 + r.1, a.1 + r.2));
+    let translation: (Duration, Duration) = rows[..7].iter().fold((Duration::ZERO, Duration::ZERO), |a, r| (a.0 + r.1, a.1 + r.2));
     slowest.sort();
     eprintln!("slowest kernels (emit + validate SPIR-V + emit WGSL):");
     for (t, n) in slowest.iter().rev().take(5) {

@@ -107,10 +107,13 @@ fn check_file(path: &str) -> FileReport {
 /// Each module emitted and validated for both targets, on several threads (validation is most
 /// of `check`'s time on a large file, and the modules are independent); results in order.
 fn emit_and_validate(modules: &[ptxcross_lower::ir::Module]) -> Vec<(Result<(), TranslateError>, Result<(), TranslateError>)> {
-    let one = |module: &ptxcross_lower::ir::Module| {
-        let spirv = translate::emit_spirv(module).and_then(|w| translate::validate_spirv(&w));
-        let wgsl = translate::emit_wgsl(module, Profile::Wgpu).and_then(|t| translate::validate_wgsl(&t, Profile::Wgpu));
-        (spirv, wgsl)
+    let one = |module: &ptxcross_lower::ir::Module| match translate::prepare_emission(module) {
+        Ok(prepared) => {
+            let spirv = translate::emit_spirv_prepared(&prepared).and_then(|w| translate::validate_spirv(&w));
+            let wgsl = translate::emit_wgsl_prepared(&prepared, Profile::Wgpu).and_then(|t| translate::validate_wgsl(&t, Profile::Wgpu));
+            (spirv, wgsl)
+        }
+        Err(e) => (Err(e.clone()), Err(e)),
     };
     // The emitters recurse as deep as the kernel's control flow nests: a large stack, as the
     // lowering threads have.
