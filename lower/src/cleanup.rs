@@ -21,8 +21,9 @@
 //! - the fault-site variable is never touched (backends read it when recording a fault).
 
 use std::collections::hash_map::Entry;
+use std::hash::{Hash, Hasher};
 
-use rustc_hash::FxHashMap;
+use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::ir::{stmt_operands, stmt_operands_mut, BinaryOp, Block, Const, Expr, Kernel, Operand, Stmt, Ty, VarId};
 
@@ -108,11 +109,16 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
     let is_value = |v: VarId| values.get(v.index()).copied().unwrap_or(false);
     struct Cx<'a> {
         is_value: &'a dyn Fn(VarId) -> bool,
-        /// Each expression seen, with the value assigned it and the block of that assignment.
-        /// An entry whose block has been left dominates nothing any more and counts as absent
-        /// (`open`), so leaving a block costs no removals (nor a copy of each expression to
-        /// remove by).
-        seen: FxHashMap<Expr, (VarId, u32)>,
+        /// Each expression seen, with the value assigned it and the block of that assignment,
+        /// in walk order. An entry whose block has been left dominates nothing any more and
+        /// counts as absent (`open`), so leaving a block costs no removals (nor a copy of each
+        /// expression to remove by).
+        seen: Vec<(Expr, VarId, u32)>,
+        /// The last entry of `seen` for each expression hash. Keyed by the expression itself
+        /// the table was several times larger, and its inserts, scattered over fresh pages,
+        /// were most of the pass's time on the CUB file. Two expressions with one hash (rare)
+        /// keep only the later: an equality missed, never a wrong one.
+        by_hash: FxHashMap<u64, u32>,
         /// Per block entered so far (in walk order): whether the walk is still inside it.
         open: Vec<bool>,
         /// Values already found equal to an earlier one (`dst` → earlier). Their reads are
@@ -142,18 +148,25 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
                 if (cx.is_value)(*dst) && expr.is_pure() && !matches!(expr, Expr::Use(_)) && operands_fixed {
                     // One lookup (hash and probe) per expression: the entry is found or
                     // made at once. An entry of a block already left is replaced.
-                    match cx.seen.entry(expr.clone()) {
-                        Entry::Occupied(e) if cx.open[e.get().1 as usize] => {
-                            let earlier = e.get().0;
-                            *expr = Expr::Use(Operand::Var(earlier));
-                            cx.same_as.insert(*dst, earlier);
-                            cx.changed = true;
-                        }
+                    let mut h = FxHasher::default();
+                    expr.hash(&mut h);
+                    let next = cx.seen.len() as u32;
+                    match cx.by_hash.entry(h.finish()) {
                         Entry::Occupied(mut e) => {
-                            e.insert((*dst, id));
+                            let (earlier_expr, earlier, at) = &cx.seen[*e.get() as usize];
+                            if earlier_expr == expr && cx.open[*at as usize] {
+                                let earlier = *earlier;
+                                *expr = Expr::Use(Operand::Var(earlier));
+                                cx.same_as.insert(*dst, earlier);
+                                cx.changed = true;
+                            } else {
+                                cx.seen.push((expr.clone(), *dst, id));
+                                e.insert(next);
+                            }
                         }
                         Entry::Vacant(e) => {
-                            e.insert((*dst, id));
+                            cx.seen.push((expr.clone(), *dst, id));
+                            e.insert(next);
                         }
                     }
                 }
@@ -167,8 +180,8 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
     }
     // At most one entry per value (each is assigned once): no growing on the way.
     let room = values.iter().filter(|&&v| v).count();
-    let seen = FxHashMap::with_capacity_and_hasher(room, Default::default());
-    let mut cx = Cx { is_value: &is_value, seen, open: Vec::new(), same_as: FxHashMap::default(), changed: false };
+    let by_hash = FxHashMap::with_capacity_and_hasher(room, Default::default());
+    let mut cx = Cx { is_value: &is_value, seen: Vec::new(), by_hash, open: Vec::new(), same_as: FxHashMap::default(), changed: false };
     block(&mut kernel.body, &mut cx);
     cx.changed
 }
