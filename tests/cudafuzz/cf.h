@@ -63,6 +63,7 @@ CF_DEV float fminf(float a, float b) { return __nvvm_fmin_f(a, b); }
 CF_DEV float fmaxf(float a, float b) { return __nvvm_fmax_f(a, b); }
 CF_DEV double fmin(double a, double b) { return __nvvm_fmin_d(a, b); }
 CF_DEV double fmax(double a, double b) { return __nvvm_fmax_d(a, b); }
+CF_DEV float __saturatef(float a) { return __nvvm_saturate_f(a); }
 CF_DEV float fabsf(float a) { return __builtin_fabsf(a); }
 CF_DEV double fabs(double a) { return __builtin_fabs(a); }
 CF_DEV bool isnan(float a) { return __builtin_isnan(a); }
@@ -181,6 +182,8 @@ using std::isnan;
 // fminf/fmaxf/fmin/fmax: a NaN operand, quiet or signalling, yields the other one (PTX min/max
 // §9.7.3.10, which CUDA's compile to; the C library returns NaN for a signalling one). The
 // generator never lets the sign of a zero result matter (it adds +0 to every min/max).
+// Clamp to [0, 1]; NaN gives +0 (CUDA Math API; PTX .sat §9.7.3).
+CF_DEV float __saturatef(float a) { return std::isnan(a) ? 0.0f : a < 0.0f ? 0.0f : a > 1.0f ? 1.0f : a; }
 template <class F> static inline F cf_min(F a, F b) { return std::isnan(a) ? b : std::isnan(b) ? a : a < b ? a : b; }
 template <class F> static inline F cf_max(F a, F b) { return std::isnan(a) ? b : std::isnan(b) ? a : a > b ? a : b; }
 #define fminf cf_min<float>

@@ -40,7 +40,11 @@ def nvcc_bin():
     return hits[0]
 
 
-CLANG_FLAGS = ["--cuda-device-only", "-nocudainc", "-nocudalib", "-S", "-Wno-unknown-cuda-version"]
+# -ffp-contract=off: clang-16 rewrites llvm.nvvm.{add,mul}.rn.* into plain fadd/fmul that keep
+# the call's `contract` flag, so `__dsub_rn(-__dmul_rn(a, b), c)` became fma.rn.f64 (one ulp off;
+# found by this fuzzer, seed 0xc0da0103): the _rn intrinsics promise no contraction.
+CLANG_FLAGS = ["--cuda-device-only", "-nocudainc", "-nocudalib", "-S", "-Wno-unknown-cuda-version",
+               "-ffp-contract=off"]
 # label -> compiler command (without input/output)
 VARIANTS = {
     "nvcc-sm80": ["nvcc", "-arch=sm_80", "-ptx"],

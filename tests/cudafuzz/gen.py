@@ -114,6 +114,13 @@ class Gen:
         k = r.random()
         if vs and k < 0.45:
             return r.choice(vs)
+        if t in INT and k < 0.52:  # sub-word loads: ld.global.{u8,s8,u16,s16}
+            sub, count = r.choice([("unsigned char", 4), ("signed char", 4), ("unsigned short", 2),
+                                   ("short", 2)])
+            src = r.choice(["u32", "s32", "u64", "s64"])
+            count *= 2 if src.endswith("64") else 1
+            return "(%s)((const %s *)in_%s)[(gid * %du + %du) & %du]" % (
+                CT[t], sub, src, r.choice([1, 3, 5]), r.randrange(64), TABLE * count - 1)
         if k < 0.65:
             return "in_%s[%s]" % (t, "(gid + %du) & %du" % (r.randrange(TABLE), TABLE - 1)
                                   if r.random() < 0.6 else "%d" % r.randrange(TABLE))
@@ -237,6 +244,15 @@ class Gen:
                 self.emit("long long %s = %s;" % (v, a))
                 return "llabs(%s == (long long)0x8000000000000000ull ? 0 : %s)" % (v, v)
             return "(%s)~%s" % (CT[t], a)
+        if k == 11 and r.random() < 0.6:  # bit-field extract / insert with constant fields
+            pos, w = r.randrange(b), r.randint(1, b - 1)
+            m = (1 << min(w, b - pos)) - 1
+            a = self.iexpr(u, d)
+            if r.random() < 0.5:
+                return "(%s)((%s >> %d) & 0x%x%s)" % (CT[t], a, pos, m, SUF[u])
+            c = self.iexpr(u, d)
+            return "(%s)((%s & ~(0x%x%s << %d)) | ((%s & 0x%x%s) << %d))" % (
+                CT[t], a, m, SUF[u], pos, c, m, SUF[u], pos)
         # integer intrinsics; each result is cast to t
         x = lambda ty: self.iexpr(ty, d)
         if b == 32:
@@ -296,6 +312,8 @@ class Gen:
             add = "__fadd_rn" if t == "f32" else "__dadd_rn"
             return "%s(%s(%s, %s), %s)" % (add, r.choice([mn, mx]), x(), x(), zero)
         if k == 7:
+            if t == "f32" and r.random() < 0.3:  # clamp to [0, 1], NaN to 0 (cvt.sat / .sat)
+                return "__fadd_rn(__saturatef(%s), 0.0f)" % x()
             return r.choice(["%s(%s)" % (ab, x()), "(-(%s))" % x()])
         if k == 8:
             return "(%s ? %s : %s)" % (self.cond(d), x(), x())
@@ -359,6 +377,8 @@ class Gen:
                 self.emit("default:")
                 self.block(depth - 1, 1, braces=True)
             self.emit("}")
+        elif k < 0.95:  # some threads leave early: their outputs keep the sentinel
+            self.emit("if (%s) return;" % self.cond(2))
         else:
             n, t = r.choice(cands)
             self.emit("%s = %s;" % (n, self.expr(t, 3)))
@@ -423,12 +443,16 @@ class Gen:
             self.emit("%s %s = %s;" % (CT[t], v, self.expr(t, 2)))
             self.scopes[0].append((v, t))
         for _ in range(r.choice([0, 1, 1, 2])):
-            t = r.choice(["u32", "u64", "s32", "f32", "f64"])
+            t = r.choice(["u32", "u64", "s32", "f32", "f64", "u8", "s16"])
             size = r.choice([4, 8, 16])
             a = self.fresh("arr")
-            self.emit("%s %s[%d];" % (CT[t], a, size))
-            self.emit("for (int j = 0; j < %d; ++j) %s[j] = in_%s[(gid * %du + (unsigned)j) & %du];"
-                      % (size, a, t, r.choice([1, 3, 5, 7]), TABLE - 1))
+            if t in ("u8", "s16"):  # sub-word local arrays (st/ld.local.u8/.s16), read as u32/s32
+                ctype, src, t = ("unsigned char", "u32", "u32") if t == "u8" else ("short", "s32", "s32")
+            else:
+                ctype, src = CT[t], t
+            self.emit("%s %s[%d];" % (ctype, a, size))
+            self.emit("for (int j = 0; j < %d; ++j) %s[j] = (%s)in_%s[(gid * %du + (unsigned)j) & %du];"
+                      % (size, a, ctype, src, r.choice([1, 3, 5, 7]), TABLE - 1))
             self.arrays.append((a, t, size))
         while self.budget > 0:
             self.stmt(r.randint(1, 3))
