@@ -9,7 +9,8 @@ usage: fuzz.py [--seed S] [--count N] [--seconds T] [--variants a,b,...] [--per-
   Wrong results (ptxcross exit 1) and errors (exit 2, e.g. a refusal) are kept under
   DIR/<seed>-<variant>/ with the source, the PTX, inputs, expected output and ptxcross's log;
   ptxcross refusals are counted separately (a refusal is allowed, a wrong result never).
-  --save-case DIR writes each program as a committed regression case (used by regen.sh).
+  --save-case DIR writes each program as a committed regression case (used by regen.sh);
+  --source FILE.cu runs a kept program (found/) instead of gen.py's.
 Needs: the CUDA venv of tests/cuda-env.sh, clang-16, g++ >= 11, a built ptxcross.
 """
 import argparse
@@ -116,9 +117,14 @@ def run(cmd, cwd=None, timeout=300, env=None):
     return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env)
 
 
-def prepare(seed, d):
-    """Writes DIR/prog.cu, inputs, out.init.bin, out.expected.bin (host run). Returns launch."""
-    src = gen.generate(seed)
+def prepare(seed, d, source=None):
+    """Writes DIR/prog.cu (gen.py's, or the file `source`), inputs, out.init.bin,
+    out.expected.bin (host run). Returns the launch."""
+    if source:
+        with open(source) as f:
+            src = f.read()
+    else:
+        src = gen.generate(seed)
     with open(os.path.join(d, "prog.cu"), "w") as f:
         f.write(src)
     for name, data in inputs(seed).items():
@@ -182,6 +188,8 @@ def main():
     ap.add_argument("--keep", default=os.path.join(ROOT, "target", "cudafuzz-failures"))
     ap.add_argument("--ptxcross", default=os.path.join(ROOT, "target", "debug", "ptxcross"))
     ap.add_argument("--save-case", default=None)
+    ap.add_argument("--source", default=None, help="run this .cu (a kept failure) instead of "
+                    "gen.py's program; the seed still picks inputs and launch")
     a = ap.parse_args()
     seed0 = random.getrandbits(32) if a.seed == "random" else int(a.seed, 0)
     variants = a.variants.split(",")
@@ -196,7 +204,7 @@ def main():
         d = tempfile.mkdtemp(prefix="cudafuzz-")
         try:
             t1 = time.time()
-            lau = prepare(seed, d)
+            lau = prepare(seed, d, a.source)
             chosen = [variants[(rot + j) % len(variants)] for j in range(min(a.per_program, len(variants)))]
             rot += a.per_program
             for v in chosen:
@@ -220,7 +228,8 @@ def main():
                     fails.append((seed, v, verdict, (p.stdout + p.stderr)[-600:]))
                     print((p.stdout + p.stderr)[-1500:], flush=True)
             if a.save_case:
-                out = os.path.join(a.save_case, "0x%x" % seed)
+                out = os.path.join(a.save_case, os.path.splitext(os.path.basename(a.source))[0]
+                                   if a.source else "0x%x" % seed)
                 os.makedirs(out, exist_ok=True)
                 for f in os.listdir(d):
                     shutil.copy(os.path.join(d, f), out)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Regenerates the committed regression set cases/<seed>/ (and cases-open/<seed>/) from the seeds
-# and variants listed in cases.txt / cases-open.txt: each line is `SEED VARIANT[,VARIANT...]`.
+# Regenerates the committed regression set cases/<seed>/ from the seeds and variants listed in
+# cases.txt: each line is `SEED VARIANT[,VARIANT...] [found/FILE.cu]` (a kept program that once
+# failed, from an earlier generator, instead of gen.py's). Stops at the first case that fails.
 # Per case: prog.cu (gen.py), the input tables and out.init.bin, out.expected.bin (the host run
 # of prog.cu through cf.h + host.cpp, g++), and per variant prog.<variant>.ptx (nvcc 13.5.37 /
 # clang-16, flags in fuzz.py's VARIANTS) with its launch spec prog.<variant>.json.
@@ -12,14 +13,11 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 need_clang
 "$CUDA_BIN/nvcc" --version | tail -n 1
 PTXCROSS="${PTXCROSS:-$HERE/../../target/debug/ptxcross}"
-for set in cases cases-open; do
-    [ -f "$HERE/$set.txt" ] || continue
-    rm -rf "${HERE:?}/$set"
-    grep -v '^\s*#' "$HERE/$set.txt" | while read -r seed variants; do
-        [ -n "$seed" ] || continue
-        n=$(echo "$variants" | tr ',' '\n' | wc -l)
-        python3 "$HERE/fuzz.py" --seed "$seed" --count 1 --variants "$variants" --per-program "$n" \
-            --ptxcross "$PTXCROSS" --save-case "$HERE/$set" --keep "$HERE/../../target/cudafuzz-regen" \
-            || [ "$set" = cases-open ]
-    done
+rm -rf "${HERE:?}/cases"
+grep -v '^\s*#' "$HERE/cases.txt" | while read -r seed variants source; do
+    [ -n "$seed" ] || continue
+    n=$(echo "$variants" | tr ',' '\n' | wc -l)
+    python3 "$HERE/fuzz.py" --seed "$seed" --count 1 --variants "$variants" --per-program "$n" \
+        --ptxcross "$PTXCROSS" --save-case "$HERE/cases" --keep "$HERE/../../target/cudafuzz-regen" \
+        ${source:+--source "$HERE/$source"}
 done
