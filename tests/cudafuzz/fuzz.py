@@ -232,7 +232,8 @@ def main():
                                    if a.source else "0x%x" % seed)
                 os.makedirs(out, exist_ok=True)
                 for f in os.listdir(d):
-                    shutil.copy(os.path.join(d, f), out)
+                    if not (a.source and f == "prog.cu"):  # the source stays in found/ only
+                        shutil.copy(os.path.join(d, f), out)
         except (RuntimeError, subprocess.TimeoutExpired) as e:
             print("seed 0x%x: %s" % (seed, e), flush=True)
             fails.append((seed, "-", "harness", str(e)[-600:]))
