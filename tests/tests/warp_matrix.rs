@@ -132,7 +132,7 @@ fn ldmatrix_refusals_name_the_form() {
         ("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%d0, %d1}, {%d0, %d1, %d2, %d3}, {%d0, %d1}, {%d0, %d1};", "f16.f16.f16.f16"),
         ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%d0, %d1, %d2, %d3}, {%d0, %d1, %d2, %d3}, {%d0, %d1}, {%d0, %d1, %d2, %d3};", "tf32"),
         ("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%d0, %d1, %d2, %d3}, {%d0, %d1}, {%d0, %d1}, {%d0, %d1, %d2, %d3}, %d0, 0;", ".sp"),
-        ("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7};", "wmma"),
+        ("wmma.mma.sync.aligned.row.col.m16n16k8.f32.tf32.tf32.f32 {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%d0, %d1, %d2, %d3}, {%d0, %d1, %d2, %d3}, {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7};", "m16n16k8"),
     ] {
         let ptx = format!("{HEADER}.visible .entry k(.param .u64 p)\n{{\n\t.reg .b32 %d<8>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\t{form}\n\tret;\n}}\n");
         let file = ptxcross_frontend::SourceFile::new("refuse.ptx", &ptx);
