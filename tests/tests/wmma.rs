@@ -544,3 +544,30 @@ fn spec_examples_translate_or_are_refused_by_name() {
     // + 4 (s4, b1, f64, tf32).
     assert_eq!((translated, refused), (12, 9), "wmma statements in the spec examples");
 }
+
+/// Accumulators of both types in one `wmma.mma` (`.f32.f16`: f16 C, f32 D; `.f16.f32`: the
+/// reverse): D1 = A·B + C, then D2 = A·B + D1, m16n16k16.
+#[test]
+fn nvcc_mixed_accumulator_types() {
+    let Some(gpu) = gpu() else { return };
+    let ptx = nvcc_ptx();
+    let kernel = entry(&ptx, "_Z18mixed_accumulators", 0);
+    let a = ints(71, 256, -3, 3);
+    let b = ints(72, 256, -3, 3);
+    let c = ints(73, 256, -20, 20);
+    let d1 = matmul(&a, &b, &c, (16, 16, 16), false);
+    let d2 = matmul(&a, &b, &d1, (16, 16, 16), false);
+    let row = Layout { rows: 16, cols: 16, row_major: true, stride: 16 };
+    let col = Layout { row_major: false, ..row };
+    for (how, build) in BUILDERS {
+        let program = build("wmma.sm80.ptx", &ptx, [32, 1, 1], &kernel);
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let (pa, pb, pc) = (run.buffer(&row.bytes(El::F16, &a, 0)), run.buffer(&col.bytes(El::F16, &b, 0)), run.buffer(&row.bytes(El::F16, &c, 0)));
+            let (p1, p2) = (run.zeros(256 * 4), run.zeros(256 * 2));
+            run.launch(&program, &kernel, [1, 1, 1], &[&pa.to_le_bytes(), &pb.to_le_bytes(), &pc.to_le_bytes(), &p1.to_le_bytes(), &p2.to_le_bytes()], backend);
+            check(&run.read(p1, 256 * 4), row, El::F32, &d1, 0, &format!("mixed D1 (f32) {how} on {backend}"));
+            check(&run.read(p2, 256 * 2), row, El::F16, &d2, 0, &format!("mixed D2 (f16) {how} on {backend}"));
+        }
+    }
+}

@@ -133,3 +133,19 @@ FORM(16, 16, s8, int, C, C, 1)
 FORM(8, 32, s8, int, R, C, 0)
 FORM(32, 8, u8, int, R, R, 1)
 FORM(16, 16, u8, int, R, C, 0)
+
+// Accumulators of two types in one product (`wmma.mma….f32.f16` and `….f16.f32`): D1 (f32) =
+// A * B + C (f16), then D2 (f16) = A * B + D1; m16n16k16, everything row-major but B.
+__global__ void mixed_accumulators(const half *a, const half *b, const half *c, float *d1, half *d2) {
+    wmma::fragment<wmma::matrix_a, 16, 16, 16, half, wmma::row_major> fa;
+    wmma::fragment<wmma::matrix_b, 16, 16, 16, half, wmma::col_major> fb;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, half> c16, e16;
+    wmma::fragment<wmma::accumulator, 16, 16, 16, float> f32;
+    wmma::load_matrix_sync(fa, a, 16);
+    wmma::load_matrix_sync(fb, b, 16);
+    wmma::load_matrix_sync(c16, c, 16, wmma::mem_row_major);
+    wmma::mma_sync(f32, fa, fb, c16);
+    wmma::store_matrix_sync(d1, f32, 16, wmma::mem_row_major);
+    wmma::mma_sync(e16, fa, fb, f32);
+    wmma::store_matrix_sync(d2, e16, 16, wmma::mem_row_major);
+}
