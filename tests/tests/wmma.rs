@@ -225,6 +225,17 @@ fn run_form(gpu: &std::sync::Arc<ptxcross::Gpu>, ptx: &str, kernel: &str, f: &Fo
     all_match
 }
 
+/// Runs `f` once per translation (`BUILDERS`) and backend, each time in a fresh context, with
+/// the program of `kernel` (built for `block` threads) and the translation's name.
+fn each_run(gpu: &std::sync::Arc<ptxcross::Gpu>, ptx: &str, kernel: &str, block: u32, mut f: impl FnMut(&mut Run, &ptxcross::Program, Backend, &str)) {
+    for (how, build) in BUILDERS {
+        let program = build("wmma.sm80.ptx", ptx, [block, 1, 1], kernel);
+        for backend in Backend::ALL {
+            f(&mut Run::new(gpu), &program, backend, how);
+        }
+    }
+}
+
 #[test]
 fn nvcc_every_form_with_strides_and_both_accumulator_layouts() {
     let Some(gpu) = gpu() else { return };
@@ -289,19 +300,15 @@ fn nvcc_tiled_gemm_f16_f32() {
     let c = ints(13, m * n, -8, 8);
     let want = matmul(&a, &b, &c, (m, n, k), false);
     let row = |rows, cols| Layout { rows, cols, row_major: true, stride: cols };
-    for (how, build) in BUILDERS {
-        let program = build("wmma.sm80.ptx", &ptx, [128, 1, 1], &kernel);
-        for backend in Backend::ALL {
-            let mut run = Run::new(&gpu);
-            let pa = run.buffer(&row(m, k).bytes(El::F16, &a, 0));
-            let pb = run.buffer(&row(k, n).bytes(El::F16, &b, 0));
-            let pc = run.buffer(&row(m, n).bytes(El::F32, &c, 0));
-            let pd = run.zeros(m * n * 4);
-            let dims = [m as u32, n as u32, k as u32].map(u32::to_le_bytes);
-            run.launch(&program, &kernel, [2, 1, 1], &[&pa.to_le_bytes(), &pb.to_le_bytes(), &pc.to_le_bytes(), &pd.to_le_bytes(), &dims[0], &dims[1], &dims[2]], backend);
-            check(&run.read(pd, m * n * 4), row(m, n), El::F32, &want, 0, &format!("gemm_f16_f32 {how} on {backend}"));
-        }
-    }
+    each_run(&gpu, &ptx, &kernel, 128, |run, program, backend, how| {
+        let pa = run.buffer(&row(m, k).bytes(El::F16, &a, 0));
+        let pb = run.buffer(&row(k, n).bytes(El::F16, &b, 0));
+        let pc = run.buffer(&row(m, n).bytes(El::F32, &c, 0));
+        let pd = run.zeros(m * n * 4);
+        let dims = [m as u32, n as u32, k as u32].map(u32::to_le_bytes);
+        run.launch(&program, &kernel, [2, 1, 1], &[&pa.to_le_bytes(), &pb.to_le_bytes(), &pc.to_le_bytes(), &pd.to_le_bytes(), &dims[0], &dims[1], &dims[2]], backend);
+        check(&run.read(pd, m * n * 4), row(m, n), El::F32, &want, 0, &format!("gemm_f16_f32 {how} on {backend}"));
+    });
 }
 
 /// int8 → int32 GEMM (m32n8k16, column-major A, B, D, from a zero accumulator): 64×16 =
@@ -316,18 +323,14 @@ fn nvcc_gemm_s8_s32() {
     let b = ints(22, k * n, -128, 127);
     let want = matmul(&a, &b, &vec![0; m * n], (m, n, k), false);
     let col = |rows, cols| Layout { rows, cols, row_major: false, stride: rows };
-    for (how, build) in BUILDERS {
-        let program = build("wmma.sm80.ptx", &ptx, [128, 1, 1], &kernel);
-        for backend in Backend::ALL {
-            let mut run = Run::new(&gpu);
-            let pa = run.buffer(&col(m, k).bytes(El::S8, &a, 0));
-            let pb = run.buffer(&col(k, n).bytes(El::S8, &b, 0));
-            let pd = run.zeros(m * n * 4);
-            let dims = [m as u32, n as u32, k as u32].map(u32::to_le_bytes);
-            run.launch(&program, &kernel, [1, 1, 1], &[&pa.to_le_bytes(), &pb.to_le_bytes(), &pd.to_le_bytes(), &dims[0], &dims[1], &dims[2]], backend);
-            check(&run.read(pd, m * n * 4), col(m, n), El::S32, &want, 0, &format!("gemm_s8_s32 {how} on {backend}"));
-        }
-    }
+    each_run(&gpu, &ptx, &kernel, 128, |run, program, backend, how| {
+        let pa = run.buffer(&col(m, k).bytes(El::S8, &a, 0));
+        let pb = run.buffer(&col(k, n).bytes(El::S8, &b, 0));
+        let pd = run.zeros(m * n * 4);
+        let dims = [m as u32, n as u32, k as u32].map(u32::to_le_bytes);
+        run.launch(&program, &kernel, [1, 1, 1], &[&pa.to_le_bytes(), &pb.to_le_bytes(), &pd.to_le_bytes(), &dims[0], &dims[1], &dims[2]], backend);
+        check(&run.read(pd, m * n * 4), col(m, n), El::S32, &want, 0, &format!("gemm_s8_s32 {how} on {backend}"));
+    });
 }
 
 /// f16 accumulators (m8n32k16), A and B staged in shared memory (`wmma.load.shared`), C and
@@ -347,19 +350,15 @@ fn nvcc_gemm_f16_f16_through_shared_memory() {
     let b_mem = Layout { rows: k, cols: n, row_major: false, stride: k };
     let cd = Layout { rows: 8, cols: n, row_major: true, stride: n };
     let a_mem = Layout { rows: 8, cols: k, row_major: true, stride: k };
-    for (how, build) in BUILDERS {
-        let program = build("wmma.sm80.ptx", &ptx, [64, 1, 1], &kernel);
-        for backend in Backend::ALL {
-            let mut run = Run::new(&gpu);
-            let pa = run.buffer(&a_mem.bytes(El::F16, &a, 0));
-            let pb = run.buffer(&b_mem.bytes(El::F16, &b, 0));
-            let pc = run.buffer(&cd.bytes(El::F16, &c, 0));
-            let pd = run.zeros(8 * n * 2);
-            let args = [k as u32, tiles as u32].map(u32::to_le_bytes);
-            run.launch(&program, &kernel, [1, 1, 1], &[&pa.to_le_bytes(), &pb.to_le_bytes(), &pc.to_le_bytes(), &pd.to_le_bytes(), &args[0], &args[1]], backend);
-            check(&run.read(pd, 8 * n * 2), cd, El::F16, &want, 0, &format!("gemm_f16_f16_shared {how} on {backend}"));
-        }
-    }
+    each_run(&gpu, &ptx, &kernel, 64, |run, program, backend, how| {
+        let pa = run.buffer(&a_mem.bytes(El::F16, &a, 0));
+        let pb = run.buffer(&b_mem.bytes(El::F16, &b, 0));
+        let pc = run.buffer(&cd.bytes(El::F16, &c, 0));
+        let pd = run.zeros(8 * n * 2);
+        let args = [k as u32, tiles as u32].map(u32::to_le_bytes);
+        run.launch(&program, &kernel, [1, 1, 1], &[&pa.to_le_bytes(), &pb.to_le_bytes(), &pc.to_le_bytes(), &pd.to_le_bytes(), &args[0], &args[1]], backend);
+        check(&run.read(pd, 8 * n * 2), cd, El::F16, &want, 0, &format!("gemm_f16_f16_shared {how} on {backend}"));
+    });
 }
 
 /// Element-wise operations on fragments (§9.7.15.3.1 allows them: they do not depend on
@@ -378,22 +377,18 @@ fn nvcc_scaled_fragments_bf16() {
     let want: Vec<u32> = d2.iter().map(|&v| (v as f32 * 0.5).to_bits()).collect();
     let la = Layout { rows: 16, cols: 16, row_major: false, stride: 16 };
     let lb = Layout { rows: 16, cols: 16, row_major: true, stride: 16 };
-    for (how, build) in BUILDERS {
-        let program = build("wmma.sm80.ptx", &ptx, [32, 1, 1], &kernel);
-        for backend in Backend::ALL {
-            let mut run = Run::new(&gpu);
-            let pa = run.buffer(&la.bytes(El::Bf16, &a, 0));
-            let pb = run.buffer(&lb.bytes(El::Bf16, &b, 0));
-            let pd = run.zeros(256 * 4);
-            run.launch(&program, &kernel, [1, 1, 1], &[&pa.to_le_bytes(), &pb.to_le_bytes(), &pd.to_le_bytes(), &0.5f32.to_le_bytes()], backend);
-            let got = run.read_u32(pd, 256);
-            for i in 0..16 {
-                for j in 0..16 {
-                    assert_eq!(got[j * 16 + i], want[i * 16 + j], "scaled_bf16 {how} on {backend}: D[{i}][{j}]");
-                }
+    each_run(&gpu, &ptx, &kernel, 32, |run, program, backend, how| {
+        let pa = run.buffer(&la.bytes(El::Bf16, &a, 0));
+        let pb = run.buffer(&lb.bytes(El::Bf16, &b, 0));
+        let pd = run.zeros(256 * 4);
+        run.launch(&program, &kernel, [1, 1, 1], &[&pa.to_le_bytes(), &pb.to_le_bytes(), &pd.to_le_bytes(), &0.5f32.to_le_bytes()], backend);
+        let got = run.read_u32(pd, 256);
+        for i in 0..16 {
+            for j in 0..16 {
+                assert_eq!(got[j * 16 + i], want[i * 16 + j], "scaled_bf16 {how} on {backend}: D[{i}][{j}]");
             }
         }
-    }
+    });
 }
 
 /// u8 m8n32k16 with the default strides (no stride operand where nvcc folds it), C loaded
@@ -411,42 +406,14 @@ fn nvcc_u8_m8n32_default_strides() {
     let lb = Layout { rows: 16, cols: 32, row_major: true, stride: 32 };
     let lc = Layout { rows: 8, cols: 32, row_major: false, stride: 8 };
     let ld = Layout { rows: 8, cols: 32, row_major: true, stride: 32 };
-    for (how, build) in BUILDERS {
-        let program = build("wmma.sm80.ptx", &ptx, [32, 1, 1], &kernel);
-        for backend in Backend::ALL {
-            let mut run = Run::new(&gpu);
-            let pa = run.buffer(&la.bytes(El::U8, &a, 0));
-            let pb = run.buffer(&lb.bytes(El::U8, &b, 0));
-            let pc = run.buffer(&lc.bytes(El::S32, &c, 0));
-            let pd = run.zeros(256 * 4);
-            run.launch(&program, &kernel, [1, 1, 1], &[&pa.to_le_bytes(), &pb.to_le_bytes(), &pc.to_le_bytes(), &pd.to_le_bytes()], backend);
-            check(&run.read(pd, 256 * 4), ld, El::S32, &want, 0, &format!("u8_m8n32 {how} on {backend}"));
-        }
-    }
-}
-
-/// tf32, f64 and sub-byte wmma, and the floating-point `.satfinite` ISA 6.5 removed, are
-/// refused by name at their place.
-#[test]
-fn wmma_refusals_name_the_form() {
-    let header = ".version 7.8\n.target sm_80\n.address_size 64\n";
-    for (form, what) in [
-        ("wmma.load.a.sync.aligned.m16n16k8.row.tf32 {%d0, %d1, %d2, %d3}, [%rd1];", "m16n16k8"),
-        ("wmma.mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%fd0, %fd1}, {%fd0}, {%fd0}, {%fd0, %fd1};", "m8n8k4"),
-        ("wmma.mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32 {%d0, %d1}, {%d0}, {%d0}, {%d0, %d1};", "m8n8k32"),
-        ("wmma.mma.xor.popc.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32 {%d0, %d1}, {%d0}, {%d0}, {%d0, %d1};", "m8n8k128"),
-        ("wmma.mma.sync.aligned.m16n16k16.row.col.f32.f32.satfinite {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7};", "satfinite"),
-        ("wmma.load.a.sync.aligned.m16n16k16.local.row.f16 {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, [%rd1];", "local"),
-    ] {
-        let ptx = format!("{header}.visible .entry k(.param .u64 p)\n{{\n\t.reg .b32 %d<8>;\n\t.reg .f64 %fd<2>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\t{form}\n\tret;\n}}\n");
-        let file = ptxcross_frontend::SourceFile::new("refuse.ptx", &ptx);
-        let options = ptxcross_lower::LowerOptions { block: Some([32, 1, 1]), ..Default::default() };
-        let err = match ptxcross::translate::frontend(&file, &options) {
-            Ok(_) => panic!("`{form}` was translated"),
-            Err(e) => e.render(),
-        };
-        assert!(err.contains("not supported yet") && err.contains(what) && err.contains("refuse.ptx:10:"), "`{form}`: {err}");
-    }
+    each_run(&gpu, &ptx, &kernel, 32, |run, program, backend, how| {
+        let pa = run.buffer(&la.bytes(El::U8, &a, 0));
+        let pb = run.buffer(&lb.bytes(El::U8, &b, 0));
+        let pc = run.buffer(&lc.bytes(El::S32, &c, 0));
+        let pd = run.zeros(256 * 4);
+        run.launch(&program, &kernel, [1, 1, 1], &[&pa.to_le_bytes(), &pb.to_le_bytes(), &pc.to_le_bytes(), &pd.to_le_bytes()], backend);
+        check(&run.read(pd, 256 * 4), ld, El::S32, &want, 0, &format!("u8_m8n32 {how} on {backend}"));
+    });
 }
 
 /// The parse corpus's nvcc kernels (`tests/parse-corpus/real/src/mma.cu`): `wmma_gemm_16x16x16`
@@ -559,15 +526,11 @@ fn nvcc_mixed_accumulator_types() {
     let d2 = matmul(&a, &b, &d1, (16, 16, 16), false);
     let row = Layout { rows: 16, cols: 16, row_major: true, stride: 16 };
     let col = Layout { row_major: false, ..row };
-    for (how, build) in BUILDERS {
-        let program = build("wmma.sm80.ptx", &ptx, [32, 1, 1], &kernel);
-        for backend in Backend::ALL {
-            let mut run = Run::new(&gpu);
-            let (pa, pb, pc) = (run.buffer(&row.bytes(El::F16, &a, 0)), run.buffer(&col.bytes(El::F16, &b, 0)), run.buffer(&row.bytes(El::F16, &c, 0)));
-            let (p1, p2) = (run.zeros(256 * 4), run.zeros(256 * 2));
-            run.launch(&program, &kernel, [1, 1, 1], &[&pa.to_le_bytes(), &pb.to_le_bytes(), &pc.to_le_bytes(), &p1.to_le_bytes(), &p2.to_le_bytes()], backend);
-            check(&run.read(p1, 256 * 4), row, El::F32, &d1, 0, &format!("mixed D1 (f32) {how} on {backend}"));
-            check(&run.read(p2, 256 * 2), row, El::F16, &d2, 0, &format!("mixed D2 (f16) {how} on {backend}"));
-        }
-    }
+    each_run(&gpu, &ptx, &kernel, 32, |run, program, backend, how| {
+        let (pa, pb, pc) = (run.buffer(&row.bytes(El::F16, &a, 0)), run.buffer(&col.bytes(El::F16, &b, 0)), run.buffer(&row.bytes(El::F16, &c, 0)));
+        let (p1, p2) = (run.zeros(256 * 4), run.zeros(256 * 2));
+        run.launch(&program, &kernel, [1, 1, 1], &[&pa.to_le_bytes(), &pb.to_le_bytes(), &pc.to_le_bytes(), &p1.to_le_bytes(), &p2.to_le_bytes()], backend);
+        check(&run.read(p1, 256 * 4), row, El::F32, &d1, 0, &format!("mixed D1 (f32) {how} on {backend}"));
+        check(&run.read(p2, 256 * 2), row, El::F16, &d2, 0, &format!("mixed D2 (f16) {how} on {backend}"));
+    });
 }
