@@ -305,10 +305,8 @@ impl FnLower {
         let (Some(shape), Some(types), 2) = (shape_of(m), Self::wmma_mma_types(m), layouts) else {
             return Err(unsupported(format!("`{name}`"), span));
         };
-        let fa = Frag::new(Which::A, shape, types.a).expect("an A type");
-        let fb = Frag::new(Which::B, shape, types.b).expect("a B type");
-        let fc = Frag::new(Which::Acc, shape, types.c).expect("a C type");
-        let fd = Frag::new(Which::Acc, shape, types.d).expect("a D type");
+        let frag = |which, t| Frag::new(which, shape, t).ok_or_else(|| unsupported(format!("`{name}`"), span));
+        let (fa, fb, fc, fd) = (frag(Which::A, types.a)?, frag(Which::B, types.b)?, frag(Which::Acc, types.c)?, frag(Which::Acc, types.d)?);
         let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
         let d = super::matrix::vector_operands(d, fd.regs(), m, "d")?;
         let a = super::matrix::vector_operands(a, fa.regs(), m, "a")?;
