@@ -614,19 +614,69 @@ DONE:
 }}
 "
     );
-    let (block, grid, n) = (128u32, 4u32, 2000u32);
-    let program = emulated_program("mma_loop.ptx", &ptx, [block, 1, 1]);
+    loop_cost(&gpu, &ptx, "mma_loop", 16, 2000, "mma.m16n8k16");
+}
+
+/// Times kernel `kernel` of `ptx` (parameters: an output buffer of `out_per_thread` bytes
+/// per thread, the iteration count n), emulated, in 4 CTAs of 128 threads, at n = 0 and
+/// n = `n` after a warm-up launch (pipeline creation excluded), per backend, and prints the
+/// time per iteration and warp.
+fn loop_cost(gpu: &std::sync::Arc<ptxcross::Gpu>, ptx: &str, kernel: &str, out_per_thread: usize, n: u32, what: &str) {
+    let (block, grid) = (128u32, 4u32);
+    let program = emulated_program(&format!("{kernel}.ptx"), ptx, [block, 1, 1]);
     for backend in Backend::ALL {
-        let mut run = Run::new(&gpu);
-        let out = run.zeros(block as usize * 16);
+        let mut run = Run::new(gpu);
+        let out = run.zeros(block as usize * out_per_thread);
         let mut time = |iters: u32| {
             let t = std::time::Instant::now();
-            run.launch(&program, "mma_loop", [grid, 1, 1], &[&out.to_le_bytes(), &iters.to_le_bytes()], backend);
+            run.launch(&program, kernel, [grid, 1, 1], &[&out.to_le_bytes(), &iters.to_le_bytes()], backend);
             t.elapsed().as_secs_f64()
         };
         time(1);
         let (t0, tn) = (time(0), time(n));
         let per = (tn - t0) / (n as f64 * (grid * block / 32) as f64);
-        eprintln!("{backend}: {n} mma.m16n8k16 in {} warps: {tn:.3} s (empty loop {t0:.3} s): {:.2} µs per mma per warp", grid * block / 32, per * 1e6);
+        eprintln!("{backend}: {n} {what} in {} warps: {tn:.3} s (empty loop {t0:.3} s): {:.2} µs per mma per warp", grid * block / 32, per * 1e6);
     }
+}
+
+/// As [`mma_cost`], per `wmma.mma.m16n16k16.f32.f32` (D fed back as C; the lowering is
+/// `lower/src/inst/wmma.rs`, its tests `tests/tests/wmma.rs`).
+///
+///   PTXCROSS_REQUIRE_GPU=1 cargo test --release -p ptxcross-tests --test warp_matrix wmma_cost -- --ignored --nocapture
+#[test]
+#[ignore]
+fn wmma_cost() {
+    let Some(gpu) = gpu() else { return };
+    let regs = |p: &str, n: usize| (0..n).map(|i| format!("%{p}{i}")).collect::<Vec<_>>().join(", ");
+    let (a, c) = (regs("a", 8), regs("c", 8));
+    let init: String = (0..8).map(|i| format!("\tmov.b32 %a{i}, %r2;\n\tmov.f32 %c{i}, 0f00000000;\n")).collect();
+    let ptx = format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n\
+.visible .entry wmma_loop(.param .u64 outp, .param .u32 n)
+{{
+\t.reg .b32 %a<8>;
+\t.reg .f32 %c<8>;
+\t.reg .b32 %r<4>;
+\t.reg .pred %p;
+\t.reg .b64 %rd<4>;
+\tld.param.u64 %rd1, [outp];
+\tld.param.u32 %r1, [n];
+\tmov.u32 %r2, %tid.x;
+{init}\tmov.u32 %r3, 0;
+LOOP:
+\tsetp.ge.u32 %p, %r3, %r1;
+\t@%p bra DONE;
+\twmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {{{c}}}, {{{a}}}, {{{a}}}, {{{c}}};
+\tadd.u32 %r3, %r3, 1;
+\tbra LOOP;
+DONE:
+\tmul.wide.u32 %rd2, %r2, 32;
+\tadd.u64 %rd3, %rd1, %rd2;
+\tst.global.v4.f32 [%rd3], {{%c0, %c1, %c2, %c3}};
+\tst.global.v4.f32 [%rd3+16], {{%c4, %c5, %c6, %c7}};
+\tret;
+}}
+"
+    );
+    loop_cost(&gpu, &ptx, "wmma_loop", 32, 1000, "wmma.mma.m16n16k16");
 }
