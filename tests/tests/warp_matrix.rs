@@ -576,75 +576,57 @@ fn nvcc_mma_bf16_ldmatrix_kernel() {
 #[ignore]
 fn mma_cost() {
     let Some(gpu) = gpu() else { return };
-    let decls = "\t.reg .b32 %a<4>;\n\t.reg .b32 %b<2>;\n\t.reg .f32 %c<4>;\n";
-    let init = "\tmov.b32 %a0, 0x3c003c00;\n\tmov.b32 %a1, %r2;\n\tmov.b32 %a2, 0x3c003c00;\n\tmov.b32 %a3, 0x00013c00;\n\
-                \tmov.b32 %b0, 0x3c003c00;\n\tmov.b32 %b1, %r2;\n\tmov.f32 %c0, 0f00000000;\n\tmov.f32 %c1, 0f00000000;\n\
-                \tmov.f32 %c2, 0f00000000;\n\tmov.f32 %c3, 0f00000000;\n";
-    let op = "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%c0, %c1, %c2, %c3}, {%a0, %a1, %a2, %a3}, {%b0, %b1}, {%c0, %c1, %c2, %c3};";
-    let store = "\tst.global.v4.f32 [%rd3], {%c0, %c1, %c2, %c3};\n";
-    loop_cost(&gpu, "mma_loop", [decls, init, op, store], 16, 2000, "mma.m16n8k16");
-}
-
-/// Times kernel `kernel`, a loop of n `op` (n its parameter) after `init`, with registers
-/// `decls` besides `%r<4>`, `%p`, `%rd<4>` (`%r2` = `%tid.x`), whose `store` then writes
-/// `out_per_thread` bytes at `%rd3`; emulated, in 4 CTAs of 128 threads, at n = 0 and
-/// n = `n` after a warm-up launch (pipeline creation excluded), per backend, and prints the
-/// time per iteration and warp.
-fn loop_cost(gpu: &std::sync::Arc<ptxcross::Gpu>, kernel: &str, [decls, init, op, store]: [&str; 4], out_per_thread: usize, n: u32, what: &str) {
     let ptx = format!(
         "{HEADER}
-.visible .entry {kernel}(.param .u64 outp, .param .u32 n)
+.visible .entry mma_loop(.param .u64 outp, .param .u32 n)
 {{
-{decls}\t.reg .b32 %r<4>;
+\t.reg .b32 %a<4>;
+\t.reg .b32 %b<2>;
+\t.reg .f32 %c<4>;
+\t.reg .b32 %r<4>;
 \t.reg .pred %p;
 \t.reg .b64 %rd<4>;
 \tld.param.u64 %rd1, [outp];
 \tld.param.u32 %r1, [n];
 \tmov.u32 %r2, %tid.x;
-{init}\tmov.u32 %r3, 0;
+\tmov.b32 %a0, 0x3c003c00;
+\tmov.b32 %a1, %r2;
+\tmov.b32 %a2, 0x3c003c00;
+\tmov.b32 %a3, 0x00013c00;
+\tmov.b32 %b0, 0x3c003c00;
+\tmov.b32 %b1, %r2;
+\tmov.f32 %c0, 0f00000000;
+\tmov.f32 %c1, 0f00000000;
+\tmov.f32 %c2, 0f00000000;
+\tmov.f32 %c3, 0f00000000;
+\tmov.u32 %r3, 0;
 LOOP:
 \tsetp.ge.u32 %p, %r3, %r1;
 \t@%p bra DONE;
-\t{op}
+\tmma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {{%c0, %c1, %c2, %c3}}, {{%a0, %a1, %a2, %a3}}, {{%b0, %b1}}, {{%c0, %c1, %c2, %c3}};
 \tadd.u32 %r3, %r3, 1;
 \tbra LOOP;
 DONE:
-\tmul.wide.u32 %rd2, %r2, {out_per_thread};
+\tmul.wide.u32 %rd2, %r2, 16;
 \tadd.u64 %rd3, %rd1, %rd2;
-{store}\tret;
+\tst.global.v4.f32 [%rd3], {{%c0, %c1, %c2, %c3}};
+\tret;
 }}
 "
     );
-    let (block, grid) = (128u32, 4u32);
-    let program = emulated_program(&format!("{kernel}.ptx"), &ptx, [block, 1, 1]);
+    let (block, grid, n) = (128u32, 4u32, 2000u32);
+    let program = emulated_program("mma_loop.ptx", &ptx, [block, 1, 1]);
     for backend in Backend::ALL {
-        let mut run = Run::new(gpu);
-        let out = run.zeros(block as usize * out_per_thread);
+        let mut run = Run::new(&gpu);
+        let out = run.zeros(block as usize * 16);
         let mut time = |iters: u32| {
             let t = std::time::Instant::now();
-            run.launch(&program, kernel, [grid, 1, 1], &[&out.to_le_bytes(), &iters.to_le_bytes()], backend);
+            run.launch(&program, "mma_loop", [grid, 1, 1], &[&out.to_le_bytes(), &iters.to_le_bytes()], backend);
             t.elapsed().as_secs_f64()
         };
         time(1);
         let (t0, tn) = (time(0), time(n));
         let per = (tn - t0) / (n as f64 * (grid * block / 32) as f64);
-        eprintln!("{backend}: {n} {what} in {} warps: {tn:.3} s (empty loop {t0:.3} s): {:.2} µs per mma per warp", grid * block / 32, per * 1e6);
+        eprintln!("{backend}: {n} mma.m16n8k16 in {} warps: {tn:.3} s (empty loop {t0:.3} s): {:.2} µs per mma per warp", grid * block / 32, per * 1e6);
     }
-}
-
-/// As [`mma_cost`], per `wmma.mma.m16n16k16.f32.f32` (D fed back as C; the lowering is
-/// `lower/src/inst/wmma.rs`, its tests `tests/tests/wmma.rs`).
-///
-///   PTXCROSS_REQUIRE_GPU=1 cargo test --release -p ptxcross-tests --test warp_matrix wmma_cost -- --ignored --nocapture
-#[test]
-#[ignore]
-fn wmma_cost() {
-    let Some(gpu) = gpu() else { return };
-    let regs = |p: &str| (0..8).map(|i| format!("%{p}{i}")).collect::<Vec<_>>().join(", ");
-    let init: String = (0..8).map(|i| format!("\tmov.b32 %a{i}, %r2;\n\tmov.f32 %c{i}, 0f00000000;\n")).collect();
-    let (a, c) = (regs("a"), regs("c"));
-    let op = format!("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {{{c}}}, {{{a}}}, {{{a}}}, {{{c}}};");
-    let decls = "\t.reg .b32 %a<8>;\n\t.reg .f32 %c<8>;\n";
-    let store = "\tst.global.v4.f32 [%rd3], {%c0, %c1, %c2, %c3};\n\tst.global.v4.f32 [%rd3+16], {%c4, %c5, %c6, %c7};\n";
-    loop_cost(&gpu, "wmma_loop", [decls, &init, &op, store], 32, 1000, "wmma.mma.m16n16k16");
 }

@@ -537,3 +537,60 @@ fn nvcc_mixed_accumulator_types() {
     });
 }
 
+/// The emulated path's cost per `wmma.mma.m16n16k16.f32.f32` on this device, as
+/// `warp_matrix`'s `mma_cost` measures `mma.m16n8k16`: a loop of n dependent mma (D fed back
+/// as C) in 4 CTAs of 128 threads, timed at n = 0 and n = N after a warm-up launch (pipeline
+/// creation excluded), per backend.
+///
+///   PTXCROSS_REQUIRE_GPU=1 cargo test --release -p ptxcross-tests --test warp_matrix --test wmma cost -- --ignored --nocapture --test-threads 1
+#[test]
+#[ignore]
+fn wmma_cost() {
+    let Some(gpu) = gpu() else { return };
+    let regs = |p: &str| (0..8).map(|i| format!("%{p}{i}")).collect::<Vec<_>>().join(", ");
+    let init: String = (0..8).map(|i| format!("\tmov.b32 %a{i}, %r2;\n\tmov.f32 %c{i}, 0f00000000;\n")).collect();
+    let (a, c) = (regs("a"), regs("c"));
+    let ptx = format!(
+        ".version 7.8\n.target sm_80\n.address_size 64\n\
+.visible .entry wmma_loop(.param .u64 outp, .param .u32 n)
+{{
+\t.reg .b32 %a<8>;
+\t.reg .f32 %c<8>;
+\t.reg .b32 %r<4>;
+\t.reg .pred %p;
+\t.reg .b64 %rd<4>;
+\tld.param.u64 %rd1, [outp];
+\tld.param.u32 %r1, [n];
+\tmov.u32 %r2, %tid.x;
+{init}\tmov.u32 %r3, 0;
+LOOP:
+\tsetp.ge.u32 %p, %r3, %r1;
+\t@%p bra DONE;
+\twmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {{{c}}}, {{{a}}}, {{{a}}}, {{{c}}};
+\tadd.u32 %r3, %r3, 1;
+\tbra LOOP;
+DONE:
+\tmul.wide.u32 %rd2, %r2, 32;
+\tadd.u64 %rd3, %rd1, %rd2;
+\tst.global.v4.f32 [%rd3], {{%c0, %c1, %c2, %c3}};
+\tst.global.v4.f32 [%rd3+16], {{%c4, %c5, %c6, %c7}};
+\tret;
+}}
+"
+    );
+    let (block, grid, n) = (128u32, 4u32, 1000u32);
+    let program = emulated_program("wmma_loop.ptx", &ptx, [block, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let out = run.zeros(block as usize * 32);
+        let mut time = |iters: u32| {
+            let t = std::time::Instant::now();
+            run.launch(&program, "wmma_loop", [grid, 1, 1], &[&out.to_le_bytes(), &iters.to_le_bytes()], backend);
+            t.elapsed().as_secs_f64()
+        };
+        time(1);
+        let (t0, tn) = (time(0), time(n));
+        let per = (tn - t0) / (n as f64 * (grid * block / 32) as f64);
+        eprintln!("{backend}: {n} wmma.mma.m16n16k16 in {} warps: {tn:.3} s (empty loop {t0:.3} s): {:.2} µs per mma per warp", grid * block / 32, per * 1e6);
+    }
+}
