@@ -132,7 +132,15 @@ fn ldmatrix_refusals_name_the_form() {
         ("mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16 {%d0, %d1}, {%d0, %d1, %d2, %d3}, {%d0, %d1}, {%d0, %d1};", "f16.f16.f16.f16"),
         ("mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32 {%d0, %d1, %d2, %d3}, {%d0, %d1, %d2, %d3}, {%d0, %d1}, {%d0, %d1, %d2, %d3};", "tf32"),
         ("mma.sp.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%d0, %d1, %d2, %d3}, {%d0, %d1}, {%d0, %d1}, {%d0, %d1, %d2, %d3}, %d0, 0;", ".sp"),
-        ("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7};", "wmma"),
+        // wmma (`lower/src/inst/wmma.rs`, tests/tests/wmma.rs): tf32, f64, sub-byte, the
+        // floating-point `.satfinite` ISA 6.5 removed, local memory.
+        ("wmma.mma.sync.aligned.row.col.m16n16k8.f32.tf32.tf32.f32 {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%d0, %d1, %d2, %d3}, {%d0, %d1, %d2, %d3}, {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7};", "m16n16k8"),
+        ("wmma.load.a.sync.aligned.m16n16k8.row.tf32 {%d0, %d1, %d2, %d3}, [%rd1];", "m16n16k8"),
+        ("wmma.mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64 {%rd0, %rd1}, {%rd0}, {%rd0}, {%rd0, %rd1};", "m8n8k4"),
+        ("wmma.mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32 {%d0, %d1}, {%d0}, {%d0}, {%d0, %d1};", "m8n8k32"),
+        ("wmma.mma.xor.popc.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32 {%d0, %d1}, {%d0}, {%d0}, {%d0, %d1};", "m8n8k128"),
+        ("wmma.mma.sync.aligned.m16n16k16.row.col.f32.f32.satfinite {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7};", "satfinite"),
+        ("wmma.load.a.sync.aligned.m16n16k16.local.row.f16 {%d0, %d1, %d2, %d3, %d4, %d5, %d6, %d7}, [%rd1];", "local"),
     ] {
         let ptx = format!("{HEADER}.visible .entry k(.param .u64 p)\n{{\n\t.reg .b32 %d<8>;\n\t.reg .b64 %rd<2>;\n\tld.param.u64 %rd1, [p];\n\t{form}\n\tret;\n}}\n");
         let file = ptxcross_frontend::SourceFile::new("refuse.ptx", &ptx);

@@ -1,13 +1,14 @@
 //! Warp-level matrix instructions (ISA 8.5 §9.7.15.4): `ldmatrix` and `mma.sync`, written
 //! from the fragment layouts the spec gives per lane, on the warp data exchange of
 //! `inst::warp` ([`FnLower::warp_exchange`]: native subgroup shuffles, or shared memory and
-//! two CTA barriers), so the backends need nothing new.
+//! two CTA barriers), so the backends need nothing new. `wmma` (§9.7.15.3) is `inst::wmma`,
+//! on the same pieces.
 //!
 //! Implemented: `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared{::cta}.b16`,
 //! `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` (A and B of one type),
 //! `mma.sync.aligned.m16n8k8.row.col.f32.{f16,bf16}.{f16,bf16}.f32` and
 //! `mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32`. Every other shape,
-//! type, layout, `mma.sp`, `wmma`, `wgmma`, `stmatrix` and `movmatrix` is refused by name.
+//! type, layout, `mma.sp`, `wgmma`, `stmatrix` and `movmatrix` is refused by name.
 //!
 //! These instructions are `.aligned`: undefined unless every thread of the warp executes
 //! them, so they read no membermask and take no part in the meeting check; a lane that does
@@ -99,7 +100,7 @@ enum From {
 type ElementPlaces = [((usize, u32), (usize, u32))];
 
 /// The registers of a brace-enclosed vector operand, checked to number `n`.
-fn vector_operands<'a>(op: &'a ast::Operand, n: usize, m: &Mods, what: &str) -> LResult<&'a [ast::Operand]> {
+pub(super) fn vector_operands<'a>(op: &'a ast::Operand, n: usize, m: &Mods, what: &str) -> LResult<&'a [ast::Operand]> {
     match &op.kind {
         OperandKind::Vector(v) if v.len() == n => Ok(v),
         _ => Err(Diagnostic::new(format!("`{}`: {what} is a vector of {n} registers `{{…}}`", m.name()), op.span)),
@@ -107,7 +108,7 @@ fn vector_operands<'a>(op: &'a ast::Operand, n: usize, m: &Mods, what: &str) -> 
 }
 
 impl FnLower {
-    fn no_matrix_under_scheduler(&self, m: &Mods) -> LResult<()> {
+    pub(super) fn no_matrix_under_scheduler(&self, m: &Mods) -> LResult<()> {
         if self.scheduler {
             return Err(unsupported(
                 format!("`{}` in a kernel lowered with the CTA barrier scheduler (`bar.arrive`, partial barriers)", m.name()),
@@ -311,7 +312,7 @@ impl FnLower {
     }
 
     /// Index in `args` of `w`, appended if new.
-    fn matrix_arg(&mut self, args: &mut Vec<Operand>, w: Operand) -> usize {
+    pub(super) fn matrix_arg(&mut self, args: &mut Vec<Operand>, w: Operand) -> usize {
         match args.iter().skip(1).position(|&x| x == w) {
             Some(i) => i + 1,
             None => {
@@ -323,7 +324,7 @@ impl FnLower {
 
     /// One element of D: `x[0]` is c, `at_k[k]` says where a_k and b_k lie in `x` (argument,
     /// element of `bits` bits in that word). See [`FnLower::mma`] for the rules.
-    fn mma_element(&mut self, x: &[Operand], at_k: &ElementPlaces, bits: u32, at: ScalarType, bt: ScalarType, satfinite: bool) -> Operand {
+    pub(super) fn mma_element(&mut self, x: &[Operand], at_k: &ElementPlaces, bits: u32, at: ScalarType, bt: ScalarType, satfinite: bool) -> Operand {
         use ScalarType::*;
         let u = FnLower::u32c;
         // Element `i` of word `w`, as an f32 or a 32-bit integer (sign- or zero-extended).

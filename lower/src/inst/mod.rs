@@ -22,6 +22,7 @@ mod memory;
 mod moves;
 mod video;
 mod warp;
+mod wmma;
 
 pub use atomic::collect_read_regs;
 use crate::function::{unsupported, FnLower, LResult};
@@ -242,6 +243,7 @@ impl FnLower {
             "cp" => self.cp_async(&m),
             "ldmatrix" => self.ldmatrix(&m),
             "mma" => self.mma(&m),
+            "wmma" => self.wmma(&m),
             "membar" | "fence" => self.fence(&m),
             "nanosleep" => self.nanosleep(&m),
             "prefetch" | "prefetchu" => self.prefetch(&m),
