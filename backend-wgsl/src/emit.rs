@@ -2276,7 +2276,7 @@ pub fn write_module(module: &Module, profile: Profile) -> Result<String, EmitErr
             );
         }
     }
-    if module.kernels.iter().any(|k| k.local_placement == LocalPlacement::Scratch) {
+    if module.kernels.iter().any(|k| k.uses_scratch()) {
         let _ = writeln!(
             out,
             "@group({}) @binding({}) var<storage, read_write> {p}scratch: array<u32>;",

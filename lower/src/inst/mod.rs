@@ -23,6 +23,7 @@ mod moves;
 mod video;
 mod warp;
 
+pub(crate) use warp::ExchangeMark;
 pub use atomic::collect_read_regs;
 use crate::function::{unsupported, FnLower, LResult};
 use crate::ptx_types;
