@@ -657,7 +657,10 @@ impl ModuleCx {
 
     fn mem_load(&mut self, m: &Mem) -> String {
         let name = format!("{}{}_load", m.prefix, m.kind);
-        if let (Some(a), Some(safe)) = (&m.array, m.safe) {
+        // The scratch buffer's stores keep their branch (a bad one must change nothing); its
+        // loads read word 0 instead, which changes nothing either (as in the SPIR-V backend).
+        let safe = m.safe.or((m.kind == "scratch").then_some(0));
+        if let (Some(a), Some(safe)) = (&m.array, safe) {
             let defer = self.defer_fn();
             let (t, zero) = if m.wide { ("u64", "0lu") } else { ("u32", "0u") };
             self.helper(&name, || {
@@ -1128,7 +1131,7 @@ impl KernelCx<'_> {
                 array: Some(format!("{p}scratch")),
                 in_range: format!("i < arrayLength(&{p}scratch)"),
                 // The thread's slice is checked by `lower` (an access outside it changes
-                // nothing); the buffer's own bound keeps its branch.
+                // nothing); the buffer's own bound keeps its branch in stores (`mem_load`).
                 safe: None,
                 fault: abi::FAULT_LOCAL_OUT_OF_RANGE,
                 atomic: false,
