@@ -2232,7 +2232,14 @@ impl Emitter {
                 };
                 self.branch(merge)?;
                 self.begin_block(bad_l)?;
-                self.fault(bit)?;
+                if h.memory == Memory::Scratch {
+                    // Deferred like the scratch buffer's (branchless) loads, so that the
+                    // thread's first fault is the one named.
+                    let (yes, bits) = (self.konst(Const::Bool(true)), self.c_u32(bit));
+                    self.defer(yes, bits)?;
+                } else {
+                    self.fault(bit)?;
+                }
                 self.branch(merge)?;
                 self.begin_block(merge)?;
                 match value {

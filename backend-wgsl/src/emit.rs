@@ -712,7 +712,9 @@ impl ModuleCx {
             });
             return name;
         }
-        let fault = self.fault_fn();
+        // The scratch buffer's bad stores are deferred like its (branchless) loads, so that the
+        // thread's first fault is the one named.
+        let fault = if m.kind == "scratch" { format!("{}(true, ", self.defer_fn()) } else { format!("{}(", self.fault_fn()) };
         self.helper(&name, || {
             let mut s = format!("fn {name}(i: u32, v: u32) {{\n");
             match &m.array {
@@ -724,12 +726,12 @@ impl ModuleCx {
                     };
                     let _ = write!(
                         s,
-                        "    if ({}) {{\n        {write}\n    }} else {{\n        {fault}({}u);\n    }}\n}}\n",
+                        "    if ({}) {{\n        {write}\n    }} else {{\n        {fault}{}u);\n    }}\n}}\n",
                         m.in_range, m.fault
                     );
                 }
                 None => {
-                    let _ = write!(s, "    {fault}({}u);\n}}\n", m.fault);
+                    let _ = write!(s, "    {fault}{}u);\n}}\n", m.fault);
                 }
             }
             s

@@ -1222,9 +1222,10 @@ impl Kernel {
 
     /// Whether the backends may record one of this kernel's faults late (when the thread
     /// ends, see `Expr::LoadWord`): it has a plain load (`LoadWord`, `LoadDword`) or store of
-    /// an existing heap, parameter, shared or private local array, a load of the scratch
+    /// an existing heap, parameter, shared or private local array, an access to the scratch
     /// buffer (its stores check in a branch, loads need not: reading never changes anything,
-    /// and a run of them, the warp matrix exchange's, stays one basic block), or an `If` whose only
+    /// and a run of them, the warp matrix exchange's, stays one basic block; both defer, so
+    /// that the thread's first fault is named), or an `If` whose only
     /// statement is a `Fault`. Kernels without such code need no deferred-fault state. A
     /// function of the kernel with such an `If` (the outlined heap load, `heap_outline`)
     /// counts as its code.
@@ -1246,7 +1247,7 @@ impl Kernel {
                 Memory::Scratch => false,
             };
             b.stmts.iter().any(|s| match s {
-                Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Scratch, .. }, .. } => true,
+                Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Scratch, .. }, .. } | Stmt::StoreWord { memory: Memory::Scratch, .. } => true,
                 // A parameter word at an index in range for every launch never faults, read
                 // directly or not ([`Kernel::param_word_in_range`]).
                 Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Param, index }, .. } => !k.param_word_in_range(*index),
@@ -1295,7 +1296,7 @@ impl Kernel {
                 Memory::Scratch => false,
             };
             b.stmts.iter().any(|s| match s {
-                Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Scratch, .. }, .. } => true,
+                Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Scratch, .. }, .. } | Stmt::StoreWord { memory: Memory::Scratch, .. } => true,
                 Stmt::Assign { dst, expr: Expr::LoadWord { memory, index } } => present(*memory) && !proven(*memory, *index, Some(*dst)),
                 Stmt::StoreWord { memory, index, .. } => present(*memory) && !proven(*memory, *index, None),
                 Stmt::Assign { expr: Expr::LoadDword { memory, .. }, .. } => present(*memory),
