@@ -37,11 +37,8 @@ pub(crate) fn narrow_barriers(kernel: &mut Kernel, scratch_exchange: bool) {
 fn heap_access(s: &Stmt, scratch: bool) -> bool {
     let counts = |m: Memory| m.is_heap() || (scratch && m == Memory::Scratch);
     match s {
-        Stmt::Assign { expr, .. } => match expr {
-            Expr::LoadWord { memory, .. } | Expr::AtomicWord { memory, .. } | Expr::AtomicDword { memory, .. } => counts(*memory),
-            _ => false,
-        },
-        Stmt::StoreWord { memory, .. } => counts(*memory),
+        Stmt::Assign { expr: Expr::LoadWord { memory, .. } | Expr::AtomicWord { memory, .. } | Expr::AtomicDword { memory, .. }, .. }
+        | Stmt::StoreWord { memory, .. } => counts(*memory),
         // A fence orders the heap too: treat it as an access (conservative).
         Stmt::Fence { .. } => true,
         _ => false,
