@@ -2124,17 +2124,17 @@ impl Emitter {
             Access::Atomic64(_) if h.memory.is_heap() => Some(self.in_bounds64(h.memory, idx)?),
             _ => self.in_bounds(h.memory, idx)?,
         };
-        // Plain loads and stores of every memory but the scratch buffer (whose thread slices
-        // `lower` checks, and whose bad accesses must change nothing) are branchless: an
+        // Plain loads and stores of every memory but the scratch buffer's stores (its thread
+        // slices `lower` checks, and a bad store must change nothing) are branchless: an
         // out-of-range index is replaced by a safe one (the heap's sink word, which belongs
         // to no allocation; word 0 of the CTA's shared memory, which a bad store may change,
         // see `ir::Stmt::StoreWord`; word 0 of the thread's local memory, rewritten with its
-        // own value; word 0 of the read-only parameters), a load's value by 0, and the fault
-        // is deferred.
+        // own value; word 0 of the read-only parameters or of the scratch buffer, only read),
+        // a load's value by 0, and the fault is deferred.
         let safe = match h.memory {
             Memory::Heap | Memory::Segment(_) => Some(abi::HEAP_SINK_WORD),
             Memory::Param | Memory::Shared | Memory::Local => Some(0),
-            Memory::Scratch => None,
+            Memory::Scratch => (h.access == Access::Load).then_some(0),
         };
         if let (Some(ok), Some(safe), Access::Load64) = (in_bounds, safe, h.access) {
             // Branchless like the word loads: doubleword 0 is read instead, the value replaced.
@@ -2233,7 +2233,14 @@ impl Emitter {
                 };
                 self.branch(merge)?;
                 self.begin_block(bad_l)?;
-                self.fault(bit)?;
+                if h.memory == Memory::Scratch {
+                    // Deferred like the scratch buffer's (branchless) loads, so that the
+                    // thread's first fault is the one named.
+                    let (yes, bits) = (self.konst(Const::Bool(true)), self.c_u32(bit));
+                    self.defer(yes, bits)?;
+                } else {
+                    self.fault(bit)?;
+                }
                 self.branch(merge)?;
                 self.begin_block(merge)?;
                 match value {

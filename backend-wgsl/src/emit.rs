@@ -658,7 +658,10 @@ impl ModuleCx {
 
     fn mem_load(&mut self, m: &Mem) -> String {
         let name = format!("{}{}_load", m.prefix, m.kind);
-        if let (Some(a), Some(safe)) = (&m.array, m.safe) {
+        // The scratch buffer's stores keep their branch (a bad one must change nothing); its
+        // loads read word 0 instead, which changes nothing either (as in the SPIR-V backend).
+        let safe = m.safe.or((m.kind == "scratch").then_some(0));
+        if let (Some(a), Some(safe)) = (&m.array, safe) {
             let defer = self.defer_fn();
             let (t, zero) = if m.wide { ("u64", "0lu") } else { ("u32", "0u") };
             self.helper(&name, || {
@@ -710,7 +713,9 @@ impl ModuleCx {
             });
             return name;
         }
-        let fault = self.fault_fn();
+        // The scratch buffer's bad stores are deferred like its (branchless) loads, so that the
+        // thread's first fault is the one named.
+        let fault = if m.kind == "scratch" { format!("{}(true, ", self.defer_fn()) } else { format!("{}(", self.fault_fn()) };
         self.helper(&name, || {
             let mut s = format!("fn {name}(i: u32, v: u32) {{\n");
             match &m.array {
@@ -722,12 +727,12 @@ impl ModuleCx {
                     };
                     let _ = write!(
                         s,
-                        "    if ({}) {{\n        {write}\n    }} else {{\n        {fault}({}u);\n    }}\n}}\n",
+                        "    if ({}) {{\n        {write}\n    }} else {{\n        {fault}{}u);\n    }}\n}}\n",
                         m.in_range, m.fault
                     );
                 }
                 None => {
-                    let _ = write!(s, "    {fault}({}u);\n}}\n", m.fault);
+                    let _ = write!(s, "    {fault}{}u);\n}}\n", m.fault);
                 }
             }
             s
@@ -1129,7 +1134,7 @@ impl KernelCx<'_> {
                 array: Some(format!("{p}scratch")),
                 in_range: format!("i < arrayLength(&{p}scratch)"),
                 // The thread's slice is checked by `lower` (an access outside it changes
-                // nothing); the buffer's own bound keeps its branch.
+                // nothing); the buffer's own bound keeps its branch in stores (`mem_load`).
                 safe: None,
                 fault: abi::FAULT_LOCAL_OUT_OF_RANGE,
                 atomic: false,
@@ -2276,7 +2281,7 @@ pub fn write_module(em: &Emission, profile: Profile) -> Result<String, EmitError
             );
         }
     }
-    if module.kernels.iter().any(|k| k.local_placement == LocalPlacement::Scratch) {
+    if module.kernels.iter().any(|k| k.uses_scratch()) {
         let _ = writeln!(
             out,
             "@group({}) @binding({}) var<storage, read_write> {p}scratch: array<u32>;",

@@ -13,8 +13,8 @@
 //!   it through `atomicLoad`/`atomicStore`).
 //! - `@group(BIND_GROUP) @binding(BINDING_PARAMS) var<storage, read> px_params: array<u32>`.
 //! - `@group(BIND_GROUP) @binding(BINDING_SCRATCH) var<storage, read_write> px_scratch:
-//!   array<u32>` when some kernel keeps its local memory in the scratch buffer
-//!   (`LocalPlacement::Scratch`, see `ptxcross_lower::local_scratch`).
+//!   array<u32>` when some kernel keeps its local memory or its warp matrix exchange in the
+//!   scratch buffer (`Kernel::uses_scratch`, see `ptxcross_lower::local_scratch`).
 //! - Per kernel: `var<workgroup>` shared words and `var<private>` local words (unless those
 //!   live in the scratch buffer).
 //!

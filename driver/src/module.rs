@@ -177,6 +177,7 @@ impl Module {
             native_warps: device.native_warps,
             split_int64: device.split_int64,
             flushed_f32: device.flushed_f32,
+            max_shared_bytes: Some(device.gpu.limits().max_compute_workgroup_storage_size),
             ..LowerOptions::default()
         };
         let ir = translate::lower(&self.ast, &self.file, &options).map_err(|e| e.render())?;

@@ -33,11 +33,15 @@ pub const BINDING_HEAP: u32 = 0;
 /// Storage buffer, read-only, `array<u32>`: parameter header + kernel parameters.
 pub const BINDING_PARAMS: u32 = 1;
 /// Storage buffer, read-write, `array<u32>`: the scratch buffer holding the local memory of
-/// kernels whose local memory is not a private array (`ir::LocalPlacement::Scratch`). Thread
-/// `t` (linear index in its block) of the block with linear index `b` *within its dispatch*
-/// owns words `[(b * T + t) * L, (b * T + t + 1) * L)` for `T` threads per block and `L` local
-/// words per thread; the host sizes the buffer and caps the blocks of a dispatch to fit.
-/// Declared only by kernels that use it; the host binds one to every launch.
+/// kernels whose local memory is not a private array (`ir::LocalPlacement::Scratch`) and the
+/// warp matrix exchange of kernels whose shared memory cannot hold it
+/// (`ir::Features::scratch_exchange_words`). The block with linear index `b` *within its
+/// dispatch* owns words `[b * R, (b + 1) * R)`, `R = X + T * L` for `X` exchange words, `T`
+/// threads per block and `L` local words per thread (0 where local memory is private): the
+/// exchange first, then thread `t`'s (linear index in its block) `L` words at `b * R + X +
+/// t * L`. The host sizes the buffer and caps the blocks of a dispatch to fit. Declared only
+/// by kernels that use it ([`crate::ir::Kernel::uses_scratch`]); the host binds one to every
+/// launch.
 pub const BINDING_SCRATCH: u32 = 2;
 /// The heap's buffer once more, read-write, viewed as `array<u64>`: the 64-bit atomics
 /// (`ir::Expr::AtomicDword`; WGSL has no other way to reach the same memory with `atomic<u64>`).

@@ -16,39 +16,43 @@
 //! previous one on any path become `Stmt::SharedBarrier` (shared memory only): the loop
 //! barriers of a shared-memory reduction, the prologue's barrier after zeroing shared memory,
 //! the warp emulation's barriers between shared-memory steps.
+//!
+//! The scratch buffer (`Memory::Scratch`) is storage memory too. A thread's local memory
+//! there is its own, which program order orders; but the warp matrix exchange, where it lives
+//! in the scratch buffer (`inst::warp`, `warp_exchange`), is read by the warp's other threads
+//! across its barriers. In such a kernel every scratch access counts as a heap access here
+//! (conservative for its local memory).
 
 use crate::ir::{Block, Expr, Kernel, Memory, Stmt};
 
 /// Rewrites the kernel's barriers that need not order heap memory as `Stmt::SharedBarrier`.
-pub(crate) fn narrow_barriers(kernel: &mut Kernel) {
+/// `scratch_exchange`: threads exchange data through the scratch buffer (see above).
+pub(crate) fn narrow_barriers(kernel: &mut Kernel, scratch_exchange: bool) {
     // At the start no access of this launch precedes (earlier launches are ordered by the API).
-    walk(&mut kernel.body, false);
+    walk(&mut kernel.body, false, scratch_exchange);
 }
 
-/// Whether `s` (not looking inside compound statements) accesses the heap.
-fn heap_access(s: &Stmt) -> bool {
+/// Whether `s` (not looking inside compound statements) accesses memory other threads of the
+/// CTA may access: the heap, or with `scratch` the scratch buffer.
+fn heap_access(s: &Stmt, scratch: bool) -> bool {
+    let counts = |m: Memory| m.is_heap() || (scratch && m == Memory::Scratch);
     match s {
-        Stmt::Assign { expr, .. } => matches!(
-            expr,
-            Expr::LoadWord { memory: Memory::Heap | Memory::Segment(_), .. }
-                | Expr::AtomicWord { memory: Memory::Heap | Memory::Segment(_), .. }
-                | Expr::AtomicDword { memory: Memory::Heap | Memory::Segment(_), .. }
-        ),
-        Stmt::StoreWord { memory, .. } => memory.is_heap(),
+        Stmt::Assign { expr: Expr::LoadWord { memory, .. } | Expr::AtomicWord { memory, .. } | Expr::AtomicDword { memory, .. }, .. }
+        | Stmt::StoreWord { memory, .. } => counts(*memory),
         // A fence orders the heap too: treat it as an access (conservative).
         Stmt::Fence { .. } => true,
         _ => false,
     }
 }
 
-fn contains_heap_access(b: &Block) -> bool {
+fn contains_heap_access(b: &Block, scratch: bool) -> bool {
     b.stmts.iter().any(|s| {
-        heap_access(s)
+        heap_access(s, scratch)
             || match s {
-                Stmt::If { then_body, else_body, .. } => contains_heap_access(then_body) || contains_heap_access(else_body),
-                Stmt::Loop { body } => contains_heap_access(body),
+                Stmt::If { then_body, else_body, .. } => contains_heap_access(then_body, scratch) || contains_heap_access(else_body, scratch),
+                Stmt::Loop { body } => contains_heap_access(body, scratch),
                 Stmt::Switch { cases, default, .. } => {
-                    cases.iter().any(|c| contains_heap_access(&c.body)) || contains_heap_access(default)
+                    cases.iter().any(|c| contains_heap_access(&c.body, scratch)) || contains_heap_access(default, scratch)
                 }
                 _ => false,
             }
@@ -58,9 +62,9 @@ fn contains_heap_access(b: &Block) -> bool {
 /// Walks `b` in program order; `dirty`: a heap access may have run since the last barrier on
 /// some path reaching here. Returns the state after `b` (for paths that fall through; the
 /// states at `break`s are covered by the loop rule).
-fn walk(b: &mut Block, mut dirty: bool) -> bool {
+fn walk(b: &mut Block, mut dirty: bool, scratch: bool) -> bool {
     for s in &mut b.stmts {
-        if heap_access(s) {
+        if heap_access(s, scratch) {
             dirty = true;
             continue;
         }
@@ -72,22 +76,22 @@ fn walk(b: &mut Block, mut dirty: bool) -> bool {
                 dirty = false;
             }
             Stmt::If { then_body, else_body, .. } => {
-                let t = walk(then_body, dirty);
-                let e = walk(else_body, dirty);
+                let t = walk(then_body, dirty, scratch);
+                let e = walk(else_body, dirty, scratch);
                 dirty = t || e;
             }
             Stmt::Switch { cases, default, .. } => {
-                let mut out = walk(default, dirty);
+                let mut out = walk(default, dirty, scratch);
                 for c in cases {
-                    out |= walk(&mut c.body, dirty);
+                    out |= walk(&mut c.body, dirty, scratch);
                 }
                 dirty = out;
             }
             Stmt::Loop { body } => {
                 // An access anywhere in the body may precede the next iteration's barriers (and
                 // the loop's exits): the head's state joins the entry's and the body's accesses.
-                let any = contains_heap_access(body);
-                walk(body, dirty || any);
+                let any = contains_heap_access(body, scratch);
+                walk(body, dirty || any, scratch);
                 dirty = dirty || any;
             }
             _ => {}
@@ -122,8 +126,11 @@ mod tests {
         }
     }
     fn run(stmts: Vec<Stmt>) -> Vec<bool> {
+        run_with(stmts, false)
+    }
+    fn run_with(stmts: Vec<Stmt>, scratch: bool) -> Vec<bool> {
         let mut b = block(stmts);
-        walk(&mut b, false);
+        walk(&mut b, false, scratch);
         let mut out = Vec::new();
         barriers(&b, &mut out);
         out
@@ -178,5 +185,21 @@ mod tests {
             ]),
         }]);
         assert_eq!(got, [true]);
+    }
+
+    #[test]
+    fn scratch_accesses_count_only_where_threads_exchange_through_the_scratch_buffer() {
+        // The warp matrix exchange: store, barrier, loads of other lanes' words, barrier.
+        let exchange = || {
+            vec![
+                Stmt::StoreWord { memory: Memory::Scratch, index: Operand::Const(Const::U32(3)), value: Operand::Const(Const::U32(1)) },
+                Stmt::Barrier,
+                load(Memory::Scratch),
+                Stmt::Barrier,
+            ]
+        };
+        assert_eq!(run_with(exchange(), true), [true, true]);
+        // Local memory in the scratch buffer (no exchange there): the thread's own words.
+        assert_eq!(run_with(exchange(), false), [false, false]);
     }
 }

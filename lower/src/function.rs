@@ -124,9 +124,17 @@ pub struct FnLower {
     pub read_regs: rustc_hash::FxHashSet<String>,
     /// First shared word of the warp-collective scratch (see `inst::warp`), once created.
     pub warp_scratch: Option<u32>,
-    /// First shared word of the warp matrix instructions' exchange scratch (see
-    /// `inst::warp::FnLower::warp_exchange`), once created.
+    /// First word of the warp matrix instructions' exchange scratch (see
+    /// `inst::warp::FnLower::warp_exchange`), once created: in shared memory, or with
+    /// `exchange_in_scratch` word 0 of the block's words in the scratch buffer.
     pub matrix_scratch: Option<u32>,
+    /// The warp matrix exchange goes through the scratch buffer (`Memory::Scratch`, the
+    /// block's own words) instead of shared memory: set when shared memory cannot hold it
+    /// (`LowerOptions::max_shared_bytes`).
+    pub exchange_in_scratch: bool,
+    /// The last emulated warp matrix exchange lowered, while the next one may still drop its
+    /// trailing barrier (`inst::warp`, `warp_exchange`).
+    pub last_exchange: Option<crate::inst::ExchangeMark>,
     /// Word index of the warp collectives' meeting check words (`inst::warp`: per warp, the
     /// lanes executing the current collective, then the lanes owed to an earlier one).
     pub meet_scratch: Option<u32>,
@@ -244,6 +252,8 @@ impl FnLower {
             read_regs: Default::default(),
             warp_scratch: None,
             matrix_scratch: None,
+            exchange_in_scratch: false,
+            last_exchange: None,
             meet_scratch: None,
             meet_checks: false,
             collective_sites: Vec::new(),

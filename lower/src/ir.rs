@@ -120,9 +120,11 @@ pub enum Memory {
     Param,
     /// The context's scratch buffer (read-write storage buffer, binding `abi::BINDING_SCRATCH`)
     /// holding every thread's local memory in kernels whose [`Kernel::local_placement`] is
-    /// [`LocalPlacement::Scratch`]. `lower` addresses the thread's own slice and checks the
-    /// thread's bounds (`local_scratch.rs`); valid word indices: `0 .. arrayLength(scratch)`.
-    /// Out-of-range accesses record `abi::FAULT_LOCAL_OUT_OF_RANGE`. Never atomic.
+    /// [`LocalPlacement::Scratch`], and the block's warp matrix exchange in kernels with
+    /// [`Features::scratch_exchange_words`]. `lower` addresses the thread's own slice (the
+    /// block's words) and checks the thread's bounds (`local_scratch.rs`); valid word indices:
+    /// `0 .. arrayLength(scratch)`. Out-of-range accesses record
+    /// `abi::FAULT_LOCAL_OUT_OF_RANGE`. Never atomic.
     Scratch,
     /// Heap segment slot `j` (1 ≤ `j` < [`Features::segment_slots`]) of a kernel translated
     /// for launches whose pointers lie in several heap segments (`LowerOptions::segment_slots`):
@@ -764,6 +766,10 @@ pub struct Features {
     /// checked kernel's launch precondition (`launch_proof::analyse`), which proves the fault
     /// recording it leaves out unnecessary.
     pub launch_specialised: bool,
+    /// Words of the scratch buffer each block uses for the warp matrix exchange
+    /// (`inst::warp`, `warp_exchange`; 0: none there): ahead of its threads' local memory in
+    /// the block's part of the buffer (`abi::BINDING_SCRATCH`).
+    pub scratch_exchange_words: u32,
 }
 
 /// A function of a kernel's code, called through [`Expr::Call`]: a long expansion of one PTX
@@ -1216,7 +1222,10 @@ impl Kernel {
 
     /// Whether the backends may record one of this kernel's faults late (when the thread
     /// ends, see `Expr::LoadWord`): it has a plain load (`LoadWord`, `LoadDword`) or store of
-    /// an existing heap, parameter, shared or private local array, or an `If` whose only
+    /// an existing heap, parameter, shared or private local array, an access to the scratch
+    /// buffer (its stores check in a branch, loads need not: reading never changes anything,
+    /// and a run of them, the warp matrix exchange's, stays one basic block; both defer, so
+    /// that the thread's first fault is named), or an `If` whose only
     /// statement is a `Fault`. Kernels without such code need no deferred-fault state. A
     /// function of the kernel with such an `If` (the outlined heap load, `heap_outline`)
     /// counts as its code.
@@ -1238,6 +1247,7 @@ impl Kernel {
                 Memory::Scratch => false,
             };
             b.stmts.iter().any(|s| match s {
+                Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Scratch, .. }, .. } | Stmt::StoreWord { memory: Memory::Scratch, .. } => true,
                 // A parameter word at an index in range for every launch never faults, read
                 // directly or not ([`Kernel::param_word_in_range`]).
                 Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Param, index }, .. } => !k.param_word_in_range(*index),
@@ -1286,6 +1296,7 @@ impl Kernel {
                 Memory::Scratch => false,
             };
             b.stmts.iter().any(|s| match s {
+                Stmt::Assign { expr: Expr::LoadWord { memory: Memory::Scratch, .. }, .. } | Stmt::StoreWord { memory: Memory::Scratch, .. } => true,
                 Stmt::Assign { dst, expr: Expr::LoadWord { memory, index } } => present(*memory) && !proven(*memory, *index, Some(*dst)),
                 Stmt::StoreWord { memory, index, .. } => present(*memory) && !proven(*memory, *index, None),
                 Stmt::Assign { expr: Expr::LoadDword { memory, .. }, .. } => present(*memory),
@@ -1300,6 +1311,12 @@ impl Kernel {
             })
         }
         block(self, &self.body, &proven)
+    }
+
+    /// Whether the kernel reaches the scratch buffer (`Memory::Scratch`): its local memory
+    /// is there, or its warp matrix exchange.
+    pub fn uses_scratch(&self) -> bool {
+        self.local_placement == LocalPlacement::Scratch || self.features.scratch_exchange_words > 0
     }
 
     /// Whether the kernel's shared memory is an array of `shared_words.div_ceil(2)` 64-bit

@@ -30,15 +30,26 @@ pub fn lower_kernel(
     functions: &call::Functions,
     options: &LowerOptions,
 ) -> LResult<ir::Kernel> {
-    let finish = |(fl, block, params, param_bytes): Body| finish_kernel(file, module, f, fl, block, params, param_bytes, options);
-    match lower_body(module, f, globals, functions, options)? {
-        Lowered::Plain(body) => finish(*body),
-        Lowered::Scheduled { body, fallback } => match (finish(*body), fallback) {
-            (Ok(k), _) => Ok(k),
-            (Err(_), Some(plain)) => finish(*plain),
-            (Err(e), None) => Err(e),
-        },
+    let lower = |exchange_in_scratch| {
+        let finish = |(fl, block, params, param_bytes): Body| finish_kernel(file, module, f, fl, block, params, param_bytes, options);
+        match lower_body(module, f, globals, functions, options, exchange_in_scratch)? {
+            Lowered::Plain(body) => finish(*body),
+            Lowered::Scheduled { body, fallback } => match (finish(*body), fallback) {
+                (Ok(k), _) => Ok(k),
+                (Err(_), Some(plain)) => finish(*plain),
+                (Err(e), None) => Err(e),
+            },
+        }
+    };
+    let (kernel, shared_exchange) = lower(false)?;
+    // The device's shared memory cannot hold the kernel with its warp matrix exchange: the
+    // exchange goes to the launch's scratch buffer instead (`inst::warp`, `warp_exchange`).
+    // Decided on the finished kernel, whose shared memory includes every pass's scratch.
+    let too_large = options.max_shared_bytes.is_some_and(|max| kernel.shared_words as u64 * 4 > max as u64);
+    if shared_exchange && too_large {
+        return lower(true).map(|(k, _)| k);
     }
+    Ok(kernel)
 }
 
 /// The kernel's instructions lowered one by one, without the passes over the whole body
@@ -46,7 +57,7 @@ pub fn lower_kernel(
 /// unknown names, "not supported yet") and of the kernel's memory sizes, at a tenth of the
 /// cost of [`lower_kernel`]. See `crate::module_facts`.
 pub fn check_kernel(module: &ast::Module, f: &ast::Function, globals: &[(String, GlobalPlace)], functions: &call::Functions, options: &LowerOptions) -> LResult<()> {
-    lower_body(module, f, globals, functions, options).map(|_| ())
+    lower_body(module, f, globals, functions, options, false).map(|_| ())
 }
 
 type Body = (FnLower, [u32; 3], Vec<ir::ParamSlot>, u32);
@@ -64,19 +75,28 @@ enum Lowered {
 /// `bar.arrive` or an immediate count naming fewer warps than the CTA (then a refusal of the
 /// scheduler's lowering is the kernel's), or a count held in a register (then the kernel keeps
 /// today's lowering where the scheduler's is refused, and where it has warp collectives).
-fn lower_body(module: &ast::Module, f: &ast::Function, globals: &[(String, GlobalPlace)], functions: &call::Functions, options: &LowerOptions) -> LResult<Lowered> {
+/// `exchange_in_scratch`: see `FnLower::exchange_in_scratch`.
+fn lower_body(
+    module: &ast::Module,
+    f: &ast::Function,
+    globals: &[(String, GlobalPlace)],
+    functions: &call::Functions,
+    options: &LowerOptions,
+    exchange_in_scratch: bool,
+) -> LResult<Lowered> {
     let everywhere = options.meeting == crate::Meeting::CheckEverywhere;
-    let mut plain = lower_body_in(module, f, globals, functions, options, false, everywhere)?;
+    let lower_body_in = |scheduler, meet_checks| lower_body_in(module, f, globals, functions, options, scheduler, meet_checks, exchange_in_scratch);
+    let mut plain = lower_body_in(false, everywhere)?;
     let hard = plain.0.needs_scheduler.is_some();
     if !hard && !everywhere && may_meet(&mut plain.0).is_some() {
         // Collectives that may meet at different instructions: lowered again with the
         // run-time meeting check (`meeting`).
-        plain = lower_body_in(module, f, globals, functions, options, false, true)?;
+        plain = lower_body_in(false, true)?;
     }
     if !hard && !plain.0.register_count {
         return Ok(Lowered::Plain(Box::new(plain)));
     }
-    let scheduled = lower_body_in(module, f, globals, functions, options, true, false).and_then(|mut body| {
+    let scheduled = lower_body_in(true, false).and_then(|mut body| {
         if let (false, Some(p)) = (hard, body.0.sched.points.iter().find(|p| p.collective)) {
             // Only register counts asked for the scheduler: a kernel with warp collectives
             // keeps today's lowering (much faster; a count naming fewer warps than the CTA
@@ -102,6 +122,7 @@ fn may_meet(fl: &mut FnLower) -> Option<ast::Span> {
     found
 }
 
+#[allow(clippy::too_many_arguments)]
 fn lower_body_in(
     module: &ast::Module,
     f: &ast::Function,
@@ -110,6 +131,7 @@ fn lower_body_in(
     options: &LowerOptions,
     scheduler: bool,
     meet_checks: bool,
+    exchange_in_scratch: bool,
 ) -> LResult<Body> {
     let block = options.block.or_else(|| reqntid(f)).unwrap_or_else(|| default_block(f));
     check_block_directives(f, block)?;
@@ -132,6 +154,7 @@ fn lower_body_in(
     fl.scheduler = scheduler;
     fl.meet_checks = meet_checks && !scheduler;
     fl.uniform_shared_loads = !scheduler && has_waiting_collectives(module);
+    fl.exchange_in_scratch = exchange_in_scratch;
 
     // Parameters.
     let (params, param_bytes) = layout::layout_params(&f.params)?;
@@ -268,9 +291,9 @@ fn finish_kernel(
     params: Vec<ir::ParamSlot>,
     param_bytes: u32,
     options: &LowerOptions,
-) -> LResult<ir::Kernel> {
-
+) -> LResult<(ir::Kernel, bool)> {
     let (shared_bytes, local_bytes) = (fl.shared_bytes, fl.local_bytes);
+    let (shared_exchange, exchange_words) = (fl.shared_exchange(), fl.scratch_exchange_words());
     let fault_site_var = fl.fault_site_var;
     let mut fault_sites = fault_site::resolve(std::mem::take(&mut fl.fault_sites), file);
     // The instruction the host names when it refuses the kernel on a device that flushes f32
@@ -334,6 +357,7 @@ fn finish_kernel(
     local_scratch::place_local_memory(
         &mut kernel,
         options.local_scratch_bytes.unwrap_or(local_scratch::DEFAULT_LOCAL_SCRATCH_BYTES),
+        exchange_words,
     );
     if options.detect_cut_loops {
         loop_cut::check_cut_loops(&mut kernel);
@@ -367,7 +391,7 @@ fn finish_kernel(
         split.map_err(|what| unsupported(format!("{what}, on a target without 64-bit integers (kernel `{}`)", f.name.name), f.name.span))?;
     }
     // Last: no pass after it adds heap accesses or barriers.
-    crate::barriers::narrow_barriers(&mut kernel);
+    crate::barriers::narrow_barriers(&mut kernel, exchange_words > 0);
     // A function called once goes back inline (before `cleanup`, which folds its copies).
     crate::outline::inline_single_calls(&mut kernel);
     // After every pass that adds code: copies, identities and dead temporaries go.
@@ -392,7 +416,8 @@ fn finish_kernel(
     kernel.features.pointers32 = module.address_size.unwrap_or(32) != 64;
     kernel.features.native_warps = native_warps && (!simulated || simulated_check.is_some());
     kernel.features.segment_slots = if options.segment_slots >= 2 { options.segment_slots } else { 0 };
-    Ok(kernel)
+    kernel.features.scratch_exchange_words = exchange_words;
+    Ok((kernel, shared_exchange))
 }
 
 /// A block shape the kernel's `.reqntid` or `.maxntid` rules out is an error, as the launch

@@ -58,6 +58,12 @@ pub struct LowerOptions {
     pub block: Option<[u32; 3]>,
     /// Bytes of dynamic shared memory (`.extern .shared` arrays) the launch provides.
     pub dynamic_shared_bytes: u32,
+    /// The device's shared memory per block in bytes (wgpu's
+    /// `max_compute_workgroup_storage_size`); `None`: not known (translation without a device).
+    /// A kernel whose emulated warp matrix exchange would take it past this limit keeps the
+    /// exchange in the launch's scratch buffer instead (`inst::warp`, `warp_exchange`);
+    /// `Some(0)` does that for every such kernel (tests cover that path so).
+    pub max_shared_bytes: Option<u32>,
     /// The target's `fma` is known to be fused (one rounding). Vulkan and WebGPU allow an
     /// unfused multiply-add (lavapipe does that), so by default `fma.rn.f32` is emulated
     /// exactly; a host that has probed its device may set this to use the native op.

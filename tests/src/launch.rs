@@ -50,8 +50,13 @@ fn run_unless_refused(gpu: &Arc<Gpu>, launch: &Launch, backend: Backend, skip_re
     let file = SourceFile::new(format!("{}.ptx", launch.kernel), launch.ptx);
     // As the host translates: in the exact mode where the device flushes f32 subnormals.
     let flushed_f32 = gpu.flushes_f32(backend);
-    let options =
-        LowerOptions { block: Some(launch.block), kernel: Some(launch.kernel.to_string()), flushed_f32, ..Default::default() };
+    let options = LowerOptions {
+        block: Some(launch.block),
+        kernel: Some(launch.kernel.to_string()),
+        flushed_f32,
+        max_shared_bytes: Some(gpu.limits().max_compute_workgroup_storage_size),
+        ..Default::default()
+    };
     let program = translate::build_program(&file, &options, &[backend], true).map_err(|e| e.render())?;
     if skip_refused && refused_for_subnormals(gpu, &program, backend) {
         return Ok(None);

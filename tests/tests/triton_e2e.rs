@@ -42,6 +42,9 @@ fn program_with_shared(gpu: &Arc<Gpu>, file: &str, kernel: &str, backend: Backen
         dynamic_shared_bytes: shared_bytes,
         native_fma: gpu.native_fma_usable(backend),
         detect_cut_loops: gpu.cuts_long_loops(backend),
+        // As the host translates: the device's shared memory decides where the emulated warp
+        // matrix exchange goes.
+        max_shared_bytes: Some(gpu.limits().max_compute_workgroup_storage_size),
         ..Default::default()
     };
     translate::build_program(&SourceFile::new(file.to_string(), triton_ptx(file)), &options, &[backend], true)
@@ -249,12 +252,17 @@ fn triton_layer_norm_matches_the_definition() {
 /// for the f32 sum, plus half an f16 ulp of the result for the final rounding.
 ///
 /// The kernel's epilogue stages the whole 128×128 f16 tile in shared memory (32 KiB, all of
-/// `global_smem`); the emulated warp exchange adds 3 KiB (six words per thread), beyond
-/// lavapipe's 32 KiB. Where a device has less shared memory than the translation needs (or
-/// runs subgroups that cannot hold warps and so needs the emulation), the launch must be
-/// refused with the device limit named, and that is what is checked there; the numbers are
-/// checked on devices with more (NVIDIA: 48 KiB and up).
+/// `global_smem`), all lavapipe has: the emulated warp exchange (6 KiB in shared memory) goes
+/// to the launch's scratch buffer there (`LowerOptions::max_shared_bytes`), and the numbers
+/// are checked. A device with less shared memory than the kernel's own must refuse the launch
+/// with the device limit named, and that is what is checked there.
+///
+/// Ignored in the suite: lavapipe's LLVM takes most of 23 minutes (2 loaded cores) to build
+/// the two pipelines (it splits the kernel at each of its 80 barriers). The suite keeps
+/// `triton_matmul_sm80_fits_the_device`; run this one with
+///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test triton_e2e triton_matmul -- --ignored --nocapture
 #[test]
+#[ignore = "lavapipe needs ~20 minutes to build its pipelines; see the doc comment"]
 fn triton_matmul_sm80_tensor_cores_match_a_cpu_matmul() {
     let Some(gpu) = gpu_or_skip() else { return };
     let file = "triton_matmul.sm_80.ptx";
@@ -270,8 +278,11 @@ fn triton_matmul_sm80_tensor_cores_match_a_cpu_matmul() {
     };
     for backend in Backend::ALL {
         let p = program_with_shared(&gpu, file, "matmul_kernel", backend, shared);
-        let need = p.kernel("matmul_kernel").expect("kernel").shared_words as u64 * 4;
+        let kernel = p.kernel("matmul_kernel").expect("kernel");
+        let need = kernel.shared_words as u64 * 4;
         let limit = gpu.limits().max_compute_workgroup_storage_size as u64;
+        let exchange = kernel.features.scratch_exchange_words as u64 * 4;
+        eprintln!("{file} on {backend}: {need} bytes of shared memory, {exchange} bytes of warp matrix exchange in the scratch buffer per block");
         if need > limit {
             let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
             let buf = ctx.alloc(1 << 16).unwrap().to_le_bytes().to_vec();
@@ -347,5 +358,27 @@ fn triton_matmul_sm80_tensor_cores_match_a_cpu_matmul() {
             }
             assert!(off.is_empty(), "{file} on {backend}, M {m} (exact {exact}): {} elements off, first: {:#?}", off.len(), &off[..off.len().min(5)]);
         }
+    }
+}
+
+/// What the suite can afford of the matmul above: on this device its translation for both
+/// backends fits the shared memory per block, with the emulated warp matrix exchange in the
+/// scratch buffer exactly when shared memory could not also hold it (lavapipe: 32 KiB, all the
+/// kernel's own), so the launch would run rather than be refused.
+#[test]
+fn triton_matmul_sm80_fits_the_device() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let file = "triton_matmul.sm_80.ptx";
+    let limit = gpu.limits().max_compute_workgroup_storage_size as u64;
+    for backend in Backend::ALL {
+        let p = program_with_shared(&gpu, file, "matmul_kernel", backend, 32768);
+        let kernel = p.kernel("matmul_kernel").expect("kernel");
+        let need = kernel.shared_words as u64 * 4;
+        let in_scratch = kernel.features.scratch_exchange_words > 0;
+        if limit < 32768 {
+            continue; // the kernel's own shared memory does not fit: the test above checks the refusal
+        }
+        assert!(need <= limit, "{file} on {backend}: {need} bytes of shared memory, the device has {limit}");
+        assert_eq!(in_scratch, need == 32768 && limit < 32768 + 6 * 1024, "{file} on {backend}: exchange in scratch {in_scratch}, shared {need} of {limit}");
     }
 }

@@ -11,14 +11,32 @@ mod simt_util;
 use ptxcross::Backend;
 use simt_util::*;
 
-/// Both ways warp collectives are translated: emulated through shared memory, and the
-/// native lowering with its subgroup operations simulated.
+/// Every way warp matrix instructions are translated: emulated through shared memory,
+/// emulated through the scratch buffer (where shared memory cannot hold the exchange), and
+/// the native lowering with its subgroup operations simulated.
 type Build = fn(&str, &str, [u32; 3]) -> ptxcross::Program;
 /// As [`Build`], for one kernel of a file.
 type BuildKernel = fn(&str, &str, [u32; 3], &str) -> ptxcross::Program;
 
-const BUILDERS: [(&str, Build); 2] =
-    [("emulated", emulated_program), ("native (simulated)", simulated_native_program)];
+const BUILDERS: [(&str, Build); 3] = [
+    ("emulated", emulated_program),
+    ("emulated, exchange in the scratch buffer", scratch_exchange_program),
+    ("native (simulated)", simulated_native_program),
+];
+
+/// Emulated warp collectives with the warp matrix exchange in the launch's scratch buffer, as
+/// on a device whose shared memory cannot hold it (`LowerOptions::max_shared_bytes`; 0 here,
+/// so every kernel with an exchange gets it there).
+fn scratch_exchange_program(name: &str, ptx: &str, block: [u32; 3]) -> ptxcross::Program {
+    use ptxcross::translate;
+    let options = ptxcross_lower::LowerOptions { block: Some(block), max_shared_bytes: Some(0), ..Default::default() };
+    let file = ptxcross_frontend::SourceFile::new(name, ptx);
+    let module = translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()));
+    for k in &module.kernels {
+        assert!(k.features.scratch_exchange_words > 0, "{name}: kernel `{}` keeps its exchange in shared memory", k.name);
+    }
+    translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
 
 const HEADER: &str = ".version 7.8\n.target sm_80\n.address_size 64\n";
 
@@ -615,18 +633,25 @@ DONE:
 "
     );
     let (block, grid, n) = (128u32, 4u32, 2000u32);
-    let program = emulated_program("mma_loop.ptx", &ptx, [block, 1, 1]);
-    for backend in Backend::ALL {
-        let mut run = Run::new(&gpu);
-        let out = run.zeros(block as usize * 16);
-        let mut time = |iters: u32| {
-            let t = std::time::Instant::now();
-            run.launch(&program, "mma_loop", [grid, 1, 1], &[&out.to_le_bytes(), &iters.to_le_bytes()], backend);
-            t.elapsed().as_secs_f64()
-        };
-        time(1);
-        let (t0, tn) = (time(0), time(n));
-        let per = (tn - t0) / (n as f64 * (grid * block / 32) as f64);
-        eprintln!("{backend}: {n} mma.m16n8k16 in {} warps: {tn:.3} s (empty loop {t0:.3} s): {:.2} µs per mma per warp", grid * block / 32, per * 1e6);
+    let builders: [(&str, Build); 2] = [("shared", emulated_program), ("scratch buffer", scratch_exchange_program)];
+    for (place, build) in builders {
+        let program = build("mma_loop.ptx", &ptx, [block, 1, 1]);
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let out = run.zeros(block as usize * 16);
+            let mut time = |iters: u32| {
+                let t = std::time::Instant::now();
+                run.launch(&program, "mma_loop", [grid, 1, 1], &[&out.to_le_bytes(), &iters.to_le_bytes()], backend);
+                t.elapsed().as_secs_f64()
+            };
+            time(1);
+            let (t0, tn) = (time(0), time(n));
+            let per = (tn - t0) / (n as f64 * (grid * block / 32) as f64);
+            eprintln!(
+                "{backend}, exchange in {place}: {n} mma.m16n8k16 in {} warps: {tn:.3} s (empty loop {t0:.3} s): {:.2} µs per mma per warp",
+                grid * block / 32,
+                per * 1e6
+            );
+        }
     }
 }

@@ -297,6 +297,8 @@ struct DeviceFacts {
     /// Some backend flushes f32 subnormals: f32 is computed exactly anyway
     /// (`LowerOptions::flushed_f32`; exact on the other backend too, only slower).
     flushed_f32: bool,
+    /// The device's shared memory per block (`LowerOptions::max_shared_bytes`).
+    max_shared_bytes: Option<u32>,
 }
 
 /// `split_int64`: translate as for a device without 64-bit integers even if this one has them
@@ -310,6 +312,7 @@ fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend], split_i
         split_int64: split_int64 || gpu.is_some_and(|g| !g.features().contains(wgpu::Features::SHADER_INT64)),
         native_warps: gpu.is_some_and(|g| g.native_warps()),
         flushed_f32: gpu.is_some_and(|g| backends.iter().any(|&b| g.flushes_f32(b))),
+        max_shared_bytes: gpu.map(|g| g.limits().max_compute_workgroup_storage_size),
     }
 }
 
@@ -326,6 +329,7 @@ fn frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, TranslateErro
         split_int64: facts.split_int64,
         native_warps: facts.native_warps,
         flushed_f32: facts.flushed_f32,
+        max_shared_bytes: facts.max_shared_bytes,
         // `PTXCROSS_LOCAL_SCRATCH_BYTES=N`: local memory of N bytes per thread or more goes to
         // the scratch buffer (default 512; 4294967295 keeps it private, e.g. to compare).
         local_scratch_bytes: std::env::var("PTXCROSS_LOCAL_SCRATCH_BYTES").ok().and_then(|v| v.trim().parse().ok()),

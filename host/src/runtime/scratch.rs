@@ -1,10 +1,12 @@
 //! The scratch buffer: local memory of kernels that keep it in device memory
 //! (`ir::LocalPlacement::Scratch`, see `ptxcross_lower::local_scratch`), one slice per thread of
-//! one dispatch, as CUDA keeps local memory.
+//! one dispatch, as CUDA keeps local memory; and the warp matrix exchange of kernels whose
+//! shared memory cannot hold it (`ir::Features::scratch_exchange_words`), words per block.
 //!
-//! - **Size.** A thread's slice is `local_words * 4` bytes and a slot is indexed by the block's
-//!   index *within its dispatch* (`abi::BINDING_SCRATCH`), so a dispatch of `B` blocks of `T`
-//!   threads needs `B * T * local bytes`. The launch caps `B` so that this fits one storage
+//! - **Size.** A thread's slice is `local_words * 4` bytes and a block's part (its exchange,
+//!   then its threads' slices) is indexed by the block's index *within its dispatch*
+//!   (`abi::BINDING_SCRATCH`), so a dispatch of `B` blocks of `T` threads needs
+//!   `B * (exchange bytes + T * local bytes)`. The launch caps `B` so that this fits one storage
 //!   binding ([`Gpu::max_segment_bytes`]: `max_storage_buffer_binding_size`, `max_buffer_size`) and
 //!   [`SCRATCH_BUDGET_BYTES`], splitting the grid into more dispatches when needed (the same
 //!   splitting as for huge grids, `Context::dispatch_chunks`).
@@ -35,13 +37,15 @@ pub const SCRATCH_BUDGET_BYTES: u64 = 256 << 20;
 /// Size of the buffer bound to launches that use no scratch (a binding cannot be empty).
 const MIN_SCRATCH_BYTES: u64 = 256;
 
-/// Scratch bytes one block of `k` needs (0 when its local memory is a private array).
+/// Scratch bytes one block of `k` needs (0 when its local memory is a private array and its
+/// warp matrix exchange, if any, in shared memory).
 pub(crate) fn bytes_per_block(k: &ir::Kernel) -> u64 {
+    let exchange = k.features.scratch_exchange_words as u64 * 4;
     if k.local_placement != ir::LocalPlacement::Scratch {
-        return 0;
+        return exchange;
     }
     let threads: u64 = k.workgroup_size.iter().map(|&d| d as u64).product();
-    threads * k.local_words as u64 * 4
+    exchange + threads * k.local_words as u64 * 4
 }
 
 /// The largest scratch buffer a context may have on `gpu`.
@@ -62,8 +66,9 @@ pub(crate) fn blocks_per_dispatch(gpu: &Gpu, k: &ir::Kernel) -> Result<Option<u6
         return Err(Error::LimitExceeded {
             kernel: k.name.clone(),
             what: format!(
-                "the local memory of one block ({x}x{y}x{z} threads x {} bytes, bytes)",
-                k.local_words as u64 * 4
+                "the scratch memory of one block ({x}x{y}x{z} threads x {} bytes of local memory + {} bytes of warp matrix exchange, bytes)",
+                if k.local_placement == ir::LocalPlacement::Scratch { k.local_words as u64 * 4 } else { 0 },
+                k.features.scratch_exchange_words as u64 * 4
             ),
             value: per_block,
             limit: max,

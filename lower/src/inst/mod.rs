@@ -24,6 +24,7 @@ mod video;
 mod warp;
 mod wmma;
 
+pub(crate) use warp::ExchangeMark;
 pub use atomic::collect_read_regs;
 use crate::function::{unsupported, FnLower, LResult};
 use crate::ptx_types;

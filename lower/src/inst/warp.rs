@@ -49,10 +49,23 @@ use crate::scheduler::CollRead;
 use ptxcross_frontend::ast::{self, Instruction, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
-/// Words per thread of the warp matrix instructions' exchange scratch
+/// Words per thread of each half of the warp matrix instructions' exchange scratch
 /// ([`FnLower::warp_exchange`]): the most any of them offers, `mma.m16n8k16`'s four A and two
 /// B fragment registers.
 pub(super) const MATRIX_WORDS: u32 = 6;
+
+/// Where the last emulated warp matrix exchange left its trailing barrier
+/// ([`FnLower::warp_exchange`]): the CFG block and statement index (in the block being
+/// lowered), [`FnLower::entry_prepended`] then (prologues move the entry block's statements;
+/// the instruction's fault site, `fault_site`, may go in front of its code later, moving the
+/// barrier one further), and the half of the scratch it used.
+#[derive(Clone, Copy)]
+pub(crate) struct ExchangeMark {
+    block: crate::cfg::NodeId,
+    index: usize,
+    prepended: usize,
+    half: u32,
+}
 
 /// The words one collective reads: for lane k of the thread's warp, `value[k]` and `flag[k]`
 /// (bit 0 set: the lane executes this collective; bit 1: its predicate). A lane takes part
@@ -120,10 +133,26 @@ impl FnLower {
     /// instructions are undefined unless every thread of the warp executes them
     /// (§9.7.15.4.14 `mma`, §9.7.15.4.15 `ldmatrix`: "all threads in the warp must execute
     /// the same … instruction"), so a lane that does not gives whatever its words hold.
-    /// Native: one shuffle per read. Emulated: the words go through a shared scratch of
-    /// [`MATRIX_WORDS`] words per thread (word w of thread t at `base + w·padded + t`):
-    /// store, CTA barrier, loads, CTA barrier (so that the next exchange's stores wait for
-    /// these loads) — two barriers per instruction whatever the number of words.
+    /// Native: one shuffle per read. Emulated: the words go through a scratch of two halves
+    /// of [`MATRIX_WORDS`] words per thread (word w of thread t in half h at
+    /// `base + (h·MATRIX_WORDS + w)·padded + t`): store, CTA barrier, loads, CTA barrier (so
+    /// that the next exchange's stores wait for these loads) — two barriers per instruction
+    /// whatever the number of words. An exchange that follows another in the same block
+    /// (straight-line code: Triton's 64 `mma` in a row) uses the other half and drops the
+    /// other's trailing barrier: its stores cannot touch the words the other reads, and the
+    /// exchange after it, which reuses the other's half, stores only after this one's first
+    /// barrier, which every thread reaches after its loads of the other. One barrier per
+    /// instruction there: half the CTA synchronisations, and half the coroutine suspensions
+    /// lavapipe's LLVM builds a pipeline with (Triton's matmul: 86 barriers left, for 80 exchanges).
+    ///
+    /// The scratch is shared memory, or, where the device's shared memory cannot hold it
+    /// besides the kernel's own (`exchange_in_scratch`: Triton's matmul fills lavapipe's
+    /// 32 KiB by itself), the block's first [`FnLower::scratch_exchange_words`] words of the
+    /// launch's scratch buffer (`local_scratch` adds the block's offset; no other block
+    /// touches them). Shared memory is preferred where it fits: on GPUs it is much faster than
+    /// device memory, and its barriers need not order storage memory. In the scratch buffer
+    /// the barriers stay `Stmt::Barrier`, which orders storage buffers
+    /// (`barriers::narrow_barriers` counts these accesses).
     pub(super) fn warp_exchange(&mut self, offered: &[Operand], reads: &[(usize, Operand)], span: ast::Span) -> Vec<Operand> {
         assert!(offered.len() <= MATRIX_WORDS as usize, "a warp matrix exchange offers at most {MATRIX_WORDS} words");
         if self.native_warps {
@@ -131,20 +160,27 @@ impl FnLower {
         }
         let threads: u32 = self.block.iter().product();
         let padded = threads.div_ceil(32) * 32;
+        let memory = if self.exchange_in_scratch { Memory::Scratch } else { Memory::Shared };
         let base = match self.matrix_scratch {
             Some(b) => b,
+            None if self.exchange_in_scratch => {
+                self.matrix_scratch = Some(0);
+                0
+            }
             None => {
                 let b = self.shared_bytes.div_ceil(4);
-                self.shared_bytes = (b + MATRIX_WORDS * padded) * 4;
+                self.shared_bytes = (b + 2 * MATRIX_WORDS * padded) * 4;
                 self.has_shared = true;
                 self.matrix_scratch = Some(b);
                 b
             }
         };
+        let half = self.drop_last_exchange_barrier();
+        let base = base + half * MATRIX_WORDS * padded;
         let t = self.linear_tid();
         for (w, &value) in offered.iter().enumerate() {
             let index = self.bin(BinaryOp::Add, Ty::U32, t, FnLower::u32c(base + w as u32 * padded));
-            self.push(Stmt::StoreWord { memory: Memory::Shared, index, value });
+            self.push(Stmt::StoreWord { memory, index, value });
         }
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, span));
@@ -154,12 +190,57 @@ impl FnLower {
             .map(|&(w, lane)| {
                 let i = self.bin(BinaryOp::Add, Ty::U32, wbase, lane);
                 let i = self.bin(BinaryOp::Add, Ty::U32, i, FnLower::u32c(base + w as u32 * padded));
-                self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: i })
+                self.value(Ty::U32, Expr::LoadWord { memory, index: i })
             })
             .collect();
         self.push(Stmt::Barrier);
         self.barriers.push((self.cur, span));
+        // Only at the block's top level (not inside an instruction's own `if` or function).
+        self.last_exchange = (self.emit_stack.len() == 1).then(|| ExchangeMark {
+            block: self.cur,
+            index: self.emit_stack[0].len() - 1,
+            prepended: self.entry_prepended,
+            half,
+        });
         got
+    }
+
+    /// The half of the exchange scratch the next exchange uses: the other half when the last
+    /// exchange is in the same block, whose trailing barrier it then removes (see
+    /// [`FnLower::warp_exchange`]); else half 0.
+    fn drop_last_exchange_barrier(&mut self) -> u32 {
+        let Some(last) = self.last_exchange.take() else { return 0 };
+        if last.block != self.cur || self.emit_stack.len() != 1 {
+            return 0;
+        }
+        let moved = if self.cur == 0 { self.entry_prepended - last.prepended } else { 0 };
+        // Statements went in front of the barrier only (a prologue, a fault site), so it is
+        // the first barrier from its recorded place on: what moved into that stretch are the
+        // exchange's own loads. It becomes a dead copy rather than going away, so that no
+        // statement index recorded since (the fault site's of this instruction) moves.
+        let dead = self.new_var(Ty::U32, "dropped exchange barrier");
+        let stmts = &mut self.emit_stack[0];
+        if let Some(b) = stmts.iter_mut().skip(last.index + moved).find(|s| matches!(s, Stmt::Barrier)) {
+            *b = Stmt::Assign { dst: dead, expr: Expr::Use(FnLower::u32c(0)) };
+        }
+        1 - last.half
+    }
+
+    /// Words per block of the scratch buffer that the warp matrix exchange uses (0 where it
+    /// is in shared memory or absent): two halves of [`MATRIX_WORDS`] per thread of the block
+    /// padded to whole warps.
+    pub fn scratch_exchange_words(&self) -> u32 {
+        if !self.exchange_in_scratch || self.matrix_scratch.is_none() {
+            return 0;
+        }
+        let threads: u32 = self.block.iter().product();
+        2 * MATRIX_WORDS * threads.div_ceil(32) * 32
+    }
+
+    /// Whether the warp matrix exchange is in shared memory (then a device with less shared
+    /// memory than the kernel needs may run it with the exchange in the scratch buffer).
+    pub fn shared_exchange(&self) -> bool {
+        !self.exchange_in_scratch && self.matrix_scratch.is_some()
     }
 
     /// Word index of the scratch (values, then flags), creating it on first use.
