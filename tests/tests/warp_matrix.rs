@@ -637,16 +637,7 @@ DONE:
     for (place, build) in builders {
         let program = build("mma_loop.ptx", &ptx, [block, 1, 1]);
         for backend in Backend::ALL {
-            let mut run = Run::new(&gpu);
-            let out = run.zeros(block as usize * 16);
-            let mut time = |iters: u32| {
-                let t = std::time::Instant::now();
-                run.launch(&program, "mma_loop", [grid, 1, 1], &[&out.to_le_bytes(), &iters.to_le_bytes()], backend);
-                t.elapsed().as_secs_f64()
-            };
-            time(1);
-            let (t0, tn) = (time(0), time(n));
-            let per = (tn - t0) / (n as f64 * (grid * block / 32) as f64);
+            let (t0, tn, per) = loop_cost(&gpu, &program, "mma_loop", grid, block, block as usize * 16, n, backend);
             eprintln!(
                 "{backend}, exchange in {place}: {n} mma.m16n8k16 in {} warps: {tn:.3} s (empty loop {t0:.3} s): {:.2} µs per mma per warp",
                 grid * block / 32,

@@ -581,16 +581,7 @@ DONE:
     let (block, grid, n) = (128u32, 4u32, 1000u32);
     let program = emulated_program("wmma_loop.ptx", &ptx, [block, 1, 1]);
     for backend in Backend::ALL {
-        let mut run = Run::new(&gpu);
-        let out = run.zeros(block as usize * 32);
-        let mut time = |iters: u32| {
-            let t = std::time::Instant::now();
-            run.launch(&program, "wmma_loop", [grid, 1, 1], &[&out.to_le_bytes(), &iters.to_le_bytes()], backend);
-            t.elapsed().as_secs_f64()
-        };
-        time(1);
-        let (t0, tn) = (time(0), time(n));
-        let per = (tn - t0) / (n as f64 * (grid * block / 32) as f64);
+        let (t0, tn, per) = loop_cost(&gpu, &program, "wmma_loop", grid, block, block as usize * 32, n, backend);
         eprintln!("{backend}: {n} wmma.mma.m16n16k16 in {} warps: {tn:.3} s (empty loop {t0:.3} s): {:.2} µs per mma per warp", grid * block / 32, per * 1e6);
     }
 }

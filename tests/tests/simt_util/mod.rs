@@ -164,6 +164,22 @@ impl Run {
     }
 }
 
+/// Seconds one loop iteration of `kernel` costs per warp: `kernel(out, n)` is launched once to
+/// warm up (pipeline creation excluded), then timed at n = 0 and n = `iters`; `out` gets
+/// `out_bytes` zeroed bytes. Returns (time at 0, time at `iters`, cost per iteration and warp).
+pub fn loop_cost(gpu: &Arc<Gpu>, program: &Program, kernel: &str, grid: u32, block: u32, out_bytes: usize, iters: u32, backend: Backend) -> (f64, f64, f64) {
+    let mut run = Run::new(gpu);
+    let out = run.zeros(out_bytes);
+    let mut time = |n: u32| {
+        let t = std::time::Instant::now();
+        run.launch(program, kernel, [grid, 1, 1], &[&out.to_le_bytes(), &n.to_le_bytes()], backend);
+        t.elapsed().as_secs_f64()
+    };
+    time(1);
+    let (t0, tn) = (time(0), time(iters));
+    (t0, tn, (tn - t0) / (iters as f64 * (grid * block / 32) as f64))
+}
+
 pub fn u32s(v: &[u32]) -> Vec<u8> {
     v.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
