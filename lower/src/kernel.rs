@@ -482,8 +482,6 @@ fn reqntid(f: &ast::Function) -> Option<[u32; 3]> {
     Some(dims)
 }
 
-/// A body's `.shared` declarations, and its local-memory ones (`.local`, and `.param`
-/// variables of call sites).
 /// Whether some function of `module` has a waiting warp collective: only then does the meeting
 /// proof (`meeting`) read the uniform shared loads (`FnLower::reads_one_value_after_barrier`),
 /// so other kernels do without their second barrier.
@@ -501,6 +499,8 @@ fn has_waiting_collectives(module: &ast::Module) -> bool {
     module.items.iter().any(|i| matches!(i, ast::Item::Function(f) if f.body.as_deref().is_some_and(any)))
 }
 
+/// A body's `.shared` declarations, and its local-memory ones (`.local`, and `.param`
+/// variables of call sites).
 pub(crate) fn collect_decls<'a>(stmts: &'a [Statement], shared: &mut Vec<&'a VarDecl>, local: &mut Vec<&'a VarDecl>) {
     for s in stmts {
         match s {
