@@ -18,7 +18,7 @@ export PTXCROSS_REQUIRE_GPU=1 RUST_BACKTRACE=0
 (cd .dev && tar xJf bins.tar.xz)
 B=$REPO/.dev/bin; D=/tmp/dump
 exec > >(tee -a "$OUT/tests.log") 2>&1
-PARTS=${PARTS:-"devices native barriers specs sweeps fuzz e2e speed"}
+PARTS=${PARTS:-"devices native barriers specs sweeps fuzz e2e speed"}  # also: recent
 left() { echo $(( ${BUDGET:-300} - ($(date +%s) - T0) )); }
 part() { [[ " $PARTS " == *" $1 "* ]] && echo "##### $1 at $(( $(date +%s) - T0 )) s"; }
 # r LIMIT BINARY ARGS...: a test binary, bounded by LIMIT and what is left of BUDGET.
@@ -50,6 +50,22 @@ if part sweeps; then
         echo "replay $b: $(cat /tmp/mm-$b.tsv 2>/dev/null | wc -l) mismatches"
     done
     (cd /tmp && tar cJf "$OUT/mm.tar.xz" mm-*.tsv replay-*.log 2>/dev/null)
+fi
+if part recent; then
+    # What changed since the last NVIDIA check (docs/nvidia.md): signaling-NaN moves, the open
+    # lavapipe cases, the tensor-core paths with native warps, memory attacks, calls, meeting
+    # rules, the nvcc/clang fuzz set, and the fault-site probes.
+    echo "=== snan_moves on Vulkan"; "$B/ptxcross" run --spec tests/nvidia/probes/snan_moves.json 2>&1 | tail -4
+    echo "=== open cases and probes through the CUDA driver"
+    timeout 90 python3 tests/nvidia/run_specs.py tests/nvidia/probes tests/differential/open tests/differential/regressions ${EXTRA_SPECS:-} --out "$OUT/specs.tsv" 2>&1 | tail -25
+    for s in tests/differential/open/*.json; do echo "=== open case on Vulkan: $s"; "$B/ptxcross" run --spec "$s" 2>&1 | grep -v "^ *[0-9]" | head -8; done
+    for s in tests/nvidia/fault_probes/*.json; do echo "=== fault probe $s"; "$B/ptxcross" run --spec "$s" 2>&1 | grep -i -E "fault|pass|FAIL|error" | head -4; done
+    PTXCROSS_EXPECT_NATIVE_WARPS=1 r 150 triton_e2e --include-ignored
+    PTXCROSS_EXPECT_NATIVE_WARPS=1 r 90 warp_matrix
+    PTXCROSS_EXPECT_NATIVE_WARPS=1 r 90 wmma
+    r 60 memory_attacks
+    r 60 differential call_programs_match_the_model open_bugs --include-ignored
+    for b in warp_meeting cudafuzz; do r 60 "$b"; done
 fi
 if part fuzz; then
     # Each generator for a while on this GPU (warp collectives native); every passing program

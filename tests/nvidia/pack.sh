@@ -9,11 +9,13 @@ tests=("$@")
 log=$(mktemp)
 # Only the named test binaries: building the whole suite in release takes far longer.
 cargo test --release -p ptxcross-tests $(printf -- '--test %s ' "${tests[@]}") --no-run 2>&1 | tee "$log" | grep -E '^error' && exit 1
-cargo test --release -p ptxcross --test segments --no-run 2>&1 | tee -a "$log" >/dev/null
+# The host crate's tests that a check needs (HOST_TESTS, default: segments and memory_attacks).
+host_tests=(${HOST_TESTS:-segments memory_attacks})
+cargo test --release -p ptxcross $(printf -- '--test %s ' "${host_tests[@]}") --no-run 2>&1 | tee -a "$log" >/dev/null
 cargo build --release -p ptxcross --bins
 mkdir -p .dev && rm -rf .dev/bin && mkdir .dev/bin
 grep -q '^/.dev/' .git/info/exclude 2>/dev/null || echo /.dev/ >> .git/info/exclude
-for t in "${tests[@]}" segments; do
+for t in "${tests[@]}" "${host_tests[@]}"; do
     exe=$(grep -o "(target/release/deps/$t-[0-9a-f]*)" "$log" | tr -d '()' | head -1)
     [ -n "$exe" ] && strip -o ".dev/bin/$t" "$exe" || echo "no test binary for $t" >&2
 done
