@@ -23,6 +23,13 @@ pub fn gpu_or_skip() -> Option<Arc<Gpu>> {
     }
 }
 
+/// The options the runtime translates with for the shared device and `backends`
+/// ([`Gpu::lower_options`]: exact f32 where it flushes subnormals, native `fma` where fused,
+/// its shared-memory limit, …); the defaults without a device (translation-only tests).
+pub fn device_options(backends: &[Backend]) -> LowerOptions {
+    Gpu::shared().map(|g| g.lower_options(backends)).unwrap_or_default()
+}
+
 /// One launch: the kernel's parameters are pointers to `buffers` (in order).
 #[derive(Clone, Debug)]
 pub struct Launch<'a> {

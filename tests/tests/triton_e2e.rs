@@ -40,12 +40,9 @@ fn program_with_shared(gpu: &Arc<Gpu>, file: &str, kernel: &str, backend: Backen
         kernel: Some(kernel.to_string()),
         block: Some(BLOCK),
         dynamic_shared_bytes: shared_bytes,
-        native_fma: gpu.native_fma_usable(backend),
-        detect_cut_loops: gpu.cuts_long_loops(backend),
-        // As the host translates: the device's shared memory decides where the emulated warp
-        // matrix exchange goes.
-        max_shared_bytes: Some(gpu.limits().max_compute_workgroup_storage_size),
-        ..Default::default()
+        // As the host translates (exact f32 where the device flushes subnormals; its shared
+        // memory decides where the emulated warp matrix exchange goes).
+        ..gpu.lower_options(&[backend])
     };
     translate::build_program(&SourceFile::new(file.to_string(), triton_ptx(file)), &options, &[backend], true)
         .unwrap_or_else(|e| panic!("{file} ({backend}): {}", e.render()))

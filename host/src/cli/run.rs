@@ -277,63 +277,27 @@ fn run_program(
     }
 }
 
-/// Whether every backend in `backends` has a fused `fma` on `gpu` (then `fma.rn` maps to the
-/// native instruction instead of the exact emulation; see `runtime::probe`).
-fn native_fma(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend]) -> bool {
-    gpu.is_some_and(|g| backends.iter().all(|&b| g.native_fma_usable(b)))
-}
-
-/// What the device's probes tell lowering (see `runtime::probe`).
-#[derive(Clone, Copy)]
-struct DeviceFacts {
-    native_fma: bool,
-    detect_cut_loops: bool,
-    /// What one heap can hold, less the runtime's reserved words: the largest globals segment.
-    max_global_bytes: Option<u64>,
-    /// The device has no 64-bit integers: lowering splits them into 32-bit halves.
-    split_int64: bool,
-    /// Translate warp collectives natively too (`Gpu::native_warps`, `PTXCROSS_WARPS`).
-    native_warps: bool,
-    /// Some backend flushes f32 subnormals: f32 is computed exactly anyway
-    /// (`LowerOptions::flushed_f32`; exact on the other backend too, only slower).
-    flushed_f32: bool,
-    /// The device's shared memory per block (`LowerOptions::max_shared_bytes`).
-    max_shared_bytes: Option<u32>,
-}
-
+/// What the device's probes tell lowering ([`Gpu::lower_options`]); without a device (translate
+/// and validate only) the defaults, with the cut-loop check (harmless, and nothing runs).
 /// `split_int64`: translate as for a device without 64-bit integers even if this one has them
 /// (`--split-int64`: what a browser or such a device would run, checked here).
-fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend], split_int64: bool) -> DeviceFacts {
-    DeviceFacts {
-        native_fma: native_fma(gpu, backends),
-        // Without a device nothing runs; the check is harmless, so translate with it.
-        detect_cut_loops: gpu.is_none_or(|g| backends.iter().any(|&b| g.cuts_long_loops(b))),
-        max_global_bytes: gpu.map(|g| g.max_segment_bytes().saturating_sub(HEAP_RESERVED_BYTES + ALLOC_ALIGN)),
-        split_int64: split_int64 || gpu.is_some_and(|g| !g.features().contains(wgpu::Features::SHADER_INT64)),
-        native_warps: gpu.is_some_and(|g| g.native_warps()),
-        flushed_f32: gpu.is_some_and(|g| backends.iter().any(|&b| g.flushes_f32(b))),
-        max_shared_bytes: gpu.map(|g| g.limits().max_compute_workgroup_storage_size),
-    }
+fn device_facts(gpu: Option<&std::sync::Arc<Gpu>>, backends: &[Backend], split_int64: bool) -> LowerOptions {
+    let mut facts = gpu.map_or_else(|| LowerOptions { detect_cut_loops: true, ..LowerOptions::default() }, |g| g.lower_options(backends));
+    facts.split_int64 |= split_int64;
+    facts
 }
 
 /// Parse + lower a spec's PTX once (for every backend).
-fn frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, TranslateError> {
+fn frontend(spec: &Spec, facts: &LowerOptions) -> Result<ir::Module, TranslateError> {
     let source = translate::load(&spec.ptx)?;
     let options = LowerOptions {
         kernel: Some(spec.kernel.clone()),
         block: spec.block,
         dynamic_shared_bytes: spec.dynamic_shared_bytes,
-        native_fma: facts.native_fma,
-        detect_cut_loops: facts.detect_cut_loops,
-        max_global_bytes: facts.max_global_bytes,
-        split_int64: facts.split_int64,
-        native_warps: facts.native_warps,
-        flushed_f32: facts.flushed_f32,
-        max_shared_bytes: facts.max_shared_bytes,
         // `PTXCROSS_LOCAL_SCRATCH_BYTES=N`: local memory of N bytes per thread or more goes to
         // the scratch buffer (default 512; 4294967295 keeps it private, e.g. to compare).
         local_scratch_bytes: std::env::var("PTXCROSS_LOCAL_SCRATCH_BYTES").ok().and_then(|v| v.trim().parse().ok()),
-        ..LowerOptions::default()
+        ..facts.clone()
     };
     translate::frontend(&source, &options)
 }
@@ -433,7 +397,7 @@ pub fn run_main(a: &Args) -> Result<i32, String> {
     let label = format!("{}: {}", spec.path.display(), spec.kernel);
     let facts = device_facts(Gpu::shared().ok().as_ref(), &backends, a.flag("--split-int64"));
     let guard = deadline(timeout, &label);
-    let module = match guarded_frontend(&spec, facts) {
+    let module = match guarded_frontend(&spec, &facts) {
         Ok(m) => m,
         Err(outcome) => {
             report_run(&label, None, &outcome, None);
@@ -468,7 +432,7 @@ pub fn run_main(a: &Args) -> Result<i32, String> {
     Ok(worst)
 }
 
-fn guarded_frontend(spec: &Spec, facts: DeviceFacts) -> Result<ir::Module, Outcome> {
+fn guarded_frontend(spec: &Spec, facts: &LowerOptions) -> Result<ir::Module, Outcome> {
     let mut module = None;
     let outcome = guarded(|| match frontend(spec, facts) {
         Ok(m) => {
@@ -599,7 +563,7 @@ pub fn verify_main(a: &Args) -> Result<i32, String> {
         print_warnings(spec);
         let t0 = Instant::now();
         let guard = deadline(timeout, &format!("{}: {}", path.display(), spec.kernel));
-        let module = guarded_frontend(spec, facts);
+        let module = guarded_frontend(spec, &facts);
         drop(guard);
         let front_time = t0.elapsed();
         for &b in &backends {

@@ -351,6 +351,25 @@ impl Gpu {
         })
     }
 
+    /// The options every translation for this device and `backends` needs, from what the probes
+    /// found: fused `fma`, cut loops, flushed f32 subnormals, 64-bit integers, native warps,
+    /// shared memory and heap limits. The CLI, the driver's modules and the tests start from
+    /// these (`..gpu.lower_options(&[backend])`) and add what is theirs (kernel, block, dynamic
+    /// shared memory). Where backends differ, the safe side wins: native `fma` only if every
+    /// backend fuses, the exact f32 mode if any flushes (exact on the others too, only slower).
+    pub fn lower_options(self: &Arc<Self>, backends: &[Backend]) -> ptxcross_lower::LowerOptions {
+        ptxcross_lower::LowerOptions {
+            native_fma: backends.iter().all(|&b| self.native_fma_usable(b)),
+            detect_cut_loops: backends.iter().any(|&b| self.cuts_long_loops(b)),
+            max_global_bytes: Some(self.max_segment_bytes().saturating_sub(super::HEAP_RESERVED_BYTES + super::ALLOC_ALIGN)),
+            split_int64: !self.features().contains(wgpu::Features::SHADER_INT64),
+            native_warps: self.native_warps(),
+            flushed_f32: backends.iter().any(|&b| self.flushes_f32(b)),
+            max_shared_bytes: Some(self.limits().max_compute_workgroup_storage_size),
+            ..Default::default()
+        }
+    }
+
     /// Whether f32 code for `backend` must be translated in the exact mode for devices that
     /// flush f32 subnormals (`LowerOptions::flushed_f32`): the probe found them flushed.
     pub fn flushes_f32(self: &Arc<Self>, backend: Backend) -> bool {

@@ -43,8 +43,16 @@ fn meeting() -> ptxcross_lower::Meeting {
 fn lower_warps(name: &str, ptx: &str, block: [u32; 3], kernel: Option<&str>, native_warps: bool, simulate_native_warps: bool) -> ptxcross_lower::ir::Module {
     assert!(translate::spirv_validator_available(), "a SPIR-V validator is needed (scripts/install-deps.sh)");
     let file = SourceFile::new(name, ptx);
-    let options =
-        LowerOptions { block: Some(block), kernel: kernel.map(str::to_string), native_warps, simulate_native_warps, meeting: meeting(), ..Default::default() };
+    // As the runtime translates for the device (exact f32 where a backend flushes subnormals,
+    // its shared-memory limit, …), with the warp path the test asks for.
+    let options = LowerOptions {
+        block: Some(block),
+        kernel: kernel.map(str::to_string),
+        native_warps,
+        simulate_native_warps,
+        meeting: meeting(),
+        ..ptxcross_tests::launch::device_options(&Backend::ALL)
+    };
     translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()))
 }
 
@@ -87,7 +95,7 @@ pub fn simulated_layout_program(name: &str, ptx: &str, block: [u32; 3], pass_bel
         simulate_native_warps: true,
         simulate_warp_layout: Some(pass_below),
         meeting: meeting(),
-        ..Default::default()
+        ..ptxcross_tests::launch::device_options(&Backend::ALL)
     };
     let module = translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()));
     translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
