@@ -24,12 +24,37 @@ const BUILDERS: [(&str, Build); 3] = [
     ("native (simulated)", simulated_native_program),
 ];
 
+/// Emulated warp collectives in the exact f32 mode for devices that flush f32 subnormals
+/// (`LowerOptions::flushed_f32`, what NVIDIA's WGSL path runs), with that flushing simulated on
+/// every native f32 operation (`simulate_flushed_f32`): the mode checked on any device.
+fn flushed_program(name: &str, ptx: &str, block: [u32; 3]) -> ptxcross::Program {
+    use ptxcross::translate;
+    let options = ptxcross_lower::LowerOptions {
+        block: Some(block),
+        flushed_f32: true,
+        simulate_flushed_f32: true,
+        native_warps: false,
+        ..ptxcross_tests::launch::device_options(&Backend::ALL)
+    };
+    let file = ptxcross_frontend::SourceFile::new(name, ptx);
+    let module = translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()));
+    for k in &module.kernels {
+        assert!(!k.features.f32_subnormals, "{name}: kernel `{}` is not exact in the flushed-f32 mode", k.name);
+    }
+    translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
 /// Emulated warp collectives with the warp matrix exchange in the launch's scratch buffer, as
 /// on a device whose shared memory cannot hold it (`LowerOptions::max_shared_bytes`; 0 here,
 /// so every kernel with an exchange gets it there).
 fn scratch_exchange_program(name: &str, ptx: &str, block: [u32; 3]) -> ptxcross::Program {
     use ptxcross::translate;
-    let options = ptxcross_lower::LowerOptions { block: Some(block), max_shared_bytes: Some(0), ..Default::default() };
+    let options = ptxcross_lower::LowerOptions {
+        block: Some(block),
+        max_shared_bytes: Some(0),
+        native_warps: false,
+        ..ptxcross_tests::launch::device_options(&Backend::ALL)
+    };
     let file = ptxcross_frontend::SourceFile::new(name, ptx);
     let module = translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()));
     for k in &module.kernels {
@@ -393,13 +418,17 @@ impl Mma {
 /// Runs `mma` on `input` (12 words per thread, 128 threads) both ways on both backends and
 /// checks each D word with `check(lane_of_total, got, want, bound)`.
 fn run_mma(mma: Mma, input: &[u32], exact: bool) {
+    run_mma_with(&BUILDERS, mma, input, exact);
+}
+
+fn run_mma_with(builders: &[(&str, Build)], mma: Mma, input: &[u32], exact: bool) {
     let Some(gpu) = gpu() else { return };
     let (block, grid) = (64usize, 2usize);
     let total = block * grid;
     assert_eq!(input.len(), total * 12);
     let (_, _, cr) = mma.regs();
     let ptx = mma.ptx();
-    for (how, build) in BUILDERS {
+    for &(how, build) in builders {
         let program = build("mma.ptx", &ptx, [block as u32, 1, 1]);
         for backend in Backend::ALL {
             let mut run = Run::new(&gpu);
@@ -496,6 +525,37 @@ fn mma_f16_bf16_bit_exact_where_every_order_agrees() {
             }
         }
         run_mma(Mma { shape, elem, belem: elem, satfinite: false }, &input, true);
+    }
+}
+
+/// bf16 mma whose products, c and sums are f32 subnormals or just above (a = k·2^-70,
+/// b = j·2^-60, c = m·2^-130, |k|, |j| ≤ 8, |m| ≤ 1000: every partial sum is a multiple of
+/// 2^-130 below 2^-110, exact in f32 in any order), bit-exact, also in the exact mode for
+/// devices that flush f32 subnormals under simulated flushing (NVIDIA's WGSL path keeps
+/// `mma` since that mode covers it). Without the mode's exact add/mul the simulated flush
+/// zeroes the products.
+#[test]
+fn mma_bf16_subnormal_products_and_sums_bit_exact() {
+    let total = 128;
+    let bf16 = |v: f32| v.to_bits() >> 16;
+    for (shape, elem) in FLOAT_FORMS.into_iter().filter(|&(_, e)| e == Elem::Bf16) {
+        let mut r = words(0x5b0f + shape.len() as u32);
+        let mut small = |scale: i32| bf16(((r.next().unwrap() % 17) as i32 - 8) as f32 * 2f32.powi(scale));
+        let mut input = vec![0u32; total * 12];
+        for t in 0..total {
+            for i in 0..6 {
+                // Words 0..4 hold a (scaled 2^-70), words 4..6 b (2^-60); see `Mma::regs`.
+                let scale = if i < 4 { -70 } else { -60 };
+                input[12 * t + i] = small(scale) | small(scale) << 16;
+            }
+        }
+        let mut r = words(0x5b1f + shape.len() as u32);
+        for t in 0..total {
+            for i in 0..4 {
+                input[12 * t + 8 + i] = (((r.next().unwrap() % 2001) as i32 - 1000) as f32 * 2f32.powi(-130)).to_bits();
+            }
+        }
+        run_mma_with(&[BUILDERS[0], ("emulated, exact f32 under simulated flushing", flushed_program)], Mma { shape, elem, belem: elem, satfinite: false }, &input, true);
     }
 }
 

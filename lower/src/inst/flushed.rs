@@ -417,6 +417,7 @@ pub(super) fn covered(m: &Mods) -> bool {
     use crate::ptx_types::is_half;
     let types = m.types();
     let plain = |t: &ScalarType| !is_half(*t) && !matches!(t, ScalarType::Tf32) && !super::fp8::is_alternate(*t);
+    let plain_or_half = |t: &ScalarType| plain(t) || matches!(t, ScalarType::F16 | ScalarType::Bf16);
     match m.inst.opcode.name.as_str() {
         "add" | "sub" | "mul" | "fma" | "mad" | "min" | "max" | "abs" | "neg" => types == [ScalarType::F32],
         "setp" | "set" => types.last() == Some(&ScalarType::F32),
@@ -430,6 +431,10 @@ pub(super) fn covered(m: &Mods) -> bool {
         }
         // The CAS loop's add (`atom.add.f32` on global memory flushes by the spec already).
         "atom" | "red" => m.has("add") && types == [ScalarType::F32],
+        // Products and sums through this mode's exact add and mul (`FnLower::f32_rn`), halves
+        // widened and f16 results rounded on the bits (`mma_element`, `wmma`'s accumulators).
+        "mma" => types.iter().all(plain_or_half),
+        "wmma" => m.has("mma") && types.iter().all(plain_or_half),
         _ => false,
     }
 }
