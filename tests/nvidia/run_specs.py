@@ -103,12 +103,26 @@ def scalar(ty, v):
 DRIVER_ISA = "9.0"
 
 
+# Paths of the PTX files that were run from a cubin instead (PTXCROSS_CUBIN_DIR).
+FROM_CUBIN = set()
+
+
 def load(ptx_path, kernel, version=None):
     """The kernel through the driver's JIT. Comments may hold non-ASCII text (`§`, `→`),
     which the driver's PTX parser refuses (CUDA_ERROR_INVALID_PTX, seen with driver 580) while
-    ptxas accepts it: they become `?` in a temporary copy."""
+    ptxas accepts it: they become `?` in a temporary copy.
+
+    `PTXCROSS_CUBIN_DIR=DIR`: where `DIR/<name of the .ptx>.cubin` exists (made elsewhere by
+    another ptxas, e.g. `ptxas -arch=sm_90 -o DIR/x.cubin x.ptx`), that cubin runs instead of
+    the driver's JIT: tells a JIT bug from a wrong expectation."""
     import re
     import tempfile
+    cubins = os.environ.get("PTXCROSS_CUBIN_DIR")
+    if cubins:
+        cubin = os.path.join(cubins, os.path.splitext(os.path.basename(ptx_path))[0] + ".cubin")
+        if os.path.exists(cubin):
+            FROM_CUBIN.add(ptx_path)
+            return cp.RawModule(path=cubin).get_function(kernel)
     text = open(ptx_path, encoding="utf-8", errors="replace").read()
     text = text.encode("ascii", "replace").decode("ascii")
     if version:
@@ -254,6 +268,9 @@ def main():
         except Exception as e:  # a spec this runner cannot express is counted, not fatal
             verdict, why = "error", f"{type(e).__name__}: {e}"[:200]
         counts[verdict] = counts.get(verdict, 0) + 1
+        if FROM_CUBIN:
+            why = f"[from the cubin] {why}"
+            FROM_CUBIN.clear()
         line = f"{verdict}\t{s}\t{why}"
         if out:
             print(line, file=out)
