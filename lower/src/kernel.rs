@@ -400,6 +400,7 @@ fn finish_kernel(
     // After it: the constants it propagated are where the drivers see them.
     crate::misread_constants::hide_misread_constants(&mut kernel);
     crate::misread_constants::hide_signaling_nans(&mut kernel);
+    crate::narrowed_shifts::hide_narrowed_shifts(&mut kernel);
     crate::outline::for_each_function(&mut kernel, crate::misread_constants::hide_misread_constants);
     // After every pass that adds or removes faults: site assignments nothing reads go.
     fault_site::remove_dead_sites(&mut kernel);

@@ -34,6 +34,7 @@ mod ptx_types;
 pub mod ir;
 mod shared64;
 mod misread_constants;
+mod narrowed_shifts;
 mod outline;
 pub use misread_constants::{checked_load_word, heap_range_tests_of, hidden_vars};
 mod scheduler;

@@ -520,3 +520,38 @@ fn misread_values_leaving_loops_and_switches() {
     ];
     check_each(".reg .f32 %f<4>;", cases);
 }
+
+/// NVIDIA's Vulkan driver 580.159 (H100, H200) computed `(i64)(i32)x << 31` as `-(x << 31)` on
+/// both backends (clang's `__hadd`; cudafuzz case 0xc0da5001): `lower`'s `narrowed_shifts`
+/// hides the amount. Here: that shape and its neighbours (`shl` by 30 and 32, a multiply by
+/// 2^31, `mul.wide.s32` by 2^30), each folded into the output word, against 64-bit CPU
+/// arithmetic. lavapipe computes them right without the workaround, so this guards the values;
+/// `lower/tests/narrowed_shifts.rs` guards the hiding.
+#[test]
+fn wide_shifts_by_31_of_sign_extended_values() {
+    let body = "
+        cvt.s64.s32 %rd8, %r6;
+        shl.b64 %rd9, %rd8, 31;
+        add.s64 %rd9, %rd9, 96608846872576;
+        shr.s64 %rd9, %rd9, 32;
+        cvt.u32.u64 %r10, %rd9;
+        shl.b64 %rd10, %rd8, 30;
+        shl.b64 %rd11, %rd8, 32;
+        xor.b64 %rd10, %rd10, %rd11;
+        mul.lo.s64 %rd11, %rd8, 2147483648;
+        xor.b64 %rd10, %rd10, %rd11;
+        mul.wide.s32 %rd11, %r6, 1073741824;
+        xor.b64 %rd10, %rd10, %rd11;
+        shr.u64 %rd11, %rd10, 29;
+        cvt.u32.u64 %r11, %rd11;
+        xor.b32 %r10, %r10, %r11;
+        cvt.u32.u64 %r11, %rd10;
+        add.s32 %r10, %r10, %r11;
+        st.global.u32 [%rd7], %r10;";
+    check("wide shifts by 31", "", body, 2, 64, |x| {
+        let s = x as i32 as i64;
+        let hadd = ((s << 31).wrapping_add(96_608_846_872_576) >> 32) as u32;
+        let mix = (s << 30) ^ (s << 32) ^ s.wrapping_mul(1 << 31) ^ s.wrapping_mul(1 << 30);
+        (hadd ^ ((mix as u64) >> 29) as u32).wrapping_add(mix as u32)
+    });
+}
