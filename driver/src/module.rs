@@ -172,13 +172,7 @@ impl Module {
             kernel: Some(kernel.clone()),
             block: Some(*block),
             dynamic_shared_bytes: *dynamic_shared,
-            native_fma: device.native_fma,
-            detect_cut_loops: device.detect_cut_loops,
-            native_warps: device.native_warps,
-            split_int64: device.split_int64,
-            flushed_f32: device.flushed_f32,
-            max_shared_bytes: Some(device.gpu.limits().max_compute_workgroup_storage_size),
-            ..LowerOptions::default()
+            ..device.options.clone()
         };
         let ir = translate::lower(&self.ast, &self.file, &options).map_err(|e| e.render())?;
         let disk = DiskKey::new(&self.hash, key, device);

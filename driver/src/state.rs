@@ -12,6 +12,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Instant;
 
 use ptxcross::runtime::{Backend, Context, ContextOptions, Gpu};
+use ptxcross_lower::LowerOptions;
 
 use crate::module::Module;
 use crate::types::*;
@@ -86,18 +87,9 @@ pub struct Device {
     /// The heap every context allocates from.
     pub heap: Context,
     pub backend: Backend,
-    pub native_fma: bool,
-    /// The device stops long loops on its own (lavapipe): translations check for it.
-    pub detect_cut_loops: bool,
-    /// The device has no 64-bit integers: translations split them into 32-bit halves.
-    pub split_int64: bool,
-    /// Warp collectives are translated to subgroup operations too (`Gpu::native_warps`:
-    /// where the subgroups can hold whole warps, or as `PTXCROSS_WARPS` says); the runtime
-    /// falls back to the emulated translation where the kernel's layout check fails.
-    pub native_warps: bool,
-    /// The device flushes f32 subnormals on `backend`: translations compute f32 exactly anyway
-    /// (`LowerOptions::flushed_f32`).
-    pub flushed_f32: bool,
+    /// What every translation for this device and `backend` starts from (`Gpu::lower_options`:
+    /// fused fma, cut loops, 64-bit integers, native warps, flushed f32 subnormals, limits).
+    pub options: LowerOptions,
 }
 
 pub struct Driver {
@@ -211,13 +203,9 @@ fn open() -> Result<Driver, CUresult> {
         CUDA_ERROR_OUT_OF_MEMORY
     })?;
     let backend = choose_backend(&gpu);
-    let native_fma = gpu.native_fma_usable(backend);
-    let detect_cut_loops = gpu.cuts_long_loops(backend);
-    let split_int64 = !gpu.features().contains(wgpu::Features::SHADER_INT64);
-    let native_warps = gpu.native_warps();
-    let flushed_f32 = gpu.flushes_f32(backend);
+    let options = gpu.lower_options(&[backend]);
     let mut d = Driver {
-        device: Device { gpu, heap, backend, native_fma, detect_cut_loops, split_int64, native_warps, flushed_f32 },
+        device: Device { gpu, heap, backend, options },
         next_id: 1,
         contexts: HashMap::new(),
         primary: 0,
