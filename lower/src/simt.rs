@@ -763,18 +763,21 @@ fn loop_exits_uniform(stmts: &[Stmt], div: &[bool], summary: &Summary) -> bool {
 struct OutputDivergence {
     vars: Vec<bool>,
     barrier_divergent: bool,
+    /// Whether the last walk marked a variable (they are only ever marked, never cleared:
+    /// no copy of `vars` per walk to compare with).
+    grew: bool,
 }
 
 /// Divergence of a structured body: variables computed from thread-dependent values or
 /// assigned under divergent control, and whether some barrier sits under divergent control.
 /// `uniform`: variables known to hold the same value in every thread (the vote's).
 fn output_divergence(body: &Block, nvars: usize, uniform: &HashSet<VarId>) -> OutputDivergence {
-    let mut d = OutputDivergence { vars: vec![false; nvars], barrier_divergent: false };
+    let mut d = OutputDivergence { vars: vec![false; nvars], barrier_divergent: false, grew: false };
     loop {
-        let before = d.vars.clone();
+        d.grew = false;
         d.barrier_divergent = false;
         walk_divergence(&body.stmts, false, &mut d, uniform);
-        if d.vars == before {
+        if !d.grew {
             return d;
         }
     }
@@ -788,8 +791,9 @@ fn walk_divergence(stmts: &[Stmt], ctx: bool, d: &mut OutputDivergence, uniform:
                 if ctx && (matches!(expr, Expr::SharedUniformLoad { .. }) || expr.is_warp_collective()) {
                     d.barrier_divergent = true;
                 }
-                if !uniform.contains(dst) && (ctx || expr_divergent(expr, &d.vars)) {
+                if !d.vars[dst.index()] && !uniform.contains(dst) && (ctx || expr_divergent(expr, &d.vars)) {
                     d.vars[dst.index()] = true;
+                    d.grew = true;
                 }
             }
             Stmt::If { cond, then_body, else_body } => {
