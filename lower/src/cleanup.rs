@@ -181,7 +181,7 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
     // At most one entry per value (each is assigned once): no growing on the way.
     let room = values.iter().filter(|&&v| v).count();
     let by_hash = FxHashMap::with_capacity_and_hasher(room, Default::default());
-    let mut cx = Cx { is_value: &is_value, seen: Vec::new(), by_hash, open: Vec::new(), same_as: FxHashMap::default(), changed: false };
+    let mut cx = Cx { is_value: &is_value, seen: Vec::with_capacity(room), by_hash, open: Vec::new(), same_as: FxHashMap::default(), changed: false };
     block(&mut kernel.body, &mut cx);
     cx.changed
 }

@@ -319,7 +319,9 @@ impl FnLower {
     /// Ends the current block with `term` and continues in `next`.
     pub fn terminate(&mut self, term: Terminator, next: NodeId) {
         debug_assert_eq!(self.emit_stack.len(), 1);
-        let stmts = std::mem::take(&mut self.emit_stack[0]);
+        // Moved out at its length, the buffer kept for the next block: a block's statements
+        // no longer grow from nothing, one reallocation at a time.
+        let stmts: Vec<Stmt> = self.emit_stack[0].drain(..).collect();
         self.blocks[self.cur].stmts = stmts;
         self.blocks[self.cur].term = term;
         self.cur = next;

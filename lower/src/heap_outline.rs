@@ -56,13 +56,18 @@ pub fn outline_module(module: &Module) -> Option<Module> {
         }
         let (defs, uses) = analyse(k);
         let mut counts = [0; 2];
-        count(&k.body, &defs, &uses, k.fault_site_var, &mut counts);
+        let mut found = Vec::new();
+        count(&k.body, &defs, &uses, k.fault_site_var, &mut counts, &mut found);
         let enabled = counts.map(|n| n >= 2);
         if enabled == [false, false] {
             continue;
         }
         let mut k2 = k.clone();
-        apply(&mut k2, &defs, &uses, enabled);
+        // With both kinds enabled, the matches are those just counted, block by block in the
+        // same order (each block's matches read only its own statements, which the walk
+        // rewrites after matching): not searched for twice.
+        let found = (enabled == [true, true]).then_some(found);
+        apply(&mut k2, &defs, &uses, enabled, found);
         changed.push((i, k2));
     }
     if changed.is_empty() {
@@ -123,7 +128,7 @@ pub fn outline_heap_accesses(kernel: &mut Kernel) -> [usize; 2] {
     }
     let original = kernel.clone();
     let (defs, uses) = analyse(&original);
-    apply(kernel, &defs, &uses, [true, true])
+    apply(kernel, &defs, &uses, [true, true], None)
 }
 
 /// The kernel's values' assignments and how often each variable is read.
@@ -156,21 +161,28 @@ fn analyse(kernel: &Kernel) -> (Defs<'_>, Vec<u32>) {
     (defs, uses)
 }
 
-/// How many accesses of each kind [`apply`] would outline.
-fn count(b: &Block, defs: &Defs, uses: &[u32], site: Option<VarId>, n: &mut [usize; 2]) {
+/// One block's matches ([`block_matches`]).
+type Matches = Vec<(usize, Access, Call, Vec<usize>)>;
+
+/// How many accesses of each kind [`apply`] would outline with both kinds enabled; `found`
+/// gets each block's matches, in the order in which [`walk`] visits the blocks.
+fn count(b: &Block, defs: &Defs, uses: &[u32], site: Option<VarId>, n: &mut [usize; 2], found: &mut Vec<Matches>) {
     for s in &b.stmts {
         for body in s.bodies() {
-            count(body, defs, uses, site, n);
+            count(body, defs, uses, site, n, found);
         }
     }
-    for (_, access, _, _) in block_matches(b, defs, uses, site, [true, true]) {
-        n[access as usize] += 1;
+    let matches = block_matches(b, defs, uses, site, [true, true]);
+    for (_, access, _, _) in &matches {
+        n[*access as usize] += 1;
     }
+    found.push(matches);
 }
 
 /// Outlines the loads (`enabled[0]`) and the stores (`enabled[1]`) of `kernel`, whose values
-/// and uses before are `defs` and `uses`; returns how many of each.
-fn apply(kernel: &mut Kernel, defs: &Defs, uses: &[u32], enabled: [bool; 2]) -> [usize; 2] {
+/// and uses before are `defs` and `uses`; returns how many of each. `found`: each block's
+/// matches with both kinds enabled, from [`count`] (`None`: found here).
+fn apply(kernel: &mut Kernel, defs: &Defs, uses: &[u32], enabled: [bool; 2], found: Option<Vec<Matches>>) -> [usize; 2] {
     let site = kernel.fault_site_var;
     let find = |name: &str| kernel.functions.iter().position(|f| f.name == name).map(|i| i as u32);
     let mut funcs = [find(HEAP_LOAD_FUNCTION), find(HEAP_STORE_FUNCTION)];
@@ -198,6 +210,7 @@ fn apply(kernel: &mut Kernel, defs: &Defs, uses: &[u32], enabled: [bool; 2]) -> 
             (f, dummy)
         },
         enabled,
+        &mut found.map(Vec::into_iter),
         &mut count,
     );
     kernel.body = body;
@@ -210,6 +223,7 @@ fn apply(kernel: &mut Kernel, defs: &Defs, uses: &[u32], enabled: [bool; 2]) -> 
     count
 }
 
+#[allow(clippy::too_many_arguments)]
 fn walk(
     b: &mut Block,
     defs: &Defs,
@@ -217,14 +231,18 @@ fn walk(
     site: Option<VarId>,
     func: &mut dyn FnMut(Access) -> (u32, Option<VarId>),
     enabled: [bool; 2],
+    found: &mut Option<std::vec::IntoIter<Matches>>,
     count: &mut [usize; 2],
 ) {
     for s in &mut b.stmts {
         for body in s.bodies_mut() {
-            walk(body, defs, uses, site, func, enabled, count);
+            walk(body, defs, uses, site, func, enabled, found, count);
         }
     }
-    let found = block_matches(b, defs, uses, site, enabled);
+    let found = match found {
+        Some(blocks) => blocks.next().unwrap_or_default(),
+        None => block_matches(b, defs, uses, site, enabled),
+    };
     if found.is_empty() {
         return;
     }
@@ -256,7 +274,7 @@ fn walk(
 /// The accesses of `b`'s own statements (not nested blocks') that can be outlined: the
 /// position of each's last statement (the call's), its kind and operands, and the positions
 /// of its other statements.
-fn block_matches(b: &Block, defs: &Defs, uses: &[u32], site: Option<VarId>, enabled: [bool; 2]) -> Vec<(usize, Access, Call, Vec<usize>)> {
+fn block_matches(b: &Block, defs: &Defs, uses: &[u32], site: Option<VarId>, enabled: [bool; 2]) -> Matches {
     // Every match holds a heap load or store among the block's own statements (the load's
     // `w` is one of its sequence's, the store its last): most blocks have none, and cost no
     // index then.

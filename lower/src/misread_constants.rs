@@ -828,14 +828,17 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
                 // (folded knowing nothing of what the loop changes): the driver's loop phi
                 // of equal constants (−1.0 set before a loop and in it, then selected
                 // against +0, came out −0, both backends).
-                let mut inside = cx.known.clone();
+                // In place: what the loop changes is unknown for these folds (and set again
+                // from `saved` below, before anything reads it). A copy of `known` per loop
+                // cost a walk over all the kernel's variables.
                 for d in &changed {
-                    if let Some(slot) = inside.get_mut(d.index()) {
+                    if let Some(slot) = cx.known.get_mut(d.index()) {
                         *slot = None;
                     }
                 }
+                let inside = &cx.known;
                 for (d, k) in changed.iter().zip(saved.iter_mut()) {
-                    *k = k.filter(|&k| list.iter().filter(|(x, _)| x == d).all(|(_, e)| fold(e, &inside) == Some(k)));
+                    *k = k.filter(|&k| list.iter().filter(|(x, _)| x == d).all(|(_, e)| fold(e, inside) == Some(k)));
                 }
             }
             // What each branch leaves known (a loop: what `saved` holds throughout it).

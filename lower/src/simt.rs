@@ -277,7 +277,7 @@ impl<'a> Tx<'a> {
     }
 
     fn u_block(&mut self, stmts: &[Stmt], cx: Cx) -> Vec<Stmt> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(stmts.len());
         let (mut mask, mut pmask) = (cx.mask, cx.pmask);
         // The last statement pushed is an `if mask { … }` that later guarded statements may join.
         let mut last_guarded = false;
@@ -289,7 +289,6 @@ impl<'a> Tx<'a> {
                 last_guarded = false;
             }
             if !structural {
-                let converted = self.n_stmts(std::slice::from_ref(s), 0, cx.lp);
                 // A pure assignment runs under `pmask` so that returned threads keep computing
                 // values that may decide uniform control flow. A variable already known to be
                 // divergent never decides it (a divergent condition gets the predicated
@@ -299,16 +298,20 @@ impl<'a> Tx<'a> {
                 // their statements). Returned threads then skip it; no effect of theirs reads it.
                 let pure = matches!(s, Stmt::Assign { dst, expr } if is_pure(expr) && !self.is_div(Operand::Var(*dst)));
                 let guard = if pure { pmask } else { mask };
+                // Converted straight into where it goes, without a `Vec` per statement.
+                let one = std::slice::from_ref(s);
                 if guard == TRUE {
-                    out.extend(converted);
+                    self.n_stmts_into(one, 0, cx.lp, &mut out);
                 } else if let (Some(Stmt::If { cond, then_body, else_body }), true) = (out.last_mut(), last_guarded) {
                     // Consecutive statements under the same mask share one `if`.
                     if *cond == guard && else_body.stmts.is_empty() {
-                        then_body.stmts.extend(converted);
+                        self.n_stmts_into(one, 0, cx.lp, &mut then_body.stmts);
                     } else {
+                        let converted = self.n_stmts(one, 0, cx.lp);
                         out.push(Stmt::If { cond: guard, then_body: Block { stmts: converted }, else_body: Block::new() });
                     }
                 } else {
+                    let converted = self.n_stmts(one, 0, cx.lp);
                     out.push(Stmt::If { cond: guard, then_body: Block { stmts: converted }, else_body: Block::new() });
                 }
                 last_guarded = guard != TRUE && !clears;
@@ -527,7 +530,13 @@ impl<'a> Tx<'a> {
     /// Barrier-free statements with their exits turned into flag updates. `depth`: native
     /// loops entered inside these statements (their own `Break`/`Continue` stay).
     fn n_stmts(&mut self, stmts: &[Stmt], depth: u32, lp: Option<LoopKind>) -> Vec<Stmt> {
-        let mut out = Vec::new();
+        let mut out = Vec::with_capacity(stmts.len());
+        self.n_stmts_into(stmts, depth, lp, &mut out);
+        out
+    }
+
+    /// [`Tx::n_stmts`] appended to `out` (which it only appends to).
+    fn n_stmts_into(&mut self, stmts: &[Stmt], depth: u32, lp: Option<LoopKind>, out: &mut Vec<Stmt>) {
         for (i, s) in stmts.iter().enumerate() {
             match s {
                 Stmt::Return => {
@@ -537,7 +546,7 @@ impl<'a> Tx<'a> {
                     if depth > 0 {
                         out.push(Stmt::Break);
                     }
-                    return out;
+                    return;
                 }
                 Stmt::Break | Stmt::Continue if depth == 0 => {
                     if let Some(LoopKind::Divergent { live, cont }) = lp {
@@ -546,7 +555,7 @@ impl<'a> Tx<'a> {
                     } else {
                         out.push(s.clone());
                     }
-                    return out;
+                    return;
                 }
                 Stmt::If { cond, then_body, else_body } => {
                     let t = self.n_stmts(&then_body.stmts, depth, lp);
@@ -554,9 +563,9 @@ impl<'a> Tx<'a> {
                     out.push(Stmt::If { cond: *cond, then_body: Block { stmts: t }, else_body: Block { stmts: e } });
                     if depth == 0 && self.summary.may_clear(s, lp) {
                         let rest = self.n_stmts(&stmts[i + 1..], depth, lp);
-                        let ok = self.flags(&mut out, lp);
+                        let ok = self.flags(out, lp);
                         out.push(Stmt::If { cond: ok, then_body: Block { stmts: rest }, else_body: Block::new() });
-                        return out;
+                        return;
                     }
                 }
                 Stmt::Switch { selector, cases, default } => {
@@ -568,21 +577,20 @@ impl<'a> Tx<'a> {
                         .collect();
                     let default = Block { stmts: self.n_stmts(&default.stmts, 0, lp) };
                     out.push(Stmt::Switch { selector: *selector, cases, default });
-                    if self.summary.may_clear(s, lp) && self.after_clear(&mut out, &stmts[i + 1..], depth, lp) {
-                        return out;
+                    if self.summary.may_clear(s, lp) && self.after_clear(out, &stmts[i + 1..], depth, lp) {
+                        return;
                     }
                 }
                 Stmt::Loop { body } => {
                     let b = self.n_stmts(&body.stmts, depth + 1, lp);
                     out.push(Stmt::Loop { body: Block { stmts: b } });
-                    if self.summary.has(s, Summary::RETURN) && self.after_clear(&mut out, &stmts[i + 1..], depth, lp) {
-                        return out;
+                    if self.summary.has(s, Summary::RETURN) && self.after_clear(out, &stmts[i + 1..], depth, lp) {
+                        return;
                     }
                 }
                 _ => out.push(s.clone()),
             }
         }
-        out
     }
 }
 
@@ -755,18 +763,21 @@ fn loop_exits_uniform(stmts: &[Stmt], div: &[bool], summary: &Summary) -> bool {
 struct OutputDivergence {
     vars: Vec<bool>,
     barrier_divergent: bool,
+    /// Whether the last walk marked a variable (they are only ever marked, never cleared:
+    /// no copy of `vars` per walk to compare with).
+    grew: bool,
 }
 
 /// Divergence of a structured body: variables computed from thread-dependent values or
 /// assigned under divergent control, and whether some barrier sits under divergent control.
 /// `uniform`: variables known to hold the same value in every thread (the vote's).
 fn output_divergence(body: &Block, nvars: usize, uniform: &HashSet<VarId>) -> OutputDivergence {
-    let mut d = OutputDivergence { vars: vec![false; nvars], barrier_divergent: false };
+    let mut d = OutputDivergence { vars: vec![false; nvars], barrier_divergent: false, grew: false };
     loop {
-        let before = d.vars.clone();
+        d.grew = false;
         d.barrier_divergent = false;
         walk_divergence(&body.stmts, false, &mut d, uniform);
-        if d.vars == before {
+        if !d.grew {
             return d;
         }
     }
@@ -780,8 +791,9 @@ fn walk_divergence(stmts: &[Stmt], ctx: bool, d: &mut OutputDivergence, uniform:
                 if ctx && (matches!(expr, Expr::SharedUniformLoad { .. }) || expr.is_warp_collective()) {
                     d.barrier_divergent = true;
                 }
-                if !uniform.contains(dst) && (ctx || expr_divergent(expr, &d.vars)) {
+                if !d.vars[dst.index()] && !uniform.contains(dst) && (ctx || expr_divergent(expr, &d.vars)) {
                     d.vars[dst.index()] = true;
+                    d.grew = true;
                 }
             }
             Stmt::If { cond, then_body, else_body } => {
