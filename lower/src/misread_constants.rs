@@ -109,18 +109,20 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
     let heap_tests = heap_range_tests_of(kernel);
     let push_used = push_used(&kernel.body, kernel.vars.len());
     let site_var = kernel.fault_site_var;
+    let tested = equality_tested(&kernel.body, kernel.vars.len());
     let mut cx = Cx {
         known,
         opaque: Vec::new(),
         hide_values: has_float_ops,
         vars: &mut kernel.vars,
-        zero: [None; 3],
-        zero64: [None; 3],
+        zero: [None; 4],
+        zero64: [None; 4],
         made_hidden: Vec::new(),
         heap_tests,
         push_used,
         site_var,
         uses: Vec::new(),
+        tested,
     };
     use_counts(&kernel.body, &mut cx.uses);
     if has_float_ops {
@@ -168,7 +170,13 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
             prologue.push(Stmt::Assign { dst: z, expr: Expr::Binary { op: BinaryOp::Xor, ty: Ty::U32, lhs: Operand::Var(rot), rhs: u(abi::ONE_F32_BITS.rotate_left(16)) } });
         }
     }
-    for slot in 0..3 {
+    if let Some(z) = cx.zero[EQ] {
+        let word = cx.var(Ty::U32, "misread_constants.word");
+        let u = |v: u32| Operand::Const(Const::U32(v));
+        prologue.push(Stmt::Assign { dst: word, expr: Expr::LoadWord { memory: Memory::Param, index: u(abi::PARAM_ZERO_WORD) } });
+        prologue.push(Stmt::Assign { dst: z, expr: Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U32, lhs: Operand::Var(word), rhs: u(1) } });
+    }
+    for slot in 0..4 {
         if let (Some(z64), Some(z)) = (cx.zero64[slot], cx.zero[slot]) {
             prologue.push(Stmt::Assign { dst: z64, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: Operand::Var(z) } });
         }
@@ -302,11 +310,11 @@ pub fn heap_range_tests_of(kernel: &Kernel) -> Vec<Operand> {
     heap_range_tests(&list)
 }
 
-/// Per variable of `kernel`: whether the driver can know nothing of its value once this pass
-/// has run (see the module comment): every assignment is opaque, and no equality test reads
-/// it or a value connected to it by copies, bitcasts, negations or absolute values.
-/// `zeros`: the unknown zeros (a value XOR-ed with one is opaque).
-fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
+/// Per variable: whether an equality test (an integer or float `==`/`!=`, a switch selector)
+/// reads it or a value connected to it by copies, bitcasts, negations or absolute values. Where
+/// such a test holds, the driver may replace the value by the other side
+/// (`nir_opt_if`'s `opt_if_rewrite_uniform_uses`: `if (x == c) { … x … }` uses `c`).
+fn equality_tested(body: &Block, n: usize) -> Vec<bool> {
     let mut list = Vec::new();
     assignments(body, &mut list);
     // Equality tests: the driver may replace the value by the other side where one holds.
@@ -351,6 +359,17 @@ fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
             break;
         }
     }
+    tested
+}
+
+/// Per variable of `kernel`: whether the driver can know nothing of its value once this pass
+/// has run (see the module comment): every assignment is opaque, and no equality test reads
+/// it or a value connected to it by copies, bitcasts, negations or absolute values.
+/// `zeros`: the unknown zeros (a value XOR-ed with one is opaque).
+fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
+    let mut list = Vec::new();
+    assignments(body, &mut list);
+    let tested = equality_tested(body, n);
     // Single assignments `ZeroExtend(v)` and `Shl(ZeroExtend(v), 32)` (v u32): the halves of
     // a doubleword assembled from two loaded words (how 64-bit loads are built).
     let mut count = vec![0u32; n];
@@ -534,6 +553,18 @@ const ZERO64_NAME: &str = "misread_constants.zero64";
 /// `x - x` is not `(x ^ z) - (x ^ z)`.
 const LHS: usize = 1;
 const RHS: usize = 2;
+/// The zero a variable that an equality test reads is hidden with where it leaves a loop or a
+/// selection ([`Cx::rehide`], [`Cx::hide_into`]). Where `v + z == c` holds and the driver knows
+/// `v`, it knows `z`, and it replaces `z` by that constant in the code the test guards
+/// (`nir_opt_if`'s `opt_if_rewrite_uniform_uses`): a zero shared with the other rules would
+/// unhide every select operand there. Lavapipe, SPIR-V: the structurizer's loop-exit selector
+/// left a loop as `0 + z` at each `break` the driver kept, so `switch (0 + z)` taught it `z = 0`
+/// in case 0, where `selp.u32 r, 0xbf800000, 0, p` was `select(p, 0xbf800000 ^ z, 0)`: −1.0
+/// against 0, misread as `-b2f(p)`, gave 0x80000000 for `p` false (differential case
+/// `seed-000000005a12045c`). This zero is a value of its own (the zero word shifted), which
+/// the driver cannot prove equal to the others, so where it learns it, it learns nothing
+/// else.
+const EQ: usize = 3;
 
 struct Cx<'a> {
     known: Vec<Option<u64>>,
@@ -542,10 +573,10 @@ struct Cx<'a> {
     /// Whether values (not only constants) are hidden: the kernel has float ops.
     hide_values: bool,
     vars: &'a mut Vec<VarInfo>,
-    /// The three u32 zeros ([`DEF`], [`LHS`], [`RHS`]), loaded at the kernel's start once some operand
-    /// needs them, and their 64-bit zero extensions.
-    zero: [Option<VarId>; 3],
-    zero64: [Option<VarId>; 3],
+    /// The four u32 zeros ([`DEF`], [`LHS`], [`RHS`], [`EQ`]), loaded at the kernel's start once
+    /// some operand needs them, and their 64-bit zero extensions.
+    zero: [Option<VarId>; 4],
+    zero64: [Option<VarId>; 4],
     /// Per variable: computed by this pass through an unknown zero ([`Cx::hidden_by`]).
     made_hidden: Vec<bool>,
     /// [`heap_range_tests`] of the kernel.
@@ -558,6 +589,8 @@ struct Cx<'a> {
     site_var: Option<VarId>,
     /// Per variable: how many times the kernel reads it ([`use_counts`]).
     uses: Vec<u32>,
+    /// [`equality_tested`] of the kernel as written (variables this pass adds: false).
+    tested: Vec<bool>,
 }
 
 impl Cx<'_> {
@@ -706,12 +739,22 @@ impl Cx<'_> {
             && matches!(b, Operand::Const(Const::U32(v)) if v == 0 || v == crate::abi::HEAP_SINK_WORD)
     }
 
-    /// Statements setting variable `d` to itself plus the unknown zero ([`DEF`]): an add, which
-    /// no XOR with the same zero that `d` may carry cancels.
+    /// The zero variable `d` leaves a loop or a selection with: [`EQ`] where an equality test
+    /// reads `d`, else [`DEF`].
+    fn exit_zero(&self, d: VarId) -> usize {
+        if self.tested.get(d.index()).copied().unwrap_or(false) {
+            EQ
+        } else {
+            DEF
+        }
+    }
+
+    /// Statements setting variable `d` to itself plus the unknown zero ([`Cx::exit_zero`]): an
+    /// add, which no XOR with the same zero that `d` may carry cancels.
     fn rehide(&mut self, d: VarId, out: &mut Vec<Stmt>) {
         let ty = self.vars.get(d.index()).map_or(Ty::U32, |v| v.ty);
         let ity = if ty.bits() == 32 { Ty::U32 } else { Ty::U64 };
-        let z = self.zero(DEF, ity);
+        let z = self.zero(self.exit_zero(d), ity);
         if ty == ity {
             out.push(Stmt::Assign { dst: d, expr: Expr::Binary { op: BinaryOp::Add, ty, lhs: Operand::Var(d), rhs: z } });
             return;
@@ -722,12 +765,12 @@ impl Cx<'_> {
         out.push(Stmt::Assign { dst: d, expr: Expr::Convert { op: ConvertOp::Bitcast, from: ity, to: ty, arg: Operand::Var(h) } });
     }
 
-    /// Statements setting `e` (of `d`'s type) to `d` plus the unknown zero ([`DEF`]), by an add
-    /// as in [`Cx::rehide`].
+    /// Statements setting `e` (of `d`'s type) to `d` plus the unknown zero ([`Cx::exit_zero`]),
+    /// by an add as in [`Cx::rehide`].
     fn hide_into(&mut self, d: VarId, e: VarId, out: &mut Vec<Stmt>) {
         let ty = self.vars.get(d.index()).map_or(Ty::U32, |v| v.ty);
         let ity = if ty.bits() == 32 { Ty::U32 } else { Ty::U64 };
-        let z = self.zero(DEF, ity);
+        let z = self.zero(self.exit_zero(d), ity);
         if ty == ity {
             out.push(Stmt::Assign { dst: e, expr: Expr::Binary { op: BinaryOp::Add, ty, lhs: Operand::Var(d), rhs: z } });
             return;
