@@ -115,8 +115,9 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
         opaque: Vec::new(),
         hide_values: has_float_ops,
         vars: &mut kernel.vars,
-        zero: [None; 4],
-        zero64: [None; 4],
+        zero: [None; 3],
+        zero64: [None; 3],
+        tested_zeros: Vec::new(),
         made_hidden: Vec::new(),
         heap_tests,
         push_used,
@@ -170,13 +171,19 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
             prologue.push(Stmt::Assign { dst: z, expr: Expr::Binary { op: BinaryOp::Xor, ty: Ty::U32, lhs: Operand::Var(rot), rhs: u(abi::ONE_F32_BITS.rotate_left(16)) } });
         }
     }
-    if let Some(z) = cx.zero[EQ] {
+    if !cx.tested_zeros.is_empty() {
         let word = cx.var(Ty::U32, "misread_constants.word");
         let u = |v: u32| Operand::Const(Const::U32(v));
         prologue.push(Stmt::Assign { dst: word, expr: Expr::LoadWord { memory: Memory::Param, index: u(abi::PARAM_ZERO_WORD) } });
-        prologue.push(Stmt::Assign { dst: z, expr: Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U32, lhs: Operand::Var(word), rhs: u(1) } });
+        for (i, &(_, z, z64)) in cx.tested_zeros.iter().enumerate() {
+            let shift = u(1 + i as u32 % 31);
+            prologue.push(Stmt::Assign { dst: z, expr: Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U32, lhs: Operand::Var(word), rhs: shift } });
+            if let Some(z64) = z64 {
+                prologue.push(Stmt::Assign { dst: z64, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: Operand::Var(z) } });
+            }
+        }
     }
-    for slot in 0..4 {
+    for slot in 0..3 {
         if let (Some(z64), Some(z)) = (cx.zero64[slot], cx.zero[slot]) {
             prologue.push(Stmt::Assign { dst: z64, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: Operand::Var(z) } });
         }
@@ -553,18 +560,6 @@ const ZERO64_NAME: &str = "misread_constants.zero64";
 /// `x - x` is not `(x ^ z) - (x ^ z)`.
 const LHS: usize = 1;
 const RHS: usize = 2;
-/// The zero a variable that an equality test reads is hidden with where it leaves a loop or a
-/// selection ([`Cx::rehide`], [`Cx::hide_into`]). Where `v + z == c` holds and the driver knows
-/// `v`, it knows `z`, and it replaces `z` by that constant in the code the test guards
-/// (`nir_opt_if`'s `opt_if_rewrite_uniform_uses`): a zero shared with the other rules would
-/// unhide every select operand there. Lavapipe, SPIR-V: the structurizer's loop-exit selector
-/// left a loop as `0 + z` at each `break` the driver kept, so `switch (0 + z)` taught it `z = 0`
-/// in case 0, where `selp.u32 r, 0xbf800000, 0, p` was `select(p, 0xbf800000 ^ z, 0)`: −1.0
-/// against 0, misread as `-b2f(p)`, gave 0x80000000 for `p` false (differential case
-/// `seed-000000005a12045c`). This zero is a value of its own (the zero word shifted), which
-/// the driver cannot prove equal to the others, so where it learns it, it learns nothing
-/// else.
-const EQ: usize = 3;
 
 struct Cx<'a> {
     known: Vec<Option<u64>>,
@@ -573,10 +568,13 @@ struct Cx<'a> {
     /// Whether values (not only constants) are hidden: the kernel has float ops.
     hide_values: bool,
     vars: &'a mut Vec<VarInfo>,
-    /// The four u32 zeros ([`DEF`], [`LHS`], [`RHS`], [`EQ`]), loaded at the kernel's start once
-    /// some operand needs them, and their 64-bit zero extensions.
-    zero: [Option<VarId>; 4],
-    zero64: [Option<VarId>; 4],
+    /// The three u32 zeros ([`DEF`], [`LHS`], [`RHS`]), loaded at the kernel's start once some operand
+    /// needs them, and their 64-bit zero extensions.
+    zero: [Option<VarId>; 3],
+    zero64: [Option<VarId>; 3],
+    /// Per variable an equality test reads that leaves a loop or a selection hidden
+    /// ([`Cx::exit_zero`]): the variable, its own u32 zero and that zero's 64-bit extension.
+    tested_zeros: Vec<(VarId, VarId, Option<VarId>)>,
     /// Per variable: computed by this pass through an unknown zero ([`Cx::hidden_by`]).
     made_hidden: Vec<bool>,
     /// [`heap_range_tests`] of the kernel.
@@ -739,14 +737,46 @@ impl Cx<'_> {
             && matches!(b, Operand::Const(Const::U32(v)) if v == 0 || v == crate::abi::HEAP_SINK_WORD)
     }
 
-    /// The zero variable `d` leaves a loop or a selection with: [`EQ`] where an equality test
-    /// reads `d`, else [`DEF`].
-    fn exit_zero(&self, d: VarId) -> usize {
-        if self.tested.get(d.index()).copied().unwrap_or(false) {
-            EQ
-        } else {
-            DEF
+    /// The zero (of `ity`) variable `d` leaves a loop or a selection with: [`DEF`], or a zero of
+    /// its own where an equality test reads `d`. Where `d + z == c` holds and the driver knows
+    /// `d`'s value on every path it keeps, it knows `z`, and it replaces `z` by that constant in
+    /// the code the test guards (`nir_opt_if`'s `opt_if_rewrite_uniform_uses`); a zero shared
+    /// with other rules would unhide every value hidden with it there. Lavapipe, SPIR-V: the
+    /// structurizer's loop-exit selector left a loop as `0 + z` at each `break` the driver
+    /// kept (a fourth, behind `@%p3 bra D; @!%p3 bra C`, is dead to it), so `switch (0 + z)`
+    /// taught it `z = 0` in case 0, where `selp.u32 r, 0xbf800000, 0, p` was `select(p,
+    /// 0xbf800000 ^ z, 0)`: −1.0 against 0, read as `-b2f(p)`, gave 0x80000000 for `p` false
+    /// (differential cases `seed-000000005a12045c`, `…5a120186`). One zero for all such
+    /// variables was not enough: a register read by `setp.eq` and set to −1.0 or +0 by a
+    /// branch in that case 0 came out −0 the same way (`driver_workarounds`). Each zero is the
+    /// zero word shifted right by 1 to 31 bits (repeating after 31 variables): a value the
+    /// driver cannot prove equal to another, and from which no sound compiler can learn the
+    /// word.
+    fn exit_zero(&mut self, d: VarId, ity: Ty) -> Operand {
+        if !self.tested.get(d.index()).copied().unwrap_or(false) {
+            return self.zero(DEF, ity);
         }
+        let i = match self.tested_zeros.iter().position(|t| t.0 == d) {
+            Some(i) => i,
+            None => {
+                let z = self.var(Ty::U32, ZERO_NAME);
+                self.tested_zeros.push((d, z, None));
+                self.tested_zeros.len() - 1
+            }
+        };
+        let (_, z, z64) = self.tested_zeros[i];
+        if ity == Ty::U32 {
+            return Operand::Var(z);
+        }
+        let z64 = match z64 {
+            Some(z64) => z64,
+            None => {
+                let z64 = self.var(Ty::U64, ZERO64_NAME);
+                self.tested_zeros[i].2 = Some(z64);
+                z64
+            }
+        };
+        Operand::Var(z64)
     }
 
     /// Statements setting variable `d` to itself plus the unknown zero ([`Cx::exit_zero`]): an
@@ -754,7 +784,7 @@ impl Cx<'_> {
     fn rehide(&mut self, d: VarId, out: &mut Vec<Stmt>) {
         let ty = self.vars.get(d.index()).map_or(Ty::U32, |v| v.ty);
         let ity = if ty.bits() == 32 { Ty::U32 } else { Ty::U64 };
-        let z = self.zero(self.exit_zero(d), ity);
+        let z = self.exit_zero(d, ity);
         if ty == ity {
             out.push(Stmt::Assign { dst: d, expr: Expr::Binary { op: BinaryOp::Add, ty, lhs: Operand::Var(d), rhs: z } });
             return;
@@ -770,7 +800,7 @@ impl Cx<'_> {
     fn hide_into(&mut self, d: VarId, e: VarId, out: &mut Vec<Stmt>) {
         let ty = self.vars.get(d.index()).map_or(Ty::U32, |v| v.ty);
         let ity = if ty.bits() == 32 { Ty::U32 } else { Ty::U64 };
-        let z = self.zero(self.exit_zero(d), ity);
+        let z = self.exit_zero(d, ity);
         if ty == ity {
             out.push(Stmt::Assign { dst: e, expr: Expr::Binary { op: BinaryOp::Add, ty, lhs: Operand::Var(d), rhs: z } });
             return;
