@@ -109,6 +109,7 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
     let heap_tests = heap_range_tests_of(kernel);
     let push_used = push_used(&kernel.body, kernel.vars.len());
     let site_var = kernel.fault_site_var;
+    let tested = equality_tested(&kernel.body, kernel.vars.len());
     let mut cx = Cx {
         known,
         opaque: Vec::new(),
@@ -116,11 +117,13 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
         vars: &mut kernel.vars,
         zero: [None; 3],
         zero64: [None; 3],
+        tested_zeros: Vec::new(),
         made_hidden: Vec::new(),
         heap_tests,
         push_used,
         site_var,
         uses: Vec::new(),
+        tested,
     };
     use_counts(&kernel.body, &mut cx.uses);
     if has_float_ops {
@@ -166,6 +169,18 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
             prologue.push(Stmt::Assign { dst: lo, expr: Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U32, lhs: Operand::Var(one), rhs: u(16) } });
             prologue.push(Stmt::Assign { dst: rot, expr: Expr::Binary { op: BinaryOp::Or, ty: Ty::U32, lhs: Operand::Var(hi), rhs: Operand::Var(lo) } });
             prologue.push(Stmt::Assign { dst: z, expr: Expr::Binary { op: BinaryOp::Xor, ty: Ty::U32, lhs: Operand::Var(rot), rhs: u(abi::ONE_F32_BITS.rotate_left(16)) } });
+        }
+    }
+    if !cx.tested_zeros.is_empty() {
+        let word = cx.var(Ty::U32, "misread_constants.word");
+        let u = |v: u32| Operand::Const(Const::U32(v));
+        prologue.push(Stmt::Assign { dst: word, expr: Expr::LoadWord { memory: Memory::Param, index: u(abi::PARAM_ZERO_WORD) } });
+        for (i, &(_, z, z64)) in cx.tested_zeros.iter().enumerate() {
+            let shift = u(1 + i as u32 % 31);
+            prologue.push(Stmt::Assign { dst: z, expr: Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U32, lhs: Operand::Var(word), rhs: shift } });
+            if let Some(z64) = z64 {
+                prologue.push(Stmt::Assign { dst: z64, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: Operand::Var(z) } });
+            }
         }
     }
     for slot in 0..3 {
@@ -302,11 +317,11 @@ pub fn heap_range_tests_of(kernel: &Kernel) -> Vec<Operand> {
     heap_range_tests(&list)
 }
 
-/// Per variable of `kernel`: whether the driver can know nothing of its value once this pass
-/// has run (see the module comment): every assignment is opaque, and no equality test reads
-/// it or a value connected to it by copies, bitcasts, negations or absolute values.
-/// `zeros`: the unknown zeros (a value XOR-ed with one is opaque).
-fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
+/// Per variable: whether an equality test (an integer or float `==`/`!=`, a switch selector)
+/// reads it or a value connected to it by copies, bitcasts, negations or absolute values. Where
+/// such a test holds, the driver may replace the value by the other side
+/// (`nir_opt_if`'s `opt_if_rewrite_uniform_uses`: `if (x == c) { … x … }` uses `c`).
+fn equality_tested(body: &Block, n: usize) -> Vec<bool> {
     let mut list = Vec::new();
     assignments(body, &mut list);
     // Equality tests: the driver may replace the value by the other side where one holds.
@@ -351,6 +366,17 @@ fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
             break;
         }
     }
+    tested
+}
+
+/// Per variable of `kernel`: whether the driver can know nothing of its value once this pass
+/// has run (see the module comment): every assignment is opaque, and no equality test reads
+/// it or a value connected to it by copies, bitcasts, negations or absolute values.
+/// `zeros`: the unknown zeros (a value XOR-ed with one is opaque).
+fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
+    let mut list = Vec::new();
+    assignments(body, &mut list);
+    let tested = equality_tested(body, n);
     // Single assignments `ZeroExtend(v)` and `Shl(ZeroExtend(v), 32)` (v u32): the halves of
     // a doubleword assembled from two loaded words (how 64-bit loads are built).
     let mut count = vec![0u32; n];
@@ -546,6 +572,9 @@ struct Cx<'a> {
     /// needs them, and their 64-bit zero extensions.
     zero: [Option<VarId>; 3],
     zero64: [Option<VarId>; 3],
+    /// Per variable an equality test reads that leaves a loop or a selection hidden
+    /// ([`Cx::exit_zero`]): the variable, its own u32 zero and that zero's 64-bit extension.
+    tested_zeros: Vec<(VarId, VarId, Option<VarId>)>,
     /// Per variable: computed by this pass through an unknown zero ([`Cx::hidden_by`]).
     made_hidden: Vec<bool>,
     /// [`heap_range_tests`] of the kernel.
@@ -558,6 +587,8 @@ struct Cx<'a> {
     site_var: Option<VarId>,
     /// Per variable: how many times the kernel reads it ([`use_counts`]).
     uses: Vec<u32>,
+    /// [`equality_tested`] of the kernel as written (variables this pass adds: false).
+    tested: Vec<bool>,
 }
 
 impl Cx<'_> {
@@ -706,12 +737,54 @@ impl Cx<'_> {
             && matches!(b, Operand::Const(Const::U32(v)) if v == 0 || v == crate::abi::HEAP_SINK_WORD)
     }
 
-    /// Statements setting variable `d` to itself plus the unknown zero ([`DEF`]): an add, which
-    /// no XOR with the same zero that `d` may carry cancels.
+    /// The zero (of `ity`) variable `d` leaves a loop or a selection with: [`DEF`], or a zero of
+    /// its own where an equality test reads `d`. Where `d + z == c` holds and the driver knows
+    /// `d`'s value on every path it keeps, it knows `z`, and it replaces `z` by that constant in
+    /// the code the test guards (`nir_opt_if`'s `opt_if_rewrite_uniform_uses`); a zero shared
+    /// with other rules would unhide every value hidden with it there. Lavapipe, SPIR-V: the
+    /// structurizer's loop-exit selector left a loop as `0 + z` at each `break` the driver
+    /// kept (a fourth, behind `@%p3 bra D; @!%p3 bra C`, is dead to it), so `switch (0 + z)`
+    /// taught it `z = 0` in case 0, where `selp.u32 r, 0xbf800000, 0, p` was `select(p,
+    /// 0xbf800000 ^ z, 0)`: −1.0 against 0, read as `-b2f(p)`, gave 0x80000000 for `p` false
+    /// (differential cases `seed-000000005a12045c`, `…5a120186`). One zero for all such
+    /// variables was not enough: a register read by `setp.eq` and set to −1.0 or +0 by a
+    /// branch in that case 0 came out −0 the same way (`driver_workarounds`). Each zero is the
+    /// zero word shifted right by 1 to 31 bits (repeating after 31 variables): a value the
+    /// driver cannot prove equal to another, and from which no sound compiler can learn the
+    /// word.
+    fn exit_zero(&mut self, d: VarId, ity: Ty) -> Operand {
+        if !self.tested.get(d.index()).copied().unwrap_or(false) {
+            return self.zero(DEF, ity);
+        }
+        let i = match self.tested_zeros.iter().position(|t| t.0 == d) {
+            Some(i) => i,
+            None => {
+                let z = self.var(Ty::U32, ZERO_NAME);
+                self.tested_zeros.push((d, z, None));
+                self.tested_zeros.len() - 1
+            }
+        };
+        let (_, z, z64) = self.tested_zeros[i];
+        if ity == Ty::U32 {
+            return Operand::Var(z);
+        }
+        let z64 = match z64 {
+            Some(z64) => z64,
+            None => {
+                let z64 = self.var(Ty::U64, ZERO64_NAME);
+                self.tested_zeros[i].2 = Some(z64);
+                z64
+            }
+        };
+        Operand::Var(z64)
+    }
+
+    /// Statements setting variable `d` to itself plus the unknown zero ([`Cx::exit_zero`]): an
+    /// add, which no XOR with the same zero that `d` may carry cancels.
     fn rehide(&mut self, d: VarId, out: &mut Vec<Stmt>) {
         let ty = self.vars.get(d.index()).map_or(Ty::U32, |v| v.ty);
         let ity = if ty.bits() == 32 { Ty::U32 } else { Ty::U64 };
-        let z = self.zero(DEF, ity);
+        let z = self.exit_zero(d, ity);
         if ty == ity {
             out.push(Stmt::Assign { dst: d, expr: Expr::Binary { op: BinaryOp::Add, ty, lhs: Operand::Var(d), rhs: z } });
             return;
@@ -722,12 +795,12 @@ impl Cx<'_> {
         out.push(Stmt::Assign { dst: d, expr: Expr::Convert { op: ConvertOp::Bitcast, from: ity, to: ty, arg: Operand::Var(h) } });
     }
 
-    /// Statements setting `e` (of `d`'s type) to `d` plus the unknown zero ([`DEF`]), by an add
-    /// as in [`Cx::rehide`].
+    /// Statements setting `e` (of `d`'s type) to `d` plus the unknown zero ([`Cx::exit_zero`]),
+    /// by an add as in [`Cx::rehide`].
     fn hide_into(&mut self, d: VarId, e: VarId, out: &mut Vec<Stmt>) {
         let ty = self.vars.get(d.index()).map_or(Ty::U32, |v| v.ty);
         let ity = if ty.bits() == 32 { Ty::U32 } else { Ty::U64 };
-        let z = self.zero(DEF, ity);
+        let z = self.exit_zero(d, ity);
         if ty == ity {
             out.push(Stmt::Assign { dst: e, expr: Expr::Binary { op: BinaryOp::Add, ty, lhs: Operand::Var(d), rhs: z } });
             return;

@@ -201,3 +201,38 @@ fn a_value_hidden_where_defined_is_hidden_again_with_another_zero() {
     assert!(zs.is_some() && zm.is_some(), "both hidden: {zs:?} {zm:?}");
     assert_ne!(zs, zm);
 }
+
+#[test]
+fn a_switch_selector_leaves_its_loop_with_a_zero_of_its_own() {
+    // Differential case seed-000000005a12045c (lavapipe, SPIR-V): the structurizer's exit
+    // selector left the loop as `0 + z` at every `break` the driver kept (the fourth is dead:
+    // `@%p3 bra D; @!%p3 bra C`), so `switch (0 + z)` taught it `z = 0` in case 0, where the
+    // select's −1.0 was hidden with the same `z`: `select(p, -1.0, 0)` became `-b2f(p)`.
+    let k = kernel(
+        "    and.b32 %r9, %r1, 1;\n    setp.ne.u32 %p0, %r9, 0;\n    and.b32 %r9, %r1, 8;\n    setp.ne.u32 %p3, %r9, 0;
+    shr.u32 %r13, %r1, 4;\n    and.b32 %r13, %r13, 3;
+L:\n    setp.eq.u32 %p1, %r13, 0;\n    @%p1 bra D;\n    @%p3 bra D;\n    @!%p3 bra C;\n    st.global.u32 [%rd1+40], %r2;\n    ret;
+C:\n    sub.u32 %r13, %r13, 1;\n    bra L;
+D:\n    selp.u32 %r11, 0xbf800000, 0, %p0;\n    st.global.u32 [%rd1+44], %r11;",
+    );
+    let mut selectors = Vec::new();
+    support::for_each_stmt(&k.body, &mut |s| {
+        if let Stmt::Switch { selector: Operand::Var(v), .. } = s {
+            selectors.push(*v);
+        }
+    });
+    assert!(!selectors.is_empty(), "the loop's exits are a switch");
+    // The zeros added to a selector where it leaves the loop, and the select's zero.
+    let (mut exit_zeros, mut select_zeros) = (Vec::new(), Vec::new());
+    support::for_each_stmt(&k.body, &mut |s| match s {
+        Stmt::Assign { expr: Expr::Binary { op: BinaryOp::Add, lhs: Operand::Var(d), rhs: Operand::Var(z), .. }, .. }
+            if selectors.contains(d) =>
+        {
+            exit_zeros.push(z.0)
+        }
+        Stmt::Assign { expr: Expr::Select { a, b, .. }, .. } => select_zeros.extend(zero_of(&k, *a).or_else(|| zero_of(&k, *b))),
+        _ => {}
+    });
+    assert!(!exit_zeros.is_empty() && !select_zeros.is_empty(), "both hidden: {exit_zeros:?} {select_zeros:?}");
+    assert!(exit_zeros.iter().all(|z| !select_zeros.contains(z)), "{exit_zeros:?} {select_zeros:?}");
+}

@@ -555,3 +555,36 @@ fn wide_shifts_by_31_of_sign_extended_values() {
         (hadd ^ ((mix as u64) >> 29) as u32).wrapping_add(mix as u32)
     });
 }
+
+/// An unknown zero the driver learns from a switch: the structurizer's exit selector left a
+/// loop as `0 + z` at every `break` the driver kept (the fourth, `@!%p3` after `@%p3`, is
+/// dead to it), so in case 0 of `switch (0 + z)` it knew `z = 0` (`nir_opt_if`'s
+/// `opt_if_rewrite_uniform_uses`) and every value hidden with `z` there: `selp.u32 r,
+/// 0xbf800000, 0, p` gave 0x80000000 where `p` is false (`-b2f(p)`), and `1.0, -0.0` gave +0,
+/// SPIR-V on lavapipe (differential cases `seed-000000005a12045c` and `…5a120186`, where
+/// the zero hid a `bfi.b64`'s mask). A zero shared by all equality-tested variables was
+/// not enough: there, a register that `setp.eq` reads and a branch sets to −1.0 or +0 came out
+/// −0 too. §9.7.7.3: `selp` copies the chosen operand; §9.7.3.1 (`setp.eq`), §9.7.8.1 (`bra`).
+#[test]
+fn misread_selects_after_a_switch_on_a_loop_exit() {
+    let after_loop = |tail: &str| {
+        format!(
+            "and.b32 %r9, %r6, 1; setp.ne.u32 %p0, %r9, 0; and.b32 %r9, %r6, 8; setp.ne.u32 %p3, %r9, 0;\n \
+             shr.u32 %r13, %r6, 4; and.b32 %r13, %r13, 3;\nL:\n setp.eq.u32 %p1, %r13, 0;\n @%p1 bra D;\n @%p3 bra D;\n \
+             @!%p3 bra C;\n st.global.u32 [%rd7], 7;\n ret;\nC:\n sub.u32 %r13, %r13, 1;\n bra L;\nD:\n {tail}"
+        )
+    };
+    let selp = |a: u32, b: u32| after_loop(&format!("selp.u32 %r11, {a:#x}, {b:#x}, %p0;\n st.global.u32 [%rd7], %r11;"));
+    // −1.0 or +0 from a branch, then `| 16` where the register is not 0.
+    let tested = after_loop(
+        "@%p0 bra A;\n mov.b32 %r11, 0;\n bra J;\nA:\n mov.b32 %r11, 0xbf800000;\nJ:\n setp.eq.u32 %p2, %r11, 0;\n \
+         selp.u32 %r12, 0, 16, %p2;\n or.b32 %r11, %r11, %r12;\n st.global.u32 [%rd7], %r11;",
+    );
+    let pick = |p: bool, a: u32, b: u32| if p { a } else { b };
+    let cases: Vec<Case> = vec![
+        ("-1.0 or +0 after the loop", selp(0xbf80_0000, 0), Box::new(move |x| pick(x & 1 != 0, 0xbf80_0000, 0))),
+        ("1.0 or -0.0 after the loop", selp(0x3f80_0000, 0x8000_0000), Box::new(move |x| pick(x & 1 != 0, 0x3f80_0000, 0x8000_0000))),
+        ("a tested register set to -1.0 or +0 after the loop", tested, Box::new(move |x| pick(x & 1 != 0, 0xbf80_0010, 0))),
+    ];
+    check_each("", cases);
+}
