@@ -60,3 +60,43 @@ fn wgmma_and_stmatrix_match_the_cpu_reference() {
 fn wgmma_and_stmatrix_match_the_cpu_reference_on_both_backends() {
     run_all(|_| &["spirv", "wgsl"]);
 }
+
+mod simt_util;
+
+/// The kernels whose lowering exchanges words across lanes (`stmatrix`'s row addresses, A in
+/// registers) through the native warp lowering, subgroup operations simulated (what a device
+/// with 32-wide subgroups runs), both backends, against the same specs.
+#[test]
+fn lane_exchanging_kernels_match_with_native_warps() {
+    let Some(gpu) = simt_util::gpu() else { return };
+    for name in ["stmatrix_x4", "stmatrix_x4_trans", "wgmma_rega_sw128"] {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("nvidia/wgmma").join(format!("{name}.json"));
+        let spec = ptxcross::spec::Spec::load(&path).unwrap_or_else(|e| panic!("{e}"));
+        let ptx = std::fs::read_to_string(&spec.ptx).unwrap();
+        let block = spec.block.expect("block");
+        let program = simt_util::simulated_native_program_of(name, &ptx, block, &spec.kernel);
+        for backend in ptxcross::Backend::ALL {
+            let mut run = simt_util::Run::new(&gpu);
+            let ptrs: Vec<_> = spec.buffers.iter().map(|b| (b.name.clone(), run.buffer(&b.bytes), b.bytes.len())).collect();
+            let args: Vec<Vec<u8>> = spec
+                .args
+                .iter()
+                .map(|a| match a {
+                    ptxcross::spec::ArgSpec::Buffer { name, offset } => {
+                        let p = ptrs.iter().find(|b| &b.0 == name).unwrap().1;
+                        (p.0 + offset).to_le_bytes().to_vec()
+                    }
+                    ptxcross::spec::ArgSpec::Scalar { bytes, .. } => bytes.clone(),
+                })
+                .collect();
+            let refs: Vec<&[u8]> = args.iter().map(Vec::as_slice).collect();
+            run.launch(&program, &spec.kernel, spec.grid, &refs, backend);
+            for e in &spec.expect {
+                let (_, p, len) = ptrs.iter().find(|b| b.0 == e.buffer).unwrap();
+                let (bad, first) = ptxcross::spec::compare(e, &run.read(*p, *len), 4);
+                let first: Vec<String> = first.iter().map(|m| format!("[{}] {} != {}", m.index, m.actual, m.expected)).collect();
+                assert_eq!(bad, 0, "{name} on {backend} (native warps): {first:?}");
+            }
+        }
+    }
+}
