@@ -30,22 +30,7 @@ fn specs() -> Vec<PathBuf> {
 }
 
 fn run_all(backends: impl Fn(usize) -> &'static [&'static str]) {
-    if let Err(e) = ptxcross::Gpu::shared() {
-        if std::env::var("PTXCROSS_REQUIRE_GPU").as_deref() == Ok("1") {
-            panic!("no GPU adapter: {e}");
-        }
-        eprintln!("skipped: no GPU adapter ({e})");
-        return;
-    }
-    let mut failed = Vec::new();
-    for (i, spec) in specs().iter().enumerate() {
-        for backend in backends(i) {
-            let args: Vec<String> = ["run", "--backend", backend, "--spec", spec.to_str().unwrap()].iter().map(|s| s.to_string()).collect();
-            if ptxcross::cli::main(&args) != 0 {
-                failed.push(format!("{} [{backend}]", spec.file_stem().unwrap().to_str().unwrap()));
-            }
-        }
-    }
+    let Some((_, failed)) = ptxcross_tests::launch::run_specs(&specs(), backends) else { return };
     assert!(failed.is_empty(), "wgmma specs that failed (details above): {failed:#?}");
 }
 
