@@ -49,7 +49,7 @@ use super::half::{self, Clamp, Rounding};
 use super::matrix::vector_operands;
 use crate::abi;
 use crate::function::{unsupported, FnLower, LResult};
-use crate::ir::{BinaryOp, Block, CmpOp, ConvertOp, Memory, Operand, Stmt, Ty};
+use crate::ir::{BinaryOp, Block, CmpOp, ConvertOp, Expr, Memory, Operand, Stmt, Ty};
 use ptxcross_frontend::ast::{self, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
@@ -59,7 +59,7 @@ const K: u32 = 16;
 /// A decoded matrix descriptor (§9.7.16.5.1.2.7), all byte values in `U32`s.
 struct Descriptor {
     start: Operand,
-    lbo: Operand,
+    /// K-major: bytes between groups of 8 rows (MN).
     sbo: Operand,
     /// Swizzle width in bytes: 16 (none), 32, 64, 128.
     width: Operand,
@@ -67,6 +67,14 @@ struct Descriptor {
     width_log: Operand,
     /// `width / 16 - 1`: the address bits 7.. that the swizzle XORs into bits 4...
     mask: Operand,
+    /// K-major: bytes between the core matrices of k and k + 8 (LBO unswizzled, else 16).
+    k_major_k_step: Operand,
+    /// MN-major: bytes between groups of `width / 2` MN elements (SBO unswizzled, else LBO)
+    /// and between the core matrices of k and k + 8 (LBO unswizzled, else SBO).
+    mn_major_mn_step: Operand,
+    mn_major_k_step: Operand,
+    /// log2 of `width / 2`, the MN elements of one swizzle row.
+    mn_major_group_log: Operand,
 }
 
 /// N of a `m64nNk16` modifier.
@@ -275,7 +283,11 @@ impl FnLower {
         let width = self.bin(BinaryOp::Shl, Ty::U32, u(1), width_log);
         let chunks = self.bin(BinaryOp::ShrU, Ty::U32, width, u(4));
         let mask = self.bin(BinaryOp::Sub, Ty::U32, chunks, u(1));
-        Descriptor { start, lbo, sbo, width, width_log, mask }
+        let k_major_k_step = self.select(Ty::U32, swizzled, u(16), lbo);
+        let mn_major_mn_step = self.select(Ty::U32, swizzled, lbo, sbo);
+        let mn_major_k_step = self.select(Ty::U32, swizzled, sbo, lbo);
+        let mn_major_group_log = self.bin(BinaryOp::Sub, Ty::U32, width_log, u(1));
+        Descriptor { start, sbo, width, width_log, mask, k_major_k_step, mn_major_mn_step, mn_major_k_step, mn_major_group_log }
     }
 
     /// Byte address of element (mn, k) of the matrix `d` describes (see the module header for
@@ -283,38 +295,46 @@ impl FnLower {
     /// column-major); otherwise MN-major.
     fn element_address(&mut self, d: &Descriptor, mn: Operand, k: u32, k_major: bool) -> Operand {
         let u = FnLower::u32c;
-        let unswizzled = self.cmp(CmpOp::Eq, Ty::U32, d.width, u(16));
         let mn8 = self.bin(BinaryOp::ShrU, Ty::U32, mn, u(3));
         let mn_in = self.bin(BinaryOp::And, Ty::U32, mn, u(7));
-        let off = if k_major {
+        let (a, b, c, e) = if k_major {
             let a = self.bin(BinaryOp::Mul, Ty::U32, mn8, d.sbo);
             let b = self.bin(BinaryOp::Shl, Ty::U32, mn_in, d.width_log);
-            let k_step = self.select(Ty::U32, unswizzled, d.lbo, u(16));
-            let c = self.bin(BinaryOp::Mul, Ty::U32, k_step, u(k / 8));
-            let ab = self.bin(BinaryOp::Add, Ty::U32, a, b);
-            let abc = self.bin(BinaryOp::Add, Ty::U32, ab, c);
-            self.bin(BinaryOp::Add, Ty::U32, abc, u(2 * (k % 8)))
+            let c = self.bin(BinaryOp::Mul, Ty::U32, d.k_major_k_step, u(k / 8));
+            (a, b, c, u(2 * (k % 8)))
         } else {
             let a = self.bin(BinaryOp::Shl, Ty::U32, mn_in, u(1));
             let chunk = self.bin(BinaryOp::And, Ty::U32, mn8, d.mask);
             let b = self.bin(BinaryOp::Shl, Ty::U32, chunk, u(4));
-            let atom_log = self.bin(BinaryOp::Sub, Ty::U32, d.width_log, u(1));
-            let atom = self.bin(BinaryOp::ShrU, Ty::U32, mn, atom_log);
-            let mn_step = self.select(Ty::U32, unswizzled, d.sbo, d.lbo);
-            let c = self.bin(BinaryOp::Mul, Ty::U32, atom, mn_step);
-            let k_step = self.select(Ty::U32, unswizzled, d.lbo, d.sbo);
-            let e = self.bin(BinaryOp::Mul, Ty::U32, k_step, u(k / 8));
-            let ab = self.bin(BinaryOp::Add, Ty::U32, a, b);
-            let abc = self.bin(BinaryOp::Add, Ty::U32, ab, c);
-            let abce = self.bin(BinaryOp::Add, Ty::U32, abc, e);
-            let k_row = self.bin(BinaryOp::Mul, Ty::U32, u(k % 8), d.width);
-            self.bin(BinaryOp::Add, Ty::U32, abce, k_row)
+            let group = self.bin(BinaryOp::ShrU, Ty::U32, mn, d.mn_major_group_log);
+            let c = self.bin(BinaryOp::Mul, Ty::U32, group, d.mn_major_mn_step);
+            let k8 = self.bin(BinaryOp::Mul, Ty::U32, d.mn_major_k_step, u(k / 8));
+            let row = self.bin(BinaryOp::Mul, Ty::U32, d.width, u(k % 8));
+            (a, b, c, self.bin(BinaryOp::Add, Ty::U32, k8, row))
         };
+        let ab = self.bin(BinaryOp::Add, Ty::U32, a, b);
+        let ce = self.bin(BinaryOp::Add, Ty::U32, c, e);
+        let off = self.bin(BinaryOp::Add, Ty::U32, ab, ce);
         let addr = self.bin(BinaryOp::Add, Ty::U32, d.start, off);
         let row = self.bin(BinaryOp::ShrU, Ty::U32, addr, u(7));
         let row = self.bin(BinaryOp::And, Ty::U32, row, d.mask);
         let row = self.bin(BinaryOp::Shl, Ty::U32, row, u(4));
         self.bin(BinaryOp::Xor, Ty::U32, addr, row)
+    }
+
+    /// The shared word holding byte `at`, shifted so that the 16 bits at `at` are its low half
+    /// when `half`. No alignment check: descriptor addresses are 16-byte aligned and every
+    /// offset here keeps words (pairs along the contiguous dimension) and halves aligned.
+    fn operand_word(&mut self, at: Operand, half: bool) -> Operand {
+        let u = FnLower::u32c;
+        let index = self.bin(BinaryOp::ShrU, Ty::U32, at, u(2));
+        let w = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index });
+        if !half {
+            return w;
+        }
+        let bit = self.bin(BinaryOp::And, Ty::U32, at, u(2));
+        let shift = self.bin(BinaryOp::Shl, Ty::U32, bit, u(3));
+        self.bin(BinaryOp::ShrU, Ty::U32, w, shift)
     }
 
     /// The K elements of line `mn` (a row of A, a column of B) as (word, element index) per
@@ -325,11 +345,11 @@ impl FnLower {
         for k in 0..K {
             if mn_major {
                 let at = self.element_address(d, mn, k, false);
-                let w = self.load_bytes(Memory::Shared, at, 2);
+                let w = self.operand_word(at, true);
                 line.push((self.bin(BinaryOp::Xor, Ty::U32, w, FnLower::u32c(sign & 0xffff)), 0));
             } else if k % 2 == 0 {
                 let at = self.element_address(d, mn, k, true);
-                let w = self.load_bytes(Memory::Shared, at, 4);
+                let w = self.operand_word(at, false);
                 let w = self.bin(BinaryOp::Xor, Ty::U32, w, FnLower::u32c(sign));
                 line.push((w, 0));
                 line.push((w, 1));
@@ -344,7 +364,7 @@ impl FnLower {
         (0..K)
             .map(|k| {
                 let at = self.element_address(d, mn, k, false);
-                let w = self.load_bytes(Memory::Shared, at, 4);
+                let w = self.operand_word(at, false);
                 self.bin(BinaryOp::Xor, Ty::U32, w, FnLower::u32c(sign))
             })
             .collect()
