@@ -85,3 +85,24 @@ fn lane_exchanging_kernels_match_with_native_warps() {
         }
     }
 }
+
+/// The forms not translated are refused by name with their place, never guessed.
+#[test]
+fn untranslated_wgmma_forms_are_refused_by_name() {
+    let cases = [
+        ("wgmma.mma_async.sync.aligned.m64n8k8.f32.tf32.tf32 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1;", "m64n8k8"),
+        ("wgmma.mma_async.sync.aligned.m64n8k32.f32.e4m3.e4m3 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1;", "m64n8k32"),
+        ("wgmma.mma_async.sync.aligned.m64n8k32.s32.s8.s8 {%r1, %r2, %r3, %r1}, %rd1, %rd2, 1;", "m64n8k32"),
+        ("wgmma.mma_async.sp.sync.aligned.m64n8k32.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, %r1, 0, 1, 1, 1, 0, 0;", ".sp"),
+        ("wgmma.mma_async.sync.aligned.m64n12k16.f32.f16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1, 0, 0;", "m64n12k16"),
+        ("wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.f16 {%f1, %f2, %f3, %f4}, %rd1, %rd2, 1, 1, 1, 0, 0;", "wgmma.mma_async"),
+    ];
+    for (line, named) in cases {
+        let ptx = format!(
+            ".version 8.5\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{{\n    .reg .b32 %r<4>;\n    .reg .f32 %f<5>;\n    .reg .b64 %rd<3>;\n    {line}\n    ret;\n}}\n"
+        );
+        let file = ptxcross_frontend::SourceFile::new("k.ptx".to_string(), ptx);
+        let err = ptxcross::translate::frontend(&file, &ptxcross_lower::LowerOptions::default()).expect_err(line).render();
+        assert!(err.contains("k.ptx:9:") && err.contains("not supported yet") && err.contains(named), "{line}: {err}");
+    }
+}
