@@ -195,6 +195,10 @@ pub const FAULT_BARRIER_DEADLOCK: u32 = 1 << 13;
 /// instead. Recorded at the later collective (see `inst::warp`), only in kernels where the
 /// static proof (`meeting`) could not show that it never happens.
 pub const FAULT_WARP_DIVERGED: u32 = 1 << 14;
+/// A `wgmma` matrix descriptor (ISA 8.5 §9.7.16.5.1.2.7) that ptxcross does not decode: a
+/// swizzled layout with a non-zero base offset (a repeating pattern that does not start at
+/// its 256/512/1024-byte boundary). See `inst::wgmma`.
+pub const FAULT_MATRIX_DESCRIPTOR: u32 = 1 << 15;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
 /// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` zero
@@ -279,6 +283,10 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
             "a warp collective whose membermask lanes are at another instruction: not supported yet \
              outside the barrier scheduler (a lane of its membermask skipped it and executed another warp \
              collective, which on sm_70+ meets it): the launch fails, since its results would be wrong",
+        ),
+        (
+            FAULT_MATRIX_DESCRIPTOR,
+            "a `wgmma` matrix descriptor with a swizzle base offset other than 0: not supported yet",
         ),
     ];
     names.iter().filter(|(b, _)| bits & b != 0).map(|&(_, n)| n).collect()

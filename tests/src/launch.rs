@@ -162,3 +162,24 @@ pub fn refused_for_subnormals(gpu: &Arc<Gpu>, program: &ptxcross::Program, backe
     }
     false
 }
+
+/// Runs each of `specs` (launch spec files) through `ptxcross run --spec` on the backends
+/// `backends(i)` names (i its index in `specs`): the number of runs and the failed ones
+/// ("stem [backend]"; `ptxcross run` printed the details), or `None` (with a note) when there
+/// is no GPU and `PTXCROSS_REQUIRE_GPU=1` is not set.
+pub fn run_specs(specs: &[std::path::PathBuf], backends: impl Fn(usize) -> &'static [&'static str]) -> Option<(usize, Vec<String>)> {
+    gpu_or_skip()?;
+    let mut failed = Vec::new();
+    let mut runs = 0;
+    for (i, spec) in specs.iter().enumerate() {
+        let name = spec.file_stem().and_then(|s| s.to_str()).unwrap_or("?");
+        for backend in backends(i) {
+            runs += 1;
+            let args: Vec<String> = ["run", "--backend", backend, "--spec", &spec.to_string_lossy()].iter().map(|s| s.to_string()).collect();
+            if ptxcross::cli::main(&args) != 0 {
+                failed.push(format!("{name} [{backend}]"));
+            }
+        }
+    }
+    Some((runs, failed))
+}

@@ -65,7 +65,7 @@ fn unsupported_features_are_clear_errors() {
     // coverage grows (a case that becomes supported must be replaced, not deleted).
     let cases = [
         ("setmaxnreg.ptx", "    setmaxnreg.inc.sync.aligned.u32 64;", "not supported yet: instruction `setmaxnreg.inc.sync.aligned.u32`", 10),
-        ("wgmma.ptx", "    wgmma.fence.sync.aligned;", "not supported yet: instruction `wgmma.fence.sync.aligned`", 10),
+        ("movmatrix.ptx", "    movmatrix.sync.aligned.m8n8.trans.b16 %r2, %r1;", "not supported yet: instruction `movmatrix.sync.aligned.m8n8.trans.b16`", 10),
         ("tex.ptx", "    tex.1d.v4.s32.s32 {%r0,%r1,%r2,%r3}, [%r1, {%r1}];", "not supported yet: instruction `tex.1d.v4.s32.s32`", 10),
     ];
     for (name, line, want, line_no) in cases {

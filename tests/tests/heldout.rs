@@ -14,11 +14,6 @@ fn cases() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("heldout").join("cases")
 }
 
-fn cli(args: &[&str]) -> i32 {
-    let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
-    ptxcross::cli::main(&args)
-}
-
 /// Tests refused on purpose (README, "Issue #9 checklist"), with the message they must give and
 /// the place (line:col) it must name.
 const REFUSED: &[(&str, &str, &str)] = &[
@@ -42,25 +37,7 @@ fn specs() -> Vec<PathBuf> {
 
 /// Runs `specs` (each on `backends(i)`, i its index) and fails listing those that did not pass.
 fn run_all(specs: &[PathBuf], backends: impl Fn(usize) -> &'static [&'static str]) {
-    if let Err(e) = ptxcross::Gpu::shared() {
-        if std::env::var("PTXCROSS_REQUIRE_GPU").as_deref() == Ok("1") {
-            panic!("no GPU adapter: {e}");
-        }
-        eprintln!("skipped: no GPU adapter ({e})");
-        return;
-    }
-    let mut failed = Vec::new();
-    let mut runs = 0;
-    for (i, spec) in specs.iter().enumerate() {
-        let name = spec.file_stem().unwrap().to_str().unwrap();
-        for backend in backends(i) {
-            runs += 1;
-            match cli(&["run", "--backend", backend, "--spec", spec.to_str().unwrap()]) {
-                0 => {}
-                code => failed.push(format!("{name} [{backend}]: exit {code}")),
-            }
-        }
-    }
+    let Some((runs, failed)) = ptxcross_tests::launch::run_specs(specs, backends) else { return };
     assert!(failed.is_empty(), "held-out specs that failed (details above): {failed:#?}");
     eprintln!("{runs} held-out runs passed");
 }

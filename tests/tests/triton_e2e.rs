@@ -261,8 +261,24 @@ fn triton_layer_norm_matches_the_definition() {
 #[test]
 #[ignore = "lavapipe needs ~20 minutes to build its pipelines; see the doc comment"]
 fn triton_matmul_sm80_tensor_cores_match_a_cpu_matmul() {
+    triton_matmul_matches_a_cpu_matmul("triton_matmul.sm_80.ptx");
+}
+
+/// The same matmul as Triton compiles it for an H100 (sm_90a, its default there): A and B
+/// staged in swizzled shared tiles (64-byte swizzle for A, K-major; 128-byte for B,
+/// N-major), four `wgmma.mma_async.m64n128k16.f32.f16.f16` by matrix descriptors per K step
+/// between `wgmma.fence`/`commit_group`/`wait_group`, after `fence.proxy.async.shared::cta`,
+/// and an epilogue of 16 `stmatrix.x4.trans`. Checked like the sm_80 one above. Ignored for the
+/// same reason (lavapipe's pipeline build); the suite keeps `triton_matmul_sm90_fits_the_device`.
+///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test triton_e2e triton_matmul_sm90 -- --ignored --nocapture
+#[test]
+#[ignore = "lavapipe needs many minutes to build its pipelines; see the doc comment"]
+fn triton_matmul_sm90_wgmma_matches_a_cpu_matmul() {
+    triton_matmul_matches_a_cpu_matmul("triton_matmul.sm_90.ptx");
+}
+
+fn triton_matmul_matches_a_cpu_matmul(file: &str) {
     let Some(gpu) = gpu_or_skip() else { return };
-    let file = "triton_matmul.sm_80.ptx";
     // Triton's `shared` for this configuration: the epilogue's 128×128 f16 tile.
     let shared = 32768;
     let (n, k) = (256usize, 64usize);
@@ -377,5 +393,23 @@ fn triton_matmul_sm80_fits_the_device() {
         }
         assert!(need <= limit, "{file} on {backend}: {need} bytes of shared memory, the device has {limit}");
         assert_eq!(in_scratch, need == 32768 && limit < 32768 + 6 * 1024, "{file} on {backend}: exchange in scratch {in_scratch}, shared {need} of {limit}");
+    }
+}
+
+/// What the suite affords of the sm_90 matmul: its translation (wgmma by descriptors,
+/// `stmatrix`, `fence.proxy.async`) for both backends validates and fits the device's shared
+/// memory per block with the 32 KiB the test above gives it.
+#[test]
+fn triton_matmul_sm90_fits_the_device() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let file = "triton_matmul.sm_90.ptx";
+    let limit = gpu.limits().max_compute_workgroup_storage_size as u64;
+    if limit < 32768 {
+        return;
+    }
+    for backend in Backend::ALL {
+        let p = program_with_shared(&gpu, file, "matmul_kernel", backend, 32768);
+        let need = p.kernel("matmul_kernel").expect("kernel").shared_words as u64 * 4;
+        assert!(need <= limit, "{file} on {backend}: {need} bytes of shared memory, the device has {limit}");
     }
 }

@@ -8,7 +8,9 @@
 //! `mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}.{f16,bf16}.f32` (A and B of one type),
 //! `mma.sync.aligned.m16n8k8.row.col.f32.{f16,bf16}.{f16,bf16}.f32` and
 //! `mma.sync.aligned.m8n8k16.row.col{.satfinite}.s32.{s8,u8}.{s8,u8}.s32`. Every other shape,
-//! type, layout, `mma.sp`, `wgmma`, `stmatrix` and `movmatrix` is refused by name.
+//! type, layout, `mma.sp` and `movmatrix` is refused by name.
+//! `stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}.shared{::cta}.b16` is `ldmatrix`'s inverse,
+//! on the same row-address exchange. `wgmma` (§9.7.16) is `inst::wgmma`.
 //!
 //! These instructions are `.aligned`: undefined unless every thread of the warp executes
 //! them, so they read no membermask and take no part in the meeting check; a lane that does
@@ -120,62 +122,18 @@ impl FnLower {
 
     /// `ldmatrix.sync.aligned.m8n8.num{.trans}.shared{::cta}.b16 r, [p]` (§9.7.15.4.15).
     ///
-    /// Lanes 8·i..8·i+7 give the row addresses of matrix i (later lanes' addresses are not
-    /// used: "addresses contained in lower threads can be copied to higher threads"). Figure
-    /// 80: lane t receives row t/4, elements 2·(t%4) and 2·(t%4)+1 (low half first) of each
+    /// Figure 80: lane t receives row t/4, elements 2·(t%4) and 2·(t%4)+1 (low half first) of each
     /// matrix in the matching register of r; with `.trans` the matrix is read column-major,
     /// so lane t receives column t/4, rows 2·(t%4) and 2·(t%4)+1. Each lane gets the row
-    /// addresses it needs from their lanes (the warp exchange) and loads its own 16-bit
-    /// elements from shared memory. A row address a lane gives must be 16-byte aligned ("a
-    /// group of four consecutive threads loads 16 bytes. The matrix addresses must be
-    /// naturally aligned accordingly"): otherwise the launch faults as misaligned.
+    /// addresses it needs from their lanes ([`FnLower::matrix_rows`]) and loads its own
+    /// 16-bit elements from shared memory.
     pub(super) fn ldmatrix(&mut self, m: &Mods) -> LResult<()> {
-        m.only(&["sync", "aligned", "m8n8", "x1", "x2", "x4", "trans", "shared", "shared::cta"])?;
-        let span = m.inst.span;
-        if !(m.has("sync") && m.has("aligned") && m.has("m8n8")) {
-            return Err(Diagnostic::new(format!("`{}`: ldmatrix needs .sync.aligned.m8n8", m.name()), span));
-        }
-        if m.ty()? != ScalarType::B16 {
-            return Err(Diagnostic::new(format!("`{}`: ldmatrix loads .b16 elements", m.name()), span));
-        }
-        let num = match m.one_of(&["x1", "x2", "x4"]) {
-            Some("x1") => 1,
-            Some("x2") => 2,
-            Some(_) => 4,
-            None => return Err(Diagnostic::new(format!("`{}` needs .x1, .x2 or .x4", m.name()), span)),
-        };
-        if !(m.has("shared") || m.has("shared::cta")) {
-            return Err(unsupported(format!("`{}` with a generic address (only `.shared`)", m.name()), span));
-        }
-        self.no_matrix_under_scheduler(m)?;
+        let num = self.matrix_form(m)?;
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
         let dests = vector_operands(d, num as usize, m, "the destination")?;
-        let Place::Fixed(Memory::Shared, row) = self.place(a, Space::Shared)? else {
-            return Err(Diagnostic::new(format!("`{}` needs a shared-memory address", m.name()), a.span));
-        };
-        let u = FnLower::u32c;
-        let t = self.linear_tid();
-        let lane = self.bin(BinaryOp::And, Ty::U32, t, u(31));
-        let gives = self.cmp(CmpOp::LtU, Ty::U32, lane, u(8 * num));
-        let low = self.bin(BinaryOp::And, Ty::U32, row, u(15));
-        let misaligned = self.cmp(CmpOp::Ne, Ty::U32, low, u(0));
-        let bad = self.bin(BinaryOp::And, Ty::Bool, gives, misaligned);
-        self.emit_if(bad, Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] }, Block::new());
         let trans = m.has("trans");
-        let group = self.bin(BinaryOp::ShrU, Ty::U32, lane, u(2));
-        let quad = self.bin(BinaryOp::And, Ty::U32, lane, u(3));
-        let pair = self.bin(BinaryOp::Shl, Ty::U32, quad, u(1));
-        let mut reads = Vec::new();
-        for i in 0..num {
-            if trans {
-                for r in 0..2 {
-                    reads.push((0, self.bin(BinaryOp::Add, Ty::U32, pair, u(8 * i + r))));
-                }
-            } else {
-                reads.push((0, self.bin(BinaryOp::Add, Ty::U32, group, u(8 * i))));
-            }
-        }
-        let rows = self.warp_exchange(&[row], &reads, span);
+        let (rows, group, quad) = self.matrix_rows(m, a, num, trans)?;
+        let u = FnLower::u32c;
         for (i, dst) in dests.iter().enumerate() {
             let v = if trans {
                 let col = self.bin(BinaryOp::Shl, Ty::U32, group, u(1));
@@ -193,6 +151,97 @@ impl FnLower {
             self.write(dst, ScalarType::B32, v)?;
         }
         Ok(())
+    }
+
+    /// `stmatrix.sync.aligned.m8n8.num{.trans}.shared{::cta}.b16 [p], r` (§9.7.15.4.16): the
+    /// inverse of `ldmatrix`, with the same row addresses (lanes 8·i..8·i+7 for matrix i, 16-byte
+    /// aligned) and fragment (Figure 82 is Figure 80): lane t stores its register i as row t/4,
+    /// elements 2·(t%4) and 2·(t%4)+1 of matrix i; with `.trans` the matrix is stored
+    /// column-major, so those two elements go to rows 2·(t%4) and 2·(t%4)+1 of memory, at
+    /// element t/4 of each (16-bit stores).
+    pub(super) fn stmatrix(&mut self, m: &Mods) -> LResult<()> {
+        let num = self.matrix_form(m)?;
+        let [a, r] = operands(m.inst, 2)? else { unreachable!() };
+        let srcs = vector_operands(r, num as usize, m, "the source")?;
+        let trans = m.has("trans");
+        let words: Vec<Operand> = srcs.iter().map(|x| self.read(x, ScalarType::B32)).collect::<LResult<_>>()?;
+        let (rows, group, quad) = self.matrix_rows(m, a, num, trans)?;
+        let u = FnLower::u32c;
+        for (i, &w) in words.iter().enumerate() {
+            if trans {
+                let col = self.bin(BinaryOp::Shl, Ty::U32, group, u(1));
+                let lo = self.bin(BinaryOp::Add, Ty::U32, rows[2 * i], col);
+                let hi = self.bin(BinaryOp::Add, Ty::U32, rows[2 * i + 1], col);
+                let high = self.bin(BinaryOp::ShrU, Ty::U32, w, u(16));
+                self.store_bytes(Memory::Shared, lo, 2, w);
+                self.store_bytes(Memory::Shared, hi, 2, high);
+            } else {
+                let at = self.bin(BinaryOp::Shl, Ty::U32, quad, u(2));
+                let at = self.bin(BinaryOp::Add, Ty::U32, rows[i], at);
+                self.store_bytes(Memory::Shared, at, 4, w);
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks the qualifiers `ldmatrix` and `stmatrix` share (`.sync.aligned.m8n8.num{.trans}
+    /// .shared{::cta}.b16`); the number of matrices.
+    fn matrix_form(&self, m: &Mods) -> LResult<u32> {
+        m.only(&["sync", "aligned", "m8n8", "x1", "x2", "x4", "trans", "shared", "shared::cta"])?;
+        let span = m.inst.span;
+        let op = &m.inst.opcode.name;
+        if !(m.has("sync") && m.has("aligned") && m.has("m8n8")) {
+            return Err(Diagnostic::new(format!("`{}`: {op} needs .sync.aligned.m8n8", m.name()), span));
+        }
+        if m.ty()? != ScalarType::B16 {
+            return Err(Diagnostic::new(format!("`{}`: {op} moves .b16 elements", m.name()), span));
+        }
+        let num = match m.one_of(&["x1", "x2", "x4"]) {
+            Some("x1") => 1,
+            Some("x2") => 2,
+            Some(_) => 4,
+            None => return Err(Diagnostic::new(format!("`{}` needs .x1, .x2 or .x4", m.name()), span)),
+        };
+        if !(m.has("shared") || m.has("shared::cta")) {
+            return Err(unsupported(format!("`{}` with a generic address (only `.shared`)", m.name()), span));
+        }
+        self.no_matrix_under_scheduler(m)?;
+        Ok(num)
+    }
+
+    /// The row addresses an `ldmatrix`/`stmatrix` lane needs, from the lanes that give them
+    /// (the warp exchange), with the lane's groupID and threadID_in_group. Lanes 8·i..8·i+7
+    /// give the row addresses of matrix i (later lanes' addresses are not used: "addresses
+    /// contained in lower threads can be copied to higher threads"); one a lane gives must be
+    /// 16-byte aligned ("a group of four consecutive threads loads 16 bytes. The matrix
+    /// addresses must be naturally aligned accordingly"), otherwise the launch faults as
+    /// misaligned. Per matrix: row `group`, or with `trans` rows `2·quad` and `2·quad + 1`.
+    fn matrix_rows(&mut self, m: &Mods, a: &ast::Operand, num: u32, trans: bool) -> LResult<(Vec<Operand>, Operand, Operand)> {
+        let Place::Fixed(Memory::Shared, row) = self.place(a, Space::Shared)? else {
+            return Err(Diagnostic::new(format!("`{}` needs a shared-memory address", m.name()), a.span));
+        };
+        let u = FnLower::u32c;
+        let t = self.linear_tid();
+        let lane = self.bin(BinaryOp::And, Ty::U32, t, u(31));
+        let gives = self.cmp(CmpOp::LtU, Ty::U32, lane, u(8 * num));
+        let low = self.bin(BinaryOp::And, Ty::U32, row, u(15));
+        let misaligned = self.cmp(CmpOp::Ne, Ty::U32, low, u(0));
+        let bad = self.bin(BinaryOp::And, Ty::Bool, gives, misaligned);
+        self.emit_if(bad, Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] }, Block::new());
+        let group = self.bin(BinaryOp::ShrU, Ty::U32, lane, u(2));
+        let quad = self.bin(BinaryOp::And, Ty::U32, lane, u(3));
+        let pair = self.bin(BinaryOp::Shl, Ty::U32, quad, u(1));
+        let mut reads = Vec::new();
+        for i in 0..num {
+            if trans {
+                for r in 0..2 {
+                    reads.push((0, self.bin(BinaryOp::Add, Ty::U32, pair, u(8 * i + r))));
+                }
+            } else {
+                reads.push((0, self.bin(BinaryOp::Add, Ty::U32, group, u(8 * i))));
+            }
+        }
+        Ok((self.warp_exchange(&[row], &reads, m.inst.span), group, quad))
     }
 
     /// `mma.sync.aligned.shape.row.col{.satfinite}.dtype.atype.btype.ctype d, a, b, c`

@@ -22,6 +22,7 @@ mod memory;
 mod moves;
 mod video;
 mod warp;
+mod wgmma;
 mod wmma;
 
 pub(crate) use warp::ExchangeMark;
@@ -243,8 +244,10 @@ impl FnLower {
             "elect" => self.elect(&m),
             "cp" => self.cp_async(&m),
             "ldmatrix" => self.ldmatrix(&m),
+            "stmatrix" => self.stmatrix(&m),
             "mma" => self.mma(&m),
             "wmma" => self.wmma(&m),
+            "wgmma" => self.wgmma(&m),
             "membar" | "fence" => self.fence(&m),
             "nanosleep" => self.nanosleep(&m),
             "prefetch" | "prefetchu" => self.prefetch(&m),

@@ -1097,6 +1097,17 @@ impl FnLower {
                 m.only(&["cta", "gl", "sys"])?;
                 m.has("cta")
             }
+            // `fence.proxy.async{.global, .shared::{cta,cluster}}` (§9.7.12.4) orders this
+            // thread's generic-proxy accesses with its async-proxy ones (`wgmma` reading shared
+            // memory). Here the async proxy is the generic one (`inst::wgmma` reads shared memory
+            // with ordinary loads, in program order), so nothing is left to order.
+            _ if m.has("proxy") => {
+                m.only(&["proxy", "async", "async::global", "async::shared::cta", "async::shared::cluster", "global", "shared::cta", "shared::cluster"])?;
+                if !m.has("async") && !m.inst.modifiers.iter().any(|x| x.text.starts_with("async::")) {
+                    return Err(unsupported(format!("`{}` (only `fence.proxy.async`)", m.name()), m.inst.span));
+                }
+                return Ok(());
+            }
             _ => {
                 m.only(&["sc", "acq_rel", "cta", "gpu", "sys", "cluster"])?;
                 m.has("cta")
