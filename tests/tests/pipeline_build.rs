@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use ptxcross::{translate, Backend, Context, ContextOptions, Gpu, Program};
 use ptxcross_frontend::SourceFile;
 use ptxcross_lower::LowerOptions;
-use ptxcross_tests::launch::{gpu_or_skip, words};
+use ptxcross_tests::launch::{assemble_spvasm, gpu_or_skip};
 
 struct Case {
     name: &'static str,
@@ -121,20 +121,24 @@ fn variants(case: &Case, translated: &Program) -> Vec<(String, Backend, Program)
             let text = std::fs::read_to_string(&path).expect("variant");
             out.push((label, Backend::Wgsl, Program::new(n.clone(), module, None, Some(text))));
         } else if n.ends_with(".spvasm") {
-            let bin = std::env::temp_dir().join(format!("ptxcross-build-variant-{}-{n}.spv", std::process::id()));
-            let st = std::process::Command::new("spirv-as")
-                .args(["--target-env", "vulkan1.1", "-o"])
-                .arg(&bin)
-                .arg(&path)
-                .status()
-                .expect("spirv-as");
-            assert!(st.success(), "spirv-as {n}");
-            let spirv = words(&std::fs::read(&bin).expect("spv"));
-            let _ = std::fs::remove_file(&bin);
+            let spirv = assemble_spvasm(&path);
             out.push((label, Backend::Spirv, Program::new(n.clone(), module, Some(spirv), None)));
         }
     }
     out
+}
+
+/// One line of the measurement: the case, its code's size, `what` it is, and its times.
+fn report(case: &Case, backend: Backend, program: &Program, what: &str, [create, dispatch]: [Duration; 2]) {
+    eprintln!(
+        "{:<20} {:<5} {:>14}  {what}  create {:>9.1} ms  dispatch {:>9.1} ms  total {:>9.1} ms",
+        case.name,
+        backend.name(),
+        code_size(program, backend),
+        ms(create),
+        ms(dispatch),
+        ms(create + dispatch)
+    );
 }
 
 #[test]
@@ -167,28 +171,10 @@ fn pipeline_build() {
                 }
                 .expect("dump");
             }
-            let [create, dispatch] = build_times(&gpu, case, &program, backend);
-            eprintln!(
-                "{:<20} {:<5} {:>14}  translate {:>8.1} ms  create {:>9.1} ms  dispatch {:>9.1} ms  total {:>9.1} ms",
-                case.name,
-                backend.name(),
-                code_size(&program, backend),
-                ms(translated),
-                ms(create),
-                ms(dispatch),
-                ms(create + dispatch)
-            );
+            let what = format!("translate {:>8.1} ms", ms(translated));
+            report(case, backend, &program, &what, build_times(&gpu, case, &program, backend));
             for (label, b, variant) in variants(case, &program).into_iter().filter(|v| v.1 == backend) {
-                let [create, dispatch] = build_times(&gpu, case, &variant, b);
-                eprintln!(
-                    "{:<20} {:<5} {:>14}  variant {label}  create {:>9.1} ms  dispatch {:>9.1} ms  total {:>9.1} ms",
-                    case.name,
-                    b.name(),
-                    code_size(&variant, b),
-                    ms(create),
-                    ms(dispatch),
-                    ms(create + dispatch)
-                );
+                report(case, b, &variant, &format!("variant {label}"), build_times(&gpu, case, &variant, b));
             }
         }
     }
