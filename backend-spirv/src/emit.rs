@@ -2155,6 +2155,30 @@ impl Emitter {
             self.b.end_function().map_err(internal)?;
             return Ok(());
         }
+        if let (Some(ok), Some(safe), Access::Atomic(op), false) = (in_bounds, safe, h.access, h.memory == Memory::Local) {
+            if let Some(identity) = op.identity() {
+                // Without a branch (`AtomicOp::identity`): out of range, the identity goes to
+                // the safe word, the result is 0 and the fault is deferred.
+                let bt = self.t_bool();
+                let bad = self.op(Op::LogicalNot, bt, &[ok])?;
+                // `abi::DISCARD_INDEX`: a sub-word store lower has faulted already.
+                let discard = self.c_u32(abi::DISCARD_INDEX);
+                let real = self.op(Op::INotEqual, bt, &[idx, discard])?;
+                let bad = self.op(Op::LogicalAnd, bt, &[bad, real])?;
+                let bits = self.c_u32(bit);
+                self.defer(bad, bits)?;
+                let safe = self.c_u32(safe);
+                let j = self.op(Op::Select, u, &[ok, idx, safe])?;
+                let identity = self.c_u32(identity);
+                let v = self.op(Op::Select, u, &[ok, params[1], identity])?;
+                let ptr = self.word_ptr(h.memory, j)?;
+                let old = self.atomic(h.memory, op, u, ptr, &[v])?;
+                let r = self.op(Op::Select, u, &[ok, old, zero])?;
+                self.b.ret_value(r).map_err(internal)?;
+                self.b.end_function().map_err(internal)?;
+                return Ok(());
+            }
+        }
         if let (Some(ok), Some(safe), Access::Load | Access::Store) = (in_bounds, safe, h.access) {
             let bt = self.t_bool();
             let mut bad = self.op(Op::LogicalNot, bt, &[ok])?;

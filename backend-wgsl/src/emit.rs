@@ -831,6 +831,24 @@ impl ModuleCx {
             AtomicOp::CompareExchange => ("cmpxchg", None),
         };
         let name = format!("{}{}_atomic_{suffix}", m.prefix, m.kind);
+        if let (Some(a), Some(safe), Some(f), Some(identity), false) = (&m.array, m.safe, builtin, op.identity(), m.wide) {
+            // Without a branch (`AtomicOp::identity`): out of range, the identity goes to the
+            // safe word, the result is 0 and the fault is deferred.
+            let defer = self.defer_fn();
+            self.helper(&name, || {
+                // `abi::DISCARD_INDEX`: a sub-word store lower has faulted already (`&`: no
+                // short-circuit branch, see `defer_fn`).
+                format!(
+                    "fn {name}(i: u32, v: u32) -> u32 {{\n    let ok = {};\n    {defer}(!ok & (i != {:#x}u), {}u);\n    \
+                     let r = {f}(&{a}[select({safe}u, i, ok)], select({identity:#x}u, v, ok));\n    \
+                     return select(0u, r, ok);\n}}\n",
+                    m.in_range,
+                    abi::DISCARD_INDEX,
+                    m.fault
+                )
+            });
+            return name;
+        }
         let fault = self.fault_fn();
         let (t, it, zero) = if m.wide { ("u64", "i64", "0lu") } else { ("u32", "i32", "0u") };
         self.helper(&name, || {

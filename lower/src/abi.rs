@@ -142,9 +142,10 @@ pub const FAULT_SITE_WORD: u32 = 1;
 /// bounds without a branch (see `ir::Memory`). It belongs to no allocation and nobody reads
 /// it, so a bad store changes nothing any kernel or the host can see.
 pub const HEAP_SINK_WORD: u32 = 2;
-/// Word index of a `StoreWord` to `Heap` or `Shared` that stores nothing and records no fault:
-/// `lower` gives it to a misaligned store whose fault it has recorded already, so that the
-/// store needs no branch (it is out of range in every memory: a heap holds at most 2^30
+/// Word index of a `StoreWord` to `Heap` or `Shared` that stores nothing and records no fault
+/// (likewise an `AtomicWord` whose operation has an identity, `ir::AtomicOp::identity`: it
+/// changes nothing and yields 0): `lower` gives it to a misaligned store whose fault it has
+/// recorded already, so that the store needs no branch (it is out of range in every memory: a heap holds at most 2^30
 /// words, a workgroup array far fewer).
 pub const DISCARD_INDEX: u32 = u32::MAX;
 

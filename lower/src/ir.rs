@@ -286,6 +286,26 @@ pub enum AtomicOp {
     CompareExchange,
 }
 
+impl AtomicOp {
+    /// The 32-bit operand with which this operation leaves any word unchanged, if there is one
+    /// (`Exchange`, `CompareExchange` and the signed min/max have none the backends use).
+    ///
+    /// A word atomic with one (`Expr::AtomicWord` on the heap or shared memory) is made
+    /// without a branch (issue 11): out of range, it applies this operand to a safe word
+    /// instead (the heap's sink word, word 0 of shared memory), yields 0 and defers its fault
+    /// like a plain access (`Kernel::defers_faults`). A branch to an immediate fault per atomic
+    /// cost llvmpipe, which makes every storage access under a lane mask a per-lane loop, most
+    /// of a big kernel's pipeline build (docs/performance.md, "Pipeline creation for big
+    /// kernels").
+    pub fn identity(self) -> Option<u32> {
+        match self {
+            AtomicOp::Add | AtomicOp::Sub | AtomicOp::Or | AtomicOp::Xor | AtomicOp::MaxU => Some(0),
+            AtomicOp::And | AtomicOp::MinU => Some(u32::MAX),
+            AtomicOp::Exchange | AtomicOp::MinS | AtomicOp::MaxS | AtomicOp::CompareExchange => None,
+        }
+    }
+}
+
 /// Built-in per-invocation values, all `U32`. (`%ntid` is folded into constants by `lower`:
 /// a kernel is translated for one block shape.)
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -1254,6 +1274,10 @@ impl Kernel {
                 Stmt::Assign { expr: Expr::LoadWord { memory, .. } | Expr::LoadDword { memory, .. }, .. } | Stmt::StoreWord { memory, .. } => {
                     present(*memory)
                 }
+                // Branchless word atomics ([`AtomicOp::identity`]).
+                Stmt::Assign { expr: Expr::AtomicWord { memory, op, .. }, .. } => {
+                    op.identity().is_some() && !matches!(memory, Memory::Param | Memory::Local | Memory::Scratch) && present(*memory)
+                }
                 Stmt::If { then_body, else_body, .. } => {
                     (else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]))
                         || block(k, then_body)
@@ -1300,6 +1324,10 @@ impl Kernel {
                 Stmt::Assign { dst, expr: Expr::LoadWord { memory, index } } => present(*memory) && !proven(*memory, *index, Some(*dst)),
                 Stmt::StoreWord { memory, index, .. } => present(*memory) && !proven(*memory, *index, None),
                 Stmt::Assign { expr: Expr::LoadDword { memory, .. }, .. } => present(*memory),
+                // Branchless word atomics ([`AtomicOp::identity`]), never proven here.
+                Stmt::Assign { expr: Expr::AtomicWord { memory, op, .. }, .. } => {
+                    op.identity().is_some() && !matches!(memory, Memory::Param | Memory::Local | Memory::Scratch) && present(*memory)
+                }
                 Stmt::If { then_body, else_body, .. } => {
                     (else_body.stmts.is_empty() && matches!(then_body.stmts.as_slice(), [Stmt::Fault { .. }]))
                         || block(k, then_body, proven)

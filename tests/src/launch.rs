@@ -94,6 +94,23 @@ pub fn words(bytes: &[u8]) -> Vec<u32> {
     bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
+/// The words of a SPIR-V assembly file (a hand edit of `ptxcross translate --to spvasm`),
+/// assembled with `spirv-as` for Vulkan 1.1.
+pub fn assemble_spvasm(path: &std::path::Path) -> Vec<u32> {
+    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let bin = std::env::temp_dir().join(format!("ptxcross-spvasm-{}-{name}.spv", std::process::id()));
+    let st = std::process::Command::new("spirv-as")
+        .args(["--target-env", "vulkan1.1", "-o"])
+        .arg(&bin)
+        .arg(path)
+        .status()
+        .expect("spirv-as");
+    assert!(st.success(), "spirv-as {}", path.display());
+    let out = words(&std::fs::read(&bin).expect("spv"));
+    let _ = std::fs::remove_file(&bin);
+    out
+}
+
 /// Bytes of little-endian words.
 pub fn bytes(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()

@@ -344,3 +344,123 @@ fn outlined_accesses_keep_their_values_faults_and_sites() {
         assert_eq!(u32::from_le_bytes(got.try_into().unwrap()), x.wrapping_add(x), "{backend}: the first store lands");
     }
 }
+
+// Sub-word stores and word atomics without a branch (issue 11, `ir::AtomicOp::identity`):
+// out of range or misaligned, they change nothing, yield 0 and fault with the same bits as
+// before (deferred, like plain accesses).
+const SUB_WORD: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+
+.visible .entry st16(.param .u64 a, .param .u64 out)
+{
+    .reg .b16 %h<2>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [a];
+    mov.b16 %h1, 0xbeef;
+    st.global.b16 [%rd1], %h1;
+    ret;
+}
+
+.visible .entry atom_or(.param .u64 a, .param .u64 out)
+{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [out];
+    atom.global.or.b32 %r1, [%rd1], 0xf0f0;
+    st.global.u32 [%rd2], %r1;
+    ret;
+}
+
+// `a` is a byte offset into `s`: a b16 store there and an atomic add, then the atomic's
+// result and both words of `s` to `out`.
+.visible .entry shared_sub_word(.param .u64 a, .param .u64 out)
+{
+    .shared .align 4 .b8 s[8];
+    .reg .b16 %h<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<3>;
+    ld.param.u64 %rd1, [a];
+    ld.param.u64 %rd2, [out];
+    cvt.u32.u64 %r1, %rd1;
+    mov.u32 %r2, s;
+    st.shared.u32 [%r2], 0x11111111;
+    st.shared.u32 [%r2+4], 0x22222222;
+    add.u32 %r3, %r2, %r1;
+    mov.b16 %h1, 0xbeef;
+    st.shared.b16 [%r3], %h1;
+    and.b32 %r4, %r3, -4;
+    atom.shared.add.u32 %r5, [%r4], 5;
+    ld.shared.u32 %r6, [%r2];
+    ld.shared.u32 %r7, [%r2+4];
+    st.global.u32 [%rd2], %r5;
+    st.global.u32 [%rd2+4], %r6;
+    st.global.u32 [%rd2+8], %r7;
+    ret;
+}
+"#;
+
+/// The text of WGSL function `name` (up to its closing brace at the start of a line).
+fn wgsl_fn<'a>(wgsl: &'a str, name: &str) -> &'a str {
+    let start = wgsl.find(&format!("fn {name}(")).unwrap_or_else(|| panic!("no `{name}` in:\n{wgsl}"));
+    let len = wgsl[start..].find("\n}\n").expect("function end");
+    &wgsl[start..start + len]
+}
+
+#[test]
+fn sub_word_stores_and_atomics_fault_without_a_branch() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let file = SourceFile::new("sub_word.ptx".to_string(), SUB_WORD.to_string());
+    let options = LowerOptions { block: Some([1, 1, 1]), ..Default::default() };
+    let prog = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
+    // The shape (what makes llvmpipe's pipeline builds fast): no branch to an immediate fault
+    // in the atomics that sub-word stores and `atom` become.
+    let wgsl = prog.wgsl().unwrap();
+    for helper in ["px_heap_atomic_and", "px_heap_atomic_or", "px_k2_shared_atomic_add"] {
+        let text = wgsl_fn(wgsl, helper);
+        assert!(!text.contains("if ") && !text.contains("px_fault("), "{helper} branches:\n{text}");
+    }
+    for backend in Backend::ALL {
+        let mut s = setup(&gpu);
+        let word = |s: &Setup, at: u64| u32::from_le_bytes(s.ctx.read(DevicePtr(at), 4).unwrap().try_into().unwrap());
+        // Global b16: in range it replaces its two bytes only.
+        let at = s.base + 64;
+        let w = word(&s, at);
+        launch(&mut s, &prog, "st16", at + 2, backend).unwrap_or_else(|e| panic!("{backend}: st16: {e}"));
+        assert_eq!(word(&s, at), (w & 0xffff) | 0xbeef << 16, "{backend}: st16 in range");
+        // Misaligned: the misalignment alone, nothing stored; past the heap: out of range only.
+        let before = s.ctx.read(DevicePtr(at), 8).unwrap();
+        let r = launch(&mut s, &prog, "st16", at + 1, backend);
+        assert_eq!(fault_bits(r, "misaligned st16"), abi::FAULT_MISALIGNED, "{backend}");
+        assert_eq!(s.ctx.read(DevicePtr(at), 8).unwrap(), before, "{backend}: a misaligned st16 stores nothing");
+        let end = s.base + s.size;
+        let r = launch(&mut s, &prog, "st16", end, backend);
+        assert_eq!(fault_bits(r, "st16 past the heap"), abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}");
+        // Global atom.or: the old word, and the word ORed; past the heap: a fault, 0, nothing
+        // changed (the output word is the first of the allocation).
+        let at = s.base + 128;
+        let w = word(&s, at);
+        launch(&mut s, &prog, "atom_or", at, backend).unwrap_or_else(|e| panic!("{backend}: atom_or: {e}"));
+        assert_eq!((word(&s, s.base), word(&s, at)), (w, w | 0xf0f0), "{backend}: atom.or in range");
+        let last = word(&s, end - 4);
+        let r = launch(&mut s, &prog, "atom_or", end, backend);
+        assert_eq!(fault_bits(r, "atom.or past the heap"), abi::FAULT_GLOBAL_OUT_OF_RANGE, "{backend}");
+        assert_eq!((word(&s, s.base), word(&s, end - 4)), (0, last), "{backend}: atom.or out of range yields 0, changes nothing");
+        // Shared: b16 at byte 6, then the add on word 1.
+        launch(&mut s, &prog, "shared_sub_word", 6, backend).unwrap_or_else(|e| panic!("{backend}: shared: {e}"));
+        let got: Vec<u32> = (0..3).map(|i| word(&s, s.base + 4 * i)).collect();
+        assert_eq!(got, vec![0xbeef_2222, 0x1111_1111, 0xbeef_2227], "{backend}: shared b16 and add in range");
+        // Misaligned b16 (byte 5): the misalignment alone; the add on word 1 still runs.
+        let r = launch(&mut s, &prog, "shared_sub_word", 5, backend);
+        assert_eq!(fault_bits(r, "misaligned shared b16"), abi::FAULT_MISALIGNED, "{backend}");
+        let got: Vec<u32> = (0..3).map(|i| word(&s, s.base + 4 * i)).collect();
+        assert_eq!(got, vec![0x2222_2222, 0x1111_1111, 0x2222_2227], "{backend}: misaligned shared b16 stores nothing");
+        // Past the array (byte 8): both out of range, the add yields 0, `s` unchanged.
+        let r = launch(&mut s, &prog, "shared_sub_word", 8, backend);
+        assert_eq!(fault_bits(r, "shared past the array"), abi::FAULT_SHARED_OUT_OF_RANGE, "{backend}");
+        let got: Vec<u32> = (0..3).map(|i| word(&s, s.base + 4 * i)).collect();
+        assert_eq!(got, vec![0, 0x1111_1111, 0x2222_2222], "{backend}: shared out of range changes nothing");
+    }
+}

@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 use ptxcross::{translate, Backend, Context, ContextOptions, Gpu, Program};
 use ptxcross_frontend::SourceFile;
 use ptxcross_lower::LowerOptions;
-use ptxcross_tests::launch::{gpu_or_skip, words};
+use ptxcross_tests::launch::{assemble_spvasm, gpu_or_skip, words};
 
 /// One kernel at one size: what both sides run and what they must produce.
 struct Case {
@@ -634,17 +634,7 @@ fn variants(case: &Case, ptx: &Ptx) -> Vec<(String, Backend, Program)> {
         let (backend, spirv, wgsl) = if n.ends_with(".wgsl") {
             (Backend::Wgsl, None, Some(std::fs::read_to_string(&path).expect("variant")))
         } else if n.ends_with(".spvasm") {
-            let bin = std::env::temp_dir().join(format!("ptxcross-variant-{}-{n}.spv", std::process::id()));
-            let st = std::process::Command::new("spirv-as")
-                .args(["--target-env", "vulkan1.1", "-o"])
-                .arg(&bin)
-                .arg(&path)
-                .status()
-                .expect("spirv-as");
-            assert!(st.success(), "spirv-as {n}");
-            let bytes = std::fs::read(&bin).expect("spv");
-            let _ = std::fs::remove_file(&bin);
-            (Backend::Spirv, Some(words(&bytes)), None)
+            (Backend::Spirv, Some(assemble_spvasm(&path)), None)
         } else {
             continue;
         };

@@ -255,7 +255,9 @@ fn triton_layer_norm_matches_the_definition() {
 /// with the device limit named, and that is what is checked there.
 ///
 /// Ignored in the suite: lavapipe's LLVM takes most of 23 minutes (2 loaded cores) to build
-/// the two pipelines (it splits the kernel at each of its 80 barriers). The suite keeps
+/// the two pipelines (it splits the kernel at each of its 80 barriers; the whole test took
+/// 22.5 min wall, 496 s of CPU, niced at load 8-10 after the branchless atomics of
+/// docs/performance.md "Pipeline creation for big kernels"). The suite keeps
 /// `triton_matmul_sm80_fits_the_device`; run this one with
 ///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test triton_e2e triton_matmul -- --ignored --nocapture
 #[test]

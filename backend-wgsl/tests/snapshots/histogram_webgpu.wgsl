@@ -82,11 +82,10 @@ fn px_ordered_f32(a: f32, b: f32) -> bool {
 }
 
 fn px_shared_atomic_add(i: u32, v: u32) -> u32 {
-    if (i < 16u) {
-        return atomicAdd(&px_shared[i], v);
-    }
-    px_fault(2u);
-    return 0u;
+    let ok = i < 16u;
+    px_defer(!ok & (i != 0xffffffffu), 2u);
+    let r = atomicAdd(&px_shared[select(0u, i, ok)], select(0x0u, v, ok));
+    return select(0u, r, ok);
 }
 
 fn px_shared_load(i: u32) -> u32 {

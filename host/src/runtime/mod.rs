@@ -1699,6 +1699,15 @@ impl Context {
         found
     }
 
+    /// Creates the shader module and compute pipeline of `kernel` ahead of its first launch
+    /// (as `cuModuleLoad` compiles), so that the launch does not pay for it. Drivers may still
+    /// finish compiling at the first dispatch (lavapipe does: see docs/performance.md,
+    /// "Pipeline creation for big kernels").
+    pub fn prepare(&self, program: &Program, kernel: &str, backend: Backend) -> Result<(), Error> {
+        let k = find_kernel(program, kernel)?;
+        self.pipeline(program, k, backend).map(drop)
+    }
+
     /// The cached pipeline of (program, kernel, backend), created on first use.
     fn pipeline(
         &self,

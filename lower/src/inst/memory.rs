@@ -499,6 +499,20 @@ impl FnLower {
             }
             return;
         }
+        if mem.is_heap() || mem == Memory::Shared {
+            // A sub-word store is two word atomics (AND, OR), both without a branch
+            // (`AtomicOp::identity`): the misaligned fault alone is conditional (recorded
+            // without branching), and a misaligned store's atomics go to `abi::DISCARD_INDEX`,
+            // which changes nothing and records no second fault. llvmpipe builds a per-lane
+            // loop for each storage access under a branch, and the immediate fault's four
+            // heap accesses made most of the pipeline build of Triton's matmul (its 192
+            // `st.b16`; docs/performance.md, "Pipeline creation for big kernels").
+            self.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
+            let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
+            let idx = self.select(Ty::U32, mis, FnLower::u32c(abi::DISCARD_INDEX), idx);
+            self.store_sub_word(mem, idx, off, size, v);
+            return;
+        }
         let store = self
             .collect(|s| {
                 s.store_aligned_bytes(mem, off, size, v);
@@ -520,28 +534,30 @@ impl FnLower {
                 self.push(Stmt::StoreWord { memory: mem, index: idx, value: lo });
                 self.push(Stmt::StoreWord { memory: mem, index: idx1, value: hi });
             }
-            _ => {
-                let mask = ((1u64 << (size * 8)) - 1) as u32;
-                let byte = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(3));
-                let sh = self.bin(BinaryOp::Mul, Ty::U32, byte, FnLower::u32c(8));
-                let bits = self.bin(BinaryOp::And, Ty::U32, v, FnLower::u32c(mask));
-                let bits = self.bin(BinaryOp::Shl, Ty::U32, bits, sh);
-                let m = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(mask), sh);
-                let keep = self.un(crate::ir::UnaryOp::Not, Ty::U32, m);
-                if mem == Memory::Local {
-                    let w = self.value(Ty::U32, Expr::LoadWord { memory: mem, index: idx });
-                    let w = self.bin(BinaryOp::And, Ty::U32, w, keep);
-                    let w = self.bin(BinaryOp::Or, Ty::U32, w, bits);
-                    self.push(Stmt::StoreWord { memory: mem, index: idx, value: w });
-                } else {
-                    for (op, val) in [(AtomicOp::And, keep), (AtomicOp::Or, bits)] {
-                        let t = self.new_var(Ty::U32, "t");
-                        self.assign(
-                            t,
-                            Expr::AtomicWord { memory: mem, op, index: idx, value: val, comparand: None },
-                        );
-                    }
-                }
+            _ => self.store_sub_word(mem, idx, off, size, v),
+        }
+    }
+
+    /// The low `size` (1 or 2) bytes of `v` into word `idx` of `mem` at byte `off & 3`: a
+    /// read-modify-write of the thread's own local word, else an atomic AND and OR so that
+    /// neighbouring bytes written by other threads are never lost.
+    fn store_sub_word(&mut self, mem: Memory, idx: Operand, off: Operand, size: u32, v: Operand) {
+        let mask = ((1u64 << (size * 8)) - 1) as u32;
+        let byte = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(3));
+        let sh = self.bin(BinaryOp::Mul, Ty::U32, byte, FnLower::u32c(8));
+        let bits = self.bin(BinaryOp::And, Ty::U32, v, FnLower::u32c(mask));
+        let bits = self.bin(BinaryOp::Shl, Ty::U32, bits, sh);
+        let m = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(mask), sh);
+        let keep = self.un(crate::ir::UnaryOp::Not, Ty::U32, m);
+        if mem == Memory::Local {
+            let w = self.value(Ty::U32, Expr::LoadWord { memory: mem, index: idx });
+            let w = self.bin(BinaryOp::And, Ty::U32, w, keep);
+            let w = self.bin(BinaryOp::Or, Ty::U32, w, bits);
+            self.push(Stmt::StoreWord { memory: mem, index: idx, value: w });
+        } else {
+            for (op, val) in [(AtomicOp::And, keep), (AtomicOp::Or, bits)] {
+                let t = self.new_var(Ty::U32, "t");
+                self.assign(t, Expr::AtomicWord { memory: mem, op, index: idx, value: val, comparand: None });
             }
         }
     }
