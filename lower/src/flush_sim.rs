@@ -92,8 +92,7 @@ fn operands_mut(expr: &mut Expr) -> Vec<&mut Operand> {
 }
 
 fn new_var(vars: &mut Vec<VarInfo>, ty: Ty) -> VarId {
-    vars.push(VarInfo { ty, name: "flush_sim".into() });
-    VarId(vars.len() as u32 - 1)
+    crate::ir::push_var(vars, ty, "flush_sim")
 }
 
 /// `x` (f32) with a subnormal replaced by the zero of its sign; statements go to `out`.

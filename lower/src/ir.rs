@@ -548,6 +548,21 @@ impl Block {
     pub fn new() -> Block {
         Block { stmts: Vec::new() }
     }
+
+    /// Whether `f` holds for the expression of some assignment of this block, nested blocks
+    /// included (the test of the rewriting passes that leave a kernel without one alone).
+    pub fn any_assign(&self, f: &impl Fn(&Expr) -> bool) -> bool {
+        self.stmts.iter().any(|s| match s {
+            Stmt::Assign { expr, .. } => f(expr),
+            s => s.bodies().any(|b| b.any_assign(f)),
+        })
+    }
+}
+
+/// A new variable of type `ty` at the end of `vars` (a kernel's or function's list).
+pub fn push_var(vars: &mut Vec<VarInfo>, ty: Ty, name: &str) -> VarId {
+    vars.push(VarInfo { ty, name: name.into() });
+    VarId(vars.len() as u32 - 1)
 }
 
 #[derive(Clone, Debug, PartialEq)]

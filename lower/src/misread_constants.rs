@@ -94,7 +94,7 @@ use crate::abi;
 use crate::interp;
 use crate::ir::BinaryOp::{FAdd, FDiv, FMax, FMin, FMul, FSub};
 use crate::ir::{
-    BinaryOp, Block, CmpOp, Const, ConvertOp, Expr, Kernel, Memory, Operand, Stmt, Ty, UnaryOp, VarId, VarInfo,
+    push_var, BinaryOp, Block, CmpOp, Const, ConvertOp, Expr, Kernel, Memory, Operand, Stmt, Ty, UnaryOp, VarId, VarInfo,
 };
 
 /// Rewrites the operands of `kernel` a driver could misread (see the module comment). Leaves
@@ -1245,25 +1245,16 @@ pub fn hide_signaling_nans(kernel: &mut Kernel) {
             _ => false,
         }
     }
-    fn any(b: &Block) -> bool {
-        b.stmts.iter().any(|s| match s {
-            Stmt::Assign { expr, .. } => {
-                let mut found = false;
-                expr.for_each_operand(|o| found |= is_snan_operand(bitcast_to(expr), o));
-                found
-            }
-            s => s.bodies().any(any),
-        })
-    }
-    if !any(&kernel.body) {
+    let has_snan = |expr: &Expr| {
+        let mut found = false;
+        expr.for_each_operand(|o| found |= is_snan_operand(bitcast_to(expr), o));
+        found
+    };
+    if !kernel.body.any_assign(&has_snan) {
         return;
     }
-    fn new_var(vars: &mut Vec<VarInfo>, ty: Ty, name: &str) -> VarId {
-        vars.push(VarInfo { ty, name: name.into() });
-        VarId(vars.len() as u32 - 1)
-    }
-    let z = new_var(&mut kernel.vars, Ty::U32, "misread_constants.snan_zero");
-    let z64 = new_var(&mut kernel.vars, Ty::U64, "misread_constants.snan_zero");
+    let z = push_var(&mut kernel.vars, Ty::U32, "misread_constants.snan_zero");
+    let z64 = push_var(&mut kernel.vars, Ty::U64, "misread_constants.snan_zero");
     fn rewrite(b: &mut Block, vars: &mut Vec<VarInfo>, z: VarId, z64: VarId) {
         let mut out = Vec::with_capacity(b.stmts.len());
         for mut s in std::mem::take(&mut b.stmts) {
@@ -1280,7 +1271,7 @@ pub fn hide_signaling_nans(kernel: &mut Kernel) {
                         Operand::Const(c) => (c, c.ty(), None),
                         Operand::Var(_) => return,
                     };
-                    let hidden = new_var(vars, int_ty, "misread_constants.snan");
+                    let hidden = push_var(vars, int_ty, "misread_constants.snan");
                     let zero = if int_ty == Ty::U32 { z } else { z64 };
                     before.push(Stmt::Assign {
                         dst: hidden,
@@ -1288,7 +1279,7 @@ pub fn hide_signaling_nans(kernel: &mut Kernel) {
                     });
                     *o = match float_ty {
                         Some(fty) => {
-                            let f = new_var(vars, fty, "misread_constants.snan");
+                            let f = push_var(vars, fty, "misread_constants.snan");
                             before.push(Stmt::Assign { dst: f, expr: Expr::Convert { op: ConvertOp::Bitcast, from: int_ty, to: fty, arg: Operand::Var(hidden) } });
                             Operand::Var(f)
                         }

@@ -17,7 +17,7 @@
 //! none of their rules shifts a 64-bit value by 31.
 
 use crate::abi;
-use crate::ir::{BinaryOp, Block, Const, ConvertOp, Expr, Kernel, Memory, Operand, Stmt, Ty, VarId, VarInfo};
+use crate::ir::{push_var, BinaryOp, Block, Const, ConvertOp, Expr, Kernel, Memory, Operand, Stmt, Ty, VarId, VarInfo};
 
 /// The constant operand of `e` that the driver may narrow wrongly: the amount of a 64-bit
 /// `shl` by 31, or a 64-bit multiply's factor 2^31. `true` for the right-hand operand.
@@ -41,20 +41,10 @@ fn narrowed_operand(e: &Expr) -> Option<bool> {
 /// Rewrites the operations of `kernel`'s body that a driver may narrow wrongly (see the module
 /// comment). Leaves the kernel unchanged when it has none.
 pub fn hide_narrowed_shifts(kernel: &mut Kernel) {
-    fn any(b: &Block) -> bool {
-        b.stmts.iter().any(|s| match s {
-            Stmt::Assign { expr, .. } => narrowed_operand(expr).is_some(),
-            s => s.bodies().any(any),
-        })
-    }
-    if !any(&kernel.body) {
+    if !kernel.body.any_assign(&|e| narrowed_operand(e).is_some()) {
         return;
     }
-    fn new_var(vars: &mut Vec<VarInfo>, ty: Ty, name: &str) -> VarId {
-        vars.push(VarInfo { ty, name: name.into() });
-        VarId(vars.len() as u32 - 1)
-    }
-    let z = new_var(&mut kernel.vars, Ty::U32, "narrowed_shifts.zero");
+    let z = push_var(&mut kernel.vars, Ty::U32, "narrowed_shifts.zero");
     fn rewrite(b: &mut Block, vars: &mut Vec<VarInfo>, z: VarId) {
         let mut out = Vec::with_capacity(b.stmts.len());
         for mut s in std::mem::take(&mut b.stmts) {
@@ -67,12 +57,12 @@ pub fn hide_narrowed_shifts(kernel: &mut Kernel) {
                         let zero = if ty == Ty::U32 {
                             Operand::Var(z)
                         } else {
-                            let z64 = new_var(vars, Ty::U64, "narrowed_shifts.zero");
+                            let z64 = push_var(vars, Ty::U64, "narrowed_shifts.zero");
                             let arg = Operand::Var(z);
                             out.push(Stmt::Assign { dst: z64, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg } });
                             Operand::Var(z64)
                         };
-                        let hidden = new_var(vars, ty, "narrowed_shifts.hidden");
+                        let hidden = push_var(vars, ty, "narrowed_shifts.hidden");
                         out.push(Stmt::Assign { dst: hidden, expr: Expr::Binary { op: BinaryOp::Xor, ty, lhs: *o, rhs: zero } });
                         *o = Operand::Var(hidden);
                     }

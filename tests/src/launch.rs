@@ -94,6 +94,33 @@ pub fn words(bytes: &[u8]) -> Vec<u32> {
     bytes.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
 
+/// Hand-edited code of kernel `name` for a measurement: the files `<name>.<label>.wgsl` and
+/// `<name>.<label>.spvasm` in the folder that the environment variable `env` names (none when
+/// it is unset), each as a program on `module_of(backend)`, with its backend and label.
+pub fn hand_edited_variants(env: &str, name: &str, module_of: impl Fn(Backend) -> ptxcross_lower::ir::Module) -> Vec<(String, Backend, ptxcross::Program)> {
+    let Ok(dir) = std::env::var(env) else { return Vec::new() };
+    let mut names: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{dir}: {e}"))
+        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
+        .filter(|n| n.starts_with(&format!("{name}.")))
+        .collect();
+    names.sort();
+    let mut out = Vec::new();
+    for n in names {
+        let path = std::path::Path::new(&dir).join(&n);
+        let label = n[name.len() + 1..].to_string();
+        let (backend, spirv, wgsl) = if n.ends_with(".wgsl") {
+            (Backend::Wgsl, None, Some(std::fs::read_to_string(&path).expect("variant")))
+        } else if n.ends_with(".spvasm") {
+            (Backend::Spirv, Some(assemble_spvasm(&path)), None)
+        } else {
+            continue;
+        };
+        out.push((label, backend, ptxcross::Program::new(n.clone(), module_of(backend), spirv, wgsl)));
+    }
+    out
+}
+
 /// The words of a SPIR-V assembly file (a hand edit of `ptxcross translate --to spvasm`),
 /// assembled with `spirv-as` for Vulkan 1.1.
 pub fn assemble_spvasm(path: &std::path::Path) -> Vec<u32> {

@@ -48,7 +48,7 @@ use std::time::{Duration, Instant};
 use ptxcross::{translate, Backend, Context, ContextOptions, Gpu, Program};
 use ptxcross_frontend::SourceFile;
 use ptxcross_lower::LowerOptions;
-use ptxcross_tests::launch::{assemble_spvasm, gpu_or_skip, words};
+use ptxcross_tests::launch::{gpu_or_skip, words};
 
 /// One kernel at one size: what both sides run and what they must produce.
 struct Case {
@@ -620,28 +620,9 @@ impl Ptx {
 /// `PTXCROSS_SPEED_VARIANTS`: hand-edited code of `case` as extra programs (see the module
 /// comment), each with the backend it runs on and its label.
 fn variants(case: &Case, ptx: &Ptx) -> Vec<(String, Backend, Program)> {
-    let Ok(dir) = std::env::var("PTXCROSS_SPEED_VARIANTS") else { return Vec::new() };
-    let mut names: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{dir}: {e}"))
-        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-        .filter(|n| n.starts_with(&format!("{}.", case.name)))
-        .collect();
-    names.sort();
-    let mut out = Vec::new();
-    for n in names {
-        let path = Path::new(&dir).join(&n);
-        let label = n[case.name.len() + 1..].to_string();
-        let (backend, spirv, wgsl) = if n.ends_with(".wgsl") {
-            (Backend::Wgsl, None, Some(std::fs::read_to_string(&path).expect("variant")))
-        } else if n.ends_with(".spvasm") {
-            (Backend::Spirv, Some(assemble_spvasm(&path)), None)
-        } else {
-            continue;
-        };
-        let module = ptx.programs.iter().find(|(b, _)| *b == backend).unwrap().1.module().clone();
-        out.push((label, backend, Program::new(n.clone(), module, spirv, wgsl)));
-    }
-    out
+    ptxcross_tests::launch::hand_edited_variants("PTXCROSS_SPEED_VARIANTS", case.name, |backend| {
+        ptx.programs.iter().find(|(b, _)| *b == backend).unwrap().1.module().clone()
+    })
 }
 
 /// The hand-written side: its own buffers, pipeline and timestamp queries on the same device.

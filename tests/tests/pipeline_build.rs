@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use ptxcross::{translate, Backend, Context, ContextOptions, Gpu, Program};
 use ptxcross_frontend::SourceFile;
 use ptxcross_lower::LowerOptions;
-use ptxcross_tests::launch::{assemble_spvasm, gpu_or_skip};
+use ptxcross_tests::launch::gpu_or_skip;
 
 struct Case {
     name: &'static str,
@@ -105,27 +105,7 @@ fn code_size(program: &Program, backend: Backend) -> String {
 
 /// Hand-edited code of `case` (see the module comment), with its backend and label.
 fn variants(case: &Case, translated: &Program) -> Vec<(String, Backend, Program)> {
-    let Ok(dir) = std::env::var("PTXCROSS_BUILD_VARIANTS") else { return Vec::new() };
-    let mut names: Vec<String> = std::fs::read_dir(&dir)
-        .unwrap_or_else(|e| panic!("{dir}: {e}"))
-        .filter_map(|e| e.ok().map(|e| e.file_name().to_string_lossy().into_owned()))
-        .filter(|n| n.starts_with(&format!("{}.", case.name)))
-        .collect();
-    names.sort();
-    let mut out = Vec::new();
-    for n in names {
-        let path = Path::new(&dir).join(&n);
-        let label = n[case.name.len() + 1..].to_string();
-        let module = translated.module().clone();
-        if n.ends_with(".wgsl") {
-            let text = std::fs::read_to_string(&path).expect("variant");
-            out.push((label, Backend::Wgsl, Program::new(n.clone(), module, None, Some(text))));
-        } else if n.ends_with(".spvasm") {
-            let spirv = assemble_spvasm(&path);
-            out.push((label, Backend::Spirv, Program::new(n.clone(), module, Some(spirv), None)));
-        }
-    }
-    out
+    ptxcross_tests::launch::hand_edited_variants("PTXCROSS_BUILD_VARIANTS", case.name, |_| translated.module().clone())
 }
 
 /// One line of the measurement: the case, its code's size, `what` it is, and its times.
