@@ -424,9 +424,16 @@ pub(super) fn print_call(w: &mut String, g: Option<Guard>, call: &Call, depth: D
     let rets = format!("({}), ", rets.join(", "));
     let proto = proto.map_or(String::new(), |p| format!(", {p}"));
     let _ = writeln!(w, "    {guard}call {rets}{target}, ({}){proto};", args.join(", "));
+    // §9.7.9.8: an `ld.param` of a returned value cannot be predicated (ptxas refuses it): a
+    // guarded call's results are loaded always, into temporaries, and moved under the guard.
     for (i, (t, &r)) in sig.rets.iter().zip(&call.rets).enumerate() {
-        let _ = writeln!(w, "    {guard}ld.param.{} {}, [_r{i}];", t.name(), reg(r));
+        if guard.is_empty() {
+            let _ = writeln!(w, "    ld.param.{} {}, [_r{i}];", t.name(), reg(r));
+        } else {
+            let width = if matches!(r, Reg::D(_)) { 64 } else { 32 };
+            let _ = writeln!(w, "    .reg .b{width} %rv{i};\n    ld.param.{} %rv{i}, [_r{i}];\n    {guard}mov.b{width} {}, %rv{i};", t.name(), reg(r));
+        }
     }
-    let _ = writeln!(w, "    {guard}ld.param.b32 %t2, [_rs];\n    {guard}xor.b32 %r{k}, %r{k}, %t2;", k = call.depth_reg);
+    let _ = writeln!(w, "    ld.param.b32 %t2, [_rs];\n    {guard}xor.b32 %r{k}, %r{k}, %t2;", k = call.depth_reg);
     let _ = writeln!(w, "    }}");
 }
