@@ -45,37 +45,33 @@ pub fn hide_narrowed_shifts(kernel: &mut Kernel) {
         return;
     }
     let z = push_var(&mut kernel.vars, Ty::U32, "narrowed_shifts.zero");
-    fn rewrite(b: &mut Block, vars: &mut Vec<VarInfo>, z: VarId) {
+    let z64 = push_var(&mut kernel.vars, Ty::U64, "narrowed_shifts.zero");
+    fn rewrite(b: &mut Block, vars: &mut Vec<VarInfo>, z: VarId, z64: VarId) {
         let mut out = Vec::with_capacity(b.stmts.len());
         for mut s in std::mem::take(&mut b.stmts) {
             if let Stmt::Assign { expr, .. } = &mut s {
-                if let Some(right) = narrowed_operand(expr) {
-                    if let Expr::Binary { lhs, rhs, .. } = expr {
-                        let o = if right { rhs } else { lhs };
-                        let Operand::Const(c) = *o else { unreachable!("narrowed_operand gives constants") };
-                        let ty = c.ty();
-                        let zero = if ty == Ty::U32 {
-                            Operand::Var(z)
-                        } else {
-                            let z64 = push_var(vars, Ty::U64, "narrowed_shifts.zero");
-                            let arg = Operand::Var(z);
-                            out.push(Stmt::Assign { dst: z64, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg } });
-                            Operand::Var(z64)
-                        };
-                        let hidden = push_var(vars, ty, "narrowed_shifts.hidden");
-                        out.push(Stmt::Assign { dst: hidden, expr: Expr::Binary { op: BinaryOp::Xor, ty, lhs: *o, rhs: zero } });
-                        *o = Operand::Var(hidden);
-                    }
+                if let (Some(right), Expr::Binary { lhs, rhs, .. }) = (narrowed_operand(expr), &mut *expr) {
+                    let o = if right { rhs } else { lhs };
+                    let Operand::Const(c) = *o else { unreachable!("narrowed_operand gives constants") };
+                    let ty = c.ty();
+                    let zero = Operand::Var(if ty == Ty::U32 { z } else { z64 });
+                    let hidden = push_var(vars, ty, "narrowed_shifts.hidden");
+                    out.push(Stmt::Assign { dst: hidden, expr: Expr::Binary { op: BinaryOp::Xor, ty, lhs: *o, rhs: zero } });
+                    *o = Operand::Var(hidden);
                 }
             }
             for body in s.bodies_mut() {
-                rewrite(body, vars, z);
+                rewrite(body, vars, z, z64);
             }
             out.push(s);
         }
         b.stmts = out;
     }
-    rewrite(&mut kernel.body, &mut kernel.vars, z);
+    rewrite(&mut kernel.body, &mut kernel.vars, z, z64);
     let index = Operand::Const(Const::U32(abi::PARAM_ZERO_WORD));
-    kernel.body.stmts.insert(0, Stmt::Assign { dst: z, expr: Expr::LoadWord { memory: Memory::Param, index } });
+    let prologue = [
+        Stmt::Assign { dst: z, expr: Expr::LoadWord { memory: Memory::Param, index } },
+        Stmt::Assign { dst: z64, expr: Expr::Convert { op: ConvertOp::ZeroExtend, from: Ty::U32, to: Ty::U64, arg: Operand::Var(z) } },
+    ];
+    kernel.body.stmts.splice(0..0, prologue);
 }
