@@ -28,38 +28,37 @@ const BUILDERS: [(&str, Build); 3] = [
 /// (`LowerOptions::flushed_f32`, what NVIDIA's WGSL path runs), with that flushing simulated on
 /// every native f32 operation (`simulate_flushed_f32`): the mode checked on any device.
 fn flushed_program(name: &str, ptx: &str, block: [u32; 3]) -> ptxcross::Program {
-    use ptxcross::translate;
-    let options = ptxcross_lower::LowerOptions {
-        block: Some(block),
-        flushed_f32: true,
-        simulate_flushed_f32: true,
-        native_warps: false,
-        ..ptxcross_tests::launch::device_options(&Backend::ALL)
-    };
-    let file = ptxcross_frontend::SourceFile::new(name, ptx);
-    let module = translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()));
-    for k in &module.kernels {
-        assert!(!k.features.f32_subnormals, "{name}: kernel `{}` is not exact in the flushed-f32 mode", k.name);
-    }
-    translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
+    emulated_program_with(name, ptx, block, |o| {
+        o.flushed_f32 = true;
+        o.simulate_flushed_f32 = true;
+    }, |k| assert!(!k.features.f32_subnormals, "{name}: kernel `{}` is not exact in the flushed-f32 mode", k.name))
 }
 
 /// Emulated warp collectives with the warp matrix exchange in the launch's scratch buffer, as
 /// on a device whose shared memory cannot hold it (`LowerOptions::max_shared_bytes`; 0 here,
 /// so every kernel with an exchange gets it there).
 fn scratch_exchange_program(name: &str, ptx: &str, block: [u32; 3]) -> ptxcross::Program {
+    emulated_program_with(name, ptx, block, |o| o.max_shared_bytes = Some(0), |k| {
+        assert!(k.features.scratch_exchange_words > 0, "{name}: kernel `{}` keeps its exchange in shared memory", k.name)
+    })
+}
+
+/// Emulated warp collectives for `block`, with the device's options changed by `change`; every
+/// kernel is checked by `check` before both backends are built (and validated).
+fn emulated_program_with(
+    name: &str,
+    ptx: &str,
+    block: [u32; 3],
+    change: impl FnOnce(&mut ptxcross_lower::LowerOptions),
+    check: impl Fn(&ptxcross_lower::ir::Kernel),
+) -> ptxcross::Program {
     use ptxcross::translate;
-    let options = ptxcross_lower::LowerOptions {
-        block: Some(block),
-        max_shared_bytes: Some(0),
-        native_warps: false,
-        ..ptxcross_tests::launch::device_options(&Backend::ALL)
-    };
+    let mut options =
+        ptxcross_lower::LowerOptions { block: Some(block), native_warps: false, ..ptxcross_tests::launch::device_options(&Backend::ALL) };
+    change(&mut options);
     let file = ptxcross_frontend::SourceFile::new(name, ptx);
     let module = translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()));
-    for k in &module.kernels {
-        assert!(k.features.scratch_exchange_words > 0, "{name}: kernel `{}` keeps its exchange in shared memory", k.name);
-    }
+    module.kernels.iter().for_each(check);
     translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
