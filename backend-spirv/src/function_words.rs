@@ -96,3 +96,100 @@ impl FunctionWords {
         Ok(self.words)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rspirv::binary::Assemble;
+    use rspirv::dr::{self, Builder};
+    use rspirv::spirv::{self, StorageClass};
+
+    /// The words of a function with parameters, a variable, a selection, a switch, a phi and
+    /// both returns are the ones `rspirv`'s builder assembles for the same calls.
+    #[test]
+    fn words_are_the_builders() {
+        let mut b = Builder::new();
+        let u = b.type_int(32, 0);
+        let bt = b.type_bool();
+        let p = b.type_pointer(None, StorageClass::Function, u);
+        let fty = b.type_function(u, vec![u, bt]);
+        let zero = b.constant_bit32(u, 0);
+        let (f, entry, l1, l2, merge, v, y, r) = (100, 103, 104, 105, 106, 107, 108, 109);
+        let (case, default, after, s) = (111, 112, 113, 114);
+
+        b.begin_function(u, Some(f), spirv::FunctionControl::NONE, fty).unwrap();
+        // The builder hands out parameter ids itself: the words below use the same.
+        let px = b.function_parameter(u).unwrap();
+        let pc = b.function_parameter(bt).unwrap();
+        b.begin_block(Some(entry)).unwrap();
+        b.variable(p, Some(v), StorageClass::Function, Some(zero));
+        b.selection_merge(merge, spirv::SelectionControl::NONE).unwrap();
+        b.branch_conditional(pc, l1, l2, []).unwrap();
+        b.begin_block(Some(l1)).unwrap();
+        b.i_add(u, Some(y), px, zero).unwrap();
+        b.branch(merge).unwrap();
+        b.begin_block(Some(l2)).unwrap();
+        b.branch(merge).unwrap();
+        b.begin_block(Some(merge)).unwrap();
+        b.phi(u, Some(r), [(y, l1), (zero, l2)]).unwrap();
+        b.selection_merge(after, spirv::SelectionControl::NONE).unwrap();
+        b.switch(r, default, [(dr::Operand::LiteralBit32(7), case)]).unwrap();
+        b.begin_block(Some(case)).unwrap();
+        b.composite_extract(u, Some(s), r, [0]).unwrap();
+        b.ret_value(r).unwrap();
+        b.begin_block(Some(default)).unwrap();
+        b.branch(after).unwrap();
+        b.begin_block(Some(after)).unwrap();
+        b.ret_value(zero).unwrap();
+        b.end_function().unwrap();
+        let expected: Vec<u32> = b.module_ref().functions.iter().flat_map(|func| func.assemble()).collect();
+
+        let mut w = FunctionWords::default();
+        w.begin_function(u, f, fty).unwrap();
+        w.parameter(u, px).unwrap();
+        w.parameter(bt, pc).unwrap();
+        w.begin_block(entry).unwrap();
+        w.inst(Op::Variable, &[p, v, StorageClass::Function as u32, zero], &[]).unwrap();
+        w.inst(Op::SelectionMerge, &[], &[merge, 0]).unwrap();
+        w.terminate(Op::BranchConditional, &[], &[pc, l1, l2]).unwrap();
+        w.begin_block(l1).unwrap();
+        w.inst(Op::IAdd, &[u, y], &[px, zero]).unwrap();
+        w.terminate(Op::Branch, &[], &[merge]).unwrap();
+        w.begin_block(l2).unwrap();
+        w.terminate(Op::Branch, &[], &[merge]).unwrap();
+        w.begin_block(merge).unwrap();
+        w.inst(Op::Phi, &[u, r, y, l1, zero, l2], &[]).unwrap();
+        w.inst(Op::SelectionMerge, &[], &[after, 0]).unwrap();
+        w.terminate(Op::Switch, &[r, default], &[7, case]).unwrap();
+        w.begin_block(case).unwrap();
+        w.inst(Op::CompositeExtract, &[u, s, r, 0], &[]).unwrap();
+        w.terminate(Op::ReturnValue, &[], &[r]).unwrap();
+        w.begin_block(default).unwrap();
+        w.terminate(Op::Branch, &[], &[after]).unwrap();
+        w.begin_block(after).unwrap();
+        w.terminate(Op::ReturnValue, &[], &[zero]).unwrap();
+        w.end_function().unwrap();
+        assert_eq!(w.finish().unwrap(), expected);
+    }
+
+    /// Misuse is an error, never a malformed section (nor a panic).
+    #[test]
+    fn misuse_is_refused() {
+        let mut w = FunctionWords::default();
+        assert!(w.begin_block(1).is_err(), "a block outside of a function");
+        assert!(w.inst(Op::Nop, &[], &[]).is_err(), "an instruction outside of a block");
+        w.begin_function(1, 2, 3).unwrap();
+        assert!(w.begin_function(1, 4, 3).is_err(), "nested functions");
+        w.begin_block(5).unwrap();
+        assert!(w.parameter(1, 6).is_err(), "a parameter after the first block");
+        assert!(w.begin_block(7).is_err(), "nested blocks");
+        assert!(w.end_function().is_err(), "a block without terminator");
+        assert!(w.inst(Op::Nop, &[], &vec![0; 0x10000]).is_err(), "an instruction too long to encode");
+        w.terminate(Op::Return, &[], &[]).unwrap();
+        assert!(w.inst(Op::Nop, &[], &[]).is_err(), "an instruction after the terminator");
+        let open = FunctionWords { in_function: true, ..FunctionWords::default() };
+        assert!(open.finish().is_err(), "a function without end");
+        w.end_function().unwrap();
+        assert_eq!(w.finish().unwrap().len(), 5 + 2 + 1 + 1);
+    }
+}
