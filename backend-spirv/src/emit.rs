@@ -1,4 +1,5 @@
-//! The emitter: one pass over the structured IR, straight into an `rspirv` builder.
+//! The emitter: one pass over the structured IR, the module-level parts into an `rspirv`
+//! builder, the function bodies straight into words (`function_words`).
 //!
 //! Shape of the output (SPIR-V 1.3, `Logical`/`GLSL450`, Vulkan flavour):
 //! - module-wide: the heap and parameter storage buffers (`StorageBuffer` class, core in 1.3),
