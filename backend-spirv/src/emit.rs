@@ -323,7 +323,7 @@ fn invalid(msg: impl Into<String>) -> EmitErrorKind {
 }
 
 fn internal(e: impl std::fmt::Display) -> EmitErrorKind {
-    EmitErrorKind::Internal(format!("rspirv builder: {e}"))
+    EmitErrorKind::Internal(format!("SPIR-V builder (rspirv or function_words): {e}"))
 }
 
 fn mem_fault_bit(m: Memory) -> u32 {
