@@ -595,3 +595,49 @@ A_INIT:
 
 
 _acq_rel()
+
+
+# Shared-memory float atomics keep subnormals (§9.7.14.5: "atom.add.f32 on shared memory
+# supports subnormal inputs and results and doesn't flush them to zero"): 64 threads add
+# 2^-140 (f32) and 2^-1070 (f64) to a shared word; cas.b16 counters in the halves of a
+# shared word; bf16x2 adds on shared memory.
+def _shared_sub():
+    n = 64
+    body = """    setp.ne.u32 %p9, %r2, 0;
+    @%p9 bra SS_INIT;
+    st.shared.u32 [sh], 0;
+    st.shared.u32 [sh+4], 0;
+    st.shared.u64 [sh+8], 0;
+    st.shared.u32 [sh+16], 0;
+SS_INIT:
+    bar.sync 0;
+    atom.shared.add.f32 %f1, [sh], 0f00000040;          // subnormal 2^-143
+    red.shared.add.f32 [sh+4], 0f00000001;
+    atom.shared.add.f64 %fd1, [sh+8], 0d0000000000000003;
+    and.b32 %r20, %r2, 1;
+    shl.b32 %r20, %r20, 1;
+    mov.u32 %r21, sh;
+    add.u32 %r21, %r21, 16;
+    add.u32 %r21, %r21, %r20;
+    mov.b16 %rs1, 0;
+CS:
+    add.u16 %rs2, %rs1, 5;
+    atom.shared.cas.b16 %rs3, [%r21], %rs1, %rs2;
+    setp.ne.u16 %p1, %rs3, %rs1;
+    mov.b16 %rs1, %rs3;
+    @%p1 bra CS;
+    atom.shared.add.noftz.bf16x2 %r22, [sh+20], 0x3e803f00;
+    bar.sync 0;
+    ld.shared.u32 %r10, [sh];
+    ld.shared.u32 %r11, [sh+4];
+    ld.shared.v2.u32 {%r12, %r13}, [sh+8];
+    ld.shared.u32 %r14, [sh+16];
+    ld.shared.u32 %r15, [sh+20];
+""" + st(['%r10', '%r11', '%r12', '%r13', '%r14', '%r15'])
+    fin = [0x40 * n, n, 3 * n, 0, ((5 * 32) << 16) | (5 * 32),
+           (bf16b(16.0) << 16) | bf16b(32.0)]
+    test('atom_shared_float_adds_keep_subnormals_and_cas_b16', F,
+         kernel(body, 6, decls='.shared .align 8 .b8 sh[24];\n'), 6, n, lambda g: fin)
+
+
+_shared_sub()
