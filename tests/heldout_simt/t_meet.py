@@ -54,3 +54,53 @@ JOIN:
 
 
 _meet_vote()
+
+
+# One .func holding a shfl.bfly, called from both arms of a branch on the lane: every lane
+# runs the same shfl instruction (of the function), reached through two call sites, so on
+# sm_70+ the lanes meet there (§9.7.10.6: "all non-exited threads corresponding to
+# membermask"), each with the value of its own arm.
+def _meet_func():
+    n = 64
+    r = rng(163)
+    inputs = [r.getrandbits(16) for _ in range(n)]
+    decls = """
+.func (.param .b32 ret) partner(.param .b32 v)
+{
+    .reg .b32 %a<4>;
+    ld.param.b32 %a0, [v];
+    shfl.sync.bfly.b32 %a1, %a0, 16, 31, -1;
+    st.param.b32 [ret], %a1;
+    ret;
+}
+"""
+    body = """    setp.lt.u32 %p1, %r1, 16;
+    @%p1 bra LOW;
+    add.u32 %r20, %r0, 1000000;
+    {
+    .param .b32 arg;
+    .param .b32 res;
+    st.param.b32 [arg], %r20;
+    call (res), partner, (arg);
+    ld.param.b32 %r10, [res];
+    }
+    bra.uni JOIN;
+LOW:
+    {
+    .param .b32 arg;
+    .param .b32 res;
+    st.param.b32 [arg], %r0;
+    call (res), partner, (arg);
+    ld.param.b32 %r10, [res];
+    }
+JOIN:
+""" + st(['%r10'])
+
+    def a(t):
+        return inputs[t] if t % 32 < 16 else inputs[t] + 1000000
+    test('meet_one_func_shfl_called_from_both_arms', F, kernel(body, 1, decls=decls), 1, n,
+         lambda g: [a(g ^ 16)], inputs,
+         note='expected to fault (FAULT_WARP_DIVERGED) until meet4 lands, or to meet')
+
+
+_meet_func()
