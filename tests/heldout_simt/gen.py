@@ -153,6 +153,33 @@ def shfl_source(mode, lane, b, c):
     return (j if p else lane), p
 
 
+def bit_folds(vals):
+    """(and, or, xor) of 32-bit values"""
+    a, o, x = M32, 0, 0
+    for v in vals:
+        a &= v
+        o |= v
+        x ^= v
+    return a, o, x
+
+
+# atom.inc/dec (§9.7.14.5 semantics): inc(r, s) = r >= s ? 0 : r+1; dec(r, s) = (r == 0 ||
+# r > s) ? s : r-1. Every step is the same function, so n contended steps end at the same
+# value and return the same multiset whatever their order.
+def atom_inc(r, s):
+    return 0 if r >= s else r + 1
+
+
+def atom_dec(r, s):
+    return s if (r == 0 or r > s) else r - 1
+
+
+def applied(f, v, n):
+    for _ in range(n):
+        v = f(v)
+    return v
+
+
 def warps_of_cta(nthreads):
     return [list(range(w, min(w + 32, nthreads))) for w in range(0, nthreads, 32)]
 

@@ -63,12 +63,12 @@ def _counters():
     v = 0
     for _ in range(n):
         exp_aux[160 + v] += 1
-        v = 0 if v >= 7 else v + 1
+        v = atom_inc(v, 7)
     exp_aux[1] = v
     v = 3
     for _ in range(n):
         exp_aux[170 + v] += 1
-        v = 9 if (v == 0 or v > 9) else v - 1
+        v = atom_dec(v, 9)
     exp_aux[2] = v
     test('atom_global_add_inc_dec_contended_by_three_ctas', F, kernel(body, 3), 3, blk,
          lambda g: [1, 1, 1], grid=grid, aux=aux, aux_expect=exp_aux)
@@ -302,19 +302,10 @@ INIT_DONE:
     ld.shared.v2.u32 {%r35, %r36}, [sh+56];
 """ + st(['%r20', '%r21', '%r22', '%r23', '%r24', '%r25', '%r26', '%r27', '%r28', '%r29',
           '%r30', '%r31', '%r32', '%r33', '%r34', '%r35', '%r36'])
-    inc = 0
-    for _ in range(n):
-        inc = 0 if inc >= 9 else inc + 1
-    dec = 5
-    for _ in range(n):
-        dec = 6 if (dec == 0 or dec > 6) else dec - 1
+    inc = applied(lambda v: atom_inc(v, 9), 0, n)
+    dec = applied(lambda v: atom_dec(v, 6), 5, n)
     vs = [s32(v) for v in inputs]
-    a = M32
-    o = x = 0
-    for v in inputs:
-        a &= v
-        o |= v
-        x ^= v
+    a, o, x = bit_folds(inputs)
     x64 = 0
     for v in vs:
         x64 ^= v & ((1 << 64) - 1)
@@ -539,18 +530,9 @@ R_INIT:
     ld.shared.v2.u32 {%r11, %r12}, [sh+8];
 """ + st(['%r10', '%r11', '%r12'])
     vs = [s32(v) for v in inputs]
-    a = M32
-    o = x = 0
-    for v in inputs:
-        a &= v
-        o |= v
-        x ^= v
-    inc = 0
-    for _ in range(n):
-        inc = 0 if inc >= 12 else inc + 1
-    dec = 3
-    for _ in range(n):
-        dec = 4 if (dec == 0 or dec > 4) else dec - 1
+    a, o, x = bit_folds(inputs)
+    inc = applied(lambda v: atom_inc(v, 12), 0, n)
+    dec = applied(lambda v: atom_dec(v, 4), 3, n)
     exp_aux = [u32(sum(inputs)), u32(sum(inputs)), *w64(sum(inputs)),
                u32(min(vs + [0x7fffffff])), max(inputs), a, o, inc, dec, x] + [0] * 5
 

@@ -100,11 +100,7 @@ def _plain():
 
     def red(g):
         w = [inputs2[t] for t in warps_of_cta(n2)[g // 32]]
-        a, o, x = M32, 0, 0
-        for v in w:
-            a &= v
-            o |= v
-            x ^= v
+        a, o, x = bit_folds(w)
         return [u32(sum(w)), u32(min(s32(v) for v in w)), u32(max(s32(v) for v in w)), a, o, x]
     cuda_case('reduce_sync_every_op_b100', 'reduce_sync', 6, n2, red, inputs2,
               compilers=('nvcc', 'clang'))

@@ -97,10 +97,7 @@ def redux(op, vals, signed):
         return u32(min(vs))
     if op == 'max':
         return u32(max(vs))
-    acc = {'and': M32, 'or': 0, 'xor': 0}[op]
-    for v in vals:
-        acc = {'and': acc & v, 'or': acc | v, 'xor': acc ^ v}[op]
-    return acc
+    return dict(zip(['and', 'or', 'xor'], bit_folds(vals)))[op]
 
 
 REDUX_OPS = [('add', 'u32'), ('add', 's32'), ('min', 'u32'), ('min', 's32'), ('max', 'u32'),
