@@ -212,3 +212,43 @@ fn heldout_simt_specs_on_simulated_native_warps() {
         run_simulated_native(&gpu, case, Backend::ALL[i % 2]);
     }
 }
+
+/// 30 KiB of the kernel's shared memory and a warp collective in a block of 1024 threads: the
+/// emulation's scratch (2 words per thread) takes the CTA past a 32 KiB device's limit. The
+/// refusal must say that its figure holds ptxcross's own words too (it said "static +
+/// dynamic", which the PTX declares as 30,720 bytes). Runs where the device has less than
+/// the 38,920 bytes needed (lavapipe: 32 KiB).
+#[test]
+fn shared_memory_refusal_counts_the_emulation_scratch_openly() {
+    let Some(gpu) = launch::gpu_or_skip() else { return };
+    if gpu.limits().max_compute_workgroup_storage_size >= 38920 {
+        return eprintln!("skipping: the kernel fits this device's shared memory");
+    }
+    let ptx = r#".version 8.5
+.target sm_90
+.address_size 64
+.shared .align 4 .b8 big[30720];
+.visible .entry k(.param .u64 p)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [p];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %tid.x;
+    shl.b32 %r2, %r1, 2;
+    mov.u32 %r3, big;
+    add.u32 %r3, %r3, %r2;
+    st.shared.u32 [%r3], %r1;
+    shfl.sync.bfly.b32 %r5, %r1, 1, 31, -1;
+    mul.wide.u32 %rd2, %r1, 4;
+    add.u64 %rd2, %rd1, %rd2;
+    st.global.u32 [%rd2], %r5;
+    ret;
+}
+"#;
+    let l = Launch { ptx, kernel: "k", block: [1024, 1, 1], grid: [1, 1, 1], buffers: vec![vec![0; 4096]] };
+    for backend in Backend::ALL {
+        let e = launch::run(&gpu, &l, backend).expect_err("over the device's shared memory");
+        assert!(e.contains("plus what ptxcross adds for warp collectives and barriers"), "{backend}: {e}");
+    }
+}
