@@ -136,6 +136,16 @@ impl Case {
         }
     }
 
+    /// Launches `program`'s kernel on fresh copies of the buffers; returns them afterwards.
+    fn launch(&self, gpu: &std::sync::Arc<ptxcross::Gpu>, program: &ptxcross::Program, backend: Backend) -> Vec<Vec<u32>> {
+        let mut run = simt_util::Run::new(gpu);
+        let ptrs: Vec<_> = self.buffers.iter().map(|w| run.buffer(&launch::bytes(w))).collect();
+        let args: Vec<[u8; 8]> = ptrs.iter().map(|p| p.to_le_bytes()).collect();
+        let arg_refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+        run.launch(program, &self.entry, self.grid, &arg_refs, backend);
+        ptrs.iter().zip(&self.buffers).map(|(p, w)| run.read_u32(*p, w.len())).collect()
+    }
+
     /// Panics naming the first buffer that differs from the expectation.
     fn check(&self, out: &[Vec<u32>], what: &str) {
         for ((b, want), got) in BUFFERS.iter().zip(&self.expect).zip(out) {
@@ -167,13 +177,7 @@ fn heldout_simt_meeting_cases_fault_or_meet() {
 /// device.
 fn run_simulated_native(gpu: &std::sync::Arc<ptxcross::Gpu>, case: &Case, backend: Backend) {
     let program = simt_util::simulated_native_program_of(&case.name, &case.ptx, case.block, &case.entry);
-    let mut run = simt_util::Run::new(gpu);
-    let ptrs: Vec<_> = case.buffers.iter().map(|w| run.buffer(&launch::bytes(w))).collect();
-    let args: Vec<[u8; 8]> = ptrs.iter().map(|p| p.to_le_bytes()).collect();
-    let arg_refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-    run.launch(&program, &case.entry, case.grid, &arg_refs, backend);
-    let out: Vec<Vec<u32>> = ptrs.iter().zip(&case.buffers).map(|(p, w)| run.read_u32(*p, w.len())).collect();
-    case.check(&out, &format!("simulated native warps, {backend}"));
+    case.check(&case.launch(gpu, &program, backend), &format!("simulated native warps, {backend}"));
 }
 
 /// The specs the native path can run as they are (no dynamic shared memory, no WGSL refusal,
@@ -250,5 +254,24 @@ fn shared_memory_refusal_counts_the_emulation_scratch_openly() {
     for backend in Backend::ALL {
         let e = launch::run(&gpu, &l, backend).expect_err("over the device's shared memory");
         assert!(e.contains("plus what ptxcross adds for warp collectives and barriers"), "{backend}: {e}");
+    }
+}
+
+/// The native-warp translation of kernels in 2-D and 3-D blocks: naga refuses WGSL's subgroup
+/// built-ins in a multi-dimensional workgroup ("Workgroup size is multi dimensional"), so
+/// every such kernel failed to translate for WGSL wherever native warps were chosen (NVIDIA's
+/// default). The WGSL backend now runs them as 1-D workgroups of the same threads. Both
+/// translations are built and validated here; the launch runs the native one where the
+/// device's subgroups hold warps (elsewhere its layout check sends it to the emulated twin).
+#[test]
+fn native_warps_in_2d_and_3d_blocks_translate_for_wgsl_and_run() {
+    let Some(gpu) = launch::gpu_or_skip() else { return };
+    let names = ["sreg_lane_registers_in_a_2d_block_8x12", "sreg_lane_registers_in_a_3d_block_5x4x3", "sreg_lane_registers_in_a_3d_block_7x3x5"];
+    for name in names {
+        let case = Case::load(name);
+        let program = simt_util::native_program(name, &case.ptx, case.block);
+        for backend in Backend::ALL {
+            case.check(&case.launch(&gpu, &program, backend), &format!("native warps, {backend}"));
+        }
     }
 }
