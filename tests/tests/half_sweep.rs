@@ -146,6 +146,34 @@ fn cvt_widen_half_exhaustive() {
             let x = fmt.to_f64(a[0] as u16);
             vec![ptxcross_tests::ptx_ref::float::exact_f64(x)]
         });
+        // `.ftz` flushes single-precision results (§9.7.10.20): a bf16 subnormal widens to an
+        // f32 subnormal, which becomes the zero of its sign (f16 subnormals are f32 normals).
+        sweep_one(Variant::inst(&format!("cvt.ftz.f32.{}", fmt.suffix()), "f32", &["b16"]), &inputs, &move |a| {
+            let h = a[0] as u16;
+            let subnormal = h & 0x7fff != 0 && (fmt.to_f64(h).abs() as f32).to_bits() < 0x0080_0000;
+            vec![if subnormal { sweep::Expect::Bits(u64::from(h & 0x8000) << 16) } else { href::cvt_f32_half(h, fmt) }]
+        });
+    }
+}
+
+/// Conversions between halves and f32 compute on the bits, so targets without 64-bit floats
+/// (WebGPU in browsers, Vulkan devices without `shaderFloat64`) run them: translated with
+/// `split_int64` (which refuses every f64 operation), every half input widens and the narrowing
+/// inputs round exactly, on both backends.
+#[test]
+fn cvt_between_halves_and_f32_without_64_bit_types() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let options = ptxcross_lower::LowerOptions { split_int64: true, ..Default::default() };
+    let halves: Vec<u64> = (0..1 << 16).collect();
+    let singles = f32_inputs(29);
+    for fmt in FMTS {
+        let widen = Variant::inst(&format!("cvt.f32.{}", fmt.suffix()), "f32", &["b16"]);
+        let narrow = Variant::inst(&format!("cvt.rz.{}.f32", fmt.suffix()), "b16", &["f32"]);
+        let s = Sweep::with_options(&gpu, widen, options.clone()).unwrap_or_else(|e| panic!("widening: {e}"));
+        check_both(&s, &halves, &move |a| vec![href::cvt_f32_half(a[0] as u16, fmt)]);
+        let s = Sweep::with_options(&gpu, narrow, options.clone()).unwrap_or_else(|e| panic!("narrowing: {e}"));
+        let rz = href::round_of("rz");
+        check_both(&s, &singles, &move |a| vec![href::cvt_half_f32(a[0] as u32, fmt, rz, false, false)]);
     }
 }
 

@@ -337,6 +337,29 @@ impl FnLower {
         if m.has("sat") && !sat_float && !(crate::ptx_types::is_int(dt) && half_format(st).is_some()) {
             return Err(Diagnostic::new(format!("`.sat` does not apply to `{}`", m.name()), span));
         }
+        let float_rounding = rounding.is_none_or(|r| !r.ends_with('i'));
+        if float_rounding && !m.has("sat") {
+            // Between a half type and f32 no f64 is needed (devices and browsers without 64-bit
+            // floats run these): a half widens exactly, and an f32 rounds once on its bits.
+            // `.ftz` flushes f32 inputs and results (§9.7.10.20: "applies only to single
+            // precision (.f32) inputs and results"): a bf16 subnormal is an f32 subnormal.
+            if let (Some(fmt), ScalarType::F32) = (half_format(st), dt) {
+                let v = self.read(a, st)?;
+                let f = self.half_to_f32(v, fmt);
+                let f = if m.has("ftz") { self.flush_denormal(f, dt) } else { f };
+                return self.write(d, dt, f);
+            }
+            if let (ScalarType::F32, Some(fmt)) = (st, half_format(dt)) {
+                let mode = rounding.and_then(Rounding::from_modifier).ok_or_else(|| {
+                    Diagnostic::new(format!("`{}` needs a rounding modifier", m.name()), span)
+                })?;
+                let v = self.read(a, st)?;
+                let v = if m.has("ftz") { self.flush_denormal(v, st) } else { v };
+                let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, v);
+                let r = self.round_to_format(bits, F32, fmt, mode, clamp);
+                return self.write(d, dt, r);
+            }
+        }
         // The source as an exact f64 (halves and f32 widen exactly; 32-bit integers too).
         let v = self.read(a, st)?;
         let wide = if let Some(fmt) = half_format(st) {
@@ -403,7 +426,12 @@ impl FnLower {
             }
             let x = if m.has("sat") { self.saturate(wide, ScalarType::F64) } else { wide };
             if dt == ScalarType::F32 {
-                self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, x)
+                let f = self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, x);
+                if m.has("ftz") {
+                    self.flush_denormal(f, dt)
+                } else {
+                    f
+                }
             } else {
                 x
             }
