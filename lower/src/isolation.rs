@@ -9,7 +9,7 @@
 //!   followed by a barrier. It runs at the top of the body, where control flow is uniform, so
 //!   the barrier is reached by every thread (the rule `simt` enforces for PTX barriers).
 //!   CUDA leaves shared memory undefined, so zero is as good a value as any.
-//!   WGSL needs no prologue: its `var<workgroup>` variables start at zero (WGSL §7.3, "zero
+//!   WGSL needs no prologue: its `var<workgroup>` variables start at zero (the WGSL spec's "zero
 //!   value"; wgpu zeroes them, natively or with its own prologue, unless a pipeline turns
 //!   `zero_initialize_workgroup_memory` off, which the host never does), so that backend
 //!   leaves out the statements [`zeroing_prologue`] names (issue 11: transpose paid a second

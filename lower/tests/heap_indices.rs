@@ -249,8 +249,9 @@ fn segment_slot_indices_are_proven_for_their_own_slot_only() {
 
 /// The shared-memory zeroing prologue (`isolation.rs`) of `words` words for a block of
 /// `block` threads: (its stores' indices in range by the value facts, stores written out, loops).
-fn prologue(words: u32, block: [u32; 3]) -> (Vec<bool>, usize, usize) {
-    let ptx = format!(
+/// A kernel with a shared array of `words` words whose one access is `access`.
+fn shared_array_kernel(words: u32, access: &str) -> String {
+    format!(
         ".version 8.5\n.target sm_80\n.address_size 64
 .visible .entry k(.param .u64 out)
 {{
@@ -258,12 +259,15 @@ fn prologue(words: u32, block: [u32; 3]) -> (Vec<bool>, usize, usize) {
     .reg .b32 %r<4>;
     mov.u32 %r1, %tid.x;
     mov.u32 %r2, s;
-    ld.shared.u32 %r3, [%r2];
+    {access};
     ret;
 }}
 "
-    );
-    let k = support::lower_kernel(&ptx, block);
+    )
+}
+
+fn prologue(words: u32, block: [u32; 3]) -> (Vec<bool>, usize, usize) {
+    let k = support::lower_kernel(&shared_array_kernel(words, "ld.shared.u32 %r3, [%r2]"), block);
     let facts = k.index_facts();
     let at = k.body.stmts.iter().position(|s| matches!(s, Stmt::Barrier | Stmt::SharedBarrier)).expect("the prologue's barrier");
     let head = Block { stmts: k.body.stmts[..at].to_vec() };
@@ -291,20 +295,7 @@ fn the_shared_zeroing_prologue_stores_in_range_without_a_check() {
 
 /// `zeroing_prologue` of the kernel of [`prologue`]: the top-level statements it names.
 fn named_prologue(words: u32, block: [u32; 3]) -> (Kernel, Vec<usize>) {
-    let ptx = format!(
-        ".version 8.5\n.target sm_80\n.address_size 64
-.visible .entry k(.param .u64 out)
-{{
-    .shared .align 4 .b32 s[{words}];
-    .reg .b32 %r<4>;
-    mov.u32 %r1, %tid.x;
-    mov.u32 %r2, s;
-    st.shared.u32 [%r2], %r1;
-    ret;
-}}
-"
-    );
-    let k = support::lower_kernel(&ptx, block);
+    let k = support::lower_kernel(&shared_array_kernel(words, "st.shared.u32 [%r2], %r1"), block);
     let skip = ptxcross_lower::zeroing_prologue(&k);
     (k, skip)
 }
