@@ -2143,9 +2143,20 @@ pub fn write_module(em: &Emission, profile: Profile) -> Result<String, EmitError
                 *l = true;
             }
         }
+        // WGSL's workgroup variables start at zero: no zeroing prologue (`lower`'s
+        // `zeroing_prologue`). A kernel with one has a barrier, so it is never split.
+        let skip = ptxcross_lower::zeroing_prologue(k);
         let mut part_bodies = Vec::new();
         for part in &parts {
-            cx.stmts(part, 1).map_err(|msg| invalid(k, msg))?;
+            if skip.is_empty() || parts.len() > 1 {
+                cx.stmts(part, 1).map_err(|msg| invalid(k, msg))?;
+            } else {
+                let mut from = 0;
+                for &i in skip.iter().chain(std::iter::once(&part.len())) {
+                    cx.stmts(&part[from..i.min(part.len())], 1).map_err(|msg| invalid(k, msg))?;
+                    from = i + 1;
+                }
+            }
             part_bodies.push(std::mem::take(&mut cx.out));
         }
         let builtins = cx.builtins;

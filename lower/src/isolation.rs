@@ -9,13 +9,22 @@
 //!   followed by a barrier. It runs at the top of the body, where control flow is uniform, so
 //!   the barrier is reached by every thread (the rule `simt` enforces for PTX barriers).
 //!   CUDA leaves shared memory undefined, so zero is as good a value as any.
+//!   WGSL needs no prologue: its `var<workgroup>` variables start at zero (the WGSL spec's "zero
+//!   value"; wgpu zeroes them, natively or with its own prologue, unless a pipeline turns
+//!   `zero_initialize_workgroup_memory` off, which the host never does), so that backend
+//!   leaves out the statements [`zeroing_prologue`] names (issue 11: transpose paid a second
+//!   zeroing and a barrier).
 //! - **Local memory** needs nothing here: both backends declare the per-invocation array with a
 //!   zero initializer (SPIR-V `OpConstantNull`, WGSL's zero-initialised `var<private>`); local
 //!   memory in the scratch buffer (`local_scratch`) lives in a buffer each context owns, which
 //!   wgpu creates zeroed (the host's `runtime/scratch.rs`).
 
 use crate::build::*;
-use crate::ir::{AtomicOp, BinaryOp, Builtin, CmpOp, Expr, Kernel, Memory, Stmt, Ty, VarId, VarInfo};
+use crate::ir::{AtomicOp, BinaryOp, Block, Builtin, CmpOp, Expr, Kernel, Memory, Operand, Stmt, Ty, VarId, VarInfo};
+
+/// Names of the prologue's variables: PTX names cannot hold a dot, so no kernel variable
+/// shares them ([`zeroing_prologue`] recognises the prologue by them).
+const PROLOGUE_PREFIX: &str = "zero_shared.";
 
 /// Prepends the shared-memory zeroing prologue to `k` (nothing if it has no shared memory).
 pub fn zero_shared_memory(k: &mut Kernel) {
@@ -126,4 +135,50 @@ fn word_prologue(k: &mut Kernel, words: u32, threads: u32) -> Vec<Stmt> {
         ]);
     }
     out
+}
+
+/// The top-level statements of `k` (indices, ascending) that only zero its shared memory:
+/// the stores of [`zero_shared_memory`]'s word prologue (plain, under their remainder `if`, or
+/// in their loop) and the barrier after them; empty when `k` has no such prologue, or when
+/// anything before its first barrier is not the prologue's (then nothing may go). Whatever
+/// else lies before that barrier stays: the other passes' assignments (parameter loads, the
+/// thread id the kernel reuses). A target whose workgroup memory starts at zero (WGSL) leaves
+/// these statements out; nothing of the kernel's own runs before that barrier, so the kernel
+/// reads the same zeros. Doubleword (atomic) shared memory and native-warp kernels (whose
+/// layout check precedes the prologue) keep theirs.
+pub fn zeroing_prologue(k: &Kernel) -> Vec<usize> {
+    if k.shared_words == 0 || k.features.native_warps || k.shared_dwords() {
+        return Vec::new();
+    }
+    let own = |v: VarId| k.vars.get(v.index()).is_some_and(|i| i.name.starts_with(PROLOGUE_PREFIX));
+    let zero_store = |s: &Stmt| matches!(s, Stmt::StoreWord { memory: Memory::Shared, index: Operand::Var(i), .. } if own(*i));
+    // A remainder `if` or the zeroing loop: zero stores, `break`s, and pure assignments of the
+    // prologue's own variables (so nothing after reads what they computed).
+    fn only(b: &Block, ok: &dyn Fn(&Stmt) -> bool) -> bool {
+        b.stmts.iter().all(|s| match s {
+            Stmt::If { then_body, else_body, .. } => only(then_body, ok) && only(else_body, ok),
+            s => ok(s),
+        })
+    }
+    let inner = |s: &Stmt| {
+        zero_store(s) || matches!(s, Stmt::Break) || matches!(s, Stmt::Assign { dst, expr } if own(*dst) && expr.is_pure())
+    };
+    let mut skip = Vec::new();
+    for (i, s) in k.body.stmts.iter().enumerate() {
+        match s {
+            Stmt::Barrier | Stmt::SharedBarrier => {
+                if skip.is_empty() {
+                    return Vec::new();
+                }
+                skip.push(i);
+                return skip;
+            }
+            Stmt::Assign { expr, .. } if !matches!(expr, Expr::AtomicWord { .. } | Expr::AtomicDword { .. }) => {}
+            s if zero_store(s) => skip.push(i),
+            Stmt::If { then_body, else_body, .. } if only(then_body, &inner) && only(else_body, &inner) => skip.push(i),
+            Stmt::Loop { body } if only(body, &inner) => skip.push(i),
+            _ => return Vec::new(),
+        }
+    }
+    Vec::new()
 }

@@ -37,6 +37,7 @@ mod misread_constants;
 mod narrowed_shifts;
 mod outline;
 pub use misread_constants::{checked_load_word, heap_range_tests_of, hidden_vars};
+pub use isolation::zeroing_prologue;
 mod scheduler;
 mod simt;
 pub mod threads;

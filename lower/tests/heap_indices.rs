@@ -249,8 +249,9 @@ fn segment_slot_indices_are_proven_for_their_own_slot_only() {
 
 /// The shared-memory zeroing prologue (`isolation.rs`) of `words` words for a block of
 /// `block` threads: (its stores' indices in range by the value facts, stores written out, loops).
-fn prologue(words: u32, block: [u32; 3]) -> (Vec<bool>, usize, usize) {
-    let ptx = format!(
+/// A kernel with a shared array of `words` words whose one access is `access`.
+fn shared_array_kernel(words: u32, access: &str) -> String {
+    format!(
         ".version 8.5\n.target sm_80\n.address_size 64
 .visible .entry k(.param .u64 out)
 {{
@@ -258,12 +259,15 @@ fn prologue(words: u32, block: [u32; 3]) -> (Vec<bool>, usize, usize) {
     .reg .b32 %r<4>;
     mov.u32 %r1, %tid.x;
     mov.u32 %r2, s;
-    ld.shared.u32 %r3, [%r2];
+    {access};
     ret;
 }}
 "
-    );
-    let k = support::lower_kernel(&ptx, block);
+    )
+}
+
+fn prologue(words: u32, block: [u32; 3]) -> (Vec<bool>, usize, usize) {
+    let k = support::lower_kernel(&shared_array_kernel(words, "ld.shared.u32 %r3, [%r2]"), block);
     let facts = k.index_facts();
     let at = k.body.stmts.iter().position(|s| matches!(s, Stmt::Barrier | Stmt::SharedBarrier)).expect("the prologue's barrier");
     let head = Block { stmts: k.body.stmts[..at].to_vec() };
@@ -287,4 +291,48 @@ fn the_shared_zeroing_prologue_stores_in_range_without_a_check() {
     assert_eq!(prologue(1000, [96, 1, 1]), (vec![true], 0, 1));
     // A 3-D block: the linear id still lies below the thread count.
     assert_eq!(prologue(120, [4, 3, 5]), (vec![true; 2], 2, 0));
+}
+
+/// `zeroing_prologue` of the kernel of [`prologue`]: the top-level statements it names.
+fn named_prologue(words: u32, block: [u32; 3]) -> (Kernel, Vec<usize>) {
+    let k = support::lower_kernel(&shared_array_kernel(words, "st.shared.u32 [%r2], %r1"), block);
+    let skip = ptxcross_lower::zeroing_prologue(&k);
+    (k, skip)
+}
+
+#[test]
+fn the_zeroing_prologue_is_named_exactly_for_targets_that_zero_shared_memory() {
+    // Every shape: the prologue's stores, its remainder `if` or loop, and its barrier; no
+    // other statement (the assignments before the barrier stay: the kernel may reuse them).
+    for (words, block, parts) in [
+        (256, [256, 1, 1], 1),
+        (1056, [32, 8, 1], 5),
+        (7, [64, 1, 1], 1),
+        (1000, [96, 1, 1], 1),
+        (120, [4, 3, 5], 2),
+    ] {
+        let (k, skip) = named_prologue(words, block);
+        let at = k.body.stmts.iter().position(|s| matches!(s, Stmt::Barrier | Stmt::SharedBarrier)).unwrap();
+        assert_eq!(skip.last(), Some(&at), "{words} words: the barrier");
+        assert_eq!(skip.len(), parts + 1, "{words} words: {skip:?}");
+        for (i, s) in k.body.stmts[..at].iter().enumerate() {
+            assert_eq!(skip.contains(&i), !matches!(s, Stmt::Assign { .. }), "{words} words, statement {i}: {s:?}");
+        }
+        // The kernel's own store comes after the barrier and is never named.
+        assert!(k.body.stmts[at + 1..].iter().any(|s| matches!(s, Stmt::StoreWord { memory: Memory::Shared, .. })));
+    }
+    // Anything before the barrier that is not the prologue's leaves it whole: a heap store, or
+    // a shared store at an index that is not the prologue's (here the kernel's own store,
+    // moved ahead of the barrier).
+    let (mut k, _) = named_prologue(1056, [32, 8, 1]);
+    let at = k.body.stmts.iter().position(|s| matches!(s, Stmt::Barrier | Stmt::SharedBarrier)).unwrap();
+    let own = k.body.stmts[at + 1..].iter().find(|s| matches!(s, Stmt::StoreWord { memory: Memory::Shared, .. })).unwrap().clone();
+    let mut moved = k.clone();
+    moved.body.stmts.insert(0, own);
+    assert_eq!(ptxcross_lower::zeroing_prologue(&moved), Vec::<usize>::new());
+    k.body.stmts.insert(0, Stmt::StoreWord { memory: Memory::Heap, index: Operand::Const(Const::U32(2)), value: Operand::Const(Const::U32(0)) });
+    assert_eq!(ptxcross_lower::zeroing_prologue(&k), Vec::<usize>::new());
+    // No shared memory: nothing.
+    let k = support::lower_kernel(".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k() { ret; }\n", [32, 1, 1]);
+    assert!(ptxcross_lower::zeroing_prologue(&k).is_empty());
 }

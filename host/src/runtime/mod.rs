@@ -1757,7 +1757,12 @@ impl Context {
                     layout: Some(&layout),
                     module: &module,
                     entry_point: Some(&k.entry_point),
-                    compilation_options: Default::default(),
+                    // WGSL kernels have no shared-memory zeroing prologue: they rely on wgpu
+                    // zeroing workgroup memory (`ptxcross_lower::zeroing_prologue`; isolation).
+                    compilation_options: wgpu::PipelineCompilationOptions {
+                        zero_initialize_workgroup_memory: true,
+                        ..Default::default()
+                    },
                     cache: None,
                 })
         });
