@@ -1,13 +1,15 @@
 //! Warp collectives at different instructions in divergent branches (tests/simt/ptx/
-//! divergent_collectives.ptx; the NVIDIA probe is tests/nvidia/probes/). On sm_70+ a collective
-//! waits for "all non-exited threads corresponding to membermask" to execute a collective of
-//! the same kind and membermask (ISA 8.5 §9.7.8.6 `shfl.sync`, the same for `vote.sync`):
-//! lanes 0-15 and 16-31 running their own `shfl.sync.bfly … -1` / `vote.sync.ballot … -1` meet
-//! (an H200 gave the meeting values through the CUDA driver). Outside the CTA barrier scheduler
-//! the emulation and the native subgroup path cannot meet them: they record
-//! `abi::FAULT_WARP_DIVERGED` instead of a wrong result. Programs whose missing membermask
-//! lanes have exited, exit later without a collective, or lie beyond a partial warp, and
-//! partial membermasks equal to the branch's lanes, must not fault and give the spec's values.
+//! divergent_collectives.ptx, meeting_sm70.ptx; the NVIDIA probe is tests/nvidia/probes/). On
+//! sm_70+ a collective waits for "all non-exited threads corresponding to membermask" to
+//! execute a collective of the same kind, qualifiers and membermask (ISA 8.5 §9.7.8.6
+//! `shfl.sync`, the same for `vote.sync`, `match`, `redux`, `bar.warp.sync`): lanes 0-15 and
+//! 16-31 running their own `shfl.sync.bfly … -1` / `vote.sync.ballot … -1` meet (an H200 gave
+//! the meeting values through the CUDA driver). Kernels whose collectives the static proof
+//! (`lower/src/meeting.rs`) cannot clear run through the CTA barrier scheduler, where they
+//! meet; for `.target sm_6x` or below (meeting undefined there) they keep the run-time check,
+//! which records `abi::FAULT_WARP_DIVERGED` instead of a wrong result. Programs whose missing
+//! membermask lanes have exited, exit later without a collective, or lie beyond a partial warp,
+//! and partial membermasks equal to the branch's lanes, give the spec's values either way.
 //!   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test warp_meeting
 
 mod simt_util;
@@ -25,14 +27,58 @@ fn lines_of(text: &str, needle: &str) -> Vec<usize> {
     text.lines().enumerate().filter(|(_, l)| l.contains(needle)).map(|(i, _)| i + 1).collect()
 }
 
-/// Both probe kernels, on both backends, through the translation the device gets (native where
-/// its subgroups hold warps) and through the native lowering with simulated subgroups: the
-/// launch faults with `FAULT_WARP_DIVERGED` at one of the two collectives, and the program
-/// runs again (the same fault, not a stale state).
+/// `text` with its `.target sm_NN` line naming `target` instead.
+fn for_target(text: &str, target: &str) -> String {
+    let out: Vec<String> = text.lines().map(|l| if l.starts_with(".target sm_") { format!(".target {target}") } else { l.to_string() }).collect();
+    assert!(out.iter().any(|l| *l == format!(".target {target}")), "no `.target sm_NN` line");
+    out.join("\n")
+}
+
+/// The probe kernels, on both backends, through the translation the device gets and through
+/// the native lowering with simulated subgroups (both run them in the CTA barrier scheduler):
+/// the two halves meet, giving what the H200 gave (tests/nvidia/probes/divergent_*.json, and
+/// §9.7.8.6/§9.7.12.1/§9.7.13.2 computed here): `shfl_bfly` lane t gets lane t ^ 16's value
+/// (10 t below 16, 100 t above), every lane's `ballot` is the lanes with t & 3 = 1 of both
+/// halves, and `syncwarp`'s lanes read the word their partner stored before its own
+/// `bar.warp.sync`.
 #[test]
-fn collectives_of_both_halves_at_different_instructions_fault_instead_of_a_wrong_result() {
+fn collectives_of_both_halves_at_different_instructions_meet() {
     let Some(gpu) = gpu() else { return };
     let text = ptx();
+    let want = |kernel: &str, t: u32| match kernel {
+        "shfl_bfly" | "syncwarp" => {
+            let p = t ^ 16;
+            if p < 16 { p * 10 } else { p * 100 }
+        }
+        _ => (0..32).filter(|l| l & 3 == 1).fold(0u32, |b, l| b | 1 << l),
+    };
+    let programs = [("simulated native", simulated_native_program("divergent_collectives.ptx", &text, [32, 1, 1]))];
+    for kernel in ["shfl_bfly", "ballot", "syncwarp"] {
+        let device = ("device", program_of("divergent_collectives.ptx", &text, [32, 1, 1], kernel));
+        for (path, program) in [&device].into_iter().chain(&programs) {
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let out = run.zeros(32 * 4);
+                for attempt in 0..2 {
+                    run.launch(program, kernel, [1, 1, 1], &[&out.to_le_bytes()], backend);
+                    let got = run.read_u32(out, 32);
+                    let want: Vec<u32> = (0..32).map(|t| want(kernel, t)).collect();
+                    assert_eq!(got, want, "{kernel} {path} {backend} #{attempt}");
+                }
+            }
+        }
+    }
+}
+
+/// The same probes for `.target sm_61`, where lanes of a membermask must run the same
+/// instruction (§9.7.8.6: "For .target sm_6x or below, all threads in membermask must execute
+/// the same shfl.sync instruction in convergence … Otherwise, the behavior is undefined"): the
+/// checked lowering stays, and the launch faults with `FAULT_WARP_DIVERGED` at one of the two
+/// collectives (and again: not a stale state).
+#[test]
+fn on_sm6x_targets_collectives_at_different_instructions_fault() {
+    let Some(gpu) = gpu() else { return };
+    let text = for_target(&ptx(), "sm_61");
     for (kernel, needle) in [
         ("shfl_bfly", "shfl.sync.bfly.b32 %r3, %r2, 16, 31, -1"),
         ("ballot", "vote.sync.ballot.b32 %r3, %p2, -1"),
@@ -40,21 +86,16 @@ fn collectives_of_both_halves_at_different_instructions_fault_instead_of_a_wrong
     ] {
         let sites: Vec<String> = lines_of(&text, needle).iter().map(|l| format!("divergent_collectives.ptx:{l}:5")).collect();
         assert_eq!(sites.len(), 2, "{kernel}");
-        let programs = [
-            ("device", program_of("divergent_collectives.ptx", &text, [32, 1, 1], kernel)),
-            ("simulated native", simulated_native_program("divergent_collectives.ptx", &text, [32, 1, 1])),
-        ];
-        for (path, program) in &programs {
-            for backend in Backend::ALL {
-                let mut run = Run::new(&gpu);
-                let out = run.zeros(32 * 4);
-                for attempt in 0..2 {
-                    let e = run.ctx.launch(program, kernel, [1, 1, 1], &[&out.to_le_bytes()], backend).expect_err("lanes meeting at two instructions must fault");
-                    let ptxcross::Error::KernelFault { bits, site, .. } = &e else { panic!("{kernel} {path} {backend}: not a kernel fault: {e}") };
-                    assert_eq!(*bits, abi::FAULT_WARP_DIVERGED, "{kernel} {path} {backend} #{attempt}: {e}");
-                    assert!(site.as_ref().is_some_and(|s| sites.iter().any(|w| s.starts_with(w.as_str()))), "{kernel} {path} {backend}: site {site:?}, want one of {sites:?}");
-                    assert!(e.to_string().contains("membermask lanes are at another instruction"), "{e}");
-                }
+        let program = program_of("divergent_collectives.ptx", &text, [32, 1, 1], kernel);
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let out = run.zeros(32 * 4);
+            for attempt in 0..2 {
+                let e = run.ctx.launch(&program, kernel, [1, 1, 1], &[&out.to_le_bytes()], backend).expect_err("lanes meeting at two instructions must fault");
+                let ptxcross::Error::KernelFault { bits, site, .. } = &e else { panic!("{kernel} {backend}: not a kernel fault: {e}") };
+                assert_eq!(*bits, abi::FAULT_WARP_DIVERGED, "{kernel} {backend} #{attempt}: {e}");
+                assert!(site.as_ref().is_some_and(|s| sites.iter().any(|w| s.starts_with(w.as_str()))), "{kernel} {backend}: site {site:?}, want one of {sites:?}");
+                assert!(e.to_string().contains("membermask lanes are at another instruction"), "{e}");
             }
         }
     }
@@ -108,15 +149,29 @@ fn proof_ptx() -> String {
     std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
 }
 
-/// Collectives that keep the meeting check in kernel `kernel` of `text` lowered for `block`
-/// (emulated and native warps).
-fn checks_kept(name: &str, text: &str, block: [u32; 3], kernel: &str) -> [usize; 2] {
+/// Kernel `kernel` of `text` lowered for `block` (emulated and native warps), `meeting` as said:
+/// its census (see [`census_of`]).
+fn lowered(name: &str, text: &str, block: [u32; 3], kernel: &str, meeting: ptxcross_lower::Meeting) -> [(usize, usize, usize); 2] {
     [false, true].map(|native_warps| {
         let file = ptxcross_frontend::SourceFile::new(name, text);
-        let options = ptxcross_lower::LowerOptions { block: Some(block), kernel: Some(kernel.into()), native_warps, ..Default::default() };
+        let options = ptxcross_lower::LowerOptions { block: Some(block), kernel: Some(kernel.into()), native_warps, meeting, ..Default::default() };
         let module = ptxcross::translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{kernel}: {e}"));
-        census_of(&module).0
+        census_of(&module)
     })
+}
+
+/// Collectives that keep the meeting check in kernel `kernel` of `text` lowered for `block`
+/// (emulated and native warps) where kernels that may meet keep it (`Meeting::Check`): what the
+/// static proof decides. Such a kernel runs in the CTA barrier scheduler by default, which the
+/// tests that call this check too ([`scheduled`]).
+fn checks_kept(name: &str, text: &str, block: [u32; 3], kernel: &str) -> [usize; 2] {
+    lowered(name, text, block, kernel, ptxcross_lower::Meeting::Check).map(|c| c.0)
+}
+
+/// Whether kernel `kernel` of `text` runs in the CTA barrier scheduler, as lowered by default
+/// (emulated and native warps; no meeting check left either way).
+fn scheduled(name: &str, text: &str, block: [u32; 3], kernel: &str) -> [bool; 2] {
+    lowered(name, text, block, kernel, ptxcross_lower::Meeting::default()).map(|(checks, _, scheduled)| checks == 0 && scheduled == 1)
 }
 
 /// The static proof (`lower/src/meeting.rs`) keeps the check where lanes of a warp may be at
@@ -131,10 +186,13 @@ fn the_static_proof_keeps_the_check_exactly_where_lanes_may_meet() {
     for kernel in ["shfl_bfly", "ballot", "syncwarp"] {
         let kept = checks_kept("divergent_collectives.ptx", &probes, [32, 1, 1], kernel);
         assert!(kept.iter().all(|&n| n >= 2), "{kernel}: {kept:?}");
+        assert_eq!(scheduled("divergent_collectives.ptx", &probes, [32, 1, 1], kernel), [true; 2], "{kernel}");
     }
     let kept = checks_kept("meeting_proof.ptx", &proof, [64, 1, 1], "after_loop");
     assert!(kept.iter().all(|&n| n == 2), "after_loop: {kept:?}");
+    assert_eq!(scheduled("meeting_proof.ptx", &proof, [64, 1, 1], "after_loop"), [true; 2]);
     assert_eq!(checks_kept("meeting_proof.ptx", &proof, [64, 1, 1], "warp_branches"), [0, 0]);
+    assert_eq!(scheduled("meeting_proof.ptx", &proof, [64, 1, 1], "warp_branches"), [false; 2]);
     let sweep = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simt/ptx/shfl_sweep.ptx")).unwrap();
     let names: Vec<&str> = sweep.lines().filter_map(|l| l.split(".entry ").nth(1)).map(|l| l.split('(').next().unwrap().trim()).collect();
     assert!(!names.is_empty());
@@ -143,42 +201,38 @@ fn the_static_proof_keeps_the_check_exactly_where_lanes_may_meet() {
     }
 }
 
-/// `after_loop` faults with `FAULT_WARP_DIVERGED` at one of its ballots (both backends, the
-/// device's translation and the simulated native lowering), and `warp_branches` gives the
-/// spec's values: warp 0's `redux.max` of 7t+3 over its 32 lanes, warp 1's `redux.add` over
-/// its 18 live lanes (threads 50-63 exited), and the sum of lanes 0..=w's values broadcast.
+/// `after_loop` meets (both backends, the device's translation and the simulated native
+/// lowering, both in the CTA barrier scheduler): lanes 0-15's first ballot (all true) meets
+/// lanes 16-31's ballot at JOIN (odd lanes), giving 0xaaaaffff to all of them; then lanes
+/// 0-15 run JOIN's ballot alone (lanes 16-31 exited): their odd lanes, 0xaaaa (§9.7.12.1).
+/// `warp_branches` gives the spec's values: warp 0's `redux.max` of 7t+3 over its 32 lanes,
+/// warp 1's `redux.add` over its 18 live lanes (threads 50-63 exited), and the sum of lanes
+/// 0..=w's values broadcast.
 #[test]
-fn a_collective_after_a_divergent_loop_faults_and_warp_uniform_branches_run() {
+fn a_collective_after_a_divergent_loop_meets_and_warp_uniform_branches_run() {
     let Some(gpu) = gpu() else { return };
     let text = proof_ptx();
-    let sites: Vec<String> = lines_of(&text, "vote.sync.ballot.b32").iter().map(|l| format!("meeting_proof.ptx:{l}:5")).collect();
-    assert_eq!(sites.len(), 2);
     let v = |t: usize| (t as u32).wrapping_mul(7).wrapping_add(3);
-    for (path, block, kernel) in [("device", 64u32, "after_loop"), ("device", 64, "warp_branches")] {
+    for kernel in ["after_loop", "warp_branches"] {
         let programs = [
-            (path, program_of("meeting_proof.ptx", &text, [block, 1, 1], kernel)),
-            ("simulated native", simulated_native_program("meeting_proof.ptx", &text, [block, 1, 1])),
+            ("device", program_of("meeting_proof.ptx", &text, [64, 1, 1], kernel)),
+            ("simulated native", simulated_native_program_of("meeting_proof.ptx", &text, [64, 1, 1], kernel)),
         ];
         for (path, program) in &programs {
             for backend in Backend::ALL {
                 let mut run = Run::new(&gpu);
                 let out = run.zeros(64 * 8);
-                if kernel == "after_loop" {
-                    let e = run.ctx.launch(program, kernel, [1, 1, 1], &[&out.to_le_bytes()], backend).expect_err("lanes meeting at two instructions must fault");
-                    let ptxcross::Error::KernelFault { bits, site, .. } = &e else { panic!("{path} {backend}: not a kernel fault: {e}") };
-                    assert_eq!(*bits, abi::FAULT_WARP_DIVERGED, "{path} {backend}: {e}");
-                    assert!(site.as_ref().is_some_and(|s| sites.iter().any(|w| s.starts_with(w.as_str()))), "{path} {backend}: site {site:?}, want one of {sites:?}");
-                    continue;
-                }
                 run.launch(program, kernel, [1, 1, 1], &[&out.to_le_bytes()], backend);
                 let got = run.read_u32(out, 128);
                 for t in 0..64 {
-                    let want = match t {
-                        50.. => [0, 0],
-                        32.. => [(32..50).map(v).fold(0u32, u32::wrapping_add), v(32) + v(33)],
+                    let want = match (kernel, t) {
+                        ("after_loop", t) if t % 32 < 16 => [0xaaaa_ffff, 0xaaaa],
+                        ("after_loop", _) => [0, 0xaaaa_ffff],
+                        (_, 50..) => [0, 0],
+                        (_, 32..) => [(32..50).map(v).fold(0u32, u32::wrapping_add), v(32) + v(33)],
                         _ => [(0..32).map(v).max().unwrap(), v(0)],
                     };
-                    assert_eq!(got[2 * t..2 * t + 2], want, "thread {t}, {path}, {backend}");
+                    assert_eq!(got[2 * t..2 * t + 2], want, "{kernel} thread {t}, {path}, {backend}");
                 }
             }
         }
@@ -211,17 +265,20 @@ fn register_lane_broadcasts_and_bar_red_results_clear_the_check_and_their_twins_
     }
     for (kernel, shuffles) in [("idx_lane_per_thread", 3), ("atomic_count_per_thread", 2), ("mask_beyond_branch", 2)] {
         assert_eq!(checks_kept("meeting_rules.ptx", &text, [64, 1, 1], kernel), [shuffles; 2], "{kernel}");
+        assert_eq!(scheduled("meeting_rules.ptx", &text, [64, 1, 1], kernel), [true; 2], "{kernel}");
     }
 }
 
 /// The kernels of `meeting_rules.ptx` on both backends, the device's translation and the
 /// simulated native lowering: the cleared kernels give the spec's values (warp 0 broadcasts an
 /// odd value and takes the `bfly` arm, warp 1 an even one and takes the `down` arm; the
-/// `bar.red` count is 33, then 0, taking each arm once), and the twins fault with
-/// `FAULT_WARP_DIVERGED` (lanes 0 and 1 of warp 0 hold values of different parity; 16 atomic
-/// places split a warp).
+/// `bar.red` count is 33, then 0, taking each arm once), and the twins, which now run in the
+/// CTA barrier scheduler, end with `FAULT_BARRIER_DEADLOCK`: lanes 0 and 1 of warp 0 hold
+/// values of different parity, 16 atomic places split a warp, so lanes of one warp wait at the
+/// `bfly` and at the `down` shuffle, which never meet (different qualifiers, §9.7.8.6: a hang
+/// on NVIDIA), and lane 25 of `mask_beyond_branch` never runs the shuffle naming it.
 #[test]
-fn register_lane_broadcasts_and_bar_red_results_run_and_their_twins_fault() {
+fn register_lane_broadcasts_and_bar_red_results_run_and_their_twins_never_complete() {
     let Some(gpu) = gpu() else { return };
     let text = rules_ptx();
     // Odd for even t, and for t = 31 (warp 0's lane 31 odd, warp 1's even).
@@ -278,9 +335,9 @@ fn register_lane_broadcasts_and_bar_red_results_run_and_their_twins_fault() {
                     continue;
                 }
                 let (out, input) = (run.zeros(128 * 4), run.buffer(&u32s(&mixed)));
-                let e = run.ctx.launch(program, kernel, [1, 1, 1], &[&out.to_le_bytes(), &input.to_le_bytes()], backend).expect_err("lanes meeting at two instructions must fault");
+                let e = run.ctx.launch(program, kernel, [1, 1, 1], &[&out.to_le_bytes(), &input.to_le_bytes()], backend).expect_err("collectives that never complete must fault");
                 let ptxcross::Error::KernelFault { bits, .. } = &e else { panic!("{kernel} {path} {backend}: not a kernel fault: {e}") };
-                assert_eq!(*bits, abi::FAULT_WARP_DIVERGED, "{kernel} {path} {backend}: {e}");
+                assert_eq!(*bits, abi::FAULT_BARRIER_DEADLOCK, "{kernel} {path} {backend}: {e}");
             }
         }
     }
@@ -418,16 +475,19 @@ fn onesweep_tile_index_and_lookback_ballot_clear_the_check_and_their_twins_keep_
     }
     for kernel in ["tile_per_lane_word", "tile_guarded_load", "lookback_leaves_early"] {
         assert_eq!(checks_kept("meeting_rules.ptx", &text, [64, 1, 1], kernel), [2, 2], "{kernel}");
+        assert_eq!(scheduled("meeting_rules.ptx", &text, [64, 1, 1], kernel), [true; 2], "{kernel}");
     }
 }
 
 /// The onesweep kernels of `meeting_rules.ptx` on both backends, the device's translation and
 /// the simulated native lowering: `tile_from_shared` on 4 CTAs (each shuffles its tile's
 /// inputs in the arm of its tile's parity) and `lookback_ballot` give the spec's values
-/// computed here; the twins fault with `FAULT_WARP_DIVERGED` (lanes of one warp hold values of
-/// both parities; lanes of the next membermask leave the loop and then run a ballot).
+/// computed here; the twins, which now run in the CTA barrier scheduler, end with
+/// `FAULT_BARRIER_DEADLOCK` (lanes of one warp hold values of both parities and wait at the
+/// `bfly` and the `down` shuffle, which never meet; lanes of the next membermask leave the loop
+/// and wait at a ballot of another membermask: both hang on NVIDIA).
 #[test]
-fn onesweep_tile_index_and_lookback_ballot_run_and_their_twins_fault() {
+fn onesweep_tile_index_and_lookback_ballot_run_and_their_twins_never_complete() {
     let Some(gpu) = gpu() else { return };
     let text = rules_ptx();
     let input: Vec<u32> = (0..256u32).map(|i| i.wrapping_mul(2_246_822_519).rotate_left(7)).collect();
@@ -472,10 +532,151 @@ fn onesweep_tile_index_and_lookback_ballot_run_and_their_twins_fault() {
                     (run.buffer(&u32s(&words)), (n as u32).to_le_bytes().to_vec())
                 };
                 let grid = if tiles { [2, 1, 1] } else { [1, 1, 1] };
-                let e = run.ctx.launch(program, kernel, grid, &[&out.to_le_bytes(), &buf.to_le_bytes(), &last], backend).expect_err("lanes meeting at two instructions must fault");
+                let e = run.ctx.launch(program, kernel, grid, &[&out.to_le_bytes(), &buf.to_le_bytes(), &last], backend).expect_err("collectives that never complete must fault");
                 let ptxcross::Error::KernelFault { bits, .. } = &e else { panic!("{kernel} {path} {backend}: not a kernel fault: {e}") };
-                assert_eq!(*bits, abi::FAULT_WARP_DIVERGED, "{kernel} {path} {backend}: {e}");
+                assert_eq!(*bits, abi::FAULT_BARRIER_DEADLOCK, "{kernel} {path} {backend}: {e}");
             }
+        }
+    }
+}
+
+fn sm70_ptx() -> String {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simt/ptx/meeting_sm70.ptx");
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// The kernels of `meeting_sm70.ptx` that meet, and the words each thread writes.
+const SM70_KERNELS: [(&str, usize); 5] = [("shfl_arms", 1), ("syncwarp_arms", 1), ("ballot_loop", 2), ("redux_match_arms", 2), ("partial_mask", 1)];
+
+/// What sm_70+ gives for `kernel` of `meeting_sm70.ptx` on CTAs of `block` threads reading
+/// `input` (one word per thread), computed from the spec: a collective completes once every
+/// non-exited lane of its membermask has run *a* collective of the same kind, qualifiers and
+/// membermask (§9.7.8.6 `shfl.sync`, §9.7.12.1 `vote`, §9.7.12.9 `match`, §9.7.12.10 `redux`,
+/// §9.7.13.2 `bar.warp.sync`), so with one membermask per group each lane's k-th collective
+/// meets the others' k-th. Per output word; `None` where the spec leaves it undefined (a
+/// `shfl` from a lane beyond the CTA) or the kernel stores nothing (exited lanes keep 0).
+fn sm70_model(kernel: &str, input: &[u32], block: usize) -> Vec<Option<u32>> {
+    let per = SM70_KERNELS.iter().find(|k| k.0 == kernel).unwrap().1;
+    let mut out = vec![Some(0); input.len() * per];
+    for base in (0..input.len()).step_by(block) {
+        for w in (0..block).step_by(32) {
+            let lanes: Vec<usize> = (0..32).filter(|l| w + l < block).collect();
+            let t = |l: usize| base + w + l;
+            let x = |l: usize| input[t(l)];
+            let has = |l: usize| w + l < block;
+            match kernel {
+                // Lanes l % 7 = 2 exit; lane 0 and lane 31 (never exited) are the sources.
+                "shfl_arms" => {
+                    for &l in lanes.iter().filter(|l| *l % 7 != 2) {
+                        out[t(l)] = if l < 16 { Some(x(0)) } else { has(31).then(|| x(31).wrapping_mul(3).wrapping_add(1)) };
+                    }
+                }
+                "syncwarp_arms" => {
+                    for &l in &lanes {
+                        let p = l ^ 16;
+                        out[t(l)] = has(p).then(|| if p < 16 { x(p) } else { x(p).wrapping_add(1000) });
+                    }
+                }
+                "ballot_loop" => {
+                    let trips = |l: usize| (x(l) & 7) as usize;
+                    let last = lanes.iter().map(|&l| trips(l)).max().unwrap();
+                    // Ballot k: the lanes with a k-th ballot (the others exited), each voting
+                    // bit k + 3 of x in its loop or, at its last, its trip count's parity.
+                    let ballots: Vec<u32> = (0..=last)
+                        .map(|k| {
+                            let pred = |l: usize| if k < trips(l) { x(l) >> (k + 3) & 1 == 1 } else { trips(l) % 2 == 1 };
+                            lanes.iter().filter(|&&l| trips(l) >= k && pred(l)).fold(0, |b, &l| b | 1 << l)
+                        })
+                        .collect();
+                    for &l in &lanes {
+                        let acc = ballots[..trips(l)].iter().fold(0u32, |a, &b| a.wrapping_mul(33).wrapping_add(b));
+                        out[2 * t(l)] = Some(acc);
+                        out[2 * t(l) + 1] = Some(ballots[trips(l)]);
+                    }
+                }
+                // Lanes l % 5 = 4 exit; even lanes reduce 2x and match x & 3, odd lanes x and
+                // (x >> 2) & 3.
+                "redux_match_arms" => {
+                    let live: Vec<usize> = lanes.iter().copied().filter(|l| l % 5 != 4).collect();
+                    let value = |l: usize| if l % 2 == 0 { x(l).wrapping_mul(2) } else { x(l) };
+                    let key = |l: usize| if l % 2 == 0 { x(l) & 3 } else { x(l) >> 2 & 3 };
+                    let sum = live.iter().fold(0u32, |s, &l| s.wrapping_add(value(l)));
+                    for &l in &live {
+                        out[2 * t(l)] = Some(sum);
+                        out[2 * t(l) + 1] = Some(live.iter().filter(|&&m| key(m) == key(l)).fold(0, |b, &m| b | 1 << m));
+                    }
+                }
+                // `bfly 8` (c = 31: j = lane ^ 8, §9.7.8.6) within lanes 0-15 (x below 8,
+                // x + 500 above) and within lanes 16-31 (5x).
+                "partial_mask" => {
+                    for &l in &lanes {
+                        let j = l ^ 8;
+                        out[t(l)] = has(j).then(|| match j {
+                            ..8 => x(j),
+                            8..16 => x(j).wrapping_add(500),
+                            _ => x(j).wrapping_mul(5),
+                        });
+                    }
+                }
+                _ => unreachable!("{kernel}"),
+            }
+        }
+    }
+    out
+}
+
+/// Collectives at different instructions that meet on sm_70+ (`meeting_sm70.ptx`): `__shfl_sync`
+/// with a full mask and different sources in an if/else, `__syncwarp()` in both arms
+/// exchanging through shared memory, `vote.ballot` in a loop whose trip count differs per lane
+/// then after it, `redux` and `match` at two sites, and a membermask that is not full, with
+/// exited lanes and partial warps (blocks 48 and 100, two CTAs): both backends give the values
+/// of [`sm70_model`]. The static proof cannot clear any of them, so each runs in the CTA
+/// barrier scheduler; lowered with the checked fallback instead (`Meeting::Check`, the lowering
+/// they had before, and still where the scheduler refuses a kernel) each faults with
+/// `FAULT_WARP_DIVERGED` (block 48, SPIR-V). `kinds_differ` (a ballot and a shuffle, which
+/// never meet: undefined, a hang on NVIDIA) ends with `FAULT_BARRIER_DEADLOCK`.
+#[test]
+fn collectives_at_different_instructions_meet_as_on_sm70() {
+    let text = sm70_ptx();
+    for (kernel, _) in SM70_KERNELS.iter().chain(&[("kinds_differ", 1)]) {
+        assert!(checks_kept("meeting_sm70.ptx", &text, [48, 1, 1], kernel).iter().all(|&n| n >= 1), "{kernel}");
+        assert_eq!(scheduled("meeting_sm70.ptx", &text, [48, 1, 1], kernel), [true; 2], "{kernel}");
+    }
+    let Some(gpu) = gpu() else { return };
+    let grid = 2usize;
+    let input: Vec<u32> = words(0x9e37_79b9).take(grid * 48).collect();
+    for &(kernel, per) in &SM70_KERNELS {
+        let program = program_meeting("meeting_sm70.ptx", &text, [48, 1, 1], kernel, ptxcross_lower::Meeting::Check);
+        let mut run = Run::new(&gpu);
+        let (out, buf) = (run.zeros(grid * 48 * per * 4), run.buffer(&u32s(&input)));
+        let e = run.ctx.launch(&program, kernel, [grid as u32, 1, 1], &[&out.to_le_bytes(), &buf.to_le_bytes()], Backend::Spirv).expect_err("the checked lowering faults");
+        let ptxcross::Error::KernelFault { bits, .. } = &e else { panic!("{kernel}: not a kernel fault: {e}") };
+        assert_eq!(*bits, abi::FAULT_WARP_DIVERGED, "{kernel} checked: {e}");
+    }
+    for block in [48usize, 100] {
+        let input: Vec<u32> = words(0x9e37_79b9 ^ block as u32).take(grid * block).collect();
+        for &(kernel, per) in &SM70_KERNELS {
+            let program = program_of("meeting_sm70.ptx", &text, [block as u32, 1, 1], kernel);
+            let want = sm70_model(kernel, &input, block);
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let (out, buf) = (run.zeros(grid * block * per * 4), run.buffer(&u32s(&input)));
+                run.launch(&program, kernel, [grid as u32, 1, 1], &[&out.to_le_bytes(), &buf.to_le_bytes()], backend);
+                let got = run.read_u32(out, want.len());
+                for (i, w) in want.iter().enumerate() {
+                    if let Some(w) = w {
+                        assert_eq!(got[i], *w, "{kernel} block {block} word {i} (thread {}), {backend}", i / per);
+                    }
+                }
+            }
+        }
+        let program = program_of("meeting_sm70.ptx", &text, [block as u32, 1, 1], "kinds_differ");
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let out = run.zeros(grid * block * 4);
+            let e = run.ctx.launch(&program, "kinds_differ", [grid as u32, 1, 1], &[&out.to_le_bytes(), &out.to_le_bytes()], backend).expect_err("collectives that never meet must fault");
+            let ptxcross::Error::KernelFault { bits, .. } = &e else { panic!("kinds_differ {backend}: not a kernel fault: {e}") };
+            assert_eq!(*bits, abi::FAULT_BARRIER_DEADLOCK, "kinds_differ block {block} {backend}: {e}");
         }
     }
 }
