@@ -35,8 +35,12 @@ pub fn lower_kernel(
         let finish = |(fl, block, params, param_bytes): Body| finish_kernel(file, module, f, fl, block, params, param_bytes, options);
         match lower_body(module, f, globals, functions, options, exchange_in_scratch)? {
             Lowered::Plain(body) => finish(*body),
-            Lowered::Scheduled { body, fallback } => match (finish(*body), fallback) {
+            Lowered::Scheduled { body, fallback, meet } => match (finish(*body), fallback) {
                 (Ok(k), Some(plain)) if too_large(&k.0) => finish(*plain),
+                (Ok(k), Some(plain)) if meet && options.meeting == crate::Meeting::Meet => match finish(*plain) {
+                    Ok(p) if statements(&k.0.body) > MEET_GROWTH * statements(&p.0.body) + MEET_BASE => Ok(p),
+                    _ => Ok(k),
+                },
                 (Ok(k), _) => Ok(k),
                 (Err(_), Some(plain)) => finish(*plain),
                 (Err(e), None) => Err(e),
@@ -70,8 +74,19 @@ enum Lowered {
     /// shared memory than the device has, when only thread counts held in registers (today's
     /// lowering checks them at run time: a count below the CTA's faults) or warp collectives
     /// that may meet (today's lowering faults where they do) asked for the scheduler.
-    Scheduled { body: Box<Body>, fallback: Option<Box<Body>> },
+    /// `meet`: warp collectives that may meet asked for the scheduler (see [`MEET_GROWTH`]).
+    Scheduled { body: Box<Body>, fallback: Option<Box<Body>>, meet: bool },
 }
+
+/// A kernel whose warp collectives may meet keeps the checked lowering (its collectives fault
+/// where lanes really meet) when the scheduler's lowering has more than `MEET_GROWTH` times
+/// its statements plus [`MEET_BASE`] (the scheduler's own code, about 800). Measured (docs/simt.md,
+/// "Meeting in the CTA barrier scheduler"): CUB's segmented radix sorts grow 3.7-7.1× in
+/// statements there (their resume points split the loops of hundreds of collectives) and 9-15×
+/// in SPIR-V (up to 5.7 MB, whose pipelines lavapipe builds in many minutes); the segmented
+/// reductions and the SIMT test kernels stay within it.
+const MEET_GROWTH: usize = 3;
+const MEET_BASE: usize = 1000;
 
 /// The body lowered today's way, and again in scheduler mode where a barrier needs it:
 /// `bar.arrive` or an immediate count naming fewer warps than the CTA (then a refusal of the
@@ -99,7 +114,7 @@ fn lower_body(
         // run-time meeting check (`meeting`), the fallback of the scheduler's lowering, where
         // they meet.
         plain = lower_body_in(false, true)?;
-        meet = options.meeting == crate::Meeting::Meet && meets_across_instructions(module);
+        meet = matches!(options.meeting, crate::Meeting::Meet | crate::Meeting::MeetAlways) && meets_across_instructions(module);
     }
     if !hard && !plain.0.register_count && !meet {
         return Ok(Lowered::Plain(Box::new(plain)));
@@ -115,7 +130,7 @@ fn lower_body(
         Ok(body)
     });
     match scheduled {
-        Ok(body) => Ok(Lowered::Scheduled { body: Box::new(body), fallback: (!hard).then(|| Box::new(plain)) }),
+        Ok(body) => Ok(Lowered::Scheduled { body: Box::new(body), fallback: (!hard).then(|| Box::new(plain)), meet }),
         Err(_) if !hard => Ok(Lowered::Plain(Box::new(plain))),
         Err(e) => Err(e),
     }
@@ -444,6 +459,16 @@ fn finish_kernel(
     kernel.features.segment_slots = if options.segment_slots >= 2 { options.segment_slots } else { 0 };
     kernel.features.scratch_exchange_words = exchange_words;
     Ok((kernel, shared_exchange))
+}
+
+/// Statements of `body`, nested ones included (counted without recursion).
+fn statements(body: &ir::Block) -> usize {
+    let (mut n, mut stack) = (0, vec![body]);
+    while let Some(b) = stack.pop() {
+        n += b.stmts.len();
+        stack.extend(b.stmts.iter().flat_map(|s| s.bodies()));
+    }
+    n
 }
 
 /// A block shape the kernel's `.reqntid` or `.maxntid` rules out is an error, as the launch

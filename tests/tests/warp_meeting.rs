@@ -366,11 +366,13 @@ fn census_of(module: &ptxcross_lower::ir::Module) -> (usize, usize, usize) {
     (checks.iter().sum(), checks.iter().filter(|&&c| c > 0).count(), scheduled)
 }
 
-/// The census behind the README's figures for the static proof (`lower/src/meeting.rs`):
+/// The census behind docs/simt.md's figures for the static proof (`lower/src/meeting.rs`):
 /// for every SIMT test file and the CUB file (`tests/parse-corpus/large/cub_zoo.sm_80.ptx`,
-/// `regen.sh --large`), with the meeting check at every collective (as before the proof) and
-/// as lowered now: the waiting collectives keeping the check, the kernels keeping one, the
-/// scheduler kernels, and (SIMT files) the SPIR-V/WGSL bytes, block 128, emulated warps.
+/// `regen.sh --large`), with the meeting check at every collective (as before the proof), at
+/// the collectives of kernels that may meet (before they went to the CTA barrier scheduler),
+/// and as lowered now: the waiting collectives keeping the check, the kernels keeping one, the
+/// scheduler kernels, (SIMT files) the SPIR-V/WGSL bytes, and the time lowering (and for the
+/// SIMT files emitting) took, block 128, emulated warps.
 ///   cargo test -p ptxcross-tests --test warp_meeting census -- --ignored --nocapture
 #[test]
 #[ignore]
@@ -381,14 +383,15 @@ fn census() {
     let mut files: Vec<_> = std::fs::read_dir(root.join("simt/ptx")).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
     files.push(root.join("parse-corpus/large/cub_zoo.sm_80.ptx"));
-    let mut totals = [[0usize; 6]; 2];
+    let mut totals = [[0usize; 6]; 3];
     for path in files.iter().filter(|p| p.exists()) {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let large = name.starts_with("cub_zoo");
         let file = ptxcross_frontend::SourceFile::new(&name, std::fs::read_to_string(path).unwrap());
         let ast = translate::parse(&file).unwrap();
         let mut row = Vec::new();
-        for (i, meeting) in [Meeting::CheckEverywhere, Meeting::default()].into_iter().enumerate() {
+        for (i, meeting) in [Meeting::CheckEverywhere, Meeting::Check, Meeting::Meet].into_iter().enumerate() {
+            let start = std::time::Instant::now();
             let options = LowerOptions { block: Some([128, 1, 1]), meeting, ..Default::default() };
             let names: Vec<String> = match translate::module_facts(&ast, &file, &options) {
                 Ok(f) => f.kernels.iter().map(|k| k.name.clone()).collect(),
@@ -407,7 +410,8 @@ fn census() {
             for (slot, v) in t.iter_mut().zip([checks, meeting_kernels, scheduled, kernels, spirv, wgsl]) {
                 *slot += v;
             }
-            row.push(format!("{checks} checks in {meeting_kernels}/{kernels} kernels, {scheduled} scheduled, {spirv}/{wgsl} B"));
+            let secs = start.elapsed().as_secs_f64();
+            row.push(format!("{checks} checks in {meeting_kernels}/{kernels} kernels, {scheduled} scheduled, {spirv}/{wgsl} B, {secs:.2} s"));
         }
         println!("{name}: {}", row.join("  →  "));
     }
@@ -677,6 +681,177 @@ fn collectives_at_different_instructions_meet_as_on_sm70() {
             let e = run.ctx.launch(&program, "kinds_differ", [grid as u32, 1, 1], &[&out.to_le_bytes(), &out.to_le_bytes()], backend).expect_err("collectives that never meet must fault");
             let ptxcross::Error::KernelFault { bits, .. } = &e else { panic!("kinds_differ {backend}: not a kernel fault: {e}") };
             assert_eq!(*bits, abi::FAULT_BARRIER_DEADLOCK, "kinds_differ block {block} {backend}: {e}");
+        }
+    }
+}
+
+/// What meeting in the CTA barrier scheduler costs against the checked lowering it replaces
+/// (a measurement; prints, checks nothing), in one process, translated as the host does for
+/// the shared device:
+/// - the CUB kernels that keep the check (`tests/parse-corpus/large/cub_zoo.sm_80.ptx`, the
+///   segmented ones), each kernel's own block shape: translation (lowering, emission of both
+///   backends, spirv-val and naga), code size, and, for the kernels whose name contains
+///   `PTXCROSS_COST_PIPELINES` (lavapipe takes minutes for some), first-launch pipeline time
+///   per backend (`PTXCROSS_COST_BACKENDS=spirv|wgsl`: one only; `create`: `Context::prepare`;
+///   `dispatch`: the first launch of one CTA with null parameters minus a second, as
+///   `pipeline_build` measures);
+/// - kernel time (`Context::last_kernel_time`, median of 5 after a warm-up) of `warp_misc`
+///   (block 100, 64 CTAs: the SIMT test kernel the proof cannot clear whose groups never meet)
+///   and of `meeting_sm70.ptx`'s `ballot_loop` (checked: it faults; so timed on `.target
+///   sm_61`, where the same lowering runs, with inputs whose trip counts are the same in each
+///   warp).
+///   MESA_SHADER_CACHE_DISABLE=true PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test warp_meeting meeting_cost -- --ignored --nocapture
+#[test]
+#[ignore]
+fn meeting_cost() {
+    use ptxcross::{translate, Context, ContextOptions};
+    use ptxcross_lower::{LowerOptions, Meeting};
+    use std::time::{Duration, Instant};
+    let Some(gpu) = gpu() else { return };
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let device = ptxcross_tests::launch::device_options(&Backend::ALL);
+    let cub = root.join("parse-corpus/large/cub_zoo.sm_80.ptx");
+    let backends: Vec<Backend> = match std::env::var("PTXCROSS_COST_BACKENDS").as_deref() {
+        Ok("spirv") => vec![Backend::Spirv],
+        Ok("wgsl") => vec![Backend::Wgsl],
+        _ => Backend::ALL.to_vec(),
+    };
+    if cub.exists() {
+        let file = ptxcross_frontend::SourceFile::new("cub_zoo.sm_80.ptx", std::fs::read_to_string(&cub).unwrap());
+        let ast = translate::parse(&file).unwrap();
+        let checked = LowerOptions { meeting: Meeting::Check, ..device.clone() };
+        let names: Vec<String> = translate::module_facts(&ast, &file, &checked).unwrap().kernels.iter().map(|k| k.name.clone()).collect();
+        let keep: Vec<String> = translate::lower_each(&ast, &file, &checked, &names)
+            .into_iter()
+            .flatten()
+            .filter(|m| census_of(m).1 > 0)
+            .map(|m| m.kernels[0].name.clone())
+            .collect();
+        let limit: usize = std::env::var("PTXCROSS_COST_KERNELS").ok().and_then(|v| v.parse().ok()).unwrap_or(usize::MAX);
+        for name in keep.iter().take(limit) {
+            for meeting in [Meeting::Check, Meeting::Meet, Meeting::MeetAlways] {
+                let options = LowerOptions { kernel: Some(name.clone()), meeting, ..device.clone() };
+                let t = Instant::now();
+                let program = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {}", e.render()));
+                let translation = t.elapsed();
+                let k = program.kernel(name).unwrap();
+                let mut line = format!(
+                    "{meeting:?} {name:.48} block {:?}: translate {:.0} ms, SPIR-V {} B, WGSL {} B, shared {} B",
+                    k.workgroup_size,
+                    ms(translation),
+                    program.spirv().map_or(0, <[u32]>::len) * 4,
+                    program.wgsl().map_or(0, str::len),
+                    k.shared_words * 4
+                );
+                let pipelines = std::env::var("PTXCROSS_COST_PIPELINES").is_ok_and(|p| !p.is_empty() && name.contains(&p));
+                for &backend in backends.iter().filter(|_| pipelines) {
+                    let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).expect("context");
+                    let t = Instant::now();
+                    ctx.prepare(&program, name, backend).unwrap_or_else(|e| panic!("{name} ({backend}): {e}"));
+                    let create = t.elapsed();
+                    let params = vec![0u8; k.param_bytes as usize];
+                    let mut launch = || {
+                        let t = Instant::now();
+                        let _ = ctx.launch_packed(&program, name, [1, 1, 1], &params, backend);
+                        t.elapsed()
+                    };
+                    let first = launch();
+                    let again = launch();
+                    line += &format!("; {backend}: create {:.0} ms, first dispatch +{:.0} ms", ms(create), ms(first.saturating_sub(again)));
+                }
+                println!("{line}");
+            }
+        }
+    }
+    let timed = |program: &ptxcross::Program, kernel: &str, grid: u32, args: &[&[u8]], backend: Backend| {
+        let mut run = Run::new(&gpu);
+        run.ctx.time_launches(true);
+        let _ = run.ctx.launch(program, kernel, [grid, 1, 1], args, backend);
+        let mut t: Vec<f64> = (0..5)
+            .map(|_| {
+                run.ctx.launch(program, kernel, [grid, 1, 1], args, backend).unwrap_or_else(|e| panic!("{kernel} {backend}: {e}"));
+                ms(run.ctx.last_kernel_time().expect("timed"))
+            })
+            .collect();
+        t.sort_by(|a, b| a.partial_cmp(b).unwrap());
+        t[2]
+    };
+    let misc = std::fs::read_to_string(root.join("simt/ptx/warp_misc.ptx")).unwrap();
+    let sm70 = sm70_ptx();
+    let grid = 64usize;
+    let x: Vec<u32> = words(0x3c1d).take(grid * 100).collect();
+    // ballot_loop with the trip count (x & 7) the same across each warp: nothing meets.
+    let uniform: Vec<u32> = (0..grid * 128).map(|i| (x[i % x.len()] & !7) | (i / 32 % 8) as u32).collect();
+    for backend in Backend::ALL {
+        let mut row = Vec::new();
+        for meeting in [Meeting::Check, Meeting::Meet] {
+            let misc_p = program_meeting("warp_misc.ptx", &misc, [100, 1, 1], "warp_misc", meeting);
+            let mut run = Run::new(&gpu);
+            let (inp, out) = (run.buffer(&u32s(&x)), run.zeros(grid * 100 * 32));
+            let t_misc = timed(&misc_p, "warp_misc", grid as u32, &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+            let text = if meeting == Meeting::Check { for_target(&sm70, "sm_61") } else { sm70.clone() };
+            let loop_p = program_meeting("meeting_sm70.ptx", &text, [128, 1, 1], "ballot_loop", meeting);
+            let (inp, out) = (run.buffer(&u32s(&uniform)), run.zeros(grid * 128 * 8));
+            let t_loop = timed(&loop_p, "ballot_loop", grid as u32, &[&out.to_le_bytes(), &inp.to_le_bytes()], backend);
+            row.push(format!("{meeting:?}: warp_misc {t_misc:.3} ms, ballot_loop {t_loop:.3} ms"));
+        }
+        println!("{backend} kernel time, {grid} CTAs ({}): {}", gpu.describe(), row.join("; "));
+    }
+}
+
+/// `tests/simt/src/meeting.cu` compiled by nvcc and clang-16 (`tests/simt/regen.sh`): two
+/// `__shfl_sync` in an if/else (lane 0's x below lane 16, lane 31's 3x + 1 above), then
+/// `__ballot_sync` in a loop whose trip count x & 7 differs per lane and once after it, blocks
+/// 48 and 100 on two CTAs, both backends, against the model of sm_70+ (each lane's k-th ballot
+/// meets the others' k-th). Both compilers keep the two shuffle sites and the two ballot sites,
+/// so the proof cannot clear the kernel: it runs in the CTA barrier scheduler (and faulted
+/// before, checked with `PTXCROSS_MEETING=check`).
+#[test]
+fn compiled_if_else_shuffles_and_loop_ballots_meet() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let Some(gpu) = gpu() else { return };
+    for file in ["meeting.sm80.ptx", "meeting.clang.ptx"] {
+        let text = std::fs::read_to_string(root.join("simt/ptx").join(file)).unwrap();
+        assert_eq!(scheduled(file, &text, [48, 1, 1], "meeting_arms"), [true; 2], "{file}");
+        for block in [48usize, 100] {
+            let grid = 2usize;
+            let input: Vec<u32> = words(0x51ed ^ block as u32).take(grid * block).collect();
+            let mut want = vec![None; 2 * input.len()];
+            for base in (0..input.len()).step_by(block) {
+                for w in (0..block).step_by(32) {
+                    let lanes: Vec<usize> = (0..32).filter(|l| w + l < block).collect();
+                    let x = |l: usize| input[base + w + l];
+                    let trips = |l: usize| (x(l) & 7) as usize;
+                    let last = lanes.iter().map(|&l| trips(l)).max().unwrap();
+                    let ballots: Vec<u32> = (0..=last)
+                        .map(|k| {
+                            let pred = |l: usize| if k < trips(l) { x(l) >> (k + 3) & 1 == 1 } else { trips(l) % 2 == 1 };
+                            lanes.iter().filter(|&&l| trips(l) >= k && pred(l)).fold(0, |b, &l| b | 1 << l)
+                        })
+                        .collect();
+                    for &l in &lanes {
+                        let g = base + w + l;
+                        // Lane 31 is the source above lane 15; beyond the CTA it does not exist
+                        // (an inactive source lane: undefined).
+                        want[2 * g] = if l < 16 { Some(x(0)) } else { lanes.contains(&31).then(|| x(31).wrapping_mul(3).wrapping_add(1)) };
+                        let acc = ballots[..trips(l)].iter().fold(0u32, |a, &b| a.wrapping_mul(33).wrapping_add(b));
+                        want[2 * g + 1] = Some(acc.wrapping_add(ballots[trips(l)]));
+                    }
+                }
+            }
+            let program = program_of(file, &text, [block as u32, 1, 1], "meeting_arms");
+            for backend in Backend::ALL {
+                let mut run = Run::new(&gpu);
+                let (buf, out) = (run.buffer(&u32s(&input)), run.zeros(grid * block * 8));
+                run.launch(&program, "meeting_arms", [grid as u32, 1, 1], &[&buf.to_le_bytes(), &out.to_le_bytes()], backend);
+                let got = run.read_u32(out, want.len());
+                for (i, w) in want.iter().enumerate() {
+                    if let Some(w) = w {
+                        assert_eq!(got[i], *w, "{file} block {block} word {i} (thread {}), {backend}", i / 2);
+                    }
+                }
+            }
         }
     }
 }

@@ -72,9 +72,16 @@ fn lower_meeting(
 }
 
 /// Translates `ptx` for `block` with native warp collectives beside the emulated ones
-/// (`LowerOptions::native_warps`) whatever the device, validating both modules.
+/// (`LowerOptions::native_warps`) whatever the device, validating both modules. Kernels whose
+/// collectives may meet at different instructions keep the native lowering with the meeting
+/// check (`Meeting::Check`, the scheduler's fallback) instead of the CTA barrier scheduler,
+/// which has no native translation.
 pub fn native_program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
-    let module = lower_warps(name, ptx, block, None, true, false);
+    let meeting = match meeting() {
+        ptxcross_lower::Meeting::Meet => ptxcross_lower::Meeting::Check,
+        m => m,
+    };
+    let module = lower_meeting(name, ptx, block, None, true, false, meeting);
     translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
