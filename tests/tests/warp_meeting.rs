@@ -582,20 +582,10 @@ fn sm70_model(kernel: &str, input: &[u32], block: usize) -> Vec<Option<u32>> {
                     }
                 }
                 "ballot_loop" => {
-                    let trips = |l: usize| (x(l) & 7) as usize;
-                    let last = lanes.iter().map(|&l| trips(l)).max().unwrap();
-                    // Ballot k: the lanes with a k-th ballot (the others exited), each voting
-                    // bit k + 3 of x in its loop or, at its last, its trip count's parity.
-                    let ballots: Vec<u32> = (0..=last)
-                        .map(|k| {
-                            let pred = |l: usize| if k < trips(l) { x(l) >> (k + 3) & 1 == 1 } else { trips(l) % 2 == 1 };
-                            lanes.iter().filter(|&&l| trips(l) >= k && pred(l)).fold(0, |b, &l| b | 1 << l)
-                        })
-                        .collect();
-                    for &l in &lanes {
-                        let acc = ballots[..trips(l)].iter().fold(0u32, |a, &b| a.wrapping_mul(33).wrapping_add(b));
+                    let xs: Vec<u32> = lanes.iter().map(|&l| x(l)).collect();
+                    for (l, (acc, last)) in loop_ballots(&xs).into_iter().enumerate() {
                         out[2 * t(l)] = Some(acc);
-                        out[2 * t(l) + 1] = Some(ballots[trips(l)]);
+                        out[2 * t(l) + 1] = Some(last);
                     }
                 }
                 // Lanes l % 5 = 4 exit; even lanes reduce 2x and match x & 3, odd lanes x and
@@ -627,6 +617,24 @@ fn sm70_model(kernel: &str, input: &[u32], block: usize) -> Vec<Option<u32>> {
         }
     }
     out
+}
+
+/// A warp whose existing lanes 0.. hold `xs` running `for i < x & 7: b = ballot(bit i + 3 of
+/// x)` then `ballot(x & 7 odd)`, all with the full mask: on sm_70+ each lane's k-th ballot meets
+/// the others' k-th (lanes with fewer have exited). Per lane: its loop's ballots folded
+/// (acc = 33 acc + b) and its last ballot.
+fn loop_ballots(xs: &[u32]) -> Vec<(u32, u32)> {
+    let trips = |l: usize| (xs[l] & 7) as usize;
+    let last = (0..xs.len()).map(trips).max().unwrap_or(0);
+    let ballots: Vec<u32> = (0..=last)
+        .map(|k| {
+            let pred = |l: usize| if k < trips(l) { xs[l] >> (k + 3) & 1 == 1 } else { trips(l) % 2 == 1 };
+            (0..xs.len()).filter(|&l| trips(l) >= k && pred(l)).fold(0, |b, l| b | 1 << l)
+        })
+        .collect();
+    (0..xs.len())
+        .map(|l| (ballots[..trips(l)].iter().fold(0u32, |a, &b| a.wrapping_mul(33).wrapping_add(b)), ballots[trips(l)]))
+        .collect()
 }
 
 /// Collectives at different instructions that meet on sm_70+ (`meeting_sm70.ptx`): `__shfl_sync`
@@ -822,21 +830,13 @@ fn compiled_if_else_shuffles_and_loop_ballots_meet() {
                 for w in (0..block).step_by(32) {
                     let lanes: Vec<usize> = (0..32).filter(|l| w + l < block).collect();
                     let x = |l: usize| input[base + w + l];
-                    let trips = |l: usize| (x(l) & 7) as usize;
-                    let last = lanes.iter().map(|&l| trips(l)).max().unwrap();
-                    let ballots: Vec<u32> = (0..=last)
-                        .map(|k| {
-                            let pred = |l: usize| if k < trips(l) { x(l) >> (k + 3) & 1 == 1 } else { trips(l) % 2 == 1 };
-                            lanes.iter().filter(|&&l| trips(l) >= k && pred(l)).fold(0, |b, &l| b | 1 << l)
-                        })
-                        .collect();
-                    for &l in &lanes {
+                    let xs: Vec<u32> = lanes.iter().map(|&l| x(l)).collect();
+                    for (l, (acc, last)) in loop_ballots(&xs).into_iter().enumerate() {
                         let g = base + w + l;
                         // Lane 31 is the source above lane 15; beyond the CTA it does not exist
                         // (an inactive source lane: undefined).
                         want[2 * g] = if l < 16 { Some(x(0)) } else { lanes.contains(&31).then(|| x(31).wrapping_mul(3).wrapping_add(1)) };
-                        let acc = ballots[..trips(l)].iter().fold(0u32, |a, &b| a.wrapping_mul(33).wrapping_add(b));
-                        want[2 * g + 1] = Some(acc.wrapping_add(ballots[trips(l)]));
+                        want[2 * g + 1] = Some(acc.wrapping_add(last));
                     }
                 }
             }
