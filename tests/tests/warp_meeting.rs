@@ -855,3 +855,39 @@ fn compiled_if_else_shuffles_and_loop_ballots_meet() {
         }
     }
 }
+
+/// `long_meeting` (`meeting_sm70.ptx`, block 64): 100 and 70,000 meetings in a loop, each a
+/// round of the CTA barrier scheduler, translated as the host does (`detect_cut_loops` where
+/// the driver cuts long loops): the values of `acc = 31 acc + acc of lane ^ 16` (§9.7.8.6
+/// `bfly`, c = 31), or, where the driver cut a loop (lavapipe: 65,535 iterations per thread),
+/// a launch that faults with `FAULT_LOOP_CUT`, never wrong results.
+#[test]
+fn a_long_run_of_meetings_gives_the_right_results_or_faults_where_the_driver_cuts_loops() {
+    let Some(gpu) = gpu() else { return };
+    let text = sm70_ptx();
+    let block = 64usize;
+    let input: Vec<u32> = words(0x1234_5678).take(block).collect();
+    let program = program_of("meeting_sm70.ptx", &text, [block as u32, 1, 1], "long_meeting");
+    for n in [100u32, 70_000] {
+        let mut want = input.clone();
+        for _ in 0..n {
+            want = (0..block).map(|t| want[t].wrapping_mul(31).wrapping_add(want[t ^ 16])).collect();
+        }
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let (out, buf) = (run.zeros(block * 4), run.buffer(&u32s(&input)));
+            match run.ctx.launch(&program, "long_meeting", [1, 1, 1], &[&out.to_le_bytes(), &buf.to_le_bytes(), &n.to_le_bytes()], backend) {
+                Ok(()) => {
+                    assert_eq!(run.read_u32(out, block), want, "{n} meetings, {backend}");
+                    eprintln!("{n} meetings, {backend}: right results");
+                }
+                Err(ptxcross::Error::KernelFault { bits, .. }) if gpu.cuts_long_loops(backend) => {
+                    assert_eq!(bits, abi::FAULT_LOOP_CUT, "{n} meetings, {backend}");
+                    assert!(n > 60_000, "{n} meetings cut on {backend}");
+                    eprintln!("{n} meetings, {backend}: the driver cut a loop (FAULT_LOOP_CUT)");
+                }
+                Err(e) => panic!("{n} meetings, {backend}: {e}"),
+            }
+        }
+    }
+}
