@@ -1,4 +1,5 @@
-//! The emitter: one pass over the structured IR, straight into an `rspirv` builder.
+//! The emitter: one pass over the structured IR, the module-level parts into an `rspirv`
+//! builder, the function bodies straight into words (`function_words`).
 //!
 //! Shape of the output (SPIR-V 1.3, `Logical`/`GLSL450`, Vulkan flavour):
 //! - module-wide: the heap and parameter storage buffers (`StorageBuffer` class, core in 1.3),
@@ -28,9 +29,10 @@ use ptxcross_lower::ir::{
     AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Function, Kernel, LocalPlacement, Memory, Operand,
     Scope, Stmt, Ty, UnaryOp, VarId,
 };
-use rspirv::dr::{self, Builder, InsertPoint};
+use rspirv::dr::{self, Builder};
 use rspirv::spirv::{self, Op, StorageClass, Word};
 
+use crate::function_words::FunctionWords;
 use crate::{EmitError, EmitErrorKind};
 
 /// GLSL.std.450 extended instruction numbers.
@@ -207,7 +209,11 @@ impl KernelState {
 }
 
 pub(crate) struct Emitter {
+    /// The module but its functions (types, constants, globals, names, decorations, entry
+    /// points); it also hands out every id.
     b: Builder,
+    /// The functions, as words (`function_words`).
+    f: FunctionWords,
     glsl: Option<Word>,
     uses_int64: bool,
     uses_float64: bool,
@@ -317,7 +323,7 @@ fn invalid(msg: impl Into<String>) -> EmitErrorKind {
 }
 
 fn internal(e: impl std::fmt::Display) -> EmitErrorKind {
-    EmitErrorKind::Internal(format!("rspirv builder: {e}"))
+    EmitErrorKind::Internal(format!("SPIR-V builder (rspirv or function_words): {e}"))
 }
 
 fn mem_fault_bit(m: Memory) -> u32 {
@@ -381,6 +387,7 @@ pub(crate) fn emit_module(em: &Emission) -> std::result::Result<Vec<u32>, EmitEr
     }
     let mut e = Emitter {
         b: Builder::new(),
+        f: FunctionWords::default(),
         glsl: None,
         uses_int64: false,
         uses_float64: false,
@@ -521,7 +528,10 @@ pub(crate) fn emit_module(em: &Emission) -> std::result::Result<Vec<u32>, EmitEr
         e.b.capability(spirv::Capability::DenormPreserve);
         e.b.extension("SPV_KHR_float_controls");
     }
-    Ok(e.b.module().assemble())
+    let functions = e.f.finish().map_err(|m| EmitError { kernel: None, kind: internal(m) })?;
+    let mut words = e.b.module().assemble();
+    words.extend_from_slice(&functions);
+    Ok(words)
 }
 
 impl Emitter {
@@ -631,21 +641,16 @@ impl Emitter {
     /// optional operands).
     fn op(&mut self, op: Op, ty: Word, args: &[Word]) -> Result2<Word> {
         let id = self.b.id();
-        let inst = instruction(op, Some(ty), Some(id), args.iter().map(|&a| dr::Operand::IdRef(a)).collect());
-        self.b.insert_into_block(InsertPoint::End, inst).map_err(internal)?;
+        self.f.inst(op, &[ty, id], args).map_err(internal)?;
         Ok(id)
     }
     /// An instruction without a result (`OpStore` of a pointer and a value among them).
     fn op_void(&mut self, op: Op, args: &[Word]) -> Result2<()> {
-        self.op_void_with(op, args.iter().map(|&a| dr::Operand::IdRef(a)).collect())
-    }
-    /// An instruction without a result and with any operands (`OpSelectionMerge`).
-    fn op_void_with(&mut self, op: Op, operands: Vec<dr::Operand>) -> Result2<()> {
-        self.b.insert_into_block(InsertPoint::End, instruction(op, None, None, operands)).map_err(internal)
+        self.f.inst(op, &[], args).map_err(internal)
     }
     /// `OpSelectionMerge` without a selection control.
     fn selection_merge(&mut self, merge: Word) -> Result2<()> {
-        self.op_void_with(Op::SelectionMerge, vec![dr::Operand::IdRef(merge), dr::Operand::SelectionControl(spirv::SelectionControl::NONE)])
+        self.op_void(Op::SelectionMerge, &[merge, spirv::SelectionControl::NONE.bits()])
     }
     /// `Stmt::Barrier` (and the barrier of `Expr::SharedUniformLoad`): workgroup execution
     /// barrier ordering shared and heap memory.
@@ -656,40 +661,79 @@ impl Emitter {
     }
     fn ext(&mut self, ty: Word, inst: u32, args: &[Word]) -> Result2<Word> {
         let set = self.glsl();
-        self.b.ext_inst(ty, None, set, inst, args.iter().map(|&a| dr::Operand::IdRef(a))).map_err(internal)
+        let id = self.b.id();
+        self.f.inst(Op::ExtInst, &[ty, id, set, inst], args).map_err(internal)?;
+        Ok(id)
     }
+    /// `OpCompositeExtract` of one literal index.
     fn extract(&mut self, ty: Word, composite: Word, index: u32) -> Result2<Word> {
-        self.b.composite_extract(ty, None, composite, [index]).map_err(internal)
+        let id = self.b.id();
+        self.f.inst(Op::CompositeExtract, &[ty, id, composite, index], &[]).map_err(internal)?;
+        Ok(id)
+    }
+    /// `OpCompositeInsert` of `object` at one literal index.
+    fn insert(&mut self, ty: Word, object: Word, composite: Word, index: u32) -> Result2<Word> {
+        let id = self.b.id();
+        self.f.inst(Op::CompositeInsert, &[ty, id, object, composite, index], &[]).map_err(internal)?;
+        Ok(id)
+    }
+    /// `OpArrayLength` of member 0 of the block `var` points to.
+    fn array_length(&mut self, ty: Word, var: Word) -> Result2<Word> {
+        let id = self.b.id();
+        self.f.inst(Op::ArrayLength, &[ty, id, var, 0], &[]).map_err(internal)?;
+        Ok(id)
+    }
+    /// `OpFunction` (result type, function type; no function control), `id` a new one if `None`.
+    fn begin_function(&mut self, ret: Word, id: Option<Word>, fty: Word) -> Result2<Word> {
+        let id = id.unwrap_or_else(|| self.b.id());
+        self.f.begin_function(ret, id, fty).map_err(internal)?;
+        Ok(id)
+    }
+    fn function_parameter(&mut self, ty: Word) -> Result2<Word> {
+        let id = self.b.id();
+        self.f.parameter(ty, id).map_err(internal)?;
+        Ok(id)
+    }
+    fn end_function(&mut self) -> Result2<()> {
+        self.f.end_function().map_err(internal)
+    }
+    /// A `Function` variable initialised to `init` (in the function's first block).
+    fn function_var(&mut self, ptr_ty: Word, init: Word) -> Result2<Word> {
+        let id = self.b.id();
+        self.f.inst(Op::Variable, &[ptr_ty, id, StorageClass::Function as u32, init], &[]).map_err(internal)?;
+        Ok(id)
+    }
+    fn ret(&mut self) -> Result2<()> {
+        self.terminate(Op::Return, &[])
+    }
+    fn ret_value(&mut self, v: Word) -> Result2<()> {
+        self.terminate(Op::ReturnValue, &[v])
+    }
+    fn unreachable(&mut self) -> Result2<()> {
+        self.terminate(Op::Unreachable, &[])
     }
     fn no_contraction(&mut self, id: Word) {
         self.b.decorate(id, spirv::Decoration::NoContraction, []);
     }
-    /// A new block with the `OpLabel` rspirv's `begin_block` gives it (built by [`instruction`]).
+    /// A new block, its `OpLabel` `label`.
     fn begin_block(&mut self, label: Word) -> Result2<()> {
-        self.b.begin_block_no_label(Some(label)).map_err(internal)?;
-        let (f, b) = (self.b.selected_function(), self.b.selected_block());
-        let block = self.b.module_mut().functions.get_mut(f.unwrap_or(usize::MAX)).and_then(|func| func.blocks.get_mut(b.unwrap_or(usize::MAX)));
-        match block {
-            Some(block) => {
-                block.label = Some(instruction(Op::Label, None, Some(label), Vec::new()));
-                Ok(())
-            }
-            None => Err(internal("no block selected after begin_block_no_label")),
-        }
+        self.f.begin_block(label).map_err(internal)
     }
-    /// A terminator: ends the selected block, as rspirv's builder does.
-    fn terminate(&mut self, op: Op, operands: Vec<dr::Operand>) -> Result2<()> {
-        if self.b.selected_block().is_none() {
-            return Err(internal(format!("{op:?} outside of a block")));
-        }
-        self.b.insert_into_block(InsertPoint::End, instruction(op, None, None, operands)).map_err(internal)?;
-        self.b.select_block(None).map_err(internal)
+    /// A new block with a new label.
+    fn new_block(&mut self) -> Result2<Word> {
+        let label = self.b.id();
+        self.begin_block(label)?;
+        Ok(label)
+    }
+    /// A terminator: ends the current block.
+    fn terminate(&mut self, op: Op, operands: &[Word]) -> Result2<()> {
+        self.f.terminate(op, &[], operands).map_err(internal)
     }
     fn branch_conditional(&mut self, cond: Word, then_l: Word, else_l: Word) -> Result2<()> {
-        self.terminate(Op::BranchConditional, vec![dr::Operand::IdRef(cond), dr::Operand::IdRef(then_l), dr::Operand::IdRef(else_l)])
+        self.terminate(Op::BranchConditional, &[cond, then_l, else_l])
     }
     fn branch(&mut self, target: Word) -> Result2<()> {
-        self.terminate(Op::Branch, vec![dr::Operand::IdRef(target)])
+        self.terminate(Op::Branch, &[target])
     }
     fn fault(&mut self, bits: u32) -> Result2<()> {
         let v = self.c_u32(bits);
@@ -723,11 +767,11 @@ impl Emitter {
         let zero = self.c_u32(0);
         let fty = self.b.type_function(void, vec![bt, u]);
         let id = self.b.id();
-        self.b.begin_function(void, Some(id), spirv::FunctionControl::NONE, fty).map_err(internal)?;
+        self.begin_function(void, Some(id), fty)?;
         self.b.name(id, "defer");
-        let bad = self.b.function_parameter(bt).map_err(internal)?;
-        let bits = self.b.function_parameter(u).map_err(internal)?;
-        self.b.begin_block(None).map_err(internal)?;
+        let bad = self.function_parameter(bt)?;
+        let bits = self.function_parameter(u)?;
+        self.new_block()?;
         let old = self.op(Op::Load, u, &[bad_var])?;
         if let (Some(site_var), Some(bad_site_var)) = (self.site_var, self.bad_site_var) {
             let none_yet = self.op(Op::IEqual, bt, &[old, zero])?;
@@ -740,8 +784,8 @@ impl Emitter {
         let add = self.op(Op::Select, u, &[bad, bits, zero])?;
         let new = self.op(Op::BitwiseOr, u, &[old, add])?;
         self.op_void(Op::Store, &[bad_var, new])?;
-        self.b.ret().map_err(internal)?;
-        self.b.end_function().map_err(internal)?;
+        self.ret()?;
+        self.end_function()?;
         self.defer_fn = Some(id);
         Ok(())
     }
@@ -1035,9 +1079,9 @@ impl Emitter {
 
         let void = self.t_void();
         let fty = self.b.type_function(void, []);
-        let fid = self.b.begin_function(void, None, spirv::FunctionControl::NONE, fty).map_err(internal)?;
+        let fid = self.begin_function(void, None, fty)?;
         self.b.name(fid, kernel.entry_point.clone());
-        self.b.begin_block(None).map_err(internal)?;
+        self.new_block()?;
         // Debug names are made unique (`t`, `t_17`, …): spirv-val's name mapper is quadratic in
         // the number of equal names (5,000 temporaries named `t`: 3.3 s of CPU instead of 0.07 s).
         let mut names = std::collections::HashSet::new();
@@ -1055,7 +1099,7 @@ impl Emitter {
             let t = self.ty(info.ty);
             let p = self.ptr(StorageClass::Function, t);
             let init = self.null(t);
-            let v = self.b.variable(p, None, StorageClass::Function, Some(init));
+            let v = self.function_var(p, init)?;
             if !info.name.is_empty() {
                 let name = debug_name(&info.name);
                 let name = if names.insert(name.clone()) { name } else { format!("{name}_{i}") };
@@ -1066,9 +1110,9 @@ impl Emitter {
         let terminated = self.block(kernel, &kernel.body)?;
         if !terminated {
             self.flush()?;
-            self.b.ret().map_err(internal)?;
+            self.ret()?;
         }
-        self.b.end_function().map_err(internal)?;
+        self.end_function()?;
 
         let interface: Vec<Word> = self.ks()?.interface.iter().copied().collect();
         self.b.entry_point(spirv::ExecutionModel::GLCompute, fid, kernel.entry_point.clone(), interface);
@@ -1111,13 +1155,13 @@ impl Emitter {
         let ret = self.ty(f.result_ty);
         let ptys: Vec<Word> = f.params.iter().map(|p| k.vars[p.index()].ty).collect::<Vec<_>>().into_iter().map(|t| self.ty(t)).collect();
         let fty = self.b.type_function(ret, ptys.clone());
-        self.b.begin_function(ret, Some(id), spirv::FunctionControl::NONE, fty).map_err(internal)?;
+        self.begin_function(ret, Some(id), fty)?;
         self.b.name(id, debug_name(&f.name));
         for (p, t) in f.params.iter().zip(ptys) {
-            let pid = self.b.function_parameter(t).map_err(internal)?;
+            let pid = self.function_parameter(t)?;
             self.ks()?.values[p.index()] = Some(pid);
         }
-        self.b.begin_block(None).map_err(internal)?;
+        self.new_block()?;
         for (i, info) in k.vars.iter().enumerate() {
             if self.ks()?.is_value[i] {
                 self.ks()?.vars.push(0);
@@ -1126,7 +1170,7 @@ impl Emitter {
             let t = self.ty(info.ty);
             let p = self.ptr(StorageClass::Function, t);
             let init = self.null(t);
-            let v = self.b.variable(p, None, StorageClass::Function, Some(init));
+            let v = self.function_var(p, init)?;
             self.ks()?.vars.push(v);
         }
         if self.block(&k, &k.body)? {
@@ -1136,8 +1180,8 @@ impl Emitter {
         if rty != f.result_ty {
             return Err(invalid(format!("function {}: result of type {rty:?}, declared {:?}", f.name, f.result_ty)));
         }
-        self.b.ret_value(r).map_err(internal)?;
-        self.b.end_function().map_err(internal)?;
+        self.ret_value(r)?;
+        self.end_function()?;
         let pending = std::mem::take(&mut self.pending);
         for h in pending {
             self.helper(h)?;
@@ -1203,7 +1247,7 @@ impl Emitter {
             if term {
                 // The merge is reached only by the constant condition's false edge; what
                 // follows the terminator is dead, as in `stmts`.
-                self.b.unreachable().map_err(internal)?;
+                self.unreachable()?;
                 return Ok(true);
             }
         }
@@ -1337,7 +1381,7 @@ impl Emitter {
                 };
                 self.begin_block(merge)?;
                 if then_term && else_term {
-                    self.b.unreachable().map_err(internal)?;
+                    self.unreachable()?;
                     return Ok(true);
                 }
                 Ok(false)
@@ -1349,7 +1393,7 @@ impl Emitter {
                 let merge = self.b.id();
                 self.branch(header)?;
                 self.begin_block(header)?;
-                self.op_void_with(Op::LoopMerge, vec![dr::Operand::IdRef(merge), dr::Operand::IdRef(cont), dr::Operand::LoopControl(spirv::LoopControl::NONE)])?;
+                self.op_void(Op::LoopMerge, &[merge, cont, spirv::LoopControl::NONE.bits()])?;
                 self.branch(body_l)?;
                 self.begin_block(body_l)?;
                 self.ks()?.loops.push(LoopCtx { merge, cont, has_break: false, open_switches: 0 });
@@ -1363,7 +1407,7 @@ impl Emitter {
                 self.begin_block(merge)?;
                 if !ctx.is_some_and(|c| c.has_break) {
                     // Left only through Return: code after the loop is dead.
-                    self.b.unreachable().map_err(internal)?;
+                    self.unreachable()?;
                     return Ok(true);
                 }
                 Ok(false)
@@ -1381,17 +1425,17 @@ impl Emitter {
                 let default_l = self.b.id();
                 let labels: Vec<Word> = cases.iter().map(|_| self.b.id()).collect();
                 let mut seen = std::collections::HashSet::new();
-                let mut targets = Vec::with_capacity(pairs);
+                let mut targets = Vec::with_capacity(2 * pairs);
                 for (c, &l) in cases.iter().zip(&labels) {
                     for &v in &c.values {
                         if !seen.insert(v) {
                             return Err(invalid(format!("switch case value {v} appears twice")));
                         }
-                        targets.push((dr::Operand::LiteralBit32(v), l));
+                        targets.extend([v, l]);
                     }
                 }
                 self.selection_merge(merge)?;
-                self.b.switch(sel, default_l, targets).map_err(internal)?;
+                self.f.terminate(Op::Switch, &[sel, default_l], &targets).map_err(internal)?;
                 if let Some(l) = self.ks()?.loops.last_mut() {
                     l.open_switches += 1;
                 }
@@ -1417,7 +1461,7 @@ impl Emitter {
                 result?;
                 self.begin_block(merge)?;
                 if all_terminated {
-                    self.b.unreachable().map_err(internal)?;
+                    self.unreachable()?;
                     return Ok(true);
                 }
                 Ok(false)
@@ -1445,7 +1489,7 @@ impl Emitter {
             }
             Stmt::Return => {
                 self.flush()?;
-                self.b.ret().map_err(internal)?;
+                self.ret()?;
                 Ok(true)
             }
             Stmt::Barrier => {
@@ -1562,7 +1606,7 @@ impl Emitter {
                 let mem = if let Builtin::SegmentWords(j) = b { Memory::Segment(j) } else { Memory::Heap };
                 let var = self.storage_buffer_var(mem);
                 let u = self.t_u32();
-                Ok((self.b.array_length(u, None, var, 0).map_err(internal)?, Ty::U32))
+                Ok((self.array_length(u, var)?, Ty::U32))
             }
             Expr::WarpBallot { pred } => {
                 // The word of the subgroup's ballot that holds this invocation's warp.
@@ -1730,9 +1774,7 @@ impl Emitter {
                 let hi = self.extract(u, vec, 1)?;
                 let hi2 = self.op(op, u, &[hi, m])?;
                 let ins = self
-                    .b
-                    .composite_insert(v2, None, hi2, vec, [1])
-                    .map_err(internal)?;
+                    .insert(v2, hi2, vec, 1)?;
                 self.op(Op::Bitcast, t, &[ins])
             }
         }
@@ -1776,7 +1818,7 @@ impl Emitter {
         let rv = self.op(Op::Bitcast, v2, &[r])?;
         let rhi = self.extract(u, rv, 1)?;
         let rhi = self.op(Op::BitwiseOr, u, &[rhi, sign])?;
-        let rv = self.b.composite_insert(v2, None, rhi, rv, [1]).map_err(internal)?;
+        let rv = self.insert(v2, rhi, rv, 1)?;
         let signed = self.op(Op::Bitcast, t, &[rv])?;
         self.op(Op::Select, t, &[small, signed, x])
     }
@@ -2062,7 +2104,7 @@ impl Emitter {
         let len = match memory {
             Memory::Heap | Memory::Segment(_) | Memory::Param | Memory::Scratch => {
                 let var = self.storage_buffer_var(memory);
-                self.b.array_length(u, None, var, 0).map_err(internal)?
+                self.array_length(u, var)?
             }
             Memory::Shared | Memory::Local => {
                 let ks = self.ks()?;
@@ -2106,7 +2148,7 @@ impl Emitter {
         // The index is a u32; values have the result's type (u64 for `Atomic64`).
         let params_t: Vec<Word> = (0..nparams).map(|i| if i == 0 || ret == void { u } else { ret }).collect();
         let fty = self.b.type_function(ret, params_t.clone());
-        self.b.begin_function(ret, Some(h.id), spirv::FunctionControl::NONE, fty).map_err(internal)?;
+        self.begin_function(ret, Some(h.id), fty)?;
         let name = match (&self.k, h.memory) {
             (Some(k), Memory::Shared | Memory::Local) => format!("{name}_{}", k.name),
             _ => name,
@@ -2114,10 +2156,10 @@ impl Emitter {
         self.b.name(h.id, debug_name(&name));
         let mut params = Vec::with_capacity(nparams);
         for &t in &params_t {
-            params.push(self.b.function_parameter(t).map_err(internal)?);
+            params.push(self.function_parameter(t)?);
         }
         let idx = params[0];
-        self.b.begin_block(None).map_err(internal)?;
+        self.new_block()?;
         let zero = if let Access::Atomic64(_) | Access::Load64 = h.access { self.konst(Const::U64(0)) } else { self.c_u32(0) };
         let bit = mem_fault_bit(h.memory);
         let in_bounds = match h.access {
@@ -2151,8 +2193,8 @@ impl Emitter {
             let sem = self.c_u32(SEMANTICS_RELAXED);
             let v = self.op(Op::AtomicLoad, ret, &[ptr, scope, sem])?;
             let r = self.op(Op::Select, ret, &[ok, v, zero])?;
-            self.b.ret_value(r).map_err(internal)?;
-            self.b.end_function().map_err(internal)?;
+            self.ret_value(r)?;
+            self.end_function()?;
             return Ok(());
         }
         if let (Some(ok), Some(safe), Access::Atomic(op), false) = (in_bounds, safe, h.access, h.memory == Memory::Local) {
@@ -2174,8 +2216,8 @@ impl Emitter {
                 let ptr = self.word_ptr(h.memory, j)?;
                 let old = self.atomic(h.memory, op, u, ptr, &[v])?;
                 let r = self.op(Op::Select, u, &[ok, old, zero])?;
-                self.b.ret_value(r).map_err(internal)?;
-                self.b.end_function().map_err(internal)?;
+                self.ret_value(r)?;
+                self.end_function()?;
                 return Ok(());
             }
         }
@@ -2196,7 +2238,7 @@ impl Emitter {
             if h.access == Access::Load {
                 let v = self.op(Op::Load, u, &[ptr])?;
                 let r = self.op(Op::Select, u, &[ok, v, zero])?;
-                self.b.ret_value(r).map_err(internal)?;
+                self.ret_value(r)?;
             } else {
                 let mut v = params[1];
                 if h.memory == Memory::Local {
@@ -2205,9 +2247,9 @@ impl Emitter {
                     v = self.op(Op::Select, u, &[ok, v, old])?;
                 }
                 self.op_void(Op::Store, &[ptr, v])?;
-                self.b.ret().map_err(internal)?;
+                self.ret()?;
             }
-            self.b.end_function().map_err(internal)?;
+            self.end_function()?;
             return Ok(());
         }
         match in_bounds {
@@ -2215,9 +2257,9 @@ impl Emitter {
                 // Memory of size 0: every access is out of range.
                 self.fault(bit)?;
                 if ret == void {
-                    self.b.ret().map_err(internal)?;
+                    self.ret()?;
                 } else {
-                    self.b.ret_value(zero).map_err(internal)?;
+                    self.ret_value(zero)?;
                 }
             }
             Some(ok) => {
@@ -2269,14 +2311,15 @@ impl Emitter {
                 self.begin_block(merge)?;
                 match value {
                     Some(v) => {
-                        let r = self.b.phi(ret, None, [(v, ok_l), (zero, bad_l)]).map_err(internal)?;
-                        self.b.ret_value(r).map_err(internal)?;
+                        let r = self.b.id();
+                        self.f.inst(Op::Phi, &[ret, r, v, ok_l, zero, bad_l], &[]).map_err(internal)?;
+                        self.ret_value(r)?;
                     }
-                    None => self.b.ret().map_err(internal)?,
+                    None => self.ret()?,
                 }
             }
         }
-        self.b.end_function().map_err(internal)?;
+        self.end_function()?;
         Ok(())
     }
 
@@ -2286,7 +2329,7 @@ impl Emitter {
         let u = self.t_u32();
         let bt = self.t_bool();
         let var = self.heap64_var_of(memory);
-        let len = self.b.array_length(u, None, var, 0).map_err(internal)?;
+        let len = self.array_length(u, var)?;
         let below = self.op(Op::ULessThan, bt, &[idx, len])?;
         let lo = self.c_u32(abi::HEAP_RESERVED_WORDS.div_ceil(2));
         let above = self.op(Op::UGreaterThanEqual, bt, &[idx, lo])?;

@@ -16,6 +16,7 @@
 //! See `src/emit.rs` for the mapping of every IR construct.
 
 mod emit;
+mod function_words;
 mod validate;
 
 pub use validate::{linked_version, validate, validate_with_spirv_val, validator, Validator, TARGET_ENV};

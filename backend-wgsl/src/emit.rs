@@ -2164,6 +2164,14 @@ pub fn write_module(em: &Emission, profile: Profile) -> Result<String, EmitError
             let _ = writeln!(decls, "var<private> {kp}local: array<u32, {words}>;");
         }
 
+        // WGSL (naga) refuses the subgroup built-ins in a workgroup of more than one
+        // dimension. PTX numbers a CTA's threads x fastest, as `local_invocation_index` does,
+        // so such a kernel runs as a 1-D workgroup of the same threads in the same order and
+        // rebuilds `local_invocation_id` from the index (the native warps' layout check then
+        // sees the order it expects).
+        let [x, y, z] = k.workgroup_size;
+        let flat = (builtins[3] || builtins[4]) && y * z > 1;
+        let mut lid_let = String::new();
         // The built-ins used: entry-point parameters, passed on to the parts of a split kernel.
         let (mut params, mut part_params, mut args) = (Vec::new(), Vec::new(), Vec::new());
         for (slot, (attr, name, ty)) in [
@@ -2177,7 +2185,16 @@ pub fn write_module(em: &Emission, profile: Profile) -> Result<String, EmitError
         .enumerate()
         {
             if builtins[slot] {
-                params.push(format!("@builtin({attr}) {p}{name}: {ty}"));
+                if slot == 0 && flat {
+                    params.push(format!("@builtin(local_invocation_index) {p}lidx: u32"));
+                    let _ = writeln!(
+                        lid_let,
+                        "    let {p}lid = vec3<u32>({p}lidx % {x}u, ({p}lidx / {x}u) % {y}u, {p}lidx / {}u);",
+                        x * y
+                    );
+                } else {
+                    params.push(format!("@builtin({attr}) {p}{name}: {ty}"));
+                }
                 part_params.push(format!("{p}{name}: {ty}"));
                 args.push(format!("{p}{name}"));
             }
@@ -2205,11 +2222,12 @@ pub fn write_module(em: &Emission, profile: Profile) -> Result<String, EmitError
                 );
             }
         }
-        let [x, y, z] = k.workgroup_size;
+        let size = if flat { format!("{}, 1, 1", x * y * z) } else { format!("{x}, {y}, {z}") };
         if parts.len() == 1 {
             let _ = writeln!(entries, "\n// kernel {}", comment_text(&k.name));
-            let _ = writeln!(entries, "@compute @workgroup_size({x}, {y}, {z})");
+            let _ = writeln!(entries, "@compute @workgroup_size({size})");
             let _ = writeln!(entries, "fn {}({}) {{", k.entry_point, params.join(", "));
+            entries.push_str(&lid_let);
             for (i, v) in k.vars.iter().enumerate() {
                 if !lets[i] {
                     let _ = writeln!(entries, "    var v{i}: {}; // {}", wgsl_ty(v.ty), comment_text(&v.name));
@@ -2243,8 +2261,9 @@ pub fn write_module(em: &Emission, profile: Profile) -> Result<String, EmitError
             entries.push_str("}\n");
         }
         let _ = writeln!(entries, "\n// kernel {}", comment_text(&k.name));
-        let _ = writeln!(entries, "@compute @workgroup_size({x}, {y}, {z})");
+        let _ = writeln!(entries, "@compute @workgroup_size({size})");
         let _ = writeln!(entries, "fn {}({}) {{", k.entry_point, params.join(", "));
+        entries.push_str(&lid_let);
         let flush = if k.defers_faults() { format!("{}(); ", m.flush_fn()) } else { String::new() };
         for i in 0..parts.len() {
             let _ = writeln!(entries, "    if ({kp}part{i}({})) {{ {flush}return; }}", args.join(", "));

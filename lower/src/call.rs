@@ -710,7 +710,7 @@ fn bind_returns(fl: &mut FnLower, parts: &CallParts, sig: &Signature, addr: &Slo
 fn local_symbol(fl: &mut FnLower, op: &ast::Operand) -> Option<Operand> {
     let OperandKind::Symbol { name, component: None } = &op.kind else { return None };
     match fl.lookup(name) {
-        Some(&Symbol::Local { offset }) => Some(fl.local_offset(offset, 0)),
+        Some(&Symbol::Local { offset, .. }) => Some(fl.local_offset(offset, 0)),
         _ => None,
     }
 }
@@ -761,7 +761,7 @@ fn declare_formals(fl: &mut FnLower, f: &ast::Function, sig: &Signature, base: u
     for (i, (p, slot)) in formals.enumerate() {
         let name = p.name.name.to_string();
         if !slot.reg {
-            fl.declare(name, Symbol::Local { offset: base + slot.offset });
+            fl.declare(name, Symbol::Local { offset: base + slot.offset, call_site: false });
             continue;
         }
         let ty = value_ty(slot.ty).unwrap_or(Ty::U32);

@@ -28,8 +28,10 @@ pub enum Symbol {
     Reg { var: VarId, ty: ScalarType },
     /// Byte offset in the CTA's shared array.
     Shared { offset: u32 },
-    /// Byte offset in the thread's local array.
-    Local { offset: u32 },
+    /// Byte offset in the thread's local array. `call_site`: a `.param` variable declared in a
+    /// body, which only passes a call's arguments or returns (§5.1.6.4); a function's own
+    /// formals and `.local` variables are not.
+    Local { offset: u32, call_site: bool },
     /// Byte offset in the parameter buffer (header included).
     Param { offset: u32 },
     /// Byte offset in the module's globals segment.
@@ -1004,7 +1006,7 @@ impl FnLower {
         let small = |x: u64| if wide { Self::u64c(x) } else { Self::u32c(x as u32) };
         Ok(match sym {
             Symbol::Shared { offset } => small((*offset as i64 + off) as u64),
-            Symbol::Local { offset } => {
+            Symbol::Local { offset, .. } => {
                 let a = self.local_offset(*offset, off);
                 if wide {
                     self.resize(a, Ty::U32, Ty::U64, false)

@@ -681,8 +681,9 @@ fn declare(d: &VarDecl, fl: &mut FnLower, offsets: &HashMap<u32, u32>) -> LResul
             Ok(())
         }
         StateSpace::Local | StateSpace::Param => {
+            let call_site = d.space == StateSpace::Param;
             for n in &d.names {
-                fl.declare(n.name.name.to_string(), Symbol::Local { offset: offsets[&n.span.start] });
+                fl.declare(n.name.name.to_string(), Symbol::Local { offset: offsets[&n.span.start], call_site });
             }
             Ok(())
         }

@@ -557,8 +557,9 @@ fn exit_inside_a_function_and_guarded_calls() {
         .param .b32 r0;
         st.param.b32 [p0], %r1;
         @%p2 call.uni (r0), half_or_exit, (p0);
-        @%p2 ld.param.b32 %r6, [r0];
-    }";
+        ld.param.b32 %r9, [r0];
+    }
+    @%p2 mov.b32 %r6, %r9;";
     let input = random(THREADS, 53);
     expect_words("exit.ptx", &module(&funcs, body), &input, |x| match x & 3 {
         3 => Some(7),

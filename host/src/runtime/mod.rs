@@ -850,7 +850,10 @@ impl Context {
         let shared = kernel.shared_words as u64 * 4;
         if shared > lim.max_compute_workgroup_storage_size as u64 {
             return Err(exceeded(
-                "shared memory per block (static + dynamic, bytes)".into(),
+                // The kernel's own words plus those `lower` adds (warp-collective emulation
+                // scratch, barrier counters): a user comparing it with the PTX's declarations
+                // must know the difference is ours.
+                "shared memory per block (static + dynamic, plus what ptxcross adds for warp collectives and barriers; bytes)".into(),
                 shared,
                 lim.max_compute_workgroup_storage_size as u64,
                 "max_compute_workgroup_storage_size",

@@ -110,7 +110,23 @@ impl FnLower {
                 Ok(Place::Fixed(Memory::Param, FnLower::u32c((p as i64 + offset) as u32)))
             }
             // Device-function parameters and call-site `.param` variables live in local memory.
-            (Space::Param, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
+            (Space::Param, Some(Symbol::Local { offset: o, call_site })) => {
+                if call_site && self.inst_guard.is_some() {
+                    // §9.7.10.8 (`ld.param`): "used for reading value returned from device
+                    // function call cannot be predicated"; §7.1 likewise for the `st.param`
+                    // of an argument. A guard there would leave the slot or the register
+                    // holding whatever the ABI put there, which PTX does not define.
+                    return Err(Diagnostic::new(
+                        format!(
+                            "a predicated access of call parameter `{}`: PTX forbids predicating the `st.param` of \
+                             an argument and the `ld.param` of a return value (ISA 8.5 §9.7.10.8, §7.1)",
+                            base.unwrap_or("?")
+                        ),
+                        op.span,
+                    ));
+                }
+                Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset)))
+            }
             // A register holding a kernel parameter's address (`mov.b64 %rd, param`, see
             // `FnLower::symbol_address`): a byte offset into the parameter buffer.
             (Space::Param, Some(Symbol::Reg { .. }) | None) if self.in_kernel_body() => {
@@ -138,7 +154,7 @@ impl FnLower {
             (Space::Shared, Some(Symbol::Shared { offset: o })) => {
                 Ok(Place::Fixed(Memory::Shared, FnLower::u32c((o as i64 + offset) as u32)))
             }
-            (Space::Local, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
+            (Space::Local, Some(Symbol::Local { offset: o, .. })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             (Space::Shared | Space::Local, Some(Symbol::Reg { .. }) | None) => {
                 // Register (or absolute) shared/local address: a byte offset into the array.
                 let a = self.register_offset(part, base, offset)?;
@@ -153,7 +169,7 @@ impl FnLower {
             (Space::Generic, Some(Symbol::Shared { offset: o })) => {
                 Ok(Place::Fixed(Memory::Shared, FnLower::u32c((o as i64 + offset) as u32)))
             }
-            (Space::Generic, Some(Symbol::Local { offset: o })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
+            (Space::Generic, Some(Symbol::Local { offset: o, .. })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             (Space::Global | Space::Const | Space::Generic, Some(Symbol::Reg { .. }) | None) => {
                 let a = match base {
                     Some(name) if wide => {

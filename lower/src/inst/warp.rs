@@ -46,7 +46,7 @@
 
 use super::{operands, Mods};
 use crate::function::{unsupported, FnLower, LResult};
-use crate::ir::{BinaryOp, Block, CmpOp, Expr, Memory, Operand, Stmt, Ty, UnaryOp};
+use crate::ir::{BinaryOp, Block, CmpOp, ConvertOp, Expr, Memory, Operand, Stmt, Ty, UnaryOp};
 use crate::scheduler::CollRead;
 use ptxcross_frontend::ast::{self, Instruction, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
@@ -809,7 +809,7 @@ impl FnLower {
         let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
         let a = self.read(a, ScalarType::F32)?;
         let member = self.read(mask, ScalarType::B32)?;
-        let bits = self.convert(crate::ir::ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
         let (key, sentinel) = self.redux_f32_key(bits, max, m.has("abs"), m.has("NaN"));
         let (bop, identity) = if max { (BinaryOp::MaxU, 0) } else { (BinaryOp::MinU, u32::MAX) };
         let acc = self.redux_words(m.inst, bop, identity, key, member);
@@ -820,7 +820,7 @@ impl FnLower {
         let flip = self.select(Ty::U32, positive, u(0x8000_0000), u(!0));
         let r = self.bin(BinaryOp::Xor, Ty::U32, acc, flip);
         let r = self.select(Ty::U32, nan, u(0x7fff_ffff), r);
-        let r = self.convert(crate::ir::ConvertOp::Bitcast, Ty::U32, Ty::F32, r);
+        let r = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, r);
         self.write(d, ScalarType::F32, r)
     }
 
@@ -844,42 +844,77 @@ impl FnLower {
         (self.select(Ty::U32, is_nan, u(sentinel), key), sentinel)
     }
 
-    /// `match.{any,all}.sync.b32 d[|p], a, membermask`.
+    /// `match.{any,all}.sync.{b32,b64} d[|p], a, membermask` (§9.7.14.10). A `.b64` value is
+    /// compared as its two words: lanes whose low and high words both equal the thread's
+    /// (one collective whose values travel in two exchanges; nvcc writes `.b64` for
+    /// `__match_any_sync` on 64-bit values such as pointers).
     pub(super) fn match_sync(&mut self, m: &Mods) -> LResult<()> {
         m.only(&["any", "all", "sync"])?;
-        if m.ty()? != ScalarType::B32 {
-            return Err(unsupported(format!("`{}`", m.name()), m.inst.span));
-        }
+        let wide = match m.ty()? {
+            ScalarType::B32 => false,
+            ScalarType::B64 => true,
+            _ => return Err(unsupported(format!("`{}`", m.name()), m.inst.span)),
+        };
         let all = m.has("all");
         let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
-        let a = self.read(a, ScalarType::B32)?;
+        let words = if wide {
+            let a = self.read(a, ScalarType::B64)?;
+            let lo = self.convert(ConvertOp::Truncate, Ty::U64, Ty::U32, a);
+            let hi = self.bin(BinaryOp::ShrU, Ty::U64, a, FnLower::u32c(32));
+            vec![lo, self.convert(ConvertOp::Truncate, Ty::U64, Ty::U32, hi)]
+        } else {
+            vec![self.read(a, ScalarType::B32)?]
+        };
         let member = self.read(mask, ScalarType::B32)?;
         if self.scheduler {
+            // One point per word; every lane of the first completes it in the same round and
+            // meets the others at the second.
             let no = Operand::Const(crate::ir::Const::Bool(false));
-            let c = self.collective_point(m.inst, CollRead::Equal, a, no, member, FnLower::u32c(0), false);
-            return self.match_result(d, all, c.active, c.result);
+            let mut same = None;
+            let mut active = FnLower::u32c(0);
+            for w in words {
+                let c = self.collective_point(m.inst, CollRead::Equal, w, no, member, FnLower::u32c(0), false);
+                active = c.active;
+                same = Some(match same {
+                    None => c.result,
+                    Some(s) => self.bin(BinaryOp::And, Ty::U32, s, c.result),
+                });
+            }
+            return self.match_result(d, all, active, same.expect("one word at least"));
         }
         let native = self.native_warps;
-        let (active, values) = if native {
-            let active = self.native_participants(member, m.inst.span);
-            self.meet_check(active, member, m.inst.span);
-            (active, self.native_values(a, m.inst.span))
-        } else {
-            let view = self.warp_publish(a, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span);
-            self.meet_check(view.exec, member, m.inst.span);
-            (self.lanes_with(&view, 0), view.values)
-        };
+        let mut active = FnLower::u32c(0);
         let mut same = FnLower::u32c(0);
-        for (k, value) in values.into_iter().enumerate() {
-            let eq = self.cmp(CmpOp::Eq, Ty::U32, value, a);
-            let bit = self.select(Ty::U32, eq, FnLower::u32c(1 << k), FnLower::u32c(0));
-            same = self.bin(BinaryOp::Or, Ty::U32, same, bit);
+        for (i, w) in words.into_iter().enumerate() {
+            let values = if native {
+                if i == 0 {
+                    active = self.native_participants(member, m.inst.span);
+                    self.meet_check(active, member, m.inst.span);
+                }
+                self.native_values(w, m.inst.span)
+            } else {
+                let view = self.warp_publish(w, Operand::Const(crate::ir::Const::Bool(false)), member, m.inst.span);
+                if i == 0 {
+                    // The meeting check once per instruction (its second exchange has the
+                    // same lanes).
+                    self.meet_check(view.exec, member, m.inst.span);
+                    active = self.lanes_with(&view, 0);
+                }
+                view.values
+            };
+            let mut same_word = FnLower::u32c(0);
+            for (k, value) in values.into_iter().enumerate() {
+                let eq = self.cmp(CmpOp::Eq, Ty::U32, value, w);
+                let bit = self.select(Ty::U32, eq, FnLower::u32c(1 << k), FnLower::u32c(0));
+                same_word = self.bin(BinaryOp::Or, Ty::U32, same_word, bit);
+            }
+            same = if i == 0 { same_word } else { self.bin(BinaryOp::And, Ty::U32, same, same_word) };
+            if !native {
+                self.warp_finish(m.inst.span);
+            }
         }
         let same = self.bin(BinaryOp::And, Ty::U32, same, active);
         let same = self.value(Ty::U32, Expr::Use(same));
-        if !native {
-            self.warp_finish(m.inst.span);
-        }
         self.match_result(d, all, active, same)
     }
 

@@ -424,7 +424,7 @@ pub(super) fn print_call(w: &mut String, g: Option<Guard>, call: &Call, depth: D
     let rets = format!("({}), ", rets.join(", "));
     let proto = proto.map_or(String::new(), |p| format!(", {p}"));
     let _ = writeln!(w, "    {guard}call {rets}{target}, ({}){proto};", args.join(", "));
-    // §9.7.9.8: an `ld.param` of a returned value cannot be predicated (ptxas refuses it): a
+    // §9.7.10.8 (and §7.1): an `ld.param` of a returned value cannot be predicated (ptxas refuses it): a
     // guarded call's results are loaded always, into temporaries, and moved under the guard.
     for (i, (t, &r)) in sig.rets.iter().zip(&call.rets).enumerate() {
         if guard.is_empty() {
