@@ -703,7 +703,8 @@ fn collectives_at_different_instructions_meet_as_on_sm70() {
 ///   per backend (`PTXCROSS_COST_BACKENDS=spirv|wgsl`: one only; `create`: `Context::prepare`;
 ///   `dispatch`: the first launch of one CTA with null parameters minus a second, as
 ///   `pipeline_build` measures);
-/// - kernel time (`Context::last_kernel_time`, the fastest of 9 after a warm-up) of `warp_misc`
+/// - kernel time (`Context::last_kernel_time`, the fastest of 9 after a warm-up) and the
+///   pipeline's first-launch time (a new program each run, as above) of `warp_misc`
 ///   (block 100, 64 CTAs: the SIMT test kernel the proof cannot clear whose groups never meet)
 ///   and of `meeting_sm70.ptx`'s `ballot_loop` (checked: it faults; so timed on `.target
 ///   sm_61`, where the same lowering runs, with inputs whose trip counts are the same in each
@@ -720,6 +721,23 @@ fn meeting_cost() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let device = ptxcross_tests::launch::device_options(&Backend::ALL);
     let cub = root.join("parse-corpus/large/cub_zoo.sm_80.ptx");
+    // The module and pipeline (`Context::prepare`), then what the first launch of one CTA with
+    // null parameters costs more than a second (lavapipe compiles at the first dispatch).
+    let pipeline_time = |program: &ptxcross::Program, name: &str, backend: Backend| {
+        let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).expect("context");
+        let t = Instant::now();
+        ctx.prepare(program, name, backend).unwrap_or_else(|e| panic!("{name} ({backend}): {e}"));
+        let create = t.elapsed();
+        let params = vec![0u8; program.kernel(name).unwrap().param_bytes as usize];
+        let mut launch = || {
+            let t = Instant::now();
+            let _ = ctx.launch_packed(program, name, [1, 1, 1], &params, backend);
+            t.elapsed()
+        };
+        let first = launch();
+        let again = launch();
+        format!("create {:.0} ms, first dispatch +{:.0} ms", ms(create), ms(first.saturating_sub(again)))
+    };
     let backends: Vec<Backend> = match std::env::var("PTXCROSS_COST_BACKENDS").as_deref() {
         Ok("spirv") => vec![Backend::Spirv],
         Ok("wgsl") => vec![Backend::Wgsl],
@@ -755,19 +773,7 @@ fn meeting_cost() {
                 );
                 let pipelines = std::env::var("PTXCROSS_COST_PIPELINES").is_ok_and(|p| !p.is_empty() && name.contains(&p));
                 for &backend in backends.iter().filter(|_| pipelines) {
-                    let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).expect("context");
-                    let t = Instant::now();
-                    ctx.prepare(&program, name, backend).unwrap_or_else(|e| panic!("{name} ({backend}): {e}"));
-                    let create = t.elapsed();
-                    let params = vec![0u8; k.param_bytes as usize];
-                    let mut launch = || {
-                        let t = Instant::now();
-                        let _ = ctx.launch_packed(&program, name, [1, 1, 1], &params, backend);
-                        t.elapsed()
-                    };
-                    let first = launch();
-                    let again = launch();
-                    line += &format!("; {backend}: create {:.0} ms, first dispatch +{:.0} ms", ms(create), ms(first.saturating_sub(again)));
+                    line += &format!("; {backend}: {}", pipeline_time(&program, name, backend));
                 }
                 println!("{line}");
             }
@@ -795,14 +801,19 @@ fn meeting_cost() {
         let mut row = Vec::new();
         for meeting in [Meeting::Check, Meeting::Meet] {
             let misc_p = program_meeting("warp_misc.ptx", &misc, [100, 1, 1], "warp_misc", meeting);
+            // Before any launch: the device caches a program's pipelines.
+            let misc_pipeline = pipeline_time(&misc_p, "warp_misc", backend);
             let mut run = Run::new(&gpu);
             let (inp, out) = (run.buffer(&u32s(&x)), run.zeros(grid * 100 * 32));
             let t_misc = timed(&misc_p, "warp_misc", grid as u32, &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
             let text = if meeting == Meeting::Check { for_target(&sm70, "sm_61") } else { sm70.clone() };
             let loop_p = program_meeting("meeting_sm70.ptx", &text, [128, 1, 1], "ballot_loop", meeting);
+            let loop_pipeline = pipeline_time(&loop_p, "ballot_loop", backend);
             let (inp, out) = (run.buffer(&u32s(&uniform)), run.zeros(grid * 128 * 8));
             let t_loop = timed(&loop_p, "ballot_loop", grid as u32, &[&out.to_le_bytes(), &inp.to_le_bytes()], backend);
-            row.push(format!("{meeting:?}: warp_misc {t_misc:.3} ms, ballot_loop {t_loop:.3} ms"));
+            row.push(format!(
+                "{meeting:?}: warp_misc {t_misc:.3} ms (pipeline: {misc_pipeline}), ballot_loop {t_loop:.3} ms (pipeline: {loop_pipeline})"
+            ));
         }
         println!("{backend} kernel time, {grid} CTAs ({}): {}", gpu.describe(), row.join("; "));
     }
