@@ -144,7 +144,7 @@ fn lower_body(
 /// cheaper checked lowering stays: its fault is one outcome of undefined behavior. A module
 /// without an `sm_NN` target is taken as a current one.
 fn meets_across_instructions(module: &ast::Module) -> bool {
-    !sm_version(module).is_some_and(|v| v < 70)
+    sm_version(module).is_none_or(|v| v >= 70)
 }
 
 /// The number of the module's `.target sm_NN{a,f}`, if it names one.

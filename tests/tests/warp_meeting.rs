@@ -592,8 +592,8 @@ fn sm70_model(kernel: &str, input: &[u32], block: usize) -> Vec<Option<u32>> {
                 // (x >> 2) & 3.
                 "redux_match_arms" => {
                     let live: Vec<usize> = lanes.iter().copied().filter(|l| l % 5 != 4).collect();
-                    let value = |l: usize| if l % 2 == 0 { x(l).wrapping_mul(2) } else { x(l) };
-                    let key = |l: usize| if l % 2 == 0 { x(l) & 3 } else { x(l) >> 2 & 3 };
+                    let value = |l: usize| if l.is_multiple_of(2) { x(l).wrapping_mul(2) } else { x(l) };
+                    let key = |l: usize| if l.is_multiple_of(2) { x(l) & 3 } else { x(l) >> 2 & 3 };
                     let sum = live.iter().fold(0u32, |s, &l| s.wrapping_add(value(l)));
                     for &l in &live {
                         out[2 * t(l)] = Some(sum);
