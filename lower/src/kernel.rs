@@ -38,7 +38,7 @@ pub fn lower_kernel(
             Lowered::Scheduled { body, fallback, meet } => match (finish(*body), fallback) {
                 (Ok(k), Some(plain)) if too_large(&k.0) => finish(*plain),
                 (Ok(k), Some(plain)) if meet && options.meeting == crate::Meeting::Meet => match finish(*plain) {
-                    Ok(p) if statements(&k.0.body) > MEET_GROWTH * statements(&p.0.body) + MEET_BASE => Ok(p),
+                    Ok(p) if too_big_to_meet(statements(&k.0.body), statements(&p.0.body)) => Ok(p),
                     _ => Ok(k),
                 },
                 (Ok(k), _) => Ok(k),
@@ -74,17 +74,24 @@ enum Lowered {
     /// shared memory than the device has, when only thread counts held in registers (today's
     /// lowering checks them at run time: a count below the CTA's faults) or warp collectives
     /// that may meet (today's lowering faults where they do) asked for the scheduler.
-    /// `meet`: warp collectives that may meet asked for the scheduler (see [`MEET_GROWTH`]).
+    /// `meet`: warp collectives that may meet asked for the scheduler (see [`too_big_to_meet`]).
     Scheduled { body: Box<Body>, fallback: Option<Box<Body>>, meet: bool },
 }
 
-/// A kernel whose warp collectives may meet keeps the checked lowering (its collectives fault
-/// where lanes really meet) when the scheduler's lowering has more than `MEET_GROWTH` times
-/// its statements plus [`MEET_BASE`] (the scheduler's own code, about 800). Measured (docs/simt.md,
-/// "Meeting in the CTA barrier scheduler"): CUB's segmented radix sorts grow 3.7-7.1× in
-/// statements there (their resume points split the loops of hundreds of collectives) and 9-15×
-/// in SPIR-V (up to 5.7 MB, whose pipelines lavapipe builds in many minutes); the segmented
-/// reductions and the SIMT test kernels stay within it.
+/// Whether a kernel whose warp collectives may meet keeps the checked lowering (its
+/// collectives fault where lanes really meet) rather than the scheduler's, of `scheduled`
+/// statements against `checked`: where the scheduler's has more than [`MEET_MAX_STATEMENTS`]
+/// and more than `MEET_GROWTH` times the checked lowering's plus `MEET_BASE` (the scheduler's
+/// own code, about 800). Measured (docs/simt.md, "Meeting in the CTA barrier scheduler"):
+/// CUB's segmented radix sorts grow from 15-42 k statements to 59-169 k there (their resume
+/// points split loops around hundreds of collectives; SPIR-V 0.3-0.8 → 2.8-5.7 MB, whose
+/// pipelines lavapipe builds in many minutes: 153 s for the checked 837 KB one); the segmented
+/// reductions (10-14 k either way) and kernels with a few collectives in loops (7× larger,
+/// 137-536 KB of SPIR-V) are scheduled.
+fn too_big_to_meet(scheduled: usize, checked: usize) -> bool {
+    scheduled > MEET_MAX_STATEMENTS && scheduled > MEET_GROWTH * checked + MEET_BASE
+}
+const MEET_MAX_STATEMENTS: usize = 40_000;
 const MEET_GROWTH: usize = 3;
 const MEET_BASE: usize = 1000;
 

@@ -137,7 +137,7 @@ pub enum Meeting {
     /// A kernel whose collectives may meet at different instructions (`meeting::may_meet`)
     /// runs through the CTA barrier scheduler, where they meet as on sm_70+ (§9.7.8.6), on
     /// targets sm_70 and later; it keeps the run-time meeting check where the scheduler refuses
-    /// it, where the scheduler's code would be much larger (`kernel::MEET_GROWTH`), and on
+    /// it, where the scheduler's code would be much larger (`kernel::too_big_to_meet`), and on
     /// `.target sm_6x` or below (where such a meeting is undefined).
     #[default]
     Meet,

@@ -902,3 +902,52 @@ fn a_long_run_of_meetings_gives_the_right_results_or_faults_where_the_driver_cut
         }
     }
 }
+
+/// A kernel whose loop runs `k` steps `acc = 31 acc + (acc of lane ^ s)`, each step's
+/// `shfl.sync.bfly` (s = step % 5 + 1, c = 31, full mask) in the arm of the lane's half of
+/// the warp: `n` iterations, out[t] = acc from acc = t (block 64).
+fn shuffles_in_a_loop(k: usize) -> String {
+    let steps: String = (0..k)
+        .map(|i| {
+            let s = i % 5 + 1;
+            format!(
+                "    setp.lt.u32 %p2, %r2, 16;\n    @%p2 bra A{i};\n    shfl.sync.bfly.b32 %r7, %r6, {s}, 31, -1;\n    bra.uni J{i};\nA{i}:\n    shfl.sync.bfly.b32 %r7, %r6, {s}, 31, -1;\nJ{i}:\n    mad.lo.u32 %r6, %r6, 31, %r7;\n"
+            )
+        })
+        .collect();
+    format!(
+        ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry shuffles(.param .u64 out, .param .u32 n)\n{{\n    .reg .pred %p<4>;\n    .reg .b32 %r<16>;\n    .reg .b64 %rd<8>;\n    ld.param.u64 %rd1, [out];\n    ld.param.u32 %r9, [n];\n    cvta.to.global.u64 %rd1, %rd1;\n    mov.u32 %r1, %tid.x;\n    and.b32 %r2, %r1, 31;\n    mov.u32 %r6, %r1;\n    mov.u32 %r5, 0;\nLOOP:\n    setp.ge.u32 %p1, %r5, %r9;\n    @%p1 bra END;\n{steps}    add.u32 %r5, %r5, 1;\n    bra.uni LOOP;\nEND:\n    mul.wide.u32 %rd3, %r1, 4;\n    add.s64 %rd5, %rd1, %rd3;\n    st.global.u32 [%rd5], %r6;\n    ret;\n}}\n"
+    )
+}
+
+/// The size rule of meeting in the scheduler (`kernel::too_big_to_meet`): 4 divergent shuffle
+/// pairs in a loop grow about 7× in the scheduler (137 KB of SPIR-V against 19 KB) and are
+/// scheduled, giving the values of §9.7.8.6 (`bfly`, each lane's k-th shuffle meets the
+/// others') on both backends, 3 iterations; 400 pairs (scheduler code past 40,000 statements
+/// and 3× the checked lowering's) keep the checked lowering, which `Meeting::MeetAlways` would
+/// schedule.
+#[test]
+fn shuffles_in_a_loop_meet_unless_the_scheduler_code_grows_too_large() {
+    let text = shuffles_in_a_loop(4);
+    assert_eq!(scheduled("shuffles.ptx", &text, [64, 1, 1], "shuffles"), [true; 2]);
+    let huge = shuffles_in_a_loop(400);
+    let [(checks, _, sched), _] = lowered("huge.ptx", &huge, [64, 1, 1], "shuffles", ptxcross_lower::Meeting::Meet);
+    assert_eq!((checks, sched), (800, 0), "the checked lowering");
+    let [(checks, _, sched), _] = lowered("huge.ptx", &huge, [64, 1, 1], "shuffles", ptxcross_lower::Meeting::MeetAlways);
+    assert_eq!((checks, sched), (0, 1), "scheduled regardless of size");
+    let Some(gpu) = gpu() else { return };
+    let n = 3;
+    let mut want: Vec<u32> = (0..64).collect();
+    for _ in 0..n {
+        for i in 0..4 {
+            want = (0..64).map(|t| want[t].wrapping_mul(31).wrapping_add(want[t ^ (i % 5 + 1)])).collect();
+        }
+    }
+    let program = program_of("shuffles.ptx", &text, [64, 1, 1], "shuffles");
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let out = run.zeros(64 * 4);
+        run.launch(&program, "shuffles", [1, 1, 1], &[&out.to_le_bytes(), &(n as u32).to_le_bytes()], backend);
+        assert_eq!(run.read_u32(out, 64), want, "{backend}");
+    }
+}
