@@ -281,9 +281,10 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
         ),
         (
             FAULT_WARP_DIVERGED,
-            "a warp collective whose membermask lanes are at another instruction: not supported yet \
-             outside the barrier scheduler (a lane of its membermask skipped it and executed another warp \
-             collective, which on sm_70+ meets it): the launch fails, since its results would be wrong",
+            "a warp collective whose membermask lanes are at another instruction (a lane of its membermask \
+             skipped it and executed another warp collective): undefined for `.target sm_6x` and below; on \
+             sm_70+ they meet, which needs the CTA barrier scheduler, and it refused this kernel: the launch \
+             fails, since its results would be wrong",
         ),
         (
             FAULT_MATRIX_DESCRIPTOR,

@@ -30,11 +30,17 @@ pub fn lower_kernel(
     functions: &call::Functions,
     options: &LowerOptions,
 ) -> LResult<ir::Kernel> {
+    let too_large = |k: &ir::Kernel| options.max_shared_bytes.is_some_and(|max| k.shared_words as u64 * 4 > max as u64);
     let lower = |exchange_in_scratch| {
         let finish = |(fl, block, params, param_bytes): Body| finish_kernel(file, module, f, fl, block, params, param_bytes, options);
         match lower_body(module, f, globals, functions, options, exchange_in_scratch)? {
             Lowered::Plain(body) => finish(*body),
-            Lowered::Scheduled { body, fallback } => match (finish(*body), fallback) {
+            Lowered::Scheduled { body, fallback, meet } => match (finish(*body), fallback) {
+                (Ok(k), Some(plain)) if too_large(&k.0) => finish(*plain),
+                (Ok(k), Some(plain)) if meet && options.meeting == crate::Meeting::Meet => match finish(*plain) {
+                    Ok(p) if too_big_to_meet(statements(&k.0.body), statements(&p.0.body)) => Ok(p),
+                    _ => Ok(k),
+                },
                 (Ok(k), _) => Ok(k),
                 (Err(_), Some(plain)) => finish(*plain),
                 (Err(e), None) => Err(e),
@@ -45,8 +51,7 @@ pub fn lower_kernel(
     // The device's shared memory cannot hold the kernel with its warp matrix exchange: the
     // exchange goes to the launch's scratch buffer instead (`inst::warp`, `warp_exchange`).
     // Decided on the finished kernel, whose shared memory includes every pass's scratch.
-    let too_large = options.max_shared_bytes.is_some_and(|max| kernel.shared_words as u64 * 4 > max as u64);
-    if shared_exchange && too_large {
+    if shared_exchange && too_large(&kernel) {
         return lower(true).map(|(k, _)| k);
     }
     Ok(kernel)
@@ -65,16 +70,38 @@ type Body = (FnLower, [u32; 3], Vec<ir::ParamSlot>, u32);
 /// A kernel's body lowered: today's way, or for the CTA barrier scheduler (`scheduler`).
 enum Lowered {
     Plain(Box<Body>),
-    /// `fallback`: today's lowering, used if the scheduler's cannot be finished, when only
-    /// thread counts held in registers asked for the scheduler (today's lowering checks them
-    /// at run time: a count below the CTA's faults).
-    Scheduled { body: Box<Body>, fallback: Option<Box<Body>> },
+    /// `fallback`: today's lowering, used if the scheduler's cannot be finished or needs more
+    /// shared memory than the device has, when only thread counts held in registers (today's
+    /// lowering checks them at run time: a count below the CTA's faults) or warp collectives
+    /// that may meet (today's lowering faults where they do) asked for the scheduler.
+    /// `meet`: warp collectives that may meet asked for the scheduler (see [`too_big_to_meet`]).
+    Scheduled { body: Box<Body>, fallback: Option<Box<Body>>, meet: bool },
 }
+
+/// Whether a kernel whose warp collectives may meet keeps the checked lowering (its
+/// collectives fault where lanes really meet) rather than the scheduler's, of `scheduled`
+/// statements against `checked`: where the scheduler's has more than [`MEET_MAX_STATEMENTS`]
+/// and more than `MEET_GROWTH` times the checked lowering's plus `MEET_BASE` (the scheduler's
+/// own code, about 800). Measured (docs/simt.md, "Meeting in the CTA barrier scheduler"):
+/// CUB's segmented radix sorts grow from 15-42 k statements to 59-169 k there (their resume
+/// points split loops around hundreds of collectives; SPIR-V 0.3-0.8 → 2.8-5.7 MB, whose
+/// pipelines lavapipe builds in many minutes: 153 s for the checked 837 KB one); the segmented
+/// reductions (10-14 k either way) and kernels with a few collectives in loops (7× larger,
+/// 137-536 KB of SPIR-V) are scheduled.
+fn too_big_to_meet(scheduled: usize, checked: usize) -> bool {
+    scheduled > MEET_MAX_STATEMENTS && scheduled > MEET_GROWTH * checked + MEET_BASE
+}
+const MEET_MAX_STATEMENTS: usize = 40_000;
+const MEET_GROWTH: usize = 3;
+const MEET_BASE: usize = 1000;
 
 /// The body lowered today's way, and again in scheduler mode where a barrier needs it:
 /// `bar.arrive` or an immediate count naming fewer warps than the CTA (then a refusal of the
-/// scheduler's lowering is the kernel's), or a count held in a register (then the kernel keeps
-/// today's lowering where the scheduler's is refused, and where it has warp collectives).
+/// scheduler's lowering is the kernel's), a count held in a register (then the kernel keeps
+/// today's lowering where the scheduler's is refused, and where it has warp collectives), or
+/// warp collectives that may meet at different instructions (`meeting`; then the kernel keeps
+/// today's lowering with the run-time meeting check where the scheduler's is refused, and on
+/// targets where such a meeting is undefined: [`meets_across_instructions`]).
 /// `exchange_in_scratch`: see `FnLower::exchange_in_scratch`.
 fn lower_body(
     module: &ast::Module,
@@ -88,16 +115,19 @@ fn lower_body(
     let lower_body_in = |scheduler, meet_checks| lower_body_in(module, f, globals, functions, options, scheduler, meet_checks, exchange_in_scratch);
     let mut plain = lower_body_in(false, everywhere)?;
     let hard = plain.0.needs_scheduler.is_some();
+    let mut meet = false;
     if !hard && !everywhere && may_meet(&mut plain.0).is_some() {
         // Collectives that may meet at different instructions: lowered again with the
-        // run-time meeting check (`meeting`).
+        // run-time meeting check (`meeting`), the fallback of the scheduler's lowering, where
+        // they meet.
         plain = lower_body_in(false, true)?;
+        meet = matches!(options.meeting, crate::Meeting::Meet | crate::Meeting::MeetAlways) && meets_across_instructions(module);
     }
-    if !hard && !plain.0.register_count {
+    if !hard && !plain.0.register_count && !meet {
         return Ok(Lowered::Plain(Box::new(plain)));
     }
     let scheduled = lower_body_in(true, false).and_then(|mut body| {
-        if let (false, Some(p)) = (hard, body.0.sched.points.iter().find(|p| p.collective)) {
+        if let (false, false, Some(p)) = (hard, meet, body.0.sched.points.iter().find(|p| p.collective)) {
             // Only register counts asked for the scheduler: a kernel with warp collectives
             // keeps today's lowering (much faster; a count naming fewer warps than the CTA
             // faults there at run time), as before collectives ran in scheduler kernels.
@@ -107,10 +137,27 @@ fn lower_body(
         Ok(body)
     });
     match scheduled {
-        Ok(body) => Ok(Lowered::Scheduled { body: Box::new(body), fallback: (!hard).then(|| Box::new(plain)) }),
+        Ok(body) => Ok(Lowered::Scheduled { body: Box::new(body), fallback: (!hard).then(|| Box::new(plain)), meet }),
         Err(_) if !hard => Ok(Lowered::Plain(Box::new(plain))),
         Err(e) => Err(e),
     }
+}
+
+/// Whether lanes of a membermask at different collective instructions meet on the module's
+/// target: on sm_70 and later (§9.7.8.6 `shfl.sync`: "For .target sm_6x or below, all threads
+/// in membermask must execute the same shfl.sync instruction in convergence, and only threads
+/// belonging to some membermask can be active when the shfl.sync instruction is executed.
+/// Otherwise, the behavior is undefined"; the other `.sync` collectives alike). Elsewhere the
+/// cheaper checked lowering stays: its fault is one outcome of undefined behavior. A module
+/// without an `sm_NN` target is taken as a current one.
+fn meets_across_instructions(module: &ast::Module) -> bool {
+    sm_version(module).is_none_or(|v| v >= 70)
+}
+
+/// The number of the module's `.target sm_NN{a,f}`, if it names one.
+fn sm_version(module: &ast::Module) -> Option<u32> {
+    let v = module.target.iter().find_map(|t| t.strip_prefix("sm_"))?;
+    v.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().ok()
 }
 
 /// The first warp collective of a body lowered without meeting checks that
@@ -239,7 +286,7 @@ fn lower_body_in(
     // §10.32: the launch's dynamic shared memory, declared or not; §10.30: static + dynamic,
     // in the target's allocation unit (256 bytes on sm_3x–7x, 128 on sm_2x and sm_8x/9x; the
     // 8.5 spec's table ends at sm_9x, later targets taken as 128).
-    let unit = match module.target.iter().find_map(|t| t.strip_prefix("sm_")).and_then(|v| v.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse::<u32>().ok()) {
+    let unit = match sm_version(module) {
         Some(30..=79) => 256,
         _ => 128,
     };
@@ -419,6 +466,16 @@ fn finish_kernel(
     kernel.features.segment_slots = if options.segment_slots >= 2 { options.segment_slots } else { 0 };
     kernel.features.scratch_exchange_words = exchange_words;
     Ok((kernel, shared_exchange))
+}
+
+/// Statements of `body`, nested ones included (counted without recursion).
+fn statements(body: &ir::Block) -> usize {
+    let (mut n, mut stack) = (0, vec![body]);
+    while let Some(b) = stack.pop() {
+        n += b.stmts.len();
+        stack.extend(b.stmts.iter().flat_map(|s| s.bodies()));
+    }
+    n
 }
 
 /// A block shape the kernel's `.reqntid` or `.maxntid` rules out is an error, as the launch

@@ -127,17 +127,25 @@ pub struct LowerOptions {
     /// (`ir::Memory::Segment`); an address in none of them is out of range. Refused for
     /// `.address_size 32` modules (their addresses are offsets in one segment).
     pub segment_slots: u32,
-    /// Tests and measurements only: where the meeting check of warp collectives (`meeting`,
-    /// `inst::warp`) is emitted.
+    /// Tests and measurements only: how a kernel whose warp collectives may meet at different
+    /// instructions is lowered (`meeting`, `kernel::lower_body`, `inst::warp`).
     pub meeting: Meeting,
 }
 
 /// See [`LowerOptions::meeting`].
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Meeting {
-    /// At every waiting collective of a kernel whose collectives may meet at different
-    /// instructions (`meeting::may_meet`), nowhere else.
+    /// A kernel whose collectives may meet at different instructions (`meeting::may_meet`)
+    /// runs through the CTA barrier scheduler, where they meet as on sm_70+ (§9.7.8.6), on
+    /// targets sm_70 and later; it keeps the run-time meeting check where the scheduler refuses
+    /// it, where the scheduler's code would be much larger (`kernel::too_big_to_meet`), and on
+    /// `.target sm_6x` or below (where such a meeting is undefined).
     #[default]
+    Meet,
+    /// As `Meet`, whatever the size of the scheduler's code (measurements).
+    MeetAlways,
+    /// The run-time meeting check at every waiting collective of such a kernel, nowhere else
+    /// (before kernels that may meet went to the scheduler).
     Check,
     /// At every waiting collective of every kernel (as before the static proof).
     CheckEverywhere,

@@ -22,7 +22,9 @@
 //! collective, so the check can never fire, and none is emitted. The lanes that never come
 //! end the wait on NVIDIA too (by exiting: spent lanes reach no collective, so they exit
 //! unless they hang elsewhere), so the two give the same participants. Otherwise the kernel
-//! *may meet*: every collective keeps the check (see `kernel::lower_body`).
+//! *may meet*: it runs in the CTA barrier scheduler, where collectives meet across
+//! instructions, or, where that is not done (sm_6x targets, refusals, code too large), every
+//! collective keeps the check (see `kernel::lower_body`).
 //!
 //! **How.** A divergence analysis on the CFG, like `simt::check_barriers`'s, with three
 //! levels instead of two: a block runs for every lane of the CTA that is not spent, for whole

@@ -11,8 +11,10 @@
 //! and today's SIMT pass runs divergent branches one after the other, so such a pair can meet
 //! its barrier instances in the wrong order. Kernels with `bar.arrive` or an immediate count
 //! naming fewer warps than the CTA (and, where the kernel allows it, a count held in a
-//! register) are therefore lowered in scheduler mode: every `bar`/`barrier` becomes a point of
-//! a per-CTA scheduler, and the kernel becomes one workgroup-uniform loop of rounds:
+//! register, or warp collectives that may meet at different instructions: `meeting`,
+//! `kernel::lower_body`) are therefore lowered in scheduler mode: every `bar`/`barrier`
+//! becomes a point of a per-CTA scheduler, and the kernel becomes one workgroup-uniform loop
+//! of rounds:
 //!
 //! 1. every thread that is runnable runs from its resume point (a `switch` into the kernel's
 //!    CFG) to its next barrier point, where it records the barrier (id, the warps that

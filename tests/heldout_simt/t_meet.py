@@ -1,8 +1,8 @@
 # Collectives met at different instructions (sm_70+, §9.7.10.6 / §9.7.14.9: a collective waits
 # for "all non-exited threads corresponding to membermask" to execute one with the same
-# qualifiers and membermask, not the same instruction). Outside the CTA barrier scheduler
-# ptxcross faults these with FAULT_WARP_DIVERGED today: engineer meet4's task. The test
-# (`tests/tests/heldout_simt.rs`, EXPECTED_TO_FAULT) checks they fault until that lands.
+# qualifiers and membermask, not the same instruction). ptxcross faulted these with
+# FAULT_WARP_DIVERGED until meet4 (2026-11-28) ran such kernels in the CTA barrier scheduler;
+# the test (`tests/tests/heldout_simt.rs`, MEETING) checks the spec's values.
 F = 'meet'
 
 
@@ -25,7 +25,7 @@ JOIN:
     def a(t):
         return inputs[t] * 2 if t % 2 == 0 else inputs[t] + 1
     test('meet_shfl_bfly_in_both_branches', F, kernel(body, 1), 1, n, lambda g: [a(g ^ 1)],
-         inputs, note='expected to fault (FAULT_WARP_DIVERGED) until meet4 lands')
+         inputs, note='meets (faulted with FAULT_WARP_DIVERGED before meet4)')
 
 
 _meet_shfl()
@@ -50,7 +50,7 @@ JOIN:
         w = warps_of_cta(n)[g // 32]
         return [sum(1 << (t % 32) for t in w if inputs[t] & 1)]
     test('meet_vote_ballot_in_both_branches_b48', F, kernel(body, 1), 1, n, exp, inputs,
-         note='expected to fault (FAULT_WARP_DIVERGED) until meet4 lands')
+         note='meets (faulted with FAULT_WARP_DIVERGED before meet4)')
 
 
 _meet_vote()
@@ -100,7 +100,7 @@ JOIN:
         return inputs[t] if t % 32 < 16 else inputs[t] + 1000000
     test('meet_one_func_shfl_called_from_both_arms', F, kernel(body, 1, decls=decls), 1, n,
          lambda g: [a(g ^ 16)], inputs,
-         note='expected to fault (FAULT_WARP_DIVERGED) until meet4 lands, or to meet')
+         note='meets (faulted with FAULT_WARP_DIVERGED before meet4)')
 
 
 _meet_func()

@@ -10,7 +10,7 @@
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE"
-KERNELS="histogram histogram64 shared64 fence reduce_guard tiled_sum warp bar_red sort match named_barriers"
+KERNELS="histogram histogram64 shared64 fence reduce_guard tiled_sum warp bar_red sort match named_barriers meeting"
 . ../cuda-env.sh nvidia-cuda-nvrtc-cu12==12.9.86
 NVCC="$CUDA_BIN/nvcc"
 PTXAS="$CUDA_BIN/ptxas"

@@ -23,10 +23,9 @@ fn cases() -> PathBuf {
 }
 
 /// Collectives whose membermask lanes run different instructions (sm_70+ lets them meet):
-/// outside the CTA barrier scheduler ptxcross faults with `FAULT_WARP_DIVERGED` instead of
-/// a wrong result. Making them meet is engineer meet4's task; until it lands these must fault
-/// with that message, and once it does they must give the spec's values.
-const EXPECTED_TO_FAULT: &[&str] = &["meet_shfl_bfly_in_both_branches", "meet_vote_ballot_in_both_branches_b48", "meet_one_func_shfl_called_from_both_arms"];
+/// until meet4 (2026-11-28) ptxcross faulted with `FAULT_WARP_DIVERGED` instead of a wrong
+/// result; now such kernels run in the CTA barrier scheduler and must give the spec's values.
+const MEETING: &[&str] = &["meet_shfl_bfly_in_both_branches", "meet_vote_ballot_in_both_branches_b48", "meet_one_func_shfl_called_from_both_arms"];
 
 /// Specs the WGSL backend refuses on purpose, run on SPIR-V only, with the refusal WGSL must
 /// give: `.acquire`/`.release` atomics need a fence outside a barrier, which WGSL lacks.
@@ -44,7 +43,7 @@ fn specs() -> Vec<PathBuf> {
         .expect("tests/heldout_simt/cases")
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "json"))
-        .filter(|p| !EXPECTED_TO_FAULT.iter().any(|r| p.file_stem().is_some_and(|s| s == *r)))
+        .filter(|p| !MEETING.iter().any(|r| p.file_stem().is_some_and(|s| s == *r)))
         .filter(|p| !SPIRV_ONLY.iter().any(|r| p.file_stem().is_some_and(|s| s == r.0)))
         .collect();
     specs.sort();
@@ -156,19 +155,17 @@ impl Case {
     }
 }
 
-/// The meeting cases: a `FAULT_WARP_DIVERGED` fault (today), or the spec's values (meet4).
+/// The meeting cases: the spec's values (before meet4: a `FAULT_WARP_DIVERGED` fault).
 #[test]
-fn heldout_simt_meeting_cases_fault_or_meet() {
+fn heldout_simt_meeting_cases_meet() {
     let Some(gpu) = launch::gpu_or_skip() else { return };
-    for (i, name) in EXPECTED_TO_FAULT.iter().enumerate() {
+    for (i, name) in MEETING.iter().enumerate() {
         let case = Case::load(name);
         let buffers = case.buffers.iter().map(|w| launch::bytes(w)).collect();
         let l = Launch { ptx: &case.ptx, kernel: &case.entry, block: case.block, grid: case.grid, buffers };
         let backend = Backend::ALL[i % Backend::ALL.len()];
-        match launch::run(&gpu, &l, backend) {
-            Err(e) => assert!(e.contains("membermask lanes are at another instruction"), "{name} {backend}: {e}"),
-            Ok(out) => case.check(&out.iter().map(|b| launch::words(b)).collect::<Vec<_>>(), backend.name()),
-        }
+        let out = launch::run(&gpu, &l, backend).unwrap_or_else(|e| panic!("{name} {backend}: {e}"));
+        case.check(&out.iter().map(|b| launch::words(b)).collect::<Vec<_>>(), backend.name());
     }
 }
 

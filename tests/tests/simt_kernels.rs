@@ -1348,11 +1348,15 @@ fn native_warps_speed() {
 /// its native translation (subgroup operations, the layout check's fault code) followed by its
 /// emulated twin under the same PTX name; a kernel without any stays single; the listing
 /// names each kernel once; the webgpu profile refuses the native translation with a message.
+/// (vote_groups' collectives may meet as far as `lower/src/meeting.rs` can tell: by default it
+/// runs in the CTA barrier scheduler, without a native translation; here it keeps the checked
+/// lowering, the scheduler's fallback.)
 #[test]
 fn native_warps_modules_hold_each_collective_kernel_twice() {
     let text = format!("{}\n.visible .entry plain(.param .u64 p) {{\n    ret;\n}}\n", ptx("vote_groups.ptx"));
     let file = ptxcross_frontend::SourceFile::new("vote_groups_plus.ptx", text);
-    let options = ptxcross_lower::LowerOptions { block: Some([64, 1, 1]), native_warps: true, ..Default::default() };
+    let options =
+        ptxcross_lower::LowerOptions { block: Some([64, 1, 1]), native_warps: true, meeting: ptxcross_lower::Meeting::Check, ..Default::default() };
     let module = ptxcross::translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{}", e.render()));
     let shape: Vec<(&str, &str, bool, bool)> =
         module.kernels.iter().map(|k| (k.name.as_str(), k.entry_point.as_str(), k.features.native_warps, k.features.warp_fallback)).collect();

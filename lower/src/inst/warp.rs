@@ -19,9 +19,11 @@
 //!
 //! **Lanes at another instruction** ([`FnLower::meet_check`]): on sm_70+ lanes of membermask
 //! that run a *different* collective of the same kind and mask meet this one (§9.7.8.6); here
-//! they read as not taking part. Both paths remember such lanes per warp and record
-//! `abi::FAULT_WARP_DIVERGED` when one of them executes a collective later, so that program
-//! faults instead of giving a wrong result (lanes that exit instead never fault).
+//! they read as not taking part. Kernels where that may happen run in the CTA barrier
+//! scheduler, where they meet (`kernel::lower_body`); where they cannot, both paths remember
+//! such lanes per warp and record `abi::FAULT_WARP_DIVERGED` when one of them executes a
+//! collective later, so that program faults instead of giving a wrong result (lanes that exit
+//! instead never fault).
 //!
 //! `membermask` selects lanes as the spec says; a lane outside it reads as not participating.
 //! Results the spec leaves undefined (a `shfl` source lane that is inactive) read whatever that

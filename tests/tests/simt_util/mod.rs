@@ -32,15 +32,30 @@ fn lower_kernel(name: &str, ptx: &str, block: [u32; 3], kernel: Option<&str>) ->
 }
 
 /// `PTXCROSS_MEETING_EVERYWHERE=1`: the warp meeting check at every collective, as before the
-/// static proof (`lower/src/meeting.rs`), for timing comparisons in one binary.
+/// static proof (`lower/src/meeting.rs`); `PTXCROSS_MEETING=check`: the check in kernels that
+/// may meet, instead of the CTA barrier scheduler (as before 2026-11-28); for timing
+/// comparisons in one binary.
 fn meeting() -> ptxcross_lower::Meeting {
-    match std::env::var("PTXCROSS_MEETING_EVERYWHERE").as_deref() {
-        Ok("1") => ptxcross_lower::Meeting::CheckEverywhere,
+    match (std::env::var("PTXCROSS_MEETING_EVERYWHERE").as_deref(), std::env::var("PTXCROSS_MEETING").as_deref()) {
+        (Ok("1"), _) => ptxcross_lower::Meeting::CheckEverywhere,
+        (_, Ok("check")) => ptxcross_lower::Meeting::Check,
         _ => ptxcross_lower::Meeting::default(),
     }
 }
 
 fn lower_warps(name: &str, ptx: &str, block: [u32; 3], kernel: Option<&str>, native_warps: bool, simulate_native_warps: bool) -> ptxcross_lower::ir::Module {
+    lower_meeting(name, ptx, block, kernel, native_warps, simulate_native_warps, meeting())
+}
+
+fn lower_meeting(
+    name: &str,
+    ptx: &str,
+    block: [u32; 3],
+    kernel: Option<&str>,
+    native_warps: bool,
+    simulate_native_warps: bool,
+    meeting: ptxcross_lower::Meeting,
+) -> ptxcross_lower::ir::Module {
     assert!(translate::spirv_validator_available(), "a SPIR-V validator is needed (scripts/install-deps.sh)");
     let file = SourceFile::new(name, ptx);
     // As the runtime translates for the device (exact f32 where a backend flushes subnormals,
@@ -50,16 +65,23 @@ fn lower_warps(name: &str, ptx: &str, block: [u32; 3], kernel: Option<&str>, nat
         kernel: kernel.map(str::to_string),
         native_warps,
         simulate_native_warps,
-        meeting: meeting(),
+        meeting,
         ..ptxcross_tests::launch::device_options(&Backend::ALL)
     };
     translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{name}: {}", e.render()))
 }
 
 /// Translates `ptx` for `block` with native warp collectives beside the emulated ones
-/// (`LowerOptions::native_warps`) whatever the device, validating both modules.
+/// (`LowerOptions::native_warps`) whatever the device, validating both modules. Kernels whose
+/// collectives may meet at different instructions keep the native lowering with the meeting
+/// check (`Meeting::Check`, the scheduler's fallback) instead of the CTA barrier scheduler,
+/// which has no native translation.
 pub fn native_program(name: &str, ptx: &str, block: [u32; 3]) -> Program {
-    let module = lower_warps(name, ptx, block, None, true, false);
+    let meeting = match meeting() {
+        ptxcross_lower::Meeting::Meet => ptxcross_lower::Meeting::Check,
+        m => m,
+    };
+    let module = lower_meeting(name, ptx, block, None, true, false, meeting);
     translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
@@ -112,6 +134,12 @@ pub fn expected_warp_path(gpu: &Gpu) -> ptxcross::runtime::WarpPath {
     } else {
         ptxcross::runtime::WarpPath::Emulated
     }
+}
+
+/// As [`program_of`], with warp collectives that may meet lowered as `meeting` says.
+pub fn program_meeting(name: &str, ptx: &str, block: [u32; 3], kernel: &str, meeting: ptxcross_lower::Meeting) -> Program {
+    let module = lower_meeting(name, ptx, block, Some(kernel), gpu().is_some_and(|g| g.native_warps()), false, meeting);
+    translate::build_program_from_ir(name, module, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {e}"))
 }
 
 /// Translates `ptx` for `block` to both backends, validating each module.
