@@ -547,7 +547,7 @@ fn f32_div_rcp_sqrt_without_f64_long() {
     let Some(gpu) = sweep::gpu() else { return };
     let flushed_f32 = ptxcross::Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
     let no_f64 = LowerOptions { no_float64: true, flushed_f32, ..LowerOptions::default() };
-    div_rcp_sqrt_sweep(Some(no_f64), &["rn", "rz", "rm", "rp"], 1 << 20);
+    div_rcp_sqrt_sweep(Some(no_f64), &["rn", "rz", "rm", "rp"], 1 << 23);
 }
 
 /// div / rcp / sqrt `.{modes}` (with and without `.ftz`) over edge tables and `samples` random

@@ -25,25 +25,6 @@ const EXTRA_BITS: u32 = 2;
 const RESULT_BITS: u32 = 24 + EXTRA_BITS;
 
 impl FnLower {
-    /// The normalised significand (bit 23 set) and biased exponent (may be ≤ 0, as a wrapping
-    /// U32) of the nonzero finite f32 magnitude `m` (`U32` bits without the sign).
-    fn f32_unpack_normalised(&mut self, m: Operand) -> (Operand, Operand) {
-        let u = FnLower::u32c;
-        let e = self.bin(BinaryOp::ShrU, Ty::U32, m, u(23));
-        let frac = self.bin(BinaryOp::And, Ty::U32, m, u(0x7f_ffff));
-        let lz = self.un(UnaryOp::CountLeadingZeros, Ty::U32, frac);
-        // Subnormal: frac << (lz − 8) has its top bit at 23, and the exponent is 1 − (lz − 8).
-        let shift = self.bin(BinaryOp::Sub, Ty::U32, lz, u(8));
-        let shift = self.bin(BinaryOp::And, Ty::U32, shift, u(31));
-        let sub_m = self.bin(BinaryOp::Shl, Ty::U32, frac, shift);
-        let sub_e = self.bin(BinaryOp::Sub, Ty::U32, u(9), lz);
-        let norm_m = self.bin(BinaryOp::Or, Ty::U32, frac, u(0x80_0000));
-        let is_sub = self.cmp(CmpOp::Eq, Ty::U32, e, u(0));
-        let sig = self.select(Ty::U32, is_sub, sub_m, norm_m);
-        let exp = self.select(Ty::U32, is_sub, sub_e, e);
-        (sig, exp)
-    }
-
     /// The f32 bits (sign included) of sign · s · 2^(be − 127 − 25) rounded in `mode`, where
     /// `s` holds `RESULT_BITS` bits with its top one set, `sticky` says whether nonzero bits
     /// follow below `s`, and `be` (a signed `U32`) is the biased exponent of the result
@@ -97,8 +78,8 @@ impl FnLower {
     /// (24 bits) with |a|/|b| = ma/mb · 2^(be − 127), and that biased exponent `be` (signed).
     fn f32_quotient_scaled(&mut self, am: Operand, bm: Operand) -> (Operand, Operand, Operand) {
         let u = FnLower::u32c;
-        let (ma, ea) = self.f32_unpack_normalised(am);
-        let (mb, eb) = self.f32_unpack_normalised(bm);
+        let (ma, ea) = self.f32_significand(am);
+        let (mb, eb) = self.f32_significand(bm);
         // ma/mb ∈ [1, 2) after doubling a smaller ma (one less in the exponent).
         let smaller = self.cmp(CmpOp::LtU, Ty::U32, ma, mb);
         let ma2 = self.bin(BinaryOp::Shl, Ty::U32, ma, u(1));
@@ -148,10 +129,39 @@ impl FnLower {
         self.f32_round_pack(sign, negative, be, q, sticky, mode)
     }
 
+    /// Digit-by-digit integer square root, two radicand bits a step, of `m` (of type `ty`,
+    /// `2·pairs` bits) followed by zero pairs, `steps` steps in all: the root q (`steps` bits)
+    /// and the remainder r (nonzero: the root goes on). r ≤ 2q, so r·4 must fit in `ty`.
+    pub(super) fn sqrt_digits(&mut self, ty: Ty, m: Operand, pairs: u32, steps: u32) -> (Operand, Operand) {
+        let u = FnLower::u32c;
+        let c = |v: u64| FnLower::int_const(ty, v);
+        let mut q = c(0);
+        let mut r = c(0);
+        for i in 0..steps {
+            let r4 = self.bin(BinaryOp::Shl, ty, r, u(2));
+            let r4 = if i < pairs {
+                let pair = self.bin(BinaryOp::ShrU, ty, m, u(2 * (pairs - 1 - i)));
+                let pair = self.bin(BinaryOp::And, ty, pair, c(3));
+                self.bin(BinaryOp::Or, ty, r4, pair)
+            } else {
+                r4
+            };
+            let q4 = self.bin(BinaryOp::Shl, ty, q, u(2));
+            let t = self.bin(BinaryOp::Or, ty, q4, c(1));
+            let fits = self.cmp(CmpOp::GeU, ty, r4, t);
+            let rt = self.bin(BinaryOp::Sub, ty, r4, t);
+            r = self.select(ty, fits, rt, r4);
+            let bit = self.select(ty, fits, c(1), c(0));
+            let q2 = self.bin(BinaryOp::Shl, ty, q, u(1));
+            q = self.bin(BinaryOp::Or, ty, q2, bit);
+        }
+        (q, r)
+    }
+
     /// √a rounded in `mode` for the bits `am` of a positive finite f32 (sign clear, nonzero).
     pub(super) fn f32_sqrt_on_integers(&mut self, am: Operand, mode: Rounding) -> Operand {
         let u = FnLower::u32c;
-        let (m, e) = self.f32_unpack_normalised(am);
+        let (m, e) = self.f32_significand(am);
         // a = m · 2^(e − 150); with an even exponent t and m' = m·2^(e−150−t) ∈ [2^24, 2^26),
         // √a = √(m' · 2^26) · 2^(t/2 − 13): m' = 2m for odd e (150 is even), else 4m.
         let odd_bit = self.bin(BinaryOp::And, Ty::U32, e, u(1));
@@ -163,28 +173,8 @@ impl FnLower {
         let be = self.bin(BinaryOp::Add, Ty::U32, e, u(128));
         let be = self.bin(BinaryOp::Sub, Ty::U32, be, shift);
         let be = self.bin(BinaryOp::ShrU, Ty::U32, be, u(1));
-        // Digit-by-digit square root of the 52-bit radicand m'·2^26, two bits at a time (the
-        // low 13 pairs are zero): remainder r ≤ 2q < 2^27 throughout.
-        let mut q = u(0);
-        let mut r = u(0);
-        for i in 0..RESULT_BITS {
-            let r4 = self.bin(BinaryOp::Shl, Ty::U32, r, u(2));
-            let r4 = if i < 13 {
-                let pair = self.bin(BinaryOp::ShrU, Ty::U32, m2, u(24 - 2 * i));
-                let pair = self.bin(BinaryOp::And, Ty::U32, pair, u(3));
-                self.bin(BinaryOp::Or, Ty::U32, r4, pair)
-            } else {
-                r4
-            };
-            let q4 = self.bin(BinaryOp::Shl, Ty::U32, q, u(2));
-            let t = self.bin(BinaryOp::Or, Ty::U32, q4, u(1));
-            let ge = self.cmp(CmpOp::GeU, Ty::U32, r4, t);
-            let sub = self.bin(BinaryOp::Sub, Ty::U32, r4, t);
-            r = self.select(Ty::U32, ge, sub, r4);
-            let bit = self.select(Ty::U32, ge, u(1), u(0));
-            let q2 = self.bin(BinaryOp::Shl, Ty::U32, q, u(1));
-            q = self.bin(BinaryOp::Or, Ty::U32, q2, bit);
-        }
+        // The 52-bit radicand m'·2^26: 13 pairs of m' then 13 zero pairs (r ≤ 2q < 2^27).
+        let (q, r) = self.sqrt_digits(Ty::U32, m2, 13, RESULT_BITS);
         let sticky = self.cmp(CmpOp::Ne, Ty::U32, r, u(0));
         self.f32_round_pack(u(0), Operand::Const(Const::Bool(false)), be, q, sticky, mode)
     }
