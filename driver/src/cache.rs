@@ -68,13 +68,14 @@ impl DiskKey {
         let (kernel, block, dynamic_shared) = shape;
         let text = format!(
             "ptx {ptx}\nkernel {kernel}\nblock {block:?}\nshared {dynamic_shared}\nbackend {}\nfma {}\ncut loops {}\n\
-             native warps {}\nflushed f32 {}\nsplit int64 {}\nmax shared {:?}\nmax globals {:?}\ndevice {} {:?} {} {} {:x} {:x}\nbuild {}\n",
+             native warps {}\nflushed f32 {}\nsplit int64 {}\nno float64 {}\nmax shared {:?}\nmax globals {:?}\ndevice {} {:?} {} {} {:x} {:x}\nbuild {}\n",
             device.backend.name(),
             device.options.native_fma,
             device.options.detect_cut_loops,
             device.options.native_warps,
             device.options.flushed_f32,
             device.options.split_int64,
+            device.options.no_float64,
             device.options.max_shared_bytes,
             device.options.max_global_bytes,
             info.name,

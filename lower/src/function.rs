@@ -101,7 +101,7 @@ pub struct FnLower {
     opaque_zero: Option<VarId>,
     /// See `LowerOptions::native_fma`.
     pub native_fma: bool,
-    /// The target has no 64-bit floats (`LowerOptions::split_int64`): emulations that would
+    /// The target has no 64-bit floats (`LowerOptions::no_float64`, `split_int64`): emulations that would
     /// compute in f64 use integers instead.
     pub no_float64: bool,
     /// See `LowerOptions::flushed_f32` and `inst::flushed`: f32 comparisons, min/max, neg/abs,

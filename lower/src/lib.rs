@@ -86,6 +86,11 @@ pub struct LowerOptions {
     /// `shaderInt64`): every 64-bit integer becomes two 32-bit halves (see `int64`), and the
     /// kernel's `Features::int64` is false. Kernels with 64-bit floats are refused then.
     pub split_int64: bool,
+    /// The target has no 64-bit floats (WebGPU; Vulkan devices without `shaderFloat64`):
+    /// emulations that would compute in f64 (correctly rounded f32 `div`/`rcp`/`sqrt`, `fma`)
+    /// use 32-bit integers instead (`FnLower::no_float64`). `split_int64` implies it. The
+    /// host sets it where the device lacks `SHADER_F64`.
+    pub no_float64: bool,
     /// Local memory per thread (bytes) from which a kernel keeps it in a per-thread slice of
     /// the scratch buffer instead of a private array (see `local_scratch`); `None`:
     /// [`local_scratch::DEFAULT_LOCAL_SCRATCH_BYTES`]. `Some(0)` moves all of it (tests cover

@@ -331,8 +331,9 @@ fn exact_mode_gives_ptx_bits_under_simulated_flushing() {
 }
 
 /// The same where the target has no 64-bit types (WebGPU in browsers: `split_int64`), whose
-/// rare path for products and fma computes on 32-bit integers only (`f32_fma_on_integers`):
-/// the variants without f64 operands.
+/// rare path for products and fma computes on 32-bit integers only (`f32_fma_on_integers`),
+/// and so do correctly rounded division and square root (`divsqrt_u32`): the variants without
+/// f64 operands.
 #[test]
 fn exact_mode_without_64_bit_types_under_simulated_flushing() {
     let Some(gpu) = sweep::gpu() else { return };
@@ -345,7 +346,7 @@ fn exact_mode_without_64_bit_types_under_simulated_flushing() {
         let ftz_product = (b.starts_with("mul") || b.starts_with("fma")) && b.contains(".ftz");
         // (bf16 arithmetic computes in f64.)
         !ftz_product && !b.contains("bf16")
-            && ["add.rn", "sub.rn", "mul.rn", "fma.rn", "mad.rn", "add.f32", "setp.", "min", "max", "abs", "neg", "cvt.rmi.s32"]
+            && ["add.rn", "sub.rn", "mul.rn", "fma.rn", "mad.rn", "add.f32", "setp.", "min", "max", "abs", "neg", "cvt.rmi.s32", "div.", "sqrt.", "rcp."]
                 .iter()
                 .any(|p| b.starts_with(p))
     };

@@ -9,6 +9,7 @@
 
 use ptxcross_tests::ptx_ref::float::{self as fref, IntRound};
 use ptxcross_tests::ptx_ref::int as iref;
+use ptxcross_lower::LowerOptions;
 use ptxcross_tests::sweep::{self, check_both, rows, Expect, Reference, Rng, Sweep, Variant, F32_EDGES, U32_EDGES, U64_EDGES};
 
 /// Random operands per variant in CI (on top of the edge table).
@@ -23,6 +24,16 @@ fn sweep_one(variant: Variant, inputs: &[u64], reference: Reference) {
     let Some(gpu) = sweep::gpu() else { return };
     let body = variant.body.clone();
     let s = Sweep::new(&gpu, variant).unwrap_or_else(|e| panic!("`{body}` does not translate: {e}"));
+    for (b, r) in ptxcross::Backend::ALL.iter().zip(check_both(&s, inputs, reference)) {
+        eprintln!("{b:>5} {body:<48} {:>8} values {:>10.0}/s", r.checked, r.per_second());
+    }
+}
+
+/// [`sweep_one`] translated with `options`.
+fn sweep_one_with(variant: Variant, inputs: &[u64], reference: Reference, options: LowerOptions) {
+    let Some(gpu) = sweep::gpu() else { return };
+    let body = variant.body.clone();
+    let s = Sweep::with_options(&gpu, variant, options).unwrap_or_else(|e| panic!("`{body}` does not translate: {e}"));
     for (b, r) in ptxcross::Backend::ALL.iter().zip(check_both(&s, inputs, reference)) {
         eprintln!("{b:>5} {body:<48} {:>8} values {:>10.0}/s", r.checked, r.per_second());
     }
@@ -512,13 +523,48 @@ fn f32_directed_rounding() {
 /// `.approx` forms of rcp and sqrt within their bounds (here: exact, which is within them).
 #[test]
 fn f32_div_rcp_sqrt_correctly_rounded() {
+    div_rcp_sqrt_sweep(None, &["rn", "rz", "rm", "rp"], SAMPLES);
+}
+
+/// The same on targets without 64-bit floats (`LowerOptions::no_float64`: the 32-bit integer
+/// path of `divsqrt_u32`), every mode; and without 64-bit integers either (`split_int64`, the
+/// WebGPU profile), round-to-nearest.
+#[test]
+fn f32_div_rcp_sqrt_correctly_rounded_without_f64() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let flushed_f32 = ptxcross::Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
+    let no_f64 = LowerOptions { no_float64: true, flushed_f32, ..LowerOptions::default() };
+    div_rcp_sqrt_sweep(Some(no_f64), &["rn", "rz", "rm", "rp"], SAMPLES);
+    let no_64 = LowerOptions { split_int64: true, flushed_f32, ..LowerOptions::default() };
+    div_rcp_sqrt_sweep(Some(no_64), &["rn"], SAMPLES);
+}
+
+/// The no-f64 path over many more random operands (each mode, `.ftz` or not):
+///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test inst_sweep f32_div_rcp_sqrt_without_f64_long -- --ignored --nocapture
+#[test]
+#[ignore]
+fn f32_div_rcp_sqrt_without_f64_long() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let flushed_f32 = ptxcross::Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
+    let no_f64 = LowerOptions { no_float64: true, flushed_f32, ..LowerOptions::default() };
+    div_rcp_sqrt_sweep(Some(no_f64), &["rn", "rz", "rm", "rp"], 1 << 23);
+}
+
+/// div / rcp / sqrt `.{modes}` (with and without `.ftz`) over edge tables and `samples` random
+/// operands (and as many exact quotients and squares), translated with `options` (`None`: as
+/// the host picks them).
+fn div_rcp_sqrt_sweep(options: Option<LowerOptions>, modes: &[&str], samples: usize) {
     // Every variant is checked before failing (see `sweep::all_variants`).
     sweep::all_variants(|| {
         use ptxcross_tests::ptx_ref::half::round_of;
+        let f32_rows = |arity: usize, seed: u64| {
+            let mut rng = Rng(seed);
+            rows(arity, &f32_edges(), 1 << 16, samples, &mut || rng.next_u64() & 0xffff_ffff)
+        };
         let mut inputs2 = f32_rows(2, 51);
         // Quotients that are exact, ties-free hard cases and subnormal results.
         let mut rng = Rng(52);
-        for _ in 0..SAMPLES {
+        for _ in 0..samples {
             let b = (rng.next_u64() & 0x007f_ffff) | 0x3f80_0000;
             let q = (rng.next_u64() & 0x007f_ffff) | ((rng.next_u64() % 254 + 1) << 23);
             let p = f32::from_bits(q as u32) * f32::from_bits(b as u32);
@@ -526,21 +572,25 @@ fn f32_div_rcp_sqrt_correctly_rounded() {
         }
         let inputs1 = f32_rows(1, 53);
         let mut squares = inputs1.clone();
-        squares.extend((0..SAMPLES).map(|_| {
+        squares.extend((0..samples).map(|_| {
             let x = f32::from_bits(((rng.next_u64() & 0x007f_ffff) | ((rng.next_u64() % 200 + 27) << 23)) as u32);
             (x * x).to_bits() as u64
         }));
-        for rnd in ["rn", "rz", "rm", "rp"] {
+        let one = |variant: Variant, inputs: &[u64], reference: Reference| match &options {
+            None => sweep_one(variant, inputs, reference),
+            Some(o) => sweep_one_with(variant, inputs, reference, o.clone()),
+        };
+        for &rnd in modes {
             for ftz in [false, true] {
                 let f = if ftz { ".ftz" } else { "" };
                 let round = round_of(rnd);
-                sweep_one(Variant::inst(&format!("div.{rnd}{f}.f32"), "f32", &["f32", "f32"]), &inputs2, &move |a| {
+                one(Variant::inst(&format!("div.{rnd}{f}.f32"), "f32", &["f32", "f32"]), &inputs2, &move |a| {
                     vec![fref::div_rounded_f32(a[0], a[1], round, ftz)]
                 });
-                sweep_one(Variant::inst(&format!("rcp.{rnd}{f}.f32"), "f32", &["f32"]), &inputs1, &move |a| {
+                one(Variant::inst(&format!("rcp.{rnd}{f}.f32"), "f32", &["f32"]), &inputs1, &move |a| {
                     vec![fref::div_rounded_f32(1f32.to_bits() as u64, a[0], round, ftz)]
                 });
-                sweep_one(Variant::inst(&format!("sqrt.{rnd}{f}.f32"), "f32", &["f32"]), &squares, &move |a| {
+                one(Variant::inst(&format!("sqrt.{rnd}{f}.f32"), "f32", &["f32"]), &squares, &move |a| {
                     vec![fref::sqrt_rounded_f32(a[0], round, ftz)]
                 });
             }

@@ -168,6 +168,29 @@ fn conversions() {
     }
 }
 
+/// The WebGPU profile (`ptxcross translate --to wgsl --profile webgpu`: `split_int64` and
+/// `flushed_f32`) translates correctly rounded f32 division, reciprocal and square root
+/// (nvcc's `a / b`, `1.0f / x`, `sqrtf`) without 64-bit floats; `no_float64` alone (Vulkan
+/// devices without `shaderFloat64`) leaves no f64 either. Their results: `inst_sweep`'s
+/// `f32_div_rcp_sqrt_correctly_rounded_without_f64`.
+#[test]
+fn webgpu_profile_translates_f32_division_and_sqrt() {
+    let ptx = ".version 7.0\n.target sm_70\n.address_size 64\n\
+.visible .entry k(.param .u64 p)\n{\n    .reg .f32 %f<8>;\n    .reg .b64 %rd<2>;\n\
+    ld.param.u64 %rd1, [p];\n    ld.global.f32 %f1, [%rd1];\n    ld.global.f32 %f2, [%rd1+4];\n\
+    div.rn.f32 %f3, %f1, %f2;\n    rcp.rn.f32 %f4, %f3;\n    sqrt.rn.f32 %f5, %f4;\n\
+    div.full.f32 %f6, %f5, %f1;\n    div.rz.ftz.f32 %f7, %f6, %f2;\n    st.global.f32 [%rd1], %f7;\n    ret;\n}\n";
+    let file = SourceFile::new("div.ptx", ptx.to_string());
+    let webgpu = LowerOptions { split_int64: true, flushed_f32: true, ..LowerOptions::default() };
+    let module = translate::frontend(&file, &webgpu).unwrap_or_else(|e| panic!("{}", e.render()));
+    assert!(module.kernels.iter().all(|k| !k.features.float64 && !k.features.int64), "64-bit values left");
+    let text = translate::emit_wgsl(&module, translate::Profile::WebGpu).unwrap_or_else(|e| panic!("{}", e.render()));
+    translate::validate_wgsl(&text, translate::Profile::WebGpu).unwrap_or_else(|e| panic!("{}", e.render()));
+    let no_f64 = LowerOptions { no_float64: true, ..LowerOptions::default() };
+    let module = translate::frontend(&file, &no_f64).unwrap_or_else(|e| panic!("{}", e.render()));
+    assert!(module.kernels.iter().all(|k| !k.features.float64), "64-bit floats left under no_float64");
+}
+
 /// `fma.rn.f32` where the device's fma is not fused and it has no 64-bit floats either (WebGPU):
 /// the exact emulation runs on integers only (`f32_fma_on_integers`), against rustc_apfloat's
 /// fused multiply-add, over the f32 edge table (subnormals, infinities, NaNs, signed zeros,

@@ -363,6 +363,7 @@ impl Gpu {
             detect_cut_loops: backends.iter().any(|&b| self.cuts_long_loops(b)),
             max_global_bytes: Some(self.max_segment_bytes().saturating_sub(super::HEAP_RESERVED_BYTES + super::ALLOC_ALIGN)),
             split_int64: !self.features().contains(wgpu::Features::SHADER_INT64),
+            no_float64: !self.features().contains(wgpu::Features::SHADER_F64),
             native_warps: self.native_warps(),
             flushed_f32: backends.iter().any(|&b| self.flushes_f32(b)),
             max_shared_bytes: Some(self.limits().max_compute_workgroup_storage_size),

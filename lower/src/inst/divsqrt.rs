@@ -10,6 +10,9 @@
 //!    c by one ulp (repeated), and then — against the residual of the rounding boundary — whether the
 //!    chosen mode rounds up.
 //!
+//! Where the target has no f64 (`FnLower::no_float64`), `divsqrt_u32` computes the same
+//! results on 32-bit integers.
+//!
 //! All f32 → f64 widenings are done on the bits, so nothing depends on how the device treats
 //! f32 subnormals.
 
@@ -94,7 +97,7 @@ impl FnLower {
     }
 
     /// Whether a rounding of a result with sign `negative` moves an inexact magnitude up.
-    fn rounds_away(&mut self, mode: Rounding, negative: Operand) -> Operand {
+    pub(super) fn rounds_away(&mut self, mode: Rounding, negative: Operand) -> Operand {
         match mode {
             Rounding::Nearest | Rounding::Zero => Operand::Const(Const::Bool(mode == Rounding::Nearest)),
             Rounding::Up => self.un(UnaryOp::Not, Ty::Bool, negative),
@@ -149,6 +152,14 @@ impl FnLower {
         let and = |s: &mut Self, p: Operand, q: Operand| s.bin(BinaryOp::And, Ty::Bool, p, q);
         let am = self.select(Ty::U32, special, u(0x3f80_0000), am);
         let bm = self.select(Ty::U32, special, u(0x3f80_0000), bm);
+        if self.no_float64 {
+            let res = self.f32_div_on_integers(am, bm, sign, negative, mode);
+            let inf_bits = self.bin(BinaryOp::Or, Ty::U32, sign, inf);
+            let res = self.select(Ty::U32, zero_case, sign, res);
+            let res = self.select(Ty::U32, inf_case, inf_bits, res);
+            let res = self.select(Ty::U32, nan, u(0x7fff_ffff), res);
+            return self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, res);
+        }
         let aw = self.f32_bits_to_f64(am);
         let bw = self.f32_bits_to_f64(bm);
         let q = self.bin(BinaryOp::FDiv, Ty::F64, aw, bw);
@@ -226,6 +237,10 @@ impl FnLower {
         let special = self.bin(BinaryOp::Or, Ty::Bool, zero, pinf);
         let special = self.bin(BinaryOp::Or, Ty::Bool, special, neg_or_nan);
         let am = self.select(Ty::U32, special, u(0x3f80_0000), am);
+        if self.no_float64 {
+            let res = self.f32_sqrt_on_integers(am, mode);
+            return self.sqrt_specials(ab, zero, pinf, neg_or_nan, res);
+        }
         let aw = self.f32_bits_to_f64(am);
         let q = self.un(UnaryOp::FSqrt, Ty::F64, aw);
         let c = self.truncate_to_f32(q);
@@ -265,8 +280,13 @@ impl FnLower {
         };
         let c1 = self.bin(BinaryOp::Add, Ty::U32, c, u(1));
         let res = self.select(Ty::U32, up, c1, c);
+        self.sqrt_specials(ab, zero, pinf, neg_or_nan, res)
+    }
+
+    /// The square root's special cases over the root `res` of a positive finite operand.
+    fn sqrt_specials(&mut self, ab: Operand, zero: Operand, pinf: Operand, neg_or_nan: Operand, res: Operand) -> Operand {
         // −0 has its sign bit set but is its own root: the zero test comes after.
-        let res = self.select(Ty::U32, neg_or_nan, u(0x7fff_ffff), res);
+        let res = self.select(Ty::U32, neg_or_nan, FnLower::u32c(0x7fff_ffff), res);
         let res = self.select(Ty::U32, zero, ab, res);
         let res = self.select(Ty::U32, pinf, ab, res);
         self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, res)

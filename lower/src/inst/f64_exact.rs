@@ -197,26 +197,7 @@ impl FnLower {
         let half = self.bin(BinaryOp::ShrS, Ty::U32, even, u(1));
         let exp = self.bin(BinaryOp::Add, Ty::U32, half, u(1023));
         // Digit by digit over the 112 bits of m · 2^58, two at a time (the last 29 pairs are 0).
-        let mut q = c(0);
-        let mut r = c(0);
-        for i in 0..56u32 {
-            let r4 = self.bin(BinaryOp::Shl, Ty::U64, r, u(2));
-            let r4 = if i <= 26 {
-                let pair = self.bin(BinaryOp::ShrU, Ty::U64, m, u(52 - 2 * i));
-                let pair = self.and64(pair, 3);
-                self.bin(BinaryOp::Or, Ty::U64, r4, pair)
-            } else {
-                r4
-            };
-            let q4 = self.bin(BinaryOp::Shl, Ty::U64, q, u(2));
-            let t = self.bin(BinaryOp::Or, Ty::U64, q4, c(1));
-            let fits = self.cmp(CmpOp::GeU, Ty::U64, r4, t);
-            let rt = self.bin(BinaryOp::Sub, Ty::U64, r4, t);
-            r = self.select(Ty::U64, fits, rt, r4);
-            let bit = self.select(Ty::U64, fits, c(1), c(0));
-            let q2 = self.bin(BinaryOp::Shl, Ty::U64, q, u(1));
-            q = self.bin(BinaryOp::Or, Ty::U64, q2, bit);
-        }
+        let (q, r) = self.sqrt_digits(Ty::U64, m, 27, 56);
         let sticky = self.cmp(CmpOp::Ne, Ty::U64, r, c(0));
         let res = self.f64_round_pack(q, exp, sticky, c(0), mode);
         // −0 has its sign bit set but is its own root: the zero test comes after.

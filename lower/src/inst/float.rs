@@ -607,10 +607,14 @@ impl FnLower {
         let bb = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
         let am = self.bin(BinaryOp::And, Ty::U32, ab, FnLower::u32c(0x7fff_ffff));
         let bm = self.bin(BinaryOp::And, Ty::U32, bb, FnLower::u32c(0x7fff_ffff));
-        let aw = self.f32_bits_to_f64(am);
-        let bw = self.f32_bits_to_f64(bm);
-        let bound = self.bin(BinaryOp::FMul, Ty::F64, bw, Operand::Const(crate::ir::Const::F64(2f64.powi(-126).to_bits())));
-        let tiny = self.cmp(CmpOp::FLt, Ty::F64, aw, bound);
+        let tiny = if self.no_float64 {
+            self.f32_quotient_tiny_on_integers(am, bm)
+        } else {
+            let aw = self.f32_bits_to_f64(am);
+            let bw = self.f32_bits_to_f64(bm);
+            let bound = self.bin(BinaryOp::FMul, Ty::F64, bw, Operand::Const(crate::ir::Const::F64(2f64.powi(-126).to_bits())));
+            self.cmp(CmpOp::FLt, Ty::F64, aw, bound)
+        };
         let x = self.bin(BinaryOp::Xor, Ty::U32, ab, bb);
         let sign = self.bin(BinaryOp::And, Ty::U32, x, FnLower::u32c(0x8000_0000));
         let zero = self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, sign);

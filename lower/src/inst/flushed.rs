@@ -375,7 +375,7 @@ impl FnLower {
 
     /// The 24-bit significand (leading one at bit 23) and the biased exponent (below 1 for a
     /// subnormal, as a wrapping `U32`) of a finite nonzero f32 magnitude `m`.
-    fn f32_significand(&mut self, m: Operand) -> (Operand, Operand) {
+    pub(super) fn f32_significand(&mut self, m: Operand) -> (Operand, Operand) {
         let u = FnLower::u32c;
         let field = self.bin(BinaryOp::ShrU, Ty::U32, m, u(23));
         let frac = self.bin(BinaryOp::And, Ty::U32, m, u(0x007f_ffff));

@@ -10,6 +10,7 @@ mod cluster;
 mod control;
 mod convert;
 mod divsqrt;
+mod divsqrt_u32;
 mod f64_exact;
 mod float;
 mod flushed;
