@@ -104,6 +104,8 @@ pub struct FnLower {
     /// The target has no 64-bit floats (`LowerOptions::no_float64`, `split_int64`): emulations that would
     /// compute in f64 use integers instead.
     pub no_float64: bool,
+    /// `LowerOptions::split_int64`: 64-bit values are split into halves after lowering.
+    pub split_int64: bool,
     /// See `LowerOptions::flushed_f32` and `inst::flushed`: f32 comparisons, min/max, neg/abs,
     /// rounding to integral and f32 ↔ f64 conversions are emitted exact on a flushing device.
     pub flushed_f32: bool,
@@ -244,6 +246,7 @@ impl FnLower {
             opaque_zero: None,
             native_fma: false,
             no_float64: false,
+            split_int64: false,
             flushed_f32: false,
             legacy: Default::default(),
             f32_subnormal_site: None,
@@ -456,7 +459,7 @@ impl FnLower {
     pub fn outlined(&mut self, what: &str, args: &[Operand], arg_tys: &[Ty], ret: Ty, f: impl Fn(&mut Self, &[Operand]) -> Operand) -> Operand {
         // Without 64-bit integers (`split_int64`), a call's values must not need splitting.
         let wide = |t: &Ty| matches!(t, Ty::U64 | Ty::F64);
-        let split = self.no_float64 && (arg_tys.iter().any(wide) || wide(&ret));
+        let split = self.split_int64 && (arg_tys.iter().any(wide) || wide(&ret));
         if !self.outline || self.capture.is_some() || split || args.iter().all(|a| matches!(a, Operand::Const(_))) {
             return f(self, args);
         }

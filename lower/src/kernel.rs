@@ -192,6 +192,7 @@ fn lower_body_in(
     let mut fl = FnLower::new(module.address_size.unwrap_or(32), block);
     fl.native_fma = options.native_fma;
     fl.no_float64 = options.split_int64 || options.no_float64;
+    fl.split_int64 = options.split_int64;
     fl.outline = !options.no_outline;
     fl.flushed_f32 = options.flushed_f32;
     fl.legacy = crate::inst::legacy::Legacy::of(module);
