@@ -237,6 +237,32 @@ fn half_add_sub_mul_fma() {
     }
 }
 
+/// f16 `add`/`sub`/`mul` (not `mul.ftz`) on targets without 64-bit floats compute in f32 and
+/// round once more to f16: the same sweep, translated with `split_int64` (which implies
+/// `no_float64` and refuses any f64 left), on both backends, scalar and packed.
+#[test]
+fn f16_add_sub_mul_without_f64() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let options = ptxcross_lower::LowerOptions { split_int64: true, ..Default::default() };
+    for (name, op, fmt, ftz, sat, relu, arity) in arith_variants() {
+        if fmt != Fmt::F16 || op == "fma" || (op == "mul" && ftz) {
+            continue;
+        }
+        let inputs = half_rows(arity, 17, SAMPLES);
+        let s = Sweep::with_options(&gpu, Variant::inst(&name, "b16", &["b16", "b16"]), options.clone())
+            .unwrap_or_else(|e| panic!("`{name}` does not translate without f64: {e}"));
+        check_both(&s, &inputs, &move |a| vec![href::arith(op, fmt, &[a[0] as u16, a[1] as u16], ftz, sat, relu)]);
+        let name2 = name.replace(".f16", ".f16x2");
+        let mut rng = Rng(18);
+        let packed: Vec<u64> = (0..SAMPLES * 2).map(|_| rng.next_u64() & 0xffff_ffff).collect();
+        let s = Sweep::with_options(&gpu, Variant::inst(&name2, "b32", &["b32", "b32"]), options.clone()).unwrap();
+        check_both(&s, &packed, &move |a| {
+            let lane = |sh: u32| href::arith(op, fmt, &[(a[0] >> sh) as u16, (a[1] >> sh) as u16], ftz, sat, relu);
+            vec![pack(lane(16), lane(0))]
+        });
+    }
+}
+
 #[test]
 #[ignore = "exhaustive: 2^32 inputs per variant"]
 fn exhaustive_half_add_mul() {

@@ -524,6 +524,31 @@ impl FnLower {
                     let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, r);
                     self.round_to_format(bits, F32, fmt, Rounding::Nearest, Clamp::default())
                 }
+                "add" | "sub" | "mul" if self.no_float64 && fmt == F16 && !(ftz && name == "mul") => {
+                    // Without f64: in f32, rounded to nearest, then to f16. Double rounding is
+                    // innocuous for +, − and × when the wide precision is at least 2p + 2 bits
+                    // (Figueroa, "When is double rounding innocuous?", 1995): 24 ≥ 2·11 + 2.
+                    // f16 sums and products are f32 normals (multiples of 2^-24 and 2^-48, at
+                    // most 2^33), so no f32 overflow, underflow or flushing changes them. `.sat`
+                    // commutes with both roundings (0 and 1 are in both formats); `.ftz` sums
+                    // that land below f16's normals are exact (products keep the f64 path).
+                    let a = self.half_to_f32(xs[0], fmt);
+                    let b = self.half_to_f32(xs[1], fmt);
+                    let op = match name {
+                        "add" => BinaryOp::FAdd,
+                        "sub" => BinaryOp::FSub,
+                        _ => BinaryOp::FMul,
+                    };
+                    let x = self.bin(op, Ty::F32, a, b);
+                    let x = if sat { self.saturate(x, ScalarType::F32) } else { x };
+                    let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, x);
+                    let r = self.round_to_format(bits, F32, fmt, Rounding::Nearest, Clamp::default());
+                    if ftz {
+                        self.half_ftz(r, fmt)
+                    } else {
+                        r
+                    }
+                }
                 _ => {
                     let w: Vec<Operand> = xs
                         .iter()
