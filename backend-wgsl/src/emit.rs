@@ -7,7 +7,7 @@ use ptxcross_lower::abi;
 use ptxcross_lower::emission::{Analyses, Emission};
 use ptxcross_lower::ir::{
     AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, ConvertOp, Expr, Function, Kernel, LocalPlacement, Memory, Module,
-    Operand, Stmt, Ty, UnaryOp, VarId,
+    Operand, Stmt, Ty, UnaryOp, VarId, statement_count,
 };
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::fmt::Write as _;
@@ -169,23 +169,6 @@ fn block_usage(u: &mut Usage, b: &Block) {
             Stmt::Break | Stmt::Continue | Stmt::Return | Stmt::Fault { .. } => {}
         }
     }
-}
-
-/// Statements in `stmts`, nested ones included.
-fn statement_count(stmts: &[Stmt]) -> usize {
-    stmts
-        .iter()
-        .map(|s| {
-            1 + match s {
-                Stmt::If { then_body, else_body, .. } => statement_count(&then_body.stmts) + statement_count(&else_body.stmts),
-                Stmt::Loop { body } => statement_count(&body.stmts),
-                Stmt::Switch { cases, default, .. } => {
-                    cases.iter().map(|c| statement_count(&c.body.stmts)).sum::<usize>() + statement_count(&default.stmts)
-                }
-                _ => 0,
-            }
-        })
-        .sum()
 }
 
 /// Statements per part of a kernel split into several functions (see [`split_into_parts`]).

@@ -29,7 +29,7 @@ pub enum Symbol {
     /// Byte offset in the CTA's shared array.
     Shared { offset: u32 },
     /// Byte offset in the thread's local array. `call_site`: a `.param` variable declared in a
-    /// body, which only passes a call's arguments or returns (§5.1.6.4); a function's own
+    /// body, which only passes a call's arguments or returns (§7.1); a function's own
     /// formals and `.local` variables are not.
     Local { offset: u32, call_site: bool },
     /// Byte offset in the parameter buffer (header included).

@@ -506,6 +506,17 @@ pub fn stmt_operands_mut(s: &mut Stmt, mut f: impl FnMut(&mut Operand)) {
     }
 }
 
+/// Statements in `stmts`, nested ones included (without recursion: kernels nest deeply). The
+/// size measure of the WGSL backend's function splitting and of `kernel`'s meeting rule.
+pub fn statement_count(stmts: &[Stmt]) -> usize {
+    let (mut n, mut stack) = (0, vec![stmts]);
+    while let Some(s) = stack.pop() {
+        n += s.len();
+        stack.extend(s.iter().flat_map(|s| s.bodies()).map(|b| b.stmts.as_slice()));
+    }
+    n
+}
+
 impl Stmt {
     /// The blocks nested directly in the statement (no allocation: passes walk every
     /// statement of big kernels many times).

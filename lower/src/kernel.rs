@@ -38,7 +38,7 @@ pub fn lower_kernel(
             Lowered::Scheduled { body, fallback, meet } => match (finish(*body), fallback) {
                 (Ok(k), Some(plain)) if too_large(&k.0) => finish(*plain),
                 (Ok(k), Some(plain)) if meet && options.meeting == crate::Meeting::Meet => match finish(*plain) {
-                    Ok(p) if too_big_to_meet(statements(&k.0.body), statements(&p.0.body)) => Ok(p),
+                    Ok(p) if too_big_to_meet(ir::statement_count(&k.0.body.stmts), ir::statement_count(&p.0.body.stmts)) => Ok(p),
                     _ => Ok(k),
                 },
                 (Ok(k), _) => Ok(k),
@@ -467,16 +467,6 @@ fn finish_kernel(
     kernel.features.segment_slots = if options.segment_slots >= 2 { options.segment_slots } else { 0 };
     kernel.features.scratch_exchange_words = exchange_words;
     Ok((kernel, shared_exchange))
-}
-
-/// Statements of `body`, nested ones included (counted without recursion).
-fn statements(body: &ir::Block) -> usize {
-    let (mut n, mut stack) = (0, vec![body]);
-    while let Some(b) = stack.pop() {
-        n += b.stmts.len();
-        stack.extend(b.stmts.iter().flat_map(|s| s.bodies()));
-    }
-    n
 }
 
 /// A block shape the kernel's `.reqntid` or `.maxntid` rules out is an error, as the launch

@@ -299,6 +299,14 @@ impl FnLower {
         self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, odd)
     }
 
+    /// The f32 `v` (flushed first under `.ftz`) rounded once on its bits to `fmt`: no float
+    /// operation, so no f64 and no device flushing is involved.
+    fn f32_to_half_bits(&mut self, v: Operand, ftz: bool, fmt: Format, mode: Rounding, clamp: Clamp) -> Operand {
+        let v = if ftz { self.flush_denormal(v, ScalarType::F32) } else { v };
+        let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, v);
+        self.round_to_format(bits, F32, fmt, mode, clamp)
+    }
+
     /// `cvt` where a side is a half type (called from `cvt`; `rounding` is the modifier).
     pub(super) fn cvt_half(&mut self, m: &Mods, dt: ScalarType, st: ScalarType) -> LResult<()> {
         m.only(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "ftz", "sat", "relu", "satfinite"])?;
@@ -321,9 +329,7 @@ impl FnLower {
             let mut halves = [Operand::Const(Const::U32(0)); 2];
             for (h, op) in halves.iter_mut().zip([a, b]) {
                 let v = self.read(op, ScalarType::F32)?;
-                let v = if m.has("ftz") { self.flush_denormal(v, ScalarType::F32) } else { v };
-                let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, v);
-                *h = self.round_to_format(bits, F32, fmt, mode, clamp);
+                *h = self.f32_to_half_bits(v, m.has("ftz"), fmt, mode, clamp);
             }
             let hi = self.bin(BinaryOp::Shl, Ty::U32, halves[0], FnLower::u32c(16));
             let r = self.bin(BinaryOp::Or, Ty::U32, hi, halves[1]);
@@ -354,9 +360,7 @@ impl FnLower {
                     Diagnostic::new(format!("`{}` needs a rounding modifier", m.name()), span)
                 })?;
                 let v = self.read(a, st)?;
-                let v = if m.has("ftz") { self.flush_denormal(v, st) } else { v };
-                let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, v);
-                let r = self.round_to_format(bits, F32, fmt, mode, clamp);
+                let r = self.f32_to_half_bits(v, m.has("ftz"), fmt, mode, clamp);
                 return self.write(d, dt, r);
             }
         }
@@ -521,8 +525,7 @@ impl FnLower {
                     let a = self.half_to_f32(xs[0], fmt);
                     let b = self.half_to_f32(xs[1], fmt);
                     let r = self.min_max_modifiers(name == "min", ScalarType::F32, a, b, nan_mode, m.has("xorsign"));
-                    let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, r);
-                    self.round_to_format(bits, F32, fmt, Rounding::Nearest, Clamp::default())
+                    self.f32_to_half_bits(r, false, fmt, Rounding::Nearest, Clamp::default())
                 }
                 "add" | "sub" | "mul" if self.no_float64 && fmt == F16 && !(ftz && name == "mul") => {
                     // Without f64: in f32, rounded to nearest, then to f16. Double rounding is
@@ -541,8 +544,7 @@ impl FnLower {
                     };
                     let x = self.bin(op, Ty::F32, a, b);
                     let x = if sat { self.saturate(x, ScalarType::F32) } else { x };
-                    let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, x);
-                    let r = self.round_to_format(bits, F32, fmt, Rounding::Nearest, Clamp::default());
+                    let r = self.f32_to_half_bits(x, false, fmt, Rounding::Nearest, Clamp::default());
                     if ftz {
                         self.half_ftz(r, fmt)
                     } else {
