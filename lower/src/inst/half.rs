@@ -5,8 +5,9 @@
 //!
 //! The core is [`FnLower::round_to_format`]: an f32 or f64 (as bits) rounded to a narrower
 //! binary format with any of the four IEEE rounding modes, subnormals and overflow included.
-//! Arithmetic computes the exact result (or one rounded to odd, which a later rounding to a
-//! format at least two bits narrower cannot tell from the exact one) in f64 and rounds once.
+//! Arithmetic (`half_arith`) computes the exact result, or one rounded to odd (which a later
+//! rounding to a format at least two bits narrower cannot tell from the exact one), in f32 and
+//! rounds once.
 
 use super::{operands, Mods};
 use crate::function::{unsupported, FnLower, LResult};
@@ -117,6 +118,14 @@ impl FnLower {
     /// moves to the next binade (or from the largest subnormal to the smallest normal) by
     /// itself.
     pub fn round_to_format(&mut self, bits: Operand, src: Format, dst: Format, mode: Rounding, clamp: Clamp) -> Operand {
+        self.round_scaled_to_format(bits, None, src, dst, mode, clamp)
+    }
+
+    /// [`round_to_format`](Self::round_to_format) of the float whose bits are `bits` times
+    /// 2^`scale` (an i32 in a `U32`; `None`: 1), the scale added to the exponent on integers: a
+    /// result of a wider exponent range than `src`'s (as bf16 products are in f32) is rounded
+    /// once, to a normal, subnormal, zero or infinity of `dst` as its exact value asks.
+    pub fn round_scaled_to_format(&mut self, bits: Operand, scale: Option<Operand>, src: Format, dst: Format, mode: Rounding, clamp: Clamp) -> Operand {
         let ity = if src == F64 { Ty::U64 } else { Ty::U32 };
         let w = src.width();
         let c = |v: u64| FnLower::ic(ity, v);
@@ -136,6 +145,15 @@ impl FnLower {
         // Unbiased exponent (two's complement in a U32); a subnormal source has emin.
         let e1 = self.select(Ty::U32, sub, FnLower::u32c(1), e);
         let ue = self.bin(BinaryOp::Sub, Ty::U32, e1, FnLower::u32c(src.bias() as u32));
+        let ue = match scale {
+            None => ue,
+            Some(k) => {
+                // A zero keeps its exponent: scaled, it would become a normal's base.
+                let scaled = self.bin(BinaryOp::Add, Ty::U32, ue, k);
+                let zero = self.cmp(CmpOp::Eq, ity, s, c(0));
+                self.select(Ty::U32, zero, ue, scaled)
+            }
+        };
         let normal = self.cmp(CmpOp::GeS, Ty::U32, ue, FnLower::u32c(dst.emin() as i32 as u32));
         let drop = src.mant_bits - dst.mant_bits;
         // Below dst's normal range: drop (emin - ue) more bits, at most all of s and one more
@@ -270,33 +288,40 @@ impl FnLower {
         self.round_to_format(b, F64, fmt, mode, clamp)
     }
 
-    /// `x + y` in f64 rounded to odd (Boldo & Melquiond; see `fma`): exact enough that one
-    /// more rounding to a format of at most 51 mantissa bits is the correct rounding of the
-    /// exact sum.
-    pub fn add_round_to_odd_f64(&mut self, p: Operand, c: Operand) -> Operand {
-        let s = self.bin(BinaryOp::FAdd, Ty::F64, p, c);
-        // TwoSum (Knuth): s + e == p + c exactly.
-        let bb = self.bin(BinaryOp::FSub, Ty::F64, s, p);
-        let t1 = self.bin(BinaryOp::FSub, Ty::F64, s, bb);
-        let t2 = self.bin(BinaryOp::FSub, Ty::F64, p, t1);
-        let t3 = self.bin(BinaryOp::FSub, Ty::F64, c, bb);
-        let e = self.bin(BinaryOp::FAdd, Ty::F64, t2, t3);
-        let zero = Operand::Const(Const::F64(0));
-        // `FNe` is ordered: a NaN error (infinite operands) never adjusts.
-        let inexact = self.cmp(CmpOp::FNe, Ty::F64, e, zero);
-        let sb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, s);
-        let lsb = self.bin(BinaryOp::And, Ty::U64, sb, FnLower::u64c(1));
-        let even = self.cmp(CmpOp::Eq, Ty::U64, lsb, FnLower::u64c(0));
+    /// `p + c` rounded to odd in `ty` (`F32` or `F64`; Boldo & Melquiond, see `fma`): one more
+    /// rounding to a format at least two bits narrower is the correct rounding of the exact
+    /// sum. TwoSum (Knuth) gives the sum's exact error where the additions round to nearest
+    /// and nothing overflows or is flushed (callers make sure); the backends keep drivers from
+    /// fusing or reassociating it (SPIR-V `NoContraction`, WGSL's opaque operands). An
+    /// inexact sum with an even last bit moves one ulp towards the error. Decided on bits: a
+    /// sum that is infinite or NaN stays as it is.
+    pub fn add_round_to_odd(&mut self, ty: Ty, p: Operand, c: Operand) -> Operand {
+        let (ity, fmt) = if ty == Ty::F64 { (Ty::U64, F64) } else { (Ty::U32, F32) };
+        let k = |v: u64| FnLower::ic(ity, v);
+        let s = self.bin(BinaryOp::FAdd, ty, p, c);
+        let bb = self.bin(BinaryOp::FSub, ty, s, p);
+        let t1 = self.bin(BinaryOp::FSub, ty, s, bb);
+        let t2 = self.bin(BinaryOp::FSub, ty, p, t1);
+        let t3 = self.bin(BinaryOp::FSub, ty, c, bb);
+        let e = self.bin(BinaryOp::FAdd, ty, t2, t3);
+        let sb = self.convert(ConvertOp::Bitcast, ty, ity, s);
+        let eb = self.convert(ConvertOp::Bitcast, ty, ity, e);
+        let e_mag = self.bin(BinaryOp::And, ity, eb, k(fmt.sign_bit() - 1));
+        let inexact = self.cmp(CmpOp::Ne, ity, e_mag, k(0));
+        let s_exp = self.bin(BinaryOp::And, ity, sb, k(fmt.inf_bits()));
+        let finite = self.cmp(CmpOp::Ne, ity, s_exp, k(fmt.inf_bits()));
+        let lsb = self.bin(BinaryOp::And, ity, sb, k(1));
+        let even = self.cmp(CmpOp::Eq, ity, lsb, k(0));
         let adjust = self.bin(BinaryOp::And, Ty::Bool, inexact, even);
-        let eb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, e);
-        let signs = self.bin(BinaryOp::Xor, Ty::U64, eb, sb);
-        let differ = self.bin(BinaryOp::ShrU, Ty::U64, signs, FnLower::u32c(63));
-        let same = self.cmp(CmpOp::Eq, Ty::U64, differ, FnLower::u64c(0));
-        let up = self.bin(BinaryOp::Add, Ty::U64, sb, FnLower::u64c(1));
-        let down = self.bin(BinaryOp::Sub, Ty::U64, sb, FnLower::u64c(1));
-        let moved = self.select(Ty::U64, same, up, down);
-        let odd = self.select(Ty::U64, adjust, moved, sb);
-        self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, odd)
+        let adjust = self.bin(BinaryOp::And, Ty::Bool, adjust, finite);
+        let signs = self.bin(BinaryOp::Xor, ity, eb, sb);
+        let differ = self.bin(BinaryOp::And, ity, signs, k(fmt.sign_bit()));
+        let same = self.cmp(CmpOp::Eq, ity, differ, k(0));
+        let up = self.bin(BinaryOp::Add, ity, sb, k(1));
+        let down = self.bin(BinaryOp::Sub, ity, sb, k(1));
+        let moved = self.select(ity, same, up, down);
+        let odd = self.select(ity, adjust, moved, sb);
+        self.convert(ConvertOp::Bitcast, ity, ty, odd)
     }
 
     /// The f32 `v` (flushed first under `.ftz`) rounded once on its bits to `fmt`: no float
@@ -527,72 +552,7 @@ impl FnLower {
                     let r = self.min_max_modifiers(name == "min", ScalarType::F32, a, b, nan_mode, m.has("xorsign"));
                     self.f32_to_half_bits(r, false, fmt, Rounding::Nearest, Clamp::default())
                 }
-                "add" | "sub" | "mul" if self.no_float64 && fmt == F16 && !(ftz && name == "mul") => {
-                    // Without f64: in f32, rounded to nearest, then to f16. Double rounding is
-                    // innocuous for +, − and × when the wide precision is at least 2p + 2 bits
-                    // (Figueroa, "When is double rounding innocuous?", 1995): 24 ≥ 2·11 + 2.
-                    // f16 sums and products are f32 normals (multiples of 2^-24 and 2^-48, at
-                    // most 2^33), so no f32 overflow, underflow or flushing changes them. `.sat`
-                    // commutes with both roundings (0 and 1 are in both formats); `.ftz` sums
-                    // that land below f16's normals are exact (products keep the f64 path).
-                    let a = self.half_to_f32(xs[0], fmt);
-                    let b = self.half_to_f32(xs[1], fmt);
-                    let op = match name {
-                        "add" => BinaryOp::FAdd,
-                        "sub" => BinaryOp::FSub,
-                        _ => BinaryOp::FMul,
-                    };
-                    let x = self.bin(op, Ty::F32, a, b);
-                    let x = if sat { self.saturate(x, ScalarType::F32) } else { x };
-                    let r = self.f32_to_half_bits(x, false, fmt, Rounding::Nearest, Clamp::default());
-                    if ftz {
-                        self.half_ftz(r, fmt)
-                    } else {
-                        r
-                    }
-                }
-                _ => {
-                    let w: Vec<Operand> = xs
-                        .iter()
-                        .map(|&x| {
-                            let f = self.half_to_f32(x, fmt);
-                            if fmt == BF16 {
-                                // A bf16 subnormal is an f32 subnormal: widened on the bits, so
-                                // that a device flushing f32 subnormals cannot change it.
-                                let b = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, f);
-                                self.f32_bits_to_f64(b)
-                            } else {
-                                self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f)
-                            }
-                        })
-                        .collect();
-                    // Products of halves are exact in f64; sums are rounded to odd.
-                    let x = match name {
-                        "add" => self.add_round_to_odd_f64(w[0], w[1]),
-                        "sub" => {
-                            let nb = self.un(UnaryOp::FNeg, Ty::F64, w[1]);
-                            self.add_round_to_odd_f64(w[0], nb)
-                        }
-                        "mul" => self.bin(BinaryOp::FMul, Ty::F64, w[0], w[1]),
-                        _ => {
-                            let p = self.bin(BinaryOp::FMul, Ty::F64, w[0], w[1]);
-                            self.add_round_to_odd_f64(p, w[2])
-                        }
-                    };
-                    let x = if sat { self.saturate(x, ScalarType::F64) } else { x };
-                    // `.ftz` on halves (observed on an NVIDIA H200, driver 580): the result is
-                    // flushed when the exact one, rounded to the format's precision with an
-                    // unbounded exponent, is below the smallest normal (IEEE 754 tininess after
-                    // rounding); `x` is exact or rounded to odd, so the comparison is exact.
-                    // Sums of halves that land there are exact, so only mul/fma differ.
-                    let x = if ftz { self.flush_tiny_product(x, fmt, true) } else { x };
-                    let r = self.f64_to_format(x, fmt, Rounding::Nearest, Clamp { satfinite: false, relu });
-                    if ftz {
-                        self.half_ftz(r, fmt)
-                    } else {
-                        r
-                    }
-                }
+                _ => self.half_add_sub_mul_fma(name, fmt, &xs, ftz, sat, relu),
             };
             let r = self.bin(BinaryOp::Shl, Ty::U32, r, FnLower::u32c(lane));
             result = self.bin(BinaryOp::Or, Ty::U32, result, r);
