@@ -216,7 +216,10 @@ fn arith_variants() -> Vec<(String, &'static str, Fmt, bool, bool, bool, usize)>
 #[test]
 fn half_add_sub_mul_fma() {
     for (name, op, fmt, ftz, sat, relu, arity) in arith_variants() {
-        let inputs = half_rows(arity, 15, SAMPLES);
+        let mut inputs = half_rows(arity, 15, SAMPLES);
+        if op == "fma" {
+            inputs.extend(fma_hard_rows(fmt, SAMPLES, 16));
+        }
         let srcs = vec!["b16"; arity];
         sweep_one(Variant::inst(&name, "b16", &srcs), &inputs, &move |a| {
             let xs: Vec<u16> = a.iter().map(|&x| x as u16).collect();
@@ -237,29 +240,123 @@ fn half_add_sub_mul_fma() {
     }
 }
 
-/// f16 `add`/`sub`/`mul` (not `mul.ftz`) on targets without 64-bit floats compute in f32 and
-/// round once more to f16: the same sweep, translated with `split_int64` (which implies
-/// `no_float64` and refuses any f64 left), on both backends, scalar and packed.
-#[test]
-fn f16_add_sub_mul_without_f64() {
-    let Some(gpu) = sweep::gpu() else { return };
-    let options = ptxcross_lower::LowerOptions { split_int64: true, ..Default::default() };
-    for (name, op, fmt, ftz, sat, relu, arity) in arith_variants() {
-        if fmt != Fmt::F16 || op == "fma" || (op == "mul" && ftz) {
+/// `fma` operands where rounding twice to nearest (to f32, then to the format) goes wrong, and
+/// cancelling ones. Near a midpoint: a = ±2^ea·(1 + k·2^-m), b = ±2^eb·(1 − k·2^-m) (m the
+/// stored mantissa bits), so a·b = ±2^e·(1 − k²·2^-2m) lies just inside half an ulp of a c whose
+/// ulp is 2^(e+1) (normal or subnormal, either sign): the exact sum is a hair off the midpoint,
+/// which f32 cannot hold for f16 (an odd c must not round up). Cancelling: c = −(a·b rounded to
+/// the format), the exact residual decides. Rows of three operands.
+fn fma_hard_rows(fmt: Fmt, n: usize, seed: u64) -> Vec<u64> {
+    let (m, bias, max_e) = match fmt {
+        Fmt::F16 => (10i64, 15i64, 30i64),
+        Fmt::Bf16 => (7, 127, 254),
+    };
+    let mut rng = Rng(seed);
+    let mut out = Vec::new();
+    while out.len() < n * 3 {
+        let r = rng.next_u64();
+        let sign = |bit: u32| ((r >> bit) & 1) << 15;
+        let k = 1 + (r >> 8) % 8;
+        // Unbiased exponents over the whole normal range of a and b.
+        let ea = ((r >> 16) % max_e as u64) as i64 + 1 - bias;
+        let eb = ((r >> 32) % max_e as u64) as i64 + 2 - bias;
+        // Biased exponent of c: ulp(c) = 2^(ea+eb+1) = 2^(E_c - bias - m).
+        let ec = ea + eb + 1 + m + bias;
+        let (eab, ebb) = (ea + bias, eb - 1 + bias);
+        if !(1..=max_e).contains(&ec) || !(1..=max_e).contains(&eab) || !(1..=max_e).contains(&ebb) {
             continue;
         }
-        let inputs = half_rows(arity, 17, SAMPLES);
-        let s = Sweep::with_options(&gpu, Variant::inst(&name, "b16", &["b16", "b16"]), options.clone())
+        let a = sign(0) | (eab << m) as u64 | k;
+        let b = sign(1) | (ebb << m) as u64 | ((1 << m) - 2 * k);
+        let j = (r >> 48) % (1 << m);
+        // At the least normal exponent, the subnormals share its ulp.
+        let c_exp = if ec == 1 && (r >> 3) & 1 == 1 { 0 } else { ec as u64 };
+        let c = sign(2) | (c_exp << m) | j;
+        out.extend([a, b, c]);
+        // The same product against the format's rounding of its negation.
+        let p = fmt.to_f64(a as u16) * fmt.to_f64(b as u16);
+        out.extend([a, b, fmt.round(-p, rustc_apfloat::Round::NearestTiesToEven) as u64]);
+    }
+    out.truncate(n * 3);
+    out
+}
+
+/// Packed operands made of two rows of lanes: each word's low half from row i, its high half
+/// from row i + 1 (so the edge and hard rows reach both lanes).
+fn packed_from_rows(rows: &[u64], arity: usize) -> Vec<u64> {
+    let n = rows.len() / arity;
+    (0..n).flat_map(|i| (0..arity).map(move |j| rows[i * arity + j] | rows[(i + 1) % n * arity + j] << 16)).collect()
+}
+
+/// Half add/sub/mul/fma with every modifier on targets without 64-bit floats: translated with
+/// `no_float64` (Vulkan devices without shaderFloat64) or with `split_int64` (WebGPU; it refuses
+/// any f64 left), both backends, scalar and packed, against rustc_apfloat: every combination of
+/// the edge table (subnormals, ties, overflow, NaN, signed zeros), `fma_hard_rows`, random
+/// operands. The two options lower these instructions alike (f32 and 32-bit integers only), so
+/// each variant runs scalar under one and packed under the other, alternating. Under
+/// `split_int64` every native f32 operation also flushes subnormal operands and results
+/// (`simulate_flushed_f32`, as browsers may): no f32 value of these lowerings is subnormal, so
+/// the results stay exact without the exact mode (`flushed_f32`).
+#[test]
+fn half_arith_without_f64() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let no_f64 = ptxcross_lower::LowerOptions { no_float64: true, ..Default::default() };
+    let split = ptxcross_lower::LowerOptions { split_int64: true, simulate_flushed_f32: true, ..Default::default() };
+    for (i, (name, op, fmt, ftz, sat, relu, arity)) in arith_variants().into_iter().enumerate() {
+        let (scalar_options, packed_options) = if i % 2 == 0 { (&no_f64, &split) } else { (&split, &no_f64) };
+        let mut inputs = half_rows(arity, 17, SAMPLES);
+        if op == "fma" {
+            inputs.extend(fma_hard_rows(fmt, SAMPLES, 19));
+        }
+        let srcs = vec!["b16"; arity];
+        let s = Sweep::with_options(&gpu, Variant::inst(&name, "b16", &srcs), scalar_options.clone())
             .unwrap_or_else(|e| panic!("`{name}` does not translate without f64: {e}"));
-        check_both(&s, &inputs, &move |a| vec![href::arith(op, fmt, &[a[0] as u16, a[1] as u16], ftz, sat, relu)]);
-        let name2 = name.replace(".f16", ".f16x2");
-        let mut rng = Rng(18);
-        let packed: Vec<u64> = (0..SAMPLES * 2).map(|_| rng.next_u64() & 0xffff_ffff).collect();
-        let s = Sweep::with_options(&gpu, Variant::inst(&name2, "b32", &["b32", "b32"]), options.clone()).unwrap();
-        check_both(&s, &packed, &move |a| {
-            let lane = |sh: u32| href::arith(op, fmt, &[(a[0] >> sh) as u16, (a[1] >> sh) as u16], ftz, sat, relu);
+        check_both(&s, &inputs, &move |a| {
+            let xs: Vec<u16> = a.iter().map(|&x| x as u16).collect();
+            vec![href::arith(op, fmt, &xs, ftz, sat, relu)]
+        });
+        let name2 = name.replace(".f16", ".f16x2").replace(".bf16", ".bf16x2");
+        let srcs = vec!["b32"; arity];
+        let s = Sweep::with_options(&gpu, Variant::inst(&name2, "b32", &srcs), packed_options.clone())
+            .unwrap_or_else(|e| panic!("`{name2}` does not translate without f64: {e}"));
+        check_both(&s, &packed_from_rows(&inputs, arity), &move |a| {
+            let lane = |sh: u32| {
+                let xs: Vec<u16> = a.iter().map(|&x| (x >> sh) as u16).collect();
+                href::arith(op, fmt, &xs, ftz, sat, relu)
+            };
             vec![pack(lane(16), lane(0))]
         });
+    }
+}
+
+/// Half `fma` (every modifier) without 64-bit floats (`split_int64`) on many more operands:
+/// 2^24 hard rows and 2^24 random triples per variant and backend.
+///   cargo test -p ptxcross-tests --test half_sweep long_half_fma_without_f64 -- --ignored --nocapture
+#[test]
+#[ignore = "long: 2^25 triples per variant"]
+fn long_half_fma_without_f64() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let split = ptxcross_lower::LowerOptions { split_int64: true, ..Default::default() };
+    for (name, op, fmt, ftz, sat, relu, arity) in arith_variants() {
+        if op != "fma" {
+            continue;
+        }
+        let s = Sweep::with_options(&gpu, Variant::inst(&name, "b16", &["b16"; 3]), split.clone()).unwrap();
+        let reference = move |a: &[u64]| {
+            let xs: Vec<u16> = a.iter().map(|&x| x as u16).collect();
+            vec![href::arith(op, fmt, &xs, ftz, sat, relu)]
+        };
+        for b in ptxcross::Backend::ALL {
+            let mut total = sweep::Report::default();
+            for chunk in 0..32u64 {
+                let mut inputs = fma_hard_rows(fmt, 1 << 19, 1000 + chunk);
+                let mut rng = Rng(2000 + chunk);
+                inputs.extend((0..(1 << 19) * arity).map(|_| rng.next_u64() & 0xffff));
+                total.add(sweep::check(&s, b, &inputs, &reference));
+            }
+            sweep::assert_ok(std::slice::from_ref(&total));
+            eprintln!("{b:>5} {name:<24} {} values in {:.1} s: {:.0}/s", total.checked, total.seconds, total.per_second());
+        }
     }
 }
 
