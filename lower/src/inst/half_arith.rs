@@ -26,7 +26,7 @@
 
 use super::half::{Clamp, Format, Rounding, BF16, F16, F32};
 use crate::function::FnLower;
-use crate::ir::{BinaryOp, CmpOp, ConvertOp, Operand, Ty, UnaryOp};
+use crate::ir::{BinaryOp, CmpOp, ConvertOp, Operand, Ty};
 use ptxcross_frontend::ast::ScalarType;
 
 /// The exponent [`FnLower::split_f32`] gives a zero: far below any finite term's (a bf16
@@ -144,26 +144,14 @@ impl FnLower {
     fn split_f32(&mut self, f: Operand) -> (Operand, Operand) {
         let u = FnLower::u32c;
         let sign = self.bin(BinaryOp::And, Ty::U32, f, u(0x8000_0000));
-        let e = self.bin(BinaryOp::ShrU, Ty::U32, f, u(23));
-        let e = self.bin(BinaryOp::And, Ty::U32, e, u(0xff));
-        let mant = self.bin(BinaryOp::And, Ty::U32, f, u(0x7f_ffff));
-        let is_sub = self.cmp(CmpOp::Eq, Ty::U32, e, u(0));
-        // A subnormal's leading one moves up lz − 8 places, to bit 23.
-        let lz = self.un(UnaryOp::CountLeadingZeros, Ty::U32, mant);
-        let up = self.bin(BinaryOp::Sub, Ty::U32, lz, u(8));
-        let up = self.bin(BinaryOp::And, Ty::U32, up, u(31));
-        let up = self.select(Ty::U32, is_sub, up, u(0));
-        let frac = self.bin(BinaryOp::Shl, Ty::U32, mant, up);
-        let frac = self.bin(BinaryOp::And, Ty::U32, frac, u(0x7f_ffff));
+        let mag = self.bin(BinaryOp::And, Ty::U32, f, u(0x7fff_ffff));
+        let (sig, be) = self.f32_significand(mag);
+        let frac = self.bin(BinaryOp::And, Ty::U32, sig, u(0x7f_ffff));
         let d = self.bin(BinaryOp::Or, Ty::U32, frac, u(0x3f80_0000));
         let d = self.bin(BinaryOp::Or, Ty::U32, d, sign);
-        // The biased exponent: e for normals, 1 − up for subnormals.
-        let sub_e = self.bin(BinaryOp::Sub, Ty::U32, u(1), up);
-        let be = self.select(Ty::U32, is_sub, sub_e, e);
         let ex = self.bin(BinaryOp::Sub, Ty::U32, be, u(127));
-        let special = self.cmp(CmpOp::Eq, Ty::U32, e, u(0xff));
-        let no_mant = self.cmp(CmpOp::Eq, Ty::U32, mant, u(0));
-        let zero = self.bin(BinaryOp::And, Ty::Bool, is_sub, no_mant);
+        let special = self.cmp(CmpOp::GeU, Ty::U32, mag, u(0x7f80_0000));
+        let zero = self.cmp(CmpOp::Eq, Ty::U32, mag, u(0));
         let d = self.select(Ty::U32, special, f, d);
         let d = self.select(Ty::U32, zero, sign, d);
         let ex = self.select(Ty::U32, special, u(0), ex);
