@@ -389,91 +389,109 @@ impl FnLower {
                 return self.write(d, dt, r);
             }
         }
-        // The source as an exact f64 (halves and f32 widen exactly; 32-bit integers too).
+        if st != ScalarType::F64 && dt != ScalarType::F64 {
+            let r = self.cvt_half_in_f32(m, a, dt, st, rounding, clamp)?;
+            return self.write(d, dt, r);
+        }
+        // An f64 side: the half side converts exactly to or from f64.
         let v = self.read(a, st)?;
-        let wide = if let Some(fmt) = half_format(st) {
-            let f = self.half_to_f32(v, fmt);
-            self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f)
-        } else if st == ScalarType::F32 {
-            let v = if m.has("ftz") { self.flush_denormal(v, st) } else { v };
-            self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, v)
-        } else if st == ScalarType::F64 {
-            v
-        } else if crate::ptx_types::is_int(st) {
-            let bits = crate::ptx_types::bits(st);
-            let signed = crate::ptx_types::is_signed(st);
-            if bits == 64 && dt == ScalarType::Bf16 {
-                // f64 cannot hold every 64-bit integer: round the integer itself (f16's range
-                // makes the double rounding through f64 harmless: every integer ≥ 2^24
-                // overflows it anyway).
-                let mode = match rounding.and_then(Rounding::from_modifier) {
-                    Some(mode) => mode,
-                    None => return Err(Diagnostic::new(format!("`{}` needs .rn/.rz/.rm/.rp", m.name()), span)),
-                };
-                let r = self.int64_to_float_bits(v, signed, BF16, mode);
-                let r = if clamp.relu {
-                    // `.relu`: a negative result (never NaN or −0 here) becomes +0.
-                    let neg = self.cmp(CmpOp::GeU, Ty::U32, r, FnLower::u32c(0x8000));
-                    self.select(Ty::U32, neg, FnLower::u32c(0), r)
-                } else {
-                    r
-                };
-                return self.write(d, dt, r);
-            }
-            if bits == 64 && dt != ScalarType::F16 {
-                return Err(unsupported(format!("`{}`", m.name()), span));
-            }
-            let from = if bits == 64 { Ty::U64 } else { Ty::U32 };
-            let op = if signed { ConvertOp::SintToFloat } else { ConvertOp::UintToFloat };
-            self.convert(op, from, Ty::F64, v)
-        } else {
-            return Err(unsupported(format!("`{}`", m.name()), span));
-        };
         let r = if let Some(fmt) = half_format(dt) {
-            let x = match rounding {
-                Some(r @ ("rni" | "rzi" | "rmi" | "rpi")) => {
-                    if st != dt {
-                        return Err(Diagnostic::new("integer rounding needs the same source and destination type", span));
-                    }
-                    let op = int_rounding(r);
-                    self.un(op, Ty::F64, wide)
-                }
-                _ => wide,
-            };
-            let x = if m.has("sat") { self.saturate(x, ScalarType::F64) } else { x };
-            let mode = match rounding {
-                Some(r) => Rounding::from_modifier(r).unwrap_or(Rounding::Nearest),
-                // Same type (`.ftz`/`.sat` only): exact.
-                None if st == dt => Rounding::Nearest,
-                None => return Err(Diagnostic::new(format!("`{}` needs a rounding modifier", m.name()), span)),
-            };
+            let x = if m.has("sat") { self.saturate(v, ScalarType::F64) } else { v };
+            let mode = rounding.and_then(Rounding::from_modifier).ok_or_else(|| {
+                Diagnostic::new(format!("`{}` needs .rn/.rz/.rm/.rp", m.name()), span)
+            })?;
             self.f64_to_format(x, fmt, mode, clamp)
-        } else if crate::ptx_types::is_float(dt) {
-            // Half → f32/f64: exact.
+        } else {
             if rounding.is_some_and(|r| r.ends_with('i')) {
                 return Err(Diagnostic::new("integer rounding needs the same source and destination type", span));
             }
-            let x = if m.has("sat") { self.saturate(wide, ScalarType::F64) } else { wide };
-            if dt == ScalarType::F32 {
-                let f = self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, x);
-                if m.has("ftz") {
-                    self.flush_denormal(f, dt)
-                } else {
-                    f
-                }
+            let f = self.half_to_f32(v, half_format(st).unwrap_or(F16));
+            let x = self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f);
+            if m.has("sat") {
+                self.saturate(x, ScalarType::F64)
             } else {
                 x
             }
-        } else {
-            // Half → integer: through the exact f32, with cvt's integer rounding.
-            let op = match rounding {
-                Some(r @ ("rni" | "rzi" | "rmi" | "rpi")) => int_rounding(r),
-                _ => return Err(Diagnostic::new("float-to-integer `cvt` needs .rni/.rzi/.rmi/.rpi", span)),
-            };
-            let f = self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, wide);
-            self.float_to_int(f, ScalarType::F32, st, dt, op)
         };
         self.write(d, dt, r)
+    }
+
+    /// `cvt` with a half side and no f64 side (see `cvt_half`), in f32 and 32-bit integers, so it
+    /// also runs without 64-bit floats: the source as an exact f32 (a half widens exactly; an
+    /// integer bound for f16 is first clamped to ±2^17, beyond which every rounding of it to f16
+    /// is the same, and an integer bound for bf16 is rounded on its bits), then rounded once.
+    /// The result's bits (a `U32`, or the destination's value).
+    fn cvt_half_in_f32(&mut self, m: &Mods, a: &ptxcross_frontend::ast::Operand, dt: ScalarType, st: ScalarType, rounding: Option<&str>, clamp: Clamp) -> LResult<Operand> {
+        let span = m.inst.span;
+        let int_rounding_op = rounding.filter(|r| r.ends_with('i')).map(int_rounding);
+        let mode = rounding.and_then(Rounding::from_modifier);
+        let v = self.read(a, st)?;
+        if crate::ptx_types::is_int(st) {
+            let fmt = half_format(dt).ok_or_else(|| unsupported(format!("`{}`", m.name()), span))?;
+            let mode = mode.ok_or_else(|| Diagnostic::new(format!("`{}` needs .rn/.rz/.rm/.rp", m.name()), span))?;
+            let signed = crate::ptx_types::is_signed(st);
+            let wide = crate::ptx_types::bits(st) == 64;
+            if fmt == BF16 {
+                // bf16's range holds every 64-bit integer: rounded on the integer.
+                let v = if wide { v } else { self.resize(v, Ty::U32, Ty::U64, signed) };
+                let r = self.int64_to_float_bits(v, signed, BF16, mode);
+                // `.relu`: a negative result (never NaN or −0 here) becomes +0.
+                let neg = self.cmp(CmpOp::GeU, Ty::U32, r, FnLower::u32c(0x8000));
+                return Ok(if clamp.relu { self.select(Ty::U32, neg, FnLower::u32c(0), r) } else { r });
+            }
+            // f16: |x| ≥ 2^17 rounds like ±2^17 in every mode (to infinity or MAX_NORM); the
+            // clamped integer is exact in f32.
+            let lim = 1u64 << 17;
+            let ity = if wide { Ty::U64 } else { Ty::U32 };
+            let k = |x: u64| FnLower::int_const(ity, x);
+            let c = if signed {
+                let c = self.bin(BinaryOp::MinS, ity, v, k(lim));
+                self.bin(BinaryOp::MaxS, ity, c, k(lim.wrapping_neg()))
+            } else {
+                self.bin(BinaryOp::MinU, ity, v, k(lim))
+            };
+            let c = if wide { self.resize(c, Ty::U64, Ty::U32, false) } else { c };
+            let op = if signed { ConvertOp::SintToFloat } else { ConvertOp::UintToFloat };
+            let x = self.convert(op, Ty::U32, Ty::F32, c);
+            let x = if m.has("sat") { self.saturate(x, ScalarType::F32) } else { x };
+            return Ok(self.f32_to_half_bits(x, false, F16, mode, clamp));
+        }
+        let x = match half_format(st) {
+            Some(fmt) => self.half_to_f32(v, fmt),
+            None if st == ScalarType::F32 => {
+                if m.has("ftz") {
+                    self.flush_denormal(v, st)
+                } else {
+                    v
+                }
+            }
+            None => return Err(unsupported(format!("`{}`", m.name()), span)),
+        };
+        if crate::ptx_types::is_int(dt) {
+            // Half → integer: the exact f32 with cvt's integer rounding.
+            let op = int_rounding_op.ok_or_else(|| Diagnostic::new("float-to-integer `cvt` needs .rni/.rzi/.rmi/.rpi", span))?;
+            return Ok(self.float_to_int(x, ScalarType::F32, st, dt, op));
+        }
+        let x = match int_rounding_op {
+            Some(_) if st != dt => return Err(Diagnostic::new("integer rounding needs the same source and destination type", span)),
+            // Integral values of a half are halves: rounding back is exact.
+            Some(op) => self.un(op, Ty::F32, x),
+            None => x,
+        };
+        let x = if m.has("sat") { self.saturate(x, ScalarType::F32) } else { x };
+        match half_format(dt) {
+            Some(fmt) => {
+                let mode = match mode {
+                    Some(mode) => mode,
+                    // Same type (integer rounding, `.ftz`/`.sat` only): exact.
+                    None if st == dt => Rounding::Nearest,
+                    None => return Err(Diagnostic::new(format!("`{}` needs a rounding modifier", m.name()), span)),
+                };
+                Ok(self.f32_to_half_bits(x, false, fmt, mode, clamp))
+            }
+            // Half → f32 (`.sat`): exact.
+            None => Ok(if m.has("ftz") { self.flush_denormal(x, dt) } else { x }),
+        }
     }
 
     /// add/sub/mul/fma/min/max/neg/abs on `.f16`, `.bf16` and the packed forms (§9.7.4).
