@@ -240,6 +240,17 @@ fn half_add_sub_mul_fma() {
     }
 }
 
+/// `variant` translated as for a device without 64-bit floats (`options` has `no_float64` or
+/// `split_int64`): first checked to need none (as `ptxcross translate --no-float64` refuses a
+/// kernel that does), then built for both backends.
+fn sweep_without_f64(gpu: &std::sync::Arc<ptxcross::Gpu>, variant: Variant, options: &ptxcross_lower::LowerOptions) -> Sweep {
+    let body = variant.body.clone();
+    let file = ptxcross_frontend::SourceFile::new("sweep.ptx", variant.ptx());
+    let module = ptxcross::translate::frontend(&file, options).unwrap_or_else(|e| panic!("`{body}` does not translate without f64: {e}"));
+    ptxcross::translate::refuse_float64(&module).unwrap_or_else(|e| panic!("`{body}`: {e}"));
+    Sweep::with_options(gpu, variant, options.clone()).unwrap_or_else(|e| panic!("`{body}` does not translate without f64: {e}"))
+}
+
 /// `fma` operands where rounding twice to nearest (to f32, then to the format) goes wrong, and
 /// cancelling ones. Near a midpoint: a = ±2^ea·(1 + k·2^-m), b = ±2^eb·(1 − k·2^-m) (m the
 /// stored mantissa bits), so a·b = ±2^e·(1 − k²·2^-2m) lies just inside half an ulp of a c whose
@@ -309,16 +320,14 @@ fn half_arith_without_f64() {
             inputs.extend(fma_hard_rows(fmt, SAMPLES, 19));
         }
         let srcs = vec!["b16"; arity];
-        let s = Sweep::with_options(&gpu, Variant::inst(&name, "b16", &srcs), scalar_options.clone())
-            .unwrap_or_else(|e| panic!("`{name}` does not translate without f64: {e}"));
+        let s = sweep_without_f64(&gpu, Variant::inst(&name, "b16", &srcs), scalar_options);
         check_both(&s, &inputs, &move |a| {
             let xs: Vec<u16> = a.iter().map(|&x| x as u16).collect();
             vec![href::arith(op, fmt, &xs, ftz, sat, relu)]
         });
         let name2 = name.replace(".f16", ".f16x2").replace(".bf16", ".bf16x2");
         let srcs = vec!["b32"; arity];
-        let s = Sweep::with_options(&gpu, Variant::inst(&name2, "b32", &srcs), packed_options.clone())
-            .unwrap_or_else(|e| panic!("`{name2}` does not translate without f64: {e}"));
+        let s = sweep_without_f64(&gpu, Variant::inst(&name2, "b32", &srcs), packed_options);
         check_both(&s, &packed_from_rows(&inputs, arity), &move |a| {
             let lane = |sh: u32| {
                 let xs: Vec<u16> = a.iter().map(|&x| (x >> sh) as u16).collect();
@@ -327,6 +336,119 @@ fn half_arith_without_f64() {
             vec![pack(lane(16), lane(0))]
         });
     }
+}
+
+/// The `cvt`s with a half side and no f64 side compute in f32 and 32-bit integers (`lower`'s
+/// `cvt_half_in_f32`), so they translate without 64-bit floats: integer → f16/bf16 in every
+/// rounding (f16's overflow thresholds, ties), half → integer and half → half with every
+/// integer rounding (`.sat` too), f16 ↔ bf16, half → f32 `.sat`, f32 → half `.sat`. Each
+/// variant under `no_float64` or `split_int64` (alternating), both backends, against
+/// rustc_apfloat and f64 arithmetic on the exact values; every 16-bit input.
+#[test]
+fn cvt_half_without_f64() {
+    use ptxcross_tests::ptx_ref::float as fref;
+    use ptxcross_tests::sweep::{Expect, U32_EDGES, U64_EDGES};
+    let Some(gpu) = sweep::gpu() else { return };
+    let options = [
+        ptxcross_lower::LowerOptions { no_float64: true, ..Default::default() },
+        ptxcross_lower::LowerOptions { split_int64: true, ..Default::default() },
+    ];
+    let mut n = 0;
+    let mut run = |v: Variant, inputs: &[u64], reference: Reference| {
+        n += 1;
+        check_both(&sweep_without_f64(&gpu, v, &options[n % 2]), inputs, reference);
+    };
+    let all16: Vec<u64> = (0..1u64 << 16).collect();
+    let modes = ["rn", "rz", "rm", "rp"];
+    // Integer → half: f16's overflow thresholds (65504, 65520 = MAX_NORM + half an ulp), ties,
+    // the ±2^17 clamp, the edge tables and random values.
+    let mut ints: Vec<u64> = U64_EDGES.to_vec();
+    ints.extend(U32_EDGES.iter().map(|&x| x as u64));
+    for x in [2047i64, 2049, 2051, 4098, 4102, 65503, 65504, 65505, 65519, 65520, 65521, 65535, 65536, 131071, 131072, 131073, 1 << 24, (1 << 24) + 1] {
+        ints.extend([x as u64, x.wrapping_neg() as u64]);
+    }
+    let mut rng = Rng(31);
+    ints.extend((0..SAMPLES).map(|i| if i % 2 == 0 { rng.next_u64() } else { (rng.next_u64() % (1 << 19)).wrapping_sub(1 << 18) }));
+    for fmt in FMTS {
+        for src in ["s16", "u16", "s32", "u32", "s64", "u64"] {
+            let body: String = modes.iter().enumerate().map(|(i, r)| format!("cvt.{r}.{}.{src} %d{i}, %s0;\n", fmt.suffix())).collect();
+            let v = Variant { body, srcs: vec![src], dsts: vec!["b16"; 4] };
+            let bits = sweep::width(src);
+            let signed = src.starts_with('s');
+            run(v, &ints, &move |a| {
+                let x = if bits == 64 { a[0] } else if signed { ((a[0] << (64 - bits)) as i64 >> (64 - bits)) as u64 } else { a[0] & ((1 << bits) - 1) };
+                modes.iter().map(|r| Expect::Bits(fref::cvt_from_int64(fmt.suffix(), signed, href::round_of(r), x))).collect()
+            });
+        }
+    }
+    let iround = |r: &str, x: f64| match r {
+        "rni" => x.round_ties_even(),
+        "rzi" => x.trunc(),
+        "rmi" => x.floor(),
+        _ => x.ceil(),
+    };
+    let rmodes = ["rni", "rzi", "rmi", "rpi"];
+    for fmt in FMTS {
+        let t = fmt.suffix();
+        // Half → half, integral (and `.sat` for f16): exact.
+        let sats: &[bool] = if fmt == Fmt::F16 { &[false, true] } else { &[false] };
+        for &sat in sats {
+            let body: String = rmodes.iter().enumerate().map(|(i, r)| format!("cvt.{r}{}.{t}.{t} %d{i}, %s0;\n", if sat { ".sat" } else { "" })).collect();
+            run(Variant { body, srcs: vec!["b16"], dsts: vec!["b16"; 4] }, &all16, &move |a| {
+                let x = fmt.to_f64(a[0] as u16);
+                rmodes
+                    .iter()
+                    .map(|r| {
+                        if x.is_nan() {
+                            return if sat { Expect::Bits(0) } else { Expect::AnyNanHalf(fmt.exp_mask()) };
+                        }
+                        let y = iround(r, x);
+                        let y = if sat { y.clamp(0.0, 1.0) } else { y };
+                        // `clamp` keeps −0; `.sat` makes it +0.
+                        let y = if sat && y == 0.0 { 0.0 } else { y };
+                        Expect::Bits(fmt.round(y, rustc_apfloat::Round::NearestTiesToEven) as u64)
+                    })
+                    .collect()
+            });
+        }
+        // Half → integer.
+        for it in ["s16", "u16", "s32", "u32", "s64", "u64"] {
+            let body: String = rmodes.iter().enumerate().map(|(i, r)| format!("cvt.{r}.{it}.{t} %d{i}, %s0;\n")).collect();
+            let bits = sweep::width(it);
+            let signed = it.starts_with('s');
+            run(Variant { body, srcs: vec!["b16"], dsts: vec![it; 4] }, &all16, &move |a| {
+                let x = fmt.to_f64(a[0] as u16);
+                let (lo, hi) = if signed { (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1) - 1.0) } else { (0.0, 2f64.powi(bits as i32) - 1.0) };
+                rmodes
+                    .iter()
+                    .map(|r| {
+                        // `as` saturates: 2^64 − 1 is not an f64, its neighbour 2^64 becomes u64::MAX.
+                        let y = iround(r, x);
+                        let v = if x.is_nan() { fref::cvt_nan_to_int(t, it) } else if signed { y.clamp(lo, hi) as i64 as u64 } else { y.clamp(lo, hi) as u64 };
+                        Expect::Bits(if bits == 64 { v } else { v & ((1u64 << bits) - 1) })
+                    })
+                    .collect()
+            });
+        }
+        // Half → f32 `.sat` (exact, then clamped) and to the other half format in every mode.
+        run(Variant::inst(&format!("cvt.sat.f32.{t}"), "f32", &["b16"]), &all16, &move |a| {
+            let x = fmt.to_f64(a[0] as u16);
+            vec![if x.is_nan() { Expect::Bits(0) } else { Expect::Bits((if x > 0.0 { x.min(1.0) } else { 0.0 } as f32).to_bits() as u64) }]
+        });
+        let other = if fmt == Fmt::F16 { Fmt::Bf16 } else { Fmt::F16 };
+        let body: String = modes.iter().enumerate().map(|(i, r)| format!("cvt.{r}.{}.{t} %d{i}, %s0;\n", other.suffix())).collect();
+        run(Variant { body, srcs: vec!["b16"], dsts: vec!["b16"; 4] }, &all16, &move |a| {
+            let x = fmt.to_f64(a[0] as u16);
+            modes.iter().map(|r| href::finish(other, x, other.round(x, href::round_of(r)), false, false)).collect()
+        });
+    }
+    // f32 → f16 `.sat`: clamped, then rounded once.
+    let f32s = f32_inputs(32);
+    run(Variant::inst("cvt.rn.sat.f16.f32", "b16", &["f32"]), &f32s, &|a| {
+        let x = f32::from_bits(a[0] as u32) as f64;
+        let y = if x.is_nan() || x <= 0.0 { 0.0 } else { x.min(1.0) };
+        vec![Expect::Bits(Fmt::F16.round(y, rustc_apfloat::Round::NearestTiesToEven) as u64)]
+    });
 }
 
 /// Half `fma` (every modifier) without 64-bit floats (`split_int64`) on many more operands:
