@@ -451,6 +451,75 @@ fn cvt_half_without_f64() {
     });
 }
 
+/// The bf16 arithmetic of a Triton-style kernel (`host/tests/data/triton_bf16_fma.ptx`: packed
+/// `fma.rn{.relu}.bf16x2`, scalar fma with the 1.0 and −0.0 operands LLVM uses for bf16 add and
+/// mul on sm_80, add/sub/mul scalar and packed, lanes moved between registers) run as one
+/// chain under `split_int64` with simulated f32 flushing (a browser), both backends, against
+/// the chain of `ptx_ref` results. Operands are bf16 of magnitude 2^-20 .. 2^20 (so nothing
+/// overflows or underflows); rows where `.relu` meets a −0 (whose sign it leaves open) are left
+/// out.
+#[test]
+fn triton_style_bf16_chain_without_f64() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let body = "{
+    .reg .b16 %rs<12>;
+    .reg .b32 %r<16>;
+    fma.rn.bf16x2 %r1, %s0, %s1, %s2;
+    fma.rn.relu.bf16x2 %r2, %r1, %s1, %s2;
+    mov.b32 {%rs1, %rs2}, %r2;
+    mov.b16 %rs3, 0x3F80;
+    fma.rn.bf16 %rs4, %rs1, %rs3, %rs2;
+    mov.b16 %rs5, 0x8000;
+    fma.rn.bf16 %rs6, %rs4, %rs2, %rs5;
+    add.rn.bf16 %rs7, %rs6, %rs1;
+    sub.rn.bf16 %rs8, %rs7, %rs2;
+    mul.rn.bf16 %rs9, %rs8, %rs8;
+    mov.b32 %r3, {%rs6, %rs9};
+    add.rn.bf16x2 %r4, %r3, %r2;
+    mul.rn.bf16x2 %r5, %r4, %r1;
+    sub.rn.bf16x2 %d0, %r5, %s2;
+    }";
+    let v = Variant { body: body.into(), srcs: vec!["b32"; 3], dsts: vec!["b32"] };
+    let bf = Fmt::Bf16;
+    // One operation's result, or None where the spec leaves it open (NaN, relu of −0).
+    let op = |name: &str, xs: &[u16], relu: bool| match href::arith(name, bf, xs, false, false, relu) {
+        sweep::Expect::Bits(b) => Some(b as u16),
+        _ => None,
+    };
+    let chain = move |s: [u32; 3]| -> Option<u32> {
+        let lane = |w: u32, hi: bool| (if hi { w >> 16 } else { w }) as u16;
+        let pair = |f: &dyn Fn(bool) -> Option<u16>| Some((f(true)? as u32) << 16 | f(false)? as u32);
+        let r1 = pair(&|hi| op("fma", &[lane(s[0], hi), lane(s[1], hi), lane(s[2], hi)], false))?;
+        let r2 = pair(&|hi| op("fma", &[lane(r1, hi), lane(s[1], hi), lane(s[2], hi)], true))?;
+        let (rs1, rs2) = (lane(r2, false), lane(r2, true));
+        let rs4 = op("fma", &[rs1, 0x3f80, rs2], false)?;
+        let rs6 = op("fma", &[rs4, rs2, 0x8000], false)?;
+        let rs7 = op("add", &[rs6, rs1], false)?;
+        let rs8 = op("sub", &[rs7, rs2], false)?;
+        let rs9 = op("mul", &[rs8, rs8], false)?;
+        let r3 = (rs9 as u32) << 16 | rs6 as u32;
+        let r4 = pair(&|hi| op("add", &[lane(r3, hi), lane(r2, hi)], false))?;
+        let r5 = pair(&|hi| op("mul", &[lane(r4, hi), lane(r1, hi)], false))?;
+        pair(&|hi| op("sub", &[lane(r5, hi), lane(s[2], hi)], false))
+    };
+    let mut rng = Rng(41);
+    let mut bf16 = move || {
+        let r = rng.next_u64();
+        ((r & 0x8000) | ((127 - 20 + (r >> 16) % 41) << 7) | ((r >> 32) & 0x7f)) as u32
+    };
+    let mut inputs = Vec::new();
+    while inputs.len() < SAMPLES * 3 {
+        let s = [0; 3].map(|_| bf16() << 16 | bf16());
+        if chain(s).is_some() {
+            inputs.extend(s.map(|w| w as u64));
+        }
+    }
+    let options = ptxcross_lower::LowerOptions { split_int64: true, simulate_flushed_f32: true, ..Default::default() };
+    check_both(&sweep_without_f64(&gpu, v, &options), &inputs, &move |a| {
+        vec![sweep::Expect::Bits(chain([a[0] as u32, a[1] as u32, a[2] as u32]).expect("rows are filtered") as u64)]
+    });
+}
+
 /// Half `fma` (every modifier) without 64-bit floats (`split_int64`) on many more operands:
 /// 2^24 hard rows and 2^24 random triples per variant and backend.
 ///   cargo test -p ptxcross-tests --test half_sweep long_half_fma_without_f64 -- --ignored --nocapture
