@@ -435,9 +435,12 @@ impl FnLower {
                 // bf16's range holds every 64-bit integer: rounded on the integer.
                 let v = if wide { v } else { self.resize(v, Ty::U32, Ty::U64, signed) };
                 let r = self.int64_to_float_bits(v, signed, BF16, mode);
+                if !clamp.relu {
+                    return Ok(r);
+                }
                 // `.relu`: a negative result (never NaN or −0 here) becomes +0.
                 let neg = self.cmp(CmpOp::GeU, Ty::U32, r, FnLower::u32c(0x8000));
-                return Ok(if clamp.relu { self.select(Ty::U32, neg, FnLower::u32c(0), r) } else { r });
+                return Ok(self.select(Ty::U32, neg, FnLower::u32c(0), r));
             }
             // f16: |x| ≥ 2^17 rounds like ±2^17 in every mode (to infinity or MAX_NORM); the
             // clamped integer is exact in f32.
