@@ -67,7 +67,12 @@ fn check_file(path: &str, options: &LowerOptions) -> FileReport {
     let mut lowered = Vec::new();
     for module in modules {
         // `--no-float64`: a kernel that still needs f64 fails as a lowering error.
-        let module = module.and_then(|m| if options.no_float64 { translate::refuse_float64(&m).map(|()| m) } else { Ok(m) });
+        let module = module.and_then(|m| {
+            if options.no_float64 {
+                translate::refuse_float64(&m)?;
+            }
+            Ok(m)
+        });
         match module {
             Ok(m) => {
                 for k in &m.kernels {
@@ -164,7 +169,10 @@ pub fn main(a: &Args) -> Result<i32, String> {
         return Err("check: no PTX files given".into());
     }
     let json = a.flag("--json");
-    let options = LowerOptions { no_float64: a.flag("--no-float64"), ..LowerOptions::default() };
+    let options = LowerOptions {
+        no_float64: a.flag("--no-float64"),
+        ..LowerOptions::default()
+    };
     let mut all_ok = true;
     for path in &a.positional {
         let r = check_file(path, &options);
