@@ -304,15 +304,16 @@ fn packed_from_rows(rows: &[u64], arity: usize) -> Vec<u64> {
 /// any f64 left), both backends, scalar and packed, against rustc_apfloat: every combination of
 /// the edge table (subnormals, ties, overflow, NaN, signed zeros), `fma_hard_rows`, random
 /// operands. The two options lower these instructions alike (f32 and 32-bit integers only), so
-/// each variant runs scalar under one and packed under the other, alternating. Under
-/// `split_int64` every native f32 operation also flushes subnormal operands and results
-/// (`simulate_flushed_f32`, as browsers may): no f32 value of these lowerings is subnormal, so
-/// the results stay exact without the exact mode (`flushed_f32`).
+/// each variant runs scalar under one and packed under the other, alternating. Every native f32
+/// operation also flushes subnormal operands and results (`simulate_flushed_f32`, as some
+/// devices and browsers do): no f32 value of these lowerings is subnormal, so the results stay
+/// exact without the exact mode (`flushed_f32`, on with `split_int64` as `--profile webgpu`
+/// sets it, off with `no_float64`).
 #[test]
 fn half_arith_without_f64() {
     let Some(gpu) = sweep::gpu() else { return };
-    let no_f64 = ptxcross_lower::LowerOptions { no_float64: true, ..Default::default() };
-    let split = ptxcross_lower::LowerOptions { split_int64: true, simulate_flushed_f32: true, ..Default::default() };
+    let no_f64 = ptxcross_lower::LowerOptions { no_float64: true, simulate_flushed_f32: true, ..Default::default() };
+    let split = ptxcross_lower::LowerOptions { split_int64: true, flushed_f32: true, simulate_flushed_f32: true, ..Default::default() };
     for (i, (name, op, fmt, ftz, sat, relu, arity)) in arith_variants().into_iter().enumerate() {
         let (scalar_options, packed_options) = if i % 2 == 0 { (&no_f64, &split) } else { (&split, &no_f64) };
         let mut inputs = half_rows(arity, 17, SAMPLES);
@@ -342,8 +343,9 @@ fn half_arith_without_f64() {
 /// `cvt_half_in_f32`), so they translate without 64-bit floats: integer → f16/bf16 in every
 /// rounding (f16's overflow thresholds, ties), half → integer and half → half with every
 /// integer rounding (`.sat` too), f16 ↔ bf16, half → f32 `.sat`, f32 → half `.sat`. Each
-/// variant under `no_float64` or `split_int64` (alternating), both backends, against
-/// rustc_apfloat and f64 arithmetic on the exact values; every 16-bit input.
+/// variant under `no_float64` or under `split_int64` with the exact mode and simulated f32
+/// flushing (alternating), both backends, against rustc_apfloat and f64 arithmetic on the exact
+/// values; every 16-bit input.
 #[test]
 fn cvt_half_without_f64() {
     use ptxcross_tests::ptx_ref::float as fref;
@@ -351,7 +353,8 @@ fn cvt_half_without_f64() {
     let Some(gpu) = sweep::gpu() else { return };
     let options = [
         ptxcross_lower::LowerOptions { no_float64: true, ..Default::default() },
-        ptxcross_lower::LowerOptions { split_int64: true, ..Default::default() },
+        // As `--profile webgpu` translates, on a device that flushes f32 subnormals.
+        ptxcross_lower::LowerOptions { split_int64: true, flushed_f32: true, simulate_flushed_f32: true, ..Default::default() },
     ];
     let mut n = 0;
     let mut run = |v: Variant, inputs: &[u64], reference: Reference| {
