@@ -116,7 +116,7 @@ fn lower_body(
     let mut plain = lower_body_in(false, everywhere)?;
     let hard = plain.0.needs_scheduler.is_some();
     let mut meet = false;
-    if !hard && !everywhere && may_meet(&mut plain.0).is_some() {
+    if !hard && !everywhere && may_meet(&mut plain.0, f).is_some() {
         // Collectives that may meet at different instructions: lowered again with the
         // run-time meeting check (`meeting`), the fallback of the scheduler's lowering, where
         // they meet.
@@ -162,9 +162,14 @@ fn sm_version(module: &ast::Module) -> Option<u32> {
 
 /// The first warp collective of a body lowered without meeting checks that
 /// `meeting::may_meet` cannot clear.
-fn may_meet(fl: &mut FnLower) -> Option<ast::Span> {
+fn may_meet(fl: &mut FnLower, f: &ast::Function) -> Option<ast::Span> {
     let cfg = crate::cfg::Cfg { blocks: std::mem::take(&mut fl.blocks), entry: fl.entry };
     let found = crate::meeting::may_meet(&cfg, &fl.vars, fl.block, &fl.collective_sites, &fl.warp_results, &fl.cta_results);
+    if found.is_some() && std::env::var_os("PTXCROSS_MEETING_WHY").is_some_and(|v| v == "1") {
+        if let Some(why) = crate::meeting::explain(&cfg, &fl.vars, fl.block, &fl.collective_sites, &fl.warp_results, &fl.cta_results) {
+            eprintln!("meeting: {} {why}", f.name.name);
+        }
+    }
     fl.blocks = cfg.blocks;
     found
 }

@@ -68,7 +68,18 @@
 //!   which every lane that is not spent runs). A third way: a `vote.ballot` whose membermask
 //!   is its own previous result in a loop that only lanes whose bit it cleared leave
 //!   ([`Facts::ballot_mask_follows_lanes`], CUB's decoupled look-back), shown by the analysis
-//!   run again with the loop's exit branch taken as warp-uniform.
+//!   run again with the loop's exit branch taken as warp-uniform. A fourth: an unguarded
+//!   collective whose membermask is the result of an `activemask` taken earlier in its block,
+//!   unchanged since ([`Site::member_is_active`]; `__syncwarp(__activemask())`,
+//!   `__reduce_min_sync(__activemask(), x)` in divergent branches). A block is straight-line
+//!   code: the lanes that ran that `activemask` together (its result; §9.7.14.11: "queries
+//!   predicated-on active threads from the executing warp") all go on to the collective, with
+//!   nothing in between that they could leave by, so every lane of the membermask executes
+//!   this collective and none is owed; on NVIDIA it waits for exactly those lanes (§9.7.14.12
+//!   `redux.sync`: "all non-exited threads corresponding to membermask"; §9.7.8.6, §9.7.14.2
+//!   alike), which all come here next. Lanes outside the membermask take no part, wherever they are. This needs the mask
+//!   to be exactly the `activemask` result (a copy, not a lane-dependent function of it) and
+//!   no guard: `@p` with a lane-dependent `p` leaves lanes of the mask out.
 //!
 //! Uniform per CTA implies uniform per warp; a value called divergent may still be the same in
 //! each warp (conservative).
@@ -97,6 +108,9 @@ pub struct Site {
     pub span: Span,
     pub guard: Guard,
     pub member: Operand,
+    /// Unguarded, with a membermask that is `activemask`'s result taken earlier in the same
+    /// block (`FnLower::active_mask_here`): its membermask's lanes are those running it.
+    pub member_is_active: bool,
 }
 
 /// A variable holding a collective's result that is the same in every lane executing it
@@ -385,7 +399,7 @@ pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], re
         .iter()
         .enumerate()
         .zip(&a.site_ok)
-        .find(|((i, s), ok)| !**ok && !graph.members_all_run_it(&a, s) && !facts.ballot_mask_follows_lanes(*i))
+        .find(|((i, s), ok)| !**ok && !s.member_is_active && !graph.members_all_run_it(&a, s) && !facts.ballot_mask_follows_lanes(*i))
         .map(|((_, s), _)| s.span)
 }
 
@@ -746,7 +760,7 @@ fn tid_condition(cfg: &Cfg, a: &Analysis, cond: VarId) -> Option<(NodeId, impl F
 }
 
 /// Assignments to `v` in `stmts`, nested statements included.
-fn count_assigns(stmts: &[Stmt], v: VarId) -> usize {
+pub(crate) fn count_assigns(stmts: &[Stmt], v: VarId) -> usize {
     stmts
         .iter()
         .map(|s| match s {
@@ -798,4 +812,184 @@ fn compare_with_constant(cfg: &Cfg, b: NodeId, cond: VarId) -> Option<(usize, Va
     };
     compare_u32(op, 0, 0)?;
     Some((at, x, move |v: u32| if swapped { compare_u32(op, k, v) } else { compare_u32(op, v, k) }.unwrap_or(false)))
+}
+
+/// Why the proof cannot clear the first collective it stops at, for `PTXCROSS_MEETING_WHY=1`
+/// (the census of docs/simt.md): the collective, then what makes it fail (a divergent guard,
+/// or the branches whose lanes part before it), each followed back to a source of divergence
+/// (a load, an atomic, a lane-dependent use of `%tid.x`, a collective not cleared, an
+/// assignment under divergent control or in a loop).
+pub fn explain(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], results: &[WarpResult], cta_results: &[VarId]) -> Option<String> {
+    if sites.is_empty() {
+        return None;
+    }
+    let n = cfg.blocks.len();
+    let mut live = vec![false; n];
+    for s in sites {
+        live[s.node] = true;
+    }
+    let preds = cfg.predecessors();
+    let mut work: Vec<NodeId> = sites.iter().map(|s| s.node).collect();
+    while let Some(b) = work.pop() {
+        for &p in &preds[b] {
+            if !live[p] {
+                live[p] = true;
+                work.push(p);
+            }
+        }
+    }
+    let ipdom = cfg.immediate_post_dominators();
+    let pairs: Vec<(usize, Operand)> = results.iter().map(|r| (r.site, r.member)).collect();
+    let facts = Facts { cfg, vars, block, sites, results, pairs: &pairs, cta_results, live: &live, ipdom: &ipdom };
+    let (a, block_lvl) = facts.solve(None);
+    let graph = Graph { cfg, live: &live, ipdom: &ipdom, block_lvl: &block_lvl };
+    let (i, site) = sites
+        .iter()
+        .enumerate()
+        .find(|(i, s)| !a.site_ok[*i] && !s.member_is_active && !graph.members_all_run_it(&a, s) && !facts.ballot_mask_follows_lanes(*i))?;
+    // Every assignment: its block, whether it is nested in a loop or under a divergent `If`.
+    let mut defs: Vec<Vec<(NodeId, u8, &Expr)>> = vec![Vec::new(); vars.len()];
+    fn collect<'e>(a: &Analysis, stmts: &'e [Stmt], b: NodeId, ctx: u8, defs: &mut Vec<Vec<(NodeId, u8, &'e Expr)>>) {
+        for s in stmts {
+            match s {
+                Stmt::Assign { dst, expr } => {
+                    if let Some(d) = defs.get_mut(dst.index()) {
+                        d.push((b, ctx, expr));
+                    }
+                }
+                Stmt::If { cond, then_body, else_body } => {
+                    let c = ctx.max(level(a.op(cond)));
+                    collect(a, &then_body.stmts, b, c, defs);
+                    collect(a, &else_body.stmts, b, c, defs);
+                }
+                Stmt::Switch { selector, cases, default } => {
+                    let c = ctx.max(level(a.op(selector)));
+                    for case in cases {
+                        collect(a, &case.body.stmts, b, c, defs);
+                    }
+                    collect(a, &default.stmts, b, c, defs);
+                }
+                Stmt::Loop { body } => collect(a, &body.stmts, b, 3, defs),
+                _ => {}
+            }
+        }
+    }
+    for (b, blk) in cfg.blocks.iter().enumerate() {
+        collect(&a, &blk.stmts, b, 0, &mut defs);
+    }
+    let name = |v: VarId| vars.get(v.index()).map_or_else(|| format!("v{}", v.index()), |i| i.name.to_string());
+    // One chain back from a divergent variable to a source.
+    let origin = |start: VarId| {
+        let mut chain = vec![name(start)];
+        let mut v = start;
+        let mut seen = vec![false; vars.len()];
+        loop {
+            if std::mem::replace(&mut seen[v.index()], true) {
+                chain.push("(cycle)".into());
+                break;
+            }
+            if let Some(r) = results.iter().find(|r| r.var == v) {
+                let why = if !a.site_ok[r.site] { "not cleared" } else { "membermask divergent" };
+                chain.push(format!("result of collective @{} ({why})", sites[r.site].span.start));
+                break;
+            }
+            let ds = &defs[v.index()];
+            let mut next = None;
+            let mut reason = None;
+            for &(b, ctx, e) in ds {
+                if ctx == 3 {
+                    reason = Some(format!("assigned in a structured loop (block {b})"));
+                    break;
+                }
+                if ctx == 2 || block_lvl[b] > 1 {
+                    reason = Some(format!("assigned under divergent control (block {b}, {} defs)", ds.len()));
+                    break;
+                }
+                let lane = |o: &Operand| matches!(o, Operand::Var(x) if level(a.vals[x.index()]) > 1);
+                let mut found = None;
+                e.for_each_operand(|o| {
+                    if found.is_none() && lane(&o) {
+                        if let Operand::Var(x) = o {
+                            found = Some(x)
+                        }
+                    }
+                });
+                let kind = match e {
+                    Expr::LoadWord { memory, .. } | Expr::LoadDword { memory, .. } => Some(format!("load {memory:?}")),
+                    Expr::AtomicWord { memory, .. } | Expr::AtomicDword { memory, .. } => Some(format!("atomic {memory:?}")),
+                    Expr::Builtin(Builtin::ThreadId(d)) => Some(format!("%tid.{}", ["x", "y", "z"][(*d as usize).min(2)])),
+                    Expr::Builtin(Builtin::SubgroupInvocationId) => Some("subgroup invocation".into()),
+                    Expr::WarpBallot { .. } | Expr::WarpShuffle { .. } => Some("subgroup operation".into()),
+                    _ => None,
+                };
+                let here = level(a.expr(e)) > 1;
+                if !here {
+                    continue;
+                }
+                match (kind, found) {
+                    (Some(k), _) => {
+                        reason = Some(k);
+                        break;
+                    }
+                    (None, Some(x)) if matches!(a.vals[x.index()], V::Tid(_)) => {
+                        reason = Some(format!("lane-dependent {e:?}").chars().take(120).collect());
+                        break;
+                    }
+                    (None, Some(x)) => next = Some(x),
+                    (None, None) => {
+                        reason = Some(format!("{e:?}").chars().take(120).collect());
+                        break;
+                    }
+                }
+            }
+            match (reason, next) {
+                (Some(r), _) => {
+                    chain.push(r);
+                    break;
+                }
+                (None, Some(x)) => {
+                    chain.push(name(x));
+                    v = x;
+                }
+                (None, None) => {
+                    chain.push(format!("({} defs, none divergent alone)", ds.len()));
+                    break;
+                }
+            }
+        }
+        chain.join(" <- ")
+    };
+    let mut out = format!("collective @{} (block {}, level {}):", site.span.start, site.node, block_lvl[site.node]);
+    if let Guard::Pred(Operand::Var(p)) = site.guard {
+        if level(a.vals[p.index()]) > 1 {
+            out += &format!(" guard {}", origin(p));
+        }
+    }
+    if matches!(site.guard, Guard::Unknown) {
+        out += " guard unknown;";
+    }
+    if block_lvl[site.node] > 1 {
+        // The branches on a lane-dependent condition whose region holds the collective.
+        for (b, blk) in cfg.blocks.iter().enumerate() {
+            let cond = match &blk.term {
+                Terminator::Branch { cond, .. } => cond,
+                Terminator::Switch { selector, .. } => selector,
+                _ => continue,
+            };
+            let mut succs: Vec<NodeId> = blk.term.successors().into_iter().filter(|&s| live[s]).collect();
+            succs.sort_unstable();
+            succs.dedup();
+            if !live[b] || succs.len() < 2 || level(a.op(cond)) < 2 {
+                continue;
+            }
+            if succs.iter().any(|&s| graph.reaches_within(s, ipdom[b], site.node)) {
+                match cond {
+                    Operand::Var(c) => out += &format!(" | branch in block {b}: {}", origin(*c)),
+                    Operand::Const(_) => out += &format!(" | branch in block {b} on a constant"),
+                }
+            }
+        }
+    }
+    let _ = i;
+    Some(out)
 }

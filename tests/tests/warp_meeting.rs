@@ -343,6 +343,51 @@ fn register_lane_broadcasts_and_bar_red_results_run_and_their_twins_never_comple
     }
 }
 
+/// The `activemask` rule of the static proof (`Site::member_is_active`): `active_mask_arms`
+/// (`meeting_rules.ptx`, block 64) runs `redux`, `vote.ballot` and `bar.warp.sync` in two
+/// data-dependent arms, each with the `activemask` taken in its own block as membermask, so
+/// the proof clears it (no check, not scheduled) and it gives the spec's values on both
+/// backends, the device's translation and the simulated native lowering: per warp, lanes with
+/// x % 5 = 0 exited; each arm's mask is its lanes (x even or odd), the even arm's `redux.add`
+/// (§9.7.14.12) and the odd arm's `redux.max.u32` of x over them, and the ballot (§9.7.14.9)
+/// of x & 2 over them. Its twins, whose lanes of one mask run two instructions, stay in the
+/// scheduler and meet (`collectives_at_different_instructions_meet_as_on_sm70`).
+#[test]
+fn active_masks_of_the_block_clear_the_check() {
+    let text = rules_ptx();
+    assert_eq!(checks_kept("meeting_rules.ptx", &text, [64, 1, 1], "active_mask_arms"), [0, 0]);
+    assert_eq!(scheduled("meeting_rules.ptx", &text, [64, 1, 1], "active_mask_arms"), [false; 2]);
+    let sm70 = sm70_ptx();
+    for kernel in ["active_mask_before_branch", "active_mask_guarded"] {
+        assert_eq!(checks_kept("meeting_sm70.ptx", &sm70, [64, 1, 1], kernel), [2, 2], "{kernel}");
+        assert_eq!(scheduled("meeting_sm70.ptx", &sm70, [64, 1, 1], kernel), [true; 2], "{kernel}");
+    }
+    let Some(gpu) = gpu() else { return };
+    // Some lanes of each warp exit (x % 5 = 0); both parities in each warp.
+    let input: Vec<u32> = words(0x51f1_5eed).take(64).collect();
+    assert!((0..2).all(|w| (0..32).any(|l| input[32 * w + l] % 5 == 0) && (0..2).all(|p| (0..32).any(|l| input[32 * w + l] % 2 == p && input[32 * w + l] % 5 != 0))));
+    let mut want = vec![0u32; 192];
+    for w in 0..2 {
+        for odd in [0, 1] {
+            let group: Vec<usize> = (32 * w..32 * w + 32).filter(|&t| input[t] % 5 != 0 && input[t] % 2 == odd).collect();
+            let mask = group.iter().fold(0u32, |b, &t| b | 1 << (t % 32));
+            let r = if odd == 0 { group.iter().fold(0u32, |s, &t| s.wrapping_add(input[t])) } else { group.iter().map(|&t| input[t]).max().unwrap() };
+            let ballot = group.iter().filter(|&&t| input[t] & 2 != 0).fold(0u32, |b, &t| b | 1 << (t % 32));
+            for &t in &group {
+                (want[t], want[64 + t], want[128 + t]) = (mask, r, ballot);
+            }
+        }
+    }
+    for (path, program) in &rules_programs(&text, &["active_mask_arms"]) {
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let (out, buf) = (run.zeros(192 * 4), run.buffer(&u32s(&input)));
+            run.launch(program, "active_mask_arms", [1, 1, 1], &[&out.to_le_bytes(), &buf.to_le_bytes()], backend);
+            assert_eq!(run.read_u32(out, 192), want, "active_mask_arms, {path}, {backend}");
+        }
+    }
+}
+
 /// Waiting collectives that keep the meeting check (one `FAULT_WARP_DIVERGED` fault each),
 /// kernels that may meet (some check kept), and scheduler kernels (a `FAULT_BARRIER_DEADLOCK`),
 /// in `module`.
@@ -550,7 +595,15 @@ fn sm70_ptx() -> String {
 }
 
 /// The kernels of `meeting_sm70.ptx` that meet, and the words each thread writes.
-const SM70_KERNELS: [(&str, usize); 5] = [("shfl_arms", 1), ("syncwarp_arms", 1), ("ballot_loop", 2), ("redux_match_arms", 2), ("partial_mask", 1)];
+const SM70_KERNELS: [(&str, usize); 7] = [
+    ("shfl_arms", 1),
+    ("syncwarp_arms", 1),
+    ("ballot_loop", 2),
+    ("redux_match_arms", 2),
+    ("partial_mask", 1),
+    ("active_mask_before_branch", 2),
+    ("active_mask_guarded", 1),
+];
 
 /// What sm_70+ gives for `kernel` of `meeting_sm70.ptx` on CTAs of `block` threads reading
 /// `input` (one word per thread), computed from the spec: a collective completes once every
@@ -612,6 +665,24 @@ fn sm70_model(kernel: &str, input: &[u32], block: usize) -> Vec<Option<u32>> {
                         });
                     }
                 }
+                // The mask: the warp's lanes (taken before the exits); lanes l % 7 = 2 exit,
+                // lanes 0-15 reduce x and lanes 16-31 3x in one meeting.
+                "active_mask_before_branch" => {
+                    let mask = lanes.iter().fold(0u32, |b, &l| b | 1 << l);
+                    let live: Vec<usize> = lanes.iter().copied().filter(|l| l % 7 != 2).collect();
+                    let sum = live.iter().fold(0u32, |s, &l| s.wrapping_add(if l < 16 { x(l) } else { x(l).wrapping_mul(3) }));
+                    for &l in &live {
+                        out[2 * t(l)] = Some(sum);
+                        out[2 * t(l) + 1] = Some(mask);
+                    }
+                }
+                // Odd lanes' x and even lanes' 2x in one meeting of the warp's lanes.
+                "active_mask_guarded" => {
+                    let sum = lanes.iter().fold(0u32, |s, &l| s.wrapping_add(if l % 2 == 1 { x(l) } else { x(l).wrapping_mul(2) }));
+                    for &l in &lanes {
+                        out[t(l)] = Some(sum);
+                    }
+                }
                 _ => unreachable!("{kernel}"),
             }
         }
@@ -640,8 +711,9 @@ fn loop_ballots(xs: &[u32]) -> Vec<(u32, u32)> {
 /// Collectives at different instructions that meet on sm_70+ (`meeting_sm70.ptx`): `__shfl_sync`
 /// with a full mask and different sources in an if/else, `__syncwarp()` in both arms
 /// exchanging through shared memory, `vote.ballot` in a loop whose trip count differs per lane
-/// then after it, `redux` and `match` at two sites, and a membermask that is not full, with
-/// exited lanes and partial warps (blocks 48 and 100, two CTAs): both backends give the values
+/// then after it, `redux` and `match` at two sites, a membermask that is not full, and the two
+/// twins of the `activemask` rule (a mask taken before the branch, guarded reductions in its
+/// block: [`active_masks_of_the_block_clear_the_check`]), with exited lanes and partial warps (blocks 48 and 100, two CTAs): both backends give the values
 /// of [`sm70_model`]. The static proof cannot clear any of them, so each runs in the CTA
 /// barrier scheduler; lowered with the checked fallback instead (`Meeting::Check`, the lowering
 /// they had before, and still where the scheduler refuses a kernel) each faults with
