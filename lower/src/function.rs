@@ -164,8 +164,8 @@ pub struct FnLower {
     /// waiting warp collectives).
     pub uniform_shared_loads: bool,
     /// The guard of the instruction being lowered inside its own `if` (see
-    /// `FnLower::instruction`), for `collective_sites`.
-    pub inst_guard: Option<Operand>,
+    /// `FnLower::instruction`), and whether it is negated (`@!p`), for `collective_sites`.
+    pub inst_guard: Option<(Operand, bool)>,
     /// Emit warp collectives as native subgroup operations (`LowerOptions::native_warps`).
     pub native_warps: bool,
     /// Some native warp collective was emitted (the kernel gets the layout check).

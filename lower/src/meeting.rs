@@ -68,7 +68,11 @@
 //!   which every lane that is not spent runs). A third way: a `vote.ballot` whose membermask
 //!   is its own previous result in a loop that only lanes whose bit it cleared leave
 //!   ([`Facts::ballot_mask_follows_lanes`], CUB's decoupled look-back), shown by the analysis
-//!   run again with the loop's exit branch taken as warp-uniform. A fourth: an unguarded
+//!   run again with the loop's exit branch taken as warp-uniform. A guard may do what the
+//!   branch does: `@p` on a function of `%tid.x` whose lanes hold the constant membermask,
+//!   in a block that runs for whole warps ([`Graph::guard_holds_members`]; a branch's or a
+//!   guard's condition may be any chain of integer operations, comparisons and negations of
+//!   `%tid.x` and constants: [`Graph::tid_value`]). Another: an unguarded
 //!   collective whose membermask is the result of an `activemask` taken earlier in its block,
 //!   unchanged since ([`Site::member_is_active`]; `__syncwarp(__activemask())`,
 //!   `__reduce_min_sync(__activemask(), x)` in divergent branches). A block is straight-line
@@ -89,14 +93,15 @@
 //! membermask alone (the lanes that reach the collective must hold it: see above).
 
 use crate::cfg::{Cfg, NodeId, Terminator};
-use crate::ir::{BinaryOp, Builtin, CmpOp, Const, Expr, Memory, Operand, Stmt, Ty, VarId, VarInfo};
+use crate::ir::{BinaryOp, Builtin, CmpOp, Const, Expr, Memory, Operand, Stmt, Ty, UnaryOp, VarId, VarInfo};
 use ptxcross_frontend::ast::Span;
 
 /// The instruction guard a collective was lowered under (`FnLower::instruction`).
 #[derive(Clone, Copy, Debug)]
 pub enum Guard {
     None,
-    Pred(Operand),
+    /// `@pred`, or `@!pred` where `negated`.
+    Pred { pred: Operand, negated: bool },
     /// Lowered inside some other statement: taken as divergent.
     Unknown,
 }
@@ -399,7 +404,7 @@ pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], re
         .iter()
         .enumerate()
         .zip(&a.site_ok)
-        .find(|((i, s), ok)| !**ok && !s.member_is_active && !graph.members_all_run_it(&a, s) && !facts.ballot_mask_follows_lanes(*i))
+        .find(|((i, s), ok)| !**ok && !s.member_is_active && !graph.members_all_run_it(&a, s) && !graph.guard_holds_members(&a, s) && !facts.ballot_mask_follows_lanes(*i))
         .map(|((_, s), _)| s.span)
 }
 
@@ -611,7 +616,7 @@ impl<'a> Facts<'a> {
 fn guard_level(a: &Analysis, g: Guard) -> u8 {
     match g {
         Guard::None => 0,
-        Guard::Pred(p) => level(a.op(&p)),
+        Guard::Pred { pred, .. } => level(a.op(&pred)),
         Guard::Unknown => 2,
     }
 }
@@ -664,12 +669,13 @@ impl Graph<'_> {
     /// warp that is not spent runs it at once), every path from the entry to the collective
     /// takes one edge of `b` and the other edge does not reach it before `b`'s immediate
     /// post-dominator, every other branch on the way is the same in each warp, and `b`'s
-    /// condition is a comparison of `%tid.x + c` with a constant, assigned once in the kernel,
-    /// in `b`. So the lanes of a warp that run the collective are exactly those whose `%tid.x`
+    /// condition is a function of `%tid.x` known before `b` on every path ([`Graph::tid_value`]:
+    /// a comparison of `%tid.x + c` with a constant, or of `%laneid`, `%tid.x & 31` …). So the lanes of a warp that run the collective are exactly those whose `%tid.x`
     /// takes that edge, all at once; where that set holds every lane of the membermask (or no
     /// lane of the warp runs it), no lane is owed, and the lanes run it together on NVIDIA too
     /// (ISA 8.5 §9.7.10.6: the collective waits for the membermask's lanes only). E.g. CUB's
-    /// `if (threadIdx.x < 25) … __syncwarp(0x1ffffff)` for a 100-thread block.
+    /// `if (threadIdx.x < 25) … __syncwarp(0x1ffffff)` for a 100-thread block, or
+    /// `if (lane < 16) __shfl_sync(0xffff, …)`.
     fn members_all_run_it(&self, a: &Analysis, site: &Site) -> bool {
         let Operand::Const(member) = site.member else { return false };
         let member = member.bits() as u32;
@@ -711,52 +717,104 @@ impl Graph<'_> {
         if self.reaches_avoiding(|u, v| (u, v) == (b, edge_to), site.node) {
             return false;
         }
-        let Some((def, lane_takes)) = tid_condition(self.cfg, a, cond) else { return false };
-        // Assigned before `b` on every path (in `b`, or in a block every path to `b` passes).
-        if def != b && self.reaches_avoiding(|_, v| v == def, b) {
+        let Some(value) = self.tid_value(a, Operand::Var(cond), b, usize::MAX, TID_DEPTH) else { return false };
+        members_run_it(nx, member, |x| value(x).map(|v| (v != 0) == taken))
+    }
+
+    /// The fourth way a collective passes: a guarded one (`@p`) whose constant membermask
+    /// holds only lanes whose guard is true, in a block that runs for whole warps (block level
+    /// at most per warp), `p` a function of `%tid.x` ([`Graph::tid_value`]) known before every
+    /// use of it as a guard there. The lanes of a warp that run the block are all of its lanes
+    /// that are not spent, at once; of them exactly those whose `p` holds run the collective,
+    /// which holds every lane of the membermask (or none of the warp's lanes run it): no lane is
+    /// owed, and on NVIDIA it waits for these lanes only (§9.7.8.6, §9.7.14.9, §9.7.14.12: "all
+    /// non-exited threads corresponding to membermask"; §9.7.13.2 `@p`: a thread whose guard is
+    /// false does not execute the instruction). E.g. `@%p shfl.sync.idx … 0xffff` with
+    /// `%p = %laneid < 16`.
+    fn guard_holds_members(&self, a: &Analysis, site: &Site) -> bool {
+        let (Operand::Const(member), Guard::Pred { pred: Operand::Var(p), negated }) = (site.member, site.guard) else { return false };
+        let Some(nx) = a.tid_x else { return false };
+        if self.block_lvl[site.node] > 1 {
             return false;
         }
-        (0..nx.div_ceil(32)).all(|w| {
-            let (mut present, mut runs) = (0u32, 0u32);
-            for x in w * 32..(w * 32 + 32).min(nx) {
-                let Some(c) = lane_takes(x) else { return false };
-                present |= 1 << (x % 32);
-                if c == taken {
-                    runs |= 1 << (x % 32);
-                }
+        // The collective sits in an `If` on `p` at the top of its block (`FnLower::instruction`).
+        let uses = self.cfg.blocks[site.node].stmts.iter().position(|s| matches!(s, Stmt::If { cond: Operand::Var(q), .. } if *q == p));
+        let Some(first) = uses else { return false };
+        let Some(value) = self.tid_value(a, Operand::Var(p), site.node, first, TID_DEPTH) else { return false };
+        members_run_it(nx, member.bits() as u32, |x| value(x).map(|v| (v != 0) != negated))
+    }
+
+    /// `o` as read in block `at` before its statement `before` (`usize::MAX`: at its end), as a
+    /// function of the thread's `%tid.x` (`None` for a thread: not known): a constant, a value
+    /// the analysis knows as `%tid.x + c`, or a variable assigned once in the kernel, at the top
+    /// of a block, before that read on every path (earlier in `at`, or in a block every path to
+    /// `at` passes), by an integer operation, comparison, negation or copy of such values (e.g.
+    /// `%laneid < 16`, `(%tid.x & 31) >= 16`). Followed `depth` assignments deep.
+    fn tid_value(&self, a: &Analysis, o: Operand, at: NodeId, before: usize, depth: u32) -> Option<TidFn> {
+        let v = match o {
+            Operand::Const(c) => {
+                let k = c.bits();
+                return Some(Box::new(move |_| Some(k)));
             }
-            runs == 0 || member & present & !runs == 0
+            Operand::Var(v) => v,
+        };
+        if let V::Tid(c) = a.vals[v.index()] {
+            return Some(Box::new(move |x| Some(u64::from(x.wrapping_add(c)))));
+        }
+        let (d, pos, expr) = single_def(self.cfg, v)?;
+        let before_read = if d == at { pos < before } else { d == self.cfg.entry || !self.reaches_avoiding(|_, w| w == d, at) };
+        if depth == 0 || !before_read {
+            return None;
+        }
+        let arg = |o: &Operand| self.tid_value(a, *o, d, pos, depth - 1);
+        Some(match *expr {
+            Expr::Use(o) => arg(&o)?,
+            Expr::Binary { op, ty: Ty::U32, lhs, rhs } => {
+                let (f, g) = (arg(&lhs)?, arg(&rhs)?);
+                Box::new(move |x| binary_u32(op, f(x)? as u32, g(x)? as u32).map(u64::from))
+            }
+            Expr::Binary { op: op @ (BinaryOp::And | BinaryOp::Or | BinaryOp::Xor), ty: Ty::Bool, lhs, rhs } => {
+                let (f, g) = (arg(&lhs)?, arg(&rhs)?);
+                Box::new(move |x| binary_u32(op, u32::from(f(x)? != 0), u32::from(g(x)? != 0)).map(u64::from))
+            }
+            Expr::Compare { op, ty: Ty::U32, lhs, rhs } => {
+                let (f, g) = (arg(&lhs)?, arg(&rhs)?);
+                Box::new(move |x| compare_u32(op, f(x)? as u32, g(x)? as u32).map(u64::from))
+            }
+            Expr::Unary { op: UnaryOp::Not, ty: Ty::Bool, arg: o } => {
+                let f = arg(&o)?;
+                Box::new(move |x| Some(u64::from(f(x)? == 0)))
+            }
+            Expr::Unary { op: UnaryOp::Not, ty: Ty::U32, arg: o } => {
+                let f = arg(&o)?;
+                Box::new(move |x| Some(u64::from(!(f(x)? as u32))))
+            }
+            _ => return None,
         })
     }
 }
 
-/// The block assigning `cond` and `cond` as a function of `%tid.x`, when it is assigned once in
-/// the kernel, at the top level of a block, as a comparison of `%tid.x + c` (u32) with a
-/// constant.
-fn tid_condition(cfg: &Cfg, a: &Analysis, cond: VarId) -> Option<(NodeId, impl Fn(u32) -> Option<bool>)> {
-    let single_def = |v: VarId| single_def(cfg, v).map(|(d, _, e)| (d, e));
-    let (def, mut expr) = single_def(cond)?;
-    // `setp` may assign a copy of the comparison: follow copies assigned once in the same block.
-    for _ in 0..4 {
-        let Expr::Use(Operand::Var(t)) = expr else { break };
-        match single_def(*t)? {
-            (d, e) if d == def => expr = e,
-            _ => return None,
+/// A value as a function of the thread's `%tid.x` ([`Graph::tid_value`]).
+type TidFn = Box<dyn Fn(u32) -> Option<u64>>;
+
+/// How many assignments [`Graph::tid_value`] follows back.
+const TID_DEPTH: u32 = 16;
+
+/// Whether, in each warp of a block of `nx` threads along x, either no lane runs a
+/// collective or every lane of `member` does: `runs(x)` for the thread with `%tid.x` x
+/// (`None`: not known).
+fn members_run_it(nx: u32, member: u32, runs: impl Fn(u32) -> Option<bool>) -> bool {
+    (0..nx.div_ceil(32)).all(|w| {
+        let (mut present, mut running) = (0u32, 0u32);
+        for x in w * 32..(w * 32 + 32).min(nx) {
+            let Some(r) = runs(x) else { return false };
+            present |= 1 << (x % 32);
+            if r {
+                running |= 1 << (x % 32);
+            }
         }
-    }
-    let Expr::Compare { op, ty: Ty::U32, lhs, rhs } = expr else { return None };
-    let op = *op;
-    match (a.op(lhs), a.op(rhs), lhs, rhs) {
-        (V::Tid(c), _, _, Operand::Const(Const::U32(k))) => {
-            let k = *k;
-            Some((def, Box::new(move |x: u32| compare_u32(op, x.wrapping_add(c), k)) as Box<dyn Fn(u32) -> Option<bool>>))
-        }
-        (_, V::Tid(c), Operand::Const(Const::U32(k)), _) => {
-            let k = *k;
-            Some((def, Box::new(move |x: u32| compare_u32(op, k, x.wrapping_add(c))) as Box<dyn Fn(u32) -> Option<bool>>))
-        }
-        _ => None,
-    }
+        running == 0 || member & present & !running == 0
+    })
 }
 
 /// Assignments to `v` in `stmts`, nested statements included.
@@ -846,7 +904,7 @@ pub fn explain(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], res
     let (i, site) = sites
         .iter()
         .enumerate()
-        .find(|(i, s)| !a.site_ok[*i] && !s.member_is_active && !graph.members_all_run_it(&a, s) && !facts.ballot_mask_follows_lanes(*i))?;
+        .find(|(i, s)| !a.site_ok[*i] && !s.member_is_active && !graph.members_all_run_it(&a, s) && !graph.guard_holds_members(&a, s) && !facts.ballot_mask_follows_lanes(*i))?;
     // Every assignment: its block, whether it is nested in a loop or under a divergent `If`.
     let mut defs: Vec<Vec<(NodeId, u8, &Expr)>> = vec![Vec::new(); vars.len()];
     fn collect<'e>(a: &Analysis, stmts: &'e [Stmt], b: NodeId, ctx: u8, defs: &mut Vec<Vec<(NodeId, u8, &'e Expr)>>) {
@@ -960,7 +1018,7 @@ pub fn explain(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], res
         chain.join(" <- ")
     };
     let mut out = format!("collective @{} (block {}, level {}):", site.span.start, site.node, block_lvl[site.node]);
-    if let Guard::Pred(Operand::Var(p)) = site.guard {
+    if let Guard::Pred { pred: Operand::Var(p), .. } = site.guard {
         if level(a.vals[p.index()]) > 1 {
             out += &format!(" guard {}", origin(p));
         }

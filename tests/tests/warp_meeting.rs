@@ -365,11 +365,11 @@ fn active_masks_of_the_block_clear_the_check() {
     let Some(gpu) = gpu() else { return };
     // Some lanes of each warp exit (x % 5 = 0); both parities in each warp.
     let input: Vec<u32> = words(0x51f1_5eed).take(64).collect();
-    assert!((0..2).all(|w| (0..32).any(|l| input[32 * w + l] % 5 == 0) && (0..2).all(|p| (0..32).any(|l| input[32 * w + l] % 2 == p && input[32 * w + l] % 5 != 0))));
+    assert!((0..2).all(|w| (0..32).any(|l| input[32 * w + l].is_multiple_of(5)) && (0..2).all(|p| (0..32).any(|l| input[32 * w + l] % 2 == p && !input[32 * w + l].is_multiple_of(5)))));
     let mut want = vec![0u32; 192];
     for w in 0..2 {
         for odd in [0, 1] {
-            let group: Vec<usize> = (32 * w..32 * w + 32).filter(|&t| input[t] % 5 != 0 && input[t] % 2 == odd).collect();
+            let group: Vec<usize> = (32 * w..32 * w + 32).filter(|&t| !input[t].is_multiple_of(5) && input[t] % 2 == odd).collect();
             let mask = group.iter().fold(0u32, |b, &t| b | 1 << (t % 32));
             let r = if odd == 0 { group.iter().fold(0u32, |s, &t| s.wrapping_add(input[t])) } else { group.iter().map(|&t| input[t]).max().unwrap() };
             let ballot = group.iter().filter(|&&t| input[t] & 2 != 0).fold(0u32, |b, &t| b | 1 << (t % 32));
@@ -384,6 +384,41 @@ fn active_masks_of_the_block_clear_the_check() {
             let (out, buf) = (run.zeros(192 * 4), run.buffer(&u32s(&input)));
             run.launch(program, "active_mask_arms", [1, 1, 1], &[&out.to_le_bytes(), &buf.to_le_bytes()], backend);
             assert_eq!(run.read_u32(out, 192), want, "active_mask_arms, {path}, {backend}");
+        }
+    }
+}
+
+/// The lane guard rule of the static proof (`Graph::guard_holds_members`, and branches on
+/// `%laneid`): `lane_halves` (`meeting_rules.ptx`, block 64) runs collectives guarded by, and
+/// in the arms of a branch on, `%laneid < 16`, each with the membermask of its half, so the
+/// proof clears it, and it gives the spec's values on both backends, the device's translation
+/// and the simulated native lowering: per warp, lanes 0-15 get the `redux.add` (§9.7.14.12) of
+/// their x and the ballot (§9.7.14.9) of x odd over lanes 0-15, lanes 16-31 the `redux.max.u32`
+/// of theirs and lane 20's x (§9.7.8.6 `shfl.idx`). Its twin `lane_guarded_full_mask` stays in
+/// the scheduler and meets (`collectives_at_different_instructions_meet_as_on_sm70`).
+#[test]
+fn lane_guards_holding_their_membermask_clear_the_check() {
+    let text = rules_ptx();
+    assert_eq!(checks_kept("meeting_rules.ptx", &text, [64, 1, 1], "lane_halves"), [0, 0]);
+    assert_eq!(scheduled("meeting_rules.ptx", &text, [64, 1, 1], "lane_halves"), [false; 2]);
+    let sm70 = sm70_ptx();
+    assert_eq!(checks_kept("meeting_sm70.ptx", &sm70, [64, 1, 1], "lane_guarded_full_mask"), [2, 2]);
+    assert_eq!(scheduled("meeting_sm70.ptx", &sm70, [64, 1, 1], "lane_guarded_full_mask"), [true; 2]);
+    let Some(gpu) = gpu() else { return };
+    let input: Vec<u32> = words(0x1a2e_5eed).take(64).collect();
+    let mut want = vec![0u32; 128];
+    for t in 0..64 {
+        let (w, low) = (t / 32 * 32, t % 32 < 16);
+        let half: Vec<usize> = if low { (w..w + 16).collect() } else { (w + 16..w + 32).collect() };
+        want[t] = if low { half.iter().fold(0u32, |s, &u| s.wrapping_add(input[u])) } else { half.iter().map(|&u| input[u]).max().unwrap() };
+        want[64 + t] = if low { half.iter().filter(|&&u| input[u] % 2 == 1).fold(0u32, |b, &u| b | 1 << (u % 32)) } else { input[w + 20] };
+    }
+    for (path, program) in &rules_programs(&text, &["lane_halves"]) {
+        for backend in Backend::ALL {
+            let mut run = Run::new(&gpu);
+            let (out, buf) = (run.zeros(128 * 4), run.buffer(&u32s(&input)));
+            run.launch(program, "lane_halves", [1, 1, 1], &[&out.to_le_bytes(), &buf.to_le_bytes()], backend);
+            assert_eq!(run.read_u32(out, 128), want, "lane_halves, {path}, {backend}");
         }
     }
 }
@@ -412,12 +447,14 @@ fn census_of(module: &ptxcross_lower::ir::Module) -> (usize, usize, usize) {
 }
 
 /// The census behind docs/simt.md's figures for the static proof (`lower/src/meeting.rs`):
-/// for every SIMT test file and the CUB file (`tests/parse-corpus/large/cub_zoo.sm_80.ptx`,
+/// for every SIMT test file, the held-out SIMT cases (`tests/heldout_simt/cases`, totals and
+/// the files with a kernel that may meet) and the CUB file (`tests/parse-corpus/large/cub_zoo.sm_80.ptx`,
 /// `regen.sh --large`), with the meeting check at every collective (as before the proof), at
 /// the collectives of kernels that may meet (before they went to the CTA barrier scheduler),
 /// and as lowered now: the waiting collectives keeping the check, the kernels keeping one, the
 /// scheduler kernels, (SIMT files) the SPIR-V/WGSL bytes, and the time lowering (and for the
-/// SIMT files emitting) took, block 128, emulated warps.
+/// SIMT files emitting) took, block 128, emulated warps. With `PTXCROSS_MEETING_WHY=1` `lower`
+/// prints, for each kernel the proof cannot clear, the collective it stops at and why.
 ///   cargo test -p ptxcross-tests --test warp_meeting census -- --ignored --nocapture
 #[test]
 #[ignore]
@@ -427,11 +464,17 @@ fn census() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files: Vec<_> = std::fs::read_dir(root.join("simt/ptx")).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
+    let mut heldout: Vec<_> = std::fs::read_dir(root.join("heldout_simt/cases")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "ptx")).collect();
+    heldout.sort();
+    let simt_files = files.len();
+    files.extend(heldout);
     files.push(root.join("parse-corpus/large/cub_zoo.sm_80.ptx"));
-    let mut totals = [[0usize; 6]; 3];
-    for path in files.iter().filter(|p| p.exists()) {
+    // Per group (SIMT test PTX, held-out cases, CUB), per mode.
+    let mut totals = [[[0usize; 6]; 3]; 3];
+    for (index, path) in files.iter().enumerate().filter(|(_, p)| p.exists()) {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let large = name.starts_with("cub_zoo");
+        let group = if large { 2 } else { usize::from(index >= simt_files) };
         let file = ptxcross_frontend::SourceFile::new(&name, std::fs::read_to_string(path).unwrap());
         let ast = translate::parse(&file).unwrap();
         let mut row = Vec::new();
@@ -451,16 +494,20 @@ fn census() {
                     wgsl += translate::emit_wgsl(&module, translate::Profile::Wgpu).map(|t| t.len()).unwrap_or(0);
                 }
             }
-            let t = &mut totals[i];
+            let t = &mut totals[group][i];
             for (slot, v) in t.iter_mut().zip([checks, meeting_kernels, scheduled, kernels, spirv, wgsl]) {
                 *slot += v;
             }
             let secs = start.elapsed().as_secs_f64();
             row.push(format!("{checks} checks in {meeting_kernels}/{kernels} kernels, {scheduled} scheduled, {spirv}/{wgsl} B, {secs:.2} s"));
         }
-        println!("{name}: {}", row.join("  →  "));
+        if group != 1 || row.iter().any(|r| !r.starts_with("0 checks in 0/")) {
+            println!("{name}: {}", row.join("  →  "));
+        }
     }
-    println!("total: {totals:?}");
+    for (group, t) in ["SIMT test PTX", "held-out SIMT cases", "CUB"].iter().zip(totals) {
+        println!("total, {group} (checks, kernels keeping one, scheduled, kernels, SPIR-V B, WGSL B; per mode): {t:?}");
+    }
 }
 
 /// Look-back status words for `lookback_*` (`meeting_rules.ptx`): word (j, t) for j < `n`, t <
@@ -595,7 +642,7 @@ fn sm70_ptx() -> String {
 }
 
 /// The kernels of `meeting_sm70.ptx` that meet, and the words each thread writes.
-const SM70_KERNELS: [(&str, usize); 7] = [
+const SM70_KERNELS: [(&str, usize); 8] = [
     ("shfl_arms", 1),
     ("syncwarp_arms", 1),
     ("ballot_loop", 2),
@@ -603,6 +650,7 @@ const SM70_KERNELS: [(&str, usize); 7] = [
     ("partial_mask", 1),
     ("active_mask_before_branch", 2),
     ("active_mask_guarded", 1),
+    ("lane_guarded_full_mask", 1),
 ];
 
 /// What sm_70+ gives for `kernel` of `meeting_sm70.ptx` on CTAs of `block` threads reading
@@ -683,6 +731,13 @@ fn sm70_model(kernel: &str, input: &[u32], block: usize) -> Vec<Option<u32>> {
                         out[t(l)] = Some(sum);
                     }
                 }
+                // Lanes 0-15's x and lanes 16-31's 3x in one meeting of the warp's lanes.
+                "lane_guarded_full_mask" => {
+                    let sum = lanes.iter().fold(0u32, |s, &l| s.wrapping_add(if l < 16 { x(l) } else { x(l).wrapping_mul(3) }));
+                    for &l in &lanes {
+                        out[t(l)] = Some(sum);
+                    }
+                }
                 _ => unreachable!("{kernel}"),
             }
         }
@@ -713,7 +768,9 @@ fn loop_ballots(xs: &[u32]) -> Vec<(u32, u32)> {
 /// exchanging through shared memory, `vote.ballot` in a loop whose trip count differs per lane
 /// then after it, `redux` and `match` at two sites, a membermask that is not full, and the two
 /// twins of the `activemask` rule (a mask taken before the branch, guarded reductions in its
-/// block: [`active_masks_of_the_block_clear_the_check`]), with exited lanes and partial warps (blocks 48 and 100, two CTAs): both backends give the values
+/// block: [`active_masks_of_the_block_clear_the_check`]) and of the lane guard rule (the full
+/// mask under `%laneid < 16` guards: [`lane_guards_holding_their_membermask_clear_the_check`]),
+/// with exited lanes and partial warps (blocks 48 and 100, two CTAs): both backends give the values
 /// of [`sm70_model`]. The static proof cannot clear any of them, so each runs in the CTA
 /// barrier scheduler; lowered with the checked fallback instead (`Meeting::Check`, the lowering
 /// they had before, and still where the scheduler refuses a kernel) each faults with

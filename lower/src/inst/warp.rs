@@ -425,7 +425,7 @@ impl FnLower {
     fn meet_site(&mut self, member: Operand, span: ast::Span) -> bool {
         let guard = match (self.emit_stack.len(), self.inst_guard) {
             (1, _) => crate::meeting::Guard::None,
-            (2, Some(p)) => crate::meeting::Guard::Pred(p),
+            (2, Some((pred, negated))) => crate::meeting::Guard::Pred { pred, negated },
             _ => crate::meeting::Guard::Unknown,
         };
         let member_is_active = matches!(guard, crate::meeting::Guard::None) && self.active_mask_here(member);

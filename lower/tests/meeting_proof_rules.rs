@@ -1,10 +1,16 @@
-//! The static meeting proof's `activemask` rule (`lower/src/meeting.rs`,
-//! `Site::member_is_active`): an unguarded warp collective whose membermask is the
-//! `activemask` taken earlier in its own block (straight-line code) has every lane of its
-//! membermask running it, so it needs no meeting check and no scheduler, even in a branch that
-//! splits warps. Its near misses, where lanes of one membermask can be at two instructions, keep
-//! the check (`Meeting::Check`) and run in the CTA barrier scheduler by default. End to end
-//! (values on both backends, the near misses' sm_70 meetings): tests/tests/warp_meeting.rs.
+//! Rules of the static meeting proof (`lower/src/meeting.rs`) added by meet5, each with near
+//! misses that must keep the meeting check (`Meeting::Check`) and run in the CTA barrier
+//! scheduler by default (lanes of one membermask may be at two instructions there):
+//! - an unguarded warp collective whose membermask is the `activemask` taken earlier in its own
+//!   block (straight-line code) has every lane of its membermask running it
+//!   (`Site::member_is_active`), even in a branch that splits warps;
+//! - a collective guarded by a function of `%tid.x` (`%laneid < 16`, through any chain of
+//!   integer operations and comparisons) whose constant membermask holds only lanes whose guard
+//!   holds, in a block that whole warps run (`Graph::guard_holds_members`); branches on such
+//!   functions count as the `%tid.x` comparisons of the membermask rule did.
+//!
+//! End to end (values on both backends, the near misses' sm_70 meetings):
+//! tests/tests/warp_meeting.rs.
 
 mod support;
 use ptxcross_lower::{abi, ir::Stmt, LowerOptions, Meeting};
@@ -55,6 +61,44 @@ fn collectives_on_the_active_mask_of_their_block_need_no_check() {
     ];
     for (even, odd) in cleared {
         assert_eq!(decided(&kernel("", even, odd)), [(0, false); 2], "{even} / {odd}");
+    }
+}
+
+/// Guards and branches on `%laneid` halves with the halves' membermasks, in a block every lane
+/// that is not spent runs (after the data-dependent exit), through `%laneid` or `%tid.x >> 4`.
+#[test]
+fn collectives_guarded_by_lane_functions_holding_their_membermask_need_no_check() {
+    let laneid = "    mov.u32 %r9, %laneid;\n    setp.lt.u32 %p5, %r9, 16;";
+    let half = "    shr.u32 %r11, %r1, 4;\n    and.b32 %r12, %r11, 1;\n    setp.eq.u32 %p5, %r12, 0;";
+    for lanes in [laneid, half] {
+        let before = format!(
+            "{lanes}\n    @%p5 redux.sync.add.u32 %r6, %r2, 0xffff;\n    @!%p5 vote.sync.ballot.b32 %r7, %p4, 0xffff0000;\n    \
+             @!%p5 bra HIGH;\n    shfl.sync.bfly.b32 %r8, %r2, 1, 31, 0xffff;\n    bra.uni LOW;\nHIGH:\n    \
+             bar.warp.sync 0xffff0000;\nLOW:"
+        );
+        assert_eq!(decided(&kernel(&before, "", "")), [(0, false); 2], "{before}");
+    }
+}
+
+#[test]
+fn near_misses_of_the_lane_guard_rule_keep_the_check() {
+    let laneid = "    mov.u32 %r9, %laneid;\n    setp.lt.u32 %p5, %r9, 16;";
+    let near = [
+        // The full mask under a half's guard: the other half is owed (and meets there).
+        format!("{laneid}\n    @%p5 redux.sync.add.u32 %r6, %r2, -1;\n    @!%p5 redux.sync.add.u32 %r6, %r3, -1;"),
+        // Negated: lanes 16-31 run it, the mask names lanes 0-15.
+        format!("{laneid}\n    @!%p5 redux.sync.add.u32 %r6, %r2, 0xffff;"),
+        // The guard assigned twice (lanes 8-15 with %p4 skip it).
+        format!("{laneid}\n    @%p4 setp.lt.u32 %p5, %r9, 8;\n    @%p5 redux.sync.add.u32 %r6, %r2, 0xffff;"),
+        // A function of loaded data, not of %tid.x.
+        "    and.b32 %r9, %r2, 31;\n    setp.lt.u32 %p5, %r9, 16;\n    @%p5 redux.sync.add.u32 %r6, %r2, 0xffff;".to_string(),
+        // In the data-dependent arms, which split lanes 0-15 (the two meet).
+        laneid.to_string(),
+    ];
+    for (i, before) in near.iter().enumerate() {
+        let arm = if i == near.len() - 1 { "    @%p5 redux.sync.add.u32 %r6, %r2, 0xffff;" } else { "" };
+        let [emulated, native] = decided(&kernel(before, arm, arm));
+        assert!(emulated.0 >= 1 && native.0 >= 1 && emulated.1 && native.1, "{before} / {arm}: {emulated:?} {native:?}");
     }
 }
 
