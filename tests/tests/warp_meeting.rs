@@ -834,10 +834,10 @@ fn collectives_at_different_instructions_meet_as_on_sm70() {
 ///   `pipeline_build` measures);
 /// - kernel time (`Context::last_kernel_time`, the fastest of 9 after a warm-up) and the
 ///   pipeline's first-launch time (a new program each run, as above) of `warp_misc`
-///   (block 100, 64 CTAs: the SIMT test kernel the proof cannot clear whose groups never meet)
-///   and of `meeting_sm70.ptx`'s `ballot_loop` (checked: it faults; so timed on `.target
+///   (block 100, 64 CTAs: its groups never meet; the proof clears it since meet5, before it ran
+///   in the scheduler) and of `meeting_sm70.ptx`'s `ballot_loop` (checked: it faults; so timed on `.target
 ///   sm_61`, where the same lowering runs, with inputs whose trip counts are the same in each
-///   warp).
+///   warp), each checked (`Meeting::CheckEverywhere`) and as lowered by default.
 ///   MESA_SHADER_CACHE_DISABLE=true PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test warp_meeting meeting_cost -- --ignored --nocapture
 #[test]
 #[ignore]
@@ -928,14 +928,15 @@ fn meeting_cost() {
     let uniform: Vec<u32> = (0..grid * 128).map(|i| (x[i % x.len()] & !7) | (i / 32 % 8) as u32).collect();
     for backend in Backend::ALL {
         let mut row = Vec::new();
-        for meeting in [Meeting::Check, Meeting::Meet] {
+        // `CheckEverywhere`: the checked lowering, whether or not the proof clears the kernel.
+        for meeting in [Meeting::CheckEverywhere, Meeting::Meet] {
             let misc_p = program_meeting("warp_misc.ptx", &misc, [100, 1, 1], "warp_misc", meeting);
             // Before any launch: the device caches a program's pipelines.
             let misc_pipeline = pipeline_time(&misc_p, "warp_misc", backend);
             let mut run = Run::new(&gpu);
             let (inp, out) = (run.buffer(&u32s(&x)), run.zeros(grid * 100 * 32));
             let t_misc = timed(&misc_p, "warp_misc", grid as u32, &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
-            let text = if meeting == Meeting::Check { for_target(&sm70, "sm_61") } else { sm70.clone() };
+            let text = if meeting == Meeting::CheckEverywhere { for_target(&sm70, "sm_61") } else { sm70.clone() };
             let loop_p = program_meeting("meeting_sm70.ptx", &text, [128, 1, 1], "ballot_loop", meeting);
             let loop_pipeline = pipeline_time(&loop_p, "ballot_loop", backend);
             let (inp, out) = (run.buffer(&u32s(&uniform)), run.zeros(grid * 128 * 8));
