@@ -164,14 +164,15 @@ fn sm_version(module: &ast::Module) -> Option<u32> {
 /// `meeting::may_meet` cannot clear.
 fn may_meet(fl: &mut FnLower, f: &ast::Function) -> Option<ast::Span> {
     let cfg = crate::cfg::Cfg { blocks: std::mem::take(&mut fl.blocks), entry: fl.entry };
-    let found = crate::meeting::may_meet(&cfg, &fl.vars, fl.block, &fl.collective_sites, &fl.warp_results, &fl.cta_results);
-    if found.is_some() && std::env::var_os("PTXCROSS_MEETING_WHY").is_some_and(|v| v == "1") {
-        if let Some(why) = crate::meeting::explain(&cfg, &fl.vars, fl.block, &fl.collective_sites, &fl.warp_results, &fl.cta_results) {
-            eprintln!("meeting: {} {why}", f.name.name);
-        }
-    }
+    // `PTXCROSS_MEETING_WHY=1`: where and why the proof stops (docs/simt.md's census).
+    let explain = std::env::var_os("PTXCROSS_MEETING_WHY").is_some_and(|v| v == "1");
+    let found = crate::meeting::may_meet(&cfg, &fl.vars, fl.block, &fl.collective_sites, &fl.warp_results, &fl.cta_results, explain);
     fl.blocks = cfg.blocks;
-    found
+    let (span, why) = found?;
+    if let Some(why) = why {
+        eprintln!("meeting: {} {why}", f.name.name);
+    }
+    Some(span)
 }
 
 #[allow(clippy::too_many_arguments)]

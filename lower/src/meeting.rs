@@ -374,8 +374,10 @@ fn compare_u32(op: CmpOp, a: u32, b: u32) -> Option<bool> {
 /// The first collective of `sites` that the proof cannot clear (a lane of its warp that may
 /// still execute a collective may be elsewhere when it runs), or `None`: no meeting check can
 /// fire in this kernel. `block`: the CTA shape; `results`: see [`WarpResult`];
-/// `cta_results`: variables the same in every thread of the CTA (`bar.red`'s counts).
-pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], results: &[WarpResult], cta_results: &[VarId]) -> Option<Span> {
+/// `cta_results`: variables the same in every thread of the CTA (`bar.red`'s counts);
+/// `explain`: also say why it stops there ([`why`]).
+#[allow(clippy::too_many_arguments)]
+pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], results: &[WarpResult], cta_results: &[VarId], explain: bool) -> Option<(Span, Option<String>)> {
     if sites.is_empty() {
         return None;
     }
@@ -400,12 +402,11 @@ pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], re
     let facts = Facts { cfg, vars, block, sites, results, pairs: &pairs, cta_results, live: &live, ipdom: &ipdom };
     let (a, block_lvl) = facts.solve(None);
     let graph = Graph { cfg, live: &live, ipdom: &ipdom, block_lvl: &block_lvl };
-    sites
-        .iter()
-        .enumerate()
-        .zip(&a.site_ok)
-        .find(|((i, s), ok)| !**ok && !s.member_is_active && !graph.members_all_run_it(&a, s) && !graph.guard_holds_members(&a, s) && !facts.ballot_mask_follows_lanes(*i))
-        .map(|((_, s), _)| s.span)
+    let i = sites.iter().enumerate().position(|(i, s)| {
+        !a.site_ok[i] && !s.member_is_active && !graph.members_all_run_it(&a, s) && !graph.guard_holds_members(&a, s) && !facts.ballot_mask_follows_lanes(i)
+    })?;
+    let why = explain.then(|| why(&facts, &a, &block_lvl, &graph, i));
+    Some((sites[i].span, why))
 }
 
 /// What [`may_meet`] works from: the kernel, its collectives, and facts of its CFG.
@@ -872,39 +873,14 @@ fn compare_with_constant(cfg: &Cfg, b: NodeId, cond: VarId) -> Option<(usize, Va
     Some((at, x, move |v: u32| if swapped { compare_u32(op, k, v) } else { compare_u32(op, v, k) }.unwrap_or(false)))
 }
 
-/// Why the proof cannot clear the first collective it stops at, for `PTXCROSS_MEETING_WHY=1`
-/// (the census of docs/simt.md): the collective, then what makes it fail (a divergent guard,
+/// Why the proof cannot clear collective `i`, the first it stops at ([`may_meet`] with
+/// `explain`, for `PTXCROSS_MEETING_WHY=1`, the census of docs/simt.md): the collective, then what makes it fail (a divergent guard,
 /// or the branches whose lanes part before it), each followed back to a source of divergence
 /// (a load, an atomic, a lane-dependent use of `%tid.x`, a collective not cleared, an
 /// assignment under divergent control or in a loop).
-pub fn explain(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], results: &[WarpResult], cta_results: &[VarId]) -> Option<String> {
-    if sites.is_empty() {
-        return None;
-    }
-    let n = cfg.blocks.len();
-    let mut live = vec![false; n];
-    for s in sites {
-        live[s.node] = true;
-    }
-    let preds = cfg.predecessors();
-    let mut work: Vec<NodeId> = sites.iter().map(|s| s.node).collect();
-    while let Some(b) = work.pop() {
-        for &p in &preds[b] {
-            if !live[p] {
-                live[p] = true;
-                work.push(p);
-            }
-        }
-    }
-    let ipdom = cfg.immediate_post_dominators();
-    let pairs: Vec<(usize, Operand)> = results.iter().map(|r| (r.site, r.member)).collect();
-    let facts = Facts { cfg, vars, block, sites, results, pairs: &pairs, cta_results, live: &live, ipdom: &ipdom };
-    let (a, block_lvl) = facts.solve(None);
-    let graph = Graph { cfg, live: &live, ipdom: &ipdom, block_lvl: &block_lvl };
-    let (i, site) = sites
-        .iter()
-        .enumerate()
-        .find(|(i, s)| !a.site_ok[*i] && !s.member_is_active && !graph.members_all_run_it(&a, s) && !graph.guard_holds_members(&a, s) && !facts.ballot_mask_follows_lanes(*i))?;
+fn why(facts: &Facts, a: &Analysis, block_lvl: &[u8], graph: &Graph, i: usize) -> String {
+    let (cfg, vars, sites, results, live, ipdom) = (facts.cfg, facts.vars, facts.sites, facts.results, facts.live, facts.ipdom);
+    let site = &sites[i];
     // Every assignment: its block, whether it is nested in a loop or under a divergent `If`.
     let mut defs: Vec<Vec<(NodeId, u8, &Expr)>> = vec![Vec::new(); vars.len()];
     fn collect<'e>(a: &Analysis, stmts: &'e [Stmt], b: NodeId, ctx: u8, defs: &mut Vec<Vec<(NodeId, u8, &'e Expr)>>) {
@@ -933,7 +909,7 @@ pub fn explain(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], res
         }
     }
     for (b, blk) in cfg.blocks.iter().enumerate() {
-        collect(&a, &blk.stmts, b, 0, &mut defs);
+        collect(a, &blk.stmts, b, 0, &mut defs);
     }
     let name = |v: VarId| vars.get(v.index()).map_or_else(|| format!("v{}", v.index()), |i| i.name.to_string());
     // One chain back from a divergent variable to a source.
@@ -1048,6 +1024,5 @@ pub fn explain(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], res
             }
         }
     }
-    let _ = i;
-    Some(out)
+    out
 }

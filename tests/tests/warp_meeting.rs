@@ -343,6 +343,33 @@ fn register_lane_broadcasts_and_bar_red_results_run_and_their_twins_never_comple
     }
 }
 
+/// `kernel` of `meeting_rules.ptx` (`text`) keeps no check and runs outside the scheduler;
+/// its `twins` of `meeting_sm70.ptx` keep the check at both of their collectives and run in
+/// the scheduler (block 64, emulated and native warps).
+fn cleared_and_twins_scheduled(text: &str, kernel: &str, twins: &[&str]) {
+    assert_eq!(checks_kept("meeting_rules.ptx", text, [64, 1, 1], kernel), [0, 0], "{kernel}");
+    assert_eq!(scheduled("meeting_rules.ptx", text, [64, 1, 1], kernel), [false; 2], "{kernel}");
+    let sm70 = sm70_ptx();
+    for twin in twins {
+        assert_eq!(checks_kept("meeting_sm70.ptx", &sm70, [64, 1, 1], twin), [2, 2], "{twin}");
+        assert_eq!(scheduled("meeting_sm70.ptx", &sm70, [64, 1, 1], twin), [true; 2], "{twin}");
+    }
+}
+
+/// `kernel` of `meeting_rules.ptx` (`text`; parameters `out`, `in`), one CTA of 64 threads
+/// reading `input`, writes `want` on both backends, as the device gets it and through the
+/// simulated native lowering.
+fn rules_kernel_gives(gpu: &std::sync::Arc<ptxcross::Gpu>, text: &str, kernel: &str, input: &[u32], want: &[u32]) {
+    for (path, program) in &rules_programs(text, &[kernel]) {
+        for backend in Backend::ALL {
+            let mut run = Run::new(gpu);
+            let (out, buf) = (run.zeros(want.len() * 4), run.buffer(&u32s(input)));
+            run.launch(program, kernel, [1, 1, 1], &[&out.to_le_bytes(), &buf.to_le_bytes()], backend);
+            assert_eq!(run.read_u32(out, want.len()), want, "{kernel}, {path}, {backend}");
+        }
+    }
+}
+
 /// The `activemask` rule of the static proof (`Site::member_is_active`): `active_mask_arms`
 /// (`meeting_rules.ptx`, block 64) runs `redux`, `vote.ballot` and `bar.warp.sync` in two
 /// data-dependent arms, each with the `activemask` taken in its own block as membermask, so
@@ -355,13 +382,7 @@ fn register_lane_broadcasts_and_bar_red_results_run_and_their_twins_never_comple
 #[test]
 fn active_masks_of_the_block_clear_the_check() {
     let text = rules_ptx();
-    assert_eq!(checks_kept("meeting_rules.ptx", &text, [64, 1, 1], "active_mask_arms"), [0, 0]);
-    assert_eq!(scheduled("meeting_rules.ptx", &text, [64, 1, 1], "active_mask_arms"), [false; 2]);
-    let sm70 = sm70_ptx();
-    for kernel in ["active_mask_before_branch", "active_mask_guarded"] {
-        assert_eq!(checks_kept("meeting_sm70.ptx", &sm70, [64, 1, 1], kernel), [2, 2], "{kernel}");
-        assert_eq!(scheduled("meeting_sm70.ptx", &sm70, [64, 1, 1], kernel), [true; 2], "{kernel}");
-    }
+    cleared_and_twins_scheduled(&text, "active_mask_arms", &["active_mask_before_branch", "active_mask_guarded"]);
     let Some(gpu) = gpu() else { return };
     // Some lanes of each warp exit (x % 5 = 0); both parities in each warp.
     let input: Vec<u32> = words(0x51f1_5eed).take(64).collect();
@@ -378,14 +399,7 @@ fn active_masks_of_the_block_clear_the_check() {
             }
         }
     }
-    for (path, program) in &rules_programs(&text, &["active_mask_arms"]) {
-        for backend in Backend::ALL {
-            let mut run = Run::new(&gpu);
-            let (out, buf) = (run.zeros(192 * 4), run.buffer(&u32s(&input)));
-            run.launch(program, "active_mask_arms", [1, 1, 1], &[&out.to_le_bytes(), &buf.to_le_bytes()], backend);
-            assert_eq!(run.read_u32(out, 192), want, "active_mask_arms, {path}, {backend}");
-        }
-    }
+    rules_kernel_gives(&gpu, &text, "active_mask_arms", &input, &want);
 }
 
 /// The lane guard rule of the static proof (`Graph::guard_holds_members`, and branches on
@@ -399,11 +413,7 @@ fn active_masks_of_the_block_clear_the_check() {
 #[test]
 fn lane_guards_holding_their_membermask_clear_the_check() {
     let text = rules_ptx();
-    assert_eq!(checks_kept("meeting_rules.ptx", &text, [64, 1, 1], "lane_halves"), [0, 0]);
-    assert_eq!(scheduled("meeting_rules.ptx", &text, [64, 1, 1], "lane_halves"), [false; 2]);
-    let sm70 = sm70_ptx();
-    assert_eq!(checks_kept("meeting_sm70.ptx", &sm70, [64, 1, 1], "lane_guarded_full_mask"), [2, 2]);
-    assert_eq!(scheduled("meeting_sm70.ptx", &sm70, [64, 1, 1], "lane_guarded_full_mask"), [true; 2]);
+    cleared_and_twins_scheduled(&text, "lane_halves", &["lane_guarded_full_mask"]);
     let Some(gpu) = gpu() else { return };
     let input: Vec<u32> = words(0x1a2e_5eed).take(64).collect();
     let mut want = vec![0u32; 128];
@@ -413,14 +423,7 @@ fn lane_guards_holding_their_membermask_clear_the_check() {
         want[t] = if low { half.iter().fold(0u32, |s, &u| s.wrapping_add(input[u])) } else { half.iter().map(|&u| input[u]).max().unwrap() };
         want[64 + t] = if low { half.iter().filter(|&&u| input[u] % 2 == 1).fold(0u32, |b, &u| b | 1 << (u % 32)) } else { input[w + 20] };
     }
-    for (path, program) in &rules_programs(&text, &["lane_halves"]) {
-        for backend in Backend::ALL {
-            let mut run = Run::new(&gpu);
-            let (out, buf) = (run.zeros(128 * 4), run.buffer(&u32s(&input)));
-            run.launch(program, "lane_halves", [1, 1, 1], &[&out.to_le_bytes(), &buf.to_le_bytes()], backend);
-            assert_eq!(run.read_u32(out, 128), want, "lane_halves, {path}, {backend}");
-        }
-    }
+    rules_kernel_gives(&gpu, &text, "lane_halves", &input, &want);
 }
 
 /// Waiting collectives that keep the meeting check (one `FAULT_WARP_DIVERGED` fault each),
