@@ -93,6 +93,7 @@
 //! membermask alone (the lanes that reach the collective must hold it: see above).
 
 use crate::cfg::{Cfg, NodeId, Terminator};
+use std::cell::Cell;
 use crate::ir::{BinaryOp, Builtin, CmpOp, Const, Expr, Memory, Operand, Stmt, Ty, UnaryOp, VarId, VarInfo};
 use ptxcross_frontend::ast::Span;
 
@@ -718,7 +719,7 @@ impl Graph<'_> {
         if self.reaches_avoiding(|u, v| (u, v) == (b, edge_to), site.node) {
             return false;
         }
-        let Some(value) = self.tid_value(a, Operand::Var(cond), b, usize::MAX, TID_DEPTH) else { return false };
+        let Some(value) = self.tid_value(a, Operand::Var(cond), b, usize::MAX, &Cell::new(TID_STEPS)) else { return false };
         members_run_it(nx, member, |x| value(x).map(|v| (v != 0) == taken))
     }
 
@@ -741,7 +742,7 @@ impl Graph<'_> {
         // The collective sits in an `If` on `p` at the top of its block (`FnLower::instruction`).
         let uses = self.cfg.blocks[site.node].stmts.iter().position(|s| matches!(s, Stmt::If { cond: Operand::Var(q), .. } if *q == p));
         let Some(first) = uses else { return false };
-        let Some(value) = self.tid_value(a, Operand::Var(p), site.node, first, TID_DEPTH) else { return false };
+        let Some(value) = self.tid_value(a, Operand::Var(p), site.node, first, &Cell::new(TID_STEPS)) else { return false };
         members_run_it(nx, member.bits() as u32, |x| value(x).map(|v| (v != 0) != negated))
     }
 
@@ -750,8 +751,8 @@ impl Graph<'_> {
     /// the analysis knows as `%tid.x + c`, or a variable assigned once in the kernel, at the top
     /// of a block, before that read on every path (earlier in `at`, or in a block every path to
     /// `at` passes), by an integer operation, comparison, negation or copy of such values (e.g.
-    /// `%laneid < 16`, `(%tid.x & 31) >= 16`). Followed `depth` assignments deep.
-    fn tid_value(&self, a: &Analysis, o: Operand, at: NodeId, before: usize, depth: u32) -> Option<TidFn> {
+    /// `%laneid < 16`, `(%tid.x & 31) >= 16`). Follows at most `budget` assignments.
+    fn tid_value(&self, a: &Analysis, o: Operand, at: NodeId, before: usize, budget: &Cell<u32>) -> Option<TidFn> {
         let v = match o {
             Operand::Const(c) => {
                 let k = c.bits();
@@ -764,10 +765,11 @@ impl Graph<'_> {
         }
         let (d, pos, expr) = single_def(self.cfg, v)?;
         let before_read = if d == at { pos < before } else { d == self.cfg.entry || !self.reaches_avoiding(|_, w| w == d, at) };
-        if depth == 0 || !before_read {
+        if budget.get() == 0 || !before_read {
             return None;
         }
-        let arg = |o: &Operand| self.tid_value(a, *o, d, pos, depth - 1);
+        budget.set(budget.get() - 1);
+        let arg = |o: &Operand| self.tid_value(a, *o, d, pos, budget);
         Some(match *expr {
             Expr::Use(o) => arg(&o)?,
             Expr::Binary { op, ty: Ty::U32, lhs, rhs } => {
@@ -798,8 +800,9 @@ impl Graph<'_> {
 /// A value as a function of the thread's `%tid.x` ([`Graph::tid_value`]).
 type TidFn = Box<dyn Fn(u32) -> Option<u64>>;
 
-/// How many assignments [`Graph::tid_value`] follows back.
-const TID_DEPTH: u32 = 16;
+/// How many assignments [`Graph::tid_value`] follows back in all (operations of two
+/// operands could otherwise double the walk at each step).
+const TID_STEPS: u32 = 32;
 
 /// Whether, in each warp of a block of `nx` threads along x, either no lane runs a
 /// collective or every lane of `member` does: `runs(x)` for the thread with `%tid.x` x
