@@ -152,6 +152,9 @@ pub struct FnLower {
     /// Variables holding a value that is the same in every thread of the CTA that reads it
     /// (`bar.red`'s reduction), for `meeting`.
     pub cta_results: Vec<VarId>,
+    /// Variables holding an `activemask` result (the lanes of the warp running that block
+    /// together), for `meeting` (`Site::member_is_active`).
+    pub active_masks: Vec<VarId>,
     /// Instructions lowered so far (`FnLower::instruction`), and the block and number of the
     /// last full-CTA `bar.sync` lowered outside the scheduler: `ld.shared` right after it reads
     /// one value in every thread (`FnLower::ld`).
@@ -161,8 +164,8 @@ pub struct FnLower {
     /// waiting warp collectives).
     pub uniform_shared_loads: bool,
     /// The guard of the instruction being lowered inside its own `if` (see
-    /// `FnLower::instruction`), for `collective_sites`.
-    pub inst_guard: Option<Operand>,
+    /// `FnLower::instruction`), and whether it is negated (`@!p`), for `collective_sites`.
+    pub inst_guard: Option<(Operand, bool)>,
     /// Emit warp collectives as native subgroup operations (`LowerOptions::native_warps`).
     pub native_warps: bool,
     /// Some native warp collective was emitted (the kernel gets the layout check).
@@ -264,6 +267,7 @@ impl FnLower {
             collective_sites: Vec::new(),
             warp_results: Vec::new(),
             cta_results: Vec::new(),
+            active_masks: Vec::new(),
             inst_serial: 0,
             cta_barrier_at: None,
             uniform_shared_loads: false,

@@ -116,7 +116,7 @@ fn lower_body(
     let mut plain = lower_body_in(false, everywhere)?;
     let hard = plain.0.needs_scheduler.is_some();
     let mut meet = false;
-    if !hard && !everywhere && may_meet(&mut plain.0).is_some() {
+    if !hard && !everywhere && may_meet(&mut plain.0, f).is_some() {
         // Collectives that may meet at different instructions: lowered again with the
         // run-time meeting check (`meeting`), the fallback of the scheduler's lowering, where
         // they meet.
@@ -162,11 +162,17 @@ fn sm_version(module: &ast::Module) -> Option<u32> {
 
 /// The first warp collective of a body lowered without meeting checks that
 /// `meeting::may_meet` cannot clear.
-fn may_meet(fl: &mut FnLower) -> Option<ast::Span> {
+fn may_meet(fl: &mut FnLower, f: &ast::Function) -> Option<ast::Span> {
     let cfg = crate::cfg::Cfg { blocks: std::mem::take(&mut fl.blocks), entry: fl.entry };
-    let found = crate::meeting::may_meet(&cfg, &fl.vars, fl.block, &fl.collective_sites, &fl.warp_results, &fl.cta_results);
+    // `PTXCROSS_MEETING_WHY=1`: where and why the proof stops (docs/simt.md's census).
+    let explain = std::env::var_os("PTXCROSS_MEETING_WHY").is_some_and(|v| v == "1");
+    let found = crate::meeting::may_meet(&cfg, &fl.vars, fl.block, &fl.collective_sites, &fl.warp_results, &fl.cta_results, explain);
     fl.blocks = cfg.blocks;
-    found
+    let (span, why) = found?;
+    if let Some(why) = why {
+        eprintln!("meeting: {} {why}", f.name.name);
+    }
+    Some(span)
 }
 
 #[allow(clippy::too_many_arguments)]

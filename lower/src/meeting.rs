@@ -68,7 +68,22 @@
 //!   which every lane that is not spent runs). A third way: a `vote.ballot` whose membermask
 //!   is its own previous result in a loop that only lanes whose bit it cleared leave
 //!   ([`Facts::ballot_mask_follows_lanes`], CUB's decoupled look-back), shown by the analysis
-//!   run again with the loop's exit branch taken as warp-uniform.
+//!   run again with the loop's exit branch taken as warp-uniform. A guard may do what the
+//!   branch does: `@p` on a function of `%tid.x` whose lanes hold the constant membermask,
+//!   in a block that runs for whole warps ([`Graph::guard_holds_members`]; a branch's or a
+//!   guard's condition may be any chain of integer operations, comparisons and negations of
+//!   `%tid.x` and constants: [`Graph::tid_value`]). Another: an unguarded
+//!   collective whose membermask is the result of an `activemask` taken earlier in its block,
+//!   unchanged since ([`Site::member_is_active`]; `__syncwarp(__activemask())`,
+//!   `__reduce_min_sync(__activemask(), x)` in divergent branches). A block is straight-line
+//!   code: the lanes that ran that `activemask` together (its result; §9.7.14.11: "queries
+//!   predicated-on active threads from the executing warp") all go on to the collective, with
+//!   nothing in between that they could leave by, so every lane of the membermask executes
+//!   this collective and none is owed; on NVIDIA it waits for exactly those lanes (§9.7.14.12
+//!   `redux.sync`: "all non-exited threads corresponding to membermask"; §9.7.8.6, §9.7.14.2
+//!   alike), which all come here next. Lanes outside the membermask take no part, wherever they are. This needs the mask
+//!   to be exactly the `activemask` result (a copy, not a lane-dependent function of it) and
+//!   no guard: `@p` with a lane-dependent `p` leaves lanes of the mask out.
 //!
 //! Uniform per CTA implies uniform per warp; a value called divergent may still be the same in
 //! each warp (conservative).
@@ -78,14 +93,16 @@
 //! membermask alone (the lanes that reach the collective must hold it: see above).
 
 use crate::cfg::{Cfg, NodeId, Terminator};
-use crate::ir::{BinaryOp, Builtin, CmpOp, Const, Expr, Memory, Operand, Stmt, Ty, VarId, VarInfo};
+use std::cell::Cell;
+use crate::ir::{BinaryOp, Builtin, CmpOp, Const, Expr, Memory, Operand, Stmt, Ty, UnaryOp, VarId, VarInfo};
 use ptxcross_frontend::ast::Span;
 
 /// The instruction guard a collective was lowered under (`FnLower::instruction`).
 #[derive(Clone, Copy, Debug)]
 pub enum Guard {
     None,
-    Pred(Operand),
+    /// `@pred`, or `@!pred` where `negated`.
+    Pred { pred: Operand, negated: bool },
     /// Lowered inside some other statement: taken as divergent.
     Unknown,
 }
@@ -97,6 +114,9 @@ pub struct Site {
     pub span: Span,
     pub guard: Guard,
     pub member: Operand,
+    /// Unguarded, with a membermask that is `activemask`'s result taken earlier in the same
+    /// block (`FnLower::active_mask_here`): its membermask's lanes are those running it.
+    pub member_is_active: bool,
 }
 
 /// A variable holding a collective's result that is the same in every lane executing it
@@ -355,8 +375,10 @@ fn compare_u32(op: CmpOp, a: u32, b: u32) -> Option<bool> {
 /// The first collective of `sites` that the proof cannot clear (a lane of its warp that may
 /// still execute a collective may be elsewhere when it runs), or `None`: no meeting check can
 /// fire in this kernel. `block`: the CTA shape; `results`: see [`WarpResult`];
-/// `cta_results`: variables the same in every thread of the CTA (`bar.red`'s counts).
-pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], results: &[WarpResult], cta_results: &[VarId]) -> Option<Span> {
+/// `cta_results`: variables the same in every thread of the CTA (`bar.red`'s counts);
+/// `explain`: also say why it stops there ([`why`]).
+#[allow(clippy::too_many_arguments)]
+pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], results: &[WarpResult], cta_results: &[VarId], explain: bool) -> Option<(Span, Option<String>)> {
     if sites.is_empty() {
         return None;
     }
@@ -381,12 +403,11 @@ pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], re
     let facts = Facts { cfg, vars, block, sites, results, pairs: &pairs, cta_results, live: &live, ipdom: &ipdom };
     let (a, block_lvl) = facts.solve(None);
     let graph = Graph { cfg, live: &live, ipdom: &ipdom, block_lvl: &block_lvl };
-    sites
-        .iter()
-        .enumerate()
-        .zip(&a.site_ok)
-        .find(|((i, s), ok)| !**ok && !graph.members_all_run_it(&a, s) && !facts.ballot_mask_follows_lanes(*i))
-        .map(|((_, s), _)| s.span)
+    let i = sites.iter().enumerate().position(|(i, s)| {
+        !a.site_ok[i] && !s.member_is_active && !graph.members_all_run_it(&a, s) && !graph.guard_holds_members(&a, s) && !facts.ballot_mask_follows_lanes(i)
+    })?;
+    let why = explain.then(|| why(&facts, &a, &block_lvl, &graph, i));
+    Some((sites[i].span, why))
 }
 
 /// What [`may_meet`] works from: the kernel, its collectives, and facts of its CFG.
@@ -597,7 +618,7 @@ impl<'a> Facts<'a> {
 fn guard_level(a: &Analysis, g: Guard) -> u8 {
     match g {
         Guard::None => 0,
-        Guard::Pred(p) => level(a.op(&p)),
+        Guard::Pred { pred, .. } => level(a.op(&pred)),
         Guard::Unknown => 2,
     }
 }
@@ -650,12 +671,13 @@ impl Graph<'_> {
     /// warp that is not spent runs it at once), every path from the entry to the collective
     /// takes one edge of `b` and the other edge does not reach it before `b`'s immediate
     /// post-dominator, every other branch on the way is the same in each warp, and `b`'s
-    /// condition is a comparison of `%tid.x + c` with a constant, assigned once in the kernel,
-    /// in `b`. So the lanes of a warp that run the collective are exactly those whose `%tid.x`
+    /// condition is a function of `%tid.x` known before `b` on every path ([`Graph::tid_value`]:
+    /// a comparison of `%tid.x + c` with a constant, or of `%laneid`, `%tid.x & 31` …). So the lanes of a warp that run the collective are exactly those whose `%tid.x`
     /// takes that edge, all at once; where that set holds every lane of the membermask (or no
     /// lane of the warp runs it), no lane is owed, and the lanes run it together on NVIDIA too
     /// (ISA 8.5 §9.7.10.6: the collective waits for the membermask's lanes only). E.g. CUB's
-    /// `if (threadIdx.x < 25) … __syncwarp(0x1ffffff)` for a 100-thread block.
+    /// `if (threadIdx.x < 25) … __syncwarp(0x1ffffff)` for a 100-thread block, or
+    /// `if (lane < 16) __shfl_sync(0xffff, …)`.
     fn members_all_run_it(&self, a: &Analysis, site: &Site) -> bool {
         let Operand::Const(member) = site.member else { return false };
         let member = member.bits() as u32;
@@ -697,56 +719,110 @@ impl Graph<'_> {
         if self.reaches_avoiding(|u, v| (u, v) == (b, edge_to), site.node) {
             return false;
         }
-        let Some((def, lane_takes)) = tid_condition(self.cfg, a, cond) else { return false };
-        // Assigned before `b` on every path (in `b`, or in a block every path to `b` passes).
-        if def != b && self.reaches_avoiding(|_, v| v == def, b) {
+        let Some(value) = self.tid_value(a, Operand::Var(cond), b, usize::MAX, &Cell::new(TID_STEPS)) else { return false };
+        members_run_it(nx, member, |x| value(x).map(|v| (v != 0) == taken))
+    }
+
+    /// The fourth way a collective passes: a guarded one (`@p`) whose constant membermask
+    /// holds only lanes whose guard is true, in a block that runs for whole warps (block level
+    /// at most per warp), `p` a function of `%tid.x` ([`Graph::tid_value`]) known before every
+    /// use of it as a guard there. The lanes of a warp that run the block are all of its lanes
+    /// that are not spent, at once; of them exactly those whose `p` holds run the collective,
+    /// which holds every lane of the membermask (or none of the warp's lanes run it): no lane is
+    /// owed, and on NVIDIA it waits for these lanes only (§9.7.8.6, §9.7.14.9, §9.7.14.12: "all
+    /// non-exited threads corresponding to membermask"; §9.7.13.2 `@p`: a thread whose guard is
+    /// false does not execute the instruction). E.g. `@%p shfl.sync.idx … 0xffff` with
+    /// `%p = %laneid < 16`.
+    fn guard_holds_members(&self, a: &Analysis, site: &Site) -> bool {
+        let (Operand::Const(member), Guard::Pred { pred: Operand::Var(p), negated }) = (site.member, site.guard) else { return false };
+        let Some(nx) = a.tid_x else { return false };
+        if self.block_lvl[site.node] > 1 {
             return false;
         }
-        (0..nx.div_ceil(32)).all(|w| {
-            let (mut present, mut runs) = (0u32, 0u32);
-            for x in w * 32..(w * 32 + 32).min(nx) {
-                let Some(c) = lane_takes(x) else { return false };
-                present |= 1 << (x % 32);
-                if c == taken {
-                    runs |= 1 << (x % 32);
-                }
+        // The collective sits in an `If` on `p` at the top of its block (`FnLower::instruction`).
+        let uses = self.cfg.blocks[site.node].stmts.iter().position(|s| matches!(s, Stmt::If { cond: Operand::Var(q), .. } if *q == p));
+        let Some(first) = uses else { return false };
+        let Some(value) = self.tid_value(a, Operand::Var(p), site.node, first, &Cell::new(TID_STEPS)) else { return false };
+        members_run_it(nx, member.bits() as u32, |x| value(x).map(|v| (v != 0) != negated))
+    }
+
+    /// `o` as read in block `at` before its statement `before` (`usize::MAX`: at its end), as a
+    /// function of the thread's `%tid.x` (`None` for a thread: not known): a constant, a value
+    /// the analysis knows as `%tid.x + c`, or a variable assigned once in the kernel, at the top
+    /// of a block, before that read on every path (earlier in `at`, or in a block every path to
+    /// `at` passes), by an integer operation, comparison, negation or copy of such values (e.g.
+    /// `%laneid < 16`, `(%tid.x & 31) >= 16`). Follows at most `budget` assignments.
+    fn tid_value(&self, a: &Analysis, o: Operand, at: NodeId, before: usize, budget: &Cell<u32>) -> Option<TidFn> {
+        let v = match o {
+            Operand::Const(c) => {
+                let k = c.bits();
+                return Some(Box::new(move |_| Some(k)));
             }
-            runs == 0 || member & present & !runs == 0
+            Operand::Var(v) => v,
+        };
+        if let V::Tid(c) = a.vals[v.index()] {
+            return Some(Box::new(move |x| Some(u64::from(x.wrapping_add(c)))));
+        }
+        let (d, pos, expr) = single_def(self.cfg, v)?;
+        let before_read = if d == at { pos < before } else { d == self.cfg.entry || !self.reaches_avoiding(|_, w| w == d, at) };
+        if budget.get() == 0 || !before_read {
+            return None;
+        }
+        budget.set(budget.get() - 1);
+        let arg = |o: &Operand| self.tid_value(a, *o, d, pos, budget);
+        Some(match *expr {
+            Expr::Use(o) => arg(&o)?,
+            Expr::Binary { op, ty: Ty::U32, lhs, rhs } => {
+                let (f, g) = (arg(&lhs)?, arg(&rhs)?);
+                Box::new(move |x| binary_u32(op, f(x)? as u32, g(x)? as u32).map(u64::from))
+            }
+            Expr::Binary { op: op @ (BinaryOp::And | BinaryOp::Or | BinaryOp::Xor), ty: Ty::Bool, lhs, rhs } => {
+                let (f, g) = (arg(&lhs)?, arg(&rhs)?);
+                Box::new(move |x| binary_u32(op, u32::from(f(x)? != 0), u32::from(g(x)? != 0)).map(u64::from))
+            }
+            Expr::Compare { op, ty: Ty::U32, lhs, rhs } => {
+                let (f, g) = (arg(&lhs)?, arg(&rhs)?);
+                Box::new(move |x| compare_u32(op, f(x)? as u32, g(x)? as u32).map(u64::from))
+            }
+            Expr::Unary { op: UnaryOp::Not, ty: Ty::Bool, arg: o } => {
+                let f = arg(&o)?;
+                Box::new(move |x| Some(u64::from(f(x)? == 0)))
+            }
+            Expr::Unary { op: UnaryOp::Not, ty: Ty::U32, arg: o } => {
+                let f = arg(&o)?;
+                Box::new(move |x| Some(u64::from(!(f(x)? as u32))))
+            }
+            _ => return None,
         })
     }
 }
 
-/// The block assigning `cond` and `cond` as a function of `%tid.x`, when it is assigned once in
-/// the kernel, at the top level of a block, as a comparison of `%tid.x + c` (u32) with a
-/// constant.
-fn tid_condition(cfg: &Cfg, a: &Analysis, cond: VarId) -> Option<(NodeId, impl Fn(u32) -> Option<bool>)> {
-    let single_def = |v: VarId| single_def(cfg, v).map(|(d, _, e)| (d, e));
-    let (def, mut expr) = single_def(cond)?;
-    // `setp` may assign a copy of the comparison: follow copies assigned once in the same block.
-    for _ in 0..4 {
-        let Expr::Use(Operand::Var(t)) = expr else { break };
-        match single_def(*t)? {
-            (d, e) if d == def => expr = e,
-            _ => return None,
+/// A value as a function of the thread's `%tid.x` ([`Graph::tid_value`]).
+type TidFn = Box<dyn Fn(u32) -> Option<u64>>;
+
+/// How many assignments [`Graph::tid_value`] follows back in all (operations of two
+/// operands could otherwise double the walk at each step).
+const TID_STEPS: u32 = 32;
+
+/// Whether, in each warp of a block of `nx` threads along x, either no lane runs a
+/// collective or every lane of `member` does: `runs(x)` for the thread with `%tid.x` x
+/// (`None`: not known).
+fn members_run_it(nx: u32, member: u32, runs: impl Fn(u32) -> Option<bool>) -> bool {
+    (0..nx.div_ceil(32)).all(|w| {
+        let (mut present, mut running) = (0u32, 0u32);
+        for x in w * 32..(w * 32 + 32).min(nx) {
+            let Some(r) = runs(x) else { return false };
+            present |= 1 << (x % 32);
+            if r {
+                running |= 1 << (x % 32);
+            }
         }
-    }
-    let Expr::Compare { op, ty: Ty::U32, lhs, rhs } = expr else { return None };
-    let op = *op;
-    match (a.op(lhs), a.op(rhs), lhs, rhs) {
-        (V::Tid(c), _, _, Operand::Const(Const::U32(k))) => {
-            let k = *k;
-            Some((def, Box::new(move |x: u32| compare_u32(op, x.wrapping_add(c), k)) as Box<dyn Fn(u32) -> Option<bool>>))
-        }
-        (_, V::Tid(c), Operand::Const(Const::U32(k)), _) => {
-            let k = *k;
-            Some((def, Box::new(move |x: u32| compare_u32(op, k, x.wrapping_add(c))) as Box<dyn Fn(u32) -> Option<bool>>))
-        }
-        _ => None,
-    }
+        running == 0 || member & present & !running == 0
+    })
 }
 
 /// Assignments to `v` in `stmts`, nested statements included.
-fn count_assigns(stmts: &[Stmt], v: VarId) -> usize {
+pub(crate) fn count_assigns(stmts: &[Stmt], v: VarId) -> usize {
     stmts
         .iter()
         .map(|s| match s {
@@ -798,4 +874,158 @@ fn compare_with_constant(cfg: &Cfg, b: NodeId, cond: VarId) -> Option<(usize, Va
     };
     compare_u32(op, 0, 0)?;
     Some((at, x, move |v: u32| if swapped { compare_u32(op, k, v) } else { compare_u32(op, v, k) }.unwrap_or(false)))
+}
+
+/// Why the proof cannot clear collective `i`, the first it stops at ([`may_meet`] with
+/// `explain`, for `PTXCROSS_MEETING_WHY=1`, the census of docs/simt.md): the collective, then what makes it fail (a divergent guard,
+/// or the branches whose lanes part before it), each followed back to a source of divergence
+/// (a load, an atomic, a lane-dependent use of `%tid.x`, a collective not cleared, an
+/// assignment under divergent control or in a loop).
+fn why(facts: &Facts, a: &Analysis, block_lvl: &[u8], graph: &Graph, i: usize) -> String {
+    let (cfg, vars, sites, results, live, ipdom) = (facts.cfg, facts.vars, facts.sites, facts.results, facts.live, facts.ipdom);
+    let site = &sites[i];
+    // Every assignment: its block, whether it is nested in a loop or under a divergent `If`.
+    let mut defs: Vec<Vec<(NodeId, u8, &Expr)>> = vec![Vec::new(); vars.len()];
+    fn collect<'e>(a: &Analysis, stmts: &'e [Stmt], b: NodeId, ctx: u8, defs: &mut Vec<Vec<(NodeId, u8, &'e Expr)>>) {
+        for s in stmts {
+            match s {
+                Stmt::Assign { dst, expr } => {
+                    if let Some(d) = defs.get_mut(dst.index()) {
+                        d.push((b, ctx, expr));
+                    }
+                }
+                Stmt::If { cond, then_body, else_body } => {
+                    let c = ctx.max(level(a.op(cond)));
+                    collect(a, &then_body.stmts, b, c, defs);
+                    collect(a, &else_body.stmts, b, c, defs);
+                }
+                Stmt::Switch { selector, cases, default } => {
+                    let c = ctx.max(level(a.op(selector)));
+                    for case in cases {
+                        collect(a, &case.body.stmts, b, c, defs);
+                    }
+                    collect(a, &default.stmts, b, c, defs);
+                }
+                Stmt::Loop { body } => collect(a, &body.stmts, b, 3, defs),
+                _ => {}
+            }
+        }
+    }
+    for (b, blk) in cfg.blocks.iter().enumerate() {
+        collect(a, &blk.stmts, b, 0, &mut defs);
+    }
+    let name = |v: VarId| vars.get(v.index()).map_or_else(|| format!("v{}", v.index()), |i| i.name.to_string());
+    // One chain back from a divergent variable to a source.
+    let origin = |start: VarId| {
+        let mut chain = vec![name(start)];
+        let mut v = start;
+        let mut seen = vec![false; vars.len()];
+        loop {
+            if std::mem::replace(&mut seen[v.index()], true) {
+                chain.push("(cycle)".into());
+                break;
+            }
+            if let Some(r) = results.iter().find(|r| r.var == v) {
+                let why = if !a.site_ok[r.site] { "not cleared" } else { "membermask divergent" };
+                chain.push(format!("result of collective @{} ({why})", sites[r.site].span.start));
+                break;
+            }
+            let ds = &defs[v.index()];
+            let mut next = None;
+            let mut reason = None;
+            for &(b, ctx, e) in ds {
+                if ctx == 3 {
+                    reason = Some(format!("assigned in a structured loop (block {b})"));
+                    break;
+                }
+                if ctx == 2 || block_lvl[b] > 1 {
+                    reason = Some(format!("assigned under divergent control (block {b}, {} defs)", ds.len()));
+                    break;
+                }
+                let lane = |o: &Operand| matches!(o, Operand::Var(x) if level(a.vals[x.index()]) > 1);
+                let mut found = None;
+                e.for_each_operand(|o| {
+                    if found.is_none() && lane(&o) {
+                        if let Operand::Var(x) = o {
+                            found = Some(x)
+                        }
+                    }
+                });
+                let kind = match e {
+                    Expr::LoadWord { memory, .. } | Expr::LoadDword { memory, .. } => Some(format!("load {memory:?}")),
+                    Expr::AtomicWord { memory, .. } | Expr::AtomicDword { memory, .. } => Some(format!("atomic {memory:?}")),
+                    Expr::Builtin(Builtin::ThreadId(d)) => Some(format!("%tid.{}", ["x", "y", "z"][(*d as usize).min(2)])),
+                    Expr::Builtin(Builtin::SubgroupInvocationId) => Some("subgroup invocation".into()),
+                    Expr::WarpBallot { .. } | Expr::WarpShuffle { .. } => Some("subgroup operation".into()),
+                    _ => None,
+                };
+                let here = level(a.expr(e)) > 1;
+                if !here {
+                    continue;
+                }
+                match (kind, found) {
+                    (Some(k), _) => {
+                        reason = Some(k);
+                        break;
+                    }
+                    (None, Some(x)) if matches!(a.vals[x.index()], V::Tid(_)) => {
+                        reason = Some(format!("lane-dependent {e:?}").chars().take(120).collect());
+                        break;
+                    }
+                    (None, Some(x)) => next = Some(x),
+                    (None, None) => {
+                        reason = Some(format!("{e:?}").chars().take(120).collect());
+                        break;
+                    }
+                }
+            }
+            match (reason, next) {
+                (Some(r), _) => {
+                    chain.push(r);
+                    break;
+                }
+                (None, Some(x)) => {
+                    chain.push(name(x));
+                    v = x;
+                }
+                (None, None) => {
+                    chain.push(format!("({} defs, none divergent alone)", ds.len()));
+                    break;
+                }
+            }
+        }
+        chain.join(" <- ")
+    };
+    let mut out = format!("collective @{} (block {}, level {}):", site.span.start, site.node, block_lvl[site.node]);
+    if let Guard::Pred { pred: Operand::Var(p), .. } = site.guard {
+        if level(a.vals[p.index()]) > 1 {
+            out += &format!(" guard {}", origin(p));
+        }
+    }
+    if matches!(site.guard, Guard::Unknown) {
+        out += " guard unknown;";
+    }
+    if block_lvl[site.node] > 1 {
+        // The branches on a lane-dependent condition whose region holds the collective.
+        for (b, blk) in cfg.blocks.iter().enumerate() {
+            let cond = match &blk.term {
+                Terminator::Branch { cond, .. } => cond,
+                Terminator::Switch { selector, .. } => selector,
+                _ => continue,
+            };
+            let mut succs: Vec<NodeId> = blk.term.successors().into_iter().filter(|&s| live[s]).collect();
+            succs.sort_unstable();
+            succs.dedup();
+            if !live[b] || succs.len() < 2 || level(a.op(cond)) < 2 {
+                continue;
+            }
+            if succs.iter().any(|&s| graph.reaches_within(s, ipdom[b], site.node)) {
+                match cond {
+                    Operand::Var(c) => out += &format!(" | branch in block {b}: {}", origin(*c)),
+                    Operand::Const(_) => out += &format!(" | branch in block {b} on a constant"),
+                }
+            }
+        }
+    }
+    out
 }

@@ -343,6 +343,89 @@ fn register_lane_broadcasts_and_bar_red_results_run_and_their_twins_never_comple
     }
 }
 
+/// `kernel` of `meeting_rules.ptx` (`text`) keeps no check and runs outside the scheduler;
+/// its `twins` of `meeting_sm70.ptx` keep the check at both of their collectives and run in
+/// the scheduler (block 64, emulated and native warps).
+fn cleared_and_twins_scheduled(text: &str, kernel: &str, twins: &[&str]) {
+    assert_eq!(checks_kept("meeting_rules.ptx", text, [64, 1, 1], kernel), [0, 0], "{kernel}");
+    assert_eq!(scheduled("meeting_rules.ptx", text, [64, 1, 1], kernel), [false; 2], "{kernel}");
+    let sm70 = sm70_ptx();
+    for twin in twins {
+        assert_eq!(checks_kept("meeting_sm70.ptx", &sm70, [64, 1, 1], twin), [2, 2], "{twin}");
+        assert_eq!(scheduled("meeting_sm70.ptx", &sm70, [64, 1, 1], twin), [true; 2], "{twin}");
+    }
+}
+
+/// `kernel` of `meeting_rules.ptx` (`text`; parameters `out`, `in`), one CTA of 64 threads
+/// reading `input`, writes `want` on both backends, as the device gets it and through the
+/// simulated native lowering.
+fn rules_kernel_gives(gpu: &std::sync::Arc<ptxcross::Gpu>, text: &str, kernel: &str, input: &[u32], want: &[u32]) {
+    for (path, program) in &rules_programs(text, &[kernel]) {
+        for backend in Backend::ALL {
+            let mut run = Run::new(gpu);
+            let (out, buf) = (run.zeros(want.len() * 4), run.buffer(&u32s(input)));
+            run.launch(program, kernel, [1, 1, 1], &[&out.to_le_bytes(), &buf.to_le_bytes()], backend);
+            assert_eq!(run.read_u32(out, want.len()), want, "{kernel}, {path}, {backend}");
+        }
+    }
+}
+
+/// The `activemask` rule of the static proof (`Site::member_is_active`): `active_mask_arms`
+/// (`meeting_rules.ptx`, block 64) runs `redux`, `vote.ballot` and `bar.warp.sync` in two
+/// data-dependent arms, each with the `activemask` taken in its own block as membermask, so
+/// the proof clears it (no check, not scheduled) and it gives the spec's values on both
+/// backends, the device's translation and the simulated native lowering: per warp, lanes with
+/// x % 5 = 0 exited; each arm's mask is its lanes (x even or odd), the even arm's `redux.add`
+/// (§9.7.14.12) and the odd arm's `redux.max.u32` of x over them, and the ballot (§9.7.14.9)
+/// of x & 2 over them. Its twins, whose lanes of one mask run two instructions, stay in the
+/// scheduler and meet (`collectives_at_different_instructions_meet_as_on_sm70`).
+#[test]
+fn active_masks_of_the_block_clear_the_check() {
+    let text = rules_ptx();
+    cleared_and_twins_scheduled(&text, "active_mask_arms", &["active_mask_before_branch", "active_mask_guarded"]);
+    let Some(gpu) = gpu() else { return };
+    // Some lanes of each warp exit (x % 5 = 0); both parities in each warp.
+    let input: Vec<u32> = words(0x51f1_5eed).take(64).collect();
+    assert!((0..2).all(|w| (0..32).any(|l| input[32 * w + l].is_multiple_of(5)) && (0..2).all(|p| (0..32).any(|l| input[32 * w + l] % 2 == p && !input[32 * w + l].is_multiple_of(5)))));
+    let mut want = vec![0u32; 192];
+    for w in 0..2 {
+        for odd in [0, 1] {
+            let group: Vec<usize> = (32 * w..32 * w + 32).filter(|&t| !input[t].is_multiple_of(5) && input[t] % 2 == odd).collect();
+            let mask = group.iter().fold(0u32, |b, &t| b | 1 << (t % 32));
+            let r = if odd == 0 { group.iter().fold(0u32, |s, &t| s.wrapping_add(input[t])) } else { group.iter().map(|&t| input[t]).max().unwrap() };
+            let ballot = group.iter().filter(|&&t| input[t] & 2 != 0).fold(0u32, |b, &t| b | 1 << (t % 32));
+            for &t in &group {
+                (want[t], want[64 + t], want[128 + t]) = (mask, r, ballot);
+            }
+        }
+    }
+    rules_kernel_gives(&gpu, &text, "active_mask_arms", &input, &want);
+}
+
+/// The lane guard rule of the static proof (`Graph::guard_holds_members`, and branches on
+/// `%laneid`): `lane_halves` (`meeting_rules.ptx`, block 64) runs collectives guarded by, and
+/// in the arms of a branch on, `%laneid < 16`, each with the membermask of its half, so the
+/// proof clears it, and it gives the spec's values on both backends, the device's translation
+/// and the simulated native lowering: per warp, lanes 0-15 get the `redux.add` (§9.7.14.12) of
+/// their x and the ballot (§9.7.14.9) of x odd over lanes 0-15, lanes 16-31 the `redux.max.u32`
+/// of theirs and lane 20's x (§9.7.8.6 `shfl.idx`). Its twin `lane_guarded_full_mask` stays in
+/// the scheduler and meets (`collectives_at_different_instructions_meet_as_on_sm70`).
+#[test]
+fn lane_guards_holding_their_membermask_clear_the_check() {
+    let text = rules_ptx();
+    cleared_and_twins_scheduled(&text, "lane_halves", &["lane_guarded_full_mask"]);
+    let Some(gpu) = gpu() else { return };
+    let input: Vec<u32> = words(0x1a2e_5eed).take(64).collect();
+    let mut want = vec![0u32; 128];
+    for t in 0..64 {
+        let (w, low) = (t / 32 * 32, t % 32 < 16);
+        let half: Vec<usize> = if low { (w..w + 16).collect() } else { (w + 16..w + 32).collect() };
+        want[t] = if low { half.iter().fold(0u32, |s, &u| s.wrapping_add(input[u])) } else { half.iter().map(|&u| input[u]).max().unwrap() };
+        want[64 + t] = if low { half.iter().filter(|&&u| input[u] % 2 == 1).fold(0u32, |b, &u| b | 1 << (u % 32)) } else { input[w + 20] };
+    }
+    rules_kernel_gives(&gpu, &text, "lane_halves", &input, &want);
+}
+
 /// Waiting collectives that keep the meeting check (one `FAULT_WARP_DIVERGED` fault each),
 /// kernels that may meet (some check kept), and scheduler kernels (a `FAULT_BARRIER_DEADLOCK`),
 /// in `module`.
@@ -367,12 +450,14 @@ fn census_of(module: &ptxcross_lower::ir::Module) -> (usize, usize, usize) {
 }
 
 /// The census behind docs/simt.md's figures for the static proof (`lower/src/meeting.rs`):
-/// for every SIMT test file and the CUB file (`tests/parse-corpus/large/cub_zoo.sm_80.ptx`,
+/// for every SIMT test file, the held-out SIMT cases (`tests/heldout_simt/cases`, totals and
+/// the files with a kernel that may meet) and the CUB file (`tests/parse-corpus/large/cub_zoo.sm_80.ptx`,
 /// `regen.sh --large`), with the meeting check at every collective (as before the proof), at
 /// the collectives of kernels that may meet (before they went to the CTA barrier scheduler),
 /// and as lowered now: the waiting collectives keeping the check, the kernels keeping one, the
 /// scheduler kernels, (SIMT files) the SPIR-V/WGSL bytes, and the time lowering (and for the
-/// SIMT files emitting) took, block 128, emulated warps.
+/// SIMT files emitting) took, block 128, emulated warps. With `PTXCROSS_MEETING_WHY=1` `lower`
+/// prints, for each kernel the proof cannot clear, the collective it stops at and why.
 ///   cargo test -p ptxcross-tests --test warp_meeting census -- --ignored --nocapture
 #[test]
 #[ignore]
@@ -382,11 +467,17 @@ fn census() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
     let mut files: Vec<_> = std::fs::read_dir(root.join("simt/ptx")).unwrap().map(|e| e.unwrap().path()).collect();
     files.sort();
+    let mut heldout: Vec<_> = std::fs::read_dir(root.join("heldout_simt/cases")).unwrap().map(|e| e.unwrap().path()).filter(|p| p.extension().is_some_and(|e| e == "ptx")).collect();
+    heldout.sort();
+    let simt_files = files.len();
+    files.extend(heldout);
     files.push(root.join("parse-corpus/large/cub_zoo.sm_80.ptx"));
-    let mut totals = [[0usize; 6]; 3];
-    for path in files.iter().filter(|p| p.exists()) {
+    // Per group (SIMT test PTX, held-out cases, CUB), per mode.
+    let mut totals = [[[0usize; 6]; 3]; 3];
+    for (index, path) in files.iter().enumerate().filter(|(_, p)| p.exists()) {
         let name = path.file_name().unwrap().to_string_lossy().to_string();
         let large = name.starts_with("cub_zoo");
+        let group = if large { 2 } else { usize::from(index >= simt_files) };
         let file = ptxcross_frontend::SourceFile::new(&name, std::fs::read_to_string(path).unwrap());
         let ast = translate::parse(&file).unwrap();
         let mut row = Vec::new();
@@ -406,16 +497,20 @@ fn census() {
                     wgsl += translate::emit_wgsl(&module, translate::Profile::Wgpu).map(|t| t.len()).unwrap_or(0);
                 }
             }
-            let t = &mut totals[i];
+            let t = &mut totals[group][i];
             for (slot, v) in t.iter_mut().zip([checks, meeting_kernels, scheduled, kernels, spirv, wgsl]) {
                 *slot += v;
             }
             let secs = start.elapsed().as_secs_f64();
             row.push(format!("{checks} checks in {meeting_kernels}/{kernels} kernels, {scheduled} scheduled, {spirv}/{wgsl} B, {secs:.2} s"));
         }
-        println!("{name}: {}", row.join("  →  "));
+        if group != 1 || row.iter().any(|r| !r.starts_with("0 checks in 0/")) {
+            println!("{name}: {}", row.join("  →  "));
+        }
     }
-    println!("total: {totals:?}");
+    for (group, t) in ["SIMT test PTX", "held-out SIMT cases", "CUB"].iter().zip(totals) {
+        println!("total, {group} (checks, kernels keeping one, scheduled, kernels, SPIR-V B, WGSL B; per mode): {t:?}");
+    }
 }
 
 /// Look-back status words for `lookback_*` (`meeting_rules.ptx`): word (j, t) for j < `n`, t <
@@ -550,7 +645,16 @@ fn sm70_ptx() -> String {
 }
 
 /// The kernels of `meeting_sm70.ptx` that meet, and the words each thread writes.
-const SM70_KERNELS: [(&str, usize); 5] = [("shfl_arms", 1), ("syncwarp_arms", 1), ("ballot_loop", 2), ("redux_match_arms", 2), ("partial_mask", 1)];
+const SM70_KERNELS: [(&str, usize); 8] = [
+    ("shfl_arms", 1),
+    ("syncwarp_arms", 1),
+    ("ballot_loop", 2),
+    ("redux_match_arms", 2),
+    ("partial_mask", 1),
+    ("active_mask_before_branch", 2),
+    ("active_mask_guarded", 1),
+    ("lane_guarded_full_mask", 1),
+];
 
 /// What sm_70+ gives for `kernel` of `meeting_sm70.ptx` on CTAs of `block` threads reading
 /// `input` (one word per thread), computed from the spec: a collective completes once every
@@ -612,6 +716,31 @@ fn sm70_model(kernel: &str, input: &[u32], block: usize) -> Vec<Option<u32>> {
                         });
                     }
                 }
+                // The mask: the warp's lanes (taken before the exits); lanes l % 7 = 2 exit,
+                // lanes 0-15 reduce x and lanes 16-31 3x in one meeting.
+                "active_mask_before_branch" => {
+                    let mask = lanes.iter().fold(0u32, |b, &l| b | 1 << l);
+                    let live: Vec<usize> = lanes.iter().copied().filter(|l| l % 7 != 2).collect();
+                    let sum = live.iter().fold(0u32, |s, &l| s.wrapping_add(if l < 16 { x(l) } else { x(l).wrapping_mul(3) }));
+                    for &l in &live {
+                        out[2 * t(l)] = Some(sum);
+                        out[2 * t(l) + 1] = Some(mask);
+                    }
+                }
+                // Odd lanes' x and even lanes' 2x in one meeting of the warp's lanes.
+                "active_mask_guarded" => {
+                    let sum = lanes.iter().fold(0u32, |s, &l| s.wrapping_add(if l % 2 == 1 { x(l) } else { x(l).wrapping_mul(2) }));
+                    for &l in &lanes {
+                        out[t(l)] = Some(sum);
+                    }
+                }
+                // Lanes 0-15's x and lanes 16-31's 3x in one meeting of the warp's lanes.
+                "lane_guarded_full_mask" => {
+                    let sum = lanes.iter().fold(0u32, |s, &l| s.wrapping_add(if l < 16 { x(l) } else { x(l).wrapping_mul(3) }));
+                    for &l in &lanes {
+                        out[t(l)] = Some(sum);
+                    }
+                }
                 _ => unreachable!("{kernel}"),
             }
         }
@@ -640,8 +769,11 @@ fn loop_ballots(xs: &[u32]) -> Vec<(u32, u32)> {
 /// Collectives at different instructions that meet on sm_70+ (`meeting_sm70.ptx`): `__shfl_sync`
 /// with a full mask and different sources in an if/else, `__syncwarp()` in both arms
 /// exchanging through shared memory, `vote.ballot` in a loop whose trip count differs per lane
-/// then after it, `redux` and `match` at two sites, and a membermask that is not full, with
-/// exited lanes and partial warps (blocks 48 and 100, two CTAs): both backends give the values
+/// then after it, `redux` and `match` at two sites, a membermask that is not full, and the two
+/// twins of the `activemask` rule (a mask taken before the branch, guarded reductions in its
+/// block: [`active_masks_of_the_block_clear_the_check`]) and of the lane guard rule (the full
+/// mask under `%laneid < 16` guards: [`lane_guards_holding_their_membermask_clear_the_check`]),
+/// with exited lanes and partial warps (blocks 48 and 100, two CTAs): both backends give the values
 /// of [`sm70_model`]. The static proof cannot clear any of them, so each runs in the CTA
 /// barrier scheduler; lowered with the checked fallback instead (`Meeting::Check`, the lowering
 /// they had before, and still where the scheduler refuses a kernel) each faults with
@@ -705,10 +837,10 @@ fn collectives_at_different_instructions_meet_as_on_sm70() {
 ///   `pipeline_build` measures);
 /// - kernel time (`Context::last_kernel_time`, the fastest of 9 after a warm-up) and the
 ///   pipeline's first-launch time (a new program each run, as above) of `warp_misc`
-///   (block 100, 64 CTAs: the SIMT test kernel the proof cannot clear whose groups never meet)
-///   and of `meeting_sm70.ptx`'s `ballot_loop` (checked: it faults; so timed on `.target
+///   (block 100, 64 CTAs: its groups never meet; the proof clears it since meet5, before it ran
+///   in the scheduler) and of `meeting_sm70.ptx`'s `ballot_loop` (checked: it faults; so timed on `.target
 ///   sm_61`, where the same lowering runs, with inputs whose trip counts are the same in each
-///   warp).
+///   warp), each checked (`Meeting::CheckEverywhere`) and as lowered by default.
 ///   MESA_SHADER_CACHE_DISABLE=true PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test warp_meeting meeting_cost -- --ignored --nocapture
 #[test]
 #[ignore]
@@ -799,14 +931,15 @@ fn meeting_cost() {
     let uniform: Vec<u32> = (0..grid * 128).map(|i| (x[i % x.len()] & !7) | (i / 32 % 8) as u32).collect();
     for backend in Backend::ALL {
         let mut row = Vec::new();
-        for meeting in [Meeting::Check, Meeting::Meet] {
+        // `CheckEverywhere`: the checked lowering, whether or not the proof clears the kernel.
+        for meeting in [Meeting::CheckEverywhere, Meeting::Meet] {
             let misc_p = program_meeting("warp_misc.ptx", &misc, [100, 1, 1], "warp_misc", meeting);
             // Before any launch: the device caches a program's pipelines.
             let misc_pipeline = pipeline_time(&misc_p, "warp_misc", backend);
             let mut run = Run::new(&gpu);
             let (inp, out) = (run.buffer(&u32s(&x)), run.zeros(grid * 100 * 32));
             let t_misc = timed(&misc_p, "warp_misc", grid as u32, &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
-            let text = if meeting == Meeting::Check { for_target(&sm70, "sm_61") } else { sm70.clone() };
+            let text = if meeting == Meeting::CheckEverywhere { for_target(&sm70, "sm_61") } else { sm70.clone() };
             let loop_p = program_meeting("meeting_sm70.ptx", &text, [128, 1, 1], "ballot_loop", meeting);
             let loop_pipeline = pipeline_time(&loop_p, "ballot_loop", backend);
             let (inp, out) = (run.buffer(&u32s(&uniform)), run.zeros(grid * 128 * 8));

@@ -156,7 +156,7 @@ impl FnLower {
                     ScalarType::Pred,
                 )?;
                 // A warp collective under its guard records it (`meeting`).
-                let outer = self.inst_guard.replace(p);
+                let outer = self.inst_guard.replace((p, g.negated));
                 let body = self.collect(|s| s.plain(inst));
                 self.inst_guard = outer;
                 let body = body?;

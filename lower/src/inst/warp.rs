@@ -425,10 +425,11 @@ impl FnLower {
     fn meet_site(&mut self, member: Operand, span: ast::Span) -> bool {
         let guard = match (self.emit_stack.len(), self.inst_guard) {
             (1, _) => crate::meeting::Guard::None,
-            (2, Some(p)) => crate::meeting::Guard::Pred(p),
+            (2, Some((pred, negated))) => crate::meeting::Guard::Pred { pred, negated },
             _ => crate::meeting::Guard::Unknown,
         };
-        self.collective_sites.push(crate::meeting::Site { node: self.cur, span, guard, member });
+        let member_is_active = matches!(guard, crate::meeting::Guard::None) && self.active_mask_here(member);
+        self.collective_sites.push(crate::meeting::Site { node: self.cur, span, guard, member, member_is_active });
         self.meet_checks
     }
 
@@ -465,6 +466,25 @@ impl FnLower {
             Operand::Const(crate::ir::Const::U32(k)) => Some(k),
             _ => None,
         }
+    }
+
+    /// Whether `o` holds, here, the result of an `activemask` lowered earlier in the current
+    /// block (through copies), unchanged since: the lanes of the warp running this block
+    /// together, as the block is straight-line code (`Site::member_is_active`).
+    fn active_mask_here(&self, mut o: Operand) -> bool {
+        let stmts = self.emit_stack.iter().rev().flat_map(|level| level.iter().rev());
+        for s in stmts {
+            let Operand::Var(v) = o else { return false };
+            match s {
+                Stmt::Assign { dst, .. } if *dst == v && self.active_masks.contains(&v) => return true,
+                Stmt::Assign { dst, expr: Expr::Use(a) } if *dst == v => o = *a,
+                Stmt::Assign { dst, .. } if *dst == v => return false,
+                // A nested statement (the collectives' own code) leaves it alone or is refused.
+                s if crate::meeting::count_assigns(std::slice::from_ref(s), v) != 0 => return false,
+                _ => {}
+            }
+        }
+        false
     }
 
     /// `r` in a variable that `meeting` knows is the same in every thread of the CTA that
@@ -699,14 +719,19 @@ impl FnLower {
             let c = self.collective_point(m.inst, CollRead::Nothing, FnLower::u32c(0), no, FnLower::u32c(!0), FnLower::u32c(0), true);
             return self.write(d, ScalarType::B32, c.active);
         }
-        if self.native_warps {
-            let active = self.native_participants(FnLower::u32c(!0), m.inst.span);
-            return self.write(d, ScalarType::B32, active);
-        }
-        let view = self.warp_publish_reading(FnLower::u32c(0), Operand::Const(crate::ir::Const::Bool(false)), FnLower::u32c(!0), m.inst.span, WarpRead::Flags);
-        let active = self.lanes_with(&view, 0);
-        self.warp_finish(m.inst.span);
-        self.write(d, ScalarType::B32, active)
+        let active = if self.native_warps {
+            self.native_participants(FnLower::u32c(!0), m.inst.span)
+        } else {
+            let view = self.warp_publish_reading(FnLower::u32c(0), Operand::Const(crate::ir::Const::Bool(false)), FnLower::u32c(!0), m.inst.span, WarpRead::Flags);
+            let active = self.lanes_with(&view, 0);
+            self.warp_finish(m.inst.span);
+            active
+        };
+        // Known to `meeting` as the lanes running this block (`Site::member_is_active`).
+        let var = self.new_var(Ty::U32, "active mask");
+        self.assign(var, Expr::Use(active));
+        self.active_masks.push(var);
+        self.write(d, ScalarType::B32, Operand::Var(var))
     }
 
     /// `redux.sync.op.type d, a, membermask` (integer forms) and
