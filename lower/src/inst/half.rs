@@ -311,6 +311,7 @@ impl FnLower {
     pub(super) fn cvt_half(&mut self, m: &Mods, dt: ScalarType, st: ScalarType) -> LResult<()> {
         m.only(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "ftz", "sat", "relu", "satfinite"])?;
         let span = m.inst.span;
+        let check = crate::operand_types::cvt_check(dt, st);
         let rounding = m.one_of(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"]);
         let clamp = Clamp { satfinite: m.has("satfinite"), relu: m.has("relu") };
         if (clamp.satfinite || clamp.relu) && half_format(dt).is_none() {
@@ -328,12 +329,12 @@ impl FnLower {
             let fmt = half_format(dt).unwrap_or(F16);
             let mut halves = [Operand::Const(Const::U32(0)); 2];
             for (h, op) in halves.iter_mut().zip([a, b]) {
-                let v = self.read(op, ScalarType::F32)?;
+                let v = self.read_checked(op, ScalarType::F32, check)?;
                 *h = self.f32_to_half_bits(v, m.has("ftz"), fmt, mode, clamp);
             }
             let hi = self.bin(BinaryOp::Shl, Ty::U32, halves[0], FnLower::u32c(16));
             let r = self.bin(BinaryOp::Or, Ty::U32, hi, halves[1]);
-            return self.write(d, dt, r);
+            return self.write_checked(d, dt, r, check);
         }
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
         // `.sat` limits float results to [0, 1] (f16/f32/f64 destinations); on an integer
@@ -350,22 +351,22 @@ impl FnLower {
             // `.ftz` flushes f32 inputs and results (§9.7.10.20: "applies only to single
             // precision (.f32) inputs and results"): a bf16 subnormal is an f32 subnormal.
             if let (Some(fmt), ScalarType::F32) = (half_format(st), dt) {
-                let v = self.read(a, st)?;
+                let v = self.read_checked(a, st, check)?;
                 let f = self.half_to_f32(v, fmt);
                 let f = if m.has("ftz") { self.flush_denormal(f, dt) } else { f };
-                return self.write(d, dt, f);
+                return self.write_checked(d, dt, f, check);
             }
             if let (ScalarType::F32, Some(fmt)) = (st, half_format(dt)) {
                 let mode = rounding.and_then(Rounding::from_modifier).ok_or_else(|| {
                     Diagnostic::new(format!("`{}` needs a rounding modifier", m.name()), span)
                 })?;
-                let v = self.read(a, st)?;
+                let v = self.read_checked(a, st, check)?;
                 let r = self.f32_to_half_bits(v, m.has("ftz"), fmt, mode, clamp);
-                return self.write(d, dt, r);
+                return self.write_checked(d, dt, r, check);
             }
         }
         // The source as an exact f64 (halves and f32 widen exactly; 32-bit integers too).
-        let v = self.read(a, st)?;
+        let v = self.read_checked(a, st, check)?;
         let wide = if let Some(fmt) = half_format(st) {
             let f = self.half_to_f32(v, fmt);
             self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f)
@@ -393,7 +394,7 @@ impl FnLower {
                 } else {
                     r
                 };
-                return self.write(d, dt, r);
+                return self.write_checked(d, dt, r, check);
             }
             if bits == 64 && dt != ScalarType::F16 {
                 return Err(unsupported(format!("`{}`", m.name()), span));
@@ -448,7 +449,7 @@ impl FnLower {
             let f = self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, wide);
             self.float_to_int(f, ScalarType::F32, st, dt, op)
         };
-        self.write(d, dt, r)
+        self.write_checked(d, dt, r, check)
     }
 
     /// add/sub/mul/fma/min/max/neg/abs on `.f16`, `.bf16` and the packed forms (§9.7.4).

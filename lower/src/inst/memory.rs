@@ -105,6 +105,14 @@ impl FnLower {
             None => None,
         };
         let wide = self.address_size == 64;
+        if base.is_none() && matches!(space, Space::Global | Space::Shared | Space::Generic) {
+            // §6.4.1 lists `[immAddr]`, but ptxas refuses it outside `.local` ("Immediate
+            // addresses allowed only for .local state space").
+            return Err(Diagnostic::new(
+                format!("{} an immediate address is allowed only in the .local state space", crate::function::OPERAND_MISFIT),
+                part.span,
+            ));
+        }
         match (space, sym) {
             (Space::Param | Space::ParamEntry, Some(Symbol::Param { offset: p })) => {
                 Ok(Place::Fixed(Memory::Param, FnLower::u32c((p as i64 + offset) as u32)))
@@ -172,6 +180,14 @@ impl FnLower {
             (Space::Generic, Some(Symbol::Local { offset: o, .. })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             (Space::Global | Space::Const | Space::Generic, Some(Symbol::Reg { .. }) | None) => {
                 let a = match base {
+                    // ptxas takes a narrower register here with a warning that it conflicts
+                    // with `.address_size 64`; PTX gives it no meaning.
+                    Some(name) if wide && !self.reg_is_64(name) => {
+                        return Err(unsupported(
+                            format!("register `{name}` narrower than 64 bits as an address with .address_size 64"),
+                            part.span,
+                        ))
+                    }
                     Some(name) if wide => {
                         let v = self.read(&named(part, name), ScalarType::U64)?;
                         self.bin(BinaryOp::Add, Ty::U64, v, FnLower::u64c(offset as u64))
@@ -692,11 +708,18 @@ impl FnLower {
                 *r = v;
             }
         }
+        // Only a scalar destination may be wider than the type (§9.4.1; ptxas refuses wider
+        // vector elements).
+        let scalar = dests.len() == 1 && expanded.is_none() && !matches!(d.kind, OperandKind::Vector(_));
         for (dst, r) in dests.iter().zip(results) {
             let v = Operand::Var(r);
             let v = if size < 4 { self.canonicalize(v, t) } else { v };
             let v = self.fit(v, raw_ty, ty, t);
-            self.write(dst, t, v)?;
+            if scalar {
+                self.write_relaxed(dst, t, v)?;
+            } else {
+                self.write(dst, t, v)?;
+            }
         }
         Ok(())
     }
@@ -761,8 +784,9 @@ impl FnLower {
         vector_count(m, srcs.len())?;
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
         let mut values = Vec::new();
+        let scalar = srcs.len() == 1 && expanded.is_none() && !matches!(b.kind, OperandKind::Vector(_));
         for s in &srcs {
-            let v = self.read(s, t)?;
+            let v = if scalar { self.read_relaxed(s, t)? } else { self.read(s, t)? };
             let vt = self.operand_ty(v);
             values.push(self.fit(v, vt, raw_ty, t));
         }
