@@ -125,6 +125,20 @@ st.global.b64 [%u64_3], {b64};
 st.global.f32 [%u64_3], {f32};
 st.global.f64 [%u64_3], {f64};
 st.global.v2.f32 [%u64_3], <{f32}, {f32}>;
+ld.global.v4.u8 <{u8*}, {u8*}, {u8*}, {u8*}>, [%u64_3];
+ld.global.v2.s16 <{s16*}, {s16*}>, [%u64_3];
+ld.global.v2.u32 <{u32*}, {u32*}>, [%u64_3];
+ld.global.v2.f32 <{f32*}, {f32*}>, [%u64_3];
+st.global.v4.b8 [%u64_3], <{b8*}, {b8*}, {b8*}, {b8*}>;
+st.global.v2.s32 [%u64_3], <{s32*}, {s32*}>;
+st.global.v2.f64 [%u64_3], <{f64*}, {f64*}>;
+ld.param.v4.u8 <{u8*}, {u8*}, {u8*}, {u8*}>, [%u64_3];
+cvt.rzi.u8.bf16 {u8}, {b16};
+cvt.f32.bf16 {f32}, {b16};
+cvt.rzi.s32.f16 {s32}, {f16};
+atom.global.add.noftz.f16x2 {b32}, [%u64_3], {b32};
+red.global.add.noftz.bf16 [%u64_3], {b16};
+atom.global.cas.b16 {b16}, [%u64_3], {b16}, {b16};
 atom.global.add.u32 {u32}, [%u64_3], {u32};
 atom.global.add.f32 {f32}, [%u64_3], {f32};
 atom.global.cas.b64 {b64}, [%u64_3], {b64}, {b64};
@@ -152,7 +166,7 @@ redux.sync.add.u32 {u32}, {u32}, {u32};
 match.any.sync.b32 {b32}, {b32}, {u32};
 """
 
-SLOT = re.compile(r"\{([a-z0-9]+)\}")
+SLOT = re.compile(r"\{([a-z0-9]+\*?)\}")
 
 def templates():
     for line in TEMPLATES.strip().splitlines():
@@ -164,7 +178,10 @@ def render(tpl, choice):
     pos = 0
     for m in SLOT.finditer(tpl):
         out.append(tpl[pos:m.start()])
-        t = choice.get(i, m.group(1))
+        natural = m.group(1).rstrip("*")
+        # Starred slots (`{u8*}`) form one group: the first one's choice applies to all.
+        key = first_star(tpl) if m.group(1).endswith("*") else i
+        t = choice.get(key, natural)
         if t in IMMEDIATES:
             out.append(IMMEDIATES[t])
         else:
@@ -176,13 +193,19 @@ def render(tpl, choice):
     out.append(tpl[pos:])
     return "".join(out).replace("<", "{").replace(">", "}")
 
+def first_star(tpl):
+    return next(i for i, m in enumerate(SLOT.finditer(tpl)) if m.group(1).endswith("*"))
+
 def combinations():
     rows = []
     for tpl in templates():
         slots = SLOT.findall(tpl)
         dests = destination_slots(tpl, len(slots))
-        rows.append((tpl, -1, slots[0] if slots else "", render(tpl, {})))
+        rows.append((tpl, -1, slots[0].rstrip("*") if slots else "", render(tpl, {})))
         for i, natural in enumerate(slots):
+            if natural.endswith("*") and i != first_star(tpl):
+                continue
+            natural = natural.rstrip("*")
             kinds = TYPES + ([] if i in dests else list(IMMEDIATES))
             for t in kinds:
                 if t == natural:
@@ -208,8 +231,8 @@ def destination_slots(tpl, n):
     before = tpl[:first] if first is not None else tpl
     return set(range(len(SLOT.findall(before))))
 
-def ptxas_errors(lines):
-    """Line numbers (1-based, in `lines` order) that ptxas reports an error for."""
+def ptxas_run(lines):
+    """(line numbers, 0-based in `lines`, that ptxas reports an error for; its exit status)."""
     src = preamble()
     base = len(src)
     src += ["\t" + l for l in lines] + ["\tret;", "}"]
@@ -221,40 +244,55 @@ def ptxas_errors(lines):
                            capture_output=True, text=True)
     finally:
         os.unlink(path)
-    bad = set()
-    for m in re.finditer(r"line (\d+); error", r.stderr):
-        bad.add(int(m.group(1)) - base - 1)
-    other = r.returncode != 0 and not bad
-    return bad, other, r.stderr
+    bad = {int(m.group(1)) - base - 1 for m in re.finditer(r"line (\d+); error", r.stderr)}
+    # A crash (a signal, or an "internal compiler error" naming no line).
+    return bad, r.returncode != 0 and not bad
+
+def crashing(rows, idx):
+    """The rows of `idx` on which ptxas crashes when given alone, by bisection."""
+    if not ptxas_run([rows[i][3] for i in idx])[1]:
+        return []
+    if len(idx) == 1:
+        return idx
+    mid = len(idx) // 2
+    return crashing(rows, idx[:mid]) + crashing(rows, idx[mid:])
 
 def verdicts(rows):
     """ptxas's verdict per row: all rows in one file, then the accepted ones again until
-    ptxas accepts them all (an error can hide others)."""
-    ok = [True] * len(rows)
+    ptxas accepts them all (an error can hide others). A row ptxas crashes on (13.5 does on
+    `st.global.v2.f64 [a], {1, 1}`: a signal, or an internal error naming no line) is "crash": ptxcross must refuse it."""
+    verdict = ["ok"] * len(rows)
     pending = list(range(len(rows)))
     while True:
-        bad, other, err = ptxas_errors([rows[i][3] for i in pending])
-        if other:
-            raise SystemExit("ptxas failed without a line:\n" + err)
+        bad, crashed = ptxas_run([rows[i][3] for i in pending])
+        if crashed:
+            found = crashing(rows, pending)
+            if not found:
+                raise SystemExit("ptxas crashes on the accepted rows together, on none alone")
+            for i in found:
+                verdict[i] = "crash"
+            pending = [i for i in pending if verdict[i] == "ok"]
+            continue
         if not bad:
-            return ok
+            return verdict
         for k in bad:
-            ok[pending[k]] = False
+            verdict[pending[k]] = "error"
         pending = [i for k, i in enumerate(pending) if k not in bad]
 
 def main():
     rows = combinations()
-    ok = verdicts(rows)
+    verdict = verdicts(rows)
     out = os.path.join(HERE, "verdicts.tsv")
     version = subprocess.run([PTXAS, "--version"], capture_output=True, text=True).stdout.strip().splitlines()[-1]
     with open(out, "w") as f:
         f.write(f"# ptxas verdicts ({version}, -arch sm_90) on one instruction per row; regenerate with\n")
-        f.write("# python3 tests/typecheck/generate.py. Columns: verdict, slot (-1: all natural), slot's\n")
+        f.write("# python3 tests/typecheck/generate.py. Columns: verdict (ok, error, crash), slot (-1: all natural), slot's\n")
         f.write("# register type or immediate, instruction. Registers are `%<type>_<i>`, declared for every\n")
         f.write("# type in " + " ".join(TYPES) + ".\n")
-        for (tpl, slot, t, line), good in zip(rows, ok):
-            f.write(f"{'ok' if good else 'error'}\t{slot}\t{t}\t{line}\n")
-    print(f"{len(rows)} rows, {sum(ok)} accepted, {len(rows) - sum(ok)} refused -> {out}")
+        for (tpl, slot, t, line), v in zip(rows, verdict):
+            f.write(f"{v}\t{slot}\t{t}\t{line}\n")
+    n_ok = verdict.count("ok")
+    print(f"{len(rows)} rows, {n_ok} accepted, {len(rows) - n_ok} refused -> {out}")
 
 if __name__ == "__main__":
     main()

@@ -5,7 +5,7 @@ use super::Mods;
 use crate::abi;
 use crate::function::{unsupported, FnLower, LResult, Space, Symbol};
 use crate::ir::{AtomicOp, BinaryOp, CmpOp, Expr, Memory, Operand, Stmt, Ty};
-use crate::ptx_types::value_ty;
+use crate::ptx_types::{self, value_ty};
 use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
@@ -708,17 +708,47 @@ impl FnLower {
                 *r = v;
             }
         }
-        // Only a scalar destination may be wider than the type (§9.4.1; ptxas refuses wider
-        // vector elements).
-        let scalar = dests.len() == 1 && expanded.is_none() && !matches!(d.kind, OperandKind::Vector(_));
+        self.vector_elements_agree(d, t)?;
         for (dst, r) in dests.iter().zip(results) {
             let v = Operand::Var(r);
             let v = if size < 4 { self.canonicalize(v, t) } else { v };
             let v = self.fit(v, raw_ty, ty, t);
-            if scalar {
-                self.write_relaxed(dst, t, v)?;
-            } else {
-                self.write(dst, t, v)?;
+            self.write_relaxed(dst, t, v)?;
+        }
+        Ok(())
+    }
+
+    /// The registers of a vector operand `{a, b, …}` of `ld`/`st` have one size and do not mix
+    /// floating-point with integer types: each may be wider than the instruction type
+    /// (§9.4.1), but ptxas refuses "incompatible elements of vector expression".
+    fn vector_elements_agree(&self, op: &ast::Operand, t: ScalarType) -> LResult<()> {
+        let OperandKind::Vector(parts) = &op.kind else { return Ok(()) };
+        let mut first: Option<ScalarType> = None;
+        for p in parts {
+            let OperandKind::Symbol { name, component: None } = &p.kind else { continue };
+            let Some(Symbol::Reg { ty, .. }) = self.lookup(name) else { continue };
+            // ptxas accepts integer registers as elements of a floating-point vector (not as a
+            // scalar), and crashes on `.b128` ones; PTX defines neither.
+            if *ty == ScalarType::B128 || (ptx_types::is_float(t) && ptx_types::is_int(*ty) && !ptx_types::is_bits(*ty)) {
+                return Err(unsupported(format!("register `{name}` declared .{} as an element of a .{} vector", ty.suffix(), t.suffix()), p.span));
+            }
+            match first {
+                None => first = Some(*ty),
+                Some(f) => {
+                    let float = |t: ScalarType| ptx_types::is_float(t) || ptx_types::is_half(t);
+                    let int = |t: ScalarType| ptx_types::is_int(t) && !ptx_types::is_bits(t);
+                    if ptx_types::bits(f) != ptx_types::bits(*ty) || (float(f) && int(*ty)) || (int(f) && float(*ty)) {
+                        return Err(Diagnostic::new(
+                            format!(
+                                "{} register `{name}` declared .{} does not match the vector's first element (.{})",
+                                crate::function::OPERAND_MISFIT,
+                                ty.suffix(),
+                                f.suffix()
+                            ),
+                            p.span,
+                        ));
+                    }
+                }
             }
         }
         Ok(())
@@ -784,9 +814,9 @@ impl FnLower {
         vector_count(m, srcs.len())?;
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
         let mut values = Vec::new();
-        let scalar = srcs.len() == 1 && expanded.is_none() && !matches!(b.kind, OperandKind::Vector(_));
+        self.vector_elements_agree(b, t)?;
         for s in &srcs {
-            let v = if scalar { self.read_relaxed(s, t)? } else { self.read(s, t)? };
+            let v = self.read_relaxed(s, t)?;
             let vt = self.operand_ty(v);
             values.push(self.fit(v, vt, raw_ty, t));
         }
