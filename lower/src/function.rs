@@ -953,7 +953,7 @@ impl FnLower {
                 if let Ok(v) = eval(e) {
                     if operand_types::literal_fits(&v, t).is_err() {
                         return Err(Diagnostic::new(
-                            format!("{OPERAND_MISFIT} a {} literal is not a .{} operand{INSTRUCTION}", literal_kind(&v), t.suffix()),
+                            format!("{OPERAND_MISFIT} {} literal is not a .{} operand{INSTRUCTION}", literal_kind(&v), t.suffix()),
                             op.span,
                         ));
                     }
@@ -1183,10 +1183,10 @@ fn operand_fits(name: &str, reg_ty: ScalarType, t: ScalarType, check: Check, spa
 
 fn literal_kind(v: &ConstValue) -> &'static str {
     match v {
-        ConstValue::Int(_) => "integer",
-        ConstValue::F32(_) => "32-bit `0f` floating-point",
-        ConstValue::F64(_) => "64-bit floating-point",
-        ConstValue::Symbol(..) => "symbol",
+        ConstValue::Int(_) => "an integer",
+        ConstValue::F32(_) => "a 32-bit (`0f`) floating-point",
+        ConstValue::F64(_) => "a 64-bit (`0d` or decimal) floating-point",
+        ConstValue::Symbol(..) => "a symbol",
     }
 }
 
