@@ -23,6 +23,11 @@ pub fn unsupported(what: impl std::fmt::Display, span: Span) -> Diagnostic {
     Diagnostic::new(format!("not supported yet: {what}"), span)
 }
 
+/// A form the spec does not have: the PTX's bug, not a gap of ours (see [`unsupported`]).
+pub fn invalid(what: impl std::fmt::Display, span: Span) -> Diagnostic {
+    Diagnostic::new(format!("invalid: {what}"), span)
+}
+
 /// What a name in a kernel body refers to.
 #[derive(Clone, Debug)]
 pub enum Symbol {
@@ -115,6 +120,10 @@ pub struct FnLower {
     /// The first instruction whose f32 results depend on the target keeping subnormals (its
     /// name and place), for the host's refusal.
     pub f32_subnormal_site: Option<(String, Span)>,
+    /// The instruction being lowered, and the first one that emitted a `Stmt::Fence` (the WGSL
+    /// backend, which cannot express a fence, names it when it refuses the kernel).
+    pub inst_span: Option<Span>,
+    pub fence_site: Option<Span>,
     /// Where `ret` goes: `None` in a kernel (the thread finishes); inside a device function,
     /// the call site's continuation (inlined) or the function's epilogue (stack-called).
     pub ret_target: Option<NodeId>,
@@ -251,6 +260,8 @@ impl FnLower {
             flushed_f32: false,
             legacy: Default::default(),
             f32_subnormal_site: None,
+            inst_span: None,
+            fence_site: None,
             ret_target: None,
             frame_base: None,
             local_cursor: 0,
@@ -342,6 +353,9 @@ impl FnLower {
     // ---- Emission ------------------------------------------------------------------------
 
     pub fn push(&mut self, s: Stmt) {
+        if matches!(s, Stmt::Fence { .. }) && self.fence_site.is_none() {
+            self.fence_site = self.inst_span;
+        }
         self.emit_stack.last_mut().expect("emit stack").push(s);
     }
 

@@ -112,6 +112,7 @@ pub fn int_type(t: ScalarType, span: Span, what: &str) -> LResult<()> {
 impl FnLower {
     /// Lowers one instruction (its guard included) into the CFG under construction.
     pub fn instruction(&mut self, inst: &Instruction) -> LResult<()> {
+        self.inst_span = Some(inst.span);
         self.instruction_unnamed(inst).map_err(|mut d| {
             if d.message.contains(crate::function::INSTRUCTION) {
                 d.message = d.message.replace(crate::function::INSTRUCTION, &format!(" of `{}`", Mods { inst }.name()));

@@ -45,7 +45,7 @@
 //! lane's current register value here, the emulation an older published one.
 
 use super::{operands, Mods};
-use crate::function::{unsupported, FnLower, LResult};
+use crate::function::{invalid, unsupported, FnLower, LResult};
 use crate::ir::{BinaryOp, Block, CmpOp, ConvertOp, Expr, Memory, Operand, Stmt, Ty, UnaryOp};
 use crate::scheduler::CollRead;
 use ptxcross_frontend::ast::{self, Instruction, OperandKind, ScalarType};
@@ -853,7 +853,7 @@ impl FnLower {
         let wide = match m.ty()? {
             ScalarType::B32 => false,
             ScalarType::B64 => true,
-            _ => return Err(unsupported(format!("`{}`", m.name()), m.inst.span)),
+            _ => return Err(invalid(format!("`{}`: `match.sync` takes .b32 or .b64 (§9.7.14.10)", m.name()), m.inst.span)),
         };
         let all = m.has("all");
         let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
