@@ -124,6 +124,9 @@ pub struct FnLower {
     /// backend, which cannot express a fence, names it when it refuses the kernel).
     pub inst_span: Option<Span>,
     pub fence_site: Option<Span>,
+    /// Per instruction lowered: the variables it created (`first..end`) and its span (a
+    /// `--split-int64` refusal names the instruction whose temporary it could not split).
+    pub inst_vars: Vec<(u32, u32, Span)>,
     /// Where `ret` goes: `None` in a kernel (the thread finishes); inside a device function,
     /// the call site's continuation (inlined) or the function's epilogue (stack-called).
     pub ret_target: Option<NodeId>,
@@ -262,6 +265,7 @@ impl FnLower {
             f32_subnormal_site: None,
             inst_span: None,
             fence_site: None,
+            inst_vars: Vec::new(),
             ret_target: None,
             frame_base: None,
             local_cursor: 0,
