@@ -87,6 +87,8 @@ fn expected(v: u64) -> Vec<u8> {
         (((clamp_u16((x as i32) >> 8) << 16) | clamp_u16(x as i32)) as u64).to_le_bytes(), // 24
         ((v >> 16) & 0xffff).to_le_bytes(),                          // 25: ld.b16 -> .b64
         stored(5, &[(((x as i32) >> 12) as u32 & 0xff) as u8]),     // 26: st.b8 %b32
+        word(f32::from_bits(f32_of_f16(x & 0x7bff)).trunc() as i32 as u32), // 27: cvt.rzi.s32.f16 %b32
+        (f32::from_bits(f32_of_f16(x & 0x7bff)) as f64).to_bits().to_le_bytes(), // 28: cvt.f64.f16 %b32
     ];
     let mut out: Vec<u8> = slots.concat();
     out.resize(SLOTS * 8, FILL);
