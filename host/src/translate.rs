@@ -207,6 +207,20 @@ pub fn frontend(file: &SourceFile, options: &LowerOptions) -> Result<ir::Module,
     lower(&ast, file, options)
 }
 
+/// Refuses a module lowered with `LowerOptions::no_float64` whose kernels still need 64-bit
+/// floats (f64 instructions: they have no emulation), as the runtime refuses them on a device
+/// without `SHADER_F64`; the WGSL backend's needs count too (it spells f64 bit operations with
+/// 64-bit types).
+pub fn refuse_float64(module: &ir::Module) -> Result<(), TranslateError> {
+    match module.kernels.iter().find(|k| k.features.float64 || ptxcross_wgsl::requirements(k).float64) {
+        None => Ok(()),
+        Some(k) => Err(TranslateError::Backend {
+            stage: Stage::Lower,
+            message: format!("kernel `{}` needs 64-bit floats, which the target (--no-float64) does not have", k.name),
+        }),
+    }
+}
+
 pub fn emit_spirv(module: &ir::Module) -> Result<Vec<u32>, TranslateError> {
     guarded(Stage::EmitSpirv, || {
         backends::spirv_emit(module).map_err(|message| TranslateError::Backend {

@@ -420,3 +420,47 @@ fn check_translates_kernels_one_by_one_and_reports_each_kernels_error() {
     assert!(stdout(&o).contains("parse ok, spirv ok, wgsl ok [first, second]"), "{}", stdout(&o));
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A Triton-style bf16 kernel (packed and scalar `fma.rn{.relu}.bf16`, bf16 add/sub/mul, f16
+/// `fma.rn.ftz`/`mul.rn.ftz`) translates for browsers (`--profile webgpu`) and for devices
+/// without 64-bit floats (`--no-float64`, also on `check`): its half arithmetic computes in f32
+/// (it was refused there while that computed in f64). A kernel with f64 arithmetic is refused
+/// under `--no-float64`, naming the kernel.
+#[test]
+fn half_arithmetic_translates_without_f64() {
+    let dir = std::env::temp_dir().join(format!("ptxcross-cli-nof64-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let triton = data("triton_bf16_fma.ptx");
+    let triton = triton.to_str().unwrap();
+    for (tag, extra) in [("webgpu", &["--profile", "webgpu"][..]), ("nof64", &["--no-float64"][..])] {
+        let out = dir.join(format!("{tag}.wgsl"));
+        let mut args = vec!["translate", triton, "--to", "wgsl", "-o", out.to_str().unwrap()];
+        args.extend(extra);
+        let o = ptxcross(&args, &[]);
+        assert_eq!(o.status.code(), Some(0), "{args:?}: {}", stderr(&o));
+        let text = std::fs::read_to_string(&out).unwrap();
+        assert!(text.contains("fn k_triton_bf16_fma") || text.contains("triton_bf16_fma"), "{tag}: no kernel in the WGSL");
+        assert!(!text.contains("f64"), "{tag}: the WGSL has f64");
+    }
+    let o = ptxcross(&["check", "--no-float64", triton], &[]);
+    assert_eq!(o.status.code(), Some(0), "{}{}", stdout(&o), stderr(&o));
+
+    let f64_kernel = dir.join("f64.ptx");
+    std::fs::write(
+        &f64_kernel,
+        ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry dadd(.param .u64 p)\n{\n\
+         .reg .f64 %fd<3>;\n.reg .b64 %rd<2>;\nld.param.u64 %rd1, [p];\nld.global.f64 %fd1, [%rd1];\n\
+         add.f64 %fd2, %fd1, %fd1;\nst.global.f64 [%rd1], %fd2;\nret;\n}\n",
+    )
+    .unwrap();
+    let f64_kernel = f64_kernel.to_str().unwrap();
+    let o = ptxcross(&["check", "--json", "--no-float64", f64_kernel], &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", stdout(&o));
+    assert!(stdout(&o).contains("kernel `dadd` needs 64-bit floats"), "{}", stdout(&o));
+    let o = ptxcross(&["translate", f64_kernel, "--to", "spirv", "--no-float64", "-o", "/dev/null"], &[]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("kernel `dadd` needs 64-bit floats"), "{}", stderr(&o));
+    // Without the flag, the same kernel translates.
+    assert_eq!(ptxcross(&["check", f64_kernel], &[]).status.code(), Some(0));
+    std::fs::remove_dir_all(&dir).ok();
+}

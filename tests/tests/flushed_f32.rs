@@ -204,7 +204,8 @@ fn cases() -> Vec<Case> {
                 let xs: Vec<u16> = a.iter().map(|&x| x as u16).collect();
                 vec![href::arith(op, bf, &xs, false, false, false)]
             }),
-            // Computed in f64 and rounded on the bits.
+            // Split into significand and exponent on the bits, the significands' products and
+            // sums (rounded to odd) normal f32s, rounded on the bits (`inst::half_arith`).
             independent: true,
         });
     }
@@ -344,8 +345,7 @@ fn exact_mode_without_64_bit_types_under_simulated_flushing() {
     let plain = |c: &Case| {
         let b = &c.variant.body;
         let ftz_product = (b.starts_with("mul") || b.starts_with("fma")) && b.contains(".ftz");
-        // (bf16 arithmetic computes in f64.)
-        !ftz_product && !b.contains("bf16")
+        !ftz_product
             && ["add.rn", "sub.rn", "mul.rn", "fma.rn", "mad.rn", "add.f32", "setp.", "min", "max", "abs", "neg", "cvt.rmi.s32", "div.", "sqrt.", "rcp."]
                 .iter()
                 .any(|p| b.starts_with(p))

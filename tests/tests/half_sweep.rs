@@ -216,7 +216,10 @@ fn arith_variants() -> Vec<(String, &'static str, Fmt, bool, bool, bool, usize)>
 #[test]
 fn half_add_sub_mul_fma() {
     for (name, op, fmt, ftz, sat, relu, arity) in arith_variants() {
-        let inputs = half_rows(arity, 15, SAMPLES);
+        let mut inputs = half_rows(arity, 15, SAMPLES);
+        if op == "fma" {
+            inputs.extend(fma_hard_rows(fmt, SAMPLES, 16));
+        }
         let srcs = vec!["b16"; arity];
         sweep_one(Variant::inst(&name, "b16", &srcs), &inputs, &move |a| {
             let xs: Vec<u16> = a.iter().map(|&x| x as u16).collect();
@@ -237,29 +240,317 @@ fn half_add_sub_mul_fma() {
     }
 }
 
-/// f16 `add`/`sub`/`mul` (not `mul.ftz`) on targets without 64-bit floats compute in f32 and
-/// round once more to f16: the same sweep, translated with `split_int64` (which implies
-/// `no_float64` and refuses any f64 left), on both backends, scalar and packed.
-#[test]
-fn f16_add_sub_mul_without_f64() {
-    let Some(gpu) = sweep::gpu() else { return };
-    let options = ptxcross_lower::LowerOptions { split_int64: true, ..Default::default() };
-    for (name, op, fmt, ftz, sat, relu, arity) in arith_variants() {
-        if fmt != Fmt::F16 || op == "fma" || (op == "mul" && ftz) {
+/// `variant` translated as for a device without 64-bit floats (`options` has `no_float64` or
+/// `split_int64`): first checked to need none (as `ptxcross translate --no-float64` refuses a
+/// kernel that does), then built for both backends.
+fn sweep_without_f64(gpu: &std::sync::Arc<ptxcross::Gpu>, variant: Variant, options: &ptxcross_lower::LowerOptions) -> Sweep {
+    let body = variant.body.clone();
+    let file = ptxcross_frontend::SourceFile::new("sweep.ptx", variant.ptx());
+    let module = ptxcross::translate::frontend(&file, options).unwrap_or_else(|e| panic!("`{body}` does not translate without f64: {e}"));
+    ptxcross::translate::refuse_float64(&module).unwrap_or_else(|e| panic!("`{body}`: {e}"));
+    Sweep::with_options(gpu, variant, options.clone()).unwrap_or_else(|e| panic!("`{body}` does not translate without f64: {e}"))
+}
+
+/// `fma` operands where rounding twice to nearest (to f32, then to the format) goes wrong, and
+/// cancelling ones. Near a midpoint: a = ±2^ea·(1 + k·2^-m), b = ±2^eb·(1 − k·2^-m) (m the
+/// stored mantissa bits), so a·b = ±2^e·(1 − k²·2^-2m) lies just inside half an ulp of a c whose
+/// ulp is 2^(e+1) (normal or subnormal, either sign): the exact sum is a hair off the midpoint,
+/// which f32 cannot hold for f16 (an odd c must not round up). Cancelling: c = −(a·b rounded to
+/// the format), the exact residual decides. Rows of three operands.
+fn fma_hard_rows(fmt: Fmt, n: usize, seed: u64) -> Vec<u64> {
+    let (m, bias, max_e) = match fmt {
+        Fmt::F16 => (10i64, 15i64, 30i64),
+        Fmt::Bf16 => (7, 127, 254),
+    };
+    let mut rng = Rng(seed);
+    let mut out = Vec::new();
+    while out.len() < n * 3 {
+        let r = rng.next_u64();
+        let sign = |bit: u32| ((r >> bit) & 1) << 15;
+        let k = 1 + (r >> 8) % 8;
+        // Unbiased exponents over the whole normal range of a and b.
+        let ea = ((r >> 16) % max_e as u64) as i64 + 1 - bias;
+        let eb = ((r >> 32) % max_e as u64) as i64 + 2 - bias;
+        // Biased exponent of c: ulp(c) = 2^(ea+eb+1) = 2^(E_c - bias - m).
+        let ec = ea + eb + 1 + m + bias;
+        let (eab, ebb) = (ea + bias, eb - 1 + bias);
+        if !(1..=max_e).contains(&ec) || !(1..=max_e).contains(&eab) || !(1..=max_e).contains(&ebb) {
             continue;
         }
-        let inputs = half_rows(arity, 17, SAMPLES);
-        let s = Sweep::with_options(&gpu, Variant::inst(&name, "b16", &["b16", "b16"]), options.clone())
-            .unwrap_or_else(|e| panic!("`{name}` does not translate without f64: {e}"));
-        check_both(&s, &inputs, &move |a| vec![href::arith(op, fmt, &[a[0] as u16, a[1] as u16], ftz, sat, relu)]);
-        let name2 = name.replace(".f16", ".f16x2");
-        let mut rng = Rng(18);
-        let packed: Vec<u64> = (0..SAMPLES * 2).map(|_| rng.next_u64() & 0xffff_ffff).collect();
-        let s = Sweep::with_options(&gpu, Variant::inst(&name2, "b32", &["b32", "b32"]), options.clone()).unwrap();
-        check_both(&s, &packed, &move |a| {
-            let lane = |sh: u32| href::arith(op, fmt, &[(a[0] >> sh) as u16, (a[1] >> sh) as u16], ftz, sat, relu);
+        let a = sign(0) | (eab << m) as u64 | k;
+        let b = sign(1) | (ebb << m) as u64 | ((1 << m) - 2 * k);
+        let j = (r >> 48) % (1 << m);
+        // At the least normal exponent, the subnormals share its ulp.
+        let c_exp = if ec == 1 && (r >> 3) & 1 == 1 { 0 } else { ec as u64 };
+        let c = sign(2) | (c_exp << m) | j;
+        out.extend([a, b, c]);
+        // The same product against the format's rounding of its negation.
+        let p = fmt.to_f64(a as u16) * fmt.to_f64(b as u16);
+        out.extend([a, b, fmt.round(-p, rustc_apfloat::Round::NearestTiesToEven) as u64]);
+    }
+    out.truncate(n * 3);
+    out
+}
+
+/// Packed operands made of two rows of lanes: each word's low half from row i, its high half
+/// from row i + 1 (so the edge and hard rows reach both lanes).
+fn packed_from_rows(rows: &[u64], arity: usize) -> Vec<u64> {
+    let n = rows.len() / arity;
+    (0..n).flat_map(|i| (0..arity).map(move |j| rows[i * arity + j] | rows[(i + 1) % n * arity + j] << 16)).collect()
+}
+
+/// Half add/sub/mul/fma with every modifier on targets without 64-bit floats: translated with
+/// `no_float64` (Vulkan devices without shaderFloat64) or with `split_int64` (WebGPU; it refuses
+/// any f64 left), both backends, scalar and packed, against rustc_apfloat: every combination of
+/// the edge table (subnormals, ties, overflow, NaN, signed zeros), `fma_hard_rows`, random
+/// operands. The two options lower these instructions alike (f32 and 32-bit integers only), so
+/// each variant runs scalar under one and packed under the other, alternating. Every native f32
+/// operation also flushes subnormal operands and results (`simulate_flushed_f32`, as some
+/// devices and browsers do): no f32 value of these lowerings is subnormal, so the results stay
+/// exact without the exact mode (`flushed_f32`, on with `split_int64` as `--profile webgpu`
+/// sets it, off with `no_float64`).
+#[test]
+fn half_arith_without_f64() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let no_f64 = ptxcross_lower::LowerOptions { no_float64: true, simulate_flushed_f32: true, ..Default::default() };
+    let split = ptxcross_lower::LowerOptions { split_int64: true, flushed_f32: true, simulate_flushed_f32: true, ..Default::default() };
+    for (i, (name, op, fmt, ftz, sat, relu, arity)) in arith_variants().into_iter().enumerate() {
+        let (scalar_options, packed_options) = if i % 2 == 0 { (&no_f64, &split) } else { (&split, &no_f64) };
+        let mut inputs = half_rows(arity, 17, SAMPLES);
+        if op == "fma" {
+            inputs.extend(fma_hard_rows(fmt, SAMPLES, 19));
+        }
+        let srcs = vec!["b16"; arity];
+        let s = sweep_without_f64(&gpu, Variant::inst(&name, "b16", &srcs), scalar_options);
+        check_both(&s, &inputs, &move |a| {
+            let xs: Vec<u16> = a.iter().map(|&x| x as u16).collect();
+            vec![href::arith(op, fmt, &xs, ftz, sat, relu)]
+        });
+        let name2 = name.replace(".f16", ".f16x2").replace(".bf16", ".bf16x2");
+        let srcs = vec!["b32"; arity];
+        let s = sweep_without_f64(&gpu, Variant::inst(&name2, "b32", &srcs), packed_options);
+        check_both(&s, &packed_from_rows(&inputs, arity), &move |a| {
+            let lane = |sh: u32| {
+                let xs: Vec<u16> = a.iter().map(|&x| (x >> sh) as u16).collect();
+                href::arith(op, fmt, &xs, ftz, sat, relu)
+            };
             vec![pack(lane(16), lane(0))]
         });
+    }
+}
+
+/// The `cvt`s with a half side and no f64 side compute in f32 and 32-bit integers (`lower`'s
+/// `cvt_half_in_f32`), so they translate without 64-bit floats: integer → f16/bf16 in every
+/// rounding (f16's overflow thresholds, ties), half → integer and half → half with every
+/// integer rounding (`.sat` too), f16 ↔ bf16, half → f32 `.sat`, f32 → half `.sat`. Each
+/// variant under `no_float64` or under `split_int64` with the exact mode and simulated f32
+/// flushing (alternating), both backends, against rustc_apfloat and f64 arithmetic on the exact
+/// values; every 16-bit input.
+#[test]
+fn cvt_half_without_f64() {
+    use ptxcross_tests::ptx_ref::float as fref;
+    use ptxcross_tests::sweep::{Expect, U32_EDGES, U64_EDGES};
+    let Some(gpu) = sweep::gpu() else { return };
+    let options = [
+        ptxcross_lower::LowerOptions { no_float64: true, ..Default::default() },
+        // As `--profile webgpu` translates, on a device that flushes f32 subnormals.
+        ptxcross_lower::LowerOptions { split_int64: true, flushed_f32: true, simulate_flushed_f32: true, ..Default::default() },
+    ];
+    let mut n = 0;
+    let mut run = |v: Variant, inputs: &[u64], reference: Reference| {
+        n += 1;
+        check_both(&sweep_without_f64(&gpu, v, &options[n % 2]), inputs, reference);
+    };
+    let all16: Vec<u64> = (0..1u64 << 16).collect();
+    let modes = ["rn", "rz", "rm", "rp"];
+    // Integer → half: f16's overflow thresholds (65504, 65520 = MAX_NORM + half an ulp), ties,
+    // the ±2^17 clamp, the edge tables and random values.
+    let mut ints: Vec<u64> = U64_EDGES.to_vec();
+    ints.extend(U32_EDGES.iter().map(|&x| x as u64));
+    for x in [2047i64, 2049, 2051, 4098, 4102, 65503, 65504, 65505, 65519, 65520, 65521, 65535, 65536, 131071, 131072, 131073, 1 << 24, (1 << 24) + 1] {
+        ints.extend([x as u64, x.wrapping_neg() as u64]);
+    }
+    let mut rng = Rng(31);
+    ints.extend((0..SAMPLES).map(|i| if i % 2 == 0 { rng.next_u64() } else { (rng.next_u64() % (1 << 19)).wrapping_sub(1 << 18) }));
+    for fmt in FMTS {
+        for src in ["s16", "u16", "s32", "u32", "s64", "u64"] {
+            let body: String = modes.iter().enumerate().map(|(i, r)| format!("cvt.{r}.{}.{src} %d{i}, %s0;\n", fmt.suffix())).collect();
+            let v = Variant { body, srcs: vec![src], dsts: vec!["b16"; 4] };
+            let bits = sweep::width(src);
+            let signed = src.starts_with('s');
+            run(v, &ints, &move |a| {
+                let x = if bits == 64 { a[0] } else if signed { ((a[0] << (64 - bits)) as i64 >> (64 - bits)) as u64 } else { a[0] & ((1 << bits) - 1) };
+                modes.iter().map(|r| Expect::Bits(fref::cvt_from_int64(fmt.suffix(), signed, href::round_of(r), x))).collect()
+            });
+        }
+    }
+    let iround = |r: &str, x: f64| match r {
+        "rni" => x.round_ties_even(),
+        "rzi" => x.trunc(),
+        "rmi" => x.floor(),
+        _ => x.ceil(),
+    };
+    let rmodes = ["rni", "rzi", "rmi", "rpi"];
+    for fmt in FMTS {
+        let t = fmt.suffix();
+        // Half → half, integral (and `.sat` for f16): exact.
+        let sats: &[bool] = if fmt == Fmt::F16 { &[false, true] } else { &[false] };
+        for &sat in sats {
+            let body: String = rmodes.iter().enumerate().map(|(i, r)| format!("cvt.{r}{}.{t}.{t} %d{i}, %s0;\n", if sat { ".sat" } else { "" })).collect();
+            run(Variant { body, srcs: vec!["b16"], dsts: vec!["b16"; 4] }, &all16, &move |a| {
+                let x = fmt.to_f64(a[0] as u16);
+                rmodes
+                    .iter()
+                    .map(|r| {
+                        if x.is_nan() {
+                            return if sat { Expect::Bits(0) } else { Expect::AnyNanHalf(fmt.exp_mask()) };
+                        }
+                        let y = iround(r, x);
+                        let y = if sat { y.clamp(0.0, 1.0) } else { y };
+                        // `clamp` keeps −0; `.sat` makes it +0.
+                        let y = if sat && y == 0.0 { 0.0 } else { y };
+                        Expect::Bits(fmt.round(y, rustc_apfloat::Round::NearestTiesToEven) as u64)
+                    })
+                    .collect()
+            });
+        }
+        // Half → integer.
+        for it in ["s16", "u16", "s32", "u32", "s64", "u64"] {
+            let body: String = rmodes.iter().enumerate().map(|(i, r)| format!("cvt.{r}.{it}.{t} %d{i}, %s0;\n")).collect();
+            let bits = sweep::width(it);
+            let signed = it.starts_with('s');
+            run(Variant { body, srcs: vec!["b16"], dsts: vec![it; 4] }, &all16, &move |a| {
+                let x = fmt.to_f64(a[0] as u16);
+                let (lo, hi) = if signed { (-(2f64.powi(bits as i32 - 1)), 2f64.powi(bits as i32 - 1) - 1.0) } else { (0.0, 2f64.powi(bits as i32) - 1.0) };
+                rmodes
+                    .iter()
+                    .map(|r| {
+                        // `as` saturates: 2^64 − 1 is not an f64, its neighbour 2^64 becomes u64::MAX.
+                        let y = iround(r, x);
+                        let v = if x.is_nan() { fref::cvt_nan_to_int(t, it) } else if signed { y.clamp(lo, hi) as i64 as u64 } else { y.clamp(lo, hi) as u64 };
+                        Expect::Bits(if bits == 64 { v } else { v & ((1u64 << bits) - 1) })
+                    })
+                    .collect()
+            });
+        }
+        // Half → f32 `.sat` (exact, then clamped) and to the other half format in every mode.
+        run(Variant::inst(&format!("cvt.sat.f32.{t}"), "f32", &["b16"]), &all16, &move |a| {
+            let x = fmt.to_f64(a[0] as u16);
+            vec![if x.is_nan() { Expect::Bits(0) } else { Expect::Bits((if x > 0.0 { x.min(1.0) } else { 0.0 } as f32).to_bits() as u64) }]
+        });
+        let other = if fmt == Fmt::F16 { Fmt::Bf16 } else { Fmt::F16 };
+        let body: String = modes.iter().enumerate().map(|(i, r)| format!("cvt.{r}.{}.{t} %d{i}, %s0;\n", other.suffix())).collect();
+        run(Variant { body, srcs: vec!["b16"], dsts: vec!["b16"; 4] }, &all16, &move |a| {
+            let x = fmt.to_f64(a[0] as u16);
+            modes.iter().map(|r| href::finish(other, x, other.round(x, href::round_of(r)), false, false)).collect()
+        });
+    }
+    // f32 → f16 `.sat`: clamped, then rounded once.
+    let f32s = f32_inputs(32);
+    run(Variant::inst("cvt.rn.sat.f16.f32", "b16", &["f32"]), &f32s, &|a| {
+        let x = f32::from_bits(a[0] as u32) as f64;
+        let y = if x.is_nan() || x <= 0.0 { 0.0 } else { x.min(1.0) };
+        vec![Expect::Bits(Fmt::F16.round(y, rustc_apfloat::Round::NearestTiesToEven) as u64)]
+    });
+}
+
+/// The bf16 arithmetic of a Triton-style kernel (`host/tests/data/triton_bf16_fma.ptx`: packed
+/// `fma.rn{.relu}.bf16x2`, scalar fma with the 1.0 and −0.0 operands LLVM uses for bf16 add and
+/// mul on sm_80, add/sub/mul scalar and packed, lanes moved between registers) run as one
+/// chain under `split_int64` with simulated f32 flushing (a browser), both backends, against
+/// the chain of `ptx_ref` results. Operands are bf16 of magnitude 2^-20 .. 2^20 (so nothing
+/// overflows or underflows); rows where `.relu` meets a −0 (whose sign it leaves open) are left
+/// out.
+#[test]
+fn triton_style_bf16_chain_without_f64() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let body = "{
+    .reg .b16 %rs<12>;
+    .reg .b32 %r<16>;
+    fma.rn.bf16x2 %r1, %s0, %s1, %s2;
+    fma.rn.relu.bf16x2 %r2, %r1, %s1, %s2;
+    mov.b32 {%rs1, %rs2}, %r2;
+    mov.b16 %rs3, 0x3F80;
+    fma.rn.bf16 %rs4, %rs1, %rs3, %rs2;
+    mov.b16 %rs5, 0x8000;
+    fma.rn.bf16 %rs6, %rs4, %rs2, %rs5;
+    add.rn.bf16 %rs7, %rs6, %rs1;
+    sub.rn.bf16 %rs8, %rs7, %rs2;
+    mul.rn.bf16 %rs9, %rs8, %rs8;
+    mov.b32 %r3, {%rs6, %rs9};
+    add.rn.bf16x2 %r4, %r3, %r2;
+    mul.rn.bf16x2 %r5, %r4, %r1;
+    sub.rn.bf16x2 %d0, %r5, %s2;
+    }";
+    let v = Variant { body: body.into(), srcs: vec!["b32"; 3], dsts: vec!["b32"] };
+    let bf = Fmt::Bf16;
+    // One operation's result, or None where the spec leaves it open (NaN, relu of −0).
+    let op = |name: &str, xs: &[u16], relu: bool| match href::arith(name, bf, xs, false, false, relu) {
+        sweep::Expect::Bits(b) => Some(b as u16),
+        _ => None,
+    };
+    let chain = move |s: [u32; 3]| -> Option<u32> {
+        let lane = |w: u32, hi: bool| (if hi { w >> 16 } else { w }) as u16;
+        let pair = |f: &dyn Fn(bool) -> Option<u16>| Some((f(true)? as u32) << 16 | f(false)? as u32);
+        let r1 = pair(&|hi| op("fma", &[lane(s[0], hi), lane(s[1], hi), lane(s[2], hi)], false))?;
+        let r2 = pair(&|hi| op("fma", &[lane(r1, hi), lane(s[1], hi), lane(s[2], hi)], true))?;
+        let (rs1, rs2) = (lane(r2, false), lane(r2, true));
+        let rs4 = op("fma", &[rs1, 0x3f80, rs2], false)?;
+        let rs6 = op("fma", &[rs4, rs2, 0x8000], false)?;
+        let rs7 = op("add", &[rs6, rs1], false)?;
+        let rs8 = op("sub", &[rs7, rs2], false)?;
+        let rs9 = op("mul", &[rs8, rs8], false)?;
+        let r3 = (rs9 as u32) << 16 | rs6 as u32;
+        let r4 = pair(&|hi| op("add", &[lane(r3, hi), lane(r2, hi)], false))?;
+        let r5 = pair(&|hi| op("mul", &[lane(r4, hi), lane(r1, hi)], false))?;
+        pair(&|hi| op("sub", &[lane(r5, hi), lane(s[2], hi)], false))
+    };
+    let mut rng = Rng(41);
+    let mut bf16 = move || {
+        let r = rng.next_u64();
+        ((r & 0x8000) | ((127 - 20 + (r >> 16) % 41) << 7) | ((r >> 32) & 0x7f)) as u32
+    };
+    let mut inputs = Vec::new();
+    while inputs.len() < SAMPLES * 3 {
+        let s = [0; 3].map(|_| bf16() << 16 | bf16());
+        if chain(s).is_some() {
+            inputs.extend(s.map(|w| w as u64));
+        }
+    }
+    let options = ptxcross_lower::LowerOptions { split_int64: true, simulate_flushed_f32: true, ..Default::default() };
+    check_both(&sweep_without_f64(&gpu, v, &options), &inputs, &move |a| {
+        vec![sweep::Expect::Bits(chain([a[0] as u32, a[1] as u32, a[2] as u32]).expect("rows are filtered") as u64)]
+    });
+}
+
+/// Half `fma` (every modifier) without 64-bit floats (`split_int64`) on many more operands:
+/// 2^24 hard rows and 2^24 random triples per variant and backend.
+///   cargo test -p ptxcross-tests --test half_sweep long_half_fma_without_f64 -- --ignored --nocapture
+#[test]
+#[ignore = "long: 2^25 triples per variant"]
+fn long_half_fma_without_f64() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let split = ptxcross_lower::LowerOptions { split_int64: true, ..Default::default() };
+    for (name, op, fmt, ftz, sat, relu, arity) in arith_variants() {
+        if op != "fma" {
+            continue;
+        }
+        let s = Sweep::with_options(&gpu, Variant::inst(&name, "b16", &["b16"; 3]), split.clone()).unwrap();
+        let reference = move |a: &[u64]| {
+            let xs: Vec<u16> = a.iter().map(|&x| x as u16).collect();
+            vec![href::arith(op, fmt, &xs, ftz, sat, relu)]
+        };
+        for b in ptxcross::Backend::ALL {
+            let mut total = sweep::Report::default();
+            for chunk in 0..32u64 {
+                let mut inputs = fma_hard_rows(fmt, 1 << 19, 1000 + chunk);
+                let mut rng = Rng(2000 + chunk);
+                inputs.extend((0..(1 << 19) * arity).map(|_| rng.next_u64() & 0xffff));
+                total.add(sweep::check(&s, b, &inputs, &reference));
+            }
+            sweep::assert_ok(std::slice::from_ref(&total));
+            eprintln!("{b:>5} {name:<24} {} values in {:.1} s: {:.0}/s", total.checked, total.seconds, total.per_second());
+        }
     }
 }
 

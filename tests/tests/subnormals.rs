@@ -54,7 +54,7 @@ fn lower_marks_what_depends_on_subnormals() {
         ("ld.global.f32 %f1, [%rd2];\ncvt.f64.f32 %fd1, %f1;\nst.global.f64 [%rd1], %fd1;", (true, false)),
         // bf16 min/max compare in f32 (a bf16 subnormal is an f32 subnormal) …
         ("ld.global.u16 %h1, [%rd2];\nmin.bf16 %h2, %h1, %h1;\nst.global.u16 [%rd1], %h2;", (true, false)),
-        // … while bf16 arithmetic widens to f64 on the bits.
+        // … while bf16 arithmetic splits significands and exponents on the bits.
         ("ld.global.u16 %h1, [%rd2];\nadd.rn.bf16 %h2, %h1, %h1;\nfma.rn.bf16 %h3, %h2, %h1, %h1;\nst.global.u16 [%rd1], %h3;", (false, false)),
         // .ftz everywhere: operands and results are flushed by the rules themselves.
         (
@@ -66,7 +66,7 @@ fn lower_marks_what_depends_on_subnormals() {
             ),
             (false, false),
         ),
-        // f16 values are normal in f32 and their arithmetic is done in f64.
+        // f16 values, their products and sums are normal in f32.
         ("ld.global.u16 %h1, [%rd2];\nmul.rn.f16 %h2, %h1, %h1;\nfma.rn.f16 %h3, %h2, %h1, %h1;\nst.global.u16 [%rd1], %h3;", (false, false)),
         ("ld.global.f64 %fd1, [%rd2];\nadd.rn.f64 %fd2, %fd1, %fd1;\nst.global.f64 [%rd1], %fd2;", (false, true)),
         ("ld.global.u32 %r1, [%rd2];\nadd.u32 %r2, %r1, 7;\nst.global.u32 [%rd1], %r2;", (false, false)),
@@ -171,11 +171,11 @@ fn forced_flush_refuses_only_what_depends_on_subnormals() {
         assert_eq!(words(&out[0]), want, "{backend}: .ftz kernel under a forced flush");
         assert_eq!(want[1], 0x8000_0000, "the reference flushes the tiny negative product to -0");
 
-        // f16 arithmetic: f16 subnormals are normal in f32 and computed in f64: exact.
+        // f16 arithmetic: f16 subnormals are normal in f32: exact.
         let f16 = kernel("ld.global.u16 %h1, [%rd2];\nld.global.u16 %h2, [%rd2+2];\nadd.rn.f16 %h3, %h1, %h2;\nst.global.u16 [%rd1], %h3;");
         let out = launch::run(&gpu, &one_thread(&f16, bytes(&[0x0001_0003]), 4), backend).expect("f16 kernel runs");
         assert_eq!(words(&out[0])[0] & 0xffff, 4, "{backend}: f16 3·2^-24 + 2^-24");
-        // bf16 arithmetic widens on the bits: its subnormals (f32 subnormals) stay exact too.
+        // bf16 arithmetic normalizes on the bits: its subnormals (f32 subnormals) stay exact too.
         let bf16 = kernel("ld.global.u16 %h1, [%rd2];\nld.global.u16 %h2, [%rd2+2];\nadd.rn.bf16 %h3, %h1, %h2;\nst.global.u16 [%rd1], %h3;");
         let out = launch::run(&gpu, &one_thread(&bf16, bytes(&[0x0001_0003]), 4), backend).expect("bf16 kernel runs");
         assert_eq!(words(&out[0])[0] & 0xffff, 4, "{backend}: bf16 3·2^-133 + 2^-133");

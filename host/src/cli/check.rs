@@ -27,7 +27,7 @@ impl FileReport {
     }
 }
 
-fn check_file(path: &str) -> FileReport {
+fn check_file(path: &str, options: &LowerOptions) -> FileReport {
     let mut r = FileReport {
         file: path.to_string(),
         parse: None,
@@ -57,15 +57,22 @@ fn check_file(path: &str) -> FileReport {
     let names = entry_kernels(&ast);
     let modules = if names.is_empty() {
         // No kernel: lowering says so (or reports what else is wrong).
-        vec![translate::lower(&ast, &file, &LowerOptions::default())]
+        vec![translate::lower(&ast, &file, options)]
     } else {
-        translate::lower_each(&ast, &file, &LowerOptions::default(), &names)
+        translate::lower_each(&ast, &file, options, &names)
     };
     // Every kernel's lowering errors (as lowering the whole module reported them), else the
     // first emission or validation failure of each target, in kernel order.
     let mut lowering: Option<TranslateError> = None;
     let mut lowered = Vec::new();
     for module in modules {
+        // `--no-float64`: a kernel that still needs f64 fails as a lowering error.
+        let module = module.and_then(|m| {
+            if options.no_float64 {
+                translate::refuse_float64(&m)?;
+            }
+            Ok(m)
+        });
         match module {
             Ok(m) => {
                 for k in &m.kernels {
@@ -162,9 +169,13 @@ pub fn main(a: &Args) -> Result<i32, String> {
         return Err("check: no PTX files given".into());
     }
     let json = a.flag("--json");
+    let options = LowerOptions {
+        no_float64: a.flag("--no-float64"),
+        ..LowerOptions::default()
+    };
     let mut all_ok = true;
     for path in &a.positional {
-        let r = check_file(path);
+        let r = check_file(path, &options);
         all_ok &= r.ok();
         if json {
             let line = serde_json::json!({

@@ -48,6 +48,14 @@ fn split_int64_arg() -> Arg {
     flag("split-int64", "translate as for a device without 64-bit integers (WebGPU): 32-bit halves")
 }
 
+fn no_float64_arg() -> Arg {
+    flag(
+        "no-float64",
+        "translate as for a device without 64-bit floats (Vulkan without shaderFloat64; implied by \
+         --profile webgpu): kernels that still need them are refused",
+    )
+}
+
 fn device_arg() -> Arg {
     value("device", "N|NAME", "the adapter to use: its number in `ptxcross devices` or part of its name")
 }
@@ -65,6 +73,7 @@ pub fn command() -> Command {
             Command::new("check")
                 .about("parse, lower, translate every kernel to SPIR-V and WGSL, validate both")
                 .arg(flag("json", "one JSON line per file"))
+                .arg(no_float64_arg())
                 .arg(Arg::new("files").value_name("FILE.ptx").num_args(1..).required(true).action(ArgAction::Append)),
         )
         .subcommand(
@@ -86,6 +95,7 @@ pub fn command() -> Command {
                     "compute f32 exactly also on devices that flush subnormals (implied by --profile webgpu: \
                      WGSL lets browsers flush them)",
                 ))
+                .arg(no_float64_arg())
                 .arg(flag("no-validate", "skip SPIR-V (SPIRV-Tools) / WGSL (naga) validation")),
         )
         .subcommand(

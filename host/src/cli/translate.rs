@@ -43,6 +43,7 @@ pub fn main(a: &Args) -> Result<i32, String> {
         },
         // WebGPU has no 64-bit integers: they are split into 32-bit halves in lowering.
         split_int64: profile == Profile::WebGpu,
+        no_float64: a.flag("--no-float64"),
         native_warps: a.flag("--native-warps"),
         // WGSL lets an implementation flush f32 subnormals (wgpu's DX12 path, phones; no
         // probe is possible here): browsers' code gives PTX's bits on those too.
@@ -54,6 +55,9 @@ pub fn main(a: &Args) -> Result<i32, String> {
     let result = (|| -> Result<Vec<u8>, translate::TranslateError> {
         let source = translate::load(Path::new(file))?;
         let module = translate::frontend(&source, &options)?;
+        if options.no_float64 {
+            translate::refuse_float64(&module)?;
+        }
         let bytes: Vec<u8> = match to {
             "wgsl" => {
                 let text = translate::emit_wgsl(&module, profile)?;

@@ -473,19 +473,13 @@ impl FnLower {
                 let at = if packed { FnLower::u32c(lane) } else { sh };
                 let x = s.bin(BinaryOp::ShrU, Ty::U32, old, at);
                 let y = s.bin(BinaryOp::ShrU, Ty::U32, b, FnLower::u32c(lane));
-                let [x, y] = [x, y].map(|h| {
-                    let h = s.bin(BinaryOp::And, Ty::U32, h, FnLower::u32c(0xffff));
-                    s.half_to_f32(h, fmt)
-                });
+                let [x, y] = [x, y].map(|h| s.bin(BinaryOp::And, Ty::U32, h, FnLower::u32c(0xffff)));
                 let r = if op == HalfOp::Add {
-                    // Exact halves, their sum rounded to odd in f64, then once to the format.
-                    let [x, y] = [x, y].map(|f| s.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f));
-                    let sum = s.add_round_to_odd_f64(x, y);
-                    let bits = s.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, sum);
-                    s.round_to_format(bits, half::F64, fmt, Rounding::Nearest, Clamp::default())
+                    s.half_add_sub_mul_fma("add", fmt, &[x, y], false, false, false)
                 } else {
                     // The result is one of the exact widenings (or the canonical NaN), so
                     // narrowing it back is exact.
+                    let [x, y] = [x, y].map(|h| s.half_to_f32(h, fmt));
                     let r = s.min_max_modifiers(op == HalfOp::Min, ScalarType::F32, x, y, false, false);
                     let bits = s.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, r);
                     s.round_to_format(bits, half::F32, fmt, Rounding::Nearest, Clamp::default())

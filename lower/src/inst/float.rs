@@ -58,15 +58,15 @@ impl FnLower {
     fn f32_directed(&mut self, op: &str, mode: Rounding, xs: &[Operand]) -> Operand {
         let w: Vec<Operand> = xs.iter().map(|&x| self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, x)).collect();
         let (r, addends) = match op {
-            "add" => (self.add_round_to_odd_f64(w[0], w[1]), Some((w[0], w[1]))),
+            "add" => (self.add_round_to_odd(Ty::F64, w[0], w[1]), Some((w[0], w[1]))),
             "sub" => {
                 let nb = self.un(UnaryOp::FNeg, Ty::F64, w[1]);
-                (self.add_round_to_odd_f64(w[0], nb), Some((w[0], nb)))
+                (self.add_round_to_odd(Ty::F64, w[0], nb), Some((w[0], nb)))
             }
             "mul" => (self.bin(BinaryOp::FMul, Ty::F64, w[0], w[1]), None),
             _ => {
                 let p = self.bin(BinaryOp::FMul, Ty::F64, w[0], w[1]);
-                (self.add_round_to_odd_f64(p, w[2]), Some((p, w[2])))
+                (self.add_round_to_odd(Ty::F64, p, w[2]), Some((p, w[2])))
             }
         };
         let r = match (mode, addends) {
@@ -270,7 +270,7 @@ impl FnLower {
         let wide = |s: &mut Self, x: Operand| s.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, x);
         let (pa, pb, pc) = (wide(self, a), wide(self, b), wide(self, c));
         let p = self.bin(BinaryOp::FMul, Ty::F64, pa, pb);
-        self.add_round_to_odd_f64(p, pc)
+        self.add_round_to_odd(Ty::F64, p, pc)
     }
 
     /// `div.approx.f32` is "computed as d = a * (1/b)" (spec §9.7.3.8); the reciprocal of a

@@ -5,8 +5,9 @@
 //!
 //! The core is [`FnLower::round_to_format`]: an f32 or f64 (as bits) rounded to a narrower
 //! binary format with any of the four IEEE rounding modes, subnormals and overflow included.
-//! Arithmetic computes the exact result (or one rounded to odd, which a later rounding to a
-//! format at least two bits narrower cannot tell from the exact one) in f64 and rounds once.
+//! Arithmetic (`half_arith`) computes the exact result, or one rounded to odd (which a later
+//! rounding to a format at least two bits narrower cannot tell from the exact one), in f32 and
+//! rounds once.
 
 use super::{operands, Mods};
 use crate::function::{unsupported, FnLower, LResult};
@@ -117,6 +118,14 @@ impl FnLower {
     /// moves to the next binade (or from the largest subnormal to the smallest normal) by
     /// itself.
     pub fn round_to_format(&mut self, bits: Operand, src: Format, dst: Format, mode: Rounding, clamp: Clamp) -> Operand {
+        self.round_scaled_to_format(bits, None, src, dst, mode, clamp)
+    }
+
+    /// [`round_to_format`](Self::round_to_format) of the float whose bits are `bits` times
+    /// 2^`scale` (an i32 in a `U32`; `None`: 1), the scale added to the exponent on integers: a
+    /// result of a wider exponent range than `src`'s (as bf16 products are in f32) is rounded
+    /// once, to a normal, subnormal, zero or infinity of `dst` as its exact value asks.
+    pub fn round_scaled_to_format(&mut self, bits: Operand, scale: Option<Operand>, src: Format, dst: Format, mode: Rounding, clamp: Clamp) -> Operand {
         let ity = if src == F64 { Ty::U64 } else { Ty::U32 };
         let w = src.width();
         let c = |v: u64| FnLower::ic(ity, v);
@@ -136,6 +145,15 @@ impl FnLower {
         // Unbiased exponent (two's complement in a U32); a subnormal source has emin.
         let e1 = self.select(Ty::U32, sub, FnLower::u32c(1), e);
         let ue = self.bin(BinaryOp::Sub, Ty::U32, e1, FnLower::u32c(src.bias() as u32));
+        let ue = match scale {
+            None => ue,
+            Some(k) => {
+                // A zero keeps its exponent: scaled, it would become a normal's base.
+                let scaled = self.bin(BinaryOp::Add, Ty::U32, ue, k);
+                let zero = self.cmp(CmpOp::Eq, ity, s, c(0));
+                self.select(Ty::U32, zero, ue, scaled)
+            }
+        };
         let normal = self.cmp(CmpOp::GeS, Ty::U32, ue, FnLower::u32c(dst.emin() as i32 as u32));
         let drop = src.mant_bits - dst.mant_bits;
         // Below dst's normal range: drop (emin - ue) more bits, at most all of s and one more
@@ -270,33 +288,40 @@ impl FnLower {
         self.round_to_format(b, F64, fmt, mode, clamp)
     }
 
-    /// `x + y` in f64 rounded to odd (Boldo & Melquiond; see `fma`): exact enough that one
-    /// more rounding to a format of at most 51 mantissa bits is the correct rounding of the
-    /// exact sum.
-    pub fn add_round_to_odd_f64(&mut self, p: Operand, c: Operand) -> Operand {
-        let s = self.bin(BinaryOp::FAdd, Ty::F64, p, c);
-        // TwoSum (Knuth): s + e == p + c exactly.
-        let bb = self.bin(BinaryOp::FSub, Ty::F64, s, p);
-        let t1 = self.bin(BinaryOp::FSub, Ty::F64, s, bb);
-        let t2 = self.bin(BinaryOp::FSub, Ty::F64, p, t1);
-        let t3 = self.bin(BinaryOp::FSub, Ty::F64, c, bb);
-        let e = self.bin(BinaryOp::FAdd, Ty::F64, t2, t3);
-        let zero = Operand::Const(Const::F64(0));
-        // `FNe` is ordered: a NaN error (infinite operands) never adjusts.
-        let inexact = self.cmp(CmpOp::FNe, Ty::F64, e, zero);
-        let sb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, s);
-        let lsb = self.bin(BinaryOp::And, Ty::U64, sb, FnLower::u64c(1));
-        let even = self.cmp(CmpOp::Eq, Ty::U64, lsb, FnLower::u64c(0));
+    /// `p + c` rounded to odd in `ty` (`F32` or `F64`; Boldo & Melquiond, see `fma`): one more
+    /// rounding to a format at least two bits narrower is the correct rounding of the exact
+    /// sum. TwoSum (Knuth) gives the sum's exact error where the additions round to nearest
+    /// and nothing overflows or is flushed (callers make sure); the backends keep drivers from
+    /// fusing or reassociating it (SPIR-V `NoContraction`, WGSL's opaque operands). An
+    /// inexact sum with an even last bit moves one ulp towards the error. Decided on bits: a
+    /// sum that is infinite or NaN stays as it is.
+    pub fn add_round_to_odd(&mut self, ty: Ty, p: Operand, c: Operand) -> Operand {
+        let (ity, fmt) = if ty == Ty::F64 { (Ty::U64, F64) } else { (Ty::U32, F32) };
+        let k = |v: u64| FnLower::ic(ity, v);
+        let s = self.bin(BinaryOp::FAdd, ty, p, c);
+        let bb = self.bin(BinaryOp::FSub, ty, s, p);
+        let t1 = self.bin(BinaryOp::FSub, ty, s, bb);
+        let t2 = self.bin(BinaryOp::FSub, ty, p, t1);
+        let t3 = self.bin(BinaryOp::FSub, ty, c, bb);
+        let e = self.bin(BinaryOp::FAdd, ty, t2, t3);
+        let sb = self.convert(ConvertOp::Bitcast, ty, ity, s);
+        let eb = self.convert(ConvertOp::Bitcast, ty, ity, e);
+        let e_mag = self.bin(BinaryOp::And, ity, eb, k(fmt.sign_bit() - 1));
+        let inexact = self.cmp(CmpOp::Ne, ity, e_mag, k(0));
+        let s_exp = self.bin(BinaryOp::And, ity, sb, k(fmt.inf_bits()));
+        let finite = self.cmp(CmpOp::Ne, ity, s_exp, k(fmt.inf_bits()));
+        let lsb = self.bin(BinaryOp::And, ity, sb, k(1));
+        let even = self.cmp(CmpOp::Eq, ity, lsb, k(0));
         let adjust = self.bin(BinaryOp::And, Ty::Bool, inexact, even);
-        let eb = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, e);
-        let signs = self.bin(BinaryOp::Xor, Ty::U64, eb, sb);
-        let differ = self.bin(BinaryOp::ShrU, Ty::U64, signs, FnLower::u32c(63));
-        let same = self.cmp(CmpOp::Eq, Ty::U64, differ, FnLower::u64c(0));
-        let up = self.bin(BinaryOp::Add, Ty::U64, sb, FnLower::u64c(1));
-        let down = self.bin(BinaryOp::Sub, Ty::U64, sb, FnLower::u64c(1));
-        let moved = self.select(Ty::U64, same, up, down);
-        let odd = self.select(Ty::U64, adjust, moved, sb);
-        self.convert(ConvertOp::Bitcast, Ty::U64, Ty::F64, odd)
+        let adjust = self.bin(BinaryOp::And, Ty::Bool, adjust, finite);
+        let signs = self.bin(BinaryOp::Xor, ity, eb, sb);
+        let differ = self.bin(BinaryOp::And, ity, signs, k(fmt.sign_bit()));
+        let same = self.cmp(CmpOp::Eq, ity, differ, k(0));
+        let up = self.bin(BinaryOp::Add, ity, sb, k(1));
+        let down = self.bin(BinaryOp::Sub, ity, sb, k(1));
+        let moved = self.select(ity, same, up, down);
+        let odd = self.select(ity, adjust, moved, sb);
+        self.convert(ConvertOp::Bitcast, ity, ty, odd)
     }
 
     /// The f32 `v` (flushed first under `.ftz`) rounded once on its bits to `fmt`: no float
@@ -365,91 +390,112 @@ impl FnLower {
                 return self.write_checked(d, dt, r, check);
             }
         }
-        // The source as an exact f64 (halves and f32 widen exactly; 32-bit integers too).
+        if st != ScalarType::F64 && dt != ScalarType::F64 {
+            let r = self.cvt_half_in_f32(m, a, dt, st, rounding, clamp)?;
+            return self.write_checked(d, dt, r, check);
+        }
+        // An f64 side: the half side converts exactly to or from f64.
         let v = self.read_checked(a, st, check)?;
-        let wide = if let Some(fmt) = half_format(st) {
-            let f = self.half_to_f32(v, fmt);
-            self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f)
-        } else if st == ScalarType::F32 {
-            let v = if m.has("ftz") { self.flush_denormal(v, st) } else { v };
-            self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, v)
-        } else if st == ScalarType::F64 {
-            v
-        } else if crate::ptx_types::is_int(st) {
-            let bits = crate::ptx_types::bits(st);
-            let signed = crate::ptx_types::is_signed(st);
-            if bits == 64 && dt == ScalarType::Bf16 {
-                // f64 cannot hold every 64-bit integer: round the integer itself (f16's range
-                // makes the double rounding through f64 harmless: every integer ≥ 2^24
-                // overflows it anyway).
-                let mode = match rounding.and_then(Rounding::from_modifier) {
-                    Some(mode) => mode,
-                    None => return Err(Diagnostic::new(format!("`{}` needs .rn/.rz/.rm/.rp", m.name()), span)),
-                };
-                let r = self.int64_to_float_bits(v, signed, BF16, mode);
-                let r = if clamp.relu {
-                    // `.relu`: a negative result (never NaN or −0 here) becomes +0.
-                    let neg = self.cmp(CmpOp::GeU, Ty::U32, r, FnLower::u32c(0x8000));
-                    self.select(Ty::U32, neg, FnLower::u32c(0), r)
-                } else {
-                    r
-                };
-                return self.write_checked(d, dt, r, check);
-            }
-            if bits == 64 && dt != ScalarType::F16 {
-                return Err(unsupported(format!("`{}`", m.name()), span));
-            }
-            let from = if bits == 64 { Ty::U64 } else { Ty::U32 };
-            let op = if signed { ConvertOp::SintToFloat } else { ConvertOp::UintToFloat };
-            self.convert(op, from, Ty::F64, v)
-        } else {
-            return Err(unsupported(format!("`{}`", m.name()), span));
-        };
         let r = if let Some(fmt) = half_format(dt) {
-            let x = match rounding {
-                Some(r @ ("rni" | "rzi" | "rmi" | "rpi")) => {
-                    if st != dt {
-                        return Err(Diagnostic::new("integer rounding needs the same source and destination type", span));
-                    }
-                    let op = int_rounding(r);
-                    self.un(op, Ty::F64, wide)
-                }
-                _ => wide,
-            };
-            let x = if m.has("sat") { self.saturate(x, ScalarType::F64) } else { x };
-            let mode = match rounding {
-                Some(r) => Rounding::from_modifier(r).unwrap_or(Rounding::Nearest),
-                // Same type (`.ftz`/`.sat` only): exact.
-                None if st == dt => Rounding::Nearest,
-                None => return Err(Diagnostic::new(format!("`{}` needs a rounding modifier", m.name()), span)),
-            };
+            let x = if m.has("sat") { self.saturate(v, ScalarType::F64) } else { v };
+            let mode = rounding.and_then(Rounding::from_modifier).ok_or_else(|| {
+                Diagnostic::new(format!("`{}` needs .rn/.rz/.rm/.rp", m.name()), span)
+            })?;
             self.f64_to_format(x, fmt, mode, clamp)
-        } else if crate::ptx_types::is_float(dt) {
-            // Half → f32/f64: exact.
+        } else {
             if rounding.is_some_and(|r| r.ends_with('i')) {
                 return Err(Diagnostic::new("integer rounding needs the same source and destination type", span));
             }
-            let x = if m.has("sat") { self.saturate(wide, ScalarType::F64) } else { wide };
-            if dt == ScalarType::F32 {
-                let f = self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, x);
-                if m.has("ftz") {
-                    self.flush_denormal(f, dt)
-                } else {
-                    f
-                }
+            let f = self.half_to_f32(v, half_format(st).unwrap_or(F16));
+            let x = self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f);
+            if m.has("sat") {
+                self.saturate(x, ScalarType::F64)
             } else {
                 x
             }
-        } else {
-            // Half → integer: through the exact f32, with cvt's integer rounding.
-            let op = match rounding {
-                Some(r @ ("rni" | "rzi" | "rmi" | "rpi")) => int_rounding(r),
-                _ => return Err(Diagnostic::new("float-to-integer `cvt` needs .rni/.rzi/.rmi/.rpi", span)),
-            };
-            let f = self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, wide);
-            self.float_to_int(f, ScalarType::F32, st, dt, op)
         };
         self.write_checked(d, dt, r, check)
+    }
+
+    /// `cvt` with a half side and no f64 side (see `cvt_half`), in f32 and 32-bit integers, so it
+    /// also runs without 64-bit floats: the source as an exact f32 (a half widens exactly; an
+    /// integer bound for f16 is first clamped to ±2^17, beyond which every rounding of it to f16
+    /// is the same, and an integer bound for bf16 is rounded on its bits), then rounded once.
+    /// The result's bits (a `U32`, or the destination's value).
+    fn cvt_half_in_f32(&mut self, m: &Mods, a: &ptxcross_frontend::ast::Operand, dt: ScalarType, st: ScalarType, rounding: Option<&str>, clamp: Clamp) -> LResult<Operand> {
+        let span = m.inst.span;
+        let int_rounding_op = rounding.filter(|r| r.ends_with('i')).map(int_rounding);
+        let mode = rounding.and_then(Rounding::from_modifier);
+        let v = self.read_checked(a, st, crate::operand_types::cvt_check(dt, st))?;
+        if crate::ptx_types::is_int(st) {
+            let fmt = half_format(dt).ok_or_else(|| unsupported(format!("`{}`", m.name()), span))?;
+            let mode = mode.ok_or_else(|| Diagnostic::new(format!("`{}` needs .rn/.rz/.rm/.rp", m.name()), span))?;
+            let signed = crate::ptx_types::is_signed(st);
+            let wide = crate::ptx_types::bits(st) == 64;
+            if fmt == BF16 {
+                // bf16's range holds every 64-bit integer: rounded on the integer.
+                let v = if wide { v } else { self.resize(v, Ty::U32, Ty::U64, signed) };
+                let r = self.int64_to_float_bits(v, signed, BF16, mode);
+                if !clamp.relu {
+                    return Ok(r);
+                }
+                // `.relu`: a negative result (never NaN or −0 here) becomes +0.
+                let neg = self.cmp(CmpOp::GeU, Ty::U32, r, FnLower::u32c(0x8000));
+                return Ok(self.select(Ty::U32, neg, FnLower::u32c(0), r));
+            }
+            // f16: |x| ≥ 2^17 rounds like ±2^17 in every mode (to infinity or MAX_NORM); the
+            // clamped integer is exact in f32.
+            let lim = 1u64 << 17;
+            let ity = if wide { Ty::U64 } else { Ty::U32 };
+            let k = |x: u64| FnLower::int_const(ity, x);
+            let c = if signed {
+                let c = self.bin(BinaryOp::MinS, ity, v, k(lim));
+                self.bin(BinaryOp::MaxS, ity, c, k(lim.wrapping_neg()))
+            } else {
+                self.bin(BinaryOp::MinU, ity, v, k(lim))
+            };
+            let c = if wide { self.resize(c, Ty::U64, Ty::U32, false) } else { c };
+            let op = if signed { ConvertOp::SintToFloat } else { ConvertOp::UintToFloat };
+            let x = self.convert(op, Ty::U32, Ty::F32, c);
+            let x = if m.has("sat") { self.saturate(x, ScalarType::F32) } else { x };
+            return Ok(self.f32_to_half_bits(x, false, F16, mode, clamp));
+        }
+        let x = match half_format(st) {
+            Some(fmt) => self.half_to_f32(v, fmt),
+            None if st == ScalarType::F32 => {
+                if m.has("ftz") {
+                    self.flush_denormal(v, st)
+                } else {
+                    v
+                }
+            }
+            None => return Err(unsupported(format!("`{}`", m.name()), span)),
+        };
+        if crate::ptx_types::is_int(dt) {
+            // Half → integer: the exact f32 with cvt's integer rounding.
+            let op = int_rounding_op.ok_or_else(|| Diagnostic::new("float-to-integer `cvt` needs .rni/.rzi/.rmi/.rpi", span))?;
+            return Ok(self.float_to_int(x, ScalarType::F32, st, dt, op));
+        }
+        let x = match int_rounding_op {
+            Some(_) if st != dt => return Err(Diagnostic::new("integer rounding needs the same source and destination type", span)),
+            // Integral values of a half are halves: rounding back is exact.
+            Some(op) => self.un(op, Ty::F32, x),
+            None => x,
+        };
+        let x = if m.has("sat") { self.saturate(x, ScalarType::F32) } else { x };
+        match half_format(dt) {
+            Some(fmt) => {
+                let mode = match mode {
+                    Some(mode) => mode,
+                    // Same type (integer rounding, `.ftz`/`.sat` only): exact.
+                    None if st == dt => Rounding::Nearest,
+                    None => return Err(Diagnostic::new(format!("`{}` needs a rounding modifier", m.name()), span)),
+                };
+                Ok(self.f32_to_half_bits(x, false, fmt, mode, clamp))
+            }
+            // Half → f32 (`.sat`): exact.
+            None => Ok(if m.has("ftz") { self.flush_denormal(x, dt) } else { x }),
+        }
     }
 
     /// add/sub/mul/fma/min/max/neg/abs on `.f16`, `.bf16` and the packed forms (§9.7.4).
@@ -528,72 +574,7 @@ impl FnLower {
                     let r = self.min_max_modifiers(name == "min", ScalarType::F32, a, b, nan_mode, m.has("xorsign"));
                     self.f32_to_half_bits(r, false, fmt, Rounding::Nearest, Clamp::default())
                 }
-                "add" | "sub" | "mul" if self.no_float64 && fmt == F16 && !(ftz && name == "mul") => {
-                    // Without f64: in f32, rounded to nearest, then to f16. Double rounding is
-                    // innocuous for +, − and × when the wide precision is at least 2p + 2 bits
-                    // (Figueroa, "When is double rounding innocuous?", 1995): 24 ≥ 2·11 + 2.
-                    // f16 sums and products are f32 normals (multiples of 2^-24 and 2^-48, at
-                    // most 2^33), so no f32 overflow, underflow or flushing changes them. `.sat`
-                    // commutes with both roundings (0 and 1 are in both formats); `.ftz` sums
-                    // that land below f16's normals are exact (products keep the f64 path).
-                    let a = self.half_to_f32(xs[0], fmt);
-                    let b = self.half_to_f32(xs[1], fmt);
-                    let op = match name {
-                        "add" => BinaryOp::FAdd,
-                        "sub" => BinaryOp::FSub,
-                        _ => BinaryOp::FMul,
-                    };
-                    let x = self.bin(op, Ty::F32, a, b);
-                    let x = if sat { self.saturate(x, ScalarType::F32) } else { x };
-                    let r = self.f32_to_half_bits(x, false, fmt, Rounding::Nearest, Clamp::default());
-                    if ftz {
-                        self.half_ftz(r, fmt)
-                    } else {
-                        r
-                    }
-                }
-                _ => {
-                    let w: Vec<Operand> = xs
-                        .iter()
-                        .map(|&x| {
-                            let f = self.half_to_f32(x, fmt);
-                            if fmt == BF16 {
-                                // A bf16 subnormal is an f32 subnormal: widened on the bits, so
-                                // that a device flushing f32 subnormals cannot change it.
-                                let b = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, f);
-                                self.f32_bits_to_f64(b)
-                            } else {
-                                self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, f)
-                            }
-                        })
-                        .collect();
-                    // Products of halves are exact in f64; sums are rounded to odd.
-                    let x = match name {
-                        "add" => self.add_round_to_odd_f64(w[0], w[1]),
-                        "sub" => {
-                            let nb = self.un(UnaryOp::FNeg, Ty::F64, w[1]);
-                            self.add_round_to_odd_f64(w[0], nb)
-                        }
-                        "mul" => self.bin(BinaryOp::FMul, Ty::F64, w[0], w[1]),
-                        _ => {
-                            let p = self.bin(BinaryOp::FMul, Ty::F64, w[0], w[1]);
-                            self.add_round_to_odd_f64(p, w[2])
-                        }
-                    };
-                    let x = if sat { self.saturate(x, ScalarType::F64) } else { x };
-                    // `.ftz` on halves (observed on an NVIDIA H200, driver 580): the result is
-                    // flushed when the exact one, rounded to the format's precision with an
-                    // unbounded exponent, is below the smallest normal (IEEE 754 tininess after
-                    // rounding); `x` is exact or rounded to odd, so the comparison is exact.
-                    // Sums of halves that land there are exact, so only mul/fma differ.
-                    let x = if ftz { self.flush_tiny_product(x, fmt, true) } else { x };
-                    let r = self.f64_to_format(x, fmt, Rounding::Nearest, Clamp { satfinite: false, relu });
-                    if ftz {
-                        self.half_ftz(r, fmt)
-                    } else {
-                        r
-                    }
-                }
+                _ => self.half_add_sub_mul_fma(name, fmt, &xs, ftz, sat, relu),
             };
             let r = self.bin(BinaryOp::Shl, Ty::U32, r, FnLower::u32c(lane));
             result = self.bin(BinaryOp::Or, Ty::U32, result, r);

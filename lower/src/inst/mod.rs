@@ -16,6 +16,7 @@ mod float;
 mod flushed;
 mod fp8;
 mod half;
+mod half_arith;
 mod int;
 pub(crate) mod legacy;
 mod matrix;

@@ -452,10 +452,11 @@ pub fn compare(cmp: &str, x: f64, y: f64) -> bool {
     }
 }
 
-/// `cvt.frnd.{f32,f64,bf16}.{s64,u64}` (§9.7.10.20): the integer rounded once in the given
-/// direction (rustc_apfloat); the result's bits.
+/// `cvt.frnd.{f32,f64,f16,bf16}.{s64,u64}` (§9.7.10.20; narrower integers sign- or
+/// zero-extended to 64 bits first): the integer rounded once in the given direction
+/// (rustc_apfloat); the result's bits.
 pub fn cvt_from_int64(dst: &str, signed: bool, round: rustc_apfloat::Round, a: u64) -> u64 {
-    use rustc_apfloat::ieee::{BFloat, Double, Single};
+    use rustc_apfloat::ieee::{BFloat, Double, Half, Single};
     use rustc_apfloat::Float;
     fn conv<F: Float>(signed: bool, round: rustc_apfloat::Round, a: u64) -> u128 {
         if signed {
@@ -467,6 +468,7 @@ pub fn cvt_from_int64(dst: &str, signed: bool, round: rustc_apfloat::Round, a: u
     (match dst {
         "f32" => conv::<Single>(signed, round, a),
         "f64" => conv::<Double>(signed, round, a),
+        "f16" => conv::<Half>(signed, round, a),
         _ => conv::<BFloat>(signed, round, a),
     }) as u64
 }
