@@ -2043,11 +2043,18 @@ pub fn write_module(em: &Emission, profile: Profile) -> Result<String, EmitError
             return Err(invalid(k, format!("workgroup size {:?} has a zero dimension", k.workgroup_size)));
         }
         if u.fence {
+            // The instruction `lower` recorded as the first to need one.
+            let site = k
+                .features
+                .fence_site
+                .and_then(|i| k.fault_sites.get((i as usize).checked_sub(1)?))
+                .map(|s| format!("; the first instruction that needs one: `{}` at line {}:{}", s.instruction, s.line, s.col))
+                .unwrap_or_default();
             return Err(EmitError::Unsupported {
                 kernel: k.name.clone(),
                 message: format!(
                     "kernel {} needs a memory fence outside a barrier (PTX `fence`/`membar` wider than .cta, or an \
-                     .acquire/.release access), which WGSL cannot express: use the spirv backend",
+                     .acquire/.release access), which WGSL cannot express: use the spirv backend{site}",
                     k.name
                 ),
             });

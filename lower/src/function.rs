@@ -4,6 +4,7 @@
 use crate::cfg::{BasicBlock, Cfg, NodeId, Terminator};
 use crate::consts::{eval, ConstValue};
 use crate::ir::*;
+use crate::operand_types::{self, Check, Misfit};
 use crate::outline;
 use crate::ptx_types::{self, value_ty};
 use ptxcross_frontend::ast::{self, OperandKind, ScalarType, Span};
@@ -20,6 +21,11 @@ pub type LResult<T> = Result<T, Diagnostic>;
 
 pub fn unsupported(what: impl std::fmt::Display, span: Span) -> Diagnostic {
     Diagnostic::new(format!("not supported yet: {what}"), span)
+}
+
+/// A form the spec does not have: the PTX's bug, not a gap of ours (see [`unsupported`]).
+pub fn invalid(what: impl std::fmt::Display, span: Span) -> Diagnostic {
+    Diagnostic::new(format!("invalid: {what}"), span)
 }
 
 /// What a name in a kernel body refers to.
@@ -114,6 +120,13 @@ pub struct FnLower {
     /// The first instruction whose f32 results depend on the target keeping subnormals (its
     /// name and place), for the host's refusal.
     pub f32_subnormal_site: Option<(String, Span)>,
+    /// The instruction being lowered, and the first one that emitted a `Stmt::Fence` (the WGSL
+    /// backend, which cannot express a fence, names it when it refuses the kernel).
+    pub inst_span: Option<Span>,
+    pub fence_site: Option<Span>,
+    /// Per instruction lowered: the variables it created (`first..end`) and its span (a
+    /// `--split-int64` refusal names the instruction whose temporary it could not split).
+    pub inst_vars: Vec<(u32, u32, Span)>,
     /// Where `ret` goes: `None` in a kernel (the thread finishes); inside a device function,
     /// the call site's continuation (inlined) or the function's epilogue (stack-called).
     pub ret_target: Option<NodeId>,
@@ -253,6 +266,9 @@ impl FnLower {
             flushed_f32: false,
             legacy: Default::default(),
             f32_subnormal_site: None,
+            inst_span: None,
+            fence_site: None,
+            inst_vars: Vec::new(),
             ret_target: None,
             frame_base: None,
             local_cursor: 0,
@@ -345,6 +361,9 @@ impl FnLower {
     // ---- Emission ------------------------------------------------------------------------
 
     pub fn push(&mut self, s: Stmt) {
+        if matches!(s, Stmt::Fence { .. }) && self.fence_site.is_none() {
+            self.fence_site = self.inst_span;
+        }
         self.emit_stack.last_mut().expect("emit stack").push(s);
     }
 
@@ -877,8 +896,31 @@ impl FnLower {
         entry.splice(0..0, stmts);
     }
 
-    /// Reads operand `op` as PTX type `t`, giving a value of `value_ty(t)`.
+    /// Reads operand `op` as PTX type `t` (the type its instruction gives the slot, checked
+    /// against the register's declared type by Table 25, §6.4), giving a value of `value_ty(t)`.
     pub fn read(&mut self, op: &ast::Operand, t: ScalarType) -> LResult<Operand> {
+        self.read_checked(op, t, Check::Strict)
+    }
+
+    /// Checks that operand `op`, if a register, fits a slot of type `t`, for lowerings that
+    /// then read or write it as another type (`mov.f32` moves the bits).
+    pub fn check_operand(&self, op: &ast::Operand, t: ScalarType, check: Check) -> LResult<()> {
+        if let OperandKind::Symbol { name, component } = &op.kind {
+            let key = component.as_deref().map_or_else(|| name.to_string(), |c| vector_element_name(name, c));
+            if let Some(Symbol::Reg { ty, .. }) = self.lookup(&key) {
+                operand_fits(name, *ty, t, check, op.span)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Reads the scalar data operand of `st` or the source of `cvt` as type `t`: a register
+    /// wider than `t` is allowed and truncated to `t` (§9.4.1, Table 26).
+    pub fn read_relaxed(&mut self, op: &ast::Operand, t: ScalarType) -> LResult<Operand> {
+        self.read_checked(op, t, Check::Relaxed)
+    }
+
+    pub fn read_checked(&mut self, op: &ast::Operand, t: ScalarType, check: Check) -> LResult<Operand> {
         let want = value_ty(t).ok_or_else(|| unsupported(format!("operands of type .{}", t.suffix()), op.span))?;
         match &op.kind {
             OperandKind::Symbol { name, component } => {
@@ -899,6 +941,7 @@ impl FnLower {
                 };
                 match self.lookup(&key).cloned() {
                     Some(Symbol::Reg { var, ty: reg_ty }) => {
+                        operand_fits(name, reg_ty, t, check, op.span)?;
                         let have = self.vars[var.index()].ty;
                         if (have == Ty::Bool) != (want == Ty::Bool) {
                             return Err(Diagnostic::new(
@@ -908,8 +951,17 @@ impl FnLower {
                         }
                         let v = self.fit(Operand::Var(var), have, want, t);
                         // A sub-word read of a register of another type (e.g. `cvt.s64.s16`
-                        // from a `.b32` register) sees only the low bits, extended per `t`.
-                        Ok(if reg_ty != t && ptx_types::bits(t) < 32 { self.canonicalize(v, t) } else { v })
+                        // from a `.b32` register) sees only the low bits, extended per `t`
+                        // (a half's bits: zero-extended, as `value_ty` holds them).
+                        Ok(if reg_ty != t && ptx_types::bits(t) < 32 {
+                            if ptx_types::is_int(t) {
+                                self.canonicalize(v, t)
+                            } else {
+                                self.bin(BinaryOp::And, Ty::U32, v, Self::u32c(((1u64 << ptx_types::bits(t)) - 1) as u32))
+                            }
+                        } else {
+                            v
+                        })
                     }
                     Some(sym) => {
                         let addr = self.symbol_address(&sym, 0, op.span)?;
@@ -919,9 +971,19 @@ impl FnLower {
                     None => Err(Diagnostic::new(format!("unknown identifier `{name}`"), op.span)),
                 }
             }
-            OperandKind::Expr(e) => self.constant(e, t, op.span),
+            OperandKind::Expr(e) => {
+                if let Ok(v) = eval(e) {
+                    if operand_types::literal_fits(&v, t).is_err() {
+                        return Err(Diagnostic::new(
+                            format!("{OPERAND_MISFIT} {} literal is not a .{} operand{INSTRUCTION}", literal_kind(&v), t.suffix()),
+                            op.span,
+                        ));
+                    }
+                }
+                self.constant(e, t, op.span)
+            }
             OperandKind::Not(inner) if want == Ty::Bool => {
-                let v = self.read(inner, t)?;
+                let v = self.read_checked(inner, t, check)?;
                 Ok(self.un(UnaryOp::Not, Ty::Bool, v))
             }
             OperandKind::Not(_) => Err(Diagnostic::new("`!` applies to predicates only", op.span)),
@@ -1059,8 +1121,19 @@ impl FnLower {
         }
     }
 
-    /// Writes `value` (of `value_ty(t)`) to destination operand `op`.
+    /// Writes `value` (of `value_ty(t)`) to destination operand `op`, whose declared type must
+    /// fit `t` (Table 25, §6.4).
     pub fn write(&mut self, op: &ast::Operand, t: ScalarType, value: Operand) -> LResult<()> {
+        self.write_checked(op, t, value, Check::Strict)
+    }
+
+    /// Writes the scalar destination of `ld` or `cvt`: a register wider than `t` is allowed and
+    /// gets the value sign-extended for signed `t`, zero-extended otherwise (§9.4.1, Table 27).
+    pub fn write_relaxed(&mut self, op: &ast::Operand, t: ScalarType, value: Operand) -> LResult<()> {
+        self.write_checked(op, t, value, Check::Relaxed)
+    }
+
+    pub fn write_checked(&mut self, op: &ast::Operand, t: ScalarType, value: Operand, check: Check) -> LResult<()> {
         match &op.kind {
             OperandKind::Sink => Ok(()),
             OperandKind::Symbol { name, component } => match self
@@ -1068,6 +1141,7 @@ impl FnLower {
                 .cloned()
             {
                 Some(Symbol::Reg { var, ty: reg_ty }) => {
+                    operand_fits(name, reg_ty, t, check, op.span)?;
                     let have = self.operand_ty(value);
                     let reg = self.vars[var.index()].ty;
                     if (have == Ty::Bool) != (reg == Ty::Bool) {
@@ -1102,6 +1176,39 @@ impl FnLower {
             },
             _ => Err(Diagnostic::new("destination must be a register", op.span)),
         }
+    }
+}
+
+/// The start of every operand-type refusal; `FnLower::instruction` replaces [`INSTRUCTION`] in
+/// it by the instruction (`read`/`write` know the slot's type, not the instruction).
+pub const OPERAND_MISFIT: &str = "invalid operand:";
+pub const INSTRUCTION: &str = "\u{1}instruction\u{1}";
+
+/// Refuses register `name` declared `reg_ty` in a slot of type `t` where it does not fit.
+fn operand_fits(name: &str, reg_ty: ScalarType, t: ScalarType, check: Check, span: Span) -> LResult<()> {
+    match operand_types::register_fits(reg_ty, t, check) {
+        Ok(()) => Ok(()),
+        Err(Misfit::Invalid) => Err(Diagnostic::new(
+            format!("{OPERAND_MISFIT} register `{name}` declared .{} is not a .{} operand{INSTRUCTION}", reg_ty.suffix(), t.suffix()),
+            span,
+        )),
+        Err(Misfit::Undefined) => Err(unsupported(
+            format!(
+                "register `{name}` declared .{} as a .{} operand{INSTRUCTION} (ptxas accepts some such uses; PTX defines no meaning for them)",
+                reg_ty.suffix(),
+                t.suffix()
+            ),
+            span,
+        )),
+    }
+}
+
+fn literal_kind(v: &ConstValue) -> &'static str {
+    match v {
+        ConstValue::Int(_) => "an integer",
+        ConstValue::F32(_) => "a 32-bit (`0f`) floating-point",
+        ConstValue::F64(_) => "a 64-bit (`0d` or decimal) floating-point",
+        ConstValue::Symbol(..) => "a symbol",
     }
 }
 

@@ -18,7 +18,9 @@ use crate::build::*;
 use crate::ir::*;
 
 /// Splits every 64-bit integer of `k`; `Err` names what cannot be split.
-pub fn split_int64(k: &mut Kernel) -> Result<(), String> {
+/// On a refusal: what could not be split, and the variable whose assignment needed it (for
+/// `lower` to name the instruction that made it).
+pub fn split_int64(k: &mut Kernel) -> Result<(), (String, Option<VarId>)> {
     if !k.vars.iter().any(|v| v.ty == Ty::U64) && !mentions_u64(&k.body) {
         return Ok(()); // Nothing 64-bit: the kernel stays as it is.
     }
@@ -34,8 +36,8 @@ pub fn split_int64(k: &mut Kernel) -> Result<(), String> {
     }
     k.vars.extend(high_halves);
     let body = std::mem::take(&mut k.body);
-    let mut s = Splitter { vars: &mut k.vars, hi };
-    k.body = s.block(body)?;
+    let mut s = Splitter { vars: &mut k.vars, hi, assigning: None };
+    k.body = s.block(body).map_err(|what| (what, s.assigning))?;
     Ok(())
 }
 
@@ -74,6 +76,8 @@ struct Splitter<'a> {
     vars: &'a mut Vec<VarInfo>,
     /// The high half of each split variable.
     hi: Vec<Option<VarId>>,
+    /// The destination of the assignment being split.
+    assigning: Option<VarId>,
 }
 
 /// Statements being built for one expanded assignment.
@@ -87,7 +91,9 @@ impl Splitter<'_> {
                 Stmt::Assign { dst, expr } => {
                     let dst_split = self.hi.get(dst.0 as usize).copied().flatten().is_some();
                     if dst_split || expr_mentions_u64(&expr) || self.reads_split(&expr) {
+                        self.assigning = Some(dst);
                         self.assign(dst, expr, &mut stmts)?;
+                        self.assigning = None;
                     } else {
                         stmts.push(Stmt::Assign { dst, expr });
                     }

@@ -783,6 +783,9 @@ pub struct Features {
     /// a 1-based index into [`Kernel::fault_sites`] (which lists it for this purpose too), for
     /// the host's refusal on a device that flushes them.
     pub f32_subnormals_site: Option<u32>,
+    /// The first instruction that needs a `Stmt::Fence`, as a 1-based index into
+    /// [`Kernel::fault_sites`], for the WGSL backend's refusal (WGSL has no fence).
+    pub fence_site: Option<u32>,
     /// Lowered with `LowerOptions::flushed_f32`: what does not set `f32_subnormals` is exact
     /// on a device that flushes f32 subnormals.
     pub flushed_f32: bool,

@@ -357,10 +357,17 @@ fn finish_kernel(
         fault_sites.push(ir::FaultSite { line, col, instruction });
         fault_sites.len() as u32
     });
+    let fence_site = fl.fence_site.take().map(|span| {
+        let (line, col) = file.line_col(span.start);
+        let text = file.text.get(span.start as usize..span.end as usize).unwrap_or("");
+        fault_sites.push(ir::FaultSite { line, col, instruction: text.split_whitespace().find(|w| !w.starts_with('@')).unwrap_or("").to_string() });
+        fault_sites.len() as u32
+    });
     let subnormals = fl.subnormals;
     let native_warps = fl.used_native_warps;
     let scheduled = fl.scheduler;
     let functions = std::mem::take(&mut fl.functions);
+    let inst_vars = std::mem::take(&mut fl.inst_vars);
     let (cfg, mut vars, barriers) = fl.into_cfg();
     let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
     let mut body = structurize::structurize(cfg, &mut vars)
@@ -436,12 +443,18 @@ fn finish_kernel(
         crate::shared64::widen_shared(&mut kernel.body, &mut kernel.vars, kernel.shared_words);
     }
     if options.split_int64 {
-        int64::split_int64(&mut kernel).map_err(|what| {
-            unsupported(format!("{what}, on a target without 64-bit integers (kernel `{}`)", f.name.name), f.name.span)
+        int64::split_int64(&mut kernel).map_err(|(what, var)| {
+            // The instruction whose lowering made the variable (a temporary of one instruction;
+            // a register or a later pass's variable names no instruction: the kernel then).
+            // Instructions nest (an inlined call's body), so the innermost range holding it.
+            let site = var
+                .and_then(|v| inst_vars.iter().filter(|&&(first, end, _)| (first..end).contains(&v.0)).min_by_key(|&&(first, end, _)| end - first))
+                .map_or(f.name.span, |&(_, _, span)| span);
+            unsupported(format!("{what}, on a target without 64-bit integers (kernel `{}`)", f.name.name), site)
         })?;
         // Functions too (their parameters and results are never 64-bit there: `FnLower::outlined`).
         let mut split = Ok(());
-        crate::outline::for_each_function(&mut kernel, |k| split = split.clone().and(int64::split_int64(k)));
+        crate::outline::for_each_function(&mut kernel, |k| split = split.clone().and(int64::split_int64(k).map_err(|(what, _)| what)));
         split.map_err(|what| unsupported(format!("{what}, on a target without 64-bit integers (kernel `{}`)", f.name.name), f.name.span))?;
     }
     // Last: no pass after it adds heap accesses or barriers.
@@ -466,6 +479,7 @@ fn finish_kernel(
     kernel.features = features::compute(&kernel);
     kernel.features.f32_subnormals = subnormals.f32;
     kernel.features.f32_subnormals_site = subnormal_site;
+    kernel.features.fence_site = fence_site;
     kernel.features.flushed_f32 = options.flushed_f32;
     kernel.features.f64_subnormals = subnormals.f64;
     kernel.features.pointers32 = module.address_size.unwrap_or(32) != 64;

@@ -30,6 +30,7 @@ pub mod local_scratch;
 mod meeting;
 mod loop_cut;
 mod loop_exits;
+pub(crate) mod operand_types;
 mod ptx_types;
 pub mod ir;
 mod shared64;

@@ -42,6 +42,12 @@ pub fn bits(t: ScalarType) -> u32 {
     }
 }
 
+/// Bit-size types.
+pub fn is_bits(t: ScalarType) -> bool {
+    use ScalarType::*;
+    matches!(t, B8 | B16 | B32 | B64 | B128)
+}
+
 /// Integer (or bit) types of every width.
 pub fn is_int(t: ScalarType) -> bool {
     use ScalarType::*;

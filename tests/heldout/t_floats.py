@@ -13,7 +13,7 @@ BUF = {'f32': 'u32', 'f64': 'u64', 'f16': 'u16', 'bf16': 'u16', 'f16x2': 'u32', 
        'b32': 'u32', 'b64': 'u64', 'b16': 'u16'}
 
 def optest(name, family, instr, in_types, out_type, cases, expected, any_nan=None, note='', target='sm_90',
-           version='8.5', extra_operands='', dest=None, post=''):
+           version='8.5', extra_operands='', dest=None, post='', decl_regs=REGS):
     """cases: list of tuples of input bit patterns (one per operand type in in_types)."""
     # one loop over the cases (a kernel as a user writes it; an unrolled one makes lavapipe's
     # pipeline compilation slow): case i's operands are 8-byte slots at in + 8*nin*i
@@ -46,7 +46,7 @@ $L__loop:
     .param .u64 k_param_1
 )
 {{
-{REGS}
+{decl_regs}
     ld.param.u64 %rd0, [k_param_0];
     cvta.to.global.u64 %rd0, %rd0;
 {body}

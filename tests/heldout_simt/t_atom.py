@@ -412,11 +412,15 @@ H_INIT:
     atom.global.add.noftz.f16 %rs2, [%rd2], %rs1;
     mov.b16 %rs3, 0x3f00;                // bf16 0.5
     atom.global.add.noftz.bf16 %rs4, [%rd2+2], %rs3;
-    atom.global.add.noftz.f16x2 %r10, [%rd2+4], 0x34003800;
-    atom.global.add.noftz.bf16x2 %r11, [%rd2+8], 0x3e803f00;
+    // A register: ptxas refuses a literal as a .f16x2 operand.
+    mov.b32 %r90, 0x34003800;
+    atom.global.add.noftz.f16x2 %r10, [%rd2+4], %r90;
+    mov.b32 %r91, 0x3e803f00;
+    atom.global.add.noftz.bf16x2 %r11, [%rd2+8], %r91;
     atom.shared.add.noftz.f16 %rs5, [sh], %rs1;
     atom.shared.add.noftz.bf16 %rs6, [sh+2], %rs3;
-    atom.shared.add.noftz.f16x2 %r12, [sh+4], 0x34003800;
+    mov.b32 %r92, 0x34003800;
+    atom.shared.add.noftz.f16x2 %r12, [sh+4], %r92;
     cvt.f32.f16 %f1, %rs2;
     mul.f32 %f1, %f1, 0f40000000;
     cvt.rni.u32.f32 %r13, %f1;           // the returned f16 value * 2
@@ -608,7 +612,9 @@ CS:
     setp.ne.u16 %p1, %rs3, %rs1;
     mov.b16 %rs1, %rs3;
     @%p1 bra CS;
-    atom.shared.add.noftz.bf16x2 %r22, [sh+20], 0x3e803f00;
+    // A register: ptxas refuses a literal as a .bf16x2 operand.
+    mov.b32 %r90, 0x3e803f00;
+    atom.shared.add.noftz.bf16x2 %r22, [sh+20], %r90;
     bar.sync 0;
     ld.shared.u32 %r10, [sh];
     ld.shared.u32 %r11, [sh+4];

@@ -289,9 +289,13 @@ S_INIT:
     bar.sync 0;
     mov.b16 %rs1, 0x3800;
     red.global.add.noftz.f16 [%rd2], %rs1;
-    red.global.add.noftz.bf16 [%rd2+2], 0x3f00;
-    red.global.add.noftz.f16x2 [%rd2+4], 0x38003400;
-    red.global.add.noftz.bf16x2 [%rd2+8], 0x3f003e80;
+    // A register: ptxas refuses a literal as a .bf16 operand.
+    mov.b16 %rs35, 0x3f00;
+    red.global.add.noftz.bf16 [%rd2+2], %rs35;
+    mov.b32 %r90, 0x38003400;
+    red.global.add.noftz.f16x2 [%rd2+4], %r90;
+    mov.b32 %r91, 0x3f003e80;
+    red.global.add.noftz.bf16x2 [%rd2+8], %r91;
     mov.b64 %rd11, 0;
 CAS:
     add.u64 %rd12, %rd11, 0x100000003;

@@ -315,7 +315,7 @@ fn b128_refusals_name_the_reason() {
         ("st.global.b128 [%rd1], %rd1;", "a .b128 operand must be a .b128 register", "k.ptx:10:24"),
         ("ld.global.b128 %rd1, [%rd1];", "`%rd1` is not a .b128 register", "k.ptx:10:16"),
         ("mov.b128 %q1, {%rd1, %rd1, %rd1};", "packs or unpacks two .b64 or four .b32 elements, not 3", "k.ptx:10:1"),
-        ("add.u64 %q1, %q2, 1;\n.reg .v2 .b128 %v;", "vectors of .b128 registers exceed 128 bits", "k.ptx:11:1"),
+        ("add.u64 %rd1, %rd1, 1;\n.reg .v2 .b128 %v;", "vectors of .b128 registers exceed 128 bits", "k.ptx:11:1"),
     ];
     let mut bad = Vec::new();
     for (body, want, at) in cases {

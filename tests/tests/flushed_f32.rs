@@ -404,7 +404,7 @@ fn uncovered_instructions_are_named_for_the_refusal() {
     let ptx = |body: &str| {
         format!(
             ".version 8.6\n.target sm_100a\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n\
-    .reg .f32 %f<4>;\n    .reg .pred %p;\n    .reg .b64 %rd;\n    .reg .b16 %h;\n    .reg .b32 %r;\n    ld.param.u64 %rd, [p];\n    ld.global.f32 %f1, [%rd];\n\
+    .reg .f32 %f<4>;\n    .reg .pred %p;\n    .reg .b64 %rd;\n    .reg .b16 %h; .reg .b8 %c;\n    .reg .b32 %r;\n    ld.param.u64 %rd, [p];\n    ld.global.f32 %f1, [%rd];\n\
     ld.global.u32 %r, [%rd];\n    ld.global.u16 %h, [%rd];\n{body}\n    st.global.f32 [%rd], %f2;\n    st.global.u32 [%rd], %r;\n    st.global.u16 [%rd], %h;\n\
     selp.u32 %r, 1, 0, %p;\n    st.global.u32 [%rd], %r;\n    ret;\n}}\n"
         )
@@ -430,7 +430,7 @@ fn uncovered_instructions_are_named_for_the_refusal() {
             "div.rn.f32 %f2, %f1, %f1;", "div.approx.f32 %f2, %f1, %f1;", "sqrt.rn.f32 %f2, %f1;", "ex2.approx.f32 %f2, %f1;",
             "atom.global.add.f32 %f2, [%rd], %f1;", "atom.shared.add.f32 %f2, [%r], %f1;", "red.global.add.f32 [%rd], %f1;",
             "cvt.rmi.u64.f32 %rd, %f1;", "cvt.rn.f16.f32 %h, %f1;", "cvt.rn.bf16.f32 %h, %f1;", "cvt.f32.f16 %f2, %h;",
-            "cvt.f32.bf16 %f2, %h;", "cvt.rpi.s8.bf16 %h, %h;", "cvt.rmi.u32.bf16 %r, %h;", "set.lt.u32.f32 %r, %f1, %f1;", "cvt.sat.f32.f32 %f2, %f1;", "min.bf16x2 %r, %r, %r;",
+            "cvt.f32.bf16 %f2, %h;", "cvt.rpi.s8.bf16 %c, %h;", "cvt.rmi.u32.bf16 %r, %h;", "set.lt.u32.f32 %r, %f1, %f1;", "cvt.sat.f32.f32 %f2, %f1;", "min.bf16x2 %r, %r, %r;",
             "max.NaN.bf16x2 %r, %r, %r;", "add.rn.bf16 %h, %h, %h;", "setp.lt.bf16 %p, %h, %h;", "min.NaN.xorsign.abs.f32 %f2, %f1, %f1;",
         ]
         .map(|i| format!("    {i}")),

@@ -35,7 +35,7 @@
 
 use super::half::{self, half_format, Clamp, Format, Rounding};
 use super::Mods;
-use crate::function::{unsupported, FnLower, LResult};
+use crate::function::{invalid, unsupported, FnLower, LResult};
 use crate::ir::{AtomicOp, BinaryOp, Block, CmpOp, Const, ConvertOp, Expr, Memory, Operand, Scope, Stmt, Ty, UnaryOp};
 use crate::ptx_types;
 use ptxcross_frontend::ast::{self, ScalarType};
@@ -182,6 +182,14 @@ impl FnLower {
             .ok_or_else(|| Diagnostic::new(format!("`{}` needs an operation", m.name()), m.inst.span))?;
         let refuse = || unsupported(format!("`{}`", m.name()), m.inst.span);
         use ScalarType::*;
+        // Forms the spec does not have: `red` has no .cas/.exch (§9.7.14.6), and .cas is the
+        // one .b16 atomic (§9.7.14.5).
+        if is_red && matches!(op_name, "cas" | "exch") {
+            return Err(invalid(format!("`{}`: `red` has no .{op_name} (§9.7.14.6; `atom.{op_name}` returns the old value)", m.name()), m.inst.span));
+        }
+        if t == B16 && op_name != "cas" {
+            return Err(invalid(format!("`{}`: the only .b16 atomic operation is `atom.cas.b16` (§9.7.14.5)", m.name()), m.inst.span));
+        }
         let signed = ptx_types::is_signed(t);
         let op = match (op_name, t) {
             ("add", B32 | U32 | S32 | B64 | U64 | S64) => Op::Native(AtomicOp::Add),

@@ -201,8 +201,10 @@ impl FnLower {
         }
         let [d, mask, base, offset] = operands(m.inst, 4)? else { unreachable!() };
         let mask = self.read(mask, ScalarType::B32)?;
-        let base = self.read(base, ScalarType::U32)?;
-        let offset = self.read(offset, ScalarType::S32)?;
+        // ptxas accepts any 32-bit register (a floating-point one too) for `base` and
+        // `offset` (.u32 and .s32 in §9.7.8.9): their bits.
+        let base = self.read(base, ScalarType::B32)?;
+        let offset = self.read(offset, ScalarType::B32)?;
         let u = FnLower::u32c;
         let none = u(u32::MAX);
         let b = self.bin(BinaryOp::And, Ty::U32, base, u(31));

@@ -30,7 +30,7 @@ impl FnLower {
         }
         m.only(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "ftz", "sat"])?;
         let [d, a] = super::operands(m.inst, 2)? else { unreachable!() };
-        let v = self.read(a, st)?;
+        let v = self.read_relaxed(a, st)?;
         let rounding = m.one_of(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"]);
         let sat = m.has("sat");
         let r = match (ptx_types::is_float(dt), ptx_types::is_float(st)) {
@@ -136,7 +136,7 @@ impl FnLower {
                 }
             }
         };
-        self.write(d, dt, r)
+        self.write_relaxed(d, dt, r)
     }
 
     /// `cvt.pack.sat.convertType.s32{.b32} d, a, b{, c}` (§9.7.10.21): a and b clamped to
@@ -177,7 +177,7 @@ impl FnLower {
         let u = FnLower::u32c;
         let mut fields = Vec::new();
         for op in &ops[1..3] {
-            let v = self.read(op, ScalarType::S32)?;
+            let v = self.read_relaxed(op, ScalarType::S32)?;
             let v = self.bin(BinaryOp::MaxS, Ty::U32, v, u(lo as u32));
             let v = self.bin(BinaryOp::MinS, Ty::U32, v, u(hi as u32));
             fields.push(self.bin(BinaryOp::And, Ty::U32, v, u((1u32 << bits) - 1)));
@@ -185,11 +185,11 @@ impl FnLower {
         let ta = self.bin(BinaryOp::Shl, Ty::U32, fields[0], u(bits));
         let mut r = self.bin(BinaryOp::Or, Ty::U32, ta, fields[1]);
         if with_c {
-            let c = self.read(&ops[3], ScalarType::B32)?;
+            let c = self.read_relaxed(&ops[3], ScalarType::B32)?;
             let c = self.bin(BinaryOp::Shl, Ty::U32, c, u(2 * bits));
             r = self.bin(BinaryOp::Or, Ty::U32, r, c);
         }
-        self.write(&ops[0], ScalarType::U32, r)
+        self.write_relaxed(&ops[0], ScalarType::U32, r)
     }
 
     /// A 32-bit integer (two's complement if `signed`) rounded to the nearest f32, ties to

@@ -336,6 +336,7 @@ impl FnLower {
     pub(super) fn cvt_half(&mut self, m: &Mods, dt: ScalarType, st: ScalarType) -> LResult<()> {
         m.only(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi", "ftz", "sat", "relu", "satfinite"])?;
         let span = m.inst.span;
+        let check = crate::operand_types::cvt_check(dt, st);
         let rounding = m.one_of(&["rn", "rz", "rm", "rp", "rni", "rzi", "rmi", "rpi"]);
         let clamp = Clamp { satfinite: m.has("satfinite"), relu: m.has("relu") };
         if (clamp.satfinite || clamp.relu) && half_format(dt).is_none() {
@@ -353,12 +354,12 @@ impl FnLower {
             let fmt = half_format(dt).unwrap_or(F16);
             let mut halves = [Operand::Const(Const::U32(0)); 2];
             for (h, op) in halves.iter_mut().zip([a, b]) {
-                let v = self.read(op, ScalarType::F32)?;
+                let v = self.read_checked(op, ScalarType::F32, check)?;
                 *h = self.f32_to_half_bits(v, m.has("ftz"), fmt, mode, clamp);
             }
             let hi = self.bin(BinaryOp::Shl, Ty::U32, halves[0], FnLower::u32c(16));
             let r = self.bin(BinaryOp::Or, Ty::U32, hi, halves[1]);
-            return self.write(d, dt, r);
+            return self.write_checked(d, dt, r, check);
         }
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
         // `.sat` limits float results to [0, 1] (f16/f32/f64 destinations); on an integer
@@ -375,26 +376,26 @@ impl FnLower {
             // `.ftz` flushes f32 inputs and results (§9.7.10.20: "applies only to single
             // precision (.f32) inputs and results"): a bf16 subnormal is an f32 subnormal.
             if let (Some(fmt), ScalarType::F32) = (half_format(st), dt) {
-                let v = self.read(a, st)?;
+                let v = self.read_checked(a, st, check)?;
                 let f = self.half_to_f32(v, fmt);
                 let f = if m.has("ftz") { self.flush_denormal(f, dt) } else { f };
-                return self.write(d, dt, f);
+                return self.write_checked(d, dt, f, check);
             }
             if let (ScalarType::F32, Some(fmt)) = (st, half_format(dt)) {
                 let mode = rounding.and_then(Rounding::from_modifier).ok_or_else(|| {
                     Diagnostic::new(format!("`{}` needs a rounding modifier", m.name()), span)
                 })?;
-                let v = self.read(a, st)?;
+                let v = self.read_checked(a, st, check)?;
                 let r = self.f32_to_half_bits(v, m.has("ftz"), fmt, mode, clamp);
-                return self.write(d, dt, r);
+                return self.write_checked(d, dt, r, check);
             }
         }
         if st != ScalarType::F64 && dt != ScalarType::F64 {
             let r = self.cvt_half_in_f32(m, a, dt, st, rounding, clamp)?;
-            return self.write(d, dt, r);
+            return self.write_checked(d, dt, r, check);
         }
         // An f64 side: the half side converts exactly to or from f64.
-        let v = self.read(a, st)?;
+        let v = self.read_checked(a, st, check)?;
         let r = if let Some(fmt) = half_format(dt) {
             let x = if m.has("sat") { self.saturate(v, ScalarType::F64) } else { v };
             let mode = rounding.and_then(Rounding::from_modifier).ok_or_else(|| {
@@ -413,7 +414,7 @@ impl FnLower {
                 x
             }
         };
-        self.write(d, dt, r)
+        self.write_checked(d, dt, r, check)
     }
 
     /// `cvt` with a half side and no f64 side (see `cvt_half`), in f32 and 32-bit integers, so it
@@ -425,7 +426,7 @@ impl FnLower {
         let span = m.inst.span;
         let int_rounding_op = rounding.filter(|r| r.ends_with('i')).map(int_rounding);
         let mode = rounding.and_then(Rounding::from_modifier);
-        let v = self.read(a, st)?;
+        let v = self.read_checked(a, st, crate::operand_types::cvt_check(dt, st))?;
         if crate::ptx_types::is_int(st) {
             let fmt = half_format(dt).ok_or_else(|| unsupported(format!("`{}`", m.name()), span))?;
             let mode = mode.ok_or_else(|| Diagnostic::new(format!("`{}` needs .rn/.rz/.rm/.rp", m.name()), span))?;

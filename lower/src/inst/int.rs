@@ -313,7 +313,9 @@ impl FnLower {
             Some(mode) => mode == "clamp",
             None => return Err(Diagnostic::new("`bmsk` needs .clamp or .wrap", m.inst.span)),
         };
-        let t = m.ty()?;
+        if m.ty()? != ScalarType::B32 {
+            return Err(Diagnostic::new("`bmsk` takes .b32", m.inst.span));
+        }
         let [d, a, b] = operands(m.inst, 3)? else { unreachable!() };
         let (a, b) = (self.read(a, ScalarType::U32)?, self.read(b, ScalarType::U32)?);
         let u = FnLower::u32c;
@@ -338,7 +340,9 @@ impl FnLower {
         let mask1 = self.select(Ty::U32, zero1, u(0), mask1);
         let nm1 = self.un(UnaryOp::Not, Ty::U32, mask1);
         let r = self.bin(BinaryOp::And, Ty::U32, mask0, nm1);
-        self.write(d, t, r)
+        // ptxas types `d` .u32 (it refuses a floating-point register), although the
+        // instruction is `.b32`.
+        self.write(d, ScalarType::U32, r)
     }
 
     /// `szext.mode.type d, a, b` (§9.7.1.21). The spec's semantics build

@@ -5,7 +5,7 @@ use super::Mods;
 use crate::abi;
 use crate::function::{unsupported, FnLower, LResult, Space, Symbol};
 use crate::ir::{AtomicOp, BinaryOp, CmpOp, Expr, Memory, Operand, Stmt, Ty};
-use crate::ptx_types::value_ty;
+use crate::ptx_types::{self, value_ty};
 use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
@@ -105,6 +105,14 @@ impl FnLower {
             None => None,
         };
         let wide = self.address_size == 64;
+        if base.is_none() && matches!(space, Space::Global | Space::Shared | Space::Generic) {
+            // §6.4.1 lists `[immAddr]`, but ptxas refuses it outside `.local` ("Immediate
+            // addresses allowed only for .local state space").
+            return Err(Diagnostic::new(
+                format!("{} an immediate address is allowed only in the .local state space", crate::function::OPERAND_MISFIT),
+                part.span,
+            ));
+        }
         match (space, sym) {
             (Space::Param | Space::ParamEntry, Some(Symbol::Param { offset: p })) => {
                 Ok(Place::Fixed(Memory::Param, FnLower::u32c((p as i64 + offset) as u32)))
@@ -172,6 +180,14 @@ impl FnLower {
             (Space::Generic, Some(Symbol::Local { offset: o, .. })) => Ok(Place::Fixed(Memory::Local, self.local_offset(o, offset))),
             (Space::Global | Space::Const | Space::Generic, Some(Symbol::Reg { .. }) | None) => {
                 let a = match base {
+                    // ptxas takes a narrower register here with a warning that it conflicts
+                    // with `.address_size 64`; PTX gives it no meaning.
+                    Some(name) if wide && !self.reg_is_64(name) => {
+                        return Err(unsupported(
+                            format!("register `{name}` narrower than 64 bits as an address with .address_size 64"),
+                            part.span,
+                        ))
+                    }
                     Some(name) if wide => {
                         let v = self.read(&named(part, name), ScalarType::U64)?;
                         self.bin(BinaryOp::Add, Ty::U64, v, FnLower::u64c(offset as u64))
@@ -692,11 +708,48 @@ impl FnLower {
                 *r = v;
             }
         }
+        self.vector_elements_agree(d, t)?;
         for (dst, r) in dests.iter().zip(results) {
             let v = Operand::Var(r);
             let v = if size < 4 { self.canonicalize(v, t) } else { v };
             let v = self.fit(v, raw_ty, ty, t);
-            self.write(dst, t, v)?;
+            self.write_relaxed(dst, t, v)?;
+        }
+        Ok(())
+    }
+
+    /// The registers of a vector operand `{a, b, …}` of `ld`/`st` have one size and do not mix
+    /// floating-point with integer types: each may be wider than the instruction type
+    /// (§9.4.1), but ptxas refuses "incompatible elements of vector expression".
+    fn vector_elements_agree(&self, op: &ast::Operand, t: ScalarType) -> LResult<()> {
+        let OperandKind::Vector(parts) = &op.kind else { return Ok(()) };
+        let mut first: Option<ScalarType> = None;
+        for p in parts {
+            let OperandKind::Symbol { name, component: None } = &p.kind else { continue };
+            let Some(Symbol::Reg { ty, .. }) = self.lookup(name) else { continue };
+            // ptxas accepts integer registers as elements of a floating-point vector (not as a
+            // scalar), and crashes on `.b128` ones; PTX defines neither.
+            if *ty == ScalarType::B128 || (ptx_types::is_float(t) && ptx_types::is_int(*ty) && !ptx_types::is_bits(*ty)) {
+                return Err(unsupported(format!("register `{name}` declared .{} as an element of a .{} vector", ty.suffix(), t.suffix()), p.span));
+            }
+            match first {
+                None => first = Some(*ty),
+                Some(f) => {
+                    let float = |t: ScalarType| ptx_types::is_float(t) || ptx_types::is_half(t);
+                    let int = |t: ScalarType| ptx_types::is_int(t) && !ptx_types::is_bits(t);
+                    if ptx_types::bits(f) != ptx_types::bits(*ty) || (float(f) && int(*ty)) || (int(f) && float(*ty)) {
+                        return Err(Diagnostic::new(
+                            format!(
+                                "{} register `{name}` declared .{} does not match the vector's first element (.{})",
+                                crate::function::OPERAND_MISFIT,
+                                ty.suffix(),
+                                f.suffix()
+                            ),
+                            p.span,
+                        ));
+                    }
+                }
+            }
         }
         Ok(())
     }
@@ -761,8 +814,9 @@ impl FnLower {
         vector_count(m, srcs.len())?;
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
         let mut values = Vec::new();
+        self.vector_elements_agree(b, t)?;
         for s in &srcs {
-            let v = self.read(s, t)?;
+            let v = self.read_relaxed(s, t)?;
             let vt = self.operand_ty(v);
             values.push(self.fit(v, vt, raw_ty, t));
         }

@@ -113,6 +113,21 @@ pub fn int_type(t: ScalarType, span: Span, what: &str) -> LResult<()> {
 impl FnLower {
     /// Lowers one instruction (its guard included) into the CFG under construction.
     pub fn instruction(&mut self, inst: &Instruction) -> LResult<()> {
+        // (Restored after: an inlined call lowers its callee's instructions inside its own.)
+        let outer = self.inst_span.replace(inst.span);
+        let first_var = self.vars.len() as u32;
+        let lowered = self.instruction_unnamed(inst);
+        self.inst_vars.push((first_var, self.vars.len() as u32, inst.span));
+        self.inst_span = outer;
+        lowered.map_err(|mut d| {
+            if d.message.contains(crate::function::INSTRUCTION) {
+                d.message = d.message.replace(crate::function::INSTRUCTION, &format!(" of `{}`", Mods { inst }.name()));
+            }
+            d
+        })
+    }
+
+    fn instruction_unnamed(&mut self, inst: &Instruction) -> LResult<()> {
         let op = inst.opcode.name.as_str();
         self.inst_serial += 1;
         // Control transfers shape the CFG themselves, guard included.

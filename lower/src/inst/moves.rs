@@ -3,6 +3,7 @@
 use super::{operands, Mods};
 use crate::abi;
 use crate::function::{unsupported, FnLower, LResult, Symbol};
+use crate::operand_types::Check;
 use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Operand, Ty, UnaryOp};
 use crate::ptx_types::{self, value_ty};
 use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
@@ -27,6 +28,7 @@ impl FnLower {
                 let wide = value_ty(t) == Some(Ty::U64);
                 let ty = if wide { Ty::U64 } else { Ty::U32 };
                 for (i, p) in parts.iter().enumerate() {
+                    undefined_element(self, p, pt)?;
                     let v = self.read(p, pt)?;
                     let v = self.resize(v, Ty::U32, ty, false);
                     let v = if ptx_types::bits(pt) < 32 {
@@ -46,6 +48,9 @@ impl FnLower {
                 let wide = value_ty(t) == Some(Ty::U64);
                 let ty = if wide { Ty::U64 } else { Ty::U32 };
                 let v = self.read(a, bits_type(t))?;
+                for p in parts.iter() {
+                    undefined_element(self, p, pt)?;
+                }
                 for (i, p) in parts.iter().enumerate() {
                     let sh = self.bin(BinaryOp::ShrU, ty, v, FnLower::u32c(i as u32 * n));
                     let part = self.resize(sh, ty, Ty::U32, false);
@@ -56,6 +61,7 @@ impl FnLower {
             }
             _ => {
                 let v = self.read_bits(a, t)?;
+                self.check_operand(d, t, Check::Strict)?;
                 self.write(d, bit_move_type(t), v)
             }
         }
@@ -447,6 +453,12 @@ impl FnLower {
             return Err(Diagnostic::new("`isspacep` takes no type", m.inst.span));
         }
         let a = if self.address_size == 64 {
+            if let OperandKind::Symbol { name, component: None } = &a.kind {
+                if matches!(self.lookup(name), Some(crate::function::Symbol::Reg { ty, .. }) if ptx_types::bits(*ty) < 64) {
+                    // ptxas accepts it; what a narrower address means, PTX does not say.
+                    return Err(unsupported(format!("register `{name}` narrower than 64 bits as `isspacep`'s address with .address_size 64"), a.span));
+                }
+            }
             self.read(a, ScalarType::U64)?
         } else {
             let a32 = self.read(a, ScalarType::U32)?;
@@ -516,6 +528,7 @@ impl FnLower {
         let t = m.ty()?;
         let [d, a, b, c] = operands(m.inst, 4)? else { unreachable!() };
         let (a, b, c) = (self.read_bits(a, t)?, self.read_bits(b, t)?, self.read(c, ScalarType::Pred)?);
+        self.check_operand(d, t, Check::Strict)?;
         let t = bit_move_type(t);
         let ty = value_ty(t).ok_or_else(|| unsupported(format!("`selp.{}`", t.suffix()), m.inst.span))?;
         let r = self.select(ty, c, a, b);
@@ -567,4 +580,22 @@ fn base_symbol(op: &ast::Operand) -> Option<&str> {
         },
         _ => None,
     }
+}
+
+/// ptxas accepts a predicate register as an element of `mov`'s vector operand, and a `0f`
+/// literal as a 16-bit one; PTX defines neither (§9.7.9.10: the elements have the element
+/// type).
+fn undefined_element(fl: &FnLower, p: &ast::Operand, pt: ScalarType) -> LResult<()> {
+    let what = match &p.kind {
+        OperandKind::Symbol { name, component: None }
+            if matches!(fl.lookup(name), Some(crate::function::Symbol::Reg { ty: ScalarType::Pred, .. })) =>
+        {
+            "a predicate register"
+        }
+        OperandKind::Expr(e) if matches!(crate::consts::eval(e), Ok(crate::consts::ConstValue::F32(_) | crate::consts::ConstValue::F64(_))) && ptx_types::bits(pt) < 32 => {
+            "a floating-point literal"
+        }
+        _ => return Ok(()),
+    };
+    Err(unsupported(format!("{what} as a .{} element of a vector operand", pt.suffix()), p.span))
 }

@@ -45,7 +45,7 @@
 //! lane's current register value here, the emulation an older published one.
 
 use super::{operands, Mods};
-use crate::function::{unsupported, FnLower, LResult};
+use crate::function::{invalid, unsupported, FnLower, LResult};
 use crate::ir::{BinaryOp, Block, CmpOp, ConvertOp, Expr, Memory, Operand, Stmt, Ty, UnaryOp};
 use crate::scheduler::CollRead;
 use ptxcross_frontend::ast::{self, Instruction, OperandKind, ScalarType};
@@ -566,7 +566,7 @@ impl FnLower {
         let a = self.read(a, ScalarType::B32)?;
         let b = self.read(b, ScalarType::B32)?;
         let c = self.read(c, ScalarType::B32)?;
-        let member = self.read(mask, ScalarType::B32)?;
+        let member = self.read(mask, ScalarType::U32)?;
         let u = FnLower::u32c;
         let view = if self.native_warps || self.scheduler {
             let t = self.linear_tid();
@@ -651,7 +651,7 @@ impl FnLower {
             .ok_or_else(|| Diagnostic::new("`vote.sync` needs .all/.any/.uni/.ballot", m.inst.span))?;
         let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
         let p = self.pred_operand(a)?;
-        let member = self.read(mask, ScalarType::B32)?;
+        let member = self.read(mask, ScalarType::U32)?;
         let (active, ballot) = if self.scheduler {
             let c = self.collective_point(m.inst, CollRead::Nothing, FnLower::u32c(0), p, member, FnLower::u32c(0), false);
             (c.active, c.ballot)
@@ -767,7 +767,7 @@ impl FnLower {
         }
         let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
         let a = self.read(a, t)?;
-        let member = self.read(mask, ScalarType::B32)?;
+        let member = self.read(mask, ScalarType::U32)?;
         let acc = self.redux_words(m.inst, bop, identity, a, member);
         self.write(d, t, acc)
     }
@@ -833,7 +833,7 @@ impl FnLower {
         };
         let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
         let a = self.read(a, ScalarType::F32)?;
-        let member = self.read(mask, ScalarType::B32)?;
+        let member = self.read(mask, ScalarType::U32)?;
         let bits = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
         let (key, sentinel) = self.redux_f32_key(bits, max, m.has("abs"), m.has("NaN"));
         let (bop, identity) = if max { (BinaryOp::MaxU, 0) } else { (BinaryOp::MinU, u32::MAX) };
@@ -878,7 +878,7 @@ impl FnLower {
         let wide = match m.ty()? {
             ScalarType::B32 => false,
             ScalarType::B64 => true,
-            _ => return Err(unsupported(format!("`{}`", m.name()), m.inst.span)),
+            _ => return Err(invalid(format!("`{}`: `match.sync` takes .b32 or .b64 (§9.7.14.10)", m.name()), m.inst.span)),
         };
         let all = m.has("all");
         let [d, a, mask] = operands(m.inst, 3)? else { unreachable!() };
@@ -890,7 +890,7 @@ impl FnLower {
         } else {
             vec![self.read(a, ScalarType::B32)?]
         };
-        let member = self.read(mask, ScalarType::B32)?;
+        let member = self.read(mask, ScalarType::U32)?;
         if self.scheduler {
             // One point per word; every lane of the first completes it in the same round and
             // meets the others at the second.
@@ -953,11 +953,12 @@ impl FnLower {
             (same, Operand::Const(crate::ir::Const::Bool(true)))
         };
         match &d.kind {
+            // ptxas refuses a floating-point destination (it types `d` .u32, not .b32).
             OperandKind::Pair(dv, pd) => {
-                self.write(dv, ScalarType::B32, r)?;
+                self.write(dv, ScalarType::U32, r)?;
                 self.write(pd, ScalarType::Pred, p)
             }
-            _ => self.write(d, ScalarType::B32, r),
+            _ => self.write(d, ScalarType::U32, r),
         }
     }
 
@@ -965,7 +966,7 @@ impl FnLower {
     pub(super) fn elect(&mut self, m: &Mods) -> LResult<()> {
         m.only(&["sync"])?;
         let [d, mask] = operands(m.inst, 2)? else { unreachable!() };
-        let member = self.read(mask, ScalarType::B32)?;
+        let member = self.read(mask, ScalarType::U32)?;
         let (active, lane) = if self.scheduler {
             let no = Operand::Const(crate::ir::Const::Bool(false));
             let c = self.collective_point(m.inst, CollRead::Nothing, FnLower::u32c(0), no, member, FnLower::u32c(0), false);
@@ -1006,7 +1007,7 @@ impl FnLower {
         let m = Mods { inst };
         m.only(&["warp", "sync"])?;
         let [mask] = operands(inst, 1)? else { unreachable!() };
-        let member = self.read(mask, ScalarType::B32)?;
+        let member = self.read(mask, ScalarType::U32)?;
         if self.scheduler {
             // With the CTA barrier scheduler: a warp collective that waits for the non-exited
             // lanes of `membermask` (§9.7.13.2) and exchanges nothing.

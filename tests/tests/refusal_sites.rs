@@ -1,0 +1,54 @@
+//! Refusals name the instruction: the WGSL backend's refusal of a fence (an `.acquire` or
+//! `.release` atomic) says which instruction needs it and where, as `lower` recorded it.
+
+use ptxcross_frontend::{parse, SourceFile};
+use ptxcross_lower::{lower, LowerOptions};
+
+const PTX: &str = ".version 8.5
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+    .reg .u32 %r<3>;
+    .reg .u64 %rd<2>;
+    ld.param.u64 %rd1, [p];
+    atom.acquire.gpu.global.add.u32 %r1, [%rd1], 1;
+    st.global.u32 [%rd1+4], %r1;
+    ret;
+}
+";
+
+#[test]
+fn wgsl_fence_refusal_names_the_instruction() {
+    let file = SourceFile::new("fence.ptx", PTX);
+    let ast = parse(&file).expect("parses");
+    let module = lower(&ast, &file, &LowerOptions { block: Some([32, 1, 1]), ..Default::default() }).expect("lowers");
+    let err = ptxcross_wgsl::emit(&module, ptxcross_wgsl::Profile::Wgpu).expect_err("WGSL has no fence").to_string();
+    assert!(err.contains("memory fence outside a barrier"), "{err}");
+    assert!(err.contains("`atom.acquire.gpu.global.add.u32` at line 9:5"), "{err}");
+}
+
+/// A `--split-int64` refusal (a target without 64-bit integers: WebGPU) points at the
+/// instruction whose value could not be split, not at the kernel.
+#[test]
+fn split_int64_refusal_names_the_instruction() {
+    let src = ".version 8.5
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+    .reg .u64 %rd<5>;
+    ld.param.u64 %rd1, [p];
+    ld.global.u64 %rd2, [%rd1];
+    atom.global.add.u64 %rd3, [%rd1], %rd2;
+    st.global.u64 [%rd1], %rd3;
+    ret;
+}
+";
+    let file = SourceFile::new("split.ptx", src);
+    let ast = parse(&file).expect("parses");
+    let options = LowerOptions { block: Some([32, 1, 1]), split_int64: true, ..Default::default() };
+    let errors = lower(&ast, &file, &options).expect_err("a 64-bit atomic's old value cannot be split");
+    let e = errors[0].render(&file);
+    assert!(e.contains("a 64-bit atomic whose old value is used") && e.contains("split.ptx:9:5"), "{e}");
+}
