@@ -422,19 +422,19 @@ impl Gen<'_> {
                         partial - 1
                     };
                     let p = self.rng.chance(50).then(|| self.rng.below(NP as u64) as u8);
-                    Coll::Shfl { mode, d: r(self), p, a: r(self), b, c }
+                    Coll::Shfl { mode, d: r(self), p, a: r(self), b, c, m: Mask::Full }
                 }
                 9..=12 => {
                     let mode = self.rng.pick(&[VoteMode::All, VoteMode::Any, VoteMode::Uni, VoteMode::Ballot]);
                     let d = if mode == VoteMode::Ballot { r(self) } else { self.rng.below(NP as u64) as u8 };
-                    Coll::Vote { mode, d, a: Guard { p: self.rng.below(NP as u64) as u8, neg: self.rng.chance(30) } }
+                    Coll::Vote { mode, d, a: Guard { p: self.rng.below(NP as u64) as u8, neg: self.rng.chance(30) }, m: Mask::Full }
                 }
                 13..=14 => Coll::Activemask { d: r(self) },
                 15..=17 => {
                     let op = self.rng.pick(&[ReduxOp::Add, ReduxOp::Min, ReduxOp::Max, ReduxOp::And, ReduxOp::Or, ReduxOp::Xor]);
-                    Coll::Redux { op, signed: self.rng.chance(50), d: r(self), a: r(self) }
+                    Coll::Redux { op, signed: self.rng.chance(50), d: r(self), a: r(self), m: Mask::Full }
                 }
-                18..=19 => Coll::Match { d: r(self), a: r(self) },
+                18..=19 => Coll::Match { d: r(self), a: r(self), m: Mask::Full },
                 _ => continue,
             };
         }
@@ -578,4 +578,24 @@ impl Gen<'_> {
         }
         out
     }
+}
+
+/// Per-thread code without collectives, barriers or exits, at most `stmts` statements (the
+/// meeting family, `meet.rs`, puts its collectives around it).
+pub(super) fn filler(rng: &mut Rng, block: u32, stmts: usize) -> Vec<Stmt> {
+    let mut g = Gen {
+        rng,
+        stmts: MAX_STMTS.saturating_sub(stmts),
+        rets: MAX_RETS,
+        published: 0,
+        block,
+        simt: false,
+        floor: 0,
+        colls: 0,
+        floats: false,
+        xints: false,
+        hx: false,
+        calls: None,
+    };
+    g.block(0, 2, false)
 }
