@@ -40,7 +40,9 @@ enum Kind {
     Vote(VoteMode),
     Redux(ReduxOp, bool),
     Match,
-    Sync,
+    /// `bar.warp.sync`, with a shared-memory exchange around it or not (lanes at an exchange
+    /// and lanes at a bare one would race on the words).
+    Sync(bool),
 }
 
 /// The membermask of the collectives of a region, and the mask register whose highest lane a
@@ -120,7 +122,7 @@ impl MeetGen<'_> {
                     self.rng.chance(50),
                 ),
                 7 => Kind::Match,
-                8..=9 if !tail && ctx.mask != Mask::Full => Kind::Sync,
+                8..=9 if !tail && ctx.mask != Mask::Full => Kind::Sync(self.rng.chance(75)),
                 _ => continue,
             };
         }
@@ -139,7 +141,7 @@ impl MeetGen<'_> {
             Kind::Redux(op @ (ReduxOp::Add | ReduxOp::Min | ReduxOp::Max), s) => Kind::Redux(op, !s),
             Kind::Redux(_, s) => Kind::Redux(ReduxOp::Add, s),
             Kind::Match => Kind::Redux(ReduxOp::Or, false),
-            Kind::Sync => Kind::Match,
+            Kind::Sync(_) => Kind::Match,
         }
     }
 
@@ -194,8 +196,8 @@ impl MeetGen<'_> {
                 }
                 Coll::Match { d: self.r_but(avoid), a, m }
             }
-            Kind::Sync => {
-                let x = self.rng.chance(75).then(|| Xchg { v: self.r(), d: self.r_but(avoid), k: 1 + self.rng.below(31) as u8 });
+            Kind::Sync(xchg) => {
+                let x = xchg.then(|| Xchg { v: self.r(), d: self.r_but(avoid), k: 1 + self.rng.below(31) as u8 });
                 Coll::WarpSync { m, x }
             }
         };

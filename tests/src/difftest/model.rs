@@ -1007,6 +1007,11 @@ fn complete(warp: &mut [Thread], at: &[Option<Coll>], part: u32, xch: &[u32]) ->
                 t.r[d as usize] = lanes().filter(|&l| value[l] == me).fold(0u32, |m, l| m | 1 << l);
             }
             Coll::WarpSync { m, x } => {
+                // A lane that met the exchange without storing and reading may store again
+                // while a partner reads: a race (§8), not compared.
+                if x.is_some() != lanes().all(|l| matches!(at[l], Some(Coll::WarpSync { x: Some(_), .. }))) {
+                    return Err("a bar.warp.sync of an exchange meets one without (racy)".into());
+                }
                 if let Some(Xchg { d, k, .. }) = x {
                     // The printed code: lane ^ k's word if that lane is in the membermask.
                     let mask = match m {

@@ -56,8 +56,8 @@ pub enum Mask {
 
 /// The shared-memory exchange of a [`Coll::WarpSync`]: `st.shared` of `%rV` into the thread's
 /// word of `sh_x`, the `bar.warp.sync`, then `%rD` = the word of lane `lane ^ k` if that lane is
-/// in the membermask, else the thread's own, then a second `bar.warp.sync` (no lane stores again
-/// before every partner has read).
+/// in the membermask, else the thread's own; [`flatten`] puts a second `bar.warp.sync` after it
+/// (no lane stores again before every partner has read).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Xchg {
     pub v: u8,
@@ -535,7 +535,13 @@ impl Flattener {
                 self.out.push(Flat::Label(skip));
             }
             Stmt::Publish { region, v } => self.out.push(Flat::Publish { region: *region, v: *v }),
-            Stmt::Coll(c) => self.out.push(Flat::Coll(*c)),
+            Stmt::Coll(c) => {
+                self.out.push(Flat::Coll(*c));
+                if let Coll::WarpSync { m, x: Some(_) } = *c {
+                    // The exchange's second `bar.warp.sync`: a collective of its own.
+                    self.out.push(Flat::Coll(Coll::WarpSync { m, x: None }));
+                }
+            }
             Stmt::Call { g, call } => {
                 let depth = super::calls::Depth::of(self.func, call);
                 self.out.push(Flat::Call { g: *g, call: call.clone(), depth });
@@ -883,7 +889,7 @@ fn print_coll(w: &mut String, c: &Coll) {
                 "    st.shared.u32 [%bx], %r{v};\n    bar.warp.sync {m};\n\
                  \x20   xor.b32 %t2, %tx, {k};\n    and.b32 %t2, %t2, 31;\n    shr.b32 %t3, {m}, %t2;\n    and.b32 %t3, %t3, 1;\n\
                  \x20   mul.lo.u32 %t3, %t3, {k};\n    xor.b32 %t2, %tx, %t3;\n    shl.b32 %t2, %t2, 2;\n    add.u32 %t2, %t2, %bxs;\n\
-                 \x20   ld.shared.u32 %r{d}, [%t2];\n    bar.warp.sync {m};"
+                 \x20   ld.shared.u32 %r{d}, [%t2];"
             )
         }
         Coll::Activemask { d } => writeln!(w, "    bar.warp.sync {FULL};\n    activemask.b32 %r{d};"),
