@@ -248,6 +248,26 @@ impl MeetGen<'_> {
         vec![Stmt::If { g: self.guard(), then_, else_ }]
     }
 
+    /// An if/else whose then arm's lanes exit while the else arm's run collectives with the
+    /// full membermask or `%m0` (naming the exiting lanes): they do not wait for lanes that
+    /// exited (§9.7.12.x "all non-exited threads"), however late those exit. No shuffles or
+    /// `bar.warp.sync`: their lanes may be gone. The live mask is taken again after it.
+    fn exit_if(&mut self) -> Vec<Stmt> {
+        self.rets += 1;
+        let (g, ctx) = (self.guard(), self.top());
+        let n = 1 + self.rng.below(2) as usize;
+        let kinds: Vec<Kind> = (0..n).map(|_| self.kind(ctx, true)).collect();
+        let else_ = self.arm(&kinds, ctx);
+        // The then arm is entered where `g` holds and nothing writes it there: every lane of it
+        // exits, after a per-thread number of steps that keeps the others waiting a while.
+        let x = self.r();
+        let step = Stmt::Ins(None, Ins::Bin { op: Bin::Add, ty: IntTy::U32, d: Reg::R(x), a: Src::Reg(Reg::R(x)), b: Src::Imm(3) });
+        let then_ = vec![Stmt::Loop { do_while: false, trip: Trip { reg: self.r(), mask: 7, add: 0 }, body: vec![step] }, Stmt::Ret { g }];
+        self.exited = true;
+        self.colls += 1;
+        vec![Stmt::If { g, then_, else_ }, Stmt::Coll(Coll::MaskBallot { m: 0, g: None })]
+    }
+
     /// An if/else whose arms take their own lanes as membermask (`%m1`, `%m2`: ballots of the
     /// branch's predicate just before it), so the arms never meet; each arm's collectives
     /// complete among its own lanes.
@@ -330,10 +350,14 @@ impl MeetGen<'_> {
                 12..=13 => self.complementary_loops(),
                 14 => {
                     let ctx = self.top();
-                    let body = self.meeting_if(ctx, false);
+                    let mut body = self.meeting_if(ctx, false);
+                    if self.rng.chance(30) {
+                        body.push(Stmt::Coll(Coll::Bar));
+                    }
                     vec![Stmt::ULoop { word: self.rng.below((TABLE_BYTES / 4) as u64) as u8, mask: self.rng.pick(&[1, 3]), body }]
                 }
                 15 if last => self.tail(),
+                15 if self.rets < 2 => self.exit_if(),
                 _ => continue,
             };
         }
