@@ -13,6 +13,11 @@
 //!   `PTXCROSS_DIFF_DUMP=DIR` also writes every passing program there as a launch spec (the
 //!   model's outputs expected): `tests/nvidia/run_specs.py DIR` judges NVIDIA's own results
 //!   by the model (and the model by NVIDIA) on a machine with the CUDA driver.
+//! - `meet_programs_match_the_model`: the meeting family (`Case::meet_from_seed`,
+//!   `difftest/meet.rs`): sm_80 collectives in per-lane branches and loops whose lanes meet at
+//!   different instructions; CI runs the first 3 from seed 0x3ee70000, and
+//!   `meet_programs_fault_under_the_meeting_check` the first 2 that meet, lowered with the
+//!   run-time check instead of the scheduler (they must fault).
 //! - `call_programs_match_the_model`: the same with programs that call device functions
 //!   (`Case::call_from_seed`), each run with the default inlining and with every call through
 //!   the call stack; CI runs the first 6 (or 60 s) from seed 0xca110000.

@@ -13,6 +13,10 @@
 //!   collectives (shfl/vote/activemask/redux/match, full membermask) where every non-exited
 //!   thread of the CTA reaches the same sequence of them: the top level, after per-thread
 //!   control flow and early exits, and uniform loops; CTAs of 32–256 threads with partial warps.
+//! - [`meet::meet_program`] (cases from [`Case::meet_from_seed`]) puts sm_80 collectives into
+//!   per-lane control flow, so that lanes of a warp meet at different instructions (§9.7.8.6);
+//!   the model runs each CTA as a per-warp scheduler of the sm_70 rule, and programs whose lanes
+//!   never all arrive must end with `FAULT_BARRIER_DEADLOCK`.
 //! - [`gen::call_program`] (cases from [`Case::call_from_seed`]) puts parts of the program into
 //!   device functions (`calls.rs`): `.param` and `.reg` formals of every width, pointers to the
 //!   caller's memories, direct, indirect, guarded, nested and recursive calls, run twice: with
