@@ -289,7 +289,17 @@ impl MeetGen<'_> {
                 arm
             })
             .collect();
-        let [then_, else_]: [Vec<Stmt>; 2] = arms.try_into().expect("two arms");
+        let [then_, mut else_]: [Vec<Stmt>; 2] = arms.try_into().expect("two arms");
+        if self.rng.chance(25) {
+            // The else lanes go on at once (to a `bar.sync`, where the warp arrives once the
+            // then lanes have finished their own collectives).
+            else_ = self.filler(2);
+            out.push(Stmt::If { g, then_, else_ });
+            if self.rng.chance(60) {
+                out.push(Stmt::Coll(Coll::Bar));
+            }
+            return out;
+        }
         out.push(Stmt::If { g, then_, else_ });
         out
     }
