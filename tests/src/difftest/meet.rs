@@ -304,15 +304,15 @@ impl MeetGen<'_> {
         out
     }
 
-    /// `t = %rS & 3` iterations around collectives of `kinds`, then `3 - t` around the same
-    /// kinds: every lane runs each kind three times, at the first loop's or the second's.
+    /// `t = %rS & 3` iterations around a collective, then `3 - t` around one of the same kind:
+    /// every lane runs three, each at the first loop's or the second's instruction.
     fn complementary_loops(&mut self) -> Vec<Stmt> {
         let ctx = self.top();
-        let kinds = vec![self.kind(ctx, false)];
+        let k = self.kind(ctx, false);
         let (x, s) = (self.r(), self.r());
         let trip = Trip { reg: x, mask: 3, add: 0 };
-        let first: Vec<Stmt> = kinds.iter().flat_map(|&k| self.op(k, ctx, Some(x))).collect();
-        let mut second: Vec<Stmt> = kinds.iter().flat_map(|&k| self.op(k, ctx, None)).collect();
+        let first = self.op(k, ctx, Some(x));
+        let mut second = self.op(k, ctx, None);
         second.extend(self.filler(3));
         vec![
             Stmt::Ins(None, Ins::Bin { op: Bin::And, ty: IntTy::U32, d: Reg::R(x), a: Src::Reg(Reg::R(s)), b: Src::Imm(3) }),
