@@ -30,7 +30,7 @@
 //! lanes that wait at the same time but overlap (the masks here are either the same or
 //! disjoint).
 
-use super::gen::{filler, Rng};
+use super::gen::{filler, shfl_lanes, Rng};
 use super::program::*;
 
 /// What must be the same for two collectives to meet: the opcode and its qualifiers.
@@ -158,17 +158,7 @@ impl MeetGen<'_> {
                 let free = !self.exited && matches!(m, Mask::Full | Mask::Reg(0));
                 let (b, c) = if free && self.rng.chance(70) {
                     // Every lane of the warp takes part: any source lane the warp has.
-                    let b = if self.rng.chance(50) { Src::Imm(self.rng.below(40)) } else { Src::Reg(Reg::R(self.r())) };
-                    let partial = self.block % 32;
-                    let c = if mode == ShflMode::Up || partial == 0 {
-                        let seg = self.rng.pick(&[0u32, 0, 0x10, 0x18, 0x1c, 0x1e, 0x1f]);
-                        let any = self.rng.below(32) as u32;
-                        let clamp = if mode == ShflMode::Up { self.rng.pick(&[0, 0, 1, 5]) } else { self.rng.pick(&[31, 31, 7, 15, any]) };
-                        seg << 8 | clamp
-                    } else {
-                        partial - 1
-                    };
-                    (b, c)
+                    shfl_lanes(self.rng, self.block, mode)
                 } else if mode == ShflMode::Idx {
                     // The highest lane of the leader mask: 31 - clz(mask).
                     let x = self.r_but(avoid);
