@@ -51,6 +51,9 @@ enum Kind {
 struct Ctx {
     mask: Mask,
     leader: u8,
+    /// Shuffles are `bfly` by less than this power of two (lanes split on `lane < k`: each
+    /// lane's source is in its own half).
+    bfly: Option<u32>,
 }
 
 /// Collective instructions per program: each costs lavapipe seconds to compile, more in the
@@ -108,7 +111,7 @@ impl MeetGen<'_> {
     }
     /// The top-level membermask: all ones or the live lanes.
     fn top(&mut self) -> Ctx {
-        Ctx { mask: if self.rng.chance(50) { Mask::Full } else { Mask::Reg(0) }, leader: 0 }
+        Ctx { mask: if self.rng.chance(50) { Mask::Full } else { Mask::Reg(0) }, leader: 0, bfly: None }
     }
 
     fn kind(&mut self, ctx: Ctx, tail: bool) -> Kind {
@@ -156,7 +159,13 @@ impl MeetGen<'_> {
                 let (d, a) = (self.r_but(avoid), self.r());
                 let p = self.rng.chance(40).then(|| self.rng.below(NP as u64) as u8);
                 let free = !self.exited && matches!(m, Mask::Full | Mask::Reg(0));
-                let (b, c) = if free && self.rng.chance(70) {
+                let (mode, b, c) = match ctx.bfly {
+                    Some(k) => (ShflMode::Bfly, Src::Imm(self.rng.below(k as u64)), 31),
+                    None => (mode, Src::Imm(0), 0),
+                };
+                let (b, c) = if ctx.bfly.is_some() {
+                    (b, c)
+                } else if free && self.rng.chance(70) {
                     // Every lane of the warp takes part: any source lane the warp has.
                     shfl_lanes(self.rng, self.block, mode)
                 } else if mode == ShflMode::Idx {
@@ -238,6 +247,33 @@ impl MeetGen<'_> {
         vec![Stmt::If { g: self.guard(), then_, else_ }]
     }
 
+    /// An if/else on the lane (`%tx & 31 < k`, k a power of two): with the full membermask in
+    /// both arms and the same kinds, the two halves meet; with each arm's lanes as a constant
+    /// membermask (`(1 << k) - 1`, its complement) they never do, and the static proof may
+    /// clear the kernel (`lower/src/meeting.rs`: branches on functions of `%tid.x` whose lanes
+    /// hold the constant membermask). Shuffles are `bfly` by less than k (sources in the
+    /// lane's own half), none after an exit; no `bar.warp.sync` (the constant masks name lanes
+    /// that may have exited or not exist).
+    fn lane_split(&mut self) -> Vec<Stmt> {
+        let k = self.rng.pick(&[4u32, 8, 16]);
+        let (x, p) = (self.r(), self.rng.below(NP as u64) as u8);
+        let own = self.rng.chance(60);
+        let lo = (1u32 << k) - 1;
+        let ctx = |m: u32| Ctx { mask: if own { Mask::Const(m) } else { Mask::Full }, leader: 0, bfly: Some(k) };
+        let n = 1 + self.rng.below(2) as usize;
+        let exited = self.exited;
+        let kinds = |g: &mut Self, m: u32| -> Vec<Kind> { (0..n).map(|_| g.kind(ctx(m), exited)).filter(|k| !matches!(k, Kind::Sync(_))).collect() };
+        let then_kinds = kinds(self, lo);
+        let else_kinds = if own { kinds(self, !lo) } else { then_kinds.clone() };
+        let then_ = self.arm(&then_kinds, ctx(lo));
+        let else_ = self.arm(&else_kinds, ctx(!lo));
+        vec![
+            Stmt::Ins(None, Ins::Bin { op: Bin::And, ty: IntTy::U32, d: Reg::R(x), a: Src::Reg(Reg::Tid), b: Src::Imm(31) }),
+            Stmt::Ins(None, Ins::Setp { cmp: Cmp::Lt, ty: IntTy::U32, p, a: Src::Reg(Reg::R(x)), b: Src::Imm(k as u64), combine: None }),
+            Stmt::If { g: Guard { p, neg: false }, then_, else_ },
+        ]
+    }
+
     /// An if/else whose then arm's lanes exit while the else arm's run collectives with the
     /// full membermask or `%m0` (naming the exiting lanes): they do not wait for lanes that
     /// exited (§9.7.12.x "all non-exited threads"), however late those exit. No shuffles or
@@ -269,7 +305,7 @@ impl MeetGen<'_> {
         let arms: Vec<Vec<Stmt>> = [1u8, 2]
             .into_iter()
             .map(|k| {
-                let ctx = Ctx { mask: Mask::Reg(k), leader: k };
+                let ctx = Ctx { mask: Mask::Reg(k), leader: k, bfly: None };
                 let n = 1 + self.rng.below(2) as usize;
                 let kinds: Vec<Kind> = (0..n).map(|_| self.kind(ctx, false)).collect();
                 let mut arm = self.arm(&kinds, ctx);
@@ -347,7 +383,8 @@ impl MeetGen<'_> {
                     self.meeting_if(ctx, true)
                 }
                 10..=11 => self.split_if(),
-                12..=13 => self.complementary_loops(),
+                12 => self.complementary_loops(),
+                13 => self.lane_split(),
                 14 => {
                     let ctx = self.top();
                     let mut body = self.meeting_if(ctx, false);

@@ -161,6 +161,7 @@ impl Thread {
             Src::Reg(Reg::D(i)) => self.d[i as usize],
             Src::Reg(Reg::C(i)) => self.c[i as usize] as u64,
             Src::Reg(Reg::M(i)) => self.m[i as usize] as u64,
+            Src::Reg(Reg::Tid) => self.tid as u64,
             Src::Imm(v) => v,
         };
         v & ty.mask()
@@ -171,6 +172,8 @@ impl Thread {
             Reg::D(i) => self.d[i as usize] = v,
             Reg::C(i) => self.c[i as usize] = v as u32,
             Reg::M(i) => self.m[i as usize] = v as u32,
+            // Read only: the generators never write it.
+            Reg::Tid => {}
         }
     }
     fn guard(&self, g: Option<Guard>) -> bool {
@@ -920,6 +923,7 @@ fn membermask(c: &Coll, t: &Thread) -> u32 {
     match m {
         Mask::Full => u32::MAX,
         Mask::Reg(k) => t.m[k as usize],
+        Mask::Const(m) => m,
     }
 }
 
@@ -1006,7 +1010,7 @@ fn complete(warp: &mut [Thread], at: &[Option<Coll>], part: u32, xch: &[u32]) ->
                 let me = value[lane];
                 t.r[d as usize] = lanes().filter(|&l| value[l] == me).fold(0u32, |m, l| m | 1 << l);
             }
-            Coll::WarpSync { m, x } => {
+            Coll::WarpSync { x, .. } => {
                 // A lane that met the exchange without storing and reading may store again
                 // while a partner reads: a race (§8), not compared.
                 if x.is_some() != lanes().all(|l| matches!(at[l], Some(Coll::WarpSync { x: Some(_), .. }))) {
@@ -1014,10 +1018,7 @@ fn complete(warp: &mut [Thread], at: &[Option<Coll>], part: u32, xch: &[u32]) ->
                 }
                 if let Some(Xchg { d, k, .. }) = x {
                     // The printed code: lane ^ k's word if that lane is in the membermask.
-                    let mask = match m {
-                        Mask::Full => u32::MAX,
-                        Mask::Reg(r) => t.m[r as usize],
-                    };
+                    let mask = membermask(&coll, t);
                     let partner = lane ^ (k as usize & 31);
                     let j = if mask >> partner & 1 == 1 { partner } else { lane };
                     t.r[d as usize] = xch[j];

@@ -42,6 +42,8 @@ pub enum Reg {
     /// `%mN`: a membermask (`.b32`) of the meeting family (`meet.rs`); only
     /// [`Coll::MaskBallot`] writes it, every thread starts with all ones.
     M(u8),
+    /// `%tx`, the thread's `%tid.x` (read only; the meeting family branches on lanes).
+    Tid,
 }
 
 /// Membermask registers `%m0..` (see [`Reg::M`]).
@@ -52,6 +54,7 @@ pub const NM: usize = 3;
 pub enum Mask {
     Full,
     Reg(u8),
+    Const(u32),
 }
 
 /// The shared-memory exchange of a [`Coll::WarpSync`]: `st.shared` of `%rV` into the thread's
@@ -580,6 +583,7 @@ pub(super) fn reg(r: Reg) -> String {
         Reg::D(i) => format!("%rd{i}"),
         Reg::C(i) => format!("%c{i}"),
         Reg::M(i) => format!("%m{i}"),
+        Reg::Tid => "%tx".into(),
     }
 }
 
@@ -833,6 +837,7 @@ fn mask(m: Mask) -> String {
     match m {
         Mask::Full => FULL.into(),
         Mask::Reg(k) => format!("%m{k}"),
+        Mask::Const(m) => format!("{m:#x}"),
     }
 }
 
