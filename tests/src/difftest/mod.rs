@@ -238,11 +238,13 @@ impl Runner {
         let fail = |kind, detail: String| Failure { backend: Some(backend), inline_budget: None, kind, detail };
         let launched = self.launch_once(case, program, backend).map_err(|e| fail(FailureKind::Launch, e))?;
         if expected.deadlock {
-            // Lanes that wait forever: a hang on NVIDIA, a fault here; nothing to compare.
+            // Lanes that wait forever: a hang on NVIDIA, a fault here; nothing to compare. Any
+            // other outcome is a `Mismatch` (the minimizer keeps the kind: a program that
+            // faults some other way does not shrink into one that never completes).
             return match launched {
                 Err(ptxcross::Error::KernelFault { bits, .. }) if bits == ptxcross_lower::abi::FAULT_BARRIER_DEADLOCK => Ok(()),
                 other => Err(fail(
-                    FailureKind::Launch,
+                    FailureKind::Mismatch,
                     format!("lanes wait at collectives that never complete: expected FAULT_BARRIER_DEADLOCK, got {:?}", other.map(|_| "a launch that ran through")),
                 )),
             };
