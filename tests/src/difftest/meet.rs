@@ -12,7 +12,8 @@
 //! both arms and different operands, nested once; a per-thread trip count `t` in one loop and
 //! `3 - t` in the next around the same kinds (each lane runs the same number); a uniform loop
 //! around such an if/else; if/else whose arms take membermasks of their own lanes (ballots of
-//! the branch's predicate, `%m1`/`%m2`: the arms never meet); top-level collectives with the
+//! the branch's predicate, `%m1`/`%m2`: the arms never meet); branches on the lane with the
+//! full membermask (the halves meet) or each half's constant mask; top-level collectives with the
 //! full membermask or the live lanes (`%m0`, a ballot taken again after every exit); early
 //! exits; `bar.sync` at top-level points; a per-lane loop whose lanes then run one more of the
 //! same collective and exit (the others go on without them); and, rarely, arms whose
