@@ -1039,6 +1039,9 @@ fn complete(warp: &mut [Thread], at: &[Option<Coll>], part: u32, xch: &[u32]) ->
 /// ([`key`]; lanes at different instructions meet), and a `bar.sync` once every non-exited
 /// thread of the CTA waits at it. Groups that can complete are disjoint and stay complete
 /// whatever else runs, so the order in which they are taken does not change the results.
+/// (The hand-written model of `warp_meeting.rs`, each lane's k-th collective meeting the
+/// others' k-th, is this rule where a warp runs one kind and one membermask; with several, as
+/// here — arms with membermasks of their own, kinds that never meet — it is not.)
 /// Where nothing can move and some thread still waits at a warp collective, the launch would
 /// hang ([`Expected::deadlock`]). Undefined programs (`Err`): a thread not in its own
 /// membermask, a `bar.warp.sync` whose membermask names a lane that exited or does not exist
