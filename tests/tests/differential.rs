@@ -13,6 +13,11 @@
 //!   `PTXCROSS_DIFF_DUMP=DIR` also writes every passing program there as a launch spec (the
 //!   model's outputs expected): `tests/nvidia/run_specs.py DIR` judges NVIDIA's own results
 //!   by the model (and the model by NVIDIA) on a machine with the CUDA driver.
+//! - `meet_programs_match_the_model`: the meeting family (`Case::meet_from_seed`,
+//!   `difftest/meet.rs`): sm_80 collectives in per-lane branches and loops whose lanes meet at
+//!   different instructions; CI runs the first 3 from seed 0x3ee70000, and
+//!   `meet_programs_fault_under_the_meeting_check` the first 2 that meet, lowered with the
+//!   run-time check instead of the scheduler (they must fault).
 //! - `call_programs_match_the_model`: the same with programs that call device functions
 //!   (`Case::call_from_seed`), each run with the default inlining and with every call through
 //!   the call stack; CI runs the first 6 (or 60 s) from seed 0xca110000.
@@ -103,6 +108,49 @@ fn hx_programs_match_the_model() {
 #[test]
 fn call_programs_match_the_model() {
     slice(Case::call_from_seed, "call-seed", 0xca11_0000, 6);
+}
+
+/// As `random_programs_match_the_model` with the meeting family (`Case::meet_from_seed`,
+/// `difftest/meet.rs`: sm_80 collectives in per-lane branches and loops whose lanes meet at
+/// different instructions, against the model's per-warp scheduler of the sm_70 rule; programs
+/// whose lanes never all arrive must end with `FAULT_BARRIER_DEADLOCK`). CI: the first 3 from a
+/// fixed seed, or fewer if 60 s pass first.
+#[test]
+fn meet_programs_match_the_model() {
+    slice(Case::meet_from_seed, "meet-seed", 0x3ee7_0000, 3);
+}
+
+/// Self-test of the meeting family: every program whose lanes really meet (the model saw a
+/// collective complete with lanes at different instructions) faults with `FAULT_WARP_DIVERGED`
+/// when lowered with the run-time check instead of the CTA barrier scheduler
+/// (`Meeting::Check`; the default lowering gives the model's values, the test above): so the
+/// generator makes meeting programs, and the static proof (`lower/src/meeting.rs`) clears none
+/// of them. CI: the first 2 meeting programs from the slice's seed, or fewer if 60 s pass;
+/// `PTXCROSS_DIFF_SECONDS`/`PTXCROSS_DIFF_SEED` as for the slices.
+#[test]
+fn meet_programs_fault_under_the_meeting_check() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let seconds = std::env::var("PTXCROSS_DIFF_SECONDS").ok().and_then(|s| s.parse::<f64>().ok());
+    let (limit, seconds) = (if seconds.is_some() { usize::MAX } else { 2 }, seconds.unwrap_or(60.0));
+    let mut seed = std::env::var("PTXCROSS_DIFF_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(0x3ee7_0000u64);
+    let mut runner = Runner::new(gpu);
+    let start = std::time::Instant::now();
+    let (mut checked, mut skipped, mut failures) = (0, 0, Vec::new());
+    while checked < limit && start.elapsed().as_secs_f64() < seconds {
+        match runner.checked_lowering_faults(&Case::meet_from_seed(seed)) {
+            Ok(true) => checked += 1,
+            Ok(false) | Err(difftest::Failure { kind: difftest::FailureKind::Translate, backend: None, .. }) => skipped += 1,
+            Err(f) => {
+                eprintln!("seed {seed:#x}: {}", f.detail);
+                failures.push((seed, f));
+                checked += 1;
+            }
+        }
+        seed += 1;
+    }
+    eprintln!("meeting check: {checked} meeting programs faulted as they must ({} did not), {skipped} without meetings skipped", failures.len());
+    assert!(checked > 0);
+    assert!(failures.is_empty(), "{failures:#?}");
 }
 
 fn slice(case_of: fn(u64) -> Case, prefix: &str, default_seed: u64, default_programs: usize) {
@@ -217,18 +265,18 @@ fn the_model_agrees_with_hand_computed_collectives() {
     let c = |c: Coll| Stmt::Coll(c);
     let body = vec![
         // down by 1, clamped to lane 15: lanes 0..14 read lane + 1 (p = true), the rest their own.
-        c(Coll::Shfl { mode: ShflMode::Down, d: 1, p: Some(1), a: 0, b: Src::Imm(1), c: 15 }),
+        c(Coll::Shfl { mode: ShflMode::Down, d: 1, p: Some(1), a: 0, b: Src::Imm(1), c: 15, m: Mask::Full }),
         // idx 3 in segments of 4 lanes (segmask 0x1c, clamp 3): the segment's last lane.
-        c(Coll::Shfl { mode: ShflMode::Idx, d: 2, p: None, a: 0, b: Src::Imm(3), c: 0x1c03 }),
+        c(Coll::Shfl { mode: ShflMode::Idx, d: 2, p: None, a: 0, b: Src::Imm(3), c: 0x1c03, m: Mask::Full }),
         // up by 2, clamp 0: lanes ≥ 2 read lane - 2.
-        c(Coll::Shfl { mode: ShflMode::Up, d: 3, p: None, a: 0, b: Src::Imm(2), c: 0 }),
+        c(Coll::Shfl { mode: ShflMode::Up, d: 3, p: None, a: 0, b: Src::Imm(2), c: 0, m: Mask::Full }),
         Stmt::Ret { g: Guard { p: 2, neg: false } },
         c(Coll::Bar),
-        c(Coll::Match { d: 5, a: 4 }),
-        c(Coll::Vote { mode: VoteMode::Ballot, d: 6, a: Guard { p: 3, neg: false } }),
-        c(Coll::Vote { mode: VoteMode::All, d: 0, a: Guard { p: 3, neg: true } }),
-        c(Coll::Redux { op: ReduxOp::Add, signed: false, d: 4, a: 0 }),
-        c(Coll::Redux { op: ReduxOp::Min, signed: true, d: 7, a: 7 }),
+        c(Coll::Match { d: 5, a: 4, m: Mask::Full }),
+        c(Coll::Vote { mode: VoteMode::Ballot, d: 6, a: Guard { p: 3, neg: false }, m: Mask::Full }),
+        c(Coll::Vote { mode: VoteMode::All, d: 0, a: Guard { p: 3, neg: true }, m: Mask::Full }),
+        c(Coll::Redux { op: ReduxOp::Add, signed: false, d: 4, a: 0, m: Mask::Full }),
+        c(Coll::Redux { op: ReduxOp::Min, signed: true, d: 7, a: 7, m: Mask::Full }),
         c(Coll::Activemask { d: 0 }),
     ];
     let case = Case { program: Program { body, grid: 1, block, funcs: Vec::new() }, input, scratch: vec![0; block as usize * NG] };
@@ -257,7 +305,7 @@ fn the_model_agrees_with_hand_computed_collectives() {
     }
     // A shfl that sources a lane of the partial warp that does not exist is undefined.
     let mut bad = case.clone();
-    bad.program.body = vec![c(Coll::Shfl { mode: ShflMode::Down, d: 1, p: None, a: 0, b: Src::Imm(1), c: 31 })];
+    bad.program.body = vec![c(Coll::Shfl { mode: ShflMode::Down, d: 1, p: None, a: 0, b: Src::Imm(1), c: 31, m: Mask::Full })];
     assert!(bad.expected().is_err());
 }
 
@@ -595,4 +643,136 @@ fn the_model_agrees_with_hand_computed_calls() {
         };
         assert_eq!((o[6], o[7], o[NR + 2], o[NR + 3], e.scratch[t * NG]), want, "thread {t}");
     }
+}
+
+/// The meeting family's programs (`Case::meet_from_seed`) are valid nearly always, and most
+/// of them really meet: some collective completes with lanes at different instructions
+/// (counted by the model); a few never complete (lanes that wait forever: a hang on NVIDIA,
+/// `FAULT_BARRIER_DEADLOCK` here). Prints the counts.
+#[test]
+fn generated_meet_programs_are_valid_and_meet() {
+    let (mut invalid, mut meeting, mut deadlocks, mut meetings) = (Vec::new(), 0, 0, 0);
+    let n = 300u64;
+    for seed in 0..n {
+        match Case::meet_from_seed(seed).expected() {
+            Err(why) => invalid.push((seed, why)),
+            Ok(e) if e.deadlock => deadlocks += 1,
+            Ok(e) => {
+                meeting += usize::from(e.meetings > 0);
+                meetings += e.meetings;
+            }
+        }
+    }
+    eprintln!("meet programs: {n} generated, {} invalid, {deadlocks} never complete, {meeting} meet ({meetings} meetings)", invalid.len());
+    for (seed, why) in &invalid {
+        eprintln!("  invalid {seed}: {why}");
+    }
+    assert!(invalid.len() * 10 <= n as usize, "meet: {} of {n} invalid: {invalid:#?}", invalid.len());
+    assert!(meeting * 2 >= n as usize, "meet: only {meeting} of {n} programs meet");
+    assert!(deadlocks > 0 && deadlocks * 8 <= n as usize, "meet: {deadlocks} of {n} never complete");
+}
+
+/// Prints the PTX of meeting case `PTXCROSS_MEET_SHOW` (a seed) and what the model says of it.
+#[test]
+#[ignore]
+fn show_meet_case() {
+    let seed: u64 = std::env::var("PTXCROSS_MEET_SHOW").ok().and_then(|s| s.parse().ok()).unwrap_or(0);
+    let case = Case::meet_from_seed(seed);
+    println!("{}", case.ptx());
+    match case.expected() {
+        Ok(e) => println!("// grid {} block {}: deadlock {}, {} meetings", case.program.grid, case.program.block, e.deadlock, e.meetings),
+        Err(why) => println!("// invalid: {why}"),
+    }
+}
+
+/// The model's meeting rule (`model::run`, sm_70+: lanes at different collectives of one kind,
+/// qualifiers and membermask meet; exited lanes are not waited for), worked out by hand on one
+/// CTA of 48 threads (a full warp and one of 16 lanes) whose odd and even lanes branch apart.
+#[test]
+fn the_model_meets_collectives_at_different_instructions() {
+    use difftest::program::*;
+    let block = 48u32;
+    let mut input = vec![0u32; block as usize * NIN];
+    let exits = |t: u32| t % 32 == 20 || t % 32 == 9;
+    for t in 0..block {
+        let w = &mut input[t as usize * NIN..(t as usize + 1) * NIN];
+        w[0] = t * 100;
+        w[1] = t * 7 + 1;
+        // %p0: odd t; %p1: t % 3 == 0; %p2: exits.
+        w[NR + 2 * ND] = u32::from(t % 2 == 1) | u32::from(t % 3 == 0) << 1 | u32::from(exits(t)) << 2;
+    }
+    let (p0, p1, p2) = (Guard { p: 0, neg: false }, Guard { p: 1, neg: false }, Guard { p: 2, neg: false });
+    let not = |g: Guard| Guard { p: g.p, neg: !g.neg };
+    let c = Stmt::Coll;
+    let split = |then_: Coll, else_: Coll| Stmt::If { g: p0, then_: vec![c(then_)], else_: vec![c(else_)] };
+    let shfl = |b: u64, a: u8| Coll::Shfl { mode: ShflMode::Idx, d: 2, p: None, a, b: Src::Imm(b), c: 31, m: Mask::Full };
+    let ballot = |a: Guard| Coll::Vote { mode: VoteMode::Ballot, d: 3, a, m: Mask::Full };
+    let redux = |m: u8| Coll::Redux { op: ReduxOp::Add, signed: false, d: 4, a: 0, m: Mask::Reg(m) };
+    let max = |a: u8| Coll::Redux { op: ReduxOp::Max, signed: false, d: 5, a, m: Mask::Full };
+    let xchg = |v: u8| Coll::WarpSync { m: Mask::Reg(0), x: Some(Xchg { v, d: 6, k: 16 }) };
+    let body = vec![
+        // Odd lanes read lane 2, which contributes its own site's %r1; even lanes lane 1's %r0.
+        split(shfl(2, 0), shfl(1, 1)),
+        // One ballot: odd lanes vote %p1, even lanes !%p1.
+        split(ballot(p1), ballot(not(p1))),
+        // Each arm's own lanes as membermask: two sums that never meet.
+        c(Coll::MaskBallot { m: 1, g: Some(p0) }),
+        c(Coll::MaskBallot { m: 2, g: Some(not(p0)) }),
+        split(redux(1), redux(2)),
+        Stmt::Ret { g: p2 },
+        c(Coll::MaskBallot { m: 0, g: None }),
+        // After lanes 9 and 20 exited: the max of %r0 (odd lanes) and %r1 (even ones).
+        split(max(0), max(1)),
+        // Stores %r0 (odd) or %r1, reads lane ^ 16's word where that lane is live.
+        split(xchg(0), xchg(1)),
+    ];
+    let case = Case { program: Program { body, grid: 1, block, funcs: Vec::new() }, input, scratch: vec![0; block as usize * NG] };
+    let e = case.expected().unwrap();
+    assert!(!e.deadlock);
+    // Each warp meets at each of the four if/else pairs without own membermasks, and at the
+    // exchange's second `bar.warp.sync`.
+    assert_eq!(e.meetings, 10);
+    for t in 0..block {
+        let o = &e.out[t as usize * NOUT..(t as usize + 1) * NOUT];
+        let (lane, base) = (t % 32, t / 32 * 32);
+        let warp: Vec<u32> = (base..(base + 32).min(block)).collect();
+        let r0 = |u: u32| u * 100;
+        let r1 = |u: u32| u * 7 + 1;
+        let low = |u: u32| u % 2 == 1;
+        assert_eq!(o[2], if low(t) { r1(base + 2) } else { r0(base + 1) }, "thread {t}: shfl");
+        let want_ballot = warp.iter().filter(|&&u| if low(u) { u % 3 == 0 } else { u % 3 != 0 }).fold(0u32, |m, &u| m | 1 << (u % 32));
+        assert_eq!(o[3], want_ballot, "thread {t}: ballot");
+        assert_eq!(o[4], warp.iter().filter(|&&u| low(u) == low(t)).map(|&u| r0(u)).sum::<u32>(), "thread {t}: redux of its arm");
+        if exits(t) {
+            assert_eq!(o[NOUT - 1], 1, "thread {t} exited");
+            continue;
+        }
+        let live: Vec<u32> = warp.iter().copied().filter(|&u| !exits(u)).collect();
+        assert_eq!(o[5], live.iter().map(|&u| if low(u) { r0(u) } else { r1(u) }).max().unwrap(), "thread {t}: redux.max");
+        let partner = t ^ 16;
+        let stored = |u: u32| if low(u) { r0(u) } else { r1(u) };
+        let want = if partner < block && !exits(partner) { stored(partner) } else { stored(t) };
+        assert_eq!(o[6], want, "thread {t}: exchange across bar.warp.sync (lane {lane})");
+        assert_eq!(o[NOUT - 1], 2, "thread {t}: exit id");
+    }
+    // Qualifiers that differ never meet: a hang on NVIDIA, reported as such.
+    let mut hang = case.clone();
+    hang.program.body = vec![split(ballot(p1), Coll::Vote { mode: VoteMode::Any, d: 3, a: p1, m: Mask::Full })];
+    assert!(hang.expected().unwrap().deadlock);
+    // An else arm without the collective: the then arm's lanes wait for lanes that have left
+    // for a `bar.sync` (a hang), or for their exit (no hang: exited lanes are not waited for).
+    hang.program.body = vec![Stmt::If { g: p0, then_: vec![c(ballot(p1))], else_: vec![] }, c(Coll::Bar)];
+    assert!(hang.expected().unwrap().deadlock);
+    hang.program.body = vec![Stmt::If { g: p0, then_: vec![c(ballot(p1))], else_: vec![] }];
+    let e = hang.expected().unwrap();
+    assert!(!e.deadlock);
+    assert_eq!(e.out[NOUT + 3], (0..32).filter(|u| u % 2 == 1 && u % 3 == 0).fold(0u32, |m, u| m | 1 << u), "thread 1: the ballot of warp 0's odd lanes");
+    // A shfl whose source lane is outside its membermask is undefined (lane 20 is even).
+    let mut bad = case.clone();
+    bad.program.body = vec![
+        c(Coll::MaskBallot { m: 1, g: Some(p0) }),
+        c(Coll::MaskBallot { m: 2, g: Some(not(p0)) }),
+        split(Coll::Shfl { mode: ShflMode::Idx, d: 2, p: None, a: 0, b: Src::Imm(20), c: 31, m: Mask::Reg(1) }, shfl(20, 0)),
+    ];
+    assert!(bad.expected().is_err());
 }

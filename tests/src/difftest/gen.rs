@@ -409,32 +409,21 @@ impl Gen<'_> {
                 // A source lane that has exited is undefined: no shfl after an early `ret`.
                 3..=8 if self.rets == 0 => {
                     let mode = self.rng.pick(&[ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx]);
-                    let b = if self.rng.chance(50) { Src::Imm(self.rng.below(40)) } else { Src::Reg(Reg::R(r(self))) };
-                    let partial = self.block % 32;
-                    let c = if mode == ShflMode::Up || partial == 0 || self.rng.chance(10) {
-                        let seg = self.rng.pick(&[0u32, 0, 0x10, 0x18, 0x1c, 0x1e, 0x1f]);
-                        let any = self.rng.below(32) as u32;
-                        let clamp = if mode == ShflMode::Up { self.rng.pick(&[0, 0, 1, 5]) } else { self.rng.pick(&[31, 31, 7, 15, any]) };
-                        seg << 8 | clamp
-                    } else {
-                        // Clamped to the lanes the partial last warp has (else lanes source
-                        // missing ones: undefined).
-                        partial - 1
-                    };
+                    let (b, c) = shfl_lanes(self.rng, self.block, mode);
                     let p = self.rng.chance(50).then(|| self.rng.below(NP as u64) as u8);
-                    Coll::Shfl { mode, d: r(self), p, a: r(self), b, c }
+                    Coll::Shfl { mode, d: r(self), p, a: r(self), b, c, m: Mask::Full }
                 }
                 9..=12 => {
                     let mode = self.rng.pick(&[VoteMode::All, VoteMode::Any, VoteMode::Uni, VoteMode::Ballot]);
                     let d = if mode == VoteMode::Ballot { r(self) } else { self.rng.below(NP as u64) as u8 };
-                    Coll::Vote { mode, d, a: Guard { p: self.rng.below(NP as u64) as u8, neg: self.rng.chance(30) } }
+                    Coll::Vote { mode, d, a: Guard { p: self.rng.below(NP as u64) as u8, neg: self.rng.chance(30) }, m: Mask::Full }
                 }
                 13..=14 => Coll::Activemask { d: r(self) },
                 15..=17 => {
                     let op = self.rng.pick(&[ReduxOp::Add, ReduxOp::Min, ReduxOp::Max, ReduxOp::And, ReduxOp::Or, ReduxOp::Xor]);
-                    Coll::Redux { op, signed: self.rng.chance(50), d: r(self), a: r(self) }
+                    Coll::Redux { op, signed: self.rng.chance(50), d: r(self), a: r(self), m: Mask::Full }
                 }
-                18..=19 => Coll::Match { d: r(self), a: r(self) },
+                18..=19 => Coll::Match { d: r(self), a: r(self), m: Mask::Full },
                 _ => continue,
             };
         }
@@ -578,4 +567,42 @@ impl Gen<'_> {
         }
         out
     }
+}
+
+/// The lane operand `b` and the clamp and segment mask `c` of a `shfl.sync` that every lane of
+/// its warp runs: any source lane the warp has (§9.7.8.6).
+pub(super) fn shfl_lanes(rng: &mut Rng, block: u32, mode: ShflMode) -> (Src, u32) {
+    let b = if rng.chance(50) { Src::Imm(rng.below(40)) } else { Src::Reg(Reg::R(rng.below(NR as u64) as u8)) };
+    let partial = block % 32;
+    let c = if mode == ShflMode::Up || partial == 0 || rng.chance(10) {
+        let seg = rng.pick(&[0u32, 0, 0x10, 0x18, 0x1c, 0x1e, 0x1f]);
+        let any = rng.below(32) as u32;
+        let clamp = if mode == ShflMode::Up { rng.pick(&[0, 0, 1, 5]) } else { rng.pick(&[31, 31, 7, 15, any]) };
+        seg << 8 | clamp
+    } else {
+        // Clamped to the lanes the partial last warp has (else lanes source missing ones:
+        // undefined).
+        partial - 1
+    };
+    (b, c)
+}
+
+/// Per-thread code without collectives, barriers or exits, at most `stmts` statements (the
+/// meeting family, `meet.rs`, puts its collectives around it).
+pub(super) fn filler(rng: &mut Rng, block: u32, stmts: usize) -> Vec<Stmt> {
+    let mut g = Gen {
+        rng,
+        stmts: MAX_STMTS.saturating_sub(stmts),
+        rets: MAX_RETS,
+        published: 0,
+        block,
+        simt: false,
+        floor: 0,
+        colls: 0,
+        floats: false,
+        xints: false,
+        hx: false,
+        calls: None,
+    };
+    g.block(0, 2, false)
 }

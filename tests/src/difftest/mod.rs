@@ -13,6 +13,10 @@
 //!   collectives (shfl/vote/activemask/redux/match, full membermask) where every non-exited
 //!   thread of the CTA reaches the same sequence of them: the top level, after per-thread
 //!   control flow and early exits, and uniform loops; CTAs of 32–256 threads with partial warps.
+//! - [`meet::meet_program`] (cases from [`Case::meet_from_seed`]) puts sm_80 collectives into
+//!   per-lane control flow, so that lanes of a warp meet at different instructions (§9.7.8.6);
+//!   the model runs each CTA as a per-warp scheduler of the sm_70 rule, and programs whose lanes
+//!   never all arrive must end with `FAULT_BARRIER_DEADLOCK`.
 //! - [`gen::call_program`] (cases from [`Case::call_from_seed`]) puts parts of the program into
 //!   device functions (`calls.rs`): `.param` and `.reg` formals of every width, pointers to the
 //!   caller's memories, direct, indirect, guarded, nested and recursive calls, run twice: with
@@ -29,6 +33,7 @@ pub mod calls;
 pub mod fops;
 pub mod gen;
 pub mod hops;
+pub mod meet;
 pub mod model;
 pub mod program;
 pub mod xops;
@@ -68,6 +73,17 @@ impl Case {
         let grid = 1 + rng.below(3) as u32;
         let block = rng.pick(&[32, 48, 64, 100, 128, 200, 256]);
         let program = gen::simt_program(&mut rng, grid, block);
+        let (input, scratch) = gen::inputs(&mut rng, (grid * block) as usize);
+        Case { program, input, scratch }
+    }
+    /// The meeting case of `seed` ([`meet::meet_program`]: `.target sm_80` collectives in
+    /// per-lane control flow that meet at different instructions): 1–2 CTAs of 32–128 threads,
+    /// partial warps and several warps.
+    pub fn meet_from_seed(seed: u64) -> Case {
+        let mut rng = gen::Rng::new(seed);
+        let grid = 1 + rng.below(2) as u32;
+        let block = rng.pick(&[32, 48, 64, 100, 128]);
+        let program = meet::meet_program(&mut rng, grid, block);
         let (input, scratch) = gen::inputs(&mut rng, (grid * block) as usize);
         Case { program, input, scratch }
     }
@@ -220,31 +236,76 @@ impl Runner {
 
     fn launch(&mut self, case: &Case, program: &ptxcross::Program, backend: Backend, expected: &model::Expected) -> Result<(), Failure> {
         let fail = |kind, detail: String| Failure { backend: Some(backend), inline_budget: None, kind, detail };
+        let launched = self.launch_once(case, program, backend).map_err(|e| fail(FailureKind::Launch, e))?;
+        if expected.deadlock {
+            // Lanes that wait forever: a hang on NVIDIA, a fault here; nothing to compare. Any
+            // other outcome is a `Mismatch` (the minimizer keeps the kind: a program that
+            // faults some other way does not shrink into one that never completes).
+            return match launched {
+                Err(ptxcross::Error::KernelFault { bits, .. }) if bits == ptxcross_lower::abi::FAULT_BARRIER_DEADLOCK => Ok(()),
+                other => Err(fail(
+                    FailureKind::Mismatch,
+                    format!("lanes wait at collectives that never complete: expected FAULT_BARRIER_DEADLOCK, got {:?}", other.map(|_| "a launch that ran through")),
+                )),
+            };
+        }
+        let (out, scratch) = launched.map_err(|e| fail(FailureKind::Launch, e.to_string()))?;
+        compare(&out, &expected.out, NOUT, "out")
+            .or_else(|| compare(&scratch, &expected.scratch, NG, "scratch"))
+            .map_or(Ok(()), |d| Err(fail(FailureKind::Mismatch, d)))
+    }
+
+    /// Launches `case` once: the launch's own result, with the output and scratch words where
+    /// it ran through; `Err` where the buffers could not be set up or read.
+    #[allow(clippy::type_complexity)]
+    fn launch_once(&mut self, case: &Case, program: &ptxcross::Program, backend: Backend) -> Result<Result<(Vec<u32>, Vec<u32>), ptxcross::Error>, String> {
         let n = case.threads();
         let bufs = [vec![0u32; n * NOUT], case.scratch.clone(), case.input.clone()];
         let mut ptrs = Vec::new();
-        for b in &bufs {
-            let p = self.ctx.alloc(b.len() as u64 * 4).map_err(|e| fail(FailureKind::Launch, format!("alloc: {e}")))?;
-            self.ctx.write(p, &crate::launch::bytes(b)).map_err(|e| fail(FailureKind::Launch, format!("write: {e}")))?;
-            ptrs.push(p);
-        }
-        let args: Vec<[u8; 8]> = ptrs.iter().map(|p| p.to_le_bytes()).collect();
-        let arg_refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-        let launched = self.ctx.launch(program, "difftest", [case.program.grid, 1, 1], &arg_refs, backend);
-        let read = |ctx: &Context, i: usize| ctx.read(ptrs[i], bufs[i].len() as u64 * 4).map(|b| crate::launch::words(&b));
-        let result = launched
-            .map_err(|e| fail(FailureKind::Launch, e.to_string()))
-            .and_then(|()| {
-                let out = read(&self.ctx, 0).map_err(|e| fail(FailureKind::Launch, format!("read: {e}")))?;
-                let scratch = read(&self.ctx, 1).map_err(|e| fail(FailureKind::Launch, format!("read: {e}")))?;
-                compare(&out, &expected.out, NOUT, "out")
-                    .or_else(|| compare(&scratch, &expected.scratch, NG, "scratch"))
-                    .map_or(Ok(()), |d| Err(fail(FailureKind::Mismatch, d)))
-            });
+        let ctx = &mut self.ctx;
+        let result = (|| {
+            for b in &bufs {
+                let p = ctx.alloc(b.len() as u64 * 4).map_err(|e| format!("alloc: {e}"))?;
+                ptrs.push(p);
+                ctx.write(p, &crate::launch::bytes(b)).map_err(|e| format!("write: {e}"))?;
+            }
+            let args: Vec<[u8; 8]> = ptrs.iter().map(|p| p.to_le_bytes()).collect();
+            let arg_refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+            if let Err(e) = ctx.launch(program, "difftest", [case.program.grid, 1, 1], &arg_refs, backend) {
+                return Ok(Err(e));
+            }
+            let read = |i: usize| ctx.read(ptrs[i], bufs[i].len() as u64 * 4).map(|b| crate::launch::words(&b)).map_err(|e| format!("read: {e}"));
+            Ok(Ok((read(0)?, read(1)?)))
+        })();
         for p in ptrs {
             let _ = self.ctx.free(p);
         }
         result
+    }
+
+    /// For a case whose lanes really meet ([`model::Expected::meetings`] > 0, no deadlock): its
+    /// translation with the run-time meeting check instead of the CTA barrier scheduler
+    /// (`Meeting::Check`) must fault with `FAULT_WARP_DIVERGED` on SPIR-V, as meeting lanes do
+    /// outside the scheduler; a launch that runs through means the static proof cleared a
+    /// kernel whose lanes meet (`lower/src/meeting.rs`). `Ok(false)`: the case does not meet.
+    pub fn checked_lowering_faults(&mut self, case: &Case) -> Result<bool, Failure> {
+        let expected = case.expected().map_err(|why| Failure { backend: None, inline_budget: None, kind: FailureKind::Translate, detail: why })?;
+        if expected.deadlock || expected.meetings == 0 {
+            return Ok(false);
+        }
+        let file = SourceFile::new("difftest.ptx", case.ptx());
+        let options = LowerOptions { block: Some([case.program.block, 1, 1]), meeting: ptxcross_lower::Meeting::Check, ..Default::default() };
+        let fail = |kind, detail: String| Failure { backend: Some(Backend::Spirv), inline_budget: None, kind, detail };
+        let program = translate::build_program(&file, &options, &[Backend::Spirv], true).map_err(|e| fail(FailureKind::Translate, e.render()))?;
+        let launched = self.launch_once(case, &program, Backend::Spirv);
+        self.gpu.forget_program(program.id());
+        match launched.map_err(|e| fail(FailureKind::Launch, e))? {
+            Err(ptxcross::Error::KernelFault { bits, .. }) if bits == ptxcross_lower::abi::FAULT_WARP_DIVERGED => Ok(true),
+            other => Err(fail(
+                FailureKind::Mismatch,
+                format!("{} meetings; the checked lowering: expected FAULT_WARP_DIVERGED, got {:?}", expected.meetings, other.map(|_| "a launch that ran through")),
+            )),
+        }
     }
 }
 

@@ -30,6 +30,11 @@ use crate::sweep::Expect;
 pub struct Expected {
     pub out: Vec<u32>,
     pub scratch: Vec<u32>,
+    /// Some lanes wait at warp collectives that can never complete (a hang on NVIDIA; ptxcross
+    /// ends such a launch with `FAULT_BARRIER_DEADLOCK`): `out` and `scratch` mean nothing then.
+    pub deadlock: bool,
+    /// Warp collectives completed by lanes at different instructions (sm_70+ meeting).
+    pub meetings: usize,
 }
 
 /// Steps one thread may take before the model calls the program runaway.
@@ -63,6 +68,8 @@ struct Thread {
     d: [u64; ND],
     p: [bool; NP + 1],
     c: [u32; MAX_DEPTH],
+    /// Membermask registers `%m*` (the meeting family).
+    m: [u32; NM],
     local: [u8; NL * 4],
     shrw: [u8; NS * 4],
     pc: usize,
@@ -93,6 +100,8 @@ struct Cta<'a> {
     out: &'a mut [u32],
     ro: [Vec<u32>; NRO],
     published: [bool; NRO],
+    /// `sh_x`: the words of [`Coll::WarpSync`]'s exchanges, one per thread.
+    xch: Vec<u32>,
 }
 
 fn sext(v: u64, bits: u32) -> i128 {
@@ -113,6 +122,7 @@ fn new_thread(tid: u32, gt: u32, input: &[u32]) -> Thread {
         d: [0; ND],
         p: [false; NP + 1],
         c: [0; MAX_DEPTH],
+        m: [u32::MAX; NM],
         local: [0; NL * 4],
         shrw: [0; NS * 4],
         pc: 0,
@@ -150,6 +160,8 @@ impl Thread {
             Src::Reg(Reg::R(i)) => self.r[i as usize] as u64,
             Src::Reg(Reg::D(i)) => self.d[i as usize],
             Src::Reg(Reg::C(i)) => self.c[i as usize] as u64,
+            Src::Reg(Reg::M(i)) => self.m[i as usize] as u64,
+            Src::Reg(Reg::Tid) => self.tid as u64,
             Src::Imm(v) => v,
         };
         v & ty.mask()
@@ -159,6 +171,9 @@ impl Thread {
             Reg::R(i) => self.r[i as usize] = v as u32,
             Reg::D(i) => self.d[i as usize] = v,
             Reg::C(i) => self.c[i as usize] = v as u32,
+            Reg::M(i) => self.m[i as usize] = v as u32,
+            // Read only: the generators never write it.
+            Reg::Tid => {}
         }
     }
     fn guard(&self, g: Option<Guard>) -> bool {
@@ -370,7 +385,13 @@ impl Cta<'_> {
                         }
                     }
                 }
-                Flat::Coll(_) => return Ok(Stop::Barrier),
+                Flat::Coll(c) => {
+                    // The exchange's store comes before its `bar.warp.sync`.
+                    if let Coll::WarpSync { x: Some(x), .. } = c {
+                        self.xch[t.tid as usize] = t.r[x.v as usize];
+                    }
+                    return Ok(Stop::Barrier);
+                }
             }
         }
     }
@@ -874,72 +895,133 @@ fn exec_hx(t: &mut Thread, h: HIns) -> Result<(), String> {
     Ok(())
 }
 
-/// Executes `coll` for the CTA's threads (every non-exited one waits at it), warp by warp.
-fn collective(coll: Coll, threads: &mut [Thread]) -> Result<(), String> {
-    for warp in threads.chunks_mut(32) {
-        // The lanes that take part: non-exited ones (missing lanes of a partial warp are absent).
-        let live: Vec<bool> = (0..32).map(|l| warp.get(l).is_some_and(|t| !t.exited)).collect();
-        let mask = (0..32).filter(|&l| live[l]).fold(0u32, |m, l| m | 1 << l);
-        let snapshot: Vec<(u32, [u32; NR], [bool; NP + 1])> = warp.iter().map(|t| (t.tid, t.r, t.p)).collect();
-        for (lane, t) in warp.iter_mut().enumerate().filter(|(l, _)| live[*l]) {
-            match coll {
-                Coll::Bar => {}
-                Coll::Shfl { mode, d, p, a, b, c } => {
-                    // §9.7.10.6 shfl.sync, the Semantics block as written.
-                    let lane = lane as i64;
-                    let bval = (t.get(b, IntTy::U32) & 31) as i64;
-                    let cval = (c & 31) as i64;
-                    let seg = ((c >> 8) & 31) as i64;
-                    let max_lane = (lane & seg) | (cval & !seg);
-                    let min_lane = lane & seg;
-                    let (j, pval) = match mode {
-                        ShflMode::Up => (lane - bval, lane - bval >= max_lane),
-                        ShflMode::Down => (lane + bval, lane + bval <= max_lane),
-                        ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
-                        ShflMode::Idx => {
-                            let j = min_lane | (bval & !seg);
-                            (j, j <= max_lane)
-                        }
-                    };
-                    let j = if pval { j } else { lane };
-                    if !(0..32).contains(&j) || !live[j as usize] {
-                        return Err(format!("shfl: lane {lane} of thread {} sources lane {j}, which is not active (undefined)", t.tid));
+/// What makes two warp collectives meet (§9.7.8.6 `shfl.sync`, §9.7.12.1 `vote.sync`,
+/// §9.7.12.9 `match.sync`, §9.7.12.10 `redux.sync`: "wait until all non-exited threads
+/// corresponding to membermask have executed [it] with the same qualifiers and same membermask
+/// value"; §9.7.13.2 `bar.warp.sync`: "with the same membermask value"): the opcode and its
+/// qualifiers as printed, never the operands. `None`: `bar.sync`, a CTA barrier.
+fn key(c: &Coll) -> Option<(u8, u8)> {
+    Some(match *c {
+        Coll::Bar => return None,
+        Coll::Shfl { mode, .. } => (1, mode as u8),
+        Coll::Vote { mode, .. } => (2, mode as u8),
+        Coll::MaskBallot { .. } => (2, VoteMode::Ballot as u8),
+        // `.and`/`.or`/`.xor` print `.b32` whatever `signed` says.
+        Coll::Redux { op, signed, .. } => (3, op as u8 * 2 + u8::from(signed && matches!(op, ReduxOp::Add | ReduxOp::Min | ReduxOp::Max))),
+        Coll::Match { .. } => (4, 0),
+        // `bar.warp.sync 0xffffffff; activemask`: its `bar.warp.sync` is one of the kind below.
+        Coll::Activemask { .. } | Coll::WarpSync { .. } => (5, 0),
+    })
+}
+
+/// The membermask of `c` as thread `t` runs it.
+fn membermask(c: &Coll, t: &Thread) -> u32 {
+    let m = match *c {
+        Coll::Shfl { m, .. } | Coll::Vote { m, .. } | Coll::Redux { m, .. } | Coll::Match { m, .. } | Coll::WarpSync { m, .. } => m,
+        Coll::Bar | Coll::Activemask { .. } | Coll::MaskBallot { .. } => Mask::Full,
+    };
+    match m {
+        Mask::Full => u32::MAX,
+        Mask::Reg(k) => t.m[k as usize],
+        Mask::Const(m) => m,
+    }
+}
+
+/// Completes one group of a warp's collectives: `part` (the non-exited lanes of the group's
+/// membermask) all wait, lane `l` at its own collective `at[l]`, each with the same key and
+/// membermask. Each lane contributes its own instruction's operand and computes its result
+/// from its own instruction's operands (sm_70+: lanes at different instructions of one kind
+/// meet, each gets what its own instruction says of the values the others contributed).
+/// `xch`: the warp's exchange words.
+fn complete(warp: &mut [Thread], at: &[Option<Coll>], part: u32, xch: &[u32]) -> Result<(), String> {
+    let lanes = || (0..32usize).filter(move |&l| part >> l & 1 == 1);
+    let value: Vec<u32> = (0..32)
+        .map(|l| match at.get(l).copied().flatten() {
+            Some(Coll::Shfl { a, .. } | Coll::Redux { a, .. } | Coll::Match { a, .. }) if part >> l & 1 == 1 => warp[l].r[a as usize],
+            _ => 0,
+        })
+        .collect();
+    let ballot = lanes()
+        .filter(|&l| match at[l] {
+            Some(Coll::Vote { a, .. }) => warp[l].p[a.p as usize] != a.neg,
+            Some(Coll::MaskBallot { g, .. }) => g.is_none_or(|g| warp[l].p[g.p as usize] != g.neg),
+            _ => false,
+        })
+        .fold(0u32, |m, l| m | 1 << l);
+    for lane in lanes() {
+        let coll = at[lane].expect("a lane of the group waits at a collective");
+        let t = &mut warp[lane];
+        match coll {
+            Coll::Bar => unreachable!("bar.sync is no warp collective"),
+            Coll::Shfl { mode, d, p, b, c, .. } => {
+                // §9.7.8.6 shfl.sync, the Semantics block as written.
+                let lane = lane as i64;
+                let bval = (t.get(b, IntTy::U32) & 31) as i64;
+                let cval = (c & 31) as i64;
+                let seg = ((c >> 8) & 31) as i64;
+                let max_lane = (lane & seg) | (cval & !seg);
+                let min_lane = lane & seg;
+                let (j, pval) = match mode {
+                    ShflMode::Up => (lane - bval, lane - bval >= max_lane),
+                    ShflMode::Down => (lane + bval, lane + bval <= max_lane),
+                    ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
+                    ShflMode::Idx => {
+                        let j = min_lane | (bval & !seg);
+                        (j, j <= max_lane)
                     }
-                    t.r[d as usize] = snapshot[j as usize].1[a as usize];
-                    if let Some(p) = p {
-                        t.p[p as usize] = pval;
-                    }
+                };
+                let j = if pval { j } else { lane };
+                // "results are undefined if a thread sources a register from an inactive thread
+                // or a thread that is not in membermask".
+                if !(0..32).contains(&j) || part >> j & 1 == 0 {
+                    return Err(format!("shfl: lane {lane} of thread {} sources lane {j}, which is not active or not in the membermask (undefined)", t.tid));
                 }
-                Coll::Vote { mode, d, a } => {
-                    // §9.7.14.9 vote.sync: over the non-exited threads of the warp.
-                    let pred = |l: usize| snapshot[l].2[a.p as usize] != a.neg;
-                    let ballot = (0..32).filter(|&l| live[l] && pred(l)).fold(0u32, |m, l| m | 1 << l);
-                    match mode {
-                        VoteMode::Ballot => t.r[d as usize] = ballot,
-                        VoteMode::All => t.p[d as usize] = ballot == mask,
-                        VoteMode::Any => t.p[d as usize] = ballot != 0,
-                        VoteMode::Uni => t.p[d as usize] = ballot == mask || ballot == 0,
-                    }
+                t.r[d as usize] = value[j as usize];
+                if let Some(p) = p {
+                    t.p[p as usize] = pval;
                 }
-                Coll::Activemask { d } => t.r[d as usize] = mask,
-                Coll::Redux { op, signed, d, a } => {
-                    // §9.7.14.12 redux.sync: over the non-exited threads; .add wraps to 32 bits.
-                    let vals = (0..32).filter(|&l| live[l]).map(|l| snapshot[l].1[a as usize]);
-                    t.r[d as usize] = match (op, signed) {
-                        (ReduxOp::Add, _) => vals.fold(0u32, |x, v| x.wrapping_add(v)),
-                        (ReduxOp::Min, false) => vals.min().unwrap_or(0),
-                        (ReduxOp::Max, false) => vals.max().unwrap_or(0),
-                        (ReduxOp::Min, true) => vals.map(|v| v as i32).min().unwrap_or(0) as u32,
-                        (ReduxOp::Max, true) => vals.map(|v| v as i32).max().unwrap_or(0) as u32,
-                        (ReduxOp::And, _) => vals.fold(!0, |x, v| x & v),
-                        (ReduxOp::Or, _) => vals.fold(0, |x, v| x | v),
-                        (ReduxOp::Xor, _) => vals.fold(0, |x, v| x ^ v),
-                    };
+            }
+            // §9.7.12.1 vote.sync: over the non-exited threads of the membermask; "a thread not
+            // specified in membermask will contribute a 0" to the ballot.
+            Coll::Vote { mode, d, .. } => match mode {
+                VoteMode::Ballot => t.r[d as usize] = ballot,
+                VoteMode::All => t.p[d as usize] = ballot == part,
+                VoteMode::Any => t.p[d as usize] = ballot != 0,
+                VoteMode::Uni => t.p[d as usize] = ballot == part || ballot == 0,
+            },
+            Coll::MaskBallot { m, .. } => t.m[m as usize] = ballot,
+            Coll::Activemask { d } => t.r[d as usize] = part,
+            Coll::Redux { op, signed, d, .. } => {
+                // §9.7.12.10 redux.sync: over the non-exited threads of the membermask; .add wraps.
+                let vals = lanes().map(|l| value[l]);
+                t.r[d as usize] = match (op, signed) {
+                    (ReduxOp::Add, _) => vals.fold(0u32, |x, v| x.wrapping_add(v)),
+                    (ReduxOp::Min, false) => vals.min().unwrap_or(0),
+                    (ReduxOp::Max, false) => vals.max().unwrap_or(0),
+                    (ReduxOp::Min, true) => vals.map(|v| v as i32).min().unwrap_or(0) as u32,
+                    (ReduxOp::Max, true) => vals.map(|v| v as i32).max().unwrap_or(0) as u32,
+                    (ReduxOp::And, _) => vals.fold(!0, |x, v| x & v),
+                    (ReduxOp::Or, _) => vals.fold(0, |x, v| x | v),
+                    (ReduxOp::Xor, _) => vals.fold(0, |x, v| x ^ v),
+                };
+            }
+            // §9.7.12.9 match.any.sync: the non-exited lanes of the membermask holding the same value.
+            Coll::Match { d, .. } => {
+                let me = value[lane];
+                t.r[d as usize] = lanes().filter(|&l| value[l] == me).fold(0u32, |m, l| m | 1 << l);
+            }
+            Coll::WarpSync { x, .. } => {
+                // A lane that met the exchange without storing and reading may store again
+                // while a partner reads: a race (§8), not compared.
+                if x.is_some() != lanes().all(|l| matches!(at[l], Some(Coll::WarpSync { x: Some(_), .. }))) {
+                    return Err("a bar.warp.sync of an exchange meets one without (racy)".into());
                 }
-                Coll::Match { d, a } => {
-                    // §9.7.14.10 match.any.sync: the non-exited lanes holding the same value.
-                    let me = t.r[a as usize];
-                    t.r[d as usize] = (0..32).filter(|&l| live[l] && snapshot[l].1[a as usize] == me).fold(0u32, |m, l| m | 1 << l);
+                if let Some(Xchg { d, k, .. }) = x {
+                    // The printed code: lane ^ k's word if that lane is in the membermask.
+                    let mask = membermask(&coll, t);
+                    let partner = lane ^ (k as usize & 31);
+                    let j = if mask >> partner & 1 == 1 { partner } else { lane };
+                    t.r[d as usize] = xch[j];
                 }
             }
         }
@@ -950,6 +1032,22 @@ fn collective(coll: Coll, threads: &mut [Thread]) -> Result<(), String> {
 /// Runs `program` (`flat` = its flattening) on `input` (NIN words per thread) and the initial
 /// scratch words; returns both buffers after the launch, or why the program is not valid PTX
 /// to compare on.
+///
+/// Each CTA runs as a scheduler of the sm_70+ rule: every thread runs until it reaches a
+/// barrier, a collective or its exit; a warp collective completes once every non-exited lane
+/// of its membermask waits at a collective of the same kind, qualifiers and membermask
+/// ([`key`]; lanes at different instructions meet), and a `bar.sync` once every non-exited
+/// thread of the CTA waits at it. Groups that can complete are disjoint and stay complete
+/// whatever else runs, so the order in which they are taken does not change the results.
+/// (The hand-written model of `warp_meeting.rs`, each lane's k-th collective meeting the
+/// others' k-th, is this rule where a warp runs one kind and one membermask; with several, as
+/// here — arms with membermasks of their own, kinds that never meet — it is not.)
+/// Where nothing can move and some thread still waits at a warp collective, the launch would
+/// hang ([`Expected::deadlock`]). Undefined programs (`Err`): a thread not in its own
+/// membermask, a `bar.warp.sync` whose membermask names a lane that exited or does not exist
+/// (§9.7.13.2 waits for "all threads corresponding to membermask", not only the non-exited
+/// ones), `activemask` where the warp's lanes are not all at that instruction (which lanes
+/// run together there is the implementation's choice), threads at different `bar.sync`s.
 pub fn run(program: &Program, flat: &[Flat], input: &[u32], scratch: &[u32]) -> Result<Expected, String> {
     let mut bodies = vec![flat.to_vec()];
     bodies.extend(program.funcs.iter().enumerate().map(|(k, f)| flatten_body(&f.body, Some(k))));
@@ -958,6 +1056,7 @@ pub fn run(program: &Program, flat: &[Flat], input: &[u32], scratch: &[u32]) -> 
     let table: Vec<u8> = input.iter().flat_map(|w| w.to_le_bytes()).collect();
     let mut scratch_bytes: Vec<u8> = scratch.iter().flat_map(|w| w.to_le_bytes()).collect();
     let mut out = vec![0u32; n * NOUT];
+    let (mut deadlock, mut meetings) = (false, 0);
     for cta in 0..program.grid {
         let mut c = Cta {
             block: program.block,
@@ -967,32 +1066,79 @@ pub fn run(program: &Program, flat: &[Flat], input: &[u32], scratch: &[u32]) -> 
             out: &mut out,
             ro: std::array::from_fn(|_| vec![0; program.block as usize]),
             published: [false; NRO],
+            xch: vec![0; program.block.div_ceil(32) as usize * 32],
         };
         let mut threads: Vec<Thread> =
             (0..program.block).map(|tid| new_thread(tid, cta * program.block + tid, input)).collect();
+        // Where each thread waits: the index in `flat` of its `Publish` or `Coll`.
+        let mut waiting: Vec<Option<usize>> = vec![None; threads.len()];
         loop {
-            let mut at_barrier = Vec::new();
-            for t in threads.iter_mut().filter(|t| !t.exited) {
+            for (t, w) in threads.iter_mut().zip(waiting.iter_mut()).filter(|(t, w)| !t.exited && w.is_none()) {
                 if let Stop::Barrier = c.run(t, &code)? {
-                    at_barrier.push(t.pc);
+                    *w = Some(t.pc - 1);
                 }
             }
-            if at_barrier.is_empty() {
+            let coll_at = |w: Option<usize>| match w.map(|pc| &flat[pc]) {
+                Some(Flat::Coll(c)) if *c != Coll::Bar => Some(*c),
+                _ => None,
+            };
+            let mut progress = false;
+            for (wi, warp) in threads.chunks_mut(32).enumerate() {
+                let base = wi * 32;
+                let wait = &mut waiting[base..base + warp.len()];
+                let live = (0..warp.len()).filter(|&l| !warp[l].exited).fold(0u32, |m, l| m | 1 << l);
+                for lane in 0..warp.len() {
+                    let Some(coll) = coll_at(wait[lane]) else { continue };
+                    let (k, m) = (key(&coll), membermask(&coll, &warp[lane]));
+                    if m >> lane & 1 == 0 {
+                        return Err(format!("thread {} runs a collective whose membermask {m:#x} leaves it out (undefined)", warp[lane].tid));
+                    }
+                    let part = m & live;
+                    let same = |l: usize| coll_at(wait[l]).is_some_and(|o| key(&o) == k && membermask(&o, &warp[l]) == m);
+                    if !(0..warp.len()).filter(|&l| part >> l & 1 == 1).all(same) {
+                        continue;
+                    }
+                    if matches!(coll, Coll::WarpSync { .. }) && part != m {
+                        return Err(format!("bar.warp.sync with membermask {m:#x} in a warp whose live lanes are {live:#x} (undefined)"));
+                    }
+                    let pcs: Vec<usize> = (0..warp.len()).filter(|&l| part >> l & 1 == 1).filter_map(|l| wait[l]).collect();
+                    if matches!(coll, Coll::Activemask { .. }) && (part != live || pcs.iter().any(|&p| p != pcs[0])) {
+                        return Err("activemask where the warp's lanes are not all at it".into());
+                    }
+                    meetings += usize::from(pcs.iter().any(|&p| p != pcs[0]));
+                    let at: Vec<Option<Coll>> = (0..warp.len()).map(|l| if part >> l & 1 == 1 { coll_at(wait[l]) } else { None }).collect();
+                    complete(warp, &at, part, &c.xch[base..base + 32])?;
+                    for l in (0..warp.len()).filter(|&l| part >> l & 1 == 1) {
+                        wait[l] = None;
+                    }
+                    progress = true;
+                }
+            }
+            if progress {
+                continue;
+            }
+            let stopped: Vec<usize> = waiting.iter().flatten().copied().collect();
+            if stopped.is_empty() {
                 break;
             }
             let live = threads.iter().filter(|t| !t.exited).count();
-            if at_barrier.len() != live || at_barrier.iter().any(|&pc| pc != at_barrier[0]) {
-                return Err("a barrier or collective that not every non-exited thread of the CTA reaches".into());
+            let at_bar = |pc: usize| matches!(flat[pc], Flat::Publish { .. } | Flat::Coll(Coll::Bar));
+            if stopped.len() == live && stopped.iter().all(|&pc| pc == stopped[0]) && at_bar(stopped[0]) {
+                if let Flat::Publish { region, .. } = flat[stopped[0]] {
+                    c.published[region as usize] = true;
+                }
+                waiting.iter_mut().for_each(|w| *w = None);
+                continue;
             }
-            match flat[at_barrier[0] - 1] {
-                Flat::Publish { region, .. } => c.published[region as usize] = true,
-                Flat::Coll(coll) => collective(coll, &mut threads)?,
-                _ => unreachable!("threads stop only at `Publish` and `Coll`"),
+            if stopped.iter().all(|&pc| at_bar(pc)) {
+                return Err("a barrier that not every non-exited thread of the CTA reaches".into());
             }
+            deadlock = true;
+            break;
         }
     }
     let scratch = scratch_bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-    Ok(Expected { out, scratch })
+    Ok(Expected { out, scratch, deadlock, meetings })
 }
 
 /// The flat bodies of a program (the kernel's, then each function's) and their labels.

@@ -39,6 +39,33 @@ pub enum Reg {
     D(u8),
     /// `%cN`: the loop counter of nesting depth N (`.b32`); only loop frames write it.
     C(u8),
+    /// `%mN`: a membermask (`.b32`) of the meeting family (`meet.rs`); only
+    /// [`Coll::MaskBallot`] writes it, every thread starts with all ones.
+    M(u8),
+    /// `%tx`, the thread's `%tid.x` (read only; the meeting family branches on lanes).
+    Tid,
+}
+
+/// Membermask registers `%m0..` (see [`Reg::M`]).
+pub const NM: usize = 3;
+
+/// The membermask operand of a warp collective: `0xffffffff`, or a `%mN` register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mask {
+    Full,
+    Reg(u8),
+    Const(u32),
+}
+
+/// The shared-memory exchange of a [`Coll::WarpSync`]: `st.shared` of `%rV` into the thread's
+/// word of `sh_x`, the `bar.warp.sync`, then `%rD` = the word of lane `lane ^ k` if that lane is
+/// in the membermask, else the thread's own; [`flatten`] puts a second `bar.warp.sync` after it
+/// (no lane stores again before every partner has read).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Xchg {
+    pub v: u8,
+    pub d: u8,
+    pub k: u8,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -304,17 +331,22 @@ pub enum Stmt {
 pub enum Coll {
     /// `bar.sync 0`.
     Bar,
-    /// `shfl.sync.mode.b32 %rD[|%pP], %rA, b, c, 0xffffffff`.
-    Shfl { mode: ShflMode, d: u8, p: Option<u8>, a: u8, b: Src, c: u32 },
-    /// `vote.sync.{all,any,uni}.pred %pD, {!}%pA` or `vote.sync.ballot.b32 %rD, {!}%pA`.
-    Vote { mode: VoteMode, d: u8, a: Guard },
+    /// `shfl.sync.mode.b32 %rD[|%pP], %rA, b, c, m`.
+    Shfl { mode: ShflMode, d: u8, p: Option<u8>, a: u8, b: Src, c: u32, m: Mask },
+    /// `vote.sync.{all,any,uni}.pred %pD, {!}%pA, m` or `vote.sync.ballot.b32 %rD, {!}%pA, m`.
+    Vote { mode: VoteMode, d: u8, a: Guard, m: Mask },
     /// `bar.warp.sync 0xffffffff; activemask.b32 %rD` (converged first, so the mask is every
     /// non-exited lane of the warp).
     Activemask { d: u8 },
-    /// `redux.sync.op.{u32,s32,b32} %rD, %rA`.
-    Redux { op: ReduxOp, signed: bool, d: u8, a: u8 },
-    /// `match.any.sync.b32 %rD, %rA`.
-    Match { d: u8, a: u8 },
+    /// `redux.sync.op.{u32,s32,b32} %rD, %rA, m`.
+    Redux { op: ReduxOp, signed: bool, d: u8, a: u8, m: Mask },
+    /// `match.any.sync.b32 %rD, %rA, m`.
+    Match { d: u8, a: u8, m: Mask },
+    /// `vote.sync.ballot.b32 %mM, {!}%pG, 0xffffffff` (no guard: a predicate true in every
+    /// thread): the meeting family's membermasks, the live lanes (of a branch).
+    MaskBallot { m: u8, g: Option<Guard> },
+    /// `bar.warp.sync m`, with a shared-memory exchange around it (see [`Xchg`]).
+    WarpSync { m: Mask, x: Option<Xchg> },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -506,7 +538,13 @@ impl Flattener {
                 self.out.push(Flat::Label(skip));
             }
             Stmt::Publish { region, v } => self.out.push(Flat::Publish { region: *region, v: *v }),
-            Stmt::Coll(c) => self.out.push(Flat::Coll(*c)),
+            Stmt::Coll(c) => {
+                self.out.push(Flat::Coll(*c));
+                if let Coll::WarpSync { m, x: Some(_) } = *c {
+                    // The exchange's second `bar.warp.sync`: a collective of its own.
+                    self.out.push(Flat::Coll(Coll::WarpSync { m, x: None }));
+                }
+            }
             Stmt::Call { g, call } => {
                 let depth = super::calls::Depth::of(self.func, call);
                 self.out.push(Flat::Call { g: *g, call: call.clone(), depth });
@@ -544,6 +582,8 @@ pub(super) fn reg(r: Reg) -> String {
         Reg::R(i) => format!("%r{i}"),
         Reg::D(i) => format!("%rd{i}"),
         Reg::C(i) => format!("%c{i}"),
+        Reg::M(i) => format!("%m{i}"),
+        Reg::Tid => "%tx".into(),
     }
 }
 
@@ -649,6 +689,10 @@ pub fn print(program: &Program, flat: &[Flat], name: &str) -> String {
     if !program.funcs.is_empty() {
         let _ = writeln!(w, "{}", super::calls::CALLER_REGS);
     }
+    let meets = meets(flat);
+    if meets {
+        let _ = writeln!(w, "    .reg .b32 %m<{NM}>, %bx, %bxs;\n    .reg .pred %pm;\n    .shared .align 4 .b32 sh_x[{b}];");
+    }
     for k in 0..NRO {
         let _ = writeln!(w, "    .shared .align 8 .b32 sh_ro{k}[{b}];");
     }
@@ -699,6 +743,12 @@ pub fn print(program: &Program, flat: &[Flat], name: &str) -> String {
     if !program.funcs.is_empty() {
         // Device functions reach the thread's local words through a generic pointer.
         let _ = writeln!(w, "    cvta.local.u64 %blg, %bl;");
+    }
+    if meets {
+        for k in 0..NM {
+            let _ = writeln!(w, "    mov.u32 %m{k}, -1;");
+        }
+        let _ = writeln!(w, "    setp.eq.u32 %pm, %tx, %tx;\n    mov.u32 %bxs, sh_x;\n    mad.lo.s32 %bx, %tx, 4, %bxs;");
     }
     if carry {
         // The carry flag starts undefined (§9.7.2): cleared by an addition that cannot carry.
@@ -783,10 +833,35 @@ pub(super) fn print_flat(w: &mut String, f: &Flat, ctx: &Ctx) {
 
 const FULL: &str = "0xffffffff";
 
+fn mask(m: Mask) -> String {
+    match m {
+        Mask::Full => FULL.into(),
+        Mask::Reg(k) => format!("%m{k}"),
+        Mask::Const(m) => format!("{m:#x}"),
+    }
+}
+
+/// Whether a program uses the meeting family's registers and exchange words (`meet.rs`).
+fn meets(flat: &[Flat]) -> bool {
+    flat.iter().any(|f| {
+        matches!(
+            f,
+            Flat::Coll(
+                Coll::MaskBallot { .. }
+                    | Coll::WarpSync { .. }
+                    | Coll::Shfl { m: Mask::Reg(_), .. }
+                    | Coll::Vote { m: Mask::Reg(_), .. }
+                    | Coll::Redux { m: Mask::Reg(_), .. }
+                    | Coll::Match { m: Mask::Reg(_), .. }
+            ) | Flat::Op { ins: Ins::Mov { a: Src::Reg(Reg::M(_)), .. }, .. }
+        )
+    })
+}
+
 fn print_coll(w: &mut String, c: &Coll) {
     let _ = match *c {
         Coll::Bar => writeln!(w, "    bar.sync 0;"),
-        Coll::Shfl { mode, d, p, a, b, c } => {
+        Coll::Shfl { mode, d, p, a, b, c, m } => {
             let mode = match mode {
                 ShflMode::Up => "up",
                 ShflMode::Down => "down",
@@ -794,19 +869,36 @@ fn print_coll(w: &mut String, c: &Coll) {
                 ShflMode::Idx => "idx",
             };
             let p = p.map_or(String::new(), |p| format!("|{}", pred(p)));
-            writeln!(w, "    shfl.sync.{mode}.b32 %r{d}{p}, %r{a}, {}, {c:#x}, {FULL};", src(b, IntTy::U32))
+            writeln!(w, "    shfl.sync.{mode}.b32 %r{d}{p}, %r{a}, {}, {c:#x}, {};", src(b, IntTy::U32), mask(m))
         }
-        Coll::Vote { mode, d, a } => {
+        Coll::Vote { mode, d, a, m } => {
             let a = format!("{}{}", if a.neg { "!" } else { "" }, pred(a.p));
+            let m = mask(m);
             match mode {
-                VoteMode::Ballot => writeln!(w, "    vote.sync.ballot.b32 %r{d}, {a}, {FULL};"),
-                VoteMode::All => writeln!(w, "    vote.sync.all.pred {}, {a}, {FULL};", pred(d)),
-                VoteMode::Any => writeln!(w, "    vote.sync.any.pred {}, {a}, {FULL};", pred(d)),
-                VoteMode::Uni => writeln!(w, "    vote.sync.uni.pred {}, {a}, {FULL};", pred(d)),
+                VoteMode::Ballot => writeln!(w, "    vote.sync.ballot.b32 %r{d}, {a}, {m};"),
+                VoteMode::All => writeln!(w, "    vote.sync.all.pred {}, {a}, {m};", pred(d)),
+                VoteMode::Any => writeln!(w, "    vote.sync.any.pred {}, {a}, {m};", pred(d)),
+                VoteMode::Uni => writeln!(w, "    vote.sync.uni.pred {}, {a}, {m};", pred(d)),
             }
         }
+        Coll::MaskBallot { m, g } => {
+            let a = g.map_or("%pm".to_string(), |g| format!("{}{}", if g.neg { "!" } else { "" }, pred(g.p)));
+            writeln!(w, "    vote.sync.ballot.b32 %m{m}, {a}, {FULL};")
+        }
+        Coll::WarpSync { m, x: None } => writeln!(w, "    bar.warp.sync {};", mask(m)),
+        Coll::WarpSync { m, x: Some(Xchg { v, d, k }) } => {
+            // %t2 = lane ^ k's thread if that lane is in the membermask, else the thread itself.
+            let m = mask(m);
+            writeln!(
+                w,
+                "    st.shared.u32 [%bx], %r{v};\n    bar.warp.sync {m};\n\
+                 \x20   xor.b32 %t2, %tx, {k};\n    and.b32 %t2, %t2, 31;\n    shr.b32 %t3, {m}, %t2;\n    and.b32 %t3, %t3, 1;\n\
+                 \x20   mul.lo.u32 %t3, %t3, {k};\n    xor.b32 %t2, %tx, %t3;\n    shl.b32 %t2, %t2, 2;\n    add.u32 %t2, %t2, %bxs;\n\
+                 \x20   ld.shared.u32 %r{d}, [%t2];"
+            )
+        }
         Coll::Activemask { d } => writeln!(w, "    bar.warp.sync {FULL};\n    activemask.b32 %r{d};"),
-        Coll::Redux { op, signed, d, a } => {
+        Coll::Redux { op, signed, d, a, m } => {
             let (op, ty) = match op {
                 ReduxOp::Add => ("add", if signed { "s32" } else { "u32" }),
                 ReduxOp::Min => ("min", if signed { "s32" } else { "u32" }),
@@ -815,9 +907,9 @@ fn print_coll(w: &mut String, c: &Coll) {
                 ReduxOp::Or => ("or", "b32"),
                 ReduxOp::Xor => ("xor", "b32"),
             };
-            writeln!(w, "    redux.sync.{op}.{ty} %r{d}, %r{a}, {FULL};")
+            writeln!(w, "    redux.sync.{op}.{ty} %r{d}, %r{a}, {};", mask(m))
         }
-        Coll::Match { d, a } => writeln!(w, "    match.any.sync.b32 %r{d}, %r{a}, {FULL};"),
+        Coll::Match { d, a, m } => writeln!(w, "    match.any.sync.b32 %r{d}, %r{a}, {};", mask(m)),
     };
 }
 
