@@ -16,7 +16,7 @@
 
 use super::half::Rounding;
 use crate::function::FnLower;
-use crate::ir::{BinaryOp, CmpOp, Const, Operand, Ty, UnaryOp};
+use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Operand, Ty, UnaryOp};
 
 /// Bits a result carries below its 24-bit significand before rounding (guard and round); the
 /// remainder of the long division / square root is the sticky bit.
@@ -107,6 +107,35 @@ impl FnLower {
         let tiny = self.cmp(CmpOp::LeS, Ty::U32, be, u(0));
         let finite = self.un(UnaryOp::Not, Ty::Bool, special);
         self.bin(BinaryOp::And, Ty::Bool, tiny, finite)
+    }
+
+    /// Whether the exact product a·b of the f32 `a`, `b` is below 2^-126 in magnitude (zero
+    /// included), as `flush_tiny_f32_product`'s f64 test decides it: false where either is
+    /// infinite or NaN. With 24-bit significands sa, sb and biased exponents ea, eb
+    /// (`f32_significand`), |a·b| = sa·sb · 2^(ea+eb−300) and sa·sb ∈ [2^46, 2^48), so with
+    /// k = ea + eb it is tiny iff sa·sb < 2^(174−k): always for k ≤ 126, never for k ≥ 128,
+    /// and for k = 127 iff sa·sb < 2^47, i.e. its high 32 bits are below 2^15. A zero operand
+    /// has significand 0 and a small k: tiny, as 0 is.
+    pub(super) fn f32_product_tiny_on_integers(&mut self, a: Operand, b: Operand) -> Operand {
+        let u = FnLower::u32c;
+        let and = |x: &mut Self, p: Operand, q: Operand| x.bin(BinaryOp::And, Ty::Bool, p, q);
+        let ab = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
+        let bb = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, b);
+        let am = self.bin(BinaryOp::And, Ty::U32, ab, u(0x7fff_ffff));
+        let bm = self.bin(BinaryOp::And, Ty::U32, bb, u(0x7fff_ffff));
+        let a_finite = self.cmp(CmpOp::LtU, Ty::U32, am, u(0x7f80_0000));
+        let b_finite = self.cmp(CmpOp::LtU, Ty::U32, bm, u(0x7f80_0000));
+        let finite = and(self, a_finite, b_finite);
+        let (sa, ea) = self.f32_significand(am);
+        let (sb, eb) = self.f32_significand(bm);
+        let k = self.bin(BinaryOp::Add, Ty::U32, ea, eb);
+        let below = self.cmp(CmpOp::LtS, Ty::U32, k, u(127));
+        let at = self.cmp(CmpOp::Eq, Ty::U32, k, u(127));
+        let hi = self.bin(BinaryOp::MulHiU, Ty::U32, sa, sb);
+        let small = self.cmp(CmpOp::LtU, Ty::U32, hi, u(1 << 15));
+        let at_small = and(self, at, small);
+        let tiny = self.bin(BinaryOp::Or, Ty::Bool, below, at_small);
+        and(self, tiny, finite)
     }
 
     /// |a| / |b| rounded in `mode` with the sign `sign` (bits of the f32 magnitudes `am`, `bm`,

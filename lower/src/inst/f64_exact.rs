@@ -422,10 +422,19 @@ impl FnLower {
     /// bits innocuous (Boldo & Melquiond, see `fma`). Slow, but exact on any device.
     /// (Emitted once per kernel as a function, see `FnLower::outlined`.)
     pub fn f32_fma_on_integers(&mut self, a: Operand, b: Operand, c: Operand) -> Operand {
-        self.outlined("f32_fma_int", &[a, b, c], &[Ty::F32, Ty::F32, Ty::F32], Ty::F32, |s, x| s.f32_fma_on_integers_inline(x[0], x[1], x[2]))
+        self.outlined("f32_fma_int", &[a, b, c], &[Ty::F32, Ty::F32, Ty::F32], Ty::F32, |s, x| s.f32_fma_on_integers_inline(x[0], x[1], x[2], false))
     }
 
-    fn f32_fma_on_integers_inline(&mut self, a: Operand, b: Operand, c: Operand) -> Operand {
+    /// `fma.rn.ftz.f32` on integers: `f32_fma_on_integers` with the tininess rule of the f64
+    /// path (`flush_tiny_product(odd, F32, true)` in `float`): a sum rounded to odd below
+    /// 2^-126·(1 − 2^-25) rounds, with an unbounded exponent, below the least normal and
+    /// becomes a zero of its sign. Finite nonnegative f64 values order as their bits, so the
+    /// comparison of magnitudes is one of integers (NaN and infinity bits lie above).
+    pub fn f32_fma_ftz_on_integers(&mut self, a: Operand, b: Operand, c: Operand) -> Operand {
+        self.outlined("f32_fma_ftz_int", &[a, b, c], &[Ty::F32, Ty::F32, Ty::F32], Ty::F32, |s, x| s.f32_fma_on_integers_inline(x[0], x[1], x[2], true))
+    }
+
+    fn f32_fma_on_integers_inline(&mut self, a: Operand, b: Operand, c: Operand, flush_tiny: bool) -> Operand {
         let widen = |s: &mut Self, x: Operand| {
             let bits = s.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, x);
             s.f32_bits_to_f64_bits(bits)
@@ -446,6 +455,15 @@ impl FnLower {
         let not_nan = self.un(UnaryOp::Not, Ty::Bool, rz_nan);
         let set_odd = self.bin(BinaryOp::And, Ty::Bool, inexact, not_nan);
         let to_odd = self.select(Ty::U64, set_odd, odd, rz);
+        let to_odd = if flush_tiny {
+            let bound = (2f64.powi(-126) * (1.0 - 2f64.powi(-25))).to_bits();
+            let mag = self.and64(to_odd, !SIGN);
+            let tiny = self.cmp(CmpOp::LtU, Ty::U64, mag, FnLower::u64c(bound));
+            let zero = self.and64(to_odd, SIGN);
+            self.select(Ty::U64, tiny, zero, to_odd)
+        } else {
+            to_odd
+        };
         let bits = self.f64_bits_to_f32_bits_rn(to_odd);
         self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, bits)
     }

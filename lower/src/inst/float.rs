@@ -153,9 +153,13 @@ impl FnLower {
                     // `.ftz`: a result tiny after rounding with an unbounded exponent is flushed
                     // (observed on an NVIDIA H200, driver 580: 0x00800000 × 0x3f7fffff + 0 gives
                     // +0); the rounded-to-odd f64 sum decides that exactly.
-                    let odd = self.f32_fma_to_odd(a, b, c);
-                    let odd = self.flush_tiny_product(odd, F32, true);
-                    self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd)
+                    if self.no_float64 {
+                        self.f32_fma_ftz_on_integers(a, b, c)
+                    } else {
+                        let odd = self.f32_fma_to_odd(a, b, c);
+                        let odd = self.flush_tiny_product(odd, F32, true);
+                        self.convert(ConvertOp::FloatToFloat, Ty::F64, Ty::F32, odd)
+                    }
                 } else if self.flushed_f32 && ty == Ty::F32 {
                     self.f32_arith_flushed("fma", &[a, b, c])
                 } else {
@@ -579,12 +583,17 @@ impl FnLower {
     /// below 2^-126, gives +0 in every rounding mode), while add/sub/fma decide after rounding.
     /// The f32 product is exact in f64, so `r` (the rounded product) becomes a signed zero when
     /// |a·b| < 2^-126 there.
+    /// Without f64 (`no_float64`) the same test runs on integers (`f32_product_tiny_on_integers`).
     fn flush_tiny_f32_product(&mut self, a: Operand, b: Operand, r: Operand) -> Operand {
-        let wa = self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, a);
-        let wb = self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, b);
-        let p = self.bin(BinaryOp::FMul, Ty::F64, wa, wb);
-        let p = self.flush_tiny_product(p, F32, false);
-        let tiny = self.cmp(CmpOp::FEq, Ty::F64, p, Operand::Const(crate::ir::Const::F64(0)));
+        let tiny = if self.no_float64 {
+            self.f32_product_tiny_on_integers(a, b)
+        } else {
+            let wa = self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, a);
+            let wb = self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, b);
+            let p = self.bin(BinaryOp::FMul, Ty::F64, wa, wb);
+            let p = self.flush_tiny_product(p, F32, false);
+            self.cmp(CmpOp::FEq, Ty::F64, p, Operand::Const(crate::ir::Const::F64(0)))
+        };
         // The sign from the operands' bits, not from `r`, which a flushing device may have
         // made a zero of either sign.
         let ab = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, a);
