@@ -71,6 +71,16 @@ impl FnLower {
                         let bits = self.int64_to_float_bits(v, ptx_types::is_signed(st), fmt, Rounding::Nearest);
                         self.convert(ConvertOp::Bitcast, bty, to, bits)
                     }
+                    // Without f64 (`no_float64`), to f32: rounded on the integer widened to 64
+                    // bits (exactly), as 64-bit sources are just below; the same correctly
+                    // rounded value as through f64.
+                    Some(r @ ("rz" | "rm" | "rp")) if from == Ty::U32 && to == Ty::F32 && self.no_float64 => {
+                        let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
+                        let signed = ptx_types::is_signed(st);
+                        let wide = self.resize(v, Ty::U32, Ty::U64, signed);
+                        let bits = self.int64_to_float_bits(wide, signed, F32, mode);
+                        self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, bits)
+                    }
                     // A 32-bit integer is exact in f64: widening is exact, narrowing rounds once.
                     Some(r @ ("rz" | "rm" | "rp")) if from == Ty::U32 => {
                         let mode = Rounding::from_modifier(r).unwrap_or(Rounding::Nearest);
