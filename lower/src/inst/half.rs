@@ -342,6 +342,11 @@ impl FnLower {
         if (clamp.satfinite || clamp.relu) && half_format(dt).is_none() {
             return Err(Diagnostic::new("`.relu`/`.satfinite` need a half-precision destination", span));
         }
+        // §9.7.10.20 lists `.relu` for half destinations only with .f32 sources (ptxas, CUDA 13,
+        // refuses `cvt.rn.relu.f16.s32`, `.bf16.f16`, `.f16.f64`: "Unexpected instruction types").
+        if clamp.relu && st != ScalarType::F32 {
+            return Err(Diagnostic::new(format!("`.relu` on `{}`: a conversion to a half type takes `.relu` only from .f32 (§9.7.10.20)", m.name()), span));
+        }
         let packed = matches!(dt, ScalarType::F16x2 | ScalarType::Bf16x2);
         if packed || matches!(st, ScalarType::F16x2 | ScalarType::Bf16x2) {
             if !packed || st != ScalarType::F32 {
