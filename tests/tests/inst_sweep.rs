@@ -539,6 +539,61 @@ fn f32_div_rcp_sqrt_correctly_rounded_without_f64() {
     div_rcp_sqrt_sweep(Some(no_64), &["rn"], SAMPLES);
 }
 
+/// `mul.ftz.f32` and `fma.rn.ftz.f32` flush a result tiny before rounding (mul) or after
+/// rounding with an unbounded exponent (fma); without 64-bit floats that test runs on integers
+/// (`lower`'s `f32_product_tiny_on_integers`, `f32_fma_ftz_on_integers`). Under `no_float64`
+/// and `split_int64`, both backends, against rustc_apfloat with the spec's `.ftz` rule
+/// (`fref::arith_f32`), over the edge table, random operands and products and sums that
+/// straddle 2^-126. Each kernel must translate without f64 (`refuse_float64`).
+#[test]
+fn f32_mul_fma_ftz_without_f64() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let flushed_f32 = ptxcross::Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
+    let options = [
+        LowerOptions { no_float64: true, flushed_f32, ..LowerOptions::default() },
+        LowerOptions { split_int64: true, flushed_f32, ..LowerOptions::default() },
+    ];
+    let mut rng = Rng(71);
+    // a·b within a factor 2 of 2^-126 (normal and subnormal operands), either sign.
+    let near = |rng: &mut Rng| {
+        let sign = |rng: &mut Rng| (rng.next_u64() & 1) << 31;
+        let ea = rng.next_u64() % 200 + 27;
+        let eb = 127 + (rng.next_u64() % 3) as i64 - ea as i64;
+        let a = sign(rng) | (ea << 23) | (rng.next_u64() & 0x7f_ffff);
+        let b = if eb >= 1 { sign(rng) | ((eb as u64) << 23) | (rng.next_u64() & 0x7f_ffff) } else { sign(rng) | (rng.next_u64() & 0x7f_ffff) };
+        if rng.next_u64() & 1 == 0 { [a, b] } else { [b, a] }
+    };
+    let mut inputs2 = f32_rows(2, 72);
+    let mut inputs3 = {
+        let mut r = Rng(73);
+        rows(3, &f32_edges(), 1 << 15, SAMPLES, &mut || r.next_u64() & 0xffff_ffff)
+    };
+    for _ in 0..SAMPLES {
+        inputs2.extend(near(&mut rng));
+        inputs3.extend(near(&mut rng));
+        // c: zero, a tiny normal or subnormal, or one that cancels most of a normal product.
+        let c = match rng.next_u64() % 4 {
+            0 => (rng.next_u64() & 1) << 31,
+            1 => (rng.next_u64() & 0x8000_0000) | (rng.next_u64() & 0x00ff_ffff),
+            _ => rng.next_u64() & 0xffff_ffff,
+        };
+        inputs3.push(c);
+    }
+    for (i, name) in ["mul.ftz.f32", "mul.rn.ftz.f32", "mul.rn.ftz.sat.f32", "fma.rn.ftz.f32", "fma.rn.ftz.sat.f32"].into_iter().enumerate() {
+        let op = if name.starts_with("mul") { "mul" } else { "fma" };
+        let sat = name.contains(".sat");
+        let (srcs, inputs): (&[&str], _) = if op == "fma" { (&["f32", "f32", "f32"], &inputs3) } else { (&["f32", "f32"], &inputs2) };
+        for o in [&options[i % 2], &options[(i + 1) % 2]] {
+            let variant = Variant::inst(name, "f32", srcs);
+            let file = ptxcross_frontend::SourceFile::new("sweep.ptx", variant.ptx());
+            let module = ptxcross::translate::frontend(&file, o).unwrap_or_else(|e| panic!("`{name}` does not translate: {e}"));
+            ptxcross::translate::refuse_float64(&module).unwrap_or_else(|e| panic!("`{name}`: {e}"));
+            let reference = move |a: &[u64]| vec![fref::arith_f32(op, rustc_apfloat::Round::NearestTiesToEven, a, true, sat)];
+            sweep_one_with(variant, inputs, &reference, o.clone());
+        }
+    }
+}
+
 /// The no-f64 path over many more random operands (each mode, `.ftz` or not):
 ///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test inst_sweep f32_div_rcp_sqrt_without_f64_long -- --ignored --nocapture
 #[test]
@@ -1192,11 +1247,54 @@ fn cvt_int64_to_float_every_rounding() {
             modes.iter().map(|r| fref::cvt_f32_from(src, round_of(r), a[0])).collect()
         });
     }
-    let relu = Variant { body: "cvt.rz.relu.bf16.s64 %d0, %s0;".into(), srcs: vec!["s64"], dsts: vec!["bf16"] };
-    sweep_one(relu, &one, &|a| {
-        let r = fref::cvt_from_int64("bf16", true, rustc_apfloat::Round::TowardZero, a[0]);
-        vec![Expect::Bits(if (a[0] as i64) < 0 { 0 } else { r })]
-    });
+}
+
+/// `cvt.{rz,rm,rp}.f32.{u32,s32}` round through f64 where it exists; without it (`lower`'s
+/// `no_float64`, `split_int64`) on the integer widened to 64 bits. Ties and near-ties above
+/// 2^24, the edge table and random values, both backends, against rustc_apfloat; each kernel
+/// must translate without f64 (`refuse_float64`).
+#[test]
+fn cvt_int32_to_f32_directed_without_f64() {
+    use ptxcross_tests::ptx_ref::half::round_of;
+    let mut rng = Rng(111);
+    let mut ints: Vec<u64> = U32_EDGES.iter().map(|&x| x as u64).collect();
+    for k in 24..32 {
+        for d in [0u64, 1, 2, 3, 5] {
+            let x = (1u64 << k) + (d << (k - 24));
+            ints.extend([x & 0xffff_ffff, (x + 1) & 0xffff_ffff, (x - 1) & 0xffff_ffff, x.wrapping_neg() & 0xffff_ffff]);
+        }
+    }
+    ints.extend((0..SAMPLES).map(|_| rng.next_u64() & 0xffff_ffff));
+    let options = [LowerOptions { no_float64: true, ..LowerOptions::default() }, LowerOptions { split_int64: true, ..LowerOptions::default() }];
+    let modes = ["rz", "rm", "rp"];
+    for (i, src) in ["u32", "s32"].into_iter().enumerate() {
+        for o in [&options[i], &options[1 - i]] {
+            let body = modes.iter().enumerate().map(|(k, r)| format!("cvt.{r}.f32.{src} %d{k}, %s0;")).collect::<Vec<_>>().join("\n    ");
+            let v = Variant { body, srcs: vec![src], dsts: vec!["f32"; 3] };
+            let module = ptxcross::translate::frontend(&ptxcross_frontend::SourceFile::new("sweep.ptx", v.ptx()), o).unwrap_or_else(|e| panic!("{e}"));
+            ptxcross::translate::refuse_float64(&module).unwrap_or_else(|e| panic!("cvt.f32.{src}: {e}"));
+            sweep_one_with(v, &ints, &move |a| modes.iter().map(|r| fref::cvt_f32_from(src, round_of(r), a[0])).collect(), o.clone());
+        }
+    }
+}
+
+/// `.relu` on a conversion to a half type takes only .f32 sources (§9.7.10.20; ptxas of CUDA 13
+/// refuses the others, "Unexpected instruction types specified for 'cvt'"): refused, naming
+/// the instruction's position.
+#[test]
+fn cvt_relu_from_non_f32_refused() {
+    for (dst, src) in [("bf16", "s64"), ("f16", "s32"), ("bf16", "u16"), ("bf16", "f16"), ("f16", "f64")] {
+        let body = format!("cvt.rz.relu.{dst}.{src} %d0, %s0;");
+        let v = Variant { body: body.clone(), srcs: vec![src], dsts: vec![dst] };
+        let text = v.ptx();
+        let (line, col) = text.lines().enumerate().find_map(|(i, l)| l.find("cvt.rz.relu").map(|c| (i + 1, c + 1))).unwrap();
+        let file = ptxcross_frontend::SourceFile::new("relu.ptx", text);
+        let err = match ptxcross::translate::frontend(&file, &LowerOptions::default()) {
+            Ok(_) => panic!("`{body}` translated"),
+            Err(e) => e.to_string(),
+        };
+        assert!(err.contains(&format!("relu.ptx:{line}:{col}")) && err.contains("`.relu`"), "`{body}`: {err}");
+    }
 }
 
 /// `cvt.pack.sat` (§9.7.10.21), every destination type, and `.sat` on half → integer `cvt`
