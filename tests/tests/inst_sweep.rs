@@ -1301,7 +1301,7 @@ fn cvt_relu_from_non_f32_refused() {
             Ok(_) => panic!("`{body}` translated"),
             Err(e) => e.to_string(),
         };
-        assert!(err.contains(&format!("relu.ptx:{line}:{col}")) && err.contains("`.relu`"), "`{body}`: {err}");
+        assert!(err.contains(&format!("relu.ptx:{line}:{col}: invalid: `.relu`")), "`{body}`: {err}");
     }
 }
 

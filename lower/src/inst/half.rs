@@ -10,7 +10,7 @@
 //! rounds once.
 
 use super::{operands, Mods};
-use crate::function::{unsupported, FnLower, LResult};
+use crate::function::{invalid, unsupported, FnLower, LResult};
 use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Operand, Ty, UnaryOp};
 use ptxcross_frontend::ast::{ScalarType, Span};
 use ptxcross_frontend::Diagnostic;
@@ -345,7 +345,7 @@ impl FnLower {
         // §9.7.10.20 lists `.relu` for half destinations only with .f32 sources (ptxas, CUDA 13,
         // refuses `cvt.rn.relu.f16.s32`, `.bf16.f16`, `.f16.f64`: "Unexpected instruction types").
         if clamp.relu && st != ScalarType::F32 {
-            return Err(Diagnostic::new(format!("`.relu` on `{}`: a conversion to a half type takes `.relu` only from .f32 (§9.7.10.20)", m.name()), span));
+            return Err(invalid(format!("`.relu` on `{}`: a conversion to a half type takes `.relu` only from .f32 (§9.7.10.20)", m.name()), span));
         }
         let packed = matches!(dt, ScalarType::F16x2 | ScalarType::Bf16x2);
         if packed || matches!(st, ScalarType::F16x2 | ScalarType::Bf16x2) {
