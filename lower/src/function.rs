@@ -125,7 +125,8 @@ pub struct FnLower {
     pub inst_span: Option<Span>,
     pub fence_site: Option<Span>,
     /// Per instruction lowered: the variables it created (`first..end`) and its span (a
-    /// `--split-int64` refusal names the instruction whose temporary it could not split).
+    /// `--split-int64` refusal names the instruction whose temporary it could not split; kept
+    /// under `split_int64` only).
     pub inst_vars: Vec<(u32, u32, Span)>,
     /// Where `ret` goes: `None` in a kernel (the thread finishes); inside a device function,
     /// the call site's continuation (inlined) or the function's epilogue (stack-called).
@@ -906,7 +907,8 @@ impl FnLower {
     /// then read or write it as another type (`mov.f32` moves the bits).
     pub fn check_operand(&self, op: &ast::Operand, t: ScalarType, check: Check) -> LResult<()> {
         if let OperandKind::Symbol { name, component } = &op.kind {
-            let key = component.as_deref().map_or_else(|| name.to_string(), |c| vector_element_name(name, c));
+            // No copy of the name for a plain register (`mov`'s destination, on every `mov`).
+            let key: std::borrow::Cow<str> = component.as_deref().map_or(name.as_str().into(), |c| vector_element_name(name, c).into());
             if let Some(Symbol::Reg { ty, .. }) = self.lookup(&key) {
                 operand_fits(name, *ty, t, check, op.span)?;
             }

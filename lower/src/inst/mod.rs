@@ -117,7 +117,10 @@ impl FnLower {
         let outer = self.inst_span.replace(inst.span);
         let first_var = self.vars.len() as u32;
         let lowered = self.instruction_unnamed(inst);
-        self.inst_vars.push((first_var, self.vars.len() as u32, inst.span));
+        if self.split_int64 {
+            // Only a `--split-int64` refusal reads it (`kernel::finish_kernel`).
+            self.inst_vars.push((first_var, self.vars.len() as u32, inst.span));
+        }
         self.inst_span = outer;
         lowered.map_err(|mut d| {
             if d.message.contains(crate::function::INSTRUCTION) {
