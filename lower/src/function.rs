@@ -169,6 +169,9 @@ pub struct FnLower {
     /// Variables holding an `activemask` result (the lanes of the warp running that block
     /// together), for `meeting` (`Site::member_is_active`).
     pub active_masks: Vec<VarId>,
+    /// Global loads that may be broadcast from one lane of the warp, and those that are
+    /// (`warp_loads`).
+    pub warp_loads: crate::warp_loads::WarpLoads,
     /// Instructions lowered so far (`FnLower::instruction`), and the block and number of the
     /// last full-CTA `bar.sync` lowered outside the scheduler: `ld.shared` right after it reads
     /// one value in every thread (`FnLower::ld`).
@@ -285,6 +288,7 @@ impl FnLower {
             warp_results: Vec::new(),
             cta_results: Vec::new(),
             active_masks: Vec::new(),
+            warp_loads: Default::default(),
             inst_serial: 0,
             cta_barrier_at: None,
             uniform_shared_loads: false,

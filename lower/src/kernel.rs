@@ -112,21 +112,30 @@ fn lower_body(
     exchange_in_scratch: bool,
 ) -> LResult<Lowered> {
     let everywhere = options.meeting == crate::Meeting::CheckEverywhere;
-    let lower_body_in = |scheduler, meet_checks| lower_body_in(module, f, globals, functions, options, scheduler, meet_checks, exchange_in_scratch);
-    let mut plain = lower_body_in(false, everywhere)?;
+    let lower_body_in =
+        |scheduler, meet_checks, broadcast| lower_body_in(module, f, globals, functions, options, scheduler, meet_checks, exchange_in_scratch, broadcast);
+    let mut plain = lower_body_in(false, everywhere, Vec::new())?;
     let hard = plain.0.needs_scheduler.is_some();
     let mut meet = false;
-    if !hard && !everywhere && may_meet(&mut plain.0, f).is_some() {
-        // Collectives that may meet at different instructions: lowered again with the
-        // run-time meeting check (`meeting`), the fallback of the scheduler's lowering, where
-        // they meet.
-        plain = lower_body_in(false, true)?;
-        meet = matches!(options.meeting, crate::Meeting::Meet | crate::Meeting::MeetAlways) && meets_across_instructions(module);
+    if !hard && !everywhere && may_meet(&mut plain.0, f, false).is_some() {
+        match with_warp_loads(&mut plain.0, f, |spans| lower_body_in(false, false, spans)) {
+            // Cleared with some loads given to whole warps (`warp_loads`).
+            Some(body) => plain = body,
+            None => {
+                // `PTXCROSS_MEETING_WHY=1`: where and why the proof stops.
+                may_meet(&mut plain.0, f, true);
+                // Collectives that may meet at different instructions: lowered again with the
+                // run-time meeting check (`meeting`), the fallback of the scheduler's lowering,
+                // where they meet.
+                plain = lower_body_in(false, true, Vec::new())?;
+                meet = matches!(options.meeting, crate::Meeting::Meet | crate::Meeting::MeetAlways) && meets_across_instructions(module);
+            }
+        }
     }
     if !hard && !plain.0.register_count && !meet {
         return Ok(Lowered::Plain(Box::new(plain)));
     }
-    let scheduled = lower_body_in(true, false).and_then(|mut body| {
+    let scheduled = lower_body_in(true, false, Vec::new()).and_then(|mut body| {
         if let (false, false, Some(p)) = (hard, meet, body.0.sched.points.iter().find(|p| p.collective)) {
             // Only register counts asked for the scheduler: a kernel with warp collectives
             // keeps today's lowering (much faster; a count naming fewer warps than the CTA
@@ -160,12 +169,34 @@ fn sm_version(module: &ast::Module) -> Option<u32> {
     v.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().ok()
 }
 
+/// The body lowered again with the loads that clear its collectives given to whole warps
+/// (`warp_loads`), where the proof then clears it; `fl`: the body lowered without meeting
+/// checks, whose proof failed.
+fn with_warp_loads(fl: &mut FnLower, f: &ast::Function, relower: impl Fn(Vec<ast::Span>) -> LResult<Body>) -> Option<Body> {
+    let wl = &fl.warp_loads;
+    if wl.candidates.is_empty() {
+        return None;
+    }
+    let cfg = crate::cfg::Cfg { blocks: std::mem::take(&mut fl.blocks), entry: fl.entry };
+    let first = crate::warp_loads::first_accesses(&cfg, wl);
+    let loads: Vec<_> = first.iter().map(|&i| (wl.candidates[i].site, wl.candidates[i].results.clone())).collect();
+    let chosen = crate::meeting::broadcasts_clearing(&cfg, &fl.vars, fl.block, &fl.collective_sites, &fl.warp_results, &fl.cta_results, &loads);
+    fl.blocks = cfg.blocks;
+    let chosen: Vec<usize> = chosen?.into_iter().map(|k| first[k]).collect();
+    let chosen = crate::warp_loads::closed_in_blocks(wl, &chosen);
+    if chosen.is_empty() {
+        return None;
+    }
+    let mut body = relower(chosen.iter().map(|&i| wl.candidates[i].site.span).collect()).ok()?;
+    may_meet(&mut body.0, f, false).is_none().then_some(body)
+}
+
 /// The first warp collective of a body lowered without meeting checks that
-/// `meeting::may_meet` cannot clear.
-fn may_meet(fl: &mut FnLower, f: &ast::Function) -> Option<ast::Span> {
+/// `meeting::may_meet` cannot clear; `explain`: print why with `PTXCROSS_MEETING_WHY=1`.
+fn may_meet(fl: &mut FnLower, f: &ast::Function, explain: bool) -> Option<ast::Span> {
     let cfg = crate::cfg::Cfg { blocks: std::mem::take(&mut fl.blocks), entry: fl.entry };
     // `PTXCROSS_MEETING_WHY=1`: where and why the proof stops (docs/simt.md's census).
-    let explain = std::env::var_os("PTXCROSS_MEETING_WHY").is_some_and(|v| v == "1");
+    let explain = explain && std::env::var_os("PTXCROSS_MEETING_WHY").is_some_and(|v| v == "1");
     let found = crate::meeting::may_meet(&cfg, &fl.vars, fl.block, &fl.collective_sites, &fl.warp_results, &fl.cta_results, explain);
     fl.blocks = cfg.blocks;
     let (span, why) = found?;
@@ -185,6 +216,7 @@ fn lower_body_in(
     scheduler: bool,
     meet_checks: bool,
     exchange_in_scratch: bool,
+    broadcast: Vec<ast::Span>,
 ) -> LResult<Body> {
     let block = options.block.or_else(|| reqntid(f)).unwrap_or_else(|| default_block(f));
     check_block_directives(f, block)?;
@@ -208,6 +240,8 @@ fn lower_body_in(
     fl.scheduler = scheduler;
     fl.meet_checks = meet_checks && !scheduler;
     fl.uniform_shared_loads = !scheduler && has_waiting_collectives(module);
+    fl.warp_loads.record = fl.uniform_shared_loads && !fl.meet_checks && broadcast.is_empty();
+    fl.warp_loads.broadcast = broadcast;
     fl.exchange_in_scratch = exchange_in_scratch;
 
     // Parameters.
@@ -620,7 +654,13 @@ pub(crate) fn lower_statements(
                 fl.terminate(crate::cfg::Terminator::Jump(n), n);
             }
             Statement::Var(d) => declare(d, fl, offsets)?,
-            Statement::Instruction(i) if i.opcode.name == "call" => fl.with_fault_site(i, |fl| call::lower_call(i, fl, calls))?,
+            Statement::Instruction(i) if i.opcode.name == "call" => {
+                // The callee may access memory (`warp_loads`).
+                if fl.warp_loads.record {
+                    fl.warp_loads.ordering_points.push((fl.cur, fl.inst_serial));
+                }
+                fl.with_fault_site(i, |fl| call::lower_call(i, fl, calls))?
+            }
             Statement::Instruction(i) => fl.with_fault_site(i, |fl| fl.instruction(i))?,
             Statement::Block(inner, _) => {
                 fl.scopes.push(Scope::default());

@@ -43,6 +43,7 @@ mod scheduler;
 mod simt;
 pub mod threads;
 mod warp_layout;
+mod warp_loads;
 pub mod structurize;
 
 use ptxcross_frontend::{ast, Diagnostic, SourceFile};

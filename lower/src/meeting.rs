@@ -117,6 +117,10 @@ pub struct Site {
     /// Unguarded, with a membermask that is `activemask`'s result taken earlier in the same
     /// block (`FnLower::active_mask_here`): its membermask's lanes are those running it.
     pub member_is_active: bool,
+    /// A value that must be the same in the lanes running it together: the address of a
+    /// load broadcast from one lane (`warp_loads`). Such a site passes only as the first kind
+    /// (block, guard and this operand at most per warp), never by the other rules.
+    pub uniform: Option<Operand>,
 }
 
 /// A variable holding a collective's result that is the same in every lane executing it
@@ -138,6 +142,10 @@ enum V {
     Unset,
     /// The same in every lane of the CTA.
     Cta,
+    /// The u32 constant `k` in every lane of the CTA (a constant, or an operation of `%tid.x`
+    /// whose result is the same for every `%tid.x` of the block, such as nvcc's
+    /// `%tid.x >> 31` in a signed division by 32).
+    Known(u32),
     /// The same in every lane of each warp.
     Warp,
     /// `%tid.x + c` (u32, wrapping), where each warp's lanes hold 32 consecutive `%tid.x`
@@ -150,7 +158,7 @@ enum V {
 /// lanes (2).
 fn level(v: V) -> u8 {
     match v {
-        V::Unset | V::Cta => 0,
+        V::Unset | V::Cta | V::Known(_) => 0,
         V::Warp => 1,
         V::Tid(_) | V::Divergent => 2,
     }
@@ -161,6 +169,7 @@ fn join(a: V, b: V) -> V {
         (x, y) if x == y => x,
         (V::Unset, x) | (x, V::Unset) => x,
         (V::Tid(_), _) | (_, V::Tid(_)) | (V::Divergent, _) | (_, V::Divergent) => V::Divergent,
+        (V::Cta | V::Known(_), V::Cta | V::Known(_)) => V::Cta,
         _ => V::Warp,
     }
 }
@@ -198,9 +207,25 @@ struct Analysis<'a> {
 impl Analysis<'_> {
     fn op(&self, o: &Operand) -> V {
         match o {
+            Operand::Const(Const::U32(k)) => V::Known(*k),
             Operand::Const(_) => V::Cta,
             Operand::Var(v) => self.vals[v.index()],
         }
+    }
+
+    /// `o` as a u32 constant, where it is one in every lane.
+    fn known(&self, o: &Operand) -> Option<u32> {
+        match self.op(o) {
+            V::Known(k) => Some(k),
+            _ => None,
+        }
+    }
+
+    /// `f(%tid.x + c)` where it is the same value for every `%tid.x` of the block.
+    fn same_for_every_tid(&self, c: u32, f: impl Fn(u32) -> Option<u32>) -> Option<u32> {
+        let nx = self.tid_x?;
+        let first = f(c)?;
+        (0..nx).all(|x| f(x.wrapping_add(c)) == Some(first)).then_some(first)
     }
 
     /// Whether `f(%tid.x + c)` gives one value across each warp (`None` from `f`: unknown).
@@ -243,26 +268,30 @@ impl Analysis<'_> {
             }
             Expr::Builtin(Builtin::SubgroupInvocationId) => V::Divergent,
             Expr::Builtin(_) => V::Cta,
-            Expr::Binary { op, ty: Ty::U32, lhs, rhs } => match (self.op(lhs), rhs) {
-                (V::Tid(c), Operand::Const(Const::U32(k))) => match op {
-                    BinaryOp::Add => V::Tid(c.wrapping_add(*k)),
-                    BinaryOp::Sub => V::Tid(c.wrapping_sub(*k)),
-                    _ if self.per_warp_uniform(c, |x| binary_u32(*op, x, *k).map(u64::from)) => V::Warp,
-                    _ => V::Divergent,
+            Expr::Binary { op, ty: Ty::U32, lhs, rhs } => match (self.op(lhs), self.known(rhs)) {
+                (V::Known(l), Some(k)) => binary_u32(*op, l, k).map_or(V::Cta, V::Known),
+                (V::Tid(c), Some(k)) => match op {
+                    BinaryOp::Add => V::Tid(c.wrapping_add(k)),
+                    BinaryOp::Sub => V::Tid(c.wrapping_sub(k)),
+                    _ => match self.same_for_every_tid(c, |x| binary_u32(*op, x, k)) {
+                        Some(r) => V::Known(r),
+                        None if self.per_warp_uniform(c, |x| binary_u32(*op, x, k).map(u64::from)) => V::Warp,
+                        None => V::Divergent,
+                    },
                 },
                 _ => plain(all(&[lhs, rhs])),
             },
             Expr::Binary { lhs, rhs, .. } => plain(all(&[lhs, rhs])),
-            Expr::Compare { op, ty: Ty::U32, lhs, rhs } => match (self.op(lhs), self.op(rhs), lhs, rhs) {
-                (V::Tid(c), _, _, Operand::Const(Const::U32(k))) => {
-                    if self.per_warp_uniform(c, |x| compare_u32(*op, x, *k).map(u64::from)) {
+            Expr::Compare { op, ty: Ty::U32, lhs, rhs } => match (self.op(lhs), self.op(rhs), self.known(lhs), self.known(rhs)) {
+                (V::Tid(c), _, _, Some(k)) => {
+                    if self.per_warp_uniform(c, |x| compare_u32(*op, x, k).map(u64::from)) {
                         V::Warp
                     } else {
                         V::Divergent
                     }
                 }
-                (_, V::Tid(c), Operand::Const(Const::U32(k)), _) => {
-                    if self.per_warp_uniform(c, |x| compare_u32(*op, *k, x).map(u64::from)) {
+                (_, V::Tid(c), Some(k), _) => {
+                    if self.per_warp_uniform(c, |x| compare_u32(*op, k, x).map(u64::from)) {
                         V::Warp
                     } else {
                         V::Divergent
@@ -382,9 +411,45 @@ pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], re
     if sites.is_empty() {
         return None;
     }
-    let n = cfg.blocks.len();
-    // Blocks from which a collective is reachable (the lanes there are not spent).
-    let mut live = vec![false; n];
+    let live = live_blocks(cfg, sites);
+    let ipdom = cfg.immediate_post_dominators();
+    let pairs: Vec<(usize, Operand)> = results.iter().map(|r| (r.site, r.member)).collect();
+    let facts = Facts { cfg, vars, block, sites, results, pairs: &pairs, cta_results, live: &live, ipdom: &ipdom };
+    let (a, block_lvl) = facts.solve(None);
+    let graph = Graph { cfg, live: &live, ipdom: &ipdom, block_lvl: &block_lvl };
+    let i = (0..sites.len()).find(|&i| !facts.clears(&a, &graph, i))?;
+    let why = explain.then(|| why(&facts, &a, &block_lvl, &graph, i));
+    Some((sites[i].span, why))
+}
+
+/// Which loads of `loads` (sites of loads that could be broadcast from one lane of the warp,
+/// `warp_loads`, each with `uniform` its address, and the variables holding their values)
+/// the proof would clear as broadcasts, when with them broadcast every collective of `sites`
+/// clears too ([`may_meet`] of the kernel lowered with those loads broadcast); `None`
+/// otherwise. A load whose block, address or guard may differ across a warp is left out
+/// (its value stays per lane).
+pub fn broadcasts_clearing(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], results: &[WarpResult], cta_results: &[VarId], loads: &[(Site, Vec<VarId>)]) -> Option<Vec<usize>> {
+    let all: Vec<Site> = sites.iter().copied().chain(loads.iter().map(|(s, _)| *s)).collect();
+    let mut all_results = results.to_vec();
+    for (k, (s, vs)) in loads.iter().enumerate() {
+        all_results.extend(vs.iter().map(|&var| WarpResult { var, member: s.member, site: sites.len() + k, ballot: None }));
+    }
+    let live = live_blocks(cfg, &all);
+    let ipdom = cfg.immediate_post_dominators();
+    let pairs: Vec<(usize, Operand)> = all_results.iter().map(|r| (r.site, r.member)).collect();
+    let facts = Facts { cfg, vars, block, sites: &all, results: &all_results, pairs: &pairs, cta_results, live: &live, ipdom: &ipdom };
+    let (a, block_lvl) = facts.solve(None);
+    let graph = Graph { cfg, live: &live, ipdom: &ipdom, block_lvl: &block_lvl };
+    if !(0..sites.len()).all(|i| facts.clears(&a, &graph, i)) {
+        return None;
+    }
+    let chosen: Vec<usize> = (0..loads.len()).filter(|&k| a.site_ok[sites.len() + k]).collect();
+    (!chosen.is_empty()).then_some(chosen)
+}
+
+/// Blocks from which a collective of `sites` is reachable (the lanes there are not spent).
+fn live_blocks(cfg: &Cfg, sites: &[Site]) -> Vec<bool> {
+    let mut live = vec![false; cfg.blocks.len()];
     for s in sites {
         live[s.node] = true;
     }
@@ -398,16 +463,7 @@ pub fn may_meet(cfg: &Cfg, vars: &[VarInfo], block: [u32; 3], sites: &[Site], re
             }
         }
     }
-    let ipdom = cfg.immediate_post_dominators();
-    let pairs: Vec<(usize, Operand)> = results.iter().map(|r| (r.site, r.member)).collect();
-    let facts = Facts { cfg, vars, block, sites, results, pairs: &pairs, cta_results, live: &live, ipdom: &ipdom };
-    let (a, block_lvl) = facts.solve(None);
-    let graph = Graph { cfg, live: &live, ipdom: &ipdom, block_lvl: &block_lvl };
-    let i = sites.iter().enumerate().position(|(i, s)| {
-        !a.site_ok[i] && !s.member_is_active && !graph.members_all_run_it(&a, s) && !graph.guard_holds_members(&a, s) && !facts.ballot_mask_follows_lanes(i)
-    })?;
-    let why = explain.then(|| why(&facts, &a, &block_lvl, &graph, i));
-    Some((sites[i].span, why))
+    live
 }
 
 /// What [`may_meet`] works from: the kernel, its collectives, and facts of its CFG.
@@ -504,7 +560,10 @@ impl<'a> Facts<'a> {
                     stack.extend(cfg.blocks[s].term.successors());
                 }
             }
-            let fine: Vec<bool> = sites.iter().map(|s| block_lvl[s.node] <= 1 && guard_level(&a, s.guard) <= 1).collect();
+            let fine: Vec<bool> = sites
+                .iter()
+                .map(|s| block_lvl[s.node] <= 1 && guard_level(&a, s.guard) <= 1 && s.uniform.is_none_or(|o| level(a.op(&o)) <= 1))
+                .collect();
             for (ok, fine) in a.site_ok.iter_mut().zip(fine) {
                 if *ok && !fine {
                     *ok = false;
@@ -516,6 +575,16 @@ impl<'a> Facts<'a> {
             }
         }
         (a, block_lvl)
+    }
+
+    /// Whether collective `i` passes by one of the rules (module comment). A broadcast load's
+    /// site (`Site::uniform`) passes only by the first: its address must be the same across
+    /// the lanes that run it together.
+    fn clears(&self, a: &Analysis, graph: &Graph, i: usize) -> bool {
+        let s = &self.sites[i];
+        a.site_ok[i]
+            || (s.uniform.is_none()
+                && (s.member_is_active || graph.members_all_run_it(a, s) || graph.guard_holds_members(a, s) || self.ballot_mask_follows_lanes(i)))
     }
 
     /// The third way a collective passes (CUB's decoupled look-back): a `vote.ballot` whose

@@ -683,6 +683,7 @@ impl FnLower {
         let uniform = self.reads_one_value_after_barrier(&place);
         let ty = value_ty(t).unwrap_or(Ty::U32);
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
+        let warp_address = self.warp_load_address(m, space, &place, raw_ty);
         // One result variable per element, filled in whichever window the address is in.
         let mut results: Vec<_> = dests.iter().map(|_| self.new_var(raw_ty, "loaded")).collect();
         let n = results.len() as u32;
@@ -706,6 +707,17 @@ impl FnLower {
             for r in &mut results {
                 let Operand::Var(v) = self.cta_result(raw_ty, Operand::Var(*r)) else { unreachable!("a variable") };
                 *r = v;
+            }
+        }
+        if let Some(address) = warp_address {
+            if self.warp_loads.broadcast.contains(&m.inst.span) {
+                for r in &mut results {
+                    let Operand::Var(v) = self.broadcast_first_lane(Operand::Var(*r), address, m.inst.span) else { unreachable!("a variable") };
+                    *r = v;
+                }
+            } else {
+                let site = crate::warp_loads::site(self.cur, m.inst.span, address);
+                self.warp_loads.add_candidate(crate::warp_loads::Candidate { site, serial: self.inst_serial, results: results.clone() });
             }
         }
         self.vector_elements_agree(d, t)?;
@@ -774,6 +786,21 @@ impl FnLower {
             && self.emit_stack.len() == 1
             && self.cta_barrier_at == Some((self.cur, self.inst_serial.wrapping_sub(1)))
             && self.known_u32(*off).is_some()
+    }
+
+    /// The address of an `ld` that may be given to the whole warp (`warp_loads`): `.global` or
+    /// `.const`, weak, unguarded, of 32-bit words or narrower, in a lowering that records such
+    /// loads or broadcasts some.
+    fn warp_load_address(&self, m: &Mods, space: Space, place: &Place, raw_ty: Ty) -> Option<Operand> {
+        let wl = &self.warp_loads;
+        let strong = ["acquire", "relaxed", "volatile", "mmio"].iter().any(|q| m.has(q));
+        if !(wl.record || !wl.broadcast.is_empty()) || strong || raw_ty != Ty::U32 || self.inst_guard.is_some() || self.emit_stack.len() != 1 {
+            return None;
+        }
+        match (space, place) {
+            (Space::Global | Space::Const, Place::Fixed(Memory::Heap, a) | Place::Global(a)) => Some(*a),
+            _ => None,
+        }
     }
 
     /// `st{.ss}{.cop}{.vec}.type [a], b`.

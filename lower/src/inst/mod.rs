@@ -133,6 +133,9 @@ impl FnLower {
     fn instruction_unnamed(&mut self, inst: &Instruction) -> LResult<()> {
         let op = inst.opcode.name.as_str();
         self.inst_serial += 1;
+        if self.warp_loads.record && crate::warp_loads::orders_memory(inst) {
+            self.warp_loads.ordering_points.push((self.cur, self.inst_serial));
+        }
         // Control transfers shape the CFG themselves, guard included.
         match op {
             "bra" | "ret" | "exit" | "brx" | "trap" => return self.control(inst),

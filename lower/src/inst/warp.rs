@@ -429,7 +429,7 @@ impl FnLower {
             _ => crate::meeting::Guard::Unknown,
         };
         let member_is_active = matches!(guard, crate::meeting::Guard::None) && self.active_mask_here(member);
-        self.collective_sites.push(crate::meeting::Site { node: self.cur, span, guard, member, member_is_active });
+        self.collective_sites.push(crate::meeting::Site { node: self.cur, span, guard, member, member_is_active, uniform: None });
         self.meet_checks
     }
 
@@ -614,13 +614,7 @@ impl FnLower {
             self.native_shuffle(a, j, m.inst.span)
         } else {
             self.meet_check(view.exec, member, m.inst.span);
-            let wbase = view.values[0];
-            let base = self.warp_scratch(m.inst.span);
-            let i = self.bin(BinaryOp::Add, Ty::U32, wbase, j);
-            let i = self.bin(BinaryOp::Add, Ty::U32, i, u(base));
-            let r = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: i });
-            self.warp_finish(m.inst.span);
-            r
+            self.published_value(&view, j, m.inst.span)
         };
         // `shfl.idx` from a constant lane with no segment (c's bits 8-12 clear) and the lane
         // within the clamp (b ≤ c's bits 0-4): every lane reads lane `b`'s value (§9.7.10.6:
@@ -638,6 +632,46 @@ impl FnLower {
             }
             _ => self.write(d, ScalarType::B32, r),
         }
+    }
+
+    /// The value lane `j` (0..32) published in `view` (a `shfl`), then the collective's end.
+    fn published_value(&mut self, view: &WarpView, j: Operand, span: ast::Span) -> Operand {
+        let base = self.warp_scratch(span);
+        let i = self.bin(BinaryOp::Add, Ty::U32, view.values[0], j);
+        let i = self.bin(BinaryOp::Add, Ty::U32, i, FnLower::u32c(base));
+        let r = self.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: i });
+        self.warp_finish(span);
+        r
+    }
+
+    /// A load's `value` given to the whole warp (`warp_loads`): every lane gets the value of the
+    /// lowest lane of its warp executing this with it, as `shfl.sync.idx` from that lane with
+    /// the full membermask would give. A collective site for the static proof (`meeting`),
+    /// which must show `address` and the block the same across each warp's lanes.
+    pub(super) fn broadcast_first_lane(&mut self, value: Operand, address: Operand, span: ast::Span) -> Operand {
+        let member = FnLower::u32c(u32::MAX);
+        self.meet_site(member, span);
+        if let Some(site) = self.collective_sites.last_mut() {
+            site.uniform = Some(address);
+        }
+        let lowest = |s: &mut FnLower, lanes: Operand| {
+            // The lowest set bit, then its index (`lanes` holds the lane running this).
+            let neg = s.un(UnaryOp::Neg, Ty::U32, lanes);
+            let bit = s.bin(BinaryOp::And, Ty::U32, lanes, neg);
+            let clz = s.value(Ty::U32, Expr::Unary { op: UnaryOp::CountLeadingZeros, ty: Ty::U32, arg: bit });
+            s.bin(BinaryOp::Sub, Ty::U32, FnLower::u32c(31), clz)
+        };
+        let r = if self.native_warps {
+            let lanes = self.native_participants(member, span);
+            let j = lowest(self, lanes);
+            self.native_shuffle(value, j, span)
+        } else {
+            let view = self.warp_publish_reading(value, Operand::Const(crate::ir::Const::Bool(false)), member, span, WarpRead::Flags);
+            let lanes = self.lanes_with(&view, 0);
+            let j = lowest(self, lanes);
+            self.published_value(&view, j, span)
+        };
+        self.warp_result(Ty::U32, r, member)
     }
 
     /// `vote.sync.{all,any,uni}.pred d, a, membermask` / `vote.sync.ballot.b32 d, a, membermask`.
