@@ -1245,3 +1245,120 @@ fn loops_of_reductions_in_a_row_meet_in_one_warp_ctas() {
     }
     assert!(verdicts.iter().all(|(_, v)| *v == Verdict::Pass), "{verdicts:#?}");
 }
+
+/// CUB's segmented reduction in small (`lower/src/warp_loads.rs`; block 64, one segment per
+/// CTA): `begin[ctaid]`/`end[ctaid]` loaded, a branch on the segment's size, then a strided loop
+/// and `redux.sync.add` (more than 64 elements) or one element per lane and a
+/// `shfl.sync.bfly` sum. Thread t of CTA c writes its warp's sum and the `end` it read to
+/// `out[2(64c + t)]`, `out[2(64c + t) + 1]`. With `race` ≠ 0, thread 37 (warp 1) of each CTA
+/// first sets the next CTA's `end` to that CTA's `begin + race`, while that CTA may be reading
+/// it.
+const SEGMENTED_SUM: &str = ".version 8.5\n.target sm_80\n.address_size 64\n\
+.visible .entry segmented_sum(.param .u64 out, .param .u64 begin, .param .u64 end, .param .u64 data, .param .u32 race)\n{\n\
+    .reg .pred %p<8>;\n    .reg .b32 %r<32>;\n    .reg .b64 %rd<16>;\n\
+    ld.param.u64 %rd1, [out];\n    ld.param.u64 %rd2, [begin];\n    ld.param.u64 %rd3, [end];\n    ld.param.u64 %rd4, [data];\n\
+    ld.param.u32 %r20, [race];\n    mov.u32 %r1, %tid.x;\n    mov.u32 %r2, %ctaid.x;\n    mul.wide.u32 %rd5, %r2, 4;\n\
+    add.s64 %rd6, %rd2, %rd5;\n    ld.global.u32 %r3, [%rd6];\n    add.s64 %rd7, %rd3, %rd5;\n    ld.global.u32 %r4, [%rd7];\n\
+    setp.ne.u32 %p5, %r20, 0;\n    setp.eq.u32 %p6, %r1, 37;\n    and.pred %p5, %p5, %p6;\n    @!%p5 bra NO_RACE;\n\
+    mov.u32 %r21, %nctaid.x;\n    add.u32 %r22, %r2, 1;\n    rem.u32 %r22, %r22, %r21;\n    mul.wide.u32 %rd12, %r22, 4;\n\
+    add.s64 %rd13, %rd2, %rd12;\n    ld.global.u32 %r23, [%rd13];\n    add.u32 %r24, %r23, %r20;\n    add.s64 %rd14, %rd3, %rd12;\n\
+    st.global.u32 [%rd14], %r24;\nNO_RACE:\n\
+    sub.s32 %r5, %r4, %r3;\n    mov.u32 %r6, 0;\n    setp.gt.s32 %p1, %r5, 64;\n    @%p1 bra LARGE;\n\
+    setp.lt.s32 %p2, %r1, %r5;\n    @!%p2 bra SMALL_SUM;\n    add.s32 %r7, %r3, %r1;\n    mul.wide.s32 %rd8, %r7, 4;\n\
+    add.s64 %rd9, %rd4, %rd8;\n    ld.global.u32 %r6, [%rd9];\nSMALL_SUM:\n\
+    shfl.sync.bfly.b32 %r8, %r6, 16, 31, -1;\n    add.s32 %r6, %r6, %r8;\n    shfl.sync.bfly.b32 %r8, %r6, 8, 31, -1;\n    add.s32 %r6, %r6, %r8;\n\
+    shfl.sync.bfly.b32 %r8, %r6, 4, 31, -1;\n    add.s32 %r6, %r6, %r8;\n    shfl.sync.bfly.b32 %r8, %r6, 2, 31, -1;\n    add.s32 %r6, %r6, %r8;\n\
+    shfl.sync.bfly.b32 %r8, %r6, 1, 31, -1;\n    add.s32 %r6, %r6, %r8;\n    bra.uni STORE;\n\
+LARGE:\n    add.s32 %r7, %r3, %r1;\nLOOP:\n    setp.ge.s32 %p3, %r7, %r4;\n    @%p3 bra LARGE_SUM;\n    mul.wide.s32 %rd8, %r7, 4;\n\
+    add.s64 %rd9, %rd4, %rd8;\n    ld.global.u32 %r8, [%rd9];\n    add.s32 %r6, %r6, %r8;\n    add.s32 %r7, %r7, 64;\n    bra.uni LOOP;\n\
+LARGE_SUM:\n    redux.sync.add.u32 %r6, %r6, -1;\n\
+STORE:\n    shl.b32 %r25, %r2, 6;\n    add.u32 %r25, %r25, %r1;\n    mul.wide.u32 %rd10, %r25, 8;\n    add.s64 %rd11, %rd1, %rd10;\n\
+    st.global.v2.u32 [%rd11], {%r6, %r4};\n    ret;\n}\n";
+
+/// `SEGMENTED_SUM` where lanes 0-2 of each warp exit first (so the lowest lane executing the
+/// loads is lane 3) and the small arm sums with `redux.sync.add` (its bfly shuffles would read
+/// exited lanes, §9.7.8.6: unpredictable).
+fn segmented_sum_with_exits() -> String {
+    let mut text = SEGMENTED_SUM.to_string();
+    for k in [16, 8, 4, 2, 1] {
+        // Each shuffle adds 0 instead; the first one becomes the sum.
+        let shfl = format!("shfl.sync.bfly.b32 %r8, %r6, {k}, 31, -1;");
+        assert!(text.contains(&shfl));
+        let sum = if k == 16 { "redux.sync.add.u32 %r6, %r6, -1;\n    " } else { "" };
+        text = text.replace(&shfl, &format!("{sum}mov.u32 %r8, 0;"));
+    }
+    let entry = "mov.u32 %r2, %ctaid.x;\n";
+    assert!(text.contains(entry));
+    text.replace(entry, &format!("{entry}    and.b32 %r26, %r1, 31;\n    setp.lt.u32 %p7, %r26, 3;\n    @%p7 exit;\n"))
+}
+
+/// The sum warp `w` of `segmented_sum` computes for a segment `begin..end` of `data` (written
+/// from the kernel's arms: signed size and bounds as `setp.*.s32` compares them), over its
+/// lanes from `first`.
+fn segmented_sum_reference(data: &[u32], begin: u32, end: u32, w: usize, first: usize) -> u32 {
+    let (b, e) = (begin as i32, end as i32);
+    let lanes = 32 * w as i32 + first as i32..32 * w as i32 + 32;
+    if e.wrapping_sub(b) > 64 {
+        lanes.flat_map(|t| (b + t..e).step_by(64)).fold(0u32, |s, i| s.wrapping_add(data[i as usize]))
+    } else {
+        lanes.filter(|&t| t < e.wrapping_sub(b)).fold(0u32, |s, t| s.wrapping_add(data[(b + t) as usize]))
+    }
+}
+
+/// A segmented reduction shaped like CUB's (`SEGMENTED_SUM`): the proof clears it once its two
+/// offset loads, per CTA and before any store of the thread, are given to whole warps
+/// (`lower/src/warp_loads.rs`): no meeting check, not scheduled (before, like CUB's 12, it ran in
+/// the CTA barrier scheduler). On both backends, the device's translation and the simulated
+/// native lowering, 6 CTAs with segments of 10, 190, 64, 1, 0 and 135 elements give the sums
+/// computed here. Then the race: thread 37 of each CTA rewrites the next CTA's `end` during the
+/// launch (sizes become 100, crossing the branch), 4 launches per program and backend; each
+/// warp must read one value, the old `end` or the new one (all its lanes agree, as one NVIDIA
+/// load per lane could give), and sum its segment accordingly. The same where lanes 0-2 of each
+/// warp exit first ([`segmented_sum_with_exits`]: the value comes from lane 3).
+#[test]
+fn segment_offsets_loaded_once_per_warp_clear_the_check_and_survive_a_race() {
+    let name = "segmented_sum.ptx";
+    let with_exits = segmented_sum_with_exits();
+    for text in [SEGMENTED_SUM, &with_exits] {
+        assert_eq!(lowered(name, text, [64, 1, 1], "segmented_sum", ptxcross_lower::Meeting::Check).map(|c| c.0), [0, 0]);
+        assert_eq!(scheduled(name, text, [64, 1, 1], "segmented_sum"), [false; 2]);
+    }
+    let Some(gpu) = gpu() else { return };
+    let begin: [u32; 6] = [0, 10, 200, 264, 265, 265];
+    let end: [u32; 6] = [10, 200, 264, 265, 265, 400];
+    let race = 100u32;
+    let data: Vec<u32> = words(0x5e6_5eed).map(|x| x & 0xffff).take(600).collect();
+    for (text, first) in [(SEGMENTED_SUM, 0), (with_exits.as_str(), 3)] {
+        let programs = [
+            ("device", program_of(name, text, [64, 1, 1], "segmented_sum")),
+            ("simulated native", simulated_native_program_of(name, text, [64, 1, 1], "segmented_sum")),
+        ];
+        for (path, program) in &programs {
+            for backend in Backend::ALL {
+                for (race, launches) in [(0, 1), (race, 4)] {
+                    for _ in 0..launches {
+                        let mut run = Run::new(&gpu);
+                        let out = run.zeros(6 * 64 * 8);
+                        let (b, e, d) = (run.buffer(&u32s(&begin)), run.buffer(&u32s(&end)), run.buffer(&u32s(&data)));
+                        let args: [&[u8]; 5] = [&out.to_le_bytes(), &b.to_le_bytes(), &e.to_le_bytes(), &d.to_le_bytes(), &race.to_le_bytes()];
+                        run.launch(program, "segmented_sum", [6, 1, 1], &args, backend);
+                        let got = run.read_u32(out, 6 * 64 * 2);
+                        for c in 0..6 {
+                            for w in 0..2 {
+                                let lane = |l: usize| (got[2 * (64 * c + 32 * w + l)], got[2 * (64 * c + 32 * w + l) + 1]);
+                                let seen = lane(first).1;
+                                let allowed = if race == 0 { vec![end[c]] } else { vec![end[c], begin[c] + race] };
+                                let at = format!("{path}, {backend}, lanes from {first}, race {race}: CTA {c} warp {w}");
+                                assert!(allowed.contains(&seen), "{at} read end {seen}");
+                                let want = segmented_sum_reference(&data, begin[c], seen, w, first);
+                                for l in 0..32 {
+                                    assert_eq!(lane(l), if l < first { (0, 0) } else { (want, seen) }, "{at} lane {l}");
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
