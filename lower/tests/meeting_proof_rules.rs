@@ -13,8 +13,7 @@
 //! tests/tests/warp_meeting.rs.
 
 mod support;
-use ptxcross_lower::{abi, ir::Stmt, LowerOptions, Meeting};
-use support::{for_each_stmt, lower_kernel_with};
+use support::meeting_decided as decided;
 
 /// A kernel of a 64-thread CTA: x = in[tid]; lanes with x % 5 = 0 exit; `before` runs there,
 /// then the lanes split by x & 1 (a condition that differs across a warp) into `even` and
@@ -29,20 +28,6 @@ fn kernel(before: &str, even: &str, odd: &str) -> String {
          setp.ne.u32 %p2, %r3, 0;\n    and.b32 %r4, %r2, 2;\n    setp.ne.u32 %p3, %r4, 0;\n    @%p2 bra ODD;\n{even}\n    \
          bra.uni JOIN;\nODD:\n{odd}\nJOIN:\n    st.global.u32 [%rd5], %r6;\nDONE:\n    ret;\n}}\n"
     )
-}
-
-/// Meeting checks kept with `Meeting::Check` (what the proof decides), and whether the
-/// kernel runs in the CTA barrier scheduler by default, emulated and native warps alike.
-fn decided(ptx: &str) -> [(usize, bool); 2] {
-    [false, true].map(|native_warps| {
-        let count = |meeting, code| {
-            let k = lower_kernel_with(ptx, &LowerOptions { block: Some([64, 1, 1]), native_warps, meeting, ..Default::default() });
-            let mut n = 0;
-            for_each_stmt(&k.body, &mut |s| n += usize::from(matches!(s, Stmt::Fault { code: c } if *c == code)));
-            n
-        };
-        (count(Meeting::Check, abi::FAULT_WARP_DIVERGED), count(Meeting::Meet, abi::FAULT_BARRIER_DEADLOCK) > 0)
-    })
 }
 
 #[test]

@@ -9,8 +9,7 @@
 //! End to end (values on both backends, a race on the offsets): tests/tests/warp_meeting.rs.
 
 mod support;
-use ptxcross_lower::{abi, ir::Stmt, LowerOptions, Meeting};
-use support::{for_each_stmt, lower_kernel_with};
+use support::meeting_decided as decided;
 
 /// CUB's segmented reduction in small (block 64): `index` computes `%rd5`, the byte offset of
 /// the segment's entry in `begin`/`end`; `before` runs before the two offset loads, `after`
@@ -43,20 +42,6 @@ const PER_CTA: &str = "    mul.wide.u32 %rd5, %r2, 4;";
 /// (CUB's medium segments: `%tid.x >> 31` is 0 in every lane).
 const PER_WARP: &str = "    shr.s32 %r10, %r1, 31;\n    shr.u32 %r11, %r10, 27;\n    add.s32 %r12, %r1, %r11;\n    shr.s32 %r13, %r12, 5;\n    \
                         shl.b32 %r14, %r2, 1;\n    add.s32 %r15, %r14, %r13;\n    mul.wide.s32 %rd5, %r15, 4;";
-
-/// Meeting checks kept with `Meeting::Check` (what the proof decides), and whether the
-/// kernel runs in the CTA barrier scheduler by default, emulated and native warps alike.
-fn decided(ptx: &str) -> [(usize, bool); 2] {
-    [false, true].map(|native_warps| {
-        let count = |meeting, code| {
-            let k = lower_kernel_with(ptx, &LowerOptions { block: Some([64, 1, 1]), native_warps, meeting, ..Default::default() });
-            let mut n = 0;
-            for_each_stmt(&k.body, &mut |s| n += usize::from(matches!(s, Stmt::Fault { code: c } if *c == code)));
-            n
-        };
-        (count(Meeting::Check, abi::FAULT_WARP_DIVERGED), count(Meeting::Meet, abi::FAULT_BARRIER_DEADLOCK) > 0)
-    })
-}
 
 #[test]
 fn per_cta_and_per_warp_offset_loads_before_any_store_are_broadcast_and_clear_the_proof() {

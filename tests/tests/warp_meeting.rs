@@ -880,16 +880,19 @@ fn meeting_cost() {
         let ast = translate::parse(&file).unwrap();
         let checked = LowerOptions { meeting: Meeting::Check, ..device.clone() };
         let names: Vec<String> = translate::module_facts(&ast, &file, &checked).unwrap().kernels.iter().map(|k| k.name.clone()).collect();
+        // CUB's 12 segmented kernels (the ones that kept a check before their offset loads were
+        // given to whole warps, `lower/src/warp_loads.rs`), and any kernel keeping one now.
         let keep: Vec<String> = translate::lower_each(&ast, &file, &checked, &names)
             .into_iter()
             .flatten()
-            .filter(|m| census_of(m).1 > 0)
+            .filter(|m| census_of(m).1 > 0 || m.kernels[0].name.contains("Segmented"))
             .map(|m| m.kernels[0].name.clone())
             .collect();
         // `PTXCROSS_COST_KERNELS=N`: the first N only (0: kernel times alone).
         let limit: usize = std::env::var("PTXCROSS_COST_KERNELS").ok().and_then(|v| v.parse().ok()).unwrap_or(usize::MAX);
         for name in keep.iter().take(limit) {
-            for meeting in [Meeting::Check, Meeting::Meet, Meeting::MeetAlways] {
+            // `CheckEverywhere`: the checked lowering (the segmented kernels' fallback before).
+            for meeting in [Meeting::CheckEverywhere, Meeting::Meet, Meeting::MeetAlways] {
                 let options = LowerOptions { kernel: Some(name.clone()), meeting, ..device.clone() };
                 let t = Instant::now();
                 let program = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {}", e.render()));

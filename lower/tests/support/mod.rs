@@ -33,3 +33,19 @@ pub fn for_each_stmt(b: &Block, f: &mut impl FnMut(&Stmt)) {
         }
     }
 }
+
+/// For the meeting proof's tests: the meeting checks the first kernel of `ptx` keeps with
+/// `Meeting::Check` (what the proof decides), and whether it runs in the CTA barrier scheduler
+/// by default, block 64, emulated and native warps alike.
+pub fn meeting_decided(ptx: &str) -> [(usize, bool); 2] {
+    use ptxcross_lower::{abi, Meeting};
+    [false, true].map(|native_warps| {
+        let count = |meeting, code| {
+            let k = lower_kernel_with(ptx, &LowerOptions { block: Some([64, 1, 1]), native_warps, meeting, ..Default::default() });
+            let mut n = 0;
+            for_each_stmt(&k.body, &mut |s| n += usize::from(matches!(s, Stmt::Fault { code: c } if *c == code)));
+            n
+        };
+        (count(Meeting::Check, abi::FAULT_WARP_DIVERGED), count(Meeting::Meet, abi::FAULT_BARRIER_DEADLOCK) > 0)
+    })
+}
