@@ -794,7 +794,7 @@ impl FnLower {
     fn warp_load_address(&self, m: &Mods, space: Space, place: &Place, raw_ty: Ty) -> Option<Operand> {
         let wl = &self.warp_loads;
         let strong = ["acquire", "relaxed", "volatile", "mmio"].iter().any(|q| m.has(q));
-        if !(wl.record || !wl.broadcast.is_empty()) || strong || raw_ty != Ty::U32 || self.inst_guard.is_some() || self.emit_stack.len() != 1 {
+        if (!wl.record && wl.broadcast.is_empty()) || strong || raw_ty != Ty::U32 || self.inst_guard.is_some() || self.emit_stack.len() != 1 {
             return None;
         }
         match (space, place) {
