@@ -40,7 +40,11 @@
 //!   `vote`, `redux` and `shfl.idx` from a constant lane are the same in each warp where the
 //!   collective's membermask is and its block and guard are (every lane executing it
 //!   together reads the same words: [`WarpResult`]), which covers CUB's loops that end on a
-//!   `vote.any`. A constant lane may be an immediate or a register set to a constant earlier
+//!   `vote.any`. So is a global load given to the whole warp (`warp_loads`: one lane's value,
+//!   broadcast), a collective site whose address must be the same across each warp too
+//!   ([`Site::uniform`]; CUB's segment offsets). A u32 constant is known as such (`V::Known`),
+//!   also where an operation of `%tid.x` gives one value for every `%tid.x` of the block
+//!   (`%tid.x >> 31`, in nvcc's signed `%tid.x / 32`). A constant lane may be an immediate or a register set to a constant earlier
 //!   in the same block (nvcc's `mov.u32 %r, 31` before CUB's `shfl.sync.idx`; see
 //!   `FnLower::known_u32`). `bar.red`'s result is the same in the whole CTA (§9.7.14.1: "the
 //!   final value is written to the destination register in all threads waiting at the
