@@ -124,6 +124,9 @@ pub struct FnLower {
     /// backend, which cannot express a fence, names it when it refuses the kernel).
     pub inst_span: Option<Span>,
     pub fence_site: Option<Span>,
+    /// Under `no_float64`: the first instruction that assigned a value needing 64-bit floats
+    /// (the host's `--no-float64` refusal names it).
+    pub float64_site: Option<Span>,
     /// Per instruction lowered: the variables it created (`first..end`) and its span (a
     /// `--split-int64` refusal names the instruction whose temporary it could not split; kept
     /// under `split_int64` only).
@@ -269,6 +272,7 @@ impl FnLower {
             f32_subnormal_site: None,
             inst_span: None,
             fence_site: None,
+            float64_site: None,
             inst_vars: Vec::new(),
             ret_target: None,
             frame_base: None,
@@ -364,6 +368,13 @@ impl FnLower {
     pub fn push(&mut self, s: Stmt) {
         if matches!(s, Stmt::Fence { .. }) && self.fence_site.is_none() {
             self.fence_site = self.inst_span;
+        }
+        if self.no_float64 && self.float64_site.is_none() {
+            if let Stmt::Assign { dst, expr } = &s {
+                if crate::features::needs_float64(self.vars[dst.0 as usize].ty, expr) {
+                    self.float64_site = self.inst_span;
+                }
+            }
         }
         self.emit_stack.last_mut().expect("emit stack").push(s);
     }

@@ -598,7 +598,7 @@ fn f32_mul_fma_ftz_without_f64() {
             let variant = Variant::inst(name, "f32", srcs);
             let file = ptxcross_frontend::SourceFile::new("sweep.ptx", variant.ptx());
             let module = ptxcross::translate::frontend(&file, o).unwrap_or_else(|e| panic!("`{name}` does not translate: {e}"));
-            ptxcross::translate::refuse_float64(&module).unwrap_or_else(|e| panic!("`{name}`: {e}"));
+            ptxcross::translate::refuse_float64(&module, &file).unwrap_or_else(|e| panic!("`{name}`: {e}"));
             let reference = move |a: &[u64]| vec![fref::arith_f32(op, rustc_apfloat::Round::NearestTiesToEven, a, true, sat)];
             sweep_one_with(variant, inputs, &reference, o.clone());
         }
@@ -1279,8 +1279,9 @@ fn cvt_int32_to_f32_directed_without_f64() {
         for o in [&options[i], &options[1 - i]] {
             let body = modes.iter().enumerate().map(|(k, r)| format!("cvt.{r}.f32.{src} %d{k}, %s0;")).collect::<Vec<_>>().join("\n    ");
             let v = Variant { body, srcs: vec![src], dsts: vec!["f32"; 3] };
-            let module = ptxcross::translate::frontend(&ptxcross_frontend::SourceFile::new("sweep.ptx", v.ptx()), o).unwrap_or_else(|e| panic!("{e}"));
-            ptxcross::translate::refuse_float64(&module).unwrap_or_else(|e| panic!("cvt.f32.{src}: {e}"));
+            let file = ptxcross_frontend::SourceFile::new("sweep.ptx", v.ptx());
+            let module = ptxcross::translate::frontend(&file, o).unwrap_or_else(|e| panic!("{e}"));
+            ptxcross::translate::refuse_float64(&module, &file).unwrap_or_else(|e| panic!("cvt.f32.{src}: {e}"));
             sweep_one_with(v, &ints, &move |a| modes.iter().map(|r| fref::cvt_f32_from(src, round_of(r), a[0])).collect(), o.clone());
         }
     }
