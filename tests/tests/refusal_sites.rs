@@ -54,7 +54,8 @@ fn split_int64_refusal_names_the_instruction() {
 }
 
 /// A `--no-float64` refusal (a target without 64-bit floats) names the first instruction that
-/// needs them and its place, not only the kernel.
+/// needs them and its place, not only the kernel; the f32 instructions before it (directed
+/// rounding included) are computed on integers and need none.
 #[test]
 fn no_float64_refusal_names_the_instruction() {
     let src = ".version 8.5
@@ -67,7 +68,7 @@ fn no_float64_refusal_names_the_instruction() {
     .reg .f64 %fd<3>;
     ld.param.u64 %rd1, [p];
     ld.global.f32 %f1, [%rd1];
-    add.rn.f32 %f2, %f1, %f1;
+    fma.rm.f32 %f2, %f1, %f1, %f1;
     mul.rp.f64 %fd1, %fd2, %fd2;
     cvt.rn.f32.f64 %f3, %fd1;
     st.global.f32 [%rd1], %f3;
