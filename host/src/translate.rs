@@ -210,15 +210,21 @@ pub fn frontend(file: &SourceFile, options: &LowerOptions) -> Result<ir::Module,
 /// Refuses a module lowered with `LowerOptions::no_float64` whose kernels still need 64-bit
 /// floats (f64 instructions: they have no emulation), as the runtime refuses them on a device
 /// without `SHADER_F64`; the WGSL backend's needs count too (it spells f64 bit operations with
-/// 64-bit types).
-pub fn refuse_float64(module: &ir::Module) -> Result<(), TranslateError> {
-    match module.kernels.iter().find(|k| k.features.float64 || ptxcross_wgsl::requirements(k).float64) {
-        None => Ok(()),
-        Some(k) => Err(TranslateError::Backend {
-            stage: Stage::Lower,
-            message: format!("kernel `{}` needs 64-bit floats, which the target (--no-float64) does not have", k.name),
-        }),
-    }
+/// 64-bit types). The refusal names the first instruction that needs f64 (`file:line:col`),
+/// as `lower` recorded it, else the kernel.
+pub fn refuse_float64(module: &ir::Module, file: &SourceFile) -> Result<(), TranslateError> {
+    let Some(k) = module.kernels.iter().find(|k| k.features.float64 || ptxcross_wgsl::requirements(k).float64) else {
+        return Ok(());
+    };
+    let site = k.features.float64_site.and_then(|i| k.fault_sites.get((i as usize).checked_sub(1)?));
+    let what = match site {
+        Some(s) => format!("{}:{}:{}: `{}` (kernel `{}`)", file.name, s.line, s.col, s.instruction, k.name),
+        None => format!("kernel `{}`", k.name),
+    };
+    Err(TranslateError::Backend {
+        stage: Stage::Lower,
+        message: format!("{what} needs 64-bit floats, which the target (--no-float64) does not have"),
+    })
 }
 
 pub fn emit_spirv(module: &ir::Module) -> Result<Vec<u32>, TranslateError> {

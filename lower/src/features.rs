@@ -38,74 +38,19 @@ fn operand(o: &Operand, f: &mut Features) {
     }
 }
 
+/// Whether assigning `expr` to a variable of type `ty` needs 64-bit floats (as `compute`
+/// counts them), for `FnLower::float64_site`.
+pub fn needs_float64(ty: Ty, e: &Expr) -> bool {
+    let mut f = Features::default();
+    note_ty(ty, &mut f);
+    note_expr(e, &mut f);
+    f.float64
+}
+
 fn walk(b: &Block, f: &mut Features) {
     for s in &b.stmts {
         match s {
-            Stmt::Assign { expr, .. } => match expr {
-                Expr::AtomicWord { memory, index, value, comparand, .. } => {
-                    match memory {
-                        Memory::Heap | Memory::Segment(_) => f.heap_atomics = true,
-                        Memory::Shared => f.shared_atomics = true,
-                        _ => {}
-                    }
-                    operand(index, f);
-                    operand(value, f);
-                    if let Some(c) = comparand {
-                        operand(c, f);
-                    }
-                }
-                Expr::Use(a) | Expr::Unary { arg: a, .. } | Expr::Convert { arg: a, .. } => {
-                    operand(a, f);
-                    if let Expr::Convert { from, to, .. } = expr {
-                        note_ty(*from, f);
-                        note_ty(*to, f);
-                    }
-                }
-                Expr::Binary { lhs, rhs, ty, .. } | Expr::Compare { lhs, rhs, ty, .. } => {
-                    note_ty(*ty, f);
-                    operand(lhs, f);
-                    operand(rhs, f)
-                }
-                Expr::Fma { ty, a, b, c } => {
-                    note_ty(*ty, f);
-                    [a, b, c].into_iter().for_each(|o| operand(o, f))
-                }
-                Expr::Select { ty, cond, a, b } => {
-                    note_ty(*ty, f);
-                    [cond, a, b].into_iter().for_each(|o| operand(o, f))
-                }
-                Expr::AtomicDword { memory, index, value, comparand, .. } => {
-                    match memory {
-                        Memory::Shared => f.shared_atomics64 = true,
-                        _ => f.heap_atomics64 = true,
-                    }
-                    f.int64 = true;
-                    operand(index, f);
-                    operand(value, f);
-                    if let Some(c) = comparand {
-                        operand(c, f);
-                    }
-                }
-                Expr::Builtin(_) => {}
-                Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(w)) }
-                    if *w == crate::abi::PARAM_GLOBALS_BASE_WORD =>
-                {
-                    f.globals = true
-                }
-                Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } | Expr::WarpBallot { pred: index } => operand(index, f),
-                Expr::WarpShuffle { value, lane } => {
-                    operand(value, f);
-                    operand(lane, f)
-                }
-                Expr::LoadDword { index, .. } => {
-                    f.int64 = true;
-                    operand(index, f)
-                }
-                Expr::Call { ty, args, .. } => {
-                    note_ty(*ty, f);
-                    args.iter().for_each(|o| operand(o, f))
-                }
-            },
+            Stmt::Assign { expr, .. } => note_expr(expr, f),
             Stmt::StoreWord { index, value, .. } => {
                 operand(index, f);
                 operand(value, f)
@@ -126,6 +71,74 @@ fn walk(b: &Block, f: &mut Features) {
             }
             Stmt::Loop { body } => walk(body, f),
             _ => {}
+        }
+    }
+}
+
+fn note_expr(expr: &Expr, f: &mut Features) {
+    match expr {
+        Expr::AtomicWord { memory, index, value, comparand, .. } => {
+            match memory {
+                Memory::Heap | Memory::Segment(_) => f.heap_atomics = true,
+                Memory::Shared => f.shared_atomics = true,
+                _ => {}
+            }
+            operand(index, f);
+            operand(value, f);
+            if let Some(c) = comparand {
+                operand(c, f);
+            }
+        }
+        Expr::Use(a) | Expr::Unary { arg: a, .. } | Expr::Convert { arg: a, .. } => {
+            operand(a, f);
+            if let Expr::Convert { from, to, .. } = expr {
+                note_ty(*from, f);
+                note_ty(*to, f);
+            }
+        }
+        Expr::Binary { lhs, rhs, ty, .. } | Expr::Compare { lhs, rhs, ty, .. } => {
+            note_ty(*ty, f);
+            operand(lhs, f);
+            operand(rhs, f)
+        }
+        Expr::Fma { ty, a, b, c } => {
+            note_ty(*ty, f);
+            [a, b, c].into_iter().for_each(|o| operand(o, f))
+        }
+        Expr::Select { ty, cond, a, b } => {
+            note_ty(*ty, f);
+            [cond, a, b].into_iter().for_each(|o| operand(o, f))
+        }
+        Expr::AtomicDword { memory, index, value, comparand, .. } => {
+            match memory {
+                Memory::Shared => f.shared_atomics64 = true,
+                _ => f.heap_atomics64 = true,
+            }
+            f.int64 = true;
+            operand(index, f);
+            operand(value, f);
+            if let Some(c) = comparand {
+                operand(c, f);
+            }
+        }
+        Expr::Builtin(_) => {}
+        Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(w)) }
+            if *w == crate::abi::PARAM_GLOBALS_BASE_WORD =>
+        {
+            f.globals = true
+        }
+        Expr::LoadWord { index, .. } | Expr::SharedUniformLoad { index } | Expr::WarpBallot { pred: index } => operand(index, f),
+        Expr::WarpShuffle { value, lane } => {
+            operand(value, f);
+            operand(lane, f)
+        }
+        Expr::LoadDword { index, .. } => {
+            f.int64 = true;
+            operand(index, f)
+        }
+        Expr::Call { ty, args, .. } => {
+            note_ty(*ty, f);
+            args.iter().for_each(|o| operand(o, f))
         }
     }
 }

@@ -124,6 +124,12 @@ pub struct FnLower {
     /// backend, which cannot express a fence, names it when it refuses the kernel).
     pub inst_span: Option<Span>,
     pub fence_site: Option<Span>,
+    /// The instruction being lowered may read special registers (`mov` and `cvt`, see
+    /// `operand_types::special_register_fits`).
+    pub reads_special_registers: bool,
+    /// Under `no_float64`: the first instruction that assigned a value needing 64-bit floats
+    /// (the host's `--no-float64` refusal names it).
+    pub float64_site: Option<Span>,
     /// Per instruction lowered: the variables it created (`first..end`) and its span (a
     /// `--split-int64` refusal names the instruction whose temporary it could not split; kept
     /// under `split_int64` only).
@@ -272,6 +278,8 @@ impl FnLower {
             f32_subnormal_site: None,
             inst_span: None,
             fence_site: None,
+            reads_special_registers: false,
+            float64_site: None,
             inst_vars: Vec::new(),
             ret_target: None,
             frame_base: None,
@@ -368,6 +376,13 @@ impl FnLower {
     pub fn push(&mut self, s: Stmt) {
         if matches!(s, Stmt::Fence { .. }) && self.fence_site.is_none() {
             self.fence_site = self.inst_span;
+        }
+        if self.no_float64 && self.float64_site.is_none() {
+            if let Stmt::Assign { dst, expr } = &s {
+                if crate::features::needs_float64(self.vars[dst.0 as usize].ty, expr) {
+                    self.float64_site = self.inst_span;
+                }
+            }
         }
         self.emit_stack.last_mut().expect("emit stack").push(s);
     }
@@ -931,6 +946,19 @@ impl FnLower {
         match &op.kind {
             OperandKind::Symbol { name, component } => {
                 if let Some(v) = self.special_register(name, component.as_deref(), op.span)? {
+                    // `WARP_SZ` is a constant, an operand of any instruction.
+                    if name.as_str() != "WARP_SZ" {
+                        let reg = || component.as_ref().map_or_else(|| name.to_string(), |c| format!("{name}.{c}"));
+                        if !self.reads_special_registers {
+                            return Err(Diagnostic::new(
+                                format!("{OPERAND_MISFIT} special register `{}` is not an operand{INSTRUCTION} (only mov and cvt read special registers)", reg()),
+                                op.span,
+                            ));
+                        }
+                        if operand_types::special_register_fits(name, t, check).is_err() {
+                            return Err(Diagnostic::new(format!("{OPERAND_MISFIT} special register `{}` is not a .{} operand{INSTRUCTION}", reg(), t.suffix()), op.span));
+                        }
+                    }
                     let have = self.operand_ty(v);
                     return Ok(self.fit(v, have, want, t));
                 }

@@ -786,6 +786,9 @@ pub struct Features {
     /// The first instruction that needs a `Stmt::Fence`, as a 1-based index into
     /// [`Kernel::fault_sites`], for the WGSL backend's refusal (WGSL has no fence).
     pub fence_site: Option<u32>,
+    /// Under `LowerOptions::no_float64`: the first instruction that needs 64-bit floats, as a
+    /// 1-based index into [`Kernel::fault_sites`], for the host's `--no-float64` refusal.
+    pub float64_site: Option<u32>,
     /// Lowered with `LowerOptions::flushed_f32`: what does not set `f32_subnormals` is exact
     /// on a device that flushes f32 subnormals.
     pub flushed_f32: bool,

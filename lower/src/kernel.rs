@@ -391,12 +391,14 @@ fn finish_kernel(
         fault_sites.push(ir::FaultSite { line, col, instruction });
         fault_sites.len() as u32
     });
-    let fence_site = fl.fence_site.take().map(|span| {
+    let mut site_of = |span: ptxcross_frontend::ast::Span| {
         let (line, col) = file.line_col(span.start);
         let text = file.text.get(span.start as usize..span.end as usize).unwrap_or("");
         fault_sites.push(ir::FaultSite { line, col, instruction: text.split_whitespace().find(|w| !w.starts_with('@')).unwrap_or("").to_string() });
         fault_sites.len() as u32
-    });
+    };
+    let fence_site = fl.fence_site.take().map(&mut site_of);
+    let float64_site = fl.float64_site.take().map(&mut site_of);
     let subnormals = fl.subnormals;
     let native_warps = fl.used_native_warps;
     let scheduled = fl.scheduler;
@@ -514,6 +516,7 @@ fn finish_kernel(
     kernel.features.f32_subnormals = subnormals.f32;
     kernel.features.f32_subnormals_site = subnormal_site;
     kernel.features.fence_site = fence_site;
+    kernel.features.float64_site = float64_site.filter(|_| kernel.features.float64);
     kernel.features.flushed_f32 = options.flushed_f32;
     kernel.features.f64_subnormals = subnormals.f64;
     kernel.features.pointers32 = module.address_size.unwrap_or(32) != 64;

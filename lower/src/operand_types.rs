@@ -113,6 +113,55 @@ pub fn register_fits(reg: ScalarType, slot: ScalarType, check: Check) -> Result<
     }
 }
 
+/// The type special register `name` (without its `.x`/`.y`/`.z`/`.w` component) is declared
+/// with (§10: the `.v4` vectors by element).
+fn special_register_type(name: &str) -> ScalarType {
+    use ScalarType::*;
+    match name {
+        "%is_explicit_cluster" => Pred,
+        "%gridid" | "%clock64" | "%globaltimer" | "%current_graph_exec" => U64,
+        n if n.starts_with("%pm") && n.ends_with("_64") => U64,
+        n if n.starts_with("%envreg") || n.starts_with("%reserved_smem_offset") => B32,
+        _ => U32,
+    }
+}
+
+/// Whether special register `name` fits a slot of type `slot` of `mov` (`Check::Strict`) or
+/// `cvt` (`Check::Relaxed`, its source), the only instructions that read one (ptxas 13.5
+/// refuses a special register as an operand of `add`, `setp`, `st`, `shl`, `selp`, …). As for
+/// registers (Table 25, §9.4.1), but as ptxas has it: `mov` takes a bit-size or integer type of
+/// the register's size, `cvt` an integer type no wider; `%is_explicit_cluster` (`.pred`) only
+/// `mov.pred`. `mov` also takes the sizes of older ISAs: 16 bits for `%tid`, `%ntid`, `%ctaid`,
+/// `%nctaid` (§10.1–10.4: "redefined as type .v4.u32 in PTX ISA version 2.0. For compatibility
+/// with legacy PTX code, 16-bit mov and cvt instructions may be used"), 16 and 32 for
+/// `%gridid` (§10.10: `.u16` in ISA 1.0, `.u32` from 1.3, `.u64` now).
+/// `tests/typecheck/verdicts.tsv` holds ptxas's verdicts on every register × type.
+pub fn special_register_fits(name: &str, slot: ScalarType, check: Check) -> Result<(), Misfit> {
+    let reg = special_register_type(name);
+    let sc = class(slot);
+    let ok = if reg == ScalarType::Pred {
+        slot == ScalarType::Pred && check == Check::Strict
+    } else {
+        let (rb, sb) = (bits(reg), bits(slot));
+        match check {
+            Check::Strict => {
+                let legacy = match name {
+                    "%tid" | "%ntid" | "%ctaid" | "%nctaid" => sb == 16,
+                    "%gridid" => sb == 16 || sb == 32,
+                    _ => false,
+                };
+                matches!(sc, Class::Int | Class::Bits) && (sb == rb || legacy)
+            }
+            Check::Relaxed => sc == Class::Int && sb <= rb,
+        }
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(Misfit::Invalid)
+    }
+}
+
 /// Whether a literal fits a slot of type `slot` (ptxas: integers fit integer, bit-size and
 /// predicate slots; `0f` literals are 32 bits, `0d` and decimal ones 64: a float literal fits
 /// either float type, or the bit-size type of its own size).

@@ -71,6 +71,27 @@ fn refusal_names_operand_declared_type_and_instruction() {
     assert!(f32_case.contains("register `%u32_0` declared .u32 is not a .f32 operand of `add.f32`"), "{f32_case}");
 }
 
+/// A special register (§10) is read only by `mov` and `cvt`, as a type of its size (ptxas 13.5;
+/// the rows of `verdicts.tsv` whose type column names one): the refusal names the register, the
+/// instruction and the place. The legacy 16-bit `mov` of `%tid` (§10.1) is kept.
+#[test]
+fn special_register_refusal_names_register_and_place() {
+    let src = ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n\
+               .reg .u64 %rd<4>; .reg .u32 %r<4>; .reg .u16 %h<2>;\n\
+               mov.u16 %h1, %tid.x;\n\
+               cvt.u64.u32 %rd1, %laneid;\n\
+               add.u32 %r1, %tid.x, 1;\n\
+               ret;\n}\n";
+    let file = SourceFile::new("sreg.ptx", src);
+    let ast = parse(&file).expect("parses");
+    let errors = lower(&ast, &file, &LowerOptions { block: Some([32, 1, 1]), ..Default::default() }).expect_err("ill-typed");
+    let first = errors[0].render(&file);
+    assert!(first.contains("invalid operand: special register `%tid.x` is not an operand of `add.u32`"), "{first}");
+    assert!(first.contains("sreg.ptx:9:14"), "{first}");
+    let wide = lowered("mov.u64 %u64_0, %tid.x;").expect_err("a 32-bit special register as .u64");
+    assert!(wide.contains("invalid operand: special register `%tid.x` is not a .u64 operand of `mov.u64`"), "{wide}");
+}
+
 /// Forms the spec does not have are "invalid", not "not supported yet" (our gap).
 #[test]
 fn forms_the_spec_lacks_are_invalid() {

@@ -187,6 +187,26 @@ fn regressions_still_pass() {
     replay(&dir("regressions"));
 }
 
+/// The saved cases with directed-rounding f32 arithmetic (`fma.rp.sat`, `fma.rp.ftz`,
+/// `add.rz.ftz`) again, as for a device without 64-bit integers or floats (`--split-int64`,
+/// which implies `--no-float64`): they are computed on integers there, bit-exact against the
+/// model (they were refused as needing f64 before).
+#[test]
+fn directed_f32_regressions_run_without_64_bit_types() {
+    if gpu_or_skip().is_none() {
+        return;
+    }
+    let mut failed = Vec::new();
+    for seed in ["f10d0016", "f10a004b", "f10a0008"] {
+        let spec = dir("regressions").join(format!("float-seed-00000000{seed}.json"));
+        let args = vec!["run".to_string(), "--split-int64".to_string(), "--spec".to_string(), spec.display().to_string()];
+        if ptxcross::cli::main(&args) != 0 {
+            failed.push(spec);
+        }
+    }
+    assert!(failed.is_empty(), "cases that fail (details above): {failed:#?}");
+}
+
 /// Known bugs outside the loop-exit pass, each named in its `.ptx` header; run with
 /// `--ignored` once fixed and move the case to `regressions/`.
 #[test]

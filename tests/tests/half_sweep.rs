@@ -247,7 +247,7 @@ fn sweep_without_f64(gpu: &std::sync::Arc<ptxcross::Gpu>, variant: Variant, opti
     let body = variant.body.clone();
     let file = ptxcross_frontend::SourceFile::new("sweep.ptx", variant.ptx());
     let module = ptxcross::translate::frontend(&file, options).unwrap_or_else(|e| panic!("`{body}` does not translate without f64: {e}"));
-    ptxcross::translate::refuse_float64(&module).unwrap_or_else(|e| panic!("`{body}`: {e}"));
+    ptxcross::translate::refuse_float64(&module, &file).unwrap_or_else(|e| panic!("`{body}`: {e}"));
     Sweep::with_options(gpu, variant, options.clone()).unwrap_or_else(|e| panic!("`{body}` does not translate without f64: {e}"))
 }
 

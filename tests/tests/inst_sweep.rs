@@ -39,6 +39,25 @@ fn sweep_one_with(variant: Variant, inputs: &[u64], reference: Reference, option
     }
 }
 
+/// The two targets without 64-bit floats: `no_float64` (Vulkan without shaderFloat64) and
+/// `split_int64` (WebGPU: no 64-bit integers either), with `gpu`'s f32 flushing.
+fn without_f64_options(gpu: &std::sync::Arc<ptxcross::Gpu>) -> [LowerOptions; 2] {
+    let flushed_f32 = ptxcross::Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
+    [
+        LowerOptions { no_float64: true, flushed_f32, ..LowerOptions::default() },
+        LowerOptions { split_int64: true, flushed_f32, ..LowerOptions::default() },
+    ]
+}
+
+/// [`sweep_one_with`] under `options` (one of [`without_f64_options`]), after checking that the
+/// kernel needs no f64 (as `ptxcross translate --no-float64` refuses one that does).
+fn sweep_without_f64(variant: Variant, inputs: &[u64], reference: Reference, options: &LowerOptions) {
+    let file = ptxcross_frontend::SourceFile::new("sweep.ptx", variant.ptx());
+    let module = ptxcross::translate::frontend(&file, options).unwrap_or_else(|e| panic!("`{}` does not translate: {e}", variant.body));
+    ptxcross::translate::refuse_float64(&module, &file).unwrap_or_else(|e| panic!("`{}`: {e}", variant.body));
+    sweep_one_with(variant, inputs, reference, options.clone());
+}
+
 fn f32_rows(arity: usize, seed: u64) -> Vec<u64> {
     let mut rng = Rng(seed);
     rows(arity, &f32_edges(), 1 << 16, SAMPLES, &mut || rng.next_u64() & 0xffff_ffff)
@@ -548,11 +567,7 @@ fn f32_div_rcp_sqrt_correctly_rounded_without_f64() {
 #[test]
 fn f32_mul_fma_ftz_without_f64() {
     let Some(gpu) = sweep::gpu() else { return };
-    let flushed_f32 = ptxcross::Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
-    let options = [
-        LowerOptions { no_float64: true, flushed_f32, ..LowerOptions::default() },
-        LowerOptions { split_int64: true, flushed_f32, ..LowerOptions::default() },
-    ];
+    let options = without_f64_options(&gpu);
     let mut rng = Rng(71);
     // a·b within a factor 2 of 2^-126 (normal and subnormal operands), either sign.
     let near = |rng: &mut Rng| {
@@ -595,12 +610,114 @@ fn f32_mul_fma_ftz_without_f64() {
         let sat = name.contains(".sat");
         let (srcs, inputs): (&[&str], _) = if op == "fma" { (&["f32", "f32", "f32"], &inputs3) } else { (&["f32", "f32"], &inputs2) };
         for o in [&options[i % 2], &options[(i + 1) % 2]] {
-            let variant = Variant::inst(name, "f32", srcs);
-            let file = ptxcross_frontend::SourceFile::new("sweep.ptx", variant.ptx());
-            let module = ptxcross::translate::frontend(&file, o).unwrap_or_else(|e| panic!("`{name}` does not translate: {e}"));
-            ptxcross::translate::refuse_float64(&module).unwrap_or_else(|e| panic!("`{name}`: {e}"));
             let reference = move |a: &[u64]| vec![fref::arith_f32(op, rustc_apfloat::Round::NearestTiesToEven, a, true, sat)];
-            sweep_one_with(variant, inputs, &reference, o.clone());
+            sweep_without_f64(Variant::inst(name, "f32", srcs), inputs, &reference, o);
+        }
+    }
+}
+
+/// `add/sub/mul/fma.{rz,rm,rp}.f32` (plain, `.ftz`, `.sat`, `.ftz.sat`) without 64-bit floats:
+/// one fused multiply-add on integers per mode (`lower`'s `f32_fma_directed_on_integers`),
+/// under `no_float64` and `split_int64`, both backends, against rustc_apfloat
+/// (`fref::arith_f32`). Rows: the edge table, random operands, and the cases where directed
+/// rounding decides: results that round across the overflow threshold, exact cancellations
+/// (+0, or −0 under `.rm`), the 2^-126 boundary and results below the smallest subnormal.
+/// Each kernel must translate without f64 (`refuse_float64`).
+#[test]
+fn f32_directed_rounding_without_f64() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let options = without_f64_options(&gpu);
+    let mut rng = Rng(74);
+    let mut inputs2 = f32_rows(2, 75);
+    let mut inputs3 = {
+        let mut r = Rng(76);
+        rows(3, &f32_edges(), 1 << 14, SAMPLES, &mut || r.next_u64() & 0xffff_ffff)
+    };
+    let neg = |x: u64| x ^ 0x8000_0000;
+    // Two operands: max finite plus half an ulp of it (2^103) and a little less or more; exact
+    // cancellations; differences at 2^-126; products under the least subnormal (2^-150, 2^-298)
+    // and just under 2^-126; each also negated.
+    let mut pairs: Vec<[u64; 2]> = vec![
+        [0x7f7f_ffff, 0x7300_0000],
+        [0x7f7f_ffff, 0x72ff_ffff],
+        [0x7f7f_ffff, 0x7300_0001],
+        [0x7f7f_ffff, 0x7f7f_ffff],
+        [0x7f7f_fffe, 0x7300_0000],
+        [0x3f80_0000, 0xbf80_0000],
+        [0x0000_0001, 0x8000_0001],
+        [0x7f7f_ffff, 0xff7f_ffff],
+        [0x0080_0000, 0x8000_0001],
+        [0x0080_0001, 0x8000_0001],
+        [0x0000_0001, 0x3f00_0000],
+        [0x0000_0001, 0x0000_0001],
+        [0x0000_0003, 0x3f00_0000],
+        [0x0080_0000, 0x3f7f_ffff],
+        [0x0100_0000, 0x3eff_ffff],
+        [0x5f80_0000, 0x5f80_0000],
+        [0x5f7f_ffff, 0x5f80_0000],
+        [0x3f80_0001, 0x3380_0000],
+    ];
+    for p in pairs.clone() {
+        pairs.extend([[neg(p[0]), neg(p[1])], [neg(p[0]), p[1]], [p[1], p[0]]]);
+    }
+    for _ in 0..SAMPLES {
+        // x and a value within 2 ulps of −x (most bits cancel).
+        let x = rng.next_u64() & 0x7fff_ffff;
+        let near = (x + rng.next_u64() % 4).wrapping_sub(2) & 0x7fff_ffff;
+        pairs.push([x, neg(near)]);
+    }
+    for p in &pairs {
+        inputs2.extend(p);
+    }
+    // Three operands: a·b + c with c cancelling the product exactly or to a few ulps, a sum
+    // crossing the overflow threshold, and tiny sums around 2^-126 and 2^-149.
+    let mut triples: Vec<[u64; 3]> = vec![
+        [0x4000_0000, 0x4040_0000, 0xc0c0_0000],
+        [0x3f80_0001, 0x3f80_0001, 0xbf80_0002],
+        [0x3f80_0001, 0x3f7f_ffff, 0xbf80_0000],
+        [0x7f7f_ffff, 0x3f80_0000, 0x7300_0000],
+        [0x7f7f_ffff, 0x3f80_0001, 0xf300_0000],
+        [0x5f80_0000, 0x5f80_0000, 0xff7f_ffff],
+        [0x0080_0000, 0x3f7f_ffff, 0x0000_0000],
+        [0x0080_0000, 0x3f7f_ffff, 0x8000_0000],
+        [0x0080_0000, 0x3f80_0000, 0x8000_0001],
+        [0x0000_0001, 0x3f00_0000, 0x0000_0000],
+        [0x0000_0001, 0x0000_0001, 0x8000_0000],
+        [0x0000_0001, 0x0000_0001, 0x0000_0001],
+        [0x8000_0000, 0x0000_0000, 0x0000_0000],
+        [0x7f80_0000, 0x3f80_0000, 0xff80_0000],
+    ];
+    for t in triples.clone() {
+        triples.extend([[neg(t[0]), t[1], neg(t[2])], [t[1], t[0], t[2]]]);
+    }
+    for _ in 0..SAMPLES {
+        let (a, b) = (rng.next_u64() & 0xffff_ffff, rng.next_u64() & 0xffff_ffff);
+        let p = f32::from_bits(a as u32) * f32::from_bits(b as u32);
+        // The negated product rounded to nearest (an exact cancellation when it was exact),
+        // moved by a few ulps.
+        let c = ((-p).to_bits() as u64).wrapping_add(rng.next_u64() % 5).wrapping_sub(2) & 0xffff_ffff;
+        triples.push([a, b, c]);
+    }
+    for t in &triples {
+        inputs3.extend(t);
+    }
+    let flags = [(false, false), (true, false), (false, true), (true, true)];
+    for (i, op) in ["add", "sub", "mul", "fma"].into_iter().enumerate() {
+        let (srcs, inputs): (Vec<&'static str>, _) = if op == "fma" { (vec!["f32"; 3], &inputs3) } else { (vec!["f32"; 2], &inputs2) };
+        let operands = (0..srcs.len()).map(|k| format!(", %s{k}")).collect::<String>();
+        let mut body = Vec::new();
+        let mut cases = Vec::new();
+        for rnd in ["rz", "rm", "rp"] {
+            for (ftz, sat) in flags {
+                let name = format!("{op}.{rnd}{}{}.f32", if ftz { ".ftz" } else { "" }, if sat { ".sat" } else { "" });
+                body.push(format!("{name} %d{}{operands};", body.len()));
+                cases.push((ptxcross_tests::ptx_ref::half::round_of(rnd), ftz, sat));
+            }
+        }
+        let v = Variant { body: body.join("\n    "), srcs, dsts: dst(cases.len(), "f32") };
+        let reference = move |a: &[u64]| cases.iter().map(|&(round, ftz, sat)| fref::arith_f32(op, round, a, ftz, sat)).collect();
+        for o in [&options[i % 2], &options[(i + 1) % 2]] {
+            sweep_without_f64(v.clone(), inputs, &reference, o);
         }
     }
 }
@@ -1279,8 +1396,9 @@ fn cvt_int32_to_f32_directed_without_f64() {
         for o in [&options[i], &options[1 - i]] {
             let body = modes.iter().enumerate().map(|(k, r)| format!("cvt.{r}.f32.{src} %d{k}, %s0;")).collect::<Vec<_>>().join("\n    ");
             let v = Variant { body, srcs: vec![src], dsts: vec!["f32"; 3] };
-            let module = ptxcross::translate::frontend(&ptxcross_frontend::SourceFile::new("sweep.ptx", v.ptx()), o).unwrap_or_else(|e| panic!("{e}"));
-            ptxcross::translate::refuse_float64(&module).unwrap_or_else(|e| panic!("cvt.f32.{src}: {e}"));
+            let file = ptxcross_frontend::SourceFile::new("sweep.ptx", v.ptx());
+            let module = ptxcross::translate::frontend(&file, o).unwrap_or_else(|e| panic!("{e}"));
+            ptxcross::translate::refuse_float64(&module, &file).unwrap_or_else(|e| panic!("cvt.f32.{src}: {e}"));
             sweep_one_with(v, &ints, &move |a| modes.iter().map(|r| fref::cvt_f32_from(src, round_of(r), a[0])).collect(), o.clone());
         }
     }

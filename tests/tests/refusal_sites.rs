@@ -52,3 +52,33 @@ fn split_int64_refusal_names_the_instruction() {
     let e = errors[0].render(&file);
     assert!(e.contains("a 64-bit atomic whose old value is used") && e.contains("split.ptx:9:5"), "{e}");
 }
+
+/// A `--no-float64` refusal (a target without 64-bit floats) names the first instruction that
+/// needs them and its place, not only the kernel; the f32 instructions before it (directed
+/// rounding included) are computed on integers and need none.
+#[test]
+fn no_float64_refusal_names_the_instruction() {
+    let src = ".version 8.5
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p)
+{
+    .reg .u64 %rd<2>;
+    .reg .f32 %f<4>;
+    .reg .f64 %fd<3>;
+    ld.param.u64 %rd1, [p];
+    ld.global.f32 %f1, [%rd1];
+    fma.rm.f32 %f2, %f1, %f1, %f1;
+    mul.rp.f64 %fd1, %fd2, %fd2;
+    cvt.rn.f32.f64 %f3, %fd1;
+    st.global.f32 [%rd1], %f3;
+    ret;
+}
+";
+    let file = SourceFile::new("f64.ptx", src);
+    let ast = parse(&file).expect("parses");
+    let options = LowerOptions { block: Some([32, 1, 1]), no_float64: true, ..Default::default() };
+    let module = lower(&ast, &file, &options).expect("lowers (the host refuses it)");
+    let err = ptxcross::translate::refuse_float64(&module, &file).expect_err("mul.rp.f64 needs f64").to_string();
+    assert!(err.contains("f64.ptx:12:5: `mul.rp.f64`"), "{err}");
+}

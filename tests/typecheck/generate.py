@@ -166,6 +166,37 @@ redux.sync.add.u32 {u32}, {u32}, {u32};
 match.any.sync.b32 {b32}, {b32}, {u32};
 """
 
+# Special registers (§10), read as the source of `mov.T` and `cvt.u32.T` for every T of TYPES,
+# and as an operand of instructions that are not `mov`/`cvt` (ptxas refuses those). Not
+# `WARP_SZ`: "a run-time immediate constant" (§2.2.1), an operand wherever an immediate is.
+SPECIAL_REGISTERS = ["%tid.x", "%ntid.y", "%ctaid.z", "%nctaid.x", "%tid.w", "%laneid", "%warpid",
+                     "%nwarpid", "%smid", "%nsmid", "%gridid", "%lanemask_eq", "%lanemask_lt",
+                     "%lanemask_le", "%lanemask_gt", "%lanemask_ge", "%clock", "%clock_hi",
+                     "%clock64", "%globaltimer", "%globaltimer_lo", "%globaltimer_hi",
+                     "%dynamic_smem_size", "%total_smem_size", "%envreg3", "%cluster_ctarank",
+                     "%cluster_nctarank", "%cluster_ctaid.x", "%cluster_nctaid.y", "%clusterid.z",
+                     "%nclusterid.x", "%is_explicit_cluster"]
+SPECIAL_USES = """
+add.u32 %u32_0, {S}, %u32_1;
+add.u64 %u64_0, {S}, %u64_1;
+mul.lo.u32 %u32_0, %u32_1, {S};
+and.b32 %b32_0, {S}, %b32_1;
+shl.b32 %b32_0, %b32_1, {S};
+setp.eq.u32 %pred_0, {S}, 0;
+selp.u32 %u32_0, {S}, 1, %pred_0;
+st.global.u32 [%u64_3], {S};
+"""
+
+def special_register_rows():
+    rows = []
+    for sreg in SPECIAL_REGISTERS:
+        for t in TYPES:
+            rows.append((None, 1, sreg, f"mov.{t} %{t}_0, {sreg};"))
+            rows.append((None, 1, sreg, f"cvt.u32.{t} %u32_0, {sreg};"))
+        for use in SPECIAL_USES.strip().splitlines():
+            rows.append((None, 1, sreg, use.strip().replace("{S}", sreg)))
+    return rows
+
 SLOT = re.compile(r"\{([a-z0-9]+\*?)\}")
 
 def templates():
@@ -211,7 +242,7 @@ def combinations():
                 if t == natural:
                     continue
                 rows.append((tpl, i, t, render(tpl, {i: t})))
-    return rows
+    return rows + special_register_rows()
 
 def destination_slots(tpl, n):
     """Slots written by the instruction: those before the first `,` outside braces, except for
@@ -288,7 +319,7 @@ def main():
         f.write(f"# ptxas verdicts ({version}, -arch sm_90) on one instruction per row; regenerate with\n")
         f.write("# python3 tests/typecheck/generate.py. Columns: verdict (ok, error, crash), slot (-1: all natural), slot's\n")
         f.write("# register type or immediate, instruction. Registers are `%<type>_<i>`, declared for every\n")
-        f.write("# type in " + " ".join(TYPES) + ".\n")
+        f.write("# type in " + " ".join(TYPES) + ". Special-register rows: the type column names the register.\n")
         for (tpl, slot, t, line), v in zip(rows, verdict):
             f.write(f"{v}\t{slot}\t{t}\t{line}\n")
     n_ok = verdict.count("ok")

@@ -69,7 +69,7 @@ fn check_file(path: &str, options: &LowerOptions) -> FileReport {
         // `--no-float64`: a kernel that still needs f64 fails as a lowering error.
         let module = module.and_then(|m| {
             if options.no_float64 {
-                translate::refuse_float64(&m)?;
+                translate::refuse_float64(&m, &file)?;
             }
             Ok(m)
         });

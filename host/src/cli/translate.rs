@@ -56,7 +56,7 @@ pub fn main(a: &Args) -> Result<i32, String> {
         let source = translate::load(Path::new(file))?;
         let module = translate::frontend(&source, &options)?;
         if options.no_float64 {
-            translate::refuse_float64(&module)?;
+            translate::refuse_float64(&module, &source)?;
         }
         let bytes: Vec<u8> = match to {
             "wgsl" => {

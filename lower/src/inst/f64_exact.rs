@@ -425,6 +425,30 @@ impl FnLower {
         self.outlined("f32_fma_int", &[a, b, c], &[Ty::F32, Ty::F32, Ty::F32], Ty::F32, |s, x| s.f32_fma_on_integers_inline(x[0], x[1], x[2], false))
     }
 
+    /// `add/sub/mul/fma.{rz,rm,rp}.f32` with integer operations only, for targets without
+    /// 64-bit floats: `a·b + c` of the operands widened exactly to f64 bits, rounded by
+    /// `f64_fma_bits` in `mode`, then to f32 in the same `mode` (`round_to_format`). Rounding
+    /// twice in one directed mode is rounding once: every f32 (subnormals included) is an f64,
+    /// so for any f32 g, g ≤ x ⇔ g ≤ RD64(x) (and ≥ for RU; RZ is one of them by sign), and an
+    /// f32 sum or product never overflows or underflows f64's normal range. The exact zero of
+    /// opposite signs is −0 under `.rm` (IEEE 754 §6.3) in `f64_fma_bits` already; a NaN gives
+    /// the canonical 0x7fffffff. add is a·1 + b, sub a·1 + (−b), mul a·b + (±0 of the
+    /// product's sign, so that a zero product keeps it), as `f64_directed` in `float` does.
+    /// (Emitted once per kernel and mode as a function, see `FnLower::outlined`.)
+    pub fn f32_fma_directed_on_integers(&mut self, a: Operand, b: Operand, c: Operand, mode: Rounding) -> Operand {
+        debug_assert!(mode != Rounding::Nearest, "nearest needs rounding to odd (f32_fma_on_integers)");
+        self.outlined(&format!("f32_fma_{mode:?}_int"), &[a, b, c], &[Ty::F32, Ty::F32, Ty::F32], Ty::F32, |s, x| {
+            let widen = |s: &mut Self, x: Operand| {
+                let bits = s.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, x);
+                s.f32_bits_to_f64_bits(bits)
+            };
+            let (ab, bb, cb) = (widen(s, x[0]), widen(s, x[1]), widen(s, x[2]));
+            let r = s.f64_fma_bits(ab, bb, cb, mode);
+            let bits = s.round_to_format(r, super::half::F64, super::half::F32, mode, super::half::Clamp::default());
+            s.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, bits)
+        })
+    }
+
     /// `fma.rn.ftz.f32` on integers: `f32_fma_on_integers` with the tininess rule of the f64
     /// path (`flush_tiny_product(odd, F32, true)` in `float`): a sum rounded to odd below
     /// 2^-126·(1 − 2^-25) rounds, with an unbounded exponent, below the least normal and

@@ -21,8 +21,8 @@ impl FnLower {
     }
 
     /// The directed rounding mode (`.rz/.rm/.rp`) of an instruction, if any. Vulkan and WebGPU
-    /// round arithmetic to nearest only: f32 is emulated through f64 (see `f32_directed`), f64
-    /// on the integer significands (see `f64_directed`).
+    /// round arithmetic to nearest only: f32 is emulated through f64 (see `f32_directed`; on
+    /// integers without f64), f64 on the integer significands (see `f64_directed`).
     fn directed(&self, m: &Mods) -> Option<Rounding> {
         m.one_of(&["rz", "rm", "rp"]).and_then(Rounding::from_modifier)
     }
@@ -56,6 +56,9 @@ impl FnLower {
     /// or the one rounded to odd in f64 (sums; Boldo & Melquiond) rounded once to f32. An
     /// exact zero sum of operands of opposite signs is −0 when rounding down (IEEE 754 §6.3).
     fn f32_directed(&mut self, op: &str, mode: Rounding, xs: &[Operand]) -> Operand {
+        if self.no_float64 {
+            return self.f32_directed_on_integers(op, mode, xs);
+        }
         let w: Vec<Operand> = xs.iter().map(|&x| self.convert(ConvertOp::FloatToFloat, Ty::F32, Ty::F64, x)).collect();
         let (r, addends) = match op {
             "add" => (self.add_round_to_odd(Ty::F64, w[0], w[1]), Some((w[0], w[1]))),
@@ -84,6 +87,32 @@ impl FnLower {
         let bits = self.convert(ConvertOp::Bitcast, Ty::F64, Ty::U64, r);
         let f = self.round_to_format(bits, F64, F32, mode, Clamp::default());
         self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, f)
+    }
+
+    /// `f32_directed` without f64: each operation as one fused multiply-add on integers
+    /// (`f32_fma_directed_on_integers`), with the operands `f64_directed` gives it.
+    fn f32_directed_on_integers(&mut self, op: &str, mode: Rounding, xs: &[Operand]) -> Operand {
+        let one = Operand::Const(crate::ir::Const::F32(1f32.to_bits()));
+        let u = FnLower::u32c;
+        let bits = |s: &mut Self, x: Operand| s.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, x);
+        let float = |s: &mut Self, x: Operand| s.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, x);
+        match op {
+            "add" => self.f32_fma_directed_on_integers(xs[0], one, xs[1], mode),
+            "sub" => {
+                let bb = bits(self, xs[1]);
+                let nb = self.bin(BinaryOp::Xor, Ty::U32, bb, u(0x8000_0000));
+                let nb = float(self, nb);
+                self.f32_fma_directed_on_integers(xs[0], one, nb, mode)
+            }
+            "mul" => {
+                let (ab, bb) = (bits(self, xs[0]), bits(self, xs[1]));
+                let x = self.bin(BinaryOp::Xor, Ty::U32, ab, bb);
+                let sign = self.bin(BinaryOp::And, Ty::U32, x, u(0x8000_0000));
+                let z = float(self, sign);
+                self.f32_fma_directed_on_integers(xs[0], xs[1], z, mode)
+            }
+            _ => self.f32_fma_directed_on_integers(xs[0], xs[1], xs[2], mode),
+        }
     }
 
     pub(super) fn float_arith(&mut self, m: &Mods) -> LResult<()> {

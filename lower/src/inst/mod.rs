@@ -115,8 +115,10 @@ impl FnLower {
     pub fn instruction(&mut self, inst: &Instruction) -> LResult<()> {
         // (Restored after: an inlined call lowers its callee's instructions inside its own.)
         let outer = self.inst_span.replace(inst.span);
+        let outer_reads = std::mem::replace(&mut self.reads_special_registers, matches!(inst.opcode.name.as_str(), "mov" | "cvt"));
         let first_var = self.vars.len() as u32;
         let lowered = self.instruction_unnamed(inst);
+        self.reads_special_registers = outer_reads;
         if self.split_int64 {
             // Only a `--split-int64` refusal reads it (`kernel::finish_kernel`).
             self.inst_vars.push((first_var, self.vars.len() as u32, inst.span));
