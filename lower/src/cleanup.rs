@@ -28,15 +28,16 @@ use rustc_hash::{FxHashMap, FxHasher};
 use crate::ir::{stmt_operands, stmt_operands_mut, BinaryOp, Block, Const, Expr, Fact, Kernel, Operand, Stmt, Ty, VarId};
 
 pub fn simplify(kernel: &mut Kernel) {
-    fold_identities(&mut kernel.body);
     // Each round can expose more (a copy of a copy, a chain left dead); few are needed.
     // (Dead code removal exposes nothing new to the other two, so it does not ask for a round.)
-    for _ in 0..3 {
+    for round in 0..3 {
         // `common_subexpressions` changes no variable's being a value (it rewrites only
         // assignments to values whose operands are values, into a read of an earlier value
         // that dominates them), so `propagate_copies` takes the same list.
         let values = kernel.value_vars();
-        let (shared, subst) = common_subexpressions(kernel, &values);
+        // The integer identities are folded in the first round's walk (a walk of its own
+        // before; folding `x + 0` into `x` changes no variable's being a value).
+        let (shared, subst) = common_subexpressions(kernel, &values, round == 0);
         #[cfg(test)]
         assert!(kernel.value_vars() == values, "common_subexpressions changed the values");
         // One walk for the copies and the repeated faults (each was a walk of its own, and the
@@ -88,19 +89,6 @@ fn identity(e: &Expr) -> Option<Expr> {
     Some(Expr::Use(x))
 }
 
-fn fold_identities(b: &mut Block) {
-    for s in &mut b.stmts {
-        if let Stmt::Assign { expr, .. } = s {
-            if let Some(e) = identity(expr) {
-                *expr = e;
-            }
-        }
-        for body in s.bodies_mut() {
-            fold_identities(body);
-        }
-    }
-}
-
 /// A value assigned a pure expression that an earlier value, whose assignment dominates
 /// this one, was assigned already (same operation on the same operands, all values or
 /// constants) becomes a copy of that value (which `propagate_copies` then removes): the
@@ -109,7 +97,8 @@ fn fold_identities(b: &mut Block) {
 /// Returns whether anything changed, and the copies `propagate_copies` replaces (its
 /// [`copy_to_propagate`] of each assignment as this walk leaves it: collected here, not in
 /// a walk of their own).
-fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> (bool, Vec<Option<Operand>>) {
+/// `fold`: [`identity`] first folds each assignment.
+fn common_subexpressions(kernel: &mut Kernel, values: &[bool], fold: bool) -> (bool, Vec<Option<Operand>>) {
     let is_value = |v: VarId| values.get(v.index()).copied().unwrap_or(false);
     struct Cx<'a> {
         is_value: &'a dyn Fn(VarId) -> bool,
@@ -132,12 +121,18 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> (bool, Vec<Opt
         changed: bool,
         values: &'a [bool],
         subst: Vec<Option<Operand>>,
+        fold: bool,
     }
     fn block(b: &mut Block, cx: &mut Cx) {
         let id = cx.open.len() as u32;
         cx.open.push(true);
         for s in &mut b.stmts {
             if let Stmt::Assign { dst, expr } = s {
+                if cx.fold {
+                    if let Some(e) = identity(expr) {
+                        *expr = e;
+                    }
+                }
                 // A value equal to an earlier value is read as that one: the earlier one's
                 // assignment dominates the later one's, which dominates all its reads.
                 if !cx.same_as.is_empty() {
@@ -192,7 +187,7 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> (bool, Vec<Opt
     let by_hash = FxHashMap::with_capacity_and_hasher(room, Default::default());
     let subst = vec![None; kernel.vars.len()];
     let mut cx =
-        Cx { is_value: &is_value, seen: Vec::with_capacity(room), by_hash, open: Vec::new(), same_as: FxHashMap::default(), changed: false, values, subst };
+        Cx { is_value: &is_value, seen: Vec::with_capacity(room), by_hash, open: Vec::new(), same_as: FxHashMap::default(), changed: false, values, subst, fold };
     block(&mut kernel.body, &mut cx);
     (cx.changed, cx.subst)
 }
