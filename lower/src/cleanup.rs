@@ -25,22 +25,25 @@ use std::hash::{Hash, Hasher};
 
 use rustc_hash::{FxHashMap, FxHasher};
 
-use crate::ir::{stmt_operands, stmt_operands_mut, BinaryOp, Block, Const, Expr, Kernel, Operand, Stmt, Ty, VarId};
+use crate::ir::{stmt_operands, stmt_operands_mut, BinaryOp, Block, Const, Expr, Fact, Kernel, Operand, Stmt, Ty, VarId};
 
 pub fn simplify(kernel: &mut Kernel) {
-    fold_identities(&mut kernel.body);
     // Each round can expose more (a copy of a copy, a chain left dead); few are needed.
     // (Dead code removal exposes nothing new to the other two, so it does not ask for a round.)
-    for _ in 0..3 {
+    for round in 0..3 {
         // `common_subexpressions` changes no variable's being a value (it rewrites only
         // assignments to values whose operands are values, into a read of an earlier value
         // that dominates them), so `propagate_copies` takes the same list.
         let values = kernel.value_vars();
-        let shared = common_subexpressions(kernel, &values);
+        // The integer identities are folded in the first round's walk (a walk of its own
+        // before; folding `x + 0` into `x` changes no variable's being a value).
+        let (shared, subst) = common_subexpressions(kernel, &values, round == 0);
         #[cfg(test)]
         assert!(kernel.value_vars() == values, "common_subexpressions changed the values");
-        let copies = propagate_copies(kernel, &values);
-        let decided = remove_repeated_faults(kernel, &values);
+        // One walk for the copies and the repeated faults (each was a walk of its own, and the
+        // faults' three): each statement is done with the first before the second looks at it,
+        // which reads only statements before it (values, dominating faults), as in two walks.
+        let (copies, decided) = propagate_copies_and_remove_repeated_faults(kernel, &values, subst);
         remove_dead(kernel);
         if !shared && !copies && !decided {
             break;
@@ -86,26 +89,16 @@ fn identity(e: &Expr) -> Option<Expr> {
     Some(Expr::Use(x))
 }
 
-fn fold_identities(b: &mut Block) {
-    for s in &mut b.stmts {
-        if let Stmt::Assign { expr, .. } = s {
-            if let Some(e) = identity(expr) {
-                *expr = e;
-            }
-        }
-        for body in s.bodies_mut() {
-            fold_identities(body);
-        }
-    }
-}
-
 /// A value assigned a pure expression that an earlier value, whose assignment dominates
 /// this one, was assigned already (same operation on the same operands, all values or
 /// constants) becomes a copy of that value (which `propagate_copies` then removes): the
 /// operands have not changed in between, so neither has the result. Example: a load and a
 /// store through one pointer compute the same segment, bounds and alignment tests.
-/// Returns whether anything changed.
-fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
+/// Returns whether anything changed, and the copies `propagate_copies` replaces (its
+/// [`copy_to_propagate`] of each assignment as this walk leaves it: collected here, not in
+/// a walk of their own).
+/// `fold`: [`identity`] first folds each assignment.
+fn common_subexpressions(kernel: &mut Kernel, values: &[bool], fold: bool) -> (bool, Vec<Option<Operand>>) {
     let is_value = |v: VarId| values.get(v.index()).copied().unwrap_or(false);
     struct Cx<'a> {
         is_value: &'a dyn Fn(VarId) -> bool,
@@ -126,12 +119,20 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
         /// by a load and then a store) is found in one walk, not one link per round.
         same_as: FxHashMap<VarId, VarId>,
         changed: bool,
+        values: &'a [bool],
+        subst: Vec<Option<Operand>>,
+        fold: bool,
     }
     fn block(b: &mut Block, cx: &mut Cx) {
         let id = cx.open.len() as u32;
         cx.open.push(true);
         for s in &mut b.stmts {
             if let Stmt::Assign { dst, expr } = s {
+                if cx.fold {
+                    if let Some(e) = identity(expr) {
+                        *expr = e;
+                    }
+                }
                 // A value equal to an earlier value is read as that one: the earlier one's
                 // assignment dominates the later one's, which dominates all its reads.
                 if !cx.same_as.is_empty() {
@@ -170,6 +171,9 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
                         }
                     }
                 }
+                if let Some(o) = copy_to_propagate(*dst, expr, cx.values) {
+                    cx.subst[dst.index()] = Some(o);
+                }
             }
             for body in s.bodies_mut() {
                 block(body, cx);
@@ -181,154 +185,50 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool]) -> bool {
     // At most one entry per value (each is assigned once): no growing on the way.
     let room = values.iter().filter(|&&v| v).count();
     let by_hash = FxHashMap::with_capacity_and_hasher(room, Default::default());
-    let mut cx = Cx { is_value: &is_value, seen: Vec::with_capacity(room), by_hash, open: Vec::new(), same_as: FxHashMap::default(), changed: false };
+    let subst = vec![None; kernel.vars.len()];
+    let mut cx =
+        Cx { is_value: &is_value, seen: Vec::with_capacity(room), by_hash, open: Vec::new(), same_as: FxHashMap::default(), changed: false, values, subst, fold };
     block(&mut kernel.body, &mut cx);
-    cx.changed
+    (cx.changed, cx.subst)
 }
 
-/// Removes a deferred fault `if (c) { fault(bits) }` (an `If` whose only statement is a
-/// `Fault`) where an earlier one, `if (c0) { fault(bits0) }`, dominates it with `bits ⊆ bits0`
-/// and `c` implying `c0` (`c` is `c0`, or `c0 && x`, `x && c0`, at any depth), `c` and `c0`
-/// being values. Issue 11: the load and the store of `y[i] = … y[i]` test the same address.
-/// Why nothing changes: whenever the later one records its bits, the earlier one ran before
-/// in the same thread with `c0` true (the values have not changed in between), and recorded
-/// the same bits; a thread reports the bits it collected and its first faulting site, which
-/// the earlier one already is.
+/// `o` if `dst = o` is a copy that `propagate_copies` replaces: `dst` a value, `o` a constant
+/// or another value.
+fn copy_to_propagate(dst: VarId, expr: &Expr, values: &[bool]) -> Option<Operand> {
+    let Expr::Use(o) = *expr else { return None };
+    let ok = match o {
+        Operand::Const(_) => true,
+        Operand::Var(v) => values.get(v.index()).copied().unwrap_or(false) && v != dst,
+    };
+    (ok && values.get(dst.index()).copied().unwrap_or(false)).then_some(o)
+}
+
+/// Two rewrites in one walk (each statement is done with the first before the second looks at
+/// it, and the second reads only what comes before it in the walk: the same result as a walk
+/// for each). Returns whether any copy was replaced and whether a select was decided.
+///
+/// **Copies.** Replaces every value that copies a constant or another value by that operand,
+/// and removes the copy (`subst`: per variable, the operand its copy is replaced by, from
+/// [`common_subexpressions`]).
+///
+/// **Repeated faults.** Removes a deferred fault `if (c) { fault(bits) }` (an `If` whose only
+/// statement is a `Fault`) where an earlier one, `if (c0) { fault(bits0) }`, dominates it with
+/// `bits ⊆ bits0` and `c` implying `c0` (`c` is `c0`, or `c0 && x`, `x && c0`, at any depth),
+/// `c` and `c0` being values. Issue 11: the load and the store of `y[i] = … y[i]` test the
+/// same address. Why nothing changes: whenever the later one records its bits, the earlier one
+/// ran before in the same thread with `c0` true (the values have not changed in between), and
+/// recorded the same bits; a thread reports the bits it collected and its first faulting
+/// site, which the earlier one already is.
 /// `values`: the kernel's values (the earlier rewrites of a round keep them values).
 ///
 /// A `select` whose condition the value facts decide becomes a copy of the operand it picks
 /// (issue 11, code size): the misaligned store's `select(mis, DISCARD_INDEX, i)` of an offset
 /// built from aligned terms, whose fault the rule above removes, keeps no test behind it.
-/// Returns whether a select was decided.
-fn remove_repeated_faults(kernel: &mut Kernel, values: &[bool]) -> bool {
-    // Conditions the value facts prove false (`Kernel::value_facts`: an alignment test of an
-    // offset built from aligned terms): their faults never happen.
-    let facts = kernel.value_facts_of(values);
-    let decided = |c: Operand| match c {
-        Operand::Var(v) => facts.get(v.index()).copied().flatten().filter(|f| f.min == f.max).map(|f| f.min != 0),
-        _ => None,
-    };
-    let never = |c: Operand| decided(c) == Some(false);
-    fn decide_selects(b: &mut Block, decided: &dyn Fn(Operand) -> Option<bool>) -> bool {
-        let mut changed = false;
-        for s in &mut b.stmts {
-            if let Stmt::Assign { expr, .. } = s {
-                if let Expr::Select { cond, a, b, .. } = *expr {
-                    if let Some(c) = decided(cond) {
-                        *expr = Expr::Use(if c { a } else { b });
-                        changed = true;
-                    }
-                }
-            }
-            for body in s.bodies_mut() {
-                changed |= decide_selects(body, decided);
-            }
-        }
-        changed
-    }
-    let changed = decide_selects(&mut kernel.body, &decided);
-    let mut and_of: FxHashMap<VarId, (Operand, Operand)> = FxHashMap::default();
-    fn collect(b: &Block, values: &[bool], and_of: &mut FxHashMap<VarId, (Operand, Operand)>) {
-        for s in &b.stmts {
-            if let Stmt::Assign { dst, expr: Expr::Binary { op: BinaryOp::And, ty: Ty::Bool, lhs, rhs } } = s {
-                if values.get(dst.index()).copied().unwrap_or(false) {
-                    and_of.insert(*dst, (*lhs, *rhs));
-                }
-            }
-            for body in s.bodies() {
-                collect(body, values, and_of);
-            }
-        }
-    }
-    collect(&kernel.body, values, &mut and_of);
-    /// Whether a dominating fault recorded `bits` (or more) under `c` or a condition `c`
-    /// implies (a term of its `&&`s, at most 8 deep).
-    fn implied(c: Operand, bits: u32, and_of: &FxHashMap<VarId, (Operand, Operand)>, seen: &FxHashMap<Operand, u32>, depth: u32) -> bool {
-        if seen.get(&c).is_some_and(|&b0| bits & !b0 == 0) {
-            return true;
-        }
-        match c {
-            Operand::Var(v) if depth < 8 => and_of
-                .get(&v)
-                .is_some_and(|&(a, b)| implied(a, bits, and_of, seen, depth + 1) || implied(b, bits, and_of, seen, depth + 1)),
-            _ => false,
-        }
-    }
-    fn lone_fault(s: &Stmt) -> Option<(Operand, u32)> {
-        match s {
-            Stmt::If { cond, then_body, else_body } if else_body.stmts.is_empty() => match then_body.stmts.as_slice() {
-                [Stmt::Fault { code }] => Some((*cond, *code)),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
-    fn block(
-        b: &mut Block,
-        values: &[bool],
-        never: &dyn Fn(Operand) -> bool,
-        and_of: &FxHashMap<VarId, (Operand, Operand)>,
-        seen: &mut FxHashMap<Operand, u32>,
-        undo: &mut Vec<(Operand, Option<u32>)>,
-    ) {
-        let mark = undo.len();
-        let is_value = |o: Operand| matches!(o, Operand::Var(v) if values.get(v.index()).copied().unwrap_or(false));
-        b.stmts.retain_mut(|s| {
-            if let Some((c, bits)) = lone_fault(s) {
-                if matches!(c, Operand::Const(crate::ir::Const::Bool(false))) || never(c) {
-                    return false;
-                }
-                if is_value(c) {
-                    if implied(c, bits, and_of, seen, 0) {
-                        return false;
-                    }
-                    let old = seen.insert(c, bits | seen.get(&c).copied().unwrap_or(0));
-                    undo.push((c, old));
-                }
-                return true;
-            }
-            for body in s.bodies_mut() {
-                block(body, values, never, and_of, seen, undo);
-            }
-            true
-        });
-        // Leaving the block: its faults dominate nothing after it.
-        while undo.len() > mark {
-            let Some((c, old)) = undo.pop() else { break };
-            match old {
-                Some(b) => seen.insert(c, b),
-                None => seen.remove(&c),
-            };
-        }
-    }
-    block(&mut kernel.body, values, &never, &and_of, &mut FxHashMap::default(), &mut Vec::new());
-    changed
-}
-
-/// Replaces every value that copies a constant or another value by that operand, and removes
-/// the copy. Returns whether anything changed.
-fn propagate_copies(kernel: &mut Kernel, values: &[bool]) -> bool {
-    let mut subst: Vec<Option<Operand>> = vec![None; kernel.vars.len()];
-    fn collect(b: &Block, values: &[bool], subst: &mut [Option<Operand>]) {
-        for s in &b.stmts {
-            if let Stmt::Assign { dst, expr: Expr::Use(o) } = s {
-                let ok = match *o {
-                    Operand::Const(_) => true,
-                    Operand::Var(v) => values.get(v.index()).copied().unwrap_or(false) && v != *dst,
-                };
-                if ok && values.get(dst.index()).copied().unwrap_or(false) {
-                    subst[dst.index()] = Some(*o);
-                }
-            }
-            for body in s.bodies() {
-                collect(body, values, subst);
-            }
-        }
-    }
-    collect(&kernel.body, values, &mut subst);
-    if subst.iter().all(Option::is_none) {
-        return false;
-    }
+/// The facts (`Kernel::value_facts`: an alignment test of an offset built from aligned terms,
+/// proven false, never faults) and the `&&`s of conditions are those of values, whose
+/// assignments come before every read in the walk: each is noted where it is assigned.
+fn propagate_copies_and_remove_repeated_faults(kernel: &mut Kernel, values: &[bool], subst: Vec<Option<Operand>>) -> (bool, bool) {
+    let copies = subst.iter().any(Option::is_some);
     // Resolve chains (`a = b; b = c` in program order gives a → b → c). Acyclic: each copy's
     // operand is assigned strictly before it.
     let resolve = |mut o: Operand| {
@@ -344,17 +244,126 @@ fn propagate_copies(kernel: &mut Kernel, values: &[bool]) -> bool {
         }
         o
     };
-    fn rewrite(b: &mut Block, subst: &[Option<Operand>], resolve: &dyn Fn(Operand) -> Operand) {
-        b.stmts.retain(|s| !matches!(s, Stmt::Assign { dst, expr: Expr::Use(_) } if subst.get(dst.index()).copied().flatten().is_some()));
-        for s in &mut b.stmts {
-            stmt_operands_mut(s, |o| *o = resolve(*o));
-            for body in s.bodies_mut() {
-                rewrite(body, subst, resolve);
+    struct Cx<'a> {
+        kernel: &'a Kernel,
+        values: &'a [bool],
+        subst: &'a [Option<Operand>],
+        resolve: &'a dyn Fn(Operand) -> Operand,
+        copies: bool,
+        /// `Kernel::value_facts` of the values assigned so far.
+        facts: Vec<Option<Fact>>,
+        /// The values assigned `a && b` so far.
+        and_of: FxHashMap<VarId, (Operand, Operand)>,
+        /// The faults of the enclosing blocks so far: their conditions and bits.
+        seen: FxHashMap<Operand, u32>,
+        undo: Vec<(Operand, Option<u32>)>,
+        decided: bool,
+    }
+    impl Cx<'_> {
+        fn is_value(&self, o: Operand) -> bool {
+            matches!(o, Operand::Var(v) if self.values.get(v.index()).copied().unwrap_or(false))
+        }
+        /// What the facts decide of condition `c`.
+        fn decided(&self, c: Operand) -> Option<bool> {
+            match c {
+                Operand::Var(v) => self.facts.get(v.index()).copied().flatten().filter(|f| f.min == f.max).map(|f| f.min != 0),
+                _ => None,
+            }
+        }
+        /// Whether a dominating fault recorded `bits` (or more) under `c` or a condition `c`
+        /// implies (a term of its `&&`s, at most 8 deep).
+        fn implied(&self, c: Operand, bits: u32, depth: u32) -> bool {
+            if self.seen.get(&c).is_some_and(|&b0| bits & !b0 == 0) {
+                return true;
+            }
+            match c {
+                Operand::Var(v) if depth < 8 => {
+                    self.and_of.get(&v).is_some_and(|&(a, b)| self.implied(a, bits, depth + 1) || self.implied(b, bits, depth + 1))
+                }
+                _ => false,
             }
         }
     }
-    rewrite(&mut kernel.body, &subst, &resolve);
-    true
+    fn lone_fault(s: &Stmt) -> Option<(Operand, u32)> {
+        match s {
+            Stmt::If { cond, then_body, else_body } if else_body.stmts.is_empty() => match then_body.stmts.as_slice() {
+                [Stmt::Fault { code }] => Some((*cond, *code)),
+                _ => None,
+            },
+            _ => None,
+        }
+    }
+    fn block(b: &mut Block, cx: &mut Cx) {
+        let mark = cx.undo.len();
+        b.stmts.retain_mut(|s| {
+            if cx.copies {
+                if let Stmt::Assign { dst, expr: Expr::Use(_) } = s {
+                    if cx.subst.get(dst.index()).copied().flatten().is_some() {
+                        return false;
+                    }
+                }
+                stmt_operands_mut(s, |o| *o = (cx.resolve)(*o));
+            }
+            if let Stmt::Assign { dst, expr } = s {
+                if cx.values.get(dst.index()).copied().unwrap_or(false) {
+                    let ty = cx.kernel.vars[dst.index()].ty;
+                    cx.facts[dst.index()] = Fact::of_expr(cx.kernel, expr, ty, &cx.facts);
+                    if let Expr::Binary { op: BinaryOp::And, ty: Ty::Bool, lhs, rhs } = *expr {
+                        cx.and_of.insert(*dst, (lhs, rhs));
+                    }
+                }
+                if let Expr::Select { cond, a, b, .. } = *expr {
+                    if let Some(c) = cx.decided(cond) {
+                        *expr = Expr::Use(if c { a } else { b });
+                        cx.decided = true;
+                    }
+                }
+            }
+            if let Some((c, bits)) = lone_fault(s) {
+                if matches!(c, Operand::Const(Const::Bool(false))) || cx.decided(c) == Some(false) {
+                    return false;
+                }
+                if cx.is_value(c) {
+                    if cx.implied(c, bits, 0) {
+                        return false;
+                    }
+                    let old = cx.seen.insert(c, bits | cx.seen.get(&c).copied().unwrap_or(0));
+                    cx.undo.push((c, old));
+                }
+                return true;
+            }
+            for body in s.bodies_mut() {
+                block(body, cx);
+            }
+            true
+        });
+        // Leaving the block: its faults dominate nothing after it.
+        while cx.undo.len() > mark {
+            let Some((c, old)) = cx.undo.pop() else { break };
+            match old {
+                Some(b) => cx.seen.insert(c, b),
+                None => cx.seen.remove(&c),
+            };
+        }
+    }
+    // The body is walked apart from the kernel, whose variables the facts read.
+    let mut body = std::mem::take(&mut kernel.body);
+    let mut cx = Cx {
+        kernel,
+        values,
+        subst: &subst,
+        resolve: &resolve,
+        copies,
+        facts: vec![None; kernel.vars.len()],
+        and_of: FxHashMap::default(),
+        seen: FxHashMap::default(),
+        undo: Vec::new(),
+        decided: false,
+    };
+    block(&mut body, &mut cx);
+    let decided = cx.decided;
+    kernel.body = body;
+    (copies, decided)
 }
 
 /// Removes pure assignments whose variable no statement needs (not read by a store, a

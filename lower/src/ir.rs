@@ -1627,7 +1627,7 @@ impl Fact {
         }
     }
 
-    fn of_expr(k: &Kernel, e: &Expr, ty: Ty, facts: &[Option<Fact>]) -> Option<Fact> {
+    pub(crate) fn of_expr(k: &Kernel, e: &Expr, ty: Ty, facts: &[Option<Fact>]) -> Option<Fact> {
         let full = Fact::full(ty)?;
         let f = |o: Operand| Fact::of_operand(k, o, facts).unwrap_or(full);
         let limit: u128 = if ty == Ty::U64 { u64::MAX as u128 } else if ty == Ty::Bool { 1 } else { u32::MAX as u128 };

@@ -37,7 +37,10 @@ pub fn lower_kernel(
             Lowered::Plain(body) => finish(*body),
             Lowered::Scheduled { body, fallback, meet } => match (finish(*body), fallback) {
                 (Ok(k), Some(plain)) if too_large(&k.0) => finish(*plain),
-                (Ok(k), Some(plain)) if meet && options.meeting == crate::Meeting::Meet => match finish(*plain) {
+                // The checked lowering is finished only where its size can decide (the
+                // scheduler's code above `MEET_MAX_STATEMENTS`): it was finished for every such
+                // kernel, and dropped unread.
+                (Ok(k), Some(plain)) if meet && options.meeting == crate::Meeting::Meet && ir::statement_count(&k.0.body.stmts) > MEET_MAX_STATEMENTS => match finish(*plain) {
                     Ok(p) if too_big_to_meet(ir::statement_count(&k.0.body.stmts), ir::statement_count(&p.0.body.stmts)) => Ok(p),
                     _ => Ok(k),
                 },

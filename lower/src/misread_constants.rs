@@ -104,12 +104,16 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
     // What the driver can compute of each variable is followed along the code by `rewrite`
     // (see [`fold`]), where the operands are looked at.
     let known: Vec<Option<u64>> = vec![None; kernel.vars.len()];
-    let has_float_ops = any_stmt(&kernel.body, &mut |s| matches!(s, Stmt::Assign { expr, .. } if is_float_op(expr)));
-    let roots = same_roots(&kernel.body);
-    let heap_tests = heap_range_tests_of(kernel);
-    let push_used = push_used(&kernel.body, kernel.vars.len());
+    // The body's assignments as written, listed once for every analysis below (each walked
+    // the whole body for a list of its own).
+    let mut list = Vec::new();
+    assignments(&kernel.body, &mut list);
+    let has_float_ops = list.iter().any(|(_, e)| is_float_op(e));
+    let roots = same_roots(&list);
+    let heap_tests = heap_range_tests(&list);
+    let push_used = push_used(&list, kernel.vars.len());
     let site_var = kernel.fault_site_var;
-    let tested = equality_tested(&kernel.body, kernel.vars.len());
+    let tested = equality_tested(&kernel.body, &list, kernel.vars.len());
     let mut cx = Cx {
         known,
         opaque: Vec::new(),
@@ -130,8 +134,6 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
         // A float variable set to a constant and also otherwise (a loop's accumulator, `sum =
         // 0` then `sum += …`) gets the constant hidden where it is set, once, instead of
         // every use of the variable in the loop being hidden.
-        let mut list = Vec::new();
-        assignments(&kernel.body, &mut list);
         let mut count = vec![0u32; cx.vars.len()];
         let mut constant = vec![false; cx.vars.len()];
         for (d, e) in &list {
@@ -143,6 +145,7 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
         let set_to_constant: Vec<bool> = (0..cx.vars.len())
             .map(|i| constant[i] && count[i] >= 2 && matches!(cx.vars[i].ty, Ty::F32 | Ty::F64))
             .collect();
+        drop(list);
         if set_to_constant.contains(&true) {
             hide_constant_settings(&mut kernel.body, &mut cx, &set_to_constant);
         }
@@ -321,9 +324,8 @@ pub fn heap_range_tests_of(kernel: &Kernel) -> Vec<Operand> {
 /// reads it or a value connected to it by copies, bitcasts, negations or absolute values. Where
 /// such a test holds, the driver may replace the value by the other side
 /// (`nir_opt_if`'s `opt_if_rewrite_uniform_uses`: `if (x == c) { … x … }` uses `c`).
-fn equality_tested(body: &Block, n: usize) -> Vec<bool> {
-    let mut list = Vec::new();
-    assignments(body, &mut list);
+/// `list`: the [`assignments`] of `body`.
+fn equality_tested(body: &Block, list: &[(VarId, &Expr)], n: usize) -> Vec<bool> {
     // Equality tests: the driver may replace the value by the other side where one holds.
     let mut tested = vec![false; n];
     let mark = |o: Operand, tested: &mut Vec<bool>| {
@@ -352,7 +354,7 @@ fn equality_tested(body: &Block, n: usize) -> Vec<bool> {
     // Spread along copies, bitcasts, negations and absolute values, both ways, until stable.
     loop {
         let mut changed = false;
-        for (d, e) in &list {
+        for (d, e) in list {
             if let Some(a) = transparent_arg(e) {
                 let (di, ai) = (d.index(), a.index());
                 if di < n && ai < n && tested[di] != tested[ai] {
@@ -376,7 +378,7 @@ fn equality_tested(body: &Block, n: usize) -> Vec<bool> {
 fn opaque_vars(body: &Block, n: usize, zeros: &[VarId]) -> Vec<bool> {
     let mut list = Vec::new();
     assignments(body, &mut list);
-    let tested = equality_tested(body, n);
+    let tested = equality_tested(body, &list, n);
     // Single assignments `ZeroExtend(v)` and `Shl(ZeroExtend(v), 32)` (v u32): the halves of
     // a doubleword assembled from two loaded words (how 64-bit loads are built).
     let mut count = vec![0u32; n];
@@ -490,11 +492,10 @@ fn has_side_effect(b: &Block) -> bool {
 /// Per variable: whether an integer add, subtract or multiply uses it, directly or through
 /// copies, bitcasts, negations and absolute values (the driver's `iadd`/`imul` of a select
 /// by a constant becomes a select of new constants: see [`Cx::settled`]).
-fn push_used(body: &Block, n: usize) -> Vec<bool> {
-    let mut list = Vec::new();
-    assignments(body, &mut list);
+/// `list`: the body's [`assignments`].
+fn push_used(list: &[(VarId, &Expr)], n: usize) -> Vec<bool> {
     let mut used = vec![false; n];
-    for (_, e) in &list {
+    for (_, e) in list {
         if let Expr::Binary { op: BinaryOp::Add | BinaryOp::Sub | BinaryOp::Mul, ty: Ty::U32 | Ty::U64, lhs, rhs } = **e {
             for o in [lhs, rhs] {
                 if let Operand::Var(v) = o {
@@ -507,7 +508,7 @@ fn push_used(body: &Block, n: usize) -> Vec<bool> {
     }
     loop {
         let mut changed = false;
-        for (d, e) in &list {
+        for (d, e) in list {
             if let Some(a) = transparent_arg(e) {
                 if used.get(d.index()).copied().unwrap_or(false) && !used.get(a.index()).copied().unwrap_or(true) {
                     used[a.index()] = true;
@@ -524,11 +525,10 @@ fn push_used(body: &Block, n: usize) -> Vec<bool> {
 /// Per variable: the variable it is a copy, bitcast, negation or absolute value of, followed
 /// to the end (itself if none), for values (`x - x`, `x + (-x)`, `x / x`: see the module
 /// comment). Variables assigned more than once are their own root.
-fn same_roots(body: &Block) -> Vec<(VarId, Option<VarId>)> {
-    let mut list = Vec::new();
-    assignments(body, &mut list);
+/// `list`: the body's [`assignments`].
+fn same_roots(list: &[(VarId, &Expr)]) -> Vec<(VarId, Option<VarId>)> {
     let mut count = rustc_hash::FxHashMap::default();
-    for (d, _) in &list {
+    for (d, _) in list {
         *count.entry(*d).or_insert(0u32) += 1;
     }
     list.iter().filter(|(d, _)| count[d] == 1).map(|(d, e)| (*d, transparent_arg(e))).collect()
@@ -909,9 +909,16 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
                         *slot = None;
                     }
                 }
+                // One pass over the loop's assignments (per variable, a pass of its own was
+                // quadratic in the loop's size): each one that does not fold to the value
+                // known before the loop makes its variable unknown.
                 let inside = &cx.known;
-                for (d, k) in changed.iter().zip(saved.iter_mut()) {
-                    *k = k.filter(|&k| list.iter().filter(|(x, _)| x == d).all(|(_, e)| fold(e, inside) == Some(k)));
+                for (x, e) in &list {
+                    if let Ok(at) = changed.binary_search(x) {
+                        if saved[at].is_some_and(|k| fold(e, inside) != Some(k)) {
+                            saved[at] = None;
+                        }
+                    }
                 }
             }
             // What each branch leaves known (a loop: what `saved` holds throughout it).
