@@ -1095,6 +1095,12 @@ impl<'a> Structurizer<'a> {
                     });
                 }
             }
+            if n == order[0] {
+                // The entry runs first, always: no test, so that what it holds (the join of a
+                // piece: a barrier) stays in uniform control flow.
+                out.extend(body);
+                continue;
+            }
             let here = self.new_var(Ty::Bool, "structurizer state test");
             out.push(Stmt::Assign {
                 dst: here,
