@@ -20,7 +20,9 @@
 //!    [`MAX_REGION_NESTING`] levels, or copy a barrier or an emulated warp collective (each copy
 //!    would run with only its path's threads), the region is instead emitted as a *state machine in
 //!    topological order* (`if state == k { … }` per block), which is linear in size, one level
-//!    deep, and correct for any DAG.
+//!    deep, and correct for any DAG. It is cut first at the post-dominators of its entry, each
+//!    piece structured or a state machine of its own, so that what every path passes (the CTA
+//!    barrier scheduler's round barriers) stays out of per-thread control flow.
 //! 3. **Flat branch chains.** Nesting must not grow with the number of branches (drivers limit
 //!    it: lavapipe mis-executes past ~80 levels, Tint refuses 63, Vulkan 1,024). A join with
 //!    [`BLOCK_MIN_IN_EDGES`] or more in-edges (a chain of early exits to one label, an
@@ -534,12 +536,13 @@ impl<'a> Structurizer<'a> {
         }
         // Each piece runs from a node of the chain to the next; the topological order holds
         // them one after the other (a piece's nodes all reach its end, which alone reaches on).
+        let position: HashMap<NodeId, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
         let mut out = Emitted { stmts: Vec::new(), cost: 0, depth: 0 };
         let mut start = 0;
         let mut from = entry;
         loop {
             let stop = ipdom[&from];
-            let end = stop.map_or(order.len(), |t| order.iter().position(|&n| n == t).expect("a post-dominator is in the region"));
+            let end = stop.map_or(order.len(), |t| position[&t]);
             let piece = &order[start..end];
             let e = self.emit_piece(&g, piece, from, stop).unwrap_or_else(|| Emitted {
                 cost: piece.iter().map(|&n| self.size[n].0).sum::<usize>() + piece.len(),
