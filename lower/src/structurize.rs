@@ -20,7 +20,9 @@
 //!    [`MAX_REGION_NESTING`] levels, or copy a barrier or an emulated warp collective (each copy
 //!    would run with only its path's threads), the region is instead emitted as a *state machine in
 //!    topological order* (`if state == k { … }` per block), which is linear in size, one level
-//!    deep, and correct for any DAG.
+//!    deep, and correct for any DAG. It is cut first at the post-dominators of its entry, each
+//!    piece structured or a state machine of its own, so that what every path passes (the CTA
+//!    barrier scheduler's round barriers) stays out of per-thread control flow.
 //! 3. **Flat branch chains.** Nesting must not grow with the number of branches (drivers limit
 //!    it: lavapipe mis-executes past ~80 levels, Tint refuses 63, Vulkan 1,024). A join with
 //!    [`BLOCK_MIN_IN_EDGES`] or more in-edges (a chain of early exits to one label, an
@@ -171,6 +173,13 @@ struct Frame {
     used: u8,
     /// `Break`s emitted directly in the block.
     exits: usize,
+}
+
+/// An acyclic region's graph facts, shared by the emission of its pieces.
+struct Graph<'r> {
+    region: &'r HashSet<NodeId>,
+    ipdom: &'r HashMap<NodeId, Option<NodeId>>,
+    in_edges: &'r HashMap<NodeId, usize>,
 }
 
 /// State of one acyclic region's emission.
@@ -502,6 +511,14 @@ impl<'a> Structurizer<'a> {
     /// Emits an acyclic region (see the module comment): a planning run decides between the
     /// structured form and the state machine and counts node uses, then the real run moves
     /// each node's statements into place (cloning only for tail duplication).
+    ///
+    /// Where the whole region cannot be structured, it is cut at the post-dominators of its
+    /// entry (every path passes them, in order) and each piece is structured or made a state
+    /// machine on its own: a node on that chain is then emitted at the region's top level, never
+    /// under a per-thread state test. The CTA barrier scheduler relies on it: its round barriers
+    /// follow the kernel's code, which may need the state machine (found by the meeting family
+    /// of the differential tester: loops of `redux.sync` in a row in one-warp CTAs, whose
+    /// smaller round code gave a smaller duplication budget).
     fn emit_acyclic(&mut self, region: &HashSet<NodeId>, entry: NodeId) -> Emitted {
         let order = self.topological_order(region, entry);
         let ipdom = self.post_dominators(region, &order);
@@ -513,12 +530,44 @@ impl<'a> Structurizer<'a> {
                 }
             }
         }
+        let g = Graph { region, ipdom: &ipdom, in_edges: &in_edges };
+        if let Some(whole) = self.emit_piece(&g, &order, entry, None) {
+            return whole;
+        }
+        // Each piece runs from a node of the chain to the next; the topological order holds
+        // them one after the other (a piece's nodes all reach its end, which alone reaches on).
+        let position: HashMap<NodeId, usize> = order.iter().enumerate().map(|(i, &n)| (n, i)).collect();
+        let mut out = Emitted { stmts: Vec::new(), cost: 0, depth: 0 };
+        let mut start = 0;
+        let mut from = entry;
+        loop {
+            let stop = ipdom[&from];
+            let end = stop.map_or(order.len(), |t| position[&t]);
+            let piece = &order[start..end];
+            let e = self.emit_piece(&g, piece, from, stop).unwrap_or_else(|| Emitted {
+                cost: piece.iter().map(|&n| self.size[n].0).sum::<usize>() + piece.len(),
+                depth: 1 + piece.iter().map(|&n| self.size[n].1).max().unwrap_or(0),
+                stmts: self.emit_state_machine(piece),
+            });
+            out.stmts.extend(e.stmts);
+            out.cost += e.cost;
+            out.depth = out.depth.max(e.depth);
+            match stop {
+                Some(t) => (start, from) = (end, t),
+                None => return out,
+            }
+        }
+    }
+
+    /// The structured form of the region's nodes `order` (topologically sorted, starting at
+    /// `entry`) up to `stop`, or `None` where they need the state machine.
+    fn emit_piece(&mut self, g: &Graph, order: &[NodeId], entry: NodeId, stop: Option<NodeId>) -> Option<Emitted> {
         let size: usize = order.iter().map(|&n| self.size[n].0).sum();
         let machine_depth = 1 + order.iter().map(|&n| self.size[n].1).max().unwrap_or(0);
         let new_cx = |dry, uses| Cx {
-            region,
-            ipdom: &ipdom,
-            in_edges: &in_edges,
+            region: g.region,
+            ipdom: g.ipdom,
+            in_edges: g.in_edges,
             budget: 2 * size + DUPLICATION_BUDGET,
             frames: Vec::new(),
             flags: [None, None],
@@ -531,7 +580,7 @@ impl<'a> Structurizer<'a> {
 
         let vars_before = self.vars.len();
         let mut plan = new_cx(true, HashMap::default());
-        let planned = self.emit_path(entry, None, 0, &mut plan, &mut Vec::new());
+        let planned = self.emit_path(entry, stop, 0, &mut plan, &mut Vec::new());
         self.vars.truncate(vars_before);
         // A node emitted twice (tail duplication) must not hold a barrier or an emulated warp
         // collective: the copies sit under per-thread branches, so the SIMT pass runs each copy
@@ -545,16 +594,11 @@ impl<'a> Structurizer<'a> {
             && !plan.too_many_exits
             && !duplicates_a_barrier;
         if !structured {
-            let stmts = self.emit_state_machine(&order);
-            return Emitted {
-                stmts,
-                cost: size + order.len(),
-                depth: machine_depth,
-            };
+            return None;
         }
         let mut cx = new_cx(false, plan.uses);
         let mut out = Vec::new();
-        let done = self.emit_path(entry, None, 0, &mut cx, &mut out);
+        let done = self.emit_path(entry, stop, 0, &mut cx, &mut out);
         debug_assert!(done.is_ok(), "the planning run succeeded");
         // Flags start false in every iteration of the region's loop.
         let inits: Vec<Stmt> = cx
@@ -571,11 +615,11 @@ impl<'a> Structurizer<'a> {
         } else {
             inits.into_iter().chain(out).collect()
         };
-        Emitted {
+        Some(Emitted {
             stmts,
             cost: cx.charged + 1,
             depth: cx.max_depth,
-        }
+        })
     }
 
     /// The statements of node `n` for one emission (see [`Cx::uses`]).
@@ -994,7 +1038,9 @@ impl<'a> Structurizer<'a> {
         ipdom
     }
 
-    /// The linear fallback: one `if state == k { … }` per node, in topological order.
+    /// The linear fallback: one `if state == k { … }` per node, in topological order. An edge
+    /// to a node outside `order` (the end of a piece of the region) leaves the machine: its
+    /// state matches no later test.
     fn emit_state_machine(&mut self, order: &[NodeId]) -> Vec<Stmt> {
         let state = self.new_var(Ty::U32, "structurizer state");
         let id: HashMap<NodeId, u32> = order
@@ -1008,9 +1054,11 @@ impl<'a> Structurizer<'a> {
         }];
         for &n in order {
             let mut body: Vec<Stmt> = std::mem::take(&mut self.nodes[n].stmts);
+            let gone = order.len() as u32;
+            let at = |t: NodeId| id.get(&t).copied().unwrap_or(gone);
             let set = |t: NodeId| Stmt::Assign {
                 dst: state,
-                expr: Expr::Use(Operand::Const(Const::U32(id[&t]))),
+                expr: Expr::Use(Operand::Const(Const::U32(at(t)))),
             };
             match self.nodes[n].term.clone() {
                 Terminator::Return => body.push(Stmt::Return),
@@ -1026,8 +1074,8 @@ impl<'a> Structurizer<'a> {
                     expr: Expr::Select {
                         ty: Ty::U32,
                         cond,
-                        a: Operand::Const(Const::U32(id[&then_target])),
-                        b: Operand::Const(Const::U32(id[&else_target])),
+                        a: Operand::Const(Const::U32(at(then_target))),
+                        b: Operand::Const(Const::U32(at(else_target))),
                     },
                 }),
                 Terminator::Switch {
@@ -1049,6 +1097,12 @@ impl<'a> Structurizer<'a> {
                         },
                     });
                 }
+            }
+            if n == order[0] {
+                // The entry runs first, always: no test, so that what it holds (the join of a
+                // piece: a barrier) stays in uniform control flow.
+                out.extend(body);
+                continue;
             }
             let here = self.new_var(Ty::Bool, "structurizer state test");
             out.push(Stmt::Assign {

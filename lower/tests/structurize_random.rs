@@ -191,3 +191,99 @@ fn irreducible_two_entry_loop() {
         assert_eq!(before.heap, after.heap);
     }
 }
+
+/// A loop whose body is two tangles of crossing branches (each node of a rank branches to both
+/// nodes of the next: tail duplication would double per rank, past the duplication budget, so
+/// they need the state machine) around a join holding a barrier, as the CTA barrier
+/// scheduler's round loop is (the kernel's code, then the round's barrier, then its
+/// bookkeeping). The region is cut at the post-dominators of the loop's entry: the barrier
+/// stays in the loop body's top level, under no per-thread state test (before, the whole body
+/// was one state machine and its barrier sat under `if state == k`; the scheduler's kernel was
+/// then refused: `warp_meeting loops_of_reductions_in_a_row_meet_in_one_warp_ctas`), and the
+/// trace is the CFG's.
+#[test]
+fn a_join_every_path_passes_stays_out_of_the_state_machine() {
+    let mut vars = vec![VarInfo { ty: Ty::U32, name: "counter".into() }, VarInfo { ty: Ty::U32, name: "lcg".into() }];
+    let mut blocks: Vec<BasicBlock> = Vec::new();
+    let node = |vars: &mut Vec<VarInfo>, blocks: &mut Vec<BasicBlock>| {
+        let id = blocks.len();
+        blocks.push(BasicBlock { stmts: block_prelude(id as u32, vars), term: Terminator::Return });
+        id
+    };
+    let cond = |vars: &mut Vec<VarInfo>, blocks: &mut Vec<BasicBlock>, b: usize, shift: u32| {
+        let mut new = |ty| {
+            vars.push(VarInfo { ty, name: "t".into() });
+            VarId(vars.len() as u32 - 1)
+        };
+        let (s, bit, c) = (new(Ty::U32), new(Ty::U32), new(Ty::Bool));
+        let stmts = &mut blocks[b].stmts;
+        stmts.push(Stmt::Assign { dst: s, expr: Expr::Binary { op: BinaryOp::ShrU, ty: Ty::U32, lhs: Operand::Var(LCG), rhs: c32(shift) } });
+        stmts.push(Stmt::Assign { dst: bit, expr: Expr::Binary { op: BinaryOp::And, ty: Ty::U32, lhs: Operand::Var(s), rhs: c32(1) } });
+        stmts.push(Stmt::Assign { dst: c, expr: Expr::Compare { op: CmpOp::Ne, ty: Ty::U32, lhs: Operand::Var(bit), rhs: c32(0) } });
+        Operand::Var(c)
+    };
+    const RANKS: usize = 8;
+    let entry = node(&mut vars, &mut blocks);
+    let head = node(&mut vars, &mut blocks);
+    blocks[entry].term = Terminator::Jump(head);
+    // head → tangle → join (barrier) → tangle → latch (back to head, or out).
+    let tangle = |vars: &mut Vec<VarInfo>, blocks: &mut Vec<BasicBlock>, from: usize| {
+        let mut rank = [from, from];
+        for r in 0..RANKS {
+            let next = [node(vars, blocks), node(vars, blocks)];
+            for (k, &b) in rank.iter().enumerate() {
+                if r == 0 && k == 1 {
+                    break;
+                }
+                let c = cond(vars, blocks, b, 16 + (r as u32 + k as u32) % 8);
+                blocks[b].term = Terminator::Branch { cond: c, then_target: next[0], else_target: next[1] };
+            }
+            rank = next;
+        }
+        let join = node(vars, blocks);
+        for b in rank {
+            blocks[b].term = Terminator::Jump(join);
+        }
+        join
+    };
+    let join = tangle(&mut vars, &mut blocks, head);
+    blocks[join].stmts.push(Stmt::Barrier);
+    let latch = tangle(&mut vars, &mut blocks, join);
+    let exit = node(&mut vars, &mut blocks);
+    let c = cond(&mut vars, &mut blocks, latch, 24);
+    blocks[latch].term = Terminator::Branch { cond: c, then_target: head, else_target: exit };
+    let cfg = Cfg { blocks, entry };
+
+    let mut va = vars.clone();
+    let body = structurize(cfg.clone(), &mut va).expect("structurizes");
+    let barrier_at_top = body.stmts.iter().any(|s| matches!(s, Stmt::Loop { body } if body.stmts.iter().any(|s| matches!(s, Stmt::Barrier))));
+    assert!(barrier_at_top, "the barrier is in the loop body's top level: {body:#?}");
+    let machines = |b: &Block| {
+        let mut n = 0;
+        let mut stack = vec![b];
+        while let Some(b) = stack.pop() {
+            for s in &b.stmts {
+                match s {
+                    Stmt::If { then_body, else_body, .. } => stack.extend([then_body, else_body]),
+                    Stmt::Loop { body } => stack.push(body),
+                    Stmt::Switch { cases, default, .. } => stack.extend(cases.iter().map(|c| &c.body).chain([default])),
+                    Stmt::Assign { dst, .. } => n += (va[dst.index()].name == "structurizer state") as usize,
+                    _ => {}
+                }
+            }
+        }
+        n
+    };
+    assert!(machines(&body) > 0, "the tangles need the state machine (else this test shows nothing)");
+    for lcg in 0..50u32 {
+        let mut before = Machine::new(vars.len());
+        before.heap.resize((abi::HEAP_RESERVED_WORDS + LIMIT + 2) as usize, 0);
+        before.vars[LCG.index()] = lcg.wrapping_mul(2654435761) as u64;
+        before.run_cfg(&cfg);
+        let mut after = Machine::new(va.len());
+        after.heap.resize(before.heap.len(), 0);
+        after.vars[LCG.index()] = lcg.wrapping_mul(2654435761) as u64;
+        after.run_block(&body);
+        assert_eq!(before.heap, after.heap, "lcg {lcg}");
+    }
+}

@@ -331,22 +331,34 @@ impl MeetGen<'_> {
         out
     }
 
-    /// `t = %rS & 3` iterations around a collective, then `3 - t` around one of the same kind:
-    /// every lane runs three, each at the first loop's or the second's instruction.
+    /// `t = %rS & 3` iterations around a collective, then `3 - t` around one of the same kind,
+    /// and again: 2 or 4 loops in a row, each pair while or do-while loops (a do-while one more
+    /// iteration each): every lane runs the same number, each at whichever loop's instruction
+    /// (the scheduler's resume points then sit in several loops: the shape that once faulted in
+    /// one-warp CTAs, `warp_meeting loops_of_reductions_in_a_row_meet_in_one_warp_ctas`).
     fn complementary_loops(&mut self) -> Vec<Stmt> {
         let ctx = self.top();
         let k = self.kind(ctx, false);
         let (x, s) = (self.r(), self.r());
-        let trip = Trip { reg: x, mask: 3, add: 0 };
-        let first = self.op(k, ctx, Some(x));
-        let mut second = self.op(k, ctx, None);
-        second.extend(self.filler(3));
-        vec![
-            Stmt::Ins(None, Ins::Bin { op: Bin::And, ty: IntTy::U32, d: Reg::R(x), a: Src::Reg(Reg::R(s)), b: Src::Imm(3) }),
-            Stmt::Loop { do_while: false, trip, body: first },
-            Stmt::Ins(None, Ins::Bin { op: Bin::Sub, ty: IntTy::U32, d: Reg::R(x), a: Src::Imm(3), b: Src::Reg(Reg::R(x)) }),
-            Stmt::Loop { do_while: false, trip, body: second },
-        ]
+        let loops = self.rng.pick(&[2usize, 2, 4]);
+        let mut out = vec![Stmt::Ins(None, Ins::Bin { op: Bin::And, ty: IntTy::U32, d: Reg::R(x), a: Src::Reg(Reg::R(s)), b: Src::Imm(3) })];
+        let mut do_while = false;
+        for i in 0..loops {
+            if i > 0 {
+                out.push(Stmt::Ins(None, Ins::Bin { op: Bin::Sub, ty: IntTy::U32, d: Reg::R(x), a: Src::Imm(3), b: Src::Reg(Reg::R(x)) }));
+            }
+            if i % 2 == 0 {
+                do_while = self.rng.chance(30);
+            }
+            let trip = Trip { reg: x, mask: 3, add: do_while as u32 };
+            let mut body = self.op(k, ctx, Some(x));
+            if i + 1 == loops {
+                // After the last loop nothing reads `x`.
+                body.extend(self.filler(3));
+            }
+            out.push(Stmt::Loop { do_while, trip, body });
+        }
+        out
     }
 
     /// The end of the program: a loop of `%rS & 3` iterations around a collective, then one
@@ -365,7 +377,7 @@ impl MeetGen<'_> {
 
     fn segment(&mut self, last: bool) -> Vec<Stmt> {
         loop {
-            return match self.rng.below(16) {
+            return match self.rng.below(17) {
                 0..=1 if self.rets < 2 => {
                     self.rets += 1;
                     self.exited = true;
@@ -384,7 +396,7 @@ impl MeetGen<'_> {
                     self.meeting_if(ctx, true)
                 }
                 10..=11 => self.split_if(),
-                12 => self.complementary_loops(),
+                12 | 16 => self.complementary_loops(),
                 13 => self.lane_split(),
                 14 => {
                     let ctx = self.top();
