@@ -24,6 +24,19 @@ pub fn unsupported(what: impl std::fmt::Display, span: Span) -> Diagnostic {
 }
 
 /// A form the spec does not have: the PTX's bug, not a gap of ours (see [`unsupported`]).
+/// `WARP_SZ` as the integer literal it is: "a run-time immediate constant" (§2.2.1), an
+/// operand wherever an integer literal is (ptxas: `mov.pred`, `mov.b128`, not `mov.f32`), and
+/// 32 on every NVIDIA GPU.
+pub fn warp_sz_literal(op: &ast::Operand) -> Option<ast::Operand> {
+    match &op.kind {
+        OperandKind::Symbol { name, component: None } if name.as_str() == "WARP_SZ" => Some(ast::Operand {
+            kind: OperandKind::Expr(ast::Expr::Int { value: 32, unsigned_suffix: false, span: op.span }),
+            span: op.span,
+        }),
+        _ => None,
+    }
+}
+
 pub fn invalid(what: impl std::fmt::Display, span: Span) -> Diagnostic {
     Diagnostic::new(format!("invalid: {what}"), span)
 }
@@ -943,6 +956,9 @@ impl FnLower {
 
     pub fn read_checked(&mut self, op: &ast::Operand, t: ScalarType, check: Check) -> LResult<Operand> {
         let want = value_ty(t).ok_or_else(|| unsupported(format!("operands of type .{}", t.suffix()), op.span))?;
+        if let Some(lit) = warp_sz_literal(op) {
+            return self.read_checked(&lit, t, check);
+        }
         match &op.kind {
             OperandKind::Symbol { name, component } => {
                 if let Some(v) = self.special_register(name, component.as_deref(), op.span)? {

@@ -95,8 +95,9 @@ fn special_register_refusal_names_register_and_place() {
 /// Forms the spec does not have are "invalid", not "not supported yet" (our gap).
 #[test]
 fn forms_the_spec_lacks_are_invalid() {
-    for inst in ["match.any.sync.b16 %b32_0, %b16_0, 0xffffffff;", "red.global.cas.b32 [%u64_3], %b32_0, %b32_1;", "red.global.exch.b32 [%u64_3], %b32_0;", "atom.global.add.b16 %b16_0, [%u64_3], %b16_1;"] {
+    for inst in ["match.any.sync.b16 %b32_0, %b16_0, 0xffffffff;", "red.global.cas.b32 [%u64_3], %b32_0, %b32_1;", "red.global.exch.b32 [%u64_3], %b32_0;", "atom.global.add.b16 %b16_0, [%u64_3], %b16_1;", "mov.u8 %u8_0, %u8_1;", "mov.s8 %s8_0, 1;", "cvt.u32.b32 %u32_0, %b32_1;", "cvt.rn.f32.b16 %f32_0, %b16_1;"] {
         let e = lowered(inst).expect_err(inst);
         assert!(e.starts_with("error: invalid: "), "{inst}: {e}");
+        assert!(e.contains("case.ptx:"), "{inst}: the refusal names no place: {e}");
     }
 }

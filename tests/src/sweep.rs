@@ -124,6 +124,18 @@ impl Sweep {
         Sweep::translate(gpu, variant.ptx(), variant, options)
     }
 
+    /// The variant translated as for a device without 64-bit floats (`options` has
+    /// `no_float64` or `split_int64`): first checked to need none (as `ptxcross translate
+    /// --no-float64` refuses a kernel that does), then built for both backends. Panics (a
+    /// test's failure) where it does not translate or needs f64.
+    pub fn without_f64(gpu: &Arc<Gpu>, variant: Variant, options: &LowerOptions) -> Sweep {
+        let body = variant.body.clone();
+        let file = SourceFile::new("sweep.ptx", variant.ptx());
+        let module = translate::frontend(&file, options).unwrap_or_else(|e| panic!("`{body}` does not translate without f64: {e}"));
+        translate::refuse_float64(&module, &file).unwrap_or_else(|e| panic!("`{body}`: {e}"));
+        Sweep::with_options(gpu, variant, options.clone()).unwrap_or_else(|e| panic!("`{body}` does not translate without f64: {e}"))
+    }
+
     /// The variant in a module of another ISA version and target (`"2.3"`, `"sm_13"`): what an
     /// instruction means may depend on them (lower's `inst::legacy`).
     pub fn for_target(gpu: &Arc<Gpu>, variant: Variant, version: &str, target: &str) -> Result<Sweep, String> {

@@ -240,17 +240,6 @@ fn half_add_sub_mul_fma() {
     }
 }
 
-/// `variant` translated as for a device without 64-bit floats (`options` has `no_float64` or
-/// `split_int64`): first checked to need none (as `ptxcross translate --no-float64` refuses a
-/// kernel that does), then built for both backends.
-fn sweep_without_f64(gpu: &std::sync::Arc<ptxcross::Gpu>, variant: Variant, options: &ptxcross_lower::LowerOptions) -> Sweep {
-    let body = variant.body.clone();
-    let file = ptxcross_frontend::SourceFile::new("sweep.ptx", variant.ptx());
-    let module = ptxcross::translate::frontend(&file, options).unwrap_or_else(|e| panic!("`{body}` does not translate without f64: {e}"));
-    ptxcross::translate::refuse_float64(&module, &file).unwrap_or_else(|e| panic!("`{body}`: {e}"));
-    Sweep::with_options(gpu, variant, options.clone()).unwrap_or_else(|e| panic!("`{body}` does not translate without f64: {e}"))
-}
-
 /// `fma` operands where rounding twice to nearest (to f32, then to the format) goes wrong, and
 /// cancelling ones. Near a midpoint: a = ±2^ea·(1 + k·2^-m), b = ±2^eb·(1 − k·2^-m) (m the
 /// stored mantissa bits), so a·b = ±2^e·(1 − k²·2^-2m) lies just inside half an ulp of a c whose
@@ -321,14 +310,14 @@ fn half_arith_without_f64() {
             inputs.extend(fma_hard_rows(fmt, SAMPLES, 19));
         }
         let srcs = vec!["b16"; arity];
-        let s = sweep_without_f64(&gpu, Variant::inst(&name, "b16", &srcs), scalar_options);
+        let s = Sweep::without_f64(&gpu, Variant::inst(&name, "b16", &srcs), scalar_options);
         check_both(&s, &inputs, &move |a| {
             let xs: Vec<u16> = a.iter().map(|&x| x as u16).collect();
             vec![href::arith(op, fmt, &xs, ftz, sat, relu)]
         });
         let name2 = name.replace(".f16", ".f16x2").replace(".bf16", ".bf16x2");
         let srcs = vec!["b32"; arity];
-        let s = sweep_without_f64(&gpu, Variant::inst(&name2, "b32", &srcs), packed_options);
+        let s = Sweep::without_f64(&gpu, Variant::inst(&name2, "b32", &srcs), packed_options);
         check_both(&s, &packed_from_rows(&inputs, arity), &move |a| {
             let lane = |sh: u32| {
                 let xs: Vec<u16> = a.iter().map(|&x| (x >> sh) as u16).collect();
@@ -359,7 +348,7 @@ fn cvt_half_without_f64() {
     let mut n = 0;
     let mut run = |v: Variant, inputs: &[u64], reference: Reference| {
         n += 1;
-        check_both(&sweep_without_f64(&gpu, v, &options[n % 2]), inputs, reference);
+        check_both(&Sweep::without_f64(&gpu, v, &options[n % 2]), inputs, reference);
     };
     let all16: Vec<u64> = (0..1u64 << 16).collect();
     let modes = ["rn", "rz", "rm", "rp"];
@@ -518,7 +507,7 @@ fn triton_style_bf16_chain_without_f64() {
         }
     }
     let options = ptxcross_lower::LowerOptions { split_int64: true, simulate_flushed_f32: true, ..Default::default() };
-    check_both(&sweep_without_f64(&gpu, v, &options), &inputs, &move |a| {
+    check_both(&Sweep::without_f64(&gpu, v, &options), &inputs, &move |a| {
         vec![sweep::Expect::Bits(chain([a[0] as u32, a[1] as u32, a[2] as u32]).expect("rows are filtered") as u64)]
     });
 }

@@ -49,13 +49,14 @@ fn without_f64_options(gpu: &std::sync::Arc<ptxcross::Gpu>) -> [LowerOptions; 2]
     ]
 }
 
-/// [`sweep_one_with`] under `options` (one of [`without_f64_options`]), after checking that the
-/// kernel needs no f64 (as `ptxcross translate --no-float64` refuses one that does).
+/// [`sweep_one`] under `options` (one of [`without_f64_options`]): [`Sweep::without_f64`].
 fn sweep_without_f64(variant: Variant, inputs: &[u64], reference: Reference, options: &LowerOptions) {
-    let file = ptxcross_frontend::SourceFile::new("sweep.ptx", variant.ptx());
-    let module = ptxcross::translate::frontend(&file, options).unwrap_or_else(|e| panic!("`{}` does not translate: {e}", variant.body));
-    ptxcross::translate::refuse_float64(&module, &file).unwrap_or_else(|e| panic!("`{}`: {e}", variant.body));
-    sweep_one_with(variant, inputs, reference, options.clone());
+    let Some(gpu) = sweep::gpu() else { return };
+    let body = variant.body.clone();
+    let s = Sweep::without_f64(&gpu, variant, options);
+    for (b, r) in ptxcross::Backend::ALL.iter().zip(check_both(&s, inputs, reference)) {
+        eprintln!("{b:>5} {body:<48} {:>8} values {:>10.0}/s", r.checked, r.per_second());
+    }
 }
 
 fn f32_rows(arity: usize, seed: u64) -> Vec<u64> {

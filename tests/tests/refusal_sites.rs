@@ -82,3 +82,40 @@ fn no_float64_refusal_names_the_instruction() {
     let err = ptxcross::translate::refuse_float64(&module, &file).expect_err("mul.rp.f64 needs f64").to_string();
     assert!(err.contains("f64.ptx:12:5: `mul.rp.f64`"), "{err}");
 }
+
+/// The runtime's refusal on a device without 64-bit floats (`SHADER_F64` masked off, as a
+/// Vulkan device without `shaderFloat64`) names the first instruction that needs them and its
+/// place, as the CLI's `--no-float64` refusal does, not only the kernel.
+#[test]
+fn runtime_float64_refusal_names_the_instruction() {
+    use ptxcross::runtime::{Backend, Context, Gpu, GpuOptions, WANTED_FEATURES};
+    use std::sync::Arc;
+    let Some(_) = ptxcross_tests::launch::gpu_or_skip() else { return };
+    let options = GpuOptions { feature_mask: Some(WANTED_FEATURES.difference(wgpu::Features::SHADER_F64)), ..Default::default() };
+    let limited = Arc::new(Gpu::open(&options).expect("the adapter opens"));
+    assert!(!limited.features().contains(wgpu::Features::SHADER_F64));
+    let src = ".version 7.0
+.target sm_70
+.address_size 64
+.visible .entry dadd(.param .u64 p)
+{
+    .reg .f64 %fd<3>;
+    .reg .b64 %rd<2>;
+    ld.param.u64 %rd1, [p];
+    ld.global.f64 %fd1, [%rd1];
+    add.f64 %fd2, %fd1, %fd1;
+    st.global.f64 [%rd1], %fd2;
+    ret;
+}
+";
+    let file = SourceFile::new("f64.ptx", src);
+    // As the runtime translates for this device: `no_float64`, which records the site.
+    let lower_options = limited.lower_options(&[Backend::Wgsl]);
+    assert!(lower_options.no_float64);
+    let program = ptxcross::translate::build_program(&file, &lower_options, &[Backend::Wgsl], true).expect("translates");
+    let mut ctx = Context::new(ptxcross::ContextOptions { heap_bytes: 1 << 20, gpu: Some(limited), ..Default::default() })
+        .expect("a context");
+    let buf = ctx.alloc(8).expect("alloc");
+    let err = ctx.launch(&program, "dadd", [1, 1, 1], &[&buf.to_le_bytes()], Backend::Wgsl).expect_err("no f64").to_string();
+    assert_eq!(err, "f64.ptx:9:5: `ld.global.f64` (kernel `dadd`) uses 64-bit floats but the adapter lacks SHADER_F64");
+}

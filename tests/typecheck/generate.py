@@ -197,6 +197,18 @@ def special_register_rows():
             rows.append((None, 1, sreg, use.strip().replace("{S}", sreg)))
     return rows
 
+# The instruction types themselves, with registers of that type (`mov` has no 8-bit types,
+# §9.7.10.3; `cvt` no bit-size ones, §9.7.10.20), and `WARP_SZ` (an immediate) as `mov`'s
+# source for every type.
+def instruction_type_rows():
+    rows = []
+    for t in TYPES:
+        rows.append((None, 1, t, f"mov.{t} %{t}_0, %{t}_1;"))
+        rows.append((None, 1, "WARP_SZ", f"mov.{t} %{t}_0, WARP_SZ;"))
+        rows.append((None, 1, t, f"cvt.u32.{t} %u32_0, %{t}_1;"))
+        rows.append((None, 0, t, f"cvt.{t}.u32 %{t}_0, %u32_1;"))
+    return rows
+
 SLOT = re.compile(r"\{([a-z0-9]+\*?)\}")
 
 def templates():
@@ -242,7 +254,7 @@ def combinations():
                 if t == natural:
                     continue
                 rows.append((tpl, i, t, render(tpl, {i: t})))
-    return rows + special_register_rows()
+    return rows + special_register_rows() + instruction_type_rows()
 
 def destination_slots(tpl, n):
     """Slots written by the instruction: those before the first `,` outside braces, except for
@@ -319,7 +331,8 @@ def main():
         f.write(f"# ptxas verdicts ({version}, -arch sm_90) on one instruction per row; regenerate with\n")
         f.write("# python3 tests/typecheck/generate.py. Columns: verdict (ok, error, crash), slot (-1: all natural), slot's\n")
         f.write("# register type or immediate, instruction. Registers are `%<type>_<i>`, declared for every\n")
-        f.write("# type in " + " ".join(TYPES) + ". Special-register rows: the type column names the register.\n")
+        f.write("# type in " + " ".join(TYPES) + ". Special-register rows: the type column names the register\n")
+        f.write("# (or WARP_SZ); instruction-type rows (last): the instruction's type.\n")
         for (tpl, slot, t, line), v in zip(rows, verdict):
             f.write(f"{v}\t{slot}\t{t}\t{line}\n")
     n_ok = verdict.count("ok")

@@ -39,6 +39,9 @@ pub enum Error {
         kernel: String,
         what: String,
         feature: &'static str,
+        /// The first instruction that needs it (`file:line:col: `opcode``), where `lower`
+        /// recorded one (64-bit floats: `ir::Features::float64_site`).
+        site: Option<String>,
     },
     /// The kernel's results depend on subnormals of `format` ("f32" or "f64": arithmetic
     /// without `.ftz`), which this device flushes to zero on `backend` (measured by the
@@ -156,8 +159,11 @@ impl fmt::Display for Error {
                 }
             }
             Error::MissingCode { backend } => write!(f, "the program was translated without {backend} code"),
-            Error::MissingFeature { kernel, what, feature } => {
+            Error::MissingFeature { kernel, what, feature, site: None } => {
                 write!(f, "kernel `{kernel}` uses {what} but the adapter lacks {feature}")
+            }
+            Error::MissingFeature { kernel, what, feature, site: Some(site) } => {
+                write!(f, "{site} (kernel `{kernel}`) uses {what} but the adapter lacks {feature}")
             }
             Error::SubnormalsFlushed { kernel, device, backend, format, site, exact_mode } => {
                 let (other, flag) = match backend {

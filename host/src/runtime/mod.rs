@@ -860,18 +860,21 @@ impl Context {
             ));
         }
         let features = self.gpu.features();
-        let need =
-            |kernel: &str, cond: bool, what: &str, f: wgpu::Features, fname: &'static str| {
-                if cond && !features.contains(f) {
-                    Err(Error::MissingFeature {
-                        kernel: kernel.to_string(),
-                        what: what.into(),
-                        feature: fname,
-                    })
-                } else {
-                    Ok(())
-                }
-            };
+        let need_at = |kernel: &str,
+                       cond: bool,
+                       what: &str,
+                       f: wgpu::Features,
+                       fname: &'static str,
+                       site: Option<String>| {
+            if cond && !features.contains(f) {
+                Err(Error::MissingFeature { kernel: kernel.to_string(), what: what.into(), feature: fname, site })
+            } else {
+                Ok(())
+            }
+        };
+        let need = |kernel: &str, cond: bool, what: &str, f: wgpu::Features, fname: &'static str| {
+            need_at(kernel, cond, what, f, fname, None)
+        };
         need(
             name,
             backend == Backend::Spirv,
@@ -920,12 +923,13 @@ impl Context {
                 wgpu::Features::SHADER_INT64,
                 "SHADER_INT64",
             )?;
-            need(
+            need_at(
                 &k.name,
                 float64,
                 "64-bit floats",
                 wgpu::Features::SHADER_F64,
                 "SHADER_F64",
+                program::float64_site_text(program, k),
             )?;
         }
         Ok(())

@@ -46,6 +46,9 @@ impl FnLower {
     /// is what ptxas 13.5 does with `mov.b128 %q, -1` and `st.b128 [a], -2` (nvdisasm: the high
     /// 64 bits are `CS2R SRZ`, zero, also for the signed constants).
     pub(crate) fn read_b128(&mut self, op: &ast::Operand) -> LResult<(Operand, Operand)> {
+        if let Some(lit) = crate::function::warp_sz_literal(op) {
+            return self.read_b128(&lit);
+        }
         match &op.kind {
             OperandKind::Symbol { name, component: None } => {
                 if let Some((lo, hi)) = self.b128_register(name) {

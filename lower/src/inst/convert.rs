@@ -2,7 +2,7 @@
 //! float ↔ float.
 
 use super::Mods;
-use crate::function::{FnLower, LResult};
+use crate::function::{invalid, FnLower, LResult};
 use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Operand, Ty, UnaryOp};
 use super::half::{Clamp, Format, Rounding, F32, F64};
 use crate::ptx_types::{self, value_ty};
@@ -22,6 +22,11 @@ impl FnLower {
             return Err(Diagnostic::new("`cvt` takes a destination and a source type", m.inst.span));
         };
         let (dt, st) = (*dt, *st);
+        // §9.7.10.20: `cvt` converts between integer and float types, never a bit-size one
+        // (ptxas: "Unexpected instruction types"; `cvt.pack`'s `.b32` is its own form).
+        if let Some(b) = [dt, st].into_iter().find(|&t| ptx_types::is_bits(t)) {
+            return Err(invalid(format!("`cvt` has no .{} type (§9.7.10.20: integer and float types only)", b.suffix()), m.inst.span));
+        }
         if super::fp8::is_alternate(dt) || super::fp8::is_alternate(st) {
             return self.cvt_alternate(m, dt, st);
         }

@@ -2,7 +2,7 @@
 
 use super::{operands, Mods};
 use crate::abi;
-use crate::function::{unsupported, FnLower, LResult, Symbol};
+use crate::function::{invalid, unsupported, FnLower, LResult, Symbol};
 use crate::operand_types::Check;
 use crate::ir::{BinaryOp, CmpOp, Const, ConvertOp, Operand, Ty, UnaryOp};
 use crate::ptx_types::{self, value_ty};
@@ -13,6 +13,15 @@ impl FnLower {
     pub(super) fn mov(&mut self, m: &Mods) -> LResult<()> {
         m.only(&["v2", "v4"])?;
         let t = m.ty()?;
+        // §9.7.10.3: `mov`'s types (and `.b128`, §9.7.10.4); not the 8-bit or half ones (ptxas:
+        // "Unexpected instruction types").
+        let spec_types = {
+            use ScalarType::{Pred, B128, B16, B32, B64, F32, F64, S16, S32, S64, U16, U32, U64};
+            [Pred, B16, B32, B64, B128, U16, U32, U64, S16, S32, S64, F32, F64]
+        };
+        if !spec_types.contains(&t) {
+            return Err(invalid(format!("`mov` has no .{} type (§9.7.10.3)", t.suffix()), m.inst.span));
+        }
         let [d, a] = operands(m.inst, 2)? else { unreachable!() };
         if let Some(v) = m.one_of(&["v2", "v4"]) {
             return self.mov_vector(m, t, if v == "v2" { 2 } else { 4 }, d, a);
