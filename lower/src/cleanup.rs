@@ -58,10 +58,13 @@ pub fn simplify(kernel: &mut Kernel) -> Option<Vec<bool>> {
         }
     }
     let kept = compact_vars(kernel);
-    Some(match (unchanged?, kept) {
+    let values = match (unchanged?, kept) {
         (values, None) => values,
         (values, Some(kept)) => values.into_iter().zip(kept).filter(|&(_, k)| k).map(|(v, _)| v).collect(),
-    })
+    };
+    #[cfg(test)]
+    assert!(kernel.value_vars() == values, "simplify returned stale values");
+    Some(values)
 }
 
 fn is_zero(o: Operand) -> bool {
