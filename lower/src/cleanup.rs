@@ -544,6 +544,26 @@ mod tests {
     use super::*;
     use crate::ir::{CmpOp, Memory, VarInfo};
 
+    /// The values `simplify` returns are the simplified kernel's, also where its last round
+    /// removed dead code that made a variable a value (`v1`'s read before its assignment).
+    #[test]
+    fn returned_values_follow_dead_code_removal() {
+        let v = |i: u32| Operand::Var(VarId(i));
+        let u = |c: u32| Operand::Const(Const::U32(c));
+        let mut k = kernel(
+            &[Ty::U32, Ty::U32, Ty::U32],
+            vec![
+                Stmt::Assign { dst: VarId(2), expr: Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs: v(1), rhs: u(1) } },
+                Stmt::Assign { dst: VarId(1), expr: Expr::LoadWord { memory: Memory::Param, index: u(0) } },
+                Stmt::StoreWord { memory: Memory::Heap, index: u(16), value: v(1) },
+            ],
+        );
+        assert!(!k.value_vars()[1]);
+        let values = simplify(&mut k).unwrap_or_else(|| k.value_vars());
+        assert_eq!(values, k.value_vars());
+        assert_eq!(values.iter().filter(|&&b| b).count(), 1, "the loaded word is a value once its early read is gone");
+    }
+
     fn kernel(vars: &[Ty], stmts: Vec<Stmt>) -> Kernel {
         Kernel {
             name: "k".into(),
