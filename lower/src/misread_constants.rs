@@ -870,7 +870,7 @@ fn rewrite(b: &mut Block, cx: &mut Cx, roots: &[(VarId, Option<VarId>)], values:
     let mut nested = Vec::new();
     nested_of_block(b, values, false, &mut nested);
     let mut nested = nested.into_iter();
-    rewrite_block(b, cx, &links, values, &mut nested);
+    rewrite_block(b, cx, &links, &mut nested);
     debug_assert!(nested.next().is_none(), "a statement with bodies was not rewritten");
 }
 
@@ -967,7 +967,6 @@ fn rewrite_block(
     b: &mut Block,
     cx: &mut Cx,
     links: &rustc_hash::FxHashMap<VarId, VarId>,
-    values: &[bool],
     nested: &mut std::vec::IntoIter<Nested>,
 ) {
     let mut i = 0;
@@ -1017,7 +1016,7 @@ fn rewrite_block(
                         *slot = *k;
                     }
                 }
-                rewrite_block(body, cx, links, values, nested);
+                rewrite_block(body, cx, links, nested);
                 if !is_loop {
                     ends.push(changed.iter().map(|d| cx.known.get(d.index()).copied().flatten()).collect());
                 }
