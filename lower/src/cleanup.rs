@@ -27,7 +27,12 @@ use rustc_hash::{FxHashMap, FxHasher};
 
 use crate::ir::{stmt_operands, stmt_operands_mut, BinaryOp, Block, Const, Expr, Fact, Kernel, Operand, Stmt, Ty, VarId};
 
-pub fn simplify(kernel: &mut Kernel) {
+/// Returns the simplified kernel's [`Kernel::value_vars`] where they come for free (the last
+/// round changed nothing: they are that round's, renumbered as `compact_vars` renumbers the
+/// variables), for the passes right after it; `None` where they must be recomputed.
+pub fn simplify(kernel: &mut Kernel) -> Option<Vec<bool>> {
+    // The values of the body as it stands, while it is known (see above).
+    let mut unchanged = None;
     // Each round can expose more (a copy of a copy, a chain left dead); few are needed.
     // (Dead code removal exposes nothing new to the other two, so it does not ask for a round.)
     for round in 0..3 {
@@ -44,12 +49,22 @@ pub fn simplify(kernel: &mut Kernel) {
         // faults' three): each statement is done with the first before the second looks at it,
         // which reads only statements before it (values, dominating faults), as in two walks.
         let (copies, decided) = propagate_copies_and_remove_repeated_faults(kernel, &values, subst);
-        remove_dead(kernel);
+        let removed = remove_dead(kernel);
         if !shared && !copies && !decided {
+            // Nothing changed the body since `values` (removing an assignment can make its
+            // variable a value: then they are recomputed).
+            unchanged = (!removed).then_some(values);
             break;
         }
     }
-    compact_vars(kernel);
+    let kept = compact_vars(kernel);
+    let values = match (unchanged?, kept) {
+        (values, None) => values,
+        (values, Some(kept)) => values.into_iter().zip(kept).filter(|&(_, k)| k).map(|(v, _)| v).collect(),
+    };
+    #[cfg(test)]
+    assert!(kernel.value_vars() == values, "simplify returned stale values");
+    Some(values)
 }
 
 fn is_zero(o: Operand) -> bool {
@@ -462,7 +477,9 @@ fn remove_dead(kernel: &mut Kernel) -> bool {
 }
 
 /// Drops variables that are neither assigned nor read, renumbering the others.
-pub(crate) fn compact_vars(kernel: &mut Kernel) {
+/// Returns which of the variables it kept (in order: the kept ones are renumbered from 0 in
+/// their old order), or `None` when it kept them all.
+pub(crate) fn compact_vars(kernel: &mut Kernel) -> Option<Vec<bool>> {
     let n = kernel.vars.len();
     let mut used = vec![false; n];
     fn mark(b: &Block, used: &mut [bool]) {
@@ -490,7 +507,7 @@ pub(crate) fn compact_vars(kernel: &mut Kernel) {
         }
     }
     if used.iter().all(|&u| u) {
-        return;
+        return None;
     }
     let mut map = vec![VarId(u32::MAX); n];
     let mut vars = Vec::with_capacity(n);
@@ -519,12 +536,33 @@ pub(crate) fn compact_vars(kernel: &mut Kernel) {
     }
     apply(&mut kernel.body, &remap);
     kernel.fault_site_var = kernel.fault_site_var.map(remap);
+    Some(used)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::ir::{CmpOp, Memory, VarInfo};
+
+    /// The values `simplify` returns are the simplified kernel's, also where its last round
+    /// removed dead code that made a variable a value (`v1`'s read before its assignment).
+    #[test]
+    fn returned_values_follow_dead_code_removal() {
+        let v = |i: u32| Operand::Var(VarId(i));
+        let u = |c: u32| Operand::Const(Const::U32(c));
+        let mut k = kernel(
+            &[Ty::U32, Ty::U32, Ty::U32],
+            vec![
+                Stmt::Assign { dst: VarId(2), expr: Expr::Binary { op: BinaryOp::Add, ty: Ty::U32, lhs: v(1), rhs: u(1) } },
+                Stmt::Assign { dst: VarId(1), expr: Expr::LoadWord { memory: Memory::Param, index: u(0) } },
+                Stmt::StoreWord { memory: Memory::Heap, index: u(16), value: v(1) },
+            ],
+        );
+        assert!(!k.value_vars()[1]);
+        let values = simplify(&mut k).unwrap_or_else(|| k.value_vars());
+        assert_eq!(values, k.value_vars());
+        assert_eq!(values.iter().filter(|&&b| b).count(), 1, "the loaded word is a value once its early read is gone");
+    }
 
     fn kernel(vars: &[Ty], stmts: Vec<Stmt>) -> Kernel {
         Kernel {

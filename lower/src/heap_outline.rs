@@ -218,7 +218,7 @@ fn apply(kernel: &mut Kernel, defs: &Defs, uses: &[u32], enabled: [bool; 2], fou
     kernel.vars.extend(new_vars);
     if count != [0, 0] {
         // The sequences' variables are no longer in the body.
-        crate::cleanup::compact_vars(kernel);
+        let _ = crate::cleanup::compact_vars(kernel);
     }
     count
 }

@@ -501,10 +501,13 @@ fn finish_kernel(
     // A function called once goes back inline (before `cleanup`, which folds its copies).
     crate::outline::inline_single_calls(&mut kernel);
     // After every pass that adds code: copies, identities and dead temporaries go.
-    crate::cleanup::simplify(&mut kernel);
+    let values = crate::cleanup::simplify(&mut kernel);
     crate::outline::drop_uncalled(&mut kernel);
-    // After it: the constants it propagated are where the drivers see them.
-    crate::misread_constants::hide_misread_constants(&mut kernel);
+    // After it: the constants it propagated are where the drivers see them. (The values
+    // `cleanup` computed last, where the body has not changed since: `drop_uncalled` only
+    // renumbers calls.)
+    let values = values.unwrap_or_else(|| kernel.value_vars());
+    crate::misread_constants::hide_misread_constants_given(&mut kernel, &values);
     crate::misread_constants::hide_signaling_nans(&mut kernel);
     crate::narrowed_shifts::hide_narrowed_shifts(&mut kernel);
     crate::outline::for_each_function(&mut kernel, crate::misread_constants::hide_misread_constants);

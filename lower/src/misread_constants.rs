@@ -101,6 +101,12 @@ use crate::ir::{
 /// the kernel unchanged when it has none.
 pub fn hide_misread_constants(kernel: &mut Kernel) {
     let values = kernel.value_vars();
+    hide_misread_constants_given(kernel, &values);
+}
+
+/// [`hide_misread_constants`] given the kernel's [`Kernel::value_vars`] (`cleanup::simplify`
+/// returns them when it ends on a round that changed nothing).
+pub fn hide_misread_constants_given(kernel: &mut Kernel, values: &[bool]) {
     // What the driver can compute of each variable is followed along the code by `rewrite`
     // (see [`fold`]), where the operands are looked at.
     let known: Vec<Option<u64>> = vec![None; kernel.vars.len()];
@@ -152,7 +158,7 @@ pub fn hide_misread_constants(kernel: &mut Kernel) {
         let zeros: Vec<VarId> = cx.zero.iter().flatten().chain(cx.zero64.iter().flatten()).copied().collect();
         cx.opaque = opaque_vars(&kernel.body, cx.vars.len(), &zeros);
     }
-    rewrite(&mut kernel.body, &mut cx, &roots, &values);
+    rewrite(&mut kernel.body, &mut cx, &roots, values);
     let mut prologue = Vec::new();
     if let Some(z) = cx.zero[DEF] {
         prologue.push(Stmt::Assign { dst: z, expr: Expr::LoadWord { memory: Memory::Param, index: Operand::Const(Const::U32(abi::PARAM_ZERO_WORD)) } });
@@ -861,7 +867,91 @@ fn hide_constant_settings(b: &mut Block, cx: &mut Cx, which: &[bool]) {
 
 fn rewrite(b: &mut Block, cx: &mut Cx, roots: &[(VarId, Option<VarId>)], values: &[bool]) {
     let links: rustc_hash::FxHashMap<VarId, VarId> = roots.iter().filter_map(|(d, a)| a.map(|a| (*d, a))).collect();
-    rewrite_block(b, cx, &links, values);
+    let mut nested = Vec::new();
+    nested_of_block(b, values, false, &mut nested);
+    let mut nested = nested.into_iter();
+    rewrite_block(b, cx, &links, &mut nested);
+    debug_assert!(nested.next().is_none(), "a statement with bodies was not rewritten");
+}
+
+/// What [`rewrite_block`] reads of the bodies of a statement that has some, on the code as
+/// written (before the rewrite adds statements to it).
+struct Nested {
+    /// The variables the bodies assign that are not values, sorted.
+    changed: Vec<VarId>,
+    /// A loop's: its assignments to `changed` (in statement order), and the reads of each of
+    /// `changed` in it (by position in `changed`).
+    assigns: Vec<(VarId, Expr)>,
+    inside: Vec<u32>,
+}
+
+/// The non-value assignments and reads of a block, nested blocks included (reads as
+/// `(variable, count)`, merged at each statement with bodies).
+#[derive(Default)]
+struct Listed {
+    assigned: Vec<VarId>,
+    assigns: Vec<(VarId, Expr)>,
+    reads: Vec<(VarId, u32)>,
+}
+
+/// The [`Nested`] of every statement of `b` that has bodies, in the order [`rewrite_block`]
+/// meets them (pre-order; the statements it inserts have no bodies), each listed once from
+/// its children's lists (listing every nested statement again at each level was O(statements
+/// × depth)). Only variables that are not values count: `changed` leaves values out; and only
+/// the assignments `in_loop` (in a loop, at any depth) are kept, for their loops.
+fn nested_of_block(b: &Block, values: &[bool], in_loop: bool, out: &mut Vec<Nested>) -> Listed {
+    let is_value = |v: VarId| values.get(v.index()).copied().unwrap_or(false);
+    let mut listed = Listed::default();
+    for s in &b.stmts {
+        crate::ir::stmt_operands(s, |o| {
+            if let Operand::Var(v) = o {
+                if !is_value(v) {
+                    listed.reads.push((v, 1));
+                }
+            }
+        });
+        if let Stmt::Assign { dst, expr } = s {
+            if !is_value(*dst) {
+                listed.assigned.push(*dst);
+                if in_loop {
+                    listed.assigns.push((*dst, expr.clone()));
+                }
+            }
+        }
+        if s.bodies().next().is_none() {
+            continue;
+        }
+        let is_loop = matches!(s, Stmt::Loop { .. });
+        let at = out.len();
+        out.push(Nested { changed: Vec::new(), assigns: Vec::new(), inside: Vec::new() });
+        let mut inner = Listed::default();
+        for body in s.bodies() {
+            let l = nested_of_block(body, values, in_loop || is_loop, out);
+            inner.assigned.extend(l.assigned);
+            inner.assigns.extend(l.assigns);
+            inner.reads.extend(l.reads);
+        }
+        inner.assigned.sort_unstable();
+        inner.assigned.dedup();
+        inner.reads.sort_unstable_by_key(|&(v, _)| v);
+        inner.reads.dedup_by(|next, kept| {
+            let same = next.0 == kept.0;
+            if same {
+                kept.1 += next.1;
+            }
+            same
+        });
+        if is_loop {
+            let count = |d: &VarId| inner.reads.binary_search_by_key(d, |&(v, _)| v).map_or(0, |at| inner.reads[at].1);
+            out[at].inside = inner.assigned.iter().map(count).collect();
+            out[at].assigns = inner.assigns.clone();
+        }
+        out[at].changed = inner.assigned.clone();
+        listed.assigned.extend(inner.assigned);
+        listed.assigns.extend(inner.assigns);
+        listed.reads.extend(inner.reads);
+    }
+    listed
 }
 
 /// Rewrites `b`, following in `cx.known` what the driver can compute of each variable at
@@ -873,26 +963,23 @@ fn rewrite(b: &mut Block, cx: &mut Cx, roots: &[(VarId, Option<VarId>)], values:
 /// then also throughout the loop); each branch starts from the state before the statement. A value
 /// variable (one assignment, before every use: [`Kernel::value_vars`]) keeps what is known
 /// of it wherever it is used.
-fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId, VarId>, values: &[bool]) {
+fn rewrite_block(
+    b: &mut Block,
+    cx: &mut Cx,
+    links: &rustc_hash::FxHashMap<VarId, VarId>,
+    nested: &mut std::vec::IntoIter<Nested>,
+) {
     let mut i = 0;
     while i < b.stmts.len() {
         if b.stmts[i].bodies().next().is_some() {
-            let mut list = Vec::new();
-            for body in b.stmts[i].bodies() {
-                assignments(body, &mut list);
-            }
-            let mut changed: Vec<VarId> = list.iter().map(|(d, _)| *d).filter(|d| !values.get(d.index()).copied().unwrap_or(false)).collect();
-            changed.sort_unstable();
-            changed.dedup();
+            // The bodies' non-value assignments, listed before the rewrite began.
+            let Some(Nested { changed, assigns: list, inside }) = nested.next() else {
+                unreachable!("nested_of_block lists every statement with bodies")
+            };
             let is_loop = matches!(b.stmts[i], Stmt::Loop { .. });
-            // Reads inside a loop, counted on its code as written (before this pass adds
-            // statements to it), against the kernel's reads counted the same way (`cx.uses`).
-            let mut inside = Vec::new();
-            if is_loop {
-                for body in b.stmts[i].bodies() {
-                    use_counts(body, &mut inside);
-                }
-            }
+            // Reads inside a loop (`inside`, by position in `changed`), counted on its code as
+            // written (before this pass adds statements to it), against the kernel's reads
+            // counted the same way (`cx.uses`).
             let known_of = |known: &[Option<u64>], d: &VarId| known.get(d.index()).copied().flatten();
             let mut saved: Vec<Option<u64>> = changed.iter().map(|d| known_of(&cx.known, d)).collect();
             if is_loop {
@@ -912,10 +999,10 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
                 // One pass over the loop's assignments (per variable, a pass of its own was
                 // quadratic in the loop's size): each one that does not fold to the value
                 // known before the loop makes its variable unknown.
-                let inside = &cx.known;
+                let known = &cx.known;
                 for (x, e) in &list {
                     if let Ok(at) = changed.binary_search(x) {
-                        if saved[at].is_some_and(|k| fold(e, inside) != Some(k)) {
+                        if saved[at].is_some_and(|k| fold(e, known) != Some(k)) {
                             saved[at] = None;
                         }
                     }
@@ -929,7 +1016,7 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
                         *slot = *k;
                     }
                 }
-                rewrite_block(body, cx, links, values);
+                rewrite_block(body, cx, links, nested);
                 if !is_loop {
                     ends.push(changed.iter().map(|d| cx.known.get(d.index()).copied().flatten()).collect());
                 }
@@ -947,8 +1034,8 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
             if is_loop {
                 let hide: Vec<VarId> = changed
                     .iter()
-                    .copied()
-                    .filter(|d| {
+                    .zip(&inside)
+                    .filter(|&(d, &reads_inside)| {
                         let ty = cx.vars.get(d.index()).map_or(Ty::Bool, |v| v.ty);
                         // The loop-cut check's counter: integer bookkeeping of ptxcross's
                         // own, compared and never stored, which `loop_cut::strip_checks` must
@@ -959,8 +1046,9 @@ fn rewrite_block(b: &mut Block, cx: &mut Cx, links: &rustc_hash::FxHashMap<VarId
                             && ty != Ty::Bool
                             && Some(*d) != cx.site_var
                             && !cx.unknown(Operand::Var(*d))
-                            && cx.uses.get(d.index()).copied().unwrap_or(0) > inside.get(d.index()).copied().unwrap_or(0)
+                            && cx.uses.get(d.index()).copied().unwrap_or(0) > reads_inside
                     })
+                    .map(|(d, _)| *d)
                     .collect();
                 if let Some(Stmt::Loop { body }) = (!hide.is_empty()).then_some(&mut b.stmts[i]) {
                     if count_breaks(body) >= 2 {
