@@ -2045,9 +2045,7 @@ pub fn write_module(em: &Emission, profile: Profile) -> Result<String, EmitError
         if u.fence {
             // The instruction `lower` recorded as the first to need one.
             let site = k
-                .features
-                .fence_site
-                .and_then(|i| k.fault_sites.get((i as usize).checked_sub(1)?))
+                .recorded_site(k.features.fence_site)
                 .map(|s| format!("; the first instruction that needs one: `{}` at line {}:{}", s.instruction, s.line, s.col))
                 .unwrap_or_default();
             return Err(EmitError::Unsupported {

@@ -216,7 +216,7 @@ pub fn refuse_float64(module: &ir::Module, file: &SourceFile) -> Result<(), Tran
     let Some(k) = module.kernels.iter().find(|k| k.features.float64 || ptxcross_wgsl::requirements(k).float64) else {
         return Ok(());
     };
-    let site = k.features.float64_site.and_then(|i| k.fault_sites.get((i as usize).checked_sub(1)?));
+    let site = k.recorded_site(k.features.float64_site);
     let what = match site {
         Some(s) => format!("{}:{}:{}: `{}` (kernel `{}`)", file.name, s.line, s.col, s.instruction, k.name),
         None => format!("kernel `{}`", k.name),

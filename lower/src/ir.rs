@@ -944,6 +944,12 @@ pub struct Module {
 }
 
 impl Kernel {
+    /// The instruction a `Features` site names (`f32_subnormals_site`, `fence_site`,
+    /// `float64_site`: 1-based indices into [`Kernel::fault_sites`]), for the refusals that name it.
+    pub fn recorded_site(&self, site: Option<u32>) -> Option<&FaultSite> {
+        self.fault_sites.get((site? as usize).checked_sub(1)?)
+    }
+
     /// Whether word `index` of the parameter memory is in range whatever the launch: a
     /// constant below `abi::PARAM_HEADER_WORDS + ceil(param_bytes / 4)`, the words every launch
     /// binds (`abi::PARAM_HEADER_WORDS`), and in a kernel for `S` ≥ 2 segment slots the `S - 1`

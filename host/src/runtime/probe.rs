@@ -414,8 +414,8 @@ impl Gpu {
             return Ok(());
         };
         let site = if lost == "f32" {
-            f.f32_subnormals_site
-                .and_then(|i| kernel.fault_sites.get((i as usize).checked_sub(1)?))
+            kernel
+                .recorded_site(f.f32_subnormals_site)
                 .map(|s| format!("`{}` at line {}:{}", s.instruction, s.line, s.col))
         } else {
             None

@@ -227,6 +227,6 @@ pub(crate) fn fault_site_texts(program: &Program, k: &ir::Kernel) -> Vec<String>
 /// (`file:line:col: `opcode``, the CLI's `--no-float64` refusal's form), where `lower` recorded
 /// one (`ir::Features::float64_site`: translations for a device without them).
 pub(crate) fn float64_site_text(program: &Program, k: &ir::Kernel) -> Option<String> {
-    let s = k.fault_sites.get((k.features.float64_site? as usize).checked_sub(1)?)?;
+    let s = k.recorded_site(k.features.float64_site)?;
     Some(format!("{}:{}:{}: `{}`", program.name(), s.line, s.col, s.instruction))
 }
