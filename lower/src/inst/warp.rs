@@ -654,21 +654,15 @@ impl FnLower {
         if let Some(site) = self.collective_sites.last_mut() {
             site.uniform = Some(address);
         }
-        let lowest = |s: &mut FnLower, lanes: Operand| {
-            // The lowest set bit, then its index (`lanes` holds the lane running this).
-            let neg = s.un(UnaryOp::Neg, Ty::U32, lanes);
-            let bit = s.bin(BinaryOp::And, Ty::U32, lanes, neg);
-            let clz = s.value(Ty::U32, Expr::Unary { op: UnaryOp::CountLeadingZeros, ty: Ty::U32, arg: bit });
-            s.bin(BinaryOp::Sub, Ty::U32, FnLower::u32c(31), clz)
-        };
+        // (`lanes` holds the lane running this.)
         let r = if self.native_warps {
             let lanes = self.native_participants(member, span);
-            let j = lowest(self, lanes);
+            let (_, j) = self.lowest_lane(lanes);
             self.native_shuffle(value, j, span)
         } else {
             let view = self.warp_publish_reading(value, Operand::Const(crate::ir::Const::Bool(false)), member, span, WarpRead::Flags);
             let lanes = self.lanes_with(&view, 0);
-            let j = lowest(self, lanes);
+            let (_, j) = self.lowest_lane(lanes);
             self.published_value(&view, j, span)
         };
         self.warp_result(Ty::U32, r, member)
@@ -996,6 +990,15 @@ impl FnLower {
         }
     }
 
+    /// The lowest lane of the lane mask `lanes` (not 0): its bit (`lanes & -lanes`) and its
+    /// number (31 − clz of the bit); `elect.sync`'s leader, a warp-wide load's source lane.
+    fn lowest_lane(&mut self, lanes: Operand) -> (Operand, Operand) {
+        let neg = self.un(UnaryOp::Neg, Ty::U32, lanes);
+        let bit = self.bin(BinaryOp::And, Ty::U32, lanes, neg);
+        let clz = self.un(UnaryOp::CountLeadingZeros, Ty::U32, bit);
+        (bit, self.bin(BinaryOp::Sub, Ty::U32, FnLower::u32c(31), clz))
+    }
+
     /// `elect.sync d|p, membermask`: the lowest active lane of membermask is the leader.
     pub(super) fn elect(&mut self, m: &Mods) -> LResult<()> {
         m.only(&["sync"])?;
@@ -1019,13 +1022,10 @@ impl FnLower {
             self.warp_finish(m.inst.span);
             (active, lane)
         };
-        let neg = self.un(UnaryOp::Neg, Ty::U32, active);
-        let lowest = self.bin(BinaryOp::And, Ty::U32, active, neg);
+        // d: the leader's lane id.
+        let (lowest, leader) = self.lowest_lane(active);
         let me = self.bin(BinaryOp::Shl, Ty::U32, FnLower::u32c(1), lane);
         let is = self.cmp(CmpOp::Eq, Ty::U32, lowest, me);
-        // d: the leader's lane id (31 - clz(lowest)).
-        let clz = self.un(UnaryOp::CountLeadingZeros, Ty::U32, lowest);
-        let leader = self.bin(BinaryOp::Sub, Ty::U32, FnLower::u32c(31), clz);
         match &d.kind {
             OperandKind::Pair(dv, p) => {
                 self.write(dv, ScalarType::B32, leader)?;
