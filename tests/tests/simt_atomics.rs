@@ -290,6 +290,11 @@ fn inputs(inst: &str, i: usize) -> (u64, u64, u64) {
 }
 
 fn check(inst: &str, space: Space, w: u32, out: &[u8], backend: Backend) -> Result<(), String> {
+    check_inputs(inst, space, w, out, backend, inputs)
+}
+
+/// [`check`] for a kernel whose thread i ran on `inputs(inst, i)`.
+fn check_inputs(inst: &str, space: Space, w: u32, out: &[u8], backend: Backend, inputs: fn(&str, usize) -> (u64, u64, u64)) -> Result<(), String> {
     let mask = if w == 8 { u64::MAX } else { (1u64 << (w * 8)) - 1 };
     for i in 0..N {
         let (a, b, c) = inputs(inst, i);
@@ -418,6 +423,102 @@ fn every_atomic_operation_matches_the_spec_semantics() {
         }
     }
     assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// Float atomic adds of signed zeros and NaNs (§9.7.14.5: `.add` "rounds to nearest even";
+/// IEEE 754 §6.3: x + (−x) and −0 + +0 are +0 under it, −0 + −0 is −0; a NaN operand gives a
+/// NaN), for every float type on global, shared and generic addresses, `atom` and `red`:
+/// thread i adds the i-th pair of [`zero_and_nan_inputs`] to its own slot. The table of
+/// [`every_atomic_operation_matches_the_spec_semantics`] reaches −0 + −0 only through a
+/// flushed global f32 subnormal, and −0 + +0 not at all.
+#[test]
+fn float_atomic_adds_of_signed_zeros_and_nans() {
+    let Some(gpu) = gpu() else { return };
+    let insts: [(&str, u32); 6] =
+        [("add.f32", 4), ("add.f64", 8), ("add.noftz.f16", 2), ("add.noftz.bf16", 2), ("add.noftz.f16x2", 4), ("add.noftz.bf16x2", 4)];
+    let spaces = [Space::Global, Space::Shared, Space::GenericGlobal, Space::GenericShared, Space::SharedWide];
+    let mut ptx = String::from(".version 8.5\n.target sm_80\n.address_size 64\n");
+    let mut cases = Vec::new();
+    for (k, &(inst, w)) in insts.iter().enumerate() {
+        for (s, &space) in spaces.iter().enumerate() {
+            if space == Space::SharedWide && w == 8 {
+                continue;
+            }
+            // `red` (no result) on the plain spaces of the 32- and 64-bit forms.
+            let reds: &[bool] = if k < 2 && s < 2 { &[false, true] } else { &[false] };
+            for &red in reds {
+                let name = format!("{}_zero_{k}_{s}", if red { "red" } else { "atom" });
+                ptx.push_str(&kernel(&name, inst, w, space, ""));
+                cases.push((name, inst, w, space));
+            }
+        }
+    }
+    let program = program("atomic_zeros.ptx", &ptx, [N as u32, 1, 1]);
+    let mut failures = Vec::new();
+    for backend in Backend::ALL {
+        if ptxcross_tests::launch::refused_for_subnormals(&gpu, &program, backend) {
+            continue;
+        }
+        let mut run = Run::new(&gpu);
+        for (name, inst, w, space) in &cases {
+            let mut inp = Vec::new();
+            for i in 0..N {
+                let (a, b, c) = zero_and_nan_inputs(inst, i);
+                for v in [a, b, c] {
+                    inp.extend_from_slice(&v.to_le_bytes()[..*w as usize]);
+                }
+            }
+            let inp = run.buffer(&inp);
+            let out = run.zeros(2 * N * *w as usize);
+            run.launch(&program, name, [1, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+            if let Err(e) = check_inputs(inst, *space, *w, &run.read(out, 2 * N * *w as usize), backend, zero_and_nan_inputs) {
+                failures.push(format!("{e} (kernel {name})"));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}
+
+/// (a, b, 0) for thread i of [`float_atomic_adds_of_signed_zeros_and_nans`]: signed zeros
+/// against each other, exact cancellations (normal and subnormal), NaNs of both signs with
+/// −0, and −0 beside infinities, a normal and a subnormal. Packed halves pair entry i with
+/// entry i + 5.
+fn zero_and_nan_inputs(inst: &str, i: usize) -> (u64, u64, u64) {
+    // Per format: −0, +0, 1, −1, NaN, −NaN (payload), 1.5, −min subnormal, +min subnormal,
+    // +inf, −inf, min normal, −min normal.
+    let (nz, pz, one, mone, nan, mnan, x15, msub, sub, inf, minf, norm, mnorm): (u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64) =
+        match inst {
+            "add.f32" => (0x8000_0000, 0, 0x3f80_0000, 0xbf80_0000, 0x7fc0_0000, 0xffc0_0001, 0x3fc0_0000, 0x8000_0001, 1, 0x7f80_0000, 0xff80_0000, 0x0080_0000, 0x8080_0000),
+            "add.f64" => (1 << 63, 0, 0x3ff0 << 48, 0xbff0 << 48, 0x7ff8 << 48, 0xfff8_0000_0000_0001, 0x3ff8 << 48, (1 << 63) | 1, 1, 0x7ff0 << 48, 0xfff0 << 48, 0x0010 << 48, 0x8010 << 48),
+            "add.noftz.f16" | "add.noftz.f16x2" => (0x8000, 0, 0x3c00, 0xbc00, 0x7e00, 0xfe01, 0x3e00, 0x8001, 1, 0x7c00, 0xfc00, 0x0400, 0x8400),
+            _ => (0x8000, 0, 0x3f80, 0xbf80, 0x7fc0, 0xffc1, 0x3fc0, 0x8001, 1, 0x7f80, 0xff80, 0x0080, 0x8080),
+        };
+    let pairs = [
+        (nz, nz),
+        (nz, pz),
+        (pz, nz),
+        (one, mone),
+        (mone, one),
+        (nan, nz),
+        (nz, mnan),
+        (nz, x15),
+        (nz, msub),
+        (sub, msub),
+        (msub, sub),
+        (inf, minf),
+        (minf, nz),
+        (nz, inf),
+        (norm, mnorm),
+        (mnorm, nz),
+    ];
+    let pair = |k: usize| pairs[k % pairs.len()];
+    let (a, b) = if inst.ends_with("x2") {
+        let ((a0, b0), (a1, b1)) = (pair(i), pair(i + 5));
+        (a0 | a1 << 16, b0 | b1 << 16)
+    } else {
+        pair(i)
+    };
+    (a, b, 0)
 }
 
 const STRESS_PTX: &str = "
@@ -721,7 +822,7 @@ fn atomics_without_a_sound_translation_are_refused() {
 /// holds the vector a[i], `atom.<op>.vN.<type>` adds/mins/maxes b[i] element by element; out
 /// holds the slot afterwards and the old vector. Each element must equal the scalar form's
 /// semantics (f32 add: global flushing; halves: one rounding; min/max: §9.7.4 min/max).
-const VECTOR_INSTS: [(&str, &str, usize); 12] = [
+const VECTOR_INSTS: [(&str, &str, usize); 14] = [
     ("add", "f32", 2),
     ("add", "f32", 4),
     ("add.noftz", "f16", 8),
@@ -734,6 +835,9 @@ const VECTOR_INSTS: [(&str, &str, usize); 12] = [
     ("min.noftz", "f16x2", 4),
     ("max.noftz", "bf16x2", 2),
     ("add.noftz", "bf16x2", 4),
+    // Every op of each packed type (§9.7.14.5's table: .add, .min, .max on .f16x2/.bf16x2).
+    ("max.noftz", "f16x2", 4),
+    ("min.noftz", "bf16x2", 2),
 ];
 
 fn vector_kernel(name: &str, op: &str, ty: &str, n: usize, generic: bool, red: bool) -> String {
