@@ -1494,3 +1494,80 @@ fn atomics_in_device_functions_return_their_old_value() {
         assert!(ors.iter().all(|&v| v == 0x5 || v == 0x1_0000_0005), "{backend}: atom.or.b64 old values through a .reg return: {ors:x?}");
     }
 }
+
+/// Single-copy atomicity of 64-bit strong accesses (§8.10.3: conflicting morally strong
+/// operations — here `st.relaxed.gpu.u64` and `ld.relaxed.gpu.u64` of the same doubleword —
+/// are performed with single-copy atomicity; a read never returns bytes of two writes).
+/// CTA 0's thread 0 stores k·(2^32 + 1) for k = 1..n, the other CTAs' threads load the
+/// doubleword n times each and count values whose halves differ: the spec allows none.
+/// Ignored: it FAILS on main at 933a2c6 (audit10, lavapipe: 100,591 and 14,980 torn loads in
+/// the first SPIR-V round of two runs; none seen on WGSL): `lower` makes a strong 64-bit access
+/// two 32-bit word atomics (`memory_ordering`'s trace of `ld.acquire.sys.global.u64`). A race
+/// detector by nature: a pass proves nothing, a failure is a wrong result.
+///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test simt_atomics strong_64_bit -- --ignored
+#[test]
+#[ignore]
+fn strong_64_bit_loads_never_return_halves_of_two_stores() {
+    let Some(gpu) = gpu() else { return };
+    let ptx = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry tear(.param .u64 p_out, .param .u64 p_x, .param .u32 n)
+{
+    .reg .pred %p<4>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [p_out];
+    ld.param.u64 %rd2, [p_x];
+    ld.param.u32 %r9, [n];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %tid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra READ;
+    setp.ne.u32 %p2, %r2, 0;
+    @%p2 bra DONE;
+    mov.u32 %r3, 1;
+WRITE:
+    cvt.u64.u32 %rd3, %r3;
+    shl.b64 %rd4, %rd3, 32;
+    or.b64 %rd4, %rd4, %rd3;
+    st.relaxed.gpu.global.u64 [%rd2], %rd4;
+    add.u32 %r3, %r3, 1;
+    setp.le.u32 %p3, %r3, %r9;
+    @%p3 bra WRITE;
+    bra.uni DONE;
+READ:
+    mov.u32 %r4, 0;
+    mov.u32 %r5, 0;
+LOAD:
+    ld.relaxed.gpu.global.u64 %rd5, [%rd2];
+    cvt.u32.u64 %r6, %rd5;
+    shr.u64 %rd6, %rd5, 32;
+    cvt.u32.u64 %r7, %rd6;
+    setp.ne.u32 %p3, %r6, %r7;
+    selp.u32 %r8, 1, 0, %p3;
+    add.u32 %r5, %r5, %r8;
+    add.u32 %r4, %r4, 1;
+    setp.lt.u32 %p3, %r4, %r9;
+    @%p3 bra LOAD;
+    red.global.add.u32 [%rd1], %r5;
+DONE:
+    ret;
+}
+";
+    let program = program("tear.ptx", ptx, [32, 1, 1]);
+    // Below lavapipe's 65,535 loop iterations per thread (at 30,000 the WGSL translation
+    // hits it: `FAULT_LOOP_CUT`).
+    let n = 20_000u32;
+    let mut torn = Vec::new();
+    for backend in Backend::ALL {
+        for round in 0..3 {
+            let mut run = Run::new(&gpu);
+            let (out, x) = (run.zeros(4), run.zeros(8));
+            run.launch(&program, "tear", [16, 1, 1], &[&out.to_le_bytes(), &x.to_le_bytes(), &n.to_le_bytes()], backend);
+            torn.push((backend, round, run.read_u32(out, 1)[0]));
+        }
+    }
+    assert!(torn.iter().all(|t| t.2 == 0), "loads that returned halves of two different stores (backend, round, count): {torn:?}");
+}
