@@ -4,7 +4,7 @@
 //! many CTAs contending on the same counters, checked exactly.
 
 mod simt_util;
-use ptxcross::Backend;
+use ptxcross::{Backend, Program};
 use simt_util::*;
 
 const N: usize = 32;
@@ -289,12 +289,26 @@ fn inputs(inst: &str, i: usize) -> (u64, u64, u64) {
     (a, b, c)
 }
 
-fn check(inst: &str, space: Space, w: u32, out: &[u8], backend: Backend) -> Result<(), String> {
-    check_inputs(inst, space, w, out, backend, inputs)
+/// Launches the one-CTA kernel `name` of [`kernel`] with thread i's (a, b, c) from
+/// `inputs(inst, i)` and checks it ([`check`]).
+#[allow(clippy::too_many_arguments)]
+fn run_case(run: &mut Run, program: &Program, name: &str, inst: &str, w: u32, space: Space, backend: Backend, inputs: fn(&str, usize) -> (u64, u64, u64)) -> Result<(), String> {
+    let mut inp = Vec::new();
+    for i in 0..N {
+        let (a, b, c) = inputs(inst, i);
+        for v in [a, b, c] {
+            inp.extend_from_slice(&v.to_le_bytes()[..w as usize]);
+        }
+    }
+    let inp = run.buffer(&inp);
+    let out = run.zeros(2 * N * w as usize);
+    run.launch(program, name, [1, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
+    check(inst, space, w, &run.read(out, 2 * N * w as usize), backend, inputs)
 }
 
-/// [`check`] for a kernel whose thread i ran on `inputs(inst, i)`.
-fn check_inputs(inst: &str, space: Space, w: u32, out: &[u8], backend: Backend, inputs: fn(&str, usize) -> (u64, u64, u64)) -> Result<(), String> {
+/// The final slot values and returned old values of a [`kernel`] whose thread i ran on
+/// `inputs(inst, i)`, against the spec's Semantics ([`reference`]).
+fn check(inst: &str, space: Space, w: u32, out: &[u8], backend: Backend, inputs: fn(&str, usize) -> (u64, u64, u64)) -> Result<(), String> {
     let mask = if w == 8 { u64::MAX } else { (1u64 << (w * 8)) - 1 };
     for i in 0..N {
         let (a, b, c) = inputs(inst, i);
@@ -407,17 +421,7 @@ fn every_atomic_operation_matches_the_spec_semantics() {
         }
         let mut run = Run::new(&gpu);
         for (name, inst, w, space) in cases {
-            let mut inp = Vec::new();
-            for i in 0..N {
-                let (a, b, c) = inputs(inst, i);
-                for v in [a, b, c] {
-                    inp.extend_from_slice(&v.to_le_bytes()[..*w as usize]);
-                }
-            }
-            let inp = run.buffer(&inp);
-            let out = run.zeros(2 * N * *w as usize);
-            run.launch(program, name, [1, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
-            if let Err(e) = check(inst, *space, *w, &run.read(out, 2 * N * *w as usize), backend) {
+            if let Err(e) = run_case(&mut run, program, name, inst, *w, *space, backend, inputs) {
                 failures.push(format!("{e} (kernel {name}, one of {sems:?})"));
             }
         }
@@ -461,17 +465,7 @@ fn float_atomic_adds_of_signed_zeros_and_nans() {
         }
         let mut run = Run::new(&gpu);
         for (name, inst, w, space) in &cases {
-            let mut inp = Vec::new();
-            for i in 0..N {
-                let (a, b, c) = zero_and_nan_inputs(inst, i);
-                for v in [a, b, c] {
-                    inp.extend_from_slice(&v.to_le_bytes()[..*w as usize]);
-                }
-            }
-            let inp = run.buffer(&inp);
-            let out = run.zeros(2 * N * *w as usize);
-            run.launch(&program, name, [1, 1, 1], &[&inp.to_le_bytes(), &out.to_le_bytes()], backend);
-            if let Err(e) = check_inputs(inst, *space, *w, &run.read(out, 2 * N * *w as usize), backend, zero_and_nan_inputs) {
+            if let Err(e) = run_case(&mut run, &program, name, inst, *w, *space, backend, zero_and_nan_inputs) {
                 failures.push(format!("{e} (kernel {name})"));
             }
         }
@@ -486,13 +480,12 @@ fn float_atomic_adds_of_signed_zeros_and_nans() {
 fn zero_and_nan_inputs(inst: &str, i: usize) -> (u64, u64, u64) {
     // Per format: −0, +0, 1, −1, NaN, −NaN (payload), 1.5, −min subnormal, +min subnormal,
     // +inf, −inf, min normal, −min normal.
-    let (nz, pz, one, mone, nan, mnan, x15, msub, sub, inf, minf, norm, mnorm): (u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64, u64) =
-        match inst {
-            "add.f32" => (0x8000_0000, 0, 0x3f80_0000, 0xbf80_0000, 0x7fc0_0000, 0xffc0_0001, 0x3fc0_0000, 0x8000_0001, 1, 0x7f80_0000, 0xff80_0000, 0x0080_0000, 0x8080_0000),
-            "add.f64" => (1 << 63, 0, 0x3ff0 << 48, 0xbff0 << 48, 0x7ff8 << 48, 0xfff8_0000_0000_0001, 0x3ff8 << 48, (1 << 63) | 1, 1, 0x7ff0 << 48, 0xfff0 << 48, 0x0010 << 48, 0x8010 << 48),
-            "add.noftz.f16" | "add.noftz.f16x2" => (0x8000, 0, 0x3c00, 0xbc00, 0x7e00, 0xfe01, 0x3e00, 0x8001, 1, 0x7c00, 0xfc00, 0x0400, 0x8400),
-            _ => (0x8000, 0, 0x3f80, 0xbf80, 0x7fc0, 0xffc1, 0x3fc0, 0x8001, 1, 0x7f80, 0xff80, 0x0080, 0x8080),
-        };
+    let [nz, pz, one, mone, nan, mnan, x15, msub, sub, inf, minf, norm, mnorm]: [u64; 13] = match inst {
+        "add.f32" => [0x8000_0000, 0, 0x3f80_0000, 0xbf80_0000, 0x7fc0_0000, 0xffc0_0001, 0x3fc0_0000, 0x8000_0001, 1, 0x7f80_0000, 0xff80_0000, 0x0080_0000, 0x8080_0000],
+        "add.f64" => [1 << 63, 0, 0x3ff0 << 48, 0xbff0 << 48, 0x7ff8 << 48, 0xfff8_0000_0000_0001, 0x3ff8 << 48, (1 << 63) | 1, 1, 0x7ff0 << 48, 0xfff0 << 48, 0x0010 << 48, 0x8010 << 48],
+        "add.noftz.f16" | "add.noftz.f16x2" => [0x8000, 0, 0x3c00, 0xbc00, 0x7e00, 0xfe01, 0x3e00, 0x8001, 1, 0x7c00, 0xfc00, 0x0400, 0x8400],
+        _ => [0x8000, 0, 0x3f80, 0xbf80, 0x7fc0, 0xffc1, 0x3fc0, 0x8001, 1, 0x7f80, 0xff80, 0x0080, 0x8080],
+    };
     let pairs = [
         (nz, nz),
         (nz, pz),
