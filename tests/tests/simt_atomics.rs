@@ -623,10 +623,11 @@ DONE:
 /// iterations that one thread of a 32-thread CTA runs: it sums inp[0..32] into out[0], with a
 /// marker stored before the loop and the trip count after it. Ignored: it FAILS on main at
 /// 933a2c6 on lavapipe (SPIR-V; WGSL refuses the fence): the marker is stored but the sum and
-/// the trip count are 0, as if the loop had been left at once. Found by audit10, cause not
-/// traced (ptxcross's SPIR-V or lavapipe's compiler): with the fence removed, with
-/// `membar.cta`, with every thread running the loop, with a CTA of one thread or with 17
-/// iterations or fewer it is right; with 24 or 32 it is not.
+/// the trip count are 0, as if the loop had been left at once. Found by audit10: with the
+/// fence removed, with `membar.cta`, with every thread running the loop, with a CTA of one
+/// thread or with 17 iterations or fewer it is right; with 24 or 32 it is not. The SPIR-V
+/// differs from the fence-less kernel's only by the `OpMemoryBarrier` and a `Coherent`
+/// decoration (spirv-val accepts it): most likely lavapipe's compiler (Mesa 22.3.6).
 ///   PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test simt_atomics a_device_fence -- --ignored
 #[test]
 #[ignore]
