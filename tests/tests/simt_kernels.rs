@@ -759,10 +759,10 @@ fn cub_block_scan(full: bool) {
     }
 }
 
-/// `cub::BlockRadixSort` of key-value pairs, 4 items per thread, 128 and 48 threads: keys
+/// `cub::BlockRadixSort` of key-value pairs, 4 items per thread, 48, 128 and 100 threads: keys
 /// sorted, values permuted stably (radix sort is stable; values are the original positions).
 fn cub_block_radix_sort(full: bool) {
-    for &block in slice(full, &[48usize, 128]) {
+    for &block in slice(full, &[48usize, 128, 100]) {
         let grid = 2usize;
         let per = 4 * block;
         // Half full-range keys, half from a small set (duplicates check stability).
