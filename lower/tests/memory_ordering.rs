@@ -53,7 +53,7 @@ fn acquire_and_release_put_fences_at_their_scope() {
         ("ld.volatile.global.u32 %r1, [%rd1];", "Aor"),
         ("ld.acquire.gpu.global.u32 %r1, [%rd1];", "Aor Fgpu"),
         ("ld.acquire.cta.global.u32 %r1, [%rd1];", "Aor Fcta"),
-        ("ld.acquire.sys.global.u64 %rd2, [%rd1];", "Aor Aor Fgpu"),
+        ("ld.acquire.sys.global.u64 %rd2, [%rd1];", "D Fgpu"),
         ("st.global.u32 [%rd1], %r1;", "S"),
         ("st.relaxed.gpu.global.u32 [%rd1], %r1;", "Ax"),
         ("st.release.gpu.global.u32 [%rd1], %r1;", "Fgpu Ax"),
@@ -74,5 +74,74 @@ fn acquire_and_release_put_fences_at_their_scope() {
     ] {
         let got = lowered(inst).join(" ");
         assert_eq!(got, want, "{inst}");
+    }
+}
+
+/// A strong access of exactly 8 bytes (a 64-bit scalar, `.v2` of 32-bit, `.v4` of 16-bit) to
+/// the heap is ONE doubleword atomic, never two word atomics: a load must not return halves of
+/// two racing strong stores (§8.10.3 single-copy atomicity; NVIDIA performs an aligned 8-byte
+/// vector access as one access, and CUB's decoupled look-back relies on it). Weak accesses stay
+/// plain words; 16-byte strong accesses stay word atomics (no 128-bit atomic exists).
+#[test]
+fn strong_eight_byte_accesses_are_one_doubleword_atomic() {
+    for (inst, want) in [
+        ("ld.relaxed.gpu.global.u64 %rd2, [%rd1];", "D"),
+        ("ld.relaxed.gpu.u64 %rd2, [%rd1];", "D"),
+        ("ld.volatile.global.b64 %rd2, [%rd1];", "D"),
+        ("ld.relaxed.gpu.global.v2.u32 {%r1, %r2}, [%rd1];", "D"),
+        ("ld.acquire.gpu.global.v2.u32 {%r1, %r2}, [%rd1];", "D Fgpu"),
+        ("ld.relaxed.gpu.global.v4.u16 {%r0, %r1, %r2, %r3}, [%rd1];", "D"),
+        ("st.relaxed.gpu.global.u64 [%rd1], %rd2;", "D"),
+        ("st.volatile.global.u64 [%rd1], %rd2;", "D"),
+        ("st.relaxed.gpu.global.v2.u32 [%rd1], {%r1, %r2};", "D"),
+        ("st.release.gpu.global.v2.u32 [%rd1], {%r1, %r2};", "Fgpu D"),
+        ("st.relaxed.gpu.global.v4.u16 [%rd1], {%r0, %r1, %r2, %r3};", "D"),
+        // Weak: plain words (a data race on them is undefined, §8.7.1).
+        ("ld.global.u64 %rd2, [%rd1];", "L L"),
+        ("ld.global.v2.u32 {%r1, %r2}, [%rd1];", "L L"),
+        ("st.global.u64 [%rd1], %rd2;", "S S"),
+        // 4 and 16 bytes: word atomics, as before.
+        ("ld.relaxed.gpu.global.v2.u16 {%r1, %r2}, [%rd1];", "Aor Aor"),
+        ("ld.relaxed.gpu.global.v2.u64 {%rd2, %rd3}, [%rd1];", "Aor Aor Aor Aor"),
+    ] {
+        let got = lowered(inst).join(" ");
+        assert_eq!(got, want, "{inst}");
+    }
+}
+
+/// On shared memory the doubleword atomic makes the kernel's shared memory doublewords
+/// (`shared64`): every shared access of the kernel is then a doubleword access.
+#[test]
+fn strong_eight_byte_shared_accesses_are_doubleword_atomics() {
+    for inst in ["ld.relaxed.cta.shared.u64 %rd2, [sm];", "st.volatile.shared.v2.u32 [sm], {%r1, %r2};"] {
+        let ptx = format!(
+            ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n    .reg .b32 %r<4>;\n    .reg .b64 %rd<4>;\n    .shared .align 8 .b8 sm[16];\n    {inst}\n    ld.param.u64 %rd1, [p];\n    st.global.u64 [%rd1], %rd2;\n    st.global.u32 [%rd1], %r1;\n    ret;\n}}\n"
+        );
+        let file = SourceFile::new("case.ptx", ptx.as_str());
+        let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
+        let module = lower(&ast, &file, &LowerOptions { block: Some([32, 1, 1]), ..Default::default() })
+            .unwrap_or_else(|e| panic!("{inst}: {}", e[0].render(&file)));
+        let k = &module.kernels[0];
+        let mut out = Vec::new();
+        trace(&k.body, &mut out);
+        assert!(out.contains(&"D".to_string()) && !out.iter().any(|t| t.starts_with('A')), "{inst}: {out:?}");
+        assert!(k.features.shared_atomics64 && k.shared_dwords(), "{inst}: shared memory is doublewords");
+    }
+}
+
+/// Without 64-bit integers (the `webgpu` profile's `split_int64`) there is no doubleword
+/// atomic: a strong 8-byte access is refused like a 64-bit atomic, naming the instruction.
+#[test]
+fn strong_eight_byte_accesses_are_refused_without_64_bit_atomics() {
+    for inst in ["ld.relaxed.gpu.global.u64 %rd2, [%rd1];", "st.relaxed.gpu.global.v2.u32 [%rd1], {%r1, %r2};"] {
+        let ptx = format!(
+            ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n    .reg .b32 %r<4>;\n    .reg .b64 %rd<4>;\n    ld.param.u64 %rd1, [p];\n    {inst}\n    st.global.u32 [%rd1], %r1;\n    ret;\n}}\n"
+        );
+        let file = SourceFile::new("case.ptx", ptx.as_str());
+        let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
+        let options = LowerOptions { block: Some([32, 1, 1]), split_int64: true, ..Default::default() };
+        let errors = lower(&ast, &file, &options).expect_err(inst);
+        let e = errors[0].render(&file);
+        assert!(e.contains("64-bit atomic") && e.contains("case.ptx:9:5"), "{inst}: {e}");
     }
 }

@@ -402,7 +402,7 @@ impl FnLower {
     /// `results`) only where `off` is aligned: a misaligned atomic faults (§9.7.13.5: the
     /// address must be naturally aligned; NVIDIA GPUs fault) and changes nothing, its
     /// results 0. (Before, it faulted and still updated the aligned word below.)
-    fn aligned_atomic(
+    pub(super) fn aligned_atomic(
         &mut self,
         off: Operand,
         bytes: u32,

@@ -594,11 +594,74 @@ impl FnLower {
         }
     }
 
+    /// A strong 8-byte load at byte `off` of the heap or shared memory: ONE doubleword atomic
+    /// (`or 0`), so that it never returns halves of two racing strong stores (§8.10.3:
+    /// conflicting morally strong operations are performed with single-copy atomicity; NVIDIA
+    /// hardware performs an aligned 8-byte vector access as one access too, and CUB's
+    /// decoupled look-back relies on it for its `{status, value}` tile descriptors). Two word
+    /// atomics, as before, could return the new low word with the old high word. Misaligned:
+    /// faults and yields 0. Out of range: the doubleword atomic's own rule (fault, 0).
+    /// Needs the target's 64-bit atomics, as `atom.*.b64` does (`Features::heap_atomics64`,
+    /// `shared_atomics64`; on shared memory `shared64` makes the kernel's shared memory
+    /// doublewords).
+    fn strong_dword_load(&mut self, mem: Memory, off: Operand) -> Operand {
+        let v = self.new_var(Ty::U64, "loaded");
+        let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(3));
+        let load = Expr::AtomicDword { memory: mem, op: AtomicOp::Or, index: idx, value: FnLower::u64c(0), comparand: None };
+        self.aligned_atomic(off, 8, &[v], |s| {
+            s.assign(v, load);
+            Ok(())
+        })
+        .expect("closure cannot fail");
+        Operand::Var(v)
+    }
+
+    /// A strong 8-byte store of `values` (elements of `size` bytes, little-endian, as in
+    /// memory) at byte `off` of the heap or shared memory: ONE doubleword exchange (see
+    /// [`FnLower::strong_dword_load`]). Misaligned: faults and stores nothing.
+    fn strong_dword_store(&mut self, mem: Memory, off: Operand, values: &[Operand], size: u32) {
+        let mut v = FnLower::u64c(0);
+        for (i, &e) in values.iter().enumerate() {
+            let e = match size {
+                8 => e,
+                _ => {
+                    let e = if size < 4 { self.bin(BinaryOp::And, Ty::U32, e, FnLower::u32c((1u32 << (size * 8)) - 1)) } else { e };
+                    let e = self.resize(e, Ty::U32, Ty::U64, false);
+                    self.bin(BinaryOp::Shl, Ty::U64, e, FnLower::u32c(i as u32 * size * 8))
+                }
+            };
+            v = if i == 0 { e } else { self.bin(BinaryOp::Or, Ty::U64, v, e) };
+        }
+        let idx = self.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(3));
+        let old = self.new_var(Ty::U64, "stored");
+        let store = Expr::AtomicDword { memory: mem, op: AtomicOp::Exchange, index: idx, value: v, comparand: None };
+        self.aligned_atomic(off, 8, &[], |s| {
+            s.assign(old, store);
+            Ok(())
+        })
+        .expect("closure cannot fail");
+    }
+
+    /// Element `i` (of `size` bytes) of doubleword `v`, as a loaded element: U64 for 8 bytes,
+    /// else U32 zero-extended.
+    fn dword_element(&mut self, v: Operand, i: u32, size: u32) -> Operand {
+        if size == 8 {
+            return v;
+        }
+        let e = self.bin(BinaryOp::ShrU, Ty::U64, v, FnLower::u32c(i * size * 8));
+        let e = self.resize(e, Ty::U64, Ty::U32, false);
+        if size < 4 {
+            self.bin(BinaryOp::And, Ty::U32, e, FnLower::u32c((1u32 << (size * 8)) - 1))
+        } else {
+            e
+        }
+    }
+
     /// Runs `f` (which emits ld/st word accesses); for a strong access (`.volatile`,
     /// `.relaxed`, `.acquire`, `.release`) its heap and shared words become relaxed word
     /// atomics, with the fences `.acquire`/`.release` ask for around them.
     fn with_ordering(&mut self, m: &Mods, f: impl FnOnce(&mut Self) -> LResult<()>) -> LResult<()> {
-        if !["volatile", "relaxed", "acquire", "release"].iter().any(|q| m.has(q)) {
+        if !is_strong(m) {
             return f(self);
         }
         let (before, after) = super::atomic::sem_fences(m);
@@ -687,8 +750,17 @@ impl FnLower {
         // One result variable per element, filled in whichever window the address is in.
         let mut results: Vec<_> = dests.iter().map(|_| self.new_var(raw_ty, "loaded")).collect();
         let n = results.len() as u32;
+        let dword = is_strong(m) && n * size == 8;
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
+                if dword && dword_memory(mem) {
+                    let v = s.strong_dword_load(mem, off);
+                    for (i, r) in results.iter().enumerate() {
+                        let e = s.dword_element(v, i as u32, size);
+                        s.assign(*r, Expr::Use(e));
+                    }
+                    return Ok(());
+                }
                 if let Some(mis) = s.vector_misaligned(off, n, size) {
                     s.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
                 }
@@ -852,8 +924,13 @@ impl FnLower {
             return Err(Diagnostic::new("kernel parameters are read-only (`st.param` writes device-function parameters)", a.span));
         }
         let n = values.len() as u32;
+        let dword = is_strong(m) && n * size == 8;
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
+                if dword && dword_memory(mem) {
+                    s.strong_dword_store(mem, off, &values, size);
+                    return Ok(());
+                }
                 let mis = s.vector_misaligned(off, n, size);
                 let stores = s.collect(|s| {
                     for (i, v) in values.iter().enumerate() {
@@ -937,6 +1014,18 @@ impl FnLower {
             Ok(())
         })
     }
+}
+
+/// Whether `m` is a strong access (`.volatile`, `.relaxed`, `.acquire`, `.release`; §8.4).
+fn is_strong(m: &Mods) -> bool {
+    ["volatile", "relaxed", "acquire", "release"].iter().any(|q| m.has(q))
+}
+
+/// Whether a strong 8-byte access to `mem` is one doubleword atomic: on the heap and on shared
+/// memory, which other threads access concurrently. Local memory is the thread's own and kernel
+/// parameters are read-only: nothing races there.
+fn dword_memory(mem: Memory) -> bool {
+    mem.is_heap() || mem == Memory::Shared
 }
 
 /// Whether `block` writes the parameter buffer (a store or an atomic).
