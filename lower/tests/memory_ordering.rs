@@ -145,3 +145,34 @@ fn strong_eight_byte_accesses_are_refused_without_64_bit_atomics() {
         assert!(e.contains("64-bit atomic") && e.contains("case.ptx:9:5"), "{inst}: {e}");
     }
 }
+
+/// A strong 8-byte access through a generic address in a kernel with shared memory: one
+/// doubleword atomic where the address is global; where it reaches shared memory a fault
+/// (`abi::FAULT_STRONG_SHARED_DWORD`, a refusal at run time) rather than doubleword shared
+/// memory for the whole kernel (CUB's look-back scans use generic addresses to global memory).
+#[test]
+fn generic_strong_eight_byte_accesses_refuse_shared_memory_at_run_time() {
+    use ptxcross_lower::abi::FAULT_STRONG_SHARED_DWORD;
+    fn faults(b: &Block) -> bool {
+        b.stmts.iter().any(|s| match s {
+            Stmt::Fault { code } => *code == FAULT_STRONG_SHARED_DWORD,
+            Stmt::If { then_body, else_body, .. } => faults(then_body) || faults(else_body),
+            Stmt::Loop { body } => faults(body),
+            _ => false,
+        })
+    }
+    for inst in ["ld.relaxed.gpu.u64 %rd2, [%rd1];", "st.relaxed.gpu.v2.u32 [%rd1], {%r1, %r2};"] {
+        let ptx = format!(
+            ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n    .reg .b32 %r<4>;\n    .reg .b64 %rd<4>;\n    .shared .align 8 .b8 sm[16];\n    ld.param.u64 %rd1, [p];\n    st.shared.u32 [sm], %r1;\n    {inst}\n    st.global.u64 [%rd1], %rd2;\n    ret;\n}}\n"
+        );
+        let file = SourceFile::new("case.ptx", ptx.as_str());
+        let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
+        let module = lower(&ast, &file, &LowerOptions { block: Some([32, 1, 1]), ..Default::default() })
+            .unwrap_or_else(|e| panic!("{inst}: {}", e[0].render(&file)));
+        let k = &module.kernels[0];
+        let mut out = Vec::new();
+        trace(&k.body, &mut out);
+        assert!(out.contains(&"D".to_string()), "{inst}: {out:?}");
+        assert!(faults(&k.body) && !k.shared_dwords() && !k.features.shared_atomics64, "{inst}: {out:?}");
+    }
+}

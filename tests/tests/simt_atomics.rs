@@ -1737,3 +1737,49 @@ DONE:
     }
     assert!(torn.iter().all(|t| t.2 == 0), "loads that returned halves of two different stores (backend, round, count): {torn:?}");
 }
+
+/// Strong 8-byte accesses to shared memory: with `.shared` one doubleword atomic (the kernel's
+/// shared memory becomes doublewords, `shared64`), so a `st.relaxed.cta.shared.v2.u32` then an
+/// `ld.relaxed.cta.shared.u64` of it give the stored words; through a generic address that
+/// reaches shared memory the launch is refused (`abi::FAULT_STRONG_SHARED_DWORD`: one
+/// doubleword atomic there would make every kernel with a generic strong 8-byte access pay for
+/// doubleword shared memory), while the same generic access to global memory runs.
+#[test]
+fn strong_8_byte_shared_accesses_are_doublewords_or_refused_through_generic_addresses() {
+    let Some(gpu) = gpu() else { return };
+    const PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 p_out, .param .u32 via_generic)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<4>;
+    .reg .b64 %rd<6>;
+    .shared .align 8 .b8 sm[16];
+    ld.param.u64 %rd1, [p_out];
+    ld.param.u32 %r3, [via_generic];
+    mov.u32 %r1, 0x89abcdef;
+    mov.u32 %r2, 0x01234567;
+    st.relaxed.cta.shared.v2.u32 [sm+8], {%r1, %r2};
+    ld.relaxed.cta.shared.u64 %rd2, [sm+8];
+    st.global.u64 [%rd1], %rd2;
+    mov.u64 %rd3, sm;
+    cvta.shared.u64 %rd4, %rd3;
+    setp.ne.u32 %p1, %r3, 0;
+    selp.b64 %rd4, %rd4, %rd1, %p1;
+    ld.relaxed.gpu.u64 %rd5, [%rd4+8];
+    st.global.u64 [%rd1+8], %rd5;
+    ret;
+}
+";
+    let program = program("strong_shared.ptx", PTX, [1, 1, 1]);
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let out = run.buffer(&u64s(&[0, 0]));
+        run.launch(&program, "k", [1, 1, 1], &[&out.to_le_bytes(), &0u32.to_le_bytes()], backend);
+        assert_eq!(run.read_u64(out, 2), vec![0x0123_4567_89ab_cdef, 0], "{backend}: .shared v2.u32 then u64; generic to global");
+        let err = run.ctx.launch(&program, "k", [1, 1, 1], &[&out.to_le_bytes(), &1u32.to_le_bytes()], backend).expect_err("generic to shared");
+        assert!(err.to_string().contains("through a generic address reached shared memory"), "{backend}: {err}");
+    }
+}

@@ -751,15 +751,19 @@ impl FnLower {
         let mut results: Vec<_> = dests.iter().map(|_| self.new_var(raw_ty, "loaded")).collect();
         let n = results.len() as u32;
         let dword = is_strong(m) && n * size == 8;
+        let generic = matches!(place, Place::Generic(_));
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
-                if dword && dword_memory(mem) {
+                if dword && dword_memory(mem, generic) {
                     let v = s.strong_dword_load(mem, off);
                     for (i, r) in results.iter().enumerate() {
                         let e = s.dword_element(v, i as u32, size);
                         s.assign(*r, Expr::Use(e));
                     }
                     return Ok(());
+                }
+                if dword && mem == Memory::Shared {
+                    s.push(Stmt::Fault { code: abi::FAULT_STRONG_SHARED_DWORD });
                 }
                 if let Some(mis) = s.vector_misaligned(off, n, size) {
                     s.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
@@ -925,11 +929,15 @@ impl FnLower {
         }
         let n = values.len() as u32;
         let dword = is_strong(m) && n * size == 8;
+        let generic = matches!(place, Place::Generic(_));
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
-                if dword && dword_memory(mem) {
+                if dword && dword_memory(mem, generic) {
                     s.strong_dword_store(mem, off, &values, size);
                     return Ok(());
+                }
+                if dword && mem == Memory::Shared {
+                    s.push(Stmt::Fault { code: abi::FAULT_STRONG_SHARED_DWORD });
                 }
                 let mis = s.vector_misaligned(off, n, size);
                 let stores = s.collect(|s| {
@@ -1021,11 +1029,14 @@ fn is_strong(m: &Mods) -> bool {
     ["volatile", "relaxed", "acquire", "release"].iter().any(|q| m.has(q))
 }
 
-/// Whether a strong 8-byte access to `mem` is one doubleword atomic: on the heap and on shared
-/// memory, which other threads access concurrently. Local memory is the thread's own and kernel
-/// parameters are read-only: nothing races there.
-fn dword_memory(mem: Memory) -> bool {
-    mem.is_heap() || mem == Memory::Shared
+/// Whether a strong 8-byte access to `mem` is one doubleword atomic: on the heap, and on shared
+/// memory when the instruction says `.shared` (which makes the kernel's shared memory
+/// doublewords, `shared64`: only kernels with such an access pay for it). Through a generic
+/// address, shared memory is refused at run time instead (`abi::FAULT_STRONG_SHARED_DWORD`):
+/// CUB's look-back scans use generic addresses, which are global, and would all pay.
+/// Local memory is the thread's own and kernel parameters are read-only: nothing races there.
+fn dword_memory(mem: Memory, generic: bool) -> bool {
+    mem.is_heap() || (mem == Memory::Shared && !generic)
 }
 
 /// Whether `block` writes the parameter buffer (a store or an atomic).
