@@ -100,9 +100,13 @@ fn strong_eight_byte_accesses_are_one_doubleword_atomic() {
         ("ld.global.u64 %rd2, [%rd1];", "L L"),
         ("ld.global.v2.u32 {%r1, %r2}, [%rd1];", "L L"),
         ("st.global.u64 [%rd1], %rd2;", "S S"),
-        // 4 and 16 bytes: word atomics, as before.
+        // 16 bytes: no 128-bit atomic; each 64-bit element is one doubleword atomic (§8.2.4:
+        // a vector access is element accesses), 32-bit elements word atomics.
+        ("ld.relaxed.gpu.global.v2.u64 {%rd2, %rd3}, [%rd1];", "D D"),
+        ("st.relaxed.gpu.global.v2.u64 [%rd1], {%rd2, %rd3};", "D D"),
+        ("ld.relaxed.gpu.global.v4.u32 {%r0, %r1, %r2, %r3}, [%rd1];", "Aor Aor Aor Aor"),
+        // 4 bytes: word atomics, as before.
         ("ld.relaxed.gpu.global.v2.u16 {%r1, %r2}, [%rd1];", "Aor Aor"),
-        ("ld.relaxed.gpu.global.v2.u64 {%rd2, %rd3}, [%rd1];", "Aor Aor Aor Aor"),
     ] {
         let got = lowered(inst).join(" ");
         assert_eq!(got, want, "{inst}");

@@ -1659,7 +1659,7 @@ fn atomics_in_device_functions_return_their_old_value() {
 /// detector by nature: a pass proves little, a failure is a wrong result.
 #[test]
 fn strong_64_bit_loads_never_return_halves_of_two_stores() {
-    strong_8_byte_race("st.relaxed.gpu.global.u64 [%rd2], %rd4;", "ld.relaxed.gpu.global.u64 %rd5, [%rd2];\n    cvt.u32.u64 %r6, %rd5;\n    shr.u64 %rd6, %rd5, 32;\n    cvt.u32.u64 %r7, %rd6;");
+    strong_8_byte_race("st.relaxed.gpu.global.u64 [%rd2], %rd4;", "ld.relaxed.gpu.global.u64 %rd5, [%rd2];\n    cvt.u32.u64 %r6, %rd5;\n    shr.u64 %rd6, %rd5, 32;\n    cvt.u32.u64 %r7, %rd6;", 20_000);
 }
 
 /// The same race with `.v2.u32` (what CUB's decoupled look-back uses for its `{status,
@@ -1668,13 +1668,21 @@ fn strong_64_bit_loads_never_return_halves_of_two_stores() {
 /// CUB relies on it: ptxcross makes it one doubleword atomic.
 #[test]
 fn strong_v2_u32_loads_never_return_halves_of_two_stores() {
-    strong_8_byte_race("st.relaxed.gpu.global.v2.u32 [%rd2], {%r3, %r3};", "ld.relaxed.gpu.global.v2.u32 {%r6, %r7}, [%rd2];");
+    strong_8_byte_race("st.relaxed.gpu.global.v2.u32 [%rd2], {%r3, %r3};", "ld.relaxed.gpu.global.v2.u32 {%r6, %r7}, [%rd2];", 20_000);
+}
+
+/// `.v2.u64`: no 128-bit atomic exists, but each 64-bit element is single-copy atomic (§8.2.4:
+/// a vector access is element accesses), one doubleword atomic each (the first element checked;
+/// fewer rounds: at 20,000 the WGSL translation hits lavapipe's loop limit).
+#[test]
+fn strong_v2_u64_elements_never_return_halves_of_two_stores() {
+    strong_8_byte_race("st.relaxed.gpu.global.v2.u64 [%rd2], {%rd4, %rd4};", "ld.relaxed.gpu.global.v2.u64 {%rd5, %rd7}, [%rd2];\n    cvt.u32.u64 %r6, %rd5;\n    shr.u64 %rd6, %rd5, 32;\n    cvt.u32.u64 %r7, %rd6;", 10_000);
 }
 
 /// CTA 0's thread 0 stores `store` (of `%rd4` = k·(2^32 + 1), or `{%r3, %r3}` = {k, k}) for
 /// k = 1..n; the other CTAs load with `load` (into `%r6`, `%r7`: the low and high words) n
 /// times per thread and count loads whose words differ.
-fn strong_8_byte_race(store: &str, load: &str) {
+fn strong_8_byte_race(store: &str, load: &str, n: u32) {
     let Some(gpu) = gpu() else { return };
     let ptx = format!("
 .version 8.5
@@ -1721,14 +1729,13 @@ DONE:
 }}
 ");
     let program = program("tear.ptx", &ptx, [32, 1, 1]);
-    // Below lavapipe's 65,535 loop iterations per thread (at 30,000 the WGSL translation
-    // hits it: `FAULT_LOOP_CUT`); 2 rounds per backend keep it to a few seconds.
-    let n = 20_000u32;
+    // `n` below lavapipe's 65,535 loop iterations per thread (at 30,000 the WGSL translation
+    // of the u64 form hits it: `FAULT_LOOP_CUT`); 2 rounds per backend keep it to seconds.
     let mut torn = Vec::new();
     for backend in Backend::ALL {
         for round in 0..2 {
             let mut run = Run::new(&gpu);
-            let (out, x) = (run.zeros(4), run.zeros(8));
+            let (out, x) = (run.zeros(4), run.zeros(16));
             run.launch(&program, "tear", [16, 1, 1], &[&out.to_le_bytes(), &x.to_le_bytes(), &n.to_le_bytes()], backend);
             torn.push((backend, round, run.read_u32(out, 1)[0]));
             // The last store is visible at the end of the launch, whole.

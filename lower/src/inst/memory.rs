@@ -750,11 +750,24 @@ impl FnLower {
         // One result variable per element, filled in whichever window the address is in.
         let mut results: Vec<_> = dests.iter().map(|_| self.new_var(raw_ty, "loaded")).collect();
         let n = results.len() as u32;
-        let dword = is_strong(m) && n * size == 8;
+        // Strong 8-byte accesses, and each element of a strong `.v2.u64` (§8.2.4: a vector
+        // access is element accesses, each single-copy atomic), are doubleword atomics.
+        let dword = is_strong(m) && (n * size == 8 || size == 8);
         let generic = matches!(place, Place::Generic(_));
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
                 if dword && dword_memory(mem, generic) {
+                    if size == 8 {
+                        if let Some(mis) = s.vector_misaligned(off, n, size) {
+                            s.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
+                        }
+                        for (i, r) in results.iter().enumerate() {
+                            let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(8 * i as u32));
+                            let v = s.strong_dword_load(mem, o);
+                            s.assign(*r, Expr::Use(v));
+                        }
+                        return Ok(());
+                    }
                     let v = s.strong_dword_load(mem, off);
                     for (i, r) in results.iter().enumerate() {
                         let e = s.dword_element(v, i as u32, size);
@@ -928,12 +941,27 @@ impl FnLower {
             return Err(Diagnostic::new("kernel parameters are read-only (`st.param` writes device-function parameters)", a.span));
         }
         let n = values.len() as u32;
-        let dword = is_strong(m) && n * size == 8;
+        let dword = is_strong(m) && (n * size == 8 || size == 8);
         let generic = matches!(place, Place::Generic(_));
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
                 if dword && dword_memory(mem, generic) {
-                    s.strong_dword_store(mem, off, &values, size);
+                    if size < 8 {
+                        s.strong_dword_store(mem, off, &values, size);
+                        return Ok(());
+                    }
+                    // `.v2.u64`: one doubleword atomic per element, none if misaligned as a whole.
+                    let stores = s.collect(|s| {
+                        for (i, v) in values.iter().enumerate() {
+                            let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(8 * i as u32));
+                            s.strong_dword_store(mem, o, &[*v], 8);
+                        }
+                        Ok(())
+                    })?;
+                    match s.vector_misaligned(off, n, size) {
+                        Some(mis) => s.emit_if(mis, Self::misaligned_fault(), stores),
+                        None => s.emit_stack.last_mut().expect("emit stack").extend(stores.stmts),
+                    }
                     return Ok(());
                 }
                 if dword && mem == Memory::Shared {
