@@ -36,13 +36,18 @@ fn lowered(inst: &str) -> Vec<String> {
     let ptx = format!(
         ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n    .reg .b32 %r<4>;\n    .reg .b64 %rd<4>;\n    ld.param.u64 %rd1, [p];\n    {inst}\n    ret;\n}}\n"
     );
-    let file = SourceFile::new("case.ptx", ptx.as_str());
+    let mut out = Vec::new();
+    trace(&lowered_kernel(&ptx, inst).body, &mut out);
+    out
+}
+
+/// The one kernel of module `ptx` lowered for blocks of 32 (`inst` names it in a panic).
+fn lowered_kernel(ptx: &str, inst: &str) -> ptxcross_lower::ir::Kernel {
+    let file = SourceFile::new("case.ptx", ptx);
     let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
     let module = lower(&ast, &file, &LowerOptions { block: Some([32, 1, 1]), ..Default::default() })
         .unwrap_or_else(|e| panic!("{inst}: {}", e[0].render(&file)));
-    let mut out = Vec::new();
-    trace(&module.kernels[0].body, &mut out);
-    out
+    module.kernels.into_iter().next().expect("one kernel")
 }
 
 #[test]
@@ -121,11 +126,7 @@ fn strong_eight_byte_shared_accesses_are_doubleword_atomics() {
         let ptx = format!(
             ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n    .reg .b32 %r<4>;\n    .reg .b64 %rd<4>;\n    .shared .align 8 .b8 sm[16];\n    {inst}\n    ld.param.u64 %rd1, [p];\n    st.global.u64 [%rd1], %rd2;\n    st.global.u32 [%rd1], %r1;\n    ret;\n}}\n"
         );
-        let file = SourceFile::new("case.ptx", ptx.as_str());
-        let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
-        let module = lower(&ast, &file, &LowerOptions { block: Some([32, 1, 1]), ..Default::default() })
-            .unwrap_or_else(|e| panic!("{inst}: {}", e[0].render(&file)));
-        let k = &module.kernels[0];
+        let k = &lowered_kernel(&ptx, inst);
         let mut out = Vec::new();
         trace(&k.body, &mut out);
         assert!(out.contains(&"D".to_string()) && !out.iter().any(|t| t.starts_with('A')), "{inst}: {out:?}");
@@ -169,11 +170,7 @@ fn generic_strong_eight_byte_accesses_refuse_shared_memory_at_run_time() {
         let ptx = format!(
             ".version 8.5\n.target sm_80\n.address_size 64\n.visible .entry k(.param .u64 p)\n{{\n    .reg .b32 %r<4>;\n    .reg .b64 %rd<4>;\n    .shared .align 8 .b8 sm[16];\n    ld.param.u64 %rd1, [p];\n    st.shared.u32 [sm], %r1;\n    {inst}\n    st.global.u64 [%rd1], %rd2;\n    ret;\n}}\n"
         );
-        let file = SourceFile::new("case.ptx", ptx.as_str());
-        let ast = parse(&file).unwrap_or_else(|e| panic!("parse: {}", e[0].render(&file)));
-        let module = lower(&ast, &file, &LowerOptions { block: Some([32, 1, 1]), ..Default::default() })
-            .unwrap_or_else(|e| panic!("{inst}: {}", e[0].render(&file)));
-        let k = &module.kernels[0];
+        let k = &lowered_kernel(&ptx, inst);
         let mut out = Vec::new();
         trace(&k.body, &mut out);
         assert!(out.contains(&"D".to_string()), "{inst}: {out:?}");
