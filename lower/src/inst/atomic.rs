@@ -14,7 +14,7 @@
 //!   device needs 64-bit atomics (wgpu `SHADER_INT64_ATOMIC_ALL_OPS`, which lavapipe, NVIDIA,
 //!   AMD and Intel Vulkan drivers have; the host refuses the launch otherwise). On shared
 //!   memory one makes the kernel's shared memory doublewords (`shared64.rs`, which weighs the
-//!   alternatives).
+//!   alternatives). Strong 8-byte `ld`/`st` use the doubleword atomic too (`inst::memory`).
 //!
 //! Why not a lock: a spin lock built from the 32-bit atomics (tried last session) lost updates
 //! across CTAs. Its lock operations were relaxed, so nothing ordered the data accesses inside

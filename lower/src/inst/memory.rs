@@ -13,9 +13,11 @@ use ptxcross_frontend::Diagnostic;
 /// `.relaxed` with a scope and `.volatile` (spec §9.7.9.8, memory consistency model §8:
 /// volatile is relaxed at system scope) are *strong* accesses: on global and shared memory each
 /// word becomes a relaxed word atomic (see `strong_accesses`), so it is coherent per location
-/// and a compiler can neither hoist it out of a spin loop nor merge it with another access
-/// (a vector or 64-bit access is several word accesses: not atomic as a whole, which NVIDIA
-/// does not promise for vectors either). `.acquire`/`.release` (ld/st) add a fence after /
+/// and a compiler can neither hoist it out of a spin loop nor merge it with another access.
+/// An access of exactly 8 bytes, and each 64-bit element of a `.v2.u64`, is one doubleword
+/// atomic instead (`strong_dword_load`/`strong_dword_store`: single-copy atomic, §8.10.3);
+/// wider vectors are several accesses, which may tear as a whole (no 128-bit atomic exists
+/// in Vulkan or WGSL; docs/simt.md). `.acquire`/`.release` (ld/st) add a fence after /
 /// before the strong access, at the access's scope (see `atomic::sem_fences`).
 /// Eviction priorities and prefetch sizes (§9.7.10.1/2) are hints too.
 const IGNORED: [&str; 26] = [
@@ -659,7 +661,8 @@ impl FnLower {
 
     /// Runs `f` (which emits ld/st word accesses); for a strong access (`.volatile`,
     /// `.relaxed`, `.acquire`, `.release`) its heap and shared words become relaxed word
-    /// atomics, with the fences `.acquire`/`.release` ask for around them.
+    /// atomics (its doubleword atomics, for 8-byte accesses, stay), with the fences
+    /// `.acquire`/`.release` ask for around them.
     fn with_ordering(&mut self, m: &Mods, f: impl FnOnce(&mut Self) -> LResult<()>) -> LResult<()> {
         if !is_strong(m) {
             return f(self);
