@@ -110,6 +110,36 @@ fn call_programs_match_the_model() {
     slice(Case::call_from_seed, "call-seed", 0xca11_0000, 6);
 }
 
+/// As `call_programs_match_the_model` with a device function holding collectives
+/// (`Case::simt_call_from_seed`: barriers and warp collectives in a function called from the
+/// kernel's uniform points of a SIMT program), translated with the default inlining and with
+/// budget 0 (the function is inlined either way). CI: the first 3 from a fixed seed, or fewer
+/// if 60 s pass first.
+#[test]
+fn simt_call_programs_match_the_model() {
+    slice(Case::simt_call_from_seed, "simtcall-seed", 0x5ca1_0000, 3);
+}
+
+/// The SIMT call family is what it says: valid programs (the model runs them) whose device
+/// functions hold collectives, and the kernel calls them.
+#[test]
+fn generated_simt_call_programs_call_collectives() {
+    let (mut valid, mut holding) = (0, 0);
+    for seed in 0..40u64 {
+        let case = Case::simt_call_from_seed(0x5ca1_0000 + seed);
+        match case.expected() {
+            Ok(_) => valid += 1,
+            Err(why) => eprintln!("seed {:#x}: invalid: {why}", 0x5ca1_0000 + seed),
+        }
+        let ptx = case.ptx();
+        let funcs = &ptx[..ptx.find(".entry").expect("a kernel")];
+        holding += usize::from(["bar.sync", "shfl.sync", "vote.sync", "activemask", "redux.sync", "match.any"].iter().any(|c| funcs.contains(c)));
+    }
+    eprintln!("simt call programs: {valid} of 40 valid, {holding} with collectives in functions");
+    assert!(valid >= 36, "{valid} of 40 valid");
+    assert_eq!(holding, 40, "programs with collectives in functions");
+}
+
 /// As `random_programs_match_the_model` with the meeting family (`Case::meet_from_seed`,
 /// `difftest/meet.rs`: sm_80 collectives in per-lane branches and loops whose lanes meet at
 /// different instructions, against the model's per-warp scheduler of the sm_70 rule; programs

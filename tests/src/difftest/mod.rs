@@ -129,6 +129,17 @@ impl Case {
         let (input, scratch) = gen::inputs(&mut rng, (grid * block) as usize);
         Case { program, input, scratch }
     }
+    /// The SIMT call case of `seed` ([`gen::simt_call_program`]: a device function holding
+    /// collectives, called from the kernel's uniform points): 1–2 CTAs of 48–128 threads
+    /// (partial warps).
+    pub fn simt_call_from_seed(seed: u64) -> Case {
+        let mut rng = gen::Rng::new(seed);
+        let grid = 1 + rng.below(2) as u32;
+        let block = rng.pick(&[48, 64, 100, 128]);
+        let program = gen::simt_call_program(&mut rng, grid, block);
+        let (input, scratch) = gen::inputs(&mut rng, (grid * block) as usize);
+        Case { program, input, scratch }
+    }
     pub fn threads(&self) -> usize {
         (self.program.grid * self.program.block) as usize
     }
