@@ -286,18 +286,18 @@ fn function_address(id: usize, address_size: u32) -> u64 {
 
 /// Gives every caller, direct or not, of a function with a holder that holder (a function
 /// that has its own keeps itself): once per function, over the reversed call graph.
-fn propagate_to_callers(edges: &[Vec<usize>], site: &mut [Option<usize>]) {
+fn propagate_to_callers(edges: &[Vec<usize>], holder: &mut [Option<usize>]) {
     let mut callers: Vec<Vec<usize>> = vec![Vec::new(); edges.len()];
     for (caller, targets) in edges.iter().enumerate() {
         for &t in targets {
             callers[t].push(caller);
         }
     }
-    let mut work: Vec<usize> = (0..edges.len()).filter(|&v| site[v].is_some()).collect();
+    let mut work: Vec<usize> = (0..edges.len()).filter(|&v| holder[v].is_some()).collect();
     while let Some(v) = work.pop() {
         for &c in &callers[v] {
-            if site[c].is_none() {
-                site[c] = site[v];
+            if holder[c].is_none() {
+                holder[c] = holder[v];
                 work.push(c);
             }
         }

@@ -23,26 +23,11 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("calls")
 }
 
-/// Translates `ptx` for `backend` (validated) and runs `kernel` on `backend` with the
-/// buffers `inputs`, then zeroed buffers of `out_bytes`, then the `.s32` element count `n`.
+/// Translates `ptx` for `backend` (validated) and runs `kernel` on `backend` with `[block,
+/// grid]` threads per CTA and CTAs and the buffers `inputs`, then zeroed buffers of
+/// `out_bytes`, then the `.s32` element count `n`.
 #[allow(clippy::too_many_arguments)]
 fn launch(
-    gpu: &std::sync::Arc<Gpu>,
-    name: &str,
-    ptx: &str,
-    kernel: &str,
-    backend: Backend,
-    inline_budget: Option<usize>,
-    inputs: &[Vec<u8>],
-    out_bytes: &[usize],
-    n: i32,
-) -> Result<Vec<Vec<u8>>, Error> {
-    launch_grid(gpu, name, ptx, kernel, backend, inline_budget, [BLOCK, GRID], inputs, out_bytes, n)
-}
-
-/// [`launch`] with `[block, grid]` threads per CTA and CTAs.
-#[allow(clippy::too_many_arguments)]
-fn launch_grid(
     gpu: &std::sync::Arc<Gpu>,
     name: &str,
     ptx: &str,
@@ -109,7 +94,7 @@ fn check_shape(shape: &str, kernel: &str, inputs: &[Vec<u8>], expected: &[Vec<u8
         let path = dir().join("ptx").join(format!("{shape}.{compiler}.ptx"));
         let ptx = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for backend in Backend::ALL {
-            let got = match launch(&gpu, &path.display().to_string(), &ptx, kernel, backend, budget, inputs, &out_bytes, N as i32) {
+            let got = match launch(&gpu, &path.display().to_string(), &ptx, kernel, backend, budget, [BLOCK, GRID], inputs, &out_bytes, N as i32) {
                 Ok(got) => got,
                 // A device that flushes subnormals on this backend rightly refuses the kernel.
                 Err(e @ Error::SubnormalsFlushed { .. }) => {
@@ -285,7 +270,7 @@ fn trap_in_a_function() {
         let path = dir().join("ptx").join(format!("trap.{compiler}.ptx"));
         let ptx = std::fs::read_to_string(&path).unwrap();
         for backend in Backend::ALL {
-            let r = launch(&gpu, "trap.ptx", &ptx, "trap_kernel", backend, budget, &[u32s(&poisoned)], &[4 * THREADS], N as i32);
+            let r = launch(&gpu, "trap.ptx", &ptx, "trap_kernel", backend, budget, [BLOCK, GRID], &[u32s(&poisoned)], &[4 * THREADS], N as i32);
             match r {
                 Err(e @ Error::KernelFault { .. }) => {
                     let Error::KernelFault { ref kernel, bits, .. } = e else { unreachable!() };
@@ -317,7 +302,7 @@ fn check_collective(kernel: &str, cases: &[([u32; 2], i32)], want: impl Fn(usize
                 for backend in Backend::ALL {
                     let name = format!("{kernel} {compiler}, block {block}, grid {grid}, n {n}, inline budget {budget:?}, {backend}");
                     let t = std::time::Instant::now();
-                    let out = launch_grid(&gpu, &path.display().to_string(), &ptx, kernel, backend, budget, [block, grid], &[u32s(&input)], &[4 * threads], n)
+                    let out = launch(&gpu, &path.display().to_string(), &ptx, kernel, backend, budget, [block, grid], &[u32s(&input)], &[4 * threads], n)
                         .unwrap_or_else(|e| panic!("{name}: {e}"));
                     eprintln!("{name}: {:?}", t.elapsed());
                     assert!(out[0] == expected, "{name}: got {:x?}, want {:x?}", words(&out[0]), words(&expected));
@@ -447,9 +432,9 @@ fn run_k(name: &str, ptx: &str, input: &[u32]) -> Option<Vec<Result<Vec<u32>, u3
     let mut results = Vec::new();
     for budget in [None, Some(0)] {
         for backend in Backend::ALL {
-            let r = launch(&gpu, name, ptx, "k", backend, budget, &[u32s(input)], &[4 * THREADS], N as i32);
+            let r = launch(&gpu, name, ptx, "k", backend, budget, [BLOCK, GRID], &[u32s(input)], &[4 * THREADS], N as i32);
             results.push(match r {
-                Ok(out) => Ok(out[0].chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()),
+                Ok(out) => Ok(words(&out[0])),
                 Err(Error::KernelFault { bits, .. }) => Err(bits),
                 Err(e) => panic!("{name} on {backend} (inline budget {budget:?}): {e}"),
             });
@@ -460,8 +445,13 @@ fn run_k(name: &str, ptx: &str, input: &[u32]) -> Option<Vec<Result<Vec<u32>, u3
 
 fn expect_words(name: &str, ptx: &str, input: &[u32], f: impl Fn(u32) -> Option<u32>) {
     let want: Vec<u32> = (0..THREADS).map(|i| if i < N { f(input[i]).unwrap_or(0) } else { 0 }).collect();
+    expect_outputs(name, ptx, input, &want);
+}
+
+/// As [`expect_words`], with every thread's output word given.
+fn expect_outputs(name: &str, ptx: &str, input: &[u32], want: &[u32]) {
     for (k, r) in run_k(name, ptx, input).into_iter().flatten().enumerate() {
-        assert_eq!(r, Ok(want.clone()), "{name}: run {k} (backends × inline budgets)");
+        assert_eq!(r, Ok(want.to_vec()), "{name}: run {k} (backends × inline budgets)");
     }
 }
 
@@ -713,15 +703,8 @@ fn barriers_in_functions_are_inlined_whatever_the_budget() {
     // barrier).
     let ptx = kernel_module(ROTATE, false, &call1("rotate", "%r1", "%r6", None));
     let input = random(THREADS, 59);
-    let Some(gpu) = gpu_or_skip() else { return };
     let want: Vec<u32> = (0..THREADS).map(|i| input[(i & !63) | ((i + 1) & 63)]).collect();
-    for budget in [None, Some(0)] {
-        for backend in Backend::ALL {
-            let out = launch(&gpu, "rotate.ptx", &ptx, "k", backend, budget, &[u32s(&input)], &[4 * THREADS], THREADS as i32)
-                .unwrap_or_else(|e| panic!("{backend}, inline budget {budget:?}: {e}"));
-            assert_eq!(out[0], u32s(&want), "{backend}, inline budget {budget:?}");
-        }
-    }
+    expect_outputs("rotate.ptx", &ptx, &input, &want);
 }
 
 #[test]
@@ -757,109 +740,75 @@ fn a_warp_collective_behind_a_function_pointer() {
     let want: Vec<u32> = (0..THREADS)
         .map(|i| if (i % BLOCK as usize / 32) % 2 == 0 { input[(i & !31) | ((i + 1) & 31)] } else { !input[i] })
         .collect();
-    let Some(gpu) = gpu_or_skip() else { return };
-    for budget in [None, Some(0)] {
-        for backend in Backend::ALL {
-            let out = launch(&gpu, "wrot.ptx", &ptx, "k", backend, budget, &[u32s(&input)], &[4 * THREADS], THREADS as i32)
-                .unwrap_or_else(|e| panic!("{backend}, inline budget {budget:?}: {e}"));
-            assert_eq!(words(&out[0]), want, "{backend}, inline budget {budget:?}");
-        }
-    }
+    expect_outputs("wrot.ptx", &ptx, &input, &want);
 }
 
-/// `spin(x)`: a barrier, then `spin(x - 1)` while `x > 0`; returns 0.
-const SPIN: &str = "
-.func (.param .b32 r) spin(.param .b32 x)
-{
-    .reg .b32 %a<4>;
-    .reg .pred %q;
-    ld.param.u32 %a1, [x];
-    setp.eq.u32 %q, %a1, 0;
-    @%q bra BASE;
-    bar.sync 0;
-    sub.u32 %a2, %a1, 1;
-    {
-        .param .b32 p0;
-        .param .b32 r0;
-        st.param.b32 [p0], %a2;
-        call.uni (r0), spin, (p0);
-        ld.param.b32 %a1, [r0];
-    }
-BASE:
-    st.param.b32 [r], %a1;
-    ret;
-}";
+/// [`SUM_TO`] with `inst` before its recursive call.
+fn sum_to_with(inst: &str) -> String {
+    SUM_TO.replace("    sub.u32 %a2, %a1, 1;", &format!("    {inst};\n    sub.u32 %a2, %a1, 1;"))
+}
 
 #[test]
 fn a_barrier_in_a_recursive_function_is_refused_as_recursion() {
     // Recursive functions are called through the stack, inlining budget or not; the refusal
     // says so and points at the barrier. Also when the recursion reaches it through an inlined
-    // callee (`outer` calls `spin`).
+    // callee (`outer` calls `sum_to`).
     let outer = ".func (.param .b32 r) outer(.param .b32 x)
 {
     .reg .b32 %o<3>;
     ld.param.u32 %o1, [x];"
         .to_string()
-        + &call1("spin", "%o1", "%o2", None)
+        + &call1("sum_to", "%o1", "%o2", None)
         + "
     st.param.b32 [r], %o2;
     ret;
 }";
-    for (funcs, target) in [(SPIN.to_string(), "spin"), (format!("{SPIN}\n{outer}"), "outer")] {
+    let spin = sum_to_with("bar.sync 0");
+    for (funcs, target) in [(spin.clone(), "sum_to"), (format!("{spin}\n{outer}"), "outer")] {
         let ptx = kernel_module(&funcs, false, &call1(target, "%r1", "%r6", None));
         let bar = ptx.lines().position(|l| l.contains("bar.sync")).unwrap();
         let col = ptx.lines().nth(bar).unwrap().find("bar.sync").unwrap() + 1;
         for budget in [None, Some(0)] {
-            let file = SourceFile::new("spin.ptx".to_string(), ptx.clone());
+            let file = SourceFile::new("sum_to.ptx".to_string(), ptx.clone());
             let options = LowerOptions { inline_budget: budget, ..Default::default() };
             let text = translate::frontend(&file, &options).expect_err("must be refused").render();
             assert!(
-                text.contains("a barrier or warp collective in device function `spin`, which is recursive"),
+                text.contains("a barrier or warp collective in device function `sum_to`, which is recursive"),
                 "{target}, budget {budget:?}: {text}"
             );
-            assert!(text.contains(&format!("spin.ptx:{}:{col}", bar + 1)), "{target}, budget {budget:?}: {text}");
+            assert!(text.contains(&format!("sum_to.ptx:{}:{col}", bar + 1)), "{target}, budget {budget:?}: {text}");
         }
     }
 }
 
-/// `f0(x)`: a barrier, then `x + 1`; `fk(x) = f(k-1)(x) + f(k-1)(x + 1)`: each `fk` holds the
-/// barrier through `f0`, so must be inlined; `f{depth}` needs 2^depth copies of `f0`.
-fn barrier_chain(depth: u32) -> String {
-    let f0 = ".func (.param .b32 r) f0(.param .b32 x)
-{
-    .reg .b32 %w;
-    ld.param.u32 %w, [x];
-    bar.sync 0;
-    add.u32 %w, %w, 1;
-    st.param.b32 [r], %w;
-    ret;
-}";
-    let mut funcs = f0.to_string();
-    for k in 1..=depth {
-        let prev = format!("f{}", k - 1);
-        funcs += &format!(
-            "
-.func (.param .b32 r) f{k}(.param .b32 x)
-{{
-    .reg .b32 %a<6>;
-    ld.param.u32 %a1, [x];{c1}
-    add.u32 %a3, %a1, 1;{c2}
-    add.u32 %a5, %a2, %a4;
-    st.param.b32 [r], %a5;
-    ret;
-}}",
-            c1 = call1(&prev, "%a1", "%a2", None),
-            c2 = call1(&prev, "%a3", "%a4", None),
-        );
+#[test]
+fn fences_in_functions_follow_their_scope() {
+    // A CTA-scope fence is lowered as a workgroup barrier: its function is inlined whatever
+    // the budget. A device-scope one is no barrier: a recursive function may hold it.
+    let cases = [
+        (unary_func("", "fenced", "membar.cta;\n    add.u32 %w, %w, 1"), call1("fenced", "%r1", "%r6", None)),
+        (sum_to_with("membar.gl"), call1("sum_to", "%r1", "%r6", None)),
+    ];
+    for (funcs, body) in cases {
+        let ptx = module(&funcs, &body);
+        for budget in [None, Some(0)] {
+            let file = SourceFile::new("fence.ptx".to_string(), ptx.clone());
+            let options = LowerOptions { inline_budget: budget, ..Default::default() };
+            if let Err(e) = translate::frontend(&file, &options) {
+                panic!("budget {budget:?}: {}", e.render());
+            }
+        }
     }
-    kernel_module(&funcs, false, &call1(&format!("f{depth}"), "%r1", "%r6", None))
 }
+
+/// The body of [`doubling_chain`]'s `f0` with a barrier first: every `fk` holds it.
+const BARRIER_THEN_MAD: &str = "bar.sync 0;\n    mad.lo.u32 %w, %w, 3, 1";
 
 #[test]
 fn forced_inlining_of_barriers_is_bounded() {
     // A doubling DAG of functions holding a barrier: 2^30 copies. Refused once the kernel
     // would grow past the limit, quickly, naming a function and the call.
-    let ptx = barrier_chain(30);
+    let ptx = doubling_chain(30, BARRIER_THEN_MAD);
     let file = SourceFile::new("chain.ptx".to_string(), ptx.clone());
     let start = std::time::Instant::now();
     let text = translate::frontend(&file, &LowerOptions::default()).expect_err("must be refused").render();
@@ -900,24 +849,14 @@ fn forced_inlining_of_barriers_is_bounded() {
     let line = ptx.lines().position(|l| l.contains("call.uni (r0), g0,")).unwrap() + 1;
     assert!(text.contains(&format!("deep.ptx:{line}:")), "{text}");
     // Within the limits, a chain of barriers still runs (budget 0: all forced).
-    let Some(gpu) = gpu_or_skip() else { return };
-    let ptx = barrier_chain(3);
     let input = random(THREADS, 67);
-    // f0(x) = x + 1, fk(x) = f(k-1)(x) + f(k-1)(x + 1): f3(x) = 8x + 20 (2^k x + k 2^(k-1) + 2^k).
-    let want: Vec<u32> = input.iter().map(|&x| x.wrapping_mul(8).wrapping_add(20)).collect();
-    for budget in [None, Some(0)] {
-        for backend in Backend::ALL {
-            let out = launch(&gpu, "chain3.ptx", &ptx, "k", backend, budget, &[u32s(&input)], &[4 * THREADS], THREADS as i32)
-                .unwrap_or_else(|e| panic!("{backend}, inline budget {budget:?}: {e}"));
-            assert_eq!(out[0], u32s(&want), "{backend}, inline budget {budget:?}");
-        }
-    }
+    expect_words("chain3.ptx", &doubling_chain(3, BARRIER_THEN_MAD), &input, |x| Some(chain_reference(3, x)));
 }
 
-/// `f0(x) = 3x + 1`, `fk(x) = f(k-1)(x) + f(k-1)(x ^ k)`: full inlining of `f{depth}` would
-/// copy `f0` 2^depth times.
-fn doubling_chain(depth: u32) -> String {
-    let mut funcs = unary_func("", "f0", "mad.lo.u32 %w, %w, 3, 1");
+/// `f0(x) = 3x + 1` (by `f0_body`), `fk(x) = f(k-1)(x) + f(k-1)(x ^ k)`: full inlining of
+/// `f{depth}` would copy `f0` 2^depth times.
+fn doubling_chain(depth: u32, f0_body: &str) -> String {
+    let mut funcs = unary_func("", "f0", f0_body);
     for k in 1..=depth {
         let prev = format!("f{}", k - 1);
         funcs += &format!(
@@ -961,7 +900,7 @@ fn count_stmts(stmts: &[ptxcross_lower::ir::Stmt]) -> usize {
 #[test]
 fn inlining_is_bounded_and_the_rest_goes_through_the_stack() {
     // 2^24 copies if everything were inlined: the budget keeps the kernel small.
-    let ptx = doubling_chain(24);
+    let ptx = doubling_chain(24, "mad.lo.u32 %w, %w, 3, 1");
     let file = SourceFile::new("chain24.ptx".to_string(), ptx);
     let start = std::time::Instant::now();
     let module = translate::frontend(&file, &LowerOptions::default()).expect("translates");
@@ -971,13 +910,13 @@ fn inlining_is_bounded_and_the_rest_goes_through_the_stack() {
     // A small budget: some calls inlined, the rest through the stack, same results.
     let Some(gpu) = gpu_or_skip() else { return };
     let depth = 5;
-    let ptx = doubling_chain(depth);
+    let ptx = doubling_chain(depth, "mad.lo.u32 %w, %w, 3, 1");
     let input = random(THREADS, 61);
     let want: Vec<u8> =
         u32s(&(0..THREADS).map(|i| if i < N { chain_reference(depth, input[i]) } else { 0 }).collect::<Vec<_>>());
     for backend in Backend::ALL {
         let t = std::time::Instant::now();
-        let out = launch(&gpu, "chain.ptx", &ptx, "k", backend, Some(40), &[u32s(&input)], &[4 * THREADS], N as i32)
+        let out = launch(&gpu, "chain.ptx", &ptx, "k", backend, Some(40), [BLOCK, GRID], &[u32s(&input)], &[4 * THREADS], N as i32)
             .unwrap_or_else(|e| panic!("{backend}: {e}"));
         eprintln!("chain of {depth}, inline budget 40, {backend}: {:?}", t.elapsed());
         assert_eq!(out[0], want, "{backend}");

@@ -121,10 +121,11 @@ fn simt_call_programs_match_the_model() {
 }
 
 /// The SIMT call family is what it says: valid programs (the model runs them) whose device
-/// functions hold collectives, and the kernel calls them.
+/// functions hold collectives, and the kernel calls them; each translates with every call
+/// through the call stack asked for (`inline_budget: Some(0)`; the holder is inlined anyway).
 #[test]
 fn generated_simt_call_programs_call_collectives() {
-    let (mut valid, mut holding) = (0, 0);
+    let (mut valid, mut holding, mut refused) = (0, 0, 0);
     for seed in 0..40u64 {
         let case = Case::simt_call_from_seed(0x5ca1_0000 + seed);
         match case.expected() {
@@ -134,10 +135,17 @@ fn generated_simt_call_programs_call_collectives() {
         let ptx = case.ptx();
         let funcs = &ptx[..ptx.find(".entry").expect("a kernel")];
         holding += usize::from(["bar.sync", "shfl.sync", "vote.sync", "activemask", "redux.sync", "match.any"].iter().any(|c| funcs.contains(c)));
+        let file = ptxcross_frontend::SourceFile::new("difftest.ptx", ptx.clone());
+        let options = ptxcross_lower::LowerOptions { block: Some([case.program.block, 1, 1]), inline_budget: Some(0), ..Default::default() };
+        if let Err(e) = ptxcross::translate::frontend(&file, &options) {
+            eprintln!("seed {:#x}: refused at inlining budget 0: {}", 0x5ca1_0000 + seed, e.render());
+            refused += 1;
+        }
     }
-    eprintln!("simt call programs: {valid} of 40 valid, {holding} with collectives in functions");
+    eprintln!("simt call programs: {valid} of 40 valid, {holding} with collectives in functions, {refused} refused at budget 0");
     assert!(valid >= 36, "{valid} of 40 valid");
     assert_eq!(holding, 40, "programs with collectives in functions");
+    assert_eq!(refused, 0, "programs refused at inlining budget 0");
 }
 
 /// As `random_programs_match_the_model` with the meeting family (`Case::meet_from_seed`,

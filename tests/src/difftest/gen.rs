@@ -146,37 +146,7 @@ pub fn xint_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
 /// through a per-thread function pointer, guarded or not, from the kernel's loops and branches
 /// and from each other; recursive ones call themselves with a per-thread depth budget.
 pub fn call_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
-    use super::calls;
-    let n = 1 + rng.below(3) as usize;
-    let sigs = calls::signatures(rng, n);
-    let mut funcs: Vec<calls::Func> = sigs.iter().map(|s| calls::func(rng, s.clone())).collect();
-    let recursive = funcs.iter().map(|f| f.recursive).collect();
-    let cg = CallGen { sigs: sigs.clone(), recursive, cur: None, sites: 0, self_sites: 0, collective: vec![false; n], collective_sites: 0 };
-    let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: false, hx: false, calls: Some(cg) };
-    for (k, f) in funcs.iter_mut().enumerate() {
-        let cg = g.calls.as_mut().expect("calls");
-        (cg.cur, cg.sites, cg.self_sites) = (Some(k), 0, 0);
-        (g.stmts, g.rets) = (MAX_STMTS - MAX_FUNC_STMTS, 0);
-        let mut body = g.block(0, 0, false);
-        body.extend(g.block(0, 0, false));
-        if f.recursive && g.calls.as_ref().expect("calls").self_sites == 0 {
-            // Every recursive function calls itself at least once.
-            let call = calls::call(g.rng, &sigs, k, None);
-            body.push(Stmt::Call { g: g.opt_guard(), call });
-        }
-        f.body = body;
-    }
-    let cg = g.calls.as_mut().expect("calls");
-    (cg.cur, cg.sites, cg.self_sites) = (None, 0, 0);
-    (g.stmts, g.rets) = (MAX_STMTS - MAX_CALL_KERNEL_STMTS, 0);
-    let mut body = g.block(0, 0, true);
-    if g.calls.as_ref().expect("calls").sites == 0 {
-        // The kernel calls at least once.
-        let at = g.rng.below(body.len() as u64 + 1) as usize;
-        let call = g.call_stmt();
-        body.insert(at, call);
-    }
-    Program { body, grid, block, funcs }
+    calls_program(rng, grid, block, false)
 }
 
 /// A call program ([`call_program`]) whose last non-recursive function holds collectives
@@ -186,40 +156,45 @@ pub fn call_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
 /// ([`simt_program`]); the other functions are as in [`call_program`] and never call it.
 /// ptxcross inlines such a function whatever the inlining budget (`lower/src/call.rs`).
 pub fn simt_call_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
+    calls_program(rng, grid, block, true)
+}
+
+/// [`call_program`], or with `simt` [`simt_call_program`] (`false` draws exactly the random
+/// numbers `call_program` always did).
+fn calls_program(rng: &mut Rng, grid: u32, block: u32, simt: bool) -> Program {
     use super::calls;
     let n = 1 + rng.below(3) as usize;
     let sigs = calls::signatures(rng, n);
     let mut funcs: Vec<calls::Func> = sigs.iter().map(|s| calls::func(rng, s.clone())).collect();
-    let holder = (0..n).rev().find(|&k| !funcs[k].recursive).unwrap_or(n - 1);
-    funcs[holder].recursive = false;
+    let holder = simt.then(|| (0..n).rev().find(|&k| !funcs[k].recursive).unwrap_or(n - 1));
+    if let Some(h) = holder {
+        funcs[h].recursive = false;
+    }
     let recursive = funcs.iter().map(|f| f.recursive).collect();
-    let mut collective = vec![false; n];
-    collective[holder] = true;
+    let collective = (0..n).map(|k| Some(k) == holder).collect();
     let cg = CallGen { sigs: sigs.clone(), recursive, cur: None, sites: 0, self_sites: 0, collective, collective_sites: 0 };
     let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: false, hx: false, calls: Some(cg) };
     for (k, f) in funcs.iter_mut().enumerate() {
         let cg = g.calls.as_mut().expect("calls");
         (cg.cur, cg.sites, cg.self_sites) = (Some(k), 0, 0);
         (g.stmts, g.rets) = (MAX_STMTS - MAX_FUNC_STMTS, 0);
-        let mut body = if k == holder {
-            // No `ret` before the end: every thread that calls it reaches its collectives.
+        // The holder has no `ret` before its end: every thread that calls it reaches its
+        // collectives.
+        let holds = Some(k) == holder;
+        if holds {
             (g.simt, g.rets) = (true, MAX_RETS);
-            let colls = g.colls;
-            let mut body = g.block_in(0, 0, false, true);
-            body.extend(g.block_in(0, 0, false, true));
-            if g.colls == colls {
-                // At least one, at the end of its top level.
-                let c = g.coll();
-                body.push(Stmt::Coll(c));
-            }
-            g.simt = false;
-            body
-        } else {
-            let mut body = g.block(0, 0, false);
-            body.extend(g.block(0, 0, false));
-            body
-        };
+        }
+        let colls = g.colls;
+        let mut body = g.block_in(0, 0, false, holds);
+        body.extend(g.block_in(0, 0, false, holds));
+        if holds && g.colls == colls {
+            // At least one collective, at the end of its top level.
+            let c = g.coll();
+            body.push(Stmt::Coll(c));
+        }
+        g.simt = false;
         if f.recursive && g.calls.as_ref().expect("calls").self_sites == 0 {
+            // Every recursive function calls itself at least once.
             let call = calls::call(g.rng, &sigs, k, None);
             body.push(Stmt::Call { g: g.opt_guard(), call });
         }
@@ -227,12 +202,19 @@ pub fn simt_call_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
     }
     let cg = g.calls.as_mut().expect("calls");
     (cg.cur, cg.sites, cg.self_sites) = (None, 0, 0);
-    (g.stmts, g.rets, g.simt, g.colls) = (MAX_STMTS - MAX_CALL_KERNEL_STMTS, 0, true, 0);
+    (g.stmts, g.rets, g.simt, g.colls) = (MAX_STMTS - MAX_CALL_KERNEL_STMTS, 0, simt, 0);
     let mut body = g.block(0, 0, true);
-    if g.calls.as_ref().expect("calls").collective_sites == 0 {
-        // The kernel calls it at least once: first, before any exit.
-        let call = g.collective_call();
-        body.insert(0, call);
+    if simt {
+        if g.calls.as_ref().expect("calls").collective_sites == 0 {
+            // The kernel calls the holder at least once: first, before any exit.
+            let call = g.collective_call();
+            body.insert(0, call);
+        }
+    } else if g.calls.as_ref().expect("calls").sites == 0 {
+        // The kernel calls at least once.
+        let at = g.rng.below(body.len() as u64 + 1) as usize;
+        let call = g.call_stmt();
+        body.insert(at, call);
     }
     Program { body, grid, block, funcs }
 }
