@@ -738,7 +738,7 @@ fn a_warp_collective_behind_a_function_pointer() {
     let ptx = kernel_module(&funcs, false, &body);
     let input = random(THREADS, 73);
     let want: Vec<u32> = (0..THREADS)
-        .map(|i| if (i % BLOCK as usize / 32) % 2 == 0 { input[(i & !31) | ((i + 1) & 31)] } else { !input[i] })
+        .map(|i| if (i % BLOCK as usize / 32).is_multiple_of(2) { input[(i & !31) | ((i + 1) & 31)] } else { !input[i] })
         .collect();
     expect_outputs("wrot.ptx", &ptx, &input, &want);
 }
