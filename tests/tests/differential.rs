@@ -21,6 +21,10 @@
 //! - `call_programs_match_the_model`: the same with programs that call device functions
 //!   (`Case::call_from_seed`), each run with the default inlining and with every call through
 //!   the call stack; CI runs the first 6 (or 60 s) from seed 0xca110000.
+//! - `simt_call_programs_match_the_model`: call programs with a device function holding
+//!   barriers and warp collectives, called from a SIMT program's uniform points
+//!   (`Case::simt_call_from_seed`), at both inlining budgets (the function is inlined either
+//!   way); CI runs the first 3 (or 60 s) from seed 0x5ca10000.
 //! - `regressions_still_pass`: replays every saved case with `ptxcross run --spec`.
 //! - `open_bugs`: cases of known, not yet fixed bugs outside this test's area (ignored).
 //!

@@ -21,6 +21,9 @@
 //!   device functions (`calls.rs`): `.param` and `.reg` formals of every width, pointers to the
 //!   caller's memories, direct, indirect, guarded, nested and recursive calls, run twice: with
 //!   the default inlining and with every call through the call stack (`inline_budget: Some(0)`).
+//!   [`gen::simt_call_program`] (cases from [`Case::simt_call_from_seed`]) adds a function
+//!   holding barriers and collectives, called from the kernel's uniform points (ptxcross
+//!   inlines it whatever the budget); the model waits at collectives inside functions.
 //! - [`model`] executes the program with semantics written from the PTX ISA.
 //! - [`Runner::check`] translates (validating the SPIR-V with spirv-val and the WGSL with naga),
 //!   launches 2–4 CTAs of 64–256 threads with per-thread inputs through each backend, and
