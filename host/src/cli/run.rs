@@ -676,6 +676,7 @@ mod tests {
             param_bytes: 16,
             features: Features::default(),
             functions: Vec::new(),
+            printf: Vec::new(),
         };
         let module = Module {
             kernels: vec![kernel],
