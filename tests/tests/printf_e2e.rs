@@ -251,3 +251,73 @@ fn contexts_see_only_their_own_printf_output() {
     assert_eq!(numbers(&ta.text), (0..BLOCK).collect::<Vec<_>>());
     assert_eq!(numbers(&tb.text), (0..2 * BLOCK).collect::<Vec<_>>());
 }
+
+/// The real-compiler corpus's `templates.cu` `calls` kernel (nvcc 13.5, sm_80), which stopped
+/// at its `printf` before: thread 0 prints a module string, an int, a double, a pointer held in
+/// a global initialised with an address, and a 64-bit result of a recursive function.
+#[test]
+fn the_corpus_templates_calls_kernel_prints_its_line() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("parse-corpus/real/nvcc/templates.sm_80.ptx");
+    let file = SourceFile::new("templates.sm_80.ptx".to_string(), std::fs::read_to_string(path).unwrap());
+    // x = 0.5 keeps every product exact, so contraction into fma cannot change y.
+    let x = 0.5f32;
+    let y = ((x * x) * 1.0f32 + (3.141_592_65f32 * x) * x) + ((1.0f64 as f32 + 0.0) + 0.0);
+    for backend in Backend::ALL {
+        let options = LowerOptions { block: Some([32, 1, 1]), kernel: Some("calls".into()), flushed_f32: gpu.flushes_f32(backend), ..Default::default() };
+        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
+        let mut ctx = context(&gpu);
+        let (_, pin) = buffer(&mut ctx, &x.to_le_bytes());
+        let (out, pout) = buffer(&mut ctx, &[0u8; 4]);
+        let (_, pfibs) = buffer(&mut ctx, &[0u8; 8]);
+        launch(&mut ctx, &program, "calls", 1, &[pin, pout, pfibs, 1i32.to_le_bytes().to_vec()], backend);
+        let got_y = f32::from_le_bytes(ctx.read(out, 4).unwrap().try_into().unwrap());
+        assert_eq!(got_y.to_bits(), y.to_bits(), "{backend:?}: out[0]");
+        let g_table = program.module().globals.vars.iter().find(|v| v.name == "g_table").expect("g_table").offset;
+        let ptr = (ctx.globals_base(&program).unwrap() + g_table + 8) as usize as *const c_void;
+        let want = c_format(|buf, n| unsafe {
+            libc::snprintf(buf, n, c"%s: n=%d y=%f ptr=%p big=%lld\n".as_ptr(), c"hello".as_ptr(), 1 as c_int, y as f64, ptr, 0 as c_longlong)
+        });
+        assert_eq!(ctx.take_printf().text, want, "{backend:?}");
+    }
+}
+
+/// What cannot be translated exactly is refused naming the call: a run-time format, `%n`, an
+/// unknown conversion.
+#[test]
+fn formats_that_cannot_be_translated_exactly_are_refused_at_the_call() {
+    let module = |fmt_def: &str, text: &str| {
+        let bytes: Vec<String> = text.bytes().chain([0]).map(|b| b.to_string()).collect();
+        format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n\
+             .extern .func (.param .b32 func_retval0) vprintf (.param .b64 vprintf_param_0, .param .b64 vprintf_param_1);\n\
+             .global .align 1 .b8 $str[{}] = {{{}}};\n\
+             .visible .entry k(.param .u64 p)\n{{\n.reg .b32 %r<2>;\n.reg .b64 %rd<4>;\n\
+             {fmt_def}\n\
+             {{\n.param .b64 param0;\nst.param.b64 [param0], %rd2;\n.param .b64 param1;\nst.param.b64 [param1], 0;\n\
+             .param .b32 retval0;\ncall.uni (retval0), vprintf, (param0, param1);\nld.param.b32 %r1, [retval0];\n}}\nret;\n}}\n",
+            bytes.len(),
+            bytes.join(", ")
+        )
+    };
+    let constant = "mov.u64 %rd1, $str;\ncvta.global.u64 %rd2, %rd1;";
+    let run_time = "ld.param.u64 %rd1, [p];\ncvta.to.global.u64 %rd2, %rd1;";
+    for (def, text, why) in [
+        (run_time, "x", "run-time format"),
+        (constant, "%n", "`%n`"),
+        (constant, "%q", "the conversion `%q`"),
+        (constant, "%Lf", "long double"),
+    ] {
+        let file = SourceFile::new("bad.ptx".to_string(), module(def, text));
+        let options = LowerOptions { block: Some([32, 1, 1]), ..Default::default() };
+        let err = match translate::build_program(&file, &options, &[Backend::Spirv], true) {
+            Ok(_) => panic!("{text}: translated"),
+            Err(e) => e.render(),
+        };
+        assert!(err.contains("device-side `printf`") && err.contains(why) && err.contains("bad.ptx:18:1"), "{text}: {err}");
+    }
+    // The same module with a constant format translates.
+    let file = SourceFile::new("good.ptx".to_string(), module(constant, "ok %d%%"));
+    translate::build_program(&file, &LowerOptions { block: Some([32, 1, 1]), ..Default::default() }, &[Backend::Spirv], true)
+        .unwrap_or_else(|e| panic!("{}", e.render()));
+}
