@@ -120,3 +120,33 @@ fn numba_cuda_kernels() {
     let out = run(cmd, "numba-cuda");
     assert!(out.contains("all numba kernels passed"), "{out}");
 }
+
+/// Device-side printf through libcuda.so.1: a C client (no cuda.h needed) sees the kernel's
+/// lines on its stdout at cuCtxSynchronize, after what it printed before synchronizing and
+/// before what it prints after, once.
+#[test]
+fn c_program_sees_device_printf_at_synchronization() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let lib = library_dir();
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("printf_client");
+    let status = Command::new("cc")
+        .args(["-O1", "-Wall"])
+        .arg(repo().join("driver/tests/clients/printf_client.c"))
+        .arg("-L")
+        .arg(&lib)
+        .args(["-lcuda", "-o"])
+        .arg(&exe)
+        .status()
+        .expect("a C compiler (cc)");
+    assert!(status.success(), "compiling printf_client.c failed");
+    let mut cmd = Command::new(&exe);
+    cmd.arg(repo().join("tests/printf/ptx/printf.nvcc.ptx"));
+    let out = run(cmd, "printf client");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.first(), Some(&"launched"), "{out}");
+    assert_eq!(lines.last(), Some(&"synchronized"), "{out}");
+    // Thread t of the 2 x 4 threads prints t (order between threads unspecified).
+    let mut printed: Vec<u32> = lines[1..lines.len() - 1].iter().map(|l| l.parse().unwrap_or_else(|_| panic!("{out}"))).collect();
+    printed.sort();
+    assert_eq!(printed, (0..8).collect::<Vec<_>>(), "{out}");
+}
