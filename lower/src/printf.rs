@@ -379,7 +379,9 @@ fn constant_string(module: &ast::Module, symbol: &str, offset: i64) -> Result<Ve
 
 /// Lowers `call (ret), vprintf, (fmt, args)`: appends one record to the printf buffer.
 pub fn lower_vprintf(fl: &mut FnLower, sites: &Sites, inst: &ast::Instruction, rets: &[&ast::Operand], args: &[&ast::Operand]) -> LResult<()> {
-    let refuse = |why: &str| unsupported(format!("device-side `printf`: {why}"), inst.span);
+    // Refusals point at the callee's name, as the unresolved-function error does.
+    let at = inst.operands.iter().find(|o| matches!(&o.kind, OperandKind::Symbol { name, .. } if name == "vprintf")).map_or(inst.span, |o| o.span);
+    let refuse = |why: &str| unsupported(format!("device-side `printf`: {why}"), at);
     let site = sites.by_call.get(&inst.span.start).ok_or_else(|| refuse("a `vprintf` call ptxcross did not find before lowering"))?;
     let (symbol, offset, text) = site.as_ref().map_err(|why| refuse(why))?;
     if fl.address_size != 64 || args.len() != 2 || rets.len() > 1 {

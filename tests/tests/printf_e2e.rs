@@ -314,7 +314,7 @@ fn formats_that_cannot_be_translated_exactly_are_refused_at_the_call() {
             Ok(_) => panic!("{text}: translated"),
             Err(e) => e.render(),
         };
-        assert!(err.contains("device-side `printf`") && err.contains(why) && err.contains("bad.ptx:18:1"), "{text}: {err}");
+        assert!(err.contains("device-side `printf`") && err.contains(why) && err.contains("bad.ptx:18:21"), "{text}: {err}");
     }
     // The same module with a constant format translates.
     let file = SourceFile::new("good.ptx".to_string(), module(constant, "ok %d%%"));
