@@ -77,24 +77,30 @@ fn run(mut cmd: Command, what: &str) -> String {
     stdout
 }
 
+/// Compiles `driver/tests/clients/NAME.c` with `flags`, linked with -lcuda against this crate's
+/// library; returns the executable.
+fn compile_client(name: &str, flags: &[&std::ffi::OsStr]) -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let status = Command::new("cc")
+        .args(["-O1", "-Wall"])
+        .args(flags)
+        .arg(repo().join(format!("driver/tests/clients/{name}.c")))
+        .arg("-L")
+        .arg(library_dir())
+        .args(["-lcuda", "-o"])
+        .arg(&exe)
+        .status()
+        .expect("a C compiler (cc)");
+    assert!(status.success(), "compiling {name}.c failed");
+    exe
+}
+
 #[test]
 fn c_program_linked_with_lcuda() {
     let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let Some(env) = pyenv() else { return skip("no Python venv with the CUDA headers") };
     let Some(include) = cuda_include(&env) else { return skip("no cuda.h in the venv") };
-    let lib = library_dir();
-    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("driver_api");
-    let status = Command::new("cc")
-        .args(["-O1", "-Wall", "-Wno-deprecated-declarations", "-I"])
-        .arg(&include)
-        .arg(repo().join("driver/tests/clients/driver_api.c"))
-        .arg("-L")
-        .arg(&lib)
-        .args(["-lcuda", "-o"])
-        .arg(&exe)
-        .status()
-        .expect("a C compiler (cc)");
-    assert!(status.success(), "compiling driver_api.c failed");
+    let exe = compile_client("driver_api", &["-Wno-deprecated-declarations".as_ref(), "-I".as_ref(), include.as_os_str()]);
     let mut cmd = Command::new(&exe);
     cmd.arg(repo().join("tests/corpus/ptx/vecadd.sm52.ptx"));
     let out = run(cmd, "C program");
@@ -127,18 +133,7 @@ fn numba_cuda_kernels() {
 #[test]
 fn c_program_sees_device_printf_at_synchronization() {
     let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
-    let lib = library_dir();
-    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("printf_client");
-    let status = Command::new("cc")
-        .args(["-O1", "-Wall"])
-        .arg(repo().join("driver/tests/clients/printf_client.c"))
-        .arg("-L")
-        .arg(&lib)
-        .args(["-lcuda", "-o"])
-        .arg(&exe)
-        .status()
-        .expect("a C compiler (cc)");
-    assert!(status.success(), "compiling printf_client.c failed");
+    let exe = compile_client("printf_client", &[]);
     let mut cmd = Command::new(&exe);
     cmd.arg(repo().join("tests/printf/ptx/printf.nvcc.ptx"));
     let out = run(cmd, "printf client");
