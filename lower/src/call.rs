@@ -605,6 +605,7 @@ pub fn lower_call(inst: &ast::Instruction, fl: &mut FnLower, calls: &mut Calls) 
                 Some(id) => direct_call(fl, calls, &parts, id)?,
                 // Device-side `printf` (CUDA's runtime function, see `printf`).
                 None if name == "vprintf" => crate::printf::lower_vprintf(fl, &calls.funcs.printf_sites, inst, &parts.rets, &parts.args)?,
+                None if name == "__assertfail" => crate::printf::lower_assertfail(fl, &calls.funcs.printf_sites, inst)?,
                 None => return Err(unresolved_function(name, parts.target.span)),
             }
         }

@@ -210,12 +210,15 @@ pub fn parse(text: &[u8], key: u32) -> Result<Format, String> {
 #[derive(Default)]
 pub struct Sites {
     by_call: HashMap<u32, Result<(String, i64, Vec<u8>), String>>,
+    /// `__assertfail` calls: what the fault site says (the assertion, file, line, function).
+    asserts: HashMap<u32, Result<String, String>>,
 }
 
 impl Sites {
     pub fn find(module: &ast::Module) -> Sites {
         let mut sites = Sites::default();
-        if !module_uses_printf(&module.items) {
+        let declares = |name: &str| module.items.iter().any(|i| matches!(i, ast::Item::Function(f) if f.name.name == name && f.body.is_none()));
+        if !declares("vprintf") && !declares("__assertfail") {
             return sites;
         }
         for item in &module.items {
@@ -234,6 +237,14 @@ impl Sites {
                 Statement::Block(inner, _) => self.walk(module, inner, defs),
                 Statement::Instruction(inst) if inst.opcode.name == "call" => {
                     let ops = &inst.operands;
+                    if let Some(t) = ops.iter().position(|o| matches!(&o.kind, OperandKind::Symbol { name, .. } if name == "__assertfail")) {
+                        let text = match ops.get(t + 1).map(|o| &o.kind) {
+                            Some(OperandKind::List(args)) if args.len() == 5 => assertion(module, &stmts[..i], args, defs),
+                            _ => Err("an `__assertfail` call without its five arguments".into()),
+                        };
+                        self.asserts.insert(inst.span.start, text);
+                        continue;
+                    }
                     let target = ops.iter().position(|o| matches!(&o.kind, OperandKind::Symbol { name, .. } if name == "vprintf"));
                     let Some(t) = target else { continue };
                     let fmt = match ops.get(t + 1).map(|o| &o.kind) {
@@ -263,19 +274,30 @@ fn collect_defs<'a>(stmts: &'a [Statement], defs: &mut HashMap<&'a str, Vec<&'a 
     }
 }
 
-/// The global a format argument points to: the value stored into the `.param` argument before
-/// the call (`st.param.b64 [param0], %rd`), followed through single definitions of `mov`
-/// (of a symbol), `cvta.global` and `add` of a constant.
-fn format_source<'a>(
+/// What an `__assertfail(message, file, line, function, charSize)` call asserts, from its
+/// constant arguments: "assertion `message` failed at file:line in function".
+fn assertion<'a>(
     module: &ast::Module,
     before: &'a [Statement],
-    arg: &ast::Operand,
+    args: &[ast::Operand],
     defs: &HashMap<&str, Vec<&'a ast::Instruction>>,
-) -> Result<(String, i64, Vec<u8>), String> {
-    let OperandKind::Symbol { name: param, .. } = &arg.kind else {
-        return Err("the format argument is not a `.param` variable".into());
+) -> Result<String, String> {
+    let text = |k: usize| format_source(module, before, &args[k], defs).map(|(_, _, t)| String::from_utf8_lossy(&t).into_owned());
+    let line = match stored_value(before, &args[2]).map(|o| &o.kind) {
+        Some(OperandKind::Expr(e)) => match consts::eval(e) {
+            Ok(ConstValue::Int(v)) => v.to_string(),
+            _ => "?".into(),
+        },
+        _ => "?".into(),
     };
-    let stored = before.iter().rev().find_map(|s| match s {
+    Ok(format!("assertion `{}` failed at {}:{line} in {}", text(0)?, text(1)?, text(3)?))
+}
+
+/// The operand stored into call argument `arg` (a `.param` variable) before the call
+/// (`st.param.b64 [param0], %rd`).
+fn stored_value<'a>(before: &'a [Statement], arg: &ast::Operand) -> Option<&'a ast::Operand> {
+    let OperandKind::Symbol { name: param, .. } = &arg.kind else { return None };
+    before.iter().rev().find_map(|s| match s {
         Statement::Instruction(st) if st.opcode.name == "st" && st.modifiers.iter().any(|m| m.text == "param") => {
             match st.operands.first().map(|o| &o.kind) {
                 Some(OperandKind::Address(parts)) if parts.len() == 1 => {
@@ -290,8 +312,19 @@ fn format_source<'a>(
             }
         }
         _ => None,
-    });
-    let value = stored.ok_or("no store of the format into the call's `.param` argument")?;
+    })
+}
+
+/// The global a string argument points to (its symbol, byte offset and text): the value
+/// stored into the `.param` argument before the call, followed through single definitions of
+/// `mov` (of a symbol), `cvta.global` and `add` of a constant.
+fn format_source<'a>(
+    module: &ast::Module,
+    before: &'a [Statement],
+    arg: &ast::Operand,
+    defs: &HashMap<&str, Vec<&'a ast::Instruction>>,
+) -> Result<(String, i64, Vec<u8>), String> {
+    let value = stored_value(before, arg).ok_or("no store of the string into the call's `.param` argument")?;
     let (symbol, offset) = address_source(value, defs, 0)?;
     let text = constant_string(module, &symbol, offset)?;
     Ok((symbol, offset, text))
@@ -440,6 +473,39 @@ pub fn lower_vprintf(fl: &mut FnLower, sites: &Sites, inst: &ast::Instruction, r
     }
     fl.printf_formats.retain(|f| f.key != key);
     fl.printf_formats.push(format);
+    Ok(())
+}
+
+/// Lowers `call __assertfail, (message, file, line, function, charSize)` (CUDA's failed
+/// `assert`): the thread records `abi::FAULT_ASSERT` with a fault site naming the assertion and
+/// stops, and the launch fails (CUDA: `cudaErrorAssert`).
+pub fn lower_assertfail(fl: &mut FnLower, sites: &Sites, inst: &ast::Instruction) -> LResult<()> {
+    let at = inst.operands.iter().find(|o| matches!(&o.kind, OperandKind::Symbol { name, .. } if name == "__assertfail")).map_or(inst.span, |o| o.span);
+    let text = match sites.asserts.get(&inst.span.start) {
+        Some(Ok(t)) => t.clone(),
+        Some(Err(why)) => return Err(unsupported(format!("device-side `assert`: {why}"), at)),
+        None => return Err(unsupported("device-side `assert`: an `__assertfail` call ptxcross did not find before lowering", at)),
+    };
+    // The site holds the assertion's text (the call's own site, set before, is overwritten
+    // here, right before the fault).
+    let id = fl.record_fault_site(inst);
+    if let Some(site) = fl.fault_sites.last_mut() {
+        site.instruction = text;
+    }
+    let var = match fl.fault_site_var {
+        Some(v) => v,
+        None => {
+            let v = fl.new_var(Ty::U32, "fault site");
+            fl.fault_site_var = Some(v);
+            v
+        }
+    };
+    let stop = fl.new_node();
+    fl.blocks[stop].stmts.push(crate::ir::Stmt::Assign { dst: var, expr: crate::ir::Expr::Use(FnLower::u32c(id)) });
+    fl.blocks[stop].stmts.push(crate::ir::Stmt::Fault { code: crate::abi::FAULT_ASSERT });
+    fl.blocks[stop].term = crate::cfg::Terminator::Return;
+    let after = fl.new_node();
+    fl.terminate(crate::cfg::Terminator::Jump(stop), after);
     Ok(())
 }
 

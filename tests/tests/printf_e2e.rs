@@ -321,3 +321,35 @@ fn formats_that_cannot_be_translated_exactly_are_refused_at_the_call() {
     translate::build_program(&file, &LowerOptions { block: Some([32, 1, 1]), ..Default::default() }, &[Backend::Spirv], true)
         .unwrap_or_else(|e| panic!("{}", e.render()));
 }
+
+/// A failed device-side `assert` fails the launch with a fault naming the assertion, its source
+/// file and line and its function (CUDA: `cudaErrorAssert`); the text printed before it is kept.
+/// A launch whose assertions all hold runs normally.
+#[test]
+fn a_failed_assert_fails_the_launch_naming_the_assertion() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    for backend in Backend::ALL {
+        let program = program(&gpu, backend, BLOCK);
+        let mut ctx = context(&gpu);
+        let mut a = vec![7i32; N];
+        let (pa, arg) = buffer(&mut ctx, &a.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>());
+        let args = [arg.as_slice(), &(N as i32).to_le_bytes()];
+        ctx.launch(&program, "_Z7checkedPKii", [GRID, 1, 1], &args, backend).unwrap_or_else(|e| panic!("{backend:?}: {e}"));
+        let want: Vec<String> = sorted_lines(&(0..N).map(|t| format!("checking {t}\n")).collect::<String>());
+        assert_eq!(sorted_lines(&ctx.take_printf().text), want, "{backend:?}");
+        a[37] = -1;
+        ctx.write(pa, &a.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>()).unwrap();
+        match ctx.launch(&program, "_Z7checkedPKii", [GRID, 1, 1], &args, backend) {
+            Err(ptxcross::Error::KernelFault { bits, site, .. }) => {
+                assert_eq!(bits, ptxcross_lower::abi::FAULT_ASSERT, "{backend:?}");
+                let site = site.unwrap_or_default();
+                assert!(
+                    site.contains("assertion `a[t] >= 0` failed at src/printf.cu:48 in void checked(const int *, int)"),
+                    "{backend:?}: {site}"
+                );
+            }
+            other => panic!("{backend:?}: {other:?}"),
+        }
+        assert_eq!(sorted_lines(&ctx.take_printf().text), want, "{backend:?}: text before the assert");
+    }
+}

@@ -80,6 +80,8 @@ fn fault_code(bits: u32) -> CUresult {
         CUDA_ERROR_ILLEGAL_ADDRESS
     } else if bits & FAULT_MISALIGNED != 0 {
         CUDA_ERROR_MISALIGNED_ADDRESS
+    } else if bits & FAULT_ASSERT != 0 {
+        CUDA_ERROR_ASSERT
     } else {
         CUDA_ERROR_LAUNCH_FAILED
     }

@@ -20,6 +20,9 @@ pub struct PrintfOutput {
 
 /// Longest string a `%s` prints (a bad pointer must not make the host read without end).
 pub const MAX_STRING_BYTES: u64 = 4096;
+/// Most text one buffer's records make (widths up to 2^20 in 131,071 records could make
+/// 128 GiB): the rest is cut with a note.
+pub const MAX_TEXT_BYTES: usize = 64 << 20;
 
 /// The formats of a module's kernels, by record key.
 #[derive(Debug, Default)]
@@ -41,7 +44,12 @@ impl Formats {
 /// for an address outside the context's memory.
 pub fn decode(records: &[u8], formats: &Formats, string: &mut dyn FnMut(u64) -> Option<Vec<u8>>, out: &mut Vec<u8>) {
     let mut at = 0;
+    let start = out.len();
     while at + 4 <= records.len() {
+        if out.len() - start > MAX_TEXT_BYTES {
+            out.extend_from_slice(format!("<ptxcross: printf output cut after {MAX_TEXT_BYTES} bytes>\n").as_bytes());
+            return;
+        }
         let key = u32::from_le_bytes(records[at..at + 4].try_into().expect("4 bytes"));
         let Some(f) = formats.by_key.get(&key) else {
             out.extend_from_slice(format!("<ptxcross: unknown printf record {key} at byte {at}>\n").as_bytes());

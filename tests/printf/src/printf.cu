@@ -1,4 +1,5 @@
 // Device-side printf kernels for tests/tests/printf_e2e.rs (compiled by ../regen.sh).
+#include <cassert>
 #include <cstdio>
 #include <cstddef>
 
@@ -36,4 +37,13 @@ __global__ void strings(const double *p, int n) {
 __global__ void flood(int per_thread) {
     int t = blockIdx.x * blockDim.x + threadIdx.x;
     for (int i = 0; i < per_thread; i++) printf("%d\n", t * per_thread + i);
+}
+
+// A device-side assert after a printf: the launch fails naming the assertion; the text printed
+// before it is kept.
+__global__ void checked(const int *a, int n) {
+    int t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t >= n) return;
+    printf("checking %d\n", t);
+    assert(a[t] >= 0);
 }
