@@ -10,7 +10,7 @@
 //! time a call appends one record to the module's printf buffer (a region of its globals
 //! segment, [`REGION_NAME`]): word 0 of the region counts the bytes claimed (one atomic add per
 //! record), word 1 the records dropped because they did not fit, and from byte
-//! [`REGION_HEADER_BYTES`] on the records: the format's key (its byte offset in the globals
+//! [`REGION_HEADER_BYTES`] on the records (claims stop once it is full, so the counter cannot wrap): the format's key (its byte offset in the globals
 //! segment + 1), then the argument buffer's words. The host formats them after the launch.
 //! A record that does not fit is dropped whole (CUDA drops output once its FIFO is full), so
 //! every record below the claimed offset is complete.
@@ -436,29 +436,41 @@ pub fn lower_vprintf(fl: &mut FnLower, sites: &Sites, inst: &ast::Instruction, r
     let arg_buffer = if format.arg_bytes > 0 { Some(pointer_argument(fl, args[1])?) } else { None };
     let base = fl.globals_base();
     let region_at = fl.bin(BinaryOp::Add, Ty::U64, base, FnLower::u64c(region));
-    let old = fl.global_atomic_u32(region_at, AtomicOp::Add, FnLower::u32c(record))?;
-    // `old + record <= capacity`, without overflow (`record <= capacity`).
-    let fits = fl.cmp(CmpOp::LeU, Ty::U32, old, FnLower::u32c(REGION_CAPACITY - record));
-    let write = fl.collect(|fl| {
-        let at = fl.resize(old, Ty::U32, Ty::U64, false);
-        let at = fl.bin(BinaryOp::Add, Ty::U64, region_at, at);
-        let at = fl.bin(BinaryOp::Add, Ty::U64, at, FnLower::u64c(REGION_HEADER_BYTES as u64));
-        fl.global_store_u32(at, FnLower::u32c(key))?;
-        if let Some(src) = arg_buffer {
-            for w in 0..format.arg_bytes.div_ceil(4) {
-                let from = fl.bin(BinaryOp::Add, Ty::U64, src, FnLower::u64c(4 * w as u64));
-                let v = fl.generic_load_u32(from)?;
-                let to = fl.bin(BinaryOp::Add, Ty::U64, at, FnLower::u64c(4 + 4 * w as u64));
-                fl.global_store_u32(to, v)?;
+    // Once the buffer is full nobody claims more, so the 32-bit claim counter cannot wrap
+    // (claims racing past the check add at most one record each beyond the capacity).
+    let claimed = fl.global_atomic_u32(region_at, AtomicOp::Or, FnLower::u32c(0))?;
+    let open = fl.cmp(CmpOp::LeU, Ty::U32, claimed, FnLower::u32c(REGION_CAPACITY));
+    let drop = |fl: &mut FnLower| {
+        fl.collect(|fl| {
+            let dropped = fl.bin(BinaryOp::Add, Ty::U64, region_at, FnLower::u64c(4));
+            fl.global_atomic_u32(dropped, AtomicOp::Add, FnLower::u32c(1)).map(|_| ())
+        })
+    };
+    let claim = fl.collect(|fl| {
+        let old = fl.global_atomic_u32(region_at, AtomicOp::Add, FnLower::u32c(record))?;
+        // `old + record <= capacity`, without overflow (`record <= capacity`).
+        let fits = fl.cmp(CmpOp::LeU, Ty::U32, old, FnLower::u32c(REGION_CAPACITY - record));
+        let write = fl.collect(|fl| {
+            let at = fl.resize(old, Ty::U32, Ty::U64, false);
+            let at = fl.bin(BinaryOp::Add, Ty::U64, region_at, at);
+            let at = fl.bin(BinaryOp::Add, Ty::U64, at, FnLower::u64c(REGION_HEADER_BYTES as u64));
+            fl.global_store_u32(at, FnLower::u32c(key))?;
+            if let Some(src) = arg_buffer {
+                for w in 0..format.arg_bytes.div_ceil(4) {
+                    let from = fl.bin(BinaryOp::Add, Ty::U64, src, FnLower::u64c(4 * w as u64));
+                    let v = fl.generic_load_u32(from)?;
+                    let to = fl.bin(BinaryOp::Add, Ty::U64, at, FnLower::u64c(4 + 4 * w as u64));
+                    fl.global_store_u32(to, v)?;
+                }
             }
-        }
+            Ok(())
+        })?;
+        let dropped = drop(fl)?;
+        fl.emit_if(fits, write, dropped);
         Ok(())
     })?;
-    let drop = fl.collect(|fl| {
-        let dropped = fl.bin(BinaryOp::Add, Ty::U64, region_at, FnLower::u64c(4));
-        fl.global_atomic_u32(dropped, AtomicOp::Add, FnLower::u32c(1)).map(|_| ())
-    })?;
-    fl.emit_if(fits, write, drop);
+    let full = drop(fl)?;
+    fl.emit_if(open, claim, full);
     // CUDA's `printf` returns the number of arguments parsed.
     if let Some(ret) = rets.first() {
         let n = FnLower::u32c(format.args);
