@@ -1628,7 +1628,11 @@ impl Context {
             let mut text = Vec::new();
             printf::decode(&records, formats, &mut strings, &mut text);
             let mut inflight = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
-            inflight.printf.text.push_str(&String::from_utf8_lossy(&text));
+            // Text nobody takes (`take_printf`) must not grow without bound in a long-lived
+            // context: past the limit, later text is discarded.
+            if inflight.printf.text.len() + text.len() <= printf::MAX_TEXT_BYTES {
+                inflight.printf.text.push_str(&String::from_utf8_lossy(&text));
+            }
             inflight.printf.dropped += dropped as u64;
         }
         Ok(())

@@ -21,7 +21,7 @@ pub struct PrintfOutput {
 /// Longest string a `%s` prints (a bad pointer must not make the host read without end).
 pub const MAX_STRING_BYTES: u64 = 4096;
 /// Most text one buffer's records make (widths up to 2^20 in 131,071 records could make
-/// 128 GiB): the rest is cut with a note.
+/// 128 GiB): the rest is cut with a note. Also the most a context keeps untaken.
 pub const MAX_TEXT_BYTES: usize = 64 << 20;
 
 /// The formats of a module's kernels, by record key.
