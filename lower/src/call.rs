@@ -89,6 +89,8 @@ pub struct Functions<'a> {
     /// `.param` variables ask for more than 8 (nvcc's `.param .align 16 .b8 func_retval0[16]`,
     /// `.b128` ones; a 16-byte access needs it), else 8 (smaller frames, deeper recursion).
     pub frame_align: u32,
+    /// The format strings of the module's `vprintf` calls (`printf`).
+    pub printf_sites: crate::printf::Sites,
 }
 
 /// Whether the SIMT machinery must see `inst` where it runs (docs/simt.md), so a body holding
@@ -256,7 +258,8 @@ impl<'a> Functions<'a> {
         } else {
             8
         };
-        Ok(Functions { defs, names, component, recursive, address_taken, size, simt_holder, module_uses_cvta_param, frame_align })
+        let printf_sites = crate::printf::Sites::find(module);
+        Ok(Functions { defs, names, component, recursive, address_taken, size, simt_holder, module_uses_cvta_param, frame_align, printf_sites })
     }
 
     /// " (in `g`, …)" where function `id`'s barrier or collective is in its callee `holder`.
@@ -677,6 +680,9 @@ pub fn lower_call(inst: &ast::Instruction, fl: &mut FnLower, calls: &mut Calls) 
         OperandKind::Symbol { name, component: None } if calls.funcs.names.contains_key(name.as_str()) => {
             match calls.funcs.names[name.as_str()] {
                 Some(id) => direct_call(fl, calls, &parts, id)?,
+                // Device-side `printf` (CUDA's runtime function, see `printf`).
+                None if name == "vprintf" => crate::printf::lower_vprintf(fl, &calls.funcs.printf_sites, inst, &parts.rets, &parts.args)?,
+                None if name == "__assertfail" => crate::printf::lower_assertfail(fl, &calls.funcs.printf_sites, inst)?,
                 None => return Err(unresolved_function(name, parts.target.span)),
             }
         }

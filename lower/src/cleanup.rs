@@ -580,6 +580,7 @@ mod tests {
             param_bytes: 0,
             features: Default::default(),
             functions: Vec::new(),
+            printf: Vec::new(),
         }
     }
     fn v(i: u32) -> Operand {

@@ -690,6 +690,9 @@ pub struct GlobalSegment {
     /// Fields whose initial value is the address of a variable of the segment (PTX §5.4.4),
     /// known once the host has placed the segment.
     pub relocs: Vec<GlobalReloc>,
+    /// Segment offset of the module's printf buffer (`printf::REGION_BYTES` bytes), if it
+    /// declares `vprintf`.
+    pub printf_region: Option<u64>,
 }
 
 /// A field of the globals segment initialized with the address of segment byte `target`
@@ -865,6 +868,7 @@ impl Function {
             param_bytes: 0,
             features: Features::default(),
             functions: Vec::new(),
+            printf: Vec::new(),
         }
     }
 
@@ -935,6 +939,9 @@ pub struct Kernel {
     pub features: Features,
     /// Functions the body calls ([`Expr::Call`]'s `func` indexes this).
     pub functions: Vec<Function>,
+    /// The formats of its device-side `printf` calls, for the host that formats their records
+    /// (see `printf`); empty for kernels without `printf`.
+    pub printf: Vec<crate::printf::Format>,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]

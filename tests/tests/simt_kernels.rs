@@ -1,4 +1,4 @@
-//! Real CUDA kernels (tests/simt/src, compiled by nvcc 13.5 and clang-16, one also by NVRTC 12.9,
+//! Real CUDA kernels (tests/simt/src, compiled by nvcc 13.5 and clang-16, two also by NVRTC 12.9,
 //! with tests/simt/regen.sh)
 //! run on both backends, checked against the algorithm's definition computed on the CPU.
 
@@ -303,12 +303,12 @@ fn barriers_in_a_loop_whose_trip_count_is_loaded_from_memory() {
     }
 }
 
-/// Runs `kernel` of both warp.*.ptx files on both backends with `(grid, block)`, buffers
+/// Runs `kernel` of the three warp.*.ptx files (nvcc, clang, NVRTC) on both backends with `(grid, block)`, buffers
 /// `bufs` (initial bytes), extra scalar args appended after the buffers per `arg_order`, and
 /// returns the final contents of every buffer per (file, backend).
 fn run_warp(kernel: &str, block: usize, grid: usize, bufs: &[Vec<u8>], args: &dyn Fn(&[ptxcross::DevicePtr]) -> Vec<Vec<u8>>, check: &dyn Fn(&str, &[Vec<u8>])) {
     let Some(gpu) = gpu() else { return };
-    for file in ["warp.sm80.ptx", "warp.clang.ptx"] {
+    for file in ["warp.sm80.ptx", "warp.clang.ptx", "warp.nvrtc.ptx"] {
         let program = program(file, &ptx(file), [block as u32, 1, 1]);
         for backend in Backend::ALL {
             let mut run = Run::new(&gpu);
@@ -350,9 +350,12 @@ fn warp_shuffle_reduction_on_full_and_partial_warps() {
     }
 }
 
+/// Blocks 48 and 100 end in a partial warp (16 and 4 lanes): `__shfl_up_sync(0xffffffff)`
+/// there waits only for the lanes that exist (§9.7.10.6: "non-exited threads corresponding to
+/// membermask"), and `block_scan` reads the totals of the whole warps only.
 #[test]
 fn warp_and_block_inclusive_scans() {
-    for (block, grid) in [(64usize, 2usize), (256, 1)] {
+    for (block, grid) in [(64usize, 2usize), (256, 1), (48, 3), (100, 2)] {
         let data = ints(block * grid, 5 + block as u32);
         let mut warp_want = Vec::new();
         let mut block_want = Vec::new();
@@ -756,10 +759,10 @@ fn cub_block_scan(full: bool) {
     }
 }
 
-/// `cub::BlockRadixSort` of key-value pairs, 4 items per thread, 128 and 48 threads: keys
+/// `cub::BlockRadixSort` of key-value pairs, 4 items per thread, 48, 128 and 100 threads: keys
 /// sorted, values permuted stably (radix sort is stable; values are the original positions).
 fn cub_block_radix_sort(full: bool) {
-    for &block in slice(full, &[48usize, 128]) {
+    for &block in slice(full, &[48usize, 128, 100]) {
         let grid = 2usize;
         let per = 4 * block;
         // Half full-range keys, half from a small set (duplicates check stability).

@@ -92,3 +92,4 @@ template <int B> __device__ void radix_sort(const unsigned *keys, const int *val
 }
 extern "C" __global__ void cub_radix_sort_128(const unsigned *k, const int *v, unsigned *ko, int *vo) { radix_sort<128>(k, v, ko, vo); }
 extern "C" __global__ void cub_radix_sort_48(const unsigned *k, const int *v, unsigned *ko, int *vo) { radix_sort<48>(k, v, ko, vo); }
+extern "C" __global__ void cub_radix_sort_100(const unsigned *k, const int *v, unsigned *ko, int *vo) { radix_sort<100>(k, v, ko, vo); }
