@@ -1197,17 +1197,18 @@ impl Kernel {
                             // (mandelbrot's pixel coordinates, `cvt.rn.f32.s32`) is not the
                             // loop bound the miscompile needs, and reading such words through
                             // the opaque load cost mandelbrot a fifth of its time (issue 11).
-                            let float = |i: usize| f.float.get(i).copied().unwrap_or(true);
+                            // (Fields borrowed apart: the edges go straight into `sources`,
+                            // not through a `Vec` per assignment.)
+                            let (float, sources) = (&f.float, &mut f.sources);
+                            let float = |i: usize| float.get(i).copied().unwrap_or(true);
                             if dst.index() < f.loaded.len() && !float(dst.index()) {
-                                let mut edges = Vec::new();
                                 expr.for_each_operand(|o| {
                                     if let Operand::Var(v) = o {
                                         if !float(v.index()) {
-                                            edges.push((dst.0, v.0));
+                                            sources.push((dst.0, v.0));
                                         }
                                     }
                                 });
-                                f.sources.extend(edges);
                             }
                         }
                     },
