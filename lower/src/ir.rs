@@ -1414,17 +1414,23 @@ impl Kernel {
     /// value (backends treat it apart).
     pub fn value_vars(&self) -> Vec<bool> {
         const NONE: u32 = u32::MAX;
+        // Per variable, one byte: no assignment yet, one (and every read so far after it), or
+        // not a value (a second assignment, a read it does not dominate). The list returned
+        // is one pass over these bytes (a count, a flag and a test per variable were a fifth
+        // of the walk on big kernels).
+        const UNSET: u8 = 0;
+        const ONCE: u8 = 1;
+        const NOT: u8 = 2;
         struct W {
-            defs: Vec<u32>,
+            state: Vec<u8>,
             def_block: Vec<u32>,
-            bad: Vec<bool>,
             open: Vec<bool>,
         }
         fn read(w: &mut W, o: Operand) {
             if let Operand::Var(v) = o {
                 let Some(&b) = w.def_block.get(v.index()) else { return };
                 if b == NONE || !w.open[b as usize] {
-                    w.bad[v.index()] = true;
+                    w.state[v.index()] = NOT;
                 }
             }
         }
@@ -1434,8 +1440,8 @@ impl Kernel {
             for s in &b.stmts {
                 stmt_operands(s, |o| read(w, o));
                 if let Stmt::Assign { dst, .. } = s {
-                    if let Some(d) = w.defs.get_mut(dst.index()) {
-                        *d += 1;
+                    if let Some(st) = w.state.get_mut(dst.index()) {
+                        *st = if *st == UNSET { ONCE } else { NOT };
                         if w.def_block[dst.index()] == NONE {
                             w.def_block[dst.index()] = id as u32;
                         }
@@ -1448,11 +1454,13 @@ impl Kernel {
             w.open[id] = false;
         }
         let n = self.vars.len();
-        let mut w = W { defs: vec![0; n], def_block: vec![NONE; n], bad: vec![false; n], open: Vec::new() };
+        let mut w = W { state: vec![UNSET; n], def_block: vec![NONE; n], open: Vec::new() };
         block(&mut w, &self.body);
-        (0..n)
-            .map(|i| w.defs[i] == 1 && !w.bad[i] && self.fault_site_var.is_none_or(|f| f.index() != i))
-            .collect()
+        let mut values: Vec<bool> = w.state.iter().map(|&s| s == ONCE).collect();
+        if let Some(v) = self.fault_site_var.and_then(|f| values.get_mut(f.index())) {
+            *v = false;
+        }
+        values
     }
 
     pub fn var_ty(&self, v: VarId) -> Ty {
