@@ -58,7 +58,7 @@ pub fn simplify(kernel: &mut Kernel) -> Option<Vec<bool>> {
         #[cfg(test)]
         let expected = (!share).then(|| {
             let mut copy = kernel.clone();
-            one_round(&mut copy, &values, false, true);
+            uncounted(|| one_round(&mut copy, &values, false, true));
             copy
         });
         let done = one_round(kernel, &values, round == 0, share);
@@ -126,17 +126,36 @@ impl Round {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// The rounds that looked for common subexpressions (tests: which rounds were skipped).
+    static SHARING_ROUNDS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// `f`, its rounds not counted in `SHARING_ROUNDS` (the checks' rounds on copies).
+#[cfg(test)]
+fn uncounted<T>(f: impl FnOnce() -> T) -> T {
+    let n = SHARING_ROUNDS.with(|n| n.get());
+    let out = f();
+    SHARING_ROUNDS.with(|c| c.set(n));
+    out
+}
+
 /// In tests: a round after a settled one that `remove_dead` did not reshape changes nothing.
 #[cfg(test)]
 fn confirm_settled(kernel: &Kernel, values: &[bool]) {
     let mut copy = kernel.clone();
-    let done = one_round(&mut copy, values, false, true);
+    let done = uncounted(|| one_round(&mut copy, values, false, true));
     assert!(!done.changed() && !done.removed && copy == *kernel, "a settled round changed the body");
 }
 
 /// One round of [`simplify`] on the body whose values are `values`; `share`: whether to look
 /// for common subexpressions (the walk that finds the copies to propagate too).
 fn one_round(kernel: &mut Kernel, values: &[bool], fold: bool, share: bool) -> Round {
+    #[cfg(test)]
+    if share {
+        SHARING_ROUNDS.with(|n| n.set(n.get() + 1));
+    }
     // The integer identities are folded in the first round's walk (a walk of its own
     // before; folding `x + 0` into `x` changes no variable's being a value).
     let (shared, subst, collided, shared_hashes) =
@@ -810,6 +829,33 @@ mod tests {
         let Stmt::If { then_body, .. } = &k.body.stmts[2] else { panic!("{:#?}", k.body.stmts) };
         assert!(matches!(then_body.stmts[0], Stmt::Assign { expr: Expr::Binary { .. }, .. }), "{:#?}", k.body.stmts);
         assert_eq!(k.body.stmts[4..], [store(72, v(2)), store(73, v(2))]);
+    }
+
+    /// `simplify`, and how many rounds looked for common subexpressions (the confirming ones
+    /// run anyway in tests, on a copy, uncounted).
+    fn simplify_counting(k: &mut Kernel) -> u32 {
+        SHARING_ROUNDS.with(|n| n.set(0));
+        simplify(k);
+        SHARING_ROUNDS.with(|n| n.get())
+    }
+
+    #[test]
+    fn a_round_after_a_settled_one_is_skipped() {
+        // v2 = v0 + v1 twice: the first round shares them and propagates the copy into the
+        // store, which no later walk can share: it ends settled, so no second round runs.
+        let mut k = kernel(&[Ty::U32; 4], vec![load(0, 70), load(1, 71), add(2, v(0), v(1)), add(3, v(0), v(1)), store(72, v(2)), store(73, v(3))]);
+        assert_eq!(simplify_counting(&mut k), 1);
+        assert_eq!(k.body.stmts, vec![load(0, 70), load(1, 71), add(2, v(0), v(1)), store(72, v(2)), store(73, v(2))]);
+    }
+
+    #[test]
+    fn a_copy_that_makes_two_computations_equal_asks_for_another_round() {
+        // v4 = v0 + v2 differs from v3 = v0 + v1 until the copy v2 = v1 is propagated (after
+        // the first round's sharing walk): the second round shares them.
+        let stmts = vec![load(0, 70), load(1, 71), copy(2, v(1)), add(3, v(0), v(1)), add(4, v(0), v(2)), store(72, v(3)), store(73, v(4))];
+        let mut k = kernel(&[Ty::U32; 5], stmts);
+        assert_eq!(simplify_counting(&mut k), 2);
+        assert_eq!(k.body.stmts, vec![load(0, 70), load(1, 71), add(2, v(0), v(1)), store(72, v(2)), store(73, v(2))]);
     }
 
     #[test]
