@@ -52,6 +52,9 @@ pub struct Ctx {
     /// until the context is destroyed or the primary context reset.
     pub sticky: Option<CUresult>,
     pub limits: HashMap<i64, usize>,
+    /// Device-side `printf` text of this context's launches, printed at its next
+    /// synchronization point ([`Driver::flush_printf`]).
+    pub printf: String,
 }
 
 pub struct Function {
@@ -221,7 +224,7 @@ fn open() -> Result<Driver, CUresult> {
         host_allocations: BTreeMap::new(),
     };
     d.primary = d.new_id();
-    d.contexts.insert(d.primary, Ctx { primary: true, flags: 0, sticky: None, limits: HashMap::new() });
+    d.contexts.insert(d.primary, Ctx { primary: true, flags: 0, sticky: None, limits: HashMap::new(), printf: String::new() });
     Ok(d)
 }
 
@@ -242,6 +245,19 @@ impl Driver {
         let id = self.next_id;
         self.next_id += 1;
         id
+    }
+
+    /// Prints the current context's device-side `printf` text to stdout: CUDA prints it at
+    /// synchronization points (context, stream and event synchronization, blocking copies to
+    /// the host), not at the launch.
+    pub fn flush_printf(&mut self) {
+        let Some(ctx) = current().and_then(|id| self.contexts.get_mut(&id)) else { return };
+        if ctx.printf.is_empty() {
+            return;
+        }
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(std::mem::take(&mut ctx.printf).as_bytes()).and_then(|()| out.flush());
     }
 
     /// The current context, checked: it exists and carries no sticky error.

@@ -77,24 +77,30 @@ fn run(mut cmd: Command, what: &str) -> String {
     stdout
 }
 
+/// Compiles `driver/tests/clients/NAME.c` with `flags`, linked with -lcuda against this crate's
+/// library; returns the executable.
+fn compile_client(name: &str, flags: &[&std::ffi::OsStr]) -> PathBuf {
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let status = Command::new("cc")
+        .args(["-O1", "-Wall"])
+        .args(flags)
+        .arg(repo().join(format!("driver/tests/clients/{name}.c")))
+        .arg("-L")
+        .arg(library_dir())
+        .args(["-lcuda", "-o"])
+        .arg(&exe)
+        .status()
+        .expect("a C compiler (cc)");
+    assert!(status.success(), "compiling {name}.c failed");
+    exe
+}
+
 #[test]
 fn c_program_linked_with_lcuda() {
     let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
     let Some(env) = pyenv() else { return skip("no Python venv with the CUDA headers") };
     let Some(include) = cuda_include(&env) else { return skip("no cuda.h in the venv") };
-    let lib = library_dir();
-    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("driver_api");
-    let status = Command::new("cc")
-        .args(["-O1", "-Wall", "-Wno-deprecated-declarations", "-I"])
-        .arg(&include)
-        .arg(repo().join("driver/tests/clients/driver_api.c"))
-        .arg("-L")
-        .arg(&lib)
-        .args(["-lcuda", "-o"])
-        .arg(&exe)
-        .status()
-        .expect("a C compiler (cc)");
-    assert!(status.success(), "compiling driver_api.c failed");
+    let exe = compile_client("driver_api", &["-Wno-deprecated-declarations".as_ref(), "-I".as_ref(), include.as_os_str()]);
     let mut cmd = Command::new(&exe);
     cmd.arg(repo().join("tests/corpus/ptx/vecadd.sm52.ptx"));
     let out = run(cmd, "C program");
@@ -119,4 +125,23 @@ fn numba_cuda_kernels() {
     cmd.arg(repo().join("driver/tests/clients/numba_kernels.py"));
     let out = run(cmd, "numba-cuda");
     assert!(out.contains("all numba kernels passed"), "{out}");
+}
+
+/// Device-side printf through libcuda.so.1: a C client (no cuda.h needed) sees the kernel's
+/// lines on its stdout at cuCtxSynchronize, after what it printed before synchronizing and
+/// before what it prints after, once.
+#[test]
+fn c_program_sees_device_printf_at_synchronization() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let exe = compile_client("printf_client", &[]);
+    let mut cmd = Command::new(&exe);
+    cmd.arg(repo().join("tests/printf/ptx/printf.nvcc.ptx"));
+    let out = run(cmd, "printf client");
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.first(), Some(&"launched"), "{out}");
+    assert_eq!(lines.last(), Some(&"synchronized"), "{out}");
+    // Thread t of the 2 x 4 threads prints t (order between threads unspecified).
+    let mut printed: Vec<u32> = lines[1..lines.len() - 1].iter().map(|l| l.parse().unwrap_or_else(|_| panic!("{out}"))).collect();
+    printed.sort();
+    assert_eq!(printed, (0..8).collect::<Vec<_>>(), "{out}");
 }

@@ -44,6 +44,7 @@ fn kernel(name: &str, workgroup_size: [u32; 3], params: &[(&str, u32, u32)]) -> 
         param_bytes,
         features: Features::default(),
         functions: Vec::new(),
+        printf: Vec::new(),
     }
 }
 
@@ -234,6 +235,7 @@ fn globals_segment_is_allocated_and_initialized_once() {
         }],
         init: init.clone(),
         relocs: vec![],
+        printf_region: None,
     });
     let out = ctx.alloc(16).unwrap();
     ctx.launch(

@@ -200,6 +200,9 @@ pub const FAULT_WARP_DIVERGED: u32 = 1 << 14;
 /// swizzled layout with a non-zero base offset (a repeating pattern that does not start at
 /// its 256/512/1024-byte boundary). See `inst::wgmma`.
 pub const FAULT_MATRIX_DESCRIPTOR: u32 = 1 << 15;
+/// A device-side `assert` failed (a call to CUDA's `__assertfail`): the thread stopped, and the
+/// fault site names the assertion, its source file and line (see `printf`).
+pub const FAULT_ASSERT: u32 = 1 << 16;
 /// A strong 8-byte `ld`/`st` (`.relaxed`/`.volatile`/`.acquire`/`.release`, 64-bit or an
 /// 8-byte vector) through a generic address that reached shared memory. Single-copy atomicity
 /// (§8.10.3) needs one doubleword atomic there, which would make the kernel's whole shared
@@ -207,7 +210,7 @@ pub const FAULT_MATRIX_DESCRIPTOR: u32 = 1 << 15;
 /// access, CUB's decoupled look-back scans included (their generic addresses are global); so
 /// that case is refused when it happens (the access is made as two word atomics, which may
 /// tear). A `.shared` one is a doubleword atomic (see `inst::memory`).
-pub const FAULT_STRONG_SHARED_DWORD: u32 = 1 << 16;
+pub const FAULT_STRONG_SHARED_DWORD: u32 = 1 << 17;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
 /// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` zero
@@ -294,6 +297,7 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
              sm_70+ they meet, which needs the CTA barrier scheduler, and it refused this kernel: the launch \
              fails, since its results would be wrong",
         ),
+        (FAULT_ASSERT, "device-side assert failed"),
         (
             FAULT_MATRIX_DESCRIPTOR,
             "a `wgmma` matrix descriptor with a swizzle base offset other than 0: not supported yet",

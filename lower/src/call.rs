@@ -7,6 +7,14 @@
 //!   callee's body is lowered at the call site with fresh registers and labels; its `.param`
 //!   and `.local` variables are laid out in the caller's frame in local memory; `ret` jumps to
 //!   the call's continuation. Barriers inside stay visible to the SIMT check.
+//!   A non-recursive callee that holds a barrier or warp collective, itself or through its
+//!   callees ([`Functions::simt_holder`]), is always inlined, budget or not: a stack-called
+//!   body cannot hold one (the SIMT machinery — structurizer, meeting proof, scheduler — sees
+//!   the kernel's CFG with each barrier at its call site). The growth is bounded: the callees
+//!   of a non-recursive function form a DAG at most [`MAX_INLINE_DEPTH`] deep, and every
+//!   inlined copy counts towards the kernel's total, which [`INLINE_GROWTH_LIMIT`] caps (a
+//!   DAG of functions each calling the next twice doubles per level: 64 levels would be 2^64
+//!   copies). Beyond either limit the call is refused, naming the function.
 //! - **Through the call stack** (recursion, direct or mutual, and calls beyond the budget):
 //!   the callee's body is lowered once per kernel. A call pushes the caller's registers that
 //!   the callee can clobber (live ones of a caller in the callee's strongly connected
@@ -39,6 +47,12 @@ pub const INLINE_BUDGET: usize = 5_000;
 /// Inlined calls nest at most this deep (lowering recurses per level); deeper calls go
 /// through the stack, whose bodies are lowered one after another.
 pub const MAX_INLINE_DEPTH: usize = 64;
+/// Instructions a kernel may gain through inlining in all (budget or not): inlining a function
+/// that holds a barrier or warp collective is refused beyond it, so a module whose call DAG
+/// multiplies its copies (each function calling the next several times) is refused, not
+/// lowered for hours. Ten times the default budget: nvcc's kernels with their
+/// `__syncthreads()` helpers stay well under it.
+pub const INLINE_GROWTH_LIMIT: usize = 50_000;
 /// Bytes of call stack per thread (in local memory) when a kernel makes stack calls. CUDA's
 /// default is 1 KiB, but a frame here holds every live register of the caller's strongly
 /// connected component and every call site's `.param` variables, several times what ptxas
@@ -63,6 +77,10 @@ pub struct Functions<'a> {
     address_taken: Vec<bool>,
     /// Instructions in the body: the inlining cost.
     size: Vec<usize>,
+    /// Whether the function holds a barrier or warp collective ([`needs_simt_view`]), in its
+    /// body or a callee's, and the function whose body has it (itself or one it calls,
+    /// directly or not): such a function is inlined whatever the budget.
+    simt_holder: Vec<Option<usize>>,
     /// Some function or kernel of the module has `cvta.param` / `cvta.to.param`: its kernels
     /// get the parameter window. Found once per module (per kernel, this walk of every body
     /// was 5–9% of translating the CUB file's 247 kernels).
@@ -71,6 +89,23 @@ pub struct Functions<'a> {
     /// `.param` variables ask for more than 8 (nvcc's `.param .align 16 .b8 func_retval0[16]`,
     /// `.b128` ones; a 16-byte access needs it), else 8 (smaller frames, deeper recursion).
     pub frame_align: u32,
+    /// The format strings of the module's `vprintf` calls (`printf`).
+    pub printf_sites: crate::printf::Sites,
+}
+
+/// Whether the SIMT machinery must see `inst` where it runs (docs/simt.md), so a body holding
+/// it cannot be lowered once for all its callers behind the call stack: CTA barriers (every
+/// `bar`/`barrier` form), `bar.warp.sync`, the warp collectives, the matrix instructions that
+/// exchange values over the warp (`FnLower::warp_exchange`) and CTA-scope fences, which are
+/// lowered as workgroup barriers (`FnLower::fence`). Anything else whose lowering records a
+/// barrier is still refused in a stack-called body (`Calls::lower_stack_body`).
+fn needs_simt_view(inst: &ast::Instruction) -> bool {
+    match inst.opcode.name.as_str() {
+        "bar" | "barrier" | "shfl" | "vote" | "match" | "redux" | "activemask" | "elect" | "ldmatrix" | "stmatrix" | "mma"
+        | "wmma" | "wgmma" => true,
+        "membar" | "fence" => inst.modifiers.iter().any(|m| m.text == "cta"),
+        _ => false,
+    }
 }
 
 /// Whether a declaration in `stmts` (nested blocks included) of local memory (`.local`, a
@@ -166,12 +201,19 @@ impl<'a> Functions<'a> {
             }
         }
 
-        // The call graph (an indirect call may reach every address-taken function).
+        // The call graph (an indirect call may reach every address-taken function). For the
+        // barriers a call may reach, an indirect call reaches only the candidates
+        // `indirect_call` expands: those whose parameter and return counts fit.
         let mut edges: Vec<Vec<usize>> = vec![Vec::new(); n];
+        let mut simt_edges: Vec<Vec<usize>> = vec![Vec::new(); n];
         let mut size = vec![0usize; n];
+        let mut simt_holder: Vec<Option<usize>> = vec![None; n];
         for (id, f) in defs.iter().enumerate() {
             walk(f.body.as_deref().unwrap_or(&[]), &mut |inst| {
                 size[id] += 1;
+                if needs_simt_view(inst) {
+                    simt_holder[id] = Some(id);
+                }
                 if inst.opcode.name != "call" {
                     return;
                 }
@@ -180,12 +222,20 @@ impl<'a> Functions<'a> {
                     Some(OperandKind::Symbol { name, .. }) if names.contains_key(name.as_str()) => {
                         if let Some(t) = id_of(name) {
                             edges[id].push(t);
+                            simt_edges[id].push(t);
                         }
                     }
-                    _ => edges[id].extend((0..n).filter(|&t| address_taken[t])),
+                    _ => {
+                        edges[id].extend((0..n).filter(|&t| address_taken[t]));
+                        let counts = CallParts::of(inst).ok().map(|p| (p.args.len(), p.rets.len()));
+                        simt_edges[id].extend((0..n).filter(|&t| {
+                            address_taken[t] && counts.is_none_or(|c| c == (defs[t].params.len(), defs[t].returns.len()))
+                        }));
+                    }
                 }
             });
         }
+        propagate_to_callers(&simt_edges, &mut simt_holder);
         let component = strongly_connected_components(&edges);
         let mut comp_size: HashMap<usize, usize> = HashMap::new();
         for &c in &component {
@@ -208,7 +258,17 @@ impl<'a> Functions<'a> {
         } else {
             8
         };
-        Ok(Functions { defs, names, component, recursive, address_taken, size, module_uses_cvta_param, frame_align })
+        let printf_sites = crate::printf::Sites::find(module);
+        Ok(Functions { defs, names, component, recursive, address_taken, size, simt_holder, module_uses_cvta_param, frame_align, printf_sites })
+    }
+
+    /// " (in `g`, …)" where function `id`'s barrier or collective is in its callee `holder`.
+    fn holder_phrase(&self, id: usize, holder: usize) -> String {
+        if holder == id {
+            String::new()
+        } else {
+            format!(" (in `{}`, which it calls)", self.defs[holder].name.name)
+        }
     }
 
     /// The address of function `name` (for symbolic initializers), if it is a defined function.
@@ -224,6 +284,26 @@ fn function_address(id: usize, address_size: u32) -> u64 {
         a
     } else {
         a as u32 as u64
+    }
+}
+
+/// Gives every caller, direct or not, of a function with a holder that holder (a function
+/// that has its own keeps itself): once per function, over the reversed call graph.
+fn propagate_to_callers(edges: &[Vec<usize>], holder: &mut [Option<usize>]) {
+    let mut callers: Vec<Vec<usize>> = vec![Vec::new(); edges.len()];
+    for (caller, targets) in edges.iter().enumerate() {
+        for &t in targets {
+            callers[t].push(caller);
+        }
+    }
+    let mut work: Vec<usize> = (0..edges.len()).filter(|&v| holder[v].is_some()).collect();
+    while let Some(v) = work.pop() {
+        for &c in &callers[v] {
+            if holder[c].is_none() {
+                holder[c] = holder[v];
+                work.push(c);
+            }
+        }
     }
 }
 
@@ -600,6 +680,9 @@ pub fn lower_call(inst: &ast::Instruction, fl: &mut FnLower, calls: &mut Calls) 
         OperandKind::Symbol { name, component: None } if calls.funcs.names.contains_key(name.as_str()) => {
             match calls.funcs.names[name.as_str()] {
                 Some(id) => direct_call(fl, calls, &parts, id)?,
+                // Device-side `printf` (CUDA's runtime function, see `printf`).
+                None if name == "vprintf" => crate::printf::lower_vprintf(fl, &calls.funcs.printf_sites, inst, &parts.rets, &parts.args)?,
+                None if name == "__assertfail" => crate::printf::lower_assertfail(fl, &calls.funcs.printf_sites, inst)?,
                 None => return Err(unresolved_function(name, parts.target.span)),
             }
         }
@@ -630,10 +713,35 @@ fn direct_call(fl: &mut FnLower, calls: &mut Calls, parts: &CallParts, id: usize
         ));
     }
     let f = calls.funcs;
-    if !f.recursive[id] && calls.inlined + f.size[id] <= calls.budget && calls.inline_stack.len() < MAX_INLINE_DEPTH {
-        inline_call(fl, calls, parts, id)
-    } else {
-        stack_call(fl, calls, parts, id)
+    let depth_left = calls.inline_stack.len() < MAX_INLINE_DEPTH;
+    match f.simt_holder[id] {
+        // Recursive ones go to the stack, whose body lowering refuses the barrier.
+        Some(holder) if !f.recursive[id] => {
+            let holder = f.holder_phrase(id, holder);
+            if !depth_left {
+                return Err(Diagnostic::new(
+                    format!(
+                        "call to device function `{}`, which holds a barrier or warp collective{holder} and so must be \
+                         inlined, nests deeper than {MAX_INLINE_DEPTH} inlined calls",
+                        callee.name.name
+                    ),
+                    parts.target.span,
+                ));
+            }
+            if calls.inlined + f.size[id] > INLINE_GROWTH_LIMIT {
+                return Err(Diagnostic::new(
+                    format!(
+                        "inlining device function `{}`, which holds a barrier or warp collective{holder} and so must be \
+                         inlined, would grow the kernel by more than {INLINE_GROWTH_LIMIT} instructions",
+                        callee.name.name
+                    ),
+                    parts.target.span,
+                ));
+            }
+            inline_call(fl, calls, parts, id)
+        }
+        _ if !f.recursive[id] && calls.inlined + f.size[id] <= calls.budget && depth_left => inline_call(fl, calls, parts, id),
+        _ => stack_call(fl, calls, parts, id),
     }
 }
 
@@ -1017,10 +1125,18 @@ impl Calls<'_> {
         let after = fl.new_node();
         fl.terminate(Terminator::Return, after);
         if let Some(span) = fl.barriers.get(barriers).map(|b| b.1).or(fl.sched.points.get(points).map(|p| p.span)) {
+            // Non-recursive functions that hold one are inlined (`direct_call`): what reaches
+            // here is recursion, or a barrier `needs_simt_view` does not know.
+            let why = if self.funcs.recursive[id] {
+                "is recursive (it calls itself, directly or through other functions), so it is called through the \
+                 call stack"
+            } else {
+                "is called through the call stack (beyond the inlining budget)"
+            };
             return Err(unsupported(
                 format!(
-                    "a barrier in device function `{}`, which is called through the call stack (it is recursive, \
-                     or beyond the inlining budget); only inlined functions may contain barriers",
+                    "a barrier or warp collective in device function `{}`, which {why}; only inlined functions may \
+                     contain barriers and warp collectives",
                     callee.name.name
                 ),
                 span,

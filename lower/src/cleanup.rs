@@ -23,7 +23,7 @@
 use std::collections::hash_map::Entry;
 use std::hash::{Hash, Hasher};
 
-use rustc_hash::{FxHashMap, FxHasher};
+use rustc_hash::{FxHashMap, FxHashSet, FxHasher};
 
 use crate::ir::{stmt_operands, stmt_operands_mut, BinaryOp, Block, Const, Expr, Fact, Kernel, Operand, Stmt, Ty, VarId};
 
@@ -33,6 +33,10 @@ use crate::ir::{stmt_operands, stmt_operands_mut, BinaryOp, Block, Const, Expr, 
 pub fn simplify(kernel: &mut Kernel) -> Option<Vec<bool>> {
     // The values of the body as it stands, while it is known (see above).
     let mut unchanged = None;
+    // The round before, where nothing it changed can show `common_subexpressions` anything
+    // new but a change of the values (see `Round::settled`): its values, and the variables
+    // its body still needs.
+    let mut settled: Option<(Vec<bool>, Round)> = None;
     // Each round can expose more (a copy of a copy, a chain left dead); few are needed.
     // (Dead code removal exposes nothing new to the other two, so it does not ask for a round.)
     for round in 0..3 {
@@ -40,22 +44,33 @@ pub fn simplify(kernel: &mut Kernel) -> Option<Vec<bool>> {
         // assignments to values whose operands are values, into a read of an earlier value
         // that dominates them), so `propagate_copies` takes the same list.
         let values = kernel.value_vars();
-        // The integer identities are folded in the first round's walk (a walk of its own
-        // before; folding `x + 0` into `x` changes no variable's being a value).
-        let (shared, subst) = common_subexpressions(kernel, &values, round == 0);
-        #[cfg(test)]
-        assert!(kernel.value_vars() == values, "common_subexpressions changed the values");
-        // One walk for the copies and the repeated faults (each was a walk of its own, and the
-        // faults' three): each statement is done with the first before the second looks at it,
-        // which reads only statements before it (values, dominating faults), as in two walks.
-        let (copies, decided) = propagate_copies_and_remove_repeated_faults(kernel, &values, subst);
-        let removed = remove_dead(kernel);
-        if !shared && !copies && !decided {
-            // Nothing changed the body since `values` (removing an assignment can make its
-            // variable a value: then they are recomputed).
-            unchanged = (!removed).then_some(values);
+        let before = settled.take().filter(|(before, done)| same_where_needed(before, &values, &done.needed));
+        // Most kernels end with a round that changes nothing (it was a fifth of the pass):
+        // after a settled round, this one shares nothing and so has no copy to propagate.
+        let share = before.is_none();
+        if before.as_ref().is_some_and(|(_, done)| !done.reshaped) {
+            // Nor anything else to do: the faults and the dead code are as it left them.
+            #[cfg(test)]
+            confirm_settled(kernel, &values);
+            unchanged = Some(values);
             break;
         }
+        #[cfg(test)]
+        let expected = (!share).then(|| {
+            let mut copy = kernel.clone();
+            uncounted(|| one_round(&mut copy, &values, false, true));
+            copy
+        });
+        let done = one_round(kernel, &values, round == 0, share);
+        #[cfg(test)]
+        assert!(expected.is_none_or(|k| k == *kernel), "a settled round shared an expression");
+        if !done.changed() {
+            // Nothing changed the body since `values` (removing an assignment can make its
+            // variable a value: then they are recomputed).
+            unchanged = (!done.removed).then_some(values);
+            break;
+        }
+        settled = done.settled().then_some((values, done));
     }
     let kept = compact_vars(kernel);
     let values = match (unchanged?, kept) {
@@ -65,6 +80,102 @@ pub fn simplify(kernel: &mut Kernel) -> Option<Vec<bool>> {
     #[cfg(test)]
     assert!(kernel.value_vars() == values, "simplify returned stale values");
     Some(values)
+}
+
+/// What one round of [`simplify`] did.
+struct Round {
+    /// Common subexpressions replaced, copies propagated, selects decided: another round may
+    /// find more.
+    shared: bool,
+    copies: bool,
+    decided: bool,
+    /// Dead assignments or empty `if`s removed.
+    removed: bool,
+    /// Two different expressions met under one hash in `common_subexpressions` (which then
+    /// misses an equality another round may find).
+    collided: bool,
+    /// A copy's propagation rewrote an assignment `common_subexpressions` may share (it saw
+    /// the assignment before the rewrite) into an expression another assignment may equal.
+    reread: bool,
+    /// `remove_dead` removed an `if` (its condition was a read that kept other assignments)
+    /// or left one holding a lone fault (which `propagate_copies_and_remove_repeated_faults`
+    /// looks for).
+    reshaped: bool,
+    /// Per variable: whether the body may still read it (`remove_dead`'s marks); the others
+    /// are read nowhere and assigned no pure expression (a copy propagated, a dead one).
+    needed: Vec<bool>,
+}
+
+impl Round {
+    fn changed(&self) -> bool {
+        self.shared || self.copies || self.decided
+    }
+
+    /// Whether the next round shares no expression (and so has no copy to propagate) where
+    /// the values it needs stay the same: its `common_subexpressions` would see every
+    /// expression this round's walk saw (which found all equalities there: without a
+    /// collision the table holds one expression per hash, and only its last entry can still
+    /// dominate) or one rewritten since into an expression met nowhere else (`reread`), and
+    /// no copy is left (all were propagated; a decided select is a new one). Its facts and
+    /// faults are this round's too (`propagate_copies_and_remove_repeated_faults` decides each
+    /// statement after rewriting it, reading only what comes before), and unless `reshaped`,
+    /// `remove_dead` has nothing left to remove (it marks from the same roots): then the round
+    /// changes nothing at all.
+    fn settled(&self) -> bool {
+        !self.decided && !self.collided && !self.reread
+    }
+}
+
+#[cfg(test)]
+thread_local! {
+    /// The rounds that looked for common subexpressions (tests: which rounds were skipped).
+    static SHARING_ROUNDS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+}
+
+/// `f`, its rounds not counted in `SHARING_ROUNDS` (the checks' rounds on copies).
+#[cfg(test)]
+fn uncounted<T>(f: impl FnOnce() -> T) -> T {
+    let n = SHARING_ROUNDS.with(|n| n.get());
+    let out = f();
+    SHARING_ROUNDS.with(|c| c.set(n));
+    out
+}
+
+/// In tests: a round after a settled one that `remove_dead` did not reshape changes nothing.
+#[cfg(test)]
+fn confirm_settled(kernel: &Kernel, values: &[bool]) {
+    let mut copy = kernel.clone();
+    let done = uncounted(|| one_round(&mut copy, values, false, true));
+    assert!(!done.changed() && !done.removed && copy == *kernel, "a settled round changed the body");
+}
+
+/// One round of [`simplify`] on the body whose values are `values`; `share`: whether to look
+/// for common subexpressions (the walk that finds the copies to propagate too).
+fn one_round(kernel: &mut Kernel, values: &[bool], fold: bool, share: bool) -> Round {
+    #[cfg(test)]
+    if share {
+        SHARING_ROUNDS.with(|n| n.set(n.get() + 1));
+    }
+    // The integer identities are folded in the first round's walk (a walk of its own
+    // before; folding `x + 0` into `x` changes no variable's being a value).
+    let (shared, subst, collided, shared_hashes) =
+        if share { common_subexpressions(kernel, values, fold) } else { (false, vec![None; kernel.vars.len()], false, FxHashMap::default()) };
+    #[cfg(test)]
+    assert!(kernel.value_vars() == values, "common_subexpressions changed the values");
+    // One walk for the copies and the repeated faults (each was a walk of its own, and the
+    // faults' three): each statement is done with the first before the second looks at it,
+    // which reads only statements before it (values, dominating faults), as in two walks.
+    let (copies, decided, reread) = propagate_copies_and_remove_repeated_faults(kernel, values, subst, &shared_hashes);
+    drop(shared_hashes);
+    let (removed, reshaped, needed) = remove_dead(kernel);
+    Round { shared, copies, decided, removed, collided, reread, reshaped, needed }
+}
+
+/// Whether `after` (the values now) equals `before` at every variable `needed`: the others are
+/// read nowhere and assigned no pure expression, so their being values (a propagated copy's
+/// variable is no longer assigned at all) changes nothing a round does.
+fn same_where_needed(before: &[bool], after: &[bool], needed: &[bool]) -> bool {
+    before.len() == after.len() && needed.len() == after.len() && before.iter().zip(after).zip(needed).all(|((b, a), n)| !n || a == b)
 }
 
 fn is_zero(o: Operand) -> bool {
@@ -112,8 +223,10 @@ fn identity(e: &Expr) -> Option<Expr> {
 /// Returns whether anything changed, and the copies `propagate_copies` replaces (its
 /// [`copy_to_propagate`] of each assignment as this walk leaves it: collected here, not in
 /// a walk of their own).
-/// `fold`: [`identity`] first folds each assignment.
-fn common_subexpressions(kernel: &mut Kernel, values: &[bool], fold: bool) -> (bool, Vec<Option<Operand>>) {
+/// `fold`: [`identity`] first folds each assignment. Also returns whether two different
+/// expressions met under one hash (see `by_hash`), and the hashes of the expressions it
+/// left to share (in `by_hash`'s keys).
+fn common_subexpressions(kernel: &mut Kernel, values: &[bool], fold: bool) -> (bool, Vec<Option<Operand>>, bool, FxHashMap<u64, u32>) {
     let is_value = |v: VarId| values.get(v.index()).copied().unwrap_or(false);
     struct Cx<'a> {
         is_value: &'a dyn Fn(VarId) -> bool,
@@ -134,6 +247,7 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool], fold: bool) -> (b
         /// by a load and then a store) is found in one walk, not one link per round.
         same_as: FxHashMap<VarId, VarId>,
         changed: bool,
+        collided: bool,
         values: &'a [bool],
         subst: Vec<Option<Operand>>,
         fold: bool,
@@ -164,10 +278,8 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool], fold: bool) -> (b
                 if (cx.is_value)(*dst) && expr.is_pure() && !matches!(expr, Expr::Use(_)) && operands_fixed {
                     // One lookup (hash and probe) per expression: the entry is found or
                     // made at once. An entry of a block already left is replaced.
-                    let mut h = FxHasher::default();
-                    expr.hash(&mut h);
                     let next = cx.seen.len() as u32;
-                    match cx.by_hash.entry(h.finish()) {
+                    match cx.by_hash.entry(expr_hash(expr)) {
                         Entry::Occupied(mut e) => {
                             let (earlier_expr, earlier, at) = &cx.seen[*e.get() as usize];
                             if earlier_expr == expr && cx.open[*at as usize] {
@@ -176,6 +288,7 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool], fold: bool) -> (b
                                 cx.same_as.insert(*dst, earlier);
                                 cx.changed = true;
                             } else {
+                                cx.collided |= earlier_expr != expr;
                                 cx.seen.push((expr.clone(), *dst, id));
                                 e.insert(next);
                             }
@@ -202,9 +315,16 @@ fn common_subexpressions(kernel: &mut Kernel, values: &[bool], fold: bool) -> (b
     let by_hash = FxHashMap::with_capacity_and_hasher(room, Default::default());
     let subst = vec![None; kernel.vars.len()];
     let mut cx =
-        Cx { is_value: &is_value, seen: Vec::with_capacity(room), by_hash, open: Vec::new(), same_as: FxHashMap::default(), changed: false, values, subst, fold };
+        Cx { is_value: &is_value, seen: Vec::with_capacity(room), by_hash, open: Vec::new(), same_as: FxHashMap::default(), changed: false, collided: false, values, subst, fold };
     block(&mut kernel.body, &mut cx);
-    (cx.changed, cx.subst)
+    (cx.changed, cx.subst, cx.collided, cx.by_hash)
+}
+
+/// The hash `common_subexpressions` files an expression under.
+fn expr_hash(e: &Expr) -> u64 {
+    let mut h = FxHasher::default();
+    e.hash(&mut h);
+    h.finish()
 }
 
 /// `o` if `dst = o` is a copy that `propagate_copies` replaces: `dst` a value, `o` a constant
@@ -220,7 +340,10 @@ fn copy_to_propagate(dst: VarId, expr: &Expr, values: &[bool]) -> Option<Operand
 
 /// Two rewrites in one walk (each statement is done with the first before the second looks at
 /// it, and the second reads only what comes before it in the walk: the same result as a walk
-/// for each). Returns whether any copy was replaced and whether a select was decided.
+/// for each). Returns whether any copy was replaced, whether a select was decided, and
+/// whether an assignment `common_subexpressions` may share was rewritten into an expression
+/// that another round's walk may find equal to another: one of `shared_hashes` (the
+/// expressions its walk left) or of another rewritten one.
 ///
 /// **Copies.** Replaces every value that copies a constant or another value by that operand,
 /// and removes the copy (`subst`: per variable, the operand its copy is replaced by, from
@@ -242,7 +365,12 @@ fn copy_to_propagate(dst: VarId, expr: &Expr, values: &[bool]) -> Option<Operand
 /// The facts (`Kernel::value_facts`: an alignment test of an offset built from aligned terms,
 /// proven false, never faults) and the `&&`s of conditions are those of values, whose
 /// assignments come before every read in the walk: each is noted where it is assigned.
-fn propagate_copies_and_remove_repeated_faults(kernel: &mut Kernel, values: &[bool], subst: Vec<Option<Operand>>) -> (bool, bool) {
+fn propagate_copies_and_remove_repeated_faults(
+    kernel: &mut Kernel,
+    values: &[bool],
+    subst: Vec<Option<Operand>>,
+    shared_hashes: &FxHashMap<u64, u32>,
+) -> (bool, bool, bool) {
     let copies = subst.iter().any(Option::is_some);
     // Resolve chains (`a = b; b = c` in program order gives a → b → c). Acyclic: each copy's
     // operand is assigned strictly before it.
@@ -273,6 +401,10 @@ fn propagate_copies_and_remove_repeated_faults(kernel: &mut Kernel, values: &[bo
         seen: FxHashMap<Operand, u32>,
         undo: Vec<(Operand, Option<u32>)>,
         decided: bool,
+        reread: bool,
+        shared_hashes: &'a FxHashMap<u64, u32>,
+        /// The hashes of the rewritten assignments so far.
+        rewritten: FxHashSet<u64>,
     }
     impl Cx<'_> {
         fn is_value(&self, o: Operand) -> bool {
@@ -299,15 +431,6 @@ fn propagate_copies_and_remove_repeated_faults(kernel: &mut Kernel, values: &[bo
             }
         }
     }
-    fn lone_fault(s: &Stmt) -> Option<(Operand, u32)> {
-        match s {
-            Stmt::If { cond, then_body, else_body } if else_body.stmts.is_empty() => match then_body.stmts.as_slice() {
-                [Stmt::Fault { code }] => Some((*cond, *code)),
-                _ => None,
-            },
-            _ => None,
-        }
-    }
     fn block(b: &mut Block, cx: &mut Cx) {
         let mark = cx.undo.len();
         b.stmts.retain_mut(|s| {
@@ -317,7 +440,20 @@ fn propagate_copies_and_remove_repeated_faults(kernel: &mut Kernel, values: &[bo
                         return false;
                     }
                 }
-                stmt_operands_mut(s, |o| *o = (cx.resolve)(*o));
+                let mut rewritten = false;
+                stmt_operands_mut(s, |o| {
+                    let r = (cx.resolve)(*o);
+                    rewritten |= r != *o;
+                    *o = r;
+                });
+                if rewritten && !cx.reread {
+                    if let Stmt::Assign { dst, expr } = s {
+                        if cx.values.get(dst.index()).copied().unwrap_or(false) && expr.is_pure() && !matches!(expr, Expr::Use(_)) {
+                            let h = expr_hash(expr);
+                            cx.reread = cx.shared_hashes.contains_key(&h) || !cx.rewritten.insert(h);
+                        }
+                    }
+                }
             }
             if let Stmt::Assign { dst, expr } = s {
                 if cx.values.get(dst.index()).copied().unwrap_or(false) {
@@ -374,19 +510,34 @@ fn propagate_copies_and_remove_repeated_faults(kernel: &mut Kernel, values: &[bo
         seen: FxHashMap::default(),
         undo: Vec::new(),
         decided: false,
+        reread: false,
+        shared_hashes,
+        rewritten: FxHashSet::default(),
     };
     block(&mut body, &mut cx);
-    let decided = cx.decided;
+    let (decided, reread) = (cx.decided, cx.reread);
     kernel.body = body;
-    (copies, decided)
+    (copies, decided, reread)
+}
+
+/// `if (c) { fault(bits) }` (an `If` whose only statement is a `Fault`) as `(c, bits)`.
+fn lone_fault(s: &Stmt) -> Option<(Operand, u32)> {
+    match s {
+        Stmt::If { cond, then_body, else_body } if else_body.stmts.is_empty() => match then_body.stmts.as_slice() {
+            [Stmt::Fault { code }] => Some((*cond, *code)),
+            _ => None,
+        },
+        _ => None,
+    }
 }
 
 /// Removes pure assignments whose variable no statement needs (not read by a store, a
 /// condition, an impure expression, nor by a pure assignment to a needed variable), then
 /// `if`s left with two empty bodies. One marking pass from those roots, one sweep: linear
 /// (removing one dead assignment at a time, a chain of n needed n walks of the body).
-/// Returns whether anything changed.
-fn remove_dead(kernel: &mut Kernel) -> bool {
+/// Returns whether anything changed, whether it removed an `if` or left one holding a lone
+/// fault (see `Round::reshaped`), and which variables it kept as needed.
+fn remove_dead(kernel: &mut Kernel) -> (bool, bool, Vec<bool>) {
     let n = kernel.vars.len();
     let keep = kernel.fault_site_var;
     // Per variable: the variables its pure assignments read (edges `(assigned, read)`, then
@@ -458,22 +609,31 @@ fn remove_dead(kernel: &mut Kernel) -> bool {
             }
         }
     }
-    fn sweep(b: &mut Block, needed: &[bool]) -> bool {
+    fn sweep(b: &mut Block, needed: &[bool], reshaped: &mut bool) -> bool {
         let mut changed = false;
         for s in &mut b.stmts {
+            let mut inner = false;
             for body in s.bodies_mut() {
-                changed |= sweep(body, needed);
+                inner |= sweep(body, needed, reshaped);
             }
+            *reshaped |= inner && lone_fault(s).is_some();
+            changed |= inner;
         }
         let before = b.stmts.len();
         b.stmts.retain(|s| match s {
             Stmt::Assign { dst, expr } => !expr.is_pure() || needed.get(dst.index()).copied().unwrap_or(true),
-            Stmt::If { then_body, else_body, .. } => !(then_body.stmts.is_empty() && else_body.stmts.is_empty()),
+            Stmt::If { then_body, else_body, .. } => {
+                let keep = !(then_body.stmts.is_empty() && else_body.stmts.is_empty());
+                *reshaped |= !keep;
+                keep
+            }
             _ => true,
         });
         changed || b.stmts.len() != before
     }
-    sweep(&mut kernel.body, &needed)
+    let mut reshaped = false;
+    let removed = sweep(&mut kernel.body, &needed, &mut reshaped);
+    (removed, reshaped, needed)
 }
 
 /// Drops variables that are neither assigned nor read, renumbering the others.
@@ -580,6 +740,7 @@ mod tests {
             param_bytes: 0,
             features: Default::default(),
             functions: Vec::new(),
+            printf: Vec::new(),
         }
     }
     fn v(i: u32) -> Operand {
@@ -669,6 +830,33 @@ mod tests {
         let Stmt::If { then_body, .. } = &k.body.stmts[2] else { panic!("{:#?}", k.body.stmts) };
         assert!(matches!(then_body.stmts[0], Stmt::Assign { expr: Expr::Binary { .. }, .. }), "{:#?}", k.body.stmts);
         assert_eq!(k.body.stmts[4..], [store(72, v(2)), store(73, v(2))]);
+    }
+
+    /// `simplify`, and how many rounds looked for common subexpressions (the confirming ones
+    /// run anyway in tests, on a copy, uncounted).
+    fn simplify_counting(k: &mut Kernel) -> u32 {
+        SHARING_ROUNDS.with(|n| n.set(0));
+        simplify(k);
+        SHARING_ROUNDS.with(|n| n.get())
+    }
+
+    #[test]
+    fn a_round_after_a_settled_one_is_skipped() {
+        // v2 = v0 + v1 twice: the first round shares them and propagates the copy into the
+        // store, which no later walk can share: it ends settled, so no second round runs.
+        let mut k = kernel(&[Ty::U32; 4], vec![load(0, 70), load(1, 71), add(2, v(0), v(1)), add(3, v(0), v(1)), store(72, v(2)), store(73, v(3))]);
+        assert_eq!(simplify_counting(&mut k), 1);
+        assert_eq!(k.body.stmts, vec![load(0, 70), load(1, 71), add(2, v(0), v(1)), store(72, v(2)), store(73, v(2))]);
+    }
+
+    #[test]
+    fn a_copy_that_makes_two_computations_equal_asks_for_another_round() {
+        // v4 = v0 + v2 differs from v3 = v0 + v1 until the copy v2 = v1 is propagated (after
+        // the first round's sharing walk): the second round shares them.
+        let stmts = vec![load(0, 70), load(1, 71), copy(2, v(1)), add(3, v(0), v(1)), add(4, v(0), v(2)), store(72, v(3)), store(73, v(4))];
+        let mut k = kernel(&[Ty::U32; 5], stmts);
+        assert_eq!(simplify_counting(&mut k), 2);
+        assert_eq!(k.body.stmts, vec![load(0, 70), load(1, 71), add(2, v(0), v(1)), store(72, v(2)), store(73, v(2))]);
     }
 
     #[test]

@@ -205,6 +205,7 @@ mod tests {
             param_bytes: 0,
             features: Default::default(),
             functions: Vec::new(),
+            printf: Vec::new(),
         }
     }
 

@@ -246,6 +246,8 @@ pub struct FnLower {
     outlined_keys: HashMap<String, (u32, SubnormalUse, bool)>,
     /// While a function's body is being built: its opaque-zero parameter, once asked for.
     capture: Option<Option<VarId>>,
+    /// The formats of the kernel's `printf` calls (`ir::Kernel::printf`).
+    pub printf_formats: Vec<crate::printf::Format>,
 }
 
 /// A pair of flags, one per float format that a device may flush.
@@ -333,6 +335,7 @@ impl FnLower {
             functions: Vec::new(),
             outlined_keys: HashMap::new(),
             capture: None,
+            printf_formats: Vec::new(),
         }
     }
 }

@@ -690,6 +690,9 @@ pub struct GlobalSegment {
     /// Fields whose initial value is the address of a variable of the segment (PTX §5.4.4),
     /// known once the host has placed the segment.
     pub relocs: Vec<GlobalReloc>,
+    /// Segment offset of the module's printf buffer (`printf::REGION_BYTES` bytes), if it
+    /// declares `vprintf`.
+    pub printf_region: Option<u64>,
 }
 
 /// A field of the globals segment initialized with the address of segment byte `target`
@@ -865,6 +868,7 @@ impl Function {
             param_bytes: 0,
             features: Features::default(),
             functions: Vec::new(),
+            printf: Vec::new(),
         }
     }
 
@@ -935,6 +939,9 @@ pub struct Kernel {
     pub features: Features,
     /// Functions the body calls ([`Expr::Call`]'s `func` indexes this).
     pub functions: Vec<Function>,
+    /// The formats of its device-side `printf` calls, for the host that formats their records
+    /// (see `printf`); empty for kernels without `printf`.
+    pub printf: Vec<crate::printf::Format>,
 }
 
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -1197,17 +1204,18 @@ impl Kernel {
                             // (mandelbrot's pixel coordinates, `cvt.rn.f32.s32`) is not the
                             // loop bound the miscompile needs, and reading such words through
                             // the opaque load cost mandelbrot a fifth of its time (issue 11).
-                            let float = |i: usize| f.float.get(i).copied().unwrap_or(true);
+                            // (Fields borrowed apart: the edges go straight into `sources`,
+                            // not through a `Vec` per assignment.)
+                            let (float, sources) = (&f.float, &mut f.sources);
+                            let float = |i: usize| float.get(i).copied().unwrap_or(true);
                             if dst.index() < f.loaded.len() && !float(dst.index()) {
-                                let mut edges = Vec::new();
                                 expr.for_each_operand(|o| {
                                     if let Operand::Var(v) = o {
                                         if !float(v.index()) {
-                                            edges.push((dst.0, v.0));
+                                            sources.push((dst.0, v.0));
                                         }
                                     }
                                 });
-                                f.sources.extend(edges);
                             }
                         }
                     },
@@ -1413,17 +1421,23 @@ impl Kernel {
     /// value (backends treat it apart).
     pub fn value_vars(&self) -> Vec<bool> {
         const NONE: u32 = u32::MAX;
+        // Per variable, one byte: no assignment yet, one (and every read so far after it), or
+        // not a value (a second assignment, a read it does not dominate). The list returned
+        // is one pass over these bytes (a count, a flag and a test per variable were a fifth
+        // of the walk on big kernels).
+        const UNSET: u8 = 0;
+        const ONCE: u8 = 1;
+        const NOT: u8 = 2;
         struct W {
-            defs: Vec<u32>,
+            state: Vec<u8>,
             def_block: Vec<u32>,
-            bad: Vec<bool>,
             open: Vec<bool>,
         }
         fn read(w: &mut W, o: Operand) {
             if let Operand::Var(v) = o {
                 let Some(&b) = w.def_block.get(v.index()) else { return };
                 if b == NONE || !w.open[b as usize] {
-                    w.bad[v.index()] = true;
+                    w.state[v.index()] = NOT;
                 }
             }
         }
@@ -1433,8 +1447,8 @@ impl Kernel {
             for s in &b.stmts {
                 stmt_operands(s, |o| read(w, o));
                 if let Stmt::Assign { dst, .. } = s {
-                    if let Some(d) = w.defs.get_mut(dst.index()) {
-                        *d += 1;
+                    if let Some(st) = w.state.get_mut(dst.index()) {
+                        *st = if *st == UNSET { ONCE } else { NOT };
                         if w.def_block[dst.index()] == NONE {
                             w.def_block[dst.index()] = id as u32;
                         }
@@ -1447,11 +1461,13 @@ impl Kernel {
             w.open[id] = false;
         }
         let n = self.vars.len();
-        let mut w = W { defs: vec![0; n], def_block: vec![NONE; n], bad: vec![false; n], open: Vec::new() };
+        let mut w = W { state: vec![UNSET; n], def_block: vec![NONE; n], open: Vec::new() };
         block(&mut w, &self.body);
-        (0..n)
-            .map(|i| w.defs[i] == 1 && !w.bad[i] && self.fault_site_var.is_none_or(|f| f.index() != i))
-            .collect()
+        let mut values: Vec<bool> = w.state.iter().map(|&s| s == ONCE).collect();
+        if let Some(v) = self.fault_site_var.and_then(|f| values.get_mut(f.index())) {
+            *v = false;
+        }
+        values
     }
 
     pub fn var_ty(&self, v: VarId) -> Ty {

@@ -407,6 +407,7 @@ fn finish_kernel(
     let scheduled = fl.scheduler;
     let functions = std::mem::take(&mut fl.functions);
     let inst_vars = std::mem::take(&mut fl.inst_vars);
+    let printf = std::mem::take(&mut fl.printf_formats);
     let (cfg, mut vars, barriers) = fl.into_cfg();
     let barrier_check = simt::check_barriers(&cfg, &vars, &barriers);
     let mut body = structurize::structurize(cfg, &mut vars)
@@ -451,6 +452,7 @@ fn finish_kernel(
         param_bytes,
         features: ir::Features::default(),
         functions,
+        printf,
     };
     grid::resolve_grid_builtins(&mut kernel);
     // After `grid`: the scratch slot uses the raw (per-dispatch) workgroup id.

@@ -229,8 +229,21 @@ pub fn layout_globals(
         let target = (place.offset as i64).wrapping_add(a.addend);
         seg.relocs.push(GlobalReloc { at, size, target, byte: a.byte, address_bytes: if address_size == 64 { 8 } else { 4 } });
     }
-    let len = align_up(seg.init.len() as u64, 4) as usize;
-    seg.init.resize(len, 0);
+    let mut len = align_up(seg.init.len() as u64, 4);
+    if crate::printf::module_uses_printf(items) {
+        // The printf buffer (see `printf`): after every variable, zeroed like them.
+        let offset = align_up(len, 8);
+        len = offset + crate::printf::REGION_BYTES;
+        if len > max_bytes {
+            return Err(Diagnostic::new(
+                format!("the printf buffer ({} bytes) does not fit the {max_bytes} bytes of global memory available for module variables", crate::printf::REGION_BYTES),
+                Default::default(),
+            ));
+        }
+        seg.printf_region = Some(offset);
+        places.push((crate::printf::REGION_NAME.to_string(), GlobalPlace { offset, size: crate::printf::REGION_BYTES, constant: false, declared_at: None }));
+    }
+    seg.init.resize(len as usize, 0);
     Ok((seg, places))
 }
 

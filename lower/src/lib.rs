@@ -31,6 +31,7 @@ mod meeting;
 mod loop_cut;
 mod loop_exits;
 pub(crate) mod operand_types;
+pub mod printf;
 mod ptx_types;
 pub mod ir;
 mod shared64;

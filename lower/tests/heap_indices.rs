@@ -99,6 +99,7 @@ fn proven(k_limit: u32, j: u32, sub: u32, sink: u32, twice: bool) -> bool {
         param_bytes: 8,
         features: Default::default(),
         functions: Vec::new(),
+        printf: Vec::new(),
     };
     k.heap_indices_in_range()[7]
 }

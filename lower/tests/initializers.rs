@@ -69,6 +69,7 @@ fn image_patches_relocations_at_the_base() {
             GlobalReloc { at: 24, size: 1, target: 4, byte: Some(4), address_bytes: 4 },
             GlobalReloc { at: 25, size: 1, target: 4, byte: Some(0), address_bytes: 4 },
         ],
+        printf_region: None,
     };
     let base = 0x0123_4567_89ab_cd00u64;
     let img = seg.image(base);

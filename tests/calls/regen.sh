@@ -15,7 +15,7 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 cd "$HERE"
 
-KERNELS="noinline recursion mutual byval fnptr trap switch"
+KERNELS="noinline recursion mutual byval fnptr trap switch collective"
 . ../cuda-env.sh
 export PATH="$CUDA_BIN:$PATH"
 need_clang

@@ -23,8 +23,9 @@ fn dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("calls")
 }
 
-/// Translates `ptx` for `backend` (validated) and runs `kernel` on `backend` with the
-/// buffers `inputs`, then zeroed buffers of `out_bytes`, then the `.s32` element count `n`.
+/// Translates `ptx` for `backend` (validated) and runs `kernel` on `backend` with `[block,
+/// grid]` threads per CTA and CTAs and the buffers `inputs`, then zeroed buffers of
+/// `out_bytes`, then the `.s32` element count `n`.
 #[allow(clippy::too_many_arguments)]
 fn launch(
     gpu: &std::sync::Arc<Gpu>,
@@ -33,13 +34,14 @@ fn launch(
     kernel: &str,
     backend: Backend,
     inline_budget: Option<usize>,
+    [block, grid]: [u32; 2],
     inputs: &[Vec<u8>],
     out_bytes: &[usize],
     n: i32,
 ) -> Result<Vec<Vec<u8>>, Error> {
     let file = SourceFile::new(name.to_string(), ptx.to_string());
     // As the host translates: in the exact f32 mode where the device flushes f32 subnormals.
-    let options = LowerOptions { block: Some([BLOCK, 1, 1]), inline_budget, flushed_f32: gpu.flushes_f32(backend), ..Default::default() };
+    let options = LowerOptions { block: Some([block, 1, 1]), inline_budget, flushed_f32: gpu.flushes_f32(backend), ..Default::default() };
     let program = translate::build_program(&file, &options, &[backend], true)
         .unwrap_or_else(|e| panic!("{name}: translation failed:\n{}", e.render()));
     let mut ctx =
@@ -59,7 +61,7 @@ fn launch(
     }
     args.push(n.to_le_bytes().to_vec());
     let arg_refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-    ctx.launch(&program, kernel, [GRID, 1, 1], &arg_refs, backend)?;
+    ctx.launch(&program, kernel, [grid, 1, 1], &arg_refs, backend)?;
     Ok(outs.iter().map(|&(p, len)| ctx.read(p, len as u64).unwrap()).collect())
 }
 
@@ -92,7 +94,7 @@ fn check_shape(shape: &str, kernel: &str, inputs: &[Vec<u8>], expected: &[Vec<u8
         let path = dir().join("ptx").join(format!("{shape}.{compiler}.ptx"));
         let ptx = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         for backend in Backend::ALL {
-            let got = match launch(&gpu, &path.display().to_string(), &ptx, kernel, backend, budget, inputs, &out_bytes, N as i32) {
+            let got = match launch(&gpu, &path.display().to_string(), &ptx, kernel, backend, budget, [BLOCK, GRID], inputs, &out_bytes, N as i32) {
                 Ok(got) => got,
                 // A device that flushes subnormals on this backend rightly refuses the kernel.
                 Err(e @ Error::SubnormalsFlushed { .. }) => {
@@ -268,7 +270,7 @@ fn trap_in_a_function() {
         let path = dir().join("ptx").join(format!("trap.{compiler}.ptx"));
         let ptx = std::fs::read_to_string(&path).unwrap();
         for backend in Backend::ALL {
-            let r = launch(&gpu, "trap.ptx", &ptx, "trap_kernel", backend, budget, &[u32s(&poisoned)], &[4 * THREADS], N as i32);
+            let r = launch(&gpu, "trap.ptx", &ptx, "trap_kernel", backend, budget, [BLOCK, GRID], &[u32s(&poisoned)], &[4 * THREADS], N as i32);
             match r {
                 Err(e @ Error::KernelFault { .. }) => {
                     let Error::KernelFault { ref kernel, bits, .. } = e else { unreachable!() };
@@ -283,6 +285,105 @@ fn trap_in_a_function() {
 }
 
 // ---- Hand-written PTX: the edges ------------------------------------------------------------
+
+/// Runs `kernel` of `tests/calls/ptx/collective.*.ptx` (every compiler, inlining budget
+/// default and 0) with `[block, grid]` and `n`, comparing `out` (one word a thread) with
+/// `want(block, n, input)`.
+fn check_collective(kernel: &str, cases: &[([u32; 2], i32)], want: impl Fn(usize, usize, &[u32]) -> Vec<u32>) {
+    let Some(gpu) = gpu_or_skip() else { return };
+    for &([block, grid], n) in cases {
+        let threads = (block * grid) as usize;
+        let input = random(threads, 71 + block);
+        let expected = u32s(&want(block as usize, n as usize, &input));
+        for compiler in ["nvcc", "nvcc-G", "clang"] {
+            let path = dir().join("ptx").join(format!("collective.{compiler}.ptx"));
+            let ptx = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            for budget in [None, Some(0)] {
+                for backend in Backend::ALL {
+                    let name = format!("{kernel} {compiler}, block {block}, grid {grid}, n {n}, inline budget {budget:?}, {backend}");
+                    let t = std::time::Instant::now();
+                    let out = launch(&gpu, &path.display().to_string(), &ptx, kernel, backend, budget, [block, grid], &[u32s(&input)], &[4 * threads], n)
+                        .unwrap_or_else(|e| panic!("{name}: {e}"));
+                    eprintln!("{name}: {:?}", t.elapsed());
+                    assert!(out[0] == expected, "{name}: got {:x?}, want {:x?}", words(&out[0]), words(&expected));
+                }
+            }
+        }
+    }
+}
+
+fn words(b: &[u8]) -> Vec<u32> {
+    b.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+/// `__syncthreads()` in `__noinline__` functions (collective.cu `block_step`, called from a
+/// loop in `block_sum`, called twice, and once more alone), inlined whatever the budget;
+/// whole CTAs past `n` exit first. Blocks of 64 and 100 threads (a partial warp), 3 CTAs.
+#[test]
+fn a_barrier_in_noinline_functions_called_from_a_loop() {
+    check_collective("block_sum_kernel", &[([64, 3], 100), ([100, 3], 150)], |block, n, input| {
+        let mut out = vec![0u32; input.len()];
+        for cta in 0..input.len() / block {
+            if cta * block >= n {
+                continue; // the CTA exits before its calls
+            }
+            let x = |t: usize| if cta * block + t < n { input[cta * block + t] } else { 0 };
+            let a = (0..block).fold(0u32, |s, t| s.wrapping_add(x(t)));
+            let b = (0..block).fold(0u32, |s, t| s.wrapping_add(x(t).wrapping_mul(x(t)).wrapping_add(t as u32)));
+            for t in 0..block {
+                out[cta * block + t] = a ^ b.wrapping_add(t as u32);
+            }
+        }
+        out
+    });
+}
+
+/// PTX `shfl.sync.down` (§9.7.8.6) in a tree over the lanes of a warp, as collective.cu's
+/// `warp_sum(v, mask)`: each round every member lane adds lane + d's value where lane + d is a
+/// member (below 32), all lanes reading before any writes. `vals[l]` for the member lanes.
+fn warp_sum_reference(vals: &[u32], members: usize) -> Vec<u32> {
+    let mut v = vals.to_vec();
+    for d in [16, 8, 4, 2, 1] {
+        let before = v.clone();
+        for l in 0..members {
+            if l + d < members {
+                v[l] = v[l].wrapping_add(before[l + d]);
+            }
+        }
+    }
+    v
+}
+
+/// `__shfl_down_sync` in a `__noinline__` function (collective.cu `warp_sum`, called from a
+/// loop and once more), inlined whatever the budget; threads past `n` exit first and the rest
+/// pass their ballot as the mask. Blocks of 64 and 100 threads (a partial warp of 4), 3 CTAs,
+/// `n` inside a warp.
+#[test]
+fn a_warp_shuffle_in_noinline_functions_called_from_a_loop() {
+    check_collective("warp_sum_kernel", &[([64, 3], 150), ([100, 3], 250)], |block, n, input| {
+        let mut out = vec![0u32; input.len()];
+        for cta in 0..input.len() / block {
+            for warp in (0..block).step_by(32) {
+                let first = cta * block + warp;
+                // Lanes of the warp that exist and stay: a prefix.
+                let members = (block - warp).min(32).min(n.saturating_sub(first));
+                let x = &input[first..first + members];
+                let mut acc = vec![0u32; members];
+                for r in 0..3u32 {
+                    let sums = warp_sum_reference(&x.iter().map(|v| v.wrapping_add(r)).collect::<Vec<_>>(), members);
+                    for (a, s) in acc.iter_mut().zip(sums) {
+                        *a = a.wrapping_mul(7).wrapping_add(s);
+                    }
+                }
+                let y = warp_sum_reference(&x.iter().map(|v| v ^ 0x5a5a_5a5a).collect::<Vec<_>>(), members);
+                for l in 0..members {
+                    out[first + l] = acc[l] ^ (y[l] << 1);
+                }
+            }
+        }
+        out
+    });
+}
 
 /// A module with `funcs` before a kernel `k(in, out, n)` that runs `body` for each `i < n`
 /// with `%r1 = in[i]` and stores `%r6` to `out[i]`.
@@ -331,9 +432,9 @@ fn run_k(name: &str, ptx: &str, input: &[u32]) -> Option<Vec<Result<Vec<u32>, u3
     let mut results = Vec::new();
     for budget in [None, Some(0)] {
         for backend in Backend::ALL {
-            let r = launch(&gpu, name, ptx, "k", backend, budget, &[u32s(input)], &[4 * THREADS], N as i32);
+            let r = launch(&gpu, name, ptx, "k", backend, budget, [BLOCK, GRID], &[u32s(input)], &[4 * THREADS], N as i32);
             results.push(match r {
-                Ok(out) => Ok(out[0].chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()),
+                Ok(out) => Ok(words(&out[0])),
                 Err(Error::KernelFault { bits, .. }) => Err(bits),
                 Err(e) => panic!("{name} on {backend} (inline budget {budget:?}): {e}"),
             });
@@ -344,8 +445,13 @@ fn run_k(name: &str, ptx: &str, input: &[u32]) -> Option<Vec<Result<Vec<u32>, u3
 
 fn expect_words(name: &str, ptx: &str, input: &[u32], f: impl Fn(u32) -> Option<u32>) {
     let want: Vec<u32> = (0..THREADS).map(|i| if i < N { f(input[i]).unwrap_or(0) } else { 0 }).collect();
+    expect_outputs(name, ptx, input, &want);
+}
+
+/// As [`expect_words`], with every thread's output word given.
+fn expect_outputs(name: &str, ptx: &str, input: &[u32], want: &[u32]) {
     for (k, r) in run_k(name, ptx, input).into_iter().flatten().enumerate() {
-        assert_eq!(r, Ok(want.clone()), "{name}: run {k} (backends × inline budgets)");
+        assert_eq!(r, Ok(want.to_vec()), "{name}: run {k} (backends × inline budgets)");
     }
 }
 
@@ -591,32 +697,166 @@ const ROTATE: &str = "
 }";
 
 #[test]
-fn barriers_in_inlined_functions_and_refused_in_stack_called_ones() {
+fn barriers_in_functions_are_inlined_whatever_the_budget() {
     // Every thread of the CTA calls `rotate`, which exchanges values through shared memory
-    // around a barrier.
+    // around a barrier: inlined even with inlining budget 0 (a stack-called body cannot hold a
+    // barrier).
     let ptx = kernel_module(ROTATE, false, &call1("rotate", "%r1", "%r6", None));
     let input = random(THREADS, 59);
-    if let Some(gpu) = gpu_or_skip() {
-        let want: Vec<u32> = (0..THREADS).map(|i| input[(i & !63) | ((i + 1) & 63)]).collect();
-        for backend in Backend::ALL {
-            let out = launch(&gpu, "rotate.ptx", &ptx, "k", backend, None, &[u32s(&input)], &[4 * THREADS], THREADS as i32)
-                .unwrap_or_else(|e| panic!("{backend}: {e}"));
-            assert_eq!(out[0], u32s(&want), "{backend}");
-        }
-    }
-    // Through the call stack (budget 0, or a recursive function) a barrier is refused.
-    let file = SourceFile::new("rotate.ptx".to_string(), ptx.clone());
-    let options = LowerOptions { inline_budget: Some(0), ..Default::default() };
-    let text = translate::frontend(&file, &options).expect_err("must be refused").render();
-    assert!(text.contains("barrier in device function `rotate`"), "{text}");
-    let line = ptx.lines().position(|l| l.contains("bar.sync")).unwrap() + 1;
-    assert!(text.contains(&format!("rotate.ptx:{line}:")), "{text}");
+    let want: Vec<u32> = (0..THREADS).map(|i| input[(i & !63) | ((i + 1) & 63)]).collect();
+    expect_outputs("rotate.ptx", &ptx, &input, &want);
 }
 
-/// `f0(x) = 3x + 1`, `fk(x) = f(k-1)(x) + f(k-1)(x ^ k)`: full inlining of `f{depth}` would
-/// copy `f0` 2^depth times.
-fn doubling_chain(depth: u32) -> String {
-    let mut funcs = unary_func("", "f0", "mad.lo.u32 %w, %w, 3, 1");
+#[test]
+fn a_warp_collective_behind_a_function_pointer() {
+    // An indirect call expands to a switch over the address-taken functions, each candidate
+    // called as a direct call: one holding a collective is inlined there (budget or not), so
+    // the SIMT machinery sees it behind the switch's branch. Even warps call `wrot` (each lane
+    // takes lane + 1's value, `shfl.sync.idx` over the full warp), odd warps `wnot`.
+    let funcs = ".func (.param .b32 r) wrot(.param .b32 x)
+{
+    .reg .b32 %w<4>;
+    ld.param.u32 %w1, [x];
+    mov.u32 %w2, %laneid;
+    add.u32 %w2, %w2, 1;
+    shfl.sync.idx.b32 %w3, %w1, %w2, 31, -1;
+    st.param.b32 [r], %w3;
+    ret;
+}
+"
+    .to_string()
+        + &unary_func("", "wnot", "not.b32 %w, %w");
+    let body = "
+    mov.u64 %rd6, wrot;
+    mov.u64 %rd7, wnot;
+    shr.u32 %r7, %r4, 5;
+    and.b32 %r7, %r7, 1;
+    setp.eq.u32 %p2, %r7, 0;
+    selp.b64 %rd8, %rd6, %rd7, %p2;"
+        .to_string()
+        + &call1("%rd8", "%r1", "%r6", Some("(.param .b32 _) _ (.param .b32 _)"));
+    let ptx = kernel_module(&funcs, false, &body);
+    let input = random(THREADS, 73);
+    let want: Vec<u32> = (0..THREADS)
+        .map(|i| if (i % BLOCK as usize / 32).is_multiple_of(2) { input[(i & !31) | ((i + 1) & 31)] } else { !input[i] })
+        .collect();
+    expect_outputs("wrot.ptx", &ptx, &input, &want);
+}
+
+/// [`SUM_TO`] with `inst` before its recursive call.
+fn sum_to_with(inst: &str) -> String {
+    SUM_TO.replace("    sub.u32 %a2, %a1, 1;", &format!("    {inst};\n    sub.u32 %a2, %a1, 1;"))
+}
+
+#[test]
+fn a_barrier_in_a_recursive_function_is_refused_as_recursion() {
+    // Recursive functions are called through the stack, inlining budget or not; the refusal
+    // says so and points at the barrier. Also when the recursion reaches it through an inlined
+    // callee (`outer` calls `sum_to`).
+    let outer = ".func (.param .b32 r) outer(.param .b32 x)
+{
+    .reg .b32 %o<3>;
+    ld.param.u32 %o1, [x];"
+        .to_string()
+        + &call1("sum_to", "%o1", "%o2", None)
+        + "
+    st.param.b32 [r], %o2;
+    ret;
+}";
+    let spin = sum_to_with("bar.sync 0");
+    for (funcs, target) in [(spin.clone(), "sum_to"), (format!("{spin}\n{outer}"), "outer")] {
+        let ptx = kernel_module(&funcs, false, &call1(target, "%r1", "%r6", None));
+        let bar = ptx.lines().position(|l| l.contains("bar.sync")).unwrap();
+        let col = ptx.lines().nth(bar).unwrap().find("bar.sync").unwrap() + 1;
+        for budget in [None, Some(0)] {
+            let file = SourceFile::new("sum_to.ptx".to_string(), ptx.clone());
+            let options = LowerOptions { inline_budget: budget, ..Default::default() };
+            let text = translate::frontend(&file, &options).expect_err("must be refused").render();
+            assert!(
+                text.contains("a barrier or warp collective in device function `sum_to`, which is recursive"),
+                "{target}, budget {budget:?}: {text}"
+            );
+            assert!(text.contains(&format!("sum_to.ptx:{}:{col}", bar + 1)), "{target}, budget {budget:?}: {text}");
+        }
+    }
+}
+
+#[test]
+fn fences_in_functions_follow_their_scope() {
+    // A CTA-scope fence is lowered as a workgroup barrier: its function is inlined whatever
+    // the budget. A device-scope one is no barrier: a recursive function may hold it.
+    let cases = [
+        (unary_func("", "fenced", "membar.cta;\n    add.u32 %w, %w, 1"), call1("fenced", "%r1", "%r6", None)),
+        (sum_to_with("membar.gl"), call1("sum_to", "%r1", "%r6", None)),
+    ];
+    for (funcs, body) in cases {
+        let ptx = module(&funcs, &body);
+        for budget in [None, Some(0)] {
+            let file = SourceFile::new("fence.ptx".to_string(), ptx.clone());
+            let options = LowerOptions { inline_budget: budget, ..Default::default() };
+            if let Err(e) = translate::frontend(&file, &options) {
+                panic!("budget {budget:?}: {}", e.render());
+            }
+        }
+    }
+}
+
+/// The body of [`doubling_chain`]'s `f0` with a barrier first: every `fk` holds it.
+const BARRIER_THEN_MAD: &str = "bar.sync 0;\n    mad.lo.u32 %w, %w, 3, 1";
+
+#[test]
+fn forced_inlining_of_barriers_is_bounded() {
+    // A doubling DAG of functions holding a barrier: 2^30 copies. Refused once the kernel
+    // would grow past the limit, quickly, naming a function and the call.
+    let ptx = doubling_chain(30, BARRIER_THEN_MAD);
+    let file = SourceFile::new("chain.ptx".to_string(), ptx.clone());
+    let start = std::time::Instant::now();
+    let text = translate::frontend(&file, &LowerOptions::default()).expect_err("must be refused").render();
+    assert!(start.elapsed().as_secs() < 60, "took {:?}", start.elapsed());
+    assert!(text.contains("which holds a barrier or warp collective"), "{text}");
+    assert!(text.contains("and so must be inlined, would grow the kernel by more than 50000 instructions"), "{text}");
+    assert!(text.contains("chain.ptx:"), "{text}");
+    // A chain of single calls deeper than the inlining depth: refused at the call too deep.
+    // `MAX_INLINE_DEPTH` (lower/src/call.rs): the kernel's call of `g64` and 63 more nest
+    // 64 inlined bodies, and the call of `g0` in `g1` is one too deep.
+    let depth = 64;
+    let mut funcs = ".func (.param .b32 r) g0(.param .b32 x)
+{
+    .reg .b32 %w;
+    ld.param.u32 %w, [x];
+    bar.sync 0;
+    st.param.b32 [r], %w;
+    ret;
+}"
+    .to_string();
+    for k in 1..=depth {
+        funcs += &format!(
+            "
+.func (.param .b32 r) g{k}(.param .b32 x)
+{{
+    .reg .b32 %a<3>;
+    ld.param.u32 %a1, [x];{c}
+    st.param.b32 [r], %a2;
+    ret;
+}}",
+            c = call1(&format!("g{}", k - 1), "%a1", "%a2", None)
+        );
+    }
+    let ptx = kernel_module(&funcs, false, &call1(&format!("g{depth}"), "%r1", "%r6", None));
+    let file = SourceFile::new("deep.ptx".to_string(), ptx.clone());
+    let text = translate::frontend(&file, &LowerOptions::default()).expect_err("must be refused").render();
+    assert!(text.contains("call to device function `g0`, which holds a barrier or warp collective and so must be inlined, nests deeper than"), "{text}");
+    let line = ptx.lines().position(|l| l.contains("call.uni (r0), g0,")).unwrap() + 1;
+    assert!(text.contains(&format!("deep.ptx:{line}:")), "{text}");
+    // Within the limits, a chain of barriers still runs (budget 0: all forced).
+    let input = random(THREADS, 67);
+    expect_words("chain3.ptx", &doubling_chain(3, BARRIER_THEN_MAD), &input, |x| Some(chain_reference(3, x)));
+}
+
+/// `f0(x) = 3x + 1` (by `f0_body`), `fk(x) = f(k-1)(x) + f(k-1)(x ^ k)`: full inlining of
+/// `f{depth}` would copy `f0` 2^depth times.
+fn doubling_chain(depth: u32, f0_body: &str) -> String {
+    let mut funcs = unary_func("", "f0", f0_body);
     for k in 1..=depth {
         let prev = format!("f{}", k - 1);
         funcs += &format!(
@@ -660,7 +900,7 @@ fn count_stmts(stmts: &[ptxcross_lower::ir::Stmt]) -> usize {
 #[test]
 fn inlining_is_bounded_and_the_rest_goes_through_the_stack() {
     // 2^24 copies if everything were inlined: the budget keeps the kernel small.
-    let ptx = doubling_chain(24);
+    let ptx = doubling_chain(24, "mad.lo.u32 %w, %w, 3, 1");
     let file = SourceFile::new("chain24.ptx".to_string(), ptx);
     let start = std::time::Instant::now();
     let module = translate::frontend(&file, &LowerOptions::default()).expect("translates");
@@ -670,13 +910,13 @@ fn inlining_is_bounded_and_the_rest_goes_through_the_stack() {
     // A small budget: some calls inlined, the rest through the stack, same results.
     let Some(gpu) = gpu_or_skip() else { return };
     let depth = 5;
-    let ptx = doubling_chain(depth);
+    let ptx = doubling_chain(depth, "mad.lo.u32 %w, %w, 3, 1");
     let input = random(THREADS, 61);
     let want: Vec<u8> =
         u32s(&(0..THREADS).map(|i| if i < N { chain_reference(depth, input[i]) } else { 0 }).collect::<Vec<_>>());
     for backend in Backend::ALL {
         let t = std::time::Instant::now();
-        let out = launch(&gpu, "chain.ptx", &ptx, "k", backend, Some(40), &[u32s(&input)], &[4 * THREADS], N as i32)
+        let out = launch(&gpu, "chain.ptx", &ptx, "k", backend, Some(40), [BLOCK, GRID], &[u32s(&input)], &[4 * THREADS], N as i32)
             .unwrap_or_else(|e| panic!("{backend}: {e}"));
         eprintln!("chain of {depth}, inline budget 40, {backend}: {:?}", t.elapsed());
         assert_eq!(out[0], want, "{backend}");

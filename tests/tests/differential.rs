@@ -21,6 +21,10 @@
 //! - `call_programs_match_the_model`: the same with programs that call device functions
 //!   (`Case::call_from_seed`), each run with the default inlining and with every call through
 //!   the call stack; CI runs the first 6 (or 60 s) from seed 0xca110000.
+//! - `simt_call_programs_match_the_model`: call programs with a device function holding
+//!   barriers and warp collectives, called from a SIMT program's uniform points
+//!   (`Case::simt_call_from_seed`), at both inlining budgets (the function is inlined either
+//!   way); CI runs the first 3 (or 60 s) from seed 0x5ca10000.
 //! - `regressions_still_pass`: replays every saved case with `ptxcross run --spec`.
 //! - `open_bugs`: cases of known, not yet fixed bugs outside this test's area (ignored).
 //!
@@ -108,6 +112,44 @@ fn hx_programs_match_the_model() {
 #[test]
 fn call_programs_match_the_model() {
     slice(Case::call_from_seed, "call-seed", 0xca11_0000, 6);
+}
+
+/// As `call_programs_match_the_model` with a device function holding collectives
+/// (`Case::simt_call_from_seed`: barriers and warp collectives in a function called from the
+/// kernel's uniform points of a SIMT program), translated with the default inlining and with
+/// budget 0 (the function is inlined either way). CI: the first 3 from a fixed seed, or fewer
+/// if 60 s pass first.
+#[test]
+fn simt_call_programs_match_the_model() {
+    slice(Case::simt_call_from_seed, "simtcall-seed", 0x5ca1_0000, 3);
+}
+
+/// The SIMT call family is what it says: valid programs (the model runs them) whose device
+/// functions hold collectives, and the kernel calls them; each translates with every call
+/// through the call stack asked for (`inline_budget: Some(0)`; the holder is inlined anyway).
+#[test]
+fn generated_simt_call_programs_call_collectives() {
+    let (mut valid, mut holding, mut refused) = (0, 0, 0);
+    for seed in 0..40u64 {
+        let case = Case::simt_call_from_seed(0x5ca1_0000 + seed);
+        match case.expected() {
+            Ok(_) => valid += 1,
+            Err(why) => eprintln!("seed {:#x}: invalid: {why}", 0x5ca1_0000 + seed),
+        }
+        let ptx = case.ptx();
+        let funcs = &ptx[..ptx.find(".entry").expect("a kernel")];
+        holding += usize::from(["bar.sync", "shfl.sync", "vote.sync", "activemask", "redux.sync", "match.any"].iter().any(|c| funcs.contains(c)));
+        let file = ptxcross_frontend::SourceFile::new("difftest.ptx", ptx.clone());
+        let options = ptxcross_lower::LowerOptions { block: Some([case.program.block, 1, 1]), inline_budget: Some(0), ..Default::default() };
+        if let Err(e) = ptxcross::translate::frontend(&file, &options) {
+            eprintln!("seed {:#x}: refused at inlining budget 0: {}", 0x5ca1_0000 + seed, e.render());
+            refused += 1;
+        }
+    }
+    eprintln!("simt call programs: {valid} of 40 valid, {holding} with collectives in functions, {refused} refused at budget 0");
+    assert!(valid >= 36, "{valid} of 40 valid");
+    assert_eq!(holding, 40, "programs with collectives in functions");
+    assert_eq!(refused, 0, "programs refused at inlining budget 0");
 }
 
 /// As `random_programs_match_the_model` with the meeting family (`Case::meet_from_seed`,

@@ -277,7 +277,7 @@ fn nvcc_pointer_initialized_globals() {
 }
 
 /// The parse corpus's nvcc/NVRTC `templates` files hold `.global .u64 g_table_ptr =
-/// generic(g_table)+8;` (their `calls` kernel prints it, and device-side `printf`/`malloc` are
+/// generic(g_table)+8;` (their `calls` kernel prints it; device-side `malloc` is
 /// refused): kernel `local_and_switch` (which reads `g_table`) runs against the CPU version of
 /// its source, and the segment holds the address of `g_table[2]`.
 #[test]
@@ -326,7 +326,8 @@ fn templates_corpus_with_generic_initializer() {
         let program = translate::build_program(&file, &options, &Backend::ALL, true)
             .unwrap_or_else(|e| panic!("{name}: {}", e.render()));
         for &backend in backends {
-            let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
+            // The module's printf buffer takes 1 MiB of the heap (its `calls` kernel prints).
+            let mut ctx = Context::new(ContextOptions { heap_bytes: 4 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
             let sel_buf = ctx.alloc(4 * n as u64).unwrap();
             let out = ctx.alloc(4 * n as u64).unwrap();
             ctx.write(sel_buf, &ptxcross_tests::launch::bytes(&sel.iter().map(|&s| s as u32).collect::<Vec<_>>())).unwrap();

@@ -54,6 +54,7 @@ impl KernelBuilder {
             param_bytes: 0,
             features: self.features,
             functions: Vec::new(),
+            printf: Vec::new(),
         }
     }
 }

@@ -28,6 +28,7 @@ impl Kb {
                 param_bytes: 0,
                 features: Features::default(),
                 functions: Vec::new(),
+                printf: Vec::new(),
             },
         }
     }

@@ -88,7 +88,7 @@ fn create(pctx: *mut Handle, flags: c_uint, dev: CUdevice) -> Result<(), CUresul
         check_device(dev)?;
         out(pctx)?;
         let id = d.new_id();
-        d.contexts.insert(id, Ctx { primary: false, flags, sticky: None, limits: HashMap::new() });
+        d.contexts.insert(id, Ctx { primary: false, flags, sticky: None, limits: HashMap::new(), printf: String::new() });
         state::push_current(id);
         put(pctx, handle(Kind::Context, id))
     })
@@ -180,13 +180,19 @@ pub extern "C" fn cuCtxPopCurrent_v2(pctx: *mut Handle) -> CUresult {
 /// Work is synchronous: synchronizing only reports a pending kernel fault.
 #[no_mangle]
 pub extern "C" fn cuCtxSynchronize() -> CUresult {
-    entry("cuCtxSynchronize", || state::with(|d| d.current_ctx().map(drop)))
+    entry("cuCtxSynchronize", || {
+        state::with(|d| {
+            d.flush_printf();
+            d.current_ctx().map(drop)
+        })
+    })
 }
 
 #[no_mangle]
 pub extern "C" fn cuCtxSynchronize_v2(ctx: Handle) -> CUresult {
     entry("cuCtxSynchronize_v2", || {
         state::with(|d| {
+            d.flush_printf();
             let id = if ctx.is_null() { d.current_ctx()? } else { d.ctx_of(ctx)? };
             match d.contexts.get(&id).and_then(|c| c.sticky) {
                 Some(code) => Err(code),

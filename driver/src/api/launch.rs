@@ -80,6 +80,8 @@ fn fault_code(bits: u32) -> CUresult {
         CUDA_ERROR_ILLEGAL_ADDRESS
     } else if bits & FAULT_MISALIGNED != 0 {
         CUDA_ERROR_MISALIGNED_ADDRESS
+    } else if bits & FAULT_ASSERT != 0 {
+        CUDA_ERROR_ASSERT
     } else {
         CUDA_ERROR_LAUNCH_FAILED
     }
@@ -149,6 +151,15 @@ fn launch(func: Handle, grid: [u32; 3], block: [u32; 3], shared: u32, stream: Ha
         }
         let backend = device.backend;
         let r = device.heap.launch_packed(&program, &name, grid, &area, backend);
+        // Launches here are synchronous: the launch's printf text is kept for the context's
+        // next synchronization point (`Driver::flush_printf`).
+        let printed = device.heap.take_printf();
+        if printed.dropped > 0 {
+            crate::log::error(format_args!("`{name}`: {} printf record(s) dropped: the printf buffer was full", printed.dropped));
+        }
+        if let Some(c) = d.contexts.get_mut(&ctx) {
+            c.printf.push_str(&printed.text);
+        }
         // Untimed launches (before the first event) count in no event's difference.
         if r.is_ok() && device.heap.times_launches() {
             d.gpu_time = d.gpu_time.zip(device.heap.last_kernel_time()).map(|(total, t)| total + t);

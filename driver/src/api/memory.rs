@@ -196,6 +196,10 @@ fn dtoh(dst: *mut c_void, src: CUdeviceptr, bytes: usize, stream: Handle) -> Res
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         let data = read(d, src, bytes)?;
+        if stream.is_null() {
+            // A blocking copy to the host is a synchronization point.
+            d.flush_printf();
+        }
         // SAFETY: the caller's buffer holds `bytes` bytes.
         unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), dst as *mut u8, bytes) };
         Ok(())

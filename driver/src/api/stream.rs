@@ -47,6 +47,7 @@ pub extern "C" fn cuStreamDestroy_v2(stream: Handle) -> CUresult {
 
 fn sync(stream: Handle) -> Result<(), CUresult> {
     state::with(|d| {
+        d.flush_printf();
         d.current_ctx()?;
         stream_id(d, stream).map(drop)
     })
@@ -134,6 +135,7 @@ pub extern "C" fn cuEventRecordWithFlags(event: Handle, stream: Handle, _flags: 
 
 fn event_done(event: Handle) -> Result<(), CUresult> {
     state::with(|d| {
+        d.flush_printf();
         d.current_ctx()?;
         event_id(d, event).map(drop)
     })

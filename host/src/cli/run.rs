@@ -212,6 +212,16 @@ fn run_program(
         return Outcome::Refused(vec![e.to_string()]);
     }
     let launched = ctx.launch(program, &spec.kernel, spec.grid, &arg_refs, backend);
+    // Device-side printf: its text on stdout, as CUDA prints it at synchronization.
+    let printed = ctx.take_printf();
+    if !printed.text.is_empty() {
+        use std::io::Write;
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(printed.text.as_bytes()).and_then(|()| out.flush());
+    }
+    if printed.dropped > 0 {
+        eprintln!("{} [{backend}]: {} printf record(s) dropped: the printf buffer was full", spec.kernel, printed.dropped);
+    }
 
     // Read every buffer back (also after a fault: useful in dumps).
     let ranges: Vec<(DevicePtr, u64)> = ptrs.iter().map(|&(_, p, len)| (p, len as u64)).collect();
@@ -676,6 +686,7 @@ mod tests {
             param_bytes: 16,
             features: Features::default(),
             functions: Vec::new(),
+            printf: Vec::new(),
         };
         let module = Module {
             kernels: vec![kernel],

@@ -21,6 +21,7 @@
 mod error;
 mod gpu;
 mod memory;
+mod printf;
 mod probe;
 mod program;
 mod scratch;
@@ -34,6 +35,7 @@ use ptxcross_lower::{abi, ir};
 
 pub use error::{Error, NO_ADAPTER_HINT};
 pub use gpu::{adapters, Gpu, GpuOptions, WarpPath, WANTED_FEATURES};
+pub use printf::PrintfOutput;
 pub use probe::{Subnormals, SUBNORMAL_CHECKS};
 pub use memory::DevicePtr;
 pub use program::{Program, SegmentVariants};
@@ -176,6 +178,9 @@ struct LaunchInfo {
     kernel: String,
     /// `program::fault_site_texts`.
     fault_sites: Vec<String>,
+    /// The formats of the module's `printf` calls, if this kernel has any (only then does a
+    /// launch read its printf buffer back).
+    printf: Option<Arc<printf::Formats>>,
 }
 
 /// A parameter buffer of one size and the bind group over it, the heap segments and the
@@ -197,6 +202,8 @@ struct PendingLaunch {
     info: Arc<LaunchInfo>,
     /// The staging buffer its timestamps are copied to (timed launches).
     timing: Option<wgpu::Buffer>,
+    /// The address of its module's printf buffer, for a kernel with `printf`.
+    printf_region: Option<u64>,
 }
 
 /// Launches in flight (see [`Context::launch_async`]).
@@ -211,6 +218,8 @@ struct Inflight {
     /// GPU execution time of the last timed launch, from timestamps (devices with
     /// TIMESTAMP_QUERY).
     last_kernel_time: Option<std::time::Duration>,
+    /// Device-side `printf` output of synchronized launches, not yet taken.
+    printf: PrintfOutput,
 }
 
 /// Most (program, kernel, backend) entries a context keeps (then it starts afresh).
@@ -1061,6 +1070,7 @@ impl Context {
             pipeline,
             kernel: k.name.clone(),
             fault_sites: program::fault_site_texts(program, k),
+            printf: if k.printf.is_empty() { None } else { printf::Formats::of(program.module()) },
         });
         // Bounded: a long-lived context that runs many short-lived programs (the differential
         // tester, the driver library) must not keep every pipeline alive.
@@ -1436,7 +1446,8 @@ impl Context {
             });
         }
         let mut inflight = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
-        inflight.pending.push(PendingLaunch { info, timing: time_staging });
+        let printf_region = info.printf.as_ref().and(program.module().globals.printf_region).map(|r| globals + r);
+        inflight.pending.push(PendingLaunch { info, timing: time_staging, printf_region });
         Ok(())
     }
 
@@ -1561,6 +1572,7 @@ impl Context {
                 .sum();
             std::time::Duration::from_nanos((ticks as f64 * gpu.queue.get_timestamp_period() as f64) as u64)
         }));
+        self.drain_printf(&pending)?;
         // The fault word accumulates (it is cleared only here), so the first launch whose entry
         // is non-zero is the one that faulted first.
         // (Launches binding different segments record into their segment's fault word; a
@@ -1590,6 +1602,63 @@ impl Context {
             });
         }
         Ok(())
+    }
+
+    /// Reads back and formats the printf buffers the settled launches wrote (each module's
+    /// once), then empties them. CUDA prints at synchronization too.
+    fn drain_printf(&self, pending: &[PendingLaunch]) -> Result<(), Error> {
+        let mut regions: Vec<(u64, &Arc<printf::Formats>)> = Vec::new();
+        for p in pending {
+            if let (Some(r), Some(f)) = (p.printf_region, &p.info.printf) {
+                if !regions.iter().any(|(q, _)| *q == r) {
+                    regions.push((r, f));
+                }
+            }
+        }
+        let header = ptxcross_lower::printf::REGION_HEADER_BYTES as u64;
+        for (region, formats) in regions {
+            let Some((k, offset)) = self.locate(region) else { continue };
+            let head = self.read_spans(&[(k, offset, header)])?.pop().unwrap_or_default();
+            let claimed = u32::from_le_bytes(head[0..4].try_into().expect("4 bytes"));
+            let dropped = u32::from_le_bytes(head[4..8].try_into().expect("4 bytes"));
+            let used = claimed.min(ptxcross_lower::printf::REGION_CAPACITY) as u64;
+            let records = self.read_spans(&[(k, offset + header, used)])?.pop().unwrap_or_default();
+            self.write_heap(k, offset, &[0u8; 8])?;
+            let mut strings = |addr: u64| self.device_string(addr);
+            let mut text = Vec::new();
+            printf::decode(&records, formats, &mut strings, &mut text);
+            let mut inflight = self.inflight.lock().unwrap_or_else(|p| p.into_inner());
+            // Text nobody takes (`take_printf`) must not grow without bound in a long-lived
+            // context: past the limit, later text is discarded.
+            if inflight.printf.text.len() + text.len() <= printf::MAX_TEXT_BYTES {
+                inflight.printf.text.push_str(&String::from_utf8_lossy(&text));
+            }
+            inflight.printf.dropped += dropped as u64;
+        }
+        Ok(())
+    }
+
+    /// The bytes of the NUL-terminated string at heap address `addr` (at most
+    /// `printf::MAX_STRING_BYTES`, never past its segment), `None` outside the heap.
+    fn device_string(&self, addr: u64) -> Option<Vec<u8>> {
+        let (k, offset) = self.locate(addr)?;
+        let reserved = abi::HEAP_RESERVED_WORDS as u64 * 4;
+        let end = self.segments[k].bytes;
+        if offset < reserved || offset >= end {
+            return None;
+        }
+        let len = (end - offset).min(printf::MAX_STRING_BYTES);
+        let mut bytes = self.read_spans(&[(k, offset, len)]).ok()?.pop()?;
+        if let Some(nul) = bytes.iter().position(|&b| b == 0) {
+            bytes.truncate(nul);
+        }
+        Some(bytes)
+    }
+
+    /// Takes what device-side `printf` printed in the launches synchronized so far (see
+    /// [`PrintfOutput`]), leaving it empty.
+    pub fn take_printf(&self) -> PrintfOutput {
+        std::mem::take(&mut self.inflight.lock().unwrap_or_else(|p| p.into_inner()).printf)
     }
 
     fn set_last_kernel_time(&self, t: Option<std::time::Duration>) {

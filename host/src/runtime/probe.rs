@@ -49,6 +49,7 @@ fn probe_kernel(name: &str, vars: &[Ty], stmts: Vec<Stmt>) -> Kernel {
         param_bytes: 8,
         features: Features::default(),
         functions: Vec::new(),
+        printf: Vec::new(),
     }
 }
 

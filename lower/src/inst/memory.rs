@@ -453,6 +453,41 @@ impl FnLower {
         }
     }
 
+    /// A 32-bit load at 64-bit generic address `a` (bounds- and alignment-checked like `ld`),
+    /// for expansions that read memory outside an instruction's operands (`printf`).
+    pub(crate) fn generic_load_u32(&mut self, a: Operand) -> LResult<Operand> {
+        let r = self.new_var(Ty::U32, "loaded");
+        self.on_place(Place::Generic(a), |s, mem, off| {
+            let v = s.load_bytes(mem, off, 4);
+            s.assign(r, Expr::Use(v));
+            Ok(())
+        })?;
+        Ok(Operand::Var(r))
+    }
+
+    /// A 32-bit store at 64-bit global address `a` (checked like `st.global`).
+    pub(crate) fn global_store_u32(&mut self, a: Operand, v: Operand) -> LResult<()> {
+        let place = self.heap_place(a);
+        self.on_place(place, |s, mem, off| {
+            s.store_bytes(mem, off, 4, v);
+            Ok(())
+        })
+    }
+
+    /// A 32-bit atomic at 64-bit global address `a` (4-aligned by construction); yields the
+    /// old value (0 where the address is out of range, which records the fault).
+    pub(crate) fn global_atomic_u32(&mut self, a: Operand, op: AtomicOp, v: Operand) -> LResult<Operand> {
+        let r = self.new_var(Ty::U32, "old");
+        let place = self.heap_place(a);
+        self.on_place(place, |s, mem, off| {
+            let idx = s.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
+            let old = s.value(Ty::U32, Expr::AtomicWord { memory: mem, op, index: idx, value: v, comparand: None });
+            s.assign(r, Expr::Use(old));
+            Ok(())
+        })?;
+        Ok(Operand::Var(r))
+    }
+
     /// Whether byte offset `off` is misaligned for an access of `size` bytes (a Bool operand,
     /// constant false where it cannot be).
     pub(super) fn misaligned(&mut self, off: Operand, size: u32) -> Operand {

@@ -90,6 +90,10 @@ struct CallGen {
     /// Call sites in the current body, and calls of itself among them.
     sites: usize,
     self_sites: usize,
+    /// Functions holding collectives (`simt_call_program`): called only from the kernel's
+    /// uniform points, directly and unguarded, before any exit; calls of them so far.
+    collective: Vec<bool>,
+    collective_sites: usize,
 }
 
 /// Call sites per body (the kernel, each function): a thread's calls multiply along a chain.
@@ -142,19 +146,53 @@ pub fn xint_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
 /// through a per-thread function pointer, guarded or not, from the kernel's loops and branches
 /// and from each other; recursive ones call themselves with a per-thread depth budget.
 pub fn call_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
+    calls_program(rng, grid, block, false)
+}
+
+/// A call program ([`call_program`]) whose last non-recursive function holds collectives
+/// (barriers, shfl, vote, activemask, redux, match at its top level, which every thread that
+/// calls it reaches: it has no early `ret`) and is called from the kernel's uniform points
+/// (its top level and uniform loops, unguarded, before any exit) of a SIMT program
+/// ([`simt_program`]); the other functions are as in [`call_program`] and never call it.
+/// ptxcross inlines such a function whatever the inlining budget (`lower/src/call.rs`).
+pub fn simt_call_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
+    calls_program(rng, grid, block, true)
+}
+
+/// [`call_program`], or with `simt` [`simt_call_program`] (`false` draws exactly the random
+/// numbers `call_program` always did).
+fn calls_program(rng: &mut Rng, grid: u32, block: u32, simt: bool) -> Program {
     use super::calls;
     let n = 1 + rng.below(3) as usize;
     let sigs = calls::signatures(rng, n);
     let mut funcs: Vec<calls::Func> = sigs.iter().map(|s| calls::func(rng, s.clone())).collect();
+    let holder = simt.then(|| (0..n).rev().find(|&k| !funcs[k].recursive).unwrap_or(n - 1));
+    if let Some(h) = holder {
+        funcs[h].recursive = false;
+    }
     let recursive = funcs.iter().map(|f| f.recursive).collect();
-    let cg = CallGen { sigs: sigs.clone(), recursive, cur: None, sites: 0, self_sites: 0 };
+    let collective = (0..n).map(|k| Some(k) == holder).collect();
+    let cg = CallGen { sigs: sigs.clone(), recursive, cur: None, sites: 0, self_sites: 0, collective, collective_sites: 0 };
     let mut g = Gen { rng, stmts: 0, rets: 0, published: 0, block, simt: false, floor: 0, colls: 0, floats: false, xints: false, hx: false, calls: Some(cg) };
     for (k, f) in funcs.iter_mut().enumerate() {
         let cg = g.calls.as_mut().expect("calls");
         (cg.cur, cg.sites, cg.self_sites) = (Some(k), 0, 0);
         (g.stmts, g.rets) = (MAX_STMTS - MAX_FUNC_STMTS, 0);
-        let mut body = g.block(0, 0, false);
-        body.extend(g.block(0, 0, false));
+        // The holder has no `ret` before its end: every thread that calls it reaches its
+        // collectives.
+        let holds = Some(k) == holder;
+        if holds {
+            (g.simt, g.rets) = (true, MAX_RETS);
+        }
+        let colls = g.colls;
+        let mut body = g.block_in(0, 0, false, holds);
+        body.extend(g.block_in(0, 0, false, holds));
+        if holds && g.colls == colls {
+            // At least one collective, at the end of its top level.
+            let c = g.coll();
+            body.push(Stmt::Coll(c));
+        }
+        g.simt = false;
         if f.recursive && g.calls.as_ref().expect("calls").self_sites == 0 {
             // Every recursive function calls itself at least once.
             let call = calls::call(g.rng, &sigs, k, None);
@@ -164,9 +202,15 @@ pub fn call_program(rng: &mut Rng, grid: u32, block: u32) -> Program {
     }
     let cg = g.calls.as_mut().expect("calls");
     (cg.cur, cg.sites, cg.self_sites) = (None, 0, 0);
-    (g.stmts, g.rets) = (MAX_STMTS - MAX_CALL_KERNEL_STMTS, 0);
+    (g.stmts, g.rets, g.simt, g.colls) = (MAX_STMTS - MAX_CALL_KERNEL_STMTS, 0, simt, 0);
     let mut body = g.block(0, 0, true);
-    if g.calls.as_ref().expect("calls").sites == 0 {
+    if simt {
+        if g.calls.as_ref().expect("calls").collective_sites == 0 {
+            // The kernel calls the holder at least once: first, before any exit.
+            let call = g.collective_call();
+            body.insert(0, call);
+        }
+    } else if g.calls.as_ref().expect("calls").sites == 0 {
         // The kernel calls at least once.
         let at = g.rng.below(body.len() as u64 + 1) as usize;
         let call = g.call_stmt();
@@ -370,7 +414,7 @@ impl Gen<'_> {
         cg.sites += 1;
         let n = cg.sigs.len();
         let lo = cg.cur.map_or(0, |k| k + 1);
-        let mut cands: Vec<usize> = (lo..n).collect();
+        let mut cands: Vec<usize> = (lo..n).filter(|&f| !cg.collective[f]).collect();
         if let Some(k) = cg.cur.filter(|&k| cg.recursive[k] && cg.self_sites < 2) {
             cands.push(k);
         }
@@ -384,7 +428,8 @@ impl Gen<'_> {
             cg.self_sites += 1;
             None
         } else if !sigs[f].reg_abi && self.rng.chance(35) {
-            let same: Vec<usize> = (lo..n).filter(|&j| j != f && sigs[j] == sigs[f]).collect();
+            let collective = &self.calls.as_ref().expect("a call program").collective;
+            let same: Vec<usize> = (lo..n).filter(|&j| j != f && sigs[j] == sigs[f] && !collective[j]).collect();
             let alt = if same.is_empty() { f } else { self.rng.pick(&same) };
             Some((alt, self.rng.below(NP as u64) as u8))
         } else {
@@ -393,6 +438,22 @@ impl Gen<'_> {
         let call = super::calls::call(self.rng, &sigs, f, alt);
         let g = self.rng.chance(30).then(|| self.guard());
         Stmt::Call { g, call }
+    }
+
+    /// Whether the body being generated is a function holding collectives.
+    fn in_collective_func(&self) -> bool {
+        self.calls.as_ref().is_some_and(|c| c.cur.is_some_and(|k| c.collective[k]))
+    }
+
+    /// A direct, unguarded call of a function holding collectives (`simt_call_program`), for a
+    /// point every non-exited thread of the CTA reaches, before any exit.
+    fn collective_call(&mut self) -> Stmt {
+        let cg = self.calls.as_mut().expect("a call program");
+        cg.collective_sites += 1;
+        let fs: Vec<usize> = (0..cg.sigs.len()).filter(|&f| cg.collective[f]).collect();
+        let sigs = cg.sigs.clone();
+        let f = self.rng.pick(&fs);
+        Stmt::Call { g: None, call: super::calls::call(self.rng, &sigs, f, None) }
     }
 
     /// A block at loop nesting `loops`, control nesting `depth`; `top`: the program's top level.
@@ -406,8 +467,9 @@ impl Gen<'_> {
         loop {
             return match self.rng.below(20) {
                 0..=2 => Coll::Bar,
-                // A source lane that has exited is undefined: no shfl after an early `ret`.
-                3..=8 if self.rets == 0 => {
+                // A source lane that has exited is undefined: no shfl after an early `ret` (a
+                // function holding collectives has none, and is called before any).
+                3..=8 if self.rets == 0 || self.in_collective_func() => {
                     let mode = self.rng.pick(&[ShflMode::Up, ShflMode::Down, ShflMode::Bfly, ShflMode::Idx]);
                     let (b, c) = shfl_lanes(self.rng, self.block, mode);
                     let p = self.rng.chance(50).then(|| self.rng.below(NP as u64) as u8);
@@ -443,7 +505,7 @@ impl Gen<'_> {
             let compound = depth < 3;
             if self.simt && uniform && self.colls < MAX_COLLS && self.rng.chance(35) {
                 let s = match self.rng.below(10) {
-                    0..=1 if compound && loops < MAX_DEPTH - 1 => {
+                    0..=1 if compound && loops < MAX_DEPTH - 1 && !in_func => {
                         let (word, mask) = (self.rng.below((TABLE_BYTES / 4) as u64) as u8, self.rng.pick(&[1, 3]));
                         let floor = std::mem::replace(&mut self.floor, loops + 1);
                         let body = self.block_in(loops + 1, depth + 1, false, true);
@@ -455,6 +517,9 @@ impl Gen<'_> {
                     2 if top && self.rets < MAX_RETS => {
                         self.rets += 1;
                         Stmt::Ret { g: self.guard() }
+                    }
+                    3..=4 if !in_func && self.rets == 0 && self.calls.as_ref().is_some_and(|c| c.collective.contains(&true)) => {
+                        self.collective_call()
                     }
                     _ => {
                         self.colls += 1;

@@ -21,6 +21,9 @@
 //!   device functions (`calls.rs`): `.param` and `.reg` formals of every width, pointers to the
 //!   caller's memories, direct, indirect, guarded, nested and recursive calls, run twice: with
 //!   the default inlining and with every call through the call stack (`inline_budget: Some(0)`).
+//!   [`gen::simt_call_program`] (cases from [`Case::simt_call_from_seed`]) adds a function
+//!   holding barriers and collectives, called from the kernel's uniform points (ptxcross
+//!   inlines it whatever the budget); the model waits at collectives inside functions.
 //! - [`model`] executes the program with semantics written from the PTX ISA.
 //! - [`Runner::check`] translates (validating the SPIR-V with spirv-val and the WGSL with naga),
 //!   launches 2–4 CTAs of 64–256 threads with per-thread inputs through each backend, and
@@ -126,6 +129,17 @@ impl Case {
         let grid = 1 + rng.below(2) as u32;
         let block = rng.pick(&[64, 128]);
         let program = gen::call_program(&mut rng, grid, block);
+        let (input, scratch) = gen::inputs(&mut rng, (grid * block) as usize);
+        Case { program, input, scratch }
+    }
+    /// The SIMT call case of `seed` ([`gen::simt_call_program`]: a device function holding
+    /// collectives, called from the kernel's uniform points): 1–2 CTAs of 48–128 threads
+    /// (partial warps).
+    pub fn simt_call_from_seed(seed: u64) -> Case {
+        let mut rng = gen::Rng::new(seed);
+        let grid = 1 + rng.below(2) as u32;
+        let block = rng.pick(&[48, 64, 100, 128]);
+        let program = gen::simt_call_program(&mut rng, grid, block);
         let (input, scratch) = gen::inputs(&mut rng, (grid * block) as usize);
         Case { program, input, scratch }
     }

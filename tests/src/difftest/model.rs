@@ -1070,15 +1070,17 @@ pub fn run(program: &Program, flat: &[Flat], input: &[u32], scratch: &[u32]) -> 
         };
         let mut threads: Vec<Thread> =
             (0..program.block).map(|tid| new_thread(tid, cta * program.block + tid, input)).collect();
-        // Where each thread waits: the index in `flat` of its `Publish` or `Coll`.
-        let mut waiting: Vec<Option<usize>> = vec![None; threads.len()];
+        // Where each thread waits: the body (`None`: the kernel's, else a function's, whose
+        // collectives the kernel reaches through calls) and index of its `Publish` or `Coll`.
+        let mut waiting: Vec<Option<(Option<usize>, usize)>> = vec![None; threads.len()];
         loop {
             for (t, w) in threads.iter_mut().zip(waiting.iter_mut()).filter(|(t, w)| !t.exited && w.is_none()) {
                 if let Stop::Barrier = c.run(t, &code)? {
-                    *w = Some(t.pc - 1);
+                    *w = Some((t.func, t.pc - 1));
                 }
             }
-            let coll_at = |w: Option<usize>| match w.map(|pc| &flat[pc]) {
+            let inst_at = |(f, pc): (Option<usize>, usize)| &code.body(f).0[pc];
+            let coll_at = |w: Option<(Option<usize>, usize)>| match w.map(inst_at) {
                 Some(Flat::Coll(c)) if *c != Coll::Bar => Some(*c),
                 _ => None,
             };
@@ -1101,7 +1103,7 @@ pub fn run(program: &Program, flat: &[Flat], input: &[u32], scratch: &[u32]) -> 
                     if matches!(coll, Coll::WarpSync { .. }) && part != m {
                         return Err(format!("bar.warp.sync with membermask {m:#x} in a warp whose live lanes are {live:#x} (undefined)"));
                     }
-                    let pcs: Vec<usize> = (0..warp.len()).filter(|&l| part >> l & 1 == 1).filter_map(|l| wait[l]).collect();
+                    let pcs: Vec<(Option<usize>, usize)> = (0..warp.len()).filter(|&l| part >> l & 1 == 1).filter_map(|l| wait[l]).collect();
                     if matches!(coll, Coll::Activemask { .. }) && (part != live || pcs.iter().any(|&p| p != pcs[0])) {
                         return Err("activemask where the warp's lanes are not all at it".into());
                     }
@@ -1117,14 +1119,14 @@ pub fn run(program: &Program, flat: &[Flat], input: &[u32], scratch: &[u32]) -> 
             if progress {
                 continue;
             }
-            let stopped: Vec<usize> = waiting.iter().flatten().copied().collect();
+            let stopped: Vec<(Option<usize>, usize)> = waiting.iter().flatten().copied().collect();
             if stopped.is_empty() {
                 break;
             }
             let live = threads.iter().filter(|t| !t.exited).count();
-            let at_bar = |pc: usize| matches!(flat[pc], Flat::Publish { .. } | Flat::Coll(Coll::Bar));
+            let at_bar = |w: (Option<usize>, usize)| matches!(inst_at(w), Flat::Publish { .. } | Flat::Coll(Coll::Bar));
             if stopped.len() == live && stopped.iter().all(|&pc| pc == stopped[0]) && at_bar(stopped[0]) {
-                if let Flat::Publish { region, .. } = flat[stopped[0]] {
+                if let Flat::Publish { region, .. } = *inst_at(stopped[0]) {
                     c.published[region as usize] = true;
                 }
                 waiting.iter_mut().for_each(|w| *w = None);
