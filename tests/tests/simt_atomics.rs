@@ -1671,14 +1671,6 @@ fn strong_v2_u32_loads_never_return_halves_of_two_stores() {
     strong_8_byte_race("st.relaxed.gpu.global.v2.u32 [%rd2], {%r3, %r3};", "ld.relaxed.gpu.global.v2.u32 {%r6, %r7}, [%rd2];", 20_000);
 }
 
-/// `.v2.u64`: no 128-bit atomic exists, but each 64-bit element is single-copy atomic (§8.2.4:
-/// a vector access is element accesses), one doubleword atomic each (the first element checked;
-/// fewer rounds: at 20,000 the WGSL translation hits lavapipe's loop limit).
-#[test]
-fn strong_v2_u64_elements_never_return_halves_of_two_stores() {
-    strong_8_byte_race("st.relaxed.gpu.global.v2.u64 [%rd2], {%rd4, %rd4};", "ld.relaxed.gpu.global.v2.u64 {%rd5, %rd7}, [%rd2];\n    cvt.u32.u64 %r6, %rd5;\n    shr.u64 %rd6, %rd5, 32;\n    cvt.u32.u64 %r7, %rd6;", 10_000);
-}
-
 /// CTA 0's thread 0 stores `store` (of `%rd4` = k·(2^32 + 1), or `{%r3, %r3}` = {k, k}) for
 /// k = 1..n; the other CTAs load with `load` (into `%r6`, `%r7`: the low and high words) n
 /// times per thread and count loads whose words differ.

@@ -14,10 +14,10 @@ use ptxcross_frontend::Diagnostic;
 /// volatile is relaxed at system scope) are *strong* accesses: on global and shared memory each
 /// word becomes a relaxed word atomic (see `strong_accesses`), so it is coherent per location
 /// and a compiler can neither hoist it out of a spin loop nor merge it with another access.
-/// An access of exactly 8 bytes, and each 64-bit element of a `.v2.u64`, is one doubleword
-/// atomic instead (`strong_dword_load`/`strong_dword_store`: single-copy atomic, §8.10.3);
-/// wider vectors are several accesses, which may tear as a whole (no 128-bit atomic exists
-/// in Vulkan or WGSL; docs/simt.md). `.acquire`/`.release` (ld/st) add a fence after /
+/// An access of exactly 8 bytes is one doubleword atomic instead (`strong_dword_load`/
+/// `strong_dword_store`: single-copy atomic, §8.10.3); wider strong accesses of memory other
+/// threads can write are refused (`no_strong_wide_access`: no 128-bit atomic exists in Vulkan
+/// or WGSL, and NVIDIA performs them whole; docs/simt.md). `.acquire`/`.release` (ld/st) add a fence after /
 /// before the strong access, at the access's scope (see `atomic::sem_fences`).
 /// Eviction priorities and prefetch sizes (§9.7.10.1/2) are hints too.
 const IGNORED: [&str; 26] = [
@@ -757,6 +757,7 @@ impl FnLower {
         let [d, a] = super::operands(m.inst, 2)? else { unreachable!() };
         if t == ScalarType::B128 {
             no_b128_vector(m)?;
+            no_strong_wide_access(m, 16, space)?;
             let place = self.place(a, space)?;
             let (lo, hi) = (self.new_var(Ty::U64, "loaded"), self.new_var(Ty::U64, "loaded"));
             self.with_ordering(m, |s| {
@@ -780,6 +781,7 @@ impl FnLower {
             _ => vec![d],
         };
         vector_count(m, dests.len())?;
+        no_strong_wide_access(m, dests.len() as u32 * size, space)?;
         let place = self.place(a, space)?;
         let uniform = self.reads_one_value_after_barrier(&place);
         let ty = value_ty(t).unwrap_or(Ty::U32);
@@ -788,9 +790,8 @@ impl FnLower {
         // One result variable per element, filled in whichever window the address is in.
         let mut results: Vec<_> = dests.iter().map(|_| self.new_var(raw_ty, "loaded")).collect();
         let n = results.len() as u32;
-        // Strong 8-byte accesses, and each element of a strong `.v2.u64` (§8.2.4: a vector
-        // access is element accesses, each single-copy atomic), are doubleword atomics.
-        let dword = is_strong(m) && (n * size == 8 || size == 8);
+        // Strong 8-byte accesses are doubleword atomics (wider ones were refused above).
+        let dword = is_strong(m) && n * size == 8;
         let generic = matches!(place, Place::Generic(_));
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
@@ -943,6 +944,7 @@ impl FnLower {
         let [a, b] = super::operands(m.inst, 2)? else { unreachable!() };
         if t == ScalarType::B128 {
             no_b128_vector(m)?;
+            no_strong_wide_access(m, 16, space)?;
             let (lo, hi) = self.read_b128(b)?;
             let place = self.place(a, space)?;
             if matches!(place, Place::Fixed(Memory::Param, _)) {
@@ -966,6 +968,7 @@ impl FnLower {
             _ => vec![b],
         };
         vector_count(m, srcs.len())?;
+        no_strong_wide_access(m, srcs.len() as u32 * size, space)?;
         let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
         let mut values = Vec::new();
         self.vector_elements_agree(b, t)?;
@@ -979,7 +982,7 @@ impl FnLower {
             return Err(Diagnostic::new("kernel parameters are read-only (`st.param` writes device-function parameters)", a.span));
         }
         let n = values.len() as u32;
-        let dword = is_strong(m) && (n * size == 8 || size == 8);
+        let dword = is_strong(m) && n * size == 8;
         let generic = matches!(place, Place::Generic(_));
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
@@ -988,7 +991,7 @@ impl FnLower {
                         s.strong_dword_store(mem, off, &values, size);
                         return Ok(());
                     }
-                    // `.v2.u64`: one doubleword atomic per element, none if misaligned as a whole.
+                    // A 64-bit scalar: one doubleword atomic, none if misaligned.
                     let stores = s.collect(|s| {
                         for (i, v) in values.iter().enumerate() {
                             let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(8 * i as u32));
@@ -1093,6 +1096,28 @@ impl FnLower {
 /// Whether `m` is a strong access (`.volatile`, `.relaxed`, `.acquire`, `.release`; §8.4).
 fn is_strong(m: &Mods) -> bool {
     ["volatile", "relaxed", "acquire", "release"].iter().any(|q| m.has(q))
+}
+
+/// Refuses a strong access wider than 8 bytes (`.v2.u64`, `.v4.u32`, `.b128`, …) that other
+/// threads can race with (global, shared, generic). §8.2.4 models a vector access as element
+/// accesses, but NVIDIA performs an aligned 16-byte access as one, and real code relies on it:
+/// CUB's decoupled look-back keeps `{status, value}` of 8-byte scan values in one 16-byte
+/// descriptor (`ScanTileState`, `ld/st.relaxed.gpu.v2.u64`), and a descriptor torn between two
+/// stores (a new status with an old value) is a wrong scan. Vulkan and WGSL have no 128-bit
+/// atomic, so the access cannot be made whole: a refusal, never a possibly torn translation.
+/// Local memory is the thread's own and parameters and constants are read-only.
+fn no_strong_wide_access(m: &Mods, bytes: u32, space: Space) -> LResult<()> {
+    if bytes > 8 && is_strong(m) && !matches!(space, Space::Local | Space::Param | Space::ParamEntry | Space::Const) {
+        return Err(unsupported(
+            format!(
+                "`{}`: a strong {bytes}-byte access, which NVIDIA performs as one (code such as CUB's scan look-back relies on it); \
+                 Vulkan and WGSL have no atomic wider than 8 bytes, so racing stores could tear it",
+                m.name()
+            ),
+            m.inst.span,
+        ));
+    }
+    Ok(())
 }
 
 /// Whether a strong 8-byte access to `mem` is one doubleword atomic: on the heap, and on shared
