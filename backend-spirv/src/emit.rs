@@ -812,6 +812,23 @@ impl Emitter {
         self.begin_block(merge)
     }
 
+    /// A [`Stmt::Fence`] for a driver that miscompiles memory barriers
+    /// (`Features::fences_as_sink_atomics`): a relaxed device-scope atomic add of 0 to the
+    /// heap's sink word, which that driver (lavapipe 22.x) compiles as a sequentially
+    /// consistent LLVM `atomicrmw`, ordering every memory access around it.
+    fn sink_atomic_fence(&mut self) -> Result2<()> {
+        let heap = self.heap_var();
+        let u = self.t_u32();
+        let p = self.ptr(StorageClass::StorageBuffer, u);
+        let zero = self.c_u32(0);
+        let word = self.c_u32(abi::HEAP_SINK_WORD);
+        let ptr = self.op(Op::AccessChain, p, &[heap, zero, word])?;
+        let scope = self.c_u32(SCOPE_DEVICE);
+        let sem = self.c_u32(SEMANTICS_RELAXED);
+        self.op(Op::AtomicIAdd, u, &[ptr, scope, sem, zero])?;
+        Ok(())
+    }
+
     fn fault_bits(&mut self, v: Word) -> Result2<()> {
         let heap = self.heap_var();
         let u = self.t_u32();
@@ -1514,6 +1531,10 @@ impl Emitter {
                         SCOPE_DEVICE
                     }
                 };
+                if kernel.features.fences_as_sink_atomics {
+                    self.sink_atomic_fence()?;
+                    return Ok(false);
+                }
                 let s = self.c_u32(s);
                 let sem = self.c_u32(SEMANTICS_FENCE);
                 self.op_void(Op::MemoryBarrier, &[s, sem])?;
