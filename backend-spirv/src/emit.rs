@@ -812,21 +812,43 @@ impl Emitter {
         self.begin_block(merge)
     }
 
-    fn fault_bits(&mut self, v: Word) -> Result2<()> {
+    /// A [`Stmt::Fence`] for a driver that miscompiles memory barriers
+    /// (`Features::fences_as_sink_atomics`): a relaxed device-scope atomic add of 0 to the
+    /// heap's sink word, which that driver (lavapipe 22.x) compiles as a sequentially
+    /// consistent LLVM `atomicrmw`, ordering every memory access around it.
+    fn sink_atomic_fence(&mut self) -> Result2<()> {
+        let zero = self.c_u32(0);
+        self.reserved_word_atomic(abi::HEAP_SINK_WORD, Op::AtomicIAdd, zero)?;
+        Ok(())
+    }
+
+    /// A relaxed device-scope atomic `op` with `value` on reserved heap word `word` (the
+    /// fault log's and the sink's); yields the old word.
+    fn reserved_word_atomic(&mut self, word: u32, op: Op, value: Word) -> Result2<Word> {
         let heap = self.heap_var();
         let u = self.t_u32();
         let p = self.ptr(StorageClass::StorageBuffer, u);
         let zero = self.c_u32(0);
-        let word = self.c_u32(abi::FAULT_WORD);
+        let word = self.c_u32(word);
         let ptr = self.op(Op::AccessChain, p, &[heap, zero, word])?;
         let scope = self.c_u32(SCOPE_DEVICE);
         let sem = self.c_u32(SEMANTICS_RELAXED);
-        self.op(Op::AtomicOr, u, &[ptr, scope, sem, v])?;
+        self.op(op, u, &[ptr, scope, sem, value])
+    }
+
+    fn fault_bits(&mut self, v: Word) -> Result2<()> {
+        self.reserved_word_atomic(abi::FAULT_WORD, Op::AtomicOr, v)?;
         if let Some(site_var) = self.site_var {
             // First fault wins: the site word takes the running instruction's id if still 0.
+            let u = self.t_u32();
             let site = self.op(Op::Load, u, &[site_var])?;
+            let heap = self.heap_var();
+            let p = self.ptr(StorageClass::StorageBuffer, u);
+            let zero = self.c_u32(0);
             let word = self.c_u32(abi::FAULT_SITE_WORD);
             let ptr = self.op(Op::AccessChain, p, &[heap, zero, word])?;
+            let scope = self.c_u32(SCOPE_DEVICE);
+            let sem = self.c_u32(SEMANTICS_RELAXED);
             self.op(Op::AtomicCompareExchange, u, &[ptr, scope, sem, sem, site, zero])?;
         }
         Ok(())
@@ -1514,6 +1536,10 @@ impl Emitter {
                         SCOPE_DEVICE
                     }
                 };
+                if kernel.features.fences_as_sink_atomics {
+                    self.sink_atomic_fence()?;
+                    return Ok(false);
+                }
                 let s = self.c_u32(s);
                 let sem = self.c_u32(SEMANTICS_FENCE);
                 self.op_void(Op::MemoryBarrier, &[s, sem])?;

@@ -273,3 +273,40 @@ fn module_without_kernels_is_a_clear_error() {
     assert!(matches!(e.kind, ptxcross_spirv::EmitErrorKind::Unsupported(_)), "{e}");
     assert!(e.to_string().contains("no kernels"), "{e}");
 }
+
+/// `Features::fences_as_sink_atomics` (a driver that loses threads at memory barriers,
+/// lavapipe 22.3): each fence, of either scope, becomes a relaxed device-scope atomic add of 0
+/// to the heap's sink word, and no `OpMemoryBarrier` is left; without it, barriers.
+#[test]
+fn fences_as_sink_word_atomics() {
+    for sink in [false, true] {
+        let mut k = KernelBuilder::new("fences");
+        k.features.fences_as_sink_atomics = sink;
+        let body = vec![Stmt::Fence { scope: Scope::Device }, Stmt::Fence { scope: Scope::Workgroup }];
+        let words = check(&Module { kernels: vec![k.finish(body)], ..Default::default() });
+        let text = ptxcross_spirv::disassemble(&words);
+        let barriers = text.matches("OpMemoryBarrier").count();
+        let adds: Vec<&str> = text.lines().filter(|l| l.contains("OpAtomicIAdd")).collect();
+        if sink {
+            assert_eq!((barriers, adds.len()), (0, 2), "{text}");
+            // The disassembly names ids by number: `%id = OpConstant %t value`.
+            let value_of = |id: &str| {
+                text.lines()
+                    .find_map(|l| l.strip_prefix(&format!("{id} = OpConstant ")))
+                    .and_then(|rest| rest.split_whitespace().last()?.parse::<u32>().ok())
+            };
+            for add in &adds {
+                // `%r = OpAtomicIAdd %t %ptr %scope %semantics %value`.
+                let ops: Vec<&str> = add.split_whitespace().collect();
+                let ptr = ops[4];
+                let chain = text.lines().find(|l| l.starts_with(&format!("{ptr} = OpAccessChain"))).expect("pointer");
+                let word = chain.split_whitespace().last().unwrap();
+                assert_eq!(value_of(word), Some(ptxcross_lower::abi::HEAP_SINK_WORD), "{text}");
+                // Scope Device (1), semantics Relaxed (0), value 0.
+                assert_eq!([ops[5], ops[6], ops[7]].map(value_of), [Some(1), Some(0), Some(0)], "{text}");
+            }
+        } else {
+            assert_eq!((barriers, adds.len()), (2, 0), "{text}");
+        }
+    }
+}

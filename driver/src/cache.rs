@@ -67,11 +67,12 @@ impl DiskKey {
         let info = device.gpu.adapter_info();
         let (kernel, block, dynamic_shared) = shape;
         let text = format!(
-            "ptx {ptx}\nkernel {kernel}\nblock {block:?}\nshared {dynamic_shared}\nbackend {}\nfma {}\ncut loops {}\n\
+            "ptx {ptx}\nkernel {kernel}\nblock {block:?}\nshared {dynamic_shared}\nbackend {}\nfma {}\ncut loops {}\nfence atomics {}\n\
              native warps {}\nflushed f32 {}\nsplit int64 {}\nno float64 {}\nmax shared {:?}\nmax globals {:?}\ndevice {} {:?} {} {} {:x} {:x}\nbuild {}\n",
             device.backend.name(),
             device.options.native_fma,
             device.options.detect_cut_loops,
+            device.options.fences_as_sink_atomics,
             device.options.native_warps,
             device.options.flushed_f32,
             device.options.split_int64,

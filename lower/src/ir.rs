@@ -767,6 +767,14 @@ pub struct VarInfo {
 /// What a kernel needs from the target; computed by `lower`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Features {
+    /// From `LowerOptions::fences_as_sink_atomics`: emit each [`Stmt::Fence`] as a relaxed
+    /// atomic add of 0 to the heap's sink word (`abi::HEAP_SINK_WORD`) instead of a memory
+    /// barrier. Only for a driver whose probe showed the barrier miscompiled: lavapipe 22.x
+    /// suspends the thread's coroutine at any barrier and abandons it when another coroutine
+    /// of the workgroup has finished; it compiles every storage-buffer atomic as a
+    /// sequentially consistent read-modify-write, a full fence there. Elsewhere a relaxed
+    /// atomic is no fence, so the option stays off.
+    pub fences_as_sink_atomics: bool,
     pub int64: bool,
     pub float64: bool,
     /// Any `AtomicWord` on `Heap` (WGSL then declares the heap `array<atomic<u32>>`).

@@ -526,6 +526,7 @@ fn finish_kernel(
     kernel.features.fence_site = fence_site;
     kernel.features.float64_site = float64_site.filter(|_| kernel.features.float64);
     kernel.features.flushed_f32 = options.flushed_f32;
+    kernel.features.fences_as_sink_atomics = options.fences_as_sink_atomics;
     kernel.features.f64_subnormals = subnormals.f64;
     kernel.features.pointers32 = module.address_size.unwrap_or(32) != 64;
     kernel.features.native_warps = native_warps && (!simulated || simulated_check.is_some());

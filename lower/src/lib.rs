@@ -81,6 +81,11 @@ pub struct LowerOptions {
     /// that turns such a cut into a kernel fault (`abi::FAULT_LOOP_CUT`, see `loop_cut`). The
     /// host sets it from a probe of the device.
     pub detect_cut_loops: bool,
+    /// The target loses a thread's work after a memory fence that not every thread of its
+    /// workgroup reaches alike (lavapipe of Mesa 22.x, see `Features::fences_as_sink_atomics`):
+    /// the SPIR-V backend then emits each `Stmt::Fence` in the form that driver compiles right.
+    /// The host sets it from a probe of the device.
+    pub fences_as_sink_atomics: bool,
     /// Largest globals segment (module `.global`/`.const` variables) in bytes; `None`:
     /// [`DEFAULT_MAX_GLOBAL_BYTES`]. The host passes what the device's heap can hold, so a
     /// segment too large is refused before its image is built in host memory.

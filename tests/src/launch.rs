@@ -62,6 +62,7 @@ fn run_unless_refused(gpu: &Arc<Gpu>, launch: &Launch, backend: Backend, skip_re
         kernel: Some(launch.kernel.to_string()),
         flushed_f32,
         max_shared_bytes: Some(gpu.limits().max_compute_workgroup_storage_size),
+        fences_as_sink_atomics: gpu.fences_lose_threads(backend),
         ..Default::default()
     };
     let program = translate::build_program(&file, &options, &[backend], true).map_err(|e| e.render())?;

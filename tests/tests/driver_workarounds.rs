@@ -588,3 +588,76 @@ fn misread_selects_after_a_switch_on_a_loop_exit() {
     ];
     check_each("", cases);
 }
+
+/// lavapipe 22.3.6 (Debian 12) abandoned a thread that passed a memory fence more often than
+/// the rest of its workgroup: `OpMemoryBarrier` of any scope and semantics, and atomics with
+/// acquire/release semantics, suspend the thread's coroutine there (as a control barrier
+/// would), and the workgroup's scheduler stops once another coroutine has finished, so the
+/// code after the fences never ran (a relaxed atomic in its place was right). audit10 found it
+/// (`simt_atomics a_device_fence_in_a_loop_one_thread_runs`); the host probes for it
+/// (`Gpu::fences_lose_threads`) and such drivers get each fence as an atomic add of 0 to the
+/// heap's sink word, which gallivm compiles as a sequentially consistent `atomicrmw`.
+/// Here thread t of each 64-thread CTA runs t·(CTA+1) iterations of a loop with a
+/// `fence.sc.gpu`, summing t+i, and stores the sum and its trip count.
+#[test]
+fn fences_that_threads_of_a_workgroup_pass_unequally_often() {
+    let Some(gpu) = ptxcross_tests::launch::gpu_or_skip() else { return };
+    let ptx = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry fences(.param .u64 out)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    mov.u32 %r3, %ntid.x;
+    mad.lo.s32 %r4, %r2, %r3, %r1;
+    add.s32 %r5, %r2, 1;
+    mul.lo.s32 %r5, %r5, %r1;
+    mov.u32 %r10, 0;
+    mov.u32 %r13, 0;
+    setp.eq.u32 %p1, %r5, 0;
+    @%p1 bra STORE;
+LOOP:
+    add.s32 %r11, %r1, %r10;
+    fence.sc.gpu;
+    add.s32 %r13, %r13, %r11;
+    add.s32 %r10, %r10, 1;
+    setp.lt.u32 %p1, %r10, %r5;
+    @%p1 bra LOOP;
+STORE:
+    mul.wide.u32 %rd2, %r4, 8;
+    add.s64 %rd3, %rd1, %rd2;
+    st.global.v2.u32 [%rd3], {%r13, %r10};
+    ret;
+}
+";
+    let (block, grid) = (64u32, 3u32);
+    let launch = ptxcross_tests::launch::Launch {
+        ptx,
+        kernel: "fences",
+        block: [block, 1, 1],
+        grid: [grid, 1, 1],
+        buffers: vec![vec![0; (block * grid * 8) as usize]],
+    };
+    let out = ptxcross_tests::launch::run(&gpu, &launch, ptxcross::Backend::Spirv).unwrap_or_else(|e| panic!("{e}"));
+    let got = ptxcross_tests::launch::words(&out[0]);
+    let mut bad = Vec::new();
+    for cta in 0..grid {
+        for t in 0..block {
+            let n = t * (cta + 1);
+            let sum = (0..n).fold(0u32, |a, i| a.wrapping_add(t + i));
+            let g = ((cta * block + t) * 2) as usize;
+            if got[g..g + 2] != [sum, n] {
+                bad.push(format!("CTA {cta} thread {t}: {:?}, expected {:?}", &got[g..g + 2], [sum, n]));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{} threads wrong, first: {:?}", bad.len(), &bad[..bad.len().min(4)]);
+    // WGSL has no such fences (it refuses them), so only SPIR-V is probed.
+    assert!(!gpu.fences_lose_threads(ptxcross::Backend::Wgsl));
+}

@@ -107,9 +107,10 @@ pub fn main() -> Result<i32, String> {
                     let fused = gpu.fma_is_fused(b);
                     let native = gpu.native_fma_usable(b);
                     let cut = gpu.cuts_long_loops(b);
+                    let fences = gpu.fences_lose_threads(b);
                     let _ = writeln!(
                         out,
-                        "    {b}: fma fused {} ({}); cuts long loops {} ({}); {}",
+                        "    {b}: fma fused {} ({}); cuts long loops {} ({}); fences lose threads {} ({}); {}",
                         yes_no(fused),
                         if native {
                             "native fma.rn.f32"
@@ -120,6 +121,8 @@ pub fn main() -> Result<i32, String> {
                         },
                         yes_no(cut),
                         if cut { "loops check for it and fault" } else { "no check" },
+                        yes_no(fences),
+                        if fences { "fences become sink-word atomics" } else { "memory barriers" },
                         subnormals_line(&gpu.subnormals(b))
                     );
                 }

@@ -72,6 +72,7 @@ pub struct Gpu {
     pub(crate) fma_f64_fused: Mutex<HashMap<Backend, bool>>,
     /// Probe results: does the driver end long loops on its own (see `probe.rs`).
     pub(crate) loops_cut: Mutex<HashMap<Backend, bool>>,
+    pub(crate) fences_lose_threads: Mutex<HashMap<Backend, bool>>,
     /// Probe results: which subnormals the device keeps (see `probe.rs`).
     pub(crate) subnormals: Mutex<HashMap<Backend, super::probe::Subnormals>>,
     /// Per native-warps pipeline (program id, backend, entry point): did its subgroup layout
@@ -235,6 +236,7 @@ impl Gpu {
             fma_fused: Mutex::new(HashMap::new()),
             fma_f64_fused: Mutex::new(HashMap::new()),
             loops_cut: Mutex::new(HashMap::new()),
+            fences_lose_threads: Mutex::new(HashMap::new()),
             subnormals: Mutex::new(HashMap::new()),
             warp_layouts: Mutex::new(HashMap::new()),
         })

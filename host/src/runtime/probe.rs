@@ -10,6 +10,13 @@
 //!   (the trip count comes from the parameters); a smaller count means the driver cuts loops,
 //!   and kernels for it get the check that reports such a cut as a fault
 //!   (`LowerOptions::detect_cut_loops`).
+//! - **Fences that lose threads.** lavapipe of Mesa 22.x (Debian 12's 22.3.6) abandons a
+//!   thread that passes a memory fence (`OpMemoryBarrier`, or an atomic with acquire/release
+//!   semantics) more often than another thread of its workgroup: the code after the fence
+//!   never runs (`simt_atomics a_device_fence_in_a_loop_one_thread_runs`, docs/simt.md). The
+//!   probe runs such a loop in one thread of a 64-thread workgroup and counts its trips; a
+//!   wrong count makes kernels for the device emit fences as sink-word atomics instead
+//!   (`LowerOptions::fences_as_sink_atomics`).
 //! - **Subnormals kept.** Vulkan and WebGPU let a device flush subnormal floats to zero, and
 //!   some do: NVIDIA's Vulkan driver flushes f32 unless the SPIR-V module declares
 //!   `DenormPreserve` (our SPIR-V backend does; WGSL, through naga, cannot). The probe
@@ -132,6 +139,41 @@ fn loop_probe() -> Kernel {
         store(Memory::Heap, v(0), v(2)),
     ];
     probe_kernel("ptxcross_loop_probe", &[Ty::U32, Ty::U32, Ty::U32, Ty::Bool], stmts)
+}
+
+/// Workgroup size of the fence probe: several of lavapipe's 8- or 16-wide coroutines.
+const FENCE_PROBE_THREADS: u32 = 64;
+/// Trip count of the fence probe's loop (from the parameters): more fences than any other
+/// thread of the workgroup passes.
+pub const FENCE_PROBE_TRIPS: u32 = 32;
+
+/// `out = number of iterations of a loop with a device fence that thread 1 alone runs
+/// `input` times`.
+fn fence_probe() -> Kernel {
+    let v = |i: u32| VarId(i);
+    let stmts = vec![
+        assign(v(0), load(Memory::Param, p(0))),
+        assign(v(1), load(Memory::Param, p(1))),
+        assign(v(4), Expr::Builtin(Builtin::ThreadId(0))),
+        assign(v(5), cmp(CmpOp::Eq, Ty::U32, v(4), c32(1))),
+        if_(
+            v(5),
+            vec![
+                copy(v(2), c32(0)),
+                loop_(vec![
+                    Stmt::Fence { scope: Scope::Device },
+                    assign(v(2), bin(BinaryOp::Add, Ty::U32, v(2), c32(1))),
+                    assign(v(3), cmp(CmpOp::GeU, Ty::U32, v(2), v(1))),
+                    if_(v(3), vec![Stmt::Break], vec![]),
+                ]),
+                store(Memory::Heap, v(0), v(2)),
+            ],
+            vec![],
+        ),
+    ];
+    let mut kernel = probe_kernel("ptxcross_fence_probe", &[Ty::U32, Ty::U32, Ty::U32, Ty::Bool, Ty::U32, Ty::Bool], stmts);
+    kernel.workgroup_size = [FENCE_PROBE_THREADS, 1, 1];
+    kernel
 }
 
 /// What the subnormal probe found on one device and backend.
@@ -352,6 +394,17 @@ impl Gpu {
         })
     }
 
+    /// Whether a memory fence that one thread of a workgroup passes more often than the others
+    /// loses that thread's later work on `backend` (measured on first use; only SPIR-V has
+    /// such fences, WGSL refuses them; a probe that cannot run counts as "no": the probe
+    /// kernel itself only fails to run where fences cannot be translated at all).
+    pub fn fences_lose_threads(self: &Arc<Self>, backend: Backend) -> bool {
+        backend == Backend::Spirv
+            && self.probed(&self.fences_lose_threads, backend, || {
+                run_probe(self, backend, fence_probe(), FENCE_PROBE_TRIPS).is_ok_and(|n| n != FENCE_PROBE_TRIPS)
+            })
+    }
+
     /// The options every translation for this device and `backends` needs, from what the probes
     /// found: fused `fma`, cut loops, flushed f32 subnormals, 64-bit integers, native warps,
     /// shared memory and heap limits. The CLI, the driver's modules and the tests start from
@@ -362,6 +415,7 @@ impl Gpu {
         ptxcross_lower::LowerOptions {
             native_fma: backends.iter().all(|&b| self.native_fma_usable(b)),
             detect_cut_loops: backends.iter().any(|&b| self.cuts_long_loops(b)),
+            fences_as_sink_atomics: backends.iter().any(|&b| self.fences_lose_threads(b)),
             max_global_bytes: Some(self.max_segment_bytes().saturating_sub(super::HEAP_RESERVED_BYTES + super::ALLOC_ALIGN)),
             split_int64: !self.features().contains(wgpu::Features::SHADER_INT64),
             no_float64: !self.features().contains(wgpu::Features::SHADER_F64),
