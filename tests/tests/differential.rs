@@ -168,10 +168,13 @@ fn the_runner_reports_a_cut_loop() {
 /// without the check and the launch gave the model's values, so a loop of the translation ran
 /// past 65,535 iterations (or was spinning) and its cut went unseen. Minimized (14 statements,
 /// 25 threads, `PTXCROSS_DIFF_MINIMIZE_SECONDS=90`): the kernel only calls the non-recursive
-/// `f1` (one loop of at most 9 trips) under a per-thread branch; the module also holds `f2`
-/// with `shfl.sync`/`vote.sync`, not called. Not traced further: suspect the stack-call
-/// dispatch loop under the SIMT lowering the module's collectives bring (lanes that skip the
-/// call waiting in it), or the check misplaced around the dispatch. Un-ignore once fixed.
+/// `f1` (one loop of at most 9 trips) under a per-thread branch (`@%p3 bra` around the call).
+/// Translated by hand at budget 0 with the check (1 CTA of 25): still faults with the unused
+/// collective holder `f2` deleted (so not the SIMT lowering); runs through with `f1`'s
+/// back-edge deleted, and with the branch around the call deleted. So: a stack call under a
+/// per-thread branch into a looping callee. Not traced further; a loop of the translation that
+/// never ends for some lanes would hang on NVIDIA, so suspect the structurized dispatch loop
+/// (lanes that skip the call) before the check's placement. Un-ignore once fixed.
 #[test]
 #[ignore]
 fn open_stack_call_loop_cut_at_budget_0() {
