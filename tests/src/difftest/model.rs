@@ -42,6 +42,14 @@ const STEP_LIMIT: u64 = 2_000_000;
 /// Calls one thread may make: far below the iterations after which lavapipe cuts a loop
 /// (65,535, design.md), which a kernel whose calls go through the stack spends one per call.
 const CALL_LIMIT: u64 = 4_000;
+/// Loop back-edges one thread may take, counting each call and each return as one (a call
+/// through the stack is a trip around the kernel's dispatch loop, `lower/src/call.rs`):
+/// a quarter of the 65,535 after which lavapipe cuts every loop of the thread
+/// (`lower/src/loop_cut.rs`), leaving room for the translation's own loops (the barrier
+/// scheduler's rounds, emulated collectives). A program beyond it cannot run on lavapipe (the
+/// translation faults with `FAULT_LOOP_CUT` there, rightly). `CALL_LIMIT` alone missed seed
+/// 0x5ca20007 of the SIMT call family: few calls, but loops around recursive calls.
+const BACK_EDGE_LIMIT: u64 = 16_384;
 /// Nested calls of one thread (its callers' frames): within CUDA's default 1 KiB stack.
 const DEPTH_LIMIT: usize = 12;
 
@@ -84,6 +92,8 @@ struct Thread {
     frame: [u8; NF * 4],
     stack: Vec<Frame>,
     calls: u64,
+    /// Backward branches taken, calls and returns ([`BACK_EDGE_LIMIT`]).
+    back_edges: u64,
 }
 
 enum Stop {
@@ -134,6 +144,7 @@ fn new_thread(tid: u32, gt: u32, input: &[u32]) -> Thread {
         frame: [0; NF * 4],
         stack: Vec::new(),
         calls: 0,
+        back_edges: 0,
     };
     for i in 0..NR {
         t.r[i] = w(i);
@@ -155,6 +166,15 @@ fn new_thread(tid: u32, gt: u32, input: &[u32]) -> Thread {
 }
 
 impl Thread {
+    /// Counts `n` loop back-edges; `Err` past [`BACK_EDGE_LIMIT`] (a program lavapipe cuts).
+    fn take_back_edges(&mut self, n: u64) -> Result<(), String> {
+        self.back_edges += n;
+        if self.back_edges > BACK_EDGE_LIMIT {
+            return Err(format!("more than {BACK_EDGE_LIMIT} loop back-edges in a thread (lavapipe cuts loops at 65,535)"));
+        }
+        Ok(())
+    }
+
     fn get(&self, s: Src, ty: IntTy) -> u64 {
         let v = match s {
             Src::Reg(Reg::R(i)) => self.r[i as usize] as u64,
@@ -339,7 +359,11 @@ impl Cta<'_> {
                 Flat::Label(_) => {}
                 Flat::Bra { g, target } => {
                     if t.guard(g) {
-                        t.pc = labels[target as usize];
+                        let to = labels[target as usize];
+                        if to < t.pc {
+                            t.take_back_edges(1)?;
+                        }
+                        t.pc = to;
                     }
                 }
                 Flat::Exit { id } => {
@@ -402,6 +426,8 @@ impl Cta<'_> {
     /// (`calls::print_func`) sets its registers.
     fn call(&mut self, t: &mut Thread, call: &Call, depth: Depth) -> Result<(), String> {
         t.calls += 1;
+        // The call and its return.
+        t.take_back_edges(2)?;
         if t.calls > CALL_LIMIT || t.stack.len() >= DEPTH_LIMIT {
             return Err("too many calls, or calls nested too deep".into());
         }
