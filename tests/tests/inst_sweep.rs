@@ -1828,12 +1828,16 @@ fn ld_st_vectors_every_space_and_qualifier() {
     mov.u64 %m4, lo;
     cvta.local.u64 %m5, %m4;
     st.v2.u32 [%m5+32], {{%w1, %w0}};
-    ld.volatile.v2.u64 {{%m6, %d8}}, [%m5+16];
+    // Strong 16-byte vectors are refused (no 128-bit atomic; lower `memory_ordering`):
+    // the same words as two strong 8-byte loads.
+    ld.volatile.u64 %m6, [%m5+16];
+    ld.volatile.u64 %d8, [%m5+24];
     ld.local.v2.u32 {{%w4, %w5}}, [lo+32];
     mov.b64 %d9, {{%w5, %w4}};
     cvta.shared.u64 %m1, %m0;
     st.wb.v4.u32 [%m1], {{%w3, %w2, %w1, %w0}};
-    ld.relaxed.gpu.shared.v2.u64 {{%d10, %m7}}, [%m0];
+    ld.relaxed.gpu.shared.u64 %d10, [%m0];
+    ld.relaxed.gpu.shared.u64 %m7, [%m0+8];
     ld.v2.u32 {{%w4, %w5}}, [%m1+8];
     mov.b64 %d11, {{%w4, %w5}};
     ld.const.v4.u32 {{%w0, %w1, %w2, %w3}}, [ct];
