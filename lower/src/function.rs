@@ -171,7 +171,7 @@ pub struct FnLower {
     pub exchange_in_scratch: bool,
     /// The last emulated warp matrix exchange lowered, while the next one may still drop its
     /// trailing barrier (`inst::warp`, `warp_exchange`).
-    pub last_exchange: Option<crate::inst::ExchangeMark>,
+    pub(crate) last_exchange: Option<crate::inst::ExchangeMark>,
     /// Word index of the warp collectives' meeting check words (`inst::warp`: per warp, the
     /// lanes executing the current collective, then the lanes owed to an earlier one).
     pub meet_scratch: Option<u32>,
