@@ -431,7 +431,7 @@ fn flushed_loop_model(w: &[u32]) -> Vec<[Expect; 3]> {
 fn flushed_exact_paths_called_in_divergent_branches_and_loops() {
     let Some(gpu) = gpu_or_skip() else { return };
     let ptx = flushed_loop_kernel();
-    let options = LowerOptions { block: Some([64, 1, 1]), flushed_f32: true, simulate_flushed_f32: true, ..Default::default() };
+    let options = LowerOptions { block: Some([64, 1, 1]), flushed_f32: true, simulate_flushed_f32: true, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     let file = SourceFile::new("flushed_loop.ptx".to_string(), ptx.clone());
     let module = translate::frontend(&file, &options).expect("lower");
     let names: Vec<&str> = module.kernels[0].functions.iter().map(|f| f.name.as_str()).collect();
