@@ -37,7 +37,7 @@ fn a_misaligned_store_faults_names_the_kernel_and_changes_nothing() {
         ptx += &store_kernel(name, width as u32);
     }
     let file = SourceFile::new("misaligned.ptx", ptx);
-    let options = LowerOptions { block: Some([1, 1, 1]), ..LowerOptions::default() };
+    let options = LowerOptions { block: Some([1, 1, 1]), ..common::device_options() };
     let program = translate::build_program(&file, &options, &Backend::ALL, true).unwrap();
     let before: Vec<u8> = (0u8..16).map(|i| 0xA0 | i).collect();
     for backend in Backend::ALL {

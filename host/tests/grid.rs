@@ -52,7 +52,7 @@ DONE:
 
 fn program() -> Program {
     let file = SourceFile::new("census.ptx", CENSUS);
-    let options = LowerOptions { block: Some([32, 1, 1]), ..LowerOptions::default() };
+    let options = LowerOptions { block: Some([32, 1, 1]), ..common::device_options() };
     translate::build_program(&file, &options, &Backend::ALL, true).unwrap()
 }
 
@@ -173,7 +173,7 @@ fn huge_grid_of_more_than_2_32_blocks_runs_every_block_once() {
         Err(_) => Backend::ALL.to_vec(),
     };
     let file = SourceFile::new("rows.ptx", ROWS);
-    let options = LowerOptions { block: Some([1, 1, 1]), ..LowerOptions::default() };
+    let options = LowerOptions { block: Some([1, 1, 1]), ..common::device_options() };
     let program = translate::build_program(&file, &options, &Backend::ALL, true).unwrap();
     let rows = grid[1] as u64 * grid[2] as u64;
     let sum_x: u64 = (0..grid[0] as u64).sum();

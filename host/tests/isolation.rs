@@ -116,7 +116,7 @@ LOOP:
 const OUT_WORDS: usize = 1024 + 256;
 
 fn options() -> LowerOptions {
-    LowerOptions { block: Some([256, 1, 1]), ..LowerOptions::default() }
+    LowerOptions { block: Some([256, 1, 1]), ..common::device_options() }
 }
 
 #[test]
@@ -248,7 +248,7 @@ fn every_shape_of_the_zeroing_prologue_clears_every_word() {
     for (words, block) in [(1056u32, 256u32), (1000, 96), (7, 64), (256, 256)] {
         let ptx = SIZED.replace("WORDS", &words.to_string());
         let file = SourceFile::new("sized.ptx", ptx.as_str());
-        let options = LowerOptions { block: Some([block, 1, 1]), ..LowerOptions::default() };
+        let options = LowerOptions { block: Some([block, 1, 1]), ..common::device_options() };
         let program = translate::build_program(&file, &options, &Backend::ALL, true).unwrap();
         for backend in Backend::ALL {
             let mut a = Context::new(ptxcross::ContextOptions { gpu: Some(gpu.clone()), ..Default::default() }).unwrap();

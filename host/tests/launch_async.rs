@@ -52,7 +52,7 @@ const POKE_LINE: &str = "launch.ptx:30:5";
 
 fn program() -> Program {
     let file = SourceFile::new("launch.ptx", PTX);
-    let options = LowerOptions { block: Some([32, 1, 1]), ..LowerOptions::default() };
+    let options = LowerOptions { block: Some([32, 1, 1]), ..common::device_options() };
     translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()))
 }
 

@@ -213,7 +213,7 @@ fn build(name: &str, ptx: &str, options: &LowerOptions) -> Program {
 
 /// The heap attack kernels for one-thread launches.
 fn program(name: &str, ptx: String, split_int64: bool) -> Program {
-    build(name, &ptx, &LowerOptions { block: Some([1, 1, 1]), split_int64, ..Default::default() })
+    build(name, &ptx, &LowerOptions { block: Some([1, 1, 1]), split_int64, ..common::device_options() })
 }
 
 /// The context under attack: `segments` segments of [`SEG`] bytes, each filled by allocations
@@ -605,7 +605,7 @@ fn shared_window_past_the_kernels_size() {
     const GLOBAL_OOR: Option<u32> = Some(abi::FAULT_GLOBAL_OUT_OF_RANGE);
     let window32 = abi::WINDOW_SIZE_32 as u64;
     for (bits, split_int64) in [(64, false), (64, true), (32, false), (32, true)] {
-        let options = LowerOptions { block: Some([1, 1, 1]), dynamic_shared_bytes: 32, split_int64, ..Default::default() };
+        let options = LowerOptions { block: Some([1, 1, 1]), dynamic_shared_bytes: 32, split_int64, ..common::device_options() };
         let prog = if bits == 64 { build("shared_past.ptx", SHARED_PTX, &options) } else { build("shared_past32.ptx", &shared_ptx32(), &options) };
         // Past the window (32-bit: the local window follows, absent here, then the heap's
         // offsets above `HEAP_LIMIT_32`) and below it (the heap's last offsets): no memory.
@@ -737,7 +737,7 @@ COPY:
 fn local_window_past_the_slice_and_across_threads() {
     let Some(gpu) = gpu() else { return };
     for words in [16u32, 256] {
-        let prog = build("local_attack.ptx", &local_ptx(words), &LowerOptions { block: Some([4, 1, 1]), ..Default::default() });
+        let prog = build("local_attack.ptx", &local_ptx(words), &LowerOptions { block: Some([4, 1, 1]), ..common::device_options() });
         let scratch = prog.module().kernels[0].local_placement == ptxcross_lower::ir::LocalPlacement::Scratch;
         assert_eq!(scratch, words == 256, "{words} words: placement");
         let n = words as usize;
@@ -824,7 +824,7 @@ const PARAM_PTX: &str = r#"
 fn parameter_space_past_its_end() {
     let Some(gpu) = gpu() else { return };
     for split_int64 in [false, true] {
-        let prog = build("param_past.ptx", PARAM_PTX, &LowerOptions { block: Some([1, 1, 1]), split_int64, ..Default::default() });
+        let prog = build("param_past.ptx", PARAM_PTX, &LowerOptions { block: Some([1, 1, 1]), split_int64, ..common::device_options() });
         for backend in Backend::ALL {
             let mut ctx = small_context(&gpu);
             let out = ctx.alloc(256).unwrap();
@@ -929,7 +929,7 @@ COPY:
 #[test]
 fn shared_atomics_at_the_edges() {
     let Some(gpu) = gpu() else { return };
-    let prog = build("shared_atom.ptx", SHARED_ATOM_PTX, &LowerOptions { block: Some([1, 1, 1]), ..Default::default() });
+    let prog = build("shared_atom.ptx", SHARED_ATOM_PTX, &LowerOptions { block: Some([1, 1, 1]), ..common::device_options() });
     for backend in Backend::ALL {
         let mut ctx = small_context(&gpu);
         let out = ctx.alloc(256).unwrap();

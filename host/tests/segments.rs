@@ -258,7 +258,7 @@ DONE:
 
 fn program() -> Program {
     let file = SourceFile::new("segments.ptx", PTX.to_string());
-    let options = LowerOptions { block: Some([BLOCK, 1, 1]), ..LowerOptions::default() };
+    let options = LowerOptions { block: Some([BLOCK, 1, 1]), ..common::device_options() };
     translate::build_program(&file, &options, &Backend::ALL, true).expect("translate")
 }
 
@@ -687,7 +687,7 @@ fn more_segments_than_bindings_is_refused() {
         assert_eq!(ctx.read(s[0], 4).unwrap(), 1u32.to_le_bytes(), "{backend}");
         // A program made from IR alone has no several-segment translation.
         let file = SourceFile::new("segments.ptx", PTX.to_string());
-        let options = LowerOptions { block: Some([BLOCK, 1, 1]), ..LowerOptions::default() };
+        let options = LowerOptions { block: Some([BLOCK, 1, 1]), ..common::device_options() };
         let ir = translate::frontend(&file, &options).unwrap();
         let bare = translate::build_program_from_ir("segments.ptx", ir, &[backend], true).unwrap();
         let n = 4u32;
@@ -706,7 +706,7 @@ fn more_segments_than_bindings_is_refused() {
 fn every_slot_count_translates_to_valid_code() {
     let file = SourceFile::new("segments.ptx", PTX.to_string());
     for slots in 2..=abi::MAX_SEGMENT_SLOTS {
-        let options = LowerOptions { block: Some([BLOCK, 1, 1]), segment_slots: slots, ..LowerOptions::default() };
+        let options = LowerOptions { block: Some([BLOCK, 1, 1]), segment_slots: slots, ..common::device_options() };
         let module = translate::frontend(&file, &options).expect("lower");
         assert!(module.kernels.iter().all(|k| k.features.segment_slots == slots));
         let words = translate::emit_spirv(&module).expect("spirv");
@@ -720,7 +720,7 @@ fn every_slot_count_translates_to_valid_code() {
     }
     let narrow = PTX.replace(".address_size 64", ".address_size 32");
     let file32 = SourceFile::new("segments32.ptx", narrow);
-    let options = LowerOptions { kernel: Some("touch16".into()), segment_slots: 2, ..LowerOptions::default() };
+    let options = LowerOptions { kernel: Some("touch16".into()), segment_slots: 2, ..common::device_options() };
     let e = translate::frontend(&file32, &options).expect_err("32-bit addresses and several segments");
     assert!(e.render().contains("not supported yet: several heap segments"), "{}", e.render());
 }
@@ -771,7 +771,7 @@ DONE:
 }
 "#;
     let file = SourceFile::new("globals.ptx", ptx.to_string());
-    let options = LowerOptions { block: Some([32, 1, 1]), ..LowerOptions::default() };
+    let options = LowerOptions { block: Some([32, 1, 1]), ..common::device_options() };
     let program = translate::build_program(&file, &options, &Backend::ALL, true).expect("translate");
     for backend in Backend::ALL {
         let mut ctx = small_segments(&gpu, 3);
@@ -841,7 +841,7 @@ fn address_size_32_kernels_never_reach_another_segment() {
         ld.param.u32 %r1, [p];\n ld.param.u32 %r2, [v];\n st.global.u32 [%r1], %r2;\n ret;\n}\n\
         .visible .entry gst32(.param .u32 p, .param .u32 v)\n{\n .reg .b32 %r<4>;\n\
         ld.param.u32 %r1, [p];\n ld.param.u32 %r2, [v];\n cvta.global.u32 %r3, %r1;\n st.u32 [%r3+4], %r2;\n ret;\n}\n";
-    let options = LowerOptions { block: Some([1, 1, 1]), ..LowerOptions::default() };
+    let options = LowerOptions { block: Some([1, 1, 1]), ..common::device_options() };
     let program = translate::build_program(&SourceFile::new("st32.ptx", ptx.to_string()), &options, &Backend::ALL, true).expect("translate");
     for backend in Backend::ALL {
         let mut ctx = small_segments(&gpu, 2);
@@ -933,7 +933,7 @@ fn more_access_kinds_reach_their_segments() {
     for backend in Backend::ALL {
         // Translated as the host does: in the exact mode where this backend flushes f32
         // subnormals (the kernel's `red.add.f32` depends on them; NVIDIA's WGSL flushes).
-        let options = LowerOptions { block: Some([1, 1, 1]), flushed_f32: gpu.flushes_f32(backend), ..LowerOptions::default() };
+        let options = LowerOptions { block: Some([1, 1, 1]), flushed_f32: gpu.flushes_f32(backend), ..common::device_options() };
         let program = translate::build_program(&SourceFile::new("more.ptx", MORE_KINDS.to_string()), &options, &[backend], true)
             .expect("translate");
         let mut ctx = small_segments(&gpu, 3);

@@ -70,6 +70,7 @@ fn walk(b: &Block, f: &mut Features) {
                 walk(default, f)
             }
             Stmt::Loop { body } => walk(body, f),
+            Stmt::Fence { .. } => f.fences = true,
             _ => {}
         }
     }

@@ -775,6 +775,15 @@ pub struct Features {
     /// sequentially consistent read-modify-write, a full fence there. Elsewhere a relaxed
     /// atomic is no fence, so the option stays off.
     pub fences_as_sink_atomics: bool,
+    /// Has a [`Stmt::Fence`] (body or functions): on a driver whose fences lose threads the
+    /// host runs it only if `fences_as_sink_atomics` is set.
+    pub fences: bool,
+    /// Has loops of its own (those `loop_cut` checks; not the bounded ones later passes add):
+    /// on a driver that cuts long loops the host runs it only if `loops_checked` is set.
+    pub loops: bool,
+    /// From `LowerOptions::detect_cut_loops`: a loop the driver cuts is reported
+    /// (`abi::FAULT_LOOP_CUT`), never a silently short result.
+    pub loops_checked: bool,
     pub int64: bool,
     pub float64: bool,
     /// Any `AtomicWord` on `Heap` (WGSL then declares the heap `array<atomic<u32>>`).

@@ -461,6 +461,7 @@ fn finish_kernel(
         options.local_scratch_bytes.unwrap_or(local_scratch::DEFAULT_LOCAL_SCRATCH_BYTES),
         exchange_words,
     );
+    let loops = loop_cut::needs_check(&kernel);
     if options.detect_cut_loops {
         loop_cut::check_cut_loops(&mut kernel);
     }
@@ -527,6 +528,8 @@ fn finish_kernel(
     kernel.features.float64_site = float64_site.filter(|_| kernel.features.float64);
     kernel.features.flushed_f32 = options.flushed_f32;
     kernel.features.fences_as_sink_atomics = options.fences_as_sink_atomics;
+    kernel.features.loops = loops;
+    kernel.features.loops_checked = options.detect_cut_loops;
     kernel.features.f64_subnormals = subnormals.f64;
     kernel.features.pointers32 = module.address_size.unwrap_or(32) != 64;
     kernel.features.native_warps = native_warps && (!simulated || simulated_check.is_some());

@@ -113,7 +113,7 @@ pub fn strip_checks(k: &mut Kernel) -> bool {
 /// 32 KiB; the backends' helpers', at most 64). The check is not free in a short kernel (an
 /// eight-trip loop per thread cost saxpy a fifth of its time on lavapipe, issue 11).
 pub fn check_cut_loops(k: &mut Kernel) {
-    if !has_loop(&k.body) {
+    if !needs_check(k) {
         return;
     }
     let mut new_var = |ty: Ty, name: &str| {
@@ -211,6 +211,12 @@ fn give_endless_loops_an_exit(block: &mut Block, escape: &[Stmt]) {
 }
 
 /// Whether `block` has a loop (at any depth).
+/// Whether [`check_cut_loops`] gives `k` the check (it has loops); recorded as
+/// `Features::loops` for the host's refusal of an unchecked kernel on a driver that cuts loops.
+pub fn needs_check(k: &Kernel) -> bool {
+    has_loop(&k.body)
+}
+
 fn has_loop(block: &Block) -> bool {
     block.stmts.iter().any(|s| match s {
         Stmt::Loop { .. } => true,

@@ -55,16 +55,9 @@ pub fn run_or_skip(gpu: &Arc<Gpu>, launch: &Launch, backend: Backend) -> Result<
 
 fn run_unless_refused(gpu: &Arc<Gpu>, launch: &Launch, backend: Backend, skip_refused: bool) -> Result<Option<Vec<Vec<u8>>>, String> {
     let file = SourceFile::new(format!("{}.ptx", launch.kernel), launch.ptx);
-    // As the host translates: in the exact mode where the device flushes f32 subnormals.
-    let flushed_f32 = gpu.flushes_f32(backend);
-    let options = LowerOptions {
-        block: Some(launch.block),
-        kernel: Some(launch.kernel.to_string()),
-        flushed_f32,
-        max_shared_bytes: Some(gpu.limits().max_compute_workgroup_storage_size),
-        fences_as_sink_atomics: gpu.fences_lose_threads(backend),
-        ..Default::default()
-    };
+    // As the host translates (`Gpu::lower_options`: the exact f32 mode where the device
+    // flushes subnormals, the driver workarounds it needs, which the launch insists on).
+    let options = LowerOptions { block: Some(launch.block), kernel: Some(launch.kernel.to_string()), ..gpu.lower_options(&[backend]) };
     let program = translate::build_program(&file, &options, &[backend], true).map_err(|e| e.render())?;
     if skip_refused && refused_for_subnormals(gpu, &program, backend) {
         return Ok(None);

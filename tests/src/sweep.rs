@@ -107,11 +107,11 @@ pub fn gpu() -> Option<Arc<Gpu>> {
     crate::launch::gpu_or_skip()
 }
 
-/// Lowering options as the host picks them: on a device that flushes f32 subnormals on some
-/// backend, the exact mode for such devices (the sweeps then check it on that hardware).
+/// Lowering options as the host picks them for both backends (`Gpu::lower_options`): on a
+/// device that flushes f32 subnormals on some backend, the exact mode for such devices (the
+/// sweeps then check it on that hardware); the driver workarounds the launch insists on.
 fn host_options(gpu: &Arc<Gpu>) -> LowerOptions {
-    let flushed_f32 = Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
-    LowerOptions { flushed_f32, ..LowerOptions::default() }
+    gpu.lower_options(&Backend::ALL)
 }
 
 impl Sweep {

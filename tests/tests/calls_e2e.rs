@@ -40,8 +40,9 @@ fn launch(
     n: i32,
 ) -> Result<Vec<Vec<u8>>, Error> {
     let file = SourceFile::new(name.to_string(), ptx.to_string());
-    // As the host translates: in the exact f32 mode where the device flushes f32 subnormals.
-    let options = LowerOptions { block: Some([block, 1, 1]), inline_budget, flushed_f32: gpu.flushes_f32(backend), ..Default::default() };
+    // As the host translates (`Gpu::lower_options`: the exact f32 mode where the device
+    // flushes f32 subnormals, the driver workarounds the launch insists on).
+    let options = LowerOptions { block: Some([block, 1, 1]), inline_budget, ..gpu.lower_options(&[backend]) };
     let program = translate::build_program(&file, &options, &[backend], true)
         .unwrap_or_else(|e| panic!("{name}: translation failed:\n{}", e.render()));
     let mut ctx =

@@ -50,7 +50,7 @@ fn kernel(name: &str, body: &str) -> String {
 fn check(name: &str, ptx: &str, input: &[u32], expect: impl Fn(u32) -> u32) {
     assert!(ptxcross::translate::spirv_validator_available(), "a SPIR-V validator is needed (scripts/install-deps.sh)");
     let file = SourceFile::new(format!("{name}.ptx"), ptx);
-    let options = LowerOptions { block: Some([THREADS, 1, 1]), ..Default::default() };
+    let options = LowerOptions { block: Some([THREADS, 1, 1]), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     let program = ptxcross::translate::build_program(&file, &options, &[Backend::Spirv, Backend::Wgsl], true)
         .unwrap_or_else(|e| panic!("{name}: {e}"));
     let nesting = program.module().kernels[0].body.nesting();
@@ -167,7 +167,7 @@ fn branch_chains_of_any_length_stay_flat() {
         ("long_ladder", switch_ptx("long_ladder", 600, true)),
     ] {
         let file = SourceFile::new(format!("{name}.ptx"), ptx);
-        let program = ptxcross::translate::build_program(&file, &LowerOptions::default(), &[Backend::Spirv, Backend::Wgsl], true)
+        let program = ptxcross::translate::build_program(&file, &ptxcross_tests::launch::device_options(&Backend::ALL), &[Backend::Spirv, Backend::Wgsl], true)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let nesting = program.module().kernels[0].body.nesting();
         assert!(nesting.total <= FLAT_ENOUGH, "{name}: nests {nesting:?}");
@@ -213,7 +213,7 @@ fn probe_driver_limits() {
             }
         };
         let file = SourceFile::new("probe.ptx", ptx);
-        let options = LowerOptions { block: Some([THREADS, 1, 1]), ..Default::default() };
+        let options = LowerOptions { block: Some([THREADS, 1, 1]), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
         let program = match ptxcross::translate::build_program(&file, &options, &[Backend::Spirv, Backend::Wgsl], false) {
             Ok(p) => p,
             Err(e) => {
@@ -250,7 +250,7 @@ fn brx_idx_with_shared_targets_and_out_of_range_indices() {
         let target_value = |x: u32, k: u32| x.wrapping_mul(k + 1).wrapping_add(k * k);
         let input = inputs(len + 30); // indices up to len + 29: some out of range
         let file = SourceFile::new(format!("{name}.ptx"), brx_ptx(&name, len, distinct));
-        let options = LowerOptions { block: Some([THREADS, 1, 1]), ..Default::default() };
+        let options = LowerOptions { block: Some([THREADS, 1, 1]), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
         let program = ptxcross::translate::build_program(&file, &options, &[Backend::Spirv, Backend::Wgsl], true)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         assert!(program.module().kernels[0].body.nesting().total <= FLAT_ENOUGH);

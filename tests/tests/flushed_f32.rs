@@ -321,7 +321,7 @@ fn mismatches(gpu: &std::sync::Arc<ptxcross::Gpu>, case: &Case, options: &LowerO
 #[test]
 fn exact_mode_gives_ptx_bits_under_simulated_flushing() {
     let Some(gpu) = sweep::gpu() else { return };
-    let options = LowerOptions { flushed_f32: true, simulate_flushed_f32: true, ..LowerOptions::default() };
+    let options = LowerOptions { flushed_f32: true, simulate_flushed_f32: true, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     let mut failures = Vec::new();
     for case in cases() {
         for r in mismatches(&gpu, &case, &options) {
@@ -339,7 +339,7 @@ fn exact_mode_gives_ptx_bits_under_simulated_flushing() {
 fn exact_mode_without_64_bit_types_under_simulated_flushing() {
     let Some(gpu) = sweep::gpu() else { return };
     let options =
-        LowerOptions { flushed_f32: true, simulate_flushed_f32: true, split_int64: true, ..LowerOptions::default() };
+        LowerOptions { flushed_f32: true, simulate_flushed_f32: true, split_int64: true, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     let mut failures = Vec::new();
     // (`mul/fma.ftz` decide tininess in f64: not for such targets yet, with or without the mode.)
     let plain = |c: &Case| {
@@ -363,7 +363,7 @@ fn exact_mode_without_64_bit_types_under_simulated_flushing() {
 #[test]
 fn simulated_flushing_alone_breaks_results_that_need_subnormals() {
     let Some(gpu) = sweep::gpu() else { return };
-    let options = LowerOptions { simulate_flushed_f32: true, ..LowerOptions::default() };
+    let options = LowerOptions { simulate_flushed_f32: true, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     let mut wrong = Vec::new();
     for case in cases() {
         for (b, r) in Backend::ALL.iter().zip(mismatches(&gpu, &case, &options)) {
@@ -385,7 +385,7 @@ fn simulated_flushing_alone_breaks_results_that_need_subnormals() {
 #[test]
 fn exact_mode_on_a_device_that_keeps_subnormals() {
     let Some(gpu) = sweep::gpu() else { return };
-    let options = LowerOptions { flushed_f32: true, ..LowerOptions::default() };
+    let options = LowerOptions { flushed_f32: true, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     let mut failures = Vec::new();
     for case in cases().into_iter().filter(|c| c.variant.body.starts_with("fma.rn.f32") || c.variant.body.starts_with("mul.rz")) {
         for r in mismatches(&gpu, &case, &options) {
@@ -411,7 +411,7 @@ fn uncovered_instructions_are_named_for_the_refusal() {
     };
     let lower = |body: &str, flushed: bool| {
         let file = SourceFile::new("k.ptx", ptx(body));
-        let options = LowerOptions { flushed_f32: flushed, ..LowerOptions::default() };
+        let options = LowerOptions { flushed_f32: flushed, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
         let module = ptxcross::translate::frontend(&file, &options).unwrap_or_else(|e| panic!("{}", e.render()));
         module.kernels[0].clone()
     };

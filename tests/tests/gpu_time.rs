@@ -45,7 +45,7 @@ fn launches_report_their_gpu_time() {
         return eprintln!("skipped: the device has no timestamp queries");
     }
     let file = SourceFile::new("spin.ptx", SPIN);
-    let options = LowerOptions { block: Some([64, 1, 1]), ..Default::default() };
+    let options = LowerOptions { block: Some([64, 1, 1]), ..ptxcross_tests::launch::device_options(&Backend::ALL) };
     let program = translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()));
     let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 16, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
     let out = ctx.alloc(4).unwrap();

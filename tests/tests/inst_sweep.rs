@@ -44,8 +44,8 @@ fn sweep_one_with(variant: Variant, inputs: &[u64], reference: Reference, option
 fn without_f64_options(gpu: &std::sync::Arc<ptxcross::Gpu>) -> [LowerOptions; 2] {
     let flushed_f32 = ptxcross::Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
     [
-        LowerOptions { no_float64: true, flushed_f32, ..LowerOptions::default() },
-        LowerOptions { split_int64: true, flushed_f32, ..LowerOptions::default() },
+        LowerOptions { no_float64: true, flushed_f32, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) },
+        LowerOptions { split_int64: true, flushed_f32, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) },
     ]
 }
 
@@ -553,9 +553,9 @@ fn f32_div_rcp_sqrt_correctly_rounded() {
 fn f32_div_rcp_sqrt_correctly_rounded_without_f64() {
     let Some(gpu) = sweep::gpu() else { return };
     let flushed_f32 = ptxcross::Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
-    let no_f64 = LowerOptions { no_float64: true, flushed_f32, ..LowerOptions::default() };
+    let no_f64 = LowerOptions { no_float64: true, flushed_f32, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     div_rcp_sqrt_sweep(Some(no_f64), &["rn", "rz", "rm", "rp"], SAMPLES);
-    let no_64 = LowerOptions { split_int64: true, flushed_f32, ..LowerOptions::default() };
+    let no_64 = LowerOptions { split_int64: true, flushed_f32, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     div_rcp_sqrt_sweep(Some(no_64), &["rn"], SAMPLES);
 }
 
@@ -730,7 +730,7 @@ fn f32_directed_rounding_without_f64() {
 fn f32_div_rcp_sqrt_without_f64_long() {
     let Some(gpu) = sweep::gpu() else { return };
     let flushed_f32 = ptxcross::Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
-    let no_f64 = LowerOptions { no_float64: true, flushed_f32, ..LowerOptions::default() };
+    let no_f64 = LowerOptions { no_float64: true, flushed_f32, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     div_rcp_sqrt_sweep(Some(no_f64), &["rn", "rz", "rm", "rp"], 1 << 23);
 }
 
@@ -1391,7 +1391,7 @@ fn int32_to_f32_rows(rng: &mut Rng) -> Vec<u64> {
 fn cvt_int32_to_f32_directed_without_f64() {
     use ptxcross_tests::ptx_ref::half::round_of;
     let ints = int32_to_f32_rows(&mut Rng(111));
-    let options = [LowerOptions { no_float64: true, ..LowerOptions::default() }, LowerOptions { split_int64: true, ..LowerOptions::default() }];
+    let options = [LowerOptions { no_float64: true, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) }, LowerOptions { split_int64: true, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) }];
     let modes = ["rz", "rm", "rp"];
     for (i, src) in ["u32", "s32"].into_iter().enumerate() {
         for o in [&options[i], &options[1 - i]] {

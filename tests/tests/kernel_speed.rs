@@ -517,6 +517,7 @@ fn translate_with(gpu: &Arc<Gpu>, case: &Case, backend: Backend, extra: LowerOpt
         dynamic_shared_bytes: case.dynamic_shared,
         native_fma: gpu.native_fma_usable(backend),
         detect_cut_loops: gpu.cuts_long_loops(backend),
+        fences_as_sink_atomics: gpu.fences_lose_threads(backend),
         flushed_f32: extra.flushed_f32 || gpu.flushes_f32(backend),
         no_outline: extra.no_outline || std::env::var("PTXCROSS_SPEED_NO_OUTLINE").as_deref() == Ok("1"),
         ..extra

@@ -19,7 +19,7 @@ const HEAP: u64 = 1 << 20;
 
 fn program(name: &str, ptx: &str, block: u32) -> Program {
     let file = SourceFile::new(name.to_string(), ptx.to_string());
-    let options = LowerOptions { block: Some([block, 1, 1]), ..Default::default() };
+    let options = LowerOptions { block: Some([block, 1, 1]), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{}", e.render()))
 }
 

@@ -22,7 +22,7 @@ const HEAP: u64 = 1 << 20;
 /// `PTXCROSS_TEST_FLUSHED_F32=1` takes that mode on any device (lavapipe keeps subnormals).
 fn options(gpu: &std::sync::Arc<ptxcross::Gpu>, block: [u32; 3]) -> LowerOptions {
     let flushed_f32 = std::env::var_os("PTXCROSS_TEST_FLUSHED_F32").is_some() || Backend::ALL.iter().any(|&b| gpu.flushes_f32(b));
-    LowerOptions { block: Some(block), flushed_f32, ..Default::default() }
+    LowerOptions { block: Some(block), flushed_f32, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) }
 }
 
 fn program(gpu: &std::sync::Arc<ptxcross::Gpu>, name: &str, ptx: &str) -> Program {

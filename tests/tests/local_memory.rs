@@ -55,7 +55,7 @@ fn scramble(words: usize, seed: u32) -> u32 {
 fn program(name: &str, ptx: &str, kernel: Option<&str>, block: [u32; 3], local_scratch_bytes: Option<u32>) -> Program {
     let file = SourceFile::new(name.to_string(), ptx.to_string());
     let options =
-        LowerOptions { block: Some(block), kernel: kernel.map(str::to_string), local_scratch_bytes, ..Default::default() };
+        LowerOptions { block: Some(block), kernel: kernel.map(str::to_string), local_scratch_bytes, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     translate::build_program(&file, &options, &Backend::ALL, true).unwrap_or_else(|e| panic!("{name}: {}", e.render()))
 }
 

@@ -180,7 +180,7 @@ fn guard_cost() {
     let n = (grid * block) as usize;
     let input: Vec<u32> = (0..n as u32).map(|i| i.wrapping_mul(0x9e37_79b9)).collect();
     let file = ptxcross_frontend::SourceFile::new("cost.ptx", ptx.as_str());
-    let options = ptxcross_lower::LowerOptions { block: Some([block, 1, 1]), ..Default::default() };
+    let options = ptxcross_lower::LowerOptions { block: Some([block, 1, 1]), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     let module = ptxcross::translate::frontend(&file, &options).unwrap();
     let spirv = ptxcross::translate::emit_spirv(&module).unwrap();
     let wgsl = ptxcross::translate::emit_wgsl(&module, Profile::Wgpu).unwrap();

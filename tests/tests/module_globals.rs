@@ -25,7 +25,7 @@ type Launched = (Program, Vec<Vec<u8>>, u64, Vec<u8>);
 fn launch(ptx: &str, kernel: &str, block: u32, outs: &[usize], backend: Backend) -> Result<Launched, String> {
     let gpu = gpu_or_skip().expect("checked by the caller");
     let file = SourceFile::new("globals.ptx", ptx);
-    let options = LowerOptions { block: Some([block, 1, 1]), kernel: Some(kernel.into()), ..Default::default() };
+    let options = LowerOptions { block: Some([block, 1, 1]), kernel: Some(kernel.into()), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     let program = translate::build_program(&file, &options, &[backend], true).map_err(|e| e.render())?;
     let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu) }).map_err(|e| e.to_string())?;
     let ptrs: Vec<DevicePtr> = outs.iter().map(|&n| ctx.alloc(n as u64).unwrap()).collect();
@@ -260,7 +260,7 @@ fn nvcc_pointer_initialized_globals() {
 
     for backend in Backend::ALL {
         let file = SourceFile::new("ptrinit.sm_80.ptx", ptx);
-        let options = LowerOptions { block: Some([8, 1, 1]), ..Default::default() };
+        let options = LowerOptions { block: Some([8, 1, 1]), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
         let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
         let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
         let out = ctx.alloc(32).unwrap();
@@ -322,7 +322,7 @@ fn templates_corpus_with_generic_initializer() {
         // globals read through generic addresses) also runs on both.
         let backends: &[Backend] = if name.contains(".G.") { &Backend::ALL } else { &[] };
         let file = SourceFile::new(name, &text);
-        let options = LowerOptions { block: Some([64, 1, 1]), kernel: Some("local_and_switch".into()), ..Default::default() };
+        let options = LowerOptions { block: Some([64, 1, 1]), kernel: Some("local_and_switch".into()), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
         let program = translate::build_program(&file, &options, &Backend::ALL, true)
             .unwrap_or_else(|e| panic!("{name}: {}", e.render()));
         for &backend in backends {
@@ -406,7 +406,7 @@ fn variables_declared_inside_functions() {
     // `bump` inlined, and called through the call stack.
     for (backend, inline_budget) in Backend::ALL.into_iter().flat_map(|b| [(b, None), (b, Some(0))]) {
         let file = SourceFile::new("body.ptx", BODY_PTX);
-        let options = LowerOptions { block: Some([1, 1, 1]), inline_budget, ..Default::default() };
+        let options = LowerOptions { block: Some([1, 1, 1]), inline_budget, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
         let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
         let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
         let out = ctx.alloc(24).unwrap();
@@ -521,7 +521,7 @@ fn generic_addresses_of_kernel_parameters() {
     let blob: Vec<u8> = (1..=16u8).collect();
     for backend in Backend::ALL {
         let file = SourceFile::new("gridconst.sm_80.ptx", ptx);
-        let options = LowerOptions { block: Some([8, 1, 1]), ..Default::default() };
+        let options = LowerOptions { block: Some([8, 1, 1]), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
         let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
         let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
         let out = ctx.alloc(32).unwrap();
@@ -530,7 +530,7 @@ fn generic_addresses_of_kernel_parameters() {
         assert_eq!(got, want, "{backend}: nvcc gridconst");
 
         let file = SourceFile::new("param_window.ptx", hand);
-        let options = LowerOptions { block: Some([1, 1, 1]), ..Default::default() };
+        let options = LowerOptions { block: Some([1, 1, 1]), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
         let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
         let out = ctx.alloc(32).unwrap();
         ctx.launch(&program, "k", [1, 1, 1], &[&out.to_le_bytes(), &blob, &0u32.to_le_bytes()], backend)
@@ -615,7 +615,7 @@ fn address_initializers_inside_functions() {
     let Some(gpu) = gpu_or_skip() else { return };
     for (backend, inline_budget) in Backend::ALL.into_iter().flat_map(|b| [(b, None), (b, Some(0))]) {
         let file = SourceFile::new("body_address.ptx", BODY_ADDRESS_PTX);
-        let options = LowerOptions { block: Some([1, 1, 1]), inline_budget, ..Default::default() };
+        let options = LowerOptions { block: Some([1, 1, 1]), inline_budget, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
         let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
         let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
         let out = ctx.alloc(32).unwrap();
@@ -707,7 +707,7 @@ fn kernel_parameter_addresses_in_device_functions() {
     let want = [w(4).wrapping_add(w(8).wrapping_mul(3)).wrapping_add(w(12).wrapping_mul(5)), 77];
     for (backend, inline_budget) in Backend::ALL.into_iter().flat_map(|b| [(b, None), (b, Some(0))]) {
         let file = SourceFile::new("param_fn.ptx", ptx);
-        let options = LowerOptions { block: Some([1, 1, 1]), inline_budget, ..Default::default() };
+        let options = LowerOptions { block: Some([1, 1, 1]), inline_budget, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
         let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
         let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
         let out = ctx.alloc(8).unwrap();

@@ -122,7 +122,7 @@ fn check_split(name: &str, ptx: &str, model: fn(f32) -> f32) {
     let input = inputs((block * grid) as usize);
     let in_words: Vec<u32> = input.iter().map(|f| f.to_bits()).collect();
     let file = SourceFile::new(format!("{name}.ptx"), ptx);
-    let base = LowerOptions { block: Some([block, 1, 1]), kernel: Some("k".into()), split_int64: true, ..Default::default() };
+    let base = LowerOptions { block: Some([block, 1, 1]), kernel: Some("k".into()), split_int64: true, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     let module = translate::frontend(&file, &base).expect("lower");
     assert!(!module.kernels[0].functions.is_empty() && !module.kernels[0].features.int64, "{name}: no functions, or 64-bit integers left");
     for backend in Backend::ALL {
@@ -225,7 +225,7 @@ fn pipeline_time() {
     let Some(gpu) = gpu_or_skip() else { return };
     let ptx = rcp24();
     let file = SourceFile::new("rcp24.ptx".to_string(), &ptx);
-    let options = LowerOptions { block: Some([64, 1, 1]), kernel: Some("k".into()), ..Default::default() };
+    let options = LowerOptions { block: Some([64, 1, 1]), kernel: Some("k".into()), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     let module = translate::frontend(&file, &options).expect("lower");
     let spirv = translate::emit_spirv(&module).expect("spirv");
     let wgsl = translate::emit_wgsl(&module, ptxcross_wgsl::Profile::Wgpu).expect("wgsl");
@@ -431,7 +431,7 @@ fn flushed_loop_model(w: &[u32]) -> Vec<[Expect; 3]> {
 fn flushed_exact_paths_called_in_divergent_branches_and_loops() {
     let Some(gpu) = gpu_or_skip() else { return };
     let ptx = flushed_loop_kernel();
-    let options = LowerOptions { block: Some([64, 1, 1]), flushed_f32: true, simulate_flushed_f32: true, ..Default::default() };
+    let options = LowerOptions { block: Some([64, 1, 1]), flushed_f32: true, simulate_flushed_f32: true, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     let file = SourceFile::new("flushed_loop.ptx".to_string(), ptx.clone());
     let module = translate::frontend(&file, &options).expect("lower");
     let names: Vec<&str> = module.kernels[0].functions.iter().map(|f| f.name.as_str()).collect();

@@ -23,7 +23,7 @@ fn ptx() -> String {
 
 fn program(gpu: &Arc<Gpu>, backend: Backend, block: u32) -> Program {
     let file = SourceFile::new("printf.nvcc.ptx".to_string(), ptx());
-    let options = LowerOptions { block: Some([block, 1, 1]), flushed_f32: gpu.flushes_f32(backend), ..Default::default() };
+    let options = LowerOptions { block: Some([block, 1, 1]), flushed_f32: gpu.flushes_f32(backend), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("translation failed:\n{}", e.render()))
 }
 
@@ -264,7 +264,7 @@ fn the_corpus_templates_calls_kernel_prints_its_line() {
     let x = 0.5f32;
     let y = ((x * x) * 1.0f32 + (3.141_592_65f32 * x) * x) + ((1.0f64 as f32 + 0.0) + 0.0);
     for backend in Backend::ALL {
-        let options = LowerOptions { block: Some([32, 1, 1]), kernel: Some("calls".into()), flushed_f32: gpu.flushes_f32(backend), ..Default::default() };
+        let options = LowerOptions { block: Some([32, 1, 1]), kernel: Some("calls".into()), flushed_f32: gpu.flushes_f32(backend), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
         let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
         let mut ctx = context(&gpu);
         let (_, pin) = buffer(&mut ctx, &x.to_le_bytes());
@@ -309,7 +309,7 @@ fn formats_that_cannot_be_translated_exactly_are_refused_at_the_call() {
         (constant, "%Lf", "long double"),
     ] {
         let file = SourceFile::new("bad.ptx".to_string(), module(def, text));
-        let options = LowerOptions { block: Some([32, 1, 1]), ..Default::default() };
+        let options = LowerOptions { block: Some([32, 1, 1]), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
         let err = match translate::build_program(&file, &options, &[Backend::Spirv], true) {
             Ok(_) => panic!("{text}: translated"),
             Err(e) => e.render(),
@@ -318,7 +318,7 @@ fn formats_that_cannot_be_translated_exactly_are_refused_at_the_call() {
     }
     // The same module with a constant format translates.
     let file = SourceFile::new("good.ptx".to_string(), module(constant, "ok %d%%"));
-    translate::build_program(&file, &LowerOptions { block: Some([32, 1, 1]), ..Default::default() }, &[Backend::Spirv], true)
+    translate::build_program(&file, &LowerOptions { block: Some([32, 1, 1]), ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) }, &[Backend::Spirv], true)
         .unwrap_or_else(|e| panic!("{}", e.render()));
 }
 

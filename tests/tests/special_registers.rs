@@ -15,7 +15,7 @@ use ptxcross_tests::launch::gpu_or_skip;
 fn run(ptx: &str, block: [u32; 3], grid: [u32; 3], dynamic: u32, words: usize, launches: usize, backend: Backend) -> Result<Vec<Vec<u32>>, String> {
     let gpu = gpu_or_skip().expect("checked by the caller");
     let file = SourceFile::new("sregs.ptx", ptx);
-    let options = LowerOptions { block: Some(block), dynamic_shared_bytes: dynamic, ..Default::default() };
+    let options = LowerOptions { block: Some(block), dynamic_shared_bytes: dynamic, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
     let program = translate::build_program(&file, &options, &[backend], true).map_err(|e| e.render())?;
     let mut ctx = Context::new(ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu) }).map_err(|e| e.to_string())?;
     let out = ctx.alloc(4 * words as u64).map_err(|e| e.to_string())?;

@@ -93,7 +93,7 @@ fn launch_error(d: &mut Driver, ctx: u64, kernel: &str, e: ptxcross::Error) -> C
         E::KernelFault { bits, .. } => (fault_code(*bits), true),
         E::Timeout { .. } => (CUDA_ERROR_LAUNCH_TIMEOUT, true),
         E::LimitExceeded { .. } | E::BadArguments { .. } => (CUDA_ERROR_INVALID_VALUE, false),
-        E::MissingFeature { .. } | E::SubnormalsFlushed { .. } | E::SeveralSegments { .. } => (CUDA_ERROR_NOT_SUPPORTED, false),
+        E::MissingFeature { .. } | E::SubnormalsFlushed { .. } | E::MissingWorkaround { .. } | E::SeveralSegments { .. } => (CUDA_ERROR_NOT_SUPPORTED, false),
         E::OutOfMemory { .. } => (CUDA_ERROR_OUT_OF_MEMORY, false),
         _ => (CUDA_ERROR_LAUNCH_FAILED, false),
     };

@@ -57,6 +57,17 @@ pub enum Error {
         /// (`LowerOptions::flushed_f32`): `site` is an instruction that mode does not cover yet.
         exact_mode: bool,
     },
+    /// The kernel was lowered without a driver workaround this device needs on `backend`
+    /// (`option`, a `LowerOptions` field; see `probe.rs`): run, it could give silently wrong
+    /// results. Lowering with `Gpu::lower_options` sets every one the device needs.
+    MissingWorkaround {
+        kernel: String,
+        device: String,
+        backend: Backend,
+        option: &'static str,
+        /// What the driver does to such a kernel.
+        why: &'static str,
+    },
     /// A launch exceeds one of the adapter's limits (or is degenerate, e.g. a zero grid).
     LimitExceeded {
         kernel: String,
@@ -165,6 +176,11 @@ impl fmt::Display for Error {
             Error::MissingFeature { kernel, what, feature, site: Some(site) } => {
                 write!(f, "{site} (kernel `{kernel}`) uses {what} but the adapter lacks {feature}")
             }
+            Error::MissingWorkaround { kernel, device, backend, option, why } => write!(
+                f,
+                "kernel `{kernel}` was lowered without `LowerOptions::{option}`, which {device} needs on {backend} \
+                 ({why}): its results could be silently wrong; lower with `Gpu::lower_options`"
+            ),
             Error::SubnormalsFlushed { kernel, device, backend, format, site, exact_mode } => {
                 let (other, flag) = match backend {
                     Backend::Spirv => (Backend::Wgsl, "wgsl"),

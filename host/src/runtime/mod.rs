@@ -746,6 +746,7 @@ impl Context {
         }
         self.check_kernel(program, kernel, backend)?;
         self.check_grid(kernel, grid)?;
+        self.gpu.check_workarounds(kernel, backend)?;
         // Where the device flushes subnormals, a kernel whose results depend on them would be
         // silently wrong: refuse it (only the launched kernel runs, so only it is checked).
         self.gpu.check_subnormals(kernel, backend)
@@ -1220,6 +1221,7 @@ impl Context {
         let cached = self.kernels.get(&key).cloned();
         if cached.is_none() {
             self.check_kernel(program, k, backend)?;
+            self.gpu.check_workarounds(k, backend)?;
         }
         self.check_grid(k, grid)?;
         // The device's subnormal verdict may change (`Gpu::assume_subnormals`): not cached.
@@ -1781,6 +1783,7 @@ impl Context {
     /// "Pipeline creation for big kernels").
     pub fn prepare(&self, program: &Program, kernel: &str, backend: Backend) -> Result<(), Error> {
         let k = find_kernel(program, kernel)?;
+        self.gpu.check_workarounds(k, backend)?;
         self.pipeline(program, k, backend).map(drop)
     }
 

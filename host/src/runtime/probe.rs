@@ -485,6 +485,32 @@ impl Gpu {
         })
     }
 
+    /// `Err(MissingWorkaround)` when `kernel` was lowered without a driver workaround that this
+    /// device needs on `backend` (a hand-built `LowerOptions` rather than [`Gpu::lower_options`]):
+    /// a loop without the cut check where the driver cuts loops, a fence not emitted as a sink
+    /// atomic where fences lose threads. The probes run only for kernels that have such code
+    /// (the probes' own kernels, built as IR here, record neither: no recursion).
+    pub fn check_workarounds(self: &Arc<Self>, kernel: &Kernel, backend: Backend) -> Result<(), Error> {
+        let f = &kernel.features;
+        let missing = if f.loops && !f.loops_checked && self.cuts_long_loops(backend) {
+            Some(("detect_cut_loops", "it ends every loop of a thread after 65,535 back-edges"))
+        } else if f.fences && !f.fences_as_sink_atomics && self.fences_lose_threads(backend) {
+            Some(("fences_as_sink_atomics", "it abandons threads at memory fences in loops"))
+        } else {
+            None
+        };
+        match missing {
+            Some((option, why)) => Err(Error::MissingWorkaround {
+                kernel: kernel.name.clone(),
+                device: self.adapter_info().name.clone(),
+                backend,
+                option,
+                why,
+            }),
+            None => Ok(()),
+        }
+    }
+
     /// Sets what [`Gpu::subnormals`] answers for `backend` instead of probing: for tests of
     /// the refusal on devices that keep subnormals, and for drivers known better than the probe.
     pub fn assume_subnormals(&self, backend: Backend, s: Subnormals) {

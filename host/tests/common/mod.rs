@@ -31,3 +31,10 @@ pub fn no_adapter(o: &Output) -> bool {
     eprintln!("skipping: no GPU adapter");
     true
 }
+
+/// The options the runtime translates with for the shared device and both backends
+/// (`Gpu::lower_options`: the driver workarounds a launch insists on, exact f32 where a backend
+/// flushes subnormals, …); the defaults without a device.
+pub fn device_options() -> ptxcross_lower::LowerOptions {
+    Gpu::shared().map(|g| g.lower_options(&ptxcross::runtime::Backend::ALL)).unwrap_or_default()
+}

@@ -244,10 +244,10 @@ impl Runner {
     fn translate(&self, case: &Case, inline_budget: Option<usize>) -> Result<ptxcross::Program, Failure> {
         let file = SourceFile::new("difftest.ptx", case.ptx());
         let block = [case.program.block, 1, 1];
-        // The loop-cut check as the host adds it (`Gpu::lower_options`): without it a program
-        // that lavapipe cuts short gives wrong values and no fault (seed 0x5ca20007).
-        let detect_cut_loops = Backend::ALL.iter().any(|&b| self.gpu.cuts_long_loops(b));
-        let options = LowerOptions { block: Some(block), inline_budget, detect_cut_loops, ..Default::default() };
+        // As the host translates (`Gpu::lower_options`): without the loop-cut check a program
+        // that lavapipe cuts short gives wrong values and no fault (seed 0x5ca20007); the
+        // launch refuses a kernel lowered without a workaround the device needs.
+        let options = LowerOptions { block: Some(block), inline_budget, ..self.gpu.lower_options(&Backend::ALL) };
         translate::build_program(&file, &options, &Backend::ALL, true).map_err(|e| Failure {
             backend: None,
             inline_budget,
@@ -325,8 +325,11 @@ impl Runner {
             return Ok(false);
         }
         let file = SourceFile::new("difftest.ptx", case.ptx());
-        let detect_cut_loops = self.gpu.cuts_long_loops(Backend::Spirv);
-        let options = LowerOptions { block: Some([case.program.block, 1, 1]), meeting: ptxcross_lower::Meeting::Check, detect_cut_loops, ..Default::default() };
+        let options = LowerOptions {
+            block: Some([case.program.block, 1, 1]),
+            meeting: ptxcross_lower::Meeting::Check,
+            ..self.gpu.lower_options(&[Backend::Spirv])
+        };
         let fail = |kind, detail: String| Failure { backend: Some(Backend::Spirv), inline_budget: None, kind, detail };
         let program = translate::build_program(&file, &options, &[Backend::Spirv], true).map_err(|e| fail(FailureKind::Translate, e.render()))?;
         let launched = self.launch_once(case, &program, Backend::Spirv);
