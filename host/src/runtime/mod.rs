@@ -746,7 +746,6 @@ impl Context {
         }
         self.check_kernel(program, kernel, backend)?;
         self.check_grid(kernel, grid)?;
-        self.gpu.check_workarounds(kernel, backend)?;
         // Where the device flushes subnormals, a kernel whose results depend on them would be
         // silently wrong: refuse it (only the launched kernel runs, so only it is checked).
         self.gpu.check_subnormals(kernel, backend)
@@ -795,7 +794,8 @@ impl Context {
     }
 
     /// The part of [`Context::check_launch`] that depends only on the kernel and the device
-    /// (block size, shared memory, local memory, features; not the subnormal verdict), checked
+    /// (block size, shared memory, local memory, features, driver workarounds; not the
+    /// subnormal verdict), checked
     /// once per kernel and backend by launches.
     fn check_kernel(&self, program: &Program, kernel: &ir::Kernel, backend: Backend) -> Result<(), Error> {
         let lim = self.gpu.limits();
@@ -942,7 +942,8 @@ impl Context {
                 program::float64_site_text(program, k),
             )?;
         }
-        Ok(())
+        // A driver workaround the kernel was lowered without (hand-built `LowerOptions`).
+        self.gpu.check_workarounds(kernel, backend)
     }
 
     /// Places one argument per parameter (each exactly the parameter's size) at the parameters'
@@ -1221,7 +1222,6 @@ impl Context {
         let cached = self.kernels.get(&key).cloned();
         if cached.is_none() {
             self.check_kernel(program, k, backend)?;
-            self.gpu.check_workarounds(k, backend)?;
         }
         self.check_grid(k, grid)?;
         // The device's subnormal verdict may change (`Gpu::assume_subnormals`): not cached.
