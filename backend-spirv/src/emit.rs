@@ -822,15 +822,21 @@ impl Emitter {
         Ok(())
     }
 
-    /// A relaxed device-scope atomic `op` with `value` on reserved heap word `word` (the
-    /// fault log's and the sink's); yields the old word.
-    fn reserved_word_atomic(&mut self, word: u32, op: Op, value: Word) -> Result2<Word> {
+    /// A pointer to reserved heap word `word` (the fault log's, the sink's).
+    fn reserved_word_ptr(&mut self, word: u32) -> Result2<Word> {
         let heap = self.heap_var();
         let u = self.t_u32();
         let p = self.ptr(StorageClass::StorageBuffer, u);
         let zero = self.c_u32(0);
         let word = self.c_u32(word);
-        let ptr = self.op(Op::AccessChain, p, &[heap, zero, word])?;
+        self.op(Op::AccessChain, p, &[heap, zero, word])
+    }
+
+    /// A relaxed device-scope atomic `op` with `value` on reserved heap word `word`; yields
+    /// the old word.
+    fn reserved_word_atomic(&mut self, word: u32, op: Op, value: Word) -> Result2<Word> {
+        let ptr = self.reserved_word_ptr(word)?;
+        let u = self.t_u32();
         let scope = self.c_u32(SCOPE_DEVICE);
         let sem = self.c_u32(SEMANTICS_RELAXED);
         self.op(op, u, &[ptr, scope, sem, value])
@@ -842,11 +848,8 @@ impl Emitter {
             // First fault wins: the site word takes the running instruction's id if still 0.
             let u = self.t_u32();
             let site = self.op(Op::Load, u, &[site_var])?;
-            let heap = self.heap_var();
-            let p = self.ptr(StorageClass::StorageBuffer, u);
+            let ptr = self.reserved_word_ptr(abi::FAULT_SITE_WORD)?;
             let zero = self.c_u32(0);
-            let word = self.c_u32(abi::FAULT_SITE_WORD);
-            let ptr = self.op(Op::AccessChain, p, &[heap, zero, word])?;
             let scope = self.c_u32(SCOPE_DEVICE);
             let sem = self.c_u32(SEMANTICS_RELAXED);
             self.op(Op::AtomicCompareExchange, u, &[ptr, scope, sem, sem, site, zero])?;
