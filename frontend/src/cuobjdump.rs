@@ -19,21 +19,22 @@ pub fn blank_header_lines(text: &str) -> Option<String> {
     out
 }
 
+/// `KEY = …` (or `KEY =` at the end) header lines, by key.
+const KEYS: [&str; 6] = ["arch", "code version", "host", "compile_size", "ptxasOptions", "identifier"];
+
 fn is_header_line(line: &str) -> bool {
     let l = line.trim();
-    if l.is_empty() || !l.is_ascii() {
+    // Every header line starts with one of these bytes: most PTX lines are rejected here,
+    // before any scan of the line (the scans were 2% of translating the CUB file).
+    if !matches!(l.as_bytes().first(), Some(b'c' | b'=' | b'F' | b'a' | b'h' | b'p' | b'i')) {
         return false;
     }
-    if l == "compressed" || (l.len() >= 4 && l.bytes().all(|b| b == b'=')) {
-        return true;
-    }
-    if let Some(rest) = l.strip_prefix("Fatbin ") {
-        return rest.ends_with(" code:") && rest.split_whitespace().count() == 2;
-    }
-    let Some((key, _)) = l.split_once(" = ").or_else(|| l.strip_suffix(" =").map(|k| (k, ""))) else {
-        return false;
-    };
-    matches!(key, "arch" | "code version" | "host" | "compile_size" | "ptxasOptions" | "identifier")
+    let header = l == "compressed"
+        || (l.len() >= 4 && l.bytes().all(|b| b == b'='))
+        || l.strip_prefix("Fatbin ").is_some_and(|rest| rest.ends_with(" code:") && rest.split_whitespace().count() == 2)
+        // A key holds no `=`, so the line's first ` = ` follows it directly.
+        || KEYS.iter().any(|key| l.strip_prefix(key).is_some_and(|rest| rest.starts_with(" = ") || rest == " ="));
+    header && l.is_ascii()
 }
 
 #[cfg(test)]
@@ -53,5 +54,15 @@ mod tests {
         assert_eq!(m.version, Some((9, 0)));
         // PTX that merely looks similar is left alone.
         assert_eq!(blank_header_lines("mov.u32 %r1, %r2; // arch = sm_100\n"), None);
+    }
+
+    #[test]
+    fn a_key_line_is_the_key_then_an_equals_sign() {
+        for yes in ["arch = sm_80", "  identifier = a.cu", "ptxasOptions =", "code version = [8,0]", "Fatbin ptx code:", "====", "compressed"] {
+            assert!(is_header_line(yes), "{yes}");
+        }
+        for no in ["archs = sm_80", "arch =sm_80", "arch=sm_80", "host", "add.s32 %r1, %r2, %r3;", "===", "Fatbin ptx code: x", "arch = sm_80 \u{e9}"] {
+            assert!(!is_header_line(no), "{no}");
+        }
     }
 }
