@@ -982,8 +982,12 @@ fn push_u32(out: &mut String, mut n: u32) {
             break;
         }
     }
-    // Only ASCII digits were written.
-    out.push_str(std::str::from_utf8(&buf[i..]).unwrap_or_default());
+    // Digit by digit: `str::from_utf8` of the buffer checked what is known (ASCII digits),
+    // 1% of translating the CUB file.
+    out.reserve(buf.len() - i);
+    for &d in &buf[i..] {
+        out.push(char::from(d));
+    }
 }
 
 /// `{a} {op} {b}` (without `format!`: the most common expression).
