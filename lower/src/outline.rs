@@ -75,6 +75,10 @@ pub(crate) fn for_each_function(kernel: &mut Kernel, mut pass: impl FnMut(&mut K
 
 /// Calls per function of `kernel`.
 fn call_counts(kernel: &Kernel) -> Vec<usize> {
+    if kernel.functions.is_empty() {
+        // Nothing to count (most kernels): no walk over the body, three per kernel.
+        return Vec::new();
+    }
     fn walk(b: &Block, n: &mut [usize]) {
         for s in &b.stmts {
             if let Stmt::Assign { expr: Expr::Call { func, .. }, .. } = s {
