@@ -85,7 +85,7 @@ type Assigned = Vec<VarId>;
 
 /// Adds the guard to every loop of `body` that needs it; new variables go to `vars`.
 pub fn guard_loop_exits(body: &mut Block, vars: &mut Vec<VarInfo>) {
-    let mut shape = Shape { loops: FxHashMap::default(), assigned: Vec::new(), listed_by: vec![NO_SLOT; vars.len()] };
+    let mut shape = Shape { loop_ids: FxHashMap::default(), assigned: Vec::new(), listed_by: vec![NO_SLOT; vars.len()] };
     survey(&body.stmts, &mut shape, &mut Vec::new());
     let n = shape.assigned.len();
     if n == 0 {
@@ -102,9 +102,9 @@ pub fn guard_loop_exits(body: &mut Block, vars: &mut Vec<VarInfo>) {
         }
     }
     let empty = Live::new(count as usize);
-    let mut facts = Facts { needs: vec![false; n], at_continue: vec![empty.clone(); n], shape, empty: empty.clone(), spare: Vec::new(), starts: Vec::new() };
+    let mut facts = Facts { needs: vec![false; n], at_continue: vec![empty.clone(); n], shape, empty: empty.clone(), spare: Vec::new() };
     let ctx = Ctx { at_break: empty.clone(), at_continue: empty.clone(), slots: &slots };
-    live_before(&body.stmts, empty, &ctx, 0, &mut facts);
+    live_before(&body.stmts, empty, &ctx, &mut facts);
     let needs = facts.needs;
     if !needs.iter().any(|&n| n) {
         return;
@@ -126,11 +126,13 @@ pub fn guard_loop_exits(body: &mut Block, vars: &mut Vec<VarInfo>) {
 }
 
 /// Facts about the tree gathered in one pass before the analysis, so that the analysis, which
-/// revisits nested bodies, never re-walks a subtree to count its loops or its assignments
-/// (that made deep nests cubic).
+/// revisits nested bodies, never re-walks a subtree to number its loops or list their
+/// assignments (that made deep nests cubic).
 struct Shape {
-    /// Loops inside each compound statement, by address (the tree does not change meanwhile).
-    loops: FxHashMap<*const Stmt, usize>,
+    /// Each loop's preorder number, by address (the tree does not change meanwhile). (Each
+    /// block's statements were numbered by the loops they hold on every visit before: a
+    /// lookup per `if`, and a list per block, for every round of every enclosing loop.)
+    loop_ids: FxHashMap<*const Stmt, usize>,
     /// Per loop, in preorder: the variables assigned in its body.
     assigned: Vec<Assigned>,
     /// Per variable: the last loop whose list has it (`NO_SLOT`: none), to drop duplicates
@@ -139,32 +141,18 @@ struct Shape {
     listed_by: Vec<u32>,
 }
 
-impl Shape {
-    fn loops_in(&self, stmts: &[Stmt]) -> usize {
-        // Only compound statements hold loops (and have an entry).
-        stmts
-            .iter()
-            .filter(|s| matches!(s, Stmt::If { .. } | Stmt::Loop { .. } | Stmt::Switch { .. }))
-            .map(|s| self.loops.get(&(s as *const Stmt)).copied().unwrap_or(0))
-            .sum()
-    }
-}
-
-/// Fills `shape` for `stmts` (loops numbered in preorder); adds their assignments to `assigned`
-/// and returns how many loops they hold.
-fn survey(stmts: &[Stmt], shape: &mut Shape, assigned: &mut Assigned) -> usize {
-    let mut total = 0;
+/// Fills `shape` for `stmts` (loops numbered in preorder); adds their assignments to
+/// `assigned`.
+fn survey(stmts: &[Stmt], shape: &mut Shape, assigned: &mut Assigned) {
     for s in stmts {
-        let n = match s {
-            Stmt::Assign { dst, .. } => {
-                assigned.push(*dst);
-                0
-            }
+        match s {
+            Stmt::Assign { dst, .. } => assigned.push(*dst),
             Stmt::Loop { body } => {
                 let id = shape.assigned.len();
                 shape.assigned.push(Vec::new());
+                shape.loop_ids.insert(s as *const Stmt, id);
                 let mut inner = Vec::new();
-                let n = 1 + survey(&body.stmts, shape, &mut inner);
+                survey(&body.stmts, shape, &mut inner);
                 // After the nested loops' own passes: each of them marked its variables.
                 let listed_by = &mut shape.listed_by;
                 inner.retain(|v| match listed_by.get_mut(v.index()) {
@@ -177,23 +165,18 @@ fn survey(stmts: &[Stmt], shape: &mut Shape, assigned: &mut Assigned) -> usize {
                 });
                 assigned.extend(inner.iter().copied());
                 shape.assigned[id] = inner;
-                n
             }
             Stmt::If { then_body, else_body, .. } => {
-                survey(&then_body.stmts, shape, assigned) + survey(&else_body.stmts, shape, assigned)
+                survey(&then_body.stmts, shape, assigned);
+                survey(&else_body.stmts, shape, assigned);
             }
             Stmt::Switch { cases, default, .. } => {
-                let n: usize = cases.iter().map(|c| survey(&c.body.stmts, shape, assigned)).sum();
-                n + survey(&default.stmts, shape, assigned)
+                cases.iter().for_each(|c| survey(&c.body.stmts, shape, assigned));
+                survey(&default.stmts, shape, assigned);
             }
-            _ => 0,
-        };
-        if n > 0 {
-            shape.loops.insert(s as *const Stmt, n);
+            _ => {}
         }
-        total += n;
     }
-    total
 }
 
 /// What the liveness analysis learns per loop (indexed by preorder number).
@@ -210,9 +193,6 @@ struct Facts {
     /// Sets no longer needed, reused for the next copy (a fresh allocation per branch, loop
     /// round, `break` and `continue` was a sixth of this pass on CUB's kernels).
     spare: Vec<Live>,
-    /// The first loop number of each statement of the blocks being analysed, a stack (each
-    /// call pushes its block's and truncates them before it returns).
-    starts: Vec<usize>,
 }
 
 impl Facts {
@@ -247,19 +227,11 @@ struct Ctx<'s> {
     slots: &'s [u32],
 }
 
-/// Variables live before `stmts`, given those live after them (`out`). `first_loop` is the
-/// preorder number of the first loop in `stmts`; each loop with a variable assigned in its body
-/// and live after it is marked in `facts.needs`.
-fn live_before(stmts: &[Stmt], out: Live, ctx: &Ctx, first_loop: usize, facts: &mut Facts) -> Live {
-    let base = facts.starts.len();
-    let mut id = first_loop;
-    for s in stmts {
-        facts.starts.push(id);
-        id += facts.shape.loops_in(std::slice::from_ref(s));
-    }
+/// Variables live before `stmts`, given those live after them (`out`). Each loop with a
+/// variable assigned in its body and live after it is marked in `facts.needs`.
+fn live_before(stmts: &[Stmt], out: Live, ctx: &Ctx, facts: &mut Facts) -> Live {
     let mut live = out;
-    for (i, s) in stmts.iter().enumerate().rev() {
-        let id = facts.starts[base + i];
+    for s in stmts.iter().rev() {
         live = match s {
             Stmt::Assign { dst, expr } => {
                 live.remove(*dst, ctx.slots);
@@ -281,21 +253,23 @@ fn live_before(stmts: &[Stmt], out: Live, ctx: &Ctx, first_loop: usize, facts: &
             }
             Stmt::If { cond, then_body, else_body } => {
                 let then_out = facts.copy_of(&live);
-                let mut l = live_before(&then_body.stmts, then_out, ctx, id, facts);
-                let e = live_before(&else_body.stmts, live, ctx, id + facts.shape.loops_in(&then_body.stmts), facts);
+                let mut l = live_before(&then_body.stmts, then_out, ctx, facts);
+                let e = live_before(&else_body.stmts, live, ctx, facts);
                 l.extend(&e);
                 facts.recycle(e);
                 add_use(*cond, &mut l, ctx.slots);
                 l
             }
             Stmt::Loop { body } => {
+                // `survey` numbered every loop of this tree.
+                let id = facts.shape.loop_ids[&(s as *const Stmt)];
                 // The end of the body continues, like `Continue`. Iterate to the fixed point.
                 let placeholder = facts.zeroed();
                 let start = std::mem::replace(&mut facts.at_continue[id], placeholder);
                 let mut inner = Ctx { at_break: live, at_continue: start, slots: ctx.slots };
                 loop {
                     let body_out = facts.copy_of(&inner.at_continue);
-                    let mut l = live_before(&body.stmts, body_out, &inner, id + 1, facts);
+                    let mut l = live_before(&body.stmts, body_out, &inner, facts);
                     l.extend(&inner.at_continue);
                     if l == inner.at_continue {
                         facts.recycle(l);
@@ -312,15 +286,12 @@ fn live_before(stmts: &[Stmt], out: Live, ctx: &Ctx, first_loop: usize, facts: &
                 inner.at_continue
             }
             Stmt::Switch { selector, cases, default } => {
-                // Cases in order, then the default: the loops' preorder (`survey`).
-                let mut first = id;
                 let mut l = facts.zeroed();
                 for body in cases.iter().map(|c| &c.body).chain(std::iter::once(default)) {
                     let case_out = facts.copy_of(&live);
-                    let c = live_before(&body.stmts, case_out, ctx, first, facts);
+                    let c = live_before(&body.stmts, case_out, ctx, facts);
                     l.extend(&c);
                     facts.recycle(c);
-                    first += facts.shape.loops_in(&body.stmts);
                 }
                 facts.recycle(live);
                 add_use(*selector, &mut l, ctx.slots);
@@ -342,7 +313,6 @@ fn live_before(stmts: &[Stmt], out: Live, ctx: &Ctx, first_loop: usize, facts: &
             Stmt::Barrier | Stmt::SharedBarrier | Stmt::Fault { .. } | Stmt::Fence { .. } => live,
         };
     }
-    facts.starts.truncate(base);
     live
 }
 
