@@ -1854,6 +1854,46 @@ NEXT:
     assert!(torn.iter().all(|t| t.1 == 0), "{store} / {load}: loads that returned parts of two different stores (round, count): {torn:?}");
 }
 
+/// CUB's decoupled look-back over 16-byte tile descriptors, end to end: tests/simt/src/
+/// lookback_scan.cu (nvcc 13.5, sm_80) scans 64-bit integers one tile of 512 per CTA with
+/// `cub::ScanTileState<long long>` and `cub::TilePrefixCallbackOp`, as `cub::DeviceScan` does:
+/// each tile publishes `{status, value}` with `st.relaxed.gpu.v2.u64` and its successors poll
+/// it with `ld.relaxed.gpu.v2.u64`, which ptxcross runs under a lock (`wide_lock`); a torn
+/// descriptor (a new status with an old value) would give a wrong sum. Checked against a CPU
+/// prefix sum (wrapping, as the GPU's 64-bit adds). Refused before the lock ("strong 16-byte
+/// access"); WGSL still refuses it by name.
+#[test]
+fn cub_lookback_scan_of_int64_matches_a_cpu_prefix_sum() {
+    let Some(gpu) = gpu() else { return };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simt/ptx/lookback_scan.sm80.ptx");
+    let ptx = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (program, wgsl) = spirv_program("lookback_scan.sm80.ptx", &ptx, [128, 1, 1]);
+    assert!(wgsl.contains("strong 16-byte access") && wgsl.contains("relaxed.gpu"), "{wgsl}");
+    const TILE: usize = 512;
+    for n in [1usize, 3 * TILE + 77, 40 * TILE + 5] {
+        // Values across the whole 64-bit range, so a sum split or torn in 32-bit halves shows.
+        let mut w = words(n as u32 + 7);
+        let data: Vec<i64> = (0..n).map(|_| ((u64::from(w.next().unwrap()) << 32) | u64::from(w.next().unwrap())) as i64 >> 3).collect();
+        let want: Vec<i64> = data.iter().scan(0i64, |acc, &x| {
+            *acc = acc.wrapping_add(x);
+            Some(*acc)
+        }).collect();
+        let tiles = n.div_ceil(TILE);
+        let mut run = Run::new(&gpu);
+        let input = run.buffer(&data.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<_>>());
+        let out = run.zeros(n * 8);
+        // 32 padding descriptors, then one per tile, 16 bytes each (`ScanTileState::AllocationSize`).
+        let descriptors = run.zeros((tiles + 32) * 16);
+        let t = (tiles as i32).to_le_bytes();
+        run.launch(&program, "lookback_init", [tiles.div_ceil(128) as u32, 1, 1], &[&descriptors.to_le_bytes(), &t], Backend::Spirv);
+        let args: [&[u8]; 5] = [&input.to_le_bytes(), &out.to_le_bytes(), &descriptors.to_le_bytes(), &(n as i32).to_le_bytes(), &t];
+        run.launch(&program, "lookback_scan", [tiles as u32, 1, 1], &args, Backend::Spirv);
+        let got: Vec<i64> = run.read_u64(out, n).into_iter().map(|x| x as i64).collect();
+        let first_bad = got.iter().zip(&want).position(|(g, w)| g != w);
+        assert!(first_bad.is_none(), "n = {n}: first wrong sum at {first_bad:?} (tile {:?})", first_bad.map(|i| i / TILE));
+    }
+}
+
 /// Strong 8-byte accesses to shared memory: with `.shared` one doubleword atomic (the kernel's
 /// shared memory becomes doublewords, `shared64`), so a `st.relaxed.cta.shared.v2.u32` then an
 /// `ld.relaxed.cta.shared.u64` of it give the stored words; through a generic address that
