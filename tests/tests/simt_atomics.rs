@@ -1854,6 +1854,51 @@ NEXT:
     assert!(torn.iter().all(|t| t.1 == 0), "{store} / {load}: loads that returned parts of two different stores (round, count): {torn:?}");
 }
 
+/// A lock of a strong 16-byte access left held (as a launch stopped by the timeout in the
+/// middle of its section would leave it) makes the next launch fault with
+/// `abi::FAULT_LOCK_SPIN` (after 2^16 tries; on lavapipe its loop limit cuts the spin first,
+/// which faults too) instead of hanging or making the access without the lock. The lock
+/// table is the module's whole globals segment here (the kernel has no variables), so setting
+/// every word of it holds every lock.
+#[test]
+fn a_lock_left_held_faults_instead_of_hanging() {
+    let Some(gpu) = gpu() else { return };
+    const PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry held(.param .u64 p_x)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [p_x];
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra DONE;
+    ld.relaxed.gpu.global.v4.u32 {%r2, %r3, %r4, %r5}, [%rd1];
+    add.u32 %r2, %r2, 1;
+    st.relaxed.gpu.global.v4.u32 [%rd1], {%r2, %r3, %r4, %r5};
+DONE:
+    ret;
+}
+";
+    let (program, _) = spirv_program("held.ptx", PTX, [32, 1, 1]);
+    let mut run = Run::new(&gpu);
+    let x = run.zeros(16);
+    run.launch(&program, "held", [1, 1, 1], &[&x.to_le_bytes()], Backend::Spirv);
+    assert_eq!(run.read_u32(x, 4), vec![1, 0, 0, 0], "the access under a free lock");
+    let base = run.ctx.globals_base(&program).expect("globals");
+    let bytes = program.module().globals.init.len();
+    assert_eq!(bytes, 16 * 1024, "the segment is the lock table");
+    run.ctx.write(ptxcross::DevicePtr(base), &vec![1u8; bytes]).expect("hold every lock");
+    let err = run.ctx.launch(&program, "held", [1, 1, 1], &[&x.to_le_bytes()], Backend::Spirv).expect_err("ran with its lock held");
+    let text = err.to_string();
+    // `abi::describe_faults`' text for `FAULT_LOCK_SPIN`.
+    assert!(text.contains("could not take its lock"), "{text}");
+    assert_eq!(run.read_u32(x, 4), vec![1, 0, 0, 0], "no access without the lock");
+}
+
 /// CUB's decoupled look-back over 16-byte tile descriptors, end to end: tests/simt/src/
 /// lookback_scan.cu (nvcc 13.5, sm_80) scans 64-bit integers one tile of 512 per CTA with
 /// `cub::ScanTileState<long long>` and `cub::TilePrefixCallbackOp`, as `cub::DeviceScan` does:
