@@ -67,9 +67,13 @@ pub fn module_needs_locks(items: &[ast::Item]) -> bool {
     items.iter().any(|i| matches!(i, ast::Item::Function(f) if f.body.as_deref().is_some_and(any)))
 }
 
-/// `ld`/`st` with a strong qualifier, a vector or `.b128`, outside local/param/const space.
+/// `ld`/`st` with a strong qualifier, a vector or `.b128`, outside local/param/const space;
+/// `atom.b128`.
 fn needs_lock(i: &ast::Instruction) -> bool {
     let has = |m: &str| i.modifiers.iter().any(|x| x.text == m);
+    if &*i.opcode.name == "atom" {
+        return has("b128");
+    }
     matches!(&*i.opcode.name, "ld" | "st")
         && ["volatile", "relaxed", "acquire", "release"].iter().any(|q| has(q))
         && ["v2", "v4", "v8", "b128"].iter().any(|q| has(q))

@@ -723,7 +723,7 @@ impl FnLower {
 
     /// Rewrites heap and shared `LoadWord`/`StoreWord` in `stmts` as relaxed word atomics
     /// (`Or 0` / `Exchange`), which have the same out-of-range behaviour.
-    fn strong_accesses(&mut self, stmts: &mut [Stmt]) {
+    pub(super) fn strong_accesses(&mut self, stmts: &mut [Stmt]) {
         let strong = |m: Memory| m.is_heap() || m == Memory::Shared;
         for s in stmts.iter_mut() {
             match s {
