@@ -504,6 +504,15 @@ impl FnLower {
         self.cmp(CmpOp::Ne, Ty::U32, low, FnLower::u32c(0))
     }
 
+    /// Emits `stores`, or where `mis` (a vector's misalignment test) holds the misaligned
+    /// fault instead: a misaligned vector store stores nothing.
+    fn unless_misaligned(&mut self, mis: Option<Operand>, stores: crate::ir::Block) {
+        match mis {
+            Some(mis) => self.emit_if(mis, Self::misaligned_fault(), stores),
+            None => self.emit_stack.last_mut().expect("emit stack").extend(stores.stmts),
+        }
+    }
+
     fn misaligned_fault() -> crate::ir::Block {
         crate::ir::Block { stmts: vec![Stmt::Fault { code: abi::FAULT_MISALIGNED }] }
     }
@@ -1028,22 +1037,18 @@ impl FnLower {
         let generic = matches!(place, Place::Generic(_));
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
+                let element_stores = |s: &mut Self| {
+                    for (i, v) in values.iter().enumerate() {
+                        let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
+                        s.store_bytes(mem, o, size, *v);
+                    }
+                    Ok(())
+                };
                 if wide && locked_memory(mem) {
                     // Misaligned: faults and stores nothing, as the weak store does.
                     let mis = s.vector_misaligned(off, n, size);
-                    let stores = s.collect(|s| {
-                        s.locked_wide_access(mem, off, |s| {
-                            for (i, v) in values.iter().enumerate() {
-                                let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
-                                s.store_bytes(mem, o, size, *v);
-                            }
-                            Ok(())
-                        })
-                    })?;
-                    match mis {
-                        Some(mis) => s.emit_if(mis, Self::misaligned_fault(), stores),
-                        None => s.emit_stack.last_mut().expect("emit stack").extend(stores.stmts),
-                    }
+                    let stores = s.collect(|s| s.locked_wide_access(mem, off, element_stores))?;
+                    s.unless_misaligned(mis, stores);
                     return Ok(());
                 }
                 if dword && dword_memory(mem, generic) {
@@ -1059,27 +1064,16 @@ impl FnLower {
                         }
                         Ok(())
                     })?;
-                    match s.vector_misaligned(off, n, size) {
-                        Some(mis) => s.emit_if(mis, Self::misaligned_fault(), stores),
-                        None => s.emit_stack.last_mut().expect("emit stack").extend(stores.stmts),
-                    }
+                    let mis = s.vector_misaligned(off, n, size);
+                    s.unless_misaligned(mis, stores);
                     return Ok(());
                 }
                 if dword && mem == Memory::Shared {
                     s.push(Stmt::Fault { code: abi::FAULT_STRONG_SHARED_DWORD });
                 }
                 let mis = s.vector_misaligned(off, n, size);
-                let stores = s.collect(|s| {
-                    for (i, v) in values.iter().enumerate() {
-                        let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
-                        s.store_bytes(mem, o, size, *v);
-                    }
-                    Ok(())
-                })?;
-                match mis {
-                    Some(mis) => s.emit_if(mis, Self::misaligned_fault(), stores),
-                    None => s.emit_stack.last_mut().expect("emit stack").extend(stores.stmts),
-                }
+                let stores = s.collect(element_stores)?;
+                s.unless_misaligned(mis, stores);
                 Ok(())
             })
         })
