@@ -33,7 +33,7 @@
 
 use crate::function::{FnLower, LResult, Symbol};
 use crate::ir::{AtomicOp, BinaryOp, Block, Builtin, CmpOp, Const, Expr, Memory, Operand, Scope, Stmt, Ty};
-use ptxcross_frontend::ast::{self, Statement};
+use ptxcross_frontend::ast::{self, ScalarType, Statement};
 use ptxcross_frontend::Diagnostic;
 
 /// The lock table's name among the globals' places: `::` is in no PTX identifier.
@@ -55,7 +55,8 @@ pub const SPIN_LIMIT: u32 = 1 << 16;
 const POLLS: u32 = 16;
 
 /// Whether the module has an `ld`/`st` that may be a strong 16-byte access of memory other
-/// threads can write (then its globals get the lock table). A superset is harmless (16 KiB).
+/// threads can write, or an `atom.b128` (then its globals get the lock table). A superset is
+/// harmless (16 KiB).
 pub fn module_needs_locks(items: &[ast::Item]) -> bool {
     fn any(stmts: &[Statement]) -> bool {
         stmts.iter().any(|s| match s {
@@ -67,16 +68,18 @@ pub fn module_needs_locks(items: &[ast::Item]) -> bool {
     items.iter().any(|i| matches!(i, ast::Item::Function(f) if f.body.as_deref().is_some_and(any)))
 }
 
-/// `ld`/`st` with a strong qualifier, a vector or `.b128`, outside local/param/const space;
+/// `ld`/`st` of 16 bytes or more with a strong qualifier, outside local/param/const space;
 /// `atom.b128`.
 fn needs_lock(i: &ast::Instruction) -> bool {
     let has = |m: &str| i.modifiers.iter().any(|x| x.text == m);
     if &*i.opcode.name == "atom" {
         return has("b128");
     }
+    let elements = [("v2", 2), ("v4", 4), ("v8", 8)].iter().find(|(v, _)| has(v)).map_or(1, |&(_, n)| n);
+    let bytes = i.modifiers.iter().find_map(|m| ScalarType::from_suffix(&m.text)).map_or(0, |t| t.size_bytes());
     matches!(&*i.opcode.name, "ld" | "st")
+        && elements * bytes >= 16
         && ["volatile", "relaxed", "acquire", "release"].iter().any(|q| has(q))
-        && ["v2", "v4", "v8", "b128"].iter().any(|q| has(q))
         && !["local", "param", "param::entry", "param::func", "const"].iter().any(|q| has(q))
 }
 
