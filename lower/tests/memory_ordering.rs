@@ -228,7 +228,7 @@ fn lock_trace(b: &Block, out: &mut Vec<String>) {
 /// lockstep lanes cannot deadlock; a lock still held after the spin limit faults. The access's
 /// own `.acquire`/`.release` fences stay around it. Weak ones, strong ones of the thread's own
 /// local memory, and 8-byte ones take no lock; wider strong ones are refused, naming the
-/// instruction and its place.
+/// instruction and its place. `atom.cas/exch.b128` take the same lock.
 #[test]
 fn strong_sixteen_byte_accesses_run_under_a_lock() {
     let kernel = |inst: &str| {
@@ -258,6 +258,10 @@ fn strong_sixteen_byte_accesses_run_under_a_lock() {
         ("st.volatile.shared.v4.u32 [sm], {%r0, %r1, %r2, %r3};", load4.clone()),
         ("ld.relaxed.gpu.global.b128 %q1, [%rd1];", load4.clone()),
         ("st.volatile.global.b128 [%rd1], %q1;", locked("if[fault|A A A A]")),
+        // 128-bit atomics (sm_90): read, and store (`.cas`: where the old value matched)
+        // inside the section; the `.sem` fences around it.
+        ("atom.acq_rel.gpu.global.cas.b128 %q0, [%rd1], %q1, %q0;", format!("F {} F", locked("A A A A if[if[fault|A A A A]]"))),
+        ("atom.global.exch.b128 %q0, [%rd1], %q1;", locked("A A A A if[fault|A A A A]")),
     ] {
         let got = trace_of(inst);
         assert!(got.contains(&want), "{inst}: {got}");
