@@ -207,7 +207,7 @@ fn main() {
         kernels.len(),
     );
     if !refused.is_empty() {
-        println!("{} kernels refused by name (not translated, not timed beyond lowering):", refused.len());
+        println!("{} kernels refused by name (by `lower`: not translated, not timed beyond lowering; \"WGSL only\": SPIR-V translated):", refused.len());
         for r in &refused {
             println!("  {}", r.chars().take(160).collect::<String>());
         }
