@@ -1,6 +1,6 @@
 //! Strong 16-byte `ld`/`st` (`.relaxed`/`.volatile`/`.acquire`/`.release` of `.v2.u64`,
-//! `.v2.f64`, `.v4.u32`, `.v4.f32`, `.v8.b16`, `.b128`) made single-copy atomic with a lock per
-//! location. PTX performs such an access whole (ISA 8.5 §8.10.3; NVIDIA does, and CUB's
+//! `.v2.f64`, `.v4.u32`, `.v4.f32`, `.v8.b16`, `.b128`) and `atom.cas/exch.b128` made
+//! single-copy atomic with a lock per location. PTX performs such an access whole (ISA 8.5 §8.10.3; NVIDIA does, and CUB's
 //! decoupled look-back keeps `{status, value}` tile descriptors of 8-byte scan values in
 //! `ld/st.relaxed.gpu.v2.u64`), but Vulkan and WGSL have no atomic wider than 8 bytes.
 //!
@@ -24,9 +24,9 @@
 //! (§8.6), so PTX promises no atomicity between them either.
 //!
 //! A thread that lost the compare-exchange reads the lock word [`POLLS`] times before it
-//! tries again. A lock still held after [`SPIN_LIMIT`] tries (left held by a launch stopped mid-section, or
-//! a driver that cut the loop: lavapipe ends loops after 65,535 back-edges) faults with
-//! `abi::FAULT_LOCK_SPIN` instead of hanging or skipping the access silently.
+//! tries again. A lock still held after [`SPIN_LIMIT`] tries (left held by a launch stopped
+//! mid-section, or a driver that cut the loop: lavapipe ends loops after 65,535 back-edges)
+//! faults with `abi::FAULT_LOCK_SPIN` instead of hanging or skipping the access silently.
 //!
 //! WGSL has no fence outside a barrier (its atomics are relaxed), so a lock cannot order the
 //! data there: the WGSL backend refuses the kernel's fences, naming this instruction.
