@@ -2046,6 +2046,18 @@ pub fn write_module(em: &Emission, profile: Profile) -> Result<String, EmitError
         if k.workgroup_size.contains(&0) {
             return Err(invalid(k, format!("workgroup size {:?} has a zero dimension", k.workgroup_size)));
         }
+        if let Some(s) = k.recorded_site(k.features.wide_lock_site).filter(|_| u.fence) {
+            return Err(EmitError::Unsupported {
+                kernel: k.name.clone(),
+                message: format!(
+                    "kernel {}: `{}` at line {}:{} is a strong 16-byte access, which must be one access (NVIDIA performs \
+                     it whole; CUB's scan look-back relies on it); WGSL has no atomic wider than 8 bytes, and the lock \
+                     that makes it whole on the spirv backend needs memory fences, which WGSL cannot express outside a \
+                     barrier: use the spirv backend",
+                    k.name, s.instruction, s.line, s.col
+                ),
+            });
+        }
         if u.fence {
             // The instruction `lower` recorded as the first to need one.
             let site = k

@@ -211,6 +211,10 @@ pub const FAULT_ASSERT: u32 = 1 << 16;
 /// that case is refused when it happens (the access is made as two word atomics, which may
 /// tear). A `.shared` one is a doubleword atomic (see `inst::memory`).
 pub const FAULT_STRONG_SHARED_DWORD: u32 = 1 << 17;
+/// A strong 16-byte `ld`/`st` could not take its location's lock (`wide_lock`) in
+/// `wide_lock::SPIN_LIMIT` tries, or the driver cut its spin loop: the access was not made.
+/// A lock stays held only if a launch was stopped in the middle of a section (a timeout).
+pub const FAULT_LOCK_SPIN: u32 = 1 << 18;
 
 /// Parameter buffer header, in words: `[0..2)` base address (u64, little-endian words) of the
 /// module's globals segment; `[2]` the f32 1.0 (`PARAM_ONE_F32_WORD`); `[3]` zero
@@ -306,6 +310,11 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
             FAULT_STRONG_SHARED_DWORD,
             "a strong 8-byte `ld`/`st` (.relaxed/.volatile/.acquire/.release) through a generic address \
              reached shared memory: not supported yet (write `.shared`, which is a 64-bit atomic)",
+        ),
+        (
+            FAULT_LOCK_SPIN,
+            "a strong 16-byte `ld`/`st` could not take its lock (held too long: left held by an earlier launch \
+             stopped mid-access, or the driver cut the spin loop); the access was not made",
         ),
     ];
     names.iter().filter(|(b, _)| bits & b != 0).map(|&(_, n)| n).collect()

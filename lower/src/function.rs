@@ -137,6 +137,9 @@ pub struct FnLower {
     /// backend, which cannot express a fence, names it when it refuses the kernel).
     pub inst_span: Option<Span>,
     pub fence_site: Option<Span>,
+    /// The first strong 16-byte `ld`/`st`, which runs under a lock (`wide_lock`): the WGSL
+    /// backend names it when it refuses the kernel.
+    pub wide_lock_site: Option<Span>,
     /// The instruction being lowered may read special registers (`mov` and `cvt`, see
     /// `operand_types::special_register_fits`).
     pub reads_special_registers: bool,
@@ -293,6 +296,7 @@ impl FnLower {
             f32_subnormal_site: None,
             inst_span: None,
             fence_site: None,
+            wide_lock_site: None,
             reads_special_registers: false,
             float64_site: None,
             inst_vars: Vec::new(),

@@ -806,6 +806,10 @@ pub struct Features {
     /// The first instruction that needs a `Stmt::Fence`, as a 1-based index into
     /// [`Kernel::fault_sites`], for the WGSL backend's refusal (WGSL has no fence).
     pub fence_site: Option<u32>,
+    /// The first strong 16-byte `ld`/`st` (made whole under a lock whose fences order its
+    /// data, `wide_lock`), as a 1-based index into [`Kernel::fault_sites`], for the WGSL
+    /// backend's refusal.
+    pub wide_lock_site: Option<u32>,
     /// Under `LowerOptions::no_float64`: the first instruction that needs 64-bit floats, as a
     /// 1-based index into [`Kernel::fault_sites`], for the host's `--no-float64` refusal.
     pub float64_site: Option<u32>,

@@ -401,6 +401,7 @@ fn finish_kernel(
         fault_sites.len() as u32
     };
     let fence_site = fl.fence_site.take().map(&mut site_of);
+    let wide_lock_site = fl.wide_lock_site.take().map(&mut site_of);
     let float64_site = fl.float64_site.take().map(&mut site_of);
     let subnormals = fl.subnormals;
     let native_warps = fl.used_native_warps;
@@ -525,6 +526,7 @@ fn finish_kernel(
     kernel.features.f32_subnormals = subnormals.f32;
     kernel.features.f32_subnormals_site = subnormal_site;
     kernel.features.fence_site = fence_site;
+    kernel.features.wide_lock_site = wide_lock_site;
     kernel.features.float64_site = float64_site.filter(|_| kernel.features.float64);
     kernel.features.flushed_f32 = options.flushed_f32;
     kernel.features.fences_as_sink_atomics = options.fences_as_sink_atomics;

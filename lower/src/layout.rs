@@ -243,6 +243,21 @@ pub fn layout_globals(
         seg.printf_region = Some(offset);
         places.push((crate::printf::REGION_NAME.to_string(), GlobalPlace { offset, size: crate::printf::REGION_BYTES, constant: false, declared_at: None }));
     }
+    if crate::wide_lock::module_needs_locks(items) {
+        // The lock table of strong 16-byte accesses (see `wide_lock`): zero, every lock free.
+        let offset = align_up(len, 8);
+        len = offset + crate::wide_lock::REGION_BYTES;
+        if len > max_bytes {
+            return Err(Diagnostic::new(
+                format!(
+                    "the lock table of strong 16-byte accesses ({} bytes) does not fit the {max_bytes} bytes of global memory available for module variables",
+                    crate::wide_lock::REGION_BYTES
+                ),
+                Default::default(),
+            ));
+        }
+        places.push((crate::wide_lock::REGION_NAME.to_string(), GlobalPlace { offset, size: crate::wide_lock::REGION_BYTES, constant: false, declared_at: None }));
+    }
     seg.init.resize(len as usize, 0);
     Ok((seg, places))
 }

@@ -45,6 +45,7 @@ mod simt;
 pub mod threads;
 mod warp_layout;
 mod warp_loads;
+mod wide_lock;
 pub mod structurize;
 
 use ptxcross_frontend::{ast, Diagnostic, SourceFile};

@@ -1,5 +1,6 @@
 // 128-bit atomics (sm_90): nvcc 13.5 writes atom.cas.b128 / atom.exch.b128 for them, which
-// ptxcross refuses (Vulkan's and WGSL's atomics are at most 64-bit). Regenerate with regen.sh.
+// ptxcross runs under a lock per location (Vulkan's and WGSL's atomics are at most 64-bit;
+// WGSL refuses them). Regenerate with regen.sh.
 typedef unsigned __int128 u128;
 
 extern "C" __global__ void cas128(u128 *p, u128 cmp, u128 val, u128 *old) {

@@ -1828,8 +1828,8 @@ fn ld_st_vectors_every_space_and_qualifier() {
     mov.u64 %m4, lo;
     cvta.local.u64 %m5, %m4;
     st.v2.u32 [%m5+32], {{%w1, %w0}};
-    // Strong 16-byte vectors are refused (no 128-bit atomic; lower `memory_ordering`):
-    // the same words as two strong 8-byte loads.
+    // Strong 16-byte vectors take a lock (lower `wide_lock`, tested in simt_atomics), which
+    // WGSL cannot express: the same words as two strong 8-byte loads.
     ld.volatile.u64 %m6, [%m5+16];
     ld.volatile.u64 %d8, [%m5+24];
     ld.local.v2.u32 {{%w4, %w5}}, [lo+32];

@@ -1757,6 +1757,188 @@ DONE:
     assert!(torn.iter().all(|t| t.2 == 0), "loads that returned halves of two different stores (backend, round, count): {torn:?}");
 }
 
+/// Single-copy atomicity of strong 16-byte accesses (§8.10.3; NVIDIA performs an aligned
+/// 16-byte access as one, and CUB's decoupled look-back keeps `{status, value}` descriptors of
+/// 8-byte scan values in `ld/st.relaxed.gpu.v2.u64`). Vulkan has no 128-bit atomic: ptxcross
+/// takes a lock per location (`lower/src/wide_lock.rs`). Every thread of 16 CTAs alternates n
+/// times between storing {v, v, v, v} into descriptor `tid % 4` (v = ctaid·2^16 + i + 1, as
+/// `.v4.u32`, or `.v2.u64` of v·(2^32 + 1)) and loading it, counting loads whose four words
+/// differ: the spec allows none. Lanes `i` and `i + 4` of a subgroup contend for one lock, and
+/// CTAs on other cores for all four. The descriptors end whole. WGSL refuses the kernel, naming
+/// the instruction (its atomics are relaxed and it has no fence outside a barrier, so a lock
+/// cannot order the data). A race detector by nature: with the lock taken out of
+/// `locked_wide_access` (the access run bare between fences), lavapipe returned torn loads
+/// (docs/simt.md, "Strong 16-byte accesses").
+#[test]
+fn strong_16_byte_loads_never_return_parts_of_two_stores() {
+    let v2 = "    cvt.u64.u32 %rd3, %r3;\n    shl.b64 %rd4, %rd3, 32;\n    or.b64 %rd4, %rd4, %rd3;\n";
+    let split = "    cvt.u32.u64 %r6, %rd5;\n    shr.u64 %rd5, %rd5, 32;\n    cvt.u32.u64 %r7, %rd5;\n    cvt.u32.u64 %r11, %rd6;\n    shr.u64 %rd6, %rd6, 32;\n    cvt.u32.u64 %r12, %rd6;";
+    for (store, load) in [
+        ("    st.relaxed.gpu.global.v4.u32 [%rd2], {%r3, %r3, %r3, %r3};".to_string(), "ld.relaxed.gpu.global.v4.u32 {%r6, %r7, %r11, %r12}, [%rd2];".to_string()),
+        // CUB's form, through generic addresses, with the kernel's own release/acquire.
+        (format!("{v2}    st.release.gpu.v2.u64 [%rd2], {{%rd4, %rd4}};"), format!("ld.acquire.gpu.v2.u64 {{%rd5, %rd6}}, [%rd2];\n{split}")),
+        // Two shapes of one 16 bytes are morally strong too (same size, complete overlap).
+        (format!("{v2}    st.volatile.global.v2.u64 [%rd2], {{%rd4, %rd4}};"), "ld.relaxed.gpu.global.v4.u32 {%r6, %r7, %r11, %r12}, [%rd2];".to_string()),
+    ] {
+        strong_16_byte_race(&store, &load, 2_000);
+    }
+}
+
+/// See [`strong_16_byte_loads_never_return_parts_of_two_stores`]: `store` (of `%r3` = v),
+/// `load` (into `%r6`, `%r7`, `%r11`, `%r12`), each n / 2 times per thread.
+fn strong_16_byte_race(store: &str, load: &str, n: u32) {
+    let Some(gpu) = gpu() else { return };
+    let ptx = format!("
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry tear16(.param .u64 p_out, .param .u64 p_x, .param .u32 n)
+{{
+    .reg .pred %p<4>;
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [p_out];
+    ld.param.u64 %rd2, [p_x];
+    ld.param.u32 %r9, [n];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %tid.x;
+    and.b32 %r10, %r2, 3;
+    mul.wide.u32 %rd7, %r10, 16;
+    add.u64 %rd2, %rd2, %rd7;
+    shl.b32 %r1, %r1, 16;
+    mov.u32 %r4, 0;
+    mov.u32 %r5, 0;
+STEP:
+    xor.b32 %r13, %r4, %r2;
+    and.b32 %r13, %r13, 1;
+    setp.eq.u32 %p1, %r13, 0;
+    @%p1 bra LOAD;
+    add.u32 %r3, %r1, %r4;
+    add.u32 %r3, %r3, 1;
+{store}
+    bra.uni NEXT;
+LOAD:
+    {load}
+    setp.ne.u32 %p3, %r6, %r7;
+    setp.ne.or.u32 %p3, %r6, %r11, %p3;
+    setp.ne.or.u32 %p3, %r6, %r12, %p3;
+    selp.u32 %r8, 1, 0, %p3;
+    add.u32 %r5, %r5, %r8;
+NEXT:
+    add.u32 %r4, %r4, 1;
+    setp.lt.u32 %p3, %r4, %r9;
+    @%p3 bra STEP;
+    red.global.add.u32 [%rd1], %r5;
+    ret;
+}}
+");
+    let (program, wgsl) = spirv_program("tear16.ptx", &ptx, [32, 1, 1]);
+    // The refusal names the store (the first locked access) and its line.
+    let (line, text) = ptx.lines().enumerate().find(|(_, l)| l.trim_start().starts_with("st.")).expect("the store");
+    let site = format!("`{}` at line {}:", text.split_whitespace().next().unwrap_or(""), line + 1);
+    assert!(wgsl.contains("strong 16-byte access") && wgsl.contains(&site) && wgsl.contains("use the spirv backend"), "{site}: {wgsl}");
+    // `n` keeps every thread's loop iterations (its steps, and the lock's tries) well below
+    // lavapipe's 65,535; 2 rounds keep it to seconds.
+    let mut torn = Vec::new();
+    for round in 0..2 {
+        let mut run = Run::new(&gpu);
+        let (out, x) = (run.zeros(4), run.zeros(64));
+        run.launch(&program, "tear16", [16, 1, 1], &[&out.to_le_bytes(), &x.to_le_bytes(), &n.to_le_bytes()], Backend::Spirv);
+        torn.push((round, run.read_u32(out, 1)[0]));
+        // Each descriptor ends whole: one store's four words (the last store of a thread is
+        // step n - 1 or n - 2: its value's low 16 bits are n - 1 or n).
+        for (d, w) in run.read_u32(x, 16).chunks(4).enumerate() {
+            assert!(w.iter().all(|&x| x == w[0]) && matches!(w[0] & 0xffff, v if v + 1 == n || v == n), "{store}: descriptor {d} ended as {w:x?}");
+        }
+    }
+    assert!(torn.iter().all(|t| t.1 == 0), "{store} / {load}: loads that returned parts of two different stores (round, count): {torn:?}");
+}
+
+/// A lock of a strong 16-byte access left held (as a launch stopped by the timeout in the
+/// middle of its section would leave it) makes the next launch fault with
+/// `abi::FAULT_LOCK_SPIN` (after 2^16 tries; on lavapipe its loop limit cuts the spin first,
+/// which faults too) instead of hanging or making the access without the lock. The lock
+/// table is the module's whole globals segment here (the kernel has no variables), so setting
+/// every word of it holds every lock.
+#[test]
+fn a_lock_left_held_faults_instead_of_hanging() {
+    let Some(gpu) = gpu() else { return };
+    const PTX: &str = "
+.version 8.5
+.target sm_80
+.address_size 64
+.visible .entry held(.param .u64 p_x)
+{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [p_x];
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra DONE;
+    ld.relaxed.gpu.global.v4.u32 {%r2, %r3, %r4, %r5}, [%rd1];
+    add.u32 %r2, %r2, 1;
+    st.relaxed.gpu.global.v4.u32 [%rd1], {%r2, %r3, %r4, %r5};
+DONE:
+    ret;
+}
+";
+    let (program, _) = spirv_program("held.ptx", PTX, [32, 1, 1]);
+    let mut run = Run::new(&gpu);
+    let x = run.zeros(16);
+    run.launch(&program, "held", [1, 1, 1], &[&x.to_le_bytes()], Backend::Spirv);
+    assert_eq!(run.read_u32(x, 4), vec![1, 0, 0, 0], "the access under a free lock");
+    let base = run.ctx.globals_base(&program).expect("globals");
+    let bytes = program.module().globals.init.len();
+    assert_eq!(bytes, 16 * 1024, "the segment is the lock table");
+    run.ctx.write(ptxcross::DevicePtr(base), &vec![1u8; bytes]).expect("hold every lock");
+    let err = run.ctx.launch(&program, "held", [1, 1, 1], &[&x.to_le_bytes()], Backend::Spirv).expect_err("ran with its lock held");
+    let text = err.to_string();
+    // `abi::describe_faults`' text for `FAULT_LOCK_SPIN`.
+    assert!(text.contains("could not take its lock"), "{text}");
+    assert_eq!(run.read_u32(x, 4), vec![1, 0, 0, 0], "no access without the lock");
+}
+
+/// CUB's decoupled look-back over 16-byte tile descriptors, end to end: tests/simt/src/
+/// lookback_scan.cu (nvcc 13.5, sm_80) scans 64-bit integers one tile of 512 per CTA with
+/// `cub::ScanTileState<long long>` and `cub::TilePrefixCallbackOp`, as `cub::DeviceScan` does:
+/// each tile publishes `{status, value}` with `st.relaxed.gpu.v2.u64` and its successors poll
+/// it with `ld.relaxed.gpu.v2.u64`, which ptxcross runs under a lock (`wide_lock`); a torn
+/// descriptor (a new status with an old value) would give a wrong sum. Checked against a CPU
+/// prefix sum (wrapping, as the GPU's 64-bit adds). Refused before the lock ("strong 16-byte
+/// access"); WGSL still refuses it by name.
+#[test]
+fn cub_lookback_scan_of_int64_matches_a_cpu_prefix_sum() {
+    let Some(gpu) = gpu() else { return };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("simt/ptx/lookback_scan.sm80.ptx");
+    let ptx = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let (program, wgsl) = spirv_program("lookback_scan.sm80.ptx", &ptx, [128, 1, 1]);
+    assert!(wgsl.contains("strong 16-byte access") && wgsl.contains("relaxed.gpu"), "{wgsl}");
+    const TILE: usize = 512;
+    for n in [1usize, 3 * TILE + 77, 40 * TILE + 5] {
+        // Values across the whole 64-bit range, so a sum split or torn in 32-bit halves shows.
+        let mut w = words(n as u32 + 7);
+        let data: Vec<i64> = (0..n).map(|_| ((u64::from(w.next().unwrap()) << 32) | u64::from(w.next().unwrap())) as i64 >> 3).collect();
+        let want: Vec<i64> = data.iter().scan(0i64, |acc, &x| {
+            *acc = acc.wrapping_add(x);
+            Some(*acc)
+        }).collect();
+        let tiles = n.div_ceil(TILE);
+        let mut run = Run::new(&gpu);
+        let input = run.buffer(&data.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<_>>());
+        let out = run.zeros(n * 8);
+        // 32 padding descriptors, then one per tile, 16 bytes each (`ScanTileState::AllocationSize`).
+        let descriptors = run.zeros((tiles + 32) * 16);
+        let t = (tiles as i32).to_le_bytes();
+        run.launch(&program, "lookback_init", [tiles.div_ceil(128) as u32, 1, 1], &[&descriptors.to_le_bytes(), &t], Backend::Spirv);
+        let args: [&[u8]; 5] = [&input.to_le_bytes(), &out.to_le_bytes(), &descriptors.to_le_bytes(), &(n as i32).to_le_bytes(), &t];
+        run.launch(&program, "lookback_scan", [tiles as u32, 1, 1], &args, Backend::Spirv);
+        let got: Vec<i64> = run.read_u64(out, n).into_iter().map(|x| x as i64).collect();
+        let first_bad = got.iter().zip(&want).position(|(g, w)| g != w);
+        assert!(first_bad.is_none(), "n = {n}: first wrong sum at {first_bad:?} (tile {:?})", first_bad.map(|i| i / TILE));
+    }
+}
+
 /// Strong 8-byte accesses to shared memory: with `.shared` one doubleword atomic (the kernel's
 /// shared memory becomes doublewords, `shared64`), so a `st.relaxed.cta.shared.v2.u32` then an
 /// `ld.relaxed.cta.shared.u64` of it give the stored words; through a generic address that

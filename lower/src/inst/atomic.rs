@@ -163,16 +163,7 @@ impl FnLower {
         m.only(&allowed)?;
         let t = m.ty()?;
         if t == ScalarType::B128 {
-            // `atom.cas.b128` / `atom.exch.b128` (§9.7.14.5, sm_90): one 128-bit atomic access.
-            // Vulkan's and WGSL's atomics are 32- and 64-bit, and two of them are not one
-            // 128-bit atomic; a lock would need forward progress the targets do not promise.
-            return Err(unsupported(
-                format!(
-                    "`{}`: 128-bit atomics (sm_90) have no Vulkan or WGSL equivalent (their atomics are at most 64-bit)",
-                    m.name()
-                ),
-                m.inst.span,
-            ));
+            return self.atom_b128(m, is_red);
         }
         if let Some(v) = m.one_of(&["v2", "v4", "v8"]) {
             return self.atom_vector(m, t, v);
@@ -545,6 +536,76 @@ impl FnLower {
                 self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, old)
             }
         }
+    }
+
+    /// `atom{.sem}{.scope}{.space}.cas.b128 d, [a], b, c` and `atom….exch.b128 d, [a], b`
+    /// (§9.7.13.5, sm_90): one 128-bit atomic access. Vulkan's and WGSL's atomics are at most
+    /// 64-bit, so it runs under the location's lock (`wide_lock`), as strong 16-byte `ld`/`st`
+    /// do (which it is morally strong with: same size, complete overlap). The old value is
+    /// read and, for `.cas` where it equals `b`, `c` stored, inside the section; `.sem` adds
+    /// its fences around, as for the other atomics.
+    fn atom_b128(&mut self, m: &Mods, is_red: bool) -> LResult<()> {
+        let op = m.one_of(&["cas", "exch"]);
+        if is_red || op.is_none() || m.one_of(&["v2", "v4", "v8", "noftz", "L2::cache_hint"]).is_some() {
+            return Err(unsupported(format!("`{}` (the .b128 atomics are `atom.cas` and `atom.exch`)", m.name()), m.inst.span));
+        }
+        let cas = op == Some("cas");
+        let ops = super::operands(m.inst, if cas { 4 } else { 3 })?;
+        let space = self.state_space(m)?;
+        if !matches!(space, crate::function::Space::Global | crate::function::Space::Shared | crate::function::Space::Generic) {
+            return Err(Diagnostic::new(format!("`{}`: atomics apply to global and shared memory", m.name()), m.inst.span));
+        }
+        let (b_lo, b_hi) = self.read_b128(&ops[2])?;
+        let stored = if cas { Some(self.read_b128(&ops[3])?) } else { None };
+        let place = self.place(&ops[1], space)?;
+        let (old_lo, old_hi) = (self.new_var(Ty::U64, "atomic old"), self.new_var(Ty::U64, "atomic old"));
+        self.assign(old_lo, Expr::Use(FnLower::u64c(0)));
+        self.assign(old_hi, Expr::Use(FnLower::u64c(0)));
+        let (before, after) = sem_fences(m);
+        if let Some(scope) = before {
+            self.push(Stmt::Fence { scope });
+        }
+        let mut body = self.collect(|s| {
+            s.on_place(place, |s, mem, off| {
+                if !crate::wide_lock::locked_memory(mem) {
+                    // A generic address in local memory: as for the other atomics (`atom`).
+                    s.push(Stmt::Fault { code: crate::abi::FAULT_LOCAL_OUT_OF_RANGE });
+                    return Ok(());
+                }
+                s.locked_wide_access(mem, off, |s| {
+                    let (lo, hi) = s.load_b128(mem, off);
+                    s.assign(old_lo, Expr::Use(lo));
+                    s.assign(old_hi, Expr::Use(hi));
+                    let store = |s: &mut Self, (lo, hi): (Operand, Operand)| {
+                        s.collect(|s| {
+                            s.store_b128(mem, off, lo, hi);
+                            Ok(())
+                        })
+                    };
+                    match stored {
+                        Some(new) => {
+                            let eq_lo = s.cmp(CmpOp::Eq, Ty::U64, lo, b_lo);
+                            let eq_hi = s.cmp(CmpOp::Eq, Ty::U64, hi, b_hi);
+                            let eq = s.bin(BinaryOp::And, Ty::Bool, eq_lo, eq_hi);
+                            let write = store(s, new)?;
+                            s.emit_if(eq, write, Block::new());
+                        }
+                        None => {
+                            let write = store(s, (b_lo, b_hi))?;
+                            s.emit_stack.last_mut().expect("emit stack").extend(write.stmts);
+                        }
+                    }
+                    Ok(())
+                })
+            })
+        })?;
+        // The data's words are word atomics, as in a strong `ld`/`st`.
+        self.strong_accesses(&mut body.stmts);
+        self.emit_stack.last_mut().expect("emit stack").extend(body.stmts);
+        if let Some(scope) = after {
+            self.push(Stmt::Fence { scope });
+        }
+        self.write_b128(&ops[0], Operand::Var(old_lo), Operand::Var(old_hi))
     }
 
     /// `atom.cas.b16`: a CAS loop on the word holding the half-word at byte `off`.

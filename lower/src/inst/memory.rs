@@ -6,6 +6,7 @@ use crate::abi;
 use crate::function::{unsupported, FnLower, LResult, Space, Symbol};
 use crate::ir::{AtomicOp, BinaryOp, CmpOp, Expr, Memory, Operand, Stmt, Ty};
 use crate::ptx_types::{self, value_ty};
+use crate::wide_lock::locked_memory;
 use ptxcross_frontend::ast::{self, OperandKind, ScalarType};
 use ptxcross_frontend::Diagnostic;
 
@@ -15,9 +16,9 @@ use ptxcross_frontend::Diagnostic;
 /// word becomes a relaxed word atomic (see `strong_accesses`), so it is coherent per location
 /// and a compiler can neither hoist it out of a spin loop nor merge it with another access.
 /// An access of exactly 8 bytes is one doubleword atomic instead (`strong_dword_load`/
-/// `strong_dword_store`: single-copy atomic, §8.10.3); wider strong accesses of memory other
-/// threads can write are refused (`no_strong_wide_access`: no 128-bit atomic exists in Vulkan
-/// or WGSL, and NVIDIA performs them whole; docs/simt.md). `.acquire`/`.release` (ld/st) add a fence after /
+/// `strong_dword_store`: single-copy atomic, §8.10.3); one of 16 bytes of memory other threads
+/// can write runs under a lock (`wide_lock`: no 128-bit atomic exists in Vulkan or WGSL, and
+/// NVIDIA performs them whole; docs/simt.md); wider ones are refused (`no_strong_wide_access`). `.acquire`/`.release` (ld/st) add a fence after /
 /// before the strong access, at the access's scope (see `atomic::sem_fences`).
 /// Eviction priorities and prefetch sizes (§9.7.10.1/2) are hints too.
 const IGNORED: [&str; 26] = [
@@ -477,11 +478,16 @@ impl FnLower {
     /// A 32-bit atomic at 64-bit global address `a` (4-aligned by construction); yields the
     /// old value (0 where the address is out of range, which records the fault).
     pub(crate) fn global_atomic_u32(&mut self, a: Operand, op: AtomicOp, v: Operand) -> LResult<Operand> {
+        self.global_atomic_word(a, op, v, None)
+    }
+
+    /// [`FnLower::global_atomic_u32`] with the comparand of a compare-exchange.
+    pub(crate) fn global_atomic_word(&mut self, a: Operand, op: AtomicOp, v: Operand, comparand: Option<Operand>) -> LResult<Operand> {
         let r = self.new_var(Ty::U32, "old");
         let place = self.heap_place(a);
         self.on_place(place, |s, mem, off| {
             let idx = s.bin(BinaryOp::ShrU, Ty::U32, off, FnLower::u32c(2));
-            let old = s.value(Ty::U32, Expr::AtomicWord { memory: mem, op, index: idx, value: v, comparand: None });
+            let old = s.value(Ty::U32, Expr::AtomicWord { memory: mem, op, index: idx, value: v, comparand });
             s.assign(r, Expr::Use(old));
             Ok(())
         })?;
@@ -496,6 +502,15 @@ impl FnLower {
         }
         let low = self.bin(BinaryOp::And, Ty::U32, off, FnLower::u32c(size.min(8) - 1));
         self.cmp(CmpOp::Ne, Ty::U32, low, FnLower::u32c(0))
+    }
+
+    /// Emits `stores`, or where `mis` (a vector's misalignment test) holds the misaligned
+    /// fault instead: a misaligned vector store stores nothing.
+    fn unless_misaligned(&mut self, mis: Option<Operand>, stores: crate::ir::Block) {
+        match mis {
+            Some(mis) => self.emit_if(mis, Self::misaligned_fault(), stores),
+            None => self.emit_stack.last_mut().expect("emit stack").extend(stores.stmts),
+        }
     }
 
     fn misaligned_fault() -> crate::ir::Block {
@@ -717,7 +732,7 @@ impl FnLower {
 
     /// Rewrites heap and shared `LoadWord`/`StoreWord` in `stmts` as relaxed word atomics
     /// (`Or 0` / `Exchange`), which have the same out-of-range behaviour.
-    fn strong_accesses(&mut self, stmts: &mut [Stmt]) {
+    pub(super) fn strong_accesses(&mut self, stmts: &mut [Stmt]) {
         let strong = |m: Memory| m.is_heap() || m == Memory::Shared;
         for s in stmts.iter_mut() {
             match s {
@@ -757,15 +772,24 @@ impl FnLower {
         let [d, a] = super::operands(m.inst, 2)? else { unreachable!() };
         if t == ScalarType::B128 {
             no_b128_vector(m)?;
-            no_strong_wide_access(m, 16, space)?;
             let place = self.place(a, space)?;
             let (lo, hi) = (self.new_var(Ty::U64, "loaded"), self.new_var(Ty::U64, "loaded"));
+            let strong = is_strong(m);
             self.with_ordering(m, |s| {
                 s.on_place(place, |s, mem, off| {
-                    let (l, h) = s.load_b128(mem, off);
-                    s.assign(lo, Expr::Use(l));
-                    s.assign(hi, Expr::Use(h));
-                    Ok(())
+                    let load = |s: &mut Self| {
+                        let (l, h) = s.load_b128(mem, off);
+                        s.assign(lo, Expr::Use(l));
+                        s.assign(hi, Expr::Use(h));
+                        Ok(())
+                    };
+                    if strong && locked_memory(mem) {
+                        // Defined even where the lock is never taken (a fault).
+                        s.assign(lo, Expr::Use(FnLower::u64c(0)));
+                        s.assign(hi, Expr::Use(FnLower::u64c(0)));
+                        return s.locked_wide_access(mem, off, load);
+                    }
+                    load(s)
                 })
             })?;
             return self.write_b128(d, Operand::Var(lo), Operand::Var(hi));
@@ -790,11 +814,31 @@ impl FnLower {
         // One result variable per element, filled in whichever window the address is in.
         let mut results: Vec<_> = dests.iter().map(|_| self.new_var(raw_ty, "loaded")).collect();
         let n = results.len() as u32;
-        // Strong 8-byte accesses are doubleword atomics (wider ones were refused above).
+        // Strong 8-byte accesses are doubleword atomics, 16-byte ones take a lock (wider ones
+        // were refused above).
         let dword = is_strong(m) && n * size == 8;
+        let wide = is_strong(m) && n * size == 16;
         let generic = matches!(place, Place::Generic(_));
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
+                if wide && locked_memory(mem) {
+                    if let Some(mis) = s.vector_misaligned(off, n, size) {
+                        s.emit_if(mis, Self::misaligned_fault(), crate::ir::Block::new());
+                    }
+                    let zero = if raw_ty == Ty::U64 { FnLower::u64c(0) } else { FnLower::u32c(0) };
+                    for r in &results {
+                        // Defined even where the lock is never taken (a fault).
+                        s.assign(*r, Expr::Use(zero));
+                    }
+                    return s.locked_wide_access(mem, off, |s| {
+                        for (i, r) in results.iter().enumerate() {
+                            let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
+                            let v = s.load_bytes(mem, o, size);
+                            s.assign(*r, Expr::Use(v));
+                        }
+                        Ok(())
+                    });
+                }
                 if dword && dword_memory(mem, generic) {
                     if size == 8 {
                         if let Some(mis) = s.vector_misaligned(off, n, size) {
@@ -944,16 +988,22 @@ impl FnLower {
         let [a, b] = super::operands(m.inst, 2)? else { unreachable!() };
         if t == ScalarType::B128 {
             no_b128_vector(m)?;
-            no_strong_wide_access(m, 16, space)?;
             let (lo, hi) = self.read_b128(b)?;
             let place = self.place(a, space)?;
             if matches!(place, Place::Fixed(Memory::Param, _)) {
                 return Err(Diagnostic::new("kernel parameters are read-only (`st.param` writes device-function parameters)", a.span));
             }
+            let strong = is_strong(m);
             return self.with_ordering(m, |s| {
                 s.on_place(place, |s, mem, off| {
-                    s.store_b128(mem, off, lo, hi);
-                    Ok(())
+                    let store = |s: &mut Self| {
+                        s.store_b128(mem, off, lo, hi);
+                        Ok(())
+                    };
+                    if strong && locked_memory(mem) {
+                        return s.locked_wide_access(mem, off, store);
+                    }
+                    store(s)
                 })
             });
         }
@@ -983,9 +1033,24 @@ impl FnLower {
         }
         let n = values.len() as u32;
         let dword = is_strong(m) && n * size == 8;
+        let wide = is_strong(m) && n * size == 16;
         let generic = matches!(place, Place::Generic(_));
         self.with_ordering(m, |s| {
             s.on_place(place, |s, mem, off| {
+                let element_stores = |s: &mut Self| {
+                    for (i, v) in values.iter().enumerate() {
+                        let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
+                        s.store_bytes(mem, o, size, *v);
+                    }
+                    Ok(())
+                };
+                if wide && locked_memory(mem) {
+                    // Misaligned: faults and stores nothing, as the weak store does.
+                    let mis = s.vector_misaligned(off, n, size);
+                    let stores = s.collect(|s| s.locked_wide_access(mem, off, element_stores))?;
+                    s.unless_misaligned(mis, stores);
+                    return Ok(());
+                }
                 if dword && dword_memory(mem, generic) {
                     if size < 8 {
                         s.strong_dword_store(mem, off, &values, size);
@@ -999,27 +1064,16 @@ impl FnLower {
                         }
                         Ok(())
                     })?;
-                    match s.vector_misaligned(off, n, size) {
-                        Some(mis) => s.emit_if(mis, Self::misaligned_fault(), stores),
-                        None => s.emit_stack.last_mut().expect("emit stack").extend(stores.stmts),
-                    }
+                    let mis = s.vector_misaligned(off, n, size);
+                    s.unless_misaligned(mis, stores);
                     return Ok(());
                 }
                 if dword && mem == Memory::Shared {
                     s.push(Stmt::Fault { code: abi::FAULT_STRONG_SHARED_DWORD });
                 }
                 let mis = s.vector_misaligned(off, n, size);
-                let stores = s.collect(|s| {
-                    for (i, v) in values.iter().enumerate() {
-                        let o = s.bin(BinaryOp::Add, Ty::U32, off, FnLower::u32c(i as u32 * size));
-                        s.store_bytes(mem, o, size, *v);
-                    }
-                    Ok(())
-                })?;
-                match mis {
-                    Some(mis) => s.emit_if(mis, Self::misaligned_fault(), stores),
-                    None => s.emit_stack.last_mut().expect("emit stack").extend(stores.stmts),
-                }
+                let stores = s.collect(element_stores)?;
+                s.unless_misaligned(mis, stores);
                 Ok(())
             })
         })
@@ -1098,20 +1152,21 @@ fn is_strong(m: &Mods) -> bool {
     ["volatile", "relaxed", "acquire", "release"].iter().any(|q| m.has(q))
 }
 
-/// Refuses a strong access wider than 8 bytes (`.v2.u64`, `.v4.u32`, `.b128`, …) that other
-/// threads can race with (global, shared, generic). §8.2.4 models a vector access as element
-/// accesses, but NVIDIA performs an aligned 16-byte access as one, and real code relies on it:
-/// CUB's decoupled look-back keeps `{status, value}` of 8-byte scan values in one 16-byte
-/// descriptor (`ScanTileState`, `ld/st.relaxed.gpu.v2.u64`), and a descriptor torn between two
-/// stores (a new status with an old value) is a wrong scan. Vulkan and WGSL have no 128-bit
-/// atomic, so the access cannot be made whole: a refusal, never a possibly torn translation.
-/// Local memory is the thread's own and parameters and constants are read-only.
+/// Refuses a strong access wider than 16 bytes (`.v8.u32`, `.v4.u64`: sm_100's 256-bit
+/// loads) that other threads can race with (global, shared, generic). §8.2.4 models a vector
+/// access as element accesses, but NVIDIA performs an aligned access as one, and real code
+/// relies on it: CUB's decoupled look-back keeps `{status, value}` of 8-byte scan values in one
+/// 16-byte descriptor (`ScanTileState`, `ld/st.relaxed.gpu.v2.u64`), and a descriptor torn
+/// between two stores (a new status with an old value) is a wrong scan. Up to 16 bytes the
+/// access is made whole (8: one doubleword atomic; 16: under a lock, `wide_lock`); wider is a
+/// refusal, never a possibly torn translation. Local memory is the thread's own and parameters
+/// and constants are read-only.
 fn no_strong_wide_access(m: &Mods, bytes: u32, space: Space) -> LResult<()> {
-    if bytes > 8 && is_strong(m) && !matches!(space, Space::Local | Space::Param | Space::ParamEntry | Space::Const) {
+    if bytes > 16 && is_strong(m) && !matches!(space, Space::Local | Space::Param | Space::ParamEntry | Space::Const) {
         return Err(unsupported(
             format!(
-                "`{}`: a strong {bytes}-byte access, which NVIDIA performs as one (code such as CUB's scan look-back relies on it); \
-                 Vulkan and WGSL have no atomic wider than 8 bytes, so racing stores could tear it",
+                "`{}`: a strong {bytes}-byte access, which NVIDIA performs as one; \
+                 Vulkan and WGSL have no atomic wider than 8 bytes, and ptxcross makes only 16-byte ones whole (with a lock)",
                 m.name()
             ),
             m.inst.span,
