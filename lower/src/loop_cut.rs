@@ -25,7 +25,7 @@
 //! not a multiple of 8, llvmpipe fills the last vector with such lanes, masks their memory
 //! accesses (their loads read 0) but not their loop exits (measured on Mesa 22.3: `loop { i++;
 //! if (one == 1) { if (i >= 3) { break } } }`, with `one` loaded as 1, spent the whole counter
-//! at CTA size 1 to 7 and took 3 back-edges at 8). A loop whose exit waits for a value loaded
+//! at CTA sizes 1, 2 and 7 and took 3 back-edges at 8 and 16). A loop whose exit waits for a value loaded
 //! from memory, as the call stack's return dispatch does (`call.rs`: the return id, which such
 //! a lane reads as 0 forever), therefore runs in them until the counter is spent, and every
 //! later loop of the vector's real threads is cut (differential seed 0x5ca10000 and
@@ -129,7 +129,8 @@ pub fn strip_checks(k: &mut Kernel) -> bool {
     removed
 }
 
-/// Adds the check before every `Return` of `k` and at its end.
+/// Adds the check before every `Return` of `k` and at its end, and the exit of lanes without a
+/// thread at its start.
 ///
 /// A kernel without loops gets none: the driver's counter only counts loop back-edges, and
 /// the loops added after this pass are bounded far below 65,535 back-edges (the shared-memory
