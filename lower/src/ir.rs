@@ -1141,7 +1141,8 @@ impl Kernel {
     /// Per variable: a parameter word loaded into it (`dst = LoadWord { Param, index }`) at an
     /// index that is in range for every launch ([`Kernel::param_word_in_range`], which the
     /// backends test too) is read directly, without a bounds check, unless the variable's
-    /// value may reach a branch condition inside a loop ([`Kernel::condition_vars`]).
+    /// value may reach a branch condition inside a loop ([`Kernel::condition_vars`]), or it is
+    /// the word by which `loop_cut` tells lanes without a thread apart (read per lane there).
     ///
     /// Why direct: the check is not needed, and it is not free — on lavapipe a checked load,
     /// whose index the driver no longer sees as a constant, is a per-lane gather; saxpy took
@@ -1170,7 +1171,8 @@ impl Kernel {
                 match s {
                     Stmt::Assign { dst, expr: Expr::LoadWord { memory: Memory::Param, index } } => {
                         let i = dst.index();
-                        if i < direct.len() && !control[i] && k.param_word_in_range(*index) {
+                        let per_lane = k.vars.get(i).is_some_and(crate::loop_cut::is_per_lane_load);
+                        if i < direct.len() && !control[i] && !per_lane && k.param_word_in_range(*index) {
                             direct[i] = true;
                         }
                     }

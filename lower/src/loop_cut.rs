@@ -20,6 +20,21 @@
 //! compiler can prove dead (a test of the header's 1.0 word against zero): otherwise the code
 //! after the loop, the check included, is unreachable and deleted, and the cut passes unseen.
 //!
+//! The counter belongs to a SIMD vector of 8 lanes, not to a thread, and a loop runs while any
+//! lane of the vector has not left it, lanes without a thread included: in a CTA whose size is
+//! not a multiple of 8, llvmpipe fills the last vector with such lanes, masks their memory
+//! accesses (their loads read 0) but not their loop exits (measured on Mesa 22.3: `loop { i++;
+//! if (one == 1) { if (i >= 3) { break } } }`, with `one` loaded as 1, spent the whole counter
+//! at CTA sizes 1, 2 and 7 and took 3 back-edges at 8 and 16). A loop whose exit waits for a value loaded
+//! from memory, as the call stack's return dispatch does (`call.rs`: the return id, which such
+//! a lane reads as 0 forever), therefore runs in them until the counter is spent, and every
+//! later loop of the vector's real threads is cut (differential seed 0x5ca10000 and
+//! `b128 hand_written_b128_forms_through_the_call_stack…` at inlining budget 0, issue 10). So
+//! such lanes leave at the kernel's start: the parameter header's 1.0 word reads 0 only in them
+//! (a test a compiler cannot fold, and uniform for WGSL's uniformity analysis: `px_params` is
+//! read-only), read per lane (`Kernel::direct_param_loads`: a load at a constant offset, read
+//! once for the vector, gives them the real word). [`strip_checks`] keeps this exit.
+//!
 //! A flag set at each `break` of each loop does not work: NIR, which optimizes before llvmpipe
 //! adds its limiter, knows the loop ends only through its breaks and folds the flag away.
 //!
@@ -37,6 +52,15 @@ const TRIPS: &str = "loop_cut.trips";
 const COUNT: &str = "loop_cut.n";
 const DONE: &str = "loop_cut.done";
 const FAR: &str = "loop_cut.far";
+/// The parameter word that tells lanes without a thread apart (module comment).
+const LANE_WORD: &str = "loop_cut.lane_word";
+
+/// Whether `v` must be loaded per lane, never as one load for the whole SIMD vector (as a
+/// driver may read a parameter word at a constant offset, `Kernel::direct_param_loads`): the
+/// word that tells lanes without a thread apart, which reads 0 only when loaded per lane.
+pub(crate) fn is_per_lane_load(v: &VarInfo) -> bool {
+    v.name == LANE_WORD
+}
 
 fn check_vars(k: &Kernel) -> Vec<bool> {
     k.vars.iter().map(|v| is_check_var(v)).collect()
@@ -105,7 +129,8 @@ pub fn strip_checks(k: &mut Kernel) -> bool {
     removed
 }
 
-/// Adds the check before every `Return` of `k` and at its end.
+/// Adds the check before every `Return` of `k` and at its end, and the exit of lanes without a
+/// thread at its start.
 ///
 /// A kernel without loops gets none: the driver's counter only counts loop back-edges, and
 /// the loops added after this pass are bounded far below 65,535 back-edges (the shared-memory
@@ -149,10 +174,19 @@ pub fn check_cut_loops(k: &mut Kernel) {
         assign(never, cmp(CmpOp::Eq, Ty::U32, word, c32(0))),
         if_(never, vec![Stmt::Break], vec![]),
     ];
+    // Lanes without a thread leave first (see the module comment): the header's 1.0 word
+    // reads 0 only in them. After the checks are placed: they need none.
+    let (lane_word, no_thread) = (new_var(Ty::U32, LANE_WORD), new_var(Ty::Bool, "loop_cut.no_thread"));
+    let lanes_without_thread_leave = vec![
+        assign(lane_word, load(Memory::Param, c32(abi::PARAM_ONE_F32_WORD))),
+        assign(no_thread, cmp(CmpOp::Eq, Ty::U32, lane_word, c32(0))),
+        if_(no_thread, vec![Stmt::Return], vec![]),
+    ];
     let mut body = std::mem::take(&mut k.body);
     insert_before_returns(&mut body, &check);
     give_endless_loops_an_exit(&mut body, &escape);
     body.stmts.extend(check);
+    body.stmts.splice(0..0, lanes_without_thread_leave);
     k.body = body;
 }
 

@@ -661,3 +661,34 @@ STORE:
     // WGSL has no such fences (it refuses them), so only SPIR-V is probed.
     assert!(!gpu.fences_lose_threads(ptxcross::Backend::Wgsl));
 }
+
+/// llvmpipe (lavapipe 22.3.6) runs a CTA whose size is not a multiple of its SIMD width (8) with
+/// lanes that belong to no thread in the last vector: their loads read 0, yet they keep a loop
+/// running until they leave it, and its loop limiter (65,535 back-edges per vector, shared by
+/// all loops, `lower/src/loop_cut.rs`) then cuts every later loop of the vector's threads. A
+/// loop that waits for a value the thread stores itself (a countdown in its own global word:
+/// 5 trips for a thread, never ending for such a lane) spent the whole limit, and the counted
+/// loop after it stopped after one trip: the loop-cut check faulted (issue 10; the call stack's
+/// return dispatch, which waits for the return id it pushed, did the same). `lower` makes such
+/// lanes leave at the kernel's start. CTAs of 20 threads: 16 + 4 in lavapipe's vectors.
+#[test]
+fn a_loop_waiting_for_its_own_store_in_a_cta_of_no_whole_simd_vectors() {
+    let body = "
+        st.global.u32 [%rd7], 5;
+    WAIT:
+        ld.volatile.global.u32 %r7, [%rd7];
+        sub.u32 %r7, %r7, 1;
+        st.volatile.global.u32 [%rd7], %r7;
+        setp.ne.u32 %p1, %r7, 0;
+        @%p1 bra WAIT;
+        mov.u32 %r8, 0;
+    STEP:
+        mad.lo.u32 %r6, %r6, 3, 1;
+        add.u32 %r8, %r8, 1;
+        setp.lt.u32 %p2, %r8, 20;
+        @%p2 bra STEP;
+        st.global.u32 [%rd7], %r6;";
+    check("a wait for the thread's own store, then a counted loop", "", body, 2, 20, |x| {
+        (0..20).fold(x, |v, _| v.wrapping_mul(3).wrapping_add(1))
+    });
+}
