@@ -18,12 +18,12 @@ fn repo() -> PathBuf {
 }
 
 /// Whether the browser checks must run (`PTXCROSS_REQUIRE_BROWSER=1`) rather than skip.
-pub fn required() -> bool {
+fn required() -> bool {
     std::env::var("PTXCROSS_REQUIRE_BROWSER").as_deref() == Ok("1")
 }
 
 /// Chromium and playwright-core's folder, or why not.
-pub fn browser() -> Result<(PathBuf, PathBuf), String> {
+fn browser() -> Result<(PathBuf, PathBuf), String> {
     let chromium = std::env::var_os("CHROMIUM").map(PathBuf::from).unwrap_or_else(|| "/usr/lib/chromium/chromium".into());
     if !chromium.exists() {
         return Err(format!("no chromium at {} (apt-get install chromium, or set CHROMIUM)", chromium.display()));
@@ -35,6 +35,32 @@ pub fn browser() -> Result<(PathBuf, PathBuf), String> {
         return Err(format!("no playwright-core in {} (scripts/install-deps.sh installs it)", modules.display()));
     }
     Ok((chromium, modules))
+}
+
+/// A browser check's means: Chromium, playwright-core's folder, and the folder of the WGSL
+/// files to compile.
+pub struct Check {
+    chromium: PathBuf,
+    node_modules: PathBuf,
+    pub dir: PathBuf,
+}
+
+impl Check {
+    /// The browser, and `dir` emptied; `None` (with a note) when the browser is missing and
+    /// not required, a panic when it is required.
+    pub fn new(dir: PathBuf) -> Option<Check> {
+        let (chromium, node_modules) = match browser() {
+            Ok(b) => b,
+            Err(why) if !required() => {
+                eprintln!("skipped: {why}");
+                return None;
+            }
+            Err(why) => panic!("{why}"),
+        };
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        Some(Check { chromium, node_modules, dir })
+    }
 }
 
 /// The options of `ptxcross translate --profile webgpu`: 64-bit integers split into halves
@@ -87,16 +113,16 @@ fn canary(@builtin(local_invocation_index) i: u32) {
 }
 ";
 
-/// Adds the canary to `dir` and compiles every `.wgsl` file there in one page of one
+/// Adds the canary to the folder and compiles every `.wgsl` file there in one page of one
 /// headless Chromium (`check.mjs`); panics unless all `modules` files and the canary's
 /// rejection pass. Returns check.mjs's output.
-pub fn check_folder(dir: &Path, modules: usize, chromium: &Path, node_modules: &Path) -> String {
-    std::fs::write(dir.join("zz_canary.expect-fail.module-only.wgsl"), NON_UNIFORM_BARRIER).unwrap();
+pub fn check_folder(check: &Check, modules: usize) -> String {
+    std::fs::write(check.dir.join("zz_canary.expect-fail.module-only.wgsl"), NON_UNIFORM_BARRIER).unwrap();
     let out = Command::new("node")
         .arg(repo().join("backend-wgsl/tools/tint-check/check.mjs"))
-        .arg(dir)
-        .arg(chromium)
-        .env("NODE_PATH", node_modules)
+        .arg(&check.dir)
+        .arg(&check.chromium)
+        .env("NODE_PATH", &check.node_modules)
         .output()
         .expect("run node");
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();

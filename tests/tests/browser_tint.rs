@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use ptxcross::translate::{self, Profile};
 use ptxcross_frontend::SourceFile;
-use ptxcross_tests::tint::{self, browser, required};
+use ptxcross_tests::tint;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
@@ -57,14 +57,7 @@ fn wgsl_file_name(name: &str) -> String {
 
 #[test]
 fn every_corpus_kernel_compiles_in_chromium_webgpu() {
-    let (chromium, modules) = match browser() {
-        Ok(b) => b,
-        Err(why) if !required() => return eprintln!("skipped: {why}"),
-        Err(why) => panic!("{why}"),
-    };
-    let dump = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-tint");
-    let _ = std::fs::remove_dir_all(&dump);
-    std::fs::create_dir_all(&dump).unwrap();
+    let Some(check) = tint::Check::new(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-tint")) else { return };
     let options = tint::webgpu_options();
     let mut sources: Vec<(String, SourceFile)> = ptx_files()
         .iter()
@@ -84,7 +77,7 @@ fn every_corpus_kernel_compiles_in_chromium_webgpu() {
         });
         match text {
             Ok(text) => {
-                std::fs::write(dump.join(wgsl_file_name(name)), text).unwrap();
+                std::fs::write(check.dir.join(wgsl_file_name(name)), text).unwrap();
                 written += 1;
             }
             Err(e) => {
@@ -96,5 +89,5 @@ fn every_corpus_kernel_compiles_in_chromium_webgpu() {
     }
     eprintln!("{written} modules to check; refused (64-bit floats, 64-bit atomics, fences): {refused:?}");
     assert!(written >= 30, "only {written} modules translated for the webgpu profile");
-    tint::check_folder(&dump, written, &chromium, &modules);
+    tint::check_folder(&check, written);
 }

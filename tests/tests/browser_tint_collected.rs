@@ -17,7 +17,7 @@ use std::path::PathBuf;
 
 use ptxcross::{ptx_dump, translate};
 use ptxcross::translate::Profile;
-use ptxcross_tests::tint::{self, browser, required};
+use ptxcross_tests::tint;
 
 /// The folder of collected sources.
 const ENV: &str = "PTXCROSS_TINT_COLLECTED";
@@ -38,14 +38,7 @@ fn every_collected_simt_kernel_passes_tints_uniformity_analysis() {
     let dir = std::env::var_os(ENV).filter(|d| !d.is_empty()).map(PathBuf::from).unwrap_or_else(|| {
         panic!("{ENV} must name the folder of a run with {}=DIR (scripts/test.sh sets both)", ptx_dump::ENV)
     });
-    let (chromium, modules) = match browser() {
-        Ok(b) => b,
-        Err(why) if !required() => return eprintln!("skipped: {why}"),
-        Err(why) => panic!("{why}"),
-    };
-    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-tint-collected");
-    let _ = std::fs::remove_dir_all(&out);
-    std::fs::create_dir_all(&out).unwrap();
+    let Some(check) = tint::Check::new(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("browser-tint-collected")) else { return };
     let mut sources: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
         .flatten()
@@ -78,7 +71,7 @@ fn every_collected_simt_kernel_passes_tints_uniformity_analysis() {
             // Sources that differ only in what the webgpu translation ignores give one module.
             Ok(text) if seen.insert(text.clone()) => {
                 let stem = path.file_stem().unwrap().to_string_lossy();
-                std::fs::write(out.join(format!("{stem}.module-only.wgsl")), text).unwrap();
+                std::fs::write(check.dir.join(format!("{stem}.module-only.wgsl")), text).unwrap();
             }
             Ok(_) => {}
             Err(e) => record_refusal(path, &e.render(), &mut refused, &mut unexpected),
@@ -98,7 +91,7 @@ fn every_collected_simt_kernel_passes_tints_uniformity_analysis() {
     assert!(unexpected.is_empty(), "refused for reasons not allowed here:\n{}", unexpected.join("\n"));
     assert!(written >= FLOOR, "only {written} SIMT modules among the {} collected sources in {}", sources.len(), dir.display());
     let started = std::time::Instant::now();
-    tint::check_folder(&out, written, &chromium, &modules);
+    tint::check_folder(&check, written);
     eprintln!("checked in Chromium in {:.1} s", started.elapsed().as_secs_f64());
 }
 
