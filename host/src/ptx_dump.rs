@@ -25,7 +25,12 @@ const HEADER: &str = "// ptxcross-ptx-dump:";
 
 fn dir() -> Option<&'static Path> {
     static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
-    DIR.get_or_init(|| std::env::var_os(ENV).filter(|d| !d.is_empty()).map(PathBuf::from)).as_deref()
+    DIR.get_or_init(|| {
+        let dir = PathBuf::from(std::env::var_os(ENV).filter(|d| !d.is_empty())?);
+        let _ = std::fs::create_dir_all(&dir);
+        Some(dir)
+    })
+    .as_deref()
 }
 
 /// Writes `file` lowered with `options` to the dump folder, when there is one. Best effort:
@@ -41,7 +46,6 @@ pub fn record(file: &SourceFile, options: &LowerOptions) {
     }
     // Test processes and threads record at once: write aside, then rename (atomic).
     let tmp = dir.join(format!(".{}.{}.{:?}.tmp", &hash[..32], std::process::id(), std::thread::current().id()));
-    let _ = std::fs::create_dir_all(dir);
     if std::fs::write(&tmp, &text).is_ok() && std::fs::rename(&tmp, &path).is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
