@@ -29,8 +29,9 @@ const ENV: &str = "PTXCROSS_TINT_COLLECTED";
 /// which the default `Meet` refuses for such a kernel). The next largest, 2.7 MB, takes 6 s.
 const MAX_WGSL_BYTES: usize = 4 << 20;
 
-/// Fewer SIMT modules than this means the collection broke (an empty or partial dump).
-const FLOOR: usize = 300;
+/// Fewer SIMT modules than this means the collection broke (an empty or partial dump): 741
+/// came from 39 of the test files on 2026-11-28.
+const FLOOR: usize = 500;
 
 #[test]
 #[ignore = "checks the PTX the suite collected: scripts/test.sh runs it after the workspace tests"]
