@@ -192,8 +192,8 @@ pub fn module_facts(module: &ast::Module, file: &SourceFile, options: &LowerOpti
 
 /// Lowers each kernel of `names` into a module of its own, as the runtime translates kernels
 /// (`ptxcross_lower::lower_each`: the file's functions and globals are analysed once). A panic
-/// fails every kernel. Like [`lower`], records the source for `PTXCROSS_PTX_DUMP`
-/// ([`crate::ptx_dump`]) when something lowered.
+/// fails every kernel. Like [`lower`], records each kernel that lowered for
+/// `PTXCROSS_PTX_DUMP` ([`crate::ptx_dump`]).
 pub fn lower_each(
     module: &ast::Module,
     file: &SourceFile,
@@ -202,8 +202,9 @@ pub fn lower_each(
 ) -> Vec<Result<ir::Module, TranslateError>> {
     match guarded(Stage::Lower, || Ok(ptxcross_lower::lower_each(module, file, options, names))) {
         Ok(modules) => {
-            if modules.iter().any(|m| m.is_ok()) {
-                crate::ptx_dump::record(file, options);
+            // Each kernel that lowered, alone: the file's others may be refused.
+            for (name, _) in names.iter().zip(&modules).filter(|(_, m)| m.is_ok()) {
+                crate::ptx_dump::record(file, &LowerOptions { kernel: Some(name.clone()), ..options.clone() });
             }
             modules
                 .into_iter()

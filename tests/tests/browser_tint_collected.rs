@@ -29,8 +29,12 @@ const ENV: &str = "PTXCROSS_TINT_COLLECTED";
 /// which the default `Meet` refuses for such a kernel). The next largest, 2.7 MB, takes 6 s.
 const MAX_WGSL_BYTES: usize = 4 << 20;
 
-/// Fewer SIMT modules than this means the collection broke (an empty or partial dump): 741
-/// came from 39 of the test files on 2026-11-28.
+/// Besides `tint::ALLOWED_REFUSALS`: the webgpu profile's nesting limit for browsers' WGSL
+/// compilers, which the host's tests of deep control flow pass on purpose.
+const ALLOWED_HERE: [&str; 1] = ["the webgpu profile's WGSL compilers accept at most"];
+
+/// Fewer SIMT modules than this means the collection broke (an empty or partial dump): 794
+/// came from 39 of the test files and the host's and driver's tests on 2026-11-28.
 const FLOOR: usize = 500;
 
 #[test]
@@ -81,7 +85,7 @@ fn every_collected_simt_kernel_passes_tints_uniformity_analysis() {
     let written = seen.len();
     eprintln!(
         "{} sources collected: {written} distinct SIMT modules to check, {plain} without SIMT content, \
-         {refused} refused as allowed (64-bit floats, 64-bit atomics, fences); translated in {:.1} s",
+         {refused} refused as allowed (64-bit floats, 64-bit atomics, fences, nesting); translated in {:.1} s",
         sources.len(),
         started.elapsed().as_secs_f64()
     );
@@ -97,7 +101,7 @@ fn every_collected_simt_kernel_passes_tints_uniformity_analysis() {
 }
 
 fn record_refusal(path: &std::path::Path, why: &str, refused: &mut usize, unexpected: &mut Vec<String>) {
-    if tint::ALLOWED_REFUSALS.iter().any(|a| why.contains(a)) {
+    if tint::ALLOWED_REFUSALS.iter().chain(&ALLOWED_HERE).any(|a| why.contains(a)) {
         *refused += 1;
     } else {
         unexpected.push(format!("{}: {}", path.display(), why.lines().next().unwrap_or("")));
