@@ -164,15 +164,22 @@ pub fn parse(file: &SourceFile) -> Result<ast::Module, TranslateError> {
     })
 }
 
+/// Lowers `module` with `options`; what lowered is recorded for `PTXCROSS_PTX_DUMP`
+/// ([`crate::ptx_dump`]: every translation of the runtime, the driver library, the CLI and
+/// the tests comes through here or [`lower_each`]).
 pub fn lower(
     module: &ast::Module,
     file: &SourceFile,
     options: &LowerOptions,
 ) -> Result<ir::Module, TranslateError> {
-    guarded(Stage::Lower, || {
+    let lowered = guarded(Stage::Lower, || {
         ptxcross_lower::lower(module, file, options)
             .map_err(|d| TranslateError::diagnostics(Stage::Lower, &d, file))
-    })
+    });
+    if lowered.is_ok() {
+        crate::ptx_dump::record(file, options);
+    }
+    lowered
 }
 
 /// The module-wide facts a host needs before lowering any kernel (kernel names, parameter
@@ -185,7 +192,8 @@ pub fn module_facts(module: &ast::Module, file: &SourceFile, options: &LowerOpti
 
 /// Lowers each kernel of `names` into a module of its own, as the runtime translates kernels
 /// (`ptxcross_lower::lower_each`: the file's functions and globals are analysed once). A panic
-/// fails every kernel.
+/// fails every kernel. Like [`lower`], records each kernel that lowered for
+/// `PTXCROSS_PTX_DUMP` ([`crate::ptx_dump`]).
 pub fn lower_each(
     module: &ast::Module,
     file: &SourceFile,
@@ -193,10 +201,16 @@ pub fn lower_each(
     names: &[String],
 ) -> Vec<Result<ir::Module, TranslateError>> {
     match guarded(Stage::Lower, || Ok(ptxcross_lower::lower_each(module, file, options, names))) {
-        Ok(modules) => modules
-            .into_iter()
-            .map(|m| m.map_err(|d| TranslateError::diagnostics(Stage::Lower, &d, file)))
-            .collect(),
+        Ok(modules) => {
+            // Each kernel that lowered, alone: the file's others may be refused.
+            for (name, _) in names.iter().zip(&modules).filter(|(_, m)| m.is_ok()) {
+                crate::ptx_dump::record(file, &LowerOptions { kernel: Some(name.clone()), ..options.clone() });
+            }
+            modules
+                .into_iter()
+                .map(|m| m.map_err(|d| TranslateError::diagnostics(Stage::Lower, &d, file)))
+                .collect()
+        }
         Err(e) => names.iter().map(|_| Err(e.clone())).collect(),
     }
 }
