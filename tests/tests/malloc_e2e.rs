@@ -161,3 +161,67 @@ fn each_context_has_its_own_heap() {
     }
 }
 
+
+/// The real-compiler corpus's `templates.cu` `heap` kernel (nvcc 13.5, sm_80), refused for its
+/// `malloc` before: each thread of a CTA mallocs `n` ints, writes 0..n and keeps the pointer;
+/// for `n` > 100 it frees the block and keeps NULL.
+#[test]
+fn the_corpus_templates_heap_kernel_runs() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("parse-corpus/real/nvcc/templates.sm_80.ptx");
+    let file = SourceFile::new("templates.sm_80.ptx".to_string(), std::fs::read_to_string(path).unwrap());
+    const THREADS: u32 = 32;
+    for backend in Backend::ALL {
+        let options = LowerOptions { block: Some([THREADS, 1, 1]), kernel: Some("heap".into()), ..ptxcross_tests::launch::device_options(&Backend::ALL) };
+        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("translation failed:\n{}", e.render()));
+        let mut ctx = context(&gpu);
+        let (keep, pk) = zeroed(&mut ctx, 8 * THREADS as u64);
+        for n in [10i32, 200] {
+            ctx.write(keep, &vec![0xffu8; 8 * THREADS as usize]).unwrap();
+            launch(&mut ctx, &program, "heap", 1, &[n.to_le_bytes().to_vec(), pk.clone()], backend);
+            let p: Vec<u64> = words(ctx.read(keep, 8 * THREADS as u64).unwrap(), u64::from_le_bytes);
+            if n > 100 {
+                assert!(p.iter().all(|&a| a == 0), "{backend:?}: freed blocks are kept as NULL: {p:x?}");
+                continue;
+            }
+            let mut sorted = p.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted.len(), THREADS as usize, "{backend:?}: distinct blocks");
+            for &a in &p {
+                assert!(a != 0 && a % 16 == 0, "{backend:?}: {a:#x}");
+                let ints: Vec<i32> = words(ctx.read(ptxcross::runtime::DevicePtr(a), 4 * n as u64).unwrap(), i32::from_le_bytes);
+                assert_eq!(ints, (0..n).collect::<Vec<_>>(), "{backend:?}: block {a:#x}");
+            }
+        }
+    }
+}
+
+/// The `webgpu` profile (no 64-bit integers: every 64-bit value split in two 32-bit halves,
+/// `LowerOptions::split_int64`, a WGSL profile): the allocator runs there too.
+#[test]
+fn the_allocator_runs_with_64_bit_integers_split() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("malloc/ptx/malloc.nvcc.ptx");
+    let file = SourceFile::new("malloc.nvcc.ptx".to_string(), std::fs::read_to_string(path).unwrap());
+    for backend in [Backend::Wgsl] {
+        let options = LowerOptions { block: Some([BLOCK, 1, 1]), split_int64: true, no_float64: true, ..ptxcross_tests::launch::device_options(&Backend::ALL) };
+        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("translation failed:\n{}", e.render()));
+        let mut ctx = context(&gpu);
+        let (out, po) = zeroed(&mut ctx, 48);
+        launch(&mut ctx, &program, "refused", 1, &[po], backend);
+        let got: Vec<u64> = words(ctx.read(out, 48).unwrap(), u64::from_le_bytes);
+        assert_eq!(&got[..3], &[0, 0, 0], "{backend:?}");
+        assert!(got[3] != 0 && got[4] == 0 && got[5] == got[3], "{backend:?}: {got:x?}");
+        let n = 4 * BLOCK;
+        let (ptrs, pp) = zeroed(&mut ctx, 8 * n as u64);
+        let (ok, pok) = zeroed(&mut ctx, 4 * n as u64);
+        launch(&mut ctx, &program, "alloc_fill", 4, &[pp, pok, n.to_le_bytes().to_vec()], backend);
+        let flags: Vec<u32> = words(ctx.read(ok, 4 * n as u64).unwrap(), u32::from_le_bytes);
+        assert!(flags.iter().all(|&f| f == 1), "{backend:?}: {flags:?}");
+        let mut p: Vec<u64> = words(ctx.read(ptrs, 8 * n as u64).unwrap(), u64::from_le_bytes);
+        p.sort();
+        p.dedup();
+        assert_eq!(p.len(), n as usize, "{backend:?}: distinct blocks");
+    }
+}
