@@ -14,10 +14,17 @@ const BLOCK: u32 = 64;
 /// Heap of the runtime (CUDA's default `cudaLimitMallocHeapSize`).
 const HEAP: u64 = 8 << 20;
 
-fn program(gpu: &Arc<Gpu>, backend: Backend) -> Program {
+/// The corpus's translation for `backend`, built once for all tests (translation and
+/// pipeline creation of the allocator's loops are most of these tests' time).
+fn program(gpu: &Arc<Gpu>, backend: Backend) -> &'static Program {
+    static PROGRAMS: [std::sync::OnceLock<Program>; 2] = [std::sync::OnceLock::new(), std::sync::OnceLock::new()];
+    PROGRAMS[Backend::ALL.iter().position(|&b| b == backend).unwrap()].get_or_init(|| build(gpu, backend))
+}
+
+fn build(gpu: &Arc<Gpu>, backend: Backend) -> Program {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("malloc/ptx/malloc.nvcc.ptx");
     let file = SourceFile::new("malloc.nvcc.ptx".to_string(), std::fs::read_to_string(path).expect("malloc.nvcc.ptx"));
-    let options = LowerOptions { block: Some([BLOCK, 1, 1]), ..ptxcross_tests::launch::device_options(&Backend::ALL) };
+    let options = LowerOptions { block: Some([BLOCK, 1, 1]), flushed_f32: gpu.flushes_f32(backend), ..ptxcross_tests::launch::device_options(&Backend::ALL) };
     translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("translation failed:\n{}", e.render()))
 }
 
@@ -87,7 +94,7 @@ fn blocks_are_aligned_disjoint_persist_across_launches_and_are_reused() {
         let (ok, po) = zeroed(&mut ctx, 4 * n as u64);
         let nn = n.to_le_bytes().to_vec();
         for round in 0..2 {
-            launch(&mut ctx, &program, "alloc_fill", grid, &[pp.clone(), po.clone(), nn.clone()], backend);
+            launch(&mut ctx, program, "alloc_fill", grid, &[pp.clone(), po.clone(), nn.clone()], backend);
             let got: Vec<u32> = words(ctx.read(ok, 4 * n as u64).unwrap(), u32::from_le_bytes);
             assert!(got.iter().all(|&g| g == 1), "{backend:?} round {round}: alloc_fill ok flags {:?}", &got[..32]);
             let p: Vec<u64> = words(ctx.read(ptrs, 8 * n as u64).unwrap(), u64::from_le_bytes);
@@ -98,7 +105,7 @@ fn blocks_are_aligned_disjoint_persist_across_launches_and_are_reused() {
                 assert!(w[0].0 + w[0].1 <= w[1].0, "{backend:?}: blocks {:x?} and {:x?} overlap", w[0], w[1]);
             }
             ctx.write(ok, &vec![0u8; 4 * n as usize]).unwrap();
-            launch(&mut ctx, &program, "check_free", grid, &[pp.clone(), po.clone(), nn.clone()], backend);
+            launch(&mut ctx, program, "check_free", grid, &[pp.clone(), po.clone(), nn.clone()], backend);
             let got: Vec<u32> = words(ctx.read(ok, 4 * n as u64).unwrap(), u32::from_le_bytes);
             assert!(got.iter().all(|&g| g == 1), "{backend:?} round {round}: check_free ok flags");
         }
@@ -118,7 +125,7 @@ fn a_malloc_free_loop_far_beyond_the_heap_never_runs_out() {
         let (done, pd) = zeroed(&mut ctx, 4 * n as u64);
         for size in [2000u32, 12000] {
             assert!(size as u64 * iters as u64 * n as u64 > 2 * HEAP);
-            launch(&mut ctx, &program, "churn", grid, &[pd.clone(), iters.to_le_bytes().to_vec(), size.to_le_bytes().to_vec()], backend);
+            launch(&mut ctx, program, "churn", grid, &[pd.clone(), iters.to_le_bytes().to_vec(), size.to_le_bytes().to_vec()], backend);
             let got: Vec<u32> = words(ctx.read(done, 4 * n as u64).unwrap(), u32::from_le_bytes);
             assert_eq!(got, vec![iters; n as usize], "{backend:?}: size {size}");
         }
@@ -135,7 +142,7 @@ fn requests_the_heap_cannot_serve_get_null() {
         let mut ctx = context(&gpu);
         let (out, po) = zeroed(&mut ctx, 8 * 6);
         ctx.write(out, &[0xffu8; 48]).unwrap();
-        launch(&mut ctx, &program, "refused", 1, &[po], backend);
+        launch(&mut ctx, program, "refused", 1, &[po], backend);
         let got: Vec<u64> = words(ctx.read(out, 48).unwrap(), u64::from_le_bytes);
         assert_eq!(&got[..3], &[0, 0, 0], "{backend:?}: 9 MiB, 2^64-1 bytes, 0 bytes");
         assert!(got[3] != 0 && got[3] % 16 == 0, "{backend:?}: the whole heap, while it is free: {:#x}", got[3]);
@@ -154,7 +161,7 @@ fn each_context_has_its_own_heap() {
     let (mut a, mut b) = (context(&gpu), context(&gpu));
     for ctx in [&mut a, &mut b] {
         let (out, po) = zeroed(ctx, 48);
-        launch(ctx, &program, "refused", 1, &[po], backend);
+        launch(ctx, program, "refused", 1, &[po], backend);
         let got: Vec<u64> = words(ctx.read(out, 48).unwrap(), u64::from_le_bytes);
         // A context whose heap another context had taken would get NULL for the whole heap.
         assert!(got[3] != 0, "{backend:?}: the whole heap in a fresh context");
@@ -173,12 +180,12 @@ fn the_corpus_templates_heap_kernel_runs() {
     const THREADS: u32 = 32;
     for backend in Backend::ALL {
         let options = LowerOptions { block: Some([THREADS, 1, 1]), kernel: Some("heap".into()), ..ptxcross_tests::launch::device_options(&Backend::ALL) };
-        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("translation failed:\n{}", e.render()));
+        let program = &translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("translation failed:\n{}", e.render()));
         let mut ctx = context(&gpu);
         let (keep, pk) = zeroed(&mut ctx, 8 * THREADS as u64);
         for n in [10i32, 200] {
             ctx.write(keep, &vec![0xffu8; 8 * THREADS as usize]).unwrap();
-            launch(&mut ctx, &program, "heap", 1, &[n.to_le_bytes().to_vec(), pk.clone()], backend);
+            launch(&mut ctx, program, "heap", 1, &[n.to_le_bytes().to_vec(), pk.clone()], backend);
             let p: Vec<u64> = words(ctx.read(keep, 8 * THREADS as u64).unwrap(), u64::from_le_bytes);
             if n > 100 {
                 assert!(p.iter().all(|&a| a == 0), "{backend:?}: freed blocks are kept as NULL: {p:x?}");
@@ -206,17 +213,17 @@ fn the_allocator_runs_with_64_bit_integers_split() {
     let file = SourceFile::new("malloc.nvcc.ptx".to_string(), std::fs::read_to_string(path).unwrap());
     for backend in [Backend::Wgsl] {
         let options = LowerOptions { block: Some([BLOCK, 1, 1]), split_int64: true, no_float64: true, ..ptxcross_tests::launch::device_options(&Backend::ALL) };
-        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("translation failed:\n{}", e.render()));
+        let program = &translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("translation failed:\n{}", e.render()));
         let mut ctx = context(&gpu);
         let (out, po) = zeroed(&mut ctx, 48);
-        launch(&mut ctx, &program, "refused", 1, &[po], backend);
+        launch(&mut ctx, program, "refused", 1, &[po], backend);
         let got: Vec<u64> = words(ctx.read(out, 48).unwrap(), u64::from_le_bytes);
         assert_eq!(&got[..3], &[0, 0, 0], "{backend:?}");
         assert!(got[3] != 0 && got[4] == 0 && got[5] == got[3], "{backend:?}: {got:x?}");
         let n = 4 * BLOCK;
         let (ptrs, pp) = zeroed(&mut ctx, 8 * n as u64);
         let (ok, pok) = zeroed(&mut ctx, 4 * n as u64);
-        launch(&mut ctx, &program, "alloc_fill", 4, &[pp, pok, n.to_le_bytes().to_vec()], backend);
+        launch(&mut ctx, program, "alloc_fill", 4, &[pp, pok, n.to_le_bytes().to_vec()], backend);
         let flags: Vec<u32> = words(ctx.read(ok, 4 * n as u64).unwrap(), u32::from_le_bytes);
         assert!(flags.iter().all(|&f| f == 1), "{backend:?}: {flags:?}");
         let mut p: Vec<u64> = words(ctx.read(ptrs, 8 * n as u64).unwrap(), u64::from_le_bytes);
