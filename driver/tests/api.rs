@@ -134,3 +134,25 @@ fn module_globals_initialized_with_addresses_hold_the_patched_addresses() {
     let mut popped = std::ptr::null_mut();
     assert_eq!(cuCtxPopCurrent_v2(&mut popped), CUDA_SUCCESS);
 }
+
+/// The device-side malloc heap has one size (8 MiB, each module's): setting the limit is
+/// accepted and `cuCtxGetLimit` reports the size kernels really get.
+#[test]
+fn malloc_heap_limit_reports_the_real_heap_size() {
+    if cuInit(0) != CUDA_SUCCESS {
+        assert_ne!(std::env::var("PTXCROSS_REQUIRE_GPU").as_deref(), Ok("1"), "no device");
+        return;
+    }
+    let mut ctx = std::ptr::null_mut();
+    assert_eq!(cuDevicePrimaryCtxRetain(&mut ctx, 0), CUDA_SUCCESS);
+    assert_eq!(cuCtxPushCurrent_v2(ctx), CUDA_SUCCESS);
+    const MALLOC_HEAP_SIZE: i32 = 2; // CU_LIMIT_MALLOC_HEAP_SIZE
+    let mut v = 0usize;
+    assert_eq!(cuCtxGetLimit(&mut v, MALLOC_HEAP_SIZE), CUDA_SUCCESS);
+    assert_eq!(v, 8 << 20);
+    assert_eq!(cuCtxSetLimit(MALLOC_HEAP_SIZE, 64 << 20), CUDA_SUCCESS);
+    assert_eq!(cuCtxGetLimit(&mut v, MALLOC_HEAP_SIZE), CUDA_SUCCESS);
+    assert_eq!(v, 8 << 20, "the heap stays 8 MiB");
+    let mut popped = std::ptr::null_mut();
+    assert_eq!(cuCtxPopCurrent_v2(&mut popped), CUDA_SUCCESS);
+}

@@ -186,7 +186,7 @@ pub fn lower(
 /// layouts, globals): `ptxcross_lower::module_facts`.
 pub fn module_facts(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ptxcross_lower::ModuleFacts, TranslateError> {
     guarded(Stage::Lower, || {
-        ptxcross_lower::module_facts(module, options).map_err(|d| TranslateError::diagnostics(Stage::Lower, &d, file))
+        ptxcross_lower::module_facts(module, file, options).map_err(|d| TranslateError::diagnostics(Stage::Lower, &d, file))
     })
 }
 

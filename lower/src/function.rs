@@ -1288,7 +1288,6 @@ pub fn unresolved_function(name: &str, span: Span) -> Diagnostic {
     // The CUDA device runtime's own functions, which nvcc declares `.extern`.
     let runtime = match name {
         "vprintf" => Some("device-side `printf`"),
-        "malloc" | "free" => Some("device-side `malloc`/`free`"),
         "__assertfail" | "__assert_fail" => Some("device-side `assert`"),
         _ => None,
     };

@@ -8,6 +8,7 @@ pub mod abi;
 mod barriers;
 pub mod build;
 mod call;
+pub mod device_runtime;
 mod cleanup;
 pub mod cfg;
 mod consts;
@@ -174,6 +175,14 @@ pub const DEFAULT_BLOCK: [u32; 3] = [256, 1, 1];
 /// Lowers a parsed module to IR. Errors carry spans into the source (e.g. "not supported
 /// yet: X"); all kernels are lowered and every error is returned.
 pub fn lower(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
+    match device_runtime::attach(module, file)? {
+        Some(a) => lower_attached(&a.module, &a.file, options).map_err(|ds| a.place(ds)),
+        None => lower_attached(module, file, options),
+    }
+}
+
+/// [`lower`] of a module whose device runtime (`device_runtime`) is attached if it needs one.
+fn lower_attached(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
     // CFG construction, the structurizer and the IR passes recurse as deep as the program's
     // control flow nests (thousands of levels in generated or hostile PTX; the result is then
     // refused above `kernel::MAX_CONTROL_DEPTH`), so they run on a thread with a large stack,
@@ -202,6 +211,14 @@ const LOWER_STACK_BYTES: usize = 512 << 20;
 /// globals once for all of them: per-kernel translation of a large file (the CUB file's 247
 /// kernels) spent a quarter of its time redoing that whole-file work for every kernel.
 pub fn lower_each(module: &ast::Module, file: &SourceFile, options: &LowerOptions, names: &[String]) -> Vec<Result<ir::Module, Vec<Diagnostic>>> {
+    match device_runtime::attach(module, file) {
+        Ok(Some(a)) => lower_each_attached(&a.module, &a.file, options, names).into_iter().map(|r| r.map_err(|ds| a.place(ds))).collect(),
+        Ok(None) => lower_each_attached(module, file, options, names),
+        Err(d) => names.iter().map(|_| Err(d.clone())).collect(),
+    }
+}
+
+fn lower_each_attached(module: &ast::Module, file: &SourceFile, options: &LowerOptions, names: &[String]) -> Vec<Result<ir::Module, Vec<Diagnostic>>> {
     let shared = match Shared::new(module, options) {
         Ok(s) => s,
         Err(d) => return names.iter().map(|_| Err(d.clone())).collect(),
@@ -242,9 +259,9 @@ pub struct KernelFacts {
 /// instructions are reported here. What only the whole-body passes find (a barrier some
 /// thread could skip, control flow nested too deep once structured) is reported by
 /// [`lower`] of that kernel.
-pub fn module_facts(module: &ast::Module, options: &LowerOptions) -> Result<ModuleFacts, Vec<Diagnostic>> {
+pub fn module_facts(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ModuleFacts, Vec<Diagnostic>> {
     // On the lowering thread, as `lower` (the functions' analysis walks the call graph).
-    let run = || module_facts_here(module, options);
+    let run = || module_facts_here(module, file, options);
     std::thread::scope(|scope| {
         let worker = std::thread::Builder::new().name("ptxcross lower".into()).stack_size(LOWER_STACK_BYTES).spawn_scoped(scope, run);
         match worker {
@@ -254,7 +271,14 @@ pub fn module_facts(module: &ast::Module, options: &LowerOptions) -> Result<Modu
     })
 }
 
-fn module_facts_here(module: &ast::Module, options: &LowerOptions) -> Result<ModuleFacts, Vec<Diagnostic>> {
+fn module_facts_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ModuleFacts, Vec<Diagnostic>> {
+    match device_runtime::attach(module, file)? {
+        Some(a) => module_facts_attached(&a.module, options).map_err(|ds| a.place(ds)),
+        None => module_facts_attached(module, options),
+    }
+}
+
+fn module_facts_attached(module: &ast::Module, options: &LowerOptions) -> Result<ModuleFacts, Vec<Diagnostic>> {
     let shared = Shared::new(module, options)?;
     let mut kernels = Vec::new();
     let mut errors = Vec::new();

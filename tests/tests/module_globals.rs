@@ -277,8 +277,8 @@ fn nvcc_pointer_initialized_globals() {
 }
 
 /// The parse corpus's nvcc/NVRTC `templates` files hold `.global .u64 g_table_ptr =
-/// generic(g_table)+8;` (their `calls` kernel prints it; device-side `malloc` is
-/// refused): kernel `local_and_switch` (which reads `g_table`) runs against the CPU version of
+/// generic(g_table)+8;` (their `calls` kernel prints it; their `heap` kernel's `malloc` makes
+/// the segment 9 MiB: `tests/malloc_e2e.rs` runs it): kernel `local_and_switch` (which reads `g_table`) runs against the CPU version of
 /// its source, and the segment holds the address of `g_table[2]`.
 #[test]
 fn templates_corpus_with_generic_initializer() {
@@ -327,7 +327,7 @@ fn templates_corpus_with_generic_initializer() {
             .unwrap_or_else(|e| panic!("{name}: {}", e.render()));
         for &backend in backends {
             // The module's printf buffer takes 1 MiB of the heap (its `calls` kernel prints).
-            let mut ctx = Context::new(ContextOptions { heap_bytes: 4 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
+            let mut ctx = Context::new(ContextOptions { heap_bytes: 16 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap();
             let sel_buf = ctx.alloc(4 * n as u64).unwrap();
             let out = ctx.alloc(4 * n as u64).unwrap();
             ctx.write(sel_buf, &ptxcross_tests::launch::bytes(&sel.iter().map(|&s| s as u32).collect::<Vec<_>>())).unwrap();

@@ -28,7 +28,7 @@ fn program(gpu: &Arc<Gpu>, backend: Backend, block: u32) -> Program {
 }
 
 fn context(gpu: &Arc<Gpu>) -> Context {
-    Context::new(ptxcross::ContextOptions { heap_bytes: 8 << 20, timeout: None, gpu: Some(gpu.clone()) }).expect("context")
+    Context::new(ptxcross::ContextOptions { heap_bytes: 16 << 20, timeout: None, gpu: Some(gpu.clone()) }).expect("context")
 }
 
 /// Allocates and fills a buffer; its address as a kernel argument.

@@ -261,7 +261,7 @@ fn default_limit(limit: i64) -> Option<usize> {
     Some(match limit {
         L::CU_LIMIT_STACK_SIZE => 1024,
         L::CU_LIMIT_PRINTF_FIFO_SIZE => 1 << 20,
-        L::CU_LIMIT_MALLOC_HEAP_SIZE => 8 << 20,
+        L::CU_LIMIT_MALLOC_HEAP_SIZE => ptxcross_lower::device_runtime::HEAP_BYTES as usize,
         L::CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH => 2,
         L::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT => 2048,
         L::CU_LIMIT_MAX_L2_FETCH_GRANULARITY => 64,
@@ -275,6 +275,12 @@ pub extern "C" fn cuCtxGetLimit(value: *mut usize, limit: c_int) -> CUresult {
     entry("cuCtxGetLimit", || {
         state::with(|d| {
             let id = d.current_ctx()?;
+            // The device heap has one size (each module's, `device_runtime`): what was set
+            // is not what kernels get, so the real size is reported, as CUDA reports the
+            // value it rounded a limit to.
+            if limit as i64 == L::CU_LIMIT_MALLOC_HEAP_SIZE {
+                return put(value, ptxcross_lower::device_runtime::HEAP_BYTES as usize);
+            }
             let v = d.contexts[&id].limits.get(&(limit as i64)).copied();
             let v = v.or_else(|| default_limit(limit as i64)).ok_or(CUDA_ERROR_UNSUPPORTED_LIMIT)?;
             put(value, v)
@@ -282,8 +288,9 @@ pub extern "C" fn cuCtxGetLimit(value: *mut usize, limit: c_int) -> CUresult {
     })
 }
 
-/// Limits are remembered and reported back; they change nothing (no device-side malloc,
-/// printf or stack in ptxcross's code).
+/// Limits are remembered and reported back (the malloc heap's real size instead, see
+/// `cuCtxGetLimit`); they change nothing: the printf buffer and the malloc heap have fixed
+/// sizes (docs/coverage.md), and ptxcross's code has no device stack limit.
 #[no_mangle]
 pub extern "C" fn cuCtxSetLimit(limit: c_int, value: usize) -> CUresult {
     entry("cuCtxSetLimit", || {
