@@ -10,7 +10,8 @@
 //! Needs chromium, node and playwright-core (scripts/install-deps.sh installs them; CI sets
 //! PTXCROSS_REQUIRE_BROWSER=1 so the test cannot skip). Elsewhere it skips with a note.
 //! The only refusals allowed are kernels that need 64-bit floats, 64-bit atomics whose old value
-//! is used, or memory fences outside barriers (WebGPU has none of them).
+//! is used, or memory fences outside barriers (WebGPU has none of them), and strong 16-byte
+//! accesses (their lock needs those fences).
 
 use std::path::{Path, PathBuf};
 
@@ -87,7 +88,7 @@ fn every_corpus_kernel_compiles_in_chromium_webgpu() {
             }
         }
     }
-    eprintln!("{written} modules to check; refused (64-bit floats, 64-bit atomics, fences): {refused:?}");
+    eprintln!("{written} modules to check; refused (64-bit floats, 64-bit atomics, fences, strong 16-byte accesses): {refused:?}");
     assert!(written >= 30, "only {written} modules translated for the webgpu profile");
     tint::check_folder(&check, written);
 }
