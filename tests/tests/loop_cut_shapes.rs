@@ -1,0 +1,279 @@
+//! Loops past lavapipe's loop limit (65,535 back-edges per SIMD vector, shared by all loops:
+//! `lower/src/loop_cut.rs`) in the shapes of a device allocator: a loop of `atom.cas` attempts,
+//! a search with an early exit on a found bit inside a function (inlined, and through the call
+//! stack at inlining budget 0), nested loops, and a long loop of half the threads between
+//! barriers, in CTAs of whole and partial SIMD vectors (20, 33, 64 threads) and 3 CTAs.
+//! A launch must give the exact result (a CPU model written from the PTX) or, on a driver that
+//! cuts loops, the loop-cut fault: never a wrong result without a fault (issue 10). Each
+//! kernel also runs short of the limit, where it must be exact everywhere.
+
+use ptxcross::{translate, Backend, Context, ContextOptions, Gpu};
+use ptxcross_frontend::SourceFile;
+use ptxcross_lower::LowerOptions;
+use ptxcross_tests::launch::{bytes, gpu_or_skip, words};
+use std::sync::Arc;
+
+const HEADER: &str = ".version 8.5\n.target sm_80\n.address_size 64\n";
+const BLOCKS: [u32; 3] = [20, 33, 64];
+const GRID: u32 = 3;
+
+/// The global thread index in `%r4` (`%r1` tid, `%r2` ctaid, `%r3` ntid), `%rd1` the first parameter.
+const PROLOGUE: &str = "ld.param.u64 %rd1, [out];\n mov.u32 %r1, %tid.x;\n mov.u32 %r2, %ctaid.x;\n \
+                        mov.u32 %r3, %ntid.x;\n mad.lo.s32 %r4, %r2, %r3, %r1;\n";
+/// Stores `%r5` to `out[%r4]`.
+const STORE: &str = "mul.wide.u32 %rd8, %r4, 4;\n add.s64 %rd9, %rd1, %rd8;\n st.global.u32 [%rd9], %r5;\n";
+
+fn entry(name: &str, params: &str, body: &str) -> String {
+    format!(
+        ".visible .entry {name}({params})\n{{\n.reg .pred %p<8>;\n.reg .b32 %r<40>;\n.reg .b64 %rd<12>;\n\
+         .shared .align 4 .b32 sh[64];\n{PROLOGUE}{body}\n{STORE} ret;\n}}\n"
+    )
+}
+
+/// How a launch ended: the exact result, or the loop-cut fault.
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    Exact,
+    Cut,
+}
+
+/// Runs kernel `kernel` of `ptx` (parameters: pointers to `buffers`) on `backend`, translated
+/// as the host does, with `inline_budget`; checks buffer 0 (words) against `expected`.
+fn launch(
+    gpu: &Arc<Gpu>,
+    ptx: &str,
+    kernel: &str,
+    block: u32,
+    buffers: &[Vec<u8>],
+    backend: Backend,
+    inline_budget: Option<usize>,
+    expected: &[u32],
+) -> Outcome {
+    let what = format!("{kernel}, CTAs of {block}, {backend}, inline budget {inline_budget:?}");
+    let file = SourceFile::new(format!("{kernel}.ptx"), ptx);
+    let options =
+        LowerOptions { block: Some([block, 1, 1]), kernel: Some(kernel.into()), inline_budget, ..gpu.lower_options(&[backend]) };
+    let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{what}: {}", e.render()));
+    let heap: u64 = buffers.iter().map(|b| (b.len() as u64).next_multiple_of(256)).sum();
+    let mut ctx = Context::new(ContextOptions { heap_bytes: heap + (1 << 16), timeout: None, gpu: Some(gpu.clone()) }).expect("context");
+    let ptrs: Vec<_> = buffers
+        .iter()
+        .map(|b| {
+            let p = ctx.alloc(b.len() as u64).expect("alloc");
+            ctx.write(p, b).expect("write");
+            p
+        })
+        .collect();
+    let args: Vec<[u8; 8]> = ptrs.iter().map(|p| p.to_le_bytes()).collect();
+    let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+    match ctx.launch(&program, kernel, [GRID, 1, 1], &refs, backend) {
+        // Other fault bits may come with it (a cut return dispatch overflows the call stack).
+        Err(ptxcross::Error::KernelFault { bits, .. }) if bits & ptxcross_lower::abi::FAULT_LOOP_CUT != 0 => {
+            assert!(gpu.cuts_long_loops(backend), "{what}: a loop-cut fault on a driver that does not cut loops");
+            Outcome::Cut
+        }
+        Err(e) => panic!("{what}: {e}"),
+        Ok(()) => {
+            let got = words(&ctx.read(ptrs[0], buffers[0].len() as u64).expect("read"));
+            let bad: Vec<usize> = (0..expected.len()).filter(|&i| got[i] != expected[i]).collect();
+            assert!(
+                bad.is_empty(),
+                "{what}: WRONG RESULT WITHOUT A FAULT in {} of {} words, first: thread {} got {:#x}, expected {:#x}",
+                bad.len(),
+                expected.len(),
+                bad[0],
+                got[bad[0]],
+                expected[bad[0]]
+            );
+            Outcome::Exact
+        }
+    }
+}
+
+/// Runs every backend, every CTA size: exact, or cut where `long` (the loops pass the limit)
+/// on a driver that cuts loops.
+fn check(name: &str, ptx: &str, long: bool, inline_budget: Option<usize>, buffers: impl Fn(u32) -> Vec<Vec<u8>>, model: impl Fn(u32, u32) -> Vec<u32>) {
+    let Some(gpu) = gpu_or_skip() else { return };
+    for backend in Backend::ALL {
+        for block in BLOCKS {
+            let expected = model(block, block * GRID);
+            let got = launch(&gpu, ptx, name, block, &buffers(block), backend, inline_budget, &expected);
+            if !long {
+                assert_eq!(got, Outcome::Exact, "{name}, CTAs of {block}, {backend}: short of the limit");
+            } else if gpu.cuts_long_loops(backend) {
+                // Past 65,535 back-edges in every SIMD vector: the driver cut a loop, so the
+                // exact result is out of reach and only the fault is right.
+                assert_eq!(got, Outcome::Cut, "{name}, CTAs of {block}, {backend}: past the limit");
+            }
+        }
+    }
+}
+
+/// `n` attempts of `atom.cas` incrementing one word shared by all threads, each retried
+/// (`@p bra` back) until it wins: every thread counts its wins; the word ends at threads × n.
+fn cas_loop(n: u32) {
+    let body = format!(
+        "ld.param.u64 %rd2, [ctr];\n mov.u32 %r5, 0;\n mov.u32 %r6, 0;\n\
+         ATTEMPT:\n ld.volatile.global.u32 %r7, [%rd2];\n add.u32 %r8, %r7, 1;\n\
+         atom.global.cas.b32 %r9, [%rd2], %r7, %r8;\n setp.ne.u32 %p1, %r9, %r7;\n @%p1 bra ATTEMPT;\n\
+         add.u32 %r5, %r5, 1;\n add.u32 %r6, %r6, 1;\n setp.lt.u32 %p2, %r6, {n};\n @%p2 bra ATTEMPT;\n\
+         mov.u32 %r10, %r5;\n"
+    );
+    let ptx = format!("{HEADER}{}", entry("cas", ".param .u64 out, .param .u64 ctr", &body));
+    let Some(gpu) = gpu_or_skip() else { return };
+    for backend in Backend::ALL {
+        for block in BLOCKS {
+            let threads = block * GRID;
+            let buffers = vec![vec![0u8; threads as usize * 4], vec![0u8; 4]];
+            let got = launch(&gpu, &ptx, "cas", block, &buffers, backend, None, &vec![n; threads as usize]);
+            if n <= 4096 {
+                assert_eq!(got, Outcome::Exact, "cas {n}, CTAs of {block}, {backend}");
+            } else if gpu.cuts_long_loops(backend) {
+                assert_eq!(got, Outcome::Cut, "cas {n}, CTAs of {block}, {backend}");
+            }
+        }
+    }
+}
+
+#[test]
+fn cas_attempts_short_of_the_limit() {
+    cas_loop(500);
+}
+
+#[test]
+fn cas_attempts_past_the_limit() {
+    cas_loop(70_000);
+}
+
+/// The allocator's page scan: `search(bm, bit, target)` returns the first index `j >= target`
+/// of the 2,048-word bitmap whose word has bit `bit` set (2,048 when none), scanning from 0
+/// each call; each thread calls it `rounds` times and hashes the answers.
+fn search_ptx(rounds: u32) -> String {
+    let func = ".func (.param .b32 res) search(.param .b64 bm, .param .b32 bit, .param .b32 target)\n{\n\
+        .reg .pred %q<4>;\n.reg .b32 %s<10>;\n.reg .b64 %sd<4>;\n\
+        ld.param.u64 %sd0, [bm];\n ld.param.u32 %s8, [bit];\n ld.param.u32 %s9, [target];\n mov.u32 %s1, 0;\n\
+        SCAN:\n mul.wide.u32 %sd1, %s1, 4;\n add.s64 %sd2, %sd0, %sd1;\n ld.global.u32 %s2, [%sd2];\n\
+        shr.u32 %s3, %s2, %s8;\n and.b32 %s3, %s3, 1;\n setp.ne.u32 %q1, %s3, 0;\n setp.ge.u32 %q2, %s1, %s9;\n\
+        and.pred %q3, %q1, %q2;\n @%q3 bra FOUND;\n add.u32 %s1, %s1, 1;\n setp.lt.u32 %q1, %s1, 2048;\n @%q1 bra SCAN;\n\
+        FOUND:\n st.param.b32 [res], %s1;\n ret;\n}\n";
+    let body = format!(
+        "ld.param.u64 %rd2, [bm];\n and.b32 %r10, %r4, 31;\n mov.u32 %r5, 0;\n mov.u32 %r6, 0;\n\
+         ROUND:\n mul.lo.u32 %r11, %r6, 97;\n mad.lo.u32 %r11, %r4, 13, %r11;\n and.b32 %r11, %r11, 2047;\n\
+         {{\n .param .b64 a0;\n .param .b32 a1;\n .param .b32 a2;\n .param .b32 rv;\n\
+         st.param.b64 [a0], %rd2;\n st.param.b32 [a1], %r10;\n st.param.b32 [a2], %r11;\n\
+         call (rv), search, (a0, a1, a2);\n ld.param.b32 %r12, [rv];\n }}\n\
+         mad.lo.u32 %r5, %r5, 31, %r12;\n add.u32 %r6, %r6, 1;\n setp.lt.u32 %p2, %r6, {rounds};\n @%p2 bra ROUND;\n"
+    );
+    format!("{HEADER}{func}{}", entry("find", ".param .u64 out, .param .u64 bm", &body))
+}
+
+fn bitmap() -> Vec<u32> {
+    // Sparse bits (about 1 in 8 per position), so scans run long.
+    let mut x = 0x2545_f491u32;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 17;
+        x ^= x << 5;
+        x
+    };
+    (0..2048).map(|_| next() & next() & next()).collect()
+}
+
+fn search_model(bm: &[u32], threads: u32, rounds: u32) -> Vec<u32> {
+    (0..threads)
+        .map(|g| {
+            let bit = g & 31;
+            (0..rounds).fold(0u32, |acc, r| {
+                let target = (r.wrapping_mul(97).wrapping_add(g.wrapping_mul(13))) & 2047;
+                let j = (target..2048).find(|&j| (bm[j as usize] >> bit) & 1 != 0).unwrap_or(2048);
+                acc.wrapping_mul(31).wrapping_add(j)
+            })
+        })
+        .collect()
+}
+
+fn search(rounds: u32, long: bool, inline_budget: Option<usize>) {
+    let bm = bitmap();
+    check(
+        "find",
+        &search_ptx(rounds),
+        long,
+        inline_budget,
+        |block| vec![vec![0u8; (block * GRID) as usize * 4], bytes(&bm)],
+        |_, threads| search_model(&bm, threads, rounds),
+    );
+}
+
+#[test]
+fn page_scans_short_of_the_limit() {
+    search(12, false, None);
+    search(12, false, Some(0));
+}
+
+#[test]
+fn page_scans_past_the_limit_inlined() {
+    search(100, true, None);
+}
+
+#[test]
+fn page_scans_past_the_limit_through_the_call_stack() {
+    search(100, true, Some(0));
+}
+
+/// An `m` × `m` loop nest: `acc = acc * 3 + (i ^ j)` from the thread index.
+fn nest(m: u32, long: bool) {
+    let body = format!(
+        "mov.u32 %r5, %r4;\n mov.u32 %r6, 0;\n OUTER:\n mov.u32 %r7, 0;\n\
+         INNER:\n xor.b32 %r9, %r6, %r7;\n mad.lo.u32 %r5, %r5, 3, %r9;\n add.u32 %r7, %r7, 1;\n\
+         setp.lt.u32 %p1, %r7, {m};\n @%p1 bra INNER;\n add.u32 %r6, %r6, 1;\n setp.lt.u32 %p2, %r6, {m};\n @%p2 bra OUTER;\n"
+    );
+    let ptx = format!("{HEADER}{}", entry("nest", ".param .u64 out", &body));
+    let model = |_, threads: u32| {
+        (0..threads)
+            .map(|g| (0..m).flat_map(|i| (0..m).map(move |j| i ^ j)).fold(g, |a, x| a.wrapping_mul(3).wrapping_add(x)))
+            .collect()
+    };
+    check("nest", &ptx, long, None, |block| vec![vec![0u8; (block * GRID) as usize * 4]], model);
+}
+
+#[test]
+fn loop_nests_short_and_past_the_limit() {
+    nest(100, false);
+    nest(300, true);
+}
+
+/// Odd threads run `odd_trips` of `x = 3x + 1` (even ones 10), then a barrier, then each thread
+/// takes its neighbour's value from shared memory, runs 300 trips of `y = 5y + i`, a barrier.
+fn divergent(odd_trips: u32, long: bool) {
+    let body = format!(
+        "and.b32 %r7, %r1, 1;\n setp.ne.u32 %p1, %r7, 0;\n selp.u32 %r8, {odd_trips}, 10, %p1;\n\
+         mov.u32 %r5, %r4;\n mov.u32 %r6, 0;\n\
+         LONG:\n mad.lo.u32 %r5, %r5, 3, 1;\n add.u32 %r6, %r6, 1;\n setp.lt.u32 %p2, %r6, %r8;\n @%p2 bra LONG;\n\
+         mov.u32 %r20, sh;\n shl.b32 %r21, %r1, 2;\n add.u32 %r22, %r20, %r21;\n st.shared.u32 [%r22], %r5;\n\
+         bar.sync 0;\n add.u32 %r9, %r1, 1;\n rem.u32 %r9, %r9, %r3;\n shl.b32 %r9, %r9, 2;\n add.u32 %r9, %r20, %r9;\n\
+         ld.shared.u32 %r5, [%r9];\n mov.u32 %r6, 0;\n\
+         SHORT:\n mad.lo.u32 %r5, %r5, 5, %r6;\n add.u32 %r6, %r6, 1;\n setp.lt.u32 %p3, %r6, 300;\n @%p3 bra SHORT;\n\
+         bar.sync 0;\n"
+    );
+    let ptx = format!("{HEADER}{}", entry("diverge", ".param .u64 out", &body));
+    let model = |block: u32, threads: u32| {
+        let first = |g: u32| {
+            let trips = if g % block % 2 == 1 { odd_trips } else { 10 };
+            (0..trips).fold(g, |x, _| x.wrapping_mul(3).wrapping_add(1))
+        };
+        (0..threads)
+            .map(|g| {
+                let (cta, t) = (g / block, g % block);
+                let y = first(cta * block + (t + 1) % block);
+                (0..300).fold(y, |y, i| y.wrapping_mul(5).wrapping_add(i))
+            })
+            .collect()
+    };
+    check("diverge", &ptx, long, None, |block| vec![vec![0u8; (block * GRID) as usize * 4]], model);
+}
+
+#[test]
+fn divergent_loops_between_barriers_short_and_past_the_limit() {
+    divergent(2_000, false);
+    divergent(70_000, true);
+}
