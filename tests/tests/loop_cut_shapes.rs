@@ -38,24 +38,17 @@ enum Outcome {
 }
 
 /// Runs kernel `kernel` of `ptx` (parameters: pointers to `buffers`) on `backend`, translated
-/// as the host does, with `inline_budget`; checks buffer 0 (words) against `expected`.
-fn launch(
-    gpu: &Arc<Gpu>,
-    ptx: &str,
-    kernel: &str,
-    block: u32,
-    buffers: &[Vec<u8>],
-    backend: Backend,
-    inline_budget: Option<usize>,
-    expected: &[u32],
-) -> Outcome {
+/// as the host does, with `inline_budget`: every buffer after the launch, or `None` for the
+/// loop-cut fault (only right on a driver that cuts loops).
+fn run(gpu: &Arc<Gpu>, ptx: &str, kernel: &str, block: u32, grid: u32, buffers: &[Vec<u8>], backend: Backend, inline_budget: Option<usize>) -> Option<Vec<Vec<u8>>> {
     let what = format!("{kernel}, CTAs of {block}, {backend}, inline budget {inline_budget:?}");
     let file = SourceFile::new(format!("{kernel}.ptx"), ptx);
     let options =
         LowerOptions { block: Some([block, 1, 1]), kernel: Some(kernel.into()), inline_budget, ..gpu.lower_options(&[backend]) };
     let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{what}: {}", e.render()));
+    // Room for the device `malloc` heap (8 MiB) of the allocator kernel.
     let heap: u64 = buffers.iter().map(|b| (b.len() as u64).next_multiple_of(256)).sum();
-    let mut ctx = Context::new(ContextOptions { heap_bytes: heap + (1 << 16), timeout: None, gpu: Some(gpu.clone()) }).expect("context");
+    let mut ctx = Context::new(ContextOptions { heap_bytes: heap + (16 << 20), timeout: None, gpu: Some(gpu.clone()) }).expect("context");
     let ptrs: Vec<_> = buffers
         .iter()
         .map(|b| {
@@ -66,28 +59,42 @@ fn launch(
         .collect();
     let args: Vec<[u8; 8]> = ptrs.iter().map(|p| p.to_le_bytes()).collect();
     let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-    match ctx.launch(&program, kernel, [GRID, 1, 1], &refs, backend) {
+    match ctx.launch(&program, kernel, [grid, 1, 1], &refs, backend) {
         // Other fault bits may come with it (a cut return dispatch overflows the call stack).
         Err(ptxcross::Error::KernelFault { bits, .. }) if bits & ptxcross_lower::abi::FAULT_LOOP_CUT != 0 => {
             assert!(gpu.cuts_long_loops(backend), "{what}: a loop-cut fault on a driver that does not cut loops");
-            Outcome::Cut
+            None
         }
         Err(e) => panic!("{what}: {e}"),
-        Ok(()) => {
-            let got = words(&ctx.read(ptrs[0], buffers[0].len() as u64).expect("read"));
-            let bad: Vec<usize> = (0..expected.len()).filter(|&i| got[i] != expected[i]).collect();
-            assert!(
-                bad.is_empty(),
-                "{what}: WRONG RESULT WITHOUT A FAULT in {} of {} words, first: thread {} got {:#x}, expected {:#x}",
-                bad.len(),
-                expected.len(),
-                bad[0],
-                got[bad[0]],
-                expected[bad[0]]
-            );
-            Outcome::Exact
-        }
+        Ok(()) => Some(buffers.iter().zip(&ptrs).map(|(b, &p)| ctx.read(p, b.len() as u64).expect("read")).collect()),
     }
+}
+
+/// [`run`], checking buffer 0 (words) against `expected` when the launch passes.
+fn launch(
+    gpu: &Arc<Gpu>,
+    ptx: &str,
+    kernel: &str,
+    block: u32,
+    buffers: &[Vec<u8>],
+    backend: Backend,
+    inline_budget: Option<usize>,
+    expected: &[u32],
+) -> Outcome {
+    let Some(out) = run(gpu, ptx, kernel, block, GRID, buffers, backend, inline_budget) else { return Outcome::Cut };
+    let got = words(&out[0]);
+    let bad: Vec<usize> = (0..expected.len()).filter(|&i| got[i] != expected[i]).collect();
+    assert!(
+        bad.is_empty(),
+        "{kernel}, CTAs of {block}, {backend}, inline budget {inline_budget:?}: WRONG RESULT WITHOUT A FAULT in {} of {} words, \
+         first: thread {} got {:#x}, expected {:#x}",
+        bad.len(),
+        expected.len(),
+        bad[0],
+        got[bad[0]],
+        expected[bad[0]]
+    );
+    Outcome::Exact
 }
 
 /// Runs every backend, every CTA size: exact, or cut where `long` (the loops pass the limit)
@@ -276,4 +283,52 @@ fn divergent(odd_trips: u32, long: bool) {
 fn divergent_loops_between_barriers_short_and_past_the_limit() {
     divergent(2_000, false);
     divergent(70_000, true);
+}
+
+/// The device `malloc` (`lower/runtime/malloc.cu`) called `k` times by thread 0 of one CTA
+/// (the others leave at once), each pointer stored: the heap of 2,048 pages of 4 KiB serves
+/// one thread first fit, in order from its start, each search scanning from the heap's start
+/// (page runs) or round all used pages from the class's last (small blocks), so the searches'
+/// loops add up far past the limit. Size 12,000 (3-page runs): 682 blocks 12,288 bytes apart,
+/// then NULL; 2,048 (2 per page): 4,096 blocks 2,048 bytes apart, then NULL.
+fn allocations(k: u32, size: u32, served: u32, apart: u64, block: u32, long: bool) {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let body = format!(
+        "add.s64 %rd10, %rd1, 8;\n setp.ne.u32 %p1, %r1, 0;\n @%p1 bra DONE;\n mov.u32 %r6, 0;\n\
+         NEXT:\n {{\n .param .b64 a;\n .param .b64 r;\n st.param.b64 [a], {size};\n call (r), malloc, (a);\n ld.param.b64 %rd5, [r];\n }}\n\
+         mul.wide.u32 %rd6, %r6, 8;\n add.s64 %rd7, %rd10, %rd6;\n st.global.u64 [%rd7], %rd5;\n\
+         add.u32 %r6, %r6, 1;\n setp.lt.u32 %p2, %r6, {k};\n @%p2 bra NEXT;\n DONE:\n mov.u32 %r5, 7;\n mov.u32 %r4, 0;\n"
+    );
+    let ptx = format!("{HEADER}.extern .func (.param .b64 r) malloc (.param .b64 n);\n{}", entry("alloc", ".param .u64 out", &body));
+    for backend in Backend::ALL {
+        let what = format!("{k} × malloc({size}) in a CTA of {block} on {backend}");
+        let buffers = vec![vec![0u8; 8 * (k as usize + 1)]];
+        let Some(out) = run(&gpu, &ptx, "alloc", block, 1, &buffers, backend, None) else {
+            assert!(long, "{what}: a loop-cut fault short of the limit");
+            continue;
+        };
+        let p: Vec<u64> = out[0].chunks_exact(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+        assert_eq!(p[0], 7, "{what}: the kernel's last store");
+        let expected: Vec<u64> = (0..k as u64).map(|i| if i < served as u64 { p[1] + i * apart } else { 0 }).collect();
+        assert!(p[1] != 0, "{what}: the first block is NULL");
+        let bad = (0..k as usize).find(|&i| p[i + 1] != expected[i]);
+        assert!(bad.is_none(), "{what}: WRONG RESULT WITHOUT A FAULT: block {} is {:#x}, expected {:#x}", bad.unwrap(), p[bad.unwrap() + 1], expected[bad.unwrap()]);
+        assert!(!long || !gpu.cuts_long_loops(backend), "{what}: exact past the limit on a driver that cuts loops");
+    }
+}
+
+#[test]
+fn page_runs_short_of_the_limit() {
+    allocations(60, 12_000, 682, 12_288, 1, false);
+}
+
+#[test]
+fn page_runs_past_the_limit() {
+    allocations(700, 12_000, 682, 12_288, 1, true);
+    allocations(700, 12_000, 682, 12_288, 20, true);
+}
+
+#[test]
+fn small_blocks_past_the_limit() {
+    allocations(4_100, 2_048, 4_096, 2_048, 33, true);
 }
