@@ -41,6 +41,22 @@ enum Outcome {
 /// as the host does, with `inline_budget`: every buffer after the launch, or `None` for the
 /// loop-cut fault (only right on a driver that cuts loops).
 fn run(gpu: &Arc<Gpu>, ptx: &str, kernel: &str, block: u32, grid: u32, buffers: &[Vec<u8>], backend: Backend, inline_budget: Option<usize>) -> Option<Vec<Vec<u8>>> {
+    run_with(gpu, ptx, kernel, block, grid, buffers, &[], backend, inline_budget).0
+}
+
+/// [`run`] with `scalars` (`u32` parameters after the buffers' pointers); also whether the
+/// launch ran a launch-specialised variant.
+fn run_with(
+    gpu: &Arc<Gpu>,
+    ptx: &str,
+    kernel: &str,
+    block: u32,
+    grid: u32,
+    buffers: &[Vec<u8>],
+    scalars: &[u32],
+    backend: Backend,
+    inline_budget: Option<usize>,
+) -> (Option<Vec<Vec<u8>>>, bool) {
     let what = format!("{kernel}, CTAs of {block}, {backend}, inline budget {inline_budget:?}");
     let file = SourceFile::new(format!("{kernel}.ptx"), ptx);
     let options =
@@ -58,8 +74,11 @@ fn run(gpu: &Arc<Gpu>, ptx: &str, kernel: &str, block: u32, grid: u32, buffers: 
         })
         .collect();
     let args: Vec<[u8; 8]> = ptrs.iter().map(|p| p.to_le_bytes()).collect();
-    let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
-    match ctx.launch(&program, kernel, [grid, 1, 1], &refs, backend) {
+    let scalars: Vec<[u8; 4]> = scalars.iter().map(|v| v.to_le_bytes()).collect();
+    let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).chain(scalars.iter().map(|a| a.as_slice())).collect();
+    let r = ctx.launch(&program, kernel, [grid, 1, 1], &refs, backend);
+    let specialised = ctx.last_launch_specialised();
+    let out = match r {
         // Other fault bits may come with it (a cut return dispatch overflows the call stack).
         Err(ptxcross::Error::KernelFault { bits, .. }) if bits & ptxcross_lower::abi::FAULT_LOOP_CUT != 0 => {
             assert!(gpu.cuts_long_loops(backend), "{what}: a loop-cut fault on a driver that does not cut loops");
@@ -67,7 +86,8 @@ fn run(gpu: &Arc<Gpu>, ptx: &str, kernel: &str, block: u32, grid: u32, buffers: 
         }
         Err(e) => panic!("{what}: {e}"),
         Ok(()) => Some(buffers.iter().zip(&ptrs).map(|(b, &p)| ctx.read(p, b.len() as u64).expect("read")).collect()),
-    }
+    };
+    (out, specialised)
 }
 
 /// [`run`], checking buffer 0 (words) against `expected` when the launch passes.
@@ -291,7 +311,7 @@ fn divergent_loops_between_barriers_short_and_past_the_limit() {
 /// (page runs) or round all used pages from the class's last (small blocks), so the searches'
 /// loops add up far past the limit. Size 12,000 (3-page runs): 682 blocks 12,288 bytes apart,
 /// then NULL; 2,048 (2 per page): 4,096 blocks 2,048 bytes apart, then NULL.
-fn allocations(k: u32, size: u32, served: u32, apart: u64, block: u32, long: bool) {
+fn allocations(k: u32, size: u32, served: u32, apart: u64, block: u32, long: bool, inline_budget: Option<usize>) {
     let Some(gpu) = gpu_or_skip() else { return };
     let body = format!(
         "add.s64 %rd10, %rd1, 8;\n setp.ne.u32 %p1, %r1, 0;\n @%p1 bra DONE;\n mov.u32 %r6, 0;\n\
@@ -301,9 +321,9 @@ fn allocations(k: u32, size: u32, served: u32, apart: u64, block: u32, long: boo
     );
     let ptx = format!("{HEADER}.extern .func (.param .b64 r) malloc (.param .b64 n);\n{}", entry("alloc", ".param .u64 out", &body));
     for backend in Backend::ALL {
-        let what = format!("{k} × malloc({size}) in a CTA of {block} on {backend}");
+        let what = format!("{k} × malloc({size}) in a CTA of {block} on {backend}, inline budget {inline_budget:?}");
         let buffers = vec![vec![0u8; 8 * (k as usize + 1)]];
-        let Some(out) = run(&gpu, &ptx, "alloc", block, 1, &buffers, backend, None) else {
+        let Some(out) = run(&gpu, &ptx, "alloc", block, 1, &buffers, backend, inline_budget) else {
             assert!(long, "{what}: a loop-cut fault short of the limit");
             continue;
         };
@@ -319,16 +339,77 @@ fn allocations(k: u32, size: u32, served: u32, apart: u64, block: u32, long: boo
 
 #[test]
 fn page_runs_short_of_the_limit() {
-    allocations(60, 12_000, 682, 12_288, 1, false);
+    allocations(60, 12_000, 682, 12_288, 1, false, None);
+    allocations(60, 12_000, 682, 12_288, 20, false, Some(0));
 }
 
 #[test]
 fn page_runs_past_the_limit() {
-    allocations(700, 12_000, 682, 12_288, 1, true);
-    allocations(700, 12_000, 682, 12_288, 20, true);
+    allocations(700, 12_000, 682, 12_288, 1, true, None);
+    allocations(700, 12_000, 682, 12_288, 20, true, None);
+    allocations(700, 12_000, 682, 12_288, 20, true, Some(0));
 }
 
 #[test]
 fn small_blocks_past_the_limit() {
-    allocations(4_100, 2_048, 4_096, 2_048, 33, true);
+    allocations(4_100, 2_048, 4_096, 2_048, 33, true, None);
+    allocations(4_100, 2_048, 4_096, 2_048, 7, true, Some(0));
+}
+
+/// A counted loop of `n` (a parameter) steps whose body retries without stepping while the
+/// thread's countdown word in memory is not zero (as a CAS loop retries an attempt): the
+/// back-edges are `n` plus the countdown, which no launch value bounds. With a small `n` and a
+/// countdown of 70,000, a launch-specialised variant must keep the check.
+#[test]
+fn retries_that_do_not_step_a_counted_loop() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let body = "ld.param.u64 %rd2, [count];\n ld.param.u32 %r8, [n];\n mul.wide.u32 %rd3, %r4, 4;\n add.s64 %rd3, %rd2, %rd3;\n\
+         mov.u32 %r5, 0;\n mov.u32 %r6, 0;\n\
+         STEP:\n ld.volatile.global.u32 %r7, [%rd3];\n setp.ne.u32 %p1, %r7, 0;\n @!%p1 bra ADVANCE;\n\
+         sub.u32 %r7, %r7, 1;\n st.volatile.global.u32 [%rd3], %r7;\n add.u32 %r5, %r5, 1;\n bra STEP;\n\
+         ADVANCE:\n add.u32 %r6, %r6, 1;\n setp.lt.u32 %p2, %r6, %r8;\n @%p2 bra STEP;\n add.u32 %r5, %r5, %r6;\n";
+    let ptx = format!("{HEADER}{}", entry("retry", ".param .u64 out, .param .u64 count, .param .u32 n", body));
+    for backend in Backend::ALL {
+        for (block, countdown) in [(20u32, 70_000u32), (64, 70_000), (64, 100)] {
+            let threads = (block * GRID) as usize;
+            let buffers = vec![vec![0u8; threads * 4], bytes(&vec![countdown; threads])];
+            let what = format!("countdown {countdown}, CTAs of {block}, {backend}");
+            let (out, specialised) = run_with(&gpu, &ptx, "retry", block, GRID, &buffers, &[10], backend, None);
+            eprintln!("{what}: launch-specialised {specialised}, cut {}", out.is_none());
+            let Some(out) = out else { continue };
+            assert_eq!(words(&out[0]), vec![countdown + 10; threads], "{what}: WRONG RESULT WITHOUT A FAULT");
+            assert!(countdown < 60_000 || !gpu.cuts_long_loops(backend), "{what}: exact past the limit on a driver that cuts loops");
+        }
+    }
+}
+
+/// 70,000 trips of a loop with a barrier in it, every thread alike: each adds its neighbour's
+/// shared word to its own (`x[t] += x[(t + 1) % ntid]`, two barriers a trip).
+fn barrier_loop(trips: u32, long: bool) {
+    let body = format!(
+        "mov.u32 %r20, sh;\n shl.b32 %r21, %r1, 2;\n add.u32 %r22, %r20, %r21;\n st.shared.u32 [%r22], %r4;\n\
+         add.u32 %r9, %r1, 1;\n rem.u32 %r9, %r9, %r3;\n shl.b32 %r9, %r9, 2;\n add.u32 %r9, %r20, %r9;\n mov.u32 %r6, 0;\n\
+         TRIP:\n bar.sync 0;\n ld.shared.u32 %r10, [%r9];\n ld.shared.u32 %r11, [%r22];\n bar.sync 0;\n\
+         add.u32 %r11, %r11, %r10;\n st.shared.u32 [%r22], %r11;\n add.u32 %r6, %r6, 1;\n setp.lt.u32 %p1, %r6, {trips};\n @%p1 bra TRIP;\n\
+         bar.sync 0;\n ld.shared.u32 %r5, [%r22];\n"
+    );
+    let ptx = format!("{HEADER}{}", entry("barriers", ".param .u64 out", &body));
+    let model = |block: u32, threads: u32| {
+        (0..threads / block)
+            .flat_map(|cta| {
+                let mut x: Vec<u32> = (0..block).map(|t| cta * block + t).collect();
+                for _ in 0..trips {
+                    x = (0..block as usize).map(|t| x[t].wrapping_add(x[(t + 1) % block as usize])).collect();
+                }
+                x
+            })
+            .collect()
+    };
+    check("barriers", &ptx, long, None, |block| vec![vec![0u8; (block * GRID) as usize * 4]], model);
+}
+
+#[test]
+fn loops_with_barriers_short_and_past_the_limit() {
+    barrier_loop(1_000, false);
+    barrier_loop(70_000, true);
 }
