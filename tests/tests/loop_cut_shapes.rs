@@ -413,3 +413,29 @@ fn loops_with_barriers_short_and_past_the_limit() {
     barrier_loop(1_000, false);
     barrier_loop(70_000, true);
 }
+
+/// Recursion without a loop in the PTX: `fib(n)` by two recursive calls, through the call
+/// stack, whose return dispatch is the only loop (one trip per call and return): fib(24) makes
+/// 75,025 × 2 − 1 calls. Threads take `n = base + (thread & 1)`.
+fn recursion(base: u32, long: bool) {
+    let func = ".func (.param .b32 r) fib(.param .b32 n)\n{\n.reg .pred %q<2>;\n.reg .b32 %s<8>;\n\
+        ld.param.u32 %s1, [n];\n setp.lt.u32 %q1, %s1, 2;\n @%q1 bra BASE;\n sub.u32 %s2, %s1, 1;\n\
+        { .param .b32 a;\n .param .b32 b;\n st.param.b32 [a], %s2;\n call (b), fib, (a);\n ld.param.b32 %s3, [b];\n }\n\
+        sub.u32 %s2, %s1, 2;\n\
+        { .param .b32 a;\n .param .b32 b;\n st.param.b32 [a], %s2;\n call (b), fib, (a);\n ld.param.b32 %s4, [b];\n }\n\
+        add.u32 %s5, %s3, %s4;\n st.param.b32 [r], %s5;\n ret;\n BASE:\n st.param.b32 [r], %s1;\n ret;\n}\n";
+    let body = format!(
+        "and.b32 %r6, %r4, 1;\n add.u32 %r6, %r6, {base};\n\
+         {{ .param .b32 a;\n .param .b32 b;\n st.param.b32 [a], %r6;\n call (b), fib, (a);\n ld.param.b32 %r5, [b];\n }}\n"
+    );
+    let ptx = format!("{HEADER}.func (.param .b32 r) fib(.param .b32 n);\n{func}{}", entry("fib", ".param .u64 out", &body));
+    let fib = |n: u32| (0..n).fold((0u32, 1u32), |(a, b), _| (b, a.wrapping_add(b))).0;
+    let model = |_, threads: u32| (0..threads).map(|g| fib(base + (g & 1))).collect();
+    check("fib", &ptx, long, None, |block| vec![vec![0u8; (block * GRID) as usize * 4]], model);
+}
+
+#[test]
+fn recursion_short_and_past_the_limit() {
+    recursion(12, false);
+    recursion(24, true);
+}
