@@ -439,3 +439,26 @@ fn recursion_short_and_past_the_limit() {
     recursion(12, false);
     recursion(24, true);
 }
+
+/// An endless loop (`bra` back, no exit but `exit`) that each thread leaves by storing its
+/// value and exiting after its own trip count: `odd_trips` for odd threads, 5 for even ones.
+fn endless(odd_trips: u32, long: bool) {
+    let body = format!(
+        "and.b32 %r7, %r1, 1;\n setp.ne.u32 %p1, %r7, 0;\n selp.u32 %r8, {odd_trips}, 5, %p1;\n\
+         mov.u32 %r5, %r4;\n mov.u32 %r6, 0;\n\
+         AGAIN:\n mad.lo.u32 %r5, %r5, 3, 1;\n add.u32 %r6, %r6, 1;\n setp.eq.u32 %p2, %r6, %r8;\n @%p2 bra LEAVE;\n bra AGAIN;\n\
+         LEAVE:\n {STORE} exit;\n"
+    );
+    // (`entry`'s own store and `ret` after it are unreachable.)
+    let ptx = format!("{HEADER}{}", entry("endless", ".param .u64 out", &body));
+    let model = |block: u32, threads: u32| {
+        (0..threads).map(|g| (0..if g % block % 2 == 1 { odd_trips } else { 5 }).fold(g, |x, _| x.wrapping_mul(3).wrapping_add(1))).collect()
+    };
+    check("endless", &ptx, long, None, |block| vec![vec![0u8; (block * GRID) as usize * 4]], model);
+}
+
+#[test]
+fn loops_left_by_exit_short_and_past_the_limit() {
+    endless(3_000, false);
+    endless(70_000, true);
+}
