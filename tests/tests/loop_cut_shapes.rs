@@ -120,9 +120,22 @@ fn launch(
 /// Runs every backend, every CTA size: exact, or cut where `long` (the loops pass the limit)
 /// on a driver that cuts loops.
 fn check(name: &str, ptx: &str, long: bool, inline_budget: Option<usize>, buffers: impl Fn(u32) -> Vec<Vec<u8>>, model: impl Fn(u32, u32) -> Vec<u32>) {
+    check_blocks(&BLOCKS, name, ptx, long, inline_budget, buffers, model)
+}
+
+/// [`check`] for CTAs of `blocks` threads.
+fn check_blocks(
+    blocks: &[u32],
+    name: &str,
+    ptx: &str,
+    long: bool,
+    inline_budget: Option<usize>,
+    buffers: impl Fn(u32) -> Vec<Vec<u8>>,
+    model: impl Fn(u32, u32) -> Vec<u32>,
+) {
     let Some(gpu) = gpu_or_skip() else { return };
     for backend in Backend::ALL {
-        for block in BLOCKS {
+        for &block in blocks {
             let expected = model(block, block * GRID);
             let got = launch(&gpu, ptx, name, block, &buffers(block), backend, inline_budget, &expected);
             if !long {
@@ -461,4 +474,52 @@ fn endless(odd_trips: u32, long: bool) {
 fn loops_left_by_exit_short_and_past_the_limit() {
     endless(3_000, false);
     endless(70_000, true);
+}
+
+/// Odd threads run `odd_trips` of `x = 3x + 1` (even ones 10), then each adds the value of
+/// the lane beside it in its warp (`shfl.sync.bfly` by 1): whole warps (32 and 64 threads).
+fn long_loop_then_shuffle(odd_trips: u32, long: bool) {
+    let body = format!(
+        "and.b32 %r7, %r1, 1;\n setp.ne.u32 %p1, %r7, 0;\n selp.u32 %r8, {odd_trips}, 10, %p1;\n\
+         mov.u32 %r5, %r4;\n mov.u32 %r6, 0;\n\
+         LONG:\n mad.lo.u32 %r5, %r5, 3, 1;\n add.u32 %r6, %r6, 1;\n setp.lt.u32 %p2, %r6, %r8;\n @%p2 bra LONG;\n\
+         shfl.sync.bfly.b32 %r9, %r5, 1, 31, -1;\n add.u32 %r5, %r5, %r9;\n"
+    );
+    let ptx = format!("{HEADER}{}", entry("shuffle", ".param .u64 out", &body));
+    let model = |block: u32, threads: u32| {
+        let first = |g: u32| (0..if g % block % 2 == 1 { odd_trips } else { 10 }).fold(g, |x, _| x.wrapping_mul(3).wrapping_add(1));
+        (0..threads).map(|g| first(g).wrapping_add(first(g ^ 1))).collect()
+    };
+    check_blocks(&[32, 64], "shuffle", &ptx, long, None, |block| vec![vec![0u8; (block * GRID) as usize * 4]], model);
+}
+
+#[test]
+fn long_loops_before_a_warp_shuffle() {
+    long_loop_then_shuffle(2_000, false);
+    long_loop_then_shuffle(70_000, true);
+}
+
+/// `trips` of `x = 3x + shfl.sync.bfly(x, 1) + i` (`i` the trip), every thread alike; the
+/// result depends on the last trips' `i`, so a cut at any trip changes it.
+fn shuffles_in_a_long_loop(trips: u32, long: bool) {
+    let body = format!(
+        "mov.u32 %r5, %r4;\n mov.u32 %r6, 0;\n\
+         TRIP:\n shfl.sync.bfly.b32 %r9, %r5, 1, 31, -1;\n mad.lo.u32 %r5, %r5, 3, %r9;\n add.u32 %r5, %r5, %r6;\n\
+         add.u32 %r6, %r6, 1;\n setp.lt.u32 %p2, %r6, {trips};\n @%p2 bra TRIP;\n"
+    );
+    let ptx = format!("{HEADER}{}", entry("shuffles", ".param .u64 out", &body));
+    let model = |_, threads: u32| {
+        let mut x: Vec<u32> = (0..threads).collect();
+        for i in 0..trips {
+            x = (0..threads as usize).map(|g| x[g].wrapping_mul(3).wrapping_add(x[g ^ 1]).wrapping_add(i)).collect();
+        }
+        x
+    };
+    check_blocks(&[32, 64], "shuffles", &ptx, long, None, |block| vec![vec![0u8; (block * GRID) as usize * 4]], model);
+}
+
+#[test]
+fn warp_shuffles_in_a_long_loop() {
+    shuffles_in_a_long_loop(1_000, false);
+    shuffles_in_a_long_loop(70_000, true);
 }
