@@ -317,5 +317,14 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
              stopped mid-access, or the driver cut the spin loop); the access was not made",
         ),
     ];
-    names.iter().filter(|(b, _)| bits & b != 0).map(|&(_, n)| n).collect()
+    // A cut loop comes first: the code after it ran with wrong values, so the other faults
+    // may only follow from it (a cut call-stack dispatch overflows the stack).
+    let cut_first = |&&(b, _): &&(u32, &str)| b != FAULT_LOOP_CUT;
+    let mut found: Vec<_> = names.iter().filter(|(b, _)| bits & b != 0).collect();
+    found.sort_by_key(cut_first);
+    let mut described: Vec<&'static str> = found.iter().map(|&&(_, n)| n).collect();
+    if bits & FAULT_LOOP_CUT != 0 && described.len() > 1 {
+        described.insert(1, "(the faults after this one may follow from the cut loop)");
+    }
+    described
 }

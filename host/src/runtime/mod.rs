@@ -1587,7 +1587,9 @@ impl Context {
         }
         if let Some((p, (bits, site))) = pending.iter().zip((0..n).map(entry)).find(|(_, (bits, _))| *bits != 0) {
             let info = &p.info;
-            let site = if bits == abi::FAULT_LOOP_CUT || site == 0 {
+            // With a cut loop the site may be of a fault that only followed from the cut
+            // (`abi::describe_faults` names the cut first): none is named.
+            let site = if bits & abi::FAULT_LOOP_CUT != 0 || site == 0 {
                 None
             } else {
                 // An id outside the kernel's table would be ptxcross's own error: say so
