@@ -135,8 +135,9 @@ fn module_globals_initialized_with_addresses_hold_the_patched_addresses() {
     assert_eq!(cuCtxPopCurrent_v2(&mut popped), CUDA_SUCCESS);
 }
 
-/// The device-side malloc heap has one size (8 MiB, each module's): setting the limit is
-/// accepted and `cuCtxGetLimit` reports the size kernels really get.
+/// The device-side malloc heap and the printf buffer have one size each (8 MiB and 1 MiB, each
+/// module's): a larger limit is refused (kernels would not get the room asked for), a smaller
+/// one accepted, and `cuCtxGetLimit` reports the size kernels really get.
 #[test]
 fn malloc_heap_limit_reports_the_real_heap_size() {
     if cuInit(0) != CUDA_SUCCESS {
@@ -150,9 +151,15 @@ fn malloc_heap_limit_reports_the_real_heap_size() {
     let mut v = 0usize;
     assert_eq!(cuCtxGetLimit(&mut v, MALLOC_HEAP_SIZE), CUDA_SUCCESS);
     assert_eq!(v, 8 << 20);
-    assert_eq!(cuCtxSetLimit(MALLOC_HEAP_SIZE, 64 << 20), CUDA_SUCCESS);
+    assert_eq!(cuCtxSetLimit(MALLOC_HEAP_SIZE, 64 << 20), CUDA_ERROR_UNSUPPORTED_LIMIT);
+    assert_eq!(cuCtxSetLimit(MALLOC_HEAP_SIZE, 4 << 20), CUDA_SUCCESS);
     assert_eq!(cuCtxGetLimit(&mut v, MALLOC_HEAP_SIZE), CUDA_SUCCESS);
     assert_eq!(v, 8 << 20, "the heap stays 8 MiB");
+    const PRINTF_FIFO_SIZE: i32 = 1; // CU_LIMIT_PRINTF_FIFO_SIZE
+    assert_eq!(cuCtxSetLimit(PRINTF_FIFO_SIZE, 2 << 20), CUDA_ERROR_UNSUPPORTED_LIMIT);
+    assert_eq!(cuCtxSetLimit(PRINTF_FIFO_SIZE, 1 << 20), CUDA_SUCCESS);
+    assert_eq!(cuCtxGetLimit(&mut v, PRINTF_FIFO_SIZE), CUDA_SUCCESS);
+    assert_eq!(v, 1 << 20);
     let mut popped = std::ptr::null_mut();
     assert_eq!(cuCtxPopCurrent_v2(&mut popped), CUDA_SUCCESS);
 }

@@ -260,7 +260,7 @@ pub extern "C" fn cuCtxGetId(ctx: Handle, id: *mut u64) -> CUresult {
 fn default_limit(limit: i64) -> Option<usize> {
     Some(match limit {
         L::CU_LIMIT_STACK_SIZE => 1024,
-        L::CU_LIMIT_PRINTF_FIFO_SIZE => 1 << 20,
+        L::CU_LIMIT_PRINTF_FIFO_SIZE => ptxcross_lower::printf::REGION_BYTES as usize,
         L::CU_LIMIT_MALLOC_HEAP_SIZE => ptxcross_lower::device_runtime::HEAP_BYTES as usize,
         L::CU_LIMIT_DEV_RUNTIME_SYNC_DEPTH => 2,
         L::CU_LIMIT_DEV_RUNTIME_PENDING_LAUNCH_COUNT => 2048,
@@ -275,11 +275,11 @@ pub extern "C" fn cuCtxGetLimit(value: *mut usize, limit: c_int) -> CUresult {
     entry("cuCtxGetLimit", || {
         state::with(|d| {
             let id = d.current_ctx()?;
-            // The device heap has one size (each module's, `device_runtime`): what was set
-            // is not what kernels get, so the real size is reported, as CUDA reports the
-            // value it rounded a limit to.
-            if limit as i64 == L::CU_LIMIT_MALLOC_HEAP_SIZE {
-                return put(value, ptxcross_lower::device_runtime::HEAP_BYTES as usize);
+            // The malloc heap and the printf buffer have one size each: a smaller one set is
+            // not what kernels get, so the real size is reported, as CUDA reports the value
+            // it rounded a limit to.
+            if let Some(size) = fixed_size(limit as i64) {
+                return put(value, size);
             }
             let v = d.contexts[&id].limits.get(&(limit as i64)).copied();
             let v = v.or_else(|| default_limit(limit as i64)).ok_or(CUDA_ERROR_UNSUPPORTED_LIMIT)?;
@@ -288,15 +288,29 @@ pub extern "C" fn cuCtxGetLimit(value: *mut usize, limit: c_int) -> CUresult {
     })
 }
 
-/// Limits are remembered and reported back (the malloc heap's real size instead, see
-/// `cuCtxGetLimit`); they change nothing: the printf buffer and the malloc heap have fixed
-/// sizes (docs/coverage.md), and ptxcross's code has no device stack limit.
+/// The limits whose size is fixed: each module's device `malloc` heap
+/// (`ptxcross_lower::device_runtime`) and printf buffer (`ptxcross_lower::printf`).
+fn fixed_size(limit: i64) -> Option<usize> {
+    match limit {
+        L::CU_LIMIT_MALLOC_HEAP_SIZE | L::CU_LIMIT_PRINTF_FIFO_SIZE => default_limit(limit),
+        _ => None,
+    }
+}
+
+/// Limits are remembered and reported back; they change nothing: ptxcross's code has no device
+/// stack limit, and the printf buffer and the malloc heap have fixed sizes (docs/coverage.md):
+/// asking for more than those is refused with `CUDA_ERROR_UNSUPPORTED_LIMIT` (kernels would
+/// get NULL from `malloc` or lose printf lines where the program counts on the room it asked
+/// for); asking for less is accepted, and `cuCtxGetLimit` reports the real size.
 #[no_mangle]
 pub extern "C" fn cuCtxSetLimit(limit: c_int, value: usize) -> CUresult {
     entry("cuCtxSetLimit", || {
         state::with(|d| {
             let id = d.current_ctx()?;
             default_limit(limit as i64).ok_or(CUDA_ERROR_UNSUPPORTED_LIMIT)?;
+            if fixed_size(limit as i64).is_some_and(|size| value > size) {
+                return Err(CUDA_ERROR_UNSUPPORTED_LIMIT);
+            }
             if let Some(c) = d.contexts.get_mut(&id) {
                 c.limits.insert(limit as i64, value);
             }
