@@ -1587,9 +1587,11 @@ impl Context {
         }
         if let Some((p, (bits, site))) = pending.iter().zip((0..n).map(entry)).find(|(_, (bits, _))| *bits != 0) {
             let info = &p.info;
-            // With a cut loop the site may be of a fault that only followed from the cut
-            // (`abi::describe_faults` names the cut first): none is named.
-            let site = if bits & abi::FAULT_LOOP_CUT != 0 || site == 0 {
+            // The site is of the thread's first recorded fault; a cut loop records none (its
+            // check runs at the end), so with other bits the site is theirs, which may have come
+            // before the cut (an endless loop storing out of range) or from it
+            // (`abi::describe_faults` names the cut first and says so).
+            let site = if bits == abi::FAULT_LOOP_CUT || site == 0 {
                 None
             } else {
                 // An id outside the kernel's table would be ptxcross's own error: say so
