@@ -14,6 +14,19 @@ fn lookup(name: &str, version: i32) -> (CUresult, usize, i32) {
     (r, p as usize, status)
 }
 
+/// Device 0's primary context, retained and made current; `None` (a skip) without a device,
+/// unless PTXCROSS_REQUIRE_GPU=1.
+fn push_primary_context() -> Option<Handle> {
+    if cuInit(0) != CUDA_SUCCESS {
+        assert_ne!(std::env::var("PTXCROSS_REQUIRE_GPU").as_deref(), Ok("1"), "no device");
+        return None;
+    }
+    let mut ctx = std::ptr::null_mut();
+    assert_eq!(cuDevicePrimaryCtxRetain(&mut ctx, 0), CUDA_SUCCESS);
+    assert_eq!(cuCtxPushCurrent_v2(ctx), CUDA_SUCCESS);
+    Some(ctx)
+}
+
 #[test]
 fn get_proc_address_resolves_versions_like_the_driver() {
     // `cuMemAlloc` is `cuMemAlloc_v2` for any CUDA ≥ 3.2 caller (cuda.h's #define).
@@ -41,13 +54,7 @@ fn error_names_and_strings() {
 
 #[test]
 fn current_context_is_per_thread_and_bad_handles_are_refused() {
-    if cuInit(0) != CUDA_SUCCESS {
-        assert_ne!(std::env::var("PTXCROSS_REQUIRE_GPU").as_deref(), Ok("1"), "no device");
-        return;
-    }
-    let mut ctx = std::ptr::null_mut();
-    assert_eq!(cuDevicePrimaryCtxRetain(&mut ctx, 0), CUDA_SUCCESS);
-    assert_eq!(cuCtxPushCurrent_v2(ctx), CUDA_SUCCESS);
+    let Some(ctx) = push_primary_context() else { return };
     let mut p = 0u64;
     assert_eq!(cuMemAlloc_v2(&mut p, 64), CUDA_SUCCESS);
     // Another thread has no current context until it sets one.
@@ -88,13 +95,7 @@ fn current_context_is_per_thread_and_bad_handles_are_refused() {
 
 #[test]
 fn module_globals_initialized_with_addresses_hold_the_patched_addresses() {
-    if cuInit(0) != CUDA_SUCCESS {
-        assert_ne!(std::env::var("PTXCROSS_REQUIRE_GPU").as_deref(), Ok("1"), "no device");
-        return;
-    }
-    let mut ctx = std::ptr::null_mut();
-    assert_eq!(cuDevicePrimaryCtxRetain(&mut ctx, 0), CUDA_SUCCESS);
-    assert_eq!(cuCtxPushCurrent_v2(ctx), CUDA_SUCCESS);
+    let Some(_ctx) = push_primary_context() else { return };
     // PTX ISA §5.4.4: `table+8` / `generic(table)+8` is the address of table's byte 8; mask()
     // puts one byte of an address at the lowest position of the field.
     let ptx = CString::new(
@@ -140,13 +141,7 @@ fn module_globals_initialized_with_addresses_hold_the_patched_addresses() {
 /// one accepted, and `cuCtxGetLimit` reports the size kernels really get.
 #[test]
 fn malloc_heap_limit_reports_the_real_heap_size() {
-    if cuInit(0) != CUDA_SUCCESS {
-        assert_ne!(std::env::var("PTXCROSS_REQUIRE_GPU").as_deref(), Ok("1"), "no device");
-        return;
-    }
-    let mut ctx = std::ptr::null_mut();
-    assert_eq!(cuDevicePrimaryCtxRetain(&mut ctx, 0), CUDA_SUCCESS);
-    assert_eq!(cuCtxPushCurrent_v2(ctx), CUDA_SUCCESS);
+    let Some(_ctx) = push_primary_context() else { return };
     const MALLOC_HEAP_SIZE: i32 = 2; // CU_LIMIT_MALLOC_HEAP_SIZE
     let mut v = 0usize;
     assert_eq!(cuCtxGetLimit(&mut v, MALLOC_HEAP_SIZE), CUDA_SUCCESS);
