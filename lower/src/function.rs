@@ -393,6 +393,12 @@ impl FnLower {
 
     // ---- Emission ------------------------------------------------------------------------
 
+    /// Appends a block made by [`FnLower::collect`] (its statements already went through
+    /// [`FnLower::push`]'s bookkeeping there).
+    pub fn push_block(&mut self, b: Block) {
+        self.emit_stack.last_mut().expect("emit stack").extend(b.stmts);
+    }
+
     pub fn push(&mut self, s: Stmt) {
         if matches!(s, Stmt::Fence { .. }) && self.fence_site.is_none() {
             self.fence_site = self.inst_span;

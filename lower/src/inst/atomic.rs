@@ -592,7 +592,7 @@ impl FnLower {
                         }
                         None => {
                             let write = store(s, (b_lo, b_hi))?;
-                            s.emit_stack.last_mut().expect("emit stack").extend(write.stmts);
+                            s.push_block(write);
                         }
                     }
                     Ok(())
@@ -601,7 +601,7 @@ impl FnLower {
         })?;
         // The data's words are word atomics, as in a strong `ld`/`st`.
         self.strong_accesses(&mut body.stmts);
-        self.emit_stack.last_mut().expect("emit stack").extend(body.stmts);
+        self.push_block(body);
         if let Some(scope) = after {
             self.push(Stmt::Fence { scope });
         }

@@ -299,7 +299,7 @@ impl FnLower {
             let body = self.collect(|s| f(s, Memory::Segment(j), lo))?;
             otherwise = crate::ir::Block { stmts: vec![Stmt::If { cond: hit, then_body: body, else_body: otherwise }] };
         }
-        self.emit_stack.last_mut().expect("emit stack").extend(otherwise.stmts);
+        self.push_block(otherwise);
         Ok(())
     }
 
@@ -448,7 +448,7 @@ impl FnLower {
                     }
                     otherwise = crate::ir::Block { stmts: vec![Stmt::If { cond: inside, then_body: body, else_body: otherwise }] };
                 }
-                self.emit_stack.last_mut().expect("emit stack").extend(otherwise.stmts);
+                self.push_block(otherwise);
                 Ok(())
             }
         }
@@ -509,7 +509,7 @@ impl FnLower {
     fn unless_misaligned(&mut self, mis: Option<Operand>, stores: crate::ir::Block) {
         match mis {
             Some(mis) => self.emit_if(mis, Self::misaligned_fault(), stores),
-            None => self.emit_stack.last_mut().expect("emit stack").extend(stores.stmts),
+            None => self.push_block(stores),
         }
     }
 
@@ -723,7 +723,7 @@ impl FnLower {
         if let Some(scope) = before {
             self.push(Stmt::Fence { scope });
         }
-        self.emit_stack.last_mut().expect("emit stack").extend(body.stmts);
+        self.push_block(body);
         if let Some(scope) = after {
             self.push(Stmt::Fence { scope });
         }
