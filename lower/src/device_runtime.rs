@@ -81,6 +81,19 @@ pub fn attach(module: &ast::Module, file: &SourceFile) -> Result<Option<Attached
     Ok(Some(Attached { module, file, user_bytes, declaration }))
 }
 
+/// `f` of `module`, or of the module with the runtime attached when it needs it (its
+/// diagnostics placed in the user's file).
+pub(crate) fn with_runtime<T>(
+    module: &ast::Module,
+    file: &SourceFile,
+    f: impl FnOnce(&ast::Module, &SourceFile) -> Result<T, Vec<Diagnostic>>,
+) -> Result<T, Vec<Diagnostic>> {
+    match attach(module, file)? {
+        Some(a) => f(&a.module, &a.file).map_err(|ds| a.place(ds)),
+        None => f(module, file),
+    }
+}
+
 /// A diagnostic of the attached module, with a span the user's file has.
 fn place(mut d: Diagnostic, user_bytes: u32, declaration: ast::Span) -> Diagnostic {
     if d.span.start >= user_bytes {

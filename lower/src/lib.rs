@@ -175,10 +175,7 @@ pub const DEFAULT_BLOCK: [u32; 3] = [256, 1, 1];
 /// Lowers a parsed module to IR. Errors carry spans into the source (e.g. "not supported
 /// yet: X"); all kernels are lowered and every error is returned.
 pub fn lower(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ir::Module, Vec<Diagnostic>> {
-    match device_runtime::attach(module, file)? {
-        Some(a) => lower_attached(&a.module, &a.file, options).map_err(|ds| a.place(ds)),
-        None => lower_attached(module, file, options),
-    }
+    device_runtime::with_runtime(module, file, |module, file| lower_attached(module, file, options))
 }
 
 /// [`lower`] of a module whose device runtime (`device_runtime`) is attached if it needs one.
@@ -272,10 +269,7 @@ pub fn module_facts(module: &ast::Module, file: &SourceFile, options: &LowerOpti
 }
 
 fn module_facts_here(module: &ast::Module, file: &SourceFile, options: &LowerOptions) -> Result<ModuleFacts, Vec<Diagnostic>> {
-    match device_runtime::attach(module, file)? {
-        Some(a) => module_facts_attached(&a.module, options).map_err(|ds| a.place(ds)),
-        None => module_facts_attached(module, options),
-    }
+    device_runtime::with_runtime(module, file, |module, _| module_facts_attached(module, options))
 }
 
 fn module_facts_attached(module: &ast::Module, options: &LowerOptions) -> Result<ModuleFacts, Vec<Diagnostic>> {
