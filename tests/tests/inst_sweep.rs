@@ -539,6 +539,50 @@ fn f32_directed_rounding() {
     }
 }
 
+/// `fma.f32` whose exact result lies within one f64 rounding of a rounding boundary: `a·b` an
+/// odd 25-bit significand (a midpoint between two f32s) or a 24-bit one (an f32) times a power
+/// of two, plus a `c` of either sign far below it (or ±0). The exact emulation rounds the f64
+/// sum to odd (`add_round_to_odd`) on the sign of its error, which decides exactly these
+/// results (rounding the f64 sum to nearest first gives ties-to-even, or drops the sticky bit
+/// for `.rz/.rm/.rp`); random operands almost never reach them. Translated with
+/// `native_fma: false`, so the emulation runs on every device; every mode, against
+/// rustc_apfloat.
+#[test]
+fn f32_fma_near_rounding_boundaries() {
+    use ptxcross_tests::ptx_ref::half::round_of;
+    let Some(gpu) = sweep::gpu() else { return };
+    let options = LowerOptions { native_fma: false, ..gpu.lower_options(&ptxcross::Backend::ALL) };
+    let mut rng = Rng(91);
+    let mut inputs = Vec::new();
+    while inputs.len() < 3 * SAMPLES {
+        let r = rng.next_u64();
+        // A in [2^11, 2^12), B in [2^12, 2^13): A·B has 24 or 25 bits; odd for a midpoint.
+        let odd = r & 1;
+        let a_sig = ((1u64 << 11) | ((r >> 1) & 0x7ff)) | odd;
+        let b_sig = ((1u64 << 12) | ((r >> 12) & 0xfff)) | odd;
+        let ea = ((r >> 24) % 120) as i32 - 60;
+        let eb = ((r >> 32) % 120) as i32 - 60;
+        let sign = |bit: u64| if (r >> bit) & 1 == 1 { -1.0f32 } else { 1.0 };
+        let a = sign(40) * a_sig as f32 * 2f32.powi(ea);
+        let b = sign(41) * b_sig as f32 * 2f32.powi(eb);
+        // c: ±0, or a random 24-bit significand 26 to 90 binades below the product (from 54
+        // on, the f64 sum is the product itself and only the error's sign is left of `c`).
+        let below = 26 + ((r >> 42) % 65) as i32;
+        let c_sig = ((1u64 << 23) | (rng.next_u64() & 0x7f_ffff)) as f64;
+        let c = if (r >> 50) % 8 == 0 { 0.0 } else { (c_sig * 2f64.powi(ea + eb - below)) as f32 };
+        let c = sign(43) * c;
+        if !(a * b).is_finite() || (a * b) == 0.0 {
+            continue;
+        }
+        inputs.extend([a.to_bits() as u64, b.to_bits() as u64, c.to_bits() as u64]);
+    }
+    for rnd in ["rn", "rz", "rm", "rp"] {
+        let round = round_of(rnd);
+        let variant = Variant::inst(&format!("fma.{rnd}.f32"), "f32", &["f32", "f32", "f32"]);
+        sweep_one_with(variant, &inputs, &move |a| vec![fref::arith_f32("fma", round, a, false, false)], options.clone());
+    }
+}
+
 /// Correctly rounded div / rcp / sqrt in every rounding mode (§9.7.3.8/9/11), and the
 /// `.approx` forms of rcp and sqrt within their bounds (here: exact, which is within them).
 #[test]

@@ -292,9 +292,16 @@ impl FnLower {
     /// rounding to a format at least two bits narrower is the correct rounding of the exact
     /// sum. TwoSum (Knuth) gives the sum's exact error where the additions round to nearest
     /// and nothing overflows or is flushed (callers make sure); the backends keep drivers from
-    /// fusing or reassociating it (SPIR-V `NoContraction`, WGSL's opaque operands). An
-    /// inexact sum with an even last bit moves one ulp towards the error. Decided on bits: a
-    /// sum that is infinite or NaN stays as it is.
+    /// fusing or reassociating it (SPIR-V `NoContraction`, WGSL's opaque operands).
+    ///
+    /// Decided on bits, in few integer operations (this runs once per `fma.rn.f32` on devices
+    /// whose `fma` is unfused). The sum is inexact exactly when the error is finite and not
+    /// zero: where the sum `s` is infinite or NaN, so is `s - p` or `s - (s - p)` (∞ − ∞), and
+    /// the error is NaN, so `s` stays as it is. An inexact `s` moves to its neighbour with an
+    /// odd last bit on the error's side: `s | 1` when the error has `s`'s sign (`s + 1` for an
+    /// even `s`, `s` itself for an odd one), `(s - 1) | 1` when the signs differ (`s - 1` for
+    /// an even `s`, again `s` for an odd one). `s` is not zero there (a sum that rounds to
+    /// zero is exact).
     pub fn add_round_to_odd(&mut self, ty: Ty, p: Operand, c: Operand) -> Operand {
         let (ity, fmt) = if ty == Ty::F64 { (Ty::U64, F64) } else { (Ty::U32, F32) };
         let k = |v: u64| FnLower::ic(ity, v);
@@ -306,21 +313,15 @@ impl FnLower {
         let e = self.bin(BinaryOp::FAdd, ty, t2, t3);
         let sb = self.convert(ConvertOp::Bitcast, ty, ity, s);
         let eb = self.convert(ConvertOp::Bitcast, ty, ity, e);
+        // 0 < |e| < ∞ on the bits: |e| − 1 wraps for a zero.
         let e_mag = self.bin(BinaryOp::And, ity, eb, k(fmt.sign_bit() - 1));
-        let inexact = self.cmp(CmpOp::Ne, ity, e_mag, k(0));
-        let s_exp = self.bin(BinaryOp::And, ity, sb, k(fmt.inf_bits()));
-        let finite = self.cmp(CmpOp::Ne, ity, s_exp, k(fmt.inf_bits()));
-        let lsb = self.bin(BinaryOp::And, ity, sb, k(1));
-        let even = self.cmp(CmpOp::Eq, ity, lsb, k(0));
-        let adjust = self.bin(BinaryOp::And, Ty::Bool, inexact, even);
-        let adjust = self.bin(BinaryOp::And, Ty::Bool, adjust, finite);
+        let e_less = self.bin(BinaryOp::Sub, ity, e_mag, k(1));
+        let inexact = self.cmp(CmpOp::LtU, ity, e_less, k(fmt.inf_bits() - 1));
         let signs = self.bin(BinaryOp::Xor, ity, eb, sb);
-        let differ = self.bin(BinaryOp::And, ity, signs, k(fmt.sign_bit()));
-        let same = self.cmp(CmpOp::Eq, ity, differ, k(0));
-        let up = self.bin(BinaryOp::Add, ity, sb, k(1));
-        let down = self.bin(BinaryOp::Sub, ity, sb, k(1));
-        let moved = self.select(ity, same, up, down);
-        let odd = self.select(ity, adjust, moved, sb);
+        let differ = self.bin(BinaryOp::ShrU, ity, signs, FnLower::u32c(fmt.sign_bit().trailing_zeros()));
+        let toward = self.bin(BinaryOp::Sub, ity, sb, differ);
+        let moved = self.bin(BinaryOp::Or, ity, toward, k(1));
+        let odd = self.select(ity, inexact, moved, sb);
         self.convert(ConvertOp::Bitcast, ity, ty, odd)
     }
 
