@@ -2573,10 +2573,6 @@ pub extern "C" fn cuModuleGetTexRef() -> CUresult {
     crate::log::unsupported("cuModuleGetTexRef")
 }
 #[no_mangle]
-pub extern "C" fn cuModuleLoadFatBinary() -> CUresult {
-    crate::log::unsupported("cuModuleLoadFatBinary")
-}
-#[no_mangle]
 pub extern "C" fn cuMulticastAddDevice() -> CUresult {
     crate::log::unsupported("cuMulticastAddDevice")
 }

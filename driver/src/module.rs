@@ -28,6 +28,7 @@ use ptxcross_frontend::{ast, SourceFile};
 use ptxcross_lower::{ir, KernelFacts, LowerOptions, ModuleFacts};
 
 use crate::cache::{self, DiskKey};
+use crate::fatbin;
 use crate::state::Device;
 use crate::types::*;
 
@@ -58,12 +59,10 @@ pub struct LoadError {
 }
 
 const ELF_MAGIC: &[u8] = b"\x7fELF";
-/// `__fatBinC_Wrapper_t` magic (the struct nvcc embeds) and the fatbin header magic.
-const FATBIN_WRAPPER_MAGIC: u32 = 0x466243b1;
-const FATBIN_MAGIC: u32 = 0xba55ed50;
 
-/// Reads the image a program passes to cuModuleLoadData: NUL-terminated PTX text. cubins and
-/// fatbins are recognized and refused (ptxcross runs PTX only).
+/// Reads the image a program passes to cuModuleLoadData: NUL-terminated PTX text, or a fatbin
+/// (or the wrapper nvcc embeds) whose best PTX entry is taken ([`crate::fatbin`]). cubins are
+/// refused (ptxcross runs PTX only).
 ///
 /// # Safety
 /// `image` is null or points at a NUL-terminated string or an ELF/fatbin image, as the API
@@ -73,14 +72,18 @@ pub unsafe fn image_text(image: *const std::ffi::c_void) -> Result<String, LoadE
         return Err(LoadError { code: CUDA_ERROR_INVALID_VALUE, message: "the image is a null pointer".into() });
     }
     let head = std::slice::from_raw_parts(image as *const u8, 4);
-    let magic = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-    if head == ELF_MAGIC || magic == FATBIN_WRAPPER_MAGIC || magic == FATBIN_MAGIC {
+    if head == ELF_MAGIC {
         return Err(LoadError {
             code: CUDA_ERROR_NO_BINARY_FOR_GPU,
-            message: "the image is a cubin or fatbin without PTX text: ptxcross runs PTX only \
+            message: "the image is a cubin (SASS): ptxcross runs PTX only \
                       (compile to PTX, e.g. nvcc --ptx, or keep PTX in the fatbin)"
                 .into(),
         });
+    }
+    let no_ptx = |e: fatbin::FatbinError| LoadError { code: CUDA_ERROR_NO_BINARY_FOR_GPU, message: e.0 };
+    if let Some(bytes) = fatbin::fatbin_bytes(image as *const u8).map_err(no_ptx)? {
+        let (major, minor) = crate::api::COMPUTE_CAPABILITY;
+        return fatbin::best_ptx(bytes, (major * 10 + minor) as u32).map_err(no_ptx);
     }
     let text = std::ffi::CStr::from_ptr(image as *const std::ffi::c_char);
     text.to_str().map(str::to_string).map_err(|e| LoadError {

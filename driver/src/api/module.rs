@@ -90,6 +90,12 @@ pub extern "C" fn cuModuleLoadDataEx(pmod: *mut Handle, image: *const c_void, n:
     entry("cuModuleLoadDataEx", || load_image(pmod, image, error_log(n, options, values)))
 }
 
+/// A fatbin (or nvcc's wrapper of one): its best PTX entry is loaded.
+#[no_mangle]
+pub extern "C" fn cuModuleLoadFatBinary(pmod: *mut Handle, fat_cubin: *const c_void) -> CUresult {
+    entry("cuModuleLoadFatBinary", || load_image(pmod, fat_cubin, None))
+}
+
 fn c_str<'a>(p: *const c_char) -> Result<&'a str, CUresult> {
     if p.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
