@@ -2561,10 +2561,6 @@ pub extern "C" fn cuModuleGetGlobal() -> CUresult {
     crate::log::unsupported("cuModuleGetGlobal")
 }
 #[no_mangle]
-pub extern "C" fn cuModuleGetLoadingMode() -> CUresult {
-    crate::log::unsupported("cuModuleGetLoadingMode")
-}
-#[no_mangle]
 pub extern "C" fn cuModuleGetSurfRef() -> CUresult {
     crate::log::unsupported("cuModuleGetSurfRef")
 }

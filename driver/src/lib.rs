@@ -20,6 +20,7 @@ pub mod api;
 pub mod cache;
 pub mod fatbin;
 pub mod generated;
+pub mod hmac_md2;
 pub mod log;
 pub mod module;
 pub mod state;

@@ -104,8 +104,12 @@ impl Module {
     /// Parses `text` and gathers its module-wide facts (see the module's comment); `name`
     /// appears in diagnostics.
     pub fn load(name: &str, text: String, ctx: u64) -> Result<Module, LoadError> {
-        let eager = std::env::var("CUDA_MODULE_LOADING").is_ok_and(|v| v.eq_ignore_ascii_case("EAGER"));
-        Module::load_with(name, text, ctx, eager)
+        Module::load_with(name, text, ctx, Module::eager_loading())
+    }
+
+    /// `CUDA_MODULE_LOADING=EAGER`: lower every kernel at load (lazily on first use otherwise).
+    pub fn eager_loading() -> bool {
+        std::env::var("CUDA_MODULE_LOADING").is_ok_and(|v| v.eq_ignore_ascii_case("EAGER"))
     }
 
     /// [`Module::load`]; `eager`: lower every kernel now (refusing the module if one fails).

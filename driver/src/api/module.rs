@@ -96,6 +96,13 @@ pub extern "C" fn cuModuleLoadFatBinary(pmod: *mut Handle, fat_cubin: *const c_v
     entry("cuModuleLoadFatBinary", || load_image(pmod, fat_cubin, None))
 }
 
+/// `CU_MODULE_LAZY_LOADING` (2), or `CU_MODULE_EAGER_LOADING` (1) under
+/// `CUDA_MODULE_LOADING=EAGER`: how [`Module::load`] treats kernels (the CUDA runtime asks).
+#[no_mangle]
+pub extern "C" fn cuModuleGetLoadingMode(mode: *mut c_int) -> CUresult {
+    entry("cuModuleGetLoadingMode", || put(mode, if Module::eager_loading() { 1 } else { 2 }))
+}
+
 fn c_str<'a>(p: *const c_char) -> Result<&'a str, CUresult> {
     if p.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
