@@ -1,19 +1,26 @@
 /* A CUDA runtime program as `nvcc app.cu` builds it (cudart linked statically, or shared):
- * cudaMalloc, cudaMemcpy, two <<<>>> launches, cudaDeviceSynchronize, results checked against
+ * cudaMalloc, cudaMemcpy, two <<<>>> launches (one on a stream), __constant__ and __device__
+ * variables through cudaMemcpyToSymbol/FromSymbol, cudaDeviceSynchronize, results checked against
  * CPU loops, then a kernel that stores far outside any allocation, whose fault must come back
  * as an error. Prints "runtime API: all checks passed" and the fault's error name. */
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
 
+__constant__ float scale[2];
+__device__ unsigned int counter;
+
 __global__ void axpy(const float *x, const float *y, float *out, float a, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = a * x[i] + y[i];
+    if (i < n) out[i] = a * x[i] * scale[i & 1] + y[i];
 }
 
 __global__ void mix(const float *in, uint32_t *out, int n) {
     int i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < n) out[i] = (__float_as_uint(in[i]) ^ (i * 2654435761u)) >> (i & 7);
+    if (i < n) {
+        out[i] = (__float_as_uint(in[i]) ^ (i * 2654435761u)) >> (i & 7);
+        atomicAdd(&counter, 1u + (i & 1));
+    }
 }
 
 __global__ void store_far(int *p) {
@@ -46,22 +53,39 @@ int main() {
     CHECK(cudaMalloc(&dmixed, n * sizeof(uint32_t)));
     CHECK(cudaMemcpy(dx, x, n * sizeof(float), cudaMemcpyHostToDevice));
     CHECK(cudaMemcpy(dy, y, n * sizeof(float), cudaMemcpyHostToDevice));
+    const float scales[2] = {1.0f, -2.0f};
+    const unsigned int start = 7;
+    CHECK(cudaMemcpyToSymbol(scale, scales, sizeof scales));
+    CHECK(cudaMemcpyToSymbol(counter, &start, sizeof start));
     axpy<<<(n + 127) / 128, 128>>>(dx, dy, dout, 2.5f, n);
     CHECK(cudaGetLastError());
-    mix<<<(n + 63) / 64, 64>>>(dout, dmixed, n);
+    cudaStream_t stream;
+    CHECK(cudaStreamCreate(&stream));
+    mix<<<(n + 63) / 64, 64, 0, stream>>>(dout, dmixed, n);
+    CHECK(cudaGetLastError());
+    CHECK(cudaStreamSynchronize(stream));
     CHECK(cudaGetLastError());
     CHECK(cudaDeviceSynchronize());
     CHECK(cudaMemcpy(out, dout, n * sizeof(float), cudaMemcpyDeviceToHost));
     CHECK(cudaMemcpy(mixed, dmixed, n * sizeof(uint32_t), cudaMemcpyDeviceToHost));
+    unsigned int count = 0;
+    CHECK(cudaMemcpyFromSymbol(&count, counter, sizeof count));
     int bad = 0;
+    unsigned int want_count = start;
     for (int i = 0; i < n; i++) {
-        float want = 2.5f * (float)i + (float)(n - 3 * i); /* exact: small integers and halves */
+        /* exact: small integers and halves */
+        float want = 2.5f * (float)i * scales[i & 1] + (float)(n - 3 * i);
+        want_count += 1 + (i & 1);
         uint32_t bits;
         memcpy(&bits, &want, 4);
         uint32_t want_mixed = (bits ^ ((uint32_t)i * 2654435761u)) >> (i & 7);
         if (out[i] != want || mixed[i] != want_mixed) {
             if (bad++ < 5) printf("element %d: %g %08x, want %g %08x\n", i, out[i], mixed[i], want, want_mixed);
         }
+    }
+    if (count != want_count) {
+        printf("counter %u, want %u\n", count, want_count);
+        bad++;
     }
     if (bad) {
         printf("%d wrong elements\n", bad);
