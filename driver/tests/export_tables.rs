@@ -2,6 +2,8 @@
 //! their size slots, the context-local storage, the integrity check's fixed answers.
 //! (That libcudart 13 accepts all of it is driver/tests/clients.rs's runtime test.)
 
+mod common;
+
 use std::ffi::c_void;
 
 use cuda::api::*;
@@ -45,13 +47,7 @@ fn tables_are_found_by_uuid_and_unknown_ones_refused() {
 
 #[test]
 fn context_local_storage_keeps_values_per_context_and_key() {
-    if cuInit(0) != CUDA_SUCCESS {
-        assert_ne!(std::env::var("PTXCROSS_REQUIRE_GPU").as_deref(), Ok("1"), "no device");
-        return;
-    }
-    let mut ctx = std::ptr::null_mut();
-    assert_eq!(cuDevicePrimaryCtxRetain(&mut ctx, 0), CUDA_SUCCESS);
-    assert_eq!(cuCtxPushCurrent_v2(ctx), CUDA_SUCCESS);
+    let Some(ctx) = common::push_primary_context() else { return };
     let (r, t) = table("c693336e-1121-df11-a8c3-68f355d89593");
     assert_eq!(r, CUDA_SUCCESS);
     type Put = extern "C" fn(Handle, *mut c_void, *mut c_void, *const c_void) -> CUresult;
