@@ -72,8 +72,11 @@ pub fn fatbin_len(b: &[u8]) -> Result<u64, FatbinError> {
     total.ok_or_else(|| truncated("header sizes"))
 }
 
-/// The entries of the fatbin at the start of `b`: (kind, entry header, payload).
-fn entries(b: &[u8]) -> Result<Vec<(u16, &[u8], &[u8])>, FatbinError> {
+/// An entry: kind, entry header, payload.
+type Entry<'a> = (u16, &'a [u8], &'a [u8]);
+
+/// The entries of the fatbin at the start of `b`.
+fn entries(b: &[u8]) -> Result<Vec<Entry<'_>>, FatbinError> {
     let total = fatbin_len(b)? as usize;
     let header = u16_at(b, 6).unwrap_or(16) as usize;
     let body = b.get(header..total).ok_or_else(|| truncated("entries extend past the end"))?;
@@ -100,11 +103,11 @@ fn describe(h: &[u8]) -> PtxEntry {
     PtxEntry { arch: u32_at(h, 28).unwrap_or(0), version: (major, minor), flags: u64_at(h, 40).unwrap_or(0) }
 }
 
-/// The PTX text of the best PTX entry of the fatbin at the start of `b`: the highest arch
+/// The best PTX entry of the fatbin at the start of `b`, and its text: the highest arch
 /// at most `claimed` (the compute capability the device reports, 10·major+minor), else the
 /// lowest above it (ptxcross translates any target; what it cannot translate it refuses at
 /// load), uncompressed before compressed at equal arch.
-pub fn best_ptx(b: &[u8], claimed: u32) -> Result<String, FatbinError> {
+pub fn best_ptx(b: &[u8], claimed: u32) -> Result<(PtxEntry, String), FatbinError> {
     let all = entries(b)?;
     let mut ptx: Vec<(PtxEntry, &[u8], &[u8])> =
         all.iter().filter(|(k, _, _)| *k == KIND_PTX).map(|(_, h, p)| (describe(h), *h, *p)).collect();
@@ -142,8 +145,8 @@ pub fn best_ptx(b: &[u8], claimed: u32) -> Result<String, FatbinError> {
     };
     // The payload is NUL-padded text.
     let end = bytes.iter().position(|&c| c == 0).unwrap_or(bytes.len());
-    String::from_utf8(bytes[..end].to_vec())
-        .map_err(|e| FatbinError(format!("the PTX entry for sm_{} is not UTF-8 text (byte {})", entry.arch, e.utf8_error().valid_up_to())))
+    let text = String::from_utf8(bytes[..end].to_vec()).map_err(|e| FatbinError(format!("the PTX entry for sm_{} is not UTF-8 text (byte {})", entry.arch, e.utf8_error().valid_up_to())))?;
+    Ok((entry, text))
 }
 
 /// Decompresses one zstd frame, refusing output larger than the entry said.

@@ -83,7 +83,9 @@ pub unsafe fn image_text(image: *const std::ffi::c_void) -> Result<String, LoadE
     let no_ptx = |e: fatbin::FatbinError| LoadError { code: CUDA_ERROR_NO_BINARY_FOR_GPU, message: e.0 };
     if let Some(bytes) = fatbin::fatbin_bytes(image as *const u8).map_err(no_ptx)? {
         let (major, minor) = crate::api::COMPUTE_CAPABILITY;
-        return fatbin::best_ptx(bytes, (major * 10 + minor) as u32).map_err(no_ptx);
+        let (entry, text) = fatbin::best_ptx(bytes, (major * 10 + minor) as u32).map_err(no_ptx)?;
+        crate::log::trace(format_args!("fatbin: the PTX {}.{} entry for sm_{} (flags {:#x})", entry.version.0, entry.version.1, entry.arch, entry.flags));
+        return Ok(text);
     }
     let text = std::ffi::CStr::from_ptr(image as *const std::ffi::c_char);
     text.to_str().map(str::to_string).map_err(|e| LoadError {

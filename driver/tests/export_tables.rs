@@ -20,7 +20,8 @@ fn uuid(text: &str) -> [u8; 16] {
 
 fn table(text: &str) -> (CUresult, *const *const c_void) {
     let id = uuid(text);
-    let mut t: *const c_void = 1 as *const c_void;
+    // Not null, so that a refusal visibly clears it.
+    let mut t: *const c_void = std::ptr::dangling();
     let r = cuGetExportTable(&mut t, id.as_ptr() as *const c_void);
     (r, t as *const *const c_void)
 }
@@ -55,7 +56,11 @@ fn context_local_storage_keeps_values_per_context_and_key() {
     type Get = extern "C" fn(*mut *mut c_void, Handle, *mut c_void) -> CUresult;
     // SAFETY: the slots' signatures as documented in export_tables.rs.
     let (put, delete, get): (Put, Delete, Get) = unsafe {
-        (std::mem::transmute(slot(t, 0)), std::mem::transmute(slot(t, 1)), std::mem::transmute(slot(t, 2)))
+        (
+            std::mem::transmute::<*const c_void, Put>(slot(t, 0)),
+            std::mem::transmute::<*const c_void, Delete>(slot(t, 1)),
+            std::mem::transmute::<*const c_void, Get>(slot(t, 2)),
+        )
     };
     let key = 0x1234 as *mut c_void;
     let mut v: *mut c_void = std::ptr::null_mut();
@@ -74,7 +79,7 @@ fn integrity_check_fixed_answers() {
     assert_eq!(r, CUDA_SUCCESS);
     type Check = extern "C" fn(u32, u64, *mut [u64; 2]) -> CUresult;
     // SAFETY: slot 1's signature as documented in export_tables.rs.
-    let check: Check = unsafe { std::mem::transmute(slot(t, 1)) };
+    let check = unsafe { std::mem::transmute::<*const c_void, Check>(slot(t, 1)) };
     let mut out = [0u64; 2];
     // Runtime versions ending in 0 and 1 expect fixed answers (ZLUDA's dark_api records them).
     assert_eq!(check(13050, 0, &mut out), CUDA_SUCCESS);

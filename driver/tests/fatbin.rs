@@ -29,7 +29,8 @@ fn the_ptx_entry_is_nvccs_ptx() {
     // claiming less (7.5) and as much (8.0) as the entry's target.
     for (name, fatbin) in [("ptx80", PTX80), ("ptx80-plain", PTX80_PLAIN), ("sm80", SM80)] {
         for claimed in [75, 80] {
-            let ptx = best_ptx(fatbin, claimed).unwrap_or_else(|e| panic!("{name}: {}", e.0));
+            let (entry, ptx) = best_ptx(fatbin, claimed).unwrap_or_else(|e| panic!("{name}: {}", e.0));
+            assert_eq!((entry.arch, entry.version), (80, (9, 5)), "{name}");
             assert_eq!(tokens(&ptx), tokens(REFERENCE_PTX), "{name}, claimed sm_{claimed}");
         }
     }

@@ -69,7 +69,9 @@ fn load_text(d: &mut Driver, name: &str, text: Result<String, LoadError>, log: O
     Ok(handle(Kind::Module, id))
 }
 
-fn load_image(pmod: *mut Handle, image: *const c_void, log: Option<(*mut u8, usize)>) -> Result<(), CUresult> {
+/// `caller`: the entry point, for the trace.
+fn load_image(caller: &str, pmod: *mut Handle, image: *const c_void, log: Option<(*mut u8, usize)>) -> Result<(), CUresult> {
+    crate::log::trace(format_args!("{caller}"));
     state::with(|d| {
         out(pmod)?;
         d.current_ctx()?;
@@ -82,18 +84,18 @@ fn load_image(pmod: *mut Handle, image: *const c_void, log: Option<(*mut u8, usi
 
 #[no_mangle]
 pub extern "C" fn cuModuleLoadData(pmod: *mut Handle, image: *const c_void) -> CUresult {
-    entry("cuModuleLoadData", || load_image(pmod, image, None))
+    entry("cuModuleLoadData", || load_image("cuModuleLoadData", pmod, image, None))
 }
 
 #[no_mangle]
 pub extern "C" fn cuModuleLoadDataEx(pmod: *mut Handle, image: *const c_void, n: c_uint, options: *const c_int, values: *mut *mut c_void) -> CUresult {
-    entry("cuModuleLoadDataEx", || load_image(pmod, image, error_log(n, options, values)))
+    entry("cuModuleLoadDataEx", || load_image("cuModuleLoadDataEx", pmod, image, error_log(n, options, values)))
 }
 
 /// A fatbin (or nvcc's wrapper of one): its best PTX entry is loaded.
 #[no_mangle]
 pub extern "C" fn cuModuleLoadFatBinary(pmod: *mut Handle, fat_cubin: *const c_void) -> CUresult {
-    entry("cuModuleLoadFatBinary", || load_image(pmod, fat_cubin, None))
+    entry("cuModuleLoadFatBinary", || load_image("cuModuleLoadFatBinary", pmod, fat_cubin, None))
 }
 
 /// `CU_MODULE_LAZY_LOADING` (2), or `CU_MODULE_EAGER_LOADING` (1) under
@@ -211,7 +213,7 @@ pub extern "C" fn cuLibraryLoadData(
     _lib_options: *const c_int,
     _lib_values: *mut *mut c_void,
 ) -> CUresult {
-    entry("cuLibraryLoadData", || load_image(plib, code, error_log(n_jit, jit_options, jit_values)))
+    entry("cuLibraryLoadData", || load_image("cuLibraryLoadData", plib, code, error_log(n_jit, jit_options, jit_values)))
 }
 
 #[no_mangle]
