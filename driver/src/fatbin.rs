@@ -23,9 +23,9 @@ pub const FATBIN_MAGIC: u32 = 0xba55ed50;
 const KIND_PTX: u16 = 1;
 const KIND_ELF: u16 = 2;
 const ENTRY_HEADER_MIN: usize = 64;
-/// Entry flags: zstd-compressed payload (nvcc 12.8+ compresses by default) and the older
-/// compression nvcc used before (an LZ4-style format ptxcross does not decode).
-const FLAG_COMPRESSED_LZ: u64 = 0x2000;
+/// Entry flags: zstd-compressed payload (nvcc 13's default) and an LZ4 block (nvcc's
+/// `-compress-mode=speed`, and older nvcc's default).
+const FLAG_COMPRESSED_LZ4: u64 = 0x2000;
 const FLAG_COMPRESSED_ZSTD: u64 = 0x8000;
 /// The most a fatbin or a decompressed PTX entry may claim (a corrupt size is refused, not
 /// allocated).
@@ -121,7 +121,7 @@ pub fn best_ptx(b: &[u8], claimed: u32) -> Result<(PtxEntry, String), FatbinErro
             if archs.is_empty() { "nothing".to_string() } else { archs.join(", ") }
         )));
     }
-    let compressed = |e: &PtxEntry| e.flags & (FLAG_COMPRESSED_LZ | FLAG_COMPRESSED_ZSTD) != 0;
+    let compressed = |e: &PtxEntry| e.flags & (FLAG_COMPRESSED_LZ4 | FLAG_COMPRESSED_ZSTD) != 0;
     // Best first: fits the claim, then the highest arch that fits (the lowest that does not),
     // then uncompressed.
     ptx.sort_by_key(|(e, _, _)| {
@@ -129,17 +129,21 @@ pub fn best_ptx(b: &[u8], claimed: u32) -> Result<(PtxEntry, String), FatbinErro
         (!fits, if fits { u32::MAX - e.arch } else { e.arch }, compressed(e))
     });
     let (entry, head, payload) = ptx[0];
-    let bytes = if entry.flags & FLAG_COMPRESSED_ZSTD != 0 {
+    let compressed_payload = || {
         let size = u32_at(head, 16).unwrap_or(0) as usize;
         let want = u64_at(head, 56).unwrap_or(0);
         let data = payload.get(..size).ok_or_else(|| truncated("compressed size past the payload"))?;
+        if want > MAX_SIZE {
+            return Err(truncated("uncompressed size"));
+        }
+        Ok((data, want as usize))
+    };
+    let bytes = if entry.flags & FLAG_COMPRESSED_ZSTD != 0 {
+        let (data, want) = compressed_payload()?;
         zstd(data, want)?
-    } else if entry.flags & FLAG_COMPRESSED_LZ != 0 {
-        return Err(FatbinError(format!(
-            "the PTX entry for sm_{} is compressed with the pre-12.8 fatbin compression (flags {:#x}), which ptxcross \
-             does not decode (rebuild with nvcc -Xfatbin -compress-all=false, or a newer nvcc)",
-            entry.arch, entry.flags
-        )));
+    } else if entry.flags & FLAG_COMPRESSED_LZ4 != 0 {
+        let (data, want) = compressed_payload()?;
+        lz4(data, want)?
     } else {
         payload.to_vec()
     };
@@ -149,23 +153,36 @@ pub fn best_ptx(b: &[u8], claimed: u32) -> Result<(PtxEntry, String), FatbinErro
     Ok((entry, text))
 }
 
-/// Decompresses one zstd frame, refusing output larger than the entry said.
-fn zstd(data: &[u8], want: u64) -> Result<Vec<u8>, FatbinError> {
-    if want > MAX_SIZE {
-        return Err(truncated("uncompressed size"));
-    }
-    let mut input = data;
-    let decoder = ruzstd::decoding::StreamingDecoder::new(&mut input)
-        .map_err(|e| FatbinError(format!("the compressed PTX entry is corrupt: {e}")))?;
-    let mut out = Vec::with_capacity(want as usize);
-    decoder
-        .take(want + 1)
-        .read_to_end(&mut out)
-        .map_err(|e| FatbinError(format!("the compressed PTX entry is corrupt: {e}")))?;
-    if out.len() as u64 != want {
+fn corrupt(e: impl std::fmt::Display) -> FatbinError {
+    FatbinError(format!("the compressed PTX entry is corrupt: {e}"))
+}
+
+fn check_size(out: Vec<u8>, want: usize) -> Result<Vec<u8>, FatbinError> {
+    if out.len() != want {
         return Err(FatbinError(format!("the compressed PTX entry decodes to {} bytes, its header says {want}", out.len())));
     }
     Ok(out)
+}
+
+/// Decompresses one zstd frame, refusing output larger than the entry said.
+fn zstd(data: &[u8], want: usize) -> Result<Vec<u8>, FatbinError> {
+    let mut input = data;
+    let decoder = ruzstd::decoding::StreamingDecoder::new(&mut input).map_err(corrupt)?;
+    let mut out = Vec::with_capacity(want.min(64 << 20));
+    decoder.take(want as u64 + 1).read_to_end(&mut out).map_err(corrupt)?;
+    check_size(out, want)
+}
+
+/// Decompresses one LZ4 block (no frame) into the size the entry said.
+fn lz4(data: &[u8], want: usize) -> Result<Vec<u8>, FatbinError> {
+    // An LZ4 block expands at most 255-fold: a larger claim is a corrupt header, not allocated.
+    if want > data.len().saturating_mul(255).saturating_add(16) {
+        return Err(truncated("uncompressed size"));
+    }
+    let mut out = vec![0u8; want];
+    let n = lz4_flex::block::decompress_into(data, &mut out).map_err(corrupt)?;
+    out.truncate(n);
+    check_size(out, want)
 }
 
 /// The fatbin a loaded image points at, when it is a fatbin or a wrapper: its bytes.

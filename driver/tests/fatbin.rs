@@ -12,6 +12,7 @@ use cuda::types::*;
 
 const PTX80: &[u8] = include_bytes!("fatbin/ptx80.fatbin");
 const PTX80_PLAIN: &[u8] = include_bytes!("fatbin/ptx80-plain.fatbin");
+const PTX80_LZ4: &[u8] = include_bytes!("fatbin/ptx80-lz4.fatbin");
 const SM80: &[u8] = include_bytes!("fatbin/sm80.fatbin");
 const SASS_ONLY: &[u8] = include_bytes!("fatbin/sass-only.fatbin");
 const REFERENCE_PTX: &str = include_str!("fatbin/add.ptx");
@@ -25,9 +26,9 @@ fn tokens(ptx: &str) -> Vec<String> {
 
 #[test]
 fn the_ptx_entry_is_nvccs_ptx() {
-    // zstd-compressed (nvcc's default), uncompressed, and beside a SASS entry; for a device
+    // zstd-compressed (nvcc's default), LZ4-compressed, uncompressed, and beside a SASS entry; for a device
     // claiming less (7.5) and as much (8.0) as the entry's target.
-    for (name, fatbin) in [("ptx80", PTX80), ("ptx80-plain", PTX80_PLAIN), ("sm80", SM80)] {
+    for (name, fatbin) in [("ptx80", PTX80), ("ptx80-lz4", PTX80_LZ4), ("ptx80-plain", PTX80_PLAIN), ("sm80", SM80)] {
         for claimed in [75, 80] {
             let (entry, ptx) = best_ptx(fatbin, claimed).unwrap_or_else(|e| panic!("{name}: {}", e.0));
             assert_eq!((entry.arch, entry.version), (80, (9, 5)), "{name}");
@@ -46,14 +47,14 @@ fn a_fatbin_without_ptx_is_refused_with_the_reason() {
 /// error, never a panic; a truncation that cuts into an entry is an error.
 #[test]
 fn corrupt_fatbins_are_refused_without_panicking() {
-    for fatbin in [PTX80, PTX80_PLAIN, SM80, SASS_ONLY] {
+    for fatbin in [PTX80, PTX80_LZ4, PTX80_PLAIN, SM80, SASS_ONLY] {
         let end = 16 + u64::from_le_bytes(fatbin[8..16].try_into().unwrap()) as usize;
         for len in 0..end {
             assert!(best_ptx(&fatbin[..len], 75).is_err(), "truncated to {len}");
         }
         // The fatbin header, the first entry's header and the first payload bytes (all of the
-        // zstd-compressed one).
-        let span = if fatbin == PTX80 { fatbin.len() } else { fatbin.len().min(160) };
+        // compressed ones).
+        let span = if fatbin == PTX80 || fatbin == PTX80_LZ4 { fatbin.len() } else { fatbin.len().min(160) };
         for at in 0..span {
             for value in [0x00, 0xff, 0x80, 0x01] {
                 let mut bad = fatbin.to_vec();

@@ -12,3 +12,5 @@ nvcc -fatbin -gencode arch=compute_80,code=compute_80 --no-compress add.cu -o pt
 # SASS and PTX (what -arch=sm_80 embeds), and SASS only.
 nvcc -fatbin -arch=sm_80 add.cu -o sm80.fatbin
 nvcc -fatbin -gencode arch=compute_80,code=sm_80 add.cu -o sass-only.fatbin
+# PTX only, LZ4-compressed (the fatbin flag 0x2000; older nvcc's default).
+nvcc -fatbin -gencode arch=compute_80,code=compute_80 -compress-mode=speed add.cu -o ptx80-lz4.fatbin
