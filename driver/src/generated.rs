@@ -2605,16 +2605,8 @@ pub extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock() -> CUresult {
     crate::log::unsupported("cuOccupancyAvailableDynamicSMemPerBlock")
 }
 #[no_mangle]
-pub extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags() -> CUresult {
-    crate::log::unsupported("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")
-}
-#[no_mangle]
 pub extern "C" fn cuOccupancyMaxActiveClusters() -> CUresult {
     crate::log::unsupported("cuOccupancyMaxActiveClusters")
-}
-#[no_mangle]
-pub extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags() -> CUresult {
-    crate::log::unsupported("cuOccupancyMaxPotentialBlockSizeWithFlags")
 }
 #[no_mangle]
 pub extern "C" fn cuOccupancyMaxPotentialClusterSize() -> CUresult {

@@ -1,6 +1,6 @@
 /* A CUDA runtime program as `nvcc app.cu` builds it (cudart linked statically, or shared):
  * cudaMalloc, cudaMemcpy, two <<<>>> launches (one on a stream), __constant__ and __device__
- * variables through cudaMemcpyToSymbol/FromSymbol, cudaDeviceSynchronize, results checked against
+ * variables through cudaMemcpyToSymbol/FromSymbol, occupancy queries, cudaDeviceSynchronize, results checked against
  * CPU loops, then a kernel that stores far outside any allocation, whose fault must come back
  * as an error. Prints "runtime API: all checks passed" and the fault's error name. */
 #include <cstdio>
@@ -89,6 +89,14 @@ int main() {
     }
     if (bad) {
         printf("%d wrong elements\n", bad);
+        return 1;
+    }
+    /* Occupancy (cudart calls the driver's ...WithFlags): a 128-thread block of axpy fits. */
+    int resident = 0, min_grid = 0, best_block = 0;
+    CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&resident, axpy, 128, 0));
+    CHECK(cudaOccupancyMaxPotentialBlockSize(&min_grid, &best_block, axpy));
+    if (resident < 1 || best_block < 32 || best_block % 32 != 0) {
+        printf("occupancy: %d blocks of 128, best block %d\n", resident, best_block);
         return 1;
     }
     CHECK(cudaFree(dx));
