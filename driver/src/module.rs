@@ -50,6 +50,9 @@ pub struct Module {
     pub programs: HashMap<ShapeKey, Arc<Program>>,
     /// Function handle per kernel name (cuModuleGetFunction returns the same one each time).
     pub functions: HashMap<String, u64>,
+    /// Loaded by cuLibraryLoadData: context-independent, it outlives a reset of its context
+    /// ([`crate::state::Driver::release_ctx_resources`]).
+    pub library: bool,
 }
 
 /// Why an image cannot be loaded, with the message for the log.
@@ -121,7 +124,7 @@ impl Module {
         let ast = translate::parse(&file).map_err(translate_error)?;
         let facts = translate::module_facts(&ast, &file, &LowerOptions::default()).map_err(translate_error)?;
         let mut module =
-            Module { ctx, file, ast, facts, lowered: HashMap::new(), hash, globals_base: 0, programs: HashMap::new(), functions: HashMap::new() };
+            Module { ctx, file, ast, facts, lowered: HashMap::new(), hash, globals_base: 0, programs: HashMap::new(), functions: HashMap::new(), library: false };
         if eager {
             let names: Vec<String> = module.facts.kernels.iter().map(|k| k.name.clone()).collect();
             let lowered = translate::lower_each(&module.ast, &module.file, &LowerOptions::default(), &names);

@@ -73,6 +73,33 @@ fn context_local_storage_keeps_values_per_context_and_key() {
     assert_eq!(get(&mut v, ctx, key), CUDA_ERROR_INVALID_HANDLE);
 }
 
+static DESTROYED: std::sync::Mutex<Vec<(usize, usize, usize)>> = std::sync::Mutex::new(Vec::new());
+
+extern "C" fn record_destructor(ctx: Handle, key: *mut c_void, value: *mut c_void) {
+    DESTROYED.lock().unwrap().push((ctx as usize, key as usize, value as usize));
+}
+
+/// A stored value's destructor runs once when its context is destroyed (the runtime frees its
+/// per-context state there), and the value is gone.
+#[test]
+fn context_storage_destructors_run_when_the_context_goes() {
+    let Some(_primary) = common::push_primary_context() else { return };
+    let (_, t) = table("c693336e-1121-df11-a8c3-68f355d89593");
+    type Put = extern "C" fn(Handle, *mut c_void, *mut c_void, Option<extern "C" fn(Handle, *mut c_void, *mut c_void)>) -> CUresult;
+    type Get = extern "C" fn(*mut *mut c_void, Handle, *mut c_void) -> CUresult;
+    // SAFETY: the slots' signatures as documented in export_tables.rs.
+    let (put, get) = unsafe { (std::mem::transmute::<*const c_void, Put>(slot(t, 0)), std::mem::transmute::<*const c_void, Get>(slot(t, 2))) };
+    let mut ctx = std::ptr::null_mut();
+    assert_eq!(cuCtxCreate_v2(&mut ctx, 0, 0), CUDA_SUCCESS);
+    let key = 0x77 as *mut c_void;
+    assert_eq!(put(ctx, key, 0x99 as *mut c_void, Some(record_destructor)), CUDA_SUCCESS);
+    assert!(DESTROYED.lock().unwrap().is_empty());
+    assert_eq!(cuCtxDestroy_v2(ctx), CUDA_SUCCESS);
+    assert_eq!(*DESTROYED.lock().unwrap(), vec![(ctx as usize, 0x77, 0x99)]);
+    let mut v: *mut c_void = std::ptr::null_mut();
+    assert_ne!(get(&mut v, ctx, key), CUDA_SUCCESS);
+}
+
 #[test]
 fn integrity_check_fixed_answers() {
     let (r, t) = table("d4082055-bde6-704b-8d34-ba123c66e1f2");

@@ -204,8 +204,14 @@ extern "C" fn callback_buffer_2(ptr: *mut *mut c_void, size: *mut usize) {
     let _ = put(ptr, CALLBACK_BUFFER_2.0.get() as *mut c_void).and_then(|_| put(size, 14usize));
 }
 
-/// Context-local storage: (context, key) → value. A null context means the current one.
-static STORAGE: Mutex<Option<HashMap<(usize, usize), usize>>> = Mutex::new(None);
+/// The destructor the runtime registers with a value: called with (context, key, value) when
+/// the context goes away (destroyed, its last primary reference released, or reset).
+type StorageDestructor = Option<extern "C" fn(Handle, *mut c_void, *mut c_void)>;
+
+/// Context-local storage: (context, key) → (value, destructor). A null context means the
+/// current one.
+type Storage = HashMap<(usize, usize), (usize, StorageDestructor)>;
+static STORAGE: Mutex<Option<Storage>> = Mutex::new(None);
 
 fn storage_context(ctx: Handle) -> Result<usize, CUresult> {
     if !ctx.is_null() {
@@ -219,17 +225,16 @@ fn storage_context(ctx: Handle) -> Result<usize, CUresult> {
     }
 }
 
-fn with_storage<T>(f: impl FnOnce(&mut HashMap<(usize, usize), usize>) -> T) -> T {
+fn with_storage<T>(f: impl FnOnce(&mut Storage) -> T) -> T {
     let mut s = STORAGE.lock().unwrap_or_else(|p| p.into_inner());
     f(s.get_or_insert_with(HashMap::new))
 }
 
-/// Slot 0: store `value` under `key` for the context. The destructor callback (run by NVIDIA's
-/// driver when the primary context is reset) is not kept: ptxcross's contexts keep the value.
-extern "C" fn storage_put(ctx: Handle, key: *mut c_void, value: *mut c_void, _destructor: *const c_void) -> CUresult {
+/// Slot 0: store `value` under `key` for the context.
+extern "C" fn storage_put(ctx: Handle, key: *mut c_void, value: *mut c_void, destructor: StorageDestructor) -> CUresult {
     entry("context storage put", || {
         let ctx = storage_context(ctx)?;
-        with_storage(|s| s.insert((ctx, key as usize), value as usize));
+        with_storage(|s| s.insert((ctx, key as usize), (value as usize, destructor)));
         Ok(())
     })
 }
@@ -246,9 +251,24 @@ extern "C" fn storage_delete(ctx: Handle, key: *mut c_void) -> CUresult {
 extern "C" fn storage_get(value: *mut *mut c_void, ctx: Handle, key: *mut c_void) -> CUresult {
     entry("context storage get", || {
         let ctx = storage_context(ctx)?;
-        let v = with_storage(|s| s.get(&(ctx, key as usize)).copied()).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        let v = with_storage(|s| s.get(&(ctx, key as usize)).map(|e| e.0)).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
         put(value, v as *mut c_void)
     })
+}
+
+/// The context is going away: its stored values are dropped and their destructors run (with
+/// no driver lock held, since the runtime's destructors call the driver). Without this, a
+/// program that calls cudaDeviceReset would keep using the runtime's state for the old context.
+pub(crate) fn context_storage_destroyed(ctx: Handle) {
+    let gone: Vec<((usize, usize), (usize, StorageDestructor))> = with_storage(|s| {
+        let keys: Vec<(usize, usize)> = s.keys().filter(|k| k.0 == ctx as usize).copied().collect();
+        keys.into_iter().filter_map(|k| s.remove(&k).map(|v| (k, v))).collect()
+    });
+    for ((_, key), (value, destructor)) in gone {
+        if let Some(destructor) = destructor {
+            destructor(ctx, key as *mut c_void, value as *mut c_void);
+        }
+    }
 }
 
 /// Context checks: report 0 (no flags set) for any context.

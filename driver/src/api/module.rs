@@ -213,7 +213,21 @@ pub extern "C" fn cuLibraryLoadData(
     _lib_options: *const c_int,
     _lib_values: *mut *mut c_void,
 ) -> CUresult {
-    entry("cuLibraryLoadData", || load_image("cuLibraryLoadData", plib, code, error_log(n_jit, jit_options, jit_values)))
+    entry("cuLibraryLoadData", || {
+        load_image("cuLibraryLoadData", plib, code, error_log(n_jit, jit_options, jit_values))?;
+        mark_library(plib)
+    })
+}
+
+/// The module just loaded into `*plib` is a library (see [`Module::library`]).
+fn mark_library(plib: *mut Handle) -> Result<(), CUresult> {
+    // SAFETY: written by the successful load just before.
+    let h = unsafe { *plib };
+    state::with(|d| {
+        let id = module_id(d, h)?;
+        d.modules.get_mut(&id).ok_or(CUDA_ERROR_INVALID_HANDLE)?.library = true;
+        Ok(())
+    })
 }
 
 #[no_mangle]
@@ -228,7 +242,10 @@ pub extern "C" fn cuLibraryLoadFromFile(
     _lib_options: *const c_int,
     _lib_values: *mut *mut c_void,
 ) -> CUresult {
-    cuModuleLoad(plib, fname)
+    match cuModuleLoad(plib, fname) {
+        CUDA_SUCCESS => entry("cuLibraryLoadFromFile", || mark_library(plib)),
+        e => e,
+    }
 }
 
 #[no_mangle]

@@ -1,8 +1,8 @@
 /* A CUDA runtime program as `nvcc app.cu` builds it (cudart linked statically, or shared):
  * cudaMalloc, cudaMemcpy, two <<<>>> launches (one on a stream), __constant__ and __device__
- * variables through cudaMemcpyToSymbol/FromSymbol, occupancy queries, cudaDeviceSynchronize, results checked against
- * CPU loops, then a kernel that stores far outside any allocation, whose fault must come back
- * as an error. Prints "runtime API: all checks passed" and the fault's error name. */
+ * variables through cudaMemcpyToSymbol/FromSymbol, occupancy queries, cudaDeviceReset,
+ * cudaDeviceSynchronize, results checked against CPU loops, then a kernel that stores far
+ * outside any allocation, whose fault must come back as an error. Prints "runtime API: all checks passed" and the fault's error name. */
 #include <cstdio>
 #include <cstdint>
 #include <cstring>
@@ -101,6 +101,24 @@ int main() {
     }
     CHECK(cudaFree(dx));
     CHECK(cudaFree(dy));
+    /* After cudaDeviceReset the runtime reuses its kernels in a fresh context, whose __device__
+     * variables start from their initial values again. */
+    CHECK(cudaDeviceReset());
+    CHECK(cudaMemcpyFromSymbol(&count, counter, sizeof count));
+    CHECK(cudaMemcpyToSymbol(scale, scales, sizeof scales));
+    CHECK(cudaMalloc(&dx, n * sizeof(float)));
+    CHECK(cudaMalloc(&dy, n * sizeof(float)));
+    CHECK(cudaMalloc(&dout, n * sizeof(float)));
+    CHECK(cudaMemcpy(dx, x, n * sizeof(float), cudaMemcpyHostToDevice));
+    CHECK(cudaMemcpy(dy, y, n * sizeof(float), cudaMemcpyHostToDevice));
+    axpy<<<(n + 127) / 128, 128>>>(dx, dy, dout, 2.5f, n);
+    CHECK(cudaGetLastError());
+    float again[n];
+    CHECK(cudaMemcpy(again, dout, n * sizeof(float), cudaMemcpyDeviceToHost));
+    if (count != 0 || memcmp(again, out, sizeof again) != 0) {
+        printf("after cudaDeviceReset: counter %u (want 0), results %s\n", count, memcmp(again, out, sizeof again) ? "differ" : "same");
+        return 1;
+    }
     printf("runtime API: all checks passed\n");
     fflush(stdout);
     int *small;
