@@ -116,7 +116,8 @@ pub fn best_ptx(b: &[u8], claimed: u32) -> Result<(PtxEntry, String), FatbinErro
         let archs: Vec<String> = all.iter().map(|(_, h, _)| format!("sm_{}", describe(h).arch)).collect();
         return Err(FatbinError(format!(
             "the fatbin holds no PTX ({} entries, {elf} of them SASS for {}): ptxcross runs PTX only \
-             (compile with -gencode arch=compute_XX,code=compute_XX, or the default -arch=sm_XX, which keeps PTX)",
+             (nvcc keeps PTX with -arch=sm_XX or -gencode arch=compute_XX,code=compute_XX; \
+             device-linked code, nvcc -rdc=true, is SASS only)",
             all.len(),
             if archs.is_empty() { "nothing".to_string() } else { archs.join(", ") }
         )));
