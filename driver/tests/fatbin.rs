@@ -7,6 +7,7 @@ mod common;
 use std::ffi::{c_void, CString};
 
 use cuda::api::*;
+use cuda::generated::CUfunction_attribute as F;
 use cuda::fatbin::{best_ptx, fatbin_bytes, FATBIN_MAGIC, WRAPPER_MAGIC};
 use cuda::types::*;
 
@@ -107,6 +108,13 @@ fn a_wrapped_fatbin_loads_and_runs() {
     let mut f = std::ptr::null_mut();
     let name = CString::new("add").unwrap();
     assert_eq!(cuModuleGetFunction(&mut f, module, name.as_ptr()), CUDA_SUCCESS);
+    // The PTX targets sm_80 (what CUB and Thrust read to pick their tuning); the binary is
+    // for the device (7.5).
+    let mut version = 0;
+    assert_eq!(cuFuncGetAttribute(&mut version, F::CU_FUNC_ATTRIBUTE_PTX_VERSION as i32, f), CUDA_SUCCESS);
+    assert_eq!(version, 80);
+    assert_eq!(cuFuncGetAttribute(&mut version, F::CU_FUNC_ATTRIBUTE_BINARY_VERSION as i32, f), CUDA_SUCCESS);
+    assert_eq!(version, 75);
     let n = 1000usize;
     let a: Vec<f32> = (0..n).map(|i| i as f32 * 0.5).collect();
     let b: Vec<f32> = (0..n).map(|i| 3.0 - i as f32).collect();

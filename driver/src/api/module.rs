@@ -340,6 +340,7 @@ fn function_attribute(d: &mut Driver, func: Handle, attr: i64) -> Result<c_int, 
     let shared_limit = lim.max_compute_workgroup_storage_size as c_int;
     let f = &d.functions[&fid];
     let static_shared = static_shared as c_int;
+    let device_arch = super::device::COMPUTE_CAPABILITY.0 * 10 + super::device::COMPUTE_CAPABILITY.1;
     Ok(match attr {
         F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => lim.max_compute_invocations_per_workgroup as c_int,
         F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES => static_shared,
@@ -348,9 +349,11 @@ fn function_attribute(d: &mut Driver, func: Handle, attr: i64) -> Result<c_int, 
         // Registers are the target compiler's business; a typical count keeps occupancy
         // calculators sensible.
         F::CU_FUNC_ATTRIBUTE_NUM_REGS => 32,
-        F::CU_FUNC_ATTRIBUTE_PTX_VERSION | F::CU_FUNC_ATTRIBUTE_BINARY_VERSION => {
-            super::device::COMPUTE_CAPABILITY.0 * 10 + super::device::COMPUTE_CAPABILITY.1
-        }
+        // The architecture the kernel's PTX targets (CUB and Thrust pick their tuning, and
+        // refuse kernels built for none of it, by this), and the device's for the binary,
+        // which is what the PTX is compiled for.
+        F::CU_FUNC_ATTRIBUTE_PTX_VERSION => d.modules.get(&f.module).and_then(|m| m.target_arch()).unwrap_or(device_arch),
+        F::CU_FUNC_ATTRIBUTE_BINARY_VERSION => device_arch,
         F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
             f.max_dynamic_shared.map(|v| v as c_int).unwrap_or(shared_limit - static_shared)
         }
