@@ -83,18 +83,41 @@ pub unsafe fn image_text(image: *const std::ffi::c_void) -> Result<String, LoadE
                 .into(),
         });
     }
-    let no_ptx = |e: fatbin::FatbinError| LoadError { code: CUDA_ERROR_NO_BINARY_FOR_GPU, message: e.0 };
     if let Some(bytes) = fatbin::fatbin_bytes(image as *const u8).map_err(no_ptx)? {
-        let (major, minor) = crate::api::COMPUTE_CAPABILITY;
-        let (entry, text) = fatbin::best_ptx(bytes, (major * 10 + minor) as u32).map_err(no_ptx)?;
-        crate::log::trace(format_args!("fatbin: the PTX {}.{} entry for sm_{} (flags {:#x})", entry.version.0, entry.version.1, entry.arch, entry.flags));
-        return Ok(text);
+        return fatbin_text(bytes);
     }
     let text = std::ffi::CStr::from_ptr(image as *const std::ffi::c_char);
     text.to_str().map(str::to_string).map_err(|e| LoadError {
         code: CUDA_ERROR_INVALID_PTX,
         message: format!("the PTX is not UTF-8 text (byte {})", e.valid_up_to()),
     })
+}
+
+fn no_ptx(e: fatbin::FatbinError) -> LoadError {
+    LoadError { code: CUDA_ERROR_NO_BINARY_FOR_GPU, message: e.0 }
+}
+
+/// The best PTX entry of a fatbin, for the device's compute capability.
+fn fatbin_text(bytes: &[u8]) -> Result<String, LoadError> {
+    let (major, minor) = crate::api::COMPUTE_CAPABILITY;
+    let (entry, text) = fatbin::best_ptx(bytes, (major * 10 + minor) as u32).map_err(no_ptx)?;
+    crate::log::trace(format_args!("fatbin: the PTX {}.{} entry for sm_{} (flags {:#x})", entry.version.0, entry.version.1, entry.arch, entry.flags));
+    Ok(text)
+}
+
+/// Reads a module file (cuModuleLoad): PTX text, or a fatbin, parsed within the file's bytes
+/// (a truncated file is refused, not read past). A wrapper holds pointers, meaningless in a file.
+pub fn file_text(mut bytes: Vec<u8>) -> Result<String, LoadError> {
+    let magic = bytes.get(..4).map(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]));
+    if magic == Some(fatbin::FATBIN_MAGIC) {
+        return fatbin_text(&bytes);
+    }
+    if magic == Some(fatbin::WRAPPER_MAGIC) {
+        return Err(no_ptx(fatbin::FatbinError("the file holds a fatbin wrapper (pointers), not a fatbin".into())));
+    }
+    bytes.push(0);
+    // SAFETY: NUL-terminated above, and neither kind of fatbin.
+    unsafe { image_text(bytes.as_ptr() as *const std::ffi::c_void) }
 }
 
 fn translate_error(e: TranslateError) -> LoadError {

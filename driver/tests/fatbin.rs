@@ -103,6 +103,14 @@ fn a_wrapped_fatbin_loads_and_runs() {
     // The bare fatbin loads too.
     let mut bare = std::ptr::null_mut();
     assert_eq!(cuModuleLoadFatBinary(&mut bare, fatbin.as_ptr() as *const c_void), CUDA_SUCCESS);
+    // From a file too; a truncated one is refused.
+    let dir = std::path::PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let (whole, cut) = (dir.join("ptx80.fatbin"), dir.join("ptx80-truncated.fatbin"));
+    std::fs::write(&whole, PTX80).unwrap();
+    std::fs::write(&cut, &PTX80[..PTX80.len() - 100]).unwrap();
+    let path = |p: &std::path::Path| CString::new(p.to_str().unwrap()).unwrap();
+    assert_eq!(cuModuleLoad(&mut bare, path(&whole).as_ptr()), CUDA_SUCCESS);
+    assert_eq!(cuModuleLoad(&mut bare, path(&cut).as_ptr()), CUDA_ERROR_NO_BINARY_FOR_GPU);
     // A fatbin of SASS only is refused as having no binary for the GPU.
     assert_eq!(cuModuleLoadData(&mut bare, SASS_ONLY.as_ptr() as *const c_void), CUDA_ERROR_NO_BINARY_FOR_GPU);
     let mut f = std::ptr::null_mut();

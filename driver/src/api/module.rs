@@ -6,7 +6,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 
 use super::entry;
 use crate::generated::{CUfunction_attribute as F, CUjitInputType as J, CUjit_option as O};
-use crate::module::{image_text, LoadError, Module};
+use crate::module::{file_text, image_text, LoadError, Module};
 use ptxcross_frontend::SourceFile;
 use crate::state::{self, handle, id_of, out, put, Driver, Function, Kind, Link};
 use crate::types::*;
@@ -118,10 +118,7 @@ fn read_file(path: &str) -> Result<String, LoadError> {
         code: CUDA_ERROR_FILE_NOT_FOUND,
         message: format!("cannot read {path}: {e}"),
     })?;
-    let mut bytes = bytes;
-    bytes.push(0);
-    // SAFETY: NUL-terminated above.
-    unsafe { image_text(bytes.as_ptr() as *const c_void) }
+    file_text(bytes)
 }
 
 #[no_mangle]
