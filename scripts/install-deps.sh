@@ -21,6 +21,8 @@ PYENV_PACKAGES=(
     numba-cuda==0.30.4 numba==0.68.1 numpy==2.4.6
     cuda-bindings==13.4.4 cuda-core==1.2.2
     nvidia-nvvm==13.5.37 nvidia-cuda-nvrtc==13.5.37 nvidia-cuda-runtime==13.5.37
+    # nvcc, for the CUDA runtime client (a plain `nvcc app.cu` program, cudart static and shared).
+    nvidia-cuda-nvcc==13.5.37 nvidia-cuda-crt==13.5.37 nvidia-cuda-cccl==13.3.5.0.6
 )
 install_pyenv() {
     local env="${PTXCROSS_PYENV:-$PWD/target/pyenv}" stamp

@@ -2561,20 +2561,12 @@ pub extern "C" fn cuModuleGetGlobal() -> CUresult {
     crate::log::unsupported("cuModuleGetGlobal")
 }
 #[no_mangle]
-pub extern "C" fn cuModuleGetLoadingMode() -> CUresult {
-    crate::log::unsupported("cuModuleGetLoadingMode")
-}
-#[no_mangle]
 pub extern "C" fn cuModuleGetSurfRef() -> CUresult {
     crate::log::unsupported("cuModuleGetSurfRef")
 }
 #[no_mangle]
 pub extern "C" fn cuModuleGetTexRef() -> CUresult {
     crate::log::unsupported("cuModuleGetTexRef")
-}
-#[no_mangle]
-pub extern "C" fn cuModuleLoadFatBinary() -> CUresult {
-    crate::log::unsupported("cuModuleLoadFatBinary")
 }
 #[no_mangle]
 pub extern "C" fn cuMulticastAddDevice() -> CUresult {
@@ -2613,16 +2605,8 @@ pub extern "C" fn cuOccupancyAvailableDynamicSMemPerBlock() -> CUresult {
     crate::log::unsupported("cuOccupancyAvailableDynamicSMemPerBlock")
 }
 #[no_mangle]
-pub extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags() -> CUresult {
-    crate::log::unsupported("cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags")
-}
-#[no_mangle]
 pub extern "C" fn cuOccupancyMaxActiveClusters() -> CUresult {
     crate::log::unsupported("cuOccupancyMaxActiveClusters")
-}
-#[no_mangle]
-pub extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags() -> CUresult {
-    crate::log::unsupported("cuOccupancyMaxPotentialBlockSizeWithFlags")
 }
 #[no_mangle]
 pub extern "C" fn cuOccupancyMaxPotentialClusterSize() -> CUresult {

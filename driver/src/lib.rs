@@ -6,6 +6,7 @@
 //! - [`generated`]: from cuda.h: result names, enum values, `#define` aliases, and a
 //!   `CUDA_ERROR_NOT_SUPPORTED` stub for everything else the API has.
 //! - [`state`]: the device, its heap, handle tables, the per-thread current context.
+//! - [`fatbin`]: the PTX inside nvcc's fat binaries.
 //! - [`module`]: loaded PTX and its translations per launch shape; [`cache`]: the disk cache.
 //!
 //! Build: `bash scripts/build-driver.sh` (target/release/libcuda.so.1 and a libcuda.so link).
@@ -17,7 +18,9 @@
 
 pub mod api;
 pub mod cache;
+pub mod fatbin;
 pub mod generated;
+pub mod hmac_md2;
 pub mod log;
 pub mod module;
 pub mod state;

@@ -28,6 +28,7 @@ use ptxcross_frontend::{ast, SourceFile};
 use ptxcross_lower::{ir, KernelFacts, LowerOptions, ModuleFacts};
 
 use crate::cache::{self, DiskKey};
+use crate::fatbin;
 use crate::state::Device;
 use crate::types::*;
 
@@ -49,6 +50,9 @@ pub struct Module {
     pub programs: HashMap<ShapeKey, Arc<Program>>,
     /// Function handle per kernel name (cuModuleGetFunction returns the same one each time).
     pub functions: HashMap<String, u64>,
+    /// Loaded by cuLibraryLoadData: context-independent, it outlives a reset of its context
+    /// ([`crate::state::Driver::release_ctx_resources`]).
+    pub library: bool,
 }
 
 /// Why an image cannot be loaded, with the message for the log.
@@ -58,12 +62,10 @@ pub struct LoadError {
 }
 
 const ELF_MAGIC: &[u8] = b"\x7fELF";
-/// `__fatBinC_Wrapper_t` magic (the struct nvcc embeds) and the fatbin header magic.
-const FATBIN_WRAPPER_MAGIC: u32 = 0x466243b1;
-const FATBIN_MAGIC: u32 = 0xba55ed50;
 
-/// Reads the image a program passes to cuModuleLoadData: NUL-terminated PTX text. cubins and
-/// fatbins are recognized and refused (ptxcross runs PTX only).
+/// Reads the image a program passes to cuModuleLoadData: NUL-terminated PTX text, or a fatbin
+/// (or the wrapper nvcc embeds) whose best PTX entry is taken ([`crate::fatbin`]). cubins are
+/// refused (ptxcross runs PTX only).
 ///
 /// # Safety
 /// `image` is null or points at a NUL-terminated string or an ELF/fatbin image, as the API
@@ -73,20 +75,49 @@ pub unsafe fn image_text(image: *const std::ffi::c_void) -> Result<String, LoadE
         return Err(LoadError { code: CUDA_ERROR_INVALID_VALUE, message: "the image is a null pointer".into() });
     }
     let head = std::slice::from_raw_parts(image as *const u8, 4);
-    let magic = u32::from_le_bytes([head[0], head[1], head[2], head[3]]);
-    if head == ELF_MAGIC || magic == FATBIN_WRAPPER_MAGIC || magic == FATBIN_MAGIC {
+    if head == ELF_MAGIC {
         return Err(LoadError {
             code: CUDA_ERROR_NO_BINARY_FOR_GPU,
-            message: "the image is a cubin or fatbin without PTX text: ptxcross runs PTX only \
+            message: "the image is a cubin (SASS): ptxcross runs PTX only \
                       (compile to PTX, e.g. nvcc --ptx, or keep PTX in the fatbin)"
                 .into(),
         });
+    }
+    if let Some(bytes) = fatbin::fatbin_bytes(image as *const u8).map_err(no_ptx)? {
+        return fatbin_text(bytes);
     }
     let text = std::ffi::CStr::from_ptr(image as *const std::ffi::c_char);
     text.to_str().map(str::to_string).map_err(|e| LoadError {
         code: CUDA_ERROR_INVALID_PTX,
         message: format!("the PTX is not UTF-8 text (byte {})", e.valid_up_to()),
     })
+}
+
+fn no_ptx(e: fatbin::FatbinError) -> LoadError {
+    LoadError { code: CUDA_ERROR_NO_BINARY_FOR_GPU, message: e.0 }
+}
+
+/// The best PTX entry of a fatbin, for the device's compute capability.
+fn fatbin_text(bytes: &[u8]) -> Result<String, LoadError> {
+    let (major, minor) = crate::api::COMPUTE_CAPABILITY;
+    let (entry, text) = fatbin::best_ptx(bytes, (major * 10 + minor) as u32).map_err(no_ptx)?;
+    crate::log::trace(format_args!("fatbin: the PTX {}.{} entry for sm_{} (flags {:#x})", entry.version.0, entry.version.1, entry.arch, entry.flags));
+    Ok(text)
+}
+
+/// Reads a module file (cuModuleLoad): PTX text, or a fatbin, parsed within the file's bytes
+/// (a truncated file is refused, not read past). A wrapper holds pointers, meaningless in a file.
+pub fn file_text(mut bytes: Vec<u8>) -> Result<String, LoadError> {
+    let magic = bytes.get(..4).map(|m| u32::from_le_bytes([m[0], m[1], m[2], m[3]]));
+    if magic == Some(fatbin::FATBIN_MAGIC) {
+        return fatbin_text(&bytes);
+    }
+    if magic == Some(fatbin::WRAPPER_MAGIC) {
+        return Err(no_ptx(fatbin::FatbinError("the file holds a fatbin wrapper (pointers), not a fatbin".into())));
+    }
+    bytes.push(0);
+    // SAFETY: NUL-terminated above, and neither kind of fatbin.
+    unsafe { image_text(bytes.as_ptr() as *const std::ffi::c_void) }
 }
 
 fn translate_error(e: TranslateError) -> LoadError {
@@ -101,8 +132,12 @@ impl Module {
     /// Parses `text` and gathers its module-wide facts (see the module's comment); `name`
     /// appears in diagnostics.
     pub fn load(name: &str, text: String, ctx: u64) -> Result<Module, LoadError> {
-        let eager = std::env::var("CUDA_MODULE_LOADING").is_ok_and(|v| v.eq_ignore_ascii_case("EAGER"));
-        Module::load_with(name, text, ctx, eager)
+        Module::load_with(name, text, ctx, Module::eager_loading())
+    }
+
+    /// `CUDA_MODULE_LOADING=EAGER`: lower every kernel at load (lazily on first use otherwise).
+    pub fn eager_loading() -> bool {
+        std::env::var("CUDA_MODULE_LOADING").is_ok_and(|v| v.eq_ignore_ascii_case("EAGER"))
     }
 
     /// [`Module::load`]; `eager`: lower every kernel now (refusing the module if one fails).
@@ -112,7 +147,7 @@ impl Module {
         let ast = translate::parse(&file).map_err(translate_error)?;
         let facts = translate::module_facts(&ast, &file, &LowerOptions::default()).map_err(translate_error)?;
         let mut module =
-            Module { ctx, file, ast, facts, lowered: HashMap::new(), hash, globals_base: 0, programs: HashMap::new(), functions: HashMap::new() };
+            Module { ctx, file, ast, facts, lowered: HashMap::new(), hash, globals_base: 0, programs: HashMap::new(), functions: HashMap::new(), library: false };
         if eager {
             let names: Vec<String> = module.facts.kernels.iter().map(|k| k.name.clone()).collect();
             let lowered = translate::lower_each(&module.ast, &module.file, &LowerOptions::default(), &names);
@@ -123,6 +158,14 @@ impl Module {
             }
         }
         Ok(module)
+    }
+
+    /// The virtual architecture the PTX was written for (`.target sm_80` → 80; `sm_90a` → 90),
+    /// or `None` without a `.target sm_XY`.
+    pub fn target_arch(&self) -> Option<i32> {
+        let sm = self.ast.target.iter().find_map(|t| t.strip_prefix("sm_"))?;
+        let digits: String = sm.chars().take_while(|c| c.is_ascii_digit()).collect();
+        digits.parse().ok()
     }
 
     /// A kernel's name and parameter layout (known at load).

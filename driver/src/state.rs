@@ -295,14 +295,32 @@ impl Driver {
 
     /// Frees everything a context owns (allocations, modules, streams) and clears its error.
     pub fn release_ctx_resources(&mut self, ctx: u64) {
-        let owned: Vec<u64> = self.allocations.iter().filter(|(_, &(_, c))| c == ctx).map(|(&p, _)| p).collect();
+        // Libraries (cuLibraryLoadData) are context-independent in CUDA: they stay loaded, and
+        // their globals start over from their initial values, as in a fresh context. The CUDA
+        // runtime relies on it: after cudaDeviceReset it launches the kernels it got before.
+        let libraries: Vec<(u64, u64)> =
+            self.modules.iter().filter(|(_, m)| m.ctx == ctx && m.library).map(|(&id, m)| (id, m.globals_base)).collect();
+        let owned: Vec<u64> = self
+            .allocations
+            .iter()
+            .filter(|(p, &(_, c))| c == ctx && !libraries.iter().any(|&(_, base)| base == **p))
+            .map(|(&p, _)| p)
+            .collect();
         for p in owned {
             self.allocations.remove(&p);
             let _ = self.device.heap.free(ptxcross::DevicePtr(p));
         }
-        let modules: Vec<u64> = self.modules.iter().filter(|(_, m)| m.ctx == ctx).map(|(&id, _)| id).collect();
+        let modules: Vec<u64> = self.modules.iter().filter(|(_, m)| m.ctx == ctx && !m.library).map(|(&id, _)| id).collect();
         for m in modules {
             self.unload_module(m);
+        }
+        for (id, base) in libraries {
+            if base != 0 {
+                let image = self.modules[&id].facts.globals.image(base);
+                if let Err(e) = self.device.heap.write(ptxcross::DevicePtr(base), &image) {
+                    crate::log::error(format_args!("cannot reinitialize a library's globals: {e}"));
+                }
+            }
         }
         self.streams.retain(|_, s| s.ctx != ctx);
         if let Some(c) = self.contexts.get_mut(&ctx) {

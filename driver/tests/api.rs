@@ -1,10 +1,13 @@
 //! Entry-point lookup, error names, the per-thread current context and bad handles, through
 //! the exported C functions (the values are CUDA's documented ones).
 
+mod common;
+
 use std::ffi::{c_char, c_void, CStr, CString};
 
 use cuda::api::*;
 use cuda::types::*;
+use common::push_primary_context;
 
 fn lookup(name: &str, version: i32) -> (CUresult, usize, i32) {
     let name = CString::new(name).unwrap();
@@ -12,19 +15,6 @@ fn lookup(name: &str, version: i32) -> (CUresult, usize, i32) {
     let mut status = -1;
     let r = cuGetProcAddress_v2(name.as_ptr(), &mut p, version, 0, &mut status);
     (r, p as usize, status)
-}
-
-/// Device 0's primary context, retained and made current; `None` (a skip) without a device,
-/// unless PTXCROSS_REQUIRE_GPU=1.
-fn push_primary_context() -> Option<Handle> {
-    if cuInit(0) != CUDA_SUCCESS {
-        assert_ne!(std::env::var("PTXCROSS_REQUIRE_GPU").as_deref(), Ok("1"), "no device");
-        return None;
-    }
-    let mut ctx = std::ptr::null_mut();
-    assert_eq!(cuDevicePrimaryCtxRetain(&mut ctx, 0), CUDA_SUCCESS);
-    assert_eq!(cuCtxPushCurrent_v2(ctx), CUDA_SUCCESS);
-    Some(ctx)
 }
 
 #[test]

@@ -145,3 +145,63 @@ fn c_program_sees_device_printf_at_synchronization() {
     printed.sort();
     assert_eq!(printed, (0..8).collect::<Vec<_>>(), "{out}");
 }
+
+/// nvcc 13.5's bin/ from the client venv, else from the compilers' venv of tests/cuda-env.sh
+/// ($PTXCROSS_CUDA_VENV, default ~/.cache/ptxcross/cuda-venv).
+fn nvcc_bin() -> Option<PathBuf> {
+    let cuda_venv = std::env::var_os("PTXCROSS_CUDA_VENV").map(PathBuf::from).or_else(|| {
+        let cache = std::env::var_os("XDG_CACHE_HOME").map(PathBuf::from).or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cache")))?;
+        Some(cache.join("ptxcross/cuda-venv"))
+    });
+    let venvs = pyenv().into_iter().chain(cuda_venv);
+    venvs
+        .filter_map(|v| std::fs::read_dir(v.join("lib")).ok())
+        .flat_map(|d| d.flatten().map(|e| e.path().join("site-packages/nvidia/cu13/bin")))
+        .find(|b| b.join("nvcc").exists() && b.parent().is_some_and(|cu13| cu13.join("lib/libcudart_static.a").exists()))
+}
+
+/// `driver/tests/clients/runtime_api.cu` built by plain nvcc (the CUDA runtime, static by
+/// default, and shared) runs on this library: the runtime's private tables, its integrity
+/// check, fatbin registration, <<<>>> launches, and a kernel fault reported as
+/// cudaErrorIllegalAddress. The program checks its results against CPU loops.
+#[test]
+fn cuda_runtime_program_built_by_nvcc() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(bin) = nvcc_bin() else { return skip("no nvcc (nvidia-cuda-nvcc) in the venv") };
+    if Command::new("g++").arg("--version").output().is_err() {
+        return skip("no g++ (nvcc's host compiler)");
+    }
+    let cudart_lib = bin.parent().unwrap().join("lib");
+    // `-cudart shared` links -lcudart: the wheel has only libcudart.so.13.
+    let link_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("cudart-link");
+    std::fs::create_dir_all(&link_dir).unwrap();
+    let _ = std::fs::remove_file(link_dir.join("libcudart.so"));
+    std::os::unix::fs::symlink(cudart_lib.join("libcudart.so.13"), link_dir.join("libcudart.so")).unwrap();
+    let source = repo().join("driver/tests/clients/runtime_api.cu");
+    let rpath = format!("-Xlinker=-rpath={}", cudart_lib.display());
+    let builds: [(&str, Vec<&str>); 3] = [
+        // PTX only, cudart static (nvcc's default).
+        ("runtime-ptx-static", vec!["-gencode", "arch=compute_80,code=compute_80"]),
+        // SASS and PTX (the usual -arch): ptxcross takes the PTX.
+        ("runtime-sm80-static", vec!["-arch=sm_80"]),
+        ("runtime-ptx-shared", vec!["-gencode", "arch=compute_80,code=compute_80", "-cudart", "shared", &rpath]),
+    ];
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    for (name, flags) in builds {
+        let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+        let status = Command::new(bin.join("nvcc"))
+            .env("PATH", &path)
+            .args(&flags)
+            .arg("-L")
+            .arg(&link_dir)
+            .arg(&source)
+            .arg("-o")
+            .arg(&exe)
+            .status()
+            .expect("nvcc runs");
+        assert!(status.success(), "nvcc {flags:?} failed");
+        let out = run(Command::new(&exe), name);
+        assert!(out.contains("runtime API: all checks passed"), "{name}: {out}");
+        assert!(out.contains("synchronize cudaErrorIllegalAddress, last error cudaErrorIllegalAddress"), "{name}: {out}");
+    }
+}

@@ -32,8 +32,14 @@ pub extern "C" fn cuDevicePrimaryCtxRetain(pctx: *mut Handle, dev: CUdevice) -> 
 #[no_mangle]
 pub extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult {
     entry("cuDevicePrimaryCtxRelease_v2", || {
-        state::with(|d| {
+        let last = state::with(|d| {
             check_device(dev)?;
+            Ok((d.primary_refs == 1).then(|| handle(Kind::Context, d.primary)))
+        })?;
+        if let Some(primary) = last {
+            super::export_tables::context_storage_destroyed(primary);
+        }
+        state::with(|d| {
             if d.primary_refs == 0 {
                 return Err(CUDA_ERROR_INVALID_CONTEXT);
             }
@@ -50,8 +56,12 @@ pub extern "C" fn cuDevicePrimaryCtxRelease_v2(dev: CUdevice) -> CUresult {
 #[no_mangle]
 pub extern "C" fn cuDevicePrimaryCtxReset_v2(dev: CUdevice) -> CUresult {
     entry("cuDevicePrimaryCtxReset_v2", || {
-        state::with(|d| {
+        let primary = state::with(|d| {
             check_device(dev)?;
+            Ok(handle(Kind::Context, d.primary))
+        })?;
+        super::export_tables::context_storage_destroyed(primary);
+        state::with(|d| {
             let p = d.primary;
             d.release_ctx_resources(p);
             d.primary_refs = 0;
@@ -121,6 +131,11 @@ pub extern "C" fn cuCtxDestroy_v2(ctx: Handle) -> CUresult {
             if id == d.primary {
                 return Err(CUDA_ERROR_INVALID_CONTEXT);
             }
+            Ok(())
+        })?;
+        super::export_tables::context_storage_destroyed(ctx);
+        state::with(|d| {
+            let id = d.ctx_of(ctx)?;
             d.release_ctx_resources(id);
             d.contexts.remove(&id);
             if state::current() == Some(id) {

@@ -171,14 +171,3 @@ pub extern "C" fn cuGetProcAddress_v2(
 pub extern "C" fn cuGetProcAddress(symbol: *const c_char, pfn: *mut *mut c_void, cuda_version: c_int, flags: u64) -> CUresult {
     cuGetProcAddress_v2(symbol, pfn, cuda_version, flags, std::ptr::null_mut())
 }
-
-/// The runtime (libcudart) asks for private tables; ptxcross has none.
-#[no_mangle]
-pub extern "C" fn cuGetExportTable(table: *mut *const c_void, _id: *const c_void) -> CUresult {
-    if !table.is_null() {
-        // SAFETY: a non-null out-pointer is writable.
-        unsafe { *table = std::ptr::null() };
-    }
-    crate::log::trace("cuGetExportTable: not supported");
-    CUDA_ERROR_NOT_SUPPORTED
-}

@@ -2,7 +2,7 @@
 //! synchronous); a kernel fault becomes the context's sticky `CUDA_ERROR_ILLEGAL_ADDRESS`,
 //! reported by the next call on the context, with a message naming the kernel.
 
-use std::ffi::{c_int, c_void};
+use std::ffi::{c_int, c_uint, c_void};
 use std::time::Instant;
 
 use super::entry;
@@ -291,4 +291,33 @@ pub extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks: *mut c_int
             put(blocks, fits as c_int)
         })
     })
+}
+
+/// `CU_OCCUPANCY_DISABLE_CACHING_OVERRIDE` (the only flag): ptxcross has no cache to configure,
+/// so the flags change nothing; unknown bits are refused.
+const OCCUPANCY_FLAGS: c_uint = 1;
+
+/// What the CUDA runtime's `cudaOccupancyMaxActiveBlocksPerMultiprocessor` calls.
+#[no_mangle]
+pub extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags(blocks: *mut c_int, func: Handle, block_size: c_int, dynamic_smem: usize, flags: c_uint) -> CUresult {
+    if flags & !OCCUPANCY_FLAGS != 0 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks, func, block_size, dynamic_smem)
+}
+
+#[no_mangle]
+pub extern "C" fn cuOccupancyMaxPotentialBlockSizeWithFlags(
+    min_grid: *mut c_int,
+    block_size: *mut c_int,
+    func: Handle,
+    smem_for_block: Option<extern "C" fn(c_int) -> usize>,
+    dynamic_smem: usize,
+    block_limit: c_int,
+    flags: c_uint,
+) -> CUresult {
+    if flags & !OCCUPANCY_FLAGS != 0 {
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    cuOccupancyMaxPotentialBlockSize(min_grid, block_size, func, smem_for_block, dynamic_smem, block_limit)
 }

@@ -3,6 +3,7 @@
 
 mod context;
 mod device;
+mod export_tables;
 mod init;
 mod launch;
 mod memory;
@@ -11,6 +12,7 @@ mod stream;
 
 pub use context::*;
 pub use device::*;
+pub use export_tables::*;
 pub use init::*;
 pub use launch::*;
 pub use memory::*;

@@ -6,7 +6,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 
 use super::entry;
 use crate::generated::{CUfunction_attribute as F, CUjitInputType as J, CUjit_option as O};
-use crate::module::{image_text, LoadError, Module};
+use crate::module::{file_text, image_text, LoadError, Module};
 use ptxcross_frontend::SourceFile;
 use crate::state::{self, handle, id_of, out, put, Driver, Function, Kind, Link};
 use crate::types::*;
@@ -69,7 +69,9 @@ fn load_text(d: &mut Driver, name: &str, text: Result<String, LoadError>, log: O
     Ok(handle(Kind::Module, id))
 }
 
-fn load_image(pmod: *mut Handle, image: *const c_void, log: Option<(*mut u8, usize)>) -> Result<(), CUresult> {
+/// `caller`: the entry point, for the trace.
+fn load_image(caller: &str, pmod: *mut Handle, image: *const c_void, log: Option<(*mut u8, usize)>) -> Result<(), CUresult> {
+    crate::log::trace(format_args!("{caller}"));
     state::with(|d| {
         out(pmod)?;
         d.current_ctx()?;
@@ -82,12 +84,25 @@ fn load_image(pmod: *mut Handle, image: *const c_void, log: Option<(*mut u8, usi
 
 #[no_mangle]
 pub extern "C" fn cuModuleLoadData(pmod: *mut Handle, image: *const c_void) -> CUresult {
-    entry("cuModuleLoadData", || load_image(pmod, image, None))
+    entry("cuModuleLoadData", || load_image("cuModuleLoadData", pmod, image, None))
 }
 
 #[no_mangle]
 pub extern "C" fn cuModuleLoadDataEx(pmod: *mut Handle, image: *const c_void, n: c_uint, options: *const c_int, values: *mut *mut c_void) -> CUresult {
-    entry("cuModuleLoadDataEx", || load_image(pmod, image, error_log(n, options, values)))
+    entry("cuModuleLoadDataEx", || load_image("cuModuleLoadDataEx", pmod, image, error_log(n, options, values)))
+}
+
+/// A fatbin (or nvcc's wrapper of one): its best PTX entry is loaded.
+#[no_mangle]
+pub extern "C" fn cuModuleLoadFatBinary(pmod: *mut Handle, fat_cubin: *const c_void) -> CUresult {
+    entry("cuModuleLoadFatBinary", || load_image("cuModuleLoadFatBinary", pmod, fat_cubin, None))
+}
+
+/// `CU_MODULE_LAZY_LOADING` (2), or `CU_MODULE_EAGER_LOADING` (1) under
+/// `CUDA_MODULE_LOADING=EAGER`: how [`Module::load`] treats kernels (the CUDA runtime asks).
+#[no_mangle]
+pub extern "C" fn cuModuleGetLoadingMode(mode: *mut c_int) -> CUresult {
+    entry("cuModuleGetLoadingMode", || put(mode, if Module::eager_loading() { 1 } else { 2 }))
 }
 
 fn c_str<'a>(p: *const c_char) -> Result<&'a str, CUresult> {
@@ -103,10 +118,7 @@ fn read_file(path: &str) -> Result<String, LoadError> {
         code: CUDA_ERROR_FILE_NOT_FOUND,
         message: format!("cannot read {path}: {e}"),
     })?;
-    let mut bytes = bytes;
-    bytes.push(0);
-    // SAFETY: NUL-terminated above.
-    unsafe { image_text(bytes.as_ptr() as *const c_void) }
+    file_text(bytes)
 }
 
 #[no_mangle]
@@ -198,7 +210,21 @@ pub extern "C" fn cuLibraryLoadData(
     _lib_options: *const c_int,
     _lib_values: *mut *mut c_void,
 ) -> CUresult {
-    entry("cuLibraryLoadData", || load_image(plib, code, error_log(n_jit, jit_options, jit_values)))
+    entry("cuLibraryLoadData", || {
+        load_image("cuLibraryLoadData", plib, code, error_log(n_jit, jit_options, jit_values))?;
+        mark_library(plib)
+    })
+}
+
+/// The module just loaded into `*plib` is a library (see [`Module::library`]).
+fn mark_library(plib: *mut Handle) -> Result<(), CUresult> {
+    // SAFETY: written by the successful load just before.
+    let h = unsafe { *plib };
+    state::with(|d| {
+        let id = module_id(d, h)?;
+        d.modules.get_mut(&id).ok_or(CUDA_ERROR_INVALID_HANDLE)?.library = true;
+        Ok(())
+    })
 }
 
 #[no_mangle]
@@ -213,7 +239,10 @@ pub extern "C" fn cuLibraryLoadFromFile(
     _lib_options: *const c_int,
     _lib_values: *mut *mut c_void,
 ) -> CUresult {
-    cuModuleLoad(plib, fname)
+    match cuModuleLoad(plib, fname) {
+        CUDA_SUCCESS => entry("cuLibraryLoadFromFile", || mark_library(plib)),
+        e => e,
+    }
 }
 
 #[no_mangle]
@@ -308,6 +337,7 @@ fn function_attribute(d: &mut Driver, func: Handle, attr: i64) -> Result<c_int, 
     let shared_limit = lim.max_compute_workgroup_storage_size as c_int;
     let f = &d.functions[&fid];
     let static_shared = static_shared as c_int;
+    let device_arch = super::device::COMPUTE_CAPABILITY.0 * 10 + super::device::COMPUTE_CAPABILITY.1;
     Ok(match attr {
         F::CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK => lim.max_compute_invocations_per_workgroup as c_int,
         F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES => static_shared,
@@ -316,9 +346,11 @@ fn function_attribute(d: &mut Driver, func: Handle, attr: i64) -> Result<c_int, 
         // Registers are the target compiler's business; a typical count keeps occupancy
         // calculators sensible.
         F::CU_FUNC_ATTRIBUTE_NUM_REGS => 32,
-        F::CU_FUNC_ATTRIBUTE_PTX_VERSION | F::CU_FUNC_ATTRIBUTE_BINARY_VERSION => {
-            super::device::COMPUTE_CAPABILITY.0 * 10 + super::device::COMPUTE_CAPABILITY.1
-        }
+        // The architecture the kernel's PTX targets (CUB and Thrust pick their tuning, and
+        // refuse kernels built for none of it, by this), and the device's for the binary,
+        // which is what the PTX is compiled for.
+        F::CU_FUNC_ATTRIBUTE_PTX_VERSION => d.modules.get(&f.module).and_then(|m| m.target_arch()).unwrap_or(device_arch),
+        F::CU_FUNC_ATTRIBUTE_BINARY_VERSION => device_arch,
         F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
             f.max_dynamic_shared.map(|v| v as c_int).unwrap_or(shared_limit - static_shared)
         }

@@ -1,0 +1,17 @@
+//! Helpers shared by the driver's test files.
+
+use cuda::api::*;
+use cuda::types::*;
+
+/// Device 0's primary context, retained and made current; `None` (a skip) without a device,
+/// unless PTXCROSS_REQUIRE_GPU=1.
+pub fn push_primary_context() -> Option<Handle> {
+    if cuInit(0) != CUDA_SUCCESS {
+        assert_ne!(std::env::var("PTXCROSS_REQUIRE_GPU").as_deref(), Ok("1"), "no device");
+        return None;
+    }
+    let mut ctx = std::ptr::null_mut();
+    assert_eq!(cuDevicePrimaryCtxRetain(&mut ctx, 0), CUDA_SUCCESS);
+    assert_eq!(cuCtxPushCurrent_v2(ctx), CUDA_SUCCESS);
+    Some(ctx)
+}
