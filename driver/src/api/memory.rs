@@ -156,16 +156,16 @@ pub extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
     })
 }
 
-fn read(d: &Driver, src: u64, bytes: usize) -> Result<Vec<u8>, CUresult> {
+pub(crate) fn read(d: &Driver, src: u64, bytes: usize) -> Result<Vec<u8>, CUresult> {
     d.device.heap.read(DevicePtr(src), bytes as u64).map_err(|e| runtime_error("copy from the device", e))
 }
 
-fn write(d: &mut Driver, dst: u64, data: &[u8]) -> Result<(), CUresult> {
+pub(crate) fn write(d: &mut Driver, dst: u64, data: &[u8]) -> Result<(), CUresult> {
     d.device.heap.write(DevicePtr(dst), data).map_err(|e| runtime_error("copy to the device", e))
 }
 
 /// # Safety: `src` holds `bytes` readable bytes (the caller's promise to the API).
-fn host_slice<'a>(src: *const c_void, bytes: usize) -> Result<&'a [u8], CUresult> {
+pub(crate) fn host_slice<'a>(src: *const c_void, bytes: usize) -> Result<&'a [u8], CUresult> {
     if bytes == 0 {
         return Ok(&[]);
     }

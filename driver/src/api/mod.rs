@@ -8,6 +8,7 @@ mod launch;
 mod memory;
 mod module;
 mod stream;
+mod texture;
 
 pub use context::*;
 pub use device::*;
@@ -16,6 +17,7 @@ pub use launch::*;
 pub use memory::*;
 pub use module::*;
 pub use stream::*;
+pub use texture::*;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
