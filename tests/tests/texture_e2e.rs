@@ -340,3 +340,73 @@ fn a_forged_handle_faults_like_a_bad_pointer() {
         assert!(e.to_string().contains("out of range") || e.to_string().contains("global"), "{e}");
     }
 }
+
+/// Surfaces (§9.7.12): `suld.b`/`sust.b` at byte x and row y of a 5×3 array of 4-byte
+/// texels; `.zero` reads 0 and drops stores out of bounds, `.clamp` accesses the nearest
+/// texel, `.trap` faults the launch. (Only aligned x: a misaligned one is undefined.)
+#[test]
+fn surfaces_load_and_store_with_each_boundary_mode() {
+    for mut rig in rigs() {
+        let (w, h) = (5i32, 3i32);
+        let image: Vec<u8> = (0..(w * h * 4) as u32).map(|i| (i * 37 + 5) as u8).collect();
+        let base = rig.buffer(&image).0;
+        let d = Descriptor {
+            base,
+            kind: desc::KIND_UNSIGNED,
+            channel_bytes: 1,
+            channels: 4,
+            size: [w as u32, h as u32, 1],
+            row_pitch: 4 * w as u32,
+            slice_pitch: (4 * w * h) as u32,
+            address_modes: [desc::MODE_BORDER; 3],
+            flags: 0,
+            border: [0.0; 4],
+        };
+        let s = rig.descriptor(&d);
+        let xs = [0, 4, 8, 16, 20, 24, -4, -8, 1 << 20, i32::MIN];
+        let ys = [0, 1, 2, 3, -1, 100];
+        let xy: Vec<(i32, i32)> = xs.iter().flat_map(|&x| ys.iter().map(move |&y| (x, y))).collect();
+        let xy_bytes: Vec<u8> = xy.iter().flat_map(|&(x, y)| [x.to_le_bytes(), y.to_le_bytes()].concat()).collect();
+        let texel = |x: i32, y: i32| -> [u8; 4] {
+            let o = (y * 4 * w + x) as usize;
+            image[o..o + 4].try_into().unwrap()
+        };
+        let launch = |rig: &mut Rig, kernel: &str, out_bytes: usize, n: usize, with_out: bool| {
+            let c = rig.buffer(&xy_bytes);
+            let out = rig.buffer(&vec![0xa5u8; out_bytes.max(4)]);
+            let mut args = vec![s.to_le_bytes().to_vec(), c.0.to_le_bytes().to_vec()];
+            if with_out {
+                args.push(out.0.to_le_bytes().to_vec());
+            }
+            args.push((n as u32).to_le_bytes().to_vec());
+            let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+            rig.ctx.launch(&rig.program, kernel, [(n as u32).div_ceil(BLOCK), 1, 1], &refs, rig.backend).map(|_| rig.ctx.read(out, out_bytes as u64).unwrap())
+        };
+        let got = launch(&mut rig, "surface_read", xy.len() * 8, xy.len(), true).unwrap();
+        for (i, &(x, y)) in xy.iter().enumerate() {
+            let inside = (0..=4 * w - 4).contains(&x) && (0..h).contains(&y);
+            let zero = if inside { texel(x, y) } else { [0; 4] };
+            let clamped = texel(x.clamp(0, 4 * w - 4), y.clamp(0, h - 1));
+            assert_eq!(got[8 * i..8 * i + 4], zero, ".zero at ({x}, {y}) on {:?}", rig.backend);
+            assert_eq!(got[8 * i + 4..8 * i + 8], clamped, ".clamp at ({x}, {y}) on {:?}", rig.backend);
+        }
+        // Stores: thread i writes (i, i+1, i+2, i+3); in-bounds positions are distinct.
+        launch(&mut rig, "surface_write", 0, xy.len(), false).unwrap();
+        let after = rig.ctx.read(DevicePtr(base), image.len() as u64).unwrap();
+        let mut want = image.clone();
+        for (i, &(x, y)) in xy.iter().enumerate() {
+            if (0..=4 * w - 4).contains(&x) && (0..h).contains(&y) {
+                let o = (y * 4 * w + x) as usize;
+                want[o..o + 4].copy_from_slice(&[i as u8, i as u8 + 1, i as u8 + 2, i as u8 + 3]);
+            }
+        }
+        assert_eq!(after, want, "surface_write on {:?}", rig.backend);
+        // `.trap`: in bounds reads the texel; one thread out of bounds faults the launch.
+        let n_inside = 3;
+        let got = launch(&mut rig, "surface_trap", 4 * n_inside, n_inside, true).unwrap();
+        for (i, &(x, y)) in xy[..n_inside].iter().enumerate() {
+            assert_eq!(got[4 * i..4 * i + 4], want[(y * 4 * w + x) as usize..][..4], ".trap at ({x}, {y})");
+        }
+        assert!(launch(&mut rig, "surface_trap", 4 * xy.len(), xy.len(), true).is_err(), ".trap out of bounds must fault on {:?}", rig.backend);
+    }
+}

@@ -290,6 +290,8 @@ impl FnLower {
             "mapa" | "getctarank" => self.cluster_address(&m),
             "tex" => self.tex(&m),
             "txq" => self.txq(&m),
+            "suld" => self.surface(&m, true),
+            "sust" => self.surface(&m, false),
             _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
         }
     }

@@ -421,6 +421,150 @@ impl FnLower {
         Ok(())
     }
 
+    /// `suld.b` / `sust.b` on surface objects (§9.7.12.1–2): unformatted loads and stores of
+    /// `.v{1,2,4}` elements of `.b8`–`.b64` at byte `x` of row `y` of slice `z`. Out of
+    /// bounds, `.trap` faults (`abi::FAULT_TRAP`) and accesses nothing, `.clamp` accesses the
+    /// nearest location, `.zero` loads zeros / drops the store. A coordinate the access is not
+    /// aligned to is undefined (§9.7.12.1: the hardware may mask the low bits or fault): the
+    /// low bits are masked off.
+    pub(super) fn surface(&mut self, m: &Mods, load: bool) -> LResult<()> {
+        let inst = m.inst;
+        for q in ["a1d", "a2d"] {
+            if m.has(q) {
+                return Err(unsupported(format!("layered surfaces (`.{q}` on `{}`)", m.name()), inst.span));
+            }
+        }
+        if m.has("p") {
+            return Err(unsupported(format!("formatted surface stores (`{}`)", m.name()), inst.span));
+        }
+        m.only(&["b", "1d", "2d", "3d", "v2", "v4", "trap", "clamp", "zero", "ca", "cg", "cs", "cv", "wb", "wt"])?;
+        if !m.has("b") {
+            return Err(Diagnostic::new(format!("`{}` needs `.b`", m.name()), inst.span));
+        }
+        let dims = match m.one_of(&["1d", "2d", "3d"]) {
+            Some("1d") => 1,
+            Some("2d") => 2,
+            Some(_) => 3,
+            None => return Err(Diagnostic::new(format!("`{}` needs a geometry (.1d, .2d, .3d)", m.name()), inst.span)),
+        };
+        let t = m.ty()?;
+        let size = match t {
+            ScalarType::B8 => 1,
+            ScalarType::B16 => 2,
+            ScalarType::B32 => 4,
+            ScalarType::B64 => 8,
+            _ => return Err(Diagnostic::new(format!("`{}` takes .b8, .b16, .b32 or .b64", m.name()), inst.span)),
+        };
+        let Some(oob) = m.one_of(&["trap", "clamp", "zero"]) else {
+            return Err(Diagnostic::new(format!("`{}` needs .trap, .clamp or .zero", m.name()), inst.span));
+        };
+        let n = if m.has("v4") { 4 } else if m.has("v2") { 2 } else { 1 };
+        let ops = operands(inst, 2)?;
+        let (data, addr) = if load { (&ops[0], &ops[1]) } else { (&ops[1], &ops[0]) };
+        let elems: Vec<ast::Operand> = match &data.kind {
+            OperandKind::Vector(v) => v.clone(),
+            _ => vec![data.clone()],
+        };
+        if elems.len() != n {
+            return Err(Diagnostic::new(format!("`{}` takes {n} element(s)", m.name()), data.span));
+        }
+        let OperandKind::Address(parts) = &addr.kind else {
+            return Err(Diagnostic::new(format!("`{}` takes `[surface, {{coordinates}}]`", m.name()), addr.span));
+        };
+        let [handle, coords] = parts.as_slice() else {
+            return Err(Diagnostic::new(format!("`{}` takes `[surface, {{coordinates}}]`", m.name()), addr.span));
+        };
+        let want = if dims == 3 { 4 } else { dims };
+        let coords = match &coords.kind {
+            OperandKind::Vector(v) if v.len() == want => v[..dims].to_vec(),
+            _ if dims == 1 => vec![coords.clone()],
+            _ => return Err(Diagnostic::new(format!("`{}` takes {want} coordinate(s) in braces", m.name()), coords.span)),
+        };
+        let h = self.texture_handle(handle)?;
+        let mut c = Vec::new();
+        for op in &coords {
+            c.push(self.read(op, ScalarType::S32)?);
+        }
+        let values = if load {
+            Vec::new()
+        } else {
+            let mut v = Vec::new();
+            for e in &elems {
+                v.push(self.read_relaxed(e, t)?);
+            }
+            v
+        };
+        let f = self.descriptor(h, dims)?;
+        let total = n as u32 * size;
+        // x: a byte offset, masked to the access's alignment; y, z: rows and slices.
+        let x = self.bin(BinaryOp::And, Ty::U32, c[0], u(!(total - 1)));
+        let n0 = self.resize(f.size[0], Ty::U32, Ty::U64, false);
+        let s0 = self.resize(f.stride[0], Ty::U32, Ty::U64, false);
+        let row_bytes = self.bin(BinaryOp::Mul, Ty::U64, n0, s0);
+        let xs = self.resize(x, Ty::U32, Ty::U64, true);
+        let xu = self.resize(x, Ty::U32, Ty::U64, false);
+        let end = self.bin(BinaryOp::Add, Ty::U64, xu, FnLower::u64c(u64::from(total)));
+        let mut inside = self.cmp(CmpOp::LeU, Ty::U64, end, row_bytes);
+        // The last whole access of the row (0 where none fits).
+        let fits = self.cmp(CmpOp::GeU, Ty::U64, row_bytes, FnLower::u64c(u64::from(total)));
+        let last = self.bin(BinaryOp::Sub, Ty::U64, row_bytes, FnLower::u64c(u64::from(total)));
+        let last = self.bin(BinaryOp::And, Ty::U64, last, FnLower::u64c(!(u64::from(total) - 1)));
+        let last = self.select(Ty::U64, fits, last, FnLower::u64c(0));
+        let xc = self.bin(BinaryOp::MaxS, Ty::U64, xs, FnLower::u64c(0));
+        let xc = self.bin(BinaryOp::MinU, Ty::U64, xc, last);
+        let mut offset = if oob == "clamp" { xc } else { xu };
+        for k in 1..dims {
+            let (i, ins) = self.address_mode(c[k], f.size[k], u(desc::MODE_BORDER), Operand::Const(Const::Bool(false)));
+            let clamped = self.address_mode(c[k], f.size[k], u(desc::MODE_CLAMP), Operand::Const(Const::Bool(false))).0;
+            inside = self.bin(BinaryOp::And, Ty::Bool, inside, ins);
+            let i = if oob == "clamp" { clamped } else { i };
+            let i = self.resize(i, Ty::U32, Ty::U64, false);
+            let p = self.resize(f.stride[k], Ty::U32, Ty::U64, false);
+            let o = self.bin(BinaryOp::Mul, Ty::U64, i, p);
+            offset = self.bin(BinaryOp::Add, Ty::U64, offset, o);
+        }
+        let base = self.bin(BinaryOp::Add, Ty::U64, f.base, offset);
+        let raw_ty = if size == 8 { Ty::U64 } else { Ty::U32 };
+        let zero = if size == 8 { FnLower::u64c(0) } else { u(0) };
+        let results: Vec<_> = (0..n).map(|_| self.new_var(raw_ty, "surface")).collect();
+        for r in &results {
+            self.assign(*r, Expr::Use(zero));
+        }
+        let access = self.collect(|s| {
+            for i in 0..n {
+                let a = s.bin(BinaryOp::Add, Ty::U64, base, FnLower::u64c(u64::from(i as u32 * size)));
+                let place = s.heap_place(a);
+                s.on_place(place, |s, mem, off| {
+                    if load {
+                        let v = s.load_bytes(mem, off, size);
+                        s.assign(results[i], Expr::Use(v));
+                    } else {
+                        let v = s.fit(values[i], s.operand_ty(values[i]), raw_ty, t);
+                        s.store_bytes(mem, off, size, v);
+                    }
+                    Ok(())
+                })?;
+            }
+            Ok(())
+        })?;
+        match oob {
+            "clamp" => self.push_block(access),
+            "trap" => {
+                let fault = crate::ir::Block { stmts: vec![crate::ir::Stmt::Fault { code: crate::abi::FAULT_TRAP }] };
+                self.emit_if(inside, access, fault);
+            }
+            _ => self.emit_if(inside, access, crate::ir::Block::new()),
+        }
+        if load {
+            let ty = crate::ptx_types::value_ty(t).unwrap_or(Ty::U32);
+            for (d, r) in elems.iter().zip(results) {
+                let v = self.fit(Operand::Var(r), raw_ty, ty, t);
+                self.write_relaxed(d, t, v)?;
+            }
+        }
+        Ok(())
+    }
+
     /// `txq.{width,height,depth}.b32 d, [texture]` (§9.7.10.5); other queries are refused.
     pub(super) fn txq(&mut self, m: &Mods) -> LResult<()> {
         let inst = m.inst;

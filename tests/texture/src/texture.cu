@@ -38,3 +38,22 @@ extern "C" __global__ void sample3d(cudaTextureObject_t t, const float4 *xyz, fl
     int i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < n) out[i] = tex3D<float4>(t, xyz[i].x, xyz[i].y, xyz[i].z);
 }
+
+// Surfaces: x is a byte offset (surf2Dread/surf2Dwrite), y a row; each boundary mode.
+extern "C" __global__ void surface_read(cudaSurfaceObject_t s, const int2 *xy, uchar4 *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) {
+        out[2 * i] = surf2Dread<uchar4>(s, xy[i].x, xy[i].y, cudaBoundaryModeZero);
+        out[2 * i + 1] = surf2Dread<uchar4>(s, xy[i].x, xy[i].y, cudaBoundaryModeClamp);
+    }
+}
+
+extern "C" __global__ void surface_write(cudaSurfaceObject_t s, const int2 *xy, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) surf2Dwrite(make_uchar4(i, i + 1, i + 2, i + 3), s, xy[i].x, xy[i].y, cudaBoundaryModeZero);
+}
+
+extern "C" __global__ void surface_trap(cudaSurfaceObject_t s, const int2 *xy, unsigned *out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = surf2Dread<unsigned>(s, xy[i].x, xy[i].y);
+}
