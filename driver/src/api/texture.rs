@@ -560,7 +560,7 @@ fn resource_descriptor(d: &Driver, r: &CudaResourceDesc, what: &str) -> Result<(
             let (format, channels) = (fc as u32, (fc >> 32) as u32);
             let (kind, bytes) = check_format(format, channels, what)?;
             let element = u64::from(bytes * channels);
-            if ptr % element.max(4).min(16) != 0 {
+            if !ptr.is_multiple_of(element.clamp(4, 16)) {
                 crate::log::error(format_args!("{what}: texels at {ptr:#x} are not aligned to their element"));
                 return Err(CUDA_ERROR_INVALID_VALUE);
             }

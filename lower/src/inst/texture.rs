@@ -513,9 +513,9 @@ impl FnLower {
         let xc = self.bin(BinaryOp::MaxS, Ty::U64, xs, FnLower::u64c(0));
         let xc = self.bin(BinaryOp::MinU, Ty::U64, xc, last);
         let mut offset = if oob == "clamp" { xc } else { xu };
-        for k in 1..dims {
-            let (i, ins) = self.address_mode(c[k], f.size[k], u(desc::MODE_BORDER), Operand::Const(Const::Bool(false)));
-            let clamped = self.address_mode(c[k], f.size[k], u(desc::MODE_CLAMP), Operand::Const(Const::Bool(false))).0;
+        for (k, &ck) in c.iter().enumerate().skip(1) {
+            let (i, ins) = self.address_mode(ck, f.size[k], u(desc::MODE_BORDER), Operand::Const(Const::Bool(false)));
+            let clamped = self.address_mode(ck, f.size[k], u(desc::MODE_CLAMP), Operand::Const(Const::Bool(false))).0;
             inside = self.bin(BinaryOp::And, Ty::Bool, inside, ins);
             let i = if oob == "clamp" { clamped } else { i };
             let i = self.resize(i, Ty::U32, Ty::U64, false);
