@@ -29,7 +29,7 @@ fn context() -> bool {
 
 const FLOAT: u32 = 0x20;
 const U8: u32 = 0x01;
-const HALF: u32 = 0x10;
+const NV12: u32 = 0xb0;
 const HOST: u32 = 1;
 const DEVICE: u32 = 2;
 const ARRAY: u32 = 3;
@@ -163,7 +163,7 @@ fn three_d_copies_fill_slices_row_by_row() {
     // Layered and cubemap arrays are refused by name.
     let layered = CudaArray3dDescriptor { flags: 1, ..desc };
     assert_eq!(cuArray3DCreate_v2(&mut a, &layered), CUDA_ERROR_NOT_SUPPORTED);
-    assert_eq!(cuArrayCreate_v2(&mut a, &CudaArrayDescriptor { width: 4, height: 4, format: HALF, num_channels: 1 }), CUDA_ERROR_NOT_SUPPORTED);
+    assert_eq!(cuArrayCreate_v2(&mut a, &CudaArrayDescriptor { width: 4, height: 4, format: NV12, num_channels: 1 }), CUDA_ERROR_NOT_SUPPORTED);
 }
 
 fn resource_array(a: Handle) -> CudaResourceDesc {

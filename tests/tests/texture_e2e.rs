@@ -410,3 +410,38 @@ fn surfaces_load_and_store_with_each_boundary_mode() {
         assert!(launch(&mut rig, "surface_trap", 4 * xy.len(), xy.len(), true).is_err(), ".trap out of bounds must fault on {:?}", rig.backend);
     }
 }
+
+/// Half texels (two channels) read as their exact f32, point and linear: normals, subnormals,
+/// signed zeros, the largest half and infinities (a linear blend of ∞ gives ∞ or NaN as f32
+/// arithmetic does: only point sampling reads those).
+#[test]
+fn half_texels_read_as_exact_floats() {
+    use ptxcross_tests::ptx_ref::approx::f16_to_f64;
+    for mut rig in rigs() {
+        let size = [4usize, 3, 1];
+        let finite: Vec<u16> = (0..24u32).map(|i| [0x3c00, 0x0001, 0x83ff, 0x8000, 0x7bff, 0x3555, 0xc8f1, 0x0400][i as usize % 8] ^ (i as u16 * 0x0101 & 0x0303)).collect();
+        for (halves, linear) in [(finite.clone(), true), ({ let mut h = finite.clone(); h[5] = 0x7c00; h[10] = 0xfc00; h }, false)] {
+            let bytes: Vec<u8> = halves.iter().flat_map(|h| h.to_le_bytes()).collect();
+            let base = rig.buffer(&bytes).0;
+            let texels: Vec<[f32; 4]> = halves.chunks(2).map(|c| [f16_to_f64(c[0]) as f32, f16_to_f64(c[1]) as f32, 0.0, 0.0]).collect();
+            let d = Descriptor {
+                base,
+                kind: desc::KIND_FLOAT,
+                channel_bytes: 2,
+                channels: 2,
+                size: [4, 3, 1],
+                row_pitch: 16,
+                slice_pitch: 48,
+                address_modes: [desc::MODE_CLAMP; 3],
+                flags: u32::from(linear) * desc::FLAG_LINEAR,
+                border: [0.0; 4],
+            };
+            let tex = Tex { size, texels, modes: [desc::MODE_CLAMP; 3], linear, normalized: false, border: [0.0; 4] };
+            let t = rig.descriptor(&d);
+            let coords: Vec<Vec<f32>> = (0..60).map(|i| vec![(i % 11) as f32 * 0.43 - 0.3, (i / 11) as f32 * 0.61 - 0.1]).collect();
+            let flat: Vec<f32> = coords.iter().flatten().copied().collect();
+            let got = rig.run("sample2d", t, &f32_bytes(&flat), coords.len());
+            check(&format!("half texels, linear {linear}"), rig.backend, &coords, &got, |c| tex.sample(c));
+        }
+    }
+}

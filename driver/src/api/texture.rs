@@ -7,7 +7,7 @@
 //!   (`ptxcross_lower::abi::texture`) written into a small allocation of the creating context:
 //!   `tex`/`txq` read it with ordinary bounds-checked heap loads, so a forged handle reads only
 //!   what a forged pointer could. Mipmapped arrays, layered and cubemap arrays, resource views,
-//!   half-precision and sRGB texels are refused (`CUDA_ERROR_NOT_SUPPORTED`, with a message).
+//!   packed/YUV formats and sRGB texels are refused (`CUDA_ERROR_NOT_SUPPORTED`, with a message).
 
 use std::ffi::{c_uint, c_void};
 
@@ -180,6 +180,7 @@ fn format_of(f: c_uint) -> Option<(u32, u32)> {
         0x08 => (desc::KIND_SIGNED, 1),
         0x09 => (desc::KIND_SIGNED, 2),
         0x0a => (desc::KIND_SIGNED, 4),
+        0x10 => (desc::KIND_FLOAT, 2),
         0x20 => (desc::KIND_FLOAT, 4),
         _ => return None,
     })
@@ -192,7 +193,7 @@ fn check_format(f: c_uint, channels: c_uint, what: &str) -> Result<(u32, u32), C
     }
     format_of(f).ok_or_else(|| {
         crate::log::error(format_args!(
-            "{what}: array format {f:#x} is not supported (8/16/32-bit integers and 32-bit floats are; half and packed formats not yet)"
+            "{what}: array format {f:#x} is not supported (8/16/32-bit integers, 16- and 32-bit floats are; packed and YUV formats not yet)"
         ));
         CUDA_ERROR_NOT_SUPPORTED
     })

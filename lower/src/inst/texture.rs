@@ -17,11 +17,11 @@
 //!   (float results) or 0 (integer results).
 //!
 //! Refused by name: `.texref` references and independent (sampler) mode, layered, cubemap and
-//! multisample geometries, `.grad`, `tld4`, `.f16` results, a predicate destination, and every
+//! multisample geometries, `.grad`, `tld4`, `.f16` results (f16 texels read as f32), a predicate destination, and every
 //! `txq` query but width, height and depth. Mipmapped resources are refused when created, so
 //! `tex.level` reads level 0, the only one there is.
 
-use super::half::Rounding;
+use super::half::{Rounding, F16};
 use super::{operands, Mods};
 use crate::abi::texture as desc;
 use crate::function::{unsupported, FnLower, LResult, Symbol};
@@ -214,6 +214,10 @@ impl FnLower {
                 let q = self.select(Ty::F32, signed, sq, uq);
                 let q = self.convert(ConvertOp::Bitcast, Ty::F32, Ty::U32, q);
                 let v = self.select(Ty::U32, normalize, q, int);
+                // Half texels read as their exact f32.
+                let h = self.small_float_to_f32_bits(raw, F16);
+                let half = self.bin(BinaryOp::And, Ty::Bool, float_kind, two);
+                let v = self.select(Ty::U32, half, h, v);
                 let outside = self.un(UnaryOp::Not, Ty::Bool, inside);
                 self.select(Ty::U32, outside, f.border[c as usize], v)
             } else {
