@@ -2429,36 +2429,12 @@ pub extern "C" fn cuMemsetD2D16() -> CUresult {
     crate::log::unsupported("cuMemsetD2D16")
 }
 #[no_mangle]
-pub extern "C" fn cuMemsetD2D16Async() -> CUresult {
-    crate::log::unsupported("cuMemsetD2D16Async")
-}
-#[no_mangle]
-pub extern "C" fn cuMemsetD2D16_v2() -> CUresult {
-    crate::log::unsupported("cuMemsetD2D16_v2")
-}
-#[no_mangle]
 pub extern "C" fn cuMemsetD2D32() -> CUresult {
     crate::log::unsupported("cuMemsetD2D32")
 }
 #[no_mangle]
-pub extern "C" fn cuMemsetD2D32Async() -> CUresult {
-    crate::log::unsupported("cuMemsetD2D32Async")
-}
-#[no_mangle]
-pub extern "C" fn cuMemsetD2D32_v2() -> CUresult {
-    crate::log::unsupported("cuMemsetD2D32_v2")
-}
-#[no_mangle]
 pub extern "C" fn cuMemsetD2D8() -> CUresult {
     crate::log::unsupported("cuMemsetD2D8")
-}
-#[no_mangle]
-pub extern "C" fn cuMemsetD2D8Async() -> CUresult {
-    crate::log::unsupported("cuMemsetD2D8Async")
-}
-#[no_mangle]
-pub extern "C" fn cuMemsetD2D8_v2() -> CUresult {
-    crate::log::unsupported("cuMemsetD2D8_v2")
 }
 #[no_mangle]
 pub extern "C" fn cuMemsetD32() -> CUresult {

@@ -130,6 +130,15 @@ fn arrays_and_pitched_copies_keep_the_documented_layout() {
     assert_eq!(cuMemcpyHtoA_v2(a, 72, host.as_ptr() as *const c_void, 16), CUDA_ERROR_INVALID_VALUE);
     ok(cuArrayDestroy(a));
     assert_eq!(cuArrayDestroy(a), CUDA_ERROR_INVALID_HANDLE);
+    // cuMemsetD2D16: 3 elements of 3 rows, the rest of each row and the last row untouched.
+    ok(cuMemsetD8_v2(dev, 0x11, pitch * 4));
+    ok(cuMemsetD2D16_v2(dev, pitch, 0xbeef, 3, 3));
+    ok(cuMemcpyDtoH_v2(back.as_mut_ptr() as *mut c_void, dev, pitch * 4));
+    for (i, &b) in back.iter().enumerate() {
+        let (y, x) = (i / pitch, i % pitch);
+        let want = if y < 3 && x < 6 { [0xef, 0xbe][x % 2] } else { 0x11 };
+        assert_eq!(b, want, "memset byte ({x}, {y})");
+    }
     ok(cuMemFree_v2(dev));
 }
 

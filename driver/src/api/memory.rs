@@ -375,3 +375,41 @@ pub extern "C" fn cuPointerGetAttributes(n: c_uint, attributes: *const c_int, da
         })
     })
 }
+
+/// Fills `height` rows of `width` elements, `pitch` bytes apart, at `dst` with `elem`.
+fn memset2d(dst: CUdeviceptr, pitch: usize, elem: &[u8], width: usize, height: usize, stream: Handle) -> Result<(), CUresult> {
+    let row = width.checked_mul(elem.len()).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+    if height > 1 && pitch < row {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    for y in 0..height {
+        let at = (y as u64).checked_mul(pitch as u64).and_then(|o| dst.checked_add(o)).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        memset(at, elem, width, stream)?;
+    }
+    Ok(())
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemsetD2D8_v2(dst: CUdeviceptr, pitch: usize, v: u8, w: usize, h: usize) -> CUresult {
+    entry("cuMemsetD2D8_v2", || memset2d(dst, pitch, &[v], w, h, state::null()))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD2D16_v2(dst: CUdeviceptr, pitch: usize, v: u16, w: usize, h: usize) -> CUresult {
+    entry("cuMemsetD2D16_v2", || memset2d(dst, pitch, &v.to_le_bytes(), w, h, state::null()))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD2D32_v2(dst: CUdeviceptr, pitch: usize, v: u32, w: usize, h: usize) -> CUresult {
+    entry("cuMemsetD2D32_v2", || memset2d(dst, pitch, &v.to_le_bytes(), w, h, state::null()))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD2D8Async(dst: CUdeviceptr, pitch: usize, v: u8, w: usize, h: usize, stream: Handle) -> CUresult {
+    entry("cuMemsetD2D8Async", || memset2d(dst, pitch, &[v], w, h, stream))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD2D16Async(dst: CUdeviceptr, pitch: usize, v: u16, w: usize, h: usize, stream: Handle) -> CUresult {
+    entry("cuMemsetD2D16Async", || memset2d(dst, pitch, &v.to_le_bytes(), w, h, stream))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD2D32Async(dst: CUdeviceptr, pitch: usize, v: u32, w: usize, h: usize, stream: Handle) -> CUresult {
+    entry("cuMemsetD2D32Async", || memset2d(dst, pitch, &v.to_le_bytes(), w, h, stream))
+}
