@@ -445,3 +445,53 @@ fn half_texels_read_as_exact_floats() {
         }
     }
 }
+
+/// The survey's `texture.cu` `tex_sample` (tests/parse-corpus/real, nvcc sm_80) end to end:
+/// `tex1Dfetch<float>` on linear memory, `tex2D` and `tex2DLod` on a point-sampled clamped
+/// float4 array, `surf2Dread`/`surf2Dwrite` of uchar4 (trap mode), checked against the CUDA
+/// source's arithmetic on the CPU.
+#[test]
+fn the_survey_texture_kernel_runs() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("parse-corpus/real/nvcc/texture.sm_80.ptx");
+    let file = SourceFile::new("texture.sm_80.ptx".to_string(), std::fs::read_to_string(path).unwrap());
+    let (w, h) = (70usize, 3usize);
+    for &backend in &Backend::ALL {
+        let options = LowerOptions { block: Some([BLOCK, 1, 1]), flushed_f32: gpu.flushes_f32(backend), ..ptxcross_tests::launch::device_options(&Backend::ALL) };
+        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("translation failed:\n{}", e.render()));
+        let mut rig = Rig { ctx: Context::new(ptxcross::ContextOptions { heap_bytes: 16 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap(), program, backend };
+        let lin: Vec<f32> = (0..w).map(|i| i as f32 * 0.75 - 3.0).collect();
+        let texels = float_texels(w * h);
+        let image: Vec<u8> = (0..w * h * 4).map(|i| (i * 13 + 7) as u8).collect();
+        let lin_base = rig.buffer(&f32_bytes(&lin)).0;
+        let tex_bytes: Vec<u8> = texels.iter().flat_map(|t| f32_bytes(t)).collect();
+        let tex_base = rig.buffer(&tex_bytes).0;
+        let surf_base = rig.buffer(&image).0;
+        let mut d = float_descriptor(lin_base, [w, 1, 1], [desc::MODE_BORDER; 3], false, false, [0.0; 4]);
+        d.channels = 1;
+        d.row_pitch = 4 * w as u32;
+        let t1 = rig.descriptor(&d);
+        let t2 = rig.descriptor(&float_descriptor(tex_base, [w, h, 1], [desc::MODE_CLAMP; 3], false, false, [0.0; 4]));
+        let sd = Descriptor { base: surf_base, kind: desc::KIND_UNSIGNED, channel_bytes: 1, channels: 4, size: [w as u32, h as u32, 1], row_pitch: 4 * w as u32, slice_pitch: (4 * w * h) as u32, address_modes: [desc::MODE_BORDER; 3], flags: 0, border: [0.0; 4] };
+        let s = rig.descriptor(&sd);
+        let out = rig.buffer(&vec![0u8; w * h * 16]);
+        let args = [t1.to_le_bytes().to_vec(), t2.to_le_bytes().to_vec(), s.to_le_bytes().to_vec(), out.0.to_le_bytes().to_vec(), (w as u32).to_le_bytes().to_vec(), (h as u32).to_le_bytes().to_vec()];
+        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+        rig.ctx.launch(&rig.program, "_Z10tex_sampleyyyP6float4ii", [(w as u32).div_ceil(BLOCK), h as u32, 1], &refs, backend).unwrap_or_else(|e| panic!("tex_sample on {backend:?}: {e}"));
+        let got = rig.ctx.read(out, (w * h * 16) as u64).unwrap();
+        let surf_after = rig.ctx.read(DevicePtr(surf_base), image.len() as u64).unwrap();
+        for y in 0..h {
+            for x in 0..w {
+                let b = texels[y * w + x];
+                // tex2DLod at (x/4, y/4): level 0, point, clamped.
+                let c = texels[(y / 4).min(h - 1) * w + x / 4];
+                let px = &image[(y * w + x) * 4..][..4];
+                let want = [lin[x] + b[0] + c[0], b[1], b[2] + px[1] as f32, b[3] + c[3]];
+                let o = (y * w + x) * 16;
+                let g: Vec<f32> = got[o..o + 16].chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+                assert_eq!(g, want, "tex_sample at ({x}, {y}) on {backend:?}");
+                assert_eq!(surf_after[(y * w + x) * 4..][..4], [px[0] ^ 0xff, px[1], px[2], px[3]], "surface at ({x}, {y})");
+            }
+        }
+    }
+}
