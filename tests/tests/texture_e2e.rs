@@ -20,12 +20,23 @@ use std::sync::Arc;
 
 const BLOCK: u32 = 64;
 
-fn program(gpu: &Arc<Gpu>, backend: Backend) -> Program {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("texture/ptx/texture.nvcc.ptx");
-    let file = SourceFile::new("texture.nvcc.ptx".to_string(), std::fs::read_to_string(path).expect("texture.nvcc.ptx"));
-    let options = LowerOptions { block: Some([BLOCK, 1, 1]), flushed_f32: gpu.flushes_f32(backend), ..ptxcross_tests::launch::device_options(&Backend::ALL) };
+/// `split`: the `webgpu` profile (64-bit integers split in 32-bit halves, no f64), WGSL only.
+fn program_of(gpu: &Arc<Gpu>, backend: Backend, split: bool, path: &str, kernel: Option<&str>) -> Program {
+    let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect(path);
+    let file = SourceFile::new(path.rsplit('/').next().unwrap_or(path).to_string(), text);
+    let options = LowerOptions {
+        block: Some([BLOCK, 1, 1]),
+        flushed_f32: gpu.flushes_f32(backend),
+        split_int64: split,
+        no_float64: split,
+        kernel: kernel.map(str::to_string),
+        ..ptxcross_tests::launch::device_options(&Backend::ALL)
+    };
     translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("translation failed:\n{}", e.render()))
 }
+
+/// Both backends, and WGSL under the `webgpu` profile.
+const PROFILES: [(Backend, bool); 3] = [(Backend::Spirv, false), (Backend::Wgsl, false), (Backend::Wgsl, true)];
 
 /// A texture as the reference sees it: texel values after the read mode, row-major.
 #[derive(Clone)]
@@ -135,16 +146,20 @@ impl Rig {
     }
 }
 
-fn rigs() -> Vec<Rig> {
+fn rigs_of(path: &str, kernel: Option<&str>) -> Vec<Rig> {
     let Some(gpu) = gpu_or_skip() else { return Vec::new() };
-    Backend::ALL
+    PROFILES
         .iter()
-        .map(|&backend| Rig {
+        .map(|&(backend, split)| Rig {
             ctx: Context::new(ptxcross::ContextOptions { heap_bytes: 16 << 20, timeout: None, gpu: Some(gpu.clone()) }).expect("context"),
-            program: program(&gpu, backend),
+            program: program_of(&gpu, backend, split, path, kernel),
             backend,
         })
         .collect()
+}
+
+fn rigs() -> Vec<Rig> {
+    rigs_of("texture/ptx/texture.nvcc.ptx", None)
 }
 
 fn f32_bytes(v: &[f32]) -> Vec<u8> {
@@ -452,14 +467,9 @@ fn half_texels_read_as_exact_floats() {
 /// source's arithmetic on the CPU.
 #[test]
 fn the_survey_texture_kernel_runs() {
-    let Some(gpu) = gpu_or_skip() else { return };
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("parse-corpus/real/nvcc/texture.sm_80.ptx");
-    let file = SourceFile::new("texture.sm_80.ptx".to_string(), std::fs::read_to_string(path).unwrap());
     let (w, h) = (70usize, 3usize);
-    for &backend in &Backend::ALL {
-        let options = LowerOptions { block: Some([BLOCK, 1, 1]), flushed_f32: gpu.flushes_f32(backend), ..ptxcross_tests::launch::device_options(&Backend::ALL) };
-        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("translation failed:\n{}", e.render()));
-        let mut rig = Rig { ctx: Context::new(ptxcross::ContextOptions { heap_bytes: 16 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap(), program, backend };
+    for mut rig in rigs_of("parse-corpus/real/nvcc/texture.sm_80.ptx", Some("_Z10tex_sampleyyyP6float4ii")) {
+        let backend = rig.backend;
         let lin: Vec<f32> = (0..w).map(|i| i as f32 * 0.75 - 3.0).collect();
         let texels = float_texels(w * h);
         let image: Vec<u8> = (0..w * h * 4).map(|i| (i * 13 + 7) as u8).collect();
