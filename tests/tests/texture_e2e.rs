@@ -505,3 +505,27 @@ fn the_survey_texture_kernel_runs() {
         }
     }
 }
+
+/// `txq.{width,height,depth}` (§9.7.10.5) read the extents the descriptor holds.
+#[test]
+fn txq_reads_the_extents() {
+    let Some(gpu) = gpu_or_skip() else { return };
+    let ptx = ".version 8.5\n.target sm_80\n.address_size 64\n\
+        .visible .entry q(.param .u64 t, .param .u64 out)\n{\n.reg .b64 %rd<4>;\n.reg .b32 %r<4>;\n\
+        ld.param.u64 %rd1, [t];\nld.param.u64 %rd2, [out];\n\
+        txq.width.b32 %r1, [%rd1];\ntxq.height.b32 %r2, [%rd1];\ntxq.depth.b32 %r3, [%rd1];\n\
+        st.global.v2.u32 [%rd2], {%r1, %r2};\nst.global.u32 [%rd2+8], %r3;\nret;\n}\n";
+    let file = SourceFile::new("txq.ptx".to_string(), ptx);
+    for (backend, split) in PROFILES {
+        let options = LowerOptions { block: Some([1, 1, 1]), split_int64: split, ..ptxcross_tests::launch::device_options(&Backend::ALL) };
+        let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
+        let mut rig = Rig { ctx: Context::new(ptxcross::ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap(), program, backend };
+        let t = rig.descriptor(&float_descriptor(0, [123, 45, 6], [desc::MODE_CLAMP; 3], false, false, [0.0; 4]));
+        let out = rig.buffer(&[0u8; 12]);
+        let args = [t.to_le_bytes().to_vec(), out.0.to_le_bytes().to_vec()];
+        let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+        rig.ctx.launch(&rig.program, "q", [1, 1, 1], &refs, backend).unwrap();
+        let got = rig.ctx.read(out, 12).unwrap();
+        assert_eq!(got, [123u32, 45, 6].iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<_>>(), "{backend:?} split {split}");
+    }
+}
