@@ -1121,36 +1121,16 @@ pub extern "C" fn cuArray3DCreate() -> CUresult {
     crate::log::unsupported("cuArray3DCreate")
 }
 #[no_mangle]
-pub extern "C" fn cuArray3DCreate_v2() -> CUresult {
-    crate::log::unsupported("cuArray3DCreate_v2")
-}
-#[no_mangle]
 pub extern "C" fn cuArray3DGetDescriptor() -> CUresult {
     crate::log::unsupported("cuArray3DGetDescriptor")
-}
-#[no_mangle]
-pub extern "C" fn cuArray3DGetDescriptor_v2() -> CUresult {
-    crate::log::unsupported("cuArray3DGetDescriptor_v2")
 }
 #[no_mangle]
 pub extern "C" fn cuArrayCreate() -> CUresult {
     crate::log::unsupported("cuArrayCreate")
 }
 #[no_mangle]
-pub extern "C" fn cuArrayCreate_v2() -> CUresult {
-    crate::log::unsupported("cuArrayCreate_v2")
-}
-#[no_mangle]
-pub extern "C" fn cuArrayDestroy() -> CUresult {
-    crate::log::unsupported("cuArrayDestroy")
-}
-#[no_mangle]
 pub extern "C" fn cuArrayGetDescriptor() -> CUresult {
     crate::log::unsupported("cuArrayGetDescriptor")
-}
-#[no_mangle]
-pub extern "C" fn cuArrayGetDescriptor_v2() -> CUresult {
-    crate::log::unsupported("cuArrayGetDescriptor_v2")
 }
 #[no_mangle]
 pub extern "C" fn cuArrayGetMemoryRequirements() -> CUresult {
@@ -2129,10 +2109,6 @@ pub extern "C" fn cuMemAllocPitch() -> CUresult {
     crate::log::unsupported("cuMemAllocPitch")
 }
 #[no_mangle]
-pub extern "C" fn cuMemAllocPitch_v2() -> CUresult {
-    crate::log::unsupported("cuMemAllocPitch_v2")
-}
-#[no_mangle]
 pub extern "C" fn cuMemBatchDecompressAsync() -> CUresult {
     crate::log::unsupported("cuMemBatchDecompressAsync")
 }
@@ -2321,20 +2297,8 @@ pub extern "C" fn cuMemcpy2DAsync() -> CUresult {
     crate::log::unsupported("cuMemcpy2DAsync")
 }
 #[no_mangle]
-pub extern "C" fn cuMemcpy2DAsync_v2() -> CUresult {
-    crate::log::unsupported("cuMemcpy2DAsync_v2")
-}
-#[no_mangle]
 pub extern "C" fn cuMemcpy2DUnaligned() -> CUresult {
     crate::log::unsupported("cuMemcpy2DUnaligned")
-}
-#[no_mangle]
-pub extern "C" fn cuMemcpy2DUnaligned_v2() -> CUresult {
-    crate::log::unsupported("cuMemcpy2DUnaligned_v2")
-}
-#[no_mangle]
-pub extern "C" fn cuMemcpy2D_v2() -> CUresult {
-    crate::log::unsupported("cuMemcpy2D_v2")
 }
 #[no_mangle]
 pub extern "C" fn cuMemcpy3D() -> CUresult {
@@ -2343,10 +2307,6 @@ pub extern "C" fn cuMemcpy3D() -> CUresult {
 #[no_mangle]
 pub extern "C" fn cuMemcpy3DAsync() -> CUresult {
     crate::log::unsupported("cuMemcpy3DAsync")
-}
-#[no_mangle]
-pub extern "C" fn cuMemcpy3DAsync_v2() -> CUresult {
-    crate::log::unsupported("cuMemcpy3DAsync_v2")
 }
 #[no_mangle]
 pub extern "C" fn cuMemcpy3DBatchAsync() -> CUresult {
@@ -2373,10 +2333,6 @@ pub extern "C" fn cuMemcpy3DWithAttributesAsync() -> CUresult {
     crate::log::unsupported("cuMemcpy3DWithAttributesAsync")
 }
 #[no_mangle]
-pub extern "C" fn cuMemcpy3D_v2() -> CUresult {
-    crate::log::unsupported("cuMemcpy3D_v2")
-}
-#[no_mangle]
 pub extern "C" fn cuMemcpyAtoA() -> CUresult {
     crate::log::unsupported("cuMemcpyAtoA")
 }
@@ -2389,10 +2345,6 @@ pub extern "C" fn cuMemcpyAtoD() -> CUresult {
     crate::log::unsupported("cuMemcpyAtoD")
 }
 #[no_mangle]
-pub extern "C" fn cuMemcpyAtoD_v2() -> CUresult {
-    crate::log::unsupported("cuMemcpyAtoD_v2")
-}
-#[no_mangle]
 pub extern "C" fn cuMemcpyAtoH() -> CUresult {
     crate::log::unsupported("cuMemcpyAtoH")
 }
@@ -2403,10 +2355,6 @@ pub extern "C" fn cuMemcpyAtoHAsync() -> CUresult {
 #[no_mangle]
 pub extern "C" fn cuMemcpyAtoHAsync_v2() -> CUresult {
     crate::log::unsupported("cuMemcpyAtoHAsync_v2")
-}
-#[no_mangle]
-pub extern "C" fn cuMemcpyAtoH_v2() -> CUresult {
-    crate::log::unsupported("cuMemcpyAtoH_v2")
 }
 #[no_mangle]
 pub extern "C" fn cuMemcpyBatchAsync() -> CUresult {
@@ -2423,10 +2371,6 @@ pub extern "C" fn cuMemcpyBatchAsync_v2() -> CUresult {
 #[no_mangle]
 pub extern "C" fn cuMemcpyDtoA() -> CUresult {
     crate::log::unsupported("cuMemcpyDtoA")
-}
-#[no_mangle]
-pub extern "C" fn cuMemcpyDtoA_v2() -> CUresult {
-    crate::log::unsupported("cuMemcpyDtoA_v2")
 }
 #[no_mangle]
 pub extern "C" fn cuMemcpyDtoD() -> CUresult {
@@ -2457,10 +2401,6 @@ pub extern "C" fn cuMemcpyHtoAAsync_v2() -> CUresult {
     crate::log::unsupported("cuMemcpyHtoAAsync_v2")
 }
 #[no_mangle]
-pub extern "C" fn cuMemcpyHtoA_v2() -> CUresult {
-    crate::log::unsupported("cuMemcpyHtoA_v2")
-}
-#[no_mangle]
 pub extern "C" fn cuMemcpyHtoD() -> CUresult {
     crate::log::unsupported("cuMemcpyHtoD")
 }
@@ -2489,36 +2429,12 @@ pub extern "C" fn cuMemsetD2D16() -> CUresult {
     crate::log::unsupported("cuMemsetD2D16")
 }
 #[no_mangle]
-pub extern "C" fn cuMemsetD2D16Async() -> CUresult {
-    crate::log::unsupported("cuMemsetD2D16Async")
-}
-#[no_mangle]
-pub extern "C" fn cuMemsetD2D16_v2() -> CUresult {
-    crate::log::unsupported("cuMemsetD2D16_v2")
-}
-#[no_mangle]
 pub extern "C" fn cuMemsetD2D32() -> CUresult {
     crate::log::unsupported("cuMemsetD2D32")
 }
 #[no_mangle]
-pub extern "C" fn cuMemsetD2D32Async() -> CUresult {
-    crate::log::unsupported("cuMemsetD2D32Async")
-}
-#[no_mangle]
-pub extern "C" fn cuMemsetD2D32_v2() -> CUresult {
-    crate::log::unsupported("cuMemsetD2D32_v2")
-}
-#[no_mangle]
 pub extern "C" fn cuMemsetD2D8() -> CUresult {
     crate::log::unsupported("cuMemsetD2D8")
-}
-#[no_mangle]
-pub extern "C" fn cuMemsetD2D8Async() -> CUresult {
-    crate::log::unsupported("cuMemsetD2D8Async")
-}
-#[no_mangle]
-pub extern "C" fn cuMemsetD2D8_v2() -> CUresult {
-    crate::log::unsupported("cuMemsetD2D8_v2")
 }
 #[no_mangle]
 pub extern "C" fn cuMemsetD32() -> CUresult {
@@ -2817,18 +2733,6 @@ pub extern "C" fn cuStreamWriteValue64_v2() -> CUresult {
     crate::log::unsupported("cuStreamWriteValue64_v2")
 }
 #[no_mangle]
-pub extern "C" fn cuSurfObjectCreate() -> CUresult {
-    crate::log::unsupported("cuSurfObjectCreate")
-}
-#[no_mangle]
-pub extern "C" fn cuSurfObjectDestroy() -> CUresult {
-    crate::log::unsupported("cuSurfObjectDestroy")
-}
-#[no_mangle]
-pub extern "C" fn cuSurfObjectGetResourceDesc() -> CUresult {
-    crate::log::unsupported("cuSurfObjectGetResourceDesc")
-}
-#[no_mangle]
 pub extern "C" fn cuSurfRefGetArray() -> CUresult {
     crate::log::unsupported("cuSurfRefGetArray")
 }
@@ -2857,24 +2761,8 @@ pub extern "C" fn cuTensorMapSetAllocationClass() -> CUresult {
     crate::log::unsupported("cuTensorMapSetAllocationClass")
 }
 #[no_mangle]
-pub extern "C" fn cuTexObjectCreate() -> CUresult {
-    crate::log::unsupported("cuTexObjectCreate")
-}
-#[no_mangle]
-pub extern "C" fn cuTexObjectDestroy() -> CUresult {
-    crate::log::unsupported("cuTexObjectDestroy")
-}
-#[no_mangle]
-pub extern "C" fn cuTexObjectGetResourceDesc() -> CUresult {
-    crate::log::unsupported("cuTexObjectGetResourceDesc")
-}
-#[no_mangle]
 pub extern "C" fn cuTexObjectGetResourceViewDesc() -> CUresult {
     crate::log::unsupported("cuTexObjectGetResourceViewDesc")
-}
-#[no_mangle]
-pub extern "C" fn cuTexObjectGetTextureDesc() -> CUresult {
-    crate::log::unsupported("cuTexObjectGetTextureDesc")
 }
 #[no_mangle]
 pub extern "C" fn cuTexRefCreate() -> CUresult {

@@ -31,6 +31,8 @@ pub enum Kind {
     Stream = 4,
     Event = 5,
     Link = 6,
+    /// CUDA arrays (`CUarray`).
+    Array = 7,
 }
 
 const KIND_SHIFT: u32 = 48;
@@ -116,6 +118,10 @@ pub struct Driver {
     pub allocations: BTreeMap<u64, (u64, u64)>,
     /// Page-locked host allocations (`cuMemAllocHost`): address → size.
     pub host_allocations: BTreeMap<usize, usize>,
+    /// CUDA arrays (`api::texture`); their texels are device allocations of the same context.
+    pub arrays: HashMap<u64, crate::api::CudaArray>,
+    /// Texture and surface objects: descriptor address (an allocation) → what it was made of.
+    pub texture_objects: HashMap<u64, crate::api::TextureObject>,
 }
 
 // SAFETY: the raw pointers held (link error-log buffers) belong to the program, which owns
@@ -222,6 +228,8 @@ fn open() -> Result<Driver, CUresult> {
         links: HashMap::new(),
         allocations: BTreeMap::new(),
         host_allocations: BTreeMap::new(),
+        arrays: HashMap::new(),
+        texture_objects: HashMap::new(),
     };
     d.primary = d.new_id();
     d.contexts.insert(d.primary, Ctx { primary: true, flags: 0, sticky: None, limits: HashMap::new(), printf: String::new() });
@@ -323,6 +331,8 @@ impl Driver {
             }
         }
         self.streams.retain(|_, s| s.ctx != ctx);
+        self.arrays.retain(|_, a| a.ctx != ctx);
+        self.texture_objects.retain(|_, t| t.ctx != ctx);
         if let Some(c) = self.contexts.get_mut(&ctx) {
             c.sticky = None;
         }

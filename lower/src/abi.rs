@@ -328,3 +328,82 @@ pub fn describe_faults(bits: u32) -> Vec<&'static str> {
     }
     described
 }
+
+/// Texture and surface objects (`cuTexObjectCreate`, `cuSurfObjectCreate`): the 64-bit handle a
+/// kernel receives is the heap address of a descriptor of [`texture::WORDS`] words that the
+/// driver writes into the creating context's memory. `tex`/`txq` (`inst::texture`) read it and
+/// the texels with ordinary bounds-checked heap loads, so a forged handle reads only what a
+/// forged pointer could, and faults the same way. One definition for the driver and `lower`.
+pub mod texture {
+    /// Descriptor size in 32-bit words / bytes.
+    pub const WORDS: u32 = 16;
+    pub const BYTES: u64 = WORDS as u64 * 4;
+    /// Words 0–1: address of texel (0, 0, 0) (low word first).
+    pub const BASE_LO: u32 = 0;
+    pub const BASE_HI: u32 = 1;
+    /// Word 2: channel kind (bits 0–7), bytes per channel (8–15: 1, 2 or 4), channel count
+    /// (16–23: 1, 2 or 4). A texel is `channels × bytes` bytes, channel 0 first.
+    pub const FORMAT: u32 = 2;
+    /// Words 3–5: width, height, depth in texels (1 for the dimensions a resource lacks).
+    pub const WIDTH: u32 = 3;
+    /// Words 6–7: bytes from one row / one 2D slice to the next.
+    pub const ROW_PITCH: u32 = 6;
+    pub const SLICE_PITCH: u32 = 7;
+    /// Word 8: address mode of dimension `k` in bits `4k..4k+4` (`CUaddress_mode` values).
+    pub const ADDRESS_MODES: u32 = 8;
+    /// Word 9: `FLAG_*` bits.
+    pub const FLAGS: u32 = 9;
+    /// Words 12–15: border colour, four f32.
+    pub const BORDER: u32 = 12;
+
+    pub const KIND_UNSIGNED: u32 = 0;
+    pub const KIND_SIGNED: u32 = 1;
+    pub const KIND_FLOAT: u32 = 2;
+
+    /// `CUaddress_mode`.
+    pub const MODE_WRAP: u32 = 0;
+    pub const MODE_CLAMP: u32 = 1;
+    pub const MODE_MIRROR: u32 = 2;
+    pub const MODE_BORDER: u32 = 3;
+
+    /// Linear filtering (else nearest point).
+    pub const FLAG_LINEAR: u32 = 1 << 0;
+    /// Coordinates in [0, 1) span the texture (`CU_TRSF_NORMALIZED_COORDINATES`).
+    pub const FLAG_NORMALIZED_COORDS: u32 = 1 << 1;
+    /// 8/16-bit integer channels read as floats in [0, 1] / [-1, 1] (the read mode
+    /// `cudaReadModeNormalizedFloat`, the driver's default without `CU_TRSF_READ_AS_INTEGER`).
+    pub const FLAG_NORMALIZED_READ: u32 = 1 << 2;
+
+    /// What a descriptor says, as the driver fills it in.
+    #[derive(Clone, Copy, Debug, Default, PartialEq)]
+    pub struct Descriptor {
+        pub base: u64,
+        pub kind: u32,
+        pub channel_bytes: u32,
+        pub channels: u32,
+        pub size: [u32; 3],
+        pub row_pitch: u32,
+        pub slice_pitch: u32,
+        pub address_modes: [u32; 3],
+        pub flags: u32,
+        pub border: [f32; 4],
+    }
+
+    impl Descriptor {
+        pub fn encode(&self) -> [u32; WORDS as usize] {
+            let mut w = [0u32; WORDS as usize];
+            w[BASE_LO as usize] = self.base as u32;
+            w[BASE_HI as usize] = (self.base >> 32) as u32;
+            w[FORMAT as usize] = self.kind | self.channel_bytes << 8 | self.channels << 16;
+            w[WIDTH as usize..WIDTH as usize + 3].copy_from_slice(&self.size);
+            w[ROW_PITCH as usize] = self.row_pitch;
+            w[SLICE_PITCH as usize] = self.slice_pitch;
+            w[ADDRESS_MODES as usize] = self.address_modes[0] | self.address_modes[1] << 4 | self.address_modes[2] << 8;
+            w[FLAGS as usize] = self.flags;
+            for (i, c) in self.border.iter().enumerate() {
+                w[BORDER as usize + i] = c.to_bits();
+            }
+            w
+        }
+    }
+}

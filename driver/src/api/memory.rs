@@ -156,16 +156,16 @@ pub extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
     })
 }
 
-fn read(d: &Driver, src: u64, bytes: usize) -> Result<Vec<u8>, CUresult> {
+pub(crate) fn read(d: &Driver, src: u64, bytes: usize) -> Result<Vec<u8>, CUresult> {
     d.device.heap.read(DevicePtr(src), bytes as u64).map_err(|e| runtime_error("copy from the device", e))
 }
 
-fn write(d: &mut Driver, dst: u64, data: &[u8]) -> Result<(), CUresult> {
+pub(crate) fn write(d: &mut Driver, dst: u64, data: &[u8]) -> Result<(), CUresult> {
     d.device.heap.write(DevicePtr(dst), data).map_err(|e| runtime_error("copy to the device", e))
 }
 
 /// # Safety: `src` holds `bytes` readable bytes (the caller's promise to the API).
-fn host_slice<'a>(src: *const c_void, bytes: usize) -> Result<&'a [u8], CUresult> {
+pub(crate) fn host_slice<'a>(src: *const c_void, bytes: usize) -> Result<&'a [u8], CUresult> {
     if bytes == 0 {
         return Ok(&[]);
     }
@@ -374,4 +374,42 @@ pub extern "C" fn cuPointerGetAttributes(n: c_uint, attributes: *const c_int, da
             Ok(())
         })
     })
+}
+
+/// Fills `height` rows of `width` elements, `pitch` bytes apart, at `dst` with `elem`.
+fn memset2d(dst: CUdeviceptr, pitch: usize, elem: &[u8], width: usize, height: usize, stream: Handle) -> Result<(), CUresult> {
+    let row = width.checked_mul(elem.len()).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+    if height > 1 && pitch < row {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    for y in 0..height {
+        let at = (y as u64).checked_mul(pitch as u64).and_then(|o| dst.checked_add(o)).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        memset(at, elem, width, stream)?;
+    }
+    Ok(())
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemsetD2D8_v2(dst: CUdeviceptr, pitch: usize, v: u8, w: usize, h: usize) -> CUresult {
+    entry("cuMemsetD2D8_v2", || memset2d(dst, pitch, &[v], w, h, state::null()))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD2D16_v2(dst: CUdeviceptr, pitch: usize, v: u16, w: usize, h: usize) -> CUresult {
+    entry("cuMemsetD2D16_v2", || memset2d(dst, pitch, &v.to_le_bytes(), w, h, state::null()))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD2D32_v2(dst: CUdeviceptr, pitch: usize, v: u32, w: usize, h: usize) -> CUresult {
+    entry("cuMemsetD2D32_v2", || memset2d(dst, pitch, &v.to_le_bytes(), w, h, state::null()))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD2D8Async(dst: CUdeviceptr, pitch: usize, v: u8, w: usize, h: usize, stream: Handle) -> CUresult {
+    entry("cuMemsetD2D8Async", || memset2d(dst, pitch, &[v], w, h, stream))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD2D16Async(dst: CUdeviceptr, pitch: usize, v: u16, w: usize, h: usize, stream: Handle) -> CUresult {
+    entry("cuMemsetD2D16Async", || memset2d(dst, pitch, &v.to_le_bytes(), w, h, stream))
+}
+#[no_mangle]
+pub extern "C" fn cuMemsetD2D32Async(dst: CUdeviceptr, pitch: usize, v: u32, w: usize, h: usize, stream: Handle) -> CUresult {
+    entry("cuMemsetD2D32Async", || memset2d(dst, pitch, &v.to_le_bytes(), w, h, stream))
 }

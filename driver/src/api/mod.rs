@@ -9,6 +9,7 @@ mod launch;
 mod memory;
 mod module;
 mod stream;
+mod texture;
 
 pub use context::*;
 pub use device::*;
@@ -18,6 +19,7 @@ pub use launch::*;
 pub use memory::*;
 pub use module::*;
 pub use stream::*;
+pub use texture::*;
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 

@@ -263,7 +263,7 @@ impl FnLower {
 
     /// The place of 64-bit global address `a`: a byte offset of the one bound segment, or
     /// with several segment slots the address itself (the slot is chosen per access).
-    fn heap_place(&mut self, a: Operand) -> Place {
+    pub(super) fn heap_place(&mut self, a: Operand) -> Place {
         if self.segment_slots >= 2 {
             Place::Global(a)
         } else {

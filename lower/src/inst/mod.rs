@@ -22,6 +22,7 @@ pub(crate) mod legacy;
 mod matrix;
 mod memory;
 mod moves;
+mod texture;
 mod video;
 mod warp;
 mod wgmma;
@@ -287,6 +288,10 @@ impl FnLower {
             | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2" | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4"
             | "vmin4" | "vmax4" | "vset4" => self.video(&m),
             "mapa" | "getctarank" => self.cluster_address(&m),
+            "tex" => self.tex(&m),
+            "txq" => self.txq(&m),
+            "suld" => self.surface(&m, true),
+            "sust" => self.surface(&m, false),
             _ => Err(unsupported(format!("instruction `{}`", m.name()), inst.span)),
         }
     }
