@@ -329,6 +329,6 @@ impl FnLower {
         let node = self.cur;
         let cont = self.new_node();
         self.terminate(Terminator::Jump(cont), cont);
-        self.sched.points.push(crate::scheduler::Point { node, cont, span: inst.span, collective: false });
+        self.sched.points.push(crate::scheduler::Point { node, cont, span: inst.span, collective: false, mbarrier: false });
     }
 }
