@@ -190,18 +190,19 @@ fn edge() -> String {
 }
 
 /// The waiting threads' branch comes first in program order (and in the structurized
-/// order), the producer's second: the CTA barrier scheduler parks the waiters and runs the
-/// producer, so the waiters read its store (§9.7.14.15.16's ordering 1).
+/// order), the producer's second, and the producer comes late (four rounds of its own named
+/// barrier first): the CTA barrier scheduler parks the waiters until the phase completes and
+/// runs the producer, so the waiters read its store (§9.7.14.15.16's ordering 1).
 #[test]
 fn consumers_waiting_before_the_producer_in_program_order_see_its_data() {
     let Some(gpu) = gpu() else { return };
     let text = edge();
     let program = program_of("edge.ptx", &text, [64, 1, 1], "consumer_first");
-    let want: Vec<u32> = (0..64).map(|t| if t < 32 { 12345 } else { 7 }).collect();
-    for backend in Backend::ALL {
+    for (backend, value) in Backend::ALL.into_iter().zip([12345u32, 67890]) {
+        let want: Vec<u32> = (0..64).map(|t| if t < 32 { value } else { 7 }).collect();
         let mut run = Run::new(&gpu);
         let o = run.zeros(64 * 4);
-        run.launch(&program, "consumer_first", [1, 1, 1], &[&o.to_le_bytes()], backend);
+        run.launch(&program, "consumer_first", [1, 1, 1], &[&o.to_le_bytes(), &value.to_le_bytes()], backend);
         assert_eq!(run.read_u32(o, 64), want, "{backend}");
     }
 }
