@@ -197,13 +197,16 @@ fn edge() -> String {
 fn consumers_waiting_before_the_producer_in_program_order_see_its_data() {
     let Some(gpu) = gpu() else { return };
     let text = edge();
-    let program = program_of("edge.ptx", &text, [64, 1, 1], "consumer_first");
-    for (backend, value) in Backend::ALL.into_iter().zip([12345u32, 67890]) {
-        let want: Vec<u32> = (0..64).map(|t| if t < 32 { value } else { 7 }).collect();
-        let mut run = Run::new(&gpu);
-        let o = run.zeros(64 * 4);
-        run.launch(&program, "consumer_first", [1, 1, 1], &[&o.to_le_bytes(), &value.to_le_bytes()], backend);
-        assert_eq!(run.read_u32(o, 64), want, "{backend}");
+    // `consumer_in_function`: the same with the wait, guarded, in a device function.
+    for kernel in ["consumer_first", "consumer_in_function"] {
+        let program = program_of("edge.ptx", &text, [64, 1, 1], kernel);
+        for (backend, value) in Backend::ALL.into_iter().zip([12345u32, 67890]) {
+            let want: Vec<u32> = (0..64).map(|t| if t < 32 { value } else { 7 }).collect();
+            let mut run = Run::new(&gpu);
+            let o = run.zeros(64 * 4);
+            run.launch(&program, kernel, [1, 1, 1], &[&o.to_le_bytes(), &value.to_le_bytes()], backend);
+            assert_eq!(run.read_u32(o, 64), want, "{kernel}, {backend}");
+        }
     }
 }
 
