@@ -138,10 +138,17 @@ pub struct Point {
     pub node: NodeId,
     pub cont: NodeId,
     pub span: Span,
-    /// A warp collective (see [`FnLower::collective_point`]), not a barrier.
-    pub collective: bool,
-    /// An `mbarrier` wait (see [`FnLower::mbarrier_point`]), not a barrier.
-    pub mbarrier: bool,
+    pub kind: PointKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PointKind {
+    /// `bar`/`barrier` (`FnLower::park`).
+    Barrier,
+    /// A warp collective (see [`FnLower::collective_point`]).
+    Collective,
+    /// An `mbarrier` wait (see [`FnLower::mbarrier_point`]).
+    Mbarrier,
 }
 
 /// The per-thread record of the `mbarrier` phase a thread waits for: the object's shared
@@ -318,14 +325,7 @@ impl FnLower {
         self.assign(cv.mask, Expr::Use(member));
         self.assign(cv.src, Expr::Use(src));
         self.assign(cv.read, Expr::Use(u32c(read_index)));
-        // The fault site (a collective that never completes: `FAULT_BARRIER_DEADLOCK`).
-        let site = self.record_fault_site(inst);
-        let pv = self.sched.vars(&mut self.vars);
-        self.assign(pv.site, Expr::Use(u32c(site)));
-        let node = self.cur;
-        let cont = self.new_node();
-        self.terminate(Terminator::Jump(cont), cont);
-        self.sched.points.push(Point { node, cont, span: inst.span, collective: true, mbarrier: false });
+        self.end_at_point(inst, PointKind::Collective);
         // Resumed: the thread leaves the collective (its lanes have all read the words).
         let t = self.linear_tid();
         shared_store(self, base + padded, t, u32c(0));
@@ -361,13 +361,20 @@ impl FnLower {
         });
         self.assign(mv.word, Expr::Use(word));
         self.assign(mv.parity, Expr::Use(parity));
+        self.end_at_point(inst, PointKind::Mbarrier);
+    }
+
+    /// Ends the block at a point of kind `kind` for `inst`, whose fault site it records (a
+    /// point that never completes: `FAULT_BARRIER_DEADLOCK`); the thread resumes at the next
+    /// block.
+    pub(crate) fn end_at_point(&mut self, inst: &ptxcross_frontend::ast::Instruction, kind: PointKind) {
         let site = self.record_fault_site(inst);
         let pv = self.sched.vars(&mut self.vars);
         self.assign(pv.site, Expr::Use(u32c(site)));
         let node = self.cur;
         let cont = self.new_node();
         self.terminate(Terminator::Jump(cont), cont);
-        self.sched.points.push(Point { node, cont, span: inst.span, collective: false, mbarrier: true });
+        self.sched.points.push(Point { node, cont, span: inst.span, kind });
     }
 
     /// Notes that an `mbarrier` object may have changed phase in this round (see
@@ -797,12 +804,10 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
     for (i, p) in points.iter().enumerate() {
         let block = &mut fl.blocks[p.node];
         block.stmts.push(Stmt::Assign { dst: resume, expr: Expr::Use(u32c(i as u32 + 1)) });
-        let state = if p.collective {
-            COLLECTIVE_NEW
-        } else if p.mbarrier {
-            MBARRIER
-        } else {
-            PARKED
+        let state = match p.kind {
+            PointKind::Barrier => PARKED,
+            PointKind::Collective => COLLECTIVE_NEW,
+            PointKind::Mbarrier => MBARRIER,
         };
         block.stmts.push(Stmt::Assign { dst: st, expr: Expr::Use(u32c(state)) });
         block.term = Terminator::Jump(publish);
