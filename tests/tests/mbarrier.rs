@@ -21,14 +21,37 @@ fn input(seed: u32, n: usize) -> Vec<u32> {
     words(seed).take(n).collect()
 }
 
+/// `kernel` of each file run on each backend over `grid` CTAs of `block` threads, with the
+/// arguments ([input,] output, scalars…): the output words of each run, with its label.
+fn outputs(gpu: &std::sync::Arc<ptxcross::Gpu>, kernel: &str, block: usize, grid: usize, inp: Option<&[u32]>, scalars: &[u32]) -> Vec<(String, Vec<u32>)> {
+    let total = block * grid;
+    let mut runs = Vec::new();
+    for file in FILES {
+        let program = program_of(file, &ptx(file), [block as u32, 1, 1], kernel);
+        for backend in Backend::ALL {
+            let mut run = Run::new(gpu);
+            let mut args: Vec<Vec<u8>> = Vec::new();
+            if let Some(inp) = inp {
+                args.push(run.buffer(&u32s(inp)).to_le_bytes().to_vec());
+            }
+            let o = run.zeros(total * 4);
+            args.push(o.to_le_bytes().to_vec());
+            args.extend(scalars.iter().map(|v| v.to_le_bytes().to_vec()));
+            let args: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
+            run.launch(&program, kernel, [grid as u32, 1, 1], &args, backend);
+            runs.push((format!("{file}, block {block}, {backend}"), run.read_u32(o, total)));
+        }
+    }
+    runs
+}
+
 /// `stencil`: a three-point stencil over several phases, each ended by `arrive_and_wait`.
 #[test]
 fn block_barrier_arrive_and_wait_over_several_phases() {
     let Some(gpu) = gpu() else { return };
     let grid = 2usize;
     for block in [48usize, 100, 256] {
-        let total = block * grid;
-        let inp = input(0x51ce_0001 ^ block as u32, total);
+        let inp = input(0x51ce_0001 ^ block as u32, block * grid);
         for phases in [1u32, 4] {
             let mut want = Vec::new();
             for c in 0..grid {
@@ -43,14 +66,8 @@ fn block_barrier_arrive_and_wait_over_several_phases() {
                 }
                 want.extend(cur);
             }
-            for file in FILES {
-                let program = program_of(file, &ptx(file), [block as u32, 1, 1], "stencil");
-                for backend in Backend::ALL {
-                    let mut run = Run::new(&gpu);
-                    let (i, o) = (run.buffer(&u32s(&inp)), run.zeros(total * 4));
-                    run.launch(&program, "stencil", [grid as u32, 1, 1], &[&i.to_le_bytes(), &o.to_le_bytes(), &phases.to_le_bytes()], backend);
-                    assert_eq!(run.read_u32(o, total), want, "{file}, block {block}, {phases} phases, {backend}");
-                }
+            for (label, got) in outputs(&gpu, "stencil", block, grid, Some(&inp), &[phases]) {
+                assert_eq!(got, want, "{label}, {phases} phases");
             }
         }
     }
@@ -63,22 +80,15 @@ fn memcpy_async_completes_on_the_barrier() {
     let Some(gpu) = gpu() else { return };
     let grid = 2usize;
     for block in [48usize, 256] {
-        let total = block * grid;
-        let inp = input(0xc0c0_0002 ^ block as u32, total);
-        let want: Vec<u32> = (0..total)
+        let inp = input(0xc0c0_0002 ^ block as u32, block * grid);
+        let want: Vec<u32> = (0..block * grid)
             .map(|g| {
                 let (c, t) = (g / block, g % block);
                 inp[c * block + (t + 1) % block].wrapping_mul(2).wrapping_add(inp[g])
             })
             .collect();
-        for file in FILES {
-            let program = program_of(file, &ptx(file), [block as u32, 1, 1], "copy_async");
-            for backend in Backend::ALL {
-                let mut run = Run::new(&gpu);
-                let (i, o) = (run.buffer(&u32s(&inp)), run.zeros(total * 4));
-                run.launch(&program, "copy_async", [grid as u32, 1, 1], &[&i.to_le_bytes(), &o.to_le_bytes()], backend);
-                assert_eq!(run.read_u32(o, total), want, "{file}, block {block}, {backend}");
-            }
+        for (label, got) in outputs(&gpu, "copy_async", block, grid, Some(&inp), &[]) {
+            assert_eq!(got, want, "{label}");
         }
     }
 }
@@ -92,7 +102,7 @@ fn split_arrive_wait_and_arrive_and_drop() {
     for (block, keep) in [(100usize, 37usize), (256, 256), (256, 64)] {
         let total = block * grid;
         let inp = input(0xd00d_0003 ^ block as u32 ^ keep as u32, total);
-        for phases in [1i32, 3] {
+        for phases in [1u32, 3] {
             let mut want = vec![0u32; total];
             for c in 0..grid {
                 let mut sm0: Vec<u32> = inp[c * block..(c + 1) * block].to_vec();
@@ -102,7 +112,7 @@ fn split_arrive_wait_and_arrive_and_drop() {
                 }
                 for p in 0..phases {
                     let (src, dst) = if p & 1 == 0 { (&sm0, &mut sm1) } else { (&sm1, &mut sm0) };
-                    let next: Vec<u32> = (0..keep).map(|t| src[(t + 1) % keep].wrapping_add(p as u32)).collect();
+                    let next: Vec<u32> = (0..keep).map(|t| src[(t + 1) % keep].wrapping_add(p)).collect();
                     dst[..keep].copy_from_slice(&next);
                 }
                 let fin = if phases & 1 == 0 { &sm0 } else { &sm1 };
@@ -114,15 +124,8 @@ fn split_arrive_wait_and_arrive_and_drop() {
                     want[c * block + t] = fin[t] ^ acc;
                 }
             }
-            for file in FILES {
-                let program = program_of(file, &ptx(file), [block as u32, 1, 1], "split_and_drop");
-                for backend in Backend::ALL {
-                    let mut run = Run::new(&gpu);
-                    let (i, o) = (run.buffer(&u32s(&inp)), run.zeros(total * 4));
-                    let args: [&[u8]; 4] = [&i.to_le_bytes(), &o.to_le_bytes(), &(keep as u32).to_le_bytes(), &phases.to_le_bytes()];
-                    run.launch(&program, "split_and_drop", [grid as u32, 1, 1], &args, backend);
-                    assert_eq!(run.read_u32(o, total), want, "{file}, block {block}, keep {keep}, {phases} phases, {backend}");
-                }
+            for (label, got) in outputs(&gpu, "split_and_drop", block, grid, Some(&inp), &[keep as u32, phases]) {
+                assert_eq!(got, want, "{label}, keep {keep}, {phases} phases");
             }
         }
     }
@@ -134,8 +137,7 @@ fn parity_waits_over_several_phases() {
     let Some(gpu) = gpu() else { return };
     let grid = 2usize;
     for block in [48usize, 256] {
-        let total = block * grid;
-        let inp = input(0xbabe_0004 ^ block as u32, total);
+        let inp = input(0xbabe_0004 ^ block as u32, block * grid);
         for phases in [1u32, 2, 5] {
             let mut want = Vec::new();
             for c in 0..grid {
@@ -145,14 +147,8 @@ fn parity_waits_over_several_phases() {
                 }
                 want.extend(cur);
             }
-            for file in FILES {
-                let program = program_of(file, &ptx(file), [block as u32, 1, 1], "parity");
-                for backend in Backend::ALL {
-                    let mut run = Run::new(&gpu);
-                    let (i, o) = (run.buffer(&u32s(&inp)), run.zeros(total * 4));
-                    run.launch(&program, "parity", [grid as u32, 1, 1], &[&i.to_le_bytes(), &o.to_le_bytes(), &phases.to_le_bytes()], backend);
-                    assert_eq!(run.read_u32(o, total), want, "{file}, block {block}, {phases} phases, {backend}");
-                }
+            for (label, got) in outputs(&gpu, "parity", block, grid, Some(&inp), &[phases]) {
+                assert_eq!(got, want, "{label}, {phases} phases");
             }
         }
     }
@@ -165,20 +161,12 @@ fn pending_count_of_no_complete_arrivals() {
     let Some(gpu) = gpu() else { return };
     let grid = 2usize;
     for block in [48usize, 256] {
-        let total = block * grid;
-        for file in FILES {
-            let program = program_of(file, &ptx(file), [block as u32, 1, 1], "pending");
-            for backend in Backend::ALL {
-                let mut run = Run::new(&gpu);
-                let o = run.zeros(total * 4);
-                run.launch(&program, "pending", [grid as u32, 1, 1], &[&o.to_le_bytes()], backend);
-                let got = run.read_u32(o, total);
-                for c in 0..grid {
-                    let mut seen = got[c * block..(c + 1) * block].to_vec();
-                    seen.sort_unstable();
-                    let want: Vec<u32> = (3..block as u32 + 3).collect();
-                    assert_eq!(seen, want, "{file}, block {block}, CTA {c}, {backend}");
-                }
+        let want: Vec<u32> = (3..block as u32 + 3).collect();
+        for (label, got) in outputs(&gpu, "pending", block, grid, None, &[]) {
+            for c in 0..grid {
+                let mut seen = got[c * block..(c + 1) * block].to_vec();
+                seen.sort_unstable();
+                assert_eq!(seen, want, "{label}, CTA {c}");
             }
         }
     }
