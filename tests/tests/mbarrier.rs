@@ -267,3 +267,29 @@ fn tx_count_and_cluster_objects_are_refused_by_name() {
         assert!(msg.contains("not supported") && msg.contains(says), "{inst}: {msg}");
     }
 }
+
+/// What a phase of `arrive_and_wait` costs: `stencil` (sm_90 PTX, 128 threads, 16 CTAs) timed
+/// at 0 and 100 phases after a warm-up launch; prints milliseconds and µs per phase and CTA.
+///   cargo test -p ptxcross-tests --test mbarrier wait_cost -- --ignored --nocapture
+#[test]
+#[ignore]
+fn wait_cost() {
+    let Some(gpu) = gpu() else { return };
+    let (block, grid, phases) = (128u32, 16u32, 100u32);
+    let file = FILES[1];
+    let program = program_of(file, &ptx(file), [block, 1, 1], "stencil");
+    for backend in Backend::ALL {
+        let mut run = Run::new(&gpu);
+        let i = run.buffer(&u32s(&input(7, (block * grid) as usize)));
+        let o = run.zeros((block * grid) as usize * 4);
+        let mut time = |n: u32| {
+            let t = std::time::Instant::now();
+            run.launch(&program, "stencil", [grid, 1, 1], &[&i.to_le_bytes(), &o.to_le_bytes(), &n.to_le_bytes()], backend);
+            t.elapsed().as_secs_f64()
+        };
+        time(1);
+        let (t0, tn) = (time(0), time(phases));
+        let per = (tn - t0) / (phases * grid) as f64 * 1e6;
+        println!("{backend}: 0 phases {:.1} ms, {phases} phases {:.1} ms: {per:.1} µs per phase and CTA", t0 * 1e3, tn * 1e3);
+    }
+}
