@@ -96,14 +96,16 @@ pub struct Functions<'a> {
 /// Whether the SIMT machinery must see `inst` where it runs (docs/simt.md), so a body holding
 /// it cannot be lowered once for all its callers behind the call stack: CTA barriers (every
 /// `bar`/`barrier` form), `bar.warp.sync`, the warp collectives, the matrix instructions that
-/// exchange values over the warp (`FnLower::warp_exchange`) and CTA-scope fences, which are
-/// lowered as workgroup barriers (`FnLower::fence`). Anything else whose lowering records a
+/// exchange values over the warp (`FnLower::warp_exchange`), `mbarrier` waits (points of the
+/// CTA barrier scheduler) and CTA-scope fences, which are lowered as workgroup barriers
+/// (`FnLower::fence`). Anything else whose lowering records a
 /// barrier is still refused in a stack-called body (`Calls::lower_stack_body`).
 fn needs_simt_view(inst: &ast::Instruction) -> bool {
     match inst.opcode.name.as_str() {
         "bar" | "barrier" | "shfl" | "vote" | "match" | "redux" | "activemask" | "elect" | "ldmatrix" | "stmatrix" | "mma"
         | "wmma" | "wgmma" => true,
-        "membar" | "fence" => inst.modifiers.iter().any(|m| m.text == "cta"),
+        "membar" | "fence" => inst.modifiers.iter().any(|m| m.text == "cta" || m.text == "mbarrier_init"),
+        "mbarrier" => crate::inst::mbarrier::waits(inst),
         _ => false,
     }
 }

@@ -139,7 +139,7 @@ fn lower_body(
         return Ok(Lowered::Plain(Box::new(plain)));
     }
     let scheduled = lower_body_in(true, false, Vec::new()).and_then(|mut body| {
-        if let (false, false, Some(p)) = (hard, meet, body.0.sched.points.iter().find(|p| p.collective)) {
+        if let (false, false, Some(p)) = (hard, meet, body.0.sched.points.iter().find(|p| p.kind == crate::scheduler::PointKind::Collective)) {
             // Only register counts asked for the scheduler: a kernel with warp collectives
             // keeps today's lowering (much faster; a count naming fewer warps than the CTA
             // faults there at run time), as before collectives ran in scheduler kernels.

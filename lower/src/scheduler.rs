@@ -101,6 +101,8 @@ const EXITING: u32 = 4;
 /// Waits at a warp collective ([`COLLECTIVE_NEW`] in the round it got there).
 const COLLECTIVE: u32 = 5;
 const COLLECTIVE_NEW: u32 = 6;
+/// Waits for the phase of an `mbarrier` object to complete ([`FnLower::mbarrier_point`]).
+const MBARRIER: u32 = 7;
 
 /// Bit 31 of a lane's collective key word: its predicate (`vote`).
 const PRED_BIT: u32 = 0x8000_0000;
@@ -136,8 +138,25 @@ pub struct Point {
     pub node: NodeId,
     pub cont: NodeId,
     pub span: Span,
-    /// A warp collective (see [`FnLower::collective_point`]), not a barrier.
-    pub collective: bool,
+    pub kind: PointKind,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PointKind {
+    /// `bar`/`barrier` (`FnLower::park`).
+    Barrier,
+    /// A warp collective (see [`FnLower::collective_point`]).
+    Collective,
+    /// An `mbarrier` wait (see [`FnLower::mbarrier_point`]).
+    Mbarrier,
+}
+
+/// The per-thread record of the `mbarrier` phase a thread waits for: the object's shared
+/// word and the parity of the phase whose completion it waits for.
+#[derive(Clone, Copy, Debug)]
+pub struct MbarrierVars {
+    pub word: VarId,
+    pub parity: VarId,
 }
 
 /// What a completed warp collective reads from its warp's value words for each of its
@@ -192,6 +211,11 @@ pub struct Points {
     /// First shared word of the collectives' scratch: per thread (padded to whole warps) its
     /// value, key word (key | predicate << 31; 0: not at a collective) and membermask.
     coll_base: Option<u32>,
+    mbarrier: Option<MbarrierVars>,
+    /// Shared word set by every `mbarrier` arrive-on of a round (a phase may have completed:
+    /// the round made progress); thread 0 reads and clears it. Not zeroed at the start: a
+    /// stale non-zero value only costs one more round.
+    mbarrier_flag: Option<u32>,
 }
 
 impl Points {
@@ -301,14 +325,7 @@ impl FnLower {
         self.assign(cv.mask, Expr::Use(member));
         self.assign(cv.src, Expr::Use(src));
         self.assign(cv.read, Expr::Use(u32c(read_index)));
-        // The fault site (a collective that never completes: `FAULT_BARRIER_DEADLOCK`).
-        let site = self.record_fault_site(inst);
-        let pv = self.sched.vars(&mut self.vars);
-        self.assign(pv.site, Expr::Use(u32c(site)));
-        let node = self.cur;
-        let cont = self.new_node();
-        self.terminate(Terminator::Jump(cont), cont);
-        self.sched.points.push(Point { node, cont, span: inst.span, collective: true });
+        self.end_at_point(inst, PointKind::Collective);
         // Resumed: the thread leaves the collective (its lanes have all read the words).
         let t = self.linear_tid();
         shared_store(self, base + padded, t, u32c(0));
@@ -322,6 +339,58 @@ impl FnLower {
             ballot: copy(self, cv.ballot, "warp ballot"),
             result: copy(self, cv.result, "warp collected"),
         }
+    }
+}
+
+impl FnLower {
+    /// An `mbarrier` wait of a scheduler kernel (`inst::mbarrier`): the thread parks until
+    /// the phase of parity `parity` of the object at shared word `word` has completed; each
+    /// round, after the round's workgroup barrier, a waiting thread reads the word and runs
+    /// again once its phase bit differs from `parity`. Every arrive-on sets the round's
+    /// `mbarrier_flag` ([`FnLower::mbarrier_changed`]), so a round in which nothing arrived
+    /// and nothing else moved ends the launch with `abi::FAULT_BARRIER_DEADLOCK` here. Every
+    /// arrive that completed the phase came before that workgroup barrier, which orders
+    /// shared and global memory: the wait's acquire pattern (§9.7.14.15.16) holds.
+    pub(crate) fn mbarrier_point(&mut self, inst: &ptxcross_frontend::ast::Instruction, word: Operand, parity: Operand) {
+        let mv = *self.sched.mbarrier.get_or_insert_with(|| {
+            let mut new = |name: &str| {
+                self.vars.push(VarInfo { ty: Ty::U32, name: name.into() });
+                VarId(self.vars.len() as u32 - 1)
+            };
+            MbarrierVars { word: new("sched.mbarrier word"), parity: new("sched.mbarrier parity") }
+        });
+        self.assign(mv.word, Expr::Use(word));
+        self.assign(mv.parity, Expr::Use(parity));
+        self.end_at_point(inst, PointKind::Mbarrier);
+    }
+
+    /// Ends the block at a point of kind `kind` for `inst`, whose fault site it records (a
+    /// point that never completes: `FAULT_BARRIER_DEADLOCK`); the thread resumes at the next
+    /// block.
+    pub(crate) fn end_at_point(&mut self, inst: &ptxcross_frontend::ast::Instruction, kind: PointKind) {
+        let site = self.record_fault_site(inst);
+        let pv = self.sched.vars(&mut self.vars);
+        self.assign(pv.site, Expr::Use(u32c(site)));
+        let node = self.cur;
+        let cont = self.new_node();
+        self.terminate(Terminator::Jump(cont), cont);
+        self.sched.points.push(Point { node, cont, span: inst.span, kind });
+    }
+
+    /// Notes that an `mbarrier` object may have changed phase in this round (see
+    /// [`FnLower::mbarrier_point`]).
+    pub(crate) fn mbarrier_changed(&mut self) {
+        let flag = match self.sched.mbarrier_flag {
+            Some(b) => b,
+            None => {
+                let b = self.shared_bytes.div_ceil(4);
+                self.shared_bytes = (b + 1) * 4;
+                self.has_shared = true;
+                self.sched.mbarrier_flag = Some(b);
+                b
+            }
+        };
+        self.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(flag), value: u32c(1) });
     }
 }
 
@@ -735,7 +804,11 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
     for (i, p) in points.iter().enumerate() {
         let block = &mut fl.blocks[p.node];
         block.stmts.push(Stmt::Assign { dst: resume, expr: Expr::Use(u32c(i as u32 + 1)) });
-        let state = if p.collective { COLLECTIVE_NEW } else { PARKED };
+        let state = match p.kind {
+            PointKind::Barrier => PARKED,
+            PointKind::Collective => COLLECTIVE_NEW,
+            PointKind::Mbarrier => MBARRIER,
+        };
         block.stmts.push(Stmt::Assign { dst: st, expr: Expr::Use(u32c(state)) });
         block.term = Terminator::Jump(publish);
     }
@@ -749,6 +822,11 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
     fl.assign(pv.site, Expr::Use(u32c(0)));
     for v in [pv.pred, pv.trues, pv.parts] {
         fl.assign(v, Expr::Use(u32c(0)));
+    }
+    let mbarrier = fl.sched.mbarrier;
+    if let Some(mv) = mbarrier {
+        fl.assign(mv.word, Expr::Use(u32c(0)));
+        fl.assign(mv.parity, Expr::Use(u32c(0)));
     }
     let tid = fl.linear_tid();
     let w = fl.bin(BinaryOp::ShrU, Ty::U32, tid, u32c(5));
@@ -872,6 +950,14 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
         let p = fl.bin(BinaryOp::Or, Ty::Bool, Operand::Var(progress), f);
         fl.assign(progress, Expr::Use(p));
     }
+    if let Some(flag) = fl.sched.mbarrier_flag {
+        // An `mbarrier` arrive-on in this round: its waiters check their phase below.
+        let changed = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: u32c(flag) });
+        fl.push(Stmt::StoreWord { memory: Memory::Shared, index: u32c(flag), value: u32c(0) });
+        let f = fl.cmp(CmpOp::Ne, Ty::U32, changed, u32c(0));
+        let p = fl.bin(BinaryOp::Or, Ty::Bool, Operand::Var(progress), f);
+        fl.assign(progress, Expr::Use(p));
+    }
     let go_on = fl.select(Ty::U32, Operand::Var(progress), u32c(CONTINUE), u32c(STUCK));
     let none_left = fl.cmp(CmpOp::Eq, Ty::U32, nlive, u32c(0));
     let verdict = fl.select(Ty::U32, none_left, u32c(DONE), go_on);
@@ -883,6 +969,17 @@ pub(crate) fn build(fl: &mut FnLower) -> LResult<()> {
         let cv = fl.sched.coll_vars(&mut fl.vars);
         let waits = fl.cmp(CmpOp::Eq, Ty::U32, Operand::Var(st), u32c(COLLECTIVE));
         when(fl, waits, |fl| collective_check(fl, &s, base, padded, cv, &reads, st, warp))?;
+    }
+    if let Some(mv) = mbarrier {
+        // No thread writes an `mbarrier` object until the next round.
+        let waits = fl.cmp(CmpOp::Eq, Ty::U32, Operand::Var(st), u32c(MBARRIER));
+        when(fl, waits, |fl| {
+            let w = fl.value(Ty::U32, Expr::LoadWord { memory: Memory::Shared, index: Operand::Var(mv.word) });
+            let phase = fl.bin(BinaryOp::ShrU, Ty::U32, w, u32c(31));
+            let done = fl.cmp(CmpOp::Ne, Ty::U32, phase, Operand::Var(mv.parity));
+            let next = fl.select(Ty::U32, done, u32c(RUN), u32c(MBARRIER));
+            fl.assign(st, Expr::Use(next));
+        })?;
     }
     // Every thread: the verdict (a workgroup-uniform load), then its own state.
     let ctl = fl.new_var(Ty::U32, "sched.verdict");

@@ -632,7 +632,7 @@ impl FnLower {
 
     /// Atomically replaces word `idx` of `mem` by `f(old)`; yields the old word.
     /// `old = atomic read; loop { seen = CAS(idx, old → f(old)); if seen == old break; old = seen }`.
-    fn cas_loop(&mut self, mem: Memory, idx: Operand, f: impl FnOnce(&mut Self, Operand) -> Operand) -> Operand {
+    pub(super) fn cas_loop(&mut self, mem: Memory, idx: Operand, f: impl FnOnce(&mut Self, Operand) -> Operand) -> Operand {
         let atomic = |op, value, comparand| Expr::AtomicWord { memory: mem, op, index: idx, value, comparand };
         self.cas_loop_on(Ty::U32, atomic, f)
     }

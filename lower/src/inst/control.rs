@@ -320,15 +320,10 @@ impl FnLower {
     /// waits at (`id`, `expect` warps, `arrive`) and its fault site; the thread resumes at the
     /// next block.
     pub(super) fn park(&mut self, inst: &Instruction, id: Operand, expect: Operand, arrive: bool) {
-        let site = self.record_fault_site(inst);
         let v = self.sched.vars(&mut self.vars);
         self.assign(v.id, crate::ir::Expr::Use(id));
         self.assign(v.expect, crate::ir::Expr::Use(expect));
         self.assign(v.arrive, crate::ir::Expr::Use(Operand::Const(crate::ir::Const::Bool(arrive))));
-        self.assign(v.site, crate::ir::Expr::Use(Self::u32c(site)));
-        let node = self.cur;
-        let cont = self.new_node();
-        self.terminate(Terminator::Jump(cont), cont);
-        self.sched.points.push(crate::scheduler::Point { node, cont, span: inst.span, collective: false });
+        self.end_at_point(inst, crate::scheduler::PointKind::Barrier);
     }
 }

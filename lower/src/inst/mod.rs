@@ -20,6 +20,7 @@ mod half_arith;
 mod int;
 pub(crate) mod legacy;
 mod matrix;
+pub(crate) mod mbarrier;
 mod memory;
 mod moves;
 mod texture;
@@ -156,10 +157,10 @@ impl FnLower {
             }
             _ => {}
         }
-        if self.scheduler && matches!(op, "shfl" | "vote" | "activemask" | "redux" | "match" | "elect") {
+        if self.scheduler && (matches!(op, "shfl" | "vote" | "activemask" | "redux" | "match" | "elect") || mbarrier::waits(inst)) {
             if let Some(g) = &inst.guard {
-                // A warp collective is a point of the CTA barrier scheduler, which ends its
-                // block: the guard becomes a branch around it.
+                // A warp collective (or an `mbarrier` wait) is a point of the CTA barrier
+                // scheduler, which ends its block: the guard becomes a branch around it.
                 let p = self.read(
                     &ast::Operand { kind: ast::OperandKind::Symbol { name: g.pred.name.clone(), component: None }, span: g.span },
                     ScalarType::Pred,
@@ -268,7 +269,10 @@ impl FnLower {
             "redux" => self.redux(&m),
             "match" => self.match_sync(&m),
             "elect" => self.elect(&m),
+            "cp" if m.has("mbarrier") => self.cp_async_mbarrier_arrive(&m),
             "cp" => self.cp_async(&m),
+            "mbarrier" => self.mbarrier(&m),
+            "fence" if m.has("mbarrier_init") => self.fence_mbarrier_init(&m),
             "ldmatrix" => self.ldmatrix(&m),
             "stmatrix" => self.stmatrix(&m),
             "mma" => self.mma(&m),

@@ -1210,16 +1210,25 @@ impl FnLower {
                 m.has("cta")
             }
         };
-        if !cta || self.scheduler {
-            // With the CTA barrier scheduler (`scheduler`) threads of the CTA run apart, so a
-            // workgroup barrier cannot stand for the fence: the device-scope fence orders at
-            // least as much (WGSL refuses it).
+        if !cta {
             self.push(Stmt::Fence { scope: crate::ir::Scope::Device });
             return Ok(());
         }
-        self.push(Stmt::Barrier);
-        self.barriers.push((self.cur, m.inst.span));
+        self.cta_fence(m.inst.span);
         Ok(())
+    }
+
+    /// A CTA-scope fence (`fence.acq_rel.cta`): a workgroup barrier, which every thread
+    /// reaches here. With the CTA barrier scheduler (`scheduler`) threads of the CTA run apart,
+    /// so a workgroup barrier cannot stand for the fence: the device-scope fence orders at
+    /// least as much (WGSL refuses it).
+    pub(super) fn cta_fence(&mut self, span: ptxcross_frontend::ast::Span) {
+        if self.scheduler {
+            self.push(Stmt::Fence { scope: crate::ir::Scope::Device });
+            return;
+        }
+        self.push(Stmt::Barrier);
+        self.barriers.push((self.cur, span));
     }
 
     /// `nanosleep.u32 t` (§9.7.19.2): "suspends the thread for a sleep duration approximately
