@@ -398,7 +398,7 @@ fn check_translates_kernels_one_by_one_and_reports_each_kernels_error() {
     let text = format!(
         "{head}{}{}{}",
         good("first"),
-        bad("second", "setmaxnreg.inc.sync.aligned.u32 240"),
+        bad("second", "multimem.ld_reduce.relaxed.sys.global.add.u32 %r1, [%r1]"),
         bad("third", "movmatrix.sync.aligned.m8n8.trans.b16 %r1, %r1")
     );
     let file = dir.join("k.ptx");
@@ -409,7 +409,7 @@ fn check_translates_kernels_one_by_one_and_reports_each_kernels_error() {
     assert_eq!(line["parse"], "ok", "{line}");
     for target in ["spirv", "wgsl"] {
         let msg = line[target].as_str().unwrap();
-        assert!(msg.contains("k.ptx:17:5: not supported yet: instruction `setmaxnreg"), "{target}: {msg}");
+        assert!(msg.contains("k.ptx:17:5: not supported yet: instruction `multimem"), "{target}: {msg}");
         assert!(msg.contains("k.ptx:23:5: not supported yet: instruction `movmatrix"), "{target}: {msg}");
     }
 

@@ -64,9 +64,9 @@ fn unsupported_features_are_clear_errors() {
     // Instructions no open issue implements, so the test keeps meaning what it says as
     // coverage grows (a case that becomes supported must be replaced, not deleted).
     let cases = [
-        ("setmaxnreg.ptx", "    setmaxnreg.inc.sync.aligned.u32 64;", "not supported yet: instruction `setmaxnreg.inc.sync.aligned.u32`", 10),
+        ("multimem.ptx", "    multimem.ld_reduce.relaxed.sys.global.add.u32 %r2, [%r1];", "not supported yet: instruction `multimem.ld_reduce.relaxed.sys.global.add.u32`", 10),
         ("movmatrix.ptx", "    movmatrix.sync.aligned.m8n8.trans.b16 %r2, %r1;", "not supported yet: instruction `movmatrix.sync.aligned.m8n8.trans.b16`", 10),
-        ("tex.ptx", "    tex.1d.v4.s32.s32 {%r0,%r1,%r2,%r3}, [%r1, {%r1}];", "not supported yet: instruction `tex.1d.v4.s32.s32`", 10),
+        ("tensormap.ptx", "    tensormap.replace.tile.global_address.global.b1024.b64 [%r1], %r2;", "not supported yet: instruction `tensormap.replace.tile.global_address.global.b1024.b64`", 10),
     ];
     for (name, line, want, line_no) in cases {
         let ptx = format!(

@@ -280,6 +280,7 @@ impl FnLower {
             "wgmma" => self.wgmma(&m),
             "membar" | "fence" => self.fence(&m),
             "nanosleep" => self.nanosleep(&m),
+            "setmaxnreg" => self.setmaxnreg(&m),
             "prefetch" | "prefetchu" => self.prefetch(&m),
             // Cache-residency hints (§9.7.10.15/16): no single-thread effect. `discard` leaves
             // the data unspecified, so leaving it as it is is one allowed outcome.

@@ -1242,6 +1242,25 @@ impl FnLower {
         Ok(())
     }
 
+    /// `setmaxnreg.{inc,dec}.sync.aligned.u32 n` (§9.7.19.5, sm_90a): a hint that moves
+    /// physical registers between the warps of a CTA; PTX registers keep their values (ptxas
+    /// allocates them), so nothing is emitted. `n`: "an integer constant … in the range 24 to
+    /// 256 (both inclusive) and must be a multiple of 8".
+    pub(super) fn setmaxnreg(&mut self, m: &Mods) -> LResult<()> {
+        m.only(&["inc", "dec", "sync", "aligned"])?;
+        if m.one_of(&["inc", "dec"]).is_none() || !m.has("sync") || !m.has("aligned") || m.ty()? != ptxcross_frontend::ast::ScalarType::U32 {
+            return Err(ptxcross_frontend::Diagnostic::new(format!("`{}`: the form is setmaxnreg.{{inc,dec}}.sync.aligned.u32 (§9.7.19.5)", m.name()), m.inst.span));
+        }
+        let [n] = operands(m.inst, 1)? else { unreachable!() };
+        match super::imm_u64(n) {
+            Some(v) if (24..=256).contains(&v) && v % 8 == 0 => Ok(()),
+            _ => Err(ptxcross_frontend::Diagnostic::new(
+                format!("`{}` takes an integer constant from 24 to 256, a multiple of 8 (§9.7.19.5)", m.name()),
+                n.span,
+            )),
+        }
+    }
+
     /// `prefetch{.space}.level [a]`, `prefetchu.L1 [a]` (§9.7.10.14): a cache hint with no
     /// effect on results (a bad address does not fault on NVIDIA either): nothing is emitted.
     pub(super) fn prefetch(&mut self, m: &Mods) -> LResult<()> {
