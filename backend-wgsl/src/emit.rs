@@ -1399,13 +1399,15 @@ impl KernelCx<'_> {
         // evaluated by the shader compiler, where overflow, NaN and infinity are creation
         // errors (`3u << 31u`, `sqrt(-1f)`, `3e38f * 10f`), unlike at run time. One operand is
         // passed through an identity function to keep the operation a runtime one.
-        let operands: Vec<Operand> = match e {
+        // (An array and its length, not a `Vec`: one allocation per expression otherwise.)
+        let none = Operand::Const(Const::Bool(false));
+        let (operands, n): ([Operand; 3], usize) = match e {
             // (A call's arguments are the function's parameters: not constant-evaluated.)
-            Expr::Use(_) | Expr::Builtin(_) | Expr::Call { .. } => Vec::new(),
-            Expr::Unary { arg, .. } | Expr::Convert { arg, .. } => vec![*arg],
-            Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => vec![*lhs, *rhs],
-            Expr::Fma { a, b, c, .. } => vec![*a, *b, *c],
-            Expr::Select { cond, a, b, .. } => vec![*cond, *a, *b],
+            Expr::Use(_) | Expr::Builtin(_) | Expr::Call { .. } => ([none; 3], 0),
+            Expr::Unary { arg, .. } | Expr::Convert { arg, .. } => ([*arg, none, none], 1),
+            Expr::Binary { lhs, rhs, .. } | Expr::Compare { lhs, rhs, .. } => ([*lhs, *rhs, none], 2),
+            Expr::Fma { a, b, c, .. } => ([*a, *b, *c], 3),
+            Expr::Select { cond, a, b, .. } => ([*cond, *a, *b], 3),
             // Calls of helper functions: never constant-evaluated.
             Expr::LoadWord { .. }
             | Expr::LoadDword { .. }
@@ -1413,8 +1415,9 @@ impl KernelCx<'_> {
             | Expr::AtomicDword { .. }
             | Expr::SharedUniformLoad { .. }
             | Expr::WarpBallot { .. }
-            | Expr::WarpShuffle { .. } => Vec::new(),
+            | Expr::WarpShuffle { .. } => ([none; 3], 0),
         };
+        let operands = &operands[..n];
         // (Float arithmetic and comparisons hide their operands anyway, see `hide`.)
         let hidden = match e {
             Expr::Unary { op: UnaryOp::FSqrt, .. } | Expr::Fma { .. } => true,

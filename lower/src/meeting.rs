@@ -643,13 +643,13 @@ impl<'a> Facts<'a> {
             }
             seen
         };
-        let from_b = walk(cfg.blocks[b].term.successors(), &|x| cfg.blocks[x].term.successors(), None);
+        let from_b = walk(cfg.blocks[b].term.successors().to_vec(), &|x| cfg.blocks[x].term.successors().to_vec(), None);
         let to_b = walk(preds[b].clone(), &|x| preds[x].clone(), None);
         if !from_b[b] || from_b[init] && to_b[init] {
             return false;
         }
         // Every path from the entry to `b` passes `init`.
-        if walk(vec![cfg.entry], &|x| cfg.blocks[x].term.successors(), Some(init))[b] {
+        if walk(vec![cfg.entry], &|x| cfg.blocks[x].term.successors().to_vec(), Some(init))[b] {
             return false;
         }
         // The exit: the edge of `b`'s branch from which `b` is unreachable.
