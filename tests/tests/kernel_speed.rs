@@ -11,9 +11,11 @@
 //! - `kernel_speed` (ignored): sizes that take ≥ 100 ms per launch on lavapipe, launches
 //!   interleaved (the three sides in rotating order) and repeated, printing per kernel the
 //!   median GPU times and the ratios ptxcross/hand-written, WGSL statement counts (ptxcross vs
-//!   hand-written) and first-launch pipeline-creation times (`pipe`: a fresh context's first
-//!   launch, the buffers' upload excluded; `pipe2`: a fresh translation's first launch in a
-//!   used context, as the hand-written figure counts; see `pipeline_times`):
+//!   hand-written) and first-launch times at the benchmark's own grid (`1st`: a fresh
+//!   context's and program's first launch minus a steady launch, which builds and runs the
+//!   launch-specialised variant, vs. a fresh hand-written pipeline's; the buffers' upload
+//!   excluded), with a line of its parts (a fresh program in a used context, the variant's
+//!   build, and the checked kernel's first launch on one block); see `FirstLaunch`:
 //!
 //!   `MESA_SHADER_CACHE_DISABLE=true PTXCROSS_REQUIRE_GPU=1 cargo test -p ptxcross-tests --test kernel_speed kernel_speed -- --ignored --nocapture`
 //!
@@ -775,44 +777,107 @@ impl Hand {
     }
 }
 
-/// First-launch pipeline creation on one side: the first launch of a fresh program (a fresh
-/// pipeline for the hand-written side) minus a second launch of it, both on a one-block grid so
-/// that the kernel's own time is negligible. The first launch is what a user waits for; it
-/// includes the module and pipeline creation, and on lavapipe the driver's code generation,
-/// which llvmpipe defers to the first dispatch. Device probes ran before (`translate_case`
-/// asks for them), so they are not counted, nor is the upload of the buffers' contents.
+/// First-launch figures of one kernel (the wall time a first launch takes beyond a steady
+/// launch of the same grid), per backend `[spirv, wgsl]` unless said.
 ///
-/// `[spirv, wgsl, hand, spirv in a used context, wgsl in a used context]`: the first two count a
-/// fresh context's first launch as well (what a program's first launch costs), the last two a
-/// fresh program's first launch in a context that has launched before (the program's own
-/// module and pipeline, as the hand-written side's figure counts).
-fn pipeline_times(gpu: &Arc<Gpu>, case: &Case, hand: &mut Hand) -> [Duration; 5] {
+/// The first launch is what a user waits for: at the benchmark's own grid (the one the
+/// kernel-time columns run, ≥ `LAUNCH_SPECIALISATION_THREADS`) it builds the
+/// launch-specialised variant (`ptxcross_lower::launch_proof`: analysis, specialisation,
+/// emission, validation) and creates that variant's module and pipeline only (the runtime
+/// picks the variant before making the checked kernel's pipeline), and on lavapipe the
+/// driver's code generation, which llvmpipe defers to the first dispatch. Device probes ran
+/// before (`translate_case` asks for them), so they are not counted, nor is the translation of
+/// the PTX, nor the upload of the buffers' contents.
+struct FirstLaunch {
+    /// A fresh context's and fresh program's first launch at the real grid (what a program's
+    /// first launch costs).
+    fresh: [Duration; 2],
+    /// A fresh program's first launch at the real grid in a context that has launched before
+    /// (the program's own cost, as `hand` counts).
+    used: [Duration; 2],
+    /// Of `used`: building the launch-specialised variant (`Program::launch_specialised` on a
+    /// fresh program; CPU only, no pipeline).
+    variant_build: [Duration; 2],
+    /// A fresh program's first launch on a one-block grid in a used context: the checked
+    /// kernel's pipeline, below the specialisation threshold (the `pipe2` column before
+    /// issue 11's speed12).
+    checked_one_block: [Duration; 2],
+    /// The hand-written shader: a fresh pipeline's first launch at its real grid.
+    hand: Duration,
+    /// Whether the first launches at the real grid ran the specialised variant.
+    specialised: [bool; 2],
+}
+
+/// Measures [`FirstLaunch`]: each first launch minus the median of three later launches of the
+/// same program and grid (wall times, with the buffers left as the first launch wrote them).
+/// `fresh`, `used` and `hand` are medians of `samples` rounds (fresh contexts, programs and
+/// pipelines each round, the sides in turn), the rest one sample.
+fn first_launch_times(gpu: &Arc<Gpu>, case: &Case, hand: &mut Hand, samples: usize) -> FirstLaunch {
     let small = Case { grid: [1, 1, 1], hand_grid: [1, 1, 1], ..shallow(case) };
-    let mut out = [Duration::ZERO; 5];
-    for (slot, &backend) in Backend::ALL.iter().enumerate() {
-        let mut p = Ptx::new(gpu, case);
-        p.reset(case);
-        // `Context::write` is staged until the next submission: a read submits it here, so
-        // that the first launch does not count the upload of the buffers' contents (the
-        // hand-written side's were uploaded long before its figure too).
-        p.ctx.read(p.ptrs[0], 4).expect("read");
+    let zero = [Duration::ZERO; 2];
+    let mut out =
+        FirstLaunch { fresh: zero, used: zero, variant_build: zero, checked_one_block: zero, hand: Duration::ZERO, specialised: [true; 2] };
+    let (mut fresh_t, mut used_t, mut hand_t) = ([Vec::new(), Vec::new()], [Vec::new(), Vec::new()], Vec::new());
+    for round in 0..samples {
+        for (slot, &backend) in Backend::ALL.iter().enumerate() {
+            let mut p = Ptx::new(gpu, case);
+            p.reset(case);
+            // `Context::write` is staged until the next submission: a read submits it here, so
+            // that the first launch does not count the upload of the buffers' contents (the
+            // hand-written side's were uploaded long before its figure too).
+            p.ctx.read(p.ptrs[0], 4).expect("read");
+            let t = Instant::now();
+            p.launch(case, backend);
+            let first = t.elapsed();
+            out.specialised[slot] &= p.specialised;
+            fresh_t[slot].push(first.saturating_sub(typical(|| p.launch(case, backend))));
+            // A second translation: a new program (its own variant, module and pipeline), same
+            // context.
+            let fresh = translate_case(gpu, case, backend);
+            let t = Instant::now();
+            Ptx::launch_program_with(&mut p.ctx, &p.ptrs, case, &fresh, backend, true);
+            let first = t.elapsed();
+            used_t[slot]
+                .push(first.saturating_sub(typical(|| Ptx::launch_program_with(&mut p.ctx, &p.ptrs, case, &fresh, backend, true))));
+            if round > 0 {
+                continue;
+            }
+            let fresh = translate_case(gpu, case, backend);
+            let t = Instant::now();
+            fresh.launch_specialised(case.name);
+            out.variant_build[slot] = t.elapsed();
+            // The checked kernel of a third translation on one block.
+            let fresh = translate_case(gpu, case, backend);
+            let t = Instant::now();
+            Ptx::launch_program(&mut p.ctx, &p.ptrs, &small, &fresh, backend);
+            let first = t.elapsed();
+            out.checked_one_block[slot] =
+                first.saturating_sub(fastest(|| Ptx::launch_program(&mut p.ctx, &p.ptrs, &small, &fresh, backend)));
+        }
         let t = Instant::now();
-        p.launch(&small, backend);
+        hand.new_pipeline(case);
+        hand.launch(case);
         let first = t.elapsed();
-        out[slot] = first.saturating_sub(fastest(|| p.launch(&small, backend)));
-        // A second translation: a new program (its own module and pipeline), same context.
-        let fresh = translate_case(gpu, case, backend);
-        let t = Instant::now();
-        Ptx::launch_program(&mut p.ctx, &p.ptrs, &small, &fresh, backend);
-        let first = t.elapsed();
-        out[3 + slot] = first.saturating_sub(fastest(|| Ptx::launch_program(&mut p.ctx, &p.ptrs, &small, &fresh, backend)));
+        hand_t.push(first.saturating_sub(typical(|| hand.launch(case))));
     }
-    let t = Instant::now();
-    hand.new_pipeline(case);
-    hand.launch(&small);
-    let first = t.elapsed();
-    out[2] = first.saturating_sub(fastest(|| hand.launch(&small)));
+    for slot in 0..2 {
+        out.fresh[slot] = median(&mut fresh_t[slot]);
+        out.used[slot] = median(&mut used_t[slot]);
+    }
+    out.hand = median(&mut hand_t);
     out
+}
+
+/// The median wall time of three runs of `f`.
+fn typical(mut f: impl FnMut() -> Duration) -> Duration {
+    let mut t: Vec<Duration> = (0..3)
+        .map(|_| {
+            let t = Instant::now();
+            f();
+            t.elapsed()
+        })
+        .collect();
+    median(&mut t)
 }
 
 /// The shortest wall time of three runs of `f`.
@@ -871,9 +936,9 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
         reps
     );
     println!(
-        "{:<11} {:>10} {:>10} {:>10} {:>7} {:>7} | {:>9} {:>9} {:>9} | {:>11} {:>10} {:>10} | {:>12} {:>10}",
-        "kernel", "spirv ms", "wgsl ms", "hand ms", "spv/h", "wgsl/h", "wgsl stm", "hand stm", "spv insts", "pipe spv ms", "wgsl ms", "hand ms",
-        "pipe2 spv ms", "wgsl ms"
+        "{:<11} {:>10} {:>10} {:>10} {:>7} {:>7} | {:>9} {:>9} {:>9} | {:>10} {:>10} {:>10} | {:>9} {:>7}",
+        "kernel", "spirv ms", "wgsl ms", "hand ms", "spv/h", "wgsl/h", "wgsl stm", "hand stm", "spv insts", "1st spv ms", "wgsl ms", "hand ms",
+        "1st spv/h", "wgsl/h"
     );
     for case in cases {
         let mut ptx = Ptx::new(gpu, case);
@@ -951,8 +1016,9 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
         let (s, w, h) = (med[0], med[1], med[2]);
         let wgsl_text = ptx.programs.iter().find_map(|(_, p)| p.wgsl()).unwrap_or("");
         let spirv = ptx.programs.iter().find_map(|(_, p)| p.spirv()).unwrap_or(&[]);
-        let pipes = pipeline_times(gpu, case, &mut hand);
-        // The variants' first-launch pipeline creation, measured as `pipeline_times` does (fresh
+        let first = first_launch_times(gpu, case, &mut hand, reps);
+        // The variants' first-launch pipeline creation, measured as `first_launch_times` does
+        // for the checked kernel (fresh
         // programs of the same code).
         let small = Case { grid: [1, 1, 1], hand_grid: [1, 1, 1], ..shallow(case) };
         let variant_pipes: Vec<Duration> = variants(case, &ptx)
@@ -965,7 +1031,7 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
             })
             .collect();
         println!(
-            "{:<11} {:>10.2} {:>10.2} {:>10.2} {:>7.2} {:>7.2} | {:>9} {:>9} {:>9} | {:>11.1} {:>10.1} {:>10.1} | {:>12.1} {:>10.1}",
+            "{:<11} {:>10.2} {:>10.2} {:>10.2} {:>7.2} {:>7.2} | {:>9} {:>9} {:>9} | {:>10.1} {:>10.1} {:>10.1} | {:>9.2} {:>7.2}",
             case.name,
             ms(s),
             ms(w),
@@ -975,11 +1041,23 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
             wgsl_statements(wgsl_text),
             wgsl_statements(case.hand_wgsl),
             spirv_function_instructions(spirv),
-            ms(pipes[0]),
-            ms(pipes[1]),
-            ms(pipes[2]),
-            ms(pipes[3]),
-            ms(pipes[4]),
+            ms(first.fresh[0]),
+            ms(first.fresh[1]),
+            ms(first.hand),
+            first.fresh[0].as_secs_f64() / first.hand.as_secs_f64(),
+            first.fresh[1].as_secs_f64() / first.hand.as_secs_f64(),
+        );
+        let ran = |s: bool| if s { "the specialised variant" } else { "the checked kernel" };
+        println!(
+            "  first launch (spirv ran {}, wgsl ran {}): used context spirv {:.1} ms, wgsl {:.1} ms; of it the variant's build spirv {:.1} ms, wgsl {:.1} ms; checked kernel on one block (used context) spirv {:.1} ms, wgsl {:.1} ms",
+            ran(first.specialised[0]),
+            ran(first.specialised[1]),
+            ms(first.used[0]),
+            ms(first.used[1]),
+            ms(first.variant_build[0]),
+            ms(first.variant_build[1]),
+            ms(first.checked_one_block[0]),
+            ms(first.checked_one_block[1]),
         );
         println!(
             "  checked (no launch specialisation; the sides above {}): spirv {:>8.2} ms {:>5.2}, wgsl {:>8.2} ms {:>5.2}",
