@@ -1017,6 +1017,12 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
         let wgsl_text = ptx.programs.iter().find_map(|(_, p)| p.wgsl()).unwrap_or("");
         let spirv = ptx.programs.iter().find_map(|(_, p)| p.spirv()).unwrap_or(&[]);
         let first = first_launch_times(gpu, case, &mut hand, reps);
+        // The first-launch figures must time the code the kernel-time columns ran.
+        assert!(
+            !ptx.specialised || first.specialised == [true; 2],
+            "{}: the timed launches ran the specialised variant, the first launches did not",
+            case.name
+        );
         // The variants' first-launch pipeline creation, measured as `first_launch_times` does
         // for the checked kernel (fresh
         // programs of the same code).
@@ -1049,7 +1055,7 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
         );
         let ran = |s: bool| if s { "the specialised variant" } else { "the checked kernel" };
         println!(
-            "  first launch (spirv ran {}, wgsl ran {}): used context spirv {:.1} ms, wgsl {:.1} ms; of it the variant's build spirv {:.1} ms, wgsl {:.1} ms; checked kernel on one block (used context) spirv {:.1} ms, wgsl {:.1} ms",
+            "  first launch (spirv ran {}, wgsl ran {}): used context spirv {:.1} ms, wgsl {:.1} ms; the variant's build (CPU) spirv {:.1} ms, wgsl {:.1} ms; checked kernel on one block (used context) spirv {:.1} ms, wgsl {:.1} ms",
             ran(first.specialised[0]),
             ran(first.specialised[1]),
             ms(first.used[0]),
