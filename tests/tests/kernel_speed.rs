@@ -868,28 +868,25 @@ fn first_launch_times(gpu: &Arc<Gpu>, case: &Case, hand: &mut Hand, samples: usi
     out
 }
 
-/// The median wall time of three runs of `f`.
-fn typical(mut f: impl FnMut() -> Duration) -> Duration {
-    let mut t: Vec<Duration> = (0..3)
-        .map(|_| {
-            let t = Instant::now();
-            f();
-            t.elapsed()
-        })
-        .collect();
-    median(&mut t)
-}
-
-/// The shortest wall time of three runs of `f`.
-fn fastest(mut f: impl FnMut() -> Duration) -> Duration {
+/// The wall times of three runs of `f`.
+fn three_runs(mut f: impl FnMut() -> Duration) -> Vec<Duration> {
     (0..3)
         .map(|_| {
             let t = Instant::now();
             f();
             t.elapsed()
         })
-        .min()
-        .unwrap()
+        .collect()
+}
+
+/// The median wall time of three runs of `f`.
+fn typical(f: impl FnMut() -> Duration) -> Duration {
+    median(&mut three_runs(f))
+}
+
+/// The shortest wall time of three runs of `f`.
+fn fastest(f: impl FnMut() -> Duration) -> Duration {
+    three_runs(f).into_iter().min().unwrap()
 }
 
 /// A copy of `case`'s launch description (not its data).
