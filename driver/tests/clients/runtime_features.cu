@@ -149,7 +149,7 @@ int main() {
     reverse_blocks<<<1, 32, 1 << 20>>>(d_in, d_out);
     e = cudaGetLastError();
     printf("  1 MiB dynamic shared memory: %s\n", cudaGetErrorName(e));
-    check(e != cudaSuccess, "1 MiB of dynamic shared memory is refused");
+    check(e == cudaErrorInvalidValue, "1 MiB of dynamic shared memory is cudaErrorInvalidValue");
     /* The context still works. */
     touch<<<1, 32>>>(d_in);
     check(OK(cudaGetLastError()) && OK(cudaDeviceSynchronize()), "a good launch afterwards still works");
