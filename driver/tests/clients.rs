@@ -249,7 +249,7 @@ fn cuda_runtime_programs_people_write() {
     let has = |out: &str, line: &str| out.lines().any(|l| l == line);
 
     let (out, ok) = build_and_run("runtime_features");
-    assert!(ok && out.contains("runtime features: 21 checks, all passed"), "{out}");
+    assert!(ok && out.contains("runtime features: 22 checks, all passed"), "{out}");
     // Device printf reaches stdout before the synchronization's PASS line.
     let lines: Vec<&str> = out.lines().collect();
     let synced = lines.iter().position(|l| *l == "PASS: kernel with printf synchronizes").expect("the printf check");

@@ -127,6 +127,13 @@ int main() {
     bool eok = OK(cudaEventElapsedTime(&ms, start, stop));
     printf("  elapsed %.3f ms\n", ms);
     check(eok && ms >= 0.0f && ms < 60000.0f, "cudaEventElapsedTime gives a time >= 0");
+    /* Stream-ordered allocation (cudaMallocAsync, CUB's default memory resource). */
+    int *d_async = nullptr;
+    bool aok = OK(cudaMallocAsync(&d_async, 4096, s)) && OK(cudaMemsetAsync(d_async, 0x5A, 4096, s)) &&
+               OK(cudaMemcpyAsync(back, d_async, 4096, cudaMemcpyDeviceToHost, s)) && OK(cudaFreeAsync(d_async, s)) &&
+               OK(cudaStreamSynchronize(s));
+    for (int i = 0; i < 1024 && aok; i++) aok = (uint32_t)back[i] == 0x5A5A5A5Au;
+    check(aok, "cudaMallocAsync, cudaMemsetAsync, cudaFreeAsync on a stream");
     check(OK(cudaStreamDestroy(s)) && OK(cudaEventDestroy(start)) && OK(cudaEventDestroy(stop)), "stream and events destroyed");
 
     /* Device printf: lines appear at synchronization. */
