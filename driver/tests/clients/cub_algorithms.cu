@@ -4,6 +4,7 @@
  * loops. Prints PASS/FAIL per check and "cub: all checks passed" or "cub: F checks failed". */
 #include <cub/cub.cuh>
 #include <cstdio>
+#include "checks.h"
 #include <cstdlib>
 #include <algorithm>
 #include <vector>
@@ -12,16 +13,6 @@ struct descending {
     __host__ __device__ bool operator()(unsigned a, unsigned b) const { return a > b; }
 };
 
-static int failed = 0;
-static void check(bool ok, const char *what) {
-    if (!ok) failed++;
-    printf("%s: %s\n", ok ? "PASS" : "FAIL", what);
-}
-static bool ok(cudaError_t e, const char *what) {
-    if (e != cudaSuccess) printf("  %s: %s (%s)\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
-    return e == cudaSuccess;
-}
-#define OK(call) ok((call), #call)
 
 int main() {
     const int n = 5000;

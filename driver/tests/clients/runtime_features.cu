@@ -6,6 +6,7 @@
  * compared with CPU loops. Ends with "runtime features: N checks, all passed" or
  * "runtime features: F of N checks failed". */
 #include <cstdio>
+#include "checks.h"
 #include <cstdint>
 #include <cstring>
 
@@ -31,17 +32,6 @@ __global__ void say(int k) {
 
 __global__ void touch(int *p) { p[threadIdx.x] = 1; }
 
-static int checks = 0, failed = 0;
-static void check(bool ok, const char *what) {
-    checks++;
-    if (!ok) failed++;
-    printf("%s: %s\n", ok ? "PASS" : "FAIL", what);
-}
-static bool ok(cudaError_t e, const char *what) {
-    if (e != cudaSuccess) printf("  %s: %s (%s)\n", what, cudaGetErrorName(e), cudaGetErrorString(e));
-    return e == cudaSuccess;
-}
-#define OK(call) ok((call), #call)
 
 int main() {
     /* Device properties: what any program asks first. */

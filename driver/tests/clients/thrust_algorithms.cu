@@ -9,6 +9,7 @@
 #include <thrust/sort.h>
 #include <thrust/functional.h>
 #include <cstdio>
+#include "checks.h"
 #include <algorithm>
 #include <vector>
 
@@ -22,11 +23,6 @@ struct by_low_byte_then_value {
     }
 };
 
-static int failed = 0;
-static void check(bool ok, const char *what) {
-    if (!ok) failed++;
-    printf("%s: %s\n", ok ? "PASS" : "FAIL", what);
-}
 
 template <class F> static void attempt(const char *what, F f) {
     try {
