@@ -2089,10 +2089,6 @@ pub extern "C" fn cuMemAlloc() -> CUresult {
     crate::log::unsupported("cuMemAlloc")
 }
 #[no_mangle]
-pub extern "C" fn cuMemAllocAsync() -> CUresult {
-    crate::log::unsupported("cuMemAllocAsync")
-}
-#[no_mangle]
 pub extern "C" fn cuMemAllocFromPoolAsync() -> CUresult {
     crate::log::unsupported("cuMemAllocFromPoolAsync")
 }
@@ -2131,10 +2127,6 @@ pub extern "C" fn cuMemExportToShareableHandle() -> CUresult {
 #[no_mangle]
 pub extern "C" fn cuMemFree() -> CUresult {
     crate::log::unsupported("cuMemFree")
-}
-#[no_mangle]
-pub extern "C" fn cuMemFreeAsync() -> CUresult {
-    crate::log::unsupported("cuMemFreeAsync")
 }
 #[no_mangle]
 pub extern "C" fn cuMemGetAccess() -> CUresult {

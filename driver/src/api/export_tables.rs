@@ -57,7 +57,7 @@ const TOOLS_TLS: [u8; 16] = [0x42, 0xd8, 0x5a, 0x81, 0x23, 0xf6, 0xcb, 0x47, 0x8
 static TOOLS_TLS_TABLE: Table<4> = Table([size_of_table(4), NULL, NULL, NULL]);
 
 /// {A094798C-2E74-2E74-93F2-0800200C0A66}: tools callback hooks; slots 2 and 6 hand the
-/// runtime two buffers it writes its callback state into (1024 and 14 bytes).
+/// runtime two buffers it keeps its callback state in (16 KiB and 14 bytes).
 const TOOLS_CALLBACKS: [u8; 16] = [0xa0, 0x94, 0x79, 0x8c, 0x2e, 0x74, 0x2e, 0x74, 0x93, 0xf2, 0x08, 0x00, 0x20, 0x0c, 0x0a, 0x66];
 static TOOLS_CALLBACKS_TABLE: Table<7> =
     Table([size_of_table(7), NULL, callback_buffer_1 as *const c_void, NULL, NULL, NULL, callback_buffer_2 as *const c_void]);
@@ -193,11 +193,16 @@ extern "C" fn load_compilers() -> CUresult {
 struct Buffer<const N: usize>(std::cell::UnsafeCell<[u8; N]>);
 // SAFETY: the runtime owns the contents; the driver only hands out the address.
 unsafe impl<const N: usize> Sync for Buffer<N> {}
-static CALLBACK_BUFFER_1: Buffer<1024> = Buffer(std::cell::UnsafeCell::new([0; 1024]));
+/// Buffer 1 holds one "callback enabled" word per runtime API (indexed by callback id, no
+/// bounds check): libcudart 13.5 reads offset 0x6E0 in cudaGetDeviceProperties, past the
+/// 1024 bytes older runtimes used, and a nonzero word there makes it call the (absent) tools
+/// hooks. 16 KiB of zeros leaves every callback off with room for future ids.
+const CALLBACK_BUFFER_1_SIZE: usize = 16384;
+static CALLBACK_BUFFER_1: Buffer<CALLBACK_BUFFER_1_SIZE> = Buffer(std::cell::UnsafeCell::new([0; CALLBACK_BUFFER_1_SIZE]));
 static CALLBACK_BUFFER_2: Buffer<14> = Buffer(std::cell::UnsafeCell::new([0; 14]));
 
 extern "C" fn callback_buffer_1(ptr: *mut *mut c_void, size: *mut usize) {
-    let _ = put(ptr, CALLBACK_BUFFER_1.0.get() as *mut c_void).and_then(|_| put(size, 1024usize));
+    let _ = put(ptr, CALLBACK_BUFFER_1.0.get() as *mut c_void).and_then(|_| put(size, CALLBACK_BUFFER_1_SIZE));
 }
 
 extern "C" fn callback_buffer_2(ptr: *mut *mut c_void, size: *mut usize) {

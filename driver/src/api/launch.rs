@@ -131,6 +131,15 @@ fn launch(func: Handle, grid: [u32; 3], block: [u32; 3], shared: u32, stream: Ha
             ));
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
+        // More dynamic shared memory than a block can ever have is a bad launch argument (as
+        // CUDA answers it), not a translation failure.
+        if shared as u64 > lim.max_compute_workgroup_storage_size as u64 {
+            crate::log::error(format_args!(
+                "launch of `{name}`: {shared} dynamic shared bytes, the device allows {} per block",
+                lim.max_compute_workgroup_storage_size
+            ));
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
         if let Some(max) = max_dyn.filter(|&m| shared > m) {
             crate::log::error(format_args!("launch of `{name}`: {shared} dynamic shared bytes, the function allows {max}"));
             return Err(CUDA_ERROR_INVALID_VALUE);

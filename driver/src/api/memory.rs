@@ -42,19 +42,50 @@ pub extern "C" fn cuMemAlloc_v2(dptr: *mut CUdeviceptr, bytes: usize) -> CUresul
     })
 }
 
+fn free(d: &mut Driver, dptr: CUdeviceptr) -> Result<(), CUresult> {
+    d.current_ctx()?;
+    if dptr == 0 {
+        return Ok(());
+    }
+    if d.allocations.remove(&dptr).is_none() {
+        crate::log::error(format_args!("cuMemFree: {dptr:#x} is not the start of a live allocation"));
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    d.device.heap.free(DevicePtr(dptr)).map_err(|e| runtime_error("cuMemFree", e))
+}
+
 #[no_mangle]
 pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
-    entry("cuMemFree_v2", || {
+    entry("cuMemFree_v2", || state::with(|d| free(d, dptr)))
+}
+
+/// Stream-ordered allocation (cudaMallocAsync, CUB's default memory resource). All work here
+/// is synchronous (`stream.rs`), so everything ordered before it on the stream has finished
+/// and an ordinary allocation is what stream order asks for.
+#[no_mangle]
+pub extern "C" fn cuMemAllocAsync(dptr: *mut CUdeviceptr, bytes: usize, stream: Handle) -> CUresult {
+    entry("cuMemAllocAsync", || {
         state::with(|d| {
-            d.current_ctx()?;
-            if dptr == 0 {
-                return Ok(());
-            }
-            if d.allocations.remove(&dptr).is_none() {
-                crate::log::error(format_args!("cuMemFree: {dptr:#x} is not the start of a live allocation"));
+            let ctx = d.current_ctx()?;
+            d.check_stream(stream)?;
+            out(dptr)?;
+            if bytes == 0 {
                 return Err(CUDA_ERROR_INVALID_VALUE);
             }
-            d.device.heap.free(DevicePtr(dptr)).map_err(|e| runtime_error("cuMemFree", e))
+            let p = alloc(d, ctx, bytes as u64)?;
+            put(dptr, p)
+        })
+    })
+}
+
+/// Stream-ordered free: the stream's earlier work has finished (synchronous), so the memory
+/// is free to go now.
+#[no_mangle]
+pub extern "C" fn cuMemFreeAsync(dptr: CUdeviceptr, stream: Handle) -> CUresult {
+    entry("cuMemFreeAsync", || {
+        state::with(|d| {
+            d.check_stream(stream)?;
+            free(d, dptr)
         })
     })
 }
