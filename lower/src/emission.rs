@@ -9,7 +9,7 @@
 //! was ~9% of the translation, done twice.
 
 use std::borrow::Cow;
-use std::cell::OnceCell;
+use std::cell::{Cell, OnceCell};
 
 use crate::heap_outline;
 use crate::ir::{IndexFacts, Kernel, Memory, Module};
@@ -30,7 +30,11 @@ pub struct Analyses {
 
 impl Analyses {
     pub fn of(k: &Kernel) -> Analyses {
-        let values = k.value_vars();
+        Analyses::given(k, k.value_vars())
+    }
+
+    /// [`Analyses::of`] with `values`, `k`'s [`Kernel::value_vars`] computed before.
+    fn given(k: &Kernel, values: Vec<bool>) -> Analyses {
         Analyses {
             direct_params: k.direct_param_loads(),
             heap_direct: k.heap_index_memories_of(&values),
@@ -46,16 +50,20 @@ pub struct Emission<'a> {
     /// Made when an emitter first asks, after its own checks: the analyses recurse as deep as
     /// the kernel nests, which the emitters check (and refuse beyond their limit) first.
     kernels: Vec<OnceCell<Analyses>>,
+    /// Per kernel, its values where the outlining computed them on the kernel as written.
+    values: Vec<Cell<Option<Vec<bool>>>>,
 }
 
 impl<'a> Emission<'a> {
     pub fn new(module: &'a Module) -> Emission<'a> {
-        let module = match heap_outline::outline_module(module) {
+        let outlined = heap_outline::outline_module(module);
+        let module = match outlined.module {
             Some(outlined) => Cow::Owned(outlined),
             None => Cow::Borrowed(module),
         };
         let kernels = module.kernels.iter().map(|_| OnceCell::new()).collect();
-        Emission { module, kernels }
+        let values = outlined.values.into_iter().map(Cell::new).collect();
+        Emission { module, kernels, values }
     }
 
     /// The module to write (heap accesses outlined).
@@ -66,6 +74,12 @@ impl<'a> Emission<'a> {
     /// The analyses of kernel `index` of [`Emission::module`] (made once, by the first
     /// emitter that asks).
     pub fn analyses(&self, index: usize) -> &Analyses {
-        self.kernels[index].get_or_init(|| Analyses::of(&self.module.kernels[index]))
+        self.kernels[index].get_or_init(|| {
+            let k = &self.module.kernels[index];
+            match self.values[index].take() {
+                Some(values) => Analyses::given(k, values),
+                None => Analyses::of(k),
+            }
+        })
     }
 }

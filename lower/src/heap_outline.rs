@@ -40,13 +40,23 @@ pub const HEAP_LOAD_FUNCTION: &str = "heap_load32";
 /// The name of the outlined store's function.
 pub const HEAP_STORE_FUNCTION: &str = "heap_store32";
 
+/// [`outline_module`]'s result.
+pub struct Outlined {
+    /// The module with its accesses outlined; `None` where no kernel changed.
+    pub module: Option<Module>,
+    /// Per kernel: [`Kernel::value_vars`] where the outlining computed it and left the kernel
+    /// as it was (the emitters' [`crate::emission::Analyses`] start from it: not computed twice).
+    pub values: Vec<Option<Vec<bool>>>,
+}
+
 /// `module` with each kernel's plain heap word loads and stores outlined
 /// ([`outline_heap_accesses`]) where the kernel has at least two of a kind (a function's own
-/// statements cost about what one access saves); `None` where no kernel changes, or where
+/// statements cost about what one access saves); no module where no kernel changes, or where
 /// the environment has `PTXCROSS_NO_HEAP_OUTLINE=1` (a measurement switch: the inline code).
-pub fn outline_module(module: &Module) -> Option<Module> {
+pub fn outline_module(module: &Module) -> Outlined {
+    let mut values: Vec<Option<Vec<bool>>> = module.kernels.iter().map(|_| None).collect();
     if std::env::var_os("PTXCROSS_NO_HEAP_OUTLINE").is_some_and(|v| v == "1") {
-        return None; // the inline form, for before/after measurements with one binary
+        return Outlined { module: None, values }; // the inline form, for before/after measurements with one binary
     }
     let mut changed: Vec<(usize, Kernel)> = Vec::new();
     for (i, k) in module.kernels.iter().enumerate() {
@@ -54,12 +64,15 @@ pub fn outline_module(module: &Module) -> Option<Module> {
         if k.features.segment_slots >= 2 || heap_accesses(&k.body) < 2 {
             continue;
         }
-        let (defs, uses) = analyse(k);
+        let kernel_values = k.value_vars();
+        let (defs, uses) = analyse(k, &kernel_values);
         let mut counts = [0; 2];
         let mut found = Vec::new();
         count(&k.body, &defs, &uses, k.fault_site_var, &mut counts, &mut found);
         let enabled = counts.map(|n| n >= 2);
         if enabled == [false, false] {
+            drop(defs);
+            values[i] = Some(kernel_values);
             continue;
         }
         let mut k2 = k.clone();
@@ -71,16 +84,17 @@ pub fn outline_module(module: &Module) -> Option<Module> {
         changed.push((i, k2));
     }
     if changed.is_empty() {
-        return None;
+        return Outlined { module: None, values };
     }
     let mut kernels: Vec<Option<Kernel>> = module.kernels.iter().map(|_| None).collect();
     for (i, k) in changed {
         kernels[i] = Some(k);
     }
-    Some(Module {
+    let module = Module {
         kernels: kernels.into_iter().zip(&module.kernels).map(|(new, old)| new.unwrap_or_else(|| old.clone())).collect(),
         globals: module.globals.clone(),
-    })
+    };
+    Outlined { module: Some(module), values }
 }
 
 /// Heap word loads and stores in `b`, at most 2 counted.
@@ -127,13 +141,14 @@ pub fn outline_heap_accesses(kernel: &mut Kernel) -> [usize; 2] {
         return [0, 0];
     }
     let original = kernel.clone();
-    let (defs, uses) = analyse(&original);
+    let values = original.value_vars();
+    let (defs, uses) = analyse(&original, &values);
     apply(kernel, &defs, &uses, [true, true], None)
 }
 
-/// The kernel's values' assignments and how often each variable is read.
-fn analyse(kernel: &Kernel) -> (Defs<'_>, Vec<u32>) {
-    let values = kernel.value_vars();
+/// The kernel's values' assignments (`values`: its [`Kernel::value_vars`]) and how often each
+/// variable is read.
+fn analyse<'k>(kernel: &'k Kernel, values: &[bool]) -> (Defs<'k>, Vec<u32>) {
     let mut defs = Defs(vec![None; kernel.vars.len()]);
     let mut uses: Vec<u32> = vec![0; kernel.vars.len()];
     fn scan<'a>(b: &'a Block, values: &[bool], defs: &mut Defs<'a>, uses: &mut [u32]) {
@@ -157,7 +172,7 @@ fn analyse(kernel: &Kernel) -> (Defs<'_>, Vec<u32>) {
             }
         }
     }
-    scan(&kernel.body, &values, &mut defs, &mut uses);
+    scan(&kernel.body, values, &mut defs, &mut uses);
     (defs, uses)
 }
 
