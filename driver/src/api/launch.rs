@@ -3,7 +3,10 @@
 //! reported by the next call on the context, with a message naming the kernel.
 
 use std::ffi::{c_int, c_uint, c_void};
-use std::time::Instant;
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
+
+use ptxcross::runtime::Deadline;
 
 use super::entry;
 use super::module::function_id;
@@ -108,6 +111,48 @@ fn launch_error(d: &mut Driver, ctx: u64, kernel: &str, e: ptxcross::Error) -> C
     code
 }
 
+/// Exit status of a process ended by the launch watchdog (as `timeout(1)`'s).
+pub const LAUNCH_TIMEOUT_EXIT: i32 = 124;
+
+/// `PTXCROSS_LAUNCH_TIMEOUT`: seconds one launch (translation, pipeline creation, run) may take,
+/// default 600; 0 or `none`: no limit. Vulkan cannot cancel a dispatch nor a pipeline build
+/// (lavapipe builds at the first dispatch, and LLVM's build time grows quadratically with the
+/// kernel), and a process that leaves one running can block in exit, so the only bounded answer
+/// is to end the process with a message naming the launch (docs: driver/README.md, "Launch
+/// watchdog").
+fn launch_timeout() -> Option<Duration> {
+    static LIMIT: OnceLock<Option<Duration>> = OnceLock::new();
+    *LIMIT.get_or_init(|| match std::env::var("PTXCROSS_LAUNCH_TIMEOUT") {
+        Err(_) => Some(Duration::from_secs(600)),
+        Ok(v) => match v.trim() {
+            "0" | "none" => None,
+            t => match t.parse::<f64>() {
+                Ok(s) if s.is_finite() && s > 0.0 && s < 1e9 => Some(Duration::from_secs_f64(s)),
+                _ => {
+                    crate::log::error(format_args!("PTXCROSS_LAUNCH_TIMEOUT=`{v}` is not a number of seconds; using 600"));
+                    Some(Duration::from_secs(600))
+                }
+            },
+        },
+    })
+}
+
+/// Ends the process unless dropped within [`launch_timeout`].
+fn launch_deadline(name: &str, grid: [u32; 3], block: [u32; 3]) -> Option<Deadline> {
+    launch_timeout().map(|t| {
+        Deadline::arm(
+            t,
+            format!(
+                "ptxcross: launch of kernel `{name}` grid {grid:?} block {block:?} did not finish within {} s \
+                 (PTXCROSS_LAUNCH_TIMEOUT; translation, the driver's pipeline build and the run together; \
+                 no Vulkan driver can cancel it): ending the process with exit status {LAUNCH_TIMEOUT_EXIT}",
+                t.as_secs_f64()
+            ),
+            LAUNCH_TIMEOUT_EXIT,
+        )
+    })
+}
+
 #[allow(clippy::too_many_arguments)]
 fn launch(func: Handle, grid: [u32; 3], block: [u32; 3], shared: u32, stream: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) -> Result<(), CUresult> {
     state::with(|d| {
@@ -148,6 +193,7 @@ fn launch(func: Handle, grid: [u32; 3], block: [u32; 3], shared: u32, stream: Ha
         let module = modules.get_mut(&mid).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
         let kernel = module.kernel(&name).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
         let area = pack_params(kernel, params, extra)?;
+        let _deadline = launch_deadline(&name, grid, block);
         let t0 = Instant::now();
         let before = crate::cache::stats();
         let program = module.program(device, &(name.clone(), block, shared)).map_err(|message| {
