@@ -163,9 +163,7 @@ impl Module {
     /// The virtual architecture the PTX was written for (`.target sm_80` → 80; `sm_90a` → 90),
     /// or `None` without a `.target sm_XY`.
     pub fn target_arch(&self) -> Option<i32> {
-        let sm = self.ast.target.iter().find_map(|t| t.strip_prefix("sm_"))?;
-        let digits: String = sm.chars().take_while(|c| c.is_ascii_digit()).collect();
-        digits.parse().ok()
+        self.ast.sm_version().map(|v| v as i32)
     }
 
     /// A kernel's name and parameter layout (known at load).

@@ -50,6 +50,20 @@ pub struct Module {
     pub items: Vec<Item>,
 }
 
+impl Module {
+    /// The number of the module's `.target sm_NN{a,f}` (`sm_90a` → 90), if it names one.
+    pub fn sm_version(&self) -> Option<u32> {
+        self.target.iter().find_map(|t| sm_number(t))
+    }
+}
+
+/// The number of a `.target` entry `sm_NN{a,f}` (`sm_90a` → 90), if it is one.
+pub fn sm_number(target: &str) -> Option<u32> {
+    let digits = target.strip_prefix("sm_")?;
+    let end = digits.find(|c: char| !c.is_ascii_digit()).unwrap_or(digits.len());
+    digits[..end].parse().ok()
+}
+
 /// A module-scope item.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Item {

@@ -121,12 +121,6 @@ fn is_dynamic_shared(v: &ast::VarDecl) -> bool {
     v.space == ast::StateSpace::Shared && v.linkage.contains(&Linkage::Extern)
 }
 
-/// The target's `sm_NN` number (`sm_90a` → 90), if it names one.
-fn sm_number(target: &str) -> Option<u32> {
-    let digits: String = target.strip_prefix("sm_")?.chars().take_while(|c| c.is_ascii_digit()).collect();
-    digits.parse().ok()
-}
-
 /// Links parsed modules (see the module documentation for the rules).
 pub fn link(modules: Vec<Module>) -> Result<Module, Vec<LinkError>> {
     let mut errors = Vec::new();
@@ -213,7 +207,7 @@ pub fn link(modules: Vec<Module>) -> Result<Module, Vec<LinkError>> {
     for (i, mut m) in modules.into_iter().enumerate() {
         version = version.max(m.version);
         for t in &m.target {
-            match sm_number(t) {
+            match ast::sm_number(t) {
                 Some(n) if best_target.as_ref().is_none_or(|(b, _)| n > *b) => best_target = Some((n, t.clone())),
                 Some(_) => {}
                 None if !flags.contains(t) => flags.push(t.clone()),

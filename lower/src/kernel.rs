@@ -163,13 +163,7 @@ fn lower_body(
 /// cheaper checked lowering stays: its fault is one outcome of undefined behavior. A module
 /// without an `sm_NN` target is taken as a current one.
 fn meets_across_instructions(module: &ast::Module) -> bool {
-    sm_version(module).is_none_or(|v| v >= 70)
-}
-
-/// The number of the module's `.target sm_NN{a,f}`, if it names one.
-fn sm_version(module: &ast::Module) -> Option<u32> {
-    let v = module.target.iter().find_map(|t| t.strip_prefix("sm_"))?;
-    v.trim_end_matches(|c: char| c.is_ascii_alphabetic()).parse().ok()
+    module.sm_version().is_none_or(|v| v >= 70)
 }
 
 /// The body lowered again with the loads that clear its collectives given to whole warps
@@ -330,7 +324,7 @@ fn lower_body_in(
     // §10.32: the launch's dynamic shared memory, declared or not; §10.30: static + dynamic,
     // in the target's allocation unit (256 bytes on sm_3x–7x, 128 on sm_2x and sm_8x/9x; the
     // 8.5 spec's table ends at sm_9x, later targets taken as 128).
-    let unit = match sm_version(module) {
+    let unit = match module.sm_version() {
         Some(30..=79) => 256,
         _ => 128,
     };
