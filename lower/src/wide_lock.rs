@@ -14,14 +14,18 @@
 //!
 //! An access hashes its 16-byte granule (for shared memory with the CTA, whose memory it is)
 //! to a lock word and runs
-//! `loop { if CAS(lock, 0 → 1) == 0 { fence; access; fence; lock = 0; break } … }`:
-//! the critical section is inside the iteration that won the lock, so lanes of one subgroup
-//! that run in lockstep cannot deadlock (the winner finishes its section while the others are
-//! masked off), and nothing in the section waits. The fences (`Stmt::Fence`, device scope) make
-//! the compare-exchange an acquire and the unlock a release: two locked accesses of one
-//! location are ordered, each seeing all or none of the other's words. Only 16-byte strong
-//! accesses take the lock; a mixed-size access overlapping one is not morally strong with it
-//! (§8.6), so PTX promises no atomicity between them either.
+//! `loop { if CAS(lock, 0 → 1) == 0 { fence; access; fence; lock = 0; done = true } …;
+//! if done { break } }`: the critical section is inside the iteration that won the lock, so
+//! lanes of one subgroup that run in lockstep cannot deadlock (the winner finishes its section
+//! while the others are masked off), and nothing in the section waits. The `break` is not in
+//! the section's `if`: written there, NVIDIA's Vulkan driver apparently kept the winner from
+//! unlocking while lanes of its subgroup spun (on an H200 every 16-byte test faulted with
+//! `FAULT_LOCK_SPIN` or hung; with the exit at the loop's level they pass: `docs/nvidia.md`).
+//! The fences (`Stmt::Fence`, device scope) make the compare-exchange an acquire and the
+//! unlock a release: two locked accesses of one location are ordered, each seeing all or none
+//! of the other's words. Only 16-byte strong accesses take the lock; a mixed-size access
+//! overlapping one is not morally strong with it (§8.6), so PTX promises no atomicity between
+//! them either.
 //!
 //! A thread that lost the compare-exchange reads the lock word [`POLLS`] times before it
 //! tries again. A lock still held after [`SPIN_LIMIT`] tries (left held by a launch stopped
@@ -121,7 +125,6 @@ impl FnLower {
                 s.push(Stmt::Fence { scope: Scope::Device });
                 s.global_atomic_word(lock_at, AtomicOp::Exchange, FnLower::u32c(0), None)?;
                 s.assign(done, Expr::Use(Operand::Const(Const::Bool(true))));
-                s.push(Stmt::Break);
                 Ok(())
             })?;
             let wait = s.collect(|s| {
@@ -131,6 +134,12 @@ impl FnLower {
                 Ok(())
             })?;
             s.emit_if(won, section, wait);
+            // The winner leaves at the loop's top level, not from inside the section's `if`:
+            // NVIDIA's Vulkan driver (H200, 580.159) compiled a `break` inside the `if` so that
+            // the lanes of a subgroup spinning on the lock kept the winner from unlocking
+            // (every 16-byte test faulted with FAULT_LOCK_SPIN or ran into the test's time
+            // limit); with the exit here the same tests pass there (docs/nvidia.md).
+            s.emit_if(Operand::Var(done), Block { stmts: vec![Stmt::Break] }, Block::new());
             let next = s.bin(BinaryOp::Add, Ty::U32, Operand::Var(spins), FnLower::u32c(1));
             s.assign(spins, Expr::Use(next));
             let over = s.cmp(CmpOp::GeU, Ty::U32, next, FnLower::u32c(SPIN_LIMIT));

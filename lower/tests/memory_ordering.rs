@@ -224,8 +224,10 @@ fn lock_trace(b: &Block, out: &mut Vec<String>) {
 /// can write runs under a lock (`wide_lock`): NVIDIA performs an aligned 16-byte access as one
 /// (§8.10.3; CUB's scan look-back relies on it for `{status, value}` descriptors of 8-byte
 /// values), and no 128-bit atomic exists in Vulkan or WGSL. The section (fence, the data's word
-/// atomics, fence, unlock, break) lies inside the iteration that won the compare-exchange, so
-/// lockstep lanes cannot deadlock; a lock still held after the spin limit faults. The access's
+/// atomics, fence, unlock) lies inside the iteration that won the compare-exchange, so
+/// lockstep lanes cannot deadlock, and the loop is left from its own level after the section's
+/// `if`, never from inside it (NVIDIA's Vulkan driver hung or faulted with the `break` inside:
+/// docs/nvidia.md); a lock still held after the spin limit faults. The access's
 /// own `.acquire`/`.release` fences stay around it. Weak ones, strong ones of the thread's own
 /// local memory, and 8-byte ones take no lock; wider strong ones are refused, naming the
 /// instruction and its place. `atom.cas/exch.b128` take the same lock.
@@ -244,7 +246,7 @@ fn strong_sixteen_byte_accesses_run_under_a_lock() {
     };
     // A lost compare-exchange reads the lock word 16 times before the next.
     let polls = vec!["A"; 16].join(" ");
-    let locked = |data: &str| format!("loop[cas if[F {data} F unlock brk|{polls}] if[brk]] if[spin fault]");
+    let locked = |data: &str| format!("loop[cas if[F {data} F unlock|{polls}] if[brk] if[brk]] if[spin fault]");
     // A misaligned store faults and stores nothing.
     let (load4, store4) = (locked("A A A A"), format!("if[fault|{}]", locked("A A A A")));
     for (inst, want) in [
