@@ -62,6 +62,8 @@ pub struct LoadError {
 }
 
 const ELF_MAGIC: &[u8] = b"\x7fELF";
+/// `e_ident[EI_OSABI]` of cubins: 0x33 from older toolkits, 0x41 from nvcc/ptxas 13.5.
+const ELF_OSABI_CUDA: [u8; 2] = [0x33, 0x41];
 
 /// Reads the image a program passes to cuModuleLoadData: NUL-terminated PTX text, or a fatbin
 /// (or the wrapper nvcc embeds) whose best PTX entry is taken ([`crate::fatbin`]). cubins are
@@ -76,6 +78,15 @@ pub unsafe fn image_text(image: *const std::ffi::c_void) -> Result<String, LoadE
     }
     let head = std::slice::from_raw_parts(image as *const u8, 4);
     if head == ELF_MAGIC {
+        // A cubin's identification bytes say 64-bit, little-endian, version 1, OS/ABI CUDA's.
+        // Anything else is no image at all: NVIDIA's driver (580, H200) answers
+        // CUDA_ERROR_INVALID_IMAGE for `\x7fELF\2\1\1`. The bytes are read one at a time up to
+        // the first that differs, so a short string is not read past its terminator.
+        let byte = |i: usize| *(image as *const u8).add(i);
+        let is_cubin = byte(4) == 2 && byte(5) == 1 && byte(6) == 1 && ELF_OSABI_CUDA.contains(&byte(7));
+        if !is_cubin {
+            return Err(LoadError { code: CUDA_ERROR_INVALID_IMAGE, message: "the image starts like an ELF file but is not a CUDA cubin".into() });
+        }
         return Err(LoadError {
             code: CUDA_ERROR_NO_BINARY_FOR_GPU,
             message: "the image is a cubin (SASS): ptxcross runs PTX only \

@@ -148,3 +148,22 @@ fn malloc_heap_limit_reports_the_real_heap_size() {
     let mut popped = std::ptr::null_mut();
     assert_eq!(cuCtxPopCurrent_v2(&mut popped), CUDA_SUCCESS);
 }
+
+/// ELF images: a cubin (identification bytes as nvcc 13.5's `-cubin` writes them: 64-bit,
+/// little-endian, version 1, OS/ABI 0x41, ABI version 8) is refused as CUDA refuses a cubin it
+/// cannot run, CUDA_ERROR_NO_BINARY_FOR_GPU; an ELF header that is no cubin is
+/// CUDA_ERROR_INVALID_IMAGE, NVIDIA's answer (driver 580 on an H200) for `\x7fELF\2\1\1`.
+#[test]
+fn elf_images_are_cubins_or_invalid_images_as_nvidia_says() {
+    let Some(_ctx) = push_primary_context() else { return };
+    let mut module = std::ptr::null_mut();
+    let mut cubin = vec![0x7fu8, b'E', b'L', b'F', 2, 1, 1, 0x41, 8];
+    cubin.resize(64, 0);
+    assert_eq!(cuModuleLoadData(&mut module, cubin.as_ptr().cast()), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    cubin[7] = 0x33; // OS/ABI of older toolkits' cubins
+    assert_eq!(cuModuleLoadData(&mut module, cubin.as_ptr().cast()), CUDA_ERROR_NO_BINARY_FOR_GPU);
+    let not_cubin = b"\x7fELF\x02\x01\x01\0";
+    assert_eq!(cuModuleLoadData(&mut module, not_cubin.as_ptr().cast()), CUDA_ERROR_INVALID_IMAGE);
+    let elf32 = b"\x7fELF\x01\x01\x01\x41\0";
+    assert_eq!(cuModuleLoadData(&mut module, elf32.as_ptr().cast()), CUDA_ERROR_INVALID_IMAGE);
+}
