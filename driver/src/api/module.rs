@@ -7,7 +7,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use super::entry;
 use crate::generated::{CUfunction_attribute as F, CUjitInputType as J, CUjit_option as O};
 use crate::module::{file_text, image_text, LoadError, Module};
-use ptxcross_frontend::SourceFile;
+use ptxcross_frontend::{ast, SourceFile};
 use crate::state::{self, handle, id_of, out, put, Driver, Function, Kind, Link};
 use crate::types::*;
 
@@ -63,10 +63,50 @@ fn load_text(d: &mut Driver, name: &str, text: Result<String, LoadError>, log: O
             CUDA_ERROR_OUT_OF_MEMORY
         })?;
         module.globals_base = base;
+        map_managed_vars(d, &module, name)?;
     }
     let id = d.new_id();
     d.modules.insert(id, module);
     Ok(handle(Kind::Module, id))
+}
+
+/// Names of the module-scope `.global .attribute(.managed)` variables (CUDA's `__managed__`).
+fn managed_var_names(module: &Module) -> Vec<&str> {
+    module
+        .ast
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            ast::Item::Var(v) if v.space == ast::StateSpace::Global && v.attributes.iter().any(|a| a.contains(".managed")) => Some(v),
+            _ => None,
+        })
+        .flat_map(|v| v.names.iter().map(|n| &*n.name.name))
+        .collect()
+}
+
+/// Makes the module's `__managed__` variables managed memory (`crate::managed`): their bytes
+/// of the globals allocation are mapped at the same address in the process, holding their
+/// initial values, so the host reaches them through the address cudart gets for them
+/// (`cuLibraryGetManaged`) and kernels through the globals. On failure the globals allocation
+/// is freed and the load refused.
+fn map_managed_vars(d: &mut Driver, module: &Module, name: &str) -> Result<(), CUresult> {
+    let base = module.globals_base;
+    let image = module.facts.globals.image(base);
+    for var_name in managed_var_names(module) {
+        let Some(var) = module.facts.globals.vars.iter().find(|v| v.name == var_name) else { continue };
+        let start = base + var.offset;
+        if let Err(message) = d.managed.insert(start, var.size, crate::managed::ATTACH_GLOBAL) {
+            crate::log::error(format_args!("cannot load module {name}: `__managed__` variable `{var_name}`: {message}"));
+            for (s, _) in d.managed.within(base, image.len() as u64) {
+                d.managed.remove(s);
+            }
+            d.allocations.remove(&base);
+            let _ = d.device.heap.free(ptxcross::DevicePtr(base));
+            return Err(CUDA_ERROR_OUT_OF_MEMORY);
+        }
+    }
+    d.managed.overwrite_within(base, &image);
+    Ok(())
 }
 
 /// `caller`: the entry point, for the trace.
@@ -258,6 +298,29 @@ pub extern "C" fn cuLibraryGetKernel(pkernel: *mut Handle, h: Handle, name: *con
 #[no_mangle]
 pub extern "C" fn cuLibraryGetModule(pmod: *mut Handle, h: Handle) -> CUresult {
     entry("cuLibraryGetModule", || state::with(|d| module_id(d, h).and_then(|_| put(pmod, h))))
+}
+
+/// A `__managed__` variable's address (valid on the host and in kernels) and size;
+/// `CUDA_ERROR_NOT_FOUND` for a name that is not a managed variable of the library.
+#[no_mangle]
+pub extern "C" fn cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, h: Handle, name: *const c_char) -> CUresult {
+    entry("cuLibraryGetManaged", || {
+        let (mut p, mut n) = (0u64, 0usize);
+        get_global(&mut p, &mut n, h, name)?;
+        state::with(|d| {
+            if d.managed.containing(p).map(|r| r.0) != Some(p) {
+                crate::log::error(format_args!("cuLibraryGetManaged: `{}` is not a `__managed__` variable", c_str(name).unwrap_or_default()));
+                return Err(CUDA_ERROR_NOT_FOUND);
+            }
+            if !dptr.is_null() {
+                put(dptr, p)?;
+            }
+            if !bytes.is_null() {
+                put(bytes, n)?;
+            }
+            Ok(())
+        })
+    })
 }
 
 #[no_mangle]
