@@ -44,8 +44,7 @@ fn write_log(log: Option<(*mut u8, usize)>, message: &str) {
 }
 
 /// Loads PTX text as a module of the current context; logs and returns the cause on failure.
-fn load_text(d: &mut Driver, name: &str, text: Result<String, LoadError>, log: Option<(*mut u8, usize)>) -> Result<Handle, CUresult> {
-    let ctx = d.current_ctx()?;
+fn load_text(d: &mut Driver, ctx: u64, name: &str, text: Result<String, LoadError>, log: Option<(*mut u8, usize)>) -> Result<Handle, CUresult> {
     let module = text.and_then(|t| Module::load(name, t, ctx));
     let mut module = match module {
         Ok(m) => m,
@@ -109,33 +108,39 @@ fn map_managed_vars(d: &mut Driver, module: &Module, name: &str) -> Result<(), C
     Ok(())
 }
 
-/// `caller`: the entry point, for the trace.
-fn load_image(caller: &str, pmod: *mut Handle, image: *const c_void, log: Option<(*mut u8, usize)>) -> Result<(), CUresult> {
+/// `caller`: the entry point, for the trace. A library (`cuLibraryLoadData`) is
+/// context-independent, as in CUDA: without a current context it goes to the primary one
+/// (the CUDA runtime loads a program's library before any context exists when the program
+/// first touches a `__managed__` variable: `__cudaInitModule`).
+fn load_image(caller: &str, pmod: *mut Handle, image: *const c_void, log: Option<(*mut u8, usize)>, library: bool) -> Result<(), CUresult> {
     crate::log::trace(format_args!("{caller}"));
     state::with(|d| {
         out(pmod)?;
-        d.current_ctx()?;
+        let ctx = match state::current() {
+            None if library => d.primary,
+            _ => d.current_ctx()?,
+        };
         // SAFETY: the program passes an image, as the API requires.
         let text = unsafe { image_text(image) };
-        let h = load_text(d, "<module image>", text, log)?;
+        let h = load_text(d, ctx, "<module image>", text, log)?;
         put(pmod, h)
     })
 }
 
 #[no_mangle]
 pub extern "C" fn cuModuleLoadData(pmod: *mut Handle, image: *const c_void) -> CUresult {
-    entry("cuModuleLoadData", || load_image("cuModuleLoadData", pmod, image, None))
+    entry("cuModuleLoadData", || load_image("cuModuleLoadData", pmod, image, None, false))
 }
 
 #[no_mangle]
 pub extern "C" fn cuModuleLoadDataEx(pmod: *mut Handle, image: *const c_void, n: c_uint, options: *const c_int, values: *mut *mut c_void) -> CUresult {
-    entry("cuModuleLoadDataEx", || load_image("cuModuleLoadDataEx", pmod, image, error_log(n, options, values)))
+    entry("cuModuleLoadDataEx", || load_image("cuModuleLoadDataEx", pmod, image, error_log(n, options, values), false))
 }
 
 /// A fatbin (or nvcc's wrapper of one): its best PTX entry is loaded.
 #[no_mangle]
 pub extern "C" fn cuModuleLoadFatBinary(pmod: *mut Handle, fat_cubin: *const c_void) -> CUresult {
-    entry("cuModuleLoadFatBinary", || load_image("cuModuleLoadFatBinary", pmod, fat_cubin, None))
+    entry("cuModuleLoadFatBinary", || load_image("cuModuleLoadFatBinary", pmod, fat_cubin, None, false))
 }
 
 /// `CU_MODULE_LAZY_LOADING` (2), or `CU_MODULE_EAGER_LOADING` (1) under
@@ -167,7 +172,8 @@ pub extern "C" fn cuModuleLoad(pmod: *mut Handle, fname: *const c_char) -> CUres
         let path = c_str(fname)?;
         state::with(|d| {
             out(pmod)?;
-            let h = load_text(d, path, read_file(path), None)?;
+            let ctx = d.current_ctx()?;
+            let h = load_text(d, ctx, path, read_file(path), None)?;
             put(pmod, h)
         })
     })
@@ -251,7 +257,7 @@ pub extern "C" fn cuLibraryLoadData(
     _lib_values: *mut *mut c_void,
 ) -> CUresult {
     entry("cuLibraryLoadData", || {
-        load_image("cuLibraryLoadData", plib, code, error_log(n_jit, jit_options, jit_values))?;
+        load_image("cuLibraryLoadData", plib, code, error_log(n_jit, jit_options, jit_values), true)?;
         mark_library(plib)
     })
 }
