@@ -192,36 +192,31 @@ impl Managed {
         Ok(())
     }
 
-    /// Device → host: every managed range, after a launch. Nearby ranges share one transfer.
+    /// Device → host: every managed range, after a launch, copied from the read-back memory
+    /// straight into the host copy. Nearby ranges share one transfer.
     pub fn download(&self, heap: &Context) -> Result<(), ptxcross::Error> {
-        let mut group: Vec<(DevicePtr, u64)> = Vec::new();
-        let flush = |group: &mut Vec<(DevicePtr, u64)>| -> Result<(), ptxcross::Error> {
-            if group.is_empty() {
-                return Ok(());
-            }
-            let data = heap.read_many(group)?;
-            for (&(p, len), bytes) in group.iter().zip(data) {
-                // SAFETY: a mapped managed range of `len` bytes (see upload).
-                unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), p.0 as usize as *mut u8, len as usize) };
-            }
-            group.clear();
-            Ok(())
-        };
+        let mut group: Vec<(DevicePtr, &mut [u8])> = Vec::new();
         for (&start, &(size, _)) in &self.ranges {
             if size == 0 {
                 continue;
             }
-            // A new transfer past a large gap or into another heap segment.
-            if let Some(&(last, len)) = group.last() {
-                let far = start - (last.0 + len) > GAP_READ_THROUGH;
-                let other_segment = (start ^ last.0) >> 32 != 0;
-                if far || other_segment {
-                    flush(&mut group)?;
+            // A new transfer past a large gap (one transfer reads everything between its ranges
+            // in a segment).
+            if let Some((last, bytes)) = group.last() {
+                if start - (last.0 + bytes.len() as u64) > GAP_READ_THROUGH {
+                    heap.read_many_into(&mut group)?;
+                    group.clear();
                 }
             }
-            group.push((DevicePtr(start), size));
+            // SAFETY: [start, start + size) is mapped (insert) until the range is removed, and
+            // managed ranges do not overlap (each is a distinct allocation or variable).
+            let host = unsafe { std::slice::from_raw_parts_mut(start as usize as *mut u8, size as usize) };
+            group.push((DevicePtr(start), host));
         }
-        flush(&mut group)
+        if !group.is_empty() {
+            heap.read_many_into(&mut group)?;
+        }
+        Ok(())
     }
 }
 
