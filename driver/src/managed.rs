@@ -36,8 +36,8 @@ const GAP_READ_THROUGH: u64 = 1 << 20;
 
 #[derive(Default)]
 pub struct Managed {
-    /// Managed ranges: device (= host) address → (size, flags).
-    ranges: BTreeMap<u64, (u64, u32)>,
+    /// Managed ranges: device (= host) address → (size, flags, bytes moved at launches).
+    ranges: BTreeMap<u64, (u64, u32, u64)>,
     /// Mapped host pages: page address → how many managed ranges touch it.
     pages: BTreeMap<u64, u32>,
 }
@@ -101,12 +101,16 @@ impl Managed {
         self.ranges.is_empty()
     }
 
-    /// Makes `[start, start + size)` (a fresh heap allocation) a managed range: maps host
-    /// memory at the same addresses.
-    pub fn insert(&mut self, start: u64, size: u64, flags: u32) -> Result<(), String> {
+    /// Makes `[start, start + size)` (a fresh heap allocation, or a `__managed__` variable) a
+    /// managed range: maps host memory at the same addresses. Launches move `transfer` ≥
+    /// `size` bytes: an allocation's size rounded up to whole words (its heap allocation is
+    /// that large), so that uploading it needs no read-modify-write round trip of a partial
+    /// last word; a variable's own size (its neighbours are other variables).
+    pub fn insert(&mut self, start: u64, size: u64, flags: u32, transfer: u64) -> Result<(), String> {
+        let transfer = transfer.max(size);
         let page = page_size();
         let first = start / page * page;
-        let end = start.checked_add(size.max(1)).ok_or("the range wraps around")?.div_ceil(page) * page;
+        let end = start.checked_add(transfer.max(1)).ok_or("the range wraps around")?.div_ceil(page) * page;
         let new: Vec<u64> = (first..end).step_by(page as usize).filter(|p| !self.pages.contains_key(p)).collect();
         let mut done: Vec<(u64, u64)> = Vec::new();
         for (at, len) in runs(new, page) {
@@ -121,17 +125,17 @@ impl Managed {
         for p in (first..end).step_by(page as usize) {
             *self.pages.entry(p).or_insert(0) += 1;
         }
-        self.ranges.insert(start, (size, flags));
+        self.ranges.insert(start, (size, flags, transfer));
         Ok(())
     }
 
     /// Forgets the managed range starting at `start` (if it is one) and unmaps the pages no
     /// other managed range uses. Returns whether it was managed.
     pub fn remove(&mut self, start: u64) -> bool {
-        let Some((size, _)) = self.ranges.remove(&start) else { return false };
+        let Some((_, _, transfer)) = self.ranges.remove(&start) else { return false };
         let page = page_size();
         let first = start / page * page;
-        let end = (start + size.max(1)).div_ceil(page) * page;
+        let end = (start + transfer.max(1)).div_ceil(page) * page;
         let mut gone = Vec::new();
         for p in (first..end).step_by(page as usize) {
             if let Some(n) = self.pages.get_mut(&p) {
@@ -151,7 +155,7 @@ impl Managed {
     /// The managed ranges `(start, size)` starting in `[start, start + len)` (the `__managed__`
     /// variables of a module's globals allocation).
     pub fn within(&self, start: u64, len: u64) -> Vec<(u64, u64)> {
-        self.ranges.range(start..start.saturating_add(len)).map(|(&s, &(n, _))| (s, n)).collect()
+        self.ranges.range(start..start.saturating_add(len)).map(|(&s, &(n, _, _))| (s, n)).collect()
     }
 
     /// Copies `data` (the bytes of `[start, start + data.len())`, e.g. a globals allocation's
@@ -168,7 +172,7 @@ impl Managed {
 
     /// The managed range `(start, size, flags)` holding `ptr`.
     pub fn containing(&self, ptr: u64) -> Option<(u64, u64, u32)> {
-        let (&start, &(size, flags)) = self.ranges.range(..=ptr).next_back()?;
+        let (&start, &(size, flags, _)) = self.ranges.range(..=ptr).next_back()?;
         (ptr < start + size.max(1)).then_some((start, size, flags))
     }
 
@@ -184,7 +188,7 @@ impl Managed {
 
     /// Host → device: every managed range, before a launch.
     pub fn upload(&self, heap: &mut Context) -> Result<(), ptxcross::Error> {
-        for (&start, &(size, _)) in &self.ranges {
+        for (&start, &(_, _, size)) in &self.ranges {
             // SAFETY: [start, start + size) is mapped (insert) until the range is removed.
             let host = unsafe { std::slice::from_raw_parts(start as usize as *const u8, size as usize) };
             heap.write(DevicePtr(start), host)?;
@@ -196,7 +200,7 @@ impl Managed {
     /// straight into the host copy. Nearby ranges share one transfer.
     pub fn download(&self, heap: &Context) -> Result<(), ptxcross::Error> {
         let mut group: Vec<(DevicePtr, &mut [u8])> = Vec::new();
-        for (&start, &(size, _)) in &self.ranges {
+        for (&start, &(_, _, size)) in &self.ranges {
             if size == 0 {
                 continue;
             }

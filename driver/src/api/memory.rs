@@ -78,8 +78,12 @@ pub extern "C" fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytes: usize, flags:
                 ));
                 return Err(CUDA_ERROR_INVALID_VALUE);
             }
-            let p = alloc(d, ctx, bytes as u64)?;
-            if let Err(message) = d.managed.insert(p, bytes as u64, flags) {
+            // Whole words in the heap (launches move them, `Managed::insert`); the allocation
+            // is the size asked for.
+            let words = (bytes as u64).next_multiple_of(4);
+            let p = alloc(d, ctx, words)?;
+            d.allocations.insert(p, (bytes as u64, ctx));
+            if let Err(message) = d.managed.insert(p, bytes as u64, flags, words) {
                 crate::log::error(format_args!("cuMemAllocManaged of {bytes} bytes: {message}"));
                 d.allocations.remove(&p);
                 let _ = d.device.heap.free(DevicePtr(p));

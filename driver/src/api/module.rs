@@ -94,7 +94,7 @@ fn map_managed_vars(d: &mut Driver, module: &Module, name: &str) -> Result<(), C
     for var_name in managed_var_names(module) {
         let Some(var) = module.facts.globals.vars.iter().find(|v| v.name == var_name) else { continue };
         let start = base + var.offset;
-        if let Err(message) = d.managed.insert(start, var.size, crate::managed::ATTACH_GLOBAL) {
+        if let Err(message) = d.managed.insert(start, var.size, crate::managed::ATTACH_GLOBAL, var.size) {
             crate::log::error(format_args!("cannot load module {name}: `__managed__` variable `{var_name}`: {message}"));
             for (s, _) in d.managed.within(base, image.len() as u64) {
                 d.managed.remove(s);
