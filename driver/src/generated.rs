@@ -1981,10 +1981,6 @@ pub extern "C" fn cuLibraryGetKernelCount() -> CUresult {
     crate::log::unsupported("cuLibraryGetKernelCount")
 }
 #[no_mangle]
-pub extern "C" fn cuLibraryGetManaged() -> CUresult {
-    crate::log::unsupported("cuLibraryGetManaged")
-}
-#[no_mangle]
 pub extern "C" fn cuLibraryGetUnifiedFunction() -> CUresult {
     crate::log::unsupported("cuLibraryGetUnifiedFunction")
 }
@@ -2077,14 +2073,6 @@ pub extern "C" fn cuMemAddressReserve() -> CUresult {
     crate::log::unsupported("cuMemAddressReserve")
 }
 #[no_mangle]
-pub extern "C" fn cuMemAdvise() -> CUresult {
-    crate::log::unsupported("cuMemAdvise")
-}
-#[no_mangle]
-pub extern "C" fn cuMemAdvise_v2() -> CUresult {
-    crate::log::unsupported("cuMemAdvise_v2")
-}
-#[no_mangle]
 pub extern "C" fn cuMemAlloc() -> CUresult {
     crate::log::unsupported("cuMemAlloc")
 }
@@ -2095,10 +2083,6 @@ pub extern "C" fn cuMemAllocFromPoolAsync() -> CUresult {
 #[no_mangle]
 pub extern "C" fn cuMemAllocHost() -> CUresult {
     crate::log::unsupported("cuMemAllocHost")
-}
-#[no_mangle]
-pub extern "C" fn cuMemAllocManaged() -> CUresult {
-    crate::log::unsupported("cuMemAllocManaged")
 }
 #[no_mangle]
 pub extern "C" fn cuMemAllocPitch() -> CUresult {
@@ -2237,16 +2221,8 @@ pub extern "C" fn cuMemPoolTrimTo() -> CUresult {
     crate::log::unsupported("cuMemPoolTrimTo")
 }
 #[no_mangle]
-pub extern "C" fn cuMemPrefetchAsync() -> CUresult {
-    crate::log::unsupported("cuMemPrefetchAsync")
-}
-#[no_mangle]
 pub extern "C" fn cuMemPrefetchAsync_ptsz() -> CUresult {
     crate::log::unsupported("cuMemPrefetchAsync_ptsz")
-}
-#[no_mangle]
-pub extern "C" fn cuMemPrefetchAsync_v2() -> CUresult {
-    crate::log::unsupported("cuMemPrefetchAsync_v2")
 }
 #[no_mangle]
 pub extern "C" fn cuMemPrefetchBatchAsync() -> CUresult {
@@ -2551,10 +2527,6 @@ pub extern "C" fn cuSignalExternalSemaphoresAsync() -> CUresult {
 #[no_mangle]
 pub extern "C" fn cuStreamAddCallback() -> CUresult {
     crate::log::unsupported("cuStreamAddCallback")
-}
-#[no_mangle]
-pub extern "C" fn cuStreamAttachMemAsync() -> CUresult {
-    crate::log::unsupported("cuStreamAttachMemAsync")
 }
 #[no_mangle]
 pub extern "C" fn cuStreamBatchMemOp() -> CUresult {

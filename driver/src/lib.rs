@@ -7,6 +7,7 @@
 //!   `CUDA_ERROR_NOT_SUPPORTED` stub for everything else the API has.
 //! - [`state`]: the device, its heap, handle tables, the per-thread current context.
 //! - [`fatbin`]: the PTX inside nvcc's fat binaries.
+//! - [`managed`]: managed memory (`cuMemAllocManaged`): host mappings and coherence.
 //! - [`module`]: loaded PTX and its translations per launch shape; [`cache`]: the disk cache.
 //!
 //! Build: `bash scripts/build-driver.sh` (target/release/libcuda.so.1 and a libcuda.so link).
@@ -22,6 +23,7 @@ pub mod fatbin;
 pub mod generated;
 pub mod hmac_md2;
 pub mod log;
+pub mod managed;
 pub mod module;
 pub mod state;
 pub mod types;

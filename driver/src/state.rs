@@ -122,6 +122,8 @@ pub struct Driver {
     pub arrays: HashMap<u64, crate::api::CudaArray>,
     /// Texture and surface objects: descriptor address (an allocation) → what it was made of.
     pub texture_objects: HashMap<u64, crate::api::TextureObject>,
+    /// Managed allocations (`cuMemAllocManaged`), each also in `allocations`.
+    pub managed: crate::managed::Managed,
 }
 
 // SAFETY: the raw pointers held (link error-log buffers) belong to the program, which owns
@@ -230,6 +232,7 @@ fn open() -> Result<Driver, CUresult> {
         host_allocations: BTreeMap::new(),
         arrays: HashMap::new(),
         texture_objects: HashMap::new(),
+        managed: Default::default(),
     };
     d.primary = d.new_id();
     d.contexts.insert(d.primary, Ctx { primary: true, flags: 0, sticky: None, limits: HashMap::new(), printf: String::new() });
@@ -316,6 +319,7 @@ impl Driver {
             .collect();
         for p in owned {
             self.allocations.remove(&p);
+            self.managed.remove(p);
             let _ = self.device.heap.free(ptxcross::DevicePtr(p));
         }
         let modules: Vec<u64> = self.modules.iter().filter(|(_, m)| m.ctx == ctx && !m.library).map(|(&id, _)| id).collect();
@@ -328,6 +332,8 @@ impl Driver {
                 if let Err(e) = self.device.heap.write(ptxcross::DevicePtr(base), &image) {
                     crate::log::error(format_args!("cannot reinitialize a library's globals: {e}"));
                 }
+                // Its `__managed__` variables' host copies (the truth between launches) too.
+                self.managed.overwrite_within(base, &image);
             }
         }
         self.streams.retain(|_, s| s.ctx != ctx);
@@ -345,6 +351,11 @@ impl Driver {
                 self.device.heap.forget_program(id);
             }
             if m.globals_base != 0 {
+                if let Some(&(size, _)) = self.allocations.get(&m.globals_base) {
+                    for (start, _) in self.managed.within(m.globals_base, size) {
+                        self.managed.remove(start);
+                    }
+                }
                 self.allocations.remove(&m.globals_base);
                 let _ = self.device.heap.free(ptxcross::DevicePtr(m.globals_base));
             }

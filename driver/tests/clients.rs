@@ -208,9 +208,11 @@ fn cuda_runtime_program_built_by_nvcc() {
 
 /// Programs as people write them against the CUDA runtime, each built by plain nvcc (PTX for
 /// compute_80, static cudart) and checking itself against CPU loops, one PASS/FAIL line per
-/// check (`driver/tests/clients/{runtime_features,cub_algorithms,thrust_algorithms}.cu`):
+/// check (`driver/tests/clients/{runtime_features,managed_memory,cub_algorithms,thrust_algorithms}.cu`):
 /// streams, events, async copies, memset, dynamic shared memory, symbols, function and device
-/// attributes, device printf, a refused 2048-thread block; CUB reduce, scan and merge sort;
+/// attributes, device printf, a refused 2048-thread block; managed memory (NVIDIA's
+/// cudaMallocManaged tutorial, copies, memset, prefetch, `__managed__`, many small
+/// allocations); CUB reduce, scan and merge sort;
 /// Thrust transform, reduce, inclusive_scan and comparator sort. Radix sort (CUB's and
 /// Thrust's) needs more than lavapipe's 32 KiB of shared memory: it must be refused with a
 /// CUDA error, never give a wrong order. Each program compiles in ≈1–15 s on 2 cores.
@@ -257,6 +259,10 @@ fn cuda_runtime_programs_people_write() {
     printed.sort();
     let want = ["block 0 thread 0", "block 0 thread 1", "block 1 thread 0", "block 1 thread 1"].map(|b| format!("device printf: {b} k=42"));
     assert_eq!(printed, want, "{out}");
+
+    // Managed memory (cudaMallocManaged, __managed__): NVIDIA's tutorial and the rest.
+    let (out, ok) = build_and_run("managed_memory");
+    assert!(ok && out.contains("managed memory: 22 checks, all passed"), "{out}");
 
     let (out, _) = build_and_run("cub_algorithms");
     for check in [

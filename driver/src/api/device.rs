@@ -152,6 +152,10 @@ pub(crate) fn attribute(d: &Driver, attr: i64) -> Option<i64> {
         // One address space for every allocation of the device (the heap).
         A::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING => 1,
         A::CU_DEVICE_ATTRIBUTE_GLOBAL_L1_CACHE_SUPPORTED | A::CU_DEVICE_ATTRIBUTE_LOCAL_L1_CACHE_SUPPORTED => 1,
+        // Managed memory (`crate::managed`) with pre-Pascal semantics: the host may touch it
+        // only while no kernel runs (CONCURRENT_MANAGED_ACCESS, PAGEABLE_MEMORY_ACCESS and
+        // DIRECT_MANAGED_MEM_ACCESS_FROM_HOST stay 0).
+        A::CU_DEVICE_ATTRIBUTE_MANAGED_MEMORY => 1,
         // CU_COMPUTEMODE_DEFAULT.
         A::CU_DEVICE_ATTRIBUTE_COMPUTE_MODE => 0,
         a if (0..A::CU_DEVICE_ATTRIBUTE_MAX).contains(&a) => 0,

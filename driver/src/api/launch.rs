@@ -189,7 +189,7 @@ fn launch(func: Handle, grid: [u32; 3], block: [u32; 3], shared: u32, stream: Ha
             crate::log::error(format_args!("launch of `{name}`: {shared} dynamic shared bytes, the function allows {max}"));
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        let Driver { modules, device, .. } = d;
+        let Driver { modules, device, managed, .. } = d;
         let module = modules.get_mut(&mid).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
         let kernel = module.kernel(&name).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
         let area = pack_params(kernel, params, extra)?;
@@ -205,7 +205,18 @@ fn launch(func: Handle, grid: [u32; 3], block: [u32; 3], shared: u32, stream: Ha
             device.heap.set_globals_base(&program, module.globals_base);
         }
         let backend = device.backend;
+        // Managed memory (`crate::managed`): the host copy is the truth between launches; the
+        // kernel sees it, and the host sees what the kernel wrote once the launch returns.
+        let t_up = Instant::now();
+        managed.upload(&mut device.heap).map_err(|e| {
+            crate::log::error(format_args!("launch of kernel `{name}`: cannot upload managed memory: {e}"));
+            CUDA_ERROR_UNKNOWN
+        })?;
+        let uploaded = t_up.elapsed();
         let r = device.heap.launch_packed(&program, &name, grid, &area, backend);
+        let t_down = Instant::now();
+        let downloaded = managed.download(&device.heap);
+        let managed_sync = (!managed.is_empty()).then(|| (uploaded, t_down.elapsed()));
         // Launches here are synchronous: the launch's printf text is kept for the context's
         // next synchronization point (`Driver::flush_printf`).
         let printed = device.heap.take_printf();
@@ -234,6 +245,17 @@ fn launch(func: Handle, grid: [u32; 3], block: [u32; 3], shared: u32, stream: Ha
             },
             (t0.elapsed() - translated).as_secs_f64() * 1e3
         ));
+        if let Some((up, down)) = managed_sync {
+            crate::log::trace(format_args!(
+                "launch `{name}`: managed memory upload {:.3} ms, download {:.3} ms",
+                up.as_secs_f64() * 1e3,
+                down.as_secs_f64() * 1e3
+            ));
+        }
+        if let Err(e) = downloaded {
+            crate::log::error(format_args!("launch of kernel `{name}`: cannot download managed memory: {e}"));
+            return Err(CUDA_ERROR_UNKNOWN);
+        }
         match r {
             Ok(()) => Ok(()),
             Err(e) => match launch_error(d, ctx, &name, e) {

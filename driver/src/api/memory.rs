@@ -1,5 +1,6 @@
-//! Device memory (carved out of the device heap), page-locked host memory (ordinary host
-//! memory here), copies and memsets. Copies are synchronous, their `Async` forms too.
+//! Device memory (carved out of the device heap), managed memory (`crate::managed`: heap memory
+//! mapped at the same address in the process), page-locked host memory (ordinary host memory
+//! here), copies and memsets. Copies are synchronous, their `Async` forms too.
 
 use std::alloc::Layout;
 use std::ffi::{c_int, c_uint, c_void};
@@ -51,7 +52,164 @@ fn free(d: &mut Driver, dptr: CUdeviceptr) -> Result<(), CUresult> {
         crate::log::error(format_args!("cuMemFree: {dptr:#x} is not the start of a live allocation"));
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
+    // A managed allocation's host mapping goes with it (host accesses after the free fault, as
+    // in CUDA).
+    d.managed.remove(dptr);
     d.device.heap.free(DevicePtr(dptr)).map_err(|e| runtime_error("cuMemFree", e))
+}
+
+/// Managed memory (`managed.rs`): a heap allocation whose addresses are mapped in the process
+/// too. `flags`: exactly one of `CU_MEM_ATTACH_GLOBAL` and `CU_MEM_ATTACH_HOST` (both mean the
+/// same here: every launch sees every managed allocation, and the host may use it between
+/// launches, which is what `CONCURRENT_MANAGED_ACCESS` = 0 allows for either).
+#[no_mangle]
+pub extern "C" fn cuMemAllocManaged(dptr: *mut CUdeviceptr, bytes: usize, flags: c_uint) -> CUresult {
+    entry("cuMemAllocManaged", || {
+        state::with(|d| {
+            let ctx = d.current_ctx()?;
+            out(dptr)?;
+            if bytes == 0 {
+                crate::log::error(format_args!("cuMemAllocManaged: size 0"));
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            if flags != crate::managed::ATTACH_GLOBAL && flags != crate::managed::ATTACH_HOST {
+                crate::log::error(format_args!(
+                    "cuMemAllocManaged: flags {flags:#x} (CU_MEM_ATTACH_GLOBAL = 1 or CU_MEM_ATTACH_HOST = 2 are allowed)"
+                ));
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            // Whole words in the heap (launches move them, `Managed::insert`); the allocation
+            // is the size asked for.
+            let words = (bytes as u64).next_multiple_of(4);
+            let p = alloc(d, ctx, words)?;
+            d.allocations.insert(p, (bytes as u64, ctx));
+            if let Err(message) = d.managed.insert(p, bytes as u64, flags, words) {
+                crate::log::error(format_args!("cuMemAllocManaged of {bytes} bytes: {message}"));
+                d.allocations.remove(&p);
+                let _ = d.device.heap.free(DevicePtr(p));
+                return Err(CUDA_ERROR_OUT_OF_MEMORY);
+            }
+            put(dptr, p)
+        })
+    })
+}
+
+/// `[ptr, ptr + bytes)` must lie in one managed allocation (CUDA's rule for prefetches and
+/// advice: `CUDA_ERROR_INVALID_VALUE` otherwise).
+fn check_managed_range(d: &Driver, what: &str, ptr: u64, bytes: usize) -> Result<(), CUresult> {
+    d.current_ctx()?;
+    match d.managed.span(ptr, bytes as u64) {
+        Ok(Some(_)) if bytes > 0 => Ok(()),
+        Ok(_) => {
+            crate::log::error(format_args!("{what}: {bytes} bytes at {ptr:#x} are not managed memory"));
+            Err(CUDA_ERROR_INVALID_VALUE)
+        }
+        Err(message) => {
+            crate::log::error(format_args!("{what}: {message}"));
+            Err(CUDA_ERROR_INVALID_VALUE)
+        }
+    }
+}
+
+/// `CU_DEVICE_CPU`.
+const DEVICE_CPU: CUdevice = -1;
+/// `CUmemLocationType`: `CU_MEM_LOCATION_TYPE_DEVICE`, `_HOST`, `_HOST_NUMA`, `_HOST_NUMA_CURRENT`.
+const LOCATION_DEVICE: c_int = 1;
+const LOCATION_HOST_NUMA_CURRENT: c_int = 4;
+
+/// `CUmemLocation` (by value in the _v2 prefetch and advice calls).
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct MemLocation {
+    pub kind: c_int,
+    pub id: c_int,
+}
+
+fn check_location(what: &str, loc: MemLocation) -> Result<(), CUresult> {
+    match loc.kind {
+        LOCATION_DEVICE if loc.id == 0 => Ok(()),
+        LOCATION_DEVICE => Err(CUDA_ERROR_INVALID_DEVICE),
+        2..=LOCATION_HOST_NUMA_CURRENT => Ok(()),
+        k => {
+            crate::log::error(format_args!("{what}: memory location type {k}"));
+            Err(CUDA_ERROR_INVALID_VALUE)
+        }
+    }
+}
+
+/// A prefetch is a hint and changes no result; managed memory moves at every launch anyway
+/// (`managed.rs`). CUDA documents a prefetch to a GPU without concurrent managed access as an
+/// error, but programs written for newer GPUs prefetch unconditionally (NVIDIA's tutorials do),
+/// and nothing here depends on where the data is, so it is accepted.
+fn prefetch(what: &str, ptr: CUdeviceptr, bytes: usize, loc: MemLocation, stream: Handle) -> Result<(), CUresult> {
+    state::with(|d| {
+        d.check_stream(stream)?;
+        check_location(what, loc)?;
+        check_managed_range(d, what, ptr, bytes)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemPrefetchAsync(ptr: CUdeviceptr, bytes: usize, device: CUdevice, stream: Handle) -> CUresult {
+    let loc = if device == DEVICE_CPU { MemLocation { kind: 2, id: 0 } } else { MemLocation { kind: LOCATION_DEVICE, id: device } };
+    entry("cuMemPrefetchAsync", || prefetch("cuMemPrefetchAsync", ptr, bytes, loc, stream))
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemPrefetchAsync_v2(ptr: CUdeviceptr, bytes: usize, loc: MemLocation, flags: c_uint, stream: Handle) -> CUresult {
+    entry("cuMemPrefetchAsync_v2", || {
+        if flags != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        prefetch("cuMemPrefetchAsync_v2", ptr, bytes, loc, stream)
+    })
+}
+
+/// `CUmem_advise`: 1 ..= 6 (read mostly, preferred location, accessed by, each set and unset).
+fn advise(what: &str, ptr: CUdeviceptr, bytes: usize, advice: c_int, loc: MemLocation) -> Result<(), CUresult> {
+    state::with(|d| {
+        if !(1..=6).contains(&advice) {
+            crate::log::error(format_args!("{what}: advice {advice}"));
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        check_location(what, loc)?;
+        // Advice tunes where pages live and who maps them: hints, which change no result here.
+        check_managed_range(d, what, ptr, bytes)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemAdvise(ptr: CUdeviceptr, bytes: usize, advice: c_int, device: CUdevice) -> CUresult {
+    let loc = if device == DEVICE_CPU { MemLocation { kind: 2, id: 0 } } else { MemLocation { kind: LOCATION_DEVICE, id: device } };
+    entry("cuMemAdvise", || advise("cuMemAdvise", ptr, bytes, advice, loc))
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemAdvise_v2(ptr: CUdeviceptr, bytes: usize, advice: c_int, loc: MemLocation) -> CUresult {
+    entry("cuMemAdvise_v2", || advise("cuMemAdvise_v2", ptr, bytes, advice, loc))
+}
+
+/// Attaching managed memory to a stream (or to the host) decides, with concurrent managed
+/// access 0, which launches the host must wait for before touching it; launches here finish
+/// before their call returns, so any attachment is already what it asks for. `length` 0 is the
+/// whole allocation; `flags` are `CU_MEM_ATTACH_GLOBAL`, `_HOST` or `_SINGLE` (4).
+#[no_mangle]
+pub extern "C" fn cuStreamAttachMemAsync(stream: Handle, ptr: CUdeviceptr, length: usize, flags: c_uint) -> CUresult {
+    entry("cuStreamAttachMemAsync", || {
+        state::with(|d| {
+            d.check_stream(stream)?;
+            if ![1, 2, 4].contains(&flags) {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            match d.managed.containing(ptr) {
+                Some((start, size, _)) if start == ptr && (length == 0 || length as u64 == size) => Ok(()),
+                _ => {
+                    crate::log::error(format_args!("cuStreamAttachMemAsync: {ptr:#x} ({length} bytes) is not a whole managed allocation"));
+                    Err(CUDA_ERROR_INVALID_VALUE)
+                }
+            }
+        })
+    })
 }
 
 #[no_mangle]
@@ -187,11 +345,32 @@ pub extern "C" fn cuMemHostUnregister(p: *mut c_void) -> CUresult {
     })
 }
 
+/// The managed range holding `[ptr, ptr + len)`, if `ptr` is managed (an error if the bytes run
+/// past its end).
+fn managed_span(d: &Driver, what: &str, ptr: u64, len: usize) -> Result<bool, CUresult> {
+    d.managed.span(ptr, len as u64).map(|s| s.is_some()).map_err(|message| {
+        crate::log::error(format_args!("{what}: {message}"));
+        CUDA_ERROR_INVALID_VALUE
+    })
+}
+
+/// Device memory's bytes; managed memory's are its host copy (the truth between launches,
+/// `managed.rs`).
 pub(crate) fn read(d: &Driver, src: u64, bytes: usize) -> Result<Vec<u8>, CUresult> {
+    if managed_span(d, "copy from managed memory", src, bytes)? {
+        // SAFETY: inside a mapped managed range (checked just above).
+        return Ok(unsafe { std::slice::from_raw_parts(src as usize as *const u8, bytes) }.to_vec());
+    }
     d.device.heap.read(DevicePtr(src), bytes as u64).map_err(|e| runtime_error("copy from the device", e))
 }
 
 pub(crate) fn write(d: &mut Driver, dst: u64, data: &[u8]) -> Result<(), CUresult> {
+    if managed_span(d, "copy to managed memory", dst, data.len())? {
+        // SAFETY: inside a mapped managed range (checked just above); `data` is a slice of the
+        // caller's that may be this very memory (a copy within one allocation): `copy`.
+        unsafe { std::ptr::copy(data.as_ptr(), dst as usize as *mut u8, data.len()) };
+        return Ok(());
+    }
     d.device.heap.write(DevicePtr(dst), data).map_err(|e| runtime_error("copy to the device", e))
 }
 
@@ -350,6 +529,7 @@ fn pointer_attribute(d: &Driver, attr: i64, ptr: u64, data: *mut c_void) -> Resu
     if dev.is_none() && host.is_none() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
+    let managed = d.managed.containing(ptr).is_some();
     let ctx_of = |start: u64| d.allocations.get(&start).map(|&(_, c)| c).unwrap_or(d.primary);
     match (attr, dev) {
         (P::CU_POINTER_ATTRIBUTE_CONTEXT, Some((s, _))) => put(data as *mut Handle, handle(Kind::Context, ctx_of(s))),
@@ -359,10 +539,12 @@ fn pointer_attribute(d: &Driver, attr: i64, ptr: u64, data: *mut c_void) -> Resu
         }
         (P::CU_POINTER_ATTRIBUTE_DEVICE_POINTER, Some(_)) => put(data as *mut u64, ptr),
         (P::CU_POINTER_ATTRIBUTE_HOST_POINTER, None) => put(data as *mut u64, ptr),
+        // Managed memory has the same address on the host.
+        (P::CU_POINTER_ATTRIBUTE_HOST_POINTER, Some(_)) if managed => put(data as *mut u64, ptr),
         (P::CU_POINTER_ATTRIBUTE_DEVICE_POINTER, None) | (P::CU_POINTER_ATTRIBUTE_HOST_POINTER, Some(_)) => {
             Err(CUDA_ERROR_INVALID_VALUE)
         }
-        (P::CU_POINTER_ATTRIBUTE_IS_MANAGED, _) => put(data as *mut c_uint, 0),
+        (P::CU_POINTER_ATTRIBUTE_IS_MANAGED, _) => put(data as *mut c_uint, managed as c_uint),
         (P::CU_POINTER_ATTRIBUTE_MAPPED, _) => put(data as *mut c_uint, 1),
         (P::CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL, _) => put(data as *mut c_int, 0),
         (P::CU_POINTER_ATTRIBUTE_SYNC_MEMOPS, _) => put(data as *mut c_uint, 1),

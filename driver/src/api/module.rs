@@ -7,7 +7,7 @@ use std::ffi::{c_char, c_int, c_uint, c_void, CStr};
 use super::entry;
 use crate::generated::{CUfunction_attribute as F, CUjitInputType as J, CUjit_option as O};
 use crate::module::{file_text, image_text, LoadError, Module};
-use ptxcross_frontend::SourceFile;
+use ptxcross_frontend::{ast, SourceFile};
 use crate::state::{self, handle, id_of, out, put, Driver, Function, Kind, Link};
 use crate::types::*;
 
@@ -44,8 +44,7 @@ fn write_log(log: Option<(*mut u8, usize)>, message: &str) {
 }
 
 /// Loads PTX text as a module of the current context; logs and returns the cause on failure.
-fn load_text(d: &mut Driver, name: &str, text: Result<String, LoadError>, log: Option<(*mut u8, usize)>) -> Result<Handle, CUresult> {
-    let ctx = d.current_ctx()?;
+fn load_text(d: &mut Driver, ctx: u64, name: &str, text: Result<String, LoadError>, log: Option<(*mut u8, usize)>) -> Result<Handle, CUresult> {
     let module = text.and_then(|t| Module::load(name, t, ctx));
     let mut module = match module {
         Ok(m) => m,
@@ -63,39 +62,85 @@ fn load_text(d: &mut Driver, name: &str, text: Result<String, LoadError>, log: O
             CUDA_ERROR_OUT_OF_MEMORY
         })?;
         module.globals_base = base;
+        map_managed_vars(d, &module, name)?;
     }
     let id = d.new_id();
     d.modules.insert(id, module);
     Ok(handle(Kind::Module, id))
 }
 
-/// `caller`: the entry point, for the trace.
-fn load_image(caller: &str, pmod: *mut Handle, image: *const c_void, log: Option<(*mut u8, usize)>) -> Result<(), CUresult> {
+/// Names of the module-scope `.global .attribute(.managed)` variables (CUDA's `__managed__`).
+fn managed_var_names(module: &Module) -> Vec<&str> {
+    module
+        .ast
+        .items
+        .iter()
+        .filter_map(|item| match item {
+            ast::Item::Var(v) if v.space == ast::StateSpace::Global && v.attributes.iter().any(|a| a.contains(".managed")) => Some(v),
+            _ => None,
+        })
+        .flat_map(|v| v.names.iter().map(|n| &*n.name.name))
+        .collect()
+}
+
+/// Makes the module's `__managed__` variables managed memory (`crate::managed`): their bytes
+/// of the globals allocation are mapped at the same address in the process, holding their
+/// initial values, so the host reaches them through the address cudart gets for them
+/// (`cuLibraryGetManaged`) and kernels through the globals. On failure the globals allocation
+/// is freed and the load refused.
+fn map_managed_vars(d: &mut Driver, module: &Module, name: &str) -> Result<(), CUresult> {
+    let base = module.globals_base;
+    let image = module.facts.globals.image(base);
+    for var_name in managed_var_names(module) {
+        let Some(var) = module.facts.globals.vars.iter().find(|v| v.name == var_name) else { continue };
+        let start = base + var.offset;
+        if let Err(message) = d.managed.insert(start, var.size, crate::managed::ATTACH_GLOBAL, var.size) {
+            crate::log::error(format_args!("cannot load module {name}: `__managed__` variable `{var_name}`: {message}"));
+            for (s, _) in d.managed.within(base, image.len() as u64) {
+                d.managed.remove(s);
+            }
+            d.allocations.remove(&base);
+            let _ = d.device.heap.free(ptxcross::DevicePtr(base));
+            return Err(CUDA_ERROR_OUT_OF_MEMORY);
+        }
+    }
+    d.managed.overwrite_within(base, &image);
+    Ok(())
+}
+
+/// `caller`: the entry point, for the trace. A library (`cuLibraryLoadData`) is
+/// context-independent, as in CUDA: without a current context it goes to the primary one
+/// (the CUDA runtime loads a program's library before any context exists when the program
+/// first touches a `__managed__` variable: `__cudaInitModule`).
+fn load_image(caller: &str, pmod: *mut Handle, image: *const c_void, log: Option<(*mut u8, usize)>, library: bool) -> Result<(), CUresult> {
     crate::log::trace(format_args!("{caller}"));
     state::with(|d| {
         out(pmod)?;
-        d.current_ctx()?;
+        let ctx = match state::current() {
+            None if library => d.primary,
+            _ => d.current_ctx()?,
+        };
         // SAFETY: the program passes an image, as the API requires.
         let text = unsafe { image_text(image) };
-        let h = load_text(d, "<module image>", text, log)?;
+        let h = load_text(d, ctx, "<module image>", text, log)?;
         put(pmod, h)
     })
 }
 
 #[no_mangle]
 pub extern "C" fn cuModuleLoadData(pmod: *mut Handle, image: *const c_void) -> CUresult {
-    entry("cuModuleLoadData", || load_image("cuModuleLoadData", pmod, image, None))
+    entry("cuModuleLoadData", || load_image("cuModuleLoadData", pmod, image, None, false))
 }
 
 #[no_mangle]
 pub extern "C" fn cuModuleLoadDataEx(pmod: *mut Handle, image: *const c_void, n: c_uint, options: *const c_int, values: *mut *mut c_void) -> CUresult {
-    entry("cuModuleLoadDataEx", || load_image("cuModuleLoadDataEx", pmod, image, error_log(n, options, values)))
+    entry("cuModuleLoadDataEx", || load_image("cuModuleLoadDataEx", pmod, image, error_log(n, options, values), false))
 }
 
 /// A fatbin (or nvcc's wrapper of one): its best PTX entry is loaded.
 #[no_mangle]
 pub extern "C" fn cuModuleLoadFatBinary(pmod: *mut Handle, fat_cubin: *const c_void) -> CUresult {
-    entry("cuModuleLoadFatBinary", || load_image("cuModuleLoadFatBinary", pmod, fat_cubin, None))
+    entry("cuModuleLoadFatBinary", || load_image("cuModuleLoadFatBinary", pmod, fat_cubin, None, false))
 }
 
 /// `CU_MODULE_LAZY_LOADING` (2), or `CU_MODULE_EAGER_LOADING` (1) under
@@ -127,7 +172,8 @@ pub extern "C" fn cuModuleLoad(pmod: *mut Handle, fname: *const c_char) -> CUres
         let path = c_str(fname)?;
         state::with(|d| {
             out(pmod)?;
-            let h = load_text(d, path, read_file(path), None)?;
+            let ctx = d.current_ctx()?;
+            let h = load_text(d, ctx, path, read_file(path), None)?;
             put(pmod, h)
         })
     })
@@ -211,7 +257,7 @@ pub extern "C" fn cuLibraryLoadData(
     _lib_values: *mut *mut c_void,
 ) -> CUresult {
     entry("cuLibraryLoadData", || {
-        load_image("cuLibraryLoadData", plib, code, error_log(n_jit, jit_options, jit_values))?;
+        load_image("cuLibraryLoadData", plib, code, error_log(n_jit, jit_options, jit_values), true)?;
         mark_library(plib)
     })
 }
@@ -258,6 +304,29 @@ pub extern "C" fn cuLibraryGetKernel(pkernel: *mut Handle, h: Handle, name: *con
 #[no_mangle]
 pub extern "C" fn cuLibraryGetModule(pmod: *mut Handle, h: Handle) -> CUresult {
     entry("cuLibraryGetModule", || state::with(|d| module_id(d, h).and_then(|_| put(pmod, h))))
+}
+
+/// A `__managed__` variable's address (valid on the host and in kernels) and size;
+/// `CUDA_ERROR_NOT_FOUND` for a name that is not a managed variable of the library.
+#[no_mangle]
+pub extern "C" fn cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, h: Handle, name: *const c_char) -> CUresult {
+    entry("cuLibraryGetManaged", || {
+        let (mut p, mut n) = (0u64, 0usize);
+        get_global(&mut p, &mut n, h, name)?;
+        state::with(|d| {
+            if d.managed.containing(p).map(|r| r.0) != Some(p) {
+                crate::log::error(format_args!("cuLibraryGetManaged: `{}` is not a `__managed__` variable", c_str(name).unwrap_or_default()));
+                return Err(CUDA_ERROR_NOT_FOUND);
+            }
+            if !dptr.is_null() {
+                put(dptr, p)?;
+            }
+            if !bytes.is_null() {
+                put(bytes, n)?;
+            }
+            Ok(())
+        })
+    })
 }
 
 #[no_mangle]

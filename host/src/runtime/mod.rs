@@ -588,8 +588,48 @@ impl Context {
             .collect())
     }
 
+    /// Like [`Context::read_many`], but copies each range's bytes straight from the mapped
+    /// read-back memory into the caller's buffer (`ranges[i].1`, whose length is the range's):
+    /// one host copy instead of several (the driver's managed memory downloads every managed
+    /// allocation after each launch this way).
+    pub fn read_many_into(&self, ranges: &mut [(DevicePtr, &mut [u8])]) -> Result<(), Error> {
+        self.settle()?;
+        let places: Vec<(usize, u64)> = ranges.iter().map(|(p, b)| self.heap_offset(*p, b.len() as u64)).collect::<Result<_, _>>()?;
+        // One span per segment, from its lowest to its highest byte read (as read_many).
+        let mut spans: Vec<(usize, u64, u64)> = Vec::new();
+        for (&(k, o), r) in places.iter().zip(ranges.iter()) {
+            let len = r.1.len() as u64;
+            match spans.iter_mut().find(|s| s.0 == k) {
+                Some(s) => {
+                    let end = (s.1 + s.2).max(o + len);
+                    s.1 = s.1.min(o);
+                    s.2 = end - s.1;
+                }
+                None => spans.push((k, o, len)),
+            }
+        }
+        self.read_spans_with(&spans, |i, bytes| {
+            let (k, start, _) = spans[i];
+            for (&(rk, o), r) in places.iter().zip(ranges.iter_mut()) {
+                if rk == k {
+                    let at = (o - start) as usize;
+                    let n = r.1.len();
+                    r.1.copy_from_slice(&bytes[at..at + n]);
+                }
+            }
+        })
+    }
+
     /// Reads `(segment, byte offset, length)` spans of the heap (one submission, one wait).
     fn read_spans(&self, spans: &[(usize, u64, u64)]) -> Result<Vec<Vec<u8>>, Error> {
+        let mut out = vec![Vec::new(); spans.len()];
+        self.read_spans_with(spans, |i, bytes| out[i] = bytes.to_vec())?;
+        Ok(out)
+    }
+
+    /// Reads spans like [`Context::read_spans`], handing span `i`'s bytes to `f(i, bytes)`
+    /// while its read-back buffer is mapped (empty spans are not handed over).
+    fn read_spans_with(&self, spans: &[(usize, u64, u64)], mut f: impl FnMut(usize, &[u8])) -> Result<(), Error> {
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         let mut staged = Vec::new();
         for &(k, offset, len) in spans.iter().filter(|s| s.2 > 0) {
@@ -605,7 +645,7 @@ impl Context {
             staged.push((staging, end - start));
         }
         if staged.is_empty() {
-            return Ok(vec![Vec::new(); spans.len()]);
+            return Ok(());
         }
         let (_, err) = self.gpu.scoped(|| self.gpu.queue.submit([enc.finish()]));
         if let Some(e) = err {
@@ -614,18 +654,13 @@ impl Context {
                 message: e.to_string(),
             });
         }
-        let mut mapped = self.map_read_many(&staged, "read")?.into_iter();
-        Ok(spans
-            .iter()
-            .map(|&(_, offset, len)| {
-                if len == 0 {
-                    return Vec::new();
-                }
-                let bytes = mapped.next().unwrap_or_default();
-                let at = (offset - (offset & !3)) as usize;
-                bytes[at..at + len as usize].to_vec()
-            })
-            .collect())
+        // The non-empty spans, in order: staged buffer j is span nonempty[j].
+        let nonempty: Vec<usize> = (0..spans.len()).filter(|&i| spans[i].2 > 0).collect();
+        self.map_read_with(&staged, "read", |j, bytes| {
+            let (_, offset, len) = spans[nonempty[j]];
+            let at = (offset - (offset & !3)) as usize;
+            f(nonempty[j], &bytes[at..at + len as usize]);
+        })
     }
 
     /// `Err` once a wait of this context has timed out (see `timed_out`).
@@ -642,6 +677,14 @@ impl Context {
     /// Maps the first `len` bytes of each MAP_READ buffer after the queue finishes (one wait)
     /// and copies them out.
     fn map_read_many(&self, buffers: &[(wgpu::Buffer, u64)], during: &'static str) -> Result<Vec<Vec<u8>>, Error> {
+        let mut out = Vec::with_capacity(buffers.len());
+        self.map_read_with(buffers, during, |_, bytes| out.push(bytes.to_vec()))?;
+        Ok(out)
+    }
+
+    /// Maps `buffers` for reading and hands buffer `i`'s first `len` bytes to `f(i, bytes)`, in
+    /// order, while mapped; unmaps them all.
+    fn map_read_with(&self, buffers: &[(wgpu::Buffer, u64)], during: &'static str, mut f: impl FnMut(usize, &[u8])) -> Result<(), Error> {
         let (tx, rx) = std::sync::mpsc::channel();
         for (i, (b, len)) in buffers.iter().enumerate() {
             let tx = tx.clone();
@@ -665,11 +708,10 @@ impl Context {
                 Err(_) => failed = failed.or(Some("the map callback never ran".to_string())),
             }
         }
-        let mut out = Vec::with_capacity(buffers.len());
-        for ((b, len), mapped) in buffers.iter().zip(mapped) {
+        for (i, ((b, len), mapped)) in buffers.iter().zip(mapped).enumerate() {
             if failed.is_none() {
                 match b.slice(..*len).get_mapped_range() {
-                    Ok(view) => out.push(view.to_vec()),
+                    Ok(view) => f(i, &view),
                     Err(e) => failed = Some(e.to_string()),
                 }
             }
@@ -679,7 +721,7 @@ impl Context {
         }
         match failed {
             Some(message) => Err(Error::Gpu { during, message }),
-            None => Ok(out),
+            None => Ok(()),
         }
     }
 
