@@ -77,6 +77,10 @@ impl Tex {
     }
 
     fn sample(&self, coords: &[f32]) -> [f32; 4] {
+        // A 1D texture is sampled as a 2D one of height 1 at y = 0 (NVIDIA's rule, measured
+        // on an H200: under the border mode linear filtering takes half the border colour).
+        let one_d = [coords[0], 0.0];
+        let coords = if coords.len() == 1 { &one_d[..] } else { coords };
         let x: Vec<f32> = coords
             .iter()
             .enumerate()

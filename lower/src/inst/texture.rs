@@ -423,6 +423,13 @@ impl FnLower {
             // Level of detail: resources have one level (mipmapped ones are refused at creation).
             self.read(&ops[2], ScalarType::F32)?;
         }
+        if dims == 1 && ctype == ScalarType::F32 {
+            // NVIDIA samples a 1D texture as a 2D one of height 1 at y = 0: linear filtering
+            // then blends rows −1 and 0 equally, so under the border mode half of every
+            // sample is the border colour (an H200: x = 0.5 reads (T₀ + border) / 2,
+            // docs/nvidia.md); clamp, wrap and mirror map row −1 to row 0.
+            c.push(f32c(0.0));
+        }
         let float_result = dtype == ScalarType::F32;
         let v = self.sample(h, &c, ctype == ScalarType::F32, float_result)?;
         for (d, bits) in dst.iter().zip(v) {
