@@ -353,7 +353,10 @@ pub mod texture {
     pub const ADDRESS_MODES: u32 = 8;
     /// Word 9: `FLAG_*` bits.
     pub const FLAGS: u32 = 9;
-    /// Words 12–15: border colour, four f32.
+    /// Words 12–15: the border texel, one word per channel holding that channel's raw bits
+    /// as a texel stores them (low bits; f32 texels: the f32's bits). The driver converts the
+    /// border colour into the format (`cuTexObjectCreate`) and `tex` reads it like a texel,
+    /// as NVIDIA does (docs/nvidia.md, texture findings of 2026-11-28).
     pub const BORDER: u32 = 12;
 
     pub const KIND_UNSIGNED: u32 = 0;
@@ -373,6 +376,12 @@ pub mod texture {
     /// 8/16-bit integer channels read as floats in [0, 1] / [-1, 1] (the read mode
     /// `cudaReadModeNormalizedFloat`, the driver's default without `CU_TRSF_READ_AS_INTEGER`).
     pub const FLAG_NORMALIZED_READ: u32 = 1 << 2;
+    /// `txq.height` / `txq.depth` read 0 (the extent is 1 for addressing): what NVIDIA
+    /// reports for the dimensions a resource was made without (an H200, docs/nvidia.md:
+    /// depth 0 for 1D and 2D arrays, height and depth 0 for linear memory; a 1D array's
+    /// height is 1).
+    pub const FLAG_QUERY_NO_HEIGHT: u32 = 1 << 3;
+    pub const FLAG_QUERY_NO_DEPTH: u32 = 1 << 4;
 
     /// What a descriptor says, as the driver fills it in.
     #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -386,7 +395,7 @@ pub mod texture {
         pub slice_pitch: u32,
         pub address_modes: [u32; 3],
         pub flags: u32,
-        pub border: [f32; 4],
+        pub border: [u32; 4],
     }
 
     impl Descriptor {
@@ -400,9 +409,7 @@ pub mod texture {
             w[SLICE_PITCH as usize] = self.slice_pitch;
             w[ADDRESS_MODES as usize] = self.address_modes[0] | self.address_modes[1] << 4 | self.address_modes[2] << 8;
             w[FLAGS as usize] = self.flags;
-            for (i, c) in self.border.iter().enumerate() {
-                w[BORDER as usize + i] = c.to_bits();
-            }
+            w[BORDER as usize..BORDER as usize + 4].copy_from_slice(&self.border);
             w
         }
     }

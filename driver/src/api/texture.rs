@@ -551,6 +551,9 @@ fn resource_descriptor(d: &Driver, r: &CudaResourceDesc, what: &str) -> Result<(
             t.channel_bytes = bytes;
             t.channels = a.desc.num_channels;
             t.size = [a.desc.width as u32, a.rows() as u32, a.desc.depth.max(1) as u32];
+            if a.desc.depth == 0 {
+                t.flags |= desc::FLAG_QUERY_NO_DEPTH;
+            }
             t.row_pitch = a.row_bytes() as u32;
             t.slice_pitch = (a.row_bytes() * a.rows()) as u32;
             false
@@ -575,6 +578,7 @@ fn resource_descriptor(d: &Driver, r: &CudaResourceDesc, what: &str) -> Result<(
                     return Err(CUDA_ERROR_INVALID_VALUE);
                 }
                 t.size = [width as u32, 1, 1];
+                t.flags |= desc::FLAG_QUERY_NO_HEIGHT | desc::FLAG_QUERY_NO_DEPTH;
                 t.row_pitch = (width * element) as u32;
             } else {
                 let (w, h, pitch) = (word(2), word(3), word(4));
@@ -582,6 +586,7 @@ fn resource_descriptor(d: &Driver, r: &CudaResourceDesc, what: &str) -> Result<(
                     return Err(CUDA_ERROR_INVALID_VALUE);
                 }
                 t.size = [w as u32, h as u32, 1];
+                t.flags |= desc::FLAG_QUERY_NO_DEPTH;
                 t.row_pitch = pitch as u32;
             }
             t.slice_pitch = t.row_pitch.saturating_mul(t.size[1]);
@@ -594,6 +599,59 @@ fn resource_descriptor(d: &Driver, r: &CudaResourceDesc, what: &str) -> Result<(
         _ => return Err(CUDA_ERROR_INVALID_VALUE),
     };
     Ok((t, linear))
+}
+
+/// The border colour as the raw bits of one texel of the descriptor's format, which `tex`
+/// reads like a texel. What NVIDIA does (an H200 measured on 2026-11-28,
+/// tests/nvidia/texture_measured.bin, docs/nvidia.md): f32 texels keep the colour; f16 texels
+/// take it truncated toward zero and saturated at ±65504; 8/16-bit integers read as
+/// normalized floats take `c·max` (an f32 product, c clamped to [0, 1] or [−1, 1]) truncated
+/// when unsigned (0.3 → 76/255, 0.1 → 25/255) and rounded to nearest when signed
+/// (0.1 → 13/127; ties were not seen and go toward zero here); integers read as integers
+/// take the colour's f32 bits cut to the channel width (the shader masks them).
+fn border_texel(t: &desc::Descriptor, color: [f32; 4]) -> [u32; 4] {
+    let normalized = t.flags & desc::FLAG_NORMALIZED_READ != 0;
+    color.map(|c| match (t.kind, t.channel_bytes) {
+        (desc::KIND_FLOAT, 2) => f16_toward_zero(c),
+        (desc::KIND_FLOAT, _) => c.to_bits(),
+        (desc::KIND_UNSIGNED, bytes) if normalized => {
+            let max = ((1u32 << (8 * bytes)) - 1) as f32;
+            let c = if c.is_nan() { 0.0 } else { c.clamp(0.0, 1.0) };
+            (c * max).trunc() as u32
+        }
+        (desc::KIND_SIGNED, bytes) if normalized => {
+            let max = ((1u32 << (8 * bytes - 1)) - 1) as f32;
+            let c = if c.is_nan() { 0.0 } else { c.clamp(-1.0, 1.0) };
+            let r = c * max;
+            // Nearest, ties toward zero.
+            let k = if r >= 0.0 { (r - 0.5).ceil() } else { (r + 0.5).floor() };
+            k as i32 as u32
+        }
+        _ => c.to_bits(),
+    })
+}
+
+/// f32 → f16 bits, truncated toward zero, finite values beyond the range saturated at
+/// ±65504 (NaN stays a quiet NaN). Subnormal halves are kept (truncated too).
+fn f16_toward_zero(c: f32) -> u32 {
+    let sign = if c.is_sign_negative() { 0x8000 } else { 0 };
+    if c.is_nan() {
+        return 0x7e00;
+    }
+    let a = c.abs();
+    if a >= 65504.0 {
+        return sign | 0x7bff;
+    }
+    // a < 65504: the f16 with the largest magnitude not above a.
+    let bits = if a < 6.103_515_6e-5 {
+        // Subnormal: units of 2^-24.
+        (a * 16_777_216.0).trunc() as u32
+    } else {
+        let b = a.to_bits();
+        let exp = (b >> 23) as i32 - 127 + 15;
+        ((exp as u32) << 10) | ((b >> 13) & 0x3ff)
+    };
+    sign | bits
 }
 
 fn store_descriptor(d: &mut Driver, ctx: u64, t: &desc::Descriptor) -> Result<u64, CUresult> {
@@ -640,7 +698,7 @@ pub extern "C" fn cuTexObjectCreate(p: *mut u64, res: *const CudaResourceDesc, t
                 t.address_modes = [desc::MODE_BORDER; 3];
             } else {
                 t.address_modes = tx.address_mode;
-                t.border = tx.border_color;
+                t.border = border_texel(&t, tx.border_color);
                 if filtered {
                     t.flags |= desc::FLAG_LINEAR;
                 }

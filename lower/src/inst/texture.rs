@@ -6,15 +6,16 @@
 //!
 //! Where the guide leaves NVIDIA's exact arithmetic open we take the reading its text gives,
 //! each listed in docs/nvidia.md for confirmation on a real GPU:
-//! - α (and β, γ) = frac(x − 0.5) rounded to the nearest multiple of 1/256 (ties to even);
+//! - α (and β, γ) = frac(x − 0.5) rounded to the nearest multiple of 1/256, ties up (as
+//!   NVIDIA's texture units do: measured on an H200, docs/nvidia.md);
 //!   corner weights are exact products, each `weight × texel` is rounded to f32 and the terms
 //!   summed in the guide's order (x fastest, then y, then z);
 //! - address modes act on integer texel indices (for linear filtering on i and i + 1);
 //!   wrap and mirror need normalized coordinates, without them they clamp;
 //! - a NaN coordinate reads as 0; 8/16-bit integers read as normalized floats are the
 //!   correctly rounded quotient by 2^n − 1 (2^(n−1) − 1 signed, then at least −1);
-//! - channels a format lacks read as 0; out of range under the border mode, the border colour
-//!   (float results) or 0 (integer results).
+//! - channels a format lacks read as 0; out of range under the border mode, the border texel
+//!   (the border colour converted to the format by the driver, read like a texel).
 //!
 //! Refused by name: `.texref` references and independent (sampler) mode, layered, cubemap and
 //! multisample geometries, `.grad`, `tld4`, `.f16` results (f16 texels read as f32), a predicate destination, and every
@@ -153,9 +154,12 @@ impl FnLower {
     }
 
     /// The four channels of texel `idx` (in range by construction) as U32 bits: float bits
-    /// for float results (read mode applied), the (sign-extended) integer otherwise; where
-    /// not `inside`, the border colour (float results) or 0.
-    fn texel(&mut self, f: &Fields, idx: &[Operand], inside: Operand, float_result: bool) -> LResult<[Operand; 4]> {
+    /// for float results (read mode applied), the (sign-extended) integer otherwise. Where
+    /// not `inside`, the border texel (the descriptor's raw border bits, read like a texel:
+    /// NVIDIA's border colour for integer reads is the colour's f32 bits cut to the channel),
+    /// or 0 with `outside_zero` (integer coordinates). Channels the format lacks read 0, at
+    /// the border too (measured on an H200, docs/nvidia.md).
+    fn texel(&mut self, f: &Fields, idx: &[Operand], inside: Operand, float_result: bool, outside_zero: bool) -> LResult<[Operand; 4]> {
         let mut addr = f.base;
         for (k, &i) in idx.iter().enumerate() {
             let i = self.resize(i, Ty::U32, Ty::U64, false);
@@ -177,8 +181,10 @@ impl FnLower {
         let mut out = [u(0); 4];
         for c in 0..4u32 {
             let raw = self.new_var(Ty::U32, "texel");
-            self.assign(raw, Expr::Use(u(0)));
             let has = self.cmp(CmpOp::LtU, Ty::U32, u(c), f.channels);
+            let outside_value = if outside_zero { u(0) } else { self.bin(BinaryOp::And, Ty::U32, f.border[c as usize], mask) };
+            let initial = self.select(Ty::U32, has, outside_value, u(0));
+            self.assign(raw, Expr::Use(initial));
             let present = self.bin(BinaryOp::And, Ty::Bool, has, inside);
             let body = self.collect(|s| {
                 let at = s.bin(BinaryOp::Mul, Ty::U32, f.channel_bytes, u(c));
@@ -217,9 +223,7 @@ impl FnLower {
                 // Half texels read as their exact f32.
                 let h = self.small_float_to_f32_bits(raw, F16);
                 let half = self.bin(BinaryOp::And, Ty::Bool, float_kind, two);
-                let v = self.select(Ty::U32, half, h, v);
-                let outside = self.un(UnaryOp::Not, Ty::Bool, inside);
-                self.select(Ty::U32, outside, f.border[c as usize], v)
+                self.select(Ty::U32, half, h, v)
             } else {
                 int
             };
@@ -241,16 +245,17 @@ impl FnLower {
         let dims = coords.len();
         let f = self.descriptor(handle, dims)?;
         if !float_coords {
-            // Integer coordinates: texel indices, never normalized nor filtered
-            // (`tex1Dfetch`: out of range reads 0, the driver's border mode for linear memory).
+            // Integer coordinates: texel indices, never normalized nor filtered; out of range
+            // reads 0 whatever the address mode and border colour (`tex1Dfetch`, and
+            // `tex.2d.v4.f32.s32` on arrays as an H200 does, docs/nvidia.md).
             let mut idx = Vec::new();
             let mut inside = Operand::Const(Const::Bool(true));
             for (k, &i) in coords.iter().enumerate() {
-                let (ix, ins) = self.address_mode(i, f.size[k], f.modes[k], Operand::Const(Const::Bool(false)));
+                let (ix, ins) = self.address_mode(i, f.size[k], u(desc::MODE_BORDER), Operand::Const(Const::Bool(false)));
                 idx.push(ix);
                 inside = self.bin(BinaryOp::And, Ty::Bool, inside, ins);
             }
-            return self.texel(&f, &idx, inside, float_result);
+            return self.texel(&f, &idx, inside, float_result, true);
         }
         let normalized = self.flag(f.flags, desc::FLAG_NORMALIZED_COORDS);
         let mut scaled = Vec::new();
@@ -271,7 +276,7 @@ impl FnLower {
                 idx.push(ix);
                 inside = s.bin(BinaryOp::And, Ty::Bool, inside, ins);
             }
-            let v = s.texel(&f, &idx, inside, float_result)?;
+            let v = s.texel(&f, &idx, inside, float_result, false)?;
             for c in 0..4 {
                 s.assign(result[c], Expr::Use(v[c]));
             }
@@ -293,8 +298,13 @@ impl FnLower {
                 // ±∞ leaves ∞ − ∞: no fraction.
                 let ordered = s.cmp(CmpOp::FEq, Ty::F32, frac, frac);
                 let frac = s.select(Ty::F32, ordered, frac, f32c(0.0));
+                // Rounded half up, as NVIDIA's texture units do (an H200 measured on
+                // 2026-11-28, tests/nvidia/texture_measured.bin: frac = k/256 + 1/512 gives
+                // α = k + 1 for every k; α = 256 puts the whole weight on texel i + 1).
+                // frac·256 < 256 has at most 24 significant bits, so + 0.5 is exact.
                 let a = s.bin(BinaryOp::FMul, Ty::F32, frac, f32c(256.0));
-                let a = s.un(UnaryOp::FRoundEven, Ty::F32, a);
+                let a = s.bin(BinaryOp::FAdd, Ty::F32, a, f32c(0.5));
+                let a = s.un(UnaryOp::FFloor, Ty::F32, a);
                 alpha.push(s.convert(ConvertOp::FloatToUint, Ty::F32, Ty::U32, a));
                 lo.push(s.floor_index(xb));
             }
@@ -316,7 +326,7 @@ impl FnLower {
                 // Exact: at most 256^3 = 2^24.
                 let w = s.convert(ConvertOp::UintToFloat, Ty::U32, Ty::F32, weight);
                 let w = s.bin(BinaryOp::FMul, Ty::F32, w, scale);
-                let v = s.texel(&f, &idx, inside, true)?;
+                let v = s.texel(&f, &idx, inside, true, false)?;
                 for c in 0..4 {
                     let t = s.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, v[c]);
                     let term = s.bin(BinaryOp::FMul, Ty::F32, w, t);
@@ -412,6 +422,13 @@ impl FnLower {
         if level {
             // Level of detail: resources have one level (mipmapped ones are refused at creation).
             self.read(&ops[2], ScalarType::F32)?;
+        }
+        if dims == 1 && ctype == ScalarType::F32 {
+            // NVIDIA samples a 1D texture as a 2D one of height 1 at y = 0: linear filtering
+            // then blends rows −1 and 0 equally, so under the border mode half of every
+            // sample is the border colour (an H200: x = 0.5 reads (T₀ + border) / 2,
+            // docs/nvidia.md); clamp, wrap and mirror map row −1 to row 0.
+            c.push(f32c(0.0));
         }
         let float_result = dtype == ScalarType::F32;
         let v = self.sample(h, &c, ctype == ScalarType::F32, float_result)?;
@@ -572,10 +589,10 @@ impl FnLower {
     /// `txq.{width,height,depth}.b32 d, [texture]` (§9.7.10.5); other queries are refused.
     pub(super) fn txq(&mut self, m: &Mods) -> LResult<()> {
         let inst = m.inst;
-        let word = match m.one_of(&["width", "height", "depth"]) {
-            Some("width") => desc::WIDTH,
-            Some("height") => desc::WIDTH + 1,
-            Some(_) => desc::WIDTH + 2,
+        let (word, absent) = match m.one_of(&["width", "height", "depth"]) {
+            Some("width") => (desc::WIDTH, None),
+            Some("height") => (desc::WIDTH + 1, Some(desc::FLAG_QUERY_NO_HEIGHT)),
+            Some(_) => (desc::WIDTH + 2, Some(desc::FLAG_QUERY_NO_DEPTH)),
             None => return Err(unsupported(format!("`{}` (only width, height and depth are queried)", m.name()), inst.span)),
         };
         m.only(&["width", "height", "depth", "b32"])?;
@@ -587,7 +604,12 @@ impl FnLower {
             return Err(Diagnostic::new(format!("`{}` takes `[texture]`", m.name()), ops[1].span));
         };
         let h = self.texture_handle(h)?;
-        let v = self.descriptor_word(h, word)?;
+        let mut v = self.descriptor_word(h, word)?;
+        if let Some(bit) = absent {
+            let flags = self.descriptor_word(h, desc::FLAGS)?;
+            let none = self.flag(flags, bit);
+            v = self.select(Ty::U32, none, u(0), v);
+        }
         self.write(&ops[0], ScalarType::B32, v)
     }
 }
