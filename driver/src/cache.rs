@@ -67,10 +67,11 @@ impl DiskKey {
         let info = device.gpu.adapter_info();
         let (kernel, block, dynamic_shared) = shape;
         let text = format!(
-            "ptx {ptx}\nkernel {kernel}\nblock {block:?}\nshared {dynamic_shared}\nbackend {}\nfma {}\ncut loops {}\nfence atomics {}\n\
+            "ptx {ptx}\nkernel {kernel}\nblock {block:?}\nshared {dynamic_shared}\nbackend {}\nfma {}\nguarded fma {}\ncut loops {}\nfence atomics {}\n\
              native warps {}\nflushed f32 {}\nsplit int64 {}\nno float64 {}\nmax shared {:?}\nmax globals {:?}\ndevice {} {:?} {} {} {:x} {:x}\nbuild {}\n",
             device.backend.name(),
             device.options.native_fma,
+            device.options.native_fma_guarded,
             device.options.detect_cut_loops,
             device.options.fences_as_sink_atomics,
             device.options.native_warps,

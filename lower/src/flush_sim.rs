@@ -14,16 +14,25 @@ use crate::ir::{BinaryOp, Block, CmpOp, Const, ConvertOp, Expr, Kernel, Operand,
 /// Rewrites every f32 float operation of `kernel` to flush its operands and its result.
 pub fn simulate_flushed_f32(kernel: &mut Kernel) {
     let mut body = std::mem::take(&mut kernel.body);
-    rewrite(&mut body, &mut kernel.vars);
+    rewrite(&mut body, &mut kernel.vars, false);
     kernel.body = body;
 }
 
-fn rewrite(block: &mut Block, vars: &mut Vec<VarInfo>) {
+/// Rewrites every f32 `fma` of `kernel` alone to flush its operands and its result
+/// (`LowerOptions::simulate_flushed_fma`: NVIDIA's Vulkan driver under `DenormPreserve`).
+pub fn simulate_flushed_fma(kernel: &mut Kernel) {
+    let mut body = std::mem::take(&mut kernel.body);
+    rewrite(&mut body, &mut kernel.vars, true);
+    kernel.body = body;
+}
+
+fn rewrite(block: &mut Block, vars: &mut Vec<VarInfo>, fma_only: bool) {
     let stmts = std::mem::take(&mut block.stmts);
     for mut s in stmts {
         match &mut s {
             Stmt::Assign { dst, expr } => {
-                let (operands_f32, result_f32) = f32_roles(expr);
+                let (operands_f32, result_f32) =
+                    if fma_only && !matches!(expr, Expr::Fma { .. }) { (false, false) } else { f32_roles(expr) };
                 if operands_f32 || result_f32 {
                     let mut out = Vec::new();
                     if operands_f32 {
@@ -44,16 +53,16 @@ fn rewrite(block: &mut Block, vars: &mut Vec<VarInfo>) {
                 }
             }
             Stmt::If { then_body, else_body, .. } => {
-                rewrite(then_body, vars);
-                rewrite(else_body, vars);
+                rewrite(then_body, vars, fma_only);
+                rewrite(else_body, vars, fma_only);
             }
             Stmt::Switch { cases, default, .. } => {
                 for c in cases.iter_mut() {
-                    rewrite(&mut c.body, vars);
+                    rewrite(&mut c.body, vars, fma_only);
                 }
-                rewrite(default, vars);
+                rewrite(default, vars, fma_only);
             }
-            Stmt::Loop { body } => rewrite(body, vars),
+            Stmt::Loop { body } => rewrite(body, vars, fma_only),
             _ => {}
         }
         block.stmts.push(s);

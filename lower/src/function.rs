@@ -120,6 +120,8 @@ pub struct FnLower {
     opaque_zero: Option<VarId>,
     /// See `LowerOptions::native_fma`.
     pub native_fma: bool,
+    /// See `LowerOptions::native_fma_guarded`.
+    pub native_fma_guarded: bool,
     /// The target has no 64-bit floats (`LowerOptions::no_float64`, `split_int64`): emulations that would
     /// compute in f64 use integers instead.
     pub no_float64: bool,
@@ -289,6 +291,7 @@ impl FnLower {
             has_param_window: false,
             opaque_zero: None,
             native_fma: false,
+            native_fma_guarded: false,
             no_float64: false,
             split_int64: false,
             flushed_f32: false,

@@ -226,6 +226,7 @@ fn lower_body_in(
     let body = f.body.as_deref().unwrap_or(&[]);
     let mut fl = FnLower::new(module.address_size.unwrap_or(32), block);
     fl.native_fma = options.native_fma;
+    fl.native_fma_guarded = options.native_fma_guarded;
     fl.no_float64 = options.split_int64 || options.no_float64;
     fl.split_int64 = options.split_int64;
     fl.outline = !options.no_outline;
@@ -515,6 +516,9 @@ fn finish_kernel(
         // Last: every f32 operation the other passes emitted acts as on a flushing device.
         crate::flush_sim::simulate_flushed_f32(&mut kernel);
         crate::outline::for_each_function(&mut kernel, crate::flush_sim::simulate_flushed_f32);
+    } else if options.simulate_flushed_fma {
+        crate::flush_sim::simulate_flushed_fma(&mut kernel);
+        crate::outline::for_each_function(&mut kernel, crate::flush_sim::simulate_flushed_fma);
     }
     kernel.features = features::compute(&kernel);
     kernel.features.f32_subnormals = subnormals.f32;

@@ -75,6 +75,16 @@ pub struct LowerOptions {
     /// unfused multiply-add (lavapipe does that), so by default `fma.rn.f32` is emulated
     /// exactly; a host that has probed its device may set this to use the native op.
     pub native_fma: bool,
+    /// The target's `fma` is known to be fused but may flush subnormal operands and results
+    /// (NVIDIA's Vulkan driver, 580: its f32 `fma` flushes a subnormal result although the
+    /// SPIR-V module declares `DenormPreserve 32`, which every other f32 operation honours).
+    /// Without `native_fma`, `fma.rn.f32` then uses the native op with the guard of the
+    /// exact-f32 mode (`inst::flushed`, `f32_arith_flushed`): recomputed exactly only where an
+    /// operand is subnormal or the result is at most 2^-126 in magnitude; the f64 `fma` is
+    /// native (the host sets this only where the f64 fma is fused and keeps subnormals). In the
+    /// exact-f32 mode (`flushed_f32`) it makes that mode's fast path the native fma. The host
+    /// sets it from its probes of the device.
+    pub native_fma_guarded: bool,
     /// Instructions a kernel may gain by inlining device functions before further calls go
     /// through the call stack; `None`: the default (`call::INLINE_BUDGET`). `Some(0)` sends
     /// every call through the stack (tests use it to cover that path with real PTX).
@@ -135,6 +145,9 @@ pub struct LowerOptions {
     /// f32 subnormals (each operand and result flushed to the zero of its sign, see
     /// `flush_sim`), so that `flushed_f32` can be checked on a device that keeps them.
     pub simulate_flushed_f32: bool,
+    /// Tests only: the same for the f32 `fma` alone (`Expr::Fma`), as NVIDIA's Vulkan driver
+    /// acts under `DenormPreserve 32` (see `native_fma_guarded`).
+    pub simulate_flushed_fma: bool,
     /// 0 or 1: heap accesses reach the one segment a launch binds (every kernel's usual
     /// translation). `S` ≥ 2 (at most `abi::MAX_SEGMENT_SLOTS`): the translation the host runs
     /// when a launch's pointers lie in `S` segments: each heap access compares its address's

@@ -29,6 +29,9 @@
 //!   that flush f32 subnormals (`LowerOptions::flushed_f32`) as two more sides, `flushed-f32`
 //!   on each backend (the smoke run always checks them, and the same mode under simulated
 //!   flushing, bit-exactly).
+//!   `PTXCROSS_SPEED_FMA=emulated` translates `fma.rn.f32` with the exact emulation where the
+//!   host would use the native fma behind a guard (`FmaMode::Guarded`: a fused fma that flushes
+//!   subnormals, NVIDIA's), to compare the two in alternating runs.
 //!
 //!   `PTXCROSS_SPEED_VARIANTS=DIR` (an experiment switch for decomposing the cost, not a
 //!   result): every `DIR/<kernel>.<label>.wgsl` and `DIR/<kernel>.<label>.spvasm` (hand edits of
@@ -518,6 +521,10 @@ fn translate_with(gpu: &Arc<Gpu>, case: &Case, backend: Backend, extra: LowerOpt
         block: Some(case.block),
         dynamic_shared_bytes: case.dynamic_shared,
         native_fma: gpu.native_fma_usable(backend),
+        // `PTXCROSS_SPEED_FMA=emulated`: the exact emulation where the host would guard the
+        // native fma (a device whose fused fma flushes subnormals), to compare the two.
+        native_fma_guarded: gpu.fma_mode(backend) == ptxcross::runtime::FmaMode::Guarded
+            && std::env::var("PTXCROSS_SPEED_FMA").as_deref() != Ok("emulated"),
         detect_cut_loops: gpu.cuts_long_loops(backend),
         fences_as_sink_atomics: gpu.fences_lose_threads(backend),
         flushed_f32: extra.flushed_f32 || gpu.flushes_f32(backend),

@@ -64,6 +64,7 @@ fn translate_case(gpu: &Arc<Gpu>, case: &Case, backend: Backend) -> Program {
         block: Some(case.block),
         dynamic_shared_bytes: case.dynamic_shared,
         native_fma: gpu.native_fma_usable(backend),
+        native_fma_guarded: gpu.fma_mode(backend) == ptxcross::runtime::FmaMode::Guarded,
         detect_cut_loops: gpu.cuts_long_loops(backend),
         flushed_f32: gpu.flushes_f32(backend),
         max_shared_bytes: Some(gpu.limits().max_compute_workgroup_storage_size),

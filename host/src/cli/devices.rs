@@ -46,7 +46,7 @@ fn subnormals_line(s: &Subnormals) -> String {
             .into();
     }
     let f32 = if s.f32_kept && !s.native_fma_keeps_subnormals() {
-        "f32 kept (except by the native fma, which is therefore emulated)".to_string()
+        "f32 kept (except by the native fma, which therefore runs behind a guard where fused)".to_string()
     } else if s.f32_kept {
         "f32 kept".to_string()
     } else {
@@ -105,19 +105,21 @@ pub fn main() -> Result<i32, String> {
                         continue;
                     }
                     let fused = gpu.fma_is_fused(b);
-                    let native = gpu.native_fma_usable(b);
+                    let mode = gpu.fma_mode(b);
                     let cut = gpu.cuts_long_loops(b);
                     let fences = gpu.fences_lose_threads(b);
                     let _ = writeln!(
                         out,
                         "    {b}: fma fused {} ({}); cuts long loops {} ({}); fences lose threads {} ({}); {}",
                         yes_no(fused),
-                        if native {
-                            "native fma.rn.f32"
-                        } else if fused {
-                            "fma.rn emulated exactly: the native one flushes subnormals, or the f64 fma is not fused"
-                        } else {
-                            "fma.rn.f32 emulated exactly"
+                        match mode {
+                            crate::runtime::FmaMode::Native => "native fma.rn.f32",
+                            crate::runtime::FmaMode::Guarded => {
+                                "fma.rn native behind a guard: the native one flushes subnormals, DenormPreserve or not; \
+                                 operands or results near them are recomputed exactly"
+                            }
+                            crate::runtime::FmaMode::Emulated if fused => "fma.rn emulated exactly: the f64 fma is not fused or flushes",
+                            crate::runtime::FmaMode::Emulated => "fma.rn.f32 emulated exactly",
                         },
                         yes_no(cut),
                         if cut { "loops check for it and fault" } else { "no check" },

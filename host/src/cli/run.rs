@@ -521,7 +521,13 @@ pub fn verify_main(a: &Args) -> Result<i32, String> {
         Ok(g) => println!(
             "device: {} (fma {}{}{})",
             g.describe(),
-            if facts.native_fma { "fused: native" } else { "not fused: exact emulation" },
+            if facts.native_fma {
+                "fused: native"
+            } else if facts.native_fma_guarded {
+                "fused, flushes subnormals: native behind a guard"
+            } else {
+                "not fused: exact emulation"
+            },
             if facts.detect_cut_loops { "; cuts long loops: checked" } else { "" },
             if facts.flushed_f32 { "; flushes f32 subnormals: exact f32 mode" } else { "" }
         ),

@@ -36,7 +36,7 @@ use ptxcross_lower::{abi, ir};
 pub use error::{Error, NO_ADAPTER_HINT};
 pub use gpu::{adapters, Gpu, GpuOptions, WarpPath, WANTED_FEATURES};
 pub use printf::PrintfOutput;
-pub use probe::{Subnormals, SUBNORMAL_CHECKS};
+pub use probe::{FmaMode, Subnormals, SUBNORMAL_CHECKS};
 pub use memory::DevicePtr;
 pub use program::{Program, SegmentVariants};
 pub use scratch::SCRATCH_BUDGET_BYTES;

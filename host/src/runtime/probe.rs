@@ -216,6 +216,38 @@ impl Subnormals {
     }
 }
 
+/// How `fma.rn` is translated on a device and backend, from the probes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FmaMode {
+    /// The native fma (`LowerOptions::native_fma`): fused in f32 and f64, keeping subnormals.
+    Native,
+    /// The native fma behind the exact-f32 mode's guard (`LowerOptions::native_fma_guarded`):
+    /// fused in f32 and f64 (the f64 one keeping subnormals), but the f32 one flushes subnormal
+    /// results. NVIDIA's Vulkan driver 580 on H100/H200 (SPIR-V), although every SPIR-V module
+    /// with f32 declares `DenormPreserve 32` (the backend emits it; the probes run through the
+    /// same backend, so the subnormal probe's fma check already runs under that mode).
+    Guarded,
+    /// The exact emulation: the native fma is not fused in f32 or f64 (lavapipe), or a probe
+    /// could not run.
+    Emulated,
+}
+
+impl FmaMode {
+    /// The decision from the probes: `f32_fused` ([`Gpu::fma_is_fused`]); `f64_fused`
+    /// ([`Gpu::fma_f64_is_fused`]: fused and keeping subnormals; `None` without f64); and the
+    /// subnormal probe's fma check. A guard makes a flushing fused fma exact (see
+    /// `ptxcross_lower`'s `inst::flushed`); an unfused one has no cheap fix.
+    pub fn decide(f32_fused: bool, f64_fused: Option<bool>, subnormals: &Subnormals) -> FmaMode {
+        if !f32_fused || f64_fused == Some(false) {
+            FmaMode::Emulated
+        } else if subnormals.native_fma_keeps_subnormals() {
+            FmaMode::Native
+        } else {
+            FmaMode::Guarded
+        }
+    }
+}
+
 /// The check of the native f32 `fma` with a subnormal result (bit 3 of [`SUBNORMAL_CHECKS`]).
 const FMA_SUBNORMAL_CHECK: u32 = 1 << 3;
 
@@ -380,10 +412,15 @@ impl Gpu {
     /// (NVIDIA's Vulkan driver flushes them in fma alone, `DenormPreserve` or not); otherwise
     /// lowering emulates it exactly.
     pub fn native_fma_usable(self: &Arc<Self>, backend: Backend) -> bool {
+        self.fma_mode(backend) == FmaMode::Native
+    }
+
+    /// How `fma.rn` is translated for `backend` on this device (see [`FmaMode::decide`]).
+    pub fn fma_mode(self: &Arc<Self>, backend: Backend) -> FmaMode {
         let has_f64 = self.features().contains(wgpu::Features::SHADER_F64 | wgpu::Features::SHADER_INT64);
-        self.fma_is_fused(backend)
-            && self.subnormals(backend).native_fma_keeps_subnormals()
-            && (!has_f64 || self.fma_f64_is_fused(backend))
+        let f32_fused = self.fma_is_fused(backend);
+        let f64_fused = (has_f64 && f32_fused).then(|| self.fma_f64_is_fused(backend));
+        FmaMode::decide(f32_fused, f64_fused, &self.subnormals(backend))
     }
 
     /// Whether the driver ends long loops on its own on `backend` (measured on first use; a
@@ -414,6 +451,8 @@ impl Gpu {
     pub fn lower_options(self: &Arc<Self>, backends: &[Backend]) -> ptxcross_lower::LowerOptions {
         ptxcross_lower::LowerOptions {
             native_fma: backends.iter().all(|&b| self.native_fma_usable(b)),
+            native_fma_guarded: !backends.iter().all(|&b| self.native_fma_usable(b))
+                && backends.iter().all(|&b| self.fma_mode(b) != FmaMode::Emulated),
             detect_cut_loops: backends.iter().any(|&b| self.cuts_long_loops(b)),
             fences_as_sink_atomics: backends.iter().any(|&b| self.fences_lose_threads(b)),
             max_global_bytes: Some(self.max_segment_bytes().saturating_sub(super::HEAP_RESERVED_BYTES + super::ALLOC_ALIGN)),
@@ -558,6 +597,29 @@ mod tests {
         assert!(!s.f32_kept);
         assert!(Subnormals::from_failed(0, false).native_fma_keeps_subnormals());
         assert!(!Subnormals::from_failed(u32::MAX, true).f32_kept);
+    }
+
+    /// The fma decision with each answer of the probes.
+    #[test]
+    fn fma_mode_from_the_probes() {
+        let nvidia = Subnormals::from_failed(FMA_SUBNORMAL_CHECK, true);
+        let kept = Subnormals::KEPT;
+        // NVIDIA (H100/H200, driver 580, SPIR-V): fused, but the fma flushes a subnormal result.
+        assert_eq!(FmaMode::decide(true, Some(true), &nvidia), FmaMode::Guarded);
+        // NVIDIA's WGSL path: every f32 check fails, fused: guarded too (in the exact-f32 mode).
+        assert_eq!(FmaMode::decide(true, Some(true), &Subnormals::F32_FLUSHED), FmaMode::Guarded);
+        // A device that fuses and keeps subnormals.
+        assert_eq!(FmaMode::decide(true, Some(true), &kept), FmaMode::Native);
+        assert_eq!(FmaMode::decide(true, None, &kept), FmaMode::Native);
+        assert_eq!(FmaMode::decide(true, None, &nvidia), FmaMode::Guarded);
+        // lavapipe: an unfused fma (whatever the subnormals) is emulated.
+        assert_eq!(FmaMode::decide(false, None, &kept), FmaMode::Emulated);
+        assert_eq!(FmaMode::decide(false, Some(true), &nvidia), FmaMode::Emulated);
+        // An f64 fma that is not fused, or flushes, keeps both emulated (one option covers both).
+        assert_eq!(FmaMode::decide(true, Some(false), &kept), FmaMode::Emulated);
+        assert_eq!(FmaMode::decide(true, Some(false), &nvidia), FmaMode::Emulated);
+        // A subnormal probe that could not run: guarded, never the bare native fma.
+        assert_eq!(FmaMode::decide(true, Some(true), &Subnormals::from_failed(u32::MAX, true)), FmaMode::Guarded);
     }
 }
 

@@ -274,7 +274,8 @@ impl FnLower {
 
     /// `a*b+c` with a single rounding (spec §9.7.3.5 `fma.rn`).
     ///
-    /// Unless the target's fma is known to be fused, f32 is computed exactly in f64: the
+    /// Unless the target's fma is known to be fused (and keeping subnormals; if it may flush
+    /// them, `native_fma_guarded`, see there), f32 is computed exactly in f64: the
     /// product of two f32 is exact in f64; the sum is rounded to f64 *to odd* (TwoSum gives the
     /// exact error; an inexact result with an even last bit moves one ulp towards the error),
     /// and rounding that to f32 is then the correctly rounded result (Boldo & Melquiond,
@@ -282,8 +283,14 @@ impl FnLower {
     /// IEEE TC 2008: round-to-odd with ≥ 2 extra bits makes the second rounding innocuous).
     /// f64 is computed on the integer significands (`f64_fma_rounded`).
     pub(super) fn fma(&mut self, ty: Ty, a: Operand, b: Operand, c: Operand) -> Operand {
-        if self.native_fma {
+        if self.native_fma || (self.native_fma_guarded && ty == Ty::F64) {
             return self.value(ty, Expr::Fma { ty, a, b, c });
+        }
+        if self.native_fma_guarded {
+            // Fused, but subnormal operands and results may be flushed: the native result
+            // stands unless one could be involved (`f32_arith_flushed`, whose fast path is
+            // then the native fma).
+            return self.f32_arith_flushed("fma", &[a, b, c]);
         }
         if ty == Ty::F64 {
             return self.f64_fma_rounded(a, b, c, Rounding::Nearest);

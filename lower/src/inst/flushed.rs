@@ -178,6 +178,11 @@ impl FnLower {
             "add" => self.bin(BinaryOp::FAdd, Ty::F32, xs[0], xs[1]),
             "sub" => self.bin(BinaryOp::FSub, Ty::F32, xs[0], xs[1]),
             "mul" => self.bin(BinaryOp::FMul, Ty::F32, xs[0], xs[1]),
+            // A fused native fma is exact here even if it flushes: the guard below covers
+            // what flushing can spoil (`LowerOptions::native_fma_guarded`).
+            _ if self.native_fma || self.native_fma_guarded => {
+                self.value(Ty::F32, Expr::Fma { ty: Ty::F32, a: xs[0], b: xs[1], c: xs[2] })
+            }
             _ => self.fma(Ty::F32, xs[0], xs[1], xs[2]),
         };
         self.flushed_f32 = saved;
