@@ -1085,6 +1085,24 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
                 ms(*pipe)
             );
         }
+        // The exact-f32 sides' sizes (WGSL statements of the checked kernel, as `wgsl stm`);
+        // `PTXCROSS_SPEED_DUMP` writes the code they run as `<kernel>.<label>.wgsl|spv`.
+        for (label, backend, program) in extra.iter().filter(|(l, _, _)| l.starts_with("flushed")) {
+            let specialised = program.launch_specialised(case.name);
+            let run = specialised.as_deref().unwrap_or(program);
+            if let Some(w) = program.wgsl() {
+                println!("  {label} ({backend}): {} WGSL statements (`wgsl stm` above: {})", wgsl_statements(w), wgsl_statements(wgsl_text));
+            }
+            if let Ok(dir) = std::env::var("PTXCROSS_SPEED_DUMP") {
+                if let Some(w) = run.wgsl() {
+                    std::fs::write(Path::new(&dir).join(format!("{}.{label}.wgsl", case.name)), w).expect("dump");
+                }
+                if let Some(sp) = run.spirv() {
+                    let bytes: Vec<u8> = sp.iter().flat_map(|w| w.to_le_bytes()).collect();
+                    std::fs::write(Path::new(&dir).join(format!("{}.{label}.spv", case.name)), bytes).expect("dump");
+                }
+            }
+        }
     }
 }
 
