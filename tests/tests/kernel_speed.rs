@@ -1077,13 +1077,11 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
             ms(med[checked_side + 1]),
             med[checked_side + 1].as_secs_f64() / h.as_secs_f64(),
         );
-        for (((label, backend, _), t), pipe) in extra.iter().zip(&med[3..]).zip(&variant_pipes) {
-            println!(
-                "  variant {label:<24} ({backend}) {:>10.2} ms {:>7.2} | pipeline {:>7.1} ms",
-                ms(*t),
-                t.as_secs_f64() / h.as_secs_f64(),
-                ms(*pipe)
-            );
+        // (`extra` is the hand-edited variants, then the exact-f32 sides, which have no
+        // pipeline figure: a zip with `variant_pipes` alone would drop their times.)
+        for (k, ((label, backend, _), t)) in extra.iter().zip(&med[3..]).enumerate() {
+            let pipe = variant_pipes.get(k).map_or(String::new(), |p| format!(" | pipeline {:>7.1} ms", ms(*p)));
+            println!("  variant {label:<24} ({backend}) {:>10.2} ms {:>7.2}{pipe}", ms(*t), t.as_secs_f64() / h.as_secs_f64());
         }
         // The exact-f32 sides' sizes (WGSL statements of the checked kernel, as `wgsl stm`);
         // `PTXCROSS_SPEED_DUMP` writes the code they run as `<kernel>.<label>.wgsl|spv`.
