@@ -44,7 +44,8 @@
 //!   before/after comparisons with one binary.
 //!   `PTXCROSS_SPEED_DUMP=DIR` writes the code the ptxcross sides run (`<kernel>.wgsl`,
 //!   `<kernel>.spv`, and the launch-specialised variant's `<kernel>.specialised.wgsl|spv`) into
-//!   DIR.
+//!   DIR, and with `PTXCROSS_SPEED_FLUSHED_F32=1` the exact-f32 sides' code as
+//!   `<kernel>.flushed-f32.wgsl|spv` (the launch-specialised variant where there is one).
 
 use std::path::Path;
 use std::sync::Arc;
