@@ -441,3 +441,106 @@ fn uncovered_instructions_are_named_for_the_refusal() {
 }
 
 
+
+/// Operands known to the translation, for which the exact mode tests less (`f32_arith_flushed`
+/// and `f32_compare_exact` in `lower/src/inst/flushed.rs`): a value times itself, a product or
+/// sum with a constant, a comparison with a constant. One-operand rows: the edge table, tiny
+/// values, and values around 2^-63 and 2^-102 (where a square or a sum with a small constant
+/// becomes tiny) and around the constants' own thresholds.
+fn known_operand_cases() -> Vec<Case> {
+    let mut rng = Rng(5);
+    let mut one = f32_rows(1, 6);
+    one.extend((0..SAMPLES as u64).map(|k| {
+        let r = rng.next_u64() & 0xffff_ffff;
+        // Exponent fields 60..=67 (2^-67 … 2^-60: squares around 2^-126) and 22..=29
+        // (around 2^-102), and 0..=3 once more.
+        let e = match k % 3 {
+            0 => 60 + (r >> 9) % 8,
+            1 => 22 + (r >> 9) % 8,
+            _ => (r >> 9) % 4,
+        };
+        (r & 0x807f_ffff) | (e << 23)
+    }));
+    let rn = round_of("rn");
+    let mut v = Vec::new();
+    let fmt = |c: u32| format!("0f{c:08X}");
+    v.push(Case {
+        variant: Variant { body: "mul.rn.f32 %d0, %s0, %s0;".into(), srcs: vec!["f32"], dsts: vec!["f32"] },
+        inputs: one.clone(),
+        reference: Box::new(move |a| vec![fref::arith_f32("mul", rn, &[a[0], a[0]], false, false)]),
+        independent: false,
+    });
+    // 2, 1, −1, ±0, ∞ (the test on the other factor only); 0.5, 2^-126, 2^-24, 1 − ulp, a
+    // subnormal, NaN (the general test).
+    let factors = [0x4000_0000u32, 0x3f80_0000, 0xbf80_0000, 0, 0x8000_0000, 0x7f80_0000, 0xff80_0000, 0x3f00_0000, 0x0080_0000, 0x3380_0000, 0x3f7f_ffff, 0x0000_0003, 0x7fc0_0000];
+    for c in factors {
+        for (body, swap) in [(format!("mul.rn.f32 %d0, %s0, {};", fmt(c)), false), (format!("mul.rn.f32 %d0, {}, %s0;", fmt(c)), true)] {
+            v.push(Case {
+                variant: Variant { body, srcs: vec!["f32"], dsts: vec!["f32"] },
+                inputs: one.clone(),
+                reference: Box::new(move |a| {
+                    let xs = if swap { [c as u64, a[0]] } else { [a[0], c as u64] };
+                    vec![fref::arith_f32("mul", rn, &xs, false, false)]
+                }),
+                independent: false,
+            });
+        }
+    }
+    // 2^-102 and above, zeros (harmless: the other operand alone is tested); 2^-103, a
+    // subnormal, the least normal (the general test).
+    let addends = [0x0c80_0000u32, 0x8c80_0000, 0x3f80_0000, 0, 0x8000_0000, 0x0c00_0000, 0x0000_0001, 0x8080_0000, 0x7f80_0000];
+    for op in ["add", "sub"] {
+        for c in addends {
+            for swap in [false, true] {
+                let body = if swap { format!("{op}.rn.f32 %d0, {}, %s0;", fmt(c)) } else { format!("{op}.rn.f32 %d0, %s0, {};", fmt(c)) };
+                v.push(Case {
+                    variant: Variant { body, srcs: vec!["f32"], dsts: vec!["f32"] },
+                    inputs: one.clone(),
+                    reference: Box::new(move |a| {
+                        let xs = if swap { [c as u64, a[0]] } else { [a[0], c as u64] };
+                        vec![fref::arith_f32(op, rn, &xs, false, false)]
+                    }),
+                    independent: false,
+                });
+            }
+        }
+    }
+    // Normal constants (native comparison) and zeros, subnormals, infinity, NaN (on the bits).
+    let bounds = [0x4080_0000u32, 0x0080_0000, 0x8080_0000, 0x0080_0001, 0xbf80_0000, 0, 0x8000_0000, 0x0000_0001, 0x807f_ffff, 0x7f80_0000, 0x7fc0_0000];
+    for cmp in ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu"] {
+        for c in bounds {
+            for swap in [false, true] {
+                let body = if swap { format!("setp.{cmp}.f32 %d0, {}, %s0;", fmt(c)) } else { format!("setp.{cmp}.f32 %d0, %s0, {};", fmt(c)) };
+                v.push(Case {
+                    variant: Variant { body, srcs: vec!["f32"], dsts: vec!["pred"] },
+                    inputs: one.clone(),
+                    reference: Box::new(move |a| {
+                        let (x, y) = (f32::from_bits(a[0] as u32) as f64, f32::from_bits(c) as f64);
+                        let (x, y) = if swap { (y, x) } else { (x, y) };
+                        vec![Expect::Bits(fref::compare(cmp, x, y) as u64)]
+                    }),
+                    independent: false,
+                });
+            }
+        }
+    }
+    v
+}
+
+/// The exact mode's cheaper tests for known operands (a square, a constant factor, addend or
+/// comparison bound) miss no case a flushing device gets wrong: PTX's bits under simulated
+/// flushing, with and without 64-bit types.
+#[test]
+fn exact_mode_with_known_operands_under_simulated_flushing() {
+    let Some(gpu) = sweep::gpu() else { return };
+    let base = LowerOptions { flushed_f32: true, simulate_flushed_f32: true, ..ptxcross_tests::launch::device_options(&ptxcross::Backend::ALL) };
+    let mut failures = Vec::new();
+    for options in [base.clone(), LowerOptions { split_int64: true, ..base }] {
+        for case in known_operand_cases() {
+            for r in mismatches(&gpu, &case, &options) {
+                failures.extend(r.failures);
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+}

@@ -44,7 +44,8 @@
 //!   before/after comparisons with one binary.
 //!   `PTXCROSS_SPEED_DUMP=DIR` writes the code the ptxcross sides run (`<kernel>.wgsl`,
 //!   `<kernel>.spv`, and the launch-specialised variant's `<kernel>.specialised.wgsl|spv`) into
-//!   DIR.
+//!   DIR, and with `PTXCROSS_SPEED_FLUSHED_F32=1` the exact-f32 sides' code as
+//!   `<kernel>.flushed-f32.wgsl|spv` (the launch-specialised variant where there is one).
 
 use std::path::Path;
 use std::sync::Arc;
@@ -1077,13 +1078,29 @@ fn run(gpu: &Arc<Gpu>, cases: &[Case], reps: usize, check_flushed: bool) {
             ms(med[checked_side + 1]),
             med[checked_side + 1].as_secs_f64() / h.as_secs_f64(),
         );
-        for (((label, backend, _), t), pipe) in extra.iter().zip(&med[3..]).zip(&variant_pipes) {
-            println!(
-                "  variant {label:<24} ({backend}) {:>10.2} ms {:>7.2} | pipeline {:>7.1} ms",
-                ms(*t),
-                t.as_secs_f64() / h.as_secs_f64(),
-                ms(*pipe)
-            );
+        // (`extra` is the hand-edited variants, then the exact-f32 sides, which have no
+        // pipeline figure: a zip with `variant_pipes` alone would drop their times.)
+        for (k, ((label, backend, _), t)) in extra.iter().zip(&med[3..]).enumerate() {
+            let pipe = variant_pipes.get(k).map_or(String::new(), |p| format!(" | pipeline {:>7.1} ms", ms(*p)));
+            println!("  variant {label:<24} ({backend}) {:>10.2} ms {:>7.2}{pipe}", ms(*t), t.as_secs_f64() / h.as_secs_f64());
+        }
+        // The exact-f32 sides' sizes (WGSL statements of the checked kernel, as `wgsl stm`);
+        // `PTXCROSS_SPEED_DUMP` writes the code they run as `<kernel>.<label>.wgsl|spv`.
+        for (label, backend, program) in extra.iter().filter(|(l, _, _)| l.starts_with("flushed")) {
+            let specialised = program.launch_specialised(case.name);
+            let run = specialised.as_deref().unwrap_or(program);
+            if let Some(w) = program.wgsl() {
+                println!("  {label} ({backend}): {} WGSL statements (`wgsl stm` above: {})", wgsl_statements(w), wgsl_statements(wgsl_text));
+            }
+            if let Ok(dir) = std::env::var("PTXCROSS_SPEED_DUMP") {
+                if let Some(w) = run.wgsl() {
+                    std::fs::write(Path::new(&dir).join(format!("{}.{label}.wgsl", case.name)), w).expect("dump");
+                }
+                if let Some(sp) = run.spirv() {
+                    let bytes: Vec<u8> = sp.iter().flat_map(|w| w.to_le_bytes()).collect();
+                    std::fs::write(Path::new(&dir).join(format!("{}.{label}.spv", case.name)), bytes).expect("dump");
+                }
+            }
         }
     }
 }

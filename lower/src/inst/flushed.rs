@@ -76,6 +76,15 @@ impl FnLower {
 
     /// An ordered f32 comparison (`CmpOp::FEq` … `FGe`) on the bits.
     pub(crate) fn f32_compare_exact(&mut self, op: CmpOp, a: Operand, b: Operand) -> Operand {
+        // Against a normal constant c the native comparison is exact: a subnormal operand read
+        // as a zero of either sign lies on the same side of c as the subnormal itself (|c| is
+        // above both), and neither equals c; every other operand is not changed by flushing.
+        if [a, b].into_iter().any(|x| matches!(f32_const_magnitude(x), Some(m) if (LEAST_NORMAL..0x7f80_0000).contains(&m))) {
+            let saved = std::mem::replace(&mut self.subnormal_exempt.f32, true);
+            let r = self.value(Ty::Bool, Expr::Compare { op, ty: Ty::F32, lhs: a, rhs: b });
+            self.subnormal_exempt.f32 = saved;
+            return r;
+        }
         let (ka, na) = self.f32_order_key(a);
         let (kb, nb) = self.f32_order_key(b);
         let int_op = match op {
@@ -191,11 +200,47 @@ impl FnLower {
             let m = s.f32_magnitude_bits(x);
             s.bin(BinaryOp::Sub, Ty::U32, m, u(1))
         };
+        // Cheaper tests where an operand is known (each one implies the general test below
+        // whenever the native result can differ from PTX's, so no case needing the exact path
+        // is missed):
+        // - add/sub: a constant operand that is zero or at least 2^-102 is no reason for the
+        //   exact path (the general test ignores such operands), so only the other is tested;
+        //   two such constants need no exact path at all.
+        // - mul of a value by itself: x·x is subnormal or at most 2^-126 only if
+        //   |x| ≤ 2^-63, and a subnormal x is below that too: one range test, 0 < |x| ≤ 2^-63.
+        // - mul by a constant c that is zero, or at least 1 in magnitude (infinities
+        //   included): the result of a normal (or zero, infinite, NaN) other factor is exact
+        //   (|x·c| ≥ 2^-126 before rounding, or a zero, an infinity, a NaN), so only a
+        //   subnormal other factor needs the exact path.
+        let known = |x: Operand| f32_const_magnitude(x);
         let rare = if matches!(op, "add" | "sub") {
+            let harmless = |x: Operand| matches!(known(x), Some(m) if m == 0 || m >= TINY_ADDEND);
+            let tested: Vec<Operand> = xs.iter().copied().filter(|&x| !harmless(x)).collect();
+            match tested.as_slice() {
+                [] => None,
+                [x] => {
+                    let a = below(self, *x);
+                    Some(self.cmp(CmpOp::LtU, Ty::U32, a, u(TINY_ADDEND - 1)))
+                }
+                _ => {
+                    let a = below(self, xs[0]);
+                    let b = below(self, xs[1]);
+                    let least = self.bin(BinaryOp::MinU, Ty::U32, a, b);
+                    Some(self.cmp(CmpOp::LtU, Ty::U32, least, u(TINY_ADDEND - 1)))
+                }
+            }
+        } else if op == "mul" && xs[0] == xs[1] {
             let a = below(self, xs[0]);
-            let b = below(self, xs[1]);
-            let least = self.bin(BinaryOp::MinU, Ty::U32, a, b);
-            self.cmp(CmpOp::LtU, Ty::U32, least, u(TINY_ADDEND - 1))
+            Some(self.cmp(CmpOp::LeU, Ty::U32, a, u(((127 - 63) << 23) - 1)))
+        } else if let (true, Some(other)) = (
+            op == "mul",
+            [(xs[0], xs[1]), (xs[1], xs[0])]
+                .into_iter()
+                .find(|&(c, _)| matches!(known(c), Some(m) if m == 0 || m >= 0x3f80_0000 && m <= 0x7f80_0000))
+                .map(|(_, x)| x),
+        ) {
+            let a = below(self, other);
+            Some(self.cmp(CmpOp::LtU, Ty::U32, a, u(LEAST_NORMAL - 1)))
         } else {
             let a = below(self, xs[0]);
             let b = below(self, xs[1]);
@@ -212,8 +257,9 @@ impl FnLower {
             let r = self.f32_magnitude_bits(fast);
             let tiny = self.cmp(CmpOp::LeU, Ty::U32, r, u(LEAST_NORMAL));
             let tiny = self.bin(BinaryOp::And, Ty::Bool, tiny, nonzero);
-            self.bin(BinaryOp::Or, Ty::Bool, subnormal, tiny)
+            Some(self.bin(BinaryOp::Or, Ty::Bool, subnormal, tiny))
         };
+        let Some(rare) = rare else { return fast };
         let result = self.new_var(Ty::F32, "flushed");
         self.assign(result, Expr::Use(fast));
         let xs = xs.to_vec();
@@ -413,6 +459,14 @@ impl FnLower {
         let is_sub = self.cmp(CmpOp::Eq, Ty::U32, e, u(0));
         let r = self.select(Ty::U32, is_sub, sub, normal);
         self.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, r)
+    }
+}
+
+/// The magnitude bits of `x` if it is an f32 constant.
+fn f32_const_magnitude(x: Operand) -> Option<u32> {
+    match x {
+        Operand::Const(Const::F32(bits)) => Some(bits & 0x7fff_ffff),
+        _ => None,
     }
 }
 
