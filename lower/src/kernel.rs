@@ -30,6 +30,24 @@ pub fn lower_kernel(
     functions: &call::Functions,
     options: &LowerOptions,
 ) -> LResult<ir::Kernel> {
+    match lower_kernel_once(file, module, f, globals, functions, options) {
+        // Shared memory that goes to the scratch buffer is rewritten in the kernel's body
+        // only: where an outlined expansion reaches it, the kernel is lowered again inline.
+        Err(e) if !options.no_outline && e.message.contains(local_scratch::SHARED_IN_FUNCTION) => {
+            lower_kernel_once(file, module, f, globals, functions, &LowerOptions { no_outline: true, ..options.clone() })
+        }
+        r => r,
+    }
+}
+
+fn lower_kernel_once(
+    file: &ptxcross_frontend::SourceFile,
+    module: &ast::Module,
+    f: &ast::Function,
+    globals: &[(String, GlobalPlace)],
+    functions: &call::Functions,
+    options: &LowerOptions,
+) -> LResult<ir::Kernel> {
     // Its shared memory exceeds the device's (moved to the scratch buffer, or not).
     let too_large = |k: &ir::Kernel| {
         k.features.scratch_shared_words > 0 || options.max_shared_bytes.is_some_and(|max| k.shared_words as u64 * 4 > max as u64)

@@ -117,6 +117,10 @@ pub fn place_local_memory(k: &mut Kernel, min_bytes: u32, exchange_words: u32, s
     }
 }
 
+/// The refusal of [`shared_in_scratch`] for shared accesses in outlined functions (the
+/// kernel is then lowered again without outlining, `kernel::lower_kernel`).
+pub(crate) const SHARED_IN_FUNCTION: &str = "shared memory reached from an outlined function";
+
 /// Whether `k`'s shared memory, with `max_bytes` of workgroup memory on the device, must
 /// live in the scratch buffer instead (the fallback for kernels that declare more shared
 /// memory than a Vulkan/WebGPU workgroup may have: lavapipe 32 KiB, NVIDIA's Vulkan 48 KiB,
@@ -156,7 +160,7 @@ pub fn shared_in_scratch(k: &Kernel, max_bytes: Option<u32>) -> Result<bool, Str
     let in_function = k.functions.iter().any(|f| reaches_shared(&f.body));
     if in_function {
         return Err(format!(
-            "shared memory reached from an outlined function in a kernel whose shared memory ({bytes} bytes) exceeds the device's workgroup memory ({max} bytes): not supported yet"
+            "{SHARED_IN_FUNCTION} in a kernel whose shared memory ({bytes} bytes) exceeds the device's workgroup memory ({max} bytes): not supported yet"
         ));
     }
     Ok(true)
