@@ -288,8 +288,13 @@ fn cuda_runtime_programs_people_write() {
 /// through the driver: their onesweep and single-tile kernels declare more shared memory than
 /// lavapipe's 32 KiB (33 280 and 35 912 bytes), which ptxcross keeps in global memory; checked
 /// against `std::sort`/`std::stable_sort`. Ignored in the suite: lavapipe's LLVM takes
-/// minutes to build the onesweep pipeline (driver README, "hang"). Run with
-///   cargo test -p ptxcross-driver --test clients radix_sort -- --ignored --nocapture
+/// minutes to build the onesweep pipeline (driver README, "hang"). Measured (bigsmem session,
+/// 2 cores at load ≈13, `MESA_SHADER_CACHE_DISABLE=true`): the init, histogram and
+/// exclusive-sum kernels ran (0.3–3.7 s each, pipeline builds included), the first onesweep
+/// launch (grid 1, block 384, translation 13 ms) had not finished (pipeline build and run
+/// together, not told apart) when the 600 s launch watchdog ended the process; give it more
+/// time:
+///   PTXCROSS_LAUNCH_TIMEOUT=3600 cargo test -p ptxcross-driver --test clients radix_sort -- --ignored --nocapture
 #[test]
 #[ignore = "lavapipe builds the onesweep pipelines for minutes; see the doc comment"]
 fn radix_sort_with_shared_memory_beyond_the_device() {
