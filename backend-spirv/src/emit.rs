@@ -1697,8 +1697,9 @@ impl Emitter {
                 Ok((self.op(Op::FunctionCall, u, &[f, idx])?, Ty::U32))
             }
             Expr::AtomicWord { memory, op, index, value, comparand } => {
-                if !(memory.is_heap() || memory == Memory::Shared) {
-                    return Err(invalid(format!("atomic on {} memory (only heap and shared have atomics)", mem_name(memory))));
+                // The scratch buffer's: shared memory that lives there (`Features::scratch_shared_words`).
+                if !(memory.is_heap() || memory == Memory::Shared || memory == Memory::Scratch) {
+                    return Err(invalid(format!("atomic on {} memory (only heap, shared and scratch have atomics)", mem_name(memory))));
                 }
                 let idx = self.operand_of(kernel, index, Ty::U32, "atomic index")?;
                 let val = self.operand_of(kernel, value, Ty::U32, "atomic value")?;

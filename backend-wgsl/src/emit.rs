@@ -39,6 +39,9 @@ struct Usage {
     float64: bool,
     heap_atomics: bool,
     shared_atomics: bool,
+    /// An `AtomicWord` on `Scratch` (shared memory that lives there): the scratch buffer is
+    /// `atomic<u32>`.
+    scratch_atomics: bool,
     /// A `Barrier` statement somewhere.
     barriers: bool,
     heap_atomics64: bool,
@@ -117,6 +120,7 @@ fn expr_usage(u: &mut Usage, e: &Expr) {
             match memory {
                 Memory::Heap | Memory::Segment(_) => u.heap_atomics = true,
                 Memory::Shared => u.shared_atomics = true,
+                Memory::Scratch => u.scratch_atomics = true,
                 _ => {}
             }
             for o in [index, value].into_iter().chain(comparand) {
@@ -277,6 +281,7 @@ fn kernel_usage(k: &Kernel) -> Usage {
         float64: k.features.float64,
         heap_atomics: k.features.heap_atomics,
         shared_atomics: k.features.shared_atomics,
+        scratch_atomics: false,
         barriers: false,
         heap_atomics64: k.features.heap_atomics64,
         shared_atomics64: k.features.shared_atomics64,
@@ -307,6 +312,8 @@ struct ModuleCx {
     /// Prefix of every module-scope name the backend invents (`px_`).
     p: String,
     heap_atomic: bool,
+    /// The scratch buffer is `atomic<u32>` (some kernel has an atomic there).
+    scratch_atomic: bool,
     /// Some kernel tracks fault sites (`Kernel::fault_site_var`): the module has a private
     /// `px_site` that those kernels assign instead of their site variable, and the fault
     /// function copies it to heap word `abi::FAULT_SITE_WORD` while that word is 0.
@@ -1142,7 +1149,7 @@ impl KernelCx<'_> {
                 // nothing); the buffer's own bound keeps its branch in stores (`mem_load`).
                 safe: None,
                 fault: abi::FAULT_LOCAL_OUT_OF_RANGE,
-                atomic: false,
+                atomic: self.m.scratch_atomic,
                 wide: false,
             },
         }
@@ -1535,8 +1542,9 @@ impl KernelCx<'_> {
                 Ok((format!("workgroupUniformLoad(&{a}[{i}])"), Ty::U32))
             }
             Expr::AtomicWord { memory, op, index, value, comparand } => {
-                if !(memory.is_heap() || memory == Memory::Shared) {
-                    return Err(format!("AtomicWord on {memory:?} memory (only Heap and Shared)"));
+                // Scratch: shared memory that lives there (`Features::scratch_shared_words`).
+                if !(memory.is_heap() || memory == Memory::Shared || memory == Memory::Scratch) {
+                    return Err(format!("AtomicWord on {memory:?} memory (only Heap, Shared and Scratch)"));
                 }
                 let i = self.typed(index, Ty::U32, "AtomicWord index")?;
                 let v = self.typed(value, Ty::U32, "AtomicWord value")?;
@@ -2107,7 +2115,8 @@ pub fn write_module(em: &Emission, profile: Profile) -> Result<String, EmitError
     let heap_atomic = usages.iter().any(|u| u.heap_atomics);
     let heap_atomic64 = usages.iter().any(|u| u.heap_atomics64);
     let site = module.kernels.iter().any(|k| k.fault_site_var.is_some());
-    let mut m = ModuleCx { profile, p: p.clone(), heap_atomic, site, helpers: BTreeMap::new(), functions: HashMap::new() };
+    let scratch_atomic = usages.iter().any(|u| u.scratch_atomics);
+    let mut m = ModuleCx { profile, p: p.clone(), heap_atomic, scratch_atomic, site, helpers: BTreeMap::new(), functions: HashMap::new() };
 
     let mut decls = String::new();
     let mut entries = String::new();
@@ -2344,9 +2353,10 @@ pub fn write_module(em: &Emission, profile: Profile) -> Result<String, EmitError
     if module.kernels.iter().any(|k| k.uses_scratch()) {
         let _ = writeln!(
             out,
-            "@group({}) @binding({}) var<storage, read_write> {p}scratch: array<u32>;",
+            "@group({}) @binding({}) var<storage, read_write> {p}scratch: array<{}>;",
             abi::BIND_GROUP,
-            abi::BINDING_SCRATCH
+            abi::BINDING_SCRATCH,
+            if m.scratch_atomic { "atomic<u32>" } else { "u32" }
         );
     }
     if m.site {

@@ -206,16 +206,46 @@ fn cuda_runtime_program_built_by_nvcc() {
     }
 }
 
+/// Builds `driver/tests/clients/{name}.cu` with nvcc (PTX for compute_80, static cudart) and
+/// runs it with `args` on the driver: its stdout and whether it exited with 0.
+fn build_and_run_client(bin: &Path, name: &str, args: &[&str]) -> (String, bool) {
+    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
+    let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
+    let status = Command::new(bin.join("nvcc"))
+        .env("PATH", &path)
+        .args(["-gencode", "arch=compute_80,code=compute_80"])
+        .arg(repo().join(format!("driver/tests/clients/{name}.cu")))
+        .arg("-o")
+        .arg(&exe)
+        .status()
+        .expect("nvcc runs");
+    assert!(status.success(), "nvcc {name}.cu failed");
+    let out = Command::new(&exe)
+        .args(args)
+        .env("LD_LIBRARY_PATH", library_dir())
+        .env("PTXCROSS_CACHE_DIR", PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cache-{name}")))
+        .env("PTXCROSS_DRIVER_LOG", "1")
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {name}: {e}"));
+    let stdout = String::from_utf8_lossy(&out.stdout).to_string();
+    let trace: String = String::from_utf8_lossy(&out.stderr).lines().filter(|l| !l.contains("cuGetProcAddress")).map(|l| format!("{l}\n")).collect();
+    eprintln!("--- {name}: stdout\n{stdout}--- stderr (entry-point lookups omitted)\n{trace}");
+    // A crash (signal) is never an answer.
+    assert!(out.status.code().is_some(), "{name} crashed ({})", out.status);
+    (stdout, out.status.success())
+}
+
 /// Programs as people write them against the CUDA runtime, each built by plain nvcc (PTX for
 /// compute_80, static cudart) and checking itself against CPU loops, one PASS/FAIL line per
-/// check (`driver/tests/clients/{runtime_features,managed_memory,cub_algorithms,thrust_algorithms}.cu`):
+/// check (`driver/tests/clients/{runtime_features,managed_memory,cub_algorithms,thrust_algorithms,big_shared}.cu`):
 /// streams, events, async copies, memset, dynamic shared memory, symbols, function and device
 /// attributes, device printf, a refused 2048-thread block; managed memory (NVIDIA's
 /// cudaMallocManaged tutorial, copies, memset, prefetch, `__managed__`, many small
-/// allocations); CUB reduce, scan and merge sort;
-/// Thrust transform, reduce, inclusive_scan and comparator sort. Radix sort (CUB's and
-/// Thrust's) needs more than lavapipe's 32 KiB of shared memory: it must be refused with a
-/// CUDA error, never give a wrong order. Each program compiles in ≈1–15 s on 2 cores.
+/// allocations); CUB reduce, scan and merge sort; Thrust transform, reduce, inclusive_scan and
+/// comparator sort; 64 KiB of dynamic shared memory (`big_shared.cu`, beyond lavapipe's
+/// 32 KiB). Radix sort (CUB's and Thrust's):
+/// [`radix_sort_with_shared_memory_beyond_the_device`]. Each program compiles in ≈1–15 s on 2
+/// cores.
 #[test]
 fn cuda_runtime_programs_people_write() {
     let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
@@ -223,31 +253,7 @@ fn cuda_runtime_programs_people_write() {
     if Command::new("g++").arg("--version").output().is_err() {
         return skip("no g++ (nvcc's host compiler)");
     }
-    let path = format!("{}:{}", bin.display(), std::env::var("PATH").unwrap_or_default());
-    let build_and_run = |name: &str| -> (String, bool) {
-        let exe = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(name);
-        let status = Command::new(bin.join("nvcc"))
-            .env("PATH", &path)
-            .args(["-gencode", "arch=compute_80,code=compute_80"])
-            .arg(repo().join(format!("driver/tests/clients/{name}.cu")))
-            .arg("-o")
-            .arg(&exe)
-            .status()
-            .expect("nvcc runs");
-        assert!(status.success(), "nvcc {name}.cu failed");
-        let out = Command::new(&exe)
-            .env("LD_LIBRARY_PATH", library_dir())
-            .env("PTXCROSS_CACHE_DIR", PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("cache-{name}")))
-            .env("PTXCROSS_DRIVER_LOG", "1")
-            .output()
-            .unwrap_or_else(|e| panic!("cannot run {name}: {e}"));
-        let stdout = String::from_utf8_lossy(&out.stdout).to_string();
-        let trace: String = String::from_utf8_lossy(&out.stderr).lines().filter(|l| !l.contains("cuGetProcAddress")).map(|l| format!("{l}\n")).collect();
-        eprintln!("--- {name}: stdout\n{stdout}--- stderr (entry-point lookups omitted)\n{trace}");
-        // A crash (signal) is never an answer.
-        assert!(out.status.code().is_some(), "{name} crashed ({})", out.status);
-        (stdout, out.status.success())
-    };
+    let build_and_run = |name: &str| build_and_run_client(&bin, name, &[]);
     let has = |out: &str, line: &str| out.lines().any(|l| l == line);
 
     let (out, ok) = build_and_run("runtime_features");
@@ -272,12 +278,38 @@ fn cuda_runtime_programs_people_write() {
     ] {
         assert!(has(&out, check), "{check}\n{out}");
     }
-    // Radix sort's onesweep tile is 33 280 bytes of shared memory: refused, not misordered.
-    assert!(out.contains("SortKeys(temp, temp_bytes, d_keys, d_sorted, n): cudaErrorInvalidValue"), "{out}");
+
+    // Shared memory beyond the device's workgroup memory (64 KiB of dynamic shared memory
+    // after opting in): kept in global memory, checked against a CPU loop.
+    let (out, ok) = build_and_run("big_shared");
+    assert!(ok && out.contains("big_shared: all checks passed"), "{out}");
 
     let (out, _) = build_and_run("thrust_algorithms");
     for check in ["PASS: thrust::transform", "PASS: thrust::reduce", "PASS: thrust::inclusive_scan", "PASS: thrust::sort with a comparator"] {
         assert!(has(&out, check), "{check}\n{out}");
     }
-    assert!(out.contains("thrust::sort threw: radix_sort: failed on 2nd step: cudaErrorInvalidValue"), "{out}");
+}
+
+/// CUB's `DeviceRadixSort::SortKeys` and `SortPairs` and Thrust's `sort` of ints (radix sort)
+/// through the driver: their onesweep and single-tile kernels declare more shared memory than
+/// lavapipe's 32 KiB (33 280 and 35 912 bytes), which ptxcross keeps in global memory; checked
+/// against `std::sort`/`std::stable_sort`. Ignored in the suite: lavapipe's LLVM takes
+/// minutes to build the onesweep pipeline (driver README, "hang"). Measured (bigsmem session,
+/// 2 cores at load ≈13, `MESA_SHADER_CACHE_DISABLE=true`): the init, histogram and
+/// exclusive-sum kernels ran (0.3–3.7 s each, pipeline builds included), the first onesweep
+/// launch (grid 1, block 384, translation 13 ms) had not finished (pipeline build and run
+/// together, not told apart) when the 600 s launch watchdog ended the process. Run again
+/// directly with `PTXCROSS_LAUNCH_TIMEOUT=2400` (Mesa's cache on, load 10–13): that launch had
+/// not finished after 35 min of wall time (14 min of CPU) and was stopped; whether it
+/// completes, and sorts right, is not known yet. Give it time on a quiet machine:
+///   PTXCROSS_LAUNCH_TIMEOUT=3600 cargo test -p ptxcross-driver --test clients radix_sort -- --ignored --nocapture
+#[test]
+#[ignore = "lavapipe builds the onesweep pipelines for minutes; see the doc comment"]
+fn radix_sort_with_shared_memory_beyond_the_device() {
+    let _g = SERIAL.lock().unwrap_or_else(|p| p.into_inner());
+    let Some(bin) = nvcc_bin() else { return skip("no nvcc (nvidia-cuda-nvcc) in the venv") };
+    let (out, ok) = build_and_run_client(&bin, "cub_radix_sort", &[]);
+    assert!(ok && out.contains("cub radix sort: all checks passed"), "{out}");
+    let (out, ok) = build_and_run_client(&bin, "thrust_algorithms", &["radix"]);
+    assert!(ok && out.lines().any(|l| l == "PASS: thrust::sort"), "{out}");
 }

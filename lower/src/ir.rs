@@ -124,7 +124,9 @@ pub enum Memory {
     /// [`Features::scratch_exchange_words`]. `lower` addresses the thread's own slice (the
     /// block's words) and checks the thread's bounds (`local_scratch.rs`); valid word indices:
     /// `0 .. arrayLength(scratch)`. Out-of-range accesses record
-    /// `abi::FAULT_LOCAL_OUT_OF_RANGE`. Never atomic.
+    /// `abi::FAULT_LOCAL_OUT_OF_RANGE`. Also the CTA's shared memory of kernels with
+    /// [`Features::scratch_shared_words`] (its bounds checked by `lower` too); word atomics
+    /// (workgroup scope) only there.
     Scratch,
     /// Heap segment slot `j` (1 ≤ `j` < [`Features::segment_slots`]) of a kernel translated
     /// for launches whose pointers lie in several heap segments (`LowerOptions::segment_slots`):
@@ -846,6 +848,11 @@ pub struct Features {
     /// (`inst::warp`, `warp_exchange`; 0: none there): ahead of its threads' local memory in
     /// the block's part of the buffer (`abi::BINDING_SCRATCH`).
     pub scratch_exchange_words: u32,
+    /// Words of the CTA's shared memory that live in the scratch buffer instead of a
+    /// workgroup array (0: none; `Kernel::shared_words` is then 0), because the kernel has
+    /// more than the device's workgroup memory (`local_scratch::shared_in_scratch`): after
+    /// the block's warp matrix exchange in its part of the buffer (`abi::BINDING_SCRATCH`).
+    pub scratch_shared_words: u32,
 }
 
 /// A function of a kernel's code, called through [`Expr::Call`]: a long expansion of one PTX
@@ -1413,7 +1420,7 @@ impl Kernel {
     /// Whether the kernel reaches the scratch buffer (`Memory::Scratch`): its local memory
     /// is there, or its warp matrix exchange.
     pub fn uses_scratch(&self) -> bool {
-        self.local_placement == LocalPlacement::Scratch || self.features.scratch_exchange_words > 0
+        self.local_placement == LocalPlacement::Scratch || self.features.scratch_exchange_words > 0 || self.features.scratch_shared_words > 0
     }
 
     /// Whether the kernel's shared memory is an array of `shared_words.div_ceil(2)` 64-bit

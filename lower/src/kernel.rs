@@ -30,7 +30,28 @@ pub fn lower_kernel(
     functions: &call::Functions,
     options: &LowerOptions,
 ) -> LResult<ir::Kernel> {
-    let too_large = |k: &ir::Kernel| options.max_shared_bytes.is_some_and(|max| k.shared_words as u64 * 4 > max as u64);
+    match lower_kernel_once(file, module, f, globals, functions, options) {
+        // Shared memory that goes to the scratch buffer is rewritten in the kernel's body
+        // only: where an outlined expansion reaches it, the kernel is lowered again inline.
+        Err(e) if !options.no_outline && e.message.contains(local_scratch::SHARED_IN_FUNCTION) => {
+            lower_kernel_once(file, module, f, globals, functions, &LowerOptions { no_outline: true, ..options.clone() })
+        }
+        r => r,
+    }
+}
+
+fn lower_kernel_once(
+    file: &ptxcross_frontend::SourceFile,
+    module: &ast::Module,
+    f: &ast::Function,
+    globals: &[(String, GlobalPlace)],
+    functions: &call::Functions,
+    options: &LowerOptions,
+) -> LResult<ir::Kernel> {
+    // Its shared memory exceeds the device's (moved to the scratch buffer, or not).
+    let too_large = |k: &ir::Kernel| {
+        k.features.scratch_shared_words > 0 || options.max_shared_bytes.is_some_and(|max| k.shared_words as u64 * 4 > max as u64)
+    };
     let lower = |exchange_in_scratch| {
         let finish = |(fl, block, params, param_bytes): Body| finish_kernel(file, module, f, fl, block, params, param_bytes, options);
         match lower_body(module, f, globals, functions, options, exchange_in_scratch)? {
@@ -451,12 +472,6 @@ fn finish_kernel(
         printf,
     };
     grid::resolve_grid_builtins(&mut kernel);
-    // After `grid`: the scratch slot uses the raw (per-dispatch) workgroup id.
-    local_scratch::place_local_memory(
-        &mut kernel,
-        options.local_scratch_bytes.unwrap_or(local_scratch::DEFAULT_LOCAL_SCRATCH_BYTES),
-        exchange_words,
-    );
     let loops = loop_cut::needs_check(&kernel);
     if options.detect_cut_loops {
         loop_cut::check_cut_loops(&mut kernel);
@@ -480,6 +495,17 @@ fn finish_kernel(
         // doubleword layout too (the accesses it rewrote before are doublewords already).
         crate::shared64::widen_shared(&mut kernel.body, &mut kernel.vars, kernel.shared_words);
     }
+    // After every pass that adds shared words or accesses (the prologue's included): shared
+    // memory larger than the device's workgroup memory goes to the scratch buffer.
+    let shared_in_scratch = local_scratch::shared_in_scratch(&kernel, options.max_shared_bytes)
+        .map_err(|m| unsupported(format!("kernel `{}`: {m}", f.name.name), f.name.span))?;
+    // After `grid`: the scratch slot uses the raw (per-dispatch) workgroup id.
+    local_scratch::place_local_memory(
+        &mut kernel,
+        options.local_scratch_bytes.unwrap_or(local_scratch::DEFAULT_LOCAL_SCRATCH_BYTES),
+        exchange_words,
+        shared_in_scratch,
+    );
     if options.split_int64 {
         int64::split_int64(&mut kernel).map_err(|(what, var)| {
             // The instruction whose lowering made the variable (a temporary of one instruction;
@@ -496,7 +522,8 @@ fn finish_kernel(
         split.map_err(|what| unsupported(format!("{what}, on a target without 64-bit integers (kernel `{}`)", f.name.name), f.name.span))?;
     }
     // Last: no pass after it adds heap accesses or barriers.
-    crate::barriers::narrow_barriers(&mut kernel, exchange_words > 0);
+    // Shared memory in the scratch buffer is reached by the CTA's other threads too.
+    crate::barriers::narrow_barriers(&mut kernel, exchange_words > 0 || shared_in_scratch);
     // A function called once goes back inline (before `cleanup`, which folds its copies).
     crate::outline::inline_single_calls(&mut kernel);
     // After every pass that adds code: copies, identities and dead temporaries go.
@@ -520,7 +547,9 @@ fn finish_kernel(
         crate::flush_sim::simulate_flushed_fma(&mut kernel);
         crate::outline::for_each_function(&mut kernel, crate::flush_sim::simulate_flushed_fma);
     }
+    let scratch_shared_words = kernel.features.scratch_shared_words;
     kernel.features = features::compute(&kernel);
+    kernel.features.scratch_shared_words = scratch_shared_words;
     kernel.features.f32_subnormals = subnormals.f32;
     kernel.features.f32_subnormals_site = subnormal_site;
     kernel.features.fence_site = fence_site;

@@ -13,6 +13,23 @@ use crate::types::*;
 /// tensor-core and cluster operations) that ptxcross does not translate.
 pub const COMPUTE_CAPABILITY: (c_int, c_int) = (7, 5);
 
+/// Shared memory per block reported to programs, in bytes: CUDA's for compute capability 7.5
+/// (CUDA C++ Programming Guide, "Technical Specifications per Compute Capability": 48 KiB per
+/// block without opt-in, 64 KiB with `cudaFuncSetAttribute(MaxDynamicSharedMemorySize)`, 64
+/// KiB per multiprocessor), or the device's workgroup memory where that is larger. Not the
+/// device's own limit: a kernel with more shared memory than a workgroup may have keeps it in
+/// global memory (`ptxcross_lower::local_scratch::shared_in_scratch`), so CUB and the other
+/// libraries that size their tiles by these numbers pick the tunings they pick on CUDA.
+pub fn shared_per_block(d: &Driver) -> u32 {
+    (48 << 10).max(d.device.gpu.limits().max_compute_workgroup_storage_size)
+}
+
+/// The opt-in limit of [`shared_per_block`]: the most shared memory (static + dynamic) one
+/// block may have.
+pub fn shared_per_block_optin(d: &Driver) -> u32 {
+    (64 << 10).max(d.device.gpu.limits().max_compute_workgroup_storage_size)
+}
+
 fn check_device(dev: CUdevice) -> Result<(), CUresult> {
     if dev == 0 {
         Ok(())
@@ -120,7 +137,7 @@ fn multiprocessors(d: &Driver) -> i64 {
 pub(crate) fn attribute(d: &Driver, attr: i64) -> Option<i64> {
     let lim = d.device.gpu.limits();
     let max_threads = lim.max_compute_invocations_per_workgroup as i64;
-    let shared = lim.max_compute_workgroup_storage_size as i64;
+    let (shared, optin) = (shared_per_block(d) as i64, shared_per_block_optin(d) as i64);
     let info = d.device.gpu.adapter_info();
     let integrated = matches!(info.device_type, wgpu::DeviceType::Cpu | wgpu::DeviceType::IntegratedGpu);
     Some(match attr {
@@ -131,9 +148,8 @@ pub(crate) fn attribute(d: &Driver, attr: i64) -> Option<i64> {
         A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_X
         | A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Y
         | A::CU_DEVICE_ATTRIBUTE_MAX_GRID_DIM_Z => lim.max_compute_workgroups_per_dimension as i64,
-        A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK
-        | A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN
-        | A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR => shared,
+        A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK => shared,
+        A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN | A::CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_MULTIPROCESSOR => optin,
         A::CU_DEVICE_ATTRIBUTE_TOTAL_CONSTANT_MEMORY => 65536,
         A::CU_DEVICE_ATTRIBUTE_WARP_SIZE => 32,
         A::CU_DEVICE_ATTRIBUTE_MAX_PITCH => (d.device.heap.heap_bytes() as i64).min(i32::MAX as i64),

@@ -178,11 +178,10 @@ fn launch(func: Handle, grid: [u32; 3], block: [u32; 3], shared: u32, stream: Ha
         }
         // More dynamic shared memory than a block can ever have is a bad launch argument (as
         // CUDA answers it), not a translation failure.
-        if shared as u64 > lim.max_compute_workgroup_storage_size as u64 {
-            crate::log::error(format_args!(
-                "launch of `{name}`: {shared} dynamic shared bytes, the device allows {} per block",
-                lim.max_compute_workgroup_storage_size
-            ));
+        // (Beyond the device's workgroup memory, `lower` keeps shared memory in global memory.)
+        let shared_limit = super::device::shared_per_block_optin(d);
+        if shared > shared_limit {
+            crate::log::error(format_args!("launch of `{name}`: {shared} dynamic shared bytes, the device allows {shared_limit} per block"));
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         if let Some(max) = max_dyn.filter(|&m| shared > m) {
@@ -334,8 +333,8 @@ pub extern "C" fn cuOccupancyMaxPotentialBlockSize(
             out(block_size)?;
             let fid = function_id(d, func)?;
             let static_shared = super::module::lowered_memory(d, fid)?.0 as usize;
+            let shared_limit = super::device::shared_per_block_optin(d) as usize;
             let lim = d.device.gpu.limits();
-            let shared_limit = lim.max_compute_workgroup_storage_size as usize;
             let mut block = lim.max_compute_invocations_per_workgroup as c_int;
             if block_limit > 0 {
                 block = block.min(block_limit);
@@ -361,10 +360,11 @@ pub extern "C" fn cuOccupancyMaxActiveBlocksPerMultiprocessor(blocks: *mut c_int
         state::with(|d| {
             let fid = function_id(d, func)?;
             let static_shared = super::module::lowered_memory(d, fid)?.0 as usize;
+            let shared_limit = super::device::shared_per_block_optin(d) as usize;
             let lim = d.device.gpu.limits();
             let fits = block_size > 0
                 && block_size as u32 <= lim.max_compute_invocations_per_workgroup
-                && static_shared + dynamic_smem <= lim.max_compute_workgroup_storage_size as usize;
+                && static_shared + dynamic_smem <= shared_limit;
             put(blocks, fits as c_int)
         })
     })

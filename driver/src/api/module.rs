@@ -388,7 +388,8 @@ pub(crate) fn lowered_memory(d: &mut Driver, fid: u64) -> Result<(u32, u32), CUr
     let f = &d.functions[&fid];
     let m = d.modules.get_mut(&f.module).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
     match m.lowered(&f.kernel).ok_or(CUDA_ERROR_INVALID_HANDLE)? {
-        Ok(k) => Ok((k.shared_words * 4, k.local_words * 4)),
+        // Shared memory in a workgroup array or, beyond the device's, in global memory.
+        Ok(k) => Ok(((k.shared_words + k.features.scratch_shared_words) * 4, k.local_words * 4)),
         Err(_) => Err(CUDA_ERROR_INVALID_PTX),
     }
 }
@@ -402,8 +403,10 @@ fn function_attribute(d: &mut Driver, func: Handle, attr: i64) -> Result<c_int, 
         F::CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES | F::CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES | F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES
     );
     let (static_shared, local) = if needs_lowering { lowered_memory(d, fid)? } else { (0, 0) };
+    // Without opt-in: CUDA's default maximum of dynamic shared memory is the per-block limit
+    // less the static size.
+    let shared_limit = super::device::shared_per_block(d) as c_int;
     let lim = d.device.gpu.limits();
-    let shared_limit = lim.max_compute_workgroup_storage_size as c_int;
     let f = &d.functions[&fid];
     let static_shared = static_shared as c_int;
     let device_arch = super::device::COMPUTE_CAPABILITY.0 * 10 + super::device::COMPUTE_CAPABILITY.1;
@@ -421,7 +424,7 @@ fn function_attribute(d: &mut Driver, func: Handle, attr: i64) -> Result<c_int, 
         F::CU_FUNC_ATTRIBUTE_PTX_VERSION => d.modules.get(&f.module).and_then(|m| m.target_arch()).unwrap_or(device_arch),
         F::CU_FUNC_ATTRIBUTE_BINARY_VERSION => device_arch,
         F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
-            f.max_dynamic_shared.map(|v| v as c_int).unwrap_or(shared_limit - static_shared)
+            f.max_dynamic_shared.map(|v| v as c_int).unwrap_or((shared_limit - static_shared).max(0))
         }
         F::CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT => -1,
         a if (0..F::CU_FUNC_ATTRIBUTE_MAX).contains(&a) => 0,
@@ -431,7 +434,7 @@ fn function_attribute(d: &mut Driver, func: Handle, attr: i64) -> Result<c_int, 
 
 fn set_function_attribute(d: &mut Driver, func: Handle, attr: i64, value: c_int) -> Result<(), CUresult> {
     let id = function_id(d, func)?;
-    let limit = d.device.gpu.limits().max_compute_workgroup_storage_size as c_int;
+    let limit = super::device::shared_per_block_optin(d) as c_int;
     match attr {
         F::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES => {
             if !(0..=limit).contains(&value) {

@@ -1,6 +1,6 @@
 /* CUB device-wide algorithms as people call them, with the temp-storage query idiom (a first
  * call with a null buffer asks for the size): DeviceReduce::Sum, DeviceScan::InclusiveSum and
- * DeviceRadixSort::SortKeys of unsigned keys and DeviceMergeSort::SortKeys, a few thousand items each, checked against CPU
+ * DeviceMergeSort::SortKeys (radix sort: cub_radix_sort.cu), a few thousand items each, checked against CPU
  * loops. Prints PASS/FAIL per check and "cub: all checks passed" or "cub: F checks failed". */
 #include <cub/cub.cuh>
 #include <cstdio>
@@ -62,19 +62,13 @@ int main() {
     check(r && first_bad < 0, "cub::DeviceScan::InclusiveSum of 5000 ints");
     cudaFree(temp);
 
-    /* Radix sort. */
-    temp = nullptr;
-    temp_bytes = 0;
-    r = OK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, d_keys, d_sorted, n)) && OK(cudaMalloc(&temp, temp_bytes)) &&
-        OK(cub::DeviceRadixSort::SortKeys(temp, temp_bytes, d_keys, d_sorted, n)) && OK(cudaDeviceSynchronize());
+    /* Radix sort: driver/tests/clients/cub_radix_sort.cu (its onesweep pipelines take lavapipe
+     * minutes to build). */
     std::vector<unsigned> sorted(n);
-    r = r && OK(cudaMemcpy(sorted.data(), d_sorted, n * sizeof(unsigned), cudaMemcpyDeviceToHost));
     std::vector<unsigned> want_sorted = keys;
     std::sort(want_sorted.begin(), want_sorted.end());
-    check(r && sorted == want_sorted, "cub::DeviceRadixSort::SortKeys of 5000 unsigned keys");
-    cudaFree(temp);
 
-    /* Merge sort with a comparator: what fits where radix sort's tile does not. */
+    /* Merge sort with a comparator. */
     temp = nullptr;
     temp_bytes = 0;
     OK(cudaMemcpy(d_sorted, d_keys, n * sizeof(unsigned), cudaMemcpyDeviceToDevice));

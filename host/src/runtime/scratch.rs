@@ -22,6 +22,11 @@
 //!   when it grows: a new buffer), so a kernel never reads another context's local memory.
 //!   Local memory a thread has not written reads as zero or as what an earlier thread *of the
 //!   same context* left there (CUDA leaves it undefined; private arrays read zero).
+//! - **Shared memory.** A kernel whose shared memory exceeds the device's workgroup memory
+//!   keeps it here instead (`ir::Features::scratch_shared_words`, see
+//!   `ptxcross_lower::local_scratch::shared_in_scratch`): a block's part is then its exchange,
+//!   its shared words, its threads' slices. Each CTA zeroes its shared words first (the
+//!   kernel's zeroing prologue), so no CTA reads what another CTA, launch or context left.
 //! - **Faults.** `lower` turns an access outside the thread's slice into an index past the
 //!   buffer's end, which faults (`abi::FAULT_LOCAL_OUT_OF_RANGE`) and changes nothing.
 
@@ -40,7 +45,9 @@ const MIN_SCRATCH_BYTES: u64 = 256;
 /// Scratch bytes one block of `k` needs (0 when its local memory is a private array and its
 /// warp matrix exchange, if any, in shared memory).
 pub(crate) fn bytes_per_block(k: &ir::Kernel) -> u64 {
-    let exchange = k.features.scratch_exchange_words as u64 * 4;
+    // The exchange, then the CTA's shared memory where it lives here
+    // (`ir::Features::scratch_shared_words`), then the threads' local memory.
+    let exchange = k.features.scratch_exchange_words as u64 * 4 + k.features.scratch_shared_words as u64 * 4;
     if k.local_placement != ir::LocalPlacement::Scratch {
         return exchange;
     }
@@ -66,9 +73,10 @@ pub(crate) fn blocks_per_dispatch(gpu: &Gpu, k: &ir::Kernel) -> Result<Option<u6
         return Err(Error::LimitExceeded {
             kernel: k.name.clone(),
             what: format!(
-                "the scratch memory of one block ({x}x{y}x{z} threads x {} bytes of local memory + {} bytes of warp matrix exchange, bytes)",
+                "the scratch memory of one block ({x}x{y}x{z} threads x {} bytes of local memory + {} bytes of warp matrix exchange + {} bytes of shared memory, bytes)",
                 if k.local_placement == ir::LocalPlacement::Scratch { k.local_words as u64 * 4 } else { 0 },
-                k.features.scratch_exchange_words as u64 * 4
+                k.features.scratch_exchange_words as u64 * 4,
+                k.features.scratch_shared_words as u64 * 4
             ),
             value: per_block,
             limit: max,
