@@ -399,6 +399,11 @@ fn exact_mode_on_a_device_that_keeps_subnormals() {
 /// so, with its line (the host's refusal on a flushing device says it); in the mode, none of a
 /// list of f32, bf16 and mixed instructions leaves the kernel so marked (each lowering then
 /// uses no native f32 operation that a flushing device could spoil, see `inst::flushed`).
+const TEX_2D: &str = "tex.2d.v4.f32.f32 {%f2, %f2, %f2, %f2}, [%rd, {%f1, %f1}];";
+const TEX_3D: &str = "tex.3d.v4.f32.f32 {%f2, %f2, %f2, %f2}, [%rd, {%f1, %f1, %f1, %f1}];";
+/// Integer coordinates, normalized-float reads (a division on the bits).
+const TEX_FETCH: &str = "tex.1d.v4.f32.s32 {%f2, %f2, %f2, %f2}, [%rd, {%r}];";
+
 #[test]
 fn uncovered_instructions_are_named_for_the_refusal() {
     let ptx = |body: &str| {
@@ -424,6 +429,13 @@ fn uncovered_instructions_are_named_for_the_refusal() {
     let k = lower("    mov.f32 %f2, %f1;\n    atom.shared.add.f32 %f2, [%r], %f1;", false);
     let site = &k.fault_sites[k.features.f32_subnormals_site.expect("a site") as usize - 1];
     assert_eq!((site.instruction.as_str(), site.line, site.col), ("atom.shared.add.f32", 16, 5));
+    // Sampling (point and linear: the filter mode is the descriptor's) depends on subnormals
+    // without the mode: coordinates, texels and weighted terms go through native f32 arithmetic.
+    for tex in [TEX_2D, TEX_3D, TEX_FETCH] {
+        let k = lower(&format!("    {tex}"), false);
+        let site = &k.fault_sites[k.features.f32_subnormals_site.expect("a site") as usize - 1];
+        assert_eq!(site.instruction, tex.split(' ').next().unwrap());
+    }
     let mut all = vec![f32_insts.to_string()];
     all.extend(
         [
@@ -432,6 +444,7 @@ fn uncovered_instructions_are_named_for_the_refusal() {
             "cvt.rmi.u64.f32 %rd, %f1;", "cvt.rn.f16.f32 %h, %f1;", "cvt.rn.bf16.f32 %h, %f1;", "cvt.f32.f16 %f2, %h;",
             "cvt.f32.bf16 %f2, %h;", "cvt.rpi.s8.bf16 %c, %h;", "cvt.rmi.u32.bf16 %r, %h;", "set.lt.u32.f32 %r, %f1, %f1;", "cvt.sat.f32.f32 %f2, %f1;", "min.bf16x2 %r, %r, %r;",
             "max.NaN.bf16x2 %r, %r, %r;", "add.rn.bf16 %h, %h, %h;", "setp.lt.bf16 %p, %h, %h;", "min.NaN.xorsign.abs.f32 %f2, %f1, %f1;",
+            TEX_2D, TEX_3D, TEX_FETCH,
         ]
         .map(|i| format!("    {i}")),
     );

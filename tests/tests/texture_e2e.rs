@@ -22,12 +22,16 @@ use std::sync::Arc;
 const BLOCK: u32 = 64;
 
 /// `split`: the `webgpu` profile (64-bit integers split in 32-bit halves, no f64), WGSL only.
-fn program_of(gpu: &Arc<Gpu>, backend: Backend, split: bool, path: &str, kernel: Option<&str>) -> Program {
+/// `flushing`: translated for a device that flushes f32 subnormals (`LowerOptions::flushed_f32`)
+/// and run as on one (`simulate_flushed_f32`: every native f32 operation flushes its operands
+/// and result), as NVIDIA's WGSL path does.
+fn program_of(gpu: &Arc<Gpu>, backend: Backend, split: bool, flushing: bool, path: &str, kernel: Option<&str>) -> Program {
     let text = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(path)).expect(path);
     let file = SourceFile::new(path.rsplit('/').next().unwrap_or(path).to_string(), text);
     let options = LowerOptions {
         block: Some([BLOCK, 1, 1]),
-        flushed_f32: gpu.flushes_f32(backend),
+        flushed_f32: flushing || gpu.flushes_f32(backend),
+        simulate_flushed_f32: flushing,
         split_int64: split,
         no_float64: split,
         kernel: kernel.map(str::to_string),
@@ -36,8 +40,10 @@ fn program_of(gpu: &Arc<Gpu>, backend: Backend, split: bool, path: &str, kernel:
     translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("translation failed:\n{}", e.render()))
 }
 
-/// Both backends, and WGSL under the `webgpu` profile.
-const PROFILES: [(Backend, bool); 3] = [(Backend::Spirv, false), (Backend::Wgsl, false), (Backend::Wgsl, true)];
+/// Both backends, and WGSL under the `webgpu` profile; then both as on a device that flushes
+/// f32 subnormals (`program_of`).
+const PROFILES: [(Backend, bool, bool); 5] =
+    [(Backend::Spirv, false, false), (Backend::Wgsl, false, false), (Backend::Wgsl, true, false), (Backend::Spirv, false, true), (Backend::Wgsl, true, true)];
 
 /// A texture as the reference sees it: texel values after the read mode, row-major.
 #[derive(Clone)]
@@ -156,9 +162,9 @@ fn rigs_of(path: &str, kernel: Option<&str>) -> Vec<Rig> {
     let Some(gpu) = gpu_or_skip() else { return Vec::new() };
     PROFILES
         .iter()
-        .map(|&(backend, split)| Rig {
+        .map(|&(backend, split, flushing)| Rig {
             ctx: Context::new(ptxcross::ContextOptions { heap_bytes: 16 << 20, timeout: None, gpu: Some(gpu.clone()) }).expect("context"),
-            program: program_of(&gpu, backend, split, path, kernel),
+            program: program_of(&gpu, backend, split, flushing, path, kernel),
             backend,
         })
         .collect()
@@ -194,7 +200,8 @@ fn axis(n: usize, normalized: bool) -> Vec<f32> {
     if normalized {
         v.iter_mut().for_each(|x| *x /= n as f32);
     }
-    v.extend([f32::NAN, f32::INFINITY, f32::NEG_INFINITY]);
+    // Subnormal coordinates: −2^-140 lies in texel −1 (point) and next to the edge (linear).
+    v.extend([f32::NAN, f32::INFINITY, f32::NEG_INFINITY, 1e-40, -1e-40, -1e-45]);
     v
 }
 
@@ -241,6 +248,43 @@ fn float_textures_sample_as_the_guide_says() {
                         let flat: Vec<f32> = coords.iter().flatten().copied().collect();
                         let got = rig.run(kernel, t, &f32_bytes(&flat), coords.len());
                         let what = format!("{kernel} mode {mode} normalized {normalized} linear {linear}");
+                        check(&what, rig.backend, &coords, &got, |c| tex.sample(c));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Subnormal texels and border colours, and normal ones whose weighted terms are subnormal:
+/// every mode, point and linear, normalized or not. On a flushing device (the flushing
+/// profiles) only the exact mode keeps them.
+#[test]
+fn subnormal_texels_and_borders_keep_their_values() {
+    let tiny: [f32; 4] = [-1e-40, 3e-39, -0.75, 1e-45];
+    let scale = [2f32.powi(-130), 2f32.powi(-118), 1.0, 2f32.powi(-147)];
+    for mut rig in rigs() {
+        for (dims, kernel, size) in [(1usize, "sample1d", [6usize, 1, 1]), (2, "sample2d", [5, 4, 1])] {
+            let texels: Vec<[f32; 4]> = float_texels(size[0] * size[1]).iter().map(|t| std::array::from_fn(|c| t[c] * scale[c])).collect();
+            assert!(texels.iter().any(|t| t[0] != 0.0 && t[0].is_subnormal()) && texels.iter().any(|t| t[3] != 0.0 && t[3].is_subnormal()));
+            let bytes: Vec<u8> = texels.iter().flat_map(|t| f32_bytes(t)).collect();
+            let base = rig.buffer(&bytes).0;
+            for mode in [desc::MODE_CLAMP, desc::MODE_BORDER, desc::MODE_WRAP, desc::MODE_MIRROR] {
+                for normalized in [false, true] {
+                    for linear in [false, true] {
+                        let modes = [mode, mode, 0];
+                        let tex = Tex { size, texels: texels.clone(), modes, linear, normalized, border: tiny };
+                        let t = rig.descriptor(&float_descriptor(base, size, modes, linear, normalized, tiny));
+                        let xs = axis(size[0], normalized);
+                        let coords: Vec<Vec<f32>> = if dims == 1 {
+                            xs.iter().map(|&x| vec![x]).collect()
+                        } else {
+                            let ys = axis(size[1], normalized);
+                            xs.iter().enumerate().map(|(i, &x)| vec![x, ys[(i * 5 + 1) % ys.len()]]).collect()
+                        };
+                        let flat: Vec<f32> = coords.iter().flatten().copied().collect();
+                        let got = rig.run(kernel, t, &f32_bytes(&flat), coords.len());
+                        let what = format!("{kernel} subnormal texels, mode {mode} normalized {normalized} linear {linear}");
                         check(&what, rig.backend, &coords, &got, |c| tex.sample(c));
                     }
                 }
@@ -364,7 +408,8 @@ fn a_forged_handle_faults_like_a_bad_pointer() {
 
 /// Surfaces (§9.7.12): `suld.b`/`sust.b` at byte x and row y of a 5×3 array of 4-byte
 /// texels; `.zero` reads 0 and drops stores out of bounds, `.clamp` accesses the nearest
-/// texel, `.trap` faults the launch. (Only aligned x: a misaligned one is undefined.)
+/// texel, `.trap` faults the launch. A byte x the access is not aligned to faults the launch
+/// (as on NVIDIA: `CUDA_ERROR_MISALIGNED_ADDRESS`) naming the instruction, and stores nothing.
 #[test]
 fn surfaces_load_and_store_with_each_boundary_mode() {
     for mut rig in rigs() {
@@ -392,8 +437,8 @@ fn surfaces_load_and_store_with_each_boundary_mode() {
             let o = (y * 4 * w + x) as usize;
             image[o..o + 4].try_into().unwrap()
         };
-        let launch = |rig: &mut Rig, kernel: &str, out_bytes: usize, n: usize, with_out: bool| {
-            let c = rig.buffer(&xy_bytes);
+        let launch_at = |rig: &mut Rig, xy_bytes: &[u8], kernel: &str, out_bytes: usize, n: usize, with_out: bool| {
+            let c = rig.buffer(xy_bytes);
             let out = rig.buffer(&vec![0xa5u8; out_bytes.max(4)]);
             let mut args = vec![s.to_le_bytes().to_vec(), c.0.to_le_bytes().to_vec()];
             if with_out {
@@ -403,6 +448,7 @@ fn surfaces_load_and_store_with_each_boundary_mode() {
             let refs: Vec<&[u8]> = args.iter().map(|a| a.as_slice()).collect();
             rig.ctx.launch(&rig.program, kernel, [(n as u32).div_ceil(BLOCK), 1, 1], &refs, rig.backend).map(|_| rig.ctx.read(out, out_bytes as u64).unwrap())
         };
+        let launch = |rig: &mut Rig, kernel: &str, out_bytes: usize, n: usize, with_out: bool| launch_at(rig, &xy_bytes, kernel, out_bytes, n, with_out);
         let got = launch(&mut rig, "surface_read", xy.len() * 8, xy.len(), true).unwrap();
         for (i, &(x, y)) in xy.iter().enumerate() {
             let inside = (0..=4 * w - 4).contains(&x) && (0..h).contains(&y);
@@ -429,6 +475,18 @@ fn surfaces_load_and_store_with_each_boundary_mode() {
             assert_eq!(got[4 * i..4 * i + 4], want[(y * 4 * w + x) as usize..][..4], ".trap at ({x}, {y})");
         }
         assert!(launch(&mut rig, "surface_trap", 4 * xy.len(), xy.len(), true).is_err(), ".trap out of bounds must fault on {:?}", rig.backend);
+        // Misaligned x (the 4-byte accesses need x ≡ 0 mod 4), in bounds or not, one thread
+        // among aligned ones: the launch faults naming the instruction; the store stores nothing.
+        for x in [1, 2, 3, 7, 18, 23, -3] {
+            let coords: Vec<u8> = [(0, 0), (4, 2), (x, 1), (8, 2)].iter().flat_map(|&(x, y): &(i32, i32)| [x.to_le_bytes(), y.to_le_bytes()].concat()).collect();
+            let before = rig.ctx.read(DevicePtr(base), image.len() as u64).unwrap();
+            for (kernel, inst, with_out) in [("surface_read", "suld.b.2d.v4.b8.zero", true), ("surface_write", "sust.b.2d.v4.b8.zero", false)] {
+                let e = launch_at(&mut rig, &coords, kernel, 4 * 8, 4, with_out).expect_err("a misaligned surface x must fault").to_string();
+                assert!(e.contains("misaligned") && e.contains(inst), "{kernel} at x = {x} on {:?}: {e}", rig.backend);
+            }
+            let after = rig.ctx.read(DevicePtr(base), image.len() as u64).unwrap();
+            assert_eq!(after[4 * w as usize..][..4 * w as usize], before[4 * w as usize..][..4 * w as usize], "a misaligned sust at x = {x} stored into row 1 on {:?}", rig.backend);
+        }
     }
 }
 
@@ -522,8 +580,14 @@ fn txq_reads_the_extents() {
         txq.width.b32 %r1, [%rd1];\ntxq.height.b32 %r2, [%rd1];\ntxq.depth.b32 %r3, [%rd1];\n\
         st.global.v2.u32 [%rd2], {%r1, %r2};\nst.global.u32 [%rd2+8], %r3;\nret;\n}\n";
     let file = SourceFile::new("txq.ptx".to_string(), ptx);
-    for (backend, split) in PROFILES {
-        let options = LowerOptions { block: Some([1, 1, 1]), split_int64: split, ..ptxcross_tests::launch::device_options(&Backend::ALL) };
+    for (backend, split, flushing) in PROFILES {
+        let options = LowerOptions {
+            block: Some([1, 1, 1]),
+            split_int64: split,
+            flushed_f32: flushing,
+            simulate_flushed_f32: flushing,
+            ..ptxcross_tests::launch::device_options(&Backend::ALL)
+        };
         let program = translate::build_program(&file, &options, &[backend], true).unwrap_or_else(|e| panic!("{}", e.render()));
         let mut rig = Rig { ctx: Context::new(ptxcross::ContextOptions { heap_bytes: 1 << 20, timeout: None, gpu: Some(gpu.clone()) }).unwrap(), program, backend };
         let t = rig.descriptor(&float_descriptor(0, [123, 45, 6], [desc::MODE_CLAMP; 3], false, false, [0.0; 4]));

@@ -494,6 +494,9 @@ pub(super) fn covered(m: &Mods) -> bool {
         // widened and f16 results rounded on the bits (`mma_element`, `wmma`'s accumulators).
         "mma" => types.iter().all(plain_or_half),
         "wmma" => m.has("mma") && types.iter().all(plain_or_half),
+        // Sampling's sums and products through this mode's exact add and mul (`FnLower::f32_op`
+        // in `texture`); the rest of it moves bits, converts integers or compares on the bits.
+        "tex" => true,
         _ => false,
     }
 }

@@ -232,6 +232,25 @@ impl FnLower {
         Ok(out)
     }
 
+    /// f32 `add`, `sub` or `mul` rounded to nearest, exact on a target that flushes
+    /// subnormals when the kernel is lowered with `LowerOptions::flushed_f32`
+    /// (`f32_arith_flushed`; `tex` is `flushed::covered`): a subnormal coordinate (−2^-140
+    /// normalized lies in texel −1), texel or border colour, or a subnormal weighted term, keeps
+    /// its value. The other f32 operations of sampling are exact in the mode already
+    /// (comparisons, min/max and ⌊⌋ through `FnLower::cmp`/`bin`/`un`; conversions from
+    /// integers, whose results are integers; the normalized read's division on the bits).
+    fn f32_op(&mut self, op: &str, a: Operand, b: Operand) -> Operand {
+        if self.flushed_f32 {
+            return self.f32_arith_flushed(op, &[a, b]);
+        }
+        let op = match op {
+            "add" => BinaryOp::FAdd,
+            "sub" => BinaryOp::FSub,
+            _ => BinaryOp::FMul,
+        };
+        self.bin(op, Ty::F32, a, b)
+    }
+
     /// ⌊x⌋ of a non-NaN f32 as s32, clamped to ±2^30.
     fn floor_index(&mut self, x: Operand) -> Operand {
         let fl = self.un(UnaryOp::FFloor, Ty::F32, x);
@@ -263,7 +282,7 @@ impl FnLower {
             let ordered = self.cmp(CmpOp::FEq, Ty::F32, x, x);
             let x = self.select(Ty::F32, ordered, x, f32c(0.0));
             let n = self.convert(ConvertOp::UintToFloat, Ty::U32, Ty::F32, f.size[k]);
-            let xn = self.bin(BinaryOp::FMul, Ty::F32, x, n);
+            let xn = self.f32_op("mul", x, n);
             scaled.push(self.select(Ty::F32, normalized, xn, x));
         }
         let result: Vec<_> = (0..4).map(|_| self.new_var(Ty::U32, "sample")).collect();
@@ -292,9 +311,9 @@ impl FnLower {
             let mut lo = Vec::new();
             let mut alpha = Vec::new();
             for &x in &scaled {
-                let xb = s.bin(BinaryOp::FSub, Ty::F32, x, f32c(0.5));
+                let xb = s.f32_op("sub", x, f32c(0.5));
                 let fl = s.un(UnaryOp::FFloor, Ty::F32, xb);
-                let frac = s.bin(BinaryOp::FSub, Ty::F32, xb, fl);
+                let frac = s.f32_op("sub", xb, fl);
                 // ±∞ leaves ∞ − ∞: no fraction.
                 let ordered = s.cmp(CmpOp::FEq, Ty::F32, frac, frac);
                 let frac = s.select(Ty::F32, ordered, frac, f32c(0.0));
@@ -302,8 +321,8 @@ impl FnLower {
                 // 2026-11-28, tests/nvidia/texture_measured.bin: frac = k/256 + 1/512 gives
                 // α = k + 1 for every k; α = 256 puts the whole weight on texel i + 1).
                 // frac·256 < 256 has at most 24 significant bits, so + 0.5 is exact.
-                let a = s.bin(BinaryOp::FMul, Ty::F32, frac, f32c(256.0));
-                let a = s.bin(BinaryOp::FAdd, Ty::F32, a, f32c(0.5));
+                let a = s.f32_op("mul", frac, f32c(256.0));
+                let a = s.f32_op("add", a, f32c(0.5));
                 let a = s.un(UnaryOp::FFloor, Ty::F32, a);
                 alpha.push(s.convert(ConvertOp::FloatToUint, Ty::F32, Ty::U32, a));
                 lo.push(s.floor_index(xb));
@@ -325,12 +344,12 @@ impl FnLower {
                 }
                 // Exact: at most 256^3 = 2^24.
                 let w = s.convert(ConvertOp::UintToFloat, Ty::U32, Ty::F32, weight);
-                let w = s.bin(BinaryOp::FMul, Ty::F32, w, scale);
+                let w = s.f32_op("mul", w, scale);
                 let v = s.texel(&f, &idx, inside, true, false)?;
                 for c in 0..4 {
                     let t = s.convert(ConvertOp::Bitcast, Ty::U32, Ty::F32, v[c]);
-                    let term = s.bin(BinaryOp::FMul, Ty::F32, w, t);
-                    acc[c] = if corner == 0 { term } else { s.bin(BinaryOp::FAdd, Ty::F32, acc[c], term) };
+                    let term = s.f32_op("mul", w, t);
+                    acc[c] = if corner == 0 { term } else { s.f32_op("add", acc[c], term) };
                 }
             }
             for c in 0..4 {
@@ -445,9 +464,11 @@ impl FnLower {
     /// `suld.b` / `sust.b` on surface objects (§9.7.12.1–2): unformatted loads and stores of
     /// `.v{1,2,4}` elements of `.b8`–`.b64` at byte `x` of row `y` of slice `z`. Out of
     /// bounds, `.trap` faults (`abi::FAULT_TRAP`) and accesses nothing, `.clamp` accesses the
-    /// nearest location, `.zero` loads zeros / drops the store. A coordinate the access is not
-    /// aligned to is undefined (§9.7.12.1: the hardware may mask the low bits or fault): the
-    /// low bits are masked off.
+    /// nearest location, `.zero` loads zeros / drops the store. A byte x the access (all its
+    /// elements together) is not aligned to is undefined (§9.7.12.1); NVIDIA faults
+    /// (`CUDA_ERROR_MISALIGNED_ADDRESS`, an H200 on 2026-11-28, docs/nvidia.md), so it faults
+    /// here too (`abi::FAULT_MISALIGNED`, like a misaligned `ld`/`st`), whatever the boundary
+    /// mode, and accesses nothing.
     pub(super) fn surface(&mut self, m: &Mods, load: bool) -> LResult<()> {
         let inst = m.inst;
         for q in ["a1d", "a2d"] {
@@ -517,8 +538,10 @@ impl FnLower {
         };
         let f = self.descriptor(h, dims)?;
         let total = n as u32 * size;
-        // x: a byte offset, masked to the access's alignment; y, z: rows and slices.
-        let x = self.bin(BinaryOp::And, Ty::U32, c[0], u(!(total - 1)));
+        // x: a byte offset (aligned, or the access faults below); y, z: rows and slices.
+        let x = c[0];
+        let low = self.bin(BinaryOp::And, Ty::U32, x, u(total - 1));
+        let misaligned = self.cmp(CmpOp::Ne, Ty::U32, low, u(0));
         let n0 = self.resize(f.size[0], Ty::U32, Ty::U64, false);
         let s0 = self.resize(f.stride[0], Ty::U32, Ty::U64, false);
         let row_bytes = self.bin(BinaryOp::Mul, Ty::U64, n0, s0);
@@ -568,14 +591,19 @@ impl FnLower {
             }
             Ok(())
         })?;
-        match oob {
-            "clamp" => self.push_block(access),
-            "trap" => {
-                let fault = crate::ir::Block { stmts: vec![crate::ir::Stmt::Fault { code: crate::abi::FAULT_TRAP }] };
-                self.emit_if(inside, access, fault);
+        let bounded = self.collect(|s| {
+            match oob {
+                "clamp" => s.push_block(access),
+                "trap" => {
+                    let fault = crate::ir::Block { stmts: vec![crate::ir::Stmt::Fault { code: crate::abi::FAULT_TRAP }] };
+                    s.emit_if(inside, access, fault);
+                }
+                _ => s.emit_if(inside, access, crate::ir::Block::new()),
             }
-            _ => self.emit_if(inside, access, crate::ir::Block::new()),
-        }
+            Ok(())
+        })?;
+        let fault = crate::ir::Block { stmts: vec![crate::ir::Stmt::Fault { code: crate::abi::FAULT_MISALIGNED }] };
+        self.emit_if(misaligned, fault, bounded);
         if load {
             let ty = crate::ptx_types::value_ty(t).unwrap_or(Ty::U32);
             for (d, r) in elems.iter().zip(results) {
