@@ -8,51 +8,20 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::Mutex;
 
+mod common;
+
 /// One client at a time: each opens the device, and the machine may have few cores.
 static SERIAL: Mutex<()> = Mutex::new(());
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
-
-fn required() -> bool {
-    std::env::var("PTXCROSS_REQUIRE_CLIENTS").is_ok_and(|v| v == "1")
-}
-
-fn skip(why: &str) {
-    assert!(!required(), "PTXCROSS_REQUIRE_CLIENTS=1 but {why} (run scripts/install-deps.sh)");
-    eprintln!("skipped: {why} (run scripts/install-deps.sh)");
-}
+use common::client::{cuda_include, pyenv_dir, repo, skip};
 
 fn pyenv() -> Option<PathBuf> {
-    let p = std::env::var_os("PTXCROSS_PYENV").map(PathBuf::from).unwrap_or_else(|| repo().join("target/pyenv"));
+    let p = pyenv_dir();
     p.join("bin/python").exists().then_some(p)
 }
 
-/// The cuda.h directory of the venv's nvidia-cuda-runtime wheel.
-fn cuda_include(pyenv: &Path) -> Option<PathBuf> {
-    let lib = std::fs::read_dir(pyenv.join("lib")).ok()?;
-    lib.flatten()
-        .map(|e| e.path().join("site-packages/nvidia/cu13/include"))
-        .find(|p| p.join("cuda.h").exists())
-}
-
-/// A folder holding libcuda.so.1 (and libcuda.so) = the cdylib cargo built for this test.
 fn library_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    let so = [deps.join("libcuda.so"), deps.parent().unwrap().join("libcuda.so")]
-        .into_iter()
-        .find(|p| p.exists())
-        .expect("the driver cdylib (libcuda.so) next to the test binary");
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("libcuda");
-    std::fs::create_dir_all(&dir).unwrap();
-    for name in ["libcuda.so.1", "libcuda.so"] {
-        let link = dir.join(name);
-        let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(&so, &link).unwrap();
-    }
-    dir
+    common::client::library_dir("libcuda")
 }
 
 /// Runs a client with the library first on the search path and a fresh translation cache;

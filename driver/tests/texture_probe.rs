@@ -9,44 +9,14 @@
 //! (scripts/install-deps.sh); without it the test says so and passes, unless
 //! PTXCROSS_REQUIRE_CLIENTS=1.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-fn repo() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap().to_path_buf()
-}
+mod common;
+use common::client::{cuda_include, pyenv_dir, repo, skip};
 
-fn skip(why: &str) {
-    let required = std::env::var("PTXCROSS_REQUIRE_CLIENTS").is_ok_and(|v| v == "1");
-    assert!(!required, "PTXCROSS_REQUIRE_CLIENTS=1 but {why} (run scripts/install-deps.sh)");
-    eprintln!("skipped: {why} (run scripts/install-deps.sh)");
-}
-
-/// The cuda.h directory of the venv's nvidia-cuda-runtime wheel.
-fn cuda_include() -> Option<PathBuf> {
-    let env = std::env::var_os("PTXCROSS_PYENV").map(PathBuf::from).unwrap_or_else(|| repo().join("target/pyenv"));
-    let lib = std::fs::read_dir(env.join("lib")).ok()?;
-    lib.flatten()
-        .map(|e| e.path().join("site-packages/nvidia/cu13/include"))
-        .find(|p| p.join("cuda.h").exists())
-}
-
-/// A folder holding libcuda.so.1 = the cdylib cargo built for this test.
 fn library_dir() -> PathBuf {
-    let exe = std::env::current_exe().unwrap();
-    let deps = exe.parent().unwrap();
-    let so = [deps.join("libcuda.so"), deps.parent().unwrap().join("libcuda.so")]
-        .into_iter()
-        .find(|p| p.exists())
-        .expect("the driver cdylib (libcuda.so) next to the test binary");
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("libcuda-texture-probe");
-    std::fs::create_dir_all(&dir).unwrap();
-    for name in ["libcuda.so.1", "libcuda.so"] {
-        let link = dir.join(name);
-        let _ = std::fs::remove_file(&link);
-        std::os::unix::fs::symlink(&so, &link).unwrap();
-    }
-    dir
+    common::client::library_dir("libcuda-texture-probe")
 }
 
 /// One result of the probe (its documented 48-byte record).
@@ -164,7 +134,7 @@ fn differences(nvidia: &Probe, ours: &Probe) -> Vec<String> {
 
 #[test]
 fn texture_probe_matches_nvidia_bit_for_bit() {
-    let Some(include) = cuda_include() else { return skip("no cuda.h in the client venv") };
+    let Some(include) = cuda_include(&pyenv_dir()) else { return skip("no cuda.h in the client venv") };
     if cuda::api::cuInit(0) != cuda::types::CUDA_SUCCESS {
         assert_ne!(std::env::var("PTXCROSS_REQUIRE_GPU").as_deref(), Ok("1"), "no device");
         return eprintln!("skipped: no device");

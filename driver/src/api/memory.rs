@@ -115,6 +115,7 @@ fn check_managed_range(d: &Driver, what: &str, ptr: u64, bytes: usize) -> Result
 const DEVICE_CPU: CUdevice = -1;
 /// `CUmemLocationType`: `CU_MEM_LOCATION_TYPE_DEVICE`, `_HOST`, `_HOST_NUMA`, `_HOST_NUMA_CURRENT`.
 const LOCATION_DEVICE: c_int = 1;
+const LOCATION_HOST: c_int = 2;
 const LOCATION_HOST_NUMA_CURRENT: c_int = 4;
 
 /// `CUmemLocation` (by value in the _v2 prefetch and advice calls).
@@ -129,11 +130,20 @@ fn check_location(what: &str, loc: MemLocation) -> Result<(), CUresult> {
     match loc.kind {
         LOCATION_DEVICE if loc.id == 0 => Ok(()),
         LOCATION_DEVICE => Err(CUDA_ERROR_INVALID_DEVICE),
-        2..=LOCATION_HOST_NUMA_CURRENT => Ok(()),
+        LOCATION_HOST..=LOCATION_HOST_NUMA_CURRENT => Ok(()),
         k => {
             crate::log::error(format_args!("{what}: memory location type {k}"));
             Err(CUDA_ERROR_INVALID_VALUE)
         }
+    }
+}
+
+/// The location a pre-`_v2` prefetch or advice names by device number (CU_DEVICE_CPU: the host).
+fn legacy_location(device: CUdevice) -> MemLocation {
+    if device == DEVICE_CPU {
+        MemLocation { kind: LOCATION_HOST, id: 0 }
+    } else {
+        MemLocation { kind: LOCATION_DEVICE, id: device }
     }
 }
 
@@ -151,7 +161,7 @@ fn prefetch(what: &str, ptr: CUdeviceptr, bytes: usize, loc: MemLocation, stream
 
 #[no_mangle]
 pub extern "C" fn cuMemPrefetchAsync(ptr: CUdeviceptr, bytes: usize, device: CUdevice, stream: Handle) -> CUresult {
-    let loc = if device == DEVICE_CPU { MemLocation { kind: 2, id: 0 } } else { MemLocation { kind: LOCATION_DEVICE, id: device } };
+    let loc = legacy_location(device);
     entry("cuMemPrefetchAsync", || prefetch("cuMemPrefetchAsync", ptr, bytes, loc, stream))
 }
 
@@ -180,7 +190,7 @@ fn advise(what: &str, ptr: CUdeviceptr, bytes: usize, advice: c_int, loc: MemLoc
 
 #[no_mangle]
 pub extern "C" fn cuMemAdvise(ptr: CUdeviceptr, bytes: usize, advice: c_int, device: CUdevice) -> CUresult {
-    let loc = if device == DEVICE_CPU { MemLocation { kind: 2, id: 0 } } else { MemLocation { kind: LOCATION_DEVICE, id: device } };
+    let loc = legacy_location(device);
     entry("cuMemAdvise", || advise("cuMemAdvise", ptr, bytes, advice, loc))
 }
 

@@ -1,10 +1,14 @@
 //! Helpers shared by the driver's test files.
 
+#[allow(dead_code)]
+pub mod client;
+
 use cuda::api::*;
 use cuda::types::*;
 
 /// Device 0's primary context, retained and made current; `None` (a skip) without a device,
 /// unless PTXCROSS_REQUIRE_GPU=1.
+#[allow(dead_code)] // not every test file opens a context
 pub fn push_primary_context() -> Option<Handle> {
     if cuInit(0) != CUDA_SUCCESS {
         assert_ne!(std::env::var("PTXCROSS_REQUIRE_GPU").as_deref(), Ok("1"), "no device");
