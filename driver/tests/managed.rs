@@ -18,6 +18,14 @@ use cuda::types::*;
 const ATTACH_GLOBAL: c_uint = 1;
 const ATTACH_HOST: c_uint = 2;
 
+/// One test at a time: these devices' managed memory may be touched by the host only while no
+/// kernel runs (concurrentManagedAccess = 0), and every launch moves all managed memory, so a
+/// test writing its host copy while another test's launch runs loses the write — in CUDA too.
+fn serial() -> std::sync::MutexGuard<'static, ()> {
+    static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    SERIAL.lock().unwrap_or_else(|p| p.into_inner())
+}
+
 fn ok(r: CUresult) {
     assert_eq!(r, CUDA_SUCCESS);
 }
@@ -76,6 +84,7 @@ fn attr_u32(attr: i64, p: u64) -> Result<u32, CUresult> {
 
 #[test]
 fn managed_memory_is_one_pointer_for_host_and_kernels() {
+    let _serial = serial();
     let Some(_ctx) = push_primary_context() else { return };
     let f = vecadd();
     const N: usize = 10_007;
@@ -131,6 +140,7 @@ fn managed_memory_is_one_pointer_for_host_and_kernels() {
 
 #[test]
 fn managed_pointer_and_device_attributes_and_refusals() {
+    let _serial = serial();
     let Some(_ctx) = push_primary_context() else { return };
     let mut p = 0u64;
     // Size 0 and flags other than exactly GLOBAL or HOST are refused.
@@ -203,6 +213,7 @@ fn managed_pointer_and_device_attributes_and_refusals() {
 /// and their contents intact.
 #[test]
 fn small_managed_allocations_share_pages() {
+    let _serial = serial();
     let Some(_ctx) = push_primary_context() else { return };
     let ptrs: Vec<u64> = (0..64).map(|i| managed(8 + i)).collect();
     for (i, &p) in ptrs.iter().enumerate() {
@@ -224,6 +235,7 @@ fn small_managed_allocations_share_pages() {
 #[test]
 #[ignore]
 fn measure_launch_with_managed_memory() {
+    let _serial = serial();
     let Some(_ctx) = push_primary_context() else { return };
     let f = vecadd();
     const N: usize = 4096;
@@ -264,6 +276,7 @@ fn measure_launch_with_managed_memory() {
 /// and download split).
 #[test]
 fn odd_sized_managed_allocations_keep_their_bytes_across_launches() {
+    let _serial = serial();
     let Some(_ctx) = push_primary_context() else { return };
     let f = vecadd();
     const N: usize = 1000;
