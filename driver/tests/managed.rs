@@ -6,10 +6,10 @@
 
 mod common;
 
-use std::ffi::{c_int, c_uint, c_void, CString};
+use std::ffi::{c_int, c_uint, c_void};
 use std::time::Instant;
 
-use common::push_primary_context;
+use common::{push_primary_context, vecadd_function as vecadd};
 use cuda::api::*;
 use cuda::generated::CUdevice_attribute as A;
 use cuda::generated::CUpointer_attribute as P;
@@ -28,17 +28,6 @@ fn serial() -> std::sync::MutexGuard<'static, ()> {
 
 fn ok(r: CUresult) {
     assert_eq!(r, CUDA_SUCCESS);
-}
-
-fn vecadd() -> Handle {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/ptx/vecadd.sm52.ptx");
-    let ptx = CString::new(std::fs::read(path).unwrap()).unwrap();
-    let mut module = std::ptr::null_mut();
-    ok(cuModuleLoadData(&mut module, ptx.as_ptr() as *const c_void));
-    let mut f = std::ptr::null_mut();
-    let name = CString::new("vecadd").unwrap();
-    ok(cuModuleGetFunction(&mut f, module, name.as_ptr()));
-    f
 }
 
 /// c[i] = a[i] + b[i] for i < n, then synchronizes.

@@ -6,7 +6,9 @@
 //! `CUDA_ERROR_NOT_SUPPORTED`, which the 8 segments of the 1 GiB heap never reach on lavapipe's
 //! 15). Uses two segments of device memory (256 MiB on lavapipe).
 
-use std::ffi::{c_void, CString};
+mod common;
+
+use std::ffi::c_void;
 
 use cuda::api::*;
 use cuda::types::*;
@@ -53,13 +55,7 @@ fn allocations_past_one_binding() {
     let b: Vec<f32> = (0..N).map(|i| 3.0 - i as f32).collect();
     ok(cuMemcpyHtoD_v2(bufs[0], a.as_ptr() as *const c_void, N * 4));
     ok(cuMemcpyHtoD_v2(bufs[1], b.as_ptr() as *const c_void, N * 4));
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/corpus/ptx/vecadd.sm52.ptx");
-    let ptx = CString::new(std::fs::read(path).unwrap()).unwrap();
-    let mut module = std::ptr::null_mut();
-    ok(cuModuleLoadData(&mut module, ptx.as_ptr() as *const c_void));
-    let mut f = std::ptr::null_mut();
-    let name = CString::new("vecadd").unwrap();
-    ok(cuModuleGetFunction(&mut f, module, name.as_ptr()));
+    let f = common::vecadd_function();
     let launch = |x: &CUdeviceptr, y: &CUdeviceptr, z: &CUdeviceptr| {
         let n = N as i32;
         let mut args: [*mut c_void; 4] =
